@@ -1,0 +1,14 @@
+package org.wharfmq.protocol;
+
+/** Constants that identify the protocol on the wire; checked once, in the HELLO handshake. */
+public final class ProtocolVersion {
+    /** First four bytes of a HELLO frame payload: ASCII "WHRF". Lets the server reject a stray HTTP or TLS client with a clear error. */
+    public static final int MAGIC = 0x57485246;
+    /** The protocol version this build speaks. A server answers an unknown version with {@code UNSUPPORTED_VERSION}. */
+    public static final short CURRENT = 1;
+    /** Default TCP port of the Wharf listener. */
+    public static final int DEFAULT_PORT = 7414;
+
+    private ProtocolVersion() {
+    }
+}

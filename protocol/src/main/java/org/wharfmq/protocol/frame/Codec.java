@@ -1,0 +1,95 @@
+package org.wharfmq.protocol.frame;
+
+import io.netty.buffer.ByteBuf;
+import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.message.WireDestination;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Reads frame payloads into {@link Frame} records; the writing half lives in each record's {@code writePayload}. */
+final class Codec {
+    /** A commit or ack names at most this many consumers; more means a corrupt frame, not a big session. */
+    private static final int MAX_CONSUMED_ENTRIES = 65_536;
+
+    private Codec() {
+    }
+
+    static void writeConsumed(ByteBuf out, List<Frame.Consumed> consumed) {
+        out.writeInt(consumed.size());
+        for (int i = 0; i < consumed.size(); i++) {
+            Frame.Consumed c = consumed.get(i);
+            out.writeInt(c.consumerId());
+            out.writeLong(c.lastDeliveryId());
+        }
+    }
+
+    private static List<Frame.Consumed> readConsumed(ByteBuf in) {
+        int n = in.readInt();
+        if (n < 0 || n > MAX_CONSUMED_ENTRIES || n * 12L > in.readableBytes()) {
+            throw new MalformedFrameException("consumed-list length " + n + " does not fit the frame");
+        }
+        if (n == 0) {
+            return List.of();
+        }
+        List<Frame.Consumed> list = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            list.add(new Frame.Consumed(in.readInt(), in.readLong()));
+        }
+        return list;
+    }
+
+    /**
+     * Decodes one frame. {@code payload} is positioned after the type byte; for SEND and DELIVER the returned frame
+     * holds a retained slice of it, so the caller still releases {@code payload} as usual.
+     */
+    static Frame decode(FrameType type, ByteBuf in) {
+        Frame frame = switch (type) {
+            case HELLO -> {
+                int magic = in.readInt();
+                if (magic != ProtocolVersion.MAGIC) {
+                    throw new MalformedFrameException("not a Wharf client: HELLO magic is 0x" + Integer.toHexString(magic)
+                            + ", expected 0x" + Integer.toHexString(ProtocolVersion.MAGIC));
+                }
+                yield new Frame.Hello(in.readShort(), WireStrings.read(in), WireStrings.read(in), WireStrings.read(in), in.readInt());
+            }
+            case HELLO_OK -> new Frame.HelloOk(in.readShort(), WireStrings.read(in), WireStrings.read(in), in.readInt(), in.readInt());
+            case PING -> Frame.Ping.INSTANCE;
+            case OK -> new Frame.Ok(in.readInt());
+            case ERROR -> new Frame.Error(in.readInt(), ErrorCode.of(in.readShort()), WireStrings.read(in), in.readInt(), in.readInt());
+            case CLOSE -> new Frame.Close(in.readInt());
+            case CREATE_SESSION -> new Frame.CreateSession(in.readInt(), in.readInt(), in.readBoolean(), in.readByte());
+            case CLOSE_SESSION -> new Frame.CloseSession(in.readInt(), in.readInt());
+            case CREATE_PRODUCER -> new Frame.CreateProducer(in.readInt(), in.readInt(), in.readInt(), WireDestination.read(in));
+            case CLOSE_PRODUCER -> new Frame.CloseProducer(in.readInt(), in.readInt(), in.readInt());
+            case CREATE_CONSUMER -> new Frame.CreateConsumer(in.readInt(), in.readInt(), in.readInt(), WireDestination.read(in),
+                    WireStrings.read(in), in.readInt(), in.readInt(), WireStrings.read(in));
+            case CLOSE_CONSUMER -> new Frame.CloseConsumer(in.readInt(), in.readInt(), in.readInt(), in.readLong());
+            case CREDIT -> new Frame.Credit(in.readInt(), in.readInt());
+            case PULL -> new Frame.Pull(in.readInt(), in.readLong());
+            case PULL_DONE -> new Frame.PullDone(in.readInt(), in.readLong());
+            case SEND -> {
+                int requestId = in.readInt();
+                int sessionId = in.readInt();
+                int producerId = in.readInt();
+                yield new Frame.Send(requestId, sessionId, producerId, in.readRetainedSlice(in.readableBytes()));
+            }
+            case DELIVER -> {
+                int consumerId = in.readInt();
+                long deliveryId = in.readLong();
+                int deliveryCount = in.readInt();
+                yield new Frame.Deliver(consumerId, deliveryId, deliveryCount, in.readRetainedSlice(in.readableBytes()));
+            }
+            case ACK -> new Frame.Ack(in.readInt(), in.readInt(), readConsumed(in));
+            case COMMIT -> new Frame.Commit(in.readInt(), in.readInt(), readConsumed(in));
+            case ROLLBACK -> new Frame.Rollback(in.readInt(), in.readInt(), readConsumed(in));
+        };
+        if (in.isReadable()) {
+            if (frame instanceof Frame.Send s) {
+                s.message().release();
+            }
+            throw new MalformedFrameException(type + " frame has " + in.readableBytes() + " unexpected trailing bytes");
+        }
+        return frame;
+    }
+}

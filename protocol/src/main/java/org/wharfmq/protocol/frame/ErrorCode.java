@@ -1,0 +1,51 @@
+package org.wharfmq.protocol.frame;
+
+/**
+ * Why a request failed, carried in an ERROR frame. The client maps each code to the JMS exception the
+ * specification names (for example {@link #UNKNOWN_DESTINATION} to {@code InvalidDestinationException}).
+ */
+public enum ErrorCode {
+    /** The peer sent bytes that are not a valid frame; the connection is closed after this error. */
+    PROTOCOL_ERROR(1),
+    /** The HELLO named a protocol version this server does not speak. */
+    UNSUPPORTED_VERSION(2),
+    /** The user name or password was rejected. */
+    AUTHENTICATION_FAILED(3),
+    /** The destination does not exist and auto-creation is off. */
+    UNKNOWN_DESTINATION(10),
+    /** The queue holds its maximum depth of messages. */
+    QUEUE_FULL(11),
+    /** The message is longer than the server's maximum message length. */
+    MESSAGE_TOO_LARGE(12),
+    /** The message selector could not be parsed. */
+    INVALID_SELECTOR(13),
+    /** The transaction could not commit (an earlier send in it failed) and was rolled back. */
+    TRANSACTION_ROLLED_BACK(14),
+    /** The request is not valid in the current state, e.g. it names a closed session or consumer. */
+    ILLEGAL_STATE(15),
+    /** The server is shutting down. */
+    SERVER_CLOSING(16),
+    /** A bug or an unexpected condition in the server; the message says more. */
+    INTERNAL_ERROR(99);
+
+    private final short code;
+
+    ErrorCode(int code) {
+        this.code = (short) code;
+    }
+
+    /** The value written on the wire. */
+    public short code() {
+        return code;
+    }
+
+    /** The error for a wire value; unknown values map to {@link #INTERNAL_ERROR} so a newer server never breaks an older client. */
+    public static ErrorCode of(short code) {
+        for (ErrorCode c : values()) {
+            if (c.code == code) {
+                return c;
+            }
+        }
+        return INTERNAL_ERROR;
+    }
+}

@@ -1,0 +1,347 @@
+package org.wharfmq.protocol.frame;
+
+import io.netty.buffer.ByteBuf;
+import org.wharfmq.protocol.message.WireDestination;
+
+import java.util.List;
+
+/**
+ * One unit of exchange on a Wharf connection. On the wire every frame is
+ * {@code int length | byte type | payload}, where length counts the type byte and the payload.
+ *
+ * <p>Requests that want an answer carry a {@code requestId} chosen by the client; the server answers with
+ * {@link Ok} or {@link Error} carrying the same id. A request id of 0 means "do not answer": errors of such
+ * fire-and-forget requests (an asynchronous send to a full queue, say) come back as an {@link Error} with
+ * request id 0 that names the session and producer concerned.
+ *
+ * <p>{@link Send} and {@link Deliver} own one reference to their message buffer. The encoder hands that
+ * reference to the channel, which releases it once written; whoever builds such a frame passes a buffer it
+ * may give away (the server uses {@code retainedDuplicate()} of the stored message, so the bytes are shared,
+ * never copied).
+ */
+public sealed interface Frame {
+
+    /** The frame's type byte. */
+    FrameType type();
+
+    /** Writes everything after the type byte. */
+    void writePayload(ByteBuf out);
+
+    // ---- connection ----
+
+    /** Client → server, first frame on a connection. */
+    record Hello(short version, String clientName, String user, String password, int heartbeatMillis) implements Frame {
+        public FrameType type() {
+            return FrameType.HELLO;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(org.wharfmq.protocol.ProtocolVersion.MAGIC);
+            out.writeShort(version);
+            WireStrings.write(out, clientName);
+            WireStrings.write(out, user);
+            WireStrings.write(out, password);
+            out.writeInt(heartbeatMillis);
+        }
+    }
+
+    /** Server → client, accepts a HELLO and states the limits the client must respect. */
+    record HelloOk(short version, String serverName, String serverVersion, int heartbeatMillis, int maxMessageLength) implements Frame {
+        public FrameType type() {
+            return FrameType.HELLO_OK;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeShort(version);
+            WireStrings.write(out, serverName);
+            WireStrings.write(out, serverVersion);
+            out.writeInt(heartbeatMillis);
+            out.writeInt(maxMessageLength);
+        }
+    }
+
+    /** Either direction: sent when a side has written nothing for the heartbeat interval; never answered. */
+    record Ping() implements Frame {
+        /** The one instance; a ping has no fields. */
+        public static final Ping INSTANCE = new Ping();
+
+        public FrameType type() {
+            return FrameType.PING;
+        }
+
+        public void writePayload(ByteBuf out) {
+        }
+    }
+
+    /** Server → client: the request with this id succeeded. */
+    record Ok(int requestId) implements Frame {
+        public FrameType type() {
+            return FrameType.OK;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+        }
+    }
+
+    /**
+     * Server → client: a request failed. {@code requestId} 0 reports the failure of a fire-and-forget request
+     * (sessionId/producerId say whose) or a connection-level problem.
+     */
+    record Error(int requestId, ErrorCode code, String message, int sessionId, int producerId) implements Frame {
+        public FrameType type() {
+            return FrameType.ERROR;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeShort(code.code());
+            WireStrings.write(out, message);
+            out.writeInt(sessionId);
+            out.writeInt(producerId);
+        }
+    }
+
+    /** Client → server: close the connection in order; the server answers OK, then the client closes the socket. */
+    record Close(int requestId) implements Frame {
+        public FrameType type() {
+            return FrameType.CLOSE;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+        }
+    }
+
+    // ---- sessions, producers, consumers (ids are chosen by the client and unique per connection) ----
+
+    /** Client → server. {@code ackMode} uses the JMS Session constants; ignored when transacted. */
+    record CreateSession(int requestId, int sessionId, boolean transacted, int ackMode) implements Frame {
+        public FrameType type() {
+            return FrameType.CREATE_SESSION;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            out.writeBoolean(transacted);
+            out.writeByte(ackMode);
+        }
+    }
+
+    /** Client → server: close a session; its unacknowledged deliveries return to their queues. */
+    record CloseSession(int requestId, int sessionId) implements Frame {
+        public FrameType type() {
+            return FrameType.CLOSE_SESSION;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+        }
+    }
+
+    /** Client → server: a producer, so that an unknown destination is reported when it is created. Destination null = anonymous producer. */
+    record CreateProducer(int requestId, int sessionId, int producerId, WireDestination destination) implements Frame {
+        public FrameType type() {
+            return FrameType.CREATE_PRODUCER;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            out.writeInt(producerId);
+            WireDestination.write(out, destination);
+        }
+    }
+
+    /** Client → server: the producer is closed. */
+    record CloseProducer(int requestId, int sessionId, int producerId) implements Frame {
+        public FrameType type() {
+            return FrameType.CLOSE_PRODUCER;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            out.writeInt(producerId);
+        }
+    }
+
+    /** Bit of {@link CreateConsumer#flags()}: do not deliver messages published by this connection. */
+    int CONSUMER_NO_LOCAL = 1;
+    /** Bit of {@link CreateConsumer#flags()}: the subscription is durable. */
+    int CONSUMER_DURABLE = 2;
+    /** Bit of {@link CreateConsumer#flags()}: the subscription is shared. */
+    int CONSUMER_SHARED = 4;
+    /** Bit of {@link CreateConsumer#flags()}: a queue browser, which sees messages without consuming them. */
+    int CONSUMER_BROWSER = 8;
+
+    /**
+     * Client → server: start a consumer with {@code credit} messages of prefetch. May be sent with request id 0
+     * (no answer) so that a consumer used for one reply costs no round trip; errors then arrive as an ERROR
+     * with request id 0 and are raised on the consumer's next receive.
+     */
+    record CreateConsumer(int requestId, int sessionId, int consumerId, WireDestination destination, String selector,
+                          int credit, int flags, String subscriptionName) implements Frame {
+        public FrameType type() {
+            return FrameType.CREATE_CONSUMER;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            out.writeInt(consumerId);
+            WireDestination.write(out, destination);
+            WireStrings.write(out, selector);
+            out.writeInt(credit);
+            out.writeInt(flags);
+            WireStrings.write(out, subscriptionName);
+        }
+    }
+
+    /**
+     * Client → server: stop a consumer. Deliveries to it with an id above {@code lastConsumedDeliveryId} never
+     * reached the application and go back to the queue as they were (not marked redelivered); those at or below
+     * stay with the session until acknowledged, committed or rolled back.
+     */
+    record CloseConsumer(int requestId, int sessionId, int consumerId, long lastConsumedDeliveryId) implements Frame {
+        public FrameType type() {
+            return FrameType.CLOSE_CONSUMER;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            out.writeInt(consumerId);
+            out.writeLong(lastConsumedDeliveryId);
+        }
+    }
+
+    /** Client → server: the consumer may be sent {@code credit} more messages. */
+    record Credit(int consumerId, int credit) implements Frame {
+        public FrameType type() {
+            return FrameType.CREDIT;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(consumerId);
+            out.writeInt(credit);
+        }
+    }
+
+    /**
+     * Client → server: deliver one matching message now if the queue has one, even without credit, then answer
+     * {@link PullDone}. Because a connection's frames are handled in order, a client that sees PULL_DONE before a
+     * message knows the queue had none: this makes {@code receiveNoWait} exact.
+     */
+    record Pull(int consumerId, long pullId) implements Frame {
+        public FrameType type() {
+            return FrameType.PULL;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(consumerId);
+            out.writeLong(pullId);
+        }
+    }
+
+    /** Server → client: answer to {@link Pull}, sent after any message the pull delivered. */
+    record PullDone(int consumerId, long pullId) implements Frame {
+        public FrameType type() {
+            return FrameType.PULL_DONE;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(consumerId);
+            out.writeLong(pullId);
+        }
+    }
+
+    // ---- messages ----
+
+    /**
+     * Client → server: a message (encoded as described in {@link org.wharfmq.protocol.message.MessageEncoding})
+     * for the destination named inside it. Request id 0 sends without waiting; a non-zero id is answered once
+     * the message is accepted (and, for persistent messages, safely stored).
+     */
+    record Send(int requestId, int sessionId, int producerId, ByteBuf message) implements Frame {
+        public FrameType type() {
+            return FrameType.SEND;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            out.writeInt(producerId);
+        }
+    }
+
+    /**
+     * Server → client: a message for a consumer. {@code deliveryId} increases within the session and is what
+     * acknowledgements name; {@code deliveryCount} is JMSXDeliveryCount (1 on first delivery; more than 1 means
+     * JMSRedelivered). The message bytes are exactly those the producer sent.
+     */
+    record Deliver(int consumerId, long deliveryId, int deliveryCount, ByteBuf message) implements Frame {
+        public FrameType type() {
+            return FrameType.DELIVER;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(consumerId);
+            out.writeLong(deliveryId);
+            out.writeInt(deliveryCount);
+        }
+    }
+
+    /** How far the application has consumed from one consumer: all its deliveries up to and including the id. */
+    record Consumed(int consumerId, long lastDeliveryId) {
+    }
+
+    /** Client → server: acknowledge, for each listed consumer, every delivery up to the given id. */
+    record Ack(int requestId, int sessionId, List<Consumed> consumed) implements Frame {
+        public FrameType type() {
+            return FrameType.ACK;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            Codec.writeConsumed(out, consumed);
+        }
+    }
+
+    /**
+     * Client → server: commit the session's transaction: its sends become visible and the listed consumed
+     * deliveries are acknowledged. Deliveries prefetched but not consumed stay with the session.
+     */
+    record Commit(int requestId, int sessionId, List<Consumed> consumed) implements Frame {
+        public FrameType type() {
+            return FrameType.COMMIT;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            Codec.writeConsumed(out, consumed);
+        }
+    }
+
+    /**
+     * Client → server: roll back a transaction, or recover a non-transacted session. Pending sends are dropped and
+     * every unacknowledged delivery of the session goes back to its queue in order; the listed consumed ones come
+     * back with their delivery count increased. The consumers' credit restarts at their initial window, and the
+     * client discards any delivery for the session that arrives before the OK.
+     */
+    record Rollback(int requestId, int sessionId, List<Consumed> consumed) implements Frame {
+        public FrameType type() {
+            return FrameType.ROLLBACK;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            Codec.writeConsumed(out, consumed);
+        }
+    }
+}

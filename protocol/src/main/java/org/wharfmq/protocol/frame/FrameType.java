@@ -1,0 +1,36 @@
+package org.wharfmq.protocol.frame;
+
+/**
+ * The type byte that follows the length of every frame. Values are part of the wire format: never renumber,
+ * only add. The direction column of {@code docs/protocol.md} says who sends each one.
+ */
+public enum FrameType {
+    HELLO(1), HELLO_OK(2), PING(3), OK(4), ERROR(5), CLOSE(6),
+    CREATE_SESSION(10), CLOSE_SESSION(11), CREATE_PRODUCER(12), CLOSE_PRODUCER(13),
+    CREATE_CONSUMER(14), CLOSE_CONSUMER(15), CREDIT(16), PULL(17), PULL_DONE(18),
+    SEND(20), DELIVER(21), ACK(22), COMMIT(23), ROLLBACK(24);
+
+    private static final FrameType[] BY_CODE = new FrameType[32];
+
+    static {
+        for (FrameType t : values()) {
+            BY_CODE[t.code] = t;
+        }
+    }
+
+    private final byte code;
+
+    FrameType(int code) {
+        this.code = (byte) code;
+    }
+
+    /** The byte written on the wire. */
+    public byte code() {
+        return code;
+    }
+
+    /** The type for a wire byte, or null when the byte names no frame type. */
+    public static FrameType of(byte code) {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}

@@ -1,0 +1,53 @@
+package org.wharfmq.protocol.frame;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * How strings travel: an int byte-length ({@code -1} for null) followed by UTF-8 bytes. Shared by frame and
+ * message encoding so there is one rule for both.
+ */
+public final class WireStrings {
+    private WireStrings() {
+    }
+
+    /** Writes a nullable string. */
+    public static void write(ByteBuf out, String s) {
+        if (s == null) {
+            out.writeInt(-1);
+            return;
+        }
+        int lengthIndex = out.writerIndex();
+        out.writeInt(0);
+        int written = ByteBufUtil.writeUtf8(out, s);
+        out.setInt(lengthIndex, written);
+    }
+
+    /** Reads a nullable string, rejecting a length that runs past the buffer. */
+    public static String read(ByteBuf in) {
+        int length = in.readInt();
+        if (length == -1) {
+            return null;
+        }
+        if (length < 0 || length > in.readableBytes()) {
+            throw new MalformedFrameException("string length " + length + " exceeds the " + in.readableBytes() + " bytes left in the frame");
+        }
+        String s = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
+        in.skipBytes(length);
+        return s;
+    }
+
+    /** Skips a nullable string without decoding it. */
+    public static void skip(ByteBuf in) {
+        int length = in.readInt();
+        if (length == -1) {
+            return;
+        }
+        if (length < 0 || length > in.readableBytes()) {
+            throw new MalformedFrameException("string length " + length + " exceeds the " + in.readableBytes() + " bytes left in the frame");
+        }
+        in.skipBytes(length);
+    }
+}
