@@ -1,0 +1,162 @@
+package org.wharfmq.protocol.frame;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.message.WireDestination;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Every frame survives encode → decode, and broken input is reported, not misread. */
+class FrameCodecTest {
+
+    private static Frame roundTrip(Frame frame) {
+        EmbeddedChannel out = new EmbeddedChannel(FrameEncoder.INSTANCE);
+        assertTrue(out.writeOutbound(frame));
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1 << 20));
+        ByteBuf chunk;
+        while ((chunk = out.readOutbound()) != null) {
+            in.writeInbound(chunk);
+        }
+        Frame decoded = in.readInbound();
+        assertNotNull(decoded, "no frame decoded for " + frame);
+        assertNull(in.readInbound(), "extra frame decoded");
+        return decoded;
+    }
+
+    @Test
+    void controlFramesRoundTrip() {
+        List<Frame> frames = List.of(
+                new Frame.Hello(ProtocolVersion.CURRENT, "client-1", "alice", null, 5000),
+                new Frame.HelloOk(ProtocolVersion.CURRENT, "WHARF", "0.1.0", 10000, 100 << 20),
+                Frame.Ping.INSTANCE,
+                new Frame.Ok(42),
+                new Frame.Error(7, ErrorCode.QUEUE_FULL, "Queue 'A' is full", 3, 9),
+                new Frame.Close(8),
+                new Frame.CreateSession(1, 2, true, 0),
+                new Frame.CloseSession(1, 2),
+                new Frame.CreateProducer(3, 2, 5, WireDestination.queue("REQUEST")),
+                new Frame.CreateProducer(3, 2, 6, null),
+                new Frame.CloseProducer(3, 2, 5),
+                new Frame.CreateConsumer(4, 2, 11, WireDestination.queue("REPLY"), "JMSCorrelationID = 'ID:x:1'", 1000,
+                        Frame.CONSUMER_NO_LOCAL, null),
+                new Frame.CloseConsumer(0, 2, 11, 12345678901L),
+                new Frame.Credit(11, 500),
+                new Frame.Pull(11, 77),
+                new Frame.PullDone(11, 77),
+                new Frame.Ack(0, 2, List.of(new Frame.Consumed(11, 5))),
+                new Frame.Commit(9, 2, List.of(new Frame.Consumed(11, 5), new Frame.Consumed(12, 6))),
+                new Frame.Rollback(10, 2, List.of()));
+        for (Frame f : frames) {
+            assertEquals(f, roundTrip(f));
+        }
+    }
+
+    @Test
+    void sendAndDeliverCarryTheMessageBytesUnchanged() {
+        byte[] message = "any bytes at all \u0000\u00ff".getBytes(StandardCharsets.ISO_8859_1);
+        Frame.Send send = (Frame.Send) roundTrip(new Frame.Send(5, 2, 3, Unpooled.wrappedBuffer(message)));
+        assertEquals(5, send.requestId());
+        assertEquals(2, send.sessionId());
+        assertEquals(3, send.producerId());
+        assertArrayEquals(message, bytes(send.message()));
+        send.message().release();
+
+        Frame.Deliver deliver = (Frame.Deliver) roundTrip(new Frame.Deliver(11, 99L, 2, Unpooled.wrappedBuffer(message)));
+        assertEquals(11, deliver.consumerId());
+        assertEquals(99L, deliver.deliveryId());
+        assertEquals(2, deliver.deliveryCount());
+        assertArrayEquals(message, bytes(deliver.message()));
+        deliver.message().release();
+    }
+
+    @Test
+    void encoderDoesNotCopyTheMessageBuffer() {
+        ByteBuf message = Unpooled.directBuffer(16).writeLong(1).writeLong(2);
+        EmbeddedChannel out = new EmbeddedChannel(FrameEncoder.INSTANCE);
+        out.writeOutbound(new Frame.Deliver(1, 1, 1, message));
+        ByteBuf header = out.readOutbound();
+        ByteBuf body = out.readOutbound();
+        assertSame(message, body, "the message buffer itself must go to the channel");
+        assertEquals(4 + 1 + 16 + 16, header.readableBytes() + body.readableBytes());
+        assertEquals(1 + 16 + 16, header.getInt(0), "length counts type byte, header fields and message");
+        header.release();
+        body.release();
+    }
+
+    @Test
+    void framesSplitAcrossReadsAreReassembled() {
+        EmbeddedChannel out = new EmbeddedChannel(FrameEncoder.INSTANCE);
+        out.writeOutbound(new Frame.Commit(9, 2, List.of(new Frame.Consumed(1, 2))));
+        ByteBuf encoded = out.readOutbound();
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1024));
+        while (encoded.isReadable()) {
+            in.writeInbound(encoded.readRetainedSlice(1));
+        }
+        encoded.release();
+        assertEquals(new Frame.Commit(9, 2, List.of(new Frame.Consumed(1, 2))), in.readInbound());
+    }
+
+    @Test
+    void unknownTypeIsMalformed() {
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1024));
+        DecoderException e = assertThrows(DecoderException.class,
+                () -> in.writeInbound(Unpooled.buffer().writeInt(1).writeByte(99)));
+        assertInstanceOf(MalformedFrameException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("unknown frame type 99"), e.getCause().getMessage());
+    }
+
+    @Test
+    void truncatedPayloadIsMalformed() {
+        // An OK frame needs 4 bytes of request id; this one declares and carries only 2.
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1024));
+        DecoderException e = assertThrows(DecoderException.class,
+                () -> in.writeInbound(Unpooled.buffer().writeInt(3).writeByte(FrameType.OK.code()).writeShort(1)));
+        assertTrue(e.getCause().getMessage().contains("truncated"), e.getCause().getMessage());
+    }
+
+    @Test
+    void trailingBytesAreMalformed() {
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1024));
+        DecoderException e = assertThrows(DecoderException.class,
+                () -> in.writeInbound(Unpooled.buffer().writeInt(6).writeByte(FrameType.OK.code()).writeInt(1).writeByte(0)));
+        assertTrue(e.getCause().getMessage().contains("trailing"), e.getCause().getMessage());
+    }
+
+    @Test
+    void zeroLengthIsMalformed() {
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1024));
+        assertThrows(DecoderException.class, () -> in.writeInbound(Unpooled.buffer().writeInt(0)));
+    }
+
+    @Test
+    void wrongMagicIsRejected() {
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1024));
+        ByteBuf b = Unpooled.buffer().writeInt(0).writeByte(FrameType.HELLO.code()).writeBytes("GET / HTTP/1.1".getBytes(StandardCharsets.US_ASCII));
+        b.setInt(0, b.readableBytes() - 4);
+        DecoderException e = assertThrows(DecoderException.class, () -> in.writeInbound(b));
+        assertTrue(e.getCause().getMessage().contains("not a Wharf client"), e.getCause().getMessage());
+    }
+
+    @Test
+    void tooLongFrameIsSkippedAndTheNextFrameStillDecodes() {
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(64));
+        ByteBuf big = Unpooled.buffer().writeInt(1000).writeByte(FrameType.SEND.code()).writeZero(999);
+        assertThrows(TooLongFrameException.class, () -> in.writeInbound(big));
+        in.writeInbound(Unpooled.buffer().writeInt(5).writeByte(FrameType.OK.code()).writeInt(3));
+        assertEquals(new Frame.Ok(3), in.readInbound());
+    }
+
+    private static byte[] bytes(ByteBuf b) {
+        byte[] a = new byte[b.readableBytes()];
+        b.getBytes(b.readerIndex(), a);
+        return a;
+    }
+}
