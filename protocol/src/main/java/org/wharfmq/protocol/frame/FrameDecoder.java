@@ -39,7 +39,8 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             try {
                 return Codec.decode(type, frame);
             } catch (IndexOutOfBoundsException e) {
-                throw new MalformedFrameException(type + " frame is truncated: " + e.getMessage());
+                throw new MalformedFrameException(type + " frame is truncated: its " + (frame.writerIndex() - 1)
+                        + "-byte payload ends before the fields its type requires");
             }
         } finally {
             frame.release();
@@ -49,8 +50,10 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     @Override
     protected long getUnadjustedFrameLength(ByteBuf buf, int offset, int length, java.nio.ByteOrder order) {
         long frameLength = super.getUnadjustedFrameLength(buf, offset, length, order);
-        if (frameLength < 1) {
-            throw new MalformedFrameException("frame length " + frameLength + " is less than the 1-byte type");
+        // The length is read unsigned; anything past Integer.MAX_VALUE is a negative int32 on the wire, i.e. garbage,
+        // and must close the connection rather than make the decoder skip gigabytes as an "oversize" frame.
+        if (frameLength < 1 || frameLength > Integer.MAX_VALUE) {
+            throw new MalformedFrameException("frame length " + (int) frameLength + " is not a valid length (at least 1, the type byte)");
         }
         return frameLength;
     }

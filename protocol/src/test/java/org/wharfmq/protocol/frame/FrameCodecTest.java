@@ -137,6 +137,14 @@ class FrameCodecTest {
     }
 
     @Test
+    void negativeLengthIsMalformedNotOversize() {
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1024));
+        DecoderException e = assertThrows(DecoderException.class,
+                () -> in.writeInbound(Unpooled.buffer().writeInt(0xFFFFFF00).writeByte(1)));
+        assertInstanceOf(MalformedFrameException.class, e.getCause());
+    }
+
+    @Test
     void wrongMagicIsRejected() {
         EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1024));
         ByteBuf b = Unpooled.buffer().writeInt(0).writeByte(FrameType.HELLO.code()).writeBytes("GET / HTTP/1.1".getBytes(StandardCharsets.US_ASCII));
