@@ -1,0 +1,52 @@
+package org.wharfmq.server;
+
+import org.wharfmq.protocol.ProtocolVersion;
+
+/**
+ * The defaults of every setting, in one place, each named after the YAML key it is the default for. A config file
+ * only needs the settings it changes; {@link org.wharfmq.server.config.ServerConfig#defaults()} is all of these.
+ */
+public final class Configuration {
+
+    /** Queue manager name, shown to clients in HELLO_OK and in the ready line: {@value}. */
+    public static final String DEFAULT_NAME = "WHARF";
+
+    /** Interface the TCP listener binds: {@value} (every interface). */
+    public static final String DEFAULT_HOST = "0.0.0.0";
+
+    /** TCP listener port: {@value}. Port 0 picks a free port (tests). */
+    public static final int DEFAULT_PORT = ProtocolVersion.DEFAULT_PORT;
+
+    /** Name of the in-VM listener, reached as {@code vm://NAME}: {@value}. */
+    public static final String DEFAULT_IN_VM_NAME = "wharf";
+
+    /** Whether a queue that is not defined is created when first used: {@value}. */
+    public static final boolean DEFAULT_AUTO_CREATE = true;
+
+    /** Longest encoded message accepted, in bytes: {@value} (100 MiB). */
+    public static final int DEFAULT_MAX_MESSAGE_LENGTH = 100 * 1024 * 1024;
+
+    /** Most messages a queue holds, counting those delivered but not yet acknowledged: {@value}. */
+    public static final long DEFAULT_MAX_QUEUE_DEPTH = 5_000_000L;
+
+    /** Heartbeat interval the server offers, in ms: {@value}. 0 disables heartbeats from the server's side. */
+    public static final int DEFAULT_HEARTBEAT_MILLIS = 10_000;
+
+    /** Directory for persistent data (the journal, once it lands): {@value}, relative to the working directory. */
+    public static final String DEFAULT_DATA_DIRECTORY = "data";
+
+    /**
+     * Room for a frame's header fields beyond the message itself: the decoder accepts frames up to the maximum
+     * message length plus this many bytes ({@value}, 64 KiB).
+     */
+    public static final int FRAME_OVERHEAD_ALLOWANCE = 64 * 1024;
+
+    /** A connection that has not completed its HELLO within this many ms is closed: {@value}. */
+    public static final int HANDSHAKE_TIMEOUT_MILLIS = 10_000;
+
+    /** Heartbeat intervals without a byte read after which a connection is considered dead: {@value}. */
+    public static final int MISSED_HEARTBEATS_BEFORE_DEAD = 3;
+
+    private Configuration() {
+    }
+}

@@ -1,0 +1,48 @@
+package org.wharfmq.server.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code wharf} command line: {@code wharf server [--config FILE] [--port N] [--data DIR]} runs a queue
+ * manager in the foreground; {@code wharf version} prints the version. Main class of the server jar.
+ */
+@Command(name = "wharf", mixinStandardHelpOptions = true, versionProvider = WharfCommand.VersionProvider.class,
+        description = "Wharf: an open-source queue manager and JMS provider for the JVM.",
+        subcommands = {ServerCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+public final class WharfCommand implements Runnable {
+
+    @Spec
+    private CommandSpec spec;
+
+    /** Runs the command line and exits with its status. */
+    public static void main(String[] args) {
+        useOneLineLogFormat();
+        int status = new CommandLine(new WharfCommand()).execute(args);
+        System.exit(status);
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "Missing command: 'wharf server' starts a queue manager, 'wharf --help' lists the commands.");
+    }
+
+    /** java.util.logging's default takes two lines per record; one line per event reads better in a terminal. */
+    private static void useOneLineLogFormat() {
+        String key = "java.util.logging.SimpleFormatter.format";
+        if (System.getProperty(key) == null && System.getProperty("java.util.logging.config.file") == null) {
+            System.setProperty(key, "%1$tF %1$tT.%1$tL %4$s %3$s: %5$s%6$s%n");
+        }
+    }
+
+    /** Supplies {@code --version}. */
+    static final class VersionProvider implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[]{VersionCommand.versionLine()};
+        }
+    }
+}

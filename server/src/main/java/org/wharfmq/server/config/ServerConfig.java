@@ -1,0 +1,316 @@
+package org.wharfmq.server.config;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import org.wharfmq.server.Configuration;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The queue manager's settings, read from YAML ({@code config/wharf.yaml}) or built in code with fluent setters:
+ * {@code ServerConfig.defaults().port(0).autoCreate(false).queue("ORDERS", 1000)}. Each setter is named after its
+ * YAML key and has a getter of the same name. Defaults are the constants of {@link Configuration}.
+ *
+ * <p>A YAML key that is not a setting is an error naming the key, so a typo never silently falls back to a
+ * default.
+ */
+@JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.NONE, getterVisibility = JsonAutoDetect.Visibility.NONE,
+        isGetterVisibility = JsonAutoDetect.Visibility.NONE, setterVisibility = JsonAutoDetect.Visibility.NONE)
+public final class ServerConfig {
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+
+    @JsonProperty("name")
+    private String name = Configuration.DEFAULT_NAME;
+    @JsonProperty("host")
+    private String host = Configuration.DEFAULT_HOST;
+    @JsonProperty("port")
+    private int port = Configuration.DEFAULT_PORT;
+    @JsonProperty("inVmName")
+    private String inVmName = Configuration.DEFAULT_IN_VM_NAME;
+    @JsonProperty("dataDirectory")
+    private String dataDirectory = Configuration.DEFAULT_DATA_DIRECTORY;
+    @JsonProperty("autoCreate")
+    private boolean autoCreate = Configuration.DEFAULT_AUTO_CREATE;
+    @JsonProperty("maxMessageLength")
+    private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
+    @JsonProperty("maxQueueDepth")
+    private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
+    @JsonProperty("heartbeatMillis")
+    private int heartbeatMillis = Configuration.DEFAULT_HEARTBEAT_MILLIS;
+    @JsonProperty("queues")
+    private List<QueueDefinition> queues = new ArrayList<>();
+
+    private ServerConfig() {
+    }
+
+    /** Every setting at its default (see {@link Configuration}); no predefined queues. */
+    public static ServerConfig defaults() {
+        return new ServerConfig();
+    }
+
+    /**
+     * Reads a YAML file; settings it does not mention keep their defaults.
+     *
+     * @throws ConfigurationException when the file cannot be read, is not valid YAML, names an unknown setting or
+     *                                gives an invalid value; the message names the file and the setting
+     */
+    public static ServerConfig load(Path yaml) {
+        ServerConfig config;
+        try (InputStream in = Files.newInputStream(yaml); JsonParser parser = YAML.createParser(in)) {
+            // a file with nothing but comments has no content at all: that means "all defaults"
+            config = parser.nextToken() == null ? null : YAML.readValue(parser, ServerConfig.class);
+        } catch (NoSuchFileException e) {
+            throw new ConfigurationException("Configuration file " + yaml + " does not exist.");
+        } catch (UnrecognizedPropertyException e) {
+            throw new ConfigurationException("Unknown setting '" + path(e) + "' in " + yaml + where(e.getLocation())
+                    + ". Known settings here: " + String.join(", ", known(e)) + ".", e);
+        } catch (JsonMappingException e) {
+            throw new ConfigurationException("Invalid value for setting '" + path(e) + "' in " + yaml
+                    + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
+        } catch (JacksonException e) {
+            throw new ConfigurationException("Configuration file " + yaml + " is not valid YAML"
+                    + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
+        } catch (IOException e) {
+            throw new ConfigurationException("Cannot read configuration file " + yaml + ": " + e, e);
+        }
+        if (config == null) {
+            config = defaults(); // an empty file
+        }
+        if (config.queues == null) {
+            config.queues = new ArrayList<>();
+        }
+        try {
+            return config.validate();
+        } catch (ConfigurationException e) {
+            throw new ConfigurationException(e.getMessage() + " (in " + yaml + ")");
+        }
+    }
+
+    /**
+     * Checks every setting is in range and queue names are unique.
+     *
+     * @return this
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public ServerConfig validate() {
+        requireText(name, "name");
+        requireText(host, "host");
+        requireText(inVmName, "inVmName");
+        requireText(dataDirectory, "dataDirectory");
+        if (port < 0 || port > 65535) {
+            throw new ConfigurationException("Setting port must be between 0 and 65535, was " + port + ".");
+        }
+        int maxLength = Integer.MAX_VALUE - Configuration.FRAME_OVERHEAD_ALLOWANCE;
+        if (maxMessageLength < 1 || maxMessageLength > maxLength) {
+            throw new ConfigurationException("Setting maxMessageLength must be between 1 and " + maxLength
+                    + " bytes, was " + maxMessageLength + ".");
+        }
+        if (maxQueueDepth < 1) {
+            throw new ConfigurationException("Setting maxQueueDepth must be at least 1, was " + maxQueueDepth + ".");
+        }
+        if (heartbeatMillis < 0) {
+            throw new ConfigurationException("Setting heartbeatMillis must be 0 (off) or more, was " + heartbeatMillis + ".");
+        }
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < queues.size(); i++) {
+            QueueDefinition q = queues.get(i);
+            if (q == null || q.name() == null || q.name().isBlank()) {
+                throw new ConfigurationException("Queue number " + (i + 1) + " under 'queues' has no name.");
+            }
+            if (!names.add(q.name())) {
+                throw new ConfigurationException("Queue '" + q.name() + "' is defined twice under 'queues'.");
+            }
+            if (q.maxDepth() != null && q.maxDepth() < 1) {
+                throw new ConfigurationException("Setting maxDepth of queue '" + q.name() + "' must be at least 1, was "
+                        + q.maxDepth() + ".");
+            }
+        }
+        return this;
+    }
+
+    // ---- fluent setters and getters ----
+
+    /** Sets the queue manager name. */
+    public ServerConfig name(String name) {
+        this.name = name;
+        return this;
+    }
+
+    /** The queue manager name. */
+    public String name() {
+        return name;
+    }
+
+    /** Sets the interface the TCP listener binds. */
+    public ServerConfig host(String host) {
+        this.host = host;
+        return this;
+    }
+
+    /** The interface the TCP listener binds. */
+    public String host() {
+        return host;
+    }
+
+    /** Sets the TCP port; 0 picks a free one. */
+    public ServerConfig port(int port) {
+        this.port = port;
+        return this;
+    }
+
+    /** The TCP port as configured (0 = ephemeral; the server reports the actual one). */
+    public int port() {
+        return port;
+    }
+
+    /** Sets the name of the in-VM listener ({@code vm://NAME}); unique per JVM. */
+    public ServerConfig inVmName(String inVmName) {
+        this.inVmName = inVmName;
+        return this;
+    }
+
+    /** The name of the in-VM listener. */
+    public String inVmName() {
+        return inVmName;
+    }
+
+    /** Sets the directory for persistent data. */
+    public ServerConfig dataDirectory(Path dataDirectory) {
+        this.dataDirectory = dataDirectory.toString();
+        return this;
+    }
+
+    /** The directory for persistent data. */
+    public Path dataDirectory() {
+        return Path.of(dataDirectory);
+    }
+
+    /** Sets whether queues are created on first use. */
+    public ServerConfig autoCreate(boolean autoCreate) {
+        this.autoCreate = autoCreate;
+        return this;
+    }
+
+    /** Whether queues are created on first use. */
+    public boolean autoCreate() {
+        return autoCreate;
+    }
+
+    /** Sets the longest encoded message accepted, in bytes. */
+    public ServerConfig maxMessageLength(int maxMessageLength) {
+        this.maxMessageLength = maxMessageLength;
+        return this;
+    }
+
+    /** The longest encoded message accepted, in bytes. */
+    public int maxMessageLength() {
+        return maxMessageLength;
+    }
+
+    /** Sets the depth limit of queues that do not set their own {@code maxDepth}. */
+    public ServerConfig maxQueueDepth(long maxQueueDepth) {
+        this.maxQueueDepth = maxQueueDepth;
+        return this;
+    }
+
+    /** The depth limit of queues that do not set their own. */
+    public long maxQueueDepth() {
+        return maxQueueDepth;
+    }
+
+    /** Sets the heartbeat interval the server offers, in ms; 0 = none from the server's side. */
+    public ServerConfig heartbeatMillis(int heartbeatMillis) {
+        this.heartbeatMillis = heartbeatMillis;
+        return this;
+    }
+
+    /** The heartbeat interval the server offers, in ms. */
+    public int heartbeatMillis() {
+        return heartbeatMillis;
+    }
+
+    /** Defines a queue with the server-wide depth limit (replacing an earlier definition of the same name). */
+    public ServerConfig queue(String name) {
+        return define(new QueueDefinition(name, null));
+    }
+
+    /** Defines a queue with its own depth limit (replacing an earlier definition of the same name). */
+    public ServerConfig queue(String name, long maxDepth) {
+        return define(new QueueDefinition(name, maxDepth));
+    }
+
+    /** The predefined queues, in definition order. */
+    public List<QueueDefinition> queues() {
+        return Collections.unmodifiableList(queues);
+    }
+
+    private ServerConfig define(QueueDefinition definition) {
+        queues.removeIf(q -> q != null && definition.name().equals(q.name()));
+        queues.add(definition);
+        return this;
+    }
+
+    private static void requireText(String value, String setting) {
+        if (value == null || value.isBlank()) {
+            throw new ConfigurationException("Setting " + setting + " must not be empty.");
+        }
+    }
+
+    private static String path(JsonMappingException e) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonMappingException.Reference r : e.getPath()) {
+            if (r.getFieldName() != null) {
+                if (sb.length() > 0) {
+                    sb.append('.');
+                }
+                sb.append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                sb.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return sb.toString();
+    }
+
+    private static Set<String> known(UnrecognizedPropertyException e) {
+        Set<String> known = new TreeSet<>();
+        if (e.getKnownPropertyIds() != null) {
+            for (Object id : e.getKnownPropertyIds()) {
+                known.add(String.valueOf(id));
+            }
+        }
+        return known;
+    }
+
+    private static String where(JsonLocation location) {
+        return location == null || location.getLineNr() < 1 ? "" : " at line " + location.getLineNr();
+    }
+
+    @Override
+    public String toString() {
+        return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
+                + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", maxMessageLength="
+                + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", heartbeatMillis=" + heartbeatMillis
+                + ", queues=" + queues + "]";
+    }
+}

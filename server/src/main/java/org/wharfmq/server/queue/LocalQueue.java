@@ -1,0 +1,475 @@
+package org.wharfmq.server.queue;
+
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.store.StoreCompletion;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A named point-to-point queue: messages in priority order (JMS priority 9 first), FIFO within a priority, handed to
+ * its consumers as their credit allows.
+ *
+ * <h2>Structure</h2>
+ * One {@link MessageList} per priority, plus a {@link CorrelationIndex} over the same messages, plus the consumers:
+ * those whose selector pins a JMSCorrelationID are kept in the index under that id; all others ("general"
+ * consumers) are tried round-robin. A new message goes straight to a consumer that has credit and wants it (no
+ * enqueue, no dequeue); only if there is none is it linked into the lists. A consumer that gains credit takes from
+ * the lists: by index lookup when its selector pins a correlation id, else the first match from the highest
+ * priority down.
+ *
+ * <h2>Invariant</h2>
+ * A registered consumer with credit never has a matching message waiting on the lists: every change that could
+ * break this (a message arrives or comes back, a consumer registers or gains credit) dispatches at once. That is
+ * what makes direct hand-over FIFO-correct.
+ *
+ * <h2>Depth</h2>
+ * Depth counts every message the queue is responsible for: waiting on the lists, delivered but not acknowledged,
+ * and sent in a transaction that has not committed yet (as IBM MQ's CURDEPTH does). A put is refused with
+ * QUEUE_FULL when depth has reached the maximum.
+ *
+ * <h2>Threading</h2>
+ * Every method may be called from any thread. All state is guarded by one short lock per queue, held only for
+ * in-memory work: consumers record deliveries under it (taking their session's small lock inside it, always in
+ * that order) but write to sockets only after it is released, via {@link QueueConsumer#flushDeliveries()}.
+ * Expiry is checked whenever a message would be delivered; an expired message is discarded, never delivered.
+ */
+public final class LocalQueue {
+
+    private static final int PRIORITIES = 10;
+    private static final Comparator<QueuedMessage> RETURN_ORDER =
+            Comparator.comparingInt(QueuedMessage::priority).reversed().thenComparingLong(QueuedMessage::sequence);
+
+    private final String name;
+    private final long maxDepth;
+    private final boolean maxDepthSetOnQueue;
+    private final MessageStore store;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final MessageList[] byPriority = new MessageList[PRIORITIES];
+    private final CorrelationIndex correlationIndex = new CorrelationIndex();
+    private final ArrayList<QueueConsumer> generalConsumers = new ArrayList<>();
+    private int nextGeneralConsumer;
+    private long depth;
+    private long nextSequence = 1;
+    private long consumerVisits;
+
+    /**
+     * @param name               the queue name
+     * @param maxDepth           most messages the queue holds
+     * @param maxDepthSetOnQueue whether the limit comes from the queue's own {@code maxDepth} (for error messages)
+     * @param store              where persistent messages that expire are removed from
+     */
+    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store) {
+        this.name = name;
+        this.maxDepth = maxDepth;
+        this.maxDepthSetOnQueue = maxDepthSetOnQueue;
+        this.store = store;
+        for (int p = 0; p < PRIORITIES; p++) {
+            byPriority[p] = new MessageList();
+        }
+    }
+
+    /** The queue name. */
+    public String name() {
+        return name;
+    }
+
+    /** The most messages this queue holds. */
+    public long maxDepth() {
+        return maxDepth;
+    }
+
+    /** Messages the queue is responsible for: waiting, delivered but unacknowledged, or sent in an open transaction. */
+    public long depth() {
+        lock.lock();
+        try {
+            return depth;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * How many consumers have been examined while placing new or returned messages, over the queue's life. Lets
+     * tests prove that a reply finds its correlation-id consumer without looking at any other.
+     */
+    public long consumerVisits() {
+        lock.lock();
+        try {
+            return consumerVisits;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Takes a place on the queue for a message about to be accepted and gives it its sequence number. The message
+     * counts towards the depth from now on; follow with {@link #offer} (now or at commit) or {@link #cancel}.
+     *
+     * @throws WharfException QUEUE_FULL when the queue holds its maximum depth
+     */
+    public void reserve(QueuedMessage message) {
+        lock.lock();
+        try {
+            if (depth >= maxDepth) {
+                throw queueFull();
+            }
+            depth++;
+            message.sequence = nextSequence++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Gives back a place taken by {@link #reserve} for a message that will not be offered (rolled back, failed). */
+    public void cancel(QueuedMessage message) {
+        lock.lock();
+        try {
+            depth--;
+        } finally {
+            lock.unlock();
+        }
+        message.release();
+    }
+
+    /**
+     * Makes a reserved message available: hands it to a consumer waiting for it, or links it into the lists.
+     * An already expired message is discarded.
+     */
+    public void offer(QueuedMessage message) {
+        long now = System.currentTimeMillis();
+        QueueConsumer receiver = null;
+        lock.lock();
+        try {
+            if (message.isExpiredAt(now)) {
+                discard(message);
+            } else {
+                receiver = waitingConsumerFor(message);
+                if (receiver == null) {
+                    link(message);
+                } else {
+                    handOver(receiver, message);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (receiver != null) {
+            receiver.flushDeliveries();
+        }
+    }
+
+    /**
+     * Puts delivered messages back, each at its original position, for example after a rollback. The caller has
+     * already counted the redelivery on those the application may have seen. Messages may go straight to waiting
+     * consumers, highest priority and oldest first ({@code messages} is sorted into that order in place).
+     */
+    public void giveBack(List<QueuedMessage> messages) {
+        if (messages.isEmpty()) {
+            return;
+        }
+        if (messages.size() > 1) {
+            messages.sort(RETURN_ORDER);
+        }
+        long now = System.currentTimeMillis();
+        List<QueueConsumer> receivers = null;
+        lock.lock();
+        try {
+            for (int i = 0; i < messages.size(); i++) {
+                QueuedMessage message = messages.get(i);
+                if (message.isExpiredAt(now)) {
+                    discard(message);
+                    continue;
+                }
+                QueueConsumer receiver = waitingConsumerFor(message);
+                if (receiver == null) {
+                    link(message);
+                } else {
+                    handOver(receiver, message);
+                    if (receivers == null) {
+                        receivers = new ArrayList<>(2);
+                    }
+                    if (!receivers.contains(receiver)) {
+                        receivers.add(receiver);
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (receivers != null) {
+            for (QueueConsumer receiver : receivers) {
+                receiver.flushDeliveries();
+            }
+        }
+    }
+
+    /** Removes an acknowledged message for good. The caller has already recorded the removal in the store. */
+    public void acknowledge(QueuedMessage message) {
+        lock.lock();
+        try {
+            depth--;
+        } finally {
+            lock.unlock();
+        }
+        message.release();
+    }
+
+    /** Registers a consumer and sends it what its credit allows. */
+    public void addConsumer(QueueConsumer consumer) {
+        boolean delivered;
+        lock.lock();
+        try {
+            String correlationId = consumer.selector().requiredCorrelationId();
+            if (correlationId != null) {
+                correlationIndex.addConsumer(correlationId, consumer);
+            } else {
+                generalConsumers.add(consumer);
+            }
+            delivered = fill(consumer, System.currentTimeMillis());
+        } finally {
+            lock.unlock();
+        }
+        if (delivered) {
+            consumer.flushDeliveries();
+        }
+    }
+
+    /** Unregisters a consumer: from now on nothing more is delivered to it. */
+    public void removeConsumer(QueueConsumer consumer) {
+        lock.lock();
+        try {
+            String correlationId = consumer.selector().requiredCorrelationId();
+            if (correlationId != null) {
+                correlationIndex.removeConsumer(correlationId, consumer);
+            } else {
+                int index = generalConsumers.indexOf(consumer);
+                if (index >= 0) {
+                    generalConsumers.remove(index);
+                    if (index < nextGeneralConsumer) {
+                        nextGeneralConsumer--;
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Adds credit (a CREDIT frame) and sends what it now allows. */
+    public void addCredit(QueueConsumer consumer, int credit) {
+        boolean delivered;
+        lock.lock();
+        try {
+            consumer.window().add(credit);
+            delivered = fill(consumer, System.currentTimeMillis());
+        } finally {
+            lock.unlock();
+        }
+        if (delivered) {
+            consumer.flushDeliveries();
+        }
+    }
+
+    /** Takes the consumer's credit away until {@link #resume}; see {@link DeliveryWindow#suspend()}. */
+    public void suspend(QueueConsumer consumer) {
+        lock.lock();
+        try {
+            consumer.window().suspend();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Restores the consumer's initial credit and sends what it allows. */
+    public void resume(QueueConsumer consumer) {
+        boolean delivered;
+        lock.lock();
+        try {
+            consumer.window().reset();
+            delivered = fill(consumer, System.currentTimeMillis());
+        } finally {
+            lock.unlock();
+        }
+        if (delivered) {
+            consumer.flushDeliveries();
+        }
+    }
+
+    /**
+     * Delivers one matching message to the consumer whether or not it has credit (PULL). The delivery spends a
+     * credit like any other, even if that takes the window below zero: the client returns credit for every message
+     * it consumes, pulled or pushed, so the window stays exact.
+     *
+     * @return whether a message was delivered
+     */
+    public boolean pull(QueueConsumer consumer) {
+        QueuedMessage message;
+        lock.lock();
+        try {
+            message = take(consumer.selector(), System.currentTimeMillis());
+            if (message != null) {
+                handOver(consumer, message);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (message != null) {
+            consumer.flushDeliveries();
+        }
+        return message != null;
+    }
+
+    /** Releases every waiting message; the server is stopping. Delivered messages are released by their sessions. */
+    public void clear() {
+        lock.lock();
+        try {
+            for (MessageList list : byPriority) {
+                while (!list.isEmpty()) {
+                    QueuedMessage m = list.head;
+                    unlink(m);
+                    depth--;
+                    m.release();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many distinct correlation ids the index holds messages for (tests check the index is kept tidy). */
+    int indexedCorrelationIds() {
+        lock.lock();
+        try {
+            return correlationIndex.indexedCorrelationIds();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- under the lock ----
+
+    /** A consumer with credit whose selector accepts {@code m}: its correlation-id waiters first, then round-robin. */
+    private QueueConsumer waitingConsumerFor(QueuedMessage m) {
+        String correlationId = m.correlationId();
+        if (correlationId != null) {
+            List<QueueConsumer> waiting = correlationIndex.consumers(correlationId);
+            if (waiting != null) {
+                for (int i = 0; i < waiting.size(); i++) {
+                    QueueConsumer c = waiting.get(i);
+                    consumerVisits++;
+                    if (c.window().hasCredit() && c.selector().matches(m)) {
+                        return c;
+                    }
+                }
+            }
+        }
+        int n = generalConsumers.size();
+        for (int i = 0; i < n; i++) {
+            int index = (nextGeneralConsumer + i) % n;
+            QueueConsumer c = generalConsumers.get(index);
+            consumerVisits++;
+            if (c.window().hasCredit() && c.selector().matches(m)) {
+                nextGeneralConsumer = index + 1;
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** Sends waiting messages to the consumer while it has credit; returns whether it sent any. */
+    private boolean fill(QueueConsumer consumer, long now) {
+        boolean delivered = false;
+        while (consumer.window().hasCredit()) {
+            QueuedMessage m = take(consumer.selector(), now);
+            if (m == null) {
+                break;
+            }
+            handOver(consumer, m);
+            delivered = true;
+        }
+        return delivered;
+    }
+
+    private void handOver(QueueConsumer consumer, QueuedMessage m) {
+        consumer.window().spend();
+        consumer.deliver(m);
+    }
+
+    /** Unlinks and returns the best waiting message the selector accepts, discarding expired ones met on the way. */
+    private QueuedMessage take(Selector selector, long now) {
+        String correlationId = selector.requiredCorrelationId();
+        if (correlationId != null) {
+            return takeByCorrelationId(correlationId, selector, now);
+        }
+        for (int p = PRIORITIES - 1; p >= 0; p--) {
+            QueuedMessage m = byPriority[p].head;
+            while (m != null) {
+                QueuedMessage next = m.next;
+                if (m.isExpiredAt(now)) {
+                    unlink(m);
+                    discard(m);
+                } else if (selector.matches(m)) {
+                    unlink(m);
+                    return m;
+                }
+                m = next;
+            }
+        }
+        return null;
+    }
+
+    private QueuedMessage takeByCorrelationId(String correlationId, Selector selector, long now) {
+        QueuedMessage best = null;
+        QueuedMessage m = correlationIndex.first(correlationId);
+        while (m != null) {
+            QueuedMessage next = m.nextWithCorrelationId;
+            if (m.isExpiredAt(now)) {
+                unlink(m);
+                discard(m);
+            } else if ((best == null || m.priority() > best.priority()) && selector.matches(m)) {
+                best = m;
+            }
+            m = next;
+        }
+        if (best != null) {
+            unlink(best);
+        }
+        return best;
+    }
+
+    private void link(QueuedMessage m) {
+        byPriority[m.priority()].insert(m);
+        if (m.correlationId() != null) {
+            correlationIndex.add(m);
+        }
+    }
+
+    private void unlink(QueuedMessage m) {
+        byPriority[m.priority()].remove(m);
+        if (m.correlationId() != null) {
+            correlationIndex.remove(m);
+        }
+    }
+
+    /** Drops an expired message (already unlinked, or never linked) for good. */
+    private void discard(QueuedMessage m) {
+        depth--;
+        if (m.persistent()) {
+            store.remove(List.of(m), StoreCompletion.NONE);
+        }
+        m.release();
+    }
+
+    private WharfException queueFull() {
+        String setting = maxDepthSetOnQueue ? "setting maxDepth of queue '" + name + "'" : "setting maxQueueDepth";
+        return new WharfException(ErrorCode.QUEUE_FULL, "Queue '" + name + "' is full: it holds its maximum depth of "
+                + maxDepth + " messages (" + setting + "). Consume messages or raise the limit.");
+    }
+}

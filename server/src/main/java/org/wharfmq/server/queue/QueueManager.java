@@ -1,0 +1,122 @@
+package org.wharfmq.server.queue;
+
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.store.MessageStore;
+
+import java.util.Collections;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The queues of one queue manager, by name: those defined in the configuration, plus those created on first use
+ * when {@code autoCreate} is on. Lookups are lock-free; each queue guards itself.
+ */
+public final class QueueManager implements AutoCloseable {
+
+    private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
+    private final boolean autoCreate;
+    private final long defaultMaxDepth;
+    private final MessageStore store;
+    private final AtomicLong transactionIds = new AtomicLong();
+
+    /** Creates the queue manager with the queues {@code config} defines. */
+    public QueueManager(ServerConfig config, MessageStore store) {
+        this.autoCreate = config.autoCreate();
+        this.defaultMaxDepth = config.maxQueueDepth();
+        this.store = store;
+        for (QueueDefinition q : config.queues()) {
+            boolean ownLimit = q.maxDepth() != null;
+            queues.put(q.name(), new LocalQueue(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit, store));
+        }
+    }
+
+    /**
+     * The queue a client names, created if it does not exist and auto-creation is on.
+     *
+     * @throws WharfException UNKNOWN_DESTINATION when the queue does not exist and auto-creation is off
+     */
+    public LocalQueue queue(String name) {
+        LocalQueue queue = queues.get(name);
+        if (queue != null) {
+            return queue;
+        }
+        if (!autoCreate) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist and "
+                    + "auto-creation is off (setting autoCreate). Define it under 'queues' in the configuration.");
+        }
+        if (name.isEmpty()) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "A queue name must not be empty.");
+        }
+        return queues.computeIfAbsent(name, n -> new LocalQueue(n, defaultMaxDepth, false, store));
+    }
+
+    /**
+     * The queue for a destination named in a request. Only queues are served yet: topics and temporary
+     * destinations are refused with a clear ILLEGAL_STATE rather than silently ignored.
+     *
+     * @throws WharfException when the destination is missing, not a queue, or an unknown queue
+     */
+    public LocalQueue queue(WireDestination destination) {
+        if (destination == null) {
+            throw WharfException.illegalState("No destination given: a message must name the queue it is for.");
+        }
+        switch (destination.kind()) {
+            case QUEUE:
+                return queue(destination.name());
+            case TOPIC:
+                throw WharfException.illegalState("Topic '" + destination.name()
+                        + "': publish/subscribe is not available yet; use a queue.");
+            default:
+                throw WharfException.illegalState("Temporary destination '" + destination.name()
+                        + "': temporary queues and topics are not available yet; use a named queue.");
+        }
+    }
+
+    /**
+     * Messages on the queue: waiting, delivered but not yet acknowledged, or sent in a transaction not yet
+     * committed (like IBM MQ's CURDEPTH).
+     *
+     * @throws IllegalArgumentException when there is no such queue
+     */
+    public long depth(String queueName) {
+        LocalQueue queue = queues.get(queueName);
+        if (queue == null) {
+            throw new IllegalArgumentException("no queue named '" + queueName + "'");
+        }
+        return queue.depth();
+    }
+
+    /** The names of all queues, sorted; a snapshot. */
+    public Set<String> queueNames() {
+        return Collections.unmodifiableSet(new TreeSet<>(queues.keySet()));
+    }
+
+    /** Whether the queue exists (defined, or created by use). */
+    public boolean exists(String name) {
+        return queues.containsKey(name);
+    }
+
+    /** Where persistent messages are recorded. */
+    public MessageStore store() {
+        return store;
+    }
+
+    /** A transaction id never used before by this queue manager. */
+    public long nextTransactionId() {
+        return transactionIds.incrementAndGet();
+    }
+
+    /** Releases all waiting messages. Call after every connection is closed. */
+    @Override
+    public void close() {
+        for (LocalQueue queue : queues.values()) {
+            queue.clear();
+        }
+    }
+}

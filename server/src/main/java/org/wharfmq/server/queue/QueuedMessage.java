@@ -1,0 +1,152 @@
+package org.wharfmq.server.queue;
+
+import io.netty.buffer.ByteBuf;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.selector.SelectorContext;
+import org.wharfmq.server.store.StoredMessage;
+
+import java.util.Map;
+
+/**
+ * A message accepted by a queue: the producer's encoded bytes, kept as the retained slice of the SEND frame they
+ * arrived in (never copied), plus the header fields the queue routes and selects on.
+ *
+ * <p>Every delivery writes {@code content().retainedDuplicate()}, so all deliveries share these bytes. The one
+ * reference this object owns is released when the message leaves the server for good: acknowledged, expired, or
+ * discarded with a rolled-back transaction.
+ *
+ * <p>Properties are decoded only when a selector asks for one, once, and then kept. Link fields and the sequence
+ * are guarded by the owning {@link LocalQueue}'s lock; while a message is delivered it belongs to the session that
+ * holds the delivery, which alone touches it until it is acknowledged or returned.
+ */
+public final class QueuedMessage implements SelectorContext, StoredMessage {
+
+    private final LocalQueue queue;
+    private final ByteBuf content;
+    private final MessageHeaders headers;
+    private volatile Map<String, Object> properties;
+
+    long sequence;
+    private int redeliveries;
+
+    // the queue's list of this priority, in sequence order
+    QueuedMessage previous;
+    QueuedMessage next;
+    // the queue's list of messages with this correlation id, in sequence order
+    QueuedMessage previousWithCorrelationId;
+    QueuedMessage nextWithCorrelationId;
+
+    /**
+     * @param queue   the queue the message is for
+     * @param content the encoded message; this object takes over the caller's reference
+     * @param headers the headers read from {@code content}
+     */
+    public QueuedMessage(LocalQueue queue, ByteBuf content, MessageHeaders headers) {
+        this.queue = queue;
+        this.content = content;
+        this.headers = headers;
+    }
+
+    /** The queue this message is on, or is being delivered from. */
+    public LocalQueue queue() {
+        return queue;
+    }
+
+    @Override
+    public String queueName() {
+        return queue.name();
+    }
+
+    @Override
+    public long sequence() {
+        return sequence;
+    }
+
+    @Override
+    public ByteBuf content() {
+        return content;
+    }
+
+    /** JMSDeliveryMode is PERSISTENT: the message goes to the {@link org.wharfmq.server.store.MessageStore}. */
+    public boolean persistent() {
+        return headers.persistent();
+    }
+
+    /** JMSPriority, 0-9. */
+    public int priority() {
+        return headers.priority();
+    }
+
+    /** JMSCorrelationID as a string, or null. */
+    public String correlationId() {
+        return headers.correlationId();
+    }
+
+    /** Earliest delivery time in epoch ms, 0 = at once. */
+    public long deliveryTime() {
+        return headers.deliveryTime();
+    }
+
+    /** True when the message has an expiration and {@code now} has reached it. */
+    public boolean isExpiredAt(long now) {
+        long expiration = headers.expiration();
+        return expiration != 0 && now >= expiration;
+    }
+
+    /** The count for the next DELIVER: 1 on first delivery, more after counted returns (JMSXDeliveryCount). */
+    public int deliveryCount() {
+        return redeliveries + 1;
+    }
+
+    /**
+     * Counts a delivery that came back after the application may have seen it, so the next delivery is marked
+     * redelivered. Called by the session that holds the delivery, before it returns the message to the queue.
+     */
+    public void countRedelivery() {
+        redeliveries++;
+    }
+
+    /** Gives up this object's reference to the bytes; called once, when the message leaves the server. */
+    void release() {
+        content.release();
+    }
+
+    @Override
+    public Object getValue(String identifier) {
+        switch (identifier) {
+            case "JMSDeliveryMode":
+                return headers.persistent() ? "PERSISTENT" : "NON_PERSISTENT";
+            case "JMSPriority":
+                return headers.priority();
+            case "JMSMessageID":
+                return headers.messageId();
+            case "JMSTimestamp":
+                return headers.timestamp();
+            case "JMSCorrelationID":
+                return headers.correlationId();
+            case "JMSType":
+                return headers.type();
+            case "JMSXDeliveryCount":
+                return deliveryCount();
+            default:
+                return properties().get(identifier);
+        }
+    }
+
+    private Map<String, Object> properties() {
+        Map<String, Object> decoded = properties;
+        if (decoded == null) {
+            decoded = headers.readProperties(content);
+            if (decoded.isEmpty()) {
+                decoded = Map.of();
+            }
+            properties = decoded;
+        }
+        return decoded;
+    }
+
+    @Override
+    public String toString() {
+        return "message " + headers.messageId() + " on " + queue.name() + " #" + sequence;
+    }
+}

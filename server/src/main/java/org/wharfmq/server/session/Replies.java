@@ -1,0 +1,41 @@
+package org.wharfmq.server.session;
+
+import io.netty.channel.Channel;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.server.WharfException;
+
+/**
+ * Writes the answers to a connection's requests: OK, or ERROR with the code and message of a
+ * {@link WharfException}. Safe to use from any thread (a write from outside the channel's event loop is queued to
+ * it), which is how store completions answer.
+ */
+public final class Replies {
+
+    private final Channel channel;
+
+    /** Answers on {@code channel}. */
+    public Replies(Channel channel) {
+        this.channel = channel;
+    }
+
+    /** Answers OK, unless the request was fire-and-forget (request id 0). */
+    public void ok(int requestId) {
+        if (requestId != 0) {
+            channel.writeAndFlush(new Frame.Ok(requestId), channel.voidPromise());
+        }
+    }
+
+    /**
+     * Answers ERROR. For a fire-and-forget request (id 0) the error is still sent, with request id 0, so the
+     * client can raise it from the session's next call; {@code sessionId} and {@code producerId} say whose.
+     */
+    public void error(int requestId, WharfException e, int sessionId, int producerId) {
+        error(requestId, e.code(), e.getMessage(), sessionId, producerId);
+    }
+
+    /** Answers ERROR with an explicit code and message. */
+    public void error(int requestId, ErrorCode code, String message, int sessionId, int producerId) {
+        channel.writeAndFlush(new Frame.Error(requestId, code, message, sessionId, producerId), channel.voidPromise());
+    }
+}

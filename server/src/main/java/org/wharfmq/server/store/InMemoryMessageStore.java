@@ -1,0 +1,42 @@
+package org.wharfmq.server.store;
+
+/**
+ * The store used until the journal lands: messages live only in the queues, so every record is "durable" at once
+ * and every completion runs on the caller's thread before the method returns. Nothing survives a restart.
+ */
+public final class InMemoryMessageStore implements MessageStore {
+
+    @Override
+    public void put(StoredMessage message, StoreCompletion completion) {
+        completion.completed(null);
+    }
+
+    @Override
+    public void remove(Iterable<? extends StoredMessage> messages, StoreCompletion completion) {
+        completion.completed(null);
+    }
+
+    @Override
+    public void putInTransaction(long transactionId, StoredMessage message) {
+        // nothing to record: the transaction's messages are held by its session until commit
+    }
+
+    @Override
+    public void removeInTransaction(long transactionId, StoredMessage message) {
+        // nothing to record: the acknowledgement takes effect in the queue at commit
+    }
+
+    @Override
+    public void commit(long transactionId, StoreCompletion completion) {
+        completion.completed(null);
+    }
+
+    @Override
+    public void rollback(long transactionId, StoreCompletion completion) {
+        completion.completed(null);
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,42 @@
+package org.wharfmq.server.store;
+
+/**
+ * Where persistent messages are kept so that they survive a restart. Only persistent messages are passed to a
+ * store; non-persistent ones live in the queues alone.
+ *
+ * <p>Every method returns at once. Methods that take a {@link StoreCompletion} call it when the record is durable;
+ * the server waits for that call before it tells a client its message is safe (the OK of a synchronous SEND, the
+ * OK of a COMMIT or of an answered ACK). This is what lets a journal with group commit (one writer thread
+ * collecting records into batches, one sync per batch, then the batch's completions) slot in without changing the
+ * callers. A completion may run on any thread, or on the caller's thread before the method returns.
+ *
+ * <p>Transactional records ({@link #putInTransaction}, {@link #removeInTransaction}) carry no completion of their
+ * own: they only take effect with the transaction's {@link #commit} marker, whose completion covers them all.
+ * A transaction that is rolled back, or never committed before a crash, leaves no trace after recovery.
+ *
+ * <p>Implementations must be thread-safe: sessions on every event loop call them concurrently.
+ */
+public interface MessageStore extends AutoCloseable {
+
+    /** Records a persistent message sent outside a transaction. */
+    void put(StoredMessage message, StoreCompletion completion);
+
+    /** Records that persistent messages were consumed (acknowledged outside a transaction, expired or discarded). */
+    void remove(Iterable<? extends StoredMessage> messages, StoreCompletion completion);
+
+    /** Records a persistent message sent inside transaction {@code transactionId}; effective at commit. */
+    void putInTransaction(long transactionId, StoredMessage message);
+
+    /** Records a persistent message consumed inside transaction {@code transactionId}; effective at commit. */
+    void removeInTransaction(long transactionId, StoredMessage message);
+
+    /** Writes the commit marker of a transaction, making its records effective. */
+    void commit(long transactionId, StoreCompletion completion);
+
+    /** Writes the rollback marker of a transaction, discarding its records. */
+    void rollback(long transactionId, StoreCompletion completion);
+
+    /** Stops the store; records not yet durable are completed with a failure. */
+    @Override
+    void close();
+}

@@ -1,0 +1,34 @@
+package org.wharfmq.server.transport;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+
+import java.util.concurrent.ThreadFactory;
+
+/** The TCP transport to use: Linux epoll when the native library loads, Java NIO otherwise. */
+public enum NativeTransport {
+    /** Linux epoll (netty-transport-native-epoll). */
+    EPOLL,
+    /** Java NIO, available everywhere. */
+    NIO;
+
+    /** Epoll if available on this machine, else NIO. */
+    public static NativeTransport best() {
+        return Epoll.isAvailable() ? EPOLL : NIO;
+    }
+
+    /** An event loop group of this transport; {@code threads} 0 means Netty's default (twice the cores). */
+    public EventLoopGroup eventLoopGroup(int threads, ThreadFactory threadFactory) {
+        return this == EPOLL ? new EpollEventLoopGroup(threads, threadFactory) : new NioEventLoopGroup(threads, threadFactory);
+    }
+
+    /** The listening socket class of this transport. */
+    public Class<? extends ServerChannel> serverChannelClass() {
+        return this == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+}

@@ -1,0 +1,47 @@
+package org.wharfmq.server.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import org.wharfmq.protocol.frame.FrameDecoder;
+import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.server.Configuration;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Builds the pipeline of every accepted connection, TCP or in-VM alike:
+ * <pre>
+ * flush       FlushConsolidationHandler  many writes during one read burst leave in one flush (fewer syscalls)
+ * decoder     FrameDecoder               bytes to Frame records; limit = maxMessageLength + 64 KiB
+ * encoder     FrameEncoder               Frame records to bytes; message bodies pass through uncopied
+ * idle        IdleStateHandler           handshake timeout, then heartbeats once agreed
+ * handshake   HandshakeHandler           HELLO to HELLO_OK, then replaces itself with:
+ * connection  ConnectionHandler          dispatches frames to sessions, consumers and queues
+ * </pre>
+ */
+public final class ServerChannelInitializer extends ChannelInitializer<Channel> {
+
+    /** Pipeline name of the {@link IdleStateHandler}, which the handshake replaces with the agreed heartbeat. */
+    static final String IDLE = "idle";
+
+    private final ServerContext context;
+
+    /** @param context what all connections of the server share */
+    public ServerChannelInitializer(ServerContext context) {
+        this.context = context;
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+        context.connections().add(ch);
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("flush", new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+        p.addLast("decoder", new FrameDecoder(context.maxFrameLength()));
+        p.addLast("encoder", FrameEncoder.INSTANCE);
+        p.addLast(IDLE, new IdleStateHandler(Configuration.HANDSHAKE_TIMEOUT_MILLIS, 0, 0, TimeUnit.MILLISECONDS));
+        p.addLast("handshake", new HandshakeHandler(context));
+    }
+}

@@ -1,0 +1,23 @@
+package org.wharfmq.server.transport;
+
+import io.netty.channel.group.ChannelGroup;
+import org.wharfmq.server.Configuration;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.QueueManager;
+
+/**
+ * What every connection of one server shares: its settings, its queues, and the group of open connections the
+ * server closes when it stops.
+ *
+ * @param config        the server's settings
+ * @param queueManager  the queues
+ * @param connections   every open client connection, TCP and in-VM
+ * @param serverVersion the version reported in HELLO_OK
+ */
+public record ServerContext(ServerConfig config, QueueManager queueManager, ChannelGroup connections, String serverVersion) {
+
+    /** The decoder's limit: the longest message plus room for the frame's own fields. */
+    public int maxFrameLength() {
+        return config.maxMessageLength() + Configuration.FRAME_OVERHEAD_ALLOWANCE;
+    }
+}

@@ -1,0 +1,196 @@
+package org.wharfmq.server;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultEventLoopGroup;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameDecoder;
+import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.protocol.message.WireMessage;
+
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A bare protocol client for tests: writes frames (or raw bytes) and queues every frame the server sends. DELIVER
+ * bodies are copied to heap buffers on arrival, so tests need not release anything.
+ */
+public final class FrameClient implements AutoCloseable {
+
+    private static final long TIMEOUT_SECONDS = 10;
+    private static final EventLoopGroup TCP_GROUP = new NioEventLoopGroup(1, new DefaultThreadFactory("test-client", true));
+    private static final EventLoopGroup VM_GROUP = new DefaultEventLoopGroup(1, new DefaultThreadFactory("test-client-vm", true));
+
+    private final Channel channel;
+    private final BlockingQueue<Frame> received = new LinkedBlockingQueue<>();
+    private int nextRequestId = 1;
+
+    private FrameClient(Bootstrap bootstrap, java.net.SocketAddress address) throws InterruptedException {
+        bootstrap.handler(new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new FrameDecoder(Integer.MAX_VALUE - 8), FrameEncoder.INSTANCE,
+                        new SimpleChannelInboundHandler<Frame>() {
+                            @Override
+                            protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+                                if (frame instanceof Frame.Deliver d) {
+                                    ByteBuf copy = Unpooled.copiedBuffer(d.message());
+                                    d.message().release();
+                                    frame = new Frame.Deliver(d.consumerId(), d.deliveryId(), d.deliveryCount(), copy);
+                                }
+                                received.add(frame);
+                            }
+                        });
+            }
+        });
+        this.channel = bootstrap.connect(address).sync().channel();
+    }
+
+    /** Connects to the server's TCP listener without a handshake. */
+    public static FrameClient tcp(WharfServer server) throws InterruptedException {
+        return new FrameClient(new Bootstrap().group(TCP_GROUP).channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true), new java.net.InetSocketAddress("127.0.0.1", server.tcpPort()));
+    }
+
+    /** Connects to the server's in-VM listener without a handshake. */
+    public static FrameClient inVm(WharfServer server) throws InterruptedException {
+        return new FrameClient(new Bootstrap().group(VM_GROUP).channel(LocalChannel.class),
+                new LocalAddress(server.config().inVmName()));
+    }
+
+    /** Connects over TCP and completes the handshake. */
+    public static FrameClient connect(WharfServer server) throws InterruptedException {
+        FrameClient client = tcp(server);
+        client.hello();
+        return client;
+    }
+
+    /** Sends HELLO (no heartbeat) and returns the HELLO_OK. */
+    public Frame.HelloOk hello() throws InterruptedException {
+        send(new Frame.Hello(ProtocolVersion.CURRENT, "test", null, null, 0));
+        return expect(Frame.HelloOk.class);
+    }
+
+    /** A fresh request id. */
+    public int requestId() {
+        return nextRequestId++;
+    }
+
+    /** Writes a frame and waits until it is on the wire. */
+    public void send(Frame frame) throws InterruptedException {
+        channel.writeAndFlush(frame).sync();
+    }
+
+    /** Writes raw bytes, for malformed frames. */
+    public void sendRaw(ByteBuf bytes) throws InterruptedException {
+        channel.writeAndFlush(bytes).sync();
+    }
+
+    /** Sends a request built with a fresh request id and expects OK for it. */
+    public void request(java.util.function.IntFunction<Frame> request) throws InterruptedException {
+        int id = requestId();
+        send(request.apply(id));
+        Frame answer = next();
+        assertEquals(new Frame.Ok(id), answer, "answer to " + answer);
+    }
+
+    /** Sends a request built with a fresh request id and expects ERROR for it with the given code. */
+    public Frame.Error requestFails(java.util.function.IntFunction<Frame> request, ErrorCode code) throws InterruptedException {
+        int id = requestId();
+        send(request.apply(id));
+        Frame.Error error = expect(Frame.Error.class);
+        assertEquals(id, error.requestId());
+        assertEquals(code, error.code(), error.message());
+        return error;
+    }
+
+    /** Opens a session (answered). */
+    public void createSession(int sessionId, boolean transacted) throws InterruptedException {
+        request(id -> new Frame.CreateSession(id, sessionId, transacted, transacted ? 0 : 1));
+    }
+
+    /** Opens a consumer on a queue (answered). */
+    public void createConsumer(int sessionId, int consumerId, String queue, String selector, int credit)
+            throws InterruptedException {
+        request(id -> new Frame.CreateConsumer(id, sessionId, consumerId,
+                org.wharfmq.protocol.message.WireDestination.queue(queue), selector, credit, 0, null));
+    }
+
+    /** Sends a message and waits for the OK. */
+    public void sendMessage(int sessionId, WireMessage message) throws InterruptedException {
+        request(id -> new Frame.Send(id, sessionId, 1, TestMessages.encode(message)));
+    }
+
+    /** Sends a message without asking for an answer. */
+    public void sendMessageAsync(int sessionId, WireMessage message) throws InterruptedException {
+        send(new Frame.Send(0, sessionId, 1, TestMessages.encode(message)));
+    }
+
+    /** The next frame from the server; fails after the timeout. */
+    public Frame next() throws InterruptedException {
+        Frame frame = received.poll(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        assertNotNull(frame, "no frame from the server within " + TIMEOUT_SECONDS + " s");
+        return frame;
+    }
+
+    /** The next frame, which must be of {@code type}. */
+    public <T extends Frame> T expect(Class<T> type) throws InterruptedException {
+        return assertInstanceOf(type, next());
+    }
+
+    /** The next {@code n} frames, which must all be deliveries. */
+    public List<Frame.Deliver> deliveries(int n) throws InterruptedException {
+        List<Frame.Deliver> list = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            list.add(expect(Frame.Deliver.class));
+        }
+        return list;
+    }
+
+    /**
+     * Proves no frame is in flight before this point: PULLs a consumer id that does not exist and expects the
+     * PULL_DONE as the very next frame. The server handles a connection's frames in order, so anything it wrote
+     * for earlier frames comes first.
+     */
+    public void expectNothingMore() throws InterruptedException {
+        long pullId = System.nanoTime();
+        send(new Frame.Pull(Integer.MAX_VALUE, pullId));
+        assertEquals(new Frame.PullDone(Integer.MAX_VALUE, pullId), next());
+    }
+
+    /** Waits until the server has closed the connection. */
+    public void awaitClosed() throws InterruptedException {
+        assertTrue(channel.closeFuture().await(TIMEOUT_SECONDS, TimeUnit.SECONDS), "connection still open");
+    }
+
+    /** Whether the connection is open. */
+    public boolean isOpen() {
+        return channel.isActive();
+    }
+
+    @Override
+    public void close() {
+        channel.close().awaitUninterruptibly();
+    }
+}

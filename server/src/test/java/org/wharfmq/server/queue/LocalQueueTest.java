@@ -1,0 +1,309 @@
+package org.wharfmq.server.queue;
+
+import io.netty.buffer.ByteBuf;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.TestMessages;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.store.InMemoryMessageStore;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LocalQueueTest {
+
+    private final LocalQueue queue = new LocalQueue("Q", 1_000_000, false, new InMemoryMessageStore());
+
+    @AfterEach
+    void releaseEverything() {
+        queue.clear();
+    }
+
+    @Test
+    void higherPriorityFirstAndFifoWithinAPriority() {
+        put("a", 4);
+        put("b", 9);
+        put("c", 0);
+        put("d", 9);
+        put("e", 4);
+        put("f", 0);
+        RecordingConsumer consumer = new RecordingConsumer(null, 10);
+        queue.addConsumer(consumer);
+        assertEquals(List.of("b", "d", "a", "e", "c", "f"), consumer.bodies());
+    }
+
+    @Test
+    void manyMessagesComeOutInSendOrder() {
+        List<String> sent = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            sent.add("m" + i);
+            put("m" + i, 4);
+        }
+        RecordingConsumer consumer = new RecordingConsumer(null, 1000);
+        queue.addConsumer(consumer);
+        assertEquals(sent, consumer.bodies());
+    }
+
+    @Test
+    void waitingConsumerGetsNewMessageHandedOverAndCreditLimitsTheRest() {
+        RecordingConsumer consumer = new RecordingConsumer(null, 2);
+        queue.addConsumer(consumer);
+        assertEquals(List.of(), consumer.received);
+        put("1", 4);
+        put("2", 4);
+        put("3", 4);
+        assertEquals(List.of("1", "2"), consumer.bodies());
+        assertEquals(2, consumer.flushes, "the queue must flush after each hand-over, outside its lock");
+        assertEquals(3, queue.depth(), "delivered but unacknowledged messages count towards the depth");
+        queue.addCredit(consumer, 5);
+        assertEquals(List.of("1", "2", "3"), consumer.bodies());
+    }
+
+    @Test
+    void generalConsumersAreServedRoundRobin() {
+        RecordingConsumer a = new RecordingConsumer(null, 10);
+        RecordingConsumer b = new RecordingConsumer(null, 10);
+        RecordingConsumer c = new RecordingConsumer(null, 10);
+        queue.addConsumer(a);
+        queue.addConsumer(b);
+        queue.addConsumer(c);
+        for (int i = 0; i < 6; i++) {
+            put("m" + i, 4);
+        }
+        assertEquals(List.of("m0", "m3"), a.bodies());
+        assertEquals(List.of("m1", "m4"), b.bodies());
+        assertEquals(List.of("m2", "m5"), c.bodies());
+    }
+
+    @Test
+    void selectorOnPropertiesPicksMatchingMessagesOnly() {
+        put("red1", 4, m -> m.properties.put("color", "red"));
+        put("blue1", 4, m -> m.properties.put("color", "blue"));
+        put("red2", 4, m -> m.properties.put("color", "red"));
+        put("none", 4, m -> { });
+        RecordingConsumer reds = new RecordingConsumer("color = 'red'", 10);
+        queue.addConsumer(reds);
+        assertEquals(List.of("red1", "red2"), reds.bodies());
+        RecordingConsumer rest = new RecordingConsumer(null, 10);
+        queue.addConsumer(rest);
+        assertEquals(List.of("blue1", "none"), rest.bodies());
+    }
+
+    @Test
+    void replyGoesToItsCorrelationConsumerWithoutVisitingAnyOther() {
+        List<RecordingConsumer> requesters = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            RecordingConsumer requester = new RecordingConsumer("JMSCorrelationID = 'req-" + i + "'", 1);
+            requesters.add(requester);
+            queue.addConsumer(requester);
+        }
+        long before = queue.consumerVisits();
+        put("reply-250", 4, m -> m.correlationId = "req-250");
+        assertEquals(1, queue.consumerVisits() - before, "only the consumer waiting for req-250 may be examined");
+        assertEquals(List.of("reply-250"), requesters.get(250).bodies());
+        for (int i = 0; i < requesters.size(); i++) {
+            if (i != 250) {
+                assertTrue(requesters.get(i).received.isEmpty());
+            }
+        }
+
+        before = queue.consumerVisits();
+        put("nobody-waits", 4, m -> m.correlationId = "req-unknown");
+        assertEquals(0, queue.consumerVisits() - before, "no consumer waits for this id, and none may be visited");
+    }
+
+    @Test
+    void correlationConsumerIsServedFromTheIndexAmongThousandsOfReplies() {
+        for (int i = 0; i < 5000; i++) {
+            String id = "req-" + i;
+            put("reply-" + i, i % 10, m -> m.correlationId = id);
+        }
+        assertEquals(5000, queue.indexedCorrelationIds());
+        RecordingConsumer requester = new RecordingConsumer("JMSCorrelationID = 'req-4321'", 1);
+        queue.addConsumer(requester);
+        assertEquals(List.of("reply-4321"), requester.bodies());
+        assertEquals(4999, queue.indexedCorrelationIds(), "the taken reply must leave the index");
+
+        RecordingConsumer general = new RecordingConsumer(null, 10_000);
+        queue.addConsumer(general);
+        assertEquals(4999, general.received.size());
+        assertEquals(0, queue.indexedCorrelationIds(), "messages taken by a general consumer must leave the index too");
+    }
+
+    @Test
+    void correlationIndexPrefersHigherPriorityThenOlder() {
+        put("low-old", 1, m -> m.correlationId = "X");
+        put("high-old", 7, m -> m.correlationId = "X");
+        put("other", 9, m -> m.correlationId = "Y");
+        put("high-new", 7, m -> m.correlationId = "X");
+        RecordingConsumer requester = new RecordingConsumer("JMSCorrelationID = 'X'", 3);
+        queue.addConsumer(requester);
+        assertEquals(List.of("high-old", "high-new", "low-old"), requester.bodies());
+    }
+
+    @Test
+    void correlationSelectorWithFurtherConditionsIsStillEvaluated() {
+        put("wrong-type", 4, m -> {
+            m.correlationId = "X";
+            m.type = "a";
+        });
+        put("right-type", 4, m -> {
+            m.correlationId = "X";
+            m.type = "b";
+        });
+        RecordingConsumer requester = new RecordingConsumer("JMSCorrelationID = 'X' AND JMSType = 'b'", 5);
+        queue.addConsumer(requester);
+        assertEquals(List.of("right-type"), requester.bodies());
+    }
+
+    @Test
+    void returnedMessagesGoBackToTheirOriginalPositions() {
+        for (int i = 1; i <= 5; i++) {
+            put("m" + i, 4);
+        }
+        RecordingConsumer first = new RecordingConsumer(null, 3);
+        queue.addConsumer(first);
+        assertEquals(List.of("m1", "m2", "m3"), first.bodies());
+        queue.removeConsumer(first);
+
+        List<QueuedMessage> back = new ArrayList<>(List.of(first.received.get(2), first.received.get(0), first.received.get(1)));
+        first.received.get(1).countRedelivery();
+        queue.giveBack(back);
+
+        RecordingConsumer second = new RecordingConsumer(null, 10);
+        queue.addConsumer(second);
+        assertEquals(List.of("m1", "m2", "m3", "m4", "m5"), second.bodies());
+        assertEquals(List.of(1, 2, 1, 1, 1), second.received.stream().map(QueuedMessage::deliveryCount).toList());
+    }
+
+    @Test
+    void returnedMessageIsHandedToAWaitingConsumer() {
+        put("m1", 4);
+        RecordingConsumer first = new RecordingConsumer(null, 1);
+        queue.addConsumer(first);
+        queue.removeConsumer(first);
+        RecordingConsumer waiting = new RecordingConsumer(null, 1);
+        queue.addConsumer(waiting);
+        assertTrue(waiting.received.isEmpty());
+        queue.giveBack(new ArrayList<>(first.received));
+        assertEquals(List.of("m1"), waiting.bodies());
+        assertEquals(1, waiting.flushes);
+    }
+
+    @Test
+    void fullQueueRefusesWithAMessageNamingQueueLimitAndSetting() {
+        LocalQueue small = new LocalQueue("ORDERS", 2, true, new InMemoryMessageStore());
+        QueuedMessage m1 = message(small, "1", 4, m -> { });
+        QueuedMessage m2 = message(small, "2", 4, m -> { });
+        QueuedMessage m3 = message(small, "3", 4, m -> { });
+        small.reserve(m1);
+        small.offer(m1);
+        small.reserve(m2);
+        small.offer(m2);
+        WharfException full = assertThrows(WharfException.class, () -> small.reserve(m3));
+        assertEquals(ErrorCode.QUEUE_FULL, full.code());
+        assertEquals("Queue 'ORDERS' is full: it holds its maximum depth of 2 messages (setting maxDepth of queue"
+                + " 'ORDERS'). Consume messages or raise the limit.", full.getMessage());
+
+        RecordingConsumer consumer = new RecordingConsumer(null, 1);
+        small.addConsumer(consumer);
+        assertEquals(2, small.depth(), "a delivered message still counts until acknowledged");
+        small.acknowledge(consumer.received.get(0));
+        small.reserve(m3);
+        assertEquals(2, small.depth());
+        small.cancel(m3);
+        small.clear();
+    }
+
+    @Test
+    void queueWithoutItsOwnLimitNamesTheServerWideSetting() {
+        LocalQueue small = new LocalQueue("Q2", 1, false, new InMemoryMessageStore());
+        QueuedMessage m1 = message(small, "1", 4, m -> { });
+        small.reserve(m1);
+        WharfException full = assertThrows(WharfException.class, () -> small.reserve(message(small, "2", 4, m -> { })));
+        assertTrue(full.getMessage().contains("(setting maxQueueDepth)"), full.getMessage());
+        small.cancel(m1);
+    }
+
+    @Test
+    void expiredMessagesAreNeverDeliveredAndLeaveTheDepth() {
+        long past = System.currentTimeMillis() - 1;
+        put("expired-on-arrival", 4, m -> m.expiration = past);
+        assertEquals(0, queue.depth());
+
+        long soon = System.currentTimeMillis() + 20;
+        put("expires-soon", 9, m -> m.expiration = soon);
+        put("lives", 4, m -> { });
+        assertEquals(2, queue.depth());
+        while (System.currentTimeMillis() <= soon) {
+            Thread.onSpinWait(); // waiting for the clock, not for another thread
+        }
+        RecordingConsumer consumer = new RecordingConsumer(null, 10);
+        queue.addConsumer(consumer);
+        assertEquals(List.of("lives"), consumer.bodies());
+        assertEquals(1, queue.depth());
+    }
+
+    @Test
+    void pullDeliversOneMessageWithoutCreditAndSpendsCredit() {
+        put("m1", 4);
+        put("m2", 4);
+        RecordingConsumer consumer = new RecordingConsumer(null, 0);
+        queue.addConsumer(consumer);
+        assertTrue(consumer.received.isEmpty());
+        assertTrue(queue.pull(consumer));
+        assertEquals(List.of("m1"), consumer.bodies());
+        assertEquals(-1, consumer.window().credit());
+        queue.addCredit(consumer, 1); // the client returns credit for the pulled message
+        assertEquals(List.of("m1"), consumer.bodies(), "credit back to 0 must not push");
+        assertTrue(queue.pull(consumer));
+        assertFalse(queue.pull(consumer), "the queue is empty");
+        assertEquals(List.of("m1", "m2"), consumer.bodies());
+    }
+
+    @Test
+    void suspendedConsumerGetsNothingUntilResumed() {
+        RecordingConsumer consumer = new RecordingConsumer(null, 3);
+        queue.addConsumer(consumer);
+        queue.suspend(consumer);
+        put("m1", 4);
+        assertTrue(consumer.received.isEmpty());
+        queue.resume(consumer);
+        assertEquals(List.of("m1"), consumer.bodies());
+        assertEquals(2, consumer.window().credit());
+    }
+
+    // ---- helpers ----
+
+    private void put(String body, int priority) {
+        put(body, priority, m -> { });
+    }
+
+    private void put(String body, int priority, Consumer<WireMessage> customizer) {
+        QueuedMessage m = message(queue, body, priority, customizer);
+        queue.reserve(m);
+        queue.offer(m);
+    }
+
+    private QueuedMessage message(LocalQueue target, String body, int priority, Consumer<WireMessage> customizer) {
+        WireMessage wire = TestMessages.text(target.name(), body);
+        wire.priority = priority;
+        customizer.accept(wire);
+        ByteBuf content = TestMessages.encode(wire);
+        QueuedMessage m = new QueuedMessage(target, content, MessageHeaders.read(content));
+        return m;
+    }
+
+    static String body(QueuedMessage m) {
+        return TestMessages.body(m.content());
+    }
+}
