@@ -1,0 +1,162 @@
+package org.wharfmq.jms;
+
+import org.wharfmq.jms.transport.BrokerAddress;
+import org.wharfmq.protocol.ProtocolVersion;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+
+/**
+ * A parsed broker URL: {@code tcp://host[:port][?options]} or {@code vm://NAME[?options]}. Options are
+ * {@code name=value} pairs joined by {@code &}; an unknown option is an error, so a misspelt one is not silently
+ * ignored.
+ *
+ * @param text                 the URL as given
+ * @param address              where to connect
+ * @param prefetch             consumer window: messages the server may send a consumer ahead of the application
+ * @param heartbeatMillis      requested heartbeat interval, 0 = none from this side
+ * @param connectTimeoutMillis bound on connecting and on the HELLO handshake
+ * @param requestTimeoutMillis bound on waiting for the answer to any request
+ * @param syncSends            every send waits for the server's answer
+ * @param clientName           name the server shows for this connection
+ */
+record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeatMillis, int connectTimeoutMillis,
+                 int requestTimeoutMillis, boolean syncSends, String clientName) {
+
+    /** The URL used when none is configured. */
+    static final String DEFAULT_URL = "tcp://localhost:" + ProtocolVersion.DEFAULT_PORT;
+    static final int DEFAULT_PREFETCH = 1000;
+    static final int DEFAULT_HEARTBEAT_MILLIS = 10_000;
+    static final int DEFAULT_CONNECT_TIMEOUT_MILLIS = 10_000;
+    static final int DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000;
+    static final String DEFAULT_CLIENT_NAME = "wharf-jms";
+
+    private static final Set<String> OPTIONS = Set.of("prefetch", "heartbeat", "connectTimeout", "requestTimeout",
+            "syncSends", "clientName");
+
+    /**
+     * Parses a broker URL.
+     *
+     * @throws IllegalArgumentException naming what is wrong with the URL
+     */
+    static BrokerUrl parse(String url) {
+        if (url == null || url.isBlank()) {
+            throw new IllegalArgumentException("broker URL is empty; expected tcp://host:port or vm://NAME");
+        }
+        String trimmed = url.trim();
+        int schemeEnd = trimmed.indexOf("://");
+        if (schemeEnd < 0) {
+            throw invalid(url, "expected tcp://host:port or vm://NAME");
+        }
+        String scheme = trimmed.substring(0, schemeEnd).toLowerCase(java.util.Locale.ROOT);
+        String rest = trimmed.substring(schemeEnd + 3);
+        int query = rest.indexOf('?');
+        String authority = query < 0 ? rest : rest.substring(0, query);
+        if (authority.endsWith("/")) {
+            authority = authority.substring(0, authority.length() - 1);
+        }
+        BrokerAddress address = switch (scheme) {
+            case BrokerAddress.TCP -> tcpAddress(url, authority);
+            case BrokerAddress.VM -> {
+                if (authority.isEmpty()) {
+                    throw invalid(url, "vm:// needs the in-VM server name, e.g. vm://wharf");
+                }
+                yield BrokerAddress.vm(authority);
+            }
+            default -> throw invalid(url, "unknown scheme '" + scheme + "'; Wharf speaks tcp:// and vm://");
+        };
+        int prefetch = DEFAULT_PREFETCH;
+        int heartbeat = DEFAULT_HEARTBEAT_MILLIS;
+        int connectTimeout = DEFAULT_CONNECT_TIMEOUT_MILLIS;
+        int requestTimeout = DEFAULT_REQUEST_TIMEOUT_MILLIS;
+        boolean syncSends = false;
+        String clientName = DEFAULT_CLIENT_NAME;
+        if (query >= 0) {
+            for (String pair : rest.substring(query + 1).split("&")) {
+                if (pair.isEmpty()) {
+                    continue;
+                }
+                int eq = pair.indexOf('=');
+                String name = eq < 0 ? pair : pair.substring(0, eq);
+                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                if (!OPTIONS.contains(name)) {
+                    throw invalid(url, "unknown option '" + name + "'; options are " + String.join(", ", new java.util.TreeSet<>(OPTIONS)));
+                }
+                switch (name) {
+                    case "prefetch" -> prefetch = intOption(url, name, value, 1);
+                    case "heartbeat" -> heartbeat = intOption(url, name, value, 0);
+                    case "connectTimeout" -> connectTimeout = intOption(url, name, value, 1);
+                    case "requestTimeout" -> requestTimeout = intOption(url, name, value, 1);
+                    case "syncSends" -> syncSends = booleanOption(url, name, value);
+                    case "clientName" -> clientName = value;
+                    default -> throw new AssertionError(name);
+                }
+            }
+        }
+        return new BrokerUrl(url, address, prefetch, heartbeat, connectTimeout, requestTimeout, syncSends, clientName);
+    }
+
+    private static BrokerAddress tcpAddress(String url, String authority) {
+        String host;
+        String portText = null;
+        if (authority.startsWith("[")) {
+            int close = authority.indexOf(']');
+            if (close < 0) {
+                throw invalid(url, "unterminated IPv6 address");
+            }
+            host = authority.substring(1, close);
+            if (close + 1 < authority.length()) {
+                if (authority.charAt(close + 1) != ':') {
+                    throw invalid(url, "expected ':' after the IPv6 address");
+                }
+                portText = authority.substring(close + 2);
+            }
+        } else {
+            int colon = authority.lastIndexOf(':');
+            host = colon < 0 ? authority : authority.substring(0, colon);
+            portText = colon < 0 ? null : authority.substring(colon + 1);
+        }
+        if (host.isEmpty()) {
+            throw invalid(url, "no host; expected tcp://host:port");
+        }
+        int port = ProtocolVersion.DEFAULT_PORT;
+        if (portText != null) {
+            try {
+                port = Integer.parseInt(portText);
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (port < 1 || port > 65_535) {
+                throw invalid(url, "port '" + portText + "' is not a number between 1 and 65535");
+            }
+        }
+        return BrokerAddress.tcp(host, port);
+    }
+
+    private static int intOption(String url, String name, String value, int min) {
+        try {
+            int v = Integer.parseInt(value.trim());
+            if (v >= min) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw invalid(url, "option " + name + "=" + value + " must be a whole number >= " + min);
+    }
+
+    private static boolean booleanOption(String url, String name, String value) {
+        if (value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw invalid(url, "option " + name + "=" + value + " must be true or false");
+    }
+
+    private static IllegalArgumentException invalid(String url, String why) {
+        return new IllegalArgumentException("Invalid Wharf broker URL '" + url + "': " + why);
+    }
+}

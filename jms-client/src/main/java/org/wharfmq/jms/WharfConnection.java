@@ -1,0 +1,555 @@
+package org.wharfmq.jms;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.handler.timeout.IdleStateHandler;
+import org.wharfmq.jms.transport.Transport;
+import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+
+import javax.jms.Connection;
+import javax.jms.ConnectionConsumer;
+import javax.jms.ConnectionMetaData;
+import javax.jms.Destination;
+import javax.jms.ExceptionListener;
+import javax.jms.IllegalStateException;
+import javax.jms.InvalidClientIDException;
+import javax.jms.JMSException;
+import javax.jms.Queue;
+import javax.jms.QueueConnection;
+import javax.jms.QueueSession;
+import javax.jms.ServerSessionPool;
+import javax.jms.Session;
+import javax.jms.Topic;
+import javax.jms.TopicConnection;
+import javax.jms.TopicSession;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+
+/**
+ * A connection to a Wharf server: one Netty channel, shared by all its sessions. Thread-safe.
+ *
+ * <p>Requests that need an answer register a future under a fresh request id and wait for it with the
+ * {@code requestTimeout}; no lock is held while writing or waiting. Inbound frames are routed on the IO thread
+ * by consumer id (deliveries) and request id (answers).
+ *
+ * <p>Losing the connection (the channel closing without {@link #close()}, a heartbeat timeout, a protocol
+ * error) fails every waiting request, wakes every blocked {@code receive}, and calls the ExceptionListener
+ * once, on its own thread.
+ */
+public final class WharfConnection implements Connection, QueueConnection, TopicConnection {
+    private static final System.Logger LOG = System.getLogger(WharfConnection.class.getName());
+    private static final AtomicLong CONNECTIONS = new AtomicLong();
+    /** Random per JVM run plus the pid, so message ids from different processes or runs never collide. */
+    private static final String PROCESS_TAG = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16)
+            + "-" + ProcessHandle.current().pid();
+
+    private final BrokerUrl url;
+    private final Channel channel;
+    private final FrameWriter writer;
+    private final PendingRequests requests = new PendingRequests();
+    private final ConcurrentHashMap<Integer, WharfSession> sessions = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, WharfMessageConsumer> consumers = new ConcurrentHashMap<>();
+    private final AtomicInteger lastSessionId = new AtomicInteger();
+    private final AtomicInteger lastProducerId = new AtomicInteger();
+    private final AtomicInteger lastConsumerId = new AtomicInteger();
+    private final AtomicLong lastMessageNumber = new AtomicLong();
+    private final String messageIdPrefix;
+    private final int maxMessageLength;
+    private final int heartbeatMillis;
+    private final String serverName;
+    private final String serverVersion;
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private volatile boolean closed;
+    private volatile boolean started;
+    private volatile JMSException lostCause;
+    private volatile ExceptionListener exceptionListener;
+    private final Object clientIdLock = new Object();
+    private String clientId;
+    private boolean clientIdFrozen;
+
+    /** Connects, completes the handshake and agrees the heartbeat. The connection starts stopped. */
+    WharfConnection(BrokerUrl url, String user, String password) throws JMSException {
+        this.url = url;
+        this.messageIdPrefix = "ID:wharf-" + PROCESS_TAG + "-" + CONNECTIONS.incrementAndGet() + ":";
+        ConnectionHandler handler = new ConnectionHandler(this);
+        this.channel = Transport.connect(url.address(), handler, url.connectTimeoutMillis());
+        this.writer = new FrameWriter(channel);
+        Frame.HelloOk ok;
+        try {
+            channel.writeAndFlush(new Frame.Hello(ProtocolVersion.CURRENT, url.clientName(), user, password, url.heartbeatMillis()),
+                    channel.voidPromise());
+            ok = handler.hello().get(url.connectTimeoutMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            channel.close();
+            if (e.getCause() instanceof JMSException refused) {
+                throw refused;
+            }
+            throw JmsErrors.wrap("Wharf at " + url.address() + " did not complete the handshake: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            channel.close();
+            throw new JMSException("Wharf at " + url.address() + " did not answer HELLO within " + url.connectTimeoutMillis()
+                    + " ms (connectTimeout). Is it a Wharf server?");
+        } catch (InterruptedException e) {
+            channel.close();
+            Thread.currentThread().interrupt();
+            throw new JMSException("Interrupted while connecting to Wharf at " + url.address());
+        }
+        this.maxMessageLength = ok.maxMessageLength();
+        this.serverName = ok.serverName();
+        this.serverVersion = ok.serverVersion();
+        this.heartbeatMillis = agreedHeartbeat(url.heartbeatMillis(), ok.heartbeatMillis());
+        if (heartbeatMillis > 0) {
+            channel.pipeline().replace(Transport.IDLE_HANDLER, Transport.IDLE_HANDLER,
+                    new IdleStateHandler(3L * heartbeatMillis, heartbeatMillis, 0, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    /** The smaller non-zero interval of the two sides; 0 when both are 0. */
+    static int agreedHeartbeat(int client, int server) {
+        if (client <= 0) {
+            return Math.max(server, 0);
+        }
+        return server <= 0 ? client : Math.min(client, server);
+    }
+
+    // ---- state used by sessions, producers and consumers ----
+
+    BrokerUrl url() {
+        return url;
+    }
+
+    int maxMessageLength() {
+        return maxMessageLength;
+    }
+
+    int heartbeatMillis() {
+        return heartbeatMillis;
+    }
+
+    String serverName() {
+        return serverName;
+    }
+
+    String serverVersion() {
+        return serverVersion;
+    }
+
+    ByteBufAllocator alloc() {
+        return channel.alloc();
+    }
+
+    boolean isStarted() {
+        return started;
+    }
+
+    /** Non-null once the connection has been lost. */
+    JMSException lostCause() {
+        return lostCause;
+    }
+
+    int nextProducerId() {
+        return lastProducerId.incrementAndGet();
+    }
+
+    int nextConsumerId() {
+        return lastConsumerId.incrementAndGet();
+    }
+
+    String nextMessageId() {
+        return messageIdPrefix + lastMessageNumber.incrementAndGet();
+    }
+
+    void registerConsumer(WharfMessageConsumer consumer) {
+        consumers.put(consumer.id(), consumer);
+    }
+
+    void unregisterConsumer(WharfMessageConsumer consumer) {
+        consumers.remove(consumer.id(), consumer);
+    }
+
+    void removeSession(WharfSession session) {
+        sessions.remove(session.id(), session);
+    }
+
+    /** Throws unless the connection can carry requests. */
+    void checkUsable() throws JMSException {
+        if (closing.get()) {
+            throw new IllegalStateException("The connection is closed");
+        }
+        JMSException lost = lostCause;
+        if (lost != null) {
+            throw lostException(lost);
+        }
+    }
+
+    /** True when frames can still be written: not lost and not closed. */
+    boolean isUsable() {
+        return lostCause == null && !closed;
+    }
+
+    /** A fresh exception, thrown on the caller's thread, that says the connection was lost and why. */
+    JMSException lostException(JMSException cause) {
+        return JmsErrors.wrap(cause.getMessage(), cause);
+    }
+
+    /** Writes a frame, in order with this thread's earlier ones. Never blocks; a failure shows up as connection loss. */
+    void write(Frame frame) {
+        writer.write(frame);
+    }
+
+    /** Registers a request id, for callers that must act between registering and writing (rollback). */
+    int newRequestId() {
+        return requests.nextId();
+    }
+
+    CompletableFuture<Frame.Error> register(int requestId) {
+        return requests.register(requestId);
+    }
+
+    /**
+     * Sends a request and waits for its answer.
+     *
+     * @return null for OK, else the ERROR frame
+     * @throws JMSException when the connection is lost or the answer does not come within requestTimeout
+     */
+    Frame.Error request(IntFunction<Frame> frame, String what) throws JMSException {
+        checkUsable();
+        int id = requests.nextId();
+        CompletableFuture<Frame.Error> answer = requests.register(id);
+        write(frame.apply(id));
+        return await(answer, id, what);
+    }
+
+    /** {@link #request} that throws the mapped exception for an ERROR answer. */
+    void requestOk(IntFunction<Frame> frame, String what) throws JMSException {
+        Frame.Error error = request(frame, what);
+        if (error != null) {
+            throw JmsErrors.toException(error);
+        }
+    }
+
+    /** Waits for a registered request's answer. */
+    Frame.Error await(CompletableFuture<Frame.Error> answer, int id, String what) throws JMSException {
+        try {
+            return answer.get(url.requestTimeoutMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof JMSException j ? lostException(j) : JmsErrors.wrap(what + " failed: " + cause, cause);
+        } catch (TimeoutException e) {
+            requests.forget(id);
+            throw new JMSException("No answer from Wharf at " + url.address() + " to " + what + " within "
+                    + url.requestTimeoutMillis() + " ms (requestTimeout)");
+        } catch (InterruptedException e) {
+            requests.forget(id);
+            Thread.currentThread().interrupt();
+            throw new JMSException("Interrupted while waiting for the answer to " + what);
+        }
+    }
+
+    // ---- inbound, on the IO thread ----
+
+    void onDeliver(Frame.Deliver deliver) {
+        WharfMessageConsumer consumer = consumers.get(deliver.consumerId());
+        if (consumer == null) {
+            deliver.message().release(); // the consumer was closed; the server takes these back
+            return;
+        }
+        consumer.session().enqueue(consumer, deliver);
+    }
+
+    void onPullDone(Frame.PullDone done) {
+        WharfMessageConsumer consumer = consumers.get(done.consumerId());
+        if (consumer != null) {
+            consumer.session().pullDone(consumer, done.pullId());
+        }
+    }
+
+    void onAnswer(int requestId, Frame.Error error) {
+        if (!requests.answer(requestId, error) && error != null) {
+            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for request {2}, which no longer waits: {3}",
+                    url.address(), error.code(), requestId, error.message());
+        }
+    }
+
+    void onError(Frame.Error error) {
+        if (error.requestId() != 0) {
+            onAnswer(error.requestId(), error);
+            return;
+        }
+        if (error.code() == ErrorCode.PROTOCOL_ERROR) {
+            connectionLost("the server reported a protocol error: " + error.message(), null);
+            return;
+        }
+        WharfSession session = error.sessionId() == 0 ? null : sessions.get(error.sessionId());
+        if (session != null && error.producerId() != 0) {
+            session.onAsyncSendError(error);
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for a fire-and-forget request (session {2}): {3}",
+                    url.address(), error.code(), error.sessionId(), error.message());
+        }
+    }
+
+    void onChannelClosed() {
+        if (closing.get()) {
+            // close() may still wait for the answer to CLOSE; the server closing first is an answer too
+            requests.failAll(new JMSException("The connection is closed"));
+        } else {
+            connectionLost("the connection was closed by the server or the network", null);
+        }
+    }
+
+    void onHeartbeatTimeout() {
+        connectionLost("nothing received for " + 3L * heartbeatMillis + " ms (3 heartbeat intervals)", null);
+    }
+
+    void onTransportError(Throwable cause) {
+        connectionLost(String.valueOf(cause.getMessage() == null ? cause : cause.getMessage()), cause);
+    }
+
+    void onProtocolViolation(String what) {
+        connectionLost(what, null);
+    }
+
+    /**
+     * Marks the connection lost (first reason wins): fails pending requests, wakes sessions, closes the channel
+     * and tells the ExceptionListener on a new thread.
+     */
+    private void connectionLost(String reason, Throwable cause) {
+        JMSException lost = new JMSException("Connection to Wharf at " + url.address() + " was lost: " + reason);
+        if (cause instanceof Exception e) {
+            lost.setLinkedException(e);
+            lost.initCause(e);
+        }
+        synchronized (this) {
+            if (lostCause != null) {
+                return;
+            }
+            lostCause = lost;
+        }
+        requests.failAll(lost);
+        for (WharfSession session : sessions.values()) {
+            session.onConnectionLost();
+        }
+        channel.close();
+        ExceptionListener listener = exceptionListener;
+        if (listener != null && !closing.get()) {
+            Thread notifier = new Thread(() -> listener.onException(lost), "wharf-exception-listener");
+            notifier.setDaemon(true);
+            notifier.start();
+        }
+    }
+
+    // ---- javax.jms.Connection ----
+
+    private void freezeClientId() {
+        synchronized (clientIdLock) {
+            clientIdFrozen = true;
+        }
+    }
+
+    @Override
+    public Session createSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+    }
+
+    @Override
+    public Session createSession(int sessionMode) throws JMSException {
+        return newSession(sessionMode);
+    }
+
+    @Override
+    public Session createSession() throws JMSException {
+        return newSession(Session.AUTO_ACKNOWLEDGE);
+    }
+
+    @Override
+    public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+    }
+
+    @Override
+    public TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+    }
+
+    private WharfSession newSession(int mode) throws JMSException {
+        if (mode < Session.SESSION_TRANSACTED || mode > Session.DUPS_OK_ACKNOWLEDGE) {
+            throw new JMSException("Invalid session mode " + mode + ": use SESSION_TRANSACTED (0), AUTO_ACKNOWLEDGE (1),"
+                    + " CLIENT_ACKNOWLEDGE (2) or DUPS_OK_ACKNOWLEDGE (3)");
+        }
+        freezeClientId();
+        checkUsable();
+        int id = lastSessionId.incrementAndGet();
+        WharfSession session = new WharfSession(this, id, mode);
+        sessions.put(id, session);
+        boolean transacted = mode == Session.SESSION_TRANSACTED;
+        try {
+            requestOk(rid -> new Frame.CreateSession(rid, id, transacted, mode), "CREATE_SESSION");
+        } catch (JMSException e) {
+            sessions.remove(id);
+            throw e;
+        }
+        return session;
+    }
+
+    @Override
+    public String getClientID() {
+        synchronized (clientIdLock) {
+            return clientId;
+        }
+    }
+
+    @Override
+    public void setClientID(String clientID) throws JMSException {
+        if (clientID == null || clientID.isEmpty()) {
+            throw new InvalidClientIDException("The client ID must not be null or empty");
+        }
+        synchronized (clientIdLock) {
+            if (clientId != null) {
+                throw new IllegalStateException("The client ID is already set to '" + clientId + "'");
+            }
+            if (clientIdFrozen) {
+                throw new IllegalStateException("setClientID must be called before the connection is used");
+            }
+            checkUsable();
+            clientId = clientID;
+            clientIdFrozen = true;
+        }
+    }
+
+    @Override
+    public ConnectionMetaData getMetaData() {
+        return WharfConnectionMetaData.INSTANCE;
+    }
+
+    @Override
+    public ExceptionListener getExceptionListener() throws JMSException {
+        checkNotClosed();
+        return exceptionListener;
+    }
+
+    @Override
+    public void setExceptionListener(ExceptionListener listener) throws JMSException {
+        checkNotClosed();
+        this.exceptionListener = listener;
+    }
+
+    private void checkNotClosed() throws IllegalStateException {
+        if (closing.get()) {
+            throw new IllegalStateException("The connection is closed");
+        }
+    }
+
+    @Override
+    public void start() throws JMSException {
+        checkNotClosed();
+        freezeClientId();
+        started = true;
+        for (WharfSession session : sessions.values()) {
+            session.wakeAll();
+        }
+    }
+
+    /** Stops delivery and returns once no MessageListener of this connection is running. */
+    @Override
+    public void stop() throws JMSException {
+        checkNotClosed();
+        if (isOwnDispatcherThread()) {
+            throw new IllegalStateException("A MessageListener must not stop its own connection");
+        }
+        freezeClientId();
+        started = false;
+        for (WharfSession session : sessions.values()) {
+            session.awaitListenerIdle();
+        }
+    }
+
+    private boolean isOwnDispatcherThread() {
+        return Thread.currentThread() instanceof SessionDispatcher d && d.session().connection() == this;
+    }
+
+    /**
+     * Closes every session (waiting for running MessageListeners), tells the server CLOSE and closes the
+     * socket. Idempotent. Not allowed from a MessageListener of this connection (it would wait for itself).
+     */
+    @Override
+    public void close() throws JMSException {
+        if (isOwnDispatcherThread()) {
+            throw new IllegalStateException("A MessageListener must not close its own connection");
+        }
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
+        started = false;
+        try {
+            for (WharfSession session : sessions.values()) {
+                session.closeForConnection();
+            }
+            if (lostCause == null && channel.isActive()) {
+                int id = requests.nextId();
+                CompletableFuture<Frame.Error> answer = requests.register(id);
+                write(new Frame.Close(id));
+                try {
+                    await(answer, id, "CLOSE");
+                } catch (JMSException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "No orderly close answer from {0}: {1}", url.address(), e.getMessage());
+                }
+            }
+        } finally {
+            closed = true;
+            requests.failAll(new JMSException("The connection is closed"));
+            channel.close().awaitUninterruptibly(url.connectTimeoutMillis());
+        }
+    }
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(Destination destination, String messageSelector,
+                                                       ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
+    }
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(Queue queue, String messageSelector, ServerSessionPool sessionPool,
+                                                       int maxMessages) throws JMSException {
+        throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
+    }
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(Topic topic, String messageSelector, ServerSessionPool sessionPool,
+                                                       int maxMessages) throws JMSException {
+        throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
+    }
+
+    @Override
+    public ConnectionConsumer createSharedConnectionConsumer(Topic topic, String subscriptionName, String messageSelector,
+                                                             ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
+    }
+
+    @Override
+    public ConnectionConsumer createDurableConnectionConsumer(Topic topic, String subscriptionName, String messageSelector,
+                                                              ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
+    }
+
+    @Override
+    public ConnectionConsumer createSharedDurableConnectionConsumer(Topic topic, String subscriptionName, String messageSelector,
+                                                                    ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
+    }
+
+    @Override
+    public String toString() {
+        return "WharfConnection[" + url.address() + (lostCause != null ? ", lost" : closing.get() ? ", closed" : "") + "]";
+    }
+}

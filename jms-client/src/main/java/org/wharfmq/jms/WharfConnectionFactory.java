@@ -1,0 +1,140 @@
+package org.wharfmq.jms;
+
+import org.wharfmq.jms.jndi.WharfObjectFactory;
+
+import javax.jms.Connection;
+import javax.jms.ConnectionFactory;
+import javax.jms.JMSContext;
+import javax.jms.JMSException;
+import javax.jms.QueueConnection;
+import javax.jms.QueueConnectionFactory;
+import javax.jms.TopicConnection;
+import javax.jms.TopicConnectionFactory;
+import javax.naming.Reference;
+import javax.naming.Referenceable;
+import javax.naming.StringRefAddr;
+import java.io.Serializable;
+
+/**
+ * Creates connections to a Wharf server. The broker URL is {@code tcp://host[:port][?options]} (port 7414 by
+ * default) or {@code vm://NAME} for a server started in this JVM. Options:
+ * <ul>
+ *   <li>{@code prefetch} — messages the server may push to a consumer ahead of the application (default 1000)</li>
+ *   <li>{@code heartbeat} — heartbeat interval in ms, 0 = none from this side (default 10000)</li>
+ *   <li>{@code connectTimeout} — ms for connecting and the handshake (default 10000)</li>
+ *   <li>{@code requestTimeout} — ms to wait for any answer from the server (default 30000)</li>
+ *   <li>{@code syncSends} — {@code true} makes every send wait for the server (default false)</li>
+ *   <li>{@code clientName} — the name the server shows for the connection</li>
+ * </ul>
+ */
+public class WharfConnectionFactory implements ConnectionFactory, QueueConnectionFactory, TopicConnectionFactory,
+        Serializable, Referenceable {
+    private static final long serialVersionUID = 1L;
+    /** The {@link Reference} address type holding the broker URL. */
+    public static final String BROKER_URL_ADDRESS = "brokerURL";
+
+    private volatile String brokerUrl;
+    private transient volatile BrokerUrl parsed;
+
+    /** A factory for {@code tcp://localhost:7414}; set another URL with {@link #setBrokerURL}. */
+    public WharfConnectionFactory() {
+        this(BrokerUrl.DEFAULT_URL);
+    }
+
+    /**
+     * A factory for the given broker URL.
+     *
+     * @throws IllegalArgumentException when the URL is malformed or names an unknown option
+     */
+    public WharfConnectionFactory(String brokerURL) {
+        setBrokerURL(brokerURL);
+    }
+
+    /** The broker URL as set. */
+    public String getBrokerURL() {
+        return brokerUrl;
+    }
+
+    /**
+     * Sets the broker URL, checking it at once.
+     *
+     * @throws IllegalArgumentException when the URL is malformed or names an unknown option
+     */
+    public void setBrokerURL(String brokerURL) {
+        BrokerUrl url = BrokerUrl.parse(brokerURL);
+        this.brokerUrl = brokerURL;
+        this.parsed = url;
+    }
+
+    private BrokerUrl url() {
+        BrokerUrl url = parsed;
+        if (url == null) { // after deserialisation
+            url = BrokerUrl.parse(brokerUrl);
+            parsed = url;
+        }
+        return url;
+    }
+
+    @Override
+    public Connection createConnection() throws JMSException {
+        return new WharfConnection(url(), null, null);
+    }
+
+    @Override
+    public Connection createConnection(String userName, String password) throws JMSException {
+        return new WharfConnection(url(), userName, password);
+    }
+
+    @Override
+    public QueueConnection createQueueConnection() throws JMSException {
+        return new WharfConnection(url(), null, null);
+    }
+
+    @Override
+    public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
+        return new WharfConnection(url(), userName, password);
+    }
+
+    @Override
+    public TopicConnection createTopicConnection() throws JMSException {
+        return new WharfConnection(url(), null, null);
+    }
+
+    @Override
+    public TopicConnection createTopicConnection(String userName, String password) throws JMSException {
+        return new WharfConnection(url(), userName, password);
+    }
+
+    @Override
+    public JMSContext createContext() {
+        throw JmsErrors.notSupportedRuntime("JMSContext (the JMS 2.0 simplified API)");
+    }
+
+    @Override
+    public JMSContext createContext(String userName, String password) {
+        throw JmsErrors.notSupportedRuntime("JMSContext (the JMS 2.0 simplified API)");
+    }
+
+    @Override
+    public JMSContext createContext(String userName, String password, int sessionMode) {
+        throw JmsErrors.notSupportedRuntime("JMSContext (the JMS 2.0 simplified API)");
+    }
+
+    @Override
+    public JMSContext createContext(int sessionMode) {
+        throw JmsErrors.notSupportedRuntime("JMSContext (the JMS 2.0 simplified API)");
+    }
+
+    /** A JNDI reference that {@link WharfObjectFactory} turns back into a factory with the same URL. */
+    @Override
+    public Reference getReference() {
+        Reference reference = new Reference(WharfConnectionFactory.class.getName(), WharfObjectFactory.class.getName(), null);
+        reference.add(new StringRefAddr(BROKER_URL_ADDRESS, brokerUrl));
+        return reference;
+    }
+
+    @Override
+    public String toString() {
+        return "WharfConnectionFactory[" + brokerUrl + "]";
+    }
+}

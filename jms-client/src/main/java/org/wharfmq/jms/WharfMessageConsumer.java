@@ -1,0 +1,231 @@
+package org.wharfmq.jms;
+
+import org.wharfmq.jms.message.WharfMessage;
+import org.wharfmq.protocol.frame.Frame;
+
+import javax.jms.IllegalStateException;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageListener;
+import javax.jms.Queue;
+import javax.jms.QueueReceiver;
+import javax.jms.Destination;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * A queue consumer. The server pushes up to {@code prefetch} messages ahead of the application into this
+ * consumer's buffer; the consumer returns credit in batches of half the window as the application consumes.
+ * {@link #receiveNoWait()} asks the server with PULL when the buffer is empty, so it never misses a message
+ * already on the queue. Expired messages are dropped (and count as consumed) instead of being returned.
+ *
+ * <p>Buffer, pull state and listener are guarded by the session's lock; the consumption counters are used
+ * only by the session's thread.
+ */
+public final class WharfMessageConsumer implements QueueReceiver {
+    private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
+
+    private final WharfSession session;
+    private final int id;
+    private final Destination destination;
+    private final String selector;
+    private final Condition available;
+    private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
+    private volatile MessageListener listener;
+    private volatile boolean closed;
+    private boolean drained;
+    private long lastPullId;
+    private long lastPullDone;
+    private volatile long lastConsumedDeliveryId;
+    private int unreturnedCredit;
+
+    WharfMessageConsumer(WharfSession session, int id, Destination destination, String selector, Condition available) {
+        this.session = session;
+        this.id = id;
+        this.destination = destination;
+        this.selector = selector;
+        this.available = available;
+    }
+
+    // ---- state shared with the session (under its lock unless noted) ----
+
+    int id() {
+        return id;
+    }
+
+    WharfSession session() {
+        return session;
+    }
+
+    Condition available() {
+        return available;
+    }
+
+    ArrayDeque<Frame.Deliver> buffer() {
+        return buffer;
+    }
+
+    /** Takes the head of the buffer, noting whether that emptied it. */
+    Frame.Deliver takeBuffered() {
+        Frame.Deliver d = buffer.pollFirst();
+        if (d != null) {
+            drained = buffer.isEmpty();
+        }
+        return d;
+    }
+
+    /** Whether the last take emptied the buffer: DUPS_OK flushes its acks then. Session thread. */
+    boolean drained() {
+        return drained;
+    }
+
+    MessageListener listener() {
+        return listener;
+    }
+
+    void listener(MessageListener listener) {
+        this.listener = listener;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void markClosed() {
+        closed = true;
+    }
+
+    void releaseBuffer() {
+        for (Frame.Deliver d; (d = buffer.pollFirst()) != null; ) {
+            d.message().release();
+        }
+    }
+
+    long nextPullId() {
+        return ++lastPullId;
+    }
+
+    void pullDone(long pullId) {
+        lastPullDone = Math.max(lastPullDone, pullId);
+    }
+
+    boolean pullAnswered(long pullId) {
+        return lastPullDone >= pullId;
+    }
+
+    long lastConsumedDeliveryId() {
+        return lastConsumedDeliveryId;
+    }
+
+    /** Counts a delivery as consumed (session thread): CLOSE_CONSUMER position and credit. */
+    void consumed(long deliveryId) {
+        lastConsumedDeliveryId = deliveryId;
+        if (++unreturnedCredit >= session.batchSize() && !closed) {
+            session.connection().write(new Frame.Credit(id, unreturnedCredit));
+            unreturnedCredit = 0;
+        }
+    }
+
+    /** After a rollback the server restarts this consumer at its initial credit. */
+    void resetCredit() {
+        unreturnedCredit = 0;
+    }
+
+    // ---- javax.jms.MessageConsumer ----
+
+    private void checkOpen() throws JMSException {
+        if (closed) {
+            throw new IllegalStateException("The consumer is closed");
+        }
+        session.checkOpen();
+    }
+
+    private void checkSynchronous() throws JMSException {
+        checkOpen();
+        if (listener != null) {
+            throw new IllegalStateException("This consumer has a MessageListener; it cannot also receive synchronously");
+        }
+    }
+
+    @Override
+    public String getMessageSelector() throws JMSException {
+        checkOpen();
+        return selector;
+    }
+
+    @Override
+    public MessageListener getMessageListener() throws JMSException {
+        checkOpen();
+        return listener;
+    }
+
+    /** Sets the listener; messages then go to it on the session's dispatcher thread while the connection is started. */
+    @Override
+    public void setMessageListener(MessageListener listener) throws JMSException {
+        checkOpen();
+        session.setListener(this, listener);
+    }
+
+    @Override
+    public Message receive() throws JMSException {
+        return receive(-1L);
+    }
+
+    /** Waits up to {@code timeout} ms (0 = forever); null on timeout or when the consumer is closed meanwhile. */
+    @Override
+    public Message receive(long timeout) throws JMSException {
+        checkSynchronous();
+        long timeoutNanos = timeout <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeout);
+        if (timeoutNanos > MAX_TIMEOUT_NANOS) {
+            timeoutNanos = -1; // centuries: wait without a deadline rather than overflow it
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            Frame.Deliver d = session.take(this, timeoutNanos < 0 ? -1 : Math.max(0, deadline - System.nanoTime()));
+            if (d == null) {
+                return null;
+            }
+            WharfMessage m = session.consumeReceived(this, d);
+            if (m != null) {
+                return m;
+            }
+        }
+    }
+
+    @Override
+    public Message receiveNoWait() throws JMSException {
+        checkSynchronous();
+        while (true) {
+            Frame.Deliver d = session.takeNow(this);
+            if (d == null) {
+                return null;
+            }
+            WharfMessage m = session.consumeReceived(this, d);
+            if (m != null) {
+                return m;
+            }
+        }
+    }
+
+    /**
+     * Closes the consumer: a blocked receive returns null, a running listener is waited for (unless it is the
+     * caller), and the server learns the last delivery the application got; it takes back the rest. No answer
+     * is awaited.
+     */
+    @Override
+    public void close() throws JMSException {
+        session.closeConsumer(this);
+    }
+
+    @Override
+    public Queue getQueue() throws JMSException {
+        checkOpen();
+        return (Queue) destination;
+    }
+
+    @Override
+    public String toString() {
+        return "WharfMessageConsumer[" + id + ", " + destination + (selector != null ? ", selector=" + selector : "") + "]";
+    }
+}

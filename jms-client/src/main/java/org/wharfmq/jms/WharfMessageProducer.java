@@ -1,0 +1,236 @@
+package org.wharfmq.jms;
+
+import org.wharfmq.protocol.message.WireDestination;
+
+import javax.jms.CompletionListener;
+import javax.jms.DeliveryMode;
+import javax.jms.Destination;
+import javax.jms.IllegalStateException;
+import javax.jms.InvalidDestinationException;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.Queue;
+import javax.jms.QueueSender;
+
+/**
+ * Sends messages to a queue (or, when created without a destination, to the queue named on each send).
+ * Persistent sends outside a transaction wait for the server's OK; non-persistent ones and all sends in a
+ * transaction do not (the URL option {@code syncSends=true} makes every send wait).
+ */
+public final class WharfMessageProducer implements QueueSender {
+    private final WharfSession session;
+    private final int id;
+    private final Destination destination;
+    private final WireDestination wireDestination;
+    private volatile boolean closed;
+    private int deliveryMode = DeliveryMode.PERSISTENT;
+    private int priority = Message.DEFAULT_PRIORITY;
+    private long timeToLive = Message.DEFAULT_TIME_TO_LIVE;
+    private long deliveryDelay = Message.DEFAULT_DELIVERY_DELAY;
+    private boolean disableMessageId;
+    private boolean disableMessageTimestamp;
+
+    WharfMessageProducer(WharfSession session, int id, Destination destination, WireDestination wireDestination) {
+        this.session = session;
+        this.id = id;
+        this.destination = destination;
+        this.wireDestination = wireDestination;
+    }
+
+    int id() {
+        return id;
+    }
+
+    long deliveryDelay() {
+        return deliveryDelay;
+    }
+
+    void markClosed() {
+        closed = true;
+    }
+
+    private void checkOpen() throws JMSException {
+        if (closed) {
+            throw new IllegalStateException("The producer is closed");
+        }
+        session.checkOpen();
+    }
+
+    // ---- settings ----
+
+    @Override
+    public void setDisableMessageID(boolean value) throws JMSException {
+        checkOpen();
+        disableMessageId = value;
+    }
+
+    @Override
+    public boolean getDisableMessageID() throws JMSException {
+        checkOpen();
+        return disableMessageId;
+    }
+
+    @Override
+    public void setDisableMessageTimestamp(boolean value) throws JMSException {
+        checkOpen();
+        disableMessageTimestamp = value;
+    }
+
+    @Override
+    public boolean getDisableMessageTimestamp() throws JMSException {
+        checkOpen();
+        return disableMessageTimestamp;
+    }
+
+    @Override
+    public void setDeliveryMode(int deliveryMode) throws JMSException {
+        checkOpen();
+        this.deliveryMode = checkDeliveryMode(deliveryMode);
+    }
+
+    @Override
+    public int getDeliveryMode() throws JMSException {
+        checkOpen();
+        return deliveryMode;
+    }
+
+    @Override
+    public void setPriority(int priority) throws JMSException {
+        checkOpen();
+        this.priority = checkPriority(priority);
+    }
+
+    @Override
+    public int getPriority() throws JMSException {
+        checkOpen();
+        return priority;
+    }
+
+    @Override
+    public void setTimeToLive(long timeToLive) throws JMSException {
+        checkOpen();
+        this.timeToLive = timeToLive;
+    }
+
+    @Override
+    public long getTimeToLive() throws JMSException {
+        checkOpen();
+        return timeToLive;
+    }
+
+    @Override
+    public void setDeliveryDelay(long deliveryDelay) throws JMSException {
+        checkOpen();
+        this.deliveryDelay = deliveryDelay;
+    }
+
+    @Override
+    public long getDeliveryDelay() throws JMSException {
+        checkOpen();
+        return deliveryDelay;
+    }
+
+    @Override
+    public Destination getDestination() throws JMSException {
+        checkOpen();
+        return destination;
+    }
+
+    @Override
+    public Queue getQueue() throws JMSException {
+        checkOpen();
+        return (Queue) destination;
+    }
+
+    private static int checkDeliveryMode(int mode) throws JMSException {
+        if (mode != DeliveryMode.PERSISTENT && mode != DeliveryMode.NON_PERSISTENT) {
+            throw new JMSException("Delivery mode " + mode + " is neither PERSISTENT (2) nor NON_PERSISTENT (1)");
+        }
+        return mode;
+    }
+
+    private static int checkPriority(int priority) throws JMSException {
+        if (priority < 0 || priority > 9) {
+            throw new JMSException("Priority " + priority + " is outside 0-9");
+        }
+        return priority;
+    }
+
+    // ---- sending ----
+
+    @Override
+    public void send(Message message) throws JMSException {
+        send(message, deliveryMode, priority, timeToLive);
+    }
+
+    @Override
+    public void send(Message message, int deliveryMode, int priority, long timeToLive) throws JMSException {
+        checkOpen();
+        if (destination == null) {
+            throw new UnsupportedOperationException("This producer was created without a destination; use send(destination, message)");
+        }
+        session.send(this, destination, wireDestination, message, checkDeliveryMode(deliveryMode), checkPriority(priority), timeToLive);
+    }
+
+    @Override
+    public void send(Destination destination, Message message) throws JMSException {
+        send(destination, message, deliveryMode, priority, timeToLive);
+    }
+
+    @Override
+    public void send(Destination destination, Message message, int deliveryMode, int priority, long timeToLive) throws JMSException {
+        checkOpen();
+        if (this.destination != null) {
+            throw new UnsupportedOperationException("This producer sends to " + this.destination + "; use send(message)");
+        }
+        if (destination == null) {
+            throw new InvalidDestinationException("The destination must not be null");
+        }
+        WireDestination wire = WharfSession.sendDestination(destination);
+        session.send(this, destination, wire, message, checkDeliveryMode(deliveryMode), checkPriority(priority), timeToLive);
+    }
+
+    @Override
+    public void send(Queue queue, Message message) throws JMSException {
+        send((Destination) queue, message);
+    }
+
+    @Override
+    public void send(Queue queue, Message message, int deliveryMode, int priority, long timeToLive) throws JMSException {
+        send((Destination) queue, message, deliveryMode, priority, timeToLive);
+    }
+
+    @Override
+    public void send(Message message, CompletionListener completionListener) throws JMSException {
+        throw JmsErrors.notSupported("Asynchronous send with a CompletionListener");
+    }
+
+    @Override
+    public void send(Message message, int deliveryMode, int priority, long timeToLive, CompletionListener completionListener) throws JMSException {
+        throw JmsErrors.notSupported("Asynchronous send with a CompletionListener");
+    }
+
+    @Override
+    public void send(Destination destination, Message message, CompletionListener completionListener) throws JMSException {
+        throw JmsErrors.notSupported("Asynchronous send with a CompletionListener");
+    }
+
+    @Override
+    public void send(Destination destination, Message message, int deliveryMode, int priority, long timeToLive,
+                     CompletionListener completionListener) throws JMSException {
+        throw JmsErrors.notSupported("Asynchronous send with a CompletionListener");
+    }
+
+    @Override
+    public void close() throws JMSException {
+        if (!closed) {
+            closed = true;
+            session.producerClosed(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WharfMessageProducer[" + id + ", " + (destination == null ? "anonymous" : destination) + "]";
+    }
+}

@@ -1,0 +1,1030 @@
+package org.wharfmq.jms;
+
+import io.netty.buffer.ByteBuf;
+import org.wharfmq.jms.message.MessageAcknowledger;
+import org.wharfmq.jms.message.MessageCodec;
+import org.wharfmq.jms.message.WharfBytesMessage;
+import org.wharfmq.jms.message.WharfMessage;
+import org.wharfmq.jms.message.WharfTextMessage;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.protocol.selector.SelectorParseException;
+
+import javax.jms.BytesMessage;
+import javax.jms.DeliveryMode;
+import javax.jms.Destination;
+import javax.jms.IllegalStateException;
+import javax.jms.InvalidDestinationException;
+import javax.jms.InvalidSelectorException;
+import javax.jms.JMSException;
+import javax.jms.MapMessage;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageListener;
+import javax.jms.MessageProducer;
+import javax.jms.ObjectMessage;
+import javax.jms.Queue;
+import javax.jms.QueueBrowser;
+import javax.jms.QueueReceiver;
+import javax.jms.QueueSender;
+import javax.jms.QueueSession;
+import javax.jms.Session;
+import javax.jms.StreamMessage;
+import javax.jms.TemporaryQueue;
+import javax.jms.TemporaryTopic;
+import javax.jms.TextMessage;
+import javax.jms.Topic;
+import javax.jms.TopicPublisher;
+import javax.jms.TopicSession;
+import javax.jms.TopicSubscriber;
+import java.io.Serializable;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A Wharf session. Used by one application thread at a time (or by its dispatcher thread once it has
+ * MessageListeners), as JMS requires; {@link #close()} and the consumers' {@code close()} may come from any
+ * thread.
+ *
+ * <p>Deliveries arrive on the IO thread and go into the consumers' buffers under {@link #lock}, the one lock
+ * shared by the IO thread and the session's thread. Consuming (decoding, acknowledging, returning credit)
+ * happens on the session's thread, outside the lock.
+ *
+ * <p>Acknowledgement follows the protocol: AUTO_ACKNOWLEDGE sends an ACK per message (no answer),
+ * DUPS_OK_ACKNOWLEDGE batches them, CLIENT_ACKNOWLEDGE and transactions keep a consumed-list (per consumer, the
+ * last delivery id the application got) that {@code acknowledge()}, {@code commit()}, {@code rollback()} and
+ * {@code recover()} send.
+ */
+public final class WharfSession implements Session, QueueSession, TopicSession {
+    private static final System.Logger LOG = System.getLogger(WharfSession.class.getName());
+
+    private final WharfConnection connection;
+    private final int id;
+    private final int mode;
+    private final int prefetch;
+    /** Credit is returned, and DUPS_OK acks are sent, in batches of half the prefetch window. */
+    private final int batchSize;
+    private final boolean syncSends;
+
+    /** Guards consumer buffers, the dispatch queue and {@link #discarding}; held only briefly, never across I/O. */
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition dispatchable = lock.newCondition();
+    /** One entry per buffered message of a consumer with a listener, in arrival order across consumers. */
+    private final ArrayDeque<WharfMessageConsumer> dispatchQueue = new ArrayDeque<>();
+    /** True from sending ROLLBACK until its answer is read: deliveries in between are stale. */
+    private boolean discarding;
+
+    private final CopyOnWriteArrayList<WharfMessageConsumer> consumers = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<WharfMessageProducer> producers = new CopyOnWriteArrayList<>();
+    /** Consumer id to the last delivery id consumed and not yet acknowledged (CLIENT, DUPS_OK, transacted, AUTO listener). */
+    private final Map<Integer, Long> consumed = new HashMap<>();
+    private int dupsOkPending;
+    /** The first failed fire-and-forget send not yet reported to the application. */
+    private final AtomicReference<Frame.Error> asyncSendError = new AtomicReference<>();
+    /** Bumped by each rollback/recover, so a listener's delivery acknowledged after one is not acknowledged. */
+    private volatile int rollbackCount;
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private volatile boolean closed;
+    private volatile SessionDispatcher dispatcher;
+    private final MessageAcknowledger clientAcknowledger;
+
+    WharfSession(WharfConnection connection, int id, int mode) {
+        this.connection = connection;
+        this.id = id;
+        this.mode = mode;
+        this.prefetch = connection.url().prefetch();
+        this.batchSize = Math.max(1, prefetch / 2);
+        this.syncSends = connection.url().syncSends();
+        this.clientAcknowledger = mode == CLIENT_ACKNOWLEDGE ? this::acknowledgeConsumed : null;
+    }
+
+    int id() {
+        return id;
+    }
+
+    WharfConnection connection() {
+        return connection;
+    }
+
+    int prefetch() {
+        return prefetch;
+    }
+
+    int batchSize() {
+        return batchSize;
+    }
+
+    void checkOpen() throws JMSException {
+        if (closing.get()) {
+            throw new IllegalStateException("The session is closed");
+        }
+        connection.checkUsable();
+    }
+
+    boolean isClosing() {
+        return closing.get();
+    }
+
+    // ---- messages ----
+
+    @Override
+    public BytesMessage createBytesMessage() throws JMSException {
+        checkOpen();
+        return new WharfBytesMessage();
+    }
+
+    @Override
+    public MapMessage createMapMessage() throws JMSException {
+        throw JmsErrors.notSupported("MapMessage");
+    }
+
+    @Override
+    public Message createMessage() throws JMSException {
+        checkOpen();
+        return new WharfMessage();
+    }
+
+    @Override
+    public ObjectMessage createObjectMessage() throws JMSException {
+        throw JmsErrors.notSupported("ObjectMessage");
+    }
+
+    @Override
+    public ObjectMessage createObjectMessage(Serializable object) throws JMSException {
+        throw JmsErrors.notSupported("ObjectMessage");
+    }
+
+    @Override
+    public StreamMessage createStreamMessage() throws JMSException {
+        throw JmsErrors.notSupported("StreamMessage");
+    }
+
+    @Override
+    public TextMessage createTextMessage() throws JMSException {
+        checkOpen();
+        return new WharfTextMessage();
+    }
+
+    @Override
+    public TextMessage createTextMessage(String text) throws JMSException {
+        checkOpen();
+        return new WharfTextMessage(text);
+    }
+
+    // ---- destinations ----
+
+    @Override
+    public Queue createQueue(String queueName) throws JMSException {
+        checkOpen();
+        if (queueName == null || queueName.isEmpty()) {
+            throw new InvalidDestinationException("A queue name must not be null or empty");
+        }
+        return new WharfQueue(queueName);
+    }
+
+    @Override
+    public Topic createTopic(String topicName) throws JMSException {
+        checkOpen();
+        if (topicName == null || topicName.isEmpty()) {
+            throw new InvalidDestinationException("A topic name must not be null or empty");
+        }
+        return new WharfTopic(topicName);
+    }
+
+    @Override
+    public TemporaryQueue createTemporaryQueue() throws JMSException {
+        throw JmsErrors.notSupported("Temporary queues");
+    }
+
+    @Override
+    public TemporaryTopic createTemporaryTopic() throws JMSException {
+        throw JmsErrors.notSupported("Temporary topics");
+    }
+
+    /** The wire form of a point-to-point destination; topics come with publish/subscribe. */
+    private static WireDestination queueDestination(Destination destination, String use) throws JMSException {
+        if (destination == null) {
+            throw new InvalidDestinationException("The destination must not be null");
+        }
+        WireDestination wire = WharfDestination.toWire(destination);
+        if (!wire.kind().isQueue()) {
+            throw JmsErrors.notSupported(use + " topics (publish/subscribe)");
+        }
+        if (wire.kind().isTemporary()) {
+            throw JmsErrors.notSupported("Temporary queues");
+        }
+        return wire;
+    }
+
+    // ---- producers ----
+
+    @Override
+    public MessageProducer createProducer(Destination destination) throws JMSException {
+        return newProducer(destination);
+    }
+
+    @Override
+    public QueueSender createSender(Queue queue) throws JMSException {
+        return newProducer(queue);
+    }
+
+    @Override
+    public TopicPublisher createPublisher(Topic topic) throws JMSException {
+        throw JmsErrors.notSupported("Publishing to topics (publish/subscribe)");
+    }
+
+    private WharfMessageProducer newProducer(Destination destination) throws JMSException {
+        checkOpen();
+        WireDestination wire = destination == null ? null : queueDestination(destination, "Sending to");
+        int producerId = connection.nextProducerId();
+        connection.requestOk(rid -> new Frame.CreateProducer(rid, id, producerId, wire), "CREATE_PRODUCER");
+        WharfMessageProducer producer = new WharfMessageProducer(this, producerId, destination, wire);
+        producers.add(producer);
+        return producer;
+    }
+
+    void producerClosed(WharfMessageProducer producer) {
+        if (producers.remove(producer) && connection.isUsable() && !closing.get()) {
+            connection.write(new Frame.CloseProducer(0, id, producer.id()));
+        }
+    }
+
+    /** The wire destination a producer sends to: its own, or for an anonymous producer the one given. */
+    static WireDestination sendDestination(Destination destination) throws JMSException {
+        return queueDestination(destination, "Sending to");
+    }
+
+    /**
+     * Sends a message: sets its headers, encodes it into a pooled buffer on this thread and writes it. Waits for
+     * the server's answer when the send is synchronous (persistent outside a transaction, or syncSends). An
+     * earlier fire-and-forget send's failure is thrown here instead, and this message is not sent.
+     */
+    void send(WharfMessageProducer producer, Destination destination, WireDestination wire, Message message,
+              int deliveryMode, int priority, long timeToLive) throws JMSException {
+        checkOpen();
+        throwAsyncSendError();
+        if (message == null) {
+            throw new javax.jms.MessageFormatException("The message must not be null");
+        }
+        WharfMessage wharf = message instanceof WharfMessage w ? w : MessageCodec.copyOf(message);
+        long now = System.currentTimeMillis();
+        long delay = producer.deliveryDelay();
+        String messageId = producer.getDisableMessageID() ? null : connection.nextMessageId();
+        long timestamp = producer.getDisableMessageTimestamp() ? 0 : now;
+        long expiration = timeToLive > 0 ? now + timeToLive : 0;
+        long deliveryTime = delay > 0 ? now + delay : 0;
+        stampHeaders(wharf, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
+        if (wharf != message) {
+            stampHeaders(message, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
+        }
+        int max = connection.maxMessageLength();
+        long bodyLength = MessageCodec.bodyLength(wharf);
+        if (bodyLength > max) {
+            throw tooLarge(bodyLength, max);
+        }
+        ByteBuf buffer = connection.alloc().ioBuffer(MessageCodec.sizeHint(wharf));
+        try {
+            MessageCodec.encode(wharf, wire, buffer);
+        } catch (JMSException | RuntimeException e) {
+            buffer.release();
+            throw e;
+        }
+        int length = buffer.readableBytes();
+        if (length > max) {
+            buffer.release();
+            throw tooLarge(length, max);
+        }
+        boolean sync = syncSends || (mode != SESSION_TRANSACTED && deliveryMode == DeliveryMode.PERSISTENT);
+        if (sync) {
+            connection.requestOk(rid -> new Frame.Send(rid, id, producer.id(), buffer), "SEND");
+        } else {
+            connection.write(new Frame.Send(0, id, producer.id(), buffer));
+        }
+    }
+
+    private static void stampHeaders(Message m, Destination destination, int deliveryMode, int priority, String messageId,
+                                     long timestamp, long expiration, long deliveryTime) throws JMSException {
+        m.setJMSDestination(destination);
+        m.setJMSDeliveryMode(deliveryMode);
+        m.setJMSPriority(priority);
+        m.setJMSMessageID(messageId);
+        m.setJMSTimestamp(timestamp);
+        m.setJMSExpiration(expiration);
+        m.setJMSDeliveryTime(deliveryTime);
+    }
+
+    private static JMSException tooLarge(long length, int max) {
+        return new JMSException("Message of " + length + " bytes is larger than the maximum message length of " + max
+                + " bytes of the Wharf server (server setting maxMessageLength)", ErrorCode.MESSAGE_TOO_LARGE.name());
+    }
+
+    void onAsyncSendError(Frame.Error error) {
+        asyncSendError.compareAndSet(null, error);
+    }
+
+    private void throwAsyncSendError() throws JMSException {
+        Frame.Error error = asyncSendError.getAndSet(null);
+        if (error != null) {
+            throw JmsErrors.toException(error);
+        }
+    }
+
+    // ---- consumers ----
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination) throws JMSException {
+        return newConsumer(destination, null);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination, String messageSelector) throws JMSException {
+        return newConsumer(destination, messageSelector);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination, String messageSelector, boolean noLocal) throws JMSException {
+        return newConsumer(destination, messageSelector); // noLocal only concerns topics
+    }
+
+    @Override
+    public QueueReceiver createReceiver(Queue queue) throws JMSException {
+        return newConsumer(queue, null);
+    }
+
+    @Override
+    public QueueReceiver createReceiver(Queue queue, String messageSelector) throws JMSException {
+        return newConsumer(queue, messageSelector);
+    }
+
+    private WharfMessageConsumer newConsumer(Destination destination, String selector) throws JMSException {
+        checkOpen();
+        WireDestination wire = queueDestination(destination, "Consuming from");
+        String selectorText = selector == null || selector.isBlank() ? null : selector;
+        try {
+            Selector.parse(selectorText);
+        } catch (SelectorParseException e) {
+            InvalidSelectorException ex = new InvalidSelectorException(e.getMessage(), ErrorCode.INVALID_SELECTOR.name());
+            ex.initCause(e);
+            throw ex;
+        }
+        int consumerId = connection.nextConsumerId();
+        WharfMessageConsumer consumer = new WharfMessageConsumer(this, consumerId, destination, selectorText, lock.newCondition());
+        // registered before the request: deliveries may follow the OK immediately
+        consumers.add(consumer);
+        connection.registerConsumer(consumer);
+        try {
+            connection.requestOk(rid -> new Frame.CreateConsumer(rid, id, consumerId, wire, selectorText, prefetch, 0, null),
+                    "CREATE_CONSUMER");
+        } catch (JMSException e) {
+            connection.unregisterConsumer(consumer);
+            consumers.remove(consumer);
+            lock.lock();
+            try {
+                consumer.markClosed();
+                consumer.releaseBuffer();
+            } finally {
+                lock.unlock();
+            }
+            throw e;
+        }
+        return consumer;
+    }
+
+    // ---- delivery: IO thread side ----
+
+    /** Buffers a delivery (IO thread). */
+    void enqueue(WharfMessageConsumer consumer, Frame.Deliver deliver) {
+        lock.lock();
+        try {
+            if (discarding || consumer.isClosed() || closing.get()) {
+                deliver.message().release();
+                return;
+            }
+            consumer.buffer().addLast(deliver);
+            if (consumer.listener() != null) {
+                dispatchQueue.addLast(consumer);
+                dispatchable.signal();
+            } else {
+                consumer.available().signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Records that the server answered a PULL (IO thread). */
+    void pullDone(WharfMessageConsumer consumer, long pullId) {
+        lock.lock();
+        try {
+            consumer.pullDone(pullId);
+            consumer.available().signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes every waiting receive and the dispatcher: start, close and connection loss change what they wait for. */
+    void wakeAll() {
+        lock.lock();
+        try {
+            dispatchable.signalAll();
+            for (WharfMessageConsumer c : consumers) {
+                c.available().signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void onConnectionLost() {
+        lock.lock();
+        try {
+            for (WharfMessageConsumer c : consumers) {
+                c.releaseBuffer();
+            }
+            dispatchQueue.clear();
+        } finally {
+            lock.unlock();
+        }
+        wakeAll();
+    }
+
+    // ---- delivery: receive side ----
+
+    /**
+     * Waits for the next buffered delivery of a consumer.
+     *
+     * @param timeoutNanos negative to wait without limit
+     * @return null on timeout or when the consumer or session closes
+     */
+    Frame.Deliver take(WharfMessageConsumer consumer, long timeoutNanos) throws JMSException {
+        lock.lock();
+        try {
+            long remaining = timeoutNanos;
+            while (true) {
+                if (consumer.isClosed() || closing.get()) {
+                    return null;
+                }
+                JMSException lost = connection.lostCause();
+                if (lost != null) {
+                    throw connection.lostException(lost);
+                }
+                if (connection.isStarted()) {
+                    Frame.Deliver d = consumer.takeBuffered();
+                    if (d != null) {
+                        return d;
+                    }
+                }
+                if (timeoutNanos < 0) {
+                    consumer.available().await();
+                } else {
+                    if (remaining <= 0) {
+                        return null;
+                    }
+                    remaining = consumer.available().awaitNanos(remaining);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * receiveNoWait: the buffered head, else a PULL so that a message already on the queue is found; returns null
+     * only once PULL_DONE says the queue had none (or while the connection is stopped).
+     */
+    Frame.Deliver takeNow(WharfMessageConsumer consumer) throws JMSException {
+        long pullId;
+        lock.lock();
+        try {
+            if (consumer.isClosed() || closing.get() || !connection.isStarted()) {
+                return null;
+            }
+            Frame.Deliver d = consumer.takeBuffered();
+            if (d != null) {
+                return d;
+            }
+            pullId = consumer.nextPullId();
+        } finally {
+            lock.unlock();
+        }
+        connection.checkUsable();
+        connection.write(new Frame.Pull(consumer.id(), pullId));
+        long remaining = TimeUnit.MILLISECONDS.toNanos(connection.url().requestTimeoutMillis());
+        lock.lock();
+        try {
+            while (true) {
+                if (consumer.isClosed() || closing.get()) {
+                    return null;
+                }
+                JMSException lost = connection.lostCause();
+                if (lost != null) {
+                    throw connection.lostException(lost);
+                }
+                Frame.Deliver d = consumer.takeBuffered();
+                if (d != null || consumer.pullAnswered(pullId)) {
+                    return d;
+                }
+                if (remaining <= 0) {
+                    throw new JMSException("No PULL_DONE from Wharf at " + connection.url().address() + " within "
+                            + connection.url().requestTimeoutMillis() + " ms (requestTimeout)");
+                }
+                remaining = consumer.available().awaitNanos(remaining);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Consumes a delivery taken by a synchronous receive: decodes it, returns credit and acknowledges it as the
+     * session mode says.
+     *
+     * @return the message, or null when it had expired (it still counts as consumed)
+     */
+    WharfMessage consumeReceived(WharfMessageConsumer consumer, Frame.Deliver deliver) {
+        WharfMessage message = decode(consumer, deliver);
+        long deliveryId = deliver.deliveryId();
+        switch (mode) {
+            case AUTO_ACKNOWLEDGE -> connection.write(new Frame.Ack(0, id, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+            case DUPS_OK_ACKNOWLEDGE -> {
+                recordConsumed(consumer.id(), deliveryId);
+                if (++dupsOkPending >= batchSize || consumer.drained()) {
+                    flushDupsOkAcks();
+                }
+            }
+            default -> recordConsumed(consumer.id(), deliveryId);
+        }
+        return message;
+    }
+
+    /** Decodes a delivery, dropping it when expired, and counts it as consumed for credit and CLOSE_CONSUMER. */
+    private WharfMessage decode(WharfMessageConsumer consumer, Frame.Deliver deliver) {
+        ByteBuf buffer = deliver.message();
+        WharfMessage message = null;
+        try {
+            long expiration = MessageCodec.expirationOf(buffer);
+            if (expiration == 0 || expiration > System.currentTimeMillis()) {
+                message = MessageCodec.decode(buffer, deliver.deliveryCount());
+                message.setAcknowledger(clientAcknowledger);
+            }
+        } catch (MalformedFrameException | IndexOutOfBoundsException e) {
+            LOG.log(System.Logger.Level.ERROR, "Dropping delivery " + deliver.deliveryId() + " for consumer "
+                    + consumer.id() + ": the message cannot be decoded", e);
+        } finally {
+            buffer.release();
+        }
+        consumer.consumed(deliver.deliveryId());
+        return message;
+    }
+
+    private void recordConsumed(int consumerId, long deliveryId) {
+        synchronized (consumed) {
+            consumed.put(consumerId, deliveryId);
+        }
+    }
+
+    private List<Frame.Consumed> consumedList() {
+        synchronized (consumed) {
+            if (consumed.isEmpty()) {
+                return List.of();
+            }
+            List<Frame.Consumed> list = new ArrayList<>(consumed.size());
+            for (Map.Entry<Integer, Long> e : consumed.entrySet()) {
+                list.add(new Frame.Consumed(e.getKey(), e.getValue()));
+            }
+            return list;
+        }
+    }
+
+    private void forgetConsumed(List<Frame.Consumed> acknowledged) {
+        synchronized (consumed) {
+            for (Frame.Consumed c : acknowledged) {
+                consumed.remove(c.consumerId(), c.lastDeliveryId());
+            }
+        }
+    }
+
+    private void flushDupsOkAcks() {
+        dupsOkPending = 0;
+        List<Frame.Consumed> list = consumedList();
+        if (!list.isEmpty() && connection.isUsable()) {
+            forgetConsumed(list);
+            connection.write(new Frame.Ack(0, id, list));
+        }
+    }
+
+    // ---- delivery: MessageListener side ----
+
+    void setListener(WharfMessageConsumer consumer, MessageListener listener) {
+        if (listener != null && dispatcher == null) {
+            startDispatcher();
+        }
+        lock.lock();
+        try {
+            consumer.listener(listener);
+            if (listener != null) {
+                for (int i = consumer.buffer().size(); i > 0; i--) {
+                    dispatchQueue.addLast(consumer);
+                }
+                dispatchable.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private synchronized void startDispatcher() {
+        if (dispatcher == null) {
+            SessionDispatcher d = new SessionDispatcher(this, "wharf-session-" + id + "-" + connection.url().address());
+            dispatcher = d;
+            d.start();
+        }
+    }
+
+    /** The dispatcher thread's loop: waits for a message of a consumer with a listener and calls it. */
+    void dispatchLoop(SessionDispatcher self) {
+        while (true) {
+            WharfMessageConsumer consumer;
+            MessageListener listener;
+            Frame.Deliver deliver;
+            lock.lock();
+            try {
+                while (true) {
+                    if (closing.get() || connection.lostCause() != null) {
+                        return;
+                    }
+                    consumer = connection.isStarted() ? dispatchQueue.pollFirst() : null;
+                    if (consumer == null) {
+                        dispatchable.awaitUninterruptibly();
+                        continue;
+                    }
+                    listener = consumer.listener();
+                    deliver = listener == null || consumer.isClosed() ? null : consumer.takeBuffered();
+                    if (deliver != null) {
+                        // taken under the session lock, so stop() cannot slip between the started check and onMessage
+                        self.inProgress.lock();
+                        break;
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+            try {
+                deliverToListener(consumer, listener, deliver);
+            } finally {
+                self.inProgress.unlock();
+            }
+        }
+    }
+
+    private void deliverToListener(WharfMessageConsumer consumer, MessageListener listener, Frame.Deliver deliver) {
+        WharfMessage message = decode(consumer, deliver);
+        long deliveryId = deliver.deliveryId();
+        // recorded before onMessage so that acknowledge(), commit() or recover() inside it include this message
+        recordConsumed(consumer.id(), deliveryId);
+        int rollbacks = rollbackCount;
+        if (message != null) {
+            try {
+                listener.onMessage(message);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "MessageListener of consumer " + consumer.id() + " threw on "
+                        + message.getJMSMessageID(), e);
+                if (mode == AUTO_ACKNOWLEDGE || mode == DUPS_OK_ACKNOWLEDGE) {
+                    recoverAfterListenerFailure();
+                    return;
+                }
+            }
+        }
+        if (rollbacks != rollbackCount || closed || !connection.isUsable()) {
+            return;
+        }
+        if (mode == AUTO_ACKNOWLEDGE) {
+            List<Frame.Consumed> one = List.of(new Frame.Consumed(consumer.id(), deliveryId));
+            forgetConsumed(one);
+            connection.write(new Frame.Ack(0, id, one));
+        } else if (mode == DUPS_OK_ACKNOWLEDGE && (++dupsOkPending >= batchSize || consumer.drained())) {
+            flushDupsOkAcks();
+        }
+    }
+
+    /** JMS: a listener that throws in AUTO or DUPS_OK mode gets the message again at once. */
+    private void recoverAfterListenerFailure() {
+        try {
+            rollbackDeliveries("ROLLBACK (recover after MessageListener failure)");
+        } catch (JMSException e) {
+            LOG.log(System.Logger.Level.WARNING, "Could not recover session " + id + " after a MessageListener failure", e);
+        }
+    }
+
+    /** Returns once no listener of this session is running (unless called by that listener). */
+    void awaitListenerIdle() {
+        SessionDispatcher d = dispatcher;
+        if (d == null || d == Thread.currentThread()) {
+            return;
+        }
+        // passing the session lock orders us after any dispatch that saw the connection started
+        lock.lock();
+        lock.unlock();
+        d.inProgress.lock();
+        d.inProgress.unlock();
+    }
+
+    // ---- acknowledgement and transactions ----
+
+    /** Message.acknowledge() in CLIENT_ACKNOWLEDGE mode: one answered ACK naming every consumer with consumed messages. */
+    private void acknowledgeConsumed() throws JMSException {
+        if (closing.get()) {
+            throw new IllegalStateException("Cannot acknowledge: the session is closed");
+        }
+        List<Frame.Consumed> list = consumedList();
+        if (list.isEmpty()) {
+            return;
+        }
+        connection.requestOk(rid -> new Frame.Ack(rid, id, list), "ACK");
+        forgetConsumed(list);
+    }
+
+    @Override
+    public boolean getTransacted() throws JMSException {
+        checkNotClosed();
+        return mode == SESSION_TRANSACTED;
+    }
+
+    @Override
+    public int getAcknowledgeMode() throws JMSException {
+        checkNotClosed();
+        return mode;
+    }
+
+    private void checkNotClosed() throws IllegalStateException {
+        if (closing.get()) {
+            throw new IllegalStateException("The session is closed");
+        }
+    }
+
+    /**
+     * Commits: the transaction's sends become visible and its consumed messages are acknowledged. When the server
+     * answers TRANSACTION_ROLLED_BACK (an earlier send of the transaction failed), it has dropped the sends and
+     * taken back the consumed messages (to be redelivered); prefetched ones stay buffered, so the client only
+     * forgets its consumed-list and throws TransactionRolledBackException.
+     */
+    @Override
+    public void commit() throws JMSException {
+        checkOpen();
+        if (mode != SESSION_TRANSACTED) {
+            throw new IllegalStateException("commit() needs a transacted session");
+        }
+        asyncSendError.set(null); // the COMMIT answer reports it
+        List<Frame.Consumed> list = consumedList();
+        Frame.Error error = connection.request(rid -> new Frame.Commit(rid, id, list), "COMMIT");
+        if (error == null) {
+            forgetConsumed(list);
+            return;
+        }
+        if (error.code() == ErrorCode.TRANSACTION_ROLLED_BACK) {
+            forgetConsumed(list);
+        }
+        throw JmsErrors.toException(error);
+    }
+
+    @Override
+    public void rollback() throws JMSException {
+        checkOpen();
+        if (mode != SESSION_TRANSACTED) {
+            throw new IllegalStateException("rollback() needs a transacted session");
+        }
+        asyncSendError.set(null); // the rolled-back sends are gone with it
+        rollbackDeliveries("ROLLBACK");
+    }
+
+    @Override
+    public void recover() throws JMSException {
+        checkOpen();
+        if (mode == SESSION_TRANSACTED) {
+            throw new IllegalStateException("recover() is for non-transacted sessions; use rollback()");
+        }
+        rollbackDeliveries("ROLLBACK (recover)");
+    }
+
+    /**
+     * Sends ROLLBACK with the consumed-list. From before it is sent until its answer is read (on the IO thread),
+     * deliveries for this session are discarded, and the buffers are emptied: the server takes all of those
+     * back and restarts every consumer at its initial credit.
+     */
+    private void rollbackDeliveries(String what) throws JMSException {
+        connection.checkUsable();
+        List<Frame.Consumed> list = consumedList();
+        int requestId = connection.newRequestId();
+        CompletableFuture<Frame.Error> answer = connection.register(requestId);
+        lock.lock();
+        try {
+            discarding = true;
+            rollbackCount++;
+            for (WharfMessageConsumer c : consumers) {
+                c.releaseBuffer();
+            }
+            dispatchQueue.clear();
+        } finally {
+            lock.unlock();
+        }
+        // registered before the write, so it runs on the thread that reads the answer, before any later delivery
+        answer.whenComplete((error, failure) -> {
+            lock.lock();
+            try {
+                discarding = false;
+            } finally {
+                lock.unlock();
+            }
+        });
+        connection.write(new Frame.Rollback(requestId, id, list));
+        Frame.Error error = connection.await(answer, requestId, what);
+        synchronized (consumed) {
+            consumed.clear();
+        }
+        dupsOkPending = 0;
+        for (WharfMessageConsumer c : consumers) {
+            c.resetCredit();
+        }
+        if (error != null) {
+            throw JmsErrors.toException(error);
+        }
+    }
+
+    // ---- closing ----
+
+    /** Called by a consumer's close(): stops it locally, then tells the server how far it consumed (no answer). */
+    void closeConsumer(WharfMessageConsumer consumer) {
+        lock.lock();
+        try {
+            if (consumer.isClosed()) {
+                return;
+            }
+            consumer.markClosed();
+            consumer.releaseBuffer();
+            consumer.available().signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (consumer.listener() != null) {
+            awaitListenerIdle();
+        }
+        connection.unregisterConsumer(consumer);
+        consumers.remove(consumer);
+        if (mode == DUPS_OK_ACKNOWLEDGE) {
+            flushDupsOkAcks();
+        }
+        if (connection.isUsable()) {
+            connection.write(new Frame.CloseConsumer(0, id, consumer.id(), consumer.lastConsumedDeliveryId()));
+        }
+    }
+
+    /** Closes consumers and producers, waiting for a running listener; the server rolls back an open transaction. */
+    @Override
+    public void close() throws JMSException {
+        if (closeLocally()) {
+            try {
+                if (connection.isUsable()) {
+                    connection.requestOk(rid -> new Frame.CloseSession(rid, id), "CLOSE_SESSION");
+                }
+            } finally {
+                closed = true;
+                connection.removeSession(this);
+            }
+        }
+    }
+
+    /** Connection.close(): the connection's CLOSE releases the session on the server, so no CLOSE_SESSION. */
+    void closeForConnection() {
+        if (closeLocally()) {
+            closed = true;
+            connection.removeSession(this);
+        }
+    }
+
+    /** @return false when already closed */
+    private boolean closeLocally() {
+        if (!closing.compareAndSet(false, true)) {
+            return false;
+        }
+        wakeAll();
+        awaitListenerIdle();
+        if (mode == DUPS_OK_ACKNOWLEDGE) {
+            flushDupsOkAcks();
+        }
+        for (WharfMessageConsumer c : consumers) {
+            closeConsumer(c);
+        }
+        for (WharfMessageProducer p : producers) {
+            p.markClosed();
+        }
+        producers.clear();
+        return true;
+    }
+
+    // ---- not supported yet ----
+
+    @Override
+    public MessageListener getMessageListener() throws JMSException {
+        throw JmsErrors.notSupported("Session-level MessageListener (application server facilities)");
+    }
+
+    @Override
+    public void setMessageListener(MessageListener listener) throws JMSException {
+        throw JmsErrors.notSupported("Session-level MessageListener (application server facilities)");
+    }
+
+    @Override
+    public void run() {
+        throw JmsErrors.notSupportedRuntime("Session.run (application server facilities)");
+    }
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue) throws JMSException {
+        throw JmsErrors.notSupported("QueueBrowser");
+    }
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
+        throw JmsErrors.notSupported("QueueBrowser");
+    }
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
+        throw JmsErrors.notSupported("Subscribing to topics (publish/subscribe)");
+    }
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal) throws JMSException {
+        throw JmsErrors.notSupported("Subscribing to topics (publish/subscribe)");
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name) throws JMSException {
+        throw JmsErrors.notSupported("Durable subscriptions");
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal) throws JMSException {
+        throw JmsErrors.notSupported("Durable subscriptions");
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
+        throw JmsErrors.notSupported("Durable subscriptions");
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal) throws JMSException {
+        throw JmsErrors.notSupported("Durable subscriptions");
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
+        throw JmsErrors.notSupported("Shared subscriptions");
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector) throws JMSException {
+        throw JmsErrors.notSupported("Shared subscriptions");
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
+        throw JmsErrors.notSupported("Durable subscriptions");
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector) throws JMSException {
+        throw JmsErrors.notSupported("Durable subscriptions");
+    }
+
+    @Override
+    public void unsubscribe(String name) throws JMSException {
+        throw JmsErrors.notSupported("Durable subscriptions");
+    }
+
+    @Override
+    public String toString() {
+        return "WharfSession[" + id + ", mode=" + mode + ", " + connection + "]";
+    }
+}

@@ -1,0 +1,27 @@
+package org.wharfmq.jms;
+
+import org.wharfmq.protocol.message.WireDestination;
+
+import javax.jms.Topic;
+
+/**
+ * A Wharf topic, identified by its physical name. Topic objects can be created and passed around (for example as
+ * JMSReplyTo); publishing and subscribing are not supported yet.
+ */
+public final class WharfTopic extends WharfDestination implements Topic {
+    private static final long serialVersionUID = 1L;
+
+    /** A topic with the given physical name. */
+    public WharfTopic(String name) {
+        super(WireDestination.Kind.TOPIC, name);
+    }
+
+    WharfTopic(WireDestination.Kind kind, String name) {
+        super(kind, name);
+    }
+
+    @Override
+    public String getTopicName() {
+        return getPhysicalName();
+    }
+}

@@ -1,0 +1,93 @@
+package org.wharfmq.jms.jndi;
+
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.jms.WharfQueue;
+import org.wharfmq.jms.WharfTopic;
+
+import javax.naming.Context;
+import javax.naming.NamingException;
+import javax.naming.spi.InitialContextFactory;
+import java.util.HashMap;
+import java.util.Hashtable;
+import java.util.Map;
+
+/**
+ * A JNDI provider that needs no directory server: the names come from the environment, in the style of
+ * ActiveMQ's, usually written in a {@code jndi.properties} file on the classpath (which {@code InitialContext}
+ * merges into the environment):
+ *
+ * <pre>
+ * java.naming.factory.initial = org.wharfmq.jms.jndi.WharfInitialContextFactory
+ * java.naming.provider.url    = tcp://mq1:7414          (default tcp://localhost:7414)
+ * connectionFactory.Orders    = tcp://mq2:7414?prefetch=100
+ * queue.OrdersIn              = ORDERS.IN
+ * topic.Prices                = PRICES
+ * </pre>
+ *
+ * {@code ConnectionFactory}, {@code QueueConnectionFactory} and {@code TopicConnectionFactory} are bound to the
+ * provider URL unless the environment binds those names itself. {@code dynamicQueues/NAME} and
+ * {@code dynamicTopics/NAME} look up a queue or topic of that physical name without declaring it.
+ */
+public final class WharfInitialContextFactory implements InitialContextFactory {
+    /** Environment key prefix binding a connection factory: {@code connectionFactory.NAME = url}. */
+    public static final String CONNECTION_FACTORY_PREFIX = "connectionFactory.";
+    /** Environment key prefix binding a queue: {@code queue.NAME = physicalName}. */
+    public static final String QUEUE_PREFIX = "queue.";
+    /** Environment key prefix binding a topic: {@code topic.NAME = physicalName}. */
+    public static final String TOPIC_PREFIX = "topic.";
+    /** The URL used when {@code java.naming.provider.url} is not set. */
+    public static final String DEFAULT_PROVIDER_URL = "tcp://localhost:7414";
+    private static final String[] DEFAULT_FACTORY_NAMES = {"ConnectionFactory", "QueueConnectionFactory", "TopicConnectionFactory"};
+
+    /** Needed by JNDI, which instantiates the factory reflectively. */
+    public WharfInitialContextFactory() {
+    }
+
+    @Override
+    public Context getInitialContext(Hashtable<?, ?> environment) throws NamingException {
+        Hashtable<Object, Object> env = new Hashtable<>();
+        if (environment != null) {
+            env.putAll(environment);
+        }
+        Object provider = env.get(Context.PROVIDER_URL);
+        String providerUrl = provider == null || provider.toString().isBlank() ? DEFAULT_PROVIDER_URL : provider.toString().trim();
+        Map<String, Object> bindings = new HashMap<>();
+        try {
+            for (String name : DEFAULT_FACTORY_NAMES) {
+                bindings.put(name, new WharfConnectionFactory(providerUrl));
+            }
+            for (Map.Entry<Object, Object> e : env.entrySet()) {
+                String key = String.valueOf(e.getKey());
+                String value = String.valueOf(e.getValue()).trim();
+                if (key.startsWith(CONNECTION_FACTORY_PREFIX)) {
+                    bindings.put(bindingName(key, CONNECTION_FACTORY_PREFIX),
+                            new WharfConnectionFactory(value.isEmpty() ? providerUrl : value));
+                } else if (key.startsWith(QUEUE_PREFIX)) {
+                    bindings.put(bindingName(key, QUEUE_PREFIX), new WharfQueue(physicalName(key, value)));
+                } else if (key.startsWith(TOPIC_PREFIX)) {
+                    bindings.put(bindingName(key, TOPIC_PREFIX), new WharfTopic(physicalName(key, value)));
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            NamingException ne = new NamingException(e.getMessage());
+            ne.setRootCause(e);
+            throw ne;
+        }
+        return new ReadOnlyContext(env, bindings);
+    }
+
+    private static String bindingName(String key, String prefix) throws NamingException {
+        String name = key.substring(prefix.length()).trim();
+        if (name.isEmpty()) {
+            throw new NamingException("JNDI environment key '" + key + "' names no object");
+        }
+        return name;
+    }
+
+    private static String physicalName(String key, String value) throws NamingException {
+        if (value.isEmpty()) {
+            throw new NamingException("JNDI environment key '" + key + "' has an empty physical name");
+        }
+        return value;
+    }
+}

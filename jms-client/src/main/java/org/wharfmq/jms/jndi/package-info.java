@@ -1,0 +1,2 @@
+/** A directory-less JNDI provider configured from {@code jndi.properties}. */
+package org.wharfmq.jms.jndi;

@@ -1,0 +1,2 @@
+/** JMS message implementations and their encoding into the Wharf wire format. */
+package org.wharfmq.jms.message;

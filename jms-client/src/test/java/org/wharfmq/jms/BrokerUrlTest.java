@@ -1,0 +1,92 @@
+package org.wharfmq.jms;
+
+import org.junit.jupiter.api.Test;
+import org.wharfmq.jms.transport.BrokerAddress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class BrokerUrlTest {
+    @Test
+    void tcpWithDefaults() {
+        BrokerUrl url = BrokerUrl.parse("tcp://mq1:7500");
+        assertEquals(BrokerAddress.tcp("mq1", 7500), url.address());
+        assertEquals(1000, url.prefetch());
+        assertEquals(10_000, url.heartbeatMillis());
+        assertEquals(30_000, url.requestTimeoutMillis());
+        assertFalse(url.syncSends());
+    }
+
+    @Test
+    void tcpPortDefaultsTo7414() {
+        assertEquals(7414, BrokerUrl.parse("tcp://localhost").address().port());
+        assertEquals(7414, BrokerUrl.parse("tcp://localhost/").address().port());
+    }
+
+    @Test
+    void ipv6Host() {
+        BrokerAddress a = BrokerUrl.parse("tcp://[::1]:7000").address();
+        assertEquals("::1", a.host());
+        assertEquals(7000, a.port());
+        assertEquals("tcp://[::1]:7000", a.toString());
+    }
+
+    @Test
+    void options() {
+        BrokerUrl url = BrokerUrl.parse("tcp://h:1?prefetch=10&heartbeat=0&connectTimeout=50&requestTimeout=70&syncSends=true&clientName=my%20app");
+        assertEquals(10, url.prefetch());
+        assertEquals(0, url.heartbeatMillis());
+        assertEquals(50, url.connectTimeoutMillis());
+        assertEquals(70, url.requestTimeoutMillis());
+        assertTrue(url.syncSends());
+        assertEquals("my app", url.clientName());
+    }
+
+    @Test
+    void vmUrl() {
+        BrokerUrl url = BrokerUrl.parse("vm://wharf?prefetch=5");
+        assertTrue(url.address().isInVm());
+        assertEquals("wharf", url.address().host());
+        assertEquals("vm://wharf", url.address().toString());
+        assertEquals(5, url.prefetch());
+    }
+
+    @Test
+    void rejectsBadUrls() {
+        assertMessage("unknown scheme", "http://h:1");
+        assertMessage("unknown option 'prefetchSize'", "tcp://h:1?prefetchSize=5");
+        assertMessage("prefetch=0 must be a whole number >= 1", "tcp://h:1?prefetch=0");
+        assertMessage("syncSends=yes must be true or false", "tcp://h:1?syncSends=yes");
+        assertMessage("port 'x'", "tcp://h:x");
+        assertMessage("port '70000'", "tcp://h:70000");
+        assertMessage("server name", "vm://");
+        assertMessage("expected tcp://host:port", "localhost:7414");
+    }
+
+    private static void assertMessage(String expected, String url) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BrokerUrl.parse(url));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        assertTrue(e.getMessage().contains(url), e.getMessage());
+    }
+
+    @Test
+    void agreedHeartbeatIsSmallerNonZero() {
+        assertEquals(5, WharfConnection.agreedHeartbeat(5, 10));
+        assertEquals(5, WharfConnection.agreedHeartbeat(10, 5));
+        assertEquals(10, WharfConnection.agreedHeartbeat(0, 10));
+        assertEquals(10, WharfConnection.agreedHeartbeat(10, 0));
+        assertEquals(0, WharfConnection.agreedHeartbeat(0, 0));
+    }
+
+    @Test
+    void factoryValidatesAndKeepsUrl() {
+        WharfConnectionFactory f = new WharfConnectionFactory();
+        assertEquals("tcp://localhost:7414", f.getBrokerURL());
+        f.setBrokerURL("vm://x");
+        assertEquals("vm://x", f.getBrokerURL());
+        assertThrows(IllegalArgumentException.class, () -> f.setBrokerURL("tcp://h?bogus=1"));
+        assertEquals("vm://x", f.getBrokerURL());
+    }
+}

@@ -1,0 +1,183 @@
+package org.wharfmq.jms;
+
+import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+
+import javax.jms.Connection;
+import javax.jms.ConnectionMetaData;
+import javax.jms.IllegalStateException;
+import javax.jms.JMSException;
+import javax.jms.JMSSecurityException;
+import javax.jms.MessageConsumer;
+import javax.jms.Session;
+import java.net.ServerSocket;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ConnectionTest {
+    @Test
+    void handshakeSendsHelloWithCredentialsAndName() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            Connection c = new WharfConnectionFactory(server.url() + "?clientName=app1&heartbeat=1234").createConnection("u", "p");
+            Frame.Hello hello = server.expect(Frame.Hello.class);
+            assertEquals(1, hello.version());
+            assertEquals("app1", hello.clientName());
+            assertEquals("u", hello.user());
+            assertEquals("p", hello.password());
+            assertEquals(1234, hello.heartbeatMillis());
+            c.close();
+            server.expect(Frame.Close.class);
+        }
+    }
+
+    @Test
+    void authenticationFailureIsSecurityException() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            server.answer = f -> f instanceof Frame.Hello
+                    ? new Frame.Error(0, ErrorCode.AUTHENTICATION_FAILED, "bad password for u", 0, 0) : null;
+            JMSSecurityException e = assertThrows(JMSSecurityException.class,
+                    () -> new WharfConnectionFactory(server.url()).createConnection("u", "x"));
+            assertEquals("bad password for u", e.getMessage());
+        }
+    }
+
+    @Test
+    void unreachableTcpServerSaysWhatToCheck() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String url = "tcp://127.0.0.1:" + port;
+        JMSException e = assertThrows(JMSException.class, () -> new WharfConnectionFactory(url).createConnection());
+        assertEquals("Cannot connect to Wharf at " + url + ": Connection refused. Is `bin/wharf server` running?", e.getMessage());
+    }
+
+    @Test
+    void missingInVmServerIsNamed() {
+        JMSException e = assertThrows(JMSException.class, () -> new WharfConnectionFactory("vm://nobody-here").createConnection());
+        assertTrue(e.getMessage().startsWith("Cannot connect to Wharf at vm://nobody-here: no in-VM Wharf server named 'nobody-here'"),
+                e.getMessage());
+    }
+
+    @Test
+    void clientIdOnlyBeforeUse() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            Connection c = new WharfConnectionFactory(server.url()).createConnection();
+            c.setClientID("me");
+            assertEquals("me", c.getClientID());
+            assertThrows(IllegalStateException.class, () -> c.setClientID("again"));
+            Connection c2 = new WharfConnectionFactory(server.url()).createConnection();
+            c2.createSession();
+            assertThrows(IllegalStateException.class, () -> c2.setClientID("late"));
+            c.close();
+            c2.close();
+        }
+    }
+
+    @Test
+    void metaData() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            Connection c = new WharfConnectionFactory(server.url()).createConnection();
+            ConnectionMetaData md = c.getMetaData();
+            assertEquals("Wharf", md.getJMSProviderName());
+            assertEquals("2.0", md.getJMSVersion());
+            assertEquals(2, md.getJMSMajorVersion());
+            c.close();
+        }
+    }
+
+    @Test
+    void lossWakesReceiveAndNotifiesListenerOnceOffTheIoThread() throws Exception {
+        try (FakeServer server = FakeServer.tcp()) {
+            Connection c = new WharfConnectionFactory(server.url()).createConnection();
+            AtomicInteger calls = new AtomicInteger();
+            CompletableFuture<Thread> listenerThread = new CompletableFuture<>();
+            CountDownLatch notified = new CountDownLatch(1);
+            c.setExceptionListener(e -> {
+                calls.incrementAndGet();
+                listenerThread.complete(Thread.currentThread());
+                notified.countDown();
+            });
+            Session s = c.createSession();
+            MessageConsumer consumer = s.createConsumer(s.createQueue("Q"));
+            c.start();
+            CompletableFuture<Throwable> receiveOutcome = CompletableFuture.supplyAsync(() -> {
+                try {
+                    consumer.receive();
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            server.client().close().sync();
+            Throwable t = receiveOutcome.get(5, TimeUnit.SECONDS);
+            assertTrue(t instanceof JMSException && t.getMessage().contains("was lost"), String.valueOf(t));
+            assertTrue(notified.await(5, TimeUnit.SECONDS));
+            assertFalse(listenerThread.get().getName().contains("nio"), listenerThread.get().getName());
+            JMSException send = assertThrows(JMSException.class, () -> s.createProducer(s.createQueue("Q")));
+            assertTrue(send.getMessage().contains("was lost"), send.getMessage());
+            c.close();
+            assertEquals(1, calls.get());
+        }
+    }
+
+    @Test
+    void heartbeatPingsWhenIdleAndDetectsSilentServer() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            server.heartbeatMillis = 50;
+            server.recordPings = true;
+            Connection c = new WharfConnectionFactory(server.url()).createConnection();
+            CountDownLatch lost = new CountDownLatch(1);
+            c.setExceptionListener(e -> {
+                if (e.getMessage().contains("3 heartbeat intervals")) {
+                    lost.countDown();
+                }
+            });
+            server.expect(Frame.Hello.class);
+            server.expect(Frame.Ping.class);
+            // the fake server never pings back, so after 3 intervals the client gives up
+            assertTrue(lost.await(5, TimeUnit.SECONDS));
+            c.close();
+        }
+    }
+
+    @Test
+    void closeIsIdempotentAndRefusesFurtherUse() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            Connection c = new WharfConnectionFactory(server.url()).createConnection();
+            Session s = c.createSession();
+            c.close();
+            c.close();
+            assertThrows(IllegalStateException.class, c::createSession);
+            assertThrows(IllegalStateException.class, () -> s.createQueue("Q"));
+            assertThrows(IllegalStateException.class, c::start);
+        }
+    }
+
+    @Test
+    void notSupportedFeaturesSaySo() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            WharfConnectionFactory f = new WharfConnectionFactory(server.url());
+            assertTrue(assertThrows(javax.jms.JMSRuntimeException.class, f::createContext).getMessage().contains("not supported yet by Wharf"));
+            Connection c = f.createConnection();
+            Session s = c.createSession();
+            assertEquals(new WharfTopic("T"), s.createTopic("T"));
+            for (org.junit.jupiter.api.function.Executable call : new org.junit.jupiter.api.function.Executable[]{
+                    s::createMapMessage, s::createStreamMessage, s::createObjectMessage, s::createTemporaryQueue,
+                    () -> s.createBrowser(s.createQueue("Q")), () -> s.createConsumer(s.createTopic("T")),
+                    () -> s.createProducer(s.createTopic("T")), () -> s.createDurableSubscriber(s.createTopic("T"), "d")}) {
+                JMSException e = assertThrows(JMSException.class, call);
+                assertTrue(e.getMessage().endsWith("is not supported yet by Wharf"), e.getMessage());
+            }
+            c.close();
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package org.wharfmq.jms;
+
+import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+
+import javax.jms.IllegalStateException;
+import javax.jms.InvalidDestinationException;
+import javax.jms.InvalidSelectorException;
+import javax.jms.JMSException;
+import javax.jms.JMSSecurityException;
+import javax.jms.TransactionRolledBackException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+class JmsErrorsTest {
+    @Test
+    void mapsEveryCodeToTheTableException() {
+        assertType(JMSSecurityException.class, ErrorCode.AUTHENTICATION_FAILED);
+        assertType(InvalidDestinationException.class, ErrorCode.UNKNOWN_DESTINATION);
+        assertType(InvalidSelectorException.class, ErrorCode.INVALID_SELECTOR);
+        assertType(TransactionRolledBackException.class, ErrorCode.TRANSACTION_ROLLED_BACK);
+        assertType(IllegalStateException.class, ErrorCode.ILLEGAL_STATE);
+        for (ErrorCode plain : new ErrorCode[]{ErrorCode.PROTOCOL_ERROR, ErrorCode.UNSUPPORTED_VERSION, ErrorCode.QUEUE_FULL,
+                ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.SERVER_CLOSING, ErrorCode.INTERNAL_ERROR}) {
+            assertType(JMSException.class, plain);
+        }
+    }
+
+    private static void assertType(Class<? extends JMSException> type, ErrorCode code) {
+        JMSException e = JmsErrors.toException(new Frame.Error(7, code, "server says " + code, 1, 2));
+        assertSame(type, e.getClass(), code.name());
+        assertEquals(code.name(), e.getErrorCode());
+        assertEquals("server says " + code, e.getMessage());
+    }
+
+    @Test
+    void queueFullKeepsServerTextAndCode() {
+        JMSException e = JmsErrors.toException(ErrorCode.QUEUE_FULL, "Queue ORDERS is full: 5000000 messages (maxQueueDepth)");
+        assertEquals("QUEUE_FULL", e.getErrorCode());
+        assertEquals("Queue ORDERS is full: 5000000 messages (maxQueueDepth)", e.getMessage());
+    }
+
+    @Test
+    void missingServerTextFallsBackToCodeName() {
+        assertEquals("INTERNAL_ERROR", JmsErrors.toException(ErrorCode.INTERNAL_ERROR, null).getMessage());
+    }
+}

@@ -1,0 +1,115 @@
+package org.wharfmq.jms.message;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.jms.WharfQueue;
+import org.wharfmq.jms.WharfTopic;
+import org.wharfmq.protocol.message.BodyType;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+
+import javax.jms.DeliveryMode;
+import javax.jms.JMSException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The client's codec must agree byte for byte with the protocol module's WireMessage and MessageHeaders. */
+class MessageCodecTest {
+    @Test
+    void encodedTextMessageReadsBackWithWireMessage() throws JMSException {
+        WharfTextMessage m = new WharfTextMessage("grüße €");
+        m.setJMSMessageID("ID:x:1");
+        m.setJMSCorrelationID("corr-1");
+        m.setJMSReplyTo(new WharfQueue("REPLY"));
+        m.setJMSType("order");
+        m.setJMSDeliveryMode(DeliveryMode.NON_PERSISTENT);
+        m.setJMSPriority(7);
+        m.setJMSTimestamp(11);
+        m.setJMSExpiration(22);
+        m.setJMSDeliveryTime(33);
+        m.setIntProperty("i", 1);
+        m.setStringProperty("s", "v");
+        m.setBooleanProperty("b", true);
+        m.setDoubleProperty("d", 1.5);
+        ByteBuf buf = Unpooled.buffer();
+        MessageCodec.encode(m, WireDestination.queue("ORDERS"), buf);
+
+        MessageHeaders headers = MessageHeaders.read(buf);
+        assertEquals("corr-1", headers.correlationId());
+        assertEquals(7, headers.priority());
+        assertFalse(headers.persistent());
+
+        WireMessage w = WireMessage.decode(buf.duplicate());
+        assertEquals(BodyType.TEXT, w.bodyType);
+        assertEquals("grüße €", new String(w.body, StandardCharsets.UTF_8));
+        assertEquals("ID:x:1", w.messageId);
+        assertEquals(WireDestination.queue("ORDERS"), w.destination);
+        assertEquals(WireDestination.queue("REPLY"), w.replyTo);
+        assertEquals("order", w.type);
+        assertEquals(11, w.timestamp);
+        assertEquals(22, w.expiration);
+        assertEquals(33, w.deliveryTime);
+        assertEquals(Map.of("i", 1, "s", "v", "b", true, "d", 1.5), w.properties);
+        assertEquals(22, MessageCodec.expirationOf(buf));
+    }
+
+    @Test
+    void wireMessageDecodesIntoJmsMessage() throws JMSException {
+        WireMessage w = new WireMessage();
+        w.bodyType = BodyType.BYTES;
+        w.body = new byte[]{1, 2, 3};
+        w.persistent = true;
+        w.priority = 2;
+        w.messageId = "ID:y:2";
+        w.correlationIdBytes = new byte[]{9, 9};
+        w.destination = WireDestination.queue("Q");
+        w.replyTo = WireDestination.topic("T");
+        w.properties.put("n", 5L);
+        ByteBuf buf = Unpooled.buffer();
+        w.encode(buf);
+
+        WharfMessage m = MessageCodec.decode(buf, 2);
+        WharfBytesMessage bytes = assertInstanceOf(WharfBytesMessage.class, m);
+        assertEquals(3, bytes.getBodyLength());
+        assertEquals(DeliveryMode.PERSISTENT, m.getJMSDeliveryMode());
+        assertEquals(2, m.getJMSPriority());
+        assertEquals("ID:y:2", m.getJMSMessageID());
+        assertArrayEquals(new byte[]{9, 9}, m.getJMSCorrelationIDAsBytes());
+        assertEquals(new WharfQueue("Q"), m.getJMSDestination());
+        assertEquals(new WharfTopic("T"), m.getJMSReplyTo());
+        assertEquals(5L, m.getLongProperty("n"));
+        assertTrue(m.getJMSRedelivered());
+        assertEquals(2, m.getIntProperty("JMSXDeliveryCount"));
+    }
+
+    @Test
+    void nullStringPropertySurvives() throws JMSException {
+        WharfMessage m = new WharfMessage();
+        m.setStringProperty("nothing", null);
+        ByteBuf buf = Unpooled.buffer();
+        MessageCodec.encode(m, WireDestination.queue("Q"), buf);
+        WharfMessage back = MessageCodec.decode(buf, 1);
+        assertTrue(back.propertyExists("nothing"));
+        assertNull(back.getStringProperty("nothing"));
+        assertNull(back.getJMSReplyTo());
+    }
+
+    @Test
+    void plainMessageHasNoBody() throws JMSException {
+        ByteBuf buf = Unpooled.buffer();
+        MessageCodec.encode(new WharfMessage(), WireDestination.queue("Q"), buf);
+        assertEquals(-1, MessageHeaders.read(buf).bodyLength());
+        WharfMessage back = MessageCodec.decode(buf, 1);
+        assertEquals(WharfMessage.class, back.getClass());
+        assertNull(back.getBody(Object.class));
+    }
+}
