@@ -1,0 +1,143 @@
+package org.wharfmq.server.it;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
+import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameDecoder;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * A blocking socket that speaks frames, for tests that must send what no real client would: raw bytes, frames
+ * cut short, frames of unknown type. Incoming bytes go through the protocol's own {@link FrameDecoder} (in an
+ * embedded channel), so the test reads exactly what a client would decode.
+ */
+final class RawFrameClient implements AutoCloseable {
+
+    private static final int READ_TIMEOUT_MS = 10_000;
+    private static final int MAX_INCOMING_FRAME = 16 * 1024 * 1024;
+
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private final EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(MAX_INCOMING_FRAME));
+    private final byte[] readBuffer = new byte[8192];
+    private boolean endOfStream;
+
+    private RawFrameClient(Socket socket) throws IOException {
+        this.socket = socket;
+        this.in = socket.getInputStream();
+        this.out = socket.getOutputStream();
+    }
+
+    static RawFrameClient connect(int port) throws IOException {
+        Socket socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(READ_TIMEOUT_MS);
+        socket.setTcpNoDelay(true);
+        return new RawFrameClient(socket);
+    }
+
+    /** Sends HELLO (no heartbeat) and asserts HELLO_OK comes back. */
+    Frame.HelloOk handshake() throws IOException {
+        send(new Frame.Hello(ProtocolVersion.CURRENT, "raw-frame-it", null, null, 0));
+        return assertInstanceOf(Frame.HelloOk.class, nextFrame(), "answer to HELLO");
+    }
+
+    /** Writes one well-formed frame. */
+    void send(Frame frame) throws IOException {
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            buf.writeInt(0);
+            buf.writeByte(frame.type().code());
+            frame.writePayload(buf);
+            buf.setInt(0, buf.readableBytes() - Integer.BYTES);
+            byte[] bytes = new byte[buf.readableBytes()];
+            buf.readBytes(bytes);
+            sendRaw(bytes);
+        } finally {
+            buf.release();
+        }
+    }
+
+    /** Writes bytes exactly as given. */
+    void sendRaw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /** Half-closes: the server sees end of stream, this side can still read. */
+    void shutdownOutput() throws IOException {
+        socket.shutdownOutput();
+    }
+
+    /**
+     * The next frame other than PING, or null once the server has closed the connection (orderly or by reset).
+     * Fails with {@link java.net.SocketTimeoutException} when the server neither sends nor closes in time.
+     */
+    Frame nextFrame() throws IOException {
+        while (true) {
+            Object decoded = decoder.readInbound();
+            if (decoded instanceof Frame.Ping) {
+                continue;
+            }
+            if (decoded != null) {
+                return (Frame) decoded;
+            }
+            if (endOfStream) {
+                return null;
+            }
+            int n;
+            try {
+                n = in.read(readBuffer);
+            } catch (SocketException reset) {
+                n = -1;
+            }
+            if (n < 0) {
+                endOfStream = true;
+            } else {
+                // copied: the decoder may keep the buffer as its cumulation while readBuffer is reused
+                decoder.writeInbound(Unpooled.copiedBuffer(readBuffer, 0, n));
+            }
+        }
+    }
+
+    /** Asserts the next frame is an ERROR with {@code code} and then that the server closes the connection. */
+    Frame.Error expectErrorAndClose(ErrorCode code) throws IOException {
+        Frame.Error error = expectError(code);
+        expectClosed();
+        return error;
+    }
+
+    /** Asserts the next frame is an ERROR with {@code code}. */
+    Frame.Error expectError(ErrorCode code) throws IOException {
+        Frame frame = nextFrame();
+        Frame.Error error = assertInstanceOf(Frame.Error.class, frame, "expected ERROR " + code + ", got " + frame);
+        assertEquals(code, error.code(), () -> "error code, message: " + error.message());
+        return error;
+    }
+
+    /** Asserts the server closes the connection with nothing more to say. */
+    void expectClosed() throws IOException {
+        Frame extra = nextFrame();
+        ReferenceCountUtil.release(extra);
+        assertNull(extra, "server sent a frame instead of closing the connection");
+    }
+
+    @Override
+    public void close() throws IOException {
+        decoder.finishAndReleaseAll();
+        socket.close();
+    }
+}

@@ -1,0 +1,33 @@
+package org.wharfmq.server.it;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.JMSException;
+import javax.jms.MessageProducer;
+import javax.jms.Queue;
+import javax.jms.Session;
+
+/** Puts messages on a queue before a test looks at it. */
+final class Send {
+
+    private Send() {
+    }
+
+    /**
+     * Sends persistent text messages from a session of its own and closes it. A persistent send outside a
+     * transaction is answered only once the message is on its queue, so when this returns every message is there.
+     */
+    static void texts(Connection connection, String queueName, String... texts) throws JMSException {
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        try {
+            Queue queue = session.createQueue(queueName);
+            MessageProducer producer = session.createProducer(queue);
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+            for (String text : texts) {
+                producer.send(session.createTextMessage(text));
+            }
+        } finally {
+            session.close();
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package org.wharfmq.server.it;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP relay between a client and a server, so a test can cut a live connection the way a network failure does:
+ * {@link #killConnections()} resets both sockets of every relayed connection at once, with no orderly close.
+ */
+final class TcpProxy implements AutoCloseable {
+
+    private final ServerSocket listener;
+    private final int targetPort;
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+
+    private TcpProxy(ServerSocket listener, int targetPort) {
+        this.listener = listener;
+        this.targetPort = targetPort;
+    }
+
+    /** Starts relaying connections made to {@link #url()} to 127.0.0.1:{@code targetPort}. */
+    static TcpProxy start(int targetPort) throws IOException {
+        ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        TcpProxy proxy = new TcpProxy(listener, targetPort);
+        daemon("tcp-proxy-accept", proxy::acceptLoop).start();
+        return proxy;
+    }
+
+    /** The broker URL that goes through this proxy. */
+    String url() {
+        return "tcp://127.0.0.1:" + listener.getLocalPort();
+    }
+
+    /** Resets every relayed connection on both sides; new connections are still accepted. */
+    void killConnections() {
+        for (Socket socket : sockets) {
+            reset(socket);
+        }
+        sockets.clear();
+    }
+
+    @Override
+    public void close() throws IOException {
+        listener.close();
+        killConnections();
+    }
+
+    private void acceptLoop() {
+        while (!listener.isClosed()) {
+            try {
+                Socket client = listener.accept();
+                Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                client.setTcpNoDelay(true);
+                server.setTcpNoDelay(true);
+                sockets.add(client);
+                sockets.add(server);
+                daemon("tcp-proxy-up", () -> pump(client, server)).start();
+                daemon("tcp-proxy-down", () -> pump(server, client)).start();
+            } catch (IOException e) {
+                return; // listener closed
+            }
+        }
+    }
+
+    private static void pump(Socket from, Socket to) {
+        byte[] buffer = new byte[16 * 1024];
+        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            int n;
+            while ((n = in.read(buffer)) >= 0) {
+                out.write(buffer, 0, n);
+                out.flush();
+            }
+        } catch (IOException e) {
+            // one side is gone: the finally below takes the other side down too
+        } finally {
+            reset(from);
+            reset(to);
+        }
+    }
+
+    private static void reset(Socket socket) {
+        try {
+            socket.setSoLinger(true, 0); // close with RST, like a dropped network path, not FIN
+        } catch (IOException ignored) {
+            // already closed
+        }
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    private static Thread daemon(String name, Runnable task) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+}
