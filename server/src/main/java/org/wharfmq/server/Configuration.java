@@ -32,8 +32,23 @@ public final class Configuration {
     /** Heartbeat interval the server offers, in ms: {@value}. 0 disables heartbeats from the server's side. */
     public static final int DEFAULT_HEARTBEAT_MILLIS = 10_000;
 
-    /** Directory for persistent data (the journal, once it lands): {@value}, relative to the working directory. */
+    /** Directory for persistent data (the journal): {@value}, relative to the working directory. */
     public static final String DEFAULT_DATA_DIRECTORY = "data";
+
+    /** What an acknowledged persistent message survives: {@value} (power loss; see docs/persistence.md). */
+    public static final String DEFAULT_DURABILITY = "fsync";
+
+    /** Size at which the journal starts a new file: {@value} bytes (64 MiB). */
+    public static final long DEFAULT_JOURNAL_FILE_BYTES = 64L * 1024 * 1024;
+
+    /** Smallest allowed journal file size: {@value} bytes (64 KiB). */
+    public static final long MIN_JOURNAL_FILE_BYTES = 64L * 1024;
+
+    /** Dead bytes the journal may keep before compacting its oldest file: {@value} (256 MiB). */
+    public static final long DEFAULT_JOURNAL_SLACK_BYTES = 256L * 1024 * 1024;
+
+    /** Most bytes the journal may use: {@value} = no limit but the free space of the disk. */
+    public static final long DEFAULT_JOURNAL_MAX_BYTES = 0;
 
     /**
      * Room for a frame's header fields beyond the message itself: the decoder accepts frames up to the maximum

@@ -127,6 +127,32 @@ public final class LocalQueue {
         }
     }
 
+    /**
+     * Puts back a message recovered from the store at startup, with the sequence number it had, before any
+     * consumer exists. The depth limit does not apply: a recovered message is never refused.
+     */
+    public void restore(QueuedMessage message, long sequence) {
+        lock.lock();
+        try {
+            depth++;
+            message.sequence = sequence;
+            nextSequence = Math.max(nextSequence, sequence + 1);
+            link(message);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Numbers new messages above {@code lastSequence}, the highest the store has seen on this queue. */
+    public void sequenceAbove(long lastSequence) {
+        lock.lock();
+        try {
+            nextSequence = Math.max(nextSequence, lastSequence + 1);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Gives back a place taken by {@link #reserve} for a message that will not be offered (rolled back, failed). */
     public void cancel(QueuedMessage message) {
         lock.lock();

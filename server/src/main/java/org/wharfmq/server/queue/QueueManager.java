@@ -1,11 +1,14 @@
 package org.wharfmq.server.queue;
 
+import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.store.RecoveryTarget;
 
 import java.util.Collections;
 import java.util.Set;
@@ -17,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The queues of one queue manager, by name: those defined in the configuration, plus those created on first use
  * when {@code autoCreate} is on. Lookups are lock-free; each queue guards itself.
  */
-public final class QueueManager implements AutoCloseable {
+public final class QueueManager implements AutoCloseable, RecoveryTarget {
 
     private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
     private final boolean autoCreate;
@@ -53,7 +56,28 @@ public final class QueueManager implements AutoCloseable {
         if (name.isEmpty()) {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "A queue name must not be empty.");
         }
-        return queues.computeIfAbsent(name, n -> new LocalQueue(n, defaultMaxDepth, false, store));
+        return queues.computeIfAbsent(name, n -> {
+            store.queueCreated(n);
+            return new LocalQueue(n, defaultMaxDepth, false, store);
+        });
+    }
+
+    /** Recovery: the queue exists again (whatever autoCreate says) and numbers new messages above the old ones. */
+    @Override
+    public void queueRecovered(String queueName, long lastSequence) {
+        queues.computeIfAbsent(queueName, n -> new LocalQueue(n, defaultMaxDepth, false, store))
+                .sequenceAbove(lastSequence);
+    }
+
+    /** Recovery: a committed, unconsumed persistent message goes back on its queue. */
+    @Override
+    public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
+        LocalQueue queue = queues.computeIfAbsent(queueName, n -> new LocalQueue(n, defaultMaxDepth, false, store));
+        QueuedMessage message = new QueuedMessage(queue, content, MessageHeaders.read(content));
+        for (int i = 1; i < deliveryCount; i++) {
+            message.countRedelivery();
+        }
+        queue.restore(message, sequence);
     }
 
     /**

@@ -167,6 +167,9 @@ public final class ServerSession {
             consumer.unacknowledged.addLast(d);
             unwritten.addLast(d);
         }
+        if (message.persistent()) {
+            store.delivered(message, message.deliveryCount()); // so a crash brings it back as redelivered
+        }
     }
 
     /** Gets the recorded deliveries written: now when on the event loop, else by one scheduled task. */
@@ -299,11 +302,14 @@ public final class ServerSession {
             replies.ok(requestId);
             return;
         }
-        store.remove(persistentOnly(acknowledged), failure -> onEventLoop(() -> {
+        // the queue forgets the messages at once (after a crash before the record is durable they come back, which
+        // an unanswered ACK allows); only the answer waits for the record, which needs just queue and sequence
+        List<QueuedMessage> persistent = persistentOnly(acknowledged);
+        acknowledged(acknowledged);
+        store.remove(persistent, failure -> onEventLoop(() -> {
             if (failure != null) {
                 LOG.log(System.Logger.Level.WARNING, "Could not record acknowledgement in session " + id + ": " + failure);
             }
-            acknowledged(acknowledged);
             replies.ok(requestId);
         }));
     }

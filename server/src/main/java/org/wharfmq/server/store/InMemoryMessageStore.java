@@ -1,8 +1,10 @@
 package org.wharfmq.server.store;
 
 /**
- * The store used until the journal lands: messages live only in the queues, so every record is "durable" at once
- * and every completion runs on the caller's thread before the method returns. Nothing survives a restart.
+ * A store that keeps nothing (tests, and embedding without a disk): messages live only in the queues, so every
+ * record is "durable" at once and every completion runs on the caller's thread before the method returns. Nothing
+ * survives a restart. {@link org.wharfmq.server.WharfServer#start(org.wharfmq.server.config.ServerConfig)} uses the
+ * journal; pass this store to {@code start(config, store)} to run without one.
  */
 public final class InMemoryMessageStore implements MessageStore {
 

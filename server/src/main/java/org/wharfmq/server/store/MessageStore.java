@@ -36,6 +36,25 @@ public interface MessageStore extends AutoCloseable {
     /** Writes the rollback marker of a transaction, discarding its records. */
     void rollback(long transactionId, StoreCompletion completion);
 
+    /**
+     * Records that a persistent message was handed to a consumer for the {@code deliveryCount}-th time, so that
+     * after a crash it comes back marked redelivered with its count. Nobody waits for this record: it becomes
+     * durable with the next batch that is synced.
+     */
+    default void delivered(StoredMessage message, int deliveryCount) {
+    }
+
+    /** Records a queue created at run time (auto-created by use), so that it exists again after a restart. */
+    default void queueCreated(String queueName) {
+    }
+
+    /**
+     * Replays what the store holds into {@code target}: called once at startup, before any client connects. A
+     * store that keeps nothing across restarts replays nothing.
+     */
+    default void recover(RecoveryTarget target) {
+    }
+
     /** Stops the store; records not yet durable are completed with a failure. */
     @Override
     void close();

@@ -1,0 +1,281 @@
+package org.wharfmq.server.store;
+
+import io.netty.buffer.ByteBuf;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.SyncMode;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/**
+ * The journal's files: a sequence of <em>segments</em>, each a Chronicle Queue of its own in a numbered directory
+ * ({@code journal/00000001/}, {@code journal/00000002/}...). Records are appended to the newest segment only; the
+ * journal moves on to a new segment when the current one is full, and every start of the server begins a new one.
+ *
+ * <p>Why one Chronicle queue per segment rather than Chronicle's own roll cycles: a segment left with a torn tail
+ * by a crash is never opened for appending again, so Chronicle never waits on (or discards) a half-written
+ * header of a dead process; and a segment is deleted as a unit once reclamation has emptied it.
+ *
+ * <p>Not thread-safe: recovery uses it first, then the journal writer thread alone.
+ */
+final class Journal implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Journal.class.getName());
+
+    /** Chronicle reports routine events (a file mapped, a sync took N ms) at INFO: only its warnings matter here. */
+    private static final java.util.logging.Logger CHRONICLE_LOG = java.util.logging.Logger.getLogger("net.openhft");
+
+    static {
+        // Chronicle would otherwise report usage to its vendor and print banners on the console
+        System.setProperty("chronicle.analytics.disable", "true");
+        System.setProperty("chronicle.announcer.disable", "true");
+        if (CHRONICLE_LOG.getLevel() == null) {
+            CHRONICLE_LOG.setLevel(java.util.logging.Level.WARNING);
+        }
+    }
+
+    private final Path root;
+    private final SyncMode syncMode;
+    private final long blockSize;
+    private final Map<Integer, SingleChronicleQueue> open = new HashMap<>();
+    private int activeSegment;
+    private SingleChronicleQueue active;
+    private ExcerptAppender appender;
+    private ExcerptTailer reader;
+    private int readerSegment;
+
+    private Journal(Path root, boolean fsync, long blockSize) {
+        this.root = root;
+        this.syncMode = fsync ? SyncMode.SYNC : SyncMode.NONE;
+        this.blockSize = blockSize;
+    }
+
+    /**
+     * Opens the journal in {@code root}, creating the directory if needed.
+     *
+     * @param fsync whether {@link #sync()} forces the written pages to the disk
+     */
+    static Journal open(Path root, boolean fsync, long blockSize) throws IOException {
+        Files.createDirectories(root);
+        return new Journal(root, fsync, blockSize);
+    }
+
+    private SingleChronicleQueue queue(int segment) {
+        if (segment == activeSegment && active != null) {
+            return active;
+        }
+        return open.computeIfAbsent(segment, s -> build(directory(s)));
+    }
+
+    private SingleChronicleQueue build(Path directory) {
+        try {
+            return SingleChronicleQueueBuilder.binary(directory)
+                    .rollCycle(RollCycles.FAST_HOURLY)
+                    .timeProvider(() -> 0L) // one cycle per segment: segments, not clocks, split the journal
+                    .syncMode(syncMode)
+                    .blockSize(blockSize)
+                    .build();
+        } catch (IllegalAccessError | ExceptionInInitializerError | NoClassDefFoundError e) {
+            throw jvmFlagsMissing(e);
+        } catch (RuntimeException | AssertionError e) {
+            if (String.valueOf(e.getMessage()).contains("IllegalAccess") || e.getCause() instanceof IllegalAccessException) {
+                throw jvmFlagsMissing(e);
+            }
+            throw e;
+        }
+    }
+
+    private static IllegalStateException jvmFlagsMissing(Throwable e) {
+        return new IllegalStateException("The journal (Chronicle Queue) cannot access JDK internals: start Java with "
+                + "the --add-opens/--add-exports flags listed in docs/persistence.md (bin/wharf passes them).", e);
+    }
+
+    private Path directory(int segment) {
+        return root.resolve(String.format("%08d", segment));
+    }
+
+    Path directory() {
+        return root;
+    }
+
+    /** The segments present, oldest first. */
+    TreeSet<Integer> segments() throws IOException {
+        TreeSet<Integer> segments = new TreeSet<>();
+        try (Stream<Path> list = Files.list(root)) {
+            list.filter(Files::isDirectory).map(p -> p.getFileName().toString())
+                    .filter(name -> name.length() == 8 && name.chars().allMatch(Character::isDigit))
+                    .forEach(name -> segments.add(Integer.parseInt(name)));
+        }
+        return segments;
+    }
+
+    /** A tailer at the start of {@code segment}, for recovery; the caller closes it. */
+    ExcerptTailer tailer(int segment) {
+        return queue(segment).createTailer().toStart();
+    }
+
+    /** Closes the queues recovery opened; they are opened again if reclamation needs to read them. */
+    void closeReaders() {
+        if (reader != null) {
+            reader.close();
+            reader = null;
+        }
+        open.values().forEach(SingleChronicleQueue::close);
+        open.clear();
+    }
+
+    /**
+     * Opens a new segment after {@code lastSegment} for appending. The appender itself is created by the first
+     * append, on the writer thread (Chronicle appenders belong to one thread).
+     */
+    void startAfter(int lastSegment) {
+        activeSegment = Math.max(lastSegment, 0) + 1;
+        active = build(directory(activeSegment));
+    }
+
+    /** The segment new records go to. */
+    int currentSegment() {
+        return activeSegment;
+    }
+
+    /** Makes later records go to a new segment. */
+    void roll() {
+        closeReader();
+        if (appender != null) {
+            appender.close();
+            appender = null;
+        }
+        active.close();
+        startAfter(activeSegment);
+    }
+
+    /**
+     * Appends one document: {@code fields}, then {@code body} (may be null), then {@code crc} (big-endian).
+     *
+     * @return the document's index in the current segment
+     */
+    long append(ByteBuf fields, ByteBuf body, int crc) {
+        if (appender == null) {
+            appender = active.createAppender();
+        }
+        try (DocumentContext dc = appender.writingDocument()) {
+            Bytes<?> bytes = dc.wire().bytes();
+            write(bytes, fields.nioBuffer());
+            if (body != null && body.isReadable()) {
+                for (ByteBuffer part : body.nioBuffers()) {
+                    write(bytes, part);
+                }
+            }
+            bytes.writeByte((byte) (crc >>> 24)).writeByte((byte) (crc >>> 16))
+                    .writeByte((byte) (crc >>> 8)).writeByte((byte) crc);
+        }
+        return appender.lastIndexAppended();
+    }
+
+    /** Chronicle copies a heap buffer from its array ignoring the array offset, so arrays are passed explicitly. */
+    private static void write(Bytes<?> bytes, ByteBuffer part) {
+        if (part.hasArray()) {
+            bytes.write(part.array(), part.arrayOffset() + part.position(), part.remaining());
+        } else {
+            while (part.hasRemaining()) {
+                bytes.writeSome(part);
+            }
+        }
+    }
+
+    /** Forces everything appended so far to the disk (a no-op when the journal was opened without fsync). */
+    void sync() {
+        if (appender != null) {
+            appender.sync();
+        }
+    }
+
+    /**
+     * Reads the document at {@code index} of {@code segment} into {@code into} (cleared first).
+     *
+     * @return false when there is no such document
+     */
+    boolean read(int segment, long index, ByteBuf into) {
+        if (reader == null || readerSegment != segment) {
+            closeReader();
+            reader = queue(segment).createTailer();
+            readerSegment = segment;
+        }
+        if (!reader.moveToIndex(index)) {
+            return false;
+        }
+        try (DocumentContext dc = reader.readingDocument()) {
+            if (!dc.isPresent()) {
+                return false;
+            }
+            copy(dc.wire().bytes(), into);
+            return true;
+        }
+    }
+
+    private void closeReader() {
+        if (reader != null) {
+            reader.close();
+            reader = null;
+        }
+    }
+
+    /** Copies the readable part of a Chronicle document into a Netty buffer (cleared first). */
+    static void copy(Bytes<?> bytes, ByteBuf into) {
+        int length = (int) bytes.readRemaining();
+        into.clear().ensureWritable(length);
+        if (into.hasArray()) {
+            bytes.read(into.array(), into.arrayOffset(), length);
+        } else {
+            bytes.read(into.nioBuffer(0, length));
+        }
+        into.writerIndex(length);
+    }
+
+    /** Deletes an old segment (never the current one). */
+    void delete(int segment) {
+        if (segment == readerSegment) {
+            closeReader();
+        }
+        SingleChronicleQueue queue = open.remove(segment);
+        if (queue != null) {
+            queue.close();
+        }
+        try (Stream<Path> files = Files.walk(directory(segment))) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.delete(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            LOG.log(System.Logger.Level.WARNING, "Could not delete journal segment " + directory(segment) + ": " + e);
+        }
+    }
+
+    @Override
+    public void close() {
+        closeReaders();
+        if (appender != null) {
+            appender.close();
+        }
+        if (active != null) {
+            active.close();
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package org.wharfmq.server.store;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * One request to the journal writer, created on the caller's thread and handed over through the writer's inbox.
+ * It holds its own reference to a message's bytes until the record is written, so a transaction rolled back in
+ * the meantime cannot free them under the writer.
+ */
+final class JournalEntry {
+
+    /** Tells the writer to finish: write the CLOSED marker, sync and stop. */
+    static final byte STOP = 0;
+
+    final byte type;
+    final long tx;
+    final String queue;
+    final long sequence;
+    final int deliveryCount;
+    final ByteBuf content;
+    final String[] queues;
+    final long[] sequences;
+    final StoreCompletion completion;
+    Throwable failure;
+
+    private JournalEntry(byte type, long tx, String queue, long sequence, int deliveryCount, ByteBuf content,
+                         String[] queues, long[] sequences, StoreCompletion completion) {
+        this.type = type;
+        this.tx = tx;
+        this.queue = queue;
+        this.sequence = sequence;
+        this.deliveryCount = deliveryCount;
+        this.content = content;
+        this.queues = queues;
+        this.sequences = sequences;
+        this.completion = completion;
+    }
+
+    static JournalEntry put(long tx, StoredMessage message, StoreCompletion completion) {
+        return new JournalEntry(JournalRecord.PUT, tx, message.queueName(), message.sequence(), 0,
+                message.content().retain(), null, null, completion);
+    }
+
+    static JournalEntry remove(long tx, Iterable<? extends StoredMessage> messages, StoreCompletion completion) {
+        int n = 0;
+        for (StoredMessage ignored : messages) {
+            n++;
+        }
+        String[] queues = new String[n];
+        long[] sequences = new long[n];
+        int i = 0;
+        for (StoredMessage m : messages) {
+            queues[i] = m.queueName();
+            sequences[i++] = m.sequence();
+        }
+        return new JournalEntry(JournalRecord.REMOVE, tx, null, 0, 0, null, queues, sequences, completion);
+    }
+
+    static JournalEntry marker(byte type, long tx, StoreCompletion completion) {
+        return new JournalEntry(type, tx, null, 0, 0, null, null, null, completion);
+    }
+
+    static JournalEntry queue(String name) {
+        return new JournalEntry(JournalRecord.QUEUE, 0, name, 0, 0, null, null, null, StoreCompletion.NONE);
+    }
+
+    static JournalEntry delivered(StoredMessage message, int deliveryCount) {
+        return new JournalEntry(JournalRecord.DELIVERED, 0, message.queueName(), message.sequence(), deliveryCount,
+                null, null, null, StoreCompletion.NONE);
+    }
+
+    static JournalEntry stop() {
+        return new JournalEntry(STOP, 0, null, 0, 0, null, null, null, StoreCompletion.NONE);
+    }
+
+    /** Whether somebody waits for this record to be durable (a sync is needed before completing it). */
+    boolean awaited() {
+        return completion != StoreCompletion.NONE;
+    }
+
+    /** Completes the waiter and gives up the message reference; called once, by the writer. */
+    void finish() {
+        if (content != null) {
+            content.release();
+        }
+        try {
+            completion.completed(failure);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the connection's event loop has stopped (the server is stopping): nobody is left to answer
+        } catch (RuntimeException e) {
+            System.getLogger(JournalEntry.class.getName()).log(System.Logger.Level.ERROR,
+                    "A store completion failed", e);
+        }
+    }
+}

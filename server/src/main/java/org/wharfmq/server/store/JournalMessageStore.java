@@ -1,0 +1,222 @@
+package org.wharfmq.server.store;
+
+import org.wharfmq.server.config.ServerConfig;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The durable {@link MessageStore}: one journal per queue manager, in {@code <dataDirectory>/journal}, on Chronicle
+ * Queue, written by one {@link JournalWriter} thread with group commit. See docs/persistence.md.
+ *
+ * <p>{@link #open} replays the journal ({@link Recovery}) and starts the writer; {@link #recover} then hands the
+ * recovered queues and messages to the queue manager. Every other method only hands an entry to the writer and
+ * returns; completions run on the writer thread after the batch's sync.
+ *
+ * <p>Transaction ids are the queue manager's own, which restart at 1 with every run; the journal adds the highest
+ * id it recovered, so a transaction of this run is never mistaken for one left open by a crash.
+ */
+public final class JournalMessageStore implements MessageStore {
+
+    private static final System.Logger LOG = System.getLogger(JournalMessageStore.class.getName());
+    private static final long MIN_DISK_RESERVE = 64L * 1024 * 1024;
+
+    private final Journal journal;
+    private final JournalWriter writer;
+    private final JournalSpace space;
+    private final Thread writerThread;
+    private final FileChannel lockFile;
+    private final long transactionBase;
+    private List<JournalState.Live> recovered;
+    private final Map<String, Long> recoveredQueues;
+    private final List<String> recoveryDamage;
+    private volatile boolean closed;
+
+    private JournalMessageStore(Journal journal, Recovery recovery, ServerConfig config, FileChannel lockFile) {
+        this.journal = journal;
+        this.lockFile = lockFile;
+        this.transactionBase = recovery.highestTransaction;
+        this.recovered = recovery.state.takeRecovered();
+        this.recoveredQueues = recovery.lastSequences;
+        this.recoveryDamage = List.copyOf(recovery.damage);
+        long reserve = Math.max(MIN_DISK_RESERVE, 2L * config.maxMessageLength());
+        this.space = new JournalSpace(journal, recovery.state, config.journalFileBytes(), config.journalSlackBytes(),
+                config.journalMaxBytes(), reserve);
+        this.writer = new JournalWriter(journal, recovery.state, config.durability() == Durability.FSYNC, space);
+        this.writerThread = new Thread(writer, "wharf-journal");
+        writerThread.setDaemon(true);
+    }
+
+    /**
+     * Opens the journal of {@code config}'s data directory, replays it and starts the writer thread.
+     *
+     * @throws IOException           when the data directory cannot be created or read
+     * @throws IllegalStateException when another queue manager uses the data directory, or the JVM lacks the
+     *                               flags Chronicle Queue needs
+     */
+    public static JournalMessageStore open(ServerConfig config) throws IOException {
+        Path data = config.dataDirectory().toAbsolutePath();
+        Files.createDirectories(data);
+        FileChannel lockFile = lock(data);
+        long start = System.nanoTime();
+        Journal journal = null;
+        try {
+            // a record must fit in a quarter of Chronicle's mapped block (the file is sparse: unused blocks cost nothing)
+            long blockSize = Math.max(16L << 20, Long.highestOneBit(4L * (config.maxMessageLength() + 65536L)) << 1);
+            journal = Journal.open(data.resolve("journal"), config.durability() == Durability.FSYNC, blockSize);
+            Recovery recovery = Recovery.run(journal);
+            journal.startAfter(recovery.lastSegment); // here rather than on the writer: a failure stops the start
+            recovery.state.segment(journal.currentSegment());
+            JournalMessageStore store = new JournalMessageStore(journal, recovery, config, lockFile);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
+                    "Journal %s recovered in %.3f s: %d messages restored on %d queues, %d records read, %d open "
+                            + "transactions rolled back%s; durability %s",
+                    journal.directory(), seconds, store.recovered.size(), recovery.lastSequences.size(),
+                    recovery.records, recovery.rolledBackTransactions,
+                    recovery.damage.isEmpty() ? (recovery.closedCleanly ? "" : "; the last run did not stop in order")
+                            : "; DAMAGE IGNORED: " + String.join("; ", recovery.damage),
+                    config.durability()));
+            store.writerThread.start();
+            return store;
+        } catch (IOException | RuntimeException | Error e) {
+            if (journal != null) {
+                journal.close();
+            }
+            lockFile.close();
+            throw e;
+        }
+    }
+
+    private static FileChannel lock(Path data) throws IOException {
+        FileChannel channel = FileChannel.open(data.resolve("wharf.lock"), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null;
+        }
+        if (lock == null) {
+            channel.close();
+            throw new IllegalStateException("Data directory " + data + " is in use by another Wharf queue manager "
+                    + "(setting dataDirectory, or --data): give each queue manager its own.");
+        }
+        return channel;
+    }
+
+    @Override
+    public void recover(RecoveryTarget target) {
+        List<JournalState.Live> messages;
+        synchronized (this) {
+            messages = recovered;
+            recovered = null;
+        }
+        if (messages == null) {
+            return;
+        }
+        recoveredQueues.forEach(target::queueRecovered);
+        for (JournalState.Live m : messages) {
+            target.messageRecovered(m.queue, m.sequence, m.content, m.deliveryCount + 1);
+        }
+    }
+
+    @Override
+    public void put(StoredMessage message, StoreCompletion completion) {
+        writer.submit(JournalEntry.put(0, message, completion));
+    }
+
+    @Override
+    public void remove(Iterable<? extends StoredMessage> messages, StoreCompletion completion) {
+        writer.submit(JournalEntry.remove(0, messages, completion));
+    }
+
+    @Override
+    public void putInTransaction(long transactionId, StoredMessage message) {
+        writer.submit(JournalEntry.put(transactionBase + transactionId, message, StoreCompletion.NONE));
+    }
+
+    @Override
+    public void removeInTransaction(long transactionId, StoredMessage message) {
+        writer.submit(JournalEntry.remove(transactionBase + transactionId, List.of(message), StoreCompletion.NONE));
+    }
+
+    @Override
+    public void commit(long transactionId, StoreCompletion completion) {
+        writer.submit(JournalEntry.marker(JournalRecord.COMMIT, transactionBase + transactionId, completion));
+    }
+
+    @Override
+    public void rollback(long transactionId, StoreCompletion completion) {
+        writer.submit(JournalEntry.marker(JournalRecord.ROLLBACK, transactionBase + transactionId, completion));
+    }
+
+    @Override
+    public void delivered(StoredMessage message, int deliveryCount) {
+        writer.submit(JournalEntry.delivered(message, deliveryCount));
+    }
+
+    @Override
+    public void queueCreated(String queueName) {
+        writer.submit(JournalEntry.queue(queueName));
+    }
+
+    /** Batches synced so far: with many concurrent committers, far fewer than the records they wrote. */
+    public long syncs() {
+        return writer.syncs();
+    }
+
+    /** Records appended so far. */
+    public long records() {
+        return writer.records();
+    }
+
+    /** What recovery found damaged and ignored (a torn or overwritten tail), one line per segment; empty if none. */
+    public List<String> recoveryDamage() {
+        return recoveryDamage;
+    }
+
+    /** Bytes of records in the journal after the last batch, live and dead: what the limit and the slack apply to. */
+    public long journalBytes() {
+        return space.journalBytes();
+    }
+
+    /** Journal files deleted by reclamation since the start. */
+    public long reclaimedFiles() {
+        return space.reclaimedFiles();
+    }
+
+    /** Finishes the records already handed over (they are written and synced), then stops. Idempotent. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (recovered != null) {
+                recovered.forEach(m -> m.content.release());
+                recovered = null;
+            }
+        }
+        writer.stop();
+        try {
+            writerThread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        journal.close();
+        try {
+            lockFile.close();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "Could not release the data directory lock: " + e);
+        }
+    }
+}

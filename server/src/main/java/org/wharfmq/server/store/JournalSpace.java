@@ -1,0 +1,136 @@
+package org.wharfmq.server.store;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Keeps the journal's disk use within live data plus a slack, on the writer thread after each batch:
+ *
+ * <ul>
+ *   <li>moves on to a new file once the current one holds {@code journalFileBytes};</li>
+ *   <li>reclaims the oldest file once it has no live record, or once the dead bytes of the whole journal exceed
+ *       {@code journalSlackBytes}: its live records (unconsumed messages, queue definitions) are first copied
+ *       forward into the current file and synced, then the file is deleted. Only the oldest file is ever deleted,
+ *       so a consume record is never lost while the message record it cancels still exists;</li>
+ *   <li>refuses new messages (not consumes, commits or rollbacks) when the journal reaches
+ *       {@code journalMaxBytes} or the disk's free space falls below a reserve.</li>
+ * </ul>
+ *
+ * A file that still holds a record of an open transaction waits until that transaction ends.
+ */
+final class JournalSpace {
+
+    private static final System.Logger LOG = System.getLogger(JournalSpace.class.getName());
+
+    private final Journal journal;
+    private final JournalState state;
+    private final long fileBytes;
+    private final long slackBytes;
+    private final long maxBytes;
+    private final long diskReserve;
+    private long usableDisk = -1;
+    private boolean squeezed;
+    private volatile long reclaimedFiles;
+    private volatile long journalBytes;
+
+    JournalSpace(Journal journal, JournalState state, long fileBytes, long slackBytes, long maxBytes, long diskReserve) {
+        this.journal = journal;
+        this.state = state;
+        this.fileBytes = fileBytes;
+        this.slackBytes = slackBytes;
+        this.maxBytes = maxBytes;
+        this.diskReserve = diskReserve;
+    }
+
+    /** Reads the disk's free space once per batch. */
+    void checkDisk() {
+        usableDisk = JournalWriter.usableSpace(journal.directory());
+    }
+
+    /** Why a message of {@code length} bytes cannot be written now, or null when it can. */
+    JournalFullException refusal(int length) {
+        long used = state.totalBytes();
+        if (maxBytes > 0 && used + length + 128 > maxBytes) {
+            squeezed = true;
+            return new JournalFullException("The journal is full: it holds " + used + " bytes and its limit is "
+                    + maxBytes + " (setting journalMaxBytes). Consume messages or raise the limit; sending works again "
+                    + "once there is room.");
+        }
+        if (usableDisk >= 0 && usableDisk - length < diskReserve) {
+            squeezed = true;
+            return new JournalFullException("The disk of the journal (" + journal.directory() + ") is full: "
+                    + usableDisk + " bytes free, " + diskReserve + " kept in reserve for consumers and commits. "
+                    + "Free disk space or consume messages; sending works again once there is room.");
+        }
+        return null;
+    }
+
+    /** Bytes of records in the journal after the last batch (read by other threads). */
+    long journalBytes() {
+        return journalBytes;
+    }
+
+    /** Segments reclaimed since the start. */
+    long reclaimedFiles() {
+        return reclaimedFiles;
+    }
+
+    /** Rolls and reclaims as needed; called by the writer between batches. */
+    void afterBatch(JournalWriter writer) {
+        JournalState.Segment current = state.segment(journal.currentSegment());
+        boolean dead = current.bytes > current.liveBytes;
+        if (current.bytes >= fileBytes || (squeezed && dead && current.bytes > 0)) {
+            journal.roll();
+            state.segment(journal.currentSegment());
+        }
+        reclaim(writer);
+        squeezed = false;
+        journalBytes = state.totalBytes();
+    }
+
+    private void reclaim(JournalWriter writer) {
+        int currentSegment = journal.currentSegment();
+        while (true) {
+            Map.Entry<Integer, JournalState.Segment> oldest = state.segments().firstEntry();
+            if (oldest == null || oldest.getKey() >= currentSegment) {
+                return;
+            }
+            int segment = oldest.getKey();
+            JournalState.Segment file = oldest.getValue();
+            if (file.pendingRecords > 0) {
+                return;
+            }
+            long deadBytes = state.totalBytes() - state.liveBytes();
+            // a full journal with nothing dead gains nothing from copying: only consumption makes room then
+            boolean worthIt = file.liveBytes == 0 || deadBytes > slackBytes || (squeezed && deadBytes > 0);
+            if (!worthIt) {
+                return;
+            }
+            int moved = moveForward(writer, segment);
+            if (moved > 0) {
+                writer.syncForReclaim(); // the copies must be durable before the originals go
+            }
+            journal.delete(segment);
+            state.segments().remove(segment);
+            reclaimedFiles++;
+            LOG.log(System.Logger.Level.DEBUG, () -> "Journal: reclaimed the file of segment " + segment + " ("
+                    + file.bytes + " bytes, " + moved + " live records copied forward)");
+        }
+    }
+
+    private int moveForward(JournalWriter writer, int segment) {
+        List<JournalState.Live> survivors = state.liveIn(segment);
+        survivors.sort(java.util.Comparator.comparingLong(l -> l.index));
+        for (JournalState.Live live : survivors) {
+            writer.rewrite(live);
+        }
+        int moved = survivors.size();
+        for (Map.Entry<String, Integer> definition : List.copyOf(state.queueDefinitions().entrySet())) {
+            if (definition.getValue() == segment) {
+                writer.rewriteQueue(definition.getKey());
+                moved++;
+            }
+        }
+        return moved;
+    }
+}

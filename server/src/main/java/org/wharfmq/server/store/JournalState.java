@@ -1,0 +1,237 @@
+package org.wharfmq.server.store;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.LongObjectHashMap;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What the journal holds, as far as reclamation cares: where every live record is (message, queue definition),
+ * which records belong to transactions not yet committed, and how many bytes each journal segment holds and
+ * how many of those are still live. Built by {@link Recovery} while it replays the journal, then kept up to date by
+ * the {@link JournalWriter}, the only thread that touches it afterwards.
+ */
+final class JournalState {
+
+    /** A message record that recovery must restore, or that must be rewritten before its file is deleted. */
+    static final class Live {
+        final String queue;
+        final long sequence;
+        int segment;
+        long index;
+        int bytes;
+        int deliveryCount;
+        /** The message bytes; only during recovery (the writer re-reads them from the journal when it needs them). */
+        ByteBuf content;
+
+        Live(String queue, long sequence, int segment, long index, int bytes, int deliveryCount, ByteBuf content) {
+            this.queue = queue;
+            this.sequence = sequence;
+            this.segment = segment;
+            this.index = index;
+            this.bytes = bytes;
+            this.deliveryCount = deliveryCount;
+            this.content = content;
+        }
+    }
+
+    /** One journal segment: its bytes, how many of them are live, and records of transactions still open. */
+    static final class Segment {
+        long bytes;
+        long liveBytes;
+        int pendingRecords;
+    }
+
+    private static final class Pending {
+        final List<Live> puts = new ArrayList<>(2);
+        final List<String> removedQueues = new ArrayList<>(2);
+        final List<Long> removedSequences = new ArrayList<>(2);
+    }
+
+    private final Map<String, LongObjectHashMap<Live>> live = new HashMap<>();
+    private final Map<String, Integer> queueDefinitions = new HashMap<>();
+    private final LongObjectHashMap<Pending> pending = new LongObjectHashMap<>();
+    private final TreeMap<Integer, Segment> segments = new TreeMap<>();
+
+    Segment segment(int segment) {
+        return segments.computeIfAbsent(segment, s -> new Segment());
+    }
+
+    TreeMap<Integer, Segment> segments() {
+        return segments;
+    }
+
+    void written(int segment, int bytes) {
+        segment(segment).bytes += bytes;
+    }
+
+    /** Total bytes of records in the journal. */
+    long totalBytes() {
+        long total = 0;
+        for (Segment c : segments.values()) {
+            total += c.bytes;
+        }
+        return total;
+    }
+
+    /** Bytes of records that are still needed. */
+    long liveBytes() {
+        long total = 0;
+        for (Segment c : segments.values()) {
+            total += c.liveBytes;
+        }
+        return total;
+    }
+
+    /** A message is live from here (a PUT outside a transaction, or a rewrite). */
+    void put(Live record) {
+        Live previous = live.computeIfAbsent(record.queue, q -> new LongObjectHashMap<>()).put(record.sequence, record);
+        if (previous != null) {
+            unaccount(previous);
+        }
+        segment(record.segment).liveBytes += record.bytes;
+    }
+
+    /** A message is consumed: its record is dead. */
+    void remove(String queue, long sequence) {
+        LongObjectHashMap<Live> onQueue = live.get(queue);
+        Live removed = onQueue == null ? null : onQueue.remove(sequence);
+        if (removed != null) {
+            unaccount(removed);
+        }
+    }
+
+    private void unaccount(Live record) {
+        Segment c = segments.get(record.segment);
+        if (c != null) {
+            c.liveBytes -= record.bytes;
+        }
+        if (record.content != null) {
+            record.content.release();
+            record.content = null;
+        }
+    }
+
+    Live find(String queue, long sequence) {
+        LongObjectHashMap<Live> onQueue = live.get(queue);
+        return onQueue == null ? null : onQueue.get(sequence);
+    }
+
+    void txPut(long tx, Live record) {
+        pending(tx).puts.add(record);
+        segment(record.segment).pendingRecords++;
+    }
+
+    void txRemove(long tx, String queue, long sequence) {
+        Pending p = pending(tx);
+        p.removedQueues.add(queue);
+        p.removedSequences.add(sequence);
+    }
+
+    boolean hasPending(long tx) {
+        return pending.containsKey(tx);
+    }
+
+    /** The transaction's puts become live and its removes take effect. */
+    void commit(long tx) {
+        Pending p = pending.remove(tx);
+        if (p == null) {
+            return;
+        }
+        for (Live record : p.puts) {
+            segment(record.segment).pendingRecords--;
+            put(record);
+        }
+        for (int i = 0; i < p.removedQueues.size(); i++) {
+            remove(p.removedQueues.get(i), p.removedSequences.get(i));
+        }
+    }
+
+    /** The transaction's records are dead. */
+    void rollback(long tx) {
+        Pending p = pending.remove(tx);
+        if (p == null) {
+            return;
+        }
+        for (Live record : p.puts) {
+            segment(record.segment).pendingRecords--;
+            if (record.content != null) {
+                record.content.release();
+                record.content = null;
+            }
+        }
+    }
+
+    /** Rolls back every transaction without a commit marker; returns how many there were. */
+    int rollbackAllPending() {
+        List<Long> open = new ArrayList<>();
+        for (long tx : pending.keySet()) {
+            open.add(tx);
+        }
+        for (long tx : open) {
+            rollback(tx);
+        }
+        return open.size();
+    }
+
+    private Pending pending(long tx) {
+        Pending p = pending.get(tx);
+        if (p == null) {
+            p = new Pending();
+            pending.put(tx, p);
+        }
+        return p;
+    }
+
+    void queueDefined(String name, int segment, int bytes) {
+        Integer previous = queueDefinitions.put(name, segment);
+        if (previous != null) {
+            segments.get(previous).liveBytes -= bytes;
+        }
+        segment(segment).liveBytes += bytes;
+    }
+
+    Map<String, Integer> queueDefinitions() {
+        return queueDefinitions;
+    }
+
+    /** Every live message record, queue by queue; for recovery and for rewriting a file's survivors. */
+    Map<String, LongObjectHashMap<Live>> live() {
+        return live;
+    }
+
+    /** The live message records in {@code segment}. */
+    List<Live> liveIn(int segment) {
+        List<Live> found = new ArrayList<>();
+        for (LongObjectHashMap<Live> onQueue : live.values()) {
+            for (Live record : onQueue.values()) {
+                if (record.segment == segment) {
+                    found.add(record);
+                }
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Takes the recovered messages out (with their bytes), each queue's in sequence order; afterwards the state
+     * holds only their locations.
+     */
+    List<Live> takeRecovered() {
+        List<Live> recovered = new ArrayList<>();
+        for (LongObjectHashMap<Live> onQueue : live.values()) {
+            List<Live> sorted = new ArrayList<>(onQueue.values());
+            sorted.sort(java.util.Comparator.comparingLong(l -> l.sequence));
+            for (Live record : sorted) {
+                recovered.add(new Live(record.queue, record.sequence, record.segment, record.index, record.bytes,
+                        record.deliveryCount, record.content));
+                record.content = null;
+            }
+        }
+        return recovered;
+    }
+}

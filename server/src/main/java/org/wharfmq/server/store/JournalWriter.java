@@ -1,0 +1,328 @@
+package org.wharfmq.server.store;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
+
+/**
+ * The journal's single writer thread and its group-commit duty cycle:
+ *
+ * <ol>
+ *   <li>take every entry waiting in the inbox (network threads add to it at any time, without waiting);</li>
+ *   <li>append them all to the journal, in arrival order;</li>
+ *   <li>if anyone waits for one of them (a persistent send, a commit, an acknowledgement), sync once: with
+ *       durability {@code fsync} an {@code msync} of the written pages; with {@code os} nothing, the pages being in
+ *       the page cache already;</li>
+ *   <li>complete every waiter of the batch, then look after space (new file, reclamation).</li>
+ * </ol>
+ *
+ * Entries that arrive while a sync is in flight wait in the inbox and form the next batch, so one sync serves
+ * everyone who committed meanwhile. No lock is held across a write or a sync: the inbox is the only thing shared.
+ */
+final class JournalWriter implements Runnable {
+
+    private static final System.Logger LOG = System.getLogger(JournalWriter.class.getName());
+    private static final int MAX_BATCH = 4096;
+
+    private final Journal journal;
+    private final JournalState state;
+    private final boolean fsync;
+    private final JournalSpace space;
+    private final LinkedBlockingQueue<JournalEntry> inbox = new LinkedBlockingQueue<>();
+    private final List<JournalEntry> batch = new ArrayList<>();
+    private final ByteBuf fields = Unpooled.buffer(256);
+    private final ByteBuf reread = Unpooled.buffer(256);
+    private final CRC32C crc = new CRC32C();
+    /** Transactions whose records could not be written; their commit fails with this cause. */
+    private final io.netty.util.collection.LongObjectHashMap<Throwable> failedTransactions =
+            new io.netty.util.collection.LongObjectHashMap<>();
+    private final AtomicLong syncs = new AtomicLong();
+    private final AtomicLong written = new AtomicLong();
+    private volatile boolean stopped;
+
+    JournalWriter(Journal journal, JournalState state, boolean fsync, JournalSpace space) {
+        this.journal = journal;
+        this.state = state;
+        this.fsync = fsync;
+        this.space = space;
+    }
+
+    /** Hands an entry to the writer; never blocks. After {@link #stop}, the entry fails at once. */
+    void submit(JournalEntry entry) {
+        if (stopped) {
+            entry.failure = new IllegalStateException("The journal is closed (the queue manager is stopping).");
+            entry.finish();
+            return;
+        }
+        inbox.add(entry);
+    }
+
+    /** Asks the writer to finish what it has, write the CLOSED marker and stop. */
+    void stop() {
+        stopped = true;
+        inbox.add(JournalEntry.stop());
+    }
+
+    /** Syncs done so far (each served one batch). */
+    long syncs() {
+        return syncs.get();
+    }
+
+    /** Records appended so far. */
+    long records() {
+        return written.get();
+    }
+
+    @Override
+    public void run() {
+        boolean running = true;
+        try {
+            while (running) {
+                batch.add(inbox.take());
+                inbox.drainTo(batch, MAX_BATCH);
+                running = writeBatch();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            LOG.log(System.Logger.Level.ERROR, "The journal writer failed; persistent messages can no longer be "
+                    + "stored", e);
+            stopped = true;
+            failAll(e);
+        } finally {
+            failAll(new IllegalStateException("The journal is closed (the queue manager is stopping)."));
+            fields.release();
+            reread.release();
+        }
+    }
+
+    private void failAll(Throwable cause) {
+        List<JournalEntry> left = new ArrayList<>(batch);
+        batch.clear();
+        inbox.drainTo(left);
+        for (JournalEntry e : left) {
+            if (e.failure == null) {
+                e.failure = cause;
+            }
+            e.finish();
+        }
+    }
+
+    /** Writes, syncs and completes one batch; returns false once the STOP entry was seen. */
+    private boolean writeBatch() {
+        boolean awaited = false;
+        boolean stop = false;
+        space.checkDisk();
+        for (int i = 0; i < batch.size(); i++) {
+            JournalEntry e = batch.get(i);
+            if (e.type == JournalEntry.STOP) {
+                stop = true;
+                continue;
+            }
+            try {
+                awaited |= write(e) && e.awaited();
+            } catch (JournalFullException full) {
+                e.failure = full;
+            } catch (RuntimeException failure) {
+                LOG.log(System.Logger.Level.ERROR, "Could not write a journal record", failure);
+                e.failure = failure;
+            }
+        }
+        if (stop) {
+            append(() -> JournalRecord.closed(fields), null);
+            awaited = true;
+        }
+        if (awaited) {
+            sync();
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            batch.get(i).finish();
+        }
+        batch.clear();
+        if (!stop) {
+            space.afterBatch(this);
+        }
+        return !stop;
+    }
+
+    private void sync() {
+        if (fsync) {
+            try {
+                journal.sync();
+            } catch (RuntimeException failure) {
+                LOG.log(System.Logger.Level.ERROR, "Could not sync the journal", failure);
+                for (JournalEntry e : batch) {
+                    if (e.failure == null && e.awaited()) {
+                        e.failure = failure;
+                    }
+                }
+                return;
+            }
+        }
+        syncs.incrementAndGet();
+    }
+
+    /**
+     * Writes one entry's record, if it needs one.
+     *
+     * @return whether its waiter must wait for a sync: not when nothing was written (a commit of a transaction
+     * without persistent records) or when losing the record changes nothing (a rollback: no marker means rolled
+     * back)
+     */
+    private boolean write(JournalEntry e) {
+        switch (e.type) {
+            case JournalRecord.PUT:
+                return writePut(e);
+            case JournalRecord.REMOVE:
+                append(() -> JournalRecord.remove(fields, e.tx, e.queues, e.sequences), null);
+                for (int i = 0; i < e.queues.length; i++) {
+                    if (e.tx == 0) {
+                        state.remove(e.queues[i], e.sequences[i]);
+                    } else {
+                        state.txRemove(e.tx, e.queues[i], e.sequences[i]);
+                    }
+                }
+                return true;
+            case JournalRecord.COMMIT:
+                return writeCommit(e);
+            case JournalRecord.ROLLBACK:
+                failedTransactions.remove(e.tx);
+                if (state.hasPending(e.tx)) {
+                    append(() -> JournalRecord.marker(fields, JournalRecord.ROLLBACK, e.tx), null);
+                    state.rollback(e.tx);
+                }
+                return false;
+            case JournalRecord.QUEUE: {
+                int bytes = append(() -> JournalRecord.queue(fields, e.queue), null);
+                state.queueDefined(e.queue, journal.currentSegment(), bytes);
+                return false;
+            }
+            case JournalRecord.DELIVERED: {
+                JournalState.Live live = state.find(e.queue, e.sequence);
+                if (live != null && e.deliveryCount > live.deliveryCount) {
+                    append(() -> JournalRecord.delivered(fields, e.queue, e.sequence, e.deliveryCount), null);
+                    live.deliveryCount = e.deliveryCount;
+                }
+                return false;
+            }
+            default:
+                throw new IllegalArgumentException("unknown journal entry type " + e.type);
+        }
+    }
+
+    private boolean writePut(JournalEntry e) {
+        int length = e.content.readableBytes();
+        JournalFullException full = space.refusal(length);
+        if (full != null) {
+            if (e.tx != 0) {
+                failedTransactions.put(e.tx, full);
+                return false;
+            }
+            throw full;
+        }
+        int bytes = append(() -> JournalRecord.putHeader(fields, e.tx, e.queue, e.sequence, 0, length), e.content);
+        JournalState.Live live = new JournalState.Live(e.queue, e.sequence, journal.currentSegment(),
+                lastIndex, bytes, 0, null);
+        if (e.tx == 0) {
+            state.put(live);
+        } else {
+            state.txPut(e.tx, live);
+        }
+        return true;
+    }
+
+    private boolean writeCommit(JournalEntry e) {
+        Throwable failure = failedTransactions.remove(e.tx);
+        if (failure != null) {
+            e.failure = failure;
+            if (state.hasPending(e.tx)) {
+                append(() -> JournalRecord.marker(fields, JournalRecord.ROLLBACK, e.tx), null);
+                state.rollback(e.tx);
+            }
+            return false;
+        }
+        if (!state.hasPending(e.tx)) {
+            return false; // nothing of this transaction is in the journal: nothing to commit
+        }
+        append(() -> JournalRecord.marker(fields, JournalRecord.COMMIT, e.tx), null);
+        state.commit(e.tx);
+        return true;
+    }
+
+    /**
+     * Copies a live message record into the current file (reclamation), keeping its delivery count; the old copy
+     * becomes dead.
+     */
+    void rewrite(JournalState.Live live) {
+        if (!journal.read(live.segment, live.index, reread)) {
+            throw new IllegalStateException("journal record " + live.segment + ":" + Long.toHexString(live.index)
+                    + " of message " + live.queue + " #" + live.sequence + " is missing");
+        }
+        if (!JournalRecord.verify(reread)) {
+            throw new IllegalStateException("journal record " + live.segment + ":" + Long.toHexString(live.index)
+                    + " of message " + live.queue + " #" + live.sequence + " is damaged");
+        }
+        reread.readByte();
+        reread.readLong();
+        JournalRecord.readString(reread);
+        reread.readLong();
+        reread.readInt();
+        int length = reread.readInt();
+        ByteBuf body = reread;
+        int bytes = append(() -> JournalRecord.putHeader(fields, 0, live.queue, live.sequence, live.deliveryCount,
+                length), body);
+        state.put(new JournalState.Live(live.queue, live.sequence, journal.currentSegment(), lastIndex, bytes,
+                live.deliveryCount, null));
+    }
+
+    /** Makes reclamation's copies durable before the file they come from is deleted. */
+    void syncForReclaim() {
+        if (fsync) {
+            journal.sync();
+        }
+    }
+
+    /** Copies a queue definition into the current file (reclamation). */
+    void rewriteQueue(String name) {
+        int bytes = append(() -> JournalRecord.queue(fields, name), null);
+        state.queueDefined(name, journal.currentSegment(), bytes);
+    }
+
+    private long lastIndex;
+
+    /** Encodes with {@code encoder} into {@link #fields}, appends fields + body + CRC; returns the record's bytes. */
+    private int append(Runnable encoder, ByteBuf body) {
+        fields.clear();
+        encoder.run();
+        crc.reset();
+        crc.update(fields.nioBuffer());
+        if (body != null) {
+            for (java.nio.ByteBuffer part : body.nioBuffers()) {
+                crc.update(part);
+            }
+        }
+        lastIndex = journal.append(fields, body, (int) crc.getValue());
+        int bytes = fields.readableBytes() + (body == null ? 0 : body.readableBytes()) + JournalRecord.CRC_BYTES + 4;
+        state.written(journal.currentSegment(), bytes);
+        written.incrementAndGet();
+        return bytes;
+    }
+
+    /** The free space on the journal's disk, or -1 when it cannot be read. */
+    static long usableSpace(java.nio.file.Path directory) {
+        try {
+            FileStore store = Files.getFileStore(directory);
+            return store.getUsableSpace();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}

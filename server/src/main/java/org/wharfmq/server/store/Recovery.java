@@ -1,0 +1,179 @@
+package org.wharfmq.server.store;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.wire.DocumentContext;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Replays the journal at startup into a {@link JournalState}: committed, unconsumed messages with their delivery
+ * counts, queues defined at run time, the highest sequence seen per queue and the highest transaction id.
+ *
+ * <p>Files are read one by one, oldest first. A record whose CRC does not match (a torn write, garbage over the
+ * tail) ends the reading of its file: it and whatever follows in that file are ignored and reported, never fatal.
+ * A record cut short by a crash is never complete in Chronicle's framing, so it is not even seen. Transactions
+ * without a commit marker are rolled back.
+ */
+final class Recovery {
+
+    private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
+    /** Chronicle's own header before each document. */
+    private static final int DOCUMENT_HEADER_BYTES = 4;
+
+    final JournalState state = new JournalState();
+    /** Every queue that must exist, with the highest sequence number seen on it. */
+    final Map<String, Long> lastSequences = new LinkedHashMap<>();
+    final List<String> damage = new ArrayList<>();
+    long highestTransaction;
+    long records;
+    int lastSegment;
+    boolean closedCleanly = true;
+    int rolledBackTransactions;
+
+    private Recovery() {
+    }
+
+    /** Reads the whole journal. */
+    static Recovery run(Journal journal) throws java.io.IOException {
+        Recovery recovery = new Recovery();
+        ByteBuf record = Unpooled.buffer(256);
+        try {
+            for (int segment : journal.segments()) {
+                recovery.readSegment(journal, segment, record);
+            }
+        } finally {
+            record.release();
+            journal.closeReaders();
+        }
+        recovery.rolledBackTransactions = recovery.state.rollbackAllPending();
+        for (String queue : recovery.state.queueDefinitions().keySet()) {
+            recovery.lastSequences.putIfAbsent(queue, 0L);
+        }
+        return recovery;
+    }
+
+    private void readSegment(Journal journal, int segment, ByteBuf record) {
+        lastSegment = Math.max(lastSegment, segment);
+        state.segment(segment);
+        byte lastType = 0;
+        try (ExcerptTailer tailer = journal.tailer(segment)) {
+            while (true) {
+                long index;
+                try (DocumentContext dc = tailer.readingDocument()) {
+                    if (!dc.isPresent()) {
+                        break;
+                    }
+                    index = dc.index();
+                    Journal.copy(dc.wire().bytes(), record);
+                } catch (RuntimeException e) {
+                    damaged(segment, "an unreadable record (" + e + ")");
+                    return;
+                }
+                int bytes = record.readableBytes() + DOCUMENT_HEADER_BYTES;
+                state.written(segment, bytes);
+                if (!JournalRecord.verify(record)) {
+                    damaged(segment, "a record of " + record.readableBytes() + " bytes at index "
+                            + Long.toHexString(index) + " whose checksum does not match (torn or overwritten)");
+                    return;
+                }
+                try {
+                    lastType = apply(record, segment, index, bytes);
+                } catch (IndexOutOfBoundsException e) {
+                    damaged(segment, "a record at index " + Long.toHexString(index) + " that cannot be parsed (" + e.getMessage() + ")");
+                    return;
+                }
+                records++;
+            }
+        }
+        // only the newest segment tells whether the last run ended in order
+        closedCleanly = lastType == JournalRecord.CLOSED || lastType == 0;
+    }
+
+    private void damaged(int segment, String what) {
+        String report = "journal segment " + segment + " ends with " + what
+                + "; it and anything after it in that segment were ignored";
+        damage.add(report);
+        closedCleanly = false;
+        LOG.log(System.Logger.Level.WARNING, "Recovery: " + report);
+    }
+
+    private byte apply(ByteBuf in, int segment, long index, int bytes) {
+        byte type = in.readByte();
+        switch (type) {
+            case JournalRecord.PUT: {
+                long tx = in.readLong();
+                String queue = JournalRecord.readString(in);
+                long sequence = in.readLong();
+                int deliveries = in.readInt();
+                int length = in.readInt();
+                if (length != in.readableBytes()) {
+                    throw new IndexOutOfBoundsException("message length " + length);
+                }
+                ByteBuf content = PooledByteBufAllocator.DEFAULT.directBuffer(length);
+                content.writeBytes(in, length);
+                sequenceSeen(queue, sequence);
+                JournalState.Live live = new JournalState.Live(queue, sequence, segment, index, bytes, deliveries, content);
+                if (tx == 0) {
+                    state.put(live);
+                } else {
+                    transactionSeen(tx);
+                    state.txPut(tx, live);
+                }
+                break;
+            }
+            case JournalRecord.REMOVE: {
+                long tx = in.readLong();
+                int n = in.readInt();
+                for (int i = 0; i < n; i++) {
+                    String queue = JournalRecord.readString(in);
+                    long sequence = in.readLong();
+                    sequenceSeen(queue, sequence);
+                    if (tx == 0) {
+                        state.remove(queue, sequence);
+                    } else {
+                        state.txRemove(tx, queue, sequence);
+                    }
+                }
+                transactionSeen(tx);
+                break;
+            }
+            case JournalRecord.COMMIT:
+                state.commit(transactionSeen(in.readLong()));
+                break;
+            case JournalRecord.ROLLBACK:
+                state.rollback(transactionSeen(in.readLong()));
+                break;
+            case JournalRecord.QUEUE:
+                state.queueDefined(JournalRecord.readString(in), segment, bytes);
+                break;
+            case JournalRecord.DELIVERED: {
+                JournalState.Live live = state.find(JournalRecord.readString(in), in.readLong());
+                int deliveries = in.readInt();
+                if (live != null && deliveries > live.deliveryCount) {
+                    live.deliveryCount = deliveries;
+                }
+                break;
+            }
+            case JournalRecord.CLOSED:
+                break;
+            default:
+                throw new IndexOutOfBoundsException("unknown record type " + type);
+        }
+        return type;
+    }
+
+    private void sequenceSeen(String queue, long sequence) {
+        lastSequences.merge(queue, sequence, Math::max);
+    }
+
+    private long transactionSeen(long tx) {
+        highestTransaction = Math.max(highestTransaction, tx);
+        return tx;
+    }
+}

@@ -1,0 +1,28 @@
+package org.wharfmq.server.store;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Receives the state a {@link MessageStore} recovers at startup: the queue manager implements it to rebuild its
+ * queues before it accepts connections. Calls come from one thread, queues before their messages, and each
+ * queue's messages in sequence order.
+ */
+public interface RecoveryTarget {
+
+    /**
+     * A queue that must exist: defined at run time before the restart, or holding recovered messages.
+     *
+     * @param lastSequence the highest sequence number the store has seen on this queue; new messages must be
+     *                     numbered above it so that no journal record is ever ambiguous
+     */
+    void queueRecovered(String queueName, long lastSequence);
+
+    /**
+     * A committed persistent message that was not consumed.
+     *
+     * @param content       the encoded message; the target takes over this reference
+     * @param deliveryCount the JMSXDeliveryCount its next delivery carries: 1 if it was never delivered, more
+     *                      (and JMSRedelivered) if it had been delivered and not acknowledged
+     */
+    void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount);
+}

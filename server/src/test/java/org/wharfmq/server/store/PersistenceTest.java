@@ -1,0 +1,134 @@
+package org.wharfmq.server.store;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.Configuration;
+import org.wharfmq.server.TestServers;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.ServerConfig;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Queue;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import javax.jms.TransactionRolledBackException;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The journal seen through JMS, with the server in this JVM: restarts, redelivery flags, a full journal. */
+class PersistenceTest {
+
+    @TempDir
+    Path data;
+
+    @Test
+    void aRestartKeepsPersistentMessagesAndMarksDeliveredOnesRedelivered() throws Exception {
+        ServerConfig config = TestServers.config().dataDirectory(data);
+        try (WharfServer server = WharfServer.start(config)) {
+            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+            try {
+                connection.start();
+                Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+                Queue queue = session.createQueue("ORDERS");
+                MessageProducer producer = session.createProducer(queue);
+                producer.send(session.createTextMessage("delivered, not acknowledged"));
+                MessageConsumer consumer = session.createConsumer(queue);
+                assertEquals("delivered, not acknowledged", ((TextMessage) consumer.receive(5000)).getText());
+                consumer.close();
+                producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+                producer.send(session.createTextMessage("non-persistent"));
+                producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+                producer.send(session.createTextMessage("never delivered"));
+            } finally {
+                connection.close();
+            }
+            assertEquals(3, server.queueManager().depth("ORDERS"));
+        }
+        try (WharfServer server = WharfServer.start(config)) {
+            assertEquals(2, server.queueManager().depth("ORDERS"), "the non-persistent message is gone");
+            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+            try {
+                connection.start();
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageConsumer consumer = session.createConsumer(session.createQueue("ORDERS"));
+                Message first = consumer.receive(5000);
+                assertEquals("delivered, not acknowledged", ((TextMessage) first).getText());
+                assertTrue(first.getJMSRedelivered());
+                assertEquals(2, first.getIntProperty("JMSXDeliveryCount"));
+                Message second = consumer.receive(5000);
+                assertEquals("never delivered", ((TextMessage) second).getText());
+                assertFalse(second.getJMSRedelivered());
+                assertEquals(1, second.getIntProperty("JMSXDeliveryCount"));
+                assertNull(consumer.receiveNoWait());
+            } finally {
+                connection.close();
+            }
+        }
+    }
+
+    @Test
+    void aFullJournalRefusesProducersClearlyWhileConsumersGoOn() throws Exception {
+        long fileBytes = Configuration.MIN_JOURNAL_FILE_BYTES;
+        ServerConfig config = TestServers.config().dataDirectory(data)
+                .journalFileBytes(fileBytes).journalSlackBytes(0).journalMaxBytes(2 * fileBytes);
+        try (WharfServer server = WharfServer.start(config)) {
+            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+            try {
+                connection.start();
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                Queue queue = session.createQueue("BIG");
+                MessageProducer producer = session.createProducer(queue);
+                String body = "y".repeat(2000);
+                JMSException refused = null;
+                int sent = 0;
+                for (int i = 0; i < 1000 && refused == null; i++) {
+                    try {
+                        producer.send(session.createTextMessage(body));
+                        sent++;
+                    } catch (JMSException e) {
+                        refused = e;
+                    }
+                }
+                assertNotNull(refused, "a 128 KiB journal took 2 MB of messages");
+                assertTrue(refused.getMessage().contains("journal is full"), refused.getMessage());
+                assertEquals(sent, server.queueManager().depth("BIG"), "the refused message is not on the queue");
+
+                Session transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
+                transacted.createProducer(queue).send(transacted.createTextMessage(body));
+                JMSException commit = assertThrows(TransactionRolledBackException.class, transacted::commit);
+                assertTrue(commit.getMessage().contains("journal is full"), commit.getMessage());
+
+                MessageConsumer consumer = session.createConsumer(queue);
+                for (int i = 0; i < sent; i++) {
+                    assertNotNull(consumer.receive(5000), "consumers keep working: message " + i);
+                }
+                consumer.close();
+                // the next send either fits at once or is the one that makes reclamation free the old segments
+                boolean accepted = false;
+                for (int attempt = 0; attempt < 3 && !accepted; attempt++) {
+                    try {
+                        producer.send(session.createTextMessage(body));
+                        accepted = true;
+                    } catch (JMSException e) {
+                        assertTrue(e.getMessage().contains("journal is full"), e.getMessage());
+                    }
+                }
+                assertTrue(accepted, "once consumed, the journal takes messages again");
+            } finally {
+                connection.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package org.wharfmq.server.store;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.wharfmq.server.config.ServerConfig;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** Drives a {@link JournalMessageStore} directly, without a server: messages are plain strings. */
+final class StoreHarness {
+
+    private StoreHarness() {
+    }
+
+    /** A message as the store sees it. */
+    record Message(String queueName, long sequence, ByteBuf content) implements StoredMessage {
+        static Message of(String queue, long sequence, String text) {
+            return new Message(queue, sequence, Unpooled.copiedBuffer(text, StandardCharsets.UTF_8));
+        }
+    }
+
+    /** What recovery handed over. */
+    static final class Recovered implements RecoveryTarget {
+        final Map<String, Long> queues = new LinkedHashMap<>();
+        final List<String> messages = new ArrayList<>();
+        final Map<String, Integer> deliveryCounts = new LinkedHashMap<>();
+
+        @Override
+        public void queueRecovered(String queueName, long lastSequence) {
+            queues.put(queueName, lastSequence);
+        }
+
+        @Override
+        public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
+            String text = content.toString(StandardCharsets.UTF_8);
+            content.release();
+            messages.add(queueName + "#" + sequence + "=" + text);
+            deliveryCounts.put(queueName + "#" + sequence, deliveryCount);
+        }
+    }
+
+    static ServerConfig config(Path data) {
+        return ServerConfig.defaults().dataDirectory(data).maxMessageLength(1024 * 1024);
+    }
+
+    /** Opens the store and replays it. */
+    static JournalMessageStore open(ServerConfig config, Recovered into) throws Exception {
+        JournalMessageStore store = JournalMessageStore.open(config);
+        store.recover(into);
+        return store;
+    }
+
+    /** A completion a test can wait for. */
+    static final class Done implements StoreCompletion {
+        final CompletableFuture<Throwable> result = new CompletableFuture<>();
+
+        @Override
+        public void completed(Throwable failure) {
+            result.complete(failure);
+        }
+
+        /** Waits, and returns the failure (null when durable). */
+        Throwable await() throws Exception {
+            return result.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Puts and waits until durable; fails the test on a failure. */
+    static void put(MessageStore store, Message m) throws Exception {
+        Done done = new Done();
+        store.put(m, done);
+        Throwable failure = done.await();
+        if (failure != null) {
+            throw new AssertionError("put failed", failure);
+        }
+    }
+
+    static void remove(MessageStore store, Message m) throws Exception {
+        Done done = new Done();
+        store.remove(List.of(m), done);
+        Throwable failure = done.await();
+        if (failure != null) {
+            throw new AssertionError("remove failed", failure);
+        }
+    }
+}
