@@ -1,5 +1,6 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.jms.message.DeserializationPolicy;
 import org.wharfmq.jms.transport.BrokerAddress;
 import org.wharfmq.protocol.ProtocolVersion;
 
@@ -20,9 +21,10 @@ import java.util.Set;
  * @param requestTimeoutMillis bound on waiting for the answer to any request
  * @param syncSends            every send waits for the server's answer
  * @param clientName           name the server shows for this connection
+ * @param deserialization      classes ObjectMessage.getObject may deserialise (option, else system property, else default)
  */
 record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeatMillis, int connectTimeoutMillis,
-                 int requestTimeoutMillis, boolean syncSends, String clientName) {
+                 int requestTimeoutMillis, boolean syncSends, String clientName, DeserializationPolicy deserialization) {
 
     /** The URL used when none is configured. */
     static final String DEFAULT_URL = "tcp://localhost:" + ProtocolVersion.DEFAULT_PORT;
@@ -33,7 +35,7 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
     static final String DEFAULT_CLIENT_NAME = "wharf-jms";
 
     private static final Set<String> OPTIONS = Set.of("prefetch", "heartbeat", "connectTimeout", "requestTimeout",
-            "syncSends", "clientName");
+            "syncSends", "clientName", DeserializationPolicy.URL_OPTION);
 
     /**
      * Parses a broker URL.
@@ -72,6 +74,7 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
         int requestTimeout = DEFAULT_REQUEST_TIMEOUT_MILLIS;
         boolean syncSends = false;
         String clientName = DEFAULT_CLIENT_NAME;
+        DeserializationPolicy deserialization = null;
         if (query >= 0) {
             for (String pair : rest.substring(query + 1).split("&")) {
                 if (pair.isEmpty()) {
@@ -90,11 +93,21 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
                     case "requestTimeout" -> requestTimeout = intOption(url, name, value, 1);
                     case "syncSends" -> syncSends = booleanOption(url, name, value);
                     case "clientName" -> clientName = value;
+                    case DeserializationPolicy.URL_OPTION -> deserialization = deserializationOption(url, value);
                     default -> throw new AssertionError(name);
                 }
             }
         }
-        return new BrokerUrl(url, address, prefetch, heartbeat, connectTimeout, requestTimeout, syncSends, clientName);
+        return new BrokerUrl(url, address, prefetch, heartbeat, connectTimeout, requestTimeout, syncSends, clientName,
+                deserialization != null ? deserialization : DeserializationPolicy.fromSystemProperty());
+    }
+
+    private static DeserializationPolicy deserializationOption(String url, String value) {
+        try {
+            return DeserializationPolicy.of(value);
+        } catch (IllegalArgumentException e) {
+            throw invalid(url, e.getMessage());
+        }
     }
 
     private static BrokerAddress tcpAddress(String url, String authority) {

@@ -9,6 +9,22 @@ import javax.jms.InvalidSelectorException;
 import javax.jms.JMSException;
 import javax.jms.JMSSecurityException;
 import javax.jms.TransactionRolledBackException;
+import javax.jms.IllegalStateRuntimeException;
+import javax.jms.InvalidClientIDException;
+import javax.jms.InvalidClientIDRuntimeException;
+import javax.jms.InvalidDestinationRuntimeException;
+import javax.jms.InvalidSelectorRuntimeException;
+import javax.jms.JMSRuntimeException;
+import javax.jms.JMSSecurityRuntimeException;
+import javax.jms.MessageFormatException;
+import javax.jms.MessageFormatRuntimeException;
+import javax.jms.MessageNotWriteableException;
+import javax.jms.MessageNotWriteableRuntimeException;
+import javax.jms.ResourceAllocationException;
+import javax.jms.ResourceAllocationRuntimeException;
+import javax.jms.TransactionInProgressException;
+import javax.jms.TransactionInProgressRuntimeException;
+import javax.jms.TransactionRolledBackRuntimeException;
 
 /**
  * Turns the server's ERROR frames into the JMS exceptions the protocol table names. The error code's name
@@ -46,6 +62,40 @@ final class JmsErrors {
         }
         e.initCause(cause);
         return e;
+    }
+
+    /**
+     * The JMS 2.0 simplified API's unchecked form of a JMSException: the matching {@code ...RuntimeException}
+     * where the API defines one, else JMSRuntimeException; message, error code and cause are kept.
+     */
+    static JMSRuntimeException toRuntime(JMSException e) {
+        String text = e.getMessage();
+        String code = e.getErrorCode();
+        JMSRuntimeException r;
+        if (e instanceof javax.jms.IllegalStateException) {
+            r = new IllegalStateRuntimeException(text, code, e);
+        } else if (e instanceof InvalidClientIDException) {
+            r = new InvalidClientIDRuntimeException(text, code, e);
+        } else if (e instanceof InvalidDestinationException) {
+            r = new InvalidDestinationRuntimeException(text, code, e);
+        } else if (e instanceof InvalidSelectorException) {
+            r = new InvalidSelectorRuntimeException(text, code, e);
+        } else if (e instanceof JMSSecurityException) {
+            r = new JMSSecurityRuntimeException(text, code, e);
+        } else if (e instanceof MessageFormatException) {
+            r = new MessageFormatRuntimeException(text, code, e);
+        } else if (e instanceof MessageNotWriteableException) {
+            r = new MessageNotWriteableRuntimeException(text, code, e);
+        } else if (e instanceof ResourceAllocationException) {
+            r = new ResourceAllocationRuntimeException(text, code, e);
+        } else if (e instanceof TransactionInProgressException) {
+            r = new TransactionInProgressRuntimeException(text, code, e);
+        } else if (e instanceof TransactionRolledBackException) {
+            r = new TransactionRolledBackRuntimeException(text, code, e);
+        } else {
+            r = new JMSRuntimeException(text, code, e);
+        }
+        return r;
     }
 
     /** The exception for a feature a later issue brings. */

@@ -68,6 +68,8 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     private final int heartbeatMillis;
     private final String serverName;
     private final String serverVersion;
+    /** The user name given to createConnection, or null; sent messages carry it as JMSXUserID. */
+    private final String userName;
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
     private volatile boolean started;
@@ -80,6 +82,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     /** Connects, completes the handshake and agrees the heartbeat. The connection starts stopped. */
     WharfConnection(BrokerUrl url, String user, String password) throws JMSException {
         this.url = url;
+        this.userName = user;
         this.messageIdPrefix = "ID:wharf-" + PROCESS_TAG + "-" + CONNECTIONS.incrementAndGet() + ":";
         ConnectionHandler handler = new ConnectionHandler(this);
         this.channel = Transport.connect(url.address(), handler, url.connectTimeoutMillis());
@@ -126,6 +129,11 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
 
     BrokerUrl url() {
         return url;
+    }
+
+    /** The user name the connection was created with, or null. */
+    String userName() {
+        return userName;
     }
 
     int maxMessageLength() {
@@ -210,6 +218,11 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     /** Registers a request id, for callers that must act between registering and writing (rollback). */
     int newRequestId() {
         return requests.nextId();
+    }
+
+    /** Gives up on a registered request whose answer is no longer awaited. */
+    void forgetRequest(int requestId) {
+        requests.forget(requestId);
     }
 
     CompletableFuture<Frame.Error> register(int requestId) {
@@ -478,14 +491,22 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         return Thread.currentThread() instanceof SessionDispatcher d && d.session().connection() == this;
     }
 
+    private boolean isOwnCompletionThread() {
+        return Thread.currentThread() instanceof CompletionDispatcher d && d.session().connection() == this;
+    }
+
     /**
      * Closes every session (waiting for running MessageListeners), tells the server CLOSE and closes the
-     * socket. Idempotent. Not allowed from a MessageListener of this connection (it would wait for itself).
+     * socket. Idempotent. Not allowed from a MessageListener or CompletionListener of this connection (JMS 2.0
+     * lets a provider refuse the first; it must refuse the second).
      */
     @Override
     public void close() throws JMSException {
         if (isOwnDispatcherThread()) {
             throw new IllegalStateException("A MessageListener must not close its own connection");
+        }
+        if (isOwnCompletionThread()) {
+            throw new IllegalStateException("A CompletionListener must not close its own connection (JMS 2.0 section 7.3.8)");
         }
         if (!closing.compareAndSet(false, true)) {
             return;

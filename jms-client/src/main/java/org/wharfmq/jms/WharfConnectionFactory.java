@@ -25,7 +25,13 @@ import java.io.Serializable;
  *   <li>{@code requestTimeout} — ms to wait for any answer from the server (default 30000)</li>
  *   <li>{@code syncSends} — {@code true} makes every send wait for the server (default false)</li>
  *   <li>{@code clientName} — the name the server shows for the connection</li>
+ *   <li>{@code deserializationAllowList} — classes {@code ObjectMessage.getObject()} may deserialise, e.g.
+ *       {@code com.acme.*,java.util.*} (default: the system property {@code wharf.jms.deserializationAllowList}, else
+ *       the JDK's value types and collections; see {@link org.wharfmq.jms.message.DeserializationPolicy})</li>
  * </ul>
+ *
+ * <p>Wharf has no authentication yet: the server accepts any user name. A connection created with a user name
+ * sets the JMSXUserID property of every message it sends to that name.
  */
 public class WharfConnectionFactory implements ConnectionFactory, QueueConnectionFactory, TopicConnectionFactory,
         Serializable, Referenceable {
@@ -105,24 +111,36 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
         return new WharfConnection(url(), userName, password);
     }
 
+    /** A JMSContext in AUTO_ACKNOWLEDGE mode on a new connection. */
     @Override
     public JMSContext createContext() {
-        throw JmsErrors.notSupportedRuntime("JMSContext (the JMS 2.0 simplified API)");
+        return createContext(null, null, JMSContext.AUTO_ACKNOWLEDGE);
     }
 
     @Override
     public JMSContext createContext(String userName, String password) {
-        throw JmsErrors.notSupportedRuntime("JMSContext (the JMS 2.0 simplified API)");
-    }
-
-    @Override
-    public JMSContext createContext(String userName, String password, int sessionMode) {
-        throw JmsErrors.notSupportedRuntime("JMSContext (the JMS 2.0 simplified API)");
+        return createContext(userName, password, JMSContext.AUTO_ACKNOWLEDGE);
     }
 
     @Override
     public JMSContext createContext(int sessionMode) {
-        throw JmsErrors.notSupportedRuntime("JMSContext (the JMS 2.0 simplified API)");
+        return createContext(null, null, sessionMode);
+    }
+
+    /**
+     * A JMSContext on a new connection; its session is created on first use, so {@code setClientID} may follow.
+     *
+     * @throws javax.jms.JMSRuntimeException for an invalid session mode or when the connection fails
+     *                                       (JMSSecurityRuntimeException when the server refuses the user)
+     */
+    @Override
+    public JMSContext createContext(String userName, String password, int sessionMode) {
+        WharfJMSContext.checkSessionMode(sessionMode);
+        try {
+            return new WharfJMSContext(new WharfConnection(url(), userName, password), sessionMode);
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
+        }
     }
 
     /** A JNDI reference that {@link WharfObjectFactory} turns back into a factory with the same URL. */

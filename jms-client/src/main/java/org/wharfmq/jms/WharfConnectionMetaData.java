@@ -9,8 +9,11 @@ import java.util.List;
 final class WharfConnectionMetaData implements ConnectionMetaData {
     static final WharfConnectionMetaData INSTANCE = new WharfConnectionMetaData();
 
-    /** The JMSX properties Wharf supports: the delivery count it sets, and the two the JMS specification requires. */
-    private static final List<String> JMSX_PROPERTIES = List.of("JMSXDeliveryCount", "JMSXGroupID", "JMSXGroupSeq");
+    /**
+     * The JMSX properties Wharf supports: the delivery count it sets on receipt, the user id it sets on send (when
+     * the connection has a user name), and the two group properties the JMS specification requires.
+     */
+    private static final List<String> JMSX_PROPERTIES = List.of("JMSXUserID", "JMSXDeliveryCount", "JMSXGroupID", "JMSXGroupSeq");
     private static final int PROVIDER_MAJOR = 0;
     private static final int PROVIDER_MINOR = 1;
 

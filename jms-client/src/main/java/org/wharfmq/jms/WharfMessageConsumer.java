@@ -209,6 +209,32 @@ public final class WharfMessageConsumer implements QueueReceiver {
     }
 
     /**
+     * JMSConsumer.receiveBody: the body of the next message.
+     *
+     * @param timeout ms to wait; 0 = do not wait (receiveNoWait); negative = without limit
+     * @return null when no message came (timeout, close), or the message's body (itself possibly null)
+     */
+    <T> WharfSession.BodyReceipt<T> receiveBody(Class<T> type, long timeout) throws JMSException {
+        checkSynchronous();
+        long timeoutNanos = timeout < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeout);
+        if (timeoutNanos > MAX_TIMEOUT_NANOS) {
+            timeoutNanos = -1;
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            Frame.Deliver d = timeout == 0 ? session.takeNow(this)
+                    : session.take(this, timeoutNanos < 0 ? -1 : Math.max(0, deadline - System.nanoTime()));
+            if (d == null) {
+                return null;
+            }
+            WharfSession.BodyReceipt<T> receipt = session.consumeReceivedBody(this, d, type);
+            if (receipt != null) {
+                return receipt;
+            }
+        }
+    }
+
+    /**
      * Closes the consumer: a blocked receive returns null, a running listener is waited for (unless it is the
      * caller), and the server learns the last delivery the application got; it takes back the rest. No answer
      * is awaited.

@@ -15,7 +15,9 @@ import javax.jms.QueueSender;
 /**
  * Sends messages to a queue (or, when created without a destination, to the queue named on each send).
  * Persistent sends outside a transaction wait for the server's OK; non-persistent ones and all sends in a
- * transaction do not (the URL option {@code syncSends=true} makes every send wait).
+ * transaction do not (the URL option {@code syncSends=true} makes every send wait). Sends with a
+ * {@link CompletionListener} return at once and complete through it. The message ID and timestamp hints are
+ * honoured: disabled, the message goes without an ID (null) or timestamp (0).
  */
 public final class WharfMessageProducer implements QueueSender {
     private final WharfSession session;
@@ -39,10 +41,6 @@ public final class WharfMessageProducer implements QueueSender {
 
     int id() {
         return id;
-    }
-
-    long deliveryDelay() {
-        return deliveryDelay;
     }
 
     void markClosed() {
@@ -165,11 +163,7 @@ public final class WharfMessageProducer implements QueueSender {
 
     @Override
     public void send(Message message, int deliveryMode, int priority, long timeToLive) throws JMSException {
-        checkOpen();
-        if (destination == null) {
-            throw new UnsupportedOperationException("This producer was created without a destination; use send(destination, message)");
-        }
-        session.send(this, destination, wireDestination, message, checkDeliveryMode(deliveryMode), checkPriority(priority), timeToLive);
+        sendToOwn(message, deliveryMode, priority, timeToLive, null);
     }
 
     @Override
@@ -179,15 +173,7 @@ public final class WharfMessageProducer implements QueueSender {
 
     @Override
     public void send(Destination destination, Message message, int deliveryMode, int priority, long timeToLive) throws JMSException {
-        checkOpen();
-        if (this.destination != null) {
-            throw new UnsupportedOperationException("This producer sends to " + this.destination + "; use send(message)");
-        }
-        if (destination == null) {
-            throw new InvalidDestinationException("The destination must not be null");
-        }
-        WireDestination wire = WharfSession.sendDestination(destination);
-        session.send(this, destination, wire, message, checkDeliveryMode(deliveryMode), checkPriority(priority), timeToLive);
+        sendTo(destination, message, deliveryMode, priority, timeToLive, null);
     }
 
     @Override
@@ -202,28 +188,65 @@ public final class WharfMessageProducer implements QueueSender {
 
     @Override
     public void send(Message message, CompletionListener completionListener) throws JMSException {
-        throw JmsErrors.notSupported("Asynchronous send with a CompletionListener");
+        send(message, deliveryMode, priority, timeToLive, completionListener);
     }
 
     @Override
     public void send(Message message, int deliveryMode, int priority, long timeToLive, CompletionListener completionListener) throws JMSException {
-        throw JmsErrors.notSupported("Asynchronous send with a CompletionListener");
+        sendToOwn(message, deliveryMode, priority, timeToLive, requireListener(completionListener));
     }
 
     @Override
     public void send(Destination destination, Message message, CompletionListener completionListener) throws JMSException {
-        throw JmsErrors.notSupported("Asynchronous send with a CompletionListener");
+        send(destination, message, deliveryMode, priority, timeToLive, completionListener);
     }
 
     @Override
     public void send(Destination destination, Message message, int deliveryMode, int priority, long timeToLive,
                      CompletionListener completionListener) throws JMSException {
-        throw JmsErrors.notSupported("Asynchronous send with a CompletionListener");
+        sendTo(destination, message, deliveryMode, priority, timeToLive, requireListener(completionListener));
     }
 
+    private static CompletionListener requireListener(CompletionListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("The CompletionListener must not be null");
+        }
+        return listener;
+    }
+
+    private void sendToOwn(Message message, int deliveryMode, int priority, long timeToLive, CompletionListener listener)
+            throws JMSException {
+        checkOpen();
+        if (destination == null) {
+            throw new UnsupportedOperationException("This producer was created without a destination; use send(destination, message)");
+        }
+        session.send(id, destination, wireDestination, message, checkDeliveryMode(deliveryMode), checkPriority(priority),
+                timeToLive, deliveryDelay, disableMessageId, disableMessageTimestamp, listener);
+    }
+
+    private void sendTo(Destination destination, Message message, int deliveryMode, int priority, long timeToLive,
+                        CompletionListener listener) throws JMSException {
+        checkOpen();
+        if (this.destination != null) {
+            throw new UnsupportedOperationException("This producer sends to " + this.destination + "; use send(message)");
+        }
+        if (destination == null) {
+            throw new InvalidDestinationException("The destination must not be null");
+        }
+        WireDestination wire = WharfSession.sendDestination(destination);
+        session.send(id, destination, wire, message, checkDeliveryMode(deliveryMode), checkPriority(priority),
+                timeToLive, deliveryDelay, disableMessageId, disableMessageTimestamp, listener);
+    }
+
+    /**
+     * Closes the producer. Not allowed from a CompletionListener of its session (JMS 2.0); otherwise waits for
+     * the session's incomplete asynchronous sends.
+     */
     @Override
     public void close() throws JMSException {
+        session.checkNotInCompletionListener("close its own MessageProducer");
         if (!closed) {
+            session.awaitCompletions();
             closed = true;
             session.producerClosed(this);
         }

@@ -4,7 +4,10 @@ import io.netty.buffer.ByteBuf;
 import org.wharfmq.jms.message.MessageAcknowledger;
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfBytesMessage;
+import org.wharfmq.jms.message.WharfMapMessage;
 import org.wharfmq.jms.message.WharfMessage;
+import org.wharfmq.jms.message.WharfObjectMessage;
+import org.wharfmq.jms.message.WharfStreamMessage;
 import org.wharfmq.jms.message.WharfTextMessage;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
@@ -14,6 +17,7 @@ import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 
 import javax.jms.BytesMessage;
+import javax.jms.CompletionListener;
 import javax.jms.DeliveryMode;
 import javax.jms.Destination;
 import javax.jms.IllegalStateException;
@@ -67,6 +71,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * DUPS_OK_ACKNOWLEDGE batches them, CLIENT_ACKNOWLEDGE and transactions keep a consumed-list (per consumer, the
  * last delivery id the application got) that {@code acknowledge()}, {@code commit()}, {@code rollback()} and
  * {@code recover()} send.
+ *
+ * <p>Asynchronous sends (JMS 2.0, with a CompletionListener) carry a request id; the session's
+ * {@link CompletionDispatcher} thread calls their listeners in send order. {@code close}, {@code commit} and
+ * {@code rollback} wait for them first, and refuse to run on that thread.
  */
 public final class WharfSession implements Session, QueueSession, TopicSession {
     private static final System.Logger LOG = System.getLogger(WharfSession.class.getName());
@@ -99,6 +107,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
     private volatile SessionDispatcher dispatcher;
+    private volatile CompletionDispatcher completions;
     private final MessageAcknowledger clientAcknowledger;
 
     WharfSession(WharfConnection connection, int id, int mode) {
@@ -148,7 +157,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     @Override
     public MapMessage createMapMessage() throws JMSException {
-        throw JmsErrors.notSupported("MapMessage");
+        checkOpen();
+        return new WharfMapMessage();
     }
 
     @Override
@@ -159,17 +169,21 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     @Override
     public ObjectMessage createObjectMessage() throws JMSException {
-        throw JmsErrors.notSupported("ObjectMessage");
+        checkOpen();
+        return new WharfObjectMessage(connection.url().deserialization());
     }
 
     @Override
     public ObjectMessage createObjectMessage(Serializable object) throws JMSException {
-        throw JmsErrors.notSupported("ObjectMessage");
+        ObjectMessage message = createObjectMessage();
+        message.setObject(object);
+        return message;
     }
 
     @Override
     public StreamMessage createStreamMessage() throws JMSException {
-        throw JmsErrors.notSupported("StreamMessage");
+        checkOpen();
+        return new WharfStreamMessage();
     }
 
     @Override
@@ -271,9 +285,18 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
      * Sends a message: sets its headers, encodes it into a pooled buffer on this thread and writes it. Waits for
      * the server's answer when the send is synchronous (persistent outside a transaction, or syncSends). An
      * earlier fire-and-forget send's failure is thrown here instead, and this message is not sent.
+     *
+     * <p>With a {@code completionListener} the send is asynchronous (JMS 2.0): it carries a request id, this
+     * method returns once the frame is queued, and the session's {@link CompletionDispatcher} calls the listener
+     * when the server's answer arrives, in send order.
+     *
+     * @param deliveryDelay    ms before the message may be delivered; 0 = at once
+     * @param disableMessageId the producer's hint: send no JMSMessageID (honoured: null)
+     * @param disableTimestamp the producer's hint: send no JMSTimestamp (honoured: 0)
      */
-    void send(WharfMessageProducer producer, Destination destination, WireDestination wire, Message message,
-              int deliveryMode, int priority, long timeToLive) throws JMSException {
+    void send(int producerId, Destination destination, WireDestination wire, Message message, int deliveryMode,
+              int priority, long timeToLive, long deliveryDelay, boolean disableMessageId, boolean disableTimestamp,
+              CompletionListener completionListener) throws JMSException {
         checkOpen();
         throwAsyncSendError();
         if (message == null) {
@@ -281,14 +304,17 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         }
         WharfMessage wharf = message instanceof WharfMessage w ? w : MessageCodec.copyOf(message);
         long now = System.currentTimeMillis();
-        long delay = producer.deliveryDelay();
-        String messageId = producer.getDisableMessageID() ? null : connection.nextMessageId();
-        long timestamp = producer.getDisableMessageTimestamp() ? 0 : now;
+        String messageId = disableMessageId ? null : connection.nextMessageId();
+        long timestamp = disableTimestamp ? 0 : now;
         long expiration = timeToLive > 0 ? now + timeToLive : 0;
-        long deliveryTime = delay > 0 ? now + delay : 0;
+        long deliveryTime = deliveryDelay > 0 ? now + deliveryDelay : 0;
         stampHeaders(wharf, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
         if (wharf != message) {
             stampHeaders(message, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
+        }
+        String user = connection.userName();
+        if (user != null) {
+            wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, user);
         }
         int max = connection.maxMessageLength();
         long bodyLength = MessageCodec.bodyLength(wharf);
@@ -307,11 +333,54 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             buffer.release();
             throw tooLarge(length, max);
         }
+        if (completionListener != null) {
+            int requestId = connection.newRequestId();
+            CompletableFuture<Frame.Error> answer = connection.register(requestId);
+            completions().add(message, completionListener, answer, requestId);
+            connection.write(new Frame.Send(requestId, id, producerId, buffer));
+            return;
+        }
         boolean sync = syncSends || (mode != SESSION_TRANSACTED && deliveryMode == DeliveryMode.PERSISTENT);
         if (sync) {
-            connection.requestOk(rid -> new Frame.Send(rid, id, producer.id(), buffer), "SEND");
+            connection.requestOk(rid -> new Frame.Send(rid, id, producerId, buffer), "SEND");
         } else {
-            connection.write(new Frame.Send(0, id, producer.id(), buffer));
+            connection.write(new Frame.Send(0, id, producerId, buffer));
+        }
+    }
+
+    private CompletionDispatcher completions() {
+        CompletionDispatcher d = completions;
+        if (d == null) {
+            synchronized (this) {
+                d = completions;
+                if (d == null) {
+                    d = new CompletionDispatcher(this, "wharf-completion-" + id + "-" + connection.url().address());
+                    completions = d;
+                    d.start();
+                }
+            }
+        }
+        return d;
+    }
+
+    /** Waits until every asynchronous send so far has completed and its CompletionListener returned. */
+    void awaitCompletions() {
+        CompletionDispatcher d = completions;
+        if (d != null) {
+            d.awaitIdle();
+        }
+    }
+
+    /** True on this session's CompletionListener thread: it must not close or commit its own session (JMS 2.0). */
+    boolean isCompletionThread() {
+        CompletionDispatcher d = completions;
+        return d != null && d == Thread.currentThread();
+    }
+
+    /** Refuses {@code what} from this session's CompletionListener, as JMS 2.0 requires. */
+    void checkNotInCompletionListener(String what) throws IllegalStateException {
+        if (isCompletionThread()) {
+            throw new IllegalStateException("A CompletionListener must not " + what + " (JMS 2.0 section 7.3.8)");
         }
     }
 
@@ -563,7 +632,48 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
      */
     WharfMessage consumeReceived(WharfMessageConsumer consumer, Frame.Deliver deliver) {
         WharfMessage message = decode(consumer, deliver);
+        acknowledgeReceived(consumer, deliver.deliveryId());
+        return message;
+    }
+
+    /**
+     * {@link #consumeReceived} for JMSConsumer.receiveBody: a message whose body cannot be returned as {@code type}
+     * (a plain Message, a StreamMessage, an unassignable or undeserialisable body) throws MessageFormatException.
+     * In AUTO and DUPS_OK mode that message is then not acknowledged but recovered, to be delivered again, as if a
+     * MessageListener had thrown; in CLIENT_ACKNOWLEDGE and transacted mode it counts as delivered (JMS 2.0).
+     */
+    <T> BodyReceipt<T> consumeReceivedBody(WharfMessageConsumer consumer, Frame.Deliver deliver, Class<T> type) throws JMSException {
+        WharfMessage message = decode(consumer, deliver);
         long deliveryId = deliver.deliveryId();
+        if (message == null) {
+            acknowledgeReceived(consumer, deliveryId);
+            return null;
+        }
+        T body;
+        try {
+            if (message instanceof WharfStreamMessage || message.getClass() == WharfMessage.class) {
+                throw new javax.jms.MessageFormatException("receiveBody cannot return the body of a "
+                        + (message instanceof WharfStreamMessage ? "StreamMessage" : "Message without a body"));
+            }
+            body = message.getBody(type);
+        } catch (JMSException e) {
+            if (mode == AUTO_ACKNOWLEDGE || mode == DUPS_OK_ACKNOWLEDGE) {
+                recordConsumed(consumer.id(), deliveryId);
+                rollbackDeliveries("ROLLBACK (recover after receiveBody could not return the body)");
+            } else {
+                recordConsumed(consumer.id(), deliveryId);
+            }
+            throw e;
+        }
+        acknowledgeReceived(consumer, deliveryId);
+        return new BodyReceipt<>(body);
+    }
+
+    /** The body receiveBody returns; a record so that a null body differs from "no message". */
+    record BodyReceipt<T>(T body) {
+    }
+
+    private void acknowledgeReceived(WharfMessageConsumer consumer, long deliveryId) {
         switch (mode) {
             case AUTO_ACKNOWLEDGE -> connection.write(new Frame.Ack(0, id, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
             case DUPS_OK_ACKNOWLEDGE -> {
@@ -574,7 +684,6 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             }
             default -> recordConsumed(consumer.id(), deliveryId);
         }
-        return message;
     }
 
     /** Decodes a delivery, dropping it when expired, and counts it as consumed for credit and CLOSE_CONSUMER. */
@@ -586,6 +695,9 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             if (expiration == 0 || expiration > System.currentTimeMillis()) {
                 message = MessageCodec.decode(buffer, deliver.deliveryCount());
                 message.setAcknowledger(clientAcknowledger);
+                if (message instanceof WharfObjectMessage object) {
+                    object.setDeserializationPolicy(connection.url().deserialization());
+                }
             }
         } catch (MalformedFrameException | IndexOutOfBoundsException e) {
             LOG.log(System.Logger.Level.ERROR, "Dropping delivery " + deliver.deliveryId() + " for consumer "
@@ -736,6 +848,12 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         }
     }
 
+    /** True on this session's MessageListener thread. */
+    boolean isListenerThread() {
+        SessionDispatcher d = dispatcher;
+        return d != null && d == Thread.currentThread();
+    }
+
     /** Returns once no listener of this session is running (unless called by that listener). */
     void awaitListenerIdle() {
         SessionDispatcher d = dispatcher;
@@ -752,7 +870,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     // ---- acknowledgement and transactions ----
 
     /** Message.acknowledge() in CLIENT_ACKNOWLEDGE mode: one answered ACK naming every consumer with consumed messages. */
-    private void acknowledgeConsumed() throws JMSException {
+    void acknowledgeConsumed() throws JMSException {
         if (closing.get()) {
             throw new IllegalStateException("Cannot acknowledge: the session is closed");
         }
@@ -794,6 +912,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("commit() needs a transacted session");
         }
+        checkNotInCompletionListener("commit its own session");
+        awaitCompletions();
         asyncSendError.set(null); // the COMMIT answer reports it
         List<Frame.Consumed> list = consumedList();
         Frame.Error error = connection.request(rid -> new Frame.Commit(rid, id, list), "COMMIT");
@@ -813,6 +933,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("rollback() needs a transacted session");
         }
+        checkNotInCompletionListener("roll back its own session");
+        awaitCompletions();
         asyncSendError.set(null); // the rolled-back sends are gone with it
         rollbackDeliveries("ROLLBACK");
     }
@@ -898,12 +1020,27 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         }
     }
 
-    /** Closes consumers and producers, waiting for a running listener; the server rolls back an open transaction. */
+    /**
+     * Closes consumers and producers, waiting for a running MessageListener and for incomplete asynchronous sends;
+     * the server rolls back an open transaction. A listener may close its own session (JMS 2.0 rev a lets a
+     * provider allow it): it does not wait for itself, and in AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE mode the
+     * message it is processing is still acknowledged. Not allowed from this session's CompletionListener.
+     */
     @Override
     public void close() throws JMSException {
+        checkNotInCompletionListener("close its own session");
+        boolean fromOwnListener = isListenerThread();
         if (closeLocally()) {
             try {
                 if (connection.isUsable()) {
+                    if (fromOwnListener && mode == AUTO_ACKNOWLEDGE) {
+                        // JMS 2.0 rev a: the message being processed is still acknowledged automatically
+                        List<Frame.Consumed> current = consumedList();
+                        if (!current.isEmpty()) {
+                            forgetConsumed(current);
+                            connection.write(new Frame.Ack(0, id, current));
+                        }
+                    }
                     connection.requestOk(rid -> new Frame.CloseSession(rid, id), "CLOSE_SESSION");
                 }
             } finally {
@@ -925,6 +1062,11 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     private boolean closeLocally() {
         if (!closing.compareAndSet(false, true)) {
             return false;
+        }
+        CompletionDispatcher d = completions;
+        if (d != null) {
+            d.awaitIdle();
+            d.shutdown();
         }
         wakeAll();
         awaitListenerIdle();

@@ -89,4 +89,13 @@ class BrokerUrlTest {
         assertThrows(IllegalArgumentException.class, () -> f.setBrokerURL("tcp://h?bogus=1"));
         assertEquals("vm://x", f.getBrokerURL());
     }
+
+    @Test
+    void deserializationAllowListOption() {
+        BrokerUrl url = BrokerUrl.parse("tcp://h?deserializationAllowList=com.acme.*,java.util.*");
+        assertTrue(url.deserialization().allows("com.acme.Order"));
+        assertFalse(url.deserialization().allows("com.other.Order"));
+        assertFalse(BrokerUrl.parse("tcp://h").deserialization().allows("com.acme.Order"), "default list");
+        assertThrows(IllegalArgumentException.class, () -> BrokerUrl.parse("tcp://h?deserializationAllowList=com.*x"));
+    }
 }

@@ -166,12 +166,15 @@ class ConnectionTest {
     void notSupportedFeaturesSaySo() throws Exception {
         try (FakeServer server = FakeServer.inVm()) {
             WharfConnectionFactory f = new WharfConnectionFactory(server.url());
-            assertTrue(assertThrows(javax.jms.JMSRuntimeException.class, f::createContext).getMessage().contains("not supported yet by Wharf"));
+            try (javax.jms.JMSContext context = f.createContext()) {
+                javax.jms.JMSRuntimeException e = assertThrows(javax.jms.JMSRuntimeException.class, context::createTemporaryQueue);
+                assertTrue(e.getMessage().endsWith("is not supported yet by Wharf"), e.getMessage());
+            }
             Connection c = f.createConnection();
             Session s = c.createSession();
             assertEquals(new WharfTopic("T"), s.createTopic("T"));
             for (org.junit.jupiter.api.function.Executable call : new org.junit.jupiter.api.function.Executable[]{
-                    s::createMapMessage, s::createStreamMessage, s::createObjectMessage, s::createTemporaryQueue,
+                    s::createTemporaryQueue,
                     () -> s.createBrowser(s.createQueue("Q")), () -> s.createConsumer(s.createTopic("T")),
                     () -> s.createProducer(s.createTopic("T")), () -> s.createDurableSubscriber(s.createTopic("T"), "d")}) {
                 JMSException e = assertThrows(JMSException.class, call);

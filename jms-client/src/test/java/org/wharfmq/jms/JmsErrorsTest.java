@@ -46,4 +46,25 @@ class JmsErrorsTest {
     void missingServerTextFallsBackToCodeName() {
         assertEquals("INTERNAL_ERROR", JmsErrors.toException(ErrorCode.INTERNAL_ERROR, null).getMessage());
     }
+
+    @Test
+    void simplifiedApiGetsTheMatchingRuntimeException() {
+        java.util.Map<JMSException, Class<? extends javax.jms.JMSRuntimeException>> cases = java.util.Map.of(
+                new IllegalStateException("a", "C"), javax.jms.IllegalStateRuntimeException.class,
+                new InvalidDestinationException("a", "C"), javax.jms.InvalidDestinationRuntimeException.class,
+                new InvalidSelectorException("a", "C"), javax.jms.InvalidSelectorRuntimeException.class,
+                new JMSSecurityException("a", "C"), javax.jms.JMSSecurityRuntimeException.class,
+                new TransactionRolledBackException("a", "C"), javax.jms.TransactionRolledBackRuntimeException.class,
+                new javax.jms.MessageFormatException("a", "C"), javax.jms.MessageFormatRuntimeException.class,
+                new javax.jms.MessageNotWriteableException("a", "C"), javax.jms.MessageNotWriteableRuntimeException.class,
+                new javax.jms.InvalidClientIDException("a", "C"), javax.jms.InvalidClientIDRuntimeException.class,
+                new javax.jms.MessageEOFException("a", "C"), javax.jms.JMSRuntimeException.class);
+        cases.forEach((checked, expected) -> {
+            javax.jms.JMSRuntimeException r = JmsErrors.toRuntime(checked);
+            assertSame(expected, r.getClass(), checked.getClass().getSimpleName());
+            assertEquals("a", r.getMessage());
+            assertEquals("C", r.getErrorCode());
+            assertSame(checked, r.getCause());
+        });
+    }
 }

@@ -12,6 +12,7 @@ import javax.jms.BytesMessage;
 import javax.jms.DeliveryMode;
 import javax.jms.JMSException;
 import javax.jms.MapMessage;
+import javax.jms.MessageEOFException;
 import javax.jms.Message;
 import javax.jms.ObjectMessage;
 import javax.jms.StreamMessage;
@@ -125,8 +126,8 @@ public final class MessageCodec {
     }
 
     /**
-     * Decodes a delivered message; the result has read-only properties and body. Body types this client cannot
-     * read yet (Map, Stream, Object) are delivered as plain {@link WharfMessage}s.
+     * Decodes a delivered message; the result has read-only properties and body. An ObjectMessage's body stays
+     * serialised until the application asks for it.
      *
      * @throws MalformedFrameException when the bytes do not follow the layout
      */
@@ -136,7 +137,10 @@ public final class MessageCodec {
             WharfMessage m = switch (bodyType) {
                 case TEXT -> new WharfTextMessage();
                 case BYTES -> new WharfBytesMessage();
-                default -> new WharfMessage();
+                case MAP -> new WharfMapMessage();
+                case STREAM -> new WharfStreamMessage();
+                case OBJECT -> new WharfObjectMessage();
+                case MESSAGE -> new WharfMessage();
             };
             int flags = in.readByte();
             int priority = in.readByte();
@@ -182,7 +186,7 @@ public final class MessageCodec {
 
     /**
      * A Wharf copy of another provider's message (JMS requires a provider to send foreign messages): headers the
-     * application sets, properties and body. Supports plain, text and bytes messages.
+     * application sets, properties and body.
      */
     public static WharfMessage copyOf(Message foreign) throws JMSException {
         WharfMessage copy;
@@ -196,9 +200,29 @@ public final class MessageCodec {
             bytes.writeBytes(body);
             b.reset();
             copy = bytes;
-        } else if (foreign instanceof MapMessage || foreign instanceof StreamMessage || foreign instanceof ObjectMessage) {
-            throw new JMSException("Sending a " + foreign.getClass().getName() + " is not supported yet by Wharf"
-                    + " (Map, Stream and Object messages come later)");
+        } else if (foreign instanceof MapMessage m) {
+            WharfMapMessage map = new WharfMapMessage();
+            for (Enumeration<?> names = m.getMapNames(); names.hasMoreElements(); ) {
+                String name = (String) names.nextElement();
+                map.setObject(name, m.getObject(name));
+            }
+            copy = map;
+        } else if (foreign instanceof StreamMessage m) {
+            WharfStreamMessage stream = new WharfStreamMessage();
+            m.reset();
+            try {
+                while (true) {
+                    stream.writeObject(m.readObject());
+                }
+            } catch (MessageEOFException end) {
+                // every value copied
+            }
+            m.reset();
+            copy = stream;
+        } else if (foreign instanceof ObjectMessage o) {
+            WharfObjectMessage object = new WharfObjectMessage();
+            object.setObject(o.getObject());
+            copy = object;
         } else {
             copy = new WharfMessage();
         }

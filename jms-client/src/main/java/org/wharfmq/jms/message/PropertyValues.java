@@ -63,6 +63,35 @@ public final class PropertyValues {
                 + ": only Boolean, Byte, Short, Integer, Long, Float, Double and String are allowed");
     }
 
+    /**
+     * Checks the types the JMS specification gives the JMSX properties an application may set: JMSXGroupID is a
+     * String, JMSXGroupSeq an int. Other JMSX names are stored as given (a bridge copying a received message's
+     * properties must not fail on JMSXDeliveryCount); the provider-set ones are replaced on send and on receipt.
+     *
+     * @throws MessageFormatException for a value of the wrong type
+     */
+    public static void checkJmsxValue(String name, Object value) throws MessageFormatException {
+        if (!name.startsWith("JMSX")) {
+            return;
+        }
+        switch (name) {
+            case "JMSXGroupID" -> {
+                if (value != null && !(value instanceof String)) {
+                    throw new MessageFormatException("JMSXGroupID must be a String, not a " + value.getClass().getSimpleName());
+                }
+            }
+            case "JMSXGroupSeq" -> {
+                if (!(value instanceof Integer)) {
+                    throw new MessageFormatException("JMSXGroupSeq must be an int, not "
+                            + (value == null ? "null" : "a " + value.getClass().getSimpleName()));
+                }
+            }
+            default -> {
+                // no type rule for the others
+            }
+        }
+    }
+
     /** Reads a property value as boolean. */
     public static boolean toBoolean(String name, Object v) throws MessageFormatException {
         if (v instanceof Boolean b) {

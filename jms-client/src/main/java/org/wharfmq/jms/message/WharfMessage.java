@@ -24,9 +24,16 @@ import java.util.Map;
  * <p>A received message's properties and body are read-only until {@link #clearProperties()} or
  * {@link #clearBody()}; its headers stay settable, as JMS requires.
  */
-public sealed class WharfMessage implements Message permits WharfTextMessage, WharfBytesMessage {
+public sealed class WharfMessage implements Message permits WharfTextMessage, WharfBytesMessage, WharfMapMessage,
+        WharfStreamMessage, WharfObjectMessage {
     /** Provider-set property carrying the delivery count of a received message. */
     public static final String JMSX_DELIVERY_COUNT = "JMSXDeliveryCount";
+    /** Provider-set property: the user name the sending connection was created with. */
+    public static final String JMSX_USER_ID = "JMSXUserID";
+    /** Application-set property naming a message group; must be a String. */
+    public static final String JMSX_GROUP_ID = "JMSXGroupID";
+    /** Application-set property numbering a message within its group; must be an int. */
+    public static final String JMSX_GROUP_SEQ = "JMSXGroupSeq";
 
     private String messageId;
     private long timestamp;
@@ -112,6 +119,17 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
     /** The correlation id set as bytes, or null; not copied. */
     byte[] correlationIdBytesRaw() {
         return correlationIdBytes;
+    }
+
+    /**
+     * Sets a provider-set property (JMSXUserID on send), even on a message whose properties are read-only: the
+     * provider, not the application, writes it.
+     */
+    public void setProviderProperty(String name, Object value) {
+        if (properties == null) {
+            properties = new LinkedHashMap<>(8);
+        }
+        properties.put(name, value);
     }
 
     /** The property map, possibly null when there are none; not copied. */
@@ -340,11 +358,12 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
         return Collections.enumeration(names);
     }
 
-    private void put(String name, Object value) throws MessageNotWriteableException {
+    private void put(String name, Object value) throws JMSException {
         if (propertiesReadOnly) {
             throw new MessageNotWriteableException("The properties of a received message are read-only; call clearProperties() first");
         }
         PropertyValues.checkName(name);
+        PropertyValues.checkJmsxValue(name, value);
         if (properties == null) {
             properties = new LinkedHashMap<>(8);
         }

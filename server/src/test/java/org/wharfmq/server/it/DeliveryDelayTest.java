@@ -1,0 +1,108 @@
+package org.wharfmq.server.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import javax.jms.Connection;
+import javax.jms.JMSConsumer;
+import javax.jms.JMSContext;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Queue;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * JMS 2.0 section 7.9 delivery delay (JMSDeliveryTime) and 3.4.3/3.4.4 the message ID and timestamp hints, which
+ * Wharf honours.
+ */
+@Timeout(60)
+class DeliveryDelayTest {
+
+    private static final long DELAY_MS = 400;
+
+    @RegisterExtension
+    static final WharfServerExtension WHARF = WharfServerExtension.withDefaults();
+
+    @Test
+    void delayedMessageIsNotDeliveredBeforeItsDeliveryTime() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue queue = session.createQueue(WHARF.queueName("delay"));
+        MessageProducer producer = session.createProducer(queue);
+        producer.setDeliveryDelay(DELAY_MS);
+        assertEquals(DELAY_MS, producer.getDeliveryDelay());
+        TextMessage delayed = session.createTextMessage("later");
+        long before = System.currentTimeMillis();
+        producer.send(delayed);
+        long after = System.currentTimeMillis();
+        assertTrue(delayed.getJMSDeliveryTime() >= before + DELAY_MS && delayed.getJMSDeliveryTime() <= after + DELAY_MS,
+                "JMSDeliveryTime is the send time plus the delay");
+        producer.setDeliveryDelay(0);
+        producer.send(session.createTextMessage("now"));
+
+        MessageConsumer consumer = session.createConsumer(queue);
+        TextMessage first = Receive.nextText(consumer);
+        assertEquals("now", first.getText(), "the undelayed message overtakes the delayed one");
+        assertEquals(0, first.getJMSDeliveryTime(), "no delay, no delivery time");
+        assertNull(consumer.receiveNoWait(), "the delayed message is not available yet");
+        TextMessage second = Receive.nextText(consumer);
+        long received = System.currentTimeMillis();
+        assertEquals("later", second.getText());
+        assertTrue(received >= delayed.getJMSDeliveryTime(), "delivered " + (delayed.getJMSDeliveryTime() - received)
+                + " ms before its delivery time");
+        assertEquals(delayed.getJMSDeliveryTime(), second.getJMSDeliveryTime());
+    }
+
+    @Test
+    void jmsProducerDeliveryDelay() {
+        try (JMSContext context = WHARF.factory(Transport.VM).createContext()) {
+            Queue queue = context.createQueue(WHARF.queueName("delay.context"));
+            long before = System.currentTimeMillis();
+            context.createProducer().setDeliveryDelay(DELAY_MS).send(queue, "later");
+            JMSConsumer consumer = context.createConsumer(queue);
+            assertNull(consumer.receiveNoWait());
+            Message m = consumer.receive(Receive.EXPECTED_MS);
+            assertNotNull(m);
+            assertTrue(System.currentTimeMillis() >= before + DELAY_MS);
+        }
+    }
+
+    @Test
+    void disabledMessageIdAndTimestampAreHonoured() throws Exception {
+        Session session = WHARF.connect(Transport.VM).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue queue = session.createQueue(WHARF.queueName("hints"));
+        MessageProducer producer = session.createProducer(queue);
+        producer.setDisableMessageID(true);
+        producer.setDisableMessageTimestamp(true);
+        Message sent = session.createMessage();
+        producer.send(sent);
+        assertNull(sent.getJMSMessageID());
+        assertEquals(0, sent.getJMSTimestamp());
+        producer.setDisableMessageID(false);
+        producer.setDisableMessageTimestamp(false);
+        producer.send(session.createMessage());
+
+        MessageConsumer consumer = session.createConsumer(queue);
+        Message hinted = Receive.next(consumer);
+        assertNull(hinted.getJMSMessageID());
+        assertEquals(0, hinted.getJMSTimestamp());
+        Message normal = Receive.next(consumer);
+        assertTrue(normal.getJMSMessageID().startsWith("ID:"));
+        assertTrue(normal.getJMSTimestamp() > 0);
+
+        try (JMSContext context = WHARF.factory(Transport.VM).createContext()) {
+            context.createProducer().setDisableMessageID(true).setDisableMessageTimestamp(true).send(queue, "bare");
+            Message bare = Receive.next(consumer);
+            assertNull(bare.getJMSMessageID());
+            assertEquals(0, bare.getJMSTimestamp());
+        }
+    }
+}
