@@ -7,11 +7,12 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code wharf} command line: {@code wharf server [--config FILE] [--port N] [--data DIR]} runs a queue
- * manager in the foreground; {@code wharf version} prints the version. Main class of the server jar.
+ * manager in the foreground; {@code wharf flow ...} manages the message flows of a running one; {@code wharf
+ * version} prints the version. Main class of the server jar.
  */
 @Command(name = "wharf", mixinStandardHelpOptions = true, versionProvider = WharfCommand.VersionProvider.class,
         description = "Wharf: an open-source queue manager and JMS provider for the JVM.",
-        subcommands = {ServerCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServerCommand.class, FlowCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
 public final class WharfCommand implements Runnable {
 
     @Spec

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.wharfmq.server.Configuration;
+import org.wharfmq.server.store.Durability;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -58,8 +59,18 @@ public final class ServerConfig {
     private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
     @JsonProperty("heartbeatMillis")
     private int heartbeatMillis = Configuration.DEFAULT_HEARTBEAT_MILLIS;
+    @JsonProperty("durability")
+    private String durability = Configuration.DEFAULT_DURABILITY;
+    @JsonProperty("journalFileBytes")
+    private long journalFileBytes = Configuration.DEFAULT_JOURNAL_FILE_BYTES;
+    @JsonProperty("journalSlackBytes")
+    private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
+    @JsonProperty("journalMaxBytes")
+    private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
     @JsonProperty("queues")
     private List<QueueDefinition> queues = new ArrayList<>();
+    @JsonProperty("flows")
+    private List<FlowConfig> flows = new ArrayList<>();
 
     private ServerConfig() {
     }
@@ -100,6 +111,9 @@ public final class ServerConfig {
         if (config.queues == null) {
             config.queues = new ArrayList<>();
         }
+        if (config.flows == null) {
+            config.flows = new ArrayList<>();
+        }
         try {
             return config.validate();
         } catch (ConfigurationException e) {
@@ -131,6 +145,28 @@ public final class ServerConfig {
         }
         if (heartbeatMillis < 0) {
             throw new ConfigurationException("Setting heartbeatMillis must be 0 (off) or more, was " + heartbeatMillis + ".");
+        }
+        Durability.parse(durability);
+        if (journalFileBytes < Configuration.MIN_JOURNAL_FILE_BYTES) {
+            throw new ConfigurationException("Setting journalFileBytes must be at least "
+                    + Configuration.MIN_JOURNAL_FILE_BYTES + ", was " + journalFileBytes + ".");
+        }
+        if (journalSlackBytes < 0) {
+            throw new ConfigurationException("Setting journalSlackBytes must be 0 or more, was " + journalSlackBytes + ".");
+        }
+        if (journalMaxBytes != 0 && journalMaxBytes < 2 * journalFileBytes) {
+            throw new ConfigurationException("Setting journalMaxBytes must be 0 (no limit) or at least twice "
+                    + "journalFileBytes (" + 2 * journalFileBytes + "), was " + journalMaxBytes + ".");
+        }
+        for (int i = 0; i < flows.size(); i++) {
+            FlowConfig f = flows.get(i);
+            if (f == null || f.jar() == null || f.jar().isBlank() || f.className() == null || f.className().isBlank()) {
+                throw new ConfigurationException("Flow number " + (i + 1) + " under 'flows' needs a jar and a class.");
+            }
+            if (f.instanceCount() < 1) {
+                throw new ConfigurationException("Setting instances of flow " + f.className() + " must be at least 1, was "
+                        + f.instanceCount() + ".");
+            }
         }
         Set<String> names = new HashSet<>();
         for (int i = 0; i < queues.size(); i++) {
@@ -250,6 +286,61 @@ public final class ServerConfig {
         return heartbeatMillis;
     }
 
+    /** Sets what a synced journal record survives: {@code fsync} (power loss) or {@code os} (process crash). */
+    public ServerConfig durability(Durability durability) {
+        this.durability = durability.name().toLowerCase(java.util.Locale.ROOT);
+        return this;
+    }
+
+    /** What a synced journal record survives (setting durability). */
+    public Durability durability() {
+        return Durability.parse(durability);
+    }
+
+    /** Sets the size at which the journal moves on to a new file, in bytes. */
+    public ServerConfig journalFileBytes(long journalFileBytes) {
+        this.journalFileBytes = journalFileBytes;
+        return this;
+    }
+
+    /** The size at which the journal moves on to a new file, in bytes. */
+    public long journalFileBytes() {
+        return journalFileBytes;
+    }
+
+    /** Sets how many bytes of dead records the journal may keep before it compacts its oldest file. */
+    public ServerConfig journalSlackBytes(long journalSlackBytes) {
+        this.journalSlackBytes = journalSlackBytes;
+        return this;
+    }
+
+    /** How many bytes of dead records the journal may keep before it compacts its oldest file. */
+    public long journalSlackBytes() {
+        return journalSlackBytes;
+    }
+
+    /** Sets the most bytes the journal may use on disk; 0 = only the disk's free space limits it. */
+    public ServerConfig journalMaxBytes(long journalMaxBytes) {
+        this.journalMaxBytes = journalMaxBytes;
+        return this;
+    }
+
+    /** The most bytes the journal may use on disk; 0 = no limit but the disk. */
+    public long journalMaxBytes() {
+        return journalMaxBytes;
+    }
+
+    /** Adds a message flow deployed at startup: a jar, its FlowFactory class, instances per input node. */
+    public ServerConfig flow(String jar, String className, int instances) {
+        flows.add(new FlowConfig(jar, className, instances));
+        return this;
+    }
+
+    /** The message flows deployed at startup, in order. */
+    public List<FlowConfig> flows() {
+        return Collections.unmodifiableList(flows);
+    }
+
     /** Defines a queue with the server-wide depth limit (replacing an earlier definition of the same name). */
     public ServerConfig queue(String name) {
         return define(new QueueDefinition(name, null));
@@ -311,6 +402,7 @@ public final class ServerConfig {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
                 + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", maxMessageLength="
                 + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", heartbeatMillis=" + heartbeatMillis
-                + ", queues=" + queues + "]";
+                + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
+                + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + ", flows=" + flows + "]";
     }
 }

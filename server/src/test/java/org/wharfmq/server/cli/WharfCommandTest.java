@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
+import java.lang.management.ManagementFactory;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -84,6 +85,12 @@ class WharfCommandTest {
     private static Process wharf(String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // the journal (Chronicle Queue) needs the same --add-opens/--add-exports as this JVM (bin/wharf passes them)
+        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (argument.startsWith("--add-opens") || argument.startsWith("--add-exports")) {
+                command.add(argument);
+            }
+        }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(WharfCommand.class.getName());

@@ -1,0 +1,50 @@
+package org.wharfmq.flow;
+
+import javax.jms.Destination;
+import javax.jms.JMSException;
+
+/**
+ * The runtime side of one flow invocation, as nodes see it: propagation along wires, label jumps, and the JMS
+ * sends of output nodes inside or outside the invocation's transaction. Used by one thread at a time.
+ */
+public interface FlowContext {
+
+    /**
+     * Passes {@code assembly} (frozen first) to every node wired to {@code from}'s output {@code terminal}, in
+     * wiring order, and returns when they have all finished; an unwired terminal discards it.
+     *
+     * @throws FlowException when a node downstream fails (carrying the ExceptionList)
+     */
+    void propagate(Node from, String terminal, MessageAssembly assembly) throws FlowException;
+
+    /** Whether anything is wired to {@code from}'s output {@code terminal}. */
+    boolean isWired(Node from, String terminal);
+
+    /**
+     * Passes {@code assembly} to the Label node named {@code label}.
+     *
+     * @return false when the flow has no such label (nothing was propagated)
+     */
+    boolean jumpToLabel(String label, MessageAssembly assembly) throws FlowException;
+
+    /** The flow's name. */
+    String flowName();
+
+    /** Whether this invocation runs under transaction control. */
+    boolean transactional();
+
+    /** The queue with this name, as a JMS destination. */
+    Destination queue(String name) throws JMSException;
+
+    /** The topic with this name, as a JMS destination. */
+    Destination topic(String name) throws JMSException;
+
+    /**
+     * Sends the message of {@code assembly} to {@code destination}: in the invocation's transaction when
+     * {@code mode} is AUTOMATIC and the invocation is transactional, or when it is YES; at once otherwise.
+     */
+    void send(MessageAssembly assembly, Destination destination, TransactionMode mode) throws JMSException;
+
+    /** Whether Trace nodes write (switchable while the flow runs). */
+    boolean traceEnabled();
+}

@@ -1,0 +1,249 @@
+package org.wharfmq.flow;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The message in an assembly, as a tree of four parts: {@link #properties()} (what the flow knows about the
+ * message: its domain, a topic to publish on), {@link #headers()} (the JMS header fields, named as in JMS:
+ * {@code JMSCorrelationID}, {@code JMSPriority}...), {@link #userProperties()} (the JMS message properties) and the
+ * body, owned by the domain's parser.
+ *
+ * <p>The body stays as the bytes (or text) that arrived until a node asks for its tree with {@link #json()};
+ * it is parsed at most once however many copies of the message exist. A node that changes the body calls
+ * {@link #jsonForUpdate()} or a {@code setBody} method on a writable copy; an unchanged body is sent on as the
+ * very bytes that arrived.
+ */
+public final class FlowMessage {
+
+    /** Header field: the provider's message id of the input message (an output gets a new one). */
+    public static final String JMS_MESSAGE_ID = "JMSMessageID";
+    /** Header field: correlation id. */
+    public static final String JMS_CORRELATION_ID = "JMSCorrelationID";
+    /** Header field: message type. */
+    public static final String JMS_TYPE = "JMSType";
+    /** Header field: priority 0-9 (Integer). */
+    public static final String JMS_PRIORITY = "JMSPriority";
+    /** Header field: delivery mode, {@code javax.jms.DeliveryMode} values (Integer). */
+    public static final String JMS_DELIVERY_MODE = "JMSDeliveryMode";
+    /** Header field: expiration time in epoch ms, 0 = never (Long). */
+    public static final String JMS_EXPIRATION = "JMSExpiration";
+    /** Header field: send time in epoch ms (Long). */
+    public static final String JMS_TIMESTAMP = "JMSTimestamp";
+    /** Header field: the reply-to destination ({@code javax.jms.Destination}). */
+    public static final String JMS_REPLY_TO = "JMSReplyTo";
+    /** Header field: how many times the input message has been delivered (Integer, 1 the first time). */
+    public static final String JMSX_DELIVERY_COUNT = "JMSXDeliveryCount";
+    /** Properties field: the topic a Publication node publishes on when it names none. */
+    public static final String TOPIC = "Topic";
+
+    private static final int PERSISTENT = 2;
+
+    private final Folder properties;
+    private final Folder headers;
+    private final Folder userProperties;
+    private MessageBody body;
+    private JsonNode updatedTree;
+    private boolean updatedTreeShared;
+    private boolean readOnly;
+
+    private FlowMessage(Folder properties, Folder headers, Folder userProperties, MessageBody body) {
+        this.properties = properties;
+        this.headers = headers;
+        this.userProperties = userProperties;
+        this.body = body;
+    }
+
+    /** A new writable message with a body of bytes in {@code domain}; the array is taken, not copied. */
+    public static FlowMessage ofBytes(Domain domain, byte[] body) {
+        return new FlowMessage(Folder.empty("Properties"), Folder.empty("Headers"), Folder.empty("UserProperties"),
+                MessageBody.ofBytes(domain, body));
+    }
+
+    /** A new writable message with a text body in {@code domain} (sent as a TextMessage). */
+    public static FlowMessage ofText(Domain domain, String body) {
+        return new FlowMessage(Folder.empty("Properties"), Folder.empty("Headers"), Folder.empty("UserProperties"),
+                MessageBody.ofText(domain, body));
+    }
+
+    /** The flow's own fields about the message (e.g. {@link #TOPIC}). */
+    public Folder properties() {
+        return properties;
+    }
+
+    /** The JMS header fields (see the {@code JMS_*} names). */
+    public Folder headers() {
+        return headers;
+    }
+
+    /** The JMS message properties. */
+    public Folder userProperties() {
+        return userProperties;
+    }
+
+    /** The body's domain. */
+    public Domain domain() {
+        return body.domain();
+    }
+
+    /** Whether the body travels as text (a TextMessage) rather than bytes (a BytesMessage). */
+    public boolean isTextBody() {
+        return body.isText();
+    }
+
+    /**
+     * The body as bytes: for an unchanged body, the bytes that arrived (shared, never copied: do not modify the
+     * array); for a changed JSON tree, its serialisation.
+     */
+    public byte[] bodyBytes() {
+        if (updatedTree != null) {
+            return serialize().getBytes(StandardCharsets.UTF_8);
+        }
+        return body.bytes();
+    }
+
+    /** The body as text (UTF-8 for a bytes body); a changed JSON tree is serialised. */
+    public String bodyText() {
+        if (updatedTree != null) {
+            return serialize();
+        }
+        return body.text();
+    }
+
+    /**
+     * The body's JSON tree, parsed on first use and shared by every copy of the message: treat it as read-only
+     * (use {@link #jsonForUpdate()} to change it).
+     *
+     * @throws IllegalStateException when the domain is not JSON
+     * @throws java.io.UncheckedIOException when the body is not valid JSON
+     */
+    public JsonNode json() {
+        return updatedTree != null ? updatedTree : body.tree();
+    }
+
+    /**
+     * A tree of the body this message owns and may change; the output serialises it. The first call deep-copies
+     * the parsed tree (the input's tree stays as it was).
+     *
+     * @throws IllegalStateException when the message is read-only or the domain is not JSON
+     */
+    public JsonNode jsonForUpdate() {
+        checkWritable();
+        if (updatedTree == null || updatedTreeShared) {
+            updatedTree = json().deepCopy();
+            updatedTreeShared = false;
+        }
+        return updatedTree;
+    }
+
+    /** Replaces the body with bytes (sent as a BytesMessage); the array is taken, not copied. */
+    public FlowMessage setBody(byte[] bytes) {
+        checkWritable();
+        body = MessageBody.ofBytes(body.domain(), bytes);
+        updatedTree = null;
+        return this;
+    }
+
+    /** Replaces the body with text (sent as a TextMessage). */
+    public FlowMessage setBody(String text) {
+        checkWritable();
+        body = MessageBody.ofText(body.domain(), text);
+        updatedTree = null;
+        return this;
+    }
+
+    /** Shorthand for {@code userProperties().get(name)}. */
+    public Object userProperty(String name) {
+        return userProperties.get(name);
+    }
+
+    /** Shorthand for {@code userProperties().set(name, value)}. */
+    public FlowMessage setUserProperty(String name, Object value) {
+        userProperties.set(name, value);
+        return this;
+    }
+
+    /** The JMSCorrelationID header, or null. */
+    public String correlationId() {
+        return headers.getString(JMS_CORRELATION_ID);
+    }
+
+    /** Sets the JMSCorrelationID header. */
+    public FlowMessage setCorrelationId(String correlationId) {
+        headers.set(JMS_CORRELATION_ID, correlationId);
+        return this;
+    }
+
+    /** The input message's JMSMessageID, or null for a message a node created. */
+    public String messageId() {
+        return headers.getString(JMS_MESSAGE_ID);
+    }
+
+    /** Whether the message is persistent (header JMSDeliveryMode); a new message is persistent, as in JMS. */
+    public boolean isPersistent() {
+        Object mode = headers.get(JMS_DELIVERY_MODE);
+        return mode == null || ((Number) mode).intValue() == PERSISTENT;
+    }
+
+    /** Whether changes are refused (a node's input). */
+    public boolean isReadOnly() {
+        return readOnly;
+    }
+
+    /** Whether a node asked for a changeable tree (the output then serialises it). */
+    public boolean isBodyChanged() {
+        return updatedTree != null;
+    }
+
+    /** How many times this message's body was parsed (0 or 1): lets tests check nothing parses twice. */
+    public int parseCount() {
+        return body.parseCount();
+    }
+
+    /** A writable copy: every part is shared until the copy or the original changes it. */
+    FlowMessage copy() {
+        FlowMessage copy = new FlowMessage(properties.copy(), headers.copy(), userProperties.copy(), body);
+        if (updatedTree != null) {
+            copy.updatedTree = updatedTree;
+            copy.updatedTreeShared = true;
+            updatedTreeShared = true;
+        }
+        return copy;
+    }
+
+    /** Whether this message and {@code other} still share the body and all folders: nothing was copied. */
+    boolean sharesEverythingWith(FlowMessage other) {
+        return body == other.body && properties.sharesValuesWith(other.properties)
+                && headers.sharesValuesWith(other.headers) && userProperties.sharesValuesWith(other.userProperties);
+    }
+
+    void freeze() {
+        readOnly = true;
+        properties.freeze();
+        headers.freeze();
+        userProperties.freeze();
+    }
+
+    private String serialize() {
+        try {
+            return MessageBody.JSON.writeValueAsString(updatedTree);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("Cannot serialise the JSON body: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    private void checkWritable() {
+        if (readOnly) {
+            throw new IllegalStateException("The message is read-only: a node's input assembly (and an assembly "
+                    + "already propagated) cannot change. Work on assembly.copy().");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FlowMessage[" + properties + ", " + headers + ", " + userProperties + ", body " + body.domain()
+                + (body.isText() ? " text" : " bytes") + "]";
+    }
+}

@@ -1,0 +1,154 @@
+package org.wharfmq.flow.node;
+
+import org.wharfmq.flow.Domain;
+import org.wharfmq.flow.FlowContext;
+import org.wharfmq.flow.FlowValidationException;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.Node;
+import org.wharfmq.flow.TransactionMode;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where messages enter a flow: a queue, or a topic subscription. Each instance of the flow reads with its own
+ * session and propagates each message to {@code out}.
+ *
+ * <p>Settings: the body's {@link Domain} (default BLOB), the {@link TransactionMode} (default YES, as MQInput),
+ * the backout threshold (how many deliveries a failing message gets, default 3) and an optional backout queue.
+ * A message whose delivery count passes the threshold goes to the {@code failure} terminal if wired, else to the
+ * backout queue if set, else to {@code SYSTEM.DEAD.LETTER.QUEUE}, carrying its ExceptionList.
+ */
+public final class InputNode extends Node {
+
+    /** Default backout threshold: a failing message is tried this many times. */
+    public static final int DEFAULT_BACKOUT_THRESHOLD = 3;
+
+    private final String queue;
+    private final String topic;
+    private Domain domain = Domain.BLOB;
+    private TransactionMode transactionMode = TransactionMode.YES;
+    private int backoutThreshold = DEFAULT_BACKOUT_THRESHOLD;
+    private String backoutQueue;
+    private String selector;
+
+    private InputNode(String queue, String topic) {
+        super("Input", List.of(), List.of("out", "failure"));
+        this.queue = queue;
+        this.topic = topic;
+    }
+
+    /** Reads from a queue. */
+    public static InputNode queue(String queue) {
+        return new InputNode(queue, null);
+    }
+
+    /**
+     * Reads from a (non-durable) subscription to a topic. Publish/subscribe lands with issue 4: the server refuses
+     * topics until then.
+     */
+    public static InputNode topic(String topic) {
+        return new InputNode(null, topic);
+    }
+
+    /** Sets the domain that owns the body. */
+    public InputNode domain(Domain domain) {
+        this.domain = domain;
+        return this;
+    }
+
+    /** Sets the transaction mode. */
+    public InputNode transactionMode(TransactionMode mode) {
+        this.transactionMode = mode;
+        return this;
+    }
+
+    /** Sets how many deliveries a failing message gets before it is backed out (at least 1). */
+    public InputNode backoutThreshold(int threshold) {
+        this.backoutThreshold = threshold;
+        return this;
+    }
+
+    /** Sets the queue failing messages go to when the failure terminal is not wired. */
+    public InputNode backoutQueue(String backoutQueue) {
+        this.backoutQueue = backoutQueue;
+        return this;
+    }
+
+    /** Sets a JMS message selector: only matching messages enter the flow. */
+    public InputNode selector(String selector) {
+        this.selector = selector;
+        return this;
+    }
+
+    /** The queue read, or null for a topic. */
+    public String queueName() {
+        return queue;
+    }
+
+    /** The topic subscribed to, or null for a queue. */
+    public String topicName() {
+        return topic;
+    }
+
+    /** The body's domain. */
+    public Domain domain() {
+        return domain;
+    }
+
+    /** The transaction mode. */
+    public TransactionMode transactionMode() {
+        return transactionMode;
+    }
+
+    /** Deliveries a failing message gets. */
+    public int backoutThreshold() {
+        return backoutThreshold;
+    }
+
+    /** The backout queue, or null. */
+    public String backoutQueue() {
+        return backoutQueue;
+    }
+
+    /** The selector, or null. */
+    public String selector() {
+        return selector;
+    }
+
+    @Override
+    public Map<String, Object> properties() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put(queue != null ? "queue" : "topic", queue != null ? queue : topic);
+        p.put("domain", domain);
+        p.put("transactionMode", transactionMode);
+        p.put("backoutThreshold", backoutThreshold);
+        if (backoutQueue != null) {
+            p.put("backoutQueue", backoutQueue);
+        }
+        if (selector != null) {
+            p.put("selector", selector);
+        }
+        return p;
+    }
+
+    @Override
+    protected void validate() {
+        if ((queue == null || queue.isBlank()) && (topic == null || topic.isBlank())) {
+            throw new FlowValidationException("an Input node needs a queue or a topic.");
+        }
+        if (domain == null || transactionMode == null) {
+            throw new FlowValidationException("domain and transactionMode must not be null.");
+        }
+        if (backoutThreshold < 1) {
+            throw new FlowValidationException("backoutThreshold must be at least 1, was " + backoutThreshold + ".");
+        }
+    }
+
+    /** Propagates a message the runtime read to {@code out}. */
+    @Override
+    public void receive(String terminal, MessageAssembly assembly, FlowContext context) throws Exception {
+        context.propagate(this, terminal, assembly);
+    }
+}

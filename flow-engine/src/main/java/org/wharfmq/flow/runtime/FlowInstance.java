@@ -1,0 +1,247 @@
+package org.wharfmq.flow.runtime;
+
+import org.wharfmq.flow.ExceptionList;
+import org.wharfmq.flow.FlowException;
+import org.wharfmq.flow.Folder;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.node.InputNode;
+
+import javax.jms.Connection;
+import javax.jms.ConnectionFactory;
+import javax.jms.Destination;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One reader of a flow's input node: a thread with its own connection, a transacted session (the input get and
+ * the transactional sends of an invocation) and a plain session (non-transactional gets and sends). It is either
+ * transactional (YES) or not (NO); {@link RunningFlow} gives an AUTOMATIC input node one reader of each kind per
+ * instance, selecting persistent and non-persistent messages, so a non-persistent message never pays for a commit.
+ *
+ * <h2>An invocation</h2>
+ * Non-transactional: the message is consumed when read (AUTO_ACKNOWLEDGE), its sends are visible at once, and a
+ * failure sends it straight down the backout path. Transactional: the invocation commits the get and all its
+ * sends together; a failure rolls them all back and the message is delivered again, until its delivery count
+ * passes the backout threshold: that delivery goes down the backout path in a transaction of its own.
+ *
+ * <h2>The backout path</h2>
+ * Stages, tried in order: the input node's failure terminal (if wired), the backout queue (if set), the dead-letter
+ * queue. Transactional: one stage per delivery (a failing stage rolls back and the next delivery tries the next
+ * stage), so the message stays on its queue until a stage succeeds and is never lost. Non-transactional: the
+ * stages are tried one after another at once.
+ */
+final class FlowInstance implements Runnable {
+
+    private static final System.Logger LOG = System.getLogger(FlowInstance.class.getName());
+    /** How long a read waits before looking at the stop flag again: bounds the drain time of an idle instance. */
+    private static final long POLL_MILLIS = 100;
+
+    private final RunningFlow flow;
+    private final InputNode input;
+    private final ConnectionFactory connectionFactory;
+    private final boolean transactional;
+    private final String selector;
+    private final CompletableFuture<Void> opened = new CompletableFuture<>();
+    private final CompletableFuture<Void> finished = new CompletableFuture<>();
+    private Connection connection;
+    private Session transacted;
+    private MessageConsumer consumer;
+    private Invocation invocation;
+
+    /**
+     * @param transactional whether this reader's invocations run in a transaction
+     * @param selector      the message selector to read with (the input node's, narrowed for AUTOMATIC), or null
+     */
+    FlowInstance(RunningFlow flow, InputNode input, ConnectionFactory connectionFactory, boolean transactional,
+                 String selector) {
+        this.flow = flow;
+        this.input = input;
+        this.connectionFactory = connectionFactory;
+        this.transactional = transactional;
+        this.selector = selector;
+    }
+
+    /** Completes when the consumer is open (or exceptionally when opening failed). */
+    CompletableFuture<Void> opened() {
+        return opened;
+    }
+
+    /** Completes when the thread has stopped and closed its connection. */
+    CompletableFuture<Void> finished() {
+        return finished;
+    }
+
+    @Override
+    public void run() {
+        try {
+            open();
+            opened.complete(null);
+            loop();
+        } catch (JMSException | RuntimeException e) {
+            if (!opened.completeExceptionally(e)) {
+                LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' instance " + Thread.currentThread().getName()
+                        + " stopped: " + e, e);
+            }
+        } finally {
+            closeConnection();
+            finished.complete(null);
+        }
+    }
+
+    private void open() throws JMSException {
+        connection = connectionFactory.createConnection();
+        transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
+        Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Session consumerSession = transactional ? transacted : plain;
+        Destination source = input.queueName() != null ? consumerSession.createQueue(input.queueName())
+                : consumerSession.createTopic(input.topicName());
+        consumer = consumerSession.createConsumer(source, selector);
+        invocation = new Invocation(flow, transacted, plain);
+        connection.start();
+    }
+
+    private void loop() throws JMSException {
+        while (flow.isRunning()) {
+            Message message = consumer.receive(POLL_MILLIS);
+            if (message != null) {
+                process(message);
+            }
+        }
+    }
+
+    private void process(Message message) throws JMSException {
+        flow.statistics().invocations.increment();
+        int deliveryCount = JmsMessages.deliveryCount(message);
+        MessageAssembly assembly;
+        try {
+            assembly = MessageAssembly.of(JmsMessages.read(message, input.domain()), Folder.empty("Environment"));
+        } catch (JMSException | RuntimeException e) {
+            // a message the flow cannot even read goes straight to the backout path: retrying cannot help
+            backoutUnreadable(message, e);
+            return;
+        }
+        if (transactional && deliveryCount > input.backoutThreshold()) {
+            backOut(assembly, flow.takeFailure(message.getJMSMessageID(), input, deliveryCount),
+                    deliveryCount - input.backoutThreshold() - 1);
+            return;
+        }
+        boolean timing = flow.statistics().timing();
+        long start = timing ? System.nanoTime() : 0;
+        long startCpu = timing ? CpuClock.now() : 0;
+        invocation.reset(transactional);
+        try {
+            invocation.run(input, "out", assembly);
+            if (transactional || invocation.transactedWork()) {
+                transacted.commit();
+            }
+        } catch (FlowException | JMSException | RuntimeException e) {
+            failed(assembly, e);
+        } finally {
+            if (timing) {
+                flow.statistics().elapsedNanos.add(System.nanoTime() - start);
+                flow.statistics().cpuNanos.add(CpuClock.now() - startCpu);
+            }
+        }
+    }
+
+    private void failed(MessageAssembly assembly, Exception e) throws JMSException {
+        flow.statistics().failures.increment();
+        ExceptionList list = e instanceof FlowException fe && !fe.exceptionList().isEmpty() ? fe.exceptionList()
+                : ExceptionList.of(input, e);
+        if (transactional || invocation.transactedWork()) {
+            transacted.rollback();
+        }
+        if (transactional) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "Flow '" + flow.name() + "' rolled back message "
+                    + assembly.message().messageId() + ": " + list.render());
+            flow.rememberFailure(assembly.message().messageId(), list);
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' failed on non-transactional message "
+                    + assembly.message().messageId() + ", backing it out: " + list.render());
+            backOut(assembly, list, 0);
+        }
+    }
+
+    /**
+     * Sends the message down the backout path from {@code stage} on (see the class comment).
+     */
+    private void backOut(MessageAssembly assembly, ExceptionList list, int stage) throws JMSException {
+        List<String> stages = new ArrayList<>(3);
+        if (!flow.definition().targets(input, "failure").isEmpty()) {
+            stages.add(null); // the failure terminal
+        }
+        if (input.backoutQueue() != null) {
+            stages.add(input.backoutQueue());
+        }
+        stages.add(RunningFlow.DEAD_LETTER_QUEUE);
+        int first = Math.min(stage, stages.size() - 1);
+        int last = transactional ? first : stages.size() - 1;
+        ExceptionList failures = list;
+        for (int i = first; i <= last; i++) {
+            String queue = stages.get(i);
+            invocation.reset(transactional);
+            try {
+                if (queue == null) {
+                    invocation.runFrom(input, "failure", assembly.withExceptionList(failures));
+                } else {
+                    MessageAssembly copy = assembly.copy();
+                    copy.message().setUserProperty(ExceptionList.PROPERTY, failures.render());
+                    invocation.send(copy, invocation.queue(queue), transactional ? TransactionMode.YES : TransactionMode.NO);
+                }
+                if (transactional || invocation.transactedWork()) {
+                    transacted.commit();
+                }
+                flow.statistics().backouts.increment();
+                LOG.log(System.Logger.Level.INFO, "Flow '" + flow.name() + "' backed out message "
+                        + assembly.message().messageId() + " to " + (queue == null ? "the failure terminal" : queue));
+                return;
+            } catch (FlowException | JMSException | RuntimeException e) {
+                if (transactional || invocation.transactedWork()) {
+                    transacted.rollback();
+                }
+                failures = e instanceof FlowException fe && !fe.exceptionList().isEmpty() ? fe.exceptionList()
+                        : failures.with(input, e);
+                LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' could not back out message "
+                        + assembly.message().messageId() + " to " + (queue == null ? "the failure terminal" : queue)
+                        + ": " + e);
+                if (transactional) {
+                    flow.rememberFailure(assembly.message().messageId(), failures);
+                }
+            }
+        }
+        if (!transactional) {
+            LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' lost non-transactional message "
+                    + assembly.message().messageId() + ": no backout stage accepted it.");
+        }
+    }
+
+    private void backoutUnreadable(Message message, Exception e) throws JMSException {
+        LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' cannot read message "
+                + message.getJMSMessageID() + "; moving it as it is to " + RunningFlow.DEAD_LETTER_QUEUE + ": " + e);
+        MessageProducer producer = transacted.createProducer(null);
+        try {
+            producer.send(invocation.queue(RunningFlow.DEAD_LETTER_QUEUE), message);
+        } finally {
+            producer.close();
+        }
+        transacted.commit(); // with the get too when the message was transactional
+        flow.statistics().backouts.increment();
+    }
+
+    private void closeConnection() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (JMSException e) {
+                LOG.log(System.Logger.Level.DEBUG, "Closing a flow connection: " + e);
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+package org.wharfmq.flow.runtime;
+
+import org.wharfmq.flow.ExceptionList;
+import org.wharfmq.flow.FlowContext;
+import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.FlowException;
+import org.wharfmq.flow.FlowMessage;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.Node;
+import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.node.LabelNode;
+
+import javax.jms.DeliveryMode;
+import javax.jms.Destination;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@link FlowContext} of one instance thread, reset for each message: propagation along the definition's
+ * wires (synchronous, depth first), label jumps, sends on the instance's transacted or plain session, and the
+ * per-node statistics. Confined to its instance's thread.
+ */
+final class Invocation implements FlowContext {
+
+    /** Deeper than this, a loop that passed validation (through a loop guard) is taken not to end. */
+    static final int MAX_DEPTH = 1000;
+
+    private final RunningFlow flow;
+    private final FlowDefinition definition;
+    private final FlowStatistics statistics;
+    private final Session transacted;
+    private final Session plain;
+    private final MessageProducer transactedProducer;
+    private final MessageProducer plainProducer;
+    private final Map<String, Destination> queues = new HashMap<>();
+    private final Map<String, Destination> topics = new HashMap<>();
+    private boolean transactional;
+    private boolean transactedWork;
+    private boolean timing;
+    private int depth;
+    private long childElapsed;
+    private long childCpu;
+
+    Invocation(RunningFlow flow, Session transacted, Session plain) throws JMSException {
+        this.flow = flow;
+        this.definition = flow.definition();
+        this.statistics = flow.statistics();
+        this.transacted = transacted;
+        this.plain = plain;
+        this.transactedProducer = transacted.createProducer(null);
+        this.plainProducer = plain.createProducer(null);
+    }
+
+    /** Prepares for the next message. */
+    void reset(boolean transactionalInvocation) {
+        this.transactional = transactionalInvocation;
+        this.transactedWork = false;
+        this.timing = statistics.timing();
+        this.depth = 0;
+        this.childElapsed = 0;
+        this.childCpu = 0;
+    }
+
+    /** Whether something was sent on the transacted session (to commit or roll back). */
+    boolean transactedWork() {
+        return transactedWork;
+    }
+
+    /** Runs {@code node} on an assembly: the entry point of an invocation (the input node, or a backout path). */
+    void run(Node node, String terminal, MessageAssembly assembly) throws FlowException {
+        assembly.freeze();
+        deliver(node, terminal, assembly);
+    }
+
+    /** Propagates from {@code node} without running it: the input node's failure terminal. */
+    void runFrom(Node node, String terminal, MessageAssembly assembly) throws FlowException {
+        propagate(node, terminal, assembly);
+    }
+
+    @Override
+    public void propagate(Node from, String terminal, MessageAssembly assembly) throws FlowException {
+        List<FlowDefinition.Target> targets = definition.targets(from, terminal);
+        assembly.freeze();
+        for (int i = 0; i < targets.size(); i++) {
+            FlowDefinition.Target target = targets.get(i);
+            deliver(target.node(), target.terminal(), assembly);
+        }
+    }
+
+    @Override
+    public boolean isWired(Node from, String terminal) {
+        return !definition.targets(from, terminal).isEmpty();
+    }
+
+    @Override
+    public boolean jumpToLabel(String label, MessageAssembly assembly) throws FlowException {
+        LabelNode node = definition.label(label);
+        if (node == null) {
+            return false;
+        }
+        assembly.freeze();
+        deliver(node, "in", assembly);
+        return true;
+    }
+
+    private void deliver(Node node, String terminal, MessageAssembly assembly) throws FlowException {
+        NodeStatistics stats = statistics.of(node);
+        if (++depth > MAX_DEPTH) {
+            depth--;
+            IllegalStateException loop = new IllegalStateException("Flow '" + definition.name() + "' propagated deeper "
+                    + "than " + MAX_DEPTH + " nodes at " + node + ": a loop does not end.");
+            throw new FlowException(loop.getMessage(), ExceptionList.of(node, loop), loop);
+        }
+        long outerElapsed = childElapsed;
+        long outerCpu = childCpu;
+        long startElapsed = 0;
+        long startCpu = 0;
+        if (timing) {
+            childElapsed = 0;
+            childCpu = 0;
+            startElapsed = System.nanoTime();
+            startCpu = CpuClock.now();
+        }
+        try {
+            stats.invocations.increment();
+            node.receive(terminal, assembly, this);
+        } catch (FlowException e) {
+            stats.failures.increment();
+            if (e.exceptionList().isEmpty()) { // raised by the node itself (Throw): say where
+                throw new FlowException(e.getMessage(), assembly.exceptionList().with(node, e), e);
+            }
+            throw e;
+        } catch (Exception | LinkageError | AssertionError e) {
+            stats.failures.increment();
+            throw new FlowException(node + " in flow '" + definition.name() + "' failed: " + e,
+                    assembly.exceptionList().with(node, e), e);
+        } finally {
+            depth--;
+            if (timing) {
+                long elapsed = System.nanoTime() - startElapsed;
+                long cpu = CpuClock.now() - startCpu;
+                stats.elapsedNanos.add(elapsed - childElapsed);
+                stats.cpuNanos.add(cpu - childCpu);
+                childElapsed = outerElapsed + elapsed;
+                childCpu = outerCpu + cpu;
+            }
+        }
+    }
+
+    @Override
+    public String flowName() {
+        return definition.name();
+    }
+
+    @Override
+    public boolean transactional() {
+        return transactional;
+    }
+
+    @Override
+    public Destination queue(String name) throws JMSException {
+        Destination queue = queues.get(name);
+        if (queue == null) {
+            queue = plain.createQueue(name);
+            queues.put(name, queue);
+        }
+        return queue;
+    }
+
+    @Override
+    public Destination topic(String name) throws JMSException {
+        Destination topic = topics.get(name);
+        if (topic == null) {
+            topic = plain.createTopic(name);
+            topics.put(name, topic);
+        }
+        return topic;
+    }
+
+    @Override
+    public void send(MessageAssembly assembly, Destination destination, TransactionMode mode) throws JMSException {
+        boolean inTransaction = mode == TransactionMode.YES || (mode == TransactionMode.AUTOMATIC && transactional);
+        Session session = inTransaction ? transacted : plain;
+        FlowMessage message = assembly.message();
+        Message jms = JmsMessages.write(session, message);
+        if (inTransaction) {
+            transactedWork = true;
+        }
+        (inTransaction ? transactedProducer : plainProducer).send(destination, jms,
+                message.isPersistent() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT,
+                JmsMessages.priority(message), JmsMessages.timeToLive(message));
+    }
+
+    @Override
+    public boolean traceEnabled() {
+        return flow.traceEnabled();
+    }
+}

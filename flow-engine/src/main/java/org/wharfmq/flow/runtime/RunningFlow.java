@@ -1,0 +1,187 @@
+package org.wharfmq.flow.runtime;
+
+import org.wharfmq.flow.ExceptionList;
+import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.node.InputNode;
+
+import javax.jms.ConnectionFactory;
+import javax.jms.JMSException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A flow running over JMS: for each input node, {@code instances} threads, each with its own connection and
+ * sessions (see {@link FlowInstance} for what an invocation does and how failures are backed out). Works with any
+ * {@link ConnectionFactory}: the server passes its in-VM factory; a standalone application passes one for a
+ * remote server.
+ *
+ * <p>{@link #close()} drains: the instances stop reading, finish the invocation in progress (commit or roll
+ * back), and close their connections, which returns prefetched messages to the queue. Nothing is lost or
+ * processed twice across a redeploy.
+ */
+public final class RunningFlow implements AutoCloseable {
+
+    /** Where failing messages go when neither a failure terminal nor a backout queue takes them. */
+    public static final String DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE";
+
+    private static final System.Logger LOG = System.getLogger(RunningFlow.class.getName());
+    private static final int START_TIMEOUT_SECONDS = 30;
+    private static final int DRAIN_TIMEOUT_SECONDS = 60;
+    /** Failures remembered between a rollback and the redelivery that backs the message out. */
+    private static final int MAX_REMEMBERED_FAILURES = 10_000;
+
+    private final FlowDefinition definition;
+    private final int instances;
+    private final FlowStatistics statistics;
+    private final List<FlowInstance> threads = new ArrayList<>();
+    private final Map<String, ExceptionList> failures = new ConcurrentHashMap<>();
+    private volatile boolean running = true;
+    private volatile boolean trace = true;
+
+    private RunningFlow(FlowDefinition definition, int instances, boolean timing) {
+        this.definition = definition;
+        this.instances = instances;
+        this.statistics = new FlowStatistics(definition, timing);
+    }
+
+    /**
+     * Starts the flow and returns when every instance's consumer is open.
+     *
+     * @param instances threads per input node (at least 1)
+     * @param timing    whether statistics measure elapsed and CPU time from the start
+     * @param loader    the flow's class loader, made each instance thread's context class loader
+     * @throws JMSException when an instance cannot connect or open its consumer (the others are stopped)
+     */
+    public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory, int instances,
+                                    boolean timing, ClassLoader loader) throws JMSException {
+        if (instances < 1) {
+            throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
+        }
+        RunningFlow flow = new RunningFlow(definition, instances, timing);
+        int n = 0;
+        for (InputNode input : definition.inputNodes()) {
+            for (int i = 0; i < instances; i++) {
+                String name = "wharf-flow-" + definition.name() + "-" + (++n);
+                switch (input.transactionMode()) {
+                    case YES -> flow.startReader(name, input, connectionFactory, true, input.selector(), loader);
+                    case NO -> flow.startReader(name, input, connectionFactory, false, input.selector(), loader);
+                    case AUTOMATIC -> {
+                        // one reader per persistence: a non-persistent message then never waits for a commit
+                        flow.startReader(name + "p", input, connectionFactory, true,
+                                narrow(input.selector(), "JMSDeliveryMode = 'PERSISTENT'"), loader);
+                        flow.startReader(name + "n", input, connectionFactory, false,
+                                narrow(input.selector(), "JMSDeliveryMode = 'NON_PERSISTENT'"), loader);
+                    }
+                }
+            }
+        }
+        try {
+            for (FlowInstance instance : flow.threads) {
+                instance.opened().get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+        } catch (ExecutionException | TimeoutException | InterruptedException e) {
+            flow.close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            JMSException failure = new JMSException("Flow '" + definition.name() + "' cannot start: " + cause);
+            failure.initCause(cause);
+            throw failure;
+        }
+        LOG.log(System.Logger.Level.INFO, "Flow '" + definition.name() + "' started with " + instances
+                + " instance(s) per input node (" + flow.threads.size() + " reader threads)");
+        return flow;
+    }
+
+    private void startReader(String threadName, InputNode input, ConnectionFactory connectionFactory,
+                             boolean transactional, String selector, ClassLoader loader) {
+        FlowInstance instance = new FlowInstance(this, input, connectionFactory, transactional, selector);
+        Thread thread = new Thread(instance, threadName);
+        thread.setDaemon(true);
+        thread.setContextClassLoader(loader);
+        threads.add(instance);
+        thread.start();
+    }
+
+    private static String narrow(String selector, String condition) {
+        return selector == null || selector.isBlank() ? condition : "(" + selector + ") AND " + condition;
+    }
+
+    /** The flow's name. */
+    public String name() {
+        return definition.name();
+    }
+
+    /** The definition it runs. */
+    public FlowDefinition definition() {
+        return definition;
+    }
+
+    /** Instances per input node. */
+    public int instances() {
+        return instances;
+    }
+
+    /** The counters. */
+    public FlowStatistics statistics() {
+        return statistics;
+    }
+
+    /** Switches the flow's Trace nodes on or off while it runs (on at start). */
+    public void trace(boolean on) {
+        trace = on;
+    }
+
+    /** Whether Trace nodes write. */
+    public boolean traceEnabled() {
+        return trace;
+    }
+
+    boolean isRunning() {
+        return running;
+    }
+
+    void rememberFailure(String messageId, ExceptionList list) {
+        if (messageId == null) {
+            return;
+        }
+        if (failures.size() >= MAX_REMEMBERED_FAILURES) {
+            failures.clear(); // only the text of a later backout suffers; the message itself is safe on its queue
+        }
+        failures.put(messageId, list);
+    }
+
+    ExceptionList takeFailure(String messageId, InputNode input, int deliveryCount) {
+        ExceptionList list = messageId == null ? null : failures.remove(messageId);
+        if (list != null) {
+            return list;
+        }
+        return ExceptionList.EMPTY.with(new ExceptionList.Entry(input.name(), input.kind(), "BackoutThreshold",
+                "delivery count " + deliveryCount + " passed the backout threshold " + input.backoutThreshold()));
+    }
+
+    /**
+     * Drains and stops: no new reads, the invocations in progress finish, connections close. Waits up to 60 s.
+     */
+    @Override
+    public void close() {
+        running = false;
+        CompletableFuture<?>[] all = threads.stream().map(FlowInstance::finished).toArray(CompletableFuture[]::new);
+        try {
+            CompletableFuture.allOf(all).get(DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.log(System.Logger.Level.WARNING, "Flow '" + name() + "' did not drain within "
+                    + DRAIN_TIMEOUT_SECONDS + " s: " + e);
+        }
+        LOG.log(System.Logger.Level.INFO, "Flow '" + name() + "' stopped");
+    }
+}

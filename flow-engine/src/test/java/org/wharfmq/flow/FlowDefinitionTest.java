@@ -1,0 +1,107 @@
+package org.wharfmq.flow;
+
+import org.junit.jupiter.api.Test;
+import org.wharfmq.flow.node.InputNode;
+import org.wharfmq.flow.node.LabelNode;
+import org.wharfmq.flow.node.OutputNode;
+import org.wharfmq.flow.node.PassthroughNode;
+import org.wharfmq.flow.node.TraceNode;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Deploy-time validation of flow definitions, and the wiring a valid one resolves to. */
+class FlowDefinitionTest {
+
+    private static final class Copy extends JavaComputeNode {
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            propagate("out", assembly.copy());
+        }
+    }
+
+    @Test
+    void validFlowResolvesWiresInOrder() {
+        OutputNode a = OutputNode.queue("A");
+        OutputNode b = OutputNode.queue("B");
+        FlowDefinition flow = FlowDefinition.builder("f")
+                .node("in", InputNode.queue("IN"))
+                .node("a", a).node("b", b)
+                .wire("in", "out", "a").wire("in", "out", "b")
+                .build();
+        InputNode in = flow.inputNodes().get(0);
+        assertEquals(List.of(new FlowDefinition.Target(a, "in"), new FlowDefinition.Target(b, "in")),
+                flow.targets(in, "out"));
+        assertEquals(List.of(), flow.targets(in, "failure"), "an unwired terminal has no targets");
+        assertEquals("in", in.name());
+    }
+
+    @Test
+    void missingInputNodeIsRejected() {
+        FlowValidationException e = assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f")
+                .node("out", OutputNode.queue("OUT")).build());
+        assertTrue(e.getMessage().contains("Flow 'f' has no input node"), e.getMessage());
+    }
+
+    @Test
+    void unknownOutputTerminalIsRejectedNamingTheTerminalsThereAre() {
+        FlowValidationException e = assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f")
+                .node("in", InputNode.queue("IN")).node("out", OutputNode.queue("OUT"))
+                .wire("in", "outt", "out").build());
+        assertTrue(e.getMessage().contains("has no output terminal 'outt'") && e.getMessage().contains("[out, failure]"),
+                e.getMessage());
+    }
+
+    @Test
+    void unknownInputTerminalAndUnknownNodeAreRejected() {
+        FlowValidationException terminal = assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f")
+                .node("in", InputNode.queue("IN")).node("out", OutputNode.queue("OUT"))
+                .wire("in", "out", "out", "input").build());
+        assertTrue(terminal.getMessage().contains("has no input terminal 'input'"), terminal.getMessage());
+        FlowValidationException node = assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f")
+                .node("in", InputNode.queue("IN")).wire("in", "out", "nowhere").build());
+        assertTrue(node.getMessage().contains("no node named 'nowhere'"), node.getMessage());
+    }
+
+    @Test
+    void cycleWithoutLoopGuardIsRejectedNamingTheCycle() {
+        FlowValidationException e = assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f")
+                .node("in", InputNode.queue("IN"))
+                .node("p1", new PassthroughNode()).node("p2", TraceNode.toLog())
+                .wire("in", "out", "p1").wire("p1", "out", "p2").wire("p2", "out", "p1").build());
+        assertTrue(e.getMessage().contains("cycle without a loop guard: p1 -> p2 -> p1"), e.getMessage());
+    }
+
+    @Test
+    void cycleThroughAComputeNodeIsAllowed() {
+        FlowDefinition flow = FlowDefinition.builder("f")
+                .node("in", InputNode.queue("IN"))
+                .node("p1", new PassthroughNode()).node("c", new Copy())
+                .wire("in", "out", "p1").wire("p1", "out", "c").wire("c", "out", "p1").build();
+        assertEquals(3, flow.nodes().size());
+    }
+
+    @Test
+    void nodeSettingsAndNamesAreChecked() {
+        assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f")
+                .node("in", InputNode.queue("IN").backoutThreshold(0)).build());
+        assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f")
+                .node("in", InputNode.queue("IN")).node("in", new PassthroughNode()));
+        FlowValidationException labels = assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f")
+                .node("in", InputNode.queue("IN")).node("l1", new LabelNode("x")).node("l2", new LabelNode("x"))
+                .build());
+        assertTrue(labels.getMessage().contains("label 'x' is used by two Label nodes"), labels.getMessage());
+        PassthroughNode shared = new PassthroughNode();
+        assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f").node("a", shared).node("b", shared));
+    }
+
+    @Test
+    void xmlDomainSaysItIsNotSupportedYet() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Domain.of("XMLNSC"));
+        assertTrue(e.getMessage().contains("not supported yet"), e.getMessage());
+        assertEquals(Domain.JSON, Domain.of("json"));
+    }
+}

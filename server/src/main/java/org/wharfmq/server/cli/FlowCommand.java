@@ -1,0 +1,202 @@
+package org.wharfmq.server.cli;
+
+import org.wharfmq.flow.runtime.FlowJar;
+import org.wharfmq.flow.runtime.RunningFlow;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.flow.AdminResponder;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import javax.jms.BytesMessage;
+import javax.jms.Connection;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.Queue;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code wharf flow deploy|undeploy|list|stats|trace}: changes and inspects the flows of a running server. Each
+ * command is a request on the server's command queue ({@code SYSTEM.ADMIN.COMMAND.QUEUE}) answered on
+ * {@code SYSTEM.ADMIN.REPLY.QUEUE}, over an ordinary client connection ({@code --url}). {@code wharf flow run}
+ * runs a flow jar standalone in its own JVM against a (remote) server instead.
+ */
+@Command(name = "flow", mixinStandardHelpOptions = true,
+        description = "Deploys, undeploys, lists and measures message flows in a running server.",
+        subcommands = CommandLine.HelpCommand.class)
+final class FlowCommand implements Runnable {
+
+    /** Exit status when the server answered that the command failed. */
+    static final int COMMAND_FAILED = 1;
+    /** Exit status when the server cannot be reached or does not answer. */
+    static final int NO_ANSWER = 3;
+    /** Long enough for a redeploy, which drains the running flow first. */
+    private static final long REPLY_TIMEOUT_MILLIS = 120_000;
+
+    @Spec
+    private CommandSpec spec;
+
+    /** The server to talk to. */
+    static final class ServerOption {
+        @Option(names = "--url", paramLabel = "URL", defaultValue = "tcp://localhost:7414",
+                description = "Server URL (default: ${DEFAULT-VALUE}).")
+        String url;
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "Missing command: deploy, undeploy, list, stats, trace or run ('wharf flow --help').");
+    }
+
+    @Command(name = "deploy", mixinStandardHelpOptions = true,
+            description = "Deploys a flow jar; a flow of the same name is drained and replaced.")
+    int deploy(@Mixin ServerOption server,
+               @Parameters(paramLabel = "JAR", description = "The flow jar.") Path jar,
+               @Option(names = "--class", required = true, paramLabel = "CLASS",
+                       description = "The jar's org.wharfmq.flow.FlowFactory class.") String className,
+               @Option(names = "--instances", defaultValue = "1", paramLabel = "N",
+                       description = "Threads per input node (default: ${DEFAULT-VALUE}).") int instances) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(jar);
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("wharf: cannot read " + jar + ": " + e.getMessage());
+            return COMMAND_FAILED;
+        }
+        return request(server, session -> {
+            BytesMessage message = session.createBytesMessage();
+            message.writeBytes(bytes);
+            message.setStringProperty(AdminResponder.CLASS, className);
+            message.setIntProperty(AdminResponder.INSTANCES, instances);
+            message.setStringProperty(AdminResponder.JAR_NAME, jar.getFileName().toString());
+            return command(message, "deploy");
+        });
+    }
+
+    @Command(name = "run", mixinStandardHelpOptions = true,
+            description = "Runs a flow jar in this JVM, as a standalone JMS application against the server at --url, "
+                    + "until Ctrl-C.")
+    int run(@Mixin ServerOption server,
+            @Parameters(paramLabel = "JAR", description = "The flow jar.") Path jar,
+            @Option(names = "--class", required = true, paramLabel = "CLASS",
+                    description = "The jar's org.wharfmq.flow.FlowFactory class.") String className,
+            @Option(names = "--instances", defaultValue = "1", paramLabel = "N",
+                    description = "Threads per input node (default: ${DEFAULT-VALUE}).") int instances)
+            throws InterruptedException {
+        FlowJar flowJar;
+        RunningFlow flow;
+        try {
+            flowJar = FlowJar.open(jar, FlowCommand.class.getClassLoader());
+            flow = RunningFlow.start(flowJar.createFlow(className), new WharfConnectionFactory(server.url), instances,
+                    false, flowJar.classLoader());
+        } catch (JMSException | RuntimeException e) {
+            spec.commandLine().getErr().println("wharf: " + e.getMessage());
+            return COMMAND_FAILED;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            flow.close();
+            flowJar.close();
+            stopped.countDown();
+        }, "wharf-flow-shutdown"));
+        spec.commandLine().getOut().println("Flow " + flow.name() + " running against " + server.url + " with "
+                + instances + " instance(s); Ctrl-C stops it");
+        spec.commandLine().getOut().flush();
+        stopped.await();
+        return 0;
+    }
+
+    @Command(name = "undeploy", mixinStandardHelpOptions = true, description = "Drains and removes a flow.")
+    int undeploy(@Mixin ServerOption server, @Parameters(paramLabel = "FLOW") String flow) {
+        return request(server, session -> named(session, "undeploy", flow));
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the deployed flows.")
+    int list(@Mixin ServerOption server) {
+        return request(server, session -> command(session.createTextMessage(), "list"));
+    }
+
+    @Command(name = "stats", mixinStandardHelpOptions = true,
+            description = "Shows per-flow and per-node statistics; --timing switches elapsed/CPU time on or off.")
+    int stats(@Mixin ServerOption server,
+              @Parameters(paramLabel = "FLOW", arity = "0..1", description = "One flow (default: all).") String flow,
+              @Option(names = "--timing", paramLabel = "on|off",
+                      description = "Measure elapsed and CPU time per node (costs throughput).") String timing) {
+        return request(server, session -> {
+            Message message = named(session, "stats", flow);
+            message.setStringProperty(AdminResponder.SWITCH, timing);
+            return message;
+        });
+    }
+
+    @Command(name = "trace", mixinStandardHelpOptions = true,
+            description = "Switches a flow's Trace nodes on or off without redeploying it.")
+    int trace(@Mixin ServerOption server, @Parameters(paramLabel = "FLOW") String flow,
+              @Parameters(paramLabel = "on|off") String onOff) {
+        return request(server, session -> {
+            Message message = named(session, "trace", flow);
+            message.setStringProperty(AdminResponder.SWITCH, onOff);
+            return message;
+        });
+    }
+
+    private static Message named(Session session, String command, String flow) throws JMSException {
+        Message message = command(session.createTextMessage(), command);
+        message.setStringProperty(AdminResponder.FLOW, flow);
+        return message;
+    }
+
+    private static Message command(Message message, String command) throws JMSException {
+        message.setStringProperty(AdminResponder.COMMAND, command);
+        return message;
+    }
+
+    @FunctionalInterface
+    private interface RequestBuilder {
+        Message build(Session session) throws JMSException;
+    }
+
+    private int request(ServerOption server, RequestBuilder builder) {
+        try (Connection connection = new WharfConnectionFactory(server.url).createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Queue replies = session.createQueue(AdminResponder.REPLY_QUEUE);
+            Message request = builder.build(session);
+            request.setJMSReplyTo(replies);
+            session.createProducer(session.createQueue(AdminResponder.COMMAND_QUEUE)).send(request);
+            String selector = "JMSCorrelationID = '" + request.getJMSMessageID() + "'";
+            try (MessageConsumer consumer = session.createConsumer(replies, selector)) {
+                Message reply = consumer.receive(REPLY_TIMEOUT_MILLIS);
+                if (reply == null) {
+                    spec.commandLine().getErr().println("wharf: no answer from " + server.url + " within "
+                            + REPLY_TIMEOUT_MILLIS / 1000 + " s");
+                    return NO_ANSWER;
+                }
+                String text = ((TextMessage) reply).getText();
+                if (reply.getBooleanProperty(AdminResponder.OK)) {
+                    spec.commandLine().getOut().println(text);
+                    spec.commandLine().getOut().flush();
+                    return 0;
+                }
+                spec.commandLine().getErr().println("wharf: " + text);
+                spec.commandLine().getErr().flush();
+                return COMMAND_FAILED;
+            }
+        } catch (JMSException e) {
+            spec.commandLine().getErr().println("wharf: cannot talk to the server at " + server.url + ": " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return NO_ANSWER;
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package org.wharfmq.server.flow;
+
+import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.runtime.RunningFlow;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServers;
+import org.wharfmq.server.WharfServer;
+
+import javax.jms.BytesMessage;
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A real server plus a client connection, for flow tests: send to queues, run flows, collect outputs. */
+final class FlowFixture implements AutoCloseable {
+
+    static final long RECEIVE_MILLIS = 10_000;
+
+    final WharfServer server;
+    final WharfConnectionFactory factory;
+    private final Connection connection;
+    final Session session;
+    private final MessageProducer producer;
+    private final List<RunningFlow> flows = new ArrayList<>();
+
+    FlowFixture() throws Exception {
+        server = WharfServer.start(TestServers.config());
+        factory = new WharfConnectionFactory(server.vmUrl());
+        connection = factory.createConnection();
+        connection.start();
+        session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        producer = session.createProducer(null);
+    }
+
+    RunningFlow run(FlowDefinition definition, int instances) throws JMSException {
+        RunningFlow flow = RunningFlow.start(definition, factory, instances, false, getClass().getClassLoader());
+        flows.add(flow);
+        return flow;
+    }
+
+    TextMessage send(String queue, String text, boolean persistent, String property, Object value) throws JMSException {
+        TextMessage message = session.createTextMessage(text);
+        if (property != null) {
+            message.setObjectProperty(property, value);
+        }
+        producer.send(session.createQueue(queue), message,
+                persistent ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, 4, 0);
+        return message;
+    }
+
+    BytesMessage sendBytes(String queue, byte[] body) throws JMSException {
+        BytesMessage message = session.createBytesMessage();
+        message.writeBytes(body);
+        producer.send(session.createQueue(queue), message, DeliveryMode.NON_PERSISTENT, 4, 0);
+        return message;
+    }
+
+    /** Receives {@code count} messages from {@code queue}, failing if one does not come within 10 s. */
+    List<Message> receive(String queue, int count) throws JMSException {
+        List<Message> received = new ArrayList<>();
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue(queue))) {
+            for (int i = 0; i < count; i++) {
+                Message message = consumer.receive(RECEIVE_MILLIS);
+                if (message == null) {
+                    throw new AssertionError("Only " + received.size() + " of " + count + " messages arrived on "
+                            + queue + " within " + RECEIVE_MILLIS + " ms");
+                }
+                received.add(message);
+            }
+        }
+        return received;
+    }
+
+    Message receiveOne(String queue) throws JMSException {
+        return receive(queue, 1).get(0);
+    }
+
+    long depth(String queue) {
+        return server.queueManager().exists(queue) ? server.queueManager().depth(queue) : 0;
+    }
+
+    @Override
+    public void close() throws JMSException {
+        flows.forEach(RunningFlow::close);
+        connection.close();
+        server.close();
+    }
+}

@@ -1,0 +1,222 @@
+package org.wharfmq.server.flow;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServers;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.cli.FlowCommandAccess;
+import org.wharfmq.server.config.ServerConfig;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.nio.file.Path;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Flows hosted in the server: jars in class loaders of their own, flows from the configuration, redeploy under
+ * load, and the admin path behind {@code wharf flow}.
+ */
+class FlowHostTest {
+
+    @TempDir
+    static Path jars;
+    private static Path jarV1;
+    private static Path jarV2;
+
+    private WharfServer server;
+
+    /** A flow jar whose library class lib.Greeting says {@code version}; its flow reads IN.x and writes OUT.x. */
+    private static Path flowJar(String flow, String version) throws Exception {
+        return TestJars.build(jars, flow + ".jar", Map.of(
+                "lib.Greeting", "package lib; public final class Greeting { public static String text() { return \""
+                        + version + "\"; } }",
+                "flows.Factory", """
+                        package flows;
+                        import org.wharfmq.flow.*;
+                        import org.wharfmq.flow.node.*;
+                        public final class Factory implements FlowFactory {
+                            public FlowDefinition create() {
+                                return FlowDefinition.builder("FLOW")
+                                        .node("in", InputNode.queue("IN.FLOW"))
+                                        .node("greet", new Greet())
+                                        .node("out", OutputNode.queue("OUT.FLOW"))
+                                        .wire("in", "out", "greet")
+                                        .wire("greet", "out", "out")
+                                        .build();
+                            }
+                        }
+                        """.replace("FLOW", flow),
+                "flows.Greet", """
+                        package flows;
+                        import org.wharfmq.flow.*;
+                        public final class Greet extends JavaComputeNode {
+                            public void evaluate(MessageAssembly assembly) throws Exception {
+                                MessageAssembly out = assembly.copy();
+                                out.message().setUserProperty("greeting", lib.Greeting.text());
+                                propagate("out", out);
+                            }
+                        }
+                        """));
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        if (jarV1 == null) {
+            jarV1 = flowJar("A", "v1");
+            jarV2 = flowJar("B", "v2");
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void twoFlowJarsWithConflictingLibraryVersionsBothWork() throws Exception {
+        server = WharfServer.start(TestServers.config());
+        server.flowHost().deploy(jarV1, "flows.Factory", 1);
+        server.flowHost().deploy(jarV2, "flows.Factory", 1);
+        try (Client client = new Client(server.vmUrl())) {
+            client.send("IN.A", "a", 0);
+            client.send("IN.B", "b", 0);
+            assertEquals("v1", client.receive("OUT.A").getStringProperty("greeting"));
+            assertEquals("v2", client.receive("OUT.B").getStringProperty("greeting"));
+        }
+        assertEquals(2, server.flowHost().flows().size());
+    }
+
+    @Test
+    void configuredFlowsStartWithTheServer() throws Exception {
+        ServerConfig config = TestServers.config().flow(jarV1.toString(), "flows.Factory", 2);
+        server = WharfServer.start(config);
+        assertEquals(2, server.flowHost().flow("A").running().instances());
+        try (Client client = new Client(server.vmUrl())) {
+            client.send("IN.A", "hello", 0);
+            assertEquals("v1", client.receive("OUT.A").getStringProperty("greeting"));
+        }
+    }
+
+    @Test
+    void redeployUnderLoadLosesAndDuplicatesNothing() throws Exception {
+        server = WharfServer.start(TestServers.config());
+        server.flowHost().deploy(jarV1, "flows.Factory", 2);
+        int total = 600;
+        try (Client sender = new Client(server.vmUrl()); Client receiver = new Client(server.vmUrl())) {
+            CompletableFuture<Void> sending = CompletableFuture.runAsync(() -> {
+                for (int seq = 0; seq < total; seq++) {
+                    sender.send("IN.A", "m", seq);
+                }
+            });
+            for (int i = 0; i < 3; i++) {
+                receiver.receive("OUT.A"); // the flow is busy: redeploy while messages are in flight
+                server.flowHost().deploy(jarV1, "flows.Factory", 2);
+            }
+            sending.get(30, TimeUnit.SECONDS);
+            BitSet seen = new BitSet(total);
+            for (int i = 3; i < total; i++) {
+                int seq = receiver.receive("OUT.A").getIntProperty("seq");
+                assertFalse(seen.get(seq), "message " + seq + " was processed twice");
+                seen.set(seq);
+            }
+            server.flowHost().undeploy("A");
+            assertEquals(0, server.queueManager().depth("OUT.A"), "more outputs than inputs: a duplicate");
+            assertEquals(0, server.queueManager().depth("IN.A"), "an input was left behind");
+            assertEquals(total - 3, seen.cardinality());
+        }
+    }
+
+    @Test
+    void flowCommandDeploysListsMeasuresTracesAndUndeploysThroughTheCommandQueue() throws Exception {
+        server = WharfServer.start(TestServers.config());
+        String url = server.tcpUrl();
+        FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV2.toString(),
+                "--class", "flows.Factory", "--instances", "2", "--url", url);
+        assertEquals(0, deployed.status(), deployed.err());
+        assertTrue(deployed.out().contains("Deployed B") && deployed.out().contains("instances 2"), deployed.out());
+
+        try (Client client = new Client(server.vmUrl())) {
+            client.send("IN.B", "x", 7);
+            assertEquals("v2", client.receive("OUT.B").getStringProperty("greeting"));
+        }
+        FlowCommandAccess.Result list = FlowCommandAccess.run("flow", "list", "--url", url);
+        assertTrue(list.out().startsWith("B "), list.out());
+        FlowCommandAccess.Result stats = FlowCommandAccess.run("flow", "stats", "B", "--timing", "on", "--url", url);
+        assertTrue(stats.out().contains("flow B: invocations 1, failures 0") && stats.out().contains("timing on"),
+                stats.out());
+        assertTrue(server.flowHost().flow("B").running().statistics().timing());
+        assertEquals(0, FlowCommandAccess.run("flow", "trace", "B", "off", "--url", url).status());
+        assertFalse(server.flowHost().flow("B").running().traceEnabled());
+
+        assertEquals(0, FlowCommandAccess.run("flow", "undeploy", "B", "--url", url).status());
+        assertNull(server.flowHost().flow("B"));
+        FlowCommandAccess.Result again = FlowCommandAccess.run("flow", "undeploy", "B", "--url", url);
+        assertEquals(1, again.status());
+        assertTrue(again.err().contains("No flow named 'B'"), again.err());
+        FlowCommandAccess.Result bad = FlowCommandAccess.run("flow", "deploy", jarV2.toString(), "--class",
+                "flows.Missing", "--url", url);
+        assertTrue(bad.status() == 1 && bad.err().contains("flows.Missing is not in flow jar"), bad.err());
+    }
+
+    /** A client connection with one session, for one thread. */
+    private static final class Client implements AutoCloseable {
+        private final Connection connection;
+        private final Session session;
+        private final MessageProducer producer;
+        private final Map<String, MessageConsumer> consumers = new HashMap<>();
+
+        Client(String url) throws Exception {
+            connection = new WharfConnectionFactory(url).createConnection();
+            connection.start();
+            session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            producer = session.createProducer(null);
+        }
+
+        void send(String queue, String text, int seq) {
+            try {
+                TextMessage message = session.createTextMessage(text);
+                message.setIntProperty("seq", seq);
+                producer.send(session.createQueue(queue), message, DeliveryMode.NON_PERSISTENT, 4, 0);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        Message receive(String queue) throws Exception {
+            MessageConsumer consumer = consumers.get(queue);
+            if (consumer == null) {
+                consumer = session.createConsumer(session.createQueue(queue));
+                consumers.put(queue, consumer);
+            }
+            Message message = consumer.receive(FlowFixture.RECEIVE_MILLIS);
+            if (message == null) {
+                throw new AssertionError("Nothing arrived on " + queue);
+            }
+            return message;
+        }
+
+        @Override
+        public void close() throws Exception {
+            connection.close();
+        }
+    }
+}

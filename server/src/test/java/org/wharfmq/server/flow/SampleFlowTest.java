@@ -1,0 +1,95 @@
+package org.wharfmq.server.flow;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.flow.runtime.FlowJar;
+import org.wharfmq.flow.runtime.RunningFlow;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServers;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.FlowConfig;
+import org.wharfmq.server.config.ServerConfig;
+
+import javax.jms.Connection;
+import javax.jms.Message;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The sample flow of config/flows/sample-flow (compiled here from its sources, since the server module builds
+ * first), deployed the way config/wharf.yaml deploys it; and the same flow run standalone against a remote server.
+ */
+class SampleFlowTest {
+
+    private static final Path SAMPLE_SOURCES = Path.of("..", "config", "flows", "sample-flow", "src", "main", "java");
+    private static final Path SAMPLE_CONFIG = Path.of("..", "config", "wharf.yaml");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void sampleConfigDeploysTheSampleFlow() {
+        List<FlowConfig> flows = ServerConfig.load(SAMPLE_CONFIG).flows();
+        assertEquals(List.of(new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                "org.wharfmq.sample.flow.SampleFlow", 1)), flows);
+    }
+
+    @Test
+    void flowEntryWithoutClassIsAConfigurationError() throws IOException {
+        Path file = Files.writeString(dir.resolve("bad.yaml"), "flows:\n  - jar: x.jar\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ServerConfig.load(file));
+        assertTrue(e.getMessage().contains("Flow number 1 under 'flows' needs a jar and a class"), e.getMessage());
+    }
+
+    @Test
+    void sampleFlowCopiesTheMessageAndSetsTwoProperties() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        try (WharfServer server = WharfServer.start(TestServers.config()
+                .flow(jar.toString(), "org.wharfmq.sample.flow.SampleFlow", 1))) {
+            Message out = requestReply(server.vmUrl(), "hello");
+            assertEquals("hello", ((TextMessage) out).getText());
+            assertEquals(1208, out.getIntProperty("CodedCharSetId"));
+            assertEquals(546, out.getIntProperty("Encoding"));
+            assertEquals("keep", out.getStringProperty("original"), "the copy keeps the input's properties");
+        }
+    }
+
+    @Test
+    void sameFlowRunsStandaloneAgainstARemoteServerOverTcp() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        try (WharfServer server = WharfServer.start(TestServers.config());
+             FlowJar flowJar = FlowJar.open(jar, getClass().getClassLoader());
+             RunningFlow flow = RunningFlow.start(flowJar.createFlow("org.wharfmq.sample.flow.SampleFlow"),
+                     new WharfConnectionFactory(server.tcpUrl()), 1, false, flowJar.classLoader())) {
+            assertEquals(0, server.flowHost().flows().size(), "not hosted by the server");
+            Message out = requestReply(server.tcpUrl(), "remote");
+            assertEquals("remote", ((TextMessage) out).getText());
+            assertEquals(546, out.getIntProperty("Encoding"));
+            assertEquals(1, flow.statistics().invocations());
+        }
+    }
+
+    private static Message requestReply(String url, String text) throws Exception {
+        try (Connection connection = new WharfConnectionFactory(url).createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            TextMessage in = session.createTextMessage(text);
+            in.setStringProperty("original", "keep");
+            session.createProducer(session.createQueue("SAMPLE.IN")).send(in);
+            Message out = session.createConsumer(session.createQueue("SAMPLE.OUT")).receive(FlowFixture.RECEIVE_MILLIS);
+            if (out == null) {
+                throw new AssertionError("The sample flow sent nothing to SAMPLE.OUT");
+            }
+            return out;
+        }
+    }
+}
