@@ -16,8 +16,9 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.queue.QueueManager;
-import org.wharfmq.server.store.InMemoryMessageStore;
+import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.transport.NativeTransport;
 import org.wharfmq.server.transport.ServerChannelInitializer;
@@ -74,6 +75,7 @@ public final class WharfServer implements AutoCloseable {
     private final List<Channel> listeners = new ArrayList<>(2);
     private final AtomicBoolean closed = new AtomicBoolean();
     private int tcpPort;
+    private FlowHost flowHost;
 
     private WharfServer(ServerConfig config, MessageStore store) {
         this.config = config;
@@ -94,19 +96,27 @@ public final class WharfServer implements AutoCloseable {
      * @throws org.wharfmq.server.config.ConfigurationException when a setting is out of range
      */
     public static WharfServer start(ServerConfig config) throws Exception {
-        return start(config, new InMemoryMessageStore());
+        config.validate();
+        return start(config, JournalMessageStore.open(config));
     }
 
     /**
-     * Starts a queue manager that keeps persistent messages in {@code store} (the journal, or a test double); the
-     * server closes the store when it stops.
+     * Starts a queue manager that keeps persistent messages in {@code store} (the journal, or a test double),
+     * first restoring the queues and messages the store recovered; the server closes the store when it stops.
      *
      * @see #start(ServerConfig)
      */
     public static WharfServer start(ServerConfig config, MessageStore store) throws Exception {
-        config.validate();
-        WharfServer server = new WharfServer(config, store);
+        WharfServer server;
         try {
+            config.validate();
+            server = new WharfServer(config, store);
+        } catch (RuntimeException | Error e) {
+            store.close();
+            throw e;
+        }
+        try {
+            store.recover(server.queueManager);
             server.bind();
         } catch (Exception | Error e) {
             server.close();
@@ -156,6 +166,7 @@ public final class WharfServer implements AutoCloseable {
         listeners.add(vm.channel());
         LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on " + listenUrl()
                 + " (" + transport.name().toLowerCase() + ") and " + vmUrl());
+        flowHost = FlowHost.start(vmUrl(), config); // flows connect over the in-VM listener, so they start last
     }
 
     /** The settings the server runs with. */
@@ -185,6 +196,11 @@ public final class WharfServer implements AutoCloseable {
         return "vm://" + config.inVmName();
     }
 
+    /** The message flows running in this server. */
+    public FlowHost flowHost() {
+        return flowHost;
+    }
+
     /** The queues. */
     public QueueManager queueManager() {
         return queueManager;
@@ -198,6 +214,9 @@ public final class WharfServer implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
+        }
+        if (flowHost != null) {
+            flowHost.close(); // drains the flows while their connections still work
         }
         for (Channel listener : listeners) {
             listener.close().awaitUninterruptibly();

@@ -1,0 +1,77 @@
+package org.wharfmq.perf;
+
+import org.wharfmq.perf.driver.Driver;
+import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.options.OptionException;
+import org.wharfmq.perf.options.PerfOptions;
+import org.wharfmq.perf.peer.ArtemisPeerMain;
+import org.wharfmq.perf.workload.RunCommand;
+import org.wharfmq.perf.workload.ServerMain;
+
+import java.util.Arrays;
+
+/**
+ * {@code bin/wharf perf ...}: the driver when the first argument is an option ({@code -tc jms.r11.Requestor ...},
+ * JMSPerfHarness's command line), else a subcommand: {@code run}, {@code compare}, {@code jmh}, and the child
+ * processes the runner starts ({@code server}, {@code artemis}).
+ */
+public final class PerfMain {
+
+    /** Exit status of a run whose exactly-once check failed, or whose workers failed. */
+    public static final int EXIT_FAILED = 1;
+    /** Exit status of a command line that cannot run. */
+    public static final int EXIT_USAGE = 2;
+    /** Exit status when the provider does not support what the test needs yet. */
+    public static final int EXIT_UNAVAILABLE = 3;
+
+    private PerfMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(run(args));
+    }
+
+    /** Runs the command and returns the exit status. */
+    public static int run(String[] args) throws Exception {
+        if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help") || args[0].equals("help")) {
+            System.out.println(usage());
+            return args.length == 0 ? EXIT_USAGE : 0;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        try {
+            return switch (args[0]) {
+                case "run" -> RunCommand.run(rest, false);
+                case "compare" -> RunCommand.run(rest, true);
+                case "jmh" -> {
+                    org.openjdk.jmh.Main.main(rest);
+                    yield 0;
+                }
+                case "server" -> ServerMain.run(rest);
+                case "artemis" -> ArtemisPeerMain.run(rest);
+                default -> drive(args);
+            };
+        } catch (OptionException e) {
+            System.err.println("wharf perf: " + e.getMessage());
+            return EXIT_USAGE;
+        }
+    }
+
+    private static int drive(String[] args) throws Exception {
+        DriverResult r = new Driver(PerfOptions.parse(args), System.out).run();
+        return r.passed() ? 0 : r.unavailable() != null ? EXIT_UNAVAILABLE : EXIT_FAILED;
+    }
+
+    private static String usage() {
+        return """
+                Usage:
+                  wharf perf -tc jms.r11.Requestor -nt 8 -rl 60 ...   the JMSPerfHarness-compatible driver
+                  wharf perf run WORKLOAD [options]                  step the clients, find the peak, write a report
+                  wharf perf compare WORKLOAD [options]              the same workload on Wharf and on the peer (Artemis)
+                  wharf perf jmh [JMH options]                       micro-benchmarks of the hot paths
+
+                Workloads: RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 (PS-*, F-* and persistent variants come with their issues).
+                `wharf perf run --help` lists the runner's options.
+
+                """ + PerfOptions.help();
+    }
+}

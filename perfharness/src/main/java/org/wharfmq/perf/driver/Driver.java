@@ -1,0 +1,261 @@
+package org.wharfmq.perf.driver;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import org.HdrHistogram.Histogram;
+import org.wharfmq.perf.options.PerfOptions;
+import org.wharfmq.perf.options.TestClass;
+
+import javax.jms.Connection;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.Session;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one test class with {@code -nt} workers for {@code -rl} seconds, prints JMSPerfHarness's statistics lines
+ * ({@code rate=...} every {@code -ss} seconds, {@code totalIterations=...,totalRate=...} at the end), then this
+ * harness's own line (median rate, latency percentiles, check outcome) and, with {@code -jo}, the JSON result.
+ */
+public final class Driver {
+
+    /** How long the end-of-run check waits for a stray reply that is still on its way. */
+    static final long STRAY_GRACE_MILLIS = 500;
+    /** The line a driver prints when every worker is connected; the workload runner waits for it. */
+    public static final String READY_LINE = "wharf-perf: ready";
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final PerfOptions options;
+    private final PrintStream out;
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+    private final CountDownLatch ready = new CountDownLatch(1);
+    private final DecimalFormat number = new DecimalFormat("0.00", DecimalFormatSymbols.getInstance(Locale.ROOT));
+
+    /** A driver for {@code options} printing its statistics to {@code out}. */
+    public Driver(PerfOptions options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    /** Ends the run early (as the end of {@code -rl} would). */
+    public void stop() {
+        stopSignal.countDown();
+    }
+
+    /** Waits until every worker is connected; false on timeout. */
+    public boolean awaitReady(long timeout, TimeUnit unit) throws InterruptedException {
+        return ready.await(timeout, unit);
+    }
+
+    /** Runs to the end and returns the result (also written to {@code -jo} when given). */
+    public DriverResult run() throws Exception {
+        String runId = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL);
+        String processId = options.processId().isEmpty() ? "p" + ProcessHandle.current().pid() : options.processId();
+        TestClass testClass = options.testClass();
+        RunControl control = new RunControl(options.threads());
+        Bodies bodies = new Bodies(options.messageType(), options.messageSize());
+        if (options.stopOnStdinClose()) {
+            watchStdin();
+        }
+        try (Provider provider = Provider.open(options)) {
+            List<Worker> workers = new ArrayList<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < options.threads(); i++) {
+                String name = processId + "-" + testClass.harnessName().substring("jms.r11.".length()) + "-" + i;
+                Worker w = create(testClass, new WorkerSetup(options, provider, control, bodies, i, name, processId, runId));
+                workers.add(w);
+                Thread t = new Thread(w, "perf-" + name);
+                t.setDaemon(true);
+                threads.add(t);
+                t.start();
+            }
+            if (!control.readyLatch().await(120, TimeUnit.SECONDS)) {
+                control.failed("driver", new IllegalStateException("workers did not connect within 120 s"));
+            }
+            out.println(READY_LINE);
+            out.flush();
+            ready.countDown();
+            Measurement m = measure(control);
+            control.stop();
+            for (Thread t : threads) {
+                t.join(TimeUnit.SECONDS.toMillis(options.timeoutSeconds() + 30L));
+            }
+            if (testClass == TestClass.REQUESTOR && !options.replyQueue().isEmpty() && !options.correlationIdPerThread()) {
+                findStrayReplies(provider, runId, control);
+            }
+            Histogram latencies = new Histogram(3_600_000_000L, 3);
+            workers.forEach(w -> latencies.add(w.latencies()));
+            DriverResult result = result(testClass, processId, control, m, latencies);
+            printSummary(result);
+            if (!options.jsonOutput().isEmpty()) {
+                JSON.writeValue(Path.of(options.jsonOutput()).toFile(), result);
+            }
+            return result;
+        } finally {
+            ready.countDown();
+        }
+    }
+
+    private static Worker create(TestClass testClass, WorkerSetup setup) {
+        return switch (testClass) {
+            case REQUESTOR -> new Requestor(setup);
+            case RESPONDER -> new Responder(setup);
+            case SENDER -> new Sender(setup, false);
+            case PUBLISHER -> new Sender(setup, true);
+            case RECEIVER -> new Receiver(setup, false);
+            case SUBSCRIBER -> new Receiver(setup, true);
+            case PUT_GET -> new PutGet(setup);
+        };
+    }
+
+    /** Per-second samples of the iteration count, from the end of the warm-up to the end of the run. */
+    private record Measurement(long windowStartMillis, long windowEndMillis, long measured, List<Long> perSecond) {
+    }
+
+    private Measurement measure(RunControl control) throws InterruptedException {
+        control.start();
+        long startNanos = System.nanoTime();
+        long windowStartNanos = startNanos;
+        long windowStartMillis = System.currentTimeMillis();
+        long windowStartCount = 0;
+        if (options.warmupSeconds() == 0) {
+            control.startMeasuring();
+        }
+        List<Long> perSecond = new ArrayList<>();
+        long last = 0;
+        long lastReported = 0;
+        long lastReportNanos = startNanos;
+        for (int second = 1; ; second++) {
+            long due = startNanos + TimeUnit.SECONDS.toNanos(second);
+            boolean stopped = stopSignal.await(Math.max(0, due - System.nanoTime()), TimeUnit.NANOSECONDS);
+            long now = control.iterations();
+            if (stopped || !control.running()) {
+                break;
+            }
+            if (control.measuring()) {
+                perSecond.add(now - last);
+            } else if (second >= options.warmupSeconds()) {
+                control.startMeasuring();
+                windowStartNanos = System.nanoTime();
+                windowStartMillis = System.currentTimeMillis();
+                windowStartCount = now;
+            }
+            last = now;
+            int ss = options.statsIntervalSeconds();
+            if (ss > 0 && second % ss == 0) {
+                long t = System.nanoTime();
+                printRate(now - lastReported, t - lastReportNanos, ss);
+                lastReported = now;
+                lastReportNanos = t;
+            }
+            if (options.runLengthSeconds() > 0 && second >= options.runLengthSeconds()) {
+                break;
+            }
+        }
+        long end = control.iterations();
+        long endNanos = System.nanoTime();
+        long measured = control.measuring() ? end - windowStartCount : 0;
+        long windowEndMillis = windowStartMillis + TimeUnit.NANOSECONDS.toMillis(endNanos - windowStartNanos);
+        return new Measurement(windowStartMillis, windowEndMillis, measured, perSecond);
+    }
+
+    private void printRate(long count, long nanos, int period) {
+        StringBuilder sb = new StringBuilder();
+        if (!options.processId().isEmpty()) {
+            sb.append("id=").append(options.processId()).append(',');
+        }
+        sb.append("rate=").append(number.format(count * 1e9 / Math.max(1, nanos)))
+                .append(",total messages=").append(count)
+                .append(",Snapshot period=").append(period)
+                .append(",threads=").append(options.threads());
+        out.println(sb);
+        out.flush();
+    }
+
+    private void findStrayReplies(Provider provider, String runId, RunControl control) throws JMSException {
+        Set<String> replyQueues = new LinkedHashSet<>();
+        for (int i = 0; i < options.threads(); i++) {
+            int n = options.destinations().numberFor(i);
+            replyQueues.add(options.replyQueue() + (n < 0 ? "" : String.valueOf(n)));
+        }
+        try (Connection connection = provider.connectionFactory().createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            for (String queue : replyQueues) {
+                try (MessageConsumer strays = session.createConsumer(provider.queue(session, queue),
+                        Tags.RUN + " = '" + runId + "'")) {
+                    Message stray;
+                    while ((stray = strays.receive(STRAY_GRACE_MILLIS)) != null) {
+                        control.duplicate("reply to request " + stray.getObjectProperty(Tags.SEQUENCE) + " of "
+                                + stray.getStringProperty(Tags.SOURCE) + " left on " + queue + " after its request was answered");
+                    }
+                }
+            }
+        }
+    }
+
+    private DriverResult result(TestClass testClass, String processId, RunControl control, Measurement m, Histogram latencies) {
+        double seconds = Math.max(1e-3, (m.windowEndMillis() - m.windowStartMillis()) / 1000.0);
+        List<Long> sorted = new ArrayList<>(m.perSecond());
+        sorted.sort(null);
+        double mean = m.measured() / seconds;
+        double median = sorted.isEmpty() ? mean : sorted.get(sorted.size() / 2);
+        List<String> problems = control.problems();
+        return new DriverResult(testClass.harnessName(), processId, options.threads(), options.messageSize(),
+                options.persistent(), options.transacted(), m.windowStartMillis(), m.windowEndMillis(), m.measured(),
+                control.iterations(), mean, median, m.perSecond(), LatencySummary.of(latencies), control.sentCounts(), control.publishedCounts(),
+                control.received().counts(), control.subscriberCounts(), control.losses(), control.duplicates(),
+                control.unexpectedCount(), problems, control.unavailable(), problems.isEmpty() && control.unavailable() == null);
+    }
+
+    private void printSummary(DriverResult r) {
+        if (options.summary()) {
+            double seconds = (r.windowEndMillis() - r.windowStartMillis()) / 1000.0;
+            out.println("totalIterations=" + r.measuredIterations()
+                    + ",avgDuration=" + number.format(seconds)
+                    + ",totalRate=" + number.format(r.meanRate())
+                    + ",totalLateResponses=0"
+                    + ",totalUnknownMessages=" + r.unexpected()
+                    + ",totalTimeouts=" + r.losses());
+        }
+        LatencySummary l = r.latencyMicros();
+        out.println("medianRate=" + number.format(r.medianRate())
+                + ",p50=" + l.p50() + "us,p99=" + l.p99() + "us,p999=" + l.p999() + "us"
+                + ",losses=" + r.losses() + ",duplicates=" + r.duplicates() + ",unexpected=" + r.unexpected()
+                + ",check=" + (r.passed() ? "PASSED" : r.unavailable() != null ? "UNAVAILABLE" : "FAILED"));
+        if (r.unavailable() != null) {
+            out.println("unavailable: " + r.unavailable());
+        }
+        r.problems().forEach(p -> out.println("problem: " + p));
+        out.flush();
+    }
+
+    private void watchStdin() {
+        Thread t = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // anything typed is ignored: only the end of the stream stops the run
+                }
+            } catch (IOException e) {
+                // a broken stdin ends the run like a closed one
+            }
+            stop();
+        }, "perf-stdin-watch");
+        t.setDaemon(true);
+        t.start();
+    }
+}

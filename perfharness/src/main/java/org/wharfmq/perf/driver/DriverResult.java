@@ -1,0 +1,41 @@
+package org.wharfmq.perf.driver;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The outcome of one driver run, as written to the {@code -jo} JSON file.
+ *
+ * @param testClass          the JMSPerfHarness test class
+ * @param processId          {@code -id}, or one made up from the process id
+ * @param threads            {@code -nt}
+ * @param messageSize        {@code -ms}
+ * @param persistent         {@code -pp}
+ * @param transacted         {@code -tx}
+ * @param windowStartMillis  wall-clock start of the measured period (after the warm-up)
+ * @param windowEndMillis    wall-clock end of the measured period
+ * @param measuredIterations operations in the measured period
+ * @param totalIterations    operations including the warm-up
+ * @param meanRate           measured operations / measured seconds
+ * @param medianRate         the median of the per-second rates of the measured period
+ * @param perSecond          operations in each second of the measured period
+ * @param latencyMicros      round-trip latencies (Requestor, PutGet), else an empty summary
+ * @param sent               messages sent to queues per source key (Sender)
+ * @param published          messages published to topics per source key (Publisher)
+ * @param received           distinct messages received per source key (Receiver)
+ * @param subscribers        per subscriber: its topic and distinct messages received per source key (Subscriber)
+ * @param losses             requests without a reply, messages not received back
+ * @param duplicates         messages or replies received twice
+ * @param unexpected         messages that answer nothing this run sent
+ * @param problems           the first problems, described
+ * @param unavailable        set when the provider does not support what the test class needs
+ * @param passed             true when every check passed and no worker failed
+ */
+public record DriverResult(String testClass, String processId, int threads, int messageSize, boolean persistent,
+                           boolean transacted, long windowStartMillis, long windowEndMillis, long measuredIterations,
+                           long totalIterations, double meanRate, double medianRate, List<Long> perSecond,
+                           LatencySummary latencyMicros, Map<String, Long> sent, Map<String, Long> published,
+                           Map<String, Long> received,
+                           List<SubscriberCount> subscribers, long losses, long duplicates, long unexpected,
+                           List<String> problems, String unavailable, boolean passed) {
+}

@@ -1,0 +1,26 @@
+package org.wharfmq.perf.driver;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * Percentiles of round-trip latency in microseconds, from an HdrHistogram.
+ *
+ * @param count samples
+ * @param p50   median
+ * @param p90   90th percentile
+ * @param p99   99th percentile
+ * @param p999  99.9th percentile
+ * @param max   largest
+ * @param mean  arithmetic mean
+ */
+public record LatencySummary(long count, long p50, long p90, long p99, long p999, long max, double mean) {
+
+    /** The summary of {@code h}. */
+    public static LatencySummary of(Histogram h) {
+        if (h.getTotalCount() == 0) {
+            return new LatencySummary(0, 0, 0, 0, 0, 0, 0);
+        }
+        return new LatencySummary(h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
+                h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue(), h.getMean());
+    }
+}

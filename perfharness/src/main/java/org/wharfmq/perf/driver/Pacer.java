@@ -1,0 +1,31 @@
+package org.wharfmq.perf.driver;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Holds a worker to {@code -rt} operations per second: operation {@code n} starts no earlier than
+ * {@code start + n / rate}, so a slow operation is caught up rather than lost (the JMSPerfHarness behaviour).
+ */
+final class Pacer {
+
+    private final long periodNanos;
+    private long next;
+
+    /** {@code rate} operations per second; 0 = no pacing. */
+    Pacer(double rate) {
+        this.periodNanos = rate > 0 ? (long) (1_000_000_000L / rate) : 0;
+        this.next = System.nanoTime();
+    }
+
+    /** Waits until the next operation may start. */
+    void pace() {
+        if (periodNanos == 0) {
+            return;
+        }
+        long wait;
+        while ((wait = next - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(wait);
+        }
+        next += periodNanos;
+    }
+}

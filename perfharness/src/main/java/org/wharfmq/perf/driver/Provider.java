@@ -1,0 +1,99 @@
+package org.wharfmq.perf.driver;
+
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.perf.options.PerfOptions;
+
+import javax.jms.ConnectionFactory;
+import javax.jms.JMSException;
+import javax.jms.Queue;
+import javax.jms.Session;
+import javax.jms.Topic;
+import javax.naming.Context;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Hashtable;
+import java.util.Properties;
+
+/**
+ * Where the driver gets its JMS objects: Wharf's own connection factory for {@code -pc Wharf} (the URL in
+ * {@code -url}), or JNDI for any other provider ({@code -pc JNDI} with {@code -ii/-iu/-jf/-cf}). With JNDI a
+ * destination name is looked up first, as JMSPerfHarness does, and created by the session when JNDI does not
+ * know it.
+ */
+public final class Provider implements AutoCloseable {
+
+    private final ConnectionFactory connectionFactory;
+    private final Context context;
+
+    private Provider(ConnectionFactory connectionFactory, Context context) {
+        this.connectionFactory = connectionFactory;
+        this.context = context;
+    }
+
+    /** The provider the options name. */
+    public static Provider open(PerfOptions options) throws NamingException, IOException {
+        if (!options.usesJndi()) {
+            return new Provider(new WharfConnectionFactory(options.brokerUrl()), null);
+        }
+        Hashtable<Object, Object> env = new Hashtable<>();
+        if (!options.jndiPropertiesFile().isEmpty()) {
+            Properties p = new Properties();
+            try (InputStream in = Files.newInputStream(Path.of(options.jndiPropertiesFile()))) {
+                p.load(in);
+            }
+            env.putAll(p);
+        }
+        if (!options.jndiInitialContextFactory().isEmpty()) {
+            env.put(Context.INITIAL_CONTEXT_FACTORY, options.jndiInitialContextFactory());
+        }
+        if (!options.jndiProviderUrl().isEmpty()) {
+            env.put(Context.PROVIDER_URL, options.jndiProviderUrl());
+        }
+        Context context = new InitialContext(env);
+        Object cf = context.lookup(options.jndiConnectionFactory());
+        if (!(cf instanceof ConnectionFactory factory)) {
+            throw new NamingException("JNDI name " + options.jndiConnectionFactory() + " is a "
+                    + cf.getClass().getName() + ", not a javax.jms.ConnectionFactory");
+        }
+        return new Provider(factory, context);
+    }
+
+    /** The factory every worker connects with. */
+    public ConnectionFactory connectionFactory() {
+        return connectionFactory;
+    }
+
+    /** The queue called {@code name}. */
+    public Queue queue(Session session, String name) throws JMSException {
+        Object bound = lookup(name);
+        return bound instanceof Queue q ? q : session.createQueue(name);
+    }
+
+    /** The topic called {@code name}. */
+    public Topic topic(Session session, String name) throws JMSException {
+        Object bound = lookup(name);
+        return bound instanceof Topic t ? t : session.createTopic(name);
+    }
+
+    private Object lookup(String name) {
+        if (context == null) {
+            return null;
+        }
+        try {
+            return context.lookup(name);
+        } catch (NamingException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public void close() throws NamingException {
+        if (context != null) {
+            context.close();
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package org.wharfmq.perf.driver;
+
+import javax.jms.Destination;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Queue;
+
+/**
+ * Sends a request and waits for its reply (JMSPerfHarness {@code jms.r11.Requestor}). Three ways to find the
+ * reply:
+ * <ul>
+ *   <li>default: the IBM MQ convention, a consumer per request selecting
+ *       {@code JMSCorrelationID = '<the request's JMSMessageID>'} on the shared reply queue ({@code -oq});</li>
+ *   <li>{@code -co true}: one correlation id per thread and one long-lived consumer selecting it;</li>
+ *   <li>{@code -oq ""}: a temporary reply queue per requester (RR-4b).</li>
+ * </ul>
+ * Every request carries a sequence number that the responder copies: a reply is accepted only if it answers the
+ * request just sent; no reply within {@code -to} is a loss, an older one a duplicate.
+ */
+final class Requestor extends Worker {
+
+    private final Bodies bodies;
+    private final String processId;
+    private final String runId;
+    private MessageProducer producer;
+    private MessageConsumer longLivedConsumer;
+    private Queue sharedReplyQueue;
+    private Message request;
+    private long sequence;
+
+    Requestor(WorkerSetup setup) {
+        super(setup);
+        this.bodies = setup.bodies();
+        this.processId = setup.processId();
+        this.runId = setup.runId();
+    }
+
+    @Override
+    void open() throws JMSException {
+        int number = options.destinations().numberFor(index);
+        String suffix = number < 0 ? "" : String.valueOf(number);
+        producer = session.createProducer(provider.queue(session, options.requestQueue() + suffix));
+        producer.setDeliveryMode(deliveryMode);
+        request = bodies.create(session);
+        request.setStringProperty(Tags.RUN, runId);
+        request.setStringProperty(Tags.SOURCE, name);
+        Destination replyTo;
+        if (options.replyQueue().isEmpty()) {
+            replyTo = session.createTemporaryQueue();
+            longLivedConsumer = session.createConsumer(replyTo);
+        } else {
+            sharedReplyQueue = provider.queue(session, options.replyQueue() + suffix);
+            replyTo = sharedReplyQueue;
+            if (options.correlationIdPerThread()) {
+                String correlationId = "perf-" + runId + "-" + processId + "-" + index;
+                request.setJMSCorrelationID(correlationId);
+                longLivedConsumer = session.createConsumer(sharedReplyQueue, "JMSCorrelationID = '" + correlationId + "'");
+            }
+        }
+        request.setJMSReplyTo(replyTo);
+    }
+
+    @Override
+    void iterate() throws JMSException {
+        request.setLongProperty(Tags.SEQUENCE, sequence);
+        long start = System.nanoTime();
+        producer.send(request);
+        if (options.transacted()) {
+            session.commit();
+        }
+        Message reply;
+        if (longLivedConsumer != null) {
+            reply = receiveAnswer(longLivedConsumer);
+        } else {
+            String id = request.getJMSMessageID();
+            try (MessageConsumer consumer = session.createConsumer(sharedReplyQueue, "JMSCorrelationID = '" + id + "'")) {
+                reply = receiveAnswer(consumer);
+            }
+        }
+        if (options.transacted()) {
+            session.commit();
+        }
+        if (reply == null) {
+            control.loss("no reply within " + options.timeoutSeconds() + " s to request " + sequence + " of " + name);
+        } else {
+            recordLatency(start);
+            control.iterationDone();
+        }
+        sequence++;
+    }
+
+    /** The reply to the request just sent; older replies met on the way are duplicates. */
+    private Message receiveAnswer(MessageConsumer consumer) throws JMSException {
+        while (true) {
+            Message reply = consumer.receive(receiveTimeoutMillis);
+            if (reply == null) {
+                return null;
+            }
+            Object replySequence = reply.getObjectProperty(Tags.SEQUENCE);
+            if (replySequence == null) {
+                return reply;   // a responder that does not copy properties: nothing more to check
+            }
+            long n = ((Number) replySequence).longValue();
+            if (n == sequence) {
+                return reply;
+            }
+            if (n < sequence) {
+                control.duplicate("reply to request " + n + " of " + name + " arrived again (while waiting for " + sequence + ")");
+            } else {
+                control.unexpected("reply to request " + n + " of " + name + " before that request was sent");
+            }
+        }
+    }
+
+    @Override
+    void finish() throws JMSException {
+        if (longLivedConsumer == null) {
+            return;    // strays on the shared reply queue are looked for once per run, by the driver
+        }
+        Message stray;
+        while ((stray = longLivedConsumer.receive(Driver.STRAY_GRACE_MILLIS)) != null) {
+            control.duplicate("reply to request " + stray.getObjectProperty(Tags.SEQUENCE) + " of " + name
+                    + " arrived after its request was answered");
+        }
+        if (options.transacted()) {
+            session.commit();
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package org.wharfmq.perf.driver;
+
+import javax.jms.JMSException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What the workers of one driver run share: the start and stop signals, the iteration counter the statistics
+ * sample, and the outcome of the checks (losses, duplicates, unexpected messages, failures).
+ */
+final class RunControl {
+
+    private static final int MAX_REPORTED_PROBLEMS = 20;
+
+    private final CountDownLatch ready;
+    private final CountDownLatch start = new CountDownLatch(1);
+    private volatile boolean running = true;
+    private volatile boolean measuring;
+    private final LongAdder iterations = new LongAdder();
+    private final AtomicLong losses = new AtomicLong();
+    private final AtomicLong duplicates = new AtomicLong();
+    private final AtomicLong unexpected = new AtomicLong();
+    private final List<String> problems = Collections.synchronizedList(new ArrayList<>());
+    private final ConcurrentMap<String, AtomicLong> sent = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, AtomicLong> published = new ConcurrentHashMap<>();
+    private final SequenceLedger received = new SequenceLedger();
+    private final List<SubscriberCount> subscriberCounts = Collections.synchronizedList(new ArrayList<>());
+    private volatile String unavailable;
+
+    RunControl(int workers) {
+        this.ready = new CountDownLatch(workers);
+    }
+
+    /** A worker has opened its resources (or failed to). */
+    void workerReady() {
+        ready.countDown();
+    }
+
+    CountDownLatch readyLatch() {
+        return ready;
+    }
+
+    /** Blocks a worker until every worker is ready, so subscribers exist before anything is published. */
+    void awaitStart() throws InterruptedException {
+        start.await();
+    }
+
+    void start() {
+        start.countDown();
+    }
+
+    boolean running() {
+        return running;
+    }
+
+    void stop() {
+        running = false;
+        start.countDown();
+    }
+
+    /** True once the warm-up is over: latencies are recorded only then. */
+    boolean measuring() {
+        return measuring;
+    }
+
+    void startMeasuring() {
+        measuring = true;
+    }
+
+    void iterationDone() {
+        iterations.increment();
+    }
+
+    long iterations() {
+        return iterations.sum();
+    }
+
+    void loss(String what) {
+        losses.incrementAndGet();
+        problem("loss: " + what);
+    }
+
+    void duplicate(String what) {
+        duplicates.incrementAndGet();
+        problem("duplicate: " + what);
+    }
+
+    void unexpected(String what) {
+        unexpected.incrementAndGet();
+        problem("unexpected: " + what);
+    }
+
+    /** A worker stopped on an error. */
+    void failed(String worker, Exception e) {
+        if (isNotSupported(e)) {
+            unavailable = e.getMessage();
+        }
+        problem(worker + " failed: " + e);
+        stop();
+    }
+
+    /** True when the provider said the feature does not exist yet (Wharf's "not supported yet"). */
+    static boolean isNotSupported(Throwable e) {
+        Throwable t = e;
+        for (int depth = 0; t != null && depth < 10; depth++) {
+            if (t instanceof UnsupportedOperationException
+                    || String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("not supported")) {
+                return true;
+            }
+            t = t.getCause() != null ? t.getCause() : t instanceof JMSException j ? j.getLinkedException() : null;
+        }
+        return false;
+    }
+
+    private void problem(String text) {
+        if (problems.size() < MAX_REPORTED_PROBLEMS) {
+            problems.add(text);
+        }
+    }
+
+    /** A producer sent {@code count} messages with this source key, to a queue or published to a topic. */
+    void sent(String source, long count, boolean topic) {
+        (topic ? published : sent).computeIfAbsent(source, s -> new AtomicLong()).addAndGet(count);
+    }
+
+    SequenceLedger received() {
+        return received;
+    }
+
+    void subscriberFinished(String topic, java.util.Map<String, Long> counts) {
+        subscriberCounts.add(new SubscriberCount(topic, counts));
+    }
+
+    java.util.Map<String, Long> sentCounts() {
+        return snapshot(sent);
+    }
+
+    java.util.Map<String, Long> publishedCounts() {
+        return snapshot(published);
+    }
+
+    private static java.util.Map<String, Long> snapshot(ConcurrentMap<String, AtomicLong> counters) {
+        java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+        counters.forEach((k, v) -> counts.put(k, v.get()));
+        return counts;
+    }
+
+    List<SubscriberCount> subscriberCounts() {
+        return List.copyOf(subscriberCounts);
+    }
+
+    long losses() {
+        return losses.get();
+    }
+
+    long duplicates() {
+        return duplicates.get();
+    }
+
+    long unexpectedCount() {
+        return unexpected.get();
+    }
+
+    List<String> problems() {
+        return List.copyOf(problems);
+    }
+
+    String unavailable() {
+        return unavailable;
+    }
+}

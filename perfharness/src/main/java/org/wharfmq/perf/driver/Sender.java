@@ -1,0 +1,55 @@
+package org.wharfmq.perf.driver;
+
+import javax.jms.Destination;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageProducer;
+
+/**
+ * Sends messages to a queue ({@code jms.r11.Sender}) or publishes them to a topic ({@code jms.r11.Publisher}),
+ * the destination chosen by {@code -d/-db/-dx/-dn}. Each message carries this sender's source key and sequence
+ * number; the count sent per source goes into the result, for the receivers' side of the check.
+ */
+final class Sender extends Worker {
+
+    private final boolean topic;
+    private final Bodies bodies;
+    private final String processId;
+    private MessageProducer producer;
+    private Message message;
+    private String source;
+    private long sequence;
+
+    Sender(WorkerSetup setup, boolean topic) {
+        super(setup);
+        this.topic = topic;
+        this.bodies = setup.bodies();
+        this.processId = setup.processId();
+    }
+
+    @Override
+    void open() throws JMSException {
+        String destinationName = options.destinations().nameFor(options.destinationPrefix(), index);
+        Destination destination = topic ? provider.topic(session, destinationName) : provider.queue(session, destinationName);
+        producer = session.createProducer(destination);
+        producer.setDeliveryMode(deliveryMode);
+        source = destinationName + "/" + processId + "-" + index;
+        message = bodies.create(session);
+        message.setStringProperty(Tags.SOURCE, source);
+    }
+
+    @Override
+    void iterate() throws JMSException {
+        message.setLongProperty(Tags.SEQUENCE, sequence);
+        producer.send(message);
+        sequence++;
+        commitIfDue();
+        control.iterationDone();
+    }
+
+    @Override
+    void finish() throws JMSException {
+        commitRemainder();
+        control.sent(source, sequence, topic);
+    }
+}

@@ -1,0 +1,18 @@
+package org.wharfmq.perf.driver;
+
+/**
+ * The message properties the driver stamps so its checks can tell every message apart. Responders copy them
+ * from a request to its reply.
+ */
+final class Tags {
+
+    /** Which producer sent the message: {@code destination/process-thread}. */
+    static final String SOURCE = "perfSrc";
+    /** The producer's sequence number, from 0. */
+    static final String SEQUENCE = "perfSeq";
+    /** The driver run that sent a request, so the end-of-run check finds only its own stray replies. */
+    static final String RUN = "perfRun";
+
+    private Tags() {
+    }
+}

@@ -1,0 +1,107 @@
+package org.wharfmq.perf.driver;
+
+import org.HdrHistogram.Histogram;
+import org.wharfmq.perf.options.PerfOptions;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.JMSException;
+import javax.jms.Session;
+
+/**
+ * One worker thread of a driver run (a JMSPerfHarness WorkerThread): its own connection and session, set up by
+ * {@link #open}, then {@link #iterate} in a loop paced by {@code -rt} until the run stops, then {@link #finish}.
+ * Subclasses implement one test class each.
+ */
+abstract class Worker implements Runnable {
+
+    protected final PerfOptions options;
+    protected final Provider provider;
+    protected final RunControl control;
+    protected final int index;
+    protected final String name;
+    /** Round-trip latencies in microseconds, recorded after the warm-up (requestor-style workers only). */
+    protected final Histogram latencies = new Histogram(3_600_000_000L, 3);
+    protected final int deliveryMode;
+    protected final long receiveTimeoutMillis;
+    protected Session session;
+    private int uncommitted;
+
+    Worker(WorkerSetup setup) {
+        this.options = setup.options();
+        this.provider = setup.provider();
+        this.control = setup.control();
+        this.index = setup.index();
+        this.name = setup.name();
+        this.deliveryMode = options.persistent() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT;
+        this.receiveTimeoutMillis = options.timeoutSeconds() * 1000L;
+    }
+
+    @Override
+    public final void run() {
+        boolean ready = false;
+        try (Connection connection = provider.connectionFactory().createConnection()) {
+            connection.start();
+            boolean transacted = options.transacted();
+            session = connection.createSession(transacted, transacted ? Session.SESSION_TRANSACTED : Session.AUTO_ACKNOWLEDGE);
+            open();
+            control.workerReady();
+            ready = true;
+            control.awaitStart();
+            Pacer pacer = new Pacer(options.rate());
+            while (control.running()) {
+                pacer.pace();
+                iterate();
+            }
+            finish();
+        } catch (Exception e) {
+            control.failed(name, e);
+        } finally {
+            if (!ready) {
+                control.workerReady();
+            }
+        }
+    }
+
+    /** Creates producers and consumers. */
+    abstract void open() throws JMSException;
+
+    /** One operation (a round trip, a send, a receive). */
+    abstract void iterate() throws JMSException;
+
+    /** After the run: drain, look for stray messages. Nothing by default. */
+    void finish() throws JMSException {
+    }
+
+    /** Counts an operation of a transacted session toward {@code -cc}, committing when the batch is full. */
+    protected final void commitIfDue() throws JMSException {
+        if (options.transacted() && ++uncommitted >= options.commitCount()) {
+            session.commit();
+            uncommitted = 0;
+        }
+    }
+
+    /** Commits a partial batch at the end of the run. */
+    protected final void commitRemainder() throws JMSException {
+        if (options.transacted() && uncommitted > 0) {
+            session.commit();
+            uncommitted = 0;
+        }
+    }
+
+    /** Records a round trip that started at {@code startNanos}, if the warm-up is over. */
+    protected final void recordLatency(long startNanos) {
+        if (control.measuring()) {
+            latencies.recordValue(Math.max(0, (System.nanoTime() - startNanos) / 1000));
+        }
+    }
+
+    /** The poll interval for receivers that must notice the end of the run. */
+    protected final long pollMillis() {
+        return Math.min(receiveTimeoutMillis, 500);
+    }
+
+    Histogram latencies() {
+        return latencies;
+    }
+}

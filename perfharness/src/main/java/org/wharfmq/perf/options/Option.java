@@ -1,0 +1,73 @@
+package org.wharfmq.perf.options;
+
+/**
+ * The driver's options, spelled as JMSPerfHarness spells them so its scripts run unchanged ({@code -tc}, {@code -nt},
+ * {@code -rl}, ...), plus a few of Wharf's own ({@code -url}, {@code -id}, {@code -jo}, {@code -xs}).
+ */
+public enum Option {
+    TC("tc", "jms.r11.PutGet", "Test class: jms.r11.Requestor, Responder, Sender, Receiver, PutGet, Publisher, Subscriber."),
+    NT("nt", "1", "Number of worker threads."),
+    RL("rl", "60", "Run length in seconds (0 = until stopped)."),
+    MS("ms", "1000", "Message size in bytes."),
+    MT("mt", "text", "Message type: text or bytes."),
+    PP("pp", "false", "Persistent messages."),
+    TX("tx", "false", "Transacted sessions."),
+    CC("cc", "1", "Commit count: operations per transaction (Sender, Receiver, Publisher, Subscriber)."),
+    D("d", "DEST", "Destination prefix (Sender, Receiver, PutGet, Publisher, Subscriber)."),
+    DB("db", "0", "Multi-destination numeric base."),
+    DX("dx", "0", "Multi-destination numeric maximum."),
+    DN("dn", "0", "Multi-destination numeric range."),
+    IQ("iq", "REQUEST", "Queue to place requests on."),
+    OQ("oq", "REPLY", "Queue to place replies on; \"\" = a temporary reply queue per requester (RR-4b)."),
+    CO("co", "false", "Requestor: one correlation id per thread and one long-lived reply consumer (else the reply is "
+            + "picked by JMSCorrelationID = the request's JMSMessageID, a consumer per request)."),
+    TO("to", "5", "Receive timeout in seconds; a request without a reply in this time is a loss."),
+    RT("rt", "0", "Rate per thread in operations/s (0 = as fast as possible)."),
+    SS("ss", "10", "Statistics reporting period in seconds (0 = none)."),
+    SW("sw", "0", "Warm-up in seconds, excluded from the summary, the median and the latencies."),
+    SU("su", "true", "Print the final summary."),
+    PC("pc", "Wharf", "Provider: Wharf (the URL in -url) or JNDI (-ii, -iu, -jf, -cf)."),
+    JF("jf", "", "JNDI properties file: every entry goes into the InitialContext environment."),
+    II("ii", "", "JNDI initial context factory."),
+    IU("iu", "", "JNDI provider URL."),
+    CF("cf", "ConnectionFactory", "JNDI name of the ConnectionFactory."),
+    URL("url", "tcp://localhost:7414", "Wharf only: the broker URL (tcp://host:port or vm://NAME)."),
+    ID("id", "", "Process identifier, shown in the statistics and used to tell processes apart in the checks."),
+    JO("jo", "", "Write the result as JSON to this file."),
+    XS("xs", "false", "Stop when standard input closes (used by the workload runner for its child processes).");
+
+    private final String key;
+    private final String defaultValue;
+    private final String description;
+
+    Option(String key, String defaultValue, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.description = description;
+    }
+
+    /** The name after the dash, e.g. {@code tc}. */
+    public String key() {
+        return key;
+    }
+
+    /** The value used when the option is not given. */
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    /** One line of help. */
+    public String description() {
+        return description;
+    }
+
+    /** The option named {@code key} (without the dash), or null. */
+    public static Option byKey(String key) {
+        for (Option o : values()) {
+            if (o.key.equals(key)) {
+                return o;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,37 @@
+package org.wharfmq.perf.options;
+
+import java.util.Locale;
+
+/** The JMSPerfHarness test classes ({@code -tc}) this driver implements. */
+public enum TestClass {
+    REQUESTOR("Requestor"),
+    RESPONDER("Responder"),
+    SENDER("Sender"),
+    RECEIVER("Receiver"),
+    PUT_GET("PutGet"),
+    PUBLISHER("Publisher"),
+    SUBSCRIBER("Subscriber");
+
+    private final String simpleName;
+
+    TestClass(String simpleName) {
+        this.simpleName = simpleName;
+    }
+
+    /** The JMSPerfHarness name, e.g. {@code jms.r11.Requestor}. */
+    public String harnessName() {
+        return "jms.r11." + simpleName;
+    }
+
+    /** Accepts {@code jms.r11.Requestor}, {@code Requestor} or {@code requestor}. */
+    public static TestClass parse(String text) {
+        String name = text.startsWith("jms.r11.") ? text.substring("jms.r11.".length()) : text;
+        for (TestClass t : values()) {
+            if (t.simpleName.toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
+                return t;
+            }
+        }
+        throw new OptionException("-tc " + text + ": unknown test class; use one of jms.r11.Requestor, Responder, "
+                + "Sender, Receiver, PutGet, Publisher, Subscriber");
+    }
+}

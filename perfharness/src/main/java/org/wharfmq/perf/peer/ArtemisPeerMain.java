@@ -1,0 +1,79 @@
+package org.wharfmq.perf.peer;
+
+import org.apache.activemq.artemis.core.config.Configuration;
+import org.apache.activemq.artemis.core.config.impl.ConfigurationImpl;
+import org.apache.activemq.artemis.core.server.JournalType;
+import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
+import org.wharfmq.perf.options.OptionException;
+import org.wharfmq.perf.workload.ServerMain;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * {@code wharf perf artemis [--port N] [--sync true|false] [--persistence true|false]}: the built-in peer, an embedded Apache ActiveMQ
+ * Artemis broker in its own JVM, set up like Wharf: one TCP acceptor on 127.0.0.1, security off, queues created
+ * on first use, persistence on with a journal that is synced before a persistent send or a commit is confirmed
+ * (Wharf's rule), in a fresh temporary directory. Prints the same ready line as {@code wharf perf server} and
+ * stops when standard input closes.
+ */
+public final class ArtemisPeerMain {
+
+    private ArtemisPeerMain() {
+    }
+
+    /** Runs the broker until standard input closes. */
+    public static int run(String[] args) throws Exception {
+        int port = 0;
+        boolean sync = true;
+        boolean persistence = true;
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--port" -> port = Integer.parseInt(args[i + 1]);
+                case "--sync" -> sync = Boolean.parseBoolean(args[i + 1]);
+                case "--persistence" -> persistence = Boolean.parseBoolean(args[i + 1]);
+                default -> throw new OptionException("artemis: unknown option " + args[i]);
+            }
+        }
+        if (port == 0) {
+            port = freePort();
+        }
+        Path data = Files.createTempDirectory("wharf-perf-artemis");
+        Configuration config = new ConfigurationImpl()
+                .setName("wharf-perf-peer")
+                .setPersistenceEnabled(persistence)
+                .setSecurityEnabled(false)
+                .setJournalType(JournalType.NIO)
+                .setJournalDirectory(data.resolve("journal").toString())
+                .setBindingsDirectory(data.resolve("bindings").toString())
+                .setLargeMessagesDirectory(data.resolve("large-messages").toString())
+                .setPagingDirectory(data.resolve("paging").toString())
+                .setJournalSyncTransactional(sync)
+                .setJournalSyncNonTransactional(sync)
+                .addAcceptorConfiguration("tcp", "tcp://127.0.0.1:" + port);
+        EmbeddedActiveMQ broker = new EmbeddedActiveMQ().setConfiguration(config);
+        broker.start();
+        try {
+            System.out.println(ServerMain.READY_PREFIX + " tcp=tcp://127.0.0.1:" + port + " pid=" + ProcessHandle.current().pid()
+                    + " artemis=" + org.apache.activemq.artemis.utils.VersionLoader.getVersion().getFullVersion());
+            System.out.flush();
+            while (System.in.read() >= 0) {
+                // only the end of the stream matters
+            }
+        } catch (IOException e) {
+            // a broken stdin stops the broker like a closed one
+        } finally {
+            broker.stop();
+            org.wharfmq.perf.workload.TempFiles.deleteTree(data);
+        }
+        return 0;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

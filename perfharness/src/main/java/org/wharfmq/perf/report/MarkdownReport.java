@@ -1,0 +1,118 @@
+package org.wharfmq.perf.report;
+
+import org.wharfmq.perf.workload.Sizes;
+import org.wharfmq.perf.workload.StepResult;
+
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The report of a run, shaped like the seeds' tables: per message size the peak rate, the server CPU% at the
+ * peak and the client count at the peak, for each target side by side with the seed's published row; then every
+ * step, and the charts.
+ */
+public final class MarkdownReport {
+
+    private MarkdownReport() {
+    }
+
+    /** The peak step (highest median rate) among {@code steps} that ran and passed, or null. */
+    public static StepResult peak(List<StepResult> steps) {
+        return steps.stream().filter(s -> s.unavailable() == null)
+                .max(Comparator.comparingDouble(StepResult::medianRate)).orElse(null);
+    }
+
+    /**
+     * The Markdown text.
+     *
+     * @param workload    the workload id
+     * @param description what the workload is
+     * @param unit        what is counted
+     * @param command     the command line that produced the results
+     * @param results     per target, its steps in order
+     * @param charts      per message size, the chart's file name
+     */
+    public static String render(String workload, String description, String unit, String command,
+                                Map<String, List<StepResult>> results, Map<Integer, String> charts) {
+        StringBuilder md = new StringBuilder();
+        md.append("## ").append(workload).append(": ").append(description).append("\n\n");
+        md.append("Command: `").append(command).append("`  \n");
+        md.append("Machine: ").append(Machine.describe()).append("  \n");
+        md.append("Counted: ").append(unit).append(", median of the per-second rates after the warm-up; CPU% is the ")
+                .append("server process's share of the whole machine (all cores), from /proc.\n\n");
+        TreeSet<Integer> sizes = new TreeSet<>();
+        results.values().forEach(steps -> steps.forEach(s -> sizes.add(s.messageSize())));
+        md.append("| Test |");
+        results.keySet().forEach(t -> md.append(' ').append(t).append(" Max Rate* | CPU% | Clients |"));
+        md.append(" Seed V8.0 (other hardware) Max Rate* | CPU% | Clients |\n|---|");
+        results.keySet().forEach(t -> md.append("---:|---:|---:|"));
+        md.append("---:|---:|---:|\n");
+        for (int size : sizes) {
+            md.append("| ").append(workload).append(' ').append(Sizes.label(size)).append(" non-persistent |");
+            for (List<StepResult> steps : results.values()) {
+                StepResult p = peak(steps.stream().filter(s -> s.messageSize() == size).toList());
+                if (p == null) {
+                    String why = steps.stream().filter(s -> s.messageSize() == size && s.unavailable() != null)
+                            .map(StepResult::unavailable).findFirst().orElse("no result");
+                    md.append(" unavailable: ").append(why.replace("|", "/")).append(" | | |");
+                } else {
+                    md.append(' ').append(Sizes.rate(p.medianRate())).append(p.passed() ? "" : " (check FAILED)")
+                            .append(" | ").append(Sizes.percent(p.cpuPercent()).replace("%", ""))
+                            .append(" | ").append(p.clients()).append(" |");
+                }
+            }
+            SeedRows.Row seed = SeedRows.find(workload, size);
+            if (seed == null) {
+                md.append(" no published row | | |\n");
+            } else {
+                md.append(String.format(Locale.ROOT, " %,d | %.2f | %d |%n", seed.maxRate(), seed.cpuPercent(), seed.clients()));
+            }
+        }
+        md.append("\n*").append(unit).append("\n\n");
+        if (results.size() == 2) {
+            List<String> names = List.copyOf(results.keySet());
+            for (int size : sizes) {
+                StepResult a = peak(results.get(names.get(0)).stream().filter(s -> s.messageSize() == size).toList());
+                StepResult b = peak(results.get(names.get(1)).stream().filter(s -> s.messageSize() == size).toList());
+                if (a != null && b != null && b.medianRate() > 0) {
+                    md.append(String.format(Locale.ROOT, "%s %s: %s / %s peak ratio = %.2f%n%n", workload, Sizes.label(size),
+                            names.get(0), names.get(1), a.medianRate() / b.medianRate()));
+                }
+            }
+        }
+        for (Map.Entry<String, List<StepResult>> e : results.entrySet()) {
+            md.append("### ").append(e.getKey()).append(", every step\n\n");
+            md.append("| Size | Clients | Responders | Median rate | Mean rate | Server CPU% | CPU us per op | p50 | p99 | p99.9 | Check |\n");
+            md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            for (StepResult s : e.getValue()) {
+                if (s.unavailable() != null) {
+                    md.append("| ").append(Sizes.label(s.messageSize())).append(" | ").append(s.clients())
+                            .append(" | | unavailable: ").append(s.unavailable().replace("|", "/")).append(" | | | | | | | |\n");
+                    continue;
+                }
+                md.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                        Sizes.label(s.messageSize()), s.clients(), s.responders(), Sizes.rate(s.medianRate()),
+                        Sizes.rate(s.meanRate()), Sizes.percent(s.cpuPercent()), Sizes.decimal(s.cpuMicrosPerOp()),
+                        Sizes.micros(s.latencyMicros().p50()), Sizes.micros(s.latencyMicros().p99()),
+                        Sizes.micros(s.latencyMicros().p999()), s.passed() ? "passed" : "FAILED: " + String.join("; ", s.problems()).replace("|", "/")));
+            }
+            md.append('\n');
+        }
+        charts.forEach((size, file) -> md.append("![").append(workload).append(' ').append(Sizes.label(size))
+                .append(": rate and p99 latency against clients](").append(file).append(")\n\n"));
+        return md.toString();
+    }
+
+    /** Groups steps by target, keeping the order targets were run in. */
+    public static Map<String, List<StepResult>> byTarget(List<StepResult> steps) {
+        Map<String, List<StepResult>> map = new LinkedHashMap<>();
+        for (StepResult s : steps) {
+            map.computeIfAbsent(s.target(), t -> new java.util.ArrayList<>()).add(s);
+        }
+        return map;
+    }
+}

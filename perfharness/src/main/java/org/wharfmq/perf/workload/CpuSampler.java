@@ -1,0 +1,71 @@
+package org.wharfmq.perf.workload;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Samples a process's CPU time a few times a second, so the CPU used during a driver's measured period (known
+ * only when the driver reports it) can be read afterwards.
+ */
+final class CpuSampler implements AutoCloseable {
+
+    private static final long INTERVAL_MILLIS = 200;
+
+    private record Sample(long wallMillis, double cpuSeconds) {
+    }
+
+    private final long pid;
+    private final List<Sample> samples = new ArrayList<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    CpuSampler(long pid) {
+        this.pid = pid;
+        this.thread = new Thread(this::sample, "perf-cpu-" + pid);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void sample() {
+        Object pause = new Object();
+        while (running) {
+            double cpu = ProcCpu.cpuSeconds(pid);
+            synchronized (samples) {
+                samples.add(new Sample(System.currentTimeMillis(), cpu));
+            }
+            synchronized (pause) {
+                try {
+                    pause.wait(INTERVAL_MILLIS);   // a sampling period, not a synchronisation
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** CPU seconds and wall seconds between the samples nearest inside [from, to]; NaN when unknown. */
+    double[] between(long fromMillis, long toMillis) {
+        Sample first = null;
+        Sample last = null;
+        synchronized (samples) {
+            for (Sample s : samples) {
+                if (s.wallMillis() >= fromMillis && first == null) {
+                    first = s;
+                }
+                if (s.wallMillis() <= toMillis) {
+                    last = s;
+                }
+            }
+        }
+        if (first == null || last == null || last.wallMillis() <= first.wallMillis()) {
+            return new double[] {Double.NaN, Double.NaN};
+        }
+        return new double[] {last.cpuSeconds() - first.cpuSeconds(), (last.wallMillis() - first.wallMillis()) / 1000.0};
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+    }
+}

@@ -1,0 +1,113 @@
+package org.wharfmq.perf.workload;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The drivers of one step: which run inside the server JVM ({@code vm://}), which in their own JVMs, which are
+ * measured (requesters, producers) and which only serve (responders, consumers), and their command lines.
+ */
+final class DriverPlan {
+
+    /** A driver: its id, its options (without the provider's), where its JSON goes, whether it is measured. */
+    record Spec(String id, List<String> baseArgs, Path json, boolean measured) {
+
+        /** The full command line, given the options that reach the provider. */
+        List<String> args(List<String> providerArgs) {
+            List<String> args = new ArrayList<>(baseArgs);
+            args.addAll(providerArgs);
+            return args;
+        }
+    }
+
+    private final List<Spec> hostedBackground = new ArrayList<>();
+    private final List<Spec> hostedMeasured = new ArrayList<>();
+    private final List<Spec> clientBackground = new ArrayList<>();
+    private final List<Spec> clientMeasured = new ArrayList<>();
+    private final String vmUrl;
+
+    DriverPlan(Workload w, RunSettings s, int size, int clients, int responders, Path dir, String stepName) {
+        this.vmUrl = "vm://wharf-perf-" + ProcessHandle.current().pid();
+        boolean pp = s.persistent();
+        switch (w) {
+            case RR_1, RR_2, RR_3, RR_4 -> {
+                Spec resp = spec("resp", dir, stepName, false, s, size, "-tc", "jms.r11.Responder", "-nt", n(responders),
+                        "-iq", "REQUEST", "-oq", "REPLY", "-pp", b(pp), "-tx", b(pp));
+                Spec req = spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
+                        "-iq", "REQUEST", "-oq", "REPLY", "-pp", b(pp), "-co", b(s.correlationPerThread()));
+                (w.respondersInServer() ? hostedBackground : clientBackground).add(resp);
+                (w.requestersInServer() ? hostedMeasured : clientMeasured).add(req);
+            }
+            case RR_4B -> {
+                String queues = n(s.queues());
+                clientBackground.add(spec("resp", dir, stepName, false, s, size, "-tc", "jms.r11.Responder", "-nt", n(responders),
+                        "-iq", "REQUEST", "-oq", "", "-dn", queues, "-pp", b(pp), "-tx", b(pp)));
+                clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
+                        "-iq", "REQUEST", "-oq", "", "-dn", queues, "-pp", b(pp)));
+            }
+            case OW_1 -> {
+                clientBackground.add(spec("recv", dir, stepName, false, s, size, "-tc", "jms.r11.Receiver", "-nt", n(clients),
+                        "-d", "OW", "-dn", n(clients)));
+                clientMeasured.add(spec("send", dir, stepName, true, s, size, "-tc", "jms.r11.Sender", "-nt", n(clients),
+                        "-d", "OW", "-dn", n(clients), "-rt", Double.toString(s.rate()), "-pp", b(pp)));
+            }
+        }
+    }
+
+    private Spec spec(String id, Path dir, String stepName, boolean measured, RunSettings s, int size, String... testArgs) {
+        Path json = dir.resolve(stepName + "-" + id + ".json");
+        List<String> args = new ArrayList<>(List.of(testArgs));
+        args.addAll(List.of("-ms", n(size), "-mt", "bytes", "-to", n(s.timeoutSeconds()), "-id", id, "-jo", json.toString()));
+        if (measured) {
+            args.addAll(List.of("-rl", n(s.warmupSeconds() + s.runSeconds()), "-sw", n(s.warmupSeconds()), "-ss", "5"));
+        } else {
+            args.addAll(List.of("-rl", "0", "-ss", "0", "-su", "false"));
+        }
+        return new Spec(id, args, json, measured);
+    }
+
+    private static String n(long v) {
+        return Long.toString(v);
+    }
+
+    private static String b(boolean v) {
+        return Boolean.toString(v);
+    }
+
+    /** The {@code --driver} values for the server command, responders first. */
+    List<String> hostedDrivers() {
+        List<String> drivers = new ArrayList<>();
+        for (Spec spec : concat(hostedBackground, hostedMeasured)) {
+            List<String> args = spec.args(List.of("-pc", "Wharf", "-url", vmUrl));
+            drivers.add(String.join(" ", args));
+        }
+        return drivers;
+    }
+
+    /** Ids of the measured drivers inside the server. */
+    List<String> hostedMeasuredIds() {
+        return hostedMeasured.stream().map(Spec::id).toList();
+    }
+
+    List<Spec> clientBackground() {
+        return clientBackground;
+    }
+
+    /** Drivers in their own JVMs, run with {@code -xs true} so closing their input stops them. */
+    List<Spec> clientMeasured() {
+        return clientMeasured;
+    }
+
+    List<Spec> allSpecs() {
+        List<Spec> all = concat(hostedMeasured, clientMeasured);
+        all.addAll(concat(hostedBackground, clientBackground));
+        return all;
+    }
+
+    private static List<Spec> concat(List<Spec> a, List<Spec> b) {
+        List<Spec> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+}

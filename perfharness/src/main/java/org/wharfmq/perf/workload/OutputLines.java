@@ -1,0 +1,56 @@
+package org.wharfmq.perf.workload;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/** The output lines of one launched process, kept so the runner can wait for a given line. */
+final class OutputLines implements Consumer<String> {
+
+    private final List<String> lines = new ArrayList<>();
+    private final Consumer<String> echo;
+    private boolean ended;
+
+    OutputLines(Consumer<String> echo) {
+        this.echo = echo;
+    }
+
+    @Override
+    public synchronized void accept(String line) {
+        lines.add(line);
+        echo.accept(line);
+        notifyAll();
+    }
+
+    /** No more lines will come. */
+    synchronized void end() {
+        ended = true;
+        notifyAll();
+    }
+
+    synchronized String await(String prefix, Duration timeout, String who) throws TimeoutException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int next = 0;
+        while (true) {
+            for (; next < lines.size(); next++) {
+                if (lines.get(next).startsWith(prefix)) {
+                    return lines.get(next);
+                }
+            }
+            long left = deadline - System.nanoTime();
+            if (ended) {
+                throw new TimeoutException(who + " ended without printing '" + prefix + "'; its last lines: " + tail());
+            }
+            if (left <= 0) {
+                throw new TimeoutException(who + " did not print '" + prefix + "' within " + timeout.toSeconds() + " s; its last lines: " + tail());
+            }
+            wait(Math.max(1, left / 1_000_000));
+        }
+    }
+
+    synchronized String tail() {
+        return String.join(" | ", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
+    }
+}

@@ -1,0 +1,225 @@
+package org.wharfmq.perf.workload;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import org.wharfmq.perf.options.OptionException;
+import org.wharfmq.perf.options.PerfOptions;
+import org.wharfmq.perf.report.MarkdownReport;
+import org.wharfmq.perf.report.SvgChart;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * {@code wharf perf run WORKLOAD [options]} and {@code wharf perf compare WORKLOAD [options]}: runs the steps,
+ * prints progress, writes {@code report.md}, {@code results.json} and a chart per message size.
+ */
+public final class RunCommand {
+
+    private static final String HELP = """
+            Usage: wharf perf run|compare WORKLOAD [options]
+              WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1
+              --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k]
+              --requesters LIST   client counts to step through             [1,2,4,8,16,32,64]
+              --responders N      responders per step (0 = half the requesters)  [0]
+              --queues N          RR-4b request queues                       [4]
+              --rate R            OW-1 messages/s per producer               [1000]
+              --run-length S      measured seconds per step                  [20]
+              --warmup S          warm-up seconds per step (not counted)     [5]
+              --timeout S         a reply later than this is a loss          [10]
+              --persistent        persistent messages, responders commit each round trip
+              --correlation MODE  message: a reply selected by the request's JMSMessageID, a consumer per
+                                  request (the spec's rule); thread: one correlation id and consumer per
+                                  requester (JMSPerfHarness -co true)        [message]
+              --url URL           use a running Wharf instead of starting one (no CPU figures)
+              --peer artemis      run: on the peer instead of Wharf; compare: the peer to compare with
+              --out DIR           report directory       [perf-results/WORKLOAD-TIMESTAMP]
+              --jvm-opts "OPTS"   options of the child JVMs                  [-Xmx1g]
+              --in-process        everything in this JVM (a quick check, not a measurement)
+              --verbose           show every line the child processes print
+            """;
+
+    private RunCommand() {
+    }
+
+    /** Runs {@code args}; {@code compare} runs Wharf then the peer. Returns the exit status. */
+    public static int run(String[] args, boolean compare) throws Exception {
+        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
+            System.out.println(HELP);
+            return args.length == 0 ? 2 : 0;
+        }
+        Parsed p = parse(args, compare);
+        Consumer<String> progress = line -> {
+            System.out.println(line);
+            System.out.flush();
+        };
+        Consumer<String> echo = p.verbose ? progress : line -> {
+            if (line.contains("rate=") && !line.contains("medianRate") || line.contains("problem:") || line.contains("unavailable:")) {
+                progress.accept("  " + line);
+            }
+        };
+        Launcher launcher = p.settings.inProcess() ? new InProcessLauncher(echo) : new ChildJvmLauncher(p.settings.jvmOptions(), echo);
+        List<StepResult> all = execute(p.settings, p.targets, launcher, progress);
+        String command = "bin/wharf perf " + (compare ? "compare " : "run ") + String.join(" ", args);
+        writeReport(p.settings, all, command);
+        for (Map.Entry<String, List<StepResult>> e : MarkdownReport.byTarget(all).entrySet()) {
+            for (int size : p.settings.sizes()) {
+                StepResult peak = MarkdownReport.peak(e.getValue().stream().filter(s -> s.messageSize() == size).toList());
+                if (peak != null) {
+                    progress.accept(String.format("peak %s %s %s: %s %s at %d clients, server CPU %s", p.settings.workload().id(),
+                            e.getKey(), Sizes.label(size), Sizes.rate(peak.medianRate()), p.settings.workload().unit(),
+                            peak.clients(), Sizes.percent(peak.cpuPercent())));
+                }
+            }
+        }
+        if (compare) {
+            printRatios(p.settings, all, progress);
+        }
+        progress.accept("report: " + p.settings.output().resolve("report.md"));
+        boolean failed = all.stream().anyMatch(s -> s.unavailable() == null && !s.passed());
+        return failed ? 1 : 0;
+    }
+
+    /** Runs every target's steps in turn. */
+    public static List<StepResult> execute(RunSettings settings, List<Target> targets, Launcher launcher, Consumer<String> progress) throws Exception {
+        List<StepResult> all = new ArrayList<>();
+        for (Target t : targets) {
+            all.addAll(new WorkloadRunner(settings, launcher, progress).run(t));
+        }
+        return all;
+    }
+
+    private static void printRatios(RunSettings settings, List<StepResult> all, Consumer<String> progress) {
+        Map<String, List<StepResult>> byTarget = MarkdownReport.byTarget(all);
+        for (int size : settings.sizes()) {
+            StepResult w = MarkdownReport.peak(byTarget.getOrDefault(Target.WHARF.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
+            StepResult a = MarkdownReport.peak(byTarget.getOrDefault(Target.ARTEMIS.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
+            if (w != null && a != null && a.medianRate() > 0) {
+                progress.accept(String.format(java.util.Locale.ROOT, "ratio %s %s Wharf/Artemis = %.2f (%s vs %s %s)",
+                        settings.workload().id(), Sizes.label(size), w.medianRate() / a.medianRate(),
+                        Sizes.rate(w.medianRate()), Sizes.rate(a.medianRate()), settings.workload().unit()));
+            } else {
+                progress.accept("ratio " + settings.workload().id() + " " + Sizes.label(size) + ": not available (a side has no result)");
+            }
+        }
+    }
+
+    /** Writes report.md, results.json and the charts into the settings' output directory. */
+    public static void writeReport(RunSettings settings, List<StepResult> all, String command) throws Exception {
+        Path out = Files.createDirectories(settings.output());
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.resolve("results.json").toFile(), all);
+        Map<String, List<StepResult>> byTarget = MarkdownReport.byTarget(all);
+        Map<Integer, String> charts = new LinkedHashMap<>();
+        for (int size : settings.sizes()) {
+            Map<String, List<StepResult>> series = new LinkedHashMap<>();
+            byTarget.forEach((t, steps) -> series.put(t, steps.stream().filter(s -> s.messageSize() == size).toList()));
+            String file = "chart-" + settings.workload().id() + "-" + Sizes.label(size) + ".svg";
+            Files.writeString(out.resolve(file), SvgChart.render(settings.workload().id() + " " + Sizes.label(size) + ": "
+                    + settings.workload().unit() + " and p99 latency", settings.workload().unit(), series));
+            charts.put(size, file);
+        }
+        Files.writeString(out.resolve("report.md"), MarkdownReport.render(settings.workload().id(),
+                settings.workload().description(), settings.workload().unit(), command, byTarget, charts));
+    }
+
+    /** The parsed command line. */
+    record Parsed(RunSettings settings, List<Target> targets, boolean verbose) {
+    }
+
+    /** Parses the runner's options (exposed for the option-parsing tests). */
+    static Parsed parse(String[] args, boolean compare) {
+        Workload workload = Workload.parse(args[0]);
+        List<Integer> sizes = List.of(2048);
+        List<Integer> clients = List.of(1, 2, 4, 8, 16, 32, 64);
+        int responders = 0;
+        int queues = 4;
+        double rate = 1000;
+        int runLength = 20;
+        int warmup = 5;
+        int timeout = 10;
+        boolean persistent = false;
+        boolean perThread = false;
+        boolean inProcess = false;
+        boolean verbose = false;
+        String url = null;
+        Target peer = Target.ARTEMIS;
+        boolean peerGiven = false;
+        Path output = null;
+        List<String> jvmOptions = List.of("-Xmx1g");
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--persistent" -> persistent = true;
+                case "--in-process" -> inProcess = true;
+                case "--verbose" -> verbose = true;
+                default -> {
+                    if (i + 1 >= args.length) {
+                        throw new OptionException(a + " needs a value (see --help)");
+                    }
+                    String v = args[++i];
+                    switch (a) {
+                        case "--sizes" -> sizes = Arrays.stream(v.split(",")).map(s -> PerfOptions.parseSize(s, "--sizes")).toList();
+                        case "--requesters", "--clients" -> clients = Arrays.stream(v.split(",")).map(s -> positive(a, s)).toList();
+                        case "--responders" -> responders = nonNegative(a, v);
+                        case "--queues" -> queues = positive(a, v);
+                        case "--rate" -> rate = Double.parseDouble(v);
+                        case "--run-length" -> runLength = positive(a, v);
+                        case "--warmup" -> warmup = nonNegative(a, v);
+                        case "--timeout" -> timeout = positive(a, v);
+                        case "--url" -> url = v;
+                        case "--correlation" -> perThread = switch (v) {
+                            case "message" -> false;
+                            case "thread" -> true;
+                            default -> throw new OptionException("--correlation " + v + ": use message or thread");
+                        };
+                        case "--peer" -> {
+                            peer = Target.parse(v);
+                            peerGiven = true;
+                        }
+                        case "--out" -> output = Path.of(v);
+                        case "--jvm-opts" -> jvmOptions = Arrays.stream(v.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+                        default -> throw new OptionException("Unknown option " + a + " (see --help)");
+                    }
+                }
+            }
+        }
+        if (output == null) {
+            output = Path.of("perf-results", workload.id() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        }
+        if (compare && url != null) {
+            throw new OptionException("compare starts both servers itself: --url cannot be used with it");
+        }
+        List<Target> targets = compare ? List.of(Target.WHARF, peer) : List.of(peerGiven ? peer : Target.WHARF);
+        RunSettings settings = new RunSettings(workload, sizes, clients, responders, queues, rate, runLength, warmup,
+                timeout, persistent, perThread, url, output, jvmOptions, inProcess);
+        return new Parsed(settings, targets, verbose);
+    }
+
+    private static int positive(String option, String v) {
+        int n = nonNegative(option, v);
+        if (n == 0) {
+            throw new OptionException(option + " " + v + ": must be at least 1");
+        }
+        return n;
+    }
+
+    private static int nonNegative(String option, String v) {
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n < 0) {
+                throw new OptionException(option + " " + v + ": must not be negative");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new OptionException(option + " " + v + ": not a whole number");
+        }
+    }
+}

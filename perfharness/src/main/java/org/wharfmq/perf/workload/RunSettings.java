@@ -1,0 +1,30 @@
+package org.wharfmq.perf.workload;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What {@code wharf perf run} was asked to do.
+ *
+ * @param workload       the workload
+ * @param sizes          message sizes in bytes
+ * @param clients        requester (or producer) counts to step through
+ * @param responders     responders (or consumers) per step; 0 = half the requesters, at least 1
+ * @param queues         RR-4b: request queues
+ * @param rate           OW-1: messages per second per producer
+ * @param runSeconds     measured seconds per step
+ * @param warmupSeconds  warm-up seconds per step
+ * @param timeoutSeconds receive timeout: a reply later than this is a loss
+ * @param persistent     persistent messages (responders commit each round trip)
+ * @param correlationPerThread requesters use one correlation id per thread ({@code -co true}) instead of
+ *                       selecting each reply by the request's message id
+ * @param url            a running Wharf to use instead of starting one (null = start one)
+ * @param output         where the report goes
+ * @param jvmOptions     options for child JVMs
+ * @param inProcess      run everything in this JVM (tests; not a measurement)
+ */
+public record RunSettings(Workload workload, List<Integer> sizes, List<Integer> clients, int responders, int queues,
+                          double rate, int runSeconds, int warmupSeconds, int timeoutSeconds, boolean persistent,
+                          boolean correlationPerThread,
+                          String url, Path output, List<String> jvmOptions, boolean inProcess) {
+}

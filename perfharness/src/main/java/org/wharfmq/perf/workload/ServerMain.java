@@ -1,0 +1,125 @@
+package org.wharfmq.perf.workload;
+
+import org.wharfmq.perf.driver.Driver;
+import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.options.OptionException;
+import org.wharfmq.perf.options.PerfOptions;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.ServerConfig;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code wharf perf server [--port N] [--in-vm NAME] [--driver "DRIVER ARGS"]...}: a Wharf queue manager for the
+ * workload runner, optionally hosting drivers in its own JVM over {@code vm://} (RR-1, RR-2's responders, RR-3).
+ * Prints {@code wharf-perf: server ready tcp=URL vm=URL}, starts the drivers one after the other (each waits for
+ * the previous one to connect), prints {@code wharf-perf: driver done id=ID passed=BOOL} as each one ends, and
+ * stops when standard input closes (or {@link #stop()}).
+ */
+public final class ServerMain {
+
+    /** Prefix of the line printed once the server accepts connections. */
+    public static final String READY_PREFIX = "wharf-perf: server ready";
+    /** Prefix of the line printed when a hosted driver ends. */
+    public static final String DRIVER_DONE_PREFIX = "wharf-perf: driver done";
+
+    private final List<String> args;
+    private final PrintStream out;
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+
+    /** A server configured by {@code args}, printing to {@code out}. */
+    public ServerMain(List<String> args, PrintStream out) {
+        this.args = List.copyOf(args);
+        this.out = out;
+    }
+
+    /** The {@code wharf perf server} command: runs until standard input closes. */
+    public static int run(String[] args) throws Exception {
+        ServerMain server = new ServerMain(Arrays.asList(args), System.out);
+        Thread watcher = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // only the end of the stream matters
+                }
+            } catch (IOException e) {
+                // a broken stdin stops the server like a closed one
+            }
+            server.stop();
+        }, "perf-server-stdin");
+        watcher.setDaemon(true);
+        watcher.start();
+        return server.run();
+    }
+
+    /** Asks the server (and its hosted drivers) to finish. */
+    public void stop() {
+        stopSignal.countDown();
+    }
+
+    /** Runs until {@link #stop()}; returns 0, or 1 if a hosted driver's check failed. */
+    public int run() throws Exception {
+        int port = 0;
+        String inVm = "wharf-perf";
+        List<List<String>> driverArgs = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (i + 1 >= args.size()) {
+                throw new OptionException("server: " + a + " needs a value");
+            }
+            switch (a) {
+                case "--port" -> port = Integer.parseInt(args.get(++i));
+                case "--in-vm" -> inVm = args.get(++i);
+                case "--driver" -> driverArgs.add(Arrays.asList(args.get(++i).trim().split("\\s+")));
+                default -> throw new OptionException("server: unknown option " + a);
+            }
+        }
+        Path data = Files.createTempDirectory("wharf-perf-data");
+        ServerConfig config = ServerConfig.defaults().host("127.0.0.1").port(port).inVmName(inVm).dataDirectory(data);
+        List<Driver> drivers = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+        try (WharfServer server = WharfServer.start(config)) {
+            out.println(READY_PREFIX + " tcp=" + server.tcpUrl() + " vm=" + server.vmUrl() + " pid=" + ProcessHandle.current().pid());
+            out.flush();
+            for (List<String> a : driverArgs) {
+                PerfOptions options = PerfOptions.parse(a.toArray(String[]::new));
+                Driver driver = new Driver(options, out);
+                drivers.add(driver);
+                Thread t = new Thread(() -> {
+                    try {
+                        DriverResult r = driver.run();
+                        if (!r.passed()) {
+                            failed.set(true);
+                        }
+                        out.println(DRIVER_DONE_PREFIX + " id=" + options.processId() + " passed=" + r.passed());
+                    } catch (Exception e) {
+                        failed.set(true);
+                        out.println(DRIVER_DONE_PREFIX + " id=" + options.processId() + " passed=false error=" + e);
+                    }
+                    out.flush();
+                }, "perf-hosted-" + options.processId());
+                t.start();
+                threads.add(t);
+                if (!driver.awaitReady(120, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("hosted driver " + options.processId() + " did not connect in 120 s");
+                }
+            }
+            stopSignal.await();
+            drivers.forEach(Driver::stop);
+            for (Thread t : threads) {
+                t.join(TimeUnit.MINUTES.toMillis(2));
+            }
+        } finally {
+            TempFiles.deleteTree(data);
+        }
+        return failed.get() ? 1 : 0;
+    }
+}

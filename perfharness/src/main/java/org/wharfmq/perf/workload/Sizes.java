@@ -1,0 +1,41 @@
+package org.wharfmq.perf.workload;
+
+import java.util.Locale;
+
+/** How sizes, rates and times are written in progress lines and reports. */
+public final class Sizes {
+
+    private Sizes() {
+    }
+
+    /** 2048 → {@code 2KB}, 204800 → {@code 200KB}, 2097152 → {@code 2MB}, 256 → {@code 256B}. */
+    public static String label(int bytes) {
+        if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0) {
+            return bytes / (1024 * 1024) + "MB";
+        }
+        if (bytes >= 1024 && bytes % 1024 == 0) {
+            return bytes / 1024 + "KB";
+        }
+        return bytes + "B";
+    }
+
+    /** A percentage with two decimals, or {@code n/a}. */
+    public static String percent(double p) {
+        return Double.isNaN(p) ? "n/a" : String.format(Locale.ROOT, "%.2f%%", p);
+    }
+
+    /** One decimal, or {@code n/a}. */
+    public static String decimal(double v) {
+        return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    /** Microseconds written as {@code 850us} or {@code 1.25ms}. */
+    public static String micros(long us) {
+        return us < 1000 ? us + "us" : String.format(Locale.ROOT, "%.2fms", us / 1000.0);
+    }
+
+    /** A rate with thousands separators, as the seeds print them. */
+    public static String rate(double r) {
+        return String.format(Locale.ROOT, "%,.0f", r);
+    }
+}

@@ -1,0 +1,27 @@
+package org.wharfmq.perf.workload;
+
+import org.wharfmq.perf.driver.LatencySummary;
+
+import java.util.List;
+
+/**
+ * One step of a run: a workload, a target, a message size and a client count.
+ *
+ * @param workload         the workload id (RR-4, ...)
+ * @param target           Wharf or the peer
+ * @param messageSize      bytes
+ * @param clients          requesters (or producers)
+ * @param responders       responders (or consumers)
+ * @param medianRate       median of the per-second rates (round trips/s or messages/s)
+ * @param meanRate         mean rate over the measured period
+ * @param cpuPercent       server CPU as a percentage of the whole machine (NaN when unknown)
+ * @param cpuMicrosPerOp   server CPU microseconds per round trip (or message)
+ * @param latencyMicros    round-trip latency percentiles
+ * @param passed           the exactly-once checks passed
+ * @param unavailable      why the target cannot run this workload yet, else null
+ * @param problems         what went wrong
+ */
+public record StepResult(String workload, String target, int messageSize, int clients, int responders,
+                         double medianRate, double meanRate, double cpuPercent, double cpuMicrosPerOp,
+                         LatencySummary latencyMicros, boolean passed, String unavailable, List<String> problems) {
+}

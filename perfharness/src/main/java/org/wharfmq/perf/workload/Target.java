@@ -1,0 +1,55 @@
+package org.wharfmq.perf.workload;
+
+import java.util.List;
+
+/** The messaging server a workload runs against: Wharf, or the built-in peer (Apache ActiveMQ Artemis). */
+public enum Target {
+    WHARF("Wharf"),
+    ARTEMIS("Artemis");
+
+    private final String displayName;
+
+    Target(String displayName) {
+        this.displayName = displayName;
+    }
+
+    /** The name used in reports. */
+    public String displayName() {
+        return displayName;
+    }
+
+    /** Parses {@code wharf} or {@code artemis}. */
+    public static Target parse(String text) {
+        return switch (text.toLowerCase(java.util.Locale.ROOT)) {
+            case "wharf" -> WHARF;
+            case "artemis" -> ARTEMIS;
+            default -> throw new org.wharfmq.perf.options.OptionException("--peer " + text + ": the built-in peer is artemis");
+        };
+    }
+
+    /** The {@code wharf perf} command that starts this server (port chosen by the system). */
+    List<String> serverCommand(List<String> hostedDrivers, boolean persistent) {
+        if (this == ARTEMIS) {
+            if (!hostedDrivers.isEmpty()) {
+                throw new UnsupportedOperationException("In-VM workloads (RR-1, RR-2, RR-3) on the Artemis peer are not supported yet: "
+                        + "use RR-4, RR-4b or OW-1");
+            }
+            return List.of("artemis", "--port", "0", "--sync", Boolean.toString(persistent));
+        }
+        List<String> command = new java.util.ArrayList<>(List.of("server", "--port", "0", "--in-vm", "wharf-perf-" + ProcessHandle.current().pid()));
+        for (String d : hostedDrivers) {
+            command.add("--driver");
+            command.add(d);
+        }
+        return command;
+    }
+
+    /** Driver options that connect to this server at {@code tcpUrl}. */
+    List<String> providerArgs(String tcpUrl) {
+        if (this == ARTEMIS) {
+            return List.of("-pc", "JNDI", "-ii", "org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory",
+                    "-iu", tcpUrl, "-cf", "ConnectionFactory");
+        }
+        return List.of("-pc", "Wharf", "-url", tcpUrl);
+    }
+}

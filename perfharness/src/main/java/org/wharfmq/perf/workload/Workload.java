@@ -1,0 +1,81 @@
+package org.wharfmq.perf.workload;
+
+import org.wharfmq.perf.options.OptionException;
+
+import java.util.Locale;
+
+/**
+ * The workloads of {@code shared/specs/benchmarks.md} the runner can run, and where their clients live. RR-1 and
+ * RR-3 are the same run on Wharf (there is no MQI: both are JMS over {@code vm://}); both ids exist so results
+ * can be set beside the seed's rows of either.
+ */
+public enum Workload {
+    RR_1("RR-1", "requester/responder, both in the server JVM (vm://)", "round trips/s", true, true),
+    RR_2("RR-2", "requesters over TCP in their own JVM, responders in the server JVM (vm://)", "round trips/s", false, true),
+    RR_3("RR-3", "JMS requester/responder, both in the server JVM (vm://)", "round trips/s", true, true),
+    RR_4("RR-4", "JMS requesters and responders over TCP, each in their own JVM", "round trips/s", false, false),
+    RR_4B("RR-4b", "as RR-4 over n request queues, a temporary reply queue per requester", "round trips/s", false, false),
+    OW_1("OW-1", "one-way: each rated producer has its own queue and consumer", "messages/s", false, false);
+
+    private final String id;
+    private final String description;
+    private final String unit;
+    private final boolean requestersInServer;
+    private final boolean respondersInServer;
+
+    Workload(String id, String description, String unit, boolean requestersInServer, boolean respondersInServer) {
+        this.id = id;
+        this.description = description;
+        this.unit = unit;
+        this.requestersInServer = requestersInServer;
+        this.respondersInServer = respondersInServer;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** What a step counts. */
+    public String unit() {
+        return unit;
+    }
+
+    /** True when the requesters run inside the server JVM. */
+    public boolean requestersInServer() {
+        return requestersInServer;
+    }
+
+    /** True when the responders run inside the server JVM. */
+    public boolean respondersInServer() {
+        return respondersInServer;
+    }
+
+    /** True for request/reply workloads (counted in round trips). */
+    public boolean requestReply() {
+        return this != OW_1;
+    }
+
+    /** Parses an id such as {@code RR-4} or {@code rr-4b}; names the issue a not-yet-runnable workload waits for. */
+    public static Workload parse(String text) {
+        String t = text.toUpperCase(Locale.ROOT);
+        for (Workload w : values()) {
+            if (w.id.toUpperCase(Locale.ROOT).equals(t)) {
+                return w;
+            }
+        }
+        if (t.startsWith("PS-")) {
+            throw new OptionException(text + " needs publish/subscribe, which Wharf does not support yet (issue 4)");
+        }
+        if (t.startsWith("F-")) {
+            throw new OptionException(text + " needs message flows, which Wharf does not support yet (the flow-engine issue)");
+        }
+        if (t.startsWith("RR-5")) {
+            throw new OptionException(text + " needs distributed queuing between queue managers, which Wharf does not support yet");
+        }
+        throw new OptionException("Unknown workload " + text + "; use RR-1, RR-2, RR-3, RR-4, RR-4b or OW-1");
+    }
+}

@@ -1,0 +1,154 @@
+package org.wharfmq.perf.driver;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.perf.options.PerfOptions;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.ServerConfig;
+
+import javax.jms.BytesMessage;
+import javax.jms.Connection;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The exactly-once checks catch a reply that never comes and a reply that comes twice. */
+class ExactlyOnceCheckTest {
+
+    private static WharfServer server;
+
+    @BeforeAll
+    static void startServer(@TempDir Path data) throws Exception {
+        server = WharfServer.start(ServerConfig.defaults().host("127.0.0.1").port(0).inVmName("perf-exactly-once").dataDirectory(data));
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    private enum Fault { NONE, DROP_THIRD_REQUEST, ANSWER_SECOND_REQUEST_TWICE }
+
+    /** A responder like the harness's own, except for the fault it is told to make. */
+    private static Thread responder(String requestQueue, Fault fault, AtomicBoolean stop, List<Throwable> errors) {
+        Thread t = new Thread(() -> {
+            try (Connection c = new WharfConnectionFactory(server.vmUrl()).createConnection()) {
+                c.start();
+                Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageConsumer requests = s.createConsumer(s.createQueue(requestQueue));
+                MessageProducer replies = s.createProducer(null);
+                int n = 0;
+                while (!stop.get()) {
+                    Message request = requests.receive(100);
+                    if (request == null) {
+                        continue;
+                    }
+                    n++;
+                    if (fault == Fault.DROP_THIRD_REQUEST && n == 3) {
+                        continue;
+                    }
+                    int copies = fault == Fault.ANSWER_SECOND_REQUEST_TWICE && n == 2 ? 2 : 1;
+                    for (int i = 0; i < copies; i++) {
+                        replies.send(request.getJMSReplyTo(), reply(s, request));
+                    }
+                }
+            } catch (JMSException | RuntimeException e) {
+                errors.add(e);
+            }
+        }, "faulty-responder");
+        t.start();
+        return t;
+    }
+
+    private static Message reply(Session s, Message request) throws JMSException {
+        BytesMessage reply = s.createBytesMessage();
+        reply.writeBytes(new byte[16]);
+        String correlationId = request.getJMSCorrelationID();
+        reply.setJMSCorrelationID(correlationId != null ? correlationId : request.getJMSMessageID());
+        for (String tag : new String[] {Tags.SEQUENCE, Tags.RUN, Tags.SOURCE}) {
+            reply.setObjectProperty(tag, request.getObjectProperty(tag));
+        }
+        return reply;
+    }
+
+    /** Runs one requester for 2 s; {@code timeoutSeconds} is generous except where a loss must be waited for. */
+    private static DriverResult runRequestor(Fault fault, String queue, int timeoutSeconds, String... extra) throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Throwable> errors = new ArrayList<>();
+        Thread responder = responder(queue, fault, stop, errors);
+        try {
+            List<String> args = new ArrayList<>(List.of("-tc", "jms.r11.Requestor", "-nt", "1", "-rl", "2", "-to", Integer.toString(timeoutSeconds),
+                    "-ss", "0", "-ms", "16", "-mt", "bytes", "-iq", queue, "-oq", queue + ".REPLY", "-url", server.vmUrl()));
+            args.addAll(List.of(extra));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            DriverResult r = new Driver(PerfOptions.parse(args.toArray(String[]::new)), new PrintStream(out, true, StandardCharsets.UTF_8)).run();
+            assertTrue(out.toString(StandardCharsets.UTF_8).contains("totalIterations="), "prints the JMSPerfHarness summary");
+            return r;
+        } finally {
+            stop.set(true);
+            responder.join();
+            assertTrue(errors.isEmpty(), "responder failed: " + errors);
+        }
+    }
+
+    @Test
+    void aFaithfulResponderPasses() throws Exception {
+        DriverResult r = runRequestor(Fault.NONE, "EO.CLEAN", 10);
+        assertTrue(r.passed(), r.problems().toString());
+        assertTrue(r.totalIterations() > 3);
+        assertEquals(0, r.losses());
+        assertEquals(0, r.duplicates());
+    }
+
+    @Test
+    void aLostReplyFailsTheRun() throws Exception {
+        DriverResult r = runRequestor(Fault.DROP_THIRD_REQUEST, "EO.LOSS", 2);
+        assertFalse(r.passed());
+        assertTrue(r.losses() >= 1, r.problems().toString());
+        // on a loaded machine another request may also miss the 2 s: the dropped one must be among the losses
+        assertTrue(r.problems().contains("loss: no reply within 2 s to request 2 of " + r.processId() + "-Requestor-0"),
+                r.problems().toString());
+    }
+
+    @Test
+    void aDuplicateReplyFailsTheRunWhenRepliesArePickedByMessageId() throws Exception {
+        DriverResult r = runRequestor(Fault.ANSWER_SECOND_REQUEST_TWICE, "EO.DUP.MSGID", 10);
+        assertFalse(r.passed());
+        assertEquals(1, r.duplicates(), r.problems().toString());
+        assertEquals(0, r.losses());
+    }
+
+    @Test
+    void aDuplicateReplyFailsTheRunWithOneCorrelationIdPerThread() throws Exception {
+        DriverResult r = runRequestor(Fault.ANSWER_SECOND_REQUEST_TWICE, "EO.DUP.CORREL", 10, "-co", "true");
+        assertFalse(r.passed());
+        assertEquals(1, r.duplicates(), r.problems().toString());
+        assertEquals(0, r.losses());
+    }
+
+    @Test
+    void aReceiverCountsADuplicateMessageOnce() {
+        SequenceLedger ledger = new SequenceLedger();
+        assertTrue(ledger.record("Q/p-0", 0));
+        assertTrue(ledger.record("Q/p-0", 1));
+        assertFalse(ledger.record("Q/p-0", 1), "the second arrival of 1 is a duplicate");
+        assertTrue(ledger.record("Q/p-1", 1), "sources are independent");
+        assertEquals(2L, ledger.counts().get("Q/p-0"));
+    }
+}

@@ -1,0 +1,64 @@
+package org.wharfmq.perf.workload;
+
+import org.junit.jupiter.api.Test;
+import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.driver.LatencySummary;
+import org.wharfmq.perf.driver.SubscriberCount;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The checks across processes: senders against receivers, publishers against every subscriber. */
+class CrossCheckTest {
+
+    private static DriverResult result(String id, Map<String, Long> sent, Map<String, Long> received, List<SubscriberCount> subscribers) {
+        return new DriverResult("jms.r11.X", id, 1, 16, false, false, 0, 1000, 10, 10, 10, 10, List.of(10L),
+                new LatencySummary(0, 0, 0, 0, 0, 0, 0), sent, Map.of(), received, subscribers, 0, 0, 0, List.of(), null, true);
+    }
+
+    private static DriverResult publisher(Map<String, Long> published) {
+        return new DriverResult("jms.r11.Publisher", "pub", 1, 16, false, false, 0, 1000, 10, 10, 10, 10, List.of(10L),
+                new LatencySummary(0, 0, 0, 0, 0, 0, 0), Map.of(), published, Map.of(), List.of(), 0, 0, 0, List.of(), null, true);
+    }
+
+    @Test
+    void everyMessageReceivedOncePasses() {
+        DriverResult send = result("send", Map.of("OW1/send-0", 100L, "OW2/send-1", 50L), Map.of(), List.of());
+        DriverResult recv = result("recv", Map.of(), Map.of("OW1/send-0", 100L, "OW2/send-1", 50L), List.of());
+        assertEquals(List.of(), WorkloadRunner.crossCheck(List.of(send), List.of(recv)));
+    }
+
+    @Test
+    void aLostMessageIsReported() {
+        DriverResult send = result("send", Map.of("OW1/send-0", 100L), Map.of(), List.of());
+        DriverResult recv = result("recv", Map.of(), Map.of("OW1/send-0", 99L), List.of());
+        List<String> problems = WorkloadRunner.crossCheck(List.of(send), List.of(recv));
+        assertEquals(1, problems.size());
+        assertTrue(problems.get(0).startsWith("loss: 1 of the 100"), problems.toString());
+    }
+
+    @Test
+    void aMessageReceivedByTwoProcessesIsADuplicate() {
+        DriverResult send = result("send", Map.of("OW1/send-0", 100L), Map.of(), List.of());
+        DriverResult a = result("recvA", Map.of(), Map.of("OW1/send-0", 60L), List.of());
+        DriverResult b = result("recvB", Map.of(), Map.of("OW1/send-0", 41L), List.of());
+        List<String> problems = WorkloadRunner.crossCheck(List.of(send), List.of(a, b));
+        assertTrue(problems.get(0).startsWith("duplicate: 1 "), problems.toString());
+    }
+
+    @Test
+    void everySubscriberMustGetEveryPublication() {
+        DriverResult pub = publisher(Map.of("T1/pub-0", 20L, "T2/pub-1", 5L));
+        DriverResult subs = result("sub", Map.of(), Map.of(), List.of(
+                new SubscriberCount("T1", Map.of("T1/pub-0", 20L)),
+                new SubscriberCount("T1", Map.of("T1/pub-0", 19L)),
+                new SubscriberCount("T2", Map.of())));
+        List<String> problems = WorkloadRunner.crossCheck(List.of(pub), List.of(subs));
+        assertEquals(2, problems.size(), problems.toString());
+        assertTrue(problems.stream().anyMatch(p -> p.contains("received 19 of the 20")), problems.toString());
+        assertTrue(problems.stream().anyMatch(p -> p.contains("received 0 of the 5")), problems.toString());
+    }
+}

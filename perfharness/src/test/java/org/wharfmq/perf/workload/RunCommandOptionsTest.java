@@ -1,0 +1,66 @@
+package org.wharfmq.perf.workload;
+
+import org.junit.jupiter.api.Test;
+import org.wharfmq.perf.options.OptionException;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RunCommandOptionsTest {
+
+    @Test
+    void theIssuesExampleParses() {
+        RunSettings s = RunCommand.parse(new String[] {"RR-4", "--sizes", "2k,20k,200k", "--requesters", "1,2,4,8,16,32,64"}, false).settings();
+        assertEquals(Workload.RR_4, s.workload());
+        assertEquals(List.of(2048, 20480, 204800), s.sizes());
+        assertEquals(List.of(1, 2, 4, 8, 16, 32, 64), s.clients());
+        assertNull(s.url(), "the runner starts its own server unless given --url");
+        assertFalse(s.inProcess());
+        assertFalse(s.correlationPerThread(), "the spec's rule: replies selected by the request's message id");
+    }
+
+    @Test
+    void everyRunnerOptionParses() {
+        RunCommand.Parsed p = RunCommand.parse(new String[] {"rr-4b", "--responders", "6", "--queues", "3", "--rate", "250",
+                "--run-length", "9", "--warmup", "2", "--timeout", "4", "--persistent", "--correlation", "thread", "--url", "tcp://h:1", "--out", "dir",
+                "--jvm-opts", "-Xmx256m -XX:+UseSerialGC", "--in-process", "--verbose", "--peer", "artemis"}, false);
+        RunSettings s = p.settings();
+        assertEquals(Workload.RR_4B, s.workload());
+        assertEquals(6, s.responders());
+        assertEquals(3, s.queues());
+        assertEquals(250.0, s.rate());
+        assertEquals(9, s.runSeconds());
+        assertEquals(2, s.warmupSeconds());
+        assertEquals(4, s.timeoutSeconds());
+        assertTrue(s.persistent());
+        assertTrue(s.correlationPerThread());
+        assertEquals("tcp://h:1", s.url());
+        assertEquals(Path.of("dir"), s.output());
+        assertEquals(List.of("-Xmx256m", "-XX:+UseSerialGC"), s.jvmOptions());
+        assertTrue(s.inProcess());
+        assertTrue(p.verbose());
+        assertEquals(List.of(Target.ARTEMIS), p.targets(), "run --peer artemis runs on the peer");
+    }
+
+    @Test
+    void compareRunsWharfThenThePeer() {
+        assertEquals(List.of(Target.WHARF, Target.ARTEMIS), RunCommand.parse(new String[] {"RR-4"}, true).targets());
+        assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--url", "tcp://h:1"}, true));
+    }
+
+    @Test
+    void workloadsThatWaitForOtherIssuesSaySo() {
+        assertTrue(assertThrows(OptionException.class, () -> Workload.parse("PS-N")).getMessage().contains("publish/subscribe"));
+        assertTrue(assertThrows(OptionException.class, () -> Workload.parse("F-PASS")).getMessage().contains("flows"));
+        assertThrows(OptionException.class, () -> Workload.parse("RR-9"));
+        assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--requesters", "0"}, false));
+        assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--peer", "tibco"}, false));
+        assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--sizes"}, false));
+    }
+}

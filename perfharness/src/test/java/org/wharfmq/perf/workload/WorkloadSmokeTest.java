@@ -1,0 +1,69 @@
+package org.wharfmq.perf.workload;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A short run of each workload against a server in this JVM: it checks that the steps run and count every
+ * message exactly once, never how fast.
+ */
+class WorkloadSmokeTest {
+
+    private static RunSettings settings(Workload w, Path out, boolean inProcess) {
+        return new RunSettings(w, List.of(2048), List.of(2), 0, 2, 100, 2, 1, 10, false, false, null, out, List.of("-Xmx256m"), inProcess);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Workload.class, names = {"RR_1", "RR_2", "RR_3", "RR_4", "OW_1"})
+    void eachWorkloadRunsAndCountsEveryMessageOnce(Workload w, @TempDir Path out) throws Exception {
+        List<StepResult> steps = RunCommand.execute(settings(w, out, true), List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
+        assertEquals(1, steps.size());
+        StepResult s = steps.get(0);
+        assertNull(s.unavailable());
+        assertTrue(s.passed(), s.problems().toString());
+        assertTrue(s.meanRate() > 0, "something was counted");
+        if (w.requestReply()) {
+            assertTrue(s.latencyMicros().count() > 0, "round trips were timed");
+        }
+    }
+
+    @Test
+    void rr4bNeedsTemporaryQueuesAndSaysSoWhenTheyAreMissing(@TempDir Path out) throws Exception {
+        List<StepResult> steps = RunCommand.execute(settings(Workload.RR_4B, out, true), List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
+        StepResult s = steps.get(0);
+        if (s.unavailable() != null) {
+            assertTrue(s.unavailable().toLowerCase().contains("not supported"), s.unavailable());
+        } else {
+            assertTrue(s.passed(), "once temporary queues exist RR-4b must pass: " + s.problems());
+        }
+    }
+
+    @Test
+    void childJvmsRunRr4AndTheReportIsWritten(@TempDir Path out) throws Exception {
+        RunSettings settings = settings(Workload.RR_4, out, false);
+        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new ChildJvmLauncher(settings.jvmOptions(), line -> { }), line -> { });
+        StepResult s = steps.get(0);
+        assertTrue(s.passed(), s.problems().toString());
+        if (Files.exists(Path.of("/proc/self/stat"))) {
+            assertFalse(Double.isNaN(s.cpuPercent()), "server CPU is read from /proc");
+            assertTrue(s.cpuMicrosPerOp() > 0);
+        }
+        RunCommand.writeReport(settings, steps, "bin/wharf perf run RR-4 (test)");
+        String report = Files.readString(out.resolve("report.md"));
+        assertTrue(report.contains("| RR-4 2KB non-persistent | "), report);
+        assertTrue(report.contains("56,159"), "the seed's row is shown for reference");
+        assertTrue(Files.readString(out.resolve("chart-RR-4-2KB.svg")).startsWith("<svg"));
+        assertTrue(Files.readString(out.resolve("results.json")).contains("\"medianRate\""));
+    }
+}
