@@ -70,6 +70,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     private final String serverVersion;
     /** The user name given to createConnection, or null; sent messages carry it as JMSXUserID. */
     private final String userName;
+    private final TemporaryDestinationOwner temporaries = new TemporaryDestinationOwner(this);
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
     private volatile boolean started;
@@ -163,6 +164,11 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     /** Non-null once the connection has been lost. */
     JMSException lostCause() {
         return lostCause;
+    }
+
+    /** Creates and deletes this connection's temporary queues and topics. */
+    TemporaryDestinationOwner temporaries() {
+        return temporaries;
     }
 
     int nextProducerId() {

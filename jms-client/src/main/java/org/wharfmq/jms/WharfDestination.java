@@ -43,7 +43,12 @@ public abstract sealed class WharfDestination implements Destination, Serializab
         if (wire == null) {
             return null;
         }
-        return wire.kind().isQueue() ? new WharfQueue(wire.kind(), wire.name()) : new WharfTopic(wire.kind(), wire.name());
+        return switch (wire.kind()) {
+            case QUEUE -> new WharfQueue(wire.name());
+            case TOPIC -> new WharfTopic(wire.name());
+            case TEMPORARY_QUEUE -> new WharfTemporaryQueue(wire.name(), null);
+            case TEMPORARY_TOPIC -> new WharfTemporaryTopic(wire.name(), null);
+        };
     }
 
     /**

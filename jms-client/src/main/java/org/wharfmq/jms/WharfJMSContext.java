@@ -489,14 +489,20 @@ public final class WharfJMSContext implements JMSContext {
 
     @Override
     public TemporaryQueue createTemporaryQueue() {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("Temporary queues");
+        try {
+            return session().createTemporaryQueue();
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
+        }
     }
 
     @Override
     public TemporaryTopic createTemporaryTopic() {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("Temporary topics");
+        try {
+            return session().createTemporaryTopic();
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
+        }
     }
 
     @Override

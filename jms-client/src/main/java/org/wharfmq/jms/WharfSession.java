@@ -218,14 +218,21 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         return new WharfTopic(topicName);
     }
 
+    /**
+     * A temporary queue of this session's connection (JMS: its scope is the connection, not the session): deleted
+     * with the connection, consumable only by it.
+     */
     @Override
     public TemporaryQueue createTemporaryQueue() throws JMSException {
-        throw JmsErrors.notSupported("Temporary queues");
+        checkOpen();
+        return connection.temporaries().createQueue();
     }
 
+    /** A temporary topic of this session's connection; publishing and subscribing come with publish/subscribe. */
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
-        throw JmsErrors.notSupported("Temporary topics");
+        checkOpen();
+        return connection.temporaries().createTopic();
     }
 
     /** The wire form of a point-to-point destination; topics come with publish/subscribe. */
@@ -233,12 +240,13 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (destination == null) {
             throw new InvalidDestinationException("The destination must not be null");
         }
+        if (destination instanceof WharfTemporaryQueue t && t.isDeleted()) {
+            throw new InvalidDestinationException("Temporary queue '" + t.getQueueName() + "' has been deleted",
+                    ErrorCode.UNKNOWN_DESTINATION.name());
+        }
         WireDestination wire = WharfDestination.toWire(destination);
         if (!wire.kind().isQueue()) {
             throw JmsErrors.notSupported(use + " topics (publish/subscribe)");
-        }
-        if (wire.kind().isTemporary()) {
-            throw JmsErrors.notSupported("Temporary queues");
         }
         return wire;
     }

@@ -8,7 +8,7 @@ import javax.jms.Topic;
  * A Wharf topic, identified by its physical name. Topic objects can be created and passed around (for example as
  * JMSReplyTo); publishing and subscribing are not supported yet.
  */
-public final class WharfTopic extends WharfDestination implements Topic {
+public sealed class WharfTopic extends WharfDestination implements Topic permits WharfTemporaryTopic {
     private static final long serialVersionUID = 1L;
 
     /** A topic with the given physical name. */

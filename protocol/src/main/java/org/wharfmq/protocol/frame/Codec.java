@@ -39,6 +39,14 @@ final class Codec {
         return list;
     }
 
+    /** A temporary destination frame must name a temporary queue or topic (kind 3 or 4). */
+    private static WireDestination temporary(WireDestination destination, FrameType type) {
+        if (destination == null || !destination.kind().isTemporary()) {
+            throw new MalformedFrameException(type + " must name a temporary queue or topic, not " + destination);
+        }
+        return destination;
+    }
+
     /**
      * Decodes one frame. {@code payload} is positioned after the type byte; for SEND and DELIVER the returned frame
      * holds a retained slice of it, so the caller still releases {@code payload} as usual.
@@ -83,6 +91,8 @@ final class Codec {
             case ACK -> new Frame.Ack(in.readInt(), in.readInt(), readConsumed(in));
             case COMMIT -> new Frame.Commit(in.readInt(), in.readInt(), readConsumed(in));
             case ROLLBACK -> new Frame.Rollback(in.readInt(), in.readInt(), readConsumed(in));
+            case CREATE_TEMPORARY -> new Frame.CreateTemporary(in.readInt(), temporary(WireDestination.read(in), type));
+            case DELETE_TEMPORARY -> new Frame.DeleteTemporary(in.readInt(), temporary(WireDestination.read(in), type));
         };
         if (in.isReadable()) {
             if (frame instanceof Frame.Send s) {

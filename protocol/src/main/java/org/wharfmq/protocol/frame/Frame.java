@@ -344,4 +344,37 @@ public sealed interface Frame {
             Codec.writeConsumed(out, consumed);
         }
     }
+
+    // ---- temporary destinations ----
+
+    /**
+     * Client → server: create a temporary queue or topic (kind 3 or 4) under the name the client chose, unique
+     * across connections ({@code TMP.<connection uuid>.<n>}). It belongs to this connection: only its consumers
+     * may read it, and it is deleted with the connection. Answered OK, or ILLEGAL_STATE when the name is taken.
+     */
+    record CreateTemporary(int requestId, WireDestination destination) implements Frame {
+        public FrameType type() {
+            return FrameType.CREATE_TEMPORARY;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            WireDestination.write(out, destination);
+        }
+    }
+
+    /**
+     * Client → server: delete a temporary destination of this connection. Answered OK, or ILLEGAL_STATE when it
+     * still has consumers or belongs to another connection, or UNKNOWN_DESTINATION when it no longer exists.
+     */
+    record DeleteTemporary(int requestId, WireDestination destination) implements Frame {
+        public FrameType type() {
+            return FrameType.DELETE_TEMPORARY;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            WireDestination.write(out, destination);
+        }
+    }
 }

@@ -53,7 +53,9 @@ class FrameCodecTest {
                 new Frame.PullDone(11, 77),
                 new Frame.Ack(0, 2, List.of(new Frame.Consumed(11, 5))),
                 new Frame.Commit(9, 2, List.of(new Frame.Consumed(11, 5), new Frame.Consumed(12, 6))),
-                new Frame.Rollback(10, 2, List.of()));
+                new Frame.Rollback(10, 2, List.of()),
+                new Frame.CreateTemporary(12, new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, "TMP.abc.1")),
+                new Frame.DeleteTemporary(13, new WireDestination(WireDestination.Kind.TEMPORARY_TOPIC, "TMP.abc.2")));
         for (Frame f : frames) {
             assertEquals(f, roundTrip(f));
         }
@@ -102,6 +104,21 @@ class FrameCodecTest {
         }
         encoded.release();
         assertEquals(new Frame.Commit(9, 2, List.of(new Frame.Consumed(1, 2))), in.readInbound());
+    }
+
+    @Test
+    void temporaryFramesMustNameATemporaryDestination() {
+        EmbeddedChannel out = new EmbeddedChannel(FrameEncoder.INSTANCE);
+        out.writeOutbound(new Frame.CreateTemporary(1, WireDestination.queue("NOT.TEMPORARY")));
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1024));
+        DecoderException e = assertThrows(DecoderException.class, () -> {
+            ByteBuf c;
+            while ((c = out.readOutbound()) != null) {
+                in.writeInbound(c);
+            }
+        });
+        assertInstanceOf(MalformedFrameException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("temporary"), e.getCause().getMessage());
     }
 
     @Test

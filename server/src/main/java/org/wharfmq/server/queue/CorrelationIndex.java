@@ -25,6 +25,7 @@ final class CorrelationIndex {
 
     private final HashMap<String, Chain> messages = new HashMap<>();
     private final HashMap<String, List<QueueConsumer>> consumers = new HashMap<>();
+    private int consumerCount;
 
     /** Indexes a message that has a correlation id and is being put on the queue's lists. */
     void add(QueuedMessage m) {
@@ -90,14 +91,23 @@ final class CorrelationIndex {
     /** Registers a consumer whose selector requires {@code correlationId}. */
     void addConsumer(String correlationId, QueueConsumer consumer) {
         consumers.computeIfAbsent(correlationId, id -> new ArrayList<>(1)).add(consumer);
+        consumerCount++;
     }
 
     /** Unregisters a consumer added with {@link #addConsumer}. */
     void removeConsumer(String correlationId, QueueConsumer consumer) {
         List<QueueConsumer> list = consumers.get(correlationId);
-        if (list != null && list.remove(consumer) && list.isEmpty()) {
-            consumers.remove(correlationId);
+        if (list != null && list.remove(consumer)) {
+            consumerCount--;
+            if (list.isEmpty()) {
+                consumers.remove(correlationId);
+            }
         }
+    }
+
+    /** How many consumers are registered under some correlation id. */
+    int consumerCount() {
+        return consumerCount;
     }
 
     /** The consumers whose selector requires {@code correlationId}, or null when there are none. */

@@ -49,6 +49,7 @@ public final class LocalQueue {
     private final long maxDepth;
     private final boolean maxDepthSetOnQueue;
     private final MessageStore store;
+    private final boolean temporary;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final MessageList[] byPriority = new MessageList[PRIORITIES];
@@ -58,6 +59,8 @@ public final class LocalQueue {
     private long depth;
     private long nextSequence = 1;
     private long consumerVisits;
+    /** A deleted temporary queue accepts nothing more: messages that reach it are discarded. */
+    private boolean deleted;
 
     /**
      * @param name               the queue name
@@ -66,18 +69,62 @@ public final class LocalQueue {
      * @param store              where persistent messages that expire are removed from
      */
     public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store) {
+        this(name, maxDepth, maxDepthSetOnQueue, store, false);
+    }
+
+    private LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean temporary) {
         this.name = name;
         this.maxDepth = maxDepth;
         this.maxDepthSetOnQueue = maxDepthSetOnQueue;
         this.store = store;
+        this.temporary = temporary;
         for (int p = 0; p < PRIORITIES; p++) {
             byPriority[p] = new MessageList();
         }
     }
 
+    /**
+     * A JMS temporary queue: lives as long as the connection that created it (or until deleted) and never touches
+     * the store, whatever the delivery mode of its messages (JMS: a temporary destination does not survive its
+     * connection, so there is nothing to recover).
+     */
+    public static LocalQueue temporary(String name, long maxDepth) {
+        return new LocalQueue(name, maxDepth, false, null, true);
+    }
+
     /** The queue name. */
     public String name() {
         return name;
+    }
+
+    /** Whether this is a temporary queue, whose messages are never stored. */
+    public boolean isTemporary() {
+        return temporary;
+    }
+
+    /** How many consumers are registered (temporary queues may not be deleted while they have any). */
+    public int consumerCount() {
+        lock.lock();
+        try {
+            return generalConsumers.size() + correlationIndex.consumerCount();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Deletes a temporary queue: its waiting messages are released, later sends are refused with
+     * UNKNOWN_DESTINATION, and messages that still come back to it (a delivery rolled back after the delete) are
+     * discarded. The caller has checked that no consumer is registered.
+     */
+    public void delete() {
+        lock.lock();
+        try {
+            deleted = true;
+        } finally {
+            lock.unlock();
+        }
+        clear();
     }
 
     /** The most messages this queue holds. */
@@ -117,6 +164,10 @@ public final class LocalQueue {
     public void reserve(QueuedMessage message) {
         lock.lock();
         try {
+            if (deleted) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary queue '" + name
+                        + "' has been deleted (by TemporaryQueue.delete() or because its connection closed).");
+            }
             if (depth >= maxDepth) {
                 throw queueFull();
             }
@@ -173,7 +224,7 @@ public final class LocalQueue {
         QueueConsumer receiver = null;
         lock.lock();
         try {
-            if (message.isExpiredAt(now)) {
+            if (deleted || message.isExpiredAt(now)) {
                 discard(message);
             } else {
                 receiver = waitingConsumerFor(message);
@@ -209,7 +260,7 @@ public final class LocalQueue {
         try {
             for (int i = 0; i < messages.size(); i++) {
                 QueuedMessage message = messages.get(i);
-                if (message.isExpiredAt(now)) {
+                if (deleted || message.isExpiredAt(now)) {
                     discard(message);
                     continue;
                 }

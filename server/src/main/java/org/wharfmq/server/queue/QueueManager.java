@@ -23,6 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class QueueManager implements AutoCloseable, RecoveryTarget {
 
     private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
+    /** Temporary queues by name; each is owned by one connection's {@code TemporaryDestinations}. */
+    private final ConcurrentHashMap<String, LocalQueue> temporaryQueues = new ConcurrentHashMap<>();
+    /** Names of live temporary topics; routing them is publish/subscribe's work. */
+    private final Set<String> temporaryTopics = ConcurrentHashMap.newKeySet();
     private final boolean autoCreate;
     private final long defaultMaxDepth;
     private final MessageStore store;
@@ -81,10 +85,11 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     }
 
     /**
-     * The queue for a destination named in a request. Only queues are served yet: topics and temporary
-     * destinations are refused with a clear ILLEGAL_STATE rather than silently ignored.
+     * The queue for a destination named in a request: a named queue or a live temporary queue. Topics are refused
+     * with a clear ILLEGAL_STATE rather than silently ignored (publish/subscribe serves them).
      *
-     * @throws WharfException when the destination is missing, not a queue, or an unknown queue
+     * @throws WharfException when the destination is missing, not a queue, an unknown queue, or a temporary
+     *                        queue that has been deleted (UNKNOWN_DESTINATION)
      */
     public LocalQueue queue(WireDestination destination) {
         if (destination == null) {
@@ -93,13 +98,83 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         switch (destination.kind()) {
             case QUEUE:
                 return queue(destination.name());
+            case TEMPORARY_QUEUE:
+                return temporaryQueue(destination.name());
             case TOPIC:
                 throw WharfException.illegalState("Topic '" + destination.name()
                         + "': publish/subscribe is not available yet; use a queue.");
             default:
-                throw WharfException.illegalState("Temporary destination '" + destination.name()
-                        + "': temporary queues and topics are not available yet; use a named queue.");
+                if (!temporaryTopics.contains(destination.name())) {
+                    throw noTemporary("topic", destination.name());
+                }
+                throw WharfException.illegalState("Temporary topic '" + destination.name()
+                        + "': publish/subscribe is not available yet; use a temporary queue.");
         }
+    }
+
+    /**
+     * A live temporary queue.
+     *
+     * @throws WharfException UNKNOWN_DESTINATION when there is none by that name (deleted, or its connection closed)
+     */
+    public LocalQueue temporaryQueue(String name) {
+        LocalQueue queue = temporaryQueues.get(name);
+        if (queue == null) {
+            throw noTemporary("queue", name);
+        }
+        return queue;
+    }
+
+    /**
+     * Creates a temporary queue; called by the owning connection's registry only.
+     *
+     * @throws WharfException ILLEGAL_STATE when the name is already in use
+     */
+    public LocalQueue createTemporaryQueue(String name) {
+        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth);
+        if (temporaryQueues.putIfAbsent(name, queue) != null) {
+            throw WharfException.illegalState("Temporary queue name '" + name + "' is already in use; the client must "
+                    + "choose names unique across connections (TMP.<connection uuid>.<n>).");
+        }
+        return queue;
+    }
+
+    /** Forgets a temporary queue (its owner deletes it); later lookups fail with UNKNOWN_DESTINATION. */
+    public void removeTemporaryQueue(LocalQueue queue) {
+        temporaryQueues.remove(queue.name(), queue);
+    }
+
+    /**
+     * Records a live temporary topic; called by the owning connection's registry only.
+     *
+     * @throws WharfException ILLEGAL_STATE when the name is already in use
+     */
+    public void createTemporaryTopic(String name) {
+        if (!temporaryTopics.add(name)) {
+            throw WharfException.illegalState("Temporary topic name '" + name + "' is already in use; the client must "
+                    + "choose names unique across connections (TMP.<connection uuid>.<n>).");
+        }
+    }
+
+    /** Forgets a temporary topic. */
+    public void removeTemporaryTopic(String name) {
+        temporaryTopics.remove(name);
+    }
+
+    /** Whether a temporary topic of that name is live. */
+    public boolean temporaryTopicExists(String name) {
+        return temporaryTopics.contains(name);
+    }
+
+    /** The names of the live temporary queues, sorted; a snapshot (for administration and tests). */
+    public Set<String> temporaryQueueNames() {
+        return Collections.unmodifiableSet(new TreeSet<>(temporaryQueues.keySet()));
+    }
+
+    private static WharfException noTemporary(String kind, String name) {
+        return new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary " + kind + " '" + name + "' does not exist: "
+                + "it was deleted, or the connection that created it has closed. Temporary destinations live only as "
+                + "long as their connection.");
     }
 
     /**
@@ -140,6 +215,9 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     @Override
     public void close() {
         for (LocalQueue queue : queues.values()) {
+            queue.clear();
+        }
+        for (LocalQueue queue : temporaryQueues.values()) {
             queue.clear();
         }
     }

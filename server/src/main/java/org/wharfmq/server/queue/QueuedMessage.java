@@ -67,9 +67,12 @@ public final class QueuedMessage implements SelectorContext, StoredMessage {
         return content;
     }
 
-    /** JMSDeliveryMode is PERSISTENT: the message goes to the {@link org.wharfmq.server.store.MessageStore}. */
+    /**
+     * Whether the message goes to the {@link org.wharfmq.server.store.MessageStore}: JMSDeliveryMode PERSISTENT on a
+     * queue that outlives its connection. A temporary queue's messages are never stored, whatever their mode.
+     */
     public boolean persistent() {
-        return headers.persistent();
+        return headers.persistent() && !queue.isTemporary();
     }
 
     /** JMSPriority, 0-9. */

@@ -17,6 +17,7 @@ import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.session.Replies;
 import org.wharfmq.server.session.ServerConsumer;
 import org.wharfmq.server.session.ServerSession;
+import org.wharfmq.server.session.TemporaryDestinations;
 
 import java.util.Iterator;
 
@@ -41,6 +42,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final int heartbeatMillis;
     private final IntObjectHashMap<ServerSession> sessions = new IntObjectHashMap<>();
     private final IntObjectHashMap<ServerConsumer> consumers = new IntObjectHashMap<>();
+    private final TemporaryDestinations temporaries;
     private Channel channel;
     private Replies replies;
     /** After CLOSE, or once the channel is inactive: nothing more is processed. */
@@ -50,6 +52,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         this.context = context;
         this.clientName = clientName;
         this.heartbeatMillis = heartbeatMillis;
+        this.temporaries = new TemporaryDestinations(context.queueManager());
     }
 
     @Override
@@ -131,6 +134,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         } else if (frame instanceof Frame.CloseProducer f) {
             // producers hold no server state: a SEND names its destination in the message
             replies.ok(f.requestId());
+        } else if (frame instanceof Frame.CreateTemporary f) {
+            try {
+                temporaries.create(f.destination());
+                replies.ok(f.requestId());
+            } catch (WharfException e) {
+                replies.error(f.requestId(), e, 0, 0);
+            }
+        } else if (frame instanceof Frame.DeleteTemporary f) {
+            try {
+                temporaries.delete(f.destination());
+                replies.ok(f.requestId());
+            } catch (WharfException e) {
+                replies.error(f.requestId(), e, 0, 0);
+            }
         } else if (frame instanceof Frame.Close f) {
             releaseAll(false);
             replies.ok(f.requestId());
@@ -183,6 +200,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             throw WharfException.illegalState("Consumer id " + f.consumerId() + " is already in use on this connection.");
         }
         LocalQueue queue = context.queueManager().queue(f.destination());
+        temporaries.checkConsumable(f.destination());
         if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
             throw WharfException.illegalState("Queue browsers are not available yet (queue '" + queue.name() + "').");
         }
@@ -221,7 +239,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         return WharfException.illegalState("Session " + sessionId + " is not open on this connection.");
     }
 
-    /** Closes every session: unacknowledged deliveries go back to their queues. */
+    /**
+     * Closes every session (unacknowledged deliveries go back to their queues), then deletes the connection's
+     * temporary destinations.
+     */
     private void releaseAll(boolean connectionLost) {
         if (released) {
             return;
@@ -232,6 +253,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         sessions.clear();
         consumers.clear();
+        temporaries.deleteAll();
     }
 
     @Override

@@ -1,0 +1,39 @@
+package org.wharfmq.jms;
+
+import org.wharfmq.protocol.message.WireDestination;
+
+import javax.jms.JMSException;
+import javax.jms.TemporaryTopic;
+
+/**
+ * A temporary topic: created by a connection ({@code Session.createTemporaryTopic}), named
+ * {@code TMP.<connection uuid>.<n>}, owned by that connection and deleted with it or by {@link #delete()}. The server
+ * registers it (ownership, lifetime, unique name); publishing to and subscribing on it come with
+ * publish/subscribe.
+ */
+public final class WharfTemporaryTopic extends WharfTopic implements TemporaryTopic {
+    private static final long serialVersionUID = 1L;
+
+    private final transient TemporaryDestinationOwner owner;
+
+    WharfTemporaryTopic(String name, TemporaryDestinationOwner owner) {
+        super(WireDestination.Kind.TEMPORARY_TOPIC, name);
+        this.owner = owner;
+    }
+
+    /** Whether this object is the one whose connection has deleted it. */
+    boolean isDeleted() {
+        return owner != null && owner.isDeleted(this);
+    }
+
+    /**
+     * Deletes the topic on the server.
+     *
+     * @throws javax.jms.IllegalStateException while it is in use, when its connection is closed, or when this object
+     *                                         was not returned by createTemporaryTopic
+     */
+    @Override
+    public void delete() throws JMSException {
+        TemporaryDestinationOwner.requireOwner(owner, this).delete(this);
+    }
+}

@@ -1,0 +1,129 @@
+package org.wharfmq.server.session;
+
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.QueueManager;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The temporary queues and topics one connection created (CREATE_TEMPORARY): the connection owns them, only its
+ * consumers may read them, and they are deleted with it, however it ends, or by DELETE_TEMPORARY.
+ *
+ * <p>Anyone may send to a live temporary queue (that is what JMSReplyTo is for): the queue itself is registered
+ * with the {@link QueueManager}, which resolves it for every connection. This registry holds the ownership.
+ *
+ * <p>Temporary topics are recorded here and in the queue manager (so names stay unique and a deleted one is
+ * reported as such), but routing messages to them is publish/subscribe's work: the topic registry hooks
+ * {@link #create}, {@link #delete} and {@link #deleteAll} for kind {@code TEMPORARY_TOPIC}.
+ *
+ * <p>Threading: confined to the connection's event loop, like the connection's maps of sessions and consumers.
+ */
+public final class TemporaryDestinations {
+
+    private final QueueManager queueManager;
+    private final Map<String, LocalQueue> queues = new HashMap<>();
+    private final Set<String> topics = new HashSet<>();
+
+    /** An empty registry for one connection. */
+    public TemporaryDestinations(QueueManager queueManager) {
+        this.queueManager = queueManager;
+    }
+
+    /**
+     * CREATE_TEMPORARY: creates the temporary queue or topic under the client's name.
+     *
+     * @throws WharfException ILLEGAL_STATE when the name is already in use
+     */
+    public void create(WireDestination destination) {
+        String name = destination.name();
+        if (destination.kind() == WireDestination.Kind.TEMPORARY_QUEUE) {
+            queues.put(name, queueManager.createTemporaryQueue(name));
+        } else {
+            queueManager.createTemporaryTopic(name);
+            topics.add(name);
+        }
+    }
+
+    /**
+     * DELETE_TEMPORARY (TemporaryQueue.delete()): deletes one of this connection's temporary destinations.
+     *
+     * @throws WharfException ILLEGAL_STATE while consumers still use it, or when another connection owns it;
+     *                        UNKNOWN_DESTINATION when it does not exist (any more)
+     */
+    public void delete(WireDestination destination) {
+        String name = destination.name();
+        if (destination.kind() == WireDestination.Kind.TEMPORARY_QUEUE) {
+            LocalQueue queue = queues.get(name);
+            if (queue == null) {
+                queueManager.temporaryQueue(name); // UNKNOWN_DESTINATION when no connection has it
+                throw WharfException.illegalState("Temporary queue '" + name + "' belongs to another connection: only "
+                        + "the connection that created it may delete it.");
+            }
+            int consumers = queue.consumerCount();
+            if (consumers > 0) {
+                throw WharfException.illegalState("Temporary queue '" + name + "' still has " + consumers
+                        + " consumer(s); close them before deleting it.");
+            }
+            queues.remove(name);
+            queueManager.removeTemporaryQueue(queue);
+            queue.delete();
+        } else {
+            if (!topics.remove(name)) {
+                if (queueManager.temporaryTopicExists(name)) {
+                    throw WharfException.illegalState("Temporary topic '" + name + "' belongs to another connection: "
+                            + "only the connection that created it may delete it.");
+                }
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary topic '" + name + "' does not exist.");
+            }
+            queueManager.removeTemporaryTopic(name);
+        }
+    }
+
+    /**
+     * Checks that this connection may consume from {@code destination}: any non-temporary destination, or a
+     * temporary one it created.
+     *
+     * @throws WharfException UNKNOWN_DESTINATION (InvalidDestinationException on the client) for another
+     *                        connection's temporary destination
+     */
+    public void checkConsumable(WireDestination destination) {
+        if (destination == null || !destination.kind().isTemporary()) {
+            return;
+        }
+        boolean queue = destination.kind() == WireDestination.Kind.TEMPORARY_QUEUE;
+        boolean own = queue ? queues.containsKey(destination.name()) : topics.contains(destination.name());
+        if (!own) {
+            if (queue) {
+                queueManager.temporaryQueue(destination.name()); // a deleted one is reported as such
+            } else if (!queueManager.temporaryTopicExists(destination.name())) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary topic '" + destination.name()
+                        + "' does not exist.");
+            }
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary " + (queue ? "queue" : "topic") + " '"
+                    + destination.name() + "' belongs to another connection: only the connection that created it may "
+                    + "consume from it (JMS).");
+        }
+    }
+
+    /**
+     * The connection has ended: deletes everything it created. Called after its sessions have closed, so no
+     * consumer is left and the deliveries they held are back on the queues, which release them.
+     */
+    public void deleteAll() {
+        for (LocalQueue queue : queues.values()) {
+            queueManager.removeTemporaryQueue(queue);
+            queue.delete();
+        }
+        queues.clear();
+        for (String topic : topics) {
+            queueManager.removeTemporaryTopic(topic);
+        }
+        topics.clear();
+    }
+}
