@@ -59,6 +59,8 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     private final PendingRequests requests = new PendingRequests();
     private final ConcurrentHashMap<Integer, WharfSession> sessions = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, WharfMessageConsumer> consumers = new ConcurrentHashMap<>();
+    /** Open QueueBrowser enumerations, by their consumer id (the same id space as consumers). */
+    private final ConcurrentHashMap<Integer, WharfQueueBrowser.Cursor> browsers = new ConcurrentHashMap<>();
     private final AtomicInteger lastSessionId = new AtomicInteger();
     private final AtomicInteger lastProducerId = new AtomicInteger();
     private final AtomicInteger lastConsumerId = new AtomicInteger();
@@ -191,6 +193,14 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         consumers.remove(consumer.id(), consumer);
     }
 
+    void registerBrowser(WharfQueueBrowser.Cursor cursor) {
+        browsers.put(cursor.id, cursor);
+    }
+
+    void unregisterBrowser(WharfQueueBrowser.Cursor cursor) {
+        browsers.remove(cursor.id, cursor);
+    }
+
     void removeSession(WharfSession session) {
         sessions.remove(session.id(), session);
     }
@@ -279,17 +289,27 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
 
     void onDeliver(Frame.Deliver deliver) {
         WharfMessageConsumer consumer = consumers.get(deliver.consumerId());
-        if (consumer == null) {
-            deliver.message().release(); // the consumer was closed; the server takes these back
+        if (consumer != null) {
+            consumer.session().enqueue(consumer, deliver);
             return;
         }
-        consumer.session().enqueue(consumer, deliver);
+        WharfQueueBrowser.Cursor browser = browsers.get(deliver.consumerId());
+        if (browser != null) {
+            browser.enqueue(deliver);
+        } else {
+            deliver.message().release(); // the consumer was closed; the server takes these back
+        }
     }
 
     void onPullDone(Frame.PullDone done) {
         WharfMessageConsumer consumer = consumers.get(done.consumerId());
         if (consumer != null) {
             consumer.session().pullDone(consumer, done.pullId());
+            return;
+        }
+        WharfQueueBrowser.Cursor browser = browsers.get(done.consumerId());
+        if (browser != null) {
+            browser.pullDone(done.pullId());
         }
     }
 
@@ -358,6 +378,9 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         requests.failAll(lost);
         for (WharfSession session : sessions.values()) {
             session.onConnectionLost();
+        }
+        for (WharfQueueBrowser.Cursor browser : browsers.values()) {
+            browser.wake();
         }
         channel.close();
         ExceptionListener listener = exceptionListener;

@@ -477,14 +477,16 @@ public final class WharfJMSContext implements JMSContext {
 
     @Override
     public QueueBrowser createBrowser(Queue queue) {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("QueueBrowser");
+        return createBrowser(queue, null);
     }
 
     @Override
     public QueueBrowser createBrowser(Queue queue, String messageSelector) {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("QueueBrowser");
+        try {
+            return session().createBrowser(queue, messageSelector);
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
+        }
     }
 
     @Override

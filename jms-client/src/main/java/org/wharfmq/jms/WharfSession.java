@@ -97,6 +97,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     private final CopyOnWriteArrayList<WharfMessageConsumer> consumers = new CopyOnWriteArrayList<>();
     private final CopyOnWriteArrayList<WharfMessageProducer> producers = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<WharfQueueBrowser> browsers = new CopyOnWriteArrayList<>();
     /** Consumer id to the last delivery id consumed and not yet acknowledged (CLIENT, DUPS_OK, transacted, AUTO listener). */
     private final Map<Integer, Long> consumed = new HashMap<>();
     private int dupsOkPending;
@@ -449,14 +450,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     private WharfMessageConsumer newConsumer(Destination destination, String selector) throws JMSException {
         checkOpen();
         WireDestination wire = queueDestination(destination, "Consuming from");
-        String selectorText = selector == null || selector.isBlank() ? null : selector;
-        try {
-            Selector.parse(selectorText);
-        } catch (SelectorParseException e) {
-            InvalidSelectorException ex = new InvalidSelectorException(e.getMessage(), ErrorCode.INVALID_SELECTOR.name());
-            ex.initCause(e);
-            throw ex;
-        }
+        String selectorText = parsedSelector(selector);
         int consumerId = connection.nextConsumerId();
         WharfMessageConsumer consumer = new WharfMessageConsumer(this, consumerId, destination, selectorText, lock.newCondition());
         // registered before the request: deliveries may follow the OK immediately
@@ -478,6 +472,48 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             throw e;
         }
         return consumer;
+    }
+
+    // ---- browsers ----
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue) throws JMSException {
+        return createBrowser(queue, null);
+    }
+
+    /**
+     * A browser of {@code queue}; the queue and the selector are checked by the server now
+     * (InvalidDestinationException, InvalidSelectorException), and each enumeration browses what is waiting then.
+     */
+    @Override
+    public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
+        checkOpen();
+        if (queue == null) {
+            throw new InvalidDestinationException("The queue to browse must not be null");
+        }
+        WireDestination wire = queueDestination(queue, "Browsing");
+        String selectorText = parsedSelector(messageSelector);
+        WharfQueueBrowser browser = new WharfQueueBrowser(this, queue, wire, selectorText);
+        browser.validate();
+        browsers.add(browser);
+        return browser;
+    }
+
+    void browserClosed(WharfQueueBrowser browser) {
+        browsers.remove(browser);
+    }
+
+    /** The selector as sent to the server (null when blank), checked here first so a bad one fails at once. */
+    private static String parsedSelector(String selector) throws InvalidSelectorException {
+        String selectorText = selector == null || selector.isBlank() ? null : selector;
+        try {
+            Selector.parse(selectorText);
+        } catch (SelectorParseException e) {
+            InvalidSelectorException ex = new InvalidSelectorException(e.getMessage(), ErrorCode.INVALID_SELECTOR.name());
+            ex.initCause(e);
+            throw ex;
+        }
+        return selectorText;
     }
 
     // ---- delivery: IO thread side ----
@@ -1088,6 +1124,10 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             p.markClosed();
         }
         producers.clear();
+        for (WharfQueueBrowser b : browsers) {
+            b.close();
+        }
+        browsers.clear();
         return true;
     }
 
@@ -1108,15 +1148,6 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         throw JmsErrors.notSupportedRuntime("Session.run (application server facilities)");
     }
 
-    @Override
-    public QueueBrowser createBrowser(Queue queue) throws JMSException {
-        throw JmsErrors.notSupported("QueueBrowser");
-    }
-
-    @Override
-    public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
-        throw JmsErrors.notSupported("QueueBrowser");
-    }
 
     @Override
     public TopicSubscriber createSubscriber(Topic topic) throws JMSException {

@@ -42,6 +42,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class LocalQueue {
 
     private static final int PRIORITIES = 10;
+    /** JMS priority 9, delivered first. */
+    static final int HIGHEST_PRIORITY = PRIORITIES - 1;
     private static final Comparator<QueuedMessage> RETURN_ORDER =
             Comparator.comparingInt(QueuedMessage::priority).reversed().thenComparingLong(QueuedMessage::sequence);
 
@@ -401,6 +403,79 @@ public final class LocalQueue {
             consumer.flushDeliveries();
         }
         return message != null;
+    }
+
+    /** Starts a browse: a cursor that will show the messages waiting now, in delivery order, that {@code selector} accepts. */
+    public BrowseCursor browse(Selector selector) {
+        lock.lock();
+        try {
+            return new BrowseCursor(selector, nextSequence);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Shows the browser up to {@code max} more messages: hands {@code sink} a {@code retainedDuplicate()} of each
+     * one's bytes (taken under the lock, while the message is surely alive) and its delivery count. Nothing is
+     * taken off the queue or counted as delivered; expired messages met on the way are discarded, as a consumer
+     * would. Resumes right after the last message shown when that one is still waiting, else by sequence.
+     *
+     * @return how many were shown; fewer than {@code max} only once the cursor is {@link BrowseCursor#finished()}
+     */
+    public int browse(BrowseCursor cursor, int max, BrowseSink sink) {
+        long now = System.currentTimeMillis();
+        int shown = 0;
+        lock.lock();
+        try {
+            while (cursor.priority >= 0 && shown < max) {
+                MessageList list = byPriority[cursor.priority];
+                QueuedMessage m = resumePoint(list, cursor);
+                while (m != null && shown < max && m.sequence < cursor.endSequence) {
+                    QueuedMessage next = m.next;
+                    if (m.isExpiredAt(now)) {
+                        unlink(m);
+                        discard(m);
+                    } else {
+                        cursor.last = m;
+                        cursor.lastSequence = m.sequence;
+                        if (cursor.selector.matches(m)) {
+                            sink.browsed(m.content().retainedDuplicate(), m.deliveryCount());
+                            shown++;
+                        }
+                    }
+                    m = next;
+                }
+                if (shown < max) {
+                    cursor.priority--;
+                    cursor.last = null;
+                    cursor.lastSequence = 0;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return shown;
+    }
+
+    /** The first message of {@code list} after the cursor's position; under the lock. */
+    private static QueuedMessage resumePoint(MessageList list, BrowseCursor cursor) {
+        QueuedMessage last = cursor.last;
+        if (last != null && (last.previous != null || list.head == last)) {
+            return last.next; // still waiting where it was: no walk
+        }
+        QueuedMessage m = list.head;
+        while (m != null && m.sequence <= cursor.lastSequence) {
+            m = m.next;
+        }
+        return m;
+    }
+
+    /** Receives what {@link #browse(BrowseCursor, int, BrowseSink)} shows; called under the queue's lock, so it only collects. */
+    @FunctionalInterface
+    public interface BrowseSink {
+        /** One message: {@code content} is a reference the sink now owns; {@code deliveryCount} as a DELIVER carries it. */
+        void browsed(io.netty.buffer.ByteBuf content, int deliveryCount);
     }
 
     /** Releases every waiting message; the server is stopping. Delivered messages are released by their sessions. */

@@ -15,6 +15,7 @@ import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.session.Replies;
+import org.wharfmq.server.session.ServerBrowser;
 import org.wharfmq.server.session.ServerConsumer;
 import org.wharfmq.server.session.ServerSession;
 import org.wharfmq.server.session.TemporaryDestinations;
@@ -42,6 +43,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final int heartbeatMillis;
     private final IntObjectHashMap<ServerSession> sessions = new IntObjectHashMap<>();
     private final IntObjectHashMap<ServerConsumer> consumers = new IntObjectHashMap<>();
+    /** Open QueueBrowser enumerations; their ids share the consumer id space. */
+    private final IntObjectHashMap<ServerBrowser> browsers = new IntObjectHashMap<>();
     private final TemporaryDestinations temporaries;
     private Channel channel;
     private Replies replies;
@@ -88,11 +91,21 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             ServerConsumer consumer = consumers.get(f.consumerId());
             if (consumer != null) {
                 consumer.session().addCredit(consumer, f.credit());
+            } else {
+                ServerBrowser browser = browsers.get(f.consumerId());
+                if (browser != null) {
+                    browser.addCredit(f.credit());
+                }
             }
         } else if (frame instanceof Frame.Pull f) {
             ServerConsumer consumer = consumers.get(f.consumerId());
             if (consumer != null) {
                 consumer.session().pull(consumer);
+            } else {
+                ServerBrowser browser = browsers.get(f.consumerId());
+                if (browser != null) {
+                    browser.pull();
+                }
             }
             ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
         } else if (frame instanceof Frame.CreateConsumer f) {
@@ -135,19 +148,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             // producers hold no server state: a SEND names its destination in the message
             replies.ok(f.requestId());
         } else if (frame instanceof Frame.CreateTemporary f) {
-            try {
-                temporaries.create(f.destination());
-                replies.ok(f.requestId());
-            } catch (WharfException e) {
-                replies.error(f.requestId(), e, 0, 0);
-            }
+            answer(f.requestId(), () -> temporaries.create(f.destination()));
         } else if (frame instanceof Frame.DeleteTemporary f) {
-            try {
-                temporaries.delete(f.destination());
-                replies.ok(f.requestId());
-            } catch (WharfException e) {
-                replies.error(f.requestId(), e, 0, 0);
-            }
+            answer(f.requestId(), () -> temporaries.delete(f.destination()));
         } else if (frame instanceof Frame.Close f) {
             releaseAll(false);
             replies.ok(f.requestId());
@@ -156,6 +159,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         } else {
             ProtocolFailures.discard(frame);
             ProtocolFailures.protocolError(ctx, frame.type() + " is sent by the server, never by a client");
+        }
+    }
+
+    /** Runs a connection-level request and answers OK, or ERROR with what it threw. */
+    private void answer(int requestId, Runnable request) {
+        try {
+            request.run();
+            replies.ok(requestId);
+        } catch (WharfException e) {
+            replies.error(requestId, e, 0, 0);
         }
     }
 
@@ -191,24 +204,29 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 it.remove();
             }
         }
+        browsers.values().removeIf(b -> b.sessionId() == f.sessionId());
         session.close(f.requestId(), true);
     }
 
     private void createConsumer(Frame.CreateConsumer f) {
         ServerSession session = session(f.sessionId());
-        if (consumers.containsKey(f.consumerId())) {
+        if (consumers.containsKey(f.consumerId()) || browsers.containsKey(f.consumerId())) {
             throw WharfException.illegalState("Consumer id " + f.consumerId() + " is already in use on this connection.");
         }
         LocalQueue queue = context.queueManager().queue(f.destination());
         temporaries.checkConsumable(f.destination());
-        if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
-            throw WharfException.illegalState("Queue browsers are not available yet (queue '" + queue.name() + "').");
-        }
         Selector selector;
         try {
             selector = Selector.parse(f.selector());
         } catch (SelectorParseException e) {
             throw new WharfException(ErrorCode.INVALID_SELECTOR, "Invalid message selector: " + e.getMessage());
+        }
+        if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
+            ServerBrowser browser = new ServerBrowser(f.consumerId(), session.id(), queue, selector, channel);
+            browsers.put(f.consumerId(), browser);
+            replies.ok(f.requestId()); // answered before the first DELIVER, as for consumers
+            browser.addCredit(f.credit());
+            return;
         }
         ServerConsumer consumer = session.createConsumer(f.consumerId(), queue, selector, f.credit());
         consumers.put(f.consumerId(), consumer);
@@ -217,6 +235,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void closeConsumer(Frame.CloseConsumer f) {
+        if (browsers.remove(f.consumerId()) != null) {
+            replies.ok(f.requestId()); // a browser holds nothing: its DELIVERs were copies
+            return;
+        }
         ServerConsumer consumer = consumers.get(f.consumerId());
         if (consumer == null || consumer.session().id() != f.sessionId()) {
             replies.ok(f.requestId()); // already closed, with its session or before
@@ -253,6 +275,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         sessions.clear();
         consumers.clear();
+        browsers.clear();
         temporaries.deleteAll();
     }
 

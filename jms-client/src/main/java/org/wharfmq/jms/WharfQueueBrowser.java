@@ -1,0 +1,308 @@
+package org.wharfmq.jms;
+
+import org.wharfmq.jms.message.MessageCodec;
+import org.wharfmq.jms.message.WharfMessage;
+import org.wharfmq.jms.message.WharfObjectMessage;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
+
+import javax.jms.IllegalStateException;
+import javax.jms.JMSException;
+import javax.jms.JMSRuntimeException;
+import javax.jms.Message;
+import javax.jms.Queue;
+import javax.jms.QueueBrowser;
+import java.util.ArrayDeque;
+import java.util.Enumeration;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A QueueBrowser: each {@link #getEnumeration()} is a fresh look at the messages waiting on the queue at that
+ * moment, in delivery order (priority, then FIFO), filtered by the selector, without consuming or locking any.
+ *
+ * <p>On the wire an enumeration is a consumer with flag 8 browser ({@code docs/protocol.md}, "Browsing"): the
+ * server sends up to {@code prefetch} messages ahead, the enumeration returns credit in batches of half the
+ * window as the application reads, and when its buffer is empty it sends PULL: a PULL_DONE with nothing before it
+ * means the browse is over. So a deep queue is browsed page by page, never all at once.
+ *
+ * <p>An enumeration is used by one thread at a time (like the session). Its buffer is guarded by its own lock,
+ * shared with the IO thread that fills it.
+ */
+public final class WharfQueueBrowser implements QueueBrowser {
+
+    private final WharfSession session;
+    private final Queue queue;
+    private final WireDestination wire;
+    private final String selector;
+    private final CopyOnWriteArrayList<Cursor> open = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    WharfQueueBrowser(WharfSession session, Queue queue, WireDestination wire, String selector) {
+        this.session = session;
+        this.queue = queue;
+        this.wire = wire;
+        this.selector = selector;
+    }
+
+    /**
+     * Asks the server whether the queue and selector are valid, by opening and at once closing a browse without
+     * credit, so that createBrowser fails as JMS requires (InvalidDestinationException, InvalidSelectorException).
+     */
+    void validate() throws JMSException {
+        WharfConnection connection = session.connection();
+        int id = connection.nextConsumerId();
+        connection.requestOk(rid -> new Frame.CreateConsumer(rid, session.id(), id, wire, selector, 0,
+                Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
+        connection.write(new Frame.CloseConsumer(0, session.id(), id, 0));
+    }
+
+    private void checkOpen() throws JMSException {
+        if (closed) {
+            throw new IllegalStateException("The QueueBrowser is closed");
+        }
+        session.checkOpen();
+    }
+
+    @Override
+    public Queue getQueue() throws JMSException {
+        checkOpen();
+        return queue;
+    }
+
+    @Override
+    public String getMessageSelector() throws JMSException {
+        checkOpen();
+        return selector;
+    }
+
+    /** A new enumeration of the messages waiting on the queue now. */
+    @Override
+    public Enumeration<Message> getEnumeration() throws JMSException {
+        checkOpen();
+        WharfConnection connection = session.connection();
+        Cursor cursor = new Cursor(connection.nextConsumerId());
+        open.add(cursor);
+        connection.registerBrowser(cursor);
+        try {
+            connection.requestOk(rid -> new Frame.CreateConsumer(rid, session.id(), cursor.id, wire, selector,
+                    session.prefetch(), Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
+        } catch (JMSException e) {
+            cursor.finish();
+            throw e;
+        }
+        return cursor;
+    }
+
+    /** Closes every enumeration still open; later calls throw IllegalStateException. */
+    @Override
+    public void close() {
+        closed = true;
+        for (Cursor c : open) {
+            c.finish();
+        }
+        session.browserClosed(this);
+    }
+
+    /** One enumeration: the server-side browse with the same id, and the messages it has sent ahead. */
+    final class Cursor implements Enumeration<Message> {
+        final int id;
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition arrived = lock.newCondition();
+        private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
+        /** The last PULL sent and the last PULL_DONE seen. */
+        private long lastPull;
+        private long lastPullDone;
+        private boolean finished;
+        /** The next message to return, decoded; kept by hasMoreElements for nextElement. */
+        private WharfMessage next;
+        private int unreturnedCredit;
+
+        Cursor(int id) {
+            this.id = id;
+        }
+
+        /** A DELIVER for this browse (IO thread). */
+        void enqueue(Frame.Deliver deliver) {
+            lock.lock();
+            try {
+                if (finished) {
+                    deliver.message().release();
+                    return;
+                }
+                buffer.addLast(deliver);
+                arrived.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** PULL_DONE for this browse (IO thread). */
+        void pullDone(long pullId) {
+            lock.lock();
+            try {
+                lastPullDone = Math.max(lastPullDone, pullId);
+                arrived.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** The connection was lost: wakes a waiting hasMoreElements, which then throws. */
+        void wake() {
+            lock.lock();
+            try {
+                arrived.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /**
+         * Whether another message follows. Expired messages are skipped. Throws JMSRuntimeException (an Enumeration
+         * cannot throw JMSException) when the connection is lost or the server does not answer: a browse is never
+         * cut short silently.
+         */
+        @Override
+        public boolean hasMoreElements() {
+            try {
+                return advance();
+            } catch (JMSException e) {
+                finish();
+                throw JmsErrors.toRuntime(e);
+            }
+        }
+
+        @Override
+        public Message nextElement() {
+            if (!hasMoreElements()) {
+                throw new NoSuchElementException("The browse of " + queue + " has no more messages");
+            }
+            WharfMessage m = next;
+            next = null;
+            return m;
+        }
+
+        private boolean advance() throws JMSException {
+            while (next == null) {
+                Frame.Deliver d = take();
+                if (d == null) {
+                    finish();
+                    return false;
+                }
+                next = decode(d);
+                returnCredit();
+            }
+            return true;
+        }
+
+        /** The next buffered DELIVER, pulling one when the buffer is empty; null once the server has no more. */
+        private Frame.Deliver take() throws JMSException {
+            WharfConnection connection = session.connection();
+            long pullId;
+            lock.lock();
+            try {
+                if (finished) {
+                    return null;
+                }
+                Frame.Deliver d = buffer.pollFirst();
+                if (d != null) {
+                    return d;
+                }
+                pullId = ++lastPull;
+            } finally {
+                lock.unlock();
+            }
+            connection.checkUsable();
+            connection.write(new Frame.Pull(id, pullId));
+            long remaining = TimeUnit.MILLISECONDS.toNanos(connection.url().requestTimeoutMillis());
+            lock.lock();
+            try {
+                while (true) {
+                    if (finished) {
+                        return null;
+                    }
+                    JMSException lost = connection.lostCause();
+                    if (lost != null) {
+                        throw connection.lostException(lost);
+                    }
+                    Frame.Deliver d = buffer.pollFirst();
+                    if (d != null) {
+                        return d;
+                    }
+                    if (lastPullDone >= pullId) {
+                        return null;
+                    }
+                    if (remaining <= 0) {
+                        throw new JMSException("No PULL_DONE from Wharf at " + connection.url().address()
+                                + " while browsing " + queue + " within " + connection.url().requestTimeoutMillis()
+                                + " ms (requestTimeout)");
+                    }
+                    remaining = arrived.awaitNanos(remaining);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new JMSException("Interrupted while browsing " + queue);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Decodes a browsed message; null when it has expired since the server showed it. */
+        private WharfMessage decode(Frame.Deliver d) {
+            try {
+                long expiration = MessageCodec.expirationOf(d.message());
+                if (expiration != 0 && expiration <= System.currentTimeMillis()) {
+                    return null;
+                }
+                WharfMessage m = MessageCodec.decode(d.message(), d.deliveryCount());
+                if (m instanceof WharfObjectMessage object) {
+                    object.setDeserializationPolicy(session.connection().url().deserialization());
+                }
+                return m;
+            } finally {
+                d.message().release();
+            }
+        }
+
+        /** Every message read from the buffer frees a place in the window; returned in batches. */
+        private void returnCredit() {
+            if (++unreturnedCredit >= session.batchSize()) {
+                session.connection().write(new Frame.Credit(id, unreturnedCredit));
+                unreturnedCredit = 0;
+            }
+        }
+
+        /** Ends the enumeration: releases what is buffered and tells the server (no answer awaited). */
+        void finish() {
+            lock.lock();
+            try {
+                if (finished) {
+                    return;
+                }
+                finished = true;
+                for (Frame.Deliver d; (d = buffer.pollFirst()) != null; ) {
+                    d.message().release();
+                }
+                arrived.signalAll();
+            } finally {
+                lock.unlock();
+            }
+            next = null;
+            open.remove(this);
+            WharfConnection connection = session.connection();
+            connection.unregisterBrowser(this);
+            if (connection.isUsable()) {
+                connection.write(new Frame.CloseConsumer(0, session.id(), id, 0));
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WharfQueueBrowser[" + queue + (selector != null ? ", selector=" + selector : "") + "]";
+    }
+}
