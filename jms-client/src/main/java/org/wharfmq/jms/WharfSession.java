@@ -321,10 +321,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (wharf != message) {
             stampHeaders(message, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
         }
-        String user = connection.userName();
-        if (user != null) {
-            wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, user);
-        }
+        // provider-set, so never what the application put there: the connection's user name, or nothing
+        wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, connection.userName());
         int max = connection.maxMessageLength();
         long bodyLength = MessageCodec.bodyLength(wharf);
         if (bodyLength > max) {

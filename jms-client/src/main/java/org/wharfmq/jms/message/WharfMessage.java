@@ -123,9 +123,16 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
 
     /**
      * Sets a provider-set property (JMSXUserID on send), even on a message whose properties are read-only: the
-     * provider, not the application, writes it.
+     * provider, not the application, writes it. A null value removes the property, so an application cannot
+     * pass off a value of its own as the provider's.
      */
     public void setProviderProperty(String name, Object value) {
+        if (value == null) {
+            if (properties != null) {
+                properties.remove(name);
+            }
+            return;
+        }
         if (properties == null) {
             properties = new LinkedHashMap<>(8);
         }
