@@ -89,34 +89,16 @@ public final class MessageCodec {
         out.setInt(lengthIndex, out.writerIndex() - lengthIndex - 4);
     }
 
+    /**
+     * A property value: a tagged value as bodies write them, except that a null String property is written as a
+     * string tag with a null string, since properties have no null tag.
+     */
     private static void writeValue(ByteBuf out, Object v) {
-        if (v == null || v instanceof String) {
+        if (v == null) {
             out.writeByte(MessageEncoding.PROPERTY_STRING);
-            WireStrings.write(out, (String) v);
-        } else if (v instanceof Integer i) {
-            out.writeByte(MessageEncoding.PROPERTY_INT);
-            out.writeInt(i);
-        } else if (v instanceof Long l) {
-            out.writeByte(MessageEncoding.PROPERTY_LONG);
-            out.writeLong(l);
-        } else if (v instanceof Boolean b) {
-            out.writeByte(MessageEncoding.PROPERTY_BOOLEAN);
-            out.writeBoolean(b);
-        } else if (v instanceof Double d) {
-            out.writeByte(MessageEncoding.PROPERTY_DOUBLE);
-            out.writeDouble(d);
-        } else if (v instanceof Float f) {
-            out.writeByte(MessageEncoding.PROPERTY_FLOAT);
-            out.writeFloat(f);
-        } else if (v instanceof Short s) {
-            out.writeByte(MessageEncoding.PROPERTY_SHORT);
-            out.writeShort(s);
-        } else if (v instanceof Byte b) {
-            out.writeByte(MessageEncoding.PROPERTY_BYTE);
-            out.writeByte(b);
+            WireStrings.write(out, null);
         } else {
-            // the setters admit only the types above
-            throw new IllegalStateException("unexpected property value type " + v.getClass().getName());
+            TypedValues.write(out, v); // the setters admit only the property types, which share their tags
         }
     }
 

@@ -52,6 +52,7 @@ final class TypedValues {
         return 9;
     }
 
+    /** Writes one tagged value; property values use this too (their tags 1-8 are the same). */
     static void write(ByteBuf out, Object v) {
         if (v == null) {
             out.writeByte(NULL);
