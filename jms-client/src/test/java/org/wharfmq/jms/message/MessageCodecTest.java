@@ -104,6 +104,29 @@ class MessageCodecTest {
     }
 
     @Test
+    void everyPropertyTypeKeepsItsTypeAndValue() throws JMSException {
+        WharfMessage m = new WharfMessage();
+        java.util.Map<String, Object> values = new java.util.LinkedHashMap<>();
+        values.put("bool", true);
+        values.put("b", (byte) -3);
+        values.put("sh", (short) 300);
+        values.put("i", 70_000);
+        values.put("l", 1L << 40);
+        values.put("f", 1.5f);
+        values.put("d", -2.25);
+        values.put("s", "text");
+        for (java.util.Map.Entry<String, Object> e : values.entrySet()) {
+            m.setObjectProperty(e.getKey(), e.getValue());
+        }
+        ByteBuf buf = Unpooled.buffer();
+        MessageCodec.encode(m, WireDestination.queue("Q"), buf);
+        WharfMessage back = MessageCodec.decode(buf, 1);
+        for (java.util.Map.Entry<String, Object> e : values.entrySet()) {
+            assertEquals(e.getValue(), back.getObjectProperty(e.getKey()), e.getKey());
+        }
+    }
+
+    @Test
     void plainMessageHasNoBody() throws JMSException {
         ByteBuf buf = Unpooled.buffer();
         MessageCodec.encode(new WharfMessage(), WireDestination.queue("Q"), buf);
