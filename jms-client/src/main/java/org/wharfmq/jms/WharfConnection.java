@@ -445,7 +445,8 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     @Override
-    public String getClientID() {
+    public String getClientID() throws JMSException {
+        checkNotClosed();
         synchronized (clientIdLock) {
             return clientId;
         }
@@ -470,7 +471,8 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     @Override
-    public ConnectionMetaData getMetaData() {
+    public ConnectionMetaData getMetaData() throws JMSException {
+        checkNotClosed();
         return WharfConnectionMetaData.INSTANCE;
     }
 

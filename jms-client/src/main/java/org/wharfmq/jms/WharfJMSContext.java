@@ -170,7 +170,11 @@ public final class WharfJMSContext implements JMSContext {
     @Override
     public String getClientID() {
         checkOpen();
-        return connection().getClientID();
+        try {
+            return connection().getClientID();
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
+        }
     }
 
     @Override
@@ -186,7 +190,11 @@ public final class WharfJMSContext implements JMSContext {
     @Override
     public ConnectionMetaData getMetaData() {
         checkOpen();
-        return connection().getMetaData();
+        try {
+            return connection().getMetaData();
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
+        }
     }
 
     @Override
