@@ -175,8 +175,7 @@ class ConnectionTest {
             assertEquals(new WharfTopic("T"), s.createTopic("T"));
             for (org.junit.jupiter.api.function.Executable call : new org.junit.jupiter.api.function.Executable[]{
                     s::createTemporaryQueue,
-                    () -> s.createBrowser(s.createQueue("Q")), () -> s.createConsumer(s.createTopic("T")),
-                    () -> s.createProducer(s.createTopic("T")), () -> s.createDurableSubscriber(s.createTopic("T"), "d")}) {
+                    () -> s.createBrowser(s.createQueue("Q"))}) {
                 JMSException e = assertThrows(JMSException.class, call);
                 assertTrue(e.getMessage().endsWith("is not supported yet by Wharf"), e.getMessage());
             }

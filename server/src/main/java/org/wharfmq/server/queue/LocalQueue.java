@@ -49,6 +49,7 @@ public final class LocalQueue {
     private final long maxDepth;
     private final boolean maxDepthSetOnQueue;
     private final MessageStore store;
+    private final boolean journaled;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final MessageList[] byPriority = new MessageList[PRIORITIES];
@@ -58,6 +59,7 @@ public final class LocalQueue {
     private long depth;
     private long nextSequence = 1;
     private long consumerVisits;
+    private boolean deleted;
 
     /**
      * @param name               the queue name
@@ -66,7 +68,17 @@ public final class LocalQueue {
      * @param store              where persistent messages that expire are removed from
      */
     public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store) {
+        this(name, maxDepth, maxDepthSetOnQueue, store, true);
+    }
+
+    /**
+     * @param journaled whether its persistent messages go to the store: true for queues and durable subscriptions,
+     *                  false for a non-durable subscription's queue, which dies with its consumer anyway
+     * @see #LocalQueue(String, long, boolean, MessageStore)
+     */
+    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean journaled) {
         this.name = name;
+        this.journaled = journaled;
         this.maxDepth = maxDepth;
         this.maxDepthSetOnQueue = maxDepthSetOnQueue;
         this.store = store;
@@ -78,6 +90,11 @@ public final class LocalQueue {
     /** The queue name. */
     public String name() {
         return name;
+    }
+
+    /** Whether persistent messages on this queue are recorded in the store. */
+    public boolean journaled() {
+        return journaled;
     }
 
     /** The most messages this queue holds. */
@@ -173,7 +190,7 @@ public final class LocalQueue {
         QueueConsumer receiver = null;
         lock.lock();
         try {
-            if (message.isExpiredAt(now)) {
+            if (deleted || message.isExpiredAt(now)) {
                 discard(message);
             } else {
                 receiver = waitingConsumerFor(message);
@@ -209,7 +226,7 @@ public final class LocalQueue {
         try {
             for (int i = 0; i < messages.size(); i++) {
                 QueuedMessage message = messages.get(i);
-                if (message.isExpiredAt(now)) {
+                if (deleted || message.isExpiredAt(now)) {
                     discard(message);
                     continue;
                 }
@@ -367,6 +384,41 @@ public final class LocalQueue {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Deletes the queue (a subscription that ends): every waiting message is discarded (and removed from the store),
+     * and so is any message offered or given back later, such as one a session still held as delivered.
+     *
+     * @return how many waiting messages were discarded
+     */
+    public int delete() {
+        List<QueuedMessage> discarded = new ArrayList<>();
+        lock.lock();
+        try {
+            deleted = true;
+            for (MessageList list : byPriority) {
+                while (!list.isEmpty()) {
+                    QueuedMessage m = list.head;
+                    unlink(m);
+                    depth--;
+                    discarded.add(m);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        List<QueuedMessage> persistent = new ArrayList<>();
+        for (QueuedMessage m : discarded) {
+            if (m.persistent()) {
+                persistent.add(m);
+            }
+        }
+        if (!persistent.isEmpty()) {
+            store.remove(persistent, StoreCompletion.NONE);
+        }
+        discarded.forEach(QueuedMessage::release);
+        return discarded.size();
     }
 
     /** How many distinct correlation ids the index holds messages for (tests check the index is kept tidy). */

@@ -22,6 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class QueueManager implements AutoCloseable, RecoveryTarget {
 
+    /** Queue names the queue manager keeps for itself (subscription queues, retained publications). */
+    public static final java.util.List<String> RESERVED_PREFIXES = java.util.List.of("SYSTEM.SUB.", "SYSTEM.RETAINED.");
+
     private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
     private final boolean autoCreate;
     private final long defaultMaxDepth;
@@ -49,6 +52,11 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         if (queue != null) {
             return queue;
         }
+        if (isReserved(name)) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "': names starting with "
+                    + RESERVED_PREFIXES + " are reserved for the queue manager's subscription queues and retained "
+                    + "publications; subscribe to the topic instead.");
+        }
         if (!autoCreate) {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist and "
                     + "auto-creation is off (setting autoCreate). Define it under 'queues' in the configuration.");
@@ -60,6 +68,16 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
             store.queueCreated(n);
             return new LocalQueue(n, defaultMaxDepth, false, store);
         });
+    }
+
+    /** Whether {@code name} starts with one of {@link #RESERVED_PREFIXES}. */
+    public static boolean isReserved(String name) {
+        for (String prefix : RESERVED_PREFIXES) {
+            if (name.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Recovery: the queue exists again (whatever autoCreate says) and numbers new messages above the old ones. */
@@ -81,8 +99,9 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     }
 
     /**
-     * The queue for a destination named in a request. Only queues are served yet: topics and temporary
-     * destinations are refused with a clear ILLEGAL_STATE rather than silently ignored.
+     * The queue for a destination named in a request. Topics are served by the
+     * {@link org.wharfmq.server.topic.TopicManager}; temporary queues are refused with a clear ILLEGAL_STATE
+     * rather than silently ignored.
      *
      * @throws WharfException when the destination is missing, not a queue, or an unknown queue
      */
@@ -94,8 +113,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
             case QUEUE:
                 return queue(destination.name());
             case TOPIC:
-                throw WharfException.illegalState("Topic '" + destination.name()
-                        + "': publish/subscribe is not available yet; use a queue.");
+                throw WharfException.illegalState("Topic '" + destination.name() + "' is not a queue.");
             default:
                 throw WharfException.illegalState("Temporary destination '" + destination.name()
                         + "': temporary queues and topics are not available yet; use a named queue.");
