@@ -170,7 +170,7 @@ public final class WharfServer implements AutoCloseable {
         listeners.add(vm.channel());
         LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on " + listenUrl()
                 + " (" + transport.name().toLowerCase() + ") and " + vmUrl());
-        flowHost = FlowHost.start(vmUrl(), config); // flows connect over the in-VM listener, so they start last
+        flowHost = FlowHost.start(vmUrl(), config, topicManager::report); // flows connect over the in-VM listener, so they start last
     }
 
     /** The settings the server runs with. */

@@ -506,6 +506,43 @@ public final class TopicManager implements RecoveryTarget {
         return out;
     }
 
+    /**
+     * {@link #describe()} as a table, one line per subscription, then the retained topics: what
+     * {@code wharf topic list} prints.
+     */
+    public String report() {
+        List<SubscriptionInfo> subscriptions = describe();
+        List<String> retainedTopics = retainedTopics();
+        if (subscriptions.isEmpty() && retainedTopics.isEmpty()) {
+            return "No subscriptions and no retained publications.";
+        }
+        String[] header = {"TOPIC", "SUBSCRIPTION", "CLIENT ID", "KIND", "CONSUMERS", "DEPTH", "MISSED"};
+        List<String[]> rows = new ArrayList<>();
+        rows.add(header);
+        for (SubscriptionInfo i : subscriptions) {
+            rows.add(new String[]{i.topic(), i.name() == null ? "-" : i.name(), i.clientId() == null ? "-" : i.clientId(),
+                    (i.durable() ? "durable" : "non-durable") + (i.shared() ? " shared" : ""),
+                    Integer.toString(i.consumers()), Long.toString(i.depth()), Long.toString(i.missed())});
+        }
+        int[] widths = new int[header.length];
+        for (String[] row : rows) {
+            for (int c = 0; c < row.length; c++) {
+                widths[c] = Math.max(widths[c], row[c].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String[] row : subscriptions.isEmpty() ? List.<String[]>of() : rows) {
+            for (int c = 0; c < row.length; c++) {
+                sb.append(String.format(c < 4 ? "%-" + widths[c] + "s" : "%" + widths[c] + "s", row[c]));
+                sb.append(c < row.length - 1 ? "  " : "\n");
+            }
+        }
+        if (!retainedTopics.isEmpty()) {
+            sb.append("Retained publications on: ").append(String.join(", ", retainedTopics)).append('\n');
+        }
+        return sb.toString().stripTrailing();
+    }
+
     /** The topics that have a retained publication, sorted. */
     public List<String> retainedTopics() {
         List<String> topics = new ArrayList<>(retained.keySet());
