@@ -50,6 +50,7 @@ final class JmsErrors {
             case INVALID_SELECTOR -> new InvalidSelectorException(text, errorCode);
             case TRANSACTION_ROLLED_BACK -> new TransactionRolledBackException(text, errorCode);
             case ILLEGAL_STATE -> new IllegalStateException(text, errorCode);
+            case INVALID_CLIENT_ID -> new InvalidClientIDException(text, errorCode);
             default -> new JMSException(text, errorCode);
         };
     }

@@ -465,6 +465,8 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
                 throw new IllegalStateException("setClientID must be called before the connection is used");
             }
             checkUsable();
+            // the server keeps client IDs unique across its connections (InvalidClientIDException otherwise)
+            requestOk(rid -> new Frame.SetClientId(rid, clientID), "SET_CLIENT_ID");
             clientId = clientID;
             clientIdFrozen = true;
         }

@@ -407,9 +407,25 @@ public final class WharfJMSContext implements JMSContext {
 
     @Override
     public JMSConsumer createConsumer(Destination destination, String messageSelector) {
+        return consumer(s -> s.createConsumer(destination, messageSelector));
+    }
+
+    /** {@code noLocal} concerns topics only; for a queue it is ignored, as JMS says. */
+    @Override
+    public JMSConsumer createConsumer(Destination destination, String messageSelector, boolean noLocal) {
+        return consumer(s -> s.createConsumer(destination, messageSelector, noLocal));
+    }
+
+    /** What creates a consumer on the context's session. */
+    @FunctionalInterface
+    private interface ConsumerFactory {
+        javax.jms.MessageConsumer create(WharfSession session) throws JMSException;
+    }
+
+    private JMSConsumer consumer(ConsumerFactory factory) {
         WharfSession s = session();
         try {
-            WharfMessageConsumer consumer = (WharfMessageConsumer) s.createConsumer(destination, messageSelector);
+            WharfMessageConsumer consumer = (WharfMessageConsumer) factory.create(s);
             if (autoStart) {
                 connection().start();
             }
@@ -419,10 +435,43 @@ public final class WharfJMSContext implements JMSContext {
         }
     }
 
-    /** {@code noLocal} concerns topics only; for a queue it is ignored, as JMS says. */
     @Override
-    public JMSConsumer createConsumer(Destination destination, String messageSelector, boolean noLocal) {
-        return createConsumer(destination, messageSelector);
+    public JMSConsumer createDurableConsumer(Topic topic, String name) {
+        return consumer(s -> s.createDurableConsumer(topic, name));
+    }
+
+    @Override
+    public JMSConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal) {
+        return consumer(s -> s.createDurableConsumer(topic, name, messageSelector, noLocal));
+    }
+
+    @Override
+    public JMSConsumer createSharedDurableConsumer(Topic topic, String name) {
+        return consumer(s -> s.createSharedDurableConsumer(topic, name));
+    }
+
+    @Override
+    public JMSConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector) {
+        return consumer(s -> s.createSharedDurableConsumer(topic, name, messageSelector));
+    }
+
+    @Override
+    public JMSConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) {
+        return consumer(s -> s.createSharedConsumer(topic, sharedSubscriptionName));
+    }
+
+    @Override
+    public JMSConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector) {
+        return consumer(s -> s.createSharedConsumer(topic, sharedSubscriptionName, messageSelector));
+    }
+
+    @Override
+    public void unsubscribe(String name) {
+        try {
+            session().unsubscribe(name);
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
+        }
     }
 
     // ---- destinations ----
@@ -445,43 +494,7 @@ public final class WharfJMSContext implements JMSContext {
         return new WharfTopic(topicName);
     }
 
-    // ---- not supported yet (publish/subscribe, browsing, temporary destinations) ----
-
-    @Override
-    public JMSConsumer createDurableConsumer(Topic topic, String name) {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("Durable subscriptions");
-    }
-
-    @Override
-    public JMSConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal) {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("Durable subscriptions");
-    }
-
-    @Override
-    public JMSConsumer createSharedDurableConsumer(Topic topic, String name) {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("Durable subscriptions");
-    }
-
-    @Override
-    public JMSConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector) {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("Durable subscriptions");
-    }
-
-    @Override
-    public JMSConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("Shared subscriptions");
-    }
-
-    @Override
-    public JMSConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector) {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("Shared subscriptions");
-    }
+    // ---- not supported yet (browsing, temporary destinations) ----
 
     @Override
     public QueueBrowser createBrowser(Queue queue) {
@@ -513,12 +526,6 @@ public final class WharfJMSContext implements JMSContext {
         } catch (JMSException e) {
             throw JmsErrors.toRuntime(e);
         }
-    }
-
-    @Override
-    public void unsubscribe(String name) {
-        checkOpen();
-        throw JmsErrors.notSupportedRuntime("Durable subscriptions");
     }
 
     @Override

@@ -8,6 +8,8 @@ import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageListener;
 import javax.jms.Queue;
+import javax.jms.Topic;
+import javax.jms.TopicSubscriber;
 import javax.jms.QueueReceiver;
 import javax.jms.Destination;
 import java.util.ArrayDeque;
@@ -15,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 /**
- * A queue consumer. The server pushes up to {@code prefetch} messages ahead of the application into this
+ * A consumer of a queue or of a topic subscription (whose queue lives on the server). The server pushes up to {@code prefetch} messages ahead of the application into this
  * consumer's buffer; the consumer returns credit in batches of half the window as the application consumes.
  * {@link #receiveNoWait()} asks the server with PULL when the buffer is empty, so it never misses a message
  * already on the queue. Expired messages are dropped (and count as consumed) instead of being returned.
@@ -23,13 +25,14 @@ import java.util.concurrent.locks.Condition;
  * <p>Buffer, pull state and listener are guarded by the session's lock; the consumption counters are used
  * only by the session's thread.
  */
-public final class WharfMessageConsumer implements QueueReceiver {
+public final class WharfMessageConsumer implements QueueReceiver, TopicSubscriber {
     private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
 
     private final WharfSession session;
     private final int id;
     private final Destination destination;
     private final String selector;
+    private final boolean noLocal;
     private final Condition available;
     private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
     private volatile MessageListener listener;
@@ -40,11 +43,13 @@ public final class WharfMessageConsumer implements QueueReceiver {
     private volatile long lastConsumedDeliveryId;
     private int unreturnedCredit;
 
-    WharfMessageConsumer(WharfSession session, int id, Destination destination, String selector, Condition available) {
+    WharfMessageConsumer(WharfSession session, int id, Destination destination, String selector, boolean noLocal,
+                         Condition available) {
         this.session = session;
         this.id = id;
         this.destination = destination;
         this.selector = selector;
+        this.noLocal = noLocal;
         this.available = available;
     }
 
@@ -248,6 +253,18 @@ public final class WharfMessageConsumer implements QueueReceiver {
     public Queue getQueue() throws JMSException {
         checkOpen();
         return (Queue) destination;
+    }
+
+    @Override
+    public Topic getTopic() throws JMSException {
+        checkOpen();
+        return (Topic) destination;
+    }
+
+    @Override
+    public boolean getNoLocal() throws JMSException {
+        checkOpen();
+        return noLocal;
     }
 
     @Override

@@ -10,6 +10,8 @@ import javax.jms.InvalidDestinationException;
 import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.Queue;
+import javax.jms.Topic;
+import javax.jms.TopicPublisher;
 import javax.jms.QueueSender;
 
 /**
@@ -19,7 +21,7 @@ import javax.jms.QueueSender;
  * {@link CompletionListener} return at once and complete through it. The message ID and timestamp hints are
  * honoured: disabled, the message goes without an ID (null) or timestamp (0).
  */
-public final class WharfMessageProducer implements QueueSender {
+public final class WharfMessageProducer implements QueueSender, TopicPublisher {
     private final WharfSession session;
     private final int id;
     private final Destination destination;
@@ -138,6 +140,32 @@ public final class WharfMessageProducer implements QueueSender {
     public Queue getQueue() throws JMSException {
         checkOpen();
         return (Queue) destination;
+    }
+
+    @Override
+    public Topic getTopic() throws JMSException {
+        checkOpen();
+        return (Topic) destination;
+    }
+
+    @Override
+    public void publish(Message message) throws JMSException {
+        send(message);
+    }
+
+    @Override
+    public void publish(Message message, int deliveryMode, int priority, long timeToLive) throws JMSException {
+        send(message, deliveryMode, priority, timeToLive);
+    }
+
+    @Override
+    public void publish(Topic topic, Message message) throws JMSException {
+        send(topic, message);
+    }
+
+    @Override
+    public void publish(Topic topic, Message message, int deliveryMode, int priority, long timeToLive) throws JMSException {
+        send(topic, message, deliveryMode, priority, timeToLive);
     }
 
     private static int checkDeliveryMode(int mode) throws JMSException {

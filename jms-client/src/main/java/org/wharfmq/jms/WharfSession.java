@@ -236,8 +236,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         return connection.temporaries().createTopic();
     }
 
-    /** The wire form of a point-to-point destination; topics come with publish/subscribe. */
-    private static WireDestination queueDestination(Destination destination, String use) throws JMSException {
+    /** The wire form of a queue or topic a producer or consumer names. */
+    private static WireDestination wireDestination(Destination destination) throws JMSException {
         if (destination == null) {
             throw new InvalidDestinationException("The destination must not be null");
         }
@@ -245,11 +245,19 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             throw new InvalidDestinationException("Temporary queue '" + t.getQueueName() + "' has been deleted",
                     ErrorCode.UNKNOWN_DESTINATION.name());
         }
-        WireDestination wire = WharfDestination.toWire(destination);
-        if (!wire.kind().isQueue()) {
-            throw JmsErrors.notSupported(use + " topics (publish/subscribe)");
+        if (destination instanceof WharfTemporaryTopic t && t.isDeleted()) {
+            throw new InvalidDestinationException("Temporary topic '" + t.getTopicName() + "' has been deleted",
+                    ErrorCode.UNKNOWN_DESTINATION.name());
         }
-        return wire;
+        return WharfDestination.toWire(destination);
+    }
+
+    /** The wire form of a topic a subscription names. */
+    private static WireDestination topicDestination(Topic topic) throws JMSException {
+        if (topic == null) {
+            throw new InvalidDestinationException("The topic must not be null");
+        }
+        return wireDestination(topic);
     }
 
     // ---- producers ----
@@ -266,12 +274,12 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     @Override
     public TopicPublisher createPublisher(Topic topic) throws JMSException {
-        throw JmsErrors.notSupported("Publishing to topics (publish/subscribe)");
+        return newProducer(topic);
     }
 
     private WharfMessageProducer newProducer(Destination destination) throws JMSException {
         checkOpen();
-        WireDestination wire = destination == null ? null : queueDestination(destination, "Sending to");
+        WireDestination wire = destination == null ? null : wireDestination(destination);
         int producerId = connection.nextProducerId();
         connection.requestOk(rid -> new Frame.CreateProducer(rid, id, producerId, wire), "CREATE_PRODUCER");
         WharfMessageProducer producer = new WharfMessageProducer(this, producerId, destination, wire);
@@ -287,7 +295,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     /** The wire destination a producer sends to: its own, or for an anonymous producer the one given. */
     static WireDestination sendDestination(Destination destination) throws JMSException {
-        return queueDestination(destination, "Sending to");
+        return wireDestination(destination);
     }
 
     /**
@@ -430,9 +438,13 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         return newConsumer(destination, messageSelector);
     }
 
+    /** {@code noLocal} concerns topics only; for a queue it is ignored, as JMS says. */
     @Override
     public MessageConsumer createConsumer(Destination destination, String messageSelector, boolean noLocal) throws JMSException {
-        return newConsumer(destination, messageSelector); // noLocal only concerns topics
+        checkOpen();
+        WireDestination wire = wireDestination(destination);
+        int flags = noLocal && !wire.kind().isQueue() ? Frame.CONSUMER_NO_LOCAL : 0;
+        return newConsumer(destination, wire, messageSelector, flags, null);
     }
 
     @Override
@@ -447,15 +459,103 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     private WharfMessageConsumer newConsumer(Destination destination, String selector) throws JMSException {
         checkOpen();
-        WireDestination wire = queueDestination(destination, "Consuming from");
+        return newConsumer(destination, wireDestination(destination), selector, 0, null);
+    }
+
+    // ---- publish/subscribe ----
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
+        return createSubscriber(topic, null, false);
+    }
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal) throws JMSException {
+        checkOpen();
+        return newConsumer(topic, topicDestination(topic), messageSelector, noLocal ? Frame.CONSUMER_NO_LOCAL : 0, null);
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name) throws JMSException {
+        return createDurableSubscriber(topic, name, null, false);
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal) throws JMSException {
+        checkOpen();
+        requireSubscriptionName(name);
+        if (connection.getClientID() == null) {
+            throw new IllegalStateException("Durable subscription '" + name + "' needs a client ID: call "
+                    + "Connection.setClientID first, or use createSharedDurableConsumer (JMS 2.0 section 6.11.1)");
+        }
+        return newConsumer(topic, topicDestination(topic), messageSelector,
+                Frame.CONSUMER_DURABLE | (noLocal ? Frame.CONSUMER_NO_LOCAL : 0), name);
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
+        return createDurableSubscriber(topic, name, null, false);
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal) throws JMSException {
+        return createDurableSubscriber(topic, name, messageSelector, noLocal);
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
+        return createSharedConsumer(topic, sharedSubscriptionName, null);
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector) throws JMSException {
+        checkOpen();
+        requireSubscriptionName(sharedSubscriptionName);
+        return newConsumer(topic, topicDestination(topic), messageSelector, Frame.CONSUMER_SHARED, sharedSubscriptionName);
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
+        return createSharedDurableConsumer(topic, name, null);
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector) throws JMSException {
+        checkOpen();
+        requireSubscriptionName(name);
+        return newConsumer(topic, topicDestination(topic), messageSelector,
+                Frame.CONSUMER_DURABLE | Frame.CONSUMER_SHARED, name);
+    }
+
+    /**
+     * Deletes a durable subscription of this connection's client ID: InvalidDestinationException when there is none
+     * of that name, IllegalStateException while a consumer is open on it.
+     */
+    @Override
+    public void unsubscribe(String name) throws JMSException {
+        checkOpen();
+        requireSubscriptionName(name);
+        connection.requestOk(rid -> new Frame.Unsubscribe(rid, name), "UNSUBSCRIBE");
+    }
+
+    private static void requireSubscriptionName(String name) throws JMSException {
+        if (name == null || name.isEmpty()) {
+            throw new JMSException("A subscription name must not be null or empty");
+        }
+    }
+
+    private WharfMessageConsumer newConsumer(Destination destination, WireDestination wire, String selector, int flags,
+                                             String subscriptionName) throws JMSException {
         String selectorText = parsedSelector(selector);
         int consumerId = connection.nextConsumerId();
-        WharfMessageConsumer consumer = new WharfMessageConsumer(this, consumerId, destination, selectorText, lock.newCondition());
+        WharfMessageConsumer consumer = new WharfMessageConsumer(this, consumerId, destination, selectorText,
+                (flags & Frame.CONSUMER_NO_LOCAL) != 0, lock.newCondition());
         // registered before the request: deliveries may follow the OK immediately
         consumers.add(consumer);
         connection.registerConsumer(consumer);
         try {
-            connection.requestOk(rid -> new Frame.CreateConsumer(rid, id, consumerId, wire, selectorText, prefetch, 0, null),
+            connection.requestOk(rid -> new Frame.CreateConsumer(rid, id, consumerId, wire, selectorText, prefetch, flags,
+                    subscriptionName),
                     "CREATE_CONSUMER");
         } catch (JMSException e) {
             connection.unregisterConsumer(consumer);
@@ -489,7 +589,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (queue == null) {
             throw new InvalidDestinationException("The queue to browse must not be null");
         }
-        WireDestination wire = queueDestination(queue, "Browsing");
+        WireDestination wire = wireDestination(queue);
         String selectorText = parsedSelector(messageSelector);
         WharfQueueBrowser browser = new WharfQueueBrowser(this, queue, wire, selectorText);
         browser.validate();
@@ -1146,61 +1246,6 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         throw JmsErrors.notSupportedRuntime("Session.run (application server facilities)");
     }
 
-
-    @Override
-    public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
-        throw JmsErrors.notSupported("Subscribing to topics (publish/subscribe)");
-    }
-
-    @Override
-    public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal) throws JMSException {
-        throw JmsErrors.notSupported("Subscribing to topics (publish/subscribe)");
-    }
-
-    @Override
-    public TopicSubscriber createDurableSubscriber(Topic topic, String name) throws JMSException {
-        throw JmsErrors.notSupported("Durable subscriptions");
-    }
-
-    @Override
-    public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal) throws JMSException {
-        throw JmsErrors.notSupported("Durable subscriptions");
-    }
-
-    @Override
-    public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
-        throw JmsErrors.notSupported("Durable subscriptions");
-    }
-
-    @Override
-    public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal) throws JMSException {
-        throw JmsErrors.notSupported("Durable subscriptions");
-    }
-
-    @Override
-    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
-        throw JmsErrors.notSupported("Shared subscriptions");
-    }
-
-    @Override
-    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector) throws JMSException {
-        throw JmsErrors.notSupported("Shared subscriptions");
-    }
-
-    @Override
-    public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
-        throw JmsErrors.notSupported("Durable subscriptions");
-    }
-
-    @Override
-    public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector) throws JMSException {
-        throw JmsErrors.notSupported("Durable subscriptions");
-    }
-
-    @Override
-    public void unsubscribe(String name) throws JMSException {
-        throw JmsErrors.notSupported("Durable subscriptions");
-    }
 
     @Override
     public String toString() {

@@ -6,7 +6,8 @@ import javax.jms.Topic;
 
 /**
  * A Wharf topic, identified by its physical name. Topic objects can be created and passed around (for example as
- * JMSReplyTo); publishing and subscribing are not supported yet.
+ * JMSReplyTo), published to and subscribed to. Levels are separated by {@code /}; subscriptions may use the
+ * wildcards {@code +} (one level) and {@code #} (any number of levels, last), as IBM MQ topic strings do.
  */
 public sealed class WharfTopic extends WharfDestination implements Topic permits WharfTemporaryTopic {
     private static final long serialVersionUID = 1L;

@@ -194,6 +194,8 @@ final class FakeServer implements AutoCloseable {
         if (f instanceof Frame.Commit x) return x.requestId();
         if (f instanceof Frame.Rollback x) return x.requestId();
         if (f instanceof Frame.Close x) return x.requestId();
+        if (f instanceof Frame.SetClientId x) return x.requestId();
+        if (f instanceof Frame.Unsubscribe x) return x.requestId();
         return 0;
     }
 }

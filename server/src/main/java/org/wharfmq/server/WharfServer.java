@@ -18,6 +18,7 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.transport.NativeTransport;
@@ -67,6 +68,7 @@ public final class WharfServer implements AutoCloseable {
     private final ServerConfig config;
     private final NativeTransport transport;
     private final QueueManager queueManager;
+    private final TopicManager topicManager;
     private final MessageStore store;
     private final ChannelGroup connections;
     private final EventLoopGroup acceptorGroup;
@@ -82,6 +84,7 @@ public final class WharfServer implements AutoCloseable {
         this.transport = NativeTransport.best();
         this.store = store;
         this.queueManager = new QueueManager(config, store);
+        this.topicManager = new TopicManager(config, queueManager);
         this.connections = new DefaultChannelGroup("wharf-connections", GlobalEventExecutor.INSTANCE);
         this.acceptorGroup = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-accept", true));
         this.ioGroup = transport.eventLoopGroup(0, new DefaultThreadFactory("wharf-io", true));
@@ -116,7 +119,7 @@ public final class WharfServer implements AutoCloseable {
             throw e;
         }
         try {
-            store.recover(server.queueManager);
+            store.recover(server.topicManager); // durable subscriptions and retained ones; queues go on to the queue manager
             server.bind();
         } catch (Exception | Error e) {
             server.close();
@@ -126,7 +129,8 @@ public final class WharfServer implements AutoCloseable {
     }
 
     private void bind() throws Exception {
-        ServerContext context = new ServerContext(config, queueManager, connections, WharfVersion.current());
+        ServerContext context = new ServerContext(config, queueManager, topicManager, connections,
+                WharfVersion.current());
         ServerChannelInitializer initializer = new ServerChannelInitializer(context);
 
         ChannelFuture tcp = new ServerBootstrap()
@@ -166,7 +170,7 @@ public final class WharfServer implements AutoCloseable {
         listeners.add(vm.channel());
         LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on " + listenUrl()
                 + " (" + transport.name().toLowerCase() + ") and " + vmUrl());
-        flowHost = FlowHost.start(vmUrl(), config); // flows connect over the in-VM listener, so they start last
+        flowHost = FlowHost.start(vmUrl(), config, topicManager::report); // flows connect over the in-VM listener, so they start last
     }
 
     /** The settings the server runs with. */
@@ -206,6 +210,11 @@ public final class WharfServer implements AutoCloseable {
         return queueManager;
     }
 
+    /** Topics, subscriptions, retained publications and client IDs. */
+    public TopicManager topicManager() {
+        return topicManager;
+    }
+
     /**
      * Stops in order: no new connections, clients told SERVER_CLOSING, connections closed (their unacknowledged
      * messages go back to the queues), event loops stopped, then queues and store released. Idempotent.
@@ -231,6 +240,7 @@ public final class WharfServer implements AutoCloseable {
         for (Future<?> termination : terminations) {
             termination.awaitUninterruptibly(2L * SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         }
+        topicManager.close();
         queueManager.close();
         store.close();
     }

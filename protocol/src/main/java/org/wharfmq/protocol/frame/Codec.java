@@ -66,6 +66,7 @@ final class Codec {
             case OK -> new Frame.Ok(in.readInt());
             case ERROR -> new Frame.Error(in.readInt(), ErrorCode.of(in.readShort()), WireStrings.read(in), in.readInt(), in.readInt());
             case CLOSE -> new Frame.Close(in.readInt());
+            case SET_CLIENT_ID -> new Frame.SetClientId(in.readInt(), WireStrings.read(in));
             case CREATE_SESSION -> new Frame.CreateSession(in.readInt(), in.readInt(), in.readBoolean(), in.readByte());
             case CLOSE_SESSION -> new Frame.CloseSession(in.readInt(), in.readInt());
             case CREATE_PRODUCER -> new Frame.CreateProducer(in.readInt(), in.readInt(), in.readInt(), WireDestination.read(in));
@@ -91,6 +92,7 @@ final class Codec {
             case ACK -> new Frame.Ack(in.readInt(), in.readInt(), readConsumed(in));
             case COMMIT -> new Frame.Commit(in.readInt(), in.readInt(), readConsumed(in));
             case ROLLBACK -> new Frame.Rollback(in.readInt(), in.readInt(), readConsumed(in));
+            case UNSUBSCRIBE -> new Frame.Unsubscribe(in.readInt(), WireStrings.read(in));
             case CREATE_TEMPORARY -> new Frame.CreateTemporary(in.readInt(), temporary(WireDestination.read(in), type));
             case DELETE_TEMPORARY -> new Frame.DeleteTemporary(in.readInt(), temporary(WireDestination.read(in), type));
         };

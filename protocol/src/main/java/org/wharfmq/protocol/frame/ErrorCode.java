@@ -25,6 +25,8 @@ public enum ErrorCode {
     ILLEGAL_STATE(15),
     /** The server is shutting down. */
     SERVER_CLOSING(16),
+    /** The client ID is in use by another connection of the server, or is not a valid client ID. */
+    INVALID_CLIENT_ID(17),
     /** A bug or an unexpected condition in the server; the message says more. */
     INTERNAL_ERROR(99);
 

@@ -113,6 +113,22 @@ public sealed interface Frame {
         }
     }
 
+    /**
+     * Client → server: the connection's JMS client ID. Allowed only before any session exists on the connection
+     * (else ILLEGAL_STATE) and only once; a client ID another connection of the server holds is refused with
+     * INVALID_CLIENT_ID. Durable subscriptions are named within the client ID.
+     */
+    record SetClientId(int requestId, String clientId) implements Frame {
+        public FrameType type() {
+            return FrameType.SET_CLIENT_ID;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            WireStrings.write(out, clientId);
+        }
+    }
+
     // ---- sessions, producers, consumers (ids are chosen by the client and unique per connection) ----
 
     /** Client → server. {@code ackMode} uses the JMS Session constants; ignored when transacted. */
@@ -342,6 +358,22 @@ public sealed interface Frame {
             out.writeInt(requestId);
             out.writeInt(sessionId);
             Codec.writeConsumed(out, consumed);
+        }
+    }
+
+    /**
+     * Client → server: delete the durable subscription {@code subscriptionName} of this connection's client ID
+     * (none when unset) and the messages it holds. UNKNOWN_DESTINATION when there is no such durable subscription,
+     * ILLEGAL_STATE while a consumer is open on it.
+     */
+    record Unsubscribe(int requestId, String subscriptionName) implements Frame {
+        public FrameType type() {
+            return FrameType.UNSUBSCRIBE;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            WireStrings.write(out, subscriptionName);
         }
     }
 

@@ -96,6 +96,11 @@ public final class MessageHeaders {
         return MessageEncoding.readProperties(in);
     }
 
+    /** Whether {@code message} (the buffer these headers were read from) has any property, without decoding them. */
+    public boolean hasProperties(ByteBuf message) {
+        return message.getShort(message.readerIndex() + propertiesOffset + 4) != 0;
+    }
+
     /** The JMS message type. */
     public BodyType bodyType() {
         return bodyType;

@@ -157,17 +157,22 @@ final class FlowCommand implements Runnable {
         return message;
     }
 
-    private static Message command(Message message, String command) throws JMSException {
+    static Message command(Message message, String command) throws JMSException {
         message.setStringProperty(AdminResponder.COMMAND, command);
         return message;
     }
 
     @FunctionalInterface
-    private interface RequestBuilder {
+    interface RequestBuilder {
         Message build(Session session) throws JMSException;
     }
 
     private int request(ServerOption server, RequestBuilder builder) {
+        return request(spec, server, builder);
+    }
+
+    /** Sends one admin request to the server's command queue and prints its answer; returns the exit status. */
+    static int request(CommandSpec spec, ServerOption server, RequestBuilder builder) {
         try (Connection connection = new WharfConnectionFactory(server.url).createConnection()) {
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);

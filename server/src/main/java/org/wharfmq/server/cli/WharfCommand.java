@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "wharf", mixinStandardHelpOptions = true, versionProvider = WharfCommand.VersionProvider.class,
         description = "Wharf: an open-source queue manager and JMS provider for the JVM.",
-        subcommands = {ServerCommand.class, FlowCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServerCommand.class, FlowCommand.class, TopicCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
 public final class WharfCommand implements Runnable {
 
     @Spec

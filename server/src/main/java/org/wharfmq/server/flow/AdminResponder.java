@@ -20,7 +20,8 @@ import java.util.List;
  *
  * <p>Commands: {@code deploy} (BytesMessage body = the jar; properties {@value #CLASS}, {@value #INSTANCES},
  * {@value #JAR_NAME}), {@code undeploy}, {@code list}, {@code stats} (optional {@value #FLOW}; optional
- * {@value #SWITCH} to turn timing on or off), {@code trace} ({@value #FLOW} and {@value #SWITCH}).
+ * {@value #SWITCH} to turn timing on or off), {@code trace} ({@value #FLOW} and {@value #SWITCH}), {@code topics}
+ * (the subscriptions of every topic and their backlogs, for {@code wharf topic list}).
  */
 public final class AdminResponder implements AutoCloseable {
 
@@ -46,22 +47,26 @@ public final class AdminResponder implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AdminResponder.class.getName());
 
     private final FlowHost host;
+    private final java.util.function.Supplier<String> topics;
     private final Connection connection;
     private final Session session;
     private final MessageProducer replier;
 
-    private AdminResponder(FlowHost host, Connection connection) throws JMSException {
+    private AdminResponder(FlowHost host, java.util.function.Supplier<String> topics, Connection connection)
+            throws JMSException {
         this.host = host;
+        this.topics = topics;
         this.connection = connection;
         this.session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         this.replier = session.createProducer(null);
     }
 
     /** Opens the command queue and serves it on the session's listener thread. */
-    static AdminResponder start(ConnectionFactory connectionFactory, FlowHost host) throws JMSException {
+    static AdminResponder start(ConnectionFactory connectionFactory, FlowHost host,
+                                java.util.function.Supplier<String> topics) throws JMSException {
         Connection connection = connectionFactory.createConnection();
         try {
-            AdminResponder responder = new AdminResponder(host, connection);
+            AdminResponder responder = new AdminResponder(host, topics, connection);
             responder.session.createConsumer(responder.session.createQueue(COMMAND_QUEUE))
                     .setMessageListener(responder::serve);
             connection.start();
@@ -139,8 +144,11 @@ public final class AdminResponder implements AutoCloseable {
                         .trace(on(required(request.getStringProperty(SWITCH), "on or off")));
                 return "Trace of flow " + flow + " " + request.getStringProperty(SWITCH);
             }
+            case "topics" -> {
+                return topics.get();
+            }
             default -> throw new IllegalArgumentException("Unknown admin command '" + command
-                    + "': use deploy, undeploy, list, stats or trace.");
+                    + "': use deploy, undeploy, list, stats, trace or topics.");
         }
     }
 

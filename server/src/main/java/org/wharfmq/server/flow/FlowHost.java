@@ -46,10 +46,12 @@ public final class FlowHost implements AutoCloseable {
      *
      * @param vmUrl  the server's in-VM URL, which flows and the admin responder connect to
      * @param config the server's settings: its flows, data directory (uploaded jars go under {@code flows/})
+     * @param topics what the admin command {@code topics} answers ({@code wharf topic list})
      * @throws JMSException             when a flow cannot start
      * @throws IllegalArgumentException when a jar or class is wrong or a flow is invalid
      */
-    public static FlowHost start(String vmUrl, ServerConfig config) throws JMSException {
+    public static FlowHost start(String vmUrl, ServerConfig config, java.util.function.Supplier<String> topics)
+            throws JMSException {
         FlowHost host = new FlowHost(vmUrl, config.dataDirectory());
         try {
             for (FlowConfig flow : config.flows()) {
@@ -58,7 +60,7 @@ public final class FlowHost implements AutoCloseable {
             boolean commandQueue = config.autoCreate()
                     || config.queues().stream().anyMatch(q -> AdminResponder.COMMAND_QUEUE.equals(q.name()));
             if (commandQueue) {
-                host.admin = AdminResponder.start(host.connectionFactory, host);
+                host.admin = AdminResponder.start(host.connectionFactory, host, topics);
             } else {
                 LOG.log(System.Logger.Level.INFO, "Auto-creation is off and " + AdminResponder.COMMAND_QUEUE
                         + " is not defined: 'wharf flow' commands are not served");

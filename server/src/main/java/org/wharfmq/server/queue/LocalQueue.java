@@ -51,6 +51,7 @@ public final class LocalQueue {
     private final long maxDepth;
     private final boolean maxDepthSetOnQueue;
     private final MessageStore store;
+    private final boolean journaled;
     private final boolean temporary;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -61,7 +62,7 @@ public final class LocalQueue {
     private long depth;
     private long nextSequence = 1;
     private long consumerVisits;
-    /** A deleted temporary queue accepts nothing more: messages that reach it are discarded. */
+    /** A deleted queue (temporary queue, ended subscription) keeps nothing: messages that reach it are discarded. */
     private boolean deleted;
 
     /**
@@ -71,11 +72,22 @@ public final class LocalQueue {
      * @param store              where persistent messages that expire are removed from
      */
     public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store) {
-        this(name, maxDepth, maxDepthSetOnQueue, store, false);
+        this(name, maxDepth, maxDepthSetOnQueue, store, true, false);
     }
 
-    private LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean temporary) {
+    /**
+     * @param journaled whether its persistent messages go to the store: true for queues and durable subscriptions,
+     *                  false for a non-durable subscription's queue, which dies with its consumer anyway
+     * @see #LocalQueue(String, long, boolean, MessageStore)
+     */
+    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean journaled) {
+        this(name, maxDepth, maxDepthSetOnQueue, store, journaled, false);
+    }
+
+    private LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean journaled,
+                       boolean temporary) {
         this.name = name;
+        this.journaled = journaled;
         this.maxDepth = maxDepth;
         this.maxDepthSetOnQueue = maxDepthSetOnQueue;
         this.store = store;
@@ -91,7 +103,7 @@ public final class LocalQueue {
      * connection, so there is nothing to recover).
      */
     public static LocalQueue temporary(String name, long maxDepth) {
-        return new LocalQueue(name, maxDepth, false, null, true);
+        return new LocalQueue(name, maxDepth, false, null, false, true);
     }
 
     /** The queue name. */
@@ -99,7 +111,12 @@ public final class LocalQueue {
         return name;
     }
 
-    /** Whether this is a temporary queue, whose messages are never stored. */
+    /** Whether persistent messages on this queue are recorded in the store (never for a temporary queue). */
+    public boolean journaled() {
+        return journaled;
+    }
+
+    /** Whether this is a temporary queue: sends to it after {@link #delete()} are refused, not discarded. */
     public boolean isTemporary() {
         return temporary;
     }
@@ -112,21 +129,6 @@ public final class LocalQueue {
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * Deletes a temporary queue: its waiting messages are released, later sends are refused with
-     * UNKNOWN_DESTINATION, and messages that still come back to it (a delivery rolled back after the delete) are
-     * discarded. The caller has checked that no consumer is registered.
-     */
-    public void delete() {
-        lock.lock();
-        try {
-            deleted = true;
-        } finally {
-            lock.unlock();
-        }
-        clear();
     }
 
     /** The most messages this queue holds. */
@@ -166,7 +168,7 @@ public final class LocalQueue {
     public void reserve(QueuedMessage message) {
         lock.lock();
         try {
-            if (deleted) {
+            if (deleted && temporary) {
                 throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary queue '" + name
                         + "' has been deleted (by TemporaryQueue.delete() or because its connection closed).");
             }
@@ -493,6 +495,43 @@ public final class LocalQueue {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Deletes the queue (a subscription that ends, a temporary queue deleted or whose connection ended): every
+     * waiting message is discarded (and removed from the store), and so is any message offered or given back later,
+     * such as one a session still held as delivered. A temporary queue also refuses later sends (UNKNOWN_DESTINATION);
+     * the caller has checked that it has no consumer.
+     *
+     * @return how many waiting messages were discarded
+     */
+    public int delete() {
+        List<QueuedMessage> discarded = new ArrayList<>();
+        lock.lock();
+        try {
+            deleted = true;
+            for (MessageList list : byPriority) {
+                while (!list.isEmpty()) {
+                    QueuedMessage m = list.head;
+                    unlink(m);
+                    depth--;
+                    discarded.add(m);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        List<QueuedMessage> persistent = new ArrayList<>();
+        for (QueuedMessage m : discarded) {
+            if (m.persistent()) {
+                persistent.add(m);
+            }
+        }
+        if (!persistent.isEmpty()) {
+            store.remove(persistent, StoreCompletion.NONE);
+        }
+        discarded.forEach(QueuedMessage::release);
+        return discarded.size();
     }
 
     /** How many distinct correlation ids the index holds messages for (tests check the index is kept tidy). */

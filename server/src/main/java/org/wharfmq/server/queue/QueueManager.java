@@ -22,10 +22,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class QueueManager implements AutoCloseable, RecoveryTarget {
 
+    /** Queue names the queue manager keeps for itself (subscription queues, retained publications). */
+    public static final java.util.List<String> RESERVED_PREFIXES = java.util.List.of("SYSTEM.SUB.", "SYSTEM.RETAINED.");
+
     private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
     /** Temporary queues by name; each is owned by one connection's {@code TemporaryDestinations}. */
     private final ConcurrentHashMap<String, LocalQueue> temporaryQueues = new ConcurrentHashMap<>();
-    /** Names of live temporary topics; routing them is publish/subscribe's work. */
+    /** Names of live temporary topics; the TopicManager routes their publications. */
     private final Set<String> temporaryTopics = ConcurrentHashMap.newKeySet();
     private final boolean autoCreate;
     private final long defaultMaxDepth;
@@ -53,6 +56,11 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         if (queue != null) {
             return queue;
         }
+        if (isReserved(name)) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "': names starting with "
+                    + RESERVED_PREFIXES + " are reserved for the queue manager's subscription queues and retained "
+                    + "publications; subscribe to the topic instead.");
+        }
         if (!autoCreate) {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist and "
                     + "auto-creation is off (setting autoCreate). Define it under 'queues' in the configuration.");
@@ -64,6 +72,16 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
             store.queueCreated(n);
             return new LocalQueue(n, defaultMaxDepth, false, store);
         });
+    }
+
+    /** Whether {@code name} starts with one of {@link #RESERVED_PREFIXES}. */
+    public static boolean isReserved(String name) {
+        for (String prefix : RESERVED_PREFIXES) {
+            if (name.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Recovery: the queue exists again (whatever autoCreate says) and numbers new messages above the old ones. */
@@ -85,8 +103,9 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     }
 
     /**
-     * The queue for a destination named in a request: a named queue or a live temporary queue. Topics are refused
-     * with a clear ILLEGAL_STATE rather than silently ignored (publish/subscribe serves them).
+     * The queue for a destination named in a request: a named queue or a live temporary queue. Topics (and
+     * temporary topics) are served by the {@link org.wharfmq.server.topic.TopicManager}, so naming one here is
+     * an ILLEGAL_STATE.
      *
      * @throws WharfException when the destination is missing, not a queue, an unknown queue, or a temporary
      *                        queue that has been deleted (UNKNOWN_DESTINATION)
@@ -101,14 +120,9 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
             case TEMPORARY_QUEUE:
                 return temporaryQueue(destination.name());
             case TOPIC:
-                throw WharfException.illegalState("Topic '" + destination.name()
-                        + "': publish/subscribe is not available yet; use a queue.");
+                throw WharfException.illegalState("Topic '" + destination.name() + "' is not a queue.");
             default:
-                if (!temporaryTopics.contains(destination.name())) {
-                    throw noTemporary("topic", destination.name());
-                }
-                throw WharfException.illegalState("Temporary topic '" + destination.name()
-                        + "': publish/subscribe is not available yet; use a temporary queue.");
+                throw WharfException.illegalState("Temporary topic '" + destination.name() + "' is not a queue.");
         }
     }
 

@@ -19,7 +19,7 @@ import java.util.Map;
  * are guarded by the owning {@link LocalQueue}'s lock; while a message is delivered it belongs to the session that
  * holds the delivery, which alone touches it until it is acknowledged or returned.
  */
-public final class QueuedMessage implements SelectorContext, StoredMessage {
+public final class QueuedMessage implements SelectorContext, StoredMessage, java.util.function.Supplier<Map<String, Object>> {
 
     private final LocalQueue queue;
     private final ByteBuf content;
@@ -42,9 +42,19 @@ public final class QueuedMessage implements SelectorContext, StoredMessage {
      * @param headers the headers read from {@code content}
      */
     public QueuedMessage(LocalQueue queue, ByteBuf content, MessageHeaders headers) {
+        this(queue, content, headers, null);
+    }
+
+    /**
+     * A copy of a publication for one subscription's queue.
+     *
+     * @param properties the properties already decoded from {@code content} (shared, never changed), or null
+     */
+    public QueuedMessage(LocalQueue queue, ByteBuf content, MessageHeaders headers, Map<String, Object> properties) {
         this.queue = queue;
         this.content = content;
         this.headers = headers;
+        this.properties = properties;
     }
 
     /** The queue this message is on, or is being delivered from. */
@@ -68,11 +78,16 @@ public final class QueuedMessage implements SelectorContext, StoredMessage {
     }
 
     /**
-     * Whether the message goes to the {@link org.wharfmq.server.store.MessageStore}: JMSDeliveryMode PERSISTENT on a
-     * queue that outlives its connection. A temporary queue's messages are never stored, whatever their mode.
+     * The message goes to the {@link org.wharfmq.server.store.MessageStore}: JMSDeliveryMode is PERSISTENT and its
+     * queue is journaled (a temporary queue or a non-durable subscription's queue is not).
      */
     public boolean persistent() {
-        return headers.persistent() && !queue.isTemporary();
+        return headers.persistent() && queue.journaled();
+    }
+
+    /** The header fields read when the message arrived. */
+    public MessageHeaders headers() {
+        return headers;
     }
 
     /** JMSPriority, 0-9. */
@@ -116,6 +131,15 @@ public final class QueuedMessage implements SelectorContext, StoredMessage {
 
     @Override
     public Object getValue(String identifier) {
+        return valueOf(headers, identifier, deliveryCount(), this);
+    }
+
+    /**
+     * The value of a selector identifier: a JMS header read from {@code headers}, else a property of
+     * {@code propertySource}. Shared with the publication a topic's subscriptions select on.
+     */
+    public static Object valueOf(MessageHeaders headers, String identifier, int deliveryCount,
+                                 java.util.function.Supplier<Map<String, Object>> propertySource) {
         switch (identifier) {
             case "JMSDeliveryMode":
                 return headers.persistent() ? "PERSISTENT" : "NON_PERSISTENT";
@@ -130,10 +154,16 @@ public final class QueuedMessage implements SelectorContext, StoredMessage {
             case "JMSType":
                 return headers.type();
             case "JMSXDeliveryCount":
-                return deliveryCount();
+                return deliveryCount;
             default:
-                return properties().get(identifier);
+                return propertySource.get().get(identifier);
         }
+    }
+
+    /** The decoded properties (decoded on first use, then kept). */
+    @Override
+    public Map<String, Object> get() {
+        return properties();
     }
 
     private Map<String, Object> properties() {

@@ -25,6 +25,8 @@ public final class ServerConsumer implements QueueConsumer {
     private final DeliveryWindow window;
     final ArrayDeque<Delivery> unacknowledged = new ArrayDeque<>();
     boolean open = true;
+    /** Runs once the consumer has closed and given back its messages (a subscription counts its consumers). */
+    private Runnable onClose;
 
     ServerConsumer(int id, ServerSession session, LocalQueue queue, Selector selector, int credit) {
         this.id = id;
@@ -42,6 +44,20 @@ public final class ServerConsumer implements QueueConsumer {
     /** The session the consumer belongs to. */
     public ServerSession session() {
         return session;
+    }
+
+    /** Makes {@code action} run once this consumer has closed and given back its unconsumed messages. */
+    public void onClose(Runnable action) {
+        this.onClose = action;
+    }
+
+    /** Runs the close action, once. */
+    void closed() {
+        Runnable action = onClose;
+        onClose = null;
+        if (action != null) {
+            action.run();
+        }
     }
 
     /** The queue it consumes from. */

@@ -13,6 +13,10 @@ import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.store.StoreCompletion;
+import org.wharfmq.server.topic.Publication;
+import org.wharfmq.server.topic.TopicManager;
+import org.wharfmq.protocol.message.WireDestination;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -52,6 +56,8 @@ public final class ServerSession {
     private final EventLoop eventLoop;
     private final Replies replies;
     private final QueueManager queueManager;
+    private final TopicManager topics;
+    private final String clientId;
     private final MessageStore store;
     private final int maxMessageLength;
 
@@ -66,6 +72,8 @@ public final class ServerSession {
     /** Closed consumers that still hold deliveries the application consumed; settled by the next ACK/COMMIT/ROLLBACK. */
     private final List<ServerConsumer> retired = new ArrayList<>();
     private final List<QueuedMessage> transactionSends = new ArrayList<>();
+    /** Publications of the open transaction that become their topic's retained one at commit. */
+    private final List<Publication> transactionRetains = new ArrayList<>();
     private long transactionId;
     private WharfException rollbackOnlyCause;
     private final List<Frame.Deliver> drainBatch = new ArrayList<>();
@@ -77,16 +85,20 @@ public final class ServerSession {
      * @param channel          the connection
      * @param replies          answers on that connection
      * @param queueManager     the queues
+     * @param topics           publish/subscribe
+     * @param clientId         the connection's client ID (fixed before any session exists), or null
      * @param maxMessageLength longest message accepted (setting maxMessageLength)
      */
     public ServerSession(int id, boolean transacted, Channel channel, Replies replies, QueueManager queueManager,
-                         int maxMessageLength) {
+                         TopicManager topics, String clientId, int maxMessageLength) {
         this.id = id;
         this.transacted = transacted;
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.replies = replies;
         this.queueManager = queueManager;
+        this.topics = topics;
+        this.clientId = clientId;
         this.store = queueManager.store();
         this.maxMessageLength = maxMessageLength;
         this.transactionId = transacted ? queueManager.nextTransactionId() : 0;
@@ -137,6 +149,7 @@ public final class ServerSession {
             retired.add(consumer);
         }
         consumer.queue().giveBack(unconsumed);
+        consumer.closed();
     }
 
     /** CREDIT: the consumer may be sent {@code credit} more messages. */
@@ -223,7 +236,13 @@ public final class ServerSession {
     public void send(int requestId, int producerId, ByteBuf content) {
         QueuedMessage message;
         try {
-            message = accept(content);
+            MessageHeaders headers = read(content);
+            WireDestination destination = headers.destination();
+            if (destination != null && !destination.kind().isQueue()) {
+                publishToTopic(requestId, producerId, content, headers);
+                return;
+            }
+            message = accept(content, headers);
         } catch (WharfException e) {
             content.release();
             sendFailed(requestId, producerId, e);
@@ -246,18 +265,80 @@ public final class ServerSession {
         }
     }
 
-    private QueuedMessage accept(ByteBuf content) {
+    private MessageHeaders read(ByteBuf content) {
         int length = content.readableBytes();
         if (length > maxMessageLength) {
             throw new WharfException(ErrorCode.MESSAGE_TOO_LARGE, "The message is " + length
                     + " bytes long, more than the maximum message length of " + maxMessageLength
                     + " bytes (setting maxMessageLength).");
         }
-        MessageHeaders headers = MessageHeaders.read(content);
+        return MessageHeaders.read(content);
+    }
+
+    private QueuedMessage accept(ByteBuf content, MessageHeaders headers) {
         LocalQueue queue = queueManager.queue(headers.destination());
         QueuedMessage message = new QueuedMessage(queue, content, headers);
         queue.reserve(message);
         return message;
+    }
+
+    /**
+     * A SEND to a topic: one copy per matching subscription, each then handled as a queue send (held until COMMIT,
+     * or made visible once the durable subscriptions' copies are synced). Takes over {@code content}.
+     */
+    private void publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
+        Publication publication = topics.route(content, headers, channel, clientId); // failures: see send
+        content.release(); // the copies hold their own references
+        List<QueuedMessage> copies = publication.copies();
+        if (transacted) {
+            for (int i = 0; i < copies.size(); i++) {
+                QueuedMessage copy = copies.get(i);
+                transactionSends.add(copy);
+                if (copy.persistent()) {
+                    store.putInTransaction(transactionId, copy);
+                }
+            }
+            if (publication.retains()) {
+                transactionRetains.add(publication);
+            }
+            replies.ok(requestId);
+            return;
+        }
+        int toStore = publication.retains() && headers.persistent() ? 1 : 0;
+        for (int i = 0; i < copies.size(); i++) {
+            toStore += copies.get(i).persistent() ? 1 : 0;
+        }
+        if (toStore == 0) {
+            published(requestId, producerId, publication, null);
+            return;
+        }
+        StoreCompletion all = new CountdownCompletion(toStore,
+                failure -> onEventLoop(() -> published(requestId, producerId, publication, failure)));
+        for (int i = 0; i < copies.size(); i++) {
+            if (copies.get(i).persistent()) {
+                store.put(copies.get(i), all);
+            }
+        }
+        if (publication.retains() && headers.persistent()) {
+            topics.retain(publication, all);
+        }
+    }
+
+    private void published(int requestId, int producerId, Publication publication, Throwable failure) {
+        List<QueuedMessage> copies = publication.copies();
+        if (failure != null) {
+            LOG.log(System.Logger.Level.WARNING, "Could not store a publication to topic '" + publication.topic()
+                    + "': " + failure);
+            cancel(copies);
+            sendFailed(requestId, producerId,
+                    new WharfException(ErrorCode.INTERNAL_ERROR, "The message could not be stored: " + failure));
+            return;
+        }
+        for (int i = 0; i < copies.size(); i++) {
+            publish(copies.get(i));
+        }
+        topics.retain(publication, StoreCompletion.NONE); // a no-op when it was retained while storing
+        replies.ok(requestId);
     }
 
     private void stored(int requestId, int producerId, QueuedMessage message, Throwable failure) {
@@ -326,11 +407,14 @@ public final class ServerSession {
         transactionId = queueManager.nextTransactionId();
         List<QueuedMessage> sends = new ArrayList<>(transactionSends);
         transactionSends.clear();
+        List<Publication> retains = new ArrayList<>(transactionRetains);
+        transactionRetains.clear();
         WharfException cause = rollbackOnlyCause;
         rollbackOnlyCause = null;
         if (cause != null) {
             List<QueuedMessage> rolledBack = takeConsumed(consumed, true);
             cancel(sends);
+            releaseRetains(retains);
             giveBack(rolledBack);
             store.rollback(transaction, failure -> replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
                     "The transaction was rolled back because a send in it failed: " + cause.getMessage(), id, 0));
@@ -343,13 +427,15 @@ public final class ServerSession {
                 store.removeInTransaction(transaction, m);
             }
         }
-        store.commit(transaction, failure -> onEventLoop(() -> committed(requestId, sends, acknowledged, failure)));
+        store.commit(transaction, failure -> onEventLoop(() -> committed(requestId, sends, retains, acknowledged, failure)));
     }
 
-    private void committed(int requestId, List<QueuedMessage> sends, List<QueuedMessage> acknowledged, Throwable failure) {
+    private void committed(int requestId, List<QueuedMessage> sends, List<Publication> retains,
+                           List<QueuedMessage> acknowledged, Throwable failure) {
         if (failure != null) {
             LOG.log(System.Logger.Level.WARNING, "Could not store the commit of session " + id + ": " + failure);
             cancel(sends);
+            releaseRetains(retains);
             for (int i = 0; i < acknowledged.size(); i++) {
                 acknowledged.get(i).countRedelivery();
             }
@@ -360,6 +446,9 @@ public final class ServerSession {
         }
         for (int i = 0; i < sends.size(); i++) {
             publish(sends.get(i));
+        }
+        for (int i = 0; i < retains.size(); i++) {
+            topics.retain(retains.get(i), StoreCompletion.NONE); // durable with the next synced batch
         }
         acknowledged(acknowledged);
         replies.ok(requestId);
@@ -398,6 +487,7 @@ public final class ServerSession {
             rollbackOnlyCause = null;
             cancel(transactionSends);
             transactionSends.clear();
+            releaseRetains(transactionRetains);
             store.rollback(transaction, failure -> onEventLoop(restart));
         } else {
             restart.run();
@@ -411,7 +501,8 @@ public final class ServerSession {
      * count them, an orderly CLOSE does not). Answers OK when {@code requestId} is not 0.
      */
     public void close(int requestId, boolean countPrefetched) {
-        for (ServerConsumer c : consumers.values()) {
+        List<ServerConsumer> closing = new ArrayList<>(consumers.values());
+        for (ServerConsumer c : closing) {
             c.open = false;
             c.queue().removeConsumer(c);
         }
@@ -429,10 +520,14 @@ public final class ServerSession {
         consumers.clear();
         retired.clear();
         giveBack(returned);
+        for (ServerConsumer c : closing) {
+            c.closed();
+        }
         if (transacted) {
             rollbackOnlyCause = null;
             cancel(transactionSends);
             transactionSends.clear();
+            releaseRetains(transactionRetains);
             store.rollback(transactionId, failure -> replies.ok(requestId));
         } else {
             replies.ok(requestId);
@@ -507,6 +602,13 @@ public final class ServerSession {
             QueuedMessage m = sends.get(i);
             m.queue().cancel(m);
         }
+    }
+
+    private static void releaseRetains(List<Publication> retains) {
+        for (int i = 0; i < retains.size(); i++) {
+            retains.get(i).releaseRetained();
+        }
+        retains.clear();
     }
 
     /** Returns messages to their queues, one call per queue. */

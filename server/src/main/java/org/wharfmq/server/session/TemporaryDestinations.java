@@ -5,6 +5,7 @@ import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.topic.TopicManager;
 
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,20 +20,22 @@ import java.util.Set;
  * with the {@link QueueManager}, which resolves it for every connection. This registry holds the ownership.
  *
  * <p>Temporary topics are recorded here and in the queue manager (so names stay unique and a deleted one is
- * reported as such), but routing messages to them is publish/subscribe's work: the topic registry hooks
- * {@link #create}, {@link #delete} and {@link #deleteAll} for kind {@code TEMPORARY_TOPIC}.
+ * reported as such); the {@link TopicManager} routes their publications (by exact name, in a tree of their own)
+ * and refuses publications to one that no longer exists.
  *
  * <p>Threading: confined to the connection's event loop, like the connection's maps of sessions and consumers.
  */
 public final class TemporaryDestinations {
 
     private final QueueManager queueManager;
+    private final TopicManager topicManager;
     private final Map<String, LocalQueue> queues = new HashMap<>();
     private final Set<String> topics = new HashSet<>();
 
     /** An empty registry for one connection. */
-    public TemporaryDestinations(QueueManager queueManager) {
+    public TemporaryDestinations(QueueManager queueManager, TopicManager topicManager) {
         this.queueManager = queueManager;
+        this.topicManager = topicManager;
     }
 
     /**
@@ -74,13 +77,19 @@ public final class TemporaryDestinations {
             queueManager.removeTemporaryQueue(queue);
             queue.delete();
         } else {
-            if (!topics.remove(name)) {
+            if (!topics.contains(name)) {
                 if (queueManager.temporaryTopicExists(name)) {
                     throw WharfException.illegalState("Temporary topic '" + name + "' belongs to another connection: "
                             + "only the connection that created it may delete it.");
                 }
                 throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary topic '" + name + "' does not exist.");
             }
+            int subscribers = topicManager.temporaryTopicSubscriptions(name);
+            if (subscribers > 0) {
+                throw WharfException.illegalState("Temporary topic '" + name + "' still has " + subscribers
+                        + " subscriber(s); close them before deleting it.");
+            }
+            topics.remove(name);
             queueManager.removeTemporaryTopic(name);
         }
     }

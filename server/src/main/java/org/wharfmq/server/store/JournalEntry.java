@@ -21,10 +21,18 @@ final class JournalEntry {
     final String[] queues;
     final long[] sequences;
     final StoreCompletion completion;
+    /** The definition a SUBSCRIPTION entry records; null for other entries. */
+    final SubscriptionRecord subscription;
     Throwable failure;
 
     private JournalEntry(byte type, long tx, String queue, long sequence, int deliveryCount, ByteBuf content,
                          String[] queues, long[] sequences, StoreCompletion completion) {
+        this(type, tx, queue, sequence, deliveryCount, content, queues, sequences, completion, null);
+    }
+
+    private JournalEntry(byte type, long tx, String queue, long sequence, int deliveryCount, ByteBuf content,
+                         String[] queues, long[] sequences, StoreCompletion completion, SubscriptionRecord subscription) {
+        this.subscription = subscription;
         this.type = type;
         this.tx = tx;
         this.queue = queue;
@@ -67,6 +75,15 @@ final class JournalEntry {
     static JournalEntry delivered(StoredMessage message, int deliveryCount) {
         return new JournalEntry(JournalRecord.DELIVERED, 0, message.queueName(), message.sequence(), deliveryCount,
                 null, null, null, StoreCompletion.NONE);
+    }
+
+    static JournalEntry subscription(SubscriptionRecord subscription) {
+        return new JournalEntry(JournalRecord.SUBSCRIPTION, 0, subscription.queueName(), 0, 0, null, null, null,
+                StoreCompletion.NONE, subscription);
+    }
+
+    static JournalEntry unsubscribed(String queue) {
+        return new JournalEntry(JournalRecord.UNSUBSCRIBED, 0, queue, 0, 0, null, null, null, StoreCompletion.NONE);
     }
 
     static JournalEntry stop() {

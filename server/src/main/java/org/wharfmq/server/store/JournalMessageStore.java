@@ -36,6 +36,7 @@ public final class JournalMessageStore implements MessageStore {
     private final long transactionBase;
     private List<JournalState.Live> recovered;
     private final Map<String, Long> recoveredQueues;
+    private final List<SubscriptionRecord> recoveredSubscriptions;
     private final List<String> recoveryDamage;
     private volatile boolean closed;
 
@@ -45,6 +46,8 @@ public final class JournalMessageStore implements MessageStore {
         this.transactionBase = recovery.highestTransaction;
         this.recovered = recovery.state.takeRecovered();
         this.recoveredQueues = recovery.lastSequences;
+        this.recoveredSubscriptions = recovery.state.subscriptions().values().stream()
+                .map(JournalState.Definition::subscription).toList();
         this.recoveryDamage = List.copyOf(recovery.damage);
         long reserve = Math.max(MIN_DISK_RESERVE, 2L * config.maxMessageLength());
         this.space = new JournalSpace(journal, recovery.state, config.journalFileBytes(), config.journalSlackBytes(),
@@ -122,6 +125,7 @@ public final class JournalMessageStore implements MessageStore {
         if (messages == null) {
             return;
         }
+        recoveredSubscriptions.forEach(target::subscriptionRecovered);
         recoveredQueues.forEach(target::queueRecovered);
         for (JournalState.Live m : messages) {
             target.messageRecovered(m.queue, m.sequence, m.content, m.deliveryCount + 1);
@@ -166,6 +170,16 @@ public final class JournalMessageStore implements MessageStore {
     @Override
     public void queueCreated(String queueName) {
         writer.submit(JournalEntry.queue(queueName));
+    }
+
+    @Override
+    public void subscriptionCreated(SubscriptionRecord subscription) {
+        writer.submit(JournalEntry.subscription(subscription));
+    }
+
+    @Override
+    public void subscriptionDeleted(String queueName) {
+        writer.submit(JournalEntry.unsubscribed(queueName));
     }
 
     /** Batches synced so far: with many concurrent committers, far fewer than the records they wrote. */

@@ -18,6 +18,9 @@ import java.util.zip.CRC32C;
  *   QUEUE     str name
  *   DELIVERED str queue | i64 sequence | i32 deliveryCount
  *   CLOSED    (nothing: the journal was closed in order)
+ *   SUBSCRIPTION  str queue | str name | u8 flags (1 noLocal, 2 shared, 4 client ID, 8 selector)
+ *                 | [str clientId] | str topic | [i32 length | UTF-8 selector]
+ *   UNSUBSCRIBED  str queue
  *
  *   str = u16 length | UTF-8 bytes;  integers big-endian
  * </pre>
@@ -34,6 +37,13 @@ final class JournalRecord {
     static final byte QUEUE = 5;
     static final byte DELIVERED = 6;
     static final byte CLOSED = 7;
+    static final byte SUBSCRIPTION = 8;
+    static final byte UNSUBSCRIBED = 9;
+
+    private static final int SUB_NO_LOCAL = 1;
+    private static final int SUB_SHARED = 2;
+    private static final int SUB_CLIENT_ID = 4;
+    private static final int SUB_SELECTOR = 8;
 
     /** Bytes of the CRC that ends every record. */
     static final int CRC_BYTES = 4;
@@ -69,6 +79,44 @@ final class JournalRecord {
         out.writeByte(DELIVERED);
         writeString(out, queue);
         out.writeLong(sequence).writeInt(deliveryCount);
+    }
+
+    static void subscription(ByteBuf out, SubscriptionRecord r) {
+        out.writeByte(SUBSCRIPTION);
+        writeString(out, r.queueName());
+        writeString(out, r.name());
+        out.writeByte((r.noLocal() ? SUB_NO_LOCAL : 0) | (r.shared() ? SUB_SHARED : 0)
+                | (r.clientId() != null ? SUB_CLIENT_ID : 0) | (r.selector() != null ? SUB_SELECTOR : 0));
+        if (r.clientId() != null) {
+            writeString(out, r.clientId());
+        }
+        writeString(out, r.topic());
+        if (r.selector() != null) { // a selector may be longer than a u16 string allows
+            byte[] bytes = r.selector().getBytes(StandardCharsets.UTF_8);
+            out.writeInt(bytes.length).writeBytes(bytes);
+        }
+    }
+
+    /** Reads the fields of a SUBSCRIPTION record after its type byte. */
+    static SubscriptionRecord readSubscription(ByteBuf in) {
+        String queue = readString(in);
+        String name = readString(in);
+        int flags = in.readUnsignedByte();
+        String clientId = (flags & SUB_CLIENT_ID) != 0 ? readString(in) : null;
+        String topic = readString(in);
+        String selector = null;
+        if ((flags & SUB_SELECTOR) != 0) {
+            int length = in.readInt();
+            selector = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
+            in.skipBytes(length);
+        }
+        return new SubscriptionRecord(queue, name, clientId, topic, selector, (flags & SUB_NO_LOCAL) != 0,
+                (flags & SUB_SHARED) != 0);
+    }
+
+    static void unsubscribed(ByteBuf out, String queue) {
+        out.writeByte(UNSUBSCRIBED);
+        writeString(out, queue);
     }
 
     static void closed(ByteBuf out) {

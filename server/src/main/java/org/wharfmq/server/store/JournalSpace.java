@@ -9,7 +9,7 @@ import java.util.Map;
  * <ul>
  *   <li>moves on to a new file once the current one holds {@code journalFileBytes};</li>
  *   <li>reclaims the oldest file once it has no live record, or once the dead bytes of the whole journal exceed
- *       {@code journalSlackBytes}: its live records (unconsumed messages, queue definitions) are first copied
+ *       {@code journalSlackBytes}: its live records (unconsumed messages, queue and subscription definitions) are first copied
  *       forward into the current file and synced, then the file is deleted. Only the oldest file is ever deleted,
  *       so a consume record is never lost while the message record it cancels still exists;</li>
  *   <li>refuses new messages (not consumes, commits or rollbacks) when the journal reaches
@@ -125,6 +125,12 @@ final class JournalSpace {
             writer.rewrite(live);
         }
         int moved = survivors.size();
+        for (JournalState.Definition definition : List.copyOf(state.subscriptions().values())) {
+            if (definition.segment() == segment) {
+                writer.rewriteSubscription(definition.subscription());
+                moved++;
+            }
+        }
         for (Map.Entry<String, Integer> definition : List.copyOf(state.queueDefinitions().entrySet())) {
             if (definition.getValue() == segment) {
                 writer.rewriteQueue(definition.getKey());

@@ -54,6 +54,12 @@ final class JournalState {
 
     private final Map<String, LongObjectHashMap<Live>> live = new HashMap<>();
     private final Map<String, Integer> queueDefinitions = new HashMap<>();
+    /** Live durable subscription definitions by queue name, with the segment and size of their record. */
+    private final Map<String, Definition> subscriptions = new java.util.LinkedHashMap<>();
+
+    /** Where a live subscription definition's record is. */
+    record Definition(SubscriptionRecord subscription, int segment, int bytes) {
+    }
     private final LongObjectHashMap<Pending> pending = new LongObjectHashMap<>();
     private final TreeMap<Integer, Segment> segments = new TreeMap<>();
 
@@ -193,6 +199,36 @@ final class JournalState {
             segments.get(previous).liveBytes -= bytes;
         }
         segment(segment).liveBytes += bytes;
+    }
+
+    /** A durable subscription is (re)defined; its previous record, if any, is dead. */
+    void subscriptionDefined(SubscriptionRecord subscription, int segment, int bytes) {
+        Definition previous = subscriptions.put(subscription.queueName(), new Definition(subscription, segment, bytes));
+        if (previous != null) {
+            unaccountDefinition(previous);
+        }
+        segment(segment).liveBytes += bytes;
+    }
+
+    /** A durable subscription is deleted: its definition is dead. Returns whether it was defined. */
+    boolean subscriptionDeleted(String queue) {
+        Definition previous = subscriptions.remove(queue);
+        if (previous != null) {
+            unaccountDefinition(previous);
+        }
+        return previous != null;
+    }
+
+    private void unaccountDefinition(Definition d) {
+        Segment c = segments.get(d.segment());
+        if (c != null) {
+            c.liveBytes -= d.bytes();
+        }
+    }
+
+    /** The live durable subscription definitions, in the order they were defined. */
+    Map<String, Definition> subscriptions() {
+        return subscriptions;
     }
 
     Map<String, Integer> queueDefinitions() {

@@ -205,6 +205,14 @@ final class JournalWriter implements Runnable {
                 state.queueDefined(e.queue, journal.currentSegment(), bytes);
                 return false;
             }
+            case JournalRecord.SUBSCRIPTION:
+                rewriteSubscription(e.subscription);
+                return false;
+            case JournalRecord.UNSUBSCRIBED:
+                if (state.subscriptionDeleted(e.queue)) {
+                    append(() -> JournalRecord.unsubscribed(fields, e.queue), null);
+                }
+                return false;
             case JournalRecord.DELIVERED: {
                 JournalState.Live live = state.find(e.queue, e.sequence);
                 if (live != null && e.deliveryCount > live.deliveryCount) {
@@ -294,6 +302,12 @@ final class JournalWriter implements Runnable {
     void rewriteQueue(String name) {
         int bytes = append(() -> JournalRecord.queue(fields, name), null);
         state.queueDefined(name, journal.currentSegment(), bytes);
+    }
+
+    /** Writes a durable subscription's definition (new, or copied forward by reclamation). */
+    void rewriteSubscription(SubscriptionRecord subscription) {
+        int bytes = append(() -> JournalRecord.subscription(fields, subscription), null);
+        state.subscriptionDefined(subscription, journal.currentSegment(), bytes);
     }
 
     private long lastIndex;

@@ -48,6 +48,17 @@ public interface MessageStore extends AutoCloseable {
     default void queueCreated(String queueName) {
     }
 
+    /** Records a durable subscription created (or replaced), so that it exists again after a restart. */
+    default void subscriptionCreated(SubscriptionRecord subscription) {
+    }
+
+    /**
+     * Records that the durable subscription whose queue is {@code queueName} was deleted. Its messages are removed
+     * with {@link #remove} by the caller; recovery also drops any message left on a queue of a deleted subscription.
+     */
+    default void subscriptionDeleted(String queueName) {
+    }
+
     /**
      * Replays what the store holds into {@code target}: called once at startup, before any client connects. A
      * store that keeps nothing across restarts replays nothing.

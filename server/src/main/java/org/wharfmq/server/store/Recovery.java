@@ -160,6 +160,12 @@ final class Recovery {
                 }
                 break;
             }
+            case JournalRecord.SUBSCRIPTION:
+                state.subscriptionDefined(JournalRecord.readSubscription(in), segment, bytes);
+                break;
+            case JournalRecord.UNSUBSCRIBED:
+                state.subscriptionDeleted(JournalRecord.readString(in));
+                break;
             case JournalRecord.CLOSED:
                 break;
             default:

@@ -4,10 +4,14 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * Receives the state a {@link MessageStore} recovers at startup: the queue manager implements it to rebuild its
- * queues before it accepts connections. Calls come from one thread, queues before their messages, and each
+ * queues before it accepts connections. Calls come from one thread, durable subscriptions first, then queues before their messages, and each
  * queue's messages in sequence order.
  */
 public interface RecoveryTarget {
+
+    /** A durable subscription that existed when the server stopped; called before any queue or message. */
+    default void subscriptionRecovered(SubscriptionRecord subscription) {
+    }
 
     /**
      * A queue that must exist: defined at run time before the restart, or holding recovered messages.

@@ -19,6 +19,8 @@ import org.wharfmq.server.session.ServerBrowser;
 import org.wharfmq.server.session.ServerConsumer;
 import org.wharfmq.server.session.ServerSession;
 import org.wharfmq.server.session.TemporaryDestinations;
+import org.wharfmq.server.topic.Subscription;
+import org.wharfmq.server.topic.TopicManager;
 
 import java.util.Iterator;
 
@@ -50,12 +52,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private Replies replies;
     /** After CLOSE, or once the channel is inactive: nothing more is processed. */
     private boolean released;
+    /** The JMS client ID (SET_CLIENT_ID), held in the topic manager's registry until the connection ends. */
+    private String clientId;
 
     ConnectionHandler(ServerContext context, String clientName, int heartbeatMillis) {
         this.context = context;
         this.clientName = clientName;
         this.heartbeatMillis = heartbeatMillis;
-        this.temporaries = new TemporaryDestinations(context.queueManager());
+        this.temporaries = new TemporaryDestinations(context.queueManager(), context.topicManager());
     }
 
     @Override
@@ -137,8 +141,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         } else if (frame instanceof Frame.CreateProducer f) {
             try {
                 session(f.sessionId());
-                if (f.destination() != null) {
+                if (f.destination() != null && f.destination().kind().isQueue()) {
                     context.queueManager().queue(f.destination());
+                } else if (f.destination() != null) {
+                    context.topicManager().checkPublishable(f.destination());
                 }
                 replies.ok(f.requestId());
             } catch (WharfException e) {
@@ -151,6 +157,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             answer(f.requestId(), () -> temporaries.create(f.destination()));
         } else if (frame instanceof Frame.DeleteTemporary f) {
             answer(f.requestId(), () -> temporaries.delete(f.destination()));
+        } else if (frame instanceof Frame.SetClientId f) {
+            try {
+                setClientId(f.clientId());
+                replies.ok(f.requestId());
+            } catch (WharfException e) {
+                replies.error(f.requestId(), e, 0, 0);
+            }
+        } else if (frame instanceof Frame.Unsubscribe f) {
+            try {
+                context.topicManager().unsubscribe(clientId, f.subscriptionName());
+                replies.ok(f.requestId());
+            } catch (WharfException e) {
+                replies.error(f.requestId(), e, 0, 0);
+            }
         } else if (frame instanceof Frame.Close f) {
             releaseAll(false);
             replies.ok(f.requestId());
@@ -189,8 +209,21 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         sessions.put(f.sessionId(), new ServerSession(f.sessionId(), f.transacted(), channel, replies,
-                context.queueManager(), context.config().maxMessageLength()));
+                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength()));
         replies.ok(f.requestId());
+    }
+
+    /** JMS: the client ID is set once, before anything else happens on the connection, and is unique. */
+    private void setClientId(String id) {
+        if (clientId != null) {
+            throw WharfException.illegalState("The client ID of this connection is already '" + clientId + "'.");
+        }
+        if (!sessions.isEmpty()) {
+            throw WharfException.illegalState("The client ID must be set before the connection is used (JMS 2.0 "
+                    + "section 6.1.2); this connection already has sessions.");
+        }
+        context.topicManager().claimClientId(id, this);
+        clientId = id;
     }
 
     private void closeSession(Frame.CloseSession f) {
@@ -213,7 +246,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (consumers.containsKey(f.consumerId()) || browsers.containsKey(f.consumerId())) {
             throw WharfException.illegalState("Consumer id " + f.consumerId() + " is already in use on this connection.");
         }
-        LocalQueue queue = context.queueManager().queue(f.destination());
+        if (f.destination() == null) {
+            throw WharfException.illegalState("No destination given: a consumer must name a queue or a topic.");
+        }
         temporaries.checkConsumable(f.destination());
         Selector selector;
         try {
@@ -221,17 +256,42 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         } catch (SelectorParseException e) {
             throw new WharfException(ErrorCode.INVALID_SELECTOR, "Invalid message selector: " + e.getMessage());
         }
-        if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
-            ServerBrowser browser = new ServerBrowser(f.consumerId(), session.id(), queue, selector, channel);
-            browsers.put(f.consumerId(), browser);
-            replies.ok(f.requestId()); // answered before the first DELIVER, as for consumers
-            browser.addCredit(f.credit());
-            return;
+        ServerConsumer consumer;
+        if (f.destination().kind().isQueue()) {
+            LocalQueue queue = context.queueManager().queue(f.destination());
+            if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
+                ServerBrowser browser = new ServerBrowser(f.consumerId(), session.id(), queue, selector, channel);
+                browsers.put(f.consumerId(), browser);
+                replies.ok(f.requestId()); // answered before the first DELIVER, as for consumers
+                browser.addCredit(f.credit());
+                return;
+            }
+            consumer = session.createConsumer(f.consumerId(), queue, selector, f.credit());
+        } else {
+            consumer = subscribe(session, f, selector);
         }
-        ServerConsumer consumer = session.createConsumer(f.consumerId(), queue, selector, f.credit());
         consumers.put(f.consumerId(), consumer);
         replies.ok(f.requestId()); // answered before the first DELIVER is written
         session.startConsumer(consumer);
+    }
+
+    /**
+     * A consumer on a topic consumes from its subscription's queue; the subscription applies the selector when a
+     * message is published, so the consumer itself takes everything on that queue.
+     */
+    private ServerConsumer subscribe(ServerSession session, Frame.CreateConsumer f, Selector selector) {
+        if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
+            throw WharfException.illegalState("Topic '" + f.destination().name() + "' cannot be browsed; browsers are for queues.");
+        }
+        TopicManager topics = context.topicManager();
+        Subscription subscription = topics.attach(f.destination(), f.selector() == null || f.selector().isBlank()
+                        ? null : f.selector(), selector, (f.flags() & Frame.CONSUMER_NO_LOCAL) != 0,
+                (f.flags() & Frame.CONSUMER_DURABLE) != 0, (f.flags() & Frame.CONSUMER_SHARED) != 0,
+                f.subscriptionName(), clientId, channel);
+        ServerConsumer consumer = session.createConsumer(f.consumerId(), subscription.queue(), Selector.ALL_MATCH,
+                f.credit());
+        consumer.onClose(() -> topics.detach(subscription));
+        return consumer;
     }
 
     private void closeConsumer(Frame.CloseConsumer f) {
@@ -277,6 +337,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         consumers.clear();
         browsers.clear();
         temporaries.deleteAll();
+        context.topicManager().releaseClientId(clientId, this);
     }
 
     @Override

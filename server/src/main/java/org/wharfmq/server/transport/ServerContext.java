@@ -4,6 +4,7 @@ import io.netty.channel.group.ChannelGroup;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.topic.TopicManager;
 
 /**
  * What every connection of one server shares: its settings, its queues, and the group of open connections the
@@ -11,10 +12,12 @@ import org.wharfmq.server.queue.QueueManager;
  *
  * @param config        the server's settings
  * @param queueManager  the queues
+ * @param topicManager  topics, subscriptions and client IDs
  * @param connections   every open client connection, TCP and in-VM
  * @param serverVersion the version reported in HELLO_OK
  */
-public record ServerContext(ServerConfig config, QueueManager queueManager, ChannelGroup connections, String serverVersion) {
+public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
+                            ChannelGroup connections, String serverVersion) {
 
     /** The decoder's limit: the longest message plus room for the frame's own fields. */
     public int maxFrameLength() {

@@ -269,6 +269,35 @@ class TemporaryQueueTest {
     }
 
     @Test
+    void temporaryTopicsCarryPublicationsOnlyToTheirOwnConnectionsSubscribers() throws Exception {
+        Connection owner = WHARF.connect(Transport.TCP);
+        Session session = owner.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        TemporaryTopic topic = session.createTemporaryTopic();
+        MessageConsumer first = session.createConsumer(topic);
+        MessageConsumer second = owner.createSession(false, Session.AUTO_ACKNOWLEDGE).createConsumer(topic);
+        // a wildcard subscription on ordinary topics never sees a temporary topic's publications
+        MessageConsumer everything = session.createConsumer(session.createTopic("#"));
+
+        Session publisher = WHARF.connect(Transport.VM).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        publisher.createProducer(topic).send(publisher.createTextMessage("to both"));
+        assertEquals("to both", Receive.nextText(first).getText());
+        assertEquals("to both", Receive.nextText(second).getText());
+        assertEquals(null, everything.receiveNoWait());
+
+        // only the owning connection may subscribe (JMS 6.2.2)
+        assertThrows(InvalidDestinationException.class, () -> publisher.createConsumer(topic));
+        // not deleted while it has subscribers; once they are closed it goes, and publishing to it fails
+        assertThrows(IllegalStateException.class, topic::delete);
+        first.close();
+        second.close();
+        topic.delete();
+        assertFalse(WHARF.server().queueManager().temporaryTopicExists(topic.getTopicName()));
+        MessageProducer stale = publisher.createProducer(null);
+        assertThrows(InvalidDestinationException.class,
+                () -> stale.send(topic, publisher.createTextMessage("gone"), DeliveryMode.PERSISTENT, 4, 0));
+    }
+
+    @Test
     void aReceivedCopyCannotDeleteTheQueue() throws Exception {
         Session owner = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
         TemporaryQueue queue = owner.createTemporaryQueue();

@@ -323,16 +323,18 @@ class MessagingTest {
     }
 
     @Test
-    void topicsAreRefusedClearly() throws Exception {
+    void topicRulesAreCheckedOnTheWire() throws Exception {
         try (FrameClient client = FrameClient.connect(server)) {
             client.createSession(1, false);
             Frame.Error consumer = client.requestFails(id -> new Frame.CreateConsumer(id, 1, 1,
-                    WireDestination.topic("prices"), null, 10, 0, null), ErrorCode.ILLEGAL_STATE);
-            assertEquals("Topic 'prices': publish/subscribe is not available yet; use a queue.", consumer.message());
+                    WireDestination.topic("prices/#"), null, 10, Frame.CONSUMER_DURABLE, "d"), ErrorCode.ILLEGAL_STATE);
+            assertTrue(consumer.message().contains("needs a client ID"), consumer.message());
             WireMessage m = TestMessages.text("x", "x");
-            m.destination = WireDestination.topic("prices");
-            Frame.Error send = client.requestFails(id -> new Frame.Send(id, 1, 1, TestMessages.encode(m)), ErrorCode.ILLEGAL_STATE);
-            assertTrue(send.message().contains("publish/subscribe is not available yet"), send.message());
+            m.destination = WireDestination.topic("prices/+");
+            Frame.Error send = client.requestFails(id -> new Frame.Send(id, 1, 1, TestMessages.encode(m)),
+                    ErrorCode.UNKNOWN_DESTINATION);
+            assertTrue(send.message().contains("wildcard"), send.message());
+            client.requestFails(id -> new Frame.SetClientId(id, "late"), ErrorCode.ILLEGAL_STATE);
         }
     }
 

@@ -1,0 +1,98 @@
+package org.wharfmq.server.topic;
+
+import io.netty.buffer.ByteBuf;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.selector.SelectorContext;
+import org.wharfmq.server.queue.QueuedMessage;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * One message published to a topic, once routed: the copies reserved on the queues of the subscriptions that want
+ * it (each a {@code retainedDuplicate()} of the producer's bytes: the body is never copied), and, when the message
+ * asks to be retained ({@link TopicManager#RETAIN_PROPERTY}), its own reference to the bytes until the topic keeps
+ * it. Selectors of all subscriptions evaluate against this object, which decodes the properties at most once.
+ *
+ * <p>Owned by the session that routed it (its event loop), like a queue send.
+ */
+public final class Publication implements SelectorContext, Supplier<Map<String, Object>> {
+
+    private final String topic;
+    private final MessageHeaders headers;
+    private final ByteBuf content;
+    private Map<String, Object> properties;
+    final List<QueuedMessage> copies = new ArrayList<>(2);
+    private ByteBuf retainedContent;
+
+    Publication(String topic, ByteBuf content, MessageHeaders headers) {
+        this.topic = topic;
+        this.content = content;
+        this.headers = headers;
+    }
+
+    /** The topic published to. */
+    public String topic() {
+        return topic;
+    }
+
+    /** The message as the producer encoded it (the publisher's reference; copies hold their own). */
+    ByteBuf content() {
+        return content;
+    }
+
+    /** The header fields of the message. */
+    public MessageHeaders headers() {
+        return headers;
+    }
+
+    /** The copies reserved on the subscriptions' queues; empty when nobody subscribes (the message is dropped). */
+    public List<QueuedMessage> copies() {
+        return copies;
+    }
+
+    /** Whether the message becomes the topic's retained publication. */
+    public boolean retains() {
+        return retainedContent != null;
+    }
+
+    void keepForRetain() {
+        retainedContent = content.retainedDuplicate();
+    }
+
+    /** Hands over the reference kept for retaining; null when there is none (any more). */
+    ByteBuf takeRetainedContent() {
+        ByteBuf c = retainedContent;
+        retainedContent = null;
+        return c;
+    }
+
+    /** Gives up the reference kept for retaining (the publication was rolled back or failed). */
+    public void releaseRetained() {
+        ByteBuf c = takeRetainedContent();
+        if (c != null) {
+            c.release();
+        }
+    }
+
+    /** The properties if something already decoded them, else null. */
+    Map<String, Object> decodedProperties() {
+        return properties;
+    }
+
+    @Override
+    public Map<String, Object> get() {
+        if (properties == null) {
+            Map<String, Object> decoded = headers.readProperties(content);
+            properties = decoded.isEmpty() ? Map.of() : decoded;
+        }
+        return properties;
+    }
+
+    @Override
+    public Object getValue(String identifier) {
+        return QueuedMessage.valueOf(headers, identifier, 1, this);
+    }
+}

@@ -1,0 +1,139 @@
+package org.wharfmq.server.topic;
+
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.server.queue.LocalQueue;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One subscription to a topic filter: which publications it wants (filter, selector, noLocal) and the
+ * {@link LocalQueue} that holds them until its consumers take them (a "subscription queue", as IBM MQ's managed
+ * queues and Artemis's queues bound to an address). Everything a queue does (credit, transactions, acknowledgement,
+ * redelivery, the journal, recovery) therefore works for subscriptions unchanged.
+ *
+ * <p>The queue has a reserved name ({@link TopicManager#SUBSCRIPTION_QUEUE_PREFIX}) that clients cannot address.
+ * The consumer count is guarded by the {@link TopicManager}'s lock; the rest is fixed at creation.
+ */
+public final class Subscription {
+
+    private final String queueName;
+    private final String name;
+    private final String clientId;
+    private final String filter;
+    private final String selectorText;
+    private final Selector selector;
+    private final boolean noLocal;
+    private final boolean durable;
+    private final boolean shared;
+    private final boolean temporary;
+    /** The connection whose publications a non-durable noLocal subscription ignores; null otherwise. */
+    private final Object localConnection;
+    private final LocalQueue queue;
+    private final AtomicLong missed = new AtomicLong();
+    int consumers;
+
+    Subscription(String queueName, String name, String clientId, String filter, String selectorText, Selector selector,
+                 boolean noLocal, boolean durable, boolean shared, boolean temporary, Object localConnection,
+                 LocalQueue queue) {
+        this.queueName = queueName;
+        this.name = name;
+        this.clientId = clientId;
+        this.filter = filter;
+        this.selectorText = selectorText;
+        this.selector = selector;
+        this.noLocal = noLocal;
+        this.durable = durable;
+        this.shared = shared;
+        this.temporary = temporary;
+        this.localConnection = localConnection;
+        this.queue = queue;
+    }
+
+    /** The name of its queue, {@code SYSTEM.SUB.…}; the key of its messages in the journal. */
+    public String queueName() {
+        return queueName;
+    }
+
+    /** The subscription name (durable and shared subscriptions), else null. */
+    public String name() {
+        return name;
+    }
+
+    /** The client ID it belongs to, or null. */
+    public String clientId() {
+        return clientId;
+    }
+
+    /** The topic filter, possibly with wildcards. */
+    public String filter() {
+        return filter;
+    }
+
+    /** The selector text, or null. */
+    public String selectorText() {
+        return selectorText;
+    }
+
+    /** Publications it accepts. */
+    Selector selector() {
+        return selector;
+    }
+
+    /** Whether publications from its own connection (durable: its own client ID) are left out. */
+    public boolean noLocal() {
+        return noLocal;
+    }
+
+    /** Whether it outlives its consumers and the server (JMS durable subscription). */
+    public boolean durable() {
+        return durable;
+    }
+
+    /** Whether several consumers share its messages (JMS 2.0 shared subscription). */
+    public boolean shared() {
+        return shared;
+    }
+
+    /** Whether it subscribes to a temporary topic (exact name, a tree of its own). */
+    public boolean temporary() {
+        return temporary;
+    }
+
+    /** The queue holding its messages. */
+    public LocalQueue queue() {
+        return queue;
+    }
+
+    /** Publications it missed because its queue was full (non-persistent ones; see {@link TopicManager}). */
+    public long missed() {
+        return missed.get();
+    }
+
+    void countMissed() {
+        missed.incrementAndGet();
+    }
+
+    /** Whether a publication from {@code connection} with client ID {@code publisherClientId} is left out by noLocal. */
+    boolean excludes(Object connection, String publisherClientId) {
+        if (!noLocal) {
+            return false;
+        }
+        if (durable) {
+            return clientId != null && clientId.equals(publisherClientId);
+        }
+        return localConnection == connection;
+    }
+
+    /** Whether this subscription was defined with the same topic, selector and noLocal (else a change replaces it). */
+    boolean sameDefinition(String filter, String selectorText, boolean noLocal) {
+        return this.filter.equals(filter) && Objects.equals(this.selectorText, selectorText) && this.noLocal == noLocal;
+    }
+
+    @Override
+    public String toString() {
+        return (durable ? "durable " : "") + (shared ? "shared " : "") + "subscription"
+                + (name != null ? " '" + name + "'" : "") + (clientId != null ? " of client '" + clientId + "'" : "")
+                + " on '" + filter + "'";
+    }
+}

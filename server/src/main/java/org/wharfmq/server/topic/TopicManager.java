@@ -1,0 +1,612 @@
+package org.wharfmq.server.topic;
+
+import io.netty.buffer.ByteBuf;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.protocol.selector.SelectorParseException;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.queue.QueuedMessage;
+import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.store.RecoveryTarget;
+import org.wharfmq.server.store.StoreCompletion;
+import org.wharfmq.server.store.StoredMessage;
+import org.wharfmq.server.store.SubscriptionRecord;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Publish/subscribe: the topic tree, the subscriptions and their queues, the retained publications, and the client
+ * IDs connections hold.
+ *
+ * <h2>A publication's path</h2>
+ * {@link #route} matches the topic in the {@link TopicTree} (cost: the matching subscriptions, not all of them),
+ * drops subscriptions whose selector or noLocal rule refuses the message, and reserves on each remaining
+ * subscription's queue a {@link QueuedMessage} over {@code retainedDuplicate()} of the bytes. The session then
+ * treats the copies exactly as queue sends: journaled (durable subscriptions only) and offered at once, after the
+ * sync, or at COMMIT. A publication nobody subscribes to is dropped, which is not an error.
+ *
+ * <h2>A full subscription queue</h2>
+ * As IBM MQ's defaults (PMSGDLV ALLDUR, NPMSGDLV ALLAVAIL): a persistent publication that cannot be put on a full
+ * <em>durable</em> subscription fails as a whole with QUEUE_FULL naming the subscription, and no subscriber gets it
+ * (nothing persistent is silently lost); any other publication skips the full subscriptions only, each counting
+ * it in {@link Subscription#missed()} (shown by {@code wharf topic list}) and logging a warning.
+ *
+ * <h2>Threading</h2>
+ * Routing runs on the publisher's event loop under the tree's read lock only. Creating, attaching to, detaching
+ * from and deleting subscriptions take this object's monitor (short, in-memory; store calls only hand records to the
+ * journal writer). Each subscription queue guards itself, as every queue does.
+ */
+public final class TopicManager implements RecoveryTarget {
+
+    private static final System.Logger LOG = System.getLogger(TopicManager.class.getName());
+
+    /** Names of subscription queues start with this; clients cannot address such queues. */
+    public static final String SUBSCRIPTION_QUEUE_PREFIX = "SYSTEM.SUB.";
+    /** Retained publications are journaled as messages on {@code SYSTEM.RETAINED.<topic>}. */
+    public static final String RETAINED_QUEUE_PREFIX = "SYSTEM.RETAINED.";
+    /** A message with this property set to {@code true} (boolean or string) becomes its topic's retained one. */
+    public static final String RETAIN_PROPERTY = "WHARF_RETAIN";
+    private static final String DURABLE_PREFIX = SUBSCRIPTION_QUEUE_PREFIX + "D";
+    private static final String NON_DURABLE_PREFIX = SUBSCRIPTION_QUEUE_PREFIX + "N";
+    /** Warn about a subscription that misses publications on the first miss and every this many after. */
+    private static final long MISSED_WARNING_INTERVAL = 10_000;
+
+    /** Durable and shared subscriptions are named by client ID (or none) and name. */
+    private record Key(String clientId, String name) {
+    }
+
+    private final QueueManager queues;
+    private final MessageStore store;
+    private final long maxDepth;
+    private final TopicTree<Subscription> tree = new TopicTree<>();
+    private final TopicTree<Subscription> temporaryTopics = new TopicTree<>();
+    private final AtomicLong subscriptionNumbers = new AtomicLong();
+    private final ConcurrentHashMap<String, Object> clientIds = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, RetainedPublication> retained = new ConcurrentHashMap<>();
+    /** Recovery only: the highest sequence seen per retained topic, and the copies it found. */
+    private final Map<String, Long> retainedSequences = new HashMap<>();
+
+    // guarded by this
+    private final Map<Key, Subscription> named = new HashMap<>();
+    private final Map<String, Subscription> byQueue = new HashMap<>();
+
+    /**
+     * @param config the settings (maxQueueDepth applies to every subscription queue)
+     * @param queues the queue manager, which recovery hands ordinary queues to
+     */
+    public TopicManager(ServerConfig config, QueueManager queues) {
+        this.queues = queues;
+        this.store = queues.store();
+        this.maxDepth = config.maxQueueDepth();
+    }
+
+    // ---- client IDs ----
+
+    /**
+     * Gives {@code clientId} to {@code connection} until {@link #releaseClientId}.
+     *
+     * @throws WharfException INVALID_CLIENT_ID when another connection holds it
+     */
+    public void claimClientId(String clientId, Object connection) {
+        if (clientId == null || clientId.isEmpty()) {
+            throw new WharfException(ErrorCode.INVALID_CLIENT_ID, "A client ID must not be null or empty.");
+        }
+        if (clientIds.putIfAbsent(clientId, connection) != null) {
+            throw new WharfException(ErrorCode.INVALID_CLIENT_ID, "Client ID '" + clientId + "' is in use by another"
+                    + " connection to this queue manager; a client ID identifies one connection at a time (JMS 2.0"
+                    + " section 6.1.2). Close that connection or choose another client ID.");
+        }
+    }
+
+    /** The connection ended: its client ID is free again. */
+    public void releaseClientId(String clientId, Object connection) {
+        if (clientId != null) {
+            clientIds.remove(clientId, connection);
+        }
+    }
+
+    // ---- publishing ----
+
+    /**
+     * Checks a destination a producer names (CREATE_PRODUCER): a topic must have no wildcard.
+     *
+     * @throws WharfException UNKNOWN_DESTINATION when the topic name is not valid
+     */
+    public void checkPublishable(WireDestination destination) {
+        TopicNames.checkTopic(destination.name());
+        requireLiveTemporaryTopic(destination);
+    }
+
+    /**
+     * A temporary topic can be published to only while it exists (JMS: a deleted temporary destination is an
+     * invalid destination).
+     *
+     * @throws WharfException UNKNOWN_DESTINATION for a temporary topic that was deleted or whose connection ended
+     */
+    private void requireLiveTemporaryTopic(WireDestination destination) {
+        if (destination.kind() == WireDestination.Kind.TEMPORARY_TOPIC && !queues.temporaryTopicExists(destination.name())) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary topic '" + destination.name()
+                    + "' does not exist: it was deleted or the connection that created it has closed.");
+        }
+    }
+
+    /** How many subscriptions a temporary topic has (it may not be deleted while it has any). */
+    public int temporaryTopicSubscriptions(String name) {
+        List<Subscription> matching = new ArrayList<>();
+        temporaryTopics.match(name, matching);
+        return matching.size();
+    }
+
+    /**
+     * Routes a message published to a topic (or a temporary topic): reserves a copy on every subscription that
+     * wants it. Does not take over {@code content}: the copies and the retained reference hold their own.
+     *
+     * @param connection        the publishing connection (for noLocal)
+     * @param publisherClientId its client ID, or null (for the noLocal of durable subscriptions)
+     * @throws WharfException UNKNOWN_DESTINATION for a topic with wildcards; QUEUE_FULL when a persistent message
+     *                        cannot be put on a full durable subscription (then nothing is reserved)
+     */
+    public Publication route(ByteBuf content, MessageHeaders headers, Object connection, String publisherClientId) {
+        WireDestination destination = headers.destination();
+        boolean temporary = destination.kind() == WireDestination.Kind.TEMPORARY_TOPIC;
+        String topic = destination.name();
+        TopicNames.checkTopic(topic);
+        requireLiveTemporaryTopic(destination);
+        Publication publication = new Publication(topic, content, headers);
+        boolean retain = !temporary && wantsRetain(publication); // before reserving: decoding may find a bad message
+        List<Subscription> matching = new ArrayList<>();
+        (temporary ? temporaryTopics : tree).match(topic, matching);
+        for (int i = 0; i < matching.size(); i++) {
+            Subscription s = matching.get(i);
+            if (s.excludes(connection, publisherClientId) || !s.selector().matches(publication)) {
+                continue;
+            }
+            QueuedMessage copy = new QueuedMessage(s.queue(), content.retainedDuplicate(), headers,
+                    publication.decodedProperties());
+            try {
+                s.queue().reserve(copy);
+            } catch (WharfException full) {
+                copy.content().release();
+                if (headers.persistent() && s.durable()) {
+                    for (QueuedMessage reserved : publication.copies) {
+                        reserved.queue().cancel(reserved);
+                    }
+                    throw new WharfException(ErrorCode.QUEUE_FULL, "The persistent publication to topic '" + topic
+                            + "' was delivered to no subscriber: the queue of " + s + " is full (" + full.getMessage()
+                            + ")");
+                }
+                missed(s, topic);
+                continue;
+            }
+            publication.copies.add(copy);
+        }
+        if (retain) {
+            publication.keepForRetain();
+        }
+        return publication;
+    }
+
+    private static boolean wantsRetain(Publication publication) {
+        if (!publication.headers().hasProperties(publication.content())) {
+            return false;
+        }
+        Object value = publication.get().get(RETAIN_PROPERTY);
+        return Boolean.TRUE.equals(value) || (value instanceof String s && Boolean.parseBoolean(s));
+    }
+
+    private static void missed(Subscription s, String topic) {
+        s.countMissed();
+        long missed = s.missed();
+        if (missed % MISSED_WARNING_INTERVAL == 1) {
+            LOG.log(System.Logger.Level.WARNING, "A publication to topic '" + topic + "' was not delivered to " + s
+                    + ": its queue is full (setting maxQueueDepth; " + missed + " missed so far). Consume its messages"
+                    + " or raise the limit.");
+        }
+    }
+
+    /**
+     * Makes the publication its topic's retained one, replacing the previous (last one wins). A persistent one is
+     * stored; {@code completion} runs once it is durable (at once for a non-persistent one).
+     */
+    public void retain(Publication publication, StoreCompletion completion) {
+        ByteBuf content = publication.takeRetainedContent();
+        if (content == null) {
+            completion.completed(null);
+            return;
+        }
+        String topic = publication.topic();
+        synchronized (retained) {
+            RetainedPublication previous = retained.get(topic);
+            long sequence = previous != null ? previous.sequence() + 1 : retainedSequences.getOrDefault(topic, 0L) + 1;
+            RetainedPublication next = new RetainedPublication(topic, sequence, content, publication.headers());
+            retained.put(topic, next);
+            // store calls only queue records for the writer: made under the lock, they reach the journal in order
+            if (next.headers.persistent()) {
+                store.put(next, completion);
+            } else {
+                completion.completed(null);
+            }
+            if (previous != null) {
+                if (previous.headers.persistent()) {
+                    store.remove(List.of(previous), StoreCompletion.NONE);
+                }
+                previous.content.release();
+            }
+        }
+    }
+
+    // ---- subscribing ----
+
+    /**
+     * Finds or creates the subscription a new consumer attaches to (CREATE_CONSUMER on a topic), applying the JMS
+     * rules, and counts the consumer on it.
+     *
+     * @param destination  the topic (filter) or temporary topic
+     * @param selectorText the selector as given, or null
+     * @param selector     the parsed selector
+     * @param noLocal      leave out publications of this connection (durable: of this client ID)
+     * @param durable      a durable subscription (JMS createDurableConsumer)
+     * @param shared       a shared subscription (JMS 2.0 createSharedConsumer / createSharedDurableConsumer)
+     * @param name         the subscription name (durable or shared), else ignored
+     * @param clientId     the connection's client ID, or null
+     * @param connection   the connection (for noLocal)
+     * @throws WharfException with the JMS exception's code when a rule is broken
+     */
+    public Subscription attach(WireDestination destination, String selectorText, Selector selector, boolean noLocal,
+                               boolean durable, boolean shared, String name, String clientId, Object connection) {
+        boolean temporary = destination.kind() == WireDestination.Kind.TEMPORARY_TOPIC;
+        String filter = destination.name();
+        if (temporary) {
+            TopicNames.checkTopic(filter);
+            if (durable) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary topic '" + filter + "' cannot"
+                        + " have a durable subscription: it ends with its connection.");
+            }
+        } else {
+            TopicNames.checkFilter(filter);
+        }
+        if (!durable && !shared) {
+            Subscription s = create(null, null, clientId, filter, selectorText, selector, noLocal, false, false,
+                    temporary, connection);
+            synchronized (this) {
+                s.consumers = 1;
+            }
+            return s;
+        }
+        if (name == null || name.isEmpty()) {
+            throw WharfException.illegalState("A " + (durable ? "durable" : "shared") + " subscription needs a name.");
+        }
+        if (durable && !shared && clientId == null) {
+            throw WharfException.illegalState("Durable subscription '" + name + "' needs a client ID: call "
+                    + "Connection.setClientID (or use a shared durable subscription, JMS 2.0 section 6.11.1).");
+        }
+        Key key = new Key(clientId, name);
+        synchronized (this) {
+            Subscription existing = named.get(key);
+            if (existing != null) {
+                if (existing.durable() != durable || existing.shared() != shared) {
+                    throw WharfException.illegalState("Subscription '" + name + "'" + ofClient(clientId)
+                            + " already exists as a " + kind(existing) + "; it cannot also be used as a "
+                            + kind(durable, shared) + " subscription. Use another name.");
+                }
+                if (existing.sameDefinition(filter, selectorText, noLocal)) {
+                    if (!shared && existing.consumers > 0) {
+                        throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId)
+                                + " already has an active consumer; an unshared durable subscription has at most"
+                                + " one at a time (use a shared durable subscription for more).");
+                    }
+                    existing.consumers++;
+                    return existing;
+                }
+                if (existing.consumers > 0) {
+                    throw WharfException.illegalState("Subscription '" + name + "'" + ofClient(clientId)
+                            + " is in use with topic '" + existing.filter() + "'" + selectorClause(existing.selectorText())
+                            + "; it cannot be changed to topic '" + filter + "'" + selectorClause(selectorText)
+                            + " while it has active consumers.");
+                }
+                delete(existing); // JMS: a changed topic, selector or noLocal replaces the durable subscription
+            }
+            Subscription s = create(null, name, clientId, filter, selectorText, selector, noLocal, durable, shared,
+                    false, connection);
+            named.put(key, s);
+            s.consumers = 1;
+            return s;
+        }
+    }
+
+    /** A consumer of the subscription closed; a non-durable subscription ends with its last consumer. */
+    public void detach(Subscription s) {
+        synchronized (this) {
+            if (--s.consumers > 0 || s.durable()) {
+                return;
+            }
+            if (s.name() != null) {
+                named.remove(new Key(s.clientId(), s.name()), s);
+            }
+            delete(s);
+        }
+    }
+
+    /**
+     * Deletes a durable subscription and its messages (UNSUBSCRIBE).
+     *
+     * @throws WharfException UNKNOWN_DESTINATION when there is none of that name; ILLEGAL_STATE while it has a
+     *                        consumer
+     */
+    public void unsubscribe(String clientId, String name) {
+        synchronized (this) {
+            Subscription s = named.get(new Key(clientId, name));
+            if (s == null || !s.durable()) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "There is no durable subscription '" + name
+                        + "'" + ofClient(clientId) + " to unsubscribe.");
+            }
+            if (s.consumers > 0) {
+                throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId) + " has "
+                        + s.consumers + " active consumer(s); close them before unsubscribing.");
+            }
+            named.remove(new Key(clientId, name));
+            delete(s);
+        }
+    }
+
+    /**
+     * Creates a subscription and its queue and enters it in the tree.
+     *
+     * @param recoveredQueue the queue name of a durable subscription recovered from the store (which already holds
+     *                       its definition, and whose messages follow); null for a new subscription
+     */
+    private Subscription create(String recoveredQueue, String name, String clientId, String filter,
+                                String selectorText, Selector selector, boolean noLocal, boolean durable,
+                                boolean shared, boolean temporary, Object connection) {
+        String queueName = recoveredQueue != null ? recoveredQueue
+                : (durable ? DURABLE_PREFIX : NON_DURABLE_PREFIX) + subscriptionNumbers.incrementAndGet();
+        LocalQueue queue = new LocalQueue(queueName, maxDepth, false, store, durable);
+        Subscription s = new Subscription(queueName, name, clientId, filter, selectorText, selector, noLocal, durable,
+                shared, temporary, durable ? null : connection, queue);
+        if (recoveredQueue == null) {
+            if (durable) {
+                store.subscriptionCreated(new SubscriptionRecord(queueName, name, clientId, filter, selectorText,
+                        noLocal, shared));
+            }
+            if (!temporary) {
+                giveRetained(s);
+            }
+        }
+        synchronized (this) {
+            byQueue.put(queueName, s);
+        }
+        (temporary ? temporaryTopics : tree).add(filter, s);
+        return s;
+    }
+
+    /** Ends a subscription: no more publications, its messages discarded (and removed from the journal). */
+    private void delete(Subscription s) {
+        (s.temporary() ? temporaryTopics : tree).remove(s.filter(), s);
+        byQueue.remove(s.queueName());
+        s.queue().delete();
+        if (s.durable()) {
+            store.subscriptionDeleted(s.queueName());
+        }
+    }
+
+    /** A new subscription receives the retained publications of the topics it matches, before anything else. */
+    private void giveRetained(Subscription s) {
+        for (RetainedPublication r : retained.values()) {
+            if (!TopicNames.matches(s.filter(), r.topic) || !s.selector().matches(r)) {
+                continue;
+            }
+            QueuedMessage copy = new QueuedMessage(s.queue(), r.content.retainedDuplicate(), r.headers, null);
+            try {
+                s.queue().reserve(copy);
+            } catch (WharfException full) {
+                copy.content().release();
+                missed(s, r.topic);
+                continue;
+            }
+            if (copy.persistent()) {
+                store.put(copy, StoreCompletion.NONE); // queued before any acknowledgement of it can be
+            }
+            s.queue().offer(copy);
+        }
+    }
+
+    // ---- recovery ----
+
+    @Override
+    public void subscriptionRecovered(SubscriptionRecord r) {
+        Selector selector;
+        try {
+            selector = Selector.parse(r.selector());
+        } catch (SelectorParseException e) { // it was parsed when the subscription was created
+            throw new IllegalStateException("Recovered " + r + " has a selector that no longer parses: " + e, e);
+        }
+        Subscription s = create(r.queueName(), r.name(), r.clientId(), r.topic(), r.selector(), selector, r.noLocal(),
+                true, r.shared(), false, null);
+        try { // new subscription queues are numbered above the recovered ones
+            long number = Long.parseLong(r.queueName().substring(DURABLE_PREFIX.length()));
+            subscriptionNumbers.accumulateAndGet(number, Math::max);
+        } catch (RuntimeException e) {
+            // a name from another numbering scheme cannot collide with ours
+        }
+        synchronized (this) {
+            named.put(new Key(r.clientId(), r.name()), s);
+        }
+    }
+
+    @Override
+    public void queueRecovered(String queueName, long lastSequence) {
+        if (queueName.startsWith(SUBSCRIPTION_QUEUE_PREFIX)) {
+            Subscription s = subscriptionOfQueue(queueName);
+            if (s != null) {
+                s.queue().sequenceAbove(lastSequence);
+            }
+        } else if (queueName.startsWith(RETAINED_QUEUE_PREFIX)) {
+            retainedSequences.merge(queueName.substring(RETAINED_QUEUE_PREFIX.length()), lastSequence, Math::max);
+        } else {
+            queues.queueRecovered(queueName, lastSequence);
+        }
+    }
+
+    @Override
+    public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
+        if (queueName.startsWith(SUBSCRIPTION_QUEUE_PREFIX)) {
+            Subscription s = subscriptionOfQueue(queueName);
+            if (s == null) { // its subscription was deleted before its messages' removal reached the journal
+                store.remove(List.of(new Orphan(queueName, sequence, content)), StoreCompletion.NONE);
+                content.release();
+                return;
+            }
+            QueuedMessage message = new QueuedMessage(s.queue(), content, MessageHeaders.read(content));
+            for (int i = 1; i < deliveryCount; i++) {
+                message.countRedelivery();
+            }
+            s.queue().restore(message, sequence);
+        } else if (queueName.startsWith(RETAINED_QUEUE_PREFIX)) {
+            String topic = queueName.substring(RETAINED_QUEUE_PREFIX.length());
+            RetainedPublication next = new RetainedPublication(topic, sequence, content, MessageHeaders.read(content));
+            RetainedPublication previous = retained.put(topic, next);
+            if (previous != null) { // a crash came between storing the new one and removing the old
+                store.remove(List.of(previous), StoreCompletion.NONE);
+                previous.content.release();
+            }
+        } else {
+            queues.messageRecovered(queueName, sequence, content, deliveryCount);
+        }
+    }
+
+    private synchronized Subscription subscriptionOfQueue(String queueName) {
+        return byQueue.get(queueName);
+    }
+
+    /** A recovered message of a deleted subscription, to be removed from the journal. */
+    private record Orphan(String queueName, long sequence, ByteBuf content) implements StoredMessage {
+    }
+
+    // ---- admin ----
+
+    /**
+     * One subscription as an administrator sees it.
+     *
+     * @param topic     the topic filter
+     * @param name      the subscription name, or null (a non-durable, unshared subscription)
+     * @param clientId  its client ID, or null
+     * @param durable   durable subscription
+     * @param shared    shared subscription
+     * @param consumers open consumers
+     * @param depth     messages it holds (its backlog: waiting, delivered unacknowledged, or in open transactions)
+     * @param missed    publications it missed because it was full
+     * @param queueName its queue
+     */
+    public record SubscriptionInfo(String topic, String name, String clientId, boolean durable, boolean shared,
+                                   int consumers, long depth, long missed, String queueName) {
+    }
+
+    /** Every subscription, by topic filter then name; temporary topics included. A snapshot. */
+    public List<SubscriptionInfo> describe() {
+        List<SubscriptionInfo> out = new ArrayList<>();
+        synchronized (this) {
+            for (Subscription s : byQueue.values()) {
+                out.add(new SubscriptionInfo(s.filter(), s.name(), s.clientId(), s.durable(), s.shared(), s.consumers,
+                        s.queue().depth(), s.missed(), s.queueName()));
+            }
+        }
+        out.sort(Comparator.comparing(SubscriptionInfo::topic)
+                .thenComparing(i -> Objects.toString(i.name(), ""))
+                .thenComparing(SubscriptionInfo::queueName));
+        return out;
+    }
+
+    /**
+     * {@link #describe()} as a table, one line per subscription, then the retained topics: what
+     * {@code wharf topic list} prints.
+     */
+    public String report() {
+        List<SubscriptionInfo> subscriptions = describe();
+        List<String> retainedTopics = retainedTopics();
+        if (subscriptions.isEmpty() && retainedTopics.isEmpty()) {
+            return "No subscriptions and no retained publications.";
+        }
+        String[] header = {"TOPIC", "SUBSCRIPTION", "CLIENT ID", "KIND", "CONSUMERS", "DEPTH", "MISSED"};
+        List<String[]> rows = new ArrayList<>();
+        rows.add(header);
+        for (SubscriptionInfo i : subscriptions) {
+            rows.add(new String[]{i.topic(), i.name() == null ? "-" : i.name(), i.clientId() == null ? "-" : i.clientId(),
+                    (i.durable() ? "durable" : "non-durable") + (i.shared() ? " shared" : ""),
+                    Integer.toString(i.consumers()), Long.toString(i.depth()), Long.toString(i.missed())});
+        }
+        int[] widths = new int[header.length];
+        for (String[] row : rows) {
+            for (int c = 0; c < row.length; c++) {
+                widths[c] = Math.max(widths[c], row[c].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String[] row : subscriptions.isEmpty() ? List.<String[]>of() : rows) {
+            for (int c = 0; c < row.length; c++) {
+                sb.append(String.format(c < 4 ? "%-" + widths[c] + "s" : "%" + widths[c] + "s", row[c]));
+                sb.append(c < row.length - 1 ? "  " : "\n");
+            }
+        }
+        if (!retainedTopics.isEmpty()) {
+            sb.append("Retained publications on: ").append(String.join(", ", retainedTopics)).append('\n');
+        }
+        return sb.toString().stripTrailing();
+    }
+
+    /** The topics that have a retained publication, sorted. */
+    public List<String> retainedTopics() {
+        List<String> topics = new ArrayList<>(retained.keySet());
+        topics.sort(null);
+        return topics;
+    }
+
+    /** Nodes and entries of the topic tree examined by all publishes so far (tests prove the cost by counting). */
+    public long matchVisits() {
+        return tree.visits();
+    }
+
+    /** Releases the retained publications; the server is stopping (subscription queues are cleared with it). */
+    public void close() {
+        synchronized (retained) {
+            retained.values().forEach(r -> r.content.release());
+            retained.clear();
+        }
+        List<Subscription> all;
+        synchronized (this) {
+            all = new ArrayList<>(byQueue.values());
+        }
+        for (Subscription s : all) {
+            s.queue().clear();
+        }
+    }
+
+    // ---- messages ----
+
+    private static String ofClient(String clientId) {
+        return clientId == null ? "" : " of client ID '" + clientId + "'";
+    }
+
+    private static String selectorClause(String selector) {
+        return selector == null ? "" : " and selector '" + selector + "'";
+    }
+
+    private static String kind(Subscription s) {
+        return kind(s.durable(), s.shared());
+    }
+
+    private static String kind(boolean durable, boolean shared) {
+        return (shared ? "shared " : "unshared ") + (durable ? "durable" : "non-durable");
+    }
+}

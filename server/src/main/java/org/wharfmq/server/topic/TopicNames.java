@@ -1,0 +1,84 @@
+package org.wharfmq.server.topic;
+
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.server.WharfException;
+
+/**
+ * Topic strings as IBM MQ writes them: levels separated by {@code /}, e.g. {@code prices/fx/GBP}. A topic that is
+ * published to names one node of the topic tree; a subscription's filter may use the wildcards {@code +} (exactly one
+ * level) and {@code #} (any number of levels, including none), each only as a whole level, {@code #} only as the
+ * last level.
+ */
+public final class TopicNames {
+
+    /** The level separator. */
+    public static final char SEPARATOR = '/';
+    /** Wildcard for exactly one level. */
+    public static final String ONE_LEVEL = "+";
+    /** Wildcard for any number of levels, including none. */
+    public static final String ANY_LEVELS = "#";
+
+    private TopicNames() {
+    }
+
+    /** Splits a topic or filter into its levels (an empty level stays an empty string). */
+    static String[] levels(String topic) {
+        return topic.split("/", -1);
+    }
+
+    /**
+     * Checks a topic that a message is published to: not empty, no wildcard.
+     *
+     * @throws WharfException UNKNOWN_DESTINATION naming the topic and the rule
+     */
+    public static void checkTopic(String topic) {
+        if (topic.isEmpty()) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "A topic name must not be empty.");
+        }
+        for (String level : levels(topic)) {
+            if (level.contains(ONE_LEVEL) || level.contains(ANY_LEVELS)) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Topic '" + topic + "' contains a wildcard ("
+                        + "'+' or '#'): messages are published to one topic; wildcards are for subscriptions only.");
+            }
+        }
+    }
+
+    /**
+     * Checks a subscription's filter: not empty; {@code +} and {@code #} only as whole levels, {@code #} last.
+     *
+     * @throws WharfException UNKNOWN_DESTINATION naming the filter and the rule
+     */
+    public static void checkFilter(String filter) {
+        if (filter.isEmpty()) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "A topic name must not be empty.");
+        }
+        String[] levels = levels(filter);
+        for (int i = 0; i < levels.length; i++) {
+            String level = levels[i];
+            boolean wildcard = level.equals(ONE_LEVEL) || level.equals(ANY_LEVELS);
+            if (!wildcard && (level.contains(ONE_LEVEL) || level.contains(ANY_LEVELS))) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Topic filter '" + filter + "': the wildcards"
+                        + " '+' and '#' must be whole levels between '/' (level '" + level + "'), e.g. 'prices/+/GBP'.");
+            }
+            if (level.equals(ANY_LEVELS) && i != levels.length - 1) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Topic filter '" + filter + "': '#' must be"
+                        + " the last level, e.g. 'prices/#'.");
+            }
+        }
+    }
+
+    /** Whether {@code filter} (checked) matches {@code topic} (without wildcards). */
+    public static boolean matches(String filter, String topic) {
+        String[] f = levels(filter);
+        String[] t = levels(topic);
+        for (int i = 0; i < f.length; i++) {
+            if (f[i].equals(ANY_LEVELS)) {
+                return true;
+            }
+            if (i >= t.length || !(f[i].equals(ONE_LEVEL) || f[i].equals(t[i]))) {
+                return false;
+            }
+        }
+        return f.length == t.length;
+    }
+}

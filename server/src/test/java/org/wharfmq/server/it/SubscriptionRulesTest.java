@@ -1,0 +1,227 @@
+package org.wharfmq.server.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import javax.jms.Connection;
+import javax.jms.IllegalStateException;
+import javax.jms.InvalidClientIDException;
+import javax.jms.InvalidClientIDRuntimeException;
+import javax.jms.InvalidDestinationException;
+import javax.jms.JMSConsumer;
+import javax.jms.JMSContext;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import javax.jms.Topic;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The JMS 2.0 rules of client IDs (6.1.2), durable subscriptions (6.11.1, 8.3), unsubscribe and shared subscriptions
+ * (6.11), through the real client against the real server.
+ */
+@Timeout(60)
+class SubscriptionRulesTest {
+
+    @RegisterExtension
+    static final WharfServerExtension WHARF = WharfServerExtension.withDefaults();
+
+    private String unique(String purpose) {
+        return WHARF.queueName(purpose).toLowerCase();
+    }
+
+    private Connection connectAs(String clientId) throws JMSException {
+        Connection c = WHARF.track(WHARF.factory(Transport.TCP).createConnection());
+        c.setClientID(clientId);
+        c.start();
+        return c;
+    }
+
+    @Test
+    void clientIdIsSetBeforeUseAndIsUniqueAcrossConnections() throws Exception {
+        String id = unique("client");
+        Connection first = connectAs(id);
+        assertEquals(id, first.getClientID());
+        Connection second = WHARF.track(WHARF.factory(Transport.VM).createConnection());
+        InvalidClientIDException taken = assertThrows(InvalidClientIDException.class, () -> second.setClientID(id));
+        assertTrue(taken.getMessage().contains(id), taken.getMessage());
+
+        Connection used = WHARF.track(WHARF.factory(Transport.TCP).createConnection());
+        used.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        assertThrows(IllegalStateException.class, () -> used.setClientID(unique("late")));
+
+        first.close();
+        Connection third = connectAs(id); // free again once its holder has closed
+        assertEquals(id, third.getClientID());
+
+        JMSContext context = WHARF.factory(Transport.TCP).createContext();
+        try {
+            assertThrows(InvalidClientIDRuntimeException.class, () -> context.setClientID(id));
+        } finally {
+            context.close();
+        }
+    }
+
+    @Test
+    void durableSubscriptionKeepsPublicationsWhileNoConsumerIsActive() throws Exception {
+        String id = unique("durable");
+        String topicName = "rules/" + id;
+        Connection connection = connectAs(id);
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic topic = session.createTopic(topicName);
+        MessageConsumer durable = session.createDurableSubscriber(topic, "keep");
+        MessageProducer publisher = session.createProducer(topic);
+        publisher.send(session.createTextMessage("while active"));
+        assertEquals("while active", Receive.nextText(durable).getText());
+        durable.close();
+        publisher.send(session.createTextMessage("while inactive 1"));
+        publisher.send(session.createTextMessage("while inactive 2"));
+        assertEquals(2, backlog(topicName, "keep"));
+
+        MessageConsumer again = session.createDurableConsumer(topic, "keep");
+        assertEquals(List.of("while inactive 1", "while inactive 2"), Receive.texts(again, 2));
+        Receive.nothingMore(again);
+
+        IllegalStateException second = assertThrows(IllegalStateException.class,
+                () -> session.createDurableConsumer(topic, "keep"));
+        assertTrue(second.getMessage().contains("active consumer"), second.getMessage());
+
+        IllegalStateException active = assertThrows(IllegalStateException.class, () -> session.unsubscribe("keep"));
+        assertTrue(active.getMessage().contains("active consumer"), active.getMessage());
+        again.close();
+        session.unsubscribe("keep");
+        assertEquals(-1, backlog(topicName, "keep"));
+        assertThrows(InvalidDestinationException.class, () -> session.unsubscribe("keep"));
+    }
+
+    @Test
+    void unsharedDurableSubscriptionNeedsAClientId() throws Exception {
+        Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> session.createDurableConsumer(session.createTopic("rules/x"), "d"));
+        assertTrue(e.getMessage().contains("client ID"), e.getMessage());
+    }
+
+    @Test
+    void changingTheSelectorOfADurableSubscriptionReplacesIt() throws Exception {
+        String id = unique("replace");
+        Session session = connectAs(id).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic topic = session.createTopic("rules/" + id);
+        session.createDurableSubscriber(topic, "sub").close();
+        session.createProducer(topic).send(session.createTextMessage("old subscription"));
+        MessageConsumer replaced = session.createDurableSubscriber(topic, "sub", "kind = 'new'", false);
+        Receive.nothingMore(replaced); // the old subscription and its message are gone
+        TextMessage wanted = session.createTextMessage("new subscription");
+        wanted.setStringProperty("kind", "new");
+        MessageProducer publisher = session.createProducer(topic);
+        publisher.send(session.createTextMessage("filtered out"));
+        publisher.send(wanted);
+        assertEquals("new subscription", Receive.nextText(replaced).getText());
+        replaced.close();
+        session.unsubscribe("sub");
+    }
+
+    @Test
+    void durableNoLocalLeavesOutPublicationsOfItsOwnClientId() throws Exception {
+        String id = unique("durablenolocal");
+        Session session = connectAs(id).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic topic = session.createTopic("rules/" + id);
+        MessageConsumer consumer = session.createDurableConsumer(topic, "d", null, true);
+        session.createProducer(topic).send(session.createTextMessage("own"));
+        Session other = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        other.createProducer(other.createTopic("rules/" + id)).send(other.createTextMessage("other"));
+        assertEquals("other", Receive.nextText(consumer).getText());
+        Receive.nothingMore(consumer);
+        consumer.close();
+        session.unsubscribe("d");
+    }
+
+    @Test
+    void sharedSubscriptionSplitsPublicationsAcrossConnectionsEachOnce() throws Exception {
+        String name = "rules/" + unique("shared");
+        Session a = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Session b = WHARF.connect(Transport.VM).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer onA = a.createSharedConsumer(a.createTopic(name), "workers");
+        MessageConsumer onB = b.createSharedConsumer(b.createTopic(name), "workers");
+        MessageConsumer everything = a.createConsumer(a.createTopic(name)); // another subscription: gets them all
+        assertEquals(2, WHARF.server().topicManager().describe().stream().filter(i -> i.topic().equals(name)).count());
+        MessageProducer publisher = a.createProducer(a.createTopic(name));
+        int n = 200;
+        for (int i = 0; i < n; i++) {
+            publisher.send(a.createTextMessage("m" + i));
+        }
+        Set<String> seen = new HashSet<>();
+        List<String> all = new ArrayList<>();
+        int fromA = drain(onA, seen, all);
+        int fromB = drain(onB, seen, all);
+        assertEquals(n, all.size(), "each publication once across the shared subscription's consumers");
+        assertEquals(n, seen.size(), "no publication twice");
+        assertTrue(fromA > 0 && fromB > 0, "both consumers got a share: " + fromA + " / " + fromB);
+        assertEquals(n, Receive.texts(everything, n).size());
+    }
+
+    private static int drain(MessageConsumer consumer, Set<String> seen, List<String> all) throws JMSException {
+        int count = 0;
+        for (Message m; (m = consumer.receive(Receive.ABSENT_MS * 2)) != null; ) {
+            String text = ((TextMessage) m).getText();
+            seen.add(text);
+            all.add(text);
+            count++;
+        }
+        return count;
+    }
+
+    @Test
+    void sharedDurableSubscriptionsThroughJmsContext() throws Exception {
+        String name = "rules/" + unique("shareddurable");
+        try (JMSContext first = WHARF.factory(Transport.TCP).createContext();
+             JMSContext second = WHARF.factory(Transport.TCP).createContext()) {
+            Topic topic = first.createTopic(name);
+            JMSConsumer c1 = first.createSharedDurableConsumer(topic, "sd-" + name);
+            JMSConsumer c2 = second.createSharedDurableConsumer(second.createTopic(name), "sd-" + name);
+            assertEquals(2, WHARF.server().topicManager().describe().stream()
+                    .filter(i -> i.topic().equals(name) && i.durable() && i.shared()).mapToInt(i -> i.consumers()).sum());
+            c1.close();
+            c2.close();
+            first.createProducer().send(topic, "kept while nobody consumes");
+            JMSConsumer back = first.createSharedDurableConsumer(topic, "sd-" + name);
+            assertEquals("kept while nobody consumes", back.receiveBody(String.class, Receive.EXPECTED_MS));
+            back.close();
+            first.unsubscribe("sd-" + name);
+            assertThrows(javax.jms.InvalidDestinationRuntimeException.class, () -> first.unsubscribe("sd-" + name));
+            JMSConsumer nonDurable = first.createSharedConsumer(topic, "nd");
+            first.createProducer().send(topic, "to the shared non-durable one");
+            assertEquals("to the shared non-durable one", nonDurable.receiveBody(String.class, Receive.EXPECTED_MS));
+            assertNull(nonDurable.receiveNoWait());
+        }
+    }
+
+    @Test
+    void aNameCannotBeBothSharedAndUnshared() throws Exception {
+        String id = unique("mixed");
+        Session session = connectAs(id).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic topic = session.createTopic("rules/" + id);
+        session.createDurableConsumer(topic, "one").close();
+        assertThrows(IllegalStateException.class, () -> session.createSharedDurableConsumer(topic, "one"));
+        session.unsubscribe("one");
+    }
+
+    /** The backlog of the named subscription on the topic, or -1 when it does not exist. */
+    private static long backlog(String topic, String name) {
+        return WHARF.server().topicManager().describe().stream()
+                .filter(i -> i.topic().equals(topic) && name.equals(i.name()))
+                .mapToLong(i -> i.depth()).findFirst().orElse(-1);
+    }
+}
