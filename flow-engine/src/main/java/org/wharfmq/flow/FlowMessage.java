@@ -36,7 +36,10 @@ public final class FlowMessage {
     public static final String JMS_REPLY_TO = "JMSReplyTo";
     /** Header field: how many times the input message has been delivered (Integer, 1 the first time). */
     public static final String JMSX_DELIVERY_COUNT = "JMSXDeliveryCount";
-    /** Properties field: the topic a Publication node publishes on when it names none. */
+    /**
+     * Properties field: the topic a publication arrived on (set by a topic input), and the topic a Publication node
+     * publishes on when it names none.
+     */
     public static final String TOPIC = "Topic";
 
     private static final int PERSISTENT = 2;

@@ -45,8 +45,8 @@ public final class InputNode extends Node {
     }
 
     /**
-     * Reads from a (non-durable) subscription to a topic. Publish/subscribe lands with issue 4: the server refuses
-     * topics until then.
+     * Reads from a non-durable subscription to a topic (a filter: {@code +} and {@code #} wildcards allowed). The
+     * flow's instances share one subscription (JMS 2.0 shared consumer), so each publication is processed once.
      */
     public static InputNode topic(String topic) {
         return new InputNode(null, topic);

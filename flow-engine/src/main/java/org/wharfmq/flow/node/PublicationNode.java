@@ -13,8 +13,7 @@ import java.util.Map;
 
 /**
  * Publishes the message on a topic: the one configured, else the {@code Topic} field of the message's properties.
- * Then propagates to {@code out}. Publish/subscribe lands with issue 4: until then the server refuses topics and
- * the send fails the path.
+ * Then propagates to {@code out}. A publication that no subscription matches is not an error.
  */
 public final class PublicationNode extends Node {
 

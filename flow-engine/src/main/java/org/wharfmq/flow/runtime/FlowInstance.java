@@ -9,7 +9,6 @@ import org.wharfmq.flow.node.InputNode;
 
 import javax.jms.Connection;
 import javax.jms.ConnectionFactory;
-import javax.jms.Destination;
 import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
@@ -100,11 +99,24 @@ final class FlowInstance implements Runnable {
         transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
         Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         Session consumerSession = transactional ? transacted : plain;
-        Destination source = input.queueName() != null ? consumerSession.createQueue(input.queueName())
-                : consumerSession.createTopic(input.topicName());
-        consumer = consumerSession.createConsumer(source, selector);
+        if (input.queueName() != null) {
+            consumer = consumerSession.createConsumer(consumerSession.createQueue(input.queueName()), selector);
+        } else {
+            // one shared subscription for all the flow's instances, so each publication is processed once, not
+            // once per instance; AUTOMATIC's two readers select differently, so each kind of reader has its own
+            consumer = consumerSession.createSharedConsumer(consumerSession.createTopic(input.topicName()),
+                    subscriptionName(flow.name(), input.name(), transactional), selector);
+        }
         invocation = new Invocation(flow, transacted, plain);
         connection.start();
+    }
+
+    /**
+     * The shared subscription a topic input reads from: named after the flow and its input node, so instances of
+     * the flow (and the same flow run standalone against the server) share it.
+     */
+    static String subscriptionName(String flowName, String inputNodeName, boolean transactional) {
+        return "WHARF.FLOW." + flowName + "." + inputNodeName + (transactional ? ".T" : ".N");
     }
 
     private void loop() throws JMSException {

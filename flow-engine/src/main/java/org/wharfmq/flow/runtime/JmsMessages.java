@@ -41,6 +41,10 @@ final class JmsMessages {
         headers.set(FlowMessage.JMS_TIMESTAMP, message.getJMSTimestamp());
         headers.set(FlowMessage.JMS_REPLY_TO, message.getJMSReplyTo());
         headers.set(FlowMessage.JMSX_DELIVERY_COUNT, deliveryCount(message));
+        if (message.getJMSDestination() instanceof javax.jms.Topic topic) {
+            // as in the message broker's Properties folder: the topic a publication arrived on
+            flowMessage.properties().set(FlowMessage.TOPIC, topic.getTopicName());
+        }
         Folder user = flowMessage.userProperties();
         for (Enumeration<?> names = message.getPropertyNames(); names.hasMoreElements(); ) {
             String name = (String) names.nextElement();

@@ -7,12 +7,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.flow.Domain;
 import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.FlowMessage;
 import org.wharfmq.flow.JavaComputeNode;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.LabelNode;
 import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.flow.node.PassthroughNode;
+import org.wharfmq.flow.node.PublicationNode;
 import org.wharfmq.flow.node.RouteToLabelNode;
 import org.wharfmq.flow.node.ThrowNode;
 import org.wharfmq.flow.node.TraceNode;
@@ -22,9 +24,13 @@ import org.wharfmq.flow.runtime.RunningFlow;
 import javax.jms.BytesMessage;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Topic;
 import javax.jms.TextMessage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
@@ -143,6 +149,37 @@ class FlowNodesTest {
         assertEquals("fail-below", ((TextMessage) fixture.receiveOne(RunningFlow.DEAD_LETTER_QUEUE)).getText());
         flow.close();
         assertEquals(0, fixture.depth("COMPUTE.FAILED"), "the Throw node's failure bypassed the failure terminal");
+    }
+
+    @Test
+    void topicInputAndPublicationNodeProcessEachPublicationOnceAcrossInstances() throws Exception {
+        fixture.run(FlowDefinition.builder("republish")
+                .node("in", InputNode.topic("orders/+"))
+                .node("stamp", compute((node, assembly) -> {
+                    MessageAssembly copy = assembly.copy();
+                    copy.message().properties().set(FlowMessage.TOPIC, "audit/"
+                            + assembly.message().properties().getString(FlowMessage.TOPIC));
+                    node.propagate("out", copy);
+                }))
+                .node("publish", new PublicationNode(null))
+                .wire("in", "out", "stamp").wire("stamp", "out", "publish").build(), 4);
+        MessageConsumer audit = fixture.session.createConsumer(fixture.session.createTopic("audit/#"));
+        MessageProducer publisher = fixture.session.createProducer(null);
+        int messages = 40;
+        for (int i = 0; i < messages; i++) {
+            publisher.send(fixture.session.createTopic("orders/" + (i % 2 == 0 ? "GBP" : "EUR")),
+                    fixture.session.createTextMessage("order " + i));
+        }
+        publisher.send(fixture.session.createTopic("orders/GBP/late"), fixture.session.createTextMessage("no match"));
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < messages; i++) {
+            TextMessage out = (TextMessage) audit.receive(10_000);
+            assertTrue(out != null, "only " + i + " of " + messages + " publications came out of the flow");
+            assertTrue(seen.add(out.getText()), "processed twice: " + out.getText());
+            String currency = Integer.parseInt(out.getText().substring(6)) % 2 == 0 ? "GBP" : "EUR";
+            assertEquals("audit/orders/" + currency, ((Topic) out.getJMSDestination()).getTopicName());
+        }
+        assertEquals(null, audit.receive(200), "4 instances share one subscription: nothing is processed twice");
     }
 
     @Test
