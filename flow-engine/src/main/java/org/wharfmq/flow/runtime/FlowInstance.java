@@ -41,6 +41,10 @@ final class FlowInstance implements Runnable {
     private static final System.Logger LOG = System.getLogger(FlowInstance.class.getName());
     /** How long a read waits before looking at the stop flag again: bounds the drain time of an idle instance. */
     private static final long POLL_MILLIS = 100;
+    /** The first wait before reconnecting: a dropped connection to a running server usually comes back at once. */
+    static final long FIRST_RETRY_MILLIS = 100;
+    /** The longest wait between reconnection attempts, while the server is down. */
+    static final long MAX_RETRY_MILLIS = 10_000;
 
     private final RunningFlow flow;
     private final InputNode input;
@@ -82,15 +86,59 @@ final class FlowInstance implements Runnable {
         try {
             open();
             opened.complete(null);
-            loop();
         } catch (JMSException | RuntimeException e) {
-            if (!opened.completeExceptionally(e)) {
-                LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' instance " + Thread.currentThread().getName()
-                        + " stopped: " + e, e);
+            opened.completeExceptionally(e); // the flow does not start: its deployer hears why
+            closeConnection();
+            finished.complete(null);
+            return;
+        }
+        try {
+            while (flow.isRunning()) {
+                try {
+                    loop();
+                } catch (JMSException | RuntimeException e) {
+                    if (flow.isRunning()) {
+                        reconnect(e);
+                    }
+                }
             }
         } finally {
             closeConnection();
             finished.complete(null);
+        }
+    }
+
+    /**
+     * After the connection failed (dropped by the server or the network, or a get, commit or send that failed):
+     * opens a new one, waiting {@link #FIRST_RETRY_MILLIS} and then twice as long after each failed attempt, up to
+     * {@link #MAX_RETRY_MILLIS}, until it works or the flow stops. A transactional invocation cut off is rolled
+     * back by the server and its message delivered again; a non-transactional one was consumed when read, and what
+     * it had not sent yet is lost (transaction mode NO trades that for speed).
+     */
+    private void reconnect(Exception cause) {
+        String instance = Thread.currentThread().getName();
+        LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' instance " + instance + " lost its connection ("
+                + cause + "); reconnecting");
+        flow.statistics().reconnects.increment();
+        long delay = FIRST_RETRY_MILLIS;
+        int attempts = 0;
+        while (true) {
+            closeConnection();
+            if (flow.awaitStop(delay)) {
+                return;
+            }
+            attempts++;
+            try {
+                open();
+                LOG.log(System.Logger.Level.INFO, "Flow '" + flow.name() + "' instance " + instance + " reconnected after "
+                        + attempts + " attempt(s)");
+                return;
+            } catch (JMSException | RuntimeException e) {
+                delay = Math.min(delay * 2, MAX_RETRY_MILLIS);
+                LOG.log(attempts == 1 || delay == MAX_RETRY_MILLIS ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
+                        "Flow '" + flow.name() + "' instance " + instance + " cannot reconnect (attempt " + attempts
+                                + "): " + e + "; next attempt in " + delay + " ms");
+            }
         }
     }
 
@@ -251,9 +299,10 @@ final class FlowInstance implements Runnable {
         if (connection != null) {
             try {
                 connection.close();
-            } catch (JMSException e) {
+            } catch (JMSException | RuntimeException e) {
                 LOG.log(System.Logger.Level.DEBUG, "Closing a flow connection: " + e);
             }
+            connection = null;
         }
     }
 }

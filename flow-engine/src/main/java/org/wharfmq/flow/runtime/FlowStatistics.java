@@ -23,6 +23,7 @@ public final class FlowStatistics {
     final LongAdder invocations = new LongAdder();
     final LongAdder failures = new LongAdder();
     final LongAdder backouts = new LongAdder();
+    final LongAdder reconnects = new LongAdder();
     final LongAdder elapsedNanos = new LongAdder();
     final LongAdder cpuNanos = new LongAdder();
     private volatile boolean timing;
@@ -60,6 +61,11 @@ public final class FlowStatistics {
         return failures.sum();
     }
 
+    /** Times an instance lost its connection and set out to open a new one. */
+    public long reconnects() {
+        return reconnects.sum();
+    }
+
     /** Messages handed to the failure terminal, backout queue or dead-letter queue. */
     public long backouts() {
         return backouts.sum();
@@ -89,8 +95,8 @@ public final class FlowStatistics {
     public String render(String flowName) {
         StringBuilder sb = new StringBuilder();
         long n = invocations();
-        sb.append(String.format("flow %s: invocations %d, failures %d, backouts %d, timing %s%n", flowName, n,
-                failures(), backouts(), timing ? "on" : "off"));
+        sb.append(String.format("flow %s: invocations %d, failures %d, backouts %d, reconnects %d, timing %s%n", flowName,
+                n, failures(), backouts(), reconnects(), timing ? "on" : "off"));
         if (n > 0 && elapsedNanos() > 0) {
             sb.append(String.format("  per invocation: elapsed %.1f us, cpu %.1f us%n", elapsedNanos() / 1e3 / n,
                     cpuNanos() / 1e3 / n));

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -41,6 +42,7 @@ public final class RunningFlow implements AutoCloseable {
     private final FlowStatistics statistics;
     private final List<FlowInstance> threads = new ArrayList<>();
     private final Map<String, ExceptionList> failures = new ConcurrentHashMap<>();
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean trace = true;
 
@@ -148,6 +150,16 @@ public final class RunningFlow implements AutoCloseable {
         return running;
     }
 
+    /** Waits up to {@code millis} for {@link #close()}; true when the flow is stopping. */
+    boolean awaitStop(long millis) {
+        try {
+            return stopSignal.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+    }
+
     void rememberFailure(String messageId, ExceptionList list) {
         if (messageId == null) {
             return;
@@ -173,6 +185,7 @@ public final class RunningFlow implements AutoCloseable {
     @Override
     public void close() {
         running = false;
+        stopSignal.countDown();
         CompletableFuture<?>[] all = threads.stream().map(FlowInstance::finished).toArray(CompletableFuture[]::new);
         try {
             CompletableFuture.allOf(all).get(DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);

@@ -67,7 +67,7 @@ public final class Driver {
         String processId = options.processId().isEmpty() ? "p" + ProcessHandle.current().pid() : options.processId();
         TestClass testClass = options.testClass();
         RunControl control = new RunControl(options.threads());
-        Bodies bodies = new Bodies(options.messageType(), options.messageSize());
+        Bodies bodies = Bodies.of(options);
         if (options.stopOnStdinClose()) {
             watchStdin();
         }
@@ -99,7 +99,7 @@ public final class Driver {
             }
             Histogram latencies = new Histogram(3_600_000_000L, 3);
             workers.forEach(w -> latencies.add(w.latencies()));
-            DriverResult result = result(testClass, processId, control, m, latencies);
+            DriverResult result = result(testClass, processId, control, m, latencies, bodies.size());
             printSummary(result);
             if (!options.jsonOutput().isEmpty()) {
                 JSON.writeValue(Path.of(options.jsonOutput()).toFile(), result);
@@ -208,14 +208,15 @@ public final class Driver {
         }
     }
 
-    private DriverResult result(TestClass testClass, String processId, RunControl control, Measurement m, Histogram latencies) {
+    private DriverResult result(TestClass testClass, String processId, RunControl control, Measurement m, Histogram latencies,
+                                int messageSize) {
         double seconds = Math.max(1e-3, (m.windowEndMillis() - m.windowStartMillis()) / 1000.0);
         List<Long> sorted = new ArrayList<>(m.perSecond());
         sorted.sort(null);
         double mean = m.measured() / seconds;
         double median = sorted.isEmpty() ? mean : sorted.get(sorted.size() / 2);
         List<String> problems = control.problems();
-        return new DriverResult(testClass.harnessName(), processId, options.threads(), options.messageSize(),
+        return new DriverResult(testClass.harnessName(), processId, options.threads(), messageSize,
                 options.persistent(), options.transacted(), m.windowStartMillis(), m.windowEndMillis(), m.measured(),
                 control.iterations(), mean, median, m.perSecond(), LatencySummary.of(latencies), control.sentCounts(), control.publishedCounts(),
                 control.received().counts(), control.subscriberCounts(), control.losses(), control.duplicates(),

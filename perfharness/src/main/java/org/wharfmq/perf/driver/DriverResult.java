@@ -9,7 +9,7 @@ import java.util.Map;
  * @param testClass          the JMSPerfHarness test class
  * @param processId          {@code -id}, or one made up from the process id
  * @param threads            {@code -nt}
- * @param messageSize        {@code -ms}
+ * @param messageSize        the body's bytes ({@code -ms}, or the length of the {@code -mf} file)
  * @param persistent         {@code -pp}
  * @param transacted         {@code -tx}
  * @param windowStartMillis  wall-clock start of the measured period (after the warm-up)

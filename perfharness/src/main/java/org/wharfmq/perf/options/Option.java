@@ -10,6 +10,7 @@ public enum Option {
     RL("rl", "60", "Run length in seconds (0 = until stopped)."),
     MS("ms", "1000", "Message size in bytes."),
     MT("mt", "text", "Message type: text or bytes."),
+    MF("mf", "", "Message file: the body is this file's content (-ms is then ignored)."),
     PP("pp", "false", "Persistent messages."),
     TX("tx", "false", "Transacted sessions."),
     CC("cc", "1", "Commit count: operations per transaction (Sender, Receiver, Publisher, Subscriber)."),

@@ -166,6 +166,11 @@ public final class PerfOptions {
         }
     }
 
+    /** {@code -mf}: the file whose content is the body, or empty for a body of {@code -ms} bytes. */
+    public String messageFile() {
+        return raw(Option.MF);
+    }
+
     public MessageType messageType() {
         return MessageType.parse(raw(Option.MT));
     }

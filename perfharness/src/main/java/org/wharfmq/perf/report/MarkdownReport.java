@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * The report of a run, shaped like the seeds' tables: per message size the peak rate, the server CPU% at the
@@ -46,31 +48,11 @@ public final class MarkdownReport {
                 .append("server process's share of the whole machine (all cores), from /proc.\n\n");
         TreeSet<Integer> sizes = new TreeSet<>();
         results.values().forEach(steps -> steps.forEach(s -> sizes.add(s.messageSize())));
-        md.append("| Test |");
-        results.keySet().forEach(t -> md.append(' ').append(t).append(" Max Rate* | CPU% | Clients |"));
-        md.append(" Seed V8.0 (other hardware) Max Rate* | CPU% | Clients |\n|---|");
-        results.keySet().forEach(t -> md.append("---:|---:|---:|"));
-        md.append("---:|---:|---:|\n");
-        for (int size : sizes) {
-            md.append("| ").append(workload).append(' ').append(Sizes.label(size)).append(" non-persistent |");
-            for (List<StepResult> steps : results.values()) {
-                StepResult p = peak(steps.stream().filter(s -> s.messageSize() == size).toList());
-                if (p == null) {
-                    String why = steps.stream().filter(s -> s.messageSize() == size && s.unavailable() != null)
-                            .map(StepResult::unavailable).findFirst().orElse("no result");
-                    md.append(" unavailable: ").append(why.replace("|", "/")).append(" | | |");
-                } else {
-                    md.append(' ').append(Sizes.rate(p.medianRate())).append(p.passed() ? "" : " (check FAILED)")
-                            .append(" | ").append(Sizes.percent(p.cpuPercent()).replace("%", ""))
-                            .append(" | ").append(p.clients()).append(" |");
-                }
-            }
-            SeedRows.Row seed = SeedRows.find(workload, size);
-            if (seed == null) {
-                md.append(" no published row | | |\n");
-            } else {
-                md.append(String.format(Locale.ROOT, " %,d | %.2f | %d |%n", seed.maxRate(), seed.cpuPercent(), seed.clients()));
-            }
+        boolean flow = workload.startsWith("F-");
+        if (flow) {
+            flowTable(md, workload, sizes, results);
+        } else {
+            clientTable(md, workload, sizes, results);
         }
         md.append("\n*").append(unit).append("\n\n");
         if (results.size() == 2) {
@@ -79,14 +61,15 @@ public final class MarkdownReport {
                 StepResult a = peak(results.get(names.get(0)).stream().filter(s -> s.messageSize() == size).toList());
                 StepResult b = peak(results.get(names.get(1)).stream().filter(s -> s.messageSize() == size).toList());
                 if (a != null && b != null && b.medianRate() > 0) {
-                    md.append(String.format(Locale.ROOT, "%s %s: %s / %s peak ratio = %.2f%n%n", workload, Sizes.label(size),
+                    md.append(String.format(Locale.ROOT, "%s %s: %s / %s peak ratio = %.3g%n%n", workload, Sizes.label(size),
                             names.get(0), names.get(1), a.medianRate() / b.medianRate()));
                 }
             }
         }
         for (Map.Entry<String, List<StepResult>> e : results.entrySet()) {
             md.append("### ").append(e.getKey()).append(", every step\n\n");
-            md.append("| Size | Clients | Responders | Median rate | Mean rate | Server CPU% | CPU us per op | p50 | p99 | p99.9 | Check |\n");
+            md.append("| Size | Clients | ").append(flow ? "Instances" : "Responders")
+                    .append(" | Median rate | Mean rate | Server CPU% | CPU us per op | p50 | p99 | p99.9 | Check |\n");
             md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
             for (StepResult s : e.getValue()) {
                 if (s.unavailable() != null) {
@@ -103,8 +86,73 @@ public final class MarkdownReport {
             md.append('\n');
         }
         charts.forEach((size, file) -> md.append("![").append(workload).append(' ').append(Sizes.label(size))
-                .append(": rate and p99 latency against clients](").append(file).append(")\n\n"));
+                .append(": rate and p99 latency against ").append(flow ? "flow instances" : "clients").append("](").append(file)
+                .append(")\n\n"));
         return md.toString();
+    }
+
+    /** The seeds' queue-manager table: per size, each target's peak rate, CPU% and clients, and the V8.0 row. */
+    private static void clientTable(StringBuilder md, String workload, TreeSet<Integer> sizes, Map<String, List<StepResult>> results) {
+        peakTable(md, workload, sizes, results, List.of("Max Rate*", "CPU%", "Clients"),
+                p -> List.of(rateCell(p), Sizes.percent(p.cpuPercent()).replace("%", ""), Integer.toString(p.clients())),
+                "Seed V8.0 (other hardware) Max Rate* | CPU% | Clients", size -> {
+                    SeedRows.Row seed = SeedRows.find(workload, size);
+                    return seed == null ? "no published row | |"
+                            : String.format(Locale.ROOT, "%,d | %.2f | %d", seed.maxRate(), seed.cpuPercent(), seed.clients());
+                });
+    }
+
+    /**
+     * The broker report's table: per size, each target's peak rate, CPU%, CPU ms per message and instances at the
+     * peak, and the 002 row (one copy of the flow).
+     */
+    private static void flowTable(StringBuilder md, String workload, TreeSet<Integer> sizes, Map<String, List<StepResult>> results) {
+        peakTable(md, workload, sizes, results, List.of("Max Rate*", "CPU%", "CPU ms/msg", "Instances"),
+                p -> List.of(rateCell(p), Sizes.percent(p.cpuPercent()).replace("%", ""), millis(p.cpuMicrosPerOp()),
+                        Integer.toString(p.responders())),
+                "Seed 002 WMB V6.1 (other hardware) Rate* | CPU% | CPU ms/msg", size -> {
+                    SeedRows.FlowRow seed = SeedRows.findFlow(workload, size);
+                    return seed == null ? "no published row | |" : String.format(Locale.ROOT, "%,.0f | %.2f | %.2f",
+                            seed.rate(), seed.cpuPercent(), seed.cpuMillisPerMessage());
+                });
+        md.append("\nCPU ms/msg: the server process's CPU per flow invocation (queue manager and flow together, as the ")
+                .append("seed's whole-machine figure); for the ceiling, the CPU of the loop's thread.\n");
+    }
+
+    /**
+     * A table with a row per size: for each target the {@code columns} of its peak step (or why it has none), then
+     * the seed's three columns.
+     */
+    private static void peakTable(StringBuilder md, String workload, TreeSet<Integer> sizes, Map<String, List<StepResult>> results,
+                                  List<String> columns, Function<StepResult, List<String>> cells, String seedColumns,
+                                  IntFunction<String> seedCells) {
+        md.append("| Test |");
+        results.keySet().forEach(t -> md.append(' ').append(t).append(' ').append(String.join(" | ", columns)).append(" |"));
+        md.append(' ').append(seedColumns).append(" |\n|---|");
+        results.keySet().forEach(t -> md.append("---:|".repeat(columns.size())));
+        md.append("---:|---:|---:|\n");
+        for (int size : sizes) {
+            md.append("| ").append(workload).append(' ').append(Sizes.label(size)).append(" non-persistent |");
+            for (List<StepResult> steps : results.values()) {
+                StepResult p = peak(steps.stream().filter(s -> s.messageSize() == size).toList());
+                if (p == null) {
+                    String why = steps.stream().filter(s -> s.messageSize() == size && s.unavailable() != null)
+                            .map(StepResult::unavailable).findFirst().orElse("no result");
+                    md.append(" unavailable: ").append(why.replace("|", "/")).append(" |").append(" |".repeat(columns.size() - 1));
+                } else {
+                    cells.apply(p).forEach(cell -> md.append(' ').append(cell).append(" |"));
+                }
+            }
+            md.append(' ').append(seedCells.apply(size)).append(" |\n");
+        }
+    }
+
+    private static String rateCell(StepResult p) {
+        return Sizes.rate(p.medianRate()) + (p.passed() ? "" : " (check FAILED)");
+    }
+
+    private static String millis(double micros) {
+        return Double.isNaN(micros) ? "n/a" : String.format(Locale.ROOT, "%.3g", micros / 1000);
     }
 
     /** Groups steps by target, keeping the order targets were run in. */

@@ -26,7 +26,28 @@ public final class SeedRows {
             Map.entry("RR-4/2048", new Row("JMS Client Bindings (2KB Non-persistent) : RR-4", 56_159, 45.13, 65)),
             Map.entry("RR-4/204800", new Row("JMS Client Bindings (200KB Non-persistent) : RR-4", 2_752, 8.98, 37)));
 
+    /**
+     * A published row of the broker report (002: WebSphere Message Broker V6.1 with WebSphere MQ V6 on a 4-processor
+     * 1.7 GHz pSeries Power5 server under Linux, clients on another machine; one copy of the flow, non-persistent):
+     * message rate, CPU% busy (the whole server: broker and queue manager) and CPU milliseconds per message.
+     */
+    public record FlowRow(String test, double rate, double cpuPercent, double cpuMillisPerMessage) {
+    }
+
+    private static final Map<String, FlowRow> FLOW_ROWS = Map.ofEntries(
+            Map.entry("F-PASS/4096", new FlowRow("MQ BLOB pass-through 4K", 7144.21, 68.67, 0.38)),
+            Map.entry("F-PASS/16384", new FlowRow("MQ BLOB pass-through 16K", 4544.27, 67.67, 0.60)),
+            Map.entry("F-PASS/65536", new FlowRow("MQ BLOB pass-through 64K", 1314.28, 46.00, 1.40)),
+            Map.entry("F-PASS/262144", new FlowRow("MQ BLOB pass-through 256K", 327.19, 39.00, 4.77)),
+            Map.entry("F-PASS/1048576", new FlowRow("MQ BLOB pass-through 1024K", 76.91, 35.00, 18.20)),
+            Map.entry("F-HDR/1024", new FlowRow("Setting of the MQ Message Headers 1K", 3590.83, 43.00, 0.48)));
+
     private SeedRows() {
+    }
+
+    /** The broker report's non-persistent row for flow workload {@code workload} at {@code size}, or null. */
+    public static FlowRow findFlow(String workload, int size) {
+        return FLOW_ROWS.get(workload + "/" + size);
     }
 
     /** The seed's non-persistent row for {@code workload} at {@code size}, or null. */

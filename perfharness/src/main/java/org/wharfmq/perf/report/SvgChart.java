@@ -7,10 +7,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.ToIntFunction;
 
 /**
  * A chart of rate (left axis, solid lines) and p99 round-trip latency (right axis, dashed lines) against the
- * client count, one colour per target, as a self-contained SVG file.
+ * client count (or a flow's instances), one colour per target, as a self-contained SVG file.
  */
 public final class SvgChart {
 
@@ -25,14 +26,18 @@ public final class SvgChart {
     private SvgChart() {
     }
 
-    /** The chart of {@code series} (target name → its steps at one message size). */
-    public static String render(String title, String unit, Map<String, List<StepResult>> series) {
+    /**
+     * The chart of {@code series} (target name → its steps at one message size) against {@code x} (the client
+     * count; a flow's instances), whose axis is labelled {@code xLabel}.
+     */
+    public static String render(String title, String unit, Map<String, List<StepResult>> series,
+                                ToIntFunction<StepResult> x, String xLabel) {
         TreeSet<Integer> clientSet = new TreeSet<>();
         double maxRate = 1;
         double maxLatencyMs = 0.001;
         for (List<StepResult> steps : series.values()) {
             for (StepResult s : steps) {
-                clientSet.add(s.clients());
+                clientSet.add(x.applyAsInt(s));
                 maxRate = Math.max(maxRate, s.medianRate());
                 maxLatencyMs = Math.max(maxLatencyMs, s.latencyMicros().p99() / 1000.0);
             }
@@ -55,10 +60,10 @@ public final class SvgChart {
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\">%.2f</text>%n", LEFT + plotW + 6, y + 4, maxLatencyMs * i / 5));
         }
         for (int i = 0; i < clients.size(); i++) {
-            double x = xOf(i, clients.size(), plotW);
-            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>%n", x, TOP + plotH + 18, clients.get(i)));
+            double px = xOf(i, clients.size(), plotW);
+            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>%n", px, TOP + plotH + 18, clients.get(i)));
         }
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">clients (requesters)</text>%n", LEFT + plotW / 2, HEIGHT - 15));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", LEFT + plotW / 2, HEIGHT - 15, escape(xLabel)));
         svg.append(String.format(Locale.ROOT, "<text transform=\"translate(18,%d) rotate(-90)\" text-anchor=\"middle\">%s (solid)</text>%n", TOP + plotH / 2, escape(unit)));
         svg.append(String.format(Locale.ROOT, "<text transform=\"translate(%d,%d) rotate(90)\" text-anchor=\"middle\">p99 latency ms (dashed)</text>%n", WIDTH - 18, TOP + plotH / 2));
         svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>%n", LEFT, TOP, plotW, plotH));
@@ -71,12 +76,12 @@ public final class SvgChart {
                 if (s.unavailable() != null) {
                     continue;
                 }
-                double x = xOf(clients.indexOf(s.clients()), clients.size(), plotW);
+                double px = xOf(clients.indexOf(x.applyAsInt(s)), clients.size(), plotW);
                 double yRate = TOP + plotH - plotH * s.medianRate() / maxRate;
                 double yLatency = TOP + plotH - plotH * (s.latencyMicros().p99() / 1000.0) / maxLatencyMs;
-                rate.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, yRate));
-                latency.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, yLatency));
-                svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>%n", x, yRate, colour));
+                rate.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, yRate));
+                latency.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, yLatency));
+                svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>%n", px, yRate, colour));
             }
             svg.append(String.format(Locale.ROOT, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>%n", rate.toString().trim(), colour));
             svg.append(String.format(Locale.ROOT, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/>%n", latency.toString().trim(), colour));

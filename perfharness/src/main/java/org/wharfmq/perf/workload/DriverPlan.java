@@ -27,7 +27,10 @@ final class DriverPlan {
     private final List<Spec> clientMeasured = new ArrayList<>();
     private final String vmUrl;
 
-    DriverPlan(Workload w, RunSettings s, int size, int clients, int responders, Path dir, String stepName) {
+    /**
+     * @param messageFile F-*: the input message, else null (a body of {@code size} bytes)
+     */
+    DriverPlan(Workload w, RunSettings s, int size, int clients, int responders, Path dir, String stepName, Path messageFile) {
         this.vmUrl = "vm://wharf-perf-" + ProcessHandle.current().pid();
         boolean pp = s.persistent();
         switch (w) {
@@ -52,6 +55,10 @@ final class DriverPlan {
                 clientMeasured.add(spec("send", dir, stepName, true, s, size, "-tc", "jms.r11.Sender", "-nt", n(clients),
                         "-d", "OW", "-dn", n(clients), "-rt", Double.toString(s.rate()), "-pp", b(pp)));
             }
+            case F_PASS, F_HDR -> // the flow is the responder: it keeps the requester's correlation id and properties
+                    clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
+                            "-iq", w.flow().inputQueue(), "-oq", w.flow().outputQueue(), "-co", "true", "-pp", b(pp),
+                            "-mf", messageFile.toString()));
         }
     }
 

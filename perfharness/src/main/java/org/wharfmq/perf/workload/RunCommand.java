@@ -2,6 +2,9 @@ package org.wharfmq.perf.workload;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import org.wharfmq.perf.driver.LatencySummary;
+import org.wharfmq.perf.flow.BenchmarkFlow;
+import org.wharfmq.perf.flow.SaleMessage;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.report.MarkdownReport;
@@ -26,9 +29,11 @@ public final class RunCommand {
 
     private static final String HELP = """
             Usage: wharf perf run|compare WORKLOAD [options]
-              WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1
-              --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k]
-              --requesters LIST   client counts to step through             [1,2,4,8,16,32,64]
+              WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 F-PASS F-HDR
+              --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k; F-*: 4k]
+                                  (F-*: the seed's sale message, SaleList repeated to about that size)
+              --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-*: 20]
+              --instances LIST    F-*: flow instances to step through        [1]
               --responders N      responders per step (0 = half the requesters)  [0]
               --queues N          RR-4b request queues                       [4]
               --rate R            OW-1 messages/s per producer               [1000]
@@ -46,6 +51,9 @@ public final class RunCommand {
               --in-process        everything in this JVM (a quick check, not a measurement)
               --verbose           show every line the child processes print
             """;
+
+    /** Closed-loop requesters of a flow workload, as the spec's "20 threads by default". */
+    static final int DEFAULT_FLOW_REQUESTERS = 20;
 
     private RunCommand() {
     }
@@ -94,7 +102,31 @@ public final class RunCommand {
         for (Target t : targets) {
             all.addAll(new WorkloadRunner(settings, launcher, progress).run(t));
         }
+        BenchmarkFlow flow = settings.workload().flow();
+        if (flow != null && flow.hasCeiling()) {
+            for (int size : settings.sizes()) {
+                StepResult ceiling = ceiling(settings, flow, size);
+                progress.accept(String.format(java.util.Locale.ROOT, "%s ceiling %s: %s/s in a plain loop on one thread, "
+                        + "no messaging, %s us CPU each", flow.id(), Sizes.label(size), Sizes.rate(ceiling.medianRate()),
+                        Sizes.decimal(ceiling.cpuMicrosPerOp())));
+                all.add(ceiling);
+            }
+        }
         return all;
+    }
+
+    /** Name of the ceiling's results (the flow's own work timed without messaging), as a target's. */
+    public static final String CEILING = "Ceiling (no messaging)";
+    /** Longest the ceiling loop is measured: a plain loop settles quickly. */
+    private static final int CEILING_MAX_SECONDS = 5;
+
+    /** Times the flow's own work on the message of {@code size} in a plain loop in this JVM (spec: "the ceiling"). */
+    private static StepResult ceiling(RunSettings settings, BenchmarkFlow flow, int size) {
+        long warmup = Math.min(settings.warmupSeconds(), 1) * 1000L;
+        long run = Math.min(settings.runSeconds(), CEILING_MAX_SECONDS) * 1000L;
+        BenchmarkFlow.Ceiling c = flow.ceiling(SaleMessage.ofSize(size), warmup, run);
+        return new StepResult(settings.workload().id(), CEILING, size, 1, 1, c.rate(), c.rate(), Double.NaN,
+                c.cpuMicrosPerOp(), new LatencySummary(0, 0, 0, 0, 0, 0, 0), true, null, List.of());
     }
 
     private static void printRatios(RunSettings settings, List<StepResult> all, Consumer<String> progress) {
@@ -120,10 +152,16 @@ public final class RunCommand {
         Map<Integer, String> charts = new LinkedHashMap<>();
         for (int size : settings.sizes()) {
             Map<String, List<StepResult>> series = new LinkedHashMap<>();
-            byTarget.forEach((t, steps) -> series.put(t, steps.stream().filter(s -> s.messageSize() == size).toList()));
+            byTarget.forEach((t, steps) -> {
+                if (!t.equals(CEILING)) { // one point, orders of magnitude above: it would flatten the others
+                    series.put(t, steps.stream().filter(s -> s.messageSize() == size).toList());
+                }
+            });
             String file = "chart-" + settings.workload().id() + "-" + Sizes.label(size) + ".svg";
+            boolean flow = settings.workload().flow() != null;
             Files.writeString(out.resolve(file), SvgChart.render(settings.workload().id() + " " + Sizes.label(size) + ": "
-                    + settings.workload().unit() + " and p99 latency", settings.workload().unit(), series));
+                    + settings.workload().unit() + " and p99 latency", settings.workload().unit(), series,
+                    flow ? StepResult::responders : StepResult::clients, flow ? "flow instances" : "clients (requesters)"));
             charts.put(size, file);
         }
         Files.writeString(out.resolve("report.md"), MarkdownReport.render(settings.workload().id(),
@@ -137,8 +175,9 @@ public final class RunCommand {
     /** Parses the runner's options (exposed for the option-parsing tests). */
     static Parsed parse(String[] args, boolean compare) {
         Workload workload = Workload.parse(args[0]);
-        List<Integer> sizes = List.of(2048);
-        List<Integer> clients = List.of(1, 2, 4, 8, 16, 32, 64);
+        List<Integer> sizes = List.of(workload.flow() != null ? 4096 : 2048);
+        List<Integer> clients = workload.flow() != null ? List.of(DEFAULT_FLOW_REQUESTERS) : List.of(1, 2, 4, 8, 16, 32, 64);
+        List<Integer> instances = List.of(1);
         int responders = 0;
         int queues = 4;
         double rate = 1000;
@@ -168,6 +207,12 @@ public final class RunCommand {
                     switch (a) {
                         case "--sizes" -> sizes = Arrays.stream(v.split(",")).map(s -> PerfOptions.parseSize(s, "--sizes")).toList();
                         case "--requesters", "--clients" -> clients = Arrays.stream(v.split(",")).map(s -> positive(a, s)).toList();
+                        case "--instances" -> {
+                            if (workload.flow() == null) {
+                                throw new OptionException("--instances steps a message flow's instances: only F-* workloads run a flow");
+                            }
+                            instances = Arrays.stream(v.split(",")).map(s -> positive(a, s)).toList();
+                        }
                         case "--responders" -> responders = nonNegative(a, v);
                         case "--queues" -> queues = positive(a, v);
                         case "--rate" -> rate = Double.parseDouble(v);
@@ -198,7 +243,7 @@ public final class RunCommand {
             throw new OptionException("compare starts both servers itself: --url cannot be used with it");
         }
         List<Target> targets = compare ? List.of(Target.WHARF, peer) : List.of(peerGiven ? peer : Target.WHARF);
-        RunSettings settings = new RunSettings(workload, sizes, clients, responders, queues, rate, runLength, warmup,
+        RunSettings settings = new RunSettings(workload, sizes, clients, instances, responders, queues, rate, runLength, warmup,
                 timeout, persistent, perThread, url, output, jvmOptions, inProcess);
         return new Parsed(settings, targets, verbose);
     }

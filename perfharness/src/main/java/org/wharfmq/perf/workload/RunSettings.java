@@ -9,6 +9,7 @@ import java.util.List;
  * @param workload       the workload
  * @param sizes          message sizes in bytes
  * @param clients        requester (or producer) counts to step through
+ * @param instances      F-*: flow instances to step through (1 for the other workloads)
  * @param responders     responders (or consumers) per step; 0 = half the requesters, at least 1
  * @param queues         RR-4b: request queues
  * @param rate           OW-1: messages per second per producer
@@ -23,7 +24,7 @@ import java.util.List;
  * @param jvmOptions     options for child JVMs
  * @param inProcess      run everything in this JVM (tests; not a measurement)
  */
-public record RunSettings(Workload workload, List<Integer> sizes, List<Integer> clients, int responders, int queues,
+public record RunSettings(Workload workload, List<Integer> sizes, List<Integer> clients, List<Integer> instances, int responders, int queues,
                           double rate, int runSeconds, int warmupSeconds, int timeoutSeconds, boolean persistent,
                           boolean correlationPerThread,
                           String url, Path output, List<String> jvmOptions, boolean inProcess) {

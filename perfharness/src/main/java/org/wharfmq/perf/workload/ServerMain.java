@@ -1,7 +1,9 @@
 package org.wharfmq.perf.workload;
 
+import org.wharfmq.flow.runtime.FlowStatistics;
 import org.wharfmq.perf.driver.Driver;
 import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.flow.BenchmarkFlow;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
@@ -18,11 +20,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code wharf perf server [--port N] [--in-vm NAME] [--driver "DRIVER ARGS"]...}: a Wharf queue manager for the
- * workload runner, optionally hosting drivers in its own JVM over {@code vm://} (RR-1, RR-2's responders, RR-3).
- * Prints {@code wharf-perf: server ready tcp=URL vm=URL}, starts the drivers one after the other (each waits for
- * the previous one to connect), prints {@code wharf-perf: driver done id=ID passed=BOOL} as each one ends, and
- * stops when standard input closes (or {@link #stop()}).
+ * {@code wharf perf server [--port N] [--in-vm NAME] [--flow F-ID [--flow-instances N]] [--driver "DRIVER ARGS"]...}:
+ * a Wharf queue manager for the workload runner, optionally running one of the harness's message flows
+ * ({@link BenchmarkFlow}) and hosting drivers in its own JVM over {@code vm://} (RR-1, RR-2's responders, RR-3).
+ * Deploys the flow, prints {@code wharf-perf: server ready tcp=URL vm=URL}, starts the drivers one after the other
+ * (each waits for the previous one to connect), prints {@code wharf-perf: driver done id=ID passed=BOOL} as each
+ * one ends, and stops when standard input closes (or {@link #stop()}); with a flow it prints, just before
+ * stopping, {@code wharf-perf: flow F-ID invocations=N failures=N backouts=N input-depth=N output-depth=N}.
  */
 public final class ServerMain {
 
@@ -30,6 +34,8 @@ public final class ServerMain {
     public static final String READY_PREFIX = "wharf-perf: server ready";
     /** Prefix of the line printed when a hosted driver ends. */
     public static final String DRIVER_DONE_PREFIX = "wharf-perf: driver done";
+    /** Prefix of the line with the flow's counts, printed when a server running a flow stops. */
+    public static final String FLOW_PREFIX = "wharf-perf: flow";
 
     private final List<String> args;
     private final PrintStream out;
@@ -68,6 +74,8 @@ public final class ServerMain {
     public int run() throws Exception {
         int port = 0;
         String inVm = "wharf-perf";
+        BenchmarkFlow flow = null;
+        int flowInstances = 1;
         List<List<String>> driverArgs = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -78,6 +86,8 @@ public final class ServerMain {
                 case "--port" -> port = Integer.parseInt(args.get(++i));
                 case "--in-vm" -> inVm = args.get(++i);
                 case "--driver" -> driverArgs.add(Arrays.asList(args.get(++i).trim().split("\\s+")));
+                case "--flow" -> flow = BenchmarkFlow.of(args.get(++i));
+                case "--flow-instances" -> flowInstances = Integer.parseInt(args.get(++i));
                 default -> throw new OptionException("server: unknown option " + a);
             }
         }
@@ -87,6 +97,9 @@ public final class ServerMain {
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
         try (WharfServer server = WharfServer.start(config)) {
+            if (flow != null) {
+                server.flowHost().deploy(flow.factory(), flowInstances);
+            }
             out.println(READY_PREFIX + " tcp=" + server.tcpUrl() + " vm=" + server.vmUrl() + " pid=" + ProcessHandle.current().pid());
             out.flush();
             for (List<String> a : driverArgs) {
@@ -117,9 +130,26 @@ public final class ServerMain {
             for (Thread t : threads) {
                 t.join(TimeUnit.MINUTES.toMillis(2));
             }
+            if (flow != null) {
+                printFlowCounts(server, flow);
+            }
         } finally {
             TempFiles.deleteTree(data);
         }
         return failed.get() ? 1 : 0;
+    }
+
+    /** The flow's counts once the clients have stopped: the runner checks one invocation per request. */
+    private void printFlowCounts(WharfServer server, BenchmarkFlow flow) {
+        FlowStatistics stats = server.flowHost().flow(flow.id()).running().statistics();
+        server.flowHost().undeploy(flow.id()); // drains: every message read has been processed and its output sent
+        out.println(FLOW_PREFIX + " " + flow.id() + " invocations=" + stats.invocations() + " failures=" + stats.failures()
+                + " backouts=" + stats.backouts() + " input-depth=" + depth(server, flow.inputQueue())
+                + " output-depth=" + depth(server, flow.outputQueue()));
+        out.flush();
+    }
+
+    private static long depth(WharfServer server, String queue) {
+        return server.queueManager().exists(queue) ? server.queueManager().depth(queue) : 0;
     }
 }

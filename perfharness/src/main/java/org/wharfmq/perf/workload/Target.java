@@ -1,5 +1,7 @@
 package org.wharfmq.perf.workload;
 
+import org.wharfmq.perf.flow.BenchmarkFlow;
+
 import java.util.List;
 
 /** The messaging server a workload runs against: Wharf, or the built-in peer (Apache ActiveMQ Artemis). */
@@ -27,9 +29,17 @@ public enum Target {
         };
     }
 
-    /** The {@code wharf perf} command that starts this server (port chosen by the system). */
-    List<String> serverCommand(List<String> hostedDrivers, boolean persistent) {
+    /**
+     * The {@code wharf perf} command that starts this server (port chosen by the system).
+     *
+     * @param flow          the message flow the server runs (F-*), else null
+     * @param flowInstances its instances
+     */
+    List<String> serverCommand(List<String> hostedDrivers, boolean persistent, BenchmarkFlow flow, int flowInstances) {
         if (this == ARTEMIS) {
+            if (flow != null) {
+                throw new UnsupportedOperationException("Message flows (F-*) run only in Wharf: the Artemis peer has no flow engine");
+            }
             if (!hostedDrivers.isEmpty()) {
                 throw new UnsupportedOperationException("In-VM workloads (RR-1, RR-2, RR-3) on the Artemis peer are not supported yet: "
                         + "use RR-4, RR-4b or OW-1");
@@ -37,6 +47,9 @@ public enum Target {
             return List.of("artemis", "--port", "0", "--sync", Boolean.toString(persistent));
         }
         List<String> command = new java.util.ArrayList<>(List.of("server", "--port", "0", "--in-vm", "wharf-perf-" + ProcessHandle.current().pid()));
+        if (flow != null) {
+            command.addAll(List.of("--flow", flow.id(), "--flow-instances", Integer.toString(flowInstances)));
+        }
         for (String d : hostedDrivers) {
             command.add("--driver");
             command.add(d);

@@ -1,5 +1,6 @@
 package org.wharfmq.perf.workload;
 
+import org.wharfmq.perf.flow.BenchmarkFlow;
 import org.wharfmq.perf.options.OptionException;
 
 import java.util.Locale;
@@ -7,7 +8,9 @@ import java.util.Locale;
 /**
  * The workloads of {@code shared/specs/benchmarks.md} the runner can run, and where their clients live. RR-1 and
  * RR-3 are the same run on Wharf (there is no MQI: both are JMS over {@code vm://}); both ids exist so results
- * can be set beside the seed's rows of either.
+ * can be set beside the seed's rows of either. The F-* workloads run a message flow built into the harness
+ * ({@link BenchmarkFlow}) in the server; their requesters put the input on the flow's input queue and wait for the
+ * output on its output queue.
  */
 public enum Workload {
     RR_1("RR-1", "requester/responder, both in the server JVM (vm://)", "round trips/s", true, true),
@@ -15,7 +18,11 @@ public enum Workload {
     RR_3("RR-3", "JMS requester/responder, both in the server JVM (vm://)", "round trips/s", true, true),
     RR_4("RR-4", "JMS requesters and responders over TCP, each in their own JVM", "round trips/s", false, false),
     RR_4B("RR-4b", "as RR-4 over n request queues, a temporary reply queue per requester", "round trips/s", false, false),
-    OW_1("OW-1", "one-way: each rated producer has its own queue and consumer", "messages/s", false, false);
+    OW_1("OW-1", "one-way: each rated producer has its own queue and consumer", "messages/s", false, false),
+    F_PASS("F-PASS", "message flow input -> output, the body a BLOB never parsed; requesters over TCP in their own JVM",
+            "flow invocations/s", false, false),
+    F_HDR("F-HDR", "message flow input -> JavaCompute setting two header fields (no payload out) -> output; "
+            + "requesters over TCP in their own JVM", "flow invocations/s", false, false);
 
     private final String id;
     private final String description;
@@ -54,9 +61,18 @@ public enum Workload {
         return respondersInServer;
     }
 
-    /** True for request/reply workloads (counted in round trips). */
+    /** True for request/reply workloads (counted in round trips; a flow's output is its reply). */
     public boolean requestReply() {
         return this != OW_1;
+    }
+
+    /** The message flow a broker workload runs in the server, else null. */
+    public BenchmarkFlow flow() {
+        return switch (this) {
+            case F_PASS -> BenchmarkFlow.F_PASS;
+            case F_HDR -> BenchmarkFlow.F_HDR;
+            default -> null;
+        };
     }
 
     /** Parses an id such as {@code RR-4} or {@code rr-4b}; names the issue a not-yet-runnable workload waits for. */
@@ -71,11 +87,12 @@ public enum Workload {
             throw new OptionException(text + " needs publish/subscribe, which Wharf does not support yet (issue 4)");
         }
         if (t.startsWith("F-")) {
-            throw new OptionException(text + " needs message flows, which Wharf does not support yet (the flow-engine issue)");
+            throw new OptionException(text + " needs the XML domain of the flow engine, which Wharf does not have yet; "
+                    + "the flow workloads available are F-PASS and F-HDR");
         }
         if (t.startsWith("RR-5")) {
             throw new OptionException(text + " needs distributed queuing between queue managers, which Wharf does not support yet");
         }
-        throw new OptionException("Unknown workload " + text + "; use RR-1, RR-2, RR-3, RR-4, RR-4b or OW-1");
+        throw new OptionException("Unknown workload " + text + "; use RR-1, RR-2, RR-3, RR-4, RR-4b, OW-1, F-PASS or F-HDR");
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.wharfmq.perf.driver.DriverResult;
 import org.wharfmq.perf.driver.LatencySummary;
 import org.wharfmq.perf.driver.SubscriberCount;
+import org.wharfmq.perf.flow.SaleMessage;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,12 +42,14 @@ public final class WorkloadRunner {
     public List<StepResult> run(Target target) throws Exception {
         List<StepResult> results = new ArrayList<>();
         for (int size : settings.sizes()) {
-            for (int clients : settings.clients()) {
-                StepResult r = step(target, size, clients);
-                results.add(r);
-                progress.accept(describe(r));
-                if (r.unavailable() != null) {
-                    return results;   // the next steps would say the same
+            for (int instances : settings.workload().flow() == null ? List.of(1) : settings.instances()) {
+                for (int clients : settings.clients()) {
+                    StepResult r = step(target, size, clients, instances);
+                    results.add(r);
+                    progress.accept(describe(r));
+                    if (r.unavailable() != null) {
+                        return results;   // the next steps would say the same
+                    }
                 }
             }
         }
@@ -58,26 +61,38 @@ public final class WorkloadRunner {
         if (r.unavailable() != null) {
             return String.format("%s %s %s: unavailable (%s)", r.workload(), r.target(), Sizes.label(r.messageSize()), r.unavailable());
         }
-        return String.format("%s %s %s clients=%d: median %,.0f %s, server CPU %s, %s us CPU per op, p50 %s p99 %s [check %s]",
-                r.workload(), r.target(), Sizes.label(r.messageSize()), r.clients(), r.medianRate(),
-                r.workload().startsWith("OW") ? "msg/s" : "rt/s", Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()),
+        String unit = r.workload().startsWith("OW") ? "msg/s" : r.workload().startsWith("F-") ? "invocations/s" : "rt/s";
+        String instances = r.workload().startsWith("F-") ? " instances=" + r.responders() : "";
+        return String.format("%s %s %s clients=%d%s: median %,.0f %s, server CPU %s, %s us CPU per op, p50 %s p99 %s [check %s]",
+                r.workload(), r.target(), Sizes.label(r.messageSize()), r.clients(), instances, r.medianRate(),
+                unit, Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()),
                 Sizes.micros(r.latencyMicros().p50()), Sizes.micros(r.latencyMicros().p99()), r.passed() ? "PASSED" : "FAILED");
     }
 
-    private StepResult step(Target target, int size, int clients) throws Exception {
+    /** @param instances F-*: the flow's instances, reported as the step's responders */
+    private StepResult step(Target target, int size, int clients, int instances) throws Exception {
         Workload w = settings.workload();
         int responders = settings.responders() > 0 ? settings.responders() : Math.max(1, clients / 2);
+        if (w.flow() != null) {
+            responders = instances;
+        }
         if (w == Workload.RR_4B) {
             responders = Math.max(responders, settings.queues());
         }
         if (w == Workload.OW_1) {
             responders = clients;
         }
-        progress.accept(String.format("%s %s %s clients=%d responders=%d: %d s warm-up + %d s measured...", w.id(),
-                target.displayName(), Sizes.label(size), clients, responders, settings.warmupSeconds(), settings.runSeconds()));
+        progress.accept(String.format("%s %s %s clients=%d %s=%d: %d s warm-up + %d s measured...", w.id(),
+                target.displayName(), Sizes.label(size), clients, w.flow() == null ? "responders" : "instances", responders,
+                settings.warmupSeconds(), settings.runSeconds()));
         Path dir = Files.createDirectories(settings.output().resolve("steps"));
         String stepName = target.name().toLowerCase() + "-" + size + "-" + clients;
-        DriverPlan plan = new DriverPlan(w, settings, size, clients, responders, dir, stepName);
+        Path messageFile = null;
+        if (w.flow() != null) {
+            messageFile = dir.resolve("sale-" + Sizes.label(size) + ".xml");
+            Files.write(messageFile, SaleMessage.ofSize(size));
+        }
+        DriverPlan plan = new DriverPlan(w, settings, size, clients, responders, dir, stepName, messageFile);
 
         List<Launched> started = new ArrayList<>();
         try {
@@ -85,10 +100,12 @@ public final class WorkloadRunner {
             String tcpUrl = settings.url();
             if (tcpUrl == null) {
                 server = launcher.launch(target.displayName().toLowerCase() + "-server",
-                        target.serverCommand(plan.hostedDrivers(), settings.persistent()));
+                        target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances));
                 started.add(server);
                 String ready = server.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT);
                 tcpUrl = field(ready, "tcp");
+            } else if (w.flow() != null) {
+                throw new UnsupportedOperationException(w.id() + " deploys its flow into the server the runner starts: it cannot use a running server (--url)");
             } else if (!plan.hostedDrivers().isEmpty()) {
                 throw new UnsupportedOperationException(w.id() + " runs its clients inside the server JVM: it cannot use a running server (--url)");
             }
@@ -119,11 +136,15 @@ public final class WorkloadRunner {
                 for (Launched l : background) {
                     l.awaitExit(Duration.ofSeconds(settings.timeoutSeconds() + 60L));
                 }
+                String flowCounts = null;
                 if (server != null) {
                     server.stop();
+                    if (w.flow() != null) {
+                        flowCounts = server.awaitLine(ServerMain.FLOW_PREFIX, Duration.ofSeconds(120));
+                    }
                     server.awaitExit(Duration.ofSeconds(60));
                 }
-                return evaluate(target, size, clients, responders, plan, cpu);
+                return evaluate(target, size, clients, responders, plan, cpu, flowCounts);
             } finally {
                 if (cpu != null) {
                     cpu.close();
@@ -152,7 +173,9 @@ public final class WorkloadRunner {
         throw new IllegalStateException("no " + name + "= in '" + line + "'");
     }
 
-    private StepResult evaluate(Target target, int size, int clients, int responders, DriverPlan plan, CpuSampler cpu) throws IOException {
+    /** @param flowCounts F-*: the server's {@link ServerMain#FLOW_PREFIX} line, else null */
+    private StepResult evaluate(Target target, int size, int clients, int responders, DriverPlan plan, CpuSampler cpu,
+                                String flowCounts) throws IOException {
         List<DriverResult> measured = new ArrayList<>();
         List<DriverResult> background = new ArrayList<>();
         for (DriverPlan.Spec spec : plan.allSpecs()) {
@@ -177,6 +200,9 @@ public final class WorkloadRunner {
             return unavailable(target, size, clients, responders, unavailable);
         }
         problems.addAll(crossCheck(measured, background));
+        if (flowCounts != null) {
+            problems.addAll(flowCheck(flowCounts, measured));
+        }
         double median = measured.stream().mapToDouble(DriverResult::medianRate).sum();
         double mean = measured.stream().mapToDouble(DriverResult::meanRate).sum();
         DriverResult main = measured.get(0);
@@ -231,6 +257,26 @@ public final class WorkloadRunner {
         }
         received.keySet().stream().filter(k -> !sent.containsKey(k))
                 .forEach(k -> problems.add("unexpected: messages from " + k + ", which no sender of this run reported"));
+        return problems;
+    }
+
+    /**
+     * The flow's side of exactly-once: it ran once per request the requesters sent (every request answered or
+     * lost), none failed or was backed out, and no input or output was left on a queue.
+     */
+    static List<String> flowCheck(String flowCounts, List<DriverResult> requesters) {
+        List<String> problems = new ArrayList<>();
+        long requests = requesters.stream().mapToLong(r -> r.totalIterations() + r.losses()).sum();
+        long invocations = Long.parseLong(field(flowCounts, "invocations"));
+        if (invocations != requests) {
+            problems.add("the flow ran " + invocations + " times for " + requests + " requests");
+        }
+        for (String counter : List.of("failures", "backouts", "input-depth", "output-depth")) {
+            long n = Long.parseLong(field(flowCounts, counter));
+            if (n != 0) {
+                problems.add("flow " + counter + "=" + n + " (expected 0)");
+            }
+        }
         return problems;
     }
 

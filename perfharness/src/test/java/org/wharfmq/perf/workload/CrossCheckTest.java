@@ -61,4 +61,13 @@ class CrossCheckTest {
         assertTrue(problems.stream().anyMatch(p -> p.contains("received 19 of the 20")), problems.toString());
         assertTrue(problems.stream().anyMatch(p -> p.contains("received 0 of the 5")), problems.toString());
     }
+
+    @Test
+    void theFlowMustRunOncePerRequestAndLeaveNothingOnItsQueues() {
+        DriverResult requesters = result("req", Map.of(), Map.of(), List.of()); // 10 requests, all answered
+        assertEquals(List.of(), WorkloadRunner.flowCheck(
+                "wharf-perf: flow F-PASS invocations=10 failures=0 backouts=0 input-depth=0 output-depth=0", List.of(requesters)));
+        assertEquals(List.of("the flow ran 9 times for 10 requests", "flow input-depth=1 (expected 0)"), WorkloadRunner.flowCheck(
+                "wharf-perf: flow F-PASS invocations=9 failures=0 backouts=0 input-depth=1 output-depth=0", List.of(requesters)));
+    }
 }

@@ -57,7 +57,8 @@ class RunCommandOptionsTest {
     @Test
     void workloadsThatWaitForOtherIssuesSaySo() {
         assertTrue(assertThrows(OptionException.class, () -> Workload.parse("PS-N")).getMessage().contains("publish/subscribe"));
-        assertTrue(assertThrows(OptionException.class, () -> Workload.parse("F-PASS")).getMessage().contains("flows"));
+        assertTrue(assertThrows(OptionException.class, () -> Workload.parse("F-XSLT")).getMessage().contains("XML domain"));
+        assertEquals(Workload.F_PASS, Workload.parse("f-pass"));
         assertThrows(OptionException.class, () -> Workload.parse("RR-9"));
         assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--requesters", "0"}, false));
         assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--peer", "tibco"}, false));

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WorkloadSmokeTest {
 
     private static RunSettings settings(Workload w, Path out, boolean inProcess) {
-        return new RunSettings(w, List.of(2048), List.of(2), 0, 2, 100, 2, 1, 10, false, false, null, out, List.of("-Xmx256m"), inProcess);
+        return new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 100, 2, 1, 10, false, false, null, out, List.of("-Xmx256m"), inProcess);
     }
 
     @ParameterizedTest
@@ -35,6 +35,39 @@ class WorkloadSmokeTest {
         assertTrue(s.meanRate() > 0, "something was counted");
         if (w.requestReply()) {
             assertTrue(s.latencyMicros().count() > 0, "round trips were timed");
+        }
+    }
+
+    /**
+     * A 5-second run (1 s warm-up + 4 s) of each flow workload at 4 KB with 4 requesters and 2 flow instances: every
+     * request got its own output, and the flow ran exactly once per request with nothing left on its queues (the
+     * runner's flow check); F-HDR also reports its ceiling.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Workload.class, names = {"F_PASS", "F_HDR"})
+    void eachFlowWorkloadRunsTheFlowOncePerRequest(Workload w, @TempDir Path out) throws Exception {
+        RunSettings settings = new RunSettings(w, List.of(4096), List.of(4), List.of(2), 0, 0, 0, 4, 1, 10, false, true,
+                null, out, List.of("-Xmx256m"), true);
+        List<String> progress = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), progress::add);
+        StepResult s = steps.get(0);
+        assertNull(s.unavailable());
+        assertTrue(s.passed(), s.problems().toString());
+        assertEquals(2, s.responders(), "the step reports the flow's instances");
+        assertTrue(s.meanRate() > 0 && s.latencyMicros().count() > 0, "invocations were counted and timed");
+        assertTrue(progress.stream().anyMatch(l -> l.contains("instances=2") && l.contains("invocations/s")), progress.toString());
+        if (w == Workload.F_HDR) {
+            assertEquals(2, steps.size());
+            assertEquals(RunCommand.CEILING, steps.get(1).target());
+            assertTrue(steps.get(1).medianRate() > 0);
+        } else {
+            assertEquals(1, steps.size(), "F-PASS does no work of its own: no ceiling");
+        }
+        RunCommand.writeReport(settings, steps, "bin/wharf perf run " + w.id() + " (test)");
+        String report = Files.readString(out.resolve("report.md"));
+        assertTrue(report.contains("| " + w.id() + " 4KB non-persistent | "), report);
+        if (w == Workload.F_PASS) {
+            assertTrue(report.contains("7,144 | 68.67 | 0.38"), "the seed's row is shown for reference: " + report);
         }
     }
 

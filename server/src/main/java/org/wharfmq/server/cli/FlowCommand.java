@@ -60,7 +60,7 @@ final class FlowCommand implements Runnable {
     }
 
     @Command(name = "deploy", mixinStandardHelpOptions = true,
-            description = "Deploys a flow jar; a flow of the same name is drained and replaced.")
+            description = "Deploys a flow jar, kept across restarts until undeployed; a flow of the same name is drained and replaced.")
     int deploy(@Mixin ServerOption server,
                @Parameters(paramLabel = "JAR", description = "The flow jar.") Path jar,
                @Option(names = "--class", required = true, paramLabel = "CLASS",
@@ -117,7 +117,8 @@ final class FlowCommand implements Runnable {
         return 0;
     }
 
-    @Command(name = "undeploy", mixinStandardHelpOptions = true, description = "Drains and removes a flow.")
+    @Command(name = "undeploy", mixinStandardHelpOptions = true,
+            description = "Drains and removes a flow; one deployed with 'deploy' does not come back at restart.")
     int undeploy(@Mixin ServerOption server, @Parameters(paramLabel = "FLOW") String flow) {
         return request(server, session -> named(session, "undeploy", flow));
     }

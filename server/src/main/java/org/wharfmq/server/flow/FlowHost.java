@@ -1,6 +1,7 @@
 package org.wharfmq.server.flow;
 
 import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.runtime.FlowJar;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
@@ -21,8 +22,17 @@ import java.util.Map;
  * The flows running in a server: deploys flow jars, each in a class loader of its own, and runs them over the
  * server's in-VM transport with as many instances as asked. A redeploy of a flow with the same name drains the
  * running one first (its in-flight invocations finish, unread messages stay on the queue) and then starts the new
- * one, so nothing is lost or processed twice. Deployments are serialised (one at a time); reading the list is
- * cheap.
+ * one, so nothing is lost or processed twice. Deployments are serialised (one at a time, under this object's
+ * lock); reading the list is cheap.
+ *
+ * <h2>What survives a restart</h2>
+ * Flows deployed with {@code wharf flow deploy} are kept in the data directory (the jar and a
+ * {@link DeploymentRecords deployment record} under {@code DATA/flows/}) and deployed again at start, before the
+ * flows the configuration lists. When a configured flow has the name of a kept deployment, <b>the kept deployment
+ * wins</b> and the configured one is not started (a warning says so): a flow redeployed by hand stays as it was
+ * deployed, as in App Connect. {@code wharf flow undeploy NAME} forgets the deployment; the configured flow of that
+ * name then starts again at the next start. Flows deployed through the Java API ({@link #deploy(Path, String, int)},
+ * {@link #deploy(FlowFactory, int)}) last until the server stops.
  */
 public final class FlowHost implements AutoCloseable {
 
@@ -30,6 +40,7 @@ public final class FlowHost implements AutoCloseable {
 
     private final ConnectionFactory connectionFactory;
     private final Path uploadDirectory;
+    private final DeploymentRecords records;
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
     private AdminResponder admin;
     private long uploads;
@@ -37,10 +48,12 @@ public final class FlowHost implements AutoCloseable {
     private FlowHost(String vmUrl, Path dataDirectory) {
         this.connectionFactory = new WharfConnectionFactory(vmUrl);
         this.uploadDirectory = dataDirectory.resolve("flows");
+        this.records = new DeploymentRecords(uploadDirectory);
     }
 
     /**
-     * Deploys the flows the configuration lists and opens the admin command queue. With auto-creation off, the
+     * Deploys again the flows kept from {@code wharf flow deploy}, then the flows the configuration lists (skipping
+     * those whose name a kept deployment has taken), and opens the admin command queue. With auto-creation off, the
      * command queue is served only when the configuration defines it (and {@value AdminResponder#REPLY_QUEUE} for
      * the command line's replies).
      *
@@ -49,13 +62,21 @@ public final class FlowHost implements AutoCloseable {
      * @param topics what the admin command {@code topics} answers ({@code wharf topic list})
      * @throws JMSException             when a flow cannot start
      * @throws IllegalArgumentException when a jar or class is wrong or a flow is invalid
+     * @throws IllegalStateException    when a kept deployment cannot be read or started (the message names its
+     *                                  record file)
      */
     public static FlowHost start(String vmUrl, ServerConfig config, java.util.function.Supplier<String> topics)
             throws JMSException {
         FlowHost host = new FlowHost(vmUrl, config.dataDirectory());
         try {
-            for (FlowConfig flow : config.flows()) {
-                host.deploy(configuredJar(flow.jar()), flow.className(), flow.instanceCount());
+            synchronized (host) {
+                for (DeploymentRecords.Stored kept : host.records.load()) {
+                    host.restore(kept);
+                }
+                Map<String, DeployedFlow> kept = new LinkedHashMap<>(host.flows);
+                for (FlowConfig flow : config.flows()) {
+                    host.deployConfigured(configuredJar(flow.jar()), flow.className(), flow.instanceCount(), kept);
+                }
             }
             boolean commandQueue = config.autoCreate()
                     || config.queues().stream().anyMatch(q -> AdminResponder.COMMAND_QUEUE.equals(q.name()));
@@ -82,59 +103,140 @@ public final class FlowHost implements AutoCloseable {
         return path;
     }
 
+    /** Deploys a kept deployment again; a failure names the record, since no command can remove it before start. */
+    private void restore(DeploymentRecords.Stored kept) throws JMSException {
+        DeploymentRecords.Deployment d = kept.deployment();
+        try {
+            deploy(uploadDirectory.resolve(d.jar()), d.className(), d.instances(), kept.file(), false);
+        } catch (JMSException | RuntimeException e) {
+            throw new IllegalStateException("Cannot deploy again flow '" + d.flow() + "' kept from 'wharf flow deploy' ("
+                    + kept.file().toAbsolutePath() + "): " + e.getMessage() + ". Fix the cause, or delete that record "
+                    + "and its jar to start without the flow.", e);
+        }
+    }
+
+    private void deployConfigured(Path jarPath, String className, int instances, Map<String, DeployedFlow> kept)
+            throws JMSException {
+        FlowJar jar = FlowJar.open(jarPath, FlowHost.class.getClassLoader());
+        FlowDefinition definition = build(jar, className);
+        DeployedFlow deployed = kept.get(definition.name());
+        if (deployed != null) {
+            jar.close();
+            LOG.log(System.Logger.Level.WARNING, "Flow '" + definition.name() + "' from " + jarPath + " in the "
+                    + "configuration is not started: the flow of that name deployed with 'wharf flow deploy' ("
+                    + deployed.jar().path() + ") is kept instead. 'wharf flow undeploy " + definition.name()
+                    + "' forgets it; the configured flow then starts at the next start.");
+            return;
+        }
+        start(definition, className, jar, instances, null);
+    }
+
     /**
      * Deploys (or redeploys, when a flow of the same name runs) the flow built by {@code className} in {@code jar}.
+     * It runs until undeployed or the server stops.
      *
      * @return the running flow
      */
     public synchronized DeployedFlow deploy(Path jar, String className, int instances) throws JMSException {
-        return deploy(jar, className, instances, false);
+        return deploy(jar, className, instances, null, false);
     }
 
-    /** Deploys a jar sent by {@code wharf flow deploy}: written under the data directory first. */
+    /**
+     * Deploys (or redeploys) a flow whose classes are on the server's own class path, as an application that embeds
+     * the server (or the perf harness) brings them. It runs until undeployed or the server stops.
+     *
+     * @return the running flow
+     */
+    public synchronized DeployedFlow deploy(FlowFactory factory, int instances) throws JMSException {
+        return start(factory.create(), factory.getClass().getName(), null, instances, null);
+    }
+
+    /**
+     * Deploys a jar sent by {@code wharf flow deploy}: written under the data directory with its deployment record,
+     * so that it is deployed again at the next start.
+     */
     synchronized DeployedFlow deployUpload(byte[] jarBytes, String jarName, String className, int instances)
             throws JMSException, IOException {
         Files.createDirectories(uploadDirectory);
         String safeName = jarName == null ? "flow.jar" : Path.of(jarName).getFileName().toString();
-        Path file = uploadDirectory.resolve(System.currentTimeMillis() + "-" + (++uploads) + "-" + safeName);
+        Path file;
+        do {
+            file = uploadDirectory.resolve(System.currentTimeMillis() + "-" + (++uploads) + "-" + safeName);
+        } while (Files.exists(file));
         Files.write(file, jarBytes);
         try {
-            return deploy(file, className, instances, true);
+            return deploy(file, className, instances, DeploymentRecords.recordOf(file), true);
         } catch (JMSException | RuntimeException e) {
             Files.deleteIfExists(file);
             throw e;
         }
     }
 
-    private DeployedFlow deploy(Path jarPath, String className, int instances, boolean uploaded) throws JMSException {
+    /**
+     * @param record      the deployment record of a flow deployed with {@code wharf flow deploy}, else null
+     * @param writeRecord whether to write that record (a new upload) or it exists already (a restart)
+     */
+    private DeployedFlow deploy(Path jarPath, String className, int instances, Path record, boolean writeRecord)
+            throws JMSException {
         FlowJar jar = FlowJar.open(jarPath, FlowHost.class.getClassLoader());
-        FlowDefinition definition;
+        FlowDefinition definition = build(jar, className);
+        if (writeRecord) {
+            try {
+                // before the running flow of that name is stopped and forgotten: a crash in between then finds both
+                // records at start, and the later deployment wins
+                records.write(jarPath, definition.name(), className, instances);
+            } catch (IOException e) {
+                jar.close();
+                throw new IllegalStateException("Cannot record the deployment of flow '" + definition.name()
+                        + "' in " + uploadDirectory.toAbsolutePath() + ": " + e, e);
+            }
+        }
         try {
-            definition = jar.createFlow(className);
+            return start(definition, className, jar, instances, record);
+        } catch (JMSException | RuntimeException e) {
+            if (writeRecord) {
+                delete(record);
+            }
+            throw e;
+        }
+    }
+
+    private static FlowDefinition build(FlowJar jar, String className) {
+        try {
+            return jar.createFlow(className);
         } catch (RuntimeException e) {
             jar.close();
             throw e;
         }
+    }
+
+    /** Stops the running flow of the same name (forgetting it), then starts this one. */
+    private DeployedFlow start(FlowDefinition definition, String className, FlowJar jar, int instances, Path record)
+            throws JMSException {
         DeployedFlow previous = flows.remove(definition.name());
         if (previous != null) {
             LOG.log(System.Logger.Level.INFO, "Redeploying flow '" + definition.name() + "': draining the running one");
-            stop(previous);
+            stop(previous, true);
         }
         RunningFlow running;
         try {
-            running = RunningFlow.start(definition, connectionFactory, instances, false, jar.classLoader());
+            ClassLoader loader = jar == null ? FlowHost.class.getClassLoader() : jar.classLoader();
+            running = RunningFlow.start(definition, connectionFactory, instances, false, loader);
         } catch (JMSException | RuntimeException e) {
-            jar.close();
+            if (jar != null) {
+                jar.close();
+            }
             throw e;
         }
-        DeployedFlow deployed = new DeployedFlow(definition.name(), className, jar, uploaded, running);
+        DeployedFlow deployed = new DeployedFlow(definition.name(), className, jar, record, running);
         flows.put(definition.name(), deployed);
         LOG.log(System.Logger.Level.INFO, "Deployed flow " + deployed.describe());
         return deployed;
     }
 
     /**
-     * Drains and removes a flow.
+     * Drains and removes a flow; a flow deployed with {@code wharf flow deploy} is forgotten (its jar and record are
+     * deleted), so it does not come back at the next start.
      *
      * @return false when no flow has that name
      */
@@ -143,7 +245,7 @@ public final class FlowHost implements AutoCloseable {
         if (flow == null) {
             return false;
         }
-        stop(flow);
+        stop(flow, true);
         LOG.log(System.Logger.Level.INFO, "Undeployed flow '" + name + "'");
         return true;
     }
@@ -158,7 +260,7 @@ public final class FlowHost implements AutoCloseable {
         return flows.get(name);
     }
 
-    /** Stops the admin responder and drains every flow. Idempotent. */
+    /** Stops the admin responder and drains every flow, keeping the deployment records. Idempotent. */
     @Override
     public synchronized void close() {
         if (admin != null) {
@@ -166,20 +268,28 @@ public final class FlowHost implements AutoCloseable {
             admin = null;
         }
         for (DeployedFlow flow : flows.values()) {
-            stop(flow);
+            stop(flow, false);
         }
         flows.clear();
     }
 
-    private static void stop(DeployedFlow flow) {
+    /** @param forget whether the flow goes for good: then a kept deployment's jar and record are deleted */
+    private static void stop(DeployedFlow flow, boolean forget) {
         flow.running().close();
-        flow.jar().close();
-        if (flow.uploaded()) {
-            try {
-                Files.deleteIfExists(flow.jar().path());
-            } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING, "Cannot delete " + flow.jar().path() + ": " + e);
-            }
+        if (flow.jar() != null) {
+            flow.jar().close();
+        }
+        if (forget && flow.record() != null) {
+            delete(flow.record()); // the record first: if the jar cannot be deleted, it is only a stray file
+            delete(flow.jar().path());
+        }
+    }
+
+    private static void delete(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "Cannot delete " + file + ": " + e);
         }
     }
 }

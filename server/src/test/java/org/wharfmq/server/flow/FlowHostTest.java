@@ -17,16 +17,21 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -39,12 +44,13 @@ class FlowHostTest {
     static Path jars;
     private static Path jarV1;
     private static Path jarV2;
+    private static Path jarV3;
 
     private WharfServer server;
 
     /** A flow jar whose library class lib.Greeting says {@code version}; its flow reads IN.x and writes OUT.x. */
     private static Path flowJar(String flow, String version) throws Exception {
-        return TestJars.build(jars, flow + ".jar", Map.of(
+        return TestJars.build(jars, flow + "-" + version + ".jar", Map.of(
                 "lib.Greeting", "package lib; public final class Greeting { public static String text() { return \""
                         + version + "\"; } }",
                 "flows.Factory", """
@@ -81,6 +87,7 @@ class FlowHostTest {
         if (jarV1 == null) {
             jarV1 = flowJar("A", "v1");
             jarV2 = flowJar("B", "v2");
+            jarV3 = flowJar("A", "v3");
         }
     }
 
@@ -175,6 +182,77 @@ class FlowHostTest {
         FlowCommandAccess.Result bad = FlowCommandAccess.run("flow", "deploy", jarV2.toString(), "--class",
                 "flows.Missing", "--url", url);
         assertTrue(bad.status() == 1 && bad.err().contains("flows.Missing is not in flow jar"), bad.err());
+    }
+
+    @Test
+    void aFlowDeployedWithTheCommandIsDeployedAgainAfterARestartUntilUndeployed() throws Exception {
+        ServerConfig config = TestServers.config();
+        server = WharfServer.start(config);
+        FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV2.toString(),
+                "--class", "flows.Factory", "--instances", "2", "--url", server.tcpUrl());
+        assertEquals(0, deployed.status(), deployed.err());
+        server.close();
+
+        server = WharfServer.start(config);
+        DeployedFlow kept = server.flowHost().flow("B");
+        assertNotNull(kept, "the deployment survived the restart");
+        assertEquals(2, kept.running().instances());
+        try (Client client = new Client(server.vmUrl())) {
+            client.send("IN.B", "after restart", 1);
+            assertEquals("v2", client.receive("OUT.B").getStringProperty("greeting"));
+        }
+        assertEquals(0, FlowCommandAccess.run("flow", "undeploy", "B", "--url", server.tcpUrl()).status());
+        server.close();
+
+        server = WharfServer.start(config);
+        assertNull(server.flowHost().flow("B"), "an undeployed flow stays undeployed");
+        try (Stream<Path> left = Files.list(config.dataDirectory().resolve("flows"))) {
+            assertEquals(List.of(), left.toList(), "undeploy deletes the kept jar and its record");
+        }
+    }
+
+    @Test
+    void aKeptDeploymentWinsOverAConfiguredFlowOfTheSameNameUntilUndeployed() throws Exception {
+        ServerConfig config = TestServers.config().flow(jarV1.toString(), "flows.Factory", 1);
+        server = WharfServer.start(config);
+        FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV3.toString(),
+                "--class", "flows.Factory", "--url", server.tcpUrl());
+        assertEquals(0, deployed.status(), deployed.err());
+        server.close();
+
+        server = WharfServer.start(config);
+        assertTrue(server.flowHost().flow("A").describe().contains("kept across restarts"));
+        try (Client client = new Client(server.vmUrl())) {
+            client.send("IN.A", "which one", 1);
+            assertEquals("v3", client.receive("OUT.A").getStringProperty("greeting"));
+        }
+        assertEquals(0, FlowCommandAccess.run("flow", "undeploy", "A", "--url", server.tcpUrl()).status());
+        server.close();
+
+        server = WharfServer.start(config);
+        try (Client client = new Client(server.vmUrl())) {
+            client.send("IN.A", "configured again", 2);
+            assertEquals("v1", client.receive("OUT.A").getStringProperty("greeting"));
+        }
+    }
+
+    @Test
+    void aKeptDeploymentThatCannotStartStopsTheServerStartNamingItsRecord() throws Exception {
+        ServerConfig config = TestServers.config();
+        server = WharfServer.start(config);
+        assertEquals(0, FlowCommandAccess.run("flow", "deploy", jarV2.toString(), "--class", "flows.Factory",
+                "--url", server.tcpUrl()).status());
+        server.close();
+        server = null;
+        Path flows = config.dataDirectory().resolve("flows");
+        try (Stream<Path> jarsKept = Files.list(flows)) {
+            for (Path jar : (Iterable<Path>) jarsKept.filter(p -> p.toString().endsWith(".jar"))::iterator) {
+                Files.delete(jar);
+            }
+        }
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> WharfServer.start(config));
+        assertTrue(e.getMessage().contains("flow 'B'") && e.getMessage().contains(".deployment.json")
+                && e.getMessage().contains("does not exist"), e.getMessage());
     }
 
     /** A client connection with one session, for one thread. */
