@@ -229,7 +229,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         return connection.temporaries().createQueue();
     }
 
-    /** A temporary topic of this session's connection; publishing and subscribing come with publish/subscribe. */
+    /** A temporary topic of this session's connection: anyone may publish to it, only this connection subscribe. */
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
         checkOpen();

@@ -7,9 +7,8 @@ import javax.jms.TemporaryTopic;
 
 /**
  * A temporary topic: created by a connection ({@code Session.createTemporaryTopic}), named
- * {@code TMP.<connection uuid>.<n>}, owned by that connection and deleted with it or by {@link #delete()}. The server
- * registers it (ownership, lifetime, unique name); publishing to and subscribing on it come with
- * publish/subscribe.
+ * {@code TMP.<connection uuid>.<n>}, owned by that connection and deleted with it or by {@link #delete()}. Anyone
+ * may publish to it; only its connection may subscribe, and only by its exact name (no wildcard reaches it).
  */
 public final class WharfTemporaryTopic extends WharfTopic implements TemporaryTopic {
     private static final long serialVersionUID = 1L;
