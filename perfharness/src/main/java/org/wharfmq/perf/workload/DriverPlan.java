@@ -52,6 +52,14 @@ final class DriverPlan {
                 clientMeasured.add(spec("send", dir, stepName, true, s, size, "-tc", "jms.r11.Sender", "-nt", n(clients),
                         "-d", "OW", "-dn", n(clients), "-rt", Double.toString(s.rate()), "-pp", b(pp)));
             }
+            case PS_N, PS_T, PS_D -> {
+                PubSubPlan ps = new PubSubPlan(w, clients, s.responders());
+                List<List<String>> subscribers = ps.subscriberArgs();
+                for (int i = 0; i < subscribers.size(); i++) {
+                    clientBackground.add(spec("sub" + (i + 1), dir, stepName, false, s, size, subscribers.get(i).toArray(String[]::new)));
+                }
+                clientMeasured.add(spec("pub", dir, stepName, true, s, size, ps.publisherArgs(pp).toArray(String[]::new)));
+            }
         }
     }
 

@@ -26,12 +26,15 @@ public final class RunCommand {
 
     private static final String HELP = """
             Usage: wharf perf run|compare WORKLOAD [options]
-              WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1
+              WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D
               --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k]
               --requesters LIST   client counts to step through             [1,2,4,8,16,32,64]
               --responders N      responders per step (0 = half the requesters)  [0]
               --queues N          RR-4b request queues                       [4]
               --rate R            OW-1 messages/s per producer               [1000]
+              --subscribers LIST  PS-N, PS-D: subscriber counts to step through  [1,10,100]
+                                  PS-T: subscribers (and topics), one value  [10]
+              --dummies LIST      PS-T: dummy subscription counts to step through  [0,1000,10000]
               --run-length S      measured seconds per step                  [20]
               --warmup S          warm-up seconds per step (not counted)     [5]
               --timeout S         a reply later than this is a loss          [10]
@@ -138,7 +141,8 @@ public final class RunCommand {
     static Parsed parse(String[] args, boolean compare) {
         Workload workload = Workload.parse(args[0]);
         List<Integer> sizes = List.of(2048);
-        List<Integer> clients = List.of(1, 2, 4, 8, 16, 32, 64);
+        List<Integer> clients = workload == Workload.PS_T ? List.of(0, 1000, 10000)
+                : workload.publishSubscribe() ? List.of(1, 10, 100) : List.of(1, 2, 4, 8, 16, 32, 64);
         int responders = 0;
         int queues = 4;
         double rate = 1000;
@@ -169,6 +173,19 @@ public final class RunCommand {
                         case "--sizes" -> sizes = Arrays.stream(v.split(",")).map(s -> PerfOptions.parseSize(s, "--sizes")).toList();
                         case "--requesters", "--clients" -> clients = Arrays.stream(v.split(",")).map(s -> positive(a, s)).toList();
                         case "--responders" -> responders = nonNegative(a, v);
+                        case "--subscribers" -> {
+                            if (workload == Workload.PS_T) {
+                                responders = positive(a, v);
+                            } else {
+                                clients = Arrays.stream(v.split(",")).map(x -> positive(a, x)).toList();
+                            }
+                        }
+                        case "--dummies" -> {
+                            if (workload != Workload.PS_T) {
+                                throw new OptionException("--dummies is a PS-T option (dummy subscriptions beside the real ones)");
+                            }
+                            clients = Arrays.stream(v.split(",")).map(x -> nonNegative(a, x)).toList();
+                        }
                         case "--queues" -> queues = positive(a, v);
                         case "--rate" -> rate = Double.parseDouble(v);
                         case "--run-length" -> runLength = positive(a, v);

@@ -15,7 +15,11 @@ public enum Workload {
     RR_3("RR-3", "JMS requester/responder, both in the server JVM (vm://)", "round trips/s", true, true),
     RR_4("RR-4", "JMS requesters and responders over TCP, each in their own JVM", "round trips/s", false, false),
     RR_4B("RR-4b", "as RR-4 over n request queues, a temporary reply queue per requester", "round trips/s", false, false),
-    OW_1("OW-1", "one-way: each rated producer has its own queue and consumer", "messages/s", false, false);
+    OW_1("OW-1", "one-way: each rated producer has its own queue and consumer", "messages/s", false, false),
+    PS_N("PS-N", "1 publisher, 1 topic, N non-durable subscribers, each side in its own JVMs over TCP", "deliveries/s", false, false),
+    PS_T("PS-T", "N subscribers each on its own topic (a publisher thread each), plus D dummy subscriptions on topics "
+            + "nothing is published to", "deliveries/s", false, false),
+    PS_D("PS-D", "as PS-N with durable subscriptions and persistent messages", "deliveries/s", false, false);
 
     private final String id;
     private final String description;
@@ -56,7 +60,12 @@ public enum Workload {
 
     /** True for request/reply workloads (counted in round trips). */
     public boolean requestReply() {
-        return this != OW_1;
+        return id.startsWith("RR");
+    }
+
+    /** True for publish/subscribe workloads (counted in deliveries to subscribers). */
+    public boolean publishSubscribe() {
+        return id.startsWith("PS");
     }
 
     /** Parses an id such as {@code RR-4} or {@code rr-4b}; names the issue a not-yet-runnable workload waits for. */
@@ -67,15 +76,12 @@ public enum Workload {
                 return w;
             }
         }
-        if (t.startsWith("PS-")) {
-            throw new OptionException(text + " needs publish/subscribe, which Wharf does not support yet (issue 4)");
-        }
         if (t.startsWith("F-")) {
             throw new OptionException(text + " needs message flows, which Wharf does not support yet (the flow-engine issue)");
         }
         if (t.startsWith("RR-5")) {
             throw new OptionException(text + " needs distributed queuing between queue managers, which Wharf does not support yet");
         }
-        throw new OptionException("Unknown workload " + text + "; use RR-1, RR-2, RR-3, RR-4, RR-4b or OW-1");
+        throw new OptionException("Unknown workload " + text + "; use RR-1, RR-2, RR-3, RR-4, RR-4b, OW-1, PS-N, PS-T or PS-D");
     }
 }

@@ -60,7 +60,7 @@ public final class WorkloadRunner {
         }
         return String.format("%s %s %s clients=%d: median %,.0f %s, server CPU %s, %s us CPU per op, p50 %s p99 %s [check %s]",
                 r.workload(), r.target(), Sizes.label(r.messageSize()), r.clients(), r.medianRate(),
-                r.workload().startsWith("OW") ? "msg/s" : "rt/s", Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()),
+                r.workload().startsWith("OW") ? "msg/s" : r.workload().startsWith("PS") ? "deliveries/s" : "rt/s", Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()),
                 Sizes.micros(r.latencyMicros().p50()), Sizes.micros(r.latencyMicros().p99()), r.passed() ? "PASSED" : "FAILED");
     }
 
@@ -72,6 +72,10 @@ public final class WorkloadRunner {
         }
         if (w == Workload.OW_1) {
             responders = clients;
+        }
+        PubSubPlan ps = w.publishSubscribe() ? new PubSubPlan(w, clients, settings.responders()) : null;
+        if (ps != null) {
+            responders = ps.reportedResponders();
         }
         progress.accept(String.format("%s %s %s clients=%d responders=%d: %d s warm-up + %d s measured...", w.id(),
                 target.displayName(), Sizes.label(size), clients, responders, settings.warmupSeconds(), settings.runSeconds()));
@@ -123,7 +127,7 @@ public final class WorkloadRunner {
                     server.stop();
                     server.awaitExit(Duration.ofSeconds(60));
                 }
-                return evaluate(target, size, clients, responders, plan, cpu);
+                return evaluate(target, size, clients, responders, plan, cpu, ps);
             } finally {
                 if (cpu != null) {
                     cpu.close();
@@ -152,7 +156,8 @@ public final class WorkloadRunner {
         throw new IllegalStateException("no " + name + "= in '" + line + "'");
     }
 
-    private StepResult evaluate(Target target, int size, int clients, int responders, DriverPlan plan, CpuSampler cpu) throws IOException {
+    private StepResult evaluate(Target target, int size, int clients, int responders, DriverPlan plan, CpuSampler cpu,
+                                PubSubPlan ps) throws IOException {
         List<DriverResult> measured = new ArrayList<>();
         List<DriverResult> background = new ArrayList<>();
         for (DriverPlan.Spec spec : plan.allSpecs()) {
@@ -177,8 +182,13 @@ public final class WorkloadRunner {
             return unavailable(target, size, clients, responders, unavailable);
         }
         problems.addAll(crossCheck(measured, background));
-        double median = measured.stream().mapToDouble(DriverResult::medianRate).sum();
-        double mean = measured.stream().mapToDouble(DriverResult::meanRate).sum();
+        // publish/subscribe counts deliveries: each publication reached fanOut subscribers (checked above)
+        int perOp = ps == null ? 1 : ps.fanOut();
+        if (ps != null) {
+            problems.addAll(PubSubCheck.subscriberCount(ps.subscribers(), background));
+        }
+        double median = perOp * measured.stream().mapToDouble(DriverResult::medianRate).sum();
+        double mean = perOp * measured.stream().mapToDouble(DriverResult::meanRate).sum();
         DriverResult main = measured.get(0);
         double cpuPercent = Double.NaN;
         double cpuPerOp = Double.NaN;
