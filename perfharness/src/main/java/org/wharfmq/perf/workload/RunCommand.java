@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.report.MarkdownReport;
+import org.wharfmq.perf.report.PubSubReport;
 import org.wharfmq.perf.report.SvgChart;
 
 import java.nio.file.Files;
@@ -102,6 +103,10 @@ public final class RunCommand {
 
     private static void printRatios(RunSettings settings, List<StepResult> all, Consumer<String> progress) {
         Map<String, List<StepResult>> byTarget = MarkdownReport.byTarget(all);
+        if (settings.workload().publishSubscribe()) {
+            PubSubReport.ratioLines(settings.workload().id(), byTarget).forEach(line -> progress.accept("ratio " + line));
+            return;
+        }
         for (int size : settings.sizes()) {
             StepResult w = MarkdownReport.peak(byTarget.getOrDefault(Target.WHARF.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
             StepResult a = MarkdownReport.peak(byTarget.getOrDefault(Target.ARTEMIS.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
@@ -129,7 +134,9 @@ public final class RunCommand {
                     + settings.workload().unit() + " and p99 latency", settings.workload().unit(), series));
             charts.put(size, file);
         }
-        Files.writeString(out.resolve("report.md"), MarkdownReport.render(settings.workload().id(),
+        Files.writeString(out.resolve("report.md"), settings.workload().publishSubscribe()
+                ? PubSubReport.render(settings.workload().id(), settings.workload().description(), settings.persistent(), command, byTarget, charts)
+                : MarkdownReport.render(settings.workload().id(),
                 settings.workload().description(), settings.workload().unit(), command, byTarget, charts));
     }
 
