@@ -71,12 +71,19 @@ public final class Driver {
         if (options.stopOnStdinClose()) {
             watchStdin();
         }
-        try (Provider provider = Provider.open(options)) {
+        String clientIds = options.durable() ? "perf-" + processId + "-" + runId + "-c" : null;
+        try (Provider provider = Provider.open(options);
+             SharedConnections connections = new SharedConnections(provider, options.threadsPerConnection(), clientIds);
+             PublishWindow window = testClass == TestClass.PUBLISHER && options.flowWindow() > 0
+                     ? PublishWindow.open(provider, options.destinationPrefix(), options.flowWindow(), options.progressProcesses()) : null;
+             DummySubscriptions dummies = options.dummySubscriptions() > 0
+                     ? DummySubscriptions.open(provider, options.destinationPrefix(), options.dummySubscriptions()) : null) {
             List<Worker> workers = new ArrayList<>();
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < options.threads(); i++) {
                 String name = processId + "-" + testClass.harnessName().substring("jms.r11.".length()) + "-" + i;
-                Worker w = create(testClass, new WorkerSetup(options, provider, control, bodies, i, name, processId, runId));
+                Worker w = create(testClass, new WorkerSetup(options, provider, control, bodies, i, name, processId, runId,
+                        connections, window));
                 workers.add(w);
                 Thread t = new Thread(w, "perf-" + name);
                 t.setDaemon(true);
@@ -86,13 +93,17 @@ public final class Driver {
             if (!control.readyLatch().await(120, TimeUnit.SECONDS)) {
                 control.failed("driver", new IllegalStateException("workers did not connect within 120 s"));
             }
-            out.println(READY_LINE);
-            out.flush();
-            ready.countDown();
-            Measurement m = measure(control);
-            control.stop();
-            for (Thread t : threads) {
-                t.join(TimeUnit.SECONDS.toMillis(options.timeoutSeconds() + 30L));
+            Measurement m;
+            try (ProgressReporter reporter = testClass == TestClass.SUBSCRIBER && options.flowWindow() > 0
+                    ? ProgressReporter.start(provider, options.destinationPrefix(), processId, receivers(workers), control) : null) {
+                out.println(READY_LINE);
+                out.flush();
+                ready.countDown();
+                m = measure(control);
+                control.stop();
+                for (Thread t : threads) {
+                    t.join(TimeUnit.SECONDS.toMillis(options.timeoutSeconds() + 30L));
+                }
             }
             if (testClass == TestClass.REQUESTOR && !options.replyQueue().isEmpty() && !options.correlationIdPerThread()) {
                 findStrayReplies(provider, runId, control);
@@ -108,6 +119,10 @@ public final class Driver {
         } finally {
             ready.countDown();
         }
+    }
+
+    private static List<Receiver> receivers(List<Worker> workers) {
+        return workers.stream().filter(Receiver.class::isInstance).map(Receiver.class::cast).toList();
     }
 
     private static Worker create(TestClass testClass, WorkerSetup setup) {

@@ -10,7 +10,8 @@ import javax.jms.MessageConsumer;
  * message is entered in a sequence ledger: a queue's receivers in one process share the run's ledger (any one of
  * them may get a message), each subscriber keeps its own (each must get every message). When the run stops the
  * receiver keeps taking messages until none arrives for {@code -to} (at most 2 s), so what the senders sent last
- * is still counted.
+ * is still counted. With {@code -du} a subscriber holds a durable subscription (named after its thread), removed
+ * when the run ends.
  */
 final class Receiver extends Worker {
 
@@ -20,6 +21,9 @@ final class Receiver extends Worker {
     private final SequenceLedger ledger;
     private MessageConsumer consumer;
     private String destinationName;
+    private String durableName;
+    /** Messages received so far; written by this worker's thread only, read by the {@link ProgressReporter}. */
+    private volatile long receivedCount;
 
     Receiver(WorkerSetup setup, boolean topic) {
         super(setup);
@@ -31,13 +35,24 @@ final class Receiver extends Worker {
     void open() throws JMSException {
         destinationName = options.destinations().nameFor(options.destinationPrefix(), index);
         Destination destination = topic ? provider.topic(session, destinationName) : provider.queue(session, destinationName);
-        consumer = session.createConsumer(destination);
+        if (topic && options.durable()) {
+            durableName = "perf-sub-" + index;
+            consumer = session.createDurableSubscriber((javax.jms.Topic) destination, durableName);
+        } else {
+            consumer = session.createConsumer(destination);
+        }
+    }
+
+    /** Messages this worker has received so far (for the publishers' flow window). */
+    long receivedCount() {
+        return receivedCount;
     }
 
     @Override
     void iterate() throws JMSException {
         Message message = consumer.receive(pollMillis());
         if (message != null) {
+            receivedCount++;
             enter(message);
             commitIfDue();
             control.iterationDone();
@@ -61,10 +76,15 @@ final class Receiver extends Worker {
         long wait = Math.min(receiveTimeoutMillis, MAX_DRAIN_WAIT_MILLIS);
         Message message;
         while ((message = consumer.receive(wait)) != null) {
+            receivedCount++;
             enter(message);
             commitIfDue();
         }
         commitRemainder();
+        if (durableName != null) {
+            consumer.close();
+            session.unsubscribe(durableName);
+        }
         if (topic) {
             control.subscriberFinished(destinationName, ledger.counts());
         }

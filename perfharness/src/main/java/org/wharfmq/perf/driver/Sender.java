@@ -8,13 +8,15 @@ import javax.jms.MessageProducer;
 /**
  * Sends messages to a queue ({@code jms.r11.Sender}) or publishes them to a topic ({@code jms.r11.Publisher}),
  * the destination chosen by {@code -d/-db/-dx/-dn}. Each message carries this sender's source key and sequence
- * number; the count sent per source goes into the result, for the receivers' side of the check.
+ * number; the count sent per source goes into the result, for the receivers' side of the check. A publisher
+ * with a flow window ({@code -fw}) waits for room in it before each publication.
  */
 final class Sender extends Worker {
 
     private final boolean topic;
     private final Bodies bodies;
     private final String processId;
+    private final PublishWindow window;
     private MessageProducer producer;
     private Message message;
     private String source;
@@ -25,6 +27,7 @@ final class Sender extends Worker {
         this.topic = topic;
         this.bodies = setup.bodies();
         this.processId = setup.processId();
+        this.window = topic ? setup.window() : null;
     }
 
     @Override
@@ -40,6 +43,14 @@ final class Sender extends Worker {
 
     @Override
     void iterate() throws JMSException {
+        try {
+            if (window != null && !window.awaitRoom(sequence, control)) {
+                return;    // the run ended while this publisher waited
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
         message.setLongProperty(Tags.SEQUENCE, sequence);
         producer.send(message);
         sequence++;

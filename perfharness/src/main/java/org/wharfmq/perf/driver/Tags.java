@@ -13,6 +13,13 @@ final class Tags {
     /** The driver run that sent a request, so the end-of-run check finds only its own stray replies. */
     static final String RUN = "perfRun";
 
+    /** Progress reports: the subscriber process that sent one. */
+    static final String PROGRESS_PROCESS = "perfProgressProc";
+    /** Progress reports: the fewest messages any subscriber of that process has received so far. */
+    static final String PROGRESS_RECEIVED = "perfProgressRcvd";
+    /** The topic subscriber processes report their progress on, for the publishers' flow window. */
+    static final String PROGRESS_TOPIC = "WHARF_PERF_PROGRESS";
+
     private Tags() {
     }
 }

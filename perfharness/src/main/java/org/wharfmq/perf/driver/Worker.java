@@ -9,7 +9,8 @@ import javax.jms.JMSException;
 import javax.jms.Session;
 
 /**
- * One worker thread of a driver run (a JMSPerfHarness WorkerThread): its own connection and session, set up by
+ * One worker thread of a driver run (a JMSPerfHarness WorkerThread): its own session on its own connection (or
+ * one shared with other workers, {@code -sc}), set up by
  * {@link #open}, then {@link #iterate} in a loop paced by {@code -rt} until the run stops, then {@link #finish}.
  * Subclasses implement one test class each.
  */
@@ -25,6 +26,7 @@ abstract class Worker implements Runnable {
     protected final int deliveryMode;
     protected final long receiveTimeoutMillis;
     protected Session session;
+    private final SharedConnections connections;
     private int uncommitted;
 
     Worker(WorkerSetup setup) {
@@ -33,6 +35,7 @@ abstract class Worker implements Runnable {
         this.control = setup.control();
         this.index = setup.index();
         this.name = setup.name();
+        this.connections = setup.connections();
         this.deliveryMode = options.persistent() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT;
         this.receiveTimeoutMillis = options.timeoutSeconds() * 1000L;
     }
@@ -40,8 +43,8 @@ abstract class Worker implements Runnable {
     @Override
     public final void run() {
         boolean ready = false;
-        try (Connection connection = provider.connectionFactory().createConnection()) {
-            connection.start();
+        try {
+            Connection connection = connections.forWorker(index);
             boolean transacted = options.transacted();
             session = connection.createSession(transacted, transacted ? Session.SESSION_TRANSACTED : Session.AUTO_ACKNOWLEDGE);
             open();
@@ -59,6 +62,17 @@ abstract class Worker implements Runnable {
         } finally {
             if (!ready) {
                 control.workerReady();
+            }
+            closeSession();
+        }
+    }
+
+    private void closeSession() {
+        if (session != null) {
+            try {
+                session.close();
+            } catch (JMSException e) {
+                // the connection closes it at the end of the run anyway
             }
         }
     }

@@ -35,7 +35,14 @@ public enum Option {
     URL("url", "tcp://localhost:7414", "Wharf only: the broker URL (tcp://host:port or vm://NAME)."),
     ID("id", "", "Process identifier, shown in the statistics and used to tell processes apart in the checks."),
     JO("jo", "", "Write the result as JSON to this file."),
-    XS("xs", "false", "Stop when standard input closes (used by the workload runner for its child processes).");
+    XS("xs", "false", "Stop when standard input closes (used by the workload runner for its child processes)."),
+    SC("sc", "1", "Worker threads per connection: each thread has its own session, threads share connections in "
+            + "groups of this many (many subscribers on a few connections)."),
+    DU("du", "false", "Subscriber: durable subscriptions (a client ID per connection, unsubscribed at the end)."),
+    DD("dd", "0", "Subscriber: also hold this many dummy subscriptions on topics <d>DUMMY<n> nobody publishes to."),
+    FW("fw", "0", "Flow window. Publisher: publish at most this many messages ahead of the slowest subscriber "
+            + "process (-fp of them report); Subscriber: > 0 = report progress for the publisher's window. 0 = off."),
+    FP("fp", "1", "Publisher with -fw: how many subscriber processes report progress (it waits for all of them).");
 
     private final String key;
     private final String defaultValue;

@@ -72,6 +72,11 @@ public final class PerfOptions {
         nonNegative(Option.DN, integer(Option.DN));
         destinations();
         positive(Option.TO, timeoutSeconds());
+        positive(Option.SC, threadsPerConnection());
+        nonNegative(Option.DD, dummySubscriptions());
+        nonNegative(Option.FW, flowWindow());
+        positive(Option.FP, progressProcesses());
+        durable();
         nonNegative(Option.SS, statsIntervalSeconds());
         nonNegative(Option.SW, warmupSeconds());
         if (rate() < 0) {
@@ -268,6 +273,31 @@ public final class PerfOptions {
 
     public boolean stopOnStdinClose() {
         return bool(Option.XS);
+    }
+
+    /** {@code -sc}: worker threads sharing one connection. */
+    public int threadsPerConnection() {
+        return integer(Option.SC);
+    }
+
+    /** {@code -du}: subscribers hold durable subscriptions. */
+    public boolean durable() {
+        return bool(Option.DU);
+    }
+
+    /** {@code -dd}: dummy subscriptions on topics nobody publishes to. */
+    public int dummySubscriptions() {
+        return integer(Option.DD);
+    }
+
+    /** {@code -fw}: the publisher's flow window in messages (0 = off); a subscriber reports progress when > 0. */
+    public int flowWindow() {
+        return integer(Option.FW);
+    }
+
+    /** {@code -fp}: the subscriber processes whose progress the publisher's window waits for. */
+    public int progressProcesses() {
+        return integer(Option.FP);
     }
 
     /** The command line that parses back to these options (explicit options only). */

@@ -8,6 +8,7 @@ import org.wharfmq.perf.flow.SaleMessage;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.report.MarkdownReport;
+import org.wharfmq.perf.report.PubSubReport;
 import org.wharfmq.perf.report.SvgChart;
 
 import java.nio.file.Files;
@@ -29,7 +30,7 @@ public final class RunCommand {
 
     private static final String HELP = """
             Usage: wharf perf run|compare WORKLOAD [options]
-              WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 F-PASS F-HDR
+              WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR
               --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k; F-*: 4k]
                                   (F-*: the seed's sale message, SaleList repeated to about that size)
               --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-*: 20]
@@ -37,6 +38,9 @@ public final class RunCommand {
               --responders N      responders per step (0 = half the requesters)  [0]
               --queues N          RR-4b request queues                       [4]
               --rate R            OW-1 messages/s per producer               [1000]
+              --subscribers LIST  PS-N, PS-D: subscriber counts to step through  [1,10,100]
+                                  PS-T: subscribers (and topics), one value  [10]
+              --dummies LIST      PS-T: dummy subscription counts to step through  [0,1000,10000]
               --run-length S      measured seconds per step                  [20]
               --warmup S          warm-up seconds per step (not counted)     [5]
               --timeout S         a reply later than this is a loss          [10]
@@ -131,6 +135,10 @@ public final class RunCommand {
 
     private static void printRatios(RunSettings settings, List<StepResult> all, Consumer<String> progress) {
         Map<String, List<StepResult>> byTarget = MarkdownReport.byTarget(all);
+        if (settings.workload().publishSubscribe()) {
+            PubSubReport.ratioLines(settings.workload().id(), byTarget).forEach(line -> progress.accept("ratio " + line));
+            return;
+        }
         for (int size : settings.sizes()) {
             StepResult w = MarkdownReport.peak(byTarget.getOrDefault(Target.WHARF.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
             StepResult a = MarkdownReport.peak(byTarget.getOrDefault(Target.ARTEMIS.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
@@ -164,7 +172,9 @@ public final class RunCommand {
                     flow ? StepResult::responders : StepResult::clients, flow ? "flow instances" : "clients (requesters)"));
             charts.put(size, file);
         }
-        Files.writeString(out.resolve("report.md"), MarkdownReport.render(settings.workload().id(),
+        Files.writeString(out.resolve("report.md"), settings.workload().publishSubscribe()
+                ? PubSubReport.render(settings.workload().id(), settings.workload().description(), settings.persistent(), command, byTarget, charts)
+                : MarkdownReport.render(settings.workload().id(),
                 settings.workload().description(), settings.workload().unit(), command, byTarget, charts));
     }
 
@@ -176,7 +186,9 @@ public final class RunCommand {
     static Parsed parse(String[] args, boolean compare) {
         Workload workload = Workload.parse(args[0]);
         List<Integer> sizes = List.of(workload.flow() != null ? 4096 : 2048);
-        List<Integer> clients = workload.flow() != null ? List.of(DEFAULT_FLOW_REQUESTERS) : List.of(1, 2, 4, 8, 16, 32, 64);
+        List<Integer> clients = workload.flow() != null ? List.of(DEFAULT_FLOW_REQUESTERS)
+                : workload == Workload.PS_T ? List.of(0, 1000, 10000)
+                : workload.publishSubscribe() ? List.of(1, 10, 100) : List.of(1, 2, 4, 8, 16, 32, 64);
         List<Integer> instances = List.of(1);
         int responders = 0;
         int queues = 4;
@@ -214,6 +226,19 @@ public final class RunCommand {
                             instances = Arrays.stream(v.split(",")).map(s -> positive(a, s)).toList();
                         }
                         case "--responders" -> responders = nonNegative(a, v);
+                        case "--subscribers" -> {
+                            if (workload == Workload.PS_T) {
+                                responders = positive(a, v);
+                            } else {
+                                clients = Arrays.stream(v.split(",")).map(x -> positive(a, x)).toList();
+                            }
+                        }
+                        case "--dummies" -> {
+                            if (workload != Workload.PS_T) {
+                                throw new OptionException("--dummies is a PS-T option (dummy subscriptions beside the real ones)");
+                            }
+                            clients = Arrays.stream(v.split(",")).map(x -> nonNegative(a, x)).toList();
+                        }
                         case "--queues" -> queues = positive(a, v);
                         case "--rate" -> rate = Double.parseDouble(v);
                         case "--run-length" -> runLength = positive(a, v);

@@ -22,7 +22,11 @@ public enum Workload {
     F_PASS("F-PASS", "message flow input -> output, the body a BLOB never parsed; requesters over TCP in their own JVM",
             "flow invocations/s", false, false),
     F_HDR("F-HDR", "message flow input -> JavaCompute setting two header fields (no payload out) -> output; "
-            + "requesters over TCP in their own JVM", "flow invocations/s", false, false);
+            + "requesters over TCP in their own JVM", "flow invocations/s", false, false),
+    PS_N("PS-N", "1 publisher, 1 topic, N non-durable subscribers, each side in its own JVMs over TCP", "deliveries/s", false, false),
+    PS_T("PS-T", "N subscribers each on its own topic (a publisher thread each), plus D dummy subscriptions on topics "
+            + "nothing is published to", "deliveries/s", false, false),
+    PS_D("PS-D", "as PS-N with durable subscriptions and persistent messages", "deliveries/s", false, false);
 
     private final String id;
     private final String description;
@@ -63,7 +67,12 @@ public enum Workload {
 
     /** True for request/reply workloads (counted in round trips; a flow's output is its reply). */
     public boolean requestReply() {
-        return this != OW_1;
+        return id.startsWith("RR");
+    }
+
+    /** True for publish/subscribe workloads (counted in deliveries to subscribers). */
+    public boolean publishSubscribe() {
+        return id.startsWith("PS");
     }
 
     /** The message flow a broker workload runs in the server, else null. */
@@ -83,9 +92,6 @@ public enum Workload {
                 return w;
             }
         }
-        if (t.startsWith("PS-")) {
-            throw new OptionException(text + " needs publish/subscribe, which Wharf does not support yet (issue 4)");
-        }
         if (t.startsWith("F-")) {
             throw new OptionException(text + " needs the XML domain of the flow engine, which Wharf does not have yet; "
                     + "the flow workloads available are F-PASS and F-HDR");
@@ -93,6 +99,6 @@ public enum Workload {
         if (t.startsWith("RR-5")) {
             throw new OptionException(text + " needs distributed queuing between queue managers, which Wharf does not support yet");
         }
-        throw new OptionException("Unknown workload " + text + "; use RR-1, RR-2, RR-3, RR-4, RR-4b, OW-1, F-PASS or F-HDR");
+        throw new OptionException("Unknown workload " + text + "; use RR-1, RR-2, RR-3, RR-4, RR-4b, OW-1, PS-N, PS-T, PS-D, F-PASS or F-HDR");
     }
 }

@@ -61,7 +61,8 @@ public final class WorkloadRunner {
         if (r.unavailable() != null) {
             return String.format("%s %s %s: unavailable (%s)", r.workload(), r.target(), Sizes.label(r.messageSize()), r.unavailable());
         }
-        String unit = r.workload().startsWith("OW") ? "msg/s" : r.workload().startsWith("F-") ? "invocations/s" : "rt/s";
+        String unit = r.workload().startsWith("OW") ? "msg/s" : r.workload().startsWith("F-") ? "invocations/s"
+                : r.workload().startsWith("PS") ? "deliveries/s" : "rt/s";
         String instances = r.workload().startsWith("F-") ? " instances=" + r.responders() : "";
         return String.format("%s %s %s clients=%d%s: median %,.0f %s, server CPU %s, %s us CPU per op, p50 %s p99 %s [check %s]",
                 r.workload(), r.target(), Sizes.label(r.messageSize()), r.clients(), instances, r.medianRate(),
@@ -81,6 +82,10 @@ public final class WorkloadRunner {
         }
         if (w == Workload.OW_1) {
             responders = clients;
+        }
+        PubSubPlan ps = w.publishSubscribe() ? new PubSubPlan(w, clients, settings.responders()) : null;
+        if (ps != null) {
+            responders = ps.reportedResponders();
         }
         progress.accept(String.format("%s %s %s clients=%d %s=%d: %d s warm-up + %d s measured...", w.id(),
                 target.displayName(), Sizes.label(size), clients, w.flow() == null ? "responders" : "instances", responders,
@@ -144,7 +149,7 @@ public final class WorkloadRunner {
                     }
                     server.awaitExit(Duration.ofSeconds(60));
                 }
-                return evaluate(target, size, clients, responders, plan, cpu, flowCounts);
+                return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps);
             } finally {
                 if (cpu != null) {
                     cpu.close();
@@ -173,9 +178,12 @@ public final class WorkloadRunner {
         throw new IllegalStateException("no " + name + "= in '" + line + "'");
     }
 
-    /** @param flowCounts F-*: the server's {@link ServerMain#FLOW_PREFIX} line, else null */
+    /**
+     * @param flowCounts F-*: the server's {@link ServerMain#FLOW_PREFIX} line, else null
+     * @param ps         PS-*: the publish/subscribe layout, else null
+     */
     private StepResult evaluate(Target target, int size, int clients, int responders, DriverPlan plan, CpuSampler cpu,
-                                String flowCounts) throws IOException {
+                                String flowCounts, PubSubPlan ps) throws IOException {
         List<DriverResult> measured = new ArrayList<>();
         List<DriverResult> background = new ArrayList<>();
         for (DriverPlan.Spec spec : plan.allSpecs()) {
@@ -203,8 +211,13 @@ public final class WorkloadRunner {
         if (flowCounts != null) {
             problems.addAll(flowCheck(flowCounts, measured));
         }
-        double median = measured.stream().mapToDouble(DriverResult::medianRate).sum();
-        double mean = measured.stream().mapToDouble(DriverResult::meanRate).sum();
+        // publish/subscribe counts deliveries: each publication reached fanOut subscribers (checked above)
+        int perOp = ps == null ? 1 : ps.fanOut();
+        if (ps != null) {
+            problems.addAll(PubSubCheck.subscriberCount(ps.subscribers(), background));
+        }
+        double median = perOp * measured.stream().mapToDouble(DriverResult::medianRate).sum();
+        double mean = perOp * measured.stream().mapToDouble(DriverResult::meanRate).sum();
         DriverResult main = measured.get(0);
         double cpuPercent = Double.NaN;
         double cpuPerOp = Double.NaN;

@@ -136,4 +136,22 @@ class PerfOptionsTest {
             assertEquals(expected[i], names.nameFor("CELL", i), "thread " + i);
         }
     }
+
+    @Test
+    void pubSubOptionsAreParsedAndChecked() {
+        PerfOptions d = PerfOptions.parse("-tc", "jms.r11.Subscriber");
+        assertEquals(1, d.threadsPerConnection(), "a connection per thread unless told otherwise");
+        assertFalse(d.durable());
+        assertEquals(0, d.dummySubscriptions());
+        assertEquals(0, d.flowWindow(), "no flow window unless told");
+        PerfOptions o = PerfOptions.parse("-tc", "jms.r11.Publisher", "-sc", "25", "-du", "-dd", "1000", "-fw", "500", "-fp", "3");
+        assertEquals(25, o.threadsPerConnection());
+        assertTrue(o.durable());
+        assertEquals(1000, o.dummySubscriptions());
+        assertEquals(500, o.flowWindow());
+        assertEquals(3, o.progressProcesses());
+        assertTrue(assertThrows(OptionException.class, () -> PerfOptions.parse("-sc", "0")).getMessage().contains("-sc"));
+        assertTrue(assertThrows(OptionException.class, () -> PerfOptions.parse("-dd", "-1")).getMessage().contains("-dd"));
+        assertTrue(assertThrows(OptionException.class, () -> PerfOptions.parse("-fp", "0")).getMessage().contains("-fp"));
+    }
 }

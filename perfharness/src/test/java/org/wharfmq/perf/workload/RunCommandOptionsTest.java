@@ -55,10 +55,25 @@ class RunCommandOptionsTest {
     }
 
     @Test
+    void pubSubStepsSubscribersOrDummies() {
+        RunSettings n = RunCommand.parse(new String[] {"PS-N", "--subscribers", "1,10,100"}, true).settings();
+        assertEquals(Workload.PS_N, n.workload());
+        assertEquals(List.of(1, 10, 100), n.clients(), "PS-N steps the subscribers");
+        assertEquals(List.of(1, 10, 100), RunCommand.parse(new String[] {"ps-d"}, false).settings().clients());
+        RunSettings t = RunCommand.parse(new String[] {"PS-T", "--subscribers", "20", "--dummies", "0,10000"}, false).settings();
+        assertEquals(List.of(0, 10000), t.clients(), "PS-T steps the dummy subscriptions");
+        assertEquals(20, t.responders(), "with a fixed subscriber count");
+        assertEquals(List.of(0, 1000, 10000), RunCommand.parse(new String[] {"PS-T"}, false).settings().clients());
+        assertTrue(assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"PS-N", "--dummies", "5"}, false))
+                .getMessage().contains("PS-T"));
+        assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"PS-T", "--subscribers", "1,2"}, false));
+    }
+
+    @Test
     void workloadsThatWaitForOtherIssuesSaySo() {
-        assertTrue(assertThrows(OptionException.class, () -> Workload.parse("PS-N")).getMessage().contains("publish/subscribe"));
         assertTrue(assertThrows(OptionException.class, () -> Workload.parse("F-XSLT")).getMessage().contains("XML domain"));
         assertEquals(Workload.F_PASS, Workload.parse("f-pass"));
+        assertEquals(Workload.PS_N, Workload.parse("ps-n"));
         assertThrows(OptionException.class, () -> Workload.parse("RR-9"));
         assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--requesters", "0"}, false));
         assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--peer", "tibco"}, false));

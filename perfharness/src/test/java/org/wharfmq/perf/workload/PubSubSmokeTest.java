@@ -1,0 +1,88 @@
+package org.wharfmq.perf.workload;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.driver.SubscriberCount;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A 5-second run of each publish/subscribe workload against a server in this JVM: every publication reaches
+ * every subscriber of its topic exactly once and deliveries are counted as publications x subscribers per
+ * publication. Counts only, never speed.
+ */
+class PubSubSmokeTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static StepResult runOneStep(Workload w, int clients, int responders, Path out) throws Exception {
+        RunSettings settings = new RunSettings(w, List.of(2048), List.of(clients), List.of(1), responders, 1, 0, 4, 1, 10, false, false,
+                null, out, List.of("-Xmx256m"), true);
+        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
+        assertEquals(1, steps.size());
+        StepResult s = steps.get(0);
+        assertNull(s.unavailable());
+        assertTrue(s.passed(), s.problems().toString());
+        return s;
+    }
+
+    private static DriverResult driver(Path out, int clients, String id) throws Exception {
+        return JSON.readValue(out.resolve("steps").resolve("wharf-2048-" + clients + "-" + id + ".json").toFile(), DriverResult.class);
+    }
+
+    @Test
+    void psNDeliversEveryPublicationToEverySubscriber(@TempDir Path out) throws Exception {
+        StepResult s = runOneStep(Workload.PS_N, 3, 0, out);
+        DriverResult pub = driver(out, 3, "pub");
+        DriverResult subs = driver(out, 3, "sub1");
+        long published = pub.published().values().stream().mapToLong(Long::longValue).sum();
+        assertTrue(published > 0, "something was published");
+        assertEquals(3, subs.subscribers().size());
+        for (SubscriberCount c : subs.subscribers()) {
+            assertEquals("PS/N", c.topic());
+            assertEquals(pub.published(), c.received(), "each subscriber got every publication once");
+        }
+        assertEquals(3 * pub.meanRate(), s.meanRate(), 1e-6, "deliveries/s = publications/s x N");
+        assertEquals(3 * pub.medianRate(), s.medianRate(), 1e-6);
+    }
+
+    @Test
+    void psTMatchesOneSubscriptionPerPublicationBesideTheDummies(@TempDir Path out) throws Exception {
+        StepResult s = runOneStep(Workload.PS_T, 50, 3, out);
+        assertEquals(50, s.clients(), "PS-T steps the dummy subscriptions");
+        assertEquals(3, s.responders(), "and reports its subscribers");
+        DriverResult pub = driver(out, 50, "pub");
+        DriverResult subs = driver(out, 50, "sub1");
+        assertEquals(3, pub.published().size(), "a publisher thread per topic");
+        assertEquals(3, subs.subscribers().size());
+        for (SubscriberCount c : subs.subscribers()) {
+            Map<String, Long> own = Map.copyOf(c.received());
+            assertEquals(1, own.size(), "a subscriber gets its own topic's publications only: " + own);
+            String source = own.keySet().iterator().next();
+            assertTrue(source.startsWith(c.topic() + "/"), source);
+            assertEquals(pub.published().get(source), own.get(source));
+        }
+        assertEquals(pub.meanRate(), s.meanRate(), 1e-6, "one delivery per publication");
+    }
+
+    @Test
+    void psDDeliversPersistentPublicationsThroughDurableSubscriptions(@TempDir Path out) throws Exception {
+        StepResult s = runOneStep(Workload.PS_D, 2, 0, out);
+        DriverResult pub = driver(out, 2, "pub");
+        assertTrue(pub.persistent(), "PS-D publishes persistent messages");
+        DriverResult subs = driver(out, 2, "sub1");
+        assertEquals(2, subs.subscribers().size());
+        for (SubscriberCount c : subs.subscribers()) {
+            assertEquals(pub.published(), c.received());
+        }
+        assertTrue(s.meanRate() > 0);
+    }
+}
