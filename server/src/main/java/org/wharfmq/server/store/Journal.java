@@ -13,8 +13,10 @@ import net.openhft.chronicle.wire.DocumentContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
@@ -49,18 +51,20 @@ final class Journal implements AutoCloseable {
     }
 
     private final Path root;
-    private final SyncMode syncMode;
+    private final boolean fsync;
     private final long blockSize;
     private final Map<Integer, SingleChronicleQueue> open = new HashMap<>();
     private int activeSegment;
     private SingleChronicleQueue active;
     private ExcerptAppender appender;
+    /** The current segment's file, opened for {@link #sync()}: an fdatasync of it forces the mapped pages too. */
+    private FileChannel syncChannel;
     private ExcerptTailer reader;
     private int readerSegment;
 
     private Journal(Path root, boolean fsync, long blockSize) {
         this.root = root;
-        this.syncMode = fsync ? SyncMode.SYNC : SyncMode.NONE;
+        this.fsync = fsync;
         this.blockSize = blockSize;
     }
 
@@ -86,7 +90,7 @@ final class Journal implements AutoCloseable {
             return SingleChronicleQueueBuilder.binary(directory)
                     .rollCycle(RollCycles.FAST_HOURLY)
                     .timeProvider(() -> 0L) // one cycle per segment: segments, not clocks, split the journal
-                    .syncMode(syncMode)
+                    .syncMode(SyncMode.NONE) // the journal syncs the file itself, see sync()
                     .blockSize(blockSize)
                     .build();
         } catch (IllegalAccessError | ExceptionInInitializerError | NoClassDefFoundError e) {
@@ -155,6 +159,7 @@ final class Journal implements AutoCloseable {
     /** Makes later records go to a new segment. */
     void roll() {
         closeReader();
+        closeSyncChannel();
         if (appender != null) {
             appender.close();
             appender = null;
@@ -197,10 +202,50 @@ final class Journal implements AutoCloseable {
         }
     }
 
-    /** Forces everything appended so far to the disk (a no-op when the journal was opened without fsync). */
+    /**
+     * The current segment's file, for forcing what was appended to the disk; null before the segment's first
+     * append, or when the journal was opened without fsync. Only the writer thread calls this; the channel may be
+     * forced from any thread until the next {@link #roll} or {@link #close}.
+     *
+     * <p>Why an {@code fdatasync} of the file rather than Chronicle's {@code msync} of the mapped range: the page
+     * cache is one, so forcing the file writes back every page dirtied through the mapping (the records, and
+     * Chronicle's header and index pages too, which an {@code msync} of the record range leaves out), and a file
+     * channel can be forced from another thread while the writer goes on appending ({@link JournalSyncer}).
+     */
+    FileChannel syncChannel() {
+        if (!fsync || appender == null) {
+            return null;
+        }
+        if (syncChannel == null) {
+            try {
+                syncChannel = FileChannel.open(appender.currentFile().toPath(), StandardOpenOption.WRITE);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not open the journal file " + appender.currentFile(), e);
+            }
+        }
+        return syncChannel;
+    }
+
+    /** Forces everything appended so far to the disk, on the calling thread (a no-op without fsync). */
     void sync() {
-        if (appender != null) {
-            appender.sync();
+        FileChannel channel = syncChannel();
+        if (channel != null) {
+            try {
+                channel.force(false);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not sync the journal file " + appender.currentFile(), e);
+            }
+        }
+    }
+
+    private void closeSyncChannel() {
+        if (syncChannel != null) {
+            try {
+                syncChannel.close();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "Could not close journal file: " + e);
+            }
+            syncChannel = null;
         }
     }
 
@@ -271,6 +316,7 @@ final class Journal implements AutoCloseable {
     @Override
     public void close() {
         closeReaders();
+        closeSyncChannel();
         if (appender != null) {
             appender.close();
         }

@@ -173,6 +173,11 @@ public final class JournalMessageStore implements MessageStore {
         return writer.syncs();
     }
 
+    /** Time spent in syncs so far, in nanoseconds (0 with durability os): with {@link #syncs}, the mean sync. */
+    public long syncNanos() {
+        return writer.syncNanos();
+    }
+
     /** Records appended so far. */
     public long records() {
         return writer.records();

@@ -80,6 +80,7 @@ final class JournalSpace {
         JournalState.Segment current = state.segment(journal.currentSegment());
         boolean dead = current.bytes > current.liveBytes;
         if (current.bytes >= fileBytes || (squeezed && dead && current.bytes > 0)) {
+            writer.awaitSynced(); // the file is closed: nothing may still be syncing it
             journal.roll();
             state.segment(journal.currentSegment());
         }
