@@ -117,6 +117,7 @@ public final class WharfServer implements AutoCloseable {
         }
         try {
             store.recover(server.queueManager);
+            server.queueManager.scheduleRecoveredDelays(server.ioGroup);
             server.bind();
         } catch (Exception | Error e) {
             server.close();

@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The journal seen through JMS, with the server in this JVM: restarts, redelivery flags, a full journal. */
 class PersistenceTest {
@@ -72,6 +73,48 @@ class PersistenceTest {
                 assertFalse(second.getJMSRedelivered());
                 assertEquals(1, second.getIntProperty("JMSXDeliveryCount"));
                 assertNull(consumer.receiveNoWait());
+            } finally {
+                connection.close();
+            }
+        }
+    }
+
+    @Test
+    void aRecoveredMessageWithADeliveryDelayWaitsForItsDeliveryTime() throws Exception {
+        ServerConfig config = TestServers.config().dataDirectory(data);
+        long delayMillis = 4000;
+        long deliveryTime;
+        try (WharfServer server = WharfServer.start(config)) {
+            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+            try {
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageProducer producer = session.createProducer(session.createQueue("LATER"));
+                producer.setDeliveryDelay(delayMillis);
+                TextMessage later = session.createTextMessage("not before its time");
+                producer.send(later);
+                deliveryTime = later.getJMSDeliveryTime();
+                producer.setDeliveryDelay(0);
+                producer.send(session.createTextMessage("now"));
+            } finally {
+                connection.close();
+            }
+        }
+        try (WharfServer server = WharfServer.start(config)) {
+            assertEquals(2, server.queueManager().depth("LATER"), "the delayed message is recovered and counted");
+            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+            try {
+                connection.start();
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageConsumer consumer = session.createConsumer(session.createQueue("LATER"));
+                assertEquals("now", ((TextMessage) consumer.receive(5000)).getText());
+                long left = deliveryTime - System.currentTimeMillis();
+                assumeTrue(left > 500,
+                        "the restart took longer than the delay: nothing left to wait for");
+                assertNull(consumer.receive(left - 300), "released before its delivery time");
+                Message delayed = consumer.receive(left + 5000);
+                assertNotNull(delayed, "released at its delivery time");
+                assertEquals("not before its time", ((TextMessage) delayed).getText());
+                assertTrue(System.currentTimeMillis() >= deliveryTime, "received before its delivery time");
             } finally {
                 connection.close();
             }
