@@ -105,7 +105,7 @@ final class Journal implements AutoCloseable {
 
     private static IllegalStateException jvmFlagsMissing(Throwable e) {
         return new IllegalStateException("The journal (Chronicle Queue) cannot access JDK internals: start Java with "
-                + "the --add-opens/--add-exports flags listed in docs/persistence.md (bin/wharf passes them).", e);
+                + "the options in bin/jvm.options, e.g. java @bin/jvm.options ... (bin/wharf passes them; docs/persistence.md).", e);
     }
 
     private Path directory(int segment) {
