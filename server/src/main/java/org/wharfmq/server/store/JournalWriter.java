@@ -3,9 +3,6 @@ package org.wharfmq.server.store;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
-import java.io.IOException;
-import java.nio.file.FileStore;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -342,15 +339,5 @@ final class JournalWriter implements Runnable {
         state.written(journal.currentSegment(), bytes);
         written.incrementAndGet();
         return bytes;
-    }
-
-    /** The free space on the journal's disk, or -1 when it cannot be read. */
-    static long usableSpace(java.nio.file.Path directory) {
-        try {
-            FileStore store = Files.getFileStore(directory);
-            return store.getUsableSpace();
-        } catch (IOException e) {
-            return -1;
-        }
     }
 }
