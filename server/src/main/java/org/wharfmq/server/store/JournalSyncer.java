@@ -107,15 +107,19 @@ final class JournalSyncer implements Runnable {
                 syncing = taken;
                 file = channel;
             }
-            sync(file);
-            for (int i = 0; i < syncing.size(); i++) {
-                syncing.get(i).finish();
-            }
             int finished = syncing.size();
-            syncing.clear();
-            synchronized (lock) {
-                finishedCount += finished;
-                lock.notifyAll();
+            try {
+                sync(file);
+                for (int i = 0; i < finished; i++) {
+                    syncing.get(i).finish();
+                }
+            } finally {
+                // even if an Error ends this thread, the writer waiting to close the file must not wait forever
+                syncing.clear();
+                synchronized (lock) {
+                    finishedCount += finished;
+                    lock.notifyAll();
+                }
             }
         }
     }
