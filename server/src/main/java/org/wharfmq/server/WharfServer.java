@@ -120,6 +120,7 @@ public final class WharfServer implements AutoCloseable {
         }
         try {
             store.recover(server.topicManager); // durable subscriptions and retained ones; queues go on to the queue manager
+            server.queueManager.scheduleRecoveredDelays(server.ioGroup);
             server.bind();
         } catch (Exception | Error e) {
             server.close();

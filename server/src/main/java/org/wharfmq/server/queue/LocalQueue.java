@@ -187,12 +187,26 @@ public final class LocalQueue {
      * consumer exists. The depth limit does not apply: a recovered message is never refused.
      */
     public void restore(QueuedMessage message, long sequence) {
+        restore(message, sequence, true);
+    }
+
+    /**
+     * Like {@link #restore}, for a message whose JMS delivery time is still ahead: it counts towards the depth
+     * and keeps its sequence number, but stays out of the lists until {@link #offer} at its delivery time.
+     */
+    public void restoreDelayed(QueuedMessage message, long sequence) {
+        restore(message, sequence, false);
+    }
+
+    private void restore(QueuedMessage message, long sequence, boolean available) {
         lock.lock();
         try {
             depth++;
             message.sequence = sequence;
             nextSequence = Math.max(nextSequence, sequence + 1);
-            link(message);
+            if (available) {
+                link(message);
+            }
         } finally {
             lock.unlock();
         }

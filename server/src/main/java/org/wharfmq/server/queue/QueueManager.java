@@ -10,10 +10,14 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.store.RecoveryTarget;
 
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -34,6 +38,8 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     private final long defaultMaxDepth;
     private final MessageStore store;
     private final AtomicLong transactionIds = new AtomicLong();
+    /** Recovered messages whose delivery time is ahead; recovery's thread only, until {@link #scheduleRecoveredDelays}. */
+    private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
 
     /** Creates the queue manager with the queues {@code config} defines. */
     public QueueManager(ServerConfig config, MessageStore store) {
@@ -99,7 +105,25 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         for (int i = 1; i < deliveryCount; i++) {
             message.countRedelivery();
         }
-        queue.restore(message, sequence);
+        if (message.deliveryTime() > System.currentTimeMillis()) {
+            queue.restoreDelayed(message, sequence);
+            delayedRecovered.add(message);
+        } else {
+            queue.restore(message, sequence);
+        }
+    }
+
+    /**
+     * After recovery: recovered messages sent with a JMS delivery delay that has not yet run out are offered to
+     * their queues at their delivery time, as they would have been without the restart, not at once.
+     */
+    public void scheduleRecoveredDelays(ScheduledExecutorService timer) {
+        long now = System.currentTimeMillis();
+        for (QueuedMessage message : delayedRecovered) {
+            timer.schedule(() -> message.queue().offer(message), Math.max(0, message.deliveryTime() - now),
+                    TimeUnit.MILLISECONDS);
+        }
+        delayedRecovered.clear();
     }
 
     /**

@@ -11,9 +11,9 @@ import java.util.Locale;
 public enum Durability {
 
     /**
-     * Every batch is forced to the disk ({@code msync} of the mapped journal pages) before its records are
-     * acknowledged: an acknowledged message survives a process crash, a kernel panic and a power loss, as far as
-     * the disk honours cache flushes.
+     * Every batch is forced to the disk ({@code fdatasync} of the journal file, mapped pages included) before its
+     * records are acknowledged: an acknowledged message survives a process crash, a kernel panic and a power loss,
+     * as far as the disk honours cache flushes.
      */
     FSYNC,
 

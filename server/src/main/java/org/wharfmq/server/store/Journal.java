@@ -2,6 +2,7 @@ package org.wharfmq.server.store;
 
 import io.netty.buffer.ByteBuf;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
@@ -9,12 +10,15 @@ import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
+import net.openhft.posix.PosixAPI;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
@@ -48,19 +52,28 @@ final class Journal implements AutoCloseable {
         }
     }
 
+    /** Linux madvise(2) advice: no read-ahead on faults, so the page cache holds the mapping in single pages. */
+    private static final int MADV_RANDOM = 1;
+    /** Cleared when madvise is not available here (not Linux, no native access): the journal works without it. */
+    private static volatile boolean madviseAvailable = true;
+
     private final Path root;
-    private final SyncMode syncMode;
+    private final boolean fsync;
     private final long blockSize;
     private final Map<Integer, SingleChronicleQueue> open = new HashMap<>();
     private int activeSegment;
     private SingleChronicleQueue active;
     private ExcerptAppender appender;
+    /** The mapped chunk last given {@link #MADV_RANDOM}: Chronicle maps a segment's file in large chunks. */
+    private Object advisedChunk;
+    /** The current segment's file, opened for {@link #sync()}: an fdatasync of it forces the mapped pages too. */
+    private FileChannel syncChannel;
     private ExcerptTailer reader;
     private int readerSegment;
 
     private Journal(Path root, boolean fsync, long blockSize) {
         this.root = root;
-        this.syncMode = fsync ? SyncMode.SYNC : SyncMode.NONE;
+        this.fsync = fsync;
         this.blockSize = blockSize;
     }
 
@@ -86,7 +99,7 @@ final class Journal implements AutoCloseable {
             return SingleChronicleQueueBuilder.binary(directory)
                     .rollCycle(RollCycles.FAST_HOURLY)
                     .timeProvider(() -> 0L) // one cycle per segment: segments, not clocks, split the journal
-                    .syncMode(syncMode)
+                    .syncMode(SyncMode.NONE) // the journal syncs the file itself, see sync()
                     .blockSize(blockSize)
                     .build();
         } catch (IllegalAccessError | ExceptionInInitializerError | NoClassDefFoundError e) {
@@ -101,7 +114,7 @@ final class Journal implements AutoCloseable {
 
     private static IllegalStateException jvmFlagsMissing(Throwable e) {
         return new IllegalStateException("The journal (Chronicle Queue) cannot access JDK internals: start Java with "
-                + "the --add-opens/--add-exports flags listed in docs/persistence.md (bin/wharf passes them).", e);
+                + "the options in bin/jvm.options, e.g. java @bin/jvm.options ... (bin/wharf passes them; docs/persistence.md).", e);
     }
 
     private Path directory(int segment) {
@@ -155,6 +168,7 @@ final class Journal implements AutoCloseable {
     /** Makes later records go to a new segment. */
     void roll() {
         closeReader();
+        closeSyncChannel();
         if (appender != null) {
             appender.close();
             appender = null;
@@ -174,6 +188,9 @@ final class Journal implements AutoCloseable {
         }
         try (DocumentContext dc = appender.writingDocument()) {
             Bytes<?> bytes = dc.wire().bytes();
+            if (bytes.bytesStore() != advisedChunk) {
+                adviseRandomAccess(bytes.bytesStore());
+            }
             write(bytes, fields.nioBuffer());
             if (body != null && body.isReadable()) {
                 for (ByteBuffer part : body.nioBuffers()) {
@@ -184,6 +201,35 @@ final class Journal implements AutoCloseable {
                     .writeByte((byte) (crc >>> 8)).writeByte((byte) crc);
         }
         return appender.lastIndexAppended();
+    }
+
+    /**
+     * Advises the kernel that the mapped chunk is accessed at random, before the writer faults in most of its pages.
+     *
+     * <p>Why: a page fault on a file mapping normally reads ahead, and on recent Linux kernels read-ahead fills the
+     * page cache with large folios (up to megabytes). A write through the mapping then dirties the whole folio, and
+     * every sync writes it all back again: measured here, a sync of one 2 KiB record wrote 118 KiB to the disk, and
+     * of 64 records (130 KiB) 890 KiB. With {@code MADV_RANDOM} faults take single pages, a sync writes only the
+     * pages the batch touched, and the disk writes 4-5 times less (docs/performance.md). Recovery and reclamation
+     * read other mappings, which keep their read-ahead.
+     */
+    private void adviseRandomAccess(Object chunk) {
+        advisedChunk = chunk;
+        if (!madviseAvailable || !(chunk instanceof MappedBytesStore)) {
+            return;
+        }
+        MappedBytesStore mapped = (MappedBytesStore) chunk;
+        try {
+            int result = PosixAPI.posix().madvise(mapped.addressForRead(mapped.start()),
+                    mapped.safeLimit() - mapped.start(), MADV_RANDOM);
+            if (result != 0) {
+                LOG.log(System.Logger.Level.DEBUG, "madvise(MADV_RANDOM) of a journal chunk returned " + result);
+            }
+        } catch (RuntimeException | LinkageError e) {
+            madviseAvailable = false;
+            LOG.log(System.Logger.Level.INFO, "The journal cannot give the kernel access advice (" + e + "); "
+                    + "it works without, but syncs may write back more than the records they cover.");
+        }
     }
 
     /** Chronicle copies a heap buffer from its array ignoring the array offset, so arrays are passed explicitly. */
@@ -197,10 +243,50 @@ final class Journal implements AutoCloseable {
         }
     }
 
-    /** Forces everything appended so far to the disk (a no-op when the journal was opened without fsync). */
+    /**
+     * The current segment's file, for forcing what was appended to the disk; null before the segment's first
+     * append, or when the journal was opened without fsync. Only the writer thread calls this; the channel may be
+     * forced from any thread until the next {@link #roll} or {@link #close}.
+     *
+     * <p>Why an {@code fdatasync} of the file rather than Chronicle's {@code msync} of the mapped range: the page
+     * cache is one, so forcing the file writes back every page dirtied through the mapping (the records, and
+     * Chronicle's header and index pages too, which an {@code msync} of the record range leaves out), and a file
+     * channel can be forced from another thread while the writer goes on appending ({@link JournalSyncer}).
+     */
+    FileChannel syncChannel() {
+        if (!fsync || appender == null) {
+            return null;
+        }
+        if (syncChannel == null) {
+            try {
+                syncChannel = FileChannel.open(appender.currentFile().toPath(), StandardOpenOption.WRITE);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not open the journal file " + appender.currentFile(), e);
+            }
+        }
+        return syncChannel;
+    }
+
+    /** Forces everything appended so far to the disk, on the calling thread (a no-op without fsync). */
     void sync() {
-        if (appender != null) {
-            appender.sync();
+        FileChannel channel = syncChannel();
+        if (channel != null) {
+            try {
+                channel.force(false);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not sync the journal file " + appender.currentFile(), e);
+            }
+        }
+    }
+
+    private void closeSyncChannel() {
+        if (syncChannel != null) {
+            try {
+                syncChannel.close();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "Could not close journal file: " + e);
+            }
+            syncChannel = null;
         }
     }
 
@@ -271,6 +357,7 @@ final class Journal implements AutoCloseable {
     @Override
     public void close() {
         closeReaders();
+        closeSyncChannel();
         if (appender != null) {
             appender.close();
         }

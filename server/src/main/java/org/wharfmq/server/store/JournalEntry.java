@@ -24,6 +24,8 @@ final class JournalEntry {
     /** The definition a SUBSCRIPTION entry records; null for other entries. */
     final SubscriptionRecord subscription;
     Throwable failure;
+    /** Set by the writer once the record is appended: its waiter must wait for the next sync. */
+    boolean needsSync;
 
     private JournalEntry(byte type, long tx, String queue, long sequence, int deliveryCount, ByteBuf content,
                          String[] queues, long[] sequences, StoreCompletion completion) {

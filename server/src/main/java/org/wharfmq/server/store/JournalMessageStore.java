@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /**
  * The durable {@link MessageStore}: one journal per queue manager, in {@code <dataDirectory>/journal}, on Chronicle
@@ -40,7 +41,8 @@ public final class JournalMessageStore implements MessageStore {
     private final List<String> recoveryDamage;
     private volatile boolean closed;
 
-    private JournalMessageStore(Journal journal, Recovery recovery, ServerConfig config, FileChannel lockFile) {
+    private JournalMessageStore(Journal journal, Recovery recovery, ServerConfig config, FileChannel lockFile,
+                                ToLongFunction<Path> freeSpace) {
         this.journal = journal;
         this.lockFile = lockFile;
         this.transactionBase = recovery.highestTransaction;
@@ -51,7 +53,7 @@ public final class JournalMessageStore implements MessageStore {
         this.recoveryDamage = List.copyOf(recovery.damage);
         long reserve = Math.max(MIN_DISK_RESERVE, 2L * config.maxMessageLength());
         this.space = new JournalSpace(journal, recovery.state, config.journalFileBytes(), config.journalSlackBytes(),
-                config.journalMaxBytes(), reserve);
+                config.journalMaxBytes(), reserve, freeSpace);
         this.writer = new JournalWriter(journal, recovery.state, config.durability() == Durability.FSYNC, space);
         this.writerThread = new Thread(writer, "wharf-journal");
         writerThread.setDaemon(true);
@@ -65,6 +67,11 @@ public final class JournalMessageStore implements MessageStore {
      *                               flags Chronicle Queue needs
      */
     public static JournalMessageStore open(ServerConfig config) throws IOException {
+        return open(config, JournalSpace::usableSpace);
+    }
+
+    /** {@link #open(ServerConfig)} with the disk's free space read by {@code freeSpace}: tests fill a disk so. */
+    static JournalMessageStore open(ServerConfig config, ToLongFunction<Path> freeSpace) throws IOException {
         Path data = config.dataDirectory().toAbsolutePath();
         Files.createDirectories(data);
         FileChannel lockFile = lock(data);
@@ -77,7 +84,7 @@ public final class JournalMessageStore implements MessageStore {
             Recovery recovery = Recovery.run(journal);
             journal.startAfter(recovery.lastSegment); // here rather than on the writer: a failure stops the start
             recovery.state.segment(journal.currentSegment());
-            JournalMessageStore store = new JournalMessageStore(journal, recovery, config, lockFile);
+            JournalMessageStore store = new JournalMessageStore(journal, recovery, config, lockFile, freeSpace);
             double seconds = (System.nanoTime() - start) / 1e9;
             LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
                     "Journal %s recovered in %.3f s: %d messages restored on %d queues, %d records read, %d open "
@@ -185,6 +192,11 @@ public final class JournalMessageStore implements MessageStore {
     /** Batches synced so far: with many concurrent committers, far fewer than the records they wrote. */
     public long syncs() {
         return writer.syncs();
+    }
+
+    /** Time spent in syncs so far, in nanoseconds (0 with durability os): with {@link #syncs}, the mean sync. */
+    public long syncNanos() {
+        return writer.syncNanos();
     }
 
     /** Records appended so far. */

@@ -1,7 +1,12 @@
 package org.wharfmq.server.store;
 
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /**
  * Keeps the journal's disk use within live data plus a slack, on the writer thread after each batch:
@@ -28,23 +33,37 @@ final class JournalSpace {
     private final long slackBytes;
     private final long maxBytes;
     private final long diskReserve;
+    /** Reads the free bytes of the journal's disk (-1 when unknown): {@link #usableSpace} but in tests. */
+    private final ToLongFunction<Path> freeSpace;
     private long usableDisk = -1;
     private boolean squeezed;
     private volatile long reclaimedFiles;
     private volatile long journalBytes;
 
-    JournalSpace(Journal journal, JournalState state, long fileBytes, long slackBytes, long maxBytes, long diskReserve) {
+    JournalSpace(Journal journal, JournalState state, long fileBytes, long slackBytes, long maxBytes, long diskReserve,
+                 ToLongFunction<Path> freeSpace) {
         this.journal = journal;
         this.state = state;
         this.fileBytes = fileBytes;
         this.slackBytes = slackBytes;
         this.maxBytes = maxBytes;
         this.diskReserve = diskReserve;
+        this.freeSpace = freeSpace;
     }
 
-    /** Reads the disk's free space once per batch. */
+    /** The free space on the disk of {@code directory}, or -1 when it cannot be read. */
+    static long usableSpace(Path directory) {
+        try {
+            FileStore store = Files.getFileStore(directory);
+            return store.getUsableSpace();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** Reads the disk's free space (the writer does, every few milliseconds). */
     void checkDisk() {
-        usableDisk = JournalWriter.usableSpace(journal.directory());
+        usableDisk = freeSpace.applyAsLong(journal.directory());
     }
 
     /** Why a message of {@code length} bytes cannot be written now, or null when it can. */
@@ -80,6 +99,7 @@ final class JournalSpace {
         JournalState.Segment current = state.segment(journal.currentSegment());
         boolean dead = current.bytes > current.liveBytes;
         if (current.bytes >= fileBytes || (squeezed && dead && current.bytes > 0)) {
+            writer.awaitSynced(); // the file is closed: nothing may still be syncing it
             journal.roll();
             state.segment(journal.currentSegment());
         }

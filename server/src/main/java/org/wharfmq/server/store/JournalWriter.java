@@ -3,9 +3,6 @@ package org.wharfmq.server.store;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
-import java.io.IOException;
-import java.nio.file.FileStore;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -18,41 +15,53 @@ import java.util.zip.CRC32C;
  * <ol>
  *   <li>take every entry waiting in the inbox (network threads add to it at any time, without waiting);</li>
  *   <li>append them all to the journal, in arrival order;</li>
- *   <li>if anyone waits for one of them (a persistent send, a commit, an acknowledgement), sync once: with
- *       durability {@code fsync} an {@code msync} of the written pages; with {@code os} nothing, the pages being in
- *       the page cache already;</li>
- *   <li>complete every waiter of the batch, then look after space (new file, reclamation).</li>
+ *   <li>with durability {@code fsync}, hand them to the {@link JournalSyncer}, which forces the file once for
+ *       everything appended since its last sync (if anyone waits: a persistent send, a commit, an acknowledgement)
+ *       and then completes them, while this thread goes on appending the next batch; with {@code os}, complete them
+ *       at once, the pages being in the page cache already;</li>
+ *   <li>look after space (new file, reclamation).</li>
  * </ol>
  *
- * Entries that arrive while a sync is in flight wait in the inbox and form the next batch, so one sync serves
- * everyone who committed meanwhile. No lock is held across a write or a sync: the inbox is the only thing shared.
+ * Entries that arrive while a sync is in flight are appended meanwhile and go into the next sync, so one sync
+ * serves everyone who committed during the previous one. No lock is held across a write or a sync: the inbox and
+ * the syncer's hand-over list are the only things shared.
  */
 final class JournalWriter implements Runnable {
 
     private static final System.Logger LOG = System.getLogger(JournalWriter.class.getName());
     private static final int MAX_BATCH = 4096;
+    /** How often the disk's free space is read: a system call too slow to make for every batch. */
+    private static final long DISK_CHECK_INTERVAL_NANOS = 20_000_000L;
 
     private final Journal journal;
     private final JournalState state;
-    private final boolean fsync;
     private final JournalSpace space;
+    /** The sync stage with durability fsync; null with os. */
+    private final JournalSyncer syncer;
+    private final Thread syncerThread;
+    private long lastDiskCheck = System.nanoTime() - DISK_CHECK_INTERVAL_NANOS;
     private final LinkedBlockingQueue<JournalEntry> inbox = new LinkedBlockingQueue<>();
-    private final List<JournalEntry> batch = new ArrayList<>();
+    private final ArrayList<JournalEntry> batch = new ArrayList<>();
     private final ByteBuf fields = Unpooled.buffer(256);
     private final ByteBuf reread = Unpooled.buffer(256);
     private final CRC32C crc = new CRC32C();
     /** Transactions whose records could not be written; their commit fails with this cause. */
     private final io.netty.util.collection.LongObjectHashMap<Throwable> failedTransactions =
             new io.netty.util.collection.LongObjectHashMap<>();
-    private final AtomicLong syncs = new AtomicLong();
+    /** Batches completed without a sync (durability os). */
+    private final AtomicLong unsyncedBatches = new AtomicLong();
     private final AtomicLong written = new AtomicLong();
     private volatile boolean stopped;
 
     JournalWriter(Journal journal, JournalState state, boolean fsync, JournalSpace space) {
         this.journal = journal;
         this.state = state;
-        this.fsync = fsync;
         this.space = space;
+        this.syncer = fsync ? new JournalSyncer() : null;
+        this.syncerThread = fsync ? new Thread(syncer, "wharf-journal-sync") : null;
+        if (syncerThread != null) {
+            syncerThread.setDaemon(true);
+        }
     }
 
     /** Hands an entry to the writer; never blocks. After {@link #stop}, the entry fails at once. */
@@ -71,9 +80,14 @@ final class JournalWriter implements Runnable {
         inbox.add(JournalEntry.stop());
     }
 
-    /** Syncs done so far (each served one batch). */
+    /** Syncs done so far (with durability os: batches written), each serving everything appended before it. */
     long syncs() {
-        return syncs.get();
+        return syncer != null ? syncer.syncs() : unsyncedBatches.get();
+    }
+
+    /** Time spent in syncs so far (0 with durability os). */
+    long syncNanos() {
+        return syncer != null ? syncer.syncNanos() : 0;
     }
 
     /** Records appended so far. */
@@ -84,6 +98,9 @@ final class JournalWriter implements Runnable {
     @Override
     public void run() {
         boolean running = true;
+        if (syncerThread != null) {
+            syncerThread.start();
+        }
         try {
             while (running) {
                 batch.add(inbox.take());
@@ -98,6 +115,7 @@ final class JournalWriter implements Runnable {
             stopped = true;
             failAll(e);
         } finally {
+            stopSyncer();
             failAll(new IllegalStateException("The journal is closed (the queue manager is stopping)."));
             fields.release();
             reread.release();
@@ -116,11 +134,14 @@ final class JournalWriter implements Runnable {
         }
     }
 
-    /** Writes, syncs and completes one batch; returns false once the STOP entry was seen. */
+    /** Writes one batch and passes it on to be synced and completed; returns false once STOP was seen. */
     private boolean writeBatch() {
-        boolean awaited = false;
         boolean stop = false;
-        space.checkDisk();
+        long now = System.nanoTime();
+        if (now - lastDiskCheck >= DISK_CHECK_INTERVAL_NANOS) {
+            space.checkDisk();
+            lastDiskCheck = now;
+        }
         for (int i = 0; i < batch.size(); i++) {
             JournalEntry e = batch.get(i);
             if (e.type == JournalEntry.STOP) {
@@ -128,7 +149,7 @@ final class JournalWriter implements Runnable {
                 continue;
             }
             try {
-                awaited |= write(e) && e.awaited();
+                e.needsSync = write(e) && e.awaited();
             } catch (JournalFullException full) {
                 e.failure = full;
             } catch (RuntimeException failure) {
@@ -138,13 +159,17 @@ final class JournalWriter implements Runnable {
         }
         if (stop) {
             append(() -> JournalRecord.closed(fields), null);
-            awaited = true;
+            JournalEntry closed = JournalEntry.stop();
+            closed.needsSync = true;
+            batch.add(closed);
         }
-        if (awaited) {
-            sync();
-        }
-        for (int i = 0; i < batch.size(); i++) {
-            batch.get(i).finish();
+        if (syncer != null) {
+            syncer.handOver(batch, journal.syncChannel());
+        } else {
+            for (int i = 0; i < batch.size(); i++) {
+                batch.get(i).finish();
+            }
+            unsyncedBatches.incrementAndGet();
         }
         batch.clear();
         if (!stop) {
@@ -153,21 +178,23 @@ final class JournalWriter implements Runnable {
         return !stop;
     }
 
-    private void sync() {
-        if (fsync) {
-            try {
-                journal.sync();
-            } catch (RuntimeException failure) {
-                LOG.log(System.Logger.Level.ERROR, "Could not sync the journal", failure);
-                for (JournalEntry e : batch) {
-                    if (e.failure == null && e.awaited()) {
-                        e.failure = failure;
-                    }
-                }
-                return;
-            }
+    /** Waits until everything appended is synced and completed: before the current file is closed. */
+    void awaitSynced() {
+        if (syncer != null) {
+            syncer.awaitIdle();
         }
-        syncs.incrementAndGet();
+    }
+
+    private void stopSyncer() {
+        if (syncer == null) {
+            return;
+        }
+        syncer.stop();
+        try {
+            syncerThread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -291,11 +318,9 @@ final class JournalWriter implements Runnable {
                 live.deliveryCount, null));
     }
 
-    /** Makes reclamation's copies durable before the file they come from is deleted. */
+    /** Makes reclamation's copies durable before the file they come from is deleted (on this thread). */
     void syncForReclaim() {
-        if (fsync) {
-            journal.sync();
-        }
+        journal.sync();
     }
 
     /** Copies a queue definition into the current file (reclamation). */
@@ -328,15 +353,5 @@ final class JournalWriter implements Runnable {
         state.written(journal.currentSegment(), bytes);
         written.incrementAndGet();
         return bytes;
-    }
-
-    /** The free space on the journal's disk, or -1 when it cannot be read. */
-    static long usableSpace(java.nio.file.Path directory) {
-        try {
-            FileStore store = Files.getFileStore(directory);
-            return store.getUsableSpace();
-        } catch (IOException e) {
-            return -1;
-        }
     }
 }

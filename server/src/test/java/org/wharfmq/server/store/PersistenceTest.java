@@ -19,6 +19,8 @@ import javax.jms.Session;
 import javax.jms.TextMessage;
 import javax.jms.TransactionRolledBackException;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -26,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The journal seen through JMS, with the server in this JVM: restarts, redelivery flags, a full journal. */
 class PersistenceTest {
@@ -79,6 +82,48 @@ class PersistenceTest {
     }
 
     @Test
+    void aRecoveredMessageWithADeliveryDelayWaitsForItsDeliveryTime() throws Exception {
+        ServerConfig config = TestServers.config().dataDirectory(data);
+        long delayMillis = 4000;
+        long deliveryTime;
+        try (WharfServer server = WharfServer.start(config)) {
+            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+            try {
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageProducer producer = session.createProducer(session.createQueue("LATER"));
+                producer.setDeliveryDelay(delayMillis);
+                TextMessage later = session.createTextMessage("not before its time");
+                producer.send(later);
+                deliveryTime = later.getJMSDeliveryTime();
+                producer.setDeliveryDelay(0);
+                producer.send(session.createTextMessage("now"));
+            } finally {
+                connection.close();
+            }
+        }
+        try (WharfServer server = WharfServer.start(config)) {
+            assertEquals(2, server.queueManager().depth("LATER"), "the delayed message is recovered and counted");
+            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+            try {
+                connection.start();
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageConsumer consumer = session.createConsumer(session.createQueue("LATER"));
+                assertEquals("now", ((TextMessage) consumer.receive(5000)).getText());
+                long left = deliveryTime - System.currentTimeMillis();
+                assumeTrue(left > 500,
+                        "the restart took longer than the delay: nothing left to wait for");
+                assertNull(consumer.receive(left - 300), "released before its delivery time");
+                Message delayed = consumer.receive(left + 5000);
+                assertNotNull(delayed, "released at its delivery time");
+                assertEquals("not before its time", ((TextMessage) delayed).getText());
+                assertTrue(System.currentTimeMillis() >= deliveryTime, "received before its delivery time");
+            } finally {
+                connection.close();
+            }
+        }
+    }
+
+    @Test
     void aFullJournalRefusesProducersClearlyWhileConsumersGoOn() throws Exception {
         long fileBytes = Configuration.MIN_JOURNAL_FILE_BYTES;
         ServerConfig config = TestServers.config().dataDirectory(data)
@@ -103,6 +148,10 @@ class PersistenceTest {
                 }
                 assertNotNull(refused, "a 128 KiB journal took 2 MB of messages");
                 assertTrue(refused.getMessage().contains("journal is full"), refused.getMessage());
+                assertTrue(refused.getMessage().contains("limit is " + 2 * fileBytes + " (setting journalMaxBytes)"),
+                        "names the limit and its setting: " + refused.getMessage());
+                assertTrue(refused.getMessage().contains("Consume messages or raise the limit"),
+                        "says what to do: " + refused.getMessage());
                 assertEquals(sent, server.queueManager().depth("BIG"), "the refused message is not on the queue");
 
                 Session transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
@@ -129,6 +178,76 @@ class PersistenceTest {
             } finally {
                 connection.close();
             }
+        }
+    }
+
+    @Test
+    void aFullDiskRefusesProducersClearlyWhileConsumersGoOnAndSendingResumesWhenSpaceReturns() throws Exception {
+        AtomicLong freeBytes = new AtomicLong(100L << 30);
+        ServerConfig config = TestServers.config().dataDirectory(data);
+        String body = "z".repeat(1000);
+        int sent = 0;
+        try (WharfServer server = WharfServer.start(config, JournalMessageStore.open(config, d -> freeBytes.get()))) {
+            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+            try {
+                connection.start();
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                Queue queue = session.createQueue("DISK");
+                MessageProducer producer = session.createProducer(queue);
+                for (; sent < 5; sent++) {
+                    producer.send(session.createTextMessage(body));
+                }
+
+                freeBytes.set(1L << 20); // below the reserve the journal keeps for consumers and commits
+                JMSException refused = null;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (refused == null && System.nanoTime() < deadline) {
+                    try {
+                        producer.send(session.createTextMessage(body)); // until the writer reads the disk again
+                        sent++;
+                    } catch (JMSException e) {
+                        refused = e;
+                    }
+                }
+                assertNotNull(refused, "a disk below the reserve took more messages");
+                assertTrue(refused.getMessage().contains("disk of the journal"), refused.getMessage());
+                assertTrue(refused.getMessage().contains("is full: " + (1L << 20) + " bytes free"),
+                        "names the free space: " + refused.getMessage());
+                assertTrue(refused.getMessage().contains("Free disk space or consume messages"),
+                        "says what to do: " + refused.getMessage());
+                assertEquals(sent, server.queueManager().depth("DISK"), "the refused message is not on the queue");
+
+                Session transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
+                transacted.createProducer(queue).send(transacted.createTextMessage(body));
+                JMSException commit = assertThrows(TransactionRolledBackException.class, transacted::commit);
+                assertTrue(commit.getMessage().contains("disk of the journal"), commit.getMessage());
+
+                MessageConsumer consumer = session.createConsumer(queue);
+                for (int i = 0; i < sent - 1; i++) {
+                    assertNotNull(consumer.receive(5000), "consumers keep working: message " + i);
+                }
+                consumer.close();
+
+                freeBytes.set(100L << 30);
+                boolean accepted = false;
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!accepted && System.nanoTime() < deadline) {
+                    try {
+                        producer.send(session.createTextMessage("room again"));
+                        accepted = true;
+                    } catch (JMSException e) {
+                        assertTrue(e.getMessage().contains("disk of the journal"), e.getMessage());
+                    }
+                }
+                assertTrue(accepted, "once the disk has room, the journal takes messages again");
+            } finally {
+                connection.close();
+            }
+        }
+        try (WharfServer server = WharfServer.start(config)) {
+            assertEquals(2, server.queueManager().depth("DISK"),
+                    "the consumes made while the disk was full were journaled: only the last of the first messages "
+                            + "and the one sent after are left");
         }
     }
 }

@@ -76,18 +76,20 @@ public final class PersistentRequestReplyBenchmark {
             TimeUnit.SECONDS.sleep(2);
             long trips0 = roundTrips.sum();
             long syncs0 = store.syncs();
+            long syncNanos0 = store.syncNanos();
             long start = System.nanoTime();
             TimeUnit.SECONDS.sleep(seconds);
             double elapsed = (System.nanoTime() - start) / 1e9;
             long trips = roundTrips.sum() - trips0;
             long syncs = store.syncs() - syncs0;
+            long syncNanos = store.syncNanos() - syncNanos0;
             running.set(false);
             requestersDone.await(60, TimeUnit.SECONDS); // requesters first: each still gets its last reply
             responding.set(false);
             System.out.printf("durability=%s requesters=%d responders=%d size=%d roundTripsPerSecond=%.0f "
-                            + "syncsPerSecond=%.0f roundTripsPerSync=%.2f failures=%d%n", durability, requesters,
-                    responders, SIZE, trips / elapsed, syncs / elapsed, syncs == 0 ? 0 : (double) trips / syncs,
-                    failures.get());
+                            + "syncsPerSecond=%.0f roundTripsPerSync=%.2f meanSyncMicros=%.0f failures=%d%n", durability,
+                    requesters, responders, SIZE, trips / elapsed, syncs / elapsed,
+                    syncs == 0 ? 0 : (double) trips / syncs, syncs == 0 ? 0 : syncNanos / 1e3 / syncs, failures.get());
         }
         System.exit(0);
     }
