@@ -29,6 +29,13 @@ public final class Configuration {
     /** Most messages a queue holds, counting those delivered but not yet acknowledged: {@value}. */
     public static final long DEFAULT_MAX_QUEUE_DEPTH = 5_000_000L;
 
+    /**
+     * Network threads (Netty event loops) serving client connections: {@value} = one per available processor.
+     * Netty's own default is two per processor; measured here (docs/performance.md, RR-4) that spends about 60 %
+     * more server CPU per round trip, because more of a message's hops cross from one event loop to another.
+     */
+    public static final int DEFAULT_IO_THREADS = 0;
+
     /** Heartbeat interval the server offers, in ms: {@value}. 0 disables heartbeats from the server's side. */
     public static final int DEFAULT_HEARTBEAT_MILLIS = 10_000;
 

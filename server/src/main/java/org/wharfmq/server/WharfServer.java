@@ -87,7 +87,7 @@ public final class WharfServer implements AutoCloseable {
         this.topicManager = new TopicManager(config, queueManager);
         this.connections = new DefaultChannelGroup("wharf-connections", GlobalEventExecutor.INSTANCE);
         this.acceptorGroup = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-accept", true));
-        this.ioGroup = transport.eventLoopGroup(0, new DefaultThreadFactory("wharf-io", true));
+        this.ioGroup = transport.eventLoopGroup(config.ioThreads(), new DefaultThreadFactory("wharf-io", true));
         this.inVmGroup = new DefaultEventLoopGroup(0, new DefaultThreadFactory("wharf-vm", true));
     }
 

@@ -11,7 +11,21 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * application that forgets to close a connection can still exit.
  */
 final class EventLoops {
+
+    /**
+     * System property with the number of network threads the TCP connections of this JVM share; unset or 0 means
+     * one per available processor. Netty's own default is two per processor: on a small machine that makes more
+     * of a message's hops cross between threads (docs/performance.md).
+     */
+    static final String IO_THREADS_PROPERTY = "wharf.client.ioThreads";
+
     private EventLoops() {
+    }
+
+    /** The number of TCP network threads: {@value #IO_THREADS_PROPERTY}, else one per available processor. */
+    static int tcpThreads() {
+        int configured = Integer.getInteger(IO_THREADS_PROPERTY, 0);
+        return configured > 0 ? configured : Runtime.getRuntime().availableProcessors();
     }
 
     /** The NIO group for TCP connections. */
@@ -25,7 +39,7 @@ final class EventLoops {
     }
 
     private static final class Tcp {
-        static final EventLoopGroup GROUP = new NioEventLoopGroup(0, new DefaultThreadFactory("wharf-client-nio", true));
+        static final EventLoopGroup GROUP = new NioEventLoopGroup(tcpThreads(), new DefaultThreadFactory("wharf-client-nio", true));
     }
 
     private static final class InVm {

@@ -57,6 +57,8 @@ public final class ServerConfig {
     private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
     @JsonProperty("maxQueueDepth")
     private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
+    @JsonProperty("ioThreads")
+    private int ioThreads = Configuration.DEFAULT_IO_THREADS;
     @JsonProperty("heartbeatMillis")
     private int heartbeatMillis = Configuration.DEFAULT_HEARTBEAT_MILLIS;
     @JsonProperty("durability")
@@ -142,6 +144,9 @@ public final class ServerConfig {
         }
         if (maxQueueDepth < 1) {
             throw new ConfigurationException("Setting maxQueueDepth must be at least 1, was " + maxQueueDepth + ".");
+        }
+        if (ioThreads < 0) {
+            throw new ConfigurationException("Setting ioThreads must be 0 (one per processor) or more, was " + ioThreads + ".");
         }
         if (heartbeatMillis < 0) {
             throw new ConfigurationException("Setting heartbeatMillis must be 0 (off) or more, was " + heartbeatMillis + ".");
@@ -275,6 +280,17 @@ public final class ServerConfig {
         return maxQueueDepth;
     }
 
+    /** Sets the number of network threads; 0 = one per available processor. */
+    public ServerConfig ioThreads(int ioThreads) {
+        this.ioThreads = ioThreads;
+        return this;
+    }
+
+    /** The number of network threads to start: the setting, or the number of available processors when it is 0. */
+    public int ioThreads() {
+        return ioThreads > 0 ? ioThreads : Runtime.getRuntime().availableProcessors();
+    }
+
     /** Sets the heartbeat interval the server offers, in ms; 0 = none from the server's side. */
     public ServerConfig heartbeatMillis(int heartbeatMillis) {
         this.heartbeatMillis = heartbeatMillis;
@@ -401,7 +417,7 @@ public final class ServerConfig {
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
                 + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", maxMessageLength="
-                + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", heartbeatMillis=" + heartbeatMillis
+                + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
                 + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + ", flows=" + flows + "]";
     }

@@ -33,6 +33,7 @@ class ServerConfigTest {
         assertEquals(104_857_600, config.maxMessageLength());
         assertEquals(5_000_000L, config.maxQueueDepth());
         assertEquals(10_000, config.heartbeatMillis());
+        assertEquals(Runtime.getRuntime().availableProcessors(), config.ioThreads(), "0 in the sample: one per processor");
         assertEquals(List.of(new QueueDefinition("REQUEST", null), new QueueDefinition("REPLY", null),
                 new QueueDefinition("SYSTEM.DEAD.LETTER.QUEUE", 1_000_000L)), config.queues());
     }
@@ -54,6 +55,12 @@ class ServerConfigTest {
         assertEquals(9999, config.port());
         assertEquals(Configuration.DEFAULT_HEARTBEAT_MILLIS, config.heartbeatMillis());
         assertEquals(ServerConfig.defaults().toString().replace("port=7414", "port=9999"), config.toString());
+    }
+
+    @Test
+    void ioThreadsSetsTheNetworkThreadCount() throws IOException {
+        assertEquals(3, ServerConfig.load(write("ioThreads: 3\n")).ioThreads());
+        assertEquals(Runtime.getRuntime().availableProcessors(), ServerConfig.defaults().ioThreads());
     }
 
     @Test
@@ -90,6 +97,7 @@ class ServerConfigTest {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> ServerConfig.load(file));
         assertEquals("Setting port must be between 0 and 65535, was 70000. (in " + file + ")", e.getMessage());
         assertThrows(ConfigurationException.class, () -> ServerConfig.defaults().maxQueueDepth(0).validate());
+        assertThrows(ConfigurationException.class, () -> ServerConfig.defaults().ioThreads(-1).validate());
         assertThrows(ConfigurationException.class, () -> ServerConfig.defaults().queue("Q", 0).validate());
     }
 
