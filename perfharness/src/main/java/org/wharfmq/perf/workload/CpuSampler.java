@@ -4,23 +4,30 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Samples a process's CPU time a few times a second, so the CPU used during a driver's measured period (known
- * only when the driver reports it) can be read afterwards.
+ * Samples a few times a second the server process's CPU time and the JIT compilers' CPU time in every JVM of the
+ * step, so the CPU used during a driver's measured period (known only when the driver reports it) can be read
+ * afterwards.
  */
 final class CpuSampler implements AutoCloseable {
 
     private static final long INTERVAL_MILLIS = 200;
 
-    private record Sample(long wallMillis, double cpuSeconds) {
+    private record Sample(long wallMillis, double cpuSeconds, double jitSeconds) {
     }
 
     private final long pid;
+    private final List<Long> jvms;
     private final List<Sample> samples = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
 
-    CpuSampler(long pid) {
+    /**
+     * @param pid  the server process
+     * @param jvms every JVM of the step (server and clients), whose JIT compiler threads are watched
+     */
+    CpuSampler(long pid, List<Long> jvms) {
         this.pid = pid;
+        this.jvms = List.copyOf(jvms);
         this.thread = new Thread(this::sample, "perf-cpu-" + pid);
         thread.setDaemon(true);
         thread.start();
@@ -30,8 +37,12 @@ final class CpuSampler implements AutoCloseable {
         Object pause = new Object();
         while (running) {
             double cpu = ProcCpu.cpuSeconds(pid);
+            double jit = 0;
+            for (long jvm : jvms) {
+                jit += ProcCpu.jitSeconds(jvm);
+            }
             synchronized (samples) {
-                samples.add(new Sample(System.currentTimeMillis(), cpu));
+                samples.add(new Sample(System.currentTimeMillis(), cpu, jit));
             }
             synchronized (pause) {
                 try {
@@ -43,7 +54,10 @@ final class CpuSampler implements AutoCloseable {
         }
     }
 
-    /** CPU seconds and wall seconds between the samples nearest inside [from, to]; NaN when unknown. */
+    /**
+     * Server CPU seconds, wall seconds and JIT compiler CPU seconds (all the JVMs) between the samples nearest
+     * inside [from, to]; NaN when unknown.
+     */
     double[] between(long fromMillis, long toMillis) {
         Sample first = null;
         Sample last = null;
@@ -58,9 +72,10 @@ final class CpuSampler implements AutoCloseable {
             }
         }
         if (first == null || last == null || last.wallMillis() <= first.wallMillis()) {
-            return new double[] {Double.NaN, Double.NaN};
+            return new double[] {Double.NaN, Double.NaN, Double.NaN};
         }
-        return new double[] {last.cpuSeconds() - first.cpuSeconds(), (last.wallMillis() - first.wallMillis()) / 1000.0};
+        return new double[] {last.cpuSeconds() - first.cpuSeconds(), (last.wallMillis() - first.wallMillis()) / 1000.0,
+                last.jitSeconds() - first.jitSeconds()};
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.wharfmq.perf.workload;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -19,14 +20,42 @@ final class ProcCpu {
     /** CPU seconds used so far by {@code pid}, or NaN when /proc cannot tell. */
     static double cpuSeconds(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            // the command name (field 2) may contain spaces: count fields after its closing parenthesis
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            long utime = Long.parseLong(f[11]);
-            long stime = Long.parseLong(f[12]);
-            return (utime + stime) / TICKS_PER_SECOND;
+            return seconds(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
         } catch (IOException | RuntimeException e) {
             return Double.NaN;
         }
+    }
+
+    /**
+     * CPU seconds used so far by the JIT compiler threads of the JVM {@code pid} (HotSpot names them
+     * "C1 CompilerThread<i>" and "C2 CompilerThread<i>"), or NaN when /proc cannot tell. Compilation during a
+     * measurement takes CPU from the messaging: it says the warm-up was too short.
+     */
+    static double jitSeconds(long pid) {
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        double total = 0;
+        try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
+            for (Path thread : threads) {
+                try {
+                    if (Files.readString(thread.resolve("comm")).contains("CompilerThre")) {
+                        total += seconds(Files.readString(thread.resolve("stat")));
+                    }
+                } catch (IOException e) {
+                    // the thread ended between the listing and the read: its time is gone with it
+                }
+            }
+            return total;
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** utime + stime of a {@code stat} line, in seconds. */
+    private static double seconds(String stat) {
+        // the command name (field 2) may contain spaces: count fields after its closing parenthesis
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        long utime = Long.parseLong(f[11]);
+        long stime = Long.parseLong(f[12]);
+        return (utime + stime) / TICKS_PER_SECOND;
     }
 }

@@ -16,6 +16,9 @@ import java.util.List;
  * @param meanRate         mean rate over the measured period
  * @param cpuPercent       server CPU as a percentage of the whole machine (NaN when unknown)
  * @param cpuMicrosPerOp   server CPU microseconds per round trip (or message)
+ * @param jitPercent       CPU the JIT compilers of all the step's JVMs used during the measured period, as a
+ *                         percentage of the whole machine (NaN when unknown): above a few percent the JVMs were
+ *                         still warming up and the rates are low
  * @param latencyMicros    round-trip latency percentiles
  * @param passed           the exactly-once checks passed
  * @param unavailable      why the target cannot run this workload yet, else null
@@ -23,5 +26,13 @@ import java.util.List;
  */
 public record StepResult(String workload, String target, int messageSize, int clients, int responders,
                          double medianRate, double meanRate, double cpuPercent, double cpuMicrosPerOp,
-                         LatencySummary latencyMicros, boolean passed, String unavailable, List<String> problems) {
+                         double jitPercent, LatencySummary latencyMicros, boolean passed, String unavailable, List<String> problems) {
+
+    /** Above this share of the machine ({@value} %) the JIT compilers' work during a measurement is reported. */
+    public static final double JIT_WARNING_PERCENT = 5.0;
+
+    /** Whether the JIT compilers used enough of the measured period to make the rates too low. */
+    public boolean stillWarmingUp() {
+        return jitPercent > JIT_WARNING_PERCENT;
+    }
 }

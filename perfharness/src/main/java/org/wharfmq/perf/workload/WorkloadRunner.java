@@ -64,10 +64,15 @@ public final class WorkloadRunner {
         String unit = r.workload().startsWith("OW") ? "msg/s" : r.workload().startsWith("F-") ? "invocations/s"
                 : r.workload().startsWith("PS") ? "deliveries/s" : "rt/s";
         String instances = r.workload().startsWith("F-") ? " instances=" + r.responders() : "";
-        return String.format("%s %s %s clients=%d%s: median %,.0f %s, server CPU %s, %s us CPU per op, p50 %s p99 %s [check %s]",
+        String line = String.format("%s %s %s clients=%d%s: median %,.0f %s, server CPU %s, %s us CPU per op, p50 %s p99 %s [check %s]",
                 r.workload(), r.target(), Sizes.label(r.messageSize()), r.clients(), instances, r.medianRate(),
                 unit, Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()),
                 Sizes.micros(r.latencyMicros().p50()), Sizes.micros(r.latencyMicros().p99()), r.passed() ? "PASSED" : "FAILED");
+        if (r.stillWarmingUp()) {
+            line += String.format("%n  warning: the JVMs' JIT compilers used %s of the machine during the measured period, so they were"
+                    + " still warming up and the rate is low; run again with a longer --warmup", Sizes.percent(r.jitPercent()));
+        }
+        return line;
     }
 
     /** @param instances F-*: the flow's instances, reported as the step's responders */
@@ -122,12 +127,15 @@ public final class WorkloadRunner {
                 background.add(l);
                 l.awaitLine(org.wharfmq.perf.driver.Driver.READY_LINE, START_TIMEOUT);
             }
-            CpuSampler cpu = server == null ? null : new CpuSampler(server.pid());
+            CpuSampler cpu = null;
             try {
                 Duration runTimeout = Duration.ofSeconds(settings.warmupSeconds() + settings.runSeconds() + settings.timeoutSeconds() + 120L);
                 for (DriverPlan.Spec spec : plan.clientMeasured()) {
                     Launched l = launcher.launch(spec.id(), spec.args(provider));
                     started.add(l);
+                }
+                if (server != null) {
+                    cpu = new CpuSampler(server.pid(), started.stream().map(Launched::pid).distinct().toList());
                 }
                 for (Launched l : started.subList(started.size() - plan.clientMeasured().size(), started.size())) {
                     l.awaitExit(runTimeout);
@@ -166,7 +174,7 @@ public final class WorkloadRunner {
 
     private StepResult unavailable(Target target, int size, int clients, int responders, String why) {
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, 0, 0, Double.NaN,
-                Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), false, why, List.of());
+                Double.NaN, Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), false, why, List.of());
     }
 
     private static String field(String line, String name) {
@@ -190,7 +198,7 @@ public final class WorkloadRunner {
             Path file = spec.json();
             if (!Files.exists(file)) {
                 return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, 0, 0,
-                        Double.NaN, Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), false, null,
+                        Double.NaN, Double.NaN, Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), false, null,
                         List.of(spec.id() + " wrote no result (" + file + "): it failed to start or was killed"));
             }
             DriverResult r = JSON.readValue(file.toFile(), DriverResult.class);
@@ -221,15 +229,18 @@ public final class WorkloadRunner {
         DriverResult main = measured.get(0);
         double cpuPercent = Double.NaN;
         double cpuPerOp = Double.NaN;
+        double jitPercent = Double.NaN;
         if (cpu != null) {
             double[] used = cpu.between(main.windowStartMillis(), main.windowEndMillis());
             if (!Double.isNaN(used[0]) && used[1] > 0) {
-                cpuPercent = 100.0 * used[0] / used[1] / Runtime.getRuntime().availableProcessors();
+                int cores = Runtime.getRuntime().availableProcessors();
+                cpuPercent = 100.0 * used[0] / used[1] / cores;
                 cpuPerOp = mean > 0 ? used[0] / used[1] / mean * 1e6 : Double.NaN;
+                jitPercent = 100.0 * used[2] / used[1] / cores;
             }
         }
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, median, mean,
-                cpuPercent, cpuPerOp, main.latencyMicros(), problems.isEmpty(), null, problems);
+                cpuPercent, cpuPerOp, jitPercent, main.latencyMicros(), problems.isEmpty(), null, problems);
     }
 
     /**

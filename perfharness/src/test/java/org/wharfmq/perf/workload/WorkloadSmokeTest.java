@@ -33,6 +33,7 @@ class WorkloadSmokeTest {
         assertNull(s.unavailable());
         assertTrue(s.passed(), s.problems().toString());
         assertTrue(s.meanRate() > 0, "something was counted");
+        assertTrue(s.jitPercent() >= 0, "the JIT compilers' share of the measured period is reported: " + s.jitPercent());
         if (w.requestReply()) {
             assertTrue(s.latencyMicros().count() > 0, "round trips were timed");
         }
