@@ -5,6 +5,7 @@ import io.netty.util.internal.PlatformDependent;
 import org.wharfmq.protocol.frame.Frame;
 
 import java.util.Queue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -13,12 +14,27 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * writes everything queued and flushes once. A requester's ACK, CLOSE_CONSUMER and next SEND, or the frames of
  * many threads sharing a connection, thus leave in one system call, with no added latency: the drain runs as
  * soon as the event loop would have run a single write. Frames keep the order in which they were queued.
+ *
+ * <p>A frame nobody waits for and that need not leave at once (the acknowledgement of an AUTO_ACKNOWLEDGE
+ * receive) is queued with {@link #writeSoon}: it schedules nothing and leaves with the next frame written (the
+ * responder's reply, the requester's next request), with {@link #flush} when the application is about to wait, or
+ * at the latest {@value #PIGGYBACK_MILLIS} ms later. Waking the event loop for an acknowledgement alone cost each
+ * request/reply client a thread wake-up per message.
  */
 final class FrameWriter {
+
+    /** Longest a frame queued with {@link #writeSoon} waits for another frame to carry it: {@value} ms. */
+    static final long PIGGYBACK_MILLIS = 20;
+
     private final Channel channel;
     private final Queue<Frame> pending = PlatformDependent.newMpscQueue();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final AtomicBoolean timerArmed = new AtomicBoolean();
     private final Runnable drain = this::drain;
+    private final Runnable timedDrain = () -> {
+        timerArmed.set(false);
+        drain();
+    };
 
     FrameWriter(Channel channel) {
         this.channel = channel;
@@ -28,6 +44,24 @@ final class FrameWriter {
     void write(Frame frame) {
         pending.offer(frame);
         if (drainScheduled.compareAndSet(false, true)) {
+            channel.eventLoop().execute(drain);
+        }
+    }
+
+    /**
+     * Queues a frame that may wait for the next one written, for {@link #flush}, or at most
+     * {@value #PIGGYBACK_MILLIS} ms; never blocks. Order with all other frames is kept.
+     */
+    void writeSoon(Frame frame) {
+        pending.offer(frame);
+        if (timerArmed.compareAndSet(false, true)) {
+            channel.eventLoop().schedule(timedDrain, PIGGYBACK_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Sends whatever {@link #writeSoon} left waiting, unless a drain is already on its way. */
+    void flush() {
+        if (!pending.isEmpty() && drainScheduled.compareAndSet(false, true)) {
             channel.eventLoop().execute(drain);
         }
     }

@@ -231,6 +231,19 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         writer.write(frame);
     }
 
+    /**
+     * Writes a frame that nobody waits for and that may leave with the next frame instead of on its own (see
+     * {@link FrameWriter#writeSoon}); order with every other frame is kept.
+     */
+    void writeSoon(Frame frame) {
+        writer.writeSoon(frame);
+    }
+
+    /** Sends the frames {@link #writeSoon} left waiting: called before the application blocks. */
+    void flushSoonFrames() {
+        writer.flush();
+    }
+
     /** Registers a request id, for callers that must act between registering and writing (rollback). */
     int newRequestId() {
         return requests.nextId();

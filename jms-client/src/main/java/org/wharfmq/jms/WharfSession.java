@@ -699,12 +699,13 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                         return d;
                     }
                 }
+                if (timeoutNanos >= 0 && remaining <= 0) {
+                    return null;
+                }
+                connection.flushSoonFrames();   // an acknowledgement waiting for a ride should not wait for this one
                 if (timeoutNanos < 0) {
                     consumer.available().await();
                 } else {
-                    if (remaining <= 0) {
-                        return null;
-                    }
                     remaining = consumer.available().awaitNanos(remaining);
                 }
             }
@@ -817,7 +818,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     private void acknowledgeReceived(WharfMessageConsumer consumer, long deliveryId) {
         switch (mode) {
-            case AUTO_ACKNOWLEDGE -> connection.write(new Frame.Ack(0, id, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+            // nobody waits for it: it leaves with the application's next frame (or within milliseconds)
+            case AUTO_ACKNOWLEDGE -> connection.writeSoon(new Frame.Ack(0, id, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
             case DUPS_OK_ACKNOWLEDGE -> {
                 recordConsumed(consumer.id(), deliveryId);
                 if (++dupsOkPending >= batchSize || consumer.drained()) {

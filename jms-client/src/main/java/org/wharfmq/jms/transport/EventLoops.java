@@ -2,12 +2,12 @@ package org.wharfmq.jms.transport;
 
 import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import org.wharfmq.protocol.transport.NativeTransport;
 
 /**
  * The event loop groups shared by every Wharf connection in the JVM. Each is created on first use (holder
- * idiom, so a JVM that only uses {@code vm://} never starts NIO threads) and runs on daemon threads, so an
+ * idiom, so a JVM that only uses {@code vm://} never starts TCP threads) and runs on daemon threads, so an
  * application that forgets to close a connection can still exit.
  */
 final class EventLoops {
@@ -28,7 +28,7 @@ final class EventLoops {
         return configured > 0 ? configured : Runtime.getRuntime().availableProcessors();
     }
 
-    /** The NIO group for TCP connections. */
+    /** The group for TCP connections: epoll where the native library loads, else NIO ({@link NativeTransport}). */
     static EventLoopGroup tcp() {
         return Tcp.GROUP;
     }
@@ -39,7 +39,7 @@ final class EventLoops {
     }
 
     private static final class Tcp {
-        static final EventLoopGroup GROUP = new NioEventLoopGroup(tcpThreads(), new DefaultThreadFactory("wharf-client-nio", true));
+        static final EventLoopGroup GROUP = NativeTransport.best().eventLoopGroup(tcpThreads(), new DefaultThreadFactory("wharf-client-io", true));
     }
 
     private static final class InVm {

@@ -9,10 +9,10 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.protocol.transport.NativeTransport;
 
 import javax.jms.JMSException;
 import java.net.ConnectException;
@@ -63,7 +63,7 @@ public final class Transport {
             bootstrap.group(EventLoops.inVm()).channel(LocalChannel.class);
             remote = new LocalAddress(address.host());
         } else {
-            bootstrap.group(EventLoops.tcp()).channel(NioSocketChannel.class)
+            bootstrap.group(EventLoops.tcp()).channel(NativeTransport.best().socketChannelClass())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.SO_KEEPALIVE, true);
             remote = InetSocketAddress.createUnresolved(address.host(), address.port());
@@ -107,7 +107,11 @@ public final class Transport {
         }
         if (cause instanceof ConnectException) {
             String message = cause.getMessage();
-            // Netty appends the address ("Connection refused: host/1.2.3.4:7414"); the URL already says it
+            if (message != null && message.contains("Connection refused")) {
+                // epoll says "finishConnect(..) failed with error(-111): Connection refused: ..."
+                return "Connection refused";
+            }
+            // Netty appends the address ("No route to host: host/1.2.3.4:7414"); the URL already says it
             int colon = message == null ? -1 : message.indexOf(':');
             return message == null ? "Connection refused" : colon > 0 ? message.substring(0, colon) : message;
         }

@@ -68,21 +68,23 @@ public final class MarkdownReport {
         }
         for (Map.Entry<String, List<StepResult>> e : results.entrySet()) {
             md.append("### ").append(e.getKey()).append(", every step\n\n");
-            md.append(String.format(Locale.ROOT, "JIT%%: the CPU the JIT compilers of all the step's JVMs used during the measured period, as a share"
+            md.append(String.format(Locale.ROOT, "All JVMs' CPU: the server's and the clients' together, per round trip (or message): on one machine the"
+                    + " clients share the cores with the server. JIT%%: the CPU the JIT compilers of all the step's JVMs used during the measured period, as a share"
                     + " of the machine; above %.0f %% the JVMs were still compiling and the rate is low (use a longer --warmup).%n%n",
                     StepResult.JIT_WARNING_PERCENT));
             md.append("| Size | Clients | ").append(flow ? "Instances" : "Responders")
-                    .append(" | Median rate | Mean rate | Server CPU% | CPU us per op | JIT% | p50 | p99 | p99.9 | Check |\n");
-            md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                    .append(" | Median rate | Mean rate | Server CPU% | CPU us per op | All JVMs' CPU us per op | JIT% | p50 | p99 | p99.9 | Check |\n");
+            md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
             for (StepResult s : e.getValue()) {
                 if (s.unavailable() != null) {
                     md.append("| ").append(Sizes.label(s.messageSize())).append(" | ").append(s.clients())
-                            .append(" | | unavailable: ").append(s.unavailable().replace("|", "/")).append(" | | | | | | | | |\n");
+                            .append(" | | unavailable: ").append(s.unavailable().replace("|", "/")).append(" | | | | | | | | | |\n");
                     continue;
                 }
-                md.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                md.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
                         Sizes.label(s.messageSize()), s.clients(), s.responders(), Sizes.rate(s.medianRate()),
                         Sizes.rate(s.meanRate()), Sizes.percent(s.cpuPercent()), Sizes.decimal(s.cpuMicrosPerOp()),
+                        Sizes.decimal(s.allCpuMicrosPerOp()),
                         Sizes.percent(s.jitPercent()) + (s.stillWarmingUp() ? " (still warming up)" : ""),
                         Sizes.micros(s.latencyMicros().p50()), Sizes.micros(s.latencyMicros().p99()),
                         Sizes.micros(s.latencyMicros().p999()), s.passed() ? "passed" : "FAILED: " + String.join("; ", s.problems()).replace("|", "/")));

@@ -12,7 +12,7 @@ final class CpuSampler implements AutoCloseable {
 
     private static final long INTERVAL_MILLIS = 200;
 
-    private record Sample(long wallMillis, double cpuSeconds, double jitSeconds) {
+    private record Sample(long wallMillis, double cpuSeconds, double jitSeconds, double allSeconds) {
     }
 
     private final long pid;
@@ -38,11 +38,13 @@ final class CpuSampler implements AutoCloseable {
         while (running) {
             double cpu = ProcCpu.cpuSeconds(pid);
             double jit = 0;
+            double all = 0;
             for (long jvm : jvms) {
                 jit += ProcCpu.jitSeconds(jvm);
+                all += ProcCpu.cpuSeconds(jvm);
             }
             synchronized (samples) {
-                samples.add(new Sample(System.currentTimeMillis(), cpu, jit));
+                samples.add(new Sample(System.currentTimeMillis(), cpu, jit, all));
             }
             synchronized (pause) {
                 try {
@@ -55,8 +57,8 @@ final class CpuSampler implements AutoCloseable {
     }
 
     /**
-     * Server CPU seconds, wall seconds and JIT compiler CPU seconds (all the JVMs) between the samples nearest
-     * inside [from, to]; NaN when unknown.
+     * Server CPU seconds, wall seconds, JIT compiler CPU seconds (all the JVMs) and CPU seconds of all the JVMs
+     * between the samples nearest inside [from, to]; NaN when unknown.
      */
     double[] between(long fromMillis, long toMillis) {
         Sample first = null;
@@ -72,10 +74,10 @@ final class CpuSampler implements AutoCloseable {
             }
         }
         if (first == null || last == null || last.wallMillis() <= first.wallMillis()) {
-            return new double[] {Double.NaN, Double.NaN, Double.NaN};
+            return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
         }
         return new double[] {last.cpuSeconds() - first.cpuSeconds(), (last.wallMillis() - first.wallMillis()) / 1000.0,
-                last.jitSeconds() - first.jitSeconds()};
+                last.jitSeconds() - first.jitSeconds(), last.allSeconds() - first.allSeconds()};
     }
 
     @Override

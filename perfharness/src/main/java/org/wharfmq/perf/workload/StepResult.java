@@ -16,6 +16,8 @@ import java.util.List;
  * @param meanRate         mean rate over the measured period
  * @param cpuPercent       server CPU as a percentage of the whole machine (NaN when unknown)
  * @param cpuMicrosPerOp   server CPU microseconds per round trip (or message)
+ * @param allCpuMicrosPerOp CPU microseconds per round trip (or message) of every JVM of the step, server and clients:
+ *                         what the whole machine spends on one
  * @param jitPercent       CPU the JIT compilers of all the step's JVMs used during the measured period, as a
  *                         percentage of the whole machine (NaN when unknown): above a few percent the JVMs were
  *                         still warming up and the rates are low
@@ -26,7 +28,7 @@ import java.util.List;
  */
 public record StepResult(String workload, String target, int messageSize, int clients, int responders,
                          double medianRate, double meanRate, double cpuPercent, double cpuMicrosPerOp,
-                         double jitPercent, LatencySummary latencyMicros, boolean passed, String unavailable, List<String> problems) {
+                         double allCpuMicrosPerOp, double jitPercent, LatencySummary latencyMicros, boolean passed, String unavailable, List<String> problems) {
 
     /** Above this share of the machine ({@value} %) the JIT compilers' work during a measurement is reported. */
     public static final double JIT_WARNING_PERCENT = 5.0;

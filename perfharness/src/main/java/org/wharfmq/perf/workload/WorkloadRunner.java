@@ -64,9 +64,10 @@ public final class WorkloadRunner {
         String unit = r.workload().startsWith("OW") ? "msg/s" : r.workload().startsWith("F-") ? "invocations/s"
                 : r.workload().startsWith("PS") ? "deliveries/s" : "rt/s";
         String instances = r.workload().startsWith("F-") ? " instances=" + r.responders() : "";
-        String line = String.format("%s %s %s clients=%d%s: median %,.0f %s, server CPU %s, %s us CPU per op, p50 %s p99 %s [check %s]",
+        String line = String.format("%s %s %s clients=%d%s: median %,.0f %s, server CPU %s, %s us CPU per op (all JVMs %s us),"
+                        + " p50 %s p99 %s [check %s]",
                 r.workload(), r.target(), Sizes.label(r.messageSize()), r.clients(), instances, r.medianRate(),
-                unit, Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()),
+                unit, Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()), Sizes.decimal(r.allCpuMicrosPerOp()),
                 Sizes.micros(r.latencyMicros().p50()), Sizes.micros(r.latencyMicros().p99()), r.passed() ? "PASSED" : "FAILED");
         if (r.stillWarmingUp()) {
             line += String.format("%n  warning: the JVMs' JIT compilers used %s of the machine during the measured period, so they were"
@@ -174,7 +175,7 @@ public final class WorkloadRunner {
 
     private StepResult unavailable(Target target, int size, int clients, int responders, String why) {
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, 0, 0, Double.NaN,
-                Double.NaN, Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), false, why, List.of());
+                Double.NaN, Double.NaN, Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), false, why, List.of());
     }
 
     private static String field(String line, String name) {
@@ -198,7 +199,7 @@ public final class WorkloadRunner {
             Path file = spec.json();
             if (!Files.exists(file)) {
                 return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, 0, 0,
-                        Double.NaN, Double.NaN, Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), false, null,
+                        Double.NaN, Double.NaN, Double.NaN, Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), false, null,
                         List.of(spec.id() + " wrote no result (" + file + "): it failed to start or was killed"));
             }
             DriverResult r = JSON.readValue(file.toFile(), DriverResult.class);
@@ -230,6 +231,7 @@ public final class WorkloadRunner {
         double cpuPercent = Double.NaN;
         double cpuPerOp = Double.NaN;
         double jitPercent = Double.NaN;
+        double allCpuPerOp = Double.NaN;
         if (cpu != null) {
             double[] used = cpu.between(main.windowStartMillis(), main.windowEndMillis());
             if (!Double.isNaN(used[0]) && used[1] > 0) {
@@ -237,10 +239,11 @@ public final class WorkloadRunner {
                 cpuPercent = 100.0 * used[0] / used[1] / cores;
                 cpuPerOp = mean > 0 ? used[0] / used[1] / mean * 1e6 : Double.NaN;
                 jitPercent = 100.0 * used[2] / used[1] / cores;
+                allCpuPerOp = mean > 0 ? used[3] / used[1] / mean * 1e6 : Double.NaN;
             }
         }
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, median, mean,
-                cpuPercent, cpuPerOp, jitPercent, main.latencyMicros(), problems.isEmpty(), null, problems);
+                cpuPercent, cpuPerOp, allCpuPerOp, jitPercent, main.latencyMicros(), problems.isEmpty(), null, problems);
     }
 
     /**

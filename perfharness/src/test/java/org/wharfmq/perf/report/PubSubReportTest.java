@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PubSubReportTest {
 
     private static StepResult step(String workload, String target, int size, int count, double rate) {
-        return new StepResult(workload, target, size, count, 1, rate, rate, 40.0, 12.5, 0.0,
+        return new StepResult(workload, target, size, count, 1, rate, rate, 40.0, 12.5, 30.0, 0.0,
                 new LatencySummary(0, 0, 0, 0, 0, 0, 0), true, null, List.of());
     }
 
