@@ -41,6 +41,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             connection.onAnswer(ok.requestId(), null);
         } else if (frame instanceof Frame.PullDone done) {
             connection.onPullDone(done);
+        } else if (frame instanceof Frame.ConsumerFailed failed) {
+            connection.onConsumerFailed(failed);
         } else if (frame instanceof Frame.Error error) {
             connection.onError(error);
         } else if (!(frame instanceof Frame.Ping)) {

@@ -65,6 +65,7 @@ final class TemporaryDestinationOwner {
         WireDestination wire = destination.toWire();
         connection.requestOk(rid -> new Frame.DeleteTemporary(rid, wire), "DELETE_TEMPORARY");
         deleted.add(wire.name());
+        connection.queueGone(wire);   // a consumer there must wait for the server's refusal again
     }
 
     boolean isDeleted(WharfDestination destination) {

@@ -7,6 +7,7 @@ import org.wharfmq.jms.transport.Transport;
 import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
 
 import javax.jms.Connection;
 import javax.jms.ConnectionConsumer;
@@ -24,6 +25,7 @@ import javax.jms.Session;
 import javax.jms.Topic;
 import javax.jms.TopicConnection;
 import javax.jms.TopicSession;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -78,6 +80,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     private volatile boolean started;
     private volatile JMSException lostCause;
     private volatile ExceptionListener exceptionListener;
+    private final Set<WireDestination> consumableQueues = ConcurrentHashMap.newKeySet();
     private final Object clientIdLock = new Object();
     private String clientId;
     private boolean clientIdFrozen;
@@ -183,6 +186,40 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
 
     String nextMessageId() {
         return messageIdPrefix + lastMessageNumber.incrementAndGet();
+    }
+
+    /**
+     * Whether the server has accepted a plain consumer on {@code queue} on this connection before: another one
+     * there is then created without waiting for the answer (see {@link WharfSession}), saving a round trip per
+     * consumer in the request/reply pattern that opens a consumer per request.
+     */
+    boolean consumerAcceptedBefore(WireDestination queue) {
+        return consumableQueues.contains(queue);
+    }
+
+    /** Records that the server accepted a plain consumer on {@code queue}. */
+    void consumerAccepted(WireDestination queue) {
+        consumableQueues.add(queue);
+    }
+
+    /** Forgets that consumers were accepted on {@code queue}, which this connection has deleted. */
+    void queueGone(WireDestination queue) {
+        consumableQueues.remove(queue);
+    }
+
+    /**
+     * A consumer created without waiting was refused (its queue was deleted since, say): its next receive raises
+     * the error, and every later consumer waits for the server's answer again until one is accepted.
+     */
+    void onConsumerFailed(Frame.ConsumerFailed failed) {
+        consumableQueues.clear();
+        WharfMessageConsumer consumer = consumers.get(failed.consumerId());
+        if (consumer != null) {
+            consumer.session().consumerFailed(consumer, failed.code(), failed.message());
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} refused consumer {1}, which is closed already: {2}",
+                    url.address(), failed.consumerId(), failed.message());
+        }
     }
 
     void registerConsumer(WharfMessageConsumer consumer) {

@@ -1,6 +1,7 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.jms.message.WharfMessage;
+import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.IllegalStateException;
@@ -37,6 +38,8 @@ public final class WharfMessageConsumer implements QueueReceiver, TopicSubscribe
     private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
     private volatile MessageListener listener;
     private volatile boolean closed;
+    private volatile ErrorCode failureCode;
+    private volatile String failureMessage;
     private boolean drained;
     private long lastPullId;
     private long lastPullDone;
@@ -99,6 +102,18 @@ public final class WharfMessageConsumer implements QueueReceiver, TopicSubscribe
 
     void markClosed() {
         closed = true;
+    }
+
+    /** Records that the server refused this consumer, which was created without waiting (IO thread). */
+    void markFailed(ErrorCode code, String message) {
+        failureMessage = message;
+        failureCode = code;
+    }
+
+    /** A fresh exception saying why the server refused this consumer, or null while it has not. */
+    JMSException failure() {
+        ErrorCode code = failureCode;
+        return code == null ? null : JmsErrors.toException(code, failureMessage);
     }
 
     void releaseBuffer() {

@@ -554,9 +554,20 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         consumers.add(consumer);
         connection.registerConsumer(consumer);
         try {
-            connection.requestOk(rid -> new Frame.CreateConsumer(rid, id, consumerId, wire, selectorText, prefetch, flags,
-                    subscriptionName),
-                    "CREATE_CONSUMER");
+            boolean plainQueue = flags == 0 && wire.kind().isQueue();
+            if (plainQueue && connection.consumerAcceptedBefore(wire)) {
+                // accepted here before and the selector already parsed: written without waiting, it leaves in one
+                // packet with what the application sends next (a request), and a refusal (the queue deleted since)
+                // is raised by this consumer's receive
+                connection.write(new Frame.CreateConsumer(0, id, consumerId, wire, selectorText, prefetch, flags, null));
+            } else {
+                connection.requestOk(rid -> new Frame.CreateConsumer(rid, id, consumerId, wire, selectorText, prefetch, flags,
+                        subscriptionName),
+                        "CREATE_CONSUMER");
+                if (plainQueue) {
+                    connection.consumerAccepted(wire);
+                }
+            }
         } catch (JMSException e) {
             connection.unregisterConsumer(consumer);
             consumers.remove(consumer);
@@ -636,6 +647,17 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         }
     }
 
+    /** Records that the server refused a consumer created without waiting, and wakes its receive (IO thread). */
+    void consumerFailed(WharfMessageConsumer consumer, ErrorCode code, String message) {
+        lock.lock();
+        try {
+            consumer.markFailed(code, message);
+            consumer.available().signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Records that the server answered a PULL (IO thread). */
     void pullDone(WharfMessageConsumer consumer, long pullId) {
         lock.lock();
@@ -693,6 +715,10 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                 if (lost != null) {
                     throw connection.lostException(lost);
                 }
+                JMSException refused = consumer.failure();
+                if (refused != null) {
+                    throw refused;
+                }
                 if (connection.isStarted()) {
                     Frame.Deliver d = consumer.takeBuffered();
                     if (d != null) {
@@ -732,6 +758,10 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             if (d != null) {
                 return d;
             }
+            JMSException refused = consumer.failure();
+            if (refused != null) {
+                throw refused;
+            }
             pullId = consumer.nextPullId();
         } finally {
             lock.unlock();
@@ -752,6 +782,10 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                 Frame.Deliver d = consumer.takeBuffered();
                 if (d != null || consumer.pullAnswered(pullId)) {
                     return d;
+                }
+                JMSException refused = consumer.failure();
+                if (refused != null) {
+                    throw refused;
                 }
                 if (remaining <= 0) {
                     throw new JMSException("No PULL_DONE from Wharf at " + connection.url().address() + " within "

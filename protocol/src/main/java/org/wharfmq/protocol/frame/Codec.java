@@ -77,6 +77,7 @@ final class Codec {
             case CREDIT -> new Frame.Credit(in.readInt(), in.readInt());
             case PULL -> new Frame.Pull(in.readInt(), in.readLong());
             case PULL_DONE -> new Frame.PullDone(in.readInt(), in.readLong());
+            case CONSUMER_FAILED -> new Frame.ConsumerFailed(in.readInt(), ErrorCode.of(in.readShort()), WireStrings.read(in));
             case SEND -> {
                 int requestId = in.readInt();
                 int sessionId = in.readInt();

@@ -274,6 +274,22 @@ public sealed interface Frame {
         }
     }
 
+    /**
+     * Server → client: a consumer created without waiting ({@link CreateConsumer} with request id 0) could not be
+     * created (the queue no longer exists, say). The client raises the error from that consumer's next receive.
+     */
+    record ConsumerFailed(int consumerId, ErrorCode code, String message) implements Frame {
+        public FrameType type() {
+            return FrameType.CONSUMER_FAILED;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(consumerId);
+            out.writeShort(code.code());
+            WireStrings.write(out, message);
+        }
+    }
+
     // ---- messages ----
 
     /**

@@ -116,7 +116,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             try {
                 createConsumer(f);
             } catch (WharfException e) {
-                replies.error(f.requestId(), e, f.sessionId(), 0);
+                if (f.requestId() == 0) {
+                    // created without waiting: the client raises it from that consumer's next receive
+                    channel.writeAndFlush(new Frame.ConsumerFailed(f.consumerId(), e.code(), e.getMessage()), channel.voidPromise());
+                } else {
+                    replies.error(f.requestId(), e, f.sessionId(), 0);
+                }
             }
         } else if (frame instanceof Frame.CloseConsumer f) {
             closeConsumer(f);

@@ -100,6 +100,30 @@ class TemporaryQueueTest {
         assertFalse(WHARF.server().queueManager().temporaryQueueNames().contains(queue.getQueueName()));
     }
 
+    /**
+     * After the server has accepted one consumer on a queue, the next ones there are created without waiting for
+     * its answer; deleting the queue must bring back the synchronous refusal.
+     */
+    @Test
+    void consumersCreatedWithoutWaitingGetTheirMessagesAndADeletedQueueIsStillRefusedAtOnce() throws Exception {
+        Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        TemporaryQueue queue = session.createTemporaryQueue();
+        MessageProducer producer = session.createProducer(queue);
+        for (int i = 0; i < 20; i++) {
+            // the request/reply pattern: a consumer per message, selecting it by a property
+            MessageConsumer consumer = session.createConsumer(queue, "n = " + i);
+            TextMessage m = session.createTextMessage("m" + i);
+            m.setIntProperty("n", i);
+            producer.send(m);
+            TextMessage got = (TextMessage) consumer.receive(5000);
+            assertEquals("m" + i, got == null ? null : got.getText());
+            consumer.close();
+        }
+        queue.delete();
+        assertThrows(InvalidDestinationException.class, () -> session.createConsumer(queue),
+                "refused at createConsumer, not at a later receive");
+    }
+
     @Test
     void sendingToOrConsumingFromADeletedTemporaryQueueFails() throws Exception {
         Session owner = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);

@@ -58,6 +58,20 @@ class UnknownQueueTest {
     }
 
     @Test
+    void aConsumerCreatedWithoutWaitingIsRefusedByConsumerFailed() throws Exception {
+        try (FrameClient client = FrameClient.connect(server)) {
+            client.createSession(1, false);
+            client.send(new Frame.CreateConsumer(0, 1, 7, WireDestination.queue("NOPE"), null, 10, 0, null));
+            Frame.ConsumerFailed failed = client.expect(Frame.ConsumerFailed.class);
+            assertEquals(7, failed.consumerId(), "the refusal names the consumer, not a request");
+            assertEquals(ErrorCode.UNKNOWN_DESTINATION, failed.code());
+            assertEquals(EXPECTED, failed.message());
+            // the id was not taken: a consumer of that id can still be created where the queue exists
+            client.request(id -> new Frame.CreateConsumer(id, 1, 7, WireDestination.queue("KNOWN"), null, 10, 0, null));
+        }
+    }
+
+    @Test
     void sendToAnUnknownQueueFailsSyncAndAsync() throws Exception {
         try (FrameClient client = FrameClient.connect(server)) {
             client.createSession(1, false);
