@@ -32,8 +32,6 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
     /** Temporary queues by name; each is owned by one connection's {@code TemporaryDestinations}. */
     private final ConcurrentHashMap<String, LocalQueue> temporaryQueues = new ConcurrentHashMap<>();
-    /** Names of live temporary topics; the TopicManager routes their publications. */
-    private final Set<String> temporaryTopics = ConcurrentHashMap.newKeySet();
     private final boolean autoCreate;
     private final long defaultMaxDepth;
     private final MessageStore store;
@@ -180,28 +178,6 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     /** Forgets a temporary queue (its owner deletes it); later lookups fail with UNKNOWN_DESTINATION. */
     public void removeTemporaryQueue(LocalQueue queue) {
         temporaryQueues.remove(queue.name(), queue);
-    }
-
-    /**
-     * Records a live temporary topic; called by the owning connection's registry only.
-     *
-     * @throws WharfException ILLEGAL_STATE when the name is already in use
-     */
-    public void createTemporaryTopic(String name) {
-        if (!temporaryTopics.add(name)) {
-            throw WharfException.illegalState("Temporary topic name '" + name + "' is already in use; the client must "
-                    + "choose names unique across connections (TMP.<connection uuid>.<n>).");
-        }
-    }
-
-    /** Forgets a temporary topic. */
-    public void removeTemporaryTopic(String name) {
-        temporaryTopics.remove(name);
-    }
-
-    /** Whether a temporary topic of that name is live. */
-    public boolean temporaryTopicExists(String name) {
-        return temporaryTopics.contains(name);
     }
 
     /** The names of the live temporary queues, sorted; a snapshot (for administration and tests). */

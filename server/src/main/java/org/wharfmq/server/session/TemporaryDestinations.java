@@ -19,9 +19,9 @@ import java.util.Set;
  * <p>Anyone may send to a live temporary queue (that is what JMSReplyTo is for): the queue itself is registered
  * with the {@link QueueManager}, which resolves it for every connection. This registry holds the ownership.
  *
- * <p>Temporary topics are recorded here and in the queue manager (so names stay unique and a deleted one is
- * reported as such); the {@link TopicManager} routes their publications (by exact name, in a tree of their own)
- * and refuses publications to one that no longer exists.
+ * <p>Temporary topics are recorded here and in the {@link TopicManager} (so names stay unique and a deleted one is
+ * reported as such), which routes their publications (by exact name, in a tree of their own) and refuses
+ * publications to one that no longer exists.
  *
  * <p>Threading: confined to the connection's event loop, like the connection's maps of sessions and consumers.
  */
@@ -48,7 +48,7 @@ public final class TemporaryDestinations {
         if (destination.kind() == WireDestination.Kind.TEMPORARY_QUEUE) {
             queues.put(name, queueManager.createTemporaryQueue(name));
         } else {
-            queueManager.createTemporaryTopic(name);
+            topicManager.createTemporaryTopic(name);
             topics.add(name);
         }
     }
@@ -78,7 +78,7 @@ public final class TemporaryDestinations {
             queue.delete();
         } else {
             if (!topics.contains(name)) {
-                if (queueManager.temporaryTopicExists(name)) {
+                if (topicManager.temporaryTopicExists(name)) {
                     throw WharfException.illegalState("Temporary topic '" + name + "' belongs to another connection: "
                             + "only the connection that created it may delete it.");
                 }
@@ -90,7 +90,7 @@ public final class TemporaryDestinations {
                         + " subscriber(s); close them before deleting it.");
             }
             topics.remove(name);
-            queueManager.removeTemporaryTopic(name);
+            topicManager.removeTemporaryTopic(name);
         }
     }
 
@@ -110,7 +110,7 @@ public final class TemporaryDestinations {
         if (!own) {
             if (queue) {
                 queueManager.temporaryQueue(destination.name()); // a deleted one is reported as such
-            } else if (!queueManager.temporaryTopicExists(destination.name())) {
+            } else if (!topicManager.temporaryTopicExists(destination.name())) {
                 throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary topic '" + destination.name()
                         + "' does not exist.");
             }
@@ -131,7 +131,7 @@ public final class TemporaryDestinations {
         }
         queues.clear();
         for (String topic : topics) {
-            queueManager.removeTemporaryTopic(topic);
+            topicManager.removeTemporaryTopic(topic);
         }
         topics.clear();
     }

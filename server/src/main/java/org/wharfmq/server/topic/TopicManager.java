@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -46,7 +47,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <h2>Threading</h2>
  * Routing runs on the publisher's event loop under the tree's read lock only. Creating, attaching to, detaching
  * from and deleting subscriptions take this object's monitor (short, in-memory; store calls only hand records to the
- * journal writer). Each subscription queue guards itself, as every queue does.
+ * journal writer). Each subscription queue guards itself, as every queue does. The names of the live temporary
+ * topics are a concurrent set: written by their owners' event loops, read by publishers' without a lock.
  */
 public final class TopicManager implements RecoveryTarget {
 
@@ -71,7 +73,10 @@ public final class TopicManager implements RecoveryTarget {
     private final MessageStore store;
     private final long maxDepth;
     private final TopicTree<Subscription> tree = new TopicTree<>();
-    private final TopicTree<Subscription> temporaryTopics = new TopicTree<>();
+    /** Subscriptions on temporary topics, by exact name: apart, so no wildcard on ordinary topics matches them. */
+    private final TopicTree<Subscription> temporarySubscriptions = new TopicTree<>();
+    /** Names of the live temporary topics; each is owned by one connection's {@code TemporaryDestinations}. */
+    private final Set<String> temporaryTopics = ConcurrentHashMap.newKeySet();
     private final AtomicLong subscriptionNumbers = new AtomicLong();
     private final ConcurrentHashMap<String, Object> clientIds = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, RetainedPublication> retained = new ConcurrentHashMap<>();
@@ -136,16 +141,40 @@ public final class TopicManager implements RecoveryTarget {
      * @throws WharfException UNKNOWN_DESTINATION for a temporary topic that was deleted or whose connection ended
      */
     private void requireLiveTemporaryTopic(WireDestination destination) {
-        if (destination.kind() == WireDestination.Kind.TEMPORARY_TOPIC && !queues.temporaryTopicExists(destination.name())) {
+        if (destination.kind() == WireDestination.Kind.TEMPORARY_TOPIC && !temporaryTopicExists(destination.name())) {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary topic '" + destination.name()
                     + "' does not exist: it was deleted or the connection that created it has closed.");
         }
     }
 
+    // ---- temporary topics ----
+
+    /**
+     * Records a live temporary topic; called by the owning connection's registry only.
+     *
+     * @throws WharfException ILLEGAL_STATE when the name is already in use
+     */
+    public void createTemporaryTopic(String name) {
+        if (!temporaryTopics.add(name)) {
+            throw WharfException.illegalState("Temporary topic name '" + name + "' is already in use; the client must "
+                    + "choose names unique across connections (TMP.<connection uuid>.<n>).");
+        }
+    }
+
+    /** Forgets a temporary topic; publishing to it fails with UNKNOWN_DESTINATION from then on. */
+    public void removeTemporaryTopic(String name) {
+        temporaryTopics.remove(name);
+    }
+
+    /** Whether a temporary topic of that name is live. */
+    public boolean temporaryTopicExists(String name) {
+        return temporaryTopics.contains(name);
+    }
+
     /** How many subscriptions a temporary topic has (it may not be deleted while it has any). */
     public int temporaryTopicSubscriptions(String name) {
         List<Subscription> matching = new ArrayList<>();
-        temporaryTopics.match(name, matching);
+        temporarySubscriptions.match(name, matching);
         return matching.size();
     }
 
@@ -167,7 +196,7 @@ public final class TopicManager implements RecoveryTarget {
         Publication publication = new Publication(topic, content, headers);
         boolean retain = !temporary && wantsRetain(publication); // before reserving: decoding may find a bad message
         List<Subscription> matching = new ArrayList<>();
-        (temporary ? temporaryTopics : tree).match(topic, matching);
+        (temporary ? temporarySubscriptions : tree).match(topic, matching);
         for (int i = 0; i < matching.size(); i++) {
             Subscription s = matching.get(i);
             if (s.excludes(connection, publisherClientId) || !s.selector().matches(publication)) {
@@ -387,13 +416,13 @@ public final class TopicManager implements RecoveryTarget {
         synchronized (this) {
             byQueue.put(queueName, s);
         }
-        (temporary ? temporaryTopics : tree).add(filter, s);
+        (temporary ? temporarySubscriptions : tree).add(filter, s);
         return s;
     }
 
     /** Ends a subscription: no more publications, its messages discarded (and removed from the journal). */
     private void delete(Subscription s) {
-        (s.temporary() ? temporaryTopics : tree).remove(s.filter(), s);
+        (s.temporary() ? temporarySubscriptions : tree).remove(s.filter(), s);
         byQueue.remove(s.queueName());
         s.queue().delete();
         if (s.durable()) {

@@ -274,9 +274,9 @@ class TemporaryQueueTest {
                 assertThrows(IllegalStateException.class, queue::delete, "in use by the consumer");
             }
             TemporaryTopic topic = context.createTemporaryTopic();
-            assertTrue(WHARF.server().queueManager().temporaryTopicExists(topic.getTopicName()));
+            assertTrue(WHARF.server().topicManager().temporaryTopicExists(topic.getTopicName()));
             topic.delete();
-            assertFalse(WHARF.server().queueManager().temporaryTopicExists(topic.getTopicName()));
+            assertFalse(WHARF.server().topicManager().temporaryTopicExists(topic.getTopicName()));
             queue.delete();
             assertThrows(InvalidDestinationRuntimeException.class, () -> context.createProducer().send(queue, "gone"));
         }
@@ -287,9 +287,9 @@ class TemporaryQueueTest {
         Connection owner = WHARF.factory(Transport.TCP).createConnection();
         TemporaryTopic topic = owner.createSession(false, Session.AUTO_ACKNOWLEDGE).createTemporaryTopic();
         assertTrue(topic.getTopicName().startsWith("TMP."));
-        assertTrue(WHARF.server().queueManager().temporaryTopicExists(topic.getTopicName()));
+        assertTrue(WHARF.server().topicManager().temporaryTopicExists(topic.getTopicName()));
         owner.close();
-        assertFalse(WHARF.server().queueManager().temporaryTopicExists(topic.getTopicName()));
+        assertFalse(WHARF.server().topicManager().temporaryTopicExists(topic.getTopicName()));
     }
 
     @Test
@@ -315,7 +315,7 @@ class TemporaryQueueTest {
         first.close();
         second.close();
         topic.delete();
-        assertFalse(WHARF.server().queueManager().temporaryTopicExists(topic.getTopicName()));
+        assertFalse(WHARF.server().topicManager().temporaryTopicExists(topic.getTopicName()));
         MessageProducer stale = publisher.createProducer(null);
         assertThrows(InvalidDestinationException.class,
                 () -> stale.send(topic, publisher.createTextMessage("gone"), DeliveryMode.PERSISTENT, 4, 0));

@@ -1,0 +1,84 @@
+package org.wharfmq.server.topic;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.FrameClient;
+import org.wharfmq.server.TestMessages;
+import org.wharfmq.server.TestServers;
+import org.wharfmq.server.WharfServer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The topic manager keeps the names of the live temporary topics, on the wire: a name is taken by one connection
+ * at a time, a temporary topic is not deleted while it has subscribers, and once deleted it is an unknown
+ * destination to publishers. The JMS client always picks unique names, so a clash can only be sent by hand.
+ */
+@Timeout(60)
+class TemporaryTopicNamesTest {
+
+    private static WharfServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = WharfServer.start(TestServers.config());
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void aNameIsTakenOnceAndADeletedTopicIsAnUnknownDestination() throws Exception {
+        String name = "TMP.names-test.1";
+        WireDestination topic = new WireDestination(WireDestination.Kind.TEMPORARY_TOPIC, name);
+        try (FrameClient owner = FrameClient.connect(server); FrameClient other = FrameClient.connect(server)) {
+            owner.request(id -> new Frame.CreateTemporary(id, topic));
+            assertTrue(server.topicManager().temporaryTopicExists(name));
+
+            Frame.Error clash = other.requestFails(id -> new Frame.CreateTemporary(id, topic), ErrorCode.ILLEGAL_STATE);
+            assertEquals("Temporary topic name '" + name + "' is already in use; the client must choose names unique"
+                    + " across connections (TMP.<connection uuid>.<n>).", clash.message());
+            // the refused creation gave the other connection nothing: the topic is still the owner's alone
+            Frame.Error notOwner = other.requestFails(id -> new Frame.DeleteTemporary(id, topic), ErrorCode.ILLEGAL_STATE);
+            assertTrue(notOwner.message().contains("belongs to another connection"), notOwner.message());
+
+            owner.createSession(1, false);
+            owner.request(id -> new Frame.CreateConsumer(id, 1, 1, topic, null, 10, 0, null));
+            Frame.Error inUse = owner.requestFails(id -> new Frame.DeleteTemporary(id, topic), ErrorCode.ILLEGAL_STATE);
+            assertEquals("Temporary topic '" + name + "' still has 1 subscriber(s); close them before deleting it.",
+                    inUse.message());
+            assertTrue(server.topicManager().temporaryTopicExists(name));
+
+            owner.request(id -> new Frame.CloseConsumer(id, 1, 1, 0));
+            owner.request(id -> new Frame.DeleteTemporary(id, topic));
+            assertFalse(server.topicManager().temporaryTopicExists(name));
+
+            other.createSession(1, false);
+            Frame.Error producer = other.requestFails(id -> new Frame.CreateProducer(id, 1, 1, topic),
+                    ErrorCode.UNKNOWN_DESTINATION);
+            assertEquals("Temporary topic '" + name + "' does not exist: it was deleted or the connection that created"
+                    + " it has closed.", producer.message());
+            WireMessage message = TestMessages.text("unused", "after delete");
+            message.destination = topic;
+            Frame.Error publish = other.requestFails(id -> new Frame.Send(id, 1, 1, TestMessages.encode(message)),
+                    ErrorCode.UNKNOWN_DESTINATION);
+            assertEquals(producer.message(), publish.message());
+
+            // the name is free again once its topic is gone
+            other.request(id -> new Frame.CreateTemporary(id, topic));
+            assertTrue(server.topicManager().temporaryTopicExists(name));
+            other.request(Frame.Close::new); // answered once the connection's resources are released
+            assertFalse(server.topicManager().temporaryTopicExists(name), "deleted with the connection that created it");
+        }
+    }
+}
