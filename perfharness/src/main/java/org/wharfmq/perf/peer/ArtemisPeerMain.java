@@ -60,7 +60,7 @@ public final class ArtemisPeerMain {
         if (port == 0) {
             port = freePort();
         }
-        AUDIT_LOGGERS.forEach(logger -> logger.setLevel(Level.OFF));
+        silenceAuditLoggers();
         Path data = Files.createTempDirectory("wharf-perf-artemis");
         Configuration config = new ConfigurationImpl()
                 .setName("wharf-perf-peer")
@@ -90,6 +90,11 @@ public final class ArtemisPeerMain {
             org.wharfmq.perf.workload.TempFiles.deleteTree(data);
         }
         return 0;
+    }
+
+    /** Turns Artemis's audit loggers off, as a stock broker has them. */
+    static void silenceAuditLoggers() {
+        AUDIT_LOGGERS.forEach(logger -> logger.setLevel(Level.OFF));
     }
 
     private static int freePort() throws IOException {
