@@ -27,11 +27,12 @@ import java.util.concurrent.atomic.LongAdder;
  * Persistent request/reply through the journal: each requester sends a persistent 2 KiB request (the send returns
  * once its record is synced) and waits for the reply with a {@code JMSCorrelationID} selector; each responder
  * receives a request and sends the persistent reply in one transaction (the commit returns once the consume
- * record, the reply and the commit marker are synced). Every round trip therefore waits for three syncs; with
- * group commit many round trips share each one. Prints round trips per second and the journal's syncs per second.
+ * record, the reply and the commit marker are synced). Every round trip therefore waits for two synced batches;
+ * with group commit many round trips share each one. The JVM's JIT needs 20-30 s on a 2-core machine before the
+ * rate settles: give WARMUP_SECONDS for a peak, the default 2 s for a quick comparison. Prints round trips per second and the journal's syncs per second.
  *
  * <pre>java -cp ... org.wharfmq.server.store.PersistentRequestReplyBenchmark DATA_DIR REQUESTERS [RESPONDERS] [SECONDS]
- *     [fsync|os] [MAX_MESSAGE_LENGTH]</pre>
+ *     [fsync|os] [MAX_MESSAGE_LENGTH] [WARMUP_SECONDS]</pre>
  */
 public final class PersistentRequestReplyBenchmark {
 
@@ -47,6 +48,7 @@ public final class PersistentRequestReplyBenchmark {
         int seconds = args.length > 3 ? Integer.parseInt(args[3]) : 10;
         Durability durability = Durability.parse(args.length > 4 ? args[4] : "fsync");
         int maxMessageLength = args.length > 5 ? Integer.parseInt(args[5]) : ServerConfig.defaults().maxMessageLength();
+        int warmupSeconds = args.length > 6 ? Integer.parseInt(args[6]) : 2;
         Files.createDirectories(data);
         ServerConfig config = ServerConfig.defaults().port(0).host("127.0.0.1").inVmName("bench")
                 .dataDirectory(Files.createTempDirectory(data, "bench-")).durability(durability).maxMessageLength(maxMessageLength);
@@ -73,7 +75,7 @@ public final class PersistentRequestReplyBenchmark {
             }
             threads.forEach(Thread::start);
             // warm-up, then the measured interval
-            TimeUnit.SECONDS.sleep(2);
+            TimeUnit.SECONDS.sleep(warmupSeconds);
             long trips0 = roundTrips.sum();
             long syncs0 = store.syncs();
             long syncNanos0 = store.syncNanos();
