@@ -110,10 +110,12 @@ public final class WharfMessageConsumer implements QueueReceiver, TopicSubscribe
         failureCode = code;
     }
 
-    /** A fresh exception saying why the server refused this consumer, or null while it has not. */
-    JMSException failure() {
+    /** Throws a fresh exception saying why the server refused this consumer, if it has. */
+    void checkAccepted() throws JMSException {
         ErrorCode code = failureCode;
-        return code == null ? null : JmsErrors.toException(code, failureMessage);
+        if (code != null) {
+            throw JmsErrors.toException(code, failureMessage);
+        }
     }
 
     void releaseBuffer() {

@@ -715,10 +715,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                 if (lost != null) {
                     throw connection.lostException(lost);
                 }
-                JMSException refused = consumer.failure();
-                if (refused != null) {
-                    throw refused;
-                }
+                consumer.checkAccepted();
                 if (connection.isStarted()) {
                     Frame.Deliver d = consumer.takeBuffered();
                     if (d != null) {
@@ -758,10 +755,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             if (d != null) {
                 return d;
             }
-            JMSException refused = consumer.failure();
-            if (refused != null) {
-                throw refused;
-            }
+            consumer.checkAccepted();
             pullId = consumer.nextPullId();
         } finally {
             lock.unlock();
@@ -783,10 +777,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                 if (d != null || consumer.pullAnswered(pullId)) {
                     return d;
                 }
-                JMSException refused = consumer.failure();
-                if (refused != null) {
-                    throw refused;
-                }
+                consumer.checkAccepted();
                 if (remaining <= 0) {
                     throw new JMSException("No PULL_DONE from Wharf at " + connection.url().address() + " within "
                             + connection.url().requestTimeoutMillis() + " ms (requestTimeout)");

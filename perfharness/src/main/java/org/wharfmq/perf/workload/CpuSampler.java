@@ -1,7 +1,9 @@
 package org.wharfmq.perf.workload;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Samples a few times a second the server process's CPU time and the JIT compilers' CPU time in every JVM of the
@@ -17,6 +19,8 @@ final class CpuSampler implements AutoCloseable {
 
     private final long pid;
     private final List<Long> jvms;
+    /** Per JVM, which of its thread ids are JIT compiler threads (sampler thread only). */
+    private final Map<Long, Map<String, Boolean>> compilerThreads = new HashMap<>();
     private final List<Sample> samples = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
@@ -40,7 +44,7 @@ final class CpuSampler implements AutoCloseable {
             double jit = 0;
             double all = 0;
             for (long jvm : jvms) {
-                jit += ProcCpu.jitSeconds(jvm);
+                jit += ProcCpu.jitSeconds(jvm, compilerThreads.computeIfAbsent(jvm, k -> new HashMap<>()));
                 all += ProcCpu.cpuSeconds(jvm);
             }
             synchronized (samples) {

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * CPU time of a process from {@code /proc/PID/stat} (user + system, all threads), on Linux. Elsewhere the
@@ -32,12 +34,26 @@ final class ProcCpu {
      * measurement takes CPU from the messaging: it says the warm-up was too short.
      */
     static double jitSeconds(long pid) {
+        return jitSeconds(pid, new HashMap<>());
+    }
+
+    /**
+     * {@link #jitSeconds(long)} for a sampler that asks again and again: {@code compilerThreads} remembers, from
+     * one call to the next for the same process, which thread ids are compiler threads, so each thread's name is
+     * read once rather than a few times a second for every thread of a busy client JVM.
+     */
+    static double jitSeconds(long pid, Map<String, Boolean> compilerThreads) {
         Path tasks = Path.of("/proc", Long.toString(pid), "task");
         double total = 0;
         try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
             for (Path thread : threads) {
                 try {
-                    if (Files.readString(thread.resolve("comm")).contains("CompilerThre")) {
+                    Boolean compiler = compilerThreads.get(thread.getFileName().toString());
+                    if (compiler == null) {
+                        compiler = Files.readString(thread.resolve("comm")).contains("CompilerThre");
+                        compilerThreads.put(thread.getFileName().toString(), compiler);
+                    }
+                    if (compiler) {
                         total += seconds(Files.readString(thread.resolve("stat")));
                     }
                 } catch (IOException e) {
