@@ -1,8 +1,7 @@
 package org.wharfmq.jms;
 
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.Channel;
-import io.netty.handler.timeout.IdleStateHandler;
+import org.wharfmq.jms.transport.FrameLink;
 import org.wharfmq.jms.transport.Transport;
 import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.frame.ErrorCode;
@@ -38,13 +37,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
 /**
- * A connection to a Wharf server: one Netty channel, shared by all its sessions. Thread-safe.
+ * A connection to a Wharf server: one {@link FrameLink}, shared by all its sessions. Thread-safe.
  *
  * <p>Requests that need an answer register a future under a fresh request id and wait for it with the
  * {@code requestTimeout}; no lock is held while writing or waiting. Inbound frames are routed on the IO thread
- * by consumer id (deliveries) and request id (answers).
+ * by consumer id (deliveries) and request id (answers) on the link's reading thread.
  *
- * <p>Losing the connection (the channel closing without {@link #close()}, a heartbeat timeout, a protocol
+ * <p>Losing the connection (the link closing without {@link #close()}, a heartbeat timeout, a protocol
  * error) fails every waiting request, wakes every blocked {@code receive}, and calls the ExceptionListener
  * once, on its own thread.
  */
@@ -56,8 +55,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             + "-" + ProcessHandle.current().pid();
 
     private final BrokerUrl url;
-    private final Channel channel;
-    private final FrameWriter writer;
+    private final FrameLink link;
     private final PendingRequests requests = new PendingRequests();
     private final ConcurrentHashMap<Integer, WharfSession> sessions = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, WharfMessageConsumer> consumers = new ConcurrentHashMap<>();
@@ -91,25 +89,23 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         this.userName = user;
         this.messageIdPrefix = "ID:wharf-" + PROCESS_TAG + "-" + CONNECTIONS.incrementAndGet() + ":";
         ConnectionHandler handler = new ConnectionHandler(this);
-        this.channel = Transport.connect(url.address(), handler, url.connectTimeoutMillis());
-        this.writer = new FrameWriter(channel);
+        this.link = Transport.connect(url.address(), handler, url.connectTimeoutMillis());
         Frame.HelloOk ok;
         try {
-            channel.writeAndFlush(new Frame.Hello(ProtocolVersion.CURRENT, url.clientName(), user, password, url.heartbeatMillis()),
-                    channel.voidPromise());
+            link.write(new Frame.Hello(ProtocolVersion.CURRENT, url.clientName(), user, password, url.heartbeatMillis()));
             ok = handler.hello().get(url.connectTimeoutMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            channel.close();
+            link.close(url.connectTimeoutMillis());
             if (e.getCause() instanceof JMSException refused) {
                 throw refused;
             }
             throw JmsErrors.wrap("Wharf at " + url.address() + " did not complete the handshake: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
-            channel.close();
+            link.close(url.connectTimeoutMillis());
             throw new JMSException("Wharf at " + url.address() + " did not answer HELLO within " + url.connectTimeoutMillis()
                     + " ms (connectTimeout). Is it a Wharf server?");
         } catch (InterruptedException e) {
-            channel.close();
+            link.close(url.connectTimeoutMillis());
             Thread.currentThread().interrupt();
             throw new JMSException("Interrupted while connecting to Wharf at " + url.address());
         }
@@ -118,8 +114,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         this.serverVersion = ok.serverVersion();
         this.heartbeatMillis = agreedHeartbeat(url.heartbeatMillis(), ok.heartbeatMillis());
         if (heartbeatMillis > 0) {
-            channel.pipeline().replace(Transport.IDLE_HANDLER, Transport.IDLE_HANDLER,
-                    new IdleStateHandler(3L * heartbeatMillis, heartbeatMillis, 0, TimeUnit.MILLISECONDS));
+            link.startHeartbeat(heartbeatMillis);
         }
     }
 
@@ -159,7 +154,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     ByteBufAllocator alloc() {
-        return channel.alloc();
+        return link.alloc();
     }
 
     boolean isStarted() {
@@ -265,20 +260,20 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
 
     /** Writes a frame, in order with this thread's earlier ones. Never blocks; a failure shows up as connection loss. */
     void write(Frame frame) {
-        writer.write(frame);
+        link.write(frame);
     }
 
     /**
      * Writes a frame that nobody waits for and that may leave with the next frame instead of on its own (see
-     * {@link FrameWriter#writeSoon}); order with every other frame is kept.
+     * {@link FrameLink#writeSoon}); order with every other frame is kept.
      */
     void writeSoon(Frame frame) {
-        writer.writeSoon(frame);
+        link.writeSoon(frame);
     }
 
     /** Sends the frames {@link #writeSoon} left waiting: called before the application blocks. */
     void flushSoonFrames() {
-        writer.flush();
+        link.flush();
     }
 
     /** Registers a request id, for callers that must act between registering and writing (rollback). */
@@ -410,7 +405,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     /**
-     * Marks the connection lost (first reason wins): fails pending requests, wakes sessions, closes the channel
+     * Marks the connection lost (first reason wins): fails pending requests, wakes sessions, closes the link
      * and tells the ExceptionListener on a new thread.
      */
     private void connectionLost(String reason, Throwable cause) {
@@ -432,7 +427,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         for (WharfQueueBrowser.Cursor browser : browsers.values()) {
             browser.wake();
         }
-        channel.close();
+        link.close(0);
         ExceptionListener listener = exceptionListener;
         if (listener != null && !closing.get()) {
             Thread notifier = new Thread(() -> listener.onException(lost), "wharf-exception-listener");
@@ -599,7 +594,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             for (WharfSession session : sessions.values()) {
                 session.closeForConnection();
             }
-            if (lostCause == null && channel.isActive()) {
+            if (lostCause == null && link.isOpen()) {
                 int id = requests.nextId();
                 CompletableFuture<Frame.Error> answer = requests.register(id);
                 write(new Frame.Close(id));
@@ -612,7 +607,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         } finally {
             closed = true;
             requests.failAll(new JMSException("The connection is closed"));
-            channel.close().awaitUninterruptibly(url.connectTimeoutMillis());
+            link.close(url.connectTimeoutMillis());
         }
     }
 

@@ -1,6 +1,8 @@
 package org.wharfmq.jms;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 
@@ -18,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -121,7 +122,7 @@ class ConnectionTest {
             Throwable t = receiveOutcome.get(5, TimeUnit.SECONDS);
             assertTrue(t instanceof JMSException && t.getMessage().contains("was lost"), String.valueOf(t));
             assertTrue(notified.await(5, TimeUnit.SECONDS));
-            assertFalse(listenerThread.get().getName().contains("nio"), listenerThread.get().getName());
+            assertEquals("wharf-exception-listener", listenerThread.get().getName(), "not the link's reader thread");
             JMSException send = assertThrows(JMSException.class, () -> s.createProducer(s.createQueue("Q")));
             assertTrue(send.getMessage().contains("was lost"), send.getMessage());
             c.close();
@@ -129,9 +130,10 @@ class ConnectionTest {
         }
     }
 
-    @Test
-    void heartbeatPingsWhenIdleAndDetectsSilentServer() throws Exception {
-        try (FakeServer server = FakeServer.inVm()) {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void heartbeatPingsWhenIdleAndDetectsSilentServer(boolean tcp) throws Exception {
+        try (FakeServer server = tcp ? FakeServer.tcp() : FakeServer.inVm()) {
             server.heartbeatMillis = 50;
             server.recordPings = true;
             Connection c = new WharfConnectionFactory(server.url()).createConnection();

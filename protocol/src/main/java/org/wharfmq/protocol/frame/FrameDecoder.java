@@ -28,22 +28,32 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             return null;
         }
         try {
-            if (!frame.isReadable()) {
-                throw new MalformedFrameException("empty frame: no type byte");
-            }
-            byte code = frame.readByte();
-            FrameType type = FrameType.of(code);
-            if (type == null) {
-                throw new MalformedFrameException("unknown frame type " + code);
-            }
-            try {
-                return Codec.decode(type, frame);
-            } catch (IndexOutOfBoundsException e) {
-                throw new MalformedFrameException(type + " frame is truncated: its " + (frame.writerIndex() - 1)
-                        + "-byte payload ends before the fields its type requires");
-            }
+            return decodeFrame(frame);
         } finally {
             frame.release();
+        }
+    }
+
+    /**
+     * Decodes one frame from its bytes after the length prefix: the type byte, then the payload. For SEND and
+     * DELIVER the returned frame holds a retained slice of {@code frame}; it does not release {@code frame}.
+     *
+     * @throws MalformedFrameException if the type is unknown or the payload does not fit it
+     */
+    public static Frame decodeFrame(ByteBuf frame) {
+        if (!frame.isReadable()) {
+            throw new MalformedFrameException("empty frame: no type byte");
+        }
+        byte code = frame.readByte();
+        FrameType type = FrameType.of(code);
+        if (type == null) {
+            throw new MalformedFrameException("unknown frame type " + code);
+        }
+        try {
+            return Codec.decode(type, frame);
+        } catch (IndexOutOfBoundsException e) {
+            throw new MalformedFrameException(type + " frame is truncated: its " + (frame.writerIndex() - 1)
+                    + "-byte payload ends before the fields its type requires");
         }
     }
 

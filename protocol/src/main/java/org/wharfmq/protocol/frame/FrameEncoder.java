@@ -24,17 +24,10 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
 
     @Override
     protected void encode(ChannelHandlerContext ctx, Frame frame, List<Object> out) {
-        ByteBuf body = null;
-        if (frame instanceof Frame.Send s) {
-            body = s.message();
-        } else if (frame instanceof Frame.Deliver d) {
-            body = d.message();
-        }
+        ByteBuf body = messageOf(frame);
         ByteBuf header = ctx.alloc().ioBuffer(body == null ? 64 : 32);
         try {
-            header.writeInt(0);
-            header.writeByte(frame.type().code());
-            frame.writePayload(header);
+            writeHeader(frame, header);
         } catch (RuntimeException e) {
             header.release();
             if (body != null) {
@@ -42,11 +35,35 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
             }
             throw e;
         }
-        int length = header.readableBytes() - 4 + (body == null ? 0 : body.readableBytes());
-        header.setInt(0, length);
         out.add(header);
         if (body != null) {
             out.add(body);
         }
+    }
+
+    /** The message bytes a SEND or DELIVER frame carries after its header, or null for every other frame. */
+    public static ByteBuf messageOf(Frame frame) {
+        if (frame instanceof Frame.Send s) {
+            return s.message();
+        }
+        if (frame instanceof Frame.Deliver d) {
+            return d.message();
+        }
+        return null;
+    }
+
+    /**
+     * Appends everything of {@code frame} but its message bytes ({@link #messageOf}) to {@code out}: the length
+     * (which counts the message bytes that must follow), the type byte and the payload. Neither releases nor
+     * reads the message bytes.
+     */
+    public static void writeHeader(Frame frame, ByteBuf out) {
+        int start = out.writerIndex();
+        out.writeInt(0);
+        out.writeByte(frame.type().code());
+        frame.writePayload(out);
+        ByteBuf body = messageOf(frame);
+        int length = out.writerIndex() - start - 4 + (body == null ? 0 : body.readableBytes());
+        out.setInt(start, length);
     }
 }

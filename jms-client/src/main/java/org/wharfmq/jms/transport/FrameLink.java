@@ -1,0 +1,55 @@
+package org.wharfmq.jms.transport;
+
+import io.netty.buffer.ByteBufAllocator;
+import org.wharfmq.protocol.frame.Frame;
+
+/**
+ * A client's link to a Wharf server: writes frames, and hands every frame that arrives to the
+ * {@link FrameListener} given to {@link Transport#connect}. Thread-safe: any thread may write; frames leave in
+ * the order they were written. SEND frames pass ownership of their message buffer to the link, which releases it
+ * once written.
+ *
+ * <p>Two implementations: {@link SocketLink} for {@code tcp://} (a blocking socket that the writing thread writes
+ * itself, and a reader thread of its own) and {@link ChannelLink} for {@code vm://} (a Netty local channel).
+ */
+public interface FrameLink {
+
+    /** Longest a frame written with {@link #writeSoon} waits for another frame to carry it: {@value} ms. */
+    long PIGGYBACK_MILLIS = 20;
+
+    /**
+     * Writes a frame, and any frames {@link #writeSoon} left waiting before it. A failure to write shows up as the
+     * listener's {@link FrameListener#onFailure} and the link closing, never as an exception here.
+     */
+    void write(Frame frame);
+
+    /**
+     * Queues a frame nobody waits for and that need not leave at once (the acknowledgement of an AUTO_ACKNOWLEDGE
+     * receive): it leaves with the next frame written, with {@link #flush}, or at the latest
+     * {@value #PIGGYBACK_MILLIS} ms later. Sending an acknowledgement on its own cost a request/reply client a
+     * system call and a thread wake-up per message. Order with every other frame is kept.
+     */
+    void writeSoon(Frame frame);
+
+    /** Sends what {@link #writeSoon} left waiting: called when the application is about to block. */
+    void flush();
+
+    /** Allocates the buffers that SEND frames carry. */
+    ByteBufAllocator alloc();
+
+    /**
+     * Starts heartbeats once the handshake has agreed an interval: a PING goes out after {@code millis} without a
+     * write, and {@link FrameListener#onSilence} is called (and the link closed) after three intervals without a
+     * read.
+     */
+    void startHeartbeat(int millis);
+
+    /** Whether the link is still open. */
+    boolean isOpen();
+
+    /**
+     * Closes the link, dropping frames not yet written, and waits up to {@code waitMillis} for the listener's
+     * {@link FrameListener#onClosed}. Idempotent; may be called from the listener.
+     */
+    void close(long waitMillis);
+}

@@ -1,0 +1,411 @@
+package org.wharfmq.jms.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.util.internal.PlatformDependent;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameDecoder;
+import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.protocol.frame.MalformedFrameException;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.Arrays;
+import java.util.Queue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link FrameLink} over a TCP socket in blocking mode, the {@code tcp://} transport.
+ *
+ * <p><b>Writing.</b> The application thread that writes a frame encodes it and writes it to the socket itself,
+ * holding the link's write lock; frames {@link #writeSoon} left waiting go out in the same gathering write, and
+ * a SEND's message buffer is written from where it lies, not copied. A full socket buffer blocks the writer, which
+ * is the back-pressure a producer should feel.
+ *
+ * <p><b>Reading.</b> One reader thread per link ({@code wharf-client-reader-*}) blocks in {@code read}, splits
+ * the bytes into frames and hands each to the listener. The reader never writes to the socket: a frame written
+ * on it waits and is sent by the {@link LinkTimer}'s thread, so that the reader keeps draining the server even
+ * when the socket's send buffer is full.
+ *
+ * <p>Why not a Netty event loop, as the server uses: with an event loop, each frame an application thread writes
+ * is a task for that loop, and the loop must be woken to write it: per request/reply message a client paid an
+ * extra thread wake-up and three extra system calls, more CPU than the server spent on the message
+ * (docs/performance.md). Here a message costs its write, its read and the reader's wake-up of the receiving
+ * thread.
+ */
+final class SocketLink implements FrameLink {
+
+    /** Size of a fresh read buffer; frames larger than this get a buffer of their own size. */
+    static final int READ_BUFFER = 64 * 1024;
+    /** Free space below which the reader moves on to a fresh buffer rather than issue a short read. */
+    private static final int MIN_READ = 4 * 1024;
+    private static final AtomicLong LINKS = new AtomicLong();
+    /** {@link #end}'s value when the application closed the link. */
+    private static final Object LOCAL_CLOSE = new Object();
+    /** {@link #end}'s value when the heartbeat found the server silent. */
+    private static final Object SILENCE = new Object();
+    /** {@link #end}'s value when the server closed the connection. */
+    private static final Object END_OF_STREAM = new Object();
+
+    private final SocketChannel socket;
+    private final FrameListener listener;
+    private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+    private final Thread reader;
+    /** Frames waiting to leave with the next write; polled only by the holder of {@link #writeLock}. */
+    private final Queue<Frame> waiting = PlatformDependent.newMpscQueue();
+    private final ReentrantLock writeLock = new ReentrantLock();
+    // encoding state, owned by the holder of writeLock
+    private final ByteBuf headers;
+    private ByteBuf[] bodies = new ByteBuf[8];
+    private int[] headerEnds = new int[8];
+    private ByteBuffer[] gather = new ByteBuffer[16];
+    private final AtomicBoolean flushArmed = new AtomicBoolean();
+    private final Runnable timedFlush = () -> {
+        flushArmed.set(false);
+        flush();
+    };
+    /** Why the link ended, first reason wins: a Throwable or one of the markers above; null while open. */
+    private final AtomicReference<Object> end = new AtomicReference<>();
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private volatile long lastReadNanos = System.nanoTime();
+    private volatile long lastWriteNanos = System.nanoTime();
+    private volatile ScheduledFuture<?> heartbeat;
+
+    private SocketLink(SocketChannel socket, FrameListener listener, String remote) {
+        this.socket = socket;
+        this.listener = listener;
+        this.headers = Unpooled.buffer(1024); // heap: garbage-collected, so a link never has to release it
+        this.reader = new Thread(this::readLoop, "wharf-client-reader-" + remote + "-" + LINKS.incrementAndGet());
+        this.reader.setDaemon(true);
+    }
+
+    /**
+     * Connects to {@code host:port} and starts the reader.
+     *
+     * @throws IOException as the socket reports it: {@link UnknownHostException}, a refused connection
+     *                     ({@link java.net.ConnectException}), a timeout ({@link java.net.SocketTimeoutException})
+     */
+    static SocketLink connect(String host, int port, FrameListener listener, int timeoutMillis) throws IOException {
+        InetSocketAddress remote = new InetSocketAddress(host, port);
+        if (remote.isUnresolved()) {
+            throw new UnknownHostException(host);
+        }
+        SocketChannel socket = SocketChannel.open();
+        try {
+            socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            socket.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+            socket.socket().connect(remote, timeoutMillis);
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+        SocketLink link = new SocketLink(socket, listener, host + ":" + port);
+        link.reader.start();
+        return link;
+    }
+
+    // ---- writing ----
+
+    @Override
+    public void write(Frame frame) {
+        if (Thread.currentThread() == reader) {
+            // the reader must not block on a full send buffer: the server may be waiting for it to read
+            waiting.offer(frame);
+            LinkTimer.execute(this::flush);
+            return;
+        }
+        writeLock.lock();
+        try {
+            writeLocked(frame);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    @Override
+    public void writeSoon(Frame frame) {
+        waiting.offer(frame);
+        if (flushArmed.compareAndSet(false, true)) {
+            LinkTimer.schedule(timedFlush, PIGGYBACK_MILLIS);
+        }
+    }
+
+    @Override
+    public void flush() {
+        if (waiting.isEmpty()) {
+            return;
+        }
+        writeLock.lock();
+        try {
+            writeLocked(null);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** Writes the waiting frames, then {@code frame} (if not null), in one gathering write. */
+    private void writeLocked(Frame frame) {
+        int count = 0;
+        headers.clear();
+        try {
+            for (Frame next; (next = waiting.poll()) != null; ) {
+                count = encode(next, count);
+            }
+            if (frame != null) {
+                count = encode(frame, count);
+            }
+            if (count == 0) {
+                return;
+            }
+            if (end.get() != null) {
+                return; // closed: the frames are dropped, as a closed socket would drop them
+            }
+            writeFully(gatherBuffers(count));
+            lastWriteNanos = System.nanoTime();
+        } catch (IOException | RuntimeException e) {
+            failed(e);
+        } finally {
+            for (int i = 0; i < count; i++) {
+                if (bodies[i] != null) {
+                    bodies[i].release();
+                    bodies[i] = null;
+                }
+            }
+        }
+    }
+
+    /** Appends the frame's header to {@link #headers} and notes its message buffer; returns the new frame count. */
+    private int encode(Frame frame, int count) {
+        if (count == bodies.length) {
+            bodies = Arrays.copyOf(bodies, count * 2);
+            headerEnds = Arrays.copyOf(headerEnds, count * 2);
+        }
+        bodies[count] = FrameEncoder.messageOf(frame); // noted first, so that it is released even if encoding fails
+        FrameEncoder.writeHeader(frame, headers);
+        headerEnds[count] = headers.writerIndex();
+        return count + 1;
+    }
+
+    /** The buffers of one gathering write: runs of headers, each message buffer between them; returns how many. */
+    private int gatherBuffers(int count) {
+        int buffers = 0;
+        int headerStart = 0;
+        for (int i = 0; i < count; i++) {
+            ByteBuf body = bodies[i];
+            if (body == null || !body.isReadable()) {
+                continue;
+            }
+            ensureGather(buffers + 1 + body.nioBufferCount());
+            gather[buffers++] = headers.nioBuffer(headerStart, headerEnds[i] - headerStart);
+            for (ByteBuffer part : body.nioBuffers()) {
+                gather[buffers++] = part;
+            }
+            headerStart = headerEnds[i];
+        }
+        if (headerStart < headers.writerIndex()) {
+            ensureGather(buffers + 1);
+            gather[buffers++] = headers.nioBuffer(headerStart, headers.writerIndex() - headerStart);
+        }
+        return buffers;
+    }
+
+    private void ensureGather(int size) {
+        if (size > gather.length) {
+            gather = Arrays.copyOf(gather, Math.max(size, gather.length * 2));
+        }
+    }
+
+    private void writeFully(int buffers) throws IOException {
+        int first = 0;
+        try {
+            while (first < buffers) {
+                socket.write(gather, first, buffers - first);
+                while (first < buffers && !gather[first].hasRemaining()) {
+                    first++;
+                }
+            }
+        } finally {
+            Arrays.fill(gather, 0, buffers, null);
+        }
+    }
+
+    // ---- reading ----
+
+    private void readLoop() {
+        ByteBuf in = alloc.directBuffer(READ_BUFFER);
+        int needed = 0; // bytes the incomplete frame at the reader index still lacks, at least
+        try {
+            while (true) {
+                in = makeRoom(in, needed);
+                if (in.writeBytes(socket, in.writableBytes()) < 0) {
+                    end.compareAndSet(null, END_OF_STREAM);
+                    break;
+                }
+                lastReadNanos = System.nanoTime();
+                needed = deliverFrames(in);
+            }
+        } catch (IOException | RuntimeException e) {
+            end.compareAndSet(null, e);
+        } finally {
+            in.release();
+            closeSocket();
+            Object reason = end.get();
+            try {
+                if (reason == SILENCE) {
+                    listener.onSilence();
+                } else if (reason instanceof Throwable cause) {
+                    listener.onFailure(cause);
+                }
+            } finally {
+                listener.onClosed();
+                closed.countDown();
+            }
+        }
+    }
+
+    /**
+     * Hands every complete frame in {@code in} to the listener; returns how many more bytes the incomplete frame
+     * left at the reader index needs (0 when none is there or its length is not read yet).
+     */
+    private int deliverFrames(ByteBuf in) {
+        while (in.readableBytes() >= 4) {
+            int length = in.getInt(in.readerIndex());
+            if (length < 1) {
+                throw new MalformedFrameException("frame length " + length + " is not a valid length (at least 1, the type byte)");
+            }
+            int available = in.readableBytes() - 4;
+            if (available < length) {
+                return length - available;
+            }
+            int start = in.readerIndex() + 4;
+            in.readerIndex(start + length);
+            // a DELIVER keeps a retained slice of `in`, so `in` is never compacted while one is alive (makeRoom)
+            listener.onFrame(FrameDecoder.decodeFrame(in.slice(start, length)));
+        }
+        return 0;
+    }
+
+    /**
+     * Returns a buffer with the unread bytes of {@code in} and room for at least {@code needed} more bytes (and
+     * for a read of {@link #MIN_READ}). Compacts {@code in} in place when no delivered message still refers to it;
+     * otherwise copies the unread bytes to a fresh buffer and lets the messages keep the old one.
+     */
+    private ByteBuf makeRoom(ByteBuf in, int needed) {
+        int want = Math.max(needed, MIN_READ);
+        if (in.writableBytes() >= want) {
+            return in;
+        }
+        if (in.refCnt() == 1) {
+            if (!in.isReadable() && in.capacity() > 4 * READ_BUFFER) {
+                in.release(); // done with a large frame: do not keep its buffer
+                return alloc.directBuffer(READ_BUFFER);
+            }
+            in.discardReadBytes();
+            in.ensureWritable(want);
+            return in;
+        }
+        ByteBuf fresh = alloc.directBuffer(Math.max(READ_BUFFER, in.readableBytes() + want));
+        fresh.writeBytes(in);
+        in.release();
+        return fresh;
+    }
+
+    // ---- heartbeat and close ----
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return alloc;
+    }
+
+    @Override
+    public void startHeartbeat(int millis) {
+        long intervalNanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        long period = Math.max(1, millis / 4);
+        heartbeat = LinkTimer.scheduleAtFixedRate(() -> checkIdle(intervalNanos), period, period);
+    }
+
+    private void checkIdle(long intervalNanos) {
+        long now = System.nanoTime();
+        if (now - lastReadNanos > 3 * intervalNanos) {
+            if (end.compareAndSet(null, SILENCE)) {
+                closeSocket(); // the reader reports it
+            }
+            return;
+        }
+        // a thread holding the lock is writing already; a ping would only queue behind it
+        if (now - lastWriteNanos >= intervalNanos && writeLock.tryLock()) {
+            try {
+                writeLocked(Frame.Ping.INSTANCE);
+            } finally {
+                writeLock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return end.get() == null;
+    }
+
+    @Override
+    public void close(long waitMillis) {
+        if (end.compareAndSet(null, LOCAL_CLOSE)) {
+            closeSocket();
+        }
+        if (Thread.currentThread() != reader) {
+            try {
+                closed.await(waitMillis, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A write failed: the reader, woken by the close, reports the cause. */
+    private void failed(Throwable cause) {
+        if (end.compareAndSet(null, cause)) {
+            closeSocket();
+        }
+    }
+
+    private void closeSocket() {
+        ScheduledFuture<?> beat = heartbeat;
+        if (beat != null) {
+            beat.cancel(false);
+        }
+        try {
+            socket.close(); // wakes the reader and any blocked writer
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        if (!writeLock.isHeldByCurrentThread() && writeLock.tryLock()) {
+            try {
+                releaseWaiting();
+            } finally {
+                writeLock.unlock();
+            }
+        }
+    }
+
+    /** Releases the message buffers of frames that will never be written. */
+    private void releaseWaiting() {
+        for (Frame frame; (frame = waiting.poll()) != null; ) {
+            ByteBuf body = FrameEncoder.messageOf(frame);
+            if (body != null) {
+                body.release();
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+package org.wharfmq.jms.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameDecoder;
+import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.protocol.frame.MalformedFrameException;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The TCP link against a raw socket server: framing across reads, gathering writes, piggybacking, every way it ends. */
+class SocketLinkTest {
+    private ServerSocket server;
+    private Socket peer;
+    private final Recorder listener = new Recorder();
+    private SocketLink link;
+
+    @BeforeEach
+    void connect() throws IOException {
+        server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        link = SocketLink.connect("127.0.0.1", server.getLocalPort(), listener, 5000);
+        peer = server.accept();
+        peer.setSoTimeout(10_000);
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        link.close(5000);
+        peer.close();
+        server.close();
+        listener.releaseAll();
+    }
+
+    @Test
+    void framesLargerThanTheReadBufferAndManyPerReadArriveIntactWhileEarlierMessagesAreStillHeld() throws Exception {
+        // 300 frames of 3,000 bytes, one of 1 MiB, then 300 more: the reader must move on to new buffers while
+        // the messages it already delivered (retained slices of its buffer) are still unreleased
+        ByteBuf wire = Unpooled.buffer();
+        List<Integer> sizes = new ArrayList<>();
+        for (int i = 0; i < 601; i++) {
+            int size = i == 300 ? (1 << 20) : 3000;
+            sizes.add(size);
+            ByteBuf body = Unpooled.buffer(size);
+            for (int b = 0; b < size; b++) {
+                body.writeByte(pattern(i, b));
+            }
+            FrameEncoder.writeHeader(new Frame.Deliver(i, i, 1, body), wire);
+            wire.writeBytes(body);
+        }
+        peer.getOutputStream().write(wire.array(), wire.arrayOffset(), wire.readableBytes());
+        peer.getOutputStream().flush();
+        for (int i = 0; i < 601; i++) {
+            Frame.Deliver d = assertInstanceOf(Frame.Deliver.class, listener.next());
+            assertEquals(i, d.consumerId());
+            assertEquals(sizes.get(i), d.message().readableBytes(), "frame " + i);
+        }
+        for (Frame f : listener.held) { // every body checked only now, after all the later reads
+            Frame.Deliver d = (Frame.Deliver) f;
+            ByteBuf body = d.message();
+            for (int b = 0; b < body.readableBytes(); b++) {
+                if (body.getByte(body.readerIndex() + b) != pattern(d.consumerId(), b)) {
+                    throw new AssertionError("frame " + d.consumerId() + " byte " + b + " was overwritten");
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFrameArrivingOneByteAtATimeIsDecodedOnce() throws Exception {
+        ByteBuf wire = Unpooled.buffer();
+        FrameEncoder.writeHeader(new Frame.Credit(7, 42), wire);
+        OutputStream out = peer.getOutputStream();
+        peer.setTcpNoDelay(true);
+        for (int i = 0; i < wire.readableBytes(); i++) {
+            out.write(wire.getByte(i));
+            out.flush();
+        }
+        assertEquals(new Frame.Credit(7, 42), listener.next());
+        assertNull(listener.frames.poll(100, TimeUnit.MILLISECONDS));
+    }
+
+    @Test
+    void waitingFramesLeaveBeforeTheNextWriteAndMessageBuffersAreReleasedOnceWritten() throws Exception {
+        ByteBuf body = Unpooled.directBuffer().writeBytes(new byte[5000]);
+        link.writeSoon(new Frame.Ack(0, 1, List.of(new Frame.Consumed(3, 9))));
+        link.write(new Frame.Send(5, 1, 2, body));
+        Frame first = readFrame();
+        assertInstanceOf(Frame.Ack.class, first);
+        Frame.Send send = assertInstanceOf(Frame.Send.class, readFrame());
+        assertEquals(5000, send.message().readableBytes());
+        send.message().release();
+        assertEquals(0, body.refCnt(), "the link releases a SEND's buffer once it is written");
+    }
+
+    @Test
+    void aWaitingFrameLeavesOnItsOwnWhenNothingElseIsWritten() throws Exception {
+        link.writeSoon(new Frame.Credit(1, 10));
+        assertEquals(new Frame.Credit(1, 10), readFrame());
+    }
+
+    @Test
+    void aFrameWrittenOnTheReaderThreadIsSent() throws Exception {
+        listener.onFrame = f -> link.write(new Frame.Credit(99, 1));
+        sendRaw(new Frame.Credit(1, 1));
+        assertEquals(new Frame.Credit(99, 1), readFrame());
+    }
+
+    @Test
+    void aBadLengthIsAFailureThenAClose() throws Exception {
+        peer.getOutputStream().write(new byte[]{0, 0, 0, 0, 9});
+        assertTrue(listener.closed.await(5, TimeUnit.SECONDS));
+        assertInstanceOf(MalformedFrameException.class, listener.failure);
+        assertEquals(1, listener.closes.get());
+    }
+
+    @Test
+    void theServerClosingIsACloseWithoutFailure() throws Exception {
+        peer.close();
+        assertTrue(listener.closed.await(5, TimeUnit.SECONDS));
+        assertNull(listener.failure);
+        assertTrue(!link.isOpen());
+    }
+
+    @Test
+    void closingLocallyWaitsForTheReaderAndReportsNoFailure() {
+        link.close(5000);
+        assertEquals(0, listener.closed.getCount(), "close returns after onClosed");
+        assertNull(listener.failure);
+        link.write(new Frame.Send(0, 1, 1, Unpooled.buffer().writeInt(1))); // dropped, not an error
+        assertEquals(1, listener.closes.get());
+    }
+
+    @Test
+    void heartbeatPingsAnIdleServerAndGivesUpOnASilentOne() throws Exception {
+        link.startHeartbeat(40);
+        assertEquals(Frame.Ping.INSTANCE, readFrame());
+        assertTrue(listener.closed.await(5, TimeUnit.SECONDS), "three silent intervals end the link");
+        assertTrue(listener.silent);
+        assertNull(listener.failure);
+    }
+
+    // ---- helpers ----
+
+    private static byte pattern(int frame, int index) {
+        return (byte) (frame * 31 + index);
+    }
+
+    private void sendRaw(Frame frame) throws IOException {
+        ByteBuf wire = Unpooled.buffer();
+        FrameEncoder.writeHeader(frame, wire);
+        peer.getOutputStream().write(wire.array(), wire.arrayOffset(), wire.readableBytes());
+    }
+
+    private Frame readFrame() throws IOException {
+        DataInputStream in = new DataInputStream(peer.getInputStream());
+        int length = in.readInt();
+        byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return FrameDecoder.decodeFrame(Unpooled.wrappedBuffer(bytes));
+    }
+
+    private static final class Recorder implements FrameListener {
+        final BlockingQueue<Frame> frames = new LinkedBlockingQueue<>();
+        final List<Frame> held = new ArrayList<>();
+        final CountDownLatch closed = new CountDownLatch(1);
+        final AtomicInteger closes = new AtomicInteger();
+        volatile java.util.function.Consumer<Frame> onFrame = f -> { };
+        volatile Throwable failure;
+        volatile boolean silent;
+
+        @Override
+        public void onFrame(Frame frame) {
+            synchronized (held) {
+                held.add(frame);
+            }
+            frames.add(frame);
+            onFrame.accept(frame);
+        }
+
+        Frame next() throws InterruptedException {
+            Frame f = frames.poll(10, TimeUnit.SECONDS);
+            assertNotNull(f, "no frame arrived");
+            return f;
+        }
+
+        @Override
+        public void onSilence() {
+            silent = true;
+        }
+
+        @Override
+        public void onFailure(Throwable cause) {
+            failure = cause;
+        }
+
+        @Override
+        public void onClosed() {
+            closes.incrementAndGet();
+            closed.countDown();
+        }
+
+        void releaseAll() {
+            synchronized (held) {
+                for (Frame f : held) {
+                    if (f instanceof Frame.Deliver d && d.message().refCnt() > 0) {
+                        d.message().release();
+                    }
+                }
+            }
+        }
+    }
+}
