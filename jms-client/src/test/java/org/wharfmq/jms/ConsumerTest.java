@@ -16,6 +16,7 @@ import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,7 @@ import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -115,6 +117,39 @@ class ConsumerTest {
             Session s = c.createSession();
             InvalidDestinationException e = assertThrows(InvalidDestinationException.class, () -> s.createConsumer(s.createQueue("NOPE")));
             assertEquals("Queue NOPE does not exist", e.getMessage());
+            c.close();
+        }
+    }
+
+    @Test
+    void aConsumerRefusedAfterItWasCreatedWithoutWaitingFailsItsBlockedReceiveAndTheNextConsumerWaitsAgain() throws Exception {
+        try (FakeServer server = FakeServer.tcp()) {
+            Connection c = new WharfConnectionFactory(server.url()).createConnection();
+            Session s = c.createSession();
+            s.createConsumer(s.createQueue("Q"));
+            server.expect(Frame.Hello.class);
+            server.expect(Frame.CreateSession.class);
+            assertNotEquals(0, server.expect(Frame.CreateConsumer.class).requestId(), "the first consumer on Q waits");
+
+            MessageConsumer pipelined = s.createConsumer(s.createQueue("Q"));
+            Frame.CreateConsumer second = server.expect(Frame.CreateConsumer.class);
+            assertEquals(0, second.requestId(), "Q was accepted before, so the second is created without waiting");
+            c.start();
+            CompletableFuture<Throwable> receive = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return pipelined.receive(10_000) == null ? null : new AssertionError("a message arrived");
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            server.send(new Frame.ConsumerFailed(second.consumerId(), ErrorCode.UNKNOWN_DESTINATION, "Queue Q was deleted"));
+            Throwable t = receive.get(5, TimeUnit.SECONDS);
+            InvalidDestinationException e = assertInstanceOf(InvalidDestinationException.class, t);
+            assertEquals("Queue Q was deleted", e.getMessage());
+            assertThrows(InvalidDestinationException.class, () -> pipelined.receiveNoWait(), "and every later receive");
+
+            s.createConsumer(s.createQueue("Q"));
+            assertNotEquals(0, server.expect(Frame.CreateConsumer.class).requestId(), "after a refusal, consumers wait again");
             c.close();
         }
     }
