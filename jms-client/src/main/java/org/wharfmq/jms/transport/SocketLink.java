@@ -10,13 +10,14 @@ import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 
+import io.netty.channel.PreferHeapByteBufAllocator;
+
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
+import java.net.Socket;
 import java.net.UnknownHostException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
-import java.util.Arrays;
 import java.util.Queue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
@@ -30,9 +31,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * A {@link FrameLink} over a TCP socket in blocking mode, the {@code tcp://} transport.
  *
  * <p><b>Writing.</b> The application thread that writes a frame encodes it and writes it to the socket itself,
- * holding the link's write lock; frames {@link #writeSoon} left waiting go out in the same gathering write, and
- * a SEND's message buffer is written from where it lies, not copied. A full socket buffer blocks the writer, which
- * is the back-pressure a producer should feel.
+ * holding the link's write lock; frames {@link #writeSoon} left waiting go out in the same system call. A full
+ * socket buffer blocks the writer, which is the back-pressure a producer should feel.
+ *
+ * <p>A {@link Socket}, not a {@link java.nio.channels.SocketChannel}: a channel is closed when a thread using it
+ * is interrupted, so an application that interrupts one of its threads while it sends would lose the whole
+ * connection. The price is that a message is copied into the link's send buffer instead of written from its
+ * own; messages are allocated on the heap ({@link #alloc()}), where that copy is the only one.
  *
  * <p><b>Reading.</b> One reader thread per link ({@code wharf-client-reader-*}) blocks in {@code read}, splits
  * the bytes into frames and hands each to the listener. The reader never writes to the socket: a frame written
@@ -59,18 +64,23 @@ final class SocketLink implements FrameLink {
     /** {@link #end}'s value when the server closed the connection. */
     private static final Object END_OF_STREAM = new Object();
 
-    private final SocketChannel socket;
+    /** Messages larger than this are written from their own buffer, after the bytes before them. */
+    private static final int COPY_LIMIT = 64 * 1024;
+    /** Size of the buffer a write is staged in; it grows for a large batch, and is replaced after one. */
+    private static final int STAGED_BUFFER = 16 * 1024;
+
+    private final Socket socket;
+    private final InputStream input;
+    private final OutputStream output;
     private final FrameListener listener;
-    private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+    /** Heap buffers: a socket stream reads and writes byte arrays, so a direct buffer would cost one more copy. */
+    private final ByteBufAllocator alloc = new PreferHeapByteBufAllocator(PooledByteBufAllocator.DEFAULT);
     private final Thread reader;
     /** Frames waiting to leave with the next write; polled only by the holder of {@link #writeLock}. */
     private final Queue<Frame> waiting = PlatformDependent.newMpscQueue();
     private final ReentrantLock writeLock = new ReentrantLock();
-    // encoding state, owned by the holder of writeLock
-    private final ByteBuf headers;
-    private ByteBuf[] bodies = new ByteBuf[8];
-    private int[] headerEnds = new int[8];
-    private ByteBuffer[] gather = new ByteBuffer[16];
+    /** The bytes of the next write, on the heap; owned by the holder of {@link #writeLock}. */
+    private ByteBuf staged = Unpooled.buffer(STAGED_BUFFER);
     private final AtomicBoolean flushArmed = new AtomicBoolean();
     private final Runnable timedFlush = () -> {
         flushArmed.set(false);
@@ -83,10 +93,11 @@ final class SocketLink implements FrameLink {
     private volatile long lastWriteNanos = System.nanoTime();
     private volatile ScheduledFuture<?> heartbeat;
 
-    private SocketLink(SocketChannel socket, FrameListener listener, String remote) {
+    private SocketLink(Socket socket, FrameListener listener, String remote) throws IOException {
         this.socket = socket;
+        this.input = socket.getInputStream();
+        this.output = socket.getOutputStream();
         this.listener = listener;
-        this.headers = Unpooled.buffer(1024); // heap: garbage-collected, so a link never has to release it
         this.reader = new Thread(this::readLoop, "wharf-client-reader-" + remote + "-" + LINKS.incrementAndGet());
         this.reader.setDaemon(true);
     }
@@ -102,16 +113,17 @@ final class SocketLink implements FrameLink {
         if (remote.isUnresolved()) {
             throw new UnknownHostException(host);
         }
-        SocketChannel socket = SocketChannel.open();
+        Socket socket = new Socket();
+        SocketLink link;
         try {
-            socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            socket.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-            socket.socket().connect(remote, timeoutMillis);
+            socket.setTcpNoDelay(true);
+            socket.setKeepAlive(true);
+            socket.connect(remote, timeoutMillis);
+            link = new SocketLink(socket, listener, host + ":" + port);
         } catch (IOException | RuntimeException e) {
             socket.close();
             throw e;
         }
-        SocketLink link = new SocketLink(socket, listener, host + ":" + port);
         link.reader.start();
         return link;
     }
@@ -155,101 +167,73 @@ final class SocketLink implements FrameLink {
         }
     }
 
-    /** Writes the waiting frames, then {@code frame} (if not null), in one gathering write. */
+    /**
+     * Writes the waiting frames, then {@code frame} (if not null): in one system call, unless a message larger than
+     * {@value #COPY_LIMIT} bytes is among them. Releases every message buffer.
+     */
     private void writeLocked(Frame frame) {
-        int count = 0;
-        headers.clear();
         try {
             for (Frame next; (next = waiting.poll()) != null; ) {
-                count = encode(next, count);
+                stage(next);
             }
             if (frame != null) {
-                count = encode(frame, count);
+                stage(frame);
             }
-            if (count == 0) {
-                return;
-            }
-            if (end.get() != null) {
-                return; // closed: the frames are dropped, as a closed socket would drop them
-            }
-            writeFully(gatherBuffers(count));
-            lastWriteNanos = System.nanoTime();
+            writeStaged();
         } catch (IOException | RuntimeException e) {
             failed(e);
+            releaseWaiting();
         } finally {
-            for (int i = 0; i < count; i++) {
-                if (bodies[i] != null) {
-                    bodies[i].release();
-                    bodies[i] = null;
-                }
+            if (staged.capacity() > 4 * COPY_LIMIT) {
+                staged = Unpooled.buffer(STAGED_BUFFER);
             }
+            staged.clear();
         }
     }
 
-    /** Appends the frame's header to {@link #headers} and notes its message buffer; returns the new frame count. */
-    private int encode(Frame frame, int count) {
-        if (count == bodies.length) {
-            bodies = Arrays.copyOf(bodies, count * 2);
-            headerEnds = Arrays.copyOf(headerEnds, count * 2);
-        }
-        bodies[count] = FrameEncoder.messageOf(frame); // noted first, so that it is released even if encoding fails
-        FrameEncoder.writeHeader(frame, headers);
-        headerEnds[count] = headers.writerIndex();
-        return count + 1;
-    }
-
-    /** The buffers of one gathering write: runs of headers, each message buffer between them; returns how many. */
-    private int gatherBuffers(int count) {
-        int buffers = 0;
-        int headerStart = 0;
-        for (int i = 0; i < count; i++) {
-            ByteBuf body = bodies[i];
-            if (body == null || !body.isReadable()) {
-                continue;
-            }
-            ensureGather(buffers + 1 + body.nioBufferCount());
-            gather[buffers++] = headers.nioBuffer(headerStart, headerEnds[i] - headerStart);
-            for (ByteBuffer part : body.nioBuffers()) {
-                gather[buffers++] = part;
-            }
-            headerStart = headerEnds[i];
-        }
-        if (headerStart < headers.writerIndex()) {
-            ensureGather(buffers + 1);
-            gather[buffers++] = headers.nioBuffer(headerStart, headers.writerIndex() - headerStart);
-        }
-        return buffers;
-    }
-
-    private void ensureGather(int size) {
-        if (size > gather.length) {
-            gather = Arrays.copyOf(gather, Math.max(size, gather.length * 2));
-        }
-    }
-
-    private void writeFully(int buffers) throws IOException {
-        int first = 0;
+    /** Appends {@code frame} to the staged bytes, or writes them and then its large message; releases its message. */
+    private void stage(Frame frame) throws IOException {
+        ByteBuf message = FrameEncoder.messageOf(frame);
         try {
-            while (first < buffers) {
-                socket.write(gather, first, buffers - first);
-                while (first < buffers && !gather[first].hasRemaining()) {
-                    first++;
-                }
+            if (end.get() != null) {
+                return; // closed: the frame is dropped, as a closed socket would drop it
+            }
+            FrameEncoder.writeHeader(frame, staged);
+            if (message == null) {
+                return;
+            }
+            int length = message.readableBytes();
+            if (length <= COPY_LIMIT) {
+                staged.writeBytes(message, message.readerIndex(), length);
+            } else {
+                writeStaged();
+                message.getBytes(message.readerIndex(), output, length);
+                lastWriteNanos = System.nanoTime();
             }
         } finally {
-            Arrays.fill(gather, 0, buffers, null);
+            if (message != null) {
+                message.release();
+            }
+        }
+    }
+
+    private void writeStaged() throws IOException {
+        if (staged.isReadable()) {
+            output.write(staged.array(), staged.arrayOffset() + staged.readerIndex(), staged.readableBytes());
+            staged.clear();
+            lastWriteNanos = System.nanoTime();
         }
     }
 
     // ---- reading ----
 
     private void readLoop() {
-        ByteBuf in = alloc.directBuffer(READ_BUFFER);
+        ByteBuf in = alloc.heapBuffer(READ_BUFFER);
         int needed = 0; // bytes the incomplete frame at the reader index still lacks, at least
         try {
             while (true) {
                 in = makeRoom(in, needed);
-                if (in.writeBytes(socket, in.writableBytes()) < 0) {
+                if (in.writeBytes(input, in.writableBytes()) < 0) {
                     end.compareAndSet(null, END_OF_STREAM);
                     break;
                 }
@@ -310,13 +294,13 @@ final class SocketLink implements FrameLink {
         if (in.refCnt() == 1) {
             if (!in.isReadable() && in.capacity() > 4 * READ_BUFFER) {
                 in.release(); // done with a large frame: do not keep its buffer
-                return alloc.directBuffer(READ_BUFFER);
+                return alloc.heapBuffer(READ_BUFFER);
             }
             in.discardReadBytes();
             in.ensureWritable(want);
             return in;
         }
-        ByteBuf fresh = alloc.directBuffer(Math.max(READ_BUFFER, in.readableBytes() + want));
+        ByteBuf fresh = alloc.heapBuffer(Math.max(READ_BUFFER, in.readableBytes() + want));
         fresh.writeBytes(in);
         in.release();
         return fresh;
@@ -334,6 +318,9 @@ final class SocketLink implements FrameLink {
         long intervalNanos = TimeUnit.MILLISECONDS.toNanos(millis);
         long period = Math.max(1, millis / 4);
         heartbeat = LinkTimer.scheduleAtFixedRate(() -> checkIdle(intervalNanos), period, period);
+        if (end.get() != null) {
+            heartbeat.cancel(false); // closed meanwhile, perhaps before the heartbeat existed to be cancelled
+        }
     }
 
     private void checkIdle(long intervalNanos) {

@@ -24,13 +24,14 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The TCP link against a raw socket server: framing across reads, gathering writes, piggybacking, every way it ends. */
+/** The TCP link against a raw socket server: framing across reads, batched and large writes, piggybacking, interrupts, every way it ends. */
 class SocketLinkTest {
     private ServerSocket server;
     private Socket peer;
@@ -103,7 +104,7 @@ class SocketLinkTest {
 
     @Test
     void waitingFramesLeaveBeforeTheNextWriteAndMessageBuffersAreReleasedOnceWritten() throws Exception {
-        ByteBuf body = Unpooled.directBuffer().writeBytes(new byte[5000]);
+        ByteBuf body = Unpooled.directBuffer().writeBytes(new byte[5000]); // direct, as another allocator might give
         link.writeSoon(new Frame.Ack(0, 1, List.of(new Frame.Consumed(3, 9))));
         link.write(new Frame.Send(5, 1, 2, body));
         Frame first = readFrame();
@@ -112,6 +113,39 @@ class SocketLinkTest {
         assertEquals(5000, send.message().readableBytes());
         send.message().release();
         assertEquals(0, body.refCnt(), "the link releases a SEND's buffer once it is written");
+    }
+
+    @Test
+    void anInterruptedApplicationThreadCanStillWriteAndTheLinkStaysOpen() throws Exception {
+        Thread.currentThread().interrupt();
+        try {
+            link.write(new Frame.Credit(4, 2));
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is the application's, left as it was");
+        } finally {
+            Thread.interrupted();
+        }
+        assertEquals(new Frame.Credit(4, 2), readFrame());
+        assertTrue(link.isOpen());
+        link.write(new Frame.Credit(4, 3));
+        assertEquals(new Frame.Credit(4, 3), readFrame());
+    }
+
+    @Test
+    void aMessageLargerThanTheCopyLimitIsWrittenAfterTheFramesBeforeIt() throws Exception {
+        byte[] big = new byte[300_000];
+        for (int i = 0; i < big.length; i++) {
+            big[i] = (byte) (i * 7);
+        }
+        link.writeSoon(new Frame.Credit(1, 1));
+        link.write(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(big)));
+        link.write(new Frame.Credit(1, 2));
+        assertEquals(new Frame.Credit(1, 1), readFrame());
+        Frame.Send send = assertInstanceOf(Frame.Send.class, readFrame());
+        byte[] received = new byte[send.message().readableBytes()];
+        send.message().readBytes(received);
+        send.message().release();
+        assertArrayEquals(big, received);
+        assertEquals(new Frame.Credit(1, 2), readFrame());
     }
 
     @Test
