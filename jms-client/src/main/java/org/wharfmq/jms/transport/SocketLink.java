@@ -172,12 +172,12 @@ final class SocketLink implements FrameLink {
      * {@value #COPY_LIMIT} bytes is among them. Releases every message buffer.
      */
     private void writeLocked(Frame frame) {
+        if (frame != null) {
+            waiting.offer(frame); // behind this thread's earlier frames; released with them if writing fails
+        }
         try {
             for (Frame next; (next = waiting.poll()) != null; ) {
                 stage(next);
-            }
-            if (frame != null) {
-                stage(frame);
             }
             writeStaged();
         } catch (IOException | RuntimeException e) {
