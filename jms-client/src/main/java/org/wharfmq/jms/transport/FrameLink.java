@@ -31,7 +31,10 @@ public interface FrameLink {
      */
     void writeSoon(Frame frame);
 
-    /** Sends what {@link #writeSoon} left waiting: called when the application is about to block. */
+    /**
+     * Sends what {@link #writeSoon} left waiting: called when the application is about to block. Never blocks: if
+     * another thread is writing, the frames leave with it or, soon after, from another thread.
+     */
     void flush();
 
     /** Allocates the buffers that SEND frames carry. */

@@ -19,6 +19,7 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -146,6 +147,29 @@ class SocketLinkTest {
         send.message().release();
         assertArrayEquals(big, received);
         assertEquals(new Frame.Credit(1, 2), readFrame());
+    }
+
+    @Test
+    void flushDoesNotWaitForAWriterBlockedOnAFullSocketAndItsFramesStillLeave() throws Exception {
+        // the peer reads nothing yet, so a 32 MiB message fills both socket buffers and its writer blocks
+        Thread writer = new Thread(() -> link.write(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[32 << 20]))));
+        writer.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!link.isWriting()) {
+            assertTrue(System.nanoTime() < deadline, "the writer never started");
+            Thread.onSpinWait();
+        }
+        CompletableFuture<Void> flushed = CompletableFuture.runAsync(() -> {
+            link.writeSoon(new Frame.Credit(8, 1));
+            link.flush();
+        });
+        flushed.get(5, TimeUnit.SECONDS);
+        assertTrue(link.isWriting(), "flush returned while the big write was still blocked");
+        Frame.Send big = assertInstanceOf(Frame.Send.class, readFrame());
+        assertEquals(32 << 20, big.message().readableBytes());
+        big.message().release();
+        assertEquals(new Frame.Credit(8, 1), readFrame());
+        writer.join(5000);
     }
 
     @Test
