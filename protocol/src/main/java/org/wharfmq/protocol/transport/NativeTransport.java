@@ -2,19 +2,16 @@ package org.wharfmq.protocol.transport;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 
 import java.util.concurrent.ThreadFactory;
 
 /**
- * The TCP transport to use, for the server's listener and the client's connections alike: Linux epoll when the
+ * The TCP transport of the server's listener and connections: Linux epoll when the
  * native library loads (less CPU per message than NIO's selector), Java NIO otherwise.
  */
 public enum NativeTransport {
@@ -36,10 +33,5 @@ public enum NativeTransport {
     /** The listening socket class of this transport. */
     public Class<? extends ServerChannel> serverChannelClass() {
         return this == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-    }
-
-    /** The connecting socket class of this transport. */
-    public Class<? extends SocketChannel> socketChannelClass() {
-        return this == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
     }
 }
