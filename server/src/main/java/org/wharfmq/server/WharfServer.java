@@ -21,7 +21,7 @@ import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.MessageStore;
-import org.wharfmq.protocol.transport.NativeTransport;
+import org.wharfmq.server.transport.NativeTransport;
 import org.wharfmq.server.transport.ServerChannelInitializer;
 import org.wharfmq.server.transport.ServerContext;
 

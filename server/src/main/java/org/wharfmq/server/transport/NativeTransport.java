@@ -1,4 +1,4 @@
-package org.wharfmq.protocol.transport;
+package org.wharfmq.server.transport;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
@@ -11,8 +11,8 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * The TCP transport of the server's listener and connections: Linux epoll when the
- * native library loads (less CPU per message than NIO's selector), Java NIO otherwise.
+ * The TCP transport of the server's listener and connections: Linux epoll when the native library loads (less CPU
+ * per message than NIO's selector), Java NIO otherwise.
  */
 public enum NativeTransport {
     /** Linux epoll (netty-transport-native-epoll). */
