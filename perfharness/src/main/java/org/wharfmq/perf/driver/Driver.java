@@ -106,7 +106,7 @@ public final class Driver {
                 try {
                     m = measure(control);
                 } finally {
-                    wallClock.close();
+                    wallClock.stop();
                 }
                 perWallSecond = wallClock.perSecond();
                 control.stop();

@@ -20,7 +20,7 @@ import java.util.function.LongSupplier;
  * operations into the next second, and a boundary missed in a pause is still estimated rather than lost. Only
  * the whole seconds between the first and the last reading are given.
  */
-final class WallClockSeconds implements AutoCloseable {
+final class WallClockSeconds {
 
     private static final long SECOND_MILLIS = 1000;
 
@@ -29,9 +29,9 @@ final class WallClockSeconds implements AutoCloseable {
     }
 
     private final LongSupplier operations;
-    /** Written by this object's thread only; read after {@link #close} has joined it. */
+    /** Written by this object's thread only; read after {@link #stop} has joined it. */
     private final List<Reading> readings = new ArrayList<>();
-    private final CountDownLatch stop = new CountDownLatch(1);
+    private final CountDownLatch stopped = new CountDownLatch(1);
     private final Thread thread;
 
     private WallClockSeconds(LongSupplier operations, String name) {
@@ -50,7 +50,7 @@ final class WallClockSeconds implements AutoCloseable {
     private void readEverySecond() {
         read();
         try {
-            while (!stop.await(SECOND_MILLIS - System.currentTimeMillis() % SECOND_MILLIS, TimeUnit.MILLISECONDS)) {
+            while (!stopped.await(SECOND_MILLIS - System.currentTimeMillis() % SECOND_MILLIS, TimeUnit.MILLISECONDS)) {
                 read();
             }
         } catch (InterruptedException e) {
@@ -68,14 +68,13 @@ final class WallClockSeconds implements AutoCloseable {
         }
     }
 
-    /** Stops reading (one last reading first). */
-    @Override
-    public void close() throws InterruptedException {
-        stop.countDown();
+    /** Stops reading (one last reading first) and waits for the thread to end. */
+    void stop() throws InterruptedException {
+        stopped.countDown();
         thread.join();
     }
 
-    /** After {@link #close}: operations per whole wall-clock second of the run, by epoch second. */
+    /** After {@link #stop}: operations per whole wall-clock second of the run, by epoch second. */
     SortedMap<Long, Long> perSecond() {
         return perSecond(readings);
     }

@@ -52,7 +52,7 @@ class WallClockSecondsTest {
         long origin = System.currentTimeMillis();
         WallClockSeconds seconds = WallClockSeconds.start(() -> System.currentTimeMillis() - origin, "test");
         Thread.sleep(2_300);
-        seconds.close();
+        seconds.stop();
         SortedMap<Long, Long> counts = seconds.perSecond();
         assertTrue(counts.size() >= 1, counts.toString());
         assertEquals(counts.lastKey() - counts.firstKey() + 1, counts.size(), "consecutive seconds: " + counts);
