@@ -21,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -94,12 +95,20 @@ public final class Driver {
                 control.failed("driver", new IllegalStateException("workers did not connect within 120 s"));
             }
             Measurement m;
+            SortedMap<Long, Long> perWallSecond;
             try (ProgressReporter reporter = testClass == TestClass.SUBSCRIBER && options.flowWindow() > 0
                     ? ProgressReporter.start(provider, options.destinationPrefix(), processId, receivers(workers), control) : null) {
                 out.println(READY_LINE);
                 out.flush();
                 ready.countDown();
-                m = measure(control);
+                // read on the wall clock too, so the runner can add this process's seconds to other processes'
+                WallClockSeconds wallClock = WallClockSeconds.start(control::iterations, processId);
+                try {
+                    m = measure(control);
+                } finally {
+                    wallClock.stop();
+                }
+                perWallSecond = wallClock.perSecond();
                 control.stop();
                 for (Thread t : threads) {
                     t.join(TimeUnit.SECONDS.toMillis(options.timeoutSeconds() + 30L));
@@ -110,7 +119,7 @@ public final class Driver {
             }
             Histogram latencies = new Histogram(3_600_000_000L, 3);
             workers.forEach(w -> latencies.add(w.latencies()));
-            DriverResult result = result(testClass, processId, control, m, latencies, bodies.size());
+            DriverResult result = result(testClass, processId, control, m, perWallSecond, latencies, bodies.size());
             printSummary(result);
             if (!options.jsonOutput().isEmpty()) {
                 JSON.writeValue(Path.of(options.jsonOutput()).toFile(), result);
@@ -223,7 +232,8 @@ public final class Driver {
         }
     }
 
-    private DriverResult result(TestClass testClass, String processId, RunControl control, Measurement m, Histogram latencies,
+    private DriverResult result(TestClass testClass, String processId, RunControl control, Measurement m,
+                                SortedMap<Long, Long> perWallSecond, Histogram latencies,
                                 int messageSize) {
         double seconds = Math.max(1e-3, (m.windowEndMillis() - m.windowStartMillis()) / 1000.0);
         List<Long> sorted = new ArrayList<>(m.perSecond());
@@ -233,7 +243,7 @@ public final class Driver {
         List<String> problems = control.problems();
         return new DriverResult(testClass.harnessName(), processId, options.threads(), messageSize,
                 options.persistent(), options.transacted(), m.windowStartMillis(), m.windowEndMillis(), m.measured(),
-                control.iterations(), mean, median, m.perSecond(), LatencySummary.of(latencies), control.sentCounts(), control.publishedCounts(),
+                control.iterations(), mean, median, m.perSecond(), perWallSecond, LatencySummary.of(latencies), control.sentCounts(), control.publishedCounts(),
                 control.received().counts(), control.subscriberCounts(), control.losses(), control.duplicates(),
                 control.unexpectedCount(), problems, control.unavailable(), problems.isEmpty() && control.unavailable() == null);
     }

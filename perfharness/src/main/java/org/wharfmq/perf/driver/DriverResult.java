@@ -19,6 +19,9 @@ import java.util.Map;
  * @param meanRate           measured operations / measured seconds
  * @param medianRate         the median of the per-second rates of the measured period
  * @param perSecond          operations in each second of the measured period
+ * @param perWallSecond      operations in each whole wall-clock second of the run, warm-up included, by epoch
+ *                           second: what the runner adds up across processes (PS-*: deliveries at the
+ *                           subscribers), see {@link WallClockSeconds}
  * @param latencyMicros      round-trip latencies (Requestor, PutGet), else an empty summary
  * @param sent               messages sent to queues per source key (Sender)
  * @param published          messages published to topics per source key (Publisher)
@@ -34,6 +37,7 @@ import java.util.Map;
 public record DriverResult(String testClass, String processId, int threads, int messageSize, boolean persistent,
                            boolean transacted, long windowStartMillis, long windowEndMillis, long measuredIterations,
                            long totalIterations, double meanRate, double medianRate, List<Long> perSecond,
+                           Map<Long, Long> perWallSecond,
                            LatencySummary latencyMicros, Map<String, Long> sent, Map<String, Long> published,
                            Map<String, Long> received,
                            List<SubscriberCount> subscribers, long losses, long duplicates, long unexpected,

@@ -36,8 +36,9 @@ public final class PubSubReport {
         md.append("## ").append(workload).append(": ").append(description).append("\n\n");
         md.append("Command: `").append(command).append("`  \n");
         md.append("Machine: ").append(Machine.describe()).append("  \n");
-        md.append("Counted: deliveries/s to subscribers (publications/s x subscriptions each publication matches), ")
-                .append("median of the per-second rates after the warm-up; the publisher is held within a window of ")
+        md.append("Counted: deliveries/s to subscribers, counted at the subscribers (what every subscriber JVM received ")
+                .append("in each wall-clock second of the publisher's measured period, added up), median of those ")
+                .append("per-second totals after the warm-up; the publisher is held within a window of ")
                 .append("the slowest subscriber, so this is what the subscribers took. CPU% is the server process's share ")
                 .append("of the whole machine (all cores), from /proc. Layout: publisher in one JVM; subscribers in JVMs ")
                 .append("of their own, at most 250 per JVM, a thread and session each, 25 sessions per connection.\n\n");

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The processes of a publish/subscribe step (PS-N, PS-T, PS-D) and how its deliveries are counted.
+ * The processes of a publish/subscribe step (PS-N, PS-T, PS-D).
  *
  * <p>Layout. The publisher runs in a JVM of its own; the subscribers in JVMs of their own, at most
  * {@link #SUBSCRIBERS_PER_JVM} per JVM (a thread and a session each, as JMSPerfHarness's Subscriber), the sessions
@@ -14,8 +14,12 @@ import java.util.List;
  *
  * <p>Pacing. The publisher is held within {@link #FLOW_WINDOW} publications of the slowest subscriber (each
  * subscriber JVM reports its progress on a topic of its own, the publisher's window listens, see the driver's
- * {@code -fw}): so the publication rate follows what the subscribers really take, the server's subscription
- * queues stay short, and deliveries/s = publications/s x subscribers per publication, the spec's count.
+ * {@code -fw}): so the publication rate follows what the subscribers really take and the server's subscription
+ * queues stay short.
+ *
+ * <p>Counting. Deliveries/s, the spec's count, are counted at the subscribers: each subscriber JVM counts what its
+ * subscribers received in each wall-clock second and the runner adds the JVMs up second by second
+ * ({@link StepRates#atSubscribers}).
  *
  * <p>The step's numbers, stepped by the runner's client count: PS-N and PS-D step the subscriber count N
  * ({@code --subscribers}); PS-T steps the dummy subscription count D ({@code --dummies}) with N
@@ -58,11 +62,6 @@ final class PubSubPlan {
     /** Subscribers of the step. */
     int subscribers() {
         return subscribers;
-    }
-
-    /** Subscriptions each publication matches: deliveries per publication. */
-    int fanOut() {
-        return workload == Workload.PS_T ? 1 : subscribers;
     }
 
     /** What the report shows in its "responders" column: PS-T's subscribers, else the subscriber JVMs. */

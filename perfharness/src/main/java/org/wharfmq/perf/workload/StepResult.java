@@ -12,7 +12,8 @@ import java.util.List;
  * @param messageSize      bytes
  * @param clients          requesters (or producers)
  * @param responders       responders (or consumers)
- * @param medianRate       median of the per-second rates (round trips/s or messages/s)
+ * @param medianRate       median of the per-second rates (round trips/s or messages/s; PS-*: deliveries/s counted at
+ *                         the subscribers, see {@link StepRates#atSubscribers})
  * @param meanRate         mean rate over the measured period
  * @param cpuPercent       server CPU as a percentage of the whole machine (NaN when unknown)
  * @param cpuMicrosPerOp   server CPU microseconds per round trip (or message)

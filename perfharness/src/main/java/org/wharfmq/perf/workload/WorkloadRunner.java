@@ -220,13 +220,12 @@ public final class WorkloadRunner {
         if (flowCounts != null) {
             problems.addAll(flowCheck(flowCounts, measured));
         }
-        // publish/subscribe counts deliveries: each publication reached fanOut subscribers (checked above)
-        int perOp = ps == null ? 1 : ps.fanOut();
         if (ps != null) {
             problems.addAll(PubSubCheck.subscriberCount(ps.subscribers(), background));
         }
-        double median = perOp * measured.stream().mapToDouble(DriverResult::medianRate).sum();
-        double mean = perOp * measured.stream().mapToDouble(DriverResult::meanRate).sum();
+        StepRates rates = rates(ps != null, measured, background);
+        double median = rates.median();
+        double mean = rates.mean();
         DriverResult main = measured.get(0);
         double cpuPercent = Double.NaN;
         double cpuPerOp = Double.NaN;
@@ -244,6 +243,15 @@ public final class WorkloadRunner {
         }
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, median, mean,
                 cpuPercent, cpuPerOp, allCpuPerOp, jitPercent, main.latencyMicros(), problems.isEmpty(), null, problems);
+    }
+
+    /**
+     * The step's rates: publish/subscribe deliveries as the subscriber JVMs (the background drivers) counted them
+     * in each second of the publisher's measured period, the other workloads' operations as their measured drivers
+     * counted them.
+     */
+    static StepRates rates(boolean publishSubscribe, List<DriverResult> measured, List<DriverResult> background) {
+        return publishSubscribe ? StepRates.atSubscribers(background, measured.get(0)) : StepRates.ofMeasured(measured);
     }
 
     /**
