@@ -1,0 +1,112 @@
+package org.wharfmq.server.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.frame.Frame;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ReadTurnTest {
+
+    private static final long TURN = 1_000;
+
+    private final AtomicLong clock = new AtomicLong(1);
+    /** What each frame costs the handler after the turn, in clock units; the frames it saw, in order. */
+    private final Recorder recorder = new Recorder();
+    private final EmbeddedChannel channel = new EmbeddedChannel(new ReadTurn(TURN, clock::get), recorder);
+
+    /** Stands for the connection handler: records frames and read-completes, and spends clock time on each frame. */
+    private final class Recorder extends ChannelInboundHandlerAdapter {
+        long costPerFrame;
+        final List<Object> frames = new ArrayList<>();
+        int readCompletes;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            frames.add(msg);
+            clock.addAndGet(costPerFrame);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            readCompletes++;
+        }
+    }
+
+    /** One read of the socket that decoded {@code frames}, without running the loop's queued tasks. */
+    private void read(Object... frames) {
+        for (Object f : frames) {
+            channel.pipeline().fireChannelRead(f);
+        }
+        channel.pipeline().fireChannelReadComplete();
+    }
+
+    @Test
+    void framesWithinATurnPassStraightThrough() {
+        recorder.costPerFrame = 100;
+        read("a", "b", "c");
+        read("d");
+
+        assertEquals(List.of("a", "b", "c", "d"), recorder.frames);
+        assertTrue(channel.config().isAutoRead());
+        assertFalse(channel.hasPendingTasks(), "nothing was put off");
+    }
+
+    @Test
+    void afterATurnTheRestWaitsForTheLoopAndReadingStops() {
+        recorder.costPerFrame = 600; // the third frame starts after 1200 > 1000
+        read("a", "b", "c", "d");
+
+        assertEquals(List.of("a", "b"), recorder.frames);
+        assertFalse(channel.config().isAutoRead(), "a connection that had its turn stops reading");
+
+        recorder.costPerFrame = 1;
+        channel.runPendingTasks();
+
+        assertEquals(List.of("a", "b", "c", "d"), recorder.frames);
+        assertTrue(channel.config().isAutoRead(), "reading resumes once nothing is held");
+        assertEquals(2, recorder.readCompletes, "the held frames end with a read-complete of their own");
+    }
+
+    @Test
+    void heldFramesAreTakenUpOneTurnAtATimeAndInOrder() {
+        recorder.costPerFrame = 1_500; // every frame is longer than a turn
+        read("a", "b", "c");
+        assertEquals(List.of("a"), recorder.frames);
+
+        read("d"); // arrives while others are held: behind them, even in a new turn
+        assertEquals(List.of("a"), recorder.frames);
+
+        channel.runPendingTasks();
+        assertEquals(List.of("a", "b", "c", "d"), recorder.frames);
+        assertTrue(channel.config().isAutoRead());
+        // two reads, then three turns of one frame each, every turn ending with a read-complete
+        assertEquals(5, recorder.readCompletes, "each held frame longer than a turn gets a turn of its own");
+    }
+
+    @Test
+    void heldMessagesAreReleasedWhenTheConnectionCloses() {
+        recorder.costPerFrame = 2_000;
+        ByteBuf first = Unpooled.buffer().writeInt(1);
+        ByteBuf held = Unpooled.buffer().writeInt(2);
+        read(new Frame.Send(0, 1, 1, first), new Frame.Send(0, 1, 1, held));
+        assertEquals(1, recorder.frames.size());
+
+        channel.pipeline().fireChannelInactive(); // the peer went away before the held frame's turn
+        channel.runPendingTasks();
+
+        assertEquals(0, held.refCnt(), "a frame that was never processed must not leak its message");
+        assertEquals(1, recorder.frames.size(), "nothing is processed after the close");
+        first.release();
+    }
+}
