@@ -184,6 +184,11 @@ public final class FrameClient implements AutoCloseable {
         assertTrue(channel.closeFuture().await(TIMEOUT_SECONDS, TimeUnit.SECONDS), "connection still open");
     }
 
+    /** Whether a frame from the server has arrived and not been taken yet (does not wait). */
+    public boolean hasFrame() {
+        return !received.isEmpty();
+    }
+
     /** Whether the connection is open. */
     public boolean isOpen() {
         return channel.isActive();

@@ -1,0 +1,88 @@
+package org.wharfmq.server.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.FrameClient;
+import org.wharfmq.server.TestMessages;
+import org.wharfmq.server.TestServers;
+import org.wharfmq.server.WharfServer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/**
+ * A connection whose frames are a lot of work does not keep the event loop from the others ({@link ReadTurn}): with
+ * one event loop, a request on a second connection is answered while the first one's burst of publications to a
+ * hundred subscribers is still being processed, not after it.
+ */
+class BusyConnectionTest {
+
+    private static final String TOPIC = "BUSY/T";
+    private static final int SUBSCRIBERS = 100;
+    private static final int PUBLICATIONS = 400; // 40,000 deliveries: far more than one 1 ms turn of work
+    private static WharfServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = WharfServer.start(TestServers.config().ioThreads(1));
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void aBurstOfPublicationsDoesNotHoldUpAnotherConnectionsRequest() throws Exception {
+        try (FrameClient subscribers = FrameClient.tcp(server);
+             FrameClient publisher = FrameClient.tcp(server);
+             FrameClient other = FrameClient.tcp(server)) {
+            subscribers.hello();
+            subscribers.createSession(1, false);
+            for (int c = 1; c <= SUBSCRIBERS; c++) {
+                int consumerId = c;
+                subscribers.request(id -> new Frame.CreateConsumer(id, 1, consumerId, WireDestination.topic(TOPIC),
+                        null, PUBLICATIONS, 0, null));
+            }
+            publisher.hello();
+            publisher.createSession(1, false);
+            other.hello();
+
+            // the whole burst in one write, so that it arrives before the other connection's request; its last
+            // frame is a request whose OK says the burst has been processed
+            ByteBuf burst = Unpooled.buffer();
+            WireMessage message = TestMessages.text("unused", "x".repeat(100));
+            message.destination = WireDestination.topic(TOPIC);
+            for (int i = 0; i < PUBLICATIONS; i++) {
+                append(burst, new Frame.Send(0, 1, 1, TestMessages.encode(message)));
+            }
+            int burstDone = publisher.requestId();
+            append(burst, new Frame.CreateSession(burstDone, 2, false, 1));
+            publisher.sendRaw(burst);
+
+            int answered = other.requestId();
+            other.send(new Frame.CreateSession(answered, 1, false, 1));
+            assertEquals(new Frame.Ok(answered), other.next());
+            // both connections' answers are read by the test client's one event loop, in the order they arrived
+            assertFalse(publisher.hasFrame(), "the other connection was answered only after the whole burst");
+
+            assertEquals(new Frame.Ok(burstDone), publisher.next(), "the burst is processed all the same");
+        }
+    }
+
+    private static void append(ByteBuf out, Frame frame) {
+        FrameEncoder.writeHeader(frame, out);
+        ByteBuf body = FrameEncoder.messageOf(frame);
+        if (body != null) {
+            out.writeBytes(body);
+            body.release();
+        }
+    }
+}
