@@ -62,19 +62,7 @@ public final class ArtemisPeerMain {
         }
         silenceAuditLoggers();
         Path data = Files.createTempDirectory("wharf-perf-artemis");
-        Configuration config = new ConfigurationImpl()
-                .setName("wharf-perf-peer")
-                .setPersistenceEnabled(persistence)
-                .setSecurityEnabled(false)
-                .setJournalType(JournalType.NIO)
-                .setJournalDirectory(data.resolve("journal").toString())
-                .setBindingsDirectory(data.resolve("bindings").toString())
-                .setLargeMessagesDirectory(data.resolve("large-messages").toString())
-                .setPagingDirectory(data.resolve("paging").toString())
-                .setJournalSyncTransactional(sync)
-                .setJournalSyncNonTransactional(sync)
-                .addAcceptorConfiguration("tcp", "tcp://127.0.0.1:" + port + "?" + ACCEPTOR_PARAMETERS);
-        EmbeddedActiveMQ broker = new EmbeddedActiveMQ().setConfiguration(config);
+        EmbeddedActiveMQ broker = new EmbeddedActiveMQ().setConfiguration(configuration(port, sync, persistence, data));
         broker.start();
         try {
             System.out.println(ServerMain.READY_PREFIX + " tcp=tcp://127.0.0.1:" + port + " pid=" + ProcessHandle.current().pid()
@@ -90,6 +78,22 @@ public final class ArtemisPeerMain {
             org.wharfmq.perf.workload.TempFiles.deleteTree(data);
         }
         return 0;
+    }
+
+    /** The broker's configuration: data under {@code data}, one CORE acceptor on 127.0.0.1:{@code port}. */
+    static Configuration configuration(int port, boolean sync, boolean persistence, Path data) throws Exception {
+        return new ConfigurationImpl()
+                .setName("wharf-perf-peer")
+                .setPersistenceEnabled(persistence)
+                .setSecurityEnabled(false)
+                .setJournalType(JournalType.NIO)
+                .setJournalDirectory(data.resolve("journal").toString())
+                .setBindingsDirectory(data.resolve("bindings").toString())
+                .setLargeMessagesDirectory(data.resolve("large-messages").toString())
+                .setPagingDirectory(data.resolve("paging").toString())
+                .setJournalSyncTransactional(sync)
+                .setJournalSyncNonTransactional(sync)
+                .addAcceptorConfiguration("tcp", "tcp://127.0.0.1:" + port + "?" + ACCEPTOR_PARAMETERS);
     }
 
     /** Turns Artemis's audit loggers off, as a stock broker has them. */
