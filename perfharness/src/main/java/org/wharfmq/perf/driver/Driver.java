@@ -236,10 +236,8 @@ public final class Driver {
                                 SortedMap<Long, Long> perWallSecond, Histogram latencies,
                                 int messageSize) {
         double seconds = Math.max(1e-3, (m.windowEndMillis() - m.windowStartMillis()) / 1000.0);
-        List<Long> sorted = new ArrayList<>(m.perSecond());
-        sorted.sort(null);
         double mean = m.measured() / seconds;
-        double median = sorted.isEmpty() ? mean : sorted.get(sorted.size() / 2);
+        double median = m.perSecond().isEmpty() ? mean : DriverResult.medianOf(m.perSecond());
         List<String> problems = control.problems();
         return new DriverResult(testClass.harnessName(), processId, options.threads(), messageSize,
                 options.persistent(), options.transacted(), m.windowStartMillis(), m.windowEndMillis(), m.measured(),

@@ -1,5 +1,6 @@
 package org.wharfmq.perf.driver;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -42,4 +43,15 @@ public record DriverResult(String testClass, String processId, int threads, int 
                            Map<String, Long> received,
                            List<SubscriberCount> subscribers, long losses, long duplicates, long unexpected,
                            List<String> problems, String unavailable, boolean passed) {
+
+    /**
+     * The median of per-second counts as the harness takes it everywhere: the upper one of an even count.
+     *
+     * @param counts per-second counts, not empty
+     */
+    public static long medianOf(List<Long> counts) {
+        List<Long> sorted = new ArrayList<>(counts);
+        sorted.sort(null);
+        return sorted.get(sorted.size() / 2);
+    }
 }

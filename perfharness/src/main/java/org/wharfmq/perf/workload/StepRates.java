@@ -9,7 +9,7 @@ import java.util.TreeSet;
 /**
  * The rate of a step: the median and the mean of its per-second rates over the measured period.
  *
- * @param median the median of the per-second rates (the upper one of an even count, as the driver takes it)
+ * @param median the median of the per-second rates (the upper one of an even count, {@link DriverResult#medianOf})
  * @param mean   operations over the measured period per second
  */
 record StepRates(double median, double mean) {
@@ -41,10 +41,8 @@ record StepRates(double median, double mean) {
         if (totals.isEmpty()) {
             return new StepRates(Double.NaN, Double.NaN);
         }
-        List<Long> sorted = new ArrayList<>(totals);
-        sorted.sort(null);
         double mean = totals.stream().mapToLong(Long::longValue).sum() / (double) totals.size();
-        return new StepRates(sorted.get(sorted.size() / 2), mean);
+        return new StepRates(DriverResult.medianOf(totals), mean);
     }
 
     /**
