@@ -67,7 +67,7 @@ public final class JournalMessageStore implements MessageStore {
      *                               flags Chronicle Queue needs
      */
     public static JournalMessageStore open(ServerConfig config) throws IOException {
-        return open(config, JournalSpace::usableSpace);
+        return open(config, JournalSpace.diskFreeSpace());
     }
 
     /** {@link #open(ServerConfig)} with the disk's free space read by {@code freeSpace}: tests fill a disk so. */

@@ -154,4 +154,14 @@ class JournalMessageStoreTest {
     private static List<String> onQueue(Recovered recovered, String queue) {
         return recovered.messages.stream().filter(m -> m.startsWith(queue + "#")).toList();
     }
+
+    @Test
+    void diskFreeSpaceReadsTheDiskOfTheDirectoryAndSaysWhenItCannot() throws Exception {
+        var freeSpace = JournalSpace.diskFreeSpace();
+        long expected = java.nio.file.Files.getFileStore(data).getUsableSpace();
+        long read = freeSpace.applyAsLong(data);
+        assertTrue(read > 0 && Math.abs(read - expected) < (64L << 20),
+                "free space of " + data + ": " + read + " read, " + expected + " by the JDK");
+        assertEquals(-1, freeSpace.applyAsLong(data.resolve("no-such-directory")));
+    }
 }
