@@ -38,7 +38,7 @@ public final class MarkdownReport {
      * @param results     per target, its steps in order
      * @param charts      per message size, the chart's file name
      */
-    public static String render(String workload, String description, String unit, String command,
+    public static String render(String workload, String description, String unit, boolean persistent, String command,
                                 Map<String, List<StepResult>> results, Map<Integer, String> charts) {
         StringBuilder md = new StringBuilder();
         md.append("## ").append(workload).append(": ").append(description).append("\n\n");
@@ -50,9 +50,9 @@ public final class MarkdownReport {
         results.values().forEach(steps -> steps.forEach(s -> sizes.add(s.messageSize())));
         boolean flow = workload.startsWith("F-");
         if (flow) {
-            flowTable(md, workload, sizes, results);
+            flowTable(md, workload, persistent, sizes, results);
         } else {
-            clientTable(md, workload, sizes, results);
+            clientTable(md, workload, persistent, sizes, results);
         }
         md.append("\n*").append(unit).append("\n\n");
         if (results.size() == 2) {
@@ -98,11 +98,12 @@ public final class MarkdownReport {
     }
 
     /** The seeds' queue-manager table: per size, each target's peak rate, CPU% and clients, and the V8.0 row. */
-    private static void clientTable(StringBuilder md, String workload, TreeSet<Integer> sizes, Map<String, List<StepResult>> results) {
-        peakTable(md, workload, sizes, results, List.of("Max Rate*", "CPU%", "Clients"),
+    private static void clientTable(StringBuilder md, String workload, boolean persistent, TreeSet<Integer> sizes,
+                                    Map<String, List<StepResult>> results) {
+        peakTable(md, workload, persistent, sizes, results, List.of("Max Rate*", "CPU%", "Clients"),
                 p -> List.of(rateCell(p), Sizes.percent(p.cpuPercent()).replace("%", ""), Integer.toString(p.clients())),
                 "Seed V8.0 (other hardware) Max Rate* | CPU% | Clients", size -> {
-                    SeedRows.Row seed = SeedRows.find(workload, size);
+                    SeedRows.Row seed = SeedRows.find(workload, size, persistent);
                     return seed == null ? "no published row | |"
                             : String.format(Locale.ROOT, "%,d | %.2f | %d", seed.maxRate(), seed.cpuPercent(), seed.clients());
                 });
@@ -112,12 +113,13 @@ public final class MarkdownReport {
      * The broker report's table: per size, each target's peak rate, CPU%, CPU ms per message and instances at the
      * peak, and the 002 row (one copy of the flow).
      */
-    private static void flowTable(StringBuilder md, String workload, TreeSet<Integer> sizes, Map<String, List<StepResult>> results) {
-        peakTable(md, workload, sizes, results, List.of("Max Rate*", "CPU%", "CPU ms/msg", "Instances"),
+    private static void flowTable(StringBuilder md, String workload, boolean persistent, TreeSet<Integer> sizes,
+                                  Map<String, List<StepResult>> results) {
+        peakTable(md, workload, persistent, sizes, results, List.of("Max Rate*", "CPU%", "CPU ms/msg", "Instances"),
                 p -> List.of(rateCell(p), Sizes.percent(p.cpuPercent()).replace("%", ""), millis(p.cpuMicrosPerOp()),
                         Integer.toString(p.responders())),
                 "Seed 002 WMB V6.1 (other hardware) Rate* | CPU% | CPU ms/msg", size -> {
-                    SeedRows.FlowRow seed = SeedRows.findFlow(workload, size);
+                    SeedRows.FlowRow seed = persistent ? null : SeedRows.findFlow(workload, size);
                     return seed == null ? "no published row | |" : String.format(Locale.ROOT, "%,.0f | %.2f | %.2f",
                             seed.rate(), seed.cpuPercent(), seed.cpuMillisPerMessage());
                 });
@@ -129,7 +131,8 @@ public final class MarkdownReport {
      * A table with a row per size: for each target the {@code columns} of its peak step (or why it has none), then
      * the seed's three columns.
      */
-    private static void peakTable(StringBuilder md, String workload, TreeSet<Integer> sizes, Map<String, List<StepResult>> results,
+    private static void peakTable(StringBuilder md, String workload, boolean persistent, TreeSet<Integer> sizes,
+                                  Map<String, List<StepResult>> results,
                                   List<String> columns, Function<StepResult, List<String>> cells, String seedColumns,
                                   IntFunction<String> seedCells) {
         md.append("| Test |");
@@ -138,7 +141,8 @@ public final class MarkdownReport {
         results.keySet().forEach(t -> md.append("---:|".repeat(columns.size())));
         md.append("---:|---:|---:|\n");
         for (int size : sizes) {
-            md.append("| ").append(workload).append(' ').append(Sizes.label(size)).append(" non-persistent |");
+            md.append("| ").append(workload).append(' ').append(Sizes.label(size))
+                    .append(persistent ? " persistent |" : " non-persistent |");
             for (List<StepResult> steps : results.values()) {
                 StepResult p = peak(steps.stream().filter(s -> s.messageSize() == size).toList());
                 if (p == null) {

@@ -24,7 +24,12 @@ public final class SeedRows {
             Map.entry("RR-3/2048", new Row("JMS Local Bindings (2KB Non-persistent) : RR-3", 67_404, 95.44, 49)),
             Map.entry("RR-3/204800", new Row("JMS Local Bindings (200KB Non-persistent) : RR-3", 14_761, 77.18, 17)),
             Map.entry("RR-4/2048", new Row("JMS Client Bindings (2KB Non-persistent) : RR-4", 56_159, 45.13, 65)),
-            Map.entry("RR-4/204800", new Row("JMS Client Bindings (200KB Non-persistent) : RR-4", 2_752, 8.98, 37)));
+            Map.entry("RR-4/204800", new Row("JMS Client Bindings (200KB Non-persistent) : RR-4", 2_752, 8.98, 37)),
+            // the report's only persistent request/reply rows
+            Map.entry("RR-1/2048/persistent", new Row("MQI Local Bindings (2KB Persistent) : RR-1", 18_391, 27.98, 17)),
+            Map.entry("RR-1/20480/persistent", new Row("MQI Local Bindings (20KB Persistent) : RR-1", 8_419, 15.45, 21)),
+            Map.entry("RR-1/204800/persistent", new Row("MQI Local Bindings (200KB Persistent) : RR-1", 891, 3.56, 1)),
+            Map.entry("RR-1/2097152/persistent", new Row("MQI Local Bindings (2MB Persistent) : RR-1", 87, 5.4, 2)));
 
     /**
      * A published row of the broker report (002: WebSphere Message Broker V6.1 with WebSphere MQ V6 on a 4-processor
@@ -50,8 +55,8 @@ public final class SeedRows {
         return FLOW_ROWS.get(workload + "/" + size);
     }
 
-    /** The seed's non-persistent row for {@code workload} at {@code size}, or null. */
-    public static Row find(String workload, int size) {
-        return ROWS.get(workload + "/" + size);
+    /** The seed's row for {@code workload} at {@code size}, persistent or not, or null when it published none. */
+    public static Row find(String workload, int size, boolean persistent) {
+        return ROWS.get(workload + "/" + size + (persistent ? "/persistent" : ""));
     }
 }

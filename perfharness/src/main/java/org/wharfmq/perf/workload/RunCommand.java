@@ -181,8 +181,8 @@ public final class RunCommand {
         }
         Files.writeString(out.resolve("report.md"), settings.workload().publishSubscribe()
                 ? PubSubReport.render(settings.workload().id(), settings.workload().description(), settings.persistent(), command, byTarget, charts)
-                : MarkdownReport.render(settings.workload().id(),
-                settings.workload().description(), settings.workload().unit(), command, byTarget, charts));
+                : MarkdownReport.render(settings.workload().id(), settings.workload().description(),
+                settings.workload().unit(), settings.persistent(), command, byTarget, charts));
     }
 
     /** The parsed command line. */
