@@ -358,6 +358,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         boolean sync = syncSends || (mode != SESSION_TRANSACTED && deliveryMode == DeliveryMode.PERSISTENT);
         if (sync) {
             connection.requestOk(rid -> new Frame.Send(rid, id, producerId, buffer), "SEND");
+        } else if (mode == SESSION_TRANSACTED) {
+            connection.writeSoon(new Frame.Send(0, id, producerId, buffer)); // nothing of it is seen before the commit
         } else {
             connection.write(new Frame.Send(0, id, producerId, buffer));
         }
@@ -556,10 +558,11 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         try {
             boolean plainQueue = flags == 0 && wire.kind().isQueue();
             if (plainQueue && connection.consumerAcceptedBefore(wire)) {
-                // accepted here before and the selector already parsed: written without waiting, it leaves in one
-                // packet with what the application sends next (a request), and a refusal (the queue deleted since)
-                // is raised by this consumer's receive
-                connection.write(new Frame.CreateConsumer(0, id, consumerId, wire, selectorText, prefetch, flags, null));
+                // accepted here before and the selector already parsed: not waited for, it leaves in one packet
+                // with what the application sends next (a request) or when it waits (receive, a listener), and a
+                // refusal (the queue deleted since) is raised by this consumer's receive
+                connection.writeSoon(new Frame.CreateConsumer(0, id, consumerId, wire, selectorText, prefetch, flags,
+                        null));
             } else {
                 connection.requestOk(rid -> new Frame.CreateConsumer(rid, id, consumerId, wire, selectorText, prefetch, flags,
                         subscriptionName),
@@ -924,6 +927,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         try {
             consumer.listener(listener);
             if (listener != null) {
+                connection.flushSoonFrames(); // the consumer's opening may still wait for a ride; a listener waits
                 for (int i = consumer.buffer().size(); i > 0; i--) {
                     dispatchQueue.addLast(consumer);
                 }
@@ -1185,6 +1189,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             flushDupsOkAcks();
         }
         if (connection.isUsable()) {
+            // at once, not with the next frame: an application that closes a consumer expects its acknowledgements
+            // to count and its buffered messages to go to other consumers now, not up to 20 ms later
             connection.write(new Frame.CloseConsumer(0, id, consumer.id(), consumer.lastConsumedDeliveryId()));
         }
     }

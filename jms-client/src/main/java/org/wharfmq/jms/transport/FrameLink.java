@@ -18,6 +18,13 @@ public interface FrameLink {
     long PIGGYBACK_MILLIS = 20;
 
     /**
+     * Most message bytes that frames written with {@link #writeSoon} may hold back: past this the frame is written
+     * as by {@link #write}, so a transaction of many sends streams to the server, and waits for it like any other
+     * write, rather than piling up in the client's memory.
+     */
+    int SOON_LIMIT_BYTES = 64 * 1024;
+
+    /**
      * Writes a frame, and any frames {@link #writeSoon} left waiting before it. A failure to write shows up as the
      * listener's {@link FrameListener#onFailure} and the link closing, never as an exception here.
      */
@@ -25,9 +32,10 @@ public interface FrameLink {
 
     /**
      * Queues a frame nobody waits for and that need not leave at once (the acknowledgement of an AUTO_ACKNOWLEDGE
-     * receive): it leaves with the next frame written, with {@link #flush}, or at the latest
-     * {@value #PIGGYBACK_MILLIS} ms later. Sending an acknowledgement on its own cost a request/reply client a
-     * system call and a thread wake-up per message. Order with every other frame is kept.
+     * receive, a send inside a transaction, the opening of a consumer): it leaves with the next frame
+     * written, with {@link #flush}, or at the latest {@value #PIGGYBACK_MILLIS} ms later; once more than
+     * {@value #SOON_LIMIT_BYTES} message bytes wait, at once. Sending each of those on its own cost a
+     * request/reply client a system call (and the server a read) per frame. Order with every other frame is kept.
      */
     void writeSoon(Frame frame);
 

@@ -173,6 +173,22 @@ class SocketLinkTest {
     }
 
     @Test
+    void waitingFramesHoldingMoreThanTheLimitOfMessageBytesAreWrittenAtOnceInOrder() throws Exception {
+        int half = FrameLink.SOON_LIMIT_BYTES / 2 + 1;
+        link.writeSoon(new Frame.Credit(1, 1));
+        link.writeSoon(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[half])));
+        link.writeSoon(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[half])));
+        // on loopback a written byte is readable when the write returns; a timed flush would come 20 ms later
+        assertTrue(peer.getInputStream().available() > 0, "past the limit, written by the sending thread");
+        assertEquals(new Frame.Credit(1, 1), readFrame());
+        for (int i = 0; i < 2; i++) {
+            Frame.Send send = assertInstanceOf(Frame.Send.class, readFrame());
+            assertEquals(half, send.message().readableBytes());
+            send.message().release();
+        }
+    }
+
+    @Test
     void aWaitingFrameLeavesOnItsOwnWhenNothingElseIsWritten() throws Exception {
         link.writeSoon(new Frame.Credit(1, 10));
         assertEquals(new Frame.Credit(1, 10), readFrame());
