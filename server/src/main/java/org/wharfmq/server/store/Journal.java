@@ -136,6 +136,29 @@ final class Journal implements AutoCloseable {
         return segments;
     }
 
+    /**
+     * The data file of {@code segment} that has no complete header, or null when every file has one. A run stopped
+     * while Chronicle was creating a file leaves it so; the file then holds no record. Asked to read it, Chronicle
+     * would wait 10-20 s for another process to finish the header, and then write one itself.
+     */
+    Path fileWithoutHeader(int segment) throws IOException {
+        try (Stream<Path> files = Files.list(directory(segment))) {
+            for (Path file : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".cq4"))::iterator) {
+                ByteBuffer header = ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                    while (header.hasRemaining() && channel.read(header, header.position()) > 0) {
+                        // a header of four bytes is read in one go, but a short read is no error
+                    }
+                }
+                // Chronicle's header word: 0 before it is written, the NOT_COMPLETE bit while it is being written
+                if (header.hasRemaining() || header.getInt(0) == 0 || (header.getInt(0) & 0x80000000) != 0) {
+                    return file;
+                }
+            }
+        }
+        return null;
+    }
+
     /** A tailer at the start of {@code segment}, for recovery; the caller closes it. */
     ExcerptTailer tailer(int segment) {
         return queue(segment).createTailer().toStart();

@@ -58,9 +58,19 @@ final class Recovery {
         return recovery;
     }
 
-    private void readSegment(Journal journal, int segment, ByteBuf record) {
+    private void readSegment(Journal journal, int segment, ByteBuf record) throws java.io.IOException {
         lastSegment = Math.max(lastSegment, segment);
         state.segment(segment);
+        java.nio.file.Path unfinished = journal.fileWithoutHeader(segment);
+        if (unfinished != null) {
+            // nothing to read, and nothing lost: a record is only ever written after the header
+            String report = "journal segment " + segment + " has a file with no header (" + unfinished.getFileName()
+                    + "): the run that created it was stopped before it wrote a record there; the segment was skipped";
+            damage.add(report);
+            closedCleanly = false;
+            LOG.log(System.Logger.Level.WARNING, "Recovery: " + report);
+            return;
+        }
         byte lastType = 0;
         try (ExcerptTailer tailer = journal.tailer(segment)) {
             while (true) {

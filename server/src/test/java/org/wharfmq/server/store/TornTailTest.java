@@ -55,6 +55,38 @@ class TornTailTest {
         recoverTheFirstNineAndKeepWorking();
     }
 
+    /**
+     * A run killed while Chronicle was creating a segment's file leaves the file without its header. Chronicle,
+     * asked to read such a file, waits for another process to finish writing the header: 10-20 s a file, at every
+     * start. Such a file holds no record, so recovery skips it at once and says so.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 8, unit = java.util.concurrent.TimeUnit.SECONDS)
+    void aSegmentFileLeftWithoutItsHeaderIsSkippedAtOnce() throws Exception {
+        writeNineMessagesAndAMarkedOne();
+        Path written;
+        try (Stream<Path> files = Files.walk(data.resolve("journal"))) {
+            written = files.filter(p -> p.toString().endsWith(".cq4")).max(Path::compareTo).orElseThrow();
+        }
+        Path unfinished = data.resolve("journal").resolve("00000099").resolve(written.getFileName());
+        Files.createDirectories(unfinished.getParent());
+        try (RandomAccessFile raf = new RandomAccessFile(unfinished.toFile(), "rw")) {
+            raf.setLength(Files.size(written)); // created and sized, nothing written yet
+        }
+        Recovered recovered = new Recovered();
+        try (JournalMessageStore store = StoreHarness.open(StoreHarness.config(data), recovered)) {
+            assertEquals(10, recovered.messages.size(), recovered.messages.toString());
+            List<String> damage = store.recoveryDamage();
+            assertEquals(1, damage.size(), "reported: " + damage);
+            assertTrue(damage.get(0).contains("segment 99") && damage.get(0).contains("no header"), damage.get(0));
+            StoreHarness.put(store, Message.of("Q", 11, "after"));
+        }
+        Recovered again = new Recovered();
+        try (JournalMessageStore ignored = StoreHarness.open(StoreHarness.config(data), again)) {
+            assertEquals(11, again.messages.size(), "the next segment is numbered after the empty one");
+        }
+    }
+
     private void writeNineMessagesAndAMarkedOne() throws Exception {
         try (JournalMessageStore store = StoreHarness.open(StoreHarness.config(data), new Recovered())) {
             for (int i = 1; i <= 9; i++) {
