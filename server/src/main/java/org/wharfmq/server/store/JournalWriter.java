@@ -52,6 +52,8 @@ final class JournalWriter implements Runnable {
     private final AtomicLong unsyncedBatches = new AtomicLong();
     private final AtomicLong written = new AtomicLong();
     private volatile boolean stopped;
+    /** Why the writer stopped, when it failed rather than being stopped (written before {@link #stopped}). */
+    private volatile Throwable failedWith;
 
     JournalWriter(Journal journal, JournalState state, boolean fsync, JournalSpace space) {
         this.journal = journal;
@@ -67,7 +69,7 @@ final class JournalWriter implements Runnable {
     /** Hands an entry to the writer; never blocks. After {@link #stop}, the entry fails at once. */
     void submit(JournalEntry entry) {
         if (stopped) {
-            entry.failure = new IllegalStateException("The journal is closed (the queue manager is stopping).");
+            entry.failure = closed();
             entry.finish();
             return;
         }
@@ -112,14 +114,24 @@ final class JournalWriter implements Runnable {
         } catch (RuntimeException | Error e) {
             LOG.log(System.Logger.Level.ERROR, "The journal writer failed; persistent messages can no longer be "
                     + "stored", e);
+            failedWith = e;
             stopped = true;
             failAll(e);
         } finally {
             stopSyncer();
-            failAll(new IllegalStateException("The journal is closed (the queue manager is stopping)."));
+            failAll(closed());
             fields.release();
             reread.release();
         }
+    }
+
+    /** Why an entry arriving after the writer stopped fails: the queue manager stopping, or the writer's failure. */
+    private IllegalStateException closed() {
+        Throwable failed = failedWith;
+        return failed == null
+                ? new IllegalStateException("The journal is closed (the queue manager is stopping).")
+                : new IllegalStateException("The journal failed (" + failed + ") and stores no persistent message "
+                + "until the queue manager is restarted; see its log.");
     }
 
     private void failAll(Throwable cause) {

@@ -164,4 +164,34 @@ class JournalMessageStoreTest {
                 "free space of " + data + ": " + read + " read, " + expected + " by the JDK");
         assertEquals(-1, freeSpace.applyAsLong(data.resolve("no-such-directory")));
     }
+
+    @Test
+    void onceTheWriterHasFailedEveryPersistentSendSaysSoAndWhy() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean fault = new java.util.concurrent.atomic.AtomicBoolean();
+        ServerConfig config = StoreHarness.config(data);
+        // what a write through the map into a disk filled by another program looks like on the writer thread
+        try (JournalMessageStore store = JournalMessageStore.open(config, directory -> {
+            if (fault.get()) {
+                throw new InternalError("a fault occurred in a recent unsafe memory access operation");
+            }
+            return 100L << 30;
+        })) {
+            store.recover(new Recovered());
+            StoreHarness.put(store, Message.of("Q", 1, "stored"));
+            fault.set(true);
+            Throwable failure = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            for (long sequence = 2; failure == null && System.nanoTime() < deadline; sequence++) {
+                StoreHarness.Done done = new StoreHarness.Done();
+                store.put(Message.of("Q", sequence, "x"), done); // until the writer reads the disk again
+                failure = done.await();
+            }
+            assertTrue(failure != null, "the writer never failed");
+            StoreHarness.Done later = new StoreHarness.Done();
+            store.put(Message.of("Q", 1000, "after"), later);
+            String message = later.await().getMessage();
+            assertTrue(message.contains("The journal failed (java.lang.InternalError: a fault occurred"), message);
+            assertTrue(message.contains("until the queue manager is restarted"), message);
+        }
+    }
 }
