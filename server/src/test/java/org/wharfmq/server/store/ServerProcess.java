@@ -34,6 +34,29 @@ final class ServerProcess implements AutoCloseable {
 
     /** Starts the server and waits for its ready line. */
     static ServerProcess start(Path data, String... extraArgs) throws IOException, InterruptedException {
+        List<String> command = command(data, extraArgs);
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        StringBuilder seen = new StringBuilder();
+        String line;
+        while ((line = out.readLine()) != null) {
+            seen.append(line).append('\n');
+            int port = readyPort(line);
+            if (port >= 0) {
+                ServerProcess server = new ServerProcess(process, port);
+                server.collect(out, seen);
+                return server;
+            }
+        }
+        process.waitFor(10, TimeUnit.SECONDS);
+        throw new IllegalStateException("the server exited before it was ready:\n" + seen);
+    }
+
+    /**
+     * The command line of a server on {@code data}, port 0: this JVM's java, its --add-opens/--add-exports flags and
+     * its class path.
+     */
+    static List<String> command(Path data, String... extraArgs) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -51,21 +74,13 @@ final class ServerProcess implements AutoCloseable {
         command.add("--data");
         command.add(data.toString());
         command.addAll(List.of(extraArgs));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        StringBuilder seen = new StringBuilder();
-        String line;
-        while ((line = out.readLine()) != null) {
-            seen.append(line).append('\n');
-            Matcher m = READY.matcher(line);
-            if (m.find()) {
-                ServerProcess server = new ServerProcess(process, Integer.parseInt(m.group(1)));
-                server.collect(out, seen);
-                return server;
-            }
-        }
-        process.waitFor(10, TimeUnit.SECONDS);
-        throw new IllegalStateException("the server exited before it was ready:\n" + seen);
+        return command;
+    }
+
+    /** The port of a server's ready line, or -1 when {@code line} is not it. */
+    static int readyPort(String line) {
+        Matcher m = READY.matcher(line);
+        return m.find() ? Integer.parseInt(m.group(1)) : -1;
     }
 
     /** Keeps reading the output (so the child never blocks on a full pipe) and keeps it for diagnostics. */
