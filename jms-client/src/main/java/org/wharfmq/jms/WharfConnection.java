@@ -34,6 +34,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 
 /**
@@ -297,11 +298,19 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
      * @throws JMSException when the connection is lost or the answer does not come within requestTimeout
      */
     Frame.Error request(IntFunction<Frame> frame, String what) throws JMSException {
+        return request(frame, what, false);
+    }
+
+    /**
+     * {@link #request}; with {@code read}, this thread may read the answer itself (the hot requests: a persistent
+     * send, a commit; never under a lock that delivering a frame takes).
+     */
+    Frame.Error request(IntFunction<Frame> frame, String what, boolean read) throws JMSException {
         checkUsable();
         int id = requests.nextId();
         CompletableFuture<Frame.Error> answer = requests.register(id);
         write(frame.apply(id));
-        return await(answer, id, what);
+        return await(answer, id, what, read);
     }
 
     /** {@link #request} that throws the mapped exception for an ERROR answer. */
@@ -314,8 +323,20 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
 
     /** Waits for a registered request's answer. */
     Frame.Error await(CompletableFuture<Frame.Error> answer, int id, String what) throws JMSException {
+        return await(answer, id, what, false);
+    }
+
+    /**
+     * Waits for a registered request's answer; with {@code read}, this thread reads the socket itself meanwhile
+     * if no other thread does ({@link FrameLink#readWhileWaiting}), for callers that hold no lock.
+     */
+    Frame.Error await(CompletableFuture<Frame.Error> answer, int id, String what, boolean read) throws JMSException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(url.requestTimeoutMillis());
+        if (read) {
+            readWhileAwaiting(answer, deadline);
+        }
         try {
-            return answer.get(url.requestTimeoutMillis(), TimeUnit.MILLISECONDS);
+            return answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             throw cause instanceof JMSException j ? lostException(j) : JmsErrors.wrap(what + " failed: " + cause, cause);
@@ -328,6 +349,73 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             Thread.currentThread().interrupt();
             throw new JMSException("Interrupted while waiting for the answer to " + what);
         }
+    }
+
+    /**
+     * Reads the socket on this thread until {@code answer} is done, the deadline passes or the thread is
+     * interrupted; sleeps (woken by the answer, or to take its turn to read) while another thread reads.
+     */
+    private void readWhileAwaiting(CompletableFuture<?> answer, long deadline) {
+        Thread waiter = Thread.currentThread();
+        Runnable wake = () -> LockSupport.unpark(waiter);
+        boolean unparkOnAnswer = false;
+        try {
+            while (!answer.isDone() && !waiter.isInterrupted()) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return;
+                }
+                if (link.readWhileWaiting(remaining)) {
+                    continue;
+                }
+                if (!unparkOnAnswer) {
+                    answer.whenComplete((error, failure) -> LockSupport.unpark(waiter));
+                    unparkOnAnswer = true;
+                    continue; // answered meanwhile?
+                }
+                if (link.follow(wake)) {
+                    try {
+                        if (!answer.isDone()) {
+                            LockSupport.parkNanos(this, remaining);
+                        }
+                    } finally {
+                        link.unfollow(wake);
+                    }
+                }
+            }
+        } finally {
+            link.promote();
+        }
+    }
+
+    /** {@link FrameLink#mayReadWhileWaiting}. */
+    boolean mayReadWhileWaiting() {
+        return link.mayReadWhileWaiting();
+    }
+
+    /** {@link FrameLink#readWhileWaiting}, for a consumer's receive. */
+    boolean readWhileWaiting(long maxNanos) {
+        return link.readWhileWaiting(maxNanos);
+    }
+
+    /** {@link FrameLink#follow}. */
+    boolean follow(Runnable wake) {
+        return link.follow(wake);
+    }
+
+    /** {@link FrameLink#unfollow}. */
+    void unfollow(Runnable wake) {
+        link.unfollow(wake);
+    }
+
+    /** {@link FrameLink#promote}. */
+    void promote() {
+        link.promote();
+    }
+
+    /** A MessageListener is in use: only the link's reader thread reads from now on ({@link FrameLink#readerOnly}). */
+    void listenerInUse() {
+        link.readerOnly();
     }
 
     // ---- inbound, on the IO thread ----

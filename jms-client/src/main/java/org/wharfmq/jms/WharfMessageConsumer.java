@@ -35,6 +35,8 @@ public final class WharfMessageConsumer implements QueueReceiver, TopicSubscribe
     private final String selector;
     private final boolean noLocal;
     private final Condition available;
+    /** Wakes this consumer's waiting receive to take its turn at reading the socket (see WharfSession#take). */
+    private final Runnable wakeToRead = () -> session().signalAvailable(this);
     private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
     private volatile MessageListener listener;
     private volatile boolean closed;
@@ -68,6 +70,10 @@ public final class WharfMessageConsumer implements QueueReceiver, TopicSubscribe
 
     Condition available() {
         return available;
+    }
+
+    Runnable wakeToRead() {
+        return wakeToRead;
     }
 
     ArrayDeque<Frame.Deliver> buffer() {

@@ -357,7 +357,10 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         }
         boolean sync = syncSends || (mode != SESSION_TRANSACTED && deliveryMode == DeliveryMode.PERSISTENT);
         if (sync) {
-            connection.requestOk(rid -> new Frame.Send(rid, id, producerId, buffer), "SEND");
+            Frame.Error error = connection.request(rid -> new Frame.Send(rid, id, producerId, buffer), "SEND", true);
+            if (error != null) {
+                throw JmsErrors.toException(error);
+            }
         } else if (mode == SESSION_TRANSACTED) {
             connection.writeSoon(new Frame.Send(0, id, producerId, buffer)); // nothing of it is seen before the commit
         } else {
@@ -729,15 +732,46 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                     return null;
                 }
                 connection.flushSoonFrames();   // an acknowledgement waiting for a ride should not wait for this one
-                if (timeoutNanos < 0) {
-                    consumer.available().await();
-                } else {
-                    remaining = consumer.available().awaitNanos(remaining);
+                // read the socket on this thread if no other does: the message then needs no hand-over
+                if (!Thread.currentThread().isInterrupted() && connection.mayReadWhileWaiting()) {
+                    long before = System.nanoTime();
+                    lock.unlock(); // delivering a frame takes this lock
+                    try {
+                        connection.readWhileWaiting(timeoutNanos < 0 ? Long.MAX_VALUE : remaining);
+                    } finally {
+                        lock.lock();
+                    }
+                    remaining -= System.nanoTime() - before;
+                    continue; // whether it read or found the turn taken meanwhile: anything may have changed
+                }
+                // checked and now waited for under the lock, so no signal is missed in between
+                Runnable wake = consumer.wakeToRead();
+                if (connection.follow(wake)) {
+                    try {
+                        if (timeoutNanos < 0) {
+                            consumer.available().await();
+                        } else {
+                            remaining = consumer.available().awaitNanos(remaining);
+                        }
+                    } finally {
+                        connection.unfollow(wake);
+                    }
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
+        } finally {
+            lock.unlock();
+            connection.promote();
+        }
+    }
+
+    /** Signals a consumer's waiting receive (to take its turn to read the socket); takes the session lock. */
+    void signalAvailable(WharfMessageConsumer consumer) {
+        lock.lock();
+        try {
+            consumer.available().signalAll();
         } finally {
             lock.unlock();
         }
@@ -927,6 +961,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         try {
             consumer.listener(listener);
             if (listener != null) {
+                connection.listenerInUse();
                 connection.flushSoonFrames(); // the consumer's opening may still wait for a ride; a listener waits
                 for (int i = consumer.buffer().size(); i > 0; i--) {
                     dispatchQueue.addLast(consumer);
@@ -1089,7 +1124,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         awaitCompletions();
         asyncSendError.set(null); // the COMMIT answer reports it
         List<Frame.Consumed> list = consumedList();
-        Frame.Error error = connection.request(rid -> new Frame.Commit(rid, id, list), "COMMIT");
+        Frame.Error error = connection.request(rid -> new Frame.Commit(rid, id, list), "COMMIT", true);
         if (error == null) {
             forgetConsumed(list);
             return;

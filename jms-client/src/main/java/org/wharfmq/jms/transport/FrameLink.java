@@ -45,6 +45,54 @@ public interface FrameLink {
      */
     void flush();
 
+    /**
+     * Leader/follower reading: lets a thread that is about to wait for a frame (a consumer's next message, the
+     * answer to a request) read the socket itself for up to {@code maxNanos}, delivering every frame it reads to
+     * the listener as the reader thread would. The frame it waits for then needs no hand-over from another thread:
+     * on a request/reply client that hand-over (a futex wake-up and a sleep) was a sixth of the client's CPU.
+     * The caller must hold no lock that delivering a frame takes.
+     *
+     * @return true if this thread read (or its slice ran out): the caller looks again at what it waits for;
+     * false if another thread reads now: the caller registers with {@link #follow} and sleeps as before
+     */
+    default boolean readWhileWaiting(long maxNanos) {
+        return false;
+    }
+
+    /**
+     * Whether {@link #readWhileWaiting} would probably read now (no other thread reads, no listener in use): a
+     * caller that must let go of a lock to read asks first, and otherwise waits without letting go.
+     */
+    default boolean mayReadWhileWaiting() {
+        return false;
+    }
+
+    /**
+     * Registers {@code wake}, run when the read turn is free again so that this waiting thread takes it; the caller
+     * then sleeps until woken (by {@code wake} or by a frame delivered for it) and calls {@link #unfollow}.
+     *
+     * @return false if the turn is already free again (nothing registered): the caller should not sleep but call
+     * {@link #readWhileWaiting}
+     */
+    default boolean follow(Runnable wake) {
+        return true;
+    }
+
+    /** Removes a {@link #follow} registration. */
+    default void unfollow(Runnable wake) {
+    }
+
+    /** Wakes one following thread if the read turn is free: called by a waiting thread as it stops waiting. */
+    default void promote() {
+    }
+
+    /**
+     * From now on only the link's own reader thread reads: once a MessageListener is used, messages must be read
+     * when no application thread waits.
+     */
+    default void readerOnly() {
+    }
+
     /** Allocates the buffers that SEND frames carry. */
     ByteBufAllocator alloc();
 

@@ -38,21 +38,33 @@ import java.util.concurrent.locks.ReentrantLock;
  * connection. The price is that a message is copied into the link's send buffer instead of written from its
  * own; messages are allocated on the heap ({@link #alloc()}), where that copy is the only one.
  *
- * <p><b>Reading.</b> One reader thread per link ({@code wharf-client-reader-*}) blocks in {@code read}, splits
- * the bytes into frames and hands each to the listener. The reader never writes to the socket: a frame written
- * on it waits and is sent by the {@link LinkTimer}'s thread, so that the reader keeps draining the server even
- * when the socket's send buffer is full.
+ * <p><b>Reading: leader/follower.</b> Whoever holds the read turn reads the socket, splits the bytes into frames and
+ * hands each to the listener. An application thread about to wait for a frame (a receive, the answer to a
+ * persistent send or a commit) takes the turn if it is free and reads itself ({@link #readWhileWaiting}), in
+ * slices of at most {@value #LEAD_SLICE_MILLIS} ms so that it sees its own deadline and a close; the frame it
+ * waits for then needs no hand-over from another thread. A thread that finds the turn taken follows: it sleeps
+ * as before, woken by the frame delivered for it or, when the turn is let go, to take it. The link's own reader
+ * thread ({@code wharf-client-reader-*}) reads only when no application thread has asked for
+ * {@value #READER_IDLE_MILLIS} ms, or always once a MessageListener is in use ({@link #readerOnly}), so that
+ * frames nobody waits for are still read; it alone reports the end of the link. A reading thread never blocks
+ * writing to the socket: a frame written on it waits and is sent by the {@link LinkTimer}'s thread, so the
+ * socket keeps being drained even when its send buffer is full.
  *
  * <p>Why not a Netty event loop, as the server uses: with an event loop, each frame an application thread writes
  * is a task for that loop, and the loop must be woken to write it, so each message cost a client one more thread
  * wake-up and more system calls; leaving the loop out saved about 15 % of all the JVMs' CPU per RR-4 round trip
- * (docs/performance.md). Here a message costs its write, its read and the reader's wake-up of the receiving
- * thread.
+ * (docs/performance.md). Here a message costs its write and its read; the reader thread's hand-over of a frame
+ * to the waiting thread (a wake-up and a sleep) only when another thread held the turn.
  */
 final class SocketLink implements FrameLink {
 
     /** Size of a fresh read buffer; frames larger than this get a buffer of their own size. */
     static final int READ_BUFFER = 64 * 1024;
+    /** Longest an application thread reads before it looks at its own deadline again. */
+    private static final long LEAD_SLICE_MILLIS = 100;
+    /** How long the reader thread leaves the socket to application threads after one last asked to read. */
+    private static final long READER_IDLE_MILLIS = 20;
+    private static final long READER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(READER_IDLE_MILLIS);
     /** Free space below which the reader moves on to a fresh buffer rather than issue a short read. */
     private static final int MIN_READ = 4 * 1024;
     private static final AtomicLong LINKS = new AtomicLong();
@@ -75,6 +87,21 @@ final class SocketLink implements FrameLink {
     /** Heap buffers: a socket stream reads and writes byte arrays, so a direct buffer would cost one more copy. */
     private final ByteBufAllocator alloc = new PreferHeapByteBufAllocator(PooledByteBufAllocator.DEFAULT);
     private final Thread reader;
+    /**
+     * The turn to read the socket: held by the reader thread, or by an application thread that waits for a frame
+     * and reads it itself ({@link #readWhileWaiting}). Its holder owns {@link #in} and {@link #needed}.
+     */
+    private final ReentrantLock readTurn = new ReentrantLock();
+    /** How to wake each application thread that waits while another holds the turn, so that one takes it over. */
+    private final Queue<Runnable> followers = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** When an application thread last asked for the turn: the reader thread leaves the socket to them meanwhile. */
+    private volatile long lastLeadNanos;
+    /** Set once a listener is used on the connection: from then on only the reader thread reads. */
+    private volatile boolean readerOnly;
+    /** Bytes read and not yet delivered; owned by the holder of {@link #readTurn}. */
+    private ByteBuf in;
+    /** Bytes the incomplete frame at the reader index of {@link #in} still lacks, at least. */
+    private int needed;
     /** Frames waiting to leave with the next write; polled only by the holder of {@link #writeLock}. */
     private final Queue<Frame> waiting = PlatformDependent.newMpscQueue();
     private final ReentrantLock writeLock = new ReentrantLock();
@@ -99,6 +126,8 @@ final class SocketLink implements FrameLink {
         this.input = socket.getInputStream();
         this.output = socket.getOutputStream();
         this.listener = listener;
+        this.in = alloc.heapBuffer(READ_BUFFER);
+        this.lastLeadNanos = System.nanoTime() - READER_IDLE_NANOS; // nobody has asked: the reader reads at once
         this.reader = new Thread(this::readLoop, "wharf-client-reader-" + remote + "-" + LINKS.incrementAndGet());
         this.reader.setDaemon(true);
     }
@@ -133,8 +162,8 @@ final class SocketLink implements FrameLink {
 
     @Override
     public void write(Frame frame) {
-        if (Thread.currentThread() == reader) {
-            // the reader must not block on a full send buffer: the server may be waiting for it to read
+        if (readTurn.isHeldByCurrentThread()) {
+            // a reading thread must not block on a full send buffer: the server may be waiting for it to read
             waiting.offer(frame);
             LinkTimer.execute(this::writeWaitingWhileFree);
             return;
@@ -256,24 +285,43 @@ final class SocketLink implements FrameLink {
 
     // ---- reading ----
 
+    /**
+     * The reader thread: reads and delivers while no application thread does. While application threads wait for
+     * frames (and so read them themselves), it sleeps; it takes the socket back once none has asked for
+     * {@value #READER_IDLE_MILLIS} ms, so that frames nobody waits for (pings, a consumer's next messages) are
+     * still read. It alone reports the end of the link to the listener.
+     */
     private void readLoop() {
-        ByteBuf in = alloc.heapBuffer(READ_BUFFER);
-        int needed = 0; // bytes the incomplete frame at the reader index still lacks, at least
         try {
-            while (true) {
-                in = makeRoom(in, needed);
-                if (in.writeBytes(input, in.writableBytes()) < 0) {
-                    end.compareAndSet(null, END_OF_STREAM);
-                    break;
+            while (end.get() == null) {
+                long sinceLead = System.nanoTime() - lastLeadNanos;
+                // a follower is about to take the turn (it was woken when the turn was let go)
+                if (!readerOnly && (sinceLead < READER_IDLE_NANOS || !followers.isEmpty())) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(this,
+                            sinceLead < READER_IDLE_NANOS ? READER_IDLE_NANOS - sinceLead : READER_IDLE_NANOS);
+                    continue;
                 }
-                lastReadNanos = System.nanoTime();
-                needed = deliverFrames(in);
+                readTurn.lock();
+                try {
+                    if (end.get() == null) {
+                        socket.setSoTimeout(0);
+                        readAndDeliver();
+                    }
+                } finally {
+                    readTurn.unlock();
+                    promote();
+                }
             }
         } catch (IOException | RuntimeException e) {
             end.compareAndSet(null, e);
         } finally {
-            in.release();
             closeSocket();
+            readTurn.lock(); // an application thread may still be in its last read
+            try {
+                in.release();
+            } finally {
+                readTurn.unlock();
+            }
             Object reason = end.get();
             try {
                 if (reason == SILENCE) {
@@ -284,8 +332,96 @@ final class SocketLink implements FrameLink {
             } finally {
                 listener.onClosed();
                 closed.countDown();
+                promote();
             }
         }
+    }
+
+    /** One read into {@link #in} and the delivery of every complete frame; the caller holds the turn. */
+    private void readAndDeliver() throws IOException {
+        in = makeRoom(in, needed);
+        if (in.writeBytes(input, in.writableBytes()) < 0) {
+            end.compareAndSet(null, END_OF_STREAM);
+            closeSocket();
+            return;
+        }
+        lastReadNanos = System.nanoTime();
+        needed = deliverFrames(in);
+    }
+
+    @Override
+    public boolean readWhileWaiting(long maxNanos) {
+        lastLeadNanos = System.nanoTime();
+        if (readerOnly || end.get() != null || !readTurn.tryLock()) {
+            return false;
+        }
+        try {
+            if (end.get() != null) {
+                return false;
+            }
+            socket.setSoTimeout((int) Math.max(1, Math.min(LEAD_SLICE_MILLIS, TimeUnit.NANOSECONDS.toMillis(maxNanos))));
+            readAndDeliver();
+        } catch (java.net.SocketTimeoutException slice) {
+            // nothing came within the slice: the caller looks at its deadline and comes back
+        } catch (IOException | RuntimeException e) {
+            // the reader thread reports the end to the listener, which wakes every waiting thread
+            if (end.compareAndSet(null, e)) {
+                closeSocket();
+            }
+            java.util.concurrent.locks.LockSupport.unpark(reader);
+        } finally {
+            readTurn.unlock();
+            promote();
+        }
+        return true;
+    }
+
+    @Override
+    public boolean mayReadWhileWaiting() {
+        if (readerOnly || end.get() != null) {
+            return false;
+        }
+        if (readTurn.isLocked()) {
+            lastLeadNanos = System.nanoTime(); // asked: the reader thread leaves the next turn to this thread
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    public boolean follow(Runnable wake) {
+        if (readerOnly || end.get() != null) {
+            return true; // the reader thread reads; the caller is woken by what it delivers
+        }
+        followers.add(wake);
+        if (!readTurn.isLocked()) {
+            followers.remove(wake); // free again already: the caller takes it rather than sleep
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    public void unfollow(Runnable wake) {
+        if (!followers.isEmpty()) {
+            followers.remove(wake);
+        }
+    }
+
+    @Override
+    public void promote() {
+        if (!followers.isEmpty() && !readTurn.isLocked()) {
+            Runnable next = followers.poll();
+            if (next != null) {
+                next.run();
+            }
+        }
+    }
+
+    @Override
+    public void readerOnly() {
+        readerOnly = true;
+        java.util.concurrent.locks.LockSupport.unpark(reader);
     }
 
     /**
@@ -381,7 +517,8 @@ final class SocketLink implements FrameLink {
         if (end.compareAndSet(null, LOCAL_CLOSE)) {
             closeSocket();
         }
-        if (Thread.currentThread() != reader) {
+        // the reader reports the close; not awaited by a thread that holds the read turn, which the reader needs
+        if (Thread.currentThread() != reader && !readTurn.isHeldByCurrentThread()) {
             try {
                 closed.await(waitMillis, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
@@ -407,6 +544,7 @@ final class SocketLink implements FrameLink {
         } catch (IOException ignored) {
             // closing anyway
         }
+        java.util.concurrent.locks.LockSupport.unpark(reader); // it sleeps while application threads read
         if (!writeLock.isHeldByCurrentThread() && writeLock.tryLock()) {
             try {
                 releaseWaiting();

@@ -202,6 +202,102 @@ class SocketLinkTest {
     }
 
     @Test
+    void aThreadWaitingForFramesReadsThemItselfOnceTheReaderThreadHasLetGo() throws Exception {
+        List<String> readers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        listener.onFrame = f -> readers.add(Thread.currentThread().getName());
+        sendRaw(new Frame.Credit(1, 1));
+        assertEquals(new Frame.Credit(1, 1), listener.next()); // nobody waited: the reader thread read it
+        assertTrue(readers.get(0).startsWith("wharf-client-reader"), readers.toString());
+
+        // a waiting thread as the client's receive is one: read if the turn is free, else follow and sleep
+        CountDownLatch following = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            Thread self = Thread.currentThread();
+            Runnable wake = () -> java.util.concurrent.locks.LockSupport.unpark(self);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (readers.size() < 3 && System.nanoTime() < deadline) {
+                if (!link.readWhileWaiting(deadline - System.nanoTime()) && link.follow(wake)) {
+                    following.countDown(); // the reader thread holds the turn, blocked in its read
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                    link.unfollow(wake);
+                }
+            }
+        }, "application-waiter");
+        waiter.start();
+        assertTrue(following.await(10, TimeUnit.SECONDS));
+        sendRaw(new Frame.Credit(1, 2)); // the reader thread was blocked in its read: it delivers this one
+        assertEquals(new Frame.Credit(1, 2), listener.next());
+        sendRaw(new Frame.Credit(1, 3));
+        assertEquals(new Frame.Credit(1, 3), listener.next());
+        waiter.join(10_000);
+        assertEquals("application-waiter", readers.get(2), "then the waiting thread reads: no hand-over " + readers);
+    }
+
+    @Test
+    void aThreadThatFindsTheTurnTakenFollowsAndIsWokenToTakeItWhenItIsFree() throws Exception {
+        CountDownLatch reading = new CountDownLatch(1);
+        CountDownLatch leaderMayGo = new CountDownLatch(1);
+        listener.onFrame = f -> {
+            if (f.equals(new Frame.Credit(2, 1))) {
+                reading.countDown();
+                await(leaderMayGo); // the leader holds the turn while it delivers
+            }
+        };
+        Thread leader = new Thread(() -> link.readWhileWaiting(TimeUnit.SECONDS.toNanos(10)), "leader");
+        leader.start();
+        sendRaw(new Frame.Credit(2, 1));
+        assertTrue(reading.await(10, TimeUnit.SECONDS));
+        assertTrue(!link.readWhileWaiting(TimeUnit.SECONDS.toNanos(1)), "the turn is taken");
+        CountDownLatch woken = new CountDownLatch(1);
+        assertTrue(link.follow(woken::countDown), "registered while the turn is taken");
+        leaderMayGo.countDown();
+        leader.join(10_000);
+        assertTrue(woken.await(10, TimeUnit.SECONDS), "the follower is woken when the leader lets go");
+        link.unfollow(woken::countDown);
+        sendRaw(new Frame.Credit(2, 2));
+        assertTrue(link.readWhileWaiting(TimeUnit.SECONDS.toNanos(10)), "and takes the turn");
+        assertEquals(new Frame.Credit(2, 1), listener.next());
+        assertEquals(new Frame.Credit(2, 2), listener.next());
+    }
+
+    @Test
+    void onceAListenerIsInUseOnlyTheReaderThreadReads() throws Exception {
+        link.readerOnly();
+        assertTrue(!link.readWhileWaiting(TimeUnit.SECONDS.toNanos(1)));
+        List<String> readers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        listener.onFrame = f -> readers.add(Thread.currentThread().getName());
+        sendRaw(new Frame.Credit(3, 1));
+        assertEquals(new Frame.Credit(3, 1), listener.next());
+        assertTrue(readers.get(0).startsWith("wharf-client-reader"), readers.toString());
+    }
+
+    @Test
+    void theEndOfTheStreamSeenByAWaitingThreadIsReportedOnceByTheReaderThread() throws Exception {
+        Thread waiter = new Thread(() -> {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (link.isOpen() && System.nanoTime() < deadline) {
+                if (!link.readWhileWaiting(deadline - System.nanoTime())) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+            }
+        }, "end-waiter");
+        waiter.start();
+        peer.close();
+        assertTrue(listener.closed.await(10, TimeUnit.SECONDS), "the close is reported");
+        waiter.join(10_000);
+        assertEquals(1, listener.closes.get());
+        assertNull(listener.failure, "the server closing is no failure");
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(10, TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
     void aBadLengthIsAFailureThenAClose() throws Exception {
         peer.getOutputStream().write(new byte[]{0, 0, 0, 0, 9});
         assertTrue(listener.closed.await(5, TimeUnit.SECONDS));
@@ -269,8 +365,8 @@ class SocketLinkTest {
             synchronized (held) {
                 held.add(frame);
             }
+            onFrame.accept(frame); // before it is seen as arrived: a test may look at what the hook recorded
             frames.add(frame);
-            onFrame.accept(frame);
         }
 
         Frame next() throws InterruptedException {
