@@ -352,7 +352,7 @@ final class SocketLink implements FrameLink {
     @Override
     public boolean readWhileWaiting(long maxNanos) {
         lastLeadNanos = System.nanoTime();
-        if (readerOnly || end.get() != null || !readTurn.tryLock()) {
+        if (readerOnly || end.get() != null || isVirtual(Thread.currentThread()) || !readTurn.tryLock()) {
             return false;
         }
         try {
@@ -378,7 +378,7 @@ final class SocketLink implements FrameLink {
 
     @Override
     public boolean mayReadWhileWaiting() {
-        if (readerOnly || end.get() != null) {
+        if (readerOnly || end.get() != null || isVirtual(Thread.currentThread())) {
             return false;
         }
         if (readTurn.isLocked()) {
@@ -386,6 +386,33 @@ final class SocketLink implements FrameLink {
             return false;
         }
         return true;
+    }
+
+    /**
+     * {@code Thread.isVirtual()} (Java 21) where it exists. A virtual thread never reads the socket: Java closes a
+     * socket when a virtual thread blocked in it is interrupted, and an application's interrupt must not cost the
+     * whole connection.
+     */
+    private static final java.lang.invoke.MethodHandle IS_VIRTUAL = isVirtualHandle();
+
+    private static java.lang.invoke.MethodHandle isVirtualHandle() {
+        try {
+            return java.lang.invoke.MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual",
+                    java.lang.invoke.MethodType.methodType(boolean.class));
+        } catch (NoSuchMethodException | IllegalAccessException before21) {
+            return null;
+        }
+    }
+
+    static boolean isVirtual(Thread thread) {
+        if (IS_VIRTUAL == null) {
+            return false;
+        }
+        try {
+            return (boolean) IS_VIRTUAL.invokeExact(thread);
+        } catch (Throwable e) {
+            return false;
+        }
     }
 
     @Override

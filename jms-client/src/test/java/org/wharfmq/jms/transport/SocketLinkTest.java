@@ -272,6 +272,26 @@ class SocketLinkTest {
     }
 
     @Test
+    void aVirtualThreadNeverReadsTheSocket() throws Exception {
+        java.lang.reflect.Method ofVirtual;
+        try {
+            ofVirtual = Thread.class.getMethod("ofVirtual");
+        } catch (NoSuchMethodException before21) {
+            org.junit.jupiter.api.Assumptions.abort("virtual threads need Java 21");
+            return;
+        }
+        Object builder = ofVirtual.invoke(null);
+        CompletableFuture<Boolean> answers = new CompletableFuture<>();
+        Runnable task = () -> answers.complete(SocketLink.isVirtual(Thread.currentThread())
+                && !link.mayReadWhileWaiting() && !link.readWhileWaiting(TimeUnit.MILLISECONDS.toNanos(10)));
+        Thread thread = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
+                .invoke(builder, task);
+        thread.join(10_000);
+        assertTrue(answers.get(10, TimeUnit.SECONDS), "an interrupt of a virtual thread in a read would close the socket");
+        assertTrue(!SocketLink.isVirtual(Thread.currentThread()));
+    }
+
+    @Test
     void theEndOfTheStreamSeenByAWaitingThreadIsReportedOnceByTheReaderThread() throws Exception {
         Thread waiter = new Thread(() -> {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
