@@ -14,16 +14,22 @@ import org.wharfmq.protocol.frame.MalformedFrameException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -93,7 +99,7 @@ final class SocketLink implements FrameLink {
      */
     private final ReentrantLock readTurn = new ReentrantLock();
     /** How to wake each application thread that waits while another holds the turn, so that one takes it over. */
-    private final Queue<Runnable> followers = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final Queue<Runnable> followers = new ConcurrentLinkedQueue<>();
     /** When an application thread last asked for the turn: the reader thread leaves the socket to them meanwhile. */
     private volatile long lastLeadNanos;
     /** Set once a listener is used on the connection: from then on only the reader thread reads. */
@@ -136,7 +142,7 @@ final class SocketLink implements FrameLink {
      * Connects to {@code host:port} and starts the reader.
      *
      * @throws IOException as the socket reports it: {@link UnknownHostException}, a refused connection
-     *                     ({@link java.net.ConnectException}), a timeout ({@link java.net.SocketTimeoutException})
+     *                     ({@link java.net.ConnectException}), a timeout ({@link SocketTimeoutException})
      */
     static SocketLink connect(String host, int port, FrameListener listener, int timeoutMillis) throws IOException {
         InetSocketAddress remote = new InetSocketAddress(host, port);
@@ -297,7 +303,7 @@ final class SocketLink implements FrameLink {
                 long sinceLead = System.nanoTime() - lastLeadNanos;
                 // a follower is about to take the turn (it was woken when the turn was let go)
                 if (!readerOnly && (sinceLead < READER_IDLE_NANOS || !followers.isEmpty())) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(this,
+                    LockSupport.parkNanos(this,
                             sinceLead < READER_IDLE_NANOS ? READER_IDLE_NANOS - sinceLead : READER_IDLE_NANOS);
                     continue;
                 }
@@ -361,14 +367,14 @@ final class SocketLink implements FrameLink {
             }
             socket.setSoTimeout((int) Math.max(1, Math.min(LEAD_SLICE_MILLIS, TimeUnit.NANOSECONDS.toMillis(maxNanos))));
             readAndDeliver();
-        } catch (java.net.SocketTimeoutException slice) {
+        } catch (SocketTimeoutException slice) {
             // nothing came within the slice: the caller looks at its deadline and comes back
         } catch (IOException | RuntimeException e) {
             // the reader thread reports the end to the listener, which wakes every waiting thread
             if (end.compareAndSet(null, e)) {
                 closeSocket();
             }
-            java.util.concurrent.locks.LockSupport.unpark(reader);
+            LockSupport.unpark(reader);
         } finally {
             readTurn.unlock();
             promote();
@@ -393,12 +399,12 @@ final class SocketLink implements FrameLink {
      * socket when a virtual thread blocked in it is interrupted, and an application's interrupt must not cost the
      * whole connection.
      */
-    private static final java.lang.invoke.MethodHandle IS_VIRTUAL = isVirtualHandle();
+    private static final MethodHandle IS_VIRTUAL = isVirtualHandle();
 
-    private static java.lang.invoke.MethodHandle isVirtualHandle() {
+    private static MethodHandle isVirtualHandle() {
         try {
-            return java.lang.invoke.MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual",
-                    java.lang.invoke.MethodType.methodType(boolean.class));
+            return MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual",
+                    MethodType.methodType(boolean.class));
         } catch (NoSuchMethodException | IllegalAccessException before21) {
             return null;
         }
@@ -448,7 +454,7 @@ final class SocketLink implements FrameLink {
     @Override
     public void readerOnly() {
         readerOnly = true;
-        java.util.concurrent.locks.LockSupport.unpark(reader);
+        LockSupport.unpark(reader);
     }
 
     /**
@@ -571,7 +577,7 @@ final class SocketLink implements FrameLink {
         } catch (IOException ignored) {
             // closing anyway
         }
-        java.util.concurrent.locks.LockSupport.unpark(reader); // it sleeps while application threads read
+        LockSupport.unpark(reader); // it sleeps while application threads read
         if (!writeLock.isHeldByCurrentThread() && writeLock.tryLock()) {
             try {
                 releaseWaiting();
