@@ -1,6 +1,5 @@
 package org.wharfmq.jms.transport;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -10,13 +9,11 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.internal.PlatformDependent;
 import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.frame.FrameEncoder;
 
 import java.nio.channels.ClosedChannelException;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@link FrameLink} over a Netty channel: the in-VM transport's local channel, whose pipeline
@@ -32,8 +29,7 @@ final class ChannelLink implements FrameLink {
     private final Queue<Frame> pending = PlatformDependent.newMpscQueue();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final AtomicBoolean timerArmed = new AtomicBoolean();
-    /** Message bytes of the {@link #writeSoon} frames pending, about: cleared when a drain starts. */
-    private final AtomicLong soonBytes = new AtomicLong();
+    private final SoonBytes soonBytes = new SoonBytes();
     private final Runnable drain = this::drain;
     private final Runnable timedDrain = () -> {
         timerArmed.set(false);
@@ -65,8 +61,7 @@ final class ChannelLink implements FrameLink {
 
     @Override
     public void writeSoon(Frame frame) {
-        ByteBuf message = FrameEncoder.messageOf(frame);
-        if (message != null && soonBytes.addAndGet(message.readableBytes()) > SOON_LIMIT_BYTES) {
+        if (soonBytes.overLimitWith(frame)) {
             write(frame);
             return;
         }
@@ -86,7 +81,7 @@ final class ChannelLink implements FrameLink {
     private void drain() {
         // cleared before polling: a frame queued after this either is polled below or schedules the next drain
         drainScheduled.set(false);
-        soonBytes.set(0);
+        soonBytes.sending();
         boolean wrote = false;
         for (Frame frame; (frame = pending.poll()) != null; ) {
             channel.write(frame, channel.voidPromise());

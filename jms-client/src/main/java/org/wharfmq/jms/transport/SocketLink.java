@@ -114,8 +114,7 @@ final class SocketLink implements FrameLink {
     /** The bytes of the next write, on the heap; owned by the holder of {@link #writeLock}. */
     private ByteBuf staged = Unpooled.buffer(STAGED_BUFFER);
     private final AtomicBoolean flushArmed = new AtomicBoolean();
-    /** Message bytes of the {@link #writeSoon} frames waiting, about: cleared when the waiting frames are staged. */
-    private final AtomicLong soonBytes = new AtomicLong();
+    private final SoonBytes soonBytes = new SoonBytes();
     private final Runnable timedFlush = () -> {
         flushArmed.set(false);
         writeWaitingWhileFree();
@@ -185,8 +184,7 @@ final class SocketLink implements FrameLink {
 
     @Override
     public void writeSoon(Frame frame) {
-        ByteBuf message = FrameEncoder.messageOf(frame);
-        if (message != null && soonBytes.addAndGet(message.readableBytes()) > SOON_LIMIT_BYTES) {
+        if (soonBytes.overLimitWith(frame)) {
             write(frame);
             return;
         }
@@ -239,7 +237,7 @@ final class SocketLink implements FrameLink {
             waiting.offer(frame); // behind this thread's earlier frames; released with them if writing fails
         }
         try {
-            soonBytes.set(0); // before polling: a frame counted after this is polled below or by the next writer
+            soonBytes.sending();
             for (Frame next; (next = waiting.poll()) != null; ) {
                 stage(next);
             }
