@@ -108,6 +108,8 @@ final class SocketLink implements FrameLink {
     private ByteBuf in;
     /** Bytes the incomplete frame at the reader index of {@link #in} still lacks, at least. */
     private int needed;
+    /** The socket's read timeout as last set; owned by the holder of {@link #readTurn}. */
+    private int readTimeoutMillis;
     /** Frames waiting to leave with the next write; polled only by the holder of {@link #writeLock}. */
     private final Queue<Frame> waiting = PlatformDependent.newMpscQueue();
     private final ReentrantLock writeLock = new ReentrantLock();
@@ -308,8 +310,7 @@ final class SocketLink implements FrameLink {
                 readTurn.lock();
                 try {
                     if (end.get() == null) {
-                        socket.setSoTimeout(0);
-                        readAndDeliver();
+                        readAndDeliver(0);
                     }
                 } finally {
                     readTurn.unlock();
@@ -341,8 +342,15 @@ final class SocketLink implements FrameLink {
         }
     }
 
-    /** One read into {@link #in} and the delivery of every complete frame; the caller holds the turn. */
-    private void readAndDeliver() throws IOException {
+    /**
+     * One read into {@link #in}, waiting at most {@code timeoutMillis} (0: without limit), and the delivery of every
+     * complete frame; the caller holds the turn.
+     */
+    private void readAndDeliver(int timeoutMillis) throws IOException {
+        if (timeoutMillis != readTimeoutMillis) {
+            socket.setSoTimeout(timeoutMillis); // an option set under the socket's locks: only when it changes
+            readTimeoutMillis = timeoutMillis;
+        }
         in = makeRoom(in, needed);
         if (in.writeBytes(input, in.writableBytes()) < 0) {
             end.compareAndSet(null, END_OF_STREAM);
@@ -363,8 +371,7 @@ final class SocketLink implements FrameLink {
             if (end.get() != null) {
                 return false;
             }
-            socket.setSoTimeout((int) Math.max(1, Math.min(LEAD_SLICE_MILLIS, TimeUnit.NANOSECONDS.toMillis(maxNanos))));
-            readAndDeliver();
+            readAndDeliver((int) Math.max(1, Math.min(LEAD_SLICE_MILLIS, TimeUnit.NANOSECONDS.toMillis(maxNanos))));
         } catch (SocketTimeoutException slice) {
             // nothing came within the slice: the caller looks at its deadline and comes back
         } catch (IOException | RuntimeException e) {
