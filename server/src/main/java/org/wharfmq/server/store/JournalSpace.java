@@ -27,6 +27,9 @@ final class JournalSpace {
 
     private static final System.Logger LOG = System.getLogger(JournalSpace.class.getName());
 
+    /** Free disk a new segment needs: Chronicle's metadata and the new file's header and first index. */
+    static final long ROLL_ROOM_BYTES = 16L << 20;
+
     private final Journal journal;
     private final JournalState state;
     private final long fileBytes;
@@ -114,7 +117,7 @@ final class JournalSpace {
     void afterBatch(JournalWriter writer) {
         JournalState.Segment current = state.segment(journal.currentSegment());
         boolean dead = current.bytes > current.liveBytes;
-        if (current.bytes >= fileBytes || (squeezed && dead && current.bytes > 0)) {
+        if ((current.bytes >= fileBytes || (squeezed && dead && current.bytes > 0)) && roomToRoll()) {
             writer.awaitSynced(); // the file is closed: nothing may still be syncing it
             journal.roll();
             state.segment(journal.currentSegment());
@@ -122,6 +125,16 @@ final class JournalSpace {
         reclaim(writer);
         squeezed = false;
         journalBytes = state.totalBytes();
+    }
+
+    /**
+     * Whether the disk has room for a new segment's files, read afresh: Chronicle writes their headers through a
+     * memory map, where a full disk is a SIGBUS, not an error. On a disk another program has filled, the journal
+     * stays in its current file (whose blocks it claims ahead) until there is room.
+     */
+    private boolean roomToRoll() {
+        checkDisk();
+        return usableDisk < 0 || usableDisk >= ROLL_ROOM_BYTES;
     }
 
     private void reclaim(JournalWriter writer) {
@@ -142,7 +155,15 @@ final class JournalSpace {
             if (!worthIt) {
                 return;
             }
-            int moved = moveForward(writer, segment);
+            int moved;
+            try {
+                moved = moveForward(writer, segment);
+            } catch (JournalFullException full) {
+                // no disk for the copies: what was copied stays (recovery keeps one of two copies, as after a
+                // crash here), the rest is copied after a later batch, once there is room
+                LOG.log(System.Logger.Level.DEBUG, () -> "Journal: reclaiming segment " + segment + " waits: " + full);
+                return;
+            }
             if (moved > 0) {
                 writer.syncForReclaim(); // the copies must be durable before the originals go
             }

@@ -170,7 +170,12 @@ final class JournalWriter implements Runnable {
             }
         }
         if (stop) {
-            append(() -> JournalRecord.closed(fields), null);
+            try {
+                append(() -> JournalRecord.closed(fields), null);
+            } catch (JournalFullException full) {
+                LOG.log(System.Logger.Level.WARNING, "The journal's closing record was not written (" + full
+                        + "); the next start recovers it as after a crash.");
+            }
             JournalEntry closed = JournalEntry.stop();
             closed.needsSync = true;
             batch.add(closed);
@@ -221,7 +226,15 @@ final class JournalWriter implements Runnable {
             case JournalRecord.PUT:
                 return writePut(e);
             case JournalRecord.REMOVE:
-                append(() -> JournalRecord.remove(fields, e.tx, e.queues, e.sequences), null);
+                try {
+                    append(() -> JournalRecord.remove(fields, e.tx, e.queues, e.sequences), null);
+                } catch (JournalFullException full) {
+                    if (e.tx == 0) {
+                        throw full;
+                    }
+                    failedTransactions.put(e.tx, full);
+                    return false;
+                }
                 for (int i = 0; i < e.queues.length; i++) {
                     if (e.tx == 0) {
                         state.remove(e.queues[i], e.sequences[i]);
@@ -235,7 +248,7 @@ final class JournalWriter implements Runnable {
             case JournalRecord.ROLLBACK:
                 failedTransactions.remove(e.tx);
                 if (state.hasPending(e.tx)) {
-                    append(() -> JournalRecord.marker(fields, JournalRecord.ROLLBACK, e.tx), null);
+                    appendRollbackMarker(e.tx);
                     state.rollback(e.tx);
                 }
                 return false;
@@ -268,14 +281,21 @@ final class JournalWriter implements Runnable {
     private boolean writePut(JournalEntry e) {
         int length = e.content.readableBytes();
         JournalFullException full = space.refusal(length);
+        int bytes = 0;
+        if (full == null) {
+            try {
+                bytes = append(() -> JournalRecord.putHeader(fields, e.tx, e.queue, e.sequence, 0, length), e.content);
+            } catch (JournalFullException noRoom) {
+                full = noRoom;
+            }
+        }
         if (full != null) {
             if (e.tx != 0) {
-                failedTransactions.put(e.tx, full);
+                failedTransactions.put(e.tx, full); // its commit fails: a transaction is stored whole or not at all
                 return false;
             }
             throw full;
         }
-        int bytes = append(() -> JournalRecord.putHeader(fields, e.tx, e.queue, e.sequence, 0, length), e.content);
         JournalState.Live live = new JournalState.Live(e.queue, e.sequence, journal.currentSegment(),
                 lastIndex, bytes, 0, null);
         if (e.tx == 0) {
@@ -286,12 +306,21 @@ final class JournalWriter implements Runnable {
         return true;
     }
 
+    /** A rollback marker only speeds recovery up (no commit marker means rolled back), so a full disk skips it. */
+    private void appendRollbackMarker(long tx) {
+        try {
+            append(() -> JournalRecord.marker(fields, JournalRecord.ROLLBACK, tx), null);
+        } catch (JournalFullException full) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "Journal: no rollback marker for transaction " + tx + ": " + full);
+        }
+    }
+
     private boolean writeCommit(JournalEntry e) {
         Throwable failure = failedTransactions.remove(e.tx);
         if (failure != null) {
             e.failure = failure;
             if (state.hasPending(e.tx)) {
-                append(() -> JournalRecord.marker(fields, JournalRecord.ROLLBACK, e.tx), null);
+                appendRollbackMarker(e.tx);
                 state.rollback(e.tx);
             }
             return false;

@@ -58,11 +58,7 @@ class FullFilesystemTest {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aFullDiskRefusesProducersClearlyConsumersGoOnNothingWrittenIsDamagedAndSendingResumes() throws Exception {
-        assumeTrue(SmallDiskServer.canMount(dir.resolve("probe")),
-                "needs unprivileged user and mount namespaces (unshare -Urm) to mount a small tmpfs");
-        Path config = dir.resolve("wharf.yaml");
-        Files.writeString(config, "maxMessageLength: 1048576\n"); // the reserve is then its 64 MiB minimum
-        try (SmallDiskServer server = SmallDiskServer.open(dir.resolve("disk"), DISK_MIB, config)) {
+        try (SmallDiskServer server = smallDisk()) {
             int sent = 0;
             Connection connection = new WharfConnectionFactory(server.start()).createConnection();
             try {
@@ -131,6 +127,99 @@ class FullFilesystemTest {
         }
     }
 
+    /**
+     * Another program fills the disk to the last byte, under the journal's reserve: the journal learns it only at
+     * its next free-space read, and its next records land on blocks nobody has allocated. Written through the memory
+     * map, such a record was a SIGBUS that stopped the journal until a restart; the journal now claims its blocks
+     * ahead (fallocate), so consumes go on in the room already claimed and producers get the disk-full error.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aDiskFilledByAnotherProgramStopsProducersClearlyAndConsumersGoOn() throws Exception {
+        int messages = 40;
+        try (SmallDiskServer server = smallDisk()) {
+            Connection connection = new WharfConnectionFactory(server.start()).createConnection();
+            try {
+                connection.start();
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                Queue queue = session.createQueue(QUEUE);
+                MessageProducer producer = session.createProducer(queue);
+                for (int i = 0; i < messages; i++) {
+                    producer.send(message(session, i));
+                }
+                Path filler = server.diskSeenFromOutside().resolve("filler");
+                assumeTrue(Files.isDirectory(filler.getParent()), "cannot see the server's disk from outside");
+                fill(filler);
+
+                // each consume is a journal record, written after the disk filled up
+                MessageConsumer consumer = session.createConsumer(queue);
+                for (int i = 0; i < messages; i++) {
+                    assertIntact(consumer.receive(10_000), i, "consumers keep working on a disk another program filled");
+                }
+                consumer.close();
+
+                JMSException refused = null;
+                int accepted = 0;
+                while (refused == null && accepted < 1000) {
+                    try {
+                        producer.send(message(session, messages + accepted));
+                        accepted++; // in the room claimed before the disk filled, or before the journal looked
+                    } catch (JMSException e) {
+                        refused = e;
+                    }
+                }
+                assertNotNull(refused, "a full disk took " + accepted + " more messages of 64 KiB");
+                assertTrue(refused.getMessage().contains("disk of the journal"), refused.getMessage() + "\n" + server.output());
+                assertTrue(refused.getMessage().contains("is full"), refused.getMessage());
+
+                Files.delete(filler);
+                boolean resumed = false;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (!resumed && System.nanoTime() < deadline) {
+                    try {
+                        producer.send(message(session, messages + accepted));
+                        resumed = true;
+                    } catch (JMSException e) {
+                        assertTrue(e.getMessage().contains("disk of the journal"), e.getMessage() + "\n" + server.output());
+                    }
+                }
+                assertTrue(resumed, "with the disk freed the journal takes messages again\n" + server.output());
+                MessageConsumer again = session.createConsumer(queue);
+                for (int i = 0; i <= accepted; i++) {
+                    assertIntact(again.receive(10_000), messages + i, "after the disk was freed");
+                }
+                assertNull(again.receiveNoWait());
+            } finally {
+                connection.close();
+            }
+            server.stop();
+            assertFalse(server.output().contains("journal writer failed"), server.output());
+        }
+    }
+
+    /** A shell with the small disk mounted, ready to start the server on it; skips the test where it cannot be. */
+    private SmallDiskServer smallDisk() throws IOException, InterruptedException {
+        assumeTrue(SmallDiskServer.canMount(dir.resolve("probe")),
+                "needs unprivileged user and mount namespaces (unshare -Urm) to mount a small tmpfs");
+        Path config = dir.resolve("wharf.yaml");
+        Files.writeString(config, "maxMessageLength: 1048576\n"); // the reserve is then its 64 MiB minimum
+        return SmallDiskServer.open(dir.resolve("disk"), DISK_MIB, config);
+    }
+
+    /** Writes to {@code file} until the disk is full. */
+    private static void fill(Path file) throws IOException {
+        byte[] block = new byte[1 << 20];
+        try (java.io.OutputStream out = Files.newOutputStream(file)) {
+            while (true) {
+                out.write(block);
+            }
+        } catch (IOException full) {
+            if (!String.valueOf(full.getMessage()).contains("space")) {
+                throw full;
+            }
+        }
+    }
+
     private static BytesMessage message(Session session, int sequence) throws JMSException {
         BytesMessage m = session.createBytesMessage();
         m.setIntProperty("seq", sequence);
@@ -168,9 +257,11 @@ class FullFilesystemTest {
         private final Writer input;
         private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         private final StringBuffer output = new StringBuffer();
+        private final Path mountPoint;
 
-        private SmallDiskServer(Process shell) {
+        private SmallDiskServer(Process shell, Path mountPoint) {
             this.shell = shell;
+            this.mountPoint = mountPoint.toAbsolutePath();
             this.input = new OutputStreamWriter(shell.getOutputStream(), StandardCharsets.UTF_8);
             Thread reader = new Thread(() -> {
                 try (BufferedReader out = new BufferedReader(
@@ -206,7 +297,7 @@ class FullFilesystemTest {
             List<String> command = new ArrayList<>(List.of("unshare", "--user", "--map-root-user", "--mount",
                     "sh", "-c", SCRIPT, "wharf-small-disk", mountPoint.toString(), mib + "m"));
             command.addAll(ServerProcess.command(mountPoint.resolve("data"), "--config", config.toString()));
-            return new SmallDiskServer(new ProcessBuilder(command).redirectErrorStream(true).start());
+            return new SmallDiskServer(new ProcessBuilder(command).redirectErrorStream(true).start(), mountPoint);
         }
 
         /** Starts the server on the small disk; returns its URL once it is ready. */
@@ -246,6 +337,14 @@ class FullFilesystemTest {
             // 143: the JVM's status after SIGTERM and its shutdown hooks; a crash (a SIGBUS from the map) is 134
             assertTrue(line.equals("server exited: 143") || line.equals("server exited: 0"),
                     "the server stops in order on a full disk too (" + line + "):\n" + output);
+        }
+
+        /** The small disk as the running server sees it, through its root in /proc (the mount is its alone). */
+        Path diskSeenFromOutside() {
+            ProcessHandle java = shell.descendants()
+                    .filter(p -> p.info().command().map(c -> c.endsWith("java")).orElse(false))
+                    .findFirst().orElseThrow(() -> new IllegalStateException("no server running:\n" + output));
+            return Path.of("/proc", Long.toString(java.pid()), "root").resolve(mountPoint.toString().substring(1));
         }
 
         /** Everything the shell and the servers printed so far. */
