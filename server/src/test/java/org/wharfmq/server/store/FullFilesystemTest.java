@@ -150,6 +150,7 @@ class FullFilesystemTest {
                 Path filler = server.diskSeenFromOutside().resolve("filler");
                 assumeTrue(Files.isDirectory(filler.getParent()), "cannot see the server's disk from outside");
                 fill(filler);
+                assumeTrue(Files.exists(filler) && Files.size(filler) > 0, "cannot write to the server's disk from outside");
 
                 // each consume is a journal record, written after the disk filled up
                 MessageConsumer consumer = session.createConsumer(queue);
@@ -207,16 +208,14 @@ class FullFilesystemTest {
     }
 
     /** Writes to {@code file} until the disk is full. */
-    private static void fill(Path file) throws IOException {
+    private static void fill(Path file) {
         byte[] block = new byte[1 << 20];
         try (java.io.OutputStream out = Files.newOutputStream(file)) {
             while (true) {
                 out.write(block);
             }
         } catch (IOException full) {
-            if (!String.valueOf(full.getMessage()).contains("space")) {
-                throw full;
-            }
+            // the disk is full (the message is the platform's); were it not, the producer would not be refused
         }
     }
 

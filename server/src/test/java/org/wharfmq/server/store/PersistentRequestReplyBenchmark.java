@@ -88,6 +88,9 @@ public final class PersistentRequestReplyBenchmark {
             running.set(false);
             requestersDone.await(60, TimeUnit.SECONDS); // requesters first: each still gets its last reply
             responding.set(false);
+            for (Thread thread : threads) {
+                thread.join(10_000); // every client closed before the server stops: no SERVER_CLOSING warnings
+            }
             System.out.printf("durability=%s requesters=%d responders=%d size=%d roundTripsPerSecond=%.0f "
                             + "syncsPerSecond=%.0f roundTripsPerSync=%.2f meanSyncMicros=%.0f failures=%d%n", durability,
                     requesters, responders, SIZE, trips / elapsed, syncs / elapsed,
