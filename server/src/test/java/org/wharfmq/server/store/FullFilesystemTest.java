@@ -195,6 +195,19 @@ class FullFilesystemTest {
             }
             server.stop();
             assertFalse(server.output().contains("journal writer failed"), server.output());
+
+            // the records refused for want of room left nothing behind: a restart finds every message consumed
+            Connection again = new WharfConnectionFactory(server.start()).createConnection();
+            try {
+                again.start();
+                Session session = again.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                assertNull(session.createConsumer(session.createQueue(QUEUE)).receive(500),
+                        "consumed messages stay consumed across the restart");
+            } finally {
+                again.close();
+            }
+            assertFalse(server.output().contains("DAMAGE"), "the journal recovered without damage:\n" + server.output());
+            assertFalse(server.output().contains("did not stop in order"), server.output());
         }
     }
 
