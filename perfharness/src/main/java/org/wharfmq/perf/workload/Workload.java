@@ -92,6 +92,14 @@ public enum Workload {
                 return w;
             }
         }
+        if (t.equals("F-PERSIST")) {
+            throw new OptionException(text + " is a flow workload with persistent messages: run F-PASS or F-HDR with "
+                    + "--persistent (each invocation is then one transaction)");
+        }
+        if (t.equals("F-PUB")) {
+            throw new OptionException(text + " (a flow publishing its input to a topic with 1, 10 or 100 subscribers) is "
+                    + "not in the harness yet; the flow workloads available are F-PASS and F-HDR");
+        }
         if (t.startsWith("F-")) {
             throw new OptionException(text + " needs the XML domain of the flow engine, which Wharf does not have yet; "
                     + "the flow workloads available are F-PASS and F-HDR");

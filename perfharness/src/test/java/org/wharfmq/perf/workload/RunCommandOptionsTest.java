@@ -72,6 +72,8 @@ class RunCommandOptionsTest {
     @Test
     void workloadsThatWaitForOtherIssuesSaySo() {
         assertTrue(assertThrows(OptionException.class, () -> Workload.parse("F-XSLT")).getMessage().contains("XML domain"));
+        assertTrue(assertThrows(OptionException.class, () -> Workload.parse("f-persist")).getMessage().contains("--persistent"));
+        assertTrue(assertThrows(OptionException.class, () -> Workload.parse("F-PUB")).getMessage().contains("not in the harness yet"));
         assertEquals(Workload.F_PASS, Workload.parse("f-pass"));
         assertEquals(Workload.PS_N, Workload.parse("ps-n"));
         assertThrows(OptionException.class, () -> Workload.parse("RR-9"));
