@@ -328,7 +328,12 @@ final class JournalWriter implements Runnable {
         if (!state.hasPending(e.tx)) {
             return false; // nothing of this transaction is in the journal: nothing to commit
         }
-        append(() -> JournalRecord.marker(fields, JournalRecord.COMMIT, e.tx), null);
+        try {
+            append(() -> JournalRecord.marker(fields, JournalRecord.COMMIT, e.tx), null);
+        } catch (JournalFullException full) {
+            state.rollback(e.tx); // without its marker the transaction is rolled back, here as at recovery
+            throw full;
+        }
         state.commit(e.tx);
         return true;
     }
