@@ -9,7 +9,8 @@ import javax.jms.MessageProducer;
  * Sends messages to a queue ({@code jms.r11.Sender}) or publishes them to a topic ({@code jms.r11.Publisher}),
  * the destination chosen by {@code -d/-db/-dx/-dn}. Each message carries this sender's source key and sequence
  * number; the count sent per source goes into the result, for the receivers' side of the check. A publisher
- * with a flow window ({@code -fw}) waits for room in it before each publication.
+ * with a flow window ({@code -fw}) waits for room in it before each publication. A publisher with {@code -fq}
+ * puts its messages on that queue instead, for a message flow to publish them on its topic (F-PUB).
  */
 final class Sender extends Worker {
 
@@ -33,7 +34,9 @@ final class Sender extends Worker {
     @Override
     void open() throws JMSException {
         String destinationName = options.destinations().nameFor(options.destinationPrefix(), index);
-        Destination destination = topic ? provider.topic(session, destinationName) : provider.queue(session, destinationName);
+        Destination destination = !topic ? provider.queue(session, destinationName)
+                : options.flowQueue().isEmpty() ? provider.topic(session, destinationName)
+                : provider.queue(session, options.flowQueue());
         producer = session.createProducer(destination);
         producer.setDeliveryMode(deliveryMode);
         source = destinationName + "/" + processId + "-" + index;

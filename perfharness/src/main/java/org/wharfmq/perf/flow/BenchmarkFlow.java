@@ -18,7 +18,8 @@ import java.util.function.UnaryOperator;
  */
 public enum BenchmarkFlow {
     F_PASS(new PassThroughFlow(), PassThroughFlow.INPUT_QUEUE, PassThroughFlow.OUTPUT_QUEUE, null),
-    F_HDR(new HeaderFlow(), HeaderFlow.INPUT_QUEUE, HeaderFlow.OUTPUT_QUEUE, HeaderFlow::setHeaders);
+    F_HDR(new HeaderFlow(), HeaderFlow.INPUT_QUEUE, HeaderFlow.OUTPUT_QUEUE, HeaderFlow::setHeaders),
+    F_PUB(new PublicationFlow(), PublicationFlow.INPUT_QUEUE, null, null);
 
     private final FlowFactory factory;
     private final String inputQueue;
@@ -47,7 +48,7 @@ public enum BenchmarkFlow {
         return inputQueue;
     }
 
-    /** Where the clients take the outputs. */
+    /** Where the clients take the outputs; null for F-PUB, whose outputs are publications. */
     public String outputQueue() {
         return outputQueue;
     }

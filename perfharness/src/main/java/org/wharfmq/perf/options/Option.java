@@ -42,7 +42,9 @@ public enum Option {
     DD("dd", "0", "Subscriber: also hold this many dummy subscriptions on topics <d>DUMMY<n> nobody publishes to."),
     FW("fw", "0", "Flow window. Publisher: publish at most this many messages ahead of the slowest subscriber "
             + "process (-fp of them report); Subscriber: > 0 = report progress for the publisher's window. 0 = off."),
-    FP("fp", "1", "Publisher with -fw: how many subscriber processes report progress (it waits for all of them).");
+    FP("fp", "1", "Publisher with -fw: how many subscriber processes report progress (it waits for all of them)."),
+    FQ("fq", "", "Publisher: put each message on this queue, where a message flow publishes it on the topic -d "
+            + "names (F-PUB); \"\" = publish on the topic directly.");
 
     private final String key;
     private final String defaultValue;

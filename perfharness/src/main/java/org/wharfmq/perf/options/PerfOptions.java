@@ -295,6 +295,11 @@ public final class PerfOptions {
         return integer(Option.FW);
     }
 
+    /** {@code -fq}: the queue a publisher puts its messages on for a flow to publish; empty = publish directly. */
+    public String flowQueue() {
+        return raw(Option.FQ);
+    }
+
     /** {@code -fp}: the subscriber processes whose progress the publisher's window waits for. */
     public int progressProcesses() {
         return integer(Option.FP);

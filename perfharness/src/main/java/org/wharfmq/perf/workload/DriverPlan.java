@@ -59,13 +59,17 @@ final class DriverPlan {
                     clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
                             "-iq", w.flow().inputQueue(), "-oq", w.flow().outputQueue(), "-co", "true", "-pp", b(pp),
                             "-mf", messageFile.toString()));
-            case PS_N, PS_T, PS_D -> {
+            case PS_N, PS_T, PS_D, F_PUB -> {
                 PubSubPlan ps = new PubSubPlan(w, clients, s.responders());
                 List<List<String>> subscribers = ps.subscriberArgs();
                 for (int i = 0; i < subscribers.size(); i++) {
                     clientBackground.add(spec("sub" + (i + 1), dir, stepName, false, s, size, subscribers.get(i).toArray(String[]::new)));
                 }
-                clientMeasured.add(spec("pub", dir, stepName, true, s, size, ps.publisherArgs(pp).toArray(String[]::new)));
+                List<String> publisher = new ArrayList<>(ps.publisherArgs(pp));
+                if (messageFile != null) {
+                    publisher.addAll(List.of("-mf", messageFile.toString())); // F-PUB: the seed's message
+                }
+                clientMeasured.add(spec("pub", dir, stepName, true, s, size, publisher.toArray(String[]::new)));
             }
         }
     }

@@ -1,10 +1,13 @@
 package org.wharfmq.perf.workload;
 
+import org.wharfmq.perf.flow.PublicationFlow;
+
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The processes of a publish/subscribe step (PS-N, PS-T, PS-D).
+ * The processes of a publish/subscribe step (PS-N, PS-T, PS-D, and F-PUB, where the publisher puts its messages
+ * on the input queue of a flow that publishes them on the topic the subscribers take: seed 002's layout).
  *
  * <p>Layout. The publisher runs in a JVM of its own; the subscribers in JVMs of their own, at most
  * {@link #SUBSCRIBERS_PER_JVM} per JVM (a thread and a session each, as JMSPerfHarness's Subscriber), the sessions
@@ -104,11 +107,17 @@ final class PubSubPlan {
                 "-fw", Integer.toString(FLOW_WINDOW), "-fp", Integer.toString(subscriberJvms()),
                 "-pp", Boolean.toString(persistent || durable())));
         args.addAll(destinationArgs(0, threads));
+        if (workload == Workload.F_PUB) {
+            args.addAll(List.of("-fq", PublicationFlow.INPUT_QUEUE));
+        }
         return args;
     }
 
     /** PS-N/PS-D: the one topic; PS-T: topics PS/T/(first+1) .. PS/T/(first+count), a thread each. */
     private List<String> destinationArgs(int first, int count) {
+        if (workload == Workload.F_PUB) {
+            return List.of("-d", PublicationFlow.TOPIC);
+        }
         if (workload != Workload.PS_T) {
             return List.of("-d", SINGLE_TOPIC);
         }

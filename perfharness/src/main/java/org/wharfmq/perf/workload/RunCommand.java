@@ -30,15 +30,15 @@ public final class RunCommand {
 
     private static final String HELP = """
             Usage: wharf perf run|compare WORKLOAD [options]
-              WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR
+              WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB
               --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k; F-*: 4k]
                                   (F-*: the seed's sale message, SaleList repeated to about that size)
-              --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-*: 20]
+              --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-PASS, F-HDR: 20]
               --instances LIST    F-*: flow instances to step through        [1]
               --responders N      responders per step (0 = half the requesters)  [0]
               --queues N          RR-4b request queues                       [4]
               --rate R            OW-1 messages/s per producer               [1000]
-              --subscribers LIST  PS-N, PS-D: subscriber counts to step through  [1,10,100]
+              --subscribers LIST  PS-N, PS-D, F-PUB: subscriber counts to step through  [1,10,100]
                                   PS-T: subscribers (and topics), one value  [10]
               --dummies LIST      PS-T: dummy subscription counts to step through  [0,1000,10000]
               --run-length S      measured seconds per step                  [20]
@@ -173,7 +173,8 @@ public final class RunCommand {
                 }
             });
             String file = "chart-" + settings.workload().id() + "-" + Sizes.label(size) + ".svg";
-            boolean flow = settings.workload().flow() != null;
+            // the flow workloads step instances, except F-PUB, which steps subscribers as PS-N does
+            boolean flow = settings.workload().flow() != null && !settings.workload().publishSubscribe();
             Files.writeString(out.resolve(file), SvgChart.render(settings.workload().id() + " " + Sizes.label(size) + ": "
                     + settings.workload().unit() + " and p99 latency", settings.workload().unit(), series,
                     flow ? StepResult::responders : StepResult::clients, flow ? "flow instances" : "clients (requesters)"));
@@ -193,9 +194,9 @@ public final class RunCommand {
     static Parsed parse(String[] args, boolean compare) {
         Workload workload = Workload.parse(args[0]);
         List<Integer> sizes = List.of(workload.flow() != null ? 4096 : 2048);
-        List<Integer> clients = workload.flow() != null ? List.of(DEFAULT_FLOW_REQUESTERS)
-                : workload == Workload.PS_T ? List.of(0, 1000, 10000)
-                : workload.publishSubscribe() ? List.of(1, 10, 100) : List.of(1, 2, 4, 8, 16, 32, 64);
+        List<Integer> clients = workload == Workload.PS_T ? List.of(0, 1000, 10000)
+                : workload.publishSubscribe() ? List.of(1, 10, 100)
+                : workload.flow() != null ? List.of(DEFAULT_FLOW_REQUESTERS) : List.of(1, 2, 4, 8, 16, 32, 64);
         List<Integer> instances = List.of(1);
         int responders = 0;
         int queues = 4;

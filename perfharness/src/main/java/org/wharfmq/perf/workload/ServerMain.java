@@ -150,6 +150,6 @@ public final class ServerMain {
     }
 
     private static long depth(WharfServer server, String queue) {
-        return server.queueManager().exists(queue) ? server.queueManager().depth(queue) : 0;
+        return queue != null && server.queueManager().exists(queue) ? server.queueManager().depth(queue) : 0;
     }
 }

@@ -61,8 +61,9 @@ public final class WorkloadRunner {
         if (r.unavailable() != null) {
             return String.format("%s %s %s: unavailable (%s)", r.workload(), r.target(), Sizes.label(r.messageSize()), r.unavailable());
         }
-        String unit = r.workload().startsWith("OW") ? "msg/s" : r.workload().startsWith("F-") ? "invocations/s"
-                : r.workload().startsWith("PS") ? "deliveries/s" : "rt/s";
+        String unit = r.workload().startsWith("OW") ? "msg/s"
+                : r.workload().startsWith("PS") || r.workload().equals(Workload.F_PUB.id()) ? "deliveries/s"
+                : r.workload().startsWith("F-") ? "invocations/s" : "rt/s";
         String instances = r.workload().startsWith("F-") ? " instances=" + r.responders() : "";
         String line = String.format("%s %s %s clients=%d%s: median %,.0f %s, server CPU %s, %s us CPU per op (all JVMs %s us),"
                         + " p50 %s p99 %s [check %s]",
@@ -90,7 +91,7 @@ public final class WorkloadRunner {
             responders = clients;
         }
         PubSubPlan ps = w.publishSubscribe() ? new PubSubPlan(w, clients, settings.responders()) : null;
-        if (ps != null) {
+        if (ps != null && w.flow() == null) {
             responders = ps.reportedResponders();
         }
         progress.accept(String.format("%s %s %s clients=%d %s=%d: %d s warm-up + %d s measured...", w.id(),

@@ -144,7 +144,10 @@ class PerfOptionsTest {
         assertFalse(d.durable());
         assertEquals(0, d.dummySubscriptions());
         assertEquals(0, d.flowWindow(), "no flow window unless told");
-        PerfOptions o = PerfOptions.parse("-tc", "jms.r11.Publisher", "-sc", "25", "-du", "-dd", "1000", "-fw", "500", "-fp", "3");
+        assertEquals("", d.flowQueue(), "a publisher publishes on its topic unless told to go through a flow");
+        PerfOptions o = PerfOptions.parse("-tc", "jms.r11.Publisher", "-sc", "25", "-du", "-dd", "1000", "-fw", "500", "-fp", "3",
+                "-fq", "F.PUB.IN");
+        assertEquals("F.PUB.IN", o.flowQueue());
         assertEquals(25, o.threadsPerConnection());
         assertTrue(o.durable());
         assertEquals(1000, o.dummySubscriptions());

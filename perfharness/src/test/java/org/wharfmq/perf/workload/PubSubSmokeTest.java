@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A 5-second run of each publish/subscribe workload against a server in this JVM: every publication reaches
+ * A 5-second run of each publish/subscribe workload (F-PUB's flow among them) against a server in this JVM: every publication reaches
  * every subscriber of its topic exactly once, and the step's rate is what the subscribers received per second of
  * the publisher's measured period. Counts only, never speed.
  */
@@ -82,6 +82,23 @@ class PubSubSmokeTest {
         assertEquals(2, subs.subscribers().size());
         for (SubscriberCount c : subs.subscribers()) {
             assertEquals(pub.published(), c.received());
+        }
+        assertCountedAtTheSubscriber(s, pub, subs);
+    }
+
+    @Test
+    void fPubsFlowPublishesEveryInputToEverySubscriber(@TempDir Path out) throws Exception {
+        StepResult s = runOneStep(Workload.F_PUB, 3, 0, out);
+        assertEquals(1, s.responders(), "F-PUB reports its flow instances");
+        DriverResult pub = driver(out, 3, "pub");
+        long sent = pub.published().values().stream().mapToLong(Long::longValue).sum();
+        assertTrue(sent > 0, "something was put on the flow's input queue");
+        assertEquals(sent, pub.totalIterations(), "the flow ran once per input (the step's flow check passed too)");
+        DriverResult subs = driver(out, 3, "sub1");
+        assertEquals(3, subs.subscribers().size());
+        for (SubscriberCount c : subs.subscribers()) {
+            assertEquals("F/PUB", c.topic());
+            assertEquals(pub.published(), c.received(), "each subscriber got every publication of the flow once");
         }
         assertCountedAtTheSubscriber(s, pub, subs);
     }

@@ -73,7 +73,10 @@ class RunCommandOptionsTest {
     void workloadsThatWaitForOtherIssuesSaySo() {
         assertTrue(assertThrows(OptionException.class, () -> Workload.parse("F-XSLT")).getMessage().contains("XML domain"));
         assertTrue(assertThrows(OptionException.class, () -> Workload.parse("f-persist")).getMessage().contains("--persistent"));
-        assertTrue(assertThrows(OptionException.class, () -> Workload.parse("F-PUB")).getMessage().contains("not in the harness yet"));
+        assertEquals(Workload.F_PUB, Workload.parse("f-pub"));
+        assertEquals(List.of(1, 10, 100), RunCommand.parse(new String[] {"F-PUB"}, false).settings().clients(),
+                "F-PUB steps subscribers, as the seed's 1, 10 and 100");
+        assertEquals(List.of(20), RunCommand.parse(new String[] {"F-PASS"}, false).settings().clients());
         assertEquals(Workload.F_PASS, Workload.parse("f-pass"));
         assertEquals(Workload.PS_N, Workload.parse("ps-n"));
         assertThrows(OptionException.class, () -> Workload.parse("RR-9"));
