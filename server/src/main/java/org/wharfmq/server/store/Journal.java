@@ -52,19 +52,11 @@ final class Journal implements AutoCloseable {
         }
     }
 
-    /** Disk claimed for the current file at a time, ahead of its records ({@link #claimRoomUpTo}). */
-    static final long CLAIM_STEP_BYTES = 1 << 20;
     /**
      * Kept claimed past the end of the next record: Chronicle writes its headers and, now and then, an index array
      * of its own at the write position along with the records.
      */
     static final long CLAIM_SLACK_BYTES = 256 << 10;
-    /** fallocate(2) mode: allocate the blocks, leave the file's size to Chronicle. */
-    private static final int FALLOC_FL_KEEP_SIZE = 1;
-    private static final int ENOSPC = 28;
-    private static final int EDQUOT = 122;
-    /** Cleared when fallocate is not available here (not Linux, no native access, a filesystem without it). */
-    private static volatile boolean claimAvailable = true;
 
     /** Linux madvise(2) advice: no read-ahead on faults, so the page cache holds the mapping in single pages. */
     private static final int MADV_RANDOM = 1;
@@ -82,17 +74,20 @@ final class Journal implements AutoCloseable {
     private Object advisedChunk;
     /** The current segment's file, opened for {@link #sync()}: an fdatasync of it forces the mapped pages too. */
     private FileChannel syncChannel;
-    /** The current file, opened for fallocate(2); -1 when not open. */
-    private int claimFd = -1;
+    /** Claims the disk blocks of the current file ahead of its records (see {@link #claimRoomUpTo}). */
+    private final DiskBlockClaims claims;
+    /** Cleared when blocks cannot be claimed here: the journal then works without. */
+    private boolean claiming = true;
     /** The file offset up to which the current file's disk blocks are claimed. */
     private long claimedUpTo;
     private ExcerptTailer reader;
     private int readerSegment;
 
-    private Journal(Path root, boolean fsync, long blockSize) {
+    private Journal(Path root, boolean fsync, long blockSize, DiskBlockClaims claims) {
         this.root = root;
         this.fsync = fsync;
         this.blockSize = blockSize;
+        this.claims = claims;
     }
 
     /**
@@ -101,8 +96,13 @@ final class Journal implements AutoCloseable {
      * @param fsync whether {@link #sync()} forces the written pages to the disk
      */
     static Journal open(Path root, boolean fsync, long blockSize) throws IOException {
+        return open(root, fsync, blockSize, new DiskBlockClaims());
+    }
+
+    /** {@link #open(Path, boolean, long)} with disk blocks claimed by {@code claims}: tests run out of disk so. */
+    static Journal open(Path root, boolean fsync, long blockSize, DiskBlockClaims claims) throws IOException {
         Files.createDirectories(root);
-        return new Journal(root, fsync, blockSize);
+        return new Journal(root, fsync, blockSize, claims);
     }
 
     private SingleChronicleQueue queue(int segment) {
@@ -210,7 +210,7 @@ final class Journal implements AutoCloseable {
     void roll() {
         closeReader();
         closeSyncChannel();
-        closeClaimFd();
+        closeClaims();
         if (appender != null) {
             appender.close();
             appender = null;
@@ -231,7 +231,7 @@ final class Journal implements AutoCloseable {
         try (DocumentContext dc = appender.writingDocument()) {
             Bytes<?> bytes = dc.wire().bytes();
             long end = bytes.writePosition() + fields.readableBytes() + (body == null ? 0 : body.readableBytes()) + 4;
-            if (end + CLAIM_SLACK_BYTES > claimedUpTo && claimAvailable) {
+            if (end + CLAIM_SLACK_BYTES > claimedUpTo && claiming) {
                 try {
                     claimRoomUpTo(end + CLAIM_SLACK_BYTES);
                 } catch (JournalFullException full) {
@@ -256,7 +256,7 @@ final class Journal implements AutoCloseable {
 
     /**
      * Makes sure the disk blocks of the current file up to offset {@code needed} are allocated to it, claiming
-     * them {@value #CLAIM_STEP_BYTES} bytes further at a time with fallocate(2).
+     * them {@link DiskBlockClaims#STEP_BYTES} further at a time with fallocate(2).
      *
      * <p>Why: Chronicle's file is sparse and written through a memory map. A write to a page whose block is not yet
      * allocated, on a disk that another program has just filled, cannot fail with an error: the kernel kills the
@@ -264,47 +264,23 @@ final class Journal implements AutoCloseable {
      * until a restart. The writer keeps a reserve of free disk for consumes and commits ({@link JournalSpace}), but
      * reads the free space only every few milliseconds. With the blocks claimed first, a full disk is reported
      * here, by fallocate, as a {@link JournalFullException} for this record only, and consumes and commits go on
-     * in the room already claimed.
+     * in the room already claimed ({@link DiskBlockClaims}).
      *
      * @throws JournalFullException when the disk has no room for the record
      */
     private void claimRoomUpTo(long needed) {
-        long upTo = needed + CLAIM_STEP_BYTES;
-        try {
-            PosixAPI posix = PosixAPI.posix();
-            if (claimFd < 0) {
-                claimFd = posix.open(appender.currentFile().getPath(), net.openhft.posix.OpenFlag.O_RDWR, 0);
-                if (claimFd < 0) {
-                    throw new IllegalStateException("open: " + posix.lastErrorStr());
-                }
-            }
-            if (posix.fallocate(claimFd, FALLOC_FL_KEEP_SIZE, claimedUpTo, upTo - claimedUpTo) == 0) {
-                claimedUpTo = upTo;
-                return;
-            }
-            int error = posix.lastError();
-            if (error == ENOSPC || error == EDQUOT) {
-                throw new JournalFullException("The disk of the journal (" + root + ") is full: no room for the "
-                        + "next record. Free disk space or consume messages; the journal goes on once there is room.");
-            }
-            throw new IllegalStateException("fallocate: " + posix.strerror(error));
-        } catch (RuntimeException | LinkageError e) {
-            if (e instanceof JournalFullException full) {
-                throw full;
-            }
-            claimAvailable = false;
-            LOG.log(System.Logger.Level.INFO, "The journal cannot claim disk blocks ahead of its records (" + e
-                    + "); it works without, but if another program fills the disk between two of its free-space "
-                    + "checks, it stops until a restart.");
+        long upTo = needed + claims.stepBytes();
+        if (claims.claim(appender.currentFile(), claimedUpTo, upTo - claimedUpTo)) {
+            claimedUpTo = upTo;
+        } else {
+            claiming = false;
         }
     }
 
-    private void closeClaimFd() {
-        if (claimFd >= 0) {
-            PosixAPI.posix().close(claimFd);
-            claimFd = -1;
-        }
+    private void closeClaims() {
+        claims.close();
         claimedUpTo = 0;
+        claiming = true;
     }
 
     /**
@@ -462,7 +438,7 @@ final class Journal implements AutoCloseable {
     public void close() {
         closeReaders();
         closeSyncChannel();
-        closeClaimFd();
+        closeClaims();
         if (appender != null) {
             appender.close();
         }

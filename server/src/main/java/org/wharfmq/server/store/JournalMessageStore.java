@@ -72,6 +72,12 @@ public final class JournalMessageStore implements MessageStore {
 
     /** {@link #open(ServerConfig)} with the disk's free space read by {@code freeSpace}: tests fill a disk so. */
     static JournalMessageStore open(ServerConfig config, ToLongFunction<Path> freeSpace) throws IOException {
+        return open(config, freeSpace, new DiskBlockClaims());
+    }
+
+    /** {@link #open(ServerConfig)} with the disk's free space and block claims given: tests run out of disk so. */
+    static JournalMessageStore open(ServerConfig config, ToLongFunction<Path> freeSpace, DiskBlockClaims claims)
+            throws IOException {
         Path data = config.dataDirectory().toAbsolutePath();
         Files.createDirectories(data);
         FileChannel lockFile = lock(data);
@@ -80,7 +86,7 @@ public final class JournalMessageStore implements MessageStore {
         try {
             // a record must fit in a quarter of Chronicle's mapped block (the file is sparse: unused blocks cost nothing)
             long blockSize = Math.max(16L << 20, Long.highestOneBit(4L * (config.maxMessageLength() + 65536L)) << 1);
-            journal = Journal.open(data.resolve("journal"), config.durability() == Durability.FSYNC, blockSize);
+            journal = Journal.open(data.resolve("journal"), config.durability() == Durability.FSYNC, blockSize, claims);
             Recovery recovery = Recovery.run(journal);
             journal.startAfter(recovery.lastSegment); // here rather than on the writer: a failure stops the start
             recovery.state.segment(journal.currentSegment());

@@ -42,6 +42,57 @@ class JournalMessageStoreTest {
         }
     }
 
+    /** Block claims that run out of disk when told to, and claim for every record (no step ahead). */
+    private static final class RunningOut extends DiskBlockClaims {
+        volatile boolean full;
+
+        @Override
+        boolean claim(java.io.File file, long from, long length) {
+            if (full) {
+                throw new JournalFullException("The disk of the journal is full (test)");
+            }
+            return super.claim(file, from, length);
+        }
+
+        @Override
+        long stepBytes() {
+            return 0;
+        }
+    }
+
+    @Test
+    void aRecordThatFindsNoDiskFailsAloneAndACommitWithoutItsMarkerIsRolledBack() throws Exception {
+        ServerConfig config = StoreHarness.config(data);
+        RunningOut claims = new RunningOut();
+        try (JournalMessageStore store = JournalMessageStore.open(config, JournalSpace.diskFreeSpace(), claims)) {
+            store.recover(new Recovered());
+            StoreHarness.put(store, Message.of("Q", 1, "before"));
+            store.putInTransaction(1, Message.of("Q", 2, "its commit marker finds the disk full"));
+            StoreHarness.put(store, Message.of("Q", 3, "written after the transaction's put")); // the put is written
+
+            claims.full = true;
+            StoreHarness.Done commit = new StoreHarness.Done();
+            store.commit(1, commit);
+            Throwable failure = commit.await();
+            assertTrue(failure instanceof JournalFullException, "the commit fails with the disk error: " + failure);
+            StoreHarness.Done refused = new StoreHarness.Done();
+            store.put(Message.of("Q", 4, "refused"), refused);
+            assertTrue(refused.await() instanceof JournalFullException, "a send fails alone, the writer goes on");
+
+            claims.full = false;
+            StoreHarness.put(store, Message.of("Q", 5, "after"));
+            store.putInTransaction(2, Message.of("Q", 6, "committed once there is room"));
+            StoreHarness.Done next = new StoreHarness.Done();
+            store.commit(2, next);
+            assertNull(next.await());
+        }
+        Recovered recovered = new Recovered();
+        try (JournalMessageStore ignored = StoreHarness.open(config, recovered)) {
+            assertEquals(List.of("Q#1=before", "Q#3=written after the transaction's put", "Q#5=after",
+                    "Q#6=committed once there is room"), recovered.messages);
+        }
+    }
+
     @Test
     void onlyCommittedTransactionsTakeEffect() throws Exception {
         ServerConfig config = StoreHarness.config(data);
