@@ -61,10 +61,10 @@ public final class WorkloadRunner {
         if (r.unavailable() != null) {
             return String.format("%s %s %s: unavailable (%s)", r.workload(), r.target(), Sizes.label(r.messageSize()), r.unavailable());
         }
-        String unit = r.workload().startsWith("OW") ? "msg/s"
-                : r.workload().startsWith("PS") || r.workload().equals(Workload.F_PUB.id()) ? "deliveries/s"
-                : r.workload().startsWith("F-") ? "invocations/s" : "rt/s";
-        String instances = r.workload().startsWith("F-") ? " instances=" + r.responders() : "";
+        Workload w = Workload.parse(r.workload());
+        String unit = w == Workload.OW_1 ? "msg/s" : w.publishSubscribe() ? "deliveries/s"
+                : w.flow() != null ? "invocations/s" : "rt/s";
+        String instances = w.flow() != null ? " instances=" + r.responders() : "";
         String line = String.format("%s %s %s clients=%d%s: median %,.0f %s, server CPU %s, %s us CPU per op (all JVMs %s us),"
                         + " p50 %s p99 %s [check %s]",
                 r.workload(), r.target(), Sizes.label(r.messageSize()), r.clients(), instances, r.medianRate(),

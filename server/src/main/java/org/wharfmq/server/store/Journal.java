@@ -76,8 +76,6 @@ final class Journal implements AutoCloseable {
     private FileChannel syncChannel;
     /** Claims the disk blocks of the current file ahead of its records (see {@link #claimRoomUpTo}). */
     private final DiskBlockClaims claims;
-    /** Cleared when blocks cannot be claimed here: the journal then works without. */
-    private boolean claiming = true;
     /** The file offset up to which the current file's disk blocks are claimed. */
     private long claimedUpTo;
     private ExcerptTailer reader;
@@ -231,7 +229,7 @@ final class Journal implements AutoCloseable {
         try (DocumentContext dc = appender.writingDocument()) {
             Bytes<?> bytes = dc.wire().bytes();
             long end = bytes.writePosition() + fields.readableBytes() + (body == null ? 0 : body.readableBytes()) + 4;
-            if (end + CLAIM_SLACK_BYTES > claimedUpTo && claiming) {
+            if (end + CLAIM_SLACK_BYTES > claimedUpTo) {
                 try {
                     claimRoomUpTo(end + CLAIM_SLACK_BYTES);
                 } catch (JournalFullException full) {
@@ -272,15 +270,12 @@ final class Journal implements AutoCloseable {
         long upTo = needed + claims.stepBytes();
         if (claims.claim(appender.currentFile(), claimedUpTo, upTo - claimedUpTo)) {
             claimedUpTo = upTo;
-        } else {
-            claiming = false;
-        }
+        } // else claims are not possible here: the journal works without (DiskBlockClaims said so once)
     }
 
     private void closeClaims() {
         claims.close();
         claimedUpTo = 0;
-        claiming = true;
     }
 
     /**
