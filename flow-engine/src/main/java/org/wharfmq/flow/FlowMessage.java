@@ -2,6 +2,8 @@ package org.wharfmq.flow;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import net.sf.saxon.s9api.XdmNode;
+import org.w3c.dom.Document;
 
 import java.nio.charset.StandardCharsets;
 
@@ -11,10 +13,10 @@ import java.nio.charset.StandardCharsets;
  * {@code JMSCorrelationID}, {@code JMSPriority}...), {@link #userProperties()} (the JMS message properties) and the
  * body, owned by the domain's parser.
  *
- * <p>The body stays as the bytes (or text) that arrived until a node asks for its tree with {@link #json()};
- * it is parsed at most once however many copies of the message exist. A node that changes the body calls
- * {@link #jsonForUpdate()} or a {@code setBody} method on a writable copy; an unchanged body is sent on as the
- * very bytes that arrived.
+ * <p>The body stays as the bytes (or text) that arrived until a node asks for its tree with {@link #json()} or
+ * {@link #xml()}; it is parsed at most once however many copies of the message exist. A node that changes the
+ * body calls {@link #jsonForUpdate()}, {@link #xmlForUpdate()} or a {@code setBody} method on a writable copy; an
+ * unchanged body is sent on as the very bytes that arrived.
  */
 public final class FlowMessage {
 
@@ -48,8 +50,12 @@ public final class FlowMessage {
     private final Folder headers;
     private final Folder userProperties;
     private MessageBody body;
-    private JsonNode updatedTree;
-    private boolean updatedTreeShared;
+    /** The JSON tree a node changed, or null. */
+    private JsonNode updatedJson;
+    /** The XML document a node changed, or null. */
+    private Document updatedXml;
+    /** Whether the changed tree is shared with a copy, so the next change must copy it first. */
+    private boolean updatedShared;
     private boolean readOnly;
 
     private FlowMessage(Folder properties, Folder headers, Folder userProperties, MessageBody body) {
@@ -101,16 +107,22 @@ public final class FlowMessage {
      * array); for a changed JSON tree, its serialisation.
      */
     public byte[] bodyBytes() {
-        if (updatedTree != null) {
-            return serialize().getBytes(StandardCharsets.UTF_8);
+        if (updatedJson != null) {
+            return serializeJson().getBytes(StandardCharsets.UTF_8);
+        }
+        if (updatedXml != null) {
+            return Xml.serializeBytes(Xml.wrap(updatedXml));
         }
         return body.bytes();
     }
 
-    /** The body as text (UTF-8 for a bytes body); a changed JSON tree is serialised. */
+    /** The body as text (UTF-8 for a bytes body); a changed tree is serialised. */
     public String bodyText() {
-        if (updatedTree != null) {
-            return serialize();
+        if (updatedJson != null) {
+            return serializeJson();
+        }
+        if (updatedXml != null) {
+            return Xml.serializeText(Xml.wrap(updatedXml));
         }
         return body.text();
     }
@@ -123,7 +135,7 @@ public final class FlowMessage {
      * @throws java.io.UncheckedIOException when the body is not valid JSON
      */
     public JsonNode json() {
-        return updatedTree != null ? updatedTree : body.tree();
+        return updatedJson != null ? updatedJson : body.json();
     }
 
     /**
@@ -134,18 +146,59 @@ public final class FlowMessage {
      */
     public JsonNode jsonForUpdate() {
         checkWritable();
-        if (updatedTree == null || updatedTreeShared) {
-            updatedTree = json().deepCopy();
-            updatedTreeShared = false;
+        if (updatedJson == null || updatedShared) {
+            updatedJson = json().deepCopy();
+            updatedShared = false;
         }
-        return updatedTree;
+        return updatedJson;
+    }
+
+    /**
+     * The document node of the body's XML tree, for reading and for XPath and XSLT ({@link XPathQuery},
+     * {@code Xml.processor()}): Saxon's tree, parsed on first use and shared by every copy of the message. After
+     * {@link #xmlForUpdate()}, a view of the changed document.
+     *
+     * @throws IllegalStateException when the domain is not XML
+     * @throws XmlParseException     when the body is not well-formed XML
+     */
+    public XdmNode xml() {
+        return updatedXml != null ? Xml.wrap(updatedXml) : body.xml();
+    }
+
+    /**
+     * A W3C DOM document of the body that this message owns and may change; the output serialises it (UTF-8, no
+     * XML declaration). The first call parses the body afresh into the DOM (the input's tree stays as it was);
+     * later calls return the same document.
+     *
+     * @throws IllegalStateException when the message is read-only or the domain is not XML
+     * @throws XmlParseException     when the body is not well-formed XML
+     */
+    public Document xmlForUpdate() {
+        checkWritable();
+        if (updatedXml == null) {
+            if (body.domain() != Domain.XML) {
+                body.xml(); // fails with the message that names the domain
+            }
+            updatedXml = body.isText() ? Xml.parseDom(body.text()) : Xml.parseDom(body.bytes());
+            updatedShared = false;
+        } else if (updatedShared) {
+            updatedXml = (Document) updatedXml.cloneNode(true);
+            updatedShared = false;
+        }
+        return updatedXml;
+    }
+
+    /** Whether {@link #xml()} is free: the body's tree was already built (or a node holds a changed DOM). */
+    public boolean isXmlParsed() {
+        return updatedXml != null || body.isXmlParsed();
     }
 
     /** Replaces the body with bytes (sent as a BytesMessage); the array is taken, not copied. */
     public FlowMessage setBody(byte[] bytes) {
         checkWritable();
         body = MessageBody.ofBytes(body.domain(), bytes);
-        updatedTree = null;
+        updatedJson = null;
+        updatedXml = null;
         return this;
     }
 
@@ -153,7 +206,8 @@ public final class FlowMessage {
     public FlowMessage setBody(String text) {
         checkWritable();
         body = MessageBody.ofText(body.domain(), text);
-        updatedTree = null;
+        updatedJson = null;
+        updatedXml = null;
         return this;
     }
 
@@ -197,7 +251,7 @@ public final class FlowMessage {
 
     /** Whether a node asked for a changeable tree (the output then serialises it). */
     public boolean isBodyChanged() {
-        return updatedTree != null;
+        return updatedJson != null || updatedXml != null;
     }
 
     /** How many times this message's body was parsed (0 or 1): lets tests check nothing parses twice. */
@@ -208,10 +262,11 @@ public final class FlowMessage {
     /** A writable copy: every part is shared until the copy or the original changes it. */
     FlowMessage copy() {
         FlowMessage copy = new FlowMessage(properties.copy(), headers.copy(), userProperties.copy(), body);
-        if (updatedTree != null) {
-            copy.updatedTree = updatedTree;
-            copy.updatedTreeShared = true;
-            updatedTreeShared = true;
+        if (isBodyChanged()) {
+            copy.updatedJson = updatedJson;
+            copy.updatedXml = updatedXml;
+            copy.updatedShared = true;
+            updatedShared = true;
         }
         return copy;
     }
@@ -229,9 +284,9 @@ public final class FlowMessage {
         userProperties.freeze();
     }
 
-    private String serialize() {
+    private String serializeJson() {
         try {
-            return MessageBody.JSON.writeValueAsString(updatedTree);
+            return MessageBody.JSON.writeValueAsString(updatedJson);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("Cannot serialise the JSON body: " + e.getOriginalMessage(), e);
         }

@@ -72,11 +72,7 @@ public abstract class JavaComputeNode extends Node {
         } catch (DownstreamFailure e) {
             throw e.failure;
         } catch (Exception e) {
-            if (!context.isWired(this, "failure")) {
-                throw e;
-            }
-            context.propagate(this, "failure", assembly.withExceptionList(
-                    assembly.exceptionList().with(this, e)));
+            propagateFailure(assembly, e, context);
         } finally {
             if (outer == null) {
                 current.remove();

@@ -2,6 +2,7 @@ package org.wharfmq.flow;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import net.sf.saxon.s9api.XdmNode;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,7 +23,8 @@ final class MessageBody {
     private final byte[] bytes;
     private final String text;
     private byte[] encodedText;
-    private JsonNode tree;
+    private JsonNode json;
+    private XdmNode xml;
     private int parseCount;
 
     private MessageBody(Domain domain, byte[] bytes, String text) {
@@ -61,23 +63,42 @@ final class MessageBody {
         return text != null ? text : new String(bytes, StandardCharsets.UTF_8);
     }
 
-    JsonNode tree() {
-        if (domain != Domain.JSON) {
-            throw new IllegalStateException("The message body is in the " + domain + " domain, which is never parsed: "
-                    + "set domain JSON on the input node to work with a JSON tree.");
-        }
-        if (tree == null) {
+    JsonNode json() {
+        checkDomain(Domain.JSON);
+        if (json == null) {
             try {
-                tree = text != null ? JSON.readTree(text) : JSON.readTree(bytes);
+                json = text != null ? JSON.readTree(text) : JSON.readTree(bytes);
             } catch (IOException e) {
                 throw new UncheckedIOException("The message body is not valid JSON: " + e.getMessage(), e);
             }
-            if (tree == null || tree.isMissingNode()) {
-                tree = JSON.nullNode();
+            if (json == null || json.isMissingNode()) {
+                json = JSON.nullNode();
             }
             parseCount++;
         }
-        return tree;
+        return json;
+    }
+
+    /** The document node of the body's XML tree, parsed on first use (immutable, so copies share it). */
+    XdmNode xml() {
+        checkDomain(Domain.XML);
+        if (xml == null) {
+            xml = text != null ? Xml.parse(text) : Xml.parse(bytes);
+            parseCount++;
+        }
+        return xml;
+    }
+
+    /** Whether the XML tree was already built, so that reading it costs nothing more. */
+    boolean isXmlParsed() {
+        return xml != null;
+    }
+
+    private void checkDomain(Domain wanted) {
+        if (domain != wanted) {
+            throw new IllegalStateException("The message body is in the " + domain + " domain, not " + wanted
+                    + ": set domain " + wanted + " on the input node to work with its tree.");
+        }
     }
 
     int parseCount() {

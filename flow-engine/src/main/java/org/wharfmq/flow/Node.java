@@ -78,6 +78,19 @@ public abstract class Node {
      */
     public abstract void receive(String terminal, MessageAssembly assembly, FlowContext context) throws Exception;
 
+    /**
+     * Sends {@code assembly} with {@code failure} added to its ExceptionList to this node's {@code failure}
+     * terminal, or rethrows {@code failure} when that terminal is unwired (the path fails: the nearest TryCatch or
+     * the input node's transaction handles it).
+     */
+    protected final void propagateFailure(MessageAssembly assembly, Exception failure, FlowContext context)
+            throws Exception {
+        if (!context.isWired(this, "failure")) {
+            throw failure;
+        }
+        context.propagate(this, "failure", assembly.withExceptionList(assembly.exceptionList().with(this, failure)));
+    }
+
     final void bind(String nodeName) {
         if (name != null) {
             throw new FlowValidationException("Node object " + kind + " '" + name + "' is already part of a flow; "

@@ -97,11 +97,4 @@ class FlowDefinitionTest {
         PassthroughNode shared = new PassthroughNode();
         assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f").node("a", shared).node("b", shared));
     }
-
-    @Test
-    void xmlDomainSaysItIsNotSupportedYet() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Domain.of("XMLNSC"));
-        assertTrue(e.getMessage().contains("not supported yet"), e.getMessage());
-        assertEquals(Domain.JSON, Domain.of("json"));
-    }
 }

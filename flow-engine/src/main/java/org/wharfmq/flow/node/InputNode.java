@@ -6,6 +6,7 @@ import org.wharfmq.flow.FlowValidationException;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.XmlSchema;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +20,9 @@ import java.util.Map;
  * the backout threshold (how many deliveries a failing message gets, default 3) and an optional backout queue.
  * A message whose delivery count passes the threshold goes to the {@code failure} terminal if wired, else to the
  * backout queue if set, else to {@code SYSTEM.DEAD.LETTER.QUEUE}, carrying its ExceptionList.
+ *
+ * <p>With {@link #validate(XmlSchema)}, every message is checked against an XML Schema before it enters the flow
+ * ("Validate on input"); an invalid message fails its invocation and takes the backout path with the reason.
  */
 public final class InputNode extends Node {
 
@@ -32,6 +36,7 @@ public final class InputNode extends Node {
     private int backoutThreshold = DEFAULT_BACKOUT_THRESHOLD;
     private String backoutQueue;
     private String selector;
+    private XmlSchema schema;
 
     private InputNode(String queue, String topic) {
         super("Input", List.of(), List.of("out", "failure"));
@@ -82,6 +87,22 @@ public final class InputNode extends Node {
         return this;
     }
 
+    /**
+     * Validates every input message against {@code schema} before it is propagated; implies the XML domain. An
+     * invalid message is not retried in vain: it goes straight to the failure terminal, else the backout queue,
+     * else the dead-letter queue, with the schema's reason in its ExceptionList.
+     */
+    public InputNode validate(XmlSchema schema) {
+        this.schema = schema;
+        this.domain = Domain.XML;
+        return this;
+    }
+
+    /** The schema input messages are validated against, or null. */
+    public XmlSchema schema() {
+        return schema;
+    }
+
     /** The queue read, or null for a topic. */
     public String queueName() {
         return queue;
@@ -130,6 +151,9 @@ public final class InputNode extends Node {
         if (selector != null) {
             p.put("selector", selector);
         }
+        if (schema != null) {
+            p.put("validate", schema.name());
+        }
         return p;
     }
 
@@ -140,6 +164,10 @@ public final class InputNode extends Node {
         }
         if (domain == null || transactionMode == null) {
             throw new FlowValidationException("domain and transactionMode must not be null.");
+        }
+        if (schema != null && domain != Domain.XML) {
+            throw new FlowValidationException("an Input node validates against " + schema.name() + " only in the XML "
+                    + "domain, but its domain is " + domain + ".");
         }
         if (backoutThreshold < 1) {
             throw new FlowValidationException("backoutThreshold must be at least 1, was " + backoutThreshold + ".");

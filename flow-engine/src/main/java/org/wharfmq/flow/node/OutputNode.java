@@ -99,11 +99,7 @@ public final class OutputNode extends Node {
                 }
             }
         } catch (JMSException | RuntimeException e) {
-            if (!context.isWired(this, "failure")) {
-                throw e;
-            }
-            context.propagate(this, "failure", assembly.withExceptionList(
-                    assembly.exceptionList().with(this, e)));
+            propagateFailure(assembly, e, context);
             return;
         }
         context.propagate(this, "out", assembly);

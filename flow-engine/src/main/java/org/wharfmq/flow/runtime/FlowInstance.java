@@ -5,6 +5,8 @@ import org.wharfmq.flow.FlowException;
 import org.wharfmq.flow.Folder;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.XmlParseException;
+import org.wharfmq.flow.XmlValidationException;
 import org.wharfmq.flow.node.InputNode;
 
 import javax.jms.Connection;
@@ -197,6 +199,9 @@ final class FlowInstance implements Runnable {
         long startCpu = timing ? CpuClock.now() : 0;
         invocation.reset(transactional);
         try {
+            if (input.schema() != null && !valid(assembly, deliveryCount)) {
+                return;
+            }
             invocation.run(input, "out", assembly);
             if (transactional || invocation.transactedWork()) {
                 transacted.commit();
@@ -208,6 +213,24 @@ final class FlowInstance implements Runnable {
                 flow.statistics().elapsedNanos.add(System.nanoTime() - start);
                 flow.statistics().cpuNanos.add(CpuClock.now() - startCpu);
             }
+        }
+    }
+
+    /**
+     * Validates the input against the input node's schema. An invalid message goes straight down the backout
+     * path, since retrying cannot make it valid: in a transaction, one stage per delivery (the first delivery to
+     * the first stage), so a stage that fails hands over to the next on redelivery.
+     */
+    private boolean valid(MessageAssembly assembly, int deliveryCount) throws JMSException {
+        try {
+            input.schema().validate(assembly.message());
+            return true;
+        } catch (XmlValidationException | XmlParseException e) {
+            flow.statistics().failures.increment();
+            LOG.log(System.Logger.Level.DEBUG, () -> "Flow '" + flow.name() + "' refused message "
+                    + assembly.message().messageId() + ": " + e.getMessage());
+            backOut(assembly, ExceptionList.of(input, e), transactional ? deliveryCount - 1 : 0);
+            return false;
         }
     }
 

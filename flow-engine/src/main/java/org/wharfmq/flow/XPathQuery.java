@@ -1,0 +1,125 @@
+package org.wharfmq.flow;
+
+import net.sf.saxon.s9api.SaxonApiException;
+import net.sf.saxon.s9api.XPathCompiler;
+import net.sf.saxon.s9api.XPathExecutable;
+import net.sf.saxon.s9api.XPathSelector;
+import net.sf.saxon.s9api.XdmItem;
+import net.sf.saxon.s9api.XdmValue;
+
+import java.util.Map;
+
+/**
+ * An XPath 3.1 expression, compiled once (when the flow is built) and evaluated against the XML body of any
+ * number of messages on any number of threads at once. The context item is the body's document node, so
+ * {@code /Parent/Last} and {@code Parent/Last} both name the Last child of the root element Parent.
+ *
+ * <pre>{@code
+ * static final XPathQuery LAST = XPathQuery.compile("/Parent/Last");
+ * ...
+ * String last = LAST.string(assembly.message());
+ * }</pre>
+ */
+public final class XPathQuery {
+
+    private final String expression;
+    private final XPathExecutable executable;
+
+    private XPathQuery(String expression, XPathExecutable executable) {
+        this.expression = expression;
+        this.executable = executable;
+    }
+
+    /**
+     * Compiles an expression with no namespace prefixes (unprefixed names match elements in no namespace).
+     *
+     * @throws IllegalArgumentException naming the expression and Saxon's reason when it is not valid XPath
+     */
+    public static XPathQuery compile(String expression) {
+        return compile(expression, Map.of());
+    }
+
+    /**
+     * Compiles an expression whose names may use the given prefixes.
+     *
+     * @param namespaces prefix to namespace URI
+     * @throws IllegalArgumentException naming the expression and Saxon's reason when it is not valid XPath
+     */
+    public static XPathQuery compile(String expression, Map<String, String> namespaces) {
+        if (expression == null || expression.isBlank()) {
+            throw new IllegalArgumentException("An XPath expression must not be empty.");
+        }
+        XPathCompiler compiler = Xml.processor().newXPathCompiler();
+        namespaces.forEach(compiler::declareNamespace);
+        try {
+            return new XPathQuery(expression, compiler.compile(expression));
+        } catch (SaxonApiException e) {
+            throw new IllegalArgumentException("Not a valid XPath expression: " + expression + ": " + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** The expression as written. */
+    public String expression() {
+        return expression;
+    }
+
+    /**
+     * The expression's value against {@code message}'s XML body.
+     *
+     * @throws XPathException     when evaluation fails (e.g. a type error)
+     * @throws XmlParseException  when the body is not well-formed XML
+     * @throws IllegalStateException when the message is not in the XML domain
+     */
+    public XdmValue evaluate(FlowMessage message) {
+        XPathSelector selector = load(message);
+        try {
+            return selector.evaluate();
+        } catch (SaxonApiException e) {
+            throw new XPathException(this, e);
+        }
+    }
+
+    /** The expression's effective boolean value (an empty result is false, a non-empty node set true). */
+    public boolean test(FlowMessage message) {
+        XPathSelector selector = load(message);
+        try {
+            return selector.effectiveBooleanValue();
+        } catch (SaxonApiException e) {
+            throw new XPathException(this, e);
+        }
+    }
+
+    /** The string value of the expression's first item, or null when the result is empty. */
+    public String string(FlowMessage message) {
+        XPathSelector selector = load(message);
+        try {
+            XdmItem first = selector.evaluateSingle();
+            return first == null ? null : first.getStringValue();
+        } catch (SaxonApiException e) {
+            throw new XPathException(this, e);
+        }
+    }
+
+    private XPathSelector load(FlowMessage message) {
+        XPathSelector selector = executable.load();
+        try {
+            selector.setContextItem(message.xml());
+        } catch (SaxonApiException e) {
+            throw new XPathException(this, e);
+        }
+        return selector;
+    }
+
+    @Override
+    public String toString() {
+        return expression;
+    }
+
+    /** An XPath expression that failed at run time, naming the expression. */
+    public static final class XPathException extends RuntimeException {
+        XPathException(XPathQuery query, Exception cause) {
+            super("XPath " + query.expression + " failed: " + cause.getMessage(), cause);
+        }
+    }
+}

@@ -1,0 +1,190 @@
+package org.wharfmq.flow;
+
+import net.sf.saxon.s9api.DocumentBuilder;
+import net.sf.saxon.s9api.Processor;
+import net.sf.saxon.s9api.SaxonApiException;
+import net.sf.saxon.s9api.Serializer;
+import net.sf.saxon.s9api.XdmNode;
+import org.w3c.dom.Document;
+import org.xml.sax.InputSource;
+import org.xml.sax.SAXException;
+import org.xml.sax.XMLReader;
+
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import javax.xml.parsers.SAXParserFactory;
+import javax.xml.transform.sax.SAXSource;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+
+/**
+ * The XML domain's shared machinery: one Saxon {@link Processor} for every flow (it is thread-safe and holds the
+ * name pool that every tree, XPath expression and stylesheet must share), and the parsers that turn a body into
+ * a tree.
+ *
+ * <p>Bodies come from other programs, so parsing is locked down: a DOCTYPE is refused, which rules out external
+ * entities (XXE) and entity-expansion bombs at once. A body is parsed into Saxon's TinyTree for reading (compact,
+ * fast for XPath and XSLT, immutable and so safe to share between copies of a message) and into a W3C DOM only
+ * when a node asks to change it.
+ */
+public final class Xml {
+
+    private static final Processor SAXON = new Processor(false);
+    private static final SAXParserFactory SAX = saxFactory();
+    private static final DocumentBuilderFactory DOM = domFactory();
+    /** Parsers are not thread-safe but are costly to create; each flow thread keeps one of each. */
+    private static final ThreadLocal<XMLReader> READER = ThreadLocal.withInitial(Xml::newReader);
+    private static final ThreadLocal<javax.xml.parsers.DocumentBuilder> DOM_BUILDER =
+            ThreadLocal.withInitial(Xml::newDomBuilder);
+
+    private Xml() {
+    }
+
+    /**
+     * The Saxon processor every flow shares: compile XPath expressions and stylesheets with it, so that they can
+     * run against message trees.
+     */
+    public static Processor processor() {
+        return SAXON;
+    }
+
+    /** Parses bytes (the encoding read from the XML declaration or byte order mark, UTF-8 by default). */
+    static XdmNode parse(byte[] bytes) {
+        return parse(new InputSource(new ByteArrayInputStream(bytes)));
+    }
+
+    /** Parses text. */
+    static XdmNode parse(String text) {
+        return parse(new InputSource(new StringReader(text)));
+    }
+
+    private static XdmNode parse(InputSource input) {
+        DocumentBuilder builder = SAXON.newDocumentBuilder();
+        try {
+            return builder.build(new SAXSource(READER.get(), input));
+        } catch (SaxonApiException e) {
+            throw new XmlParseException(e);
+        }
+    }
+
+    /** Parses bytes into a new DOM document that the caller owns. */
+    static Document parseDom(byte[] bytes) {
+        return parseDom(new InputSource(new ByteArrayInputStream(bytes)));
+    }
+
+    /** Parses text into a new DOM document that the caller owns. */
+    static Document parseDom(String text) {
+        return parseDom(new InputSource(new StringReader(text)));
+    }
+
+    private static Document parseDom(InputSource input) {
+        try {
+            return DOM_BUILDER.get().parse(input);
+        } catch (SAXException | IOException e) {
+            throw new XmlParseException(e);
+        }
+    }
+
+    /** A read-only Saxon view of a DOM document, for XPath and XSLT (not a copy: later DOM changes show). */
+    static XdmNode wrap(Document document) {
+        return SAXON.newDocumentBuilder().wrap(document);
+    }
+
+    /** Serialises a tree as UTF-8 bytes without an XML declaration, as the XMLNSC writer does. */
+    static byte[] serializeBytes(XdmNode tree) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+        serialize(tree, SAXON.newSerializer(out));
+        return out.toByteArray();
+    }
+
+    /** Serialises a tree as text without an XML declaration. */
+    static String serializeText(XdmNode tree) {
+        StringWriter out = new StringWriter(4096);
+        serialize(tree, SAXON.newSerializer(out));
+        return out.toString();
+    }
+
+    private static void serialize(XdmNode tree, Serializer serializer) {
+        serializer.setOutputProperty(Serializer.Property.METHOD, "xml");
+        serializer.setOutputProperty(Serializer.Property.ENCODING, "UTF-8");
+        serializer.setOutputProperty(Serializer.Property.OMIT_XML_DECLARATION, "yes");
+        try {
+            serializer.serializeNode(tree);
+        } catch (SaxonApiException e) {
+            throw new IllegalStateException("Cannot serialise the XML body: " + e.getMessage(), e);
+        }
+    }
+
+    private static SAXParserFactory saxFactory() {
+        SAXParserFactory factory = SAXParserFactory.newInstance();
+        factory.setNamespaceAware(true);
+        try {
+            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            factory.setFeature(DISALLOW_DOCTYPE, true);
+        } catch (ParserConfigurationException | SAXException e) {
+            throw new IllegalStateException("The XML parser " + factory.getClass().getName()
+                    + " cannot refuse DOCTYPEs, so message bodies cannot be parsed safely", e);
+        }
+        return factory;
+    }
+
+    private static DocumentBuilderFactory domFactory() {
+        DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+        factory.setNamespaceAware(true);
+        try {
+            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            factory.setFeature(DISALLOW_DOCTYPE, true);
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException("The DOM parser " + factory.getClass().getName()
+                    + " cannot refuse DOCTYPEs, so message bodies cannot be parsed safely", e);
+        }
+        return factory;
+    }
+
+    /** A new locked-down namespace-aware parser whose errors are thrown. */
+    static XMLReader newReader() {
+        try {
+            XMLReader reader = SAX.newSAXParser().getXMLReader();
+            reader.setErrorHandler(FailOnError.INSTANCE);
+            return reader;
+        } catch (ParserConfigurationException | SAXException e) {
+            throw new IllegalStateException("Cannot create an XML parser", e);
+        }
+    }
+
+    private static javax.xml.parsers.DocumentBuilder newDomBuilder() {
+        try {
+            javax.xml.parsers.DocumentBuilder builder = DOM.newDocumentBuilder();
+            builder.setErrorHandler(FailOnError.INSTANCE);
+            return builder;
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException("Cannot create a DOM parser", e);
+        }
+    }
+
+    /** Xerces' feature that refuses any DOCTYPE declaration. */
+    static final String DISALLOW_DOCTYPE = "http://apache.org/xml/features/disallow-doctype-decl";
+
+    /** Turns warnings into nothing and errors into failures (the default handler prints to stderr). */
+    private static final class FailOnError implements org.xml.sax.ErrorHandler {
+        static final FailOnError INSTANCE = new FailOnError();
+
+        @Override
+        public void warning(org.xml.sax.SAXParseException e) {
+        }
+
+        @Override
+        public void error(org.xml.sax.SAXParseException e) throws SAXException {
+            throw e;
+        }
+
+        @Override
+        public void fatalError(org.xml.sax.SAXParseException e) throws SAXException {
+            throw e;
+        }
+    }
+}
