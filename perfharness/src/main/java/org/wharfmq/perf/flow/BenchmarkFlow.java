@@ -6,9 +6,15 @@ import org.wharfmq.flow.FlowMessage;
 import org.wharfmq.flow.Folder;
 import org.wharfmq.flow.MessageAssembly;
 
+import org.wharfmq.flow.node.FilterNode;
+import org.wharfmq.flow.node.RouteNode;
+import org.wharfmq.flow.node.XsltNode;
+
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.Locale;
+import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -18,19 +24,40 @@ import java.util.function.UnaryOperator;
  */
 public enum BenchmarkFlow {
     F_PASS(new PassThroughFlow(), PassThroughFlow.INPUT_QUEUE, PassThroughFlow.OUTPUT_QUEUE, null),
-    F_HDR(new HeaderFlow(), HeaderFlow.INPUT_QUEUE, HeaderFlow.OUTPUT_QUEUE, HeaderFlow::setHeaders),
-    F_PUB(new PublicationFlow(), PublicationFlow.INPUT_QUEUE, null, null);
+    F_HDR(new HeaderFlow(), HeaderFlow.INPUT_QUEUE, HeaderFlow.OUTPUT_QUEUE,
+            () -> throughNode(Domain.BLOB, HeaderFlow::setHeaders)),
+    F_PUB(new PublicationFlow(), PublicationFlow.INPUT_QUEUE, null, null),
+    F_PARSE(SaleFlow.through("F-PARSE", () -> new ComputeFunctionNode(SaleComputations::readLast), "out"),
+            () -> throughNode(Domain.XML, SaleComputations::readLast)),
+    F_WRITE(SaleFlow.through("F-WRITE", () -> new ComputeFunctionNode(SaleComputations::changeLast), "out"),
+            () -> throughNode(Domain.XML, SaleComputations::changeLast)),
+    F_VALID(SaleFlow.validatingOnInput("F-VALID"), () -> PlainLoops.validate(SaleFlow.SCHEMA)),
+    F_FILTER_FIRST(SaleFlow.through("F-FILTER-FIRST", () -> new FilterNode(Conditions.FIRST), "true"),
+            () -> PlainLoops.xpath(Conditions.FIRST)),
+    F_FILTER_LAST(SaleFlow.through("F-FILTER-LAST", () -> new FilterNode(Conditions.LAST), "true"),
+            () -> PlainLoops.xpath(Conditions.LAST)),
+    F_ROUTE(SaleFlow.through("F-ROUTE", () -> RouteNode.builder().route("first", Conditions.FIRST).build(), "first"),
+            () -> PlainLoops.xpath(Conditions.FIRST)),
+    F_COMPUTE(SaleFlow.through("F-COMPUTE", () -> new ComputeFunctionNode(SaleComputations::computeTotals), "out"),
+            () -> throughNode(Domain.XML, SaleComputations::computeTotals)),
+    F_XSLT(SaleFlow.through("F-XSLT", () -> XsltNode.of(SaleFlow.STYLESHEET), "out"),
+            () -> PlainLoops.transform(SaleFlow.STYLESHEET));
 
     private final FlowFactory factory;
     private final String inputQueue;
     private final String outputQueue;
-    private final UnaryOperator<MessageAssembly> work;
+    /** Makes the ceiling's work: the flow's own work on a body, returning a number that keeps the result alive. */
+    private final Supplier<ToIntFunction<byte[]>> work;
 
-    BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, UnaryOperator<MessageAssembly> work) {
+    BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work) {
         this.factory = factory;
         this.inputQueue = inputQueue;
         this.outputQueue = outputQueue;
         this.work = work;
+    }
+
+    BenchmarkFlow(SaleFlow flow, Supplier<ToIntFunction<byte[]>> work) {
+        this(flow, flow.inputQueue(), flow.outputQueue(), work);
     }
 
     /** The flow's name and workload id, e.g. {@code F-PASS}. */
@@ -77,29 +104,24 @@ public enum BenchmarkFlow {
         if (work == null) {
             throw new IllegalStateException(id() + " has no work of its own to time without messaging");
         }
-        loop(body, warmupMillis);
+        ToIntFunction<byte[]> ceilingWork = work.get();
+        loop(ceilingWork, body, warmupMillis);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long cpuStart = threads.getCurrentThreadCpuTime();
         long start = System.nanoTime();
-        long done = loop(body, runMillis);
+        long done = loop(ceilingWork, body, runMillis);
         double seconds = (System.nanoTime() - start) / 1e9;
         long cpuNanos = threads.getCurrentThreadCpuTime() - cpuStart;
         return new Ceiling(done / seconds, done == 0 ? Double.NaN : cpuNanos / 1000.0 / done);
     }
 
-    private long loop(byte[] body, long millis) {
+    private static long loop(ToIntFunction<byte[]> work, byte[] body, long millis) {
         long deadline = System.nanoTime() + millis * 1_000_000;
         long done = 0;
         long sink = 0;
         while (System.nanoTime() < deadline) {
-            for (int i = 0; i < 100; i++) {
-                // what the input node hands the flow: the body and the JMS header fields the requester set
-                FlowMessage message = FlowMessage.ofBytes(Domain.BLOB, body);
-                message.setCorrelationId("perf-ceiling");
-                message.setUserProperty("seq", done);
-                MessageAssembly input = MessageAssembly.of(message, Folder.empty("Environment"));
-                input.freeze();
-                sink += work.apply(input).message().bodyBytes().length;
+            for (int i = 0; i < 10; i++) {
+                sink += work.applyAsInt(body);
                 done++;
             }
         }
@@ -107,6 +129,29 @@ public enum BenchmarkFlow {
             throw new AssertionError(); // keeps the results alive for the JIT
         }
         return done;
+    }
+
+    /**
+     * A compute node's work as a ceiling: the message the input node would hand the flow (the body and the JMS
+     * header fields the requester set), the node's function, and the output body it leaves with.
+     */
+    private static ToIntFunction<byte[]> throughNode(Domain domain, UnaryOperator<MessageAssembly> node) {
+        return body -> {
+            FlowMessage message = FlowMessage.ofBytes(domain, body);
+            message.setCorrelationId("perf-ceiling");
+            message.setUserProperty("seq", 1);
+            MessageAssembly input = MessageAssembly.of(message, Folder.empty("Environment"));
+            input.freeze();
+            return node.apply(input).message().bodyBytes().length;
+        };
+    }
+
+    /** The XPath conditions of the filter and route workloads: always true on the sale message, as in the seed. */
+    private static final class Conditions {
+        /** The first element, before any SaleList: the seed's "filter first". */
+        static final String FIRST = "/Parent/First = '1'";
+        /** The last element, after every SaleList: the seed's "filter last". */
+        static final String LAST = "/Parent/Last = 'Test'";
     }
 
     /**

@@ -2,7 +2,6 @@ package org.wharfmq.perf.flow;
 
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
-import org.wharfmq.flow.JavaComputeNode;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.InputNode;
@@ -32,7 +31,7 @@ public final class HeaderFlow implements FlowFactory {
     public FlowDefinition create() {
         return FlowDefinition.builder(NAME)
                 .node("in", InputNode.queue(INPUT_QUEUE).transactionMode(TransactionMode.AUTOMATIC))
-                .node("setHeaders", new SetHeaders())
+                .node("setHeaders", new ComputeFunctionNode(HeaderFlow::setHeaders))
                 .node("out", OutputNode.queue(OUTPUT_QUEUE))
                 .wire("in", "out", "setHeaders")
                 .wire("setHeaders", "out", "out")
@@ -49,13 +48,5 @@ public final class HeaderFlow implements FlowFactory {
         out.message().setUserProperty("Encoding", ENCODING);
         out.message().setBody(NO_PAYLOAD);
         return out;
-    }
-
-    /** The JavaCompute node: stateless, so one object serves every instance. */
-    static final class SetHeaders extends JavaComputeNode {
-        @Override
-        public void evaluate(MessageAssembly assembly) throws Exception {
-            propagate("out", setHeaders(assembly));
-        }
     }
 }

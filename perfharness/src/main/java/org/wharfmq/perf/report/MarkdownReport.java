@@ -120,7 +120,9 @@ public final class MarkdownReport {
                         Integer.toString(p.responders())),
                 "Seed 002 WMB V6.1 (other hardware) Rate* | CPU% | CPU ms/msg", size -> {
                     SeedRows.FlowRow seed = persistent ? null : SeedRows.findFlow(workload, size);
-                    return seed == null ? "no published row | |" : String.format(Locale.ROOT, "%,.0f | %.2f | %.2f",
+                    return seed == null ? "no published row | |" : Double.isNaN(seed.cpuPercent())
+                            ? String.format(Locale.ROOT, "%,.0f | not published | not published", seed.rate())
+                            : String.format(Locale.ROOT, "%,.0f | %.2f | %.2f",
                             seed.rate(), seed.cpuPercent(), seed.cpuMillisPerMessage());
                 });
         md.append("\nCPU ms/msg: the server process's CPU per flow invocation (queue manager and flow together, as the ")

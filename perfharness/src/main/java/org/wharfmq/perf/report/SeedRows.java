@@ -35,6 +35,7 @@ public final class SeedRows {
      * A published row of the broker report (002: WebSphere Message Broker V6.1 with WebSphere MQ V6 on a 4-processor
      * 1.7 GHz pSeries Power5 server under Linux, clients on another machine; one copy of the flow, non-persistent):
      * message rate, CPU% busy (the whole server: broker and queue manager) and CPU milliseconds per message.
+     * The XSLT rows come from the report's V6.0/V6.1 comparison, which published the rate only (NaN for the rest).
      */
     public record FlowRow(String test, double rate, double cpuPercent, double cpuMillisPerMessage) {
     }
@@ -45,7 +46,46 @@ public final class SeedRows {
             Map.entry("F-PASS/65536", new FlowRow("MQ BLOB pass-through 64K", 1314.28, 46.00, 1.40)),
             Map.entry("F-PASS/262144", new FlowRow("MQ BLOB pass-through 256K", 327.19, 39.00, 4.77)),
             Map.entry("F-PASS/1048576", new FlowRow("MQ BLOB pass-through 1024K", 76.91, 35.00, 18.20)),
-            Map.entry("F-HDR/1024", new FlowRow("Setting of the MQ Message Headers 1K", 3590.83, 43.00, 0.48)));
+            Map.entry("F-HDR/1024", new FlowRow("Setting of the MQ Message Headers 1K", 3590.83, 43.00, 0.48)),
+            Map.entry("F-PARSE/4096", new FlowRow("Parsing an XML Input Message 4K", 972.94, 31.33, 1.29)),
+            Map.entry("F-PARSE/16384", new FlowRow("Parsing an XML Input Message 16K", 325.30, 28.00, 3.44)),
+            Map.entry("F-PARSE/65536", new FlowRow("Parsing an XML Input Message 64K", 85.80, 27.00, 12.59)),
+            Map.entry("F-PARSE/262144", new FlowRow("Parsing an XML Input Message 256K", 21.94, 27.00, 49.22)),
+            Map.entry("F-PARSE/1048576", new FlowRow("Parsing an XML Input Message 1024K", 5.51, 26.00, 188.75)),
+            Map.entry("F-WRITE/4096", new FlowRow("Writing a Generic XMLNSC Output Message 4K", 691.33, 31.00, 1.79)),
+            Map.entry("F-WRITE/16384", new FlowRow("Writing a Generic XMLNSC Output Message 16K", 214.90, 27.33, 5.09)),
+            Map.entry("F-WRITE/65536", new FlowRow("Writing a Generic XMLNSC Output Message 64K", 53.94, 27.00, 20.02)),
+            Map.entry("F-WRITE/262144", new FlowRow("Writing a Generic XMLNSC Output Message 256K", 13.67, 27.00, 79.02)),
+            Map.entry("F-WRITE/1048576", new FlowRow("Writing a Generic XMLNSC Output Message 1024K", 3.43, 27.00, 314.87)),
+            Map.entry("F-VALID/4096", new FlowRow("Validating an XML Message on Input 4K", 896.95, 32.00, 1.43)),
+            Map.entry("F-VALID/16384", new FlowRow("Validating an XML Message on Input 16K", 262.35, 29.00, 4.42)),
+            Map.entry("F-VALID/65536", new FlowRow("Validating an XML Message on Input 64K", 63.64, 27.00, 16.97)),
+            Map.entry("F-VALID/262144", new FlowRow("Validating an XML Message on Input 256K", 16.02, 27.00, 67.40)),
+            Map.entry("F-VALID/1048576", new FlowRow("Validating an XML Message on Input 1024K", 4.16, 27.00, 259.82)),
+            Map.entry("F-FILTER-FIRST/4096", new FlowRow("Filter on the first element (ESQL, XMLNSC) 4K", 4281.98, 52.67, 0.49)),
+            Map.entry("F-FILTER-FIRST/16384", new FlowRow("Filter on the first element (ESQL, XMLNSC) 16K", 3542.85, 62.00, 0.70)),
+            Map.entry("F-FILTER-FIRST/65536", new FlowRow("Filter on the first element (ESQL, XMLNSC) 64K", 1278.88, 50.00, 1.56)),
+            Map.entry("F-FILTER-FIRST/262144", new FlowRow("Filter on the first element (ESQL, XMLNSC) 256K", 335.72, 42.00, 5.00)),
+            Map.entry("F-FILTER-FIRST/1048576", new FlowRow("Filter on the first element (ESQL, XMLNSC) 1024K", 77.53, 37.00, 19.09)),
+            Map.entry("F-FILTER-LAST/4096", new FlowRow("Filter on the last element (ESQL, XMLNSC) 4K", 1133.58, 26.67, 0.94)),
+            Map.entry("F-FILTER-LAST/16384", new FlowRow("Filter on the last element (ESQL, XMLNSC) 16K", 339.00, 29.00, 3.42)),
+            Map.entry("F-FILTER-LAST/65536", new FlowRow("Filter on the last element (ESQL, XMLNSC) 64K", 86.85, 28.00, 12.90)),
+            Map.entry("F-FILTER-LAST/262144", new FlowRow("Filter on the last element (ESQL, XMLNSC) 256K", 21.88, 27.00, 49.36)),
+            Map.entry("F-FILTER-LAST/1048576", new FlowRow("Filter on the last element (ESQL, XMLNSC) 1024K", 5.48, 28.00, 204.38)),
+            Map.entry("F-ROUTE/4096", new FlowRow("Route node on the first element 4K", 2090.07, 38.67, 0.74)),
+            Map.entry("F-ROUTE/16384", new FlowRow("Route node on the first element 16K", 1898.29, 46.00, 0.97)),
+            Map.entry("F-ROUTE/65536", new FlowRow("Route node on the first element 64K", 1299.51, 59.33, 1.83)),
+            Map.entry("F-ROUTE/262144", new FlowRow("Route node on the first element 256K", 330.41, 43.67, 5.29)),
+            Map.entry("F-ROUTE/1048576", new FlowRow("Route node on the first element 1024K", 75.24, 35.33, 18.78)),
+            Map.entry("F-COMPUTE/4096", new FlowRow("Computation using the JavaCompute node's XPath 4K", 351.47, 28.00, 3.19)),
+            Map.entry("F-COMPUTE/16384", new FlowRow("Computation using the JavaCompute node's XPath 16K", 99.49, 26.33, 10.59)),
+            Map.entry("F-COMPUTE/65536", new FlowRow("Computation using the JavaCompute node's XPath 64K", 26.00, 26.00, 40.00)),
+            Map.entry("F-COMPUTE/262144", new FlowRow("Computation using the JavaCompute node's XPath 256K", 6.52, 26.33, 161.47)),
+            Map.entry("F-COMPUTE/1048576", new FlowRow("Computation using the JavaCompute node's XPath 1024K", 1.63, 26.00, 638.04)),
+            Map.entry("F-XSLT/4096", new FlowRow("XSLT Transform sample 4K (rate only)", 413, Double.NaN, Double.NaN)),
+            Map.entry("F-XSLT/16384", new FlowRow("XSLT Transform sample 16K (rate only)", 169, Double.NaN, Double.NaN)),
+            Map.entry("F-XSLT/65536", new FlowRow("XSLT Transform sample 64K (rate only)", 49.5, Double.NaN, Double.NaN)),
+            Map.entry("F-XSLT/262144", new FlowRow("XSLT Transform sample 256K (rate only)", 13.6, Double.NaN, Double.NaN)));
 
     private SeedRows() {
     }

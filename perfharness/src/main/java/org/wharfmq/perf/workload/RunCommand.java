@@ -31,9 +31,10 @@ public final class RunCommand {
     private static final String HELP = """
             Usage: wharf perf run|compare WORKLOAD [options]
               WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB
+                                  F-PARSE F-WRITE F-VALID F-FILTER-FIRST F-FILTER-LAST F-ROUTE F-COMPUTE F-XSLT
               --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k; F-*: 4k]
                                   (F-*: the seed's sale message, SaleList repeated to about that size)
-              --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-PASS, F-HDR: 20]
+              --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-*: 20]
               --instances LIST    F-*: flow instances to step through        [1]
               --responders N      responders per step (0 = half the requesters)  [0]
               --queues N          RR-4b request queues                       [4]

@@ -71,7 +71,12 @@ class RunCommandOptionsTest {
 
     @Test
     void workloadsThatWaitForOtherIssuesSaySo() {
-        assertTrue(assertThrows(OptionException.class, () -> Workload.parse("F-XSLT")).getMessage().contains("XML domain"));
+        assertEquals(Workload.F_XSLT, Workload.parse("f-xslt"));
+        assertEquals(Workload.F_FILTER_LAST, Workload.parse("F-FILTER-LAST"));
+        assertTrue(assertThrows(OptionException.class, () -> Workload.parse("F-OPAQUE")).getMessage().contains("opaque parsing"));
+        String unknown = assertThrows(OptionException.class, () -> Workload.parse("F-NOPE")).getMessage();
+        assertTrue(unknown.contains("RR-1, RR-2") && unknown.endsWith(" or " + Workload.values()[Workload.values().length - 1].id()),
+                unknown);
         assertTrue(assertThrows(OptionException.class, () -> Workload.parse("f-persist")).getMessage().contains("--persistent"));
         assertEquals(Workload.F_PUB, Workload.parse("f-pub"));
         assertEquals(List.of(1, 10, 100), RunCommand.parse(new String[] {"F-PUB"}, false).settings().clients(),

@@ -1,0 +1,98 @@
+package org.wharfmq.perf.flow;
+
+import org.wharfmq.flow.Domain;
+import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.FlowFactory;
+import org.wharfmq.flow.Node;
+import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.XmlSchema;
+import org.wharfmq.flow.node.InputNode;
+import org.wharfmq.flow.node.OutputNode;
+
+import java.net.URL;
+import java.util.function.Supplier;
+
+/**
+ * The flows of the XML broker workloads (F-PARSE, F-WRITE, F-VALID, F-FILTER-*, F-ROUTE, F-COMPUTE, F-XSLT), shaped
+ * as seed 002's test flows: an input node in the XML domain (XMLNSC), at most one node doing the work, an output
+ * node. Transaction mode AUTOMATIC, as F-PASS: a persistent input is got and its output put in one transaction.
+ * The requesters' correlation ids and properties pass through every node, so each requester finds its output.
+ */
+public final class SaleFlow implements FlowFactory {
+
+    /** The seed's schema for the sale message, a resource of the harness. */
+    static final URL SCHEMA = resource("wmb-sale.xsd");
+    /** The seed's stylesheet ("XML Transformation"), a resource of the harness. */
+    static final URL STYLESHEET = resource("wmb-transform.xsl");
+
+    private final String name;
+    private final Supplier<Node> work;
+    private final String terminal;
+    private final boolean validateOnInput;
+
+    private SaleFlow(String name, Supplier<Node> work, String terminal, boolean validateOnInput) {
+        this.name = name;
+        this.work = work;
+        this.terminal = terminal;
+        this.validateOnInput = validateOnInput;
+    }
+
+    /**
+     * Input → the node {@code work} makes → output, wired from the node's {@code terminal}. A supplier, because a
+     * node object belongs to one flow and {@link #create()} may be called for each deployment.
+     */
+    static SaleFlow through(String name, Supplier<Node> work, String terminal) {
+        return new SaleFlow(name, work, terminal, false);
+    }
+
+    /** Input validating against the sale schema → output (seed 002, "Validating an XML Message on Input"). */
+    static SaleFlow validatingOnInput(String name) {
+        return new SaleFlow(name, null, null, true);
+    }
+
+    /** The flow's name, the workload id. */
+    public String name() {
+        return name;
+    }
+
+    /** Where the clients put the input: {@code F-XSLT} reads {@code F.XSLT.IN}. */
+    public String inputQueue() {
+        return queuePrefix() + ".IN";
+    }
+
+    /** Where the clients take the output. */
+    public String outputQueue() {
+        return queuePrefix() + ".OUT";
+    }
+
+    private String queuePrefix() {
+        return name.replace('-', '.');
+    }
+
+    @Override
+    public FlowDefinition create() {
+        InputNode input = InputNode.queue(inputQueue()).domain(Domain.XML)
+                .transactionMode(TransactionMode.AUTOMATIC);
+        if (validateOnInput) {
+            input.validate(XmlSchema.compile(SCHEMA));
+        }
+        FlowDefinition.Builder flow = FlowDefinition.builder(name)
+                .node("in", input)
+                .node("out", OutputNode.queue(outputQueue()));
+        if (work == null) {
+            return flow.wire("in", "out", "out").build();
+        }
+        return flow.node("work", work.get())
+                .wire("in", "out", "work")
+                .wire("work", terminal, "out")
+                .build();
+    }
+
+    private static URL resource(String name) {
+        URL url = SaleFlow.class.getResource(name);
+        if (url == null) {
+            throw new IllegalStateException(name + " is missing from the perf harness jar");
+        }
+        return url;
+    }
+}
