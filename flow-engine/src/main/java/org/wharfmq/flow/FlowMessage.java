@@ -193,6 +193,18 @@ public final class FlowMessage {
         return updatedXml != null || body.isXmlParsed();
     }
 
+    /**
+     * Makes the XML tree leave the content of {@code elements} unparsed (opaque parsing); the input node does this
+     * for its {@code opaque(...)} setting. Call before anything reads the tree.
+     *
+     * @throws IllegalStateException when the domain is not XML or the tree was built already
+     */
+    public FlowMessage parseOpaquely(OpaqueElements elements) {
+        checkWritable();
+        body = body.parsedOpaquely(elements);
+        return this;
+    }
+
     /** Replaces the body with bytes (sent as a BytesMessage); the array is taken, not copied. */
     public FlowMessage setBody(byte[] bytes) {
         checkWritable();

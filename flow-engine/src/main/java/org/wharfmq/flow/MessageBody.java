@@ -22,23 +22,35 @@ final class MessageBody {
     private final Domain domain;
     private final byte[] bytes;
     private final String text;
+    /** Elements the XML tree leaves empty, or null for a full parse. */
+    private final OpaqueElements opaque;
     private byte[] encodedText;
     private JsonNode json;
     private XdmNode xml;
     private int parseCount;
 
-    private MessageBody(Domain domain, byte[] bytes, String text) {
+    private MessageBody(Domain domain, byte[] bytes, String text, OpaqueElements opaque) {
         this.domain = domain;
         this.bytes = bytes;
         this.text = text;
+        this.opaque = opaque;
     }
 
     static MessageBody ofBytes(Domain domain, byte[] bytes) {
-        return new MessageBody(domain, bytes == null ? new byte[0] : bytes, null);
+        return new MessageBody(domain, bytes == null ? new byte[0] : bytes, null, null);
     }
 
     static MessageBody ofText(Domain domain, String text) {
-        return new MessageBody(domain, null, text == null ? "" : text);
+        return new MessageBody(domain, null, text == null ? "" : text, null);
+    }
+
+    /** This body, whose XML tree will leave the content of {@code elements} unparsed. */
+    MessageBody parsedOpaquely(OpaqueElements elements) {
+        checkDomain(Domain.XML);
+        if (xml != null) {
+            throw new IllegalStateException("The body was parsed already: set opaque elements before the first read.");
+        }
+        return new MessageBody(domain, bytes, text, elements);
     }
 
     Domain domain() {
@@ -83,7 +95,12 @@ final class MessageBody {
     XdmNode xml() {
         checkDomain(Domain.XML);
         if (xml == null) {
-            xml = text != null ? Xml.parse(text) : Xml.parse(bytes);
+            if (opaque != null) {
+                // the scan works on bytes; a text body is parsed as the UTF-8 it was encoded to
+                xml = Xml.parseUtf8(opaque.strip(bytes()), text != null);
+            } else {
+                xml = text != null ? Xml.parse(text) : Xml.parse(bytes);
+            }
             parseCount++;
         }
         return xml;

@@ -57,6 +57,18 @@ public final class Xml {
         return parse(new InputSource(new ByteArrayInputStream(bytes)));
     }
 
+    /**
+     * Parses bytes; with {@code forceUtf8} they are UTF-8 whatever an XML declaration says (a text body encoded
+     * by Wharf).
+     */
+    static XdmNode parseUtf8(byte[] bytes, boolean forceUtf8) {
+        InputSource input = new InputSource(new ByteArrayInputStream(bytes));
+        if (forceUtf8) {
+            input.setEncoding("UTF-8");
+        }
+        return parse(input);
+    }
+
     /** Parses text. */
     static XdmNode parse(String text) {
         return parse(new InputSource(new StringReader(text)));

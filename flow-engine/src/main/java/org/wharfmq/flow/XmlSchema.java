@@ -21,7 +21,8 @@ import java.nio.file.Path;
 /**
  * An XML Schema, compiled once by Xerces and used to validate message bodies on any number of threads at once
  * (each thread keeps its own validator). Validation runs in the same single pass as the parse, on the XML
- * domain's locked-down parser (no DOCTYPE), and builds no tree.
+ * domain's locked-down parser (no DOCTYPE), and builds no tree. (Xerces' own stream validator is a fifth faster,
+ * but it takes no notice of the feature that refuses a DOCTYPE, so it would expand a body's external entities.)
  */
 public final class XmlSchema {
 

@@ -114,6 +114,11 @@ class XmlDomainTest {
         assertTrue(e.getMessage().contains("DOCTYPE"), e.getMessage());
         MessageAssembly out = input(xxe).copy();
         assertThrows(XmlParseException.class, () -> out.message().xmlForUpdate());
+        Path xsd = Files.writeString(dir.resolve("r.xsd"), "<xsd:schema xmlns:xsd='http://www.w3.org/2001/XMLSchema'>"
+                + "<xsd:element name='r' type='xsd:string'/></xsd:schema>");
+        XmlParseException validating = assertThrows(XmlParseException.class,
+                () -> XmlSchema.compile(xsd).validate(input(xxe).message()));
+        assertTrue(validating.getMessage().contains("DOCTYPE"), validating.getMessage());
     }
 
     @Test

@@ -70,7 +70,7 @@ public final class PerfMain {
                   wharf perf jmh [JMH options]                       micro-benchmarks of the hot paths
 
                 Workloads: RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB F-PARSE F-WRITE F-VALID
-                F-FILTER-FIRST F-FILTER-LAST F-ROUTE F-COMPUTE F-XSLT (any F-* with --persistent is F-PERSIST).
+                F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT (any F-* with --persistent is F-PERSIST).
                 `wharf perf run --help` lists the runner's options.
 
                 """ + PerfOptions.help();

@@ -5,6 +5,7 @@ import org.wharfmq.flow.FlowContext;
 import org.wharfmq.flow.FlowValidationException;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
+import org.wharfmq.flow.OpaqueElements;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.XmlSchema;
 
@@ -37,6 +38,7 @@ public final class InputNode extends Node {
     private String backoutQueue;
     private String selector;
     private XmlSchema schema;
+    private OpaqueElements opaque;
 
     private InputNode(String queue, String topic) {
         super("Input", List.of(), List.of("out", "failure"));
@@ -98,6 +100,24 @@ public final class InputNode extends Node {
         return this;
     }
 
+    /**
+     * Parses the content of the elements at these absolute paths opaquely ({@link OpaqueElements}): the tree has
+     * them empty, at a fraction of a full parse's cost; the message leaves with them intact. Implies the XML
+     * domain.
+     *
+     * @throws IllegalArgumentException for a path that is not of the form {@code /Name/Name...}
+     */
+    public InputNode opaque(String... paths) {
+        this.opaque = OpaqueElements.of(paths);
+        this.domain = Domain.XML;
+        return this;
+    }
+
+    /** The elements parsed opaquely, or null. */
+    public OpaqueElements opaqueElements() {
+        return opaque;
+    }
+
     /** The schema input messages are validated against, or null. */
     public XmlSchema schema() {
         return schema;
@@ -154,6 +174,9 @@ public final class InputNode extends Node {
         if (schema != null) {
             p.put("validate", schema.name());
         }
+        if (opaque != null) {
+            p.put("opaque", opaque.toString());
+        }
         return p;
     }
 
@@ -164,6 +187,10 @@ public final class InputNode extends Node {
         }
         if (domain == null || transactionMode == null) {
             throw new FlowValidationException("domain and transactionMode must not be null.");
+        }
+        if (opaque != null && domain != Domain.XML) {
+            throw new FlowValidationException("an Input node parses " + opaque + " opaquely only in the XML domain, "
+                    + "but its domain is " + domain + ".");
         }
         if (schema != null && domain != Domain.XML) {
             throw new FlowValidationException("an Input node validates against " + schema.name() + " only in the XML "

@@ -2,6 +2,7 @@ package org.wharfmq.flow.runtime;
 
 import org.wharfmq.flow.ExceptionList;
 import org.wharfmq.flow.FlowException;
+import org.wharfmq.flow.FlowMessage;
 import org.wharfmq.flow.Folder;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
@@ -183,7 +184,11 @@ final class FlowInstance implements Runnable {
         int deliveryCount = JmsMessages.deliveryCount(message);
         MessageAssembly assembly;
         try {
-            assembly = MessageAssembly.of(JmsMessages.read(message, input.domain()), Folder.empty("Environment"));
+            FlowMessage read = JmsMessages.read(message, input.domain());
+            if (input.opaqueElements() != null) {
+                read.parseOpaquely(input.opaqueElements());
+            }
+            assembly = MessageAssembly.of(read, Folder.empty("Environment"));
         } catch (JMSException | RuntimeException e) {
             // a message the flow cannot even read goes straight to the backout path: retrying cannot help
             backoutUnreadable(message, e);

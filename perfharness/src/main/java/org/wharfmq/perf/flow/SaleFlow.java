@@ -11,6 +11,7 @@ import org.wharfmq.flow.node.OutputNode;
 
 import java.net.URL;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The flows of the XML broker workloads (F-PARSE, F-WRITE, F-VALID, F-FILTER-*, F-ROUTE, F-COMPUTE, F-XSLT), shaped
@@ -26,15 +27,15 @@ public final class SaleFlow implements FlowFactory {
     static final URL STYLESHEET = resource("wmb-transform.xsl");
 
     private final String name;
+    private final UnaryOperator<InputNode> inputSettings;
     private final Supplier<Node> work;
     private final String terminal;
-    private final boolean validateOnInput;
 
-    private SaleFlow(String name, Supplier<Node> work, String terminal, boolean validateOnInput) {
+    private SaleFlow(String name, UnaryOperator<InputNode> inputSettings, Supplier<Node> work, String terminal) {
         this.name = name;
+        this.inputSettings = inputSettings;
         this.work = work;
         this.terminal = terminal;
-        this.validateOnInput = validateOnInput;
     }
 
     /**
@@ -42,12 +43,20 @@ public final class SaleFlow implements FlowFactory {
      * node object belongs to one flow and {@link #create()} may be called for each deployment.
      */
     static SaleFlow through(String name, Supplier<Node> work, String terminal) {
-        return new SaleFlow(name, work, terminal, false);
+        return new SaleFlow(name, UnaryOperator.identity(), work, terminal);
+    }
+
+    /**
+     * As {@link #through}, the input parsing the element at {@code path} opaquely (seed 002, "Filtering on the last
+     * element of an XML Message using Opaque Parsing": the repeating SaleLists).
+     */
+    static SaleFlow opaqueThrough(String name, String path, Supplier<Node> work, String terminal) {
+        return new SaleFlow(name, input -> input.opaque(path), work, terminal);
     }
 
     /** Input validating against the sale schema → output (seed 002, "Validating an XML Message on Input"). */
     static SaleFlow validatingOnInput(String name) {
-        return new SaleFlow(name, null, null, true);
+        return new SaleFlow(name, input -> input.validate(XmlSchema.compile(SCHEMA)), null, null);
     }
 
     /** The flow's name, the workload id. */
@@ -71,11 +80,8 @@ public final class SaleFlow implements FlowFactory {
 
     @Override
     public FlowDefinition create() {
-        InputNode input = InputNode.queue(inputQueue()).domain(Domain.XML)
-                .transactionMode(TransactionMode.AUTOMATIC);
-        if (validateOnInput) {
-            input.validate(XmlSchema.compile(SCHEMA));
-        }
+        InputNode input = inputSettings.apply(InputNode.queue(inputQueue()).domain(Domain.XML)
+                .transactionMode(TransactionMode.AUTOMATIC));
         FlowDefinition.Builder flow = FlowDefinition.builder(name)
                 .node("in", input)
                 .node("out", OutputNode.queue(outputQueue()));

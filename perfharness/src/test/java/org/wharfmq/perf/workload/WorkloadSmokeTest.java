@@ -47,7 +47,7 @@ class WorkloadSmokeTest {
      */
     @ParameterizedTest
     @EnumSource(value = Workload.class, names = {"F_PASS", "F_HDR", "F_PARSE", "F_WRITE", "F_VALID", "F_FILTER_FIRST",
-            "F_FILTER_LAST", "F_ROUTE", "F_COMPUTE", "F_XSLT"})
+            "F_FILTER_LAST", "F_OPAQUE", "F_ROUTE", "F_COMPUTE", "F_XSLT"})
     void eachFlowWorkloadRunsTheFlowOncePerRequest(Workload w, @TempDir Path out) throws Exception {
         RunSettings settings = new RunSettings(w, List.of(4096), List.of(4), List.of(2), 0, 0, 0, 4, 1, 10, false, true,
                 null, out, List.of("-Xmx256m"), true);

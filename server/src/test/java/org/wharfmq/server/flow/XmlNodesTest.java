@@ -97,6 +97,17 @@ class XmlNodesTest {
     }
 
     @Test
+    void opaqueElementsAreEmptyInTheTreeAndWholeInTheOutput() throws Exception {
+        fixture.run(FlowDefinition.builder("opaque")
+                .node("in", InputNode.queue("IN").opaque("/Order/Item"))
+                .node("filter", new FilterNode("/Order/Tier = 'gold' and exists(/Order/Item) and empty(/Order/Item/*)"))
+                .node("out", OutputNode.queue("OUT"))
+                .wire("in", "out", "filter").wire("filter", "true", "out").build(), 1);
+        fixture.sendBytes("IN", order("gold").getBytes(StandardCharsets.UTF_8));
+        assertEquals(order("gold"), text(fixture.receiveOne("OUT")), "the opaque content leaves intact");
+    }
+
+    @Test
     void routeGoesToTheFirstMatchingTerminalOrDefault() throws Exception {
         fixture.run(FlowDefinition.builder("route")
                 .node("in", InputNode.queue("IN").domain(Domain.XML))
