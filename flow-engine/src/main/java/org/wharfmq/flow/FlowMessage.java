@@ -104,7 +104,7 @@ public final class FlowMessage {
 
     /**
      * The body as bytes: for an unchanged body, the bytes that arrived (shared, never copied: do not modify the
-     * array); for a changed JSON tree, its serialisation.
+     * array); for a changed JSON or XML tree, its serialisation.
      */
     public byte[] bodyBytes() {
         if (updatedJson != null) {

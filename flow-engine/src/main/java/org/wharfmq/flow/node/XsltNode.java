@@ -111,7 +111,9 @@ public final class XsltNode extends Node {
             transformer.transform();
             out.message().setBody(result.toString());
         } else {
-            ByteArrayOutputStream result = new ByteArrayOutputStream(input.bodyBytes().length);
+            // sized as the input (a changed DOM's length is not known without serialising it)
+            ByteArrayOutputStream result = new ByteArrayOutputStream(input.isBodyChanged() ? 8192
+                    : input.bodyBytes().length);
             Serializer serializer = Xml.processor().newSerializer(result);
             transformer.setDestination(serializer);
             transformer.transform();
