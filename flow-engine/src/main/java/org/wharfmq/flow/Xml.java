@@ -33,6 +33,8 @@ import java.io.StringWriter;
  */
 public final class Xml {
 
+    /** Xerces' feature that refuses any DOCTYPE declaration. */
+    private static final String DISALLOW_DOCTYPE = "http://apache.org/xml/features/disallow-doctype-decl";
     private static final Processor SAXON = new Processor(false);
     private static final SAXParserFactory SAX = saxFactory();
     private static final DocumentBuilderFactory DOM = domFactory();
@@ -177,9 +179,6 @@ public final class Xml {
             throw new IllegalStateException("Cannot create a DOM parser", e);
         }
     }
-
-    /** Xerces' feature that refuses any DOCTYPE declaration. */
-    static final String DISALLOW_DOCTYPE = "http://apache.org/xml/features/disallow-doctype-decl";
 
     /** Turns warnings into nothing and errors into failures (the default handler prints to stderr). */
     private static final class FailOnError implements org.xml.sax.ErrorHandler {

@@ -70,25 +70,34 @@ public final class RouteNode extends Node {
 
     @Override
     public void receive(String terminal, MessageAssembly assembly, FlowContext context) throws Exception {
-        List<String> matched = new ArrayList<>(toAllMatches ? routes.size() : 1);
+        // every condition is evaluated before anything is propagated, so a failing one sends nothing on
+        String first = null;
+        List<String> all = null; // only in toAllMatches mode: the first-match path allocates nothing
         try {
             for (Route route : routes) {
                 if (route.condition.test(assembly.message())) {
-                    matched.add(route.terminal);
                     if (!toAllMatches) {
+                        first = route.terminal;
                         break;
                     }
+                    if (all == null) {
+                        all = new ArrayList<>(routes.size());
+                    }
+                    all.add(route.terminal);
                 }
             }
         } catch (RuntimeException e) {
             propagateFailure(assembly, e, context);
             return;
         }
-        if (matched.isEmpty()) {
+        if (first != null) {
+            context.propagate(this, first, assembly);
+        } else if (all != null) {
+            for (String out : all) {
+                context.propagate(this, out, assembly);
+            }
+        } else {
             context.propagate(this, "default", assembly);
-        }
-        for (String out : matched) {
-            context.propagate(this, out, assembly);
         }
     }
 
