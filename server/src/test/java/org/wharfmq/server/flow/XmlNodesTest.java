@@ -131,6 +131,33 @@ class XmlNodesTest {
     }
 
     @Test
+    void routeToAllMatchesSendsToEveryTerminalInTableOrderAndAFailingConditionSendsNothing() throws Exception {
+        fixture.run(FlowDefinition.builder("route-all")
+                .node("in", InputNode.queue("IN").domain(Domain.XML))
+                .node("route", RouteNode.builder()
+                        .route("gold", "/Order/Tier = 'gold'")
+                        .route("big", "xs:decimal(/Order/Item/Price) * xs:int(/Order/Item/Qty) >= 10")
+                        .toAllMatches()
+                        .build())
+                .node("outGold", OutputNode.queue("OUT.GOLD"))
+                .node("outBig", OutputNode.queue("OUT.BIG"))
+                .node("why", new RecordExceptionList())
+                .node("outFailure", OutputNode.queue("OUT.FAILURE"))
+                .wire("in", "out", "route")
+                .wire("route", "gold", "outGold").wire("route", "big", "outBig")
+                .wire("route", "failure", "why").wire("why", "out", "outFailure").build(), 1);
+        fixture.send("IN", order("gold"), false, null, null);
+        fixture.send("IN", order("gold").replace("<Qty>4</Qty>", "<Qty>four</Qty>"), false, null, null);
+        assertEquals(order("gold"), text(fixture.receiveOne("OUT.GOLD")), "gold and big: both terminals");
+        assertEquals(order("gold"), text(fixture.receiveOne("OUT.BIG")));
+        Message failed = fixture.receiveOne("OUT.FAILURE");
+        assertTrue(failed.getStringProperty(ExceptionList.PROPERTY).contains("route (Route)"),
+                failed.getStringProperty(ExceptionList.PROPERTY));
+        assertEquals(0, fixture.depth("OUT.GOLD"), "the gold condition held, but nothing goes on when one fails");
+        assertThrows(IllegalArgumentException.class, () -> RouteNode.builder().route("default", "true()"));
+    }
+
+    @Test
     void xsltReplacesTheBodyAndKeepsHeadersAndTextness(@TempDir Path dir) throws Exception {
         Path xsl = Files.writeString(dir.resolve("statement.xsl"), """
                 <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
