@@ -205,6 +205,24 @@ public final class FlowMessage {
         return this;
     }
 
+    /**
+     * Lets simple XPath conditions ({@link XPathQuery#test}) read the XML body only as far as they need while no
+     * tree has been built ({@link ParseTiming#ON_DEMAND}); the input node does this for its
+     * {@code parseTiming(ON_DEMAND)} setting.
+     *
+     * @throws IllegalStateException when the domain is not XML
+     */
+    public FlowMessage parseOnDemand() {
+        checkWritable();
+        body = body.parsedOnDemand();
+        return this;
+    }
+
+    /** {@link MessageBody#scan}, or null when a node holds a changed document. */
+    Boolean scan(PathScan condition) {
+        return updatedXml != null ? null : body.scan(condition);
+    }
+
     /** Replaces the body with bytes (sent as a BytesMessage); the array is taken, not copied. */
     public FlowMessage setBody(byte[] bytes) {
         checkWritable();

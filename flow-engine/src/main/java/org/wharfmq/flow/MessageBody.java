@@ -24,24 +24,27 @@ final class MessageBody {
     private final String text;
     /** Elements the XML tree leaves empty, or null for a full parse. */
     private final OpaqueElements opaque;
+    /** Whether a simple condition may read only as far as it needs ({@link ParseTiming#ON_DEMAND}). */
+    private final boolean onDemand;
     private byte[] encodedText;
     private JsonNode json;
     private XdmNode xml;
     private int parseCount;
 
-    private MessageBody(Domain domain, byte[] bytes, String text, OpaqueElements opaque) {
+    private MessageBody(Domain domain, byte[] bytes, String text, OpaqueElements opaque, boolean onDemand) {
         this.domain = domain;
         this.bytes = bytes;
         this.text = text;
         this.opaque = opaque;
+        this.onDemand = onDemand;
     }
 
     static MessageBody ofBytes(Domain domain, byte[] bytes) {
-        return new MessageBody(domain, bytes == null ? new byte[0] : bytes, null, null);
+        return new MessageBody(domain, bytes == null ? new byte[0] : bytes, null, null, false);
     }
 
     static MessageBody ofText(Domain domain, String text) {
-        return new MessageBody(domain, null, text == null ? "" : text, null);
+        return new MessageBody(domain, null, text == null ? "" : text, null, false);
     }
 
     /** This body, whose XML tree will leave the content of {@code elements} unparsed. */
@@ -50,7 +53,26 @@ final class MessageBody {
         if (xml != null) {
             throw new IllegalStateException("The body was parsed already: set opaque elements before the first read.");
         }
-        return new MessageBody(domain, bytes, text, elements);
+        return new MessageBody(domain, bytes, text, elements, onDemand);
+    }
+
+    /** This body, whose simple conditions read only as far as they need until the tree is built. */
+    MessageBody parsedOnDemand() {
+        checkDomain(Domain.XML);
+        return new MessageBody(domain, bytes, text, opaque, true);
+    }
+
+    /**
+     * The condition's value read from the body as far as it needs, or null when it must be evaluated on the tree:
+     * the body is not parsed on demand, the tree exists already (reading it is free), or elements are parsed
+     * opaquely (the scan would see their content).
+     */
+    Boolean scan(PathScan condition) {
+        checkDomain(Domain.XML);
+        if (!onDemand || xml != null || opaque != null) {
+            return null;
+        }
+        return condition.test(bytes, text);
     }
 
     Domain domain() {

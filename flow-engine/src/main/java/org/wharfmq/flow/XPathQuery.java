@@ -24,10 +24,13 @@ public final class XPathQuery {
 
     private final String expression;
     private final XPathExecutable executable;
+    /** The expression's on-demand form when it has one ({@code /A/B} or {@code /A/B = 'text'}), else null. */
+    private final PathScan scan;
 
-    private XPathQuery(String expression, XPathExecutable executable) {
+    private XPathQuery(String expression, XPathExecutable executable, PathScan scan) {
         this.expression = expression;
         this.executable = executable;
+        this.scan = scan;
     }
 
     /**
@@ -52,7 +55,8 @@ public final class XPathQuery {
         XPathCompiler compiler = Xml.processor().newXPathCompiler();
         namespaces.forEach(compiler::declareNamespace);
         try {
-            return new XPathQuery(expression, compiler.compile(expression));
+            XPathExecutable executable = compiler.compile(expression);
+            return new XPathQuery(expression, executable, PathScan.of(expression, namespaces));
         } catch (SaxonApiException e) {
             throw new IllegalArgumentException("Not a valid XPath expression: " + expression + ": " + e.getMessage(),
                     e);
@@ -80,8 +84,18 @@ public final class XPathQuery {
         }
     }
 
-    /** The expression's effective boolean value (an empty result is false, a non-empty node set true). */
+    /**
+     * The expression's effective boolean value (an empty result is false, a non-empty node set true). On a message
+     * parsed {@link ParseTiming#ON_DEMAND on demand} whose tree is not built yet, an expression of the form
+     * {@code /A/B} or {@code /A/B = 'text'} reads the body only as far as its answer.
+     */
     public boolean test(FlowMessage message) {
+        if (scan != null) {
+            Boolean answer = message.scan(scan);
+            if (answer != null) {
+                return answer;
+            }
+        }
         XPathSelector selector = load(message);
         try {
             return selector.effectiveBooleanValue();

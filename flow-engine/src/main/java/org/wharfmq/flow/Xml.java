@@ -6,9 +6,11 @@ import net.sf.saxon.s9api.SaxonApiException;
 import net.sf.saxon.s9api.Serializer;
 import net.sf.saxon.s9api.XdmNode;
 import org.w3c.dom.Document;
+import org.xml.sax.ContentHandler;
 import org.xml.sax.InputSource;
 import org.xml.sax.SAXException;
 import org.xml.sax.XMLReader;
+import org.xml.sax.helpers.DefaultHandler;
 
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -20,6 +22,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
 
 /**
  * The XML domain's shared machinery: one Saxon {@link Processor} for every flow (it is thread-safe and holds the
@@ -40,6 +43,7 @@ public final class Xml {
     private static final DocumentBuilderFactory DOM = domFactory();
     /** Parsers are not thread-safe but are costly to create; each flow thread keeps one of each. */
     private static final ThreadLocal<XMLReader> READER = ThreadLocal.withInitial(Xml::newReader);
+    private static final ContentHandler NO_EVENTS = new DefaultHandler();
     private static final ThreadLocal<javax.xml.parsers.DocumentBuilder> DOM_BUILDER =
             ThreadLocal.withInitial(Xml::newDomBuilder);
 
@@ -82,6 +86,23 @@ public final class Xml {
             return builder.build(new SAXSource(READER.get(), input));
         } catch (SaxonApiException e) {
             throw new XmlParseException(e);
+        }
+    }
+
+    /**
+     * Runs the locked-down SAX parser over a body (its text if not null, else its bytes), events to
+     * {@code handler}, which may stop it by throwing.
+     */
+    static void scan(byte[] bytes, String text, ContentHandler handler) throws SAXException {
+        XMLReader reader = READER.get();
+        reader.setContentHandler(handler);
+        try {
+            reader.parse(text != null ? new InputSource(new StringReader(text))
+                    : new InputSource(new ByteArrayInputStream(bytes)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // in-memory input: cannot happen
+        } finally {
+            reader.setContentHandler(NO_EVENTS); // let go of the handler; a tree parse sets its own
         }
     }
 

@@ -6,6 +6,7 @@ import org.wharfmq.flow.FlowValidationException;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.OpaqueElements;
+import org.wharfmq.flow.ParseTiming;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.XmlSchema;
 
@@ -39,6 +40,7 @@ public final class InputNode extends Node {
     private String selector;
     private XmlSchema schema;
     private OpaqueElements opaque;
+    private ParseTiming parseTiming = ParseTiming.COMPLETE;
 
     private InputNode(String queue, String topic) {
         super("Input", List.of(), List.of("out", "failure"));
@@ -113,6 +115,21 @@ public final class InputNode extends Node {
         return this;
     }
 
+    /**
+     * When the XML body is parsed ({@link ParseTiming}; default COMPLETE). With ON_DEMAND a filter or route on an
+     * element near the start of a large message reads only the bytes before it. Implies the XML domain.
+     */
+    public InputNode parseTiming(ParseTiming timing) {
+        this.parseTiming = timing;
+        this.domain = Domain.XML;
+        return this;
+    }
+
+    /** When the XML body is parsed. */
+    public ParseTiming parseTiming() {
+        return parseTiming;
+    }
+
     /** The elements parsed opaquely, or null. */
     public OpaqueElements opaqueElements() {
         return opaque;
@@ -177,6 +194,9 @@ public final class InputNode extends Node {
         if (opaque != null) {
             p.put("opaque", opaque.toString());
         }
+        if (parseTiming != ParseTiming.COMPLETE) {
+            p.put("parseTiming", parseTiming);
+        }
         return p;
     }
 
@@ -185,8 +205,12 @@ public final class InputNode extends Node {
         if ((queue == null || queue.isBlank()) && (topic == null || topic.isBlank())) {
             throw new FlowValidationException("an Input node needs a queue or a topic.");
         }
-        if (domain == null || transactionMode == null) {
-            throw new FlowValidationException("domain and transactionMode must not be null.");
+        if (domain == null || transactionMode == null || parseTiming == null) {
+            throw new FlowValidationException("domain, transactionMode and parseTiming must not be null.");
+        }
+        if (parseTiming != ParseTiming.COMPLETE && domain != Domain.XML) {
+            throw new FlowValidationException("an Input node parses " + parseTiming + " only in the XML domain, "
+                    + "but its domain is " + domain + ".");
         }
         if (opaque != null && domain != Domain.XML) {
             throw new FlowValidationException("an Input node parses " + opaque + " opaquely only in the XML domain, "

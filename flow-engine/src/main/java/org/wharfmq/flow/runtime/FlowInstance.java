@@ -5,6 +5,7 @@ import org.wharfmq.flow.FlowException;
 import org.wharfmq.flow.FlowMessage;
 import org.wharfmq.flow.Folder;
 import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.ParseTiming;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.XmlParseException;
 import org.wharfmq.flow.XmlValidationException;
@@ -187,6 +188,9 @@ final class FlowInstance implements Runnable {
             FlowMessage read = JmsMessages.read(message, input.domain());
             if (input.opaqueElements() != null) {
                 read.parseOpaquely(input.opaqueElements());
+            }
+            if (input.parseTiming() == ParseTiming.ON_DEMAND) {
+                read.parseOnDemand();
             }
             assembly = MessageAssembly.of(read, Folder.empty("Environment"));
         } catch (JMSException | RuntimeException e) {

@@ -1,9 +1,7 @@
 package org.wharfmq.perf.flow;
 
-import net.sf.saxon.s9api.DocumentBuilder;
 import net.sf.saxon.s9api.Processor;
 import net.sf.saxon.s9api.SaxonApiException;
-import net.sf.saxon.s9api.XPathSelector;
 import net.sf.saxon.s9api.XsltExecutable;
 import net.sf.saxon.s9api.XsltTransformer;
 import org.apache.xerces.jaxp.validation.XMLSchemaFactory;
@@ -19,33 +17,13 @@ import java.net.URL;
 import java.util.function.ToIntFunction;
 
 /**
- * The ceilings of the XML flow workloads whose work is a library's: the same parse, XPath, validation or XSLT done
+ * The ceilings of the XML flow workloads whose work is a library's: the same validation or XSLT done
  * straight on Saxon-HE or Xerces in a loop, with none of Wharf (no flow engine, no message objects, a processor of
  * its own). "An XSLT flow at 75 % of a plain Saxon loop" is measured against {@link #transform}.
  */
 final class PlainLoops {
 
     private PlainLoops() {
-    }
-
-    /** Parses the body into a Saxon tree and evaluates {@code xpath}'s effective boolean value (1 or 0). */
-    static ToIntFunction<byte[]> xpath(String xpath) {
-        Processor saxon = new Processor(false);
-        DocumentBuilder builder = saxon.newDocumentBuilder();
-        XPathSelector selector;
-        try {
-            selector = saxon.newXPathCompiler().compile(xpath).load();
-        } catch (SaxonApiException e) {
-            throw new IllegalArgumentException(xpath, e);
-        }
-        return body -> {
-            try {
-                selector.setContextItem(builder.build(new StreamSource(new ByteArrayInputStream(body))));
-                return selector.effectiveBooleanValue() ? 1 : 0;
-            } catch (SaxonApiException e) {
-                throw new IllegalStateException(e);
-            }
-        };
     }
 
     /** Validates the body against the schema with a Xerces validator (1 when valid; invalid throws). */

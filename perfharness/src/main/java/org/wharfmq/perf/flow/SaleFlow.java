@@ -3,6 +3,7 @@ package org.wharfmq.perf.flow;
 import org.wharfmq.flow.Domain;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
+import org.wharfmq.flow.ParseTiming;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.XmlSchema;
@@ -44,6 +45,14 @@ public final class SaleFlow implements FlowFactory {
      */
     static SaleFlow through(String name, Supplier<Node> work, String terminal) {
         return new SaleFlow(name, UnaryOperator.identity(), work, terminal);
+    }
+
+    /**
+     * As {@link #through}, the input parsing on demand ({@link ParseTiming#ON_DEMAND}, XMLNSC's default, which the
+     * seed's filter and route flows ran with): a condition reads the body only as far as its answer.
+     */
+    static SaleFlow onDemandThrough(String name, Supplier<Node> work, String terminal) {
+        return new SaleFlow(name, input -> input.parseTiming(ParseTiming.ON_DEMAND), work, terminal);
     }
 
     /**

@@ -9,6 +9,7 @@ import org.wharfmq.flow.ExceptionList;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.JavaComputeNode;
 import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.ParseTiming;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.XPathQuery;
 import org.wharfmq.flow.XmlSchema;
@@ -94,6 +95,26 @@ class XmlNodesTest {
         assertEquals("<Order><Tier>gold</Order>", text(bad));
         String why = bad.getStringProperty(ExceptionList.PROPERTY);
         assertTrue(why.contains("gold (Filter)") && why.contains("not well-formed XML (line 1"), why);
+    }
+
+    @Test
+    void onDemandAFilterReadsOnlyAsFarAsItsAnswerAndTheMessageLeavesAsItCame() throws Exception {
+        fixture.run(FlowDefinition.builder("on-demand")
+                .node("in", InputNode.queue("IN").parseTiming(ParseTiming.ON_DEMAND))
+                .node("gold", new FilterNode("/Order/Tier = 'gold'"))
+                .node("yes", OutputNode.queue("OUT.TRUE"))
+                .node("no", OutputNode.queue("OUT.FALSE"))
+                .node("bad", OutputNode.queue("OUT.FAILURE"))
+                .wire("in", "out", "gold")
+                .wire("gold", "true", "yes").wire("gold", "false", "no").wire("gold", "failure", "bad").build(), 1);
+        // a fault after the answer is not read (ParseTiming.ON_DEMAND's price); one before it still fails
+        String brokenTail = "<Order><Tier>gold</Tier><Item><Price>2.50</Item></Order>";
+        fixture.send("IN", brokenTail, false, null, null);
+        fixture.send("IN", order("silver"), false, null, null);
+        fixture.send("IN", "<Order><Tier>gold</Tie></Order>", false, null, null);
+        assertEquals(brokenTail, text(fixture.receiveOne("OUT.TRUE")), "the body leaves as it came");
+        assertEquals(order("silver"), text(fixture.receiveOne("OUT.FALSE")));
+        assertEquals("<Order><Tier>gold</Tie></Order>", text(fixture.receiveOne("OUT.FAILURE")));
     }
 
     @Test
