@@ -3,7 +3,6 @@ package org.wharfmq.perf.flow;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
-import org.w3c.dom.NodeList;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.XPathQuery;
 
@@ -60,9 +59,9 @@ final class SaleComputations {
     static MessageAssembly computeTotals(MessageAssembly input) {
         MessageAssembly out = input.copy();
         Document body = out.message().xmlForUpdate();
-        NodeList saleLists = body.getDocumentElement().getElementsByTagName("SaleList");
-        for (int s = 0; s < saleLists.getLength(); s++) {
-            Element saleList = (Element) saleLists.item(s);
+        // a list taken before the changes: getElementsByTagName's list is live, and each change below would make
+        // its next item() search the document again from the start (1 MB took 1.6 s a message so)
+        for (Element saleList : children(body.getDocumentElement(), "SaleList")) {
             BigDecimal total = BigDecimal.ZERO;
             for (Element invoice : children(saleList, "Invoice")) {
                 BigDecimal balance = BigDecimal.ZERO;
