@@ -162,8 +162,8 @@ public enum BenchmarkFlow {
 
     /**
      * The ceiling of the filter and route workloads, which parse on demand: the flow engine's on-demand answer to
-     * the condition (a SAX pass that stops at the answer, no tree), with no messaging around it. Plain Saxon
-     * ({@link PlainLoops#xpath}) builds the whole tree, so it would be a lower bar than the flow itself.
+     * the condition (a SAX pass that stops at the answer, no tree), with no messaging around it. Plain Saxon (parse,
+     * then XPath) builds the whole tree, so it would be a lower bar than the flow itself.
      */
     private static ToIntFunction<byte[]> onDemandFilter(String xpath) {
         XPathQuery condition = XPathQuery.compile(xpath);
