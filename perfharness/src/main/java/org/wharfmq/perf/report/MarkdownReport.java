@@ -119,7 +119,7 @@ public final class MarkdownReport {
                 p -> List.of(rateCell(p), Sizes.percent(p.cpuPercent()).replace("%", ""), millis(p.cpuMicrosPerOp()),
                         Integer.toString(p.responders())),
                 "Seed 002 WMB V6.1 (other hardware) Rate* | CPU% | CPU ms/msg", size -> {
-                    SeedRows.FlowRow seed = persistent ? null : SeedRows.findFlow(workload, size);
+                    SeedRows.FlowRow seed = SeedRows.findFlow(workload, size, persistent);
                     return seed == null ? "no published row | |" : Double.isNaN(seed.cpuPercent())
                             ? String.format(Locale.ROOT, "%,.0f | not published | not published", seed.rate())
                             : String.format(Locale.ROOT, "%,.0f | %.2f | %.2f",

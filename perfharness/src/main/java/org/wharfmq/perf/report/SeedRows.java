@@ -33,7 +33,7 @@ public final class SeedRows {
 
     /**
      * A published row of the broker report (002: WebSphere Message Broker V6.1 with WebSphere MQ V6 on a 4-processor
-     * 1.7 GHz pSeries Power5 server under Linux, clients on another machine; one copy of the flow, non-persistent):
+     * 1.7 GHz pSeries Power5 server under Linux, clients on another machine; one copy of the flow):
      * message rate, CPU% busy (the whole server: broker and queue manager) and CPU milliseconds per message.
      * The XSLT rows come from the report's V6.0/V6.1 comparison, which published the rate only (NaN for the rest).
      */
@@ -90,14 +90,61 @@ public final class SeedRows {
             Map.entry("F-XSLT/4096", new FlowRow("XSLT Transform sample 4K (rate only)", 413, Double.NaN, Double.NaN)),
             Map.entry("F-XSLT/16384", new FlowRow("XSLT Transform sample 16K (rate only)", 169, Double.NaN, Double.NaN)),
             Map.entry("F-XSLT/65536", new FlowRow("XSLT Transform sample 64K (rate only)", 49.5, Double.NaN, Double.NaN)),
-            Map.entry("F-XSLT/262144", new FlowRow("XSLT Transform sample 256K (rate only)", 13.6, Double.NaN, Double.NaN)));
+            Map.entry("F-XSLT/262144", new FlowRow("XSLT Transform sample 256K (rate only)", 13.6, Double.NaN, Double.NaN)),
+            // persistent: the same tests with persistent messages (002 published no persistent XSLT row)
+            Map.entry("F-HDR/1024/persistent", new FlowRow("Setting of the MQ Message Headers 1K persistent", 1029.74, 29.33, 1.14)),
+            Map.entry("F-PASS/4096/persistent", new FlowRow("MQ BLOB pass-through 4K persistent", 1109.61, 29.67, 1.07)),
+            Map.entry("F-PASS/16384/persistent", new FlowRow("MQ BLOB pass-through 16K persistent", 732.83, 28.33, 1.55)),
+            Map.entry("F-PASS/65536/persistent", new FlowRow("MQ BLOB pass-through 64K persistent", 343.58, 30.33, 3.53)),
+            Map.entry("F-PASS/262144/persistent", new FlowRow("MQ BLOB pass-through 256K persistent", 113.68, 31.67, 11.14)),
+            Map.entry("F-PASS/1048576/persistent", new FlowRow("MQ BLOB pass-through 1024K persistent", 31.04, 32.33, 41.66)),
+            Map.entry("F-PARSE/4096/persistent", new FlowRow("Parsing an XML Input Message 4K persistent", 363.20, 28.67, 3.16)),
+            Map.entry("F-PARSE/16384/persistent", new FlowRow("Parsing an XML Input Message 16K persistent", 204.15, 28.33, 5.55)),
+            Map.entry("F-PARSE/65536/persistent", new FlowRow("Parsing an XML Input Message 64K persistent", 75.70, 28.33, 14.97)),
+            Map.entry("F-PARSE/262144/persistent", new FlowRow("Parsing an XML Input Message 256K persistent", 21.44, 28.00, 52.23)),
+            Map.entry("F-PARSE/1048576/persistent", new FlowRow("Parsing an XML Input Message 1024K persistent", 5.45, 28.00, 205.38)),
+            Map.entry("F-WRITE/4096/persistent", new FlowRow("Writing a Generic XMLNSC Output Message 4K persistent", 427.81, 27.33, 2.56)),
+            Map.entry("F-WRITE/16384/persistent", new FlowRow("Writing a Generic XMLNSC Output Message 16K persistent", 127.37, 26.67, 8.37)),
+            Map.entry("F-WRITE/65536/persistent", new FlowRow("Writing a Generic XMLNSC Output Message 64K persistent", 44.75, 27.67, 24.73)),
+            Map.entry("F-WRITE/262144/persistent", new FlowRow("Writing a Generic XMLNSC Output Message 256K persistent", 12.39, 27.00, 87.17)),
+            Map.entry("F-WRITE/1048576/persistent", new FlowRow("Writing a Generic XMLNSC Output Message 1024K persistent", 3.20, 27.00, 337.50)),
+            Map.entry("F-VALID/4096/persistent", new FlowRow("Validating an XML Message on Input 4K persistent", 549.46, 30.00, 2.18)),
+            Map.entry("F-VALID/16384/persistent", new FlowRow("Validating an XML Message on Input 16K persistent", 177.27, 27.67, 6.24)),
+            Map.entry("F-VALID/65536/persistent", new FlowRow("Validating an XML Message on Input 64K persistent", 52.23, 26.67, 20.42)),
+            Map.entry("F-VALID/262144/persistent", new FlowRow("Validating an XML Message on Input 256K persistent", 14.52, 28.00, 77.12)),
+            Map.entry("F-VALID/1048576/persistent", new FlowRow("Validating an XML Message on Input 1024K persistent", 3.84, 28.00, 291.41)),
+            Map.entry("F-FILTER-FIRST/4096/persistent", new FlowRow("Filter on the first element (ESQL, XMLNSC) 4K persistent", 1023.99, 31.33, 1.22)),
+            Map.entry("F-FILTER-FIRST/16384/persistent", new FlowRow("Filter on the first element (ESQL, XMLNSC) 16K persistent", 699.41, 30.00, 1.72)),
+            Map.entry("F-FILTER-FIRST/65536/persistent", new FlowRow("Filter on the first element (ESQL, XMLNSC) 64K persistent", 331.81, 30.33, 3.66)),
+            Map.entry("F-FILTER-FIRST/262144/persistent", new FlowRow("Filter on the first element (ESQL, XMLNSC) 256K persistent", 106.37, 30.33, 11.41)),
+            Map.entry("F-FILTER-FIRST/1048576/persistent", new FlowRow("Filter on the first element (ESQL, XMLNSC) 1024K persistent", 31.49, 33.00, 41.92)),
+            Map.entry("F-FILTER-LAST/4096/persistent", new FlowRow("Filter on the last element (ESQL, XMLNSC) 4K persistent", 382.44, 29.33, 3.07)),
+            Map.entry("F-FILTER-LAST/16384/persistent", new FlowRow("Filter on the last element (ESQL, XMLNSC) 16K persistent", 204.68, 29.00, 5.67)),
+            Map.entry("F-FILTER-LAST/65536/persistent", new FlowRow("Filter on the last element (ESQL, XMLNSC) 64K persistent", 69.52, 28.00, 16.11)),
+            Map.entry("F-FILTER-LAST/262144/persistent", new FlowRow("Filter on the last element (ESQL, XMLNSC) 256K persistent", 19.45, 28.00, 57.59)),
+            Map.entry("F-FILTER-LAST/1048576/persistent", new FlowRow("Filter on the last element (ESQL, XMLNSC) 1024K persistent", 5.02, 28.00, 222.96)),
+            Map.entry("F-OPAQUE/4096/persistent", new FlowRow("Filter last element, SaleList parsed opaquely 4K persistent", 830.14, 27.67, 1.33)),
+            Map.entry("F-OPAQUE/16384/persistent", new FlowRow("Filter last element, SaleList parsed opaquely 16K persistent", 502.78, 29.00, 2.31)),
+            Map.entry("F-OPAQUE/65536/persistent", new FlowRow("Filter last element, SaleList parsed opaquely 64K persistent", 182.66, 28.33, 6.20)),
+            Map.entry("F-OPAQUE/262144/persistent", new FlowRow("Filter last element, SaleList parsed opaquely 256K persistent", 50.72, 28.33, 22.34)),
+            Map.entry("F-OPAQUE/1048576/persistent", new FlowRow("Filter last element, SaleList parsed opaquely 1024K persistent", 14.34, 30.33, 84.59)),
+            Map.entry("F-ROUTE/4096/persistent", new FlowRow("Route node on the first element 4K persistent", 714.96, 27.33, 1.53)),
+            Map.entry("F-ROUTE/16384/persistent", new FlowRow("Route node on the first element 16K persistent", 570.15, 28.00, 1.96)),
+            Map.entry("F-ROUTE/65536/persistent", new FlowRow("Route node on the first element 64K persistent", 299.87, 30.00, 4.00)),
+            Map.entry("F-ROUTE/262144/persistent", new FlowRow("Route node on the first element 256K persistent", 103.69, 30.00, 11.57)),
+            Map.entry("F-ROUTE/1048576/persistent", new FlowRow("Route node on the first element 1024K persistent", 30.33, 32.00, 42.20)),
+            Map.entry("F-COMPUTE/4096/persistent", new FlowRow("Computation using the JavaCompute node's XPath 4K persistent", 280.48, 28.67, 4.09)),
+            Map.entry("F-COMPUTE/16384/persistent", new FlowRow("Computation using the JavaCompute node's XPath 16K persistent", 77.35, 26.67, 13.79)),
+            Map.entry("F-COMPUTE/65536/persistent", new FlowRow("Computation using the JavaCompute node's XPath 64K persistent", 23.31, 26.00, 44.62)),
+            Map.entry("F-COMPUTE/262144/persistent", new FlowRow("Computation using the JavaCompute node's XPath 256K persistent", 6.27, 26.00, 165.87)),
+            Map.entry("F-COMPUTE/1048576/persistent", new FlowRow("Computation using the JavaCompute node's XPath 1024K persistent", 1.61, 26.00, 645.96)));
 
     private SeedRows() {
     }
 
-    /** The broker report's non-persistent row for flow workload {@code workload} at {@code size}, or null. */
-    public static FlowRow findFlow(String workload, int size) {
-        return FLOW_ROWS.get(workload + "/" + size);
+    /** The broker report's row for flow workload {@code workload} at {@code size}, persistent or not, or null. */
+    public static FlowRow findFlow(String workload, int size, boolean persistent) {
+        return FLOW_ROWS.get(workload + "/" + size + (persistent ? "/persistent" : ""));
     }
 
     /** The seed's row for {@code workload} at {@code size}, persistent or not, or null when it published none. */

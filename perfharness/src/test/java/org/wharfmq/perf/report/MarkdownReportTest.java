@@ -47,4 +47,15 @@ class MarkdownReportTest {
         String md = MarkdownReport.render("RR-4", "client", "round trips/s", false, "cmd", compare("RR-4", 9000, 3000), Map.of());
         assertTrue(md.contains("| RR-4 2KB non-persistent | 9,000 | 40.00 | 32 | 3,000 | 40.00 | 32 | 56,159 | 45.13 | 65 |"), md);
     }
+
+    @Test
+    void aFlowRunStandsBesideTheBrokerReportsRowOfTheSamePersistence() {
+        Map<String, List<StepResult>> results = Map.of("Wharf", List.of(step("F-PARSE", "Wharf", 4096, 20, 1500)));
+        String persistent = MarkdownReport.render("F-PARSE", "flow", "invocations/s", true, "cmd", results, Map.of());
+        assertTrue(persistent.contains("| F-PARSE 4KB persistent | 1,500 |"), persistent);
+        assertTrue(persistent.contains("| 363 | 28.67 | 3.16 |"), persistent);
+        assertFalse(persistent.contains("973"), "the seed's non-persistent row is no reference for a persistent run");
+        String nonPersistent = MarkdownReport.render("F-PARSE", "flow", "invocations/s", false, "cmd", results, Map.of());
+        assertTrue(nonPersistent.contains("| 973 | 31.33 | 1.29 |"), nonPersistent);
+    }
 }
