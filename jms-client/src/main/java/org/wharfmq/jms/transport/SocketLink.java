@@ -24,7 +24,13 @@ import java.net.UnknownHostException;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,7 +48,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A {@link Socket}, not a {@link java.nio.channels.SocketChannel}: a channel is closed when a thread using it
  * is interrupted, so an application that interrupts one of its threads while it sends would lose the whole
  * connection. The price is that a message is copied into the link's send buffer instead of written from its
- * own; messages are allocated on the heap ({@link #alloc()}), where that copy is the only one.
+ * own; messages are allocated on the heap ({@link #alloc()}), where that copy is the only one. A socket too is
+ * closed when a <em>virtual</em> thread blocked in it is interrupted (JEP 444), so a virtual thread never writes
+ * the socket: a platform thread of {@link #PLATFORM_WRITERS} writes for it while it waits, as a platform thread
+ * would wait for its own write (a hand-over per write, the price virtual threads pay here).
  *
  * <p><b>Reading: leader/follower.</b> Whoever holds the read turn reads the socket, splits the bytes into frames and
  * hands each to the listener. An application thread about to wait for a frame (a receive, the answer to a
@@ -175,6 +184,14 @@ final class SocketLink implements FrameLink {
             LinkTimer.execute(this::writeWaitingWhileFree);
             return;
         }
+        if (isVirtual(Thread.currentThread())) {
+            onPlatformThread(() -> writeNow(frame));
+            return;
+        }
+        writeNow(frame);
+    }
+
+    private void writeNow(Frame frame) {
         writeLock.lock();
         try {
             writeLocked(frame);
@@ -205,7 +222,60 @@ final class SocketLink implements FrameLink {
      */
     @Override
     public void flush() {
+        if (isVirtual(Thread.currentThread())) {
+            if (!waiting.isEmpty()) {
+                onPlatformThread(this::writeWaitingWhileFree);
+            }
+            return;
+        }
         writeWaitingWhileFree();
+    }
+
+    /**
+     * Threads that write the socket for virtual threads ({@code wharf-client-writer-*}, daemons, shared by every
+     * link of the JVM, made as needed and gone after a minute idle): one blocked by a slow server holds up only the
+     * write it serves.
+     */
+    private static final ExecutorService PLATFORM_WRITERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE,
+            60, TimeUnit.SECONDS, new SynchronousQueue<>(), new ThreadFactory() {
+                private final AtomicLong count = new AtomicLong();
+
+                @Override
+                public Thread newThread(Runnable task) {
+                    Thread thread = new Thread(task, "wharf-client-writer-" + count.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                }
+            });
+
+    /**
+     * Runs {@code write} on a platform thread and waits for it, keeping the caller's interrupt for the caller:
+     * interrupted meanwhile, the caller still waits (the write is under way and the connection must outlive it)
+     * and finds its interrupt set afterwards, as a platform thread does after its own blocking write.
+     */
+    private static void onPlatformThread(Runnable write) {
+        Future<?> done = PLATFORM_WRITERS.submit(write);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    done.get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof Error error) {
+                        throw error;
+                    }
+                    throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Whether a thread is writing to the socket now (for tests). */
@@ -400,9 +470,9 @@ final class SocketLink implements FrameLink {
     }
 
     /**
-     * {@code Thread.isVirtual()} (Java 21) where it exists. A virtual thread never reads the socket: Java closes a
-     * socket when a virtual thread blocked in it is interrupted, and an application's interrupt must not cost the
-     * whole connection.
+     * {@code Thread.isVirtual()} (Java 21) where it exists. A virtual thread never reads or writes the socket: Java
+     * closes a socket when a virtual thread blocked in it is interrupted, and an application's interrupt must not
+     * cost the whole connection.
      */
     private static final MethodHandle IS_VIRTUAL = isVirtualHandle();
 

@@ -271,24 +271,57 @@ class SocketLinkTest {
         assertTrue(readers.get(0).startsWith("wharf-client-reader"), readers.toString());
     }
 
-    @Test
-    void aVirtualThreadNeverReadsTheSocket() throws Exception {
+    /** Starts {@code task} on a virtual thread; aborts the test before Java 21, which has none. */
+    private static Thread startVirtual(Runnable task) throws Exception {
         java.lang.reflect.Method ofVirtual;
         try {
             ofVirtual = Thread.class.getMethod("ofVirtual");
         } catch (NoSuchMethodException before21) {
             org.junit.jupiter.api.Assumptions.abort("virtual threads need Java 21");
-            return;
+            return null;
         }
-        Object builder = ofVirtual.invoke(null);
+        return (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
+                .invoke(ofVirtual.invoke(null), task);
+    }
+
+    @Test
+    void aVirtualThreadNeverReadsTheSocket() throws Exception {
         CompletableFuture<Boolean> answers = new CompletableFuture<>();
-        Runnable task = () -> answers.complete(SocketLink.isVirtual(Thread.currentThread())
-                && !link.mayReadWhileWaiting() && !link.readWhileWaiting(TimeUnit.MILLISECONDS.toNanos(10)));
-        Thread thread = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
-                .invoke(builder, task);
+        Thread thread = startVirtual(() -> answers.complete(SocketLink.isVirtual(Thread.currentThread())
+                && !link.mayReadWhileWaiting() && !link.readWhileWaiting(TimeUnit.MILLISECONDS.toNanos(10))));
         thread.join(10_000);
         assertTrue(answers.get(10, TimeUnit.SECONDS), "an interrupt of a virtual thread in a read would close the socket");
         assertTrue(!SocketLink.isVirtual(Thread.currentThread()));
+    }
+
+    @Test
+    void aVirtualThreadInterruptedWhileItsWriteIsBlockedKeepsTheLinkAndItsInterrupt() throws Exception {
+        // the peer reads nothing yet, so a 32 MiB message fills both socket buffers and its write blocks
+        CompletableFuture<Boolean> interruptAfterWrite = new CompletableFuture<>();
+        Thread sender = startVirtual(() -> {
+            link.write(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[32 << 20])));
+            interruptAfterWrite.complete(Thread.currentThread().isInterrupted());
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!link.isWriting()) {
+            assertTrue(System.nanoTime() < deadline, "the write never started");
+            Thread.onSpinWait();
+        }
+        sender.interrupt(); // Java would close the socket under a virtual thread blocked in it
+        Frame.Send big = assertInstanceOf(Frame.Send.class, readFrame());
+        assertEquals(32 << 20, big.message().readableBytes());
+        big.message().release();
+        assertTrue(interruptAfterWrite.get(10, TimeUnit.SECONDS), "the application's interrupt is kept for it");
+        assertTrue(link.isOpen());
+        CompletableFuture<Void> next = new CompletableFuture<>();
+        startVirtual(() -> {
+            link.writeSoon(new Frame.Credit(5, 1));
+            link.flush();
+            next.complete(null);
+        });
+        next.get(10, TimeUnit.SECONDS);
+        assertEquals(new Frame.Credit(5, 1), readFrame());
+        assertNull(listener.failure);
     }
 
     @Test
