@@ -13,6 +13,8 @@ import org.wharfmq.server.config.ServerConfig;
 
 import javax.jms.Connection;
 import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.io.IOException;
@@ -21,17 +23,22 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The sample flow of config/flows/sample-flow (compiled here from its sources, since the server module builds
- * first), deployed the way config/wharf.yaml deploys it; and the same flow run standalone against a remote server.
+ * The sample flows of config/flows/sample-flow (compiled here from its sources, since the server module builds
+ * first), deployed the way config/wharf.yaml deploys them; and the first run standalone against a remote server.
  */
 class SampleFlowTest {
 
     private static final Path SAMPLE_SOURCES = Path.of("..", "config", "flows", "sample-flow", "src", "main", "java");
     private static final Path SAMPLE_CONFIG = Path.of("..", "config", "wharf.yaml");
+    /** The broker reports' sale message (shared/fixtures), as the perf harness keeps it. */
+    private static final Path SALE_MESSAGE = Path.of("..", "perfharness", "src", "main", "resources", "org", "wharfmq",
+            "perf", "flow", "wmb-sale-1k.xml");
 
     @TempDir
     Path dir;
@@ -40,7 +47,9 @@ class SampleFlowTest {
     void sampleConfigDeploysTheSampleFlow() {
         List<FlowConfig> flows = ServerConfig.load(SAMPLE_CONFIG).flows();
         assertEquals(List.of(new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
-                "org.wharfmq.sample.flow.SampleFlow", 1)), flows);
+                        "org.wharfmq.sample.flow.SampleFlow", 1),
+                new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                        "org.wharfmq.sample.flow.SaleStatementFlow", 1)), flows);
     }
 
     @Test
@@ -75,6 +84,53 @@ class SampleFlowTest {
             assertEquals("remote", ((TextMessage) out).getText());
             assertEquals(546, out.getIntProperty("Encoding"));
             assertEquals(1, flow.statistics().invocations());
+        }
+    }
+
+    @Test
+    void xmlSampleSendsTestSalesAsideTurnsTheRestIntoStatementsAndBacksOutInvalidOnes() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        String sale = Files.readString(SALE_MESSAGE).strip();
+        try (WharfServer server = WharfServer.start(TestServers.config()
+                .flow(jar.toString(), "org.wharfmq.sample.flow.SaleStatementFlow", 1));
+             Connection connection = new WharfConnectionFactory(server.vmUrl()).createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer sales = session.createProducer(session.createQueue("SALES"));
+
+            sales.send(session.createTextMessage(sale));
+            assertEquals(sale, receiveText(session, "SALES.TEST"), "a test sale goes aside unchanged");
+
+            sales.send(session.createTextMessage(sale.replace("<Last>Test</Last>", "<Last>Live</Last>")));
+            String statements = receiveText(session, "SALES.STATEMENTS");
+            assertTrue(statements.contains("<Statement Type=\"Monthly\" Style=\"Full\">"), statements);
+            assertTrue(statements.contains("<Name>Braithwaite</Name>") && statements.contains("<Name>Dunnwin</Name>"),
+                    statements);
+            assertFalse(statements.contains("<Invoice>"), "the body is the stylesheet's result: " + statements);
+
+            sales.send(session.createTextMessage(sale.replace("<Quantity>02</Quantity>", "<Quantity>500</Quantity>")));
+            Message invalid = receive(session, "SALES.BAD");
+            assertTrue(invalid.getStringProperty("WharfExceptionList").contains("cvc-maxInclusive-valid"),
+                    invalid.getStringProperty("WharfExceptionList"));
+            sales.send(session.createTextMessage("<Parent><First>1</First>"));
+            Message malformed = receive(session, "SALES.BAD");
+            assertEquals("<Parent><First>1</First>", ((TextMessage) malformed).getText());
+            assertNull(session.createConsumer(session.createQueue("SALES.STATEMENTS")).receiveNoWait(),
+                    "nothing but the one statement");
+        }
+    }
+
+    private static String receiveText(Session session, String queue) throws Exception {
+        return ((TextMessage) receive(session, queue)).getText();
+    }
+
+    private static Message receive(Session session, String queue) throws Exception {
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue(queue))) {
+            Message message = consumer.receive(FlowFixture.RECEIVE_MILLIS);
+            if (message == null) {
+                throw new AssertionError("The XML sample flow sent nothing to " + queue);
+            }
+            return message;
         }
     }
 

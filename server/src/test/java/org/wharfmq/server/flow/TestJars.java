@@ -25,8 +25,22 @@ final class TestJars {
 
     /** A jar at {@code dir/name} with {@code sources} (class name → source) compiled against the flow API. */
     static Path build(Path dir, String name, Map<String, String> sources) throws IOException {
+        return build(dir, name, sources, null);
+    }
+
+    /** As {@link #build(Path, String, Map)}, with every file under {@code resources} (if not null) in the jar too. */
+    private static Path build(Path dir, String name, Map<String, String> sources, Path resources) throws IOException {
         Path src = Files.createDirectories(dir.resolve(name + "-src"));
         Path classes = Files.createDirectories(dir.resolve(name + "-classes"));
+        if (resources != null && Files.isDirectory(resources)) {
+            try (Stream<Path> files = Files.walk(resources)) {
+                for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                    Path target = classes.resolve(resources.relativize(file).toString());
+                    Files.createDirectories(target.getParent());
+                    Files.copy(file, target);
+                }
+            }
+        }
         List<String> args = new ArrayList<>(List.of("-d", classes.toString(), "-classpath", apiClasspath(),
                 "--release", "17", "-proc:none"));
         for (Map.Entry<String, String> source : sources.entrySet()) {
@@ -50,7 +64,10 @@ final class TestJars {
         return jar;
     }
 
-    /** A jar at {@code dir/name} compiled from every .java file under {@code sourceRoot}. */
+    /**
+     * A jar at {@code dir/name} compiled from every .java file under {@code sourceRoot}, with the files of the
+     * Maven {@code resources} folder beside it (if there is one).
+     */
     static Path buildFromSources(Path dir, String name, Path sourceRoot) throws IOException {
         Map<String, String> sources = new java.util.TreeMap<>();
         try (Stream<Path> files = Files.walk(sourceRoot)) {
@@ -60,7 +77,7 @@ final class TestJars {
                         Files.readString(file));
             }
         }
-        return build(dir, name, sources);
+        return build(dir, name, sources, sourceRoot.resolveSibling("resources"));
     }
 
     private static void copy(Path file, OutputStream out) throws IOException {
