@@ -1,5 +1,6 @@
 package org.wharfmq.server.store;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,6 +14,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -21,6 +24,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The journal's page advice reaches the kernel: on Linux, the mapping the writer appends through carries
  * MADV_RANDOM ({@code rr} in the mapping's VmFlags in /proc/self/smaps). The journal carries on without the advice
  * when it cannot give it (no native access, no posix library), so only the kernel's own view tells the two apart.
+ * And large records, written through that advised mapping a page fault at a time, come back whole across the
+ * boundaries of Chronicle's mapped chunks.
  */
 class JournalPageAdviceTest {
 
@@ -47,6 +52,41 @@ class JournalPageAdviceTest {
             assertTrue(flags.stream().anyMatch(f -> f.contains("rr")),
                     "no journal mapping has the random-read advice (rr); VmFlags of its mappings: " + flags);
         }
+    }
+
+    @Test
+    void largeRecordsComeBackWholeAcrossChunkBoundaries() throws Exception {
+        Path root = data.resolve("journal");
+        // Chronicle maps a file in chunks of the block size and takes documents up to a quarter of it: 4 MiB
+        // chunks, records of up to 1 MiB, 6.5 MiB in all, so that records start near and run past chunk ends
+        int[] sizes = {900 << 10, 32 << 10, 1000 << 10, 1000 << 10, 1000 << 10, 100, 1000 << 10, 1000 << 10,
+                1000 << 10, 4095};
+        long[] indexes = new long[sizes.length];
+        try (Journal journal = Journal.open(root, false, 4L << 20)) {
+            journal.startAfter(0);
+            for (int i = 0; i < sizes.length; i++) {
+                indexes[i] = journal.append(Unpooled.wrappedBuffer(new byte[] {(byte) i}),
+                        Unpooled.wrappedBuffer(pattern(i, sizes[i])), 0x01020304 + i);
+            }
+            ByteBuf read = Unpooled.buffer();
+            for (int i = 0; i < sizes.length; i++) {
+                assertTrue(journal.read(1, indexes[i], read), "record " + i);
+                assertEquals(1 + sizes[i] + 4, read.readableBytes(), "record " + i);
+                assertEquals(i, read.readByte());
+                byte[] body = new byte[sizes[i]];
+                read.readBytes(body);
+                assertArrayEquals(pattern(i, sizes[i]), body, "record " + i);
+                assertEquals(0x01020304 + i, read.readInt());
+            }
+        }
+    }
+
+    private static byte[] pattern(int record, int length) {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = (byte) (record * 31 + i * 7 + (i >>> 12));
+        }
+        return bytes;
     }
 
     /** The VmFlags of each mapping of a {@code .cq4} file (a segment's data, not its metadata) below {@code root}. */
