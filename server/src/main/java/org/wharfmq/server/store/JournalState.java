@@ -93,9 +93,30 @@ final class JournalState {
         return total;
     }
 
+    /**
+     * The key under which a message's record is kept in its queue's map: the sequence number spread over all bits.
+     *
+     * <p>Why: a queue's sequence numbers are consecutive, and Netty's map puts a long key at slot {@code key & mask}
+     * (after folding its high half in), so consecutive keys filled one unbroken run of slots. Removing a key makes
+     * the map walk the run after it, to the next free slot, to close the gap; consumption removes the oldest
+     * message, the first of the run, so every consume walked the whole queue: a transacted receive of a 400,000-deep
+     * queue spent half a millisecond of the journal writer per message, and a deep queue drained in quadratic
+     * time (issue 19, items 7 and 8; {@code docs/performance.md}). MurmurHash3's 64-bit finaliser is a bijection
+     * on longs (no two sequences share a key) that scatters consecutive sequences over the whole table, so runs
+     * stay as short as random keys make them, whatever the depth. (A multiply alone left runs of hundreds.)
+     */
+    static long key(long sequence) {
+        long k = sequence;
+        k ^= k >>> 33;
+        k *= 0xff51afd7ed558ccdL;
+        k ^= k >>> 33;
+        k *= 0xc4ceb9fe1a85ec53L;
+        return k ^ (k >>> 33);
+    }
+
     /** A message is live from here (a PUT outside a transaction, or a rewrite). */
     void put(Live record) {
-        Live previous = live.computeIfAbsent(record.queue, q -> new LongObjectHashMap<>()).put(record.sequence, record);
+        Live previous = live.computeIfAbsent(record.queue, q -> new LongObjectHashMap<>()).put(key(record.sequence), record);
         if (previous != null) {
             unaccount(previous);
         }
@@ -105,7 +126,7 @@ final class JournalState {
     /** A message is consumed: its record is dead. */
     void remove(String queue, long sequence) {
         LongObjectHashMap<Live> onQueue = live.get(queue);
-        Live removed = onQueue == null ? null : onQueue.remove(sequence);
+        Live removed = onQueue == null ? null : onQueue.remove(key(sequence));
         if (removed != null) {
             unaccount(removed);
         }
@@ -124,7 +145,7 @@ final class JournalState {
 
     Live find(String queue, long sequence) {
         LongObjectHashMap<Live> onQueue = live.get(queue);
-        return onQueue == null ? null : onQueue.get(sequence);
+        return onQueue == null ? null : onQueue.get(key(sequence));
     }
 
     void txPut(long tx, Live record) {
@@ -233,11 +254,6 @@ final class JournalState {
 
     Map<String, Integer> queueDefinitions() {
         return queueDefinitions;
-    }
-
-    /** Every live message record, queue by queue; for recovery and for rewriting a file's survivors. */
-    Map<String, LongObjectHashMap<Live>> live() {
-        return live;
     }
 
     /** The live message records in {@code segment}. */
