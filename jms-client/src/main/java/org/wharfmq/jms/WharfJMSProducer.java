@@ -5,6 +5,7 @@ import org.wharfmq.jms.message.WharfBytesMessage;
 import org.wharfmq.jms.message.WharfMapMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
 import org.wharfmq.jms.message.WharfTextMessage;
+import org.wharfmq.protocol.message.CorrelationIds;
 
 import javax.jms.CompletionListener;
 import javax.jms.DeliveryMode;
@@ -15,7 +16,6 @@ import javax.jms.JMSRuntimeException;
 import javax.jms.Message;
 import javax.jms.MessageFormatRuntimeException;
 import java.io.Serializable;
-import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -401,7 +401,7 @@ final class WharfJMSProducer implements JMSProducer {
         if (correlationIdBytes != null) {
             return correlationIdBytes.clone();
         }
-        return correlationId == null ? null : correlationId.getBytes(StandardCharsets.UTF_8);
+        return correlationId == null ? null : CorrelationIds.toBytes(correlationId);
     }
 
     @Override
@@ -414,7 +414,7 @@ final class WharfJMSProducer implements JMSProducer {
     @Override
     public String getJMSCorrelationID() {
         if (correlationIdBytes != null) {
-            return new String(correlationIdBytes, StandardCharsets.UTF_8);
+            return CorrelationIds.ofBytes(correlationIdBytes);
         }
         return correlationId;
     }

@@ -2,6 +2,7 @@ package org.wharfmq.jms.message;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.message.BodyType;
+import org.wharfmq.protocol.message.CorrelationIds;
 
 import javax.jms.DeliveryMode;
 import javax.jms.Destination;
@@ -9,7 +10,6 @@ import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageFormatException;
 import javax.jms.MessageNotWriteableException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -175,12 +175,17 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
         this.timestamp = timestamp;
     }
 
+    /**
+     * The correlation id as bytes: the bytes set by {@link #setJMSCorrelationIDAsBytes}; for an id set as a string,
+     * the bytes its hex digits spell when it is {@code "ID:"} and hex digits (either case), else its UTF-8 bytes
+     * ({@link CorrelationIds#toBytes}).
+     */
     @Override
     public byte[] getJMSCorrelationIDAsBytes() {
         if (correlationIdBytes != null) {
             return correlationIdBytes.clone();
         }
-        return correlationId == null ? null : correlationId.getBytes(StandardCharsets.UTF_8);
+        return correlationId == null ? null : CorrelationIds.toBytes(correlationId);
     }
 
     @Override
@@ -195,10 +200,15 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
         this.correlationIdBytes = null;
     }
 
+    /**
+     * The correlation id as a string, which is also what selectors compare: the string set by
+     * {@link #setJMSCorrelationID}, or for an id set as bytes {@code "ID:"} followed by two lowercase hex digits per
+     * byte, as IBM MQ reports it ({@link CorrelationIds#ofBytes}).
+     */
     @Override
     public String getJMSCorrelationID() {
         if (correlationIdBytes != null) {
-            return new String(correlationIdBytes, StandardCharsets.UTF_8);
+            return CorrelationIds.ofBytes(correlationIdBytes);
         }
         return correlationId;
     }
@@ -467,7 +477,7 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
     @Override
     public String toString() {
         return getClass().getSimpleName() + "[id=" + messageId + ", destination=" + destination
-                + (correlationId != null ? ", correlationId=" + correlationId : "")
+                + (correlationId != null || correlationIdBytes != null ? ", correlationId=" + getJMSCorrelationID() : "")
                 + (deliveryCount > 0 ? ", deliveryCount=" + deliveryCount : "") + "]";
     }
 }

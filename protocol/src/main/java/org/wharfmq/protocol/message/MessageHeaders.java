@@ -63,8 +63,13 @@ public final class MessageHeaders {
             String messageId = WireStrings.read(in);
             String correlationId;
             if ((flags & MessageEncoding.FLAG_CORRELATION_ID_BYTES) != 0) {
-                WireStrings.skip(in);
-                correlationId = null;
+                // once per message with a byte id, so selectors and the correlation index see a string
+                int length = in.readInt();
+                if (length < 0 || length > in.readableBytes()) {
+                    throw new MalformedFrameException("correlation id length " + length + " does not fit the message");
+                }
+                correlationId = CorrelationIds.ofBytes(in, in.readerIndex(), length);
+                in.skipBytes(length);
             } else {
                 correlationId = WireStrings.read(in);
             }
@@ -136,7 +141,10 @@ public final class MessageHeaders {
         return messageId;
     }
 
-    /** JMSCorrelationID when set as a string, else null (a byte correlation id is not selectable by string). */
+    /**
+     * JMSCorrelationID as selectors and the correlation index see it: the string the sender set, or for an id set
+     * as bytes its {@link CorrelationIds string form} ({@code "ID:"} and lowercase hex); null when there is none.
+     */
     public String correlationId() {
         return correlationId;
     }

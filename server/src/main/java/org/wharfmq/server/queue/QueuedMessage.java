@@ -95,7 +95,7 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
         return headers.priority();
     }
 
-    /** JMSCorrelationID as a string, or null. */
+    /** JMSCorrelationID as selectors and the correlation index see it (a byte id in its "ID:" and hex form), or null. */
     public String correlationId() {
         return headers.correlationId();
     }

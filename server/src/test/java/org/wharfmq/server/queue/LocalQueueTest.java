@@ -122,6 +122,26 @@ class LocalQueueTest {
     }
 
     @Test
+    void byteCorrelationIdsAreIndexedUnderTheStringSelectorsSee() {
+        for (int i = 0; i < 300; i++) {
+            byte[] id = {0x0a, (byte) 0xf0, (byte) (i >> 8), (byte) i};
+            put("reply-" + i, 4, m -> m.correlationIdBytes = id);
+        }
+        assertEquals(300, queue.indexedCorrelationIds(), "every byte id must be in the index");
+        RecordingConsumer requester = new RecordingConsumer("JMSCorrelationID = 'ID:0af0010e'", 1); // 270 = 0x010e
+        queue.addConsumer(requester);
+        assertEquals(List.of("reply-270"), requester.bodies());
+        assertEquals(299, queue.indexedCorrelationIds(), "the taken reply must leave the index");
+
+        RecordingConsumer waiting = new RecordingConsumer("JMSCorrelationID = 'ID:0af0ffff'", 1);
+        queue.addConsumer(waiting);
+        long before = queue.consumerVisits();
+        put("reply-65535", 4, m -> m.correlationIdBytes = new byte[]{0x0a, (byte) 0xf0, (byte) 0xff, (byte) 0xff});
+        assertEquals(1, queue.consumerVisits() - before, "only the consumer waiting for this id may be examined");
+        assertEquals(List.of("reply-65535"), waiting.bodies());
+    }
+
+    @Test
     void correlationConsumerIsServedFromTheIndexAmongThousandsOfReplies() {
         for (int i = 0; i < 5000; i++) {
             String id = "req-" + i;

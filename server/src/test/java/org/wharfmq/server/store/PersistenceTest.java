@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -75,6 +76,46 @@ class PersistenceTest {
                 assertFalse(second.getJMSRedelivered());
                 assertEquals(1, second.getIntProperty("JMSXDeliveryCount"));
                 assertNull(consumer.receiveNoWait());
+            } finally {
+                connection.close();
+            }
+        }
+    }
+
+    @Test
+    void aRecoveredByteCorrelationIdIsSelectedByTheStringItsClientReports() throws Exception {
+        ServerConfig config = TestServers.config().dataDirectory(data);
+        byte[] id = {0x00, 0x11, (byte) 0xee, (byte) 0xff};
+        String reported;
+        try (WharfServer server = WharfServer.start(config)) {
+            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+            try {
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                Queue queue = session.createQueue("REPLIES");
+                MessageProducer producer = session.createProducer(queue);
+                TextMessage reply = session.createTextMessage("reply by bytes");
+                reply.setJMSCorrelationIDAsBytes(id);
+                reported = reply.getJMSCorrelationID();
+                producer.send(reply);
+                producer.send(session.createTextMessage("no correlation id"));
+            } finally {
+                connection.close();
+            }
+        }
+        assertEquals("ID:0011eeff", reported);
+        try (WharfServer server = WharfServer.start(config)) {
+            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+            try {
+                connection.start();
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageConsumer consumer = session.createConsumer(session.createQueue("REPLIES"),
+                        "JMSCorrelationID = '" + reported + "'");
+                Message recovered = consumer.receive(5000);
+                assertNotNull(recovered, "the recovered message must be selected by " + reported);
+                assertEquals("reply by bytes", ((TextMessage) recovered).getText());
+                assertArrayEquals(id, recovered.getJMSCorrelationIDAsBytes());
+                assertNull(consumer.receiveNoWait());
+                assertEquals(1, server.queueManager().depth("REPLIES"), "the message without an id stays");
             } finally {
                 connection.close();
             }
