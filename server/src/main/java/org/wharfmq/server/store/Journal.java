@@ -19,7 +19,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeSet;
@@ -80,6 +79,7 @@ final class Journal implements AutoCloseable {
     private long claimedUpTo;
     private ExcerptTailer reader;
     private int readerSegment;
+    private final SegmentDeleter deleter = new SegmentDeleter();
 
     private Journal(Path root, boolean fsync, long blockSize, DiskBlockClaims claims) {
         this.root = root;
@@ -100,7 +100,9 @@ final class Journal implements AutoCloseable {
     /** {@link #open(Path, boolean, long)} with disk blocks claimed by {@code claims}: tests run out of disk so. */
     static Journal open(Path root, boolean fsync, long blockSize, DiskBlockClaims claims) throws IOException {
         Files.createDirectories(root);
-        return new Journal(root, fsync, blockSize, claims);
+        Journal journal = new Journal(root, fsync, blockSize, claims);
+        journal.deleter.deleteLeftovers(root);
+        return journal;
     }
 
     private SingleChronicleQueue queue(int segment) {
@@ -407,7 +409,10 @@ final class Journal implements AutoCloseable {
         into.writerIndex(length);
     }
 
-    /** Deletes an old segment (never the current one). */
+    /**
+     * Deletes an old segment (never the current one): closed and renamed here, its files deleted by the
+     * {@link SegmentDeleter}'s thread, since unlinking them took the writer a tenth of a second and more.
+     */
     void delete(int segment) {
         if (segment == readerSegment) {
             closeReader();
@@ -416,21 +421,12 @@ final class Journal implements AutoCloseable {
         if (queue != null) {
             queue.close();
         }
-        try (Stream<Path> files = Files.walk(directory(segment))) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.delete(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException | UncheckedIOException e) {
-            LOG.log(System.Logger.Level.WARNING, "Could not delete journal segment " + directory(segment) + ": " + e);
-        }
+        deleter.delete(directory(segment));
     }
 
     @Override
     public void close() {
+        deleter.close();
         closeReaders();
         closeSyncChannel();
         closeClaims();

@@ -58,6 +58,7 @@ class ReclamationTest {
             assertTrue(largest <= bound, "journal grew to " + largest + " bytes, bound " + bound);
             assertTrue(segments() <= 2 + SLACK_BYTES / FILE_BYTES + 1, segments() + " segments on disk");
         }
+        assertEquals(0, awaitingDeletion(), "closing the journal finishes deleting its reclaimed segments");
         Recovered recovered = new Recovered();
         try (JournalMessageStore ignored = StoreHarness.open(config, recovered)) {
             assertEquals(List.of("SLOW#1=the old message"), recovered.messages);
@@ -65,9 +66,45 @@ class ReclamationTest {
         }
     }
 
+    /**
+     * A segment left renamed for deletion by a crash is no segment: recovery does not read it, and the next start
+     * deletes it (the journal writer only renames a reclaimed segment; its files are deleted on a thread of their own).
+     */
+    @Test
+    void aSegmentLeftRenamedForDeletionIsIgnoredAndDeletedAtTheNextStart() throws Exception {
+        ServerConfig config = StoreHarness.config(data).durability(Durability.OS);
+        try (JournalMessageStore store = StoreHarness.open(config, new Recovered())) {
+            StoreHarness.put(store, Message.of("Q", 1, "kept"));
+        }
+        // a copy of the live segment, renamed as the writer renames a reclaimed one, as if a crash stopped its deletion
+        Path journal = data.resolve("journal");
+        Path segment;
+        try (Stream<Path> list = Files.list(journal)) {
+            segment = list.filter(Files::isDirectory).findFirst().orElseThrow();
+        }
+        Path leftover = journal.resolve("00000000" + SegmentDeleter.SUFFIX);
+        try (Stream<Path> files = Files.walk(segment)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                Files.copy(p, leftover.resolve(segment.relativize(p).toString()));
+            }
+        }
+        Recovered recovered = new Recovered();
+        try (JournalMessageStore ignored = StoreHarness.open(config, recovered)) {
+            assertEquals(List.of("Q#1=kept"), recovered.messages, "the renamed copy was not read as a segment");
+        }
+        assertEquals(0, awaitingDeletion(), "the leftover was deleted");
+    }
+
+    /** Segment directories: eight digits. */
     private long segments() throws Exception {
         try (Stream<Path> list = Files.list(data.resolve("journal"))) {
-            return list.filter(Files::isDirectory).count();
+            return list.filter(p -> p.getFileName().toString().matches("[0-9]{8}")).count();
+        }
+    }
+
+    private long awaitingDeletion() throws Exception {
+        try (Stream<Path> list = Files.list(data.resolve("journal"))) {
+            return list.filter(p -> p.getFileName().toString().endsWith(SegmentDeleter.SUFFIX)).count();
         }
     }
 }
