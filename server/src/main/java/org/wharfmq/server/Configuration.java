@@ -23,6 +23,13 @@ public final class Configuration {
     /** Whether a queue that is not defined is created when first used: {@value}. */
     public static final boolean DEFAULT_AUTO_CREATE = true;
 
+    /**
+     * Whether {@code wharf flow deploy} may send a flow jar over the wire for the server to run: {@value}. There is no
+     * authentication yet, so anyone who reaches the port could run code in the server; flows are deployed from the
+     * configuration ({@code flows:}) instead.
+     */
+    public static final boolean DEFAULT_REMOTE_DEPLOY = false;
+
     /** Longest encoded message accepted, in bytes: {@value} (100 MiB). */
     public static final int DEFAULT_MAX_MESSAGE_LENGTH = 100 * 1024 * 1024;
 

@@ -53,6 +53,8 @@ public final class ServerConfig {
     private String dataDirectory = Configuration.DEFAULT_DATA_DIRECTORY;
     @JsonProperty("autoCreate")
     private boolean autoCreate = Configuration.DEFAULT_AUTO_CREATE;
+    @JsonProperty("remoteDeploy")
+    private boolean remoteDeploy = Configuration.DEFAULT_REMOTE_DEPLOY;
     @JsonProperty("maxMessageLength")
     private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
     @JsonProperty("maxQueueDepth")
@@ -258,6 +260,20 @@ public final class ServerConfig {
         return autoCreate;
     }
 
+    /**
+     * Sets whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed. Anyone who can reach the
+     * port could then run code in the server: only on a trusted network, until Wharf has authentication.
+     */
+    public ServerConfig remoteDeploy(boolean remoteDeploy) {
+        this.remoteDeploy = remoteDeploy;
+        return this;
+    }
+
+    /** Whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed (and kept ones restored). */
+    public boolean remoteDeploy() {
+        return remoteDeploy;
+    }
+
     /** Sets the longest encoded message accepted, in bytes. */
     public ServerConfig maxMessageLength(int maxMessageLength) {
         this.maxMessageLength = maxMessageLength;
@@ -416,7 +432,7 @@ public final class ServerConfig {
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
-                + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", maxMessageLength="
+                + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", remoteDeploy=" + remoteDeploy + ", maxMessageLength="
                 + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
                 + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + ", flows=" + flows + "]";

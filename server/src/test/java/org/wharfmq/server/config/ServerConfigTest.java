@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -30,6 +31,7 @@ class ServerConfigTest {
         assertEquals("wharf", config.inVmName());
         assertEquals(Path.of("data"), config.dataDirectory());
         assertTrue(config.autoCreate());
+        assertFalse(config.remoteDeploy(), "the sample refuses flow jars sent over the wire");
         assertEquals(104_857_600, config.maxMessageLength());
         assertEquals(5_000_000L, config.maxQueueDepth());
         assertEquals(10_000, config.heartbeatMillis());
@@ -44,6 +46,7 @@ class ServerConfigTest {
         assertEquals(Configuration.DEFAULT_PORT, config.port());
         assertEquals(7414, config.port());
         assertTrue(config.autoCreate());
+        assertFalse(config.remoteDeploy(), "off unless the configuration says otherwise");
         assertEquals(100 * 1024 * 1024, config.maxMessageLength());
         assertEquals(5_000_000L, config.maxQueueDepth());
         assertEquals(List.of(), config.queues());
