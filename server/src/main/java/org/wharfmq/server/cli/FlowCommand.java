@@ -32,7 +32,7 @@ import java.util.concurrent.CountDownLatch;
  * runs a flow jar standalone in its own JVM against a (remote) server instead.
  */
 @Command(name = "flow", mixinStandardHelpOptions = true,
-        description = "Deploys, undeploys, lists and measures message flows in a running server.",
+        description = "Lists, measures, deploys and undeploys the flows of a running server.",
         subcommands = CommandLine.HelpCommand.class)
 final class FlowCommand implements Runnable {
 
