@@ -37,6 +37,26 @@ public final class Configuration {
     public static final long DEFAULT_MAX_QUEUE_DEPTH = 5_000_000L;
 
     /**
+     * Most queues the queue manager holds: {@value}. Queues defined in the configuration, queues created by use and
+     * temporary queues count; subscription queues (one per topic subscriber) do not. Creating one more is refused
+     * (TOO_MANY_QUEUES); queues that exist are never refused anything because of it.
+     */
+    public static final int DEFAULT_MAX_QUEUES = 10_000;
+
+    /**
+     * How long a queue created by use stays once it is unused (no message, consumer or browser) before it is
+     * deleted, in ms: {@value} (5 minutes). 0 or less: never deleted. Queues defined in the configuration and queues
+     * holding a message are never deleted this way.
+     */
+    public static final long DEFAULT_AUTO_DELETE_DELAY_MILLIS = 5 * 60_000L;
+
+    /**
+     * Longest time between two looks for unused queues created by use, in ms: {@value}. They are looked for every
+     * {@code autoDeleteDelayMillis} when that is shorter, so a queue goes at most this long after its delay.
+     */
+    public static final long AUTO_DELETE_SCAN_MILLIS = 10_000L;
+
+    /**
      * Network threads (Netty event loops) serving client connections: {@value} = one per available processor.
      * Netty's own default is two per processor; measured here (docs/performance.md, RR-4) that spends about 60 %
      * more server CPU per round trip, because more of a message's hops cross from one event loop to another.

@@ -59,6 +59,10 @@ public final class ServerConfig {
     private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
     @JsonProperty("maxQueueDepth")
     private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
+    @JsonProperty("maxQueues")
+    private int maxQueues = Configuration.DEFAULT_MAX_QUEUES;
+    @JsonProperty("autoDeleteDelayMillis")
+    private long autoDeleteDelayMillis = Configuration.DEFAULT_AUTO_DELETE_DELAY_MILLIS;
     @JsonProperty("ioThreads")
     private int ioThreads = Configuration.DEFAULT_IO_THREADS;
     @JsonProperty("heartbeatMillis")
@@ -146,6 +150,10 @@ public final class ServerConfig {
         }
         if (maxQueueDepth < 1) {
             throw new ConfigurationException("Setting maxQueueDepth must be at least 1, was " + maxQueueDepth + ".");
+        }
+        if (maxQueues < Math.max(1, queues.size())) {
+            throw new ConfigurationException("Setting maxQueues must be at least 1 and at least the number of queues "
+                    + "defined under 'queues' (" + queues.size() + "), was " + maxQueues + ".");
         }
         if (ioThreads < 0) {
             throw new ConfigurationException("Setting ioThreads must be 0 (one per processor) or more, was " + ioThreads + ".");
@@ -296,6 +304,34 @@ public final class ServerConfig {
         return maxQueueDepth;
     }
 
+    /**
+     * Sets the most queues the queue manager holds: defined, created by use and temporary ones (subscription queues
+     * do not count). Creating one more fails with TOO_MANY_QUEUES.
+     */
+    public ServerConfig maxQueues(int maxQueues) {
+        this.maxQueues = maxQueues;
+        return this;
+    }
+
+    /** The most queues the queue manager holds (defined, created by use, temporary). */
+    public int maxQueues() {
+        return maxQueues;
+    }
+
+    /**
+     * Sets how long a queue created by use stays once unused (no message, consumer or browser) before it is
+     * deleted, in ms; 0 or less = never.
+     */
+    public ServerConfig autoDeleteDelayMillis(long autoDeleteDelayMillis) {
+        this.autoDeleteDelayMillis = autoDeleteDelayMillis;
+        return this;
+    }
+
+    /** How long an unused queue created by use stays before it is deleted, in ms; 0 or less = never. */
+    public long autoDeleteDelayMillis() {
+        return autoDeleteDelayMillis;
+    }
+
     /** Sets the number of network threads; 0 = one per available processor. */
     public ServerConfig ioThreads(int ioThreads) {
         this.ioThreads = ioThreads;
@@ -433,7 +469,8 @@ public final class ServerConfig {
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
                 + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", remoteDeploy=" + remoteDeploy + ", maxMessageLength="
-                + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
+                + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", maxQueues=" + maxQueues
+                + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
                 + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + ", flows=" + flows + "]";
     }
