@@ -23,11 +23,38 @@ public final class Configuration {
     /** Whether a queue that is not defined is created when first used: {@value}. */
     public static final boolean DEFAULT_AUTO_CREATE = true;
 
+    /**
+     * Whether {@code wharf flow deploy} may send a flow jar over the wire for the server to run: {@value}. There is no
+     * authentication yet, so anyone who reaches the port could run code in the server; flows are deployed from the
+     * configuration ({@code flows:}) instead.
+     */
+    public static final boolean DEFAULT_REMOTE_DEPLOY = false;
+
     /** Longest encoded message accepted, in bytes: {@value} (100 MiB). */
     public static final int DEFAULT_MAX_MESSAGE_LENGTH = 100 * 1024 * 1024;
 
     /** Most messages a queue holds, counting those delivered but not yet acknowledged: {@value}. */
     public static final long DEFAULT_MAX_QUEUE_DEPTH = 5_000_000L;
+
+    /**
+     * Most queues the queue manager holds: {@value}. Queues defined in the configuration, queues created by use and
+     * temporary queues count; subscription queues (one per topic subscriber) do not. Creating one more is refused
+     * (TOO_MANY_QUEUES); queues that exist are never refused anything because of it.
+     */
+    public static final int DEFAULT_MAX_QUEUES = 10_000;
+
+    /**
+     * How long a queue created by use stays once it is unused (no message, consumer or browser) before it is
+     * deleted, in ms: {@value} (5 minutes). 0 or less: never deleted. Queues defined in the configuration and queues
+     * holding a message are never deleted this way.
+     */
+    public static final long DEFAULT_AUTO_DELETE_DELAY_MILLIS = 5 * 60_000L;
+
+    /**
+     * Longest time between two looks for unused queues created by use, in ms: {@value}. They are looked for every
+     * {@code autoDeleteDelayMillis} when that is shorter, so a queue goes at most this long after its delay.
+     */
+    public static final long AUTO_DELETE_SCAN_MILLIS = 10_000L;
 
     /**
      * Network threads (Netty event loops) serving client connections: {@value} = one per available processor.

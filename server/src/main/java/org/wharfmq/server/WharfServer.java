@@ -27,6 +27,7 @@ import org.wharfmq.server.transport.ServerContext;
 
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -79,11 +80,11 @@ public final class WharfServer implements AutoCloseable {
     private int tcpPort;
     private FlowHost flowHost;
 
-    private WharfServer(ServerConfig config, MessageStore store) {
+    private WharfServer(ServerConfig config, MessageStore store, InstantSource clock) {
         this.config = config;
         this.transport = NativeTransport.best();
         this.store = store;
-        this.queueManager = new QueueManager(config, store);
+        this.queueManager = new QueueManager(config, store, clock);
         this.topicManager = new TopicManager(config, queueManager);
         this.connections = new DefaultChannelGroup("wharf-connections", GlobalEventExecutor.INSTANCE);
         this.acceptorGroup = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-accept", true));
@@ -110,10 +111,18 @@ public final class WharfServer implements AutoCloseable {
      * @see #start(ServerConfig)
      */
     public static WharfServer start(ServerConfig config, MessageStore store) throws Exception {
+        return start(config, store, InstantSource.system());
+    }
+
+    /**
+     * As {@link #start(ServerConfig, MessageStore)}, with the clock the queues read (message expiry, deletion of
+     * unused queues): tests pass one they move on instead of waiting.
+     */
+    public static WharfServer start(ServerConfig config, MessageStore store, InstantSource clock) throws Exception {
         WharfServer server;
         try {
             config.validate();
-            server = new WharfServer(config, store);
+            server = new WharfServer(config, store, clock);
         } catch (RuntimeException | Error e) {
             store.close();
             throw e;
@@ -121,6 +130,7 @@ public final class WharfServer implements AutoCloseable {
         try {
             store.recover(server.topicManager); // durable subscriptions and retained ones; queues go on to the queue manager
             server.queueManager.scheduleRecoveredDelays(server.ioGroup);
+            server.queueManager.scheduleAutoDelete(server.ioGroup);
             server.bind();
         } catch (Exception | Error e) {
             server.close();

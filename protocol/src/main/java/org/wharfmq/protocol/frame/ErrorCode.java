@@ -27,6 +27,8 @@ public enum ErrorCode {
     SERVER_CLOSING(16),
     /** The client ID is in use by another connection of the server, or is not a valid client ID. */
     INVALID_CLIENT_ID(17),
+    /** A queue cannot be created: the server holds its maximum number of queues (setting maxQueues). */
+    TOO_MANY_QUEUES(18),
     /** A bug or an unexpected condition in the server; the message says more. */
     INTERNAL_ERROR(99);
 

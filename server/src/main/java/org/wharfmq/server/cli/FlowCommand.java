@@ -32,7 +32,7 @@ import java.util.concurrent.CountDownLatch;
  * runs a flow jar standalone in its own JVM against a (remote) server instead.
  */
 @Command(name = "flow", mixinStandardHelpOptions = true,
-        description = "Deploys, undeploys, lists and measures message flows in a running server.",
+        description = "Lists, measures, deploys and undeploys the flows of a running server.",
         subcommands = CommandLine.HelpCommand.class)
 final class FlowCommand implements Runnable {
 
@@ -60,7 +60,11 @@ final class FlowCommand implements Runnable {
     }
 
     @Command(name = "deploy", mixinStandardHelpOptions = true,
-            description = "Deploys a flow jar, kept across restarts until undeployed; a flow of the same name is drained and replaced.")
+            description = {"Sends a flow jar to the server, which deploys it and keeps it across restarts until "
+                    + "undeployed; a flow of the same name is drained and replaced.",
+                    "Refused unless the server's configuration sets remoteDeploy: true (off by default: anyone who "
+                            + "reaches the port could run code in the server). Deploy from the server's "
+                            + "configuration (flows: in wharf.yaml) instead."})
     int deploy(@Mixin ServerOption server,
                @Parameters(paramLabel = "JAR", description = "The flow jar.") Path jar,
                @Option(names = "--class", required = true, paramLabel = "CLASS",
@@ -74,14 +78,28 @@ final class FlowCommand implements Runnable {
             spec.commandLine().getErr().println("wharf: cannot read " + jar + ": " + e.getMessage());
             return COMMAND_FAILED;
         }
-        return request(server, session -> {
+        return request(spec, server, session -> {
             BytesMessage message = session.createBytesMessage();
             message.writeBytes(bytes);
             message.setStringProperty(AdminResponder.CLASS, className);
             message.setIntProperty(AdminResponder.INSTANCES, instances);
             message.setStringProperty(AdminResponder.JAR_NAME, jar.getFileName().toString());
             return command(message, "deploy");
-        });
+        }, reply -> AdminResponder.REMOTE_DEPLOY_DISABLED.equals(reply.getStringProperty(AdminResponder.ERROR))
+                ? configurationAdvice(jar, className, instances) : null);
+    }
+
+    /** How to deploy the refused jar from the server's configuration, as config/wharf.yaml deploys the sample flows. */
+    private static String configurationAdvice(Path jar, String className, int instances) {
+        return "To deploy this flow from the server's configuration: put the jar on the server's machine, add it under "
+                + "flows: in the server's wharf.yaml (as config/wharf.yaml deploys the sample flows) and restart the "
+                + "server:\n"
+                + "flows:\n"
+                + "  - jar: " + jar.toAbsolutePath() + "\n"
+                + "    class: " + className + "\n"
+                + "    instances: " + instances + "\n"
+                + "Or run it in a JVM of its own against the server: wharf flow run " + jar + " --class " + className
+                + " --instances " + instances + " --url URL";
     }
 
     @Command(name = "run", mixinStandardHelpOptions = true,
@@ -168,12 +186,24 @@ final class FlowCommand implements Runnable {
         Message build(Session session) throws JMSException;
     }
 
+    /** What to tell the user after the server's answer that a command failed, beyond that answer. */
+    @FunctionalInterface
+    interface FailureAdvice {
+        /** @return advice to print, or null for none */
+        String advise(Message failedReply) throws JMSException;
+    }
+
     private int request(ServerOption server, RequestBuilder builder) {
         return request(spec, server, builder);
     }
 
     /** Sends one admin request to the server's command queue and prints its answer; returns the exit status. */
     static int request(CommandSpec spec, ServerOption server, RequestBuilder builder) {
+        return request(spec, server, builder, reply -> null);
+    }
+
+    /** As {@link #request(CommandSpec, ServerOption, RequestBuilder)}, printing {@code advice} after a failure. */
+    private static int request(CommandSpec spec, ServerOption server, RequestBuilder builder, FailureAdvice advice) {
         try (Connection connection = new WharfConnectionFactory(server.url).createConnection()) {
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -196,6 +226,10 @@ final class FlowCommand implements Runnable {
                     return 0;
                 }
                 spec.commandLine().getErr().println("wharf: " + text);
+                String more = advice.advise(reply);
+                if (more != null) {
+                    spec.commandLine().getErr().println(more);
+                }
                 spec.commandLine().getErr().flush();
                 return COMMAND_FAILED;
             }

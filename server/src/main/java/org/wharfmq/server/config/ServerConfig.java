@@ -53,10 +53,16 @@ public final class ServerConfig {
     private String dataDirectory = Configuration.DEFAULT_DATA_DIRECTORY;
     @JsonProperty("autoCreate")
     private boolean autoCreate = Configuration.DEFAULT_AUTO_CREATE;
+    @JsonProperty("remoteDeploy")
+    private boolean remoteDeploy = Configuration.DEFAULT_REMOTE_DEPLOY;
     @JsonProperty("maxMessageLength")
     private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
     @JsonProperty("maxQueueDepth")
     private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
+    @JsonProperty("maxQueues")
+    private int maxQueues = Configuration.DEFAULT_MAX_QUEUES;
+    @JsonProperty("autoDeleteDelayMillis")
+    private long autoDeleteDelayMillis = Configuration.DEFAULT_AUTO_DELETE_DELAY_MILLIS;
     @JsonProperty("ioThreads")
     private int ioThreads = Configuration.DEFAULT_IO_THREADS;
     @JsonProperty("heartbeatMillis")
@@ -144,6 +150,10 @@ public final class ServerConfig {
         }
         if (maxQueueDepth < 1) {
             throw new ConfigurationException("Setting maxQueueDepth must be at least 1, was " + maxQueueDepth + ".");
+        }
+        if (maxQueues < Math.max(1, queues.size())) {
+            throw new ConfigurationException("Setting maxQueues must be at least 1 and at least the number of queues "
+                    + "defined under 'queues' (" + queues.size() + "), was " + maxQueues + ".");
         }
         if (ioThreads < 0) {
             throw new ConfigurationException("Setting ioThreads must be 0 (one per processor) or more, was " + ioThreads + ".");
@@ -258,6 +268,20 @@ public final class ServerConfig {
         return autoCreate;
     }
 
+    /**
+     * Sets whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed. Anyone who can reach the
+     * port could then run code in the server: only on a trusted network, until Wharf has authentication.
+     */
+    public ServerConfig remoteDeploy(boolean remoteDeploy) {
+        this.remoteDeploy = remoteDeploy;
+        return this;
+    }
+
+    /** Whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed (and kept ones restored). */
+    public boolean remoteDeploy() {
+        return remoteDeploy;
+    }
+
     /** Sets the longest encoded message accepted, in bytes. */
     public ServerConfig maxMessageLength(int maxMessageLength) {
         this.maxMessageLength = maxMessageLength;
@@ -278,6 +302,34 @@ public final class ServerConfig {
     /** The depth limit of queues that do not set their own. */
     public long maxQueueDepth() {
         return maxQueueDepth;
+    }
+
+    /**
+     * Sets the most queues the queue manager holds: defined, created by use and temporary ones (subscription queues
+     * do not count). Creating one more fails with TOO_MANY_QUEUES.
+     */
+    public ServerConfig maxQueues(int maxQueues) {
+        this.maxQueues = maxQueues;
+        return this;
+    }
+
+    /** The most queues the queue manager holds (defined, created by use, temporary). */
+    public int maxQueues() {
+        return maxQueues;
+    }
+
+    /**
+     * Sets how long a queue created by use stays once unused (no message, consumer or browser) before it is
+     * deleted, in ms; 0 or less = never.
+     */
+    public ServerConfig autoDeleteDelayMillis(long autoDeleteDelayMillis) {
+        this.autoDeleteDelayMillis = autoDeleteDelayMillis;
+        return this;
+    }
+
+    /** How long an unused queue created by use stays before it is deleted, in ms; 0 or less = never. */
+    public long autoDeleteDelayMillis() {
+        return autoDeleteDelayMillis;
     }
 
     /** Sets the number of network threads; 0 = one per available processor. */
@@ -416,8 +468,9 @@ public final class ServerConfig {
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
-                + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", maxMessageLength="
-                + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
+                + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", remoteDeploy=" + remoteDeploy + ", maxMessageLength="
+                + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", maxQueues=" + maxQueues
+                + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
                 + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + ", flows=" + flows + "]";
     }

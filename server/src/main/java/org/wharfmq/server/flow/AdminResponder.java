@@ -19,7 +19,7 @@ import java.util.List;
  * the command's output, the property {@value #OK} and the request's message id as correlation id.
  *
  * <p>Commands: {@code deploy} (BytesMessage body = the jar; properties {@value #CLASS}, {@value #INSTANCES},
- * {@value #JAR_NAME}), {@code undeploy}, {@code list}, {@code stats} (optional {@value #FLOW}; optional
+ * {@value #JAR_NAME}; refused unless the setting {@code remoteDeploy} is on, see {@link FlowHost}), {@code undeploy}, {@code list}, {@code stats} (optional {@value #FLOW}; optional
  * {@value #SWITCH} to turn timing on or off), {@code trace} ({@value #FLOW} and {@value #SWITCH}), {@code topics}
  * (the subscriptions of every topic and their backlogs, for {@code wharf topic list}).
  */
@@ -43,6 +43,10 @@ public final class AdminResponder implements AutoCloseable {
     public static final String SWITCH = "WharfSwitch";
     /** Reply property: whether the command succeeded. */
     public static final String OK = "WharfOk";
+    /** Reply property of some failures: what was refused, for a client to explain it ({@link #REMOTE_DEPLOY_DISABLED}). */
+    public static final String ERROR = "WharfError";
+    /** {@value #ERROR} of a deploy refused because the server's setting remoteDeploy is off. */
+    public static final String REMOTE_DEPLOY_DISABLED = "REMOTE_DEPLOY_DISABLED";
 
     private static final System.Logger LOG = System.getLogger(AdminResponder.class.getName());
 
@@ -80,11 +84,13 @@ public final class AdminResponder implements AutoCloseable {
     private void serve(Message request) {
         String reply;
         boolean ok = true;
+        String error = null;
         try {
             reply = execute(request);
         } catch (Exception e) {
             ok = false;
             reply = e.getMessage() == null ? e.toString() : e.getMessage();
+            error = e instanceof RemoteDeployDisabledException ? REMOTE_DEPLOY_DISABLED : null;
             LOG.log(System.Logger.Level.WARNING, "Admin command failed: " + reply);
         }
         try {
@@ -93,6 +99,9 @@ public final class AdminResponder implements AutoCloseable {
             }
             TextMessage answer = session.createTextMessage(reply);
             answer.setBooleanProperty(OK, ok);
+            if (error != null) {
+                answer.setStringProperty(ERROR, error);
+            }
             answer.setJMSCorrelationID(request.getJMSMessageID());
             replier.send(request.getJMSReplyTo(), answer);
         } catch (JMSException e) {

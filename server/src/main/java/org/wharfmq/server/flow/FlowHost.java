@@ -25,6 +25,13 @@ import java.util.Map;
  * one, so nothing is lost or processed twice. Deployments are serialised (one at a time, under this object's
  * lock); reading the list is cheap.
  *
+ * <h2>Deploying over the wire</h2>
+ * A jar sent with {@code wharf flow deploy} is code the server runs, from anyone who reaches the port (there is no
+ * authentication yet). It is refused, before anything is written or loaded, unless the setting {@code remoteDeploy}
+ * is on; with it off, deployments kept from earlier uploads are not started either (a warning names them). Flows
+ * from the configuration and the Java API are not affected. Undeploy, list, stats and trace stay open to everyone:
+ * they stop or inspect flows but run no new code.
+ *
  * <h2>What survives a restart</h2>
  * Flows deployed with {@code wharf flow deploy} are kept in the data directory (the jar and a
  * {@link DeploymentRecords deployment record} under {@code DATA/flows/}) and deployed again at start, before the
@@ -41,19 +48,21 @@ public final class FlowHost implements AutoCloseable {
     private final ConnectionFactory connectionFactory;
     private final Path uploadDirectory;
     private final DeploymentRecords records;
+    private final boolean remoteDeploy;
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
     private AdminResponder admin;
     private long uploads;
 
-    private FlowHost(String vmUrl, Path dataDirectory) {
+    private FlowHost(String vmUrl, Path dataDirectory, boolean remoteDeploy) {
         this.connectionFactory = new WharfConnectionFactory(vmUrl);
         this.uploadDirectory = dataDirectory.resolve("flows");
         this.records = new DeploymentRecords(uploadDirectory);
+        this.remoteDeploy = remoteDeploy;
     }
 
     /**
-     * Deploys again the flows kept from {@code wharf flow deploy}, then the flows the configuration lists (skipping
-     * those whose name a kept deployment has taken), and opens the admin command queue. With auto-creation off, the
+     * Deploys again the flows kept from {@code wharf flow deploy} (only when {@code remoteDeploy} is on), then the
+     * flows the configuration lists (skipping those whose name a kept deployment has taken), and opens the admin command queue. With auto-creation off, the
      * command queue is served only when the configuration defines it (and {@value AdminResponder#REPLY_QUEUE} for
      * the command line's replies).
      *
@@ -67,11 +76,20 @@ public final class FlowHost implements AutoCloseable {
      */
     public static FlowHost start(String vmUrl, ServerConfig config, java.util.function.Supplier<String> topics)
             throws JMSException {
-        FlowHost host = new FlowHost(vmUrl, config.dataDirectory());
+        FlowHost host = new FlowHost(vmUrl, config.dataDirectory(), config.remoteDeploy());
         try {
             synchronized (host) {
                 for (DeploymentRecords.Stored kept : host.records.load()) {
-                    host.restore(kept);
+                    if (host.remoteDeploy) {
+                        host.restore(kept);
+                    } else {
+                        // an upload kept from a server that allowed it, or from before the setting existed: code
+                        // from the wire all the same
+                        LOG.log(System.Logger.Level.WARNING, "Flow '" + kept.deployment().flow() + "' kept from "
+                                + "'wharf flow deploy' (" + kept.file().toAbsolutePath() + ") is not started: remote "
+                                + "deploy is disabled. Deploy its jar from the configuration (flows:), or set "
+                                + "remoteDeploy: true, or delete the record and its jar.");
+                    }
                 }
                 Map<String, DeployedFlow> kept = new LinkedHashMap<>(host.flows);
                 for (FlowConfig flow : config.flows()) {
@@ -154,9 +172,14 @@ public final class FlowHost implements AutoCloseable {
     /**
      * Deploys a jar sent by {@code wharf flow deploy}: written under the data directory with its deployment record,
      * so that it is deployed again at the next start.
+     *
+     * @throws RemoteDeployDisabledException when the setting {@code remoteDeploy} is off; nothing is written or loaded
      */
     synchronized DeployedFlow deployUpload(byte[] jarBytes, String jarName, String className, int instances)
             throws JMSException, IOException {
+        if (!remoteDeploy) {
+            throw new RemoteDeployDisabledException();
+        }
         Files.createDirectories(uploadDirectory);
         String safeName = jarName == null ? "flow.jar" : Path.of(jarName).getFileName().toString();
         Path file;

@@ -6,6 +6,7 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.store.StoreCompletion;
 
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -33,6 +34,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * and sent in a transaction that has not committed yet (as IBM MQ's CURDEPTH does). A put is refused with
  * QUEUE_FULL when depth has reached the maximum.
  *
+ * <h2>Deletion when unused</h2>
+ * A queue created by use ({@link #autoCreated}) is <i>unused</i> while its depth is 0 (no message waiting,
+ * delivered, reserved by an open transaction or waiting for its delivery time) and no consumer or browser is
+ * {@link #attach attached}; it remembers since when. {@link #deleteIfUnused} deletes it once that has lasted the
+ * delay, under the lock, so nothing can use it in between: a reservation or attachment that comes later finds it
+ * deleted and fails ({@link #reserve} false, {@link #attach} false), and its caller looks the queue up again, which
+ * finds or creates its successor. Nothing is ever offered to a deleted auto-created queue, since only a reservation
+ * can lead to an offer. Time is read from the queue manager's clock, never from the system directly.
+ *
  * <h2>Threading</h2>
  * Every method may be called from any thread. All state is guarded by one short lock per queue, held only for
  * in-memory work: consumers record deliveries under it (taking their session's small lock inside it, always in
@@ -53,6 +63,8 @@ public final class LocalQueue {
     private final MessageStore store;
     private final boolean journaled;
     private final boolean temporary;
+    private final boolean autoCreated;
+    private final InstantSource clock;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final MessageList[] byPriority = new MessageList[PRIORITIES];
@@ -62,39 +74,67 @@ public final class LocalQueue {
     private long depth;
     private long nextSequence = 1;
     private long consumerVisits;
-    /** A deleted queue (temporary queue, ended subscription) keeps nothing: messages that reach it are discarded. */
+    /** Consumers and browsers attached ({@link #attach}): an auto-created queue is not deleted while there are any. */
+    private int attached;
+    /** When an auto-created queue last became unused (depth 0, nothing attached); meaningful only while unused. */
+    private long unusedSince;
+    /**
+     * A deleted queue (temporary queue, ended subscription) keeps nothing: messages that reach it are discarded. A
+     * deleted auto-created queue (deleted when unused) refuses reservations and attachments instead.
+     */
     private boolean deleted;
 
     /**
+     * A queue defined in the configuration, on the system clock.
+     *
      * @param name               the queue name
      * @param maxDepth           most messages the queue holds
      * @param maxDepthSetOnQueue whether the limit comes from the queue's own {@code maxDepth} (for error messages)
      * @param store              where persistent messages that expire are removed from
      */
     public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store) {
-        this(name, maxDepth, maxDepthSetOnQueue, store, true, false);
-    }
-
-    /**
-     * @param journaled whether its persistent messages go to the store: true for queues and durable subscriptions,
-     *                  false for a non-durable subscription's queue, which dies with its consumer anyway
-     * @see #LocalQueue(String, long, boolean, MessageStore)
-     */
-    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean journaled) {
-        this(name, maxDepth, maxDepthSetOnQueue, store, journaled, false);
+        this(name, maxDepth, maxDepthSetOnQueue, store, true, false, false, InstantSource.system());
     }
 
     private LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean journaled,
-                       boolean temporary) {
+                       boolean temporary, boolean autoCreated, InstantSource clock) {
         this.name = name;
         this.journaled = journaled;
         this.maxDepth = maxDepth;
         this.maxDepthSetOnQueue = maxDepthSetOnQueue;
         this.store = store;
         this.temporary = temporary;
+        this.autoCreated = autoCreated;
+        this.clock = clock;
+        this.unusedSince = autoCreated ? clock.millis() : 0;
         for (int p = 0; p < PRIORITIES; p++) {
             byPriority[p] = new MessageList();
         }
+    }
+
+    /** A queue defined in the configuration: never deleted. */
+    static LocalQueue defined(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store,
+                              InstantSource clock) {
+        return new LocalQueue(name, maxDepth, maxDepthSetOnQueue, store, true, false, false, clock);
+    }
+
+    /**
+     * A queue created by use (or recovered from the journal, where only such queues are recorded): deleted by
+     * {@link #deleteIfUnused} once unused for the auto-delete delay. Unused from now.
+     */
+    static LocalQueue autoCreated(String name, long maxDepth, MessageStore store, InstantSource clock) {
+        return new LocalQueue(name, maxDepth, false, store, true, false, true, clock);
+    }
+
+    /**
+     * A topic subscription's queue: lives as long as its subscription.
+     *
+     * @param journaled whether its persistent messages go to the store: true for a durable subscription, false for
+     *                  a non-durable one, whose queue dies with its consumer anyway
+     */
+    public static LocalQueue subscription(String name, long maxDepth, MessageStore store, boolean journaled,
+                                          InstantSource clock) {
+        return new LocalQueue(name, maxDepth, false, store, journaled, false, false, clock);
     }
 
     /**
@@ -102,8 +142,8 @@ public final class LocalQueue {
      * the store, whatever the delivery mode of its messages (JMS: a temporary destination does not survive its
      * connection, so there is nothing to recover).
      */
-    public static LocalQueue temporary(String name, long maxDepth) {
-        return new LocalQueue(name, maxDepth, false, null, false, true);
+    static LocalQueue temporary(String name, long maxDepth, InstantSource clock) {
+        return new LocalQueue(name, maxDepth, false, null, false, true, false, clock);
     }
 
     /** The queue name. */
@@ -119,6 +159,11 @@ public final class LocalQueue {
     /** Whether this is a temporary queue: sends to it after {@link #delete()} are refused, not discarded. */
     public boolean isTemporary() {
         return temporary;
+    }
+
+    /** Whether this queue was created by use: it is deleted once unused for the auto-delete delay. */
+    public boolean autoCreated() {
+        return autoCreated;
     }
 
     /** How many consumers are registered (temporary queues may not be deleted while they have any). */
@@ -163,20 +208,79 @@ public final class LocalQueue {
      * Takes a place on the queue for a message about to be accepted and gives it its sequence number. The message
      * counts towards the depth from now on; follow with {@link #offer} (now or at commit) or {@link #cancel}.
      *
+     * @return false, taking nothing, when this auto-created queue has been deleted as unused since it was looked
+     *         up: look it up again (never false for other queues)
      * @throws WharfException QUEUE_FULL when the queue holds its maximum depth
      */
-    public void reserve(QueuedMessage message) {
+    public boolean reserve(QueuedMessage message) {
         lock.lock();
         try {
-            if (deleted && temporary) {
-                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary queue '" + name
-                        + "' has been deleted (by TemporaryQueue.delete() or because its connection closed).");
+            if (deleted) {
+                if (autoCreated) {
+                    return false;
+                }
+                if (temporary) {
+                    throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Temporary queue '" + name
+                            + "' has been deleted (by TemporaryQueue.delete() or because its connection closed).");
+                }
             }
             if (depth >= maxDepth) {
                 throw queueFull();
             }
             depth++;
             message.sequence = nextSequence++;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A consumer or browser starts using the queue, from its creation until {@link #detach}: an auto-created queue
+     * is not deleted meanwhile.
+     *
+     * @return false, attaching nothing, when this auto-created queue has been deleted as unused since it was looked
+     *         up: look it up again (never false for other queues)
+     */
+    public boolean attach() {
+        lock.lock();
+        try {
+            if (deleted && autoCreated) {
+                return false;
+            }
+            attached++;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A consumer or browser attached with {@link #attach} has closed. */
+    public void detach() {
+        lock.lock();
+        try {
+            attached--;
+            noteIfUnused();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Deletes this auto-created queue if it has been unused (depth 0, nothing attached) for at least {@code delay}
+     * ms at {@code now}; from then on it refuses reservations and attachments. The queue manager forgets it in the
+     * same step (see {@link QueueManager#deleteUnusedQueues}).
+     *
+     * @return whether it was deleted now
+     */
+    boolean deleteIfUnused(long now, long delay) {
+        lock.lock();
+        try {
+            if (!autoCreated || deleted || depth > 0 || attached > 0 || now - unusedSince < delay) {
+                return false;
+            }
+            deleted = true;
+            return true;
         } finally {
             lock.unlock();
         }
@@ -222,11 +326,22 @@ public final class LocalQueue {
         }
     }
 
+    /** The highest sequence number given to a message of this queue so far (0: none). */
+    long lastSequence() {
+        lock.lock();
+        try {
+            return nextSequence - 1;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Gives back a place taken by {@link #reserve} for a message that will not be offered (rolled back, failed). */
     public void cancel(QueuedMessage message) {
         lock.lock();
         try {
             depth--;
+            noteIfUnused();
         } finally {
             lock.unlock();
         }
@@ -238,7 +353,7 @@ public final class LocalQueue {
      * An already expired message is discarded.
      */
     public void offer(QueuedMessage message) {
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         QueueConsumer receiver = null;
         lock.lock();
         try {
@@ -272,7 +387,7 @@ public final class LocalQueue {
         if (messages.size() > 1) {
             messages.sort(RETURN_ORDER);
         }
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         List<QueueConsumer> receivers = null;
         lock.lock();
         try {
@@ -310,6 +425,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             depth--;
+            noteIfUnused();
         } finally {
             lock.unlock();
         }
@@ -327,7 +443,7 @@ public final class LocalQueue {
             } else {
                 generalConsumers.add(consumer);
             }
-            delivered = fill(consumer, System.currentTimeMillis());
+            delivered = fill(consumer, clock.millis());
         } finally {
             lock.unlock();
         }
@@ -363,7 +479,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             consumer.window().add(credit);
-            delivered = fill(consumer, System.currentTimeMillis());
+            delivered = fill(consumer, clock.millis());
         } finally {
             lock.unlock();
         }
@@ -388,7 +504,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             consumer.window().reset();
-            delivered = fill(consumer, System.currentTimeMillis());
+            delivered = fill(consumer, clock.millis());
         } finally {
             lock.unlock();
         }
@@ -408,7 +524,7 @@ public final class LocalQueue {
         QueuedMessage message;
         lock.lock();
         try {
-            message = take(consumer.selector(), System.currentTimeMillis());
+            message = take(consumer.selector(), clock.millis());
             if (message != null) {
                 handOver(consumer, message);
             }
@@ -440,7 +556,7 @@ public final class LocalQueue {
      * @return how many were shown; fewer than {@code max} only once the cursor is {@link BrowseCursor#finished()}
      */
     public int browse(BrowseCursor cursor, int max, BrowseSink sink) {
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         int shown = 0;
         lock.lock();
         try {
@@ -560,6 +676,13 @@ public final class LocalQueue {
 
     // ---- under the lock ----
 
+    /** After the depth or the attachments went down: an auto-created queue now unused starts counting its time. */
+    private void noteIfUnused() {
+        if (autoCreated && depth == 0 && attached == 0) {
+            unusedSince = clock.millis();
+        }
+    }
+
     /** A consumer with credit whose selector accepts {@code m}: its correlation-id waiters first, then round-robin. */
     private QueueConsumer waitingConsumerFor(QueuedMessage m) {
         String correlationId = m.correlationId();
@@ -666,6 +789,7 @@ public final class LocalQueue {
     /** Drops an expired message (already unlinked, or never linked) for good. */
     private void discard(QueuedMessage m) {
         depth--;
+        noteIfUnused();
         if (m.persistent()) {
             store.remove(List.of(m), StoreCompletion.NONE);
         }

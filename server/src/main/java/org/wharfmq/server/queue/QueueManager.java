@@ -4,12 +4,14 @@ import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.store.RecoveryTarget;
 
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,11 +20,29 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The queues of one queue manager, by name: those defined in the configuration, plus those created on first use
  * when {@code autoCreate} is on. Lookups are lock-free; each queue guards itself.
+ *
+ * <h2>How many queues</h2>
+ * Defined queues, queues created by use (or recovered from the journal) and temporary queues count towards
+ * {@code maxQueues}; creating one more is refused with TOO_MANY_QUEUES, naming the queue, the limit and the setting.
+ * Subscription queues are the topic manager's and do not count. A queue created by use is deleted once it has been
+ * unused for {@code autoDeleteDelayMillis} ({@link #deleteUnusedQueues}); defined queues never are.
+ *
+ * <h2>Deleting a queue while a client reaches for it</h2>
+ * A sender looks a queue up, then reserves a place on it; a consumer or browser looks it up, then attaches. The
+ * deletion is one step inside the map's {@code computeIfPresent} for that name: under the queue's lock the queue is
+ * checked unused and marked deleted, then its deletion is handed to the store and the map forgets it, before any
+ * other change of that name (a re-creation, and its journal record, comes after). The queue's lock orders every
+ * reservation or attachment against the check: one that comes first makes the queue used, so it stays; one that
+ * comes after finds it deleted ({@link LocalQueue#reserve} or {@link LocalQueue#attach} answers false, taking
+ * nothing) and its caller looks the name up again, until the map no longer has the deleted queue (at most the
+ * moment the deletion step takes to finish) and it finds or creates the new one. So no send or consumer ever ends up
+ * on a deleted queue, and no message is lost.
  */
 public final class QueueManager implements AutoCloseable, RecoveryTarget {
 
@@ -34,26 +54,48 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     private final ConcurrentHashMap<String, LocalQueue> temporaryQueues = new ConcurrentHashMap<>();
     private final boolean autoCreate;
     private final long defaultMaxDepth;
+    private final int maxQueues;
+    private final long autoDeleteDelayMillis;
+    /** Named and temporary queues, counted as they are created and forgotten; never above maxQueues by creation. */
+    private final AtomicInteger queueCount = new AtomicInteger();
+    /**
+     * The highest sequence number any queue deleted as unused had reached: a queue created by use numbers its
+     * messages above it, so that a record of a deleted queue's message that reaches the journal after the deletion
+     * (an acknowledgement's removal is handed over after the depth goes down) can never be taken for one of the
+     * messages of a new queue of the same name.
+     */
+    private final AtomicLong deletedSequences = new AtomicLong();
     private final MessageStore store;
+    private final InstantSource clock;
     private final AtomicLong transactionIds = new AtomicLong();
     /** Recovered messages whose delivery time is ahead; recovery's thread only, until {@link #scheduleRecoveredDelays}. */
     private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
 
-    /** Creates the queue manager with the queues {@code config} defines. */
-    public QueueManager(ServerConfig config, MessageStore store) {
+    /**
+     * Creates the queue manager with the queues {@code config} defines.
+     *
+     * @param clock what queues read the time from (expiry, auto-deletion): the system's, or one a test advances
+     */
+    public QueueManager(ServerConfig config, MessageStore store, InstantSource clock) {
         this.autoCreate = config.autoCreate();
         this.defaultMaxDepth = config.maxQueueDepth();
+        this.maxQueues = config.maxQueues();
+        this.autoDeleteDelayMillis = config.autoDeleteDelayMillis();
         this.store = store;
+        this.clock = clock;
         for (QueueDefinition q : config.queues()) {
             boolean ownLimit = q.maxDepth() != null;
-            queues.put(q.name(), new LocalQueue(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit, store));
+            queues.put(q.name(), LocalQueue.defined(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit,
+                    store, clock));
+            queueCount.incrementAndGet();
         }
     }
 
     /**
      * The queue a client names, created if it does not exist and auto-creation is on.
      *
-     * @throws WharfException UNKNOWN_DESTINATION when the queue does not exist and auto-creation is off
+     * @throws WharfException UNKNOWN_DESTINATION when the queue does not exist and auto-creation is off;
+     *                        TOO_MANY_QUEUES when creating it would pass maxQueues
      */
     public LocalQueue queue(String name) {
         LocalQueue queue = queues.get(name);
@@ -73,9 +115,84 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "A queue name must not be empty.");
         }
         return queues.computeIfAbsent(name, n -> {
+            countNewQueue(n);
             store.queueCreated(n);
-            return new LocalQueue(n, defaultMaxDepth, false, store);
+            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, store, clock);
+            created.sequenceAbove(deletedSequences.get());
+            return created;
         });
+    }
+
+    /**
+     * The queue a consumer or browser names, {@link LocalQueue#attach attached} (the caller detaches it when the
+     * consumer or browser closes), looked up again when the one found was deleted as unused in between.
+     *
+     * @throws WharfException as {@link #queue(WireDestination)}
+     */
+    public LocalQueue attach(WireDestination destination) {
+        while (true) {
+            LocalQueue queue = queue(destination);
+            if (queue.attach()) {
+                return queue;
+            }
+            // deleted as unused since the lookup: the next lookup finds or creates its successor
+        }
+    }
+
+    /** Counts a queue about to be created by use or as a temporary queue, unless that would pass maxQueues. */
+    private void countNewQueue(String name) {
+        int count;
+        do {
+            count = queueCount.get();
+            if (count >= maxQueues) {
+                throw new WharfException(ErrorCode.TOO_MANY_QUEUES, "Queue '" + name + "' cannot be created: the queue "
+                        + "manager holds its maximum of " + maxQueues + " queues (setting maxQueues; defined, created "
+                        + "by use and temporary queues count). Delete temporary queues, let unused queues be deleted "
+                        + "(setting autoDeleteDelayMillis), or raise the limit.");
+            }
+        } while (!queueCount.compareAndSet(count, count + 1));
+    }
+
+    /**
+     * Deletes the queues created by use that have been unused (no message, consumer or browser) for the auto-delete
+     * delay, with a journal record each so that they stay deleted after a restart. The scheduled sweep calls it;
+     * tests call it after moving their clock on. See the class comment for why a concurrent send loses nothing.
+     *
+     * @return how many queues were deleted
+     */
+    public int deleteUnusedQueues() {
+        if (autoDeleteDelayMillis <= 0) {
+            return 0;
+        }
+        long now = clock.millis();
+        int[] deleted = {0};
+        for (LocalQueue candidate : queues.values()) {
+            if (candidate.autoCreated()) {
+                queues.computeIfPresent(candidate.name(), (name, queue) -> {
+                    if (!queue.deleteIfUnused(now, autoDeleteDelayMillis)) {
+                        return queue;
+                    }
+                    store.queueDeleted(name);
+                    deletedSequences.accumulateAndGet(queue.lastSequence(), Math::max);
+                    queueCount.decrementAndGet();
+                    deleted[0]++;
+                    return null;
+                });
+            }
+        }
+        return deleted[0];
+    }
+
+    /**
+     * Looks for unused queues created by use every {@code autoDeleteDelayMillis}, at most
+     * {@link Configuration#AUTO_DELETE_SCAN_MILLIS} apart; nothing when auto-deletion is off.
+     */
+    public void scheduleAutoDelete(ScheduledExecutorService timer) {
+        if (autoDeleteDelayMillis <= 0) {
+            return;
+        }
+        long period = Math.min(autoDeleteDelayMillis, Configuration.AUTO_DELETE_SCAN_MILLIS);
+        timer.scheduleAtFixedRate(this::deleteUnusedQueues, period, period, TimeUnit.MILLISECONDS);
     }
 
     /** Whether {@code name} starts with one of {@link #RESERVED_PREFIXES}. */
@@ -91,19 +208,29 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     /** Recovery: the queue exists again (whatever autoCreate says) and numbers new messages above the old ones. */
     @Override
     public void queueRecovered(String queueName, long lastSequence) {
-        queues.computeIfAbsent(queueName, n -> new LocalQueue(n, defaultMaxDepth, false, store))
-                .sequenceAbove(lastSequence);
+        recovered(queueName).sequenceAbove(lastSequence);
+    }
+
+    /**
+     * A queue the journal holds: only queues created by use are recorded there, so one that is not defined in the
+     * configuration is one created by use. It counts towards maxQueues but is never refused.
+     */
+    private LocalQueue recovered(String queueName) {
+        return queues.computeIfAbsent(queueName, n -> {
+            queueCount.incrementAndGet();
+            return LocalQueue.autoCreated(n, defaultMaxDepth, store, clock);
+        });
     }
 
     /** Recovery: a committed, unconsumed persistent message goes back on its queue. */
     @Override
     public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
-        LocalQueue queue = queues.computeIfAbsent(queueName, n -> new LocalQueue(n, defaultMaxDepth, false, store));
+        LocalQueue queue = recovered(queueName);
         QueuedMessage message = new QueuedMessage(queue, content, MessageHeaders.read(content));
         for (int i = 1; i < deliveryCount; i++) {
             message.countRedelivery();
         }
-        if (message.deliveryTime() > System.currentTimeMillis()) {
+        if (message.deliveryTime() > clock.millis()) {
             queue.restoreDelayed(message, sequence);
             delayedRecovered.add(message);
         } else {
@@ -116,7 +243,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
      * their queues at their delivery time, as they would have been without the restart, not at once.
      */
     public void scheduleRecoveredDelays(ScheduledExecutorService timer) {
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         for (QueuedMessage message : delayedRecovered) {
             timer.schedule(() -> message.queue().offer(message), Math.max(0, message.deliveryTime() - now),
                     TimeUnit.MILLISECONDS);
@@ -164,11 +291,13 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     /**
      * Creates a temporary queue; called by the owning connection's registry only.
      *
-     * @throws WharfException ILLEGAL_STATE when the name is already in use
+     * @throws WharfException ILLEGAL_STATE when the name is already in use; TOO_MANY_QUEUES at maxQueues
      */
     public LocalQueue createTemporaryQueue(String name) {
-        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth);
+        countNewQueue(name);
+        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, clock);
         if (temporaryQueues.putIfAbsent(name, queue) != null) {
+            queueCount.decrementAndGet();
             throw WharfException.illegalState("Temporary queue name '" + name + "' is already in use; the client must "
                     + "choose names unique across connections (TMP.<connection uuid>.<n>).");
         }
@@ -177,7 +306,9 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
 
     /** Forgets a temporary queue (its owner deletes it); later lookups fail with UNKNOWN_DESTINATION. */
     public void removeTemporaryQueue(LocalQueue queue) {
-        temporaryQueues.remove(queue.name(), queue);
+        if (temporaryQueues.remove(queue.name(), queue)) {
+            queueCount.decrementAndGet();
+        }
     }
 
     /** The names of the live temporary queues, sorted; a snapshot (for administration and tests). */
@@ -213,6 +344,11 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     /** Whether the queue exists (defined, or created by use). */
     public boolean exists(String name) {
         return queues.containsKey(name);
+    }
+
+    /** The clock the queues read (expiry, auto-deletion). */
+    public InstantSource clock() {
+        return clock;
     }
 
     /** Where persistent messages are recorded. */

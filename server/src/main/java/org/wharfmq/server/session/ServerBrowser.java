@@ -30,7 +30,10 @@ public final class ServerBrowser {
     private final List<Frame.Deliver> page = new ArrayList<>();
     private int credit;
 
-    /** Starts a browse of the messages waiting on {@code queue} now; nothing is sent before {@link #addCredit}. */
+    /**
+     * Starts a browse of the messages waiting on {@code queue} now; nothing is sent before {@link #addCredit}.
+     * {@code queue} is attached ({@link LocalQueue#attach}) for the browser, which detaches it in {@link #close}.
+     */
     public ServerBrowser(int id, int sessionId, LocalQueue queue, org.wharfmq.protocol.selector.Selector selector,
                          Channel channel) {
         this.id = id;
@@ -76,6 +79,17 @@ public final class ServerBrowser {
             channel.flush();
         }
         return shown;
+    }
+
+    /**
+     * The browse is over (closed, or its session or connection closed): detaches from the queue it was attached to
+     * when created.
+     *
+     * @return true, so that it can close inside a {@code removeIf}
+     */
+    public boolean close() {
+        queue.detach();
+        return true;
     }
 
     @Override

@@ -111,7 +111,10 @@ public final class ServerSession {
 
     // ---- consumers ----
 
-    /** Creates a consumer; it receives nothing until {@link #startConsumer}, so its creation can be answered first. */
+    /**
+     * Creates a consumer; it receives nothing until {@link #startConsumer}, so its creation can be answered first.
+     * {@code queue} is attached ({@link LocalQueue#attach}) for the consumer, which detaches it when it closes.
+     */
     public ServerConsumer createConsumer(int consumerId, LocalQueue queue, Selector selector, int credit) {
         ServerConsumer consumer = new ServerConsumer(consumerId, this, queue, selector, credit);
         consumers.put(consumerId, consumer);
@@ -133,6 +136,7 @@ public final class ServerSession {
         }
         consumer.open = false;
         consumer.queue().removeConsumer(consumer);
+        consumer.queue().detach();
         consumers.remove(consumer.id());
         List<QueuedMessage> unconsumed = new ArrayList<>();
         boolean holdsConsumed;
@@ -276,10 +280,14 @@ public final class ServerSession {
     }
 
     private QueuedMessage accept(ByteBuf content, MessageHeaders headers) {
-        LocalQueue queue = queueManager.queue(headers.destination());
-        QueuedMessage message = new QueuedMessage(queue, content, headers);
-        queue.reserve(message);
-        return message;
+        while (true) {
+            LocalQueue queue = queueManager.queue(headers.destination());
+            QueuedMessage message = new QueuedMessage(queue, content, headers);
+            if (queue.reserve(message)) {
+                return message;
+            }
+            // deleted as unused since the lookup (QueueManager): the next lookup finds or creates its successor
+        }
     }
 
     /**
@@ -505,6 +513,7 @@ public final class ServerSession {
         for (ServerConsumer c : closing) {
             c.open = false;
             c.queue().removeConsumer(c);
+            c.queue().detach();
         }
         List<QueuedMessage> returned = new ArrayList<>();
         synchronized (lock) {

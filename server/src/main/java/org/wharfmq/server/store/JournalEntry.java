@@ -74,6 +74,10 @@ final class JournalEntry {
         return new JournalEntry(JournalRecord.QUEUE, 0, name, 0, 0, null, null, null, StoreCompletion.NONE);
     }
 
+    static JournalEntry queueDeleted(String name) {
+        return new JournalEntry(JournalRecord.QUEUE_DELETED, 0, name, 0, 0, null, null, null, StoreCompletion.NONE);
+    }
+
     static JournalEntry delivered(StoredMessage message, int deliveryCount) {
         return new JournalEntry(JournalRecord.DELIVERED, 0, message.queueName(), message.sequence(), deliveryCount,
                 null, null, null, StoreCompletion.NONE);

@@ -186,6 +186,11 @@ public final class JournalMessageStore implements MessageStore {
     }
 
     @Override
+    public void queueDeleted(String queueName) {
+        writer.submit(JournalEntry.queueDeleted(queueName));
+    }
+
+    @Override
     public void subscriptionCreated(SubscriptionRecord subscription) {
         writer.submit(JournalEntry.subscription(subscription));
     }

@@ -21,6 +21,7 @@ import java.util.zip.CRC32C;
  *   SUBSCRIPTION  str queue | str name | u8 flags (1 noLocal, 2 shared, 4 client ID, 8 selector)
  *                 | [str clientId] | str topic | [i32 length | UTF-8 selector]
  *   UNSUBSCRIBED  str queue
+ *   QUEUE_DELETED str name   (a queue created at run time, deleted as unused: its QUEUE record is dead)
  *
  *   str = u16 length | UTF-8 bytes;  integers big-endian
  * </pre>
@@ -39,6 +40,7 @@ final class JournalRecord {
     static final byte CLOSED = 7;
     static final byte SUBSCRIPTION = 8;
     static final byte UNSUBSCRIBED = 9;
+    static final byte QUEUE_DELETED = 10;
 
     private static final int SUB_NO_LOCAL = 1;
     private static final int SUB_SHARED = 2;
@@ -72,6 +74,11 @@ final class JournalRecord {
 
     static void queue(ByteBuf out, String name) {
         out.writeByte(QUEUE);
+        writeString(out, name);
+    }
+
+    static void queueDeleted(ByteBuf out, String name) {
+        out.writeByte(QUEUE_DELETED);
         writeString(out, name);
     }
 

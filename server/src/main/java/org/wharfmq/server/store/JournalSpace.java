@@ -188,8 +188,8 @@ final class JournalSpace {
                 moved++;
             }
         }
-        for (Map.Entry<String, Integer> definition : List.copyOf(state.queueDefinitions().entrySet())) {
-            if (definition.getValue() == segment) {
+        for (Map.Entry<String, JournalState.Placed> definition : List.copyOf(state.queueDefinitions().entrySet())) {
+            if (definition.getValue().segment() == segment) {
                 writer.rewriteQueue(definition.getKey());
                 moved++;
             }

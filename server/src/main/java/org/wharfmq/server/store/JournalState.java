@@ -53,7 +53,12 @@ final class JournalState {
     }
 
     private final Map<String, LongObjectHashMap<Live>> live = new HashMap<>();
-    private final Map<String, Integer> queueDefinitions = new HashMap<>();
+    /** Live definitions of queues created at run time, by name, with the segment and size of their record. */
+    private final Map<String, Placed> queueDefinitions = new HashMap<>();
+
+    /** Where a live queue definition's record is. */
+    record Placed(int segment, int bytes) {
+    }
     /** Live durable subscription definitions by queue name, with the segment and size of their record. */
     private final Map<String, Definition> subscriptions = new java.util.LinkedHashMap<>();
 
@@ -215,11 +220,20 @@ final class JournalState {
     }
 
     void queueDefined(String name, int segment, int bytes) {
-        Integer previous = queueDefinitions.put(name, segment);
-        if (previous != null) {
-            segments.get(previous).liveBytes -= bytes;
-        }
+        unaccount(queueDefinitions.put(name, new Placed(segment, bytes)));
         segment(segment).liveBytes += bytes;
+    }
+
+    /** A queue created at run time is deleted: its definition, if live, is dead. */
+    void queueDeleted(String name) {
+        unaccount(queueDefinitions.remove(name));
+    }
+
+    private void unaccount(Placed definition) {
+        Segment c = definition == null ? null : segments.get(definition.segment());
+        if (c != null) {
+            c.liveBytes -= definition.bytes();
+        }
     }
 
     /** A durable subscription is (re)defined; its previous record, if any, is dead. */
@@ -252,7 +266,7 @@ final class JournalState {
         return subscriptions;
     }
 
-    Map<String, Integer> queueDefinitions() {
+    Map<String, Placed> queueDefinitions() {
         return queueDefinitions;
     }
 

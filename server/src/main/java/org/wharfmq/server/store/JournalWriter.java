@@ -257,6 +257,13 @@ final class JournalWriter implements Runnable {
                 state.queueDefined(e.queue, journal.currentSegment(), bytes);
                 return false;
             }
+            case JournalRecord.QUEUE_DELETED:
+                // written whether or not a QUEUE record is live: older message records of the queue would bring it
+                // back at recovery too. It is dead at once: only the oldest file is ever deleted, so the records it
+                // cancels go before it does.
+                append(() -> JournalRecord.queueDeleted(fields, e.queue), null);
+                state.queueDeleted(e.queue);
+                return false;
             case JournalRecord.SUBSCRIPTION:
                 rewriteSubscription(e.subscription);
                 return false;

@@ -48,6 +48,13 @@ public interface MessageStore extends AutoCloseable {
     default void queueCreated(String queueName) {
     }
 
+    /**
+     * Records that a queue created at run time was deleted (unused for the auto-delete delay), so that it does not
+     * come back after a restart. It holds no message then; one that a crash left live still brings it back.
+     */
+    default void queueDeleted(String queueName) {
+    }
+
     /** Records a durable subscription created (or replaced), so that it exists again after a restart. */
     default void subscriptionCreated(SubscriptionRecord subscription) {
     }

@@ -162,6 +162,14 @@ final class Recovery {
             case JournalRecord.QUEUE:
                 state.queueDefined(JournalRecord.readString(in), segment, bytes);
                 break;
+            case JournalRecord.QUEUE_DELETED: {
+                // the queue no longer exists, whatever records of it came before; a live message (a crash between
+                // its consumption and the record of it) still brings it back, and records after this one do too
+                String queue = JournalRecord.readString(in);
+                state.queueDeleted(queue);
+                lastSequences.remove(queue);
+                break;
+            }
             case JournalRecord.DELIVERED: {
                 JournalState.Live live = state.find(JournalRecord.readString(in), in.readLong());
                 int deliveries = in.readInt();

@@ -205,7 +205,7 @@ public final class TopicManager implements RecoveryTarget {
             QueuedMessage copy = new QueuedMessage(s.queue(), content.retainedDuplicate(), headers,
                     publication.decodedProperties());
             try {
-                s.queue().reserve(copy);
+                s.queue().reserve(copy); // a subscription's queue is never deleted as unused: always true
             } catch (WharfException full) {
                 copy.content().release();
                 if (headers.persistent() && s.durable()) {
@@ -401,7 +401,7 @@ public final class TopicManager implements RecoveryTarget {
                                 boolean shared, boolean temporary, Object connection) {
         String queueName = recoveredQueue != null ? recoveredQueue
                 : (durable ? DURABLE_PREFIX : NON_DURABLE_PREFIX) + subscriptionNumbers.incrementAndGet();
-        LocalQueue queue = new LocalQueue(queueName, maxDepth, false, store, durable);
+        LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, store, durable, queues.clock());
         Subscription s = new Subscription(queueName, name, clientId, filter, selectorText, selector, noLocal, durable,
                 shared, temporary, durable ? null : connection, queue);
         if (recoveredQueue == null) {
@@ -438,7 +438,7 @@ public final class TopicManager implements RecoveryTarget {
             }
             QueuedMessage copy = new QueuedMessage(s.queue(), r.content.retainedDuplicate(), r.headers, null);
             try {
-                s.queue().reserve(copy);
+                s.queue().reserve(copy); // a subscription's queue is never deleted as unused: always true
             } catch (WharfException full) {
                 copy.content().release();
                 missed(s, r.topic);

@@ -242,7 +242,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 it.remove();
             }
         }
-        browsers.values().removeIf(b -> b.sessionId() == f.sessionId());
+        browsers.values().removeIf(b -> b.sessionId() == f.sessionId() && b.close());
         session.close(f.requestId(), true);
     }
 
@@ -263,7 +263,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         ServerConsumer consumer;
         if (f.destination().kind().isQueue()) {
-            LocalQueue queue = context.queueManager().queue(f.destination());
+            LocalQueue queue = context.queueManager().attach(f.destination()); // detached when it closes
             if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
                 ServerBrowser browser = new ServerBrowser(f.consumerId(), session.id(), queue, selector, channel);
                 browsers.put(f.consumerId(), browser);
@@ -293,6 +293,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                         ? null : f.selector(), selector, (f.flags() & Frame.CONSUMER_NO_LOCAL) != 0,
                 (f.flags() & Frame.CONSUMER_DURABLE) != 0, (f.flags() & Frame.CONSUMER_SHARED) != 0,
                 f.subscriptionName(), clientId, channel);
+        subscription.queue().attach(); // as every consumer's queue; a subscription's is never deleted as unused
         ServerConsumer consumer = session.createConsumer(f.consumerId(), subscription.queue(), Selector.ALL_MATCH,
                 f.credit());
         consumer.onClose(() -> topics.detach(subscription));
@@ -300,8 +301,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void closeConsumer(Frame.CloseConsumer f) {
-        if (browsers.remove(f.consumerId()) != null) {
-            replies.ok(f.requestId()); // a browser holds nothing: its DELIVERs were copies
+        ServerBrowser browser = browsers.remove(f.consumerId());
+        if (browser != null) {
+            browser.close();
+            replies.ok(f.requestId()); // a browser holds no message: its DELIVERs were copies
             return;
         }
         ServerConsumer consumer = consumers.get(f.consumerId());
@@ -340,6 +343,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         sessions.clear();
         consumers.clear();
+        browsers.values().forEach(ServerBrowser::close);
         browsers.clear();
         temporaries.deleteAll();
         context.topicManager().releaseClientId(clientId, this);

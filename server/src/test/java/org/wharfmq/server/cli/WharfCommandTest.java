@@ -2,6 +2,7 @@ package org.wharfmq.server.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 import java.io.BufferedReader;
 import java.lang.management.ManagementFactory;
@@ -14,7 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -24,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WharfCommandTest {
 
     private static final long TIMEOUT_SECONDS = 30;
+    private static final Path LAUNCHER = Path.of("..", "bin", "wharf");
 
     @TempDir
     Path dir;
@@ -80,6 +86,33 @@ class WharfCommandTest {
         assertTrue(version.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
         assertEquals(0, version.exitValue());
         assertTrue(versionText.startsWith("Wharf ") && versionText.contains("protocol version 1"), versionText);
+    }
+
+    @Test
+    void topLevelHelpListsEveryCommandOfTheLauncherWithASummary() throws IOException {
+        // the commands bin/wharf documents in its header, perf (which it runs from the perf harness's jar) among them
+        Set<String> launcherCommands = new TreeSet<>();
+        Matcher usage = Pattern.compile("(?m)^#\\s+bin/wharf ([a-z]+)").matcher(Files.readString(LAUNCHER));
+        while (usage.find()) {
+            launcherCommands.add(usage.group(1));
+        }
+        assertTrue(launcherCommands.containsAll(Set.of("server", "flow", "topic", "perf", "version")),
+                "bin/wharf's header: " + launcherCommands);
+
+        FlowCommandAccess.Result help = FlowCommandAccess.run("--help");
+        assertEquals(0, help.status(), help.err());
+        String commands = help.out().substring(help.out().indexOf("Commands:"));
+        for (String command : launcherCommands) {
+            assertTrue(Pattern.compile("(?m)^\\s+" + command + "\\s+\\w.{20,}$").matcher(commands).find(),
+                    "'wharf --help' gives " + command + " a one-line summary:\n" + help.out());
+        }
+    }
+
+    @Test
+    void perfRunOutsideTheLauncherSaysToUseIt() {
+        FlowCommandAccess.Result perf = FlowCommandAccess.run("perf", "run", "RR-1", "--help");
+        assertEquals(CommandLine.ExitCode.USAGE, perf.status(), perf.out());
+        assertTrue(perf.err().contains("bin/wharf perf run RR-1 --help"), perf.err());
     }
 
     private static Process wharf(String... args) throws IOException {

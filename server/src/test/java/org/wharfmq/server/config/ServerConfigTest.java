@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -30,6 +31,9 @@ class ServerConfigTest {
         assertEquals("wharf", config.inVmName());
         assertEquals(Path.of("data"), config.dataDirectory());
         assertTrue(config.autoCreate());
+        assertFalse(config.remoteDeploy(), "the sample refuses flow jars sent over the wire");
+        assertEquals(10_000, config.maxQueues());
+        assertEquals(300_000L, config.autoDeleteDelayMillis());
         assertEquals(104_857_600, config.maxMessageLength());
         assertEquals(5_000_000L, config.maxQueueDepth());
         assertEquals(10_000, config.heartbeatMillis());
@@ -44,6 +48,9 @@ class ServerConfigTest {
         assertEquals(Configuration.DEFAULT_PORT, config.port());
         assertEquals(7414, config.port());
         assertTrue(config.autoCreate());
+        assertFalse(config.remoteDeploy(), "off unless the configuration says otherwise");
+        assertEquals(Configuration.DEFAULT_MAX_QUEUES, config.maxQueues());
+        assertEquals(Configuration.DEFAULT_AUTO_DELETE_DELAY_MILLIS, config.autoDeleteDelayMillis());
         assertEquals(100 * 1024 * 1024, config.maxMessageLength());
         assertEquals(5_000_000L, config.maxQueueDepth());
         assertEquals(List.of(), config.queues());
@@ -99,6 +106,10 @@ class ServerConfigTest {
         assertThrows(ConfigurationException.class, () -> ServerConfig.defaults().maxQueueDepth(0).validate());
         assertThrows(ConfigurationException.class, () -> ServerConfig.defaults().ioThreads(-1).validate());
         assertThrows(ConfigurationException.class, () -> ServerConfig.defaults().queue("Q", 0).validate());
+        ConfigurationException tooFew = assertThrows(ConfigurationException.class,
+                () -> ServerConfig.defaults().maxQueues(1).queue("A").queue("B").validate());
+        assertEquals("Setting maxQueues must be at least 1 and at least the number of queues defined under 'queues' "
+                + "(2), was 1.", tooFew.getMessage());
     }
 
     @Test

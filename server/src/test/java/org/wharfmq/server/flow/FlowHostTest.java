@@ -154,7 +154,7 @@ class FlowHostTest {
 
     @Test
     void flowCommandDeploysListsMeasuresTracesAndUndeploysThroughTheCommandQueue() throws Exception {
-        server = WharfServer.start(TestServers.config());
+        server = WharfServer.start(TestServers.config().remoteDeploy(true));
         String url = server.tcpUrl();
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV2.toString(),
                 "--class", "flows.Factory", "--instances", "2", "--url", url);
@@ -185,8 +185,72 @@ class FlowHostTest {
     }
 
     @Test
-    void aFlowDeployedWithTheCommandIsDeployedAgainAfterARestartUntilUndeployed() throws Exception {
+    void deployOverTheWireIsRefusedByDefaultAndLoadsNothing() throws Exception {
+        Path trace = jars.resolve("intruder-ran");
+        // a valid flow whose class, once loaded, leaves a file behind: the trace of code run in the server
+        Path intruder = TestJars.build(jars, "intruder.jar", Map.of("flows.Intruder", """
+                package flows;
+                import org.wharfmq.flow.*;
+                import org.wharfmq.flow.node.*;
+                public final class Intruder implements FlowFactory {
+                    static {
+                        try {
+                            java.nio.file.Files.writeString(java.nio.file.Path.of("TRACE"), "loaded");
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    }
+                    public FlowDefinition create() {
+                        return FlowDefinition.builder("INTRUDER")
+                                .node("in", InputNode.queue("IN.INTRUDER"))
+                                .node("out", OutputNode.queue("OUT.INTRUDER"))
+                                .wire("in", "out", "out")
+                                .build();
+                    }
+                }
+                """.replace("TRACE", trace.toString().replace("\\", "\\\\"))));
         ServerConfig config = TestServers.config();
+        server = WharfServer.start(config);
+        String url = server.tcpUrl();
+
+        FlowCommandAccess.Result refused = FlowCommandAccess.run("flow", "deploy", intruder.toString(),
+                "--class", "flows.Intruder", "--instances", "3", "--url", url);
+        assertEquals(1, refused.status(), refused.out());
+        assertTrue(refused.err().contains("Remote deploy is disabled") && refused.err().contains("remoteDeploy: true"),
+                refused.err());
+        // the command line says how to deploy it from the server's configuration instead
+        assertTrue(refused.err().contains("flows:") && refused.err().contains("jar: " + intruder.toAbsolutePath())
+                && refused.err().contains("class: flows.Intruder") && refused.err().contains("instances: 3"),
+                refused.err());
+
+        FlowCommandAccess.Result list = FlowCommandAccess.run("flow", "list", "--url", url);
+        assertEquals("No flows deployed.", list.out().strip(), "the server answers it runs no flow");
+        assertEquals(List.of(), server.flowHost().flows());
+        assertFalse(Files.exists(trace), "the jar's class was loaded in the server");
+        Path kept = config.dataDirectory().resolve("flows");
+        if (Files.exists(kept)) {
+            try (Stream<Path> files = Files.list(kept)) {
+                assertEquals(List.of(), files.toList(), "nothing of the refused jar is kept");
+            }
+        }
+        server.close();
+
+        server = WharfServer.start(config);
+        assertEquals(List.of(), server.flowHost().flows(), "nothing comes back at restart");
+        assertFalse(Files.exists(trace), "the jar's class was loaded at restart");
+        server.close();
+
+        // the trace is a real witness: the same jar, allowed, runs and leaves it
+        server = WharfServer.start(config.remoteDeploy(true));
+        FlowCommandAccess.Result allowed = FlowCommandAccess.run("flow", "deploy", intruder.toString(),
+                "--class", "flows.Intruder", "--url", server.tcpUrl());
+        assertEquals(0, allowed.status(), allowed.err());
+        assertTrue(Files.exists(trace));
+    }
+
+    @Test
+    void aFlowDeployedWithTheCommandIsDeployedAgainAfterARestartUntilUndeployed() throws Exception {
+        ServerConfig config = TestServers.config().remoteDeploy(true);
         server = WharfServer.start(config);
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV2.toString(),
                 "--class", "flows.Factory", "--instances", "2", "--url", server.tcpUrl());
@@ -212,33 +276,42 @@ class FlowHostTest {
     }
 
     @Test
-    void aKeptDeploymentWinsOverAConfiguredFlowOfTheSameNameUntilUndeployed() throws Exception {
-        ServerConfig config = TestServers.config().flow(jarV1.toString(), "flows.Factory", 1);
+    void aKeptDeploymentWinsOverAConfiguredFlowOfTheSameNameUntilUndeployedWhileRemoteDeployIsOn() throws Exception {
+        ServerConfig config = TestServers.config().remoteDeploy(true).flow(jarV1.toString(), "flows.Factory", 1);
         server = WharfServer.start(config);
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV3.toString(),
                 "--class", "flows.Factory", "--url", server.tcpUrl());
         assertEquals(0, deployed.status(), deployed.err());
         server.close();
 
-        server = WharfServer.start(config);
+        server = WharfServer.start(config.remoteDeploy(false));
+        DeployedFlow configured = server.flowHost().flow("A");
+        assertFalse(configured.describe().contains("kept across restarts"),
+                "with remote deploy off, the upload kept from the wire is not started: " + configured.describe());
+        assertGreeting("v1");
+        server.close();
+
+        server = WharfServer.start(config.remoteDeploy(true));
         assertTrue(server.flowHost().flow("A").describe().contains("kept across restarts"));
-        try (Client client = new Client(server.vmUrl())) {
-            client.send("IN.A", "which one", 1);
-            assertEquals("v3", client.receive("OUT.A").getStringProperty("greeting"));
-        }
+        assertGreeting("v3");
         assertEquals(0, FlowCommandAccess.run("flow", "undeploy", "A", "--url", server.tcpUrl()).status());
         server.close();
 
         server = WharfServer.start(config);
+        assertGreeting("v1");
+    }
+
+    /** Flow A answers a message with {@code version}'s greeting. */
+    private void assertGreeting(String version) throws Exception {
         try (Client client = new Client(server.vmUrl())) {
-            client.send("IN.A", "configured again", 2);
-            assertEquals("v1", client.receive("OUT.A").getStringProperty("greeting"));
+            client.send("IN.A", "which one", 1);
+            assertEquals(version, client.receive("OUT.A").getStringProperty("greeting"));
         }
     }
 
     @Test
     void aKeptDeploymentThatCannotStartStopsTheServerStartNamingItsRecord() throws Exception {
-        ServerConfig config = TestServers.config();
+        ServerConfig config = TestServers.config().remoteDeploy(true);
         server = WharfServer.start(config);
         assertEquals(0, FlowCommandAccess.run("flow", "deploy", jarV2.toString(), "--class", "flows.Factory",
                 "--url", server.tcpUrl()).status());

@@ -95,6 +95,30 @@ class ReclamationTest {
         assertEquals(0, awaitingDeletion(), "the leftover was deleted");
     }
 
+
+    @Test
+    void queuesCreatedAndDeletedByTheThousandLeaveNothingBehind() throws Exception {
+        ServerConfig config = StoreHarness.config(data).journalFileBytes(FILE_BYTES).journalSlackBytes(SLACK_BYTES)
+                .durability(Durability.OS);
+        int churned = 20_000;
+        try (JournalMessageStore store = StoreHarness.open(config, new Recovered())) {
+            store.queueCreated("KEPT");
+            for (int i = 0; i < churned; i++) {
+                store.queueCreated("GONE." + i); // a queue created by use...
+                store.queueDeleted("GONE." + i); // ...and deleted as unused
+            }
+            StoreHarness.put(store, Message.of("KEPT", 1, "after them all")); // durable: so is every record before it
+            assertTrue(store.reclaimedFiles() > 5, "reclaimed " + store.reclaimedFiles() + " segments");
+            long bound = 2 * FILE_BYTES + SLACK_BYTES + 16 * 1024;
+            assertTrue(store.journalBytes() <= bound, "journal holds " + store.journalBytes() + " bytes, bound " + bound);
+        }
+        Recovered recovered = new Recovered();
+        try (JournalMessageStore ignored = StoreHarness.open(config, recovered)) {
+            assertEquals(List.of("KEPT"), List.copyOf(recovered.queues.keySet()), "a deleted queue stays deleted");
+            assertEquals(List.of("KEPT#1=after them all"), recovered.messages);
+        }
+    }
+
     /** Segment directories: eight digits. */
     private long segments() throws Exception {
         try (Stream<Path> list = Files.list(data.resolve("journal"))) {
