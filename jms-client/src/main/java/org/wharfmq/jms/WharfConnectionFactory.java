@@ -83,32 +83,32 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
 
     @Override
     public Connection createConnection() throws JMSException {
-        return new WharfConnection(url(), null, null);
+        return new WharfConnection(url(), null, null, MessagingDomain.BOTH);
     }
 
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
-        return new WharfConnection(url(), userName, password);
+        return new WharfConnection(url(), userName, password, MessagingDomain.BOTH);
     }
 
     @Override
     public QueueConnection createQueueConnection() throws JMSException {
-        return new WharfConnection(url(), null, null);
+        return new WharfConnection(url(), null, null, MessagingDomain.QUEUE);
     }
 
     @Override
     public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
-        return new WharfConnection(url(), userName, password);
+        return new WharfConnection(url(), userName, password, MessagingDomain.QUEUE);
     }
 
     @Override
     public TopicConnection createTopicConnection() throws JMSException {
-        return new WharfConnection(url(), null, null);
+        return new WharfConnection(url(), null, null, MessagingDomain.TOPIC);
     }
 
     @Override
     public TopicConnection createTopicConnection(String userName, String password) throws JMSException {
-        return new WharfConnection(url(), userName, password);
+        return new WharfConnection(url(), userName, password, MessagingDomain.TOPIC);
     }
 
     /** A JMSContext in AUTO_ACKNOWLEDGE mode on a new connection. */
@@ -137,7 +137,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
     public JMSContext createContext(String userName, String password, int sessionMode) {
         WharfJMSContext.checkSessionMode(sessionMode);
         try {
-            return new WharfJMSContext(new WharfConnection(url(), userName, password), sessionMode);
+            return new WharfJMSContext(new WharfConnection(url(), userName, password, MessagingDomain.BOTH), sessionMode);
         } catch (JMSException e) {
             throw JmsErrors.toRuntime(e);
         }
