@@ -28,6 +28,10 @@ import java.io.Serializable;
  *   <li>{@code deserializationAllowList} — classes {@code ObjectMessage.getObject()} may deserialise, e.g.
  *       {@code com.acme.*,java.util.*} (default: the system property {@code wharf.jms.deserializationAllowList}, else
  *       the JDK's value types and collections; see {@link org.wharfmq.jms.message.DeserializationPolicy})</li>
+ *   <li>{@code deserializationMaxDepth}, {@code deserializationMaxArrayLength}, {@code deserializationMaxReferences},
+ *       {@code deserializationMaxBytes} — what deserialising an ObjectMessage body may cost (defaults 20 levels,
+ *       1,000,000 elements of an array of objects, 1,000,000 objects, 64 MiB; else the system property
+ *       {@code wharf.jms.} + the option's name; see {@link org.wharfmq.jms.message.DeserializationLimit})</li>
  * </ul>
  *
  * <p>Wharf has no authentication yet: the server accepts any user name. A connection created with a user name
