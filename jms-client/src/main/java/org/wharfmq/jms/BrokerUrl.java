@@ -1,12 +1,16 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.jms.message.DeserializationLimit;
 import org.wharfmq.jms.message.DeserializationPolicy;
 import org.wharfmq.jms.transport.BrokerAddress;
 import org.wharfmq.protocol.ProtocolVersion;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A parsed broker URL: {@code tcp://host[:port][?options]} or {@code vm://NAME[?options]}. Options are
@@ -21,7 +25,8 @@ import java.util.Set;
  * @param requestTimeoutMillis bound on waiting for the answer to any request
  * @param syncSends            every send waits for the server's answer
  * @param clientName           name the server shows for this connection
- * @param deserialization      classes ObjectMessage.getObject may deserialise (option, else system property, else default)
+ * @param deserialization      classes ObjectMessage.getObject may deserialise and the limits of doing it (each from
+ *                             its option, else its system property, else its default)
  */
 record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeatMillis, int connectTimeoutMillis,
                  int requestTimeoutMillis, boolean syncSends, String clientName, DeserializationPolicy deserialization) {
@@ -34,8 +39,16 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
     static final int DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000;
     static final String DEFAULT_CLIENT_NAME = "wharf-jms";
 
-    private static final Set<String> OPTIONS = Set.of("prefetch", "heartbeat", "connectTimeout", "requestTimeout",
-            "syncSends", "clientName", DeserializationPolicy.URL_OPTION);
+    private static final Set<String> OPTIONS = options();
+
+    private static Set<String> options() {
+        Set<String> options = new TreeSet<>(Set.of("prefetch", "heartbeat", "connectTimeout", "requestTimeout",
+                "syncSends", "clientName", DeserializationPolicy.URL_OPTION));
+        for (DeserializationLimit limit : DeserializationLimit.values()) {
+            options.add(limit.urlOption());
+        }
+        return Set.copyOf(options);
+    }
 
     /**
      * Parses a broker URL.
@@ -74,7 +87,8 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
         int requestTimeout = DEFAULT_REQUEST_TIMEOUT_MILLIS;
         boolean syncSends = false;
         String clientName = DEFAULT_CLIENT_NAME;
-        DeserializationPolicy deserialization = null;
+        String allowList = null;
+        Map<DeserializationLimit, Long> limits = new EnumMap<>(DeserializationLimit.class);
         if (query >= 0) {
             for (String pair : rest.substring(query + 1).split("&")) {
                 if (pair.isEmpty()) {
@@ -84,7 +98,12 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
                 String name = eq < 0 ? pair : pair.substring(0, eq);
                 String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
                 if (!OPTIONS.contains(name)) {
-                    throw invalid(url, "unknown option '" + name + "'; options are " + String.join(", ", new java.util.TreeSet<>(OPTIONS)));
+                    throw invalid(url, "unknown option '" + name + "'; options are " + String.join(", ", new TreeSet<>(OPTIONS)));
+                }
+                DeserializationLimit limit = DeserializationLimit.ofUrlOption(name);
+                if (limit != null) {
+                    limits.put(limit, limitOption(url, limit, value));
+                    continue;
                 }
                 switch (name) {
                     case "prefetch" -> prefetch = intOption(url, name, value, 1);
@@ -93,18 +112,35 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
                     case "requestTimeout" -> requestTimeout = intOption(url, name, value, 1);
                     case "syncSends" -> syncSends = booleanOption(url, name, value);
                     case "clientName" -> clientName = value;
-                    case DeserializationPolicy.URL_OPTION -> deserialization = deserializationOption(url, value);
+                    case DeserializationPolicy.URL_OPTION -> allowList = value;
                     default -> throw new AssertionError(name);
                 }
             }
         }
         return new BrokerUrl(url, address, prefetch, heartbeat, connectTimeout, requestTimeout, syncSends, clientName,
-                deserialization != null ? deserialization : DeserializationPolicy.fromSystemProperty());
+                deserialization(url, allowList, limits));
     }
 
-    private static DeserializationPolicy deserializationOption(String url, String value) {
+    /** The system properties' deserialisation policy, with what the URL sets instead. */
+    private static DeserializationPolicy deserialization(String url, String allowList,
+                                                         Map<DeserializationLimit, Long> limits) {
+        DeserializationPolicy policy = DeserializationPolicy.fromSystemProperties();
+        if (allowList != null) {
+            try {
+                policy = policy.withAllowList(allowList);
+            } catch (IllegalArgumentException e) {
+                throw invalid(url, e.getMessage());
+            }
+        }
+        for (Map.Entry<DeserializationLimit, Long> limit : limits.entrySet()) {
+            policy = policy.withLimit(limit.getKey(), limit.getValue());
+        }
+        return policy;
+    }
+
+    private static long limitOption(String url, DeserializationLimit limit, String value) {
         try {
-            return DeserializationPolicy.of(value);
+            return limit.parse("option " + limit.urlOption(), value);
         } catch (IllegalArgumentException e) {
             throw invalid(url, e.getMessage());
         }

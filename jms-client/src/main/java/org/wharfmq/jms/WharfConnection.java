@@ -73,6 +73,8 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     private final String serverVersion;
     /** The user name given to createConnection, or null; sent messages carry it as JMSXUserID. */
     private final String userName;
+    /** Which of the JMS 1.1 domains' methods this connection accepts: a QueueConnection refuses topic ones. */
+    private final MessagingDomain domain;
     private final TemporaryDestinationOwner temporaries = new TemporaryDestinationOwner(this);
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
@@ -84,10 +86,16 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     private String clientId;
     private boolean clientIdFrozen;
 
-    /** Connects, completes the handshake and agrees the heartbeat. The connection starts stopped. */
-    WharfConnection(BrokerUrl url, String user, String password) throws JMSException {
+    /**
+     * Connects, completes the handshake and agrees the heartbeat. The connection starts stopped.
+     *
+     * @param domain {@link MessagingDomain#QUEUE} for a QueueConnection, {@link MessagingDomain#TOPIC} for a
+     *               TopicConnection, else {@link MessagingDomain#BOTH}
+     */
+    WharfConnection(BrokerUrl url, String user, String password, MessagingDomain domain) throws JMSException {
         this.url = url;
         this.userName = user;
+        this.domain = domain;
         this.messageIdPrefix = "ID:wharf-" + PROCESS_TAG + "-" + CONNECTIONS.incrementAndGet() + ":";
         ConnectionHandler handler = new ConnectionHandler(this);
         this.link = Transport.connect(url.address(), handler, url.connectTimeoutMillis());
@@ -547,17 +555,30 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         return newSession(Session.AUTO_ACKNOWLEDGE);
     }
 
+    /** A session that refuses publish/subscribe methods (JMS 1.1 section 4.11). Not on a TopicConnection. */
     @Override
     public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+        requireDomain(MessagingDomain.QUEUE, "createQueueSession");
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode, MessagingDomain.QUEUE);
     }
 
+    /** A session that refuses point-to-point methods (JMS 1.1 section 4.11). Not on a QueueConnection. */
     @Override
     public TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+        requireDomain(MessagingDomain.TOPIC, "createTopicSession");
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode, MessagingDomain.TOPIC);
+    }
+
+    /** Refuses a method of the other domain on a QueueConnection or TopicConnection. */
+    private void requireDomain(MessagingDomain needed, String method) throws IllegalStateException {
+        domain.require(needed, method, "Connection");
     }
 
     private WharfSession newSession(int mode) throws JMSException {
+        return newSession(mode, MessagingDomain.BOTH);
+    }
+
+    private WharfSession newSession(int mode, MessagingDomain sessionDomain) throws JMSException {
         if (mode < Session.SESSION_TRANSACTED || mode > Session.DUPS_OK_ACKNOWLEDGE) {
             throw new JMSException("Invalid session mode " + mode + ": use SESSION_TRANSACTED (0), AUTO_ACKNOWLEDGE (1),"
                     + " CLIENT_ACKNOWLEDGE (2) or DUPS_OK_ACKNOWLEDGE (3)");
@@ -565,7 +586,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         freezeClientId();
         checkUsable();
         int id = lastSessionId.incrementAndGet();
-        WharfSession session = new WharfSession(this, id, mode);
+        WharfSession session = new WharfSession(this, id, mode, sessionDomain);
         sessions.put(id, session);
         boolean transacted = mode == Session.SESSION_TRANSACTED;
         try {
@@ -708,30 +729,35 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     @Override
     public ConnectionConsumer createConnectionConsumer(Queue queue, String messageSelector, ServerSessionPool sessionPool,
                                                        int maxMessages) throws JMSException {
+        requireDomain(MessagingDomain.QUEUE, "createConnectionConsumer(Queue, ...)");
         throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
     }
 
     @Override
     public ConnectionConsumer createConnectionConsumer(Topic topic, String messageSelector, ServerSessionPool sessionPool,
                                                        int maxMessages) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createConnectionConsumer(Topic, ...)");
         throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
     }
 
     @Override
     public ConnectionConsumer createSharedConnectionConsumer(Topic topic, String subscriptionName, String messageSelector,
                                                              ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createSharedConnectionConsumer");
         throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
     }
 
     @Override
     public ConnectionConsumer createDurableConnectionConsumer(Topic topic, String subscriptionName, String messageSelector,
                                                               ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createDurableConnectionConsumer");
         throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
     }
 
     @Override
     public ConnectionConsumer createSharedDurableConnectionConsumer(Topic topic, String subscriptionName, String messageSelector,
                                                                     ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createSharedDurableConnectionConsumer");
         throw JmsErrors.notSupported("ConnectionConsumer (application server facilities)");
     }
 

@@ -28,6 +28,10 @@ import java.io.Serializable;
  *   <li>{@code deserializationAllowList} — classes {@code ObjectMessage.getObject()} may deserialise, e.g.
  *       {@code com.acme.*,java.util.*} (default: the system property {@code wharf.jms.deserializationAllowList}, else
  *       the JDK's value types and collections; see {@link org.wharfmq.jms.message.DeserializationPolicy})</li>
+ *   <li>{@code deserializationMaxDepth}, {@code deserializationMaxArrayLength}, {@code deserializationMaxReferences},
+ *       {@code deserializationMaxBytes} — what deserialising an ObjectMessage body may cost (defaults 20 levels,
+ *       1,000,000 elements of an array of objects, 1,000,000 objects, 64 MiB; else the system property
+ *       {@code wharf.jms.} + the option's name; see {@link org.wharfmq.jms.message.DeserializationLimit})</li>
  * </ul>
  *
  * <p>Wharf has no authentication yet: the server accepts any user name. A connection created with a user name
@@ -83,32 +87,32 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
 
     @Override
     public Connection createConnection() throws JMSException {
-        return new WharfConnection(url(), null, null);
+        return new WharfConnection(url(), null, null, MessagingDomain.BOTH);
     }
 
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
-        return new WharfConnection(url(), userName, password);
+        return new WharfConnection(url(), userName, password, MessagingDomain.BOTH);
     }
 
     @Override
     public QueueConnection createQueueConnection() throws JMSException {
-        return new WharfConnection(url(), null, null);
+        return new WharfConnection(url(), null, null, MessagingDomain.QUEUE);
     }
 
     @Override
     public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
-        return new WharfConnection(url(), userName, password);
+        return new WharfConnection(url(), userName, password, MessagingDomain.QUEUE);
     }
 
     @Override
     public TopicConnection createTopicConnection() throws JMSException {
-        return new WharfConnection(url(), null, null);
+        return new WharfConnection(url(), null, null, MessagingDomain.TOPIC);
     }
 
     @Override
     public TopicConnection createTopicConnection(String userName, String password) throws JMSException {
-        return new WharfConnection(url(), userName, password);
+        return new WharfConnection(url(), userName, password, MessagingDomain.TOPIC);
     }
 
     /** A JMSContext in AUTO_ACKNOWLEDGE mode on a new connection. */
@@ -137,7 +141,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
     public JMSContext createContext(String userName, String password, int sessionMode) {
         WharfJMSContext.checkSessionMode(sessionMode);
         try {
-            return new WharfJMSContext(new WharfConnection(url(), userName, password), sessionMode);
+            return new WharfJMSContext(new WharfConnection(url(), userName, password, MessagingDomain.BOTH), sessionMode);
         } catch (JMSException e) {
             throw JmsErrors.toRuntime(e);
         }

@@ -82,6 +82,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     private final WharfConnection connection;
     private final int id;
     private final int mode;
+    /** Which of the JMS 1.1 domains' methods this session accepts: a QueueSession refuses topic ones. */
+    private final MessagingDomain domain;
     private final int prefetch;
     /** Credit is returned, and DUPS_OK acks are sent, in batches of half the prefetch window. */
     private final int batchSize;
@@ -111,10 +113,15 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     private volatile CompletionDispatcher completions;
     private final MessageAcknowledger clientAcknowledger;
 
-    WharfSession(WharfConnection connection, int id, int mode) {
+    /**
+     * @param domain {@link MessagingDomain#QUEUE} for a QueueSession, {@link MessagingDomain#TOPIC} for a
+     *               TopicSession, else {@link MessagingDomain#BOTH}
+     */
+    WharfSession(WharfConnection connection, int id, int mode, MessagingDomain domain) {
         this.connection = connection;
         this.id = id;
         this.mode = mode;
+        this.domain = domain;
         this.prefetch = connection.url().prefetch();
         this.batchSize = Math.max(1, prefetch / 2);
         this.syncSends = connection.url().syncSends();
@@ -146,6 +153,11 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     boolean isClosing() {
         return closing.get();
+    }
+
+    /** Refuses a method of the other domain on a QueueSession or TopicSession (JMS 1.1 section 4.11). */
+    private void requireDomain(MessagingDomain needed, String method) throws IllegalStateException {
+        domain.require(needed, method, "Session");
     }
 
     // ---- messages ----
@@ -203,6 +215,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     @Override
     public Queue createQueue(String queueName) throws JMSException {
+        requireDomain(MessagingDomain.QUEUE, "createQueue");
         checkOpen();
         if (queueName == null || queueName.isEmpty()) {
             throw new InvalidDestinationException("A queue name must not be null or empty");
@@ -212,6 +225,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     @Override
     public Topic createTopic(String topicName) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createTopic");
         checkOpen();
         if (topicName == null || topicName.isEmpty()) {
             throw new InvalidDestinationException("A topic name must not be null or empty");
@@ -225,6 +239,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
      */
     @Override
     public TemporaryQueue createTemporaryQueue() throws JMSException {
+        requireDomain(MessagingDomain.QUEUE, "createTemporaryQueue");
         checkOpen();
         return connection.temporaries().createQueue();
     }
@@ -232,6 +247,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     /** A temporary topic of this session's connection: anyone may publish to it, only this connection subscribe. */
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createTemporaryTopic");
         checkOpen();
         return connection.temporaries().createTopic();
     }
@@ -269,11 +285,13 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     @Override
     public QueueSender createSender(Queue queue) throws JMSException {
+        requireDomain(MessagingDomain.QUEUE, "createSender");
         return newProducer(queue);
     }
 
     @Override
     public TopicPublisher createPublisher(Topic topic) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createPublisher");
         return newProducer(topic);
     }
 
@@ -454,11 +472,12 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     @Override
     public QueueReceiver createReceiver(Queue queue) throws JMSException {
-        return newConsumer(queue, null);
+        return createReceiver(queue, null);
     }
 
     @Override
     public QueueReceiver createReceiver(Queue queue, String messageSelector) throws JMSException {
+        requireDomain(MessagingDomain.QUEUE, "createReceiver");
         return newConsumer(queue, messageSelector);
     }
 
@@ -476,6 +495,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     @Override
     public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createSubscriber");
         checkOpen();
         return newConsumer(topic, topicDestination(topic), messageSelector, noLocal ? Frame.CONSUMER_NO_LOCAL : 0, null);
     }
@@ -487,6 +507,23 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     @Override
     public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createDurableSubscriber");
+        return durableSubscriber(topic, name, messageSelector, noLocal);
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
+        return createDurableConsumer(topic, name, null, false);
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createDurableConsumer");
+        return durableSubscriber(topic, name, messageSelector, noLocal);
+    }
+
+    private WharfMessageConsumer durableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal)
+            throws JMSException {
         checkOpen();
         requireSubscriptionName(name);
         if (connection.getClientID() == null) {
@@ -498,22 +535,13 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     }
 
     @Override
-    public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
-        return createDurableSubscriber(topic, name, null, false);
-    }
-
-    @Override
-    public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal) throws JMSException {
-        return createDurableSubscriber(topic, name, messageSelector, noLocal);
-    }
-
-    @Override
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
         return createSharedConsumer(topic, sharedSubscriptionName, null);
     }
 
     @Override
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createSharedConsumer");
         checkOpen();
         requireSubscriptionName(sharedSubscriptionName);
         return newConsumer(topic, topicDestination(topic), messageSelector, Frame.CONSUMER_SHARED, sharedSubscriptionName);
@@ -526,6 +554,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     @Override
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "createSharedDurableConsumer");
         checkOpen();
         requireSubscriptionName(name);
         return newConsumer(topic, topicDestination(topic), messageSelector,
@@ -538,6 +567,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
      */
     @Override
     public void unsubscribe(String name) throws JMSException {
+        requireDomain(MessagingDomain.TOPIC, "unsubscribe");
         checkOpen();
         requireSubscriptionName(name);
         connection.requestOk(rid -> new Frame.Unsubscribe(rid, name), "UNSUBSCRIBE");
@@ -602,6 +632,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
      */
     @Override
     public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
+        requireDomain(MessagingDomain.QUEUE, "createBrowser");
         checkOpen();
         if (queue == null) {
             throw new InvalidDestinationException("The queue to browse must not be null");

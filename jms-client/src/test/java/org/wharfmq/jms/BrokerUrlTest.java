@@ -1,6 +1,7 @@
 package org.wharfmq.jms;
 
 import org.junit.jupiter.api.Test;
+import org.wharfmq.jms.message.DeserializationLimit;
 import org.wharfmq.jms.transport.BrokerAddress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -97,5 +98,22 @@ class BrokerUrlTest {
         assertFalse(url.deserialization().allows("com.other.Order"));
         assertFalse(BrokerUrl.parse("tcp://h").deserialization().allows("com.acme.Order"), "default list");
         assertThrows(IllegalArgumentException.class, () -> BrokerUrl.parse("tcp://h?deserializationAllowList=com.*x"));
+    }
+
+    @Test
+    void deserializationLimitOptions() {
+        BrokerUrl url = BrokerUrl.parse("tcp://h?deserializationMaxDepth=40&deserializationMaxArrayLength=5"
+                + "&deserializationMaxReferences=6&deserializationMaxBytes=7&deserializationAllowList=com.acme.*");
+        assertEquals(40, url.deserialization().limit(DeserializationLimit.DEPTH));
+        assertEquals(5, url.deserialization().limit(DeserializationLimit.ARRAY_LENGTH));
+        assertEquals(6, url.deserialization().limit(DeserializationLimit.REFERENCES));
+        assertEquals(7, url.deserialization().limit(DeserializationLimit.BYTES));
+        assertTrue(url.deserialization().allows("com.acme.Order"), "the allow list is kept beside the limits");
+        BrokerUrl defaults = BrokerUrl.parse("tcp://h");
+        for (DeserializationLimit limit : DeserializationLimit.values()) {
+            assertEquals(limit.defaultValue(), defaults.deserialization().limit(limit), limit.name());
+        }
+        assertMessage("option deserializationMaxDepth=0 must be a whole number >= 1", "tcp://h?deserializationMaxDepth=0");
+        assertMessage("deserializationMaxBytes", "tcp://h?deserializationMaxByte=1");
     }
 }

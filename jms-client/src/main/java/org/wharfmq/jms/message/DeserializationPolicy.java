@@ -11,13 +11,18 @@ import java.io.ObjectInputStream;
 import java.io.ObjectStreamClass;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
 /**
- * Which classes {@link javax.jms.ObjectMessage#getObject()} may deserialise. Java deserialisation of untrusted
- * bytes can run code of any class on the class path, so only allowed classes are loaded; any other class in the
- * stream fails the read with a JMSException naming the class and the setting.
+ * Which classes {@link javax.jms.ObjectMessage#getObject()} may deserialise, and how much work it may take. Java
+ * deserialisation of untrusted bytes can run code of any class on the class path, so only allowed classes are
+ * loaded; any other class in the stream fails the read with a MessageFormatException naming the class and the
+ * setting. Allowed classes can still be made to burn CPU or memory, so the read is also bounded by the
+ * {@link DeserializationLimit}s; a body past one fails with a MessageFormatException naming the limit and how to
+ * raise it. Any other failure of the read (a corrupt stream, an exception or error thrown by a class's
+ * {@code readObject}, running out of stack or heap) is a MessageFormatException too, never an Error.
  *
  * <p>The allow list is a comma-separated list of patterns: a class name ({@code com.acme.Order}), a package
  * ({@code com.acme.*}: its classes, not its subpackages), a package tree ({@code com.acme.**}), or {@code *} for
@@ -37,15 +42,19 @@ public final class DeserializationPolicy {
     private static final Set<String> ALWAYS_ALLOWED = Set.of("java.lang.Boolean", "java.lang.Byte", "java.lang.Short",
             "java.lang.Character", "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double",
             "java.lang.String", "java.lang.Number", "java.lang.Object");
+    private static final DeserializationLimit[] LIMITS = DeserializationLimit.values();
 
     private final String text;
     private final boolean allowAll;
     private final Set<String> classes;
     private final List<String> packages;
     private final List<String> packageTrees;
+    /** Each {@link DeserializationLimit}'s value, by ordinal. */
+    private final long[] limits;
 
-    private DeserializationPolicy(String text) {
+    private DeserializationPolicy(String text, long[] limits) {
         this.text = text;
+        this.limits = limits;
         boolean all = false;
         List<String> exact = new ArrayList<>();
         List<String> pkgs = new ArrayList<>();
@@ -75,18 +84,59 @@ public final class DeserializationPolicy {
     }
 
     /**
-     * A policy for an allow list.
+     * A policy for an allow list, with the default limits.
      *
      * @throws IllegalArgumentException for a malformed pattern
      */
     public static DeserializationPolicy of(String allowList) {
-        return new DeserializationPolicy(allowList == null ? "" : allowList);
+        long[] limits = new long[LIMITS.length];
+        for (DeserializationLimit limit : LIMITS) {
+            limits[limit.ordinal()] = limit.defaultValue();
+        }
+        return new DeserializationPolicy(allowList == null ? "" : allowList, limits);
     }
 
-    /** The policy of the system property, or the default list when it is not set. */
-    public static DeserializationPolicy fromSystemProperty() {
+    /**
+     * The policy of the system properties: the allow list of {@value #SYSTEM_PROPERTY} and each limit's
+     * {@link DeserializationLimit#systemProperty()}, the defaults for those not set.
+     *
+     * @throws IllegalArgumentException for a malformed pattern or limit, naming the property
+     */
+    public static DeserializationPolicy fromSystemProperties() {
         String configured = System.getProperty(SYSTEM_PROPERTY);
-        return of(configured == null || configured.isBlank() ? DEFAULT_ALLOW_LIST : configured);
+        long[] limits = new long[LIMITS.length];
+        for (DeserializationLimit limit : LIMITS) {
+            limits[limit.ordinal()] = limit.fromSystemProperty();
+        }
+        return new DeserializationPolicy(configured == null || configured.isBlank() ? DEFAULT_ALLOW_LIST : configured, limits);
+    }
+
+    /**
+     * This policy with another allow list.
+     *
+     * @throws IllegalArgumentException for a malformed pattern
+     */
+    public DeserializationPolicy withAllowList(String allowList) {
+        return new DeserializationPolicy(allowList == null ? "" : allowList, limits);
+    }
+
+    /**
+     * This policy with another value for one limit.
+     *
+     * @throws IllegalArgumentException when {@code value} is below 1
+     */
+    public DeserializationPolicy withLimit(DeserializationLimit limit, long value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(limit.urlOption() + " must be at least 1, not " + value);
+        }
+        long[] changed = Arrays.copyOf(limits, limits.length);
+        changed[limit.ordinal()] = value;
+        return new DeserializationPolicy(text, changed);
+    }
+
+    /** The value of one limit. */
+    public long limit(DeserializationLimit limit) {
+        return limits[limit.ordinal()];
     }
 
     /** Whether a class of this name may be deserialised. */
@@ -108,28 +158,47 @@ public final class DeserializationPolicy {
     }
 
     /**
-     * Deserialises {@code bytes}, resolving only allowed classes.
+     * Deserialises {@code bytes}, resolving only allowed classes and within the limits.
      *
-     * @throws JMSException naming the refused class and the setting, or the reason the bytes could not be read
+     * @throws MessageFormatException naming the refused class or the limit and the setting, or saying why the bytes
+     *                                could not be read
      */
     public Serializable deserialize(byte[] bytes) throws JMSException {
-        Filter filter = new Filter();
+        Filter filter = new Filter(bytes.length);
         try (ObjectInputStream in = new FilteringInputStream(new ByteArrayInputStream(bytes), filter)) {
             in.setObjectInputFilter(filter);
             return (Serializable) in.readObject();
-        } catch (IOException | ClassNotFoundException | ClassCastException e) {
-            if (filter.refused != null) {
-                JMSException refused = new JMSException("ObjectMessage holds a " + filter.refused + ", which is not in the"
-                        + " deserialisation allow list [" + text + "]; allow it with the broker URL option " + URL_OPTION
-                        + " or the system property " + SYSTEM_PROPERTY + " (e.g. " + URL_OPTION + "=com.acme.*,java.util.*)");
-                refused.initCause(e);
-                throw refused;
-            }
-            MessageFormatException failed = new MessageFormatException("Cannot deserialise the ObjectMessage body: " + e);
-            failed.initCause(e);
-            failed.setLinkedException(e);
-            throw failed;
+        } catch (IOException | ClassNotFoundException | RuntimeException | StackOverflowError | OutOfMemoryError e) {
+            // errors too: they come from this body's graph (a readObject recursing, a huge graph within the limits),
+            // and unwinding to here has made everything it allocated garbage
+            throw failure(filter, e);
         }
+    }
+
+    private MessageFormatException failure(Filter filter, Throwable e) {
+        String why;
+        if (filter.refusedClass != null) {
+            why = "ObjectMessage holds a " + filter.refusedClass + ", which is not in the deserialisation allow list ["
+                    + text + "]; allow it with the broker URL option " + URL_OPTION + " or the system property "
+                    + SYSTEM_PROPERTY + " (e.g. " + URL_OPTION + "=com.acme.*,java.util.*)";
+        } else if (filter.refusal != null) {
+            why = "Cannot deserialise the ObjectMessage body: " + filter.refusal;
+        } else if (e instanceof StackOverflowError) {
+            why = "Cannot deserialise the ObjectMessage body: its objects are nested too deeply for the thread's stack"
+                    + " (" + DeserializationLimit.DEPTH.urlOption() + " is " + limit(DeserializationLimit.DEPTH) + ")";
+        } else if (e instanceof OutOfMemoryError) {
+            why = "Cannot deserialise the ObjectMessage body: its objects do not fit in the free heap (" + e.getMessage()
+                    + "); lower the limits " + DeserializationLimit.ARRAY_LENGTH.urlOption() + " and "
+                    + DeserializationLimit.REFERENCES.urlOption() + ", or give the JVM more heap";
+        } else {
+            why = "Cannot deserialise the ObjectMessage body: " + e;
+        }
+        MessageFormatException failed = new MessageFormatException(why);
+        failed.initCause(e);
+        if (e instanceof Exception exception) {
+            failed.setLinkedException(exception);
+        }
+        return failed;
     }
 
     @Override
@@ -137,12 +206,39 @@ public final class DeserializationPolicy {
         return "DeserializationPolicy[" + text + "]";
     }
 
-    /** Rejects classes outside the allow list and remembers the first one, for the error message. */
+    /**
+     * Rejects what goes past a limit, arrays of primitives longer than the rest of the body, and classes outside the
+     * allow list; remembers the first reason, for the error message.
+     */
     private final class Filter implements ObjectInputFilter {
-        String refused;
+        private final long bodyLength;
+        String refusedClass;
+        String refusal;
+
+        Filter(long bodyLength) {
+            this.bodyLength = bodyLength;
+        }
 
         @Override
         public Status checkInput(FilterInfo info) {
+            long needed = DeserializationLimit.primitiveArrayBytes(info);
+            if (needed > 0) {
+                // the array is allocated before its elements are read, which follow it in the stream: a length the
+                // rest of the body cannot hold is a forgery (a few bytes declaring a long[1 << 28] would take 2 GiB)
+                long left = bodyLength - info.streamBytes();
+                if (needed > left) {
+                    return reject("it declares a " + info.serialClass().getComponentType() + "[" + info.arrayLength()
+                            + "] (" + needed + " bytes) where " + left + " bytes of the body are left; the body is"
+                            + " truncated or forged");
+                }
+            }
+            for (DeserializationLimit limit : LIMITS) {
+                long value = limit.measure(info);
+                long max = limits[limit.ordinal()];
+                if (value > max) {
+                    return reject(limit.exceeded(value, max) + "; " + limit.howToRaise());
+                }
+            }
             Class<?> c = info.serialClass();
             if (c == null) {
                 return Status.UNDECIDED;
@@ -153,16 +249,24 @@ public final class DeserializationPolicy {
             if (c.isPrimitive() || allows(c.getName())) {
                 return Status.ALLOWED;
             }
-            refuse(c.getName());
+            refuseClass(c.getName());
             return Status.REJECTED;
         }
 
-        void refuse(String className) {
-            if (refused == null) {
-                refused = className;
+        private Status reject(String why) {
+            if (refusal == null && refusedClass == null) {
+                refusal = why;
+            }
+            return Status.REJECTED;
+        }
+
+        void refuseClass(String className) {
+            if (refusedClass == null && refusal == null) {
+                refusedClass = className;
             }
         }
     }
+
 
     /**
      * Checks each class name before loading it (so a refused class is not even loaded), then resolves it through
@@ -181,7 +285,7 @@ public final class DeserializationPolicy {
         protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
             String element = elementClassName(desc.getName());
             if (element != null && !allows(element)) {
-                filter.refuse(element);
+                filter.refuseClass(element);
                 throw new InvalidClassException(element, "not in the deserialisation allow list");
             }
             ClassLoader loader = Thread.currentThread().getContextClassLoader();

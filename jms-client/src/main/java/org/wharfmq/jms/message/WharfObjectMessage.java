@@ -24,8 +24,8 @@ public final class WharfObjectMessage extends WharfMessage implements ObjectMess
     private DeserializationPolicy policy;
 
     /**
-     * An empty object message that deserialises by the system property's (or the default) allow list, unless a
-     * policy is set before {@link #getObject()}.
+     * An empty object message that deserialises by the system properties' (or the default) allow list and limits,
+     * unless a policy is set before {@link #getObject()}.
      */
     public WharfObjectMessage() {
     }
@@ -35,7 +35,7 @@ public final class WharfObjectMessage extends WharfMessage implements ObjectMess
         this.policy = policy;
     }
 
-    /** Sets the allow list (the receiving connection's). */
+    /** Sets the allow list and limits (the receiving connection's). */
     public void setDeserializationPolicy(DeserializationPolicy policy) {
         this.policy = policy;
     }
@@ -113,8 +113,9 @@ public final class WharfObjectMessage extends WharfMessage implements ObjectMess
     /**
      * A fresh copy of the object.
      *
-     * @throws JMSException when the body holds a class outside the allow list (the message names it and the
-     *                      setting), or MessageFormatException when it cannot be deserialised
+     * @throws MessageFormatException when the body holds a class outside the allow list or goes past a
+     *                                {@link DeserializationLimit} (the message names the class or the limit and the
+     *                                setting), or cannot be deserialised for another reason
      */
     @Override
     public Serializable getObject() throws JMSException {
@@ -123,7 +124,7 @@ public final class WharfObjectMessage extends WharfMessage implements ObjectMess
         }
         DeserializationPolicy p = policy;
         if (p == null) {
-            p = DeserializationPolicy.fromSystemProperty();
+            p = DeserializationPolicy.fromSystemProperties();
             policy = p;
         }
         return p.deserialize(serialized);
