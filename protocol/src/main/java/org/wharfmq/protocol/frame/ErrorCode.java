@@ -27,6 +27,11 @@ public enum ErrorCode {
     SERVER_CLOSING(16),
     /** The client ID is in use by another connection of the server, or is not a valid client ID. */
     INVALID_CLIENT_ID(17),
+    /**
+     * The message inside a well-formed SEND does not follow the message encoding (a header field, a property); the
+     * message says what and where. It was not stored, and the connection stays open.
+     */
+    MALFORMED_MESSAGE(18),
     /** A bug or an unexpected condition in the server; the message says more. */
     INTERNAL_ERROR(99);
 

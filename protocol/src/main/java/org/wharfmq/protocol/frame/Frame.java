@@ -295,7 +295,8 @@ public sealed interface Frame {
     /**
      * Client → server: a message (encoded as described in {@link org.wharfmq.protocol.message.MessageEncoding})
      * for the destination named inside it. Request id 0 sends without waiting; a non-zero id is answered once
-     * the message is accepted (and, for persistent messages, safely stored).
+     * the message is accepted (and, for persistent messages, safely stored). A message whose encoding is broken is
+     * refused with {@link ErrorCode#MALFORMED_MESSAGE}; the connection stays open.
      */
     record Send(int requestId, int sessionId, int producerId, ByteBuf message) implements Frame {
         public FrameType type() {

@@ -6,6 +6,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.collection.IntObjectHashMap;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
@@ -229,9 +230,9 @@ public final class ServerSession {
 
     /**
      * SEND: validates the message, takes its place on the queue, then makes it visible: at once, once stored (a
-     * persistent message), or at COMMIT (a transacted session). Takes over the reference to {@code content}.
-     *
-     * @throws org.wharfmq.protocol.frame.MalformedFrameException when the message layout is broken
+     * persistent message), or at COMMIT (a transacted session). Takes over the reference to {@code content}. A
+     * message whose encoding is broken is refused with MALFORMED_MESSAGE, like any other refused send: the frame
+     * around it was fine, so the connection goes on.
      */
     public void send(int requestId, int producerId, ByteBuf content) {
         QueuedMessage message;
@@ -272,7 +273,13 @@ public final class ServerSession {
                     + " bytes long, more than the maximum message length of " + maxMessageLength
                     + " bytes (setting maxMessageLength).");
         }
-        return MessageHeaders.read(content);
+        try {
+            return MessageHeaders.read(content);
+        } catch (MalformedFrameException e) {
+            throw new WharfException(ErrorCode.MALFORMED_MESSAGE, "The message was refused and not stored: "
+                    + e.getMessage() + ". It does not follow Wharf's message encoding (docs/protocol.md, \"Message "
+                    + "encoding\"): the producer's client library encoded it wrongly.");
+        }
     }
 
     private QueuedMessage accept(ByteBuf content, MessageHeaders headers) {
