@@ -1,6 +1,7 @@
 package org.wharfmq.server.queue;
 
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.store.MessageStore;
@@ -38,6 +39,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * in-memory work: consumers record deliveries under it (taking their session's small lock inside it, always in
  * that order) but write to sockets only after it is released, via {@link QueueConsumer#flushDeliveries()}.
  * Expiry is checked whenever a message would be delivered; an expired message is discarded, never delivered.
+ *
+ * <h2>Undecodable messages</h2>
+ * A message whose properties a selector cannot decode matches no selector: it is taken off the lists and, once the
+ * lock is released, moved to the dead-letter queue ({@link DeadLetters}), so it never fails a consumer. SEND and
+ * recovery check every message's encoding first, so only a bug can bring one here.
  */
 public final class LocalQueue {
 
@@ -53,6 +59,7 @@ public final class LocalQueue {
     private final MessageStore store;
     private final boolean journaled;
     private final boolean temporary;
+    private final DeadLetters deadLetters;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final MessageList[] byPriority = new MessageList[PRIORITIES];
@@ -64,29 +71,35 @@ public final class LocalQueue {
     private long consumerVisits;
     /** A deleted queue (temporary queue, ended subscription) keeps nothing: messages that reach it are discarded. */
     private boolean deleted;
+    /** Messages a selector could not decode, off the lists, for the dead-letter queue once the lock is released. */
+    private final ArrayList<QueuedMessage> undecodable = new ArrayList<>(0);
 
     /**
      * @param name               the queue name
      * @param maxDepth           most messages the queue holds
      * @param maxDepthSetOnQueue whether the limit comes from the queue's own {@code maxDepth} (for error messages)
      * @param store              where persistent messages that expire are removed from
+     * @param deadLetters        where messages that cannot be decoded go
      */
-    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store) {
-        this(name, maxDepth, maxDepthSetOnQueue, store, true, false);
+    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store,
+                      DeadLetters deadLetters) {
+        this(name, maxDepth, maxDepthSetOnQueue, store, true, false, deadLetters);
     }
 
     /**
      * @param journaled whether its persistent messages go to the store: true for queues and durable subscriptions,
      *                  false for a non-durable subscription's queue, which dies with its consumer anyway
-     * @see #LocalQueue(String, long, boolean, MessageStore)
+     * @see #LocalQueue(String, long, boolean, MessageStore, DeadLetters)
      */
-    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean journaled) {
-        this(name, maxDepth, maxDepthSetOnQueue, store, journaled, false);
+    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean journaled,
+                      DeadLetters deadLetters) {
+        this(name, maxDepth, maxDepthSetOnQueue, store, journaled, false, deadLetters);
     }
 
     private LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean journaled,
-                       boolean temporary) {
+                       boolean temporary, DeadLetters deadLetters) {
         this.name = name;
+        this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.maxDepth = maxDepth;
         this.maxDepthSetOnQueue = maxDepthSetOnQueue;
@@ -102,8 +115,8 @@ public final class LocalQueue {
      * the store, whatever the delivery mode of its messages (JMS: a temporary destination does not survive its
      * connection, so there is nothing to recover).
      */
-    public static LocalQueue temporary(String name, long maxDepth) {
-        return new LocalQueue(name, maxDepth, false, null, false, true);
+    public static LocalQueue temporary(String name, long maxDepth, DeadLetters deadLetters) {
+        return new LocalQueue(name, maxDepth, false, null, false, true, deadLetters);
     }
 
     /** The queue name. */
@@ -183,6 +196,21 @@ public final class LocalQueue {
     }
 
     /**
+     * Takes a place for a message the queue manager itself moves here (a dead letter) and gives it its sequence
+     * number. Like a recovered message, it is never refused: the depth limit does not apply. Follow with
+     * {@link #offer}.
+     */
+    void admit(QueuedMessage message) {
+        lock.lock();
+        try {
+            depth++;
+            message.sequence = nextSequence++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Puts back a message recovered from the store at startup, with the sequence number it had, before any
      * consumer exists. The depth limit does not apply: a recovered message is never refused.
      */
@@ -247,13 +275,13 @@ public final class LocalQueue {
             } else {
                 receiver = waitingConsumerFor(message);
                 if (receiver == null) {
-                    link(message);
+                    linkOrSetAside(message);
                 } else {
                     handOver(receiver, message);
                 }
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (receiver != null) {
             receiver.flushDeliveries();
@@ -284,7 +312,7 @@ public final class LocalQueue {
                 }
                 QueueConsumer receiver = waitingConsumerFor(message);
                 if (receiver == null) {
-                    link(message);
+                    linkOrSetAside(message);
                 } else {
                     handOver(receiver, message);
                     if (receivers == null) {
@@ -296,7 +324,7 @@ public final class LocalQueue {
                 }
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (receivers != null) {
             for (QueueConsumer receiver : receivers) {
@@ -329,7 +357,7 @@ public final class LocalQueue {
             }
             delivered = fill(consumer, System.currentTimeMillis());
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (delivered) {
             consumer.flushDeliveries();
@@ -365,7 +393,7 @@ public final class LocalQueue {
             consumer.window().add(credit);
             delivered = fill(consumer, System.currentTimeMillis());
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (delivered) {
             consumer.flushDeliveries();
@@ -390,7 +418,7 @@ public final class LocalQueue {
             consumer.window().reset();
             delivered = fill(consumer, System.currentTimeMillis());
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (delivered) {
             consumer.flushDeliveries();
@@ -413,7 +441,7 @@ public final class LocalQueue {
                 handOver(consumer, message);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (message != null) {
             consumer.flushDeliveries();
@@ -455,9 +483,11 @@ public final class LocalQueue {
                     } else {
                         cursor.last = m;
                         cursor.lastSequence = m.sequence;
-                        if (cursor.selector.matches(m)) {
+                        if (matches(cursor.selector, m)) {
                             sink.browsed(m.content().retainedDuplicate(), m.deliveryCount());
                             shown++;
+                        } else if (m.undecodable != null) {
+                            setAside(m);
                         }
                     }
                     m = next;
@@ -469,7 +499,7 @@ public final class LocalQueue {
                 }
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         return shown;
     }
@@ -569,7 +599,7 @@ public final class LocalQueue {
                 for (int i = 0; i < waiting.size(); i++) {
                     QueueConsumer c = waiting.get(i);
                     consumerVisits++;
-                    if (c.window().hasCredit() && c.selector().matches(m)) {
+                    if (c.window().hasCredit() && matches(c.selector(), m)) {
                         return c;
                     }
                 }
@@ -580,7 +610,7 @@ public final class LocalQueue {
             int index = (nextGeneralConsumer + i) % n;
             QueueConsumer c = generalConsumers.get(index);
             consumerVisits++;
-            if (c.window().hasCredit() && c.selector().matches(m)) {
+            if (c.window().hasCredit() && matches(c.selector(), m)) {
                 nextGeneralConsumer = index + 1;
                 return c;
             }
@@ -620,9 +650,11 @@ public final class LocalQueue {
                 if (m.isExpiredAt(now)) {
                     unlink(m);
                     discard(m);
-                } else if (selector.matches(m)) {
+                } else if (matches(selector, m)) {
                     unlink(m);
                     return m;
+                } else if (m.undecodable != null) {
+                    setAside(m);
                 }
                 m = next;
             }
@@ -638,8 +670,10 @@ public final class LocalQueue {
             if (m.isExpiredAt(now)) {
                 unlink(m);
                 discard(m);
-            } else if ((best == null || m.priority() > best.priority()) && selector.matches(m)) {
+            } else if ((best == null || m.priority() > best.priority()) && matches(selector, m)) {
                 best = m;
+            } else if (m.undecodable != null) {
+                setAside(m);
             }
             m = next;
         }
@@ -647,6 +681,54 @@ public final class LocalQueue {
             unlink(best);
         }
         return best;
+    }
+
+    /**
+     * Whether the selector accepts {@code m}. One whose properties cannot be decoded matches nothing: the first
+     * failure marks it {@link QueuedMessage#undecodable}, and the caller sets it aside for the dead-letter queue.
+     */
+    private static boolean matches(Selector selector, QueuedMessage m) {
+        if (m.undecodable != null) {
+            return false;
+        }
+        try {
+            return selector.matches(m);
+        } catch (MalformedFrameException e) {
+            m.undecodable = "a message selector cannot decode its properties: " + e.getMessage();
+            return false;
+        }
+    }
+
+    /** Links a message no consumer took, unless a selector found it undecodable: that one is set aside. */
+    private void linkOrSetAside(QueuedMessage m) {
+        if (m.undecodable != null) {
+            undecodable.add(m);
+        } else {
+            link(m);
+        }
+    }
+
+    /** Takes an undecodable message off the lists, for {@link #unlock()} to move to the dead-letter queue. */
+    private void setAside(QueuedMessage m) {
+        unlink(m);
+        undecodable.add(m);
+    }
+
+    /**
+     * Releases the lock, then moves the messages set aside under it to the dead-letter queue (which takes its own
+     * lock, so never under this one). Every method that evaluates selectors unlocks with it.
+     */
+    private void unlock() {
+        if (undecodable.isEmpty()) {
+            lock.unlock();
+            return;
+        }
+        List<QueuedMessage> moving = new ArrayList<>(undecodable);
+        undecodable.clear();
+        lock.unlock();
+        for (QueuedMessage m : moving) {
+            deadLetters.moveFromQueue(m, m.undecodable);
+        }
     }
 
     private void link(QueuedMessage m) {

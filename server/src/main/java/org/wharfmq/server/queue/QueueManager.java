@@ -2,6 +2,7 @@ package org.wharfmq.server.queue;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.WharfException;
@@ -9,6 +10,7 @@ import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.store.RecoveryTarget;
+import org.wharfmq.server.store.StoredMessage;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -35,6 +37,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     private final boolean autoCreate;
     private final long defaultMaxDepth;
     private final MessageStore store;
+    private final DeadLetters deadLetters;
     private final AtomicLong transactionIds = new AtomicLong();
     /** Recovered messages whose delivery time is ahead; recovery's thread only, until {@link #scheduleRecoveredDelays}. */
     private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
@@ -44,10 +47,29 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         this.autoCreate = config.autoCreate();
         this.defaultMaxDepth = config.maxQueueDepth();
         this.store = store;
+        this.deadLetters = new DeadLetters(this, store);
         for (QueueDefinition q : config.queues()) {
             boolean ownLimit = q.maxDepth() != null;
-            queues.put(q.name(), new LocalQueue(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit, store));
+            queues.put(q.name(), new LocalQueue(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit, store,
+                    deadLetters));
         }
+    }
+
+    /** Where messages go that cannot stay on their queue. */
+    public DeadLetters deadLetters() {
+        return deadLetters;
+    }
+
+    /** The dead-letter queue, created (and journaled as created) when the configuration does not define it. */
+    LocalQueue deadLetterQueue() {
+        LocalQueue queue = queues.get(DeadLetters.QUEUE);
+        return queue != null ? queue : queues.computeIfAbsent(DeadLetters.QUEUE, this::created);
+    }
+
+    /** A queue created at run time: recorded in the store, so that it exists again after a restart. */
+    private LocalQueue created(String name) {
+        store.queueCreated(name);
+        return new LocalQueue(name, defaultMaxDepth, false, store, deadLetters);
     }
 
     /**
@@ -72,10 +94,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         if (name.isEmpty()) {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "A queue name must not be empty.");
         }
-        return queues.computeIfAbsent(name, n -> {
-            store.queueCreated(n);
-            return new LocalQueue(n, defaultMaxDepth, false, store);
-        });
+        return queues.computeIfAbsent(name, this::created);
     }
 
     /** Whether {@code name} starts with one of {@link #RESERVED_PREFIXES}. */
@@ -91,15 +110,26 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     /** Recovery: the queue exists again (whatever autoCreate says) and numbers new messages above the old ones. */
     @Override
     public void queueRecovered(String queueName, long lastSequence) {
-        queues.computeIfAbsent(queueName, n -> new LocalQueue(n, defaultMaxDepth, false, store))
-                .sequenceAbove(lastSequence);
+        queues.computeIfAbsent(queueName, this::recoveredQueue).sequenceAbove(lastSequence);
     }
 
-    /** Recovery: a committed, unconsumed persistent message goes back on its queue. */
+    /** A queue the journal holds: it exists again, whatever autoCreate says. */
+    private LocalQueue recoveredQueue(String name) {
+        return new LocalQueue(name, defaultMaxDepth, false, store, deadLetters);
+    }
+
+    /**
+     * Recovery: a committed, unconsumed persistent message goes back on its queue; one that cannot be decoded goes
+     * to the dead-letter queue instead.
+     */
     @Override
     public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
-        LocalQueue queue = queues.computeIfAbsent(queueName, n -> new LocalQueue(n, defaultMaxDepth, false, store));
-        QueuedMessage message = new QueuedMessage(queue, content, MessageHeaders.read(content));
+        MessageHeaders headers = readRecovered(queueName, sequence, content);
+        if (headers == null) {
+            return;
+        }
+        LocalQueue queue = queues.computeIfAbsent(queueName, this::recoveredQueue);
+        QueuedMessage message = new QueuedMessage(queue, content, headers);
         for (int i = 1; i < deliveryCount; i++) {
             message.countRedelivery();
         }
@@ -109,6 +139,26 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         } else {
             queue.restore(message, sequence);
         }
+    }
+
+    /**
+     * The headers of a message recovered from the journal, checked as a SEND's are; null when it cannot be
+     * decoded (a journal written before that check, or a bug): then it has gone to the dead-letter queue and
+     * {@code content} is released.
+     */
+    public MessageHeaders readRecovered(String queueName, long sequence, ByteBuf content) {
+        try {
+            return MessageHeaders.read(content);
+        } catch (MalformedFrameException e) {
+            deadLetters.moveStored(new RecoveredMessage(queueName, sequence, content), true,
+                    "recovered from the journal but cannot be decoded: " + e.getMessage());
+            content.release();
+            return null;
+        }
+    }
+
+    /** A message read back from the journal, before it is on a queue. */
+    private record RecoveredMessage(String queueName, long sequence, ByteBuf content) implements StoredMessage {
     }
 
     /**
@@ -167,7 +217,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
      * @throws WharfException ILLEGAL_STATE when the name is already in use
      */
     public LocalQueue createTemporaryQueue(String name) {
-        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth);
+        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, deadLetters);
         if (temporaryQueues.putIfAbsent(name, queue) != null) {
             throw WharfException.illegalState("Temporary queue name '" + name + "' is already in use; the client must "
                     + "choose names unique across connections (TMP.<connection uuid>.<n>).");
