@@ -327,6 +327,23 @@ public sealed interface Frame {
         }
     }
 
+    /**
+     * Client → server: the client cannot decode this delivery, so it cannot hand it to the application. The server
+     * takes it from the consumer's unacknowledged deliveries and moves it to the dead-letter queue with
+     * {@code reason}; later acknowledgements that cover its delivery id leave it there. Fire-and-forget.
+     */
+    record Reject(int consumerId, long deliveryId, String reason) implements Frame {
+        public FrameType type() {
+            return FrameType.REJECT;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(consumerId);
+            out.writeLong(deliveryId);
+            WireStrings.write(out, reason);
+        }
+    }
+
     /** How far the application has consumed from one consumer: all its deliveries up to and including the id. */
     record Consumed(int consumerId, long lastDeliveryId) {
     }

@@ -21,6 +21,7 @@ import org.wharfmq.protocol.message.WireDestination;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -375,6 +376,33 @@ public final class ServerSession {
             rollbackOnlyCause = e;
         }
         replies.error(requestId, e, id, producerId);
+    }
+
+    /**
+     * REJECT: the client cannot decode a delivery, so its application will never see it. It leaves the consumer's
+     * unacknowledged deliveries for the dead-letter queue, whatever the session's transaction or acknowledgement
+     * mode. A delivery already settled (acknowledged, or returned by a rollback or close) is left alone.
+     *
+     * @param reason why, as the dead letter's reason: who rejected it and what the client could not decode
+     */
+    public void reject(ServerConsumer consumer, long deliveryId, String reason) {
+        QueuedMessage rejected = null;
+        synchronized (lock) {
+            for (Iterator<Delivery> it = consumer.unacknowledged.iterator(); it.hasNext(); ) {
+                Delivery d = it.next();
+                if (d.deliveryId >= deliveryId) {
+                    if (d.deliveryId == deliveryId) {
+                        it.remove();
+                        d.settled = true;
+                        rejected = d.message;
+                    }
+                    break;
+                }
+            }
+        }
+        if (rejected != null) {
+            queueManager.deadLetters().moveFromQueue(rejected, reason);
+        }
     }
 
     // ---- acknowledging ----
