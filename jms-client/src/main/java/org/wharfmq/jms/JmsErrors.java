@@ -51,6 +51,7 @@ final class JmsErrors {
             case TRANSACTION_ROLLED_BACK -> new TransactionRolledBackException(text, errorCode);
             case ILLEGAL_STATE -> new IllegalStateException(text, errorCode);
             case INVALID_CLIENT_ID -> new InvalidClientIDException(text, errorCode);
+            case MALFORMED_MESSAGE -> new MessageFormatException(text, errorCode);
             default -> new JMSException(text, errorCode);
         };
     }

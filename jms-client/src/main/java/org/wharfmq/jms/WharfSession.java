@@ -923,7 +923,13 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         }
     }
 
-    /** Decodes a delivery, dropping it when expired, and counts it as consumed for credit and CLOSE_CONSUMER. */
+    /**
+     * Decodes a delivery and counts it as consumed for credit and CLOSE_CONSUMER. Returns null, and the caller goes
+     * on to the next delivery, when it has expired (dropped, as JMS allows) or cannot be decoded: that one is
+     * rejected back to the server, which moves it to its dead-letter queue with the reason, so it is neither lost
+     * nor delivered again and again. (JMS has no way to hand the application a message it cannot build; an
+     * acknowledgement that covers its delivery id later leaves it in the dead-letter queue.)
+     */
     private WharfMessage decode(WharfMessageConsumer consumer, Frame.Deliver deliver) {
         ByteBuf buffer = deliver.message();
         WharfMessage message = null;
@@ -937,8 +943,10 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                 }
             }
         } catch (MalformedFrameException | IndexOutOfBoundsException e) {
-            LOG.log(System.Logger.Level.ERROR, "Dropping delivery " + deliver.deliveryId() + " for consumer "
-                    + consumer.id() + ": the message cannot be decoded", e);
+            LOG.log(System.Logger.Level.WARNING, "Delivery " + deliver.deliveryId() + " for consumer " + consumer.id()
+                    + " cannot be decoded (" + e.getMessage() + "); rejected: the server moves it to its"
+                    + " dead-letter queue");
+            connection.write(new Frame.Reject(consumer.id(), deliver.deliveryId(), e.getMessage()));
         } finally {
             buffer.release();
         }

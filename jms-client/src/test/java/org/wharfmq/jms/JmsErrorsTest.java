@@ -22,6 +22,7 @@ class JmsErrorsTest {
         assertType(InvalidSelectorException.class, ErrorCode.INVALID_SELECTOR);
         assertType(TransactionRolledBackException.class, ErrorCode.TRANSACTION_ROLLED_BACK);
         assertType(IllegalStateException.class, ErrorCode.ILLEGAL_STATE);
+        assertType(javax.jms.MessageFormatException.class, ErrorCode.MALFORMED_MESSAGE);
         for (ErrorCode plain : new ErrorCode[]{ErrorCode.PROTOCOL_ERROR, ErrorCode.UNSUPPORTED_VERSION, ErrorCode.QUEUE_FULL,
                 ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.SERVER_CLOSING, ErrorCode.INTERNAL_ERROR}) {
             assertType(JMSException.class, plain);

@@ -38,6 +38,34 @@ public final class TestMessages {
         return new String(WireMessage.decode(encoded.duplicate()).body, StandardCharsets.UTF_8);
     }
 
+    /**
+     * Overwrites the type tag of property {@code name} in an encoded message, as a broken client could write it;
+     * the section's length stays right. Returns the tag's offset in the message.
+     */
+    public static int setPropertyTag(ByteBuf encoded, String name, int tag) {
+        int at = indexAfter(encoded, name);
+        encoded.setByte(at, tag);
+        return at - encoded.readerIndex();
+    }
+
+    /**
+     * Overwrites the property count of an encoded message whose first property is {@code firstName}: a count above
+     * the real one makes properties that end before their count, while the section's length stays right.
+     */
+    public static void setPropertyCount(ByteBuf encoded, String firstName, int count) {
+        int nameAt = indexAfter(encoded, firstName) - firstName.getBytes(StandardCharsets.UTF_8).length;
+        encoded.setShort(nameAt - Integer.BYTES - Short.BYTES, count);
+    }
+
+    private static int indexAfter(ByteBuf encoded, String name) {
+        byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
+        int at = ByteBufUtil.indexOf(Unpooled.wrappedBuffer(bytes), encoded);
+        if (at < 0) {
+            throw new IllegalArgumentException("'" + name + "' is not in the message");
+        }
+        return at + bytes.length;
+    }
+
     /** The readable bytes of a buffer, for byte-exact comparisons. */
     public static byte[] bytes(ByteBuf buf) {
         return ByteBufUtil.getBytes(buf);

@@ -28,7 +28,11 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RunningFlow implements AutoCloseable {
 
-    /** Where failing messages go when neither a failure terminal nor a backout queue takes them. */
+    /**
+     * Where failing messages go when neither a failure terminal nor a backout queue takes them: the queue manager's
+     * dead-letter queue ({@code DeadLetters.QUEUE} in the server, which this engine, usable with any JMS provider,
+     * cannot depend on; a server test keeps the two names equal).
+     */
     public static final String DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE";
 
     private static final System.Logger LOG = System.getLogger(RunningFlow.class.getName());

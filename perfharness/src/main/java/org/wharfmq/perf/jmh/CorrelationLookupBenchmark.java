@@ -17,9 +17,11 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
+import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.DeliveryWindow;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueConsumer;
+import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.store.InMemoryMessageStore;
 
@@ -84,7 +86,9 @@ public class CorrelationLookupBenchmark {
 
     @Setup(Level.Trial)
     public void fill() throws SelectorParseException {
-        queue = new LocalQueue("REPLY", Long.MAX_VALUE, false, new InMemoryMessageStore());
+        InMemoryMessageStore store = new InMemoryMessageStore();
+        queue = new LocalQueue("REPLY", Long.MAX_VALUE, false, store,
+                new QueueManager(ServerConfig.defaults(), store, java.time.InstantSource.system()).deadLetters());
         contents = new ByteBuf[depth];
         for (int i = 0; i < depth; i++) {
             contents[i] = Messages.request(64, "corr-" + i);

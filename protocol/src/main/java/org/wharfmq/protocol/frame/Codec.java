@@ -96,6 +96,7 @@ final class Codec {
             case UNSUBSCRIBE -> new Frame.Unsubscribe(in.readInt(), WireStrings.read(in));
             case CREATE_TEMPORARY -> new Frame.CreateTemporary(in.readInt(), temporary(WireDestination.read(in), type));
             case DELETE_TEMPORARY -> new Frame.DeleteTemporary(in.readInt(), temporary(WireDestination.read(in), type));
+            case REJECT -> new Frame.Reject(in.readInt(), in.readLong(), WireStrings.read(in));
         };
         if (in.isReadable()) {
             if (frame instanceof Frame.Send s) {

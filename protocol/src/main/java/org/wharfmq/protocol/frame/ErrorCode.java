@@ -29,6 +29,11 @@ public enum ErrorCode {
     INVALID_CLIENT_ID(17),
     /** A queue cannot be created: the server holds its maximum number of queues (setting maxQueues). */
     TOO_MANY_QUEUES(18),
+    /**
+     * The message inside a well-formed SEND does not follow the message encoding (a header field, a property); the
+     * message says what and where. It was not stored, and the connection stays open.
+     */
+    MALFORMED_MESSAGE(19),
     /** A bug or an unexpected condition in the server; the message says more. */
     INTERNAL_ERROR(99);
 

@@ -295,7 +295,8 @@ public sealed interface Frame {
     /**
      * Client → server: a message (encoded as described in {@link org.wharfmq.protocol.message.MessageEncoding})
      * for the destination named inside it. Request id 0 sends without waiting; a non-zero id is answered once
-     * the message is accepted (and, for persistent messages, safely stored).
+     * the message is accepted (and, for persistent messages, safely stored). A message whose encoding is broken is
+     * refused with {@link ErrorCode#MALFORMED_MESSAGE}; the connection stays open.
      */
     record Send(int requestId, int sessionId, int producerId, ByteBuf message) implements Frame {
         public FrameType type() {
@@ -323,6 +324,23 @@ public sealed interface Frame {
             out.writeInt(consumerId);
             out.writeLong(deliveryId);
             out.writeInt(deliveryCount);
+        }
+    }
+
+    /**
+     * Client → server: the client cannot decode this delivery, so it cannot hand it to the application. The server
+     * takes it from the consumer's unacknowledged deliveries and moves it to the dead-letter queue with
+     * {@code reason}; later acknowledgements that cover its delivery id leave it there. Fire-and-forget.
+     */
+    record Reject(int consumerId, long deliveryId, String reason) implements Frame {
+        public FrameType type() {
+            return FrameType.REJECT;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(consumerId);
+            out.writeLong(deliveryId);
+            WireStrings.write(out, reason);
         }
     }
 

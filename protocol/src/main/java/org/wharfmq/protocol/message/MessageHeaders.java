@@ -8,8 +8,9 @@ import java.util.Map;
 
 /**
  * The part of an encoded message the server needs to route and select it: header fields, where the properties
- * start, and how long the body is. Reading it validates the whole layout (so a malformed message is refused at
- * SEND, not at some later delivery) but decodes neither the properties nor the body.
+ * start, and how long the body is. Reading it validates the whole layout, the property section included (so a
+ * malformed message is refused at SEND, not at some later delivery), but decodes neither the properties nor the
+ * body.
  */
 public final class MessageHeaders {
     private final BodyType bodyType;
@@ -77,11 +78,7 @@ public final class MessageHeaders {
             WireDestination.skip(in);
             String type = WireStrings.read(in);
             int propertiesOffset = in.readerIndex() - message.readerIndex();
-            int propertiesLength = in.readInt();
-            if (propertiesLength < 2 || propertiesLength > in.readableBytes()) {
-                throw new MalformedFrameException("property section length " + propertiesLength + " does not fit the message");
-            }
-            in.skipBytes(propertiesLength);
+            MessageEncoding.skipProperties(in, message.readerIndex());
             int bodyLength = in.readInt();
             boolean bodyFits = bodyLength == -1 ? !in.isReadable() : bodyLength == in.readableBytes();
             if (!bodyFits) {

@@ -60,7 +60,8 @@ class FrameCodecTest {
                 new Frame.Commit(9, 2, List.of(new Frame.Consumed(11, 5), new Frame.Consumed(12, 6))),
                 new Frame.Rollback(10, 2, List.of()),
                 new Frame.CreateTemporary(12, new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, "TMP.abc.1")),
-                new Frame.DeleteTemporary(13, new WireDestination(WireDestination.Kind.TEMPORARY_TOPIC, "TMP.abc.2")));
+                new Frame.DeleteTemporary(13, new WireDestination(WireDestination.Kind.TEMPORARY_TOPIC, "TMP.abc.2")),
+                new Frame.Reject(11, 6, "map entry count 99 does not fit a body of 4 bytes"));
         for (Frame f : frames) {
             assertEquals(f, roundTrip(f));
         }

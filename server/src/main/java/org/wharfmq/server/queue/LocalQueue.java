@@ -1,6 +1,7 @@
 package org.wharfmq.server.queue;
 
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.store.MessageStore;
@@ -48,6 +49,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * in-memory work: consumers record deliveries under it (taking their session's small lock inside it, always in
  * that order) but write to sockets only after it is released, via {@link QueueConsumer#flushDeliveries()}.
  * Expiry is checked whenever a message would be delivered; an expired message is discarded, never delivered.
+ *
+ * <h2>Undecodable messages</h2>
+ * A message whose properties a selector cannot decode matches no selector: it is taken off the lists and, once the
+ * lock is released, moved to the dead-letter queue ({@link DeadLetters}), so it never fails a consumer. SEND and
+ * recovery check every message's encoding first, so only a bug can bring one here.
  */
 public final class LocalQueue {
 
@@ -65,6 +71,7 @@ public final class LocalQueue {
     private final boolean temporary;
     private final boolean autoCreated;
     private final InstantSource clock;
+    private final DeadLetters deadLetters;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final MessageList[] byPriority = new MessageList[PRIORITIES];
@@ -83,6 +90,8 @@ public final class LocalQueue {
      * deleted auto-created queue (deleted when unused) refuses reservations and attachments instead.
      */
     private boolean deleted;
+    /** Messages a selector could not decode, off the lists, for the dead-letter queue once the lock is released. */
+    private final ArrayList<QueuedMessage> undecodable = new ArrayList<>(0);
 
     /**
      * A queue defined in the configuration, on the system clock.
@@ -91,14 +100,17 @@ public final class LocalQueue {
      * @param maxDepth           most messages the queue holds
      * @param maxDepthSetOnQueue whether the limit comes from the queue's own {@code maxDepth} (for error messages)
      * @param store              where persistent messages that expire are removed from
+     * @param deadLetters        where messages that cannot be decoded go
      */
-    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store) {
-        this(name, maxDepth, maxDepthSetOnQueue, store, true, false, false, InstantSource.system());
+    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store,
+                      DeadLetters deadLetters) {
+        this(name, maxDepth, maxDepthSetOnQueue, store, true, false, false, InstantSource.system(), deadLetters);
     }
 
     private LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean journaled,
-                       boolean temporary, boolean autoCreated, InstantSource clock) {
+                       boolean temporary, boolean autoCreated, InstantSource clock, DeadLetters deadLetters) {
         this.name = name;
+        this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.maxDepth = maxDepth;
         this.maxDepthSetOnQueue = maxDepthSetOnQueue;
@@ -114,16 +126,17 @@ public final class LocalQueue {
 
     /** A queue defined in the configuration: never deleted. */
     static LocalQueue defined(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store,
-                              InstantSource clock) {
-        return new LocalQueue(name, maxDepth, maxDepthSetOnQueue, store, true, false, false, clock);
+                              DeadLetters deadLetters, InstantSource clock) {
+        return new LocalQueue(name, maxDepth, maxDepthSetOnQueue, store, true, false, false, clock, deadLetters);
     }
 
     /**
      * A queue created by use (or recovered from the journal, where only such queues are recorded): deleted by
      * {@link #deleteIfUnused} once unused for the auto-delete delay. Unused from now.
      */
-    static LocalQueue autoCreated(String name, long maxDepth, MessageStore store, InstantSource clock) {
-        return new LocalQueue(name, maxDepth, false, store, true, false, true, clock);
+    static LocalQueue autoCreated(String name, long maxDepth, MessageStore store, DeadLetters deadLetters,
+                                  InstantSource clock) {
+        return new LocalQueue(name, maxDepth, false, store, true, false, true, clock, deadLetters);
     }
 
     /**
@@ -133,8 +146,8 @@ public final class LocalQueue {
      *                  a non-durable one, whose queue dies with its consumer anyway
      */
     public static LocalQueue subscription(String name, long maxDepth, MessageStore store, boolean journaled,
-                                          InstantSource clock) {
-        return new LocalQueue(name, maxDepth, false, store, journaled, false, false, clock);
+                                          DeadLetters deadLetters, InstantSource clock) {
+        return new LocalQueue(name, maxDepth, false, store, journaled, false, false, clock, deadLetters);
     }
 
     /**
@@ -142,8 +155,8 @@ public final class LocalQueue {
      * the store, whatever the delivery mode of its messages (JMS: a temporary destination does not survive its
      * connection, so there is nothing to recover).
      */
-    static LocalQueue temporary(String name, long maxDepth, InstantSource clock) {
-        return new LocalQueue(name, maxDepth, false, null, false, true, false, clock);
+    static LocalQueue temporary(String name, long maxDepth, DeadLetters deadLetters, InstantSource clock) {
+        return new LocalQueue(name, maxDepth, false, null, false, true, false, clock, deadLetters);
     }
 
     /** The queue name. */
@@ -287,6 +300,21 @@ public final class LocalQueue {
     }
 
     /**
+     * Takes a place for a message the queue manager itself moves here (a dead letter) and gives it its sequence
+     * number. Like a recovered message, it is never refused: the depth limit does not apply. Follow with
+     * {@link #offer}.
+     */
+    void admit(QueuedMessage message) {
+        lock.lock();
+        try {
+            depth++;
+            message.sequence = nextSequence++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Puts back a message recovered from the store at startup, with the sequence number it had, before any
      * consumer exists. The depth limit does not apply: a recovered message is never refused.
      */
@@ -362,13 +390,13 @@ public final class LocalQueue {
             } else {
                 receiver = waitingConsumerFor(message);
                 if (receiver == null) {
-                    link(message);
+                    linkOrSetAside(message);
                 } else {
                     handOver(receiver, message);
                 }
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (receiver != null) {
             receiver.flushDeliveries();
@@ -399,7 +427,7 @@ public final class LocalQueue {
                 }
                 QueueConsumer receiver = waitingConsumerFor(message);
                 if (receiver == null) {
-                    link(message);
+                    linkOrSetAside(message);
                 } else {
                     handOver(receiver, message);
                     if (receivers == null) {
@@ -411,7 +439,7 @@ public final class LocalQueue {
                 }
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (receivers != null) {
             for (QueueConsumer receiver : receivers) {
@@ -445,7 +473,7 @@ public final class LocalQueue {
             }
             delivered = fill(consumer, clock.millis());
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (delivered) {
             consumer.flushDeliveries();
@@ -481,7 +509,7 @@ public final class LocalQueue {
             consumer.window().add(credit);
             delivered = fill(consumer, clock.millis());
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (delivered) {
             consumer.flushDeliveries();
@@ -506,7 +534,7 @@ public final class LocalQueue {
             consumer.window().reset();
             delivered = fill(consumer, clock.millis());
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (delivered) {
             consumer.flushDeliveries();
@@ -529,7 +557,7 @@ public final class LocalQueue {
                 handOver(consumer, message);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (message != null) {
             consumer.flushDeliveries();
@@ -571,9 +599,11 @@ public final class LocalQueue {
                     } else {
                         cursor.last = m;
                         cursor.lastSequence = m.sequence;
-                        if (cursor.selector.matches(m)) {
+                        if (matches(cursor.selector, m)) {
                             sink.browsed(m.content().retainedDuplicate(), m.deliveryCount());
                             shown++;
+                        } else if (m.undecodable != null) {
+                            setAside(m);
                         }
                     }
                     m = next;
@@ -585,7 +615,7 @@ public final class LocalQueue {
                 }
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         return shown;
     }
@@ -692,7 +722,7 @@ public final class LocalQueue {
                 for (int i = 0; i < waiting.size(); i++) {
                     QueueConsumer c = waiting.get(i);
                     consumerVisits++;
-                    if (c.window().hasCredit() && c.selector().matches(m)) {
+                    if (c.window().hasCredit() && matches(c.selector(), m)) {
                         return c;
                     }
                 }
@@ -703,7 +733,7 @@ public final class LocalQueue {
             int index = (nextGeneralConsumer + i) % n;
             QueueConsumer c = generalConsumers.get(index);
             consumerVisits++;
-            if (c.window().hasCredit() && c.selector().matches(m)) {
+            if (c.window().hasCredit() && matches(c.selector(), m)) {
                 nextGeneralConsumer = index + 1;
                 return c;
             }
@@ -743,9 +773,11 @@ public final class LocalQueue {
                 if (m.isExpiredAt(now)) {
                     unlink(m);
                     discard(m);
-                } else if (selector.matches(m)) {
+                } else if (matches(selector, m)) {
                     unlink(m);
                     return m;
+                } else if (m.undecodable != null) {
+                    setAside(m);
                 }
                 m = next;
             }
@@ -761,8 +793,10 @@ public final class LocalQueue {
             if (m.isExpiredAt(now)) {
                 unlink(m);
                 discard(m);
-            } else if ((best == null || m.priority() > best.priority()) && selector.matches(m)) {
+            } else if ((best == null || m.priority() > best.priority()) && matches(selector, m)) {
                 best = m;
+            } else if (m.undecodable != null) {
+                setAside(m);
             }
             m = next;
         }
@@ -770,6 +804,54 @@ public final class LocalQueue {
             unlink(best);
         }
         return best;
+    }
+
+    /**
+     * Whether the selector accepts {@code m}. One whose properties cannot be decoded matches nothing: the first
+     * failure marks it {@link QueuedMessage#undecodable}, and the caller sets it aside for the dead-letter queue.
+     */
+    private static boolean matches(Selector selector, QueuedMessage m) {
+        if (m.undecodable != null) {
+            return false;
+        }
+        try {
+            return selector.matches(m);
+        } catch (MalformedFrameException e) {
+            m.undecodable = "a message selector cannot decode its properties: " + e.getMessage();
+            return false;
+        }
+    }
+
+    /** Links a message no consumer took, unless a selector found it undecodable: that one is set aside. */
+    private void linkOrSetAside(QueuedMessage m) {
+        if (m.undecodable != null) {
+            undecodable.add(m);
+        } else {
+            link(m);
+        }
+    }
+
+    /** Takes an undecodable message off the lists, for {@link #unlock()} to move to the dead-letter queue. */
+    private void setAside(QueuedMessage m) {
+        unlink(m);
+        undecodable.add(m);
+    }
+
+    /**
+     * Releases the lock, then moves the messages set aside under it to the dead-letter queue (which takes its own
+     * lock, so never under this one). Every method that evaluates selectors unlocks with it.
+     */
+    private void unlock() {
+        if (undecodable.isEmpty()) {
+            lock.unlock();
+            return;
+        }
+        List<QueuedMessage> moving = new ArrayList<>(undecodable);
+        undecodable.clear();
+        lock.unlock();
+        for (QueuedMessage m : moving) {
+            deadLetters.moveFromQueue(m, m.undecodable);
+        }
     }
 
     private void link(QueuedMessage m) {

@@ -2,6 +2,7 @@ package org.wharfmq.server.queue;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.Configuration;
@@ -10,6 +11,7 @@ import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.store.RecoveryTarget;
+import org.wharfmq.server.store.StoredMessage;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -67,6 +69,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     private final AtomicLong deletedSequences = new AtomicLong();
     private final MessageStore store;
     private final InstantSource clock;
+    private final DeadLetters deadLetters;
     private final AtomicLong transactionIds = new AtomicLong();
     /** Recovered messages whose delivery time is ahead; recovery's thread only, until {@link #scheduleRecoveredDelays}. */
     private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
@@ -83,12 +86,31 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         this.autoDeleteDelayMillis = config.autoDeleteDelayMillis();
         this.store = store;
         this.clock = clock;
+        this.deadLetters = new DeadLetters(this, store);
         for (QueueDefinition q : config.queues()) {
             boolean ownLimit = q.maxDepth() != null;
             queues.put(q.name(), LocalQueue.defined(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit,
-                    store, clock));
+                    store, deadLetters, clock));
             queueCount.incrementAndGet();
         }
+    }
+
+    /** Where messages go that cannot stay on their queue. */
+    public DeadLetters deadLetters() {
+        return deadLetters;
+    }
+
+    /**
+     * The dead-letter queue, created (and journaled as created) when the configuration does not define it. Dead
+     * letters are never refused: it counts towards maxQueues but may pass it, and it is never deleted as unused.
+     */
+    LocalQueue deadLetterQueue() {
+        LocalQueue queue = queues.get(DeadLetters.QUEUE);
+        return queue != null ? queue : queues.computeIfAbsent(DeadLetters.QUEUE, n -> {
+            queueCount.incrementAndGet();
+            store.queueCreated(n);
+            return LocalQueue.defined(n, defaultMaxDepth, false, store, deadLetters, clock);
+        });
     }
 
     /**
@@ -117,7 +139,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         return queues.computeIfAbsent(name, n -> {
             countNewQueue(n);
             store.queueCreated(n);
-            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, store, clock);
+            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, store, deadLetters, clock);
             created.sequenceAbove(deletedSequences.get());
             return created;
         });
@@ -212,21 +234,31 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     }
 
     /**
-     * A queue the journal holds: only queues created by use are recorded there, so one that is not defined in the
-     * configuration is one created by use. It counts towards maxQueues but is never refused.
+     * A queue the journal holds: only queues created by use (and the dead-letter queue) are recorded there, so one
+     * that is not defined in the configuration is one created by use. It counts towards maxQueues but is never
+     * refused.
      */
     private LocalQueue recovered(String queueName) {
         return queues.computeIfAbsent(queueName, n -> {
             queueCount.incrementAndGet();
-            return LocalQueue.autoCreated(n, defaultMaxDepth, store, clock);
+            return DeadLetters.QUEUE.equals(n) ? LocalQueue.defined(n, defaultMaxDepth, false, store, deadLetters, clock)
+                    : LocalQueue.autoCreated(n, defaultMaxDepth, store, deadLetters, clock);
         });
     }
 
-    /** Recovery: a committed, unconsumed persistent message goes back on its queue. */
+    /** A queue the journal holds: it exists again, whatever autoCreate says. */
+    /**
+     * Recovery: a committed, unconsumed persistent message goes back on its queue; one that cannot be decoded goes
+     * to the dead-letter queue instead.
+     */
     @Override
     public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
+        MessageHeaders headers = readRecovered(queueName, sequence, content);
+        if (headers == null) {
+            return;
+        }
         LocalQueue queue = recovered(queueName);
-        QueuedMessage message = new QueuedMessage(queue, content, MessageHeaders.read(content));
+        QueuedMessage message = new QueuedMessage(queue, content, headers);
         for (int i = 1; i < deliveryCount; i++) {
             message.countRedelivery();
         }
@@ -236,6 +268,26 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         } else {
             queue.restore(message, sequence);
         }
+    }
+
+    /**
+     * The headers of a message recovered from the journal, checked as a SEND's are; null when it cannot be
+     * decoded (a journal written before that check, or a bug): then it has gone to the dead-letter queue and
+     * {@code content} is released.
+     */
+    public MessageHeaders readRecovered(String queueName, long sequence, ByteBuf content) {
+        try {
+            return MessageHeaders.read(content);
+        } catch (MalformedFrameException e) {
+            deadLetters.moveStored(new RecoveredMessage(queueName, sequence, content), true,
+                    "recovered from the journal but cannot be decoded: " + e.getMessage());
+            content.release();
+            return null;
+        }
+    }
+
+    /** A message read back from the journal, before it is on a queue. */
+    private record RecoveredMessage(String queueName, long sequence, ByteBuf content) implements StoredMessage {
     }
 
     /**
@@ -295,7 +347,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
      */
     public LocalQueue createTemporaryQueue(String name) {
         countNewQueue(name);
-        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, clock);
+        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, deadLetters, clock);
         if (temporaryQueues.putIfAbsent(name, queue) != null) {
             queueCount.decrementAndGet();
             throw WharfException.illegalState("Temporary queue name '" + name + "' is already in use; the client must "

@@ -28,6 +28,8 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
 
     long sequence;
     private int redeliveries;
+    /** Why a selector could not decode the properties, or null; guarded by the queue's lock. */
+    String undecodable;
 
     // the queue's list of this priority, in sequence order
     QueuedMessage previous;

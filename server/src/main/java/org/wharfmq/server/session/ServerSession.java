@@ -6,6 +6,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.collection.IntObjectHashMap;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
@@ -20,6 +21,7 @@ import org.wharfmq.protocol.message.WireDestination;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -233,9 +235,9 @@ public final class ServerSession {
 
     /**
      * SEND: validates the message, takes its place on the queue, then makes it visible: at once, once stored (a
-     * persistent message), or at COMMIT (a transacted session). Takes over the reference to {@code content}.
-     *
-     * @throws org.wharfmq.protocol.frame.MalformedFrameException when the message layout is broken
+     * persistent message), or at COMMIT (a transacted session). Takes over the reference to {@code content}. A
+     * message whose encoding is broken is refused with MALFORMED_MESSAGE, like any other refused send: the frame
+     * around it was fine, so the connection goes on.
      */
     public void send(int requestId, int producerId, ByteBuf content) {
         QueuedMessage message;
@@ -276,7 +278,13 @@ public final class ServerSession {
                     + " bytes long, more than the maximum message length of " + maxMessageLength
                     + " bytes (setting maxMessageLength).");
         }
-        return MessageHeaders.read(content);
+        try {
+            return MessageHeaders.read(content);
+        } catch (MalformedFrameException e) {
+            throw new WharfException(ErrorCode.MALFORMED_MESSAGE, "The message was refused and not stored: "
+                    + e.getMessage() + ". It does not follow Wharf's message encoding (docs/protocol.md, \"Message "
+                    + "encoding\"): the producer's client library encoded it wrongly.");
+        }
     }
 
     private QueuedMessage accept(ByteBuf content, MessageHeaders headers) {
@@ -376,6 +384,33 @@ public final class ServerSession {
             rollbackOnlyCause = e;
         }
         replies.error(requestId, e, id, producerId);
+    }
+
+    /**
+     * REJECT: the client cannot decode a delivery, so its application will never see it. It leaves the consumer's
+     * unacknowledged deliveries for the dead-letter queue, whatever the session's transaction or acknowledgement
+     * mode. A delivery already settled (acknowledged, or returned by a rollback or close) is left alone.
+     *
+     * @param reason why, as the dead letter's reason: who rejected it and what the client could not decode
+     */
+    public void reject(ServerConsumer consumer, long deliveryId, String reason) {
+        QueuedMessage rejected = null;
+        synchronized (lock) {
+            for (Iterator<Delivery> it = consumer.unacknowledged.iterator(); it.hasNext(); ) {
+                Delivery d = it.next();
+                if (d.deliveryId >= deliveryId) {
+                    if (d.deliveryId == deliveryId) {
+                        it.remove();
+                        d.settled = true;
+                        rejected = d.message;
+                    }
+                    break;
+                }
+            }
+        }
+        if (rejected != null) {
+            queueManager.deadLetters().moveFromQueue(rejected, reason);
+        }
     }
 
     // ---- acknowledging ----

@@ -2,6 +2,7 @@ package org.wharfmq.server.topic;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.selector.Selector;
@@ -401,7 +402,8 @@ public final class TopicManager implements RecoveryTarget {
                                 boolean shared, boolean temporary, Object connection) {
         String queueName = recoveredQueue != null ? recoveredQueue
                 : (durable ? DURABLE_PREFIX : NON_DURABLE_PREFIX) + subscriptionNumbers.incrementAndGet();
-        LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, store, durable, queues.clock());
+        LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, store, durable, queues.deadLetters(),
+                queues.clock());
         Subscription s = new Subscription(queueName, name, clientId, filter, selectorText, selector, noLocal, durable,
                 shared, temporary, durable ? null : connection, queue);
         if (recoveredQueue == null) {
@@ -433,7 +435,7 @@ public final class TopicManager implements RecoveryTarget {
     /** A new subscription receives the retained publications of the topics it matches, before anything else. */
     private void giveRetained(Subscription s) {
         for (RetainedPublication r : retained.values()) {
-            if (!TopicNames.matches(s.filter(), r.topic) || !s.selector().matches(r)) {
+            if (!TopicNames.matches(s.filter(), r.topic) || !selects(s, r)) {
                 continue;
             }
             QueuedMessage copy = new QueuedMessage(s.queue(), r.content.retainedDuplicate(), r.headers, null);
@@ -448,6 +450,26 @@ public final class TopicManager implements RecoveryTarget {
                 store.put(copy, StoreCompletion.NONE); // queued before any acknowledgement of it can be
             }
             s.queue().offer(copy);
+        }
+    }
+
+    /**
+     * Whether the subscription's selector accepts a retained publication. One whose properties cannot be decoded
+     * (recovery checks them, so only a bug brings one here) stops being retained and goes to the dead-letter queue.
+     */
+    private boolean selects(Subscription s, RetainedPublication r) {
+        try {
+            return s.selector().matches(r);
+        } catch (MalformedFrameException e) {
+            synchronized (retained) {
+                if (!retained.remove(r.topic, r)) {
+                    return false; // replaced meanwhile, and released by whoever replaced it
+                }
+            }
+            queues.deadLetters().moveStored(r, r.headers.persistent(), "the retained publication of topic '"
+                    + r.topic + "' cannot be decoded: " + e.getMessage());
+            r.content.release();
+            return false;
         }
     }
 
@@ -497,14 +519,22 @@ public final class TopicManager implements RecoveryTarget {
                 content.release();
                 return;
             }
-            QueuedMessage message = new QueuedMessage(s.queue(), content, MessageHeaders.read(content));
+            MessageHeaders headers = queues.readRecovered(queueName, sequence, content);
+            if (headers == null) {
+                return;
+            }
+            QueuedMessage message = new QueuedMessage(s.queue(), content, headers);
             for (int i = 1; i < deliveryCount; i++) {
                 message.countRedelivery();
             }
             s.queue().restore(message, sequence);
         } else if (queueName.startsWith(RETAINED_QUEUE_PREFIX)) {
             String topic = queueName.substring(RETAINED_QUEUE_PREFIX.length());
-            RetainedPublication next = new RetainedPublication(topic, sequence, content, MessageHeaders.read(content));
+            MessageHeaders headers = queues.readRecovered(queueName, sequence, content);
+            if (headers == null) {
+                return;
+            }
+            RetainedPublication next = new RetainedPublication(topic, sequence, content, headers);
             RetainedPublication previous = retained.put(topic, next);
             if (previous != null) { // a crash came between storing the new one and removing the old
                 store.remove(List.of(previous), StoreCompletion.NONE);

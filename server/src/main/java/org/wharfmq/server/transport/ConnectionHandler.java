@@ -101,6 +101,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                     browser.addCredit(f.credit());
                 }
             }
+        } else if (frame instanceof Frame.Reject f) {
+            ServerConsumer consumer = consumers.get(f.consumerId());
+            if (consumer != null) { // else closed since: its deliveries went back to the queue
+                consumer.session().reject(consumer, f.deliveryId(), "client '" + clientName + "' ("
+                        + channel.remoteAddress() + ", consumer " + f.consumerId() + ") cannot decode it: " + f.reason());
+            }
         } else if (frame instanceof Frame.Pull f) {
             ServerConsumer consumer = consumers.get(f.consumerId());
             if (consumer != null) {

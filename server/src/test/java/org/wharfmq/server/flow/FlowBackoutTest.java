@@ -9,6 +9,7 @@ import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.flow.runtime.RunningFlow;
+import org.wharfmq.server.queue.DeadLetters;
 
 import javax.jms.Message;
 import java.util.Set;
@@ -38,6 +39,12 @@ class FlowBackoutTest {
     @AfterEach
     void stop() throws Exception {
         fixture.close();
+    }
+
+    @Test
+    void flowsDeadLetterToTheQueueManagersDeadLetterQueue() {
+        // the flow engine runs against any JMS provider, so it cannot use the server's constant: it repeats the name
+        assertEquals(DeadLetters.QUEUE, RunningFlow.DEAD_LETTER_QUEUE);
     }
 
     @Test

@@ -55,13 +55,17 @@ final class RawFrameClient implements AutoCloseable {
         return assertInstanceOf(Frame.HelloOk.class, nextFrame(), "answer to HELLO");
     }
 
-    /** Writes one well-formed frame. */
+    /** Writes one well-formed frame; a SEND's message follows its payload, as the encoder writes it (and is released). */
     void send(Frame frame) throws IOException {
         ByteBuf buf = Unpooled.buffer();
         try {
             buf.writeInt(0);
             buf.writeByte(frame.type().code());
             frame.writePayload(buf);
+            if (frame instanceof Frame.Send s) {
+                buf.writeBytes(s.message());
+                s.message().release();
+            }
             buf.setInt(0, buf.readableBytes() - Integer.BYTES);
             byte[] bytes = new byte[buf.readableBytes()];
             buf.readBytes(bytes);

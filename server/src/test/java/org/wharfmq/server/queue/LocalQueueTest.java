@@ -8,12 +8,14 @@ import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.TestMessages;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.InMemoryMessageStore;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -21,11 +23,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LocalQueueTest {
 
-    private final LocalQueue queue = new LocalQueue("Q", 1_000_000, false, new InMemoryMessageStore());
+    private final InMemoryMessageStore store = new InMemoryMessageStore();
+    private final QueueManager queues = new QueueManager(ServerConfig.defaults(), store, java.time.InstantSource.system());
+    private final LocalQueue queue = new LocalQueue("Q", 1_000_000, false, store, queues.deadLetters());
 
     @AfterEach
     void releaseEverything() {
         queue.clear();
+        queues.close();
     }
 
     @Test
@@ -221,7 +226,7 @@ class LocalQueueTest {
 
     @Test
     void fullQueueRefusesWithAMessageNamingQueueLimitAndSetting() {
-        LocalQueue small = new LocalQueue("ORDERS", 2, true, new InMemoryMessageStore());
+        LocalQueue small = new LocalQueue("ORDERS", 2, true, store, queues.deadLetters());
         QueuedMessage m1 = message(small, "1", 4, m -> { });
         QueuedMessage m2 = message(small, "2", 4, m -> { });
         QueuedMessage m3 = message(small, "3", 4, m -> { });
@@ -246,7 +251,7 @@ class LocalQueueTest {
 
     @Test
     void queueWithoutItsOwnLimitNamesTheServerWideSetting() {
-        LocalQueue small = new LocalQueue("Q2", 1, false, new InMemoryMessageStore());
+        LocalQueue small = new LocalQueue("Q2", 1, false, store, queues.deadLetters());
         QueuedMessage m1 = message(small, "1", 4, m -> { });
         small.reserve(m1);
         WharfException full = assertThrows(WharfException.class, () -> small.reserve(message(small, "2", 4, m -> { })));
@@ -300,6 +305,62 @@ class LocalQueueTest {
         queue.resume(consumer);
         assertEquals(List.of("m1"), consumer.bodies());
         assertEquals(2, consumer.window().credit());
+    }
+
+    @Test
+    void aWaitingMessageASelectorCannotDecodeGoesToTheDeadLetterQueueAndTheConsumerGetsTheNextOne() {
+        QueuedMessage bad = undecodable();
+        byte[] original = TestMessages.bytes(bad.content());
+        queue.reserve(bad);
+        queue.offer(bad);
+        put("good", 4, m -> m.properties.put("color", "red"));
+
+        RecordingConsumer selecting = new RecordingConsumer("color = 'red'", 10);
+        queue.addConsumer(selecting);
+
+        assertEquals(List.of("good"), selecting.bodies(), "the undecodable message matches no selector");
+        assertEquals(1, queue.depth(), "only the delivered good message is left on the queue");
+        assertDeadLettered(original, "a message selector cannot decode its properties: property 1 of 1 ('color') "
+                + "has unknown type tag 0x7f");
+    }
+
+    @Test
+    void aNewMessageASelectorCannotDecodeNeverReachesTheWaitingConsumers() {
+        RecordingConsumer selecting = new RecordingConsumer("color = 'red'", 10);
+        RecordingConsumer other = new RecordingConsumer("JMSPriority > 2", 10); // would match on headers alone
+        queue.addConsumer(selecting);
+        queue.addConsumer(other);
+        QueuedMessage bad = undecodable();
+        byte[] original = TestMessages.bytes(bad.content());
+        queue.reserve(bad);
+        queue.offer(bad);
+
+        assertTrue(selecting.received.isEmpty() && other.received.isEmpty(), "nobody gets the undecodable message");
+        assertEquals(0, queue.depth());
+        assertDeadLettered(original, "has unknown type tag 0x7f");
+    }
+
+    /** A message whose headers were read while it was intact, then its property 'color' got an unknown tag. */
+    private QueuedMessage undecodable() {
+        WireMessage wire = TestMessages.text(queue.name(), "bad");
+        wire.properties.put("color", "red");
+        ByteBuf content = TestMessages.encode(wire);
+        MessageHeaders headers = MessageHeaders.read(content);
+        TestMessages.setPropertyTag(content, "color", 0x7f);
+        return new QueuedMessage(queue, content, headers);
+    }
+
+    private void assertDeadLettered(byte[] original, String reason) {
+        RecordingConsumer deadLetters = new RecordingConsumer(null, 10);
+        queues.deadLetterQueue().addConsumer(deadLetters);
+        assertEquals(1, deadLetters.received.size(), "one dead letter");
+        WireMessage letter = WireMessage.decode(deadLetters.received.get(0).content().duplicate());
+        assertArrayEquals(original, letter.body, "the dead letter's body is the original message, unchanged");
+        assertEquals("ID:test-bad", letter.messageId);
+        assertEquals(Boolean.TRUE, letter.properties.get(DeadLetters.WRAPPED_PROPERTY));
+        assertEquals("Q", letter.properties.get(DeadLetters.QUEUE_PROPERTY));
+        String why = (String) letter.properties.get(DeadLetters.REASON_PROPERTY);
+        assertTrue(why.contains(reason), why);
     }
 
     // ---- helpers ----

@@ -95,7 +95,6 @@ class ReclamationTest {
         assertEquals(0, awaitingDeletion(), "the leftover was deleted");
     }
 
-
     @Test
     void queuesCreatedAndDeletedByTheThousandLeaveNothingBehind() throws Exception {
         ServerConfig config = StoreHarness.config(data).journalFileBytes(FILE_BYTES).journalSlackBytes(SLACK_BYTES)

@@ -149,16 +149,15 @@ class FramingTest {
     }
 
     @Test
-    void brokenMessageInsideASendIsAProtocolError() throws Exception {
+    void brokenMessageInsideAWellFormedSendIsRefusedAndTheConnectionStaysUp() throws Exception {
         try (FrameClient client = FrameClient.connect(server)) {
             client.createSession(1, false);
             ByteBuf message = TestMessages.encode(TestMessages.text("Q", "x"));
             message.setByte(2, 12); // priority 12
-            client.send(new Frame.Send(client.requestId(), 1, 1, message));
-            Frame.Error error = client.expect(Frame.Error.class);
-            assertEquals(ErrorCode.PROTOCOL_ERROR, error.code());
-            assertTrue(error.message().contains("priority 12 is outside 0-9"), error.message());
-            client.awaitClosed();
+            Frame.Error error = client.requestFails(id -> new Frame.Send(id, 1, 1, message), ErrorCode.MALFORMED_MESSAGE);
+            assertTrue(error.message().startsWith("The message was refused and not stored: priority 12 is outside 0-9"),
+                    error.message());
+            assertStillWorks(client);
         }
     }
 
