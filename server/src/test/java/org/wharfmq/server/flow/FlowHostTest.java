@@ -128,6 +128,7 @@ class FlowHostTest {
         server = WharfServer.start(TestServers.config());
         server.flowHost().deploy(jarV1, "flows.Factory", 2);
         int total = 600;
+        BitSet seen = new BitSet(total);
         try (Client sender = new Client(server.vmUrl()); Client receiver = new Client(server.vmUrl())) {
             CompletableFuture<Void> sending = CompletableFuture.runAsync(() -> {
                 for (int seq = 0; seq < total; seq++) {
@@ -139,17 +140,18 @@ class FlowHostTest {
                 server.flowHost().deploy(jarV1, "flows.Factory", 2);
             }
             sending.get(30, TimeUnit.SECONDS);
-            BitSet seen = new BitSet(total);
             for (int i = 3; i < total; i++) {
                 int seq = receiver.receive("OUT.A").getIntProperty("seq");
                 assertFalse(seen.get(seq), "message " + seq + " was processed twice");
                 seen.set(seq);
             }
             server.flowHost().undeploy("A");
-            assertEquals(0, server.queueManager().depth("OUT.A"), "more outputs than inputs: a duplicate");
-            assertEquals(0, server.queueManager().depth("IN.A"), "an input was left behind");
-            assertEquals(total - 3, seen.cardinality());
         }
+        // after the close: the receiver's last AUTO_ACKNOWLEDGE acknowledgement (which may wait 20 ms for a ride)
+        // reached the server before the close was answered, so the depth counts no message still being delivered
+        assertEquals(0, server.queueManager().depth("OUT.A"), "more outputs than inputs: a duplicate");
+        assertEquals(0, server.queueManager().depth("IN.A"), "an input was left behind");
+        assertEquals(total - 3, seen.cardinality());
     }
 
     @Test
