@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestClock;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.AdminResponder;
@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -61,7 +62,7 @@ class QueuesCreatedByUseTest {
 
     @Test
     void creatingAQueuePastMaxQueuesIsRefusedNamingTheLimitAndTheQueuesThereKeepWorking() throws Exception {
-        WharfServer server = start(config().maxQueues(MAX_QUEUES).queue("DEFINED"));
+        WharfServer server = start(c -> c.maxQueues(MAX_QUEUES).queue("DEFINED")).server();
         assertEquals(Set.of("DEFINED", AdminResponder.COMMAND_QUEUE), server.queueManager().queueNames());
         Session session = connect(server).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer a = session.createProducer(session.createQueue("A"));
@@ -92,8 +93,8 @@ class QueuesCreatedByUseTest {
 
     @Test
     void anUnusedQueueCreatedByUseIsDeletedAfterTheDelayAndStaysDeletedAfterARestart() throws Exception {
-        ServerConfig config = config();
-        WharfServer server = start(config);
+        TestServer testServer = start(c -> c);
+        WharfServer server = testServer.server();
         QueueManager queues = server.queueManager();
         Connection connection = connect(server);
         Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
@@ -120,9 +121,7 @@ class QueuesCreatedByUseTest {
         session.createProducer(again).send(session.createTextMessage("to the new one")); // created anew
         session.createProducer(session.createQueue("UNUSED.AT.STOP"));
         connection.close();
-        server.close();
-
-        server = start(config);
+        server = testServer.restart();
         queues = server.queueManager();
         assertFalse(queues.exists("USED.ONCE"), "the deletion is journaled");
         assertFalse(queues.exists("KEPT.UNUSED"), "the deletion is journaled");
@@ -136,8 +135,8 @@ class QueuesCreatedByUseTest {
 
     @Test
     void queuesInUseAndDefinedQueuesAreKept() throws Exception {
-        ServerConfig config = config().queue("DEFINED");
-        WharfServer server = start(config);
+        TestServer testServer = start(c -> c.queue("DEFINED"));
+        WharfServer server = testServer.server();
         QueueManager queues = server.queueManager();
         Connection connection = connect(server);
         Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -168,9 +167,7 @@ class QueuesCreatedByUseTest {
         assertTrue(queues.exists("DEFINED"), "a defined queue is never deleted");
         assertEquals(1, queues.depth("HOLDS.MESSAGE"));
         connection.close();
-        server.close();
-
-        server = start(config);
+        server = testServer.restart();
         clock.advance(10 * DELAY);
         server.queueManager().deleteUnusedQueues();
         assertEquals(1, server.queueManager().depth("HOLDS.MESSAGE"), "its persistent message keeps it across a restart");
@@ -179,7 +176,7 @@ class QueuesCreatedByUseTest {
 
     @Test
     void sendsAndConsumersRacingTheDeletionLoseNothing() throws Exception {
-        WharfServer server = start(config());
+        WharfServer server = start(c -> c).server();
         QueueManager queues = server.queueManager();
         // every reading of the clock is a delay after the one before: a queue is unused long enough as soon as it
         // is unused, even in the instant between a client's lookup of a queue it has just created and its
@@ -227,12 +224,10 @@ class QueuesCreatedByUseTest {
         assertTrue(deleter.get(30, TimeUnit.SECONDS) > 0, "queues were deleted while the clients used them");
     }
 
-    private ServerConfig config() {
-        return TestServers.config().autoDeleteDelayMillis(DELAY);
-    }
-
-    private WharfServer start(ServerConfig config) throws Exception {
-        WharfServer server = WharfServer.start(config, JournalMessageStore.open(config), clock);
+    /** A server whose queues read the test's clock; {@code customizer} adds to this test's config. */
+    private TestServer start(UnaryOperator<ServerConfig> customizer) throws Exception {
+        TestServer server = TestServer.start(c -> customizer.apply(c.autoDeleteDelayMillis(DELAY)),
+                config -> WharfServer.start(config, JournalMessageStore.open(config), clock));
         opened.add(server);
         return server;
     }

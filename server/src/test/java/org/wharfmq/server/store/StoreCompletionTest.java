@@ -7,7 +7,7 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.FrameClient;
 import org.wharfmq.server.TestMessages;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 
 import java.util.List;
@@ -81,16 +81,18 @@ class StoreCompletionTest {
     }
 
     private final DeferredStore store = new DeferredStore();
+    private TestServer testServer;
     private WharfServer server;
 
     @BeforeEach
     void start() throws Exception {
-        server = WharfServer.start(TestServers.config(), store);
+        testServer = TestServer.start(c -> c, config -> WharfServer.start(config, store));
+        server = testServer.server();
     }
 
     @AfterEach
     void stop() {
-        server.close();
+        testServer.close();
     }
 
     @Test
