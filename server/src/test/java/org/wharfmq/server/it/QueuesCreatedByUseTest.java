@@ -15,7 +15,6 @@ import org.wharfmq.server.store.JournalMessageStore;
 import javax.jms.Connection;
 import javax.jms.DeliveryMode;
 import javax.jms.JMSException;
-import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Queue;
@@ -104,7 +103,7 @@ class QueuesCreatedByUseTest {
         MessageConsumer consumer = session.createConsumer(once);
         Receive.next(consumer).acknowledge(); // answered: the queue is empty on return
         consumer.close();
-        barrier(session); // the close is done: USED.ONCE is unused from now
+        Send.barrier(session); // the close is done: USED.ONCE is unused from now
 
         clock.advance(DELAY - 1);
         queues.deleteUnusedQueues();
@@ -147,7 +146,7 @@ class QueuesCreatedByUseTest {
         Session transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
         transacted.createProducer(transacted.createQueue("IN.TRANSACTION"))
                 .send(transacted.createTextMessage("not committed"));
-        barrier(session);
+        Send.barrier(session);
 
         clock.advance(10 * DELAY);
         queues.deleteUnusedQueues();
@@ -158,7 +157,7 @@ class QueuesCreatedByUseTest {
         consumer.close();
         browser.close();
         transacted.rollback();
-        barrier(session);
+        Send.barrier(session);
         clock.advance(DELAY);
         queues.deleteUnusedQueues();
         for (String name : List.of("HAS.CONSUMER", "HAS.BROWSER", "IN.TRANSACTION")) {
@@ -202,7 +201,7 @@ class QueuesCreatedByUseTest {
                     sender.send(transacted.createQueue("SENT." + batch + "." + i), transacted.createTextMessage("m"),
                             DeliveryMode.NON_PERSISTENT, 4, 0);
                 }
-                barrier(transacted); // every send of the batch has been served
+                Send.barrier(transacted); // every send of the batch has been served
                 for (int i = 0; i < RACE_BATCH; i++) {
                     String name = "SENT." + batch + "." + i;
                     assertTrue(queues.exists(name) && queues.depth(name) == 1, "the message sent to " + name
@@ -237,11 +236,6 @@ class QueuesCreatedByUseTest {
         opened.add(connection);
         connection.start();
         return connection;
-    }
-
-    /** A round trip on the session's connection: the server has served every frame the connection sent before. */
-    private static void barrier(Session session) throws JMSException {
-        session.createProducer(null).close();
     }
 
     private static void assertTooManyQueues(String queue, Refused action) {
