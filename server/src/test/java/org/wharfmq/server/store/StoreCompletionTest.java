@@ -106,8 +106,8 @@ class StoreCompletionTest {
             int send = producer.requestId();
             producer.send(new Frame.Send(send, 1, 1, TestMessages.encode(m)));
             assertEquals("put DURABLE #1", store.nextRecord());
-            producer.expectNothingMore(); // no OK yet
-            consumer.expectNothingMore(); // not visible yet
+            producer.expectNothingMore(); // no OK yet; and the server has handled the SEND
+            consumer.expectNothingMore(1); // not visible yet: neither delivered nor waiting on the queue
 
             store.completeNext();
             assertEquals(new Frame.Ok(send), producer.next());
@@ -117,7 +117,7 @@ class StoreCompletionTest {
             int ack = consumer.requestId();
             consumer.send(new Frame.Ack(ack, 1, List.of(new Frame.Consumed(1, d.deliveryId()))));
             assertEquals("remove DURABLE #1", store.nextRecord());
-            consumer.expectNothingMore(); // no OK before the removal is durable...
+            consumer.expectNothingMore(); // no OK before the removal is durable (the ACK is this connection's)...
             assertEquals(0, server.queueManager().depth("DURABLE")); // ...but the queue has let the message go
             store.completeNext();
             assertEquals(new Frame.Ok(ack), consumer.next());
