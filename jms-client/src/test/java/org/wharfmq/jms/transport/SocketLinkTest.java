@@ -175,7 +175,7 @@ class SocketLinkTest {
 
     @Test
     void waitingFramesHoldingMoreThanTheLimitOfMessageBytesAreWrittenAtOnceInOrder() throws Exception {
-        int half = FrameLink.SOON_LIMIT_BYTES / 2 + 1;
+        int half = org.wharfmq.jms.ClientConfiguration.SOON_LIMIT_BYTES / 2 + 1;
         link.writeSoon(new Frame.Credit(1, 1));
         link.writeSoon(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[half])));
         link.writeSoon(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[half])));
