@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WharfCommandTest {
 
     private static final long TIMEOUT_SECONDS = 30;
-    private static final Path LAUNCHER = Path.of("..", "bin", "wharf");
+    private static final Path LAUNCHER = Path.of(System.getProperty("wharf.root"), "bin", "wharf");
 
     @TempDir
     Path dir;

@@ -16,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ServerConfigTest {
 
-    /** The sample shipped in the repository (tests run in the server module directory). */
-    private static final Path SAMPLE = Path.of("..", "config", "wharf.yaml");
+    /** The sample shipped in the repository (wharf.root: set by the build). */
+    private static final Path SAMPLE = Path.of(System.getProperty("wharf.root"), "config", "wharf.yaml");
 
     @TempDir
     Path dir;

@@ -34,10 +34,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SampleFlowTest {
 
-    private static final Path SAMPLE_SOURCES = Path.of("..", "config", "flows", "sample-flow", "src", "main", "java");
-    private static final Path SAMPLE_CONFIG = Path.of("..", "config", "wharf.yaml");
+    /** The repository (set by the build). */
+    private static final String ROOT = System.getProperty("wharf.root");
+    private static final Path SAMPLE_SOURCES = Path.of(ROOT, "config", "flows", "sample-flow", "src", "main", "java");
+    private static final Path SAMPLE_CONFIG = Path.of(ROOT, "config", "wharf.yaml");
     /** The broker reports' sale message (shared/fixtures), as the perf harness keeps it. */
-    private static final Path SALE_MESSAGE = Path.of("..", "perfharness", "src", "main", "resources", "org", "wharfmq",
+    private static final Path SALE_MESSAGE = Path.of(ROOT, "perfharness", "src", "main", "resources", "org", "wharfmq",
             "perf", "flow", "wmb-sale-1k.xml");
 
     @TempDir
