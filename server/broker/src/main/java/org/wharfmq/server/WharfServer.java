@@ -16,7 +16,6 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.config.ServerConfig;
-import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.store.JournalMessageStore;
@@ -60,6 +59,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       sync); answers that promise durability (OK to a persistent SEND or a COMMIT) wait for that completion, and
  *       session state is touched again only back on the session's event loop.</li>
  * </ul>
+ *
+ * <h2>Plugins</h2>
+ * What runs beside the queue manager without being part of it (the flow host's message flows) is a
+ * {@link ServerPlugin}: started after the listeners, stopped before them, connected over the in-VM listener.
  */
 public final class WharfServer implements AutoCloseable {
 
@@ -77,11 +80,14 @@ public final class WharfServer implements AutoCloseable {
     private final EventLoopGroup inVmGroup;
     private final List<Channel> listeners = new ArrayList<>(2);
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final List<ServerPlugin> plugins;
+    /** The plugins whose start was called, in that order: the ones close() stops. */
+    private final List<ServerPlugin> startedPlugins = new ArrayList<>();
     private int tcpPort;
-    private FlowHost flowHost;
 
-    private WharfServer(ServerConfig config, MessageStore store, InstantSource clock) {
+    private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, List<ServerPlugin> plugins) {
         this.config = config;
+        this.plugins = plugins;
         this.transport = NativeTransport.best();
         this.store = store;
         this.queueManager = new QueueManager(config, store, clock);
@@ -93,22 +99,24 @@ public final class WharfServer implements AutoCloseable {
     }
 
     /**
-     * Starts a queue manager and returns once both listeners accept connections.
+     * Starts a queue manager and returns once both listeners accept connections and {@code plugins} have started
+     * (see {@link ServerPlugin} for their life cycle).
      *
      * @throws BindException when the TCP port is taken (the message names the port and how to choose another)
      * @throws IllegalStateException when another server in this JVM already uses the in-VM name
      * @throws org.wharfmq.server.config.ConfigurationException when a setting is out of range
+     * @throws Exception what a plugin's start threw
      */
-    public static WharfServer start(ServerConfig config) throws Exception {
+    public static WharfServer start(ServerConfig config, ServerPlugin... plugins) throws Exception {
         config.validate();
-        return start(config, JournalMessageStore.open(config));
+        return start(config, JournalMessageStore.open(config), InstantSource.system(), plugins);
     }
 
     /**
      * Starts a queue manager that keeps persistent messages in {@code store} (the journal, or a test double),
      * first restoring the queues and messages the store recovered; the server closes the store when it stops.
      *
-     * @see #start(ServerConfig)
+     * @see #start(ServerConfig, ServerPlugin...)
      */
     public static WharfServer start(ServerConfig config, MessageStore store) throws Exception {
         return start(config, store, InstantSource.system());
@@ -116,13 +124,14 @@ public final class WharfServer implements AutoCloseable {
 
     /**
      * As {@link #start(ServerConfig, MessageStore)}, with the clock the queues read (message expiry, deletion of
-     * unused queues): tests pass one they move on instead of waiting.
+     * unused queues): tests pass one they move on instead of waiting; and {@code plugins} to start.
      */
-    public static WharfServer start(ServerConfig config, MessageStore store, InstantSource clock) throws Exception {
+    public static WharfServer start(ServerConfig config, MessageStore store, InstantSource clock,
+                                    ServerPlugin... plugins) throws Exception {
         WharfServer server;
         try {
             config.validate();
-            server = new WharfServer(config, store, clock);
+            server = new WharfServer(config, store, clock, List.of(plugins));
         } catch (RuntimeException | Error e) {
             store.close();
             throw e;
@@ -132,6 +141,7 @@ public final class WharfServer implements AutoCloseable {
             server.queueManager.scheduleRecoveredDelays(server.ioGroup);
             server.queueManager.scheduleAutoDelete(server.ioGroup);
             server.bind();
+            server.startPlugins(); // plugins connect over the in-VM listener, so they start last
         } catch (Exception | Error e) {
             server.close();
             throw e;
@@ -181,7 +191,29 @@ public final class WharfServer implements AutoCloseable {
         listeners.add(vm.channel());
         LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on " + listenUrl()
                 + " (" + transport.name().toLowerCase() + ") and " + vmUrl());
-        flowHost = FlowHost.start(vmUrl(), config, topicManager::report); // flows connect over the in-VM listener, so they start last
+    }
+
+    private void startPlugins() throws Exception {
+        ServerPlugin.Host host = new ServerPlugin.Host() {
+            @Override
+            public ServerConfig config() {
+                return config;
+            }
+
+            @Override
+            public String vmUrl() {
+                return WharfServer.this.vmUrl();
+            }
+
+            @Override
+            public String topicReport() {
+                return topicManager.report();
+            }
+        };
+        for (ServerPlugin plugin : plugins) {
+            startedPlugins.add(plugin); // before start: a start that throws is closed too
+            plugin.start(host);
+        }
     }
 
     /** The settings the server runs with. */
@@ -211,11 +243,6 @@ public final class WharfServer implements AutoCloseable {
         return "vm://" + config.inVmName();
     }
 
-    /** The message flows running in this server. */
-    public FlowHost flowHost() {
-        return flowHost;
-    }
-
     /** The queues. */
     public QueueManager queueManager() {
         return queueManager;
@@ -227,16 +254,22 @@ public final class WharfServer implements AutoCloseable {
     }
 
     /**
-     * Stops in order: no new connections, clients told SERVER_CLOSING, connections closed (their unacknowledged
-     * messages go back to the queues), event loops stopped, then queues and store released. Idempotent.
+     * Stops in order: plugins (the reverse of their start order), no new connections, clients told SERVER_CLOSING,
+     * connections closed (their unacknowledged messages go back to the queues), event loops stopped, then queues and
+     * store released. Idempotent.
      */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        if (flowHost != null) {
-            flowHost.close(); // drains the flows while their connections still work
+        for (int i = startedPlugins.size() - 1; i >= 0; i--) {
+            ServerPlugin plugin = startedPlugins.get(i);
+            try {
+                plugin.close(); // while their connections still work: a plugin may drain
+            } catch (RuntimeException e) { // a broken plugin must not keep the listeners and the journal open
+                LOG.log(System.Logger.Level.WARNING, "Plugin " + plugin + " failed to stop: " + e, e);
+            }
         }
         for (Channel listener : listeners) {
             listener.close().awaitUninterruptibly();

@@ -3,6 +3,7 @@ package org.wharfmq.server.cli;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.flow.FlowHost;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -13,9 +14,9 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code wharf server}: loads the configuration (the file given, else the built-in defaults), applies the command
- * line overrides, starts the queue manager and stays in the foreground until Ctrl-C or SIGTERM, when it shuts
- * down in order. Prints exactly one line containing {@code ready} on stdout once clients can connect, so scripts
- * can wait for it; logs go to stderr.
+ * line overrides, starts the queue manager with its flow host (the configured flows, the admin command queue) and
+ * stays in the foreground until Ctrl-C or SIGTERM, when it shuts down in order. Prints exactly one line containing
+ * {@code ready} on stdout once clients can connect, so scripts can wait for it; logs go to stderr.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
         description = "Runs a queue manager in the foreground until Ctrl-C or SIGTERM.")
@@ -53,7 +54,7 @@ final class ServerCommand implements Callable<Integer> {
         }
         WharfServer server;
         try {
-            server = WharfServer.start(config);
+            server = WharfServer.start(config, new FlowHost(config.flows()));
         } catch (BindException e) {
             System.err.println("wharf: " + e.getMessage());
             return CANNOT_LISTEN;

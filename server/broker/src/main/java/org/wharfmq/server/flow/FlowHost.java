@@ -5,6 +5,7 @@ import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.runtime.FlowJar;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.config.FlowConfig;
 import org.wharfmq.server.config.ServerConfig;
 
@@ -20,7 +21,9 @@ import java.util.Map;
 
 /**
  * The flows running in a server: deploys flow jars, each in a class loader of its own, and runs them over the
- * server's in-VM transport with as many instances as asked. A redeploy of a flow with the same name drains the
+ * server's in-VM transport with as many instances as asked. A {@link ServerPlugin}: give one to
+ * {@code WharfServer.start(config, new FlowHost(flows))}, which starts it once the listeners accept connections and
+ * stops it before they close; it also serves the admin command queue ({@link AdminResponder}). A redeploy of a flow with the same name drains the
  * running one first (its in-flight invocations finish, unread messages stay on the queue) and then starts the new
  * one, so nothing is lost or processed twice. Deployments are serialised (one at a time, under this object's
  * lock); reading the list is cheap.
@@ -41,74 +44,85 @@ import java.util.Map;
  * name then starts again at the next start. Flows deployed through the Java API ({@link #deploy(Path, String, int)},
  * {@link #deploy(FlowFactory, int)}) last until the server stops.
  */
-public final class FlowHost implements AutoCloseable {
+public final class FlowHost implements ServerPlugin {
 
     private static final System.Logger LOG = System.getLogger(FlowHost.class.getName());
 
-    private final ConnectionFactory connectionFactory;
-    private final Path uploadDirectory;
-    private final DeploymentRecords records;
-    private final boolean remoteDeploy;
+    private final List<FlowConfig> configured;
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
+    // set once by start, from the server's settings
+    private ConnectionFactory connectionFactory;
+    private Path uploadDirectory;
+    private DeploymentRecords records;
+    private boolean remoteDeploy;
     private AdminResponder admin;
     private long uploads;
 
-    private FlowHost(String vmUrl, Path dataDirectory, boolean remoteDeploy) {
-        this.connectionFactory = new WharfConnectionFactory(vmUrl);
-        this.uploadDirectory = dataDirectory.resolve("flows");
-        this.records = new DeploymentRecords(uploadDirectory);
-        this.remoteDeploy = remoteDeploy;
+    /** A flow host that starts no flow of its own: flows come from the Java API and {@code wharf flow deploy}. */
+    public FlowHost() {
+        this(List.of());
+    }
+
+    /** A flow host that starts {@code configured} (the configuration's {@code flows:}) with the server. */
+    public FlowHost(List<FlowConfig> configured) {
+        this.configured = List.copyOf(configured);
     }
 
     /**
      * Deploys again the flows kept from {@code wharf flow deploy} (only when {@code remoteDeploy} is on), then the
-     * flows the configuration lists (skipping those whose name a kept deployment has taken), and opens the admin command queue. With auto-creation off, the
-     * command queue is served only when the configuration defines it (and {@value AdminResponder#REPLY_QUEUE} for
-     * the command line's replies).
+     * configured flows (skipping those whose name a kept deployment has taken), and opens the admin command queue.
+     * With auto-creation off, the command queue is served only when the configuration defines it (and
+     * {@value AdminResponder#REPLY_QUEUE} for the command line's replies).
      *
-     * @param vmUrl  the server's in-VM URL, which flows and the admin responder connect to
-     * @param config the server's settings: its flows, data directory (uploaded jars go under {@code flows/})
-     * @param topics what the admin command {@code topics} answers ({@code wharf topic list})
+     * @param server the server: its in-VM URL (which flows and the admin responder connect to), its settings (data
+     *               directory: uploaded jars go under {@code flows/}; {@code remoteDeploy}), its topic report (what
+     *               the admin command {@code topics} answers, for {@code wharf topic list})
      * @throws JMSException             when a flow cannot start
      * @throws IllegalArgumentException when a jar or class is wrong or a flow is invalid
      * @throws IllegalStateException    when a kept deployment cannot be read or started (the message names its
-     *                                  record file)
+     *                                  record file), or this flow host has started before
      */
-    public static FlowHost start(String vmUrl, ServerConfig config, java.util.function.Supplier<String> topics)
-            throws JMSException {
-        FlowHost host = new FlowHost(vmUrl, config.dataDirectory(), config.remoteDeploy());
-        try {
-            synchronized (host) {
-                for (DeploymentRecords.Stored kept : host.records.load()) {
-                    if (host.remoteDeploy) {
-                        host.restore(kept);
-                    } else {
-                        // an upload kept from a server that allowed it, or from before the setting existed: code
-                        // from the wire all the same
-                        LOG.log(System.Logger.Level.WARNING, "Flow '" + kept.deployment().flow() + "' kept from "
-                                + "'wharf flow deploy' (" + kept.file().toAbsolutePath() + ") is not started: remote "
-                                + "deploy is disabled. Deploy its jar from the configuration (flows:), or set "
-                                + "remoteDeploy: true, or delete the record and its jar.");
-                    }
-                }
-                Map<String, DeployedFlow> kept = new LinkedHashMap<>(host.flows);
-                for (FlowConfig flow : config.flows()) {
-                    host.deployConfigured(configuredJar(flow.jar()), flow.className(), flow.instanceCount(), kept);
+    @Override
+    public void start(Host server) throws JMSException {
+        ServerConfig config = server.config();
+        synchronized (this) {
+            if (connectionFactory != null) {
+                throw new IllegalStateException("This FlowHost has started already: give each server a FlowHost "
+                        + "of its own.");
+            }
+            connectionFactory = new WharfConnectionFactory(server.vmUrl());
+            uploadDirectory = config.dataDirectory().resolve("flows");
+            records = new DeploymentRecords(uploadDirectory);
+            remoteDeploy = config.remoteDeploy();
+            for (DeploymentRecords.Stored kept : records.load()) {
+                if (remoteDeploy) {
+                    restore(kept);
+                } else {
+                    // an upload kept from a server that allowed it, or from before the setting existed: code from the
+                    // wire all the same
+                    LOG.log(System.Logger.Level.WARNING, "Flow '" + kept.deployment().flow() + "' kept from "
+                            + "'wharf flow deploy' (" + kept.file().toAbsolutePath() + ") is not started: remote "
+                            + "deploy is disabled. Deploy its jar from the configuration (flows:), or set "
+                            + "remoteDeploy: true, or delete the record and its jar.");
                 }
             }
-            boolean commandQueue = config.autoCreate()
-                    || config.queues().stream().anyMatch(q -> AdminResponder.COMMAND_QUEUE.equals(q.name()));
-            if (commandQueue) {
-                host.admin = AdminResponder.start(host.connectionFactory, host, topics);
-            } else {
-                LOG.log(System.Logger.Level.INFO, "Auto-creation is off and " + AdminResponder.COMMAND_QUEUE
-                        + " is not defined: 'wharf flow' commands are not served");
+            Map<String, DeployedFlow> kept = new LinkedHashMap<>(flows);
+            for (FlowConfig flow : configured) {
+                deployConfigured(configuredJar(flow.jar()), flow.className(), flow.instanceCount(), kept);
             }
-        } catch (JMSException | RuntimeException e) {
-            host.close();
-            throw e;
         }
-        return host;
+        boolean commandQueue = config.autoCreate()
+                || config.queues().stream().anyMatch(q -> AdminResponder.COMMAND_QUEUE.equals(q.name()));
+        if (commandQueue) {
+            // the admin queue also answers 'topics' (wharf topic list) for the broker: see AdminResponder
+            AdminResponder responder = AdminResponder.start(connectionFactory, this, server::topicReport);
+            synchronized (this) {
+                admin = responder;
+            }
+        } else {
+            LOG.log(System.Logger.Level.INFO, "Auto-creation is off and " + AdminResponder.COMMAND_QUEUE
+                    + " is not defined: 'wharf flow' commands are not served");
+        }
     }
 
     /** A relative jar path is taken from the working directory, else from the Wharf folder (bin/wharf sets it). */
@@ -156,6 +170,7 @@ public final class FlowHost implements AutoCloseable {
      * @return the running flow
      */
     public synchronized DeployedFlow deploy(Path jar, String className, int instances) throws JMSException {
+        requireStarted();
         return deploy(jar, className, instances, null, false);
     }
 
@@ -166,7 +181,15 @@ public final class FlowHost implements AutoCloseable {
      * @return the running flow
      */
     public synchronized DeployedFlow deploy(FlowFactory factory, int instances) throws JMSException {
+        requireStarted();
         return start(factory.create(), factory.getClass().getName(), null, instances, null);
+    }
+
+    private void requireStarted() {
+        if (connectionFactory == null) {
+            throw new IllegalStateException("This FlowHost has not started: pass it to WharfServer.start(config, "
+                    + "flowHost) before deploying flows.");
+        }
     }
 
     /**

@@ -8,6 +8,7 @@ import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServers;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.cli.FlowCommandAccess;
+import org.wharfmq.server.config.FlowConfig;
 import org.wharfmq.server.config.ServerConfig;
 
 import javax.jms.Connection;
@@ -47,6 +48,7 @@ class FlowHostTest {
     private static Path jarV3;
 
     private WharfServer server;
+    private FlowHost flowHost;
 
     /** A flow jar whose library class lib.Greeting says {@code version}; its flow reads IN.x and writes OUT.x. */
     private static Path flowJar(String flow, String version) throws Exception {
@@ -91,6 +93,12 @@ class FlowHostTest {
         }
     }
 
+    /** Starts {@link #server} with a flow host of its own, {@link #flowHost}, which starts {@code configured}. */
+    private void startServer(ServerConfig config, FlowConfig... configured) throws Exception {
+        flowHost = new FlowHost(List.of(configured));
+        server = WharfServer.start(config, flowHost);
+    }
+
     @AfterEach
     void stop() {
         if (server != null) {
@@ -100,23 +108,22 @@ class FlowHostTest {
 
     @Test
     void twoFlowJarsWithConflictingLibraryVersionsBothWork() throws Exception {
-        server = WharfServer.start(TestServers.config());
-        server.flowHost().deploy(jarV1, "flows.Factory", 1);
-        server.flowHost().deploy(jarV2, "flows.Factory", 1);
+        startServer(TestServers.config());
+        flowHost.deploy(jarV1, "flows.Factory", 1);
+        flowHost.deploy(jarV2, "flows.Factory", 1);
         try (Client client = new Client(server.vmUrl())) {
             client.send("IN.A", "a", 0);
             client.send("IN.B", "b", 0);
             assertEquals("v1", client.receive("OUT.A").getStringProperty("greeting"));
             assertEquals("v2", client.receive("OUT.B").getStringProperty("greeting"));
         }
-        assertEquals(2, server.flowHost().flows().size());
+        assertEquals(2, flowHost.flows().size());
     }
 
     @Test
     void configuredFlowsStartWithTheServer() throws Exception {
-        ServerConfig config = TestServers.config().flow(jarV1.toString(), "flows.Factory", 2);
-        server = WharfServer.start(config);
-        assertEquals(2, server.flowHost().flow("A").running().instances());
+        startServer(TestServers.config(), new FlowConfig(jarV1.toString(), "flows.Factory", 2));
+        assertEquals(2, flowHost.flow("A").running().instances());
         try (Client client = new Client(server.vmUrl())) {
             client.send("IN.A", "hello", 0);
             assertEquals("v1", client.receive("OUT.A").getStringProperty("greeting"));
@@ -125,8 +132,8 @@ class FlowHostTest {
 
     @Test
     void redeployUnderLoadLosesAndDuplicatesNothing() throws Exception {
-        server = WharfServer.start(TestServers.config());
-        server.flowHost().deploy(jarV1, "flows.Factory", 2);
+        startServer(TestServers.config());
+        flowHost.deploy(jarV1, "flows.Factory", 2);
         int total = 600;
         BitSet seen = new BitSet(total);
         try (Client sender = new Client(server.vmUrl()); Client receiver = new Client(server.vmUrl())) {
@@ -137,7 +144,7 @@ class FlowHostTest {
             });
             for (int i = 0; i < 3; i++) {
                 receiver.receive("OUT.A"); // the flow is busy: redeploy while messages are in flight
-                server.flowHost().deploy(jarV1, "flows.Factory", 2);
+                flowHost.deploy(jarV1, "flows.Factory", 2);
             }
             sending.get(30, TimeUnit.SECONDS);
             for (int i = 3; i < total; i++) {
@@ -145,7 +152,7 @@ class FlowHostTest {
                 assertFalse(seen.get(seq), "message " + seq + " was processed twice");
                 seen.set(seq);
             }
-            server.flowHost().undeploy("A");
+            flowHost.undeploy("A");
         }
         // after the close: the receiver's last AUTO_ACKNOWLEDGE acknowledgement (which may wait 20 ms for a ride)
         // reached the server before the close was answered, so the depth counts no message still being delivered
@@ -156,7 +163,7 @@ class FlowHostTest {
 
     @Test
     void flowCommandDeploysListsMeasuresTracesAndUndeploysThroughTheCommandQueue() throws Exception {
-        server = WharfServer.start(TestServers.config().remoteDeploy(true));
+        startServer(TestServers.config().remoteDeploy(true));
         String url = server.tcpUrl();
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV2.toString(),
                 "--class", "flows.Factory", "--instances", "2", "--url", url);
@@ -172,12 +179,12 @@ class FlowHostTest {
         FlowCommandAccess.Result stats = FlowCommandAccess.run("flow", "stats", "B", "--timing", "on", "--url", url);
         assertTrue(stats.out().contains("flow B: invocations 1, failures 0") && stats.out().contains("timing on"),
                 stats.out());
-        assertTrue(server.flowHost().flow("B").running().statistics().timing());
+        assertTrue(flowHost.flow("B").running().statistics().timing());
         assertEquals(0, FlowCommandAccess.run("flow", "trace", "B", "off", "--url", url).status());
-        assertFalse(server.flowHost().flow("B").running().traceEnabled());
+        assertFalse(flowHost.flow("B").running().traceEnabled());
 
         assertEquals(0, FlowCommandAccess.run("flow", "undeploy", "B", "--url", url).status());
-        assertNull(server.flowHost().flow("B"));
+        assertNull(flowHost.flow("B"));
         FlowCommandAccess.Result again = FlowCommandAccess.run("flow", "undeploy", "B", "--url", url);
         assertEquals(1, again.status());
         assertTrue(again.err().contains("No flow named 'B'"), again.err());
@@ -212,7 +219,7 @@ class FlowHostTest {
                 }
                 """.replace("TRACE", trace.toString().replace("\\", "\\\\"))));
         ServerConfig config = TestServers.config();
-        server = WharfServer.start(config);
+        startServer(config);
         String url = server.tcpUrl();
 
         FlowCommandAccess.Result refused = FlowCommandAccess.run("flow", "deploy", intruder.toString(),
@@ -227,7 +234,7 @@ class FlowHostTest {
 
         FlowCommandAccess.Result list = FlowCommandAccess.run("flow", "list", "--url", url);
         assertEquals("No flows deployed.", list.out().strip(), "the server answers it runs no flow");
-        assertEquals(List.of(), server.flowHost().flows());
+        assertEquals(List.of(), flowHost.flows());
         assertFalse(Files.exists(trace), "the jar's class was loaded in the server");
         Path kept = config.dataDirectory().resolve("flows");
         if (Files.exists(kept)) {
@@ -237,13 +244,13 @@ class FlowHostTest {
         }
         server.close();
 
-        server = WharfServer.start(config);
-        assertEquals(List.of(), server.flowHost().flows(), "nothing comes back at restart");
+        startServer(config);
+        assertEquals(List.of(), flowHost.flows(), "nothing comes back at restart");
         assertFalse(Files.exists(trace), "the jar's class was loaded at restart");
         server.close();
 
         // the trace is a real witness: the same jar, allowed, runs and leaves it
-        server = WharfServer.start(config.remoteDeploy(true));
+        startServer(config.remoteDeploy(true));
         FlowCommandAccess.Result allowed = FlowCommandAccess.run("flow", "deploy", intruder.toString(),
                 "--class", "flows.Intruder", "--url", server.tcpUrl());
         assertEquals(0, allowed.status(), allowed.err());
@@ -253,14 +260,14 @@ class FlowHostTest {
     @Test
     void aFlowDeployedWithTheCommandIsDeployedAgainAfterARestartUntilUndeployed() throws Exception {
         ServerConfig config = TestServers.config().remoteDeploy(true);
-        server = WharfServer.start(config);
+        startServer(config);
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV2.toString(),
                 "--class", "flows.Factory", "--instances", "2", "--url", server.tcpUrl());
         assertEquals(0, deployed.status(), deployed.err());
         server.close();
 
-        server = WharfServer.start(config);
-        DeployedFlow kept = server.flowHost().flow("B");
+        startServer(config);
+        DeployedFlow kept = flowHost.flow("B");
         assertNotNull(kept, "the deployment survived the restart");
         assertEquals(2, kept.running().instances());
         try (Client client = new Client(server.vmUrl())) {
@@ -270,8 +277,8 @@ class FlowHostTest {
         assertEquals(0, FlowCommandAccess.run("flow", "undeploy", "B", "--url", server.tcpUrl()).status());
         server.close();
 
-        server = WharfServer.start(config);
-        assertNull(server.flowHost().flow("B"), "an undeployed flow stays undeployed");
+        startServer(config);
+        assertNull(flowHost.flow("B"), "an undeployed flow stays undeployed");
         try (Stream<Path> left = Files.list(config.dataDirectory().resolve("flows"))) {
             assertEquals(List.of(), left.toList(), "undeploy deletes the kept jar and its record");
         }
@@ -279,27 +286,28 @@ class FlowHostTest {
 
     @Test
     void aKeptDeploymentWinsOverAConfiguredFlowOfTheSameNameUntilUndeployedWhileRemoteDeployIsOn() throws Exception {
-        ServerConfig config = TestServers.config().remoteDeploy(true).flow(jarV1.toString(), "flows.Factory", 1);
-        server = WharfServer.start(config);
+        ServerConfig config = TestServers.config().remoteDeploy(true);
+        FlowConfig flowA = new FlowConfig(jarV1.toString(), "flows.Factory", 1);
+        startServer(config, flowA);
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV3.toString(),
                 "--class", "flows.Factory", "--url", server.tcpUrl());
         assertEquals(0, deployed.status(), deployed.err());
         server.close();
 
-        server = WharfServer.start(config.remoteDeploy(false));
-        DeployedFlow configured = server.flowHost().flow("A");
+        startServer(config.remoteDeploy(false), flowA);
+        DeployedFlow configured = flowHost.flow("A");
         assertFalse(configured.describe().contains("kept across restarts"),
                 "with remote deploy off, the upload kept from the wire is not started: " + configured.describe());
         assertGreeting("v1");
         server.close();
 
-        server = WharfServer.start(config.remoteDeploy(true));
-        assertTrue(server.flowHost().flow("A").describe().contains("kept across restarts"));
+        startServer(config.remoteDeploy(true), flowA);
+        assertTrue(flowHost.flow("A").describe().contains("kept across restarts"));
         assertGreeting("v3");
         assertEquals(0, FlowCommandAccess.run("flow", "undeploy", "A", "--url", server.tcpUrl()).status());
         server.close();
 
-        server = WharfServer.start(config);
+        startServer(config, flowA);
         assertGreeting("v1");
     }
 
@@ -314,7 +322,7 @@ class FlowHostTest {
     @Test
     void aKeptDeploymentThatCannotStartStopsTheServerStartNamingItsRecord() throws Exception {
         ServerConfig config = TestServers.config().remoteDeploy(true);
-        server = WharfServer.start(config);
+        startServer(config);
         assertEquals(0, FlowCommandAccess.run("flow", "deploy", jarV2.toString(), "--class", "flows.Factory",
                 "--url", server.tcpUrl()).status());
         server.close();
@@ -325,7 +333,7 @@ class FlowHostTest {
                 Files.delete(jar);
             }
         }
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> WharfServer.start(config));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> startServer(config));
         assertTrue(e.getMessage().contains("flow 'B'") && e.getMessage().contains(".deployment.json")
                 && e.getMessage().contains("does not exist"), e.getMessage());
     }

@@ -61,11 +61,16 @@ class SampleFlowTest {
         assertTrue(e.getMessage().contains("Flow number 1 under 'flows' needs a jar and a class"), e.getMessage());
     }
 
+    /** A flow host that starts the flow {@code className} of {@code jar}, as the configuration's flows: do. */
+    private static FlowHost hosting(Path jar, String className) {
+        return new FlowHost(List.of(new FlowConfig(jar.toString(), className, 1)));
+    }
+
     @Test
     void sampleFlowCopiesTheMessageAndSetsTwoProperties() throws Exception {
         Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
-        try (WharfServer server = WharfServer.start(TestServers.config()
-                .flow(jar.toString(), "org.wharfmq.sample.flow.SampleFlow", 1))) {
+        try (WharfServer server = WharfServer.start(TestServers.config(),
+                hosting(jar, "org.wharfmq.sample.flow.SampleFlow"))) {
             Message out = requestReply(server.vmUrl(), "hello");
             assertEquals("hello", ((TextMessage) out).getText());
             assertEquals(1208, out.getIntProperty("CodedCharSetId"));
@@ -77,11 +82,12 @@ class SampleFlowTest {
     @Test
     void sameFlowRunsStandaloneAgainstARemoteServerOverTcp() throws Exception {
         Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
-        try (WharfServer server = WharfServer.start(TestServers.config());
+        FlowHost flowHost = new FlowHost();
+        try (WharfServer server = WharfServer.start(TestServers.config(), flowHost);
              FlowJar flowJar = FlowJar.open(jar, getClass().getClassLoader());
              RunningFlow flow = RunningFlow.start(flowJar.createFlow("org.wharfmq.sample.flow.SampleFlow"),
                      new WharfConnectionFactory(server.tcpUrl()), 1, false, flowJar.classLoader())) {
-            assertEquals(0, server.flowHost().flows().size(), "not hosted by the server");
+            assertEquals(0, flowHost.flows().size(), "not hosted by the server");
             Message out = requestReply(server.tcpUrl(), "remote");
             assertEquals("remote", ((TextMessage) out).getText());
             assertEquals(546, out.getIntProperty("Encoding"));
@@ -93,8 +99,8 @@ class SampleFlowTest {
     void xmlSampleSendsTestSalesAsideTurnsTheRestIntoStatementsAndBacksOutInvalidOnes() throws Exception {
         Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
         String sale = Files.readString(SALE_MESSAGE).strip();
-        try (WharfServer server = WharfServer.start(TestServers.config()
-                .flow(jar.toString(), "org.wharfmq.sample.flow.SaleStatementFlow", 1));
+        try (WharfServer server = WharfServer.start(TestServers.config(),
+                hosting(jar, "org.wharfmq.sample.flow.SaleStatementFlow"));
              Connection connection = new WharfConnectionFactory(server.vmUrl()).createConnection()) {
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);

@@ -3,6 +3,7 @@ package org.wharfmq.server.it;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.flow.FlowHost;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,7 +15,7 @@ import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /**
- * A real Wharf server for tests: ephemeral TCP port on the loopback interface, an in-VM name no other server in
+ * A real Wharf server for tests, with its flow host as {@code wharf server} runs it: ephemeral TCP port on the loopback interface, an in-VM name no other server in
  * this JVM uses, and a data directory of its own that is deleted when the server is closed.
  */
 final class TestServer implements AutoCloseable {
@@ -41,7 +42,8 @@ final class TestServer implements AutoCloseable {
                 .inVmName("wharf-it-" + SEQUENCE.incrementAndGet())
                 .dataDirectory(dataDirectory);
         try {
-            return new TestServer(WharfServer.start(customizer.apply(config)), dataDirectory);
+            // with a flow host, as the distribution runs (the admin command queue: wharf flow, wharf topic list)
+            return new TestServer(WharfServer.start(customizer.apply(config), new FlowHost()), dataDirectory);
         } catch (Exception | Error e) {
             deleteRecursively(dataDirectory);
             throw e;
