@@ -38,9 +38,11 @@ final class ServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        ConfigurationFile file;
         ServerConfig config;
         try {
-            config = configFile == null ? ServerConfig.defaults() : ServerConfig.load(configFile);
+            file = configFile == null ? ConfigurationFile.defaults() : ConfigurationFile.load(configFile);
+            config = file.server();
             if (port != null) {
                 config.port(port);
             }
@@ -54,7 +56,7 @@ final class ServerCommand implements Callable<Integer> {
         }
         WharfServer server;
         try {
-            server = WharfServer.start(config, new FlowHost(config.flows()));
+            server = WharfServer.start(config, new FlowHost(file.flows()));
         } catch (BindException e) {
             System.err.println("wharf: " + e.getMessage());
             return CANNOT_LISTEN;

@@ -1,7 +1,6 @@
 package org.wharfmq.server.config;
 
-import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
 
 /**
  * A message flow deployed when the server starts: an entry under {@code flows} in the configuration.
@@ -12,17 +11,26 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  */
 public record FlowConfig(String jar, String className, Integer instances) {
 
-    /** Creates an entry; Jackson calls this for each item under {@code flows}. */
-    @JsonCreator
-    public FlowConfig(@JsonProperty("jar") String jar, @JsonProperty("class") String className,
-                      @JsonProperty("instances") Integer instances) {
-        this.jar = jar;
-        this.className = className;
-        this.instances = instances;
-    }
-
     /** Threads per input node (1 when not set). */
     public int instanceCount() {
         return instances == null ? 1 : instances;
+    }
+
+    /**
+     * Checks every entry has a jar and a class and at least one instance.
+     *
+     * @throws ConfigurationException naming the first entry that is wrong
+     */
+    public static void validate(List<FlowConfig> flows) {
+        for (int i = 0; i < flows.size(); i++) {
+            FlowConfig f = flows.get(i);
+            if (f == null || f.jar() == null || f.jar().isBlank() || f.className() == null || f.className().isBlank()) {
+                throw new ConfigurationException("Flow number " + (i + 1) + " under 'flows' needs a jar and a class.");
+            }
+            if (f.instanceCount() < 1) {
+                throw new ConfigurationException("Setting instances of flow " + f.className() + " must be at least 1, was "
+                        + f.instanceCount() + ".");
+            }
+        }
     }
 }

@@ -1,84 +1,42 @@
 package org.wharfmq.server.config;
 
-import com.fasterxml.jackson.annotation.JsonAutoDetect;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.store.Durability;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
- * The queue manager's settings, read from YAML ({@code config/wharf.yaml}) or built in code with fluent setters:
+ * The queue manager's settings, built in code with fluent setters:
  * {@code ServerConfig.defaults().port(0).autoCreate(false).queue("ORDERS", 1000)}. Each setter is named after its
- * YAML key and has a getter of the same name. Defaults are the constants of {@link Configuration}.
- *
- * <p>A YAML key that is not a setting is an error naming the key, so a typo never silently falls back to a
- * default.
+ * YAML key in {@code config/wharf.yaml} and has a getter of the same name. Defaults are the constants of
+ * {@link Configuration}. The command line reads the YAML ({@code org.wharfmq.server.cli.ConfigurationFile}); the
+ * broker knows nothing of it.
  */
-@JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.NONE, getterVisibility = JsonAutoDetect.Visibility.NONE,
-        isGetterVisibility = JsonAutoDetect.Visibility.NONE, setterVisibility = JsonAutoDetect.Visibility.NONE)
 public final class ServerConfig {
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
-
-    @JsonProperty("name")
     private String name = Configuration.DEFAULT_NAME;
-    @JsonProperty("host")
     private String host = Configuration.DEFAULT_HOST;
-    @JsonProperty("port")
     private int port = Configuration.DEFAULT_PORT;
-    @JsonProperty("inVmName")
     private String inVmName = Configuration.DEFAULT_IN_VM_NAME;
-    @JsonProperty("dataDirectory")
     private String dataDirectory = Configuration.DEFAULT_DATA_DIRECTORY;
-    @JsonProperty("autoCreate")
     private boolean autoCreate = Configuration.DEFAULT_AUTO_CREATE;
-    @JsonProperty("remoteDeploy")
     private boolean remoteDeploy = Configuration.DEFAULT_REMOTE_DEPLOY;
-    @JsonProperty("maxMessageLength")
     private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
-    @JsonProperty("maxQueueDepth")
     private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
-    @JsonProperty("maxQueues")
     private int maxQueues = Configuration.DEFAULT_MAX_QUEUES;
-    @JsonProperty("autoDeleteDelayMillis")
     private long autoDeleteDelayMillis = Configuration.DEFAULT_AUTO_DELETE_DELAY_MILLIS;
-    @JsonProperty("ioThreads")
     private int ioThreads = Configuration.DEFAULT_IO_THREADS;
-    @JsonProperty("heartbeatMillis")
     private int heartbeatMillis = Configuration.DEFAULT_HEARTBEAT_MILLIS;
-    @JsonProperty("durability")
     private String durability = Configuration.DEFAULT_DURABILITY;
-    @JsonProperty("journalFileBytes")
     private long journalFileBytes = Configuration.DEFAULT_JOURNAL_FILE_BYTES;
-    @JsonProperty("journalSlackBytes")
     private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
-    @JsonProperty("journalMaxBytes")
     private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
-    @JsonProperty("queues")
     private List<QueueDefinition> queues = new ArrayList<>();
-    @JsonProperty("flows")
-    private List<FlowConfig> flows = new ArrayList<>();
 
     private ServerConfig() {
     }
@@ -86,47 +44,6 @@ public final class ServerConfig {
     /** Every setting at its default (see {@link Configuration}); no predefined queues. */
     public static ServerConfig defaults() {
         return new ServerConfig();
-    }
-
-    /**
-     * Reads a YAML file; settings it does not mention keep their defaults.
-     *
-     * @throws ConfigurationException when the file cannot be read, is not valid YAML, names an unknown setting or
-     *                                gives an invalid value; the message names the file and the setting
-     */
-    public static ServerConfig load(Path yaml) {
-        ServerConfig config;
-        try (InputStream in = Files.newInputStream(yaml); JsonParser parser = YAML.createParser(in)) {
-            // a file with nothing but comments has no content at all: that means "all defaults"
-            config = parser.nextToken() == null ? null : YAML.readValue(parser, ServerConfig.class);
-        } catch (NoSuchFileException e) {
-            throw new ConfigurationException("Configuration file " + yaml + " does not exist.");
-        } catch (UnrecognizedPropertyException e) {
-            throw new ConfigurationException("Unknown setting '" + path(e) + "' in " + yaml + where(e.getLocation())
-                    + ". Known settings here: " + String.join(", ", known(e)) + ".", e);
-        } catch (JsonMappingException e) {
-            throw new ConfigurationException("Invalid value for setting '" + path(e) + "' in " + yaml
-                    + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
-        } catch (JacksonException e) {
-            throw new ConfigurationException("Configuration file " + yaml + " is not valid YAML"
-                    + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
-        } catch (IOException e) {
-            throw new ConfigurationException("Cannot read configuration file " + yaml + ": " + e, e);
-        }
-        if (config == null) {
-            config = defaults(); // an empty file
-        }
-        if (config.queues == null) {
-            config.queues = new ArrayList<>();
-        }
-        if (config.flows == null) {
-            config.flows = new ArrayList<>();
-        }
-        try {
-            return config.validate();
-        } catch (ConfigurationException e) {
-            throw new ConfigurationException(e.getMessage() + " (in " + yaml + ")");
-        }
     }
 
     /**
@@ -172,16 +89,6 @@ public final class ServerConfig {
         if (journalMaxBytes != 0 && journalMaxBytes < 2 * journalFileBytes) {
             throw new ConfigurationException("Setting journalMaxBytes must be 0 (no limit) or at least twice "
                     + "journalFileBytes (" + 2 * journalFileBytes + "), was " + journalMaxBytes + ".");
-        }
-        for (int i = 0; i < flows.size(); i++) {
-            FlowConfig f = flows.get(i);
-            if (f == null || f.jar() == null || f.jar().isBlank() || f.className() == null || f.className().isBlank()) {
-                throw new ConfigurationException("Flow number " + (i + 1) + " under 'flows' needs a jar and a class.");
-            }
-            if (f.instanceCount() < 1) {
-                throw new ConfigurationException("Setting instances of flow " + f.className() + " must be at least 1, was "
-                        + f.instanceCount() + ".");
-            }
         }
         Set<String> names = new HashSet<>();
         for (int i = 0; i < queues.size(); i++) {
@@ -246,9 +153,9 @@ public final class ServerConfig {
         return inVmName;
     }
 
-    /** Sets the directory for persistent data. */
+    /** Sets the directory for persistent data (null: none, which {@link #validate()} refuses). */
     public ServerConfig dataDirectory(Path dataDirectory) {
-        this.dataDirectory = dataDirectory.toString();
+        this.dataDirectory = dataDirectory == null ? null : dataDirectory.toString();
         return this;
     }
 
@@ -398,17 +305,6 @@ public final class ServerConfig {
         return journalMaxBytes;
     }
 
-    /** Adds a message flow deployed at startup: a jar, its FlowFactory class, instances per input node. */
-    public ServerConfig flow(String jar, String className, int instances) {
-        flows.add(new FlowConfig(jar, className, instances));
-        return this;
-    }
-
-    /** The message flows deployed at startup, in order. */
-    public List<FlowConfig> flows() {
-        return Collections.unmodifiableList(flows);
-    }
-
     /** Defines a queue with the server-wide depth limit (replacing an earlier definition of the same name). */
     public ServerConfig queue(String name) {
         return define(new QueueDefinition(name, null));
@@ -417,6 +313,15 @@ public final class ServerConfig {
     /** Defines a queue with its own depth limit (replacing an earlier definition of the same name). */
     public ServerConfig queue(String name, long maxDepth) {
         return define(new QueueDefinition(name, maxDepth));
+    }
+
+    /**
+     * Sets the predefined queues, replacing those defined before; unlike {@link #queue(String)}, a name given twice
+     * is kept twice, for {@link #validate()} to refuse (as a configuration file's repeated entry is).
+     */
+    public ServerConfig queues(List<QueueDefinition> queues) {
+        this.queues = new ArrayList<>(queues);
+        return this;
     }
 
     /** The predefined queues, in definition order. */
@@ -436,35 +341,6 @@ public final class ServerConfig {
         }
     }
 
-    private static String path(JsonMappingException e) {
-        StringBuilder sb = new StringBuilder();
-        for (JsonMappingException.Reference r : e.getPath()) {
-            if (r.getFieldName() != null) {
-                if (sb.length() > 0) {
-                    sb.append('.');
-                }
-                sb.append(r.getFieldName());
-            } else if (r.getIndex() >= 0) {
-                sb.append('[').append(r.getIndex()).append(']');
-            }
-        }
-        return sb.toString();
-    }
-
-    private static Set<String> known(UnrecognizedPropertyException e) {
-        Set<String> known = new TreeSet<>();
-        if (e.getKnownPropertyIds() != null) {
-            for (Object id : e.getKnownPropertyIds()) {
-                known.add(String.valueOf(id));
-            }
-        }
-        return known;
-    }
-
-    private static String where(JsonLocation location) {
-        return location == null || location.getLineNr() < 1 ? "" : " at line " + location.getLineNr();
-    }
-
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
@@ -472,6 +348,6 @@ public final class ServerConfig {
                 + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", maxQueues=" + maxQueues
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
-                + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + ", flows=" + flows + "]";
+                + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + "]";
     }
 }

@@ -1,2 +1,5 @@
-/** The YAML configuration ({@code config/wharf.yaml}) and its validation. */
+/**
+ * The queue manager's settings and their validation; the command line reads them from YAML
+ * ({@code config/wharf.yaml}).
+ */
 package org.wharfmq.server.config;

@@ -63,8 +63,13 @@ public final class FlowHost implements ServerPlugin {
         this(List.of());
     }
 
-    /** A flow host that starts {@code configured} (the configuration's {@code flows:}) with the server. */
+    /**
+     * A flow host that starts {@code configured} (the configuration's {@code flows:}) with the server.
+     *
+     * @throws org.wharfmq.server.config.ConfigurationException when an entry has no jar or class, or no instance
+     */
     public FlowHost(List<FlowConfig> configured) {
+        FlowConfig.validate(configured);
         this.configured = List.copyOf(configured);
     }
 

@@ -7,9 +7,9 @@ import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServers;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.cli.ConfigurationFile;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.FlowConfig;
-import org.wharfmq.server.config.ServerConfig;
 
 import javax.jms.Connection;
 import javax.jms.Message;
@@ -47,7 +47,7 @@ class SampleFlowTest {
 
     @Test
     void sampleConfigDeploysTheSampleFlow() {
-        List<FlowConfig> flows = ServerConfig.load(SAMPLE_CONFIG).flows();
+        List<FlowConfig> flows = ConfigurationFile.load(SAMPLE_CONFIG).flows();
         assertEquals(List.of(new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
                         "org.wharfmq.sample.flow.SampleFlow", 1),
                 new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
@@ -57,7 +57,7 @@ class SampleFlowTest {
     @Test
     void flowEntryWithoutClassIsAConfigurationError() throws IOException {
         Path file = Files.writeString(dir.resolve("bad.yaml"), "flows:\n  - jar: x.jar\n");
-        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ServerConfig.load(file));
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
         assertTrue(e.getMessage().contains("Flow number 1 under 'flows' needs a jar and a class"), e.getMessage());
     }
 
