@@ -12,9 +12,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.wharfmq.server.config.ConfigurationException;
-import org.wharfmq.server.config.FlowConfig;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.flow.FlowConfig;
 import org.wharfmq.server.store.Durability;
 
 import java.io.IOException;

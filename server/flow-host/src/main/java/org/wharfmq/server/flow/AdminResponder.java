@@ -22,6 +22,10 @@ import java.util.List;
  * {@value #JAR_NAME}; refused unless the setting {@code remoteDeploy} is on, see {@link FlowHost}), {@code undeploy}, {@code list}, {@code stats} (optional {@value #FLOW}; optional
  * {@value #SWITCH} to turn timing on or off), {@code trace} ({@value #FLOW} and {@value #SWITCH}), {@code topics}
  * (the subscriptions of every topic and their backlogs, for {@code wharf topic list}).
+ *
+ * <p>{@code topics} is the broker's, not the flows': it is answered here because this is the one admin queue there
+ * is, so a broker started without a {@link FlowHost} does not answer {@code wharf topic list}. The admin commands are
+ * to move to a plugin of their own (as the HTTP listener will be), the flow host adding its commands to it.
  */
 public final class AdminResponder implements AutoCloseable {
 

@@ -1,9 +1,12 @@
-package org.wharfmq.server.config;
+package org.wharfmq.server.flow;
+
+import org.wharfmq.server.config.ConfigurationException;
 
 import java.util.List;
 
 /**
- * A message flow deployed when the server starts: an entry under {@code flows} in the configuration.
+ * A message flow the {@link FlowHost} deploys when the server starts: an entry under {@code flows} in the
+ * configuration.
  *
  * @param jar       the flow jar (a relative path is relative to the working directory)
  * @param className the jar's {@code org.wharfmq.flow.FlowFactory} class (YAML key {@code class})

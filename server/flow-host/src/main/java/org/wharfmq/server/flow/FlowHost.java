@@ -6,7 +6,6 @@ import org.wharfmq.flow.runtime.FlowJar;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.ServerPlugin;
-import org.wharfmq.server.config.FlowConfig;
 import org.wharfmq.server.config.ServerConfig;
 
 import javax.jms.ConnectionFactory;

@@ -8,7 +8,6 @@ import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServers;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.cli.FlowCommandAccess;
-import org.wharfmq.server.config.FlowConfig;
 import org.wharfmq.server.config.ServerConfig;
 
 import javax.jms.Connection;

@@ -9,7 +9,6 @@ import org.wharfmq.server.TestServers;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.cli.ConfigurationFile;
 import org.wharfmq.server.config.ConfigurationException;
-import org.wharfmq.server.config.FlowConfig;
 
 import javax.jms.Connection;
 import javax.jms.Message;
