@@ -4,10 +4,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
 
-/** The version of this build, as Maven recorded it in the jar; "development" when run from compiled classes. */
+/** The version of this build, as Maven recorded it in the broker's jar; "development" when run from compiled classes. */
 public final class WharfVersion {
 
-    private static final String POM_PROPERTIES = "/META-INF/maven/org.wharfmq/wharf-server/pom.properties";
+    private static final String POM_PROPERTIES = "/META-INF/maven/org.wharfmq/wharf-broker/pom.properties";
     private static final String VERSION = read();
 
     private WharfVersion() {

@@ -2,6 +2,7 @@ package org.wharfmq.server.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.WharfVersion;
 import picocli.CommandLine;
 
 import java.io.BufferedReader;
@@ -86,6 +87,17 @@ class WharfCommandTest {
         assertTrue(version.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
         assertEquals(0, version.exitValue());
         assertTrue(versionText.startsWith("Wharf ") && versionText.contains("protocol version 1"), versionText);
+    }
+
+    @Test
+    void versionIsTheOneMavenRecordedInTheBrokerJar() throws Exception {
+        // bin/wharf runs the jars, where the version is the build's; run from compiled classes, it is "development"
+        boolean fromJar = WharfVersion.class.getProtectionDomain().getCodeSource().getLocation().getPath().endsWith(".jar");
+        String expected = fromJar ? System.getProperty("wharf.version") : "development";
+        Process version = wharf("version");
+        String versionText = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(version.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        assertTrue(versionText.startsWith("Wharf " + expected + " (protocol version"), versionText);
     }
 
     @Test
