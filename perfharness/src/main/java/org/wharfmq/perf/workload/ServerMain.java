@@ -8,6 +8,7 @@ import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.flow.FlowHost;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -96,9 +97,10 @@ public final class ServerMain {
         List<Driver> drivers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
-        try (WharfServer server = WharfServer.start(config)) {
+        FlowHost flowHost = new FlowHost(); // as in the distribution: it also serves the admin command queue
+        try (WharfServer server = WharfServer.start(config, flowHost)) {
             if (flow != null) {
-                server.flowHost().deploy(flow.factory(), flowInstances);
+                flowHost.deploy(flow.factory(), flowInstances);
             }
             out.println(READY_PREFIX + " tcp=" + server.tcpUrl() + " vm=" + server.vmUrl() + " pid=" + ProcessHandle.current().pid());
             out.flush();
@@ -131,7 +133,7 @@ public final class ServerMain {
                 t.join(TimeUnit.MINUTES.toMillis(2));
             }
             if (flow != null) {
-                printFlowCounts(server, flow);
+                printFlowCounts(server, flowHost, flow);
             }
         } finally {
             TempFiles.deleteTree(data);
@@ -140,9 +142,9 @@ public final class ServerMain {
     }
 
     /** The flow's counts once the clients have stopped: the runner checks one invocation per request. */
-    private void printFlowCounts(WharfServer server, BenchmarkFlow flow) {
-        FlowStatistics stats = server.flowHost().flow(flow.id()).running().statistics();
-        server.flowHost().undeploy(flow.id()); // drains: every message read has been processed and its output sent
+    private void printFlowCounts(WharfServer server, FlowHost flowHost, BenchmarkFlow flow) {
+        FlowStatistics stats = flowHost.flow(flow.id()).running().statistics();
+        flowHost.undeploy(flow.id()); // drains: every message read has been processed and its output sent
         out.println(FLOW_PREFIX + " " + flow.id() + " invocations=" + stats.invocations() + " failures=" + stats.failures()
                 + " backouts=" + stats.backouts() + " input-depth=" + depth(server, flow.inputQueue())
                 + " output-depth=" + depth(server, flow.outputQueue()));

@@ -1,0 +1,52 @@
+package org.wharfmq.server;
+
+import org.wharfmq.server.config.ServerConfig;
+
+/**
+ * A service that runs inside a queue manager beside its listeners, such as the message flows of the flow host
+ * ({@code org.wharfmq.server.flow.FlowHost}, module {@code server/flow-host}). A plugin reaches the queue manager as
+ * a client does, over its in-VM listener, so the broker depends on no plugin and on none of their libraries (the JMS
+ * client, the flow engine, XML). Channels to other queue managers and an HTTP listener (administration, REST) are
+ * meant to plug in the same way.
+ *
+ * <h2>Life cycle</h2>
+ * The plugins given to {@link WharfServer#start(ServerConfig, ServerPlugin...)} are started in that order, once the
+ * store has been recovered and both listeners accept connections, on the thread that starts the server. They are
+ * stopped in the reverse order when the server closes, before its listeners close, while their connections still
+ * work (a plugin can drain what it has in flight). A plugin whose {@link #start} throws makes the server's start fail
+ * with that exception: the server then closes every plugin whose start was called, that one included, and itself.
+ * A plugin instance serves one server, once.
+ */
+public interface ServerPlugin extends AutoCloseable {
+
+    /**
+     * Starts the plugin: the server's listeners accept connections.
+     *
+     * @param server what the queue manager offers its plugins
+     * @throws Exception when the plugin cannot start; the message says why and what to change
+     */
+    void start(Host server) throws Exception;
+
+    /**
+     * Stops the plugin, before the server's listeners close; also called after a {@link #start} that threw, so it
+     * undoes whatever part of the start ran. Does not throw.
+     */
+    @Override
+    void close();
+
+    /** What a queue manager offers its plugins. */
+    interface Host {
+
+        /** The server's settings (validated). */
+        ServerConfig config();
+
+        /** The URL of the in-VM listener ({@code vm://NAME}): the way a plugin connects to the queue manager. */
+        String vmUrl();
+
+        /**
+         * The subscriptions of every topic with their consumers and backlogs, then the retained publications, as the
+         * text {@code wharf topic list} prints.
+         */
+        String topicReport();
+    }
+}

@@ -1,0 +1,291 @@
+package org.wharfmq.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultEventLoopGroup;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalServerChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.topic.TopicManager;
+import org.wharfmq.server.store.JournalMessageStore;
+import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.transport.NativeTransport;
+import org.wharfmq.server.transport.ServerChannelInitializer;
+import org.wharfmq.server.transport.ServerContext;
+
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A running Wharf queue manager: a TCP listener (epoll when available, NIO otherwise) and an in-VM listener
+ * ({@code vm://NAME}, Netty local channels), both feeding the same pipeline, in front of one {@link QueueManager}.
+ *
+ * <h2>From socket to consumer</h2>
+ * {@link ServerChannelInitializer} builds each connection's pipeline; {@code HandshakeHandler} answers HELLO;
+ * {@code ConnectionHandler} dispatches frames to {@link org.wharfmq.server.session.ServerSession}s; a SEND goes
+ * to its {@link org.wharfmq.server.queue.LocalQueue}, which hands it to a waiting
+ * {@link org.wharfmq.server.session.ServerConsumer} or keeps it; the consumer's session writes the DELIVER.
+ *
+ * <h2>Threading model</h2>
+ * <ul>
+ *   <li>All work runs on Netty event loop threads; there are no worker pools and no hand-off beyond the one that
+ *       cannot be avoided: a message put on one connection's loop and delivered to a consumer on another loop is
+ *       written by a task on the consumer's loop.</li>
+ *   <li>A connection's state (its sessions, consumers, open transactions) is owned by its channel's event loop and
+ *       touched by no other thread.</li>
+ *   <li>Each queue has its own short lock, held for in-memory work only (never across I/O or a store call that
+ *       waits). Consumer credit is guarded by the consumer's queue lock.</li>
+ *   <li>Each session has a small lock guarding its unacknowledged deliveries and the DELIVER frames waiting to be
+ *       written. Lock order: queue, then session; never the reverse, and never two queues at once.</li>
+ *   <li>Message bodies are never copied: the stored message keeps the retained slice of the SEND frame, and each
+ *       DELIVER carries a {@code retainedDuplicate()} of it.</li>
+ *   <li>The {@link MessageStore} completes asynchronously (a journal completes from its writer thread after a
+ *       sync); answers that promise durability (OK to a persistent SEND or a COMMIT) wait for that completion, and
+ *       session state is touched again only back on the session's event loop.</li>
+ * </ul>
+ *
+ * <h2>Plugins</h2>
+ * What runs beside the queue manager without being part of it (the flow host's message flows) is a
+ * {@link ServerPlugin}: started after the listeners, stopped before them, connected over the in-VM listener.
+ */
+public final class WharfServer implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(WharfServer.class.getName());
+    private static final int SHUTDOWN_TIMEOUT_SECONDS = 5;
+
+    private final ServerConfig config;
+    private final NativeTransport transport;
+    private final QueueManager queueManager;
+    private final TopicManager topicManager;
+    private final MessageStore store;
+    private final ChannelGroup connections;
+    private final EventLoopGroup acceptorGroup;
+    private final EventLoopGroup ioGroup;
+    private final EventLoopGroup inVmGroup;
+    private final List<Channel> listeners = new ArrayList<>(2);
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final List<ServerPlugin> plugins;
+    /** The plugins whose start was called, in that order: the ones close() stops. */
+    private final List<ServerPlugin> startedPlugins = new ArrayList<>();
+    private int tcpPort;
+
+    private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, List<ServerPlugin> plugins) {
+        this.config = config;
+        this.plugins = plugins;
+        this.transport = NativeTransport.best();
+        this.store = store;
+        this.queueManager = new QueueManager(config, store, clock);
+        this.topicManager = new TopicManager(config, queueManager);
+        this.connections = new DefaultChannelGroup("wharf-connections", GlobalEventExecutor.INSTANCE);
+        this.acceptorGroup = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-accept", true));
+        this.ioGroup = transport.eventLoopGroup(config.ioThreads(), new DefaultThreadFactory("wharf-io", true));
+        this.inVmGroup = new DefaultEventLoopGroup(0, new DefaultThreadFactory("wharf-vm", true));
+    }
+
+    /**
+     * Starts a queue manager and returns once both listeners accept connections and {@code plugins} have started
+     * (see {@link ServerPlugin} for their life cycle).
+     *
+     * @throws BindException when the TCP port is taken (the message names the port and how to choose another)
+     * @throws IllegalStateException when another server in this JVM already uses the in-VM name
+     * @throws org.wharfmq.server.config.ConfigurationException when a setting is out of range
+     * @throws Exception what a plugin's start threw
+     */
+    public static WharfServer start(ServerConfig config, ServerPlugin... plugins) throws Exception {
+        config.validate();
+        return start(config, JournalMessageStore.open(config), InstantSource.system(), plugins);
+    }
+
+    /**
+     * Starts a queue manager that keeps persistent messages in {@code store} (the journal, or a test double),
+     * first restoring the queues and messages the store recovered; the server closes the store when it stops.
+     *
+     * @see #start(ServerConfig, ServerPlugin...)
+     */
+    public static WharfServer start(ServerConfig config, MessageStore store) throws Exception {
+        return start(config, store, InstantSource.system());
+    }
+
+    /**
+     * As {@link #start(ServerConfig, MessageStore)}, with the clock the queues read (message expiry, deletion of
+     * unused queues): tests pass one they move on instead of waiting; and {@code plugins} to start.
+     */
+    public static WharfServer start(ServerConfig config, MessageStore store, InstantSource clock,
+                                    ServerPlugin... plugins) throws Exception {
+        WharfServer server;
+        try {
+            config.validate();
+            server = new WharfServer(config, store, clock, List.of(plugins));
+        } catch (RuntimeException | Error e) {
+            store.close();
+            throw e;
+        }
+        try {
+            store.recover(server.topicManager); // durable subscriptions and retained ones; queues go on to the queue manager
+            server.queueManager.scheduleRecoveredDelays(server.ioGroup);
+            server.queueManager.scheduleAutoDelete(server.ioGroup);
+            server.bind();
+            server.startPlugins(); // plugins connect over the in-VM listener, so they start last
+        } catch (Exception | Error e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    private void bind() throws Exception {
+        ServerContext context = new ServerContext(config, queueManager, topicManager, connections,
+                WharfVersion.current());
+        ServerChannelInitializer initializer = new ServerChannelInitializer(context);
+
+        ChannelFuture tcp = new ServerBootstrap()
+                .group(acceptorGroup, ioGroup)
+                .channel(transport.serverChannelClass())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(initializer)
+                .bind(config.host(), config.port())
+                .awaitUninterruptibly();
+        if (!tcp.isSuccess()) {
+            Throwable cause = tcp.cause();
+            if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("in use")) {
+                BindException e = new BindException("Port " + config.port() + " on " + config.host()
+                        + " is already in use (another Wharf or another program listens there). Stop that program or"
+                        + " choose another port (--port N, or setting port).");
+                e.initCause(cause);
+                throw e;
+            }
+            throw new IllegalStateException("Cannot listen on " + config.host() + ":" + config.port() + ": " + cause, cause);
+        }
+        listeners.add(tcp.channel());
+        tcpPort = ((InetSocketAddress) tcp.channel().localAddress()).getPort();
+
+        ChannelFuture vm = new ServerBootstrap()
+                .group(inVmGroup)
+                .channel(LocalServerChannel.class)
+                .childHandler(initializer)
+                .bind(new LocalAddress(config.inVmName()))
+                .awaitUninterruptibly();
+        if (!vm.isSuccess()) {
+            throw new IllegalStateException("In-VM name '" + config.inVmName() + "' is already in use in this JVM "
+                    + "(setting inVmName): give each server its own.", vm.cause());
+        }
+        listeners.add(vm.channel());
+        LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on " + listenUrl()
+                + " (" + transport.name().toLowerCase() + ") and " + vmUrl());
+    }
+
+    private void startPlugins() throws Exception {
+        ServerPlugin.Host host = new ServerPlugin.Host() {
+            @Override
+            public ServerConfig config() {
+                return config;
+            }
+
+            @Override
+            public String vmUrl() {
+                return WharfServer.this.vmUrl();
+            }
+
+            @Override
+            public String topicReport() {
+                return topicManager.report();
+            }
+        };
+        for (ServerPlugin plugin : plugins) {
+            startedPlugins.add(plugin); // before start: a start that throws is closed too
+            plugin.start(host);
+        }
+    }
+
+    /** The settings the server runs with. */
+    public ServerConfig config() {
+        return config;
+    }
+
+    /** The TCP port actually bound (differs from the configured one when that is 0). */
+    public int tcpPort() {
+        return tcpPort;
+    }
+
+    /** A URL a client on this machine uses to reach the TCP listener. */
+    public String tcpUrl() {
+        String host = config.host();
+        boolean wildcard = host.equals("0.0.0.0") || host.equals("::") || host.equals("*");
+        return "tcp://" + (wildcard ? "127.0.0.1" : host) + ":" + tcpPort;
+    }
+
+    /** The address the TCP listener is bound to, as a URL, e.g. {@code tcp://0.0.0.0:7414}. */
+    public String listenUrl() {
+        return "tcp://" + config.host() + ":" + tcpPort;
+    }
+
+    /** The URL of the in-VM listener: {@code vm://} and the configured {@code inVmName}. */
+    public String vmUrl() {
+        return "vm://" + config.inVmName();
+    }
+
+    /** The queues. */
+    public QueueManager queueManager() {
+        return queueManager;
+    }
+
+    /** Topics, subscriptions, retained publications and client IDs. */
+    public TopicManager topicManager() {
+        return topicManager;
+    }
+
+    /**
+     * Stops in order: plugins (the reverse of their start order), no new connections, clients told SERVER_CLOSING,
+     * connections closed (their unacknowledged messages go back to the queues), event loops stopped, then queues and
+     * store released. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        for (int i = startedPlugins.size() - 1; i >= 0; i--) {
+            ServerPlugin plugin = startedPlugins.get(i);
+            try {
+                plugin.close(); // while their connections still work: a plugin may drain
+            } catch (RuntimeException e) { // a broken plugin must not keep the listeners and the journal open
+                LOG.log(System.Logger.Level.WARNING, "Plugin " + plugin + " failed to stop: " + e, e);
+            }
+        }
+        for (Channel listener : listeners) {
+            listener.close().awaitUninterruptibly();
+        }
+        connections.writeAndFlush(new Frame.Error(0, ErrorCode.SERVER_CLOSING,
+                "Queue manager " + config.name() + " is stopping.", 0, 0));
+        connections.close().awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        List<Future<?>> terminations = List.of(
+                acceptorGroup.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS),
+                ioGroup.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS),
+                inVmGroup.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        for (Future<?> termination : terminations) {
+            termination.awaitUninterruptibly(2L * SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        topicManager.close();
+        queueManager.close();
+        store.close();
+    }
+}

@@ -1,0 +1,245 @@
+package org.wharfmq.server.cli;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.flow.FlowConfig;
+import org.wharfmq.server.store.Durability;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A YAML configuration file ({@code config/wharf.yaml}) as {@code wharf server --config} reads it: the queue
+ * manager's settings and the message flows its flow host starts ({@code flows:}). Each top-level key is the name of
+ * a {@link ServerConfig} setter (or {@code flows}); settings the file does not mention keep their defaults. A key that
+ * is not a setting is an error naming the key, so a typo never silently falls back to a default. The broker knows
+ * nothing of YAML: this is the one place that reads it.
+ *
+ * @param server the queue manager's settings (validated)
+ * @param flows  the flows deployed at startup, in order (validated)
+ */
+public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+
+    /** The built-in defaults, as when no file is given: every setting at its default, no flows. */
+    public static ConfigurationFile defaults() {
+        return new ConfigurationFile(ServerConfig.defaults(), List.of());
+    }
+
+    /**
+     * Reads a YAML file.
+     *
+     * @throws ConfigurationException when the file cannot be read, is not valid YAML, names an unknown setting or
+     *                                gives an invalid value; the message names the file and the setting
+     */
+    public static ConfigurationFile load(Path yaml) {
+        Document document;
+        try (InputStream in = Files.newInputStream(yaml); JsonParser parser = YAML.createParser(in)) {
+            // a file with nothing but comments has no content at all: that means "all defaults"
+            document = parser.nextToken() == null ? new Document() : YAML.readValue(parser, Document.class);
+        } catch (NoSuchFileException e) {
+            throw new ConfigurationException("Configuration file " + yaml + " does not exist.");
+        } catch (UnrecognizedPropertyException e) {
+            throw new ConfigurationException("Unknown setting '" + path(e) + "' in " + yaml + where(e.getLocation())
+                    + ". Known settings here: " + String.join(", ", known(e)) + ".", e);
+        } catch (JsonMappingException e) {
+            if (e.getCause() instanceof ConfigurationException refused) { // a setter's own check (durability)
+                throw inFile(refused, yaml);
+            }
+            throw new ConfigurationException("Invalid value for setting '" + path(e) + "' in " + yaml
+                    + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
+        } catch (JacksonException e) {
+            throw new ConfigurationException("Configuration file " + yaml + " is not valid YAML"
+                    + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
+        } catch (IOException e) {
+            throw new ConfigurationException("Cannot read configuration file " + yaml + ": " + e, e);
+        }
+        try {
+            document.server.validate();
+            FlowConfig.validate(document.flows);
+        } catch (ConfigurationException e) {
+            throw inFile(e, yaml);
+        }
+        return new ConfigurationFile(document.server, List.copyOf(document.flows));
+    }
+
+    private static ConfigurationException inFile(ConfigurationException e, Path yaml) {
+        return new ConfigurationException(e.getMessage() + " (in " + yaml + ")");
+    }
+
+    private static String path(JsonMappingException e) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonMappingException.Reference r : e.getPath()) {
+            if (r.getFieldName() != null) {
+                if (sb.length() > 0) {
+                    sb.append('.');
+                }
+                sb.append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                sb.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return sb.toString();
+    }
+
+    private static Set<String> known(UnrecognizedPropertyException e) {
+        Set<String> known = new TreeSet<>();
+        if (e.getKnownPropertyIds() != null) {
+            for (Object id : e.getKnownPropertyIds()) {
+                known.add(String.valueOf(id));
+            }
+        }
+        return known;
+    }
+
+    private static String where(JsonLocation location) {
+        return location == null || location.getLineNr() < 1 ? "" : " at line " + location.getLineNr();
+    }
+
+    /**
+     * The file's keys, bound by Jackson: one setter per key, each handing its value to the {@link ServerConfig} setter
+     * of that name. A setting added to ServerConfig gets its key here (and its explanation in config/wharf.yaml).
+     */
+    @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.NONE, getterVisibility = JsonAutoDetect.Visibility.NONE,
+            isGetterVisibility = JsonAutoDetect.Visibility.NONE, setterVisibility = JsonAutoDetect.Visibility.NONE)
+    private static final class Document {
+
+        private final ServerConfig server = ServerConfig.defaults();
+        private final List<FlowConfig> flows = new ArrayList<>();
+
+        @JsonProperty("name")
+        void name(String name) {
+            server.name(name);
+        }
+
+        @JsonProperty("host")
+        void host(String host) {
+            server.host(host);
+        }
+
+        @JsonProperty("port")
+        void port(int port) {
+            server.port(port);
+        }
+
+        @JsonProperty("inVmName")
+        void inVmName(String inVmName) {
+            server.inVmName(inVmName);
+        }
+
+        @JsonProperty("dataDirectory")
+        void dataDirectory(String dataDirectory) {
+            server.dataDirectory(dataDirectory == null ? null : Path.of(dataDirectory));
+        }
+
+        @JsonProperty("autoCreate")
+        void autoCreate(boolean autoCreate) {
+            server.autoCreate(autoCreate);
+        }
+
+        @JsonProperty("remoteDeploy")
+        void remoteDeploy(boolean remoteDeploy) {
+            server.remoteDeploy(remoteDeploy);
+        }
+
+        @JsonProperty("maxMessageLength")
+        void maxMessageLength(int maxMessageLength) {
+            server.maxMessageLength(maxMessageLength);
+        }
+
+        @JsonProperty("maxQueueDepth")
+        void maxQueueDepth(long maxQueueDepth) {
+            server.maxQueueDepth(maxQueueDepth);
+        }
+
+        @JsonProperty("maxQueues")
+        void maxQueues(int maxQueues) {
+            server.maxQueues(maxQueues);
+        }
+
+        @JsonProperty("autoDeleteDelayMillis")
+        void autoDeleteDelayMillis(long autoDeleteDelayMillis) {
+            server.autoDeleteDelayMillis(autoDeleteDelayMillis);
+        }
+
+        @JsonProperty("ioThreads")
+        void ioThreads(int ioThreads) {
+            server.ioThreads(ioThreads);
+        }
+
+        @JsonProperty("heartbeatMillis")
+        void heartbeatMillis(int heartbeatMillis) {
+            server.heartbeatMillis(heartbeatMillis);
+        }
+
+        @JsonProperty("durability")
+        void durability(String durability) {
+            server.durability(Durability.parse(durability));
+        }
+
+        @JsonProperty("journalFileBytes")
+        void journalFileBytes(long journalFileBytes) {
+            server.journalFileBytes(journalFileBytes);
+        }
+
+        @JsonProperty("journalSlackBytes")
+        void journalSlackBytes(long journalSlackBytes) {
+            server.journalSlackBytes(journalSlackBytes);
+        }
+
+        @JsonProperty("journalMaxBytes")
+        void journalMaxBytes(long journalMaxBytes) {
+            server.journalMaxBytes(journalMaxBytes);
+        }
+
+        /** Entries: {@code name} and {@code maxDepth}, the components of {@link QueueDefinition}. */
+        @JsonProperty("queues")
+        void queues(List<QueueDefinition> queues) {
+            server.queues(queues == null ? List.of() : queues);
+        }
+
+        @JsonProperty("flows")
+        void flows(List<FlowEntry> entries) {
+            flows.clear();
+            if (entries != null) {
+                for (FlowEntry e : entries) {
+                    flows.add(e == null ? null : new FlowConfig(e.jar, e.className, e.instances));
+                }
+            }
+        }
+    }
+
+    /** An entry under {@code flows}: its keys are {@code jar}, {@code class} and {@code instances}. */
+    private record FlowEntry(String jar, String className, Integer instances) {
+
+        @JsonCreator
+        FlowEntry(@JsonProperty("jar") String jar, @JsonProperty("class") String className,
+                  @JsonProperty("instances") Integer instances) {
+            this.jar = jar;
+            this.className = className;
+            this.instances = instances;
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package org.wharfmq.server.cli;
+
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.flow.FlowHost;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.net.BindException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code wharf server}: loads the configuration (the file given, else the built-in defaults), applies the command
+ * line overrides, starts the queue manager with its flow host (the configured flows, the admin command queue) and
+ * stays in the foreground until Ctrl-C or SIGTERM, when it shuts down in order. Prints exactly one line containing
+ * {@code ready} on stdout once clients can connect, so scripts can wait for it; logs go to stderr.
+ */
+@Command(name = "server", mixinStandardHelpOptions = true,
+        description = "Runs a queue manager in the foreground until Ctrl-C or SIGTERM.")
+final class ServerCommand implements Callable<Integer> {
+
+    /** Exit status for a configuration that cannot be used. */
+    static final int BAD_CONFIGURATION = 2;
+    /** Exit status for a listener that cannot be opened (port in use). */
+    static final int CANNOT_LISTEN = 1;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration file (default: built-in defaults).")
+    private Path configFile;
+
+    @Option(names = "--port", paramLabel = "N", description = "TCP port; overrides the configuration (0 = any free port).")
+    private Integer port;
+
+    @Option(names = "--data", paramLabel = "DIR", description = "Data directory; overrides the configuration.")
+    private Path dataDirectory;
+
+    @Override
+    public Integer call() throws Exception {
+        ConfigurationFile file;
+        ServerConfig config;
+        try {
+            file = configFile == null ? ConfigurationFile.defaults() : ConfigurationFile.load(configFile);
+            config = file.server();
+            if (port != null) {
+                config.port(port);
+            }
+            if (dataDirectory != null) {
+                config.dataDirectory(dataDirectory);
+            }
+            config.validate();
+        } catch (ConfigurationException e) {
+            System.err.println("wharf: " + e.getMessage());
+            return BAD_CONFIGURATION;
+        }
+        WharfServer server;
+        try {
+            server = WharfServer.start(config, new FlowHost(file.flows()));
+        } catch (BindException e) {
+            System.err.println("wharf: " + e.getMessage());
+            return CANNOT_LISTEN;
+        } catch (IllegalStateException e) {
+            System.err.println("wharf: " + e.getMessage());
+            return CANNOT_LISTEN;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            System.out.println("Wharf queue manager " + config.name() + " stopped");
+            System.out.flush();
+            stopped.countDown();
+        }, "wharf-shutdown"));
+        System.out.println("Wharf queue manager " + config.name() + " ready on " + server.listenUrl() + " and "
+                + server.vmUrl() + " (config " + (configFile == null ? "built-in defaults" : configFile) + ")");
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,140 @@
+package org.wharfmq.server.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.Configuration;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.ServerConfig;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The YAML configuration file: its keys, its defaults and the errors that name the file and the setting. */
+class ConfigurationFileTest {
+
+    /** The sample shipped in the repository (wharf.root: set by the build). */
+    private static final Path SAMPLE = Path.of(System.getProperty("wharf.root"), "config", "wharf.yaml");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void sampleConfigurationParses() {
+        ServerConfig config = ConfigurationFile.load(SAMPLE).server();
+        assertEquals("WHARF", config.name());
+        assertEquals("0.0.0.0", config.host());
+        assertEquals(7414, config.port());
+        assertEquals("wharf", config.inVmName());
+        assertEquals(Path.of("data"), config.dataDirectory());
+        assertTrue(config.autoCreate());
+        assertFalse(config.remoteDeploy(), "the sample refuses flow jars sent over the wire");
+        assertEquals(10_000, config.maxQueues());
+        assertEquals(300_000L, config.autoDeleteDelayMillis());
+        assertEquals(104_857_600, config.maxMessageLength());
+        assertEquals(5_000_000L, config.maxQueueDepth());
+        assertEquals(10_000, config.heartbeatMillis());
+        assertEquals(Runtime.getRuntime().availableProcessors(), config.ioThreads(), "0 in the sample: one per processor");
+        assertEquals(List.of(new QueueDefinition("REQUEST", null), new QueueDefinition("REPLY", null),
+                new QueueDefinition("SYSTEM.DEAD.LETTER.QUEUE", 1_000_000L)), config.queues());
+    }
+
+    @Test
+    void settingsLeftOutKeepTheirDefaults() throws IOException {
+        ServerConfig config = ConfigurationFile.load(write("port: 9999\n")).server();
+        assertEquals(9999, config.port());
+        assertEquals(Configuration.DEFAULT_HEARTBEAT_MILLIS, config.heartbeatMillis());
+        assertEquals(ServerConfig.defaults().toString().replace("port=7414", "port=9999"), config.toString());
+    }
+
+    @Test
+    void ioThreadsSetsTheNetworkThreadCount() throws IOException {
+        assertEquals(3, ConfigurationFile.load(write("ioThreads: 3\n")).server().ioThreads());
+        assertEquals(Runtime.getRuntime().availableProcessors(), ServerConfig.defaults().ioThreads());
+    }
+
+    @Test
+    void emptyFileMeansDefaults() throws IOException {
+        ConfigurationFile file = ConfigurationFile.load(write(""));
+        assertEquals(ServerConfig.defaults().toString(), file.server().toString());
+        assertEquals(List.of(), file.flows());
+    }
+
+    @Test
+    void unknownKeyIsAnErrorNamingTheKeyAndFile() throws IOException {
+        Path file = write("port: 7414\nmaxQueueDeph: 10\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
+        assertTrue(e.getMessage().startsWith("Unknown setting 'maxQueueDeph' in " + file + " at line 2."), e.getMessage());
+        assertTrue(e.getMessage().contains("maxQueueDepth"), "the known settings are listed: " + e.getMessage());
+    }
+
+    @Test
+    void unknownKeyInsideAQueueNamesItsPath() throws IOException {
+        Path file = write("queues:\n  - name: A\n  - name: B\n    depth: 5\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
+        assertTrue(e.getMessage().startsWith("Unknown setting 'queues[1].depth'"), e.getMessage());
+        assertTrue(e.getMessage().contains("maxDepth"), e.getMessage());
+    }
+
+    @Test
+    void unknownKeyInsideAFlowNamesItsPathAndTheFlowKeys() throws IOException {
+        Path file = write("flows:\n  - jar: x.jar\n    klass: X\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
+        assertTrue(e.getMessage().startsWith("Unknown setting 'flows[0].klass' in " + file), e.getMessage());
+        assertTrue(e.getMessage().endsWith("Known settings here: class, instances, jar."), e.getMessage());
+    }
+
+    @Test
+    void wrongTypeNamesTheSetting() throws IOException {
+        Path file = write("port: lots\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
+        assertTrue(e.getMessage().startsWith("Invalid value for setting 'port' in " + file + " at line 1"), e.getMessage());
+    }
+
+    @Test
+    void outOfRangeValuesAreRefusedNamingTheFile() throws IOException {
+        Path file = write("port: 70000\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
+        assertEquals("Setting port must be between 0 and 65535, was 70000. (in " + file + ")", e.getMessage());
+    }
+
+    @Test
+    void valuesASetterRefusesOrLeavesEmptyAreReportedAsTheSettingsOwnErrorNamingTheFile() throws IOException {
+        Path durability = write("durability: sometimes\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(durability));
+        assertTrue(e.getMessage().startsWith("Setting durability must be 'fsync' (survives power loss) or 'os'"),
+                e.getMessage());
+        assertTrue(e.getMessage().endsWith(" (in " + durability + ")"), e.getMessage());
+
+        Path noData = write("dataDirectory:\n");
+        e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(noData));
+        assertEquals("Setting dataDirectory must not be empty. (in " + noData + ")", e.getMessage());
+    }
+
+    @Test
+    void duplicateQueueInFileIsRefused() throws IOException {
+        Path file = write("queues:\n  - name: A\n  - name: A\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
+        assertTrue(e.getMessage().startsWith("Queue 'A' is defined twice"), e.getMessage());
+    }
+
+    @Test
+    void missingFileIsNamed() {
+        Path missing = dir.resolve("nope.yaml");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(missing));
+        assertEquals("Configuration file " + missing + " does not exist.", e.getMessage());
+    }
+
+    private Path write(String yaml) throws IOException {
+        Path file = dir.resolve("wharf.yaml");
+        Files.writeString(file, yaml);
+        return file;
+    }
+}

@@ -1,0 +1,345 @@
+package org.wharfmq.server.flow;
+
+import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.FlowFactory;
+import org.wharfmq.flow.runtime.FlowJar;
+import org.wharfmq.flow.runtime.RunningFlow;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.config.ServerConfig;
+
+import javax.jms.ConnectionFactory;
+import javax.jms.JMSException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The flows running in a server: deploys flow jars, each in a class loader of its own, and runs them over the
+ * server's in-VM transport with as many instances as asked. A {@link ServerPlugin}: give one to
+ * {@code WharfServer.start(config, new FlowHost(flows))}, which starts it once the listeners accept connections and
+ * stops it before they close; it also serves the admin command queue ({@link AdminResponder}). A redeploy of a flow with the same name drains the
+ * running one first (its in-flight invocations finish, unread messages stay on the queue) and then starts the new
+ * one, so nothing is lost or processed twice. Deployments are serialised (one at a time, under this object's
+ * lock); reading the list is cheap.
+ *
+ * <h2>Deploying over the wire</h2>
+ * A jar sent with {@code wharf flow deploy} is code the server runs, from anyone who reaches the port (there is no
+ * authentication yet). It is refused, before anything is written or loaded, unless the setting {@code remoteDeploy}
+ * is on; with it off, deployments kept from earlier uploads are not started either (a warning names them). Flows
+ * from the configuration and the Java API are not affected. Undeploy, list, stats and trace stay open to everyone:
+ * they stop or inspect flows but run no new code.
+ *
+ * <h2>What survives a restart</h2>
+ * Flows deployed with {@code wharf flow deploy} are kept in the data directory (the jar and a
+ * {@link DeploymentRecords deployment record} under {@code DATA/flows/}) and deployed again at start, before the
+ * flows the configuration lists. When a configured flow has the name of a kept deployment, <b>the kept deployment
+ * wins</b> and the configured one is not started (a warning says so): a flow redeployed by hand stays as it was
+ * deployed, as in App Connect. {@code wharf flow undeploy NAME} forgets the deployment; the configured flow of that
+ * name then starts again at the next start. Flows deployed through the Java API ({@link #deploy(Path, String, int)},
+ * {@link #deploy(FlowFactory, int)}) last until the server stops.
+ */
+public final class FlowHost implements ServerPlugin {
+
+    private static final System.Logger LOG = System.getLogger(FlowHost.class.getName());
+
+    private final List<FlowConfig> configured;
+    private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
+    // set once by start, from the server's settings
+    private ConnectionFactory connectionFactory;
+    private Path uploadDirectory;
+    private DeploymentRecords records;
+    private boolean remoteDeploy;
+    private AdminResponder admin;
+    private long uploads;
+
+    /** A flow host that starts no flow of its own: flows come from the Java API and {@code wharf flow deploy}. */
+    public FlowHost() {
+        this(List.of());
+    }
+
+    /**
+     * A flow host that starts {@code configured} (the configuration's {@code flows:}) with the server.
+     *
+     * @throws org.wharfmq.server.config.ConfigurationException when an entry has no jar or class, or no instance
+     */
+    public FlowHost(List<FlowConfig> configured) {
+        FlowConfig.validate(configured);
+        this.configured = List.copyOf(configured);
+    }
+
+    /**
+     * Deploys again the flows kept from {@code wharf flow deploy} (only when {@code remoteDeploy} is on), then the
+     * configured flows (skipping those whose name a kept deployment has taken), and opens the admin command queue.
+     * With auto-creation off, the command queue is served only when the configuration defines it (and
+     * {@value AdminResponder#REPLY_QUEUE} for the command line's replies).
+     *
+     * @param server the server: its in-VM URL (which flows and the admin responder connect to), its settings (data
+     *               directory: uploaded jars go under {@code flows/}; {@code remoteDeploy}), its topic report (what
+     *               the admin command {@code topics} answers, for {@code wharf topic list})
+     * @throws JMSException             when a flow cannot start
+     * @throws IllegalArgumentException when a jar or class is wrong or a flow is invalid
+     * @throws IllegalStateException    when a kept deployment cannot be read or started (the message names its
+     *                                  record file), or this flow host has started before
+     */
+    @Override
+    public void start(Host server) throws JMSException {
+        ServerConfig config = server.config();
+        synchronized (this) {
+            if (connectionFactory != null) {
+                throw new IllegalStateException("This FlowHost has started already: give each server a FlowHost "
+                        + "of its own.");
+            }
+            connectionFactory = new WharfConnectionFactory(server.vmUrl());
+            uploadDirectory = config.dataDirectory().resolve("flows");
+            records = new DeploymentRecords(uploadDirectory);
+            remoteDeploy = config.remoteDeploy();
+            for (DeploymentRecords.Stored kept : records.load()) {
+                if (remoteDeploy) {
+                    restore(kept);
+                } else {
+                    // an upload kept from a server that allowed it, or from before the setting existed: code from the
+                    // wire all the same
+                    LOG.log(System.Logger.Level.WARNING, "Flow '" + kept.deployment().flow() + "' kept from "
+                            + "'wharf flow deploy' (" + kept.file().toAbsolutePath() + ") is not started: remote "
+                            + "deploy is disabled. Deploy its jar from the configuration (flows:), or set "
+                            + "remoteDeploy: true, or delete the record and its jar.");
+                }
+            }
+            Map<String, DeployedFlow> kept = new LinkedHashMap<>(flows);
+            for (FlowConfig flow : configured) {
+                deployConfigured(configuredJar(flow.jar()), flow.className(), flow.instanceCount(), kept);
+            }
+        }
+        boolean commandQueue = config.autoCreate()
+                || config.queues().stream().anyMatch(q -> AdminResponder.COMMAND_QUEUE.equals(q.name()));
+        if (commandQueue) {
+            // the admin queue also answers 'topics' (wharf topic list) for the broker: see AdminResponder
+            AdminResponder responder = AdminResponder.start(connectionFactory, this, server::topicReport);
+            synchronized (this) {
+                admin = responder;
+            }
+        } else {
+            LOG.log(System.Logger.Level.INFO, "Auto-creation is off and " + AdminResponder.COMMAND_QUEUE
+                    + " is not defined: 'wharf flow' commands are not served");
+        }
+    }
+
+    /** A relative jar path is taken from the working directory, else from the Wharf folder (bin/wharf sets it). */
+    private static Path configuredJar(String jar) {
+        Path path = Path.of(jar);
+        String home = System.getProperty("wharf.home");
+        if (!path.isAbsolute() && !Files.exists(path) && home != null) {
+            return Path.of(home).resolve(path);
+        }
+        return path;
+    }
+
+    /** Deploys a kept deployment again; a failure names the record, since no command can remove it before start. */
+    private void restore(DeploymentRecords.Stored kept) throws JMSException {
+        DeploymentRecords.Deployment d = kept.deployment();
+        try {
+            deploy(uploadDirectory.resolve(d.jar()), d.className(), d.instances(), kept.file(), false);
+        } catch (JMSException | RuntimeException e) {
+            throw new IllegalStateException("Cannot deploy again flow '" + d.flow() + "' kept from 'wharf flow deploy' ("
+                    + kept.file().toAbsolutePath() + "): " + e.getMessage() + ". Fix the cause, or delete that record "
+                    + "and its jar to start without the flow.", e);
+        }
+    }
+
+    private void deployConfigured(Path jarPath, String className, int instances, Map<String, DeployedFlow> kept)
+            throws JMSException {
+        FlowJar jar = FlowJar.open(jarPath, FlowHost.class.getClassLoader());
+        FlowDefinition definition = build(jar, className);
+        DeployedFlow deployed = kept.get(definition.name());
+        if (deployed != null) {
+            jar.close();
+            LOG.log(System.Logger.Level.WARNING, "Flow '" + definition.name() + "' from " + jarPath + " in the "
+                    + "configuration is not started: the flow of that name deployed with 'wharf flow deploy' ("
+                    + deployed.jar().path() + ") is kept instead. 'wharf flow undeploy " + definition.name()
+                    + "' forgets it; the configured flow then starts at the next start.");
+            return;
+        }
+        start(definition, className, jar, instances, null);
+    }
+
+    /**
+     * Deploys (or redeploys, when a flow of the same name runs) the flow built by {@code className} in {@code jar}.
+     * It runs until undeployed or the server stops.
+     *
+     * @return the running flow
+     */
+    public synchronized DeployedFlow deploy(Path jar, String className, int instances) throws JMSException {
+        requireStarted();
+        return deploy(jar, className, instances, null, false);
+    }
+
+    /**
+     * Deploys (or redeploys) a flow whose classes are on the server's own class path, as an application that embeds
+     * the server (or the perf harness) brings them. It runs until undeployed or the server stops.
+     *
+     * @return the running flow
+     */
+    public synchronized DeployedFlow deploy(FlowFactory factory, int instances) throws JMSException {
+        requireStarted();
+        return start(factory.create(), factory.getClass().getName(), null, instances, null);
+    }
+
+    private void requireStarted() {
+        if (connectionFactory == null) {
+            throw new IllegalStateException("This FlowHost has not started: pass it to WharfServer.start(config, "
+                    + "flowHost) before deploying flows.");
+        }
+    }
+
+    /**
+     * Deploys a jar sent by {@code wharf flow deploy}: written under the data directory with its deployment record,
+     * so that it is deployed again at the next start.
+     *
+     * @throws RemoteDeployDisabledException when the setting {@code remoteDeploy} is off; nothing is written or loaded
+     */
+    synchronized DeployedFlow deployUpload(byte[] jarBytes, String jarName, String className, int instances)
+            throws JMSException, IOException {
+        if (!remoteDeploy) {
+            throw new RemoteDeployDisabledException();
+        }
+        Files.createDirectories(uploadDirectory);
+        String safeName = jarName == null ? "flow.jar" : Path.of(jarName).getFileName().toString();
+        Path file;
+        do {
+            file = uploadDirectory.resolve(System.currentTimeMillis() + "-" + (++uploads) + "-" + safeName);
+        } while (Files.exists(file));
+        Files.write(file, jarBytes);
+        try {
+            return deploy(file, className, instances, DeploymentRecords.recordOf(file), true);
+        } catch (JMSException | RuntimeException e) {
+            Files.deleteIfExists(file);
+            throw e;
+        }
+    }
+
+    /**
+     * @param record      the deployment record of a flow deployed with {@code wharf flow deploy}, else null
+     * @param writeRecord whether to write that record (a new upload) or it exists already (a restart)
+     */
+    private DeployedFlow deploy(Path jarPath, String className, int instances, Path record, boolean writeRecord)
+            throws JMSException {
+        FlowJar jar = FlowJar.open(jarPath, FlowHost.class.getClassLoader());
+        FlowDefinition definition = build(jar, className);
+        if (writeRecord) {
+            try {
+                // before the running flow of that name is stopped and forgotten: a crash in between then finds both
+                // records at start, and the later deployment wins
+                records.write(jarPath, definition.name(), className, instances);
+            } catch (IOException e) {
+                jar.close();
+                throw new IllegalStateException("Cannot record the deployment of flow '" + definition.name()
+                        + "' in " + uploadDirectory.toAbsolutePath() + ": " + e, e);
+            }
+        }
+        try {
+            return start(definition, className, jar, instances, record);
+        } catch (JMSException | RuntimeException e) {
+            if (writeRecord) {
+                delete(record);
+            }
+            throw e;
+        }
+    }
+
+    private static FlowDefinition build(FlowJar jar, String className) {
+        try {
+            return jar.createFlow(className);
+        } catch (RuntimeException e) {
+            jar.close();
+            throw e;
+        }
+    }
+
+    /** Stops the running flow of the same name (forgetting it), then starts this one. */
+    private DeployedFlow start(FlowDefinition definition, String className, FlowJar jar, int instances, Path record)
+            throws JMSException {
+        DeployedFlow previous = flows.remove(definition.name());
+        if (previous != null) {
+            LOG.log(System.Logger.Level.INFO, "Redeploying flow '" + definition.name() + "': draining the running one");
+            stop(previous, true);
+        }
+        RunningFlow running;
+        try {
+            ClassLoader loader = jar == null ? FlowHost.class.getClassLoader() : jar.classLoader();
+            running = RunningFlow.start(definition, connectionFactory, instances, false, loader);
+        } catch (JMSException | RuntimeException e) {
+            if (jar != null) {
+                jar.close();
+            }
+            throw e;
+        }
+        DeployedFlow deployed = new DeployedFlow(definition.name(), className, jar, record, running);
+        flows.put(definition.name(), deployed);
+        LOG.log(System.Logger.Level.INFO, "Deployed flow " + deployed.describe());
+        return deployed;
+    }
+
+    /**
+     * Drains and removes a flow; a flow deployed with {@code wharf flow deploy} is forgotten (its jar and record are
+     * deleted), so it does not come back at the next start.
+     *
+     * @return false when no flow has that name
+     */
+    public synchronized boolean undeploy(String name) {
+        DeployedFlow flow = flows.remove(name);
+        if (flow == null) {
+            return false;
+        }
+        stop(flow, true);
+        LOG.log(System.Logger.Level.INFO, "Undeployed flow '" + name + "'");
+        return true;
+    }
+
+    /** The running flows, in deployment order. */
+    public synchronized List<DeployedFlow> flows() {
+        return new ArrayList<>(flows.values());
+    }
+
+    /** The running flow with this name, or null. */
+    public synchronized DeployedFlow flow(String name) {
+        return flows.get(name);
+    }
+
+    /** Stops the admin responder and drains every flow, keeping the deployment records. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (admin != null) {
+            admin.close();
+            admin = null;
+        }
+        for (DeployedFlow flow : flows.values()) {
+            stop(flow, false);
+        }
+        flows.clear();
+    }
+
+    /** @param forget whether the flow goes for good: then a kept deployment's jar and record are deleted */
+    private static void stop(DeployedFlow flow, boolean forget) {
+        flow.running().close();
+        if (flow.jar() != null) {
+            flow.jar().close();
+        }
+        if (forget && flow.record() != null) {
+            delete(flow.record()); // the record first: if the jar cannot be deleted, it is only a stray file
+            delete(flow.jar().path());
+        }
+    }
+
+    private static void delete(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "Cannot delete " + file + ": " + e);
+        }
+    }
+}

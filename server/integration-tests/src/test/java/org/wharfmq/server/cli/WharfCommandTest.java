@@ -1,0 +1,145 @@
+package org.wharfmq.server.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.WharfVersion;
+import picocli.CommandLine;
+
+import java.io.BufferedReader;
+import java.lang.management.ManagementFactory;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The {@code wharf} command in a child JVM, as a user runs it. */
+class WharfCommandTest {
+
+    private static final long TIMEOUT_SECONDS = 30;
+    private static final Path LAUNCHER = Path.of(System.getProperty("wharf.root"), "bin", "wharf");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void serverPrintsOneReadyLineAndStopsCleanlyOnSigterm() throws Exception {
+        Path config = dir.resolve("wharf.yaml");
+        Files.writeString(config, "name: CLIQM\nhost: 127.0.0.1\ninVmName: cli-test\n");
+        Process process = wharf("server", "--config", config.toString(), "--port", "0", "--data", dir.resolve("data").toString());
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        String ready = out.readLine();
+        assertNotNull(ready, "the server exited before it was ready");
+        assertTrue(ready.matches("Wharf queue manager CLIQM ready on tcp://127\\.0\\.0\\.1:\\d+ and vm://cli-test \\(config "
+                + java.util.regex.Pattern.quote(config.toString()) + "\\)"), ready);
+        process.toHandle().destroy(); // SIGTERM; Process.destroy() would also close the pipes we still read
+        assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
+        assertEquals("Wharf queue manager CLIQM stopped", out.readLine());
+        assertEquals(null, out.readLine(), "exactly one line besides the stop line");
+    }
+
+    @Test
+    void portInUseIsReportedWithThePortAndTheOption() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Process process = wharf("server", "--port", String.valueOf(taken.getLocalPort()), "--data", dir.toString());
+            assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+            String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(ServerCommand.CANNOT_LISTEN, process.exitValue(), err);
+            assertTrue(err.contains("Port " + taken.getLocalPort() + " on 0.0.0.0 is already in use"), err);
+            assertTrue(err.contains("--port"), err);
+        }
+    }
+
+    @Test
+    void unknownSettingStopsStartupNamingIt() throws Exception {
+        Path config = dir.resolve("bad.yaml");
+        Files.writeString(config, "prot: 1234\n");
+        Process process = wharf("server", "--config", config.toString());
+        assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(ServerCommand.BAD_CONFIGURATION, process.exitValue(), err);
+        assertTrue(err.startsWith("wharf: Unknown setting 'prot' in " + config), err);
+    }
+
+    @Test
+    void helpAndVersionWork() throws Exception {
+        Process help = wharf("--help");
+        String helpText = new String(help.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(help.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(0, help.exitValue());
+        assertTrue(helpText.contains("server") && helpText.contains("version"), helpText);
+
+        Process version = wharf("version");
+        String versionText = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(version.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(0, version.exitValue());
+        assertTrue(versionText.startsWith("Wharf ") && versionText.contains("protocol version 1"), versionText);
+    }
+
+    @Test
+    void versionIsTheOneMavenRecordedInTheBrokerJar() throws Exception {
+        // bin/wharf runs the jars, where the version is the build's; run from compiled classes, it is "development"
+        boolean fromJar = WharfVersion.class.getProtectionDomain().getCodeSource().getLocation().getPath().endsWith(".jar");
+        String expected = fromJar ? System.getProperty("wharf.version") : "development";
+        Process version = wharf("version");
+        String versionText = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(version.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        assertTrue(versionText.startsWith("Wharf " + expected + " (protocol version"), versionText);
+    }
+
+    @Test
+    void topLevelHelpListsEveryCommandOfTheLauncherWithASummary() throws IOException {
+        // the commands bin/wharf documents in its header, perf (which it runs from the perf harness's jar) among them
+        Set<String> launcherCommands = new TreeSet<>();
+        Matcher usage = Pattern.compile("(?m)^#\\s+bin/wharf ([a-z]+)").matcher(Files.readString(LAUNCHER));
+        while (usage.find()) {
+            launcherCommands.add(usage.group(1));
+        }
+        assertTrue(launcherCommands.containsAll(Set.of("server", "flow", "topic", "perf", "version")),
+                "bin/wharf's header: " + launcherCommands);
+
+        FlowCommandAccess.Result help = FlowCommandAccess.run("--help");
+        assertEquals(0, help.status(), help.err());
+        String commands = help.out().substring(help.out().indexOf("Commands:"));
+        for (String command : launcherCommands) {
+            assertTrue(Pattern.compile("(?m)^\\s+" + command + "\\s+\\w.{20,}$").matcher(commands).find(),
+                    "'wharf --help' gives " + command + " a one-line summary:\n" + help.out());
+        }
+    }
+
+    @Test
+    void perfRunOutsideTheLauncherSaysToUseIt() {
+        FlowCommandAccess.Result perf = FlowCommandAccess.run("perf", "run", "RR-1", "--help");
+        assertEquals(CommandLine.ExitCode.USAGE, perf.status(), perf.out());
+        assertTrue(perf.err().contains("bin/wharf perf run RR-1 --help"), perf.err());
+    }
+
+    private static Process wharf(String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // the journal (Chronicle Queue) needs the same --add-opens/--add-exports as this JVM (bin/wharf passes them)
+        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (argument.startsWith("--add-opens") || argument.startsWith("--add-exports")) {
+                command.add(argument);
+            }
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(WharfCommand.class.getName());
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).start();
+    }
+}

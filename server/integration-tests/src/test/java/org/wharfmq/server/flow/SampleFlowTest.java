@@ -1,0 +1,160 @@
+package org.wharfmq.server.flow;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.flow.runtime.FlowJar;
+import org.wharfmq.flow.runtime.RunningFlow;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.cli.ConfigurationFile;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.it.Receive;
+
+import javax.jms.Connection;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The sample flows of config/flows/sample-flow (compiled here from its sources, since the server module builds
+ * first), deployed the way config/wharf.yaml deploys them; and the first run standalone against a remote server.
+ */
+class SampleFlowTest {
+
+    /** The repository (set by the build). */
+    private static final String ROOT = System.getProperty("wharf.root");
+    private static final Path SAMPLE_SOURCES = Path.of(ROOT, "config", "flows", "sample-flow", "src", "main", "java");
+    private static final Path SAMPLE_CONFIG = Path.of(ROOT, "config", "wharf.yaml");
+    /** The broker reports' sale message (shared/fixtures), as the perf harness keeps it. */
+    private static final Path SALE_MESSAGE = Path.of(ROOT, "perfharness", "src", "main", "resources", "org", "wharfmq",
+            "perf", "flow", "wmb-sale-1k.xml");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void sampleConfigDeploysTheSampleFlow() {
+        List<FlowConfig> flows = ConfigurationFile.load(SAMPLE_CONFIG).flows();
+        assertEquals(List.of(new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                        "org.wharfmq.sample.flow.SampleFlow", 1),
+                new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                        "org.wharfmq.sample.flow.SaleStatementFlow", 1)), flows);
+    }
+
+    @Test
+    void flowEntryWithoutClassIsAConfigurationError() throws IOException {
+        Path file = Files.writeString(dir.resolve("bad.yaml"), "flows:\n  - jar: x.jar\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
+        assertTrue(e.getMessage().contains("Flow number 1 under 'flows' needs a jar and a class"), e.getMessage());
+    }
+
+    /** A flow host that starts the flow {@code className} of {@code jar}, as the configuration's flows: do. */
+    private static FlowHost hosting(Path jar, String className) {
+        return new FlowHost(List.of(new FlowConfig(jar.toString(), className, 1)));
+    }
+
+    @Test
+    void sampleFlowCopiesTheMessageAndSetsTwoProperties() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        try (TestServer testServer = TestServer.start(c -> c,
+                config -> WharfServer.start(config, hosting(jar, "org.wharfmq.sample.flow.SampleFlow")))) {
+            Message out = requestReply(testServer.server().vmUrl(), "hello");
+            assertEquals("hello", ((TextMessage) out).getText());
+            assertEquals(1208, out.getIntProperty("CodedCharSetId"));
+            assertEquals(546, out.getIntProperty("Encoding"));
+            assertEquals("keep", out.getStringProperty("original"), "the copy keeps the input's properties");
+        }
+    }
+
+    @Test
+    void sameFlowRunsStandaloneAgainstARemoteServerOverTcp() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        FlowHost flowHost = new FlowHost();
+        try (TestServer testServer = TestServer.start(c -> c, config -> WharfServer.start(config, flowHost));
+             FlowJar flowJar = FlowJar.open(jar, getClass().getClassLoader());
+             RunningFlow flow = RunningFlow.start(flowJar.createFlow("org.wharfmq.sample.flow.SampleFlow"),
+                     new WharfConnectionFactory(testServer.server().tcpUrl()), 1, false, flowJar.classLoader())) {
+            WharfServer server = testServer.server();
+            assertEquals(0, flowHost.flows().size(), "not hosted by the server");
+            Message out = requestReply(server.tcpUrl(), "remote");
+            assertEquals("remote", ((TextMessage) out).getText());
+            assertEquals(546, out.getIntProperty("Encoding"));
+            assertEquals(1, flow.statistics().invocations());
+        }
+    }
+
+    @Test
+    void xmlSampleSendsTestSalesAsideTurnsTheRestIntoStatementsAndBacksOutInvalidOnes() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        String sale = Files.readString(SALE_MESSAGE).strip();
+        try (TestServer testServer = TestServer.start(c -> c,
+                config -> WharfServer.start(config, hosting(jar, "org.wharfmq.sample.flow.SaleStatementFlow")));
+             Connection connection = new WharfConnectionFactory(testServer.server().vmUrl()).createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer sales = session.createProducer(session.createQueue("SALES"));
+
+            sales.send(session.createTextMessage(sale));
+            assertEquals(sale, receiveText(session, "SALES.TEST"), "a test sale goes aside unchanged");
+
+            sales.send(session.createTextMessage(sale.replace("<Last>Test</Last>", "<Last>Live</Last>")));
+            String statements = receiveText(session, "SALES.STATEMENTS");
+            assertTrue(statements.contains("<Statement Type=\"Monthly\" Style=\"Full\">"), statements);
+            assertTrue(statements.contains("<Name>Braithwaite</Name>") && statements.contains("<Name>Dunnwin</Name>"),
+                    statements);
+            assertFalse(statements.contains("<Invoice>"), "the body is the stylesheet's result: " + statements);
+
+            sales.send(session.createTextMessage(sale.replace("<Quantity>02</Quantity>", "<Quantity>500</Quantity>")));
+            Message invalid = receive(session, "SALES.BAD");
+            assertTrue(invalid.getStringProperty("WharfExceptionList").contains("cvc-maxInclusive-valid"),
+                    invalid.getStringProperty("WharfExceptionList"));
+            sales.send(session.createTextMessage("<Parent><First>1</First>"));
+            Message malformed = receive(session, "SALES.BAD");
+            assertEquals("<Parent><First>1</First>", ((TextMessage) malformed).getText());
+            // nothing but the one statement: one instance takes the sales one at a time, and the last one's output
+            // has come, so every earlier one is committed
+            Receive.nothingMore(session.createConsumer(session.createQueue("SALES.STATEMENTS")));
+        }
+    }
+
+    private static String receiveText(Session session, String queue) throws Exception {
+        return ((TextMessage) receive(session, queue)).getText();
+    }
+
+    private static Message receive(Session session, String queue) throws Exception {
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue(queue))) {
+            Message message = consumer.receive(FlowFixture.RECEIVE_MILLIS);
+            if (message == null) {
+                throw new AssertionError("The XML sample flow sent nothing to " + queue);
+            }
+            return message;
+        }
+    }
+
+    private static Message requestReply(String url, String text) throws Exception {
+        try (Connection connection = new WharfConnectionFactory(url).createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            TextMessage in = session.createTextMessage(text);
+            in.setStringProperty("original", "keep");
+            session.createProducer(session.createQueue("SAMPLE.IN")).send(in);
+            Message out = session.createConsumer(session.createQueue("SAMPLE.OUT")).receive(FlowFixture.RECEIVE_MILLIS);
+            if (out == null) {
+                throw new AssertionError("The sample flow sent nothing to SAMPLE.OUT");
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package org.wharfmq.server.it;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.flow.FlowHost;
+import org.wharfmq.server.config.ServerConfig;
+
+import javax.jms.Connection;
+import javax.jms.ConnectionFactory;
+import javax.jms.JMSException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+
+/**
+ * One real server per test class (register as a static {@code @RegisterExtension} field). Connections opened
+ * through {@link #connect} are closed after each test, so a test that fails half-way leaks nothing into the next;
+ * {@link #queueName} gives every test queues of its own, so tests sharing the server never see each other's
+ * messages.
+ */
+final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback, AfterEachCallback {
+
+    private final UnaryOperator<ServerConfig> customizer;
+    private final List<Connection> openConnections = new CopyOnWriteArrayList<>();
+    private final AtomicInteger queueSequence = new AtomicInteger();
+    private TestServer testServer;
+
+    private WharfServerExtension(UnaryOperator<ServerConfig> customizer) {
+        this.customizer = customizer;
+    }
+
+    /** A server with the test defaults (auto-created queues, default limits). */
+    static WharfServerExtension withDefaults() {
+        return new WharfServerExtension(UnaryOperator.identity());
+    }
+
+    /** A server whose config {@code customizer} adjusts (limits, predefined queues, auto-create off). */
+    static WharfServerExtension configured(UnaryOperator<ServerConfig> customizer) {
+        return new WharfServerExtension(customizer);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        // with a flow host, as the distribution runs it (the admin command queue: wharf flow, wharf topic list)
+        testServer = TestServer.start(customizer, config -> WharfServer.start(config, new FlowHost()));
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        List<Connection> toClose = List.copyOf(openConnections);
+        openConnections.clear();
+        for (Connection connection : toClose) {
+            Closing.closeWithin(connection, "connection");
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        if (testServer != null) {
+            Closing.closeWithin(testServer, "server");
+        }
+    }
+
+    WharfServer server() {
+        return testServer.server();
+    }
+
+    ConnectionFactory factory(Transport transport) {
+        return new WharfConnectionFactory(transport.url(server()));
+    }
+
+    /** A started connection, closed after the test. */
+    Connection connect(Transport transport) throws JMSException {
+        Connection connection = track(factory(transport).createConnection());
+        connection.start();
+        return connection;
+    }
+
+    /** Registers a connection made some other way (through a proxy, JNDI) to be closed after the test. */
+    Connection track(Connection connection) {
+        openConnections.add(connection);
+        return connection;
+    }
+
+    /** A queue name no other test of this server uses. */
+    String queueName(String purpose) {
+        return purpose.toUpperCase(java.util.Locale.ROOT) + "." + queueSequence.incrementAndGet();
+    }
+
+    /** Messages on the named queue, as the queue manager counts them. */
+    long depth(String queueName) {
+        return server().queueManager().depth(queueName);
+    }
+}
