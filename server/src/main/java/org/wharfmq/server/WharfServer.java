@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <h2>From socket to consumer</h2>
  * {@link ServerChannelInitializer} builds each connection's pipeline; {@code HandshakeHandler} answers HELLO;
- * {@code ConnectionHandler} dispatches frames to {@link org.wharfmq.server.session.ServerSession}s; a SEND goes
+ * {@code ServerConnection} dispatches frames to {@link org.wharfmq.server.session.BrokerSession}s; a SEND goes
  * to its {@link org.wharfmq.server.queue.LocalQueue}, which hands it to a waiting
  * {@link org.wharfmq.server.session.ServerConsumer} or keeps it; the consumer's session writes the DELIVER.
  *

@@ -19,7 +19,7 @@ import java.util.ArrayDeque;
 public final class ServerConsumer implements QueueConsumer {
 
     private final int id;
-    private final ServerSession session;
+    private final BrokerSession session;
     private final LocalQueue queue;
     private final Selector selector;
     private final DeliveryWindow window;
@@ -28,7 +28,7 @@ public final class ServerConsumer implements QueueConsumer {
     /** Runs once the consumer has closed and given back its messages (a subscription counts its consumers). */
     private Runnable onClose;
 
-    ServerConsumer(int id, ServerSession session, LocalQueue queue, Selector selector, int credit) {
+    ServerConsumer(int id, BrokerSession session, LocalQueue queue, Selector selector, int credit) {
         this.id = id;
         this.session = session;
         this.queue = queue;
@@ -42,7 +42,7 @@ public final class ServerConsumer implements QueueConsumer {
     }
 
     /** The session the consumer belongs to. */
-    public ServerSession session() {
+    public BrokerSession session() {
         return session;
     }
 

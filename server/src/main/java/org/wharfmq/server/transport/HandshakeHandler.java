@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The first frame on a connection must be HELLO in protocol version 1. The answer is HELLO_OK with the queue
  * manager's name, the agreed heartbeat (the smaller non-zero one of the client's and the server's) and the maximum
- * message length; then this handler installs the heartbeat and hands the connection to a {@link ConnectionHandler}.
+ * message length; then this handler installs the heartbeat and hands the connection to a {@link ServerConnection}.
  * Anything else first is a PROTOCOL_ERROR; a connection that says nothing within
  * {@link Configuration#HANDSHAKE_TIMEOUT_MILLIS} is closed.
  *
@@ -60,7 +60,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         } else {
             ctx.pipeline().remove(ServerChannelInitializer.IDLE);
         }
-        ctx.pipeline().replace(this, "connection", new ConnectionHandler(context, hello.clientName(), heartbeat));
+        ctx.pipeline().replace(this, "connection", new ServerConnection(context, hello.clientName(), heartbeat));
     }
 
     /** The smaller non-zero interval of the two; 0 when both sides want none. */

@@ -17,7 +17,7 @@ import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.session.Replies;
 import org.wharfmq.server.session.ServerBrowser;
 import org.wharfmq.server.session.ServerConsumer;
-import org.wharfmq.server.session.ServerSession;
+import org.wharfmq.server.session.BrokerSession;
 import org.wharfmq.server.session.TemporaryDestinations;
 import org.wharfmq.server.topic.Subscription;
 import org.wharfmq.server.topic.TopicManager;
@@ -36,14 +36,14 @@ import java.util.Iterator;
  * was read for three intervals is closed. A connection that ends, however it ends, releases everything: its
  * sessions close and their unacknowledged deliveries go back to their queues.
  */
-final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+final class ServerConnection extends ChannelInboundHandlerAdapter {
 
-    private static final System.Logger LOG = System.getLogger(ConnectionHandler.class.getName());
+    private static final System.Logger LOG = System.getLogger(ServerConnection.class.getName());
 
     private final ServerContext context;
     private final String clientName;
     private final int heartbeatMillis;
-    private final IntObjectHashMap<ServerSession> sessions = new IntObjectHashMap<>();
+    private final IntObjectHashMap<BrokerSession> sessions = new IntObjectHashMap<>();
     private final IntObjectHashMap<ServerConsumer> consumers = new IntObjectHashMap<>();
     /** Open QueueBrowser enumerations; their ids share the consumer id space. */
     private final IntObjectHashMap<ServerBrowser> browsers = new IntObjectHashMap<>();
@@ -55,7 +55,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** The JMS client ID (SET_CLIENT_ID), held in the topic manager's registry until the connection ends. */
     private String clientId;
 
-    ConnectionHandler(ServerContext context, String clientName, int heartbeatMillis) {
+    ServerConnection(ServerContext context, String clientName, int heartbeatMillis) {
         this.context = context;
         this.clientName = clientName;
         this.heartbeatMillis = heartbeatMillis;
@@ -204,7 +204,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void send(Frame.Send f) {
-        ServerSession session = sessions.get(f.sessionId());
+        BrokerSession session = sessions.get(f.sessionId());
         if (session == null) {
             f.message().release();
             replies.error(f.requestId(), noSession(f.sessionId()), f.sessionId(), f.producerId());
@@ -219,7 +219,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                     + " is already in use on this connection."), f.sessionId(), 0);
             return;
         }
-        sessions.put(f.sessionId(), new ServerSession(f.sessionId(), f.transacted(), channel, replies,
+        sessions.put(f.sessionId(), new BrokerSession(f.sessionId(), f.transacted(), channel, replies,
                 context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength()));
         replies.ok(f.requestId());
     }
@@ -238,7 +238,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void closeSession(Frame.CloseSession f) {
-        ServerSession session = sessions.remove(f.sessionId());
+        BrokerSession session = sessions.remove(f.sessionId());
         if (session == null) {
             replies.ok(f.requestId()); // closing twice is harmless
             return;
@@ -253,7 +253,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void createConsumer(Frame.CreateConsumer f) {
-        ServerSession session = session(f.sessionId());
+        BrokerSession session = session(f.sessionId());
         if (consumers.containsKey(f.consumerId()) || browsers.containsKey(f.consumerId())) {
             throw WharfException.illegalState("Consumer id " + f.consumerId() + " is already in use on this connection.");
         }
@@ -290,7 +290,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
      * A consumer on a topic consumes from its subscription's queue; the subscription applies the selector when a
      * message is published, so the consumer itself takes everything on that queue.
      */
-    private ServerConsumer subscribe(ServerSession session, Frame.CreateConsumer f, Selector selector) {
+    private ServerConsumer subscribe(BrokerSession session, Frame.CreateConsumer f, Selector selector) {
         if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
             throw WharfException.illegalState("Topic '" + f.destination().name() + "' cannot be browsed; browsers are for queues.");
         }
@@ -323,8 +323,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         replies.ok(f.requestId());
     }
 
-    private ServerSession session(int sessionId) {
-        ServerSession session = sessions.get(sessionId);
+    private BrokerSession session(int sessionId) {
+        BrokerSession session = sessions.get(sessionId);
         if (session == null) {
             throw noSession(sessionId);
         }
@@ -344,7 +344,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         released = true;
-        for (ServerSession session : sessions.values()) {
+        for (BrokerSession session : sessions.values()) {
             session.close(0, connectionLost);
         }
         sessions.clear();

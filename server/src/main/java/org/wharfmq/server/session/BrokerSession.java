@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A client's JMS Session on the server: its consumers and their unacknowledged deliveries, its open transaction
- * (sends held until COMMIT), and the DELIVER frames on their way to the socket.
+ * (sends held until COMMIT), and the DELIVER frames on their way to the socket. (Not {@code ServerSession}: that
+ * name is taken by {@code javax.jms.ServerSession}, an application server's API.)
  *
  * <h2>Threading</h2>
  * <ul>
@@ -48,9 +49,9 @@ import java.util.concurrent.TimeUnit;
  *       session state.</li>
  * </ul>
  */
-public final class ServerSession {
+public final class BrokerSession {
 
-    private static final System.Logger LOG = System.getLogger(ServerSession.class.getName());
+    private static final System.Logger LOG = System.getLogger(BrokerSession.class.getName());
 
     private final int id;
     private final boolean transacted;
@@ -91,7 +92,7 @@ public final class ServerSession {
      * @param clientId         the connection's client ID (fixed before any session exists), or null
      * @param maxMessageLength longest message accepted (setting maxMessageLength)
      */
-    public ServerSession(int id, boolean transacted, Channel channel, Replies replies, QueueManager queueManager,
+    public BrokerSession(int id, boolean transacted, Channel channel, Replies replies, QueueManager queueManager,
                          TopicManager topics, String clientId, int maxMessageLength) {
         this.id = id;
         this.transacted = transacted;
