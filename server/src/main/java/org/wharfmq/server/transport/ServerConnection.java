@@ -3,15 +3,12 @@ package org.wharfmq.server.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleState;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.collection.IntObjectHashMap;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
-import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.session.Replies;
@@ -32,9 +29,8 @@ import java.util.Iterator;
  * consumers (ids are chosen by the client and unique within the connection). There is no hand-off to worker
  * threads: a SEND is validated, stored and put on its queue (and, when a consumer is waiting, delivered) right here.
  *
- * <p>Heartbeats: PING goes out when nothing was written for one agreed interval; a connection from which nothing
- * was read for three intervals is closed. A connection that ends, however it ends, releases everything: its
- * sessions close and their unacknowledged deliveries go back to their queues.
+ * <p>A connection that ends, however it ends (CLOSE, a dropped socket, or its {@link Heartbeat} finding it silent),
+ * releases everything: its sessions close and their unacknowledged deliveries go back to their queues.
  */
 final class ServerConnection extends ChannelInboundHandlerAdapter {
 
@@ -42,7 +38,6 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     private final ServerContext context;
     private final String clientName;
-    private final int heartbeatMillis;
     private final IntObjectHashMap<BrokerSession> sessions = new IntObjectHashMap<>();
     private final IntObjectHashMap<ServerConsumer> consumers = new IntObjectHashMap<>();
     /** Open QueueBrowser enumerations; their ids share the consumer id space. */
@@ -55,10 +50,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     /** The JMS client ID (SET_CLIENT_ID), held in the topic manager's registry until the connection ends. */
     private String clientId;
 
-    ServerConnection(ServerContext context, String clientName, int heartbeatMillis) {
+    ServerConnection(ServerContext context, String clientName) {
         this.context = context;
         this.clientName = clientName;
-        this.heartbeatMillis = heartbeatMillis;
         this.temporaries = new TemporaryDestinations(context.queueManager(), context.topicManager());
     }
 
@@ -144,7 +138,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 replies.error(f.requestId(), e, f.sessionId(), 0);
             }
         } else if (frame instanceof Frame.Ping) {
-            // its arrival has reset the read-idle timer; nothing to answer
+            // its arrival has reset the Heartbeat's read timer; nothing to answer
         } else if (frame instanceof Frame.CreateSession f) {
             createSession(f);
         } else if (frame instanceof Frame.CloseSession f) {
@@ -363,22 +357,6 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         }
         releaseAll(true);
         ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent idle) {
-            if (idle.state() == IdleState.WRITER_IDLE) {
-                ctx.writeAndFlush(Frame.Ping.INSTANCE, ctx.voidPromise());
-            } else if (idle.state() == IdleState.READER_IDLE) {
-                LOG.log(System.Logger.Level.WARNING, "Closing connection from " + ctx.channel().remoteAddress() + " ("
-                        + clientName + "): nothing received for " + (long) Configuration.MISSED_HEARTBEATS_BEFORE_DEAD * heartbeatMillis
-                        + " ms (" + Configuration.MISSED_HEARTBEATS_BEFORE_DEAD + " heartbeat intervals)");
-                ctx.close();
-            }
-        } else {
-            ctx.fireUserEventTriggered(evt);
-        }
     }
 
     @Override
