@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.collection.IntObjectHashMap;
+import org.wharfmq.protocol.frame.ClientFrameHandler;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
@@ -32,7 +33,7 @@ import java.util.Iterator;
  * <p>A connection that ends, however it ends (CLOSE, a dropped socket, or its {@link Heartbeat} finding it silent),
  * releases everything: its sessions close and their unacknowledged deliveries go back to their queues.
  */
-final class ServerConnection extends ChannelInboundHandlerAdapter {
+final class ServerConnection extends ChannelInboundHandlerAdapter implements ClientFrameHandler {
 
     private static final System.Logger LOG = System.getLogger(ServerConnection.class.getName());
 
@@ -43,6 +44,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     /** Open QueueBrowser enumerations; their ids share the consumer id space. */
     private final IntObjectHashMap<ServerBrowser> browsers = new IntObjectHashMap<>();
     private final TemporaryDestinations temporaries;
+    private ChannelHandlerContext ctx;
     private Channel channel;
     private Replies replies;
     /** After CLOSE, or once the channel is inactive: nothing more is processed. */
@@ -58,6 +60,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
         channel = ctx.channel();
         replies = new Replies(channel);
         LOG.log(System.Logger.Level.DEBUG, () -> "Client '" + clientName + "' connected from " + ctx.channel().remoteAddress());
@@ -69,121 +72,166 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             ProtocolFailures.discard(msg);
             return;
         }
+        if (!(msg instanceof Frame.FromClient frame)) {
+            ProtocolFailures.discard(msg);
+            ProtocolFailures.protocolError(ctx, ((Frame) msg).type() + " is sent by the server, never by a client");
+            return;
+        }
         try {
-            dispatch(ctx, (Frame) msg);
+            frame.handleWith(this);
         } catch (MalformedFrameException e) {
             ProtocolFailures.protocolError(ctx, e.getMessage());
         }
     }
 
-    private void dispatch(ChannelHandlerContext ctx, Frame frame) {
-        if (frame instanceof Frame.Send f) {
-            send(f);
-        } else if (frame instanceof Frame.Ack f) {
-            try {
-                session(f.sessionId()).acknowledge(f.requestId(), f.consumed());
-            } catch (WharfException e) {
-                replies.error(f.requestId(), e, f.sessionId(), 0);
+    // ---- connection ----
+
+    @Override
+    public void onHello(Frame.Hello f) {
+        ProtocolFailures.protocolError(ctx, "HELLO received twice; the handshake happens once per connection");
+    }
+
+    @Override
+    public void onPing(Frame.Ping f) {
+        // its arrival has reset the Heartbeat's read timer; nothing to answer
+    }
+
+    @Override
+    public void onClose(Frame.Close f) {
+        releaseAll(false);
+        replies.ok(f.requestId());
+    }
+
+    @Override
+    public void onSetClientId(Frame.SetClientId f) {
+        answer(f.requestId(), () -> setClientId(f.clientId()));
+    }
+
+    @Override
+    public void onUnsubscribe(Frame.Unsubscribe f) {
+        answer(f.requestId(), () -> context.topicManager().unsubscribe(clientId, f.subscriptionName()));
+    }
+
+    @Override
+    public void onCreateTemporary(Frame.CreateTemporary f) {
+        answer(f.requestId(), () -> temporaries.create(f.destination()));
+    }
+
+    @Override
+    public void onDeleteTemporary(Frame.DeleteTemporary f) {
+        answer(f.requestId(), () -> temporaries.delete(f.destination()));
+    }
+
+    // ---- sessions ----
+
+    @Override
+    public void onSend(Frame.Send f) {
+        BrokerSession session = sessions.get(f.sessionId());
+        if (session == null) {
+            f.message().release();
+            replies.error(f.requestId(), noSession(f.sessionId()), f.sessionId(), f.producerId());
+            return;
+        }
+        session.send(f.requestId(), f.producerId(), f.message());
+    }
+
+    @Override
+    public void onAck(Frame.Ack f) {
+        try {
+            session(f.sessionId()).acknowledge(f.requestId(), f.consumed());
+        } catch (WharfException e) {
+            replies.error(f.requestId(), e, f.sessionId(), 0);
+        }
+    }
+
+    @Override
+    public void onCommit(Frame.Commit f) {
+        try {
+            session(f.sessionId()).commit(f.requestId(), f.consumed());
+        } catch (WharfException e) {
+            replies.error(f.requestId(), e, f.sessionId(), 0);
+        }
+    }
+
+    @Override
+    public void onRollback(Frame.Rollback f) {
+        try {
+            session(f.sessionId()).rollback(f.requestId(), f.consumed());
+        } catch (WharfException e) {
+            replies.error(f.requestId(), e, f.sessionId(), 0);
+        }
+    }
+
+    @Override
+    public void onCreateProducer(Frame.CreateProducer f) {
+        try {
+            session(f.sessionId());
+            if (f.destination() != null && f.destination().kind().isQueue()) {
+                context.queueManager().queue(f.destination());
+            } else if (f.destination() != null) {
+                context.topicManager().checkPublishable(f.destination());
             }
-        } else if (frame instanceof Frame.Credit f) {
-            ServerConsumer consumer = consumers.get(f.consumerId());
-            if (consumer != null) {
-                consumer.session().addCredit(consumer, f.credit());
-            } else {
-                ServerBrowser browser = browsers.get(f.consumerId());
-                if (browser != null) {
-                    browser.addCredit(f.credit());
-                }
-            }
-        } else if (frame instanceof Frame.Reject f) {
-            ServerConsumer consumer = consumers.get(f.consumerId());
-            if (consumer != null) { // else closed since: its deliveries went back to the queue
-                consumer.session().reject(consumer, f.deliveryId(), "client '" + clientName + "' ("
-                        + channel.remoteAddress() + ", consumer " + f.consumerId() + ") cannot decode it: " + f.reason());
-            }
-        } else if (frame instanceof Frame.Pull f) {
-            ServerConsumer consumer = consumers.get(f.consumerId());
-            if (consumer != null) {
-                consumer.session().pull(consumer);
-            } else {
-                ServerBrowser browser = browsers.get(f.consumerId());
-                if (browser != null) {
-                    browser.pull();
-                }
-            }
-            ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
-        } else if (frame instanceof Frame.CreateConsumer f) {
-            try {
-                createConsumer(f);
-            } catch (WharfException e) {
-                if (f.requestId() == 0) {
-                    // created without waiting: the client raises it from that consumer's next receive
-                    channel.writeAndFlush(new Frame.ConsumerFailed(f.consumerId(), e.code(), e.getMessage()), channel.voidPromise());
-                } else {
-                    replies.error(f.requestId(), e, f.sessionId(), 0);
-                }
-            }
-        } else if (frame instanceof Frame.CloseConsumer f) {
-            closeConsumer(f);
-        } else if (frame instanceof Frame.Commit f) {
-            try {
-                session(f.sessionId()).commit(f.requestId(), f.consumed());
-            } catch (WharfException e) {
-                replies.error(f.requestId(), e, f.sessionId(), 0);
-            }
-        } else if (frame instanceof Frame.Rollback f) {
-            try {
-                session(f.sessionId()).rollback(f.requestId(), f.consumed());
-            } catch (WharfException e) {
-                replies.error(f.requestId(), e, f.sessionId(), 0);
-            }
-        } else if (frame instanceof Frame.Ping) {
-            // its arrival has reset the Heartbeat's read timer; nothing to answer
-        } else if (frame instanceof Frame.CreateSession f) {
-            createSession(f);
-        } else if (frame instanceof Frame.CloseSession f) {
-            closeSession(f);
-        } else if (frame instanceof Frame.CreateProducer f) {
-            try {
-                session(f.sessionId());
-                if (f.destination() != null && f.destination().kind().isQueue()) {
-                    context.queueManager().queue(f.destination());
-                } else if (f.destination() != null) {
-                    context.topicManager().checkPublishable(f.destination());
-                }
-                replies.ok(f.requestId());
-            } catch (WharfException e) {
-                replies.error(f.requestId(), e, f.sessionId(), f.producerId());
-            }
-        } else if (frame instanceof Frame.CloseProducer f) {
-            // producers hold no server state: a SEND names its destination in the message
             replies.ok(f.requestId());
-        } else if (frame instanceof Frame.CreateTemporary f) {
-            answer(f.requestId(), () -> temporaries.create(f.destination()));
-        } else if (frame instanceof Frame.DeleteTemporary f) {
-            answer(f.requestId(), () -> temporaries.delete(f.destination()));
-        } else if (frame instanceof Frame.SetClientId f) {
-            try {
-                setClientId(f.clientId());
-                replies.ok(f.requestId());
-            } catch (WharfException e) {
-                replies.error(f.requestId(), e, 0, 0);
+        } catch (WharfException e) {
+            replies.error(f.requestId(), e, f.sessionId(), f.producerId());
+        }
+    }
+
+    @Override
+    public void onCloseProducer(Frame.CloseProducer f) {
+        // producers hold no server state: a SEND names its destination in the message
+        replies.ok(f.requestId());
+    }
+
+    // ---- consumers and browsers ----
+
+    @Override
+    public void onCreateConsumer(Frame.CreateConsumer f) {
+        try {
+            createConsumer(f);
+        } catch (WharfException e) {
+            if (f.requestId() == 0) {
+                // created without waiting: the client raises it from that consumer's next receive
+                channel.writeAndFlush(new Frame.ConsumerFailed(f.consumerId(), e.code(), e.getMessage()), channel.voidPromise());
+            } else {
+                replies.error(f.requestId(), e, f.sessionId(), 0);
             }
-        } else if (frame instanceof Frame.Unsubscribe f) {
-            try {
-                context.topicManager().unsubscribe(clientId, f.subscriptionName());
-                replies.ok(f.requestId());
-            } catch (WharfException e) {
-                replies.error(f.requestId(), e, 0, 0);
-            }
-        } else if (frame instanceof Frame.Close f) {
-            releaseAll(false);
-            replies.ok(f.requestId());
-        } else if (frame instanceof Frame.Hello) {
-            ProtocolFailures.protocolError(ctx, "HELLO received twice; the handshake happens once per connection");
+        }
+    }
+
+    @Override
+    public void onCredit(Frame.Credit f) {
+        ServerConsumer consumer = consumers.get(f.consumerId());
+        if (consumer != null) {
+            consumer.session().addCredit(consumer, f.credit());
         } else {
-            ProtocolFailures.discard(frame);
-            ProtocolFailures.protocolError(ctx, frame.type() + " is sent by the server, never by a client");
+            ServerBrowser browser = browsers.get(f.consumerId());
+            if (browser != null) {
+                browser.addCredit(f.credit());
+            }
+        }
+    }
+
+    @Override
+    public void onPull(Frame.Pull f) {
+        ServerConsumer consumer = consumers.get(f.consumerId());
+        if (consumer != null) {
+            consumer.session().pull(consumer);
+        } else {
+            ServerBrowser browser = browsers.get(f.consumerId());
+            if (browser != null) {
+                browser.pull();
+            }
+        }
+        ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
+    }
+
+    @Override
+    public void onReject(Frame.Reject f) {
+        ServerConsumer consumer = consumers.get(f.consumerId());
+        if (consumer != null) { // else closed since: its deliveries went back to the queue
+            consumer.session().reject(consumer, f.deliveryId(), "client '" + clientName + "' ("
+                    + channel.remoteAddress() + ", consumer " + f.consumerId() + ") cannot decode it: " + f.reason());
         }
     }
 
@@ -197,17 +245,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void send(Frame.Send f) {
-        BrokerSession session = sessions.get(f.sessionId());
-        if (session == null) {
-            f.message().release();
-            replies.error(f.requestId(), noSession(f.sessionId()), f.sessionId(), f.producerId());
-            return;
-        }
-        session.send(f.requestId(), f.producerId(), f.message());
-    }
-
-    private void createSession(Frame.CreateSession f) {
+    @Override
+    public void onCreateSession(Frame.CreateSession f) {
         if (sessions.containsKey(f.sessionId())) {
             replies.error(f.requestId(), WharfException.illegalState("Session id " + f.sessionId()
                     + " is already in use on this connection."), f.sessionId(), 0);
@@ -231,7 +270,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         clientId = id;
     }
 
-    private void closeSession(Frame.CloseSession f) {
+    @Override
+    public void onCloseSession(Frame.CloseSession f) {
         BrokerSession session = sessions.remove(f.sessionId());
         if (session == null) {
             replies.ok(f.requestId()); // closing twice is harmless
@@ -300,7 +340,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         return consumer;
     }
 
-    private void closeConsumer(Frame.CloseConsumer f) {
+    @Override
+    public void onCloseConsumer(Frame.CloseConsumer f) {
         ServerBrowser browser = browsers.remove(f.consumerId());
         if (browser != null) {
             browser.close();
