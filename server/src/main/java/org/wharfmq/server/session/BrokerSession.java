@@ -9,6 +9,7 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
@@ -16,12 +17,12 @@ import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.topic.Publication;
+import org.wharfmq.server.topic.Subscription;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.protocol.message.WireDestination;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +72,10 @@ public final class BrokerSession {
     private boolean drainScheduled;
 
     // owned by the event loop
+    /** The session's open consumers by id: the one place they are kept. */
     private final IntObjectHashMap<ServerConsumer> consumers = new IntObjectHashMap<>();
+    /** Open QueueBrowser enumerations; their ids share the consumer id space of the connection. */
+    private final IntObjectHashMap<ServerBrowser> browsers = new IntObjectHashMap<>();
     /** Closed consumers that still hold deliveries the application consumed; settled by the next ACK/COMMIT/ROLLBACK. */
     private final List<ServerConsumer> retired = new ArrayList<>();
     private final List<QueuedMessage> transactionSends = new ArrayList<>();
@@ -112,45 +116,81 @@ public final class BrokerSession {
         return id;
     }
 
-    // ---- consumers ----
+    // ---- consumers and browsers ----
 
     /**
-     * Creates a consumer; it receives nothing until {@link #startConsumer}, so its creation can be answered first.
-     * {@code queue} is attached ({@link LocalQueue#attach}) for the consumer, which detaches it when it closes.
+     * CREATE_CONSUMER in this session: a consumer of a queue, a subscriber to a topic (which consumes its
+     * subscription's queue) or a browser of a queue. Answers OK before the consumer's first DELIVER. The connection
+     * has checked the id is free and the destination is one this connection may consume from.
+     *
+     * @throws WharfException when the selector, the destination or a subscription rule refuses it; nothing is
+     *                        created then
      */
-    public ServerConsumer createConsumer(int consumerId, LocalQueue queue, Selector selector, int credit) {
-        ServerConsumer consumer = new ServerConsumer(consumerId, this, queue, selector, credit);
-        consumers.put(consumerId, consumer);
+    public void openConsumer(Frame.CreateConsumer f) {
+        Selector selector;
+        try {
+            selector = Selector.parse(f.selector());
+        } catch (SelectorParseException e) {
+            throw new WharfException(ErrorCode.INVALID_SELECTOR, "Invalid message selector: " + e.getMessage());
+        }
+        ServerConsumer consumer;
+        if (f.destination().kind().isQueue()) {
+            LocalQueue queue = queueManager.attach(f.destination()); // detached when it closes
+            if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
+                ServerBrowser browser = new ServerBrowser(f.consumerId(), id, queue, selector, channel);
+                browsers.put(f.consumerId(), browser);
+                replies.ok(f.requestId()); // answered before the first DELIVER, as for consumers
+                browser.addCredit(f.credit());
+                return;
+            }
+            consumer = new ServerConsumer(f.consumerId(), this, queue, selector, f.credit());
+        } else {
+            consumer = subscribe(f, selector);
+        }
+        consumers.put(f.consumerId(), consumer);
+        replies.ok(f.requestId()); // answered before the first DELIVER is written
+        consumer.start();
+    }
+
+    /**
+     * A consumer on a topic consumes from its subscription's queue; the subscription applies the selector when a
+     * message is published, so the consumer itself takes everything on that queue.
+     */
+    private ServerConsumer subscribe(Frame.CreateConsumer f, Selector selector) {
+        if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
+            throw WharfException.illegalState("Topic '" + f.destination().name() + "' cannot be browsed; browsers are for queues.");
+        }
+        Subscription subscription = topics.attach(f.destination(), f.selector() == null || f.selector().isBlank()
+                        ? null : f.selector(), selector, (f.flags() & Frame.CONSUMER_NO_LOCAL) != 0,
+                (f.flags() & Frame.CONSUMER_DURABLE) != 0, (f.flags() & Frame.CONSUMER_SHARED) != 0,
+                f.subscriptionName(), clientId, channel);
+        subscription.queue().attach(); // as every consumer's queue; a subscription's is never deleted as unused
+        ServerConsumer consumer = new ServerConsumer(f.consumerId(), this, subscription.queue(), Selector.ALL_MATCH,
+                f.credit());
+        consumer.onClose(() -> topics.detach(subscription));
         return consumer;
     }
 
-    /** Registers the consumer with its queue, which sends it what its credit allows. */
-    public void startConsumer(ServerConsumer consumer) {
-        consumer.queue().addConsumer(consumer);
-    }
-
     /**
-     * CLOSE_CONSUMER: deliveries after {@code lastConsumedDeliveryId} never reached the application and go back to
-     * the queue as they were; the rest stay with the session until acknowledged, committed or rolled back.
+     * CLOSE_CONSUMER: a browser just ends. A consumer's deliveries after {@code lastConsumedDeliveryId} never
+     * reached the application and go back to the queue as they were; the rest stay with the session until
+     * acknowledged, committed or rolled back. Nothing happens for an id the session does not have (closed already).
      */
-    public void closeConsumer(ServerConsumer consumer, long lastConsumedDeliveryId) {
-        if (!consumer.open) {
+    public void closeConsumer(int consumerId, long lastConsumedDeliveryId) {
+        ServerBrowser browser = browsers.remove(consumerId);
+        if (browser != null) {
+            browser.close(); // a browser holds no message: its DELIVERs were copies
             return;
         }
-        consumer.open = false;
-        consumer.queue().removeConsumer(consumer);
-        consumer.queue().detach();
-        consumers.remove(consumer.id());
+        ServerConsumer consumer = consumers.remove(consumerId);
+        if (consumer == null || !consumer.stop()) {
+            return;
+        }
         List<QueuedMessage> unconsumed = new ArrayList<>();
         boolean holdsConsumed;
         synchronized (lock) {
-            Delivery d;
-            while ((d = consumer.unacknowledged.peekLast()) != null && d.deliveryId > lastConsumedDeliveryId) {
-                consumer.unacknowledged.pollLast();
-                d.settled = true;
-                unconsumed.add(d.message);
-            }
-            holdsConsumed = !consumer.unacknowledged.isEmpty();
+            consumer.settleAfter(lastConsumedDeliveryId, unconsumed);
+            holdsConsumed = consumer.holdsDeliveries();
         }
         if (holdsConsumed) {
             retired.add(consumer);
@@ -159,10 +199,16 @@ public final class BrokerSession {
         consumer.closed();
     }
 
-    /** CREDIT: the consumer may be sent {@code credit} more messages. */
-    public void addCredit(ServerConsumer consumer, int credit) {
-        if (consumer.open) {
-            consumer.queue().addCredit(consumer, credit);
+    /** CREDIT: the consumer or browser may be sent {@code credit} more messages. */
+    public void addCredit(int consumerId, int credit) {
+        ServerConsumer consumer = consumers.get(consumerId);
+        if (consumer != null) {
+            consumer.addCredit(credit);
+            return;
+        }
+        ServerBrowser browser = browsers.get(consumerId);
+        if (browser != null) {
+            browser.addCredit(credit);
         }
     }
 
@@ -171,11 +217,17 @@ public final class BrokerSession {
      * including one a producer on another thread handed over a moment ago, is written before this returns, so
      * the PULL_DONE written next never overtakes a message that was already on its way.
      */
-    public void pull(ServerConsumer consumer) {
-        if (consumer.open) {
-            consumer.queue().pull(consumer);
+    public void pull(int consumerId) {
+        ServerConsumer consumer = consumers.get(consumerId);
+        if (consumer != null) {
+            consumer.pull();
+            drain();
+            return;
         }
-        drain();
+        ServerBrowser browser = browsers.get(consumerId);
+        if (browser != null) {
+            browser.pull();
+        }
     }
 
     // ---- deliveries ----
@@ -184,7 +236,7 @@ public final class BrokerSession {
     void record(ServerConsumer consumer, QueuedMessage message) {
         synchronized (lock) {
             Delivery d = new Delivery(consumer, nextDeliveryId++, message.deliveryCount(), message);
-            consumer.unacknowledged.addLast(d);
+            consumer.delivered(d);
             unwritten.addLast(d);
         }
         if (message.persistent()) {
@@ -394,20 +446,14 @@ public final class BrokerSession {
      *
      * @param reason why, as the dead letter's reason: who rejected it and what the client could not decode
      */
-    public void reject(ServerConsumer consumer, long deliveryId, String reason) {
-        QueuedMessage rejected = null;
+    public void reject(int consumerId, long deliveryId, String reason) {
+        ServerConsumer consumer = consumers.get(consumerId);
+        if (consumer == null) {
+            return; // closed since: its unconsumed deliveries went back to the queue
+        }
+        QueuedMessage rejected;
         synchronized (lock) {
-            for (Iterator<Delivery> it = consumer.unacknowledged.iterator(); it.hasNext(); ) {
-                Delivery d = it.next();
-                if (d.deliveryId >= deliveryId) {
-                    if (d.deliveryId == deliveryId) {
-                        it.remove();
-                        d.settled = true;
-                        rejected = d.message;
-                    }
-                    break;
-                }
-            }
+            rejected = consumer.settle(deliveryId);
         }
         if (rejected != null) {
             queueManager.deadLetters().moveFromQueue(rejected, reason);
@@ -511,10 +557,10 @@ public final class BrokerSession {
         List<QueuedMessage> returned = new ArrayList<>();
         synchronized (lock) {
             for (ServerConsumer c : consumers.values()) {
-                settleAll(c, lastConsumed(consumed, c.id()), returned);
+                c.settleAll(lastConsumed(consumed, c.id()), returned);
             }
             for (ServerConsumer c : retired) {
-                settleAll(c, Long.MAX_VALUE, returned);
+                c.settleAll(Long.MAX_VALUE, returned);
             }
         }
         retired.clear();
@@ -539,26 +585,26 @@ public final class BrokerSession {
     }
 
     /**
-     * CLOSE_SESSION, CLOSE, or the connection dropped: the open transaction is rolled back and every
-     * unacknowledged delivery goes back to its queue. Those the application consumed are always counted as
+     * CLOSE_SESSION, CLOSE, or the connection dropped: its browsers end, the open transaction is rolled back and
+     * every unacknowledged delivery goes back to its queue. Those the application consumed are always counted as
      * redelivered; prefetched ones only when {@code countPrefetched} (CLOSE_SESSION and a dropped connection
      * count them, an orderly CLOSE does not). Answers OK when {@code requestId} is not 0.
      */
     public void close(int requestId, boolean countPrefetched) {
         List<ServerConsumer> closing = new ArrayList<>(consumers.values());
         for (ServerConsumer c : closing) {
-            c.open = false;
-            c.queue().removeConsumer(c);
-            c.queue().detach();
+            c.stop();
         }
+        browsers.values().forEach(ServerBrowser::close);
+        browsers.clear();
         List<QueuedMessage> returned = new ArrayList<>();
         synchronized (lock) {
             long counted = countPrefetched ? Long.MAX_VALUE : Long.MIN_VALUE;
             for (ServerConsumer c : consumers.values()) {
-                settleAll(c, counted, returned);
+                c.settleAll(counted, returned);
             }
             for (ServerConsumer c : retired) {
-                settleAll(c, Long.MAX_VALUE, returned);
+                c.settleAll(Long.MAX_VALUE, returned);
             }
             unwritten.clear();
         }
@@ -589,41 +635,15 @@ public final class BrokerSession {
                 Frame.Consumed c = consumed.get(i);
                 ServerConsumer consumer = consumers.get(c.consumerId());
                 if (consumer != null) {
-                    settleUpTo(consumer, c.lastDeliveryId(), countRedelivery, taken);
+                    consumer.settleUpTo(c.lastDeliveryId(), countRedelivery, taken);
                 }
             }
             for (ServerConsumer consumer : retired) {
-                settleUpTo(consumer, Long.MAX_VALUE, countRedelivery, taken);
+                consumer.settleUpTo(Long.MAX_VALUE, countRedelivery, taken);
             }
         }
         retired.clear();
         return taken;
-    }
-
-    /** Settles a consumer's deliveries up to {@code lastDeliveryId}; under the lock. */
-    private static void settleUpTo(ServerConsumer consumer, long lastDeliveryId, boolean countRedelivery,
-                                   List<QueuedMessage> out) {
-        Delivery d;
-        while ((d = consumer.unacknowledged.peekFirst()) != null && d.deliveryId <= lastDeliveryId) {
-            consumer.unacknowledged.pollFirst();
-            d.settled = true;
-            if (countRedelivery) {
-                d.message.countRedelivery();
-            }
-            out.add(d.message);
-        }
-    }
-
-    /** Settles all of a consumer's deliveries, counting a redelivery on those up to {@code countUpTo}; under the lock. */
-    private static void settleAll(ServerConsumer consumer, long countUpTo, List<QueuedMessage> out) {
-        Delivery d;
-        while ((d = consumer.unacknowledged.pollFirst()) != null) {
-            d.settled = true;
-            if (d.deliveryId <= countUpTo) {
-                d.message.countRedelivery();
-            }
-            out.add(d.message);
-        }
     }
 
     private static long lastConsumed(List<Frame.Consumed> consumed, int consumerId) {

@@ -5,30 +5,23 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.collection.IntObjectHashMap;
 import org.wharfmq.protocol.frame.ClientFrameHandler;
-import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
-import org.wharfmq.protocol.selector.Selector;
-import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.WharfException;
-import org.wharfmq.server.queue.LocalQueue;
-import org.wharfmq.server.session.Replies;
-import org.wharfmq.server.session.ServerBrowser;
-import org.wharfmq.server.session.ServerConsumer;
 import org.wharfmq.server.session.BrokerSession;
+import org.wharfmq.server.session.Replies;
 import org.wharfmq.server.session.TemporaryDestinations;
-import org.wharfmq.server.topic.Subscription;
-import org.wharfmq.server.topic.TopicManager;
-
-import java.util.Iterator;
 
 /**
- * One client connection after its handshake: dispatches each frame, in arrival order, to the session, consumer or
- * queue it concerns, and answers requests with OK or ERROR.
+ * The server's end of one client connection, after its handshake: handles each frame the client sends
+ * ({@link ClientFrameHandler}), in arrival order, and answers requests with OK or ERROR. It owns what belongs to the
+ * connection as a whole: its sessions, its client ID and its temporary destinations. Consumers and browsers belong
+ * to their session; the connection only remembers which session each consumer id is in, because CREDIT, PULL and
+ * REJECT name the consumer alone.
  *
- * <p>Everything here runs on the connection's event loop, which owns the connection's maps of sessions and
- * consumers (ids are chosen by the client and unique within the connection). There is no hand-off to worker
- * threads: a SEND is validated, stored and put on its queue (and, when a consumer is waiting, delivered) right here.
+ * <p>Everything here runs on the connection's event loop, which owns these maps (ids are chosen by the client and
+ * unique within the connection). There is no hand-off to worker threads: a SEND is validated, stored and put on its
+ * queue (and, when a consumer is waiting, delivered) right here.
  *
  * <p>A connection that ends, however it ends (CLOSE, a dropped socket, or its {@link Heartbeat} finding it silent),
  * releases everything: its sessions close and their unacknowledged deliveries go back to their queues.
@@ -40,9 +33,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private final ServerContext context;
     private final String clientName;
     private final IntObjectHashMap<BrokerSession> sessions = new IntObjectHashMap<>();
-    private final IntObjectHashMap<ServerConsumer> consumers = new IntObjectHashMap<>();
-    /** Open QueueBrowser enumerations; their ids share the consumer id space. */
-    private final IntObjectHashMap<ServerBrowser> browsers = new IntObjectHashMap<>();
+    /** The session each open consumer or browser id belongs to. */
+    private final IntObjectHashMap<BrokerSession> sessionOfConsumer = new IntObjectHashMap<>();
     private final TemporaryDestinations temporaries;
     private ChannelHandlerContext ctx;
     private Channel channel;
@@ -84,7 +76,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         }
     }
 
-    // ---- connection ----
+    // ---- the connection ----
 
     @Override
     public void onHello(Frame.Hello f) {
@@ -107,6 +99,19 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         answer(f.requestId(), () -> setClientId(f.clientId()));
     }
 
+    /** JMS: the client ID is set once, before anything else happens on the connection, and is unique. */
+    private void setClientId(String id) {
+        if (clientId != null) {
+            throw WharfException.illegalState("The client ID of this connection is already '" + clientId + "'.");
+        }
+        if (!sessions.isEmpty()) {
+            throw WharfException.illegalState("The client ID must be set before the connection is used (JMS 2.0 "
+                    + "section 6.1.2); this connection already has sessions.");
+        }
+        context.topicManager().claimClientId(id, this);
+        clientId = id;
+    }
+
     @Override
     public void onUnsubscribe(Frame.Unsubscribe f) {
         answer(f.requestId(), () -> context.topicManager().unsubscribe(clientId, f.subscriptionName()));
@@ -122,7 +127,40 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         answer(f.requestId(), () -> temporaries.delete(f.destination()));
     }
 
+    /** Runs a connection-level request and answers OK, or ERROR with what it threw. */
+    private void answer(int requestId, Runnable request) {
+        try {
+            request.run();
+            replies.ok(requestId);
+        } catch (WharfException e) {
+            replies.error(requestId, e, 0, 0);
+        }
+    }
+
     // ---- sessions ----
+
+    @Override
+    public void onCreateSession(Frame.CreateSession f) {
+        if (sessions.containsKey(f.sessionId())) {
+            replies.error(f.requestId(), WharfException.illegalState("Session id " + f.sessionId()
+                    + " is already in use on this connection."), f.sessionId(), 0);
+            return;
+        }
+        sessions.put(f.sessionId(), new BrokerSession(f.sessionId(), f.transacted(), channel, replies,
+                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength()));
+        replies.ok(f.requestId());
+    }
+
+    @Override
+    public void onCloseSession(Frame.CloseSession f) {
+        BrokerSession session = sessions.remove(f.sessionId());
+        if (session == null) {
+            replies.ok(f.requestId()); // closing twice is harmless
+            return;
+        }
+        sessionOfConsumer.values().removeIf(s -> s == session);
+        session.close(f.requestId(), true);
+    }
 
     @Override
     public void onSend(Frame.Send f) {
@@ -183,181 +221,6 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         replies.ok(f.requestId());
     }
 
-    // ---- consumers and browsers ----
-
-    @Override
-    public void onCreateConsumer(Frame.CreateConsumer f) {
-        try {
-            createConsumer(f);
-        } catch (WharfException e) {
-            if (f.requestId() == 0) {
-                // created without waiting: the client raises it from that consumer's next receive
-                channel.writeAndFlush(new Frame.ConsumerFailed(f.consumerId(), e.code(), e.getMessage()), channel.voidPromise());
-            } else {
-                replies.error(f.requestId(), e, f.sessionId(), 0);
-            }
-        }
-    }
-
-    @Override
-    public void onCredit(Frame.Credit f) {
-        ServerConsumer consumer = consumers.get(f.consumerId());
-        if (consumer != null) {
-            consumer.session().addCredit(consumer, f.credit());
-        } else {
-            ServerBrowser browser = browsers.get(f.consumerId());
-            if (browser != null) {
-                browser.addCredit(f.credit());
-            }
-        }
-    }
-
-    @Override
-    public void onPull(Frame.Pull f) {
-        ServerConsumer consumer = consumers.get(f.consumerId());
-        if (consumer != null) {
-            consumer.session().pull(consumer);
-        } else {
-            ServerBrowser browser = browsers.get(f.consumerId());
-            if (browser != null) {
-                browser.pull();
-            }
-        }
-        ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
-    }
-
-    @Override
-    public void onReject(Frame.Reject f) {
-        ServerConsumer consumer = consumers.get(f.consumerId());
-        if (consumer != null) { // else closed since: its deliveries went back to the queue
-            consumer.session().reject(consumer, f.deliveryId(), "client '" + clientName + "' ("
-                    + channel.remoteAddress() + ", consumer " + f.consumerId() + ") cannot decode it: " + f.reason());
-        }
-    }
-
-    /** Runs a connection-level request and answers OK, or ERROR with what it threw. */
-    private void answer(int requestId, Runnable request) {
-        try {
-            request.run();
-            replies.ok(requestId);
-        } catch (WharfException e) {
-            replies.error(requestId, e, 0, 0);
-        }
-    }
-
-    @Override
-    public void onCreateSession(Frame.CreateSession f) {
-        if (sessions.containsKey(f.sessionId())) {
-            replies.error(f.requestId(), WharfException.illegalState("Session id " + f.sessionId()
-                    + " is already in use on this connection."), f.sessionId(), 0);
-            return;
-        }
-        sessions.put(f.sessionId(), new BrokerSession(f.sessionId(), f.transacted(), channel, replies,
-                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength()));
-        replies.ok(f.requestId());
-    }
-
-    /** JMS: the client ID is set once, before anything else happens on the connection, and is unique. */
-    private void setClientId(String id) {
-        if (clientId != null) {
-            throw WharfException.illegalState("The client ID of this connection is already '" + clientId + "'.");
-        }
-        if (!sessions.isEmpty()) {
-            throw WharfException.illegalState("The client ID must be set before the connection is used (JMS 2.0 "
-                    + "section 6.1.2); this connection already has sessions.");
-        }
-        context.topicManager().claimClientId(id, this);
-        clientId = id;
-    }
-
-    @Override
-    public void onCloseSession(Frame.CloseSession f) {
-        BrokerSession session = sessions.remove(f.sessionId());
-        if (session == null) {
-            replies.ok(f.requestId()); // closing twice is harmless
-            return;
-        }
-        for (Iterator<ServerConsumer> it = consumers.values().iterator(); it.hasNext(); ) {
-            if (it.next().session() == session) {
-                it.remove();
-            }
-        }
-        browsers.values().removeIf(b -> b.sessionId() == f.sessionId() && b.close());
-        session.close(f.requestId(), true);
-    }
-
-    private void createConsumer(Frame.CreateConsumer f) {
-        BrokerSession session = session(f.sessionId());
-        if (consumers.containsKey(f.consumerId()) || browsers.containsKey(f.consumerId())) {
-            throw WharfException.illegalState("Consumer id " + f.consumerId() + " is already in use on this connection.");
-        }
-        if (f.destination() == null) {
-            throw WharfException.illegalState("No destination given: a consumer must name a queue or a topic.");
-        }
-        temporaries.checkConsumable(f.destination());
-        Selector selector;
-        try {
-            selector = Selector.parse(f.selector());
-        } catch (SelectorParseException e) {
-            throw new WharfException(ErrorCode.INVALID_SELECTOR, "Invalid message selector: " + e.getMessage());
-        }
-        ServerConsumer consumer;
-        if (f.destination().kind().isQueue()) {
-            LocalQueue queue = context.queueManager().attach(f.destination()); // detached when it closes
-            if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
-                ServerBrowser browser = new ServerBrowser(f.consumerId(), session.id(), queue, selector, channel);
-                browsers.put(f.consumerId(), browser);
-                replies.ok(f.requestId()); // answered before the first DELIVER, as for consumers
-                browser.addCredit(f.credit());
-                return;
-            }
-            consumer = session.createConsumer(f.consumerId(), queue, selector, f.credit());
-        } else {
-            consumer = subscribe(session, f, selector);
-        }
-        consumers.put(f.consumerId(), consumer);
-        replies.ok(f.requestId()); // answered before the first DELIVER is written
-        session.startConsumer(consumer);
-    }
-
-    /**
-     * A consumer on a topic consumes from its subscription's queue; the subscription applies the selector when a
-     * message is published, so the consumer itself takes everything on that queue.
-     */
-    private ServerConsumer subscribe(BrokerSession session, Frame.CreateConsumer f, Selector selector) {
-        if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
-            throw WharfException.illegalState("Topic '" + f.destination().name() + "' cannot be browsed; browsers are for queues.");
-        }
-        TopicManager topics = context.topicManager();
-        Subscription subscription = topics.attach(f.destination(), f.selector() == null || f.selector().isBlank()
-                        ? null : f.selector(), selector, (f.flags() & Frame.CONSUMER_NO_LOCAL) != 0,
-                (f.flags() & Frame.CONSUMER_DURABLE) != 0, (f.flags() & Frame.CONSUMER_SHARED) != 0,
-                f.subscriptionName(), clientId, channel);
-        subscription.queue().attach(); // as every consumer's queue; a subscription's is never deleted as unused
-        ServerConsumer consumer = session.createConsumer(f.consumerId(), subscription.queue(), Selector.ALL_MATCH,
-                f.credit());
-        consumer.onClose(() -> topics.detach(subscription));
-        return consumer;
-    }
-
-    @Override
-    public void onCloseConsumer(Frame.CloseConsumer f) {
-        ServerBrowser browser = browsers.remove(f.consumerId());
-        if (browser != null) {
-            browser.close();
-            replies.ok(f.requestId()); // a browser holds no message: its DELIVERs were copies
-            return;
-        }
-        ServerConsumer consumer = consumers.get(f.consumerId());
-        if (consumer == null || consumer.session().id() != f.sessionId()) {
-            replies.ok(f.requestId()); // already closed, with its session or before
-            return;
-        }
-        consumers.remove(f.consumerId());
-        consumer.session().closeConsumer(consumer, f.lastConsumedDeliveryId());
-        replies.ok(f.requestId());
-    }
-
     private BrokerSession session(int sessionId) {
         BrokerSession session = sessions.get(sessionId);
         if (session == null) {
@@ -370,9 +233,72 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         return WharfException.illegalState("Session " + sessionId + " is not open on this connection.");
     }
 
+    // ---- consumers and browsers: each is its session's; CREDIT, PULL and REJECT find it through its session ----
+
+    @Override
+    public void onCreateConsumer(Frame.CreateConsumer f) {
+        try {
+            BrokerSession session = session(f.sessionId());
+            if (sessionOfConsumer.containsKey(f.consumerId())) {
+                throw WharfException.illegalState("Consumer id " + f.consumerId() + " is already in use on this connection.");
+            }
+            if (f.destination() == null) {
+                throw WharfException.illegalState("No destination given: a consumer must name a queue or a topic.");
+            }
+            temporaries.checkConsumable(f.destination());
+            session.openConsumer(f);
+            sessionOfConsumer.put(f.consumerId(), session);
+        } catch (WharfException e) {
+            if (f.requestId() == 0) {
+                // created without waiting: the client raises it from that consumer's next receive
+                channel.writeAndFlush(new Frame.ConsumerFailed(f.consumerId(), e.code(), e.getMessage()), channel.voidPromise());
+            } else {
+                replies.error(f.requestId(), e, f.sessionId(), 0);
+            }
+        }
+    }
+
+    @Override
+    public void onCloseConsumer(Frame.CloseConsumer f) {
+        BrokerSession session = sessionOfConsumer.get(f.consumerId());
+        if (session != null && session.id() == f.sessionId()) { // else already closed, with its session or before
+            sessionOfConsumer.remove(f.consumerId());
+            session.closeConsumer(f.consumerId(), f.lastConsumedDeliveryId());
+        }
+        replies.ok(f.requestId());
+    }
+
+    @Override
+    public void onCredit(Frame.Credit f) {
+        BrokerSession session = sessionOfConsumer.get(f.consumerId());
+        if (session != null) {
+            session.addCredit(f.consumerId(), f.credit());
+        }
+    }
+
+    @Override
+    public void onPull(Frame.Pull f) {
+        BrokerSession session = sessionOfConsumer.get(f.consumerId());
+        if (session != null) {
+            session.pull(f.consumerId());
+        }
+        ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
+    }
+
+    @Override
+    public void onReject(Frame.Reject f) {
+        BrokerSession session = sessionOfConsumer.get(f.consumerId());
+        if (session != null) { // else closed since: its deliveries went back to the queue
+            session.reject(f.consumerId(), f.deliveryId(), "client '" + clientName + "' (" + channel.remoteAddress()
+                    + ", consumer " + f.consumerId() + ") cannot decode it: " + f.reason());
+        }
+    }
+
+    // ---- the end ----
+
     /**
-     * Closes every session (unacknowledged deliveries go back to their queues), then deletes the connection's
-     * temporary destinations.
+     * Closes every session (unacknowledged deliveries go back to their queues, browsers end), then deletes the
+     * connection's temporary destinations and frees its client ID.
      */
     private void releaseAll(boolean connectionLost) {
         if (released) {
@@ -383,9 +309,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             session.close(0, connectionLost);
         }
         sessions.clear();
-        consumers.clear();
-        browsers.values().forEach(ServerBrowser::close);
-        browsers.clear();
+        sessionOfConsumer.clear();
         temporaries.deleteAll();
         context.topicManager().releaseClientId(clientId, this);
     }
