@@ -128,7 +128,7 @@ public final class WharfServer implements AutoCloseable {
             throw e;
         }
         try {
-            store.recover(server.topicManager); // durable subscriptions and retained ones; queues go on to the queue manager
+            server.queueManager.persistence().recover(server.topicManager); // durable subscriptions and retained ones; queues go on to the queue manager
             server.queueManager.scheduleRecoveredDelays(server.ioGroup);
             server.queueManager.scheduleAutoDelete(server.ioGroup);
             server.bind();
@@ -219,6 +219,11 @@ public final class WharfServer implements AutoCloseable {
     /** The queues. */
     public QueueManager queueManager() {
         return queueManager;
+    }
+
+    /** The store persistent messages are kept in (through {@link QueueManager#persistence()}): for tests and tools. */
+    public MessageStore store() {
+        return store;
     }
 
     /** Topics, subscriptions, retained publications and client IDs. */

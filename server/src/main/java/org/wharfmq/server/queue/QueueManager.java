@@ -10,6 +10,7 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.RecoveryTarget;
 import org.wharfmq.server.store.StoredMessage;
 
@@ -67,16 +68,17 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
      * messages of a new queue of the same name.
      */
     private final AtomicLong deletedSequences = new AtomicLong();
-    private final MessageStore store;
+    private final Persistence persistence;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
-    private final AtomicLong transactionIds = new AtomicLong();
     /** Recovered messages whose delivery time is ahead; recovery's thread only, until {@link #scheduleRecoveredDelays}. */
     private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
 
     /**
      * Creates the queue manager with the queues {@code config} defines.
      *
+     * @param store where persistent messages are kept, reached only through this queue manager's
+     *              {@link #persistence()}
      * @param clock what queues read the time from (expiry, auto-deletion): the system's, or one a test advances
      */
     public QueueManager(ServerConfig config, MessageStore store, InstantSource clock) {
@@ -84,13 +86,13 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         this.defaultMaxDepth = config.maxQueueDepth();
         this.maxQueues = config.maxQueues();
         this.autoDeleteDelayMillis = config.autoDeleteDelayMillis();
-        this.store = store;
+        this.persistence = new Persistence(store);
         this.clock = clock;
-        this.deadLetters = new DeadLetters(this, store);
+        this.deadLetters = new DeadLetters(this, persistence);
         for (QueueDefinition q : config.queues()) {
             boolean ownLimit = q.maxDepth() != null;
             queues.put(q.name(), LocalQueue.defined(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit,
-                    store, deadLetters, clock));
+                    persistence, deadLetters, clock));
             queueCount.incrementAndGet();
         }
     }
@@ -108,8 +110,8 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         LocalQueue queue = queues.get(DeadLetters.QUEUE);
         return queue != null ? queue : queues.computeIfAbsent(DeadLetters.QUEUE, n -> {
             queueCount.incrementAndGet();
-            store.queueCreated(n);
-            return LocalQueue.defined(n, defaultMaxDepth, false, store, deadLetters, clock);
+            persistence.queueCreated(n);
+            return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock);
         });
     }
 
@@ -138,8 +140,8 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         }
         return queues.computeIfAbsent(name, n -> {
             countNewQueue(n);
-            store.queueCreated(n);
-            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, store, deadLetters, clock);
+            persistence.queueCreated(n);
+            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock);
             created.sequenceAbove(deletedSequences.get());
             return created;
         });
@@ -194,7 +196,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
                     if (!queue.deleteIfUnused(now, autoDeleteDelayMillis)) {
                         return queue;
                     }
-                    store.queueDeleted(name);
+                    persistence.queueDeleted(name);
                     deletedSequences.accumulateAndGet(queue.lastSequence(), Math::max);
                     queueCount.decrementAndGet();
                     deleted[0]++;
@@ -241,8 +243,8 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     private LocalQueue recovered(String queueName) {
         return queues.computeIfAbsent(queueName, n -> {
             queueCount.incrementAndGet();
-            return DeadLetters.QUEUE.equals(n) ? LocalQueue.defined(n, defaultMaxDepth, false, store, deadLetters, clock)
-                    : LocalQueue.autoCreated(n, defaultMaxDepth, store, deadLetters, clock);
+            return DeadLetters.QUEUE.equals(n) ? LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock)
+                    : LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock);
         });
     }
 
@@ -279,7 +281,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         try {
             return MessageHeaders.read(content);
         } catch (MalformedFrameException e) {
-            deadLetters.moveStored(new RecoveredMessage(queueName, sequence, content), true,
+            deadLetters.moveStored(new RecoveredMessage(queueName, sequence, content),
                     "recovered from the journal but cannot be decoded: " + e.getMessage());
             content.release();
             return null;
@@ -347,7 +349,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
      */
     public LocalQueue createTemporaryQueue(String name) {
         countNewQueue(name);
-        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, deadLetters, clock);
+        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, persistence, deadLetters, clock);
         if (temporaryQueues.putIfAbsent(name, queue) != null) {
             queueCount.decrementAndGet();
             throw WharfException.illegalState("Temporary queue name '" + name + "' is already in use; the client must "
@@ -403,14 +405,9 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         return clock;
     }
 
-    /** Where persistent messages are recorded. */
-    public MessageStore store() {
-        return store;
-    }
-
-    /** A transaction id never used before by this queue manager. */
-    public long nextTransactionId() {
-        return transactionIds.incrementAndGet();
+    /** What is stored, and the way to the store: for everything the queue manager stores. */
+    public Persistence persistence() {
+        return persistence;
     }
 
     /** Releases all waiting messages. Call after every connection is closed. */

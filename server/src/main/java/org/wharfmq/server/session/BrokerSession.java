@@ -14,7 +14,7 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
-import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.topic.Publication;
 import org.wharfmq.server.topic.Subscription;
@@ -62,7 +62,7 @@ public final class BrokerSession {
     private final QueueManager queueManager;
     private final TopicManager topics;
     private final String clientId;
-    private final MessageStore store;
+    private final Persistence persistence;
     private final int maxMessageLength;
 
     /** Guards delivery ids, every consumer's unacknowledged deliveries, and the frames waiting to be written. */
@@ -106,9 +106,9 @@ public final class BrokerSession {
         this.queueManager = queueManager;
         this.topics = topics;
         this.clientId = clientId;
-        this.store = queueManager.store();
+        this.persistence = queueManager.persistence();
         this.maxMessageLength = maxMessageLength;
-        this.transactionId = transacted ? queueManager.nextTransactionId() : 0;
+        this.transactionId = transacted ? persistence.newTransactionId() : 0;
     }
 
     /** The id the client chose. */
@@ -239,9 +239,7 @@ public final class BrokerSession {
             consumer.delivered(d);
             unwritten.addLast(d);
         }
-        if (message.persistent()) {
-            store.delivered(message, message.deliveryCount()); // so a crash brings it back as redelivered
-        }
+        persistence.delivered(message, message.deliveryCount()); // so a crash brings it back as redelivered
     }
 
     /** Gets the recorded deliveries written: now when on the event loop, else by one scheduled task. */
@@ -312,12 +310,10 @@ public final class BrokerSession {
         }
         if (transacted) {
             transactionSends.add(message);
-            if (message.persistent()) {
-                store.putInTransaction(transactionId, message);
-            }
+            persistence.putInTransaction(transactionId, message);
             replies.ok(requestId);
-        } else if (message.persistent()) {
-            store.put(message, failure -> onEventLoop(() -> stored(requestId, producerId, message, failure)));
+        } else if (persistence.stores(message)) {
+            persistence.put(message, failure -> onEventLoop(() -> stored(requestId, producerId, message, failure)));
         } else {
             publish(message);
             replies.ok(requestId);
@@ -363,9 +359,7 @@ public final class BrokerSession {
             for (int i = 0; i < copies.size(); i++) {
                 QueuedMessage copy = copies.get(i);
                 transactionSends.add(copy);
-                if (copy.persistent()) {
-                    store.putInTransaction(transactionId, copy);
-                }
+                persistence.putInTransaction(transactionId, copy);
             }
             if (publication.retains()) {
                 transactionRetains.add(publication);
@@ -375,17 +369,17 @@ public final class BrokerSession {
         }
         int toStore = publication.retains() && headers.persistent() ? 1 : 0;
         for (int i = 0; i < copies.size(); i++) {
-            toStore += copies.get(i).persistent() ? 1 : 0;
+            toStore += persistence.stores(copies.get(i)) ? 1 : 0;
         }
         if (toStore == 0) {
             published(requestId, producerId, publication, null);
             return;
         }
-        StoreCompletion all = new CountdownCompletion(toStore,
+        StoreCompletion all = Persistence.countdown(toStore,
                 failure -> onEventLoop(() -> published(requestId, producerId, publication, failure)));
         for (int i = 0; i < copies.size(); i++) {
-            if (copies.get(i).persistent()) {
-                store.put(copies.get(i), all);
+            if (persistence.stores(copies.get(i))) {
+                persistence.put(copies.get(i), all);
             }
         }
         if (publication.retains() && headers.persistent()) {
@@ -468,16 +462,15 @@ public final class BrokerSession {
             throw WharfException.illegalState("Session " + id + " is transacted: COMMIT settles what it consumed, not ACK.");
         }
         List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
-        if (!anyPersistent(acknowledged)) {
+        if (!persistence.storesAny(acknowledged)) {
             acknowledged(acknowledged);
             replies.ok(requestId);
             return;
         }
         // the queue forgets the messages at once (after a crash before the record is durable they come back, which
         // an unanswered ACK allows); only the answer waits for the record, which needs just queue and sequence
-        List<QueuedMessage> persistent = persistentOnly(acknowledged);
         acknowledged(acknowledged);
-        store.remove(persistent, failure -> onEventLoop(() -> {
+        persistence.remove(acknowledged, failure -> onEventLoop(() -> {
             if (failure != null) {
                 LOG.log(System.Logger.Level.WARNING, "Could not record acknowledgement in session " + id + ": " + failure);
             }
@@ -494,7 +487,7 @@ public final class BrokerSession {
     public void commit(int requestId, List<Frame.Consumed> consumed) {
         requireTransacted("COMMIT");
         long transaction = transactionId;
-        transactionId = queueManager.nextTransactionId();
+        transactionId = persistence.newTransactionId();
         List<QueuedMessage> sends = new ArrayList<>(transactionSends);
         transactionSends.clear();
         List<Publication> retains = new ArrayList<>(transactionRetains);
@@ -506,18 +499,15 @@ public final class BrokerSession {
             cancel(sends);
             releaseRetains(retains);
             giveBack(rolledBack);
-            store.rollback(transaction, failure -> replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
+            persistence.rollback(transaction, failure -> replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
                     "The transaction was rolled back because a send in it failed: " + cause.getMessage(), id, 0));
             return;
         }
         List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
         for (int i = 0; i < acknowledged.size(); i++) {
-            QueuedMessage m = acknowledged.get(i);
-            if (m.persistent()) {
-                store.removeInTransaction(transaction, m);
-            }
+            persistence.removeInTransaction(transaction, acknowledged.get(i));
         }
-        store.commit(transaction, failure -> onEventLoop(() -> committed(requestId, sends, retains, acknowledged, failure)));
+        persistence.commit(transaction, failure -> onEventLoop(() -> committed(requestId, sends, retains, acknowledged, failure)));
     }
 
     private void committed(int requestId, List<QueuedMessage> sends, List<Publication> retains,
@@ -573,12 +563,12 @@ public final class BrokerSession {
         };
         if (transacted) {
             long transaction = transactionId;
-            transactionId = queueManager.nextTransactionId();
+            transactionId = persistence.newTransactionId();
             rollbackOnlyCause = null;
             cancel(transactionSends);
             transactionSends.clear();
             releaseRetains(transactionRetains);
-            store.rollback(transaction, failure -> onEventLoop(restart));
+            persistence.rollback(transaction, failure -> onEventLoop(restart));
         } else {
             restart.run();
         }
@@ -619,7 +609,7 @@ public final class BrokerSession {
             cancel(transactionSends);
             transactionSends.clear();
             releaseRetains(transactionRetains);
-            store.rollback(transactionId, failure -> replies.ok(requestId));
+            persistence.rollback(transactionId, failure -> replies.ok(requestId));
         } else {
             replies.ok(requestId);
         }
@@ -695,25 +685,6 @@ public final class BrokerSession {
             byQueue.computeIfAbsent(m.queue(), q -> new ArrayList<>()).add(m);
         }
         byQueue.forEach(LocalQueue::giveBack);
-    }
-
-    private static boolean anyPersistent(List<QueuedMessage> messages) {
-        for (int i = 0; i < messages.size(); i++) {
-            if (messages.get(i).persistent()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static List<QueuedMessage> persistentOnly(List<QueuedMessage> messages) {
-        List<QueuedMessage> persistent = new ArrayList<>(messages.size());
-        for (QueuedMessage m : messages) {
-            if (m.persistent()) {
-                persistent.add(m);
-            }
-        }
-        return persistent;
     }
 
     private void requireTransacted(String frame) {

@@ -45,6 +45,12 @@ final class RetainedPublication implements StoredMessage, SelectorContext, Suppl
         return content;
     }
 
+    /** A retained publication is stored when it is JMS PERSISTENT. */
+    @Override
+    public boolean persistent() {
+        return headers.persistent();
+    }
+
     @Override
     public Map<String, Object> get() {
         Map<String, Object> decoded = properties;

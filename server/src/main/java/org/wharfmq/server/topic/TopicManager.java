@@ -12,7 +12,7 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
-import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.RecoveryTarget;
 import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.store.StoredMessage;
@@ -71,7 +71,7 @@ public final class TopicManager implements RecoveryTarget {
     }
 
     private final QueueManager queues;
-    private final MessageStore store;
+    private final Persistence persistence;
     private final long maxDepth;
     private final TopicTree<Subscription> tree = new TopicTree<>();
     /** Subscriptions on temporary topics, by exact name: apart, so no wildcard on ordinary topics matches them. */
@@ -94,7 +94,7 @@ public final class TopicManager implements RecoveryTarget {
      */
     public TopicManager(ServerConfig config, QueueManager queues) {
         this.queues = queues;
-        this.store = queues.store();
+        this.persistence = queues.persistence();
         this.maxDepth = config.maxQueueDepth();
     }
 
@@ -263,15 +263,9 @@ public final class TopicManager implements RecoveryTarget {
             RetainedPublication next = new RetainedPublication(topic, sequence, content, publication.headers());
             retained.put(topic, next);
             // store calls only queue records for the writer: made under the lock, they reach the journal in order
-            if (next.headers.persistent()) {
-                store.put(next, completion);
-            } else {
-                completion.completed(null);
-            }
+            persistence.put(next, completion);
             if (previous != null) {
-                if (previous.headers.persistent()) {
-                    store.remove(List.of(previous), StoreCompletion.NONE);
-                }
+                persistence.remove(previous);
                 previous.content.release();
             }
         }
@@ -402,13 +396,13 @@ public final class TopicManager implements RecoveryTarget {
                                 boolean shared, boolean temporary, Object connection) {
         String queueName = recoveredQueue != null ? recoveredQueue
                 : (durable ? DURABLE_PREFIX : NON_DURABLE_PREFIX) + subscriptionNumbers.incrementAndGet();
-        LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, store, durable, queues.deadLetters(),
+        LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, persistence, durable, queues.deadLetters(),
                 queues.clock());
         Subscription s = new Subscription(queueName, name, clientId, filter, selectorText, selector, noLocal, durable,
                 shared, temporary, durable ? null : connection, queue);
         if (recoveredQueue == null) {
             if (durable) {
-                store.subscriptionCreated(new SubscriptionRecord(queueName, name, clientId, filter, selectorText,
+                persistence.subscriptionCreated(new SubscriptionRecord(queueName, name, clientId, filter, selectorText,
                         noLocal, shared));
             }
             if (!temporary) {
@@ -428,7 +422,7 @@ public final class TopicManager implements RecoveryTarget {
         byQueue.remove(s.queueName());
         s.queue().delete();
         if (s.durable()) {
-            store.subscriptionDeleted(s.queueName());
+            persistence.subscriptionDeleted(s.queueName());
         }
     }
 
@@ -446,9 +440,7 @@ public final class TopicManager implements RecoveryTarget {
                 missed(s, r.topic);
                 continue;
             }
-            if (copy.persistent()) {
-                store.put(copy, StoreCompletion.NONE); // queued before any acknowledgement of it can be
-            }
+            persistence.put(copy, StoreCompletion.NONE); // queued before any acknowledgement of it can be
             s.queue().offer(copy);
         }
     }
@@ -466,7 +458,7 @@ public final class TopicManager implements RecoveryTarget {
                     return false; // replaced meanwhile, and released by whoever replaced it
                 }
             }
-            queues.deadLetters().moveStored(r, r.headers.persistent(), "the retained publication of topic '"
+            queues.deadLetters().moveStored(r, "the retained publication of topic '"
                     + r.topic + "' cannot be decoded: " + e.getMessage());
             r.content.release();
             return false;
@@ -515,7 +507,7 @@ public final class TopicManager implements RecoveryTarget {
         if (queueName.startsWith(SUBSCRIPTION_QUEUE_PREFIX)) {
             Subscription s = subscriptionOfQueue(queueName);
             if (s == null) { // its subscription was deleted before its messages' removal reached the journal
-                store.remove(List.of(new Orphan(queueName, sequence, content)), StoreCompletion.NONE);
+                persistence.remove(new Orphan(queueName, sequence, content));
                 content.release();
                 return;
             }
@@ -537,7 +529,7 @@ public final class TopicManager implements RecoveryTarget {
             RetainedPublication next = new RetainedPublication(topic, sequence, content, headers);
             RetainedPublication previous = retained.put(topic, next);
             if (previous != null) { // a crash came between storing the new one and removing the old
-                store.remove(List.of(previous), StoreCompletion.NONE);
+                persistence.remove(previous);
                 previous.content.release();
             }
         } else {
