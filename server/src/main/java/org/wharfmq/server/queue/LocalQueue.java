@@ -11,6 +11,8 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -401,6 +403,19 @@ public final class LocalQueue {
         }
         if (receiver != null) {
             receiver.flushDeliveries();
+        }
+    }
+
+    /**
+     * Offers a reserved message at its JMS delivery time: at once when that has come (by this queue's clock), else
+     * from a task {@code timer} runs then. Until then it counts towards the depth but no consumer sees it.
+     */
+    public void offerWhenDue(QueuedMessage message, ScheduledExecutorService timer) {
+        long delay = message.deliveryTime() - clock.millis();
+        if (delay > 0) {
+            timer.schedule(() -> offer(message), delay, TimeUnit.MILLISECONDS);
+        } else {
+            offer(message);
         }
     }
 

@@ -297,10 +297,8 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
      * their queues at their delivery time, as they would have been without the restart, not at once.
      */
     public void scheduleRecoveredDelays(ScheduledExecutorService timer) {
-        long now = clock.millis();
         for (QueuedMessage message : delayedRecovered) {
-            timer.schedule(() -> message.queue().offer(message), Math.max(0, message.deliveryTime() - now),
-                    TimeUnit.MILLISECONDS);
+            message.queue().offerWhenDue(message, timer);
         }
         delayedRecovered.clear();
     }

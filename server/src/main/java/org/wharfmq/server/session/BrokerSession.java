@@ -15,37 +15,31 @@ import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.store.Persistence;
-import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.topic.Publication;
 import org.wharfmq.server.topic.Subscription;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.protocol.message.WireDestination;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
- * A client's JMS Session on the server: its consumers and their unacknowledged deliveries, its open transaction
- * (sends held until COMMIT), and the DELIVER frames on their way to the socket. (Not {@code ServerSession}: that
- * name is taken by {@code javax.jms.ServerSession}, an application server's API.)
+ * A client's JMS Session on the server: its ids, its consumers and browsers (it is their one owner) and the
+ * settlement of their deliveries (ACK, COMMIT, ROLLBACK, REJECT, CLOSE). Its open transaction is a
+ * {@link Transaction}; its DELIVER frames leave through its {@link DeliveryWriter}; what a SEND to a topic becomes
+ * is the {@link TopicManager}'s. (Not {@code ServerSession}: that name is taken by {@code javax.jms.ServerSession},
+ * an application server's API.)
  *
  * <h2>Threading</h2>
  * <ul>
  *   <li>The session is driven by its connection's event loop: every public method is called there, in frame
  *       order, and the consumer map and transaction are touched only there.</li>
  *   <li>Deliveries are recorded from any thread: a producer on another connection puts a message, the queue hands
- *       it to one of this session's consumers under the queue's lock, and {@link #record} assigns the delivery id
- *       and queues the frame under this session's small lock (queue lock, then session lock: never the other way).
- *       </li>
- *   <li>Frames are written only on the event loop, by {@link #drain()}: inline when the delivery was made on this
- *       loop, otherwise from one task scheduled per burst. Because ids are assigned and frames queued under the
- *       same lock, DELIVERs reach the client in delivery-id order, whichever threads produced them.</li>
- *   <li>Each DELIVER carries {@code retainedDuplicate()} of the stored bytes, taken under the session lock while
- *       the delivery is still live, so the body is never copied and never released under the writer.</li>
+ *       it to one of this session's consumers under the queue's lock, and {@link #record} assigns the delivery id,
+ *       adds it to the consumer's unacknowledged deliveries and queues its frame under this session's small lock
+ *       (queue lock, then session lock: never the other way). The writer writes it on the event loop.</li>
  *   <li>Store completions may come from the store's thread; they hop back to the event loop before touching
  *       session state.</li>
  * </ul>
@@ -55,7 +49,6 @@ public final class BrokerSession {
     private static final System.Logger LOG = System.getLogger(BrokerSession.class.getName());
 
     private final int id;
-    private final boolean transacted;
     private final Channel channel;
     private final EventLoop eventLoop;
     private final Replies replies;
@@ -65,11 +58,10 @@ public final class BrokerSession {
     private final Persistence persistence;
     private final int maxMessageLength;
 
-    /** Guards delivery ids, every consumer's unacknowledged deliveries, and the frames waiting to be written. */
+    /** Guards delivery ids, every consumer's unacknowledged deliveries, and the writer's frames. */
     private final Object lock = new Object();
     private long nextDeliveryId = 1;
-    private final ArrayDeque<Delivery> unwritten = new ArrayDeque<>();
-    private boolean drainScheduled;
+    private final DeliveryWriter writer;
 
     // owned by the event loop
     /** The session's open consumers by id: the one place they are kept. */
@@ -78,13 +70,8 @@ public final class BrokerSession {
     private final IntObjectHashMap<ServerBrowser> browsers = new IntObjectHashMap<>();
     /** Closed consumers that still hold deliveries the application consumed; settled by the next ACK/COMMIT/ROLLBACK. */
     private final List<ServerConsumer> retired = new ArrayList<>();
-    private final List<QueuedMessage> transactionSends = new ArrayList<>();
-    /** Publications of the open transaction that become their topic's retained one at commit. */
-    private final List<Publication> transactionRetains = new ArrayList<>();
-    private long transactionId;
-    private WharfException rollbackOnlyCause;
-    private final List<Frame.Deliver> drainBatch = new ArrayList<>();
-    private final Runnable drainTask = this::drain;
+    /** The open transaction of a transacted session; null for a session that is not. */
+    private final Transaction transaction;
 
     /**
      * @param id               the id the client chose
@@ -99,7 +86,6 @@ public final class BrokerSession {
     public BrokerSession(int id, boolean transacted, Channel channel, Replies replies, QueueManager queueManager,
                          TopicManager topics, String clientId, int maxMessageLength) {
         this.id = id;
-        this.transacted = transacted;
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.replies = replies;
@@ -108,7 +94,8 @@ public final class BrokerSession {
         this.clientId = clientId;
         this.persistence = queueManager.persistence();
         this.maxMessageLength = maxMessageLength;
-        this.transactionId = transacted ? persistence.newTransactionId() : 0;
+        this.writer = new DeliveryWriter(lock, channel);
+        this.transaction = transacted ? new Transaction(persistence, topics, eventLoop) : null;
     }
 
     /** The id the client chose. */
@@ -221,7 +208,7 @@ public final class BrokerSession {
         ServerConsumer consumer = consumers.get(consumerId);
         if (consumer != null) {
             consumer.pull();
-            drain();
+            writer.drain();
             return;
         }
         ServerBrowser browser = browsers.get(consumerId);
@@ -237,49 +224,14 @@ public final class BrokerSession {
         synchronized (lock) {
             Delivery d = new Delivery(consumer, nextDeliveryId++, message.deliveryCount(), message);
             consumer.delivered(d);
-            unwritten.addLast(d);
+            writer.queue(d);
         }
         persistence.delivered(message, message.deliveryCount()); // so a crash brings it back as redelivered
     }
 
     /** Gets the recorded deliveries written: now when on the event loop, else by one scheduled task. */
     void flushDeliveries() {
-        if (eventLoop.inEventLoop()) {
-            drain();
-            return;
-        }
-        boolean schedule;
-        synchronized (lock) {
-            schedule = !drainScheduled && !unwritten.isEmpty();
-            if (schedule) {
-                drainScheduled = true;
-            }
-        }
-        if (schedule) {
-            eventLoop.execute(drainTask);
-        }
-    }
-
-    private void drain() {
-        List<Frame.Deliver> batch = drainBatch;
-        synchronized (lock) {
-            drainScheduled = false;
-            Delivery d;
-            while ((d = unwritten.pollFirst()) != null) {
-                if (!d.settled) {
-                    batch.add(new Frame.Deliver(d.consumer.id(), d.deliveryId, d.deliveryCount,
-                            d.message.content().retainedDuplicate()));
-                }
-            }
-        }
-        if (batch.isEmpty()) {
-            return;
-        }
-        for (int i = 0; i < batch.size(); i++) {
-            channel.write(batch.get(i), channel.voidPromise());
-        }
-        batch.clear();
-        channel.flush();
+        writer.flush();
     }
 
     // ---- sending ----
@@ -308,14 +260,13 @@ public final class BrokerSession {
             content.release();
             throw e;
         }
-        if (transacted) {
-            transactionSends.add(message);
-            persistence.putInTransaction(transactionId, message);
+        if (transaction != null) {
+            transaction.send(message);
             replies.ok(requestId);
         } else if (persistence.stores(message)) {
             persistence.put(message, failure -> onEventLoop(() -> stored(requestId, producerId, message, failure)));
         } else {
-            publish(message);
+            message.queue().offerWhenDue(message, eventLoop);
             replies.ok(requestId);
         }
     }
@@ -348,87 +299,54 @@ public final class BrokerSession {
     }
 
     /**
-     * A SEND to a topic: one copy per matching subscription, each then handled as a queue send (held until COMMIT,
-     * or made visible once the durable subscriptions' copies are synced). Takes over {@code content}.
+     * A SEND to a topic: the {@link TopicManager} routes it to one copy per matching subscription, each then handled
+     * as a queue send: held until COMMIT, or published at once or once what is stored of it is durable. Takes over
+     * {@code content}.
      */
     private void publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
         Publication publication = topics.route(content, headers, channel, clientId); // failures: see send
         content.release(); // the copies hold their own references
-        List<QueuedMessage> copies = publication.copies();
-        if (transacted) {
-            for (int i = 0; i < copies.size(); i++) {
-                QueuedMessage copy = copies.get(i);
-                transactionSends.add(copy);
-                persistence.putInTransaction(transactionId, copy);
-            }
-            if (publication.retains()) {
-                transactionRetains.add(publication);
-            }
+        if (transaction != null) {
+            transaction.publish(publication);
             replies.ok(requestId);
-            return;
-        }
-        int toStore = publication.retains() && headers.persistent() ? 1 : 0;
-        for (int i = 0; i < copies.size(); i++) {
-            toStore += persistence.stores(copies.get(i)) ? 1 : 0;
-        }
-        if (toStore == 0) {
-            published(requestId, producerId, publication, null);
-            return;
-        }
-        StoreCompletion all = Persistence.countdown(toStore,
-                failure -> onEventLoop(() -> published(requestId, producerId, publication, failure)));
-        for (int i = 0; i < copies.size(); i++) {
-            if (persistence.stores(copies.get(i))) {
-                persistence.put(copies.get(i), all);
-            }
-        }
-        if (publication.retains() && headers.persistent()) {
-            topics.retain(publication, all);
+        } else if (topics.stores(publication)) {
+            topics.store(publication, failure -> onEventLoop(() -> published(requestId, producerId, publication, failure)));
+        } else {
+            topics.publish(publication, eventLoop);
+            replies.ok(requestId);
         }
     }
 
     private void published(int requestId, int producerId, Publication publication, Throwable failure) {
-        List<QueuedMessage> copies = publication.copies();
         if (failure != null) {
-            LOG.log(System.Logger.Level.WARNING, "Could not store a publication to topic '" + publication.topic()
-                    + "': " + failure);
-            cancel(copies);
-            sendFailed(requestId, producerId,
-                    new WharfException(ErrorCode.INTERNAL_ERROR, "The message could not be stored: " + failure));
+            publication.cancel();
+            storeFailed(requestId, producerId, "a publication to topic '" + publication.topic() + "'", failure);
             return;
         }
-        for (int i = 0; i < copies.size(); i++) {
-            publish(copies.get(i));
-        }
-        topics.retain(publication, StoreCompletion.NONE); // a no-op when it was retained while storing
+        topics.publish(publication, eventLoop);
         replies.ok(requestId);
     }
 
     private void stored(int requestId, int producerId, QueuedMessage message, Throwable failure) {
         if (failure != null) {
-            LOG.log(System.Logger.Level.WARNING, "Could not store " + message + ": " + failure);
             message.queue().cancel(message);
-            sendFailed(requestId, producerId,
-                    new WharfException(ErrorCode.INTERNAL_ERROR, "The message could not be stored: " + failure));
+            storeFailed(requestId, producerId, message.toString(), failure);
             return;
         }
-        publish(message);
+        message.queue().offerWhenDue(message, eventLoop);
         replies.ok(requestId);
     }
 
-    /** Offers the message to its queue, now or, with a JMS delivery delay, at its delivery time. */
-    private void publish(QueuedMessage message) {
-        long delay = message.deliveryTime() - System.currentTimeMillis();
-        if (delay > 0) {
-            eventLoop.schedule(() -> message.queue().offer(message), delay, TimeUnit.MILLISECONDS);
-        } else {
-            message.queue().offer(message);
-        }
+    /** The store could not record a SEND (whose places on its queues are given back): it fails, naming why. */
+    private void storeFailed(int requestId, int producerId, String what, Throwable failure) {
+        LOG.log(System.Logger.Level.WARNING, "Could not store " + what + ": " + failure);
+        sendFailed(requestId, producerId,
+                new WharfException(ErrorCode.INTERNAL_ERROR, "The message could not be stored: " + failure));
     }
 
     private void sendFailed(int requestId, int producerId, WharfException e) {
-        if (requestId == 0 && transacted && rollbackOnlyCause == null) {
-            rollbackOnlyCause = e;
+        if (requestId == 0 && transaction != null) {
+            transaction.sendFailed(e);
         }
         replies.error(requestId, e, id, producerId);
     }
@@ -458,7 +376,7 @@ public final class BrokerSession {
 
     /** ACK: the listed consumers' deliveries up to the given ids (and any held by closed consumers) are done. */
     public void acknowledge(int requestId, List<Frame.Consumed> consumed) {
-        if (transacted) {
+        if (transaction != null) {
             throw WharfException.illegalState("Session " + id + " is transacted: COMMIT settles what it consumed, not ACK.");
         }
         List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
@@ -486,52 +404,28 @@ public final class BrokerSession {
      */
     public void commit(int requestId, List<Frame.Consumed> consumed) {
         requireTransacted("COMMIT");
-        long transaction = transactionId;
-        transactionId = persistence.newTransactionId();
-        List<QueuedMessage> sends = new ArrayList<>(transactionSends);
-        transactionSends.clear();
-        List<Publication> retains = new ArrayList<>(transactionRetains);
-        transactionRetains.clear();
-        WharfException cause = rollbackOnlyCause;
-        rollbackOnlyCause = null;
+        WharfException cause = transaction.rollbackOnlyCause();
         if (cause != null) {
-            List<QueuedMessage> rolledBack = takeConsumed(consumed, true);
-            cancel(sends);
-            releaseRetains(retains);
-            giveBack(rolledBack);
-            persistence.rollback(transaction, failure -> replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
+            giveBack(takeConsumed(consumed, true));
+            transaction.rollback(failure -> replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
                     "The transaction was rolled back because a send in it failed: " + cause.getMessage(), id, 0));
             return;
         }
         List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
-        for (int i = 0; i < acknowledged.size(); i++) {
-            persistence.removeInTransaction(transaction, acknowledged.get(i));
-        }
-        persistence.commit(transaction, failure -> onEventLoop(() -> committed(requestId, sends, retains, acknowledged, failure)));
-    }
-
-    private void committed(int requestId, List<QueuedMessage> sends, List<Publication> retains,
-                           List<QueuedMessage> acknowledged, Throwable failure) {
-        if (failure != null) {
-            LOG.log(System.Logger.Level.WARNING, "Could not store the commit of session " + id + ": " + failure);
-            cancel(sends);
-            releaseRetains(retains);
-            for (int i = 0; i < acknowledged.size(); i++) {
-                acknowledged.get(i).countRedelivery();
+        transaction.commit(acknowledged, failure -> {
+            if (failure != null) {
+                LOG.log(System.Logger.Level.WARNING, "Could not store the commit of session " + id + ": " + failure);
+                for (int i = 0; i < acknowledged.size(); i++) {
+                    acknowledged.get(i).countRedelivery();
+                }
+                giveBack(acknowledged);
+                replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
+                        "The transaction was rolled back because the store could not record its commit: " + failure, id, 0);
+                return;
             }
-            giveBack(acknowledged);
-            replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
-                    "The transaction was rolled back because the store could not record its commit: " + failure, id, 0);
-            return;
-        }
-        for (int i = 0; i < sends.size(); i++) {
-            publish(sends.get(i));
-        }
-        for (int i = 0; i < retains.size(); i++) {
-            topics.retain(retains.get(i), StoreCompletion.NONE); // durable with the next synced batch
-        }
-        acknowledged(acknowledged);
-        replies.ok(requestId);
+            acknowledged(acknowledged);
+            replies.ok(requestId);
+        });
     }
 
     /**
@@ -542,7 +436,7 @@ public final class BrokerSession {
      */
     public void rollback(int requestId, List<Frame.Consumed> consumed) {
         for (ServerConsumer c : consumers.values()) {
-            c.queue().suspend(c);
+            c.suspend();
         }
         List<QueuedMessage> returned = new ArrayList<>();
         synchronized (lock) {
@@ -558,17 +452,11 @@ public final class BrokerSession {
         Runnable restart = () -> {
             replies.ok(requestId);
             for (ServerConsumer c : consumers.values()) {
-                c.queue().resume(c);
+                c.resume();
             }
         };
-        if (transacted) {
-            long transaction = transactionId;
-            transactionId = persistence.newTransactionId();
-            rollbackOnlyCause = null;
-            cancel(transactionSends);
-            transactionSends.clear();
-            releaseRetains(transactionRetains);
-            persistence.rollback(transaction, failure -> onEventLoop(restart));
+        if (transaction != null) {
+            transaction.rollback(failure -> onEventLoop(restart));
         } else {
             restart.run();
         }
@@ -596,7 +484,7 @@ public final class BrokerSession {
             for (ServerConsumer c : retired) {
                 c.settleAll(Long.MAX_VALUE, returned);
             }
-            unwritten.clear();
+            writer.discardUnwritten();
         }
         consumers.clear();
         retired.clear();
@@ -604,12 +492,8 @@ public final class BrokerSession {
         for (ServerConsumer c : closing) {
             c.closed();
         }
-        if (transacted) {
-            rollbackOnlyCause = null;
-            cancel(transactionSends);
-            transactionSends.clear();
-            releaseRetains(transactionRetains);
-            persistence.rollback(transactionId, failure -> replies.ok(requestId));
+        if (transaction != null) {
+            transaction.rollback(failure -> replies.ok(requestId));
         } else {
             replies.ok(requestId);
         }
@@ -652,20 +536,6 @@ public final class BrokerSession {
         }
     }
 
-    private static void cancel(List<QueuedMessage> sends) {
-        for (int i = 0; i < sends.size(); i++) {
-            QueuedMessage m = sends.get(i);
-            m.queue().cancel(m);
-        }
-    }
-
-    private static void releaseRetains(List<Publication> retains) {
-        for (int i = 0; i < retains.size(); i++) {
-            retains.get(i).releaseRetained();
-        }
-        retains.clear();
-    }
-
     /** Returns messages to their queues, one call per queue. */
     private static void giveBack(List<QueuedMessage> messages) {
         if (messages.isEmpty()) {
@@ -688,7 +558,7 @@ public final class BrokerSession {
     }
 
     private void requireTransacted(String frame) {
-        if (!transacted) {
+        if (transaction == null) {
             throw WharfException.illegalState("Session " + id + " is not transacted: " + frame + " is not allowed.");
         }
     }
@@ -703,6 +573,6 @@ public final class BrokerSession {
 
     @Override
     public String toString() {
-        return "session " + id + (transacted ? " (transacted)" : "");
+        return "session " + id + (transaction != null ? " (transacted)" : "");
     }
 }

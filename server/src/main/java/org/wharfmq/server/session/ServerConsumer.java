@@ -98,6 +98,16 @@ public final class ServerConsumer implements QueueConsumer {
         }
     }
 
+    /** ROLLBACK in progress: no pushes until {@link #resume()} (its queue takes its credit away). */
+    void suspend() {
+        queue.suspend(this);
+    }
+
+    /** ROLLBACK answered: back to the initial credit, and what it allows is sent. */
+    void resume() {
+        queue.resume(this);
+    }
+
     /**
      * Nothing more is delivered to it: unregisters from its queue and detaches from it.
      *

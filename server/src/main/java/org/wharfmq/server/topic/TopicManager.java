@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -244,6 +245,55 @@ public final class TopicManager implements RecoveryTarget {
                     + ": its queue is full (setting maxQueueDepth; " + missed + " missed so far). Consume its messages"
                     + " or raise the limit.");
         }
+    }
+
+    /**
+     * Whether any record of a routed publication is stored ({@link Persistence}): its copies on durable
+     * subscriptions when it is persistent, and itself when it is a persistent retained one. When none is, it is
+     * published at once.
+     */
+    public boolean stores(Publication publication) {
+        if (publication.retains() && publication.headers().persistent()) {
+            return true;
+        }
+        return persistence.storesAny(publication.copies());
+    }
+
+    /**
+     * Stores what of a routed publication is stored (see {@link #stores}, which must be true) and runs
+     * {@code then} once all of it is durable, with the first failure if any. A persistent retained publication
+     * becomes its topic's retained one now, so that its record is ordered with the others of the topic.
+     */
+    public void store(Publication publication, StoreCompletion then) {
+        List<QueuedMessage> copies = publication.copies();
+        boolean retainNow = publication.retains() && publication.headers().persistent();
+        int records = retainNow ? 1 : 0;
+        for (int i = 0; i < copies.size(); i++) {
+            records += persistence.stores(copies.get(i)) ? 1 : 0;
+        }
+        StoreCompletion all = Persistence.countdown(records, then);
+        for (int i = 0; i < copies.size(); i++) {
+            if (persistence.stores(copies.get(i))) {
+                persistence.put(copies.get(i), all);
+            }
+        }
+        if (retainNow) {
+            retain(publication, all);
+        }
+    }
+
+    /**
+     * Publishes a routed (and, when {@link #stores}, stored) publication: each copy is offered to its subscription's
+     * queue at its JMS delivery time (a delayed one by a task on {@code timer}), and a retained one becomes its
+     * topic's retained publication (a no-op when {@link #store} made it so).
+     */
+    public void publish(Publication publication, ScheduledExecutorService timer) {
+        List<QueuedMessage> copies = publication.copies();
+        for (int i = 0; i < copies.size(); i++) {
+            QueuedMessage copy = copies.get(i);
+            copy.queue().offerWhenDue(copy, timer);
+        }
+        retain(publication, StoreCompletion.NONE);
     }
 
     /**
