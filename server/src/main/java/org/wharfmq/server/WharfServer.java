@@ -128,7 +128,7 @@ public final class WharfServer implements AutoCloseable {
             throw e;
         }
         try {
-            server.queueManager.persistence().recover(server.topicManager); // durable subscriptions and retained ones; queues go on to the queue manager
+            server.queueManager.persistence().recover(new RecoveryRouter(server.queueManager, server.topicManager));
             server.queueManager.scheduleRecoveredDelays(server.ioGroup);
             server.queueManager.scheduleAutoDelete(server.ioGroup);
             server.bind();

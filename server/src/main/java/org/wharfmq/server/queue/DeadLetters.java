@@ -35,8 +35,8 @@ import org.wharfmq.server.store.StoredMessage;
  */
 public final class DeadLetters {
 
-    /** The dead-letter queue's name; the flow engine's {@code RunningFlow.DEAD_LETTER_QUEUE} is the same queue. */
-    public static final String QUEUE = "SYSTEM.DEAD.LETTER.QUEUE";
+    /** The dead-letter queue's name ({@link SystemQueues#DEAD_LETTER_QUEUE}). */
+    public static final String QUEUE = SystemQueues.DEAD_LETTER_QUEUE;
     /** String property: why the message was dead-lettered. */
     public static final String REASON_PROPERTY = "WHARF_DLQ_REASON";
     /** String property: the queue the message was on (a subscription's or retained publication's pseudo queue included). */

@@ -11,7 +11,6 @@ import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.store.Persistence;
-import org.wharfmq.server.store.RecoveryTarget;
 import org.wharfmq.server.store.StoredMessage;
 
 import java.time.InstantSource;
@@ -47,10 +46,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * moment the deletion step takes to finish) and it finds or creates the new one. So no send or consumer ever ends up
  * on a deleted queue, and no message is lost.
  */
-public final class QueueManager implements AutoCloseable, RecoveryTarget {
-
-    /** Queue names the queue manager keeps for itself (subscription queues, retained publications). */
-    public static final java.util.List<String> RESERVED_PREFIXES = java.util.List.of("SYSTEM.SUB.", "SYSTEM.RETAINED.");
+public final class QueueManager implements AutoCloseable {
 
     private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
     /** Temporary queues by name; each is owned by one connection's {@code TemporaryDestinations}. */
@@ -126,9 +122,9 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         if (queue != null) {
             return queue;
         }
-        if (isReserved(name)) {
+        if (SystemQueues.isReserved(name)) {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "': names starting with "
-                    + RESERVED_PREFIXES + " are reserved for the queue manager's subscription queues and retained "
+                    + List.of(SystemQueues.SUBSCRIPTION_PREFIX, SystemQueues.RETAINED_PREFIX) + " are reserved for the queue manager's subscription queues and retained "
                     + "publications; subscribe to the topic instead.");
         }
         if (!autoCreate) {
@@ -219,18 +215,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         timer.scheduleAtFixedRate(this::deleteUnusedQueues, period, period, TimeUnit.MILLISECONDS);
     }
 
-    /** Whether {@code name} starts with one of {@link #RESERVED_PREFIXES}. */
-    public static boolean isReserved(String name) {
-        for (String prefix : RESERVED_PREFIXES) {
-            if (name.startsWith(prefix)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Recovery: the queue exists again (whatever autoCreate says) and numbers new messages above the old ones. */
-    @Override
     public void queueRecovered(String queueName, long lastSequence) {
         recovered(queueName).sequenceAbove(lastSequence);
     }
@@ -248,18 +233,26 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         });
     }
 
-    /** A queue the journal holds: it exists again, whatever autoCreate says. */
     /**
-     * Recovery: a committed, unconsumed persistent message goes back on its queue; one that cannot be decoded goes
-     * to the dead-letter queue instead.
+     * Recovery: a committed, unconsumed persistent message goes back on its queue (which exists again, whatever
+     * autoCreate says); one that cannot be decoded goes to the dead-letter queue instead. Takes over
+     * {@code content}.
      */
-    @Override
     public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
-        MessageHeaders headers = readRecovered(queueName, sequence, content);
+        restore(recovered(queueName), sequence, content, deliveryCount);
+    }
+
+    /**
+     * Puts a recovered message back on {@code queue} (a queue's, or a durable subscription's) at its old sequence,
+     * with the delivery count it had; one whose delivery time is still ahead waits for
+     * {@link #scheduleRecoveredDelays}; one that cannot be decoded goes to the dead-letter queue instead. Takes over
+     * {@code content}.
+     */
+    public void restore(LocalQueue queue, long sequence, ByteBuf content, int deliveryCount) {
+        MessageHeaders headers = readRecovered(queue.name(), sequence, content);
         if (headers == null) {
             return;
         }
-        LocalQueue queue = recovered(queueName);
         QueuedMessage message = new QueuedMessage(queue, content, headers);
         for (int i = 1; i < deliveryCount; i++) {
             message.countRedelivery();

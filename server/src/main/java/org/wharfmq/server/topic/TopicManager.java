@@ -12,8 +12,8 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
+import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.store.Persistence;
-import org.wharfmq.server.store.RecoveryTarget;
 import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.store.StoredMessage;
 import org.wharfmq.server.store.SubscriptionRecord;
@@ -52,18 +52,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * journal writer). Each subscription queue guards itself, as every queue does. The names of the live temporary
  * topics are a concurrent set: written by their owners' event loops, read by publishers' without a lock.
  */
-public final class TopicManager implements RecoveryTarget {
+public final class TopicManager {
 
     private static final System.Logger LOG = System.getLogger(TopicManager.class.getName());
 
-    /** Names of subscription queues start with this; clients cannot address such queues. */
-    public static final String SUBSCRIPTION_QUEUE_PREFIX = "SYSTEM.SUB.";
-    /** Retained publications are journaled as messages on {@code SYSTEM.RETAINED.<topic>}. */
-    public static final String RETAINED_QUEUE_PREFIX = "SYSTEM.RETAINED.";
     /** A message with this property set to {@code true} (boolean or string) becomes its topic's retained one. */
     public static final String RETAIN_PROPERTY = "WHARF_RETAIN";
-    private static final String DURABLE_PREFIX = SUBSCRIPTION_QUEUE_PREFIX + "D";
-    private static final String NON_DURABLE_PREFIX = SUBSCRIPTION_QUEUE_PREFIX + "N";
     /** Warn about a subscription that misses publications on the first miss and every this many after. */
     private static final long MISSED_WARNING_INTERVAL = 10_000;
 
@@ -445,7 +439,7 @@ public final class TopicManager implements RecoveryTarget {
                                 String selectorText, Selector selector, boolean noLocal, boolean durable,
                                 boolean shared, boolean temporary, Object connection) {
         String queueName = recoveredQueue != null ? recoveredQueue
-                : (durable ? DURABLE_PREFIX : NON_DURABLE_PREFIX) + subscriptionNumbers.incrementAndGet();
+                : (durable ? SystemQueues.DURABLE_SUBSCRIPTION_PREFIX : SystemQueues.NON_DURABLE_SUBSCRIPTION_PREFIX) + subscriptionNumbers.incrementAndGet();
         LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, persistence, durable, queues.deadLetters(),
                 queues.clock());
         Subscription s = new Subscription(queueName, name, clientId, filter, selectorText, selector, noLocal, durable,
@@ -515,9 +509,9 @@ public final class TopicManager implements RecoveryTarget {
         }
     }
 
-    // ---- recovery ----
+    // ---- recovery (routed here by org.wharfmq.server.RecoveryRouter) ----
 
-    @Override
+    /** Recovery: a durable subscription that existed when the server stopped; before any queue or message. */
     public void subscriptionRecovered(SubscriptionRecord r) {
         Selector selector;
         try {
@@ -528,7 +522,7 @@ public final class TopicManager implements RecoveryTarget {
         Subscription s = create(r.queueName(), r.name(), r.clientId(), r.topic(), r.selector(), selector, r.noLocal(),
                 true, r.shared(), false, null);
         try { // new subscription queues are numbered above the recovered ones
-            long number = Long.parseLong(r.queueName().substring(DURABLE_PREFIX.length()));
+            long number = Long.parseLong(r.queueName().substring(SystemQueues.DURABLE_SUBSCRIPTION_PREFIX.length()));
             subscriptionNumbers.accumulateAndGet(number, Math::max);
         } catch (RuntimeException e) {
             // a name from another numbering scheme cannot collide with ours
@@ -538,52 +532,44 @@ public final class TopicManager implements RecoveryTarget {
         }
     }
 
-    @Override
-    public void queueRecovered(String queueName, long lastSequence) {
-        if (queueName.startsWith(SUBSCRIPTION_QUEUE_PREFIX)) {
-            Subscription s = subscriptionOfQueue(queueName);
-            if (s != null) {
-                s.queue().sequenceAbove(lastSequence);
-            }
-        } else if (queueName.startsWith(RETAINED_QUEUE_PREFIX)) {
-            retainedSequences.merge(queueName.substring(RETAINED_QUEUE_PREFIX.length()), lastSequence, Math::max);
-        } else {
-            queues.queueRecovered(queueName, lastSequence);
+    /** Recovery: the highest sequence the store saw on a subscription's queue (none left when it was deleted). */
+    public void subscriptionQueueRecovered(String queueName, long lastSequence) {
+        Subscription s = subscriptionOfQueue(queueName);
+        if (s != null) {
+            s.queue().sequenceAbove(lastSequence);
         }
     }
 
-    @Override
-    public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
-        if (queueName.startsWith(SUBSCRIPTION_QUEUE_PREFIX)) {
-            Subscription s = subscriptionOfQueue(queueName);
-            if (s == null) { // its subscription was deleted before its messages' removal reached the journal
-                persistence.remove(new Orphan(queueName, sequence, content));
-                content.release();
-                return;
-            }
-            MessageHeaders headers = queues.readRecovered(queueName, sequence, content);
-            if (headers == null) {
-                return;
-            }
-            QueuedMessage message = new QueuedMessage(s.queue(), content, headers);
-            for (int i = 1; i < deliveryCount; i++) {
-                message.countRedelivery();
-            }
-            s.queue().restore(message, sequence);
-        } else if (queueName.startsWith(RETAINED_QUEUE_PREFIX)) {
-            String topic = queueName.substring(RETAINED_QUEUE_PREFIX.length());
-            MessageHeaders headers = queues.readRecovered(queueName, sequence, content);
-            if (headers == null) {
-                return;
-            }
-            RetainedPublication next = new RetainedPublication(topic, sequence, content, headers);
-            RetainedPublication previous = retained.put(topic, next);
-            if (previous != null) { // a crash came between storing the new one and removing the old
-                persistence.remove(previous);
-                previous.content.release();
-            }
-        } else {
-            queues.messageRecovered(queueName, sequence, content, deliveryCount);
+    /**
+     * Recovery: a message of a durable subscription goes back on its queue; one whose subscription was deleted
+     * before the removal of its messages reached the journal is removed now. Takes over {@code content}.
+     */
+    public void subscriptionMessageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
+        Subscription s = subscriptionOfQueue(queueName);
+        if (s == null) {
+            persistence.remove(new Orphan(queueName, sequence, content));
+            content.release();
+            return;
+        }
+        queues.restore(s.queue(), sequence, content, deliveryCount);
+    }
+
+    /** Recovery: the highest sequence the store saw on {@code topic}'s retained publication pseudo queue. */
+    public void retainedSequenceRecovered(String topic, long lastSequence) {
+        retainedSequences.merge(topic, lastSequence, Math::max);
+    }
+
+    /** Recovery: {@code topic}'s retained publication; a later one replaces it. Takes over {@code content}. */
+    public void retainedRecovered(String topic, long sequence, ByteBuf content) {
+        MessageHeaders headers = queues.readRecovered(SystemQueues.retainedQueue(topic), sequence, content);
+        if (headers == null) {
+            return;
+        }
+        RetainedPublication next = new RetainedPublication(topic, sequence, content, headers);
+        RetainedPublication previous = retained.put(topic, next);
+        if (previous != null) { // a crash came between storing the new one and removing the old
+            persistence.remove(previous);
+            previous.content.release();
         }
     }
 

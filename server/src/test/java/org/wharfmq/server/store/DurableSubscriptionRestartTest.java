@@ -120,6 +120,32 @@ class DurableSubscriptionRestartTest {
         }
     }
 
+    @Test
+    void aDelayedPublicationOnADurableSubscriptionStillWaitsForItsDeliveryTimeAfterARestart() throws Exception {
+        ServerConfig config = TestServers.config().dataDirectory(data);
+        try (WharfServer server = WharfServer.start(config)) {
+            try (Connection c = connect(server, "app")) {
+                Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                Topic topic = session.createTopic("orders/later");
+                session.createDurableSubscriber(topic, "delayed").close();
+                MessageProducer publisher = session.createProducer(topic);
+                publisher.setDeliveryDelay(3_600_000);
+                publisher.send(session.createTextMessage("in an hour"));
+                publisher.setDeliveryDelay(0);
+                publisher.send(session.createTextMessage("now"));
+            }
+        }
+        try (WharfServer server = WharfServer.start(config)) {
+            assertEquals(2, backlog(server, "delayed"), "both came back");
+            try (Connection c = connect(server, "app")) {
+                Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageConsumer subscriber = session.createDurableSubscriber(session.createTopic("orders/later"), "delayed");
+                assertEquals(List.of("now"), texts(subscriber, 1));
+                assertNull(subscriber.receiveNoWait(), "the delayed one is not due for an hour, restart or not");
+            }
+        }
+    }
+
     private static TextMessage retained(Session session, String text) throws JMSException {
         TextMessage m = session.createTextMessage(text);
         m.setBooleanProperty(TopicManager.RETAIN_PROPERTY, true);
