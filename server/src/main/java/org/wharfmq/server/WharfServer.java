@@ -226,7 +226,7 @@ public final class WharfServer implements AutoCloseable {
         return store;
     }
 
-    /** Topics, subscriptions, retained publications and client IDs. */
+    /** Topics, subscriptions and retained publications. */
     public TopicManager topicManager() {
         return topicManager;
     }

@@ -30,8 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Publish/subscribe: the topic tree, the subscriptions and their queues, the retained publications, and the client
- * IDs connections hold.
+ * Publish/subscribe: the topic tree, the subscriptions and their queues, and the retained publications.
  *
  * <h2>A publication's path</h2>
  * {@link #route} matches the topic in the {@link TopicTree} (cost: the matching subscriptions, not all of them),
@@ -74,7 +73,6 @@ public final class TopicManager {
     /** Names of the live temporary topics; each is owned by one connection's {@code TemporaryDestinations}. */
     private final Set<String> temporaryTopics = ConcurrentHashMap.newKeySet();
     private final AtomicLong subscriptionNumbers = new AtomicLong();
-    private final ConcurrentHashMap<String, Object> clientIds = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, RetainedPublication> retained = new ConcurrentHashMap<>();
     /** Recovery only: the highest sequence seen per retained topic, and the copies it found. */
     private final Map<String, Long> retainedSequences = new HashMap<>();
@@ -91,31 +89,6 @@ public final class TopicManager {
         this.queues = queues;
         this.persistence = queues.persistence();
         this.maxDepth = config.maxQueueDepth();
-    }
-
-    // ---- client IDs ----
-
-    /**
-     * Gives {@code clientId} to {@code connection} until {@link #releaseClientId}.
-     *
-     * @throws WharfException INVALID_CLIENT_ID when another connection holds it
-     */
-    public void claimClientId(String clientId, Object connection) {
-        if (clientId == null || clientId.isEmpty()) {
-            throw new WharfException(ErrorCode.INVALID_CLIENT_ID, "A client ID must not be null or empty.");
-        }
-        if (clientIds.putIfAbsent(clientId, connection) != null) {
-            throw new WharfException(ErrorCode.INVALID_CLIENT_ID, "Client ID '" + clientId + "' is in use by another"
-                    + " connection to this queue manager; a client ID identifies one connection at a time (JMS 2.0"
-                    + " section 6.1.2). Close that connection or choose another client ID.");
-        }
-    }
-
-    /** The connection ended: its client ID is free again. */
-    public void releaseClientId(String clientId, Object connection) {
-        if (clientId != null) {
-            clientIds.remove(clientId, connection);
-        }
     }
 
     // ---- publishing ----

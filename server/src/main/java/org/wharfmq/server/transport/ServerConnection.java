@@ -41,7 +41,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private Replies replies;
     /** After CLOSE, or once the channel is inactive: nothing more is processed. */
     private boolean released;
-    /** The JMS client ID (SET_CLIENT_ID), held in the topic manager's registry until the connection ends. */
+    /** The JMS client ID (SET_CLIENT_ID), held in the server's {@link ClientIds} until the connection ends. */
     private String clientId;
 
     ServerConnection(ServerContext context, String clientName) {
@@ -108,7 +108,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             throw WharfException.illegalState("The client ID must be set before the connection is used (JMS 2.0 "
                     + "section 6.1.2); this connection already has sessions.");
         }
-        context.topicManager().claimClientId(id, this);
+        context.clientIds().claim(id, this);
         clientId = id;
     }
 
@@ -311,7 +311,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         sessions.clear();
         sessionOfConsumer.clear();
         temporaries.deleteAll();
-        context.topicManager().releaseClientId(clientId, this);
+        context.clientIds().release(clientId, this);
     }
 
     @Override
