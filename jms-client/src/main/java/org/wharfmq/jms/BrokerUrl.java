@@ -31,14 +31,6 @@ import java.util.TreeSet;
 record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeatMillis, int connectTimeoutMillis,
                  int requestTimeoutMillis, boolean syncSends, String clientName, DeserializationPolicy deserialization) {
 
-    /** The URL used when none is configured. */
-    static final String DEFAULT_URL = "tcp://localhost:" + ProtocolVersion.DEFAULT_PORT;
-    static final int DEFAULT_PREFETCH = 1000;
-    static final int DEFAULT_HEARTBEAT_MILLIS = 10_000;
-    static final int DEFAULT_CONNECT_TIMEOUT_MILLIS = 10_000;
-    static final int DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000;
-    static final String DEFAULT_CLIENT_NAME = "wharf-jms";
-
     private static final Set<String> OPTIONS = options();
 
     private static Set<String> options() {
@@ -81,12 +73,12 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
             }
             default -> throw invalid(url, "unknown scheme '" + scheme + "'; Wharf speaks tcp:// and vm://");
         };
-        int prefetch = DEFAULT_PREFETCH;
-        int heartbeat = DEFAULT_HEARTBEAT_MILLIS;
-        int connectTimeout = DEFAULT_CONNECT_TIMEOUT_MILLIS;
-        int requestTimeout = DEFAULT_REQUEST_TIMEOUT_MILLIS;
+        int prefetch = ClientConfiguration.DEFAULT_PREFETCH;
+        int heartbeat = ClientConfiguration.DEFAULT_HEARTBEAT_MILLIS;
+        int connectTimeout = ClientConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS;
+        int requestTimeout = ClientConfiguration.DEFAULT_REQUEST_TIMEOUT_MILLIS;
         boolean syncSends = false;
-        String clientName = DEFAULT_CLIENT_NAME;
+        String clientName = ClientConfiguration.DEFAULT_CLIENT_NAME;
         String allowList = null;
         Map<DeserializationLimit, Long> limits = new EnumMap<>(DeserializationLimit.class);
         if (query >= 0) {

@@ -3,6 +3,7 @@ package org.wharfmq.jms;
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.jms.transport.FrameLink;
 import org.wharfmq.jms.transport.Transport;
+import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
@@ -489,7 +490,8 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     void onHeartbeatTimeout() {
-        connectionLost("nothing received for " + 3L * heartbeatMillis + " ms (3 heartbeat intervals)", null);
+        connectionLost("nothing received for " + Heartbeat.deadAfterMillis(heartbeatMillis) + " ms ("
+                + Heartbeat.MISSED_BEFORE_DEAD + " heartbeat intervals)", null);
     }
 
     void onTransportError(Throwable cause) {

@@ -48,7 +48,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
 
     /** A factory for {@code tcp://localhost:7414}; set another URL with {@link #setBrokerURL}. */
     public WharfConnectionFactory() {
-        this(BrokerUrl.DEFAULT_URL);
+        this(ClientConfiguration.DEFAULT_URL);
     }
 
     /**

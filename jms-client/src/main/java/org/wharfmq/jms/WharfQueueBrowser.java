@@ -4,6 +4,7 @@ import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.WireDestination;
 
 import javax.jms.IllegalStateException;
@@ -33,6 +34,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * shared with the IO thread that fills it.
  */
 public final class WharfQueueBrowser implements QueueBrowser {
+
+    private static final System.Logger LOG = System.getLogger(WharfQueueBrowser.class.getName());
 
     private final WharfSession session;
     private final Queue queue;
@@ -251,7 +254,12 @@ public final class WharfQueueBrowser implements QueueBrowser {
             }
         }
 
-        /** Decodes a browsed message; null when it has expired since the server showed it. */
+        /**
+         * Decodes a browsed message; null when it has expired since the server showed it, or when it cannot be
+         * decoded. Such a message is skipped with a warning, not thrown at the application (an Enumeration could
+         * only throw a runtime exception, ending the browse): it stays on the queue, and a consumer's delivery of
+         * it moves it to the dead-letter queue with the reason.
+         */
         private WharfMessage decode(Frame.Deliver d) {
             try {
                 long expiration = MessageCodec.expirationOf(d.message());
@@ -263,6 +271,11 @@ public final class WharfQueueBrowser implements QueueBrowser {
                     object.setDeserializationPolicy(session.connection().url().deserialization());
                 }
                 return m;
+            } catch (MalformedFrameException | IndexOutOfBoundsException e) {
+                LOG.log(System.Logger.Level.WARNING, "Browsing " + queue + ": a message cannot be decoded ("
+                        + e.getMessage() + "); skipped. It stays on the queue; a consumer's delivery of it moves it"
+                        + " to the dead-letter queue.");
+                return null;
             } finally {
                 d.message().release();
             }

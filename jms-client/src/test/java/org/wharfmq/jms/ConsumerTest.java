@@ -103,8 +103,9 @@ class ConsumerTest {
             InvalidSelectorException e = assertThrows(InvalidSelectorException.class,
                     () -> s.createConsumer(s.createQueue("Q"), "a = = 1"));
             assertEquals("INVALID_SELECTOR", e.getErrorCode());
-            assertNull(server.poll(100));
             c.close();
+            // the client writes its frames in order: a CREATE_CONSUMER for the bad selector would have come first
+            server.expect(Frame.Close.class);
         }
     }
 
@@ -177,6 +178,9 @@ class ConsumerTest {
         try (Fixture f = new Fixture("", Session.AUTO_ACKNOWLEDGE)) {
             f.connection.stop();
             f.deliver(1, "a");
+            // answered after the DELIVER, which the client reads first: "a" is in the consumer's buffer, so a
+            // receive that handed it out while stopped would do so at once
+            f.session.createProducer(null);
             assertNull(f.consumer.receive(100));
             assertNull(f.consumer.receiveNoWait());
             f.connection.start();
@@ -462,7 +466,15 @@ class ConsumerTest {
                 }
             });
             stopper.start();
-            assertFalse(stopped.await(100, TimeUnit.MILLISECONDS), "stop() must wait for the running onMessage");
+            // stop() must wait for the running onMessage: the stopper ends (stop returned) or parks (waits) in it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            Thread.State state;
+            while ((state = stopper.getState()) != Thread.State.WAITING && state != Thread.State.TIMED_WAITING
+                    && state != Thread.State.TERMINATED && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertEquals(1, stopped.getCount(), "stop() returned while onMessage was running");
+            assertNotEquals(Thread.State.TERMINATED, stopper.getState(), "stop() returned while onMessage was running");
             releaseFirst.countDown();
             assertTrue(stopped.await(5, TimeUnit.SECONDS));
             String first = seen.poll(5, TimeUnit.SECONDS);

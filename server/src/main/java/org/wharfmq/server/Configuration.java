@@ -102,6 +102,18 @@ public final class Configuration {
      */
     public static final long READ_TURN_NANOS = 1_000_000L;
 
+    /**
+     * Most journal entries the writer takes from its inbox for one batch: {@value}. A batch is appended, then synced
+     * once; a larger one would make its first entries wait longer for their sync.
+     */
+    public static final int JOURNAL_MAX_BATCH = 4096;
+
+    /**
+     * How often the journal writer reads the disk's free space, in ms: {@value}. Reading it is a system call too slow
+     * for every batch; the reserve kept free (see docs/persistence.md) covers what can be written in between.
+     */
+    public static final long JOURNAL_DISK_CHECK_MILLIS = 20;
+
     private Configuration() {
     }
 }

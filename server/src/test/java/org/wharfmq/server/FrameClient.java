@@ -171,12 +171,27 @@ public final class FrameClient implements AutoCloseable {
     /**
      * Proves no frame is in flight before this point: PULLs a consumer id that does not exist and expects the
      * PULL_DONE as the very next frame. The server handles a connection's frames in order, so anything it wrote
-     * for earlier frames comes first.
+     * for earlier frames of this connection comes first. A delivery caused by another connection (its send) is
+     * written by a task of its own and may come later: use {@link #expectNothingMore(int)} for that.
      */
     public void expectNothingMore() throws InterruptedException {
+        expectPullDoneFirst(Integer.MAX_VALUE);
+    }
+
+    /**
+     * Proves the server has nothing more for this connection's session of {@code consumerId}: PULLs that consumer and
+     * expects the PULL_DONE as the very next frame. Before it, the server writes every delivery already recorded for
+     * the session, whichever connection's send caused it, and one message still waiting for the consumer, credit or
+     * not (docs/protocol.md, "Consuming").
+     */
+    public void expectNothingMore(int consumerId) throws InterruptedException {
+        expectPullDoneFirst(consumerId);
+    }
+
+    private void expectPullDoneFirst(int consumerId) throws InterruptedException {
         long pullId = System.nanoTime();
-        send(new Frame.Pull(Integer.MAX_VALUE, pullId));
-        assertEquals(new Frame.PullDone(Integer.MAX_VALUE, pullId), next());
+        send(new Frame.Pull(consumerId, pullId));
+        assertEquals(new Frame.PullDone(consumerId, pullId), next());
     }
 
     /** Waits until the server has closed the connection. */

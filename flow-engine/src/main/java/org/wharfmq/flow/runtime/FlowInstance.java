@@ -43,12 +43,6 @@ import java.util.concurrent.CompletableFuture;
 final class FlowInstance implements Runnable {
 
     private static final System.Logger LOG = System.getLogger(FlowInstance.class.getName());
-    /** How long a read waits before looking at the stop flag again: bounds the drain time of an idle instance. */
-    private static final long POLL_MILLIS = 100;
-    /** The first wait before reconnecting: a dropped connection to a running server usually comes back at once. */
-    static final long FIRST_RETRY_MILLIS = 100;
-    /** The longest wait between reconnection attempts, while the server is down. */
-    static final long MAX_RETRY_MILLIS = 10_000;
 
     private final RunningFlow flow;
     private final InputNode input;
@@ -114,8 +108,8 @@ final class FlowInstance implements Runnable {
 
     /**
      * After the connection failed (dropped by the server or the network, or a get, commit or send that failed):
-     * opens a new one, waiting {@link #FIRST_RETRY_MILLIS} and then twice as long after each failed attempt, up to
-     * {@link #MAX_RETRY_MILLIS}, until it works or the flow stops. A transactional invocation cut off is rolled
+     * opens a new one, waiting {@link FlowConfiguration#FIRST_RETRY_MILLIS} and then twice as long after each failed attempt, up to
+     * {@link FlowConfiguration#MAX_RETRY_MILLIS}, until it works or the flow stops. A transactional invocation cut off is rolled
      * back by the server and its message delivered again; a non-transactional one was consumed when read, and what
      * it had not sent yet is lost (transaction mode NO trades that for speed).
      */
@@ -124,7 +118,7 @@ final class FlowInstance implements Runnable {
         LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' instance " + instance + " lost its connection ("
                 + cause + "); reconnecting");
         flow.statistics().reconnects.increment();
-        long delay = FIRST_RETRY_MILLIS;
+        long delay = FlowConfiguration.FIRST_RETRY_MILLIS;
         int attempts = 0;
         while (true) {
             closeConnection();
@@ -138,8 +132,8 @@ final class FlowInstance implements Runnable {
                         + attempts + " attempt(s)");
                 return;
             } catch (JMSException | RuntimeException e) {
-                delay = Math.min(delay * 2, MAX_RETRY_MILLIS);
-                LOG.log(attempts == 1 || delay == MAX_RETRY_MILLIS ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
+                delay = Math.min(delay * 2, FlowConfiguration.MAX_RETRY_MILLIS);
+                LOG.log(attempts == 1 || delay == FlowConfiguration.MAX_RETRY_MILLIS ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
                         "Flow '" + flow.name() + "' instance " + instance + " cannot reconnect (attempt " + attempts
                                 + "): " + e + "; next attempt in " + delay + " ms");
             }
@@ -173,7 +167,7 @@ final class FlowInstance implements Runnable {
 
     private void loop() throws JMSException {
         while (flow.isRunning()) {
-            Message message = consumer.receive(POLL_MILLIS);
+            Message message = consumer.receive(FlowConfiguration.POLL_MILLIS);
             if (message != null) {
                 process(message);
             }

@@ -36,10 +36,6 @@ public final class RunningFlow implements AutoCloseable {
     public static final String DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE";
 
     private static final System.Logger LOG = System.getLogger(RunningFlow.class.getName());
-    private static final int START_TIMEOUT_SECONDS = 30;
-    private static final int DRAIN_TIMEOUT_SECONDS = 60;
-    /** Failures remembered between a rollback and the redelivery that backs the message out. */
-    private static final int MAX_REMEMBERED_FAILURES = 10_000;
 
     private final FlowDefinition definition;
     private final int instances;
@@ -89,7 +85,7 @@ public final class RunningFlow implements AutoCloseable {
         }
         try {
             for (FlowInstance instance : flow.threads) {
-                instance.opened().get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                instance.opened().get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             flow.close();
@@ -168,7 +164,7 @@ public final class RunningFlow implements AutoCloseable {
         if (messageId == null) {
             return;
         }
-        if (failures.size() >= MAX_REMEMBERED_FAILURES) {
+        if (failures.size() >= FlowConfiguration.MAX_REMEMBERED_FAILURES) {
             failures.clear(); // only the text of a later backout suffers; the message itself is safe on its queue
         }
         failures.put(messageId, list);
@@ -192,12 +188,12 @@ public final class RunningFlow implements AutoCloseable {
         stopSignal.countDown();
         CompletableFuture<?>[] all = threads.stream().map(FlowInstance::finished).toArray(CompletableFuture[]::new);
         try {
-            CompletableFuture.allOf(all).get(DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            CompletableFuture.allOf(all).get(FlowConfiguration.DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             LOG.log(System.Logger.Level.WARNING, "Flow '" + name() + "' did not drain within "
-                    + DRAIN_TIMEOUT_SECONDS + " s: " + e);
+                    + FlowConfiguration.DRAIN_TIMEOUT_SECONDS + " s: " + e);
         }
         LOG.log(System.Logger.Level.INFO, "Flow '" + name() + "' stopped");
     }

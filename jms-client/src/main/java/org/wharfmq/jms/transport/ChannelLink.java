@@ -1,5 +1,8 @@
 package org.wharfmq.jms.transport;
 
+import org.wharfmq.jms.ClientConfiguration;
+import org.wharfmq.protocol.Heartbeat;
+
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -67,7 +70,7 @@ final class ChannelLink implements FrameLink {
         }
         pending.offer(frame);
         if (timerArmed.compareAndSet(false, true)) {
-            channel.eventLoop().schedule(timedDrain, PIGGYBACK_MILLIS, TimeUnit.MILLISECONDS);
+            channel.eventLoop().schedule(timedDrain, ClientConfiguration.PIGGYBACK_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -100,7 +103,7 @@ final class ChannelLink implements FrameLink {
     @Override
     public void startHeartbeat(int millis) {
         channel.pipeline().replace(Transport.IDLE_HANDLER, Transport.IDLE_HANDLER,
-                new IdleStateHandler(3L * millis, millis, 0, TimeUnit.MILLISECONDS));
+                new IdleStateHandler(Heartbeat.deadAfterMillis(millis), millis, 0, TimeUnit.MILLISECONDS));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package org.wharfmq.jms.transport;
 
+import org.wharfmq.jms.ClientConfiguration;
+
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.Frame;
 
@@ -14,15 +16,6 @@ import org.wharfmq.protocol.frame.Frame;
  */
 public interface FrameLink {
 
-    /** Longest a frame written with {@link #writeSoon} waits for another frame to carry it: {@value} ms. */
-    long PIGGYBACK_MILLIS = 20;
-
-    /**
-     * Most message bytes that frames written with {@link #writeSoon} may hold back: past this the frame is written
-     * as by {@link #write}, so a transaction of many sends streams to the server, and waits for it like any other
-     * write, rather than piling up in the client's memory.
-     */
-    int SOON_LIMIT_BYTES = 64 * 1024;
 
     /**
      * Writes a frame, and any frames {@link #writeSoon} left waiting before it. A failure to write shows up as the
@@ -33,8 +26,8 @@ public interface FrameLink {
     /**
      * Queues a frame nobody waits for and that need not leave at once (the acknowledgement of an AUTO_ACKNOWLEDGE
      * receive, a send inside a transaction, the opening of a consumer): it leaves with the next frame
-     * written, with {@link #flush}, or at the latest {@value #PIGGYBACK_MILLIS} ms later; once more than
-     * {@value #SOON_LIMIT_BYTES} message bytes wait, at once. Sending each of those on its own cost a
+     * written, with {@link #flush}, or at the latest {@value ClientConfiguration#PIGGYBACK_MILLIS} ms later; once more than
+     * {@value ClientConfiguration#SOON_LIMIT_BYTES} message bytes wait, at once. Sending each of those on its own cost a
      * request/reply client a system call (and the server a read) per frame. Order with every other frame is kept.
      */
     void writeSoon(Frame frame);

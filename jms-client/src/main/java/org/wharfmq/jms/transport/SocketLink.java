@@ -1,5 +1,7 @@
 package org.wharfmq.jms.transport;
 
+import org.wharfmq.jms.ClientConfiguration;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -56,11 +58,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Reading: leader/follower.</b> Whoever holds the read turn reads the socket, splits the bytes into frames and
  * hands each to the listener. An application thread about to wait for a frame (a receive, the answer to a
  * persistent send or a commit) takes the turn if it is free and reads itself ({@link #readWhileWaiting}), in
- * slices of at most {@value #LEAD_SLICE_MILLIS} ms so that it sees its own deadline and a close; the frame it
+ * slices of at most {@value ClientConfiguration#LEAD_SLICE_MILLIS} ms so that it sees its own deadline and a close; the frame it
  * waits for then needs no hand-over from another thread. A thread that finds the turn taken follows: it sleeps
  * as before, woken by the frame delivered for it or, when the turn is let go, to take it. The link's own reader
  * thread ({@code wharf-client-reader-*}) reads only when no application thread has asked for
- * {@value #READER_IDLE_MILLIS} ms, or always once a MessageListener is in use ({@link #readerOnly}), so that
+ * {@value ClientConfiguration#READER_IDLE_MILLIS} ms, or always once a MessageListener is in use ({@link #readerOnly}), so that
  * frames nobody waits for are still read; it alone reports the end of the link. A reading thread never blocks
  * writing to the socket: a frame written on it waits and is sent by the {@link LinkTimer}'s thread, so the
  * socket keeps being drained even when its send buffer is full.
@@ -73,15 +75,10 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class SocketLink implements FrameLink {
 
-    /** Size of a fresh read buffer; frames larger than this get a buffer of their own size. */
-    static final int READ_BUFFER = 64 * 1024;
-    /** Longest an application thread reads before it looks at its own deadline again. */
-    private static final long LEAD_SLICE_MILLIS = 100;
-    /** How long the reader thread leaves the socket to application threads after one last asked to read. */
-    private static final long READER_IDLE_MILLIS = 20;
-    private static final long READER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(READER_IDLE_MILLIS);
-    /** Free space below which the reader moves on to a fresh buffer rather than issue a short read. */
-    private static final int MIN_READ = 4 * 1024;
+    private static final int READ_BUFFER = ClientConfiguration.READ_BUFFER_BYTES;
+    private static final long LEAD_SLICE_MILLIS = ClientConfiguration.LEAD_SLICE_MILLIS;
+    private static final long READER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(ClientConfiguration.READER_IDLE_MILLIS);
+    private static final int MIN_READ = ClientConfiguration.MIN_READ_BYTES;
     private static final AtomicLong LINKS = new AtomicLong();
     /** {@link #end}'s value when the application closed the link. */
     private static final Object LOCAL_CLOSE = new Object();
@@ -90,10 +87,8 @@ final class SocketLink implements FrameLink {
     /** {@link #end}'s value when the server closed the connection. */
     private static final Object END_OF_STREAM = new Object();
 
-    /** Messages larger than this are written from their own buffer, after the bytes before them. */
-    private static final int COPY_LIMIT = 64 * 1024;
-    /** Size of the buffer a write is staged in; it grows for a large batch, and is replaced after one. */
-    private static final int STAGED_BUFFER = 16 * 1024;
+    private static final int COPY_LIMIT = ClientConfiguration.COPY_LIMIT_BYTES;
+    private static final int STAGED_BUFFER = ClientConfiguration.STAGED_BUFFER_BYTES;
 
     private final Socket socket;
     private final InputStream input;
@@ -209,7 +204,7 @@ final class SocketLink implements FrameLink {
         }
         waiting.offer(frame);
         if (flushArmed.compareAndSet(false, true)) {
-            LinkTimer.schedule(timedFlush, PIGGYBACK_MILLIS);
+            LinkTimer.schedule(timedFlush, ClientConfiguration.PIGGYBACK_MILLIS);
         }
     }
 
@@ -302,7 +297,7 @@ final class SocketLink implements FrameLink {
 
     /**
      * Writes the waiting frames, then {@code frame} (if not null): in one system call, unless a message larger than
-     * {@value #COPY_LIMIT} bytes is among them. Releases every message buffer.
+     * {@value ClientConfiguration#COPY_LIMIT_BYTES} bytes is among them. Releases every message buffer.
      */
     private void writeLocked(Frame frame) {
         if (frame != null) {
@@ -364,7 +359,7 @@ final class SocketLink implements FrameLink {
     /**
      * The reader thread: reads and delivers while no application thread does. While application threads wait for
      * frames (and so read them themselves), it sleeps; it takes the socket back once none has asked for
-     * {@value #READER_IDLE_MILLIS} ms, so that frames nobody waits for (pings, a consumer's next messages) are
+     * {@value ClientConfiguration#READER_IDLE_MILLIS} ms, so that frames nobody waits for (pings, a consumer's next messages) are
      * still read. It alone reports the end of the link to the listener.
      */
     private void readLoop() {
@@ -556,7 +551,7 @@ final class SocketLink implements FrameLink {
 
     /**
      * Returns a buffer with the unread bytes of {@code in} and room for at least {@code needed} more bytes (and
-     * for a read of {@link #MIN_READ}). Compacts {@code in} in place when no delivered message still refers to it;
+     * for a read of {@link ClientConfiguration#MIN_READ_BYTES}). Compacts {@code in} in place when no delivered message still refers to it;
      * otherwise copies the unread bytes to a fresh buffer and lets the messages keep the old one.
      */
     private ByteBuf makeRoom(ByteBuf in, int needed) {

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The broker workloads' input message at the spec's sizes. */
 class SaleMessageTest {
@@ -39,12 +40,21 @@ class SaleMessageTest {
                 "repetitions differ");
     }
 
+    /**
+     * Where the shared fixtures are: {@code shared/fixtures} beside the repository, as CI has them (tests run in the
+     * module's directory, one below the repository's). They are not part of the repository.
+     */
+    private static final Path SHARED_FIXTURES = Path.of("..", "..", "shared", "fixtures");
+
+    /**
+     * Skipped, saying so, where the schema is not there (a checkout without the shared fixtures): the build needs
+     * nothing but the repository; CI, which has the fixtures, runs it.
+     */
     @Test
-    void theMessageStaysValidAgainstTheSchemaWhenTheFixturesAreAround() throws Exception {
-        Path xsd = Path.of("/work/shared/fixtures/wmb-sale.xsd");
-        if (!Files.exists(xsd)) {
-            return; // the schema lives beside the shared fixtures, not in this repository
-        }
+    void theMessageStaysValidAgainstTheSchemaOfTheSharedFixtures() throws Exception {
+        Path xsd = SHARED_FIXTURES.resolve("wmb-sale.xsd");
+        assumeTrue(Files.isRegularFile(xsd), () -> "No schema at " + xsd.toAbsolutePath().normalize()
+                + ": this test needs the shared fixtures (wmb-sale.xsd) in shared/fixtures beside the repository.");
         SchemaFactory.newInstance(XMLConstants.W3C_XML_SCHEMA_NS_URI).newSchema(xsd.toFile()).newValidator()
                 .validate(new StreamSource(new ByteArrayInputStream(SaleMessage.ofSize(65536))));
     }

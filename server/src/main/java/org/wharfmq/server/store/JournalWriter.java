@@ -2,6 +2,7 @@ package org.wharfmq.server.store;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import org.wharfmq.server.Configuration;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,9 +30,9 @@ import java.util.zip.CRC32C;
 final class JournalWriter implements Runnable {
 
     private static final System.Logger LOG = System.getLogger(JournalWriter.class.getName());
-    private static final int MAX_BATCH = 4096;
-    /** How often the disk's free space is read: a system call too slow to make for every batch. */
-    private static final long DISK_CHECK_INTERVAL_NANOS = 20_000_000L;
+    private static final int MAX_BATCH = Configuration.JOURNAL_MAX_BATCH;
+    private static final long DISK_CHECK_INTERVAL_NANOS =
+            java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Configuration.JOURNAL_DISK_CHECK_MILLIS);
 
     private final Journal journal;
     private final JournalState state;

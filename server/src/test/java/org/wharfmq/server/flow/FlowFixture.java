@@ -3,7 +3,7 @@ package org.wharfmq.server.flow;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 
 import javax.jms.BytesMessage;
@@ -23,6 +23,7 @@ final class FlowFixture implements AutoCloseable {
 
     static final long RECEIVE_MILLIS = 10_000;
 
+    private final TestServer testServer;
     final WharfServer server;
     final WharfConnectionFactory factory;
     private final Connection connection;
@@ -31,7 +32,8 @@ final class FlowFixture implements AutoCloseable {
     private final List<RunningFlow> flows = new ArrayList<>();
 
     FlowFixture() throws Exception {
-        server = WharfServer.start(TestServers.config());
+        testServer = TestServer.start();
+        server = testServer.server();
         factory = new WharfConnectionFactory(server.vmUrl());
         connection = factory.createConnection();
         connection.start();
@@ -90,6 +92,6 @@ final class FlowFixture implements AutoCloseable {
     public void close() throws JMSException {
         flows.forEach(RunningFlow::close);
         connection.close();
-        server.close();
+        testServer.close();
     }
 }

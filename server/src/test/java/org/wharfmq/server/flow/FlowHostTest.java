@@ -5,7 +5,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.cli.FlowCommandAccess;
 import org.wharfmq.server.config.ServerConfig;
@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -46,6 +47,7 @@ class FlowHostTest {
     private static Path jarV2;
     private static Path jarV3;
 
+    private TestServer testServer;
     private WharfServer server;
 
     /** A flow jar whose library class lib.Greeting says {@code version}; its flow reads IN.x and writes OUT.x. */
@@ -93,14 +95,19 @@ class FlowHostTest {
 
     @AfterEach
     void stop() {
-        if (server != null) {
-            server.close();
+        if (testServer != null) {
+            testServer.close();
         }
+    }
+
+    private void start(UnaryOperator<ServerConfig> customizer) throws Exception {
+        testServer = TestServer.start(customizer);
+        server = testServer.server();
     }
 
     @Test
     void twoFlowJarsWithConflictingLibraryVersionsBothWork() throws Exception {
-        server = WharfServer.start(TestServers.config());
+        start(c -> c);
         server.flowHost().deploy(jarV1, "flows.Factory", 1);
         server.flowHost().deploy(jarV2, "flows.Factory", 1);
         try (Client client = new Client(server.vmUrl())) {
@@ -114,8 +121,7 @@ class FlowHostTest {
 
     @Test
     void configuredFlowsStartWithTheServer() throws Exception {
-        ServerConfig config = TestServers.config().flow(jarV1.toString(), "flows.Factory", 2);
-        server = WharfServer.start(config);
+        start(c -> c.flow(jarV1.toString(), "flows.Factory", 2));
         assertEquals(2, server.flowHost().flow("A").running().instances());
         try (Client client = new Client(server.vmUrl())) {
             client.send("IN.A", "hello", 0);
@@ -125,7 +131,7 @@ class FlowHostTest {
 
     @Test
     void redeployUnderLoadLosesAndDuplicatesNothing() throws Exception {
-        server = WharfServer.start(TestServers.config());
+        start(c -> c);
         server.flowHost().deploy(jarV1, "flows.Factory", 2);
         int total = 600;
         BitSet seen = new BitSet(total);
@@ -156,7 +162,7 @@ class FlowHostTest {
 
     @Test
     void flowCommandDeploysListsMeasuresTracesAndUndeploysThroughTheCommandQueue() throws Exception {
-        server = WharfServer.start(TestServers.config().remoteDeploy(true));
+        start(c -> c.remoteDeploy(true));
         String url = server.tcpUrl();
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV2.toString(),
                 "--class", "flows.Factory", "--instances", "2", "--url", url);
@@ -211,8 +217,7 @@ class FlowHostTest {
                     }
                 }
                 """.replace("TRACE", trace.toString().replace("\\", "\\\\"))));
-        ServerConfig config = TestServers.config();
-        server = WharfServer.start(config);
+        start(c -> c);
         String url = server.tcpUrl();
 
         FlowCommandAccess.Result refused = FlowCommandAccess.run("flow", "deploy", intruder.toString(),
@@ -229,21 +234,18 @@ class FlowHostTest {
         assertEquals("No flows deployed.", list.out().strip(), "the server answers it runs no flow");
         assertEquals(List.of(), server.flowHost().flows());
         assertFalse(Files.exists(trace), "the jar's class was loaded in the server");
-        Path kept = config.dataDirectory().resolve("flows");
+        Path kept = testServer.config().dataDirectory().resolve("flows");
         if (Files.exists(kept)) {
             try (Stream<Path> files = Files.list(kept)) {
                 assertEquals(List.of(), files.toList(), "nothing of the refused jar is kept");
             }
         }
-        server.close();
-
-        server = WharfServer.start(config);
+        server = testServer.restart();
         assertEquals(List.of(), server.flowHost().flows(), "nothing comes back at restart");
         assertFalse(Files.exists(trace), "the jar's class was loaded at restart");
-        server.close();
 
         // the trace is a real witness: the same jar, allowed, runs and leaves it
-        server = WharfServer.start(config.remoteDeploy(true));
+        server = testServer.restart(c -> c.remoteDeploy(true));
         FlowCommandAccess.Result allowed = FlowCommandAccess.run("flow", "deploy", intruder.toString(),
                 "--class", "flows.Intruder", "--url", server.tcpUrl());
         assertEquals(0, allowed.status(), allowed.err());
@@ -252,14 +254,12 @@ class FlowHostTest {
 
     @Test
     void aFlowDeployedWithTheCommandIsDeployedAgainAfterARestartUntilUndeployed() throws Exception {
-        ServerConfig config = TestServers.config().remoteDeploy(true);
-        server = WharfServer.start(config);
+        start(c -> c.remoteDeploy(true));
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV2.toString(),
                 "--class", "flows.Factory", "--instances", "2", "--url", server.tcpUrl());
         assertEquals(0, deployed.status(), deployed.err());
-        server.close();
 
-        server = WharfServer.start(config);
+        server = testServer.restart();
         DeployedFlow kept = server.flowHost().flow("B");
         assertNotNull(kept, "the deployment survived the restart");
         assertEquals(2, kept.running().instances());
@@ -268,38 +268,33 @@ class FlowHostTest {
             assertEquals("v2", client.receive("OUT.B").getStringProperty("greeting"));
         }
         assertEquals(0, FlowCommandAccess.run("flow", "undeploy", "B", "--url", server.tcpUrl()).status());
-        server.close();
 
-        server = WharfServer.start(config);
+        server = testServer.restart();
         assertNull(server.flowHost().flow("B"), "an undeployed flow stays undeployed");
-        try (Stream<Path> left = Files.list(config.dataDirectory().resolve("flows"))) {
+        try (Stream<Path> left = Files.list(testServer.config().dataDirectory().resolve("flows"))) {
             assertEquals(List.of(), left.toList(), "undeploy deletes the kept jar and its record");
         }
     }
 
     @Test
     void aKeptDeploymentWinsOverAConfiguredFlowOfTheSameNameUntilUndeployedWhileRemoteDeployIsOn() throws Exception {
-        ServerConfig config = TestServers.config().remoteDeploy(true).flow(jarV1.toString(), "flows.Factory", 1);
-        server = WharfServer.start(config);
+        start(c -> c.remoteDeploy(true).flow(jarV1.toString(), "flows.Factory", 1));
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV3.toString(),
                 "--class", "flows.Factory", "--url", server.tcpUrl());
         assertEquals(0, deployed.status(), deployed.err());
-        server.close();
 
-        server = WharfServer.start(config.remoteDeploy(false));
+        server = testServer.restart(c -> c.remoteDeploy(false));
         DeployedFlow configured = server.flowHost().flow("A");
         assertFalse(configured.describe().contains("kept across restarts"),
                 "with remote deploy off, the upload kept from the wire is not started: " + configured.describe());
         assertGreeting("v1");
-        server.close();
 
-        server = WharfServer.start(config.remoteDeploy(true));
+        server = testServer.restart(c -> c.remoteDeploy(true));
         assertTrue(server.flowHost().flow("A").describe().contains("kept across restarts"));
         assertGreeting("v3");
         assertEquals(0, FlowCommandAccess.run("flow", "undeploy", "A", "--url", server.tcpUrl()).status());
-        server.close();
 
-        server = WharfServer.start(config);
+        server = testServer.restart();
         assertGreeting("v1");
     }
 
@@ -313,19 +308,18 @@ class FlowHostTest {
 
     @Test
     void aKeptDeploymentThatCannotStartStopsTheServerStartNamingItsRecord() throws Exception {
-        ServerConfig config = TestServers.config().remoteDeploy(true);
-        server = WharfServer.start(config);
+        start(c -> c.remoteDeploy(true));
         assertEquals(0, FlowCommandAccess.run("flow", "deploy", jarV2.toString(), "--class", "flows.Factory",
                 "--url", server.tcpUrl()).status());
-        server.close();
+        testServer.stop();
         server = null;
-        Path flows = config.dataDirectory().resolve("flows");
+        Path flows = testServer.config().dataDirectory().resolve("flows");
         try (Stream<Path> jarsKept = Files.list(flows)) {
             for (Path jar : (Iterable<Path>) jarsKept.filter(p -> p.toString().endsWith(".jar"))::iterator) {
                 Files.delete(jar);
             }
         }
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> WharfServer.start(config));
+        IllegalStateException e = assertThrows(IllegalStateException.class, testServer::restart);
         assertTrue(e.getMessage().contains("flow 'B'") && e.getMessage().contains(".deployment.json")
                 && e.getMessage().contains("does not exist"), e.getMessage());
     }

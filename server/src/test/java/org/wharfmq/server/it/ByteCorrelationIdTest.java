@@ -24,7 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * Correlation ids set as bytes ({@code setJMSCorrelationIDAsBytes}, as IBM MQ-style applications do) are reported by
@@ -79,7 +78,7 @@ class ByteCorrelationIdTest {
             selectedIds.add(probe.getJMSCorrelationID());
             waiting.add(requesters.createConsumer(replies, "JMSCorrelationID = '" + probe.getJMSCorrelationID() + "'"));
         }
-        barrier(requesters);
+        Send.barrier(requesters); // the consumers created without waiting are open
         LocalQueue queue = WHARF.server().queueManager().queue(replyQueue);
 
         Session responder = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -96,7 +95,7 @@ class ByteCorrelationIdTest {
         assertEquals("reply-37", assertInstanceOf(TextMessage.class, received).getText());
         assertEquals(selectedIds.get(37), received.getJMSCorrelationID());
         assertArrayEquals(requesterId(37), received.getJMSCorrelationIDAsBytes());
-        assertNull(waiting.get(36).receiveNoWait(), "a neighbour's selector must not take another id's reply");
+        Receive.nothingMore(waiting.get(36)); // a neighbour's selector must not take another id's reply
         assertEquals(0, WHARF.depth(replyQueue));
     }
 
@@ -125,7 +124,7 @@ class ByteCorrelationIdTest {
         assertEquals("ID:0abc", second.getJMSCorrelationID());
         assertArrayEquals(new byte[]{0x0a, (byte) 0xbc}, first.getJMSCorrelationIDAsBytes());
         assertArrayEquals(new byte[]{0x0a, (byte) 0xbc}, second.getJMSCorrelationIDAsBytes());
-        assertNull(selecting.receiveNoWait(), "selectors compare the string exactly: 'ID:0ABC' is another string");
+        Receive.nothingMore(selecting); // selectors compare the string exactly: 'ID:0ABC' is another string
         selecting.close();
 
         Message left = session.createConsumer(queue).receive(5000);
@@ -144,7 +143,7 @@ class ByteCorrelationIdTest {
         session.createProducer(requests).send(request);
         Message received = session.createConsumer(requests).receive(5000);
         MessageConsumer requester = session.createConsumer(replies, "JMSCorrelationID = '" + request.getJMSMessageID() + "'");
-        barrier(session);
+        Send.barrier(session);
 
         Message reply = session.createTextMessage("reply");
         reply.setJMSCorrelationID(received.getJMSMessageID());
@@ -179,15 +178,5 @@ class ByteCorrelationIdTest {
         byte[] id = HARNESS_ID.clone();
         id[23] = (byte) (0x40 + requester);
         return id;
-    }
-
-    /**
-     * Returns once the server has handled every frame the session wrote before: a persistent send outside a
-     * transaction waits for the server's answer, and a connection's frames are handled in order.
-     */
-    private static void barrier(Session session) throws Exception {
-        MessageProducer producer = session.createProducer(session.createQueue(WHARF.queueName("barrier")));
-        producer.send(session.createMessage(), DeliveryMode.PERSISTENT, Message.DEFAULT_PRIORITY, 0);
-        producer.close();
     }
 }

@@ -56,8 +56,7 @@ class ConnectionDropTest {
             for (int i = 0; i < SENT_UNCOMMITTED; i++) {
                 producer.send(producing.createTextMessage("uncommitted-" + i));
             }
-            // an answered request after the fire-and-forget sends: the server has them once this returns
-            producing.createConsumer(producing.createQueue(WHARF.queueName("barrier"))).close();
+            Send.barrier(producing); // the server has the fire-and-forget sends before the connection drops
 
             proxy.killConnections();
 

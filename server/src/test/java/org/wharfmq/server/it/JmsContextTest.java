@@ -105,6 +105,10 @@ class JmsContextTest {
         Queue queue = context.createQueue(WHARF.queueName("ctx.autostart"));
         context.createProducer().send(queue, "waiting");
         JMSConsumer consumer = context.createConsumer(queue);
+        // the server pushes the message to the consumer right after its answer; the answer to a later request on the
+        // same connection (a consumer on a queue it never used is waited for) comes after it, so the message is in
+        // the client's buffer: a stopped connection must keep it there
+        context.createConsumer(context.createQueue(WHARF.queueName("ctx.autostart.barrier"))).close();
         assertNull(consumer.receiveNoWait(), "a stopped connection delivers nothing");
         context.start();
         assertEquals("waiting", consumer.receiveBody(String.class, Receive.EXPECTED_MS));
@@ -140,6 +144,7 @@ class JmsContextTest {
         Queue queue = tx.createQueue(WHARF.queueName("ctx.tx"));
         JMSConsumer consumer = tx.createConsumer(queue);
         tx.createProducer().send(queue, "one");
+        // the PULL of receiveNoWait follows the send on the same connection: the server has the send when it answers
         assertNull(consumer.receiveNoWait(), "an uncommitted send is not visible");
         tx.commit();
         assertEquals("one", consumer.receiveBody(String.class, Receive.EXPECTED_MS));

@@ -19,6 +19,9 @@ import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -136,6 +139,20 @@ class MalformedMessageTest {
         assertNotNull(first, "the listener heard nothing");
         assertEquals("good", assertInstanceOf(TextMessage.class, first).getText());
         assertDeadLettered(queue, original);
+    }
+
+    @Test
+    void aBrowserSkipsAMessageItCannotDecodeAndTheMessageStaysForAConsumer() throws Exception {
+        String queue = WHARF.queueName("undecodable-browse");
+        sendBrokenMapThenGood(queue);
+        Session session = consumerConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        List<String> browsed = new ArrayList<>();
+        Enumeration<?> messages = session.createBrowser(session.createQueue(queue)).getEnumeration();
+        while (messages.hasMoreElements()) { // threw a runtime exception at the broken message
+            browsed.add(assertInstanceOf(TextMessage.class, messages.nextElement()).getText());
+        }
+        assertEquals(List.of("good"), browsed);
+        assertEquals(2, WHARF.depth(queue), "browsing removed nothing");
     }
 
     /**

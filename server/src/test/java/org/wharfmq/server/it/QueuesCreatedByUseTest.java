@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestClock;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.AdminResponder;
@@ -15,7 +15,6 @@ import org.wharfmq.server.store.JournalMessageStore;
 import javax.jms.Connection;
 import javax.jms.DeliveryMode;
 import javax.jms.JMSException;
-import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Queue;
@@ -28,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -61,7 +61,7 @@ class QueuesCreatedByUseTest {
 
     @Test
     void creatingAQueuePastMaxQueuesIsRefusedNamingTheLimitAndTheQueuesThereKeepWorking() throws Exception {
-        WharfServer server = start(config().maxQueues(MAX_QUEUES).queue("DEFINED"));
+        WharfServer server = start(c -> c.maxQueues(MAX_QUEUES).queue("DEFINED")).server();
         assertEquals(Set.of("DEFINED", AdminResponder.COMMAND_QUEUE), server.queueManager().queueNames());
         Session session = connect(server).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer a = session.createProducer(session.createQueue("A"));
@@ -92,8 +92,8 @@ class QueuesCreatedByUseTest {
 
     @Test
     void anUnusedQueueCreatedByUseIsDeletedAfterTheDelayAndStaysDeletedAfterARestart() throws Exception {
-        ServerConfig config = config();
-        WharfServer server = start(config);
+        TestServer testServer = start(c -> c);
+        WharfServer server = testServer.server();
         QueueManager queues = server.queueManager();
         Connection connection = connect(server);
         Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
@@ -103,7 +103,7 @@ class QueuesCreatedByUseTest {
         MessageConsumer consumer = session.createConsumer(once);
         Receive.next(consumer).acknowledge(); // answered: the queue is empty on return
         consumer.close();
-        barrier(session); // the close is done: USED.ONCE is unused from now
+        Send.barrier(session); // the close is done: USED.ONCE is unused from now
 
         clock.advance(DELAY - 1);
         queues.deleteUnusedQueues();
@@ -120,9 +120,7 @@ class QueuesCreatedByUseTest {
         session.createProducer(again).send(session.createTextMessage("to the new one")); // created anew
         session.createProducer(session.createQueue("UNUSED.AT.STOP"));
         connection.close();
-        server.close();
-
-        server = start(config);
+        server = testServer.restart();
         queues = server.queueManager();
         assertFalse(queues.exists("USED.ONCE"), "the deletion is journaled");
         assertFalse(queues.exists("KEPT.UNUSED"), "the deletion is journaled");
@@ -136,8 +134,8 @@ class QueuesCreatedByUseTest {
 
     @Test
     void queuesInUseAndDefinedQueuesAreKept() throws Exception {
-        ServerConfig config = config().queue("DEFINED");
-        WharfServer server = start(config);
+        TestServer testServer = start(c -> c.queue("DEFINED"));
+        WharfServer server = testServer.server();
         QueueManager queues = server.queueManager();
         Connection connection = connect(server);
         Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -148,7 +146,7 @@ class QueuesCreatedByUseTest {
         Session transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
         transacted.createProducer(transacted.createQueue("IN.TRANSACTION"))
                 .send(transacted.createTextMessage("not committed"));
-        barrier(session);
+        Send.barrier(session);
 
         clock.advance(10 * DELAY);
         queues.deleteUnusedQueues();
@@ -159,7 +157,7 @@ class QueuesCreatedByUseTest {
         consumer.close();
         browser.close();
         transacted.rollback();
-        barrier(session);
+        Send.barrier(session);
         clock.advance(DELAY);
         queues.deleteUnusedQueues();
         for (String name : List.of("HAS.CONSUMER", "HAS.BROWSER", "IN.TRANSACTION")) {
@@ -168,9 +166,7 @@ class QueuesCreatedByUseTest {
         assertTrue(queues.exists("DEFINED"), "a defined queue is never deleted");
         assertEquals(1, queues.depth("HOLDS.MESSAGE"));
         connection.close();
-        server.close();
-
-        server = start(config);
+        server = testServer.restart();
         clock.advance(10 * DELAY);
         server.queueManager().deleteUnusedQueues();
         assertEquals(1, server.queueManager().depth("HOLDS.MESSAGE"), "its persistent message keeps it across a restart");
@@ -179,7 +175,7 @@ class QueuesCreatedByUseTest {
 
     @Test
     void sendsAndConsumersRacingTheDeletionLoseNothing() throws Exception {
-        WharfServer server = start(config());
+        WharfServer server = start(c -> c).server();
         QueueManager queues = server.queueManager();
         // every reading of the clock is a delay after the one before: a queue is unused long enough as soon as it
         // is unused, even in the instant between a client's lookup of a queue it has just created and its
@@ -205,7 +201,7 @@ class QueuesCreatedByUseTest {
                     sender.send(transacted.createQueue("SENT." + batch + "." + i), transacted.createTextMessage("m"),
                             DeliveryMode.NON_PERSISTENT, 4, 0);
                 }
-                barrier(transacted); // every send of the batch has been served
+                Send.barrier(transacted); // every send of the batch has been served
                 for (int i = 0; i < RACE_BATCH; i++) {
                     String name = "SENT." + batch + "." + i;
                     assertTrue(queues.exists(name) && queues.depth(name) == 1, "the message sent to " + name
@@ -227,12 +223,10 @@ class QueuesCreatedByUseTest {
         assertTrue(deleter.get(30, TimeUnit.SECONDS) > 0, "queues were deleted while the clients used them");
     }
 
-    private ServerConfig config() {
-        return TestServers.config().autoDeleteDelayMillis(DELAY);
-    }
-
-    private WharfServer start(ServerConfig config) throws Exception {
-        WharfServer server = WharfServer.start(config, JournalMessageStore.open(config), clock);
+    /** A server whose queues read the test's clock; {@code customizer} adds to this test's config. */
+    private TestServer start(UnaryOperator<ServerConfig> customizer) throws Exception {
+        TestServer server = TestServer.start(c -> customizer.apply(c.autoDeleteDelayMillis(DELAY)),
+                config -> WharfServer.start(config, JournalMessageStore.open(config), clock));
         opened.add(server);
         return server;
     }
@@ -242,11 +236,6 @@ class QueuesCreatedByUseTest {
         opened.add(connection);
         connection.start();
         return connection;
-    }
-
-    /** A round trip on the session's connection: the server has served every frame the connection sent before. */
-    private static void barrier(Session session) throws JMSException {
-        session.createProducer(null).close();
     }
 
     private static void assertTooManyQueues(String queue, Refused action) {

@@ -7,7 +7,7 @@ import javax.jms.MessageProducer;
 import javax.jms.Queue;
 import javax.jms.Session;
 
-/** Puts messages on a queue before a test looks at it. */
+/** Puts messages on a queue before a test looks at it, and makes sure the server has what was sent. */
 final class Send {
 
     private Send() {
@@ -29,5 +29,16 @@ final class Send {
         } finally {
             session.close();
         }
+    }
+
+    /**
+     * Returns once the server has handled every frame {@code session}'s connection wrote before: its fire-and-forget
+     * sends (non-persistent, or transacted), acknowledgements, consumer closes. It opens an anonymous producer,
+     * which the server answers (CREATE_PRODUCER only checks its destination, and an anonymous one has none, so it
+     * leaves nothing behind), and the server handles a connection's frames in the order they arrive
+     * (docs/protocol.md, "Requests and answers"). Frames the client holds back to join the next write go with it.
+     */
+    static void barrier(Session session) throws JMSException {
+        session.createProducer(null).close();
     }
 }

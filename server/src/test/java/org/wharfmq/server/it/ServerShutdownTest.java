@@ -3,6 +3,8 @@ package org.wharfmq.server.it;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServer;
 
 import javax.jms.Connection;
 import javax.jms.JMSException;
@@ -21,10 +23,10 @@ class ServerShutdownTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void closingTheServerReachesTheExceptionListener(Transport transport) throws Exception {
-        TestServer testServer = TestServer.start(c -> c);
+        TestServer testServer = TestServer.start();
         Connection connection = null;
         try {
-            connection = testServer.factory(transport).createConnection();
+            connection = new WharfConnectionFactory(transport.url(testServer.server())).createConnection();
             CompletableFuture<JMSException> lost = new CompletableFuture<>();
             connection.setExceptionListener(lost::complete);
             connection.start();

@@ -120,7 +120,9 @@ class SubscriptionRulesTest {
         Session session = connectAs(id).createSession(false, Session.AUTO_ACKNOWLEDGE);
         Topic topic = session.createTopic("rules/" + id);
         session.createDurableSubscriber(topic, "sub").close();
-        session.createProducer(topic).send(session.createTextMessage("old subscription"));
+        TextMessage old = session.createTextMessage("old subscription");
+        old.setStringProperty("kind", "new"); // the new selector would take it: only the replacement keeps it out
+        session.createProducer(topic).send(old);
         MessageConsumer replaced = session.createDurableSubscriber(topic, "sub", "kind = 'new'", false);
         Receive.nothingMore(replaced); // the old subscription and its message are gone
         TextMessage wanted = session.createTextMessage("new subscription");
@@ -172,9 +174,13 @@ class SubscriptionRulesTest {
         assertEquals(n, Receive.texts(everything, n).size());
     }
 
+    /**
+     * Takes every publication the consumer has or can still get. The sends were persistent, so each was on the
+     * subscription's queue when its send returned; receiveNoWait asks the server (PULL) when the buffer is empty.
+     */
     private static int drain(MessageConsumer consumer, Set<String> seen, List<String> all) throws JMSException {
         int count = 0;
-        for (Message m; (m = consumer.receive(Receive.ABSENT_MS * 2)) != null; ) {
+        for (Message m; (m = consumer.receiveNoWait()) != null; ) {
             String text = ((TextMessage) m).getText();
             seen.add(text);
             all.add(text);
@@ -204,7 +210,7 @@ class SubscriptionRulesTest {
             JMSConsumer nonDurable = first.createSharedConsumer(topic, "nd");
             first.createProducer().send(topic, "to the shared non-durable one");
             assertEquals("to the shared non-durable one", nonDurable.receiveBody(String.class, Receive.EXPECTED_MS));
-            assertNull(nonDurable.receiveNoWait());
+            assertNull(nonDurable.receiveNoWait()); // asks the server (PULL); the send was persistent, so answered
         }
     }
 

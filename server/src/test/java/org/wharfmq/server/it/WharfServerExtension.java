@@ -4,6 +4,8 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
 
@@ -68,7 +70,7 @@ final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback,
     }
 
     ConnectionFactory factory(Transport transport) {
-        return testServer.factory(transport);
+        return new WharfConnectionFactory(transport.url(server()));
     }
 
     /** A started connection, closed after the test. */

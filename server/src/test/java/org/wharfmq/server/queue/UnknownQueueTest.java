@@ -8,7 +8,7 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.FrameClient;
 import org.wharfmq.server.TestMessages;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 
 import java.util.Set;
@@ -22,16 +22,18 @@ class UnknownQueueTest {
 
     private static final String EXPECTED = "Queue 'NOPE' does not exist and auto-creation is off (setting autoCreate)."
             + " Define it under 'queues' in the configuration.";
+    private static TestServer testServer;
     private static WharfServer server;
 
     @BeforeAll
     static void start() throws Exception {
-        server = WharfServer.start(TestServers.config().autoCreate(false).queue("KNOWN"));
+        testServer = TestServer.start(c -> c.autoCreate(false).queue("KNOWN"));
+        server = testServer.server();
     }
 
     @AfterAll
     static void stop() {
-        server.close();
+        testServer.close();
     }
 
     @Test

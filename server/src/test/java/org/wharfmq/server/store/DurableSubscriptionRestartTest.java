@@ -2,11 +2,10 @@ package org.wharfmq.server.store;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
-import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.it.Receive;
 import org.wharfmq.server.topic.TopicManager;
 
 import javax.jms.Connection;
@@ -18,11 +17,9 @@ import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import javax.jms.Topic;
-import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -32,9 +29,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(60)
 class DurableSubscriptionRestartTest {
-
-    @TempDir
-    Path data;
 
     private static Connection connect(WharfServer server, String clientId) throws JMSException {
         Connection c = new WharfConnectionFactory(server.tcpUrl()).createConnection();
@@ -47,8 +41,8 @@ class DurableSubscriptionRestartTest {
 
     @Test
     void durableSubscriptionSurvivesARestartWithItsPersistentMessages() throws Exception {
-        ServerConfig config = TestServers.config().dataDirectory(data);
-        try (WharfServer server = WharfServer.start(config)) {
+        try (TestServer testServer = TestServer.start()) {
+            WharfServer server = testServer.server();
             try (Connection c = connect(server, "app")) {
                 Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 Topic topic = session.createTopic("orders/new");
@@ -69,8 +63,7 @@ class DurableSubscriptionRestartTest {
                 tx.rollback();
             }
             assertEquals(4, backlog(server, "audit"));
-        }
-        try (WharfServer server = WharfServer.start(config)) {
+            server = testServer.restart();
             assertEquals(3, backlog(server, "audit"), "the persistent messages came back, the non-persistent did not");
             assertEquals(-1, backlog(server, "gone"), "an unsubscribed subscription stays deleted");
             try (Connection c = connect(server, "app")) {
@@ -83,16 +76,15 @@ class DurableSubscriptionRestartTest {
                 audit.close();
                 session.unsubscribe("audit");
             }
-        }
-        try (WharfServer server = WharfServer.start(config)) {
+            server = testServer.restart();
             assertTrue(server.topicManager().describe().isEmpty(), "nothing left: " + server.topicManager().describe());
         }
     }
 
     @Test
     void retainedPublicationIsGivenFirstToNewSubscribersReplacedByTheNextAndSurvivesARestart() throws Exception {
-        ServerConfig config = TestServers.config().dataDirectory(data);
-        try (WharfServer server = WharfServer.start(config)) {
+        try (TestServer testServer = TestServer.start()) {
+            WharfServer server = testServer.server();
             try (Connection c = connect(server, null)) {
                 Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 MessageProducer publisher = session.createProducer(session.createTopic("prices/fx/GBP"));
@@ -104,18 +96,17 @@ class DurableSubscriptionRestartTest {
                 assertEquals(List.of("1.26", "not retained"), texts(first, 2));
                 MessageConsumer late = session.createConsumer(session.createTopic("prices/#"));
                 assertEquals(List.of("1.26"), texts(late, 1), "only the last retained one, not the unretained one");
-                assertNull(late.receive(200));
+                Receive.nothingMore(late);
                 MessageConsumer elsewhere = session.createConsumer(session.createTopic("prices/equity/#"));
-                assertNull(elsewhere.receive(200), "retained publications go only to matching subscriptions");
+                Receive.nothingMore(elsewhere); // retained publications go only to matching subscriptions
             }
             assertEquals(List.of("prices/fx/GBP"), server.topicManager().retainedTopics());
-        }
-        try (WharfServer server = WharfServer.start(config)) {
+            server = testServer.restart();
             try (Connection c = connect(server, null)) {
                 Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 MessageConsumer afterRestart = session.createConsumer(session.createTopic("prices/fx/GBP"));
                 assertEquals(List.of("1.26"), texts(afterRestart, 1));
-                assertNull(afterRestart.receive(200));
+                Receive.nothingMore(afterRestart);
             }
         }
     }

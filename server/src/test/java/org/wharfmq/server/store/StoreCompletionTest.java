@@ -7,7 +7,7 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.FrameClient;
 import org.wharfmq.server.TestMessages;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 
 import java.util.List;
@@ -81,16 +81,18 @@ class StoreCompletionTest {
     }
 
     private final DeferredStore store = new DeferredStore();
+    private TestServer testServer;
     private WharfServer server;
 
     @BeforeEach
     void start() throws Exception {
-        server = WharfServer.start(TestServers.config(), store);
+        testServer = TestServer.start(c -> c, config -> WharfServer.start(config, store));
+        server = testServer.server();
     }
 
     @AfterEach
     void stop() {
-        server.close();
+        testServer.close();
     }
 
     @Test
@@ -104,8 +106,8 @@ class StoreCompletionTest {
             int send = producer.requestId();
             producer.send(new Frame.Send(send, 1, 1, TestMessages.encode(m)));
             assertEquals("put DURABLE #1", store.nextRecord());
-            producer.expectNothingMore(); // no OK yet
-            consumer.expectNothingMore(); // not visible yet
+            producer.expectNothingMore(); // no OK yet; and the server has handled the SEND
+            consumer.expectNothingMore(1); // not visible yet: neither delivered nor waiting on the queue
 
             store.completeNext();
             assertEquals(new Frame.Ok(send), producer.next());
@@ -115,7 +117,7 @@ class StoreCompletionTest {
             int ack = consumer.requestId();
             consumer.send(new Frame.Ack(ack, 1, List.of(new Frame.Consumed(1, d.deliveryId()))));
             assertEquals("remove DURABLE #1", store.nextRecord());
-            consumer.expectNothingMore(); // no OK before the removal is durable...
+            consumer.expectNothingMore(); // no OK before the removal is durable (the ACK is this connection's)...
             assertEquals(0, server.queueManager().depth("DURABLE")); // ...but the queue has let the message go
             store.completeNext();
             assertEquals(new Frame.Ok(ack), consumer.next());

@@ -2,11 +2,10 @@ package org.wharfmq.server.store;
 
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.TestMessages;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
 
@@ -15,7 +14,6 @@ import javax.jms.Connection;
 import javax.jms.MessageConsumer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
@@ -38,12 +36,15 @@ class UndecodableRecoveryTest {
 
     private static final String DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE";
 
-    @TempDir
-    Path data;
-
     @Test
     void anUndecodableMessageIsDeadLetteredAtRecoveryWithItsReasonOnceAndTheQueueServesTheRest() throws Exception {
-        ServerConfig config = TestServers.config().dataDirectory(data);
+        try (TestServer test = TestServer.start()) {
+            test.stop(); // the journal is written by hand first, as an older server (or a bug) could have written it
+            recoverAndServe(test, test.config());
+        }
+    }
+
+    private void recoverAndServe(TestServer test, ServerConfig config) throws Exception {
         ByteBuf bad = TestMessages.encode(colored("bad"));
         int tagOffset = TestMessages.setPropertyTag(bad, "color", 0x7f);
         byte[] original = TestMessages.bytes(bad);
@@ -71,7 +72,8 @@ class UndecodableRecoveryTest {
         log.addHandler(handler);
         String reason = "recovered from the journal but cannot be decoded: property 1 of 1 ('color') has unknown type"
                 + " tag 0x7f at offset " + tagOffset;
-        try (WharfServer server = WharfServer.start(config)) {
+        try {
+            WharfServer server = test.restart();
             assertEquals(List.of("Message ID:test-bad on queue 'ORDERS' moved to " + DEAD_LETTER_QUEUE + ": " + reason),
                     warnings, "logged with the queue and the message id");
             assertEquals(1, server.queueManager().depth("ORDERS"));
@@ -90,26 +92,26 @@ class UndecodableRecoveryTest {
             log.removeHandler(handler);
         }
 
-        try (WharfServer server = WharfServer.start(config)) {
-            assertEquals(1, server.queueManager().depth("ORDERS"));
-            assertEquals(1, server.queueManager().depth(DEAD_LETTER_QUEUE), "the move was journaled: moved once");
-            Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
-            try {
-                connection.start();
-                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                MessageConsumer deadLetters = session.createConsumer(session.createQueue(DEAD_LETTER_QUEUE));
-                BytesMessage letter = assertInstanceOf(BytesMessage.class, deadLetters.receive(10_000));
-                assertNotNull(letter);
-                assertEquals(reason, letter.getStringProperty("WHARF_DLQ_REASON"));
-                assertEquals("ORDERS", letter.getStringProperty("WHARF_DLQ_QUEUE"));
-                assertEquals("ID:test-bad", letter.getJMSMessageID());
-                byte[] body = new byte[(int) letter.getBodyLength()];
-                letter.readBytes(body);
-                assertArrayEquals(original, body, "the dead letter holds the original bytes");
-                assertNull(deadLetters.receiveNoWait());
-            } finally {
-                connection.close();
-            }
+        // a second start: the move was journaled, so the dead letter is where it went, once
+        WharfServer server = test.restart();
+        assertEquals(1, server.queueManager().depth("ORDERS"));
+        assertEquals(1, server.queueManager().depth(DEAD_LETTER_QUEUE), "the move was journaled: moved once");
+        Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
+        try {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer deadLetters = session.createConsumer(session.createQueue(DEAD_LETTER_QUEUE));
+            BytesMessage letter = assertInstanceOf(BytesMessage.class, deadLetters.receive(10_000));
+            assertNotNull(letter);
+            assertEquals(reason, letter.getStringProperty("WHARF_DLQ_REASON"));
+            assertEquals("ORDERS", letter.getStringProperty("WHARF_DLQ_QUEUE"));
+            assertEquals("ID:test-bad", letter.getJMSMessageID());
+            byte[] body = new byte[(int) letter.getBodyLength()];
+            letter.readBytes(body);
+            assertArrayEquals(original, body, "the dead letter holds the original bytes");
+            assertNull(deadLetters.receiveNoWait());
+        } finally {
+            connection.close();
         }
     }
 

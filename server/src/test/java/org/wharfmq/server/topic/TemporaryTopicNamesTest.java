@@ -10,7 +10,7 @@ import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.FrameClient;
 import org.wharfmq.server.TestMessages;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,16 +25,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class TemporaryTopicNamesTest {
 
+    private static TestServer testServer;
     private static WharfServer server;
 
     @BeforeAll
     static void start() throws Exception {
-        server = WharfServer.start(TestServers.config());
+        testServer = TestServer.start();
+        server = testServer.server();
     }
 
     @AfterAll
     static void stop() {
-        server.close();
+        testServer.close();
     }
 
     @Test

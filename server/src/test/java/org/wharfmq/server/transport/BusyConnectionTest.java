@@ -11,7 +11,7 @@ import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.FrameClient;
 import org.wharfmq.server.TestMessages;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,16 +27,18 @@ class BusyConnectionTest {
     private static final String TOPIC = "BUSY/T";
     private static final int SUBSCRIBERS = 100;
     private static final int PUBLICATIONS = 400; // 40,000 deliveries: far more than one 1 ms turn of work
+    private static TestServer testServer;
     private static WharfServer server;
 
     @BeforeAll
     static void start() throws Exception {
-        server = WharfServer.start(TestServers.config().ioThreads(1));
+        testServer = TestServer.start(c -> c.ioThreads(1));
+        server = testServer.server();
     }
 
     @AfterAll
     static void stop() {
-        server.close();
+        testServer.close();
     }
 
     @Test

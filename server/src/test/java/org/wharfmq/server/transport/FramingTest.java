@@ -12,7 +12,7 @@ import org.wharfmq.protocol.frame.FrameType;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.FrameClient;
 import org.wharfmq.server.TestMessages;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 
 import java.nio.charset.StandardCharsets;
@@ -24,16 +24,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FramingTest {
 
     private static final int MAX_MESSAGE_LENGTH = 4096;
+    private static TestServer testServer;
     private static WharfServer server;
 
     @BeforeAll
     static void start() throws Exception {
-        server = WharfServer.start(TestServers.config().maxMessageLength(MAX_MESSAGE_LENGTH).heartbeatMillis(10_000));
+        testServer = TestServer.start(c -> c.name("TESTQM").maxMessageLength(MAX_MESSAGE_LENGTH).heartbeatMillis(10_000));
+        server = testServer.server();
     }
 
     @AfterAll
     static void stop() {
-        server.close();
+        testServer.close();
     }
 
     @Test

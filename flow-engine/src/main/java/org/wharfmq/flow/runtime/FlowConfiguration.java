@@ -1,0 +1,40 @@
+package org.wharfmq.flow.runtime;
+
+/**
+ * Every fixed timing and size of the flow runtime, named and explained in one place (as the server's
+ * {@code Configuration} and the client's {@code ClientConfiguration}). What a user sets per flow (instances,
+ * transaction mode, backout threshold and queue) is in the flow's definition, not here.
+ */
+public final class FlowConfiguration {
+
+    /**
+     * How long an instance's read waits before it looks at the stop flag again, in ms: {@value}. Bounds how long
+     * an idle instance takes to notice that its flow is draining.
+     */
+    public static final long POLL_MILLIS = 100;
+
+    /**
+     * The first wait before an instance reconnects after its connection dropped, in ms: {@value}. A dropped
+     * connection to a running server usually comes back at once.
+     */
+    public static final long FIRST_RETRY_MILLIS = 100;
+
+    /** The longest wait between reconnection attempts while the server is down, in ms: {@value} (doubling up to it). */
+    public static final long MAX_RETRY_MILLIS = 10_000;
+
+    /** Longest a flow waits for every instance to open its connection and consumer when it starts, in s: {@value}. */
+    public static final int START_TIMEOUT_SECONDS = 30;
+
+    /** Longest a flow waits for its running invocations to finish when it stops (undeploy, redeploy), in s: {@value}. */
+    public static final int DRAIN_TIMEOUT_SECONDS = 60;
+
+    /**
+     * Failures remembered between a rollback and the redelivery that backs the message out (to give the backout
+     * queue the failure's ExceptionList): {@value}. Past it they are all forgotten, so a flood of failing messages
+     * cannot fill the heap; only the text of a later backout suffers, the message itself stays safe on its queue.
+     */
+    public static final int MAX_REMEMBERED_FAILURES = 10_000;
+
+    private FlowConfiguration() {
+    }
+}
