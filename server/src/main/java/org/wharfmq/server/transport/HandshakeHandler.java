@@ -12,7 +12,7 @@ import org.wharfmq.server.config.ServerConfig;
 /**
  * The first frame on a connection must be HELLO in protocol version 1. The answer is HELLO_OK with the queue
  * manager's name, the agreed heartbeat (the smaller non-zero one of the client's and the server's) and the maximum
- * message length; then this handler replaces the handshake timeout with the {@link Heartbeat} (or removes it when
+ * message length; then this handler replaces the handshake timeout with the {@link HeartbeatHandler} (or removes it when
  * neither side wants one) and hands the connection to a {@link ServerConnection}.
  * Anything else first is a PROTOCOL_ERROR; a connection that says nothing within
  * {@link Configuration#HANDSHAKE_TIMEOUT_MILLIS} is closed.
@@ -52,7 +52,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(new Frame.HelloOk(ProtocolVersion.CURRENT, config.name(), context.serverVersion(), heartbeat,
                 config.maxMessageLength()), ctx.voidPromise());
         if (heartbeat > 0) {
-            ctx.pipeline().replace(ServerChannelInitializer.IDLE, "heartbeat", new Heartbeat(heartbeat, hello.clientName()));
+            ctx.pipeline().replace(ServerChannelInitializer.IDLE, "heartbeat", new HeartbeatHandler(heartbeat, hello.clientName()));
         } else {
             ctx.pipeline().remove(ServerChannelInitializer.IDLE);
         }

@@ -19,14 +19,14 @@ import java.util.concurrent.TimeUnit;
  * turn        ReadFairness               after 1 ms of one connection's frames, the loop serves the others first
  * encoder     FrameEncoder               Frame records to bytes; message bodies pass through uncopied
  * idle        IdleStateHandler           handshake timeout; once HELLO is answered, replaced by:
- *   heartbeat   Heartbeat                PING when nothing was written for an interval, close after 3 silent ones
+ *   heartbeat   HeartbeatHandler         PING when nothing was written for an interval, close after 3 silent ones
  * handshake   HandshakeHandler           HELLO to HELLO_OK, then replaces itself with:
  *   connection  ServerConnection         dispatches each frame to its session, consumer or queue
  * </pre>
  */
 public final class ServerChannelInitializer extends ChannelInitializer<Channel> {
 
-    /** Pipeline name of the handshake timeout, which the handshake replaces with the agreed {@link Heartbeat}. */
+    /** Pipeline name of the handshake timeout, which the handshake replaces with the agreed {@link HeartbeatHandler}. */
     static final String IDLE = "idle";
 
     private final ServerContext context;

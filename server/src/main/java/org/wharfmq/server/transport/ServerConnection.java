@@ -23,7 +23,7 @@ import org.wharfmq.server.session.TemporaryDestinations;
  * unique within the connection). There is no hand-off to worker threads: a SEND is validated, stored and put on its
  * queue (and, when a consumer is waiting, delivered) right here.
  *
- * <p>A connection that ends, however it ends (CLOSE, a dropped socket, or its {@link Heartbeat} finding it silent),
+ * <p>A connection that ends, however it ends (CLOSE, a dropped socket, or its {@link HeartbeatHandler} finding it silent),
  * releases everything: its sessions close and their unacknowledged deliveries go back to their queues.
  */
 final class ServerConnection extends ChannelInboundHandlerAdapter implements ClientFrameHandler {
@@ -85,7 +85,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
 
     @Override
     public void onPing(Frame.Ping f) {
-        // its arrival has reset the Heartbeat's read timer; nothing to answer
+        // its arrival has reset the HeartbeatHandler's read timer; nothing to answer
     }
 
     @Override

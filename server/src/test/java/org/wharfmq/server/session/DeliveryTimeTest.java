@@ -6,7 +6,7 @@ import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.FrameClient;
 import org.wharfmq.server.TestClock;
 import org.wharfmq.server.TestMessages;
-import org.wharfmq.server.TestServers;
+import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.store.InMemoryMessageStore;
 
@@ -24,8 +24,9 @@ class DeliveryTimeTest {
     void aMessageIsDueByTheQueueManagersClock() throws Exception {
         TestClock clock = new TestClock();
         clock.advance(-HOUR); // the queue manager's clock is an hour behind the system's
-        try (WharfServer server = WharfServer.start(TestServers.config(), new InMemoryMessageStore(), clock);
-             FrameClient client = FrameClient.connect(server)) {
+        try (TestServer server = TestServer.start(config -> config,
+                config -> WharfServer.start(config, new InMemoryMessageStore(), clock));
+             FrameClient client = FrameClient.connect(server.server())) {
             client.createSession(1, false);
             client.createConsumer(1, 1, "DUE", null, 0);
             WireMessage later = TestMessages.text("DUE", "later");

@@ -20,6 +20,7 @@ import javax.jms.Topic;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -113,9 +114,8 @@ class DurableSubscriptionRestartTest {
 
     @Test
     void aDelayedPublicationOnADurableSubscriptionStillWaitsForItsDeliveryTimeAfterARestart() throws Exception {
-        ServerConfig config = TestServers.config().dataDirectory(data);
-        try (WharfServer server = WharfServer.start(config)) {
-            try (Connection c = connect(server, "app")) {
+        try (TestServer testServer = TestServer.start()) {
+            try (Connection c = connect(testServer.server(), "app")) {
                 Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 Topic topic = session.createTopic("orders/later");
                 session.createDurableSubscriber(topic, "delayed").close();
@@ -125,8 +125,7 @@ class DurableSubscriptionRestartTest {
                 publisher.setDeliveryDelay(0);
                 publisher.send(session.createTextMessage("now"));
             }
-        }
-        try (WharfServer server = WharfServer.start(config)) {
+            WharfServer server = testServer.restart();
             assertEquals(2, backlog(server, "delayed"), "both came back");
             try (Connection c = connect(server, "app")) {
                 Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
