@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.SelectorContext;
 import org.wharfmq.server.queue.QueuedMessage;
-import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.store.StoredMessage;
 
 import java.util.Map;
@@ -33,7 +32,7 @@ final class RetainedPublication implements StoredMessage, SelectorContext, Suppl
 
     @Override
     public String queueName() {
-        return SystemQueues.retainedQueue(topic);
+        return TopicManager.RETAINED_QUEUE_PREFIX + topic;
     }
 
     @Override
@@ -44,12 +43,6 @@ final class RetainedPublication implements StoredMessage, SelectorContext, Suppl
     @Override
     public ByteBuf content() {
         return content;
-    }
-
-    /** A retained publication is stored when it is JMS PERSISTENT. */
-    @Override
-    public boolean persistent() {
-        return headers.persistent();
     }
 
     @Override
