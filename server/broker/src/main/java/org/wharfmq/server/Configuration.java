@@ -93,9 +93,6 @@ public final class Configuration {
     /** A connection that has not completed its HELLO within this many ms is closed: {@value}. */
     public static final int HANDSHAKE_TIMEOUT_MILLIS = 10_000;
 
-    /** Heartbeat intervals without a byte read after which a connection is considered dead: {@value}. */
-    public static final int MISSED_HEARTBEATS_BEFORE_DEAD = 3;
-
     /**
      * Longest a connection may keep its event loop processing frames before the loop serves its other connections,
      * in ns: {@value} (1 ms). See {@link org.wharfmq.server.transport.ReadTurn}.

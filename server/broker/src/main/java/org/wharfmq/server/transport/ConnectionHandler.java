@@ -6,12 +6,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.collection.IntObjectHashMap;
+import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
-import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.session.Replies;
@@ -372,8 +372,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 ctx.writeAndFlush(Frame.Ping.INSTANCE, ctx.voidPromise());
             } else if (idle.state() == IdleState.READER_IDLE) {
                 LOG.log(System.Logger.Level.WARNING, "Closing connection from " + ctx.channel().remoteAddress() + " ("
-                        + clientName + "): nothing received for " + (long) Configuration.MISSED_HEARTBEATS_BEFORE_DEAD * heartbeatMillis
-                        + " ms (" + Configuration.MISSED_HEARTBEATS_BEFORE_DEAD + " heartbeat intervals)");
+                        + clientName + "): nothing received for " + Heartbeat.deadAfterMillis(heartbeatMillis)
+                        + " ms (" + Heartbeat.MISSED_BEFORE_DEAD + " heartbeat intervals)");
                 ctx.close();
             }
         } else {

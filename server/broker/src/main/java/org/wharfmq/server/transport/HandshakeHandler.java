@@ -4,6 +4,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
+import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
@@ -54,7 +55,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(new Frame.HelloOk(ProtocolVersion.CURRENT, config.name(), context.serverVersion(), heartbeat,
                 config.maxMessageLength()), ctx.voidPromise());
         if (heartbeat > 0) {
-            long deadAfter = (long) heartbeat * Configuration.MISSED_HEARTBEATS_BEFORE_DEAD;
+            long deadAfter = Heartbeat.deadAfterMillis(heartbeat);
             ctx.pipeline().replace(ServerChannelInitializer.IDLE, ServerChannelInitializer.IDLE,
                     new IdleStateHandler(deadAfter, heartbeat, 0, TimeUnit.MILLISECONDS));
         } else {
