@@ -33,7 +33,8 @@ import java.util.stream.Stream;
  * by a crash is never opened for appending again, so Chronicle never waits on (or discards) a half-written
  * header of a dead process; and a segment is deleted as a unit once reclamation has emptied it.
  *
- * <p>Not thread-safe: recovery uses it first, then the journal writer thread alone.
+ * <p>Not thread-safe: recovery uses it first, then the journal writer thread alone. (The files of a deleted segment
+ * are removed by {@link SegmentDeleter}'s thread, which touches nothing but directories already renamed away.)
  */
 final class Journal implements AutoCloseable {
 
