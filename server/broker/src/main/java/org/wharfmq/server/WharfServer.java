@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <h2>From socket to consumer</h2>
  * {@link ServerChannelInitializer} builds each connection's pipeline; {@code HandshakeHandler} answers HELLO;
- * {@code ConnectionHandler} dispatches frames to {@link org.wharfmq.server.session.ServerSession}s; a SEND goes
+ * {@code ServerConnection} dispatches frames to {@link org.wharfmq.server.session.BrokerSession}s; a SEND goes
  * to its {@link org.wharfmq.server.queue.LocalQueue}, which hands it to a waiting
  * {@link org.wharfmq.server.session.ServerConsumer} or keeps it; the consumer's session writes the DELIVER.
  *
@@ -137,7 +137,7 @@ public final class WharfServer implements AutoCloseable {
             throw e;
         }
         try {
-            store.recover(server.topicManager); // durable subscriptions and retained ones; queues go on to the queue manager
+            server.queueManager.persistence().recover(new RecoveryRouter(server.queueManager, server.topicManager));
             server.queueManager.scheduleRecoveredDelays(server.ioGroup);
             server.queueManager.scheduleAutoDelete(server.ioGroup);
             server.bind();
@@ -248,7 +248,12 @@ public final class WharfServer implements AutoCloseable {
         return queueManager;
     }
 
-    /** Topics, subscriptions, retained publications and client IDs. */
+    /** The store persistent messages are kept in (through {@link QueueManager#persistence()}): for tests and tools. */
+    public MessageStore store() {
+        return store;
+    }
+
+    /** Topics, subscriptions and retained publications. */
     public TopicManager topicManager() {
         return topicManager;
     }
