@@ -74,7 +74,7 @@ public class ServerPathBenchmark {
 
     @Setup
     public void setUp() {
-        ServerConfig config = ServerConfig.defaults().heartbeatMillis(0).maxQueueDepth(1_000_000);
+        ServerConfig config = ServerConfig.builder().heartbeatMillis(0).maxQueueDepth(1_000_000).build();
         MessageStore store = new InMemoryMessageStore();
         queues = new QueueManager(config, store, InstantSource.system());
         topics = new TopicManager(config, queues);

@@ -104,11 +104,9 @@ public final class WharfServer implements AutoCloseable {
      *
      * @throws BindException when the TCP port is taken (the message names the port and how to choose another)
      * @throws IllegalStateException when another server in this JVM already uses the in-VM name
-     * @throws org.wharfmq.server.config.ConfigurationException when a setting is out of range
      * @throws Exception what a plugin's start threw
      */
     public static WharfServer start(ServerConfig config, ServerPlugin... plugins) throws Exception {
-        config.validate();
         return start(config, JournalMessageStore.open(config), InstantSource.system(), plugins);
     }
 
@@ -130,7 +128,6 @@ public final class WharfServer implements AutoCloseable {
                                     ServerPlugin... plugins) throws Exception {
         WharfServer server;
         try {
-            config.validate();
             server = new WharfServer(config, store, clock, List.of(plugins));
         } catch (RuntimeException | Error e) {
             store.close();
