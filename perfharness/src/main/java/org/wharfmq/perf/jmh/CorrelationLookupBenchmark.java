@@ -87,8 +87,8 @@ public class CorrelationLookupBenchmark {
     @Setup(Level.Trial)
     public void fill() throws SelectorParseException {
         InMemoryMessageStore store = new InMemoryMessageStore();
-        queue = new LocalQueue("REPLY", Long.MAX_VALUE, false, store,
-                new QueueManager(ServerConfig.defaults(), store, java.time.InstantSource.system()).deadLetters());
+        QueueManager queues = new QueueManager(ServerConfig.defaults(), store, java.time.InstantSource.system());
+        queue = new LocalQueue("REPLY", Long.MAX_VALUE, false, queues.persistence(), queues.deadLetters());
         contents = new ByteBuf[depth];
         for (int i = 0; i < depth; i++) {
             contents[i] = Messages.request(64, "corr-" + i);

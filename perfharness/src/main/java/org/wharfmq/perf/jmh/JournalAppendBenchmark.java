@@ -119,8 +119,8 @@ public class JournalAppendBenchmark {
     @Setup(Level.Trial)
     public void open() throws IOException {
         directory = Files.createTempDirectory("wharf-journal-bench-");
-        ServerConfig config = ServerConfig.defaults().dataDirectory(directory)
-                .durability(Durability.parse(durability));
+        ServerConfig config = ServerConfig.builder().dataDirectory(directory)
+                .durability(Durability.parse(durability)).build();
         store = JournalMessageStore.open(config);
         content = Unpooled.directBuffer(size).writeZero(size);
     }

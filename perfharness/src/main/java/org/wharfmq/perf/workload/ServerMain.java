@@ -93,7 +93,7 @@ public final class ServerMain {
             }
         }
         Path data = Files.createTempDirectory("wharf-perf-data");
-        ServerConfig config = ServerConfig.defaults().host("127.0.0.1").port(port).inVmName(inVm).dataDirectory(data);
+        ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(port).inVmName(inVm).dataDirectory(data).build();
         List<Driver> drivers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();

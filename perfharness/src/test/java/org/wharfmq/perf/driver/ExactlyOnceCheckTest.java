@@ -35,7 +35,7 @@ class ExactlyOnceCheckTest {
 
     @BeforeAll
     static void startServer(@TempDir Path data) throws Exception {
-        server = WharfServer.start(ServerConfig.defaults().host("127.0.0.1").port(0).inVmName("perf-exactly-once").dataDirectory(data));
+        server = WharfServer.start(ServerConfig.builder().host("127.0.0.1").port(0).inVmName("perf-exactly-once").dataDirectory(data).build());
     }
 
     @AfterAll

@@ -27,12 +27,27 @@ public sealed interface Frame {
     /** Writes everything after the type byte. */
     void writePayload(ByteBuf out);
 
+    /**
+     * A frame a client sends, which the server handles: each kind calls its own method of a
+     * {@link ClientFrameHandler}, so a new kind of client frame does not compile until the server says what it does
+     * with it. (Java 17 has no pattern-matching switch; this is the check it would give.) The frames only the server
+     * sends (HELLO_OK, OK, ERROR, PULL_DONE, CONSUMER_FAILED, DELIVER) are not {@code FromClient}; PING goes both ways.
+     */
+    sealed interface FromClient extends Frame {
+        /** Calls the method of {@code handler} for this kind of frame. */
+        void handleWith(ClientFrameHandler handler);
+    }
+
     // ---- connection ----
 
     /** Client → server, first frame on a connection. */
-    record Hello(short version, String clientName, String user, String password, int heartbeatMillis) implements Frame {
+    record Hello(short version, String clientName, String user, String password, int heartbeatMillis) implements FromClient {
         public FrameType type() {
             return FrameType.HELLO;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onHello(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -61,12 +76,16 @@ public sealed interface Frame {
     }
 
     /** Either direction: sent when a side has written nothing for the heartbeat interval; never answered. */
-    record Ping() implements Frame {
+    record Ping() implements FromClient {
         /** The one instance; a ping has no fields. */
         public static final Ping INSTANCE = new Ping();
 
         public FrameType type() {
             return FrameType.PING;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onPing(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -103,9 +122,13 @@ public sealed interface Frame {
     }
 
     /** Client → server: close the connection in order; the server answers OK, then the client closes the socket. */
-    record Close(int requestId) implements Frame {
+    record Close(int requestId) implements FromClient {
         public FrameType type() {
             return FrameType.CLOSE;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onClose(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -118,9 +141,13 @@ public sealed interface Frame {
      * (else ILLEGAL_STATE) and only once; a client ID another connection of the server holds is refused with
      * INVALID_CLIENT_ID. Durable subscriptions are named within the client ID.
      */
-    record SetClientId(int requestId, String clientId) implements Frame {
+    record SetClientId(int requestId, String clientId) implements FromClient {
         public FrameType type() {
             return FrameType.SET_CLIENT_ID;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onSetClientId(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -132,9 +159,13 @@ public sealed interface Frame {
     // ---- sessions, producers, consumers (ids are chosen by the client and unique per connection) ----
 
     /** Client → server. {@code ackMode} uses the JMS Session constants; ignored when transacted. */
-    record CreateSession(int requestId, int sessionId, boolean transacted, int ackMode) implements Frame {
+    record CreateSession(int requestId, int sessionId, boolean transacted, int ackMode) implements FromClient {
         public FrameType type() {
             return FrameType.CREATE_SESSION;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onCreateSession(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -146,9 +177,13 @@ public sealed interface Frame {
     }
 
     /** Client → server: close a session; its unacknowledged deliveries return to their queues. */
-    record CloseSession(int requestId, int sessionId) implements Frame {
+    record CloseSession(int requestId, int sessionId) implements FromClient {
         public FrameType type() {
             return FrameType.CLOSE_SESSION;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onCloseSession(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -158,9 +193,13 @@ public sealed interface Frame {
     }
 
     /** Client → server: a producer, so that an unknown destination is reported when it is created. Destination null = anonymous producer. */
-    record CreateProducer(int requestId, int sessionId, int producerId, WireDestination destination) implements Frame {
+    record CreateProducer(int requestId, int sessionId, int producerId, WireDestination destination) implements FromClient {
         public FrameType type() {
             return FrameType.CREATE_PRODUCER;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onCreateProducer(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -172,9 +211,13 @@ public sealed interface Frame {
     }
 
     /** Client → server: the producer is closed. */
-    record CloseProducer(int requestId, int sessionId, int producerId) implements Frame {
+    record CloseProducer(int requestId, int sessionId, int producerId) implements FromClient {
         public FrameType type() {
             return FrameType.CLOSE_PRODUCER;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onCloseProducer(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -199,9 +242,13 @@ public sealed interface Frame {
      * with request id 0 and are raised on the consumer's next receive.
      */
     record CreateConsumer(int requestId, int sessionId, int consumerId, WireDestination destination, String selector,
-                          int credit, int flags, String subscriptionName) implements Frame {
+                          int credit, int flags, String subscriptionName) implements FromClient {
         public FrameType type() {
             return FrameType.CREATE_CONSUMER;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onCreateConsumer(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -221,9 +268,13 @@ public sealed interface Frame {
      * reached the application and go back to the queue as they were (not marked redelivered); those at or below
      * stay with the session until acknowledged, committed or rolled back.
      */
-    record CloseConsumer(int requestId, int sessionId, int consumerId, long lastConsumedDeliveryId) implements Frame {
+    record CloseConsumer(int requestId, int sessionId, int consumerId, long lastConsumedDeliveryId) implements FromClient {
         public FrameType type() {
             return FrameType.CLOSE_CONSUMER;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onCloseConsumer(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -235,9 +286,13 @@ public sealed interface Frame {
     }
 
     /** Client → server: the consumer may be sent {@code credit} more messages. */
-    record Credit(int consumerId, int credit) implements Frame {
+    record Credit(int consumerId, int credit) implements FromClient {
         public FrameType type() {
             return FrameType.CREDIT;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onCredit(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -251,9 +306,13 @@ public sealed interface Frame {
      * {@link PullDone}. Because a connection's frames are handled in order, a client that sees PULL_DONE before a
      * message knows the queue had none: this makes {@code receiveNoWait} exact.
      */
-    record Pull(int consumerId, long pullId) implements Frame {
+    record Pull(int consumerId, long pullId) implements FromClient {
         public FrameType type() {
             return FrameType.PULL;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onPull(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -298,9 +357,13 @@ public sealed interface Frame {
      * the message is accepted (and, for persistent messages, safely stored). A message whose encoding is broken is
      * refused with {@link ErrorCode#MALFORMED_MESSAGE}; the connection stays open.
      */
-    record Send(int requestId, int sessionId, int producerId, ByteBuf message) implements Frame {
+    record Send(int requestId, int sessionId, int producerId, ByteBuf message) implements FromClient {
         public FrameType type() {
             return FrameType.SEND;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onSend(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -332,9 +395,13 @@ public sealed interface Frame {
      * takes it from the consumer's unacknowledged deliveries and moves it to the dead-letter queue with
      * {@code reason}; later acknowledgements that cover its delivery id leave it there. Fire-and-forget.
      */
-    record Reject(int consumerId, long deliveryId, String reason) implements Frame {
+    record Reject(int consumerId, long deliveryId, String reason) implements FromClient {
         public FrameType type() {
             return FrameType.REJECT;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onReject(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -349,9 +416,13 @@ public sealed interface Frame {
     }
 
     /** Client → server: acknowledge, for each listed consumer, every delivery up to the given id. */
-    record Ack(int requestId, int sessionId, List<Consumed> consumed) implements Frame {
+    record Ack(int requestId, int sessionId, List<Consumed> consumed) implements FromClient {
         public FrameType type() {
             return FrameType.ACK;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onAck(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -365,9 +436,13 @@ public sealed interface Frame {
      * Client → server: commit the session's transaction: its sends become visible and the listed consumed
      * deliveries are acknowledged. Deliveries prefetched but not consumed stay with the session.
      */
-    record Commit(int requestId, int sessionId, List<Consumed> consumed) implements Frame {
+    record Commit(int requestId, int sessionId, List<Consumed> consumed) implements FromClient {
         public FrameType type() {
             return FrameType.COMMIT;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onCommit(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -383,9 +458,13 @@ public sealed interface Frame {
      * back with their delivery count increased. The consumers' credit restarts at their initial window, and the
      * client discards any delivery for the session that arrives before the OK.
      */
-    record Rollback(int requestId, int sessionId, List<Consumed> consumed) implements Frame {
+    record Rollback(int requestId, int sessionId, List<Consumed> consumed) implements FromClient {
         public FrameType type() {
             return FrameType.ROLLBACK;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onRollback(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -400,9 +479,13 @@ public sealed interface Frame {
      * (none when unset) and the messages it holds. UNKNOWN_DESTINATION when there is no such durable subscription,
      * ILLEGAL_STATE while a consumer is open on it.
      */
-    record Unsubscribe(int requestId, String subscriptionName) implements Frame {
+    record Unsubscribe(int requestId, String subscriptionName) implements FromClient {
         public FrameType type() {
             return FrameType.UNSUBSCRIBE;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onUnsubscribe(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -418,9 +501,13 @@ public sealed interface Frame {
      * across connections ({@code TMP.<connection uuid>.<n>}). It belongs to this connection: only its consumers
      * may read it, and it is deleted with the connection. Answered OK, or ILLEGAL_STATE when the name is taken.
      */
-    record CreateTemporary(int requestId, WireDestination destination) implements Frame {
+    record CreateTemporary(int requestId, WireDestination destination) implements FromClient {
         public FrameType type() {
             return FrameType.CREATE_TEMPORARY;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onCreateTemporary(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -433,9 +520,13 @@ public sealed interface Frame {
      * Client → server: delete a temporary destination of this connection. Answered OK, or ILLEGAL_STATE when it
      * still has consumers or belongs to another connection, or UNKNOWN_DESTINATION when it no longer exists.
      */
-    record DeleteTemporary(int requestId, WireDestination destination) implements Frame {
+    record DeleteTemporary(int requestId, WireDestination destination) implements FromClient {
         public FrameType type() {
             return FrameType.DELETE_TEMPORARY;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onDeleteTemporary(this);
         }
 
         public void writePayload(ByteBuf out) {

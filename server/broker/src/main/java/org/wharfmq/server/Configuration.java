@@ -95,7 +95,7 @@ public final class Configuration {
 
     /**
      * Longest a connection may keep its event loop processing frames before the loop serves its other connections,
-     * in ns: {@value} (1 ms). See {@link org.wharfmq.server.transport.ReadTurn}.
+     * in ns: {@value} (1 ms). See {@link org.wharfmq.server.transport.ReadFairness}.
      */
     public static final long READ_TURN_NANOS = 1_000_000L;
 

@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <h2>From socket to consumer</h2>
  * {@link ServerChannelInitializer} builds each connection's pipeline; {@code HandshakeHandler} answers HELLO;
- * {@code ConnectionHandler} dispatches frames to {@link org.wharfmq.server.session.ServerSession}s; a SEND goes
+ * {@code ServerConnection} dispatches frames to {@link org.wharfmq.server.session.BrokerSession}s; a SEND goes
  * to its {@link org.wharfmq.server.queue.LocalQueue}, which hands it to a waiting
  * {@link org.wharfmq.server.session.ServerConsumer} or keeps it; the consumer's session writes the DELIVER.
  *
@@ -104,11 +104,9 @@ public final class WharfServer implements AutoCloseable {
      *
      * @throws BindException when the TCP port is taken (the message names the port and how to choose another)
      * @throws IllegalStateException when another server in this JVM already uses the in-VM name
-     * @throws org.wharfmq.server.config.ConfigurationException when a setting is out of range
      * @throws Exception what a plugin's start threw
      */
     public static WharfServer start(ServerConfig config, ServerPlugin... plugins) throws Exception {
-        config.validate();
         return start(config, JournalMessageStore.open(config), InstantSource.system(), plugins);
     }
 
@@ -130,14 +128,13 @@ public final class WharfServer implements AutoCloseable {
                                     ServerPlugin... plugins) throws Exception {
         WharfServer server;
         try {
-            config.validate();
             server = new WharfServer(config, store, clock, List.of(plugins));
         } catch (RuntimeException | Error e) {
             store.close();
             throw e;
         }
         try {
-            store.recover(server.topicManager); // durable subscriptions and retained ones; queues go on to the queue manager
+            server.queueManager.persistence().recover(new RecoveryRouter(server.queueManager, server.topicManager));
             server.queueManager.scheduleRecoveredDelays(server.ioGroup);
             server.queueManager.scheduleAutoDelete(server.ioGroup);
             server.bind();
@@ -248,7 +245,12 @@ public final class WharfServer implements AutoCloseable {
         return queueManager;
     }
 
-    /** Topics, subscriptions, retained publications and client IDs. */
+    /** The store persistent messages are kept in (through {@link QueueManager#persistence()}): for tests and tools. */
+    public MessageStore store() {
+        return store;
+    }
+
+    /** Topics, subscriptions and retained publications. */
     public TopicManager topicManager() {
         return topicManager;
     }

@@ -47,20 +47,20 @@ public final class TestServer implements AutoCloseable {
      * Starts a server. {@code customizer} sees a config that already has the test defaults and may override any of
      * them (limits, predefined queues, flows); it must keep the data directory.
      */
-    public static TestServer start(UnaryOperator<ServerConfig> customizer) throws Exception {
+    public static TestServer start(UnaryOperator<ServerConfig.Builder> customizer) throws Exception {
         return start(customizer, WharfServer::start);
     }
 
     /** As {@link #start(UnaryOperator)}, started (and restarted) by {@code starter}: a store or a clock of the test's. */
-    public static TestServer start(UnaryOperator<ServerConfig> customizer, Starter starter) throws Exception {
+    public static TestServer start(UnaryOperator<ServerConfig.Builder> customizer, Starter starter) throws Exception {
         Path dataDirectory = Files.createTempDirectory("wharf-test-");
         TestServer testServer = null;
         try {
-            ServerConfig config = customizer.apply(ServerConfig.defaults()
+            ServerConfig config = customizer.apply(ServerConfig.builder()
                     .host("127.0.0.1")
                     .port(0)
                     .inVmName("wharf-test-" + SEQUENCE.incrementAndGet())
-                    .dataDirectory(dataDirectory));
+                    .dataDirectory(dataDirectory)).build();
             testServer = new TestServer(dataDirectory, config, starter);
             testServer.restart();
             return testServer;
@@ -102,9 +102,9 @@ public final class TestServer implements AutoCloseable {
     }
 
     /** As {@link #restart()}, with the configuration changed by {@code change} (which must keep the data directory). */
-    public WharfServer restart(UnaryOperator<ServerConfig> change) throws Exception {
+    public WharfServer restart(UnaryOperator<ServerConfig.Builder> change) throws Exception {
         stop();
-        config = change.apply(config);
+        config = change.apply(config.toBuilder()).build();
         if (!config.dataDirectory().equals(dataDirectory)) {
             throw new IllegalArgumentException("A test server keeps its data directory " + dataDirectory
                     + " (deleted at close); the config names " + config.dataDirectory());

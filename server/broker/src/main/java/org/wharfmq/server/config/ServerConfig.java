@@ -5,114 +5,92 @@ import org.wharfmq.server.store.Durability;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * The queue manager's settings, built in code with fluent setters:
- * {@code ServerConfig.defaults().port(0).autoCreate(false).queue("ORDERS", 1000)}. Each setter is named after its
- * YAML key in {@code config/wharf.yaml} and has a getter of the same name. Defaults are the constants of
- * {@link Configuration}. The command line reads the YAML ({@code org.wharfmq.server.cli.ConfigurationFile}); the
- * broker knows nothing of it.
+ * The queue manager's settings: an immutable value, read by every part of the broker and handed to its plugins
+ * ({@link org.wharfmq.server.ServerPlugin.Host#config()}), so no part sees another change a setting under it. Built
+ * with {@link Builder}'s fluent setters, each named after its YAML key in {@code config/wharf.yaml}:
+ * {@code ServerConfig.builder().port(0).autoCreate(false).queue("ORDERS", 1000).build()}, where {@code build()}
+ * checks every setting. Defaults are the constants of {@link Configuration}. The command line reads the YAML
+ * ({@code org.wharfmq.server.cli.ConfigurationFile}); the broker knows nothing of it.
  */
 public final class ServerConfig {
 
-    private String name = Configuration.DEFAULT_NAME;
-    private String host = Configuration.DEFAULT_HOST;
-    private int port = Configuration.DEFAULT_PORT;
-    private String inVmName = Configuration.DEFAULT_IN_VM_NAME;
-    private String dataDirectory = Configuration.DEFAULT_DATA_DIRECTORY;
-    private boolean autoCreate = Configuration.DEFAULT_AUTO_CREATE;
-    private boolean remoteDeploy = Configuration.DEFAULT_REMOTE_DEPLOY;
-    private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
-    private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
-    private int maxQueues = Configuration.DEFAULT_MAX_QUEUES;
-    private long autoDeleteDelayMillis = Configuration.DEFAULT_AUTO_DELETE_DELAY_MILLIS;
-    private int ioThreads = Configuration.DEFAULT_IO_THREADS;
-    private int heartbeatMillis = Configuration.DEFAULT_HEARTBEAT_MILLIS;
-    private String durability = Configuration.DEFAULT_DURABILITY;
-    private long journalFileBytes = Configuration.DEFAULT_JOURNAL_FILE_BYTES;
-    private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
-    private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
-    private List<QueueDefinition> queues = new ArrayList<>();
+    private final String name;
+    private final String host;
+    private final int port;
+    private final String inVmName;
+    private final String dataDirectory;
+    private final boolean autoCreate;
+    private final boolean remoteDeploy;
+    private final int maxMessageLength;
+    private final long maxQueueDepth;
+    private final int maxQueues;
+    private final long autoDeleteDelayMillis;
+    private final int ioThreads;
+    private final int heartbeatMillis;
+    private final String durability;
+    private final long journalFileBytes;
+    private final long journalSlackBytes;
+    private final long journalMaxBytes;
+    private final List<QueueDefinition> queues;
 
-    private ServerConfig() {
+    private ServerConfig(Builder b) {
+        this.name = b.name;
+        this.host = b.host;
+        this.port = b.port;
+        this.inVmName = b.inVmName;
+        this.dataDirectory = b.dataDirectory;
+        this.autoCreate = b.autoCreate;
+        this.remoteDeploy = b.remoteDeploy;
+        this.maxMessageLength = b.maxMessageLength;
+        this.maxQueueDepth = b.maxQueueDepth;
+        this.maxQueues = b.maxQueues;
+        this.autoDeleteDelayMillis = b.autoDeleteDelayMillis;
+        this.ioThreads = b.ioThreads;
+        this.heartbeatMillis = b.heartbeatMillis;
+        this.durability = b.durability;
+        this.journalFileBytes = b.journalFileBytes;
+        this.journalSlackBytes = b.journalSlackBytes;
+        this.journalMaxBytes = b.journalMaxBytes;
+        this.queues = List.copyOf(b.queues);
     }
 
     /** Every setting at its default (see {@link Configuration}); no predefined queues. */
     public static ServerConfig defaults() {
-        return new ServerConfig();
+        return builder().build();
     }
 
-    /**
-     * Checks every setting is in range and queue names are unique.
-     *
-     * @return this
-     * @throws ConfigurationException naming the first setting that is wrong
-     */
-    public ServerConfig validate() {
-        requireText(name, "name");
-        requireText(host, "host");
-        requireText(inVmName, "inVmName");
-        requireText(dataDirectory, "dataDirectory");
-        if (port < 0 || port > 65535) {
-            throw new ConfigurationException("Setting port must be between 0 and 65535, was " + port + ".");
-        }
-        int maxLength = Integer.MAX_VALUE - Configuration.FRAME_OVERHEAD_ALLOWANCE;
-        if (maxMessageLength < 1 || maxMessageLength > maxLength) {
-            throw new ConfigurationException("Setting maxMessageLength must be between 1 and " + maxLength
-                    + " bytes, was " + maxMessageLength + ".");
-        }
-        if (maxQueueDepth < 1) {
-            throw new ConfigurationException("Setting maxQueueDepth must be at least 1, was " + maxQueueDepth + ".");
-        }
-        if (maxQueues < Math.max(1, queues.size())) {
-            throw new ConfigurationException("Setting maxQueues must be at least 1 and at least the number of queues "
-                    + "defined under 'queues' (" + queues.size() + "), was " + maxQueues + ".");
-        }
-        if (ioThreads < 0) {
-            throw new ConfigurationException("Setting ioThreads must be 0 (one per processor) or more, was " + ioThreads + ".");
-        }
-        if (heartbeatMillis < 0) {
-            throw new ConfigurationException("Setting heartbeatMillis must be 0 (off) or more, was " + heartbeatMillis + ".");
-        }
-        Durability.parse(durability);
-        if (journalFileBytes < Configuration.MIN_JOURNAL_FILE_BYTES) {
-            throw new ConfigurationException("Setting journalFileBytes must be at least "
-                    + Configuration.MIN_JOURNAL_FILE_BYTES + ", was " + journalFileBytes + ".");
-        }
-        if (journalSlackBytes < 0) {
-            throw new ConfigurationException("Setting journalSlackBytes must be 0 or more, was " + journalSlackBytes + ".");
-        }
-        if (journalMaxBytes != 0 && journalMaxBytes < 2 * journalFileBytes) {
-            throw new ConfigurationException("Setting journalMaxBytes must be 0 (no limit) or at least twice "
-                    + "journalFileBytes (" + 2 * journalFileBytes + "), was " + journalMaxBytes + ".");
-        }
-        Set<String> names = new HashSet<>();
-        for (int i = 0; i < queues.size(); i++) {
-            QueueDefinition q = queues.get(i);
-            if (q == null || q.name() == null || q.name().isBlank()) {
-                throw new ConfigurationException("Queue number " + (i + 1) + " under 'queues' has no name.");
-            }
-            if (!names.add(q.name())) {
-                throw new ConfigurationException("Queue '" + q.name() + "' is defined twice under 'queues'.");
-            }
-            if (q.maxDepth() != null && q.maxDepth() < 1) {
-                throw new ConfigurationException("Setting maxDepth of queue '" + q.name() + "' must be at least 1, was "
-                        + q.maxDepth() + ".");
-            }
-        }
-        return this;
+    /** A builder with every setting at its default (see {@link Configuration}) and no predefined queues. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    // ---- fluent setters and getters ----
-
-    /** Sets the queue manager name. */
-    public ServerConfig name(String name) {
-        this.name = name;
-        return this;
+    /** A builder holding these settings, to derive a changed copy (this one stays as it is). */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.name = name;
+        b.host = host;
+        b.port = port;
+        b.inVmName = inVmName;
+        b.dataDirectory = dataDirectory;
+        b.autoCreate = autoCreate;
+        b.remoteDeploy = remoteDeploy;
+        b.maxMessageLength = maxMessageLength;
+        b.maxQueueDepth = maxQueueDepth;
+        b.maxQueues = maxQueues;
+        b.autoDeleteDelayMillis = autoDeleteDelayMillis;
+        b.ioThreads = ioThreads;
+        b.heartbeatMillis = heartbeatMillis;
+        b.durability = durability;
+        b.journalFileBytes = journalFileBytes;
+        b.journalSlackBytes = journalSlackBytes;
+        b.journalMaxBytes = journalMaxBytes;
+        b.queues = new ArrayList<>(queues);
+        return b;
     }
 
     /** The queue manager name. */
@@ -120,21 +98,9 @@ public final class ServerConfig {
         return name;
     }
 
-    /** Sets the interface the TCP listener binds. */
-    public ServerConfig host(String host) {
-        this.host = host;
-        return this;
-    }
-
     /** The interface the TCP listener binds. */
     public String host() {
         return host;
-    }
-
-    /** Sets the TCP port; 0 picks a free one. */
-    public ServerConfig port(int port) {
-        this.port = port;
-        return this;
     }
 
     /** The TCP port as configured (0 = ephemeral; the server reports the actual one). */
@@ -142,21 +108,9 @@ public final class ServerConfig {
         return port;
     }
 
-    /** Sets the name of the in-VM listener ({@code vm://NAME}); unique per JVM. */
-    public ServerConfig inVmName(String inVmName) {
-        this.inVmName = inVmName;
-        return this;
-    }
-
     /** The name of the in-VM listener. */
     public String inVmName() {
         return inVmName;
-    }
-
-    /** Sets the directory for persistent data (null: none, which {@link #validate()} refuses). */
-    public ServerConfig dataDirectory(Path dataDirectory) {
-        this.dataDirectory = dataDirectory == null ? null : dataDirectory.toString();
-        return this;
     }
 
     /** The directory for persistent data. */
@@ -164,24 +118,9 @@ public final class ServerConfig {
         return Path.of(dataDirectory);
     }
 
-    /** Sets whether queues are created on first use. */
-    public ServerConfig autoCreate(boolean autoCreate) {
-        this.autoCreate = autoCreate;
-        return this;
-    }
-
     /** Whether queues are created on first use. */
     public boolean autoCreate() {
         return autoCreate;
-    }
-
-    /**
-     * Sets whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed. Anyone who can reach the
-     * port could then run code in the server: only on a trusted network, until Wharf has authentication.
-     */
-    public ServerConfig remoteDeploy(boolean remoteDeploy) {
-        this.remoteDeploy = remoteDeploy;
-        return this;
     }
 
     /** Whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed (and kept ones restored). */
@@ -189,21 +128,9 @@ public final class ServerConfig {
         return remoteDeploy;
     }
 
-    /** Sets the longest encoded message accepted, in bytes. */
-    public ServerConfig maxMessageLength(int maxMessageLength) {
-        this.maxMessageLength = maxMessageLength;
-        return this;
-    }
-
     /** The longest encoded message accepted, in bytes. */
     public int maxMessageLength() {
         return maxMessageLength;
-    }
-
-    /** Sets the depth limit of queues that do not set their own {@code maxDepth}. */
-    public ServerConfig maxQueueDepth(long maxQueueDepth) {
-        this.maxQueueDepth = maxQueueDepth;
-        return this;
     }
 
     /** The depth limit of queues that do not set their own. */
@@ -211,27 +138,9 @@ public final class ServerConfig {
         return maxQueueDepth;
     }
 
-    /**
-     * Sets the most queues the queue manager holds: defined, created by use and temporary ones (subscription queues
-     * do not count). Creating one more fails with TOO_MANY_QUEUES.
-     */
-    public ServerConfig maxQueues(int maxQueues) {
-        this.maxQueues = maxQueues;
-        return this;
-    }
-
     /** The most queues the queue manager holds (defined, created by use, temporary). */
     public int maxQueues() {
         return maxQueues;
-    }
-
-    /**
-     * Sets how long a queue created by use stays once unused (no message, consumer or browser) before it is
-     * deleted, in ms; 0 or less = never.
-     */
-    public ServerConfig autoDeleteDelayMillis(long autoDeleteDelayMillis) {
-        this.autoDeleteDelayMillis = autoDeleteDelayMillis;
-        return this;
     }
 
     /** How long an unused queue created by use stays before it is deleted, in ms; 0 or less = never. */
@@ -239,21 +148,9 @@ public final class ServerConfig {
         return autoDeleteDelayMillis;
     }
 
-    /** Sets the number of network threads; 0 = one per available processor. */
-    public ServerConfig ioThreads(int ioThreads) {
-        this.ioThreads = ioThreads;
-        return this;
-    }
-
     /** The number of network threads to start: the setting, or the number of available processors when it is 0. */
     public int ioThreads() {
         return ioThreads > 0 ? ioThreads : Runtime.getRuntime().availableProcessors();
-    }
-
-    /** Sets the heartbeat interval the server offers, in ms; 0 = none from the server's side. */
-    public ServerConfig heartbeatMillis(int heartbeatMillis) {
-        this.heartbeatMillis = heartbeatMillis;
-        return this;
     }
 
     /** The heartbeat interval the server offers, in ms. */
@@ -261,21 +158,9 @@ public final class ServerConfig {
         return heartbeatMillis;
     }
 
-    /** Sets what a synced journal record survives: {@code fsync} (power loss) or {@code os} (process crash). */
-    public ServerConfig durability(Durability durability) {
-        this.durability = durability.name().toLowerCase(java.util.Locale.ROOT);
-        return this;
-    }
-
     /** What a synced journal record survives (setting durability). */
     public Durability durability() {
         return Durability.parse(durability);
-    }
-
-    /** Sets the size at which the journal moves on to a new file, in bytes. */
-    public ServerConfig journalFileBytes(long journalFileBytes) {
-        this.journalFileBytes = journalFileBytes;
-        return this;
     }
 
     /** The size at which the journal moves on to a new file, in bytes. */
@@ -283,21 +168,9 @@ public final class ServerConfig {
         return journalFileBytes;
     }
 
-    /** Sets how many bytes of dead records the journal may keep before it compacts its oldest file. */
-    public ServerConfig journalSlackBytes(long journalSlackBytes) {
-        this.journalSlackBytes = journalSlackBytes;
-        return this;
-    }
-
     /** How many bytes of dead records the journal may keep before it compacts its oldest file. */
     public long journalSlackBytes() {
         return journalSlackBytes;
-    }
-
-    /** Sets the most bytes the journal may use on disk; 0 = only the disk's free space limits it. */
-    public ServerConfig journalMaxBytes(long journalMaxBytes) {
-        this.journalMaxBytes = journalMaxBytes;
-        return this;
     }
 
     /** The most bytes the journal may use on disk; 0 = no limit but the disk. */
@@ -305,40 +178,9 @@ public final class ServerConfig {
         return journalMaxBytes;
     }
 
-    /** Defines a queue with the server-wide depth limit (replacing an earlier definition of the same name). */
-    public ServerConfig queue(String name) {
-        return define(new QueueDefinition(name, null));
-    }
-
-    /** Defines a queue with its own depth limit (replacing an earlier definition of the same name). */
-    public ServerConfig queue(String name, long maxDepth) {
-        return define(new QueueDefinition(name, maxDepth));
-    }
-
-    /**
-     * Sets the predefined queues, replacing those defined before; unlike {@link #queue(String)}, a name given twice
-     * is kept twice, for {@link #validate()} to refuse (as a configuration file's repeated entry is).
-     */
-    public ServerConfig queues(List<QueueDefinition> queues) {
-        this.queues = new ArrayList<>(queues);
-        return this;
-    }
-
     /** The predefined queues, in definition order. */
     public List<QueueDefinition> queues() {
-        return Collections.unmodifiableList(queues);
-    }
-
-    private ServerConfig define(QueueDefinition definition) {
-        queues.removeIf(q -> q != null && definition.name().equals(q.name()));
-        queues.add(definition);
-        return this;
-    }
-
-    private static void requireText(String value, String setting) {
-        if (value == null || value.isBlank()) {
-            throw new ConfigurationException("Setting " + setting + " must not be empty.");
-        }
+        return queues;
     }
 
     @Override
@@ -349,5 +191,238 @@ public final class ServerConfig {
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
                 + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + "]";
+    }
+
+    /**
+     * The settings being chosen: one fluent setter per YAML key, every one starting at its default.
+     * {@link #build()} checks them all and makes the immutable {@link ServerConfig}; the builder may then be changed
+     * and built again without touching what it built before.
+     */
+    public static final class Builder {
+
+        private String name = Configuration.DEFAULT_NAME;
+        private String host = Configuration.DEFAULT_HOST;
+        private int port = Configuration.DEFAULT_PORT;
+        private String inVmName = Configuration.DEFAULT_IN_VM_NAME;
+        private String dataDirectory = Configuration.DEFAULT_DATA_DIRECTORY;
+        private boolean autoCreate = Configuration.DEFAULT_AUTO_CREATE;
+        private boolean remoteDeploy = Configuration.DEFAULT_REMOTE_DEPLOY;
+        private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
+        private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
+        private int maxQueues = Configuration.DEFAULT_MAX_QUEUES;
+        private long autoDeleteDelayMillis = Configuration.DEFAULT_AUTO_DELETE_DELAY_MILLIS;
+        private int ioThreads = Configuration.DEFAULT_IO_THREADS;
+        private int heartbeatMillis = Configuration.DEFAULT_HEARTBEAT_MILLIS;
+        private String durability = Configuration.DEFAULT_DURABILITY;
+        private long journalFileBytes = Configuration.DEFAULT_JOURNAL_FILE_BYTES;
+        private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
+        private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
+        private List<QueueDefinition> queues = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** Sets the queue manager name. */
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        /** Sets the interface the TCP listener binds. */
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        /** Sets the TCP port; 0 picks a free one. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** Sets the name of the in-VM listener ({@code vm://NAME}); unique per JVM. */
+        public Builder inVmName(String inVmName) {
+            this.inVmName = inVmName;
+            return this;
+        }
+
+        /** Sets the directory for persistent data (null: none, which {@link #build()} refuses). */
+        public Builder dataDirectory(Path dataDirectory) {
+            this.dataDirectory = dataDirectory == null ? null : dataDirectory.toString();
+            return this;
+        }
+
+        /** Sets whether queues are created on first use. */
+        public Builder autoCreate(boolean autoCreate) {
+            this.autoCreate = autoCreate;
+            return this;
+        }
+
+        /**
+         * Sets whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed. Anyone who can reach the
+         * port could then run code in the server: only on a trusted network, until Wharf has authentication.
+         */
+        public Builder remoteDeploy(boolean remoteDeploy) {
+            this.remoteDeploy = remoteDeploy;
+            return this;
+        }
+
+        /** Sets the longest encoded message accepted, in bytes. */
+        public Builder maxMessageLength(int maxMessageLength) {
+            this.maxMessageLength = maxMessageLength;
+            return this;
+        }
+
+        /** Sets the depth limit of queues that do not set their own {@code maxDepth}. */
+        public Builder maxQueueDepth(long maxQueueDepth) {
+            this.maxQueueDepth = maxQueueDepth;
+            return this;
+        }
+
+        /**
+         * Sets the most queues the queue manager holds: defined, created by use and temporary ones (subscription queues
+         * do not count). Creating one more fails with TOO_MANY_QUEUES.
+         */
+        public Builder maxQueues(int maxQueues) {
+            this.maxQueues = maxQueues;
+            return this;
+        }
+
+        /**
+         * Sets how long a queue created by use stays once unused (no message, consumer or browser) before it is
+         * deleted, in ms; 0 or less = never.
+         */
+        public Builder autoDeleteDelayMillis(long autoDeleteDelayMillis) {
+            this.autoDeleteDelayMillis = autoDeleteDelayMillis;
+            return this;
+        }
+
+        /** Sets the number of network threads; 0 = one per available processor. */
+        public Builder ioThreads(int ioThreads) {
+            this.ioThreads = ioThreads;
+            return this;
+        }
+
+        /** Sets the heartbeat interval the server offers, in ms; 0 = none from the server's side. */
+        public Builder heartbeatMillis(int heartbeatMillis) {
+            this.heartbeatMillis = heartbeatMillis;
+            return this;
+        }
+
+        /** Sets what a synced journal record survives: {@code fsync} (power loss) or {@code os} (process crash). */
+        public Builder durability(Durability durability) {
+            this.durability = durability.name().toLowerCase(java.util.Locale.ROOT);
+            return this;
+        }
+
+        /** Sets the size at which the journal moves on to a new file, in bytes. */
+        public Builder journalFileBytes(long journalFileBytes) {
+            this.journalFileBytes = journalFileBytes;
+            return this;
+        }
+
+        /** Sets how many bytes of dead records the journal may keep before it compacts its oldest file. */
+        public Builder journalSlackBytes(long journalSlackBytes) {
+            this.journalSlackBytes = journalSlackBytes;
+            return this;
+        }
+
+        /** Sets the most bytes the journal may use on disk; 0 = only the disk's free space limits it. */
+        public Builder journalMaxBytes(long journalMaxBytes) {
+            this.journalMaxBytes = journalMaxBytes;
+            return this;
+        }
+
+        /** Defines a queue with the server-wide depth limit (replacing an earlier definition of the same name). */
+        public Builder queue(String name) {
+            return define(new QueueDefinition(name, null));
+        }
+
+        /** Defines a queue with its own depth limit (replacing an earlier definition of the same name). */
+        public Builder queue(String name, long maxDepth) {
+            return define(new QueueDefinition(name, maxDepth));
+        }
+
+        /**
+         * Sets the predefined queues, replacing those defined before; unlike {@link #queue(String)}, a name given twice
+         * is kept twice, for {@link #build()} to refuse (as a configuration file's repeated entry is).
+         */
+        public Builder queues(List<QueueDefinition> queues) {
+            this.queues = new ArrayList<>(queues);
+            return this;
+        }
+
+        /**
+         * Checks every setting is in range and queue names are unique, and makes the settings.
+         *
+         * @return the settings
+         * @throws ConfigurationException naming the first setting that is wrong
+         */
+        public ServerConfig build() {
+            requireText(name, "name");
+            requireText(host, "host");
+            requireText(inVmName, "inVmName");
+            requireText(dataDirectory, "dataDirectory");
+            if (port < 0 || port > 65535) {
+                throw new ConfigurationException("Setting port must be between 0 and 65535, was " + port + ".");
+            }
+            int maxLength = Integer.MAX_VALUE - Configuration.FRAME_OVERHEAD_ALLOWANCE;
+            if (maxMessageLength < 1 || maxMessageLength > maxLength) {
+                throw new ConfigurationException("Setting maxMessageLength must be between 1 and " + maxLength
+                        + " bytes, was " + maxMessageLength + ".");
+            }
+            if (maxQueueDepth < 1) {
+                throw new ConfigurationException("Setting maxQueueDepth must be at least 1, was " + maxQueueDepth + ".");
+            }
+            if (maxQueues < Math.max(1, queues.size())) {
+                throw new ConfigurationException("Setting maxQueues must be at least 1 and at least the number of queues "
+                        + "defined under 'queues' (" + queues.size() + "), was " + maxQueues + ".");
+            }
+            if (ioThreads < 0) {
+                throw new ConfigurationException("Setting ioThreads must be 0 (one per processor) or more, was " + ioThreads + ".");
+            }
+            if (heartbeatMillis < 0) {
+                throw new ConfigurationException("Setting heartbeatMillis must be 0 (off) or more, was " + heartbeatMillis + ".");
+            }
+            Durability.parse(durability);
+            if (journalFileBytes < Configuration.MIN_JOURNAL_FILE_BYTES) {
+                throw new ConfigurationException("Setting journalFileBytes must be at least "
+                        + Configuration.MIN_JOURNAL_FILE_BYTES + ", was " + journalFileBytes + ".");
+            }
+            if (journalSlackBytes < 0) {
+                throw new ConfigurationException("Setting journalSlackBytes must be 0 or more, was " + journalSlackBytes + ".");
+            }
+            if (journalMaxBytes != 0 && journalMaxBytes < 2 * journalFileBytes) {
+                throw new ConfigurationException("Setting journalMaxBytes must be 0 (no limit) or at least twice "
+                        + "journalFileBytes (" + 2 * journalFileBytes + "), was " + journalMaxBytes + ".");
+            }
+            Set<String> names = new HashSet<>();
+            for (int i = 0; i < queues.size(); i++) {
+                QueueDefinition q = queues.get(i);
+                if (q == null || q.name() == null || q.name().isBlank()) {
+                    throw new ConfigurationException("Queue number " + (i + 1) + " under 'queues' has no name.");
+                }
+                if (!names.add(q.name())) {
+                    throw new ConfigurationException("Queue '" + q.name() + "' is defined twice under 'queues'.");
+                }
+                if (q.maxDepth() != null && q.maxDepth() < 1) {
+                    throw new ConfigurationException("Setting maxDepth of queue '" + q.name() + "' must be at least 1, was "
+                            + q.maxDepth() + ".");
+                }
+            }
+            return new ServerConfig(this);
+        }
+
+        private Builder define(QueueDefinition definition) {
+            queues.removeIf(q -> q != null && definition.name().equals(q.name()));
+            queues.add(definition);
+            return this;
+        }
+
+        private static void requireText(String value, String setting) {
+            if (value == null || value.isBlank()) {
+                throw new ConfigurationException("Setting " + setting + " must not be empty.");
+            }
+        }
     }
 }

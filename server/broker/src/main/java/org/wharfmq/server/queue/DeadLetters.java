@@ -9,7 +9,7 @@ import org.wharfmq.protocol.message.MessageEncoding;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
-import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoredMessage;
 
 /**
@@ -35,8 +35,8 @@ import org.wharfmq.server.store.StoredMessage;
  */
 public final class DeadLetters {
 
-    /** The dead-letter queue's name; the flow engine's {@code RunningFlow.DEAD_LETTER_QUEUE} is the same queue. */
-    public static final String QUEUE = "SYSTEM.DEAD.LETTER.QUEUE";
+    /** The dead-letter queue's name ({@link SystemQueues#DEAD_LETTER_QUEUE}). */
+    public static final String QUEUE = SystemQueues.DEAD_LETTER_QUEUE;
     /** String property: why the message was dead-lettered. */
     public static final String REASON_PROPERTY = "WHARF_DLQ_REASON";
     /** String property: the queue the message was on (a subscription's or retained publication's pseudo queue included). */
@@ -50,11 +50,11 @@ public final class DeadLetters {
     private static final System.Logger LOG = System.getLogger(DeadLetters.class.getName());
 
     private final QueueManager queues;
-    private final MessageStore store;
+    private final Persistence persistence;
 
-    DeadLetters(QueueManager queues, MessageStore store) {
+    DeadLetters(QueueManager queues, Persistence persistence) {
         this.queues = queues;
-        this.store = store;
+        this.persistence = persistence;
     }
 
     /**
@@ -63,31 +63,31 @@ public final class DeadLetters {
      * given up here.
      */
     public void moveFromQueue(QueuedMessage message, String reason) {
-        moveStored(message, message.persistent(), reason);
+        moveStored(message, reason);
         message.queue().acknowledge(message);
     }
 
     /**
      * Moves a message that is in no queue (a recovered record, a retained publication) to the dead-letter queue.
-     * The caller keeps its reference to {@code message}'s bytes and releases it.
-     *
-     * @param journaled whether {@code message} is in the journal: then so is its dead letter, in its place
+     * The caller keeps its reference to {@code message}'s bytes and releases it. A stored message
+     * ({@link StoredMessage#persistent()}) has a stored dead letter, in its place.
      */
-    public void moveStored(StoredMessage message, boolean journaled, String reason) {
+    public void moveStored(StoredMessage message, String reason) {
+        boolean journaled = persistence.stores(message);
         ByteBuf original = message.content();
         String messageId = messageIdOf(original);
         LocalQueue deadLetterQueue = queues.deadLetterQueue();
-        ByteBuf wrapped = wrap(original, message.queueName(), messageId, journaled, reason);
+        ByteBuf wrapped = wrap(original, message.queueName(), messageId, journaled, queues.clock().millis(), reason);
         QueuedMessage letter = new QueuedMessage(deadLetterQueue, wrapped, MessageHeaders.read(wrapped));
         deadLetterQueue.admit(letter);
         LOG.log(System.Logger.Level.WARNING, "Message " + (messageId != null ? messageId : "#" + message.sequence()
                 + " (its message id cannot be read)") + " on queue '" + message.queueName() + "' moved to " + QUEUE
                 + ": " + reason);
         if (journaled) { // one transaction: the journal holds the original or its dead letter, never both or neither
-            long transaction = queues.nextTransactionId();
-            store.putInTransaction(transaction, letter);
-            store.removeInTransaction(transaction, message); // needs only its queue and sequence
-            store.commit(transaction, failure -> {
+            long transaction = persistence.newTransactionId();
+            persistence.putInTransaction(transaction, letter);
+            persistence.removeInTransaction(transaction, message); // needs only its queue and sequence
+            persistence.commit(transaction, failure -> {
                 if (failure != null) {
                     LOG.log(System.Logger.Level.ERROR, "Could not record the move of message " + messageId + " from"
                             + " queue '" + message.queueName() + "' to " + QUEUE + " (" + failure + "): the journal"
@@ -99,12 +99,13 @@ public final class DeadLetters {
     }
 
     /** The dead letter: a BytesMessage to {@link #QUEUE} whose body is {@code original}, with the reason properties. */
-    private static ByteBuf wrap(ByteBuf original, String queueName, String messageId, boolean persistent, String reason) {
+    private static ByteBuf wrap(ByteBuf original, String queueName, String messageId, boolean persistent, long timestamp,
+                                String reason) {
         WireMessage letter = new WireMessage();
         letter.bodyType = BodyType.BYTES;
         letter.persistent = persistent;
         letter.priority = priorityOf(original);
-        letter.timestamp = System.currentTimeMillis();
+        letter.timestamp = timestamp;
         letter.messageId = messageId;
         letter.destination = WireDestination.queue(QUEUE);
         letter.properties.put(WRAPPED_PROPERTY, true);

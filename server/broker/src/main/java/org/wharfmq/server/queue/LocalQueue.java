@@ -4,13 +4,15 @@ import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
-import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -66,7 +68,7 @@ public final class LocalQueue {
     private final String name;
     private final long maxDepth;
     private final boolean maxDepthSetOnQueue;
-    private final MessageStore store;
+    private final Persistence persistence;
     private final boolean journaled;
     private final boolean temporary;
     private final boolean autoCreated;
@@ -99,22 +101,22 @@ public final class LocalQueue {
      * @param name               the queue name
      * @param maxDepth           most messages the queue holds
      * @param maxDepthSetOnQueue whether the limit comes from the queue's own {@code maxDepth} (for error messages)
-     * @param store              where persistent messages that expire are removed from
+     * @param persistence        where persistent messages that expire are removed from
      * @param deadLetters        where messages that cannot be decoded go
      */
-    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store,
+    public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, Persistence persistence,
                       DeadLetters deadLetters) {
-        this(name, maxDepth, maxDepthSetOnQueue, store, true, false, false, InstantSource.system(), deadLetters);
+        this(name, maxDepth, maxDepthSetOnQueue, persistence, true, false, false, InstantSource.system(), deadLetters);
     }
 
-    private LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store, boolean journaled,
+    private LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, Persistence persistence, boolean journaled,
                        boolean temporary, boolean autoCreated, InstantSource clock, DeadLetters deadLetters) {
         this.name = name;
         this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.maxDepth = maxDepth;
         this.maxDepthSetOnQueue = maxDepthSetOnQueue;
-        this.store = store;
+        this.persistence = persistence;
         this.temporary = temporary;
         this.autoCreated = autoCreated;
         this.clock = clock;
@@ -125,18 +127,18 @@ public final class LocalQueue {
     }
 
     /** A queue defined in the configuration: never deleted. */
-    static LocalQueue defined(String name, long maxDepth, boolean maxDepthSetOnQueue, MessageStore store,
+    static LocalQueue defined(String name, long maxDepth, boolean maxDepthSetOnQueue, Persistence persistence,
                               DeadLetters deadLetters, InstantSource clock) {
-        return new LocalQueue(name, maxDepth, maxDepthSetOnQueue, store, true, false, false, clock, deadLetters);
+        return new LocalQueue(name, maxDepth, maxDepthSetOnQueue, persistence, true, false, false, clock, deadLetters);
     }
 
     /**
      * A queue created by use (or recovered from the journal, where only such queues are recorded): deleted by
      * {@link #deleteIfUnused} once unused for the auto-delete delay. Unused from now.
      */
-    static LocalQueue autoCreated(String name, long maxDepth, MessageStore store, DeadLetters deadLetters,
+    static LocalQueue autoCreated(String name, long maxDepth, Persistence persistence, DeadLetters deadLetters,
                                   InstantSource clock) {
-        return new LocalQueue(name, maxDepth, false, store, true, false, true, clock, deadLetters);
+        return new LocalQueue(name, maxDepth, false, persistence, true, false, true, clock, deadLetters);
     }
 
     /**
@@ -145,9 +147,9 @@ public final class LocalQueue {
      * @param journaled whether its persistent messages go to the store: true for a durable subscription, false for
      *                  a non-durable one, whose queue dies with its consumer anyway
      */
-    public static LocalQueue subscription(String name, long maxDepth, MessageStore store, boolean journaled,
+    public static LocalQueue subscription(String name, long maxDepth, Persistence persistence, boolean journaled,
                                           DeadLetters deadLetters, InstantSource clock) {
-        return new LocalQueue(name, maxDepth, false, store, journaled, false, false, clock, deadLetters);
+        return new LocalQueue(name, maxDepth, false, persistence, journaled, false, false, clock, deadLetters);
     }
 
     /**
@@ -155,8 +157,9 @@ public final class LocalQueue {
      * the store, whatever the delivery mode of its messages (JMS: a temporary destination does not survive its
      * connection, so there is nothing to recover).
      */
-    static LocalQueue temporary(String name, long maxDepth, DeadLetters deadLetters, InstantSource clock) {
-        return new LocalQueue(name, maxDepth, false, null, false, true, false, clock, deadLetters);
+    static LocalQueue temporary(String name, long maxDepth, Persistence persistence, DeadLetters deadLetters,
+                                InstantSource clock) {
+        return new LocalQueue(name, maxDepth, false, persistence, false, true, false, clock, deadLetters);
     }
 
     /** The queue name. */
@@ -400,6 +403,19 @@ public final class LocalQueue {
         }
         if (receiver != null) {
             receiver.flushDeliveries();
+        }
+    }
+
+    /**
+     * Offers a reserved message at its JMS delivery time: at once when that has come (by this queue's clock), else
+     * from a task {@code timer} runs then. Until then it counts towards the depth but no consumer sees it.
+     */
+    public void offerWhenDue(QueuedMessage message, ScheduledExecutorService timer) {
+        long delay = message.deliveryTime() - clock.millis();
+        if (delay > 0) {
+            timer.schedule(() -> offer(message), delay, TimeUnit.MILLISECONDS);
+        } else {
+            offer(message);
         }
     }
 
@@ -681,15 +697,7 @@ public final class LocalQueue {
         } finally {
             lock.unlock();
         }
-        List<QueuedMessage> persistent = new ArrayList<>();
-        for (QueuedMessage m : discarded) {
-            if (m.persistent()) {
-                persistent.add(m);
-            }
-        }
-        if (!persistent.isEmpty()) {
-            store.remove(persistent, StoreCompletion.NONE);
-        }
+        persistence.remove(discarded, StoreCompletion.NONE);
         discarded.forEach(QueuedMessage::release);
         return discarded.size();
     }
@@ -872,9 +880,7 @@ public final class LocalQueue {
     private void discard(QueuedMessage m) {
         depth--;
         noteIfUnused();
-        if (m.persistent()) {
-            store.remove(List.of(m), StoreCompletion.NONE);
-        }
+        persistence.remove(m);
         m.release();
     }
 

@@ -10,7 +10,7 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
-import org.wharfmq.server.store.RecoveryTarget;
+import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoredMessage;
 
 import java.time.InstantSource;
@@ -46,10 +46,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * moment the deletion step takes to finish) and it finds or creates the new one. So no send or consumer ever ends up
  * on a deleted queue, and no message is lost.
  */
-public final class QueueManager implements AutoCloseable, RecoveryTarget {
-
-    /** Queue names the queue manager keeps for itself (subscription queues, retained publications). */
-    public static final java.util.List<String> RESERVED_PREFIXES = java.util.List.of("SYSTEM.SUB.", "SYSTEM.RETAINED.");
+public final class QueueManager implements AutoCloseable {
 
     private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
     /** Temporary queues by name; each is owned by one connection's {@code TemporaryDestinations}. */
@@ -67,16 +64,17 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
      * messages of a new queue of the same name.
      */
     private final AtomicLong deletedSequences = new AtomicLong();
-    private final MessageStore store;
+    private final Persistence persistence;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
-    private final AtomicLong transactionIds = new AtomicLong();
     /** Recovered messages whose delivery time is ahead; recovery's thread only, until {@link #scheduleRecoveredDelays}. */
     private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
 
     /**
      * Creates the queue manager with the queues {@code config} defines.
      *
+     * @param store where persistent messages are kept, reached only through this queue manager's
+     *              {@link #persistence()}
      * @param clock what queues read the time from (expiry, auto-deletion): the system's, or one a test advances
      */
     public QueueManager(ServerConfig config, MessageStore store, InstantSource clock) {
@@ -84,13 +82,13 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         this.defaultMaxDepth = config.maxQueueDepth();
         this.maxQueues = config.maxQueues();
         this.autoDeleteDelayMillis = config.autoDeleteDelayMillis();
-        this.store = store;
+        this.persistence = new Persistence(store);
         this.clock = clock;
-        this.deadLetters = new DeadLetters(this, store);
+        this.deadLetters = new DeadLetters(this, persistence);
         for (QueueDefinition q : config.queues()) {
             boolean ownLimit = q.maxDepth() != null;
             queues.put(q.name(), LocalQueue.defined(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit,
-                    store, deadLetters, clock));
+                    persistence, deadLetters, clock));
             queueCount.incrementAndGet();
         }
     }
@@ -108,8 +106,8 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         LocalQueue queue = queues.get(DeadLetters.QUEUE);
         return queue != null ? queue : queues.computeIfAbsent(DeadLetters.QUEUE, n -> {
             queueCount.incrementAndGet();
-            store.queueCreated(n);
-            return LocalQueue.defined(n, defaultMaxDepth, false, store, deadLetters, clock);
+            persistence.queueCreated(n);
+            return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock);
         });
     }
 
@@ -124,9 +122,9 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         if (queue != null) {
             return queue;
         }
-        if (isReserved(name)) {
+        if (SystemQueues.isReserved(name)) {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "': names starting with "
-                    + RESERVED_PREFIXES + " are reserved for the queue manager's subscription queues and retained "
+                    + List.of(SystemQueues.SUBSCRIPTION_PREFIX, SystemQueues.RETAINED_PREFIX) + " are reserved for the queue manager's subscription queues and retained "
                     + "publications; subscribe to the topic instead.");
         }
         if (!autoCreate) {
@@ -138,8 +136,8 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         }
         return queues.computeIfAbsent(name, n -> {
             countNewQueue(n);
-            store.queueCreated(n);
-            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, store, deadLetters, clock);
+            persistence.queueCreated(n);
+            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock);
             created.sequenceAbove(deletedSequences.get());
             return created;
         });
@@ -194,7 +192,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
                     if (!queue.deleteIfUnused(now, autoDeleteDelayMillis)) {
                         return queue;
                     }
-                    store.queueDeleted(name);
+                    persistence.queueDeleted(name);
                     deletedSequences.accumulateAndGet(queue.lastSequence(), Math::max);
                     queueCount.decrementAndGet();
                     deleted[0]++;
@@ -217,18 +215,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         timer.scheduleAtFixedRate(this::deleteUnusedQueues, period, period, TimeUnit.MILLISECONDS);
     }
 
-    /** Whether {@code name} starts with one of {@link #RESERVED_PREFIXES}. */
-    public static boolean isReserved(String name) {
-        for (String prefix : RESERVED_PREFIXES) {
-            if (name.startsWith(prefix)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Recovery: the queue exists again (whatever autoCreate says) and numbers new messages above the old ones. */
-    @Override
     public void queueRecovered(String queueName, long lastSequence) {
         recovered(queueName).sequenceAbove(lastSequence);
     }
@@ -241,23 +228,31 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
     private LocalQueue recovered(String queueName) {
         return queues.computeIfAbsent(queueName, n -> {
             queueCount.incrementAndGet();
-            return DeadLetters.QUEUE.equals(n) ? LocalQueue.defined(n, defaultMaxDepth, false, store, deadLetters, clock)
-                    : LocalQueue.autoCreated(n, defaultMaxDepth, store, deadLetters, clock);
+            return DeadLetters.QUEUE.equals(n) ? LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock)
+                    : LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock);
         });
     }
 
-    /** A queue the journal holds: it exists again, whatever autoCreate says. */
     /**
-     * Recovery: a committed, unconsumed persistent message goes back on its queue; one that cannot be decoded goes
-     * to the dead-letter queue instead.
+     * Recovery: a committed, unconsumed persistent message goes back on its queue (which exists again, whatever
+     * autoCreate says); one that cannot be decoded goes to the dead-letter queue instead. Takes over
+     * {@code content}.
      */
-    @Override
     public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
-        MessageHeaders headers = readRecovered(queueName, sequence, content);
+        restore(recovered(queueName), sequence, content, deliveryCount);
+    }
+
+    /**
+     * Puts a recovered message back on {@code queue} (a queue's, or a durable subscription's) at its old sequence,
+     * with the delivery count it had; one whose delivery time is still ahead waits for
+     * {@link #scheduleRecoveredDelays}; one that cannot be decoded goes to the dead-letter queue instead. Takes over
+     * {@code content}.
+     */
+    public void restore(LocalQueue queue, long sequence, ByteBuf content, int deliveryCount) {
+        MessageHeaders headers = readRecovered(queue.name(), sequence, content);
         if (headers == null) {
             return;
         }
-        LocalQueue queue = recovered(queueName);
         QueuedMessage message = new QueuedMessage(queue, content, headers);
         for (int i = 1; i < deliveryCount; i++) {
             message.countRedelivery();
@@ -279,7 +274,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         try {
             return MessageHeaders.read(content);
         } catch (MalformedFrameException e) {
-            deadLetters.moveStored(new RecoveredMessage(queueName, sequence, content), true,
+            deadLetters.moveStored(new RecoveredMessage(queueName, sequence, content),
                     "recovered from the journal but cannot be decoded: " + e.getMessage());
             content.release();
             return null;
@@ -295,10 +290,8 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
      * their queues at their delivery time, as they would have been without the restart, not at once.
      */
     public void scheduleRecoveredDelays(ScheduledExecutorService timer) {
-        long now = clock.millis();
         for (QueuedMessage message : delayedRecovered) {
-            timer.schedule(() -> message.queue().offer(message), Math.max(0, message.deliveryTime() - now),
-                    TimeUnit.MILLISECONDS);
+            message.queue().offerWhenDue(message, timer);
         }
         delayedRecovered.clear();
     }
@@ -347,7 +340,7 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
      */
     public LocalQueue createTemporaryQueue(String name) {
         countNewQueue(name);
-        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, deadLetters, clock);
+        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, persistence, deadLetters, clock);
         if (temporaryQueues.putIfAbsent(name, queue) != null) {
             queueCount.decrementAndGet();
             throw WharfException.illegalState("Temporary queue name '" + name + "' is already in use; the client must "
@@ -403,14 +396,9 @@ public final class QueueManager implements AutoCloseable, RecoveryTarget {
         return clock;
     }
 
-    /** Where persistent messages are recorded. */
-    public MessageStore store() {
-        return store;
-    }
-
-    /** A transaction id never used before by this queue manager. */
-    public long nextTransactionId() {
-        return transactionIds.incrementAndGet();
+    /** What is stored, and the way to the store: for everything the queue manager stores. */
+    public Persistence persistence() {
+        return persistence;
     }
 
     /** Releases all waiting messages. Call after every connection is closed. */

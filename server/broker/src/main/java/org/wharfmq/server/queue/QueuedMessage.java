@@ -83,6 +83,7 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
      * The message goes to the {@link org.wharfmq.server.store.MessageStore}: JMSDeliveryMode is PERSISTENT and its
      * queue is journaled (a temporary queue or a non-durable subscription's queue is not).
      */
+    @Override
     public boolean persistent() {
         return headers.persistent() && queue.journaled();
     }

@@ -17,7 +17,8 @@ import java.util.List;
  * (CREDIT) as the application enumerates. A PULL shows one more message whatever the credit and is then answered
  * PULL_DONE; a PULL_DONE with no DELIVER before it tells the client the browse is over.
  *
- * <p>Threading: driven only by its connection's frames, so it lives on the connection's event loop and writes there;
+ * <p>Owned by the session it was created in, which closes it with itself. Threading: driven only by its
+ * connection's frames, so it lives on the connection's event loop and writes there;
  * the queue's lock is taken only inside {@link LocalQueue#browse(BrowseCursor, int, LocalQueue.BrowseSink)}.
  */
 public final class ServerBrowser {
@@ -34,7 +35,7 @@ public final class ServerBrowser {
      * Starts a browse of the messages waiting on {@code queue} now; nothing is sent before {@link #addCredit}.
      * {@code queue} is attached ({@link LocalQueue#attach}) for the browser, which detaches it in {@link #close}.
      */
-    public ServerBrowser(int id, int sessionId, LocalQueue queue, org.wharfmq.protocol.selector.Selector selector,
+    ServerBrowser(int id, int sessionId, LocalQueue queue, org.wharfmq.protocol.selector.Selector selector,
                          Channel channel) {
         this.id = id;
         this.sessionId = sessionId;
@@ -48,13 +49,8 @@ public final class ServerBrowser {
         return id;
     }
 
-    /** The session it was created in; it closes with that session. */
-    public int sessionId() {
-        return sessionId;
-    }
-
     /** Credit from CREATE_CONSUMER or CREDIT: sends the next messages the window allows. */
-    public void addCredit(int more) {
+    void addCredit(int more) {
         credit += more;
         if (credit > 0 && !cursor.finished()) {
             credit -= show(credit);
@@ -62,7 +58,7 @@ public final class ServerBrowser {
     }
 
     /** PULL: one more message if there is one, credit or not (the window may go below zero, as for consumers). */
-    public void pull() {
+    void pull() {
         if (!cursor.finished()) {
             credit -= show(1);
         }
@@ -84,12 +80,9 @@ public final class ServerBrowser {
     /**
      * The browse is over (closed, or its session or connection closed): detaches from the queue it was attached to
      * when created.
-     *
-     * @return true, so that it can close inside a {@code removeIf}
      */
-    public boolean close() {
+    void close() {
         queue.detach();
-        return true;
     }
 
     @Override

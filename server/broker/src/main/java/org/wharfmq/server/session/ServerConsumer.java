@@ -7,28 +7,34 @@ import org.wharfmq.server.queue.QueueConsumer;
 import org.wharfmq.server.queue.QueuedMessage;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.List;
 
 /**
  * A client's MessageConsumer as the server sees it: a queue, a selector, a credit window, and the deliveries made to
- * it that are not acknowledged yet (in delivery-id order).
+ * it that are not acknowledged yet (in delivery-id order). Created, found and closed only by its
+ * {@link BrokerSession}, the one owner of its consumers.
  *
- * <p>Its credit is guarded by its queue's lock (the queue spends it); its deliveries by its session's lock; whether
- * it is open is known on its connection's event loop. After CLOSE_CONSUMER it may live on in its session, holding
- * the deliveries the application consumed, until they are acknowledged, committed or rolled back.
+ * <p>Its credit is guarded by its queue's lock (the queue spends it); its deliveries by its session's lock (every
+ * method that touches them says so); whether it is open is known on its connection's event loop. After
+ * CLOSE_CONSUMER it may live on in its session, holding the deliveries the application consumed, until they are
+ * acknowledged, committed or rolled back.
  */
 public final class ServerConsumer implements QueueConsumer {
 
     private final int id;
-    private final ServerSession session;
+    private final BrokerSession session;
     private final LocalQueue queue;
     private final Selector selector;
     private final DeliveryWindow window;
-    final ArrayDeque<Delivery> unacknowledged = new ArrayDeque<>();
-    boolean open = true;
+    /** Guarded by the session's lock. */
+    private final ArrayDeque<Delivery> unacknowledged = new ArrayDeque<>();
+    /** Event loop only. */
+    private boolean open = true;
     /** Runs once the consumer has closed and given back its messages (a subscription counts its consumers). */
     private Runnable onClose;
 
-    ServerConsumer(int id, ServerSession session, LocalQueue queue, Selector selector, int credit) {
+    ServerConsumer(int id, BrokerSession session, LocalQueue queue, Selector selector, int credit) {
         this.id = id;
         this.session = session;
         this.queue = queue;
@@ -39,25 +45,6 @@ public final class ServerConsumer implements QueueConsumer {
     /** The id the client chose, unique within the connection. */
     public int id() {
         return id;
-    }
-
-    /** The session the consumer belongs to. */
-    public ServerSession session() {
-        return session;
-    }
-
-    /** Makes {@code action} run once this consumer has closed and given back its unconsumed messages. */
-    public void onClose(Runnable action) {
-        this.onClose = action;
-    }
-
-    /** Runs the close action, once. */
-    void closed() {
-        Runnable action = onClose;
-        onClose = null;
-        if (action != null) {
-            action.run();
-        }
     }
 
     /** The queue it consumes from. */
@@ -83,6 +70,129 @@ public final class ServerConsumer implements QueueConsumer {
     @Override
     public void flushDeliveries() {
         session.flushDeliveries();
+    }
+
+    // ---- on the event loop ----
+
+    /** Makes {@code action} run once this consumer has closed and given back its unconsumed messages. */
+    void onClose(Runnable action) {
+        this.onClose = action;
+    }
+
+    /** Registers with the queue, which sends what the credit allows. */
+    void start() {
+        queue.addConsumer(this);
+    }
+
+    /** CREDIT: {@code credit} more messages may be pushed, unless it has stopped. */
+    void addCredit(int credit) {
+        if (open) {
+            queue.addCredit(this, credit);
+        }
+    }
+
+    /** PULL: one available message now, credit or not, unless it has stopped. */
+    void pull() {
+        if (open) {
+            queue.pull(this);
+        }
+    }
+
+    /** ROLLBACK in progress: no pushes until {@link #resume()} (its queue takes its credit away). */
+    void suspend() {
+        queue.suspend(this);
+    }
+
+    /** ROLLBACK answered: back to the initial credit, and what it allows is sent. */
+    void resume() {
+        queue.resume(this);
+    }
+
+    /**
+     * Nothing more is delivered to it: unregisters from its queue and detaches from it.
+     *
+     * @return false when it had stopped already
+     */
+    boolean stop() {
+        if (!open) {
+            return false;
+        }
+        open = false;
+        queue.removeConsumer(this);
+        queue.detach();
+        return true;
+    }
+
+    /** Runs the close action, once. */
+    void closed() {
+        Runnable action = onClose;
+        onClose = null;
+        if (action != null) {
+            action.run();
+        }
+    }
+
+    // ---- its deliveries: under the session's lock ----
+
+    /** A delivery was made to it. */
+    void delivered(Delivery d) {
+        unacknowledged.addLast(d);
+    }
+
+    /** Settles its deliveries after {@code lastDeliveryId} into {@code out}, which never reached the application. */
+    void settleAfter(long lastDeliveryId, List<QueuedMessage> out) {
+        Delivery d;
+        while ((d = unacknowledged.peekLast()) != null && d.deliveryId > lastDeliveryId) {
+            unacknowledged.pollLast();
+            d.settled = true;
+            out.add(d.message);
+        }
+    }
+
+    /** Settles its deliveries up to {@code lastDeliveryId} into {@code out}, counting a redelivery when asked. */
+    void settleUpTo(long lastDeliveryId, boolean countRedelivery, List<QueuedMessage> out) {
+        Delivery d;
+        while ((d = unacknowledged.peekFirst()) != null && d.deliveryId <= lastDeliveryId) {
+            unacknowledged.pollFirst();
+            d.settled = true;
+            if (countRedelivery) {
+                d.message.countRedelivery();
+            }
+            out.add(d.message);
+        }
+    }
+
+    /** Settles all its deliveries into {@code out}, counting a redelivery on those up to {@code countUpTo}. */
+    void settleAll(long countUpTo, List<QueuedMessage> out) {
+        Delivery d;
+        while ((d = unacknowledged.pollFirst()) != null) {
+            d.settled = true;
+            if (d.deliveryId <= countUpTo) {
+                d.message.countRedelivery();
+            }
+            out.add(d.message);
+        }
+    }
+
+    /** Settles the one delivery {@code deliveryId}; null when it is not among its deliveries (settled already). */
+    QueuedMessage settle(long deliveryId) {
+        for (Iterator<Delivery> it = unacknowledged.iterator(); it.hasNext(); ) {
+            Delivery d = it.next();
+            if (d.deliveryId >= deliveryId) {
+                if (d.deliveryId == deliveryId) {
+                    it.remove();
+                    d.settled = true;
+                    return d.message;
+                }
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** Whether it holds deliveries not settled yet. */
+    boolean holdsDeliveries() {
+        return !unacknowledged.isEmpty();
     }
 
     @Override

@@ -3,8 +3,8 @@ package org.wharfmq.server.store;
 import io.netty.buffer.ByteBuf;
 
 /**
- * Receives the state a {@link MessageStore} recovers at startup: the queue manager implements it to rebuild its
- * queues before it accepts connections. Calls come from one thread, durable subscriptions first, then queues before their messages, and each
+ * Receives the state a {@link MessageStore} recovers at startup: the server's {@code RecoveryRouter} hands it to
+ * the queues and topics it belongs to, before any client connects. Calls come from one thread, durable subscriptions first, then queues before their messages, and each
  * queue's messages in sequence order.
  */
 public interface RecoveryTarget {

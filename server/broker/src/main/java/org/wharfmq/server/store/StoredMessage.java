@@ -20,4 +20,13 @@ public interface StoredMessage {
      * {@code retain()} it if it still reads the bytes after the call that passed it has returned.
      */
     ByteBuf content();
+
+    /**
+     * Whether the message's records go to the store at all, which {@link Persistence} asks of every message: a
+     * queue's message says whether it is JMS PERSISTENT on a journaled queue, a retained publication whether it is
+     * PERSISTENT. True by default, for messages read back from the store.
+     */
+    default boolean persistent() {
+        return true;
+    }
 }

@@ -16,7 +16,9 @@ import java.util.function.Supplier;
  * asks to be retained ({@link TopicManager#RETAIN_PROPERTY}), its own reference to the bytes until the topic keeps
  * it. Selectors of all subscriptions evaluate against this object, which decodes the properties at most once.
  *
- * <p>Owned by the session that routed it (its event loop), like a queue send.
+ * <p>Owned by the session that routed it (its event loop), like a queue send: outside a transaction the session
+ * has the {@link TopicManager} {@linkplain TopicManager#store store} it, then {@linkplain TopicManager#publish
+ * publish} it (or {@link #cancel} it); in a transaction it holds the copies until COMMIT.
  */
 public final class Publication implements SelectorContext, Supplier<Map<String, Object>> {
 
@@ -67,6 +69,18 @@ public final class Publication implements SelectorContext, Supplier<Map<String, 
         ByteBuf c = retainedContent;
         retainedContent = null;
         return c;
+    }
+
+    /**
+     * The publication will not be published (its store failed): the copies give back their places on the
+     * subscriptions' queues and the reference kept for retaining is released.
+     */
+    public void cancel() {
+        for (int i = 0; i < copies.size(); i++) {
+            QueuedMessage copy = copies.get(i);
+            copy.queue().cancel(copy);
+        }
+        releaseRetained();
     }
 
     /** Gives up the reference kept for retaining (the publication was rolled back or failed). */

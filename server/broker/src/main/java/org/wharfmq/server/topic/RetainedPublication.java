@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.SelectorContext;
 import org.wharfmq.server.queue.QueuedMessage;
+import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.store.StoredMessage;
 
 import java.util.Map;
@@ -32,7 +33,7 @@ final class RetainedPublication implements StoredMessage, SelectorContext, Suppl
 
     @Override
     public String queueName() {
-        return TopicManager.RETAINED_QUEUE_PREFIX + topic;
+        return SystemQueues.retainedQueue(topic);
     }
 
     @Override
@@ -43,6 +44,12 @@ final class RetainedPublication implements StoredMessage, SelectorContext, Suppl
     @Override
     public ByteBuf content() {
         return content;
+    }
+
+    /** A retained publication is stored when it is JMS PERSISTENT. */
+    @Override
+    public boolean persistent() {
+        return headers.persistent();
     }
 
     @Override

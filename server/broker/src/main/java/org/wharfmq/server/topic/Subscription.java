@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * queues and Artemis's queues bound to an address). Everything a queue does (credit, transactions, acknowledgement,
  * redelivery, the journal, recovery) therefore works for subscriptions unchanged.
  *
- * <p>The queue has a reserved name ({@link TopicManager#SUBSCRIPTION_QUEUE_PREFIX}) that clients cannot address.
+ * <p>The queue has a reserved name ({@link org.wharfmq.server.queue.SystemQueues#SUBSCRIPTION_PREFIX}) that clients cannot address.
  * The consumer count is guarded by the {@link TopicManager}'s lock; the rest is fixed at creation.
  */
 public final class Subscription {

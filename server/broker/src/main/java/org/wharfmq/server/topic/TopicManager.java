@@ -12,8 +12,8 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
-import org.wharfmq.server.store.MessageStore;
-import org.wharfmq.server.store.RecoveryTarget;
+import org.wharfmq.server.queue.SystemQueues;
+import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.store.StoredMessage;
 import org.wharfmq.server.store.SubscriptionRecord;
@@ -26,11 +26,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Publish/subscribe: the topic tree, the subscriptions and their queues, the retained publications, and the client
- * IDs connections hold.
+ * Publish/subscribe: the topic tree, the subscriptions and their queues, and the retained publications.
  *
  * <h2>A publication's path</h2>
  * {@link #route} matches the topic in the {@link TopicTree} (cost: the matching subscriptions, not all of them),
@@ -51,18 +51,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * journal writer). Each subscription queue guards itself, as every queue does. The names of the live temporary
  * topics are a concurrent set: written by their owners' event loops, read by publishers' without a lock.
  */
-public final class TopicManager implements RecoveryTarget {
+public final class TopicManager {
 
     private static final System.Logger LOG = System.getLogger(TopicManager.class.getName());
 
-    /** Names of subscription queues start with this; clients cannot address such queues. */
-    public static final String SUBSCRIPTION_QUEUE_PREFIX = "SYSTEM.SUB.";
-    /** Retained publications are journaled as messages on {@code SYSTEM.RETAINED.<topic>}. */
-    public static final String RETAINED_QUEUE_PREFIX = "SYSTEM.RETAINED.";
     /** A message with this property set to {@code true} (boolean or string) becomes its topic's retained one. */
     public static final String RETAIN_PROPERTY = "WHARF_RETAIN";
-    private static final String DURABLE_PREFIX = SUBSCRIPTION_QUEUE_PREFIX + "D";
-    private static final String NON_DURABLE_PREFIX = SUBSCRIPTION_QUEUE_PREFIX + "N";
     /** Warn about a subscription that misses publications on the first miss and every this many after. */
     private static final long MISSED_WARNING_INTERVAL = 10_000;
 
@@ -71,7 +65,7 @@ public final class TopicManager implements RecoveryTarget {
     }
 
     private final QueueManager queues;
-    private final MessageStore store;
+    private final Persistence persistence;
     private final long maxDepth;
     private final TopicTree<Subscription> tree = new TopicTree<>();
     /** Subscriptions on temporary topics, by exact name: apart, so no wildcard on ordinary topics matches them. */
@@ -79,7 +73,6 @@ public final class TopicManager implements RecoveryTarget {
     /** Names of the live temporary topics; each is owned by one connection's {@code TemporaryDestinations}. */
     private final Set<String> temporaryTopics = ConcurrentHashMap.newKeySet();
     private final AtomicLong subscriptionNumbers = new AtomicLong();
-    private final ConcurrentHashMap<String, Object> clientIds = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, RetainedPublication> retained = new ConcurrentHashMap<>();
     /** Recovery only: the highest sequence seen per retained topic, and the copies it found. */
     private final Map<String, Long> retainedSequences = new HashMap<>();
@@ -94,33 +87,8 @@ public final class TopicManager implements RecoveryTarget {
      */
     public TopicManager(ServerConfig config, QueueManager queues) {
         this.queues = queues;
-        this.store = queues.store();
+        this.persistence = queues.persistence();
         this.maxDepth = config.maxQueueDepth();
-    }
-
-    // ---- client IDs ----
-
-    /**
-     * Gives {@code clientId} to {@code connection} until {@link #releaseClientId}.
-     *
-     * @throws WharfException INVALID_CLIENT_ID when another connection holds it
-     */
-    public void claimClientId(String clientId, Object connection) {
-        if (clientId == null || clientId.isEmpty()) {
-            throw new WharfException(ErrorCode.INVALID_CLIENT_ID, "A client ID must not be null or empty.");
-        }
-        if (clientIds.putIfAbsent(clientId, connection) != null) {
-            throw new WharfException(ErrorCode.INVALID_CLIENT_ID, "Client ID '" + clientId + "' is in use by another"
-                    + " connection to this queue manager; a client ID identifies one connection at a time (JMS 2.0"
-                    + " section 6.1.2). Close that connection or choose another client ID.");
-        }
-    }
-
-    /** The connection ended: its client ID is free again. */
-    public void releaseClientId(String clientId, Object connection) {
-        if (clientId != null) {
-            clientIds.remove(clientId, connection);
-        }
     }
 
     // ---- publishing ----
@@ -247,6 +215,55 @@ public final class TopicManager implements RecoveryTarget {
     }
 
     /**
+     * Whether any record of a routed publication is stored ({@link Persistence}): its copies on durable
+     * subscriptions when it is persistent, and itself when it is a persistent retained one. When none is, it is
+     * published at once.
+     */
+    public boolean stores(Publication publication) {
+        if (publication.retains() && publication.headers().persistent()) {
+            return true;
+        }
+        return persistence.storesAny(publication.copies());
+    }
+
+    /**
+     * Stores what of a routed publication is stored (see {@link #stores}, which must be true) and runs
+     * {@code then} once all of it is durable, with the first failure if any. A persistent retained publication
+     * becomes its topic's retained one now, so that its record is ordered with the others of the topic.
+     */
+    public void store(Publication publication, StoreCompletion then) {
+        List<QueuedMessage> copies = publication.copies();
+        boolean retainNow = publication.retains() && publication.headers().persistent();
+        int records = retainNow ? 1 : 0;
+        for (int i = 0; i < copies.size(); i++) {
+            records += persistence.stores(copies.get(i)) ? 1 : 0;
+        }
+        StoreCompletion all = Persistence.countdown(records, then);
+        for (int i = 0; i < copies.size(); i++) {
+            if (persistence.stores(copies.get(i))) {
+                persistence.put(copies.get(i), all);
+            }
+        }
+        if (retainNow) {
+            retain(publication, all);
+        }
+    }
+
+    /**
+     * Publishes a routed (and, when {@link #stores}, stored) publication: each copy is offered to its subscription's
+     * queue at its JMS delivery time (a delayed one by a task on {@code timer}), and a retained one becomes its
+     * topic's retained publication (a no-op when {@link #store} made it so).
+     */
+    public void publish(Publication publication, ScheduledExecutorService timer) {
+        List<QueuedMessage> copies = publication.copies();
+        for (int i = 0; i < copies.size(); i++) {
+            QueuedMessage copy = copies.get(i);
+            copy.queue().offerWhenDue(copy, timer);
+        }
+        retain(publication, StoreCompletion.NONE);
+    }
+
+    /**
      * Makes the publication its topic's retained one, replacing the previous (last one wins). A persistent one is
      * stored; {@code completion} runs once it is durable (at once for a non-persistent one).
      */
@@ -263,15 +280,9 @@ public final class TopicManager implements RecoveryTarget {
             RetainedPublication next = new RetainedPublication(topic, sequence, content, publication.headers());
             retained.put(topic, next);
             // store calls only queue records for the writer: made under the lock, they reach the journal in order
-            if (next.headers.persistent()) {
-                store.put(next, completion);
-            } else {
-                completion.completed(null);
-            }
+            persistence.put(next, completion);
             if (previous != null) {
-                if (previous.headers.persistent()) {
-                    store.remove(List.of(previous), StoreCompletion.NONE);
-                }
+                persistence.remove(previous);
                 previous.content.release();
             }
         }
@@ -401,14 +412,14 @@ public final class TopicManager implements RecoveryTarget {
                                 String selectorText, Selector selector, boolean noLocal, boolean durable,
                                 boolean shared, boolean temporary, Object connection) {
         String queueName = recoveredQueue != null ? recoveredQueue
-                : (durable ? DURABLE_PREFIX : NON_DURABLE_PREFIX) + subscriptionNumbers.incrementAndGet();
-        LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, store, durable, queues.deadLetters(),
+                : (durable ? SystemQueues.DURABLE_SUBSCRIPTION_PREFIX : SystemQueues.NON_DURABLE_SUBSCRIPTION_PREFIX) + subscriptionNumbers.incrementAndGet();
+        LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, persistence, durable, queues.deadLetters(),
                 queues.clock());
         Subscription s = new Subscription(queueName, name, clientId, filter, selectorText, selector, noLocal, durable,
                 shared, temporary, durable ? null : connection, queue);
         if (recoveredQueue == null) {
             if (durable) {
-                store.subscriptionCreated(new SubscriptionRecord(queueName, name, clientId, filter, selectorText,
+                persistence.subscriptionCreated(new SubscriptionRecord(queueName, name, clientId, filter, selectorText,
                         noLocal, shared));
             }
             if (!temporary) {
@@ -428,7 +439,7 @@ public final class TopicManager implements RecoveryTarget {
         byQueue.remove(s.queueName());
         s.queue().delete();
         if (s.durable()) {
-            store.subscriptionDeleted(s.queueName());
+            persistence.subscriptionDeleted(s.queueName());
         }
     }
 
@@ -446,9 +457,7 @@ public final class TopicManager implements RecoveryTarget {
                 missed(s, r.topic);
                 continue;
             }
-            if (copy.persistent()) {
-                store.put(copy, StoreCompletion.NONE); // queued before any acknowledgement of it can be
-            }
+            persistence.put(copy, StoreCompletion.NONE); // queued before any acknowledgement of it can be
             s.queue().offer(copy);
         }
     }
@@ -466,16 +475,16 @@ public final class TopicManager implements RecoveryTarget {
                     return false; // replaced meanwhile, and released by whoever replaced it
                 }
             }
-            queues.deadLetters().moveStored(r, r.headers.persistent(), "the retained publication of topic '"
+            queues.deadLetters().moveStored(r, "the retained publication of topic '"
                     + r.topic + "' cannot be decoded: " + e.getMessage());
             r.content.release();
             return false;
         }
     }
 
-    // ---- recovery ----
+    // ---- recovery (routed here by org.wharfmq.server.RecoveryRouter) ----
 
-    @Override
+    /** Recovery: a durable subscription that existed when the server stopped; before any queue or message. */
     public void subscriptionRecovered(SubscriptionRecord r) {
         Selector selector;
         try {
@@ -486,7 +495,7 @@ public final class TopicManager implements RecoveryTarget {
         Subscription s = create(r.queueName(), r.name(), r.clientId(), r.topic(), r.selector(), selector, r.noLocal(),
                 true, r.shared(), false, null);
         try { // new subscription queues are numbered above the recovered ones
-            long number = Long.parseLong(r.queueName().substring(DURABLE_PREFIX.length()));
+            long number = Long.parseLong(r.queueName().substring(SystemQueues.DURABLE_SUBSCRIPTION_PREFIX.length()));
             subscriptionNumbers.accumulateAndGet(number, Math::max);
         } catch (RuntimeException e) {
             // a name from another numbering scheme cannot collide with ours
@@ -496,52 +505,44 @@ public final class TopicManager implements RecoveryTarget {
         }
     }
 
-    @Override
-    public void queueRecovered(String queueName, long lastSequence) {
-        if (queueName.startsWith(SUBSCRIPTION_QUEUE_PREFIX)) {
-            Subscription s = subscriptionOfQueue(queueName);
-            if (s != null) {
-                s.queue().sequenceAbove(lastSequence);
-            }
-        } else if (queueName.startsWith(RETAINED_QUEUE_PREFIX)) {
-            retainedSequences.merge(queueName.substring(RETAINED_QUEUE_PREFIX.length()), lastSequence, Math::max);
-        } else {
-            queues.queueRecovered(queueName, lastSequence);
+    /** Recovery: the highest sequence the store saw on a subscription's queue (none left when it was deleted). */
+    public void subscriptionQueueRecovered(String queueName, long lastSequence) {
+        Subscription s = subscriptionOfQueue(queueName);
+        if (s != null) {
+            s.queue().sequenceAbove(lastSequence);
         }
     }
 
-    @Override
-    public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
-        if (queueName.startsWith(SUBSCRIPTION_QUEUE_PREFIX)) {
-            Subscription s = subscriptionOfQueue(queueName);
-            if (s == null) { // its subscription was deleted before its messages' removal reached the journal
-                store.remove(List.of(new Orphan(queueName, sequence, content)), StoreCompletion.NONE);
-                content.release();
-                return;
-            }
-            MessageHeaders headers = queues.readRecovered(queueName, sequence, content);
-            if (headers == null) {
-                return;
-            }
-            QueuedMessage message = new QueuedMessage(s.queue(), content, headers);
-            for (int i = 1; i < deliveryCount; i++) {
-                message.countRedelivery();
-            }
-            s.queue().restore(message, sequence);
-        } else if (queueName.startsWith(RETAINED_QUEUE_PREFIX)) {
-            String topic = queueName.substring(RETAINED_QUEUE_PREFIX.length());
-            MessageHeaders headers = queues.readRecovered(queueName, sequence, content);
-            if (headers == null) {
-                return;
-            }
-            RetainedPublication next = new RetainedPublication(topic, sequence, content, headers);
-            RetainedPublication previous = retained.put(topic, next);
-            if (previous != null) { // a crash came between storing the new one and removing the old
-                store.remove(List.of(previous), StoreCompletion.NONE);
-                previous.content.release();
-            }
-        } else {
-            queues.messageRecovered(queueName, sequence, content, deliveryCount);
+    /**
+     * Recovery: a message of a durable subscription goes back on its queue; one whose subscription was deleted
+     * before the removal of its messages reached the journal is removed now. Takes over {@code content}.
+     */
+    public void subscriptionMessageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
+        Subscription s = subscriptionOfQueue(queueName);
+        if (s == null) {
+            persistence.remove(new Orphan(queueName, sequence, content));
+            content.release();
+            return;
+        }
+        queues.restore(s.queue(), sequence, content, deliveryCount);
+    }
+
+    /** Recovery: the highest sequence the store saw on {@code topic}'s retained publication pseudo queue. */
+    public void retainedSequenceRecovered(String topic, long lastSequence) {
+        retainedSequences.merge(topic, lastSequence, Math::max);
+    }
+
+    /** Recovery: {@code topic}'s retained publication; a later one replaces it. Takes over {@code content}. */
+    public void retainedRecovered(String topic, long sequence, ByteBuf content) {
+        MessageHeaders headers = queues.readRecovered(SystemQueues.retainedQueue(topic), sequence, content);
+        if (headers == null) {
+            return;
+        }
+        RetainedPublication next = new RetainedPublication(topic, sequence, content, headers);
+        RetainedPublication previous = retained.put(topic, next);
+        if (previous != null) { // a crash came between storing the new one and removing the old
+            persistence.remove(previous);
+            previous.content.release();
         }
     }
 

@@ -3,20 +3,17 @@ package org.wharfmq.server.transport;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
-import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ServerConfig;
 
-import java.util.concurrent.TimeUnit;
-
 /**
  * The first frame on a connection must be HELLO in protocol version 1. The answer is HELLO_OK with the queue
  * manager's name, the agreed heartbeat (the smaller non-zero one of the client's and the server's) and the maximum
- * message length; then this handler installs the heartbeat and hands the connection to a {@link ConnectionHandler}.
+ * message length; then this handler replaces the handshake timeout with the {@link HeartbeatHandler} (or removes it when
+ * neither side wants one) and hands the connection to a {@link ServerConnection}.
  * Anything else first is a PROTOCOL_ERROR; a connection that says nothing within
  * {@link Configuration#HANDSHAKE_TIMEOUT_MILLIS} is closed.
  *
@@ -55,13 +52,11 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(new Frame.HelloOk(ProtocolVersion.CURRENT, config.name(), context.serverVersion(), heartbeat,
                 config.maxMessageLength()), ctx.voidPromise());
         if (heartbeat > 0) {
-            long deadAfter = Heartbeat.deadAfterMillis(heartbeat);
-            ctx.pipeline().replace(ServerChannelInitializer.IDLE, ServerChannelInitializer.IDLE,
-                    new IdleStateHandler(deadAfter, heartbeat, 0, TimeUnit.MILLISECONDS));
+            ctx.pipeline().replace(ServerChannelInitializer.IDLE, "heartbeat", new HeartbeatHandler(heartbeat, hello.clientName()));
         } else {
             ctx.pipeline().remove(ServerChannelInitializer.IDLE);
         }
-        ctx.pipeline().replace(this, "connection", new ConnectionHandler(context, hello.clientName(), heartbeat));
+        ctx.pipeline().replace(this, "connection", new ServerConnection(context, hello.clientName()));
     }
 
     /** The smaller non-zero interval of the two; 0 when both sides want none. */

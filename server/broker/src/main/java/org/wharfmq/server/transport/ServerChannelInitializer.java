@@ -16,16 +16,17 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * flush       FlushConsolidationHandler  many writes during one read burst leave in one flush (fewer syscalls)
  * decoder     FrameDecoder               bytes to Frame records; limit = maxMessageLength + 64 KiB
- * turn        ReadTurn                   after 1 ms of one connection's frames, the loop serves the others first
+ * turn        ReadFairness               after 1 ms of one connection's frames, the loop serves the others first
  * encoder     FrameEncoder               Frame records to bytes; message bodies pass through uncopied
- * idle        IdleStateHandler           handshake timeout, then heartbeats once agreed
+ * idle        IdleStateHandler           handshake timeout; once HELLO is answered, replaced by:
+ *   heartbeat   HeartbeatHandler         PING when nothing was written for an interval, close after 3 silent ones
  * handshake   HandshakeHandler           HELLO to HELLO_OK, then replaces itself with:
- * connection  ConnectionHandler          dispatches frames to sessions, consumers and queues
+ *   connection  ServerConnection         dispatches each frame to its session, consumer or queue
  * </pre>
  */
 public final class ServerChannelInitializer extends ChannelInitializer<Channel> {
 
-    /** Pipeline name of the {@link IdleStateHandler}, which the handshake replaces with the agreed heartbeat. */
+    /** Pipeline name of the handshake timeout, which the handshake replaces with the agreed {@link HeartbeatHandler}. */
     static final String IDLE = "idle";
 
     private final ServerContext context;
@@ -41,7 +42,7 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
         ChannelPipeline p = ch.pipeline();
         p.addLast("flush", new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
         p.addLast("decoder", new FrameDecoder(context.maxFrameLength()));
-        p.addLast("turn", new ReadTurn(Configuration.READ_TURN_NANOS, System::nanoTime));
+        p.addLast("turn", new ReadFairness(Configuration.READ_TURN_NANOS, System::nanoTime));
         p.addLast("encoder", FrameEncoder.INSTANCE);
         p.addLast(IDLE, new IdleStateHandler(Configuration.HANDSHAKE_TIMEOUT_MILLIS, 0, 0, TimeUnit.MILLISECONDS));
         p.addLast("handshake", new HandshakeHandler(context));

@@ -7,17 +7,24 @@ import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.topic.TopicManager;
 
 /**
- * What every connection of one server shares: its settings, its queues, and the group of open connections the
- * server closes when it stops.
+ * What every connection of one server shares: its settings, its queues and topics, the client IDs in use, and the
+ * group of open connections the server closes when it stops.
  *
  * @param config        the server's settings
  * @param queueManager  the queues
- * @param topicManager  topics, subscriptions and client IDs
+ * @param topicManager  topics and subscriptions
+ * @param clientIds     the client IDs connections hold
  * @param connections   every open client connection, TCP and in-VM
  * @param serverVersion the version reported in HELLO_OK
  */
 public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
-                            ChannelGroup connections, String serverVersion) {
+                            ClientIds clientIds, ChannelGroup connections, String serverVersion) {
+
+    /** A server's context, with no client ID in use yet. */
+    public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
+                         ChannelGroup connections, String serverVersion) {
+        this(config, queueManager, topicManager, new ClientIds(), connections, serverVersion);
+    }
 
     /** The decoder's limit: the longest message plus room for the frame's own fields. */
     public int maxFrameLength() {

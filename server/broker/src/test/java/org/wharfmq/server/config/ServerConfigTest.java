@@ -30,29 +30,42 @@ class ServerConfigTest {
     @Test
     void outOfRangeValuesAreRefused() {
         ConfigurationException port = assertThrows(ConfigurationException.class,
-                () -> ServerConfig.defaults().port(70000).validate());
+                () -> ServerConfig.builder().port(70000).build());
         assertEquals("Setting port must be between 0 and 65535, was 70000.", port.getMessage());
-        assertThrows(ConfigurationException.class, () -> ServerConfig.defaults().maxQueueDepth(0).validate());
-        assertThrows(ConfigurationException.class, () -> ServerConfig.defaults().ioThreads(-1).validate());
-        assertThrows(ConfigurationException.class, () -> ServerConfig.defaults().queue("Q", 0).validate());
+        assertThrows(ConfigurationException.class, () -> ServerConfig.builder().maxQueueDepth(0).build());
+        assertThrows(ConfigurationException.class, () -> ServerConfig.builder().ioThreads(-1).build());
+        assertThrows(ConfigurationException.class, () -> ServerConfig.builder().queue("Q", 0).build());
         ConfigurationException tooFew = assertThrows(ConfigurationException.class,
-                () -> ServerConfig.defaults().maxQueues(1).queue("A").queue("B").validate());
+                () -> ServerConfig.builder().maxQueues(1).queue("A").queue("B").build());
         assertEquals("Setting maxQueues must be at least 1 and at least the number of queues defined under 'queues' "
                 + "(2), was 1.", tooFew.getMessage());
     }
 
     @Test
     void fluentQueueDefinitionReplacesAnEarlierOneOfTheSameName() {
-        ServerConfig config = ServerConfig.defaults().queue("A").queue("B", 5).queue("A", 7);
+        ServerConfig config = ServerConfig.builder().queue("A").queue("B", 5).queue("A", 7).build();
         assertEquals(List.of(new QueueDefinition("B", 5L), new QueueDefinition("A", 7L)), config.queues());
     }
 
     @Test
     void queuesGivenAsAListKeepARepeatedNameForValidationToRefuse() {
-        ServerConfig config = ServerConfig.defaults().queue("OLD")
+        ServerConfig.Builder builder = ServerConfig.builder().queue("OLD")
                 .queues(List.of(new QueueDefinition("A", null), new QueueDefinition("A", 3L)));
-        assertEquals(List.of(new QueueDefinition("A", null), new QueueDefinition("A", 3L)), config.queues());
-        ConfigurationException e = assertThrows(ConfigurationException.class, config::validate);
+        ConfigurationException e = assertThrows(ConfigurationException.class, builder::build);
         assertEquals("Queue 'A' is defined twice under 'queues'.", e.getMessage());
+    }
+
+    @Test
+    void aBuiltConfigNeverChangesWhenItsBuilderOrADerivedOneDoes() {
+        ServerConfig.Builder builder = ServerConfig.builder().port(1234).queue("A");
+        ServerConfig built = builder.build();
+        builder.port(4321).queue("B");
+        ServerConfig derived = built.toBuilder().autoCreate(false).queue("C").build();
+        assertEquals(1234, built.port());
+        assertEquals(List.of(new QueueDefinition("A", null)), built.queues());
+        assertTrue(built.autoCreate());
+        assertEquals(List.of(new QueueDefinition("A", null), new QueueDefinition("C", null)), derived.queues());
+        assertEquals(1234, derived.port());
+        assertThrows(UnsupportedOperationException.class, () -> built.queues().add(new QueueDefinition("D", null)));
     }
 }

@@ -25,7 +25,7 @@ class LocalQueueTest {
 
     private final InMemoryMessageStore store = new InMemoryMessageStore();
     private final QueueManager queues = new QueueManager(ServerConfig.defaults(), store, java.time.InstantSource.system());
-    private final LocalQueue queue = new LocalQueue("Q", 1_000_000, false, store, queues.deadLetters());
+    private final LocalQueue queue = new LocalQueue("Q", 1_000_000, false, queues.persistence(), queues.deadLetters());
 
     @AfterEach
     void releaseEverything() {
@@ -226,7 +226,7 @@ class LocalQueueTest {
 
     @Test
     void fullQueueRefusesWithAMessageNamingQueueLimitAndSetting() {
-        LocalQueue small = new LocalQueue("ORDERS", 2, true, store, queues.deadLetters());
+        LocalQueue small = new LocalQueue("ORDERS", 2, true, queues.persistence(), queues.deadLetters());
         QueuedMessage m1 = message(small, "1", 4, m -> { });
         QueuedMessage m2 = message(small, "2", 4, m -> { });
         QueuedMessage m3 = message(small, "3", 4, m -> { });
@@ -251,7 +251,7 @@ class LocalQueueTest {
 
     @Test
     void queueWithoutItsOwnLimitNamesTheServerWideSetting() {
-        LocalQueue small = new LocalQueue("Q2", 1, false, store, queues.deadLetters());
+        LocalQueue small = new LocalQueue("Q2", 1, false, queues.persistence(), queues.deadLetters());
         QueuedMessage m1 = message(small, "1", 4, m -> { });
         small.reserve(m1);
         WharfException full = assertThrows(WharfException.class, () -> small.reserve(message(small, "2", 4, m -> { })));

@@ -27,7 +27,7 @@ class QueueDeletionRaceTest {
     private static final long DELAY = 1_000;
 
     private final TestClock clock = new TestClock();
-    private final QueueManager queues = new QueueManager(ServerConfig.defaults().autoDeleteDelayMillis(DELAY),
+    private final QueueManager queues = new QueueManager(ServerConfig.builder().autoDeleteDelayMillis(DELAY).build(),
             new InMemoryMessageStore(), clock);
 
     @AfterEach

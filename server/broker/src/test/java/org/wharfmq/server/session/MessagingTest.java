@@ -370,6 +370,35 @@ class MessagingTest {
         }
     }
 
+    @Test
+    void consumerIdsAreTheConnectionsAndCloseWithTheirSession() throws Exception {
+        String queue = newQueue();
+        try (FrameClient client = FrameClient.connect(server)) {
+            client.createSession(1, false);
+            client.createSession(2, false);
+            client.createConsumer(1, 5, queue, null, 0);
+            client.sendMessage(2, TestMessages.text(queue, "m1"));
+            Frame.Error taken = client.requestFails(id -> new Frame.CreateConsumer(id, 2, 5, WireDestination.queue(queue),
+                    null, 0, Frame.CONSUMER_BROWSER, null), ErrorCode.ILLEGAL_STATE);
+            assertEquals("Consumer id 5 is already in use on this connection.", taken.message());
+            client.request(id -> new Frame.CreateConsumer(id, 2, 6, WireDestination.queue(queue), null, 0,
+                    Frame.CONSUMER_BROWSER, null));
+            client.request(id -> new Frame.CloseSession(id, 1));
+            client.send(new Frame.Credit(5, 1)); // consumer 5 closed with session 1: nothing is delivered to it
+            client.expectNothingMore();
+            client.send(new Frame.Credit(6, 1)); // the browser of session 2 shows the message
+            Frame.Deliver shown = client.expect(Frame.Deliver.class);
+            assertEquals(6, shown.consumerId());
+            assertEquals(0, shown.deliveryId());
+            client.createConsumer(2, 5, queue, null, 1); // id 5 is free again, now in session 2
+            Frame.Deliver d = client.expect(Frame.Deliver.class);
+            assertEquals(5, d.consumerId());
+            assertEquals("m1", TestMessages.body(d.message()));
+            client.request(id -> new Frame.CloseSession(id, 2));
+        }
+        assertEquals(0, server.queueManager().queue(queue).consumerCount());
+    }
+
     private static List<String> bodies(List<Frame.Deliver> deliveries) {
         List<String> bodies = new ArrayList<>();
         for (Frame.Deliver d : deliveries) {

@@ -32,8 +32,8 @@ class ReclamationTest {
     @Test
     void journalStaysBoundedWhileAnOldMessageWaits() throws Exception {
         // durability os: this test is about space, and syncs would only make it slower
-        ServerConfig config = StoreHarness.config(data).journalFileBytes(FILE_BYTES).journalSlackBytes(SLACK_BYTES)
-                .durability(Durability.OS);
+        ServerConfig config = StoreHarness.settings(data).journalFileBytes(FILE_BYTES).journalSlackBytes(SLACK_BYTES)
+                .durability(Durability.OS).build();
         String body = "x".repeat(1000);
         long written = 0;
         long largest = 0;
@@ -72,7 +72,7 @@ class ReclamationTest {
      */
     @Test
     void aSegmentLeftRenamedForDeletionIsIgnoredAndDeletedAtTheNextStart() throws Exception {
-        ServerConfig config = StoreHarness.config(data).durability(Durability.OS);
+        ServerConfig config = StoreHarness.settings(data).durability(Durability.OS).build();
         try (JournalMessageStore store = StoreHarness.open(config, new Recovered())) {
             StoreHarness.put(store, Message.of("Q", 1, "kept"));
         }
@@ -97,8 +97,8 @@ class ReclamationTest {
 
     @Test
     void queuesCreatedAndDeletedByTheThousandLeaveNothingBehind() throws Exception {
-        ServerConfig config = StoreHarness.config(data).journalFileBytes(FILE_BYTES).journalSlackBytes(SLACK_BYTES)
-                .durability(Durability.OS);
+        ServerConfig config = StoreHarness.settings(data).journalFileBytes(FILE_BYTES).journalSlackBytes(SLACK_BYTES)
+                .durability(Durability.OS).build();
         int churned = 20_000;
         try (JournalMessageStore store = StoreHarness.open(config, new Recovered())) {
             store.queueCreated("KEPT");

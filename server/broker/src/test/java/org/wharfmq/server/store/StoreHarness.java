@@ -46,8 +46,14 @@ final class StoreHarness {
         }
     }
 
+    /** The settings of a store in {@code data}: the defaults, with messages of up to 1 MiB. */
     static ServerConfig config(Path data) {
-        return ServerConfig.defaults().dataDirectory(data).maxMessageLength(1024 * 1024);
+        return settings(data).build();
+    }
+
+    /** {@link #config}'s settings, for a test to change before building them. */
+    static ServerConfig.Builder settings(Path data) {
+        return ServerConfig.builder().dataDirectory(data).maxMessageLength(1024 * 1024);
     }
 
     /** Opens the store and replays it. */

@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
- * A connection whose frames are a lot of work does not keep the event loop from the others ({@link ReadTurn}): with
+ * A connection whose frames are a lot of work does not keep the event loop from the others ({@link ReadFairness}): with
  * one event loop, a request on a second connection is answered while the first one's burst of publications to a
  * hundred subscribers is still being processed, not after it.
  */

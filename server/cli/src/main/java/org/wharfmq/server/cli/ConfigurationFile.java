@@ -30,7 +30,7 @@ import java.util.TreeSet;
 /**
  * A YAML configuration file ({@code config/wharf.yaml}) as {@code wharf server --config} reads it: the queue
  * manager's settings and the message flows its flow host starts ({@code flows:}). Each top-level key is the name of
- * a {@link ServerConfig} setter (or {@code flows}); settings the file does not mention keep their defaults. A key that
+ * a {@link ServerConfig.Builder} setter (or {@code flows}); settings the file does not mention keep their defaults. A key that
  * is not a setting is an error naming the key, so a typo never silently falls back to a default. The broker knows
  * nothing of YAML: this is the one place that reads it.
  *
@@ -77,12 +77,12 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
             throw new ConfigurationException("Cannot read configuration file " + yaml + ": " + e, e);
         }
         try {
-            document.server.validate();
+            ServerConfig server = document.server.build();
             FlowConfig.validate(document.flows);
+            return new ConfigurationFile(server, List.copyOf(document.flows));
         } catch (ConfigurationException e) {
             throw inFile(e, yaml);
         }
-        return new ConfigurationFile(document.server, List.copyOf(document.flows));
     }
 
     private static ConfigurationException inFile(ConfigurationException e, Path yaml) {
@@ -119,14 +119,14 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
     }
 
     /**
-     * The file's keys, bound by Jackson: one setter per key, each handing its value to the {@link ServerConfig} setter
+     * The file's keys, bound by Jackson: one setter per key, each handing its value to the {@link ServerConfig.Builder} setter
      * of that name. A setting added to ServerConfig gets its key here (and its explanation in config/wharf.yaml).
      */
     @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.NONE, getterVisibility = JsonAutoDetect.Visibility.NONE,
             isGetterVisibility = JsonAutoDetect.Visibility.NONE, setterVisibility = JsonAutoDetect.Visibility.NONE)
     private static final class Document {
 
-        private final ServerConfig server = ServerConfig.defaults();
+        private final ServerConfig.Builder server = ServerConfig.builder();
         private final List<FlowConfig> flows = new ArrayList<>();
 
         @JsonProperty("name")

@@ -42,14 +42,14 @@ final class ServerCommand implements Callable<Integer> {
         ServerConfig config;
         try {
             file = configFile == null ? ConfigurationFile.defaults() : ConfigurationFile.load(configFile);
-            config = file.server();
+            ServerConfig.Builder settings = file.server().toBuilder();
             if (port != null) {
-                config.port(port);
+                settings.port(port);
             }
             if (dataDirectory != null) {
-                config.dataDirectory(dataDirectory);
+                settings.dataDirectory(dataDirectory);
             }
-            config.validate();
+            config = settings.build();
         } catch (ConfigurationException e) {
             System.err.println("wharf: " + e.getMessage());
             return BAD_CONFIGURATION;

@@ -106,7 +106,7 @@ class FlowHostTest {
      * Each restart of {@link #testServer} gets a new flow host with the same configured flows, as a restarted
      * server reads them from its configuration file.
      */
-    private void start(UnaryOperator<ServerConfig> customizer, FlowConfig... configured) throws Exception {
+    private void start(UnaryOperator<ServerConfig.Builder> customizer, FlowConfig... configured) throws Exception {
         testServer = TestServer.start(customizer, config -> {
             flowHost = new FlowHost(List.of(configured));
             return WharfServer.start(config, flowHost);

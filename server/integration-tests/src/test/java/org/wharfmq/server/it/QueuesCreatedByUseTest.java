@@ -228,7 +228,7 @@ class QueuesCreatedByUseTest {
      * A server whose queues read the test's clock, with a flow host as the distribution runs it (its admin command
      * queue is one of the queues counted); {@code customizer} adds to this test's config.
      */
-    private TestServer start(UnaryOperator<ServerConfig> customizer) throws Exception {
+    private TestServer start(UnaryOperator<ServerConfig.Builder> customizer) throws Exception {
         TestServer server = TestServer.start(c -> customizer.apply(c.autoDeleteDelayMillis(DELAY)),
                 config -> WharfServer.start(config, JournalMessageStore.open(config), clock, new FlowHost()));
         opened.add(server);

@@ -185,7 +185,7 @@ class TemporaryQueueTest {
 
     @Test
     void persistentMessagesOnATemporaryQueueNeverReachTheJournal() throws Exception {
-        JournalMessageStore journal = assertInstanceOf(JournalMessageStore.class, WHARF.server().queueManager().store());
+        JournalMessageStore journal = assertInstanceOf(JournalMessageStore.class, WHARF.server().store());
         Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer producer = session.createProducer(null);
         // the same exchange on a named queue is journalled: the baseline that makes the check below mean something

@@ -26,12 +26,12 @@ import java.util.function.UnaryOperator;
  */
 final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback, AfterEachCallback {
 
-    private final UnaryOperator<ServerConfig> customizer;
+    private final UnaryOperator<ServerConfig.Builder> customizer;
     private final List<Connection> openConnections = new CopyOnWriteArrayList<>();
     private final AtomicInteger queueSequence = new AtomicInteger();
     private TestServer testServer;
 
-    private WharfServerExtension(UnaryOperator<ServerConfig> customizer) {
+    private WharfServerExtension(UnaryOperator<ServerConfig.Builder> customizer) {
         this.customizer = customizer;
     }
 
@@ -41,7 +41,7 @@ final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback,
     }
 
     /** A server whose config {@code customizer} adjusts (limits, predefined queues, auto-create off). */
-    static WharfServerExtension configured(UnaryOperator<ServerConfig> customizer) {
+    static WharfServerExtension configured(UnaryOperator<ServerConfig.Builder> customizer) {
         return new WharfServerExtension(customizer);
     }
 

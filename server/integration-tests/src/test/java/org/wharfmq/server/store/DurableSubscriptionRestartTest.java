@@ -20,6 +20,7 @@ import javax.jms.Topic;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -107,6 +108,30 @@ class DurableSubscriptionRestartTest {
                 MessageConsumer afterRestart = session.createConsumer(session.createTopic("prices/fx/GBP"));
                 assertEquals(List.of("1.26"), texts(afterRestart, 1));
                 Receive.nothingMore(afterRestart);
+            }
+        }
+    }
+
+    @Test
+    void aDelayedPublicationOnADurableSubscriptionStillWaitsForItsDeliveryTimeAfterARestart() throws Exception {
+        try (TestServer testServer = TestServer.start()) {
+            try (Connection c = connect(testServer.server(), "app")) {
+                Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                Topic topic = session.createTopic("orders/later");
+                session.createDurableSubscriber(topic, "delayed").close();
+                MessageProducer publisher = session.createProducer(topic);
+                publisher.setDeliveryDelay(3_600_000);
+                publisher.send(session.createTextMessage("in an hour"));
+                publisher.setDeliveryDelay(0);
+                publisher.send(session.createTextMessage("now"));
+            }
+            WharfServer server = testServer.restart();
+            assertEquals(2, backlog(server, "delayed"), "both came back");
+            try (Connection c = connect(server, "app")) {
+                Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageConsumer subscriber = session.createDurableSubscriber(session.createTopic("orders/later"), "delayed");
+                assertEquals(List.of("now"), texts(subscriber, 1));
+                assertNull(subscriber.receiveNoWait(), "the delayed one is not due for an hour, restart or not");
             }
         }
     }

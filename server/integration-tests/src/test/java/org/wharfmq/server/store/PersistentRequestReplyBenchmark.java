@@ -50,8 +50,8 @@ public final class PersistentRequestReplyBenchmark {
         int maxMessageLength = args.length > 5 ? Integer.parseInt(args[5]) : ServerConfig.defaults().maxMessageLength();
         int warmupSeconds = args.length > 6 ? Integer.parseInt(args[6]) : 2;
         Files.createDirectories(data);
-        ServerConfig config = ServerConfig.defaults().port(0).host("127.0.0.1").inVmName("bench")
-                .dataDirectory(Files.createTempDirectory(data, "bench-")).durability(durability).maxMessageLength(maxMessageLength);
+        ServerConfig config = ServerConfig.builder().port(0).host("127.0.0.1").inVmName("bench")
+                .dataDirectory(Files.createTempDirectory(data, "bench-")).durability(durability).maxMessageLength(maxMessageLength).build();
         JournalMessageStore store = JournalMessageStore.open(config);
         try (WharfServer server = WharfServer.start(config, store)) {
             ConnectionFactory cf = new WharfConnectionFactory(server.tcpUrl());

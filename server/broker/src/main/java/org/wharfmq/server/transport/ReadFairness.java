@@ -20,8 +20,10 @@ import java.util.function.LongSupplier;
  *
  * <p>Frames keep their order: once any is held, later ones queue behind it, including those the decoder still
  * takes out of bytes already read. Owned by the connection's event loop; every method runs there.
+ *
+ * <p>(Not to be confused with the JMS client's read turn, which says which application thread reads a socket.)
  */
-final class ReadTurn extends ChannelInboundHandlerAdapter {
+final class ReadFairness extends ChannelInboundHandlerAdapter {
 
     private final long turnNanos;
     private final LongSupplier clock;
@@ -33,7 +35,7 @@ final class ReadTurn extends ChannelInboundHandlerAdapter {
     private final Runnable resume = this::resume;
 
     /** @param turnNanos the longest a turn lasts; {@code clock} gives the time in ns (System::nanoTime) */
-    ReadTurn(long turnNanos, LongSupplier clock) {
+    ReadFairness(long turnNanos, LongSupplier clock) {
         this.turnNanos = turnNanos;
         this.clock = clock;
     }

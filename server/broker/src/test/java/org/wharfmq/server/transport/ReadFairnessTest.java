@@ -16,14 +16,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class ReadTurnTest {
+class ReadFairnessTest {
 
     private static final long TURN = 1_000;
 
     private final AtomicLong clock = new AtomicLong(1);
     /** What each frame costs the handler after the turn, in clock units; the frames it saw, in order. */
     private final Recorder recorder = new Recorder();
-    private final EmbeddedChannel channel = new EmbeddedChannel(new ReadTurn(TURN, clock::get), recorder);
+    private final EmbeddedChannel channel = new EmbeddedChannel(new ReadFairness(TURN, clock::get), recorder);
 
     /** Stands for the connection handler: records frames and read-completes, and spends clock time on each frame. */
     private final class Recorder extends ChannelInboundHandlerAdapter {

@@ -1,0 +1,161 @@
+package org.wharfmq.perf.jmh;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.BodyType;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.store.InMemoryMessageStore;
+import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.topic.TopicManager;
+import org.wharfmq.server.transport.ServerChannelInitializer;
+import org.wharfmq.server.transport.ServerContext;
+
+import java.time.InstantSource;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The server's share of one publication to many subscribers, on one thread, PS-N's shape: a SEND to a topic handed
+ * to the publisher's connection pipeline, routed to one copy per non-durable subscription, each copy handed to its
+ * subscriber's consumer on a connection of its own and written as a DELIVER (encoded and dropped). Each subscriber
+ * returns credit and acknowledges every {@link #BATCH} messages, as the client does. All connections are embedded
+ * channels, whose event loop is the calling thread. Time and allocation are per publication: divide by
+ * {@link #subscribers} for a delivery's share. {@link ServerPathBenchmark} is the one-subscriber path.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class FanOutBenchmark {
+
+    /** Messages between a subscriber's ACK and CREDIT frames. */
+    private static final int BATCH = 64;
+    private static final int SESSION = 1;
+    private static final int CONSUMER = 7;
+
+    /** Subscribers of the topic, each on its own connection. */
+    @Param({"100"})
+    public int subscribers;
+
+    private EmbeddedChannel publisher;
+    private EmbeddedChannel[] subscriberChannels;
+    private ByteBuf message;
+    private QueueManager queues;
+    private TopicManager topics;
+    private long published;
+
+    @Setup
+    public void setUp() {
+        ServerConfig config = ServerConfig.builder().heartbeatMillis(0).maxQueueDepth(1_000_000).build();
+        MessageStore store = new InMemoryMessageStore();
+        queues = new QueueManager(config, store, InstantSource.system());
+        topics = new TopicManager(config, queues);
+        ServerContext context = new ServerContext(config, queues, topics,
+                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench");
+        publisher = connect(context);
+        WireDestination topic = WireDestination.topic("bench/prices");
+        subscriberChannels = new EmbeddedChannel[subscribers];
+        for (int i = 0; i < subscribers; i++) {
+            subscriberChannels[i] = connect(context);
+            subscriberChannels[i].writeInbound(new Frame.CreateConsumer(1, SESSION, CONSUMER, topic, null, 2 * BATCH,
+                    0, null));
+            expectOk(subscriberChannels[i]);
+        }
+        message = encode(topic);
+    }
+
+    private static EmbeddedChannel connect(ServerContext context) {
+        EmbeddedChannel channel = new EmbeddedChannel(new ServerChannelInitializer(context));
+        channel.writeInbound(new Frame.Hello(ProtocolVersion.CURRENT, "bench", null, null, 0));
+        drop(channel);
+        channel.writeInbound(new Frame.CreateSession(1, SESSION, false, 1));
+        expectOk(channel);
+        return channel;
+    }
+
+    private static ByteBuf encode(WireDestination target) {
+        WireMessage m = new WireMessage();
+        m.bodyType = BodyType.BYTES;
+        m.timestamp = 1_700_000_000_000L;
+        m.messageId = "ID:bench-connection:1";
+        m.destination = target;
+        m.properties.put("perfSeq", 42L);
+        m.body = new byte[2048];
+        ByteBuf buf = Unpooled.directBuffer(2048 + 256);
+        m.encode(buf);
+        return buf;
+    }
+
+    private static void expectOk(EmbeddedChannel channel) {
+        Object frame = channel.readOutbound();
+        if (frame == null) {
+            throw new IllegalStateException("no answer");
+        }
+        drop(channel);
+        ReferenceCountUtil.release(frame);
+    }
+
+    /** Runs the channel's pending tasks, then releases the buffers it wrote; returns how many. */
+    private static int drop(EmbeddedChannel channel) {
+        channel.runPendingTasks();
+        int n = 0;
+        Object out;
+        while ((out = channel.readOutbound()) != null) {
+            ReferenceCountUtil.release(out);
+            n++;
+        }
+        return n;
+    }
+
+    @Benchmark
+    public int publish() {
+        publisher.writeInbound(new Frame.Send(0, SESSION, 1, message.retainedDuplicate()));
+        int written = 0;
+        boolean settle = ++published % BATCH == 0;
+        for (EmbeddedChannel subscriber : subscriberChannels) {
+            written += drop(subscriber);
+            if (settle) {
+                subscriber.writeInbound(new Frame.Ack(0, SESSION, List.of(new Frame.Consumed(CONSUMER, published))));
+                subscriber.writeInbound(new Frame.Credit(CONSUMER, BATCH));
+            }
+        }
+        if (written < subscribers) { // a DELIVER is one or more buffers
+            throw new IllegalStateException(written + " buffers written for " + subscribers + " subscribers");
+        }
+        return written;
+    }
+
+    @TearDown
+    public void tearDown() {
+        publisher.finishAndReleaseAll();
+        for (EmbeddedChannel subscriber : subscriberChannels) {
+            subscriber.finishAndReleaseAll();
+        }
+        topics.close();
+        queues.close();
+        message.release();
+    }
+}

@@ -1,0 +1,165 @@
+package org.wharfmq.perf.jmh;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.BodyType;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.store.InMemoryMessageStore;
+import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.topic.TopicManager;
+import org.wharfmq.server.transport.ServerChannelInitializer;
+import org.wharfmq.server.transport.ServerContext;
+
+import java.time.InstantSource;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The server's share of one message, on one thread: a SEND frame handed to a connection's pipeline (as the decoder
+ * hands it on), dispatched to its session, put on the queue (or routed to a topic's subscription), handed to the
+ * waiting consumer of another connection and written as a DELIVER, which is encoded and dropped. The consumer returns
+ * credit and acknowledges every {@link #BATCH} messages, as the client does. Both connections are embedded channels,
+ * whose event loop is the calling thread, so a delivery is written inline as it is on a real event loop; the store
+ * is the in-memory one (completes at once), so a persistent send pays the session's store path but no journal.
+ * Frame decoding is {@link FrameCodecBenchmark}'s.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class ServerPathBenchmark {
+
+    /** Messages between the consumer's ACK and CREDIT frames. */
+    private static final int BATCH = 64;
+    private static final int SESSION = 1;
+    private static final int CONSUMER = 7;
+
+    /** "queue": a queue send; "topic": a publication to one durable subscriber. */
+    @Param({"queue", "topic"})
+    public String destination;
+
+    /** JMS PERSISTENT: the send waits for the store and is answered OK (the store completes at once). */
+    @Param({"false", "true"})
+    public boolean persistent;
+
+    private EmbeddedChannel producer;
+    private EmbeddedChannel consumer;
+    private ByteBuf message;
+    private QueueManager queues;
+    private TopicManager topics;
+    private long delivered;
+
+    @Setup
+    public void setUp() {
+        ServerConfig config = ServerConfig.builder().heartbeatMillis(0).maxQueueDepth(1_000_000).build();
+        MessageStore store = new InMemoryMessageStore();
+        queues = new QueueManager(config, store, InstantSource.system());
+        topics = new TopicManager(config, queues);
+        ServerContext context = new ServerContext(config, queues, topics,
+                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench");
+        producer = connect(context, null);
+        consumer = connect(context, "bench-subscriber");
+        boolean topic = destination.equals("topic");
+        WireDestination target = topic ? WireDestination.topic("bench/prices") : WireDestination.queue("BENCH");
+        consumer.writeInbound(new Frame.CreateConsumer(1, SESSION, CONSUMER, target, null, 2 * BATCH,
+                topic ? Frame.CONSUMER_DURABLE : 0, topic ? "bench" : null));
+        expectOk(consumer);
+        message = encode(target, persistent);
+    }
+
+    private static EmbeddedChannel connect(ServerContext context, String clientId) {
+        EmbeddedChannel channel = new EmbeddedChannel(new ServerChannelInitializer(context));
+        channel.writeInbound(new Frame.Hello(ProtocolVersion.CURRENT, "bench", null, null, 0));
+        drop(channel);
+        if (clientId != null) {
+            channel.writeInbound(new Frame.SetClientId(1, clientId));
+            expectOk(channel);
+        }
+        channel.writeInbound(new Frame.CreateSession(1, SESSION, false, 1));
+        expectOk(channel);
+        return channel;
+    }
+
+    private static ByteBuf encode(WireDestination target, boolean persistent) {
+        WireMessage m = new WireMessage();
+        m.bodyType = BodyType.BYTES;
+        m.persistent = persistent;
+        m.timestamp = 1_700_000_000_000L;
+        m.messageId = "ID:bench-connection:1";
+        m.correlationId = "corr-1";
+        m.destination = target;
+        m.replyTo = WireDestination.queue("REPLY");
+        m.properties.put("perfSeq", 42L);
+        m.body = new byte[2048];
+        ByteBuf buf = Unpooled.directBuffer(2048 + 256);
+        m.encode(buf);
+        return buf;
+    }
+
+    private static void expectOk(EmbeddedChannel channel) {
+        Object frame = channel.readOutbound();
+        if (frame == null) {
+            throw new IllegalStateException("no answer");
+        }
+        drop(channel);
+        ReferenceCountUtil.release(frame);
+    }
+
+    /** Runs the channel's pending tasks (the flush a delivery from another connection schedules), then releases what it wrote. */
+    private static int drop(EmbeddedChannel channel) {
+        channel.runPendingTasks();
+        int n = 0;
+        Object out;
+        while ((out = channel.readOutbound()) != null) {
+            ReferenceCountUtil.release(out);
+            n++;
+        }
+        return n;
+    }
+
+    @Benchmark
+    public int sendDeliver() {
+        producer.writeInbound(new Frame.Send(persistent ? 1 : 0, SESSION, 1, message.retainedDuplicate()));
+        int written = drop(consumer);
+        if (persistent) {
+            drop(producer);
+        }
+        if (++delivered % BATCH == 0) {
+            consumer.writeInbound(new Frame.Ack(0, SESSION, List.of(new Frame.Consumed(CONSUMER, delivered))));
+            consumer.writeInbound(new Frame.Credit(CONSUMER, BATCH));
+        }
+        return written;
+    }
+
+    @TearDown
+    public void tearDown() {
+        producer.finishAndReleaseAll();
+        consumer.finishAndReleaseAll();
+        topics.close();
+        queues.close();
+        message.release();
+    }
+}

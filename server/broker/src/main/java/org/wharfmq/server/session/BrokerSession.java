@@ -1,0 +1,578 @@
+package org.wharfmq.server.session;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.util.collection.IntObjectHashMap;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.protocol.selector.SelectorParseException;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.queue.QueuedMessage;
+import org.wharfmq.server.store.Persistence;
+import org.wharfmq.server.topic.Publication;
+import org.wharfmq.server.topic.Subscription;
+import org.wharfmq.server.topic.TopicManager;
+import org.wharfmq.protocol.message.WireDestination;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A client's JMS Session on the server: its ids, its consumers and browsers (it is their one owner) and the
+ * settlement of their deliveries (ACK, COMMIT, ROLLBACK, REJECT, CLOSE). Its open transaction is a
+ * {@link Transaction}; its DELIVER frames leave through its {@link DeliveryWriter}; what a SEND to a topic becomes
+ * is the {@link TopicManager}'s. (Not {@code ServerSession}: that name is taken by {@code javax.jms.ServerSession},
+ * an application server's API.)
+ *
+ * <h2>Threading</h2>
+ * <ul>
+ *   <li>The session is driven by its connection's event loop: every public method is called there, in frame
+ *       order, and the consumer map and transaction are touched only there.</li>
+ *   <li>Deliveries are recorded from any thread: a producer on another connection puts a message, the queue hands
+ *       it to one of this session's consumers under the queue's lock, and {@link #record} assigns the delivery id,
+ *       adds it to the consumer's unacknowledged deliveries and queues its frame under this session's small lock
+ *       (queue lock, then session lock: never the other way). The writer writes it on the event loop.</li>
+ *   <li>Store completions may come from the store's thread; they hop back to the event loop before touching
+ *       session state.</li>
+ * </ul>
+ */
+public final class BrokerSession {
+
+    private static final System.Logger LOG = System.getLogger(BrokerSession.class.getName());
+
+    private final int id;
+    private final Channel channel;
+    private final EventLoop eventLoop;
+    private final Replies replies;
+    private final QueueManager queueManager;
+    private final TopicManager topics;
+    private final String clientId;
+    private final Persistence persistence;
+    private final int maxMessageLength;
+
+    /** Guards delivery ids, every consumer's unacknowledged deliveries, and the writer's frames. */
+    private final Object lock = new Object();
+    private long nextDeliveryId = 1;
+    private final DeliveryWriter writer;
+
+    // owned by the event loop
+    /** The session's open consumers by id: the one place they are kept. */
+    private final IntObjectHashMap<ServerConsumer> consumers = new IntObjectHashMap<>();
+    /** Open QueueBrowser enumerations; their ids share the consumer id space of the connection. */
+    private final IntObjectHashMap<ServerBrowser> browsers = new IntObjectHashMap<>();
+    /** Closed consumers that still hold deliveries the application consumed; settled by the next ACK/COMMIT/ROLLBACK. */
+    private final List<ServerConsumer> retired = new ArrayList<>();
+    /** The open transaction of a transacted session; null for a session that is not. */
+    private final Transaction transaction;
+
+    /**
+     * @param id               the id the client chose
+     * @param transacted       whether sends are held until COMMIT and consumption is settled by COMMIT/ROLLBACK
+     * @param channel          the connection
+     * @param replies          answers on that connection
+     * @param queueManager     the queues
+     * @param topics           publish/subscribe
+     * @param clientId         the connection's client ID (fixed before any session exists), or null
+     * @param maxMessageLength longest message accepted (setting maxMessageLength)
+     */
+    public BrokerSession(int id, boolean transacted, Channel channel, Replies replies, QueueManager queueManager,
+                         TopicManager topics, String clientId, int maxMessageLength) {
+        this.id = id;
+        this.channel = channel;
+        this.eventLoop = channel.eventLoop();
+        this.replies = replies;
+        this.queueManager = queueManager;
+        this.topics = topics;
+        this.clientId = clientId;
+        this.persistence = queueManager.persistence();
+        this.maxMessageLength = maxMessageLength;
+        this.writer = new DeliveryWriter(lock, channel);
+        this.transaction = transacted ? new Transaction(persistence, topics, eventLoop) : null;
+    }
+
+    /** The id the client chose. */
+    public int id() {
+        return id;
+    }
+
+    // ---- consumers and browsers ----
+
+    /**
+     * CREATE_CONSUMER in this session: a consumer of a queue, a subscriber to a topic (which consumes its
+     * subscription's queue) or a browser of a queue. Answers OK before the consumer's first DELIVER. The connection
+     * has checked the id is free and the destination is one this connection may consume from.
+     *
+     * @throws WharfException when the selector, the destination or a subscription rule refuses it; nothing is
+     *                        created then
+     */
+    public void openConsumer(Frame.CreateConsumer f) {
+        Selector selector;
+        try {
+            selector = Selector.parse(f.selector());
+        } catch (SelectorParseException e) {
+            throw new WharfException(ErrorCode.INVALID_SELECTOR, "Invalid message selector: " + e.getMessage());
+        }
+        ServerConsumer consumer;
+        if (f.destination().kind().isQueue()) {
+            LocalQueue queue = queueManager.attach(f.destination()); // detached when it closes
+            if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
+                ServerBrowser browser = new ServerBrowser(f.consumerId(), id, queue, selector, channel);
+                browsers.put(f.consumerId(), browser);
+                replies.ok(f.requestId()); // answered before the first DELIVER, as for consumers
+                browser.addCredit(f.credit());
+                return;
+            }
+            consumer = new ServerConsumer(f.consumerId(), this, queue, selector, f.credit());
+        } else {
+            consumer = subscribe(f, selector);
+        }
+        consumers.put(f.consumerId(), consumer);
+        replies.ok(f.requestId()); // answered before the first DELIVER is written
+        consumer.start();
+    }
+
+    /**
+     * A consumer on a topic consumes from its subscription's queue; the subscription applies the selector when a
+     * message is published, so the consumer itself takes everything on that queue.
+     */
+    private ServerConsumer subscribe(Frame.CreateConsumer f, Selector selector) {
+        if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
+            throw WharfException.illegalState("Topic '" + f.destination().name() + "' cannot be browsed; browsers are for queues.");
+        }
+        Subscription subscription = topics.attach(f.destination(), f.selector() == null || f.selector().isBlank()
+                        ? null : f.selector(), selector, (f.flags() & Frame.CONSUMER_NO_LOCAL) != 0,
+                (f.flags() & Frame.CONSUMER_DURABLE) != 0, (f.flags() & Frame.CONSUMER_SHARED) != 0,
+                f.subscriptionName(), clientId, channel);
+        subscription.queue().attach(); // as every consumer's queue; a subscription's is never deleted as unused
+        ServerConsumer consumer = new ServerConsumer(f.consumerId(), this, subscription.queue(), Selector.ALL_MATCH,
+                f.credit());
+        consumer.onClose(() -> topics.detach(subscription));
+        return consumer;
+    }
+
+    /**
+     * CLOSE_CONSUMER: a browser just ends. A consumer's deliveries after {@code lastConsumedDeliveryId} never
+     * reached the application and go back to the queue as they were; the rest stay with the session until
+     * acknowledged, committed or rolled back. Nothing happens for an id the session does not have (closed already).
+     */
+    public void closeConsumer(int consumerId, long lastConsumedDeliveryId) {
+        ServerBrowser browser = browsers.remove(consumerId);
+        if (browser != null) {
+            browser.close(); // a browser holds no message: its DELIVERs were copies
+            return;
+        }
+        ServerConsumer consumer = consumers.remove(consumerId);
+        if (consumer == null || !consumer.stop()) {
+            return;
+        }
+        List<QueuedMessage> unconsumed = new ArrayList<>();
+        boolean holdsConsumed;
+        synchronized (lock) {
+            consumer.settleAfter(lastConsumedDeliveryId, unconsumed);
+            holdsConsumed = consumer.holdsDeliveries();
+        }
+        if (holdsConsumed) {
+            retired.add(consumer);
+        }
+        consumer.queue().giveBack(unconsumed);
+        consumer.closed();
+    }
+
+    /** CREDIT: the consumer or browser may be sent {@code credit} more messages. */
+    public void addCredit(int consumerId, int credit) {
+        ServerConsumer consumer = consumers.get(consumerId);
+        if (consumer != null) {
+            consumer.addCredit(credit);
+            return;
+        }
+        ServerBrowser browser = browsers.get(consumerId);
+        if (browser != null) {
+            browser.addCredit(credit);
+        }
+    }
+
+    /**
+     * PULL: delivers one available message, credit or not. Every delivery recorded for this session so far,
+     * including one a producer on another thread handed over a moment ago, is written before this returns, so
+     * the PULL_DONE written next never overtakes a message that was already on its way.
+     */
+    public void pull(int consumerId) {
+        ServerConsumer consumer = consumers.get(consumerId);
+        if (consumer != null) {
+            consumer.pull();
+            writer.drain();
+            return;
+        }
+        ServerBrowser browser = browsers.get(consumerId);
+        if (browser != null) {
+            browser.pull();
+        }
+    }
+
+    // ---- deliveries ----
+
+    /** Records a delivery and queues its frame; called by the queue, under its lock, from any thread. */
+    void record(ServerConsumer consumer, QueuedMessage message) {
+        synchronized (lock) {
+            Delivery d = new Delivery(consumer, nextDeliveryId++, message.deliveryCount(), message);
+            consumer.delivered(d);
+            writer.queue(d);
+        }
+        persistence.delivered(message, message.deliveryCount()); // so a crash brings it back as redelivered
+    }
+
+    /** Gets the recorded deliveries written: now when on the event loop, else by one scheduled task. */
+    void flushDeliveries() {
+        writer.flush();
+    }
+
+    // ---- sending ----
+
+    /**
+     * SEND: validates the message, takes its place on the queue, then makes it visible: at once, once stored (a
+     * persistent message), or at COMMIT (a transacted session). Takes over the reference to {@code content}. A
+     * message whose encoding is broken is refused with MALFORMED_MESSAGE, like any other refused send: the frame
+     * around it was fine, so the connection goes on.
+     */
+    public void send(int requestId, int producerId, ByteBuf content) {
+        QueuedMessage message;
+        try {
+            MessageHeaders headers = read(content);
+            WireDestination destination = headers.destination();
+            if (destination != null && !destination.kind().isQueue()) {
+                publishToTopic(requestId, producerId, content, headers);
+                return;
+            }
+            message = accept(content, headers);
+        } catch (WharfException e) {
+            content.release();
+            sendFailed(requestId, producerId, e);
+            return;
+        } catch (RuntimeException e) {
+            content.release();
+            throw e;
+        }
+        if (transaction != null) {
+            transaction.send(message);
+            replies.ok(requestId);
+        } else if (persistence.stores(message)) {
+            persistence.put(message, failure -> onEventLoop(() -> stored(requestId, producerId, message, failure)));
+        } else {
+            message.queue().offerWhenDue(message, eventLoop);
+            replies.ok(requestId);
+        }
+    }
+
+    private MessageHeaders read(ByteBuf content) {
+        int length = content.readableBytes();
+        if (length > maxMessageLength) {
+            throw new WharfException(ErrorCode.MESSAGE_TOO_LARGE, "The message is " + length
+                    + " bytes long, more than the maximum message length of " + maxMessageLength
+                    + " bytes (setting maxMessageLength).");
+        }
+        try {
+            return MessageHeaders.read(content);
+        } catch (MalformedFrameException e) {
+            throw new WharfException(ErrorCode.MALFORMED_MESSAGE, "The message was refused and not stored: "
+                    + e.getMessage() + ". It does not follow Wharf's message encoding (docs/protocol.md, \"Message "
+                    + "encoding\"): the producer's client library encoded it wrongly.");
+        }
+    }
+
+    private QueuedMessage accept(ByteBuf content, MessageHeaders headers) {
+        while (true) {
+            LocalQueue queue = queueManager.queue(headers.destination());
+            QueuedMessage message = new QueuedMessage(queue, content, headers);
+            if (queue.reserve(message)) {
+                return message;
+            }
+            // deleted as unused since the lookup (QueueManager): the next lookup finds or creates its successor
+        }
+    }
+
+    /**
+     * A SEND to a topic: the {@link TopicManager} routes it to one copy per matching subscription, each then handled
+     * as a queue send: held until COMMIT, or published at once or once what is stored of it is durable. Takes over
+     * {@code content}.
+     */
+    private void publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
+        Publication publication = topics.route(content, headers, channel, clientId); // failures: see send
+        content.release(); // the copies hold their own references
+        if (transaction != null) {
+            transaction.publish(publication);
+            replies.ok(requestId);
+        } else if (topics.stores(publication)) {
+            topics.store(publication, failure -> onEventLoop(() -> published(requestId, producerId, publication, failure)));
+        } else {
+            topics.publish(publication, eventLoop);
+            replies.ok(requestId);
+        }
+    }
+
+    private void published(int requestId, int producerId, Publication publication, Throwable failure) {
+        if (failure != null) {
+            publication.cancel();
+            storeFailed(requestId, producerId, "a publication to topic '" + publication.topic() + "'", failure);
+            return;
+        }
+        topics.publish(publication, eventLoop);
+        replies.ok(requestId);
+    }
+
+    private void stored(int requestId, int producerId, QueuedMessage message, Throwable failure) {
+        if (failure != null) {
+            message.queue().cancel(message);
+            storeFailed(requestId, producerId, message.toString(), failure);
+            return;
+        }
+        message.queue().offerWhenDue(message, eventLoop);
+        replies.ok(requestId);
+    }
+
+    /** The store could not record a SEND (whose places on its queues are given back): it fails, naming why. */
+    private void storeFailed(int requestId, int producerId, String what, Throwable failure) {
+        LOG.log(System.Logger.Level.WARNING, "Could not store " + what + ": " + failure);
+        sendFailed(requestId, producerId,
+                new WharfException(ErrorCode.INTERNAL_ERROR, "The message could not be stored: " + failure));
+    }
+
+    private void sendFailed(int requestId, int producerId, WharfException e) {
+        if (requestId == 0 && transaction != null) {
+            transaction.sendFailed(e);
+        }
+        replies.error(requestId, e, id, producerId);
+    }
+
+    /**
+     * REJECT: the client cannot decode a delivery, so its application will never see it. It leaves the consumer's
+     * unacknowledged deliveries for the dead-letter queue, whatever the session's transaction or acknowledgement
+     * mode. A delivery already settled (acknowledged, or returned by a rollback or close) is left alone.
+     *
+     * @param reason why, as the dead letter's reason: who rejected it and what the client could not decode
+     */
+    public void reject(int consumerId, long deliveryId, String reason) {
+        ServerConsumer consumer = consumers.get(consumerId);
+        if (consumer == null) {
+            return; // closed since: its unconsumed deliveries went back to the queue
+        }
+        QueuedMessage rejected;
+        synchronized (lock) {
+            rejected = consumer.settle(deliveryId);
+        }
+        if (rejected != null) {
+            queueManager.deadLetters().moveFromQueue(rejected, reason);
+        }
+    }
+
+    // ---- acknowledging ----
+
+    /** ACK: the listed consumers' deliveries up to the given ids (and any held by closed consumers) are done. */
+    public void acknowledge(int requestId, List<Frame.Consumed> consumed) {
+        if (transaction != null) {
+            throw WharfException.illegalState("Session " + id + " is transacted: COMMIT settles what it consumed, not ACK.");
+        }
+        List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
+        if (!persistence.storesAny(acknowledged)) {
+            acknowledged(acknowledged);
+            replies.ok(requestId);
+            return;
+        }
+        // the queue forgets the messages at once (after a crash before the record is durable they come back, which
+        // an unanswered ACK allows); only the answer waits for the record, which needs just queue and sequence
+        acknowledged(acknowledged);
+        persistence.remove(acknowledged, failure -> onEventLoop(() -> {
+            if (failure != null) {
+                LOG.log(System.Logger.Level.WARNING, "Could not record acknowledgement in session " + id + ": " + failure);
+            }
+            replies.ok(requestId);
+        }));
+    }
+
+    /**
+     * COMMIT: the transaction's sends become visible and the listed deliveries are acknowledged, once the store
+     * has the commit marker. If a fire-and-forget send of the transaction failed, the transaction is rolled back
+     * instead and COMMIT answers TRANSACTION_ROLLED_BACK naming that failure; then only the listed (consumed)
+     * deliveries go back, marked redelivered, and prefetched ones stay with their consumers.
+     */
+    public void commit(int requestId, List<Frame.Consumed> consumed) {
+        requireTransacted("COMMIT");
+        WharfException cause = transaction.rollbackOnlyCause();
+        if (cause != null) {
+            giveBack(takeConsumed(consumed, true));
+            transaction.rollback(failure -> replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
+                    "The transaction was rolled back because a send in it failed: " + cause.getMessage(), id, 0));
+            return;
+        }
+        List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
+        transaction.commit(acknowledged, failure -> {
+            if (failure != null) {
+                LOG.log(System.Logger.Level.WARNING, "Could not store the commit of session " + id + ": " + failure);
+                for (int i = 0; i < acknowledged.size(); i++) {
+                    acknowledged.get(i).countRedelivery();
+                }
+                giveBack(acknowledged);
+                replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
+                        "The transaction was rolled back because the store could not record its commit: " + failure, id, 0);
+                return;
+            }
+            acknowledged(acknowledged);
+            replies.ok(requestId);
+        });
+    }
+
+    /**
+     * ROLLBACK (also Session.recover): pending sends are dropped; every unacknowledged delivery goes back to its
+     * queue at its original position, the listed consumed ones (and those held by closed consumers) with their
+     * delivery count increased. No delivery reaches the session's consumers before the OK; after it, each
+     * consumer restarts at its initial credit.
+     */
+    public void rollback(int requestId, List<Frame.Consumed> consumed) {
+        for (ServerConsumer c : consumers.values()) {
+            c.suspend();
+        }
+        List<QueuedMessage> returned = new ArrayList<>();
+        synchronized (lock) {
+            for (ServerConsumer c : consumers.values()) {
+                c.settleAll(lastConsumed(consumed, c.id()), returned);
+            }
+            for (ServerConsumer c : retired) {
+                c.settleAll(Long.MAX_VALUE, returned);
+            }
+        }
+        retired.clear();
+        giveBack(returned);
+        Runnable restart = () -> {
+            replies.ok(requestId);
+            for (ServerConsumer c : consumers.values()) {
+                c.resume();
+            }
+        };
+        if (transaction != null) {
+            transaction.rollback(failure -> onEventLoop(restart));
+        } else {
+            restart.run();
+        }
+    }
+
+    /**
+     * CLOSE_SESSION, CLOSE, or the connection dropped: its browsers end, the open transaction is rolled back and
+     * every unacknowledged delivery goes back to its queue. Those the application consumed are always counted as
+     * redelivered; prefetched ones only when {@code countPrefetched} (CLOSE_SESSION and a dropped connection
+     * count them, an orderly CLOSE does not). Answers OK when {@code requestId} is not 0.
+     */
+    public void close(int requestId, boolean countPrefetched) {
+        List<ServerConsumer> closing = new ArrayList<>(consumers.values());
+        for (ServerConsumer c : closing) {
+            c.stop();
+        }
+        browsers.values().forEach(ServerBrowser::close);
+        browsers.clear();
+        List<QueuedMessage> returned = new ArrayList<>();
+        synchronized (lock) {
+            long counted = countPrefetched ? Long.MAX_VALUE : Long.MIN_VALUE;
+            for (ServerConsumer c : consumers.values()) {
+                c.settleAll(counted, returned);
+            }
+            for (ServerConsumer c : retired) {
+                c.settleAll(Long.MAX_VALUE, returned);
+            }
+            writer.discardUnwritten();
+        }
+        consumers.clear();
+        retired.clear();
+        giveBack(returned);
+        for (ServerConsumer c : closing) {
+            c.closed();
+        }
+        if (transaction != null) {
+            transaction.rollback(failure -> replies.ok(requestId));
+        } else {
+            replies.ok(requestId);
+        }
+    }
+
+    // ---- helpers ----
+
+    /** Removes consumed deliveries (up to the listed ids, plus all held by closed consumers) from the session. */
+    private List<QueuedMessage> takeConsumed(List<Frame.Consumed> consumed, boolean countRedelivery) {
+        List<QueuedMessage> taken = new ArrayList<>();
+        synchronized (lock) {
+            for (int i = 0; i < consumed.size(); i++) {
+                Frame.Consumed c = consumed.get(i);
+                ServerConsumer consumer = consumers.get(c.consumerId());
+                if (consumer != null) {
+                    consumer.settleUpTo(c.lastDeliveryId(), countRedelivery, taken);
+                }
+            }
+            for (ServerConsumer consumer : retired) {
+                consumer.settleUpTo(Long.MAX_VALUE, countRedelivery, taken);
+            }
+        }
+        retired.clear();
+        return taken;
+    }
+
+    private static long lastConsumed(List<Frame.Consumed> consumed, int consumerId) {
+        for (int i = 0; i < consumed.size(); i++) {
+            if (consumed.get(i).consumerId() == consumerId) {
+                return consumed.get(i).lastDeliveryId();
+            }
+        }
+        return Long.MIN_VALUE;
+    }
+
+    private static void acknowledged(List<QueuedMessage> messages) {
+        for (int i = 0; i < messages.size(); i++) {
+            QueuedMessage m = messages.get(i);
+            m.queue().acknowledge(m);
+        }
+    }
+
+    /** Returns messages to their queues, one call per queue. */
+    private static void giveBack(List<QueuedMessage> messages) {
+        if (messages.isEmpty()) {
+            return;
+        }
+        LocalQueue first = messages.get(0).queue();
+        boolean oneQueue = true;
+        for (int i = 1; i < messages.size() && oneQueue; i++) {
+            oneQueue = messages.get(i).queue() == first;
+        }
+        if (oneQueue) {
+            first.giveBack(messages);
+            return;
+        }
+        Map<LocalQueue, List<QueuedMessage>> byQueue = new LinkedHashMap<>();
+        for (QueuedMessage m : messages) {
+            byQueue.computeIfAbsent(m.queue(), q -> new ArrayList<>()).add(m);
+        }
+        byQueue.forEach(LocalQueue::giveBack);
+    }
+
+    private void requireTransacted(String frame) {
+        if (transaction == null) {
+            throw WharfException.illegalState("Session " + id + " is not transacted: " + frame + " is not allowed.");
+        }
+    }
+
+    private void onEventLoop(Runnable task) {
+        if (eventLoop.inEventLoop()) {
+            task.run();
+        } else {
+            eventLoop.execute(task);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "session " + id + (transaction != null ? " (transacted)" : "");
+    }
+}

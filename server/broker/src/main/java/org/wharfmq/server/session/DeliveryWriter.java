@@ -1,0 +1,94 @@
+package org.wharfmq.server.session;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import org.wharfmq.protocol.frame.Frame;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The DELIVER frames of one session on their way to its connection. A queue hands a message to one of the
+ * session's consumers from whatever thread put it there; the session records the delivery and queues it here, under
+ * the session's lock. Frames are written only on the connection's event loop ({@link #drain}): inline when the
+ * delivery was made on that loop, otherwise by one task scheduled per burst ({@link #flush}). Because the session
+ * assigns delivery ids and queues them under the same lock, DELIVERs leave in delivery-id order, whichever threads
+ * produced them.
+ *
+ * <p>Each DELIVER carries {@code retainedDuplicate()} of the stored bytes, taken under the session's lock while the
+ * delivery is still live (a delivery settled before it was written is skipped), so the body is never copied and
+ * never released under the writer.
+ */
+final class DeliveryWriter {
+
+    /** The session's lock, which guards {@link #unwritten} and {@link #drainScheduled}. */
+    private final Object lock;
+    private final Channel channel;
+    private final EventLoop eventLoop;
+    private final ArrayDeque<Delivery> unwritten = new ArrayDeque<>();
+    private boolean drainScheduled;
+    /** The frames of one drain, written once the lock is released; event loop only. */
+    private final List<Frame.Deliver> batch = new ArrayList<>();
+    private final Runnable drainTask = this::drain;
+
+    /**
+     * @param lock    the session's lock
+     * @param channel the session's connection
+     */
+    DeliveryWriter(Object lock, Channel channel) {
+        this.lock = lock;
+        this.channel = channel;
+        this.eventLoop = channel.eventLoop();
+    }
+
+    /** Queues a delivery's frame; under the session's lock. */
+    void queue(Delivery delivery) {
+        unwritten.addLast(delivery);
+    }
+
+    /** Forgets the frames not written yet: the session is closing; under the session's lock. */
+    void discardUnwritten() {
+        unwritten.clear();
+    }
+
+    /** Gets the queued frames written: now when on the event loop, else by one scheduled task. */
+    void flush() {
+        if (eventLoop.inEventLoop()) {
+            drain();
+            return;
+        }
+        boolean schedule;
+        synchronized (lock) {
+            schedule = !drainScheduled && !unwritten.isEmpty();
+            if (schedule) {
+                drainScheduled = true;
+            }
+        }
+        if (schedule) {
+            eventLoop.execute(drainTask);
+        }
+    }
+
+    /** Writes every frame queued so far; on the event loop. */
+    void drain() {
+        synchronized (lock) {
+            drainScheduled = false;
+            Delivery d;
+            while ((d = unwritten.pollFirst()) != null) {
+                if (!d.settled) {
+                    batch.add(new Frame.Deliver(d.consumer.id(), d.deliveryId, d.deliveryCount,
+                            d.message.content().retainedDuplicate()));
+                }
+            }
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            channel.write(batch.get(i), channel.voidPromise());
+        }
+        batch.clear();
+        channel.flush();
+    }
+}
