@@ -27,12 +27,9 @@ public final class WireStrings {
 
     /** Reads a nullable string, rejecting a length that runs past the buffer. */
     public static String read(ByteBuf in) {
-        int length = in.readInt();
+        int length = checkLength(in.readInt(), in.readableBytes());
         if (length == -1) {
             return null;
-        }
-        if (length < 0 || length > in.readableBytes()) {
-            throw new MalformedFrameException("string length " + length + " exceeds the " + in.readableBytes() + " bytes left in the frame");
         }
         String s = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
         in.skipBytes(length);
@@ -41,13 +38,21 @@ public final class WireStrings {
 
     /** Skips a nullable string without decoding it. */
     public static void skip(ByteBuf in) {
-        int length = in.readInt();
-        if (length == -1) {
-            return;
+        int length = checkLength(in.readInt(), in.readableBytes());
+        in.skipBytes(Math.max(length, 0));
+    }
+
+    /**
+     * Checks a string's length prefix: -1 (null) or the length of bytes that fit in the {@code available} bytes
+     * after the prefix. For readers that read a string in place rather than with {@link #read}.
+     *
+     * @return {@code length}
+     * @throws MalformedFrameException when it is neither
+     */
+    public static int checkLength(int length, int available) {
+        if (length < -1 || length > available) {
+            throw new MalformedFrameException("string length " + length + " exceeds the " + available + " bytes left in the frame");
         }
-        if (length < 0 || length > in.readableBytes()) {
-            throw new MalformedFrameException("string length " + length + " exceeds the " + in.readableBytes() + " bytes left in the frame");
-        }
-        in.skipBytes(length);
+        return length;
     }
 }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.frame.WireStrings;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -77,27 +78,52 @@ public record WireDestination(Kind kind, String name) {
         }
     }
 
-    /** Reads a nullable destination. */
+    /** Reads a nullable destination, checked as {@link #skip(ByteBuf, int, int)} checks it. */
     public static WireDestination read(ByteBuf in) {
-        byte code = in.readByte();
-        if (code == 0) {
-            return null;
-        }
-        Kind kind = Kind.of(code);
-        String name = WireStrings.read(in);
-        if (name == null) {
-            throw new MalformedFrameException("destination of kind " + kind + " has no name");
-        }
-        return new WireDestination(kind, name);
+        int at = in.readerIndex();
+        int next = skip(in, at, in.writerIndex());
+        in.readerIndex(next);
+        return at(in, at, next);
     }
 
-    /** Skips a nullable destination without creating objects. */
+    /** Skips a nullable destination without creating objects, checked as {@link #read} checks it. */
     public static void skip(ByteBuf in) {
-        byte code = in.readByte();
-        if (code != 0) {
-            Kind.of(code);
-            WireStrings.skip(in);
+        in.readerIndex(skip(in, in.readerIndex(), in.writerIndex()));
+    }
+
+    /**
+     * Checks the nullable destination at {@code index} in place, without creating objects: a known kind byte, and
+     * unless none, a name that is not null and fits before {@code end}. The one rule of {@link #read} and
+     * {@link #skip(ByteBuf)} and of the message reader.
+     *
+     * @return the index after it
+     * @throws MalformedFrameException when it is broken or does not fit
+     */
+    public static int skip(ByteBuf buf, int index, int end) {
+        if (index >= end) {
+            throw new MalformedFrameException("a destination is truncated: no byte is left for its kind");
         }
+        byte code = buf.getByte(index);
+        if (code == 0) {
+            return index + 1;
+        }
+        Kind kind = Kind.of(code);
+        if (end - index - 1 < 4) {
+            throw new MalformedFrameException("a destination of kind " + kind + " is truncated: its name does not fit");
+        }
+        int length = WireStrings.checkLength(buf.getInt(index + 1), end - index - 5);
+        if (length == -1) {
+            throw new MalformedFrameException("destination of kind " + kind + " has no name");
+        }
+        return index + 5 + length;
+    }
+
+    /** The destination from {@code index} to {@code next}, which {@link #skip(ByteBuf, int, int)} has checked. */
+    public static WireDestination at(ByteBuf buf, int index, int next) {
+        if (next == index + 1) {
+            return null;
+        }
+        return new WireDestination(Kind.of(buf.getByte(index)), buf.toString(index + 5, next - index - 5, StandardCharsets.UTF_8));
     }
 
     @Override
