@@ -233,8 +233,9 @@ public final class MessageReader {
             throw new IllegalStateException("the message has been read to its end");
         }
         int from = at;
-        // the others start with an int; a destination, whose kind byte may be all, checks itself
-        if (next != DESTINATION && next != REPLY_TO && end - from < 4) {
+        // a string, a byte correlation id and the body start with an int; destinations and the property section
+        // check their own beginnings
+        if (next != DESTINATION && next != REPLY_TO && next != PROPERTIES && end - from < 4) {
             throw new MalformedFrameException("the message is truncated: it ends at offset " + (end - start)
                     + ", inside its " + FIELDS[next] + " at offset " + (from - start));
         }
