@@ -113,7 +113,8 @@ class EncodingCompatibilityTest {
 
     @Test
     void theClientReadsWhatItsOldEncoderWrote() throws JMSException {
-        WharfMapMessage m = assertInstanceOf(WharfMapMessage.class, MessageCodec.decode(Unpooled.wrappedBuffer(MAP), 1));
+        WharfMapMessage m = assertInstanceOf(WharfMapMessage.class,
+                MessageCodec.decode(Unpooled.wrappedBuffer(MAP), 1));
         assertEquals(DeliveryMode.NON_PERSISTENT, m.getJMSDeliveryMode());
         assertEquals(9, m.getJMSPriority());
         assertArrayEquals(new byte[]{(byte) 0xca, (byte) 0xfe}, m.getJMSCorrelationIDAsBytes());
@@ -129,7 +130,8 @@ class EncodingCompatibilityTest {
         assertTrue(m.itemExists("null"));
         assertArrayEquals(new byte[]{1, 2, 3}, m.getBytes("bytes"));
 
-        WharfStreamMessage s = assertInstanceOf(WharfStreamMessage.class, MessageCodec.decode(Unpooled.wrappedBuffer(STREAM), 1));
+        WharfStreamMessage s = assertInstanceOf(WharfStreamMessage.class,
+                MessageCodec.decode(Unpooled.wrappedBuffer(STREAM), 1));
         assertEquals(false, s.readBoolean());
         assertEquals(1, s.readByte());
         assertEquals(-2, s.readShort());

@@ -150,7 +150,8 @@ class MessageCodecTest {
         ByteBuf buf = Unpooled.buffer();
         MessageCodec.encode(m, WireDestination.queue("Q"), buf);
         buf.setByte(MessageEncoding.PRIORITY_OFFSET, 10);
-        assertEquals(set, assertThrows(MalformedFrameException.class, () -> MessageCodec.decode(buf.duplicate(), 1)).getMessage());
+        assertEquals(set, assertThrows(MalformedFrameException.class, () -> MessageCodec.decode(buf.duplicate(), 1))
+                .getMessage());
         assertEquals(set, assertThrows(MalformedFrameException.class, () -> MessageHeaders.read(buf)).getMessage());
     }
 

@@ -36,12 +36,6 @@ public final class WireStrings {
         return s;
     }
 
-    /** Skips a nullable string without decoding it. */
-    public static void skip(ByteBuf in) {
-        int length = checkLength(in.readInt(), in.readableBytes());
-        in.skipBytes(Math.max(length, 0));
-    }
-
     /**
      * Checks a string's length prefix: -1 (null) or the length of bytes that fit in the {@code available} bytes
      * after the prefix. For readers that read a string in place rather than with {@link #read}.
@@ -51,7 +45,8 @@ public final class WireStrings {
      */
     public static int checkLength(int length, int available) {
         if (length < -1 || length > available) {
-            throw new MalformedFrameException("string length " + length + " exceeds the " + available + " bytes left in the frame");
+            throw new MalformedFrameException("string length " + length + " exceeds the " + available
+                    + " bytes left in the frame");
         }
         return length;
     }

@@ -59,7 +59,7 @@ public final class MessageEncoding {
     private MessageEncoding() {
     }
 
-    /** Whether {@code priority} is a JMS priority, 0-9: the one rule the writer, the reader and the client's setters apply. */
+    /** Whether {@code priority} is a JMS priority, 0-9: the one rule of the writer, the reader and the client's setters. */
     public static boolean isValidPriority(int priority) {
         return priority >= MIN_PRIORITY && priority <= MAX_PRIORITY;
     }

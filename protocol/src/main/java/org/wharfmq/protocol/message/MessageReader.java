@@ -36,10 +36,8 @@ public final class MessageReader {
     /** Index after its last byte. */
     private final int end;
     private int next = MESSAGE_ID;
-    /** Index of field {@link #next}. */
+    /** Index of field {@link #next}; at the {@link #END}, of the body's first byte. */
     private int at;
-    /** Index of the body's first byte, once its length is checked. */
-    private int bodyIndex;
 
     private MessageReader(ByteBuf message) {
         this.buf = message;
@@ -190,7 +188,7 @@ public final class MessageReader {
         if (next != END) {
             throw new IllegalStateException("the body starts after its length: read bodyLength() first");
         }
-        return bodyIndex;
+        return at;
     }
 
     /** A copy of the body's bytes, or null for none. */
@@ -227,7 +225,10 @@ public final class MessageReader {
         return at;
     }
 
-    /** Checks field {@link #next} at {@link #at} and moves past it; returns the index after it. */
+    /**
+     * Checks field {@link #next} at {@link #at} and moves past it; returns the index after it (after the body's
+     * length: the body's first byte).
+     */
     private int pass() {
         if (next == END) {
             throw new IllegalStateException("the message has been read to its end");
@@ -244,7 +245,7 @@ public final class MessageReader {
             case CORRELATION_ID -> correlationIdIsBytes() ? correlationIdBytesEnd(from) : stringEnd(from);
             case DESTINATION, REPLY_TO -> WireDestination.skip(buf, from, end);
             case PROPERTIES -> PropertySection.skip(buf, from, start, end);
-            default -> bodyEnd(from);
+            default -> bodyStart(from);
         };
         next++;
         return at;
@@ -262,14 +263,13 @@ public final class MessageReader {
         return from + 4 + length;
     }
 
-    /** The end of the message, after checking that the body whose length is at {@code from} fills it exactly. */
-    private int bodyEnd(int from) {
+    /** The body's first byte, after checking that the body whose length is at {@code from} fills the message. */
+    private int bodyStart(int from) {
         int length = buf.getInt(from);
         int left = end - from - 4;
         if (length == -1 ? left != 0 : length != left) {
             throw new MalformedFrameException("body length " + length + " does not match the " + left + " bytes left");
         }
-        bodyIndex = from + 4;
-        return end;
+        return from + 4;
     }
 }

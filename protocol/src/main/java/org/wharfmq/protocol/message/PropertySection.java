@@ -74,8 +74,8 @@ public final class PropertySection {
             out.writeByte(MessageEncoding.PROPERTY_STRING);
             WireStrings.write(out, null);
         } else if (!MessageEncoding.writeValue(out, value)) {
-            throw new IllegalArgumentException("property " + name + " has unsupported type " + value.getClass().getName()
-                    + ": only Boolean, Byte, Short, Integer, Long, Float, Double and String are allowed");
+            throw new IllegalArgumentException("property " + name + " has unsupported type "
+                    + value.getClass().getName() + ": only Boolean, Byte, Short, Integer, Long, Float, Double and String are allowed");
         }
     }
 

@@ -78,7 +78,7 @@ public record WireDestination(Kind kind, String name) {
         }
     }
 
-    /** Reads a nullable destination, checked as {@link #skip(ByteBuf, int, int)} checks it. */
+    /** Reads a nullable destination, checked as {@link #skip} checks it. */
     public static WireDestination read(ByteBuf in) {
         int at = in.readerIndex();
         int next = skip(in, at, in.writerIndex());
@@ -86,15 +86,10 @@ public record WireDestination(Kind kind, String name) {
         return at(in, at, next);
     }
 
-    /** Skips a nullable destination without creating objects, checked as {@link #read} checks it. */
-    public static void skip(ByteBuf in) {
-        in.readerIndex(skip(in, in.readerIndex(), in.writerIndex()));
-    }
-
     /**
      * Checks the nullable destination at {@code index} in place, without creating objects: a known kind byte, and
-     * unless none, a name that is not null and fits before {@code end}. The one rule of {@link #read} and
-     * {@link #skip(ByteBuf)} and of the message reader.
+     * unless none, a name that is not null and fits before {@code end}: the one rule of {@link #read} and of the
+     * message reader.
      *
      * @return the index after it
      * @throws MalformedFrameException when it is broken or does not fit
@@ -118,12 +113,13 @@ public record WireDestination(Kind kind, String name) {
         return index + 5 + length;
     }
 
-    /** The destination from {@code index} to {@code next}, which {@link #skip(ByteBuf, int, int)} has checked. */
+    /** The destination from {@code index} to {@code next}, which {@link #skip} has checked. */
     public static WireDestination at(ByteBuf buf, int index, int next) {
         if (next == index + 1) {
             return null;
         }
-        return new WireDestination(Kind.of(buf.getByte(index)), buf.toString(index + 5, next - index - 5, StandardCharsets.UTF_8));
+        String name = buf.toString(index + 5, next - index - 5, StandardCharsets.UTF_8);
+        return new WireDestination(Kind.of(buf.getByte(index)), name);
     }
 
     @Override

@@ -107,7 +107,8 @@ class WriterReaderDriftTest {
             default -> {
                 for (int changes = 1 + random.nextInt(3); changes > 0; changes--) {
                     int at = random.nextInt(bytes.writerIndex());
-                    bytes.setByte(at, random.nextBoolean() ? random.nextInt(256) : bytes.getByte(at) + random.nextInt(5) - 2);
+                    int changed = random.nextBoolean() ? random.nextInt(256) : bytes.getByte(at) + random.nextInt(5) - 2;
+                    bytes.setByte(at, changed);
                 }
             }
         }
