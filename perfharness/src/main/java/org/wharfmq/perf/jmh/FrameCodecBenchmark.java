@@ -49,7 +49,13 @@ public class FrameCodecBenchmark {
     @Setup
     public void setUp() {
         message = Messages.request(size, "corr-1");
-        properties = message.readerIndex() + MessageReader.of(message).propertiesOffset();
+        MessageReader reader = MessageReader.of(message);
+        reader.messageId();
+        reader.correlationId();
+        reader.destination();
+        reader.skipReplyTo();
+        reader.type();
+        properties = message.readerIndex() + reader.skipProperties();
         encoder = new EmbeddedChannel(FrameEncoder.INSTANCE);
         decoder = new EmbeddedChannel(new FrameDecoder(100 * 1024 * 1024));
     }

@@ -27,18 +27,23 @@ public final class WireStrings {
 
     /** Reads a nullable string, rejecting a length that runs past the buffer. */
     public static String read(ByteBuf in) {
-        int length = checkLength(in.readInt(), in.readableBytes());
-        if (length == -1) {
-            return null;
-        }
-        String s = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
-        in.skipBytes(length);
-        return s;
+        int at = in.readerIndex();
+        in.skipBytes(Math.max(checkLength(in.readInt(), in.readableBytes()), 0));
+        return at(in, at);
+    }
+
+    /**
+     * The nullable string at {@code index}, read in place (the buffer's indexes do not move), whose length
+     * {@link #checkLength} has checked.
+     */
+    public static String at(ByteBuf buf, int index) {
+        int length = buf.getInt(index);
+        return length == -1 ? null : buf.toString(index + 4, length, StandardCharsets.UTF_8);
     }
 
     /**
      * Checks a string's length prefix: -1 (null) or the length of bytes that fit in the {@code available} bytes
-     * after the prefix. For readers that read a string in place rather than with {@link #read}.
+     * after the prefix. For readers that read a string in place ({@link #at}) rather than with {@link #read}.
      *
      * @return {@code length}
      * @throws MalformedFrameException when it is neither

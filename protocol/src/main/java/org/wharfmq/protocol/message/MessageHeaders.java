@@ -53,9 +53,10 @@ public final class MessageHeaders {
         String messageId = reader.messageId();
         String correlationId = reader.correlationId(); // a byte id's string form, once per message
         WireDestination destination = reader.destination();
-        String type = reader.type(); // the reply-to is checked on the way, not decoded
-        int propertiesOffset = reader.propertiesOffset();
-        int bodyLength = reader.bodyLength(); // the properties are checked on the way, not decoded
+        reader.skipReplyTo();
+        String type = reader.type();
+        int propertiesOffset = reader.skipProperties(); // decoded later, and only if a selector asks
+        int bodyLength = reader.bodyLength();
         return new MessageHeaders(reader.bodyType(), reader.persistent(), reader.priority(), reader.timestamp(),
                 reader.expiration(), reader.deliveryTime(), messageId, correlationId, destination, type,
                 propertiesOffset, bodyLength);

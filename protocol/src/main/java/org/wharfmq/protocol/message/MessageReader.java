@@ -4,20 +4,19 @@ import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.frame.WireStrings;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
  * The one reader of the message layout ({@link MessageEncoding}), and so the one place its rules are checked:
  * the server's header read ({@link MessageHeaders}), the client's decoding of a delivery and {@link WireMessage}
- * all read through it. It reads in place, field by field, and decodes only the fields asked for: the fields it
- * passes on the way to one are checked, not decoded, so whatever is read, a message that breaks a rule anywhere
- * before it is refused, and one whose {@link #bodyLength} has been read has been checked whole (bodies excepted:
- * their encodings are the client's).
+ * all read through it. It reads in place, field by field, checking each field as it reads it; the two a reader
+ * may not need, the reply-to and the properties, it can check without decoding ({@link #skipReplyTo},
+ * {@link #skipProperties}: the server's check of every SEND, which creates nothing for them). A message whose
+ * {@link #bodyLength} has been read has been checked whole (bodies excepted: their encodings are the client's).
  *
  * <p>The fixed-size fields are read at their offsets, in any order; the body type and the priority are checked
- * when the reader is created. The others are read in layout order: message id, correlation id, destination,
- * reply-to, type, properties, body; asking for one after a later one is an {@link IllegalStateException}.
+ * when the reader is created. The others are read (or skipped) once each, in layout order: message id, correlation
+ * id, destination, reply-to, type, properties, body; reading one out of order is an {@link IllegalStateException}.
  *
  * <p>The message is all the readable bytes of the buffer, whose indexes the reader never moves (so the server needs
  * no duplicate of the buffer to read it). A reader is a small object that lives for one read; it is not
@@ -35,14 +34,21 @@ public final class MessageReader {
     private final int start;
     /** Index after its last byte. */
     private final int end;
+    /** The fixed-size fields that are checked, read once. */
+    private final BodyType bodyType;
+    private final byte flags;
+    private final byte priority;
     private int next = MESSAGE_ID;
     /** Index of field {@link #next}; at the {@link #END}, of the body's first byte. */
     private int at;
 
-    private MessageReader(ByteBuf message) {
+    private MessageReader(ByteBuf message, BodyType bodyType, byte flags, byte priority) {
         this.buf = message;
         this.start = message.readerIndex();
         this.end = message.writerIndex();
+        this.bodyType = bodyType;
+        this.flags = flags;
+        this.priority = priority;
         this.at = start + MessageEncoding.MESSAGE_ID_OFFSET;
     }
 
@@ -53,20 +59,21 @@ public final class MessageReader {
      *                                 not one there is
      */
     public static MessageReader of(ByteBuf message) {
-        checkFixedFields(message);
-        return new MessageReader(message);
-    }
-
-    private static void checkFixedFields(ByteBuf message) {
+        int start = message.readerIndex();
         if (message.readableBytes() < MessageEncoding.MESSAGE_ID_OFFSET) {
-            throw new MalformedFrameException("the message is truncated: its " + message.readableBytes() + " bytes"
-                    + " do not hold the " + MessageEncoding.MESSAGE_ID_OFFSET + " bytes of its fixed-size fields");
+            throw truncatedFixedFields(message.readableBytes());
         }
-        BodyType.of(message.getByte(message.readerIndex()));
-        int priority = message.getByte(message.readerIndex() + MessageEncoding.PRIORITY_OFFSET);
+        byte priority = message.getByte(start + MessageEncoding.PRIORITY_OFFSET);
         if (!MessageEncoding.isValidPriority(priority)) {
             throw new MalformedFrameException(MessageEncoding.invalidPriority(priority));
         }
+        return new MessageReader(message, BodyType.of(message.getByte(start)),
+                message.getByte(start + MessageEncoding.FLAGS_OFFSET), priority);
+    }
+
+    private static MalformedFrameException truncatedFixedFields(int length) {
+        return new MalformedFrameException("the message is truncated: its " + length + " bytes do not hold the "
+                + MessageEncoding.MESSAGE_ID_OFFSET + " bytes of its fixed-size fields");
     }
 
     /**
@@ -81,17 +88,17 @@ public final class MessageReader {
 
     /** The JMS message type. */
     public BodyType bodyType() {
-        return BodyType.of(buf.getByte(start));
+        return bodyType;
     }
 
     /** JMSDeliveryMode is PERSISTENT. */
     public boolean persistent() {
-        return (flags() & MessageEncoding.FLAG_PERSISTENT) != 0;
+        return (flags & MessageEncoding.FLAG_PERSISTENT) != 0;
     }
 
     /** JMSPriority, 0-9. */
     public int priority() {
-        return buf.getByte(start + MessageEncoding.PRIORITY_OFFSET);
+        return priority;
     }
 
     /** JMSTimestamp, 0 when disabled. */
@@ -111,12 +118,14 @@ public final class MessageReader {
 
     /** Whether the correlation id was set as bytes: then {@link #correlationIdBytes} reads it as set. */
     public boolean correlationIdIsBytes() {
-        return (flags() & MessageEncoding.FLAG_CORRELATION_ID_BYTES) != 0;
+        return (flags & MessageEncoding.FLAG_CORRELATION_ID_BYTES) != 0;
     }
 
     /** JMSMessageID, or null. */
     public String messageId() {
-        return string(field(MESSAGE_ID), pass());
+        int from = field(MESSAGE_ID);
+        passed(stringEnd(from));
+        return WireStrings.at(buf, from);
     }
 
     /**
@@ -125,8 +134,11 @@ public final class MessageReader {
      */
     public String correlationId() {
         int from = field(CORRELATION_ID);
-        int to = pass();
-        return correlationIdIsBytes() ? CorrelationIds.ofBytes(buf, from + 4, to - from - 4) : string(from, to);
+        int to = passed(correlationIdEnd(from));
+        if (correlationIdIsBytes()) {
+            return CorrelationIds.ofBytes(buf, from + 4, to - from - 4);
+        }
+        return WireStrings.at(buf, from);
     }
 
     /**
@@ -138,38 +150,52 @@ public final class MessageReader {
             throw new IllegalStateException("the correlation id was set as a string: read it with correlationId()");
         }
         int from = field(CORRELATION_ID);
-        byte[] bytes = new byte[pass() - from - 4];
+        byte[] bytes = new byte[passed(correlationIdEnd(from)) - from - 4];
         buf.getBytes(from + 4, bytes);
         return bytes;
     }
 
     /** JMSDestination, or null. */
     public WireDestination destination() {
-        return WireDestination.at(buf, field(DESTINATION), pass());
+        int from = field(DESTINATION);
+        return WireDestination.at(buf, from, passed(WireDestination.skip(buf, from, end)));
     }
 
     /** JMSReplyTo, or null. */
     public WireDestination replyTo() {
-        return WireDestination.at(buf, field(REPLY_TO), pass());
+        int from = field(REPLY_TO);
+        return WireDestination.at(buf, from, passed(WireDestination.skip(buf, from, end)));
+    }
+
+    /** Checks JMSReplyTo, without decoding it. */
+    public void skipReplyTo() {
+        passed(WireDestination.skip(buf, field(REPLY_TO), end));
     }
 
     /** JMSType, or null. */
     public String type() {
-        return string(field(TYPE), pass());
+        int from = field(TYPE);
+        passed(stringEnd(from));
+        return WireStrings.at(buf, from);
     }
 
     /**
-     * Where the property section starts, as an offset from the message's first byte, for decoding it later
-     * ({@link PropertySection#read}); the section is not read here (reading a later field checks it).
+     * Checks the properties without decoding them or creating any object ({@link PropertySection#skip}).
+     *
+     * @return where the property section starts, as an offset from the message's first byte, for decoding it
+     *         later ({@link PropertySection#read})
      */
-    public int propertiesOffset() {
-        return field(PROPERTIES) - start;
+    public int skipProperties() {
+        int from = field(PROPERTIES);
+        passed(PropertySection.skip(buf, from, start, end));
+        return from - start;
     }
 
     /** The properties, decoded: a mutable map in wire order. */
     public Map<String, Object> properties() {
-        Map<String, Object> properties = PropertySection.read(buf, field(PROPERTIES), start, end);
-        pass();
+        int from = field(PROPERTIES);
+        Map<String, Object> properties = PropertySection.read(buf, from, start, end);
+        passed(from + 4 + buf.getInt(from)); // the section read has checked its length
         return properties;
     }
 
@@ -179,8 +205,9 @@ public final class MessageReader {
      */
     public int bodyLength() {
         int from = field(BODY);
-        pass();
-        return buf.getInt(from);
+        int length = checkedBodyLength(from);
+        passed(from + 4);
+        return length;
     }
 
     /** The index in the buffer of the body's first byte, once {@link #bodyLength} has been read. */
@@ -202,60 +229,41 @@ public final class MessageReader {
         return body;
     }
 
-    private int flags() {
-        return buf.getByte(start + MessageEncoding.FLAGS_OFFSET);
-    }
 
-    /** The string from {@code from} to {@code to}, which {@link #pass} has checked. */
-    private String string(int from, int to) {
-        int length = to - from - 4;
-        return length == 0 && buf.getInt(from) == -1 ? null : buf.toString(from + 4, length, StandardCharsets.UTF_8);
-    }
-
-    /** Moves to {@code field}, checking the fields on the way, or refuses to go back to it; returns its index. */
+    /** The index of {@code field}, which must be the next one. */
     private int field(int field) {
-        if (next > field) {
-            throw new IllegalStateException("the " + FIELDS[field] + " comes too late: a message's fields are read"
-                    + " once each, in the order message id, correlation id, destination, reply-to, type, properties,"
-                    + " body");
-        }
-        while (next < field) {
-            pass();
+        if (next != field) {
+            throw outOfOrder(field, next);
         }
         return at;
     }
 
-    /**
-     * Checks field {@link #next} at {@link #at} and moves past it; returns the index after it (after the body's
-     * length: the body's first byte).
-     */
-    private int pass() {
-        if (next == END) {
-            throw new IllegalStateException("the message has been read to its end");
-        }
-        int from = at;
-        // a string, a byte correlation id and the body start with an int; destinations and the property section
-        // check their own beginnings
-        if (next != DESTINATION && next != REPLY_TO && next != PROPERTIES && end - from < 4) {
-            throw new MalformedFrameException("the message is truncated: it ends at offset " + (end - start)
-                    + ", inside its " + FIELDS[next] + " at offset " + (from - start));
-        }
-        at = switch (next) {
-            case MESSAGE_ID, TYPE -> stringEnd(from);
-            case CORRELATION_ID -> correlationIdIsBytes() ? correlationIdBytesEnd(from) : stringEnd(from);
-            case DESTINATION, REPLY_TO -> WireDestination.skip(buf, from, end);
-            case PROPERTIES -> PropertySection.skip(buf, from, start, end);
-            default -> bodyStart(from);
-        };
+    /** Field {@link #next} has been read, up to {@code to}: moves on to the next one. */
+    private int passed(int to) {
+        at = to;
         next++;
-        return at;
+        return to;
     }
 
+    private static IllegalStateException outOfOrder(int field, int next) {
+        return new IllegalStateException("the " + FIELDS[field] + " is read out of order (the next field is "
+                + (next == END ? "none: the message has been read" : "the " + FIELDS[next]) + "): a message's fields"
+                + " are read once each, in the order message id, correlation id, destination, reply-to, type,"
+                + " properties, body (skipReplyTo and skipProperties check the two a reader may leave undecoded)");
+    }
+
+    /** The index after the string at {@code from}, checked. */
     private int stringEnd(int from) {
+        need(from);
         return from + 4 + Math.max(0, WireStrings.checkLength(buf.getInt(from), end - from - 4));
     }
 
-    private int correlationIdBytesEnd(int from) {
+    /** The index after the correlation id at {@code from}, a string or, by the flag, bytes; checked. */
+    private int correlationIdEnd(int from) {
+        if (!correlationIdIsBytes()) {
+            return stringEnd(from);
+        }
+        need(from);
         int length = buf.getInt(from);
         if (length < 0 || length > end - from - 4) {
             throw new MalformedFrameException("correlation id length " + length + " does not fit the message");
@@ -263,13 +271,22 @@ public final class MessageReader {
         return from + 4 + length;
     }
 
-    /** The body's first byte, after checking that the body whose length is at {@code from} fills the message. */
-    private int bodyStart(int from) {
+    /** The length of the body at {@code from}, checked to fill the rest of the message. */
+    private int checkedBodyLength(int from) {
+        need(from);
         int length = buf.getInt(from);
         int left = end - from - 4;
         if (length == -1 ? left != 0 : length != left) {
             throw new MalformedFrameException("body length " + length + " does not match the " + left + " bytes left");
         }
-        return from + 4;
+        return length;
+    }
+
+    /** Checks that the int that starts field {@link #next} at {@code from} is inside the message. */
+    private void need(int from) {
+        if (end - from < 4) {
+            throw new MalformedFrameException("the message is truncated: it ends at offset " + (end - start)
+                    + ", inside its " + FIELDS[next] + " at offset " + (from - start));
+        }
     }
 }

@@ -206,10 +206,7 @@ public final class PropertySection {
             case MessageEncoding.PROPERTY_LONG -> buf.getLong(valueAt);
             case MessageEncoding.PROPERTY_FLOAT -> buf.getFloat(valueAt);
             case MessageEncoding.PROPERTY_DOUBLE -> buf.getDouble(valueAt);
-            default -> { // PROPERTY_STRING, the only other tag valueLength sizes
-                int length = buf.getInt(valueAt);
-                yield length == -1 ? null : buf.toString(valueAt + 4, length, StandardCharsets.UTF_8);
-            }
+            default -> WireStrings.at(buf, valueAt); // PROPERTY_STRING, the only other tag valueLength sizes
         };
     }
 

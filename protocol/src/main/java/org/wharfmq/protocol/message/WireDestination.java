@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.frame.WireStrings;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -118,8 +117,7 @@ public record WireDestination(Kind kind, String name) {
         if (next == index + 1) {
             return null;
         }
-        String name = buf.toString(index + 5, next - index - 5, StandardCharsets.UTF_8);
-        return new WireDestination(Kind.of(buf.getByte(index)), name);
+        return new WireDestination(Kind.of(buf.getByte(index)), WireStrings.at(buf, index + 1));
     }
 
     @Override

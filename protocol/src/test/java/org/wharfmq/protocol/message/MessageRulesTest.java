@@ -127,17 +127,22 @@ class MessageRulesTest {
     }
 
     @Test
-    void fieldsAreReadInLayoutOrderAndThoseSkippedOnTheWayAreChecked() {
+    void fieldsAreReadOnceEachInLayoutOrderAndThoseSkippedAreChecked() {
         MessageReader reader = MessageReader.of(encode(message()));
-        assertEquals("t", reader.type()); // passes message id to reply-to, checked, not decoded
-        IllegalStateException late = assertThrows(IllegalStateException.class, reader::destination);
-        assertTrue(late.getMessage().startsWith("the destination comes too late"), late.getMessage());
+        IllegalStateException early = assertThrows(IllegalStateException.class, reader::type);
+        assertTrue(early.getMessage().startsWith("the type is read out of order (the next field is the message id)"),
+                early.getMessage());
+        assertEquals("ID:rules:1", reader.messageId());
+        assertThrows(IllegalStateException.class, reader::messageId);
 
         ByteBuf broken = encode(message());
         broken.setByte(indexOf(broken, "REPLY") - 5, 9); // the reply-to's kind
         MessageReader skipping = MessageReader.of(broken);
+        skipping.messageId();
+        skipping.correlationId();
+        skipping.destination();
         assertEquals("unknown destination kind 9",
-                assertThrows(MalformedFrameException.class, skipping::bodyLength).getMessage());
+                assertThrows(MalformedFrameException.class, skipping::skipReplyTo).getMessage());
     }
 
     @Test
@@ -145,6 +150,11 @@ class MessageRulesTest {
         ByteBuf m = encode(message());
         m.readerIndex(0);
         MessageReader reader = MessageReader.of(m);
+        reader.messageId();
+        reader.correlationId();
+        reader.destination();
+        reader.replyTo();
+        reader.type();
         Map<String, Object> properties = reader.properties();
         assertEquals(new LinkedHashMap<>(Map.of("color", "red")), properties);
         assertEquals(2, reader.bodyLength());
