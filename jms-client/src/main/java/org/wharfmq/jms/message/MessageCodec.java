@@ -3,6 +3,7 @@ package org.wharfmq.jms.message;
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.jms.WharfDestination;
 import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.protocol.message.MessageWriter;
 import org.wharfmq.protocol.message.WireDestination;
@@ -76,8 +77,9 @@ public final class MessageCodec {
      * @throws MalformedFrameException when the bytes do not follow the layout
      */
     public static WharfMessage decode(ByteBuf in, int deliveryCount) {
-        MessageReader reader = MessageReader.of(in);
-        WharfMessage m = switch (reader.bodyType()) {
+        int start = in.readerIndex();
+        BodyType bodyType = MessageReader.readBodyType(in);
+        WharfMessage m = switch (bodyType) {
             case TEXT -> new WharfTextMessage();
             case BYTES -> new WharfBytesMessage();
             case MAP -> new WharfMapMessage();
@@ -85,26 +87,27 @@ public final class MessageCodec {
             case OBJECT -> new WharfObjectMessage();
             case MESSAGE -> new WharfMessage();
         };
-        m.setDeliveryRaw(reader.persistent(), reader.priority());
-        m.setJMSTimestamp(reader.timestamp());
-        m.setJMSExpiration(reader.expiration());
-        m.setJMSDeliveryTime(reader.deliveryTime());
-        m.setJMSMessageID(reader.messageId());
-        if (reader.correlationIdIsBytes()) {
-            m.setCorrelationIdRaw(null, reader.correlationIdBytes());
+        int flags = MessageReader.readFlags(in);
+        m.setDeliveryRaw(MessageReader.persistent(flags), MessageReader.readPriority(in));
+        m.setJMSTimestamp(MessageReader.readTimestamp(in));
+        m.setJMSExpiration(MessageReader.readExpiration(in));
+        m.setJMSDeliveryTime(MessageReader.readDeliveryTime(in));
+        m.setJMSMessageID(MessageReader.readMessageId(in));
+        if (MessageReader.correlationIdIsBytes(flags)) {
+            m.setCorrelationIdRaw(null, MessageReader.readCorrelationIdBytes(in));
         } else {
-            m.setCorrelationIdRaw(reader.correlationId(), null);
+            m.setCorrelationIdRaw(MessageReader.readCorrelationId(in, false), null);
         }
-        m.setJMSDestination(WharfDestination.fromWire(reader.destination()));
-        m.setJMSReplyTo(WharfDestination.fromWire(reader.replyTo()));
-        m.setJMSType(reader.type());
-        Map<String, Object> properties = reader.properties();
+        m.setJMSDestination(WharfDestination.fromWire(MessageReader.readDestination(in)));
+        m.setJMSReplyTo(WharfDestination.fromWire(MessageReader.readReplyTo(in)));
+        m.setJMSType(MessageReader.readType(in));
+        Map<String, Object> properties = MessageReader.readProperties(in, start);
         m.setPropertiesRaw(properties.isEmpty() ? null : properties);
-        int bodyLength = reader.bodyLength();
+        int bodyLength = MessageReader.readBodyLength(in);
         try {
-            m.readBody(in.readerIndex(reader.bodyIndex()), bodyLength);
+            m.readBody(in, bodyLength);
         } catch (IndexOutOfBoundsException e) {
-            throw new MalformedFrameException("the " + reader.bodyType() + " body is truncated: " + e.getMessage());
+            throw new MalformedFrameException("the " + bodyType + " body is truncated: " + e.getMessage());
         }
         m.setDeliveryCount(deliveryCount);
         m.markReceived();

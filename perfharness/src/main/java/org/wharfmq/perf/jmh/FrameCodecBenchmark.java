@@ -49,13 +49,19 @@ public class FrameCodecBenchmark {
     @Setup
     public void setUp() {
         message = Messages.request(size, "corr-1");
-        MessageReader reader = MessageReader.of(message);
-        reader.messageId();
-        reader.correlationId();
-        reader.destination();
-        reader.skipReplyTo();
-        reader.type();
-        properties = message.readerIndex() + reader.skipProperties();
+        ByteBuf in = message.duplicate();
+        MessageReader.readBodyType(in);
+        MessageReader.readFlags(in);
+        MessageReader.readPriority(in);
+        MessageReader.readTimestamp(in);
+        MessageReader.readExpiration(in);
+        MessageReader.readDeliveryTime(in);
+        MessageReader.readMessageId(in);
+        MessageReader.readCorrelationId(in, false);
+        MessageReader.readDestination(in);
+        MessageReader.skipReplyTo(in);
+        MessageReader.readType(in);
+        properties = in.readerIndex();
         encoder = new EmbeddedChannel(FrameEncoder.INSTANCE);
         decoder = new EmbeddedChannel(new FrameDecoder(100 * 1024 * 1024));
     }

@@ -27,18 +27,18 @@ public final class WireStrings {
 
     /** Reads a nullable string, rejecting a length that runs past the buffer. */
     public static String read(ByteBuf in) {
-        int at = in.readerIndex();
-        in.skipBytes(Math.max(checkLength(in.readInt(), in.readableBytes()), 0));
-        return at(in, at);
+        int length = checkLength(in.readInt(), in.readableBytes());
+        String s = at(in, in.readerIndex(), length);
+        in.skipBytes(Math.max(length, 0));
+        return s;
     }
 
     /**
-     * The nullable string at {@code index}, read in place (the buffer's indexes do not move), whose length
-     * {@link #checkLength} has checked.
+     * The nullable string of {@code length} bytes (-1 for null), which {@link #checkLength} has checked, at
+     * {@code index} (after its length prefix), read in place: the buffer's indexes do not move.
      */
-    public static String at(ByteBuf buf, int index) {
-        int length = buf.getInt(index);
-        return length == -1 ? null : buf.toString(index + 4, length, StandardCharsets.UTF_8);
+    public static String at(ByteBuf buf, int index, int length) {
+        return length == -1 ? null : buf.toString(index, length, StandardCharsets.UTF_8);
     }
 
     /**

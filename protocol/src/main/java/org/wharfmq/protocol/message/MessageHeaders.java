@@ -44,22 +44,31 @@ public final class MessageHeaders {
 
     /**
      * Reads the headers of the message occupying all readable bytes of {@code message}, checking the whole
-     * message but its body ({@link MessageReader}); the buffer's indexes are not changed.
+     * message but its body ({@link MessageReader}) and decoding neither its reply-to nor its properties; the
+     * buffer's indexes are not changed.
      *
      * @throws MalformedFrameException when the layout is broken
      */
     public static MessageHeaders read(ByteBuf message) {
-        MessageReader reader = MessageReader.of(message);
-        String messageId = reader.messageId();
-        String correlationId = reader.correlationId(); // a byte id's string form, once per message
-        WireDestination destination = reader.destination();
-        reader.skipReplyTo();
-        String type = reader.type();
-        int propertiesOffset = reader.skipProperties(); // decoded later, and only if a selector asks
-        int bodyLength = reader.bodyLength();
-        return new MessageHeaders(reader.bodyType(), reader.persistent(), reader.priority(), reader.timestamp(),
-                reader.expiration(), reader.deliveryTime(), messageId, correlationId, destination, type,
-                propertiesOffset, bodyLength);
+        int start = message.readerIndex();
+        ByteBuf in = message.duplicate();
+        BodyType bodyType = MessageReader.readBodyType(in);
+        int flags = MessageReader.readFlags(in);
+        int priority = MessageReader.readPriority(in);
+        long timestamp = MessageReader.readTimestamp(in);
+        long expiration = MessageReader.readExpiration(in);
+        long deliveryTime = MessageReader.readDeliveryTime(in);
+        String messageId = MessageReader.readMessageId(in);
+        // a byte id's string form, once per message, for selectors and the correlation index
+        String correlationId = MessageReader.readCorrelationId(in, MessageReader.correlationIdIsBytes(flags));
+        WireDestination destination = MessageReader.readDestination(in);
+        MessageReader.skipReplyTo(in);
+        String type = MessageReader.readType(in);
+        int propertiesOffset = in.readerIndex() - start;
+        MessageReader.skipProperties(in, start); // decoded later, and only if a selector asks
+        int bodyLength = MessageReader.readBodyLength(in);
+        return new MessageHeaders(bodyType, MessageReader.persistent(flags), priority, timestamp, expiration,
+                deliveryTime, messageId, correlationId, destination, type, propertiesOffset, bodyLength);
     }
 
     /** Decodes the properties of {@code message} (the same buffer these headers were read from). */

@@ -8,77 +8,100 @@ import java.util.Map;
 
 /**
  * The one reader of the message layout ({@link MessageEncoding}), and so the one place its rules are checked:
- * the server's header read ({@link MessageHeaders}), the client's decoding of a delivery and {@link WireMessage}
- * all read through it. It reads in place, field by field, checking each field as it reads it; the two a reader
- * may not need, the reply-to and the properties, it can check without decoding ({@link #skipReplyTo},
- * {@link #skipProperties}: the server's check of every SEND, which creates nothing for them). A message whose
- * {@link #bodyLength} has been read has been checked whole (bodies excepted: their encodings are the client's).
+ * the server's header read ({@link MessageHeaders}), the client's decoding of a delivery and
+ * {@link WireMessage#decode} all read through it, and refuse a broken message in the same words.
  *
- * <p>The fixed-size fields are read at their offsets, in any order; the body type and the priority are checked
- * when the reader is created. The others are read (or skipped) once each, in layout order: message id, correlation
- * id, destination, reply-to, type, properties, body; reading one out of order is an {@link IllegalStateException}.
+ * <p>It reads from a buffer's reader index, one call a field, each checking its field and moving the index past
+ * it. It keeps nothing between calls, so reading creates no object but the values asked for (the server reads the
+ * headers of every SEND with it, the client every delivery; a reader object would be one more allocation on both
+ * paths, and absolute reads through a slice cost more than relative ones). The fields are read in layout order
+ * (the three readers above do; the golden and drift tests hold them to it):
  *
- * <p>The message is all the readable bytes of the buffer, whose indexes the reader never moves (so the server needs
- * no duplicate of the buffer to read it). A reader is a small object that lives for one read; it is not
- * thread-safe.
+ * <pre>
+ * readBodyType(in)                               checks that the fixed-size fields are all there
+ * readFlags(in)                                  then persistent(flags), correlationIdIsBytes(flags)
+ * readPriority(in)
+ * readTimestamp(in), readExpiration(in), readDeliveryTime(in)
+ * readMessageId(in)
+ * readCorrelationId(in, correlationIdIsBytes(flags)) or readCorrelationIdBytes(in)
+ * readDestination(in)
+ * readReplyTo(in) or skipReplyTo(in)            skip: checked, not decoded
+ * readType(in)
+ * readProperties(in, start) or skipProperties(in, start)
+ * readBodyLength(in)                             the body's bytes follow, to the end
+ * </pre>
+ *
+ * A message whose body length has been read has been checked whole (bodies excepted: their encodings are the
+ * client's). Every refusal is a {@link MalformedFrameException}, a message cut short included.
  */
 public final class MessageReader {
-    /** The variable-length fields, in layout order, then the end: {@link #next} is the next one to read. */
-    private static final int MESSAGE_ID = 0, CORRELATION_ID = 1, DESTINATION = 2, REPLY_TO = 3, TYPE = 4,
-            PROPERTIES = 5, BODY = 6, END = 7;
-    private static final String[] FIELDS = {"message id", "correlation id", "destination", "reply-to", "type",
-            "properties", "body length"};
 
-    private final ByteBuf buf;
-    /** Index of the message's first byte. */
-    private final int start;
-    /** Index after its last byte. */
-    private final int end;
-    /** The fixed-size fields that are checked, read once. */
-    private final BodyType bodyType;
-    private final byte flags;
-    private final byte priority;
-    private int next = MESSAGE_ID;
-    /** Index of field {@link #next}; at the {@link #END}, of the body's first byte. */
-    private int at;
-
-    private MessageReader(ByteBuf message, BodyType bodyType, byte flags, byte priority) {
-        this.buf = message;
-        this.start = message.readerIndex();
-        this.end = message.writerIndex();
-        this.bodyType = bodyType;
-        this.flags = flags;
-        this.priority = priority;
-        this.at = start + MessageEncoding.MESSAGE_ID_OFFSET;
+    private MessageReader() {
     }
 
     /**
-     * A reader of the message occupying all readable bytes of {@code message}.
+     * The body type, the message's first field: the JMS message type. Checks that the fixed-size fields that follow
+     * it are all there, so that they are read without another check.
      *
-     * @throws MalformedFrameException when its fixed-size fields are cut short, or its body type or priority is
-     *                                 not one there is
+     * @throws MalformedFrameException when they are not, or the body type is not one there is
      */
-    public static MessageReader of(ByteBuf message) {
-        int start = message.readerIndex();
-        if (message.readableBytes() < MessageEncoding.MESSAGE_ID_OFFSET) {
-            throw truncatedFixedFields(message.readableBytes());
+    public static BodyType readBodyType(ByteBuf in) {
+        if (in.readableBytes() < MessageEncoding.MESSAGE_ID_OFFSET) {
+            throw new MalformedFrameException("the message is truncated: its " + in.readableBytes() + " bytes"
+                    + " do not hold the " + MessageEncoding.MESSAGE_ID_OFFSET + " bytes of its fixed-size fields");
         }
-        byte priority = message.getByte(start + MessageEncoding.PRIORITY_OFFSET);
+        return BodyType.of(in.readByte());
+    }
+
+    /** The flags, for {@link #persistent} and {@link #correlationIdIsBytes}. */
+    public static int readFlags(ByteBuf in) {
+        return in.readByte();
+    }
+
+    /** Whether {@code flags} say JMSDeliveryMode is PERSISTENT. */
+    public static boolean persistent(int flags) {
+        return (flags & MessageEncoding.FLAG_PERSISTENT) != 0;
+    }
+
+    /**
+     * Whether {@code flags} say the correlation id was set as bytes: it is then read by
+     * {@link #readCorrelationIdBytes}.
+     */
+    public static boolean correlationIdIsBytes(int flags) {
+        return (flags & MessageEncoding.FLAG_CORRELATION_ID_BYTES) != 0;
+    }
+
+    /**
+     * JMSPriority, 0-9.
+     *
+     * @throws MalformedFrameException outside 0-9, in the words the writer refuses it with
+     */
+    public static int readPriority(ByteBuf in) {
+        int priority = in.readByte();
         if (!MessageEncoding.isValidPriority(priority)) {
             throw new MalformedFrameException(MessageEncoding.invalidPriority(priority));
         }
-        return new MessageReader(message, BodyType.of(message.getByte(start)),
-                message.getByte(start + MessageEncoding.FLAGS_OFFSET), priority);
+        return priority;
     }
 
-    private static MalformedFrameException truncatedFixedFields(int length) {
-        return new MalformedFrameException("the message is truncated: its " + length + " bytes do not hold the "
-                + MessageEncoding.MESSAGE_ID_OFFSET + " bytes of its fixed-size fields");
+    /** JMSTimestamp, 0 when disabled. */
+    public static long readTimestamp(ByteBuf in) {
+        return in.readLong();
+    }
+
+    /** JMSExpiration: absolute epoch millis, 0 = never. */
+    public static long readExpiration(ByteBuf in) {
+        return in.readLong();
+    }
+
+    /** JMSDeliveryTime: absolute epoch millis, 0 = at once. */
+    public static long readDeliveryTime(ByteBuf in) {
+        return in.readLong();
     }
 
     /**
-     * JMSExpiration of the message occupying {@code message}'s readable bytes, read in place without checking the
-     * rest: lets a consumer drop an expired message undecoded.
+     * JMSExpiration of the message occupying {@code message}'s readable bytes, read in place and alone (nothing is
+     * checked, the indexes do not move): lets a consumer drop an expired message undecoded.
      *
      * @throws IndexOutOfBoundsException when the message is too short to hold it
      */
@@ -86,207 +109,105 @@ public final class MessageReader {
         return message.getLong(message.readerIndex() + MessageEncoding.EXPIRATION_OFFSET);
     }
 
-    /** The JMS message type. */
-    public BodyType bodyType() {
-        return bodyType;
-    }
-
-    /** JMSDeliveryMode is PERSISTENT. */
-    public boolean persistent() {
-        return (flags & MessageEncoding.FLAG_PERSISTENT) != 0;
-    }
-
-    /** JMSPriority, 0-9. */
-    public int priority() {
-        return priority;
-    }
-
-    /** JMSTimestamp, 0 when disabled. */
-    public long timestamp() {
-        return buf.getLong(start + MessageEncoding.TIMESTAMP_OFFSET);
-    }
-
-    /** JMSExpiration: absolute epoch millis, 0 = never. */
-    public long expiration() {
-        return buf.getLong(start + MessageEncoding.EXPIRATION_OFFSET);
-    }
-
-    /** JMSDeliveryTime: absolute epoch millis, 0 = at once. */
-    public long deliveryTime() {
-        return buf.getLong(start + MessageEncoding.DELIVERY_TIME_OFFSET);
-    }
-
-    /** Whether the correlation id was set as bytes: then {@link #correlationIdBytes} reads it as set. */
-    public boolean correlationIdIsBytes() {
-        return (flags & MessageEncoding.FLAG_CORRELATION_ID_BYTES) != 0;
-    }
-
     /** JMSMessageID, or null. */
-    public String messageId() {
-        int from = field(MESSAGE_ID);
-        passed(stringEnd(from));
-        return WireStrings.at(buf, from);
+    public static String readMessageId(ByteBuf in) {
+        need(in, "message id");
+        return WireStrings.read(in);
     }
 
     /**
      * JMSCorrelationID as selectors and the correlation index see it: the string the sender set, or for an id set
-     * as bytes its {@link CorrelationIds string form}; null when there is none.
+     * as bytes ({@code bytes}: {@link #correlationIdIsBytes}) its {@link CorrelationIds string form}; null when
+     * there is none.
      */
-    public String correlationId() {
-        int from = field(CORRELATION_ID);
-        int to = passed(correlationIdEnd(from));
-        if (correlationIdIsBytes()) {
-            return CorrelationIds.ofBytes(buf, from + 4, to - from - 4);
+    public static String readCorrelationId(ByteBuf in, boolean bytes) {
+        need(in, "correlation id");
+        if (!bytes) {
+            return WireStrings.read(in);
         }
-        return WireStrings.at(buf, from);
+        int length = correlationIdBytesLength(in);
+        String id = CorrelationIds.ofBytes(in, in.readerIndex(), length);
+        in.skipBytes(length);
+        return id;
     }
 
-    /**
-     * JMSCorrelationID as the bytes it was set as; only when {@link #correlationIdIsBytes} (read a string one with
-     * {@link #correlationId}).
-     */
-    public byte[] correlationIdBytes() {
-        if (!correlationIdIsBytes()) {
-            throw new IllegalStateException("the correlation id was set as a string: read it with correlationId()");
+    /** JMSCorrelationID set as bytes, as it was set; only when {@link #correlationIdIsBytes}. */
+    public static byte[] readCorrelationIdBytes(ByteBuf in) {
+        need(in, "correlation id");
+        byte[] id = new byte[correlationIdBytesLength(in)];
+        in.readBytes(id);
+        return id;
+    }
+
+    private static int correlationIdBytesLength(ByteBuf in) {
+        int length = in.readInt();
+        if (length < 0 || length > in.readableBytes()) {
+            throw new MalformedFrameException("correlation id length " + length + " does not fit the message");
         }
-        int from = field(CORRELATION_ID);
-        byte[] bytes = new byte[passed(correlationIdEnd(from)) - from - 4];
-        buf.getBytes(from + 4, bytes);
-        return bytes;
+        return length;
     }
 
     /** JMSDestination, or null. */
-    public WireDestination destination() {
-        int from = field(DESTINATION);
-        return WireDestination.at(buf, from, passed(WireDestination.skip(buf, from, end)));
+    public static WireDestination readDestination(ByteBuf in) {
+        return WireDestination.read(in);
     }
 
     /** JMSReplyTo, or null. */
-    public WireDestination replyTo() {
-        int from = field(REPLY_TO);
-        return WireDestination.at(buf, from, passed(WireDestination.skip(buf, from, end)));
+    public static WireDestination readReplyTo(ByteBuf in) {
+        return WireDestination.read(in);
     }
 
-    /** Checks JMSReplyTo, without decoding it. */
-    public void skipReplyTo() {
-        passed(WireDestination.skip(buf, field(REPLY_TO), end));
+    /** Checks JMSReplyTo without decoding it. */
+    public static void skipReplyTo(ByteBuf in) {
+        WireDestination.skip(in);
     }
 
     /** JMSType, or null. */
-    public String type() {
-        int from = field(TYPE);
-        passed(stringEnd(from));
-        return WireStrings.at(buf, from);
+    public static String readType(ByteBuf in) {
+        need(in, "type");
+        return WireStrings.read(in);
+    }
+
+    /**
+     * The properties, decoded ({@link PropertySection#read}): a mutable map in wire order.
+     *
+     * @param start the index of the message's first byte: offsets in errors count from there
+     */
+    public static Map<String, Object> readProperties(ByteBuf in, int start) {
+        int section = in.readerIndex();
+        Map<String, Object> properties = PropertySection.read(in, section, start, in.writerIndex());
+        in.readerIndex(section + 4 + in.getInt(section));
+        return properties;
     }
 
     /**
      * Checks the properties without decoding them or creating any object ({@link PropertySection#skip}).
      *
-     * @return where the property section starts, as an offset from the message's first byte, for decoding it
-     *         later ({@link PropertySection#read})
+     * @param start the index of the message's first byte: offsets in errors count from there
      */
-    public int skipProperties() {
-        int from = field(PROPERTIES);
-        passed(PropertySection.skip(buf, from, start, end));
-        return from - start;
-    }
-
-    /** The properties, decoded: a mutable map in wire order. */
-    public Map<String, Object> properties() {
-        int from = field(PROPERTIES);
-        Map<String, Object> properties = PropertySection.read(buf, from, start, end);
-        passed(from + 4 + buf.getInt(from)); // the section read has checked its length
-        return properties;
+    public static void skipProperties(ByteBuf in, int start) {
+        in.readerIndex(PropertySection.skip(in, in.readerIndex(), start, in.writerIndex()));
     }
 
     /**
-     * The body's length, -1 for none; the body fills the rest of the message exactly, from {@link #bodyIndex}. The
-     * message has then been checked whole.
+     * The body's length, -1 for none, checked to fill the rest of the message exactly: the body's bytes follow, up
+     * to the end of {@code in}'s readable bytes.
      */
-    public int bodyLength() {
-        int from = field(BODY);
-        int length = checkedBodyLength(from);
-        passed(from + 4);
-        return length;
-    }
-
-    /** The index in the buffer of the body's first byte, once {@link #bodyLength} has been read. */
-    public int bodyIndex() {
-        if (next != END) {
-            throw new IllegalStateException("the body starts after its length: read bodyLength() first");
-        }
-        return at;
-    }
-
-    /** A copy of the body's bytes, or null for none. */
-    public byte[] body() {
-        int length = bodyLength();
-        if (length == -1) {
-            return null;
-        }
-        byte[] body = new byte[length];
-        buf.getBytes(bodyIndex(), body);
-        return body;
-    }
-
-
-    /** The index of {@code field}, which must be the next one. */
-    private int field(int field) {
-        if (next != field) {
-            throw outOfOrder(field, next);
-        }
-        return at;
-    }
-
-    /** Field {@link #next} has been read, up to {@code to}: moves on to the next one. */
-    private int passed(int to) {
-        at = to;
-        next++;
-        return to;
-    }
-
-    private static IllegalStateException outOfOrder(int field, int next) {
-        return new IllegalStateException("the " + FIELDS[field] + " is read out of order (the next field is "
-                + (next == END ? "none: the message has been read" : "the " + FIELDS[next]) + "): a message's fields"
-                + " are read once each, in the order message id, correlation id, destination, reply-to, type,"
-                + " properties, body (skipReplyTo and skipProperties check the two a reader may leave undecoded)");
-    }
-
-    /** The index after the string at {@code from}, checked. */
-    private int stringEnd(int from) {
-        need(from);
-        return from + 4 + Math.max(0, WireStrings.checkLength(buf.getInt(from), end - from - 4));
-    }
-
-    /** The index after the correlation id at {@code from}, a string or, by the flag, bytes; checked. */
-    private int correlationIdEnd(int from) {
-        if (!correlationIdIsBytes()) {
-            return stringEnd(from);
-        }
-        need(from);
-        int length = buf.getInt(from);
-        if (length < 0 || length > end - from - 4) {
-            throw new MalformedFrameException("correlation id length " + length + " does not fit the message");
-        }
-        return from + 4 + length;
-    }
-
-    /** The length of the body at {@code from}, checked to fill the rest of the message. */
-    private int checkedBodyLength(int from) {
-        need(from);
-        int length = buf.getInt(from);
-        int left = end - from - 4;
+    public static int readBodyLength(ByteBuf in) {
+        need(in, "body length");
+        int length = in.readInt();
+        int left = in.readableBytes();
         if (length == -1 ? left != 0 : length != left) {
             throw new MalformedFrameException("body length " + length + " does not match the " + left + " bytes left");
         }
         return length;
     }
 
-    /** Checks that the int that starts field {@link #next} at {@code from} is inside the message. */
-    private void need(int from) {
-        if (end - from < 4) {
-            throw new MalformedFrameException("the message is truncated: it ends at offset " + (end - start)
-                    + ", inside its " + FIELDS[next] + " at offset " + (from - start));
+    /** Checks that the int that starts {@code field} is there. */
+    private static void need(ByteBuf in, String field) {
+        if (in.readableBytes() < 4) {
+            throw new MalformedFrameException("the message is truncated: " + in.readableBytes() + " bytes are left"
+                    + " for its " + field + ", which takes at least 4");
         }
     }
 }

@@ -11,8 +11,8 @@ import java.util.Map;
 /**
  * The property section of an encoded message ({@link MessageEncoding}): its one writer, used by
  * {@link MessageWriter}, and its one reader, which checks it without decoding anything ({@link #skip}, the
- * server's check of every SEND) or decodes it ({@link #read}, a selector's or a consumer's), by the same walk and
- * the same rules, so the check accepts exactly the sections the decoder decodes.
+ * server's check of every SEND) or decodes it ({@link #read}, a selector's or a consumer's) after the same check,
+ * so the check accepts exactly the sections the decoder decodes.
  *
  * <pre>
  * int    length   bytes that follow, at least 2
@@ -96,25 +96,30 @@ public final class PropertySection {
      * @throws MalformedFrameException naming the property, what is wrong with it and its offset in the message
      */
     public static int skip(ByteBuf buf, int index, int messageStart, int messageEnd) {
-        return walk(buf, index, messageStart, messageEnd, null);
+        return check(buf, index, messageStart, messageEnd);
     }
 
     /**
-     * Decodes the section at {@code index}, checked as {@link #skip} checks it.
+     * Decodes the section at {@code index}, after checking it as {@link #skip} does.
      *
      * @return a mutable map in wire order
      * @throws MalformedFrameException as {@link #skip} does
      */
     public static Map<String, Object> read(ByteBuf buf, int index, int messageStart, int messageEnd) {
-        // sized for the count, unless the section is too short to hold that many (at least 6 bytes each)
-        int count = messageEnd - index < PREFIX ? 0 : Math.min(buf.getUnsignedShort(index + 4), (messageEnd - index) / 6);
-        Map<String, Object> properties = new LinkedHashMap<>(Math.max(4, 2 * count));
-        walk(buf, index, messageStart, messageEnd, properties);
+        int end = check(buf, index, messageStart, messageEnd);
+        Map<String, Object> properties = new LinkedHashMap<>(Math.max(4, 2 * buf.getUnsignedShort(index + 4)));
+        for (int at = index + PREFIX; at < end; ) { // checked: every name and value fits, every tag is known
+            int nameLength = buf.getInt(at);
+            int tagAt = at + 4 + nameLength;
+            byte tag = buf.getByte(tagAt);
+            properties.put(buf.toString(at + 4, nameLength, StandardCharsets.UTF_8), valueAt(buf, tag, tagAt + 1));
+            at = tagAt + 1 + (int) valueLength(buf, tag, tagAt + 1, end);
+        }
         return properties;
     }
 
-    /** The one walk of a section: checks it and, unless {@code into} is null, decodes each property into it. */
-    private static int walk(ByteBuf buf, int index, int messageStart, int messageEnd, Map<String, Object> into) {
+    /** The rules of a section, the one check of both {@link #skip} and {@link #read}: the index after it. */
+    private static int check(ByteBuf buf, int index, int messageStart, int messageEnd) {
         if (messageEnd - index < PREFIX) {
             throw new MalformedFrameException("the message is truncated: it ends at offset " + (messageEnd - messageStart)
                     + ", inside the length and count of its property section at offset " + (index - messageStart));
@@ -162,9 +167,6 @@ public final class PropertySection {
                         + quotedName(buf, nameAt, nameLength) + "): its value at offset " + (valueAt - messageStart)
                         + " runs past the end of the property section at offset " + (end - messageStart));
             }
-            if (into != null) {
-                into.put(buf.toString(nameAt, nameLength, StandardCharsets.UTF_8), valueAt(buf, tag, valueAt));
-            }
             at = valueAt + (int) valueLength;
         }
         if (at != end) {
@@ -196,7 +198,7 @@ public final class PropertySection {
         };
     }
 
-    /** The value of type {@code tag} at {@code valueAt}, which {@link #valueLength} has sized. */
+    /** The value of type {@code tag} at {@code valueAt}, which {@link #check} has checked. */
     private static Object valueAt(ByteBuf buf, byte tag, int valueAt) {
         return switch (tag) {
             case MessageEncoding.PROPERTY_BOOLEAN -> buf.getBoolean(valueAt);
@@ -206,7 +208,7 @@ public final class PropertySection {
             case MessageEncoding.PROPERTY_LONG -> buf.getLong(valueAt);
             case MessageEncoding.PROPERTY_FLOAT -> buf.getFloat(valueAt);
             case MessageEncoding.PROPERTY_DOUBLE -> buf.getDouble(valueAt);
-            default -> WireStrings.at(buf, valueAt); // PROPERTY_STRING, the only other tag valueLength sizes
+            default -> WireStrings.at(buf, valueAt + 4, buf.getInt(valueAt)); // PROPERTY_STRING, the only other tag
         };
     }
 

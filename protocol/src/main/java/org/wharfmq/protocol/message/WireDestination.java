@@ -77,47 +77,45 @@ public record WireDestination(Kind kind, String name) {
         }
     }
 
-    /** Reads a nullable destination, checked as {@link #skip} checks it. */
+    /** Reads a nullable destination. */
     public static WireDestination read(ByteBuf in) {
-        int at = in.readerIndex();
-        int next = skip(in, at, in.writerIndex());
-        in.readerIndex(next);
-        return at(in, at, next);
+        Kind kind = readKind(in);
+        if (kind == null) {
+            return null;
+        }
+        int length = nameLength(in, kind);
+        String name = WireStrings.at(in, in.readerIndex(), length);
+        in.skipBytes(length);
+        return new WireDestination(kind, name);
     }
 
-    /**
-     * Checks the nullable destination at {@code index} in place, without creating objects: a known kind byte, and
-     * unless none, a name that is not null and fits before {@code end}: the one rule of {@link #read} and of the
-     * message reader.
-     *
-     * @return the index after it
-     * @throws MalformedFrameException when it is broken or does not fit
-     */
-    public static int skip(ByteBuf buf, int index, int end) {
-        if (index >= end) {
+    /** Skips a nullable destination without creating objects, checked as {@link #read} checks it. */
+    public static void skip(ByteBuf in) {
+        Kind kind = readKind(in);
+        if (kind != null) {
+            in.skipBytes(nameLength(in, kind));
+        }
+    }
+
+    /** The kind byte: null for none. */
+    private static Kind readKind(ByteBuf in) {
+        if (!in.isReadable()) {
             throw new MalformedFrameException("a destination is truncated: no byte is left for its kind");
         }
-        byte code = buf.getByte(index);
-        if (code == 0) {
-            return index + 1;
-        }
-        Kind kind = Kind.of(code);
-        if (end - index - 1 < 4) {
+        byte code = in.readByte();
+        return code == 0 ? null : Kind.of(code);
+    }
+
+    /** The length of the name of a destination of {@code kind}, which is not null and fits. */
+    private static int nameLength(ByteBuf in, Kind kind) {
+        if (in.readableBytes() < 4) {
             throw new MalformedFrameException("a destination of kind " + kind + " is truncated: its name does not fit");
         }
-        int length = WireStrings.checkLength(buf.getInt(index + 1), end - index - 5);
+        int length = WireStrings.checkLength(in.readInt(), in.readableBytes());
         if (length == -1) {
             throw new MalformedFrameException("destination of kind " + kind + " has no name");
         }
-        return index + 5 + length;
-    }
-
-    /** The destination from {@code index} to {@code next}, which {@link #skip} has checked. */
-    public static WireDestination at(ByteBuf buf, int index, int next) {
-        if (next == index + 1) {
-            return null;
-        }
-        return new WireDestination(Kind.of(buf.getByte(index)), WireStrings.at(buf, index + 1));
+        return length;
     }
 
     @Override

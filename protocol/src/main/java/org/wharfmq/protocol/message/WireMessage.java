@@ -64,26 +64,30 @@ public final class WireMessage {
      * @throws MalformedFrameException when the bytes do not follow the layout
      */
     public static WireMessage decode(ByteBuf in) {
-        MessageReader reader = MessageReader.of(in);
+        int start = in.readerIndex();
         WireMessage m = new WireMessage();
-        m.bodyType = reader.bodyType();
-        m.persistent = reader.persistent();
-        m.priority = reader.priority();
-        m.timestamp = reader.timestamp();
-        m.expiration = reader.expiration();
-        m.deliveryTime = reader.deliveryTime();
-        m.messageId = reader.messageId();
-        if (reader.correlationIdIsBytes()) {
-            m.correlationIdBytes = reader.correlationIdBytes();
+        m.bodyType = MessageReader.readBodyType(in);
+        int flags = MessageReader.readFlags(in);
+        m.persistent = MessageReader.persistent(flags);
+        m.priority = MessageReader.readPriority(in);
+        m.timestamp = MessageReader.readTimestamp(in);
+        m.expiration = MessageReader.readExpiration(in);
+        m.deliveryTime = MessageReader.readDeliveryTime(in);
+        m.messageId = MessageReader.readMessageId(in);
+        if (MessageReader.correlationIdIsBytes(flags)) {
+            m.correlationIdBytes = MessageReader.readCorrelationIdBytes(in);
         } else {
-            m.correlationId = reader.correlationId();
+            m.correlationId = MessageReader.readCorrelationId(in, false);
         }
-        m.destination = reader.destination();
-        m.replyTo = reader.replyTo();
-        m.type = reader.type();
-        m.properties = reader.properties();
-        m.body = reader.body();
-        in.readerIndex(in.writerIndex());
+        m.destination = MessageReader.readDestination(in);
+        m.replyTo = MessageReader.readReplyTo(in);
+        m.type = MessageReader.readType(in);
+        m.properties = MessageReader.readProperties(in, start);
+        int bodyLength = MessageReader.readBodyLength(in);
+        if (bodyLength >= 0) {
+            m.body = new byte[bodyLength];
+            in.readBytes(m.body);
+        }
         return m;
     }
 }
