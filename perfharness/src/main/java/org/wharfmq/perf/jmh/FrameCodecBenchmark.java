@@ -18,7 +18,6 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.message.MessageHeaders;
-import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.protocol.message.PropertySection;
 
 import java.util.concurrent.TimeUnit;
@@ -49,19 +48,7 @@ public class FrameCodecBenchmark {
     @Setup
     public void setUp() {
         message = Messages.request(size, "corr-1");
-        ByteBuf in = message.duplicate();
-        MessageReader.readBodyType(in);
-        MessageReader.readFlags(in);
-        MessageReader.readPriority(in);
-        MessageReader.readTimestamp(in);
-        MessageReader.readExpiration(in);
-        MessageReader.readDeliveryTime(in);
-        MessageReader.readMessageId(in);
-        MessageReader.readCorrelationId(in, false);
-        MessageReader.readDestination(in);
-        MessageReader.skipReplyTo(in);
-        MessageReader.readType(in);
-        properties = in.readerIndex();
+        properties = message.readerIndex() + MessageHeaders.read(message).propertiesOffset();
         encoder = new EmbeddedChannel(FrameEncoder.INSTANCE);
         decoder = new EmbeddedChannel(new FrameDecoder(100 * 1024 * 1024));
     }

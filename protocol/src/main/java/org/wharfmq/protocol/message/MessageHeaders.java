@@ -135,6 +135,11 @@ public final class MessageHeaders {
         return type;
     }
 
+    /** Where the property section starts, as an offset from the message's first byte ({@link PropertySection}). */
+    public int propertiesOffset() {
+        return propertiesOffset;
+    }
+
     /** Body length in bytes; -1 for no body. */
     public int bodyLength() {
         return bodyLength;

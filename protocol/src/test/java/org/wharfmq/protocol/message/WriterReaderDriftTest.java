@@ -52,7 +52,7 @@ class WriterReaderDriftTest {
             assertEquals(m.properties, h.readProperties(bytes), where);
             assertEquals(!m.properties.isEmpty(), h.hasProperties(bytes), where);
 
-            int section = propertiesOffset(bytes);
+            int section = h.propertiesOffset();
             int bodyLengthAt = bytes.writerIndex() - 4 - (m.body == null ? 0 : m.body.length);
             assertEquals(bodyLengthAt, PropertySection.skip(bytes, section, 0, bytes.writerIndex()), where);
 
@@ -87,23 +87,6 @@ class WriterReaderDriftTest {
                 fail("the header read " + checked + " but the decoding " + decoded + ": " + ByteBufUtil.hexDump(bytes));
             }
         }
-    }
-
-    /** Where the property section of {@code message} starts: after its other fields, read in layout order. */
-    private static int propertiesOffset(ByteBuf message) {
-        ByteBuf in = message.duplicate();
-        MessageReader.readBodyType(in);
-        int flags = MessageReader.readFlags(in);
-        MessageReader.readPriority(in);
-        MessageReader.readTimestamp(in);
-        MessageReader.readExpiration(in);
-        MessageReader.readDeliveryTime(in);
-        MessageReader.readMessageId(in);
-        MessageReader.readCorrelationId(in, MessageReader.correlationIdIsBytes(flags));
-        MessageReader.readDestination(in);
-        MessageReader.skipReplyTo(in);
-        MessageReader.readType(in);
-        return in.readerIndex() - message.readerIndex();
     }
 
     /** "accepted", or the refusal's words; anything but a MalformedFrameException fails the test. */
