@@ -3,6 +3,7 @@ package org.wharfmq.jms;
 import org.wharfmq.jms.message.PropertyValues;
 import org.wharfmq.jms.message.WharfBytesMessage;
 import org.wharfmq.jms.message.WharfMapMessage;
+import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
 import org.wharfmq.jms.message.WharfTextMessage;
 import org.wharfmq.protocol.message.CorrelationIds;
@@ -178,10 +179,11 @@ final class WharfJMSProducer implements JMSProducer {
 
     @Override
     public JMSProducer setDeliveryMode(int deliveryMode) {
-        if (deliveryMode != DeliveryMode.PERSISTENT && deliveryMode != DeliveryMode.NON_PERSISTENT) {
-            throw new JMSRuntimeException("Delivery mode " + deliveryMode + " is neither PERSISTENT (2) nor NON_PERSISTENT (1)");
+        try {
+            this.deliveryMode = WharfMessage.checkDeliveryMode(deliveryMode);
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
         }
-        this.deliveryMode = deliveryMode;
         return this;
     }
 
@@ -192,10 +194,11 @@ final class WharfJMSProducer implements JMSProducer {
 
     @Override
     public JMSProducer setPriority(int priority) {
-        if (priority < 0 || priority > 9) {
-            throw new JMSRuntimeException("Priority " + priority + " is outside 0-9");
+        try {
+            this.priority = WharfMessage.checkPriority(priority);
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
         }
-        this.priority = priority;
         return this;
     }
 

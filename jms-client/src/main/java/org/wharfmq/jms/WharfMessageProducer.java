@@ -1,5 +1,6 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.protocol.message.WireDestination;
 
 import javax.jms.CompletionListener;
@@ -85,7 +86,7 @@ public final class WharfMessageProducer implements QueueSender, TopicPublisher {
     @Override
     public void setDeliveryMode(int deliveryMode) throws JMSException {
         checkOpen();
-        this.deliveryMode = checkDeliveryMode(deliveryMode);
+        this.deliveryMode = WharfMessage.checkDeliveryMode(deliveryMode);
     }
 
     @Override
@@ -97,7 +98,7 @@ public final class WharfMessageProducer implements QueueSender, TopicPublisher {
     @Override
     public void setPriority(int priority) throws JMSException {
         checkOpen();
-        this.priority = checkPriority(priority);
+        this.priority = WharfMessage.checkPriority(priority);
     }
 
     @Override
@@ -168,20 +169,6 @@ public final class WharfMessageProducer implements QueueSender, TopicPublisher {
         send(topic, message, deliveryMode, priority, timeToLive);
     }
 
-    private static int checkDeliveryMode(int mode) throws JMSException {
-        if (mode != DeliveryMode.PERSISTENT && mode != DeliveryMode.NON_PERSISTENT) {
-            throw new JMSException("Delivery mode " + mode + " is neither PERSISTENT (2) nor NON_PERSISTENT (1)");
-        }
-        return mode;
-    }
-
-    private static int checkPriority(int priority) throws JMSException {
-        if (priority < 0 || priority > 9) {
-            throw new JMSException("Priority " + priority + " is outside 0-9");
-        }
-        return priority;
-    }
-
     // ---- sending ----
 
     @Override
@@ -248,8 +235,9 @@ public final class WharfMessageProducer implements QueueSender, TopicPublisher {
         if (destination == null) {
             throw new UnsupportedOperationException("This producer was created without a destination; use send(destination, message)");
         }
-        session.send(id, destination, wireDestination, message, checkDeliveryMode(deliveryMode), checkPriority(priority),
-                timeToLive, deliveryDelay, disableMessageId, disableMessageTimestamp, listener);
+        session.send(id, destination, wireDestination, message, WharfMessage.checkDeliveryMode(deliveryMode),
+                WharfMessage.checkPriority(priority), timeToLive, deliveryDelay, disableMessageId,
+                disableMessageTimestamp, listener);
     }
 
     private void sendTo(Destination destination, Message message, int deliveryMode, int priority, long timeToLive,
@@ -262,8 +250,9 @@ public final class WharfMessageProducer implements QueueSender, TopicPublisher {
             throw new InvalidDestinationException("The destination must not be null");
         }
         WireDestination wire = WharfSession.sendDestination(destination);
-        session.send(id, destination, wire, message, checkDeliveryMode(deliveryMode), checkPriority(priority),
-                timeToLive, deliveryDelay, disableMessageId, disableMessageTimestamp, listener);
+        session.send(id, destination, wire, message, WharfMessage.checkDeliveryMode(deliveryMode),
+                WharfMessage.checkPriority(priority), timeToLive, deliveryDelay, disableMessageId,
+                disableMessageTimestamp, listener);
     }
 
     /**

@@ -3,9 +3,9 @@ package org.wharfmq.jms.message;
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.jms.WharfDestination;
 import org.wharfmq.protocol.frame.MalformedFrameException;
-import org.wharfmq.protocol.frame.WireStrings;
 import org.wharfmq.protocol.message.BodyType;
-import org.wharfmq.protocol.message.MessageEncoding;
+import org.wharfmq.protocol.message.MessageReader;
+import org.wharfmq.protocol.message.MessageWriter;
 import org.wharfmq.protocol.message.WireDestination;
 
 import javax.jms.BytesMessage;
@@ -22,11 +22,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Encodes {@link WharfMessage}s into, and decodes them from, the {@link MessageEncoding} layout: straight between
- * the message object and a {@link ByteBuf}, with no intermediate copy of the body.
- *
- * <p>One extension of the shared property writer: a String property may be null (written as a null string), so
- * {@code setStringProperty(name, null)} survives the trip as an existing property with a null value.
+ * Encodes {@link WharfMessage}s into, and decodes them from, the message layout of {@code docs/protocol.md}: a
+ * mapping of a message's headers, properties and body onto the protocol's one writer ({@link MessageWriter}) and
+ * one reader ({@link MessageReader}), straight between the message object and a {@link ByteBuf}, with no
+ * intermediate object or copy of the body. The bodies encode themselves ({@link WharfMessage#writeBody}).
  */
 public final class MessageCodec {
     private MessageCodec() {
@@ -46,124 +45,73 @@ public final class MessageCodec {
     }
 
     /**
-     * Appends {@code m} to {@code out}.
+     * Appends {@code m} to {@code out} ({@link MessageWriter}).
      *
      * @param destination the JMSDestination in wire form (the sender has already resolved it)
      */
     public static void encode(WharfMessage m, WireDestination destination, ByteBuf out) throws JMSException {
-        out.writeByte(m.bodyType().code());
-        byte[] correlationBytes = m.correlationIdBytesRaw();
-        int flags = (m.getJMSDeliveryMode() == DeliveryMode.PERSISTENT ? MessageEncoding.FLAG_PERSISTENT : 0)
-                | (correlationBytes != null ? MessageEncoding.FLAG_CORRELATION_ID_BYTES : 0);
-        out.writeByte(flags);
-        out.writeByte(m.getJMSPriority());
-        out.writeLong(m.getJMSTimestamp());
-        out.writeLong(m.getJMSExpiration());
-        out.writeLong(m.getJMSDeliveryTime());
-        WireStrings.write(out, m.getJMSMessageID());
-        if (correlationBytes != null) {
-            out.writeInt(correlationBytes.length);
-            out.writeBytes(correlationBytes);
+        MessageWriter.writeHeaders(out, m.bodyType(), m.getJMSDeliveryMode() == DeliveryMode.PERSISTENT,
+                m.getJMSPriority(), m.getJMSTimestamp(), m.getJMSExpiration(), m.getJMSDeliveryTime(),
+                m.getJMSMessageID(), m.correlationIdRaw(), m.correlationIdBytesRaw(), destination,
+                WharfDestination.toWire(m.getJMSReplyTo()), m.getJMSType());
+        MessageWriter.writeProperties(out, m.propertiesRaw());
+        if (m.hasBody()) {
+            int body = MessageWriter.beginBody(out);
+            m.writeBody(out);
+            MessageWriter.endBody(out, body);
         } else {
-            WireStrings.write(out, m.getJMSCorrelationID());
-        }
-        WireDestination.write(out, destination);
-        WireDestination.write(out, WharfDestination.toWire(m.getJMSReplyTo()));
-        WireStrings.write(out, m.getJMSType());
-        writeProperties(out, m.propertiesRaw());
-        m.writeBody(out);
-    }
-
-    private static void writeProperties(ByteBuf out, Map<String, Object> properties) {
-        int lengthIndex = out.writerIndex();
-        out.writeInt(0);
-        if (properties == null) {
-            out.writeShort(0);
-        } else {
-            out.writeShort(properties.size());
-            for (Map.Entry<String, Object> e : properties.entrySet()) {
-                WireStrings.write(out, e.getKey());
-                writeValue(out, e.getValue());
-            }
-        }
-        out.setInt(lengthIndex, out.writerIndex() - lengthIndex - 4);
-    }
-
-    /**
-     * A property value: a tagged value as bodies write them, except that a null String property is written as a
-     * string tag with a null string, since properties have no null tag.
-     */
-    private static void writeValue(ByteBuf out, Object v) {
-        if (v == null) {
-            out.writeByte(MessageEncoding.PROPERTY_STRING);
-            WireStrings.write(out, null);
-        } else {
-            TypedValues.write(out, v); // the setters admit only the property types, which share their tags
+            MessageWriter.writeNoBody(out);
         }
     }
 
     /** JMSExpiration of an encoded message, read in place: lets the consumer drop an expired message undecoded. */
     public static long expirationOf(ByteBuf message) {
-        return message.getLong(message.readerIndex() + MessageEncoding.EXPIRATION_OFFSET);
+        return MessageReader.expirationOf(message);
     }
 
     /**
-     * Decodes a delivered message; the result has read-only properties and body. An ObjectMessage's body stays
-     * serialised until the application asks for it.
+     * Decodes a delivered message occupying {@code in}'s readable bytes ({@link MessageReader}), advancing the
+     * reader index past it; the result has read-only properties and body. An ObjectMessage's body stays serialised
+     * until the application asks for it.
      *
      * @throws MalformedFrameException when the bytes do not follow the layout
      */
     public static WharfMessage decode(ByteBuf in, int deliveryCount) {
-        try {
-            BodyType bodyType = BodyType.of(in.readByte());
-            WharfMessage m = switch (bodyType) {
-                case TEXT -> new WharfTextMessage();
-                case BYTES -> new WharfBytesMessage();
-                case MAP -> new WharfMapMessage();
-                case STREAM -> new WharfStreamMessage();
-                case OBJECT -> new WharfObjectMessage();
-                case MESSAGE -> new WharfMessage();
-            };
-            int flags = in.readByte();
-            int priority = in.readByte();
-            if (priority < 0 || priority > 9) {
-                throw new MalformedFrameException("priority " + priority + " is outside 0-9");
-            }
-            m.setJMSDeliveryMode((flags & MessageEncoding.FLAG_PERSISTENT) != 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
-            m.setJMSPriority(priority);
-            m.setJMSTimestamp(in.readLong());
-            m.setJMSExpiration(in.readLong());
-            m.setJMSDeliveryTime(in.readLong());
-            m.setJMSMessageID(WireStrings.read(in));
-            if ((flags & MessageEncoding.FLAG_CORRELATION_ID_BYTES) != 0) {
-                int n = in.readInt();
-                if (n < 0 || n > in.readableBytes()) {
-                    throw new MalformedFrameException("correlation id length " + n + " does not fit the message");
-                }
-                byte[] bytes = new byte[n];
-                in.readBytes(bytes);
-                m.setCorrelationIdRaw(null, bytes);
-            } else {
-                m.setCorrelationIdRaw(WireStrings.read(in), null);
-            }
-            m.setJMSDestination(WharfDestination.fromWire(WireDestination.read(in)));
-            m.setJMSReplyTo(WharfDestination.fromWire(WireDestination.read(in)));
-            m.setJMSType(WireStrings.read(in));
-            Map<String, Object> properties = MessageEncoding.readProperties(in);
-            m.setPropertiesRaw(properties.isEmpty() ? null : properties);
-            int bodyLength = in.readInt();
-            if (bodyLength < -1 || bodyLength > in.readableBytes()) {
-                throw new MalformedFrameException("body length " + bodyLength + " does not fit the " + in.readableBytes() + " bytes left");
-            }
-            m.readBody(in, bodyLength);
-            m.setDeliveryCount(deliveryCount);
-            m.markReceived();
-            return m;
-        } catch (IndexOutOfBoundsException e) {
-            throw new MalformedFrameException("message is truncated: " + e.getMessage());
-        } catch (JMSException e) {
-            throw new MalformedFrameException("invalid header: " + e.getMessage());
+        int start = in.readerIndex();
+        BodyType bodyType = MessageReader.readBodyType(in);
+        WharfMessage m = switch (bodyType) {
+            case TEXT -> new WharfTextMessage();
+            case BYTES -> new WharfBytesMessage();
+            case MAP -> new WharfMapMessage();
+            case STREAM -> new WharfStreamMessage();
+            case OBJECT -> new WharfObjectMessage();
+            case MESSAGE -> new WharfMessage();
+        };
+        int flags = MessageReader.readFlags(in);
+        m.setDeliveryRaw(MessageReader.persistent(flags), MessageReader.readPriority(in));
+        m.setJMSTimestamp(MessageReader.readTimestamp(in));
+        m.setJMSExpiration(MessageReader.readExpiration(in));
+        m.setJMSDeliveryTime(MessageReader.readDeliveryTime(in));
+        m.setJMSMessageID(MessageReader.readMessageId(in));
+        if (MessageReader.correlationIdIsBytes(flags)) {
+            m.setCorrelationIdRaw(null, MessageReader.readCorrelationIdBytes(in));
+        } else {
+            m.setCorrelationIdRaw(MessageReader.readCorrelationId(in, false), null);
         }
+        m.setJMSDestination(WharfDestination.fromWire(MessageReader.readDestination(in)));
+        m.setJMSReplyTo(WharfDestination.fromWire(MessageReader.readReplyTo(in)));
+        m.setJMSType(MessageReader.readType(in));
+        Map<String, Object> properties = MessageReader.readProperties(in, start);
+        m.setPropertiesRaw(properties.isEmpty() ? null : properties);
+        int bodyLength = MessageReader.readBodyLength(in);
+        try {
+            m.readBody(in, bodyLength);
+        } catch (IndexOutOfBoundsException e) {
+            throw new MalformedFrameException("the " + bodyType + " body is truncated: " + e.getMessage());
+        }
+        m.setDeliveryCount(deliveryCount);
+        m.markReceived();
+        return m;
     }
 
     /**

@@ -52,34 +52,10 @@ final class TypedValues {
         return 9;
     }
 
-    /** Writes one tagged value; property values use this too (their tags 1-8 are the same). */
+    /** Writes one tagged value: the property types as properties are written ({@link MessageEncoding#writeValue}). */
     static void write(ByteBuf out, Object v) {
         if (v == null) {
             out.writeByte(NULL);
-        } else if (v instanceof String s) {
-            out.writeByte(MessageEncoding.PROPERTY_STRING);
-            WireStrings.write(out, s);
-        } else if (v instanceof Integer i) {
-            out.writeByte(MessageEncoding.PROPERTY_INT);
-            out.writeInt(i);
-        } else if (v instanceof Long l) {
-            out.writeByte(MessageEncoding.PROPERTY_LONG);
-            out.writeLong(l);
-        } else if (v instanceof Boolean b) {
-            out.writeByte(MessageEncoding.PROPERTY_BOOLEAN);
-            out.writeBoolean(b);
-        } else if (v instanceof Double d) {
-            out.writeByte(MessageEncoding.PROPERTY_DOUBLE);
-            out.writeDouble(d);
-        } else if (v instanceof Float f) {
-            out.writeByte(MessageEncoding.PROPERTY_FLOAT);
-            out.writeFloat(f);
-        } else if (v instanceof Short s) {
-            out.writeByte(MessageEncoding.PROPERTY_SHORT);
-            out.writeShort(s);
-        } else if (v instanceof Byte b) {
-            out.writeByte(MessageEncoding.PROPERTY_BYTE);
-            out.writeByte(b);
         } else if (v instanceof Character c) {
             out.writeByte(CHAR);
             out.writeChar(c);
@@ -87,7 +63,7 @@ final class TypedValues {
             out.writeByte(BYTES);
             out.writeInt(b.length);
             out.writeBytes(b);
-        } else {
+        } else if (!MessageEncoding.writeValue(out, v)) {
             // the setters admit only the types above
             throw new IllegalStateException("unexpected body value type " + v.getClass().getName());
         }

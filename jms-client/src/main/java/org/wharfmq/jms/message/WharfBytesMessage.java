@@ -49,8 +49,12 @@ public final class WharfBytesMessage extends WharfMessage implements BytesMessag
     }
 
     @Override
+    boolean hasBody() {
+        return true;
+    }
+
+    @Override
     void writeBody(ByteBuf out) {
-        out.writeInt(length);
         out.writeBytes(data, 0, length);
     }
 

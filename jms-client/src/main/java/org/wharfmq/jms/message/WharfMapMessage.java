@@ -43,15 +43,17 @@ public final class WharfMapMessage extends WharfMessage implements MapMessage {
     }
 
     @Override
+    boolean hasBody() {
+        return true;
+    }
+
+    @Override
     void writeBody(ByteBuf out) {
-        int lengthIndex = out.writerIndex();
-        out.writeInt(0);
         out.writeInt(map.size());
         for (Map.Entry<String, Object> e : map.entrySet()) {
             WireStrings.write(out, e.getKey());
             TypedValues.write(out, e.getValue());
         }
-        out.setInt(lengthIndex, out.writerIndex() - lengthIndex - 4);
     }
 
     @Override

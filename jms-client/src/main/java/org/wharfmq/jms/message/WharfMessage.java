@@ -3,6 +3,7 @@ package org.wharfmq.jms.message;
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.CorrelationIds;
+import org.wharfmq.protocol.message.MessageEncoding;
 
 import javax.jms.DeliveryMode;
 import javax.jms.Destination;
@@ -66,9 +67,14 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
         return BodyType.MESSAGE;
     }
 
-    /** Writes {@code int length | bytes}, or -1 for no body. */
+    /** Whether there is a body to write: false for a plain Message and a null text or object. */
+    boolean hasBody() {
+        return false;
+    }
+
+    /** Writes the body's bytes (its length is the message writer's), when {@link #hasBody}. */
     void writeBody(ByteBuf out) {
-        out.writeInt(-1);
+        throw new IllegalStateException("a " + bodyType() + " message has no body to write");
     }
 
     /** Reads a body of {@code length} bytes (-1 = none) from {@code in}. */
@@ -116,6 +122,11 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
         this.redelivered = deliveryCount > 1;
     }
 
+    /** The correlation id set as a string, or null (none, or set as bytes). */
+    String correlationIdRaw() {
+        return correlationId;
+    }
+
     /** The correlation id set as bytes, or null; not copied. */
     byte[] correlationIdBytesRaw() {
         return correlationIdBytes;
@@ -146,6 +157,12 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
 
     void setPropertiesRaw(Map<String, Object> properties) {
         this.properties = properties;
+    }
+
+    /** Sets the delivery mode and priority of a received message, which the message reader has checked. */
+    void setDeliveryRaw(boolean persistent, int priority) {
+        this.deliveryMode = persistent ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT;
+        this.priority = priority;
     }
 
     void setCorrelationIdRaw(String id, byte[] bytes) {
@@ -240,10 +257,7 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
 
     @Override
     public void setJMSDeliveryMode(int deliveryMode) throws JMSException {
-        if (deliveryMode != DeliveryMode.PERSISTENT && deliveryMode != DeliveryMode.NON_PERSISTENT) {
-            throw new JMSException("Delivery mode " + deliveryMode + " is neither PERSISTENT (2) nor NON_PERSISTENT (1)");
-        }
-        this.deliveryMode = deliveryMode;
+        this.deliveryMode = checkDeliveryMode(deliveryMode);
     }
 
     @Override
@@ -293,10 +307,33 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
 
     @Override
     public void setJMSPriority(int priority) throws JMSException {
-        if (priority < 0 || priority > 9) {
-            throw new JMSException("Priority " + priority + " is outside 0-9");
+        this.priority = checkPriority(priority);
+    }
+
+    /**
+     * Checks a delivery mode given to a message or a producer: PERSISTENT or NON_PERSISTENT, the one rule of the
+     * client's setters (the encoding has one flag for it).
+     *
+     * @return {@code deliveryMode}
+     */
+    public static int checkDeliveryMode(int deliveryMode) throws JMSException {
+        if (deliveryMode != DeliveryMode.PERSISTENT && deliveryMode != DeliveryMode.NON_PERSISTENT) {
+            throw new JMSException("Delivery mode " + deliveryMode + " is neither PERSISTENT (2) nor NON_PERSISTENT (1)");
         }
-        this.priority = priority;
+        return deliveryMode;
+    }
+
+    /**
+     * Checks a priority given to a message or a producer by the encoding's rule, in its words
+     * ({@link MessageEncoding#isValidPriority}).
+     *
+     * @return {@code priority}
+     */
+    public static int checkPriority(int priority) throws JMSException {
+        if (!MessageEncoding.isValidPriority(priority)) {
+            throw new JMSException(MessageEncoding.invalidPriority(priority));
+        }
+        return priority;
     }
 
     // ---- properties ----

@@ -58,13 +58,13 @@ public final class WharfObjectMessage extends WharfMessage implements ObjectMess
     }
 
     @Override
+    boolean hasBody() {
+        return serialized != null;
+    }
+
+    @Override
     void writeBody(ByteBuf out) {
-        if (serialized == null) {
-            out.writeInt(-1);
-        } else {
-            out.writeInt(serialized.length);
-            out.writeBytes(serialized);
-        }
+        out.writeBytes(serialized);
     }
 
     @Override

@@ -52,13 +52,15 @@ public final class WharfStreamMessage extends WharfMessage implements StreamMess
     }
 
     @Override
+    boolean hasBody() {
+        return true;
+    }
+
+    @Override
     void writeBody(ByteBuf out) {
-        int lengthIndex = out.writerIndex();
-        out.writeInt(0);
         for (Object v : values) {
             TypedValues.write(out, v);
         }
-        out.setInt(lengthIndex, out.writerIndex() - lengthIndex - 4);
     }
 
     @Override

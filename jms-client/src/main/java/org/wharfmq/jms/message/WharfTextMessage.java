@@ -64,15 +64,14 @@ public final class WharfTextMessage extends WharfMessage implements TextMessage 
     }
 
     @Override
+    boolean hasBody() {
+        return text != null;
+    }
+
+    @Override
     void writeBody(ByteBuf out) {
-        if (text == null) {
-            out.writeInt(-1);
-            return;
-        }
-        int length = (int) bodyLength();
-        out.writeInt(length);
         // reserve the exact length: writeUtf8 alone would reserve three bytes per char
-        ByteBufUtil.reserveAndWriteUtf8(out, text, length);
+        ByteBufUtil.reserveAndWriteUtf8(out, text, (int) bodyLength());
     }
 
     @Override

@@ -1,11 +1,14 @@
 package org.wharfmq.jms.message;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.jms.WharfQueue;
 import org.wharfmq.jms.WharfTopic;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.BodyType;
+import org.wharfmq.protocol.message.MessageEncoding;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
@@ -14,12 +17,14 @@ import javax.jms.DeliveryMode;
 import javax.jms.JMSException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The client's codec must agree byte for byte with the protocol module's WireMessage and MessageHeaders. */
@@ -134,5 +139,77 @@ class MessageCodecTest {
         WharfMessage back = MessageCodec.decode(buf, 1);
         assertEquals(WharfMessage.class, back.getClass());
         assertNull(back.getBody(Object.class));
+    }
+
+    @Test
+    void aPriorityOutside0To9IsRefusedByTheMessageAndTheDecodingInTheSameWords() throws JMSException {
+        WharfMessage m = new WharfMessage();
+        String set = assertThrows(JMSException.class, () -> m.setJMSPriority(10)).getMessage();
+        assertEquals(MessageEncoding.invalidPriority(10), set);
+
+        ByteBuf buf = Unpooled.buffer();
+        MessageCodec.encode(m, WireDestination.queue("Q"), buf);
+        buf.setByte(MessageEncoding.PRIORITY_OFFSET, 10);
+        assertEquals(set, assertThrows(MalformedFrameException.class, () -> MessageCodec.decode(buf.duplicate(), 1))
+                .getMessage());
+        assertEquals(set, assertThrows(MalformedFrameException.class, () -> MessageHeaders.read(buf)).getMessage());
+    }
+
+    /**
+     * The server stores what this client can decode and nothing else: for random damage to messages this client
+     * encoded, the server's header read accepts exactly what {@link MessageCodec#decode} decodes, and refuses the
+     * rest in the same words. (Bodies are the client's alone: the bodies here cannot be malformed, and the body type,
+     * which says how to read a body, is left alone.)
+     */
+    @Test
+    void theServersHeaderReadAcceptsExactlyWhatTheClientDecodes() throws JMSException {
+        Random random = new Random(20);
+        for (int i = 0; i < 20_000; i++) {
+            WharfMessage m = switch (random.nextInt(3)) {
+                case 0 -> new WharfMessage();
+                case 1 -> new WharfTextMessage(random.nextBoolean() ? null : "t\u00e9xt".repeat(random.nextInt(3)));
+                default -> {
+                    WharfBytesMessage bytes = new WharfBytesMessage();
+                    bytes.writeBytes(new byte[random.nextInt(8)]);
+                    yield bytes;
+                }
+            };
+            m.setJMSDeliveryMode(random.nextBoolean() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
+            m.setJMSPriority(random.nextInt(10));
+            m.setJMSMessageID(random.nextBoolean() ? null : "ID:c:" + i);
+            if (random.nextBoolean()) {
+                m.setJMSCorrelationIDAsBytes(new byte[random.nextInt(4)]);
+            } else {
+                m.setJMSCorrelationID(random.nextBoolean() ? null : "c" + i);
+            }
+            m.setJMSReplyTo(random.nextBoolean() ? null : new WharfTopic("r/" + i));
+            m.setJMSType(random.nextBoolean() ? null : "type");
+            if (random.nextBoolean()) {
+                m.setStringProperty("s", random.nextBoolean() ? null : "v");
+            }
+            if (random.nextBoolean()) {
+                m.setLongProperty("l", i);
+            }
+            ByteBuf buf = Unpooled.buffer();
+            MessageCodec.encode(m, WireDestination.queue("Q" + i), buf);
+            if (random.nextInt(8) == 0) {
+                buf.writerIndex(random.nextInt(buf.writerIndex()));
+            } else {
+                int at = 1 + random.nextInt(buf.writerIndex() - 1); // another body type is another body encoding
+                buf.setByte(at, random.nextBoolean() ? random.nextInt(256) : buf.getByte(at) + random.nextInt(5) - 2);
+            }
+            String server = outcome(() -> MessageHeaders.read(buf));
+            String client = outcome(() -> MessageCodec.decode(buf.duplicate(), 1));
+            assertEquals(server, client, ByteBufUtil.hexDump(buf));
+        }
+    }
+
+    private static String outcome(Runnable read) {
+        try {
+            read.run();
+            return "accepted";
+        } catch (MalformedFrameException e) {
+            return "refused: " + e.getMessage();
+        }
     }
 }

@@ -27,27 +27,32 @@ public final class WireStrings {
 
     /** Reads a nullable string, rejecting a length that runs past the buffer. */
     public static String read(ByteBuf in) {
-        int length = in.readInt();
-        if (length == -1) {
-            return null;
-        }
-        if (length < 0 || length > in.readableBytes()) {
-            throw new MalformedFrameException("string length " + length + " exceeds the " + in.readableBytes() + " bytes left in the frame");
-        }
-        String s = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
-        in.skipBytes(length);
+        int length = checkLength(in.readInt(), in.readableBytes());
+        String s = at(in, in.readerIndex(), length);
+        in.skipBytes(Math.max(length, 0));
         return s;
     }
 
-    /** Skips a nullable string without decoding it. */
-    public static void skip(ByteBuf in) {
-        int length = in.readInt();
-        if (length == -1) {
-            return;
+    /**
+     * The nullable string of {@code length} bytes (-1 for null), which {@link #checkLength} has checked, at
+     * {@code index} (after its length prefix), read in place: the buffer's indexes do not move.
+     */
+    public static String at(ByteBuf buf, int index, int length) {
+        return length == -1 ? null : buf.toString(index, length, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Checks a string's length prefix: -1 (null) or the length of bytes that fit in the {@code available} bytes
+     * after the prefix. For readers that read a string in place ({@link #at}) rather than with {@link #read}.
+     *
+     * @return {@code length}
+     * @throws MalformedFrameException when it is neither
+     */
+    public static int checkLength(int length, int available) {
+        if (length < -1 || length > available) {
+            throw new MalformedFrameException("string length " + length + " exceeds the " + available
+                    + " bytes left in the frame");
         }
-        if (length < 0 || length > in.readableBytes()) {
-            throw new MalformedFrameException("string length " + length + " exceeds the " + in.readableBytes() + " bytes left in the frame");
-        }
-        in.skipBytes(length);
+        return length;
     }
 }

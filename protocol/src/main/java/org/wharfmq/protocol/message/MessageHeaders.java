@@ -2,7 +2,6 @@ package org.wharfmq.protocol.message;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.MalformedFrameException;
-import org.wharfmq.protocol.frame.WireStrings;
 
 import java.util.Map;
 
@@ -14,7 +13,7 @@ import java.util.Map;
  */
 public final class MessageHeaders {
     private final BodyType bodyType;
-    private final int flags;
+    private final boolean persistent;
     private final int priority;
     private final long timestamp;
     private final long expiration;
@@ -26,11 +25,11 @@ public final class MessageHeaders {
     private final int propertiesOffset;
     private final int bodyLength;
 
-    private MessageHeaders(BodyType bodyType, int flags, int priority, long timestamp, long expiration, long deliveryTime,
+    private MessageHeaders(BodyType bodyType, boolean persistent, int priority, long timestamp, long expiration, long deliveryTime,
                            String messageId, String correlationId, WireDestination destination, String type,
                            int propertiesOffset, int bodyLength) {
         this.bodyType = bodyType;
-        this.flags = flags;
+        this.persistent = persistent;
         this.priority = priority;
         this.timestamp = timestamp;
         this.expiration = expiration;
@@ -44,63 +43,43 @@ public final class MessageHeaders {
     }
 
     /**
-     * Reads the headers of the message occupying all readable bytes of {@code message}; the buffer's indexes are
-     * not changed.
+     * Reads the headers of the message occupying all readable bytes of {@code message}, checking the whole
+     * message but its body ({@link MessageReader}) and decoding neither its reply-to nor its properties; the
+     * buffer's indexes are not changed.
      *
      * @throws MalformedFrameException when the layout is broken
      */
     public static MessageHeaders read(ByteBuf message) {
+        int start = message.readerIndex();
         ByteBuf in = message.duplicate();
-        try {
-            BodyType bodyType = BodyType.of(in.readByte());
-            int flags = in.readByte();
-            int priority = in.readByte();
-            if (priority < 0 || priority > 9) {
-                throw new MalformedFrameException("priority " + priority + " is outside 0-9");
-            }
-            long timestamp = in.readLong();
-            long expiration = in.readLong();
-            long deliveryTime = in.readLong();
-            String messageId = WireStrings.read(in);
-            String correlationId;
-            if ((flags & MessageEncoding.FLAG_CORRELATION_ID_BYTES) != 0) {
-                // once per message with a byte id, so selectors and the correlation index see a string
-                int length = in.readInt();
-                if (length < 0 || length > in.readableBytes()) {
-                    throw new MalformedFrameException("correlation id length " + length + " does not fit the message");
-                }
-                correlationId = CorrelationIds.ofBytes(in, in.readerIndex(), length);
-                in.skipBytes(length);
-            } else {
-                correlationId = WireStrings.read(in);
-            }
-            WireDestination destination = WireDestination.read(in);
-            WireDestination.skip(in);
-            String type = WireStrings.read(in);
-            int propertiesOffset = in.readerIndex() - message.readerIndex();
-            MessageEncoding.skipProperties(in, message.readerIndex());
-            int bodyLength = in.readInt();
-            boolean bodyFits = bodyLength == -1 ? !in.isReadable() : bodyLength == in.readableBytes();
-            if (!bodyFits) {
-                throw new MalformedFrameException("body length " + bodyLength + " does not match the " + in.readableBytes() + " bytes left");
-            }
-            return new MessageHeaders(bodyType, flags, priority, timestamp, expiration, deliveryTime, messageId,
-                    correlationId, destination, type, propertiesOffset, bodyLength);
-        } catch (IndexOutOfBoundsException e) {
-            throw new MalformedFrameException("message is truncated: " + e.getMessage());
-        }
+        BodyType bodyType = MessageReader.readBodyType(in);
+        int flags = MessageReader.readFlags(in);
+        int priority = MessageReader.readPriority(in);
+        long timestamp = MessageReader.readTimestamp(in);
+        long expiration = MessageReader.readExpiration(in);
+        long deliveryTime = MessageReader.readDeliveryTime(in);
+        String messageId = MessageReader.readMessageId(in);
+        // a byte id's string form, once per message, for selectors and the correlation index
+        String correlationId = MessageReader.readCorrelationId(in, MessageReader.correlationIdIsBytes(flags));
+        WireDestination destination = MessageReader.readDestination(in);
+        MessageReader.skipReplyTo(in);
+        String type = MessageReader.readType(in);
+        int propertiesOffset = in.readerIndex() - start;
+        MessageReader.skipProperties(in, start); // decoded later, and only if a selector asks
+        int bodyLength = MessageReader.readBodyLength(in);
+        return new MessageHeaders(bodyType, MessageReader.persistent(flags), priority, timestamp, expiration,
+                deliveryTime, messageId, correlationId, destination, type, propertiesOffset, bodyLength);
     }
 
     /** Decodes the properties of {@code message} (the same buffer these headers were read from). */
     public Map<String, Object> readProperties(ByteBuf message) {
-        ByteBuf in = message.duplicate();
-        in.readerIndex(message.readerIndex() + propertiesOffset);
-        return MessageEncoding.readProperties(in);
+        int start = message.readerIndex();
+        return PropertySection.read(message, start + propertiesOffset, start, message.writerIndex());
     }
 
     /** Whether {@code message} (the buffer these headers were read from) has any property, without decoding them. */
     public boolean hasProperties(ByteBuf message) {
-        return message.getShort(message.readerIndex() + propertiesOffset + 4) != 0;
+        return !PropertySection.isEmpty(message, message.readerIndex() + propertiesOffset);
     }
 
     /** The JMS message type. */
@@ -110,7 +89,7 @@ public final class MessageHeaders {
 
     /** JMSDeliveryMode is PERSISTENT. */
     public boolean persistent() {
-        return (flags & MessageEncoding.FLAG_PERSISTENT) != 0;
+        return persistent;
     }
 
     /** JMSPriority 0-9. */
@@ -154,6 +133,11 @@ public final class MessageHeaders {
     /** JMSType or null. */
     public String type() {
         return type;
+    }
+
+    /** Where the property section starts, as an offset from the message's first byte ({@link PropertySection}). */
+    public int propertiesOffset() {
+        return propertiesOffset;
     }
 
     /** Body length in bytes; -1 for no body. */

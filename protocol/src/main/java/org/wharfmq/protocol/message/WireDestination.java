@@ -79,25 +79,43 @@ public record WireDestination(Kind kind, String name) {
 
     /** Reads a nullable destination. */
     public static WireDestination read(ByteBuf in) {
-        byte code = in.readByte();
-        if (code == 0) {
+        Kind kind = readKind(in);
+        if (kind == null) {
             return null;
         }
-        Kind kind = Kind.of(code);
-        String name = WireStrings.read(in);
-        if (name == null) {
-            throw new MalformedFrameException("destination of kind " + kind + " has no name");
-        }
+        int length = nameLength(in, kind);
+        String name = WireStrings.at(in, in.readerIndex(), length);
+        in.skipBytes(length);
         return new WireDestination(kind, name);
     }
 
-    /** Skips a nullable destination without creating objects. */
+    /** Skips a nullable destination without creating objects, checked as {@link #read} checks it. */
     public static void skip(ByteBuf in) {
-        byte code = in.readByte();
-        if (code != 0) {
-            Kind.of(code);
-            WireStrings.skip(in);
+        Kind kind = readKind(in);
+        if (kind != null) {
+            in.skipBytes(nameLength(in, kind));
         }
+    }
+
+    /** The kind byte: null for none. */
+    private static Kind readKind(ByteBuf in) {
+        if (!in.isReadable()) {
+            throw new MalformedFrameException("a destination is truncated: no byte is left for its kind");
+        }
+        byte code = in.readByte();
+        return code == 0 ? null : Kind.of(code);
+    }
+
+    /** The length of the name of a destination of {@code kind}, which is not null and fits. */
+    private static int nameLength(ByteBuf in, Kind kind) {
+        if (in.readableBytes() < 4) {
+            throw new MalformedFrameException("a destination of kind " + kind + " is truncated: its name does not fit");
+        }
+        int length = WireStrings.checkLength(in.readInt(), in.readableBytes());
+        if (length == -1) {
+            throw new MalformedFrameException("destination of kind " + kind + " has no name");
+        }
+        return length;
     }
 
     @Override

@@ -2,14 +2,15 @@ package org.wharfmq.protocol.message;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.MalformedFrameException;
-import org.wharfmq.protocol.frame.WireStrings;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A whole message, decoded: what a client builds before sending and gets after a delivery. The server never
- * creates one; it reads only {@link MessageHeaders}. Mutable and not thread-safe, like a JMS message.
+ * A whole message as plain data, encoded by {@link MessageWriter} and decoded by {@link MessageReader}: what tests,
+ * benchmarks and the server's dead letters build a message from. The JMS client encodes and decodes its own
+ * message objects with the same writer and reader, with no intermediate copy; the server reads only
+ * {@link MessageHeaders}. Mutable and not thread-safe, like a JMS message.
  */
 public final class WireMessage {
     /** The JMS message type. */
@@ -36,74 +37,56 @@ public final class WireMessage {
     public WireDestination replyTo;
     /** JMSType, or null. */
     public String type;
-    /** Application and JMSX properties, in insertion order. Values: Boolean, Byte, Short, Integer, Long, Float, Double, String. */
+    /**
+     * Application and JMSX properties, in insertion order. Values: Boolean, Byte, Short, Integer, Long, Float,
+     * Double, String, or null (a String property whose value is null).
+     */
     public Map<String, Object> properties = new LinkedHashMap<>();
     /** The body bytes, or null for no body. */
     public byte[] body;
 
-    /** Appends this message in the {@link MessageEncoding} layout. */
+    /**
+     * Appends this message in the {@link MessageEncoding} layout ({@link MessageWriter}).
+     *
+     * @throws IllegalArgumentException for a priority outside 0-9 or a property value of no property type
+     */
     public void encode(ByteBuf out) {
-        out.writeByte(bodyType.code());
-        int flags = (persistent ? MessageEncoding.FLAG_PERSISTENT : 0)
-                | (correlationIdBytes != null ? MessageEncoding.FLAG_CORRELATION_ID_BYTES : 0);
-        out.writeByte(flags);
-        out.writeByte(priority);
-        out.writeLong(timestamp);
-        out.writeLong(expiration);
-        out.writeLong(deliveryTime);
-        WireStrings.write(out, messageId);
-        if (correlationIdBytes != null) {
-            out.writeInt(correlationIdBytes.length);
-            out.writeBytes(correlationIdBytes);
-        } else {
-            WireStrings.write(out, correlationId);
-        }
-        WireDestination.write(out, destination);
-        WireDestination.write(out, replyTo);
-        WireStrings.write(out, type);
-        MessageEncoding.writeProperties(out, properties);
-        if (body == null) {
-            out.writeInt(-1);
-        } else {
-            out.writeInt(body.length);
-            out.writeBytes(body);
-        }
+        MessageWriter.writeHeaders(out, bodyType, persistent, priority, timestamp, expiration, deliveryTime, messageId,
+                correlationId, correlationIdBytes, destination, replyTo, type);
+        MessageWriter.writeProperties(out, properties);
+        MessageWriter.writeBody(out, body);
     }
 
-    /** Decodes a whole message from {@code in}'s readable bytes, advancing the reader index past it. */
+    /**
+     * Decodes the whole message occupying {@code in}'s readable bytes ({@link MessageReader}), advancing the reader
+     * index past it.
+     *
+     * @throws MalformedFrameException when the bytes do not follow the layout
+     */
     public static WireMessage decode(ByteBuf in) {
+        int start = in.readerIndex();
         WireMessage m = new WireMessage();
-        m.bodyType = BodyType.of(in.readByte());
-        int flags = in.readByte();
-        m.persistent = (flags & MessageEncoding.FLAG_PERSISTENT) != 0;
-        m.priority = in.readByte();
-        m.timestamp = in.readLong();
-        m.expiration = in.readLong();
-        m.deliveryTime = in.readLong();
-        m.messageId = WireStrings.read(in);
-        if ((flags & MessageEncoding.FLAG_CORRELATION_ID_BYTES) != 0) {
-            int n = in.readInt();
-            if (n < 0 || n > in.readableBytes()) {
-                throw new MalformedFrameException("correlation id length " + n + " does not fit the message");
-            }
-            m.correlationIdBytes = new byte[n];
-            in.readBytes(m.correlationIdBytes);
+        m.bodyType = MessageReader.readBodyType(in);
+        int flags = MessageReader.readFlags(in);
+        m.persistent = MessageReader.persistent(flags);
+        m.priority = MessageReader.readPriority(in);
+        m.timestamp = MessageReader.readTimestamp(in);
+        m.expiration = MessageReader.readExpiration(in);
+        m.deliveryTime = MessageReader.readDeliveryTime(in);
+        m.messageId = MessageReader.readMessageId(in);
+        if (MessageReader.correlationIdIsBytes(flags)) {
+            m.correlationIdBytes = MessageReader.readCorrelationIdBytes(in);
         } else {
-            m.correlationId = WireStrings.read(in);
+            m.correlationId = MessageReader.readCorrelationId(in, false);
         }
-        m.destination = WireDestination.read(in);
-        m.replyTo = WireDestination.read(in);
-        m.type = WireStrings.read(in);
-        m.properties = MessageEncoding.readProperties(in);
-        int bodyLength = in.readInt();
+        m.destination = MessageReader.readDestination(in);
+        m.replyTo = MessageReader.readReplyTo(in);
+        m.type = MessageReader.readType(in);
+        m.properties = MessageReader.readProperties(in, start);
+        int bodyLength = MessageReader.readBodyLength(in);
         if (bodyLength >= 0) {
-            if (bodyLength > in.readableBytes()) {
-                throw new MalformedFrameException("body length " + bodyLength + " exceeds the " + in.readableBytes() + " bytes left");
-            }
             m.body = new byte[bodyLength];
             in.readBytes(m.body);
-        } else if (bodyLength != -1) {
-            throw new MalformedFrameException("negative body length " + bodyLength);
         }
         return m;
     }

@@ -118,7 +118,7 @@ class PropertyValidationTest {
     }
 
     /**
-     * The check accepts exactly what {@link MessageEncoding#readProperties} decodes: whatever bytes of the section
+     * The check accepts exactly what {@link PropertySection#read} decodes: whatever bytes of the section
      * are changed, either both accept or the check refuses (and decoding fails too).
      */
     @Test
@@ -142,7 +142,7 @@ class PropertyValidationTest {
             }
             boolean decoded;
             try {
-                MessageEncoding.readProperties(m.duplicate().readerIndex(start));
+                PropertySection.read(m, start, m.readerIndex(), m.writerIndex());
                 decoded = true;
             } catch (MalformedFrameException e) {
                 decoded = false;
