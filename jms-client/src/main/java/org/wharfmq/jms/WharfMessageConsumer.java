@@ -1,6 +1,7 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.jms.message.WharfMessage;
+import org.wharfmq.jms.transport.FrameWait;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 
@@ -15,7 +16,6 @@ import javax.jms.QueueReceiver;
 import javax.jms.Destination;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 
 /**
  * A consumer of a queue or of a topic subscription (whose queue lives on the server). The server pushes up to {@code prefetch} messages ahead of the application into this
@@ -34,9 +34,8 @@ public final class WharfMessageConsumer implements QueueReceiver, TopicSubscribe
     private final Destination destination;
     private final String selector;
     private final boolean noLocal;
-    private final Condition available;
-    /** Wakes this consumer's waiting receive to take its turn at reading the socket (see WharfSession#take). */
-    private final Runnable wakeToRead = () -> session().signalAvailable(this);
+    /** The wait of this consumer's receive: for a delivery, a PULL_DONE, a failure or a close. */
+    private final FrameWait arrival;
     private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
     private volatile MessageListener listener;
     private volatile boolean closed;
@@ -45,17 +44,23 @@ public final class WharfMessageConsumer implements QueueReceiver, TopicSubscribe
     private boolean drained;
     private long lastPullId;
     private long lastPullDone;
+    /** The PULL a receiveNoWait waits for the answer to, or 0. */
+    private long awaitedPull;
     private volatile long lastConsumedDeliveryId;
     private int unreturnedCredit;
 
-    WharfMessageConsumer(WharfSession session, int id, Destination destination, String selector, boolean noLocal,
-                         Condition available) {
+    WharfMessageConsumer(WharfSession session, int id, Destination destination, String selector, boolean noLocal) {
         this.session = session;
         this.id = id;
         this.destination = destination;
         this.selector = selector;
         this.noLocal = noLocal;
-        this.available = available;
+        this.arrival = new FrameWait(session.connection().link()) {
+            @Override
+            protected boolean isOver() {
+                return session.receivable(WharfMessageConsumer.this);
+            }
+        };
     }
 
     // ---- state shared with the session (under its lock unless noted) ----
@@ -68,12 +73,8 @@ public final class WharfMessageConsumer implements QueueReceiver, TopicSubscribe
         return session;
     }
 
-    Condition available() {
-        return available;
-    }
-
-    Runnable wakeToRead() {
-        return wakeToRead;
+    FrameWait arrival() {
+        return arrival;
     }
 
     ArrayDeque<Frame.Deliver> buffer() {
@@ -130,8 +131,22 @@ public final class WharfMessageConsumer implements QueueReceiver, TopicSubscribe
         }
     }
 
+    /** A fresh PULL id, whose answer the receive then waits for. */
     long nextPullId() {
-        return ++lastPullId;
+        awaitedPull = ++lastPullId;
+        return awaitedPull;
+    }
+
+    void pullNoLongerAwaited() {
+        awaitedPull = 0;
+    }
+
+    boolean awaitedPullAnswered() {
+        return awaitedPull != 0 && lastPullDone >= awaitedPull;
+    }
+
+    boolean hasFailed() {
+        return failureCode != null;
     }
 
     void pullDone(long pullId) {

@@ -50,7 +50,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -367,15 +366,14 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             throw tooLarge(length, max);
         }
         if (completionListener != null) {
-            int requestId = connection.newRequestId();
-            CompletableFuture<Frame.Error> answer = connection.register(requestId);
-            completions().add(message, completionListener, answer, requestId);
-            connection.write(new Frame.Send(requestId, id, producerId, buffer));
+            PendingRequests.Request request = connection.register(connection.newRequestId());
+            completions().add(message, completionListener, request.answer(), request.id);
+            connection.write(new Frame.Send(request.id, id, producerId, buffer));
             return;
         }
         boolean sync = syncSends || (mode != SESSION_TRANSACTED && deliveryMode == DeliveryMode.PERSISTENT);
         if (sync) {
-            Frame.Error error = connection.request(rid -> new Frame.Send(rid, id, producerId, buffer), "SEND", true);
+            Frame.Error error = connection.request(rid -> new Frame.Send(rid, id, producerId, buffer), "SEND");
             if (error != null) {
                 throw JmsErrors.toException(error);
             }
@@ -584,7 +582,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         String selectorText = parsedSelector(selector);
         int consumerId = connection.nextConsumerId();
         WharfMessageConsumer consumer = new WharfMessageConsumer(this, consumerId, destination, selectorText,
-                (flags & Frame.CONSUMER_NO_LOCAL) != 0, lock.newCondition());
+                (flags & Frame.CONSUMER_NO_LOCAL) != 0);
         // registered before the request: deliveries may follow the OK immediately
         consumers.add(consumer);
         connection.registerConsumer(consumer);
@@ -676,12 +674,11 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             if (consumer.listener() != null) {
                 dispatchQueue.addLast(consumer);
                 dispatchable.signal();
-            } else {
-                consumer.available().signal();
             }
         } finally {
             lock.unlock();
         }
+        consumer.arrival().wake();
     }
 
     /** Records that the server refused a consumer created without waiting, and wakes its receive (IO thread). */
@@ -689,10 +686,10 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         lock.lock();
         try {
             consumer.markFailed(code, message);
-            consumer.available().signal();
         } finally {
             lock.unlock();
         }
+        consumer.arrival().wake();
     }
 
     /** Records that the server answered a PULL (IO thread). */
@@ -700,10 +697,10 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         lock.lock();
         try {
             consumer.pullDone(pullId);
-            consumer.available().signal();
         } finally {
             lock.unlock();
         }
+        consumer.arrival().wake();
     }
 
     /** Wakes every waiting receive and the dispatcher: start, close and connection loss change what they wait for. */
@@ -711,11 +708,11 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         lock.lock();
         try {
             dispatchable.signalAll();
-            for (WharfMessageConsumer c : consumers) {
-                c.available().signalAll();
-            }
         } finally {
             lock.unlock();
+        }
+        for (WharfMessageConsumer c : consumers) {
+            c.arrival().wake();
         }
     }
 
@@ -735,16 +732,17 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     // ---- delivery: receive side ----
 
     /**
-     * Waits for the next buffered delivery of a consumer.
+     * Waits for the next buffered delivery of a consumer, reading the socket meanwhile if no other thread does
+     * ({@link WharfMessageConsumer#arrival()}).
      *
      * @param timeoutNanos negative to wait without limit
-     * @return null on timeout or when the consumer or session closes
+     * @return null on timeout, when the thread is interrupted or when the consumer or session closes
      */
     Frame.Deliver take(WharfMessageConsumer consumer, long timeoutNanos) throws JMSException {
-        lock.lock();
-        try {
-            long remaining = timeoutNanos;
-            while (true) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            lock.lock();
+            try {
                 if (consumer.isClosed() || closing.get()) {
                     return null;
                 }
@@ -759,50 +757,26 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                         return d;
                     }
                 }
-                if (timeoutNanos >= 0 && remaining <= 0) {
-                    return null;
-                }
-                connection.flushSoonFrames();   // an acknowledgement waiting for a ride should not wait for this one
-                // read the socket on this thread if no other does: the message then needs no hand-over
-                if (!Thread.currentThread().isInterrupted() && connection.mayReadWhileWaiting()) {
-                    long before = System.nanoTime();
-                    lock.unlock(); // delivering a frame takes this lock
-                    try {
-                        connection.readWhileWaiting(timeoutNanos < 0 ? Long.MAX_VALUE : remaining);
-                    } finally {
-                        lock.lock();
-                    }
-                    remaining -= System.nanoTime() - before;
-                    continue; // whether it read or found the turn taken meanwhile: anything may have changed
-                }
-                // checked and now waited for under the lock, so no signal is missed in between
-                Runnable wake = consumer.wakeToRead();
-                if (connection.follow(wake)) {
-                    try {
-                        if (timeoutNanos < 0) {
-                            consumer.available().await();
-                        } else {
-                            remaining = consumer.available().awaitNanos(remaining);
-                        }
-                    } finally {
-                        connection.unfollow(wake);
-                    }
-                }
+            } finally {
+                lock.unlock();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        } finally {
-            lock.unlock();
-            connection.promote();
+            long remaining = timeoutNanos < 0 ? -1 : deadline - System.nanoTime();
+            if (timeoutNanos >= 0 && remaining <= 0) {
+                return null;
+            }
+            connection.flushSoonFrames();   // an acknowledgement waiting for a ride should not wait for this one
+            if (!consumer.arrival().await(remaining) && Thread.currentThread().isInterrupted()) {
+                return null;
+            }
         }
     }
 
-    /** Signals a consumer's waiting receive (to take its turn to read the socket); takes the session lock. */
-    void signalAvailable(WharfMessageConsumer consumer) {
+    /** Whether a consumer's waiting receive has something to look at (see {@link #take}, {@link #takeNow}). */
+    boolean receivable(WharfMessageConsumer consumer) {
         lock.lock();
         try {
-            consumer.available().signalAll();
+            return consumer.isClosed() || closing.get() || connection.lostCause() != null || consumer.hasFailed()
+                    || consumer.awaitedPullAnswered() || (connection.isStarted() && !consumer.buffer().isEmpty());
         } finally {
             lock.unlock();
         }
@@ -830,33 +804,37 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         }
         connection.checkUsable();
         connection.write(new Frame.Pull(consumer.id(), pullId));
-        long remaining = TimeUnit.MILLISECONDS.toNanos(connection.url().requestTimeoutMillis());
-        lock.lock();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connection.url().requestTimeoutMillis());
         try {
             while (true) {
-                if (consumer.isClosed() || closing.get()) {
-                    return null;
+                lock.lock();
+                try {
+                    if (consumer.isClosed() || closing.get()) {
+                        return null;
+                    }
+                    JMSException lost = connection.lostCause();
+                    if (lost != null) {
+                        throw connection.lostException(lost);
+                    }
+                    Frame.Deliver d = consumer.takeBuffered();
+                    if (d != null || consumer.pullAnswered(pullId)) {
+                        return d;
+                    }
+                    consumer.checkAccepted();
+                } finally {
+                    lock.unlock();
                 }
-                JMSException lost = connection.lostCause();
-                if (lost != null) {
-                    throw connection.lostException(lost);
-                }
-                Frame.Deliver d = consumer.takeBuffered();
-                if (d != null || consumer.pullAnswered(pullId)) {
-                    return d;
-                }
-                consumer.checkAccepted();
+                long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     throw new JMSException("No PULL_DONE from Wharf at " + connection.url().address() + " within "
                             + connection.url().requestTimeoutMillis() + " ms (requestTimeout)");
                 }
-                remaining = consumer.available().awaitNanos(remaining);
+                if (!consumer.arrival().await(remaining) && Thread.currentThread().isInterrupted()) {
+                    return null;
+                }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
         } finally {
-            lock.unlock();
+            consumer.pullNoLongerAwaited();
         }
     }
 
@@ -1163,7 +1141,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         awaitCompletions();
         asyncSendError.set(null); // the COMMIT answer reports it
         List<Frame.Consumed> list = consumedList();
-        Frame.Error error = connection.request(rid -> new Frame.Commit(rid, id, list), "COMMIT", true);
+        Frame.Error error = connection.request(rid -> new Frame.Commit(rid, id, list), "COMMIT");
         if (error == null) {
             forgetConsumed(list);
             return;
@@ -1203,8 +1181,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     private void rollbackDeliveries(String what) throws JMSException {
         connection.checkUsable();
         List<Frame.Consumed> list = consumedList();
-        int requestId = connection.newRequestId();
-        CompletableFuture<Frame.Error> answer = connection.register(requestId);
+        PendingRequests.Request request = connection.register(connection.newRequestId());
         lock.lock();
         try {
             discarding = true;
@@ -1217,7 +1194,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             lock.unlock();
         }
         // registered before the write, so it runs on the thread that reads the answer, before any later delivery
-        answer.whenComplete((error, failure) -> {
+        request.answer().whenComplete((error, failure) -> {
             lock.lock();
             try {
                 discarding = false;
@@ -1225,8 +1202,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                 lock.unlock();
             }
         });
-        connection.write(new Frame.Rollback(requestId, id, list));
-        Frame.Error error = connection.await(answer, requestId, what);
+        connection.write(new Frame.Rollback(request.id, id, list));
+        Frame.Error error = connection.await(request, what);
         synchronized (consumed) {
             consumed.clear();
         }
@@ -1250,10 +1227,10 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             }
             consumer.markClosed();
             consumer.releaseBuffer();
-            consumer.available().signalAll();
         } finally {
             lock.unlock();
         }
+        consumer.arrival().wake();
         if (consumer.listener() != null) {
             awaitListenerIdle();
         }
