@@ -60,7 +60,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     private final FrameLink link;
     private final PendingRequests requests = new PendingRequests();
     private final ConcurrentHashMap<Integer, WharfSession> sessions = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Integer, WharfMessageConsumer> consumers = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, ClientConsumer> consumers = new ConcurrentHashMap<>();
     /** Open QueueBrowser enumerations, by their consumer id (the same id space as consumers). */
     private final ConcurrentHashMap<Integer, WharfQueueBrowser.Cursor> browsers = new ConcurrentHashMap<>();
     private final AtomicInteger lastSessionId = new AtomicInteger();
@@ -218,20 +218,20 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
      */
     void onConsumerFailed(Frame.ConsumerFailed failed) {
         consumableQueues.clear();
-        WharfMessageConsumer consumer = consumers.get(failed.consumerId());
+        ClientConsumer consumer = consumers.get(failed.consumerId());
         if (consumer != null) {
-            consumer.session().consumerFailed(consumer, failed.code(), failed.message());
+            consumer.failed(failed.code(), failed.message());
         } else {
             LOG.log(System.Logger.Level.WARNING, "Wharf at {0} refused consumer {1}, which is closed already: {2}",
                     url.address(), failed.consumerId(), failed.message());
         }
     }
 
-    void registerConsumer(WharfMessageConsumer consumer) {
+    void registerConsumer(ClientConsumer consumer) {
         consumers.put(consumer.id(), consumer);
     }
 
-    void unregisterConsumer(WharfMessageConsumer consumer) {
+    void unregisterConsumer(ClientConsumer consumer) {
         consumers.remove(consumer.id(), consumer);
     }
 
@@ -355,9 +355,9 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     // ---- inbound, on the IO thread ----
 
     void onDeliver(Frame.Deliver deliver) {
-        WharfMessageConsumer consumer = consumers.get(deliver.consumerId());
+        ClientConsumer consumer = consumers.get(deliver.consumerId());
         if (consumer != null) {
-            consumer.session().enqueue(consumer, deliver);
+            consumer.deliver(deliver);
             return;
         }
         WharfQueueBrowser.Cursor browser = browsers.get(deliver.consumerId());
@@ -369,9 +369,9 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     void onPullDone(Frame.PullDone done) {
-        WharfMessageConsumer consumer = consumers.get(done.consumerId());
+        ClientConsumer consumer = consumers.get(done.consumerId());
         if (consumer != null) {
-            consumer.session().pullDone(consumer, done.pullId());
+            consumer.pullDone(done.pullId());
             return;
         }
         WharfQueueBrowser.Cursor browser = browsers.get(done.consumerId());
@@ -602,7 +602,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     private boolean isOwnDispatcherThread() {
-        return Thread.currentThread() instanceof SessionDispatcher d && d.session().connection() == this;
+        return Thread.currentThread() instanceof SessionDispatcher.ListenerThread t && t.session().connection() == this;
     }
 
     private boolean isOwnCompletionThread() {
