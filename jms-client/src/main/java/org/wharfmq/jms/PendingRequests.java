@@ -1,5 +1,7 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.jms.transport.FrameLink;
+import org.wharfmq.jms.transport.FrameWait;
 import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.JMSException;
@@ -8,14 +10,48 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Requests of one connection that wait for the server's OK or ERROR. A request's future completes with null
+ * Requests of one connection that wait for the server's OK or ERROR. A request's answer completes with null
  * for OK and with the ERROR frame otherwise (the waiting thread builds the exception, so its stack trace shows
  * the application's call), or exceptionally when the connection is lost.
  */
 final class PendingRequests {
-    private final ConcurrentHashMap<Integer, CompletableFuture<Frame.Error>> pending = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, Request> pending = new ConcurrentHashMap<>();
     private final AtomicInteger lastId = new AtomicInteger();
     private volatile JMSException failure;
+
+    /**
+     * One request waiting for its answer, and the wait of the thread that sent it: that thread reads the answer
+     * itself while the read turn is free ({@link FrameWait}), and is woken when another thread delivers it.
+     */
+    static final class Request extends FrameWait {
+        final int id;
+        private final CompletableFuture<Frame.Error> answer = new CompletableFuture<>();
+
+        private Request(int id, FrameLink link) {
+            super(link);
+            this.id = id;
+        }
+
+        /** Completes with null for OK, the ERROR frame otherwise, or exceptionally when the connection is lost. */
+        CompletableFuture<Frame.Error> answer() {
+            return answer;
+        }
+
+        @Override
+        protected boolean isOver() {
+            return answer.isDone();
+        }
+
+        private void complete(Frame.Error error) {
+            answer.complete(error);
+            wake();
+        }
+
+        private void fail(JMSException cause) {
+            answer.completeExceptionally(cause);
+            wake();
+        }
+    }
 
     /** A fresh request id: positive, so never the fire-and-forget id 0. */
     int nextId() {
@@ -28,14 +64,14 @@ final class PendingRequests {
     }
 
     /** Registers a request before it is written; fails at once if the connection is already gone. */
-    CompletableFuture<Frame.Error> register(int id) {
-        CompletableFuture<Frame.Error> future = new CompletableFuture<>();
-        pending.put(id, future);
+    Request register(int id, FrameLink link) {
+        Request request = new Request(id, link);
+        pending.put(id, request);
         JMSException failed = failure;
-        if (failed != null && pending.remove(id, future)) {
-            future.completeExceptionally(failed);
+        if (failed != null && pending.remove(id, request)) {
+            request.fail(failed);
         }
-        return future;
+        return request;
     }
 
     /**
@@ -45,11 +81,11 @@ final class PendingRequests {
      * @return false when no request had that id
      */
     boolean answer(int id, Frame.Error error) {
-        CompletableFuture<Frame.Error> future = pending.remove(id);
-        if (future == null) {
+        Request request = pending.remove(id);
+        if (request == null) {
             return false;
         }
-        future.complete(error);
+        request.complete(error);
         return true;
     }
 
@@ -62,9 +98,9 @@ final class PendingRequests {
     void failAll(JMSException cause) {
         failure = cause;
         for (Integer id : pending.keySet()) {
-            CompletableFuture<Frame.Error> future = pending.remove(id);
-            if (future != null) {
-                future.completeExceptionally(cause);
+            Request request = pending.remove(id);
+            if (request != null) {
+                request.fail(cause);
             }
         }
     }

@@ -2,6 +2,7 @@ package org.wharfmq.jms;
 
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.jms.transport.FrameLink;
+import org.wharfmq.jms.transport.FrameWait;
 import org.wharfmq.jms.transport.Transport;
 import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.ProtocolVersion;
@@ -26,7 +27,7 @@ import javax.jms.Topic;
 import javax.jms.TopicConnection;
 import javax.jms.TopicSession;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -35,7 +36,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 
 /**
@@ -60,7 +60,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     private final FrameLink link;
     private final PendingRequests requests = new PendingRequests();
     private final ConcurrentHashMap<Integer, WharfSession> sessions = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Integer, WharfMessageConsumer> consumers = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, ClientConsumer> consumers = new ConcurrentHashMap<>();
     /** Open QueueBrowser enumerations, by their consumer id (the same id space as consumers). */
     private final ConcurrentHashMap<Integer, WharfQueueBrowser.Cursor> browsers = new ConcurrentHashMap<>();
     private final AtomicInteger lastSessionId = new AtomicInteger();
@@ -218,20 +218,20 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
      */
     void onConsumerFailed(Frame.ConsumerFailed failed) {
         consumableQueues.clear();
-        WharfMessageConsumer consumer = consumers.get(failed.consumerId());
+        ClientConsumer consumer = consumers.get(failed.consumerId());
         if (consumer != null) {
-            consumer.session().consumerFailed(consumer, failed.code(), failed.message());
+            consumer.failed(failed.code(), failed.message());
         } else {
             LOG.log(System.Logger.Level.WARNING, "Wharf at {0} refused consumer {1}, which is closed already: {2}",
                     url.address(), failed.consumerId(), failed.message());
         }
     }
 
-    void registerConsumer(WharfMessageConsumer consumer) {
+    void registerConsumer(ClientConsumer consumer) {
         consumers.put(consumer.id(), consumer);
     }
 
-    void unregisterConsumer(WharfMessageConsumer consumer) {
+    void unregisterConsumer(ClientConsumer consumer) {
         consumers.remove(consumer.id(), consumer);
     }
 
@@ -296,30 +296,23 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         requests.forget(requestId);
     }
 
-    CompletableFuture<Frame.Error> register(int requestId) {
-        return requests.register(requestId);
+    /** Registers a request id taken with {@link #newRequestId}, before its frame is written. */
+    PendingRequests.Request register(int requestId) {
+        return requests.register(requestId, link);
     }
 
     /**
-     * Sends a request and waits for its answer.
+     * Sends a request and waits for its answer, reading it on this thread while no other thread reads
+     * ({@link FrameWait}): the caller must hold no lock that delivering a frame takes.
      *
      * @return null for OK, else the ERROR frame
      * @throws JMSException when the connection is lost or the answer does not come within requestTimeout
      */
     Frame.Error request(IntFunction<Frame> frame, String what) throws JMSException {
-        return request(frame, what, false);
-    }
-
-    /**
-     * {@link #request}; with {@code read}, this thread may read the answer itself (the hot requests: a persistent
-     * send, a commit; never under a lock that delivering a frame takes).
-     */
-    Frame.Error request(IntFunction<Frame> frame, String what, boolean read) throws JMSException {
         checkUsable();
-        int id = requests.nextId();
-        CompletableFuture<Frame.Error> answer = requests.register(id);
-        write(frame.apply(id));
-        return await(answer, id, what, read);
+        PendingRequests.Request request = register(requests.nextId());
+        write(frame.apply(request.id));
+        return await(request, what);
     }
 
     /** {@link #request} that throws the mapped exception for an ERROR answer. */
@@ -330,96 +323,28 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         }
     }
 
-    /** Waits for a registered request's answer. */
-    Frame.Error await(CompletableFuture<Frame.Error> answer, int id, String what) throws JMSException {
-        return await(answer, id, what, false);
-    }
-
-    /**
-     * Waits for a registered request's answer; with {@code read}, this thread reads the socket itself meanwhile
-     * if no other thread does ({@link FrameLink#readWhileWaiting}), for callers that hold no lock.
-     */
-    Frame.Error await(CompletableFuture<Frame.Error> answer, int id, String what, boolean read) throws JMSException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(url.requestTimeoutMillis());
-        if (read) {
-            readWhileAwaiting(answer, deadline);
-        }
-        try {
-            return answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            throw cause instanceof JMSException j ? lostException(j) : JmsErrors.wrap(what + " failed: " + cause, cause);
-        } catch (TimeoutException e) {
-            requests.forget(id);
+    /** Waits up to requestTimeout for a registered request's answer (see {@link #request}). */
+    Frame.Error await(PendingRequests.Request request, String what) throws JMSException {
+        boolean answered = request.await(TimeUnit.MILLISECONDS.toNanos(url.requestTimeoutMillis()));
+        if (!answered) {
+            requests.forget(request.id);
+            if (Thread.currentThread().isInterrupted()) {
+                throw new JMSException("Interrupted while waiting for the answer to " + what);
+            }
             throw new JMSException("No answer from Wharf at " + url.address() + " to " + what + " within "
                     + url.requestTimeoutMillis() + " ms (requestTimeout)");
-        } catch (InterruptedException e) {
-            requests.forget(id);
-            Thread.currentThread().interrupt();
-            throw new JMSException("Interrupted while waiting for the answer to " + what);
         }
-    }
-
-    /**
-     * Reads the socket on this thread until {@code answer} is done, the deadline passes or the thread is
-     * interrupted; sleeps (woken by the answer, or to take its turn to read) while another thread reads.
-     */
-    private void readWhileAwaiting(CompletableFuture<?> answer, long deadline) {
-        Thread waiter = Thread.currentThread();
-        Runnable wake = () -> LockSupport.unpark(waiter);
-        boolean unparkOnAnswer = false;
         try {
-            while (!answer.isDone() && !waiter.isInterrupted()) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0) {
-                    return;
-                }
-                if (link.readWhileWaiting(remaining)) {
-                    continue;
-                }
-                if (!unparkOnAnswer) {
-                    answer.whenComplete((error, failure) -> LockSupport.unpark(waiter));
-                    unparkOnAnswer = true;
-                    continue; // answered meanwhile?
-                }
-                if (link.follow(wake)) {
-                    try {
-                        if (!answer.isDone()) {
-                            LockSupport.parkNanos(this, remaining);
-                        }
-                    } finally {
-                        link.unfollow(wake);
-                    }
-                }
-            }
-        } finally {
-            link.promote();
+            return request.answer().join();
+        } catch (CompletionException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof JMSException j ? lostException(j) : JmsErrors.wrap(what + " failed: " + cause, cause);
         }
     }
 
-    /** {@link FrameLink#mayReadWhileWaiting}. */
-    boolean mayReadWhileWaiting() {
-        return link.mayReadWhileWaiting();
-    }
-
-    /** {@link FrameLink#readWhileWaiting}, for a consumer's receive. */
-    boolean readWhileWaiting(long maxNanos) {
-        return link.readWhileWaiting(maxNanos);
-    }
-
-    /** {@link FrameLink#follow}. */
-    boolean follow(Runnable wake) {
-        return link.follow(wake);
-    }
-
-    /** {@link FrameLink#unfollow}. */
-    void unfollow(Runnable wake) {
-        link.unfollow(wake);
-    }
-
-    /** {@link FrameLink#promote}. */
-    void promote() {
-        link.promote();
+    /** The link, for the waits of this connection's consumers ({@link FrameWait}). */
+    FrameLink link() {
+        return link;
     }
 
     /** A MessageListener is in use: only the link's reader thread reads from now on ({@link FrameLink#readerOnly}). */
@@ -430,9 +355,9 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     // ---- inbound, on the IO thread ----
 
     void onDeliver(Frame.Deliver deliver) {
-        WharfMessageConsumer consumer = consumers.get(deliver.consumerId());
+        ClientConsumer consumer = consumers.get(deliver.consumerId());
         if (consumer != null) {
-            consumer.session().enqueue(consumer, deliver);
+            consumer.deliver(deliver);
             return;
         }
         WharfQueueBrowser.Cursor browser = browsers.get(deliver.consumerId());
@@ -444,9 +369,9 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     void onPullDone(Frame.PullDone done) {
-        WharfMessageConsumer consumer = consumers.get(done.consumerId());
+        ClientConsumer consumer = consumers.get(done.consumerId());
         if (consumer != null) {
-            consumer.session().pullDone(consumer, done.pullId());
+            consumer.pullDone(done.pullId());
             return;
         }
         WharfQueueBrowser.Cursor browser = browsers.get(done.consumerId());
@@ -677,7 +602,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     private boolean isOwnDispatcherThread() {
-        return Thread.currentThread() instanceof SessionDispatcher d && d.session().connection() == this;
+        return Thread.currentThread() instanceof SessionDispatcher.ListenerThread t && t.session().connection() == this;
     }
 
     private boolean isOwnCompletionThread() {
@@ -706,11 +631,10 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
                 session.closeForConnection();
             }
             if (lostCause == null && link.isOpen()) {
-                int id = requests.nextId();
-                CompletableFuture<Frame.Error> answer = requests.register(id);
-                write(new Frame.Close(id));
+                PendingRequests.Request request = register(requests.nextId());
+                write(new Frame.Close(request.id));
                 try {
-                    await(answer, id, "CLOSE");
+                    await(request, "CLOSE");
                 } catch (JMSException e) {
                     LOG.log(System.Logger.Level.DEBUG, "No orderly close answer from {0}: {1}", url.address(), e.getMessage());
                 }

@@ -100,7 +100,7 @@ final class WharfJMSConsumer implements JMSConsumer {
 
     private <T> T body(Class<T> c, long timeout) {
         try {
-            WharfSession.BodyReceipt<T> receipt = consumer.receiveBody(c, timeout);
+            ClientConsumer.BodyReceipt<T> receipt = consumer.receiveBody(c, timeout);
             return receipt == null ? null : receipt.body();
         } catch (JMSException e) {
             throw JmsErrors.toRuntime(e);

@@ -1,7 +1,6 @@
 package org.wharfmq.jms;
 
 import io.netty.buffer.ByteBuf;
-import org.wharfmq.jms.message.MessageAcknowledger;
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfBytesMessage;
 import org.wharfmq.jms.message.WharfMapMessage;
@@ -11,7 +10,6 @@ import org.wharfmq.jms.message.WharfStreamMessage;
 import org.wharfmq.jms.message.WharfTextMessage;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
@@ -45,39 +43,27 @@ import javax.jms.TopicPublisher;
 import javax.jms.TopicSession;
 import javax.jms.TopicSubscriber;
 import java.io.Serializable;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A Wharf session. Used by one application thread at a time (or by its dispatcher thread once it has
  * MessageListeners), as JMS requires; {@link #close()} and the consumers' {@code close()} may come from any
  * thread.
  *
- * <p>Deliveries arrive on the IO thread and go into the consumers' buffers under {@link #lock}, the one lock
- * shared by the IO thread and the session's thread. Consuming (decoding, acknowledging, returning credit)
- * happens on the session's thread, outside the lock.
- *
- * <p>Acknowledgement follows the protocol: AUTO_ACKNOWLEDGE sends an ACK per message (no answer),
- * DUPS_OK_ACKNOWLEDGE batches them, CLIENT_ACKNOWLEDGE and transactions keep a consumed-list (per consumer, the
- * last delivery id the application got) that {@code acknowledge()}, {@code commit()}, {@code rollback()} and
- * {@code recover()} send.
+ * <p>The session is the JMS facade over what it is made of: each consumer's deliveries, credit and
+ * acknowledgement bookkeeping are its {@link ClientConsumer}'s; acknowledgement in the session's mode, commit,
+ * rollback and recover are its {@link SessionSettlement}'s; MessageListeners run on its {@link SessionDispatcher}.
  *
  * <p>Asynchronous sends (JMS 2.0, with a CompletionListener) carry a request id; the session's
  * {@link CompletionDispatcher} thread calls their listeners in send order. {@code close}, {@code commit} and
  * {@code rollback} wait for them first, and refuse to run on that thread.
  */
 public final class WharfSession implements Session, QueueSession, TopicSession {
-    private static final System.Logger LOG = System.getLogger(WharfSession.class.getName());
 
     private final WharfConnection connection;
     private final int id;
@@ -89,29 +75,17 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     private final int batchSize;
     private final boolean syncSends;
 
-    /** Guards consumer buffers, the dispatch queue and {@link #discarding}; held only briefly, never across I/O. */
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition dispatchable = lock.newCondition();
-    /** One entry per buffered message of a consumer with a listener, in arrival order across consumers. */
-    private final ArrayDeque<WharfMessageConsumer> dispatchQueue = new ArrayDeque<>();
-    /** True from sending ROLLBACK until its answer is read: deliveries in between are stale. */
-    private boolean discarding;
-
-    private final CopyOnWriteArrayList<WharfMessageConsumer> consumers = new CopyOnWriteArrayList<>();
+    /** The MessageListener side: which consumer's delivery runs next, on the session's listener thread. */
+    private final SessionDispatcher dispatcher;
+    /** Acknowledgement, commit and rollback of what the consumers consume; holds the session's consumers. */
+    private final SessionSettlement settlement;
     private final CopyOnWriteArrayList<WharfMessageProducer> producers = new CopyOnWriteArrayList<>();
     private final CopyOnWriteArrayList<WharfQueueBrowser> browsers = new CopyOnWriteArrayList<>();
-    /** Consumer id to the last delivery id consumed and not yet acknowledged (CLIENT, DUPS_OK, transacted, AUTO listener). */
-    private final Map<Integer, Long> consumed = new HashMap<>();
-    private int dupsOkPending;
     /** The first failed fire-and-forget send not yet reported to the application. */
     private final AtomicReference<Frame.Error> asyncSendError = new AtomicReference<>();
-    /** Bumped by each rollback/recover, so a listener's delivery acknowledged after one is not acknowledged. */
-    private volatile int rollbackCount;
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
-    private volatile SessionDispatcher dispatcher;
     private volatile CompletionDispatcher completions;
-    private final MessageAcknowledger clientAcknowledger;
 
     /**
      * @param domain {@link MessagingDomain#QUEUE} for a QueueSession, {@link MessagingDomain#TOPIC} for a
@@ -125,7 +99,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         this.prefetch = connection.url().prefetch();
         this.batchSize = Math.max(1, prefetch / 2);
         this.syncSends = connection.url().syncSends();
-        this.clientAcknowledger = mode == CLIENT_ACKNOWLEDGE ? this::acknowledgeConsumed : null;
+        this.dispatcher = new SessionDispatcher(this);
+        this.settlement = new SessionSettlement(this, dispatcher, mode, batchSize);
     }
 
     int id() {
@@ -153,6 +128,11 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
 
     boolean isClosing() {
         return closing.get();
+    }
+
+    /** True once {@link #close()} has completed. */
+    boolean isClosed() {
+        return closed;
     }
 
     /** Refuses a method of the other domain on a QueueSession or TopicSession (JMS 1.1 section 4.11). */
@@ -367,15 +347,14 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             throw tooLarge(length, max);
         }
         if (completionListener != null) {
-            int requestId = connection.newRequestId();
-            CompletableFuture<Frame.Error> answer = connection.register(requestId);
-            completions().add(message, completionListener, answer, requestId);
-            connection.write(new Frame.Send(requestId, id, producerId, buffer));
+            PendingRequests.Request request = connection.register(connection.newRequestId());
+            completions().add(message, completionListener, request.answer(), request.id);
+            connection.write(new Frame.Send(request.id, id, producerId, buffer));
             return;
         }
         boolean sync = syncSends || (mode != SESSION_TRANSACTED && deliveryMode == DeliveryMode.PERSISTENT);
         if (sync) {
-            Frame.Error error = connection.request(rid -> new Frame.Send(rid, id, producerId, buffer), "SEND", true);
+            Frame.Error error = connection.request(rid -> new Frame.Send(rid, id, producerId, buffer), "SEND");
             if (error != null) {
                 throw JmsErrors.toException(error);
             }
@@ -583,11 +562,10 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                                              String subscriptionName) throws JMSException {
         String selectorText = parsedSelector(selector);
         int consumerId = connection.nextConsumerId();
-        WharfMessageConsumer consumer = new WharfMessageConsumer(this, consumerId, destination, selectorText,
-                (flags & Frame.CONSUMER_NO_LOCAL) != 0, lock.newCondition());
+        ClientConsumer core = new ClientConsumer(connection, settlement, dispatcher, consumerId, batchSize);
         // registered before the request: deliveries may follow the OK immediately
-        consumers.add(consumer);
-        connection.registerConsumer(consumer);
+        settlement.added(core);
+        connection.registerConsumer(core);
         try {
             boolean plainQueue = flags == 0 && wire.kind().isQueue();
             if (plainQueue && connection.consumerAcceptedBefore(wire)) {
@@ -605,18 +583,12 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                 }
             }
         } catch (JMSException e) {
-            connection.unregisterConsumer(consumer);
-            consumers.remove(consumer);
-            lock.lock();
-            try {
-                consumer.markClosed();
-                consumer.releaseBuffer();
-            } finally {
-                lock.unlock();
-            }
+            connection.unregisterConsumer(core);
+            core.close();
+            settlement.closed(core);
             throw e;
         }
-        return consumer;
+        return new WharfMessageConsumer(this, core, destination, selectorText, (flags & Frame.CONSUMER_NO_LOCAL) != 0);
     }
 
     // ---- browsers ----
@@ -662,472 +634,40 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         return selectorText;
     }
 
-    // ---- delivery: IO thread side ----
+    // ---- delivery ----
 
-    /** Buffers a delivery (IO thread). */
-    void enqueue(WharfMessageConsumer consumer, Frame.Deliver deliver) {
-        lock.lock();
-        try {
-            if (discarding || consumer.isClosed() || closing.get()) {
-                deliver.message().release();
-                return;
-            }
-            consumer.buffer().addLast(deliver);
-            if (consumer.listener() != null) {
-                dispatchQueue.addLast(consumer);
-                dispatchable.signal();
-            } else {
-                consumer.available().signal();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Records that the server refused a consumer created without waiting, and wakes its receive (IO thread). */
-    void consumerFailed(WharfMessageConsumer consumer, ErrorCode code, String message) {
-        lock.lock();
-        try {
-            consumer.markFailed(code, message);
-            consumer.available().signal();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Records that the server answered a PULL (IO thread). */
-    void pullDone(WharfMessageConsumer consumer, long pullId) {
-        lock.lock();
-        try {
-            consumer.pullDone(pullId);
-            consumer.available().signal();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Wakes every waiting receive and the dispatcher: start, close and connection loss change what they wait for. */
+    /** Wakes every waiting receive and the listener thread: start, close and connection loss change what they wait for. */
     void wakeAll() {
-        lock.lock();
-        try {
-            dispatchable.signalAll();
-            for (WharfMessageConsumer c : consumers) {
-                c.available().signalAll();
-            }
-        } finally {
-            lock.unlock();
+        dispatcher.wake();
+        for (ClientConsumer c : settlement.consumers()) {
+            c.wake();
         }
     }
 
     void onConnectionLost() {
-        lock.lock();
-        try {
-            for (WharfMessageConsumer c : consumers) {
-                c.releaseBuffer();
-            }
-            dispatchQueue.clear();
-        } finally {
-            lock.unlock();
+        for (ClientConsumer c : settlement.consumers()) {
+            c.releaseBuffer();
         }
+        dispatcher.clear();
         wakeAll();
-    }
-
-    // ---- delivery: receive side ----
-
-    /**
-     * Waits for the next buffered delivery of a consumer.
-     *
-     * @param timeoutNanos negative to wait without limit
-     * @return null on timeout or when the consumer or session closes
-     */
-    Frame.Deliver take(WharfMessageConsumer consumer, long timeoutNanos) throws JMSException {
-        lock.lock();
-        try {
-            long remaining = timeoutNanos;
-            while (true) {
-                if (consumer.isClosed() || closing.get()) {
-                    return null;
-                }
-                JMSException lost = connection.lostCause();
-                if (lost != null) {
-                    throw connection.lostException(lost);
-                }
-                consumer.checkAccepted();
-                if (connection.isStarted()) {
-                    Frame.Deliver d = consumer.takeBuffered();
-                    if (d != null) {
-                        return d;
-                    }
-                }
-                if (timeoutNanos >= 0 && remaining <= 0) {
-                    return null;
-                }
-                connection.flushSoonFrames();   // an acknowledgement waiting for a ride should not wait for this one
-                // read the socket on this thread if no other does: the message then needs no hand-over
-                if (!Thread.currentThread().isInterrupted() && connection.mayReadWhileWaiting()) {
-                    long before = System.nanoTime();
-                    lock.unlock(); // delivering a frame takes this lock
-                    try {
-                        connection.readWhileWaiting(timeoutNanos < 0 ? Long.MAX_VALUE : remaining);
-                    } finally {
-                        lock.lock();
-                    }
-                    remaining -= System.nanoTime() - before;
-                    continue; // whether it read or found the turn taken meanwhile: anything may have changed
-                }
-                // checked and now waited for under the lock, so no signal is missed in between
-                Runnable wake = consumer.wakeToRead();
-                if (connection.follow(wake)) {
-                    try {
-                        if (timeoutNanos < 0) {
-                            consumer.available().await();
-                        } else {
-                            remaining = consumer.available().awaitNanos(remaining);
-                        }
-                    } finally {
-                        connection.unfollow(wake);
-                    }
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        } finally {
-            lock.unlock();
-            connection.promote();
-        }
-    }
-
-    /** Signals a consumer's waiting receive (to take its turn to read the socket); takes the session lock. */
-    void signalAvailable(WharfMessageConsumer consumer) {
-        lock.lock();
-        try {
-            consumer.available().signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * receiveNoWait: the buffered head, else a PULL so that a message already on the queue is found; returns null
-     * only once PULL_DONE says the queue had none (or while the connection is stopped).
-     */
-    Frame.Deliver takeNow(WharfMessageConsumer consumer) throws JMSException {
-        long pullId;
-        lock.lock();
-        try {
-            if (consumer.isClosed() || closing.get() || !connection.isStarted()) {
-                return null;
-            }
-            Frame.Deliver d = consumer.takeBuffered();
-            if (d != null) {
-                return d;
-            }
-            consumer.checkAccepted();
-            pullId = consumer.nextPullId();
-        } finally {
-            lock.unlock();
-        }
-        connection.checkUsable();
-        connection.write(new Frame.Pull(consumer.id(), pullId));
-        long remaining = TimeUnit.MILLISECONDS.toNanos(connection.url().requestTimeoutMillis());
-        lock.lock();
-        try {
-            while (true) {
-                if (consumer.isClosed() || closing.get()) {
-                    return null;
-                }
-                JMSException lost = connection.lostCause();
-                if (lost != null) {
-                    throw connection.lostException(lost);
-                }
-                Frame.Deliver d = consumer.takeBuffered();
-                if (d != null || consumer.pullAnswered(pullId)) {
-                    return d;
-                }
-                consumer.checkAccepted();
-                if (remaining <= 0) {
-                    throw new JMSException("No PULL_DONE from Wharf at " + connection.url().address() + " within "
-                            + connection.url().requestTimeoutMillis() + " ms (requestTimeout)");
-                }
-                remaining = consumer.available().awaitNanos(remaining);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Consumes a delivery taken by a synchronous receive: decodes it, returns credit and acknowledges it as the
-     * session mode says.
-     *
-     * @return the message, or null when it had expired (it still counts as consumed)
-     */
-    WharfMessage consumeReceived(WharfMessageConsumer consumer, Frame.Deliver deliver) {
-        WharfMessage message = decode(consumer, deliver);
-        acknowledgeReceived(consumer, deliver.deliveryId());
-        return message;
-    }
-
-    /**
-     * {@link #consumeReceived} for JMSConsumer.receiveBody: a message whose body cannot be returned as {@code type}
-     * (a plain Message, a StreamMessage, an unassignable or undeserialisable body) throws MessageFormatException.
-     * In AUTO and DUPS_OK mode that message is then not acknowledged but recovered, to be delivered again, as if a
-     * MessageListener had thrown; in CLIENT_ACKNOWLEDGE and transacted mode it counts as delivered (JMS 2.0).
-     */
-    <T> BodyReceipt<T> consumeReceivedBody(WharfMessageConsumer consumer, Frame.Deliver deliver, Class<T> type) throws JMSException {
-        WharfMessage message = decode(consumer, deliver);
-        long deliveryId = deliver.deliveryId();
-        if (message == null) {
-            acknowledgeReceived(consumer, deliveryId);
-            return null;
-        }
-        T body;
-        try {
-            if (message instanceof WharfStreamMessage || message.getClass() == WharfMessage.class) {
-                throw new javax.jms.MessageFormatException("receiveBody cannot return the body of a "
-                        + (message instanceof WharfStreamMessage ? "StreamMessage" : "Message without a body"));
-            }
-            body = message.getBody(type);
-        } catch (JMSException e) {
-            if (mode == AUTO_ACKNOWLEDGE || mode == DUPS_OK_ACKNOWLEDGE) {
-                recordConsumed(consumer.id(), deliveryId);
-                rollbackDeliveries("ROLLBACK (recover after receiveBody could not return the body)");
-            } else {
-                recordConsumed(consumer.id(), deliveryId);
-            }
-            throw e;
-        }
-        acknowledgeReceived(consumer, deliveryId);
-        return new BodyReceipt<>(body);
-    }
-
-    /** The body receiveBody returns; a record so that a null body differs from "no message". */
-    record BodyReceipt<T>(T body) {
-    }
-
-    private void acknowledgeReceived(WharfMessageConsumer consumer, long deliveryId) {
-        switch (mode) {
-            // nobody waits for it: it leaves with the application's next frame (or within milliseconds)
-            case AUTO_ACKNOWLEDGE -> connection.writeSoon(new Frame.Ack(0, id, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
-            case DUPS_OK_ACKNOWLEDGE -> {
-                recordConsumed(consumer.id(), deliveryId);
-                if (++dupsOkPending >= batchSize || consumer.drained()) {
-                    flushDupsOkAcks();
-                }
-            }
-            default -> recordConsumed(consumer.id(), deliveryId);
-        }
-    }
-
-    /**
-     * Decodes a delivery and counts it as consumed for credit and CLOSE_CONSUMER. Returns null, and the caller goes
-     * on to the next delivery, when it has expired (dropped, as JMS allows) or cannot be decoded: that one is
-     * rejected back to the server, which moves it to its dead-letter queue with the reason, so it is neither lost
-     * nor delivered again and again. (JMS has no way to hand the application a message it cannot build; an
-     * acknowledgement that covers its delivery id later leaves it in the dead-letter queue.)
-     */
-    private WharfMessage decode(WharfMessageConsumer consumer, Frame.Deliver deliver) {
-        ByteBuf buffer = deliver.message();
-        WharfMessage message = null;
-        try {
-            long expiration = MessageCodec.expirationOf(buffer);
-            if (expiration == 0 || expiration > System.currentTimeMillis()) {
-                message = MessageCodec.decode(buffer, deliver.deliveryCount());
-                message.setAcknowledger(clientAcknowledger);
-                if (message instanceof WharfObjectMessage object) {
-                    object.setDeserializationPolicy(connection.url().deserialization());
-                }
-            }
-        } catch (MalformedFrameException | IndexOutOfBoundsException e) {
-            LOG.log(System.Logger.Level.WARNING, "Delivery " + deliver.deliveryId() + " for consumer " + consumer.id()
-                    + " cannot be decoded (" + e.getMessage() + "); rejected: the server moves it to its"
-                    + " dead-letter queue");
-            connection.write(new Frame.Reject(consumer.id(), deliver.deliveryId(), e.getMessage()));
-        } finally {
-            buffer.release();
-        }
-        consumer.consumed(deliver.deliveryId());
-        return message;
-    }
-
-    private void recordConsumed(int consumerId, long deliveryId) {
-        synchronized (consumed) {
-            consumed.put(consumerId, deliveryId);
-        }
-    }
-
-    private List<Frame.Consumed> consumedList() {
-        synchronized (consumed) {
-            if (consumed.isEmpty()) {
-                return List.of();
-            }
-            List<Frame.Consumed> list = new ArrayList<>(consumed.size());
-            for (Map.Entry<Integer, Long> e : consumed.entrySet()) {
-                list.add(new Frame.Consumed(e.getKey(), e.getValue()));
-            }
-            return list;
-        }
-    }
-
-    private void forgetConsumed(List<Frame.Consumed> acknowledged) {
-        synchronized (consumed) {
-            for (Frame.Consumed c : acknowledged) {
-                consumed.remove(c.consumerId(), c.lastDeliveryId());
-            }
-        }
-    }
-
-    private void flushDupsOkAcks() {
-        dupsOkPending = 0;
-        List<Frame.Consumed> list = consumedList();
-        if (!list.isEmpty() && connection.isUsable()) {
-            forgetConsumed(list);
-            connection.write(new Frame.Ack(0, id, list));
-        }
-    }
-
-    // ---- delivery: MessageListener side ----
-
-    void setListener(WharfMessageConsumer consumer, MessageListener listener) {
-        if (listener != null && dispatcher == null) {
-            startDispatcher();
-        }
-        lock.lock();
-        try {
-            consumer.listener(listener);
-            if (listener != null) {
-                connection.listenerInUse();
-                connection.flushSoonFrames(); // the consumer's opening may still wait for a ride; a listener waits
-                for (int i = consumer.buffer().size(); i > 0; i--) {
-                    dispatchQueue.addLast(consumer);
-                }
-                dispatchable.signal();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private synchronized void startDispatcher() {
-        if (dispatcher == null) {
-            SessionDispatcher d = new SessionDispatcher(this, "wharf-session-" + id + "-" + connection.url().address());
-            dispatcher = d;
-            d.start();
-        }
-    }
-
-    /** The dispatcher thread's loop: waits for a message of a consumer with a listener and calls it. */
-    void dispatchLoop(SessionDispatcher self) {
-        while (true) {
-            WharfMessageConsumer consumer;
-            MessageListener listener;
-            Frame.Deliver deliver;
-            lock.lock();
-            try {
-                while (true) {
-                    if (closing.get() || connection.lostCause() != null) {
-                        return;
-                    }
-                    consumer = connection.isStarted() ? dispatchQueue.pollFirst() : null;
-                    if (consumer == null) {
-                        dispatchable.awaitUninterruptibly();
-                        continue;
-                    }
-                    listener = consumer.listener();
-                    deliver = listener == null || consumer.isClosed() ? null : consumer.takeBuffered();
-                    if (deliver != null) {
-                        // taken under the session lock, so stop() cannot slip between the started check and onMessage
-                        self.inProgress.lock();
-                        break;
-                    }
-                }
-            } finally {
-                lock.unlock();
-            }
-            try {
-                deliverToListener(consumer, listener, deliver);
-            } finally {
-                self.inProgress.unlock();
-            }
-        }
-    }
-
-    private void deliverToListener(WharfMessageConsumer consumer, MessageListener listener, Frame.Deliver deliver) {
-        WharfMessage message = decode(consumer, deliver);
-        long deliveryId = deliver.deliveryId();
-        // recorded before onMessage so that acknowledge(), commit() or recover() inside it include this message
-        recordConsumed(consumer.id(), deliveryId);
-        int rollbacks = rollbackCount;
-        if (message != null) {
-            try {
-                listener.onMessage(message);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "MessageListener of consumer " + consumer.id() + " threw on "
-                        + message.getJMSMessageID(), e);
-                if (mode == AUTO_ACKNOWLEDGE || mode == DUPS_OK_ACKNOWLEDGE) {
-                    recoverAfterListenerFailure();
-                    return;
-                }
-            }
-        }
-        if (rollbacks != rollbackCount || closed || !connection.isUsable()) {
-            return;
-        }
-        if (mode == AUTO_ACKNOWLEDGE) {
-            List<Frame.Consumed> one = List.of(new Frame.Consumed(consumer.id(), deliveryId));
-            forgetConsumed(one);
-            connection.write(new Frame.Ack(0, id, one));
-        } else if (mode == DUPS_OK_ACKNOWLEDGE && (++dupsOkPending >= batchSize || consumer.drained())) {
-            flushDupsOkAcks();
-        }
-    }
-
-    /** JMS: a listener that throws in AUTO or DUPS_OK mode gets the message again at once. */
-    private void recoverAfterListenerFailure() {
-        try {
-            rollbackDeliveries("ROLLBACK (recover after MessageListener failure)");
-        } catch (JMSException e) {
-            LOG.log(System.Logger.Level.WARNING, "Could not recover session " + id + " after a MessageListener failure", e);
-        }
     }
 
     /** True on this session's MessageListener thread. */
     boolean isListenerThread() {
-        SessionDispatcher d = dispatcher;
-        return d != null && d == Thread.currentThread();
+        return dispatcher.isListenerThread();
+    }
+
+    /** Message.acknowledge() in CLIENT_ACKNOWLEDGE mode: acknowledges every message the session has consumed. */
+    void acknowledgeConsumed() throws JMSException {
+        settlement.acknowledge();
     }
 
     /** Returns once no listener of this session is running (unless called by that listener). */
     void awaitListenerIdle() {
-        SessionDispatcher d = dispatcher;
-        if (d == null || d == Thread.currentThread()) {
-            return;
-        }
-        // passing the session lock orders us after any dispatch that saw the connection started
-        lock.lock();
-        lock.unlock();
-        d.inProgress.lock();
-        d.inProgress.unlock();
+        dispatcher.awaitIdle();
     }
 
     // ---- acknowledgement and transactions ----
-
-    /** Message.acknowledge() in CLIENT_ACKNOWLEDGE mode: one answered ACK naming every consumer with consumed messages. */
-    void acknowledgeConsumed() throws JMSException {
-        if (closing.get()) {
-            throw new IllegalStateException("Cannot acknowledge: the session is closed");
-        }
-        List<Frame.Consumed> list = consumedList();
-        if (list.isEmpty()) {
-            return;
-        }
-        connection.requestOk(rid -> new Frame.Ack(rid, id, list), "ACK");
-        forgetConsumed(list);
-    }
 
     @Override
     public boolean getTransacted() throws JMSException {
@@ -1162,16 +702,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         checkNotInCompletionListener("commit its own session");
         awaitCompletions();
         asyncSendError.set(null); // the COMMIT answer reports it
-        List<Frame.Consumed> list = consumedList();
-        Frame.Error error = connection.request(rid -> new Frame.Commit(rid, id, list), "COMMIT", true);
-        if (error == null) {
-            forgetConsumed(list);
-            return;
-        }
-        if (error.code() == ErrorCode.TRANSACTION_ROLLED_BACK) {
-            forgetConsumed(list);
-        }
-        throw JmsErrors.toException(error);
+        settlement.commit();
     }
 
     @Override
@@ -1183,7 +714,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         checkNotInCompletionListener("roll back its own session");
         awaitCompletions();
         asyncSendError.set(null); // the rolled-back sends are gone with it
-        rollbackDeliveries("ROLLBACK");
+        settlement.rollback("ROLLBACK");
     }
 
     @Override
@@ -1192,76 +723,21 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (mode == SESSION_TRANSACTED) {
             throw new IllegalStateException("recover() is for non-transacted sessions; use rollback()");
         }
-        rollbackDeliveries("ROLLBACK (recover)");
-    }
-
-    /**
-     * Sends ROLLBACK with the consumed-list. From before it is sent until its answer is read (on the IO thread),
-     * deliveries for this session are discarded, and the buffers are emptied: the server takes all of those
-     * back and restarts every consumer at its initial credit.
-     */
-    private void rollbackDeliveries(String what) throws JMSException {
-        connection.checkUsable();
-        List<Frame.Consumed> list = consumedList();
-        int requestId = connection.newRequestId();
-        CompletableFuture<Frame.Error> answer = connection.register(requestId);
-        lock.lock();
-        try {
-            discarding = true;
-            rollbackCount++;
-            for (WharfMessageConsumer c : consumers) {
-                c.releaseBuffer();
-            }
-            dispatchQueue.clear();
-        } finally {
-            lock.unlock();
-        }
-        // registered before the write, so it runs on the thread that reads the answer, before any later delivery
-        answer.whenComplete((error, failure) -> {
-            lock.lock();
-            try {
-                discarding = false;
-            } finally {
-                lock.unlock();
-            }
-        });
-        connection.write(new Frame.Rollback(requestId, id, list));
-        Frame.Error error = connection.await(answer, requestId, what);
-        synchronized (consumed) {
-            consumed.clear();
-        }
-        dupsOkPending = 0;
-        for (WharfMessageConsumer c : consumers) {
-            c.resetCredit();
-        }
-        if (error != null) {
-            throw JmsErrors.toException(error);
-        }
+        settlement.rollback("ROLLBACK (recover)");
     }
 
     // ---- closing ----
 
     /** Called by a consumer's close(): stops it locally, then tells the server how far it consumed (no answer). */
-    void closeConsumer(WharfMessageConsumer consumer) {
-        lock.lock();
-        try {
-            if (consumer.isClosed()) {
-                return;
-            }
-            consumer.markClosed();
-            consumer.releaseBuffer();
-            consumer.available().signalAll();
-        } finally {
-            lock.unlock();
+    void closeConsumer(ClientConsumer consumer) {
+        if (!consumer.close()) {
+            return;
         }
         if (consumer.listener() != null) {
             awaitListenerIdle();
         }
         connection.unregisterConsumer(consumer);
-        consumers.remove(consumer);
-        if (mode == DUPS_OK_ACKNOWLEDGE) {
-            flushDupsOkAcks();
-        }
+        settlement.closed(consumer);
         if (connection.isUsable()) {
             // at once, not with the next frame: an application that closes a consumer expects its acknowledgements
             // to count and its buffered messages to go to other consumers now, not up to 20 ms later
@@ -1284,11 +760,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                 if (connection.isUsable()) {
                     if (fromOwnListener && mode == AUTO_ACKNOWLEDGE) {
                         // JMS 2.0 rev a: the message being processed is still acknowledged automatically
-                        List<Frame.Consumed> current = consumedList();
-                        if (!current.isEmpty()) {
-                            forgetConsumed(current);
-                            connection.write(new Frame.Ack(0, id, current));
-                        }
+                        settlement.acknowledgeConsumedNow();
                     }
                     connection.requestOk(rid -> new Frame.CloseSession(rid, id), "CLOSE_SESSION");
                 }
@@ -1317,12 +789,13 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
             d.awaitIdle();
             d.shutdown();
         }
+        dispatcher.close();
         wakeAll();
         awaitListenerIdle();
         if (mode == DUPS_OK_ACKNOWLEDGE) {
-            flushDupsOkAcks();
+            settlement.acknowledgeConsumedNow();
         }
-        for (WharfMessageConsumer c : consumers) {
+        for (ClientConsumer c : settlement.consumers()) {
             closeConsumer(c);
         }
         for (WharfMessageProducer p : producers) {

@@ -43,20 +43,13 @@ public interface FrameLink {
      * answer to a request) read the socket itself for up to {@code maxNanos}, delivering every frame it reads to
      * the listener as the reader thread would. The frame it waits for then needs no hand-over from another thread:
      * on a request/reply client that hand-over (a futex wake-up and a sleep) was a sixth of the client's CPU.
-     * The caller must hold no lock that delivering a frame takes.
+     * The caller must hold no lock that delivering a frame takes. {@link FrameWait} is the one loop around this,
+     * {@link #follow} and {@link #promote}.
      *
      * @return true if this thread read (or its slice ran out): the caller looks again at what it waits for;
      * false if another thread reads now: the caller registers with {@link #follow} and sleeps as before
      */
     default boolean readWhileWaiting(long maxNanos) {
-        return false;
-    }
-
-    /**
-     * Whether {@link #readWhileWaiting} would probably read now (no other thread reads, no listener in use): a
-     * caller that must let go of a lock to read asks first, and otherwise waits without letting go.
-     */
-    default boolean mayReadWhileWaiting() {
         return false;
     }
 

@@ -452,18 +452,6 @@ final class SocketLink implements FrameLink {
         return true;
     }
 
-    @Override
-    public boolean mayReadWhileWaiting() {
-        if (readerOnly || end.get() != null || isVirtual(Thread.currentThread())) {
-            return false;
-        }
-        if (readTurn.isLocked()) {
-            lastLeadNanos = System.nanoTime(); // asked: the reader thread leaves the next turn to this thread
-            return false;
-        }
-        return true;
-    }
-
     /**
      * {@code Thread.isVirtual()} (Java 21) where it exists. A virtual thread never reads or writes the socket: Java
      * closes a socket when a virtual thread blocked in it is interrupted, and an application's interrupt must not
