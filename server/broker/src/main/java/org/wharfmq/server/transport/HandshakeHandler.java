@@ -8,6 +8,7 @@ import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.security.Identity;
 
 /**
  * The first frame on a connection must be HELLO in protocol version 1. The answer is HELLO_OK with the queue
@@ -56,7 +57,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         } else {
             ctx.pipeline().remove(ServerChannelInitializer.IDLE);
         }
-        ctx.pipeline().replace(this, "connection", new ServerConnection(context, hello.clientName()));
+        ctx.pipeline().replace(this, "connection", new ServerConnection(context, hello.clientName(), Identity.ANONYMOUS));
     }
 
     /** The smaller non-zero interval of the two; 0 when both sides want none. */

@@ -8,6 +8,7 @@ import org.wharfmq.protocol.frame.ClientFrameHandler;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.session.BrokerSession;
 import org.wharfmq.server.session.Replies;
 import org.wharfmq.server.session.TemporaryDestinations;
@@ -32,6 +33,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
 
     private final ServerContext context;
     private final String clientName;
+    /** Who the handshake found the client to be; fixed for the connection's life. */
+    private final Identity identity;
     private final IntObjectHashMap<BrokerSession> sessions = new IntObjectHashMap<>();
     /** The session each open consumer or browser id belongs to. */
     private final IntObjectHashMap<BrokerSession> sessionOfConsumer = new IntObjectHashMap<>();
@@ -44,9 +47,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     /** The JMS client ID (SET_CLIENT_ID), held in the server's {@link ClientIds} until the connection ends. */
     private String clientId;
 
-    ServerConnection(ServerContext context, String clientName) {
+    ServerConnection(ServerContext context, String clientName, Identity identity) {
         this.context = context;
         this.clientName = clientName;
+        this.identity = identity;
         this.temporaries = new TemporaryDestinations(context.queueManager(), context.topicManager());
     }
 
