@@ -25,6 +25,7 @@ import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.store.InMemoryMessageStore;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.topic.TopicManager;
@@ -78,7 +79,7 @@ public class ServerPathBenchmark {
         MessageStore store = new InMemoryMessageStore();
         queues = new QueueManager(config, store, InstantSource.system());
         topics = new TopicManager(config, queues);
-        ServerContext context = new ServerContext(config, queues, topics,
+        ServerContext context = new ServerContext(config, queues, topics, AccessControl.allowAll(),
                 new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench");
         producer = connect(context, null);
         consumer = connect(context, "bench-subscriber");

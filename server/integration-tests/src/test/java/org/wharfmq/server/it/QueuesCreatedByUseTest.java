@@ -230,7 +230,7 @@ class QueuesCreatedByUseTest {
      */
     private TestServer start(UnaryOperator<ServerConfig.Builder> customizer) throws Exception {
         TestServer server = TestServer.start(c -> customizer.apply(c.autoDeleteDelayMillis(DELAY)),
-                config -> WharfServer.start(config, JournalMessageStore.open(config), clock, new FlowHost()));
+                config -> WharfServer.builder(config).clock(clock).plugins(new FlowHost()).start());
         opened.add(server);
         return server;
     }
