@@ -166,7 +166,7 @@ public final class BrokerSession {
         Subscription subscription = topics.attach(f.destination(), f.selector() == null || f.selector().isBlank()
                         ? null : f.selector(), selector, (f.flags() & Frame.CONSUMER_NO_LOCAL) != 0,
                 (f.flags() & Frame.CONSUMER_DURABLE) != 0, (f.flags() & Frame.CONSUMER_SHARED) != 0,
-                f.subscriptionName(), clientId, channel);
+                f.subscriptionName(), clientId, channel, access.identity());
         subscription.queue().attach(); // as every consumer's queue; a subscription's is never deleted as unused
         ServerConsumer consumer = new ServerConsumer(f.consumerId(), this, subscription.queue(), Selector.ALL_MATCH,
                 f.credit());

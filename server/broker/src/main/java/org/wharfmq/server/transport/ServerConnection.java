@@ -116,13 +116,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             throw WharfException.illegalState("The client ID must be set before the connection is used (JMS 2.0 "
                     + "section 6.1.2); this connection already has sessions.");
         }
+        if (id != null) {
+            context.topicManager().checkClientId(id, identity);
+        }
         context.clientIds().claim(id, this);
         clientId = id;
     }
 
     @Override
     public void onUnsubscribe(Frame.Unsubscribe f) {
-        answer(f.requestId(), () -> context.topicManager().unsubscribe(clientId, f.subscriptionName()));
+        answer(f.requestId(), () -> context.topicManager().unsubscribe(clientId, f.subscriptionName(), identity));
     }
 
     @Override
