@@ -17,6 +17,10 @@ public final class SystemQueues {
 
     /** The dead-letter queue; the flow engine's {@code RunningFlow.DEAD_LETTER_QUEUE} is the same queue. */
     public static final String DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE";
+    /** Where admin commands are sent ({@code wharf flow ...}, {@code wharf topic list}); admins only. */
+    public static final String ADMIN_COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE";
+    /** Where the command line takes the admin commands' replies from, by correlation id; admins only. */
+    public static final String ADMIN_REPLY_QUEUE = "SYSTEM.ADMIN.REPLY.QUEUE";
     /** The prefix of every queue the queue manager keeps for itself; only admins may use such a queue. */
     public static final String SYSTEM_PREFIX = "SYSTEM.";
     /** Every topic subscription's queue name starts with this. */

@@ -94,6 +94,11 @@ public final class AccessControl {
         throw new WharfException(ErrorCode.NOT_AUTHORISED, message);
     }
 
+    /** Writes an allowed action worth keeping (an admin command's arrival) to the audit log. */
+    public void audit(String action) {
+        AUDIT.log(System.Logger.Level.INFO, action);
+    }
+
     private static String describe(Permission what, String destination) {
         return switch (what.scope()) {
             case QUEUE -> "queue '" + destination + "'";

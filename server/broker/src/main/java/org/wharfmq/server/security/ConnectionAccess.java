@@ -1,6 +1,7 @@
 package org.wharfmq.server.security;
 
 import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.server.queue.SystemQueues;
 
 import java.util.function.Consumer;
 
@@ -9,6 +10,9 @@ import java.util.function.Consumer;
  * destination it last sent to remembered, so that a producer sending to one destination (the usual case, an
  * anonymous producer's included) asks once, not per message, until the rules change. Owned by the connection's
  * event loop, like the connection and its sessions; not thread-safe.
+ *
+ * <p>A send to a {@code SYSTEM.*} queue (an admin command) is checked and written to the audit log every time, with
+ * the peer's address: the admin command responder then logs what the command did.
  *
  * <p>Temporary queues and topics are not subject to rules (their names are made up by their connection): anyone
  * may send to one, which is what a reply needs, and only the connection that created one may consume from it
@@ -52,6 +56,17 @@ public final class ConnectionAccess {
     }
 
     /**
+     * Checks that the connection may create a producer for {@code destination} ({@link Permission#SEND} for a queue,
+     * {@link Permission#PUBLISH} for a topic); null (an anonymous producer) needs nothing yet: its sends are checked.
+     */
+    public void checkProducer(WireDestination destination) {
+        if (destination == null || destination.kind().isTemporary()) {
+            return;
+        }
+        check(destination.kind().isQueue() ? Permission.SEND : Permission.PUBLISH, destination.name());
+    }
+
+    /**
      * Checks that the connection may send to {@code destination} ({@link Permission#SEND} for a queue,
      * {@link Permission#PUBLISH} for a topic): asked of the rules only when it differs from the last destination
      * allowed or the rules changed since.
@@ -67,6 +82,11 @@ public final class ConnectionAccess {
             return;
         }
         check(topic ? Permission.PUBLISH : Permission.SEND, name);
+        if (!topic && SystemQueues.isSystem(name)) {
+            // an admin command, or a message for the dead letters: each is audited with where it came from
+            control.audit(identity.describe() + " from " + peer + " sent a message to " + name);
+            return;
+        }
         lastSendName = name;
         lastSendTopic = topic;
         lastSendGeneration = generation;

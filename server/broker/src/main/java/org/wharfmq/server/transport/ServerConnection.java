@@ -215,7 +215,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     public void onCreateProducer(Frame.CreateProducer f) {
         try {
             session(f.sessionId());
-            access.checkSend(f.destination()); // an anonymous producer's sends are checked one by one
+            access.checkProducer(f.destination());
             if (f.destination() != null && f.destination().kind().isQueue()) {
                 context.queueManager().queue(f.destination(), access.createCheck());
             } else if (f.destination() != null) {

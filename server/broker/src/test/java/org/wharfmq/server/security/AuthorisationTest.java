@@ -160,6 +160,43 @@ class AuthorisationTest {
     }
 
     @Test
+    void everyDenialAndEveryMessageToASystemQueueIsAnAuditLineWithWhereItCameFrom() throws Exception {
+        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Logger audit = java.util.logging.Logger.getLogger(AccessControl.AUDIT_LOGGER);
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(r.getLevel() + " " + r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        audit.addHandler(capture);
+        try (FrameClient client = FrameClient.connect(server)) {
+            control.replace(PermissionRules.builder().admin("anyone").build(), "security file test.yaml (admins)");
+            client.createSession(1, false);
+            client.requestFails(id -> new Frame.CreateProducer(id, 1, 1, WireDestination.queue("PAYROLL")),
+                    ErrorCode.NOT_AUTHORISED);
+            client.sendMessage(1, TestMessages.text("SYSTEM.ADMIN.COMMAND.QUEUE", "one"));
+            client.sendMessage(1, TestMessages.text("SYSTEM.ADMIN.COMMAND.QUEUE", "two"));
+            String peer = "/127.0.0.1:" + client.localPort();
+            assertEquals(java.util.List.of(
+                    "INFO Permission rules replaced: 1 permission rules (security file test.yaml (admins))",
+                    "WARNING DENIED an anonymous client from " + peer + ": send queue 'PAYROLL'",
+                    "INFO an anonymous client from " + peer + " sent a message to SYSTEM.ADMIN.COMMAND.QUEUE",
+                    "INFO an anonymous client from " + peer + " sent a message to SYSTEM.ADMIN.COMMAND.QUEUE"), lines);
+        } finally {
+            audit.removeHandler(capture);
+        }
+    }
+
+    @Test
     void aPermissionTakenAwayAtRunTimeStopsTheNextConsumerButNotAnOpenOne() throws Exception {
         try (FrameClient client = FrameClient.connect(server); FrameClient producer = FrameClient.connect(server)) {
             client.createSession(1, false);

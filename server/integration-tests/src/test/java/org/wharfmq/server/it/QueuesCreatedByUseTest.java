@@ -63,7 +63,7 @@ class QueuesCreatedByUseTest {
     @Test
     void creatingAQueuePastMaxQueuesIsRefusedNamingTheLimitAndTheQueuesThereKeepWorking() throws Exception {
         WharfServer server = start(c -> c.maxQueues(MAX_QUEUES).queue("DEFINED")).server();
-        assertEquals(Set.of("DEFINED", AdminResponder.COMMAND_QUEUE), server.queueManager().queueNames());
+        assertEquals(Set.of("DEFINED", org.wharfmq.server.queue.SystemQueues.ADMIN_COMMAND_QUEUE), server.queueManager().queueNames());
         Session session = connect(server).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer a = session.createProducer(session.createQueue("A"));
         session.createProducer(session.createQueue("B"));
