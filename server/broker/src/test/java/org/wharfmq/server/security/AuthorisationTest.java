@@ -7,6 +7,7 @@ import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.FrameClient;
+import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.TestMessages;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
@@ -161,24 +162,8 @@ class AuthorisationTest {
 
     @Test
     void everyDenialAndEveryMessageToASystemQueueIsAnAuditLineWithWhereItCameFrom() throws Exception {
-        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Logger audit = java.util.logging.Logger.getLogger(AccessControl.AUDIT_LOGGER);
-        java.util.logging.Handler capture = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                lines.add(r.getLevel() + " " + r.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        audit.addHandler(capture);
-        try (FrameClient client = FrameClient.connect(server)) {
+        try (LogCapture audit = LogCapture.of(AccessControl.AUDIT_LOGGER);
+             FrameClient client = FrameClient.connect(server)) {
             control.replace(PermissionRules.builder().admin("anyone").build(), "security file test.yaml (admins)");
             client.createSession(1, false);
             client.requestFails(id -> new Frame.CreateProducer(id, 1, 1, WireDestination.queue("PAYROLL")),
@@ -190,9 +175,8 @@ class AuthorisationTest {
                     "INFO Permission rules replaced: 1 permission rules (security file test.yaml (admins))",
                     "WARNING DENIED an anonymous client from " + peer + ": send queue 'PAYROLL'",
                     "INFO an anonymous client from " + peer + " sent a message to SYSTEM.ADMIN.COMMAND.QUEUE",
-                    "INFO an anonymous client from " + peer + " sent a message to SYSTEM.ADMIN.COMMAND.QUEUE"), lines);
-        } finally {
-            audit.removeHandler(capture);
+                    "INFO an anonymous client from " + peer + " sent a message to SYSTEM.ADMIN.COMMAND.QUEUE"),
+                    audit.lines());
         }
     }
 

@@ -3,6 +3,7 @@ package org.wharfmq.server.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.flow.AdminResponder;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.security.AccessControl;
@@ -13,10 +14,6 @@ import javax.jms.MessageConsumer;
 import javax.jms.Session;
 import javax.jms.TemporaryQueue;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -30,23 +27,21 @@ class AdminAuditTest {
 
     @Test
     void anAdminCommandIsAuditedWithWhoWhatAndTheResult() throws Exception {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Logger audit = Logger.getLogger(AccessControl.AUDIT_LOGGER);
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                lines.add(r.getMessage());
-            }
+        List<String> lines;
+        try (LogCapture audit = LogCapture.of(AccessControl.AUDIT_LOGGER)) {
+            runListAndTrace();
+            lines = audit.messages();
+        }
+        List<String> admin = lines.stream().filter(l -> l.startsWith("ADMIN ")).toList();
+        assertEquals(2, admin.size(), lines.toString());
+        assertTrue(admin.get(0).matches("ADMIN anonymous client ran 'list' \\(request ID:.*\\): OK"), admin.get(0));
+        assertTrue(admin.get(1).matches("ADMIN anonymous client ran 'trace' \\(request ID:.*\\): FAILED: The command "
+                + "needs a flow name\\."), admin.get(1));
+        assertEquals(2, lines.stream().filter(l -> l.matches("an anonymous client from /127\\.0\\.0\\.1:\\d+ sent a "
+                + "message to SYSTEM\\.ADMIN\\.COMMAND\\.QUEUE")).count(), lines.toString());
+    }
 
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        audit.addHandler(capture);
+    private static void runListAndTrace() throws Exception {
         try (Connection connection = new WharfConnectionFactory(WHARF.server().tcpUrl()).createConnection()) {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             TemporaryQueue replies = session.createTemporaryQueue();
@@ -59,15 +54,6 @@ class AdminAuditTest {
                 session.createProducer(session.createQueue(SystemQueues.ADMIN_COMMAND_QUEUE)).send(request);
                 assertNotNull(answers.receive(10_000), "no answer to " + command);
             }
-        } finally {
-            audit.removeHandler(capture);
         }
-        List<String> admin = lines.stream().filter(l -> l.startsWith("ADMIN ")).toList();
-        assertEquals(2, admin.size(), lines.toString());
-        assertTrue(admin.get(0).matches("ADMIN anonymous client ran 'list' \\(request ID:.*\\): OK"), admin.get(0));
-        assertTrue(admin.get(1).matches("ADMIN anonymous client ran 'trace' \\(request ID:.*\\): FAILED: The command "
-                + "needs a flow name\\."), admin.get(1));
-        assertEquals(2, lines.stream().filter(l -> l.matches("an anonymous client from /127\\.0\\.0\\.1:\\d+ sent a "
-                + "message to SYSTEM\\.ADMIN\\.COMMAND\\.QUEUE")).count(), lines.toString());
     }
 }
