@@ -398,7 +398,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         }
         WharfSession session = error.sessionId() == 0 ? null : sessions.get(error.sessionId());
         if (session != null && error.producerId() != 0) {
-            session.onAsyncSendError(error);
+            session.sender().onAsyncSendError(error);
         } else {
             LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for a fire-and-forget request (session {2}): {3}",
                     url.address(), error.code(), error.sessionId(), error.message());

@@ -120,7 +120,7 @@ public final class WharfJMSContext implements JMSContext {
         }
         try {
             WharfMessageProducer p = anonymousProducer(s);
-            s.send(p.id(), destination, WharfSession.sendDestination(destination), message, producer.deliveryMode(),
+            s.sender().send(p.id(), destination, WharfSession.sendDestination(destination), message, producer.deliveryMode(),
                     producer.priority(), producer.timeToLive(), producer.deliveryDelayMillis(), producer.disableMessageId(),
                     producer.disableTimestamp(), producer.completionListener());
         } catch (JMSException e) {
@@ -263,7 +263,7 @@ public final class WharfJMSContext implements JMSContext {
         if (s != null && s.isListenerThread()) {
             throw new IllegalStateRuntimeException("A MessageListener must not close its own JMSContext");
         }
-        if (s != null && s.isCompletionThread()) {
+        if (s != null && s.sender().isCompletionThread()) {
             throw new IllegalStateRuntimeException("A CompletionListener must not close its own JMSContext (JMS 2.0 section 7.3.8)");
         }
         if (!closed.compareAndSet(false, true)) {

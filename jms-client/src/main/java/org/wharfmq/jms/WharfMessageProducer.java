@@ -235,7 +235,7 @@ public final class WharfMessageProducer implements QueueSender, TopicPublisher {
         if (destination == null) {
             throw new UnsupportedOperationException("This producer was created without a destination; use send(destination, message)");
         }
-        session.send(id, destination, wireDestination, message, WharfMessage.checkDeliveryMode(deliveryMode),
+        session.sender().send(id, destination, wireDestination, message, WharfMessage.checkDeliveryMode(deliveryMode),
                 WharfMessage.checkPriority(priority), timeToLive, deliveryDelay, disableMessageId,
                 disableMessageTimestamp, listener);
     }
@@ -250,7 +250,7 @@ public final class WharfMessageProducer implements QueueSender, TopicPublisher {
             throw new InvalidDestinationException("The destination must not be null");
         }
         WireDestination wire = WharfSession.sendDestination(destination);
-        session.send(id, destination, wire, message, WharfMessage.checkDeliveryMode(deliveryMode),
+        session.sender().send(id, destination, wire, message, WharfMessage.checkDeliveryMode(deliveryMode),
                 WharfMessage.checkPriority(priority), timeToLive, deliveryDelay, disableMessageId,
                 disableMessageTimestamp, listener);
     }
@@ -261,9 +261,9 @@ public final class WharfMessageProducer implements QueueSender, TopicPublisher {
      */
     @Override
     public void close() throws JMSException {
-        session.checkNotInCompletionListener("close its own MessageProducer");
+        session.sender().checkNotInCompletionListener("close its own MessageProducer");
         if (!closed) {
-            session.awaitCompletions();
+            session.sender().awaitCompletions();
             closed = true;
             session.producerClosed(this);
         }

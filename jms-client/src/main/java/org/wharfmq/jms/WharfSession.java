@@ -1,7 +1,5 @@
 package org.wharfmq.jms;
 
-import io.netty.buffer.ByteBuf;
-import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfBytesMessage;
 import org.wharfmq.jms.message.WharfMapMessage;
 import org.wharfmq.jms.message.WharfMessage;
@@ -16,7 +14,6 @@ import org.wharfmq.protocol.selector.SelectorParseException;
 
 import javax.jms.BytesMessage;
 import javax.jms.CompletionListener;
-import javax.jms.DeliveryMode;
 import javax.jms.Destination;
 import javax.jms.IllegalStateException;
 import javax.jms.InvalidDestinationException;
@@ -43,25 +40,21 @@ import javax.jms.TopicPublisher;
 import javax.jms.TopicSession;
 import javax.jms.TopicSubscriber;
 import java.io.Serializable;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A Wharf session. Used by one application thread at a time (or by its dispatcher thread once it has
  * MessageListeners), as JMS requires; {@link #close()} and the consumers' {@code close()} may come from any
  * thread.
  *
- * <p>The session is the JMS facade over what it is made of: each consumer's deliveries, credit and
+ * <p>The session is the JMS facade over what it is made of: sending (headers, encoding, synchronous or not,
+ * asynchronous sends' CompletionListeners) is its {@link SessionSender}'s; each consumer's deliveries, credit and
  * acknowledgement bookkeeping are its {@link ClientConsumer}'s; acknowledgement in the session's mode, commit,
  * rollback and recover are its {@link SessionSettlement}'s; MessageListeners run on its {@link SessionDispatcher}.
- *
- * <p>Asynchronous sends (JMS 2.0, with a CompletionListener) carry a request id; the session's
- * {@link CompletionDispatcher} thread calls their listeners in send order. {@code close}, {@code commit} and
- * {@code rollback} wait for them first, and refuse to run on that thread.
+ * What is left here is the JMS API, the session's producers and browsers, and closing. {@code close},
+ * {@code commit} and {@code rollback} wait for asynchronous sends first, and refuse to run on their listener's
+ * thread.
  */
 public final class WharfSession implements Session, QueueSession, TopicSession {
 
@@ -73,19 +66,17 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     private final int prefetch;
     /** Credit is returned, and DUPS_OK acks are sent, in batches of half the prefetch window. */
     private final int batchSize;
-    private final boolean syncSends;
 
     /** The MessageListener side: which consumer's delivery runs next, on the session's listener thread. */
     private final SessionDispatcher dispatcher;
     /** Acknowledgement, commit and rollback of what the consumers consume; holds the session's consumers. */
     private final SessionSettlement settlement;
+    /** Sending: headers, encoding, synchronous or not, asynchronous sends' completions. */
+    private final SessionSender sender;
     private final CopyOnWriteArrayList<WharfMessageProducer> producers = new CopyOnWriteArrayList<>();
     private final CopyOnWriteArrayList<WharfQueueBrowser> browsers = new CopyOnWriteArrayList<>();
-    /** The first failed fire-and-forget send not yet reported to the application. */
-    private final AtomicReference<Frame.Error> asyncSendError = new AtomicReference<>();
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
-    private volatile CompletionDispatcher completions;
 
     /**
      * @param domain {@link MessagingDomain#QUEUE} for a QueueSession, {@link MessagingDomain#TOPIC} for a
@@ -98,9 +89,14 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         this.domain = domain;
         this.prefetch = connection.url().prefetch();
         this.batchSize = Math.max(1, prefetch / 2);
-        this.syncSends = connection.url().syncSends();
         this.dispatcher = new SessionDispatcher(this);
         this.settlement = new SessionSettlement(this, dispatcher, mode, batchSize);
+        this.sender = new SessionSender(this, mode == SESSION_TRANSACTED, connection.url().syncSends());
+    }
+
+    /** The session's sending side, which its producers send through. */
+    SessionSender sender() {
+        return sender;
     }
 
     int id() {
@@ -294,138 +290,6 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     /** The wire destination a producer sends to: its own, or for an anonymous producer the one given. */
     static WireDestination sendDestination(Destination destination) throws JMSException {
         return wireDestination(destination);
-    }
-
-    /**
-     * Sends a message: sets its headers, encodes it into a pooled buffer on this thread and writes it. Waits for
-     * the server's answer when the send is synchronous (persistent outside a transaction, or syncSends). An
-     * earlier fire-and-forget send's failure is thrown here instead, and this message is not sent.
-     *
-     * <p>With a {@code completionListener} the send is asynchronous (JMS 2.0): it carries a request id, this
-     * method returns once the frame is queued, and the session's {@link CompletionDispatcher} calls the listener
-     * when the server's answer arrives, in send order.
-     *
-     * @param deliveryDelay    ms before the message may be delivered; 0 = at once
-     * @param disableMessageId the producer's hint: send no JMSMessageID (honoured: null)
-     * @param disableTimestamp the producer's hint: send no JMSTimestamp (honoured: 0)
-     */
-    void send(int producerId, Destination destination, WireDestination wire, Message message, int deliveryMode,
-              int priority, long timeToLive, long deliveryDelay, boolean disableMessageId, boolean disableTimestamp,
-              CompletionListener completionListener) throws JMSException {
-        checkOpen();
-        throwAsyncSendError();
-        if (message == null) {
-            throw new javax.jms.MessageFormatException("The message must not be null");
-        }
-        WharfMessage wharf = message instanceof WharfMessage w ? w : MessageCodec.copyOf(message);
-        long now = System.currentTimeMillis();
-        String messageId = disableMessageId ? null : connection.nextMessageId();
-        long timestamp = disableTimestamp ? 0 : now;
-        long expiration = timeToLive > 0 ? now + timeToLive : 0;
-        long deliveryTime = deliveryDelay > 0 ? now + deliveryDelay : 0;
-        stampHeaders(wharf, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
-        if (wharf != message) {
-            stampHeaders(message, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
-        }
-        // provider-set, so never what the application put there: the connection's user name, or nothing
-        wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, connection.userName());
-        int max = connection.maxMessageLength();
-        long bodyLength = MessageCodec.bodyLength(wharf);
-        if (bodyLength > max) {
-            throw tooLarge(bodyLength, max);
-        }
-        ByteBuf buffer = connection.alloc().ioBuffer(MessageCodec.sizeHint(wharf));
-        try {
-            MessageCodec.encode(wharf, wire, buffer);
-        } catch (JMSException | RuntimeException e) {
-            buffer.release();
-            throw e;
-        }
-        int length = buffer.readableBytes();
-        if (length > max) {
-            buffer.release();
-            throw tooLarge(length, max);
-        }
-        if (completionListener != null) {
-            PendingRequests.Request request = connection.register(connection.newRequestId());
-            completions().add(message, completionListener, request.answer(), request.id);
-            connection.write(new Frame.Send(request.id, id, producerId, buffer));
-            return;
-        }
-        boolean sync = syncSends || (mode != SESSION_TRANSACTED && deliveryMode == DeliveryMode.PERSISTENT);
-        if (sync) {
-            Frame.Error error = connection.request(rid -> new Frame.Send(rid, id, producerId, buffer), "SEND");
-            if (error != null) {
-                throw JmsErrors.toException(error);
-            }
-        } else if (mode == SESSION_TRANSACTED) {
-            connection.writeSoon(new Frame.Send(0, id, producerId, buffer)); // nothing of it is seen before the commit
-        } else {
-            connection.write(new Frame.Send(0, id, producerId, buffer));
-        }
-    }
-
-    private CompletionDispatcher completions() {
-        CompletionDispatcher d = completions;
-        if (d == null) {
-            synchronized (this) {
-                d = completions;
-                if (d == null) {
-                    d = new CompletionDispatcher(this, "wharf-completion-" + id + "-" + connection.url().address());
-                    completions = d;
-                    d.start();
-                }
-            }
-        }
-        return d;
-    }
-
-    /** Waits until every asynchronous send so far has completed and its CompletionListener returned. */
-    void awaitCompletions() {
-        CompletionDispatcher d = completions;
-        if (d != null) {
-            d.awaitIdle();
-        }
-    }
-
-    /** True on this session's CompletionListener thread: it must not close or commit its own session (JMS 2.0). */
-    boolean isCompletionThread() {
-        CompletionDispatcher d = completions;
-        return d != null && d == Thread.currentThread();
-    }
-
-    /** Refuses {@code what} from this session's CompletionListener, as JMS 2.0 requires. */
-    void checkNotInCompletionListener(String what) throws IllegalStateException {
-        if (isCompletionThread()) {
-            throw new IllegalStateException("A CompletionListener must not " + what + " (JMS 2.0 section 7.3.8)");
-        }
-    }
-
-    private static void stampHeaders(Message m, Destination destination, int deliveryMode, int priority, String messageId,
-                                     long timestamp, long expiration, long deliveryTime) throws JMSException {
-        m.setJMSDestination(destination);
-        m.setJMSDeliveryMode(deliveryMode);
-        m.setJMSPriority(priority);
-        m.setJMSMessageID(messageId);
-        m.setJMSTimestamp(timestamp);
-        m.setJMSExpiration(expiration);
-        m.setJMSDeliveryTime(deliveryTime);
-    }
-
-    private static JMSException tooLarge(long length, int max) {
-        return new JMSException("Message of " + length + " bytes is larger than the maximum message length of " + max
-                + " bytes of the Wharf server (server setting maxMessageLength)", ErrorCode.MESSAGE_TOO_LARGE.name());
-    }
-
-    void onAsyncSendError(Frame.Error error) {
-        asyncSendError.compareAndSet(null, error);
-    }
-
-    private void throwAsyncSendError() throws JMSException {
-        Frame.Error error = asyncSendError.getAndSet(null);
-        if (error != null) {
-            throw JmsErrors.toException(error);
-        }
     }
 
     // ---- consumers ----
@@ -699,9 +563,9 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("commit() needs a transacted session");
         }
-        checkNotInCompletionListener("commit its own session");
-        awaitCompletions();
-        asyncSendError.set(null); // the COMMIT answer reports it
+        sender.checkNotInCompletionListener("commit its own session");
+        sender.awaitCompletions();
+        sender.forgetAsyncSendError(); // the COMMIT answer reports it
         settlement.commit();
     }
 
@@ -711,9 +575,9 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("rollback() needs a transacted session");
         }
-        checkNotInCompletionListener("roll back its own session");
-        awaitCompletions();
-        asyncSendError.set(null); // the rolled-back sends are gone with it
+        sender.checkNotInCompletionListener("roll back its own session");
+        sender.awaitCompletions();
+        sender.forgetAsyncSendError(); // the rolled-back sends are gone with it
         settlement.rollback("ROLLBACK");
     }
 
@@ -753,7 +617,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
      */
     @Override
     public void close() throws JMSException {
-        checkNotInCompletionListener("close its own session");
+        sender.checkNotInCompletionListener("close its own session");
         boolean fromOwnListener = isListenerThread();
         if (closeLocally()) {
             try {
@@ -784,11 +648,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (!closing.compareAndSet(false, true)) {
             return false;
         }
-        CompletionDispatcher d = completions;
-        if (d != null) {
-            d.awaitIdle();
-            d.shutdown();
-        }
+        sender.close();
         dispatcher.close();
         wakeAll();
         awaitListenerIdle();

@@ -134,7 +134,9 @@ class ConnectionTest {
     @ValueSource(booleans = {false, true})
     void heartbeatPingsWhenIdleAndDetectsSilentServer(boolean tcp) throws Exception {
         try (FakeServer server = tcp ? FakeServer.tcp() : FakeServer.inVm()) {
-            server.heartbeatMillis = 50;
+            // long enough that a loaded machine's late timer cannot fire the third interval's check before the
+            // first interval's PING (at 50 ms a stall of 100 ms did, once, in a full build beside two others)
+            server.heartbeatMillis = 250;
             server.recordPings = true;
             Connection c = new WharfConnectionFactory(server.url()).createConnection();
             CountDownLatch lost = new CountDownLatch(1);
