@@ -19,6 +19,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.auth.Mechanisms;
+import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Logins;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.WireDestination;
@@ -79,7 +82,8 @@ public class ServerPathBenchmark {
         queues = new QueueManager(config, store, InstantSource.system());
         topics = new TopicManager(config, queues);
         ServerContext context = new ServerContext(config, queues, topics,
-                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench");
+                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench",
+                new Logins(Authenticator.noUsers(Authenticator.AnonymousAccess.ANYWHERE))); // an embedded channel has no loopback address
         producer = connect(context, null);
         consumer = connect(context, "bench-subscriber");
         boolean topic = destination.equals("topic");
@@ -92,7 +96,9 @@ public class ServerPathBenchmark {
 
     private static EmbeddedChannel connect(ServerContext context, String clientId) {
         EmbeddedChannel channel = new EmbeddedChannel(new ServerChannelInitializer(context));
-        channel.writeInbound(new Frame.Hello(ProtocolVersion.CURRENT, "bench", null, null, 0));
+        channel.writeInbound(new Frame.Hello(ProtocolVersion.CURRENT, "bench", 0));
+        drop(channel);
+        channel.writeInbound(new Frame.Auth(Mechanisms.ANONYMOUS, new byte[0]));
         drop(channel);
         if (clientId != null) {
             channel.writeInbound(new Frame.SetClientId(1, clientId));

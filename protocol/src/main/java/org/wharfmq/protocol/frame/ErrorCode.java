@@ -34,6 +34,11 @@ public enum ErrorCode {
      * message says what and where. It was not stored, and the connection stays open.
      */
     MALFORMED_MESSAGE(19),
+    /**
+     * The authenticated user may not do this (a permission is missing, or a message claims another user as its
+     * JMSXUserID); the message names the user, what was refused and why.
+     */
+    NOT_AUTHORISED(20),
     /** A bug or an unexpected condition in the server; the message says more. */
     INTERNAL_ERROR(99);
 

@@ -17,6 +17,8 @@ import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.MessageStore;
@@ -81,12 +83,16 @@ public final class WharfServer implements AutoCloseable {
     private final List<Channel> listeners = new ArrayList<>(2);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<ServerPlugin> plugins;
+    /** Who may connect: the users and the throttle of failed logins. */
+    private final Logins logins;
     /** The plugins whose start was called, in that order: the ones close() stops. */
     private final List<ServerPlugin> startedPlugins = new ArrayList<>();
     private int tcpPort;
 
-    private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, List<ServerPlugin> plugins) {
+    private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, Logins logins,
+                        List<ServerPlugin> plugins) {
         this.config = config;
+        this.logins = logins;
         this.plugins = plugins;
         this.transport = NativeTransport.best();
         this.store = store;
@@ -107,7 +113,15 @@ public final class WharfServer implements AutoCloseable {
      * @throws Exception what a plugin's start threw
      */
     public static WharfServer start(ServerConfig config, ServerPlugin... plugins) throws Exception {
-        return start(config, JournalMessageStore.open(config), InstantSource.system(), plugins);
+        return start(config, Authenticator.localOnly(), plugins);
+    }
+
+    /**
+     * As {@link #start(ServerConfig, ServerPlugin...)}, with the users {@code authenticator} knows (the security file);
+     * the other overloads use {@link Authenticator#localOnly()}: no users, anonymous clients from this machine only.
+     */
+    public static WharfServer start(ServerConfig config, Authenticator authenticator, ServerPlugin... plugins) throws Exception {
+        return start(config, JournalMessageStore.open(config), InstantSource.system(), authenticator, plugins);
     }
 
     /**
@@ -126,9 +140,15 @@ public final class WharfServer implements AutoCloseable {
      */
     public static WharfServer start(ServerConfig config, MessageStore store, InstantSource clock,
                                     ServerPlugin... plugins) throws Exception {
+        return start(config, store, clock, Authenticator.localOnly(), plugins);
+    }
+
+    /** The most general start: every other overload comes here. */
+    public static WharfServer start(ServerConfig config, MessageStore store, InstantSource clock,
+                                    Authenticator authenticator, ServerPlugin... plugins) throws Exception {
         WharfServer server;
         try {
-            server = new WharfServer(config, store, clock, List.of(plugins));
+            server = new WharfServer(config, store, clock, new Logins(authenticator), List.of(plugins));
         } catch (RuntimeException | Error e) {
             store.close();
             throw e;
@@ -148,7 +168,7 @@ public final class WharfServer implements AutoCloseable {
 
     private void bind() throws Exception {
         ServerContext context = new ServerContext(config, queueManager, topicManager, connections,
-                WharfVersion.current());
+                WharfVersion.current(), logins);
         ServerChannelInitializer initializer = new ServerChannelInitializer(context);
 
         ChannelFuture tcp = new ServerBootstrap()
@@ -188,6 +208,14 @@ public final class WharfServer implements AutoCloseable {
         listeners.add(vm.channel());
         LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on " + listenUrl()
                 + " (" + transport.name().toLowerCase() + ") and " + vmUrl());
+        switch (logins.authenticator().anonymousAccess()) {
+            case LOOPBACK -> LOG.log(System.Logger.Level.INFO, "No users configured: only local clients (127.0.0.1, ::1)"
+                    + " may connect. Add users (bin/wharf user add) or set allowAnonymous: true.");
+            case ANYWHERE -> LOG.log(System.Logger.Level.WARNING, "allowAnonymous: true: any client that reaches "
+                    + listenUrl() + " may connect without a user name.");
+            case NOWHERE -> { // every TCP client authenticates: nothing to warn about
+            }
+        }
     }
 
     private void startPlugins() throws Exception {

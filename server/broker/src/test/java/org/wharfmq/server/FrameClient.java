@@ -88,7 +88,14 @@ public final class FrameClient implements AutoCloseable {
 
     /** Sends HELLO (no heartbeat) and returns the HELLO_OK. */
     public Frame.HelloOk hello() throws InterruptedException {
-        send(new Frame.Hello(ProtocolVersion.CURRENT, "test", null, null, 0));
+        return hello("test", 0);
+    }
+
+    /** The handshake as {@code clientName} asking for {@code heartbeatMillis}, authenticating anonymously. */
+    public Frame.HelloOk hello(String clientName, int heartbeatMillis) throws InterruptedException {
+        send(new Frame.Hello(ProtocolVersion.CURRENT, clientName, heartbeatMillis));
+        expect(Frame.AuthMechanisms.class);
+        send(new Frame.Auth(org.wharfmq.protocol.auth.Mechanisms.ANONYMOUS, new byte[0]));
         return expect(Frame.HelloOk.class);
     }
 

@@ -37,6 +37,7 @@ public final class ServerConfig {
     private final long journalSlackBytes;
     private final long journalMaxBytes;
     private final List<QueueDefinition> queues;
+    private final String securityFile;
 
     private ServerConfig(Builder b) {
         this.name = b.name;
@@ -57,6 +58,7 @@ public final class ServerConfig {
         this.journalSlackBytes = b.journalSlackBytes;
         this.journalMaxBytes = b.journalMaxBytes;
         this.queues = List.copyOf(b.queues);
+        this.securityFile = b.securityFile;
     }
 
     /** Every setting at its default (see {@link Configuration}); no predefined queues. */
@@ -90,6 +92,7 @@ public final class ServerConfig {
         b.journalSlackBytes = journalSlackBytes;
         b.journalMaxBytes = journalMaxBytes;
         b.queues = new ArrayList<>(queues);
+        b.securityFile = securityFile;
         return b;
     }
 
@@ -183,6 +186,14 @@ public final class ServerConfig {
         return queues;
     }
 
+    /**
+     * The security file (users, anonymous access, login module; docs/security.md), or null for none: then no user
+     * can authenticate and only local clients may connect anonymously.
+     */
+    public Path securityFile() {
+        return securityFile == null ? null : Path.of(securityFile);
+    }
+
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
@@ -190,7 +201,8 @@ public final class ServerConfig {
                 + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", maxQueues=" + maxQueues
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
-                + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + "]";
+                + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues
+                + ", securityFile=" + securityFile + "]";
     }
 
     /**
@@ -218,8 +230,15 @@ public final class ServerConfig {
         private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
         private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
         private List<QueueDefinition> queues = new ArrayList<>();
+        private String securityFile;
 
         private Builder() {
+        }
+
+        /** Sets the security file the server reads its users from (null: none, the secure default). */
+        public Builder securityFile(Path securityFile) {
+            this.securityFile = securityFile == null ? null : securityFile.toString();
+            return this;
         }
 
         /** Sets the queue manager name. */

@@ -86,7 +86,7 @@ class WharfCommandTest {
         String versionText = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(version.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
         assertEquals(0, version.exitValue());
-        assertTrue(versionText.startsWith("Wharf ") && versionText.contains("protocol version 1"), versionText);
+        assertTrue(versionText.startsWith("Wharf ") && versionText.contains("protocol version 2"), versionText);
     }
 
     @Test
