@@ -12,6 +12,9 @@ import java.util.Map;
  * body.
  */
 public final class MessageHeaders {
+    /** The name of the JMSXUserID property, UTF-8: the server checks it on every SEND. */
+    private static final byte[] USER_ID = "JMSXUserID".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
     private final BodyType bodyType;
     private final boolean persistent;
     private final int priority;
@@ -24,10 +27,12 @@ public final class MessageHeaders {
     private final String type;
     private final int propertiesOffset;
     private final int bodyLength;
+    /** The offset from the message's first byte of JMSXUserID's type tag, -1 when the message has none. */
+    private final int userIdOffset;
 
     private MessageHeaders(BodyType bodyType, boolean persistent, int priority, long timestamp, long expiration, long deliveryTime,
                            String messageId, String correlationId, WireDestination destination, String type,
-                           int propertiesOffset, int bodyLength) {
+                           int propertiesOffset, int bodyLength, int userIdOffset) {
         this.bodyType = bodyType;
         this.persistent = persistent;
         this.priority = priority;
@@ -40,6 +45,7 @@ public final class MessageHeaders {
         this.type = type;
         this.propertiesOffset = propertiesOffset;
         this.bodyLength = bodyLength;
+        this.userIdOffset = userIdOffset;
     }
 
     /**
@@ -67,8 +73,11 @@ public final class MessageHeaders {
         int propertiesOffset = in.readerIndex() - start;
         MessageReader.skipProperties(in, start); // decoded later, and only if a selector asks
         int bodyLength = MessageReader.readBodyLength(in);
+        int properties = start + propertiesOffset;
+        int userIdTag = PropertySection.isEmpty(message, properties) ? -1 : PropertySection.tagOf(message, properties, USER_ID);
         return new MessageHeaders(bodyType, MessageReader.persistent(flags), priority, timestamp, expiration,
-                deliveryTime, messageId, correlationId, destination, type, propertiesOffset, bodyLength);
+                deliveryTime, messageId, correlationId, destination, type, propertiesOffset, bodyLength,
+                userIdTag < 0 ? -1 : userIdTag - start);
     }
 
     /** Decodes the properties of {@code message} (the same buffer these headers were read from). */
@@ -80,6 +89,24 @@ public final class MessageHeaders {
     /** Whether {@code message} (the buffer these headers were read from) has any property, without decoding them. */
     public boolean hasProperties(ByteBuf message) {
         return !PropertySection.isEmpty(message, message.readerIndex() + propertiesOffset);
+    }
+
+    /** Whether the message carries a JMSXUserID property. */
+    public boolean hasUserId() {
+        return userIdOffset >= 0;
+    }
+
+    /**
+     * Whether the JMSXUserID of {@code message} (the buffer these headers were read from) is the string whose UTF-8
+     * bytes are {@code user}; false when it has none. Allocates nothing.
+     */
+    public boolean userIdIs(ByteBuf message, byte[] user) {
+        return userIdOffset >= 0 && PropertySection.isString(message, message.readerIndex() + userIdOffset, user);
+    }
+
+    /** The JMSXUserID of {@code message}, decoded (for an error message), or null when it has none. */
+    public Object userId(ByteBuf message) {
+        return userIdOffset < 0 ? null : PropertySection.valueOf(message, message.readerIndex() + userIdOffset);
     }
 
     /** The JMS message type. */

@@ -14,12 +14,14 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
+import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.topic.Publication;
 import org.wharfmq.server.topic.Subscription;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.protocol.message.WireDestination;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,6 +59,10 @@ public final class BrokerSession {
     private final String clientId;
     private final Persistence persistence;
     private final int maxMessageLength;
+    /** Who the connection authenticated as: its sends must carry that user as JMSXUserID, and nothing else. */
+    private final Identity identity;
+    /** The user's name in UTF-8, compared in place with each message's JMSXUserID; null for an anonymous connection. */
+    private final byte[] userUtf8;
 
     /** Guards delivery ids, every consumer's unacknowledged deliveries, and the writer's frames. */
     private final Object lock = new Object();
@@ -82,10 +88,13 @@ public final class BrokerSession {
      * @param topics           publish/subscribe
      * @param clientId         the connection's client ID (fixed before any session exists), or null
      * @param maxMessageLength longest message accepted (setting maxMessageLength)
+     * @param identity         who the connection authenticated as (its messages' JMSXUserID)
      */
     public BrokerSession(int id, boolean transacted, Channel channel, Replies replies, QueueManager queueManager,
-                         TopicManager topics, String clientId, int maxMessageLength) {
+                         TopicManager topics, String clientId, int maxMessageLength, Identity identity) {
         this.id = id;
+        this.identity = identity;
+        this.userUtf8 = identity.anonymous() ? null : identity.user().getBytes(StandardCharsets.UTF_8);
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.replies = replies;
@@ -246,6 +255,7 @@ public final class BrokerSession {
         QueuedMessage message;
         try {
             MessageHeaders headers = read(content);
+            checkUserId(headers, content);
             WireDestination destination = headers.destination();
             if (destination != null && !destination.kind().isQueue()) {
                 publishToTopic(requestId, producerId, content, headers);
@@ -269,6 +279,29 @@ public final class BrokerSession {
             message.queue().offerWhenDue(message, eventLoop);
             replies.ok(requestId);
         }
+    }
+
+    /**
+     * JMSXUserID is the authenticated user, never a claim: a message of an authenticated connection must carry
+     * exactly its user (the Wharf client sets it from HELLO_OK), one of an anonymous connection none. The message is
+     * neither copied nor rewritten, so every stored message carries the verified user; the check compares bytes in
+     * place and allocates nothing unless it refuses.
+     */
+    private void checkUserId(MessageHeaders headers, ByteBuf content) {
+        if (userUtf8 == null ? !headers.hasUserId() : headers.userIdIs(content, userUtf8)) {
+            return;
+        }
+        Object claimed = headers.userId(content);
+        String refusal = userUtf8 == null
+                ? "The message claims JMSXUserID '" + claimed + "', but this connection did not authenticate: the"
+                        + " messages of an anonymous connection carry no JMSXUserID."
+                : claimed == null
+                ? "The message carries no JMSXUserID, but this connection is authenticated as user '" + identity.user()
+                        + "': every message it sends must carry that user as JMSXUserID."
+                : "The message claims JMSXUserID '" + claimed + "', but this connection is authenticated as user '"
+                        + identity.user() + "': a client may not send as another user.";
+        throw new WharfException(ErrorCode.NOT_AUTHORISED, refusal + " It was not stored (the Wharf client sets"
+                + " JMSXUserID itself; see docs/security.md).");
     }
 
     private MessageHeaders read(ByteBuf content) {

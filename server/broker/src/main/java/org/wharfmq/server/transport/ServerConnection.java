@@ -161,7 +161,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             return;
         }
         sessions.put(f.sessionId(), new BrokerSession(f.sessionId(), f.transacted(), channel, replies,
-                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength()));
+                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength(), identity));
         replies.ok(f.requestId());
     }
 
