@@ -115,15 +115,24 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         hello = h;
         offered = OfferedMechanisms.of(logins.authenticator(), ctx.channel());
         if (offered.isEmpty()) {
-            fail(ctx, "no mechanism is allowed from this address (no users are configured, so only local clients may"
-                    + " connect)", "Queue manager " + context.config().name() + " has no users configured, so it"
-                    + " accepts only local clients (127.0.0.1, ::1); this connection comes from " + peer(ctx)
-                    + ". Add users (bin/wharf user add) and connect with a user name and password, or set"
-                    + " allowAnonymous: true in the security file.");
+            fail(ctx, "no mechanism is offered to this connection", nothingOffered(ctx));
             return;
         }
         step = Step.AUTH;
         ctx.writeAndFlush(new Frame.AuthMechanisms(offered), ctx.voidPromise());
+    }
+
+    /** Why a connection is offered no mechanism, and what to change. */
+    private String nothingOffered(ChannelHandlerContext ctx) {
+        Authenticator authenticator = logins.authenticator();
+        String server = "Queue manager " + context.config().name();
+        if (authenticator.anonymousAccess() == Authenticator.AnonymousAccess.LOOPBACK) {
+            return server + " has no users configured, so it accepts only local clients (127.0.0.1, ::1); this"
+                    + " connection comes from " + peer(ctx) + ". Add users (bin/wharf user add) and connect with a user"
+                    + " name and password, or set allowAnonymous: true in the security file.";
+        }
+        return server + " accepts no anonymous clients and its users log in through a login module (PLAIN), which is"
+                + " offered only over TLS: connect with TLS, or add users to its security file (bin/wharf user add).";
     }
 
     private void onAuth(ChannelHandlerContext ctx, Frame.Auth auth) {

@@ -224,6 +224,16 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
             server.securityFile(securityFile == null ? null : Path.of(securityFile));
         }
 
+        @JsonProperty("flowHostUser")
+        void flowHostUser(String flowHostUser) {
+            server.flowHostUser(flowHostUser);
+        }
+
+        @JsonProperty("flowHostPassword")
+        void flowHostPassword(String flowHostPassword) {
+            server.flowHostPassword(flowHostPassword);
+        }
+
         /** Entries: {@code name} and {@code maxDepth}, the components of {@link QueueDefinition}. */
         @JsonProperty("queues")
         void queues(List<QueueDefinition> queues) {
