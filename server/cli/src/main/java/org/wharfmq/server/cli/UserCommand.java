@@ -13,11 +13,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.io.BufferedReader;
-import java.io.Console;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -150,36 +146,11 @@ final class UserCommand implements Runnable {
             throw new IllegalArgumentException("--iterations must be between " + ScramCredential.MIN_ITERATIONS + " and "
                     + ScramCredential.MAX_ITERATIONS + ", was " + options.iterations + ".");
         }
-        char[] password = options.stdin ? fromStdin() : fromConsole();
+        char[] password = Passwords.read(options.stdin, true);
         try {
-            if (password.length == 0) {
-                throw new IllegalArgumentException("The password is empty.");
-            }
             return ScramCredential.create(password, options.iterations, new SecureRandom());
         } finally {
             Arrays.fill(password, '\0');
         }
-    }
-
-    private static char[] fromStdin() throws IOException {
-        String line = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-        if (line == null) {
-            throw new IllegalArgumentException("--password-stdin: standard input is empty.");
-        }
-        return line.toCharArray();
-    }
-
-    private static char[] fromConsole() {
-        Console console = System.console();
-        if (console == null) {
-            throw new IllegalArgumentException("No console to ask for the password: use --password-stdin.");
-        }
-        char[] first = console.readPassword("Password: ");
-        char[] second = console.readPassword("Password again: ");
-        if (first == null || second == null || !Arrays.equals(first, second)) {
-            throw new IllegalArgumentException("The passwords do not match; nothing was changed.");
-        }
-        Arrays.fill(second, '\0');
-        return first;
     }
 }

@@ -176,6 +176,13 @@ class WharfCommandTest {
             javax.jms.JMSSecurityException anonymous = org.junit.jupiter.api.Assertions.assertThrows(
                     javax.jms.JMSSecurityException.class, factory::createConnection);
             assertTrue(anonymous.getMessage().contains("requires a user name and password"), anonymous.getMessage());
+
+            // the admin commands log in too: --user, the password from stdin
+            run("alice-pw\n", "topic", "list", "--url", url.group(1), "--user", "alice", "--password-stdin");
+            Process nobody = wharf("topic", "list", "--url", url.group(1));
+            assertTrue(nobody.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+            String err = new String(nobody.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(nobody.exitValue() != 0 && err.contains("requires a user name and password"), err);
         } finally {
             process.toHandle().destroy();
             assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
