@@ -94,6 +94,10 @@ final class ClientHandshake {
             byte[] message = ("\0" + user + "\0" + new String(password)).getBytes(StandardCharsets.UTF_8);
             java.util.Arrays.fill(password, '\0');
             link.write(new Frame.Auth(Mechanisms.PLAIN, message));
+        } else if (offered.equals(List.of(Mechanisms.ANONYMOUS))) {
+            throw new JMSSecurityException("Wharf at " + server + " has no users, so it cannot log in user '" + user
+                    + "' (it accepts anonymous clients only): connect without a user name, or add the user to the"
+                    + " server's security file (bin/wharf user add).", "AUTHENTICATION_FAILED");
         } else {
             throw new JMSSecurityException("Wharf at " + server + " offers no mechanism this client can use for user '"
                     + user + "' (it offers " + String.join(", ", offered) + "; PLAIN is used only over TLS).",

@@ -62,6 +62,17 @@ class ConnectionTest {
         }
     }
 
+    /** A user given to a server without users is refused by the client, not silently made anonymous. */
+    @Test
+    void aUserIsNotQuietlyDroppedWhenTheServerHasNone() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            JMSSecurityException e = assertThrows(JMSSecurityException.class,
+                    () -> new WharfConnectionFactory(server.url()).createConnection("alice", "pencil-secret"));
+            assertTrue(e.getMessage().contains("has no users, so it cannot log in user 'alice'")
+                    && e.getMessage().contains("connect without a user name"), e.getMessage());
+        }
+    }
+
     /** A server that offers only mechanisms the client cannot use (PLAIN without TLS) is refused by the client. */
     @Test
     void plainIsNeverUsedWithoutTls() throws Exception {

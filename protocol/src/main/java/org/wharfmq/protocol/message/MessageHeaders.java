@@ -27,12 +27,10 @@ public final class MessageHeaders {
     private final String type;
     private final int propertiesOffset;
     private final int bodyLength;
-    /** The offset from the message's first byte of JMSXUserID's type tag, -1 when the message has none. */
-    private final int userIdOffset;
 
     private MessageHeaders(BodyType bodyType, boolean persistent, int priority, long timestamp, long expiration, long deliveryTime,
                            String messageId, String correlationId, WireDestination destination, String type,
-                           int propertiesOffset, int bodyLength, int userIdOffset) {
+                           int propertiesOffset, int bodyLength) {
         this.bodyType = bodyType;
         this.persistent = persistent;
         this.priority = priority;
@@ -45,7 +43,6 @@ public final class MessageHeaders {
         this.type = type;
         this.propertiesOffset = propertiesOffset;
         this.bodyLength = bodyLength;
-        this.userIdOffset = userIdOffset;
     }
 
     /**
@@ -73,11 +70,8 @@ public final class MessageHeaders {
         int propertiesOffset = in.readerIndex() - start;
         MessageReader.skipProperties(in, start); // decoded later, and only if a selector asks
         int bodyLength = MessageReader.readBodyLength(in);
-        int properties = start + propertiesOffset;
-        int userIdTag = PropertySection.isEmpty(message, properties) ? -1 : PropertySection.tagOf(message, properties, USER_ID);
         return new MessageHeaders(bodyType, MessageReader.persistent(flags), priority, timestamp, expiration,
-                deliveryTime, messageId, correlationId, destination, type, propertiesOffset, bodyLength,
-                userIdTag < 0 ? -1 : userIdTag - start);
+                deliveryTime, messageId, correlationId, destination, type, propertiesOffset, bodyLength);
     }
 
     /** Decodes the properties of {@code message} (the same buffer these headers were read from). */
@@ -91,22 +85,14 @@ public final class MessageHeaders {
         return !PropertySection.isEmpty(message, message.readerIndex() + propertiesOffset);
     }
 
-    /** Whether the message carries a JMSXUserID property. */
-    public boolean hasUserId() {
-        return userIdOffset >= 0;
-    }
-
     /**
-     * Whether the JMSXUserID of {@code message} (the buffer these headers were read from) is the string whose UTF-8
-     * bytes are {@code user}; false when it has none. Allocates nothing.
+     * Where the JMSXUserID property of {@code message} (the buffer these headers were read from) is: the index of its
+     * type tag ({@link PropertySection#isString}, {@link PropertySection#valueOf}), or -1 when it has none. A walk over
+     * the checked properties, on demand (the server's SEND check), that allocates nothing.
      */
-    public boolean userIdIs(ByteBuf message, byte[] user) {
-        return userIdOffset >= 0 && PropertySection.isString(message, message.readerIndex() + userIdOffset, user);
-    }
-
-    /** The JMSXUserID of {@code message}, decoded (for an error message), or null when it has none. */
-    public Object userId(ByteBuf message) {
-        return userIdOffset < 0 ? null : PropertySection.valueOf(message, message.readerIndex() + userIdOffset);
+    public int userIdTag(ByteBuf message) {
+        int properties = message.readerIndex() + propertiesOffset;
+        return PropertySection.isEmpty(message, properties) ? -1 : PropertySection.tagOf(message, properties, USER_ID);
     }
 
     /** The JMS message type. */

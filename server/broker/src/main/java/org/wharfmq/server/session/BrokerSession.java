@@ -8,6 +8,7 @@ import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.WharfException;
@@ -288,10 +289,11 @@ public final class BrokerSession {
      * place and allocates nothing unless it refuses.
      */
     private void checkUserId(MessageHeaders headers, ByteBuf content) {
-        if (userUtf8 == null ? !headers.hasUserId() : headers.userIdIs(content, userUtf8)) {
+        int tag = headers.userIdTag(content);
+        if (userUtf8 == null ? tag < 0 : tag >= 0 && PropertySection.isString(content, tag, userUtf8)) {
             return;
         }
-        Object claimed = headers.userId(content);
+        Object claimed = tag < 0 ? null : PropertySection.valueOf(content, tag);
         String refusal = userUtf8 == null
                 ? "The message claims JMSXUserID '" + claimed + "', but this connection did not authenticate: the"
                         + " messages of an anonymous connection carry no JMSXUserID."

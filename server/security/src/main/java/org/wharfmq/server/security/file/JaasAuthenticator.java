@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Checks PLAIN logins with a JAAS login module: the {@code jaas.entry} of the JAAS configuration file
@@ -57,13 +58,19 @@ public final class JaasAuthenticator implements AutoCloseable {
      */
     public CompletionStage<Identity> verify(String user, char[] password) {
         char[] copy = password.clone();
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                return login(user, copy);
-            } finally {
-                java.util.Arrays.fill(copy, '\0');
-            }
-        }, threads);
+        try {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return login(user, copy);
+                } finally {
+                    java.util.Arrays.fill(copy, '\0');
+                }
+            }, threads);
+        } catch (RejectedExecutionException e) { // closed by a reload that replaced it a moment ago
+            java.util.Arrays.fill(copy, '\0');
+            return CompletableFuture.failedFuture(new IllegalStateException("JAAS entry '" + settings.entry()
+                    + "' was replaced by a reload of the security file during this login; the client may try again"));
+        }
     }
 
     private Identity login(String user, char[] password) {
@@ -95,8 +102,9 @@ public final class JaasAuthenticator implements AutoCloseable {
         }
     }
 
+    /** Takes no more logins; those under way finish (their clients get their answers). */
     @Override
     public void close() {
-        threads.shutdownNow();
+        threads.shutdown();
     }
 }
