@@ -7,17 +7,20 @@ import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Listens to a connection's link: completes the HELLO handshake, then hands every frame to its connection. Runs
+ * Listens to a connection's link: hands the handshake's frames to its {@link ClientHandshake}, then hands every frame to its connection. Runs
  * on the link's reading thread, so it only routes: messages go into consumer buffers and answers complete
  * futures; application code never runs here.
  */
 final class ConnectionHandler implements FrameListener {
     private final WharfConnection connection;
-    private final CompletableFuture<Frame.HelloOk> hello = new CompletableFuture<>();
+    private final ClientHandshake handshake;
+    private final CompletableFuture<Frame.HelloOk> hello;
     private volatile boolean established;
 
-    ConnectionHandler(WharfConnection connection) {
+    ConnectionHandler(WharfConnection connection, ClientHandshake handshake) {
         this.connection = connection;
+        this.handshake = handshake;
+        this.hello = handshake.done();
     }
 
     /** Completes with the server's HELLO_OK, or exceptionally with the reason the handshake failed. */
@@ -48,14 +51,8 @@ final class ConnectionHandler implements FrameListener {
 
     /** The connecting thread closes the link when the handshake fails. */
     private void handshake(Frame frame) {
-        if (frame instanceof Frame.HelloOk ok) {
-            established = true;
-            hello.complete(ok);
-        } else if (frame instanceof Frame.Error error) {
-            hello.completeExceptionally(JmsErrors.toException(error));
-        } else {
-            hello.completeExceptionally(new IllegalStateException("expected HELLO_OK, got " + frame.type()));
-        }
+        handshake.onFrame(frame);
+        established = hello.isDone() && !hello.isCompletedExceptionally();
     }
 
     @Override

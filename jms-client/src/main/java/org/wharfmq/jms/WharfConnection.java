@@ -72,7 +72,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     private final int heartbeatMillis;
     private final String serverName;
     private final String serverVersion;
-    /** The user name given to createConnection, or null; sent messages carry it as JMSXUserID. */
+    /** The user the server authenticated (HELLO_OK), null for anonymous; sent messages carry it as JMSXUserID. */
     private final String userName;
     /** Which of the JMS 1.1 domains' methods this connection accepts: a QueueConnection refuses topic ones. */
     private final MessagingDomain domain;
@@ -95,14 +95,16 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
      */
     WharfConnection(BrokerUrl url, String user, String password, MessagingDomain domain) throws JMSException {
         this.url = url;
-        this.userName = user;
         this.domain = domain;
         this.messageIdPrefix = "ID:wharf-" + PROCESS_TAG + "-" + CONNECTIONS.incrementAndGet() + ":";
-        ConnectionHandler handler = new ConnectionHandler(this);
+        // PLAIN (a password in clear) is for TLS connections only; this transport has none yet
+        ClientHandshake handshake = new ClientHandshake(user, password, false, url.address().toString());
+        ConnectionHandler handler = new ConnectionHandler(this, handshake);
         this.link = Transport.connect(url.address(), handler, url.connectTimeoutMillis());
+        handshake.link(link);
         Frame.HelloOk ok;
         try {
-            link.write(new Frame.Hello(ProtocolVersion.CURRENT, url.clientName(), user, password, url.heartbeatMillis()));
+            link.write(new Frame.Hello(ProtocolVersion.CURRENT, url.clientName(), url.heartbeatMillis()));
             ok = handler.hello().get(url.connectTimeoutMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             link.close(url.connectTimeoutMillis());
@@ -112,13 +114,14 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             throw JmsErrors.wrap("Wharf at " + url.address() + " did not complete the handshake: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
             link.close(url.connectTimeoutMillis());
-            throw new JMSException("Wharf at " + url.address() + " did not answer HELLO within " + url.connectTimeoutMillis()
+            throw new JMSException("Wharf at " + url.address() + " did not complete the handshake within " + url.connectTimeoutMillis()
                     + " ms (connectTimeout). Is it a Wharf server?");
         } catch (InterruptedException e) {
             link.close(url.connectTimeoutMillis());
             Thread.currentThread().interrupt();
             throw new JMSException("Interrupted while connecting to Wharf at " + url.address());
         }
+        this.userName = ok.user().isEmpty() ? null : ok.user();
         this.maxMessageLength = ok.maxMessageLength();
         this.serverName = ok.serverName();
         this.serverVersion = ok.serverVersion();
@@ -142,7 +145,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         return url;
     }
 
-    /** The user name the connection was created with, or null. */
+    /** The user the server authenticated this connection as, or null for anonymous. */
     String userName() {
         return userName;
     }

@@ -34,8 +34,11 @@ import java.io.Serializable;
  *       {@code wharf.jms.} + the option's name; see {@link org.wharfmq.jms.message.DeserializationLimit})</li>
  * </ul>
  *
- * <p>Wharf has no authentication yet: the server accepts any user name. A connection created with a user name
- * sets the JMSXUserID property of every message it sends to that name.
+ * <p>A connection authenticates with a user name and password ({@code createConnection(user, password)}, or
+ * {@link #setUserName}/{@link #setPassword} for the methods without them) by SCRAM-SHA-256: the password never crosses
+ * the wire. Without a user it connects anonymously, which a server allows only as its security settings say
+ * (docs/security.md). Wrong credentials raise {@link javax.jms.JMSSecurityException}. Every message a connection sends
+ * carries as JMSXUserID the user the server authenticated, and none for an anonymous connection.
  */
 public class WharfConnectionFactory implements ConnectionFactory, QueueConnectionFactory, TopicConnectionFactory,
         Serializable, Referenceable {
@@ -45,6 +48,10 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
 
     private volatile String brokerUrl;
     private transient volatile BrokerUrl parsed;
+    /** The user of the connections created without one; null: anonymous. */
+    private volatile String userName;
+    /** Its password; transient, so a serialised (or JNDI-bound) factory never carries it. */
+    private transient volatile String password;
 
     /** A factory for {@code tcp://localhost:7414}; set another URL with {@link #setBrokerURL}. */
     public WharfConnectionFactory() {
@@ -76,6 +83,21 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
         this.parsed = url;
     }
 
+    /** Sets the user that {@link #createConnection()} and the other methods without a user name log in as (null: anonymous). */
+    public void setUserName(String userName) {
+        this.userName = userName;
+    }
+
+    /** The user of connections created without one, or null. */
+    public String getUserName() {
+        return userName;
+    }
+
+    /** Sets the password of {@link #setUserName the factory's user}; it is not serialised with the factory. */
+    public void setPassword(String password) {
+        this.password = password;
+    }
+
     private BrokerUrl url() {
         BrokerUrl url = parsed;
         if (url == null) { // after deserialisation
@@ -87,7 +109,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
 
     @Override
     public Connection createConnection() throws JMSException {
-        return new WharfConnection(url(), null, null, MessagingDomain.BOTH);
+        return new WharfConnection(url(), userName, password, MessagingDomain.BOTH);
     }
 
     @Override
@@ -97,7 +119,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
 
     @Override
     public QueueConnection createQueueConnection() throws JMSException {
-        return new WharfConnection(url(), null, null, MessagingDomain.QUEUE);
+        return new WharfConnection(url(), userName, password, MessagingDomain.QUEUE);
     }
 
     @Override
@@ -107,7 +129,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
 
     @Override
     public TopicConnection createTopicConnection() throws JMSException {
-        return new WharfConnection(url(), null, null, MessagingDomain.TOPIC);
+        return new WharfConnection(url(), userName, password, MessagingDomain.TOPIC);
     }
 
     @Override
@@ -118,7 +140,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
     /** A JMSContext in AUTO_ACKNOWLEDGE mode on a new connection. */
     @Override
     public JMSContext createContext() {
-        return createContext(null, null, JMSContext.AUTO_ACKNOWLEDGE);
+        return createContext(userName, password, JMSContext.AUTO_ACKNOWLEDGE);
     }
 
     @Override
@@ -128,7 +150,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
 
     @Override
     public JMSContext createContext(int sessionMode) {
-        return createContext(null, null, sessionMode);
+        return createContext(userName, password, sessionMode);
     }
 
     /**

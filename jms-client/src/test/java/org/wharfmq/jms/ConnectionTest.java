@@ -1,5 +1,7 @@
 package org.wharfmq.jms;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,20 +24,67 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 class ConnectionTest {
     @Test
-    void handshakeSendsHelloWithCredentialsAndName() throws Exception {
+    void handshakeSendsHelloWithVersionAndNameThenAuthenticatesAnonymously() throws Exception {
         try (FakeServer server = FakeServer.inVm()) {
-            Connection c = new WharfConnectionFactory(server.url() + "?clientName=app1&heartbeat=1234").createConnection("u", "p");
+            server.recordAuth = true;
+            Connection c = new WharfConnectionFactory(server.url() + "?clientName=app1&heartbeat=1234").createConnection();
             Frame.Hello hello = server.expect(Frame.Hello.class);
-            assertEquals(1, hello.version());
+            assertEquals(2, hello.version());
             assertEquals("app1", hello.clientName());
-            assertEquals("u", hello.user());
-            assertEquals("p", hello.password());
             assertEquals(1234, hello.heartbeatMillis());
+            assertEquals("ANONYMOUS", server.expect(Frame.Auth.class).mechanism());
             c.close();
             server.expect(Frame.Close.class);
+        }
+    }
+
+    /** With a user, the client runs SCRAM-SHA-256: its first message names the user, and the password never leaves it. */
+    @Test
+    void aUsersPasswordNeverCrossesTheWire() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            server.recordAuth = true;
+            server.mechanisms = List.of("SCRAM-SHA-256", "ANONYMOUS");
+            server.answer = f -> f instanceof Frame.Auth
+                    ? new Frame.Error(0, ErrorCode.AUTHENTICATION_FAILED, "Authentication failed for user 'alice'.", 0, 0) : null;
+            JMSSecurityException e = assertThrows(JMSSecurityException.class,
+                    () -> new WharfConnectionFactory(server.url()).createConnection("alice", "pencil-secret"));
+            assertEquals("AUTHENTICATION_FAILED", e.getErrorCode());
+            server.expect(Frame.Hello.class);
+            Frame.Auth auth = server.expect(Frame.Auth.class);
+            assertEquals("SCRAM-SHA-256", auth.mechanism());
+            String first = new String(auth.data(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(first.startsWith("n,,n=alice,r="), first);
+            assertFalse(first.contains("pencil-secret"));
+        }
+    }
+
+    /** A user given to a server without users is refused by the client, not silently made anonymous. */
+    @Test
+    void aUserIsNotQuietlyDroppedWhenTheServerHasNone() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            JMSSecurityException e = assertThrows(JMSSecurityException.class,
+                    () -> new WharfConnectionFactory(server.url()).createConnection("alice", "pencil-secret"));
+            assertTrue(e.getMessage().contains("has no users, so it cannot log in user 'alice'")
+                    && e.getMessage().contains("connect without a user name"), e.getMessage());
+        }
+    }
+
+    /** A server that offers only mechanisms the client cannot use (PLAIN without TLS) is refused by the client. */
+    @Test
+    void plainIsNeverUsedWithoutTls() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            server.mechanisms = List.of("PLAIN");
+            JMSSecurityException e = assertThrows(JMSSecurityException.class,
+                    () -> new WharfConnectionFactory(server.url()).createConnection("alice", "pencil-secret"));
+            assertTrue(e.getMessage().contains("PLAIN is used only over TLS"), e.getMessage());
+            server.mechanisms = List.of("SCRAM-SHA-256");
+            JMSSecurityException anonymous = assertThrows(JMSSecurityException.class,
+                    () -> new WharfConnectionFactory(server.url()).createConnection());
+            assertTrue(anonymous.getMessage().contains("requires a user name and password"), anonymous.getMessage());
         }
     }
 

@@ -1,5 +1,9 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.auth.Mechanisms;
+import java.util.List;
+
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -33,8 +37,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A scripted stand-in for the Wharf server, speaking real frames over a local (vm://) or TCP channel. It answers
- * HELLO and, by default, every request with a non-zero id with OK; a test can replace the answer per frame with
- * {@link #answer}, and sees every frame the client sent (PINGs excepted) through {@link #expect}.
+ * HELLO (offering {@link #mechanisms}) and an anonymous AUTH and, by default, every request with a non-zero id with OK; a test can replace the answer per frame with
+ * {@link #answer}, and sees every frame the client sent (PINGs, and AUTH unless {@link #recordAuth}, excepted)
+ * through {@link #expect}.
  */
 final class FakeServer implements AutoCloseable {
     private static final AtomicInteger NAMES = new AtomicInteger();
@@ -47,6 +52,9 @@ final class FakeServer implements AutoCloseable {
     volatile int maxMessageLength = 1 << 20;
     volatile int heartbeatMillis = 0;
     volatile boolean recordPings;
+    volatile boolean recordAuth;
+    /** The mechanisms offered in answer to HELLO. */
+    volatile List<String> mechanisms = List.of(Mechanisms.ANONYMOUS);
     /** Returned by {@link #answer} to send no answer at all (the test answers later with {@link #send}). */
     static final Frame SILENCE = new Frame.Ok(-1);
     /** Returns the answer to a frame, or null for the default answer. */
@@ -162,7 +170,9 @@ final class FakeServer implements AutoCloseable {
             if (f instanceof Frame.Ping && !recordPings) {
                 return;
             }
-            received.add(f);
+            if (!(f instanceof Frame.Auth) || recordAuth) {
+                received.add(f);
+            }
             Frame reply = answer.apply(f);
             if (reply == null) {
                 reply = defaultAnswer(f);
@@ -174,7 +184,10 @@ final class FakeServer implements AutoCloseable {
 
         private Frame defaultAnswer(Frame f) {
             if (f instanceof Frame.Hello) {
-                return new Frame.HelloOk((short) 1, "fake", "0", heartbeatMillis, maxMessageLength);
+                return new Frame.AuthMechanisms(mechanisms);
+            }
+            if (f instanceof Frame.Auth) {
+                return new Frame.HelloOk(ProtocolVersion.CURRENT, "fake", "0", heartbeatMillis, maxMessageLength, "", new byte[0]);
             }
             int requestId = requestId(f);
             return requestId == 0 ? null : new Frame.Ok(requestId);

@@ -216,7 +216,7 @@ public final class Driver {
             int n = options.destinations().numberFor(i);
             replyQueues.add(options.replyQueue() + (n < 0 ? "" : String.valueOf(n)));
         }
-        try (Connection connection = provider.connectionFactory().createConnection()) {
+        try (Connection connection = provider.connect()) {
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             for (String queue : replyQueues) {

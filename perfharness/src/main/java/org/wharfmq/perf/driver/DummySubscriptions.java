@@ -22,7 +22,7 @@ final class DummySubscriptions implements AutoCloseable {
 
     /** Subscribes {@code count} times on distinct never-published topics under {@code prefix}. */
     static DummySubscriptions open(Provider provider, String prefix, int count) throws JMSException {
-        Connection connection = provider.connectionFactory().createConnection();
+        Connection connection = provider.connect();
         try {
             Session session = null;
             for (int i = 0; i < count; i++) {

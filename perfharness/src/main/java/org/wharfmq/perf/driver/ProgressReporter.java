@@ -33,7 +33,7 @@ final class ProgressReporter implements AutoCloseable {
 
     private ProgressReporter(Provider provider, String prefix, String processId, List<Receiver> receivers,
                              RunControl control) throws JMSException {
-        this.connection = provider.connectionFactory().createConnection();
+        this.connection = provider.connect();
         try {
             this.session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             this.producer = session.createProducer(provider.topic(session, topicFor(prefix)));

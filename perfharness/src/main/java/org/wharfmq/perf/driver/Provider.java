@@ -3,6 +3,7 @@ package org.wharfmq.perf.driver;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.perf.options.PerfOptions;
 
+import javax.jms.Connection;
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
 import javax.jms.Queue;
@@ -22,22 +23,27 @@ import java.util.Properties;
  * Where the driver gets its JMS objects: Wharf's own connection factory for {@code -pc Wharf} (the URL in
  * {@code -url}), or JNDI for any other provider ({@code -pc JNDI} with {@code -ii/-iu/-jf/-cf}). With JNDI a
  * destination name is looked up first, as JMSPerfHarness does, and created by the session when JNDI does not
- * know it.
+ * know it. Connections authenticate as {@code -us}/{@code -pw} when given.
  */
 public final class Provider implements AutoCloseable {
 
     private final ConnectionFactory connectionFactory;
     private final Context context;
+    /** -us and -pw: null for an anonymous connection. */
+    private final String user;
+    private final String password;
 
-    private Provider(ConnectionFactory connectionFactory, Context context) {
+    private Provider(ConnectionFactory connectionFactory, Context context, PerfOptions options) {
         this.connectionFactory = connectionFactory;
         this.context = context;
+        this.user = options.user().isEmpty() ? null : options.user();
+        this.password = options.password();
     }
 
     /** The provider the options name. */
     public static Provider open(PerfOptions options) throws NamingException, IOException {
         if (!options.usesJndi()) {
-            return new Provider(new WharfConnectionFactory(options.brokerUrl()), null);
+            return new Provider(new WharfConnectionFactory(options.brokerUrl()), null, options);
         }
         Hashtable<Object, Object> env = new Hashtable<>();
         if (!options.jndiPropertiesFile().isEmpty()) {
@@ -59,12 +65,12 @@ public final class Provider implements AutoCloseable {
             throw new NamingException("JNDI name " + options.jndiConnectionFactory() + " is a "
                     + cf.getClass().getName() + ", not a javax.jms.ConnectionFactory");
         }
-        return new Provider(factory, context);
+        return new Provider(factory, context, options);
     }
 
-    /** The factory every worker connects with. */
-    public ConnectionFactory connectionFactory() {
-        return connectionFactory;
+    /** A connection as {@code -us}/{@code -pw} say (JMSPerfHarness's options), anonymous without {@code -us}. */
+    public Connection connect() throws JMSException {
+        return user == null ? connectionFactory.createConnection() : connectionFactory.createConnection(user, password);
     }
 
     /** The queue called {@code name}. */

@@ -38,7 +38,7 @@ final class PublishWindow implements AutoCloseable {
 
     /** Subscribes to the progress topic for {@code prefix} before any publisher starts. */
     static PublishWindow open(Provider provider, String prefix, long window, int processes) throws JMSException {
-        Connection connection = provider.connectionFactory().createConnection();
+        Connection connection = provider.connect();
         try {
             PublishWindow w = new PublishWindow(window, processes, connection);
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);

@@ -38,7 +38,7 @@ final class SharedConnections implements AutoCloseable {
         }
         Connection c = connections.get(n);
         if (c == null) {
-            c = provider.connectionFactory().createConnection();
+            c = provider.connect();
             if (clientIdPrefix != null) {
                 c.setClientID(clientIdPrefix + n);
             }

@@ -4,11 +4,20 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.auth.Mechanisms;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Logins;
+import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.transport.ServerChannelInitializer;
 import org.wharfmq.server.transport.ServerContext;
 
@@ -25,10 +34,22 @@ final class EmbeddedConnections {
     private EmbeddedConnections() {
     }
 
+    /**
+     * What the connections share: the queues and topics given, every client allowed everything, and anonymous logins
+     * from anywhere (an embedded channel has no loopback address).
+     */
+    static ServerContext context(ServerConfig config, QueueManager queues, TopicManager topics) {
+        return new ServerContext(config, queues, topics, AccessControl.allowAll(),
+                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench",
+                new Logins(Authenticator.noUsers(Authenticator.AnonymousAccess.ANYWHERE)));
+    }
+
     /** A connection through the handshake with session {@link #SESSION} open, and {@code clientId} set unless null. */
     static EmbeddedChannel connect(ServerContext context, String clientId) {
         EmbeddedChannel channel = new EmbeddedChannel(new ServerChannelInitializer(context));
-        channel.writeInbound(new Frame.Hello(ProtocolVersion.CURRENT, "bench", null, null, 0));
+        channel.writeInbound(new Frame.Hello(ProtocolVersion.CURRENT, "bench", 0));
+        drop(channel);
+        channel.writeInbound(new Frame.Auth(Mechanisms.ANONYMOUS, new byte[0]));
         drop(channel);
         if (clientId != null) {
             channel.writeInbound(new Frame.SetClientId(1, clientId));

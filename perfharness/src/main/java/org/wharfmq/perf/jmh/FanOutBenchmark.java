@@ -68,8 +68,7 @@ public class FanOutBenchmark {
         MessageStore store = new InMemoryMessageStore();
         queues = new QueueManager(config, store, InstantSource.system());
         topics = new TopicManager(config, queues);
-        ServerContext context = new ServerContext(config, queues, topics, AccessControl.allowAll(),
-                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench");
+        ServerContext context = EmbeddedConnections.context(config, queues, topics);
         publisher = EmbeddedConnections.connect(context, null);
         WireDestination topic = WireDestination.topic("bench/prices");
         subscriberChannels = new EmbeddedChannel[subscribers];

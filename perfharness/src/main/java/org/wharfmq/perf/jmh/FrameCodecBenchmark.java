@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The wire path of every message: a SEND frame through {@link FrameEncoder} and back through
  * {@link FrameDecoder} (the handlers of the client's and the server's pipelines, in an embedded channel), and
- * the server's header-only read of the message ({@link MessageHeaders#read}), and the property check inside it.
+ * the server's header-only read of the message ({@link MessageHeaders#read}), the property check inside it, and the
+ * JMSXUserID lookup of the server's SEND check.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -42,13 +43,16 @@ public class FrameCodecBenchmark {
     private ByteBuf message;
     /** Index in {@link #message} of its property section. */
     private int properties;
+    /** The headers of {@link #message}, for the JMSXUserID check. */
+    private MessageHeaders headers;
     private EmbeddedChannel encoder;
     private EmbeddedChannel decoder;
 
     @Setup
     public void setUp() {
         message = Messages.request(size, "corr-1");
-        properties = message.readerIndex() + MessageHeaders.read(message).propertiesOffset();
+        headers = MessageHeaders.read(message);
+        properties = message.readerIndex() + headers.propertiesOffset();
         encoder = new EmbeddedChannel(FrameEncoder.INSTANCE);
         decoder = new EmbeddedChannel(new FrameDecoder(100 * 1024 * 1024));
     }
@@ -87,5 +91,15 @@ public class FrameCodecBenchmark {
     @Benchmark
     public int checkProperties() {
         return PropertySection.skip(message, properties, message.readerIndex(), message.writerIndex());
+    }
+
+    /**
+     * The server's JMSXUserID check of a SEND (BrokerSession, issue 21): a second walk over the checked properties for
+     * the name, here over the requests' two properties, neither of them JMSXUserID (the whole walk, as for an
+     * anonymous connection's message). Allocation-free.
+     */
+    @Benchmark
+    public int findUserId() {
+        return headers.userIdTag(message);
     }
 }

@@ -73,8 +73,7 @@ public class ServerPathBenchmark {
         MessageStore store = new InMemoryMessageStore();
         queues = new QueueManager(config, store, InstantSource.system());
         topics = new TopicManager(config, queues);
-        ServerContext context = new ServerContext(config, queues, topics, AccessControl.allowAll(),
-                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench");
+        ServerContext context = EmbeddedConnections.context(config, queues, topics);
         producer = EmbeddedConnections.connect(context, null);
         consumer = EmbeddedConnections.connect(context, "bench-subscriber");
         boolean topic = destination.equals("topic");

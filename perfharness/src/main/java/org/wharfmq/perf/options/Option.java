@@ -33,6 +33,8 @@ public enum Option {
     IU("iu", "", "JNDI provider URL."),
     CF("cf", "ConnectionFactory", "JNDI name of the ConnectionFactory."),
     URL("url", "tcp://localhost:7414", "Wharf only: the broker URL (tcp://host:port or vm://NAME)."),
+    US("us", "", "User name every connection authenticates as (\"\" = none: anonymous)."),
+    PW("pw", "", "Password of -us."),
     ID("id", "", "Process identifier, shown in the statistics and used to tell processes apart in the checks."),
     JO("jo", "", "Write the result as JSON to this file."),
     XS("xs", "false", "Stop when standard input closes (used by the workload runner for its child processes)."),

@@ -263,6 +263,16 @@ public final class PerfOptions {
         return raw(Option.URL);
     }
 
+    /** -us: the user connections authenticate as; empty for none. */
+    public String user() {
+        return raw(Option.US);
+    }
+
+    /** -pw: the password of {@link #user()}. */
+    public String password() {
+        return raw(Option.PW);
+    }
+
     public String processId() {
         return raw(Option.ID);
     }

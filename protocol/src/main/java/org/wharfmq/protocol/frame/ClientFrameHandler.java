@@ -13,6 +13,12 @@ public interface ClientFrameHandler {
     /** HELLO: the handshake, which a connection makes once, before any other frame. */
     void onHello(Frame.Hello frame);
 
+    /** AUTH: the authentication mechanism the client chose, and its first message. */
+    void onAuth(Frame.Auth frame);
+
+    /** AUTH_RESPONSE: the client's answer to the server's challenge. */
+    void onAuthResponse(Frame.AuthResponse frame);
+
     /** PING: the client is alive; never answered. */
     void onPing(Frame.Ping frame);
 

@@ -39,6 +39,43 @@ final class Codec {
         return list;
     }
 
+    /**
+     * A HELLO of this version, or of another one: of another version only the client name is read (as far as it can
+     * be) and the rest skipped, so that the handshake can answer UNSUPPORTED_VERSION rather than PROTOCOL_ERROR (a
+     * version 1 HELLO carried a user and a password after the name).
+     */
+    private static Frame.Hello hello(ByteBuf in) {
+        int magic = in.readInt();
+        if (magic != ProtocolVersion.MAGIC) {
+            throw new MalformedFrameException("not a Wharf client: HELLO magic is 0x" + Integer.toHexString(magic)
+                    + ", expected 0x" + Integer.toHexString(ProtocolVersion.MAGIC));
+        }
+        short version = in.readShort();
+        if (version == ProtocolVersion.CURRENT) {
+            return new Frame.Hello(version, WireStrings.read(in), in.readInt());
+        }
+        String clientName = null;
+        try {
+            clientName = WireStrings.read(in);
+        } catch (MalformedFrameException | IndexOutOfBoundsException e) {
+            // a future layout: the name is only for the log
+        }
+        in.skipBytes(in.readableBytes());
+        return new Frame.Hello(version, clientName, 0);
+    }
+
+    private static List<String> readStrings(ByteBuf in) {
+        int n = in.readInt();
+        if (n < 0 || n * 4L > in.readableBytes()) {
+            throw new MalformedFrameException("string-list length " + n + " does not fit the frame");
+        }
+        List<String> list = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            list.add(WireStrings.read(in));
+        }
+        return list;
+    }
+
     /** A temporary destination frame must name a temporary queue or topic (kind 3 or 4). */
     private static WireDestination temporary(WireDestination destination, FrameType type) {
         if (destination == null || !destination.kind().isTemporary()) {
@@ -53,15 +90,13 @@ final class Codec {
      */
     static Frame decode(FrameType type, ByteBuf in) {
         Frame frame = switch (type) {
-            case HELLO -> {
-                int magic = in.readInt();
-                if (magic != ProtocolVersion.MAGIC) {
-                    throw new MalformedFrameException("not a Wharf client: HELLO magic is 0x" + Integer.toHexString(magic)
-                            + ", expected 0x" + Integer.toHexString(ProtocolVersion.MAGIC));
-                }
-                yield new Frame.Hello(in.readShort(), WireStrings.read(in), WireStrings.read(in), WireStrings.read(in), in.readInt());
-            }
-            case HELLO_OK -> new Frame.HelloOk(in.readShort(), WireStrings.read(in), WireStrings.read(in), in.readInt(), in.readInt());
+            case HELLO -> hello(in);
+            case HELLO_OK -> new Frame.HelloOk(in.readShort(), WireStrings.read(in), WireStrings.read(in), in.readInt(),
+                    in.readInt(), WireStrings.read(in), WireBytes.read(in));
+            case AUTH_MECHANISMS -> new Frame.AuthMechanisms(readStrings(in));
+            case AUTH -> new Frame.Auth(WireStrings.read(in), WireBytes.read(in));
+            case AUTH_CHALLENGE -> new Frame.AuthChallenge(WireBytes.read(in));
+            case AUTH_RESPONSE -> new Frame.AuthResponse(WireBytes.read(in));
             case PING -> Frame.Ping.INSTANCE;
             case OK -> new Frame.Ok(in.readInt());
             case ERROR -> new Frame.Error(in.readInt(), ErrorCode.of(in.readShort()), WireStrings.read(in), in.readInt(), in.readInt());

@@ -35,8 +35,9 @@ public enum ErrorCode {
      */
     MALFORMED_MESSAGE(19),
     /**
-     * The connection's user lacks the permission the request needs; the message names the user, the destination
-     * and the permission (docs/security.md). Nothing was changed, and the connection stays open.
+     * The connection's user may not do this: a permission is missing, or a message claims another user as its
+     * JMSXUserID. The message names the user, what was refused and why (docs/security.md). Nothing was changed, and
+     * the connection stays open.
      */
     NOT_AUTHORISED(20),
     /** A bug or an unexpected condition in the server; the message says more. */

@@ -31,7 +31,7 @@ public sealed interface Frame {
      * A frame a client sends, which the server handles: each kind calls its own method of a
      * {@link ClientFrameHandler}, so a new kind of client frame does not compile until the server says what it does
      * with it. (Java 17 has no pattern-matching switch; this is the check it would give.) The frames only the server
-     * sends (HELLO_OK, OK, ERROR, PULL_DONE, CONSUMER_FAILED, DELIVER) are not {@code FromClient}; PING goes both ways.
+     * sends (AUTH_MECHANISMS, AUTH_CHALLENGE, HELLO_OK, OK, ERROR, PULL_DONE, CONSUMER_FAILED, DELIVER) are not {@code FromClient}; PING goes both ways.
      */
     sealed interface FromClient extends Frame {
         /** Calls the method of {@code handler} for this kind of frame. */
@@ -40,8 +40,12 @@ public sealed interface Frame {
 
     // ---- connection ----
 
-    /** Client → server, first frame on a connection. */
-    record Hello(short version, String clientName, String user, String password, int heartbeatMillis) implements FromClient {
+    /**
+     * Client → server, first frame on a connection: the protocol version and the client's wishes. The server answers
+     * {@link AuthMechanisms} (or {@link Error} UNSUPPORTED_VERSION, or AUTHENTICATION_FAILED when it accepts nothing
+     * from this client).
+     */
+    record Hello(short version, String clientName, int heartbeatMillis) implements FromClient {
         public FrameType type() {
             return FrameType.HELLO;
         }
@@ -54,14 +58,129 @@ public sealed interface Frame {
             out.writeInt(org.wharfmq.protocol.ProtocolVersion.MAGIC);
             out.writeShort(version);
             WireStrings.write(out, clientName);
-            WireStrings.write(out, user);
-            WireStrings.write(out, password);
             out.writeInt(heartbeatMillis);
         }
     }
 
-    /** Server → client, accepts a HELLO and states the limits the client must respect. */
-    record HelloOk(short version, String serverName, String serverVersion, int heartbeatMillis, int maxMessageLength) implements Frame {
+    /**
+     * Server → client, answers HELLO: the authentication mechanisms this connection may use
+     * ({@link org.wharfmq.protocol.auth.Mechanisms}), in the server's order of preference.
+     */
+    record AuthMechanisms(List<String> mechanisms) implements Frame {
+        public AuthMechanisms {
+            mechanisms = List.copyOf(mechanisms);
+        }
+
+        public FrameType type() {
+            return FrameType.AUTH_MECHANISMS;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(mechanisms.size());
+            for (String m : mechanisms) {
+                WireStrings.write(out, m);
+            }
+        }
+    }
+
+    /**
+     * Client → server: the mechanism chosen and its first message (SCRAM's client-first-message; PLAIN's
+     * {@code \0user\0password}; empty for ANONYMOUS and EXTERNAL). {@link #toString()} never shows the data, which
+     * may hold a password.
+     */
+    record Auth(String mechanism, byte[] data) implements FromClient {
+        public FrameType type() {
+            return FrameType.AUTH;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onAuth(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            WireStrings.write(out, mechanism);
+            WireBytes.write(out, data);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Auth a && java.util.Objects.equals(mechanism, a.mechanism) && java.util.Arrays.equals(data, a.data);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hashCode(mechanism) * 31 + java.util.Arrays.hashCode(data);
+        }
+
+        @Override
+        public String toString() {
+            return "Auth[" + mechanism + ", " + data.length + " bytes]";
+        }
+    }
+
+    /** Server → client: the next message of a challenge-response mechanism (SCRAM's server-first-message). */
+    record AuthChallenge(byte[] data) implements Frame {
+        public FrameType type() {
+            return FrameType.AUTH_CHALLENGE;
+        }
+
+        public void writePayload(ByteBuf out) {
+            WireBytes.write(out, data);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof AuthChallenge a && java.util.Arrays.equals(data, a.data);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(data);
+        }
+
+        @Override
+        public String toString() {
+            return "AuthChallenge[" + data.length + " bytes]";
+        }
+    }
+
+    /** Client → server: the answer to an {@link AuthChallenge} (SCRAM's client-final-message, with the proof). */
+    record AuthResponse(byte[] data) implements FromClient {
+        public FrameType type() {
+            return FrameType.AUTH_RESPONSE;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onAuthResponse(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            WireBytes.write(out, data);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof AuthResponse a && java.util.Arrays.equals(data, a.data);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(data);
+        }
+
+        @Override
+        public String toString() {
+            return "AuthResponse[" + data.length + " bytes]";
+        }
+    }
+
+    /**
+     * Server → client: the client is authenticated as {@code user} ("" for anonymous) and may use the connection;
+     * the limits it must respect; {@code data} is the mechanism's last message (SCRAM's server-final-message, which
+     * the client checks: the server proves it knows the user's key), empty for the others.
+     */
+    record HelloOk(short version, String serverName, String serverVersion, int heartbeatMillis, int maxMessageLength,
+                   String user, byte[] data) implements Frame {
         public FrameType type() {
             return FrameType.HELLO_OK;
         }
@@ -72,6 +191,29 @@ public sealed interface Frame {
             WireStrings.write(out, serverVersion);
             out.writeInt(heartbeatMillis);
             out.writeInt(maxMessageLength);
+            WireStrings.write(out, user);
+            WireBytes.write(out, data);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof HelloOk h && version == h.version && heartbeatMillis == h.heartbeatMillis
+                    && maxMessageLength == h.maxMessageLength && java.util.Objects.equals(serverName, h.serverName)
+                    && java.util.Objects.equals(serverVersion, h.serverVersion) && java.util.Objects.equals(user, h.user)
+                    && java.util.Arrays.equals(data, h.data);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(version, serverName, serverVersion, heartbeatMillis, maxMessageLength, user)
+                    * 31 + java.util.Arrays.hashCode(data);
+        }
+
+        @Override
+        public String toString() {
+            return "HelloOk[version=" + version + ", serverName=" + serverName + ", serverVersion=" + serverVersion
+                    + ", heartbeatMillis=" + heartbeatMillis + ", maxMessageLength=" + maxMessageLength + ", user=" + user
+                    + ", " + data.length + " bytes]";
         }
     }
 

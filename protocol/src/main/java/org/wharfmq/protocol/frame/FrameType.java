@@ -5,11 +5,11 @@ package org.wharfmq.protocol.frame;
  * only add. The direction column of {@code docs/protocol.md} says who sends each one.
  */
 public enum FrameType {
-    HELLO(1), HELLO_OK(2), PING(3), OK(4), ERROR(5), CLOSE(6), SET_CLIENT_ID(7),
+    HELLO(1), HELLO_OK(2), PING(3), OK(4), ERROR(5), CLOSE(6), SET_CLIENT_ID(7), AUTH_MECHANISMS(8), AUTH(9),
     CREATE_SESSION(10), CLOSE_SESSION(11), CREATE_PRODUCER(12), CLOSE_PRODUCER(13),
     CREATE_CONSUMER(14), CLOSE_CONSUMER(15), CREDIT(16), PULL(17), PULL_DONE(18), CONSUMER_FAILED(19),
     SEND(20), DELIVER(21), ACK(22), COMMIT(23), ROLLBACK(24), UNSUBSCRIBE(25),
-    CREATE_TEMPORARY(26), DELETE_TEMPORARY(27), REJECT(28);
+    CREATE_TEMPORARY(26), DELETE_TEMPORARY(27), REJECT(28), AUTH_CHALLENGE(29), AUTH_RESPONSE(30);
 
     private static final FrameType[] BY_CODE = new FrameType[32];
 

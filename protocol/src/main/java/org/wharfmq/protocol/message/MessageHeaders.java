@@ -12,6 +12,9 @@ import java.util.Map;
  * body.
  */
 public final class MessageHeaders {
+    /** The name of the JMSXUserID property, UTF-8: the server checks it on every SEND. */
+    private static final byte[] USER_ID = "JMSXUserID".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
     private final BodyType bodyType;
     private final boolean persistent;
     private final int priority;
@@ -80,6 +83,16 @@ public final class MessageHeaders {
     /** Whether {@code message} (the buffer these headers were read from) has any property, without decoding them. */
     public boolean hasProperties(ByteBuf message) {
         return !PropertySection.isEmpty(message, message.readerIndex() + propertiesOffset);
+    }
+
+    /**
+     * Where the JMSXUserID property of {@code message} (the buffer these headers were read from) is: the index of its
+     * type tag ({@link PropertySection#isString}, {@link PropertySection#valueOf}), or -1 when it has none. A walk over
+     * the checked properties, on demand (the server's SEND check), that allocates nothing.
+     */
+    public int userIdTag(ByteBuf message) {
+        int properties = message.readerIndex() + propertiesOffset;
+        return PropertySection.isEmpty(message, properties) ? -1 : PropertySection.tagOf(message, properties, USER_ID);
     }
 
     /** The JMS message type. */

@@ -118,6 +118,46 @@ public final class PropertySection {
         return properties;
     }
 
+    /**
+     * Where the property named {@code name} (its UTF-8 bytes) is in a section {@link #skip} has checked: the index of
+     * its type tag, or -1 when the section has none. Names are compared by length first, so the walk reads little
+     * more than the lengths; allocates nothing.
+     */
+    public static int tagOf(ByteBuf buf, int index, byte[] name) {
+        int count = buf.getUnsignedShort(index + 4);
+        int end = index + 4 + buf.getInt(index);
+        int at = index + PREFIX;
+        for (int i = 0; i < count; i++) {
+            int nameLength = buf.getInt(at);
+            int tagAt = at + 4 + nameLength;
+            if (nameLength == name.length && sameBytes(buf, at + 4, name)) {
+                return tagAt;
+            }
+            at = tagAt + 1 + (int) valueLength(buf, buf.getByte(tagAt), tagAt + 1, end);
+        }
+        return -1;
+    }
+
+    /** Whether the string property whose tag is at {@code tagAt} has exactly the value {@code utf8}. */
+    public static boolean isString(ByteBuf buf, int tagAt, byte[] utf8) {
+        return buf.getByte(tagAt) == MessageEncoding.PROPERTY_STRING && buf.getInt(tagAt + 1) == utf8.length
+                && sameBytes(buf, tagAt + 5, utf8);
+    }
+
+    /** The value of the property whose tag is at {@code tagAt}, decoded: for error messages. */
+    public static Object valueOf(ByteBuf buf, int tagAt) {
+        return valueAt(buf, buf.getByte(tagAt), tagAt + 1);
+    }
+
+    private static boolean sameBytes(ByteBuf buf, int at, byte[] bytes) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (buf.getByte(at + i) != bytes[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The rules of a section, the one check of both {@link #skip} and {@link #read}: the index after it. */
     private static int check(ByteBuf buf, int index, int messageStart, int messageEnd) {
         if (messageEnd - index < PREFIX) {

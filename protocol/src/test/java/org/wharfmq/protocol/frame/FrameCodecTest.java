@@ -34,8 +34,13 @@ class FrameCodecTest {
     @Test
     void controlFramesRoundTrip() {
         List<Frame> frames = List.of(
-                new Frame.Hello(ProtocolVersion.CURRENT, "client-1", "alice", null, 5000),
-                new Frame.HelloOk(ProtocolVersion.CURRENT, "WHARF", "0.1.0", 10000, 100 << 20),
+                new Frame.Hello(ProtocolVersion.CURRENT, "client-1", 5000),
+                new Frame.AuthMechanisms(List.of("SCRAM-SHA-256", "ANONYMOUS")),
+                new Frame.Auth("SCRAM-SHA-256", "n,,n=alice,r=abc".getBytes(StandardCharsets.UTF_8)),
+                new Frame.Auth("ANONYMOUS", new byte[0]),
+                new Frame.AuthChallenge("r=abcdef,s=c2FsdA==,i=4096".getBytes(StandardCharsets.UTF_8)),
+                new Frame.AuthResponse("c=biws,r=abcdef,p=AAAA".getBytes(StandardCharsets.UTF_8)),
+                new Frame.HelloOk(ProtocolVersion.CURRENT, "WHARF", "0.1.0", 10000, 100 << 20, "alice", "v=AAAA".getBytes(StandardCharsets.UTF_8)),
                 Frame.Ping.INSTANCE,
                 new Frame.Ok(42),
                 new Frame.Error(7, ErrorCode.QUEUE_FULL, "Queue 'A' is full", 3, 9),
@@ -65,6 +70,29 @@ class FrameCodecTest {
         for (Frame f : frames) {
             assertEquals(f, roundTrip(f));
         }
+    }
+
+    /** A version 1 client's HELLO (user and password after the name) decodes, for the server to refuse by version. */
+    @Test
+    void aVersionOneHelloDecodesAsAHelloOfVersionOne() {
+        ByteBuf payload = Unpooled.buffer();
+        payload.writeInt(ProtocolVersion.MAGIC).writeShort(1);
+        WireStrings.write(payload, "old-client");
+        WireStrings.write(payload, "alice");
+        WireStrings.write(payload, "secret");
+        payload.writeInt(5000);
+        ByteBuf frame = Unpooled.buffer();
+        frame.writeInt(1 + payload.readableBytes()).writeByte(FrameType.HELLO.code()).writeBytes(payload);
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1 << 20));
+        in.writeInbound(frame);
+        Frame.Hello hello = in.readInbound();
+        assertEquals(1, hello.version());
+        assertEquals("old-client", hello.clientName());
+    }
+
+    @Test
+    void authFramesHideTheirDataWhenPrinted() {
+        assertFalse(new Frame.Auth("PLAIN", "\0alice\0secret".getBytes(StandardCharsets.UTF_8)).toString().contains("secret"));
     }
 
     @Test

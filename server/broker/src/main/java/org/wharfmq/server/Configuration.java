@@ -90,8 +90,26 @@ public final class Configuration {
      */
     public static final int FRAME_OVERHEAD_ALLOWANCE = 64 * 1024;
 
-    /** A connection that has not completed its HELLO within this many ms is closed: {@value}. */
+    /** A connection that has not completed its handshake (HELLO to HELLO_OK, authentication included) within this many ms is closed: {@value}. */
     public static final int HANDSHAKE_TIMEOUT_MILLIS = 10_000;
+
+    /**
+     * How often the security file's modification time is checked, in ms: {@value}. A changed file is read again and
+     * its rules replace the old ones; a file that does not parse keeps the old rules (and the log says why).
+     */
+    public static final long SECURITY_RELOAD_MILLIS = 2_000L;
+
+    /** Failed logins from one address after which its next logins are answered only after a delay: {@value}. */
+    public static final int LOGIN_FAILURES_BEFORE_DELAY = 5;
+
+    /** An address that has not failed a login for this long, in ms, is no longer slowed: {@value} (a minute). */
+    public static final long LOGIN_FAILURE_WINDOW_MILLIS = 60_000L;
+
+    /** The first delay of a slowed address's login answers, in ms, doubling with each further failure: {@value}. */
+    public static final long LOGIN_FIRST_DELAY_MILLIS = 250L;
+
+    /** The longest delay of a slowed address's login answers, in ms: {@value} (within the handshake timeout). */
+    public static final long LOGIN_MAX_DELAY_MILLIS = 5_000L;
 
     /**
      * Longest a connection may keep its event loop processing frames before the loop serves its other connections,

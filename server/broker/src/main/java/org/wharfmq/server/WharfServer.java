@@ -18,6 +18,8 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.MessageStore;
@@ -83,13 +85,16 @@ public final class WharfServer implements AutoCloseable {
     private final List<Channel> listeners = new ArrayList<>(2);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<ServerPlugin> plugins;
+    /** Who may connect: the users and the throttle of failed logins. */
+    private final Logins logins;
     /** The plugins whose start was called, in that order: the ones close() stops. */
     private final List<ServerPlugin> startedPlugins = new ArrayList<>();
     private int tcpPort;
 
-    private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, AccessControl accessControl,
-                        List<ServerPlugin> plugins) {
+    private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, Logins logins,
+                        AccessControl accessControl, List<ServerPlugin> plugins) {
         this.config = config;
+        this.logins = logins;
         this.accessControl = accessControl;
         this.plugins = plugins;
         this.transport = NativeTransport.best();
@@ -130,6 +135,7 @@ public final class WharfServer implements AutoCloseable {
         private final ServerConfig config;
         private MessageStore store;
         private InstantSource clock = InstantSource.system();
+        private Authenticator authenticator = Authenticator.localOnly();
         private AccessControl accessControl;
         private List<ServerPlugin> plugins = List.of();
 
@@ -149,6 +155,15 @@ public final class WharfServer implements AutoCloseable {
         /** The clock the queues read (message expiry, deletion of unused queues): tests pass one they move on. */
         public Starter clock(InstantSource clock) {
             this.clock = clock;
+            return this;
+        }
+
+        /**
+         * Who may connect: the users the security file names, or JAAS ({@code docs/security.md}). Default
+         * {@link Authenticator#localOnly()}: no users, anonymous clients from this machine only.
+         */
+        public Starter authenticator(Authenticator authenticator) {
+            this.authenticator = authenticator;
             return this;
         }
 
@@ -179,7 +194,8 @@ public final class WharfServer implements AutoCloseable {
             WharfServer server;
             try {
                 server = new WharfServer(config, opened, clock,
-                        accessControl != null ? accessControl : AccessControl.allowAll(), plugins);
+                        new Logins(authenticator), accessControl != null ? accessControl : AccessControl.allowAll(),
+                        plugins);
             } catch (RuntimeException | Error e) {
                 opened.close();
                 throw e;
@@ -200,7 +216,7 @@ public final class WharfServer implements AutoCloseable {
 
     private void bind() throws Exception {
         ServerContext context = new ServerContext(config, queueManager, topicManager, accessControl, connections,
-                WharfVersion.current());
+                WharfVersion.current(), logins);
         ServerChannelInitializer initializer = new ServerChannelInitializer(context);
 
         ChannelFuture tcp = new ServerBootstrap()
@@ -240,6 +256,14 @@ public final class WharfServer implements AutoCloseable {
         listeners.add(vm.channel());
         LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on " + listenUrl()
                 + " (" + transport.name().toLowerCase() + ") and " + vmUrl());
+        switch (logins.authenticator().anonymousAccess()) {
+            case LOOPBACK -> LOG.log(System.Logger.Level.INFO, "No users configured: only local clients (127.0.0.1, ::1)"
+                    + " may connect. Add users (bin/wharf user add) or set allowAnonymous: true.");
+            case ANYWHERE -> LOG.log(System.Logger.Level.WARNING, "allowAnonymous: true: any client that reaches "
+                    + listenUrl() + " may connect without a user name.");
+            case NOWHERE -> { // every TCP client authenticates: nothing to warn about
+            }
+        }
     }
 
     private void startPlugins() throws Exception {

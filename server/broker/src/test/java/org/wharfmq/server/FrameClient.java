@@ -93,7 +93,26 @@ public final class FrameClient implements AutoCloseable {
 
     /** Sends HELLO (no heartbeat) and returns the HELLO_OK. */
     public Frame.HelloOk hello() throws InterruptedException {
-        send(new Frame.Hello(ProtocolVersion.CURRENT, "test", null, null, 0));
+        return hello("test", 0);
+    }
+
+    /** The handshake as {@code user} with {@code password}, by SCRAM-SHA-256; checks the server's signature. */
+    public Frame.HelloOk login(String user, String password) throws Exception {
+        send(new Frame.Hello(ProtocolVersion.CURRENT, "test", 0));
+        expect(Frame.AuthMechanisms.class);
+        org.wharfmq.protocol.auth.ScramClient scram = new org.wharfmq.protocol.auth.ScramClient(user, password.toCharArray());
+        send(new Frame.Auth(org.wharfmq.protocol.auth.Mechanisms.SCRAM_SHA_256, scram.clientFirst()));
+        send(new Frame.AuthResponse(scram.clientFinal(expect(Frame.AuthChallenge.class).data())));
+        Frame.HelloOk ok = expect(Frame.HelloOk.class);
+        scram.verifyServerFinal(ok.data());
+        return ok;
+    }
+
+    /** The handshake as {@code clientName} asking for {@code heartbeatMillis}, authenticating anonymously. */
+    public Frame.HelloOk hello(String clientName, int heartbeatMillis) throws InterruptedException {
+        send(new Frame.Hello(ProtocolVersion.CURRENT, clientName, heartbeatMillis));
+        expect(Frame.AuthMechanisms.class);
+        send(new Frame.Auth(org.wharfmq.protocol.auth.Mechanisms.ANONYMOUS, new byte[0]));
         return expect(Frame.HelloOk.class);
     }
 

@@ -37,6 +37,9 @@ public final class ServerConfig {
     private final long journalSlackBytes;
     private final long journalMaxBytes;
     private final List<QueueDefinition> queues;
+    private final String securityFile;
+    private final String flowHostUser;
+    private final String flowHostPassword;
 
     private ServerConfig(Builder b) {
         this.name = b.name;
@@ -57,6 +60,9 @@ public final class ServerConfig {
         this.journalSlackBytes = b.journalSlackBytes;
         this.journalMaxBytes = b.journalMaxBytes;
         this.queues = List.copyOf(b.queues);
+        this.securityFile = b.securityFile;
+        this.flowHostUser = b.flowHostUser;
+        this.flowHostPassword = b.flowHostPassword;
     }
 
     /** Every setting at its default (see {@link Configuration}); no predefined queues. */
@@ -90,6 +96,9 @@ public final class ServerConfig {
         b.journalSlackBytes = journalSlackBytes;
         b.journalMaxBytes = journalMaxBytes;
         b.queues = new ArrayList<>(queues);
+        b.securityFile = securityFile;
+        b.flowHostUser = flowHostUser;
+        b.flowHostPassword = flowHostPassword;
         return b;
     }
 
@@ -183,6 +192,27 @@ public final class ServerConfig {
         return queues;
     }
 
+    /**
+     * The security file (users, anonymous access, login module; docs/security.md), or null for none: then no user
+     * can authenticate and only local clients may connect anonymously.
+     */
+    public Path securityFile() {
+        return securityFile == null ? null : Path.of(securityFile);
+    }
+
+    /**
+     * The user the flow host's message flows connect as (over the in-VM listener, by SCRAM-SHA-256 like any client),
+     * or null: they connect anonymously in-VM, as the queue manager itself.
+     */
+    public String flowHostUser() {
+        return flowHostUser;
+    }
+
+    /** The password of {@link #flowHostUser()}; never shown by {@link #toString()}. */
+    public String flowHostPassword() {
+        return flowHostPassword;
+    }
+
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
@@ -190,7 +220,8 @@ public final class ServerConfig {
                 + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", maxQueues=" + maxQueues
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
-                + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + "]";
+                + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues
+                + ", securityFile=" + securityFile + ", flowHostUser=" + flowHostUser + "]";
     }
 
     /**
@@ -218,8 +249,29 @@ public final class ServerConfig {
         private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
         private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
         private List<QueueDefinition> queues = new ArrayList<>();
+        private String securityFile;
+        private String flowHostUser;
+        private String flowHostPassword;
 
         private Builder() {
+        }
+
+        /** Sets the user the flow host's flows connect as (null: anonymous in-VM, as the queue manager itself). */
+        public Builder flowHostUser(String flowHostUser) {
+            this.flowHostUser = flowHostUser;
+            return this;
+        }
+
+        /** Sets the password of the flow host's user. */
+        public Builder flowHostPassword(String flowHostPassword) {
+            this.flowHostPassword = flowHostPassword;
+            return this;
+        }
+
+        /** Sets the security file the server reads its users from (null: none, the secure default). */
+        public Builder securityFile(Path securityFile) {
+            this.securityFile = securityFile == null ? null : securityFile.toString();
+            return this;
         }
 
         /** Sets the queue manager name. */
@@ -363,6 +415,10 @@ public final class ServerConfig {
             requireText(host, "host");
             requireText(inVmName, "inVmName");
             requireText(dataDirectory, "dataDirectory");
+            if (flowHostUser != null && (flowHostPassword == null || flowHostPassword.isEmpty())) {
+                throw new ConfigurationException("Setting flowHostUser '" + flowHostUser + "' needs flowHostPassword too"
+                        + " (the flows log in as that user).");
+            }
             if (port < 0 || port > 65535) {
                 throw new ConfigurationException("Setting port must be between 0 and 65535, was " + port + ".");
             }

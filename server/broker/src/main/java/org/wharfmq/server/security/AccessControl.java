@@ -19,13 +19,9 @@ import org.wharfmq.server.queue.SystemQueues;
  * </ul>
  *
  * <p>A denial is a {@link WharfException} NOT_AUTHORISED naming the user, the permission and the destination, and a
- * line in the audit log ({@value #AUDIT_LOGGER}). Thread-safe: the policy is read once per question.
+ * line in the {@link AuditLog}. Thread-safe: the policy is read once per question.
  */
 public final class AccessControl {
-
-    /** The logger of the audit trail: security denials here, admin actions from the admin command responder. */
-    public static final String AUDIT_LOGGER = "org.wharfmq.audit";
-    private static final System.Logger AUDIT = System.getLogger(AUDIT_LOGGER);
 
     private volatile AccessPolicy policy;
     private volatile long generation;
@@ -53,7 +49,7 @@ public final class AccessControl {
         policy = next;
         source = nextSource;
         generation++; // one writer: the reload
-        AUDIT.log(System.Logger.Level.INFO, "Permission rules replaced: " + next + " (" + nextSource + ")");
+        AuditLog.action("Permission rules replaced: " + next + " (" + nextSource + ")");
     }
 
     /** Changes whenever the rules do: an answer cached under another generation must be asked again. */
@@ -89,14 +85,8 @@ public final class AccessControl {
                 + (system ? Permission.ADMIN.key() : what.key()) + "' permission"
                 + (system ? " (the SYSTEM.* queues need the admin permission)" : "") + " is granted to "
                 + (who.anonymous() ? "anonymous clients" : "it") + " by " + source + ".";
-        AUDIT.log(System.Logger.Level.WARNING, "DENIED " + who.describe() + " from " + peer + ": " + what.key()
-                + " " + target);
+        AuditLog.denied(who, peer, what, target);
         throw new WharfException(ErrorCode.NOT_AUTHORISED, message);
-    }
-
-    /** Writes an allowed action worth keeping (an admin command's arrival) to the audit log. */
-    public void audit(String action) {
-        AUDIT.log(System.Logger.Level.INFO, action);
     }
 
     private static String describe(Permission what, String destination) {

@@ -84,7 +84,7 @@ public final class ConnectionAccess {
         check(topic ? Permission.PUBLISH : Permission.SEND, name);
         if (!topic && SystemQueues.isSystem(name)) {
             // an admin command, or a message for the dead letters: each is audited with where it came from
-            control.audit(identity.describe() + " from " + peer + " sent a message to " + name);
+            AuditLog.action(identity.describe() + " from " + peer + " sent a message to " + name);
             return;
         }
         lastSendName = name;

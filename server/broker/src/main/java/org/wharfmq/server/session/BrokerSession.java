@@ -8,6 +8,7 @@ import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.WharfException;
@@ -15,6 +16,7 @@ import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.security.ConnectionAccess;
+import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.topic.Publication;
@@ -22,6 +24,7 @@ import org.wharfmq.server.topic.Subscription;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.protocol.message.WireDestination;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,6 +62,10 @@ public final class BrokerSession {
     private final String clientId;
     private final Persistence persistence;
     private final int maxMessageLength;
+    /** Who the connection authenticated as: its sends must carry that user as JMSXUserID, and nothing else. */
+    private final Identity identity;
+    /** The user's name in UTF-8, compared in place with each message's JMSXUserID; null for an anonymous connection. */
+    private final byte[] userUtf8;
 
     private final ConnectionAccess access;
     /** Guards delivery ids, every consumer's unacknowledged deliveries, and the writer's frames. */
@@ -85,12 +92,14 @@ public final class BrokerSession {
      * @param topics           publish/subscribe
      * @param clientId         the connection's client ID (fixed before any session exists), or null
      * @param maxMessageLength longest message accepted (setting maxMessageLength)
-     * @param access           what the connection may do
+     * @param access           what the connection may do, and who it authenticated as (its messages' JMSXUserID)
      */
     public BrokerSession(int id, boolean transacted, Channel channel, Replies replies, QueueManager queueManager,
                          TopicManager topics, String clientId, int maxMessageLength, ConnectionAccess access) {
         this.id = id;
         this.access = access;
+        this.identity = access.identity();
+        this.userUtf8 = identity.anonymous() ? null : identity.user().getBytes(StandardCharsets.UTF_8);
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.replies = replies;
@@ -262,6 +271,7 @@ public final class BrokerSession {
         QueuedMessage message;
         try {
             MessageHeaders headers = read(content);
+            checkUserId(headers, content);
             WireDestination destination = headers.destination();
             access.checkSend(destination);
             if (destination != null && !destination.kind().isQueue()) {
@@ -286,6 +296,30 @@ public final class BrokerSession {
             message.queue().offerWhenDue(message, eventLoop);
             replies.ok(requestId);
         }
+    }
+
+    /**
+     * JMSXUserID is the authenticated user, never a claim: a message of an authenticated connection must carry
+     * exactly its user (the Wharf client sets it from HELLO_OK), one of an anonymous connection none. The message is
+     * neither copied nor rewritten, so every stored message carries the verified user; the check compares bytes in
+     * place and allocates nothing unless it refuses.
+     */
+    private void checkUserId(MessageHeaders headers, ByteBuf content) {
+        int tag = headers.userIdTag(content);
+        if (userUtf8 == null ? tag < 0 : tag >= 0 && PropertySection.isString(content, tag, userUtf8)) {
+            return;
+        }
+        Object claimed = tag < 0 ? null : PropertySection.valueOf(content, tag);
+        String refusal = userUtf8 == null
+                ? "The message claims JMSXUserID '" + claimed + "', but this connection did not authenticate: the"
+                        + " messages of an anonymous connection carry no JMSXUserID."
+                : claimed == null
+                ? "The message carries no JMSXUserID, but this connection is authenticated as user '" + identity.user()
+                        + "': every message it sends must carry that user as JMSXUserID."
+                : "The message claims JMSXUserID '" + claimed + "', but this connection is authenticated as user '"
+                        + identity.user() + "': a client may not send as another user.";
+        throw new WharfException(ErrorCode.NOT_AUTHORISED, refusal + " It was not stored (the Wharf client sets"
+                + " JMSXUserID itself; see docs/security.md).");
     }
 
     private MessageHeaders read(ByteBuf content) {

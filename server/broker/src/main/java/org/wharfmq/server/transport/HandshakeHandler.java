@@ -2,32 +2,78 @@ package org.wharfmq.server.transport;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.concurrent.ScheduledFuture;
 import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.auth.Mechanisms;
+import org.wharfmq.protocol.auth.ScramException;
+import org.wharfmq.protocol.auth.ScramServer;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.security.AuditLog;
+import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.security.Logins;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The first frame on a connection must be HELLO in protocol version 1. The answer is HELLO_OK with the queue
- * manager's name, the agreed heartbeat (the smaller non-zero one of the client's and the server's) and the maximum
- * message length; then this handler replaces the handshake timeout with the {@link HeartbeatHandler} (or removes it when
- * neither side wants one) and hands the connection to a {@link ServerConnection}.
- * Anything else first is a PROTOCOL_ERROR; a connection that says nothing within
- * {@link Configuration#HANDSHAKE_TIMEOUT_MILLIS} is closed.
+ * The handshake (docs/protocol.md, "Connection life"): HELLO in protocol version 2, answered with the mechanisms this
+ * connection may use ({@link OfferedMechanisms}); AUTH with the client's choice; for SCRAM-SHA-256 one
+ * AUTH_CHALLENGE / AUTH_RESPONSE round ({@link ScramServer}); for PLAIN the login module's verdict, asked off the event
+ * loop. Success: HELLO_OK with the authenticated user, the agreed heartbeat ({@link HeartbeatHandler} takes over) and
+ * a {@link ServerConnection} holding the connection's {@link Identity}. Failure: ERROR AUTHENTICATION_FAILED saying
+ * only that it failed for the user named (an unknown user and a wrong password look the same), a WARNING and an audit
+ * line with the reason and the peer address, then close.
  *
- * <p>No users are configured yet, so every user name and password is accepted.
+ * <p>After repeated failures from one address ({@link org.wharfmq.server.security.LoginThrottle}) the final answer to
+ * that address is held back by a scheduled task, never a sleep. The whole exchange must end within
+ * {@link Configuration#HANDSHAKE_TIMEOUT_MILLIS}; before HELLO_OK only handshake frames are accepted.
  */
 final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private static final System.Logger LOG = System.getLogger(HandshakeHandler.class.getName());
 
+    /** Where the exchange stands: which frame the client may send next. */
+    private enum Step { HELLO, AUTH, SCRAM_RESPONSE, ANSWERING }
+
     private final ServerContext context;
+    private final Logins logins;
+    private Step step = Step.HELLO;
+    private Frame.Hello hello;
+    private List<String> offered;
+    private String mechanism;
+    private String user = "";
+    private ScramServer scram;
+    private Authenticator.User scramUser;
+    private ScheduledFuture<?> deadline;
 
     HandshakeHandler(ServerContext context) {
         this.context = context;
+        this.logins = context.logins();
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        deadline = ctx.executor().schedule(() -> timeout(ctx), Configuration.HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        deadline.cancel(false);
+    }
+
+    private void timeout(ChannelHandlerContext ctx) {
+        if (step != Step.ANSWERING && ctx.channel().isActive()) {
+            LOG.log(System.Logger.Level.INFO, "Closing connection from " + ctx.channel().remoteAddress()
+                    + ": the handshake did not complete within " + Configuration.HANDSHAKE_TIMEOUT_MILLIS + " ms ("
+                    + (step == Step.HELLO ? "no HELLO" : "stopped before authenticating") + ")");
+            ctx.close();
+        }
     }
 
     @Override
@@ -36,28 +82,190 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             ProtocolFailures.discard(msg);
             return;
         }
-        if (!(msg instanceof Frame.Hello hello)) {
-            ProtocolFailures.discard(msg);
-            ProtocolFailures.protocolError(ctx, "the first frame must be HELLO, not " + ((Frame) msg).type());
-            return;
-        }
-        if (hello.version() != ProtocolVersion.CURRENT) {
-            LOG.log(System.Logger.Level.INFO, "Refusing " + ctx.channel().remoteAddress() + ": protocol version "
-                    + hello.version());
-            ProtocolFailures.closeWith(ctx, ErrorCode.UNSUPPORTED_VERSION, "Protocol version " + hello.version()
-                    + " is not supported: this queue manager speaks version " + ProtocolVersion.CURRENT + ".");
-            return;
-        }
-        ServerConfig config = context.config();
-        int heartbeat = agreedHeartbeat(hello.heartbeatMillis(), config.heartbeatMillis());
-        ctx.writeAndFlush(new Frame.HelloOk(ProtocolVersion.CURRENT, config.name(), context.serverVersion(), heartbeat,
-                config.maxMessageLength()), ctx.voidPromise());
-        if (heartbeat > 0) {
-            ctx.pipeline().replace(ServerChannelInitializer.IDLE, "heartbeat", new HeartbeatHandler(heartbeat, hello.clientName()));
+        if (step == Step.HELLO && msg instanceof Frame.Hello h) {
+            onHello(ctx, h);
+        } else if (step == Step.AUTH && msg instanceof Frame.Auth auth) {
+            onAuth(ctx, auth);
+        } else if (step == Step.SCRAM_RESPONSE && msg instanceof Frame.AuthResponse response) {
+            onScramResponse(ctx, response);
         } else {
-            ctx.pipeline().remove(ServerChannelInitializer.IDLE);
+            ProtocolFailures.discard(msg);
+            ProtocolFailures.protocolError(ctx, expected() + ", not " + ((Frame) msg).type());
         }
-        ctx.pipeline().replace(this, "connection", new ServerConnection(context, hello.clientName(), Identity.ANONYMOUS));
+    }
+
+    private String expected() {
+        return switch (step) {
+            case HELLO -> "the first frame must be HELLO";
+            case AUTH -> "the handshake expects AUTH after HELLO";
+            case SCRAM_RESPONSE -> "the handshake expects AUTH_RESPONSE after AUTH_CHALLENGE";
+            case ANSWERING -> "the client must wait for the answer to its AUTH";
+        };
+    }
+
+    private void onHello(ChannelHandlerContext ctx, Frame.Hello h) {
+        if (h.version() != ProtocolVersion.CURRENT) {
+            LOG.log(System.Logger.Level.INFO, "Refusing " + ctx.channel().remoteAddress() + " (" + h.clientName()
+                    + "): protocol version " + h.version());
+            ProtocolFailures.closeWith(ctx, ErrorCode.UNSUPPORTED_VERSION, "Protocol version " + h.version()
+                    + " is not supported: this server speaks version " + ProtocolVersion.CURRENT
+                    + "; upgrade the client to a Wharf client of the server's version.");
+            return;
+        }
+        hello = h;
+        offered = OfferedMechanisms.of(logins.authenticator(), ctx.channel());
+        if (offered.isEmpty()) {
+            fail(ctx, "no mechanism is offered to this connection", nothingOffered(ctx));
+            return;
+        }
+        step = Step.AUTH;
+        ctx.writeAndFlush(new Frame.AuthMechanisms(offered), ctx.voidPromise());
+    }
+
+    /** Why a connection is offered no mechanism, and what to change. */
+    private String nothingOffered(ChannelHandlerContext ctx) {
+        Authenticator authenticator = logins.authenticator();
+        String server = "Queue manager " + context.config().name();
+        if (authenticator.anonymousAccess() == Authenticator.AnonymousAccess.LOOPBACK) {
+            return server + " has no users configured, so it accepts only local clients (127.0.0.1, ::1); this"
+                    + " connection comes from " + peer(ctx) + ". Add users (bin/wharf user add) and connect with a user"
+                    + " name and password, or set allowAnonymous: true in the security file.";
+        }
+        return server + " accepts no anonymous clients and its users log in through a login module (PLAIN), which is"
+                + " offered only over TLS: connect with TLS, or add users to its security file (bin/wharf user add).";
+    }
+
+    private void onAuth(ChannelHandlerContext ctx, Frame.Auth auth) {
+        mechanism = auth.mechanism();
+        if (!offered.contains(mechanism)) {
+            fail(ctx, "mechanism " + mechanism + " is not offered to this connection", "Authentication failed:"
+                    + " mechanism '" + mechanism + "' is not offered to this connection (offered: "
+                    + String.join(", ", offered) + ").");
+            return;
+        }
+        switch (mechanism) {
+            case Mechanisms.ANONYMOUS -> succeed(ctx, OfferedMechanisms.inProcess(ctx.channel()) ? Identity.SERVER
+                    : Identity.ANONYMOUS, new byte[0]);
+            case Mechanisms.SCRAM_SHA_256 -> onScramFirst(ctx, auth.data());
+            case Mechanisms.PLAIN -> onPlain(ctx, auth.data());
+            default -> throw new IllegalStateException("offered a mechanism it cannot run: " + mechanism);
+        }
+    }
+
+    private void onScramFirst(ChannelHandlerContext ctx, byte[] clientFirst) {
+        scram = new ScramServer(name -> {
+            scramUser = logins.authenticator().user(name);
+            return scramUser == null ? null : scramUser.credential();
+        }, logins.decoySecret());
+        try {
+            byte[] challenge = scram.serverFirst(clientFirst);
+            user = scram.user();
+            step = Step.SCRAM_RESPONSE;
+            ctx.writeAndFlush(new Frame.AuthChallenge(challenge), ctx.voidPromise());
+        } catch (ScramException e) {
+            fail(ctx, e.getMessage(), null);
+        }
+    }
+
+    private void onScramResponse(ChannelHandlerContext ctx, Frame.AuthResponse response) {
+        try {
+            byte[] serverFinal = scram.serverFinal(response.data());
+            succeed(ctx, new Identity(user, scramUser.groups(), Mechanisms.SCRAM_SHA_256), serverFinal);
+        } catch (ScramException e) {
+            fail(ctx, e.getMessage(), null);
+        }
+    }
+
+    /** PLAIN's message: {@code [authzid] \0 user \0 password}, UTF-8; an authzid other than the user is refused. */
+    private void onPlain(ChannelHandlerContext ctx, byte[] data) {
+        String message = new String(data, java.nio.charset.StandardCharsets.UTF_8);
+        java.util.Arrays.fill(data, (byte) 0);
+        int first = message.indexOf('\0');
+        int second = first < 0 ? -1 : message.indexOf('\0', first + 1);
+        if (second < 0) {
+            fail(ctx, "the PLAIN message is not [authzid]\\0user\\0password", null);
+            return;
+        }
+        user = message.substring(first + 1, second);
+        String authzid = message.substring(0, first);
+        if (!authzid.isEmpty() && !authzid.equals(user)) {
+            fail(ctx, "PLAIN asks to act as '" + authzid + "', which is not supported", null);
+            return;
+        }
+        char[] password = message.substring(second + 1).toCharArray();
+        step = Step.ANSWERING;
+        logins.authenticator().verifyPlain(user, password).whenComplete((identity, error) -> ctx.executor().execute(() -> {
+            java.util.Arrays.fill(password, '\0');
+            if (!ctx.channel().isActive()) {
+                return;
+            }
+            if (error != null) {
+                LOG.log(System.Logger.Level.ERROR, "The login module could not check user '" + user + "': " + error, error);
+                fail(ctx, "the login module could not be asked: " + error, null);
+            } else if (identity == null) {
+                fail(ctx, "the login module refused the user name or password", null);
+            } else {
+                succeed(ctx, identity, new byte[0]);
+            }
+        }));
+    }
+
+    private void succeed(ChannelHandlerContext ctx, Identity identity, byte[] lastMessage) {
+        answer(ctx, () -> {
+            ServerConfig config = context.config();
+            int heartbeat = agreedHeartbeat(hello.heartbeatMillis(), config.heartbeatMillis());
+            ctx.writeAndFlush(new Frame.HelloOk(ProtocolVersion.CURRENT, config.name(), context.serverVersion(), heartbeat,
+                    config.maxMessageLength(), identity.user(), lastMessage), ctx.voidPromise());
+            if (heartbeat > 0) {
+                ctx.pipeline().addBefore(ctx.name(), "heartbeat", new HeartbeatHandler(heartbeat, hello.clientName()));
+            }
+            LOG.log(System.Logger.Level.DEBUG, () -> "Client '" + hello.clientName() + "' from "
+                    + ctx.channel().remoteAddress() + " authenticated as " + identity.describe() + " (" + mechanism + ")");
+            ctx.pipeline().replace(this, "connection", new ServerConnection(context, hello.clientName(), identity));
+        });
+    }
+
+    /**
+     * Refuses the login: WARNING and audit line with {@code reason}; the client gets {@code clientMessage}, by default
+     * "Authentication failed for user 'X'", which never says whether the user exists.
+     */
+    private void fail(ChannelHandlerContext ctx, String reason, String clientMessage) {
+        InetAddress address = address(ctx);
+        long delay = address == null ? 0 : logins.throttle().delayMillis(address);
+        AuditLog.loginFailed(user, ctx.channel().remoteAddress(), mechanism, reason, delay);
+        if (address != null) {
+            logins.throttle().failed(address);
+        }
+        String message = clientMessage != null ? clientMessage : "Authentication failed for user '" + user + "'.";
+        answerAfter(ctx, delay, () -> ProtocolFailures.closeWith(ctx, ErrorCode.AUTHENTICATION_FAILED, message));
+    }
+
+    /** Gives the final answer, after the throttle's delay for this address when it has failed too often lately. */
+    private void answer(ChannelHandlerContext ctx, Runnable answer) {
+        InetAddress address = address(ctx);
+        answerAfter(ctx, address == null ? 0 : logins.throttle().delayMillis(address), answer);
+    }
+
+    private void answerAfter(ChannelHandlerContext ctx, long delayMillis, Runnable answer) {
+        step = Step.ANSWERING;
+        if (delayMillis <= 0) {
+            answer.run();
+        } else {
+            ctx.executor().schedule(() -> {
+                if (ctx.channel().isActive()) {
+                    answer.run();
+                }
+            }, delayMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static InetAddress address(ChannelHandlerContext ctx) {
+        return ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+    }
+
+    private static String peer(ChannelHandlerContext ctx) {
+        InetAddress address = address(ctx);
+        return address == null ? String.valueOf(ctx.channel().remoteAddress()) : address.getHostAddress();
     }
 
     /** The smaller non-zero interval of the two; 0 when both sides want none. */
@@ -69,17 +277,6 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             return client;
         }
         return Math.min(client, server);
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent) {
-            LOG.log(System.Logger.Level.INFO, "Closing connection from " + ctx.channel().remoteAddress()
-                    + ": no HELLO within " + Configuration.HANDSHAKE_TIMEOUT_MILLIS + " ms");
-            ctx.close();
-        } else {
-            ctx.fireUserEventTriggered(evt);
-        }
     }
 
     @Override

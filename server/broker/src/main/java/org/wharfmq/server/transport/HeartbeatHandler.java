@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
  * {@link Heartbeat#MISSED_BEFORE_DEAD} intervals is closed (its sessions are then released like those of any connection that ends). Every frame read
  * counts, a PING as much as a SEND; the connection itself has nothing to do with a PING.
  *
- * <p>The handshake installs it in place of the handshake timeout, or removes that stage when neither side wants a
- * heartbeat. Runs on the connection's event loop.
+ * <p>The handshake adds it once it has answered HELLO_OK, unless neither side wants a heartbeat. Runs on the
+ * connection's event loop.
  */
 final class HeartbeatHandler extends IdleStateHandler {
 

@@ -4,12 +4,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.flush.FlushConsolidationHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.server.Configuration;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * Builds the pipeline of every accepted connection, TCP or in-VM alike:
@@ -18,16 +15,13 @@ import java.util.concurrent.TimeUnit;
  * decoder     FrameDecoder               bytes to Frame records; limit = maxMessageLength + 64 KiB
  * turn        ReadFairness               after 1 ms of one connection's frames, the loop serves the others first
  * encoder     FrameEncoder               Frame records to bytes; message bodies pass through uncopied
- * idle        IdleStateHandler           handshake timeout; once HELLO is answered, replaced by:
+ * handshake   HandshakeHandler           HELLO, authentication, HELLO_OK (within the handshake timeout), then adds
  *   heartbeat   HeartbeatHandler         PING when nothing was written for an interval, close after 3 silent ones
- * handshake   HandshakeHandler           HELLO to HELLO_OK, then replaces itself with:
+ *             and replaces itself with:
  *   connection  ServerConnection         dispatches each frame to its session, consumer or queue
  * </pre>
  */
 public final class ServerChannelInitializer extends ChannelInitializer<Channel> {
-
-    /** Pipeline name of the handshake timeout, which the handshake replaces with the agreed {@link HeartbeatHandler}. */
-    static final String IDLE = "idle";
 
     private final ServerContext context;
 
@@ -44,7 +38,6 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
         p.addLast("decoder", new FrameDecoder(context.maxFrameLength()));
         p.addLast("turn", new ReadFairness(Configuration.READ_TURN_NANOS, System::nanoTime));
         p.addLast("encoder", FrameEncoder.INSTANCE);
-        p.addLast(IDLE, new IdleStateHandler(Configuration.HANDSHAKE_TIMEOUT_MILLIS, 0, 0, TimeUnit.MILLISECONDS));
         p.addLast("handshake", new HandshakeHandler(context));
     }
 }

@@ -92,6 +92,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     }
 
     @Override
+    public void onAuth(Frame.Auth f) {
+        ProtocolFailures.protocolError(ctx, "AUTH after the handshake; a connection authenticates once, before HELLO_OK");
+    }
+
+    @Override
+    public void onAuthResponse(Frame.AuthResponse f) {
+        ProtocolFailures.protocolError(ctx, "AUTH_RESPONSE after the handshake; a connection authenticates once, before HELLO_OK");
+    }
+
+    @Override
     public void onPing(Frame.Ping f) {
         // its arrival has reset the HeartbeatHandler's read timer; nothing to answer
     }

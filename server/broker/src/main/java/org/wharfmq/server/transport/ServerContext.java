@@ -5,6 +5,7 @@ import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.topic.TopicManager;
 
 /**
@@ -18,15 +19,16 @@ import org.wharfmq.server.topic.TopicManager;
  * @param clientIds     the client IDs connections hold
  * @param connections   every open client connection, TCP and in-VM
  * @param serverVersion the version reported in HELLO_OK
+ * @param logins        who may connect: the handshake's authenticator and throttle
  */
 public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                             AccessControl accessControl, ClientIds clientIds, ChannelGroup connections,
-                            String serverVersion) {
+                            String serverVersion, Logins logins) {
 
     /** A server's context, with no client ID in use yet. */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
-                         AccessControl accessControl, ChannelGroup connections, String serverVersion) {
-        this(config, queueManager, topicManager, accessControl, new ClientIds(), connections, serverVersion);
+                         AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins) {
+        this(config, queueManager, topicManager, accessControl, new ClientIds(), connections, serverVersion, logins);
     }
 
     /** The decoder's limit: the longest message plus room for the frame's own fields. */

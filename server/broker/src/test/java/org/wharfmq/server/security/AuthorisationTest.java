@@ -3,6 +3,7 @@ package org.wharfmq.server.security;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.server.security.AuditLog;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
@@ -162,7 +163,7 @@ class AuthorisationTest {
 
     @Test
     void everyDenialAndEveryMessageToASystemQueueIsAnAuditLineWithWhereItCameFrom() throws Exception {
-        try (LogCapture audit = LogCapture.of(AccessControl.AUDIT_LOGGER);
+        try (LogCapture audit = LogCapture.of(AuditLog.NAME);
              FrameClient client = FrameClient.connect(server)) {
             control.replace(PermissionRules.builder().admin("anyone").build(), "security file test.yaml (admins)");
             client.createSession(1, false);

@@ -52,16 +52,14 @@ class FramingTest {
     @Test
     void heartbeatIsTheSmallerOfTheTwo() throws Exception {
         try (FrameClient client = FrameClient.tcp(server)) {
-            client.send(new Frame.Hello(ProtocolVersion.CURRENT, "test", "u", "p", 3000));
-            assertEquals(3000, client.expect(Frame.HelloOk.class).heartbeatMillis());
+            assertEquals(3000, client.hello("test", 3000).heartbeatMillis());
         }
     }
 
     @Test
     void serverPingsWhenIdleAndClosesAConnectionThatStaysSilent() throws Exception {
         try (FrameClient client = FrameClient.tcp(server)) {
-            client.send(new Frame.Hello(ProtocolVersion.CURRENT, "sleepy", null, null, 100));
-            assertEquals(100, client.expect(Frame.HelloOk.class).heartbeatMillis());
+            assertEquals(100, client.hello("sleepy", 100).heartbeatMillis());
             client.expect(Frame.Ping.class);
             client.awaitClosed(); // the client never pings back: dead after three intervals
         }
@@ -89,10 +87,65 @@ class FramingTest {
     @Test
     void unsupportedVersionIsRefusedNamingTheSupportedOne() throws Exception {
         try (FrameClient client = FrameClient.tcp(server)) {
-            client.send(new Frame.Hello((short) 7, "future", null, null, 0));
+            client.send(new Frame.Hello((short) 7, "future", 0));
             Frame.Error error = client.expect(Frame.Error.class);
             assertEquals(ErrorCode.UNSUPPORTED_VERSION, error.code());
-            assertEquals("Protocol version 7 is not supported: this queue manager speaks version 1.", error.message());
+            assertEquals("Protocol version 7 is not supported: this server speaks version 2; upgrade the client to a"
+                    + " Wharf client of the server's version.", error.message());
+            client.awaitClosed();
+        }
+    }
+
+    /** A version 1 client sent its user and password in HELLO: it is told to upgrade, not given a protocol error. */
+    @Test
+    void aVersionOneHelloIsToldToUpgrade() throws Exception {
+        try (FrameClient client = FrameClient.tcp(server)) {
+            io.netty.buffer.ByteBuf payload = io.netty.buffer.Unpooled.buffer();
+            payload.writeInt(ProtocolVersion.MAGIC).writeShort(1);
+            org.wharfmq.protocol.frame.WireStrings.write(payload, "old-client");
+            org.wharfmq.protocol.frame.WireStrings.write(payload, "alice");
+            org.wharfmq.protocol.frame.WireStrings.write(payload, "secret");
+            payload.writeInt(0);
+            io.netty.buffer.ByteBuf frame = io.netty.buffer.Unpooled.buffer();
+            frame.writeInt(1 + payload.readableBytes()).writeByte(org.wharfmq.protocol.frame.FrameType.HELLO.code())
+                    .writeBytes(payload);
+            client.sendRaw(frame);
+            Frame.Error error = client.expect(Frame.Error.class);
+            assertEquals(ErrorCode.UNSUPPORTED_VERSION, error.code());
+            assertTrue(error.message().contains("upgrade the client"), error.message());
+            client.awaitClosed();
+        }
+    }
+
+    @Test
+    void anyFrameButAuthAfterHelloIsAProtocolErrorAndAuthAfterTheHandshakeToo() throws Exception {
+        try (FrameClient client = FrameClient.tcp(server)) {
+            client.send(new Frame.Hello(ProtocolVersion.CURRENT, "eager", 0));
+            client.expect(Frame.AuthMechanisms.class);
+            client.send(new Frame.CreateSession(1, 1, false, 1));
+            Frame.Error error = client.expect(Frame.Error.class);
+            assertEquals(ErrorCode.PROTOCOL_ERROR, error.code());
+            assertTrue(error.message().contains("expects AUTH after HELLO, not CREATE_SESSION"), error.message());
+            client.awaitClosed();
+        }
+        try (FrameClient client = FrameClient.tcp(server)) {
+            client.hello();
+            client.send(new Frame.Auth("ANONYMOUS", new byte[0]));
+            assertEquals(ErrorCode.PROTOCOL_ERROR, client.expect(Frame.Error.class).code());
+            client.awaitClosed();
+        }
+    }
+
+    @Test
+    void aMechanismNotOfferedIsRefused() throws Exception {
+        try (FrameClient client = FrameClient.tcp(server)) {
+            client.send(new Frame.Hello(ProtocolVersion.CURRENT, "sneaky", 0));
+            assertEquals(java.util.List.of("ANONYMOUS"), client.expect(Frame.AuthMechanisms.class).mechanisms(),
+                    "no users configured: a local client may only be anonymous");
+            client.send(new Frame.Auth("PLAIN", "\0alice\0pw".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            Frame.Error error = client.expect(Frame.Error.class);
+            assertEquals(ErrorCode.AUTHENTICATION_FAILED, error.code());
+            assertTrue(error.message().contains("mechanism 'PLAIN' is not offered"), error.message());
             client.awaitClosed();
         }
     }

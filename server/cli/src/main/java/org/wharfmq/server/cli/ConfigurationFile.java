@@ -78,6 +78,10 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
         }
         try {
             ServerConfig server = document.server.build();
+            Path security = server.securityFile();
+            if (security != null && !security.isAbsolute()) {
+                server = server.toBuilder().securityFile(yaml.toAbsolutePath().getParent().resolve(security)).build();
+            }
             FlowConfig.validate(document.flows);
             return new ConfigurationFile(server, List.copyOf(document.flows));
         } catch (ConfigurationException e) {
@@ -212,6 +216,22 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
         @JsonProperty("journalMaxBytes")
         void journalMaxBytes(long journalMaxBytes) {
             server.journalMaxBytes(journalMaxBytes);
+        }
+
+        /** A relative path is relative to the configuration file's directory (security.yaml beside wharf.yaml). */
+        @JsonProperty("securityFile")
+        void securityFile(String securityFile) {
+            server.securityFile(securityFile == null ? null : Path.of(securityFile));
+        }
+
+        @JsonProperty("flowHostUser")
+        void flowHostUser(String flowHostUser) {
+            server.flowHostUser(flowHostUser);
+        }
+
+        @JsonProperty("flowHostPassword")
+        void flowHostPassword(String flowHostPassword) {
+            server.flowHostPassword(flowHostPassword);
         }
 
         /** Entries: {@code name} and {@code maxDepth}, the components of {@link QueueDefinition}. */

@@ -52,6 +52,26 @@ final class FlowCommand implements Runnable {
         @Option(names = "--url", paramLabel = "URL", defaultValue = "tcp://localhost:7414",
                 description = "Server URL (default: ${DEFAULT-VALUE}).")
         String url;
+
+        @Option(names = "--user", paramLabel = "NAME", description = "Log in as this user (SCRAM-SHA-256: the password"
+                + " never crosses the wire); the password is asked without echo, or read with --password-stdin."
+                + " Without it: anonymous, which a server allows only as its security file says.")
+        String user;
+
+        @Option(names = "--password-stdin", description = "Read --user's password from the first line of standard input.")
+        boolean passwordStdin;
+
+        /** A factory for {@link #url} that logs in as {@link #user} when one is given. */
+        WharfConnectionFactory factory() throws java.io.IOException {
+            WharfConnectionFactory factory = new WharfConnectionFactory(url);
+            if (user != null) {
+                char[] password = Passwords.read(passwordStdin, false);
+                factory.setUserName(user);
+                factory.setPassword(new String(password));
+                java.util.Arrays.fill(password, '\0');
+            }
+            return factory;
+        }
     }
 
     @Override
@@ -117,9 +137,9 @@ final class FlowCommand implements Runnable {
         RunningFlow flow;
         try {
             flowJar = FlowJar.open(jar, FlowCommand.class.getClassLoader());
-            flow = RunningFlow.start(flowJar.createFlow(className), new WharfConnectionFactory(server.url), instances,
+            flow = RunningFlow.start(flowJar.createFlow(className), server.factory(), instances,
                     false, flowJar.classLoader());
-        } catch (JMSException | RuntimeException e) {
+        } catch (JMSException | RuntimeException | java.io.IOException e) {
             spec.commandLine().getErr().println("wharf: " + e.getMessage());
             return COMMAND_FAILED;
         }
@@ -205,7 +225,7 @@ final class FlowCommand implements Runnable {
 
     /** As {@link #request(CommandSpec, ServerOption, RequestBuilder)}, printing {@code advice} after a failure. */
     private static int request(CommandSpec spec, ServerOption server, RequestBuilder builder, FailureAdvice advice) {
-        try (Connection connection = new WharfConnectionFactory(server.url).createConnection()) {
+        try (Connection connection = server.factory().createConnection()) {
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             Queue replies = session.createQueue(SystemQueues.ADMIN_REPLY_QUEUE);
@@ -234,7 +254,7 @@ final class FlowCommand implements Runnable {
                 spec.commandLine().getErr().flush();
                 return COMMAND_FAILED;
             }
-        } catch (JMSException e) {
+        } catch (JMSException | IllegalArgumentException | java.io.IOException e) {
             spec.commandLine().getErr().println("wharf: cannot talk to the server at " + server.url + ": " + e.getMessage());
             spec.commandLine().getErr().flush();
             return NO_ANSWER;

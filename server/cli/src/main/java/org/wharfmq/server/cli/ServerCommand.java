@@ -4,6 +4,8 @@ import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
+import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.file.FileAuthenticator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -14,7 +16,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code wharf server}: loads the configuration (the file given, else the built-in defaults), applies the command
- * line overrides, starts the queue manager with its flow host (the configured flows, the admin command queue) and
+ * line overrides, reads the security file it names (watched for changes; none: local anonymous clients only), starts
+ * the queue manager with its flow host (the configured flows, the admin command queue) and
  * stays in the foreground until Ctrl-C or SIGTERM, when it shuts down in order. Prints exactly one line containing
  * {@code ready} on stdout once clients can connect, so scripts can wait for it; logs go to stderr.
  */
@@ -54,19 +57,30 @@ final class ServerCommand implements Callable<Integer> {
             System.err.println("wharf: " + e.getMessage());
             return BAD_CONFIGURATION;
         }
+        FileAuthenticator users;
+        try {
+            users = config.securityFile() == null ? null : FileAuthenticator.open(config.securityFile());
+        } catch (ConfigurationException e) {
+            System.err.println("wharf: " + e.getMessage());
+            return BAD_CONFIGURATION;
+        }
         WharfServer server;
         try {
-            server = WharfServer.start(config, new FlowHost(file.flows()));
-        } catch (BindException e) {
+            server = WharfServer.builder(config).authenticator(users == null ? Authenticator.localOnly() : users)
+                    .plugins(new FlowHost(file.flows())).start();
+        } catch (BindException | IllegalStateException e) {
             System.err.println("wharf: " + e.getMessage());
-            return CANNOT_LISTEN;
-        } catch (IllegalStateException e) {
-            System.err.println("wharf: " + e.getMessage());
+            if (users != null) {
+                users.close();
+            }
             return CANNOT_LISTEN;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
+            if (users != null) {
+                users.close();
+            }
             System.out.println("Wharf queue manager " + config.name() + " stopped");
             System.out.flush();
             stopped.countDown();

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,6 +45,16 @@ class ConfigurationFileTest {
         assertEquals(Runtime.getRuntime().availableProcessors(), config.ioThreads(), "0 in the sample: one per processor");
         assertEquals(List.of(new QueueDefinition("REQUEST", null), new QueueDefinition("REPLY", null),
                 new QueueDefinition("SYSTEM.DEAD.LETTER.QUEUE", 1_000_000L)), config.queues());
+    }
+
+    @Test
+    void aRelativeSecurityFileIsBesideTheConfigurationFile() throws IOException {
+        Path yaml = write("securityFile: security.yaml\n");
+        assertEquals(yaml.toAbsolutePath().getParent().resolve("security.yaml"),
+                ConfigurationFile.load(yaml).server().securityFile());
+        assertEquals(Path.of("/etc/wharf/security.yaml"),
+                ConfigurationFile.load(write("securityFile: /etc/wharf/security.yaml\n")).server().securityFile());
+        assertNull(ConfigurationFile.load(SAMPLE).server().securityFile(), "the sample needs no users: local clients only");
     }
 
     @Test

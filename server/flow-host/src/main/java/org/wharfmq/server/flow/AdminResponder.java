@@ -2,7 +2,7 @@ package org.wharfmq.server.flow;
 
 import org.wharfmq.flow.runtime.FlowStatistics;
 import org.wharfmq.server.queue.SystemQueues;
-import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.AuditLog;
 
 import javax.jms.BytesMessage;
 import javax.jms.Connection;
@@ -51,7 +51,6 @@ public final class AdminResponder implements AutoCloseable {
     public static final String REMOTE_DEPLOY_DISABLED = "REMOTE_DEPLOY_DISABLED";
 
     private static final System.Logger LOG = System.getLogger(AdminResponder.class.getName());
-    private static final System.Logger AUDIT = System.getLogger(AccessControl.AUDIT_LOGGER);
 
     private final FlowHost host;
     private final java.util.function.Supplier<String> topics;
@@ -122,13 +121,13 @@ public final class AdminResponder implements AutoCloseable {
             String user = request.getStringProperty("JMSXUserID");
             String flow = request.getStringProperty(FLOW);
             String onOff = request.getStringProperty(SWITCH);
-            AUDIT.log(ok ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "ADMIN "
+            AuditLog.adminCommand("ADMIN "
                     + (user == null || user.isEmpty() ? "anonymous client" : "user '" + user + "'") + " ran '"
                     + request.getStringProperty(COMMAND) + "'" + (flow != null ? " flow=" + flow : "")
                     + (onOff != null ? " switch=" + onOff : "") + " (request " + request.getJMSMessageID() + "): "
-                    + (ok ? "OK" : "FAILED: " + reply));
+                    + (ok ? "OK" : "FAILED: " + reply), ok);
         } catch (JMSException e) {
-            AUDIT.log(System.Logger.Level.WARNING, "ADMIN a command whose properties cannot be read: " + e);
+            AuditLog.adminCommand("ADMIN a command whose properties cannot be read: " + e, false);
         }
     }
 

@@ -52,6 +52,8 @@ public final class FlowHost implements ServerPlugin {
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
     // set once by start, from the server's settings
     private ConnectionFactory connectionFactory;
+    /** What the admin responder connects with: anonymous in-VM, the queue manager itself. */
+    private ConnectionFactory adminConnectionFactory;
     private Path uploadDirectory;
     private DeploymentRecords records;
     private boolean remoteDeploy;
@@ -79,7 +81,7 @@ public final class FlowHost implements ServerPlugin {
      * With auto-creation off, the command queue is served only when the configuration defines it (and
      * {@value SystemQueues#ADMIN_REPLY_QUEUE} for the command line's replies).
      *
-     * @param server the server: its in-VM URL (which flows and the admin responder connect to), its settings (data
+     * @param server the server: its in-VM URL (which flows connect to, as flowHostUser or else anonymously; the admin responder anonymously, as the queue manager itself), its settings (data
      *               directory: uploaded jars go under {@code flows/}; {@code remoteDeploy}), its topic report (what
      *               the admin command {@code topics} answers, for {@code wharf topic list})
      * @throws JMSException             when a flow cannot start
@@ -95,7 +97,11 @@ public final class FlowHost implements ServerPlugin {
                 throw new IllegalStateException("This FlowHost has started already: give each server a FlowHost "
                         + "of its own.");
             }
-            connectionFactory = new WharfConnectionFactory(server.vmUrl());
+            WharfConnectionFactory asFlowUser = new WharfConnectionFactory(server.vmUrl());
+            asFlowUser.setUserName(config.flowHostUser()); // null: anonymous in-VM, as the queue manager itself
+            asFlowUser.setPassword(config.flowHostPassword());
+            connectionFactory = asFlowUser;
+            adminConnectionFactory = new WharfConnectionFactory(server.vmUrl());
             uploadDirectory = config.dataDirectory().resolve("flows");
             records = new DeploymentRecords(uploadDirectory);
             remoteDeploy = config.remoteDeploy();
@@ -120,7 +126,7 @@ public final class FlowHost implements ServerPlugin {
                 || config.queues().stream().anyMatch(q -> SystemQueues.ADMIN_COMMAND_QUEUE.equals(q.name()));
         if (commandQueue) {
             // the admin queue also answers 'topics' (wharf topic list) for the broker: see AdminResponder
-            AdminResponder responder = AdminResponder.start(connectionFactory, this, server::topicReport);
+            AdminResponder responder = AdminResponder.start(adminConnectionFactory, this, server::topicReport);
             synchronized (this) {
                 admin = responder;
             }

@@ -86,7 +86,7 @@ class WharfCommandTest {
         String versionText = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(version.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
         assertEquals(0, version.exitValue());
-        assertTrue(versionText.startsWith("Wharf ") && versionText.contains("protocol version 1"), versionText);
+        assertTrue(versionText.startsWith("Wharf ") && versionText.contains("protocol version 2"), versionText);
     }
 
     @Test
@@ -125,6 +125,80 @@ class WharfCommandTest {
         FlowCommandAccess.Result perf = FlowCommandAccess.run("perf", "run", "RR-1", "--help");
         assertEquals(CommandLine.ExitCode.USAGE, perf.status(), perf.out());
         assertTrue(perf.err().contains("bin/wharf perf run RR-1 --help"), perf.err());
+    }
+
+    /** wharf user add/passwd/remove/list edit the security file; the password comes from stdin, never the command line. */
+    @Test
+    void userCommandsEditTheSecurityFile() throws Exception {
+        Path file = dir.resolve("security.yaml");
+        Files.writeString(file, "# our users\nallowAnonymous: false\n");
+        assertEquals("Added user 'alice' to " + file + ".", run("alice-pw\n", "user", "add", "alice", "--groups", "apps,admins",
+                "--password-stdin", "--file", file.toString()));
+        assertEquals("Changed the password of user 'alice' in " + file + ".", run("alice-pw2\n", "user", "passwd", "alice",
+                "--password-stdin", "--iterations", "5000", "--file", file.toString()));
+        assertEquals("Added user 'bob' to " + file + ".", run("bob-pw\n", "user", "add", "bob", "--password-stdin",
+                "--file", file.toString()));
+        assertEquals("alice\tadmins,apps\nbob\t", run("", "user", "list", "--file", file.toString()));
+        String text = Files.readString(file);
+        assertTrue(text.startsWith("# our users\nallowAnonymous: false\n"), text);
+        assertTrue(text.contains("SCRAM-SHA-256$5000:"), "passwd wrote the new iteration count: " + text);
+        assertTrue(!text.contains("alice-pw") && !text.contains("bob-pw"), "no clear-text password: " + text);
+        assertEquals("Removed user 'bob' from " + file + ".", run("", "user", "remove", "bob", "--file", file.toString()));
+
+        Process twice = wharf("user", "add", "alice", "--password-stdin", "--file", file.toString());
+        twice.getOutputStream().write("x\n".getBytes(StandardCharsets.UTF_8));
+        twice.getOutputStream().close();
+        assertTrue(twice.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        String err = new String(twice.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(UserCommand.REFUSED, twice.exitValue());
+        assertTrue(err.contains("User 'alice' already exists") && err.contains("wharf user passwd alice"), err);
+    }
+
+    /** wharf server with a securityFile: a user added by wharf user logs in, a wrong password is refused. */
+    @Test
+    void serverAuthenticatesTheUsersOfItsSecurityFile() throws Exception {
+        Path security = dir.resolve("security.yaml");
+        run("alice-pw\n", "user", "add", "alice", "--password-stdin", "--file", security.toString());
+        Path config = dir.resolve("wharf.yaml");
+        Files.writeString(config, "host: 127.0.0.1\ninVmName: cli-security\nsecurityFile: security.yaml\n");
+        Process process = wharf("server", "--config", config.toString(), "--port", "0", "--data", dir.resolve("data").toString());
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            String ready = out.readLine();
+            assertNotNull(ready, "the server exited before it was ready");
+            Matcher url = Pattern.compile("ready on (tcp://\\S+)").matcher(ready);
+            assertTrue(url.find(), ready);
+            javax.jms.ConnectionFactory factory = new org.wharfmq.jms.WharfConnectionFactory(url.group(1));
+            factory.createConnection("alice", "alice-pw").close();
+            javax.jms.JMSSecurityException wrong = org.junit.jupiter.api.Assertions.assertThrows(
+                    javax.jms.JMSSecurityException.class, () -> factory.createConnection("alice", "wrong"));
+            assertEquals("Authentication failed for user 'alice'.", wrong.getMessage());
+            javax.jms.JMSSecurityException anonymous = org.junit.jupiter.api.Assertions.assertThrows(
+                    javax.jms.JMSSecurityException.class, factory::createConnection);
+            assertTrue(anonymous.getMessage().contains("requires a user name and password"), anonymous.getMessage());
+
+            // the admin commands log in too: --user, the password from stdin
+            run("alice-pw\n", "topic", "list", "--url", url.group(1), "--user", "alice", "--password-stdin");
+            Process nobody = wharf("topic", "list", "--url", url.group(1));
+            assertTrue(nobody.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+            String err = new String(nobody.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(nobody.exitValue() != 0 && err.contains("requires a user name and password"), err);
+        } finally {
+            process.toHandle().destroy();
+            assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        }
+    }
+
+    /** Runs wharf with {@code stdin}, expects success, returns its standard output without the last line break. */
+    private static String run(String stdin, String... args) throws Exception {
+        Process process = wharf(args);
+        process.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+        process.getOutputStream().close();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, process.exitValue(), err);
+        return out.endsWith("\n") ? out.substring(0, out.length() - 1) : out;
     }
 
     private static Process wharf(String... args) throws IOException {

@@ -107,11 +107,35 @@ class FlowHostTest {
      * server reads them from its configuration file.
      */
     private void start(UnaryOperator<ServerConfig.Builder> customizer, FlowConfig... configured) throws Exception {
+        start(customizer, org.wharfmq.server.security.Authenticator.localOnly(), configured);
+    }
+
+    private void start(UnaryOperator<ServerConfig.Builder> customizer, org.wharfmq.server.security.Authenticator users,
+                       FlowConfig... configured) throws Exception {
         testServer = TestServer.start(customizer, config -> {
             flowHost = new FlowHost(List.of(configured));
-            return WharfServer.start(config, flowHost);
+            return WharfServer.builder(config).authenticator(users).plugins(flowHost).start();
         });
         server = testServer.server();
+    }
+
+    /** With flowHostUser, the flows log in as that user: what they send carries it as JMSXUserID. */
+    @Test
+    void flowsConnectAsTheConfiguredServiceUser() throws Exception {
+        start(c -> c.flowHostUser("flows").flowHostPassword(org.wharfmq.server.TestUsers.password("flows")),
+                org.wharfmq.server.TestUsers.of("flows"), new FlowConfig(jarV1.toString(), "flows.Factory", 1));
+        try (Client client = new Client(server.vmUrl())) {
+            client.send("IN.A", "hello", 0);
+            assertEquals("flows", client.receive("OUT.A").getStringProperty("JMSXUserID"));
+        }
+    }
+
+    /** A wrong service password stops the server's start with the login's error, rather than running flows as nobody. */
+    @Test
+    void aWrongServicePasswordFailsTheStart() {
+        Exception e = assertThrows(Exception.class, () -> start(c -> c.flowHostUser("flows").flowHostPassword("wrong"),
+                org.wharfmq.server.TestUsers.of("flows"), new FlowConfig(jarV1.toString(), "flows.Factory", 1)));
+        assertTrue(String.valueOf(e.getMessage()).contains("Authentication failed for user 'flows'"), String.valueOf(e));
     }
 
     @Test

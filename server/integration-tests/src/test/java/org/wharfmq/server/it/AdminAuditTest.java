@@ -7,6 +7,7 @@ import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.flow.AdminResponder;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.AuditLog;
 
 import javax.jms.Connection;
 import javax.jms.Message;
@@ -28,7 +29,7 @@ class AdminAuditTest {
     @Test
     void anAdminCommandIsAuditedWithWhoWhatAndTheResult() throws Exception {
         List<String> lines;
-        try (LogCapture audit = LogCapture.of(AccessControl.AUDIT_LOGGER)) {
+        try (LogCapture audit = LogCapture.of(AuditLog.NAME)) {
             runListAndTrace();
             lines = audit.messages();
         }

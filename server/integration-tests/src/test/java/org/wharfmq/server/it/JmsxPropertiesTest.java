@@ -1,5 +1,7 @@
 package org.wharfmq.server.it;
 
+import org.wharfmq.server.TestUsers;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class JmsxPropertiesTest {
 
     @RegisterExtension
-    static final WharfServerExtension WHARF = WharfServerExtension.withDefaults();
+    static final WharfServerExtension WHARF = WharfServerExtension.withUsers(TestUsers.of("alice", "bob", "carol"));
 
     @Test
     void metaDataDescribesWharfAndJms20() throws Exception {
@@ -56,7 +58,7 @@ class JmsxPropertiesTest {
         assertFalse(Receive.next(consumer).propertyExists("JMSXUserID"));
         consumer.close();
 
-        Connection bob = WHARF.track(WHARF.factory(Transport.TCP).createConnection("bob", null));
+        Connection bob = WHARF.track(WHARF.factory(Transport.TCP).createConnection("bob", TestUsers.password("bob")));
         bob.start();
         Session bobs = bob.createSession(false, Session.AUTO_ACKNOWLEDGE);
         TextMessage claimed = bobs.createTextMessage("bob says he is root");
@@ -98,7 +100,7 @@ class JmsxPropertiesTest {
 
     @Test
     void receivedMessagesListTheirJmsxPropertiesAndBrowsingShowsTheCount() throws Exception {
-        Connection connection = WHARF.track(WHARF.factory(Transport.TCP).createConnection("carol", "pw"));
+        Connection connection = WHARF.track(WHARF.factory(Transport.TCP).createConnection("carol", TestUsers.password("carol")));
         connection.start();
         Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
         Queue queue = session.createQueue(WHARF.queueName("jmsx.names"));

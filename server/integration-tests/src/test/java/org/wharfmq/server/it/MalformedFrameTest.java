@@ -142,7 +142,7 @@ class MalformedFrameTest {
 
     @Test
     void helloWithUnsupportedVersion() throws Exception {
-        raw.send(new Frame.Hello((short) 99, "raw", null, null, 0));
+        raw.send(new Frame.Hello((short) 99, "raw", 0));
         Frame.Error error = raw.expectErrorAndClose(ErrorCode.UNSUPPORTED_VERSION);
         assertTrue(error.message().contains(String.valueOf(ProtocolVersion.CURRENT)),
                 () -> "error names the versions the server speaks: " + error.message());

@@ -1,5 +1,7 @@
 package org.wharfmq.server.it;
 
+import org.wharfmq.server.TestUsers;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,7 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MessageTypesTest {
 
     @RegisterExtension
-    static final WharfServerExtension WHARF = WharfServerExtension.withDefaults();
+    static final WharfServerExtension WHARF = WharfServerExtension.withUsers(TestUsers.of("alice", "bob", "carol"));
 
     private record Pair(Session session, MessageProducer producer, MessageConsumer consumer) {
     }
@@ -162,7 +164,7 @@ class MessageTypesTest {
     /** 3.5.9: JMSXUserID is the sender's user name (Wharf: the name given to createConnection; no authentication yet). */
     @Test
     void userIdIsTheConnectionsUserName() throws Exception {
-        Connection named = WHARF.track(WHARF.factory(Transport.TCP).createConnection("alice", "secret"));
+        Connection named = WHARF.track(WHARF.factory(Transport.TCP).createConnection("alice", TestUsers.password("alice")));
         Connection anonymous = WHARF.connect(Transport.TCP);
         String queueName = WHARF.queueName("jmsx.user");
         Session namedSession = named.createSession(false, Session.AUTO_ACKNOWLEDGE);

@@ -51,8 +51,10 @@ final class RawFrameClient implements AutoCloseable {
 
     /** Sends HELLO (no heartbeat) and asserts HELLO_OK comes back. */
     Frame.HelloOk handshake() throws IOException {
-        send(new Frame.Hello(ProtocolVersion.CURRENT, "raw-frame-it", null, null, 0));
-        return assertInstanceOf(Frame.HelloOk.class, nextFrame(), "answer to HELLO");
+        send(new Frame.Hello(ProtocolVersion.CURRENT, "raw-frame-it", 0));
+        assertInstanceOf(Frame.AuthMechanisms.class, nextFrame(), "answer to HELLO");
+        send(new Frame.Auth(org.wharfmq.protocol.auth.Mechanisms.ANONYMOUS, new byte[0]));
+        return assertInstanceOf(Frame.HelloOk.class, nextFrame(), "answer to AUTH");
     }
 
     /** Writes one well-formed frame; a SEND's message follows its payload, as the encoder writes it (and is released). */

@@ -9,6 +9,7 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.security.Authenticator;
 
 import javax.jms.Connection;
 import javax.jms.ConnectionFactory;
@@ -27,28 +28,35 @@ import java.util.function.UnaryOperator;
 final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback, AfterEachCallback {
 
     private final UnaryOperator<ServerConfig.Builder> customizer;
+    private final Authenticator users;
     private final List<Connection> openConnections = new CopyOnWriteArrayList<>();
     private final AtomicInteger queueSequence = new AtomicInteger();
     private TestServer testServer;
 
-    private WharfServerExtension(UnaryOperator<ServerConfig.Builder> customizer) {
+    private WharfServerExtension(UnaryOperator<ServerConfig.Builder> customizer, Authenticator users) {
         this.customizer = customizer;
+        this.users = users;
     }
 
-    /** A server with the test defaults (auto-created queues, default limits). */
+    /** A server with the test defaults (auto-created queues, default limits), no users (local clients only). */
     static WharfServerExtension withDefaults() {
-        return new WharfServerExtension(UnaryOperator.identity());
+        return new WharfServerExtension(UnaryOperator.identity(), Authenticator.localOnly());
+    }
+
+    /** A server with the test defaults whose users {@code users} knows ({@link org.wharfmq.server.TestUsers}). */
+    static WharfServerExtension withUsers(Authenticator users) {
+        return new WharfServerExtension(UnaryOperator.identity(), users);
     }
 
     /** A server whose config {@code customizer} adjusts (limits, predefined queues, auto-create off). */
     static WharfServerExtension configured(UnaryOperator<ServerConfig.Builder> customizer) {
-        return new WharfServerExtension(customizer);
+        return new WharfServerExtension(customizer, Authenticator.localOnly());
     }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         // with a flow host, as the distribution runs it (the admin command queue: wharf flow, wharf topic list)
-        testServer = TestServer.start(customizer, config -> WharfServer.start(config, new FlowHost()));
+        testServer = TestServer.start(customizer, config -> WharfServer.builder(config).authenticator(users).plugins(new FlowHost()).start());
     }
 
     @Override

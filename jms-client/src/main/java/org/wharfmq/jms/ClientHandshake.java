@@ -1,0 +1,107 @@
+package org.wharfmq.jms;
+
+import org.wharfmq.jms.transport.FrameLink;
+import org.wharfmq.protocol.auth.Mechanisms;
+import org.wharfmq.protocol.auth.ScramClient;
+import org.wharfmq.protocol.auth.ScramException;
+import org.wharfmq.protocol.frame.Frame;
+
+import javax.jms.JMSException;
+import javax.jms.JMSSecurityException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The client's side of the handshake after HELLO (docs/protocol.md, "Connection life"): picks a mechanism from the
+ * server's AUTH_MECHANISMS (SCRAM-SHA-256 when it has a user; PLAIN only over TLS, for a server that offers no SCRAM;
+ * ANONYMOUS when it has no user), runs it, and checks HELLO_OK (for SCRAM, the server's signature: a server that does
+ * not know the user's key is refused). Runs on the link's reading thread; the password never leaves this object but
+ * inside PLAIN over TLS.
+ */
+final class ClientHandshake {
+
+    private final String user;
+    private final char[] password;
+    private final boolean overTls;
+    private final String server;
+    private final CompletableFuture<Frame.HelloOk> done = new CompletableFuture<>();
+    private FrameLink link;
+    private ScramClient scram;
+
+    /**
+     * @param user     the user name, null or empty for none
+     * @param password the password, null for none (copied)
+     * @param overTls  whether the connection is encrypted (PLAIN only then)
+     * @param server   the server's address, for messages
+     */
+    ClientHandshake(String user, String password, boolean overTls, String server) {
+        this.user = user == null || user.isEmpty() ? null : user;
+        this.password = password == null ? new char[0] : password.toCharArray();
+        this.overTls = overTls;
+        this.server = server;
+    }
+
+    /** Completes with the server's HELLO_OK once authenticated, or exceptionally with why the handshake failed. */
+    CompletableFuture<Frame.HelloOk> done() {
+        return done;
+    }
+
+    /** Sets the link the answers go out on, before HELLO is sent. */
+    void link(FrameLink link) {
+        this.link = link;
+    }
+
+    /** A handshake frame from the server. */
+    void onFrame(Frame frame) {
+        try {
+            if (frame instanceof Frame.AuthMechanisms offer) {
+                choose(offer.mechanisms());
+            } else if (frame instanceof Frame.AuthChallenge challenge && scram != null) {
+                link.write(new Frame.AuthResponse(scram.clientFinal(challenge.data())));
+            } else if (frame instanceof Frame.HelloOk ok) {
+                if (scram != null) {
+                    scram.verifyServerFinal(ok.data());
+                }
+                done.complete(ok);
+            } else if (frame instanceof Frame.Error error) {
+                done.completeExceptionally(JmsErrors.toException(error));
+            } else {
+                done.completeExceptionally(new IllegalStateException("the server sent " + frame.type()
+                        + " during the handshake"));
+            }
+        } catch (ScramException e) {
+            done.completeExceptionally(new JMSSecurityException("Authentication with Wharf at " + server + " failed for user '"
+                    + user + "': " + e.getMessage(), "AUTHENTICATION_FAILED"));
+        } catch (JMSException e) {
+            done.completeExceptionally(e);
+        }
+    }
+
+    private void choose(List<String> offered) throws JMSException {
+        if (user == null) {
+            if (!offered.contains(Mechanisms.ANONYMOUS)) {
+                throw new JMSSecurityException("Wharf at " + server + " requires a user name and password (it offers "
+                        + String.join(", ", offered) + "): connect with createConnection(user, password) or the"
+                        + " factory's user and password.", "AUTHENTICATION_FAILED");
+            }
+            link.write(new Frame.Auth(Mechanisms.ANONYMOUS, new byte[0]));
+        } else if (offered.contains(Mechanisms.SCRAM_SHA_256)) {
+            scram = new ScramClient(user, password);
+            java.util.Arrays.fill(password, '\0');
+            link.write(new Frame.Auth(Mechanisms.SCRAM_SHA_256, scram.clientFirst()));
+        } else if (offered.contains(Mechanisms.PLAIN) && overTls) {
+            byte[] message = ("\0" + user + "\0" + new String(password)).getBytes(StandardCharsets.UTF_8);
+            java.util.Arrays.fill(password, '\0');
+            link.write(new Frame.Auth(Mechanisms.PLAIN, message));
+        } else if (offered.equals(List.of(Mechanisms.ANONYMOUS))) {
+            throw new JMSSecurityException("Wharf at " + server + " has no users, so it cannot log in user '" + user
+                    + "' (it accepts anonymous clients only): connect without a user name, or add the user to the"
+                    + " server's security file (bin/wharf user add).", "AUTHENTICATION_FAILED");
+        } else {
+            throw new JMSSecurityException("Wharf at " + server + " offers no mechanism this client can use for user '"
+                    + user + "' (it offers " + String.join(", ", offered) + "; PLAIN is used only over TLS).",
+                    "AUTHENTICATION_FAILED");
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package org.wharfmq.server.security;
+
+import java.net.SocketAddress;
+
+/**
+ * The audit log: the {@code System.Logger} named {@value #NAME}, one line per security event (a failed login here;
+ * denials and admin actions from authorisation), each saying who, from where, what and the result, so it can be
+ * routed to its own file (docs/security.md).
+ */
+public final class AuditLog {
+
+    /** The logger's name. */
+    public static final String NAME = "org.wharfmq.audit";
+
+    private static final System.Logger LOG = System.getLogger(NAME);
+
+    private AuditLog() {
+    }
+
+    /**
+     * A login refused.
+     *
+     * @param user      the user the client named ("" for none)
+     * @param from      the client's address
+     * @param mechanism the mechanism it used (null before it chose one)
+     * @param reason    why, for the operator (the client is told less)
+     * @param delayMillis how long the answer is held back because of earlier failures from the address
+     */
+    public static void loginFailed(String user, SocketAddress from, String mechanism, String reason, long delayMillis) {
+        LOG.log(System.Logger.Level.WARNING, "login failed: user '" + user + "' from " + from + " mechanism "
+                + (mechanism == null ? "none" : mechanism) + ": " + reason
+                + (delayMillis > 0 ? "; answer delayed " + delayMillis + " ms after repeated failures from this address" : ""));
+    }
+
+    /** A request refused for want of a permission. */
+    public static void denied(Identity who, Object from, Permission what, String target) {
+        LOG.log(System.Logger.Level.WARNING, "DENIED " + who.describe() + " from " + from + ": " + what.key() + " "
+                + target);
+    }
+
+    /** Something allowed that is worth keeping: an admin command's arrival, new permission rules in force. */
+    public static void action(String what) {
+        LOG.log(System.Logger.Level.INFO, what);
+    }
+
+    /** An admin command as the admin command responder ran it: who, what, and the result. */
+    public static void adminCommand(String what, boolean ok) {
+        LOG.log(ok ? System.Logger.Level.INFO : System.Logger.Level.WARNING, what);
+    }
+}

@@ -1,0 +1,57 @@
+package org.wharfmq.server.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.local.LocalChannel;
+import io.netty.handler.ssl.SslHandler;
+import org.wharfmq.protocol.auth.Mechanisms;
+import org.wharfmq.server.security.Authenticator;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which authentication mechanisms one connection is offered, in the server's order of preference: SCRAM-SHA-256 when
+ * users are configured; PLAIN only over TLS and when a login module checks passwords (the password crosses the wire);
+ * ANONYMOUS over the in-VM listener (in-process code), and over TCP as {@link Authenticator#anonymousAccess()} says.
+ */
+final class OfferedMechanisms {
+
+    private OfferedMechanisms() {
+    }
+
+    /** The mechanisms for a connection on {@code channel}; empty when this client can use none. */
+    static List<String> of(Authenticator authenticator, Channel channel) {
+        List<String> offered = new ArrayList<>(3);
+        if (authenticator.hasUsers()) {
+            offered.add(Mechanisms.SCRAM_SHA_256);
+        }
+        if (authenticator.plainAvailable() && isTls(channel)) {
+            offered.add(Mechanisms.PLAIN);
+        }
+        if (inProcess(channel) || switch (authenticator.anonymousAccess()) {
+            case ANYWHERE -> true;
+            case LOOPBACK -> isLoopback(channel);
+            case NOWHERE -> false;
+        }) {
+            offered.add(Mechanisms.ANONYMOUS);
+        }
+        return offered;
+    }
+
+    /** Whether the connection came through the in-VM listener: code inside the server's process. */
+    static boolean inProcess(Channel channel) {
+        return channel instanceof LocalChannel;
+    }
+
+    /** Whether the peer is on this machine (127.0.0.0/8, ::1). */
+    static boolean isLoopback(Channel channel) {
+        return channel.remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null
+                && a.getAddress().isLoopbackAddress();
+    }
+
+    /** Whether the connection runs over TLS (a {@link SslHandler} in its pipeline). */
+    static boolean isTls(Channel channel) {
+        return channel.pipeline().get(SslHandler.class) != null;
+    }
+}

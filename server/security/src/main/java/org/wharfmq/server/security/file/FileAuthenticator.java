@@ -1,0 +1,163 @@
+package org.wharfmq.server.security.file;
+
+import org.wharfmq.server.Configuration;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Identity;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The broker's {@link Authenticator} over the security file: answers from the rules last read, and reads the file
+ * again when its modification time changes (checked every {@link Configuration#SECURITY_RELOAD_MILLIS} on a daemon
+ * thread) or {@link #reload()} is called (the admin command {@code security reload}). A file that does not parse keeps
+ * the rules in force, and the log says why. A connection's identity is fixed at its handshake, so a reload affects
+ * only later logins.
+ */
+public final class FileAuthenticator implements Authenticator, AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(FileAuthenticator.class.getName());
+
+    private final Path file;
+    private final javax.security.auth.login.Configuration jaasConfiguration;
+    private final ScheduledExecutorService poller;
+    private volatile Rules rules;
+    /** The modification time of the file the rules were read from (or that was found bad): reloads look for a change. */
+    private FileTime seen;
+
+    /** A reading of the file, with its login module when it names one. */
+    private record Rules(SecurityFile file, JaasAuthenticator jaas) {
+    }
+
+    private FileAuthenticator(Path file, javax.security.auth.login.Configuration jaasConfiguration, long pollMillis) {
+        this.file = file;
+        this.jaasConfiguration = jaasConfiguration;
+        this.seen = modified();
+        this.rules = read(SecurityFile.load(file));
+        log(rules.file());
+        poller = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "wharf-security-reload");
+            t.setDaemon(true);
+            return t;
+        });
+        poller.scheduleWithFixedDelay(this::reloadIfChanged, pollMillis, pollMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Reads the security file and starts watching it; JAAS logins use the JVM's JAAS configuration.
+     *
+     * @throws ConfigurationException when the file cannot be read or is wrong: a server does not start on bad rules
+     */
+    public static FileAuthenticator open(Path file) {
+        return new FileAuthenticator(file, null, Configuration.SECURITY_RELOAD_MILLIS);
+    }
+
+    /** As {@link #open(Path)}, with a JAAS configuration of the caller's (tests) and a check interval. */
+    static FileAuthenticator open(Path file, javax.security.auth.login.Configuration jaas, long pollMillis) {
+        return new FileAuthenticator(file, jaas, pollMillis);
+    }
+
+    /**
+     * Reads the file again now.
+     *
+     * @throws ConfigurationException when it is wrong; the rules in force stay
+     */
+    public synchronized void reload() {
+        seen = modified();
+        SecurityFile next = SecurityFile.load(file);
+        Rules old = rules;
+        rules = read(next);
+        if (old.jaas() != null) {
+            old.jaas().close();
+        }
+        LOG.log(System.Logger.Level.INFO, "Security file " + file + " reloaded: " + next.users().size() + " users");
+        log(next);
+    }
+
+    private synchronized void reloadIfChanged() {
+        FileTime now = modified();
+        if (now == null || now.equals(seen)) {
+            return;
+        }
+        try {
+            reload();
+        } catch (ConfigurationException e) {
+            seen = now; // once per change: the log says it once, the old rules stay
+            LOG.log(System.Logger.Level.ERROR, "The changed security file is not used, the previous rules stay in force: "
+                    + e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "Reloading security file " + file + " failed; the previous rules stay", e);
+        }
+    }
+
+    private FileTime modified() {
+        try {
+            return Files.getLastModifiedTime(file);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private Rules read(SecurityFile next) {
+        return new Rules(next, next.jaas() == null ? null : new JaasAuthenticator(next.jaas(), jaasConfiguration));
+    }
+
+    private void log(SecurityFile f) {
+        if (f.allowAnonymous()) {
+            LOG.log(System.Logger.Level.WARNING, "allowAnonymous: true in " + file + ": any client that reaches the"
+                    + " server may connect without a user name.");
+        } else if (f.anonymousAccess() == AnonymousAccess.LOOPBACK) {
+            LOG.log(System.Logger.Level.INFO, "No users configured in " + file + ": only local clients (127.0.0.1, ::1)"
+                    + " may connect. Add users (bin/wharf user add) or set allowAnonymous: true.");
+        }
+    }
+
+    /** The rules in force. */
+    public SecurityFile rules() {
+        return rules.file();
+    }
+
+    @Override
+    public User user(String name) {
+        return rules.file().users().get(name);
+    }
+
+    @Override
+    public boolean hasUsers() {
+        return !rules.file().users().isEmpty();
+    }
+
+    @Override
+    public boolean plainAvailable() {
+        return rules.jaas() != null;
+    }
+
+    @Override
+    public CompletionStage<Identity> verifyPlain(String user, char[] password) {
+        JaasAuthenticator jaas = rules.jaas();
+        return jaas == null ? CompletableFuture.completedFuture(null) : jaas.verify(user, password);
+    }
+
+    @Override
+    public AnonymousAccess anonymousAccess() {
+        return rules.file().anonymousAccess();
+    }
+
+    /** Stops watching the file. */
+    @Override
+    public void close() {
+        poller.shutdownNow();
+        JaasAuthenticator jaas = rules.jaas();
+        if (jaas != null) {
+            jaas.close();
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package org.wharfmq.server.security.file;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import org.wharfmq.protocol.auth.ScramCredential;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.security.Authenticator;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One reading of the security file: its users, whether anonymous clients are allowed, and its login module. Keys
+ * that are not the file's are errors naming the key; {@code permissions:} and {@code certificateUsers:} are read by
+ * authorisation and the TLS client-certificate mapping, and only accepted here.
+ *
+ * @param users          user name to verifier and groups, in file order
+ * @param allowAnonymous whether clients without a user may connect from anywhere
+ * @param jaas           the login module checking PLAIN, or null
+ */
+public record SecurityFile(Map<String, Authenticator.User> users, boolean allowAnonymous, Jaas jaas) {
+
+    /** The top-level keys of the file. */
+    static final List<String> KEYS = List.of("users", "allowAnonymous", "jaas", "permissions", "certificateUsers");
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    /**
+     * The {@code jaas:} section: the login module that checks PLAIN logins.
+     *
+     * @param entry      the entry in the JAAS configuration file ({@code -Djava.security.auth.login.config})
+     * @param groupsFrom the principal classes whose names are the user's groups
+     */
+    public record Jaas(String entry, List<String> groupsFrom) {
+        public Jaas {
+            groupsFrom = List.copyOf(groupsFrom);
+        }
+    }
+
+    public SecurityFile {
+        users = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(users));
+    }
+
+    /**
+     * Reads the file.
+     *
+     * @throws ConfigurationException naming the file, the key and what is wrong with it (never quoting a password)
+     */
+    public static SecurityFile load(Path file) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (NoSuchFileException e) {
+            throw new ConfigurationException("Security file " + file + " does not exist (setting securityFile).");
+        } catch (IOException e) {
+            throw new ConfigurationException("Cannot read security file " + file + ": " + e, e);
+        }
+        try {
+            return parse(text);
+        } catch (ConfigurationException e) {
+            throw new ConfigurationException(e.getMessage() + " (in security file " + file + ")");
+        }
+    }
+
+    /** Reads the file's text; see {@link #load}. */
+    static SecurityFile parse(String text) {
+        JsonNode root;
+        try {
+            root = YAML.readTree(text);
+        } catch (JacksonException e) {
+            throw new ConfigurationException("Not valid YAML" + (e.getLocation() == null ? "" : " at line "
+                    + e.getLocation().getLineNr()) + ": " + e.getOriginalMessage());
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            return new SecurityFile(Map.of(), false, null);
+        }
+        if (!root.isObject()) {
+            throw new ConfigurationException("The security file must be a map of keys (" + String.join(", ", KEYS) + ")");
+        }
+        checkKeys(root, KEYS, "");
+        return new SecurityFile(users(root.get("users")), bool(root.get("allowAnonymous"), "allowAnonymous"),
+                jaas(root.get("jaas")));
+    }
+
+    private static Map<String, Authenticator.User> users(JsonNode users) {
+        Map<String, Authenticator.User> result = new LinkedHashMap<>();
+        if (users == null || users.isNull()) {
+            return result;
+        }
+        if (!users.isObject()) {
+            throw new ConfigurationException("'users' must map each user name to its password and groups");
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = users.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String name = e.getKey();
+            JsonNode user = e.getValue();
+            String where = "users." + name;
+            if (name.isEmpty()) {
+                throw new ConfigurationException("A user name under 'users' is empty");
+            }
+            if (user == null || !user.isObject()) {
+                throw new ConfigurationException("'" + where + "' must have a password (and may have groups)");
+            }
+            checkKeys(user, List.of("password", "groups"), where + ".");
+            JsonNode password = user.get("password");
+            if (password == null || !password.isTextual()) {
+                throw new ConfigurationException("'" + where + ".password' is missing: set it with 'bin/wharf user passwd "
+                        + name + "'");
+            }
+            ScramCredential credential;
+            try {
+                credential = ScramCredential.parse(password.asText());
+            } catch (IllegalArgumentException bad) {
+                throw new ConfigurationException("'" + where + ".password' is " + bad.getMessage());
+            }
+            result.put(name, new Authenticator.User(credential, Set.copyOf(strings(user.get("groups"), where + ".groups"))));
+        }
+        return result;
+    }
+
+    private static Jaas jaas(JsonNode jaas) {
+        if (jaas == null || jaas.isNull()) {
+            return null;
+        }
+        if (!jaas.isObject()) {
+            throw new ConfigurationException("'jaas' must have an entry (and may have groupsFrom)");
+        }
+        checkKeys(jaas, List.of("entry", "groupsFrom"), "jaas.");
+        JsonNode entry = jaas.get("entry");
+        if (entry == null || !entry.isTextual() || entry.asText().isBlank()) {
+            throw new ConfigurationException("'jaas.entry' must name an entry of the JAAS configuration file"
+                    + " (-Djava.security.auth.login.config)");
+        }
+        return new Jaas(entry.asText(), strings(jaas.get("groupsFrom"), "jaas.groupsFrom"));
+    }
+
+    private static boolean bool(JsonNode node, String key) {
+        if (node == null || node.isNull()) {
+            return false;
+        }
+        if (!node.isBoolean()) {
+            throw new ConfigurationException("'" + key + "' must be true or false, was " + node);
+        }
+        return node.asBoolean();
+    }
+
+    private static List<String> strings(JsonNode node, String key) {
+        List<String> result = new ArrayList<>();
+        if (node == null || node.isNull()) {
+            return result;
+        }
+        if (!node.isArray()) {
+            throw new ConfigurationException("'" + key + "' must be a list, such as [a, b]");
+        }
+        for (JsonNode item : node) {
+            if (!item.isTextual() || item.asText().isEmpty()) {
+                throw new ConfigurationException("'" + key + "' must list non-empty names, has " + item);
+            }
+            result.add(item.asText());
+        }
+        return result;
+    }
+
+    private static void checkKeys(JsonNode node, List<String> known, String prefix) {
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            if (!known.contains(key)) {
+                throw new ConfigurationException("Unknown key '" + prefix + key + "'. Known keys here: "
+                        + String.join(", ", known));
+            }
+        }
+    }
+
+    /** Where anonymous clients may connect from under these rules (docs/security.md, "Secure defaults"). */
+    public Authenticator.AnonymousAccess anonymousAccess() {
+        if (allowAnonymous) {
+            return Authenticator.AnonymousAccess.ANYWHERE;
+        }
+        return users.isEmpty() && jaas == null ? Authenticator.AnonymousAccess.LOOPBACK : Authenticator.AnonymousAccess.NOWHERE;
+    }
+}

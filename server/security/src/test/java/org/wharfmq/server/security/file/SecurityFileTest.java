@@ -1,0 +1,96 @@
+package org.wharfmq.server.security.file;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.protocol.auth.ScramCredential;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.security.Authenticator;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** The security file's keys, its defaults, and the errors that name what is wrong. */
+class SecurityFileTest {
+
+    static final String ALICE = ScramCredential.create("alice-pw".toCharArray(), 4096, new SecureRandom()).verifier();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void usersGroupsAnonymousAndJaasAreRead() {
+        SecurityFile f = SecurityFile.parse("""
+                # comments are fine
+                users:
+                  alice:
+                    password: "%s"
+                    groups: [apps, admins]
+                  bob:
+                    password: "%s"
+                allowAnonymous: true
+                jaas:
+                  entry: WharfLdap
+                  groupsFrom: [com.sun.security.auth.LdapPrincipal]
+                permissions:
+                  - queue: "**"
+                    send: [group:apps]
+                certificateUsers:
+                  "CN=billing,O=Example": billing
+                """.formatted(ALICE, ALICE));
+        assertEquals(List.of("alice", "bob"), List.copyOf(f.users().keySet()));
+        assertEquals(Set.of("apps", "admins"), f.users().get("alice").groups());
+        assertEquals(ScramCredential.parse(ALICE), f.users().get("alice").credential());
+        assertEquals(Set.of(), f.users().get("bob").groups());
+        assertTrue(f.allowAnonymous());
+        assertEquals(Authenticator.AnonymousAccess.ANYWHERE, f.anonymousAccess());
+        assertEquals(new SecurityFile.Jaas("WharfLdap", List.of("com.sun.security.auth.LdapPrincipal")), f.jaas());
+    }
+
+    @Test
+    void anEmptyFileIsTheSecureDefault() {
+        SecurityFile f = SecurityFile.parse("# nothing yet\n");
+        assertTrue(f.users().isEmpty());
+        assertEquals(Authenticator.AnonymousAccess.LOOPBACK, f.anonymousAccess(), "no users: local clients only");
+        SecurityFile withUsers = SecurityFile.parse("users:\n  alice:\n    password: \"" + ALICE + "\"\n");
+        assertEquals(Authenticator.AnonymousAccess.NOWHERE, withUsers.anonymousAccess(), "users: everyone authenticates");
+    }
+
+    @Test
+    void mistakesNameTheKey() {
+        assertError("alowAnonymous: true\n", "Unknown key 'alowAnonymous'");
+        assertError("users:\n  alice:\n    password: \"" + ALICE + "\"\n    group: [a]\n", "Unknown key 'users.alice.group'");
+        assertError("users:\n  alice:\n    groups: [a]\n", "'users.alice.password' is missing");
+        assertError("users:\n  alice:\n    password: hunter2\n", "'users.alice.password' is not a SCRAM-SHA-256 verifier");
+        assertError("allowAnonymous: yes-please\n", "'allowAnonymous' must be true or false");
+        assertError("jaas:\n  groupsFrom: [x]\n", "'jaas.entry' must name an entry");
+        assertError("users: [alice]\n", "'users' must map each user name");
+        assertError("users:\n  alice: {password: \"" + ALICE + "\", groups: apps}\n", "'users.alice.groups' must be a list");
+    }
+
+    @Test
+    void aClearTextPasswordIsNeverQuoted() {
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> SecurityFile.parse("users:\n  alice:\n    password: hunter2\n"));
+        assertFalse(e.getMessage().contains("hunter2"), e.getMessage());
+    }
+
+    @Test
+    void loadNamesTheFile() throws Exception {
+        Path file = dir.resolve("security.yaml");
+        Files.writeString(file, "allowAnonymous: maybe\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> SecurityFile.load(file));
+        assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+        ConfigurationException missing = assertThrows(ConfigurationException.class, () -> SecurityFile.load(dir.resolve("none.yaml")));
+        assertTrue(missing.getMessage().contains("does not exist"), missing.getMessage());
+    }
+
+    private static void assertError(String yaml, String expected) {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> SecurityFile.parse(yaml), yaml);
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+}
