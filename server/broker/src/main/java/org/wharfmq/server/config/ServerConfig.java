@@ -37,6 +37,8 @@ public final class ServerConfig {
     private final long journalSlackBytes;
     private final long journalMaxBytes;
     private final List<QueueDefinition> queues;
+    /** The TLS listener's settings; null = no TLS listener. */
+    private final TlsConfig tls;
 
     private ServerConfig(Builder b) {
         this.name = b.name;
@@ -57,6 +59,7 @@ public final class ServerConfig {
         this.journalSlackBytes = b.journalSlackBytes;
         this.journalMaxBytes = b.journalMaxBytes;
         this.queues = List.copyOf(b.queues);
+        this.tls = b.tls;
     }
 
     /** Every setting at its default (see {@link Configuration}); no predefined queues. */
@@ -90,6 +93,7 @@ public final class ServerConfig {
         b.journalSlackBytes = journalSlackBytes;
         b.journalMaxBytes = journalMaxBytes;
         b.queues = new ArrayList<>(queues);
+        b.tls = tls;
         return b;
     }
 
@@ -183,6 +187,16 @@ public final class ServerConfig {
         return queues;
     }
 
+    /** The TLS listener's settings, when the server has one ({@code tls:} in the YAML). */
+    public java.util.Optional<TlsConfig> tls() {
+        return java.util.Optional.ofNullable(tls);
+    }
+
+    /** Whether the plain TCP listener ({@link #port()}) is on: always, unless TLS is configured with {@code plain: false}. */
+    public boolean plainListener() {
+        return tls == null || tls.plain();
+    }
+
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
@@ -190,7 +204,7 @@ public final class ServerConfig {
                 + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", maxQueues=" + maxQueues
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
-                + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + "]";
+                + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues + ", tls=" + tls + "]";
     }
 
     /**
@@ -218,8 +232,15 @@ public final class ServerConfig {
         private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
         private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
         private List<QueueDefinition> queues = new ArrayList<>();
+        private TlsConfig tls;
 
         private Builder() {
+        }
+
+        /** Sets the TLS listener's settings ({@link TlsConfig#builder()}); null = no TLS listener. */
+        public Builder tls(TlsConfig tls) {
+            this.tls = tls;
+            return this;
         }
 
         /** Sets the queue manager name. */
@@ -409,6 +430,10 @@ public final class ServerConfig {
                     throw new ConfigurationException("Setting maxDepth of queue '" + q.name() + "' must be at least 1, was "
                             + q.maxDepth() + ".");
                 }
+            }
+            if (tls != null && tls.plain() && tls.port() != 0 && tls.port() == port) {
+                throw new ConfigurationException("Settings port and tls.port are both " + port + ": the plain and the TLS "
+                        + "listener need ports of their own (or set tls.plain: false to have only the TLS one).");
             }
             return new ServerConfig(this);
         }
