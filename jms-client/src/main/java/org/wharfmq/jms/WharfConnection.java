@@ -99,7 +99,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         this.domain = domain;
         this.messageIdPrefix = "ID:wharf-" + PROCESS_TAG + "-" + CONNECTIONS.incrementAndGet() + ":";
         ConnectionHandler handler = new ConnectionHandler(this);
-        this.link = Transport.connect(url.address(), handler, url.connectTimeoutMillis());
+        this.link = Transport.connect(url.address(), url.tls(), handler, url.connectTimeoutMillis());
         Frame.HelloOk ok;
         try {
             link.write(new Frame.Hello(ProtocolVersion.CURRENT, url.clientName(), user, password, url.heartbeatMillis()));
@@ -108,6 +108,10 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             link.close(url.connectTimeoutMillis());
             if (e.getCause() instanceof JMSException refused) {
                 throw refused;
+            }
+            if (url.address().isTls() && e.getCause() instanceof java.io.IOException lost) {
+                // a TLS 1.3 server checks the client's certificate after the client's handshake has finished
+                throw Transport.tlsFailure(url.address(), url.tls(), lost);
             }
             throw JmsErrors.wrap("Wharf at " + url.address() + " did not complete the handshake: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {

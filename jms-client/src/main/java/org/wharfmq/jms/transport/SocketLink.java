@@ -13,6 +13,7 @@ import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 
+import javax.jms.JMSException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -146,10 +147,14 @@ final class SocketLink implements FrameLink {
     /**
      * Connects to {@code host:port} and starts the reader.
      *
+     * @param tls null for a plain connection; else the TLS settings, the handshake done before the reader starts
      * @throws IOException as the socket reports it: {@link UnknownHostException}, a refused connection
-     *                     ({@link java.net.ConnectException}), a timeout ({@link SocketTimeoutException})
+     *                     ({@link java.net.ConnectException}), a timeout ({@link SocketTimeoutException}), a failed
+     *                     TLS handshake ({@link javax.net.ssl.SSLException})
+     * @throws JMSException when the TLS key or trust store cannot be opened
      */
-    static SocketLink connect(String host, int port, FrameListener listener, int timeoutMillis) throws IOException {
+    static SocketLink connect(String host, int port, ClientTls tls, FrameListener listener, int timeoutMillis)
+            throws IOException, JMSException {
         InetSocketAddress remote = new InetSocketAddress(host, port);
         if (remote.isUnresolved()) {
             throw new UnknownHostException(host);
@@ -160,8 +165,9 @@ final class SocketLink implements FrameLink {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
             socket.connect(remote, timeoutMillis);
-            link = new SocketLink(socket, listener, host + ":" + port);
-        } catch (IOException | RuntimeException e) {
+            Socket connected = tls == null ? socket : tls.handshake(socket, host, port, timeoutMillis);
+            link = new SocketLink(connected, listener, host + ":" + port);
+        } catch (IOException | JMSException | RuntimeException e) {
             socket.close();
             throw e;
         }

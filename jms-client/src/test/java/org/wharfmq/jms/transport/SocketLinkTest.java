@@ -40,9 +40,9 @@ class SocketLinkTest {
     private SocketLink link;
 
     @BeforeEach
-    void connect() throws IOException {
+    void connect() throws IOException, javax.jms.JMSException {
         server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        link = SocketLink.connect("127.0.0.1", server.getLocalPort(), listener, 5000);
+        link = SocketLink.connect("127.0.0.1", server.getLocalPort(), null, listener, 5000);
         peer = server.accept();
         peer.setSoTimeout(10_000);
     }

@@ -39,6 +39,8 @@ final class TlsFiles {
     private static final String[][] KEY_ALGORITHMS = {
             {"RSA", "SHA256withRSA"}, {"EC", "SHA256withECDSA"}, {"Ed25519", "Ed25519"}};
 
+    private static final String PBES2_OID = "1.2.840.113549.1.5.13";
+
     private TlsFiles() {
     }
 
@@ -96,8 +98,11 @@ final class TlsFiles {
             }
             try {
                 EncryptedPrivateKeyInfo info = new EncryptedPrivateKeyInfo(der);
-                SecretKeyFactory factory = SecretKeyFactory.getInstance(info.getAlgName());
-                Cipher cipher = Cipher.getInstance(info.getAlgName());
+                // PBES2 (what openssl pkcs8 -topk8 writes) is named by its parameters: PBEWithHmacSHA256AndAES_256
+                String algorithm = info.getAlgName().contains("PBES2") || info.getAlgName().equals(PBES2_OID)
+                        ? info.getAlgParameters().toString() : info.getAlgName();
+                SecretKeyFactory factory = SecretKeyFactory.getInstance(algorithm);
+                Cipher cipher = Cipher.getInstance(algorithm);
                 cipher.init(Cipher.DECRYPT_MODE, factory.generateSecret(new PBEKeySpec(password.toCharArray())),
                         info.getAlgParameters());
                 spec = info.getKeySpec(cipher);
