@@ -159,7 +159,7 @@ final class SocketLink implements FrameLink {
         if (remote.isUnresolved()) {
             throw new UnknownHostException(host);
         }
-        Socket socket = new Socket();
+        Socket socket = tls == null ? new Socket() : ClientTls.newSocket();
         SocketLink link;
         try {
             socket.setTcpNoDelay(true);

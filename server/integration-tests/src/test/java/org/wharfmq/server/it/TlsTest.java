@@ -205,6 +205,21 @@ class TlsTest {
     }
 
     @Test
+    void jndiPropertiesAndReferencesCarryTheTlsOptions() throws Exception {
+        WharfServer wharf = start(UnaryOperator.identity());
+        java.util.Hashtable<String, String> env = new java.util.Hashtable<>();
+        env.put(javax.naming.Context.INITIAL_CONTEXT_FACTORY, org.wharfmq.jms.jndi.WharfInitialContextFactory.class.getName());
+        env.put(javax.naming.Context.PROVIDER_URL, wharf.tlsUrl());
+        env.put("trustStore", serverCa.toString());
+        env.put("trustStorePassword", TestCertificates.PASSWORD);
+        WharfConnectionFactory bound = (WharfConnectionFactory) new javax.naming.InitialContext(env).lookup("ConnectionFactory");
+        roundTrip(track(bound.createConnection()));
+
+        Object restored = new org.wharfmq.jms.jndi.WharfObjectFactory().getObjectInstance(bound.getReference(), null, null, null);
+        roundTrip(track(((WharfConnectionFactory) restored).createConnection()));
+    }
+
+    @Test
     void serverRefusesToStartWithKeysItCannotUseNamingTheSettingAndFile() throws Exception {
         Path missing = dir.resolve("missing.p12");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> start(tls -> tls.keyStore(missing)));
