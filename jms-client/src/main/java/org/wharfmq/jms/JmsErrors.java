@@ -45,7 +45,7 @@ final class JmsErrors {
         String text = serverMessage == null || serverMessage.isEmpty() ? code.name() : serverMessage;
         String errorCode = code.name();
         return switch (code) {
-            case AUTHENTICATION_FAILED -> new JMSSecurityException(text, errorCode);
+            case AUTHENTICATION_FAILED, NOT_AUTHORISED -> new JMSSecurityException(text, errorCode);
             case UNKNOWN_DESTINATION -> new InvalidDestinationException(text, errorCode);
             case INVALID_SELECTOR -> new InvalidSelectorException(text, errorCode);
             case TRANSACTION_ROLLED_BACK -> new TransactionRolledBackException(text, errorCode);

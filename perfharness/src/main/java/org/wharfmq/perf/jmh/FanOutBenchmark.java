@@ -1,10 +1,8 @@
 package org.wharfmq.perf.jmh;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,17 +16,14 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.WireDestination;
-import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.store.InMemoryMessageStore;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.topic.TopicManager;
-import org.wharfmq.server.transport.ServerChannelInitializer;
 import org.wharfmq.server.transport.ServerContext;
 
 import java.time.InstantSource;
@@ -53,7 +48,7 @@ public class FanOutBenchmark {
 
     /** Messages between a subscriber's ACK and CREDIT frames. */
     private static final int BATCH = 64;
-    private static final int SESSION = 1;
+    private static final int SESSION = EmbeddedConnections.SESSION;
     private static final int CONSUMER = 7;
 
     /** Subscribers of the topic, each on its own connection. */
@@ -73,62 +68,23 @@ public class FanOutBenchmark {
         MessageStore store = new InMemoryMessageStore();
         queues = new QueueManager(config, store, InstantSource.system());
         topics = new TopicManager(config, queues);
-        ServerContext context = new ServerContext(config, queues, topics,
+        ServerContext context = new ServerContext(config, queues, topics, AccessControl.allowAll(),
                 new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench");
-        publisher = connect(context);
+        publisher = EmbeddedConnections.connect(context, null);
         WireDestination topic = WireDestination.topic("bench/prices");
         subscriberChannels = new EmbeddedChannel[subscribers];
         for (int i = 0; i < subscribers; i++) {
-            subscriberChannels[i] = connect(context);
+            subscriberChannels[i] = EmbeddedConnections.connect(context, null);
             subscriberChannels[i].writeInbound(new Frame.CreateConsumer(1, SESSION, CONSUMER, topic, null, 2 * BATCH,
                     0, null));
-            expectOk(subscriberChannels[i]);
+            EmbeddedConnections.expectOk(subscriberChannels[i]);
         }
-        message = encode(topic);
+        message = EmbeddedConnections.message(topic, false);
     }
 
-    private static EmbeddedChannel connect(ServerContext context) {
-        EmbeddedChannel channel = new EmbeddedChannel(new ServerChannelInitializer(context));
-        channel.writeInbound(new Frame.Hello(ProtocolVersion.CURRENT, "bench", null, null, 0));
-        drop(channel);
-        channel.writeInbound(new Frame.CreateSession(1, SESSION, false, 1));
-        expectOk(channel);
-        return channel;
-    }
 
-    private static ByteBuf encode(WireDestination target) {
-        WireMessage m = new WireMessage();
-        m.bodyType = BodyType.BYTES;
-        m.timestamp = 1_700_000_000_000L;
-        m.messageId = "ID:bench-connection:1";
-        m.destination = target;
-        m.properties.put("perfSeq", 42L);
-        m.body = new byte[2048];
-        ByteBuf buf = Unpooled.directBuffer(2048 + 256);
-        m.encode(buf);
-        return buf;
-    }
 
-    private static void expectOk(EmbeddedChannel channel) {
-        Object frame = channel.readOutbound();
-        if (frame == null) {
-            throw new IllegalStateException("no answer");
-        }
-        drop(channel);
-        ReferenceCountUtil.release(frame);
-    }
 
-    /** Runs the channel's pending tasks, then releases the buffers it wrote; returns how many. */
-    private static int drop(EmbeddedChannel channel) {
-        channel.runPendingTasks();
-        int n = 0;
-        Object out;
-        while ((out = channel.readOutbound()) != null) {
-            ReferenceCountUtil.release(out);
-            n++;
-        }
-        return n;
-    }
 
     @Benchmark
     public int publish() {
@@ -136,7 +92,7 @@ public class FanOutBenchmark {
         int written = 0;
         boolean settle = ++published % BATCH == 0;
         for (EmbeddedChannel subscriber : subscriberChannels) {
-            written += drop(subscriber);
+            written += EmbeddedConnections.drop(subscriber);
             if (settle) {
                 subscriber.writeInbound(new Frame.Ack(0, SESSION, List.of(new Frame.Consumed(CONSUMER, published))));
                 subscriber.writeInbound(new Frame.Credit(CONSUMER, BATCH));

@@ -1,10 +1,8 @@
 package org.wharfmq.perf.jmh;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,17 +16,14 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.WireDestination;
-import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.store.InMemoryMessageStore;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.topic.TopicManager;
-import org.wharfmq.server.transport.ServerChannelInitializer;
 import org.wharfmq.server.transport.ServerContext;
 
 import java.time.InstantSource;
@@ -54,7 +49,7 @@ public class ServerPathBenchmark {
 
     /** Messages between the consumer's ACK and CREDIT frames. */
     private static final int BATCH = 64;
-    private static final int SESSION = 1;
+    private static final int SESSION = EmbeddedConnections.SESSION;
     private static final int CONSUMER = 7;
 
     /** "queue": a queue send; "topic": a publication to one durable subscriber. */
@@ -78,74 +73,28 @@ public class ServerPathBenchmark {
         MessageStore store = new InMemoryMessageStore();
         queues = new QueueManager(config, store, InstantSource.system());
         topics = new TopicManager(config, queues);
-        ServerContext context = new ServerContext(config, queues, topics,
+        ServerContext context = new ServerContext(config, queues, topics, AccessControl.allowAll(),
                 new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench");
-        producer = connect(context, null);
-        consumer = connect(context, "bench-subscriber");
+        producer = EmbeddedConnections.connect(context, null);
+        consumer = EmbeddedConnections.connect(context, "bench-subscriber");
         boolean topic = destination.equals("topic");
         WireDestination target = topic ? WireDestination.topic("bench/prices") : WireDestination.queue("BENCH");
         consumer.writeInbound(new Frame.CreateConsumer(1, SESSION, CONSUMER, target, null, 2 * BATCH,
                 topic ? Frame.CONSUMER_DURABLE : 0, topic ? "bench" : null));
-        expectOk(consumer);
-        message = encode(target, persistent);
+        EmbeddedConnections.expectOk(consumer);
+        message = EmbeddedConnections.message(target, persistent);
     }
 
-    private static EmbeddedChannel connect(ServerContext context, String clientId) {
-        EmbeddedChannel channel = new EmbeddedChannel(new ServerChannelInitializer(context));
-        channel.writeInbound(new Frame.Hello(ProtocolVersion.CURRENT, "bench", null, null, 0));
-        drop(channel);
-        if (clientId != null) {
-            channel.writeInbound(new Frame.SetClientId(1, clientId));
-            expectOk(channel);
-        }
-        channel.writeInbound(new Frame.CreateSession(1, SESSION, false, 1));
-        expectOk(channel);
-        return channel;
-    }
 
-    private static ByteBuf encode(WireDestination target, boolean persistent) {
-        WireMessage m = new WireMessage();
-        m.bodyType = BodyType.BYTES;
-        m.persistent = persistent;
-        m.timestamp = 1_700_000_000_000L;
-        m.messageId = "ID:bench-connection:1";
-        m.correlationId = "corr-1";
-        m.destination = target;
-        m.replyTo = WireDestination.queue("REPLY");
-        m.properties.put("perfSeq", 42L);
-        m.body = new byte[2048];
-        ByteBuf buf = Unpooled.directBuffer(2048 + 256);
-        m.encode(buf);
-        return buf;
-    }
 
-    private static void expectOk(EmbeddedChannel channel) {
-        Object frame = channel.readOutbound();
-        if (frame == null) {
-            throw new IllegalStateException("no answer");
-        }
-        drop(channel);
-        ReferenceCountUtil.release(frame);
-    }
 
-    /** Runs the channel's pending tasks (the flush a delivery from another connection schedules), then releases what it wrote. */
-    private static int drop(EmbeddedChannel channel) {
-        channel.runPendingTasks();
-        int n = 0;
-        Object out;
-        while ((out = channel.readOutbound()) != null) {
-            ReferenceCountUtil.release(out);
-            n++;
-        }
-        return n;
-    }
 
     @Benchmark
     public int sendDeliver() {
         producer.writeInbound(new Frame.Send(persistent ? 1 : 0, SESSION, 1, message.retainedDuplicate()));
-        int written = drop(consumer);
+        int written = EmbeddedConnections.drop(consumer);
         if (persistent) {
-            drop(producer);
+            EmbeddedConnections.drop(producer);
         }
         if (++delivered % BATCH == 0) {
             consumer.writeInbound(new Frame.Ack(0, SESSION, List.of(new Frame.Consumed(CONSUMER, delivered))));

@@ -34,6 +34,11 @@ public enum ErrorCode {
      * message says what and where. It was not stored, and the connection stays open.
      */
     MALFORMED_MESSAGE(19),
+    /**
+     * The connection's user lacks the permission the request needs; the message names the user, the destination
+     * and the permission (docs/security.md). Nothing was changed, and the connection stays open.
+     */
+    NOT_AUTHORISED(20),
     /** A bug or an unexpected condition in the server; the message says more. */
     INTERNAL_ERROR(99);
 

@@ -19,6 +19,7 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.TlsConfig;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
+import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.transport.ServerTls;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.topic.TopicManager;
@@ -74,6 +75,7 @@ public final class WharfServer implements AutoCloseable {
     private static final int SHUTDOWN_TIMEOUT_SECONDS = 5;
 
     private final ServerConfig config;
+    private final AccessControl accessControl;
     private final NativeTransport transport;
     private final QueueManager queueManager;
     private final TopicManager topicManager;
@@ -94,8 +96,10 @@ public final class WharfServer implements AutoCloseable {
     /** The TLS engine the listener runs on, for the start line: JDK or OpenSSL. */
     private String tlsEngine;
 
-    private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, List<ServerPlugin> plugins) {
+    private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, AccessControl accessControl,
+                        List<ServerPlugin> plugins) {
         this.config = config;
+        this.accessControl = accessControl;
         this.plugins = plugins;
         this.transport = NativeTransport.best();
         this.store = store;
@@ -109,54 +113,102 @@ public final class WharfServer implements AutoCloseable {
 
     /**
      * Starts a queue manager and returns once both listeners accept connections and {@code plugins} have started
-     * (see {@link ServerPlugin} for their life cycle).
+     * (see {@link ServerPlugin} for their life cycle): the journal in the configured data directory, the system
+     * clock, no security file. {@link #builder} chooses the rest.
      *
      * @throws BindException when the TCP port is taken (the message names the port and how to choose another)
      * @throws IllegalStateException when another server in this JVM already uses the in-VM name
      * @throws Exception what a plugin's start threw
      */
     public static WharfServer start(ServerConfig config, ServerPlugin... plugins) throws Exception {
-        return start(config, JournalMessageStore.open(config), InstantSource.system(), plugins);
+        return builder(config).plugins(plugins).start();
+    }
+
+    /** A queue manager to start with {@code config} and, unless chosen otherwise, the defaults of {@link #start}. */
+    public static Starter builder(ServerConfig config) {
+        return new Starter(config);
     }
 
     /**
-     * Starts a queue manager that keeps persistent messages in {@code store} (the journal, or a test double),
-     * first restoring the queues and messages the store recovered; the server closes the store when it stops.
-     *
-     * @see #start(ServerConfig, ServerPlugin...)
+     * What a queue manager starts with besides its settings: where persistent messages are kept, the clock its queues
+     * read, who may do what, and its plugins. Each has the default {@link #start(ServerConfig, ServerPlugin...)}
+     * uses.
      */
-    public static WharfServer start(ServerConfig config, MessageStore store) throws Exception {
-        return start(config, store, InstantSource.system());
-    }
+    public static final class Starter {
 
-    /**
-     * As {@link #start(ServerConfig, MessageStore)}, with the clock the queues read (message expiry, deletion of
-     * unused queues): tests pass one they move on instead of waiting; and {@code plugins} to start.
-     */
-    public static WharfServer start(ServerConfig config, MessageStore store, InstantSource clock,
-                                    ServerPlugin... plugins) throws Exception {
-        WharfServer server;
-        try {
-            server = new WharfServer(config, store, clock, List.of(plugins));
-        } catch (RuntimeException | Error e) {
-            store.close();
-            throw e;
+        private final ServerConfig config;
+        private MessageStore store;
+        private InstantSource clock = InstantSource.system();
+        private AccessControl accessControl;
+        private List<ServerPlugin> plugins = List.of();
+
+        private Starter(ServerConfig config) {
+            this.config = config;
         }
-        try {
-            server.queueManager.persistence().recover(new RecoveryRouter(server.queueManager, server.topicManager));
-            server.queueManager.scheduleRecoveredDelays(server.ioGroup);
-            server.queueManager.scheduleAutoDelete(server.ioGroup);
-            server.bind();
-            server.startPlugins(); // plugins connect over the in-VM listener, so they start last
-        } catch (Exception | Error e) {
-            server.close();
-            throw e;
+
+        /**
+         * Keeps persistent messages in {@code store} (a test double, or a journal opened by the caller) instead of
+         * the journal in the data directory; the server restores what it recovered and closes it when it stops.
+         */
+        public Starter store(MessageStore store) {
+            this.store = store;
+            return this;
         }
-        return server;
+
+        /** The clock the queues read (message expiry, deletion of unused queues): tests pass one they move on. */
+        public Starter clock(InstantSource clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /**
+         * Who may do what ({@code docs/security.md}); the caller keeps it to put new rules in force at run time.
+         * Default: no security file, every client may do everything.
+         */
+        public Starter accessControl(AccessControl accessControl) {
+            this.accessControl = accessControl;
+            return this;
+        }
+
+        /** What runs beside the queue manager, started in this order once the listeners accept connections. */
+        public Starter plugins(ServerPlugin... plugins) {
+            this.plugins = List.of(plugins);
+            return this;
+        }
+
+        /**
+         * Starts the queue manager: restores what the store recovered, binds both listeners, starts the plugins.
+         *
+         * @throws BindException when the TCP port is taken (the message names the port and how to choose another)
+         * @throws IllegalStateException when another server in this JVM already uses the in-VM name
+         * @throws Exception what opening the store or a plugin's start threw
+         */
+        public WharfServer start() throws Exception {
+            MessageStore opened = store != null ? store : JournalMessageStore.open(config);
+            WharfServer server;
+            try {
+                server = new WharfServer(config, opened, clock,
+                        accessControl != null ? accessControl : AccessControl.allowAll(), plugins);
+            } catch (RuntimeException | Error e) {
+                opened.close();
+                throw e;
+            }
+            try {
+                server.queueManager.persistence().recover(new RecoveryRouter(server.queueManager, server.topicManager));
+                server.queueManager.scheduleRecoveredDelays(server.ioGroup);
+                server.queueManager.scheduleAutoDelete(server.ioGroup);
+                server.bind();
+                server.startPlugins(); // plugins connect over the in-VM listener, so they start last
+            } catch (Exception | Error e) {
+                server.close();
+                throw e;
+            }
+            return server;
+        }
     }
 
     private void bind() throws Exception {
-        ServerContext context = new ServerContext(config, queueManager, topicManager, connections,
+        ServerContext context = new ServerContext(config, queueManager, topicManager, accessControl, connections,
                 WharfVersion.current());
         ServerChannelInitializer initializer = new ServerChannelInitializer(context);
         if (config.plainListener()) {
@@ -284,6 +336,11 @@ public final class WharfServer implements AutoCloseable {
     /** The URL of the in-VM listener: {@code vm://} and the configured {@code inVmName}. */
     public String vmUrl() {
         return "vm://" + config.inVmName();
+    }
+
+    /** Who may do what: {@link AccessControl#replace} puts new rules in force at run time. */
+    public AccessControl accessControl() {
+        return accessControl;
     }
 
     /** The queues. */

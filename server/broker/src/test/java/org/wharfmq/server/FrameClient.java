@@ -79,6 +79,11 @@ public final class FrameClient implements AutoCloseable {
                 new LocalAddress(server.config().inVmName()));
     }
 
+    /** The local port of a TCP connection (the server sees the client at 127.0.0.1 and this port). */
+    public int localPort() {
+        return ((java.net.InetSocketAddress) channel.localAddress()).getPort();
+    }
+
     /** Connects over TCP and completes the handshake. */
     public static FrameClient connect(WharfServer server) throws InterruptedException {
         FrameClient client = tcp(server);

@@ -24,6 +24,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The queues of one queue manager, by name: those defined in the configuration, plus those created on first use
@@ -47,6 +48,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * on a deleted queue, and no message is lost.
  */
 public final class QueueManager implements AutoCloseable {
+
+    /** For {@link #queue(String, Consumer)}: whoever may use a queue may have it created by use. */
+    public static final Consumer<String> ANYONE_CREATES = name -> {
+    };
 
     private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
     /** Temporary queues by name; each is owned by one connection's {@code TemporaryDestinations}. */
@@ -118,6 +123,14 @@ public final class QueueManager implements AutoCloseable {
      *                        TOO_MANY_QUEUES when creating it would pass maxQueues
      */
     public LocalQueue queue(String name) {
+        return queue(name, ANYONE_CREATES);
+    }
+
+    /**
+     * As {@link #queue(String)}; {@code beforeCreate} runs when the queue would be created by this use, and may
+     * refuse that by throwing (authorisation's create permission). Not run for a queue that exists.
+     */
+    public LocalQueue queue(String name, Consumer<String> beforeCreate) {
         LocalQueue queue = queues.get(name);
         if (queue != null) {
             return queue;
@@ -134,6 +147,7 @@ public final class QueueManager implements AutoCloseable {
         if (name.isEmpty()) {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "A queue name must not be empty.");
         }
+        beforeCreate.accept(name);
         return queues.computeIfAbsent(name, n -> {
             countNewQueue(n);
             persistence.queueCreated(n);
@@ -147,11 +161,11 @@ public final class QueueManager implements AutoCloseable {
      * The queue a consumer or browser names, {@link LocalQueue#attach attached} (the caller detaches it when the
      * consumer or browser closes), looked up again when the one found was deleted as unused in between.
      *
-     * @throws WharfException as {@link #queue(WireDestination)}
+     * @throws WharfException as {@link #queue(WireDestination, Consumer)}
      */
-    public LocalQueue attach(WireDestination destination) {
+    public LocalQueue attach(WireDestination destination, Consumer<String> beforeCreate) {
         while (true) {
-            LocalQueue queue = queue(destination);
+            LocalQueue queue = queue(destination, beforeCreate);
             if (queue.attach()) {
                 return queue;
             }
@@ -299,18 +313,18 @@ public final class QueueManager implements AutoCloseable {
     /**
      * The queue for a destination named in a request: a named queue or a live temporary queue. Topics (and
      * temporary topics) are served by the {@link org.wharfmq.server.topic.TopicManager}, so naming one here is
-     * an ILLEGAL_STATE.
+     * an ILLEGAL_STATE. {@code beforeCreate}: see {@link #queue(String, Consumer)}.
      *
      * @throws WharfException when the destination is missing, not a queue, an unknown queue, or a temporary
      *                        queue that has been deleted (UNKNOWN_DESTINATION)
      */
-    public LocalQueue queue(WireDestination destination) {
+    public LocalQueue queue(WireDestination destination, Consumer<String> beforeCreate) {
         if (destination == null) {
             throw WharfException.illegalState("No destination given: a message must name the queue it is for.");
         }
         switch (destination.kind()) {
             case QUEUE:
-                return queue(destination.name());
+                return queue(destination.name(), beforeCreate);
             case TEMPORARY_QUEUE:
                 return temporaryQueue(destination.name());
             case TOPIC:

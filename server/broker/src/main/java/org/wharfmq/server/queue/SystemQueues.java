@@ -17,6 +17,12 @@ public final class SystemQueues {
 
     /** The dead-letter queue; the flow engine's {@code RunningFlow.DEAD_LETTER_QUEUE} is the same queue. */
     public static final String DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE";
+    /** Where admin commands are sent ({@code wharf flow ...}, {@code wharf topic list}); admins only. */
+    public static final String ADMIN_COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE";
+    /** Where the command line takes the admin commands' replies from, by correlation id; admins only. */
+    public static final String ADMIN_REPLY_QUEUE = "SYSTEM.ADMIN.REPLY.QUEUE";
+    /** The prefix of every queue the queue manager keeps for itself; only admins may use such a queue. */
+    public static final String SYSTEM_PREFIX = "SYSTEM.";
     /** Every topic subscription's queue name starts with this. */
     public static final String SUBSCRIPTION_PREFIX = "SYSTEM.SUB.";
     /** A durable subscription's queue: this and a number. */
@@ -32,6 +38,11 @@ public final class SystemQueues {
     /** Whether clients may not address {@code name}: a subscription's queue or a retained publication's. */
     public static boolean isReserved(String name) {
         return isSubscriptionQueue(name) || isRetainedQueue(name);
+    }
+
+    /** Whether {@code name} is one of the queue manager's own queues ({@value #SYSTEM_PREFIX}...). */
+    public static boolean isSystem(String name) {
+        return name.startsWith(SYSTEM_PREFIX);
     }
 
     /** Whether {@code name} is a topic subscription's queue. */

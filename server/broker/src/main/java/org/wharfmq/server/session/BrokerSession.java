@@ -14,6 +14,8 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
+import org.wharfmq.server.security.ConnectionAccess;
+import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.topic.Publication;
 import org.wharfmq.server.topic.Subscription;
@@ -58,6 +60,7 @@ public final class BrokerSession {
     private final Persistence persistence;
     private final int maxMessageLength;
 
+    private final ConnectionAccess access;
     /** Guards delivery ids, every consumer's unacknowledged deliveries, and the writer's frames. */
     private final Object lock = new Object();
     private long nextDeliveryId = 1;
@@ -82,10 +85,12 @@ public final class BrokerSession {
      * @param topics           publish/subscribe
      * @param clientId         the connection's client ID (fixed before any session exists), or null
      * @param maxMessageLength longest message accepted (setting maxMessageLength)
+     * @param access           what the connection may do
      */
     public BrokerSession(int id, boolean transacted, Channel channel, Replies replies, QueueManager queueManager,
-                         TopicManager topics, String clientId, int maxMessageLength) {
+                         TopicManager topics, String clientId, int maxMessageLength, ConnectionAccess access) {
         this.id = id;
+        this.access = access;
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.replies = replies;
@@ -121,9 +126,14 @@ public final class BrokerSession {
             throw new WharfException(ErrorCode.INVALID_SELECTOR, "Invalid message selector: " + e.getMessage());
         }
         ServerConsumer consumer;
+        boolean temporary = f.destination().kind().isTemporary(); // its connection's alone: TemporaryDestinations
         if (f.destination().kind().isQueue()) {
-            LocalQueue queue = queueManager.attach(f.destination()); // detached when it closes
-            if ((f.flags() & Frame.CONSUMER_BROWSER) != 0) {
+            boolean browse = (f.flags() & Frame.CONSUMER_BROWSER) != 0;
+            if (!temporary) {
+                access.check(browse ? Permission.BROWSE : Permission.RECEIVE, f.destination().name());
+            }
+            LocalQueue queue = queueManager.attach(f.destination(), access.createCheck()); // detached when it closes
+            if (browse) {
                 ServerBrowser browser = new ServerBrowser(f.consumerId(), id, queue, selector, channel);
                 browsers.put(f.consumerId(), browser);
                 replies.ok(f.requestId()); // answered before the first DELIVER, as for consumers
@@ -132,6 +142,12 @@ public final class BrokerSession {
             }
             consumer = new ServerConsumer(f.consumerId(), this, queue, selector, f.credit());
         } else {
+            if (!temporary) {
+                access.check(Permission.SUBSCRIBE, f.destination().name());
+                if ((f.flags() & Frame.CONSUMER_DURABLE) != 0) {
+                    access.check(Permission.DURABLE, f.destination().name());
+                }
+            }
             consumer = subscribe(f, selector);
         }
         consumers.put(f.consumerId(), consumer);
@@ -150,7 +166,7 @@ public final class BrokerSession {
         Subscription subscription = topics.attach(f.destination(), f.selector() == null || f.selector().isBlank()
                         ? null : f.selector(), selector, (f.flags() & Frame.CONSUMER_NO_LOCAL) != 0,
                 (f.flags() & Frame.CONSUMER_DURABLE) != 0, (f.flags() & Frame.CONSUMER_SHARED) != 0,
-                f.subscriptionName(), clientId, channel);
+                f.subscriptionName(), clientId, channel, access.identity());
         subscription.queue().attach(); // as every consumer's queue; a subscription's is never deleted as unused
         ServerConsumer consumer = new ServerConsumer(f.consumerId(), this, subscription.queue(), Selector.ALL_MATCH,
                 f.credit());
@@ -247,6 +263,7 @@ public final class BrokerSession {
         try {
             MessageHeaders headers = read(content);
             WireDestination destination = headers.destination();
+            access.checkSend(destination);
             if (destination != null && !destination.kind().isQueue()) {
                 publishToTopic(requestId, producerId, content, headers);
                 return;
@@ -289,7 +306,7 @@ public final class BrokerSession {
 
     private QueuedMessage accept(ByteBuf content, MessageHeaders headers) {
         while (true) {
-            LocalQueue queue = queueManager.queue(headers.destination());
+            LocalQueue queue = queueManager.queue(headers.destination(), access.createCheck());
             QueuedMessage message = new QueuedMessage(queue, content, headers);
             if (queue.reserve(message)) {
                 return message;

@@ -18,8 +18,8 @@ import java.util.zip.CRC32C;
  *   QUEUE     str name
  *   DELIVERED str queue | i64 sequence | i32 deliveryCount
  *   CLOSED    (nothing: the journal was closed in order)
- *   SUBSCRIPTION  str queue | str name | u8 flags (1 noLocal, 2 shared, 4 client ID, 8 selector)
- *                 | [str clientId] | str topic | [i32 length | UTF-8 selector]
+ *   SUBSCRIPTION  str queue | str name | u8 flags (1 noLocal, 2 shared, 4 client ID, 8 selector, 16 owner)
+ *                 | [str clientId] | str topic | [i32 length | UTF-8 selector] | [str owner]
  *   UNSUBSCRIBED  str queue
  *   QUEUE_DELETED str name   (a queue created at run time, deleted as unused: its QUEUE record is dead)
  *
@@ -46,6 +46,8 @@ final class JournalRecord {
     private static final int SUB_SHARED = 2;
     private static final int SUB_CLIENT_ID = 4;
     private static final int SUB_SELECTOR = 8;
+    /** Since issue 21: the creating user; journals written before have no such records and recover unowned. */
+    private static final int SUB_OWNER = 16;
 
     /** Bytes of the CRC that ends every record. */
     static final int CRC_BYTES = 4;
@@ -93,7 +95,8 @@ final class JournalRecord {
         writeString(out, r.queueName());
         writeString(out, r.name());
         out.writeByte((r.noLocal() ? SUB_NO_LOCAL : 0) | (r.shared() ? SUB_SHARED : 0)
-                | (r.clientId() != null ? SUB_CLIENT_ID : 0) | (r.selector() != null ? SUB_SELECTOR : 0));
+                | (r.clientId() != null ? SUB_CLIENT_ID : 0) | (r.selector() != null ? SUB_SELECTOR : 0)
+                | (r.owner() != null ? SUB_OWNER : 0));
         if (r.clientId() != null) {
             writeString(out, r.clientId());
         }
@@ -101,6 +104,9 @@ final class JournalRecord {
         if (r.selector() != null) { // a selector may be longer than a u16 string allows
             byte[] bytes = r.selector().getBytes(StandardCharsets.UTF_8);
             out.writeInt(bytes.length).writeBytes(bytes);
+        }
+        if (r.owner() != null) {
+            writeString(out, r.owner());
         }
     }
 
@@ -117,8 +123,9 @@ final class JournalRecord {
             selector = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
             in.skipBytes(length);
         }
+        String owner = (flags & SUB_OWNER) != 0 ? readString(in) : null;
         return new SubscriptionRecord(queue, name, clientId, topic, selector, (flags & SUB_NO_LOCAL) != 0,
-                (flags & SUB_SHARED) != 0);
+                (flags & SUB_SHARED) != 0, owner);
     }
 
     static void unsubscribed(ByteBuf out, String queue) {

@@ -11,7 +11,9 @@ package org.wharfmq.server.store;
  * @param selector  the message selector, or null
  * @param noLocal   whether publications of its own client ID are left out
  * @param shared    whether it is a JMS 2.0 shared durable subscription
+ * @param owner     the user who created it, the only one who may resume or delete it; null when an anonymous
+ *                  client created it (or it was created before Wharf had users): anyone may
  */
 public record SubscriptionRecord(String queueName, String name, String clientId, String topic, String selector,
-                                 boolean noLocal, boolean shared) {
+                                 boolean noLocal, boolean shared, String owner) {
 }

@@ -20,6 +20,8 @@ public final class Subscription {
     private final String queueName;
     private final String name;
     private final String clientId;
+    /** The user who created a named subscription, the only one who may resume or delete it; null: anyone may. */
+    private final String owner;
     private final String filter;
     private final String selectorText;
     private final Selector selector;
@@ -33,12 +35,13 @@ public final class Subscription {
     private final AtomicLong missed = new AtomicLong();
     int consumers;
 
-    Subscription(String queueName, String name, String clientId, String filter, String selectorText, Selector selector,
-                 boolean noLocal, boolean durable, boolean shared, boolean temporary, Object localConnection,
-                 LocalQueue queue) {
+    Subscription(String queueName, String name, String clientId, String owner, String filter, String selectorText,
+                 Selector selector, boolean noLocal, boolean durable, boolean shared, boolean temporary,
+                 Object localConnection, LocalQueue queue) {
         this.queueName = queueName;
         this.name = name;
         this.clientId = clientId;
+        this.owner = owner;
         this.filter = filter;
         this.selectorText = selectorText;
         this.selector = selector;
@@ -63,6 +66,11 @@ public final class Subscription {
     /** The client ID it belongs to, or null. */
     public String clientId() {
         return clientId;
+    }
+
+    /** The user who created it, the only one who may resume or delete it; null when anyone may. */
+    public String owner() {
+        return owner;
     }
 
     /** The topic filter, possibly with wildcards. */

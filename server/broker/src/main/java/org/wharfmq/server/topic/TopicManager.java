@@ -16,6 +16,7 @@ import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.store.StoredMessage;
+import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.store.SubscriptionRecord;
 
 import java.util.ArrayList;
@@ -303,10 +304,14 @@ public final class TopicManager {
      * @param name         the subscription name (durable or shared), else ignored
      * @param clientId     the connection's client ID, or null
      * @param connection   the connection (for noLocal)
-     * @throws WharfException with the JMS exception's code when a rule is broken
+     * @param who          the connection's user: a named subscription it creates is its own, and one another user
+     *                     created is out of its reach
+     * @throws WharfException with the JMS exception's code when a rule is broken; NOT_AUTHORISED for another user's
+     *                        subscription
      */
     public Subscription attach(WireDestination destination, String selectorText, Selector selector, boolean noLocal,
-                               boolean durable, boolean shared, String name, String clientId, Object connection) {
+                               boolean durable, boolean shared, String name, String clientId, Object connection,
+                               Identity who) {
         boolean temporary = destination.kind() == WireDestination.Kind.TEMPORARY_TOPIC;
         String filter = destination.name();
         if (temporary) {
@@ -319,7 +324,7 @@ public final class TopicManager {
             TopicNames.checkFilter(filter);
         }
         if (!durable && !shared) {
-            Subscription s = create(null, null, clientId, filter, selectorText, selector, noLocal, false, false,
+            Subscription s = create(null, null, clientId, null, filter, selectorText, selector, noLocal, false, false,
                     temporary, connection);
             synchronized (this) {
                 s.consumers = 1;
@@ -337,6 +342,7 @@ public final class TopicManager {
         synchronized (this) {
             Subscription existing = named.get(key);
             if (existing != null) {
+                checkOwner(existing, who);
                 if (existing.durable() != durable || existing.shared() != shared) {
                     throw WharfException.illegalState("Subscription '" + name + "'" + ofClient(clientId)
                             + " already exists as a " + kind(existing) + "; it cannot also be used as a "
@@ -359,8 +365,8 @@ public final class TopicManager {
                 }
                 delete(existing); // JMS: a changed topic, selector or noLocal replaces the durable subscription
             }
-            Subscription s = create(null, name, clientId, filter, selectorText, selector, noLocal, durable, shared,
-                    false, connection);
+            Subscription s = create(null, name, clientId, ownerOf(who), filter, selectorText, selector, noLocal,
+                    durable, shared, false, connection);
             named.put(key, s);
             s.consumers = 1;
             return s;
@@ -386,13 +392,14 @@ public final class TopicManager {
      * @throws WharfException UNKNOWN_DESTINATION when there is none of that name; ILLEGAL_STATE while it has a
      *                        consumer
      */
-    public void unsubscribe(String clientId, String name) {
+    public void unsubscribe(String clientId, String name, Identity who) {
         synchronized (this) {
             Subscription s = named.get(new Key(clientId, name));
             if (s == null || !s.durable()) {
                 throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "There is no durable subscription '" + name
                         + "'" + ofClient(clientId) + " to unsubscribe.");
             }
+            checkOwner(s, who);
             if (s.consumers > 0) {
                 throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId) + " has "
                         + s.consumers + " active consumer(s); close them before unsubscribing.");
@@ -403,24 +410,65 @@ public final class TopicManager {
     }
 
     /**
+     * Checks that {@code who} may use the client ID {@code clientId} (SET_CLIENT_ID): not when a durable subscription
+     * under it belongs to another user, which would otherwise be theirs to resume or delete.
+     *
+     * @throws WharfException NOT_AUTHORISED naming the client ID and its owner
+     */
+    public void checkClientId(String clientId, Identity who) {
+        synchronized (this) {
+            for (Subscription s : named.values()) {
+                if (clientId.equals(s.clientId())) {
+                    if (!mayUse(s, who)) {
+                        throw new WharfException(ErrorCode.NOT_AUTHORISED, capitalise(who.describe())
+                                + " may not use client ID '" + clientId + "': it holds durable subscription '"
+                                + s.name() + "' of user '" + s.owner() + "'. Choose another client ID.");
+                    }
+                }
+            }
+        }
+    }
+
+    private static void checkOwner(Subscription s, Identity who) {
+        if (!mayUse(s, who)) {
+            throw new WharfException(ErrorCode.NOT_AUTHORISED, capitalise(who.describe()) + " may not use "
+                    + (s.durable() ? "durable" : "shared") + " subscription '" + s.name() + "'" + ofClient(s.clientId())
+                    + ": it belongs to user '" + s.owner() + "', who created it.");
+        }
+    }
+
+    /** A subscription nobody owns (made anonymously) is anyone's; an owned one its owner's (and the server's). */
+    private static boolean mayUse(Subscription s, Identity who) {
+        return s.owner() == null || who.server() || s.owner().equals(who.user());
+    }
+
+    private static String ownerOf(Identity who) {
+        return who.anonymous() ? null : who.user();
+    }
+
+    private static String capitalise(String s) {
+        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+
+    /**
      * Creates a subscription and its queue and enters it in the tree.
      *
      * @param recoveredQueue the queue name of a durable subscription recovered from the store (which already holds
      *                       its definition, and whose messages follow); null for a new subscription
      */
-    private Subscription create(String recoveredQueue, String name, String clientId, String filter,
+    private Subscription create(String recoveredQueue, String name, String clientId, String owner, String filter,
                                 String selectorText, Selector selector, boolean noLocal, boolean durable,
                                 boolean shared, boolean temporary, Object connection) {
         String queueName = recoveredQueue != null ? recoveredQueue
                 : (durable ? SystemQueues.DURABLE_SUBSCRIPTION_PREFIX : SystemQueues.NON_DURABLE_SUBSCRIPTION_PREFIX) + subscriptionNumbers.incrementAndGet();
         LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, persistence, durable, queues.deadLetters(),
                 queues.clock());
-        Subscription s = new Subscription(queueName, name, clientId, filter, selectorText, selector, noLocal, durable,
-                shared, temporary, durable ? null : connection, queue);
+        Subscription s = new Subscription(queueName, name, clientId, owner, filter, selectorText, selector, noLocal,
+                durable, shared, temporary, durable ? null : connection, queue);
         if (recoveredQueue == null) {
             if (durable) {
                 persistence.subscriptionCreated(new SubscriptionRecord(queueName, name, clientId, filter, selectorText,
-                        noLocal, shared));
+                        noLocal, shared, owner));
             }
             if (!temporary) {
                 giveRetained(s);
@@ -492,8 +540,8 @@ public final class TopicManager {
         } catch (SelectorParseException e) { // it was parsed when the subscription was created
             throw new IllegalStateException("Recovered " + r + " has a selector that no longer parses: " + e, e);
         }
-        Subscription s = create(r.queueName(), r.name(), r.clientId(), r.topic(), r.selector(), selector, r.noLocal(),
-                true, r.shared(), false, null);
+        Subscription s = create(r.queueName(), r.name(), r.clientId(), r.owner(), r.topic(), r.selector(), selector,
+                r.noLocal(), true, r.shared(), false, null);
         try { // new subscription queues are numbered above the recovered ones
             long number = Long.parseLong(r.queueName().substring(SystemQueues.DURABLE_SUBSCRIPTION_PREFIX.length()));
             subscriptionNumbers.accumulateAndGet(number, Math::max);

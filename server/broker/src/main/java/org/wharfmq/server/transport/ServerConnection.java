@@ -8,6 +8,7 @@ import org.wharfmq.protocol.frame.ClientFrameHandler;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.session.BrokerSession;
 import org.wharfmq.server.session.Replies;
@@ -35,6 +36,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private final String clientName;
     /** Who the handshake found the client to be; fixed for the connection's life. */
     private final Identity identity;
+    /** What the client may do; made once the channel (its peer address) is known. */
+    private ConnectionAccess access;
     private final IntObjectHashMap<BrokerSession> sessions = new IntObjectHashMap<>();
     /** The session each open consumer or browser id belongs to. */
     private final IntObjectHashMap<BrokerSession> sessionOfConsumer = new IntObjectHashMap<>();
@@ -59,6 +62,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         this.ctx = ctx;
         channel = ctx.channel();
         replies = new Replies(channel);
+        access = new ConnectionAccess(identity, context.accessControl(), channel.remoteAddress());
         LOG.log(System.Logger.Level.DEBUG, () -> "Client '" + clientName + "' connected from " + ctx.channel().remoteAddress());
     }
 
@@ -112,13 +116,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             throw WharfException.illegalState("The client ID must be set before the connection is used (JMS 2.0 "
                     + "section 6.1.2); this connection already has sessions.");
         }
+        if (id != null) {
+            context.topicManager().checkClientId(id, identity);
+        }
         context.clientIds().claim(id, this);
         clientId = id;
     }
 
     @Override
     public void onUnsubscribe(Frame.Unsubscribe f) {
-        answer(f.requestId(), () -> context.topicManager().unsubscribe(clientId, f.subscriptionName()));
+        answer(f.requestId(), () -> context.topicManager().unsubscribe(clientId, f.subscriptionName(), identity));
     }
 
     @Override
@@ -151,7 +158,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             return;
         }
         sessions.put(f.sessionId(), new BrokerSession(f.sessionId(), f.transacted(), channel, replies,
-                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength()));
+                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength(), access));
         replies.ok(f.requestId());
     }
 
@@ -208,8 +215,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     public void onCreateProducer(Frame.CreateProducer f) {
         try {
             session(f.sessionId());
+            access.checkProducer(f.destination());
             if (f.destination() != null && f.destination().kind().isQueue()) {
-                context.queueManager().queue(f.destination());
+                context.queueManager().queue(f.destination(), access.createCheck());
             } else if (f.destination() != null) {
                 context.topicManager().checkPublishable(f.destination());
             }

@@ -4,6 +4,7 @@ import io.netty.channel.group.ChannelGroup;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.topic.TopicManager;
 
 /**
@@ -13,17 +14,19 @@ import org.wharfmq.server.topic.TopicManager;
  * @param config        the server's settings
  * @param queueManager  the queues
  * @param topicManager  topics and subscriptions
+ * @param accessControl who may do what
  * @param clientIds     the client IDs connections hold
  * @param connections   every open client connection, TCP and in-VM
  * @param serverVersion the version reported in HELLO_OK
  */
 public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
-                            ClientIds clientIds, ChannelGroup connections, String serverVersion) {
+                            AccessControl accessControl, ClientIds clientIds, ChannelGroup connections,
+                            String serverVersion) {
 
     /** A server's context, with no client ID in use yet. */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
-                         ChannelGroup connections, String serverVersion) {
-        this(config, queueManager, topicManager, new ClientIds(), connections, serverVersion);
+                         AccessControl accessControl, ChannelGroup connections, String serverVersion) {
+        this(config, queueManager, topicManager, accessControl, new ClientIds(), connections, serverVersion);
     }
 
     /** The decoder's limit: the longest message plus room for the frame's own fields. */

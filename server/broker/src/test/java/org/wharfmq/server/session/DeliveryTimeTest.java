@@ -25,7 +25,7 @@ class DeliveryTimeTest {
         TestClock clock = new TestClock();
         clock.advance(-HOUR); // the queue manager's clock is an hour behind the system's
         try (TestServer server = TestServer.start(config -> config,
-                config -> WharfServer.start(config, new InMemoryMessageStore(), clock));
+                config -> WharfServer.builder(config).store(new InMemoryMessageStore()).clock(clock).start());
              FrameClient client = FrameClient.connect(server.server())) {
             client.createSession(1, false);
             client.createConsumer(1, 1, "DUE", null, 0);

@@ -86,7 +86,7 @@ class StoreCompletionTest {
 
     @BeforeEach
     void start() throws Exception {
-        testServer = TestServer.start(c -> c, config -> WharfServer.start(config, store));
+        testServer = TestServer.start(c -> c, config -> WharfServer.builder(config).store(store).start());
         server = testServer.server();
     }
 

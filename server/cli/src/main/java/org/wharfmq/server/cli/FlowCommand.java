@@ -1,5 +1,6 @@
 package org.wharfmq.server.cli;
 
+import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.flow.runtime.FlowJar;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
@@ -207,10 +208,10 @@ final class FlowCommand implements Runnable {
         try (Connection connection = new WharfConnectionFactory(server.url).createConnection()) {
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            Queue replies = session.createQueue(AdminResponder.REPLY_QUEUE);
+            Queue replies = session.createQueue(SystemQueues.ADMIN_REPLY_QUEUE);
             Message request = builder.build(session);
             request.setJMSReplyTo(replies);
-            session.createProducer(session.createQueue(AdminResponder.COMMAND_QUEUE)).send(request);
+            session.createProducer(session.createQueue(SystemQueues.ADMIN_COMMAND_QUEUE)).send(request);
             String selector = "JMSCorrelationID = '" + request.getJMSMessageID() + "'";
             try (MessageConsumer consumer = session.createConsumer(replies, selector)) {
                 Message reply = consumer.receive(REPLY_TIMEOUT_MILLIS);

@@ -1,6 +1,8 @@
 package org.wharfmq.server.flow;
 
 import org.wharfmq.flow.runtime.FlowStatistics;
+import org.wharfmq.server.queue.SystemQueues;
+import org.wharfmq.server.security.AccessControl;
 
 import javax.jms.BytesMessage;
 import javax.jms.Connection;
@@ -14,7 +16,7 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * Serves admin commands, IBM MQ style: requests arrive on {@value #COMMAND_QUEUE} (over the in-VM client, like
+ * Serves admin commands, IBM MQ style: requests arrive on {@value SystemQueues#ADMIN_COMMAND_QUEUE} (over the in-VM client, like
  * any application's), each with the property {@value #COMMAND} and a JMSReplyTo; the reply is a TextMessage with
  * the command's output, the property {@value #OK} and the request's message id as correlation id.
  *
@@ -29,10 +31,6 @@ import java.util.List;
  */
 public final class AdminResponder implements AutoCloseable {
 
-    /** The queue admin requests are sent to. */
-    public static final String COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE";
-    /** The queue the command line takes its replies from (by correlation id). */
-    public static final String REPLY_QUEUE = "SYSTEM.ADMIN.REPLY.QUEUE";
     /** Request property: the command. */
     public static final String COMMAND = "WharfCommand";
     /** Request property: the flow's name. */
@@ -53,6 +51,7 @@ public final class AdminResponder implements AutoCloseable {
     public static final String REMOTE_DEPLOY_DISABLED = "REMOTE_DEPLOY_DISABLED";
 
     private static final System.Logger LOG = System.getLogger(AdminResponder.class.getName());
+    private static final System.Logger AUDIT = System.getLogger(AccessControl.AUDIT_LOGGER);
 
     private final FlowHost host;
     private final java.util.function.Supplier<String> topics;
@@ -75,7 +74,7 @@ public final class AdminResponder implements AutoCloseable {
         Connection connection = connectionFactory.createConnection();
         try {
             AdminResponder responder = new AdminResponder(host, topics, connection);
-            responder.session.createConsumer(responder.session.createQueue(COMMAND_QUEUE))
+            responder.session.createConsumer(responder.session.createQueue(SystemQueues.ADMIN_COMMAND_QUEUE))
                     .setMessageListener(responder::serve);
             connection.start();
             return responder;
@@ -97,6 +96,7 @@ public final class AdminResponder implements AutoCloseable {
             error = e instanceof RemoteDeployDisabledException ? REMOTE_DEPLOY_DISABLED : null;
             LOG.log(System.Logger.Level.WARNING, "Admin command failed: " + reply);
         }
+        audit(request, ok, reply);
         try {
             if (request.getJMSReplyTo() == null) {
                 return;
@@ -110,6 +110,25 @@ public final class AdminResponder implements AutoCloseable {
             replier.send(request.getJMSReplyTo(), answer);
         } catch (JMSException e) {
             LOG.log(System.Logger.Level.WARNING, "Cannot answer an admin command: " + e);
+        }
+    }
+
+    /**
+     * One audit line per command: who (the request's JMSXUserID, which the server checked against the sender's
+     * login), what, and the result. The broker's audit line for the same message says where it came from.
+     */
+    private static void audit(Message request, boolean ok, String reply) {
+        try {
+            String user = request.getStringProperty("JMSXUserID");
+            String flow = request.getStringProperty(FLOW);
+            String onOff = request.getStringProperty(SWITCH);
+            AUDIT.log(ok ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "ADMIN "
+                    + (user == null || user.isEmpty() ? "anonymous client" : "user '" + user + "'") + " ran '"
+                    + request.getStringProperty(COMMAND) + "'" + (flow != null ? " flow=" + flow : "")
+                    + (onOff != null ? " switch=" + onOff : "") + " (request " + request.getJMSMessageID() + "): "
+                    + (ok ? "OK" : "FAILED: " + reply));
+        } catch (JMSException e) {
+            AUDIT.log(System.Logger.Level.WARNING, "ADMIN a command whose properties cannot be read: " + e);
         }
     }
 

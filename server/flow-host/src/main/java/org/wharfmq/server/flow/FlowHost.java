@@ -1,5 +1,6 @@
 package org.wharfmq.server.flow;
 
+import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.runtime.FlowJar;
@@ -76,7 +77,7 @@ public final class FlowHost implements ServerPlugin {
      * Deploys again the flows kept from {@code wharf flow deploy} (only when {@code remoteDeploy} is on), then the
      * configured flows (skipping those whose name a kept deployment has taken), and opens the admin command queue.
      * With auto-creation off, the command queue is served only when the configuration defines it (and
-     * {@value AdminResponder#REPLY_QUEUE} for the command line's replies).
+     * {@value SystemQueues#ADMIN_REPLY_QUEUE} for the command line's replies).
      *
      * @param server the server: its in-VM URL (which flows and the admin responder connect to), its settings (data
      *               directory: uploaded jars go under {@code flows/}; {@code remoteDeploy}), its topic report (what
@@ -116,7 +117,7 @@ public final class FlowHost implements ServerPlugin {
             }
         }
         boolean commandQueue = config.autoCreate()
-                || config.queues().stream().anyMatch(q -> AdminResponder.COMMAND_QUEUE.equals(q.name()));
+                || config.queues().stream().anyMatch(q -> SystemQueues.ADMIN_COMMAND_QUEUE.equals(q.name()));
         if (commandQueue) {
             // the admin queue also answers 'topics' (wharf topic list) for the broker: see AdminResponder
             AdminResponder responder = AdminResponder.start(connectionFactory, this, server::topicReport);
@@ -124,7 +125,7 @@ public final class FlowHost implements ServerPlugin {
                 admin = responder;
             }
         } else {
-            LOG.log(System.Logger.Level.INFO, "Auto-creation is off and " + AdminResponder.COMMAND_QUEUE
+            LOG.log(System.Logger.Level.INFO, "Auto-creation is off and " + SystemQueues.ADMIN_COMMAND_QUEUE
                     + " is not defined: 'wharf flow' commands are not served");
         }
     }

@@ -63,7 +63,7 @@ class QueuesCreatedByUseTest {
     @Test
     void creatingAQueuePastMaxQueuesIsRefusedNamingTheLimitAndTheQueuesThereKeepWorking() throws Exception {
         WharfServer server = start(c -> c.maxQueues(MAX_QUEUES).queue("DEFINED")).server();
-        assertEquals(Set.of("DEFINED", AdminResponder.COMMAND_QUEUE), server.queueManager().queueNames());
+        assertEquals(Set.of("DEFINED", org.wharfmq.server.queue.SystemQueues.ADMIN_COMMAND_QUEUE), server.queueManager().queueNames());
         Session session = connect(server).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer a = session.createProducer(session.createQueue("A"));
         session.createProducer(session.createQueue("B"));
@@ -230,7 +230,7 @@ class QueuesCreatedByUseTest {
      */
     private TestServer start(UnaryOperator<ServerConfig.Builder> customizer) throws Exception {
         TestServer server = TestServer.start(c -> customizer.apply(c.autoDeleteDelayMillis(DELAY)),
-                config -> WharfServer.start(config, JournalMessageStore.open(config), clock, new FlowHost()));
+                config -> WharfServer.builder(config).clock(clock).plugins(new FlowHost()).start());
         opened.add(server);
         return server;
     }

@@ -246,7 +246,7 @@ class TlsTest {
                 .keyStore(serverStore).keyStorePassword(TestCertificates.PASSWORD);
         TlsConfig config = tls.apply(settings).build();
         TestServer testServer = TestServer.start(b -> b.tls(config),
-                c -> WharfServer.start(c, new InMemoryMessageStore()));
+                c -> WharfServer.builder(c).store(new InMemoryMessageStore()).start());
         open.add(testServer);
         return testServer.server();
     }

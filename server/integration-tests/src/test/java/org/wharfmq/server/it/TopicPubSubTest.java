@@ -255,9 +255,9 @@ class TopicPubSubTest {
         List<org.wharfmq.server.topic.Subscription> crowd = new ArrayList<>();
         for (int i = 0; i < 10_000; i++) {
             crowd.add(topics.attach(WireDestination.topic(name + "/sub" + i), null, Selector.ALL_MATCH, false, false,
-                    false, null, null, someConnection));
+                    false, null, null, someConnection, org.wharfmq.server.security.Identity.ANONYMOUS));
             crowd.add(topics.attach(WireDestination.topic("elsewhere/" + i + "/#"), null, Selector.ALL_MATCH, false,
-                    false, false, null, null, someConnection));
+                    false, false, null, null, someConnection, org.wharfmq.server.security.Identity.ANONYMOUS));
         }
         try {
             before = topics.matchVisits();

@@ -204,7 +204,7 @@ class PersistenceTest {
         String body = "z".repeat(1000);
         int sent = 0;
         try (TestServer testServer = TestServer.start(c -> c,
-                config -> WharfServer.start(config, JournalMessageStore.open(config, d -> freeBytes.get())))) {
+                config -> WharfServer.builder(config).store(JournalMessageStore.open(config, d -> freeBytes.get())).start())) {
             WharfServer server = testServer.server();
             try (Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection()) {
                 connection.start();

@@ -53,7 +53,7 @@ public final class PersistentRequestReplyBenchmark {
         ServerConfig config = ServerConfig.builder().port(0).host("127.0.0.1").inVmName("bench")
                 .dataDirectory(Files.createTempDirectory(data, "bench-")).durability(durability).maxMessageLength(maxMessageLength).build();
         JournalMessageStore store = JournalMessageStore.open(config);
-        try (WharfServer server = WharfServer.start(config, store)) {
+        try (WharfServer server = WharfServer.builder(config).store(store).start()) {
             ConnectionFactory cf = new WharfConnectionFactory(server.tcpUrl());
             AtomicBoolean running = new AtomicBoolean(true);
             AtomicBoolean responding = new AtomicBoolean(true);

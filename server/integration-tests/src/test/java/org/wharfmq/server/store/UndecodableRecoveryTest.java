@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.TestMessages;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
@@ -15,10 +16,6 @@ import javax.jms.MessageConsumer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -53,29 +50,13 @@ class UndecodableRecoveryTest {
             StoreHarness.put(store, new StoreHarness.Message("ORDERS", 2, TestMessages.encode(colored("good"))));
         }
 
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Logger log = Logger.getLogger("org.wharfmq.server.queue.DeadLetters");
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                warnings.add(record.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        log.addHandler(handler);
+        LogCapture log = LogCapture.of("org.wharfmq.server.queue.DeadLetters");
         String reason = "recovered from the journal but cannot be decoded: property 1 of 1 ('color') has unknown type"
                 + " tag 0x7f at offset " + tagOffset;
         try {
             WharfServer server = test.restart();
             assertEquals(List.of("Message ID:test-bad on queue 'ORDERS' moved to " + DEAD_LETTER_QUEUE + ": " + reason),
-                    warnings, "logged with the queue and the message id");
+                    log.messages(), "logged with the queue and the message id");
             assertEquals(1, server.queueManager().depth("ORDERS"));
             assertEquals(1, server.queueManager().depth(DEAD_LETTER_QUEUE));
             Connection connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
@@ -89,7 +70,7 @@ class UndecodableRecoveryTest {
                 connection.close(); // unacknowledged: "good" stays
             }
         } finally {
-            log.removeHandler(handler);
+            log.close();
         }
 
         // a second start: the move was journaled, so the dead letter is where it went, once

@@ -1,0 +1,131 @@
+package org.wharfmq.server.security;
+
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.SystemQueues;
+
+/**
+ * The queue manager's authorisation: the {@link AccessPolicy} in force, which a reload of the security file
+ * replaces at run time, and the rules no policy can change. Asked when a producer, consumer, browser, subscription
+ * or queue is created, and for an anonymous producer's send to a destination its session has not sent to since the
+ * policy last changed (see {@link #generation()}), so nothing is asked per message.
+ *
+ * <p>Rules of its own, whatever the policy:
+ * <ul>
+ *   <li>{@link Identity#SERVER} (the queue manager's own in-VM connections) may do everything.</li>
+ *   <li>The {@code SYSTEM.*} queues (dead letters, the admin command and reply queues) are created, sent to,
+ *       received from and browsed with the {@link Permission#ADMIN} permission only: so every admin command needs
+ *       it.</li>
+ * </ul>
+ *
+ * <p>A denial is a {@link WharfException} NOT_AUTHORISED naming the user, the permission and the destination, and a
+ * line in the audit log ({@value #AUDIT_LOGGER}). Thread-safe: the policy is read once per question.
+ */
+public final class AccessControl {
+
+    /** The logger of the audit trail: security denials here, admin actions from the admin command responder. */
+    public static final String AUDIT_LOGGER = "org.wharfmq.audit";
+    private static final System.Logger AUDIT = System.getLogger(AUDIT_LOGGER);
+
+    private volatile AccessPolicy policy;
+    private volatile long generation;
+    private volatile String source;
+
+    /**
+     * @param policy the rules at start
+     * @param source where they come from, for denials and the log (e.g. {@code security file config/security.yaml})
+     */
+    public AccessControl(AccessPolicy policy, String source) {
+        this.policy = policy;
+        this.source = source;
+    }
+
+    /** No security file: every client may do everything (docs/security.md, "Secure defaults"). */
+    public static AccessControl allowAll() {
+        return new AccessControl(AccessPolicy.ALLOW_ALL, "no security file");
+    }
+
+    /**
+     * Puts new rules in force (a reloaded security file): every later question gets their answer; what was allowed
+     * before goes on (an open consumer keeps consuming), and cached answers are void ({@link #generation()}).
+     */
+    public void replace(AccessPolicy next, String nextSource) {
+        policy = next;
+        source = nextSource;
+        generation++; // one writer: the reload
+        AUDIT.log(System.Logger.Level.INFO, "Permission rules replaced: " + next + " (" + nextSource + ")");
+    }
+
+    /** Changes whenever the rules do: an answer cached under another generation must be asked again. */
+    public long generation() {
+        return generation;
+    }
+
+    /** Whether {@code who} has permission {@code what} on {@code destination} (null for {@link Permission#ADMIN}). */
+    public boolean allows(Identity who, Permission what, String destination) {
+        if (who.server()) {
+            return true;
+        }
+        AccessPolicy rules = policy;
+        if (what.scope() == Permission.Scope.QUEUE && SystemQueues.isSystem(destination)) {
+            return rules.allows(who, Permission.ADMIN, null);
+        }
+        return rules.allows(who, what, destination);
+    }
+
+    /**
+     * Checks a permission.
+     *
+     * @param peer where the client connects from, for the audit log
+     * @throws WharfException NOT_AUTHORISED naming the user, the permission, the destination and where the rules are
+     */
+    public void check(Identity who, Permission what, String destination, Object peer) {
+        if (allows(who, what, destination)) {
+            return;
+        }
+        String target = describe(what, destination);
+        boolean system = what.scope() == Permission.Scope.QUEUE && SystemQueues.isSystem(destination);
+        String message = capitalise(who.describe()) + " may not " + verb(what) + " " + target + ": no '"
+                + (system ? Permission.ADMIN.key() : what.key()) + "' permission"
+                + (system ? " (the SYSTEM.* queues need the admin permission)" : "") + " is granted to "
+                + (who.anonymous() ? "anonymous clients" : "it") + " by " + source + ".";
+        AUDIT.log(System.Logger.Level.WARNING, "DENIED " + who.describe() + " from " + peer + ": " + what.key()
+                + " " + target);
+        throw new WharfException(ErrorCode.NOT_AUTHORISED, message);
+    }
+
+    /** Writes an allowed action worth keeping (an admin command's arrival) to the audit log. */
+    public void audit(String action) {
+        AUDIT.log(System.Logger.Level.INFO, action);
+    }
+
+    private static String describe(Permission what, String destination) {
+        return switch (what.scope()) {
+            case QUEUE -> "queue '" + destination + "'";
+            case TOPIC -> "topic '" + destination + "'";
+            case SERVER -> "the queue manager";
+        };
+    }
+
+    private static String verb(Permission what) {
+        return switch (what) {
+            case SEND -> "send to";
+            case RECEIVE -> "receive from";
+            case BROWSE -> "browse";
+            case CREATE -> "create";
+            case PUBLISH -> "publish to";
+            case SUBSCRIBE -> "subscribe to";
+            case DURABLE -> "hold a durable subscription to";
+            case ADMIN -> "administer";
+        };
+    }
+
+    private static String capitalise(String s) {
+        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+
+    @Override
+    public String toString() {
+        return policy + " (" + source + ")";
+    }
+}

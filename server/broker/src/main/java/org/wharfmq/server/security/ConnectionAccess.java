@@ -1,0 +1,104 @@
+package org.wharfmq.server.security;
+
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.server.queue.SystemQueues;
+
+import java.util.function.Consumer;
+
+/**
+ * What one connection may do: its {@link Identity} asked of the queue manager's {@link AccessControl}, with the
+ * destination it last sent to remembered, so that a producer sending to one destination (the usual case, an
+ * anonymous producer's included) asks once, not per message, until the rules change. Owned by the connection's
+ * event loop, like the connection and its sessions; not thread-safe.
+ *
+ * <p>A send to a {@code SYSTEM.*} queue (an admin command) is checked and written to the audit log every time, with
+ * the peer's address: the admin command responder then logs what the command did.
+ *
+ * <p>Temporary queues and topics are not subject to rules (their names are made up by their connection): anyone
+ * may send to one, which is what a reply needs, and only the connection that created one may consume from it
+ * (checked where temporary destinations are kept).
+ */
+public final class ConnectionAccess {
+
+    private final Identity identity;
+    private final AccessControl control;
+    private final Object peer;
+    /** {@link #checkCreate} as one object, for the queue lookups that may create a queue. */
+    private final Consumer<String> createCheck = this::checkCreate;
+
+    private String lastSendName;
+    private boolean lastSendTopic;
+    private long lastSendGeneration;
+
+    /**
+     * @param identity who the connection is
+     * @param control  the queue manager's rules
+     * @param peer     where the connection comes from, for the audit log
+     */
+    public ConnectionAccess(Identity identity, AccessControl control, Object peer) {
+        this.identity = identity;
+        this.control = control;
+        this.peer = peer;
+    }
+
+    /** Who the connection is. */
+    public Identity identity() {
+        return identity;
+    }
+
+    /**
+     * Checks a permission.
+     *
+     * @throws org.wharfmq.server.WharfException NOT_AUTHORISED naming the user, permission and destination
+     */
+    public void check(Permission what, String destination) {
+        control.check(identity, what, destination, peer);
+    }
+
+    /**
+     * Checks that the connection may create a producer for {@code destination} ({@link Permission#SEND} for a queue,
+     * {@link Permission#PUBLISH} for a topic); null (an anonymous producer) needs nothing yet: its sends are checked.
+     */
+    public void checkProducer(WireDestination destination) {
+        if (destination == null || destination.kind().isTemporary()) {
+            return;
+        }
+        check(destination.kind().isQueue() ? Permission.SEND : Permission.PUBLISH, destination.name());
+    }
+
+    /**
+     * Checks that the connection may send to {@code destination} ({@link Permission#SEND} for a queue,
+     * {@link Permission#PUBLISH} for a topic): asked of the rules only when it differs from the last destination
+     * allowed or the rules changed since.
+     */
+    public void checkSend(WireDestination destination) {
+        if (destination == null || destination.kind().isTemporary()) {
+            return; // no destination is refused by the send itself; temporary ones: see the class comment
+        }
+        boolean topic = !destination.kind().isQueue();
+        String name = destination.name();
+        long generation = control.generation();
+        if (generation == lastSendGeneration && topic == lastSendTopic && name.equals(lastSendName)) {
+            return;
+        }
+        check(topic ? Permission.PUBLISH : Permission.SEND, name);
+        if (!topic && SystemQueues.isSystem(name)) {
+            // an admin command, or a message for the dead letters: each is audited with where it came from
+            control.audit(identity.describe() + " from " + peer + " sent a message to " + name);
+            return;
+        }
+        lastSendName = name;
+        lastSendTopic = topic;
+        lastSendGeneration = generation;
+    }
+
+    /** Checks {@link Permission#CREATE} on a queue about to be created by use; see {@link #createCheck()}. */
+    public void checkCreate(String queueName) {
+        check(Permission.CREATE, queueName);
+    }
+
+    /** {@link #checkCreate} for the queue manager to run before it creates a queue by use. */
+    public Consumer<String> createCheck() {
+        return createCheck;
+    }
+}

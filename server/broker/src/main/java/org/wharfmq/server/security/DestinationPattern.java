@@ -1,0 +1,141 @@
+package org.wharfmq.server.security;
+
+import org.wharfmq.server.config.ConfigurationException;
+
+import java.util.Arrays;
+
+/**
+ * The destinations a permission rule is about, written as the security file does.
+ * <ul>
+ *   <li>Queue names: parts separated by {@code .}; {@code *} stands for exactly one part, {@code **} for any number
+ *       of parts, none included. {@code ORDERS.*} matches {@code ORDERS.EU} but not {@code ORDERS} or
+ *       {@code ORDERS.EU.LATE}; {@code ORDERS.**} matches all three; {@code **} matches every queue.</li>
+ *   <li>Topic strings: levels separated by {@code /}, as subscriptions write them; {@code +} stands for exactly one
+ *       level, {@code #} (last) for any number, none included: {@code prices/#} matches {@code prices} and
+ *       {@code prices/fx/GBP}.</li>
+ * </ul>
+ * A wildcard stands only for a whole part or level. Immutable.
+ */
+public final class DestinationPattern {
+
+    private final Permission.Scope scope;
+    private final String text;
+    private final String[] parts;
+
+    private DestinationPattern(Permission.Scope scope, String text, String[] parts) {
+        this.scope = scope;
+        this.text = text;
+        this.parts = parts;
+    }
+
+    /**
+     * A pattern of queue names.
+     *
+     * @throws ConfigurationException when it is empty or a wildcard is part of a name
+     */
+    public static DestinationPattern queue(String pattern) {
+        String[] parts = split(pattern, "\\.", "queue");
+        for (String part : parts) {
+            if (!part.equals("*") && !part.equals("**") && part.contains("*")) {
+                throw new ConfigurationException("Queue pattern '" + pattern + "': a wildcard (* or **) must be a "
+                        + "whole dot-separated part, as in ORDERS.* or ORDERS.**.");
+            }
+        }
+        return new DestinationPattern(Permission.Scope.QUEUE, pattern, parts);
+    }
+
+    /**
+     * A pattern of topic strings.
+     *
+     * @throws ConfigurationException when it is empty, a wildcard is part of a level, or {@code #} is not last
+     */
+    public static DestinationPattern topic(String pattern) {
+        String[] parts = split(pattern, "/", "topic");
+        for (int i = 0; i < parts.length; i++) {
+            String level = parts[i];
+            boolean wildcard = level.equals("+") || level.equals("#");
+            if (!wildcard && (level.contains("+") || level.contains("#")) || level.equals("#") && i < parts.length - 1) {
+                throw new ConfigurationException("Topic pattern '" + pattern + "': + and # must be whole levels, and #"
+                        + " only the last, as in prices/+/GBP or prices/#.");
+            }
+        }
+        return new DestinationPattern(Permission.Scope.TOPIC, pattern, parts);
+    }
+
+    private static String[] split(String pattern, String separator, String what) {
+        if (pattern == null || pattern.isEmpty()) {
+            throw new ConfigurationException("A " + what + " pattern must not be empty.");
+        }
+        return pattern.split(separator, -1);
+    }
+
+    /** Queue or topic. */
+    public Permission.Scope scope() {
+        return scope;
+    }
+
+    /**
+     * Whether the pattern takes in {@code destination}: a queue name, a topic string, or a subscription's topic
+     * filter, which it takes in only when it takes in every topic the filter matches ({@code prices/#} takes in the
+     * filter {@code prices/+/GBP}, not {@code #}).
+     */
+    public boolean matches(String destination) {
+        if (scope == Permission.Scope.QUEUE) {
+            return matchQueue(0, destination.split("\\.", -1), 0);
+        }
+        return coversTopic(destination.split("/", -1));
+    }
+
+    private boolean matchQueue(int p, String[] name, int n) {
+        while (p < parts.length) {
+            String part = parts[p];
+            if (part.equals("**")) {
+                for (int rest = n; rest <= name.length; rest++) {
+                    if (matchQueue(p + 1, name, rest)) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+            if (n == name.length || !part.equals("*") && !part.equals(name[n])) {
+                return false;
+            }
+            p++;
+            n++;
+        }
+        return n == name.length;
+    }
+
+    private boolean coversTopic(String[] filter) {
+        int i = 0;
+        for (; i < parts.length; i++) {
+            String level = parts[i];
+            if (level.equals("#")) {
+                return true; // any number of further levels, a filter's # or + among them
+            }
+            if (i == filter.length || filter[i].equals("#")) {
+                return false;
+            }
+            if (!level.equals("+") && !level.equals(filter[i])) {
+                return false; // a literal level takes in only itself (not a filter's +)
+            }
+        }
+        return i == filter.length;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof DestinationPattern other && other.scope == scope && Arrays.equals(other.parts, parts);
+    }
+
+    @Override
+    public int hashCode() {
+        return scope.hashCode() * 31 + Arrays.hashCode(parts);
+    }
+
+    /** The pattern as written. */
+    @Override
+    public String toString() {
+        return text;
+    }
+}

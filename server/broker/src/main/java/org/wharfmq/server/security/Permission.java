@@ -1,0 +1,53 @@
+package org.wharfmq.server.security;
+
+import java.util.Locale;
+
+/**
+ * What a user may be allowed to do. Each permission is about queues, topics or the queue manager itself (see
+ * {@link #scope()}); a rule of the security file grants it on destinations that match a pattern.
+ */
+public enum Permission {
+
+    /** Send messages to a queue (a producer for it, or an anonymous producer's send to it). */
+    SEND(Scope.QUEUE),
+    /** Consume messages from a queue. */
+    RECEIVE(Scope.QUEUE),
+    /** Look at a queue's messages without consuming them (a QueueBrowser). */
+    BROWSE(Scope.QUEUE),
+    /** Create a queue by using a name that does not exist yet (setting autoCreate). */
+    CREATE(Scope.QUEUE),
+    /** Publish to a topic. */
+    PUBLISH(Scope.TOPIC),
+    /** Subscribe to a topic or a filter of topics (non-durable or shared). */
+    SUBSCRIBE(Scope.TOPIC),
+    /** Create or resume a durable subscription to a topic or filter (needs {@link #SUBSCRIBE} too). */
+    DURABLE(Scope.TOPIC),
+    /** Every admin command, and reading or browsing the {@code SYSTEM.*} queues. */
+    ADMIN(Scope.SERVER);
+
+    /** What a permission's rules match. */
+    public enum Scope {
+        /** Queue names; patterns with {@code *} (one dot-separated part) and {@code **} (any number of parts). */
+        QUEUE,
+        /** Topic strings; patterns with {@code +} (one level) and {@code #} (any number of levels). */
+        TOPIC,
+        /** The queue manager: no destination. */
+        SERVER
+    }
+
+    private final Scope scope;
+
+    Permission(Scope scope) {
+        this.scope = scope;
+    }
+
+    /** What the permission's rules match. */
+    public Scope scope() {
+        return scope;
+    }
+
+    /** The permission as the security file writes it: {@code send}, {@code receive}, ... */
+    public String key() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,71 @@
+package org.wharfmq.server.security;
+
+import org.junit.jupiter.api.Test;
+import org.wharfmq.server.config.ConfigurationException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DestinationPatternTest {
+
+    @Test
+    void aQueuePatternsStarIsOnePartAndDoubleStarAnyNumber() {
+        DestinationPattern one = DestinationPattern.queue("ORDERS.*");
+        assertTrue(one.matches("ORDERS.EU"));
+        assertFalse(one.matches("ORDERS"));
+        assertFalse(one.matches("ORDERS.EU.LATE"));
+        assertFalse(one.matches("ORDERSX.EU"));
+
+        DestinationPattern any = DestinationPattern.queue("ORDERS.**");
+        assertTrue(any.matches("ORDERS"));
+        assertTrue(any.matches("ORDERS.EU"));
+        assertTrue(any.matches("ORDERS.EU.LATE"));
+        assertFalse(any.matches("PAYROLL"));
+        assertFalse(any.matches("ORDERSX"));
+
+        DestinationPattern middle = DestinationPattern.queue("A.**.Z");
+        assertTrue(middle.matches("A.Z"));
+        assertTrue(middle.matches("A.B.C.Z"));
+        assertFalse(middle.matches("A.B.C"));
+
+        assertTrue(DestinationPattern.queue("**").matches("ANY.QUEUE.AT.ALL"));
+        assertTrue(DestinationPattern.queue("PAYROLL").matches("PAYROLL"));
+        assertFalse(DestinationPattern.queue("PAYROLL").matches("PAYROLL.X"));
+    }
+
+    @Test
+    void aTopicPatternTakesInATopicOrAFilterOnlyWhenEveryTopicTheFilterMatchesIsItsOwn() {
+        DestinationPattern prices = DestinationPattern.topic("prices/#");
+        assertTrue(prices.matches("prices"));
+        assertTrue(prices.matches("prices/fx/GBP"));
+        assertTrue(prices.matches("prices/+/GBP"));
+        assertTrue(prices.matches("prices/#"));
+        assertFalse(prices.matches("#"), "# matches every topic, not only prices'");
+        assertFalse(prices.matches("+/fx"), "+ matches other first levels than prices");
+        assertFalse(prices.matches("news"));
+
+        DestinationPattern fx = DestinationPattern.topic("prices/+/GBP");
+        assertTrue(fx.matches("prices/fx/GBP"));
+        assertTrue(fx.matches("prices/+/GBP"));
+        assertFalse(fx.matches("prices/fx/EUR"));
+        assertFalse(fx.matches("prices/fx/GBP/spot"));
+        assertFalse(fx.matches("prices/#"));
+        assertFalse(fx.matches("prices/fx/+"));
+
+        DestinationPattern exact = DestinationPattern.topic("news");
+        assertTrue(exact.matches("news"));
+        assertFalse(exact.matches("news/#"), "news/# also matches news/sport");
+    }
+
+    @Test
+    void aWildcardInsideANameIsRefusedWithTheRule() {
+        ConfigurationException queue = assertThrows(ConfigurationException.class, () -> DestinationPattern.queue("ORD*"));
+        assertEquals("Queue pattern 'ORD*': a wildcard (* or **) must be a whole dot-separated part, as in ORDERS.* "
+                + "or ORDERS.**.", queue.getMessage());
+        assertThrows(ConfigurationException.class, () -> DestinationPattern.topic("prices/#/GBP"));
+        assertThrows(ConfigurationException.class, () -> DestinationPattern.topic("pri+ces"));
+        assertThrows(ConfigurationException.class, () -> DestinationPattern.queue(""));
+    }
+}
