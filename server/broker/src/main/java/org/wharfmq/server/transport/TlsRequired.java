@@ -36,7 +36,7 @@ final class TlsRequired extends ByteToMessageDecoder {
         if (in.readableBytes() < RECORD_HEADER) {
             return;
         }
-        if (SslHandler.isEncrypted(in)) {
+        if (SslHandler.isEncrypted(in, false)) { // false: SSLv2 hellos are not TLS 1.2+ clients
             ctx.pipeline().replace(this, ServerChannelInitializer.SSL, sslContext.newHandler(ctx.alloc()));
             return;
         }
