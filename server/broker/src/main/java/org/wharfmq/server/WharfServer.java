@@ -234,16 +234,9 @@ public final class WharfServer implements AutoCloseable {
                     + "(setting inVmName): give each server its own.", vm.cause());
         }
         listeners.add(vm.channel());
-        List<String> urls = new ArrayList<>(3);
-        if (config.plainListener()) {
-            urls.add(listenUrl());
-        }
-        if (tlsPort >= 0) {
-            urls.add("ssl://" + config.host() + ":" + tlsPort + " (TLS, " + tlsEngine + " engine)");
-        }
-        urls.add(vmUrl());
-        LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on " + String.join(", ", urls)
-                + " (" + transport.name().toLowerCase() + ")");
+        LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on "
+                + String.join(", ", networkUrls()) + (tlsPort >= 0 ? " (TLS: " + tlsEngine + " engine)" : "")
+                + " and " + vmUrl() + " (" + transport.name().toLowerCase() + ")");
     }
 
     /** Binds a TCP listener on the configured host; {@code setting} names the port in errors. */
@@ -326,6 +319,21 @@ public final class WharfServer implements AutoCloseable {
         String host = config.host();
         boolean wildcard = host.equals("0.0.0.0") || host.equals("::") || host.equals("*");
         return wildcard ? "127.0.0.1" : host;
+    }
+
+    /**
+     * The addresses the network listeners are bound to, as URLs: the plain one ({@code tcp://0.0.0.0:7414}) unless
+     * it is off, then the TLS one ({@code ssl://0.0.0.0:7415}) when there is one.
+     */
+    public List<String> networkUrls() {
+        List<String> urls = new ArrayList<>(2);
+        if (tcpPort >= 0) {
+            urls.add(listenUrl());
+        }
+        if (tlsPort >= 0) {
+            urls.add("ssl://" + config.host() + ":" + tlsPort);
+        }
+        return urls;
     }
 
     /** The address the TCP listener is bound to, as a URL, e.g. {@code tcp://0.0.0.0:7414}. */

@@ -60,6 +60,9 @@ final class ServerCommand implements Callable<Integer> {
         } catch (BindException e) {
             System.err.println("wharf: " + e.getMessage());
             return CANNOT_LISTEN;
+        } catch (ConfigurationException e) { // a file a setting names cannot be used (the TLS keys)
+            System.err.println("wharf: " + e.getMessage());
+            return BAD_CONFIGURATION;
         } catch (IllegalStateException e) {
             System.err.println("wharf: " + e.getMessage());
             return CANNOT_LISTEN;
@@ -71,7 +74,7 @@ final class ServerCommand implements Callable<Integer> {
             System.out.flush();
             stopped.countDown();
         }, "wharf-shutdown"));
-        System.out.println("Wharf queue manager " + config.name() + " ready on " + server.listenUrl() + " and "
+        System.out.println("Wharf queue manager " + config.name() + " ready on " + String.join(", ", server.networkUrls()) + " and "
                 + server.vmUrl() + " (config " + (configFile == null ? "built-in defaults" : configFile) + ")");
         System.out.flush();
         stopped.await();
