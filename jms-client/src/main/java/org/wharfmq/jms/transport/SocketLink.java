@@ -92,6 +92,8 @@ final class SocketLink implements FrameLink {
     private static final int STAGED_BUFFER = ClientConfiguration.STAGED_BUFFER_BYTES;
 
     private final Socket socket;
+    /** The TCP socket: {@link #socket} itself on a plain link, the socket TLS is layered on otherwise. */
+    private final Socket transport;
     private final InputStream input;
     private final OutputStream output;
     private final FrameListener listener;
@@ -133,8 +135,9 @@ final class SocketLink implements FrameLink {
     private volatile long lastWriteNanos = System.nanoTime();
     private volatile ScheduledFuture<?> heartbeat;
 
-    private SocketLink(Socket socket, FrameListener listener, String remote) throws IOException {
+    private SocketLink(Socket socket, Socket transport, FrameListener listener, String remote) throws IOException {
         this.socket = socket;
+        this.transport = transport;
         this.input = socket.getInputStream();
         this.output = socket.getOutputStream();
         this.listener = listener;
@@ -166,7 +169,7 @@ final class SocketLink implements FrameLink {
             socket.setKeepAlive(true);
             socket.connect(remote, timeoutMillis);
             Socket connected = tls == null ? socket : tls.handshake(socket, host, port, timeoutMillis);
-            link = new SocketLink(connected, listener, host + ":" + port);
+            link = new SocketLink(connected, socket, listener, host + ":" + port);
         } catch (IOException | JMSException | RuntimeException e) {
             socket.close();
             throw e;
@@ -636,11 +639,7 @@ final class SocketLink implements FrameLink {
         if (beat != null) {
             beat.cancel(false);
         }
-        try {
-            socket.close(); // wakes the reader and any blocked writer
-        } catch (IOException ignored) {
-            // closing anyway
-        }
+        closeSockets(); // wakes the reader and any blocked writer
         LockSupport.unpark(reader); // it sleeps while application threads read
         if (!writeLock.isHeldByCurrentThread() && writeLock.tryLock()) {
             try {
@@ -648,6 +647,39 @@ final class SocketLink implements FrameLink {
             } finally {
                 writeLock.unlock();
             }
+        }
+    }
+
+    /**
+     * Closes the socket. A TLS socket sends close_notify under its record lock, which a writer blocked on a full
+     * socket holds, and the send itself can block on a full socket: so only an application's close with no writer
+     * inside (this link's write lock taken) closes it in order; otherwise (a failure, a silent server, a blocked
+     * writer) the TCP socket under it is closed first, which ends a blocked write at once, and the server sees the
+     * connection end without close_notify (the protocol's CLOSE frame is what says goodbye).
+     */
+    private void closeSockets() {
+        if (socket == transport) {
+            closeQuietly(socket);
+            return;
+        }
+        boolean locked = end.get() == LOCAL_CLOSE && !writeLock.isHeldByCurrentThread() && writeLock.tryLock();
+        try {
+            if (!locked) {
+                closeQuietly(transport);
+            }
+            closeQuietly(socket);
+        } finally {
+            if (locked) {
+                writeLock.unlock();
+            }
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // closing anyway
         }
     }
 

@@ -152,14 +152,7 @@ class SocketLinkTest {
 
     @Test
     void flushDoesNotWaitForAWriterBlockedOnAFullSocketAndItsFramesStillLeave() throws Exception {
-        // the peer reads nothing yet, so a 32 MiB message fills both socket buffers and its writer blocks
-        Thread writer = new Thread(() -> link.write(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[32 << 20]))));
-        writer.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!link.isWriting()) {
-            assertTrue(System.nanoTime() < deadline, "the writer never started");
-            Thread.onSpinWait();
-        }
+        Thread writer = BlockedWriter.start(link); // the peer reads nothing yet
         CompletableFuture<Void> flushed = CompletableFuture.runAsync(() -> {
             link.writeSoon(new Frame.Credit(8, 1));
             link.flush();
