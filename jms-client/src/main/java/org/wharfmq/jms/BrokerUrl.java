@@ -8,14 +8,18 @@ import org.wharfmq.protocol.ProtocolVersion;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import org.wharfmq.jms.transport.ClientTls;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * A parsed broker URL: {@code tcp://host[:port][?options]} or {@code vm://NAME[?options]}. Options are
- * {@code name=value} pairs joined by {@code &}; an unknown option is an error, so a misspelt one is not silently
- * ignored.
+ * A parsed broker URL: {@code tcp://host[:port][?options]}, {@code ssl://host[:port][?options]} (TLS; also
+ * {@code tcp://...?ssl=true}) or {@code vm://NAME[?options]}. Options are {@code name=value} pairs joined by
+ * {@code &}; an unknown option is an error, so a misspelt one is not silently ignored. The TLS options
+ * ({@link ClientTls#OPTIONS}) are allowed only with TLS.
  *
  * @param text                 the URL as given
  * @param address              where to connect
@@ -27,15 +31,21 @@ import java.util.TreeSet;
  * @param clientName           name the server shows for this connection
  * @param deserialization      classes ObjectMessage.getObject may deserialise and the limits of doing it (each from
  *                             its option, else its system property, else its default)
+ * @param tls                  the TLS settings of an {@code ssl://} address; null for {@code tcp://} and {@code vm://}
  */
 record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeatMillis, int connectTimeoutMillis,
-                 int requestTimeoutMillis, boolean syncSends, String clientName, DeserializationPolicy deserialization) {
+                 int requestTimeoutMillis, boolean syncSends, String clientName, DeserializationPolicy deserialization,
+                 ClientTls tls) {
+
+    /** The option that turns TLS on for a {@code tcp://} URL ({@code ssl://} needs none). */
+    static final String SSL_OPTION = "ssl";
 
     private static final Set<String> OPTIONS = options();
 
     private static Set<String> options() {
         Set<String> options = new TreeSet<>(Set.of("prefetch", "heartbeat", "connectTimeout", "requestTimeout",
-                "syncSends", "clientName", DeserializationPolicy.URL_OPTION));
+                "syncSends", "clientName", SSL_OPTION, DeserializationPolicy.URL_OPTION));
+        options.addAll(ClientTls.OPTIONS);
         for (DeserializationLimit limit : DeserializationLimit.values()) {
             options.add(limit.urlOption());
         }
@@ -48,6 +58,16 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
      * @throws IllegalArgumentException naming what is wrong with the URL
      */
     static BrokerUrl parse(String url) {
+        return parse(url, Map.of());
+    }
+
+    /**
+     * Parses a broker URL, with {@code settings} (option name to value: the connection factory's setters, JNDI
+     * properties) taking the place of the URL's own options of the same names.
+     *
+     * @throws IllegalArgumentException naming what is wrong with the URL or a setting
+     */
+    static BrokerUrl parse(String url, Map<String, String> settings) {
         if (url == null || url.isBlank()) {
             throw new IllegalArgumentException("broker URL is empty; expected tcp://host:port or vm://NAME");
         }
@@ -64,14 +84,14 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
             authority = authority.substring(0, authority.length() - 1);
         }
         BrokerAddress address = switch (scheme) {
-            case BrokerAddress.TCP -> tcpAddress(url, authority);
+            case BrokerAddress.TCP, BrokerAddress.SSL -> tcpAddress(url, scheme, authority);
             case BrokerAddress.VM -> {
                 if (authority.isEmpty()) {
                     throw invalid(url, "vm:// needs the in-VM server name, e.g. vm://wharf");
                 }
                 yield BrokerAddress.vm(authority);
             }
-            default -> throw invalid(url, "unknown scheme '" + scheme + "'; Wharf speaks tcp:// and vm://");
+            default -> throw invalid(url, "unknown scheme '" + scheme + "'; Wharf speaks tcp://, ssl:// and vm://");
         };
         int prefetch = ClientConfiguration.DEFAULT_PREFETCH;
         int heartbeat = ClientConfiguration.DEFAULT_HEARTBEAT_MILLIS;
@@ -81,36 +101,87 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
         String clientName = ClientConfiguration.DEFAULT_CLIENT_NAME;
         String allowList = null;
         Map<DeserializationLimit, Long> limits = new EnumMap<>(DeserializationLimit.class);
+        Boolean ssl = null;
+        Map<String, String> tlsOptions = new TreeMap<>();
+        Map<String, String> options = new LinkedHashMap<>();
         if (query >= 0) {
             for (String pair : rest.substring(query + 1).split("&")) {
-                if (pair.isEmpty()) {
-                    continue;
-                }
-                int eq = pair.indexOf('=');
-                String name = eq < 0 ? pair : pair.substring(0, eq);
-                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-                if (!OPTIONS.contains(name)) {
-                    throw invalid(url, "unknown option '" + name + "'; options are " + String.join(", ", new TreeSet<>(OPTIONS)));
-                }
-                DeserializationLimit limit = DeserializationLimit.ofUrlOption(name);
-                if (limit != null) {
-                    limits.put(limit, limitOption(url, limit, value));
-                    continue;
-                }
-                switch (name) {
-                    case "prefetch" -> prefetch = intOption(url, name, value, 1);
-                    case "heartbeat" -> heartbeat = intOption(url, name, value, 0);
-                    case "connectTimeout" -> connectTimeout = intOption(url, name, value, 1);
-                    case "requestTimeout" -> requestTimeout = intOption(url, name, value, 1);
-                    case "syncSends" -> syncSends = booleanOption(url, name, value);
-                    case "clientName" -> clientName = value;
-                    case DeserializationPolicy.URL_OPTION -> allowList = value;
-                    default -> throw new AssertionError(name);
+                if (!pair.isEmpty()) {
+                    int eq = pair.indexOf('=');
+                    options.put(eq < 0 ? pair : pair.substring(0, eq),
+                            eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
                 }
             }
         }
-        return new BrokerUrl(url, address, prefetch, heartbeat, connectTimeout, requestTimeout, syncSends, clientName,
-                deserialization(url, allowList, limits));
+        options.putAll(settings);
+        for (Map.Entry<String, String> option : options.entrySet()) {
+            String name = option.getKey();
+            String value = option.getValue();
+            if (!OPTIONS.contains(name)) {
+                throw invalid(url, "unknown option '" + name + "'; options are " + String.join(", ", new TreeSet<>(OPTIONS)));
+            }
+            if (ClientTls.OPTIONS.contains(name)) {
+                tlsOptions.put(name, value);
+                continue;
+            }
+            DeserializationLimit limit = DeserializationLimit.ofUrlOption(name);
+            if (limit != null) {
+                limits.put(limit, limitOption(url, limit, value));
+                continue;
+            }
+            switch (name) {
+                case "prefetch" -> prefetch = intOption(url, name, value, 1);
+                case "heartbeat" -> heartbeat = intOption(url, name, value, 0);
+                case "connectTimeout" -> connectTimeout = intOption(url, name, value, 1);
+                case "requestTimeout" -> requestTimeout = intOption(url, name, value, 1);
+                case "syncSends" -> syncSends = booleanOption(url, name, value);
+                case "clientName" -> clientName = value;
+                case SSL_OPTION -> ssl = booleanOption(url, name, value);
+                case DeserializationPolicy.URL_OPTION -> allowList = value;
+                default -> throw new AssertionError(name);
+            }
+        }
+        return new BrokerUrl(url, withTls(address, ssl), prefetch, heartbeat, connectTimeout,
+                requestTimeout, syncSends, clientName, deserialization(url, allowList, limits), tls(url, address, ssl, tlsOptions));
+    }
+
+    /** {@code tcp://...?ssl=true} is an {@code ssl://} address. */
+    private static BrokerAddress withTls(BrokerAddress parsed, Boolean ssl) {
+        if (Boolean.TRUE.equals(ssl) && parsed.scheme().equals(BrokerAddress.TCP)) {
+            return BrokerAddress.ssl(parsed.host(), parsed.port());
+        }
+        return parsed;
+    }
+
+    private static ClientTls tls(String url, BrokerAddress parsed, Boolean ssl, Map<String, String> tlsOptions) {
+        boolean on = parsed.isTls() || Boolean.TRUE.equals(ssl);
+        if (on && parsed.isInVm()) {
+            throw invalid(url, "vm:// connections stay inside this JVM and do not use TLS; remove ssl=true");
+        }
+        if (parsed.isTls() && Boolean.FALSE.equals(ssl)) {
+            throw invalid(url, "ssl=false contradicts ssl://; use tcp:// for a plain connection");
+        }
+        if (!on) {
+            if (!tlsOptions.isEmpty()) {
+                throw invalid(url, "option " + tlsOptions.keySet().iterator().next() + " is a TLS option: connect with "
+                        + "ssl://host:port (or add ssl=true) to use TLS");
+            }
+            return null;
+        }
+        try {
+            return ClientTls.of(tlsOptions);
+        } catch (IllegalArgumentException e) {
+            throw invalid(url, e.getMessage());
+        }
+    }
+
+    /** The URL with the values of its password options replaced by {@code ***}, for log lines and toString. */
+    static String redacted(String url) {
+        String shown = url;
+        for (String secret : ClientTls.SECRET_OPTIONS) {
+            shown = shown.replaceAll("([?&]" + secret + "=)[^&]*", "$1***");
+        }
+        return shown;
     }
 
     /** The system properties' deserialisation policy, with what the URL sets instead. */
@@ -138,7 +209,7 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
         }
     }
 
-    private static BrokerAddress tcpAddress(String url, String authority) {
+    private static BrokerAddress tcpAddress(String url, String scheme, String authority) {
         String host;
         String portText = null;
         if (authority.startsWith("[")) {
@@ -161,7 +232,8 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
         if (host.isEmpty()) {
             throw invalid(url, "no host; expected tcp://host:port");
         }
-        int port = ProtocolVersion.DEFAULT_PORT;
+        boolean tls = scheme.equals(BrokerAddress.SSL);
+        int port = tls ? ProtocolVersion.DEFAULT_TLS_PORT : ProtocolVersion.DEFAULT_PORT;
         if (portText != null) {
             try {
                 port = Integer.parseInt(portText);
@@ -172,7 +244,7 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
                 throw invalid(url, "port '" + portText + "' is not a number between 1 and 65535");
             }
         }
-        return BrokerAddress.tcp(host, port);
+        return tls ? BrokerAddress.ssl(host, port) : BrokerAddress.tcp(host, port);
     }
 
     private static int intOption(String url, String name, String value, int min) {
@@ -198,6 +270,6 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
     }
 
     private static IllegalArgumentException invalid(String url, String why) {
-        return new IllegalArgumentException("Invalid Wharf broker URL '" + url + "': " + why);
+        return new IllegalArgumentException("Invalid Wharf broker URL '" + redacted(url) + "': " + why);
     }
 }

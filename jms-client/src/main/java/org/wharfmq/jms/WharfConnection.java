@@ -97,10 +97,10 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         this.url = url;
         this.domain = domain;
         this.messageIdPrefix = "ID:wharf-" + PROCESS_TAG + "-" + CONNECTIONS.incrementAndGet() + ":";
-        // PLAIN (a password in clear) is for TLS connections only; this transport has none yet
-        ClientHandshake handshake = new ClientHandshake(user, password, false, url.address().toString());
+        // PLAIN (a password in clear) only over TLS
+        ClientHandshake handshake = new ClientHandshake(user, password, url.tls() != null, url.address().toString());
         ConnectionHandler handler = new ConnectionHandler(this, handshake);
-        this.link = Transport.connect(url.address(), handler, url.connectTimeoutMillis());
+        this.link = Transport.connect(url.address(), url.tls(), handler, url.connectTimeoutMillis());
         handshake.link(link);
         Frame.HelloOk ok;
         try {
@@ -110,6 +110,10 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             link.close(url.connectTimeoutMillis());
             if (e.getCause() instanceof JMSException refused) {
                 throw refused;
+            }
+            if (url.address().isTls() && e.getCause() instanceof java.io.IOException lost) {
+                // a TLS 1.3 server checks the client's certificate after the client's handshake has finished
+                throw Transport.tlsFailure(url.address(), url.tls(), lost);
             }
             throw JmsErrors.wrap("Wharf at " + url.address() + " did not complete the handshake: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {

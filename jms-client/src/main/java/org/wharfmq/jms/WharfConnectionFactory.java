@@ -1,6 +1,7 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.jms.jndi.WharfObjectFactory;
+import org.wharfmq.jms.transport.ClientTls;
 
 import javax.jms.Connection;
 import javax.jms.ConnectionFactory;
@@ -14,10 +15,12 @@ import javax.naming.Reference;
 import javax.naming.Referenceable;
 import javax.naming.StringRefAddr;
 import java.io.Serializable;
+import java.util.LinkedHashMap;
 
 /**
  * Creates connections to a Wharf server. The broker URL is {@code tcp://host[:port][?options]} (port 7414 by
- * default) or {@code vm://NAME} for a server started in this JVM. Options:
+ * default), {@code ssl://host[:port][?options]} for TLS (port 7415 by default; or {@code tcp://host:port?ssl=true})
+ * or {@code vm://NAME} for a server started in this JVM. Options:
  * <ul>
  *   <li>{@code prefetch} — messages the server may push to a consumer ahead of the application (default 1000)</li>
  *   <li>{@code heartbeat} — heartbeat interval in ms, 0 = none from this side (default 10000)</li>
@@ -32,6 +35,12 @@ import java.io.Serializable;
  *       {@code deserializationMaxBytes} — what deserialising an ObjectMessage body may cost (defaults 20 levels,
  *       1,000,000 elements of an array of objects, 1,000,000 objects, 64 MiB; else the system property
  *       {@code wharf.jms.} + the option's name; see {@link org.wharfmq.jms.message.DeserializationLimit})</li>
+ *   <li>TLS ({@code ssl://} only): {@code trustStore}, {@code trustStorePassword}, {@code trustStoreType} (the CAs
+ *       the server's certificate must chain to; default the JDK's), {@code keyStore}, {@code keyStorePassword},
+ *       {@code keyStoreType} (this client's certificate, when the server asks for one), {@code verifyHost} (default
+ *       true: the certificate must name the host), {@code protocols} (default {@code TLSv1.3,TLSv1.2}),
+ *       {@code cipherSuites} (default the JDK's); store types default to PKCS12. The setters of the same names
+ *       ({@link #setTrustStore} ...) override the URL's options; passwords never show in {@link #toString()}.</li>
  * </ul>
  *
  * <p>A connection authenticates with a user name and password ({@code createConnection(user, password)}, or
@@ -47,6 +56,8 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
     public static final String BROKER_URL_ADDRESS = "brokerURL";
 
     private volatile String brokerUrl;
+    /** Options set through the setters (or JNDI), overriding the URL's own: name to value, in the order set. */
+    private volatile LinkedHashMap<String, String> settings = new LinkedHashMap<>();
     private transient volatile BrokerUrl parsed;
     /** The user of the connections created without one; null: anonymous. */
     private volatile String userName;
@@ -77,8 +88,8 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
      *
      * @throws IllegalArgumentException when the URL is malformed or names an unknown option
      */
-    public void setBrokerURL(String brokerURL) {
-        BrokerUrl url = BrokerUrl.parse(brokerURL);
+    public synchronized void setBrokerURL(String brokerURL) {
+        BrokerUrl url = BrokerUrl.parse(brokerURL, settings);
         this.brokerUrl = brokerURL;
         this.parsed = url;
     }
@@ -98,10 +109,78 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
         this.password = password;
     }
 
+    /**
+     * Sets a URL option by name (a TLS option, or {@code ssl}), in place of the URL's own: what the TLS setters do,
+     * and what JNDI properties and references use. A null value removes the setting.
+     *
+     * @throws IllegalArgumentException when the option is unknown or the value invalid for the URL
+     */
+    public synchronized void setOption(String name, String value) {
+        LinkedHashMap<String, String> changed = new LinkedHashMap<>(settings);
+        if (value == null) {
+            changed.remove(name);
+        } else {
+            changed.put(name, value);
+        }
+        BrokerUrl url = BrokerUrl.parse(brokerUrl, changed);
+        this.settings = changed;
+        this.parsed = url;
+    }
+
+    /** Turns TLS on or off for a {@code tcp://} URL (as {@code ?ssl=true}). */
+    public void setSsl(boolean ssl) {
+        setOption(BrokerUrl.SSL_OPTION, String.valueOf(ssl));
+    }
+
+    /** Sets the trust store: the CAs the server's certificate must chain to (default: the JDK's). */
+    public void setTrustStore(String file) {
+        setOption("trustStore", file);
+    }
+
+    /** Sets the trust store's password. */
+    public void setTrustStorePassword(String password) {
+        setOption("trustStorePassword", password);
+    }
+
+    /** Sets the trust store's type (default PKCS12). */
+    public void setTrustStoreType(String type) {
+        setOption("trustStoreType", type);
+    }
+
+    /** Sets the key store holding this client's certificate and key, for servers that ask for one. */
+    public void setKeyStore(String file) {
+        setOption("keyStore", file);
+    }
+
+    /** Sets the key store's password (also its key's). */
+    public void setKeyStorePassword(String password) {
+        setOption("keyStorePassword", password);
+    }
+
+    /** Sets the key store's type (default PKCS12). */
+    public void setKeyStoreType(String type) {
+        setOption("keyStoreType", type);
+    }
+
+    /** Sets whether the server's certificate must name the host connected to (default true). */
+    public void setVerifyHost(boolean verifyHost) {
+        setOption("verifyHost", String.valueOf(verifyHost));
+    }
+
+    /** Sets the TLS protocol versions offered, separated by commas (default {@code TLSv1.3,TLSv1.2}). */
+    public void setProtocols(String protocols) {
+        setOption("protocols", protocols);
+    }
+
+    /** Sets the TLS cipher suites offered, separated by commas (default: the JDK's). */
+    public void setCipherSuites(String cipherSuites) {
+        setOption("cipherSuites", cipherSuites);
+    }
+
     private BrokerUrl url() {
         BrokerUrl url = parsed;
         if (url == null) { // after deserialisation
-            url = BrokerUrl.parse(brokerUrl);
+            url = BrokerUrl.parse(brokerUrl, settings);
             parsed = url;
         }
         return url;
@@ -169,16 +248,24 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
         }
     }
 
-    /** A JNDI reference that {@link WharfObjectFactory} turns back into a factory with the same URL. */
+    /**
+     * A JNDI reference that {@link WharfObjectFactory} turns back into a factory with the same URL and settings (one
+     * address per setting, typed with the option's name).
+     */
     @Override
     public Reference getReference() {
         Reference reference = new Reference(WharfConnectionFactory.class.getName(), WharfObjectFactory.class.getName(), null);
         reference.add(new StringRefAddr(BROKER_URL_ADDRESS, brokerUrl));
+        settings.forEach((name, value) -> reference.add(new StringRefAddr(name, value)));
         return reference;
     }
 
+    /** The URL and settings, passwords shown as {@code ***}. */
     @Override
     public String toString() {
-        return "WharfConnectionFactory[" + brokerUrl + "]";
+        StringBuilder sb = new StringBuilder("WharfConnectionFactory[").append(BrokerUrl.redacted(brokerUrl));
+        settings.forEach((name, value) -> sb.append(", ").append(name).append('=')
+                .append(ClientTls.SECRET_OPTIONS.contains(name) ? "***" : value));
+        return sb.append(']').toString();
     }
 }

@@ -116,4 +116,50 @@ class BrokerUrlTest {
         assertMessage("option deserializationMaxDepth=0 must be a whole number >= 1", "tcp://h?deserializationMaxDepth=0");
         assertMessage("deserializationMaxBytes", "tcp://h?deserializationMaxByte=1");
     }
+
+    @Test
+    void sslSchemeAndSslOptionBothMeanTls() {
+        BrokerUrl ssl = BrokerUrl.parse("ssl://mq1?trustStore=/etc/ca.p12&verifyHost=false&protocols=TLSv1.3");
+        assertEquals(BrokerAddress.ssl("mq1", 7415), ssl.address(), "ssl:// defaults to the TLS port");
+        assertEquals("ssl://mq1:7415", ssl.address().toString());
+        assertEquals("/etc/ca.p12", ssl.tls().trustStore());
+        assertFalse(ssl.tls().verifyHost());
+        assertEquals(java.util.List.of("TLSv1.3"), ssl.tls().protocols());
+
+        BrokerUrl tcp = BrokerUrl.parse("tcp://mq1:7500?ssl=true");
+        assertEquals(BrokerAddress.ssl("mq1", 7500), tcp.address());
+        assertTrue(tcp.tls().verifyHost(), "host verification is on by default");
+        assertEquals(java.util.List.of("TLSv1.3", "TLSv1.2"), tcp.tls().protocols());
+        assertEquals(null, BrokerUrl.parse("tcp://mq1").tls(), "plain");
+    }
+
+    @Test
+    void settingsOverrideTheUrlsOptions() {
+        BrokerUrl url = BrokerUrl.parse("ssl://mq1?trustStore=/a.p12", java.util.Map.of("trustStore", "/b.p12"));
+        assertEquals("/b.p12", url.tls().trustStore());
+        assertEquals(BrokerAddress.ssl("mq1", 7414),
+                BrokerUrl.parse("tcp://mq1", java.util.Map.of("ssl", "true")).address());
+    }
+
+    @Test
+    void tlsOptionsWithoutTlsAndTlsInVmAreRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BrokerUrl.parse("tcp://mq1?trustStore=/a.p12"));
+        assertTrue(e.getMessage().contains("option trustStore is a TLS option: connect with ssl://host:port"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> BrokerUrl.parse("vm://wharf?ssl=true"));
+        assertTrue(e.getMessage().contains("do not use TLS"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> BrokerUrl.parse("ssl://h?verifyHost=maybe"));
+        assertTrue(e.getMessage().contains("verifyHost=maybe must be true or false"), e.getMessage());
+    }
+
+    @Test
+    void passwordsNeverShowInErrorsOrToString() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BrokerUrl.parse("ssl://h?trustStorePassword=s3cret&bogus=1"));
+        assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+        assertTrue(e.getMessage().contains("trustStorePassword=***"), e.getMessage());
+        WharfConnectionFactory factory = new WharfConnectionFactory("ssl://h?keyStorePassword=s3cret");
+        factory.setTrustStorePassword("t0p");
+        assertEquals("WharfConnectionFactory[ssl://h?keyStorePassword=***, trustStorePassword=***]", factory.toString());
+    }
 }

@@ -11,6 +11,8 @@ public final class ProtocolVersion {
     public static final short CURRENT = 2;
     /** Default TCP port of the Wharf listener. */
     public static final int DEFAULT_PORT = 7414;
+    /** Default TCP port of the Wharf TLS listener ({@code ssl://host} without a port). */
+    public static final int DEFAULT_TLS_PORT = 7415;
 
     private ProtocolVersion() {
     }

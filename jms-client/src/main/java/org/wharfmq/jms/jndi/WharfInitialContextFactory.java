@@ -3,6 +3,7 @@ package org.wharfmq.jms.jndi;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.jms.WharfQueue;
 import org.wharfmq.jms.WharfTopic;
+import org.wharfmq.jms.transport.ClientTls;
 
 import javax.naming.Context;
 import javax.naming.NamingException;
@@ -22,7 +23,12 @@ import java.util.Map;
  * connectionFactory.Orders    = tcp://mq2:7414?prefetch=100
  * queue.OrdersIn              = ORDERS.IN
  * topic.Prices                = PRICES
+ * trustStore                  = /etc/wharf/ca.p12       (TLS options: for every factory bound here)
  * </pre>
+ *
+ * The TLS options of the broker URL ({@code trustStore}, {@code trustStorePassword}, {@code keyStore}, ...; see
+ * {@link WharfConnectionFactory}), and {@code ssl}, given as environment keys of the same names apply to every
+ * connection factory the context binds, in place of the URLs' own.
  *
  * {@code ConnectionFactory}, {@code QueueConnectionFactory} and {@code TopicConnectionFactory} are bound to the
  * provider URL unless the environment binds those names itself. {@code dynamicQueues/NAME} and
@@ -53,15 +59,22 @@ public final class WharfInitialContextFactory implements InitialContextFactory {
         String providerUrl = provider == null || provider.toString().isBlank() ? DEFAULT_PROVIDER_URL : provider.toString().trim();
         Map<String, Object> bindings = new HashMap<>();
         try {
+            Map<String, String> settings = new HashMap<>();
+            for (Map.Entry<Object, Object> e : env.entrySet()) {
+                String key = String.valueOf(e.getKey());
+                if (ClientTls.OPTIONS.contains(key) || key.equals("ssl")) {
+                    settings.put(key, String.valueOf(e.getValue()).trim());
+                }
+            }
             for (String name : DEFAULT_FACTORY_NAMES) {
-                bindings.put(name, new WharfConnectionFactory(providerUrl));
+                bindings.put(name, factory(providerUrl, settings));
             }
             for (Map.Entry<Object, Object> e : env.entrySet()) {
                 String key = String.valueOf(e.getKey());
                 String value = String.valueOf(e.getValue()).trim();
                 if (key.startsWith(CONNECTION_FACTORY_PREFIX)) {
                     bindings.put(bindingName(key, CONNECTION_FACTORY_PREFIX),
-                            new WharfConnectionFactory(value.isEmpty() ? providerUrl : value));
+                            factory(value.isEmpty() ? providerUrl : value, settings));
                 } else if (key.startsWith(QUEUE_PREFIX)) {
                     bindings.put(bindingName(key, QUEUE_PREFIX), new WharfQueue(physicalName(key, value)));
                 } else if (key.startsWith(TOPIC_PREFIX)) {
@@ -74,6 +87,12 @@ public final class WharfInitialContextFactory implements InitialContextFactory {
             throw ne;
         }
         return new ReadOnlyContext(env, bindings);
+    }
+
+    private static WharfConnectionFactory factory(String url, Map<String, String> settings) {
+        WharfConnectionFactory factory = new WharfConnectionFactory(url);
+        settings.forEach(factory::setOption);
+        return factory;
     }
 
     private static String bindingName(String key, String prefix) throws NamingException {

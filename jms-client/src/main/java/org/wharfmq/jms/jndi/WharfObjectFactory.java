@@ -22,7 +22,14 @@ public final class WharfObjectFactory implements ObjectFactory {
     public Object getObjectInstance(Object obj, Name name, Context nameCtx, Hashtable<?, ?> environment) {
         if (obj instanceof Reference reference && WharfConnectionFactory.class.getName().equals(reference.getClassName())) {
             RefAddr url = reference.get(WharfConnectionFactory.BROKER_URL_ADDRESS);
-            return url == null ? new WharfConnectionFactory() : new WharfConnectionFactory((String) url.getContent());
+            WharfConnectionFactory factory = url == null ? new WharfConnectionFactory()
+                    : new WharfConnectionFactory((String) url.getContent());
+            for (RefAddr setting : java.util.Collections.list(reference.getAll())) {
+                if (!setting.getType().equals(WharfConnectionFactory.BROKER_URL_ADDRESS)) {
+                    factory.setOption(setting.getType(), (String) setting.getContent());
+                }
+            }
+            return factory;
         }
         return null;
     }

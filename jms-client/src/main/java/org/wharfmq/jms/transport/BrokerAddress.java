@@ -3,15 +3,18 @@ package org.wharfmq.jms.transport;
 import java.util.Objects;
 
 /**
- * Where a Wharf server listens: a TCP host and port, or the name of an in-VM server in this JVM.
+ * Where a Wharf server listens: a TCP host and port (plain, or TLS for {@code ssl}), or the name of an in-VM server
+ * in this JVM.
  *
- * @param scheme {@code tcp} or {@code vm}
+ * @param scheme {@code tcp}, {@code ssl} or {@code vm}
  * @param host   the TCP host, or the in-VM server name for {@code vm}
  * @param port   the TCP port; -1 for {@code vm}
  */
 public record BrokerAddress(String scheme, String host, int port) {
     /** Scheme of TCP addresses. */
     public static final String TCP = "tcp";
+    /** Scheme of TLS addresses: TCP with TLS. */
+    public static final String SSL = "ssl";
     /** Scheme of in-VM addresses. */
     public static final String VM = "vm";
 
@@ -19,7 +22,7 @@ public record BrokerAddress(String scheme, String host, int port) {
     public BrokerAddress {
         Objects.requireNonNull(scheme, "scheme");
         Objects.requireNonNull(host, "host");
-        if (!scheme.equals(TCP) && !scheme.equals(VM)) {
+        if (!scheme.equals(TCP) && !scheme.equals(SSL) && !scheme.equals(VM)) {
             throw new IllegalArgumentException("unknown scheme " + scheme);
         }
     }
@@ -27,6 +30,11 @@ public record BrokerAddress(String scheme, String host, int port) {
     /** A TCP address. */
     public static BrokerAddress tcp(String host, int port) {
         return new BrokerAddress(TCP, host, port);
+    }
+
+    /** A TCP address spoken to over TLS. */
+    public static BrokerAddress ssl(String host, int port) {
+        return new BrokerAddress(SSL, host, port);
     }
 
     /** The address of the in-VM server registered under {@code name}. */
@@ -39,12 +47,17 @@ public record BrokerAddress(String scheme, String host, int port) {
         return scheme.equals(VM);
     }
 
-    /** The address as a URL without options, e.g. {@code tcp://localhost:7414} or {@code vm://wharf}. */
+    /** True for a TLS address. */
+    public boolean isTls() {
+        return scheme.equals(SSL);
+    }
+
+    /** The address as a URL without options, e.g. {@code tcp://localhost:7414}, {@code ssl://mq1:7415} or {@code vm://wharf}. */
     @Override
     public String toString() {
         if (isInVm()) {
             return "vm://" + host;
         }
-        return "tcp://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        return scheme + "://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
     }
 }

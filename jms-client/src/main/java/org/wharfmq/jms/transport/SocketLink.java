@@ -13,6 +13,7 @@ import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 
+import javax.jms.JMSException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -91,6 +92,8 @@ final class SocketLink implements FrameLink {
     private static final int STAGED_BUFFER = ClientConfiguration.STAGED_BUFFER_BYTES;
 
     private final Socket socket;
+    /** The TCP socket: {@link #socket} itself on a plain link, the socket TLS is layered on otherwise. */
+    private final Socket transport;
     private final InputStream input;
     private final OutputStream output;
     private final FrameListener listener;
@@ -132,8 +135,9 @@ final class SocketLink implements FrameLink {
     private volatile long lastWriteNanos = System.nanoTime();
     private volatile ScheduledFuture<?> heartbeat;
 
-    private SocketLink(Socket socket, FrameListener listener, String remote) throws IOException {
+    private SocketLink(Socket socket, Socket transport, FrameListener listener, String remote) throws IOException {
         this.socket = socket;
+        this.transport = transport;
         this.input = socket.getInputStream();
         this.output = socket.getOutputStream();
         this.listener = listener;
@@ -146,22 +150,27 @@ final class SocketLink implements FrameLink {
     /**
      * Connects to {@code host:port} and starts the reader.
      *
+     * @param tls null for a plain connection; else the TLS settings, the handshake done before the reader starts
      * @throws IOException as the socket reports it: {@link UnknownHostException}, a refused connection
-     *                     ({@link java.net.ConnectException}), a timeout ({@link SocketTimeoutException})
+     *                     ({@link java.net.ConnectException}), a timeout ({@link SocketTimeoutException}), a failed
+     *                     TLS handshake ({@link javax.net.ssl.SSLException})
+     * @throws JMSException when the TLS key or trust store cannot be opened
      */
-    static SocketLink connect(String host, int port, FrameListener listener, int timeoutMillis) throws IOException {
+    static SocketLink connect(String host, int port, ClientTls tls, FrameListener listener, int timeoutMillis)
+            throws IOException, JMSException {
         InetSocketAddress remote = new InetSocketAddress(host, port);
         if (remote.isUnresolved()) {
             throw new UnknownHostException(host);
         }
-        Socket socket = new Socket();
+        Socket socket = tls == null ? new Socket() : ClientTls.newSocket();
         SocketLink link;
         try {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
             socket.connect(remote, timeoutMillis);
-            link = new SocketLink(socket, listener, host + ":" + port);
-        } catch (IOException | RuntimeException e) {
+            Socket connected = tls == null ? socket : tls.handshake(socket, host, port, timeoutMillis);
+            link = new SocketLink(connected, socket, listener, host + ":" + port);
+        } catch (IOException | JMSException | RuntimeException e) {
             socket.close();
             throw e;
         }
@@ -630,11 +639,7 @@ final class SocketLink implements FrameLink {
         if (beat != null) {
             beat.cancel(false);
         }
-        try {
-            socket.close(); // wakes the reader and any blocked writer
-        } catch (IOException ignored) {
-            // closing anyway
-        }
+        closeSockets(); // wakes the reader and any blocked writer
         LockSupport.unpark(reader); // it sleeps while application threads read
         if (!writeLock.isHeldByCurrentThread() && writeLock.tryLock()) {
             try {
@@ -642,6 +647,39 @@ final class SocketLink implements FrameLink {
             } finally {
                 writeLock.unlock();
             }
+        }
+    }
+
+    /**
+     * Closes the socket. A TLS socket sends close_notify under its record lock, which a writer blocked on a full
+     * socket holds, and the send itself can block on a full socket: so only an application's close with no writer
+     * inside (this link's write lock taken) closes it in order; otherwise (a failure, a silent server, a blocked
+     * writer) the TCP socket under it is closed first, which ends a blocked write at once, and the server sees the
+     * connection end without close_notify (the protocol's CLOSE frame is what says goodbye).
+     */
+    private void closeSockets() {
+        if (socket == transport) {
+            closeQuietly(socket);
+            return;
+        }
+        boolean locked = end.get() == LOCAL_CLOSE && !writeLock.isHeldByCurrentThread() && writeLock.tryLock();
+        try {
+            if (!locked) {
+                closeQuietly(transport);
+            }
+            closeQuietly(socket);
+        } finally {
+            if (locked) {
+                writeLock.unlock();
+            }
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // closing anyway
         }
     }
 

@@ -11,6 +11,7 @@ import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 
 import javax.jms.JMSException;
+import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
@@ -39,14 +40,19 @@ public final class Transport {
      * Connects and returns the open link, which hands what arrives to {@code listener}.
      *
      * @param address              where to connect
+     * @param tls                  the TLS settings of an {@code ssl://} address; null otherwise
      * @param listener             told of every frame that arrives and of the link's end
      * @param connectTimeoutMillis how long the connect may take
      * @throws JMSException with a message saying what to check when the server cannot be reached
      */
-    public static FrameLink connect(BrokerAddress address, FrameListener listener, int connectTimeoutMillis) throws JMSException {
+    public static FrameLink connect(BrokerAddress address, ClientTls tls, FrameListener listener, int connectTimeoutMillis)
+            throws JMSException {
         if (!address.isInVm()) {
             try {
-                return SocketLink.connect(address.host(), address.port(), listener, connectTimeoutMillis);
+                return SocketLink.connect(address.host(), address.port(), address.isTls() ? tls : null, listener,
+                        connectTimeoutMillis);
+            } catch (SSLException e) {
+                throw tlsFailure(address, tls, e);
             } catch (IOException e) {
                 throw failure(address, reason(address, e), e);
             }
@@ -75,6 +81,19 @@ public final class Transport {
         }
         link.connected(future.channel());
         return link;
+    }
+
+    /**
+     * The JMSException for a failed TLS handshake, saying why and what fixes it; also for a TLS connection lost before
+     * HELLO was answered, as when a TLS 1.3 server refuses the client's certificate after the client has finished its
+     * handshake (with an alert the client may read, or by closing the connection first).
+     */
+    public static JMSException tlsFailure(BrokerAddress address, ClientTls tls, IOException cause) {
+        JMSException e = new JMSException("Cannot connect to Wharf at " + address + ": "
+                + TlsFailures.describe(cause, address.host(), tls));
+        e.setLinkedException(cause);
+        e.initCause(cause);
+        return e;
     }
 
     private static String reason(BrokerAddress address, Throwable cause) {

@@ -40,9 +40,9 @@ class SocketLinkTest {
     private SocketLink link;
 
     @BeforeEach
-    void connect() throws IOException {
+    void connect() throws IOException, javax.jms.JMSException {
         server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        link = SocketLink.connect("127.0.0.1", server.getLocalPort(), listener, 5000);
+        link = SocketLink.connect("127.0.0.1", server.getLocalPort(), null, listener, 5000);
         peer = server.accept();
         peer.setSoTimeout(10_000);
     }
@@ -152,14 +152,7 @@ class SocketLinkTest {
 
     @Test
     void flushDoesNotWaitForAWriterBlockedOnAFullSocketAndItsFramesStillLeave() throws Exception {
-        // the peer reads nothing yet, so a 32 MiB message fills both socket buffers and its writer blocks
-        Thread writer = new Thread(() -> link.write(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[32 << 20]))));
-        writer.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!link.isWriting()) {
-            assertTrue(System.nanoTime() < deadline, "the writer never started");
-            Thread.onSpinWait();
-        }
+        Thread writer = BlockedWriter.start(link); // the peer reads nothing yet
         CompletableFuture<Void> flushed = CompletableFuture.runAsync(() -> {
             link.writeSoon(new Frame.Credit(8, 1));
             link.flush();

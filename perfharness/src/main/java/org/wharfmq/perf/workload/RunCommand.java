@@ -49,6 +49,8 @@ public final class RunCommand {
               --correlation MODE  message: a reply selected by the request's JMSMessageID, a consumer per
                                   request (the spec's rule); thread: one correlation id and consumer per
                                   requester (JMSPerfHarness -co true)        [message]
+              --tls ENGINE        clients connect over TLS (jdk or openssl engine on the server; a throwaway
+                                  self-signed certificate); with --url, give an ssl:// URL with its options instead
               --url URL           use a running Wharf instead of starting one (no CPU figures)
               --peer artemis      run: on the peer instead of Wharf; compare: the peer to compare with
               --out DIR           report directory       [perf-results/WORKLOAD-TIMESTAMP]
@@ -216,6 +218,7 @@ public final class RunCommand {
         boolean inProcess = false;
         boolean verbose = false;
         String url = null;
+        String tls = null;
         Target peer = Target.ARTEMIS;
         boolean peerGiven = false;
         Path output = null;
@@ -260,6 +263,10 @@ public final class RunCommand {
                         case "--warmup" -> warmup = nonNegative(a, v);
                         case "--timeout" -> timeout = positive(a, v);
                         case "--url" -> url = v;
+                        case "--tls" -> tls = switch (v) {
+                            case "jdk", "openssl", "auto" -> v;
+                            default -> throw new OptionException("--tls " + v + ": the server's TLS engine is jdk or openssl (or auto)");
+                        };
                         case "--correlation" -> perThread = switch (v) {
                             case "message" -> false;
                             case "thread" -> true;
@@ -284,7 +291,7 @@ public final class RunCommand {
         }
         List<Target> targets = compare ? List.of(Target.WHARF, peer) : List.of(peerGiven ? peer : Target.WHARF);
         RunSettings settings = new RunSettings(workload, sizes, clients, instances, responders, queues, rate, runLength, warmup,
-                timeout, persistent, perThread, url, output, jvmOptions, inProcess);
+                timeout, persistent, perThread, tls, url, output, jvmOptions, inProcess);
         return new Parsed(settings, targets, verbose);
     }
 

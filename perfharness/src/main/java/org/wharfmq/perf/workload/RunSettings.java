@@ -19,6 +19,8 @@ import java.util.List;
  * @param persistent     persistent messages (responders commit each round trip)
  * @param correlationPerThread requesters use one correlation id per thread ({@code -co true}) instead of
  *                       selecting each reply by the request's message id
+ * @param tls            the TLS engine ({@code jdk} or {@code openssl}) of a TLS listener the clients connect to, with
+ *                       a throwaway self-signed certificate; null = plain TCP
  * @param url            a running Wharf to use instead of starting one (null = start one)
  * @param output         where the report goes
  * @param jvmOptions     options for child JVMs
@@ -26,6 +28,6 @@ import java.util.List;
  */
 public record RunSettings(Workload workload, List<Integer> sizes, List<Integer> clients, List<Integer> instances, int responders, int queues,
                           double rate, int runSeconds, int warmupSeconds, int timeoutSeconds, boolean persistent,
-                          boolean correlationPerThread,
+                          boolean correlationPerThread, String tls,
                           String url, Path output, List<String> jvmOptions, boolean inProcess) {
 }

@@ -77,6 +77,7 @@ public final class ServerMain {
         String inVm = "wharf-perf";
         BenchmarkFlow flow = null;
         int flowInstances = 1;
+        String tlsEngine = null;
         List<List<String>> driverArgs = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -89,11 +90,17 @@ public final class ServerMain {
                 case "--driver" -> driverArgs.add(Arrays.asList(args.get(++i).trim().split("\\s+")));
                 case "--flow" -> flow = BenchmarkFlow.of(args.get(++i));
                 case "--flow-instances" -> flowInstances = Integer.parseInt(args.get(++i));
+                case "--tls" -> tlsEngine = args.get(++i);
                 default -> throw new OptionException("server: unknown option " + a);
             }
         }
         Path data = Files.createTempDirectory("wharf-perf-data");
-        ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(port).inVmName(inVm).dataDirectory(data).build();
+        ServerConfig.Builder builder = ServerConfig.builder().host("127.0.0.1").port(port).inVmName(inVm).dataDirectory(data);
+        SelfSignedTls tls = tlsEngine == null ? null : SelfSignedTls.create();
+        if (tls != null) {
+            builder.tls(tls.config(tlsEngine));
+        }
+        ServerConfig config = builder.build();
         List<Driver> drivers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
@@ -102,7 +109,9 @@ public final class ServerMain {
             if (flow != null) {
                 flowHost.deploy(flow.factory(), flowInstances);
             }
-            out.println(READY_PREFIX + " tcp=" + server.tcpUrl() + " vm=" + server.vmUrl() + " pid=" + ProcessHandle.current().pid());
+            out.println(READY_PREFIX + " tcp=" + server.tcpUrl() + " vm=" + server.vmUrl()
+                    + (tls == null ? "" : " tls=" + server.tlsUrl() + "?" + tls.clientOptions())
+                    + " pid=" + ProcessHandle.current().pid());
             out.flush();
             for (List<String> a : driverArgs) {
                 PerfOptions options = PerfOptions.parse(a.toArray(String[]::new));

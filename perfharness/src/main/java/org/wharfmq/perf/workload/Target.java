@@ -34,9 +34,14 @@ public enum Target {
      *
      * @param flow          the message flow the server runs (F-*), else null
      * @param flowInstances its instances
+     * @param tls           the TLS engine of a TLS listener the clients use ({@code jdk} or {@code openssl}), else null
      */
-    List<String> serverCommand(List<String> hostedDrivers, boolean persistent, BenchmarkFlow flow, int flowInstances) {
+    List<String> serverCommand(List<String> hostedDrivers, boolean persistent, BenchmarkFlow flow, int flowInstances,
+                               String tls) {
         if (this == ARTEMIS) {
+            if (tls != null) {
+                throw new UnsupportedOperationException("--tls is measured on Wharf only: the Artemis peer runs without TLS");
+            }
             if (flow != null) {
                 throw new UnsupportedOperationException("Message flows (F-*) run only in Wharf: the Artemis peer has no flow engine");
             }
@@ -47,6 +52,9 @@ public enum Target {
             return List.of("artemis", "--port", "0", "--sync", Boolean.toString(persistent));
         }
         List<String> command = new java.util.ArrayList<>(List.of("server", "--port", "0", "--in-vm", "wharf-perf-" + ProcessHandle.current().pid()));
+        if (tls != null) {
+            command.addAll(List.of("--tls", tls));
+        }
         if (flow != null) {
             command.addAll(List.of("--flow", flow.id(), "--flow-instances", Integer.toString(flowInstances)));
         }

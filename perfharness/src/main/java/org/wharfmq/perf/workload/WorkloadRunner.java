@@ -112,10 +112,10 @@ public final class WorkloadRunner {
             String tcpUrl = settings.url();
             if (tcpUrl == null) {
                 server = launcher.launch(target.displayName().toLowerCase() + "-server",
-                        target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances));
+                        target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances, settings.tls()));
                 started.add(server);
                 String ready = server.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT);
-                tcpUrl = field(ready, "tcp");
+                tcpUrl = field(ready, settings.tls() == null ? "tcp" : "tls");
             } else if (w.flow() != null) {
                 throw new UnsupportedOperationException(w.id() + " deploys its flow into the server the runner starts: it cannot use a running server (--url)");
             } else if (!plan.hostedDrivers().isEmpty()) {

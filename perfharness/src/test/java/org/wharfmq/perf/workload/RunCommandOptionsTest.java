@@ -49,6 +49,14 @@ class RunCommandOptionsTest {
     }
 
     @Test
+    void tlsNamesTheServersEngine() {
+        assertEquals("openssl", RunCommand.parse(new String[] {"RR-4", "--tls", "openssl"}, false).settings().tls());
+        assertNull(RunCommand.parse(new String[] {"RR-4"}, false).settings().tls(), "plain TCP by default");
+        OptionException e = assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--tls", "gnutls"}, false));
+        assertEquals("--tls gnutls: the server's TLS engine is jdk or openssl (or auto)", e.getMessage());
+    }
+
+    @Test
     void compareRunsWharfThenThePeer() {
         assertEquals(List.of(Target.WHARF, Target.ARTEMIS), RunCommand.parse(new String[] {"RR-4"}, true).targets());
         assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--url", "tcp://h:1"}, true));

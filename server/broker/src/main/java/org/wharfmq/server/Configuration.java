@@ -131,4 +131,15 @@ public final class Configuration {
 
     private Configuration() {
     }
+
+    // ---- TLS (the tls: block; org.wharfmq.server.config.TlsConfig) ----
+
+    /** Port of the TLS listener (setting tls.port): {@value}. */
+    public static final int DEFAULT_TLS_PORT = ProtocolVersion.DEFAULT_TLS_PORT;
+
+    /** Whether the plain TCP listener stays on beside the TLS one (setting tls.plain): {@value}. */
+    public static final boolean DEFAULT_TLS_PLAIN = true;
+
+    /** TLS protocol versions offered (setting tls.protocols), newest first: TLS 1.3 and 1.2, nothing older. */
+    public static final java.util.List<String> DEFAULT_TLS_PROTOCOLS = java.util.List.of("TLSv1.3", "TLSv1.2");
 }

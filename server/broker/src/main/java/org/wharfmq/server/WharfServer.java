@@ -16,7 +16,11 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.config.TlsConfig;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContext;
 import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.transport.ServerTls;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Logins;
@@ -89,7 +93,12 @@ public final class WharfServer implements AutoCloseable {
     private final Logins logins;
     /** The plugins whose start was called, in that order: the ones close() stops. */
     private final List<ServerPlugin> startedPlugins = new ArrayList<>();
-    private int tcpPort;
+    /** The plain TCP listener's port; -1 when it is off (tls.plain: false). */
+    private int tcpPort = -1;
+    /** The TLS listener's port; -1 when there is none. */
+    private int tlsPort = -1;
+    /** The TLS engine the listener runs on, for the start line: JDK or OpenSSL. */
+    private String tlsEngine;
 
     private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, Logins logins,
                         AccessControl accessControl, List<ServerPlugin> plugins) {
@@ -218,30 +227,17 @@ public final class WharfServer implements AutoCloseable {
         ServerContext context = new ServerContext(config, queueManager, topicManager, accessControl, connections,
                 WharfVersion.current(), logins);
         ServerChannelInitializer initializer = new ServerChannelInitializer(context);
-
-        ChannelFuture tcp = new ServerBootstrap()
-                .group(acceptorGroup, ioGroup)
-                .channel(transport.serverChannelClass())
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childHandler(initializer)
-                .bind(config.host(), config.port())
-                .awaitUninterruptibly();
-        if (!tcp.isSuccess()) {
-            Throwable cause = tcp.cause();
-            if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("in use")) {
-                BindException e = new BindException("Port " + config.port() + " on " + config.host()
-                        + " is already in use (another Wharf or another program listens there). Stop that program or"
-                        + " choose another port (--port N, or setting port).");
-                e.initCause(cause);
-                throw e;
-            }
-            throw new IllegalStateException("Cannot listen on " + config.host() + ":" + config.port() + ": " + cause, cause);
+        if (config.plainListener()) {
+            Channel tcp = bindTcp(config.port(), "port", initializer);
+            tcpPort = ((InetSocketAddress) tcp.localAddress()).getPort();
         }
-        listeners.add(tcp.channel());
-        tcpPort = ((InetSocketAddress) tcp.channel().localAddress()).getPort();
+        if (config.tls().isPresent()) {
+            TlsConfig tls = config.tls().get();
+            SslContext sslContext = ServerTls.serverContext(tls); // one per listener: every connection's SslHandler
+            Channel listener = bindTcp(tls.port(), "tls.port", new ServerChannelInitializer(context, sslContext));
+            tlsPort = ((InetSocketAddress) listener.localAddress()).getPort();
+            tlsEngine = sslContext instanceof JdkSslContext ? "JDK" : "OpenSSL";
+        }
 
         ChannelFuture vm = new ServerBootstrap()
                 .group(inVmGroup)
@@ -254,8 +250,9 @@ public final class WharfServer implements AutoCloseable {
                     + "(setting inVmName): give each server its own.", vm.cause());
         }
         listeners.add(vm.channel());
-        LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on " + listenUrl()
-                + " (" + transport.name().toLowerCase() + ") and " + vmUrl());
+        LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on "
+                + String.join(", ", networkUrls()) + (tlsPort >= 0 ? " (TLS: " + tlsEngine + " engine)" : "")
+                + " and " + vmUrl() + " (" + transport.name().toLowerCase() + ")");
         switch (logins.authenticator().anonymousAccess()) {
             case LOOPBACK -> LOG.log(System.Logger.Level.INFO, "No users configured: only local clients (127.0.0.1, ::1)"
                     + " may connect. Add users (bin/wharf user add) or set allowAnonymous: true.");
@@ -264,6 +261,33 @@ public final class WharfServer implements AutoCloseable {
             case NOWHERE -> { // every TCP client authenticates: nothing to warn about
             }
         }
+    }
+
+    /** Binds a TCP listener on the configured host; {@code setting} names the port in errors. */
+    private Channel bindTcp(int port, String setting, ServerChannelInitializer initializer) throws Exception {
+        ChannelFuture tcp = new ServerBootstrap()
+                .group(acceptorGroup, ioGroup)
+                .channel(transport.serverChannelClass())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(initializer)
+                .bind(config.host(), port)
+                .awaitUninterruptibly();
+        if (!tcp.isSuccess()) {
+            Throwable cause = tcp.cause();
+            if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("in use")) {
+                BindException e = new BindException("Port " + port + " on " + config.host()
+                        + " is already in use (another Wharf or another program listens there). Stop that program or"
+                        + " choose another port (" + (setting.equals("port") ? "--port N, or " : "") + "setting " + setting + ").");
+                e.initCause(cause);
+                throw e;
+            }
+            throw new IllegalStateException("Cannot listen on " + config.host() + ":" + port + ": " + cause, cause);
+        }
+        listeners.add(tcp.channel());
+        return tcp.channel();
     }
 
     private void startPlugins() throws Exception {
@@ -294,16 +318,46 @@ public final class WharfServer implements AutoCloseable {
         return config;
     }
 
-    /** The TCP port actually bound (differs from the configured one when that is 0). */
+    /** The TLS port actually bound, -1 when the server has no TLS listener. */
+    public int tlsPort() {
+        return tlsPort;
+    }
+
+    /** A URL a client on this machine uses to reach the TLS listener ({@code ssl://127.0.0.1:PORT}); null without one. */
+    public String tlsUrl() {
+        return tlsPort < 0 ? null : "ssl://" + localHost() + ":" + tlsPort;
+    }
+
+    /** The TCP port actually bound (differs from the configured one when that is 0); -1 when the plain listener is off. */
     public int tcpPort() {
         return tcpPort;
     }
 
     /** A URL a client on this machine uses to reach the TCP listener. */
     public String tcpUrl() {
+        return "tcp://" + localHost() + ":" + tcpPort;
+    }
+
+    /** The host a client on this machine connects to: the configured one, or loopback for a wildcard. */
+    private String localHost() {
         String host = config.host();
         boolean wildcard = host.equals("0.0.0.0") || host.equals("::") || host.equals("*");
-        return "tcp://" + (wildcard ? "127.0.0.1" : host) + ":" + tcpPort;
+        return wildcard ? "127.0.0.1" : host;
+    }
+
+    /**
+     * The addresses the network listeners are bound to, as URLs: the plain one ({@code tcp://0.0.0.0:7414}) unless
+     * it is off, then the TLS one ({@code ssl://0.0.0.0:7415}) when there is one.
+     */
+    public List<String> networkUrls() {
+        List<String> urls = new ArrayList<>(2);
+        if (tcpPort >= 0) {
+            urls.add(listenUrl());
+        }
+        if (tlsPort >= 0) {
+            urls.add("ssl://" + config.host() + ":" + tlsPort);
+        }
+        return urls;
     }
 
     /** The address the TCP listener is bound to, as a URL, e.g. {@code tcp://0.0.0.0:7414}. */

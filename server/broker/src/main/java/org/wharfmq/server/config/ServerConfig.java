@@ -40,6 +40,8 @@ public final class ServerConfig {
     private final String securityFile;
     private final String flowHostUser;
     private final String flowHostPassword;
+    /** The TLS listener's settings; null = no TLS listener. */
+    private final TlsConfig tls;
 
     private ServerConfig(Builder b) {
         this.name = b.name;
@@ -63,6 +65,7 @@ public final class ServerConfig {
         this.securityFile = b.securityFile;
         this.flowHostUser = b.flowHostUser;
         this.flowHostPassword = b.flowHostPassword;
+        this.tls = b.tls;
     }
 
     /** Every setting at its default (see {@link Configuration}); no predefined queues. */
@@ -99,6 +102,7 @@ public final class ServerConfig {
         b.securityFile = securityFile;
         b.flowHostUser = flowHostUser;
         b.flowHostPassword = flowHostPassword;
+        b.tls = tls;
         return b;
     }
 
@@ -213,6 +217,16 @@ public final class ServerConfig {
         return flowHostPassword;
     }
 
+    /** The TLS listener's settings, when the server has one ({@code tls:} in the YAML). */
+    public java.util.Optional<TlsConfig> tls() {
+        return java.util.Optional.ofNullable(tls);
+    }
+
+    /** Whether the plain TCP listener ({@link #port()}) is on: always, unless TLS is configured with {@code plain: false}. */
+    public boolean plainListener() {
+        return tls == null || tls.plain();
+    }
+
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
@@ -221,7 +235,7 @@ public final class ServerConfig {
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
                 + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues
-                + ", securityFile=" + securityFile + ", flowHostUser=" + flowHostUser + "]";
+                + ", securityFile=" + securityFile + ", flowHostUser=" + flowHostUser + ", tls=" + tls + "]";
     }
 
     /**
@@ -252,6 +266,7 @@ public final class ServerConfig {
         private String securityFile;
         private String flowHostUser;
         private String flowHostPassword;
+        private TlsConfig tls;
 
         private Builder() {
         }
@@ -271,6 +286,12 @@ public final class ServerConfig {
         /** Sets the security file the server reads its users from (null: none, the secure default). */
         public Builder securityFile(Path securityFile) {
             this.securityFile = securityFile == null ? null : securityFile.toString();
+            return this;
+        }
+
+        /** Sets the TLS listener's settings ({@link TlsConfig#builder()}); null = no TLS listener. */
+        public Builder tls(TlsConfig tls) {
+            this.tls = tls;
             return this;
         }
 
@@ -465,6 +486,10 @@ public final class ServerConfig {
                     throw new ConfigurationException("Setting maxDepth of queue '" + q.name() + "' must be at least 1, was "
                             + q.maxDepth() + ".");
                 }
+            }
+            if (tls != null && tls.plain() && tls.port() != 0 && tls.port() == port) {
+                throw new ConfigurationException("Settings port and tls.port are both " + port + ": the plain and the TLS "
+                        + "listener need ports of their own (or set tls.plain: false to have only the TLS one).");
             }
             return new ServerConfig(this);
         }

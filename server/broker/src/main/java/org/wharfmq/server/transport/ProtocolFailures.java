@@ -11,6 +11,7 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.server.Configuration;
 
+import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 
@@ -22,6 +23,7 @@ import java.nio.channels.ClosedChannelException;
  *   <li>a malformed frame: ERROR PROTOCOL_ERROR saying what was wrong, then close this connection only. One log
  *       line, no stack trace: a broken client must not be able to flood the log.</li>
  *   <li>an I/O error (peer reset): close quietly.</li>
+ *   <li>a failed TLS handshake: one INFO line with the reason, close (the client's TLS stack got the alert).</li>
  *   <li>anything else is a server bug: logged with its stack trace, ERROR INTERNAL_ERROR, close.</li>
  * </ul>
  */
@@ -43,7 +45,13 @@ final class ProtocolFailures {
         if (isClosing(ctx) || cause instanceof ClosedChannelException) {
             return;
         }
-        if (cause instanceof TooLongFrameException) {
+        if (cause instanceof DecoderException && cause.getCause() instanceof SSLException tls) {
+            // a TLS handshake that failed (untrusted client certificate, no common protocol): the client's TLS stack
+            // has the alert; nothing readable can be sent on a connection without TLS keys
+            LOG.log(System.Logger.Level.INFO, () -> "TLS with " + ctx.channel().remoteAddress() + " failed: " + tls.getMessage());
+            ctx.channel().attr(CLOSING).set(Boolean.TRUE);
+            ctx.close();
+        } else if (cause instanceof TooLongFrameException) {
             int limit = maxMessageLength + Configuration.FRAME_OVERHEAD_ALLOWANCE;
             if (handshakeDone) {
                 ctx.writeAndFlush(new Frame.Error(0, ErrorCode.MESSAGE_TOO_LARGE, "A frame longer than " + limit

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.config.TlsConfig;
 import org.wharfmq.server.flow.FlowConfig;
 import org.wharfmq.server.store.Durability;
 
@@ -240,6 +241,12 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
             server.queues(queues == null ? List.of() : queues);
         }
 
+        /** The {@code tls:} block ({@link TlsSection}): a TLS listener beside (or instead of) the plain one. */
+        @JsonProperty("tls")
+        void tls(TlsSection tls) {
+            server.tls(tls == null ? null : tls.tls.build());
+        }
+
         @JsonProperty("flows")
         void flows(List<FlowEntry> entries) {
             flows.clear();
@@ -248,6 +255,87 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
                     flows.add(e == null ? null : new FlowConfig(e.jar, e.className, e.instances));
                 }
             }
+        }
+    }
+
+    /**
+     * The keys of the {@code tls:} block, each handing its value to the {@link TlsConfig.Builder} setter of that name
+     * (explained in config/wharf.yaml).
+     */
+    @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.NONE, getterVisibility = JsonAutoDetect.Visibility.NONE,
+            isGetterVisibility = JsonAutoDetect.Visibility.NONE, setterVisibility = JsonAutoDetect.Visibility.NONE)
+    private static final class TlsSection {
+
+        private final TlsConfig.Builder tls = TlsConfig.builder();
+
+        @JsonProperty("port")
+        void port(int port) {
+            tls.port(port);
+        }
+
+        @JsonProperty("plain")
+        void plain(boolean plain) {
+            tls.plain(plain);
+        }
+
+        @JsonProperty("keyStore")
+        void keyStore(String file) {
+            tls.keyStore(file == null ? null : Path.of(file));
+        }
+
+        @JsonProperty("keyStorePassword")
+        void keyStorePassword(String password) {
+            tls.keyStorePassword(password);
+        }
+
+        @JsonProperty("certificate")
+        void certificate(String file) {
+            tls.certificate(file == null ? null : Path.of(file));
+        }
+
+        @JsonProperty("privateKey")
+        void privateKey(String file) {
+            tls.privateKey(file == null ? null : Path.of(file));
+        }
+
+        @JsonProperty("privateKeyPassword")
+        void privateKeyPassword(String password) {
+            tls.privateKeyPassword(password);
+        }
+
+        @JsonProperty("protocols")
+        void protocols(List<String> protocols) {
+            tls.protocols(protocols);
+        }
+
+        @JsonProperty("cipherSuites")
+        void cipherSuites(List<String> cipherSuites) {
+            tls.cipherSuites(cipherSuites);
+        }
+
+        @JsonProperty("clientAuth")
+        void clientAuth(String clientAuth) {
+            tls.clientAuth(TlsConfig.clientAuth(clientAuth));
+        }
+
+        @JsonProperty("trustStore")
+        void trustStore(String file) {
+            tls.trustStore(file == null ? null : Path.of(file));
+        }
+
+        @JsonProperty("trustStorePassword")
+        void trustStorePassword(String password) {
+            tls.trustStorePassword(password);
+        }
+
+        @JsonProperty("trustCertificates")
+        void trustCertificates(String file) {
+            tls.trustCertificates(file == null ? null : Path.of(file));
+        }
+
+        @JsonProperty("engine")
+        void engine(String engine) {
+            tls.engine(TlsConfig.engine(engine));
         }
     }
 

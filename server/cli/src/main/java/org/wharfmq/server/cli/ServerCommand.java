@@ -68,12 +68,13 @@ final class ServerCommand implements Callable<Integer> {
         try {
             server = WharfServer.builder(config).authenticator(users == null ? Authenticator.localOnly() : users)
                     .plugins(new FlowHost(file.flows())).start();
-        } catch (BindException | IllegalStateException e) {
+        } catch (BindException | IllegalStateException | ConfigurationException e) {
+            // ConfigurationException: a file a setting names cannot be used (the TLS keys)
             System.err.println("wharf: " + e.getMessage());
             if (users != null) {
                 users.close();
             }
-            return CANNOT_LISTEN;
+            return e instanceof ConfigurationException ? BAD_CONFIGURATION : CANNOT_LISTEN;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -85,7 +86,7 @@ final class ServerCommand implements Callable<Integer> {
             System.out.flush();
             stopped.countDown();
         }, "wharf-shutdown"));
-        System.out.println("Wharf queue manager " + config.name() + " ready on " + server.listenUrl() + " and "
+        System.out.println("Wharf queue manager " + config.name() + " ready on " + String.join(", ", server.networkUrls()) + " and "
                 + server.vmUrl() + " (config " + (configFile == null ? "built-in defaults" : configFile) + ")");
         System.out.flush();
         stopped.await();

@@ -6,6 +6,7 @@ import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.config.TlsConfig;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -141,6 +142,57 @@ class ConfigurationFileTest {
         Path missing = dir.resolve("nope.yaml");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(missing));
         assertEquals("Configuration file " + missing + " does not exist.", e.getMessage());
+    }
+
+    @Test
+    void tlsBlockSetsTheTlsListener() throws IOException {
+        ServerConfig config = ConfigurationFile.load(write("""
+                tls:
+                  port: 7500
+                  plain: false
+                  certificate: tls/server.crt
+                  privateKey: tls/server.key
+                  protocols: [TLSv1.3]
+                  cipherSuites: [TLS_AES_128_GCM_SHA256]
+                  clientAuth: Required
+                  trustCertificates: tls/ca.crt
+                  engine: jdk
+                """)).server();
+        TlsConfig tls = config.tls().orElseThrow();
+        assertFalse(config.plainListener(), "plain: false turns the plain listener off");
+        assertEquals(7500, tls.port());
+        assertEquals(Path.of("tls/server.crt"), tls.certificate());
+        assertEquals(Path.of("tls/server.key"), tls.privateKey());
+        assertEquals(List.of("TLSv1.3"), tls.protocols());
+        assertEquals(List.of("TLS_AES_128_GCM_SHA256"), tls.cipherSuites());
+        assertEquals(TlsConfig.ClientAuth.REQUIRED, tls.clientAuth());
+        assertEquals(Path.of("tls/ca.crt"), tls.trustCertificates());
+        assertEquals(TlsConfig.Engine.JDK, tls.engine());
+
+        TlsConfig defaults = ConfigurationFile.load(write("tls:\n  keyStore: s.p12\n")).server().tls().orElseThrow();
+        assertEquals(List.of("TLSv1.3", "TLSv1.2"), defaults.protocols());
+        assertEquals(Configuration.DEFAULT_TLS_PORT, defaults.port());
+        assertEquals(TlsConfig.Engine.AUTO, defaults.engine());
+        assertTrue(ConfigurationFile.load(write("port: 1\n")).server().tls().isEmpty(), "no tls: block, no TLS listener");
+    }
+
+    @Test
+    void tlsSettingsThatDoNotFitTogetherAreRefusedNamingTheSettings() throws IOException {
+        assertRefused("tls:\n  port: 7415\n", "TLS needs the server's key and certificate: set tls.keyStore");
+        assertRefused("tls:\n  keyStore: a.p12\n  certificate: a.crt\n", "Settings tls.keyStore and tls.certificate");
+        assertRefused("tls:\n  keyStore: a.p12\n  protocols: [TLSv1.1]\n", "Setting tls.protocols: 'TLSv1.1' is not supported");
+        assertRefused("tls:\n  keyStore: a.p12\n  clientAuth: required\n", "Setting tls.clientAuth is required, so the server needs");
+        assertRefused("tls:\n  keyStore: a.p12\n  clientAuth: maybe\n", "Setting tls.clientAuth must be one of none, optional, required");
+        assertRefused("tls:\n  keyStore: a.p12\n  engine: gnutls\n", "Setting tls.engine must be one of auto, jdk, openssl");
+        assertRefused("port: 7500\ntls:\n  keyStore: a.p12\n  port: 7500\n", "Settings port and tls.port are both 7500");
+        assertRefused("tls:\n  keyStore: a.p12\n  keystorePassword: x\n", "Unknown setting 'tls.keystorePassword'");
+    }
+
+    private void assertRefused(String yaml, String start) throws IOException {
+        Path file = write(yaml);
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
+        assertTrue(e.getMessage().startsWith(start), e.getMessage());
+        assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
     }
 
     private Path write(String yaml) throws IOException {

@@ -75,6 +75,37 @@ class WharfCommandTest {
     }
 
     @Test
+    void tlsKeyStoreThatCannotBeReadStopsStartupNamingTheSettingAndFile() throws Exception {
+        Path config = dir.resolve("tls.yaml");
+        Path missing = dir.resolve("no-such-server.p12");
+        Files.writeString(config, "host: 127.0.0.1\ntls:\n  port: 0\n  keyStore: " + missing + "\n");
+        Process process = wharf("server", "--config", config.toString(), "--port", "0", "--data", dir.resolve("data").toString());
+        assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(ServerCommand.BAD_CONFIGURATION, process.exitValue(), err);
+        assertTrue(err.contains("\nwharf: The file of tls.keyStore, " + missing + ", does not exist.\n"), err);
+    }
+
+    @Test
+    void theReadyLineNamesTheTlsListener() throws Exception {
+        Path store = dir.resolve("server.p12");
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "wharf", "-keyalg", "EC", "-dname", "CN=localhost", "-validity", "1",
+                "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", "changeit").redirectErrorStream(true).start();
+        assertEquals(0, keytool.waitFor(), new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        Path config = dir.resolve("tls.yaml");
+        Files.writeString(config, "name: TLSQM\nhost: 127.0.0.1\ninVmName: cli-tls\ntls:\n  port: 0\n  plain: false\n"
+                + "  keyStore: " + store + "\n  keyStorePassword: changeit\n");
+        Process process = wharf("server", "--config", config.toString(), "--data", dir.resolve("data").toString());
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        String ready = out.readLine();
+        process.toHandle().destroy();
+        assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
+        assertNotNull(ready, "the server exited before it was ready");
+        assertTrue(ready.matches("Wharf queue manager TLSQM ready on ssl://127\\.0\\.0\\.1:\\d+ and vm://cli-tls \\(config .*"), ready);
+    }
+
+    @Test
     void helpAndVersionWork() throws Exception {
         Process help = wharf("--help");
         String helpText = new String(help.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
