@@ -107,6 +107,7 @@ public final class AccessControl {
             case SUBSCRIBE -> "subscribe to";
             case DURABLE -> "hold a durable subscription to";
             case ADMIN -> "administer";
+            case CONNECT -> "connect to";
         };
     }
 

@@ -25,7 +25,7 @@ public interface AccessPolicy {
      *
      * @param destination the queue name or topic string ({@link Permission#scope()}); for {@link Permission#SUBSCRIBE}
      *                    and {@link Permission#DURABLE} a filter, allowed only when every topic it matches is; null
-     *                    for {@link Permission.Scope#SERVER} permissions
+     *                    for {@link Permission.Scope#SERVER} permissions (connect, admin)
      */
     boolean allows(Identity who, Permission what, String destination);
 }

@@ -8,6 +8,9 @@ import java.util.Locale;
  */
 public enum Permission {
 
+    /** Connect to the queue manager at all (checked once the handshake has authenticated the client). */
+    CONNECT(Scope.SERVER),
+
     /** Send messages to a queue (a producer for it, or an anonymous producer's send to it). */
     SEND(Scope.QUEUE),
     /** Consume messages from a queue. */

@@ -74,8 +74,9 @@ public final class PermissionRules implements AccessPolicy {
                 Permission.Scope wanted = pattern == null ? Permission.Scope.SERVER : pattern.scope();
                 if (p.scope() != wanted) {
                     throw new ConfigurationException("Permission '" + p.key() + "' is about "
-                            + p.scope().name().toLowerCase(java.util.Locale.ROOT) + (p.scope() == Permission.Scope.SERVER
-                            ? " (write it in a rule of its own: - admin: [...])" : "s") + ", not "
+                            + (p.scope() == Permission.Scope.SERVER ? "the queue manager (write it in a rule of its "
+                            + "own: - " + p.key() + ": [...])" : p.scope().name().toLowerCase(java.util.Locale.ROOT)
+                            + "s") + ", not "
                             + (pattern == null ? "the queue manager" : wanted.name().toLowerCase(java.util.Locale.ROOT)
                             + "s (rule for '" + pattern + "')") + ".");
                 }
@@ -160,6 +161,11 @@ public final class PermissionRules implements AccessPolicy {
         /** Grants the admin permission to {@code grantees}. */
         public Builder admin(String... grantees) {
             return add(null, Permission.ADMIN, grantees);
+        }
+
+        /** Grants the connect permission to {@code grantees}. */
+        public Builder connect(String... grantees) {
+            return add(null, Permission.CONNECT, grantees);
         }
 
         private Builder add(DestinationPattern pattern, Permission permission, String... grantees) {
