@@ -513,6 +513,9 @@ final class SocketLink implements FrameLink {
         if (!followers.isEmpty() && !readTurn.isLocked()) {
             Runnable next = followers.poll();
             if (next != null) {
+                // the woken follower is about to take the turn: the reader thread leaves it to that thread (as if it
+                // had just asked), instead of taking it when the follower was slow to wake on a loaded machine
+                lastLeadNanos = System.nanoTime();
                 next.run();
             }
         }

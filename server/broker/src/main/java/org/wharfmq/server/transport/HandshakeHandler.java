@@ -10,11 +10,13 @@ import org.wharfmq.protocol.auth.ScramServer;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.Configuration;
+import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.security.AuditLog;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
+import org.wharfmq.server.security.Permission;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -211,6 +213,12 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void succeed(ChannelHandlerContext ctx, Identity identity, byte[] lastMessage) {
+        try {
+            context.accessControl().check(identity, Permission.CONNECT, null, ctx.channel().remoteAddress());
+        } catch (WharfException denied) { // authenticated, but not let in: said to the client, which then closes
+            answer(ctx, () -> ProtocolFailures.closeWith(ctx, ErrorCode.NOT_AUTHORISED, denied.getMessage()));
+            return;
+        }
         answer(ctx, () -> {
             ServerConfig config = context.config();
             int heartbeat = agreedHeartbeat(hello.heartbeatMillis(), config.heartbeatMillis());

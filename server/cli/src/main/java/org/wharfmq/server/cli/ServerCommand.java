@@ -4,8 +4,7 @@ import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
-import org.wharfmq.server.security.Authenticator;
-import org.wharfmq.server.security.file.FileAuthenticator;
+import org.wharfmq.server.security.file.SecurityFileRealm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -57,17 +56,20 @@ final class ServerCommand implements Callable<Integer> {
             System.err.println("wharf: " + e.getMessage());
             return BAD_CONFIGURATION;
         }
-        FileAuthenticator users;
+        SecurityFileRealm users;
         try {
-            users = config.securityFile() == null ? null : FileAuthenticator.open(config.securityFile());
+            users = config.securityFile() == null ? null : SecurityFileRealm.open(config.securityFile());
         } catch (ConfigurationException e) {
             System.err.println("wharf: " + e.getMessage());
             return BAD_CONFIGURATION;
         }
         WharfServer server;
         try {
-            server = WharfServer.builder(config).authenticator(users == null ? Authenticator.localOnly() : users)
-                    .plugins(new FlowHost(file.flows())).start();
+            WharfServer.Starter starter = WharfServer.builder(config).plugins(new FlowHost(file.flows()));
+            if (users != null) {
+                starter.authenticator(users).accessControl(users.accessControl());
+            }
+            server = starter.start();
         } catch (BindException | IllegalStateException | ConfigurationException e) {
             // ConfigurationException: a file a setting names cannot be used (the TLS keys)
             System.err.println("wharf: " + e.getMessage());

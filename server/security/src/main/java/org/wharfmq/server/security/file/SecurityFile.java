@@ -7,6 +7,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.PermissionRules;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,15 +21,18 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One reading of the security file: its users, whether anonymous clients are allowed, and its login module. Keys
- * that are not the file's are errors naming the key; {@code permissions:} and {@code certificateUsers:} are read by
- * authorisation and the TLS client-certificate mapping, and only accepted here.
+ * One reading of the security file: its users, whether anonymous clients are allowed, its login module, and its
+ * permission rules. Keys that are not the file's are errors naming the key; {@code certificateUsers:} (the TLS
+ * client-certificate mapping) is accepted and not used yet.
  *
  * @param users          user name to verifier and groups, in file order
  * @param allowAnonymous whether clients without a user may connect from anywhere
  * @param jaas           the login module checking PLAIN, or null
+ * @param permissions    the {@code permissions:} rules ({@link PermissionsSection}); null when the file has no such
+ *                       key, and then every client that may connect may do everything (said in the log at start)
  */
-public record SecurityFile(Map<String, Authenticator.User> users, boolean allowAnonymous, Jaas jaas) {
+public record SecurityFile(Map<String, Authenticator.User> users, boolean allowAnonymous, Jaas jaas,
+                           PermissionRules permissions) {
 
     /** The top-level keys of the file. */
     static final List<String> KEYS = List.of("users", "allowAnonymous", "jaas", "permissions", "certificateUsers");
@@ -82,14 +86,16 @@ public record SecurityFile(Map<String, Authenticator.User> users, boolean allowA
                     + e.getLocation().getLineNr()) + ": " + e.getOriginalMessage());
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
-            return new SecurityFile(Map.of(), false, null);
+            return new SecurityFile(Map.of(), false, null, null);
         }
         if (!root.isObject()) {
             throw new ConfigurationException("The security file must be a map of keys (" + String.join(", ", KEYS) + ")");
         }
         checkKeys(root, KEYS, "");
+        JsonNode permissions = root.get("permissions");
         return new SecurityFile(users(root.get("users")), bool(root.get("allowAnonymous"), "allowAnonymous"),
-                jaas(root.get("jaas")));
+                jaas(root.get("jaas")), permissions == null || permissions.isNull() ? null
+                : PermissionsSection.read(permissions));
     }
 
     private static Map<String, Authenticator.User> users(JsonNode users) {

@@ -77,12 +77,12 @@ class JaasLdapTest {
         }
     }
 
-    /** The security file's jaas: section makes the FileAuthenticator offer PLAIN and check it with the directory. */
+    /** The security file's jaas: section makes the SecurityFileRealm offer PLAIN and check it with the directory. */
     @Test
     void theSecurityFileWiresTheLoginModule(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("security.yaml");
         Files.writeString(file, "jaas:\n  entry: WharfLdap\n  groupsFrom: [com.sun.security.auth.LdapPrincipal]\n");
-        try (FileAuthenticator auth = FileAuthenticator.open(file, jaas, 3_600_000)) {
+        try (SecurityFileRealm auth = SecurityFileRealm.open(file, jaas, 3_600_000)) {
             assertTrue(auth.plainAvailable());
             assertFalse(auth.hasUsers());
             Identity alice = auth.verifyPlain("alice", "alice-ldap-pw".toCharArray()).toCompletableFuture().get(30, TimeUnit.SECONDS);

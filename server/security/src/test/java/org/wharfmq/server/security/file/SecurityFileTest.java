@@ -93,4 +93,61 @@ class SecurityFileTest {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> SecurityFile.parse(yaml), yaml);
         assertTrue(e.getMessage().contains(expected), e.getMessage());
     }
+
+    @Test
+    void permissionRulesAreReadInOrderAndAFileWithoutThemHasNone() {
+        SecurityFile f = SecurityFile.parse("""
+                permissions:
+                  - queue: "PAYROLL"
+                    receive: [user:hr]
+                  - queue: "**"
+                    receive: [group:apps]
+                    send: [group:apps, anyone]
+                  - topic: "prices/#"
+                    subscribe: [anyone]
+                  - connect: [anyone]
+                    admin: [group:admins]
+                """);
+        org.wharfmq.server.security.Identity alice = new org.wharfmq.server.security.Identity("alice",
+                java.util.Set.of("apps"), "SCRAM-SHA-256");
+        org.wharfmq.server.security.PermissionRules rules = f.permissions();
+        assertEquals(4, rules.rules().size());
+        assertFalse(rules.allows(alice, org.wharfmq.server.security.Permission.RECEIVE, "PAYROLL"));
+        assertTrue(rules.allows(alice, org.wharfmq.server.security.Permission.RECEIVE, "ORDERS"));
+        assertTrue(rules.allows(alice, org.wharfmq.server.security.Permission.SUBSCRIBE, "prices/fx/+"));
+        assertTrue(rules.allows(alice, org.wharfmq.server.security.Permission.CONNECT, null));
+        assertFalse(rules.allows(alice, org.wharfmq.server.security.Permission.ADMIN, null));
+        assertNull(SecurityFile.parse("allowAnonymous: false\n").permissions(), "no permissions key: no rules");
+    }
+
+    @Test
+    void aWrongPermissionRuleIsRefusedNamingTheRuleAndTheFix() {
+        assertEquals("permissions rule 2: unknown permission 'read': a rule about queues may grant [send, receive, "
+                + "browse, create]", assertThrows(ConfigurationException.class, () -> SecurityFile.parse("""
+                permissions:
+                  - queue: "A"
+                    send: [anyone]
+                  - queue: "B"
+                    read: [anyone]
+                """)).getMessage());
+        assertEquals("permissions rule 1: Permission 'publish' is about topics, not queues (rule for 'B').",
+                assertThrows(ConfigurationException.class, () -> SecurityFile.parse("""
+                        permissions:
+                          - queue: "B"
+                            publish: [anyone]
+                        """)).getMessage());
+        assertEquals("permissions rule 1: 'alice' is not a grantee: write user:NAME, group:NAME or anyone.",
+                assertThrows(ConfigurationException.class, () -> SecurityFile.parse("""
+                        permissions:
+                          - queue: "A"
+                            send: [alice]
+                        """)).getMessage());
+        assertEquals("permissions rule 1: Topic pattern 'prices/#/x': + and # must be whole levels, and # only the "
+                + "last, as in prices/+/GBP or prices/#.", assertThrows(ConfigurationException.class,
+                () -> SecurityFile.parse("permissions:\n  - topic: \"prices/#/x\"\n    subscribe: [anyone]\n"))
+                .getMessage());
+        assertEquals("permissions rule 1: the rule grants nothing: add a permission such as send: [...]",
+                assertThrows(ConfigurationException.class,
+                        () -> SecurityFile.parse("permissions:\n  - queue: \"A\"\n")).getMessage());
+    }
 }

@@ -13,7 +13,7 @@ import java.time.Instant;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** The rules in force follow the file: a good change replaces them, a bad one leaves them. */
-class FileAuthenticatorTest {
+class SecurityFileRealmTest {
 
     @TempDir
     Path dir;
@@ -22,7 +22,7 @@ class FileAuthenticatorTest {
     void reloadReplacesTheRulesAndABadFileKeepsThem() throws Exception {
         Path file = dir.resolve("security.yaml");
         Files.writeString(file, "users:\n  alice:\n    password: \"" + SecurityFileTest.ALICE + "\"\n");
-        try (FileAuthenticator auth = FileAuthenticator.open(file, null, 3_600_000)) {
+        try (SecurityFileRealm auth = SecurityFileRealm.open(file, null, 3_600_000)) {
             assertNotNull(auth.user("alice"));
             assertEquals(Authenticator.AnonymousAccess.NOWHERE, auth.anonymousAccess());
 
@@ -43,7 +43,7 @@ class FileAuthenticatorTest {
         Path file = dir.resolve("security.yaml");
         Files.writeString(file, "allowAnonymous: false\n");
         Files.setLastModifiedTime(file, FileTime.from(Instant.parse("2020-01-01T00:00:00Z")));
-        try (FileAuthenticator auth = FileAuthenticator.open(file, null, 10)) {
+        try (SecurityFileRealm auth = SecurityFileRealm.open(file, null, 10)) {
             assertEquals(Authenticator.AnonymousAccess.LOOPBACK, auth.anonymousAccess());
             Files.writeString(file, "allowAnonymous: true\n");
             Files.setLastModifiedTime(file, FileTime.from(Instant.parse("2021-01-01T00:00:00Z")));
@@ -59,7 +59,7 @@ class FileAuthenticatorTest {
     void aBadFileAtStartIsAnError() throws Exception {
         Path file = dir.resolve("security.yaml");
         Files.writeString(file, "user: {}\n");
-        ConfigurationException e = assertThrows(ConfigurationException.class, () -> FileAuthenticator.open(file));
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> SecurityFileRealm.open(file));
         assertTrue(e.getMessage().contains("Unknown key 'user'"), e.getMessage());
     }
 }

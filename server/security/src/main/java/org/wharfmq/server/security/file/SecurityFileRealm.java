@@ -2,6 +2,8 @@ package org.wharfmq.server.security.file;
 
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.AccessPolicy;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Identity;
 
@@ -16,19 +18,21 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The broker's {@link Authenticator} over the security file: answers from the rules last read, and reads the file
- * again when its modification time changes (checked every {@link Configuration#SECURITY_RELOAD_MILLIS} on a daemon
- * thread) or {@link #reload()} is called (the admin command {@code security reload}). A file that does not parse keeps
- * the rules in force, and the log says why. A connection's identity is fixed at its handshake, so a reload affects
- * only later logins.
+ * The security file as the broker uses it: its users, as the broker's {@link Authenticator}, and its permission rules,
+ * kept in force in the {@link AccessControl} it hands to the server ({@link #accessControl()}). Answers from the file
+ * last read, and reads it again when its modification time changes (checked every
+ * {@link Configuration#SECURITY_RELOAD_MILLIS} on a daemon thread) or {@link #reload()} is called. A file that does not
+ * parse keeps the rules in force, and the log says why. A connection's identity is fixed at its handshake, so a reload
+ * affects later logins; new permission rules answer the next check (the next consumer, producer or anonymous send).
  */
-public final class FileAuthenticator implements Authenticator, AutoCloseable {
+public final class SecurityFileRealm implements Authenticator, AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(FileAuthenticator.class.getName());
+    private static final System.Logger LOG = System.getLogger(SecurityFileRealm.class.getName());
 
     private final Path file;
     private final javax.security.auth.login.Configuration jaasConfiguration;
     private final ScheduledExecutorService poller;
+    private final AccessControl accessControl;
     private volatile Rules rules;
     /** The modification time of the file the rules were read from (or that was found bad): reloads look for a change. */
     private FileTime seen;
@@ -37,11 +41,12 @@ public final class FileAuthenticator implements Authenticator, AutoCloseable {
     private record Rules(SecurityFile file, JaasAuthenticator jaas) {
     }
 
-    private FileAuthenticator(Path file, javax.security.auth.login.Configuration jaasConfiguration, long pollMillis) {
+    private SecurityFileRealm(Path file, javax.security.auth.login.Configuration jaasConfiguration, long pollMillis) {
         this.file = file;
         this.jaasConfiguration = jaasConfiguration;
         this.seen = modified();
         this.rules = read(SecurityFile.load(file));
+        this.accessControl = new AccessControl(policy(rules.file()), source());
         log(rules.file());
         poller = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "wharf-security-reload");
@@ -56,13 +61,13 @@ public final class FileAuthenticator implements Authenticator, AutoCloseable {
      *
      * @throws ConfigurationException when the file cannot be read or is wrong: a server does not start on bad rules
      */
-    public static FileAuthenticator open(Path file) {
-        return new FileAuthenticator(file, null, Configuration.SECURITY_RELOAD_MILLIS);
+    public static SecurityFileRealm open(Path file) {
+        return new SecurityFileRealm(file, null, Configuration.SECURITY_RELOAD_MILLIS);
     }
 
     /** As {@link #open(Path)}, with a JAAS configuration of the caller's (tests) and a check interval. */
-    static FileAuthenticator open(Path file, javax.security.auth.login.Configuration jaas, long pollMillis) {
-        return new FileAuthenticator(file, jaas, pollMillis);
+    static SecurityFileRealm open(Path file, javax.security.auth.login.Configuration jaas, long pollMillis) {
+        return new SecurityFileRealm(file, jaas, pollMillis);
     }
 
     /**
@@ -75,6 +80,7 @@ public final class FileAuthenticator implements Authenticator, AutoCloseable {
         SecurityFile next = SecurityFile.load(file);
         Rules old = rules;
         rules = read(next);
+        accessControl.replace(policy(next), source());
         if (old.jaas() != null) {
             old.jaas().close();
         }
@@ -110,7 +116,28 @@ public final class FileAuthenticator implements Authenticator, AutoCloseable {
         return new Rules(next, next.jaas() == null ? null : new JaasAuthenticator(next.jaas(), jaasConfiguration));
     }
 
+    /** The file's rules; none in the file (no {@code permissions:} key): every client may do everything. */
+    private static AccessPolicy policy(SecurityFile f) {
+        return f.permissions() != null ? f.permissions() : AccessPolicy.ALLOW_ALL;
+    }
+
+    private String source() {
+        return "security file " + file;
+    }
+
+    /**
+     * Who may do what, by the file's {@code permissions:}: the server checks it ({@code WharfServer.builder(config)
+     * .accessControl(...)}), and a reload puts new rules in force in it.
+     */
+    public AccessControl accessControl() {
+        return accessControl;
+    }
+
     private void log(SecurityFile f) {
+        if (f.permissions() == null) {
+            LOG.log(System.Logger.Level.WARNING, "Security file " + file + " has no permissions: every client that "
+                    + "logs in may do everything. Add permission rules (docs/security.md, \"Authorisation\").");
+        }
         if (f.allowAnonymous()) {
             LOG.log(System.Logger.Level.WARNING, "allowAnonymous: true in " + file + ": any client that reaches the"
                     + " server may connect without a user name.");
