@@ -29,7 +29,7 @@ class AuthorisationTest {
     private WharfServer server;
 
     private static PermissionRules rules() {
-        return PermissionRules.builder()
+        return PermissionRules.builder().connect("anyone")
                 .queue("ORDERS.*", Permission.SEND, "anyone")
                 .queue("ORDERS.*", Permission.RECEIVE, "anyone")
                 .queue("ORDERS.*", Permission.CREATE, "anyone")
@@ -92,7 +92,7 @@ class AuthorisationTest {
             client.createSession(1, false);
             client.request(id -> new Frame.CreateProducer(id, 1, 1, WireDestination.queue("ORDERS.EU")));
             client.sendMessage(1, TestMessages.text("ORDERS.EU", "before"));
-            control.replace(PermissionRules.builder().build(), "security file test.yaml (emptied)");
+            control.replace(PermissionRules.builder().connect("anyone").build(), "security file test.yaml (emptied)");
             client.requestFails(id -> new Frame.Send(id, 1, 1,
                     TestMessages.encode(TestMessages.text("ORDERS.EU", "after"))), ErrorCode.NOT_AUTHORISED);
         }
@@ -104,7 +104,7 @@ class AuthorisationTest {
         try (FrameClient client = FrameClient.connect(server)) {
             client.createSession(1, false);
             client.request(id -> new Frame.CreateProducer(id, 1, 1, null));
-            control.replace(PermissionRules.builder()
+            control.replace(PermissionRules.builder().connect("anyone")
                     .queue("**", Permission.SEND, "anyone")
                     .queue("ORDERS.*", Permission.CREATE, "anyone")
                     .build(), "security file test.yaml (create)");
@@ -165,7 +165,8 @@ class AuthorisationTest {
     void everyDenialAndEveryMessageToASystemQueueIsAnAuditLineWithWhereItCameFrom() throws Exception {
         try (LogCapture audit = LogCapture.of(AuditLog.NAME);
              FrameClient client = FrameClient.connect(server)) {
-            control.replace(PermissionRules.builder().admin("anyone").build(), "security file test.yaml (admins)");
+            control.replace(PermissionRules.builder().connect("anyone").admin("anyone").build(),
+                    "security file test.yaml (admins)");
             client.createSession(1, false);
             client.requestFails(id -> new Frame.CreateProducer(id, 1, 1, WireDestination.queue("PAYROLL")),
                     ErrorCode.NOT_AUTHORISED);
@@ -173,7 +174,7 @@ class AuthorisationTest {
             client.sendMessage(1, TestMessages.text("SYSTEM.ADMIN.COMMAND.QUEUE", "two"));
             String peer = "/127.0.0.1:" + client.localPort();
             assertEquals(java.util.List.of(
-                    "INFO Permission rules replaced: 1 permission rules (security file test.yaml (admins))",
+                    "INFO Permission rules replaced: 2 permission rules (security file test.yaml (admins))",
                     "WARNING DENIED an anonymous client from " + peer + ": send queue 'PAYROLL'",
                     "INFO an anonymous client from " + peer + " sent a message to SYSTEM.ADMIN.COMMAND.QUEUE",
                     "INFO an anonymous client from " + peer + " sent a message to SYSTEM.ADMIN.COMMAND.QUEUE"),
@@ -186,7 +187,7 @@ class AuthorisationTest {
         try (FrameClient client = FrameClient.connect(server); FrameClient producer = FrameClient.connect(server)) {
             client.createSession(1, false);
             client.createConsumer(1, 1, "ORDERS.EU", null, 10);
-            control.replace(PermissionRules.builder().queue("**", Permission.SEND, "anyone").build(),
+            control.replace(PermissionRules.builder().connect("anyone").queue("**", Permission.SEND, "anyone").build(),
                     "security file test.yaml (reloaded)");
             client.requestFails(id -> new Frame.CreateConsumer(id, 1, 2, WireDestination.queue("ORDERS.EU"), null,
                     10, 0, null), ErrorCode.NOT_AUTHORISED);

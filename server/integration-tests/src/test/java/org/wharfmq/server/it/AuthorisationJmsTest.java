@@ -26,7 +26,7 @@ class AuthorisationJmsTest {
 
     @BeforeEach
     void start() throws Exception {
-        AccessControl control = new AccessControl(PermissionRules.builder()
+        AccessControl control = new AccessControl(PermissionRules.builder().connect("anyone")
                 .queue("ORDERS", Permission.SEND, "anyone")
                 .build(), "security file test.yaml");
         testServer = TestServer.start(c -> c.queue("ORDERS").queue("PAYROLL"),

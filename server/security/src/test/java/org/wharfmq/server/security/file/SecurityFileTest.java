@@ -150,4 +150,19 @@ class SecurityFileTest {
                 assertThrows(ConfigurationException.class,
                         () -> SecurityFile.parse("permissions:\n  - queue: \"A\"\n")).getMessage());
     }
+
+    /** The sample users read: it loads as it is, and its rules keep the apps out of the billing queues. */
+    @Test
+    void theSampleSecurityFileLoadsAndMeansWhatItsCommentsSay() {
+        SecurityFile sample = SecurityFile.load(java.nio.file.Path.of("../../config/security.yaml"));
+        org.wharfmq.server.security.Identity orders = new org.wharfmq.server.security.Identity("orders",
+                java.util.Set.of("apps"), "SCRAM-SHA-256");
+        org.wharfmq.server.security.Identity billing = new org.wharfmq.server.security.Identity("billing",
+                java.util.Set.of("apps"), "SCRAM-SHA-256");
+        assertEquals(Authenticator.AnonymousAccess.LOOPBACK, sample.anonymousAccess(), "no users in the sample yet");
+        assertFalse(sample.permissions().allows(orders, org.wharfmq.server.security.Permission.RECEIVE, "BILLING.INVOICES"));
+        assertTrue(sample.permissions().allows(billing, org.wharfmq.server.security.Permission.RECEIVE, "BILLING.INVOICES"));
+        assertTrue(sample.permissions().allows(orders, org.wharfmq.server.security.Permission.SEND, "BILLING.INVOICES"));
+        assertFalse(sample.permissions().allows(billing, org.wharfmq.server.security.Permission.ADMIN, null));
+    }
 }
