@@ -7,6 +7,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -14,7 +15,13 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.security.Permission;
+import org.wharfmq.server.security.PermissionRules;
 
 import javax.jms.BytesMessage;
 import javax.jms.Connection;
@@ -27,6 +34,10 @@ import javax.jms.Queue;
 import javax.jms.Session;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -46,6 +57,16 @@ import java.util.concurrent.TimeUnit;
 public class RoundTripBenchmark {
 
     private static final int BODY = 2048;
+    private static final String USER = "bench";
+    private static final String PASSWORD = "bench-pw";
+
+    /**
+     * "none": no users, every client may do everything (the defaults); "rules": both clients log in as a user of
+     * their own by SCRAM-SHA-256 and every producer and consumer is checked against permission rules (issue 21's
+     * "authorisation costs nothing measurable").
+     */
+    @Param({"none", "rules"})
+    public String security;
 
     private Path data;
     private WharfServer server;
@@ -61,9 +82,25 @@ public class RoundTripBenchmark {
     @Setup(Level.Trial)
     public void start() throws Exception {
         data = Files.createTempDirectory("wharf-roundtrip-");
-        server = WharfServer.start(ServerConfig.builder().host("127.0.0.1").port(0).inVmName("roundtrip")
-                .dataDirectory(data).build());
+        WharfServer.Starter starter = WharfServer.builder(ServerConfig.builder().host("127.0.0.1").port(0)
+                .inVmName("roundtrip").dataDirectory(data).build());
+        boolean rules = security.equals("rules");
+        if (rules) {
+            starter.authenticator(oneUser()).accessControl(new AccessControl(PermissionRules.builder()
+                    .queue("PAYROLL.**", Permission.RECEIVE, "user:payroll") // rules before the one that decides
+                    .queue("AUDIT", Permission.SEND, "group:auditors")
+                    .queue("RT.*", Permission.SEND, "group:bench")
+                    .queue("RT.*", Permission.RECEIVE, "group:bench")
+                    .queue("RT.*", Permission.CREATE, "group:bench")
+                    .connect("group:bench")
+                    .build(), "RoundTripBenchmark's rules"));
+        }
+        server = starter.start();
         WharfConnectionFactory factory = new WharfConnectionFactory(server.tcpUrl());
+        if (rules) {
+            factory.setUserName(USER);
+            factory.setPassword(PASSWORD);
+        }
         responderConnection = factory.createConnection();
         Session responderSession = responderConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer requestConsumer = responderSession.createConsumer(responderSession.createQueue("RT.REQUEST"));
@@ -84,6 +121,38 @@ public class RoundTripBenchmark {
         request.writeBytes(new byte[BODY]);
         request.setJMSReplyTo(replyQueue);
         request.setJMSCorrelationID("requester-1");
+    }
+
+    /** One user, {@value #USER} in group bench, known by its SCRAM-SHA-256 verifier as a security file would. */
+    private static Authenticator oneUser() {
+        Authenticator.User user = new Authenticator.User(ScramCredential.create(PASSWORD.toCharArray(),
+                ScramCredential.MIN_ITERATIONS, new SecureRandom()), Set.of("bench"));
+        return new Authenticator() {
+            @Override
+            public User user(String name) {
+                return USER.equals(name) ? user : null;
+            }
+
+            @Override
+            public boolean hasUsers() {
+                return true;
+            }
+
+            @Override
+            public boolean plainAvailable() {
+                return false;
+            }
+
+            @Override
+            public CompletionStage<Identity> verifyPlain(String name, char[] password) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public AnonymousAccess anonymousAccess() {
+                return AnonymousAccess.NOWHERE;
+            }
+        };
     }
 
     private void respond(MessageConsumer consumer, MessageProducer replier, Session session) {
