@@ -148,6 +148,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private void onAuth(ChannelHandlerContext ctx, Frame.Auth auth) {
         mechanism = auth.mechanism();
         if (mechanism.equals(Mechanisms.EXTERNAL) && certificateUser == null) {
+            user = new String(auth.data(), java.nio.charset.StandardCharsets.UTF_8); // the name asked for, for the audit line
             fail(ctx, "EXTERNAL without a mapped client certificate (" + describeCertificate(ctx) + ")",
                     "Authentication failed: EXTERNAL (log in by TLS client certificate) is not possible on this"
                     + " connection: " + describeCertificate(ctx) + ".");

@@ -87,7 +87,8 @@ public final class SecurityFileRealm implements Authenticator, AutoCloseable {
         if (old.jaas() != null) {
             old.jaas().close();
         }
-        LOG.log(System.Logger.Level.INFO, "Security file " + file + " reloaded: " + next.users().size() + " users");
+        LOG.log(System.Logger.Level.INFO, "Security file " + file + " reloaded: " + next.users().size() + " users, "
+                + next.certificateUsers().size() + " certificate users");
         log(next);
     }
 
