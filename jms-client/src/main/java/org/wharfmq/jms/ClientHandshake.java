@@ -15,9 +15,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The client's side of the handshake after HELLO (docs/protocol.md, "Connection life"): picks a mechanism from the
  * server's AUTH_MECHANISMS (EXTERNAL when it has a TLS client certificate and no password; SCRAM-SHA-256 when it has a
- * user; PLAIN only over TLS, for a server that offers no SCRAM; ANONYMOUS when it has no user), runs it, and checks HELLO_OK (for SCRAM, the server's signature: a server that does
- * not know the user's key is refused). Runs on the link's reading thread; the password never leaves this object but
- * inside PLAIN over TLS.
+ * user; PLAIN only over TLS, for a server that offers no SCRAM; ANONYMOUS when it has no user), runs it, and checks
+ * HELLO_OK (for SCRAM, the server's signature: a server that does not know the user's key is refused). Runs on the
+ * link's reading thread; the password never leaves this object but inside PLAIN over TLS.
  */
 final class ClientHandshake {
 
@@ -84,7 +84,8 @@ final class ClientHandshake {
     private void choose(List<String> offered) throws JMSException {
         if (byCertificate(offered)) {
             // the authorisation identity: empty for the user the certificate is mapped to; a name the server checks
-            link.write(new Frame.Auth(Mechanisms.EXTERNAL, user == null ? new byte[0] : user.getBytes(StandardCharsets.UTF_8)));
+            byte[] authzid = user == null ? new byte[0] : user.getBytes(StandardCharsets.UTF_8);
+            link.write(new Frame.Auth(Mechanisms.EXTERNAL, authzid));
         } else if (user == null) {
             if (!offered.contains(Mechanisms.ANONYMOUS)) {
                 throw new JMSSecurityException("Wharf at " + server + " requires a user name and password (it offers "

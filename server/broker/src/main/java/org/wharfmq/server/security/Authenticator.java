@@ -9,9 +9,9 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * What the handshake asks about users: a user's SCRAM credential and groups, whether a login module checks PLAIN
- * passwords, which user a TLS client certificate is, and who may connect without a user. The security file ({@code server/security}) implements it over its
- * reloadable rules; {@link #localOnly()} is the secure default when there is no such file. Called on event loops, so
- * every method but {@link #verifyPlain} answers from memory at once.
+ * passwords, which user a TLS client certificate is, and who may connect without a user. The security file
+ * ({@code server/security}) implements it over its reloadable rules; {@link #localOnly()} is the secure default when
+ * there is no such file. Called on event loops, so every method but {@link #verifyPlain} answers from memory at once.
  */
 public interface Authenticator {
 

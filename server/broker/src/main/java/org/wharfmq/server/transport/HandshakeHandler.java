@@ -27,9 +27,10 @@ import java.util.concurrent.TimeUnit;
  * The handshake (docs/protocol.md, "Connection life"): HELLO in protocol version 2, answered with the mechanisms this
  * connection may use ({@link OfferedMechanisms}); AUTH with the client's choice; for SCRAM-SHA-256 one
  * AUTH_CHALLENGE / AUTH_RESPONSE round ({@link ScramServer}); for PLAIN the login module's verdict, asked off the event
- * loop; for EXTERNAL the user the verified TLS client certificate is mapped to ({@link TlsPeer}). Success: HELLO_OK with the authenticated user, the agreed heartbeat ({@link HeartbeatHandler} takes over) and
- * a {@link ServerConnection} holding the connection's {@link Identity}. Failure: ERROR AUTHENTICATION_FAILED saying
- * only that it failed for the user named (an unknown user and a wrong password look the same), a WARNING and an audit
+ * loop; for EXTERNAL the user the verified TLS client certificate is mapped to ({@link TlsPeer}). Success: HELLO_OK
+ * with the authenticated user, the agreed heartbeat ({@link HeartbeatHandler} takes over) and a
+ * {@link ServerConnection} holding the connection's {@link Identity}. Failure: ERROR AUTHENTICATION_FAILED saying only
+ * that it failed for the user named (an unknown user and a wrong password look the same), a WARNING and an audit
  * line with the reason and the peer address, then close.
  *
  * <p>After repeated failures from one address ({@link org.wharfmq.server.security.LoginThrottle}) the final answer to
@@ -148,10 +149,11 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private void onAuth(ChannelHandlerContext ctx, Frame.Auth auth) {
         mechanism = auth.mechanism();
         if (mechanism.equals(Mechanisms.EXTERNAL) && certificateUser == null) {
-            user = new String(auth.data(), java.nio.charset.StandardCharsets.UTF_8); // the name asked for, for the audit line
-            fail(ctx, "EXTERNAL without a mapped client certificate (" + describeCertificate(ctx) + ")",
-                    "Authentication failed: EXTERNAL (log in by TLS client certificate) is not possible on this"
-                    + " connection: " + describeCertificate(ctx) + ".");
+            // the name asked for (empty: none), for the audit line
+            user = new String(auth.data(), java.nio.charset.StandardCharsets.UTF_8);
+            String why = describeCertificate(ctx);
+            fail(ctx, "EXTERNAL without a mapped client certificate (" + why + ")", "Authentication failed: EXTERNAL"
+                    + " (log in by TLS client certificate) is not possible on this connection: " + why + ".");
             return;
         }
         if (!offered.contains(mechanism)) {

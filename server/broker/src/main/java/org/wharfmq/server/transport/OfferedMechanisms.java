@@ -11,9 +11,10 @@ import java.util.List;
 
 /**
  * Which authentication mechanisms one connection is offered, in the server's order of preference: EXTERNAL when the
- * connection's verified TLS client certificate is mapped to a user ({@link Authenticator#certificateUser}); SCRAM-SHA-256
- * when users are configured; PLAIN only over TLS and when a login module checks passwords (the password crosses the wire);
- * ANONYMOUS over the in-VM listener (in-process code), and over TCP as {@link Authenticator#anonymousAccess()} says.
+ * connection's verified TLS client certificate is mapped to a user ({@link Authenticator#certificateUser});
+ * SCRAM-SHA-256 when users are configured; PLAIN only over TLS and when a login module checks passwords (the password
+ * crosses the wire); ANONYMOUS over the in-VM listener (in-process code), and over TCP as
+ * {@link Authenticator#anonymousAccess()} says.
  */
 final class OfferedMechanisms {
 

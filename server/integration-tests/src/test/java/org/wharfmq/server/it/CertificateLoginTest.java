@@ -62,10 +62,11 @@ class CertificateLoginTest {
                 "127.0.0.1").pkcs12(dir.resolve("server.p12"));
         serverCa = TestCertificates.trustStore(dir.resolve("server-ca.p12"), serverAuthority.certificate());
         clientCa = clientAuthority.certificatePem(dir.resolve("client-ca.crt"));
-        TestCertificates.Issued billing = TestCertificates.issue(clientAuthority, "CN=billing,O=Example", Duration.ofDays(30));
+        Duration valid = Duration.ofDays(30);
+        TestCertificates.Issued billing = TestCertificates.issue(clientAuthority, "CN=billing,O=Example", valid);
         billingSubject = billing.certificate().getSubjectX500Principal().getName();
         billingStore = billing.pkcs12(dir.resolve("billing.p12"));
-        TestCertificates.Issued unmapped = TestCertificates.issue(clientAuthority, "CN=intruder,O=Example", Duration.ofDays(30));
+        TestCertificates.Issued unmapped = TestCertificates.issue(clientAuthority, "CN=intruder,O=Example", valid);
         unmappedSubject = unmapped.certificate().getSubjectX500Principal().getName();
         unmappedStore = unmapped.pkcs12(dir.resolve("intruder.p12"));
     }
@@ -99,10 +100,12 @@ class CertificateLoginTest {
     @EnumSource(value = TlsConfig.ClientAuth.class, names = {"REQUIRED", "OPTIONAL"})
     void unmappedCertificateIsRefusedNamingItsSubjectAndTheFix(TlsConfig.ClientAuth clientAuth) throws Exception {
         WharfServer wharf = start(clientAuth);
-        JMSSecurityException e = assertThrows(JMSSecurityException.class, () -> connect(url(wharf, unmappedStore), null));
+        JMSSecurityException e = assertThrows(JMSSecurityException.class,
+                () -> connect(url(wharf, unmappedStore), null));
         assertEquals("Authentication failed: EXTERNAL (log in by TLS client certificate) is not possible on this"
                 + " connection: its client certificate's subject '" + unmappedSubject + "' is mapped to no user; add it"
-                + " under certificateUsers in the server's security file (\"" + unmappedSubject + "\": USER).", e.getMessage());
+                + " under certificateUsers in the server's security file (\"" + unmappedSubject + "\": USER).",
+                e.getMessage());
         // with a password, the same certificate falls back to SCRAM
         connect(url(wharf, unmappedStore), "payroll-app", "payroll-pw").createSession(false, Session.AUTO_ACKNOWLEDGE);
     }
@@ -150,8 +153,9 @@ class CertificateLoginTest {
         TlsConfig tls = TlsConfig.builder().port(0).engine(TlsConfig.Engine.JDK).plain(false)
                 .keyStore(serverStore).keyStorePassword(TestCertificates.PASSWORD)
                 .clientAuth(clientAuth).trustCertificates(clientCa).build();
-        TestServer testServer = TestServer.start(b -> b.tls(tls).queue("BILLING.IN").queue("PAYROLL.IN"), c -> WharfServer.builder(c)
-                .store(new InMemoryMessageStore()).authenticator(realm).accessControl(realm.accessControl()).start());
+        TestServer testServer = TestServer.start(b -> b.tls(tls).queue("BILLING.IN").queue("PAYROLL.IN"),
+                c -> WharfServer.builder(c).store(new InMemoryMessageStore()).authenticator(realm)
+                        .accessControl(realm.accessControl()).start());
         open.add(testServer);
         return testServer.server();
     }

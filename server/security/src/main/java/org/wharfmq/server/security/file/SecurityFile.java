@@ -99,7 +99,8 @@ public record SecurityFile(Map<String, Authenticator.User> users, Map<X500Princi
         checkKeys(root, KEYS, "");
         JsonNode permissions = root.get("permissions");
         Map<String, Authenticator.User> users = users(root.get("users"));
-        return new SecurityFile(users, certificateUsers(root.get("certificateUsers"), users), bool(root.get("allowAnonymous"), "allowAnonymous"),
+        return new SecurityFile(users, certificateUsers(root.get("certificateUsers"), users),
+                bool(root.get("allowAnonymous"), "allowAnonymous"),
                 jaas(root.get("jaas")), permissions == null || permissions.isNull() ? null
                 : PermissionsSection.read(permissions));
     }
