@@ -14,16 +14,17 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The client's side of the handshake after HELLO (docs/protocol.md, "Connection life"): picks a mechanism from the
- * server's AUTH_MECHANISMS (SCRAM-SHA-256 when it has a user; PLAIN only over TLS, for a server that offers no SCRAM;
- * ANONYMOUS when it has no user), runs it, and checks HELLO_OK (for SCRAM, the server's signature: a server that does
- * not know the user's key is refused). Runs on the link's reading thread; the password never leaves this object but
- * inside PLAIN over TLS.
+ * server's AUTH_MECHANISMS (EXTERNAL when it has a TLS client certificate and no password; SCRAM-SHA-256 when it has a
+ * user; PLAIN only over TLS, for a server that offers no SCRAM; ANONYMOUS when it has no user), runs it, and checks
+ * HELLO_OK (for SCRAM, the server's signature: a server that does not know the user's key is refused). Runs on the
+ * link's reading thread; the password never leaves this object but inside PLAIN over TLS.
  */
 final class ClientHandshake {
 
     private final String user;
     private final char[] password;
     private final boolean overTls;
+    private final boolean hasCertificate;
     private final String server;
     private final CompletableFuture<Frame.HelloOk> done = new CompletableFuture<>();
     private FrameLink link;
@@ -33,12 +34,14 @@ final class ClientHandshake {
      * @param user     the user name, null or empty for none
      * @param password the password, null for none (copied)
      * @param overTls  whether the connection is encrypted (PLAIN only then)
+     * @param hasCertificate whether this client presents a TLS client certificate (the URL option keyStore)
      * @param server   the server's address, for messages
      */
-    ClientHandshake(String user, String password, boolean overTls, String server) {
+    ClientHandshake(String user, String password, boolean overTls, boolean hasCertificate, String server) {
         this.user = user == null || user.isEmpty() ? null : user;
         this.password = password == null ? new char[0] : password.toCharArray();
         this.overTls = overTls;
+        this.hasCertificate = hasCertificate;
         this.server = server;
     }
 
@@ -79,7 +82,11 @@ final class ClientHandshake {
     }
 
     private void choose(List<String> offered) throws JMSException {
-        if (user == null) {
+        if (byCertificate(offered)) {
+            // the authorisation identity: empty for the user the certificate is mapped to; a name the server checks
+            byte[] authzid = user == null ? new byte[0] : user.getBytes(StandardCharsets.UTF_8);
+            link.write(new Frame.Auth(Mechanisms.EXTERNAL, authzid));
+        } else if (user == null) {
             if (!offered.contains(Mechanisms.ANONYMOUS)) {
                 throw new JMSSecurityException("Wharf at " + server + " requires a user name and password (it offers "
                         + String.join(", ", offered) + "): connect with createConnection(user, password) or the"
@@ -103,5 +110,17 @@ final class ClientHandshake {
                     + user + "' (it offers " + String.join(", ", offered) + "; PLAIN is used only over TLS).",
                     "AUTHENTICATION_FAILED");
         }
+    }
+
+    /**
+     * Whether to log in by the TLS client certificate (EXTERNAL): when this client has one and no password, and the
+     * server offers EXTERNAL or it is the client's only way in (no user and no ANONYMOUS; the server's refusal then
+     * names the certificate's subject and how to map it to a user).
+     */
+    private boolean byCertificate(List<String> offered) {
+        if (!hasCertificate || password.length > 0) {
+            return false;
+        }
+        return offered.contains(Mechanisms.EXTERNAL) || user != null || !offered.contains(Mechanisms.ANONYMOUS);
     }
 }

@@ -98,7 +98,8 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         this.domain = domain;
         this.messageIdPrefix = "ID:wharf-" + PROCESS_TAG + "-" + CONNECTIONS.incrementAndGet() + ":";
         // PLAIN (a password in clear) only over TLS
-        ClientHandshake handshake = new ClientHandshake(user, password, url.tls() != null, url.address().toString());
+        ClientHandshake handshake = new ClientHandshake(user, password, url.tls() != null,
+                url.tls() != null && url.tls().keyStore() != null, url.address().toString());
         ConnectionHandler handler = new ConnectionHandler(this, handshake);
         this.link = Transport.connect(url.address(), url.tls(), handler, url.connectTimeoutMillis());
         handshake.link(link);

@@ -2,15 +2,16 @@ package org.wharfmq.server.security;
 
 import org.wharfmq.protocol.auth.ScramCredential;
 
+import javax.security.auth.x500.X500Principal;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
  * What the handshake asks about users: a user's SCRAM credential and groups, whether a login module checks PLAIN
- * passwords, and who may connect without a user. The security file ({@code server/security}) implements it over its
- * reloadable rules; {@link #localOnly()} is the secure default when there is no such file. Called on event loops, so
- * every method but {@link #verifyPlain} answers from memory at once.
+ * passwords, which user a TLS client certificate is, and who may connect without a user. The security file
+ * ({@code server/security}) implements it over its reloadable rules; {@link #localOnly()} is the secure default when
+ * there is no such file. Called on event loops, so every method but {@link #verifyPlain} answers from memory at once.
  */
 public interface Authenticator {
 
@@ -56,6 +57,18 @@ public interface Authenticator {
 
     /** Where anonymous clients may connect from over TCP. */
     AnonymousAccess anonymousAccess();
+
+    /**
+     * Who a verified TLS client certificate logs in as (the EXTERNAL mechanism): by default nobody; the security file
+     * maps subjects to users under {@code certificateUsers:}.
+     *
+     * @param subject the certificate's subject, compared as an {@link X500Principal} (not as a string)
+     * @return the mapped user's identity (mechanism {@code EXTERNAL}, the user's groups), or null when the subject is
+     * mapped to no user
+     */
+    default Identity certificateUser(X500Principal subject) {
+        return null;
+    }
 
     /**
      * The secure default of a server with no users: anonymous clients from this machine only, no user can

@@ -27,9 +27,10 @@ import java.util.concurrent.TimeUnit;
  * The handshake (docs/protocol.md, "Connection life"): HELLO in protocol version 2, answered with the mechanisms this
  * connection may use ({@link OfferedMechanisms}); AUTH with the client's choice; for SCRAM-SHA-256 one
  * AUTH_CHALLENGE / AUTH_RESPONSE round ({@link ScramServer}); for PLAIN the login module's verdict, asked off the event
- * loop. Success: HELLO_OK with the authenticated user, the agreed heartbeat ({@link HeartbeatHandler} takes over) and
- * a {@link ServerConnection} holding the connection's {@link Identity}. Failure: ERROR AUTHENTICATION_FAILED saying
- * only that it failed for the user named (an unknown user and a wrong password look the same), a WARNING and an audit
+ * loop; for EXTERNAL the user the verified TLS client certificate is mapped to ({@link TlsPeer}). Success: HELLO_OK
+ * with the authenticated user, the agreed heartbeat ({@link HeartbeatHandler} takes over) and a
+ * {@link ServerConnection} holding the connection's {@link Identity}. Failure: ERROR AUTHENTICATION_FAILED saying only
+ * that it failed for the user named (an unknown user and a wrong password look the same), a WARNING and an audit
  * line with the reason and the peer address, then close.
  *
  * <p>After repeated failures from one address ({@link org.wharfmq.server.security.LoginThrottle}) the final answer to
@@ -53,6 +54,10 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private ScramServer scram;
     private Authenticator.User scramUser;
     private ScheduledFuture<?> deadline;
+    /** The verified TLS client certificate's subject (RFC 2253), or null when the client sent none. */
+    private String certificateSubject;
+    /** Who that certificate logs in as (EXTERNAL), or null when it is mapped to no user. */
+    private Identity certificateUser;
 
     HandshakeHandler(ServerContext context) {
         this.context = context;
@@ -115,7 +120,11 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         hello = h;
-        offered = OfferedMechanisms.of(logins.authenticator(), ctx.channel());
+        TlsPeer.certificate(ctx.channel()).ifPresent(certificate -> {
+            certificateSubject = certificate.getSubjectX500Principal().getName();
+            certificateUser = logins.authenticator().certificateUser(certificate.getSubjectX500Principal());
+        });
+        offered = OfferedMechanisms.of(logins.authenticator(), ctx.channel(), certificateUser != null);
         if (offered.isEmpty()) {
             fail(ctx, "no mechanism is offered to this connection", nothingOffered(ctx));
             return;
@@ -139,6 +148,14 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private void onAuth(ChannelHandlerContext ctx, Frame.Auth auth) {
         mechanism = auth.mechanism();
+        if (mechanism.equals(Mechanisms.EXTERNAL) && certificateUser == null) {
+            // the name asked for (empty: none), for the audit line
+            user = new String(auth.data(), java.nio.charset.StandardCharsets.UTF_8);
+            String why = describeCertificate(ctx);
+            fail(ctx, "EXTERNAL without a mapped client certificate (" + why + ")", "Authentication failed: EXTERNAL"
+                    + " (log in by TLS client certificate) is not possible on this connection: " + why + ".");
+            return;
+        }
         if (!offered.contains(mechanism)) {
             fail(ctx, "mechanism " + mechanism + " is not offered to this connection", "Authentication failed:"
                     + " mechanism '" + mechanism + "' is not offered to this connection (offered: "
@@ -150,6 +167,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
                     : Identity.ANONYMOUS, new byte[0]);
             case Mechanisms.SCRAM_SHA_256 -> onScramFirst(ctx, auth.data());
             case Mechanisms.PLAIN -> onPlain(ctx, auth.data());
+            case Mechanisms.EXTERNAL -> onExternal(ctx, auth.data());
             default -> throw new IllegalStateException("offered a mechanism it cannot run: " + mechanism);
         }
     }
@@ -176,6 +194,35 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         } catch (ScramException e) {
             fail(ctx, e.getMessage(), null);
         }
+    }
+
+    /** Why this connection cannot log in by certificate, and the fix. */
+    private String describeCertificate(ChannelHandlerContext ctx) {
+        if (certificateSubject != null) {
+            return "its client certificate's subject '" + certificateSubject + "' is mapped to no user; add it under"
+                    + " certificateUsers in the server's security file (\"" + certificateSubject + "\": USER)";
+        }
+        return TlsPeer.isTls(ctx.channel()) ? "the client sent no certificate (set the URL option keyStore; the server's"
+                + " tls.clientAuth must be optional or required)" : "it does not use TLS (connect with ssl:// and a"
+                + " client certificate, the URL option keyStore)";
+    }
+
+    /**
+     * EXTERNAL's message is the authorisation identity, UTF-8: empty to act as the user the certificate is mapped to,
+     * else that same user's name; any other name is refused saying whom the certificate is.
+     */
+    private void onExternal(ChannelHandlerContext ctx, byte[] data) {
+        String authzid = new String(data, java.nio.charset.StandardCharsets.UTF_8);
+        user = authzid.isEmpty() ? certificateUser.user() : authzid;
+        if (!authzid.isEmpty() && !authzid.equals(certificateUser.user())) {
+            fail(ctx, "the client certificate '" + certificateSubject + "' is mapped to user '" + certificateUser.user()
+                    + "', not '" + authzid + "'", "Authentication failed for user '" + authzid + "': this client's"
+                    + " certificate (subject '" + certificateSubject + "') logs in as user '" + certificateUser.user()
+                    + "'; connect without a user name or as '" + certificateUser.user() + "' (to log in as '" + authzid
+                    + "', give its password).");
+            return;
+        }
+        succeed(ctx, certificateUser, new byte[0]);
     }
 
     /** PLAIN's message: {@code [authzid] \0 user \0 password}, UTF-8; an authzid other than the user is refused. */

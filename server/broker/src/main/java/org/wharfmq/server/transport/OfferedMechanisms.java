@@ -2,7 +2,6 @@ package org.wharfmq.server.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.local.LocalChannel;
-import io.netty.handler.ssl.SslHandler;
 import org.wharfmq.protocol.auth.Mechanisms;
 import org.wharfmq.server.security.Authenticator;
 
@@ -11,22 +10,31 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Which authentication mechanisms one connection is offered, in the server's order of preference: SCRAM-SHA-256 when
- * users are configured; PLAIN only over TLS and when a login module checks passwords (the password crosses the wire);
- * ANONYMOUS over the in-VM listener (in-process code), and over TCP as {@link Authenticator#anonymousAccess()} says.
+ * Which authentication mechanisms one connection is offered, in the server's order of preference: EXTERNAL when the
+ * connection's verified TLS client certificate is mapped to a user ({@link Authenticator#certificateUser});
+ * SCRAM-SHA-256 when users are configured; PLAIN only over TLS and when a login module checks passwords (the password
+ * crosses the wire); ANONYMOUS over the in-VM listener (in-process code), and over TCP as
+ * {@link Authenticator#anonymousAccess()} says.
  */
 final class OfferedMechanisms {
 
     private OfferedMechanisms() {
     }
 
-    /** The mechanisms for a connection on {@code channel}; empty when this client can use none. */
-    static List<String> of(Authenticator authenticator, Channel channel) {
-        List<String> offered = new ArrayList<>(3);
+    /**
+     * The mechanisms for a connection on {@code channel}; empty when this client can use none.
+     *
+     * @param certificateMapped whether the connection's client certificate is mapped to a user
+     */
+    static List<String> of(Authenticator authenticator, Channel channel, boolean certificateMapped) {
+        List<String> offered = new ArrayList<>(4);
+        if (certificateMapped) {
+            offered.add(Mechanisms.EXTERNAL);
+        }
         if (authenticator.hasUsers()) {
             offered.add(Mechanisms.SCRAM_SHA_256);
         }
-        if (authenticator.plainAvailable() && isTls(channel)) {
+        if (authenticator.plainAvailable() && TlsPeer.isTls(channel)) {
             offered.add(Mechanisms.PLAIN);
         }
         if (inProcess(channel) || switch (authenticator.anonymousAccess()) {
@@ -48,10 +56,5 @@ final class OfferedMechanisms {
     static boolean isLoopback(Channel channel) {
         return channel.remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null
                 && a.getAddress().isLoopbackAddress();
-    }
-
-    /** Whether the connection runs over TLS (a {@link SslHandler} in its pipeline). */
-    static boolean isTls(Channel channel) {
-        return channel.pipeline().get(SslHandler.class) != null;
     }
 }

@@ -9,6 +9,7 @@ import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.PermissionRules;
 
+import javax.security.auth.x500.X500Principal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -21,18 +22,21 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One reading of the security file: its users, whether anonymous clients are allowed, its login module, and its
- * permission rules. Keys that are not the file's are errors naming the key; {@code certificateUsers:} (the TLS
- * client-certificate mapping) is accepted and not used yet.
+ * One reading of the security file: its users, whether anonymous clients are allowed, its login module, its
+ * permission rules and which TLS client certificates log in as which user. Keys that are not the file's are errors
+ * naming the key.
  *
  * @param users          user name to verifier and groups, in file order
+ * @param certificateUsers the {@code certificateUsers:} mapping, a client certificate's subject to a user of
+ *                       {@code users} (the EXTERNAL mechanism); subjects compare as {@link X500Principal}s, so
+ *                       {@code CN=a, O=b} and {@code cn=a,o=b} are the same subject
  * @param allowAnonymous whether clients without a user may connect from anywhere
  * @param jaas           the login module checking PLAIN, or null
  * @param permissions    the {@code permissions:} rules ({@link PermissionsSection}); null when the file has no such
  *                       key, and then every client that may connect may do everything (said in the log at start)
  */
-public record SecurityFile(Map<String, Authenticator.User> users, boolean allowAnonymous, Jaas jaas,
-                           PermissionRules permissions) {
+public record SecurityFile(Map<String, Authenticator.User> users, Map<X500Principal, String> certificateUsers,
+                           boolean allowAnonymous, Jaas jaas, PermissionRules permissions) {
 
     /** The top-level keys of the file. */
     static final List<String> KEYS = List.of("users", "allowAnonymous", "jaas", "permissions", "certificateUsers");
@@ -53,6 +57,7 @@ public record SecurityFile(Map<String, Authenticator.User> users, boolean allowA
 
     public SecurityFile {
         users = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(users));
+        certificateUsers = Map.copyOf(certificateUsers);
     }
 
     /**
@@ -86,14 +91,16 @@ public record SecurityFile(Map<String, Authenticator.User> users, boolean allowA
                     + e.getLocation().getLineNr()) + ": " + e.getOriginalMessage());
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
-            return new SecurityFile(Map.of(), false, null, null);
+            return new SecurityFile(Map.of(), Map.of(), false, null, null);
         }
         if (!root.isObject()) {
             throw new ConfigurationException("The security file must be a map of keys (" + String.join(", ", KEYS) + ")");
         }
         checkKeys(root, KEYS, "");
         JsonNode permissions = root.get("permissions");
-        return new SecurityFile(users(root.get("users")), bool(root.get("allowAnonymous"), "allowAnonymous"),
+        Map<String, Authenticator.User> users = users(root.get("users"));
+        return new SecurityFile(users, certificateUsers(root.get("certificateUsers"), users),
+                bool(root.get("allowAnonymous"), "allowAnonymous"),
                 jaas(root.get("jaas")), permissions == null || permissions.isNull() ? null
                 : PermissionsSection.read(permissions));
     }
@@ -130,6 +137,46 @@ public record SecurityFile(Map<String, Authenticator.User> users, boolean allowA
                 throw new ConfigurationException("'" + where + ".password' is " + bad.getMessage());
             }
             result.put(name, new Authenticator.User(credential, Set.copyOf(strings(user.get("groups"), where + ".groups"))));
+        }
+        return result;
+    }
+
+    /**
+     * The {@code certificateUsers:} map: each key a certificate subject in RFC 2253 form (as
+     * {@code X500Principal.getName()} prints it), each value a user of {@code users:}.
+     */
+    private static Map<X500Principal, String> certificateUsers(JsonNode mapping, Map<String, Authenticator.User> users) {
+        Map<X500Principal, String> result = new LinkedHashMap<>();
+        if (mapping == null || mapping.isNull()) {
+            return result;
+        }
+        if (!mapping.isObject()) {
+            throw new ConfigurationException("'certificateUsers' must map each client certificate's subject to a user,"
+                    + " such as \"CN=billing,O=Example\": billing");
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = mapping.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String where = "certificateUsers.\"" + e.getKey() + "\"";
+            X500Principal subject;
+            try {
+                subject = new X500Principal(e.getKey());
+            } catch (IllegalArgumentException bad) {
+                throw new ConfigurationException("'" + where + "' is not a certificate subject (" + bad.getMessage()
+                        + "): write it as RFC 2253 does, such as \"CN=billing,O=Example\"");
+            }
+            JsonNode user = e.getValue();
+            if (user == null || !user.isTextual() || user.asText().isEmpty()) {
+                throw new ConfigurationException("'" + where + "' must name a user of 'users', was " + user);
+            }
+            if (!users.containsKey(user.asText())) {
+                throw new ConfigurationException("'" + where + "' names user '" + user.asText() + "', which is not under"
+                        + " 'users': add the user (bin/wharf user add " + user.asText() + ") or correct the name");
+            }
+            String earlier = result.put(subject, user.asText());
+            if (earlier != null) {
+                throw new ConfigurationException("'" + where + "' is the same subject as an earlier entry (mapped to '"
+                        + earlier + "'): a certificate may log in as one user only; keep one of the two");
+            }
         }
         return result;
     }

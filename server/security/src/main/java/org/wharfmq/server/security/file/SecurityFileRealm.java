@@ -1,5 +1,6 @@
 package org.wharfmq.server.security.file;
 
+import org.wharfmq.protocol.auth.Mechanisms;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.security.AccessControl;
@@ -7,6 +8,7 @@ import org.wharfmq.server.security.AccessPolicy;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Identity;
 
+import javax.security.auth.x500.X500Principal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,12 +20,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The security file as the broker uses it: its users, as the broker's {@link Authenticator}, and its permission rules,
- * kept in force in the {@link AccessControl} it hands to the server ({@link #accessControl()}). Answers from the file
- * last read, and reads it again when its modification time changes (checked every
- * {@link Configuration#SECURITY_RELOAD_MILLIS} on a daemon thread) or {@link #reload()} is called. A file that does not
- * parse keeps the rules in force, and the log says why. A connection's identity is fixed at its handshake, so a reload
- * affects later logins; new permission rules answer the next check (the next consumer, producer or anonymous send).
+ * The security file as the broker uses it: its users and certificate mapping, as the broker's {@link Authenticator},
+ * and its permission rules, kept in force in the {@link AccessControl} it hands to the server
+ * ({@link #accessControl()}). Answers from the file last read, and reads it again when its modification time changes
+ * (checked every {@link Configuration#SECURITY_RELOAD_MILLIS} on a daemon thread) or {@link #reload()} is called. A
+ * file that does not parse keeps the rules in force, and the log says why. A connection's identity is fixed at its
+ * handshake, so a reload affects later logins; new permission rules answer the next check (the next consumer, producer
+ * or anonymous send).
  */
 public final class SecurityFileRealm implements Authenticator, AutoCloseable {
 
@@ -84,7 +87,8 @@ public final class SecurityFileRealm implements Authenticator, AutoCloseable {
         if (old.jaas() != null) {
             old.jaas().close();
         }
-        LOG.log(System.Logger.Level.INFO, "Security file " + file + " reloaded: " + next.users().size() + " users");
+        LOG.log(System.Logger.Level.INFO, "Security file " + file + " reloaded: " + next.users().size() + " users, "
+                + next.certificateUsers().size() + " certificate users");
         log(next);
     }
 
@@ -171,6 +175,14 @@ public final class SecurityFileRealm implements Authenticator, AutoCloseable {
     public CompletionStage<Identity> verifyPlain(String user, char[] password) {
         JaasAuthenticator jaas = rules.jaas();
         return jaas == null ? CompletableFuture.completedFuture(null) : jaas.verify(user, password);
+    }
+
+    @Override
+    public Identity certificateUser(X500Principal subject) {
+        SecurityFile f = rules.file(); // one reading: the mapping and the user's groups agree
+        String name = f.certificateUsers().get(subject);
+        User user = name == null ? null : f.users().get(name);
+        return user == null ? null : new Identity(name, user.groups(), Mechanisms.EXTERNAL);
     }
 
     @Override

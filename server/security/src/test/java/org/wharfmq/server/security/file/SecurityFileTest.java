@@ -6,10 +6,12 @@ import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.security.Authenticator;
 
+import javax.security.auth.x500.X500Principal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.*;
@@ -40,7 +42,7 @@ class SecurityFileTest {
                   - queue: "**"
                     send: [group:apps]
                 certificateUsers:
-                  "CN=billing,O=Example": billing
+                  "CN=billing,O=Example": bob
                 """.formatted(ALICE, ALICE));
         assertEquals(List.of("alice", "bob"), List.copyOf(f.users().keySet()));
         assertEquals(Set.of("apps", "admins"), f.users().get("alice").groups());
@@ -49,6 +51,29 @@ class SecurityFileTest {
         assertTrue(f.allowAnonymous());
         assertEquals(Authenticator.AnonymousAccess.ANYWHERE, f.anonymousAccess());
         assertEquals(new SecurityFile.Jaas("WharfLdap", List.of("com.sun.security.auth.LdapPrincipal")), f.jaas());
+        assertEquals(Map.of(new X500Principal("CN=billing,O=Example"), "bob"), f.certificateUsers());
+    }
+
+    @Test
+    void certificateSubjectsCompareAsX500NamesNotAsStrings() {
+        SecurityFile f = SecurityFile.parse("users:\n  alice:\n    password: \"" + ALICE + "\"\n"
+                + "certificateUsers:\n  \"cn=Billing, o=Example\": alice\n");
+        assertEquals("alice", f.certificateUsers().get(new X500Principal("CN=billing,O=Example")));
+        assertNull(f.certificateUsers().get(new X500Principal("O=Example,CN=billing")), "the order of the RDNs matters");
+    }
+
+    @Test
+    void badCertificateUsersEntriesAreRefusedNamingTheEntry() {
+        String alice = "users:\n  alice:\n    password: \"" + ALICE + "\"\n";
+        assertError(alice + "certificateUsers: [alice]\n", "'certificateUsers' must map each client certificate's subject");
+        assertError(alice + "certificateUsers:\n  \"billing\": alice\n",
+                "'certificateUsers.\"billing\"' is not a certificate subject");
+        assertError(alice + "certificateUsers:\n  \"CN=billing\": bob\n",
+                "'certificateUsers.\"CN=billing\"' names user 'bob', which is not under 'users'");
+        assertError(alice + "certificateUsers:\n  \"CN=billing\": [alice]\n",
+                "'certificateUsers.\"CN=billing\"' must name a user of 'users'");
+        assertError(alice + "certificateUsers:\n  \"CN=billing\": alice\n  \"cn=billing\": alice\n",
+                "'certificateUsers.\"cn=billing\"' is the same subject as an earlier entry (mapped to 'alice')");
     }
 
     @Test
