@@ -44,10 +44,12 @@ class PermissionsFileTest {
                 + "  orders-app:\n    password: \"" + verifier("orders-pw") + "\"\n    groups: [apps]\n"
                 + "  payroll-app:\n    password: \"" + verifier("payroll-pw") + "\"\n    groups: [hr]\n"
                 + "  visitor:\n    password: \"" + verifier("visitor-pw") + "\"\n"
+                + "  ops:\n    password: \"" + verifier("ops-pw") + "\"\n    groups: [admins]\n"
                 + "permissions:\n"
                 + "  - queue: \"PAYROLL.**\"\n    send: [group:hr]\n    receive: [group:hr]\n"
                 + "  - queue: \"ORDERS.*\"\n    send: [group:apps]\n    receive: " + ordersReceivers + "\n"
-                + "  - connect: [group:apps, group:hr]\n";
+                + "  - connect: [group:apps, group:hr, group:admins]\n"
+                + "  - admin: [group:admins]\n";
     }
 
     @BeforeEach
@@ -88,6 +90,33 @@ class PermissionsFileTest {
         assertEquals("User 'visitor' may not connect to the queue manager: no 'connect' permission is granted to it by "
                 + "security file " + file + ".", visitor.getMessage());
     }
+
+    /** An admin command (wharf flow deploy among them) is a message on SYSTEM.ADMIN.COMMAND.QUEUE: admins only. */
+    @Test
+    void onlyAnAdminMaySendAnAdminCommand() throws Exception {
+        try (Connection orders = factory.createConnection("orders-app", "orders-pw");
+             Connection ops = factory.createConnection("ops", "ops-pw")) {
+            Session o = orders.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            JMSSecurityException denied = assertThrows(JMSSecurityException.class,
+                    () -> o.createProducer(o.createQueue(SYSTEM_ADMIN)));
+            assertEquals("User 'orders-app' may not send to queue '" + SYSTEM_ADMIN + "': no 'admin' permission (the "
+                    + "SYSTEM.* queues need the admin permission) is granted to it by security file " + file + ".",
+                    denied.getMessage());
+            javax.jms.MessageProducer anonymous = o.createProducer(null);
+            javax.jms.Message deploy = o.createMessage();
+            deploy.setStringProperty("WharfCommand", "deploy");
+            assertThrows(JMSSecurityException.class, () -> anonymous.send(o.createQueue(SYSTEM_ADMIN), deploy,
+                    javax.jms.DeliveryMode.PERSISTENT, 4, 0));
+
+            Session a = ops.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            javax.jms.Message list = a.createMessage();
+            list.setStringProperty("WharfCommand", "list");
+            a.createProducer(a.createQueue(SYSTEM_ADMIN)).send(list); // persistent: answered by the server
+        }
+        assertEquals(1, testServer.server().queueManager().depth(SYSTEM_ADMIN), "only the admin's command arrived");
+    }
+
+    private static final String SYSTEM_ADMIN = org.wharfmq.server.queue.SystemQueues.ADMIN_COMMAND_QUEUE;
 
     @Test
     void aPermissionRemovedFromTheFileStopsTheNextConsumerButNotTheOpenOne() throws Exception {
