@@ -81,7 +81,7 @@ public final class AccessControl {
         }
         String target = describe(what, destination);
         boolean system = what.scope() == Permission.Scope.QUEUE && SystemQueues.isSystem(destination);
-        String message = capitalise(who.describe()) + " may not " + verb(what) + " " + target + ": no '"
+        String message = who.describeAtStart() + " may not " + verb(what) + " " + target + ": no '"
                 + (system ? Permission.ADMIN.key() : what.key()) + "' permission"
                 + (system ? " (the SYSTEM.* queues need the admin permission)" : "") + " is granted to "
                 + (who.anonymous() ? "anonymous clients" : "it") + " by " + source + ".";
@@ -111,9 +111,6 @@ public final class AccessControl {
         };
     }
 
-    private static String capitalise(String s) {
-        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
-    }
 
     @Override
     public String toString() {

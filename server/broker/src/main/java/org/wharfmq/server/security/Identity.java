@@ -42,4 +42,10 @@ public record Identity(String user, Set<String> groups, String mechanism) {
     public String describe() {
         return server() ? "the queue manager (in-process)" : anonymous() ? "an anonymous client" : "user '" + user + "'";
     }
+
+    /** {@link #describe()} at the start of a sentence (an error message): "User 'alice' may not ...". */
+    public String describeAtStart() {
+        String d = describe();
+        return Character.toUpperCase(d.charAt(0)) + d.substring(1);
+    }
 }

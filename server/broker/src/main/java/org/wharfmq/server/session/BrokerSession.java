@@ -62,11 +62,9 @@ public final class BrokerSession {
     private final String clientId;
     private final Persistence persistence;
     private final int maxMessageLength;
-    /** Who the connection authenticated as: its sends must carry that user as JMSXUserID, and nothing else. */
-    private final Identity identity;
     /** The user's name in UTF-8, compared in place with each message's JMSXUserID; null for an anonymous connection. */
     private final byte[] userUtf8;
-
+    /** What the connection may do, and who it is. */
     private final ConnectionAccess access;
     /** Guards delivery ids, every consumer's unacknowledged deliveries, and the writer's frames. */
     private final Object lock = new Object();
@@ -98,7 +96,7 @@ public final class BrokerSession {
                          TopicManager topics, String clientId, int maxMessageLength, ConnectionAccess access) {
         this.id = id;
         this.access = access;
-        this.identity = access.identity();
+        Identity identity = access.identity(); // its sends must carry that user as JMSXUserID, and nothing else
         this.userUtf8 = identity.anonymous() ? null : identity.user().getBytes(StandardCharsets.UTF_8);
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
@@ -314,10 +312,11 @@ public final class BrokerSession {
                 ? "The message claims JMSXUserID '" + claimed + "', but this connection did not authenticate: the"
                         + " messages of an anonymous connection carry no JMSXUserID."
                 : claimed == null
-                ? "The message carries no JMSXUserID, but this connection is authenticated as user '" + identity.user()
+                ? "The message carries no JMSXUserID, but this connection is authenticated as user '"
+                        + access.identity().user()
                         + "': every message it sends must carry that user as JMSXUserID."
                 : "The message claims JMSXUserID '" + claimed + "', but this connection is authenticated as user '"
-                        + identity.user() + "': a client may not send as another user.";
+                        + access.identity().user() + "': a client may not send as another user.";
         throw new WharfException(ErrorCode.NOT_AUTHORISED, refusal + " It was not stored (the Wharf client sets"
                 + " JMSXUserID itself; see docs/security.md).");
     }

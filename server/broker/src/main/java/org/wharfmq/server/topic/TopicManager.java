@@ -420,7 +420,7 @@ public final class TopicManager {
             for (Subscription s : named.values()) {
                 if (clientId.equals(s.clientId())) {
                     if (!mayUse(s, who)) {
-                        throw new WharfException(ErrorCode.NOT_AUTHORISED, capitalise(who.describe())
+                        throw new WharfException(ErrorCode.NOT_AUTHORISED, who.describeAtStart()
                                 + " may not use client ID '" + clientId + "': it holds durable subscription '"
                                 + s.name() + "' of user '" + s.owner() + "'. Choose another client ID.");
                     }
@@ -431,7 +431,7 @@ public final class TopicManager {
 
     private static void checkOwner(Subscription s, Identity who) {
         if (!mayUse(s, who)) {
-            throw new WharfException(ErrorCode.NOT_AUTHORISED, capitalise(who.describe()) + " may not use "
+            throw new WharfException(ErrorCode.NOT_AUTHORISED, who.describeAtStart() + " may not use "
                     + (s.durable() ? "durable" : "shared") + " subscription '" + s.name() + "'" + ofClient(s.clientId())
                     + ": it belongs to user '" + s.owner() + "', who created it.");
         }
@@ -446,9 +446,6 @@ public final class TopicManager {
         return who.anonymous() ? null : who.user();
     }
 
-    private static String capitalise(String s) {
-        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
-    }
 
     /**
      * Creates a subscription and its queue and enters it in the tree.
