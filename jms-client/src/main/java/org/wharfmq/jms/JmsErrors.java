@@ -52,6 +52,8 @@ final class JmsErrors {
             case ILLEGAL_STATE -> new IllegalStateException(text, errorCode);
             case INVALID_CLIENT_ID -> new InvalidClientIDException(text, errorCode);
             case MALFORMED_MESSAGE -> new MessageFormatException(text, errorCode);
+            // JMS names this exception for a connection the provider lacks the resources to create
+            case TOO_MANY_CONNECTIONS -> new ResourceAllocationException(text, errorCode);
             default -> new JMSException(text, errorCode);
         };
     }

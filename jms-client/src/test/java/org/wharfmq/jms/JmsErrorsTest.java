@@ -23,8 +23,10 @@ class JmsErrorsTest {
         assertType(TransactionRolledBackException.class, ErrorCode.TRANSACTION_ROLLED_BACK);
         assertType(IllegalStateException.class, ErrorCode.ILLEGAL_STATE);
         assertType(javax.jms.MessageFormatException.class, ErrorCode.MALFORMED_MESSAGE);
+        // JMS: "a call to createConnection fails due to a lack of JMS provider resources"
+        assertType(javax.jms.ResourceAllocationException.class, ErrorCode.TOO_MANY_CONNECTIONS);
         for (ErrorCode plain : new ErrorCode[]{ErrorCode.PROTOCOL_ERROR, ErrorCode.UNSUPPORTED_VERSION, ErrorCode.QUEUE_FULL,
-                ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.SERVER_CLOSING, ErrorCode.INTERNAL_ERROR}) {
+                ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.TOO_MANY_QUEUES, ErrorCode.SERVER_CLOSING, ErrorCode.INTERNAL_ERROR}) {
             assertType(JMSException.class, plain);
         }
     }

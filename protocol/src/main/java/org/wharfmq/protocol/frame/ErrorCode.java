@@ -27,7 +27,10 @@ public enum ErrorCode {
     SERVER_CLOSING(16),
     /** The client ID is in use by another connection of the server, or is not a valid client ID. */
     INVALID_CLIENT_ID(17),
-    /** A queue cannot be created: the server holds its maximum number of queues (setting maxQueues). */
+    /**
+     * A queue cannot be created: the server holds its maximum number of queues (setting maxQueues), or, for a temporary
+     * queue, the connection holds its maximum number of them (setting maxTemporaryQueuesPerConnection).
+     */
     TOO_MANY_QUEUES(18),
     /**
      * The message inside a well-formed SEND does not follow the message encoding (a header field, a property); the
@@ -40,6 +43,12 @@ public enum ErrorCode {
      * the connection stays open.
      */
     NOT_AUTHORISED(20),
+    /**
+     * The connection is refused: the server holds its maximum number of connections, in total (setting maxConnections)
+     * or from the client's address (setting maxConnectionsPerAddress). The message names the limit, the count and the
+     * setting; it answers the HELLO, and the connection is closed.
+     */
+    TOO_MANY_CONNECTIONS(21),
     /** A bug or an unexpected condition in the server; the message says more. */
     INTERNAL_ERROR(99);
 
