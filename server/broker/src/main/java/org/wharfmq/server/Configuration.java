@@ -90,9 +90,6 @@ public final class Configuration {
      */
     public static final int FRAME_OVERHEAD_ALLOWANCE = 64 * 1024;
 
-    /** A connection that has not completed its handshake (HELLO to HELLO_OK, authentication included) within this many ms is closed: {@value}. */
-    public static final int HANDSHAKE_TIMEOUT_MILLIS = 10_000;
-
     /**
      * How often the security file's modification time is checked, in ms: {@value}. A changed file is read again and
      * its rules replace the old ones; a file that does not parse keeps the old rules (and the log says why).
@@ -108,7 +105,10 @@ public final class Configuration {
     /** The first delay of a slowed address's login answers, in ms, doubling with each further failure: {@value}. */
     public static final long LOGIN_FIRST_DELAY_MILLIS = 250L;
 
-    /** The longest delay of a slowed address's login answers, in ms: {@value} (within the handshake timeout). */
+    /**
+     * The longest delay of a slowed address's login answers, in ms: {@value} (within the default handshake timeout; an
+     * answer held back this way is given even when the handshake timeout passes meanwhile).
+     */
     public static final long LOGIN_MAX_DELAY_MILLIS = 5_000L;
 
     /**
@@ -142,4 +142,40 @@ public final class Configuration {
 
     /** TLS protocol versions offered (setting tls.protocols), newest first: TLS 1.3 and 1.2, nothing older. */
     public static final java.util.List<String> DEFAULT_TLS_PROTOCOLS = java.util.List.of("TLSv1.3", "TLSv1.2");
+
+    // ---- connection and handshake limits (docs/resilience.md, "Connection and handshake limits") ----
+
+    /**
+     * A connection that has not completed its handshake within this many ms of being accepted is closed (setting
+     * handshakeTimeoutMillis): {@value} (10 s). It covers everything from the accept to HELLO_OK: the TLS handshake,
+     * HELLO, every authentication round and the login module's answer, however slowly the bytes arrive.
+     */
+    public static final int DEFAULT_HANDSHAKE_TIMEOUT_MILLIS = 10_000;
+
+    /**
+     * The longest frame accepted before the handshake completes (HELLO_OK), in bytes, counting the type byte and
+     * payload: {@value} (8 KiB). The largest legitimate handshake frame is far smaller: a HELLO with a client name of a
+     * few hundred characters, an AUTH with SCRAM's client-first message or PLAIN's user and password, an AUTH_RESPONSE
+     * (about 100 bytes). A longer length prefix is refused at once, before any of its bytes are buffered, so a
+     * connection that has not said who it is cannot make the server hold more than this for it.
+     */
+    public static final int HANDSHAKE_MAX_FRAME_LENGTH = 8 * 1024;
+
+    /**
+     * Most client connections the server holds over TCP and TLS together (setting maxConnections): {@value}. One more
+     * is refused (ERROR TOO_MANY_CONNECTIONS). In-VM connections (the server's own flows and plugins) are not counted.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+
+    /**
+     * Most client connections from one IP address (setting maxConnectionsPerAddress): {@value}, room for an
+     * application server's pool of a few hundred connections, while one misbehaving host cannot take them all.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
+
+    /**
+     * Most temporary queues one connection holds at once (setting maxTemporaryQueuesPerConnection): {@value}. They
+     * also count against maxQueues; this keeps one connection from spending that limit for everyone.
+     */
+    public static final int DEFAULT_MAX_TEMPORARY_QUEUES_PER_CONNECTION = 1_000;
 }

@@ -28,6 +28,7 @@ import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.transport.NativeTransport;
+import org.wharfmq.server.transport.ConnectionLimits;
 import org.wharfmq.server.transport.ServerChannelInitializer;
 import org.wharfmq.server.transport.ServerContext;
 
@@ -83,6 +84,7 @@ public final class WharfServer implements AutoCloseable {
     private final TopicManager topicManager;
     private final MessageStore store;
     private final ChannelGroup connections;
+    private final ConnectionLimits connectionLimits;
     private final EventLoopGroup acceptorGroup;
     private final EventLoopGroup ioGroup;
     private final EventLoopGroup inVmGroup;
@@ -111,6 +113,7 @@ public final class WharfServer implements AutoCloseable {
         this.queueManager = new QueueManager(config, store, clock);
         this.topicManager = new TopicManager(config, queueManager);
         this.connections = new DefaultChannelGroup("wharf-connections", GlobalEventExecutor.INSTANCE);
+        this.connectionLimits = new ConnectionLimits(config);
         this.acceptorGroup = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-accept", true));
         this.ioGroup = transport.eventLoopGroup(config.ioThreads(), new DefaultThreadFactory("wharf-io", true));
         this.inVmGroup = new DefaultEventLoopGroup(0, new DefaultThreadFactory("wharf-vm", true));
@@ -225,7 +228,7 @@ public final class WharfServer implements AutoCloseable {
 
     private void bind() throws Exception {
         ServerContext context = new ServerContext(config, queueManager, topicManager, accessControl, connections,
-                WharfVersion.current(), logins);
+                WharfVersion.current(), logins, connectionLimits);
         ServerChannelInitializer initializer = new ServerChannelInitializer(context);
         if (config.plainListener()) {
             Channel tcp = bindTcp(config.port(), "port", initializer);
@@ -388,6 +391,14 @@ public final class WharfServer implements AutoCloseable {
     /** Topics, subscriptions and retained publications. */
     public TopicManager topicManager() {
         return topicManager;
+    }
+
+    /**
+     * Client connections over TCP and TLS open now, as {@code maxConnections} counts them (in-VM ones are not): for
+     * tests and tools.
+     */
+    public int networkConnections() {
+        return connectionLimits.count();
     }
 
     /**

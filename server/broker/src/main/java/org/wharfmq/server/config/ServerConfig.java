@@ -42,6 +42,11 @@ public final class ServerConfig {
     private final String flowHostPassword;
     /** The TLS listener's settings; null = no TLS listener. */
     private final TlsConfig tls;
+    // connection and handshake limits (docs/resilience.md)
+    private final int handshakeTimeoutMillis;
+    private final int maxConnections;
+    private final int maxConnectionsPerAddress;
+    private final int maxTemporaryQueuesPerConnection;
 
     private ServerConfig(Builder b) {
         this.name = b.name;
@@ -66,6 +71,10 @@ public final class ServerConfig {
         this.flowHostUser = b.flowHostUser;
         this.flowHostPassword = b.flowHostPassword;
         this.tls = b.tls;
+        this.handshakeTimeoutMillis = b.handshakeTimeoutMillis;
+        this.maxConnections = b.maxConnections;
+        this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
+        this.maxTemporaryQueuesPerConnection = b.maxTemporaryQueuesPerConnection;
     }
 
     /** Every setting at its default (see {@link Configuration}); no predefined queues. */
@@ -103,6 +112,10 @@ public final class ServerConfig {
         b.flowHostUser = flowHostUser;
         b.flowHostPassword = flowHostPassword;
         b.tls = tls;
+        b.handshakeTimeoutMillis = handshakeTimeoutMillis;
+        b.maxConnections = maxConnections;
+        b.maxConnectionsPerAddress = maxConnectionsPerAddress;
+        b.maxTemporaryQueuesPerConnection = maxTemporaryQueuesPerConnection;
         return b;
     }
 
@@ -227,6 +240,29 @@ public final class ServerConfig {
         return tls == null || tls.plain();
     }
 
+    /**
+     * How long a connection has, from its accept, to complete the handshake (TLS, HELLO, authentication) before it is
+     * closed, in ms.
+     */
+    public int handshakeTimeoutMillis() {
+        return handshakeTimeoutMillis;
+    }
+
+    /** The most client connections over TCP and TLS together; in-VM connections are not counted. */
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    /** The most client connections from one IP address. */
+    public int maxConnectionsPerAddress() {
+        return maxConnectionsPerAddress;
+    }
+
+    /** The most temporary queues one connection holds at once. */
+    public int maxTemporaryQueuesPerConnection() {
+        return maxTemporaryQueuesPerConnection;
+    }
+
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
@@ -235,7 +271,10 @@ public final class ServerConfig {
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
                 + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues
-                + ", securityFile=" + securityFile + ", flowHostUser=" + flowHostUser + ", tls=" + tls + "]";
+                + ", securityFile=" + securityFile + ", flowHostUser=" + flowHostUser + ", tls=" + tls
+                + ", handshakeTimeoutMillis=" + handshakeTimeoutMillis + ", maxConnections=" + maxConnections
+                + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxTemporaryQueuesPerConnection="
+                + maxTemporaryQueuesPerConnection + "]";
     }
 
     /**
@@ -267,6 +306,10 @@ public final class ServerConfig {
         private String flowHostUser;
         private String flowHostPassword;
         private TlsConfig tls;
+        private int handshakeTimeoutMillis = Configuration.DEFAULT_HANDSHAKE_TIMEOUT_MILLIS;
+        private int maxConnections = Configuration.DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerAddress = Configuration.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private int maxTemporaryQueuesPerConnection = Configuration.DEFAULT_MAX_TEMPORARY_QUEUES_PER_CONNECTION;
 
         private Builder() {
         }
@@ -406,6 +449,33 @@ public final class ServerConfig {
             return this;
         }
 
+        /**
+         * Sets how long a connection has, from its accept, to complete the handshake (TLS, HELLO, authentication)
+         * before it is closed, in ms.
+         */
+        public Builder handshakeTimeoutMillis(int handshakeTimeoutMillis) {
+            this.handshakeTimeoutMillis = handshakeTimeoutMillis;
+            return this;
+        }
+
+        /** Sets the most client connections over TCP and TLS together; one more is refused (TOO_MANY_CONNECTIONS). */
+        public Builder maxConnections(int maxConnections) {
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        /** Sets the most client connections from one IP address; one more is refused (TOO_MANY_CONNECTIONS). */
+        public Builder maxConnectionsPerAddress(int maxConnectionsPerAddress) {
+            this.maxConnectionsPerAddress = maxConnectionsPerAddress;
+            return this;
+        }
+
+        /** Sets the most temporary queues one connection holds at once; one more is refused (TOO_MANY_QUEUES). */
+        public Builder maxTemporaryQueuesPerConnection(int maxTemporaryQueuesPerConnection) {
+            this.maxTemporaryQueuesPerConnection = maxTemporaryQueuesPerConnection;
+            return this;
+        }
+
         /** Defines a queue with the server-wide depth limit (replacing an earlier definition of the same name). */
         public Builder queue(String name) {
             return define(new QueueDefinition(name, null));
@@ -487,6 +557,10 @@ public final class ServerConfig {
                             + q.maxDepth() + ".");
                 }
             }
+            requirePositive(handshakeTimeoutMillis, "handshakeTimeoutMillis");
+            requirePositive(maxConnections, "maxConnections");
+            requirePositive(maxConnectionsPerAddress, "maxConnectionsPerAddress");
+            requirePositive(maxTemporaryQueuesPerConnection, "maxTemporaryQueuesPerConnection");
             if (tls != null && tls.plain() && tls.port() != 0 && tls.port() == port) {
                 throw new ConfigurationException("Settings port and tls.port are both " + port + ": the plain and the TLS "
                         + "listener need ports of their own (or set tls.plain: false to have only the TLS one).");
@@ -498,6 +572,12 @@ public final class ServerConfig {
             queues.removeIf(q -> q != null && definition.name().equals(q.name()));
             queues.add(definition);
             return this;
+        }
+
+        private static void requirePositive(int value, String setting) {
+            if (value < 1) {
+                throw new ConfigurationException("Setting " + setting + " must be at least 1, was " + value + ".");
+            }
         }
 
         private static void requireText(String value, String setting) {

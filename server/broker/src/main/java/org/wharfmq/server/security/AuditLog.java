@@ -3,9 +3,9 @@ package org.wharfmq.server.security;
 import java.net.SocketAddress;
 
 /**
- * The audit log: the {@code System.Logger} named {@value #NAME}, one line per security event (a failed login here;
- * denials and admin actions from authorisation), each saying who, from where, what and the result, so it can be
- * routed to its own file (docs/security.md).
+ * The audit log: the {@code System.Logger} named {@value #NAME}, one line per security event (a failed login, a
+ * connection refused for a limit; denials and admin actions from authorisation), each saying who, from where, what and
+ * the result, so it can be routed to its own file (docs/security.md).
  */
 public final class AuditLog {
 
@@ -30,6 +30,17 @@ public final class AuditLog {
         LOG.log(System.Logger.Level.WARNING, "login failed: user '" + user + "' from " + from + " mechanism "
                 + (mechanism == null ? "none" : mechanism) + ": " + reason
                 + (delayMillis > 0 ? "; answer delayed " + delayMillis + " ms after repeated failures from this address" : ""));
+    }
+
+    /**
+     * A connection refused before its handshake because the server holds its maximum number of connections, in total
+     * or from the client's address.
+     *
+     * @param from   the client's address
+     * @param reason what the client is told: the limit, the count and the setting
+     */
+    public static void connectionRefused(SocketAddress from, String reason) {
+        LOG.log(System.Logger.Level.WARNING, "connection refused: from " + from + ": " + reason);
     }
 
     /** A request refused for want of a permission. */

@@ -23,29 +23,46 @@ import java.util.Set;
  * reported as such), which routes their publications (by exact name, in a tree of their own) and refuses
  * publications to one that no longer exists.
  *
+ * <p>A connection holds at most {@code maxTemporaryQueuesPerConnection} temporary queues at once: they also count
+ * against the server's {@code maxQueues}, and without a limit of its own one connection could spend that limit for
+ * everyone. Deleting one, or closing the connection, frees its place.
+ *
  * <p>Threading: confined to the connection's event loop, like the connection's maps of sessions and consumers.
  */
 public final class TemporaryDestinations {
 
     private final QueueManager queueManager;
     private final TopicManager topicManager;
+    private final int maxQueues;
     private final Map<String, LocalQueue> queues = new HashMap<>();
     private final Set<String> topics = new HashSet<>();
 
-    /** An empty registry for one connection. */
-    public TemporaryDestinations(QueueManager queueManager, TopicManager topicManager) {
+    /**
+     * An empty registry for one connection.
+     *
+     * @param maxQueues the most temporary queues it may hold at once (setting maxTemporaryQueuesPerConnection)
+     */
+    public TemporaryDestinations(QueueManager queueManager, TopicManager topicManager, int maxQueues) {
         this.queueManager = queueManager;
         this.topicManager = topicManager;
+        this.maxQueues = maxQueues;
     }
 
     /**
      * CREATE_TEMPORARY: creates the temporary queue or topic under the client's name.
      *
-     * @throws WharfException ILLEGAL_STATE when the name is already in use
+     * @throws WharfException ILLEGAL_STATE when the name is already in use; TOO_MANY_QUEUES when the connection holds
+     *                        its maximum of temporary queues, or the server its maximum of queues
      */
     public void create(WireDestination destination) {
         String name = destination.name();
         if (destination.kind() == WireDestination.Kind.TEMPORARY_QUEUE) {
+            if (queues.size() >= maxQueues) {
+                throw new WharfException(ErrorCode.TOO_MANY_QUEUES, "Temporary queue '" + name + "' cannot be created:"
+                        + " this connection already holds " + queues.size() + " temporary queues, its maximum (setting"
+                        + " maxTemporaryQueuesPerConnection). Delete the ones it no longer needs"
+                        + " (TemporaryQueue.delete()), or raise the limit.");
+            }
             queues.put(name, queueManager.createTemporaryQueue(name));
         } else {
             topicManager.createTemporaryTopic(name);

@@ -34,15 +34,23 @@ import java.util.concurrent.TimeUnit;
  * line with the reason and the peer address, then close.
  *
  * <p>After repeated failures from one address ({@link org.wharfmq.server.security.LoginThrottle}) the final answer to
- * that address is held back by a scheduled task, never a sleep. The whole exchange must end within
- * {@link Configuration#HANDSHAKE_TIMEOUT_MILLIS}; before HELLO_OK only handshake frames are accepted.
+ * that address is held back by a scheduled task, never a sleep. The whole exchange, from the accept (so the TLS
+ * handshake too) to HELLO_OK, must end within the handshake timeout (setting handshakeTimeoutMillis, default
+ * {@link Configuration#DEFAULT_HANDSHAKE_TIMEOUT_MILLIS}), however slowly its bytes arrive and however long the login
+ * module takes; only an answer already decided and held back by the throttle is still given after it. Before HELLO_OK
+ * only handshake frames are accepted, of at most {@link Configuration#HANDSHAKE_MAX_FRAME_LENGTH} bytes (the
+ * pipeline's first decoder); at HELLO_OK the decoder is replaced by one with the normal limit
+ * ({@link ServerChannelInitializer#handshakeDone}).
  */
 final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private static final System.Logger LOG = System.getLogger(HandshakeHandler.class.getName());
 
-    /** Where the exchange stands: which frame the client may send next. */
-    private enum Step { HELLO, AUTH, SCRAM_RESPONSE, ANSWERING }
+    /**
+     * Where the exchange stands: which frame the client may send next; VERIFYING while the login module checks a PLAIN
+     * password, ANSWERING once the answer is decided (perhaps held back by the throttle).
+     */
+    private enum Step { HELLO, AUTH, SCRAM_RESPONSE, VERIFYING, ANSWERING }
 
     private final ServerContext context;
     private final Logins logins;
@@ -66,7 +74,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        deadline = ctx.executor().schedule(() -> timeout(ctx), Configuration.HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        deadline = ctx.executor().schedule(() -> timeout(ctx), context.config().handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -77,8 +85,12 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private void timeout(ChannelHandlerContext ctx) {
         if (step != Step.ANSWERING && ctx.channel().isActive()) {
             LOG.log(System.Logger.Level.INFO, "Closing connection from " + ctx.channel().remoteAddress()
-                    + ": the handshake did not complete within " + Configuration.HANDSHAKE_TIMEOUT_MILLIS + " ms ("
-                    + (step == Step.HELLO ? "no HELLO" : "stopped before authenticating") + ")");
+                    + ": the handshake did not complete within " + context.config().handshakeTimeoutMillis()
+                    + " ms (setting handshakeTimeoutMillis; " + switch (step) {
+                        case HELLO -> "no complete HELLO";
+                        case VERIFYING -> "the login module did not answer for user '" + user + "'";
+                        default -> "stopped before authenticating";
+                    } + ")");
             ctx.close();
         }
     }
@@ -106,7 +118,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             case HELLO -> "the first frame must be HELLO";
             case AUTH -> "the handshake expects AUTH after HELLO";
             case SCRAM_RESPONSE -> "the handshake expects AUTH_RESPONSE after AUTH_CHALLENGE";
-            case ANSWERING -> "the client must wait for the answer to its AUTH";
+            case VERIFYING, ANSWERING -> "the client must wait for the answer to its AUTH";
         };
     }
 
@@ -242,7 +254,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         char[] password = message.substring(second + 1).toCharArray();
-        step = Step.ANSWERING;
+        step = Step.VERIFYING;
         logins.authenticator().verifyPlain(user, password).whenComplete((identity, error) -> ctx.executor().execute(() -> {
             java.util.Arrays.fill(password, '\0');
             if (!ctx.channel().isActive()) {
@@ -277,6 +289,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             LOG.log(System.Logger.Level.DEBUG, () -> "Client '" + hello.clientName() + "' from "
                     + ctx.channel().remoteAddress() + " authenticated as " + identity.describe() + " (" + mechanism + ")");
             ctx.pipeline().replace(this, "connection", new ServerConnection(context, hello.clientName(), identity));
+            // last: the bytes the handshake's decoder holds (frames sent right behind the AUTH) go to the connection
+            ServerChannelInitializer.handshakeDone(ctx.pipeline(), context);
         });
     }
 

@@ -19,7 +19,9 @@ import java.nio.channels.ClosedChannelException;
  * What the server does when a connection misbehaves, the same before and after the handshake:
  * <ul>
  *   <li>a frame over the size limit: the decoder has skipped it; answer ERROR MESSAGE_TOO_LARGE (request id 0)
- *       and carry on. Before the handshake such a "frame" means the peer is not a Wharf client: protocol error.</li>
+ *       and carry on. Before the handshake completes the limit is {@link Configuration#HANDSHAKE_MAX_FRAME_LENGTH},
+ *       which no handshake frame comes near: a longer length prefix is a protocol error, refused from the prefix alone
+ *       (nothing of the frame is buffered), and the connection is closed.</li>
  *   <li>a malformed frame: ERROR PROTOCOL_ERROR saying what was wrong, then close this connection only. One log
  *       line, no stack trace: a broken client must not be able to flood the log.</li>
  *   <li>an I/O error (peer reset): close quietly.</li>
@@ -52,13 +54,16 @@ final class ProtocolFailures {
             ctx.channel().attr(CLOSING).set(Boolean.TRUE);
             ctx.close();
         } else if (cause instanceof TooLongFrameException) {
-            int limit = maxMessageLength + Configuration.FRAME_OVERHEAD_ALLOWANCE;
             if (handshakeDone) {
+                int limit = maxMessageLength + Configuration.FRAME_OVERHEAD_ALLOWANCE;
                 ctx.writeAndFlush(new Frame.Error(0, ErrorCode.MESSAGE_TOO_LARGE, "A frame longer than " + limit
                         + " bytes was received and discarded: the maximum message length is " + maxMessageLength
                         + " bytes (setting maxMessageLength).", 0, 0), ctx.voidPromise());
             } else {
-                protocolError(ctx, "the first frame is longer than " + limit + " bytes, so this is not a Wharf HELLO");
+                protocolError(ctx, "a frame longer than " + Configuration.HANDSHAKE_MAX_FRAME_LENGTH + " bytes was"
+                        + " announced before the handshake completed; until HELLO_OK frames are limited to "
+                        + Configuration.HANDSHAKE_MAX_FRAME_LENGTH + " bytes, which every HELLO, AUTH and AUTH_RESPONSE"
+                        + " fits, so this is not a Wharf HELLO or the client did not wait for HELLO_OK");
             }
         } else if (cause instanceof MalformedFrameException) {
             protocolError(ctx, cause.getMessage());

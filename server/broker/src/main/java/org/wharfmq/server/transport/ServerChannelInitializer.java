@@ -15,19 +15,27 @@ import org.wharfmq.server.Configuration;
  * ssl         SslHandler                 TLS listener only: first, put there by TlsRequired once the first bytes
  *                                        are a TLS record (a plain client is told the port speaks TLS)
  * flush       FlushConsolidationHandler  many writes during one read burst leave in one flush (fewer syscalls)
- * decoder     FrameDecoder               bytes to Frame records; limit = maxMessageLength + 64 KiB
+ * decoder     FrameDecoder               bytes to Frame records; limit 8 KiB until HELLO_OK, then replaced by one
+ *                                        whose limit is maxMessageLength + 64 KiB ({@link #handshakeDone})
  * turn        ReadFairness               after 1 ms of one connection's frames, the loop serves the others first
  * encoder     FrameEncoder               Frame records to bytes; message bodies pass through uncopied
  * handshake   HandshakeHandler           HELLO, authentication, HELLO_OK (within the handshake timeout), then adds
  *   heartbeat   HeartbeatHandler         PING when nothing was written for an interval, close after 3 silent ones
  *             and replaces itself with:
  *   connection  ServerConnection         dispatches each frame to its session, consumer or queue
+ * handshake   ConnectionRefusal          instead, for a TCP or TLS connection past maxConnections or
+ *                                        maxConnectionsPerAddress ({@link ConnectionLimits}): answers its HELLO
+ *                                        with TOO_MANY_CONNECTIONS and closes
  * </pre>
+ * The decoder is replaced rather than given a limit it checks per frame, so a frame after the handshake costs what it
+ * did before there was a handshake limit.
  */
 public final class ServerChannelInitializer extends ChannelInitializer<Channel> {
 
     /** Pipeline name of the TLS handler on a TLS listener's connections. */
     static final String SSL = "ssl";
+    /** Pipeline name of the frame decoder, replaced at HELLO_OK. */
+    private static final String DECODER = "decoder";
 
     private final ServerContext context;
     /** The TLS listener's context; null for the plain and in-VM listeners. */
@@ -50,14 +58,24 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
     @Override
     protected void initChannel(Channel ch) {
         context.connections().add(ch);
+        String refusal = context.connectionLimits().admit(ch);
         ChannelPipeline p = ch.pipeline();
         if (sslContext != null) {
             p.addLast(SSL, new TlsRequired(sslContext));
         }
         p.addLast("flush", new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
-        p.addLast("decoder", new FrameDecoder(context.maxFrameLength()));
+        p.addLast(DECODER, new FrameDecoder(Configuration.HANDSHAKE_MAX_FRAME_LENGTH));
         p.addLast("turn", new ReadFairness(Configuration.READ_TURN_NANOS, System::nanoTime));
         p.addLast("encoder", FrameEncoder.INSTANCE);
-        p.addLast("handshake", new HandshakeHandler(context));
+        p.addLast("handshake", refusal == null ? new HandshakeHandler(context)
+                : new ConnectionRefusal(refusal, context.config().handshakeTimeoutMillis()));
+    }
+
+    /**
+     * The connection has completed its handshake (HELLO_OK): from now on it may send frames up to the maximum message
+     * length plus room for the frame's fields. The bytes the handshake's decoder still holds pass on to the new one.
+     */
+    static void handshakeDone(ChannelPipeline pipeline, ServerContext context) {
+        pipeline.replace(DECODER, DECODER, new FrameDecoder(context.maxFrameLength()));
     }
 }

@@ -54,7 +54,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         this.context = context;
         this.clientName = clientName;
         this.identity = identity;
-        this.temporaries = new TemporaryDestinations(context.queueManager(), context.topicManager());
+        this.temporaries = new TemporaryDestinations(context.queueManager(), context.topicManager(),
+                context.config().maxTemporaryQueuesPerConnection());
     }
 
     @Override

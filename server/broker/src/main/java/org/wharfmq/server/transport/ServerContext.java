@@ -9,8 +9,8 @@ import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.topic.TopicManager;
 
 /**
- * What every connection of one server shares: its settings, its queues and topics, the client IDs in use, and the
- * group of open connections the server closes when it stops.
+ * What every connection of one server shares: its settings, its queues and topics, the client IDs in use, the
+ * group of open connections the server closes when it stops, and their count against the connection limits.
  *
  * @param config        the server's settings
  * @param queueManager  the queues
@@ -20,15 +20,25 @@ import org.wharfmq.server.topic.TopicManager;
  * @param connections   every open client connection, TCP and in-VM
  * @param serverVersion the version reported in HELLO_OK
  * @param logins        who may connect: the handshake's authenticator and throttle
+ * @param connectionLimits the count of network connections against maxConnections and maxConnectionsPerAddress
  */
 public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                             AccessControl accessControl, ClientIds clientIds, ChannelGroup connections,
-                            String serverVersion, Logins logins) {
+                            String serverVersion, Logins logins, ConnectionLimits connectionLimits) {
 
-    /** A server's context, with no client ID in use yet. */
+    /** A server's context, with no client ID in use and no connection counted yet. */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                          AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins) {
-        this(config, queueManager, topicManager, accessControl, new ClientIds(), connections, serverVersion, logins);
+        this(config, queueManager, topicManager, accessControl, connections, serverVersion, logins,
+                new ConnectionLimits(config));
+    }
+
+    /** A server's context, with no client ID in use; its connections counted in {@code connectionLimits}. */
+    public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
+                         AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins,
+                         ConnectionLimits connectionLimits) {
+        this(config, queueManager, topicManager, accessControl, new ClientIds(), connections, serverVersion, logins,
+                connectionLimits);
     }
 
     /** The decoder's limit: the longest message plus room for the frame's own fields. */

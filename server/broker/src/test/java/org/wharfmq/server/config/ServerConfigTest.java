@@ -42,6 +42,25 @@ class ServerConfigTest {
     }
 
     @Test
+    void connectionAndHandshakeLimitsDefaultToTheirConstantsAndMustBePositive() {
+        ServerConfig config = ServerConfig.defaults();
+        assertEquals(10_000, config.handshakeTimeoutMillis());
+        assertEquals(Configuration.DEFAULT_MAX_CONNECTIONS, config.maxConnections());
+        assertEquals(Configuration.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, config.maxConnectionsPerAddress());
+        assertEquals(Configuration.DEFAULT_MAX_TEMPORARY_QUEUES_PER_CONNECTION, config.maxTemporaryQueuesPerConnection());
+        ServerConfig changed = config.toBuilder().handshakeTimeoutMillis(500).maxConnections(20).maxConnectionsPerAddress(5)
+                .maxTemporaryQueuesPerConnection(7).build();
+        assertEquals(List.of(500, 20, 5, 7), List.of(changed.handshakeTimeoutMillis(), changed.maxConnections(),
+                changed.maxConnectionsPerAddress(), changed.maxTemporaryQueuesPerConnection()));
+        assertEquals("Setting maxConnections must be at least 1, was 0.", assertThrows(ConfigurationException.class,
+                () -> ServerConfig.builder().maxConnections(0).build()).getMessage());
+        assertEquals("Setting handshakeTimeoutMillis must be at least 1, was -5.", assertThrows(ConfigurationException.class,
+                () -> ServerConfig.builder().handshakeTimeoutMillis(-5).build()).getMessage());
+        assertThrows(ConfigurationException.class, () -> ServerConfig.builder().maxConnectionsPerAddress(0).build());
+        assertThrows(ConfigurationException.class, () -> ServerConfig.builder().maxTemporaryQueuesPerConnection(0).build());
+    }
+
+    @Test
     void fluentQueueDefinitionReplacesAnEarlierOneOfTheSameName() {
         ServerConfig config = ServerConfig.builder().queue("A").queue("B", 5).queue("A", 7).build();
         assertEquals(List.of(new QueueDefinition("B", 5L), new QueueDefinition("A", 7L)), config.queues());

@@ -235,6 +235,26 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
             server.flowHostPassword(flowHostPassword);
         }
 
+        @JsonProperty("handshakeTimeoutMillis")
+        void handshakeTimeoutMillis(int handshakeTimeoutMillis) {
+            server.handshakeTimeoutMillis(handshakeTimeoutMillis);
+        }
+
+        @JsonProperty("maxConnections")
+        void maxConnections(int maxConnections) {
+            server.maxConnections(maxConnections);
+        }
+
+        @JsonProperty("maxConnectionsPerAddress")
+        void maxConnectionsPerAddress(int maxConnectionsPerAddress) {
+            server.maxConnectionsPerAddress(maxConnectionsPerAddress);
+        }
+
+        @JsonProperty("maxTemporaryQueuesPerConnection")
+        void maxTemporaryQueuesPerConnection(int maxTemporaryQueuesPerConnection) {
+            server.maxTemporaryQueuesPerConnection(maxTemporaryQueuesPerConnection);
+        }
+
         /** Entries: {@code name} and {@code maxDepth}, the components of {@link QueueDefinition}. */
         @JsonProperty("queues")
         void queues(List<QueueDefinition> queues) {

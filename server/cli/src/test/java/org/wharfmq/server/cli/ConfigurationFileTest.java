@@ -43,6 +43,10 @@ class ConfigurationFileTest {
         assertEquals(104_857_600, config.maxMessageLength());
         assertEquals(5_000_000L, config.maxQueueDepth());
         assertEquals(10_000, config.heartbeatMillis());
+        assertEquals(10_000, config.handshakeTimeoutMillis());
+        assertEquals(10_000, config.maxConnections());
+        assertEquals(1_000, config.maxConnectionsPerAddress());
+        assertEquals(1_000, config.maxTemporaryQueuesPerConnection());
         assertEquals(Runtime.getRuntime().availableProcessors(), config.ioThreads(), "0 in the sample: one per processor");
         assertEquals(List.of(new QueueDefinition("REQUEST", null), new QueueDefinition("REPLY", null),
                 new QueueDefinition("SYSTEM.DEAD.LETTER.QUEUE", 1_000_000L)), config.queues());
@@ -70,6 +74,14 @@ class ConfigurationFileTest {
     void ioThreadsSetsTheNetworkThreadCount() throws IOException {
         assertEquals(3, ConfigurationFile.load(write("ioThreads: 3\n")).server().ioThreads());
         assertEquals(Runtime.getRuntime().availableProcessors(), ServerConfig.defaults().ioThreads());
+    }
+
+    @Test
+    void connectionAndHandshakeLimitsAreRead() throws IOException {
+        ServerConfig config = ConfigurationFile.load(write("handshakeTimeoutMillis: 3000\nmaxConnections: 50\n"
+                + "maxConnectionsPerAddress: 5\nmaxTemporaryQueuesPerConnection: 9\n")).server();
+        assertEquals(List.of(3000, 50, 5, 9), List.of(config.handshakeTimeoutMillis(), config.maxConnections(),
+                config.maxConnectionsPerAddress(), config.maxTemporaryQueuesPerConnection()));
     }
 
     @Test

@@ -13,6 +13,7 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Queue;
 import javax.jms.Session;
+import javax.jms.TemporaryQueue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,11 +29,13 @@ class LimitsTest {
     private static final int MAX_MESSAGE_LENGTH = 64 * 1024;
     private static final String LIMITED_QUEUE = "LIMITED";
     private static final int MAX_DEPTH = 10;
+    private static final int MAX_TEMPORARY_QUEUES = 3;
 
     @RegisterExtension
     static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
             .maxMessageLength(MAX_MESSAGE_LENGTH)
-            .queue(LIMITED_QUEUE, MAX_DEPTH));
+            .queue(LIMITED_QUEUE, MAX_DEPTH)
+            .maxTemporaryQueuesPerConnection(MAX_TEMPORARY_QUEUES));
 
     @Test
     void oversizeMessageIsRefusedNamingTheLimitAndTheSessionCarriesOn() throws Exception {
@@ -96,5 +99,41 @@ class LimitsTest {
         producer.send(session.createTextMessage("fits again"));
         assertEquals(MAX_DEPTH, WHARF.depth(LIMITED_QUEUE));
         assertThrows(JMSException.class, () -> producer.send(session.createTextMessage("full again")));
+    }
+
+    /**
+     * One connection cannot spend the server's maxQueues on temporary queues: past its own limit it is refused, naming
+     * the limit and the setting; deleting one frees a place, other connections are not affected, and closing the
+     * connection deletes them all.
+     */
+    @Test
+    void temporaryQueuesPastThePerConnectionLimitAreRefusedUntilOneIsDeleted() throws Exception {
+        Connection connection = WHARF.factory(Transport.TCP).createConnection();
+        WHARF.track(connection);
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        java.util.List<TemporaryQueue> queues = new java.util.ArrayList<>();
+        for (int i = 0; i < MAX_TEMPORARY_QUEUES; i++) {
+            queues.add(session.createTemporaryQueue());
+        }
+        JMSException refused = assertThrows(JMSException.class, session::createTemporaryQueue);
+        assertEquals("TOO_MANY_QUEUES", refused.getErrorCode());
+        assertTrue(refused.getMessage().contains("this connection already holds " + MAX_TEMPORARY_QUEUES + " temporary"
+                + " queues, its maximum (setting maxTemporaryQueuesPerConnection)"), refused.getMessage());
+
+        // another connection has its own limit
+        Session other = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        TemporaryQueue others = other.createTemporaryQueue();
+        other.createProducer(others).send(other.createTextMessage("unaffected"));
+        assertEquals("unaffected", Receive.nextText(other.createConsumer(others)).getText());
+
+        queues.remove(0).delete();
+        queues.add(session.createTemporaryQueue());
+        assertThrows(JMSException.class, session::createTemporaryQueue);
+
+        connection.close(); // answered once the server has deleted its temporary queues
+        java.util.Set<String> live = WHARF.server().queueManager().temporaryQueueNames();
+        for (TemporaryQueue queue : queues) {
+            assertTrue(!live.contains(queue.getQueueName()), queue.getQueueName() + " deleted with its connection");
+        }
     }
 }

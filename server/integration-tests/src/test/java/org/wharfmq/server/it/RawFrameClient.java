@@ -12,6 +12,7 @@ import org.wharfmq.protocol.frame.FrameDecoder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 
@@ -43,9 +44,24 @@ final class RawFrameClient implements AutoCloseable {
     }
 
     static RawFrameClient connect(int port) throws IOException {
-        Socket socket = new Socket("127.0.0.1", port);
-        socket.setSoTimeout(READ_TIMEOUT_MS);
-        socket.setTcpNoDelay(true);
+        return connect("127.0.0.1", port);
+    }
+
+    /**
+     * Connects to the server on 127.0.0.1 from the local address {@code from}: another loopback address (127.0.0.2 on
+     * Linux) is another client address to the server.
+     */
+    static RawFrameClient connect(String from, int port) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.bind(new InetSocketAddress(from, 0));
+            socket.connect(new InetSocketAddress("127.0.0.1", port), READ_TIMEOUT_MS);
+            socket.setSoTimeout(READ_TIMEOUT_MS);
+            socket.setTcpNoDelay(true);
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
         return new RawFrameClient(socket);
     }
 
@@ -59,6 +75,11 @@ final class RawFrameClient implements AutoCloseable {
 
     /** Writes one well-formed frame; a SEND's message follows its payload, as the encoder writes it (and is released). */
     void send(Frame frame) throws IOException {
+        sendRaw(encode(frame));
+    }
+
+    /** A frame's bytes on the wire, length prefix first; a SEND's message follows its payload (and is released). */
+    static byte[] encode(Frame frame) {
         ByteBuf buf = Unpooled.buffer();
         try {
             buf.writeInt(0);
@@ -71,7 +92,7 @@ final class RawFrameClient implements AutoCloseable {
             buf.setInt(0, buf.readableBytes() - Integer.BYTES);
             byte[] bytes = new byte[buf.readableBytes()];
             buf.readBytes(bytes);
-            sendRaw(bytes);
+            return bytes;
         } finally {
             buf.release();
         }

@@ -53,6 +53,11 @@ final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback,
         return new WharfServerExtension(customizer, Authenticator.localOnly());
     }
 
+    /** A server whose config {@code customizer} adjusts and whose users {@code users} knows. */
+    static WharfServerExtension configured(UnaryOperator<ServerConfig.Builder> customizer, Authenticator users) {
+        return new WharfServerExtension(customizer, users);
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         // with a flow host, as the distribution runs it (the admin command queue: wharf flow, wharf topic list)
