@@ -51,6 +51,8 @@ public final class RunCommand {
                                   requester (JMSPerfHarness -co true)        [message]
               --tls ENGINE        clients connect over TLS (jdk or openssl engine on the server; a throwaway
                                   self-signed certificate); with --url, give an ssl:// URL with its options instead
+              --security rules    the server has users and permission rules: every client logs in (SCRAM-SHA-256)
+                                  and every producer, consumer and anonymous send is checked (Wharf only)
               --url URL           use a running Wharf instead of starting one (no CPU figures)
               --peer artemis      run: on the peer instead of Wharf; compare: the peer to compare with
               --out DIR           report directory       [perf-results/WORKLOAD-TIMESTAMP]
@@ -219,6 +221,7 @@ public final class RunCommand {
         boolean verbose = false;
         String url = null;
         String tls = null;
+        String security = null;
         Target peer = Target.ARTEMIS;
         boolean peerGiven = false;
         Path output = null;
@@ -267,6 +270,10 @@ public final class RunCommand {
                             case "jdk", "openssl", "auto" -> v;
                             default -> throw new OptionException("--tls " + v + ": the server's TLS engine is jdk or openssl (or auto)");
                         };
+                        case "--security" -> security = switch (v) {
+                            case "rules" -> v;
+                            default -> throw new OptionException("--security " + v + ": the one setting is rules (users and permission rules)");
+                        };
                         case "--correlation" -> perThread = switch (v) {
                             case "message" -> false;
                             case "thread" -> true;
@@ -291,7 +298,7 @@ public final class RunCommand {
         }
         List<Target> targets = compare ? List.of(Target.WHARF, peer) : List.of(peerGiven ? peer : Target.WHARF);
         RunSettings settings = new RunSettings(workload, sizes, clients, instances, responders, queues, rate, runLength, warmup,
-                timeout, persistent, perThread, tls, url, output, jvmOptions, inProcess);
+                timeout, persistent, perThread, tls, security, url, output, jvmOptions, inProcess);
         return new Parsed(settings, targets, verbose);
     }
 

@@ -21,6 +21,8 @@ import java.util.List;
  *                       selecting each reply by the request's message id
  * @param tls            the TLS engine ({@code jdk} or {@code openssl}) of a TLS listener the clients connect to, with
  *                       a throwaway self-signed certificate; null = plain TCP
+ * @param security       {@code rules}: the server has a user the clients log in as and permission rules that check
+ *                       every producer, consumer and anonymous send ({@link BenchmarkSecurity}); null = no users
  * @param url            a running Wharf to use instead of starting one (null = start one)
  * @param output         where the report goes
  * @param jvmOptions     options for child JVMs
@@ -28,6 +30,6 @@ import java.util.List;
  */
 public record RunSettings(Workload workload, List<Integer> sizes, List<Integer> clients, List<Integer> instances, int responders, int queues,
                           double rate, int runSeconds, int warmupSeconds, int timeoutSeconds, boolean persistent,
-                          boolean correlationPerThread, String tls,
+                          boolean correlationPerThread, String tls, String security,
                           String url, Path output, List<String> jvmOptions, boolean inProcess) {
 }

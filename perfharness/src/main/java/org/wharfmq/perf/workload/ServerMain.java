@@ -9,6 +9,7 @@ import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
+import org.wharfmq.server.security.file.SecurityFileRealm;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -21,11 +22,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code wharf perf server [--port N] [--in-vm NAME] [--flow F-ID [--flow-instances N]] [--driver "DRIVER ARGS"]...}:
+ * {@code wharf perf server [--port N] [--in-vm NAME] [--tls ENGINE] [--security rules] [--flow F-ID [--flow-instances N]]
+ * [--driver "DRIVER ARGS"]...}:
  * a Wharf queue manager for the workload runner, optionally running one of the harness's message flows
  * ({@link BenchmarkFlow}) and hosting drivers in its own JVM over {@code vm://} (RR-1, RR-2's responders, RR-3).
  * Deploys the flow, prints {@code wharf-perf: server ready tcp=URL vm=URL}, starts the drivers one after the other
- * (each waits for the previous one to connect), prints {@code wharf-perf: driver done id=ID passed=BOOL} as each
+ * (each waits for the previous one to connect; with {@code --security rules} the line also says
+ * {@code user=U password=P}, the {@link BenchmarkSecurity} user the network drivers log in as), prints {@code wharf-perf: driver done id=ID passed=BOOL} as each
  * one ends, and stops when standard input closes (or {@link #stop()}); with a flow it prints, just before
  * stopping, {@code wharf-perf: flow F-ID invocations=N failures=N backouts=N input-depth=N output-depth=N}.
  */
@@ -78,6 +81,7 @@ public final class ServerMain {
         BenchmarkFlow flow = null;
         int flowInstances = 1;
         String tlsEngine = null;
+        String security = null;
         List<List<String>> driverArgs = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -91,6 +95,7 @@ public final class ServerMain {
                 case "--flow" -> flow = BenchmarkFlow.of(args.get(++i));
                 case "--flow-instances" -> flowInstances = Integer.parseInt(args.get(++i));
                 case "--tls" -> tlsEngine = args.get(++i);
+                case "--security" -> security = args.get(++i);
                 default -> throw new OptionException("server: unknown option " + a);
             }
         }
@@ -100,17 +105,30 @@ public final class ServerMain {
         if (tls != null) {
             builder.tls(tls.config(tlsEngine));
         }
+        BenchmarkSecurity users = null;
+        if ("rules".equals(security)) {
+            users = BenchmarkSecurity.create(data);
+            builder.securityFile(users.file());
+        } else if (security != null) {
+            throw new OptionException("server: --security " + security + ": the one setting is rules");
+        }
         ServerConfig config = builder.build();
+        SecurityFileRealm realm = users == null ? null : SecurityFileRealm.open(users.file());
         List<Driver> drivers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
         FlowHost flowHost = new FlowHost(); // as in the distribution: it also serves the admin command queue
-        try (WharfServer server = WharfServer.start(config, flowHost)) {
+        WharfServer.Starter starter = WharfServer.builder(config).plugins(flowHost);
+        if (realm != null) {
+            starter.authenticator(realm).accessControl(realm.accessControl());
+        }
+        try (WharfServer server = starter.start()) {
             if (flow != null) {
                 flowHost.deploy(flow.factory(), flowInstances);
             }
             out.println(READY_PREFIX + " tcp=" + server.tcpUrl() + " vm=" + server.vmUrl()
                     + (tls == null ? "" : " tls=" + server.tlsUrl() + "?" + tls.clientOptions())
+                    + (users == null ? "" : " user=" + BenchmarkSecurity.USER + " password=" + users.password())
                     + " pid=" + ProcessHandle.current().pid());
             out.flush();
             for (List<String> a : driverArgs) {
@@ -145,6 +163,9 @@ public final class ServerMain {
                 printFlowCounts(server, flowHost, flow);
             }
         } finally {
+            if (realm != null) {
+                realm.close();
+            }
             TempFiles.deleteTree(data);
         }
         return failed.get() ? 1 : 0;

@@ -35,10 +35,14 @@ public enum Target {
      * @param flow          the message flow the server runs (F-*), else null
      * @param flowInstances its instances
      * @param tls           the TLS engine of a TLS listener the clients use ({@code jdk} or {@code openssl}), else null
+     * @param security      {@code rules} for a server with users and permission rules ({@link BenchmarkSecurity}), else null
      */
     List<String> serverCommand(List<String> hostedDrivers, boolean persistent, BenchmarkFlow flow, int flowInstances,
-                               String tls) {
+                               String tls, String security) {
         if (this == ARTEMIS) {
+            if (security != null) {
+                throw new UnsupportedOperationException("--security is measured on Wharf only: the Artemis peer runs without users");
+            }
             if (tls != null) {
                 throw new UnsupportedOperationException("--tls is measured on Wharf only: the Artemis peer runs without TLS");
             }
@@ -55,6 +59,9 @@ public enum Target {
         if (tls != null) {
             command.addAll(List.of("--tls", tls));
         }
+        if (security != null) {
+            command.addAll(List.of("--security", security));
+        }
         if (flow != null) {
             command.addAll(List.of("--flow", flow.id(), "--flow-instances", Integer.toString(flowInstances)));
         }
@@ -65,12 +72,13 @@ public enum Target {
         return command;
     }
 
-    /** Driver options that connect to this server at {@code tcpUrl}. */
-    List<String> providerArgs(String tcpUrl) {
+    /** Driver options that connect to this server at {@code tcpUrl}, as {@code user} (null: no user) with {@code password}. */
+    List<String> providerArgs(String tcpUrl, String user, String password) {
         if (this == ARTEMIS) {
             return List.of("-pc", "JNDI", "-ii", "org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory",
                     "-iu", tcpUrl, "-cf", "ConnectionFactory");
         }
-        return List.of("-pc", "Wharf", "-url", tcpUrl);
+        return user == null ? List.of("-pc", "Wharf", "-url", tcpUrl)
+                : List.of("-pc", "Wharf", "-url", tcpUrl, "-us", user, "-pw", password);
     }
 }

@@ -110,18 +110,25 @@ public final class WorkloadRunner {
         try {
             Launched server = null;
             String tcpUrl = settings.url();
+            String user = null;
+            String password = null;
             if (tcpUrl == null) {
                 server = launcher.launch(target.displayName().toLowerCase() + "-server",
-                        target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances, settings.tls()));
+                        target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances, settings.tls(),
+                                settings.security()));
                 started.add(server);
                 String ready = server.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT);
                 tcpUrl = field(ready, settings.tls() == null ? "tcp" : "tls");
+                if (settings.security() != null) {
+                    user = field(ready, "user");
+                    password = field(ready, "password");
+                }
             } else if (w.flow() != null) {
                 throw new UnsupportedOperationException(w.id() + " deploys its flow into the server the runner starts: it cannot use a running server (--url)");
             } else if (!plan.hostedDrivers().isEmpty()) {
                 throw new UnsupportedOperationException(w.id() + " runs its clients inside the server JVM: it cannot use a running server (--url)");
             }
-            List<String> provider = target.providerArgs(tcpUrl);
+            List<String> provider = target.providerArgs(tcpUrl, user, password);
             List<Launched> background = new ArrayList<>();
             for (DriverPlan.Spec spec : plan.clientBackground()) {
                 Launched l = launcher.launch(spec.id(), spec.args(provider));

@@ -1,0 +1,65 @@
+package org.wharfmq.perf.workload;
+
+import org.wharfmq.protocol.auth.ScramCredential;
+import org.wharfmq.server.security.file.UsersFileEditor;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * The security file of {@code wharf perf run --security rules}: one user, {@value #USER} in group {@code perf}, with a
+ * password made up for the run, and permission rules that let that group do everything the workloads do, after rules
+ * about other destinations that every check must walk past first (as an operator's file would have). So each client
+ * logs in by SCRAM-SHA-256 and each producer, consumer, browser, subscription and anonymous send is checked against
+ * a rule list, which is the cost issue 21 says must not be measurable on RR-4 and PS-N.
+ *
+ * @param file     the security file written
+ * @param password the password of {@value #USER}
+ */
+record BenchmarkSecurity(Path file, String password) {
+
+    /** The user every driver logs in as. */
+    static final String USER = "perf";
+
+    private static final String RULES = """
+            # written by wharf perf run --security rules: a user the drivers log in as, rules they are checked against
+            users:
+
+            permissions:
+              - queue: "PAYROLL.**"           # rules about other destinations, walked past by every check
+                receive: [user:payroll]
+                browse: [user:payroll]
+              - queue: "AUDIT.*"
+                send: [group:auditors]
+              - topic: "payroll/#"
+                subscribe: [user:payroll]
+              - queue: "**"                   # the workloads' queues
+                send: [group:perf]
+                receive: [group:perf]
+                browse: [group:perf]
+                create: [group:perf]
+              - topic: "#"                    # the workloads' topics
+                publish: [group:perf]
+                subscribe: [group:perf]
+                durable: [group:perf]
+              - connect: [group:perf]
+            """;
+
+    /** Writes the file into {@code directory}, with a new random password. */
+    static BenchmarkSecurity create(Path directory) throws IOException {
+        SecureRandom random = new SecureRandom();
+        byte[] secret = new byte[12];
+        random.nextBytes(secret);
+        String password = HexFormat.of().formatHex(secret);
+        Path file = directory.resolve("security.yaml");
+        Files.writeString(file, RULES);
+        UsersFileEditor editor = UsersFileEditor.open(file);
+        editor.put(USER, ScramCredential.create(password.toCharArray(), ScramCredential.MIN_ITERATIONS, random), List.of("perf"));
+        editor.save();
+        return new BenchmarkSecurity(file, password);
+    }
+}
