@@ -30,6 +30,12 @@ public final class Configuration {
      */
     public static final boolean DEFAULT_REMOTE_DEPLOY = false;
 
+    /**
+     * Whether a queue manager that finds its data directory locked by another waits as its standby (true) or refuses
+     * to start (false). Off by default: two servers given the same directory by mistake must not look like a pair.
+     */
+    public static final boolean DEFAULT_STANDBY = false;
+
     /** Longest encoded message accepted, in bytes: {@value} (100 MiB). */
     public static final int DEFAULT_MAX_MESSAGE_LENGTH = 100 * 1024 * 1024;
 

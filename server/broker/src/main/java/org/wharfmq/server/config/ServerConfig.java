@@ -26,6 +26,7 @@ public final class ServerConfig {
     private final String dataDirectory;
     private final boolean autoCreate;
     private final boolean remoteDeploy;
+    private final boolean standby;
     private final int maxMessageLength;
     private final long maxQueueDepth;
     private final int maxQueues;
@@ -56,6 +57,7 @@ public final class ServerConfig {
         this.dataDirectory = b.dataDirectory;
         this.autoCreate = b.autoCreate;
         this.remoteDeploy = b.remoteDeploy;
+        this.standby = b.standby;
         this.maxMessageLength = b.maxMessageLength;
         this.maxQueueDepth = b.maxQueueDepth;
         this.maxQueues = b.maxQueues;
@@ -97,6 +99,7 @@ public final class ServerConfig {
         b.dataDirectory = dataDirectory;
         b.autoCreate = autoCreate;
         b.remoteDeploy = remoteDeploy;
+        b.standby = standby;
         b.maxMessageLength = maxMessageLength;
         b.maxQueueDepth = maxQueueDepth;
         b.maxQueues = maxQueues;
@@ -152,6 +155,14 @@ public final class ServerConfig {
     /** Whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed (and kept ones restored). */
     public boolean remoteDeploy() {
         return remoteDeploy;
+    }
+
+    /**
+     * Whether this queue manager, finding its data directory in use by another one, waits for it to stop or die and
+     * then takes over as its standby (true), or refuses to start (false, the default): docs/resilience.md, "Standby".
+     */
+    public boolean standby() {
+        return standby;
     }
 
     /** The longest encoded message accepted, in bytes. */
@@ -266,7 +277,7 @@ public final class ServerConfig {
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
-                + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", remoteDeploy=" + remoteDeploy + ", maxMessageLength="
+                + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", remoteDeploy=" + remoteDeploy + ", standby=" + standby + ", maxMessageLength="
                 + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", maxQueues=" + maxQueues
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
@@ -291,6 +302,7 @@ public final class ServerConfig {
         private String dataDirectory = Configuration.DEFAULT_DATA_DIRECTORY;
         private boolean autoCreate = Configuration.DEFAULT_AUTO_CREATE;
         private boolean remoteDeploy = Configuration.DEFAULT_REMOTE_DEPLOY;
+        private boolean standby = Configuration.DEFAULT_STANDBY;
         private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
         private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
         private int maxQueues = Configuration.DEFAULT_MAX_QUEUES;
@@ -380,6 +392,12 @@ public final class ServerConfig {
          */
         public Builder remoteDeploy(boolean remoteDeploy) {
             this.remoteDeploy = remoteDeploy;
+            return this;
+        }
+
+        /** Sets whether this queue manager waits as the standby of the one using its data directory ({@link #standby()}). */
+        public Builder standby(boolean standby) {
+            this.standby = standby;
             return this;
         }
 

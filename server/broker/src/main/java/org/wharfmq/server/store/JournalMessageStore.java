@@ -3,12 +3,8 @@ package org.wharfmq.server.store;
 import org.wharfmq.server.config.ServerConfig;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToLongFunction;
@@ -33,7 +29,7 @@ public final class JournalMessageStore implements MessageStore {
     private final JournalWriter writer;
     private final JournalSpace space;
     private final Thread writerThread;
-    private final FileChannel lockFile;
+    private final DataDirectoryLock lockFile;
     private final long transactionBase;
     private List<JournalState.Live> recovered;
     private final Map<String, Long> recoveredQueues;
@@ -41,7 +37,7 @@ public final class JournalMessageStore implements MessageStore {
     private final List<String> recoveryDamage;
     private volatile boolean closed;
 
-    private JournalMessageStore(Journal journal, Recovery recovery, ServerConfig config, FileChannel lockFile,
+    private JournalMessageStore(Journal journal, Recovery recovery, ServerConfig config, DataDirectoryLock lockFile,
                                 ToLongFunction<Path> freeSpace) {
         this.journal = journal;
         this.lockFile = lockFile;
@@ -63,8 +59,8 @@ public final class JournalMessageStore implements MessageStore {
      * Opens the journal of {@code config}'s data directory, replays it and starts the writer thread.
      *
      * @throws IOException           when the data directory cannot be created or read
-     * @throws IllegalStateException when another queue manager uses the data directory, or the JVM lacks the
-     *                               flags Chronicle Queue needs
+     * @throws IllegalStateException when another queue manager uses the data directory (a standby waits for it instead:
+     *                               {@link DataDirectoryLock}), or the JVM lacks the flags Chronicle Queue needs
      */
     public static JournalMessageStore open(ServerConfig config) throws IOException {
         return open(config, JournalSpace.diskFreeSpace());
@@ -80,7 +76,7 @@ public final class JournalMessageStore implements MessageStore {
             throws IOException {
         Path data = config.dataDirectory().toAbsolutePath();
         Files.createDirectories(data);
-        FileChannel lockFile = lock(data);
+        DataDirectoryLock lockFile = DataDirectoryLock.acquire(data, config.name(), config.standby());
         long start = System.nanoTime();
         Journal journal = null;
         try {
@@ -109,23 +105,6 @@ public final class JournalMessageStore implements MessageStore {
             lockFile.close();
             throw e;
         }
-    }
-
-    private static FileChannel lock(Path data) throws IOException {
-        FileChannel channel = FileChannel.open(data.resolve("wharf.lock"), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE);
-        FileLock lock;
-        try {
-            lock = channel.tryLock();
-        } catch (OverlappingFileLockException e) {
-            lock = null;
-        }
-        if (lock == null) {
-            channel.close();
-            throw new IllegalStateException("Data directory " + data + " is in use by another Wharf queue manager "
-                    + "(setting dataDirectory, or --data): give each queue manager its own.");
-        }
-        return channel;
     }
 
     @Override

@@ -169,6 +169,11 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
             server.remoteDeploy(remoteDeploy);
         }
 
+        @JsonProperty("standby")
+        void standby(boolean standby) {
+            server.standby(standby);
+        }
+
         @JsonProperty("maxMessageLength")
         void maxMessageLength(int maxMessageLength) {
             server.maxMessageLength(maxMessageLength);

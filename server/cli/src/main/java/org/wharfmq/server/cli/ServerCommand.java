@@ -17,7 +17,8 @@ import java.util.concurrent.CountDownLatch;
  * {@code wharf server}: loads the configuration (the file given, else the built-in defaults), applies the command
  * line overrides, reads the security file it names (watched for changes; none: local anonymous clients only), starts
  * the queue manager with its flow host (the configured flows, the admin command queue) and
- * stays in the foreground until Ctrl-C or SIGTERM, when it shuts down in order. Prints exactly one line containing
+ * stays in the foreground until Ctrl-C or SIGTERM, when it shuts down in order. As a standby ({@code --standby}) it
+ * first waits for the queue manager that holds its data directory to stop or die. Prints exactly one line containing
  * {@code ready} on stdout once clients can connect, so scripts can wait for it; logs go to stderr.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
@@ -38,6 +39,10 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--data", paramLabel = "DIR", description = "Data directory; overrides the configuration.")
     private Path dataDirectory;
 
+    @Option(names = "--standby", description = "When another queue manager uses the data directory, wait as its standby "
+            + "and take over when it stops or dies (setting standby: true).")
+    private boolean standby;
+
     @Override
     public Integer call() throws Exception {
         ConfigurationFile file;
@@ -50,6 +55,9 @@ final class ServerCommand implements Callable<Integer> {
             }
             if (dataDirectory != null) {
                 settings.dataDirectory(dataDirectory);
+            }
+            if (standby) {
+                settings.standby(true);
             }
             config = settings.build();
         } catch (ConfigurationException e) {

@@ -38,6 +38,7 @@ class ConfigurationFileTest {
         assertEquals(Path.of("data"), config.dataDirectory());
         assertTrue(config.autoCreate());
         assertFalse(config.remoteDeploy(), "the sample refuses flow jars sent over the wire");
+        assertFalse(config.standby(), "the sample starts active, or refuses a directory in use");
         assertEquals(10_000, config.maxQueues());
         assertEquals(300_000L, config.autoDeleteDelayMillis());
         assertEquals(104_857_600, config.maxMessageLength());

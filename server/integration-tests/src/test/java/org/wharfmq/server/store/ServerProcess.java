@@ -22,34 +22,61 @@ import java.util.regex.Pattern;
 final class ServerProcess implements AutoCloseable {
 
     private static final Pattern READY = Pattern.compile("ready on tcp://[^:]+:(\\d+)");
+    /** The line a standby logs when it finds the data directory locked and starts waiting (DataDirectoryLock). */
+    private static final String WAITING_AS_STANDBY = "waits as its standby";
 
     private final Process process;
-    private final int port;
+    private final CompletableFuture<Integer> port = new CompletableFuture<>();
+    private final CompletableFuture<Void> waiting = new CompletableFuture<>();
     private final CompletableFuture<String> log = new CompletableFuture<>();
+    private final StringBuilder seen = new StringBuilder();
 
-    private ServerProcess(Process process, int port) {
+    private ServerProcess(Process process) {
         this.process = process;
-        this.port = port;
     }
 
     /** Starts the server and waits for its ready line. */
-    static ServerProcess start(Path data, String... extraArgs) throws IOException, InterruptedException {
-        List<String> command = command(data, extraArgs);
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        StringBuilder seen = new StringBuilder();
-        String line;
-        while ((line = out.readLine()) != null) {
-            seen.append(line).append('\n');
-            int port = readyPort(line);
-            if (port >= 0) {
-                ServerProcess server = new ServerProcess(process, port);
-                server.collect(out, seen);
-                return server;
-            }
+    static ServerProcess start(Path data, String... extraArgs) throws Exception {
+        ServerProcess server = launch(data, extraArgs);
+        server.awaitReady(60);
+        return server;
+    }
+
+    /**
+     * Starts a server with {@code --standby} on {@code data}, which another one holds, and waits until it says it is
+     * waiting as that one's standby; {@link #awaitReady} then waits for its takeover.
+     */
+    static ServerProcess startStandby(Path data, String... extraArgs) throws Exception {
+        List<String> args = new ArrayList<>(List.of(extraArgs));
+        args.add("--standby");
+        ServerProcess server = launch(data, args.toArray(String[]::new));
+        try {
+            server.waiting.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("the standby ended before it waited:\n" + server.output(), e);
         }
-        process.waitFor(10, TimeUnit.SECONDS);
-        throw new IllegalStateException("the server exited before it was ready:\n" + seen);
+        return server;
+    }
+
+    /** Starts a server and returns at once: for a start that is expected to fail ({@link #awaitExit}, {@link #output}). */
+    static ServerProcess launch(Path data, String... extraArgs) throws IOException {
+        Process process = new ProcessBuilder(command(data, extraArgs)).redirectErrorStream(true).start();
+        ServerProcess server = new ServerProcess(process);
+        server.collect(new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)));
+        return server;
+    }
+
+    /**
+     * Waits up to {@code seconds} for the ready line (a standby's comes when it has taken over) and returns its TCP port.
+     *
+     * @throws IllegalStateException with everything the server printed when it ended before it was ready
+     */
+    int awaitReady(long seconds) throws Exception {
+        try {
+            return port.get(seconds, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("the server exited before it was ready:\n" + output(), e);
+        }
     }
 
     /**
@@ -83,25 +110,61 @@ final class ServerProcess implements AutoCloseable {
         return m.find() ? Integer.parseInt(m.group(1)) : -1;
     }
 
-    /** Keeps reading the output (so the child never blocks on a full pipe) and keeps it for diagnostics. */
-    private void collect(BufferedReader out, StringBuilder seen) {
+    /**
+     * Keeps reading the output (so the child never blocks on a full pipe), keeps it for diagnostics, and notes the
+     * ready line and a standby's waiting line.
+     */
+    private void collect(BufferedReader out) {
         Thread reader = new Thread(() -> {
             try {
                 String line;
                 while ((line = out.readLine()) != null) {
-                    seen.append(line).append('\n');
+                    synchronized (seen) {
+                        seen.append(line).append('\n');
+                    }
+                    int ready = readyPort(line);
+                    if (ready >= 0) {
+                        port.complete(ready);
+                    }
+                    if (line.contains(WAITING_AS_STANDBY)) {
+                        waiting.complete(null);
+                    }
                 }
             } catch (IOException ignored) {
                 // the process died: that is what these tests do
             }
-            log.complete(seen.toString());
+            String all;
+            synchronized (seen) {
+                all = seen.toString();
+            }
+            port.completeExceptionally(new IllegalStateException("ended"));
+            waiting.completeExceptionally(new IllegalStateException("ended"));
+            log.complete(all);
         }, "server-output");
         reader.setDaemon(true);
         reader.start();
     }
 
     String url() {
-        return "tcp://127.0.0.1:" + port;
+        return "tcp://127.0.0.1:" + port.join();
+    }
+
+    /** The server's process id. */
+    long pid() {
+        return process.pid();
+    }
+
+    /** Whether the process is still running. */
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    /** Waits up to {@code seconds} for the process to end and returns its exit status. */
+    int awaitExit(long seconds) throws InterruptedException {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the server is still running after " + seconds + " s");
+        }
+        return process.exitValue();
     }
 
     /** The server's threads, for a test that finds it stuck. */
@@ -121,6 +184,13 @@ final class ServerProcess implements AutoCloseable {
     void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** What the server has printed so far (stdout and stderr). */
+    String outputSoFar() {
+        synchronized (seen) {
+            return seen.toString();
+        }
     }
 
     /** Everything the server printed (stdout and stderr) until it ended. */

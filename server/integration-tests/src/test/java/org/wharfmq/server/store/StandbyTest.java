@@ -1,0 +1,108 @@
+package org.wharfmq.server.store;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.jms.WharfConnectionFactory;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A standby ({@code wharf server --standby}) on the data directory of a running queue manager: it waits, saying for
+ * whom, and takes over when that one dies (kill -9) or stops, with every committed persistent message; a second
+ * server without {@code --standby} is refused, naming the holder and the fix. Real server processes on one disk.
+ */
+class StandbyTest {
+
+    private static final int MESSAGES = 50;
+
+    @TempDir
+    Path data;
+
+    @Test
+    @Timeout(120)
+    void standbyTakesOverWithEveryPersistentMessageWhenTheActiveIsKilled() throws Exception {
+        try (ServerProcess active = ServerProcess.start(data)) {
+            send(active.url(), MESSAGES);
+            try (ServerProcess standby = ServerProcess.startStandby(data)) {
+                assertTrue(standby.alive(), "the standby waits");
+                long killed = System.nanoTime();
+                active.kill();
+                standby.awaitReady(60);
+                assertTrue(standby.outputSoFar().contains("did not stop in order"), "recovered as after a crash");
+                System.out.printf("standby ready %.0f ms after kill -9 of the active%n", (System.nanoTime() - killed) / 1e6);
+                assertEquals(MESSAGES, receiveAll(standby.url()), "every committed persistent message, in order, once");
+                assertTrue(standby.alive());
+            }
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void standbyTakesOverWhenTheActiveStopsInOrder() throws Exception {
+        ServerProcess active = ServerProcess.start(data);
+        send(active.url(), MESSAGES);
+        try (ServerProcess standby = ServerProcess.startStandby(data)) {
+            active.close(); // SIGTERM: an orderly stop releases the lock too
+            standby.awaitReady(60);
+            String log = standby.outputSoFar();
+            assertTrue(log.contains("takes over data directory"), log);
+            assertTrue(log.contains("recovered") && !log.contains("did not stop in order"),
+                    "the active closed its journal in order before the standby opened it: " + log);
+            assertEquals(MESSAGES, receiveAll(standby.url()));
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aSecondServerWithoutStandbyIsRefusedNamingTheHolderAndTheFix() throws Exception {
+        try (ServerProcess active = ServerProcess.start(data)) {
+            ServerProcess second = ServerProcess.launch(data);
+            assertEquals(1, second.awaitExit(60), "cannot start");
+            String output = second.output();
+            assertTrue(output.contains("Data directory " + data.toAbsolutePath() + " is in use by another Wharf queue manager "
+                    + "(queue manager WHARF, process " + active.pid() + " on "), output);
+            assertTrue(output.contains("or start this one as its standby (setting standby: true, or --standby)"), output);
+            assertEquals(0, receiveAll(active.url()), "the active one is unharmed");
+        }
+    }
+
+    private static void send(String url, int count) throws Exception {
+        try (Connection connection = new WharfConnectionFactory(url).createConnection()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("STANDBY.Q"));
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+            for (int i = 0; i < count; i++) {
+                producer.send(session.createTextMessage("m" + i)); // returns once journaled (fsync)
+            }
+        }
+    }
+
+    /** Receives everything on the queue, checking the order; returns how many. */
+    private static int receiveAll(String url) throws Exception {
+        try (Connection connection = new WharfConnectionFactory(url).createConnection()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = session.createConsumer(session.createQueue("STANDBY.Q"));
+            connection.start();
+            int n = 0;
+            TextMessage m;
+            while ((m = (TextMessage) consumer.receive(n < MESSAGES ? 10_000 : 200)) != null) {
+                assertEquals("m" + n, m.getText());
+                n++;
+            }
+            assertNull(consumer.receiveNoWait());
+            return n;
+        }
+    }
+}
