@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SecurityGuideExampleTest {
 
-    private static final Path GUIDE = Path.of("../../docs/security.md");
+    private static final Path GUIDE = Path.of(System.getProperty("wharf.root"), "docs", "security.md");
     private static final String SECTION = "## Worked example: two applications over TLS";
 
     @TempDir
