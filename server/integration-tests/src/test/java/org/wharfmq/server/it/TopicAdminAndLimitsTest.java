@@ -37,13 +37,16 @@ class TopicAdminAndLimitsTest {
         Session session = WHARF.connect(Transport.TCP).createSession(false, Session.CLIENT_ACKNOWLEDGE);
         Topic topic = session.createTopic(name);
         MessageConsumer slow = session.createConsumer(topic); // never consumes: its queue fills up
-        Session fast = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        // CLIENT_ACKNOWLEDGE: acknowledge() waits for the server, so the fast one's queue is empty before each next
+        // publication (an AUTO_ACKNOWLEDGE ack rides with the next frame, and a delivered, unacknowledged message
+        // counts in the depth: on a loaded machine three could stay unacknowledged and fill it)
+        Session fast = WHARF.connect(Transport.TCP).createSession(false, Session.CLIENT_ACKNOWLEDGE);
         MessageConsumer keepsUp = fast.createConsumer(fast.createTopic(name));
         MessageProducer publisher = session.createProducer(topic);
         publisher.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
         for (int i = 0; i < MAX_DEPTH + 2; i++) {
             publisher.send(session.createTextMessage("p" + i));
-            Receive.next(keepsUp); // keep the fast one's queue empty
+            Receive.next(keepsUp).acknowledge(); // keep the fast one's queue empty
         }
         TopicManager.SubscriptionInfo full = WHARF.server().topicManager().describe().stream()
                 .filter(i -> i.topic().equals(name) && i.depth() == MAX_DEPTH).findFirst().orElseThrow();
