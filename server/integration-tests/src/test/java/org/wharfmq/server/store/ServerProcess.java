@@ -34,16 +34,24 @@ final class ServerProcess implements AutoCloseable {
 
     /** Starts the server and waits for its ready line. */
     static ServerProcess start(Path data, String... extraArgs) throws IOException, InterruptedException {
-        List<String> command = command(data, extraArgs);
+        return start(data, 0, extraArgs);
+    }
+
+    /**
+     * Starts the server on TCP port {@code port} (0: any free one) and waits for its ready line: a server restarted on
+     * the port it had is found again by clients that reconnect.
+     */
+    static ServerProcess start(Path data, int port, String... extraArgs) throws IOException, InterruptedException {
+        List<String> command = command(data, port, extraArgs);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         StringBuilder seen = new StringBuilder();
         String line;
         while ((line = out.readLine()) != null) {
             seen.append(line).append('\n');
-            int port = readyPort(line);
-            if (port >= 0) {
-                ServerProcess server = new ServerProcess(process, port);
+            int listening = readyPort(line);
+            if (listening >= 0) {
+                ServerProcess server = new ServerProcess(process, listening);
                 server.collect(out, seen);
                 return server;
             }
@@ -57,6 +65,10 @@ final class ServerProcess implements AutoCloseable {
      * its class path.
      */
     static List<String> command(Path data, String... extraArgs) {
+        return command(data, 0, extraArgs);
+    }
+
+    private static List<String> command(Path data, int port, String... extraArgs) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -70,7 +82,7 @@ final class ServerProcess implements AutoCloseable {
         command.add(WharfCommand.class.getName());
         command.add("server");
         command.add("--port");
-        command.add("0");
+        command.add(String.valueOf(port));
         command.add("--data");
         command.add(data.toString());
         command.addAll(List.of(extraArgs));
