@@ -7,8 +7,10 @@ import org.wharfmq.protocol.ProtocolVersion;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import org.wharfmq.jms.transport.ClientTls;
 import java.util.Map;
 import java.util.Set;
@@ -17,12 +19,15 @@ import java.util.TreeSet;
 
 /**
  * A parsed broker URL: {@code tcp://host[:port][?options]}, {@code ssl://host[:port][?options]} (TLS; also
- * {@code tcp://...?ssl=true}) or {@code vm://NAME[?options]}. Options are {@code name=value} pairs joined by
+ * {@code tcp://...?ssl=true}) or {@code vm://NAME[?options]}; or a list of such addresses separated by commas, the
+ * options after the last ({@code tcp://mq1:7414,tcp://mq2:7414?reconnectAttempts=-1}), which apply to every address.
+ * The client connects to the first address that answers, in list order, and after losing a connection tries the one
+ * it lost first, then the others in order ({@link ReconnectPolicy}). Options are {@code name=value} pairs joined by
  * {@code &}; an unknown option is an error, so a misspelt one is not silently ignored. The TLS options
  * ({@link ClientTls#OPTIONS}) are allowed only with TLS.
  *
  * @param text                 the URL as given
- * @param address              where to connect
+ * @param addresses            where to connect, in the order tried (at least one)
  * @param prefetch             consumer window: messages the server may send a consumer ahead of the application
  * @param heartbeatMillis      requested heartbeat interval, 0 = none from this side
  * @param connectTimeoutMillis bound on connecting and on the HELLO handshake
@@ -31,11 +36,12 @@ import java.util.TreeSet;
  * @param clientName           name the server shows for this connection
  * @param deserialization      classes ObjectMessage.getObject may deserialise and the limits of doing it (each from
  *                             its option, else its system property, else its default)
- * @param tls                  the TLS settings of an {@code ssl://} address; null for {@code tcp://} and {@code vm://}
+ * @param tls                  the TLS settings of the {@code ssl://} addresses; null when there is none
+ * @param reconnect            whether and how a lost connection is made again
  */
-record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeatMillis, int connectTimeoutMillis,
+record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int heartbeatMillis, int connectTimeoutMillis,
                  int requestTimeoutMillis, boolean syncSends, String clientName, DeserializationPolicy deserialization,
-                 ClientTls tls) {
+                 ClientTls tls, ReconnectPolicy reconnect) {
 
     /** The option that turns TLS on for a {@code tcp://} URL ({@code ssl://} needs none). */
     static final String SSL_OPTION = "ssl";
@@ -46,6 +52,7 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
         Set<String> options = new TreeSet<>(Set.of("prefetch", "heartbeat", "connectTimeout", "requestTimeout",
                 "syncSends", "clientName", SSL_OPTION, DeserializationPolicy.URL_OPTION));
         options.addAll(ClientTls.OPTIONS);
+        options.addAll(WharfConnectionFactory.RECONNECT_OPTIONS);
         for (DeserializationLimit limit : DeserializationLimit.values()) {
             options.add(limit.urlOption());
         }
@@ -72,27 +79,19 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
             throw new IllegalArgumentException("broker URL is empty; expected tcp://host:port or vm://NAME");
         }
         String trimmed = url.trim();
-        int schemeEnd = trimmed.indexOf("://");
-        if (schemeEnd < 0) {
-            throw invalid(url, "expected tcp://host:port or vm://NAME");
+        if (trimmed.regionMatches(true, 0, "failover:", 0, "failover:".length())) {
+            throw invalid(url, "list the addresses separated by commas, without failover:(...): "
+                    + "tcp://host1:7414,tcp://host2:7414?options");
         }
-        String scheme = trimmed.substring(0, schemeEnd).toLowerCase(java.util.Locale.ROOT);
-        String rest = trimmed.substring(schemeEnd + 3);
-        int query = rest.indexOf('?');
-        String authority = query < 0 ? rest : rest.substring(0, query);
-        if (authority.endsWith("/")) {
-            authority = authority.substring(0, authority.length() - 1);
+        int query = trimmed.indexOf('?');
+        String list = query < 0 ? trimmed : trimmed.substring(0, query);
+        List<BrokerAddress> addresses = new ArrayList<>();
+        for (String one : list.split(",", -1)) {
+            addresses.add(address(url, one.trim()));
         }
-        BrokerAddress address = switch (scheme) {
-            case BrokerAddress.TCP, BrokerAddress.SSL -> tcpAddress(url, scheme, authority);
-            case BrokerAddress.VM -> {
-                if (authority.isEmpty()) {
-                    throw invalid(url, "vm:// needs the in-VM server name, e.g. vm://wharf");
-                }
-                yield BrokerAddress.vm(authority);
-            }
-            default -> throw invalid(url, "unknown scheme '" + scheme + "'; Wharf speaks tcp://, ssl:// and vm://");
-        };
+        if (addresses.size() > 1 && addresses.stream().anyMatch(BrokerAddress::isInVm)) {
+            throw invalid(url, "vm:// names the one server in this JVM; list only tcp:// and ssl:// addresses");
+        }
         int prefetch = ClientConfiguration.DEFAULT_PREFETCH;
         int heartbeat = ClientConfiguration.DEFAULT_HEARTBEAT_MILLIS;
         int connectTimeout = ClientConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS;
@@ -102,10 +101,13 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
         String allowList = null;
         Map<DeserializationLimit, Long> limits = new EnumMap<>(DeserializationLimit.class);
         Boolean ssl = null;
+        int reconnectAttempts = ClientConfiguration.DEFAULT_RECONNECT_ATTEMPTS;
+        int reconnectInterval = ClientConfiguration.DEFAULT_RECONNECT_INTERVAL_MILLIS;
+        int reconnectMaxInterval = ClientConfiguration.DEFAULT_RECONNECT_MAX_INTERVAL_MILLIS;
         Map<String, String> tlsOptions = new TreeMap<>();
         Map<String, String> options = new LinkedHashMap<>();
         if (query >= 0) {
-            for (String pair : rest.substring(query + 1).split("&")) {
+            for (String pair : trimmed.substring(query + 1).split("&")) {
                 if (!pair.isEmpty()) {
                     int eq = pair.indexOf('=');
                     options.put(eq < 0 ? pair : pair.substring(0, eq),
@@ -137,12 +139,49 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
                 case "syncSends" -> syncSends = booleanOption(url, name, value);
                 case "clientName" -> clientName = value;
                 case SSL_OPTION -> ssl = booleanOption(url, name, value);
+                case "reconnectAttempts" -> reconnectAttempts = intOption(url, name, value, ReconnectPolicy.FOREVER);
+                case "reconnectInterval" -> reconnectInterval = intOption(url, name, value, 1);
+                case "reconnectMaxInterval" -> reconnectMaxInterval = intOption(url, name, value, 1);
                 case DeserializationPolicy.URL_OPTION -> allowList = value;
                 default -> throw new AssertionError(name);
             }
         }
-        return new BrokerUrl(url, withTls(address, ssl), prefetch, heartbeat, connectTimeout,
-                requestTimeout, syncSends, clientName, deserialization(url, allowList, limits), tls(url, address, ssl, tlsOptions));
+        if (reconnectMaxInterval < reconnectInterval) {
+            throw invalid(url, "reconnectMaxInterval=" + reconnectMaxInterval + " is shorter than reconnectInterval="
+                    + reconnectInterval + "; the waits between attempts grow from the one to the other");
+        }
+        ClientTls tls = tls(url, addresses, ssl, tlsOptions);
+        List<BrokerAddress> connected = new ArrayList<>();
+        for (BrokerAddress address : addresses) {
+            connected.add(withTls(address, ssl));
+        }
+        return new BrokerUrl(url, List.copyOf(connected), prefetch, heartbeat, connectTimeout, requestTimeout, syncSends,
+                clientName, deserialization(url, allowList, limits), tls,
+                new ReconnectPolicy(reconnectAttempts, reconnectInterval, reconnectMaxInterval));
+    }
+
+    /** One address of the list: {@code scheme://host[:port]} or {@code vm://NAME}. */
+    private static BrokerAddress address(String url, String text) {
+        int schemeEnd = text.indexOf("://");
+        if (schemeEnd < 0) {
+            throw invalid(url, text.isEmpty() ? "an empty address in the list; separate addresses with one comma"
+                    : "expected tcp://host:port or vm://NAME" + (text.equals(url.trim()) ? "" : ", not '" + text + "'"));
+        }
+        String scheme = text.substring(0, schemeEnd).toLowerCase(java.util.Locale.ROOT);
+        String authority = text.substring(schemeEnd + 3);
+        if (authority.endsWith("/")) {
+            authority = authority.substring(0, authority.length() - 1);
+        }
+        return switch (scheme) {
+            case BrokerAddress.TCP, BrokerAddress.SSL -> tcpAddress(url, scheme, authority);
+            case BrokerAddress.VM -> {
+                if (authority.isEmpty()) {
+                    throw invalid(url, "vm:// needs the in-VM server name, e.g. vm://wharf");
+                }
+                yield BrokerAddress.vm(authority);
+            }
+            default -> throw invalid(url, "unknown scheme '" + scheme + "'; Wharf speaks tcp://, ssl:// and vm://");
+        };
     }
 
     /** {@code tcp://...?ssl=true} is an {@code ssl://} address. */
@@ -153,12 +192,13 @@ record BrokerUrl(String text, BrokerAddress address, int prefetch, int heartbeat
         return parsed;
     }
 
-    private static ClientTls tls(String url, BrokerAddress parsed, Boolean ssl, Map<String, String> tlsOptions) {
-        boolean on = parsed.isTls() || Boolean.TRUE.equals(ssl);
-        if (on && parsed.isInVm()) {
+    private static ClientTls tls(String url, List<BrokerAddress> addresses, Boolean ssl, Map<String, String> tlsOptions) {
+        boolean anyTls = addresses.stream().anyMatch(BrokerAddress::isTls);
+        boolean on = anyTls || Boolean.TRUE.equals(ssl);
+        if (on && addresses.get(0).isInVm()) {
             throw invalid(url, "vm:// connections stay inside this JVM and do not use TLS; remove ssl=true");
         }
-        if (parsed.isTls() && Boolean.FALSE.equals(ssl)) {
+        if (anyTls && Boolean.FALSE.equals(ssl)) {
             throw invalid(url, "ssl=false contradicts ssl://; use tcp:// for a plain connection");
         }
         if (!on) {

@@ -36,6 +36,38 @@ public final class ClientConfiguration {
     /** {@code clientName}: the name the server shows for a connection: {@value}. */
     public static final String DEFAULT_CLIENT_NAME = "wharf-jms";
 
+    // ---- reconnecting (docs/jms-client.md, "Reconnect"; docs/resilience.md) ----
+
+    /**
+     * {@code reconnectAttempts}: how many times a lost connection tries to connect again (each attempt once round the
+     * URL's addresses) before the ExceptionListener hears of the loss: {@value}; -1 = for ever, 0 = not at all. With
+     * the intervals below that is about five minutes of trying, enough for a server restart, a failover to a standby or
+     * a short network outage, and short enough that an application whose server is gone for good hears of it. IBM MQ's
+     * automatic client reconnection tries for 30 minutes (MQReconnectTimeout 1800 s); Artemis does not reconnect by
+     * default (reconnectAttempts 0) and retries every 2 s when told to.
+     */
+    public static final int DEFAULT_RECONNECT_ATTEMPTS = 25;
+
+    /**
+     * {@code reconnectInterval}: the wait before the second attempt, in ms: {@value}; each later wait is twice the one
+     * before, up to {@link #DEFAULT_RECONNECT_MAX_INTERVAL_MILLIS}. The first attempt is made at once: a dropped network
+     * path or a server that closed the connection on its way down is back, or refuses at once, so trying costs nothing.
+     * IBM MQ waits about a second before its first attempt, Artemis its retryInterval of 2 s.
+     */
+    public static final int DEFAULT_RECONNECT_INTERVAL_MILLIS = 1000;
+
+    /**
+     * {@code reconnectMaxInterval}: the longest wait between two attempts, in ms: {@value}. A server that comes back is
+     * found within about this long; IBM MQ's waits grow to about 25 s.
+     */
+    public static final int DEFAULT_RECONNECT_MAX_INTERVAL_MILLIS = 15_000;
+
+    /**
+     * Each wait between attempts is lengthened by up to this share of it at random: {@value} %, so that the many clients
+     * of a restarted server spread their reconnections rather than all arriving in the same instant.
+     */
+    public static final int RECONNECT_JITTER_PERCENT = 20;
+
     // ---- the transport: fixed ----
 
     /**

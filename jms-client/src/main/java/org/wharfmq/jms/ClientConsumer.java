@@ -5,10 +5,12 @@ import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
 import org.wharfmq.jms.message.WharfStreamMessage;
+import org.wharfmq.jms.transport.FrameLink;
 import org.wharfmq.jms.transport.FrameWait;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.message.WireDestination;
 
 import javax.jms.JMSException;
 import javax.jms.MessageListener;
@@ -27,6 +29,11 @@ import java.util.concurrent.TimeUnit;
  * thread writes are guarded by this object's monitor, held only briefly and never across I/O or a wait. Consuming
  * (decoding, credit, acknowledging) happens on the thread that receives, outside it: the session's thread, or its
  * {@link SessionDispatcher} once the consumer has a MessageListener.
+ *
+ * <p>Across a reconnection: the consumer lives on its {@link ConnectedLink}; when that is lost, what it buffered is
+ * dropped (the server takes it back), and the reconnection creates it again on the new link ({@link #reattach}), from
+ * its {@link Spec}. Whatever a delivery leads to (credit, an acknowledgement, a REJECT) goes out on the link the
+ * delivery came on, so nothing meant for the old link ever settles a delivery of the new one that has the same id.
  */
 final class ClientConsumer {
     private static final System.Logger LOG = System.getLogger(ClientConsumer.class.getName());
@@ -37,8 +44,16 @@ final class ClientConsumer {
     private final int id;
     /** Credit is returned in batches of this many consumed deliveries (half the prefetch window). */
     private final int creditBatch;
+    /** What the server needs to create this consumer (again, after a reconnection). */
+    private final Spec spec;
     /** The wait of this consumer's receive: for a delivery, a PULL_DONE, a failure, a close or a lost connection. */
     private final FrameWait arrival;
+    /** The link the consumer lives on (created, or created again by a reconnection); guarded by this. */
+    private ConnectedLink link;
+    /** The link of the delivery last taken from the buffer: what consuming it writes goes there. Receiving thread. */
+    private ConnectedLink takenLink;
+    /** The link {@link #unreturnedCredit} counts for: credit owed to a lost link is owed to nobody. Receiving thread. */
+    private ConnectedLink creditLink;
 
     /** Deliveries not yet taken, in arrival order; guarded by this. */
     private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
@@ -54,19 +69,45 @@ final class ClientConsumer {
     private long lastPullId;
     private volatile long lastPullDone;
     private volatile long awaitedPull;
-    /** How far the application consumed, for CLOSE_CONSUMER. */
-    private volatile long lastConsumedDeliveryId;
+    /**
+     * How far the application consumed, for CLOSE_CONSUMER: the delivery id, and in the bits above
+     * {@link #GENERATION_SHIFT} the generation of the link it came on (delivery ids of another link mean nothing).
+     */
+    private volatile long lastConsumed;
     /** Deliveries consumed since credit was last returned; receiving thread. */
     private int unreturnedCredit;
 
+    /** Bits of {@link #lastConsumed} below the link's generation: delivery ids stay far below 2^40 per session. */
+    private static final int GENERATION_SHIFT = 40;
+
+    /**
+     * What CREATE_CONSUMER says of a consumer, kept to create it again after a reconnection.
+     *
+     * @param sessionId        its session
+     * @param destination      the queue, topic or topic filter
+     * @param selector         the selector as sent, or null
+     * @param prefetch         the credit it starts with
+     * @param flags            {@code Frame.CONSUMER_*}
+     * @param subscriptionName the durable or shared subscription's name, or null
+     */
+    record Spec(int sessionId, WireDestination destination, String selector, int prefetch, int flags,
+                String subscriptionName) {
+    }
+
     ClientConsumer(WharfConnection connection, SessionSettlement settlement, SessionDispatcher dispatcher, int id,
-                   int creditBatch) {
+                   int creditBatch, Spec spec) {
         this.connection = connection;
         this.settlement = settlement;
         this.dispatcher = dispatcher;
         this.id = id;
         this.creditBatch = creditBatch;
-        this.arrival = new FrameWait(connection.link()) {
+        this.spec = spec;
+        this.arrival = new FrameWait(null) {
+            @Override
+            protected FrameLink link() {
+                return connection.link(); // a reconnection puts a new one in place while a receive waits
+            }
+
             @Override
             protected boolean isOver() {
                 return closed || failureCode != null || connection.lostCause() != null || awaitedPullAnswered()
@@ -79,6 +120,22 @@ final class ClientConsumer {
         return id;
     }
 
+    /** CREATE_CONSUMER for this consumer; {@code requestId} 0 for one not waited for. */
+    Frame.CreateConsumer createFrame(int requestId) {
+        return new Frame.CreateConsumer(requestId, spec.sessionId(), id, spec.destination(), spec.selector(),
+                spec.prefetch(), spec.flags(), spec.subscriptionName());
+    }
+
+    /** The consumer is created on {@code on}: its deliveries will come there. Before CREATE_CONSUMER is written. */
+    synchronized void createdOn(ConnectedLink on) {
+        link = on;
+    }
+
+    /** The link of the delivery the receiving thread took last. */
+    ConnectedLink takenLink() {
+        return takenLink;
+    }
+
     boolean isClosed() {
         return closed;
     }
@@ -87,8 +144,10 @@ final class ClientConsumer {
         return listener;
     }
 
-    long lastConsumedDeliveryId() {
-        return lastConsumedDeliveryId;
+    /** How far the application consumed of what came on {@code on}, for CLOSE_CONSUMER there; 0 for nothing. */
+    long lastConsumedOn(ConnectedLink on) {
+        long last = lastConsumed;
+        return last >>> GENERATION_SHIFT == on.generation() ? last & ((1L << GENERATION_SHIFT) - 1) : 0;
     }
 
     // ---- the reading thread's side ----
@@ -150,6 +209,9 @@ final class ClientConsumer {
                 return null;
             }
             WharfMessage m = consume(d);
+            if (m != null) {
+                settlement.handOut(m, takenLink);
+            }
             settlement.received(this, d.deliveryId());
             if (m != null) {
                 return m;
@@ -176,6 +238,7 @@ final class ClientConsumer {
                 settlement.received(this, deliveryId);
                 continue;
             }
+            settlement.handOut(message, takenLink);
             T body;
             try {
                 if (message instanceof WharfStreamMessage || message.getClass() == WharfMessage.class) {
@@ -243,11 +306,14 @@ final class ClientConsumer {
             return d;
         }
         checkAccepted();
+        if (connection.usableOrNull() == null) {
+            connection.checkOpen();
+            return null; // reconnecting: nothing is available now
+        }
         long pullId = ++lastPullId;
         awaitedPull = pullId;
         try {
-            connection.checkUsable();
-            connection.write(new Frame.Pull(id, pullId));
+            currentLink().write(new Frame.Pull(id, pullId));
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connection.url().requestTimeoutMillis());
             while (true) {
                 if (closedOrFailed()) {
@@ -259,7 +325,7 @@ final class ClientConsumer {
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
-                    throw new JMSException("No PULL_DONE from Wharf at " + connection.url().address() + " within "
+                    throw new JMSException("No PULL_DONE from Wharf at " + currentLink().address() + " within "
                             + connection.url().requestTimeoutMillis() + " ms (requestTimeout)");
                 }
                 if (!arrival.await(remaining) && Thread.currentThread().isInterrupted()) {
@@ -285,7 +351,7 @@ final class ClientConsumer {
     }
 
     /** Throws a fresh exception saying why the server refused this consumer, if it has. */
-    private void checkAccepted() throws JMSException {
+    void checkAccepted() throws JMSException {
         ErrorCode code = failureCode;
         if (code != null) {
             throw JmsErrors.toException(code, failureMessage);
@@ -306,13 +372,18 @@ final class ClientConsumer {
         return !buffer.isEmpty();
     }
 
-    /** Takes the head of the buffer, noting whether that emptied it. */
+    /** Takes the head of the buffer, noting whether that emptied it and the link it came on. */
     private synchronized Frame.Deliver poll() {
         Frame.Deliver d = buffer.pollFirst();
         if (d != null) {
             drained = buffer.isEmpty();
+            takenLink = link; // what is buffered came on the consumer's link: the buffer is emptied when it changes
         }
         return d;
+    }
+
+    private synchronized ConnectedLink currentLink() {
+        return link;
     }
 
     /** Whether the last take emptied the buffer: DUPS_OK flushes its acknowledgements then. Receiving thread. */
@@ -350,6 +421,7 @@ final class ClientConsumer {
         recordConsumed(deliveryId);
         int rollbacks = settlement.rollbackCount();
         if (message != null) {
+            settlement.handOut(message, takenLink);
             try {
                 current.onMessage(message);
             } catch (RuntimeException e) {
@@ -388,7 +460,7 @@ final class ClientConsumer {
             LOG.log(System.Logger.Level.WARNING, "Delivery " + deliver.deliveryId() + " for consumer " + id
                     + " cannot be decoded (" + e.getMessage() + "); rejected: the server moves it to its"
                     + " dead-letter queue");
-            connection.write(new Frame.Reject(id, deliver.deliveryId(), e.getMessage()));
+            takenLink.write(new Frame.Reject(id, deliver.deliveryId(), e.getMessage()));
         } finally {
             buffer.release();
         }
@@ -398,16 +470,31 @@ final class ClientConsumer {
 
     /** Counts a delivery as consumed: CLOSE_CONSUMER position, and credit, returned at once in batches. */
     private void consumed(long deliveryId) {
-        lastConsumedDeliveryId = deliveryId;
+        ConnectedLink on = takenLink;
+        lastConsumed = (long) on.generation() << GENERATION_SHIFT | deliveryId;
+        if (on != creditLink) {
+            creditLink = on; // created again on a new link with its whole window: nothing is owed
+            unreturnedCredit = 0;
+        }
         if (++unreturnedCredit >= creditBatch && !closed) {
-            connection.write(new Frame.Credit(id, unreturnedCredit));
+            on.write(new Frame.Credit(id, unreturnedCredit));
             unreturnedCredit = 0;
         }
     }
 
-    /** Records a consumed delivery that an ACK, COMMIT or ROLLBACK of the session is to settle. */
+    /**
+     * Records a consumed delivery (the one last taken) that an ACK, COMMIT or ROLLBACK of the session is to settle;
+     * one that came on a link since lost is settled by nobody: the server has taken it back.
+     */
     synchronized void recordConsumed(long deliveryId) {
-        unacknowledged = deliveryId;
+        if (takenLink == link) {
+            unacknowledged = deliveryId;
+        }
+    }
+
+    /** The last delivery consumed on {@code on} and not yet acknowledged, or 0. */
+    synchronized long unacknowledgedOn(ConnectedLink on) {
+        return link == on ? unacknowledged : 0;
     }
 
     /** The last delivery consumed and not yet acknowledged, or 0. */
@@ -456,6 +543,44 @@ final class ClientConsumer {
     /** Releases what is buffered: a ROLLBACK or the connection lost takes it back. */
     synchronized void releaseBuffer() {
         releaseBufferLocked();
+    }
+
+    /**
+     * The consumer's link was lost: what it buffered is dropped (the server takes it back), and a receiveNoWait
+     * waiting for its PULL_DONE returns (nothing is available now); a receive waits on.
+     */
+    void linkLost() {
+        synchronized (this) {
+            releaseBufferLocked();
+            answerPull();
+        }
+        arrival.wake();
+    }
+
+    /**
+     * A reconnection creates this consumer again on {@code next}, before writing its CREATE_CONSUMER: the consumer
+     * starts afresh there, at its whole prefetch window, with nothing consumed or unacknowledged (what was is the
+     * server's again, and comes back marked JMSRedelivered).
+     *
+     * @return false for a consumer that is closed, or was refused: nothing to create
+     */
+    synchronized boolean reattach(ConnectedLink next) {
+        if (closed || failureCode != null) {
+            return false;
+        }
+        releaseBufferLocked();
+        answerPull();
+        link = next;
+        unacknowledged = 0;
+        return true;
+    }
+
+    /** A PULL whose link is gone is answered by nobody: its receiveNoWait finds nothing. Under this. */
+    private void answerPull() {
+        long pull = awaitedPull;
+        if (pull > lastPullDone) {
+            lastPullDone = pull;
+        }
     }
 
     private void releaseBufferLocked() {

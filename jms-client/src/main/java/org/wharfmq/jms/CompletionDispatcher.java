@@ -118,10 +118,16 @@ final class CompletionDispatcher extends Thread {
             Frame.Error error = send.answer().get(session.connection().url().requestTimeoutMillis(), TimeUnit.MILLISECONDS);
             failure = error == null ? null : JmsErrors.toException(error);
         } catch (ExecutionException e) {
-            failure = e.getCause() instanceof JMSException j ? j : JmsErrors.wrap("SEND failed: " + e.getCause(), e.getCause());
+            if (e.getCause() instanceof ConnectedLink.LinkLostException) {
+                failure = JmsErrors.wrap("The connection to Wharf was lost before the server answered this send, so it"
+                        + " may or may not have been stored; the connection has been made again (or is being made)."
+                        + " Send it again if it must arrive: a copy sent again has a new message id.", e.getCause());
+            } else {
+                failure = e.getCause() instanceof JMSException j ? j : JmsErrors.wrap("SEND failed: " + e.getCause(), e.getCause());
+            }
         } catch (TimeoutException e) {
             session.connection().forgetRequest(send.requestId());
-            failure = new JMSException("No answer from Wharf at " + session.connection().url().address() + " to SEND within "
+            failure = new JMSException("No answer from Wharf at " + session.connection().current().address() + " to SEND within "
                     + session.connection().url().requestTimeoutMillis() + " ms (requestTimeout)");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,21 +1,26 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.jms.transport.FrameListener;
+import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.frame.Frame;
 
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Listens to a connection's link: hands the handshake's frames to its {@link ClientHandshake}, then hands every frame to its connection. Runs
- * on the link's reading thread, so it only routes: messages go into consumer buffers and answers complete
- * futures; application code never runs here.
+ * Listens to one link of a connection: hands the handshake's frames to its {@link ClientHandshake}, then hands every
+ * frame to its connection, and tells the connection when this link ends, naming it ({@link ConnectedLink}), so that
+ * the end of a link the connection has already replaced is not taken for the end of the current one. Runs on the
+ * link's reading thread, so it only routes: messages go into consumer buffers and answers complete futures;
+ * application code never runs here.
  */
 final class ConnectionHandler implements FrameListener {
     private final WharfConnection connection;
     private final ClientHandshake handshake;
     private final CompletableFuture<Frame.HelloOk> hello;
     private volatile boolean established;
+    /** The link once the handshake is done and the connection has it; null before. */
+    private volatile ConnectedLink connected;
 
     ConnectionHandler(WharfConnection connection, ClientHandshake handshake) {
         this.connection = connection;
@@ -26,6 +31,14 @@ final class ConnectionHandler implements FrameListener {
     /** Completes with the server's HELLO_OK, or exceptionally with the reason the handshake failed. */
     CompletableFuture<Frame.HelloOk> hello() {
         return hello;
+    }
+
+    /**
+     * The handshake is done: from now on the end of the link is reported as the end of {@code link}. The caller then
+     * checks that the link is still open; an end before this call is the caller's to notice.
+     */
+    void connected(ConnectedLink link) {
+        connected = link;
     }
 
     @Override
@@ -43,9 +56,9 @@ final class ConnectionHandler implements FrameListener {
         } else if (frame instanceof Frame.ConsumerFailed failed) {
             connection.onConsumerFailed(failed);
         } else if (frame instanceof Frame.Error error) {
-            connection.onError(error);
+            connection.onError(connected, error);
         } else if (!(frame instanceof Frame.Ping)) {
-            connection.onProtocolViolation("the server sent an unexpected " + frame.type() + " frame");
+            connection.onProtocolViolation(connected, "the server sent an unexpected " + frame.type() + " frame");
         }
     }
 
@@ -57,24 +70,30 @@ final class ConnectionHandler implements FrameListener {
 
     @Override
     public void onSilence() {
-        connection.onHeartbeatTimeout();
+        ConnectedLink link = connected;
+        if (link != null) {
+            connection.linkLost(link, "nothing received for " + Heartbeat.deadAfterMillis(link.heartbeatMillis())
+                    + " ms (" + Heartbeat.MISSED_BEFORE_DEAD + " heartbeat intervals)", null, true);
+        }
     }
 
     @Override
     public void onFailure(Throwable cause) {
-        if (!established) {
+        ConnectedLink link = connected;
+        if (link == null) {
             hello.completeExceptionally(cause);
         } else {
-            connection.onTransportError(cause);
+            connection.linkLost(link, String.valueOf(cause.getMessage() == null ? cause : cause.getMessage()), cause, true);
         }
     }
 
     @Override
     public void onClosed() {
-        if (!established) {
+        ConnectedLink link = connected;
+        if (link == null) {
             hello.completeExceptionally(new ClosedChannelException());
         } else {
-            connection.onChannelClosed();
+            connection.linkLost(link, "the connection was closed by the server or the network", null, true);
         }
     }
 }

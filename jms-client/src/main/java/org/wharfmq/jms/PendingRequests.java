@@ -1,6 +1,5 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.jms.transport.FrameLink;
 import org.wharfmq.jms.transport.FrameWait;
 import org.wharfmq.protocol.frame.Frame;
 
@@ -12,11 +11,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Requests of one connection that wait for the server's OK or ERROR. A request's answer completes with null
  * for OK and with the ERROR frame otherwise (the waiting thread builds the exception, so its stack trace shows
- * the application's call), or exceptionally when the connection is lost.
+ * the application's call), or exceptionally when its link is lost ({@link ConnectedLink.LinkLostException} while the
+ * connection reconnects) or the connection is. Request ids run on across reconnections, so an answer is never taken
+ * for another link's request.
  */
 final class PendingRequests {
     private final ConcurrentHashMap<Integer, Request> pending = new ConcurrentHashMap<>();
     private final AtomicInteger lastId = new AtomicInteger();
+    /** Why every request fails from now on: the connection is closed or lost for good; null before. */
     private volatile JMSException failure;
 
     /**
@@ -25,11 +27,14 @@ final class PendingRequests {
      */
     static final class Request extends FrameWait {
         final int id;
+        /** The link the request goes out on, whose answer it waits for. */
+        final ConnectedLink on;
         private final CompletableFuture<Frame.Error> answer = new CompletableFuture<>();
 
-        private Request(int id, FrameLink link) {
-            super(link);
+        private Request(int id, ConnectedLink on) {
+            super(on.link());
             this.id = id;
+            this.on = on;
         }
 
         /** Completes with null for OK, the ERROR frame otherwise, or exceptionally when the connection is lost. */
@@ -63,11 +68,14 @@ final class PendingRequests {
         }
     }
 
-    /** Registers a request before it is written; fails at once if the connection is already gone. */
-    Request register(int id, FrameLink link) {
+    /** Registers a request before it is written on {@code link}; fails at once if the link or the connection is gone. */
+    Request register(int id, ConnectedLink link) {
         Request request = new Request(id, link);
         pending.put(id, request);
         JMSException failed = failure;
+        if (failed == null && !link.link().isOpen()) {
+            failed = ConnectedLink.reconnecting(link); // ended before failLink could see this request
+        }
         if (failed != null && pending.remove(id, request)) {
             request.fail(failed);
         }
@@ -100,6 +108,18 @@ final class PendingRequests {
         for (Integer id : pending.keySet()) {
             Request request = pending.remove(id);
             if (request != null) {
+                request.fail(cause);
+            }
+        }
+    }
+
+    /**
+     * {@code link} has ended (it is no longer open): fails every request that went out on it with {@code cause};
+     * requests on other links go on. A request registered on it later fails at once ({@link #register}).
+     */
+    void failLink(ConnectedLink link, JMSException cause) {
+        for (Request request : pending.values()) {
+            if (request.on == link && pending.remove(request.id, request)) {
                 request.fail(cause);
             }
         }

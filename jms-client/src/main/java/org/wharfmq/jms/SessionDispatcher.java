@@ -57,7 +57,7 @@ final class SessionDispatcher {
     /** Starts the listener thread, once: a consumer of the session has a listener. */
     synchronized void start() {
         if (thread == null) {
-            ListenerThread t = new ListenerThread(this, "wharf-session-" + session.id() + "-" + connection.url().address());
+            ListenerThread t = new ListenerThread(this, "wharf-session-" + session.id() + "-" + connection.current().address());
             thread = t;
             t.start();
         }

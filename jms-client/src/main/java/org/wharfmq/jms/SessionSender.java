@@ -5,6 +5,7 @@ import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.MessageWriter;
 import org.wharfmq.protocol.message.WireDestination;
 
 import javax.jms.CompletionListener;
@@ -62,11 +63,13 @@ final class SessionSender {
     void send(int producerId, Destination destination, WireDestination wire, Message message, int deliveryMode,
               int priority, long timeToLive, long deliveryDelay, boolean disableMessageId, boolean disableTimestamp,
               CompletionListener completionListener) throws JMSException {
-        session.checkOpen();
+        session.checkNotClosed();
         throwAsyncSendError();
         if (message == null) {
             throw new javax.jms.MessageFormatException("The message must not be null");
         }
+        // throws once the connection is closed or lost for good; while it reconnects, the send waits here
+        ConnectedLink on = connection.usableLink();
         WharfMessage wharf = message instanceof WharfMessage w ? w : MessageCodec.copyOf(message);
         long now = System.currentTimeMillis();
         String messageId = disableMessageId ? null : connection.nextMessageId();
@@ -77,14 +80,36 @@ final class SessionSender {
         if (wharf != message) {
             stampHeaders(message, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
         }
-        // provider-set, so never what the application put there: the connection's user name, or nothing
-        wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, connection.userName());
-        int max = connection.maxMessageLength();
+        ByteBuf buffer = encode(wharf, wire, on);
+        if (completionListener != null) {
+            PendingRequests.Request request = connection.register(on);
+            completions().add(message, completionListener, request.answer(), request.id);
+            on.write(new Frame.Send(request.id, sessionId, producerId, buffer));
+            return;
+        }
+        boolean sync = syncSends || (!transacted && deliveryMode == DeliveryMode.PERSISTENT);
+        if (sync) {
+            sendAndAwait(on, producerId, wharf, wire, buffer);
+        } else if (transacted) {
+            session.settlement().work(on); // a transaction with sends over a link since lost is rolled back at commit
+            on.writeSoon(new Frame.Send(0, sessionId, producerId, buffer)); // nothing of it is seen before the commit
+        } else {
+            on.write(new Frame.Send(0, sessionId, producerId, buffer));
+        }
+    }
+
+    /**
+     * The message encoded for {@code on}'s server: JMSXUserID its user (provider-set, so never what the application
+     * put there), within its maximum message length.
+     */
+    private ByteBuf encode(WharfMessage wharf, WireDestination wire, ConnectedLink on) throws JMSException {
+        wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, on.userName());
+        int max = on.maxMessageLength();
         long bodyLength = MessageCodec.bodyLength(wharf);
         if (bodyLength > max) {
             throw tooLarge(bodyLength, max);
         }
-        ByteBuf buffer = connection.alloc().ioBuffer(MessageCodec.sizeHint(wharf));
+        ByteBuf buffer = on.link().alloc().ioBuffer(MessageCodec.sizeHint(wharf));
         try {
             MessageCodec.encode(wharf, wire, buffer);
         } catch (JMSException | RuntimeException e) {
@@ -96,22 +121,32 @@ final class SessionSender {
             buffer.release();
             throw tooLarge(length, max);
         }
-        if (completionListener != null) {
-            PendingRequests.Request request = connection.register(connection.newRequestId());
-            completions().add(message, completionListener, request.answer(), request.id);
-            connection.write(new Frame.Send(request.id, sessionId, producerId, buffer));
-            return;
-        }
-        boolean sync = syncSends || (!transacted && deliveryMode == DeliveryMode.PERSISTENT);
-        if (sync) {
-            Frame.Error error = connection.request(rid -> new Frame.Send(rid, sessionId, producerId, buffer), "SEND");
-            if (error != null) {
-                throw JmsErrors.toException(error);
+        return buffer;
+    }
+
+    /**
+     * A synchronous send: waits for the server's answer. If the link is lost first, nobody knows whether the server
+     * stored the message, so once the connection is made again the message is sent again, flagged as resent
+     * ({@code MessageEncoding.FLAG_RESENT}): if both copies were stored, the receiver gets the second marked
+     * JMSRedelivered, never twice unmarked; the send is never silently lost.
+     */
+    private void sendAndAwait(ConnectedLink on, int producerId, WharfMessage wharf, WireDestination wire, ByteBuf buffer)
+            throws JMSException {
+        ByteBuf sending = buffer;
+        ConnectedLink link = on;
+        while (true) {
+            ByteBuf message = sending;
+            try {
+                Frame.Error error = connection.request(link, rid -> new Frame.Send(rid, sessionId, producerId, message), "SEND");
+                if (error != null) {
+                    throw JmsErrors.toException(error);
+                }
+                return;
+            } catch (ConnectedLink.LinkLostException lost) {
+                link = connection.usableLink();
+                sending = encode(wharf, wire, link);
+                MessageWriter.markResent(sending);
             }
-        } else if (transacted) {
-            connection.writeSoon(new Frame.Send(0, sessionId, producerId, buffer)); // nothing of it is seen before the commit
-        } else {
-            connection.write(new Frame.Send(0, sessionId, producerId, buffer));
         }
     }
 
@@ -121,7 +156,7 @@ final class SessionSender {
             synchronized (this) {
                 d = completions;
                 if (d == null) {
-                    d = new CompletionDispatcher(session, "wharf-completion-" + sessionId + "-" + connection.url().address());
+                    d = new CompletionDispatcher(session, "wharf-completion-" + sessionId + "-" + connection.current().address());
                     completions = d;
                     d.start();
                 }

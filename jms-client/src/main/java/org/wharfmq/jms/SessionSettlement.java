@@ -1,12 +1,14 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.jms.message.MessageAcknowledger;
+import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.IllegalStateException;
 import javax.jms.JMSException;
 import javax.jms.Session;
+import javax.jms.TransactionRolledBackException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,9 +23,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * answer, riding with the next frame), DUPS_OK_ACKNOWLEDGE batches them, CLIENT_ACKNOWLEDGE and transactions list,
  * per consumer, the last delivery id the application got ({@link ClientConsumer#unacknowledged()}), which
  * {@code acknowledge()}, {@code commit()}, {@code rollback()} and {@code recover()} send.
+ *
+ * <p>Across a reconnection ({@code docs/resilience.md}): the session's {@link DeliveryLedger} marks JMSRedelivered a
+ * message it handed out before and sees again; and a transaction with work done over a link since lost is known by
+ * the generation of that link: its commit rolls it back and throws TransactionRolledBackException, and the session
+ * carries on. A non-transacted session just carries on.
  */
 final class SessionSettlement {
     private static final System.Logger LOG = System.getLogger(SessionSettlement.class.getName());
+    /** Error code of the JMSException a commit throws when its link was lost before the answer. */
+    static final String TRANSACTION_OUTCOME_UNKNOWN = "TRANSACTION_OUTCOME_UNKNOWN";
 
     private final WharfSession session;
     private final WharfConnection connection;
@@ -41,6 +50,15 @@ final class SessionSettlement {
     private volatile int rollbackCount;
     /** Deliveries consumed in DUPS_OK mode since its last ACK; the session's thread. */
     private int dupsOkPending;
+    /** What the application was given and the server has not confirmed settled; the session's thread. */
+    private final DeliveryLedger ledger = new DeliveryLedger();
+    /**
+     * Generation of the link over which the open transaction did its first work (a send, a message handed out), 0 when
+     * it has done none; and whether it also worked over another: work over a link since lost is gone with it. The
+     * session's thread.
+     */
+    private int workGeneration;
+    private boolean workLost;
 
     SessionSettlement(WharfSession session, SessionDispatcher dispatcher, int mode, int batchSize) {
         this.session = session;
@@ -86,12 +104,47 @@ final class SessionSettlement {
 
     // ---- after each message ----
 
+    /**
+     * The application is about to get {@code message}, which came over {@code on}: marked JMSRedelivered if it was
+     * handed out before a reconnection and not settled, and counted as the open transaction's work.
+     */
+    void handOut(WharfMessage message, ConnectedLink on) {
+        if (ledger.handOut(message.getJMSMessageID(), on.generation())) {
+            message.setDeliveryCount(Math.max(2, message.getDeliveryCount()));
+        }
+        if (mode == Session.SESSION_TRANSACTED) {
+            work(on);
+        }
+    }
+
+    /** The open transaction sent, received or was handed a message over {@code on}. */
+    void work(ConnectedLink on) {
+        int generation = on.generation();
+        if (workGeneration == 0) {
+            workGeneration = generation;
+        } else if (workGeneration != generation) {
+            workLost = true;
+        }
+    }
+
+    /** Whether the open transaction did work over a link other than {@code on}: lost with it. */
+    private boolean workLostBefore(ConnectedLink on) {
+        return workLost || (workGeneration != 0 && workGeneration != on.generation());
+    }
+
+    private void workSettled() {
+        workGeneration = 0;
+        workLost = false;
+    }
+
     /** A synchronous receive consumed a delivery. */
     void received(ClientConsumer consumer, long deliveryId) {
         switch (mode) {
             // nobody waits for it: it leaves with the application's next frame (or within milliseconds)
-            case Session.AUTO_ACKNOWLEDGE -> connection.writeSoon(new Frame.Ack(0, sessionId,
-                    List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+            case Session.AUTO_ACKNOWLEDGE -> {
+                ConnectedLink on = consumer.takenLink();
+                on.writeSoon(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+            }
             case Session.DUPS_OK_ACKNOWLEDGE -> {
                 consumer.recordConsumed(deliveryId);
                 countDupsOk(consumer);
@@ -134,12 +187,13 @@ final class SessionSettlement {
      * mode, unless a rollback or recover (perhaps the listener's own) or a close came in between.
      */
     void afterListener(ClientConsumer consumer, long deliveryId, int rollbacksBefore) {
-        if (rollbacksBefore != rollbackCount || session.isClosed() || !connection.isUsable()) {
+        if (rollbacksBefore != rollbackCount || session.isClosed() || connection.lostCause() != null) {
             return;
         }
         if (mode == Session.AUTO_ACKNOWLEDGE) {
             consumer.acknowledged(deliveryId);
-            connection.write(new Frame.Ack(0, sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+            ConnectedLink on = consumer.takenLink();
+            on.write(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
         } else if (mode == Session.DUPS_OK_ACKNOWLEDGE) {
             countDupsOk(consumer);
         }
@@ -157,26 +211,61 @@ final class SessionSettlement {
      */
     void acknowledgeConsumedNow() {
         dupsOkPending = 0;
-        List<Frame.Consumed> list = consumedList();
-        if (!list.isEmpty() && connection.isUsable()) {
+        ConnectedLink on = connection.current();
+        List<Frame.Consumed> list = consumedList(on);
+        if (!list.isEmpty() && connection.lostCause() == null) {
             forget(list);
-            connection.write(new Frame.Ack(0, sessionId, list));
+            on.write(new Frame.Ack(confirmation(on), sessionId, list));
         }
+    }
+
+    /**
+     * The request id for an AUTO or DUPS_OK acknowledgement on {@code on}: 0 (not answered), but every half prefetch
+     * window one that is, whose OK confirms to the {@link DeliveryLedger} what was handed out before it.
+     */
+    private int confirmation(ConnectedLink on) {
+        if (!ledger.confirmationDue(batchSize)) {
+            return 0;
+        }
+        long upTo = ledger.position();
+        PendingRequests.Request request = connection.register(on);
+        request.answer().whenComplete((error, failure) -> {
+            if (error == null && failure == null) {
+                ledger.confirm(upTo);
+            }
+        });
+        return request.id;
     }
 
     // ---- acknowledge, commit, rollback ----
 
-    /** Message.acknowledge() in CLIENT_ACKNOWLEDGE mode: one answered ACK naming every consumer with consumed messages. */
+    /**
+     * Message.acknowledge() in CLIENT_ACKNOWLEDGE mode: one answered ACK naming every consumer with consumed messages.
+     * Messages consumed over a link since lost are not in it: the server took them back when the link went, before any
+     * acknowledgement reached it, and delivers them again marked JMSRedelivered, as JMS has it for a connection that
+     * fails before the acknowledgement; the session carries on. So does it when the link is lost before the ACK's
+     * answer: what the ACK named either was acknowledged or comes back marked.
+     */
     void acknowledge() throws JMSException {
         if (session.isClosing()) {
             throw new IllegalStateException("Cannot acknowledge: the session is closed");
         }
-        List<Frame.Consumed> list = consumedList();
+        ConnectedLink on = connection.usableLink();
+        List<Frame.Consumed> list = consumedList(on);
         if (list.isEmpty()) {
             return;
         }
-        connection.requestOk(rid -> new Frame.Ack(rid, sessionId, list), "ACK");
-        forget(list);
+        long upTo = ledger.position();
+        try {
+            Frame.Error error = connection.request(on, rid -> new Frame.Ack(rid, sessionId, list), "ACK");
+            if (error != null) {
+                throw JmsErrors.toException(error);
+            }
+            forget(list);
+            ledger.settle(upTo);
+        } catch (ConnectedLink.LinkLostException lost) {
+            // acknowledged, or delivered again marked JMSRedelivered: the ledger still has them
+        }
     }
 
     /**
@@ -184,12 +273,41 @@ final class SessionSettlement {
      * answers TRANSACTION_ROLLED_BACK (an earlier send of the transaction failed), it has dropped the sends and
      * taken back the consumed messages (to be redelivered); prefetched ones stay buffered, so the client only
      * forgets its consumed-list and throws TransactionRolledBackException.
+     *
+     * <p>After a reconnection: a transaction that did work over the lost link is rolled back (what it did over the new
+     * one too) and TransactionRolledBackException says so. A COMMIT whose link is lost before its answer has an outcome
+     * nobody on this side knows: a JMSException with error code {@code TRANSACTION_OUTCOME_UNKNOWN} says so.
      */
     void commit() throws JMSException {
-        List<Frame.Consumed> list = consumedList();
-        Frame.Error error = connection.request(rid -> new Frame.Commit(rid, sessionId, list), "COMMIT");
+        ConnectedLink on = connection.usableLink();
+        if (workLostBefore(on)) {
+            try {
+                rollback("ROLLBACK (of a transaction cut by a reconnection)");
+            } catch (ConnectedLink.LinkLostException again) {
+                // lost again: the server let go of the transaction with the link
+            }
+            throw new TransactionRolledBackException("The transaction was rolled back: the connection to Wharf was lost"
+                    + " while it was open, and has been made again. Its sends were dropped, and the messages it received"
+                    + " are delivered again, marked JMSRedelivered. A new transaction has begun.",
+                    ErrorCode.TRANSACTION_ROLLED_BACK.name());
+        }
+        List<Frame.Consumed> list = consumedList(on);
+        long upTo = ledger.position();
+        Frame.Error error;
+        try {
+            error = connection.request(on, rid -> new Frame.Commit(rid, sessionId, list), "COMMIT");
+        } catch (ConnectedLink.LinkLostException lost) {
+            workSettled();
+            throw new JMSException("The outcome of the commit is unknown: the connection to Wharf at " + on.address()
+                    + " was lost after COMMIT was sent and before the server answered. The transaction may have been"
+                    + " committed (its sends delivered, its received messages acknowledged) or rolled back (its sends"
+                    + " dropped, its received messages delivered again marked JMSRedelivered). The connection has been"
+                    + " made again and a new transaction has begun.", TRANSACTION_OUTCOME_UNKNOWN);
+        }
         if (error == null || error.code() == ErrorCode.TRANSACTION_ROLLED_BACK) {
             forget(list);
+            ledger.settle(upTo);
+            workSettled();
         }
         if (error != null) {
             throw JmsErrors.toException(error);
@@ -199,12 +317,13 @@ final class SessionSettlement {
     /**
      * Sends ROLLBACK with the consumed-list. From before it is sent until its answer is read (on the reading
      * thread), deliveries for this session are discarded, and the buffers are emptied: the server takes all of
-     * those back and restarts every consumer at its initial credit.
+     * those back and restarts every consumer at its initial credit. A link lost meanwhile does the same: the server
+     * let go of everything with it.
      */
     void rollback(String what) throws JMSException {
-        connection.checkUsable();
-        List<Frame.Consumed> list = consumedList();
-        PendingRequests.Request request = connection.register(connection.newRequestId());
+        ConnectedLink on = connection.usableLink();
+        List<Frame.Consumed> list = consumedList(on);
+        PendingRequests.Request request = connection.register(on);
         discarding = true;
         rollbackCount++;
         for (ClientConsumer c : consumers) {
@@ -213,23 +332,38 @@ final class SessionSettlement {
         dispatcher.clear();
         // registered before the write, so it runs on the thread that reads the answer, before any later delivery
         request.answer().whenComplete((error, failure) -> discarding = false);
-        connection.write(new Frame.Rollback(request.id, sessionId, list));
-        Frame.Error error = connection.await(request, what);
+        on.write(new Frame.Rollback(request.id, sessionId, list));
+        Frame.Error error = null;
+        try {
+            error = connection.await(request, what);
+        } catch (ConnectedLink.LinkLostException lost) {
+            // the server let go of the session's transaction and deliveries with the link
+        }
         dupsOkPending = 0;
         for (ClientConsumer c : consumers) {
             c.rolledBack();
         }
         forgetSettledClosed();
+        workSettled(); // what it returned stays in the ledger: the server marks it, and so would this side after a crash
         if (error != null) {
             throw JmsErrors.toException(error);
         }
     }
 
-    /** Per consumer with consumed deliveries, the last one, in the order of {@link #consumers}. */
-    private List<Frame.Consumed> consumedList() {
+    /** The session's link was lost: buffered deliveries are dropped, and closed consumers can be settled by nobody. */
+    void linkLost() {
+        for (ClientConsumer c : consumers) {
+            c.linkLost();
+        }
+        dispatcher.clear();
+        consumers.removeIf(ClientConsumer::isClosed);
+    }
+
+    /** Per consumer with deliveries consumed over {@code on}, the last one, in the order of {@link #consumers}. */
+    private List<Frame.Consumed> consumedList(ConnectedLink on) {
         List<Frame.Consumed> list = null;
         for (ClientConsumer c : consumers) {
-            long last = c.unacknowledged();
+            long last = c.unacknowledgedOn(on);
             if (last != 0) {
                 if (list == null) {
                     list = new ArrayList<>();

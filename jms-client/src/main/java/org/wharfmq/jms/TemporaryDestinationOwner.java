@@ -1,33 +1,38 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 
 import javax.jms.IllegalStateException;
 import javax.jms.JMSException;
+import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A connection's temporary queues and topics on the client side: chooses their names ({@code TMP.<random
- * connection uuid>.<n>}, unique across connections without asking the server), creates them (CREATE_TEMPORARY,
- * answered) and deletes them (DELETE_TEMPORARY, answered). The server deletes whatever is left when the connection
- * ends. Thread-safe.
+ * A connection's temporary queues and topics on the client side: chooses their names ({@code TMP.<namespace>.<n>},
+ * in the temporary namespace the connection's key gives it: {@link org.wharfmq.protocol.TemporaryNames}), creates
+ * them (CREATE_TEMPORARY, answered) and deletes them (DELETE_TEMPORARY, answered). The server deletes whatever is left
+ * when the connection ends; after a reconnection they are created again under the same names
+ * ({@link #reestablish}), so that a reply addressed to one before the failure still arrives. Thread-safe.
  */
 final class TemporaryDestinationOwner {
-    /** Prefix of every temporary destination name; the server needs no convention, this only makes them readable. */
-    static final String NAME_PREFIX = "TMP.";
+    private static final System.Logger LOG = System.getLogger(TemporaryDestinationOwner.class.getName());
 
     private final WharfConnection connection;
-    private final String prefix = NAME_PREFIX + UUID.randomUUID() + ".";
+    private final String prefix;
     private final AtomicLong lastNumber = new AtomicLong();
+    /** The ones created and not deleted: what a reconnection creates again. */
+    private final Set<WireDestination> live = ConcurrentHashMap.newKeySet();
     /** Names deleted by {@code delete()}: sends to them fail on the client without a round trip. */
     private final Set<String> deleted = ConcurrentHashMap.newKeySet();
 
-    TemporaryDestinationOwner(WharfConnection connection) {
+    /** @param namespace the connection's temporary namespace, {@code TMP.<hex>.} */
+    TemporaryDestinationOwner(WharfConnection connection, String namespace) {
         this.connection = connection;
+        this.prefix = namespace;
     }
 
     /** The owner of a temporary destination, for {@code delete()}; refuses one this connection did not create. */
@@ -57,18 +62,40 @@ final class TemporaryDestinationOwner {
     }
 
     private void create(WireDestination destination) throws JMSException {
-        connection.requestOk(rid -> new Frame.CreateTemporary(rid, destination), "CREATE_TEMPORARY");
+        Frame.Error error = connection.establish(link -> live.add(destination),
+                rid -> new Frame.CreateTemporary(rid, destination), "CREATE_TEMPORARY");
+        if (error != null) {
+            live.remove(destination);
+            throw JmsErrors.toException(error);
+        }
     }
 
     void delete(WharfDestination destination) throws JMSException {
-        connection.checkUsable();
+        connection.checkOpen();
         WireDestination wire = destination.toWire();
-        connection.requestOk(rid -> new Frame.DeleteTemporary(rid, wire), "DELETE_TEMPORARY");
+        // asked again after a reconnection: "does not exist" may be the first request's work
+        connection.requestOkRetrying(rid -> new Frame.DeleteTemporary(rid, wire), "DELETE_TEMPORARY",
+                ErrorCode.UNKNOWN_DESTINATION);
+        live.remove(wire);
         deleted.add(wire.name());
         connection.queueGone(wire);   // a consumer there must wait for the server's refusal again
     }
 
     boolean isDeleted(WharfDestination destination) {
         return deleted.contains(destination.getPhysicalName());
+    }
+
+    /**
+     * A reconnection creates every live temporary destination again on {@code next}, under its name (the server keeps
+     * one the previous connection handed over, messages and all). A refusal is logged: the consumers there are
+     * refused in turn, and say so from their receive.
+     */
+    void reestablish(ConnectedLink next, List<WharfConnection.Reestablishing> pending) {
+        for (WireDestination destination : live) {
+            pending.add(WharfConnection.Reestablishing.of(connection, next,
+                    rid -> new Frame.CreateTemporary(rid, destination), "CREATE_TEMPORARY",
+                    error -> LOG.log(System.Logger.Level.WARNING, "Temporary destination {0} could not be created again"
+                            + " after the reconnection to {1}: {2}", destination, next.address(), error.message())));
+        }
     }
 }

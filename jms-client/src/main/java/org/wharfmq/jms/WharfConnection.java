@@ -1,11 +1,11 @@
 package org.wharfmq.jms;
 
-import io.netty.buffer.ByteBufAllocator;
+import org.wharfmq.jms.transport.BrokerAddress;
 import org.wharfmq.jms.transport.FrameLink;
 import org.wharfmq.jms.transport.FrameWait;
 import org.wharfmq.jms.transport.Transport;
-import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
@@ -18,6 +18,7 @@ import javax.jms.ExceptionListener;
 import javax.jms.IllegalStateException;
 import javax.jms.InvalidClientIDException;
 import javax.jms.JMSException;
+import javax.jms.JMSSecurityException;
 import javax.jms.Queue;
 import javax.jms.QueueConnection;
 import javax.jms.QueueSession;
@@ -26,6 +27,9 @@ import javax.jms.Session;
 import javax.jms.Topic;
 import javax.jms.TopicConnection;
 import javax.jms.TopicSession;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,28 +40,46 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /**
- * A connection to a Wharf server: one {@link FrameLink}, shared by all its sessions. Thread-safe.
+ * A connection to a Wharf server, shared by all its sessions. Thread-safe.
  *
  * <p>Requests that need an answer register a future under a fresh request id and wait for it with the
- * {@code requestTimeout}; no lock is held while writing or waiting. Inbound frames are routed on the IO thread
- * by consumer id (deliveries) and request id (answers) on the link's reading thread.
+ * {@code requestTimeout}; no lock is held while writing or waiting. Inbound frames are routed by consumer id
+ * (deliveries) and request id (answers) on the link's reading thread.
  *
- * <p>Losing the connection (the link closing without {@link #close()}, a heartbeat timeout, a protocol
- * error) fails every waiting request, wakes every blocked {@code receive}, and calls the ExceptionListener
- * once, on its own thread.
+ * <p><b>Links and reconnection.</b> The connection talks to its server over one {@link ConnectedLink} at a time. When
+ * that link is lost (the server or the network drops it, the heartbeat finds the server silent), the connection is
+ * made again ({@link Reconnector}, as the URL's reconnect options say) to the same address or the next in the URL's
+ * list, and everything the server knew of it is re-established on the new link: its connection key (which takes over
+ * from the old connection if the server still holds it), client ID, temporary destinations, sessions and consumers.
+ * Meanwhile sends and requests wait for {@link #usableLink()}, and receives wait as for any message. Only when
+ * reconnecting gives up (or is turned off, {@code reconnectAttempts=0}) is the connection lost: every waiting request
+ * fails, every blocked {@code receive} wakes, and the ExceptionListener is called once, on its own thread.
+ *
+ * <p>What re-establishment restores is registered, and its request written, under the read side of
+ * {@link #establishing}; the reconnection holds the write side while it re-creates everything and publishes the new
+ * link. So state registered on a link that died is either re-created by the reconnection that follows, or registered
+ * and requested on the new link, never neither or both. Sends, receives and acknowledgements never take that lock.
  */
 public final class WharfConnection implements Connection, QueueConnection, TopicConnection {
     private static final System.Logger LOG = System.getLogger(WharfConnection.class.getName());
     private static final AtomicLong CONNECTIONS = new AtomicLong();
+    private static final SecureRandom KEYS = new SecureRandom();
     /** Random per JVM run plus the pid, so message ids from different processes or runs never collide. */
     private static final String PROCESS_TAG = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16)
             + "-" + ProcessHandle.current().pid();
 
     private final BrokerUrl url;
-    private final FrameLink link;
+    /** The credentials every link logs in with; the factory that made this connection holds them too. */
+    private final String user;
+    private final String password;
+    /** The connection key (CLAIM_KEY): secret, drawn once, presented on every link of this connection. */
+    private final byte[] key = new byte[TemporaryNames.KEY_BYTES];
     private final PendingRequests requests = new PendingRequests();
     private final ConcurrentHashMap<Integer, WharfSession> sessions = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, ClientConsumer> consumers = new ConcurrentHashMap<>();
@@ -66,42 +88,90 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     private final AtomicInteger lastSessionId = new AtomicInteger();
     private final AtomicInteger lastProducerId = new AtomicInteger();
     private final AtomicInteger lastConsumerId = new AtomicInteger();
+    private final AtomicInteger lastGeneration = new AtomicInteger();
     private final AtomicLong lastMessageNumber = new AtomicLong();
     private final String messageIdPrefix;
-    private final int maxMessageLength;
-    private final int heartbeatMillis;
-    private final String serverName;
-    private final String serverVersion;
-    /** The user the server authenticated (HELLO_OK), null for anonymous; sent messages carry it as JMSXUserID. */
-    private final String userName;
     /** Which of the JMS 1.1 domains' methods this connection accepts: a QueueConnection refuses topic ones. */
     private final MessagingDomain domain;
-    private final TemporaryDestinationOwner temporaries = new TemporaryDestinationOwner(this);
+    private final TemporaryDestinationOwner temporaries;
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
     private volatile boolean started;
+    /** The newest link: deliveries come on it, waiting threads read it. Never null after construction. */
+    private volatile ConnectedLink current;
+    /** {@link #current} while it is up and everything is re-established on it; null while reconnecting, lost or closed. */
+    private volatile ConnectedLink usable;
+    /** Why the connection is lost for good (reconnecting gave up, or is off); null while it works or reconnects. */
     private volatile JMSException lostCause;
+    /** The reconnection under way, or null; guarded by {@link #stateLock}. */
+    private Reconnector reconnector;
+    /** Guards the changes of state above; threads waiting for {@link #usable} wait on it. */
+    private final Object stateLock = new Object();
+    private final ReentrantReadWriteLock establishing = new ReentrantReadWriteLock();
     private volatile ExceptionListener exceptionListener;
+    private volatile FailoverListener failoverListener;
+    /** Whether a MessageListener was ever set: every link then reads on its reader thread only. */
+    private volatile boolean listenerUsed;
     private final Set<WireDestination> consumableQueues = ConcurrentHashMap.newKeySet();
     private final Object clientIdLock = new Object();
-    private String clientId;
+    /** The client ID, which each new link sets again; written under {@link #clientIdLock}. */
+    private volatile String clientId;
     private boolean clientIdFrozen;
 
     /**
-     * Connects, completes the handshake and agrees the heartbeat. The connection starts stopped.
+     * Connects to the first of the URL's addresses that answers (each is tried once), completes the handshake and
+     * agrees the heartbeat. The connection starts stopped.
      *
      * @param domain {@link MessagingDomain#QUEUE} for a QueueConnection, {@link MessagingDomain#TOPIC} for a
      *               TopicConnection, else {@link MessagingDomain#BOTH}
      */
     WharfConnection(BrokerUrl url, String user, String password, MessagingDomain domain) throws JMSException {
         this.url = url;
+        this.user = user;
+        this.password = password;
         this.domain = domain;
         this.messageIdPrefix = "ID:wharf-" + PROCESS_TAG + "-" + CONNECTIONS.incrementAndGet() + ":";
+        KEYS.nextBytes(key);
+        this.temporaries = new TemporaryDestinationOwner(this, TemporaryNames.namespace(key));
+        ConnectedLink first = connectFirst();
+        current = first;
+        usable = first;
+        // not waited for: a fresh key is nobody else's, and it leaves with the first frame the application sends
+        first.writeSoon(new Frame.ClaimKey(0, key));
+    }
+
+    /** The first link: the URL's addresses in order, each once. */
+    private ConnectedLink connectFirst() throws JMSException {
+        List<JMSException> failures = new ArrayList<>();
+        for (BrokerAddress address : url.addresses()) {
+            try {
+                return open(address);
+            } catch (JMSSecurityException refused) {
+                throw refused; // the same credentials would be refused by the next address too
+            } catch (JMSException e) {
+                failures.add(e);
+            }
+        }
+        if (failures.size() == 1) {
+            throw failures.get(0);
+        }
+        StringBuilder why = new StringBuilder("Cannot connect to Wharf at any of its " + failures.size() + " addresses: ");
+        for (int i = 0; i < failures.size(); i++) {
+            why.append(i == 0 ? "" : "; ").append(failures.get(i).getMessage());
+        }
+        throw JmsErrors.wrap(why.toString(), failures.get(0));
+    }
+
+    /**
+     * Opens one link to {@code address}: connects, completes the handshake with this connection's credentials and
+     * starts the heartbeat. It is not yet the connection's current link.
+     */
+    ConnectedLink open(BrokerAddress address) throws JMSException {
         // PLAIN (a password in clear) only over TLS
-        ClientHandshake handshake = new ClientHandshake(user, password, url.tls() != null,
-                url.tls() != null && url.tls().keyStore() != null, url.address().toString());
+        ClientHandshake handshake = new ClientHandshake(user, password, address.isTls(),
+                address.isTls() && url.tls().keyStore() != null, address.toString());
         ConnectionHandler handler = new ConnectionHandler(this, handshake);
-        this.link = Transport.connect(url.address(), url.tls(), handler, url.connectTimeoutMillis());
+        FrameLink link = Transport.connect(address, url.tls(), handler, url.connectTimeoutMillis());
         handshake.link(link);
         Frame.HelloOk ok;
         try {
@@ -112,36 +182,30 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             if (e.getCause() instanceof JMSException refused) {
                 throw refused;
             }
-            if (url.address().isTls() && e.getCause() instanceof java.io.IOException lost) {
+            if (address.isTls() && e.getCause() instanceof java.io.IOException lost) {
                 // a TLS 1.3 server checks the client's certificate after the client's handshake has finished
-                throw Transport.tlsFailure(url.address(), url.tls(), lost);
+                throw Transport.tlsFailure(address, url.tls(), lost);
             }
-            throw JmsErrors.wrap("Wharf at " + url.address() + " did not complete the handshake: " + e.getCause(), e.getCause());
+            throw JmsErrors.wrap("Wharf at " + address + " did not complete the handshake: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
             link.close(url.connectTimeoutMillis());
-            throw new JMSException("Wharf at " + url.address() + " did not complete the handshake within " + url.connectTimeoutMillis()
+            throw new JMSException("Wharf at " + address + " did not complete the handshake within " + url.connectTimeoutMillis()
                     + " ms (connectTimeout). Is it a Wharf server?");
         } catch (InterruptedException e) {
             link.close(url.connectTimeoutMillis());
             Thread.currentThread().interrupt();
-            throw new JMSException("Interrupted while connecting to Wharf at " + url.address());
+            throw new JMSException("Interrupted while connecting to Wharf at " + address);
         }
-        this.userName = ok.user().isEmpty() ? null : ok.user();
-        this.maxMessageLength = ok.maxMessageLength();
-        this.serverName = ok.serverName();
-        this.serverVersion = ok.serverVersion();
-        this.heartbeatMillis = agreedHeartbeat(url.heartbeatMillis(), ok.heartbeatMillis());
-        if (heartbeatMillis > 0) {
-            link.startHeartbeat(heartbeatMillis);
+        ConnectedLink connected = ConnectedLink.of(lastGeneration.incrementAndGet(), link, address, ok, url.heartbeatMillis());
+        handler.connected(connected);
+        if (!link.isOpen()) { // ended before the handler could report it as this link's end
+            link.close(0);
+            throw new JMSException("Wharf at " + address + " closed the connection right after the handshake");
         }
-    }
-
-    /** The smaller non-zero interval of the two sides; 0 when both are 0. */
-    static int agreedHeartbeat(int client, int server) {
-        if (client <= 0) {
-            return Math.max(server, 0);
+        if (connected.heartbeatMillis() > 0) {
+            link.startHeartbeat(connected.heartbeatMillis());
         }
-        return server <= 0 ? client : Math.min(client, server);
+        return connected;
     }
 
     // ---- state used by sessions, producers and consumers ----
@@ -150,36 +214,21 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         return url;
     }
 
-    /** The user the server authenticated this connection as, or null for anonymous. */
-    String userName() {
-        return userName;
+    /** The newest link: what waiting threads read, and what an in-flight delivery's link is compared with. */
+    ConnectedLink current() {
+        return current;
     }
 
-    int maxMessageLength() {
-        return maxMessageLength;
-    }
-
-    int heartbeatMillis() {
-        return heartbeatMillis;
-    }
-
-    String serverName() {
-        return serverName;
-    }
-
-    String serverVersion() {
-        return serverVersion;
-    }
-
-    ByteBufAllocator alloc() {
-        return link.alloc();
+    /** The link of {@link #current()}, for the waits of this connection's consumers ({@link FrameWait}). */
+    FrameLink link() {
+        return current.link();
     }
 
     boolean isStarted() {
         return started;
     }
 
-    /** Non-null once the connection has been lost. */
+    /** Non-null once the connection has been lost for good. */
     JMSException lostCause() {
         return lostCause;
     }
@@ -231,7 +280,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             consumer.failed(failed.code(), failed.message());
         } else {
             LOG.log(System.Logger.Level.WARNING, "Wharf at {0} refused consumer {1}, which is closed already: {2}",
-                    url.address(), failed.consumerId(), failed.message());
+                    current.address(), failed.consumerId(), failed.message());
         }
     }
 
@@ -255,8 +304,8 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         sessions.remove(session.id(), session);
     }
 
-    /** Throws unless the connection can carry requests. */
-    void checkUsable() throws JMSException {
+    /** Throws once the connection is closed or lost for good; never waits (the connection may be reconnecting). */
+    void checkOpen() throws JMSException {
         if (closing.get()) {
             throw new IllegalStateException("The connection is closed");
         }
@@ -266,9 +315,37 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         }
     }
 
-    /** True when frames can still be written: not lost and not closed. */
-    boolean isUsable() {
-        return lostCause == null && !closed;
+    /** The usable link, or null while reconnecting, once lost, or closed: for frames worth sending only now. */
+    ConnectedLink usableOrNull() {
+        return usable;
+    }
+
+    /**
+     * The link to send on: at once while the connection is up; while it reconnects, waits until it is up again.
+     *
+     * @throws JMSException once closed or lost for good (reconnecting gave up), or when interrupted while waiting
+     */
+    ConnectedLink usableLink() throws JMSException {
+        ConnectedLink link = usable;
+        return link != null ? link : awaitUsable();
+    }
+
+    private ConnectedLink awaitUsable() throws JMSException {
+        synchronized (stateLock) {
+            while (true) {
+                checkOpen();
+                ConnectedLink link = usable;
+                if (link != null) {
+                    return link;
+                }
+                try {
+                    stateLock.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new JMSException("Interrupted while waiting for the connection to Wharf to be made again");
+                }
+            }
+        }
     }
 
     /** A fresh exception, thrown on the caller's thread, that says the connection was lost and why. */
@@ -276,27 +353,9 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         return JmsErrors.wrap(cause.getMessage(), cause);
     }
 
-    /** Writes a frame, in order with this thread's earlier ones. Never blocks; a failure shows up as connection loss. */
-    void write(Frame frame) {
-        link.write(frame);
-    }
-
-    /**
-     * Writes a frame that nobody waits for and that may leave with the next frame instead of on its own (see
-     * {@link FrameLink#writeSoon}); order with every other frame is kept.
-     */
-    void writeSoon(Frame frame) {
-        link.writeSoon(frame);
-    }
-
-    /** Sends the frames {@link #writeSoon} left waiting: called before the application blocks. */
+    /** Sends the frames {@link FrameLink#writeSoon} left waiting: called before the application blocks. */
     void flushSoonFrames() {
-        link.flush();
-    }
-
-    /** Registers a request id, for callers that must act between registering and writing (rollback). */
-    int newRequestId() {
-        return requests.nextId();
+        current.link().flush();
     }
 
     /** Gives up on a registered request whose answer is no longer awaited. */
@@ -304,30 +363,118 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         requests.forget(requestId);
     }
 
-    /** Registers a request id taken with {@link #newRequestId}, before its frame is written. */
-    PendingRequests.Request register(int requestId) {
-        return requests.register(requestId, link);
+    /** Registers a request that goes out on {@code on}, before its frame is written. */
+    PendingRequests.Request register(ConnectedLink on) {
+        return requests.register(requests.nextId(), on);
     }
 
     /**
-     * Sends a request and waits for its answer, reading it on this thread while no other thread reads
-     * ({@link FrameWait}): the caller must hold no lock that delivering a frame takes.
+     * Sends a request on the usable link and waits for its answer, reading it on this thread while no other thread
+     * reads ({@link FrameWait}): the caller must hold no lock that delivering a frame takes.
      *
      * @return null for OK, else the ERROR frame
+     * @throws ConnectedLink.LinkLostException when the link was lost before the answer (the connection reconnects)
      * @throws JMSException when the connection is lost or the answer does not come within requestTimeout
      */
     Frame.Error request(IntFunction<Frame> frame, String what) throws JMSException {
-        checkUsable();
-        PendingRequests.Request request = register(requests.nextId());
-        write(frame.apply(request.id));
+        return request(usableLink(), frame, what);
+    }
+
+    /** {@link #request} on a given link. */
+    Frame.Error request(ConnectedLink on, IntFunction<Frame> frame, String what) throws JMSException {
+        PendingRequests.Request request = register(on);
+        on.write(frame.apply(request.id));
         return await(request, what);
     }
 
     /** {@link #request} that throws the mapped exception for an ERROR answer. */
     void requestOk(IntFunction<Frame> frame, String what) throws JMSException {
-        Frame.Error error = request(frame, what);
-        if (error != null) {
-            throw JmsErrors.toException(error);
+        throwIfError(request(frame, what));
+    }
+
+    /**
+     * {@link #requestOk} for a request that is simply made again after a reconnection: one whose effect is the same
+     * made twice (CREATE_PRODUCER, which only checks; CLOSE_SESSION, answered OK for a session the server does not
+     * know), or whose state the reconnection does not restore.
+     */
+    void requestOkRetrying(IntFunction<Frame> frame, String what) throws JMSException {
+        requestOkRetrying(frame, what, null);
+    }
+
+    /**
+     * {@link #requestOkRetrying}, for a request whose first try may have done its work on a server that the
+     * reconnection found again: there, the answer {@code doneBefore} to the repeat means the first did it (an
+     * UNSUBSCRIBE or a DELETE_TEMPORARY finding nothing left to delete).
+     */
+    void requestOkRetrying(IntFunction<Frame> frame, String what, ErrorCode doneBefore) throws JMSException {
+        boolean repeat = false;
+        while (true) {
+            try {
+                Frame.Error error = request(frame, what);
+                if (error != null && !(repeat && error.code() == doneBefore)) {
+                    throw JmsErrors.toException(error);
+                }
+                return;
+            } catch (ConnectedLink.LinkLostException lost) {
+                repeat = true; // made again on the new link, which request() waits for
+            }
+        }
+    }
+
+    /**
+     * Registers state that a reconnection re-establishes (a session, a consumer, a temporary destination) and sends
+     * the request that creates it, both under the read lock of {@link #establishing}, then waits for the answer.
+     *
+     * @param register records the state where the reconnection finds it, given the link the request goes out on;
+     *                 runs before the request is written
+     * @return null for OK, else the ERROR frame; null also when the link was lost before the answer and the
+     * reconnection that followed has re-created the state (what went wrong there shows on the state itself)
+     */
+    Frame.Error establish(Consumer<ConnectedLink> register, IntFunction<Frame> frame, String what) throws JMSException {
+        PendingRequests.Request request = underEstablishing(link -> {
+            register.accept(link);
+            PendingRequests.Request r = register(link);
+            link.write(frame.apply(r.id));
+            return r;
+        });
+        try {
+            return await(request, what);
+        } catch (ConnectedLink.LinkLostException lost) {
+            usableLink(); // the reconnection re-created it with the rest; this waits for it to finish (or throws)
+            return null;
+        }
+    }
+
+    /**
+     * Runs {@code change} on the usable link under the read lock of {@link #establishing}, waiting first while the
+     * connection reconnects: for registering (or unregistering) what a reconnection restores, together with the
+     * frame that tells the server.
+     */
+    <T> T underEstablishing(Function<ConnectedLink, T> change) throws JMSException {
+        while (true) {
+            ConnectedLink link = usableLink();
+            establishing.readLock().lock();
+            try {
+                if (usable == link) {
+                    return change.apply(link);
+                }
+            } finally {
+                establishing.readLock().unlock();
+            }
+        }
+    }
+
+    /**
+     * Runs {@code change} under the read lock of {@link #establishing} at once, with the usable link or, while the
+     * connection reconnects (or is lost), null: for closing what a reconnection would otherwise restore, which needs
+     * no server while there is none (the server forgot it with the link).
+     */
+    void unregister(Consumer<ConnectedLink> change) {
+        establishing.readLock().lock();
+        try {
+            change.accept(usable);
+        } finally {
+            establishing.readLock().unlock();
         }
     }
 
@@ -339,25 +486,30 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             if (Thread.currentThread().isInterrupted()) {
                 throw new JMSException("Interrupted while waiting for the answer to " + what);
             }
-            throw new JMSException("No answer from Wharf at " + url.address() + " to " + what + " within "
+            throw new JMSException("No answer from Wharf at " + request.on.address() + " to " + what + " within "
                     + url.requestTimeoutMillis() + " ms (requestTimeout)");
         }
         try {
             return request.answer().join();
         } catch (CompletionException e) {
             Throwable cause = e.getCause();
+            if (cause instanceof ConnectedLink.LinkLostException lost) {
+                throw new ConnectedLink.LinkLostException(lost.getMessage()); // on this thread, for its stack trace
+            }
             throw cause instanceof JMSException j ? lostException(j) : JmsErrors.wrap(what + " failed: " + cause, cause);
         }
     }
 
-    /** The link, for the waits of this connection's consumers ({@link FrameWait}). */
-    FrameLink link() {
-        return link;
+    private static void throwIfError(Frame.Error error) throws JMSException {
+        if (error != null) {
+            throw JmsErrors.toException(error);
+        }
     }
 
-    /** A MessageListener is in use: only the link's reader thread reads from now on ({@link FrameLink#readerOnly}). */
+    /** A MessageListener is in use: only the links' reader threads read from now on ({@link FrameLink#readerOnly}). */
     void listenerInUse() {
-        link.readerOnly();
+        listenerUsed = true;
+        current.link().readerOnly();
     }
 
     // ---- inbound, on the IO thread ----
@@ -391,17 +543,18 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     void onAnswer(int requestId, Frame.Error error) {
         if (!requests.answer(requestId, error) && error != null) {
             LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for request {2}, which no longer waits: {3}",
-                    url.address(), error.code(), requestId, error.message());
+                    current.address(), error.code(), requestId, error.message());
         }
     }
 
-    void onError(Frame.Error error) {
+    void onError(ConnectedLink on, Frame.Error error) {
         if (error.requestId() != 0) {
             onAnswer(error.requestId(), error);
             return;
         }
         if (error.code() == ErrorCode.PROTOCOL_ERROR) {
-            connectionLost("the server reported a protocol error: " + error.message(), null);
+            // a bug on one side or the other: connecting again would only meet it again
+            linkLost(on, "the server reported a protocol error: " + error.message(), null, false);
             return;
         }
         WharfSession session = error.sessionId() == 0 ? null : sessions.get(error.sessionId());
@@ -409,61 +562,182 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             session.sender().onAsyncSendError(error);
         } else {
             LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for a fire-and-forget request (session {2}): {3}",
-                    url.address(), error.code(), error.sessionId(), error.message());
+                    on.address(), error.code(), error.sessionId(), error.message());
         }
     }
 
-    void onChannelClosed() {
-        if (closing.get()) {
-            // close() may still wait for the answer to CLOSE; the server closing first is an answer too
-            requests.failAll(new JMSException("The connection is closed"));
-        } else {
-            connectionLost("the connection was closed by the server or the network", null);
-        }
-    }
-
-    void onHeartbeatTimeout() {
-        connectionLost("nothing received for " + Heartbeat.deadAfterMillis(heartbeatMillis) + " ms ("
-                + Heartbeat.MISSED_BEFORE_DEAD + " heartbeat intervals)", null);
-    }
-
-    void onTransportError(Throwable cause) {
-        connectionLost(String.valueOf(cause.getMessage() == null ? cause : cause.getMessage()), cause);
-    }
-
-    void onProtocolViolation(String what) {
-        connectionLost(what, null);
+    void onProtocolViolation(ConnectedLink on, String what) {
+        linkLost(on, what, null, false);
     }
 
     /**
-     * Marks the connection lost (first reason wins): fails pending requests, wakes sessions, closes the link
-     * and tells the ExceptionListener on a new thread.
+     * Link {@code link} has ended (first report wins). The end of an older link, or of the new link a reconnection
+     * is setting up, only fails the requests that went out on it. The end of the current link starts a reconnection,
+     * unless reconnecting is off or {@code mayReconnect} is false (a protocol error), in which case the connection is
+     * lost: see {@link #giveUp}. While it reconnects, requests on the lost link fail (each caller knows what that means
+     * for it), buffered deliveries are dropped (the server takes them back), and waiting threads wait on.
      */
-    private void connectionLost(String reason, Throwable cause) {
-        JMSException lost = new JMSException("Connection to Wharf at " + url.address() + " was lost: " + reason);
+    void linkLost(ConnectedLink link, String reason, Throwable cause, boolean mayReconnect) {
+        JMSException lost = new JMSException("Connection to Wharf at " + link.address() + " was lost: " + reason);
         if (cause instanceof Exception e) {
             lost.setLinkedException(e);
             lost.initCause(e);
         }
-        synchronized (this) {
-            if (lostCause != null) {
+        Reconnector starting;
+        synchronized (stateLock) {
+            if (closing.get()) {
+                // close() may still wait for the answer to CLOSE; the server closing first is an answer too
+                requests.failAll(new JMSException("The connection is closed"));
+                return;
+            }
+            if (link != current || lostCause != null || reconnector != null) {
+                requests.failLink(link, ConnectedLink.reconnecting(link));
+                link.link().close(0);
+                return;
+            }
+            usable = null;
+            starting = mayReconnect && url.reconnect().enabled() ? new Reconnector(this, link, lost) : null;
+            reconnector = starting;
+        }
+        if (starting == null) {
+            giveUp(lost, null);
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, "{0}; reconnecting ({1})", lost.getMessage(), url.reconnect().describe());
+        requests.failLink(link, ConnectedLink.reconnecting(link));
+        forEverySession(WharfSession::onLinkLost);
+        browsers.values().forEach(WharfQueueBrowser.Cursor::wake);
+        link.link().close(0);
+        starting.start();
+    }
+
+    /**
+     * The connection is lost for good: fails every request, wakes every waiting thread, closes the link and tells the
+     * ExceptionListener, once, on a new thread.
+     *
+     * @param stopped the reconnection that gave up, or null when none ran
+     */
+    void giveUp(JMSException lost, Reconnector stopped) {
+        synchronized (stateLock) {
+            if (lostCause != null || (stopped != null && reconnector != stopped)) {
                 return;
             }
             lostCause = lost;
+            usable = null;
+            reconnector = null;
+            stateLock.notifyAll();
         }
         requests.failAll(lost);
-        for (WharfSession session : sessions.values()) {
-            session.onConnectionLost();
-        }
-        for (WharfQueueBrowser.Cursor browser : browsers.values()) {
-            browser.wake();
-        }
-        link.close(0);
+        forEverySession(WharfSession::onConnectionLost);
+        browsers.values().forEach(WharfQueueBrowser.Cursor::wake);
+        current.link().close(0);
         ExceptionListener listener = exceptionListener;
         if (listener != null && !closing.get()) {
             Thread notifier = new Thread(() -> listener.onException(lost), "wharf-exception-listener");
             notifier.setDaemon(true);
             notifier.start();
+        }
+    }
+
+    private void forEverySession(Consumer<WharfSession> action) {
+        for (WharfSession session : sessions.values()) {
+            action.accept(session);
+        }
+    }
+
+    /**
+     * Re-establishes the connection on {@code next}, a link a reconnection has just opened, under the write lock of
+     * {@link #establishing}: claims the key (which releases the old connection if the server still holds it), sets the
+     * client ID, creates the temporary destinations, sessions and consumers again, and publishes {@code next} as usable.
+     * A consumer the server now refuses (its queue is gone, its permission withdrawn) raises why from its next receive;
+     * anything else failing fails the attempt, and the reconnection tries again.
+     */
+    void reestablish(ConnectedLink next) throws JMSException {
+        establishing.writeLock().lock();
+        try {
+            synchronized (stateLock) {
+                checkOpen();
+                current = next;
+            }
+            if (listenerUsed) {
+                next.link().readerOnly();
+            }
+            throwIfError(request(next, rid -> new Frame.ClaimKey(rid, key), "CLAIM_KEY"));
+            String id = clientId;
+            if (id != null) {
+                throwIfError(request(next, rid -> new Frame.SetClientId(rid, id), "SET_CLIENT_ID"));
+            }
+            List<Reestablishing> pending = new ArrayList<>();
+            temporaries.reestablish(next, pending);
+            for (WharfSession session : sessions.values()) {
+                if (!session.isClosing()) {
+                    pending.add(Reestablishing.of(this, next, session::createFrame, "CREATE_SESSION",
+                            Reestablishing::fail));
+                }
+            }
+            for (WharfSession session : sessions.values()) {
+                if (!session.isClosing()) {
+                    session.reattachConsumers(next, pending);
+                }
+            }
+            browsers.values().forEach(WharfQueueBrowser.Cursor::interrupted);
+            for (Reestablishing step : pending) {
+                step.await(this);
+            }
+            consumableQueues.clear(); // another server, perhaps: its queues are to be found again
+            synchronized (stateLock) {
+                checkOpen();
+                usable = next;
+                reconnector = null;
+                stateLock.notifyAll();
+            }
+        } finally {
+            establishing.writeLock().unlock();
+        }
+        forEverySession(WharfSession::wakeAll);
+    }
+
+    /** Tells the FailoverListener, if any, on the calling (reconnection) thread. */
+    void failover(FailoverEvent event) {
+        FailoverListener listener = failoverListener;
+        if (listener != null) {
+            try {
+                listener.onFailover(event);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "FailoverListener threw on " + event.kind(), e);
+            }
+        }
+    }
+
+    /**
+     * One request a reconnection sends to re-create something, written at once and awaited after all the others:
+     * a reconnection of a connection with many consumers waits one round trip, not one per consumer.
+     */
+    record Reestablishing(PendingRequests.Request request, String what, ErrorHandler onError) {
+        /** What an ERROR answer means for the thing re-created. */
+        @FunctionalInterface
+        interface ErrorHandler {
+            void handle(Frame.Error error) throws JMSException;
+        }
+
+        /** Writes the request on {@code on} now. */
+        static Reestablishing of(WharfConnection connection, ConnectedLink on, IntFunction<Frame> frame, String what,
+                                 ErrorHandler onError) {
+            PendingRequests.Request request = connection.register(on);
+            on.write(frame.apply(request.id));
+            return new Reestablishing(request, what, onError);
+        }
+
+        /** An ERROR fails the reconnection attempt. */
+        static void fail(Frame.Error error) throws JMSException {
+            throw JmsErrors.toException(error);
+        }
+
+        void await(WharfConnection connection) throws JMSException {
+            Frame.Error error = connection.await(request, what);
+            if (error != null) {
+                onError.handle(error);
+            }
         }
     }
 
@@ -519,16 +793,19 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
                     + " CLIENT_ACKNOWLEDGE (2) or DUPS_OK_ACKNOWLEDGE (3)");
         }
         freezeClientId();
-        checkUsable();
+        checkOpen();
         int id = lastSessionId.incrementAndGet();
         WharfSession session = new WharfSession(this, id, mode, sessionDomain);
-        sessions.put(id, session);
-        boolean transacted = mode == Session.SESSION_TRANSACTED;
+        Frame.Error error;
         try {
-            requestOk(rid -> new Frame.CreateSession(rid, id, transacted, mode), "CREATE_SESSION");
+            error = establish(link -> sessions.put(id, session), session::createFrame, "CREATE_SESSION");
         } catch (JMSException e) {
             sessions.remove(id);
             throw e;
+        }
+        if (error != null) {
+            sessions.remove(id);
+            throw JmsErrors.toException(error);
         }
         return session;
     }
@@ -553,10 +830,20 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             if (clientIdFrozen) {
                 throw new IllegalStateException("setClientID must be called before the connection is used");
             }
-            checkUsable();
-            // the server keeps client IDs unique across its connections (InvalidClientIDException otherwise)
-            requestOk(rid -> new Frame.SetClientId(rid, clientID), "SET_CLIENT_ID");
-            clientId = clientID;
+            checkOpen();
+            // the server keeps client IDs unique across its connections (InvalidClientIDException otherwise); set
+            // before the request, so that a reconnection meanwhile sets it on the new link
+            Frame.Error error;
+            try {
+                error = establish(link -> clientId = clientID, rid -> new Frame.SetClientId(rid, clientID), "SET_CLIENT_ID");
+            } catch (JMSException e) {
+                clientId = null;
+                throw e;
+            }
+            if (error != null) {
+                clientId = null;
+                throw JmsErrors.toException(error);
+            }
             clientIdFrozen = true;
         }
     }
@@ -577,6 +864,21 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     public void setExceptionListener(ExceptionListener listener) throws JMSException {
         checkNotClosed();
         this.exceptionListener = listener;
+    }
+
+    /**
+     * Sets the listener told when the connection loses its server and when it has reconnected (Wharf's own, beside
+     * the JMS ExceptionListener, which hears only of a loss reconnecting could not repair); null removes it.
+     */
+    public void setFailoverListener(FailoverListener listener) throws JMSException {
+        checkNotClosed();
+        this.failoverListener = listener;
+    }
+
+    /** The listener set with {@link #setFailoverListener}, or null. */
+    public FailoverListener getFailoverListener() throws JMSException {
+        checkNotClosed();
+        return failoverListener;
     }
 
     private void checkNotClosed() throws IllegalStateException {
@@ -634,24 +936,42 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             return;
         }
         started = false;
+        Reconnector reconnecting;
+        synchronized (stateLock) {
+            reconnecting = reconnector;
+            reconnector = null;
+            stateLock.notifyAll(); // threads waiting for the reconnection find the connection closed
+        }
+        if (reconnecting != null) {
+            reconnecting.stop();
+        }
         try {
             for (WharfSession session : sessions.values()) {
                 session.closeForConnection();
             }
-            if (lostCause == null && link.isOpen()) {
-                PendingRequests.Request request = register(requests.nextId());
-                write(new Frame.Close(request.id));
+            ConnectedLink link = usable;
+            if (link != null && lostCause == null && link.link().isOpen()) {
                 try {
-                    await(request, "CLOSE");
+                    await(writeClose(link), "CLOSE");
                 } catch (JMSException e) {
-                    LOG.log(System.Logger.Level.DEBUG, "No orderly close answer from {0}: {1}", url.address(), e.getMessage());
+                    LOG.log(System.Logger.Level.DEBUG, "No orderly close answer from {0}: {1}", link.address(), e.getMessage());
                 }
             }
         } finally {
             closed = true;
+            synchronized (stateLock) {
+                usable = null;
+            }
             requests.failAll(new JMSException("The connection is closed"));
-            link.close(url.connectTimeoutMillis());
+            current.link().close(url.connectTimeoutMillis());
         }
+    }
+
+    /** Registers and writes CLOSE on {@code link}. */
+    private PendingRequests.Request writeClose(ConnectedLink link) {
+        PendingRequests.Request request = register(link);
+        link.write(new Frame.Close(request.id));
+        return request;
     }
 
     @Override
@@ -697,6 +1017,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
 
     @Override
     public String toString() {
-        return "WharfConnection[" + url.address() + (lostCause != null ? ", lost" : closing.get() ? ", closed" : "") + "]";
+        return "WharfConnection[" + current.address() + (lostCause != null ? ", lost" : closing.get() ? ", closed"
+                : usable == null ? ", reconnecting" : "") + "]";
     }
 }

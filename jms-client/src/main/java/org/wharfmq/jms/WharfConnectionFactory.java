@@ -20,7 +20,10 @@ import java.util.LinkedHashMap;
 /**
  * Creates connections to a Wharf server. The broker URL is {@code tcp://host[:port][?options]} (port 7414 by
  * default), {@code ssl://host[:port][?options]} for TLS (port 7415 by default; or {@code tcp://host:port?ssl=true})
- * or {@code vm://NAME} for a server started in this JVM. Options:
+ * or {@code vm://NAME} for a server started in this JVM; or several {@code tcp://} and {@code ssl://} addresses
+ * separated by commas, the options after the last ({@code tcp://mq1:7414,tcp://mq2:7414?reconnectAttempts=-1}): a
+ * connection goes to the first that answers, and after a failure reconnects to the one it lost or the next.
+ * Options:
  * <ul>
  *   <li>{@code prefetch} — messages the server may push to a consumer ahead of the application (default 1000)</li>
  *   <li>{@code heartbeat} — heartbeat interval in ms, 0 = none from this side (default 10000)</li>
@@ -28,6 +31,12 @@ import java.util.LinkedHashMap;
  *   <li>{@code requestTimeout} — ms to wait for any answer from the server (default 30000)</li>
  *   <li>{@code syncSends} — {@code true} makes every send wait for the server (default false)</li>
  *   <li>{@code clientName} — the name the server shows for the connection</li>
+ *   <li>{@code reconnectAttempts} — how many times a lost connection tries to connect again, each time once round the
+ *       addresses, before its ExceptionListener is told (default 25, about five minutes with the intervals below;
+ *       -1 = for ever; 0 = never: the ExceptionListener hears of the loss at once)</li>
+ *   <li>{@code reconnectInterval} — ms before the second attempt (the first is at once), doubling after each failed
+ *       one (default 1000)</li>
+ *   <li>{@code reconnectMaxInterval} — the longest wait between two attempts, in ms (default 15000)</li>
  *   <li>{@code deserializationAllowList} — classes {@code ObjectMessage.getObject()} may deserialise, e.g.
  *       {@code com.acme.*,java.util.*} (default: the system property {@code wharf.jms.deserializationAllowList}, else
  *       the JDK's value types and collections; see {@link org.wharfmq.jms.message.DeserializationPolicy})</li>
@@ -54,6 +63,9 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
     private static final long serialVersionUID = 1L;
     /** The {@link Reference} address type holding the broker URL. */
     public static final String BROKER_URL_ADDRESS = "brokerURL";
+    /** The reconnection options of the broker URL, which the setters of the same names and JNDI properties also set. */
+    public static final java.util.Set<String> RECONNECT_OPTIONS =
+            java.util.Set.of("reconnectAttempts", "reconnectInterval", "reconnectMaxInterval");
 
     private volatile String brokerUrl;
     /** Options set through the setters (or JNDI), overriding the URL's own: name to value, in the order set. */
@@ -110,8 +122,8 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
     }
 
     /**
-     * Sets a URL option by name (a TLS option, or {@code ssl}), in place of the URL's own: what the TLS setters do,
-     * and what JNDI properties and references use. A null value removes the setting.
+     * Sets a URL option by name (a TLS or reconnection option, or {@code ssl}), in place of the URL's own: what the
+     * TLS and reconnection setters do, and what JNDI properties and references use. A null value removes the setting.
      *
      * @throws IllegalArgumentException when the option is unknown or the value invalid for the URL
      */
@@ -130,6 +142,24 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
     /** Turns TLS on or off for a {@code tcp://} URL (as {@code ?ssl=true}). */
     public void setSsl(boolean ssl) {
         setOption(BrokerUrl.SSL_OPTION, String.valueOf(ssl));
+    }
+
+    /**
+     * Sets how many times a lost connection tries to connect again before its ExceptionListener is told (option
+     * {@code reconnectAttempts}; default {@value ClientConfiguration#DEFAULT_RECONNECT_ATTEMPTS}; -1 = for ever, 0 = never).
+     */
+    public void setReconnectAttempts(int attempts) {
+        setOption("reconnectAttempts", String.valueOf(attempts));
+    }
+
+    /** Sets the wait before the second reconnection attempt, in ms (option {@code reconnectInterval}; default 1000). */
+    public void setReconnectInterval(int millis) {
+        setOption("reconnectInterval", String.valueOf(millis));
+    }
+
+    /** Sets the longest wait between two reconnection attempts, in ms (option {@code reconnectMaxInterval}; default 15000). */
+    public void setReconnectMaxInterval(int millis) {
+        setOption("reconnectMaxInterval", String.valueOf(millis));
     }
 
     /** Sets the trust store: the CAs the server's certificate must chain to (default: the JDK's). */

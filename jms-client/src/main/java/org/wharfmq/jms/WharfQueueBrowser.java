@@ -32,6 +32,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>An enumeration is used by one thread at a time (like the session). Its buffer is guarded by its own lock,
  * shared with the IO thread that fills it.
+ *
+ * <p>A reconnection ends the enumerations open at the time: the server's place in the queue went with the link, and
+ * starting again from the head would show messages twice. Their next {@code hasMoreElements} throws saying so; the
+ * browser itself works on, and a new enumeration browses the queue as it is then.
  */
 public final class WharfQueueBrowser implements QueueBrowser {
 
@@ -58,9 +62,13 @@ public final class WharfQueueBrowser implements QueueBrowser {
     void validate() throws JMSException {
         WharfConnection connection = session.connection();
         int id = connection.nextConsumerId();
-        connection.requestOk(rid -> new Frame.CreateConsumer(rid, session.id(), id, wire, selector, 0,
+        // nothing to keep: asked again after a reconnection
+        connection.requestOkRetrying(rid -> new Frame.CreateConsumer(rid, session.id(), id, wire, selector, 0,
                 Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
-        connection.write(new Frame.CloseConsumer(0, session.id(), id, 0));
+        ConnectedLink on = connection.usableOrNull();
+        if (on != null) {
+            on.write(new Frame.CloseConsumer(0, session.id(), id, 0));
+        }
     }
 
     private void checkOpen() throws JMSException {
@@ -87,17 +95,25 @@ public final class WharfQueueBrowser implements QueueBrowser {
     public Enumeration<Message> getEnumeration() throws JMSException {
         checkOpen();
         WharfConnection connection = session.connection();
-        Cursor cursor = new Cursor(connection.nextConsumerId());
-        open.add(cursor);
-        connection.registerBrowser(cursor);
-        try {
-            connection.requestOk(rid -> new Frame.CreateConsumer(rid, session.id(), cursor.id, wire, selector,
-                    session.prefetch(), Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
-        } catch (JMSException e) {
-            cursor.finish();
-            throw e;
+        while (true) {
+            ConnectedLink on = connection.usableLink();
+            Cursor cursor = new Cursor(connection.nextConsumerId(), on);
+            open.add(cursor);
+            connection.registerBrowser(cursor);
+            try {
+                Frame.Error error = connection.request(on, rid -> new Frame.CreateConsumer(rid, session.id(), cursor.id,
+                        wire, selector, session.prefetch(), Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
+                if (error != null) {
+                    throw JmsErrors.toException(error);
+                }
+                return cursor;
+            } catch (ConnectedLink.LinkLostException lost) {
+                cursor.finish(); // its link is gone: a fresh browse on the new one
+            } catch (JMSException e) {
+                cursor.finish();
+                throw e;
+            }
         }
-        return cursor;
     }
 
     /** Closes every enumeration still open; later calls throw IllegalStateException. */
@@ -113,6 +129,10 @@ public final class WharfQueueBrowser implements QueueBrowser {
     /** One enumeration: the server-side browse with the same id, and the messages it has sent ahead. */
     final class Cursor implements Enumeration<Message> {
         final int id;
+        /** The link the browse lives on; the server's place in the queue goes with it. */
+        private final ConnectedLink on;
+        /** Set when a reconnection replaced {@link #on}: the browse cannot go on. */
+        private volatile boolean interrupted;
         private final ReentrantLock lock = new ReentrantLock();
         private final Condition arrived = lock.newCondition();
         private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
@@ -124,8 +144,9 @@ public final class WharfQueueBrowser implements QueueBrowser {
         private WharfMessage next;
         private int unreturnedCredit;
 
-        Cursor(int id) {
+        Cursor(int id, ConnectedLink on) {
             this.id = id;
+            this.on = on;
         }
 
         /** A DELIVER for this browse (IO thread). */
@@ -154,7 +175,13 @@ public final class WharfQueueBrowser implements QueueBrowser {
             }
         }
 
-        /** The connection was lost: wakes a waiting hasMoreElements, which then throws. */
+        /** A reconnection replaced the link this browse lived on: its next hasMoreElements throws. */
+        void interrupted() {
+            interrupted = true;
+            wake();
+        }
+
+        /** The link was lost, or the connection: wakes a waiting hasMoreElements to look again. */
         void wake() {
             lock.lock();
             try {
@@ -205,6 +232,7 @@ public final class WharfQueueBrowser implements QueueBrowser {
         /** The next buffered DELIVER, pulling one when the buffer is empty; null once the server has no more. */
         private Frame.Deliver take() throws JMSException {
             WharfConnection connection = session.connection();
+            checkNotInterrupted();
             long pullId;
             lock.lock();
             try {
@@ -219,8 +247,9 @@ public final class WharfQueueBrowser implements QueueBrowser {
             } finally {
                 lock.unlock();
             }
-            connection.checkUsable();
-            connection.write(new Frame.Pull(id, pullId));
+            connection.checkOpen();
+            checkNotInterrupted();
+            on.write(new Frame.Pull(id, pullId));
             long remaining = TimeUnit.MILLISECONDS.toNanos(connection.url().requestTimeoutMillis());
             lock.lock();
             try {
@@ -232,6 +261,7 @@ public final class WharfQueueBrowser implements QueueBrowser {
                     if (lost != null) {
                         throw connection.lostException(lost);
                     }
+                    checkNotInterrupted();
                     Frame.Deliver d = buffer.pollFirst();
                     if (d != null) {
                         return d;
@@ -240,7 +270,7 @@ public final class WharfQueueBrowser implements QueueBrowser {
                         return null;
                     }
                     if (remaining <= 0) {
-                        throw new JMSException("No PULL_DONE from Wharf at " + connection.url().address()
+                        throw new JMSException("No PULL_DONE from Wharf at " + on.address()
                                 + " while browsing " + queue + " within " + connection.url().requestTimeoutMillis()
                                 + " ms (requestTimeout)");
                     }
@@ -281,10 +311,18 @@ public final class WharfQueueBrowser implements QueueBrowser {
             }
         }
 
+        private void checkNotInterrupted() throws JMSException {
+            if (interrupted) {
+                throw new JMSException("The browse of " + queue + " was cut short: the connection to Wharf was lost and"
+                        + " made again, and the server's place in the queue went with the old connection. Start a new"
+                        + " enumeration (QueueBrowser.getEnumeration) to browse the queue as it is now.");
+            }
+        }
+
         /** Every message read from the buffer frees a place in the window; returned in batches. */
         private void returnCredit() {
             if (++unreturnedCredit >= session.batchSize()) {
-                session.connection().write(new Frame.Credit(id, unreturnedCredit));
+                on.write(new Frame.Credit(id, unreturnedCredit));
                 unreturnedCredit = 0;
             }
         }
@@ -306,11 +344,8 @@ public final class WharfQueueBrowser implements QueueBrowser {
             }
             next = null;
             open.remove(this);
-            WharfConnection connection = session.connection();
-            connection.unregisterBrowser(this);
-            if (connection.isUsable()) {
-                connection.write(new Frame.CloseConsumer(0, session.id(), id, 0));
-            }
+            session.connection().unregisterBrowser(this);
+            on.write(new Frame.CloseConsumer(0, session.id(), id, 0)); // dropped if its link is gone
         }
     }
 

@@ -40,6 +40,7 @@ import javax.jms.TopicPublisher;
 import javax.jms.TopicSession;
 import javax.jms.TopicSubscriber;
 import java.io.Serializable;
+import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -99,6 +100,16 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         return sender;
     }
 
+    /** The session's acknowledgement and transaction side. */
+    SessionSettlement settlement() {
+        return settlement;
+    }
+
+    /** CREATE_SESSION for this session (again, after a reconnection). */
+    Frame.CreateSession createFrame(int requestId) {
+        return new Frame.CreateSession(requestId, id, mode == SESSION_TRANSACTED, mode);
+    }
+
     int id() {
         return id;
     }
@@ -115,11 +126,12 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         return batchSize;
     }
 
+    /** Throws once the session or its connection is closed, or the connection lost for good; never waits. */
     void checkOpen() throws JMSException {
         if (closing.get()) {
             throw new IllegalStateException("The session is closed");
         }
-        connection.checkUsable();
+        connection.checkOpen();
     }
 
     boolean isClosing() {
@@ -275,15 +287,17 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         checkOpen();
         WireDestination wire = destination == null ? null : wireDestination(destination);
         int producerId = connection.nextProducerId();
-        connection.requestOk(rid -> new Frame.CreateProducer(rid, id, producerId, wire), "CREATE_PRODUCER");
+        // producers hold no state on the server, which only checks the destination: asked again after a reconnection
+        connection.requestOkRetrying(rid -> new Frame.CreateProducer(rid, id, producerId, wire), "CREATE_PRODUCER");
         WharfMessageProducer producer = new WharfMessageProducer(this, producerId, destination, wire);
         producers.add(producer);
         return producer;
     }
 
     void producerClosed(WharfMessageProducer producer) {
-        if (producers.remove(producer) && connection.isUsable() && !closing.get()) {
-            connection.write(new Frame.CloseProducer(0, id, producer.id()));
+        ConnectedLink on = connection.usableOrNull();
+        if (producers.remove(producer) && on != null && !closing.get()) {
+            on.write(new Frame.CloseProducer(0, id, producer.id()));
         }
     }
 
@@ -413,7 +427,8 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         requireDomain(MessagingDomain.TOPIC, "unsubscribe");
         checkOpen();
         requireSubscriptionName(name);
-        connection.requestOk(rid -> new Frame.Unsubscribe(rid, name), "UNSUBSCRIBE");
+        // asked again after a reconnection: "no such subscription" may be the first request's work
+        connection.requestOkRetrying(rid -> new Frame.Unsubscribe(rid, name), "UNSUBSCRIBE", ErrorCode.UNKNOWN_DESTINATION);
     }
 
     private static void requireSubscriptionName(String name) throws JMSException {
@@ -426,33 +441,44 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
                                              String subscriptionName) throws JMSException {
         String selectorText = parsedSelector(selector);
         int consumerId = connection.nextConsumerId();
-        ClientConsumer core = new ClientConsumer(connection, settlement, dispatcher, consumerId, batchSize);
-        // registered before the request: deliveries may follow the OK immediately
-        settlement.added(core);
-        connection.registerConsumer(core);
+        ClientConsumer core = new ClientConsumer(connection, settlement, dispatcher, consumerId, batchSize,
+                new ClientConsumer.Spec(id, wire, selectorText, prefetch, flags, subscriptionName));
         try {
             boolean plainQueue = flags == 0 && wire.kind().isQueue();
             if (plainQueue && connection.consumerAcceptedBefore(wire)) {
                 // accepted here before and the selector already parsed: not waited for, it leaves in one packet
                 // with what the application sends next (a request) or when it waits (receive, a listener), and a
                 // refusal (the queue deleted since) is raised by this consumer's receive
-                connection.writeSoon(new Frame.CreateConsumer(0, id, consumerId, wire, selectorText, prefetch, flags,
-                        null));
+                connection.underEstablishing(link -> {
+                    register(core, link);
+                    link.writeSoon(core.createFrame(0));
+                    return null;
+                });
             } else {
-                connection.requestOk(rid -> new Frame.CreateConsumer(rid, id, consumerId, wire, selectorText, prefetch, flags,
-                        subscriptionName),
-                        "CREATE_CONSUMER");
+                // registered before the request: deliveries may follow the OK immediately
+                Frame.Error error = connection.establish(link -> register(core, link), core::createFrame, "CREATE_CONSUMER");
+                if (error != null) {
+                    throw JmsErrors.toException(error);
+                }
+                core.checkAccepted(); // created again by a reconnection meanwhile: refused there, perhaps
                 if (plainQueue) {
                     connection.consumerAccepted(wire);
                 }
             }
         } catch (JMSException e) {
-            connection.unregisterConsumer(core);
+            connection.unregister(link -> connection.unregisterConsumer(core));
             core.close();
             settlement.closed(core);
             throw e;
         }
         return new WharfMessageConsumer(this, core, destination, selectorText, (flags & Frame.CONSUMER_NO_LOCAL) != 0);
+    }
+
+    /** Makes {@code core} one of this session's consumers, created on {@code link}. */
+    private void register(ClientConsumer core, ConnectedLink link) {
+        core.createdOn(link);
+        settlement.added(core);
+        connection.registerConsumer(core);
     }
 
     // ---- browsers ----
@@ -508,12 +534,32 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         }
     }
 
+    /** The connection is lost for good: buffered deliveries are dropped, waiting threads woken to find out. */
     void onConnectionLost() {
         for (ClientConsumer c : settlement.consumers()) {
             c.releaseBuffer();
         }
         dispatcher.clear();
         wakeAll();
+    }
+
+    /** The connection's link was lost and it reconnects: buffered deliveries are dropped; receives wait on. */
+    void onLinkLost() {
+        settlement.linkLost();
+        wakeAll();
+    }
+
+    /**
+     * A reconnection creates this session's open consumers again on {@code next}: each CREATE_CONSUMER is written
+     * now, and added to {@code pending} to be awaited; one the server refuses there raises why from its next receive.
+     */
+    void reattachConsumers(ConnectedLink next, List<WharfConnection.Reestablishing> pending) {
+        for (ClientConsumer c : settlement.consumers()) {
+            if (c.reattach(next)) {
+                pending.add(WharfConnection.Reestablishing.of(connection, next, c::createFrame, "CREATE_CONSUMER",
+                        error -> c.failed(error.code(), error.message())));
+            }
+        }
     }
 
     /** True on this session's MessageListener thread. */
@@ -545,7 +591,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         return mode;
     }
 
-    private void checkNotClosed() throws IllegalStateException {
+    void checkNotClosed() throws IllegalStateException {
         if (closing.get()) {
             throw new IllegalStateException("The session is closed");
         }
@@ -600,13 +646,15 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (consumer.listener() != null) {
             awaitListenerIdle();
         }
-        connection.unregisterConsumer(consumer);
-        settlement.closed(consumer);
-        if (connection.isUsable()) {
-            // at once, not with the next frame: an application that closes a consumer expects its acknowledgements
-            // to count and its buffered messages to go to other consumers now, not up to 20 ms later
-            connection.write(new Frame.CloseConsumer(0, id, consumer.id(), consumer.lastConsumedDeliveryId()));
-        }
+        connection.unregister(link -> {
+            connection.unregisterConsumer(consumer);
+            settlement.closed(consumer);
+            if (link != null) {
+                // at once, not with the next frame: an application that closes a consumer expects its acknowledgements
+                // to count and its buffered messages to go to other consumers now, not up to 20 ms later
+                link.write(new Frame.CloseConsumer(0, id, consumer.id(), consumer.lastConsumedOn(link)));
+            }
+        });
     }
 
     /**
@@ -621,12 +669,28 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         boolean fromOwnListener = isListenerThread();
         if (closeLocally()) {
             try {
-                if (connection.isUsable()) {
-                    if (fromOwnListener && mode == AUTO_ACKNOWLEDGE) {
-                        // JMS 2.0 rev a: the message being processed is still acknowledged automatically
-                        settlement.acknowledgeConsumedNow();
+                if (fromOwnListener && mode == AUTO_ACKNOWLEDGE) {
+                    // JMS 2.0 rev a: the message being processed is still acknowledged automatically
+                    settlement.acknowledgeConsumedNow();
+                }
+                // not waiting for a reconnection: a session closing before it is not created again, and one created
+                // again before it closed is closed on the new link
+                PendingRequests.Request[] closing = new PendingRequests.Request[1];
+                connection.unregister(link -> {
+                    if (link != null) {
+                        closing[0] = connection.register(link);
+                        link.write(new Frame.CloseSession(closing[0].id, id));
                     }
-                    connection.requestOk(rid -> new Frame.CloseSession(rid, id), "CLOSE_SESSION");
+                });
+                if (closing[0] != null) {
+                    try {
+                        Frame.Error error = connection.await(closing[0], "CLOSE_SESSION");
+                        if (error != null) {
+                            throw JmsErrors.toException(error);
+                        }
+                    } catch (ConnectedLink.LinkLostException lost) {
+                        // the server forgot the session with the link, and the reconnection does not create it again
+                    }
                 }
             } finally {
                 closed = true;

@@ -13,7 +13,7 @@ class BrokerUrlTest {
     @Test
     void tcpWithDefaults() {
         BrokerUrl url = BrokerUrl.parse("tcp://mq1:7500");
-        assertEquals(BrokerAddress.tcp("mq1", 7500), url.address());
+        assertEquals(BrokerAddress.tcp("mq1", 7500), url.addresses().get(0));
         assertEquals(1000, url.prefetch());
         assertEquals(10_000, url.heartbeatMillis());
         assertEquals(30_000, url.requestTimeoutMillis());
@@ -22,13 +22,13 @@ class BrokerUrlTest {
 
     @Test
     void tcpPortDefaultsTo7414() {
-        assertEquals(7414, BrokerUrl.parse("tcp://localhost").address().port());
-        assertEquals(7414, BrokerUrl.parse("tcp://localhost/").address().port());
+        assertEquals(7414, BrokerUrl.parse("tcp://localhost").addresses().get(0).port());
+        assertEquals(7414, BrokerUrl.parse("tcp://localhost/").addresses().get(0).port());
     }
 
     @Test
     void ipv6Host() {
-        BrokerAddress a = BrokerUrl.parse("tcp://[::1]:7000").address();
+        BrokerAddress a = BrokerUrl.parse("tcp://[::1]:7000").addresses().get(0);
         assertEquals("::1", a.host());
         assertEquals(7000, a.port());
         assertEquals("tcp://[::1]:7000", a.toString());
@@ -48,9 +48,9 @@ class BrokerUrlTest {
     @Test
     void vmUrl() {
         BrokerUrl url = BrokerUrl.parse("vm://wharf?prefetch=5");
-        assertTrue(url.address().isInVm());
-        assertEquals("wharf", url.address().host());
-        assertEquals("vm://wharf", url.address().toString());
+        assertTrue(url.addresses().get(0).isInVm());
+        assertEquals("wharf", url.addresses().get(0).host());
+        assertEquals("vm://wharf", url.addresses().get(0).toString());
         assertEquals(5, url.prefetch());
     }
 
@@ -74,11 +74,11 @@ class BrokerUrlTest {
 
     @Test
     void agreedHeartbeatIsSmallerNonZero() {
-        assertEquals(5, WharfConnection.agreedHeartbeat(5, 10));
-        assertEquals(5, WharfConnection.agreedHeartbeat(10, 5));
-        assertEquals(10, WharfConnection.agreedHeartbeat(0, 10));
-        assertEquals(10, WharfConnection.agreedHeartbeat(10, 0));
-        assertEquals(0, WharfConnection.agreedHeartbeat(0, 0));
+        assertEquals(5, ConnectedLink.agreedHeartbeat(5, 10));
+        assertEquals(5, ConnectedLink.agreedHeartbeat(10, 5));
+        assertEquals(10, ConnectedLink.agreedHeartbeat(0, 10));
+        assertEquals(10, ConnectedLink.agreedHeartbeat(10, 0));
+        assertEquals(0, ConnectedLink.agreedHeartbeat(0, 0));
     }
 
     @Test
@@ -120,14 +120,14 @@ class BrokerUrlTest {
     @Test
     void sslSchemeAndSslOptionBothMeanTls() {
         BrokerUrl ssl = BrokerUrl.parse("ssl://mq1?trustStore=/etc/ca.p12&verifyHost=false&protocols=TLSv1.3");
-        assertEquals(BrokerAddress.ssl("mq1", 7415), ssl.address(), "ssl:// defaults to the TLS port");
-        assertEquals("ssl://mq1:7415", ssl.address().toString());
+        assertEquals(BrokerAddress.ssl("mq1", 7415), ssl.addresses().get(0), "ssl:// defaults to the TLS port");
+        assertEquals("ssl://mq1:7415", ssl.addresses().get(0).toString());
         assertEquals("/etc/ca.p12", ssl.tls().trustStore());
         assertFalse(ssl.tls().verifyHost());
         assertEquals(java.util.List.of("TLSv1.3"), ssl.tls().protocols());
 
         BrokerUrl tcp = BrokerUrl.parse("tcp://mq1:7500?ssl=true");
-        assertEquals(BrokerAddress.ssl("mq1", 7500), tcp.address());
+        assertEquals(BrokerAddress.ssl("mq1", 7500), tcp.addresses().get(0));
         assertTrue(tcp.tls().verifyHost(), "host verification is on by default");
         assertEquals(java.util.List.of("TLSv1.3", "TLSv1.2"), tcp.tls().protocols());
         assertEquals(null, BrokerUrl.parse("tcp://mq1").tls(), "plain");
@@ -138,7 +138,7 @@ class BrokerUrlTest {
         BrokerUrl url = BrokerUrl.parse("ssl://mq1?trustStore=/a.p12", java.util.Map.of("trustStore", "/b.p12"));
         assertEquals("/b.p12", url.tls().trustStore());
         assertEquals(BrokerAddress.ssl("mq1", 7414),
-                BrokerUrl.parse("tcp://mq1", java.util.Map.of("ssl", "true")).address());
+                BrokerUrl.parse("tcp://mq1", java.util.Map.of("ssl", "true")).addresses().get(0));
     }
 
     @Test
@@ -161,5 +161,42 @@ class BrokerUrlTest {
         WharfConnectionFactory factory = new WharfConnectionFactory("ssl://h?keyStorePassword=s3cret");
         factory.setTrustStorePassword("t0p");
         assertEquals("WharfConnectionFactory[ssl://h?keyStorePassword=***, trustStorePassword=***]", factory.toString());
+    }
+
+    @Test
+    void aListOfAddressesSharesTheOptionsAfterTheLast() {
+        BrokerUrl url = BrokerUrl.parse("tcp://mq1:7414, ssl://mq2 ,tcp://[::1]:7000?ssl=true&reconnectAttempts=-1"
+                + "&reconnectInterval=200&reconnectMaxInterval=2000&trustStore=/ca.p12");
+        assertEquals(java.util.List.of(BrokerAddress.ssl("mq1", 7414), BrokerAddress.ssl("mq2", 7415),
+                BrokerAddress.ssl("::1", 7000)), url.addresses(), "ssl=true makes every tcp:// address TLS");
+        assertEquals(new ReconnectPolicy(-1, 200, 2000), url.reconnect());
+        assertEquals("/ca.p12", url.tls().trustStore());
+        assertEquals(ReconnectPolicy.DEFAULT, BrokerUrl.parse("tcp://h").reconnect());
+        assertEquals(new ReconnectPolicy(0, 1000, 15_000), BrokerUrl.parse("tcp://h", java.util.Map.of("reconnectAttempts",
+                "0")).reconnect(), "the factory's setters and JNDI properties set them too");
+    }
+
+    @Test
+    void aBadListOrReconnectOptionSaysWhatIsWrong() {
+        assertMessage("list the addresses separated by commas, without failover:(...)",
+                "failover:(tcp://a:1,tcp://b:1)");
+        assertMessage("an empty address in the list", "tcp://a:1,,tcp://b:1");
+        assertMessage("expected tcp://host:port or vm://NAME, not 'b:1'", "tcp://a:1,b:1");
+        assertMessage("vm:// names the one server in this JVM", "vm://wharf,tcp://b:1");
+        assertMessage("reconnectAttempts=-2 must be a whole number >= -1", "tcp://a:1?reconnectAttempts=-2");
+        assertMessage("reconnectMaxInterval=10 is shorter than reconnectInterval=20",
+                "tcp://a:1?reconnectInterval=20&reconnectMaxInterval=10");
+    }
+
+    @Test
+    void theFactorySetsTheReconnectOptions() {
+        WharfConnectionFactory factory = new WharfConnectionFactory("tcp://a:1,tcp://b:1");
+        factory.setReconnectAttempts(-1);
+        factory.setReconnectInterval(50);
+        factory.setReconnectMaxInterval(500);
+        assertEquals("WharfConnectionFactory[tcp://a:1,tcp://b:1, reconnectAttempts=-1, reconnectInterval=50,"
+                + " reconnectMaxInterval=500]", factory.toString());
+        assertThrows(IllegalArgumentException.class, () -> factory.setReconnectInterval(5000),
+                "longer than the maximum: refused when set");
     }
 }

@@ -147,7 +147,8 @@ class ConnectionTest {
     @Test
     void lossWakesReceiveAndNotifiesListenerOnceOffTheIoThread() throws Exception {
         try (FakeServer server = FakeServer.tcp()) {
-            Connection c = new WharfConnectionFactory(server.url()).createConnection();
+            // reconnection off: the loss is the application's at once (with it on, see server/integration-tests' ReconnectTest)
+            Connection c = new WharfConnectionFactory(server.url() + "?reconnectAttempts=0").createConnection();
             AtomicInteger calls = new AtomicInteger();
             CompletableFuture<Thread> listenerThread = new CompletableFuture<>();
             CountDownLatch notified = new CountDownLatch(1);
@@ -187,7 +188,7 @@ class ConnectionTest {
             // first interval's PING (at 50 ms a stall of 100 ms did, once, in a full build beside two others)
             server.heartbeatMillis = 250;
             server.recordPings = true;
-            Connection c = new WharfConnectionFactory(server.url()).createConnection();
+            Connection c = new WharfConnectionFactory(server.url() + "?reconnectAttempts=0").createConnection();
             CountDownLatch lost = new CountDownLatch(1);
             c.setExceptionListener(e -> {
                 if (e.getMessage().contains("3 heartbeat intervals")) {

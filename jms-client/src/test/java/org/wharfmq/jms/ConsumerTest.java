@@ -167,7 +167,8 @@ class ConsumerTest {
                     assertEquals(new Frame.Credit(f.consumerId, 2), f.server.expect(Frame.Credit.class));
                 }
                 Frame.Ack ack = f.server.expect(Frame.Ack.class);
-                assertEquals(0, ack.requestId());
+                // not answered, but once per half window: its OK confirms what was handed out (DeliveryLedger)
+                assertEquals(i % 2 == 0, ack.requestId() != 0, "ack " + i + " answered");
                 assertEquals(List.of(new Frame.Consumed(f.consumerId, i)), ack.consumed());
             }
         }

@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * A scripted stand-in for the Wharf server, speaking real frames over a local (vm://) or TCP channel. It answers
  * HELLO (offering {@link #mechanisms}) and an anonymous AUTH and, by default, every request with a non-zero id with OK; a test can replace the answer per frame with
  * {@link #answer}, and sees every frame the client sent (PINGs, and AUTH unless {@link #recordAuth}, excepted)
- * through {@link #expect}.
+ * through {@link #expect}. CLAIM_KEY, which every connection sends first, is answered and not recorded.
  */
 final class FakeServer implements AutoCloseable {
     private static final AtomicInteger NAMES = new AtomicInteger();
@@ -100,6 +100,17 @@ final class FakeServer implements AutoCloseable {
             assertNotNull(client, "no client connected");
         }
         return client;
+    }
+
+    /**
+     * Waits for the client's next connection (a reconnection) and makes it the one {@link #client()} and
+     * {@link #send} use from now on.
+     */
+    Channel reconnected() throws InterruptedException {
+        Channel next = accepted.poll(5, TimeUnit.SECONDS);
+        assertNotNull(next, "the client did not connect again");
+        client = next;
+        return next;
     }
 
     void send(Frame frame) throws InterruptedException {
@@ -168,6 +179,13 @@ final class FakeServer implements AutoCloseable {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             Frame f = (Frame) msg;
             if (f instanceof Frame.Ping && !recordPings) {
+                return;
+            }
+            if (f instanceof Frame.ClaimKey claim) {
+                // every connection claims its key first (not waited for); the tests here are about what follows
+                if (claim.requestId() != 0) {
+                    ctx.writeAndFlush(new Frame.Ok(claim.requestId()));
+                }
                 return;
             }
             if (!(f instanceof Frame.Auth) || recordAuth) {

@@ -24,10 +24,12 @@ import java.util.Map;
  * queue.OrdersIn              = ORDERS.IN
  * topic.Prices                = PRICES
  * trustStore                  = /etc/wharf/ca.p12       (TLS options: for every factory bound here)
+ * reconnectAttempts           = -1                      (reconnection options: likewise)
  * </pre>
  *
  * The TLS options of the broker URL ({@code trustStore}, {@code trustStorePassword}, {@code keyStore}, ...; see
- * {@link WharfConnectionFactory}), and {@code ssl}, given as environment keys of the same names apply to every
+ * {@link WharfConnectionFactory}), {@code ssl}, and the reconnection options ({@code reconnectAttempts},
+ * {@code reconnectInterval}, {@code reconnectMaxInterval}), given as environment keys of the same names apply to every
  * connection factory the context binds, in place of the URLs' own.
  *
  * {@code ConnectionFactory}, {@code QueueConnectionFactory} and {@code TopicConnectionFactory} are bound to the
@@ -62,7 +64,7 @@ public final class WharfInitialContextFactory implements InitialContextFactory {
             Map<String, String> settings = new HashMap<>();
             for (Map.Entry<Object, Object> e : env.entrySet()) {
                 String key = String.valueOf(e.getKey());
-                if (ClientTls.OPTIONS.contains(key) || key.equals("ssl")) {
+                if (ClientTls.OPTIONS.contains(key) || key.equals("ssl") || WharfConnectionFactory.RECONNECT_OPTIONS.contains(key)) {
                     settings.put(key, String.valueOf(e.getValue()).trim());
                 }
             }

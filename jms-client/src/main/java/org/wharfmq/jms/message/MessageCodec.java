@@ -109,7 +109,8 @@ public final class MessageCodec {
         } catch (IndexOutOfBoundsException e) {
             throw new MalformedFrameException("the " + bodyType + " body is truncated: " + e.getMessage());
         }
-        m.setDeliveryCount(deliveryCount);
+        // a copy a client sent again after its connection was lost may have been stored twice: marked, never unmarked twice
+        m.setDeliveryCount(MessageReader.resent(flags) ? Math.max(2, deliveryCount) : deliveryCount);
         m.markReceived();
         return m;
     }

@@ -19,6 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * across the wait, and none is: the caller must hold no lock that delivering a frame takes. One object serves any
  * number of waits, one after the other, with no allocation per wait.
  *
+ * <p>The link is the one given, or, for a wait that outlives links (a consumer's, across a reconnection), whatever
+ * {@link #link()} returns when the waiting thread looks again: a thread woken once a new link is in place reads that.
+ *
  * <p>One thread waits at a time, the one {@link #wake} unparks. A second thread waiting on the same object at the
  * same time (two receives on one consumer, which JMS forbids) is not lost either: it looks again every
  * {@value ClientConfiguration#LEAD_SLICE_MILLIS} ms.
@@ -32,8 +35,14 @@ public abstract class FrameWait implements Runnable {
     /** The thread {@link #wake} unparks: the one waiting now, or null. */
     private volatile Thread waiter;
 
+    /** A wait over {@code link}; null for a subclass that overrides {@link #link()}. */
     protected FrameWait(FrameLink link) {
         this.link = link;
+    }
+
+    /** The link to read while waiting: the one given, unless a subclass follows a link that changes. */
+    protected FrameLink link() {
+        return link;
     }
 
     /**
@@ -53,23 +62,25 @@ public abstract class FrameWait implements Runnable {
         Thread self = Thread.currentThread();
         boolean woken = WAITER.compareAndSet(this, null, self);
         long deadline = System.nanoTime() + timeoutNanos;
+        FrameLink reading = null;
         try {
             while (true) {
                 if (isOver()) {
                     return true;
                 }
+                reading = link(); // a reconnection may have put a new link in place
                 long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
                 if (remaining <= 0 || self.isInterrupted()) {
                     return false;
                 }
-                if (link.readWhileWaiting(remaining)) {
+                if (reading.readWhileWaiting(remaining)) {
                     continue; // read (or its slice ran out): look again
                 }
                 if (!woken) {
                     LockSupport.parkNanos(this, Math.min(remaining, POLL_NANOS));
                     continue;
                 }
-                if (link.follow(this)) {
+                if (reading.follow(this)) {
                     try {
                         if (!isOver()) {
                             if (timeoutNanos < 0) {
@@ -79,7 +90,7 @@ public abstract class FrameWait implements Runnable {
                             }
                         }
                     } finally {
-                        link.unfollow(this);
+                        reading.unfollow(this);
                     }
                 }
             }
@@ -87,7 +98,7 @@ public abstract class FrameWait implements Runnable {
             if (woken) {
                 waiter = null;
             }
-            link.promote(); // woken to take the turn but done: the next follower takes it
+            (reading != null ? reading : link()).promote(); // woken to take the turn but done: the next follower takes it
         }
     }
 

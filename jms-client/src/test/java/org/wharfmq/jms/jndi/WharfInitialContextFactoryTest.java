@@ -81,4 +81,15 @@ class WharfInitialContextFactoryTest {
         Object rebuilt = new WharfObjectFactory().getObjectInstance(ref, null, null, null);
         assertEquals("vm://ref?prefetch=3", assertInstanceOf(WharfConnectionFactory.class, rebuilt).getBrokerURL());
     }
+
+    @Test
+    void reconnectPropertiesApplyToEveryFactoryBound() throws NamingException {
+        Context ctx = context(Context.PROVIDER_URL, "tcp://mq1:7414,tcp://mq2:7414", "connectionFactory.Orders",
+                "tcp://mq3:7414", "reconnectAttempts", "-1", "reconnectMaxInterval", "30000");
+        for (String name : new String[]{"ConnectionFactory", "Orders"}) {
+            String shown = ctx.lookup(name).toString();
+            assertTrue(shown.contains("reconnectAttempts=-1") && shown.contains("reconnectMaxInterval=30000"), shown);
+        }
+        assertEquals("tcp://mq1:7414,tcp://mq2:7414", ((WharfConnectionFactory) ctx.lookup("ConnectionFactory")).getBrokerURL());
+    }
 }

@@ -25,6 +25,12 @@ public interface ClientFrameHandler {
     /** CLOSE: end the connection in order. */
     void onClose(Frame.Close frame);
 
+    /**
+     * CLAIM_KEY: the connection's key, which gives it its temporary namespace and takes over from an older connection
+     * of the same key that the server still thinks alive.
+     */
+    void onClaimKey(Frame.ClaimKey frame);
+
     /** SET_CLIENT_ID: the connection's JMS client ID. */
     void onSetClientId(Frame.SetClientId frame);
 

@@ -102,6 +102,7 @@ final class Codec {
             case ERROR -> new Frame.Error(in.readInt(), ErrorCode.of(in.readShort()), WireStrings.read(in), in.readInt(), in.readInt());
             case CLOSE -> new Frame.Close(in.readInt());
             case SET_CLIENT_ID -> new Frame.SetClientId(in.readInt(), WireStrings.read(in));
+            case CLAIM_KEY -> new Frame.ClaimKey(in.readInt(), WireBytes.read(in));
             case CREATE_SESSION -> new Frame.CreateSession(in.readInt(), in.readInt(), in.readBoolean(), in.readByte());
             case CLOSE_SESSION -> new Frame.CloseSession(in.readInt(), in.readInt());
             case CREATE_PRODUCER -> new Frame.CreateProducer(in.readInt(), in.readInt(), in.readInt(), WireDestination.read(in));

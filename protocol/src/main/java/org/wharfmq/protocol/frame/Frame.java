@@ -279,6 +279,47 @@ public sealed interface Frame {
     }
 
     /**
+     * Client → server, before anything else the connection does: the connection key, {@link
+     * org.wharfmq.protocol.TemporaryNames#KEY_BYTES} random bytes the client draws once per JMS connection and
+     * presents on every TCP connection it makes for it (the first and each reconnection). The key gives the connection
+     * its temporary namespace ({@link org.wharfmq.protocol.TemporaryNames#namespace}): CREATE_TEMPORARY names
+     * nothing outside it. When a live connection of the server holds the same key (the client's previous connection,
+     * which the client has left but the server has not yet found dead), the server closes that one first, as if it
+     * had dropped, and hands its temporary destinations, with their messages, to this one. Answered OK once that is
+     * done; ILLEGAL_STATE for a key of the wrong length or a second claim; NOT_AUTHORISED when the holder is logged in
+     * as another user. {@link #toString()} never shows the key.
+     */
+    record ClaimKey(int requestId, byte[] key) implements FromClient {
+        public FrameType type() {
+            return FrameType.CLAIM_KEY;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onClaimKey(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            WireBytes.write(out, key);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ClaimKey c && c.requestId == requestId && java.util.Arrays.equals(key, c.key);
+        }
+
+        @Override
+        public int hashCode() {
+            return requestId * 31 + java.util.Arrays.hashCode(key);
+        }
+
+        @Override
+        public String toString() {
+            return "ClaimKey[" + requestId + ", " + key.length + " bytes]";
+        }
+    }
+
+    /**
      * Client → server: the connection's JMS client ID. Allowed only before any session exists on the connection
      * (else ILLEGAL_STATE) and only once; a client ID another connection of the server holds is refused with
      * INVALID_CLIENT_ID. Durable subscriptions are named within the client ID.
@@ -639,9 +680,11 @@ public sealed interface Frame {
     // ---- temporary destinations ----
 
     /**
-     * Client → server: create a temporary queue or topic (kind 3 or 4) under the name the client chose, unique
-     * across connections ({@code TMP.<connection uuid>.<n>}). It belongs to this connection: only its consumers
-     * may read it, and it is deleted with the connection. Answered OK, or ILLEGAL_STATE when the name is taken.
+     * Client → server: create a temporary queue or topic (kind 3 or 4) under the name the client chose, inside the
+     * connection's temporary namespace ({@code TMP.<namespace of its key>.<n>}, see {@link ClaimKey}). It belongs to
+     * this connection: only its consumers may read it, and it is deleted with the connection. Answered OK (also when
+     * the connection already has it, handed over by CLAIM_KEY), NOT_AUTHORISED for a name outside the namespace or
+     * before CLAIM_KEY, or ILLEGAL_STATE when another connection has the name.
      */
     record CreateTemporary(int requestId, WireDestination destination) implements FromClient {
         public FrameType type() {

@@ -12,7 +12,7 @@ import org.wharfmq.protocol.frame.WireStrings;
  *
  * <pre>
  * byte   bodyType            {@link BodyType}
- * byte   flags               bit 0 persistent, bit 1 correlation id is raw bytes
+ * byte   flags               bit 0 persistent, bit 1 correlation id is raw bytes, bit 2 resent
  * byte   priority            0-9
  * long   timestamp           JMSTimestamp, 0 when disabled
  * long   expiration          absolute epoch millis, 0 = never
@@ -33,6 +33,12 @@ public final class MessageEncoding {
     public static final int FLAG_PERSISTENT = 1;
     /** Flag bit: the correlation id was set with {@code setJMSCorrelationIDAsBytes}. */
     public static final int FLAG_CORRELATION_ID_BYTES = 2;
+    /**
+     * Flag bit: the client sent this message again after a reconnection, because the connection was lost before the
+     * server answered the first SEND, which may or may not have stored it. A receiver marks such a message
+     * JMSRedelivered, so a copy stored twice is never delivered twice without the mark. The server does not read it.
+     */
+    public static final int FLAG_RESENT = 4;
 
     /** Offset of the flags byte. */
     public static final int FLAGS_OFFSET = 1;

@@ -63,6 +63,11 @@ public final class MessageReader {
         return (flags & MessageEncoding.FLAG_PERSISTENT) != 0;
     }
 
+    /** Whether {@code flags} say the client resent the message after a reconnection (it may be stored twice). */
+    public static boolean resent(int flags) {
+        return (flags & MessageEncoding.FLAG_RESENT) != 0;
+    }
+
     /**
      * Whether {@code flags} say the correlation id was set as bytes: it is then read by
      * {@link #readCorrelationIdBytes}.

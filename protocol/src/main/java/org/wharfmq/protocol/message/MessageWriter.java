@@ -102,4 +102,13 @@ public final class MessageWriter {
     public static void endBody(ByteBuf out, int body) {
         out.setInt(body, out.writerIndex() - body - 4);
     }
+
+    /**
+     * Sets the resent flag ({@link MessageEncoding#FLAG_RESENT}) of the encoded message that starts at {@code message}'s
+     * reader index: the client's second SEND of a message whose first SEND the connection lost before its answer.
+     */
+    public static void markResent(ByteBuf message) {
+        int at = message.readerIndex() + MessageEncoding.FLAGS_OFFSET;
+        message.setByte(at, message.getByte(at) | MessageEncoding.FLAG_RESENT);
+    }
 }

@@ -46,6 +46,7 @@ class FrameCodecTest {
                 new Frame.Error(7, ErrorCode.QUEUE_FULL, "Queue 'A' is full", 3, 9),
                 new Frame.Close(8),
                 new Frame.SetClientId(5, "orders-app"),
+                new Frame.ClaimKey(0, new byte[32]),
                 new Frame.Unsubscribe(6, "prices"),
                 new Frame.CreateConsumer(4, 2, 12, WireDestination.topic("prices/fx/#"), null, 100,
                         Frame.CONSUMER_DURABLE | Frame.CONSUMER_SHARED, "fx"),

@@ -149,6 +149,22 @@ public final class FrameClient implements AutoCloseable {
         return error;
     }
 
+    /**
+     * Claims {@code key} as this connection's key (answered), and returns the connection's temporary namespace,
+     * {@code TMP.<hex>.}, under which it may create temporary destinations.
+     */
+    public String claimKey(byte[] key) throws InterruptedException {
+        request(id -> new Frame.ClaimKey(id, key));
+        return org.wharfmq.protocol.TemporaryNames.namespace(key);
+    }
+
+    /** A fresh random connection key. */
+    public static byte[] newKey() {
+        byte[] key = new byte[org.wharfmq.protocol.TemporaryNames.KEY_BYTES];
+        new java.security.SecureRandom().nextBytes(key);
+        return key;
+    }
+
     /** Opens a session (answered). */
     public void createSession(int sessionId, boolean transacted) throws InterruptedException {
         request(id -> new Frame.CreateSession(id, sessionId, transacted, transacted ? 0 : 1));

@@ -1,5 +1,6 @@
 package org.wharfmq.server.session;
 
+import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.WharfException;
@@ -25,9 +26,18 @@ import java.util.Set;
  *
  * <p>A connection holds at most {@code maxTemporaryQueuesPerConnection} temporary queues at once: they also count
  * against the server's {@code maxQueues}, and without a limit of its own one connection could spend that limit for
- * everyone. Deleting one, or closing the connection, frees its place.
+ * everyone. Deleting one, or closing the connection, frees its place. (Queues handed over at a takeover are adopted
+ * whatever the count: they were within the limit on the connection that made them.)
  *
- * <p>Threading: confined to the connection's event loop, like the connection's maps of sessions and consumers.
+ * <p>Names: a connection creates temporary destinations only inside its temporary namespace, which its connection key
+ * gives it ({@link TemporaryNames}; CLAIM_KEY). A client that reconnects creates its temporary queues again under the
+ * same names, so that replies to requests it sent before the failure still reach it; bound to a key only that client
+ * knows, no other connection can take those names meanwhile. When the new connection takes over from the old one
+ * (still alive on this server), the old one hands its temporary destinations, messages and all, to the new one
+ * ({@link #handOver}, {@link #adopt}) instead of deleting them.
+ *
+ * <p>Threading: confined to the connection's event loop, like the connection's maps of sessions and consumers. A
+ * {@link Handover} passes from one loop to the other through the loops' task queues.
  */
 public final class TemporaryDestinations {
 
@@ -36,6 +46,14 @@ public final class TemporaryDestinations {
     private final int maxQueues;
     private final Map<String, LocalQueue> queues = new HashMap<>();
     private final Set<String> topics = new HashSet<>();
+    /** The connection's temporary namespace ({@code TMP.<hex>.}), once it has claimed its key; null before. */
+    private String namespace;
+
+    /** Temporary destinations one connection hands to the connection that takes over its key. */
+    public record Handover(Map<String, LocalQueue> queues, Set<String> topics) {
+        /** Nothing to hand over: the connection had ended already. */
+        public static final Handover NONE = new Handover(Map.of(), Set.of());
+    }
 
     /**
      * An empty registry for one connection.
@@ -48,14 +66,33 @@ public final class TemporaryDestinations {
         this.maxQueues = maxQueues;
     }
 
+    /** The connection has claimed its key: from now on it creates temporary destinations under {@code namespace}. */
+    public void namespace(String namespace) {
+        this.namespace = namespace;
+    }
+
     /**
-     * CREATE_TEMPORARY: creates the temporary queue or topic under the client's name.
+     * CREATE_TEMPORARY: creates the temporary queue or topic under the client's name, which must lie in the
+     * connection's namespace. One the connection has already (handed over by the connection it took over from) is
+     * kept as it is, messages and all.
      *
-     * @throws WharfException ILLEGAL_STATE when the name is already in use; TOO_MANY_QUEUES when the connection holds
-     *                        its maximum of temporary queues, or the server its maximum of queues
+     * @throws WharfException NOT_AUTHORISED when the name lies outside the connection's namespace (or the connection
+     *                        has claimed no key); ILLEGAL_STATE when another connection has the name; TOO_MANY_QUEUES
+     *                        when the connection holds its maximum of temporary queues, or the server its maximum of
+     *                        queues
      */
     public void create(WireDestination destination) {
         String name = destination.name();
+        if (namespace == null || !TemporaryNames.inNamespace(name, namespace)) {
+            throw new WharfException(ErrorCode.NOT_AUTHORISED, "Temporary " + kind(destination) + " name '" + name
+                    + "' was refused: a connection creates temporary destinations only in its own namespace ("
+                    + (namespace == null ? "it has sent no CLAIM_KEY yet" : "'" + namespace + "...'")
+                    + "), which its connection key gives it, so that no connection can take another's names. The"
+                    + " Wharf JMS client does this itself; a client of its own must send CLAIM_KEY first (docs/protocol.md).");
+        }
+        if (queues.containsKey(name) || topics.contains(name)) {
+            return; // handed over by the connection this one took over from: kept, with what it holds
+        }
         if (destination.kind() == WireDestination.Kind.TEMPORARY_QUEUE) {
             if (queues.size() >= maxQueues) {
                 throw new WharfException(ErrorCode.TOO_MANY_QUEUES, "Temporary queue '" + name + "' cannot be created:"
@@ -135,6 +172,27 @@ public final class TemporaryDestinations {
                     + destination.name() + "' belongs to another connection: only the connection that created it may "
                     + "consume from it (JMS).");
         }
+    }
+
+    /**
+     * The connection is being taken over by a newer one with the same key: gives up its temporary destinations, as
+     * they are, for {@link #adopt}. Called after its sessions have closed, as {@link #deleteAll}.
+     */
+    public Handover handOver() {
+        Handover handover = new Handover(Map.copyOf(queues), Set.copyOf(topics));
+        queues.clear();
+        topics.clear();
+        return handover;
+    }
+
+    /** Takes the temporary destinations of the connection this one took over from. */
+    public void adopt(Handover handover) {
+        queues.putAll(handover.queues());
+        topics.addAll(handover.topics());
+    }
+
+    private static String kind(WireDestination destination) {
+        return destination.kind() == WireDestination.Kind.TEMPORARY_QUEUE ? "queue" : "topic";
     }
 
     /**

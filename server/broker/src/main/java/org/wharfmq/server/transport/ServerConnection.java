@@ -4,7 +4,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.collection.IntObjectHashMap;
+import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.ClientFrameHandler;
+import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.server.WharfException;
@@ -14,10 +16,13 @@ import org.wharfmq.server.session.BrokerSession;
 import org.wharfmq.server.session.Replies;
 import org.wharfmq.server.session.TemporaryDestinations;
 
+import java.security.MessageDigest;
+import java.util.function.Consumer;
+
 /**
  * The server's end of one client connection, after its handshake: handles each frame the client sends
  * ({@link ClientFrameHandler}), in arrival order, and answers requests with OK or ERROR. It owns what belongs to the
- * connection as a whole: its sessions, its client ID and its temporary destinations. Consumers and browsers belong
+ * connection as a whole: its sessions, its client ID, its connection key and its temporary destinations. Consumers and browsers belong
  * to their session; the connection only remembers which session each consumer id is in, because CREDIT, PULL and
  * REJECT name the consumer alone.
  *
@@ -49,6 +54,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private boolean released;
     /** The JMS client ID (SET_CLIENT_ID), held in the server's {@link ClientIds} until the connection ends. */
     private String clientId;
+    /** The namespace of the connection key (CLAIM_KEY), held in the server's {@link ConnectionKeys}; null before. */
+    private String keyNamespace;
+    /**
+     * The SHA-256 of the key being claimed or held, which a connection taking over compares (on its own event loop:
+     * written before the key is put in {@link ConnectionKeys}, which publishes it).
+     */
+    private volatile byte[] keyDigest;
 
     ServerConnection(ServerContext context, String clientName, Identity identity) {
         this.context = context;
@@ -132,6 +144,82 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         }
         context.clientIds().claim(id, this);
         clientId = id;
+    }
+
+    /**
+     * CLAIM_KEY: takes the key's namespace for this connection's temporary destinations. When a live connection holds
+     * the key already, it is the one the client left behind (a half-open connection, say): once it is checked to be
+     * the same user's, it is released here as if it had dropped (its unacknowledged deliveries go back marked
+     * redelivered, its client ID and durable subscriptions are free again) and its temporary destinations come to this
+     * connection, and only then is the claim answered, so that what the client does next finds them free.
+     */
+    @Override
+    public void onClaimKey(Frame.ClaimKey f) {
+        if (keyNamespace != null || keyDigest != null) {
+            replies.error(f.requestId(), WharfException.illegalState("This connection has claimed its key already; a"
+                    + " connection claims one key, once."), 0, 0);
+            return;
+        }
+        if (f.key().length != TemporaryNames.KEY_BYTES) {
+            replies.error(f.requestId(), WharfException.illegalState("A connection key is " + TemporaryNames.KEY_BYTES
+                    + " bytes; this one has " + f.key().length + "."), 0, 0);
+            return;
+        }
+        String namespace = TemporaryNames.namespace(f.key());
+        keyDigest = TemporaryNames.sha256(f.key());
+        ServerConnection holder = context.connectionKeys().claim(namespace, this);
+        if (holder == null) {
+            holdKey(namespace);
+            replies.ok(f.requestId());
+            return;
+        }
+        if (!MessageDigest.isEqual(holder.keyDigest, keyDigest) || !holder.identity.user().equals(identity.user())) {
+            keyDigest = null;
+            replies.error(f.requestId(), new WharfException(ErrorCode.NOT_AUTHORISED, identity.describeAtStart()
+                    + " may not take over the connection key held by the connection of " + holder.identity.describe()
+                    + " from " + holder.channel.remoteAddress() + ": a connection takes over only from a connection of"
+                    + " the same user."), 0, 0);
+            return;
+        }
+        LOG.log(System.Logger.Level.INFO, () -> "Client '" + clientName + "' (" + channel.remoteAddress() + ") reconnected;"
+                + " releasing its previous connection from " + holder.channel.remoteAddress() + ", which it has left");
+        holder.handOver(handover -> channel.eventLoop().execute(() -> tookOver(f.requestId(), namespace, holder, handover)));
+    }
+
+    /** On the old connection's event loop: releases it as a dropped connection, handing its temporaries on. */
+    private void handOver(Consumer<TemporaryDestinations.Handover> to) {
+        channel.eventLoop().execute(() -> {
+            if (released) {
+                to.accept(TemporaryDestinations.Handover.NONE); // ended meanwhile: its temporaries are gone with it
+                return;
+            }
+            TemporaryDestinations.Handover handover = releaseAll(true, true);
+            to.accept(handover);
+            channel.close();
+        });
+    }
+
+    /** Back on this connection's event loop, after {@link #handOver}: the key and the temporaries are this one's. */
+    private void tookOver(int requestId, String namespace, ServerConnection holder, TemporaryDestinations.Handover handover) {
+        temporaries.adopt(handover);
+        if (released) {
+            temporaries.deleteAll(); // this connection ended meanwhile: nobody is left to own them
+            return;
+        }
+        ConnectionKeys keys = context.connectionKeys();
+        if (!keys.replace(namespace, holder, this) && keys.claim(namespace, this) != null) {
+            keyDigest = null;
+            replies.error(requestId, WharfException.illegalState("Another connection claimed this connection key while"
+                    + " this one took over from the previous holder; a key belongs to one connection at a time."), 0, 0);
+            return;
+        }
+        holdKey(namespace);
+        replies.ok(requestId);
+    }
+
+    private void holdKey(String namespace) {
+        keyNamespace = namespace;
+        temporaries.namespace(namespace);
     }
 
     @Override
@@ -324,17 +412,27 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
      * connection's temporary destinations and frees its client ID.
      */
     private void releaseAll(boolean connectionLost) {
-        if (released) {
-            return;
+        if (!released) {
+            releaseAll(connectionLost, false);
         }
+    }
+
+    /**
+     * {@link #releaseAll(boolean)}, or, when a newer connection takes over its key, the same with its temporary
+     * destinations handed over rather than deleted.
+     */
+    private TemporaryDestinations.Handover releaseAll(boolean connectionLost, boolean handOver) {
         released = true;
         for (BrokerSession session : sessions.values()) {
             session.close(0, connectionLost);
         }
         sessions.clear();
         sessionOfConsumer.clear();
+        TemporaryDestinations.Handover handover = handOver ? temporaries.handOver() : TemporaryDestinations.Handover.NONE;
         temporaries.deleteAll();
         context.clientIds().release(clientId, this);
+        context.connectionKeys().release(keyNamespace, this);
+        return handover;
     }
 
     @Override

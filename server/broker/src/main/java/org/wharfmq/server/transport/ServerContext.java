@@ -17,28 +17,33 @@ import org.wharfmq.server.topic.TopicManager;
  * @param topicManager  topics and subscriptions
  * @param accessControl who may do what
  * @param clientIds     the client IDs connections hold
+ * @param connectionKeys the connection keys connections hold (CLAIM_KEY)
  * @param connections   every open client connection, TCP and in-VM
  * @param serverVersion the version reported in HELLO_OK
  * @param logins        who may connect: the handshake's authenticator and throttle
  * @param connectionLimits the count of network connections against maxConnections and maxConnectionsPerAddress
  */
 public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
-                            AccessControl accessControl, ClientIds clientIds, ChannelGroup connections,
-                            String serverVersion, Logins logins, ConnectionLimits connectionLimits) {
+                            AccessControl accessControl, ClientIds clientIds, ConnectionKeys connectionKeys,
+                            ChannelGroup connections, String serverVersion, Logins logins,
+                            ConnectionLimits connectionLimits) {
 
-    /** A server's context, with no client ID in use and no connection counted yet. */
+    /** A server's context, with no client ID or connection key in use and no connection counted yet. */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                          AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins) {
         this(config, queueManager, topicManager, accessControl, connections, serverVersion, logins,
                 new ConnectionLimits(config));
     }
 
-    /** A server's context, with no client ID in use; its connections counted in {@code connectionLimits}. */
+    /**
+     * A server's context, with no client ID or connection key in use; its connections counted in
+     * {@code connectionLimits}.
+     */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                          AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins,
                          ConnectionLimits connectionLimits) {
-        this(config, queueManager, topicManager, accessControl, new ClientIds(), connections, serverVersion, logins,
-                connectionLimits);
+        this(config, queueManager, topicManager, accessControl, new ClientIds(), new ConnectionKeys(), connections,
+                serverVersion, logins, connectionLimits);
     }
 
     /** The decoder's limit: the longest message plus room for the frame's own fields. */

@@ -19,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The topic manager keeps the names of the live temporary topics, on the wire: a name is taken by one connection
- * at a time, a temporary topic is not deleted while it has subscribers, and once deleted it is an unknown
- * destination to publishers. The JMS client always picks unique names, so a clash can only be sent by hand.
+ * at a time (its own namespace's: another connection cannot even try), a temporary topic is not deleted while it has
+ * subscribers, and once deleted it is an unknown destination to publishers.
  */
 @Timeout(60)
 class TemporaryTopicNamesTest {
@@ -41,15 +41,16 @@ class TemporaryTopicNamesTest {
 
     @Test
     void aNameIsTakenOnceAndADeletedTopicIsAnUnknownDestination() throws Exception {
-        String name = "TMP.names-test.1";
-        WireDestination topic = new WireDestination(WireDestination.Kind.TEMPORARY_TOPIC, name);
         try (FrameClient owner = FrameClient.connect(server); FrameClient other = FrameClient.connect(server)) {
+            String name = owner.claimKey(FrameClient.newKey()) + "1";
+            other.claimKey(FrameClient.newKey());
+            WireDestination topic = new WireDestination(WireDestination.Kind.TEMPORARY_TOPIC, name);
             owner.request(id -> new Frame.CreateTemporary(id, topic));
             assertTrue(server.topicManager().temporaryTopicExists(name));
 
-            Frame.Error clash = other.requestFails(id -> new Frame.CreateTemporary(id, topic), ErrorCode.ILLEGAL_STATE);
-            assertEquals("Temporary topic name '" + name + "' is already in use; the client must choose names unique"
-                    + " across connections (TMP.<connection uuid>.<n>).", clash.message());
+            Frame.Error clash = other.requestFails(id -> new Frame.CreateTemporary(id, topic), ErrorCode.NOT_AUTHORISED);
+            assertTrue(clash.message().startsWith("Temporary topic name '" + name + "' was refused: a connection creates"
+                    + " temporary destinations only in its own namespace"), clash.message());
             // the refused creation gave the other connection nothing: the topic is still the owner's alone
             Frame.Error notOwner = other.requestFails(id -> new Frame.DeleteTemporary(id, topic), ErrorCode.ILLEGAL_STATE);
             assertTrue(notOwner.message().contains("belongs to another connection"), notOwner.message());
@@ -77,9 +78,9 @@ class TemporaryTopicNamesTest {
             assertEquals(producer.message(), publish.message());
 
             // the name is free again once its topic is gone
-            other.request(id -> new Frame.CreateTemporary(id, topic));
+            owner.request(id -> new Frame.CreateTemporary(id, topic));
             assertTrue(server.topicManager().temporaryTopicExists(name));
-            other.request(Frame.Close::new); // answered once the connection's resources are released
+            owner.request(Frame.Close::new); // answered once the connection's resources are released
             assertFalse(server.topicManager().temporaryTopicExists(name), "deleted with the connection that created it");
         }
     }

@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A connection cut by the network in the middle of transactions loses nothing and invents nothing: messages it
  * had received without committing come back redelivered, messages it had sent without committing never appear,
- * and the client learns of the loss through its ExceptionListener.
+ * and a client that does not reconnect ({@code reconnectAttempts=0}) learns of the loss through its
+ * ExceptionListener. (One that reconnects: {@link ReconnectTest}.)
  */
 @Timeout(60)
 class ConnectionDropTest {
@@ -42,7 +43,7 @@ class ConnectionDropTest {
         Send.texts(WHARF.connect(Transport.TCP), queueName, committed.toArray(String[]::new));
 
         try (TcpProxy proxy = TcpProxy.start(WHARF.server().tcpPort())) {
-            Connection doomed = WHARF.track(new WharfConnectionFactory(proxy.url()).createConnection());
+            Connection doomed = WHARF.track(new WharfConnectionFactory(proxy.url() + "?reconnectAttempts=0").createConnection());
             CompletableFuture<JMSException> lost = new CompletableFuture<>();
             doomed.setExceptionListener(lost::complete);
             doomed.start();

@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * A flow instance whose connection is cut (here by a proxy resetting it, as a server-side drop or a network
  * failure would) reconnects and goes on processing, losing and duplicating nothing: the standalone runtime against
- * a remote server, the same code the server runs its flows with.
+ * a remote server, the same code the server runs its flows with. The flow's own reconnection is what is tested, so
+ * the client's is off ({@code reconnectAttempts=0}): the flow sees the loss at once.
  */
 @Timeout(60)
 class FlowReconnectTest {
@@ -35,7 +36,7 @@ class FlowReconnectTest {
                 .wire("in", "out", "out")
                 .build();
         try (TcpProxy proxy = TcpProxy.start(WHARF.server().tcpPort());
-             RunningFlow flow = RunningFlow.start(definition, new WharfConnectionFactory(proxy.url()), 2, false,
+             RunningFlow flow = RunningFlow.start(definition, new WharfConnectionFactory(proxy.url() + "?reconnectAttempts=0"), 2, false,
                      getClass().getClassLoader())) {
             Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageConsumer outputs = session.createConsumer(session.createQueue(out));

@@ -16,7 +16,10 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** A server that stops under a connected client tells the client through its ExceptionListener. */
+/**
+ * A server that stops under a connected client tells the client through its ExceptionListener, once reconnecting
+ * (here one quick attempt) finds it gone.
+ */
 @Timeout(60)
 class ServerShutdownTest {
 
@@ -26,7 +29,8 @@ class ServerShutdownTest {
         TestServer testServer = TestServer.start();
         Connection connection = null;
         try {
-            connection = new WharfConnectionFactory(transport.url(testServer.server())).createConnection();
+            connection = new WharfConnectionFactory(transport.url(testServer.server())
+                    + "?reconnectAttempts=1&reconnectInterval=10&reconnectMaxInterval=10").createConnection();
             CompletableFuture<JMSException> lost = new CompletableFuture<>();
             connection.setExceptionListener(lost::complete);
             connection.start();

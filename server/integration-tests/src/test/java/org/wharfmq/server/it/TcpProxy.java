@@ -11,13 +11,19 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A TCP relay between a client and a server, so a test can cut a live connection the way a network failure does:
- * {@link #killConnections()} resets both sockets of every relayed connection at once, with no orderly close.
+ * {@link #killConnections()} resets both sockets of every relayed connection at once, with no orderly close;
+ * {@link #cutClientSides()} resets only the client's side and leaves the server's open and silent, a half-open
+ * connection as a pulled cable leaves it, which the server finds dead only when its heartbeat runs out.
  */
 final class TcpProxy implements AutoCloseable {
 
     private final ServerSocket listener;
     private final int targetPort;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    /** The client side of each relayed connection; its server side is in {@link #sockets} too. */
+    private final Set<Socket> clientSides = ConcurrentHashMap.newKeySet();
+    /** Server sides left open on purpose by {@link #cutClientSides}: the pumps do not reset them. */
+    private final Set<Socket> leftOpen = ConcurrentHashMap.newKeySet();
 
     private TcpProxy(ServerSocket listener, int targetPort) {
         this.listener = listener;
@@ -45,10 +51,30 @@ final class TcpProxy implements AutoCloseable {
         sockets.clear();
     }
 
+    /**
+     * Resets the client's side of every relayed connection and stops relaying, but leaves the server's side open: the
+     * server sees nothing happen. New connections are still accepted.
+     */
+    void cutClientSides() {
+        for (Socket socket : sockets) {
+            if (!clientSides.contains(socket)) {
+                leftOpen.add(socket);
+            }
+        }
+        for (Socket client : clientSides) {
+            reset(client);
+        }
+        sockets.removeAll(clientSides);
+        clientSides.clear();
+    }
+
     @Override
     public void close() throws IOException {
         listener.close();
         killConnections();
+        for (Socket socket : leftOpen) {
+            reset(socket);
+        }
     }
 
     private void acceptLoop() {
@@ -60,6 +86,7 @@ final class TcpProxy implements AutoCloseable {
                 server.setTcpNoDelay(true);
                 sockets.add(client);
                 sockets.add(server);
+                clientSides.add(client);
                 daemon("tcp-proxy-up", () -> pump(client, server)).start();
                 daemon("tcp-proxy-down", () -> pump(server, client)).start();
             } catch (IOException e) {
@@ -68,9 +95,12 @@ final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private static void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to) {
         byte[] buffer = new byte[16 * 1024];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try {
+            // not closed here: closing a socket's stream closes the socket, and a side left open must stay open
+            InputStream in = from.getInputStream();
+            OutputStream out = to.getOutputStream();
             int n;
             while ((n = in.read(buffer)) >= 0) {
                 out.write(buffer, 0, n);
@@ -79,8 +109,12 @@ final class TcpProxy implements AutoCloseable {
         } catch (IOException e) {
             // one side is gone: the finally below takes the other side down too
         } finally {
-            reset(from);
-            reset(to);
+            if (!leftOpen.contains(from)) {
+                reset(from);
+            }
+            if (!leftOpen.contains(to)) {
+                reset(to);
+            }
         }
     }
 

@@ -214,7 +214,9 @@ class CrashRecoveryTest {
         public void run() {
             Connection connection = null;
             try {
-                connection = new WharfConnectionFactory(url).createConnection();
+                // reconnection off: each client works until the kill, whose effect on the journal is what is checked
+                // here (store.ServerRestartReconnectTest keeps clients working across kills)
+                connection = new WharfConnectionFactory(url + "?reconnectAttempts=0").createConnection();
                 connection.start();
                 Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
                 work(session, session.createQueue(QUEUE));

@@ -37,7 +37,15 @@ final class ServerProcess implements AutoCloseable {
 
     /** Starts the server and waits for its ready line. */
     static ServerProcess start(Path data, String... extraArgs) throws Exception {
-        ServerProcess server = launch(data, extraArgs);
+        return start(data, 0, extraArgs);
+    }
+
+    /**
+     * Starts the server on TCP port {@code port} (0: any free one) and waits for its ready line: a server restarted on
+     * the port it had is found again by clients that reconnect.
+     */
+    static ServerProcess start(Path data, int port, String... extraArgs) throws Exception {
+        ServerProcess server = launch(data, port, extraArgs);
         server.awaitReady(60);
         return server;
     }
@@ -60,7 +68,11 @@ final class ServerProcess implements AutoCloseable {
 
     /** Starts a server and returns at once: for a start that is expected to fail ({@link #awaitExit}, {@link #output}). */
     static ServerProcess launch(Path data, String... extraArgs) throws IOException {
-        Process process = new ProcessBuilder(command(data, extraArgs)).redirectErrorStream(true).start();
+        return launch(data, 0, extraArgs);
+    }
+
+    private static ServerProcess launch(Path data, int port, String... extraArgs) throws IOException {
+        Process process = new ProcessBuilder(command(data, port, extraArgs)).redirectErrorStream(true).start();
         ServerProcess server = new ServerProcess(process);
         server.collect(new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)));
         return server;
@@ -84,6 +96,10 @@ final class ServerProcess implements AutoCloseable {
      * its class path.
      */
     static List<String> command(Path data, String... extraArgs) {
+        return command(data, 0, extraArgs);
+    }
+
+    private static List<String> command(Path data, int port, String... extraArgs) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -97,7 +113,7 @@ final class ServerProcess implements AutoCloseable {
         command.add(WharfCommand.class.getName());
         command.add("server");
         command.add("--port");
-        command.add("0");
+        command.add(String.valueOf(port));
         command.add("--data");
         command.add(data.toString());
         command.addAll(List.of(extraArgs));
