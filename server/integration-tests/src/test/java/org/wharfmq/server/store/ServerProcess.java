@@ -55,9 +55,14 @@ final class ServerProcess implements AutoCloseable {
      * waiting as that one's standby; {@link #awaitReady} then waits for its takeover.
      */
     static ServerProcess startStandby(Path data, String... extraArgs) throws Exception {
+        return startStandby(data, 0, extraArgs);
+    }
+
+    /** {@link #startStandby(Path, String...)} that will listen on TCP port {@code port} once it has taken over. */
+    static ServerProcess startStandby(Path data, int port, String... extraArgs) throws Exception {
         List<String> args = new ArrayList<>(List.of(extraArgs));
         args.add("--standby");
-        ServerProcess server = launch(data, args.toArray(String[]::new));
+        ServerProcess server = launch(data, port, args.toArray(String[]::new));
         try {
             server.waiting.get(60, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
@@ -163,6 +168,11 @@ final class ServerProcess implements AutoCloseable {
 
     String url() {
         return "tcp://127.0.0.1:" + port.join();
+    }
+
+    /** The TCP port of its ready line (waits for it). */
+    int port() {
+        return port.join();
     }
 
     /** The server's process id. */

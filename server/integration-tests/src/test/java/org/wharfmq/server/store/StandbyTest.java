@@ -48,6 +48,63 @@ class StandbyTest {
         }
     }
 
+    /**
+     * A consumer whose URL names both servers fails over to the standby by itself when the active one is killed, and
+     * gets every committed persistent message: those it had not received, and any it had received but not yet
+     * acknowledged marked JMSRedelivered. Prints the time from kill -9 to the first message from the standby.
+     */
+    @Test
+    @Timeout(120)
+    void aClientNamingBothServersFailsOverToTheStandbyAndLosesNothing() throws Exception {
+        int standbyPort;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            standbyPort = free.getLocalPort();
+        }
+        try (ServerProcess active = ServerProcess.start(data)) {
+            send(active.url(), MESSAGES);
+            try (ServerProcess standby = ServerProcess.startStandby(data, standbyPort)) {
+                String url = active.url() + ",tcp://127.0.0.1:" + standbyPort + "?reconnectAttempts=-1";
+                java.util.List<org.wharfmq.jms.FailoverEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+                try (Connection connection = new WharfConnectionFactory(url).createConnection()) {
+                    ((org.wharfmq.jms.WharfConnection) connection).setFailoverListener(events::add);
+                    Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+                    MessageConsumer consumer = session.createConsumer(session.createQueue("STANDBY.Q"));
+                    connection.start();
+                    java.util.Set<String> received = new java.util.HashSet<>();
+                    for (int i = 0; i < MESSAGES / 2; i++) {
+                        TextMessage m = (TextMessage) consumer.receive(10_000);
+                        assertNotNull(m);
+                        received.add(m.getText());
+                        if (i < MESSAGES / 4) {
+                            m.acknowledge(); // the first quarter acknowledged, the second quarter not
+                        }
+                    }
+                    long killed = System.nanoTime();
+                    active.kill();
+                    TextMessage next = (TextMessage) consumer.receive(60_000);
+                    assertNotNull(next, "the consumer goes on, on the standby");
+                    System.out.printf("first message from the standby %.0f ms after kill -9 of the active%n",
+                            (System.nanoTime() - killed) / 1e6);
+                    int redelivered = 0;
+                    for (TextMessage m = next; m != null; m = (TextMessage) consumer.receive(5_000)) {
+                        if (!received.add(m.getText())) {
+                            assertTrue(m.getJMSRedelivered(), "a message seen before comes back marked: " + m.getText());
+                            redelivered++;
+                        }
+                        m.acknowledge();
+                        if (received.size() == MESSAGES && redelivered >= MESSAGES / 4) {
+                            break;
+                        }
+                    }
+                    assertEquals(MESSAGES, received.size(), "every committed persistent message");
+                    assertEquals(standbyPort, standby.port());
+                    assertTrue(events.stream().anyMatch(e -> e.kind() == org.wharfmq.jms.FailoverEvent.Kind.RECONNECTED
+                            && e.address().contains(":" + standbyPort)), events.toString());
+                }
+            }
+        }
+    }
+
     @Test
     @Timeout(120)
     void standbyTakesOverWhenTheActiveStopsInOrder() throws Exception {
