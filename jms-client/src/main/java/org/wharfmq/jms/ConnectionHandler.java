@@ -44,6 +44,8 @@ final class ConnectionHandler implements FrameListener {
             connection.onConsumerFailed(failed);
         } else if (frame instanceof Frame.Error error) {
             connection.onError(error);
+        } else if (frame instanceof Frame.XaResult result) {
+            connection.onXaResult(result);
         } else if (!(frame instanceof Frame.Ping)) {
             connection.onProtocolViolation("the server sent an unexpected " + frame.type() + " frame");
         }

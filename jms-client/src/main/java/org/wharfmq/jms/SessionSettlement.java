@@ -20,7 +20,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>The protocol ({@code docs/protocol.md}, "Acknowledging"): AUTO_ACKNOWLEDGE sends an ACK per message (no
  * answer, riding with the next frame), DUPS_OK_ACKNOWLEDGE batches them, CLIENT_ACKNOWLEDGE and transactions list,
  * per consumer, the last delivery id the application got ({@link ClientConsumer#unacknowledged()}), which
- * {@code acknowledge()}, {@code commit()}, {@code rollback()} and {@code recover()} send.
+ * {@code acknowledge()}, {@code commit()}, {@code rollback()} and {@code recover()} send. An XA session
+ * ({@link Frame#SESSION_XA}) acknowledges as AUTO_ACKNOWLEDGE outside an XA branch; inside one
+ * ({@link #inBranch}) it records what it consumes, as a transaction does, for its XA_END to hand to the branch.
  */
 final class SessionSettlement {
     private static final System.Logger LOG = System.getLogger(SessionSettlement.class.getName());
@@ -41,6 +43,8 @@ final class SessionSettlement {
     private volatile int rollbackCount;
     /** Deliveries consumed in DUPS_OK mode since its last ACK; the session's thread. */
     private int dupsOkPending;
+    /** An XA session between its XA_START and XA_END: consumption is the branch's. */
+    private volatile boolean inBranch;
 
     SessionSettlement(WharfSession session, SessionDispatcher dispatcher, int mode, int batchSize) {
         this.session = session;
@@ -84,6 +88,11 @@ final class SessionSettlement {
         return rollbackCount;
     }
 
+    /** An XA session's association with a branch starts (true) or ends (false). */
+    void inBranch(boolean associated) {
+        inBranch = associated;
+    }
+
     // ---- after each message ----
 
     /** A synchronous receive consumed a delivery. */
@@ -92,6 +101,13 @@ final class SessionSettlement {
             // nobody waits for it: it leaves with the application's next frame (or within milliseconds)
             case Session.AUTO_ACKNOWLEDGE -> connection.writeSoon(new Frame.Ack(0, sessionId,
                     List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+            case Frame.SESSION_XA -> {
+                if (!inBranch) {
+                    connection.writeSoon(new Frame.Ack(0, sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+                } else {
+                    consumer.recordConsumed(deliveryId);
+                }
+            }
             case Session.DUPS_OK_ACKNOWLEDGE -> {
                 consumer.recordConsumed(deliveryId);
                 countDupsOk(consumer);
@@ -106,7 +122,7 @@ final class SessionSettlement {
      */
     void bodyRefused(ClientConsumer consumer, long deliveryId) throws JMSException {
         consumer.recordConsumed(deliveryId);
-        if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
+        if (acknowledgesAutomatically()) {
             rollback("ROLLBACK (recover after receiveBody could not return the body)");
         }
     }
@@ -117,7 +133,7 @@ final class SessionSettlement {
      * @return true if the session recovered (the delivery is then not acknowledged)
      */
     boolean recoverAfterListenerFailure() {
-        if (mode != Session.AUTO_ACKNOWLEDGE && mode != Session.DUPS_OK_ACKNOWLEDGE) {
+        if (!acknowledgesAutomatically()) {
             return false;
         }
         try {
@@ -137,12 +153,18 @@ final class SessionSettlement {
         if (rollbacksBefore != rollbackCount || session.isClosed() || !connection.isUsable()) {
             return;
         }
-        if (mode == Session.AUTO_ACKNOWLEDGE) {
+        if (mode == Session.AUTO_ACKNOWLEDGE || (mode == Frame.SESSION_XA && !inBranch)) {
             consumer.acknowledged(deliveryId);
             connection.write(new Frame.Ack(0, sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
         } else if (mode == Session.DUPS_OK_ACKNOWLEDGE) {
             countDupsOk(consumer);
         }
+    }
+
+    /** AUTO_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE, or an XA session outside a branch: JMS redelivers after a failure. */
+    boolean acknowledgesAutomatically() {
+        return mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE
+                || (mode == Frame.SESSION_XA && !inBranch);
     }
 
     private void countDupsOk(ClientConsumer consumer) {
@@ -223,6 +245,23 @@ final class SessionSettlement {
         if (error != null) {
             throw JmsErrors.toException(error);
         }
+    }
+
+    /**
+     * An XA session's XA_END: sends {@code end} with the consumed-list and, once the server has ended the association
+     * (its answer is OK, or XA_RBROLLBACK/XA_RBTIMEOUT: the branch took them all the same), forgets what the list
+     * names: it is the branch's to settle now.
+     *
+     * @return the server's ERROR, or null for OK
+     */
+    Frame.Error endBranch(java.util.function.Function<List<Frame.Consumed>, java.util.function.IntFunction<Frame>> end)
+            throws JMSException {
+        List<Frame.Consumed> list = consumedList();
+        Frame.Error error = connection.request(end.apply(list), "XA_END");
+        if (error == null || error.code() == ErrorCode.XA_RBROLLBACK || error.code() == ErrorCode.XA_RBTIMEOUT) {
+            forget(list);
+        }
+        return error;
     }
 
     /** Per consumer with consumed deliveries, the last one, in the order of {@link #consumers}. */

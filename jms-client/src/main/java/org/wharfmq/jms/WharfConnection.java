@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
 /**
- * A connection to a Wharf server: one {@link FrameLink}, shared by all its sessions. Thread-safe.
+ * A connection to a Wharf server: one {@link FrameLink}, shared by all its sessions. Thread-safe. Extended only by
+ * {@link WharfXAConnection}, which also makes XA sessions.
  *
  * <p>Requests that need an answer register a future under a fresh request id and wait for it with the
  * {@code requestTimeout}; no lock is held while writing or waiting. Inbound frames are routed on the IO thread
@@ -49,7 +50,7 @@ import java.util.function.IntFunction;
  * error) fails every waiting request, wakes every blocked {@code receive}, and calls the ExceptionListener
  * once, on its own thread.
  */
-public final class WharfConnection implements Connection, QueueConnection, TopicConnection {
+public class WharfConnection implements Connection, QueueConnection, TopicConnection {
     private static final System.Logger LOG = System.getLogger(WharfConnection.class.getName());
     private static final AtomicLong CONNECTIONS = new AtomicLong();
     /** Random per JVM run plus the pid, so message ids from different processes or runs never collide. */
@@ -395,6 +396,13 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         }
     }
 
+    void onXaResult(Frame.XaResult result) {
+        if (!requests.answer(result)) {
+            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} answered XA request {1}, which no longer waits",
+                    url.address(), result.requestId());
+        }
+    }
+
     void onError(Frame.Error error) {
         if (error.requestId() != 0) {
             onAnswer(error.requestId(), error);
@@ -505,7 +513,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     /** Refuses a method of the other domain on a QueueConnection or TopicConnection. */
-    private void requireDomain(MessagingDomain needed, String method) throws IllegalStateException {
+    void requireDomain(MessagingDomain needed, String method) throws IllegalStateException {
         domain.require(needed, method, "Connection");
     }
 
@@ -518,10 +526,20 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             throw new JMSException("Invalid session mode " + mode + ": use SESSION_TRANSACTED (0), AUTO_ACKNOWLEDGE (1),"
                     + " CLIENT_ACKNOWLEDGE (2) or DUPS_OK_ACKNOWLEDGE (3)");
         }
+        return openSession(mode, sessionDomain);
+    }
+
+    /**
+     * A session of any mode, {@link Frame#SESSION_XA} included (a {@link WharfXASession}), created on the server.
+     *
+     * @param mode a JMS session mode or {@link Frame#SESSION_XA}, already checked
+     */
+    WharfSession openSession(int mode, MessagingDomain sessionDomain) throws JMSException {
         freezeClientId();
         checkUsable();
         int id = lastSessionId.incrementAndGet();
-        WharfSession session = new WharfSession(this, id, mode, sessionDomain);
+        WharfSession session = mode == Frame.SESSION_XA ? new WharfXASession(this, id, sessionDomain)
+                : new WharfSession(this, id, mode, sessionDomain);
         sessions.put(id, session);
         boolean transacted = mode == Session.SESSION_TRANSACTED;
         try {

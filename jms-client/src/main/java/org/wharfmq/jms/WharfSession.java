@@ -55,8 +55,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * What is left here is the JMS API, the session's producers and browsers, and closing. {@code close},
  * {@code commit} and {@code rollback} wait for asynchronous sends first, and refuse to run on their listener's
  * thread.
+ *
+ * <p>Extended only by {@link WharfXASession}, an XA session.
  */
-public final class WharfSession implements Session, QueueSession, TopicSession {
+public class WharfSession implements Session, QueueSession, TopicSession {
 
     private final WharfConnection connection;
     private final int id;
@@ -70,7 +72,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     /** The MessageListener side: which consumer's delivery runs next, on the session's listener thread. */
     private final SessionDispatcher dispatcher;
     /** Acknowledgement, commit and rollback of what the consumers consume; holds the session's consumers. */
-    private final SessionSettlement settlement;
+    final SessionSettlement settlement;
     /** Sending: headers, encoding, synchronous or not, asynchronous sends' completions. */
     private final SessionSender sender;
     private final CopyOnWriteArrayList<WharfMessageProducer> producers = new CopyOnWriteArrayList<>();
@@ -622,7 +624,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         if (closeLocally()) {
             try {
                 if (connection.isUsable()) {
-                    if (fromOwnListener && mode == AUTO_ACKNOWLEDGE) {
+                    if (fromOwnListener && settlement.acknowledgesAutomatically()) {
                         // JMS 2.0 rev a: the message being processed is still acknowledged automatically
                         settlement.acknowledgeConsumedNow();
                     }
