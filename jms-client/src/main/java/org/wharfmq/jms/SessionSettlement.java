@@ -98,14 +98,12 @@ final class SessionSettlement {
     /** A synchronous receive consumed a delivery. */
     void received(ClientConsumer consumer, long deliveryId) {
         switch (mode) {
-            // nobody waits for it: it leaves with the application's next frame (or within milliseconds)
-            case Session.AUTO_ACKNOWLEDGE -> connection.writeSoon(new Frame.Ack(0, sessionId,
-                    List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+            case Session.AUTO_ACKNOWLEDGE -> acknowledgeSoon(consumer, deliveryId);
             case Frame.SESSION_XA -> {
-                if (!inBranch) {
-                    connection.writeSoon(new Frame.Ack(0, sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
-                } else {
+                if (inBranch) {
                     consumer.recordConsumed(deliveryId);
+                } else {
+                    acknowledgeSoon(consumer, deliveryId);
                 }
             }
             case Session.DUPS_OK_ACKNOWLEDGE -> {
@@ -114,6 +112,11 @@ final class SessionSettlement {
             }
             default -> consumer.recordConsumed(deliveryId);
         }
+    }
+
+    /** An unanswered ACK nobody waits for: it leaves with the application's next frame (or within milliseconds). */
+    private void acknowledgeSoon(ClientConsumer consumer, long deliveryId) {
+        connection.writeSoon(new Frame.Ack(0, sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
     }
 
     /**

@@ -35,9 +35,9 @@ import java.util.Map;
  * A client's JMS Session on the server: its ids, its consumers and browsers (it is their one owner) and the
  * settlement of their deliveries (ACK, COMMIT, ROLLBACK, REJECT, CLOSE). Its open transaction is a
  * {@link Transaction}: a transacted session's, or an XA session's association with an {@link XaBranch} (XA_START to
- * XA_END; outside one an XA session acknowledges like AUTO_ACKNOWLEDGE); its DELIVER frames leave through its {@link DeliveryWriter}; what a SEND to a topic becomes
- * is the {@link TopicManager}'s. (Not {@code ServerSession}: that name is taken by {@code javax.jms.ServerSession},
- * an application server's API.)
+ * XA_END; outside one an XA session acknowledges like AUTO_ACKNOWLEDGE); its DELIVER frames leave through its
+ * {@link DeliveryWriter}; what a SEND to a topic becomes is the {@link TopicManager}'s. (Not {@code ServerSession}:
+ * that name is taken by {@code javax.jms.ServerSession}, an application server's API.)
  *
  * <h2>Threading</h2>
  * <ul>
@@ -104,8 +104,9 @@ public final class BrokerSession {
      * @param maxMessageLength longest message accepted (setting maxMessageLength)
      * @param access           what the connection may do, and who it authenticated as (its messages' JMSXUserID)
      */
-    public BrokerSession(int id, boolean transacted, XaBranches xaBranches, Channel channel, Replies replies, QueueManager queueManager,
-                         TopicManager topics, String clientId, int maxMessageLength, ConnectionAccess access) {
+    public BrokerSession(int id, boolean transacted, XaBranches xaBranches, Channel channel, Replies replies,
+                         QueueManager queueManager, TopicManager topics, String clientId, int maxMessageLength,
+                         ConnectionAccess access) {
         this.id = id;
         this.access = access;
         Identity identity = access.identity(); // its sends must carry that user as JMSXUserID, and nothing else

@@ -57,7 +57,7 @@ final class JournalState {
         final List<String> removedQueues = new ArrayList<>(2);
         final List<Long> removedSequences = new ArrayList<>(2);
         /** The segments of its REMOVE and PREPARE records (its PUTs know their own), one entry per record. */
-        int[] recordSegments = new int[2];
+        int[] recordSegments;
         int records;
         /** The Xid of its PREPARE record: a prepared XA branch, in doubt until COMMIT or ROLLBACK; else null. */
         byte[] branch;
@@ -175,10 +175,12 @@ final class JournalState {
         p.removedSequences.add(sequence);
     }
 
-    /** A REMOVE record of transaction {@code tx} is in {@code segment}, which waits for the transaction's end. */
+    /** A REMOVE or PREPARE record of {@code tx} is in {@code segment}, which waits for the transaction to end. */
     void txRecord(long tx, int segment) {
         Pending p = pending(tx);
-        if (p.records == p.recordSegments.length) {
+        if (p.recordSegments == null) {
+            p.recordSegments = new int[2];
+        } else if (p.records == p.recordSegments.length) {
             p.recordSegments = java.util.Arrays.copyOf(p.recordSegments, p.records * 2);
         }
         p.recordSegments[p.records++] = segment;
