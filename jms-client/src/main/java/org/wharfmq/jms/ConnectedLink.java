@@ -17,16 +17,18 @@ import javax.jms.JMSException;
  * @param generation       1 for the JMS connection's first link, then one more per reconnection
  * @param link             the frames' way to the server
  * @param address          the server's address
+ * @param serverName       the queue manager's name (HELLO_OK)
  * @param maxMessageLength the largest message the server accepts (HELLO_OK)
  * @param userName         the user the server authenticated, null for anonymous
  * @param heartbeatMillis  the agreed heartbeat interval, 0 for none
  */
-record ConnectedLink(int generation, FrameLink link, BrokerAddress address, int maxMessageLength, String userName,
-                     int heartbeatMillis) {
+record ConnectedLink(int generation, FrameLink link, BrokerAddress address, String serverName, int maxMessageLength,
+                     String userName, int heartbeatMillis) {
 
     /** The server's HELLO_OK, on link number {@code generation}, with the heartbeat the client asked for. */
     static ConnectedLink of(int generation, FrameLink link, BrokerAddress address, Frame.HelloOk ok, int heartbeatWanted) {
-        return new ConnectedLink(generation, link, address, ok.maxMessageLength(), ok.user().isEmpty() ? null : ok.user(),
+        return new ConnectedLink(generation, link, address, ok.serverName(), ok.maxMessageLength(),
+                ok.user().isEmpty() ? null : ok.user(),
                 agreedHeartbeat(heartbeatWanted, ok.heartbeatMillis()));
     }
 

@@ -57,6 +57,8 @@ final class ConnectionHandler implements FrameListener {
             connection.onConsumerFailed(failed);
         } else if (frame instanceof Frame.Error error) {
             connection.onError(connected, error);
+        } else if (frame instanceof Frame.XaResult result) {
+            connection.onXaResult(result);
         } else if (!(frame instanceof Frame.Ping)) {
             connection.onProtocolViolation(connected, "the server sent an unexpected " + frame.type() + " frame");
         }

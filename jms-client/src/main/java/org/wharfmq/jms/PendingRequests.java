@@ -30,6 +30,8 @@ final class PendingRequests {
         /** The link the request goes out on, whose answer it waits for. */
         final ConnectedLink on;
         private final CompletableFuture<Frame.Error> answer = new CompletableFuture<>();
+        /** The XA_RESULT that answered an XA_PREPARE or XA_RECOVER; written before {@link #answer} completes. */
+        private volatile Frame.XaResult xaResult;
 
         private Request(int id, ConnectedLink on) {
             super(on.link());
@@ -40,6 +42,11 @@ final class PendingRequests {
         /** Completes with null for OK, the ERROR frame otherwise, or exceptionally when the connection is lost. */
         CompletableFuture<Frame.Error> answer() {
             return answer;
+        }
+
+        /** The XA_RESULT of an answered XA_PREPARE or XA_RECOVER; null for any other answer. */
+        Frame.XaResult xaResult() {
+            return xaResult;
         }
 
         @Override
@@ -94,6 +101,22 @@ final class PendingRequests {
             return false;
         }
         request.complete(error);
+        return true;
+    }
+
+    /**
+     * Completes an XA_PREPARE or XA_RECOVER with the server's XA_RESULT (on the IO thread): as an OK whose
+     * {@link Request#xaResult()} is {@code result}.
+     *
+     * @return false when no request had that id
+     */
+    boolean answer(Frame.XaResult result) {
+        Request request = pending.remove(result.requestId());
+        if (request == null) {
+            return false;
+        }
+        request.xaResult = result;
+        request.complete(null);
         return true;
     }
 

@@ -29,7 +29,8 @@ final class SessionSender {
     private final WharfSession session;
     private final WharfConnection connection;
     private final int sessionId;
-    private final boolean transacted;
+    /** Sends wait for a commit: a transacted session's always, an XA session's inside an XA branch. */
+    private volatile boolean transacted;
     private final boolean syncSends;
     /** The first failed fire-and-forget send not yet reported to the application. */
     private final AtomicReference<Frame.Error> asyncSendError = new AtomicReference<>();
@@ -200,6 +201,14 @@ final class SessionSender {
     private static JMSException tooLarge(long length, int max) {
         return new JMSException("Message of " + length + " bytes is larger than the maximum message length of " + max
                 + " bytes of the Wharf server (server setting maxMessageLength)", ErrorCode.MESSAGE_TOO_LARGE.name());
+    }
+
+    /**
+     * An XA session's association with a branch starts (true: its sends are the branch's, sent without waiting, and
+     * its XA_END reports their failures) or ends (false).
+     */
+    void inTransaction(boolean inTransaction) {
+        this.transacted = inTransaction;
     }
 
     /** A fire-and-forget send failed: the session's next send (or commit) reports it. */

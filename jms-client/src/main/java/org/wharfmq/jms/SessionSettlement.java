@@ -28,6 +28,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * message it handed out before and sees again; and a transaction with work done over a link since lost is known by
  * the generation of that link: its commit rolls it back and throws TransactionRolledBackException, and the session
  * carries on. A non-transacted session just carries on.
+ *
+ * <p>An XA session ({@link Frame#SESSION_XA}) acknowledges as AUTO_ACKNOWLEDGE outside an XA branch; inside one
+ * ({@link #inBranch}) it records what it consumes, as a transaction does, for its XA_END to hand to the branch.
  */
 final class SessionSettlement {
     private static final System.Logger LOG = System.getLogger(SessionSettlement.class.getName());
@@ -59,6 +62,8 @@ final class SessionSettlement {
      */
     private int workGeneration;
     private boolean workLost;
+    /** An XA session between its XA_START and XA_END: consumption is the branch's. */
+    private volatile boolean inBranch;
 
     SessionSettlement(WharfSession session, SessionDispatcher dispatcher, int mode, int batchSize) {
         this.session = session;
@@ -102,6 +107,11 @@ final class SessionSettlement {
         return rollbackCount;
     }
 
+    /** An XA session's association with a branch starts (true) or ends (false). */
+    void inBranch(boolean associated) {
+        inBranch = associated;
+    }
+
     // ---- after each message ----
 
     /**
@@ -140,10 +150,13 @@ final class SessionSettlement {
     /** A synchronous receive consumed a delivery. */
     void received(ClientConsumer consumer, long deliveryId) {
         switch (mode) {
-            // nobody waits for it: it leaves with the application's next frame (or within milliseconds)
-            case Session.AUTO_ACKNOWLEDGE -> {
-                ConnectedLink on = consumer.takenLink();
-                on.writeSoon(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+            case Session.AUTO_ACKNOWLEDGE -> acknowledgeSoon(consumer, deliveryId);
+            case Frame.SESSION_XA -> {
+                if (inBranch) {
+                    consumer.recordConsumed(deliveryId);
+                } else {
+                    acknowledgeSoon(consumer, deliveryId);
+                }
             }
             case Session.DUPS_OK_ACKNOWLEDGE -> {
                 consumer.recordConsumed(deliveryId);
@@ -153,13 +166,19 @@ final class SessionSettlement {
         }
     }
 
+    /** An ACK nobody waits for: it leaves with the application's next frame (or within milliseconds). */
+    private void acknowledgeSoon(ClientConsumer consumer, long deliveryId) {
+        ConnectedLink on = consumer.takenLink();
+        on.writeSoon(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+    }
+
     /**
      * receiveBody could not return a message's body: in AUTO and DUPS_OK mode it is recovered, to be delivered
      * again; in CLIENT_ACKNOWLEDGE and transacted mode it counts as delivered (JMS 2.0).
      */
     void bodyRefused(ClientConsumer consumer, long deliveryId) throws JMSException {
         consumer.recordConsumed(deliveryId);
-        if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
+        if (acknowledgesAutomatically()) {
             rollback("ROLLBACK (recover after receiveBody could not return the body)");
         }
     }
@@ -170,7 +189,7 @@ final class SessionSettlement {
      * @return true if the session recovered (the delivery is then not acknowledged)
      */
     boolean recoverAfterListenerFailure() {
-        if (mode != Session.AUTO_ACKNOWLEDGE && mode != Session.DUPS_OK_ACKNOWLEDGE) {
+        if (!acknowledgesAutomatically()) {
             return false;
         }
         try {
@@ -190,13 +209,19 @@ final class SessionSettlement {
         if (rollbacksBefore != rollbackCount || session.isClosed() || connection.lostCause() != null) {
             return;
         }
-        if (mode == Session.AUTO_ACKNOWLEDGE) {
+        if (mode == Session.AUTO_ACKNOWLEDGE || (mode == Frame.SESSION_XA && !inBranch)) {
             consumer.acknowledged(deliveryId);
             ConnectedLink on = consumer.takenLink();
             on.write(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
         } else if (mode == Session.DUPS_OK_ACKNOWLEDGE) {
             countDupsOk(consumer);
         }
+    }
+
+    /** AUTO_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE, or an XA session outside a branch: JMS redelivers after a failure. */
+    boolean acknowledgesAutomatically() {
+        return mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE
+                || (mode == Frame.SESSION_XA && !inBranch);
     }
 
     private void countDupsOk(ClientConsumer consumer) {
@@ -357,6 +382,24 @@ final class SessionSettlement {
         }
         dispatcher.clear();
         consumers.removeIf(ClientConsumer::isClosed);
+    }
+
+    /**
+     * An XA session's XA_END: sends {@code end} with the consumed-list and, once the server has ended the association
+     * (its answer is OK, or XA_RBROLLBACK/XA_RBTIMEOUT: the branch took them all the same), forgets what the list
+     * names: it is the branch's to settle now.
+     *
+     * @return the server's ERROR, or null for OK
+     */
+    Frame.Error endBranch(java.util.function.Function<List<Frame.Consumed>, java.util.function.IntFunction<Frame>> end)
+            throws JMSException {
+        ConnectedLink on = connection.usableLink();
+        List<Frame.Consumed> list = consumedList(on);
+        Frame.Error error = connection.request(on, end.apply(list), "XA_END");
+        if (error == null || error.code() == ErrorCode.XA_RBROLLBACK || error.code() == ErrorCode.XA_RBTIMEOUT) {
+            forget(list);
+        }
+        return error;
     }
 
     /** Per consumer with deliveries consumed over {@code on}, the last one, in the order of {@link #consumers}. */

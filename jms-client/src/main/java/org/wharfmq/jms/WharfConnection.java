@@ -46,7 +46,8 @@ import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /**
- * A connection to a Wharf server, shared by all its sessions. Thread-safe.
+ * A connection to a Wharf server, shared by all its sessions. Thread-safe. Extended only by
+ * {@link WharfXAConnection}, which also makes XA sessions.
  *
  * <p>Requests that need an answer register a future under a fresh request id and wait for it with the
  * {@code requestTimeout}; no lock is held while writing or waiting. Inbound frames are routed by consumer id
@@ -66,7 +67,7 @@ import java.util.function.IntFunction;
  * link. So state registered on a link that died is either re-created by the reconnection that follows, or registered
  * and requested on the new link, never neither or both. Sends, receives and acknowledgements never take that lock.
  */
-public final class WharfConnection implements Connection, QueueConnection, TopicConnection {
+public class WharfConnection implements Connection, QueueConnection, TopicConnection {
     private static final System.Logger LOG = System.getLogger(WharfConnection.class.getName());
     private static final AtomicLong CONNECTIONS = new AtomicLong();
     private static final SecureRandom KEYS = new SecureRandom();
@@ -547,6 +548,13 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         }
     }
 
+    void onXaResult(Frame.XaResult result) {
+        if (!requests.answer(result)) {
+            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} answered XA request {1}, which no longer waits",
+                    current.address(), result.requestId());
+        }
+    }
+
     void onError(ConnectedLink on, Frame.Error error) {
         if (error.requestId() != 0) {
             onAnswer(error.requestId(), error);
@@ -779,7 +787,7 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
     }
 
     /** Refuses a method of the other domain on a QueueConnection or TopicConnection. */
-    private void requireDomain(MessagingDomain needed, String method) throws IllegalStateException {
+    void requireDomain(MessagingDomain needed, String method) throws IllegalStateException {
         domain.require(needed, method, "Connection");
     }
 
@@ -792,10 +800,20 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
             throw new JMSException("Invalid session mode " + mode + ": use SESSION_TRANSACTED (0), AUTO_ACKNOWLEDGE (1),"
                     + " CLIENT_ACKNOWLEDGE (2) or DUPS_OK_ACKNOWLEDGE (3)");
         }
+        return openSession(mode, sessionDomain);
+    }
+
+    /**
+     * A session of any mode, {@link Frame#SESSION_XA} included (a {@link WharfXASession}), created on the server.
+     *
+     * @param mode a JMS session mode or {@link Frame#SESSION_XA}, already checked
+     */
+    WharfSession openSession(int mode, MessagingDomain sessionDomain) throws JMSException {
         freezeClientId();
         checkOpen();
         int id = lastSessionId.incrementAndGet();
-        WharfSession session = new WharfSession(this, id, mode, sessionDomain);
+        WharfSession session = mode == Frame.SESSION_XA ? new WharfXASession(this, id, sessionDomain)
+                : new WharfSession(this, id, mode, sessionDomain);
         Frame.Error error;
         try {
             error = establish(link -> sessions.put(id, session), session::createFrame, "CREATE_SESSION");

@@ -116,6 +116,11 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
         return userName;
     }
 
+    /** The password of the factory's user, or null. */
+    String password() {
+        return password;
+    }
+
     /** Sets the password of {@link #setUserName the factory's user}; it is not serialised with the factory. */
     public void setPassword(String password) {
         this.password = password;
@@ -207,7 +212,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
         setOption("cipherSuites", cipherSuites);
     }
 
-    private BrokerUrl url() {
+    BrokerUrl url() {
         BrokerUrl url = parsed;
         if (url == null) { // after deserialisation
             url = BrokerUrl.parse(brokerUrl, settings);
@@ -284,7 +289,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
      */
     @Override
     public Reference getReference() {
-        Reference reference = new Reference(WharfConnectionFactory.class.getName(), WharfObjectFactory.class.getName(), null);
+        Reference reference = new Reference(getClass().getName(), WharfObjectFactory.class.getName(), null);
         reference.add(new StringRefAddr(BROKER_URL_ADDRESS, brokerUrl));
         settings.forEach((name, value) -> reference.add(new StringRefAddr(name, value)));
         return reference;
@@ -293,7 +298,7 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
     /** The URL and settings, passwords shown as {@code ***}. */
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder("WharfConnectionFactory[").append(BrokerUrl.redacted(brokerUrl));
+        StringBuilder sb = new StringBuilder(getClass().getSimpleName()).append('[').append(BrokerUrl.redacted(brokerUrl));
         settings.forEach((name, value) -> sb.append(", ").append(name).append('=')
                 .append(ClientTls.SECRET_OPTIONS.contains(name) ? "***" : value));
         return sb.append(']').toString();

@@ -44,8 +44,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Listener rules (JMS 2.0 rev a): {@code stop} or {@code close} from a MessageListener of this context throws
  * IllegalStateRuntimeException (the specification lets a provider refuse them, and refusing cannot deadlock);
  * {@code close}, {@code commit} and {@code rollback} from a CompletionListener of this context throw it too.
+ *
+ * <p>Extended only by {@link WharfXAJMSContext}, whose session is an XA session.
  */
-public final class WharfJMSContext implements JMSContext {
+public class WharfJMSContext implements JMSContext {
 
     /** A connection and the number of open contexts using it. */
     private static final class SharedConnection {
@@ -85,7 +87,7 @@ public final class WharfJMSContext implements JMSContext {
         return shared.connection;
     }
 
-    private void checkOpen() {
+    void checkOpen() {
         if (closed.get()) {
             throw new IllegalStateRuntimeException("The JMSContext is closed");
         }
@@ -101,7 +103,7 @@ public final class WharfJMSContext implements JMSContext {
                 s = session;
                 if (s == null) {
                     try {
-                        s = (WharfSession) connection().createSession(sessionMode);
+                        s = connection().openSession(sessionMode, MessagingDomain.BOTH);
                     } catch (JMSException e) {
                         throw JmsErrors.toRuntime(e);
                     }

@@ -56,8 +56,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * What is left here is the JMS API, the session's producers and browsers, and closing. {@code close},
  * {@code commit} and {@code rollback} wait for asynchronous sends first, and refuse to run on their listener's
  * thread.
+ *
+ * <p>Extended only by {@link WharfXASession}, an XA session.
  */
-public final class WharfSession implements Session, QueueSession, TopicSession {
+public class WharfSession implements Session, QueueSession, TopicSession {
 
     private final WharfConnection connection;
     private final int id;
@@ -71,7 +73,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     /** The MessageListener side: which consumer's delivery runs next, on the session's listener thread. */
     private final SessionDispatcher dispatcher;
     /** Acknowledgement, commit and rollback of what the consumers consume; holds the session's consumers. */
-    private final SessionSettlement settlement;
+    final SessionSettlement settlement;
     /** Sending: headers, encoding, synchronous or not, asynchronous sends' completions. */
     private final SessionSender sender;
     private final CopyOnWriteArrayList<WharfMessageProducer> producers = new CopyOnWriteArrayList<>();
@@ -669,7 +671,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
         boolean fromOwnListener = isListenerThread();
         if (closeLocally()) {
             try {
-                if (fromOwnListener && mode == AUTO_ACKNOWLEDGE) {
+                if (fromOwnListener && settlement.acknowledgesAutomatically()) {
                     // JMS 2.0 rev a: the message being processed is still acknowledged automatically
                     settlement.acknowledgeConsumedNow();
                 }

@@ -3,6 +3,7 @@ package org.wharfmq.jms.jndi;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.jms.WharfQueue;
 import org.wharfmq.jms.WharfTopic;
+import org.wharfmq.jms.WharfXAConnectionFactory;
 import org.wharfmq.jms.transport.ClientTls;
 
 import javax.naming.Context;
@@ -21,6 +22,7 @@ import java.util.Map;
  * java.naming.factory.initial = org.wharfmq.jms.jndi.WharfInitialContextFactory
  * java.naming.provider.url    = tcp://mq1:7414          (default tcp://localhost:7414)
  * connectionFactory.Orders    = tcp://mq2:7414?prefetch=100
+ * xaConnectionFactory.OrdersXA = tcp://mq2:7414       (a WharfXAConnectionFactory, for a transaction manager)
  * queue.OrdersIn              = ORDERS.IN
  * topic.Prices                = PRICES
  * trustStore                  = /etc/wharf/ca.p12       (TLS options: for every factory bound here)
@@ -33,12 +35,15 @@ import java.util.Map;
  * connection factory the context binds, in place of the URLs' own.
  *
  * {@code ConnectionFactory}, {@code QueueConnectionFactory} and {@code TopicConnectionFactory} are bound to the
- * provider URL unless the environment binds those names itself. {@code dynamicQueues/NAME} and
+ * provider URL, and {@code XAConnectionFactory} to an XA factory for it, unless the environment binds those names
+ * itself. {@code dynamicQueues/NAME} and
  * {@code dynamicTopics/NAME} look up a queue or topic of that physical name without declaring it.
  */
 public final class WharfInitialContextFactory implements InitialContextFactory {
     /** Environment key prefix binding a connection factory: {@code connectionFactory.NAME = url}. */
     public static final String CONNECTION_FACTORY_PREFIX = "connectionFactory.";
+    /** Environment key prefix binding an XA connection factory: {@code xaConnectionFactory.NAME = url}. */
+    public static final String XA_CONNECTION_FACTORY_PREFIX = "xaConnectionFactory.";
     /** Environment key prefix binding a queue: {@code queue.NAME = physicalName}. */
     public static final String QUEUE_PREFIX = "queue.";
     /** Environment key prefix binding a topic: {@code topic.NAME = physicalName}. */
@@ -46,6 +51,7 @@ public final class WharfInitialContextFactory implements InitialContextFactory {
     /** The URL used when {@code java.naming.provider.url} is not set. */
     public static final String DEFAULT_PROVIDER_URL = "tcp://localhost:7414";
     private static final String[] DEFAULT_FACTORY_NAMES = {"ConnectionFactory", "QueueConnectionFactory", "TopicConnectionFactory"};
+    private static final String DEFAULT_XA_FACTORY_NAME = "XAConnectionFactory";
 
     /** Needed by JNDI, which instantiates the factory reflectively. */
     public WharfInitialContextFactory() {
@@ -69,14 +75,18 @@ public final class WharfInitialContextFactory implements InitialContextFactory {
                 }
             }
             for (String name : DEFAULT_FACTORY_NAMES) {
-                bindings.put(name, factory(providerUrl, settings));
+                bindings.put(name, factory(new WharfConnectionFactory(providerUrl), settings));
             }
+            bindings.put(DEFAULT_XA_FACTORY_NAME, factory(new WharfXAConnectionFactory(providerUrl), settings));
             for (Map.Entry<Object, Object> e : env.entrySet()) {
                 String key = String.valueOf(e.getKey());
                 String value = String.valueOf(e.getValue()).trim();
                 if (key.startsWith(CONNECTION_FACTORY_PREFIX)) {
                     bindings.put(bindingName(key, CONNECTION_FACTORY_PREFIX),
-                            factory(value.isEmpty() ? providerUrl : value, settings));
+                            factory(new WharfConnectionFactory(value.isEmpty() ? providerUrl : value), settings));
+                } else if (key.startsWith(XA_CONNECTION_FACTORY_PREFIX)) {
+                    bindings.put(bindingName(key, XA_CONNECTION_FACTORY_PREFIX),
+                            factory(new WharfXAConnectionFactory(value.isEmpty() ? providerUrl : value), settings));
                 } else if (key.startsWith(QUEUE_PREFIX)) {
                     bindings.put(bindingName(key, QUEUE_PREFIX), new WharfQueue(physicalName(key, value)));
                 } else if (key.startsWith(TOPIC_PREFIX)) {
@@ -91,8 +101,7 @@ public final class WharfInitialContextFactory implements InitialContextFactory {
         return new ReadOnlyContext(env, bindings);
     }
 
-    private static WharfConnectionFactory factory(String url, Map<String, String> settings) {
-        WharfConnectionFactory factory = new WharfConnectionFactory(url);
+    private static WharfConnectionFactory factory(WharfConnectionFactory factory, Map<String, String> settings) {
         settings.forEach(factory::setOption);
         return factory;
     }

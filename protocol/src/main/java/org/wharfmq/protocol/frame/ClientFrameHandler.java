@@ -81,4 +81,22 @@ public interface ClientFrameHandler {
 
     /** DELETE_TEMPORARY. */
     void onDeleteTemporary(Frame.DeleteTemporary frame);
+
+    /** XA_START: associate a session with an XA transaction branch (new, joined or resumed). */
+    void onXaStart(Frame.XaStart frame);
+
+    /** XA_END: end (or suspend) a session's association with its branch, handing the branch what it consumed. */
+    void onXaEnd(Frame.XaEnd frame);
+
+    /** XA_PREPARE: the first phase of a branch's two-phase commit. */
+    void onXaPrepare(Frame.XaPrepare frame);
+
+    /** XA_COMMIT: commit a branch, in one phase or after its prepare. */
+    void onXaCommit(Frame.XaCommit frame);
+
+    /** XA_ROLLBACK: roll back a branch. */
+    void onXaRollback(Frame.XaRollback frame);
+
+    /** XA_RECOVER: the prepared branches, for a transaction manager's recovery. */
+    void onXaRecover(Frame.XaRecover frame);
 }

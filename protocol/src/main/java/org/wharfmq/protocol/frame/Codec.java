@@ -76,6 +76,18 @@ final class Codec {
         return list;
     }
 
+    private static List<WireXid> readXids(ByteBuf in) {
+        int n = in.readInt();
+        if (n < 0 || n * 12L > in.readableBytes()) {
+            throw new MalformedFrameException("Xid-list length " + n + " does not fit the frame");
+        }
+        List<WireXid> list = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            list.add(WireXid.read(in));
+        }
+        return list;
+    }
+
     /** A temporary destination frame must name a temporary queue or topic (kind 3 or 4). */
     private static WireDestination temporary(WireDestination destination, FrameType type) {
         if (destination == null || !destination.kind().isTemporary()) {
@@ -133,6 +145,13 @@ final class Codec {
             case CREATE_TEMPORARY -> new Frame.CreateTemporary(in.readInt(), temporary(WireDestination.read(in), type));
             case DELETE_TEMPORARY -> new Frame.DeleteTemporary(in.readInt(), temporary(WireDestination.read(in), type));
             case REJECT -> new Frame.Reject(in.readInt(), in.readLong(), WireStrings.read(in));
+            case XA_START -> new Frame.XaStart(in.readInt(), in.readInt(), WireXid.read(in), in.readInt(), in.readInt());
+            case XA_END -> new Frame.XaEnd(in.readInt(), in.readInt(), WireXid.read(in), in.readInt(), readConsumed(in));
+            case XA_PREPARE -> new Frame.XaPrepare(in.readInt(), WireXid.read(in));
+            case XA_COMMIT -> new Frame.XaCommit(in.readInt(), WireXid.read(in), in.readBoolean());
+            case XA_ROLLBACK -> new Frame.XaRollback(in.readInt(), WireXid.read(in));
+            case XA_RECOVER -> new Frame.XaRecover(in.readInt());
+            case XA_RESULT -> new Frame.XaResult(in.readInt(), in.readInt(), readXids(in));
         };
         if (in.isReadable()) {
             if (frame instanceof Frame.Send s) {

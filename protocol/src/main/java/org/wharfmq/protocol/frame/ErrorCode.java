@@ -49,6 +49,28 @@ public enum ErrorCode {
      * setting; it answers the HELLO, and the connection is closed.
      */
     TOO_MANY_CONNECTIONS(21),
+    /**
+     * XA: the request names a transaction branch the queue manager does not know (never started, already completed,
+     * or rolled back by its transaction timeout); the client raises {@code XAException} XAER_NOTA.
+     */
+    XAER_NOTA(40),
+    /** XA: the request is not allowed in the branch's state (commit of an active branch, say): XAER_PROTO. */
+    XAER_PROTO(41),
+    /** XA: a branch with this Xid exists already (start without JOIN or RESUME): XAER_DUPID. */
+    XAER_DUPID(42),
+    /** XA: the request's flags are not valid for it: XAER_INVAL. */
+    XAER_INVAL(43),
+    /** XA: the queue manager could not do it (its store failed): XAER_RMERR. */
+    XAER_RMERR(44),
+    /**
+     * XA: the queue manager cannot complete the request now (its store could not record a prepared branch's commit);
+     * the branch is as it was, and the transaction manager tries again later: XAER_RMFAIL.
+     */
+    XAER_RMFAIL(47),
+    /** XA: the branch was rolled back (marked rollback-only: a send in it failed, TMFAIL, its session closed): XA_RBROLLBACK. */
+    XA_RBROLLBACK(45),
+    /** XA: the branch was rolled back because its transaction timeout expired: XA_RBTIMEOUT. */
+    XA_RBTIMEOUT(46),
     /** A bug or an unexpected condition in the server; the message says more. */
     INTERNAL_ERROR(99);
 

@@ -31,7 +31,8 @@ public sealed interface Frame {
      * A frame a client sends, which the server handles: each kind calls its own method of a
      * {@link ClientFrameHandler}, so a new kind of client frame does not compile until the server says what it does
      * with it. (Java 17 has no pattern-matching switch; this is the check it would give.) The frames only the server
-     * sends (AUTH_MECHANISMS, AUTH_CHALLENGE, HELLO_OK, OK, ERROR, PULL_DONE, CONSUMER_FAILED, DELIVER) are not {@code FromClient}; PING goes both ways.
+     * sends (AUTH_MECHANISMS, AUTH_CHALLENGE, HELLO_OK, OK, ERROR, PULL_DONE, CONSUMER_FAILED, DELIVER, XA_RESULT) are not
+     * {@code FromClient}; PING goes both ways.
      */
     sealed interface FromClient extends Frame {
         /** Calls the method of {@code handler} for this kind of frame. */
@@ -341,7 +342,17 @@ public sealed interface Frame {
 
     // ---- sessions, producers, consumers (ids are chosen by the client and unique per connection) ----
 
-    /** Client → server. {@code ackMode} uses the JMS Session constants; ignored when transacted. */
+    /**
+     * {@link CreateSession#ackMode()} of an XA session (not a JMS constant): not transacted, acknowledging automatically
+     * outside an XA transaction branch; inside one ({@link XaStart} to {@link XaEnd}) its sends belong to the branch
+     * and what it consumes is handed to the branch by the XA_END.
+     */
+    int SESSION_XA = 64;
+
+    /**
+     * Client → server. {@code ackMode} uses the JMS Session constants, or {@link #SESSION_XA}; ignored when
+     * transacted.
+     */
     record CreateSession(int requestId, int sessionId, boolean transacted, int ackMode) implements FromClient {
         public FrameType type() {
             return FrameType.CREATE_SESSION;
@@ -717,6 +728,168 @@ public sealed interface Frame {
         public void writePayload(ByteBuf out) {
             out.writeInt(requestId);
             WireDestination.write(out, destination);
+        }
+    }
+
+    // ---- XA transaction branches (docs/protocol.md, "XA") ----
+
+    /** {@link XaStart#flags()}: a new branch. The values are {@code javax.transaction.xa.XAResource}'s. */
+    int XA_NOFLAGS = 0;
+    /** {@link XaStart#flags()}: join a branch that exists (another session's, perhaps on another connection). */
+    int XA_JOIN = 0x200000;
+    /** {@link XaStart#flags()}: resume the association this session suspended. */
+    int XA_RESUME = 0x8000000;
+    /** {@link XaEnd#flags()}: the work is done, and may be committed. */
+    int XA_SUCCESS = 0x4000000;
+    /** {@link XaEnd#flags()}: the work failed: the branch is rollback-only. */
+    int XA_FAIL = 0x20000000;
+    /** {@link XaEnd#flags()}: suspend the association, to be resumed by this session. */
+    int XA_SUSPEND = 0x2000000;
+    /** {@link XaResult#result()}: a prepare that must be followed by commit or rollback; every other answer. */
+    int XA_OK = 0;
+    /** {@link XaResult#result()}: a prepare of a branch that did nothing: it is over, and forgotten. */
+    int XA_RDONLY = 3;
+
+    /**
+     * Client → server: associate XA session {@code sessionId} with branch {@code xid}: a new one ({@link #XA_NOFLAGS}),
+     * one that exists ({@link #XA_JOIN}) or the one it suspended ({@link #XA_RESUME}). Until its XA_END the session's
+     * sends belong to the branch. {@code timeoutSeconds} is the branch's transaction timeout (0: the server's default),
+     * after which a branch not yet prepared is rolled back. Answered OK, or ERROR with an XA code (XAER_DUPID, XAER_NOTA,
+     * XAER_PROTO, XAER_INVAL).
+     */
+    record XaStart(int requestId, int sessionId, WireXid xid, int flags, int timeoutSeconds) implements FromClient {
+        public FrameType type() {
+            return FrameType.XA_START;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onXaStart(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            xid.write(out);
+            out.writeInt(flags);
+            out.writeInt(timeoutSeconds);
+        }
+    }
+
+    /**
+     * Client → server: end ({@link #XA_SUCCESS}, {@link #XA_FAIL}) or suspend ({@link #XA_SUSPEND}) the session's
+     * association with branch {@code xid}. The listed consumed deliveries leave the session for the branch: its commit
+     * acknowledges them, its rollback returns them. Answered OK, or ERROR with an XA code (XA_RBROLLBACK and XA_RBTIMEOUT
+     * when the branch is or was rolled back: the association has ended all the same).
+     */
+    record XaEnd(int requestId, int sessionId, WireXid xid, int flags, List<Consumed> consumed) implements FromClient {
+        public FrameType type() {
+            return FrameType.XA_END;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onXaEnd(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(sessionId);
+            xid.write(out);
+            out.writeInt(flags);
+            Codec.writeConsumed(out, consumed);
+        }
+    }
+
+    /**
+     * Client → server: prepare branch {@code xid}, from any connection. Answered {@link XaResult} {@link #XA_OK} once
+     * the branch's records and its PREPARE record are durable, {@link #XA_RDONLY} for a branch that did nothing, or
+     * ERROR with an XA code (XA_RBROLLBACK: rolled back instead, and why).
+     */
+    record XaPrepare(int requestId, WireXid xid) implements FromClient {
+        public FrameType type() {
+            return FrameType.XA_PREPARE;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onXaPrepare(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            xid.write(out);
+        }
+    }
+
+    /**
+     * Client → server: commit branch {@code xid}, from any connection: a prepared one, or with {@code onePhase} one
+     * that is ended and not prepared. Answered OK once the commit is durable, or ERROR with an XA code.
+     */
+    record XaCommit(int requestId, WireXid xid, boolean onePhase) implements FromClient {
+        public FrameType type() {
+            return FrameType.XA_COMMIT;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onXaCommit(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            xid.write(out);
+            out.writeBoolean(onePhase);
+        }
+    }
+
+    /** Client → server: roll back branch {@code xid}, from any connection. Answered OK, or ERROR with an XA code. */
+    record XaRollback(int requestId, WireXid xid) implements FromClient {
+        public FrameType type() {
+            return FrameType.XA_ROLLBACK;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onXaRollback(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            xid.write(out);
+        }
+    }
+
+    /** Client → server: list the prepared branches (in doubt); answered {@link XaResult} with their Xids. */
+    record XaRecover(int requestId) implements FromClient {
+        public FrameType type() {
+            return FrameType.XA_RECOVER;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onXaRecover(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+        }
+    }
+
+    /**
+     * Server → client: the answer to an {@link XaPrepare} ({@code result} {@link #XA_OK} or {@link #XA_RDONLY}, no
+     * Xids) or to an {@link XaRecover} ({@link #XA_OK} and the prepared branches' Xids).
+     */
+    record XaResult(int requestId, int result, List<WireXid> xids) implements Frame {
+        public XaResult {
+            xids = List.copyOf(xids);
+        }
+
+        public FrameType type() {
+            return FrameType.XA_RESULT;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeInt(result);
+            out.writeInt(xids.size());
+            for (int i = 0; i < xids.size(); i++) {
+                xids.get(i).write(out);
+            }
         }
     }
 }

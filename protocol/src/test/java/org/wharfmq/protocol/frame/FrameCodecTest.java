@@ -17,6 +17,8 @@ import static org.junit.jupiter.api.Assertions.*;
 /** Every frame survives encode → decode, and broken input is reported, not misread. */
 class FrameCodecTest {
 
+    private static final WireXid XID = new WireXid(0x1234, "global-1".getBytes(StandardCharsets.UTF_8), new byte[]{1, 2});
+
     private static Frame roundTrip(Frame frame) {
         EmbeddedChannel out = new EmbeddedChannel(FrameEncoder.INSTANCE);
         assertTrue(out.writeOutbound(frame));
@@ -67,7 +69,15 @@ class FrameCodecTest {
                 new Frame.Rollback(10, 2, List.of()),
                 new Frame.CreateTemporary(12, new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, "TMP.abc.1")),
                 new Frame.DeleteTemporary(13, new WireDestination(WireDestination.Kind.TEMPORARY_TOPIC, "TMP.abc.2")),
-                new Frame.Reject(11, 6, "map entry count 99 does not fit a body of 4 bytes"));
+                new Frame.Reject(11, 6, "map entry count 99 does not fit a body of 4 bytes"),
+                new Frame.XaStart(14, 2, XID, Frame.XA_JOIN, 60),
+                new Frame.XaEnd(15, 2, XID, Frame.XA_SUSPEND, List.of(new Frame.Consumed(11, 7))),
+                new Frame.XaPrepare(16, XID),
+                new Frame.XaCommit(17, XID, true),
+                new Frame.XaRollback(18, XID),
+                new Frame.XaRecover(19),
+                new Frame.XaResult(19, Frame.XA_OK, List.of(XID, new WireXid(-7, new byte[64], new byte[0]))),
+                new Frame.XaResult(16, Frame.XA_RDONLY, List.of()));
         for (Frame f : frames) {
             assertEquals(f, roundTrip(f));
         }
@@ -154,6 +164,19 @@ class FrameCodecTest {
         });
         assertInstanceOf(MalformedFrameException.class, e.getCause());
         assertTrue(e.getCause().getMessage().contains("temporary"), e.getCause().getMessage());
+    }
+
+    /** XA allows at most 64 bytes of gtrid and of bqual, and a gtrid of at least one: more is a broken frame. */
+    @Test
+    void anXidPastXasLimitsIsMalformed() {
+        ByteBuf frame = Unpooled.buffer();
+        frame.writeByte(FrameType.XA_PREPARE.code()).writeInt(1).writeInt(0);
+        WireBytes.write(frame, new byte[65]);
+        WireBytes.write(frame, new byte[0]);
+        MalformedFrameException e = assertThrows(MalformedFrameException.class, () -> FrameDecoder.decodeFrame(frame));
+        assertTrue(e.getMessage().contains("1 to 64 bytes, not 65"), e.getMessage());
+        assertThrows(MalformedFrameException.class, () -> new WireXid(0, new byte[0], new byte[0]));
+        assertThrows(MalformedFrameException.class, () -> new WireXid(0, new byte[1], new byte[65]));
     }
 
     @Test

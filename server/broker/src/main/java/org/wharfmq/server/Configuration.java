@@ -36,6 +36,14 @@ public final class Configuration {
      */
     public static final boolean DEFAULT_STANDBY = false;
 
+    /**
+     * The transaction timeout of an XA branch whose XA_START names none (the client's
+     * {@code XAResource.setTransactionTimeout} was not called or given 0), in seconds: {@value} (as Artemis's default).
+     * A branch not prepared by then is rolled back, so a transaction manager that died before its prepare does not hold
+     * messages for ever; a prepared branch never times out. Not a setting yet.
+     */
+    public static final int XA_TRANSACTION_TIMEOUT_SECONDS = 300;
+
     /** Longest encoded message accepted, in bytes: {@value} (100 MiB). */
     public static final int DEFAULT_MAX_MESSAGE_LENGTH = 100 * 1024 * 1024;
 

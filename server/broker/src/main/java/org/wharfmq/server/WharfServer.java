@@ -24,6 +24,7 @@ import org.wharfmq.server.transport.ServerTls;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Logins;
+import org.wharfmq.server.session.XaBranches;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.MessageStore;
@@ -82,6 +83,8 @@ public final class WharfServer implements AutoCloseable {
     private final NativeTransport transport;
     private final QueueManager queueManager;
     private final TopicManager topicManager;
+    /** The XA transaction branches: those recovery restores, and those clients start. */
+    private final XaBranches xaBranches;
     private final MessageStore store;
     private final ChannelGroup connections;
     private final ConnectionLimits connectionLimits;
@@ -112,6 +115,7 @@ public final class WharfServer implements AutoCloseable {
         this.store = store;
         this.queueManager = new QueueManager(config, store, clock);
         this.topicManager = new TopicManager(config, queueManager);
+        this.xaBranches = new XaBranches(queueManager.persistence(), topicManager);
         this.connections = new DefaultChannelGroup("wharf-connections", GlobalEventExecutor.INSTANCE);
         this.connectionLimits = new ConnectionLimits(config);
         this.acceptorGroup = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-accept", true));
@@ -213,7 +217,9 @@ public final class WharfServer implements AutoCloseable {
                 throw e;
             }
             try {
-                server.queueManager.persistence().recover(new RecoveryRouter(server.queueManager, server.topicManager));
+                server.queueManager.persistence().recover(new RecoveryRouter(server.queueManager, server.topicManager,
+                        server.xaBranches));
+                server.xaBranches.reportRecovered();
                 server.queueManager.scheduleRecoveredDelays(server.ioGroup);
                 server.queueManager.scheduleAutoDelete(server.ioGroup);
                 server.bind();
@@ -228,7 +234,7 @@ public final class WharfServer implements AutoCloseable {
 
     private void bind() throws Exception {
         ServerContext context = new ServerContext(config, queueManager, topicManager, accessControl, connections,
-                WharfVersion.current(), logins, connectionLimits);
+                WharfVersion.current(), logins, connectionLimits, xaBranches);
         ServerChannelInitializer initializer = new ServerChannelInitializer(context);
         if (config.plainListener()) {
             Channel tcp = bindTcp(config.port(), "port", initializer);

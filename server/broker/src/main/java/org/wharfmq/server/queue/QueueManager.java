@@ -263,13 +263,9 @@ public final class QueueManager implements AutoCloseable {
      * {@code content}.
      */
     public void restore(LocalQueue queue, long sequence, ByteBuf content, int deliveryCount) {
-        MessageHeaders headers = readRecovered(queue.name(), sequence, content);
-        if (headers == null) {
+        QueuedMessage message = recoveredMessage(queue, sequence, content, deliveryCount);
+        if (message == null) {
             return;
-        }
-        QueuedMessage message = new QueuedMessage(queue, content, headers);
-        for (int i = 1; i < deliveryCount; i++) {
-            message.countRedelivery();
         }
         if (message.deliveryTime() > clock.millis()) {
             queue.restoreDelayed(message, sequence);
@@ -277,6 +273,39 @@ public final class QueueManager implements AutoCloseable {
         } else {
             queue.restore(message, sequence);
         }
+    }
+
+    /**
+     * Recovery: a message an XA branch in doubt holds (sent in it, or consumed by it) goes back on its queue (which
+     * exists again) at its old sequence, counted in the queue's depth but not offered: the branch's commit or
+     * rollback settles it. Takes over {@code content}.
+     *
+     * @return the message, or null when it cannot be decoded (then it has gone to the dead-letter queue)
+     */
+    public QueuedMessage messageHeld(String queueName, long sequence, ByteBuf content, int deliveryCount) {
+        return restoreHeld(recovered(queueName), sequence, content, deliveryCount);
+    }
+
+    /** As {@link #messageHeld}, on {@code queue} (a queue's, or a durable subscription's). */
+    public QueuedMessage restoreHeld(LocalQueue queue, long sequence, ByteBuf content, int deliveryCount) {
+        QueuedMessage message = recoveredMessage(queue, sequence, content, deliveryCount);
+        if (message != null) {
+            queue.restoreDelayed(message, sequence);
+        }
+        return message;
+    }
+
+    /** A recovered message with its delivery count, or null when it cannot be decoded (dead-lettered). */
+    private QueuedMessage recoveredMessage(LocalQueue queue, long sequence, ByteBuf content, int deliveryCount) {
+        MessageHeaders headers = readRecovered(queue.name(), sequence, content);
+        if (headers == null) {
+            return null;
+        }
+        QueuedMessage message = new QueuedMessage(queue, content, headers);
+        for (int i = 1; i < deliveryCount; i++) {
+            message.countRedelivery();
+        }
+        return message;
     }
 
     /**

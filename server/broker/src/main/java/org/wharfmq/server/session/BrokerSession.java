@@ -7,6 +7,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.selector.Selector;
@@ -33,9 +34,10 @@ import java.util.Map;
 /**
  * A client's JMS Session on the server: its ids, its consumers and browsers (it is their one owner) and the
  * settlement of their deliveries (ACK, COMMIT, ROLLBACK, REJECT, CLOSE). Its open transaction is a
- * {@link Transaction}; its DELIVER frames leave through its {@link DeliveryWriter}; what a SEND to a topic becomes
- * is the {@link TopicManager}'s. (Not {@code ServerSession}: that name is taken by {@code javax.jms.ServerSession},
- * an application server's API.)
+ * {@link Transaction}: a transacted session's, or an XA session's association with an {@link XaBranch} (XA_START to
+ * XA_END; outside one an XA session acknowledges like AUTO_ACKNOWLEDGE); its DELIVER frames leave through its
+ * {@link DeliveryWriter}; what a SEND to a topic becomes is the {@link TopicManager}'s. (Not {@code ServerSession}:
+ * that name is taken by {@code javax.jms.ServerSession}, an application server's API.)
  *
  * <h2>Threading</h2>
  * <ul>
@@ -78,12 +80,22 @@ public final class BrokerSession {
     private final IntObjectHashMap<ServerBrowser> browsers = new IntObjectHashMap<>();
     /** Closed consumers that still hold deliveries the application consumed; settled by the next ACK/COMMIT/ROLLBACK. */
     private final List<ServerConsumer> retired = new ArrayList<>();
-    /** The open transaction of a transacted session; null for a session that is not. */
-    private final Transaction transaction;
+    /** Whether COMMIT and ROLLBACK settle the session's transactions. */
+    private final boolean transacted;
+    /** The queue manager's XA branches, for an XA session; null for any other. */
+    private final XaBranches xaBranches;
+    /**
+     * The open transaction: always a transacted session's (a new one as each ends), an XA session's association
+     * with {@link #branch} while there is one; null otherwise. Sends go to it whatever it is: one test per send.
+     */
+    private Transaction transaction;
+    /** The XA branch an XA session is associated with, from XA_START to XA_END; null otherwise. */
+    private XaBranch branch;
 
     /**
      * @param id               the id the client chose
      * @param transacted       whether sends are held until COMMIT and consumption is settled by COMMIT/ROLLBACK
+     * @param xaBranches       the queue manager's XA branches for an XA session ({@link Frame#SESSION_XA}), else null
      * @param channel          the connection
      * @param replies          answers on that connection
      * @param queueManager     the queues
@@ -92,8 +104,9 @@ public final class BrokerSession {
      * @param maxMessageLength longest message accepted (setting maxMessageLength)
      * @param access           what the connection may do, and who it authenticated as (its messages' JMSXUserID)
      */
-    public BrokerSession(int id, boolean transacted, Channel channel, Replies replies, QueueManager queueManager,
-                         TopicManager topics, String clientId, int maxMessageLength, ConnectionAccess access) {
+    public BrokerSession(int id, boolean transacted, XaBranches xaBranches, Channel channel, Replies replies,
+                         QueueManager queueManager, TopicManager topics, String clientId, int maxMessageLength,
+                         ConnectionAccess access) {
         this.id = id;
         this.access = access;
         Identity identity = access.identity(); // its sends must carry that user as JMSXUserID, and nothing else
@@ -107,7 +120,9 @@ public final class BrokerSession {
         this.persistence = queueManager.persistence();
         this.maxMessageLength = maxMessageLength;
         this.writer = new DeliveryWriter(lock, channel);
-        this.transaction = transacted ? new Transaction(persistence, topics, eventLoop) : null;
+        this.transacted = transacted;
+        this.xaBranches = transacted ? null : xaBranches;
+        this.transaction = transacted ? new Transaction(persistence, topics) : null;
     }
 
     /** The id the client chose. */
@@ -427,7 +442,9 @@ public final class BrokerSession {
     /** ACK: the listed consumers' deliveries up to the given ids (and any held by closed consumers) are done. */
     public void acknowledge(int requestId, List<Frame.Consumed> consumed) {
         if (transaction != null) {
-            throw WharfException.illegalState("Session " + id + " is transacted: COMMIT settles what it consumed, not ACK.");
+            throw WharfException.illegalState("Session " + id + (branch != null ? " is associated with " + branch
+                    + ": its XA_END hands what it consumed to the branch, not ACK." : " is transacted: COMMIT settles what"
+                    + " it consumed, not ACK."));
         }
         List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
         if (!persistence.storesAny(acknowledged)) {
@@ -454,15 +471,17 @@ public final class BrokerSession {
      */
     public void commit(int requestId, List<Frame.Consumed> consumed) {
         requireTransacted("COMMIT");
-        WharfException cause = transaction.rollbackOnlyCause();
+        Transaction committing = transaction;
+        transaction = new Transaction(persistence, topics);
+        WharfException cause = committing.rollbackOnlyCause();
         if (cause != null) {
             giveBack(takeConsumed(consumed, true));
-            transaction.rollback(failure -> replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
+            committing.rollback(failure -> replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
                     "The transaction was rolled back because a send in it failed: " + cause.getMessage(), id, 0));
             return;
         }
         List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
-        transaction.commit(acknowledged, failure -> {
+        committing.commit(acknowledged, false, eventLoop, failure -> {
             if (failure != null) {
                 LOG.log(System.Logger.Level.WARNING, "Could not store the commit of session " + id + ": " + failure);
                 for (int i = 0; i < acknowledged.size(); i++) {
@@ -485,6 +504,10 @@ public final class BrokerSession {
      * consumer restarts at its initial credit.
      */
     public void rollback(int requestId, List<Frame.Consumed> consumed) {
+        if (branch != null) {
+            throw WharfException.illegalState("Session " + id + " is associated with " + branch + ": roll the branch "
+                    + "back (XA_END, then XA_ROLLBACK), not the session.");
+        }
         for (ServerConsumer c : consumers.values()) {
             c.suspend();
         }
@@ -505,8 +528,10 @@ public final class BrokerSession {
                 c.resume();
             }
         };
-        if (transaction != null) {
-            transaction.rollback(failure -> onEventLoop(restart));
+        if (transacted) {
+            Transaction rollingBack = transaction;
+            transaction = new Transaction(persistence, topics);
+            rollingBack.rollback(failure -> onEventLoop(restart));
         } else {
             restart.run();
         }
@@ -542,11 +567,66 @@ public final class BrokerSession {
         for (ServerConsumer c : closing) {
             c.closed();
         }
+        if (branch != null) {
+            xaBranches.abandon(branch, transaction, id);
+            branch = null;
+            transaction = null;
+        }
         if (transaction != null) {
             transaction.rollback(failure -> replies.ok(requestId));
         } else {
             replies.ok(requestId);
         }
+    }
+
+    // ---- XA ----
+
+    /**
+     * XA_START: associates this XA session with a branch ({@link XaBranches#start}); until XA_END its sends belong
+     * to the branch.
+     *
+     * @throws WharfException with an XA code: not an XA session or associated already (XAER_PROTO), or what the
+     *                        branch's rules refuse
+     */
+    public void xaStart(int requestId, WireXid xid, int flags, int timeoutSeconds) {
+        if (xaBranches == null) {
+            throw new WharfException(ErrorCode.XAER_PROTO, "Session " + id + " is not an XA session: create it as one"
+                    + " (XAConnection.createXASession) to take part in " + xid + ".");
+        }
+        if (branch != null) {
+            throw new WharfException(ErrorCode.XAER_PROTO, "Session " + id + " is associated with " + branch
+                    + " already: end that association before starting " + xid + ".");
+        }
+        XaBranch started = xaBranches.start(xid, flags, timeoutSeconds, eventLoop);
+        branch = started;
+        transaction = new Transaction(persistence, topics, started.work.id());
+        replies.ok(requestId);
+    }
+
+    /**
+     * XA_END: the association with {@code xid} ends or is suspended; the session's work in it and the listed
+     * consumed deliveries (and those held by closed consumers) become the branch's, so this session no longer returns
+     * them. Prefetched deliveries stay with their consumers.
+     *
+     * @throws WharfException with an XA code: not associated with {@code xid} (XAER_PROTO), bad flags (XAER_INVAL,
+     *                        the association goes on), or the branch can only roll back (XA_RBROLLBACK, XA_RBTIMEOUT:
+     *                        the association has ended)
+     */
+    public void xaEnd(int requestId, WireXid xid, int flags, List<Frame.Consumed> consumed) {
+        if (branch == null || !branch.xid.equals(xid)) {
+            throw new WharfException(ErrorCode.XAER_PROTO, "Session " + id + " is not associated with " + xid
+                    + (branch == null ? "" : " but with " + branch.xid) + ": start it before ending it.");
+        }
+        if (flags != Frame.XA_SUCCESS && flags != Frame.XA_FAIL && flags != Frame.XA_SUSPEND) {
+            throw new WharfException(ErrorCode.XAER_INVAL, "XA end of " + xid + " with flags 0x"
+                    + Integer.toHexString(flags) + ": use TMSUCCESS, TMFAIL or TMSUSPEND.");
+        }
+        XaBranch ending = branch;
+        Transaction association = transaction;
+        branch = null;
+        transaction = null;
+        xaBranches.end(ending, association, flags, takeConsumed(consumed, false));
+        replies.ok(requestId);
     }
 
     // ---- helpers ----
@@ -579,7 +659,8 @@ public final class BrokerSession {
         return Long.MIN_VALUE;
     }
 
-    private static void acknowledged(List<QueuedMessage> messages) {
+    /** Removes acknowledged messages from their queues for good (their consumption is recorded already). */
+    static void acknowledged(List<QueuedMessage> messages) {
         for (int i = 0; i < messages.size(); i++) {
             QueuedMessage m = messages.get(i);
             m.queue().acknowledge(m);
@@ -587,7 +668,7 @@ public final class BrokerSession {
     }
 
     /** Returns messages to their queues, one call per queue. */
-    private static void giveBack(List<QueuedMessage> messages) {
+    static void giveBack(List<QueuedMessage> messages) {
         if (messages.isEmpty()) {
             return;
         }
@@ -608,7 +689,7 @@ public final class BrokerSession {
     }
 
     private void requireTransacted(String frame) {
-        if (transaction == null) {
+        if (!transacted) {
             throw WharfException.illegalState("Session " + id + " is not transacted: " + frame + " is not allowed.");
         }
     }
@@ -623,6 +704,6 @@ public final class BrokerSession {
 
     @Override
     public String toString() {
-        return "session " + id + (transaction != null ? " (transacted)" : "");
+        return "session " + id + (transacted ? " (transacted)" : xaBranches != null ? " (XA)" : "");
     }
 }

@@ -3,7 +3,10 @@ package org.wharfmq.server.session;
 import io.netty.channel.Channel;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.server.WharfException;
+
+import java.util.List;
 
 /**
  * Writes the answers to a connection's requests: OK, or ERROR with the code and message of a
@@ -24,6 +27,11 @@ public final class Replies {
         if (requestId != 0) {
             channel.writeAndFlush(new Frame.Ok(requestId), channel.voidPromise());
         }
+    }
+
+    /** Answers an XA_PREPARE or XA_RECOVER: {@code result} and, for XA_RECOVER, the Xids of the prepared branches. */
+    public void xaResult(int requestId, int result, List<WireXid> xids) {
+        channel.writeAndFlush(new Frame.XaResult(requestId, result, xids), channel.voidPromise());
     }
 
     /**

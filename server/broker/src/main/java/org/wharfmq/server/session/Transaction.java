@@ -1,6 +1,7 @@
 package org.wharfmq.server.session;
 
 import io.netty.channel.EventLoop;
+import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.store.Persistence;
@@ -12,38 +13,53 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A transacted session's open transaction: the messages sent in it (queue sends and the copies of its publications,
- * in send order), each reserved on its queue but offered only at COMMIT; the publications that become their
- * topic's retained one at COMMIT; and, once a fire-and-forget send of it has failed, the cause that makes COMMIT roll
- * back instead. Its stored sends and consumptions are recorded under its id and take effect with the commit marker.
- * A new transaction begins as one ends, under a new id.
+ * One transaction's work until it ends: the messages sent in it (queue sends and the copies of its publications, in
+ * send order), each reserved on its queue but offered only at commit; the publications that become their topic's
+ * retained one at commit; and, once a fire-and-forget send of it has failed, the cause that makes its commit roll
+ * back instead. Its stored sends and consumptions are recorded under its store transaction id and take effect with
+ * the commit marker. The one way of committing and of cancelling, for a transacted session's transactions and for
+ * XA branches ({@link XaBranch}) alike.
  *
- * <p>Owned by its session, on the connection's event loop; store completions hop back there.
+ * <p>Used once: a transacted session starts a new one as one ends. Owned by one event loop at a time (its session's,
+ * or, for an XA branch, whoever holds the branch under {@link XaBranches}' lock); store completions hop back to the
+ * event loop the commit names.
  */
 final class Transaction {
 
     private final Persistence persistence;
     private final TopicManager topics;
-    private final EventLoop eventLoop;
+    private final long id;
     private final List<QueuedMessage> sends = new ArrayList<>();
     private final List<Publication> retains = new ArrayList<>();
-    private long id;
     private WharfException rollbackOnlyCause;
 
-    Transaction(Persistence persistence, TopicManager topics, EventLoop eventLoop) {
-        this.persistence = persistence;
-        this.topics = topics;
-        this.eventLoop = eventLoop;
-        this.id = persistence.newTransactionId();
+    /** A new transaction, under a new store transaction id. */
+    Transaction(Persistence persistence, TopicManager topics) {
+        this(persistence, topics, persistence.newTransactionId());
     }
 
-    /** A message sent in the transaction, reserved on its queue: offered at COMMIT. */
+    /**
+     * Work recorded under store transaction id {@code id}: an XA session's association with a branch, whose work
+     * joins the branch's at XA_END, or a branch recovered from the store.
+     */
+    Transaction(Persistence persistence, TopicManager topics, long id) {
+        this.persistence = persistence;
+        this.topics = topics;
+        this.id = id;
+    }
+
+    /** The store transaction id its records carry. */
+    long id() {
+        return id;
+    }
+
+    /** A message sent in the transaction, reserved on its queue: offered at commit. */
     void send(QueuedMessage message) {
         sends.add(message);
         persistence.putInTransaction(id, message);
     }
 
-    /** A publication in the transaction: its copies are sends; a retained one is retained at COMMIT. */
+    /** A publication in the transaction: its copies are sends; a retained one is retained at commit. */
     void publish(Publication publication) {
         List<QueuedMessage> copies = publication.copies();
         for (int i = 0; i < copies.size(); i++) {
@@ -54,68 +70,95 @@ final class Transaction {
         }
     }
 
-    /** A fire-and-forget send of the transaction failed: its COMMIT rolls it back, naming the first such failure. */
+    /** A send recovered from the store with its transaction (already recorded there), reserved on its queue. */
+    void recovered(QueuedMessage message) {
+        sends.add(message);
+    }
+
+    /** A fire-and-forget send of the transaction failed: its commit rolls it back, naming the first such failure. */
     void sendFailed(WharfException cause) {
         if (rollbackOnlyCause == null) {
             rollbackOnlyCause = cause;
         }
     }
 
-    /** Why COMMIT must roll back (a fire-and-forget send of it failed), or null. */
+    /** Why commit must roll back (a fire-and-forget send of it failed), or null. */
     WharfException rollbackOnlyCause() {
         return rollbackOnlyCause;
     }
 
+    /** Whether nothing was sent in it: the prepare of an XA branch that also consumed nothing is read-only. */
+    boolean isEmpty() {
+        return sends.isEmpty() && retains.isEmpty();
+    }
+
     /**
-     * COMMIT: records the consumption of {@code acknowledged} and the commit marker; once that is durable, offers the
-     * sends (each at its JMS delivery time) and retains the publications that asked for it. If the store fails, the
-     * sends are cancelled instead. Either way {@code then} runs next, on the event loop, with the store's failure or
-     * null; it settles {@code acknowledged} and answers.
+     * Hands everything of this transaction to {@code target}, which has the same store transaction id (an XA
+     * association's work joining its branch at XA_END); this one is left empty.
      */
-    void commit(List<QueuedMessage> acknowledged, StoreCompletion then) {
-        long committing = id;
-        id = persistence.newTransactionId();
-        List<QueuedMessage> committed = new ArrayList<>(sends);
+    void moveInto(Transaction target) {
+        target.sends.addAll(sends);
+        target.retains.addAll(retains);
+        if (rollbackOnlyCause != null) {
+            target.sendFailed(rollbackOnlyCause);
+        }
         sends.clear();
-        List<Publication> retaining = new ArrayList<>(retains);
         retains.clear();
         rollbackOnlyCause = null;
-        for (int i = 0; i < acknowledged.size(); i++) {
-            persistence.removeInTransaction(committing, acknowledged.get(i));
+    }
+
+    /**
+     * The first phase of an XA branch's commit: records the consumption of {@code consumed} and the PREPARE record
+     * naming {@code xid}; {@code then} runs once they are durable (or the store failed), on whatever thread completes
+     * them. Nothing becomes visible.
+     */
+    void prepare(List<QueuedMessage> consumed, WireXid xid, StoreCompletion then) {
+        for (int i = 0; i < consumed.size(); i++) {
+            persistence.removeInTransaction(id, consumed.get(i));
         }
-        persistence.commit(committing, failure -> onEventLoop(() -> {
-            if (failure != null) {
-                cancel(committed, retaining);
-            } else {
-                for (int i = 0; i < committed.size(); i++) {
-                    QueuedMessage m = committed.get(i);
+        persistence.prepare(id, XaBranch.storeKey(xid), then);
+    }
+
+    /**
+     * Commits: records the consumption of {@code acknowledged} (empty when a prepare recorded it) and the commit
+     * marker; once that is durable, offers the sends (each at its JMS delivery time, by {@code eventLoop}'s timer) and
+     * retains the publications that asked for it. If the store fails, the sends are cancelled instead, unless
+     * {@code prepared}: a prepared transaction stays as it is, to be committed or rolled back again. Either way
+     * {@code then} runs next, on {@code eventLoop}, with the store's failure or null; it settles {@code acknowledged}
+     * and answers.
+     */
+    void commit(List<QueuedMessage> acknowledged, boolean prepared, EventLoop eventLoop, StoreCompletion then) {
+        for (int i = 0; i < acknowledged.size(); i++) {
+            persistence.removeInTransaction(id, acknowledged.get(i));
+        }
+        persistence.commit(id, failure -> onEventLoop(eventLoop, () -> {
+            if (failure == null) {
+                for (int i = 0; i < sends.size(); i++) {
+                    QueuedMessage m = sends.get(i);
                     m.queue().offerWhenDue(m, eventLoop);
                 }
-                for (int i = 0; i < retaining.size(); i++) {
-                    topics.retain(retaining.get(i), StoreCompletion.NONE); // durable with the next synced batch
+                for (int i = 0; i < retains.size(); i++) {
+                    topics.retain(retains.get(i), StoreCompletion.NONE); // durable with the next synced batch
                 }
+            } else if (!prepared) {
+                cancel();
             }
             then.completed(failure);
         }));
     }
 
     /**
-     * ROLLBACK, a COMMIT that must roll back, or the session closing: the sends leave their queues unseen, no
+     * Rollback, a commit that must roll back, or the session closing: the sends leave their queues unseen, no
      * publication is retained, and the store forgets the transaction's records; {@code then} runs once it has the
-     * rollback marker, on whatever thread completes it (a closing session's answer needs no event loop, which may
-     * be stopping).
+     * rollback marker (durable when the transaction was prepared), on whatever thread completes it (a closing
+     * session's answer needs no event loop, which may be stopping).
      */
     void rollback(StoreCompletion then) {
-        long rollingBack = id;
-        id = persistence.newTransactionId();
-        rollbackOnlyCause = null;
-        cancel(sends, retains);
-        sends.clear();
-        retains.clear();
-        persistence.rollback(rollingBack, then);
+        cancel();
+        persistence.rollback(id, then);
     }
 
-    private static void cancel(List<QueuedMessage> sends, List<Publication> retains) {
+    private void cancel() {
         for (int i = 0; i < sends.size(); i++) {
             QueuedMessage m = sends.get(i);
             m.queue().cancel(m);
@@ -123,9 +166,11 @@ final class Transaction {
         for (int i = 0; i < retains.size(); i++) {
             retains.get(i).releaseRetained();
         }
+        sends.clear();
+        retains.clear();
     }
 
-    private void onEventLoop(Runnable task) {
+    private static void onEventLoop(EventLoop eventLoop, Runnable task) {
         if (eventLoop.inEventLoop()) {
             task.run();
         } else {

@@ -70,6 +70,12 @@ final class JournalEntry {
         return new JournalEntry(type, tx, null, 0, 0, null, null, null, completion);
     }
 
+    /** The prepare marker of an XA branch; {@code branch} travels as the entry's content. */
+    static JournalEntry prepare(long tx, byte[] branch, StoreCompletion completion) {
+        return new JournalEntry(JournalRecord.PREPARE, tx, null, 0, 0, io.netty.buffer.Unpooled.wrappedBuffer(branch),
+                null, null, completion);
+    }
+
     static JournalEntry queue(String name) {
         return new JournalEntry(JournalRecord.QUEUE, 0, name, 0, 0, null, null, null, StoreCompletion.NONE);
     }

@@ -32,6 +32,8 @@ public final class JournalMessageStore implements MessageStore {
     private final DataDirectoryLock lockFile;
     private final long transactionBase;
     private List<JournalState.Live> recovered;
+    /** The prepared XA transactions recovery found in doubt, until {@link #recover} hands them over. */
+    private List<PreparedTransaction> prepared;
     private final Map<String, Long> recoveredQueues;
     private final List<SubscriptionRecord> recoveredSubscriptions;
     private final List<String> recoveryDamage;
@@ -42,6 +44,7 @@ public final class JournalMessageStore implements MessageStore {
         this.journal = journal;
         this.lockFile = lockFile;
         this.transactionBase = recovery.highestTransaction;
+        this.prepared = recovery.state.takePrepared(-recovery.highestTransaction); // ids relative to transactionBase
         this.recovered = recovery.state.takeRecovered();
         this.recoveredQueues = recovery.lastSequences;
         this.recoveredSubscriptions = recovery.state.subscriptions().values().stream()
@@ -90,9 +93,9 @@ public final class JournalMessageStore implements MessageStore {
             double seconds = (System.nanoTime() - start) / 1e9;
             LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
                     "Journal %s recovered in %.3f s: %d messages restored on %d queues, %d records read, %d open "
-                            + "transactions rolled back%s; durability %s",
+                            + "transactions rolled back, %d prepared XA transactions in doubt%s; durability %s",
                     journal.directory(), seconds, store.recovered.size(), recovery.lastSequences.size(),
-                    recovery.records, recovery.rolledBackTransactions,
+                    recovery.records, recovery.rolledBackTransactions, store.prepared.size(),
                     recovery.damage.isEmpty() ? (recovery.closedCleanly ? "" : "; the last run did not stop in order")
                             : "; DAMAGE IGNORED: " + String.join("; ", recovery.damage),
                     config.durability()));
@@ -110,9 +113,12 @@ public final class JournalMessageStore implements MessageStore {
     @Override
     public void recover(RecoveryTarget target) {
         List<JournalState.Live> messages;
+        List<PreparedTransaction> inDoubt;
         synchronized (this) {
             messages = recovered;
+            inDoubt = prepared;
             recovered = null;
+            prepared = null;
         }
         if (messages == null) {
             return;
@@ -122,6 +128,7 @@ public final class JournalMessageStore implements MessageStore {
         for (JournalState.Live m : messages) {
             target.messageRecovered(m.queue, m.sequence, m.content, m.deliveryCount + 1);
         }
+        inDoubt.forEach(target::transactionPrepared);
     }
 
     @Override
@@ -152,6 +159,11 @@ public final class JournalMessageStore implements MessageStore {
     @Override
     public void rollback(long transactionId, StoreCompletion completion) {
         writer.submit(JournalEntry.marker(JournalRecord.ROLLBACK, transactionBase + transactionId, completion));
+    }
+
+    @Override
+    public void prepare(long transactionId, byte[] branch, StoreCompletion completion) {
+        writer.submit(JournalEntry.prepare(transactionBase + transactionId, branch, completion));
     }
 
     @Override
@@ -220,6 +232,8 @@ public final class JournalMessageStore implements MessageStore {
             if (recovered != null) {
                 recovered.forEach(m -> m.content.release());
                 recovered = null;
+                prepared.forEach(PreparedTransaction::release);
+                prepared = null;
             }
         }
         writer.stop();

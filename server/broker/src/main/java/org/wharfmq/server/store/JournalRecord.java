@@ -22,6 +22,8 @@ import java.util.zip.CRC32C;
  *                 | [str clientId] | str topic | [i32 length | UTF-8 selector] | [str owner]
  *   UNSUBSCRIBED  str queue
  *   QUEUE_DELETED str name   (a queue created at run time, deleted as unused: its QUEUE record is dead)
+ *   PREPARE   i64 tx | i32 length | branch bytes   (an XA branch's Xid: the transaction is in doubt until its
+ *                                                   COMMIT or ROLLBACK)
  *
  *   str = u16 length | UTF-8 bytes;  integers big-endian
  * </pre>
@@ -41,6 +43,7 @@ final class JournalRecord {
     static final byte SUBSCRIPTION = 8;
     static final byte UNSUBSCRIBED = 9;
     static final byte QUEUE_DELETED = 10;
+    static final byte PREPARE = 11;
 
     private static final int SUB_NO_LOCAL = 1;
     private static final int SUB_SHARED = 2;
@@ -72,6 +75,11 @@ final class JournalRecord {
 
     static void marker(ByteBuf out, byte type, long tx) {
         out.writeByte(type).writeLong(tx);
+    }
+
+    /** Writes the fields of a PREPARE up to, not including, the branch bytes. */
+    static void prepareHeader(ByteBuf out, long tx, int length) {
+        out.writeByte(PREPARE).writeLong(tx).writeInt(length);
     }
 
     static void queue(ByteBuf out, String name) {

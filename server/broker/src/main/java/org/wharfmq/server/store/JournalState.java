@@ -27,6 +27,8 @@ final class JournalState {
         int deliveryCount;
         /** The message bytes; only during recovery (the writer re-reads them from the journal when it needs them). */
         ByteBuf content;
+        /** Consumed by a prepared transaction: recovery hands it over with that transaction, not as a message. */
+        boolean held;
 
         Live(String queue, long sequence, int segment, long index, int bytes, int deliveryCount, ByteBuf content) {
             this.queue = queue;
@@ -39,7 +41,11 @@ final class JournalState {
         }
     }
 
-    /** One journal segment: its bytes, how many of them are live, and records of transactions still open. */
+    /**
+     * One journal segment: its bytes, how many of them are live, and records of transactions still open (their PUTs,
+     * REMOVEs and PREPARE), for which it is not reclaimed: a transaction's records must all be there when its COMMIT
+     * is read.
+     */
     static final class Segment {
         long bytes;
         long liveBytes;
@@ -50,6 +56,11 @@ final class JournalState {
         final List<Live> puts = new ArrayList<>(2);
         final List<String> removedQueues = new ArrayList<>(2);
         final List<Long> removedSequences = new ArrayList<>(2);
+        /** The segments of its REMOVE and PREPARE records (its PUTs know their own), one entry per record. */
+        int[] recordSegments;
+        int records;
+        /** The Xid of its PREPARE record: a prepared XA branch, in doubt until COMMIT or ROLLBACK; else null. */
+        byte[] branch;
     }
 
     private final Map<String, LongObjectHashMap<Live>> live = new HashMap<>();
@@ -164,8 +175,38 @@ final class JournalState {
         p.removedSequences.add(sequence);
     }
 
+    /** A REMOVE or PREPARE record of {@code tx} is in {@code segment}, which waits for the transaction to end. */
+    void txRecord(long tx, int segment) {
+        Pending p = pending(tx);
+        if (p.recordSegments == null) {
+            p.recordSegments = new int[2];
+        } else if (p.records == p.recordSegments.length) {
+            p.recordSegments = java.util.Arrays.copyOf(p.recordSegments, p.records * 2);
+        }
+        p.recordSegments[p.records++] = segment;
+        segment(segment).pendingRecords++;
+    }
+
+    /** Transaction {@code tx} is prepared (its PREPARE record, naming {@code branch}, is in {@code segment}). */
+    void prepared(long tx, byte[] branch, int segment) {
+        txRecord(tx, segment);
+        pending(tx).branch = branch;
+    }
+
+    /** Whether {@code tx} is a prepared XA branch, in doubt. */
+    boolean isPrepared(long tx) {
+        Pending p = pending.get(tx);
+        return p != null && p.branch != null;
+    }
+
     boolean hasPending(long tx) {
         return pending.containsKey(tx);
+    }
+
+    private void ended(Pending p) {
+        for (int i = 0; i < p.records; i++) {
+            segment(p.recordSegments[i]).pendingRecords--;
+        }
     }
 
     /** The transaction's puts become live and its removes take effect. */
@@ -174,6 +215,7 @@ final class JournalState {
         if (p == null) {
             return;
         }
+        ended(p);
         for (Live record : p.puts) {
             segment(record.segment).pendingRecords--;
             put(record);
@@ -189,6 +231,7 @@ final class JournalState {
         if (p == null) {
             return;
         }
+        ended(p);
         for (Live record : p.puts) {
             segment(record.segment).pendingRecords--;
             if (record.content != null) {
@@ -198,11 +241,16 @@ final class JournalState {
         }
     }
 
-    /** Rolls back every transaction without a commit marker; returns how many there were. */
+    /**
+     * Rolls back every transaction without a commit marker, but the prepared ones (in doubt: their transaction
+     * manager decides); returns how many were rolled back.
+     */
     int rollbackAllPending() {
         List<Long> open = new ArrayList<>();
-        for (long tx : pending.keySet()) {
-            open.add(tx);
+        for (LongObjectHashMap.PrimitiveEntry<Pending> p : pending.entries()) {
+            if (p.value().branch == null) {
+                open.add(p.key());
+            }
         }
         for (long tx : open) {
             rollback(tx);
@@ -284,8 +332,42 @@ final class JournalState {
     }
 
     /**
-     * Takes the recovered messages out (with their bytes), each queue's in sequence order; afterwards the state
-     * holds only their locations.
+     * Takes the prepared transactions out (recovery, before {@link #takeRecovered}): each with the bytes of its sends
+     * and of the live messages it consumed, which {@link #takeRecovered} then leaves out (held, not delivered again).
+     * Afterwards the state holds only their locations; the transactions stay pending until their COMMIT or ROLLBACK.
+     *
+     * @param idOffset added to each journal transaction id to give the id the store's users know it by
+     */
+    List<PreparedTransaction> takePrepared(long idOffset) {
+        List<PreparedTransaction> prepared = new ArrayList<>();
+        for (LongObjectHashMap.PrimitiveEntry<Pending> entry : pending.entries()) {
+            Pending p = entry.value();
+            if (p.branch == null) {
+                continue;
+            }
+            List<PreparedTransaction.Message> sends = new ArrayList<>(p.puts.size());
+            for (Live put : p.puts) {
+                sends.add(new PreparedTransaction.Message(put.queue, put.sequence, put.content, 1));
+                put.content = null;
+            }
+            List<PreparedTransaction.Message> consumed = new ArrayList<>(p.removedQueues.size());
+            for (int i = 0; i < p.removedQueues.size(); i++) {
+                Live held = find(p.removedQueues.get(i), p.removedSequences.get(i));
+                if (held != null) { // else consumed before (a REMOVE outside it came first)
+                    consumed.add(new PreparedTransaction.Message(held.queue, held.sequence, held.content,
+                            Math.max(1, held.deliveryCount)));
+                    held.content = null;
+                    held.held = true;
+                }
+            }
+            prepared.add(new PreparedTransaction(entry.key() + idOffset, p.branch, sends, consumed));
+        }
+        return prepared;
+    }
+
+    /**
+     * Takes the recovered messages out (with their bytes), each queue's in sequence order, but those a prepared
+     * transaction holds ({@link #takePrepared}); afterwards the state holds only their locations.
      */
     List<Live> takeRecovered() {
         List<Live> recovered = new ArrayList<>();
@@ -293,6 +375,9 @@ final class JournalState {
             List<Live> sorted = new ArrayList<>(onQueue.values());
             sorted.sort(java.util.Comparator.comparingLong(l -> l.sequence));
             for (Live record : sorted) {
+                if (record.held) {
+                    continue; // handed over with its prepared transaction
+                }
                 recovered.add(new Live(record.queue, record.sequence, record.segment, record.index, record.bytes,
                         record.deliveryCount, record.content));
                 record.content = null;

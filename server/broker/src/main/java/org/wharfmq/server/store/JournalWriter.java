@@ -243,16 +243,28 @@ final class JournalWriter implements Runnable {
                         state.txRemove(e.tx, e.queues[i], e.sequences[i]);
                     }
                 }
+                if (e.tx != 0) {
+                    state.txRecord(e.tx, journal.currentSegment());
+                }
                 return true;
             case JournalRecord.COMMIT:
                 return writeCommit(e);
-            case JournalRecord.ROLLBACK:
+            case JournalRecord.ROLLBACK: {
                 failedTransactions.remove(e.tx);
+                if (state.isPrepared(e.tx)) {
+                    // an XA branch's rollback is an outcome its transaction manager was told: it must survive a crash
+                    append(() -> JournalRecord.marker(fields, JournalRecord.ROLLBACK, e.tx), null);
+                    state.rollback(e.tx);
+                    return true;
+                }
                 if (state.hasPending(e.tx)) {
                     appendRollbackMarker(e.tx);
                     state.rollback(e.tx);
                 }
                 return false;
+            }
+            case JournalRecord.PREPARE:
+                return writePrepare(e);
             case JournalRecord.QUEUE: {
                 int bytes = append(() -> JournalRecord.queue(fields, e.queue), null);
                 state.queueDefined(e.queue, journal.currentSegment(), bytes);
@@ -323,14 +335,25 @@ final class JournalWriter implements Runnable {
         }
     }
 
-    private boolean writeCommit(JournalEntry e) {
+    /**
+     * Whether a record of {@code e}'s transaction could not be written: then the entry (its commit or prepare) fails with
+     * that cause and the transaction is rolled back, since a transaction is stored whole or not at all.
+     */
+    private boolean failedTransaction(JournalEntry e) {
         Throwable failure = failedTransactions.remove(e.tx);
-        if (failure != null) {
-            e.failure = failure;
-            if (state.hasPending(e.tx)) {
-                appendRollbackMarker(e.tx);
-                state.rollback(e.tx);
-            }
+        if (failure == null) {
+            return false;
+        }
+        e.failure = failure;
+        if (state.hasPending(e.tx)) {
+            appendRollbackMarker(e.tx);
+            state.rollback(e.tx);
+        }
+        return true;
+    }
+
+    private boolean writeCommit(JournalEntry e) {
+        if (failedTransaction(e)) {
             return false;
         }
         if (!state.hasPending(e.tx)) {
@@ -343,6 +366,21 @@ final class JournalWriter implements Runnable {
             throw full;
         }
         state.commit(e.tx);
+        return true;
+    }
+
+    /**
+     * An XA branch's prepare: its PUTs and REMOVEs are written; the PREPARE record makes them survive a restart in
+     * doubt. Synced before its waiter hears of it, as a commit is. A branch with nothing in the journal (only
+     * non-persistent work) needs no record.
+     */
+    private boolean writePrepare(JournalEntry e) {
+        if (failedTransaction(e) || !state.hasPending(e.tx)) {
+            return false;
+        }
+        byte[] branch = io.netty.buffer.ByteBufUtil.getBytes(e.content);
+        append(() -> JournalRecord.prepareHeader(fields, e.tx, branch.length), e.content);
+        state.prepared(e.tx, branch, journal.currentSegment());
         return true;
     }
 

@@ -37,6 +37,16 @@ public interface MessageStore extends AutoCloseable {
     void rollback(long transactionId, StoreCompletion completion);
 
     /**
+     * Writes the prepare marker of an XA transaction branch: its records (written before it) and {@code branch} (the
+     * Xid, opaque to the store) are durable when {@code completion} runs, and from then on the transaction survives a
+     * restart in doubt, neither committed nor rolled back, until its commit or rollback marker
+     * ({@link RecoveryTarget#transactionPrepared}). A store that keeps nothing across restarts has nothing to record.
+     */
+    default void prepare(long transactionId, byte[] branch, StoreCompletion completion) {
+        completion.completed(null);
+    }
+
+    /**
      * Records that a persistent message was handed to a consumer for the {@code deliveryCount}-th time, so that
      * after a crash it comes back marked redelivered with its count. Nobody waits for this record: it becomes
      * durable with the next batch that is synced.

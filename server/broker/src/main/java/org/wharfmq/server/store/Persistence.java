@@ -150,9 +150,23 @@ public final class Persistence {
         store.commit(transactionId, completion);
     }
 
-    /** Writes the rollback marker of a transaction, discarding its records. */
+    /**
+     * Writes the rollback marker of a transaction, discarding its records; {@code completion} runs once that is
+     * durable when the transaction was prepared, at once otherwise (no marker means rolled back).
+     */
     public void rollback(long transactionId, StoreCompletion completion) {
         store.rollback(transactionId, completion);
+    }
+
+    /**
+     * Writes the prepare marker of an XA transaction branch ({@code branch}: its Xid, as the store keeps it); {@code
+     * completion} runs once it and the transaction's records are durable, as for a commit (so {@code durability: os}
+     * gives a prepare the guarantee it gives a commit). The transaction is then in doubt until its commit or
+     * rollback, across restarts. Transaction ids of prepared transactions recovered from the store are the store's
+     * own (0 or less), never one {@link #newTransactionId} gives.
+     */
+    public void prepare(long transactionId, byte[] branch, StoreCompletion completion) {
+        store.prepare(transactionId, branch, completion);
     }
 
     // ---- definitions ----

@@ -18,7 +18,8 @@ import java.util.Map;
  * <p>Files are read one by one, oldest first. A record whose CRC does not match (a torn write, garbage over the
  * tail) ends the reading of its file: it and whatever follows in that file are ignored and reported, never fatal.
  * A record cut short by a crash is never complete in Chronicle's framing, so it is not even seen. Transactions
- * without a commit marker are rolled back.
+ * without a commit marker are rolled back, but prepared ones (a PREPARE record and no COMMIT or ROLLBACK): those are in
+ * doubt, for their transaction manager to decide.
  */
 final class Recovery {
 
@@ -150,7 +151,21 @@ final class Recovery {
                         state.txRemove(tx, queue, sequence);
                     }
                 }
+                if (tx != 0) {
+                    state.txRecord(tx, segment);
+                }
                 transactionSeen(tx);
+                break;
+            }
+            case JournalRecord.PREPARE: {
+                long tx = transactionSeen(in.readLong());
+                int length = in.readInt();
+                if (length != in.readableBytes()) {
+                    throw new IndexOutOfBoundsException("branch length " + length);
+                }
+                byte[] branch = new byte[length];
+                in.readBytes(branch);
+                state.prepared(tx, branch, segment);
                 break;
             }
             case JournalRecord.COMMIT:

@@ -29,4 +29,12 @@ public interface RecoveryTarget {
      *                      (and JMSRedelivered) if it had been delivered and not acknowledged
      */
     void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount);
+
+    /**
+     * An XA transaction branch that was prepared and neither committed nor rolled back: in doubt. Called after every
+     * {@link #messageRecovered}; the messages it consumed are not among those.
+     */
+    default void transactionPrepared(PreparedTransaction transaction) {
+        transaction.release();
+    }
 }

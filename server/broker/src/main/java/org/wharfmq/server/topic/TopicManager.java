@@ -572,6 +572,21 @@ public final class TopicManager {
         queues.restore(s.queue(), sequence, content, deliveryCount);
     }
 
+    /**
+     * Recovery: a message of a durable subscription that an XA branch in doubt holds, back on the subscription's queue
+     * but not offered ({@link QueueManager#restoreHeld}). Takes over {@code content}.
+     *
+     * @return the message, or null when its subscription was deleted (or it cannot be decoded)
+     */
+    public QueuedMessage subscriptionMessageHeld(String queueName, long sequence, ByteBuf content, int deliveryCount) {
+        Subscription s = subscriptionOfQueue(queueName);
+        if (s == null) {
+            content.release();
+            return null;
+        }
+        return queues.restoreHeld(s.queue(), sequence, content, deliveryCount);
+    }
+
     /** Recovery: the highest sequence the store saw on {@code topic}'s retained publication pseudo queue. */
     public void retainedSequenceRecovered(String topic, long lastSequence) {
         retainedSequences.merge(topic, lastSequence, Math::max);

@@ -15,6 +15,7 @@ import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.session.BrokerSession;
 import org.wharfmq.server.session.Replies;
 import org.wharfmq.server.session.TemporaryDestinations;
+import org.wharfmq.server.session.XaBranches;
 
 import java.security.MessageDigest;
 import java.util.function.Consumer;
@@ -256,7 +257,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
                     + " is already in use on this connection."), f.sessionId(), 0);
             return;
         }
-        sessions.put(f.sessionId(), new BrokerSession(f.sessionId(), f.transacted(), channel, replies,
+        XaBranches xa = f.ackMode() == Frame.SESSION_XA ? context.xaBranches() : null;
+        sessions.put(f.sessionId(), new BrokerSession(f.sessionId(), f.transacted(), xa, channel, replies,
                 context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength(), access));
         replies.ok(f.requestId());
     }
@@ -403,6 +405,58 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             session.reject(f.consumerId(), f.deliveryId(), "client '" + clientName + "' (" + channel.remoteAddress()
                     + ", consumer " + f.consumerId() + ") cannot decode it: " + f.reason());
         }
+    }
+
+    // ---- XA: associations name their session; prepare, commit, rollback and recover may come from any connection ----
+
+    @Override
+    public void onXaStart(Frame.XaStart f) {
+        try {
+            session(f.sessionId()).xaStart(f.requestId(), f.xid(), f.flags(), f.timeoutSeconds());
+        } catch (WharfException e) {
+            replies.error(f.requestId(), e, f.sessionId(), 0);
+        }
+    }
+
+    @Override
+    public void onXaEnd(Frame.XaEnd f) {
+        try {
+            session(f.sessionId()).xaEnd(f.requestId(), f.xid(), f.flags(), f.consumed());
+        } catch (WharfException e) {
+            replies.error(f.requestId(), e, f.sessionId(), 0);
+        }
+    }
+
+    @Override
+    public void onXaPrepare(Frame.XaPrepare f) {
+        try {
+            context.xaBranches().prepare(f.requestId(), f.xid(), replies);
+        } catch (WharfException e) {
+            replies.error(f.requestId(), e, 0, 0);
+        }
+    }
+
+    @Override
+    public void onXaCommit(Frame.XaCommit f) {
+        try {
+            context.xaBranches().commit(f.requestId(), f.xid(), f.onePhase(), channel.eventLoop(), replies);
+        } catch (WharfException e) {
+            replies.error(f.requestId(), e, 0, 0);
+        }
+    }
+
+    @Override
+    public void onXaRollback(Frame.XaRollback f) {
+        try {
+            context.xaBranches().rollback(f.requestId(), f.xid(), replies);
+        } catch (WharfException e) {
+            replies.error(f.requestId(), e, 0, 0);
+        }
+    }
+
+    @Override
+    public void onXaRecover(Frame.XaRecover f) {
+        replies.xaResult(f.requestId(), Frame.XA_OK, context.xaBranches().recover());
     }
 
     // ---- the end ----

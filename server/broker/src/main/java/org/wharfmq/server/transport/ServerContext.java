@@ -6,6 +6,7 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.Logins;
+import org.wharfmq.server.session.XaBranches;
 import org.wharfmq.server.topic.TopicManager;
 
 /**
@@ -22,28 +23,29 @@ import org.wharfmq.server.topic.TopicManager;
  * @param serverVersion the version reported in HELLO_OK
  * @param logins        who may connect: the handshake's authenticator and throttle
  * @param connectionLimits the count of network connections against maxConnections and maxConnectionsPerAddress
+ * @param xaBranches    the XA transaction branches, which any connection may prepare, commit or recover
  */
 public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                             AccessControl accessControl, ClientIds clientIds, ConnectionKeys connectionKeys,
                             ChannelGroup connections, String serverVersion, Logins logins,
-                            ConnectionLimits connectionLimits) {
+                            ConnectionLimits connectionLimits, XaBranches xaBranches) {
 
-    /** A server's context, with no client ID or connection key in use and no connection counted yet. */
+    /** A server's context, with no client ID or connection key in use, no connection counted yet and no XA branch. */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                          AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins) {
         this(config, queueManager, topicManager, accessControl, connections, serverVersion, logins,
-                new ConnectionLimits(config));
+                new ConnectionLimits(config), new XaBranches(queueManager.persistence(), topicManager));
     }
 
     /**
      * A server's context, with no client ID or connection key in use; its connections counted in
-     * {@code connectionLimits}.
+     * {@code connectionLimits}, its XA branches (those recovery restored among them) in {@code xaBranches}.
      */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                          AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins,
-                         ConnectionLimits connectionLimits) {
+                         ConnectionLimits connectionLimits, XaBranches xaBranches) {
         this(config, queueManager, topicManager, accessControl, new ClientIds(), new ConnectionKeys(), connections,
-                serverVersion, logins, connectionLimits);
+                serverVersion, logins, connectionLimits, xaBranches);
     }
 
     /** The decoder's limit: the longest message plus room for the frame's own fields. */

@@ -31,6 +31,10 @@ final class StoreHarness {
         final Map<String, Long> queues = new LinkedHashMap<>();
         final List<String> messages = new ArrayList<>();
         final Map<String, Integer> deliveryCounts = new LinkedHashMap<>();
+        /** Prepared transactions in doubt, each as "branch: sends [Q#n=text, ...] consumed [Q#n=text/count, ...]". */
+        final List<String> prepared = new ArrayList<>();
+        /** Their ids, to commit or roll them back with, in the same order. */
+        final List<Long> preparedIds = new ArrayList<>();
 
         @Override
         public void queueRecovered(String queueName, long lastSequence) {
@@ -43,6 +47,20 @@ final class StoreHarness {
             content.release();
             messages.add(queueName + "#" + sequence + "=" + text);
             deliveryCounts.put(queueName + "#" + sequence, deliveryCount);
+        }
+
+        @Override
+        public void transactionPrepared(PreparedTransaction transaction) {
+            List<String> sends = new ArrayList<>();
+            transaction.sends().forEach(m -> sends.add(m.queueName() + "#" + m.sequence() + "="
+                    + m.content().toString(StandardCharsets.UTF_8)));
+            List<String> consumed = new ArrayList<>();
+            transaction.consumed().forEach(m -> consumed.add(m.queueName() + "#" + m.sequence() + "="
+                    + m.content().toString(StandardCharsets.UTF_8) + "/" + m.deliveryCount()));
+            transaction.release();
+            prepared.add(new String(transaction.branch(), StandardCharsets.UTF_8) + ": sends " + sends + " consumed "
+                    + consumed);
+            preparedIds.add(transaction.transactionId());
         }
     }
 

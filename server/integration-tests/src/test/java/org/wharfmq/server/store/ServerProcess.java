@@ -17,9 +17,10 @@ import java.util.regex.Pattern;
 
 /**
  * A Wharf server running as a child process ({@code wharf server --port 0 --data DIR}) on the test class path, with
- * this JVM's --add-opens/--add-exports flags, so a test can kill it with SIGKILL and start it again.
+ * this JVM's --add-opens/--add-exports flags, so a test can kill it with SIGKILL and start it again. Public for
+ * jms-client/xa-tests (a transaction manager's recovery after a crash), which has the command line on its class path.
  */
-final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements AutoCloseable {
 
     private static final Pattern READY = Pattern.compile("ready on tcp://[^:]+:(\\d+)");
     /** The line a standby logs when it finds the data directory locked and starts waiting (DataDirectoryLock). */
@@ -36,7 +37,7 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** Starts the server and waits for its ready line. */
-    static ServerProcess start(Path data, String... extraArgs) throws Exception {
+    public static ServerProcess start(Path data, String... extraArgs) throws Exception {
         return start(data, 0, extraArgs);
     }
 
@@ -44,7 +45,7 @@ final class ServerProcess implements AutoCloseable {
      * Starts the server on TCP port {@code port} (0: any free one) and waits for its ready line: a server restarted on
      * the port it had is found again by clients that reconnect.
      */
-    static ServerProcess start(Path data, int port, String... extraArgs) throws Exception {
+    public static ServerProcess start(Path data, int port, String... extraArgs) throws Exception {
         ServerProcess server = launch(data, port, extraArgs);
         server.awaitReady(60);
         return server;
@@ -166,7 +167,7 @@ final class ServerProcess implements AutoCloseable {
         reader.start();
     }
 
-    String url() {
+    public String url() {
         return "tcp://127.0.0.1:" + port.join();
     }
 
@@ -207,13 +208,13 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** SIGKILL: no shutdown hook, no orderly close of the journal. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
     /** What the server has printed so far (stdout and stderr). */
-    String outputSoFar() {
+    public String outputSoFar() {
         synchronized (seen) {
             return seen.toString();
         }

@@ -1,0 +1,102 @@
+package org.wharfmq.server.session;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import org.wharfmq.protocol.frame.WireXid;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.QueuedMessage;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * One XA transaction branch, known queue-manager-wide by its Xid: the {@link Transaction} that holds its work (what
+ * its sessions sent in it, joined at each XA_END), the deliveries it consumed (taken from the sessions at XA_END, so a
+ * session's close no longer returns them), and where it stands:
+ *
+ * <ul>
+ *   <li>ACTIVE: sessions are associated with it ({@link #associations}), or one suspended its association;</li>
+ *   <li>IDLE: ended, waiting for prepare, a one-phase commit or rollback;</li>
+ *   <li>ROLLBACK_ONLY: ended (or active) with a reason it can only roll back ({@link #rollbackOnlyCause()}: TMFAIL,
+ *       a failed send, its session closed, its timeout);</li>
+ *   <li>PREPARED: its work and the PREPARE record are durable; it waits for its transaction manager's commit or
+ *       rollback, however long, across restarts.</li>
+ * </ul>
+ *
+ * Every field is guarded by the {@link XaBranches} lock; the work itself is touched only by whoever took the branch
+ * out of its state under that lock (an association's own work joins it at XA_END, never before).
+ */
+final class XaBranch {
+
+    /** Where a branch stands (see the class comment). */
+    enum State { ACTIVE, IDLE, ROLLBACK_ONLY, PREPARED }
+
+    final WireXid xid;
+    final Transaction work;
+    final List<QueuedMessage> consumed = new ArrayList<>();
+    /** Sessions associated with it now. */
+    int associations;
+    /** Associations suspended (XA_END with TMSUSPEND), each to be resumed by its session. */
+    int suspended;
+    /** Prepared: its PREPARE record is durable. */
+    boolean prepared;
+    /** A prepare, commit or rollback is under way: every other request waits for it to end (XAER_PROTO). */
+    boolean completing;
+    /** Why it can only roll back, or null. */
+    private WharfException rollbackOnly;
+    /** Its transaction timeout expired while it was associated: its last XA_END rolls it back. */
+    boolean timedOut;
+    /** Rolls it back when its transaction timeout expires; null once prepared or for a recovered branch. */
+    ScheduledFuture<?> timeout;
+
+    XaBranch(WireXid xid, Transaction work) {
+        this.xid = xid;
+        this.work = work;
+    }
+
+    State state() {
+        if (prepared) {
+            return State.PREPARED;
+        }
+        if (associations > 0 || suspended > 0) {
+            return State.ACTIVE;
+        }
+        return rollbackOnlyCause() != null ? State.ROLLBACK_ONLY : State.IDLE;
+    }
+
+    /** Marks it rollback-only, keeping the first reason. */
+    void markRollbackOnly(WharfException cause) {
+        if (rollbackOnly == null) {
+            rollbackOnly = cause;
+        }
+    }
+
+    /** Why it can only roll back (marked so, or a send of it failed), or null. */
+    WharfException rollbackOnlyCause() {
+        return rollbackOnly != null ? rollbackOnly : work.rollbackOnlyCause();
+    }
+
+    /** Whether it did nothing: no send, no publication, nothing consumed (its prepare is read-only). */
+    boolean readOnly() {
+        return work.isEmpty() && consumed.isEmpty();
+    }
+
+    /** The Xid as the store keeps it in a PREPARE record: the XA frames' layout of it. */
+    static byte[] storeKey(WireXid xid) {
+        ByteBuf out = Unpooled.buffer(12 + xid.globalTransactionId().length + xid.branchQualifier().length);
+        xid.write(out);
+        return ByteBufUtil.getBytes(out);
+    }
+
+    /** The Xid of a PREPARE record's {@link #storeKey}. */
+    static WireXid fromStoreKey(byte[] key) {
+        return WireXid.read(Unpooled.wrappedBuffer(key));
+    }
+
+    @Override
+    public String toString() {
+        return "XA branch " + xid + " (" + state() + ")";
+    }
+}

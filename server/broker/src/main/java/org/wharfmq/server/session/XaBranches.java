@@ -1,0 +1,439 @@
+package org.wharfmq.server.session;
+
+import io.netty.channel.EventLoop;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.WireXid;
+import org.wharfmq.server.Configuration;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.QueuedMessage;
+import org.wharfmq.server.store.Persistence;
+import org.wharfmq.server.store.StoreCompletion;
+import org.wharfmq.server.topic.TopicManager;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The queue manager's XA transaction branches, by Xid ({@link XaBranch}): one table per server, because a branch is
+ * started by one session, may be joined by others on other connections, and is prepared, committed, rolled back or
+ * recovered from any connection (a transaction manager's recovery comes on a connection of its own).
+ *
+ * <h2>Rules (docs/jms-client.md, "XA"; docs/protocol.md, "XA")</h2>
+ * <ul>
+ *   <li>XA_START NOFLAGS creates a branch (XAER_DUPID if the Xid is known), JOIN associates one more session with it,
+ *       RESUME takes back a suspended association; a prepared branch, or one being completed, takes no association
+ *       (XAER_PROTO).</li>
+ *   <li>XA_END hands the session's work and the deliveries it consumed to the branch. TMFAIL makes it rollback-only;
+ *       so do a failed send, its session closing while associated, and its timeout.</li>
+ *   <li>Prepare, commit and rollback need a branch with no active or suspended association (XAER_PROTO). Prepare of a
+ *       branch that did nothing answers XA_RDONLY and forgets it; of a rollback-only one rolls it back
+ *       (XA_RBROLLBACK). A prepared branch waits for its transaction manager for ever, across restarts: the queue
+ *       manager never decides its outcome alone, so it reports no heuristic outcome either.</li>
+ *   <li>A branch not prepared within its transaction timeout (XA_START's, or {@link Configuration#XA_TRANSACTION_TIMEOUT_SECONDS})
+ *       is rolled back: at once when no session is associated, else at its last XA_END (XA_RBTIMEOUT).</li>
+ * </ul>
+ *
+ * <h2>Threading</h2>
+ * The table and every branch's state are guarded by this object's monitor, held for in-memory work only: never
+ * across a store call's wait, a queue call or a write. A branch's work is touched only by whoever took the branch out
+ * of its state under the lock (by removing it, or marking it {@link XaBranch#completing}); an association's own work
+ * is its session's until XA_END. Store completions run on the store's thread; answers are written from any thread
+ * ({@link Replies}).
+ */
+public final class XaBranches {
+
+    private static final System.Logger LOG = System.getLogger(XaBranches.class.getName());
+
+    private final Persistence persistence;
+    private final TopicManager topics;
+    private final Map<WireXid, XaBranch> branches = new HashMap<>();
+
+    /** Branches whose records go to {@code persistence}; their publications are retained by {@code topics}. */
+    public XaBranches(Persistence persistence, TopicManager topics) {
+        this.persistence = persistence;
+        this.topics = topics;
+    }
+
+    // ---- associations: a session's XA_START and XA_END, on its event loop ----
+
+    /**
+     * XA_START: a new branch ({@link Frame#XA_NOFLAGS}), one more association with an existing one
+     * ({@link Frame#XA_JOIN}) or a suspended association taken back ({@link Frame#XA_RESUME}).
+     *
+     * @param timeoutSeconds the new branch's transaction timeout; 0 for the default
+     * @param timer          runs the timeout
+     * @return the branch the session is now associated with
+     * @throws WharfException with an XA code when the flags, the Xid or the branch's state refuse it
+     */
+    XaBranch start(WireXid xid, int flags, int timeoutSeconds, EventLoop timer) {
+        synchronized (this) {
+            XaBranch branch = branches.get(xid);
+            switch (flags) {
+                case Frame.XA_NOFLAGS -> {
+                    if (branch != null) {
+                        throw xa(ErrorCode.XAER_DUPID, branch + " exists already: start it with TMJOIN to join it, or "
+                                + "use a new Xid.");
+                    }
+                    branch = new XaBranch(xid, new Transaction(persistence, topics));
+                    int seconds = timeoutSeconds > 0 ? timeoutSeconds : Configuration.XA_TRANSACTION_TIMEOUT_SECONDS;
+                    XaBranch started = branch;
+                    branch.timeout = timer.schedule(() -> expire(started, seconds), seconds, TimeUnit.SECONDS);
+                    branches.put(xid, branch);
+                }
+                case Frame.XA_JOIN -> {
+                    requireKnown(xid, branch, "joined");
+                    requireOpen(branch, "joined");
+                    if (branch.timedOut) {
+                        throw xa(ErrorCode.XA_RBTIMEOUT, branch + " cannot be joined: its transaction timeout "
+                                + "expired, and it is rolled back when its last association ends.");
+                    }
+                    WharfException cause = branch.rollbackOnlyCause();
+                    if (cause != null) {
+                        throw xa(ErrorCode.XA_RBROLLBACK, branch + " cannot be joined: it can only roll back, because "
+                                + cause.getMessage());
+                    }
+                }
+                case Frame.XA_RESUME -> {
+                    requireKnown(xid, branch, "resumed");
+                    requireOpen(branch, "resumed");
+                    if (branch.suspended == 0) {
+                        throw xa(ErrorCode.XAER_PROTO, branch + " has no suspended association to resume: end it "
+                                + "with TMSUSPEND first, or start with TMJOIN.");
+                    }
+                    branch.suspended--;
+                }
+                default -> throw xa(ErrorCode.XAER_INVAL, "XA start of " + xid + " with flags 0x"
+                        + Integer.toHexString(flags) + ": use TMNOFLAGS, TMJOIN or TMRESUME.");
+            }
+            branch.associations++;
+            return branch;
+        }
+    }
+
+    /**
+     * XA_END: the association ends ({@link Frame#XA_SUCCESS}, {@link Frame#XA_FAIL}) or is suspended
+     * ({@link Frame#XA_SUSPEND}; the caller has checked the flags): {@code association}'s work and the deliveries
+     * the session consumed in the branch become the branch's.
+     *
+     * @throws WharfException XA_RBROLLBACK or XA_RBTIMEOUT when the branch can only roll back (a timed-out one is
+     *                        rolled back once its last association ends); the association has ended all the same
+     */
+    void end(XaBranch branch, Transaction association, int flags, List<QueuedMessage> consumed) {
+        WharfException answer = null;
+        boolean rollBack = false;
+        synchronized (this) {
+            association.moveInto(branch.work);
+            branch.consumed.addAll(consumed);
+            branch.associations--;
+            if (flags == Frame.XA_SUSPEND) {
+                branch.suspended++;
+            } else if (flags == Frame.XA_FAIL) {
+                branch.markRollbackOnly(xa(ErrorCode.XA_RBROLLBACK, "its work was ended with TMFAIL"));
+            }
+            if (branch.timedOut) {
+                answer = xa(ErrorCode.XA_RBTIMEOUT, branch.xid + " was rolled back: its transaction timeout "
+                        + "expired before it was prepared.");
+                rollBack = branch.associations == 0 && branch.suspended == 0 && branches.remove(branch.xid, branch);
+            } else if (branch.rollbackOnlyCause() != null) {
+                answer = xa(ErrorCode.XA_RBROLLBACK, branch.xid + " can only roll back: "
+                        + branch.rollbackOnlyCause().getMessage());
+            }
+        }
+        if (rollBack) {
+            rollBack(branch, StoreCompletion.NONE);
+        }
+        if (answer != null) {
+            throw answer;
+        }
+    }
+
+    /**
+     * A session closed (or its connection ended) while associated with {@code branch}: its work joins the branch,
+     * which can now only roll back, and is rolled back at once if nothing else is associated with it. What the session
+     * consumed in it was not handed over, and goes back with the session's other deliveries.
+     */
+    void abandon(XaBranch branch, Transaction association, int sessionId) {
+        boolean rollBack;
+        synchronized (this) {
+            association.moveInto(branch.work);
+            branch.associations--;
+            branch.markRollbackOnly(xa(ErrorCode.XA_RBROLLBACK, "session " + sessionId
+                    + " closed while it was associated with it"));
+            rollBack = branch.associations == 0 && branch.suspended == 0 && !branch.completing
+                    && branches.remove(branch.xid, branch);
+        }
+        if (rollBack) {
+            cancelTimeout(branch);
+            rollBack(branch, StoreCompletion.NONE);
+        }
+    }
+
+    // ---- completion: from any connection ----
+
+    /**
+     * XA_PREPARE: answers {@link Frame#XA_OK} once the branch's consumption and its PREPARE record are durable,
+     * {@link Frame#XA_RDONLY} at once for a branch that did nothing (forgotten), or XA_RBROLLBACK for one that can only
+     * roll back (rolled back).
+     */
+    public void prepare(int requestId, WireXid xid, Replies replies) {
+        XaBranch branch;
+        WharfException rolledBack = null;
+        boolean readOnly = false;
+        synchronized (this) {
+            branch = branches.get(xid);
+            requireKnown(xid, branch, "prepared");
+            requireOpen(branch, "prepared again");
+            requireUnassociated(branch, "prepared");
+            WharfException cause = branch.rollbackOnlyCause();
+            if (cause != null) {
+                branches.remove(xid);
+                rolledBack = xa(ErrorCode.XA_RBROLLBACK, xid + " was rolled back instead of prepared: "
+                        + cause.getMessage());
+            } else if (branch.readOnly()) {
+                branches.remove(xid);
+                readOnly = true;
+            } else {
+                branch.completing = true;
+            }
+        }
+        cancelTimeout(branch);
+        if (rolledBackInstead(branch, rolledBack, requestId, replies)) {
+            return;
+        }
+        if (readOnly) {
+            replies.xaResult(requestId, Frame.XA_RDONLY, List.of());
+            return;
+        }
+        XaBranch preparing = branch;
+        branch.work.prepare(branch.consumed, xid, failure -> {
+            if (failure != null) {
+                synchronized (this) {
+                    branches.remove(xid, preparing);
+                }
+                LOG.log(System.Logger.Level.WARNING, "Could not store the prepare of " + xid + ": " + failure);
+                rollBack(preparing, StoreCompletion.NONE);
+                replies.error(requestId, ErrorCode.XA_RBROLLBACK, xid + " was rolled back: the queue manager's "
+                        + "store could not record its prepare (" + failure + ").", 0, 0);
+                return;
+            }
+            synchronized (this) {
+                preparing.prepared = true;
+                preparing.completing = false;
+            }
+            replies.xaResult(requestId, Frame.XA_OK, List.of());
+        });
+    }
+
+    /**
+     * XA_COMMIT: a prepared branch (two-phase), or with {@code onePhase} one that is ended and not prepared. Answers
+     * OK once the commit is durable; then its sends are offered and what it consumed is acknowledged.
+     *
+     * @param eventLoop the committing connection's: completions and delayed sends run there
+     */
+    public void commit(int requestId, WireXid xid, boolean onePhase, EventLoop eventLoop, Replies replies) {
+        XaBranch branch;
+        WharfException rolledBack = null;
+        synchronized (this) {
+            branch = branches.get(xid);
+            requireKnown(xid, branch, "committed");
+            requireOpen(branch, "committed");
+            requireUnassociated(branch, "committed");
+            if (onePhase) {
+                if (branch.prepared) {
+                    throw xa(ErrorCode.XAER_PROTO, branch + " is prepared: commit it in two phases (onePhase false).");
+                }
+                WharfException cause = branch.rollbackOnlyCause();
+                if (cause != null) {
+                    rolledBack = xa(ErrorCode.XA_RBROLLBACK, xid + " was rolled back instead of committed: "
+                            + cause.getMessage());
+                }
+                branches.remove(xid);
+            } else {
+                if (!branch.prepared) {
+                    throw xa(ErrorCode.XAER_PROTO, branch + " is not prepared: prepare it first, or commit it in one "
+                            + "phase.");
+                }
+                branch.completing = true;
+            }
+        }
+        cancelTimeout(branch);
+        if (rolledBackInstead(branch, rolledBack, requestId, replies)) {
+            return;
+        }
+        XaBranch committing = branch;
+        List<QueuedMessage> consumed = branch.consumed;
+        branch.work.commit(onePhase ? consumed : List.of(), !onePhase, eventLoop, failure -> {
+            if (failure == null) {
+                if (!onePhase) {
+                    synchronized (this) {
+                        branches.remove(xid, committing);
+                    }
+                }
+                BrokerSession.acknowledged(consumed);
+                replies.ok(requestId);
+                return;
+            }
+            LOG.log(System.Logger.Level.WARNING, "Could not store the commit of " + xid + ": " + failure);
+            if (onePhase) {
+                returnConsumed(consumed);
+                replies.error(requestId, ErrorCode.XA_RBROLLBACK, xid + " was rolled back: the queue manager's store "
+                        + "could not record its commit (" + failure + ").", 0, 0);
+            } else {
+                synchronized (this) {
+                    committing.completing = false;
+                }
+                replies.error(requestId, ErrorCode.XAER_RMFAIL, xid + " is still prepared: the queue manager's store "
+                        + "could not record its commit (" + failure + "). Commit it again once the store works.", 0, 0);
+            }
+        });
+    }
+
+    /** XA_ROLLBACK: its sends are dropped and what it consumed goes back, redelivered; OK once that is recorded. */
+    public void rollback(int requestId, WireXid xid, Replies replies) {
+        XaBranch branch;
+        synchronized (this) {
+            branch = branches.get(xid);
+            requireKnown(xid, branch, "rolled back");
+            requireOpen(branch, "rolled back");
+            if (branch.associations > 0) {
+                throw xa(ErrorCode.XAER_PROTO, branch + " cannot be rolled back while " + branch.associations
+                        + " session(s) are associated with it: end their associations first.");
+            }
+            branches.remove(xid);
+        }
+        cancelTimeout(branch);
+        rollBack(branch, failure -> {
+            if (failure != null) {
+                LOG.log(System.Logger.Level.WARNING, "Could not store the rollback of " + xid + ": " + failure);
+            }
+            replies.ok(requestId);
+        });
+    }
+
+    /** XA_RECOVER: the Xids of the prepared branches, whose outcome their transaction managers have yet to say. */
+    public synchronized List<WireXid> recover() {
+        List<WireXid> prepared = new ArrayList<>();
+        for (XaBranch branch : branches.values()) {
+            if (branch.prepared) {
+                prepared.add(branch.xid);
+            }
+        }
+        return prepared;
+    }
+
+    // ---- recovery, before any client connects ----
+
+    /**
+     * A prepared branch recovered from the store: its sends reserved on their queues and its consumed messages held
+     * out of theirs, as before the restart; it waits, PREPARED, for its transaction manager's commit or rollback.
+     *
+     * @param storeKey      the Xid as the PREPARE record holds it
+     * @param transactionId its store transaction id, under which its commit or rollback is recorded
+     */
+    public void recovered(byte[] storeKey, long transactionId, List<QueuedMessage> sends, List<QueuedMessage> consumed) {
+        WireXid xid = XaBranch.fromStoreKey(storeKey);
+        Transaction work = new Transaction(persistence, topics, transactionId);
+        sends.forEach(work::recovered);
+        XaBranch branch = new XaBranch(xid, work);
+        branch.consumed.addAll(consumed);
+        branch.prepared = true;
+        synchronized (this) {
+            branches.put(xid, branch);
+        }
+    }
+
+    /** Logs the in-doubt branches recovery restored, if any, with their Xids: once, after recovery. */
+    public void reportRecovered() {
+        List<WireXid> inDoubt = recover();
+        if (!inDoubt.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, inDoubt.size() + " prepared XA transaction branch(es) restored, in "
+                    + "doubt: their sends stay invisible and the messages they consumed stay held until their "
+                    + "transaction manager commits or rolls them back (its recovery lists them with "
+                    + "XAResource.recover): " + inDoubt);
+        }
+    }
+
+    // ---- helpers ----
+
+    /** Its transaction timeout expired: rolled back now unless associated (then at its last XA_END). */
+    private void expire(XaBranch branch, int seconds) {
+        synchronized (this) {
+            if (branches.get(branch.xid) != branch || branch.prepared || branch.completing) {
+                return;
+            }
+            if (branch.associations > 0) {
+                branch.timedOut = true;
+                return;
+            }
+            branches.remove(branch.xid);
+        }
+        LOG.log(System.Logger.Level.INFO, "XA branch " + branch.xid + " was rolled back: its transaction timeout of "
+                + seconds + " s expired before it was prepared.");
+        rollBack(branch, StoreCompletion.NONE);
+    }
+
+    /**
+     * A prepare or one-phase commit of a branch that could only roll back (taken out of the table already): rolls it
+     * back and answers {@code rolledBack}; false when there is no such cause.
+     */
+    private static boolean rolledBackInstead(XaBranch branch, WharfException rolledBack, int requestId, Replies replies) {
+        if (rolledBack == null) {
+            return false;
+        }
+        rollBack(branch, StoreCompletion.NONE);
+        replies.error(requestId, rolledBack, 0, 0);
+        return true;
+    }
+
+    /** The branch's sends are dropped and what it consumed goes back to its queues, redelivered. */
+    private static void rollBack(XaBranch branch, StoreCompletion then) {
+        branch.work.rollback(then);
+        returnConsumed(branch.consumed);
+    }
+
+    private static void returnConsumed(List<QueuedMessage> consumed) {
+        for (int i = 0; i < consumed.size(); i++) {
+            consumed.get(i).countRedelivery();
+        }
+        BrokerSession.giveBack(consumed);
+    }
+
+    private static void cancelTimeout(XaBranch branch) {
+        if (branch.timeout != null) {
+            branch.timeout.cancel(false);
+        }
+    }
+
+    private static void requireKnown(WireXid xid, XaBranch branch, String what) {
+        if (branch == null) {
+            throw xa(ErrorCode.XAER_NOTA, xid + " cannot be " + what + ": the queue manager knows no such branch (never"
+                    + " started, already committed or rolled back, or rolled back by its transaction timeout).");
+        }
+    }
+
+    private static void requireOpen(XaBranch branch, String what) {
+        if (branch.completing) {
+            throw xa(ErrorCode.XAER_PROTO, branch + " cannot be " + what + ": a prepare, commit or rollback of it is "
+                    + "under way.");
+        }
+        if (branch.prepared && !what.equals("committed") && !what.equals("rolled back")) {
+            throw xa(ErrorCode.XAER_PROTO, branch + " cannot be " + what + ": it is prepared; commit or roll it back.");
+        }
+    }
+
+    private static void requireUnassociated(XaBranch branch, String what) {
+        if (branch.associations > 0 || branch.suspended > 0) {
+            throw xa(ErrorCode.XAER_PROTO, branch + " cannot be " + what + " while sessions are associated with it ("
+                    + branch.associations + " active, " + branch.suspended + " suspended): end their associations "
+                    + "with TMSUCCESS or TMFAIL first.");
+        }
+    }
+
+    private static WharfException xa(ErrorCode code, String message) {
+        return new WharfException(code, message);
+    }
+}
