@@ -22,8 +22,22 @@ import java.util.concurrent.locks.ReentrantLock;
 final class CompletionDispatcher extends Thread {
     private static final System.Logger LOG = System.getLogger(CompletionDispatcher.class.getName());
 
-    /** One asynchronous send waiting for its answer and callback. */
-    private record PendingSend(Message message, CompletionListener listener, CompletableFuture<Frame.Error> answer, int requestId) {
+    /**
+     * One asynchronous send waiting for its answer and callback. Not a record: the Eclipse Transformer, which makes the
+     * jakarta client from this one, leaves the types of a record's components in javax.jms (JakartaJarIT).
+     */
+    private static final class PendingSend {
+        final Message message;
+        final CompletionListener listener;
+        final CompletableFuture<Frame.Error> answer;
+        final int requestId;
+
+        PendingSend(Message message, CompletionListener listener, CompletableFuture<Frame.Error> answer, int requestId) {
+            this.message = message;
+            this.listener = listener;
+            this.answer = answer;
+            this.requestId = requestId;
+        }
     }
 
     private final WharfSession session;
@@ -115,12 +129,12 @@ final class CompletionDispatcher extends Thread {
     private void complete(PendingSend send) {
         JMSException failure;
         try {
-            Frame.Error error = send.answer().get(session.connection().url().requestTimeoutMillis(), TimeUnit.MILLISECONDS);
+            Frame.Error error = send.answer.get(session.connection().url().requestTimeoutMillis(), TimeUnit.MILLISECONDS);
             failure = error == null ? null : JmsErrors.toException(error);
         } catch (ExecutionException e) {
             failure = e.getCause() instanceof JMSException j ? j : JmsErrors.wrap("SEND failed: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
-            session.connection().forgetRequest(send.requestId());
+            session.connection().forgetRequest(send.requestId);
             failure = new JMSException("No answer from Wharf at " + session.connection().url().address() + " to SEND within "
                     + session.connection().url().requestTimeoutMillis() + " ms (requestTimeout)");
         } catch (InterruptedException e) {
@@ -129,9 +143,9 @@ final class CompletionDispatcher extends Thread {
         }
         try {
             if (failure == null) {
-                send.listener().onCompletion(send.message());
+                send.listener.onCompletion(send.message);
             } else {
-                send.listener().onException(send.message(), failure);
+                send.listener.onException(send.message, failure);
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "CompletionListener of session " + session.id() + " threw", e);

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
+import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.config.ServerConfig;
@@ -26,6 +27,9 @@ import java.util.function.UnaryOperator;
  * messages.
  */
 final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback, AfterEachCallback {
+
+    /** The system property that, {@code false}, starts the servers without a flow host ({@link #plugins}). */
+    static final String FLOW_HOST_PROPERTY = "wharf.it.flowHost";
 
     private final UnaryOperator<ServerConfig.Builder> customizer;
     private final Authenticator users;
@@ -60,8 +64,17 @@ final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback,
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        // with a flow host, as the distribution runs it (the admin command queue: wharf flow, wharf topic list)
-        testServer = TestServer.start(customizer, config -> WharfServer.builder(config).authenticator(users).plugins(new FlowHost()).start());
+        testServer = TestServer.start(customizer, config -> WharfServer.builder(config).authenticator(users).plugins(plugins()).start());
+    }
+
+    /**
+     * A flow host, as the distribution runs it (the admin command queue: wharf flow, wharf topic list), unless the
+     * system property {@value #FLOW_HOST_PROPERTY} is {@code false}: jms-client/jakarta-tests runs the JMS-level tests
+     * of this package against the jakarta client, whose class path has no javax client for a flow host to run on
+     * (FlowHost is then never loaded).
+     */
+    private static ServerPlugin[] plugins() {
+        return Boolean.parseBoolean(System.getProperty(FLOW_HOST_PROPERTY, "true")) ? new ServerPlugin[] {new FlowHost()} : new ServerPlugin[0];
     }
 
     @Override
