@@ -86,6 +86,25 @@ class WharfStarterTest {
     }
 
     @Test
+    void withoutCachingTheFactoryIsWharfsOwnWithTheUrlOptions() {
+        app = start("wharf.user=orders", "wharf.password=orders-pw", "spring.jms.cache.enabled=false",
+                "wharf.options.ssl=false", "spring.jms.listener.auto-startup=false");
+        WharfConnectionFactory factory = assertInstanceOf(WharfConnectionFactory.class, app.getBean(ConnectionFactory.class));
+        assertEquals(server.server().tcpUrl(), factory.getBrokerURL());
+        app.getBean(JmsTemplate.class).convertAndSend("BOOT.UNCACHED", "works");
+    }
+
+    @Test
+    void anUnknownUrlOptionFailsTheStartNamingIt() {
+        Exception e = assertThrows(Exception.class, () -> start("wharf.options.trustStoar=/etc/trust.p12"));
+        Throwable root = e;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        assertTrue(root.getMessage().contains("trustStoar"), root.toString());
+    }
+
+    @Test
     void aTransactedListenerThatThrowsGetsTheMessageAgainMarkedRedelivered() throws Exception {
         app = start("wharf.user=orders", "wharf.password=orders-pw", "spring.jms.listener.session.transacted=true");
         app.getBean(JmsTemplate.class).convertAndSend("BOOT.PAYMENTS", "payment 1");
@@ -129,8 +148,9 @@ class WharfStarterTest {
 
         @JmsListener(destination = "BOOT.PAYMENTS")
         public void payment(String body, @Header(JmsHeaders.REDELIVERED) boolean redelivered) {
+            int attempt = paymentAttempts.incrementAndGet();
             payments.add(body + " redelivered=" + redelivered);
-            if (paymentAttempts.incrementAndGet() == 1) {
+            if (attempt == 1) {
                 throw new IllegalStateException("the first attempt fails: the transaction rolls back");
             }
         }
