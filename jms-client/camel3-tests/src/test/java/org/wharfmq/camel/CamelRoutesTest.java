@@ -1,4 +1,4 @@
-package org.wharfmq.camel3;
+package org.wharfmq.camel;
 
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
@@ -27,10 +27,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Apache Camel 3's {@code jms:} component (javax.jms, Spring JMS 5 underneath) on Wharf, as a Camel user writes it:
- * a {@link WharfConnectionFactory} given to the component, routes in the Java DSL, a real server.
+ * Apache Camel's {@code jms:} component on Wharf, as a Camel user writes it: a {@link WharfConnectionFactory} given
+ * to the component, routes in the Java DSL, a real server. Here Camel 3 with javax.jms (Spring JMS 5 underneath);
+ * jms-client/camel4-tests runs these same classes, with javax.jms renamed to jakarta.jms by the Eclipse Transformer,
+ * against Camel 4 and the jakarta client.
  */
-class Camel3RoutesTest {
+class CamelRoutesTest {
 
     private TestServer server;
     private WharfConnectionFactory factory;
