@@ -184,12 +184,23 @@ public final class WharfXAResource implements XAResource {
 
     // ---- helpers ----
 
-    /** Sends an XA request on the connection and waits for its answer, which it returns unless it is an ERROR. */
+    /**
+     * Sends an XA request on the connection and waits for its answer, which it returns unless it is an ERROR. It does
+     * not wait for a reconnection: while the connection is down (reconnecting, or lost) the call fails at once with
+     * XAER_RMFAIL, as XA asks of a resource manager that cannot be reached, so that the transaction manager's own
+     * recovery decides (a branch is completed by its Xid from any connection, the reconnected one included). Waiting
+     * would hold the transaction manager's thread for as long as the reconnection tries.
+     */
     private PendingRequests.Request call(IntFunction<Frame> frame, String what) throws XAException {
         PendingRequests.Request request;
         Frame.Error error;
         try {
-            ConnectedLink on = connection.usableLink();
+            connection.checkOpen();
+            ConnectedLink on = connection.usableOrNull();
+            if (on == null) {
+                throw new JMSException("the connection to Wharf at " + connection.current().address() + " is down"
+                        + " (reconnecting, or lost)");
+            }
             request = connection.register(on);
             on.write(frame.apply(request.id));
             error = connection.await(request, what);
