@@ -21,10 +21,12 @@ import org.wharfmq.server.topic.TopicManager;
  * @param serverVersion the version reported in HELLO_OK
  * @param logins        who may connect: the handshake's authenticator and throttle
  * @param connectionLimits the count of network connections against maxConnections and maxConnectionsPerAddress
+ * @param openConnections the connections past their handshake, by number: what the management view sees and ends
  */
 public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                             AccessControl accessControl, ClientIds clientIds, ChannelGroup connections,
-                            String serverVersion, Logins logins, ConnectionLimits connectionLimits) {
+                            String serverVersion, Logins logins, ConnectionLimits connectionLimits,
+                            OpenConnections openConnections) {
 
     /** A server's context, with no client ID in use and no connection counted yet. */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
@@ -37,8 +39,19 @@ public record ServerContext(ServerConfig config, QueueManager queueManager, Topi
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                          AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins,
                          ConnectionLimits connectionLimits) {
+        this(config, queueManager, topicManager, accessControl, connections, serverVersion, logins, connectionLimits,
+                new OpenConnections());
+    }
+
+    /**
+     * A server's context, with no client ID in use; its connections counted in {@code connectionLimits} and listed
+     * in {@code openConnections} once past their handshake.
+     */
+    public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
+                         AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins,
+                         ConnectionLimits connectionLimits, OpenConnections openConnections) {
         this(config, queueManager, topicManager, accessControl, new ClientIds(), connections, serverVersion, logins,
-                connectionLimits);
+                connectionLimits, openConnections);
     }
 
     /** The decoder's limit: the longest message plus room for the frame's own fields. */
