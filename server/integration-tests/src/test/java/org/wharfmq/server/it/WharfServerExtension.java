@@ -7,6 +7,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.security.Authenticator;
@@ -60,8 +61,12 @@ final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback,
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        // with a flow host, as the distribution runs it (the admin command queue: wharf flow, wharf topic list)
-        testServer = TestServer.start(customizer, config -> WharfServer.builder(config).authenticator(users).plugins(new FlowHost()).start());
+        // with a flow host and the admin plugin, as the distribution runs them (wharf admin, wharf flow, wharf topic)
+        testServer = TestServer.start(customizer, config -> {
+            FlowHost flows = new FlowHost();
+            return WharfServer.builder(config).authenticator(users).plugins(flows, new AdminPlugin(flows.adminCommands()))
+                    .start();
+        });
     }
 
     @Override
