@@ -105,13 +105,16 @@ public final class OpenConnections {
                     + "manager's own process (a plugin, a flow, or the application that embeds the server): only what "
                     + "opened it can close it.");
         }
-        List<ConnectionInfo> before = new ArrayList<>(1);
-        Future<?> told = connection.eventLoop().submit(() -> {
-            before.add(connection.info());
-            connection.end(reason);
+        Future<ConnectionInfo> told = connection.eventLoop().submit(() -> {
+            ConnectionInfo info = connection.info();
+            if (info != null) {
+                connection.end(reason);
+            }
+            return info;
         });
+        ConnectionInfo before;
         try {
-            told.get(END_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            before = told.get(END_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             connection.closeFuture().await(END_WAIT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -122,6 +125,9 @@ public final class OpenConnections {
         } finally {
             connection.closeFuture().channel().close(); // closed already, unless its client does not read its socket
         }
-        return before.isEmpty() ? null : before.get(0);
+        if (before == null) {
+            throw new NoSuchElementException("Connection " + id + " has ended already.");
+        }
+        return before;
     }
 }

@@ -66,7 +66,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private long id;
     /** When the handshake completed, epoch ms. */
     private long connectedAt;
-    private TrafficCounter traffic;
+    private CountingFlushHandler traffic;
     /** Open producers by id, each with its session and the queue it is counted on (null: anonymous or a topic). */
     private final IntObjectHashMap<Producer> producers = new IntObjectHashMap<>();
 
@@ -88,7 +88,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         channel = ctx.channel();
         replies = new Replies(channel);
         access = new ConnectionAccess(identity, context.accessControl(), channel.remoteAddress());
-        traffic = ctx.pipeline().get(TrafficCounter.class);
+        traffic = ctx.pipeline().get(CountingFlushHandler.class);
         connectedAt = System.currentTimeMillis();
         id = context.openConnections().add(this);
         LOG.log(System.Logger.Level.DEBUG, () -> "Client '" + clientName + "' connected from " + ctx.channel().remoteAddress());
@@ -414,8 +414,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         return channel instanceof LocalChannel;
     }
 
-    /** The connection as an administrator sees it. */
+    /** The connection as an administrator sees it; null once it has ended. */
     ConnectionInfo info() {
+        if (released) {
+            return null;
+        }
         int consumers = 0;
         int browsers = 0;
         for (BrokerSession session : sessions.values()) {
