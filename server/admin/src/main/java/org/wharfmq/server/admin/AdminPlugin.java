@@ -1,6 +1,7 @@
 package org.wharfmq.server.admin;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.wharfmq.jms.WharfConnectionFactory;
@@ -15,6 +16,7 @@ import javax.jms.Message;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,10 +43,14 @@ import java.util.TreeSet;
 public final class AdminPlugin implements ServerPlugin {
 
     private static final System.Logger LOG = System.getLogger(AdminPlugin.class.getName());
+    /** Room left in a message for its headers and properties besides the JSON body. */
+    private static final int ANSWER_HEADROOM_BYTES = 4096;
 
     private final List<AdminCommands> contributors;
     private final ObjectMapper json = new ObjectMapper();
     private final Map<String, AdminCommand> commands = new LinkedHashMap<>();
+    /** The longest answer that fits in a message (maxMessageLength, less room for the headers). */
+    private int maxAnswerBytes;
     private Connection connection;
     private Session session;
     private MessageProducer replier;
@@ -75,6 +81,7 @@ public final class AdminPlugin implements ServerPlugin {
                 }
             });
         }
+        maxAnswerBytes = server.config().maxMessageLength() - ANSWER_HEADROOM_BYTES;
         server.management().systemQueue(SystemQueues.ADMIN_COMMAND_QUEUE);
         server.management().systemQueue(SystemQueues.ADMIN_REPLY_QUEUE);
         connection = new WharfConnectionFactory(server.vmUrl()).createConnection();
@@ -92,22 +99,45 @@ public final class AdminPlugin implements ServerPlugin {
             AuditLog.adminCommand("ADMIN a command whose properties cannot be read: " + e, false);
             return;
         }
-        ObjectNode answer = json.createObjectNode();
-        answer.put("command", request.command());
-        String failure = null;
+        Exception failure = null;
+        String answer;
         try {
-            Object result = command(request.command()).run(request);
-            answer.put("ok", true);
-            answer.set("result", json.valueToTree(result));
+            answer = answer(request.command(), json.valueToTree(command(request.command()).run(request)));
+            int bytes = answer.getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > maxAnswerBytes) {
+                throw new AdminException(AdminProtocol.REFUSED, "The answer is " + bytes + " bytes long, more than "
+                        + "fits in a message (setting maxMessageLength): ask for less (a pattern, a lower limit).");
+            }
         } catch (Exception e) {
-            failure = e.getMessage() == null ? e.toString() : e.getMessage();
-            answer.put("ok", false);
-            answer.put("error", failure);
-            answer.put("reason", reason(e));
-            LOG.log(System.Logger.Level.WARNING, "Admin command '" + request.command() + "' failed: " + failure);
+            failure = e;
+            answer = failed(request.command(), e);
+            LOG.log(System.Logger.Level.WARNING, "Admin command '" + request.command() + "' failed: " + text(e));
         }
-        audit(request, failure);
-        reply(message, answer, failure == null);
+        audit(request, failure == null ? null : text(failure));
+        reply(message, answer, failure == null ? null : reason(failure));
+    }
+
+    /** The JSON answer of a success. */
+    private String answer(String command, JsonNode result) throws JsonProcessingException {
+        ObjectNode answer = json.createObjectNode();
+        answer.put("command", command);
+        answer.put("ok", true);
+        answer.set("result", result);
+        return json.writeValueAsString(answer);
+    }
+
+    /** The JSON answer of a failure: its message and reason. */
+    private String failed(String command, Exception failure) {
+        ObjectNode answer = json.createObjectNode();
+        answer.put("command", command);
+        answer.put("ok", false);
+        answer.put("error", text(failure));
+        answer.put("reason", reason(failure));
+        return answer.toString();
+    }
+
+    private static String text(Exception e) {
+        return e.getMessage() == null ? e.toString() : e.getMessage();
     }
 
     private AdminCommand command(String name) {
@@ -138,19 +168,20 @@ public final class AdminPlugin implements ServerPlugin {
         return e instanceof IllegalArgumentException ? AdminProtocol.INVALID : AdminProtocol.FAILED;
     }
 
-    private void reply(Message request, ObjectNode answer, boolean ok) {
+    /** Sends the answer to the request's JMSReplyTo, if it has one; {@code reason} is null after a success. */
+    private void reply(Message request, String answer, String reason) {
         try {
             if (request.getJMSReplyTo() == null) {
                 return;
             }
-            TextMessage reply = session.createTextMessage(json.writeValueAsString(answer));
-            reply.setBooleanProperty(AdminProtocol.OK, ok);
-            if (!ok) {
-                reply.setStringProperty(AdminProtocol.ERROR, answer.get("reason").asText());
+            TextMessage reply = session.createTextMessage(answer);
+            reply.setBooleanProperty(AdminProtocol.OK, reason == null);
+            if (reason != null) {
+                reply.setStringProperty(AdminProtocol.ERROR, reason);
             }
             reply.setJMSCorrelationID(request.getJMSMessageID());
             replier.send(request.getJMSReplyTo(), reply);
-        } catch (JMSException | JsonProcessingException e) {
+        } catch (JMSException e) {
             LOG.log(System.Logger.Level.WARNING, "Cannot answer an admin command: " + e);
         }
     }
@@ -164,17 +195,11 @@ public final class AdminPlugin implements ServerPlugin {
         StringBuilder line = new StringBuilder("ADMIN ")
                 .append(request.user() == null ? "anonymous client" : "user '" + request.user() + "'")
                 .append(" ran '").append(request.command()).append('\'');
-        request.arguments().forEach((property, value) -> line.append(' ').append(argumentName(property)).append('=')
-                .append(value));
+        request.arguments().forEach((property, value) -> line.append(' ').append(AdminRequest.nameOf(property))
+                .append('=').append(value));
         line.append(" (request ").append(request.messageId()).append("): ")
                 .append(failure == null ? "OK" : "FAILED: " + failure);
         AuditLog.adminCommand(line.toString(), failure == null);
-    }
-
-    /** {@code WharfMaxDepth} → {@code maxDepth}. */
-    private static String argumentName(String property) {
-        String name = property.substring("Wharf".length());
-        return name.isEmpty() ? property : Character.toLowerCase(name.charAt(0)) + name.substring(1);
     }
 
     @Override

@@ -107,7 +107,7 @@ public final class AdminRequest {
         try {
             return Long.parseLong(value.toString().trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(property + " must be a whole number, not '" + value + "'.");
+            throw new IllegalArgumentException(nameOf(property) + " must be a whole number, not '" + value + "'.");
         }
     }
 
@@ -129,6 +129,12 @@ public final class AdminRequest {
             case "off", "false", "no" -> false;
             default -> throw new IllegalArgumentException("Expected on or off, got '" + value + "'.");
         };
+    }
+
+    /** An argument's name for people: {@code WharfMaxDepth} is {@code maxDepth}. */
+    static String nameOf(String property) {
+        String name = property.substring(ARGUMENT_PREFIX.length());
+        return name.isEmpty() ? property : Character.toLowerCase(name.charAt(0)) + name.substring(1);
     }
 
     /** The body of a BytesMessage request, or null. */

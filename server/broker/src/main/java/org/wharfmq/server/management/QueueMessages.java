@@ -98,7 +98,15 @@ final class QueueMessages {
             try {
                 for (; i < batch.size(); i++) {
                     QueuedMessage original = batch.get(i);
-                    QueuedMessage copy = reserveCopy(to, original.content().retainedDuplicate(), original.headers());
+                    ByteBuf bytes = original.content().retainedDuplicate();
+                    QueuedMessage copy = null;
+                    try {
+                        copy = reserveCopy(to, bytes, original.headers());
+                    } finally {
+                        if (copy == null) { // full, or it threw: the bytes are still ours
+                            bytes.release();
+                        }
+                    }
                     if (copy == null) {
                         break;
                     }
@@ -171,23 +179,20 @@ final class QueueMessages {
     }
 
     /**
-     * A new message over {@code content} (taken over) with a place reserved on {@code to}; null, releasing
-     * {@code content}, when {@code to} is full or has been deleted since it was looked up.
+     * A new message over {@code content} with a place reserved on {@code to}, which then owns {@code content}; null
+     * when {@code to} is full or has been deleted since it was looked up (the caller keeps {@code content} then, as
+     * when this throws).
      */
     private static QueuedMessage reserveCopy(LocalQueue to, ByteBuf content, MessageHeaders headers) {
         QueuedMessage copy = new QueuedMessage(to, content, headers);
         try {
-            if (to.reserve(copy)) {
-                return copy;
-            }
+            return to.reserve(copy) ? copy : null;
         } catch (WharfException full) {
             if (full.code() != ErrorCode.QUEUE_FULL) {
-                content.release();
                 throw full;
             }
+            return null;
         }
-        content.release();
-        return null;
     }
 
     private static String full(LocalQueue to) {

@@ -31,6 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AdminQueueTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Small, so that a long answer does not fit. */
+    private static final int MAX_MESSAGE_LENGTH = 32 * 1024;
 
     private TestServer testServer;
     private Connection connection;
@@ -40,7 +42,7 @@ class AdminQueueTest {
 
     @BeforeEach
     void start() throws Exception {
-        testServer = TestServer.start(c -> c.autoCreate(false).queue("ORDERS", 500),
+        testServer = TestServer.start(c -> c.autoCreate(false).queue("ORDERS", 500).maxMessageLength(MAX_MESSAGE_LENGTH),
                 config -> WharfServer.start(config, new AdminPlugin()));
         connection = new WharfConnectionFactory(testServer.server().tcpUrl()).createConnection();
         session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -95,6 +97,20 @@ class AdminQueueTest {
         assertTrue(topics.getBooleanProperty(AdminProtocol.OK));
         assertEquals("No subscriptions and no retained publications.",
                 JSON.readTree(((TextMessage) topics).getText()).get("result").asText());
+    }
+
+    /** An answer longer than a message may be is refused with a reason, not lost (the asker would wait in vain). */
+    @Test
+    void anAnswerTooLongForAMessageIsRefusedSayingHowToAskForLess() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            assertTrue(ask("define-queue", AdminProtocol.QUEUE, "MANY." + i).getBooleanProperty(AdminProtocol.OK));
+        }
+        Message all = ask("display-queues", null, null);
+        assertEquals(AdminProtocol.REFUSED, all.getStringProperty(AdminProtocol.ERROR));
+        String error = JSON.readTree(((TextMessage) all).getText()).get("error").asText();
+        assertTrue(error.matches("The answer is \\d+ bytes long, more than fits in a message \\(setting "
+                + "maxMessageLength\\): ask for less \\(a pattern, a lower limit\\)\\."), error);
+        assertTrue(ask("display-queues", AdminProtocol.PATTERN, "MANY.1").getBooleanProperty(AdminProtocol.OK));
     }
 
     /** Sends {@code command} with up to two properties (name, value pairs; null names left out) and waits for its answer. */
