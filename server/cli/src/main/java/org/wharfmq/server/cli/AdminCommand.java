@@ -8,8 +8,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import javax.jms.JMSException;
-import javax.jms.JMSSecurityException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -26,7 +24,7 @@ import java.util.concurrent.Callable;
  * runmqsc but as scriptable as it is typed. One command from the arguments ({@code wharf admin display queues}), or
  * many: from a script ({@code --file}, or standard input: {@code wharf admin < script.txt}) or typed at a prompt when
  * standard input is a terminal. Tables for people, the server's JSON for programs ({@code --json}). All commands of a
- * run share one connection. The commands are {@link AdminStatements}'; docs/operations.md shows each with its output.
+ * run share one connection, opened by the first that needs it. The commands are {@link AdminStatements}'; docs/operations.md shows each with its output.
  *
  * <p>A script runs to its end; its exit status is 0 when every command succeeded, 1 when one failed (each failure is
  * reported with its line), 3 as soon as the server stops answering. Lines that are blank or start with {@code #} are
@@ -36,7 +34,8 @@ import java.util.concurrent.Callable;
         description = {"Administers a running queue manager: queues, messages, connections, subscriptions (like "
                 + "runmqsc). One COMMAND from the arguments; without one, the commands of --file or standard input,"
                 + " one per line, or a prompt at a terminal. Options go before the command.", ""},
-        footer = {"", "Commands (docs/operations.md shows each with its output; 'wharf admin help COMMAND' its options):",
+        footer = {"", "Commands (docs/operations.md shows each with its output; 'wharf admin display queues --help' the "
+                + "options of one):",
                 "  define queue NAME [--max-depth N]",
                 "  alter queue NAME [--max-depth N|default]",
                 "  delete queue NAME [--force]",
@@ -88,6 +87,12 @@ final class AdminCommand implements Callable<Integer> {
         if (!command.isEmpty() && file != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "Give one command or --file, not both.");
         }
+        try {
+            server.readPassword(); // before a script on standard input: with --password-stdin it is the first line
+        } catch (IOException | IllegalArgumentException e) {
+            err.println("wharf: " + e.getMessage());
+            return AdminClient.COMMAND_FAILED;
+        }
         BufferedReader script;
         try {
             script = !command.isEmpty() ? null
@@ -96,23 +101,20 @@ final class AdminCommand implements Callable<Integer> {
             err.println("wharf: cannot read the script " + file + ": " + e.getMessage());
             return AdminClient.COMMAND_FAILED;
         }
-        try (AdminClient client = AdminClient.connect(server)) {
-            AdminStatements statements = new AdminStatements(client, out, err, json);
+        try (AdminStatements statements = new AdminStatements(server, out, err, json)) {
             if (script == null) {
                 return statements.run(command, "");
             }
             boolean interactive = file == null && System.console() != null;
             if (interactive) {
-                out.println("Connected to " + server.url + (server.user == null ? "" : " as " + server.user)
+                out.println("Administering " + server.url + (server.user == null ? "" : " as " + server.user)
                         + ". 'help' lists the commands, 'exit' leaves.");
             }
             return runScript(statements, script, interactive, out, err);
-        } catch (JMSSecurityException e) { // a login refused, or no admin permission
-            err.println("wharf: " + e.getMessage());
+        } catch (IOException e) {
+            err.println("wharf: cannot read the script " + (file == null ? "from standard input" : file) + ": "
+                    + e.getMessage());
             return AdminClient.COMMAND_FAILED;
-        } catch (JMSException | IOException | IllegalArgumentException e) {
-            err.println("wharf: cannot talk to the server at " + server.url + ": " + e.getMessage());
-            return AdminClient.NO_ANSWER;
         }
     }
 

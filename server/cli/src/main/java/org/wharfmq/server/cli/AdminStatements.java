@@ -11,6 +11,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 import javax.jms.JMSException;
+import javax.jms.JMSSecurityException;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,17 +22,20 @@ import java.util.Map;
 /**
  * The commands {@code wharf admin} runs, one per call of {@link #run}: from its arguments, a line of a script or a line
  * typed at its prompt, all parsed the same way (picocli). Each becomes one request on the admin command queue
- * ({@link AdminClient}); the answer is printed for people ({@link AdminOutput}) or, with {@code --json} (anywhere on
- * the line, or for the whole run), as the server's JSON on one line.
+ * ({@link AdminClient}, connected when the first command needs it, so {@code help} works without a server); the
+ * answer is printed for people ({@link AdminOutput}) or, with {@code --json} (anywhere on the line, or for the whole
+ * run), as the server's JSON on one line. The caller closes it ({@link #close}).
  *
  * <p>Exit status of each: 0 done; 1 the server refused or failed it (or a move stopped before its limit); 2 the
  * command is wrong; 3 no answer from the server.
  */
 @Command(name = "wharf admin", description = "Administers a running queue manager (docs/operations.md).",
         subcommands = CommandLine.HelpCommand.class)
-final class AdminStatements implements Runnable {
+final class AdminStatements implements Runnable, AutoCloseable {
 
-    private final AdminClient client;
+    private final ServerOption server;
+    /** Connected by the first command that needs the server; null until then. */
+    private AdminClient client;
     private final PrintWriter out;
     private final PrintWriter err;
     private final boolean jsonAlways;
@@ -44,10 +49,11 @@ final class AdminStatements implements Runnable {
     private CommandSpec spec;
 
     /**
-     * @param json whether every command prints the server's JSON (else only those that say {@code --json})
+     * @param server the server to connect to, and who to log in as
+     * @param json   whether every command prints the server's JSON (else only those that say {@code --json})
      */
-    AdminStatements(AdminClient client, PrintWriter out, PrintWriter err, boolean json) {
-        this.client = client;
+    AdminStatements(ServerOption server, PrintWriter out, PrintWriter err, boolean json) {
+        this.server = server;
         this.out = out;
         this.err = err;
         this.jsonAlways = json;
@@ -61,7 +67,7 @@ final class AdminStatements implements Runnable {
                 .addSubcommand("end", new End());
         commandLine.setOut(out).setErr(err);
         commandLine.setParameterExceptionHandler((e, args) -> {
-            err.println("wharf: " + where + e.getMessage() + " ('help' lists the commands, 'help COMMAND' shows one)");
+            err.println("wharf: " + where + e.getMessage() + " ('help' lists the commands; 'COMMAND --help' shows one)");
             err.flush();
             return CommandLine.ExitCode.USAGE;
         });
@@ -90,13 +96,13 @@ final class AdminStatements implements Runnable {
 
     // ---- the commands ----
 
-    @Command(name = "move", description = "Moves waiting messages from one queue to another, in delivery order, each "
+    @Command(name = "move", mixinStandardHelpOptions = true, description = "Moves waiting messages from one queue to another, in delivery order, each "
             + "atomically (like dmpmqmsg -m).")
     int move(@Mixin Transfer transfer) {
         return send("move", transfer.arguments(), result -> AdminOutput.transferred("Moved", result, out, err));
     }
 
-    @Command(name = "copy", description = "Copies waiting messages to another queue, leaving them where they are.")
+    @Command(name = "copy", mixinStandardHelpOptions = true, description = "Copies waiting messages to another queue, leaving them where they are.")
     int copy(@Mixin Transfer transfer) {
         return send("copy", transfer.arguments(), result -> AdminOutput.transferred("Copied", result, out, err));
     }
@@ -123,7 +129,7 @@ final class AdminStatements implements Runnable {
 
     @Command(name = "define", description = "Defines a queue (it survives restarts).")
     final class Define extends Verb {
-        @Command(name = "queue", description = "Defines a queue; it exists until deleted, across restarts.")
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Defines a queue; it exists until deleted, across restarts.")
         int queue(@Parameters(paramLabel = "NAME") String name,
                   @Option(names = "--max-depth", paramLabel = "N",
                           description = "Its own depth limit (default: the server-wide maxQueueDepth).") Long maxDepth) {
@@ -134,7 +140,7 @@ final class AdminStatements implements Runnable {
 
     @Command(name = "alter", description = "Changes a queue's settings (kept across restarts).")
     final class Alter extends Verb {
-        @Command(name = "queue", description = "Changes a queue's settings; a queue created by use is kept from then on.")
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Changes a queue's settings; a queue created by use is kept from then on.")
         int queue(@Parameters(paramLabel = "NAME") String name,
                   @Option(names = "--max-depth", paramLabel = "N|default",
                           description = "Its own depth limit, or 'default' for the server-wide maxQueueDepth.")
@@ -147,7 +153,7 @@ final class AdminStatements implements Runnable {
 
     @Command(name = "delete", description = "Deletes a queue or a durable subscription.")
     final class Delete extends Verb {
-        @Command(name = "queue", description = "Deletes a queue; one that holds messages or has consumers only with "
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Deletes a queue; one that holds messages or has consumers only with "
                 + "--force.")
         int queue(@Parameters(paramLabel = "NAME") String name,
                   @Option(names = "--force", description = "Delete it even if it holds messages (they are discarded)"
@@ -156,7 +162,7 @@ final class AdminStatements implements Runnable {
                     result -> done(() -> AdminOutput.deleted(result, out)));
         }
 
-        @Command(name = "subscription", description = "Deletes a durable subscription and its messages.")
+        @Command(name = "subscription", mixinStandardHelpOptions = true, description = "Deletes a durable subscription and its messages.")
         int subscription(@Parameters(paramLabel = "NAME") String name,
                          @Option(names = "--client-id", paramLabel = "ID",
                                  description = "Its client ID (none for a shared subscription without one).")
@@ -168,7 +174,7 @@ final class AdminStatements implements Runnable {
 
     @Command(name = "display", description = "Shows queues, connections, subscriptions or the server.")
     final class Display extends Verb {
-        @Command(name = "queues", description = "Lists the queues: depth, max depth, consumers, producers, oldest "
+        @Command(name = "queues", mixinStandardHelpOptions = true, description = "Lists the queues: depth, max depth, consumers, producers, oldest "
                 + "message, counters, origin.")
         int queues(@Parameters(paramLabel = "PATTERN", arity = "0..1", description = "Only names that match, as "
                 + "the security file writes them: ORDERS.* (one part), ORDERS.** (any).") String pattern) {
@@ -176,26 +182,26 @@ final class AdminStatements implements Runnable {
                     result -> done(() -> AdminOutput.queues(result, out)));
         }
 
-        @Command(name = "queue", description = "Shows one queue in full.")
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Shows one queue in full.")
         int queue(@Parameters(paramLabel = "NAME") String name) {
             return send("display-queue", arguments(AdminProtocol.QUEUE, name),
                     result -> done(() -> AdminOutput.queue(result, out)));
         }
 
-        @Command(name = "connections", description = "Lists the client connections: user, address, client ID, "
+        @Command(name = "connections", mixinStandardHelpOptions = true, description = "Lists the client connections: user, address, client ID, "
                 + "sessions, consumers, producers, bytes in and out.")
         int connections() {
             return send("display-connections", arguments(),
                     result -> done(() -> AdminOutput.connections(result, out)));
         }
 
-        @Command(name = "subscriptions", description = "Lists the topic subscriptions.")
+        @Command(name = "subscriptions", mixinStandardHelpOptions = true, description = "Lists the topic subscriptions.")
         int subscriptions() {
             return send("display-subscriptions", arguments(),
                     result -> done(() -> AdminOutput.subscriptions(result, out)));
         }
 
-        @Command(name = "server", description = "Shows the queue manager: version, uptime, listeners, journal, memory.")
+        @Command(name = "server", mixinStandardHelpOptions = true, description = "Shows the queue manager: version, uptime, listeners, journal, memory.")
         int server() {
             return send("display-server", arguments(), result -> done(() -> AdminOutput.server(result, out)));
         }
@@ -203,7 +209,7 @@ final class AdminStatements implements Runnable {
 
     @Command(name = "clear", description = "Removes the waiting messages of a queue.")
     final class Clear extends Verb {
-        @Command(name = "queue", description = "Removes every waiting message (delivered ones and those in open "
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Removes every waiting message (delivered ones and those in open "
                 + "transactions stay).")
         int queue(@Parameters(paramLabel = "NAME") String name) {
             return send("clear-queue", arguments(AdminProtocol.QUEUE, name),
@@ -213,7 +219,7 @@ final class AdminStatements implements Runnable {
 
     @Command(name = "browse", description = "Shows waiting messages, leaving them on their queue.")
     final class Browse extends Verb {
-        @Command(name = "queue", description = "Shows a queue's waiting messages in delivery order: headers, "
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Shows a queue's waiting messages in delivery order: headers, "
                 + "properties, body as text or hex.")
         int queue(@Parameters(paramLabel = "NAME") String name,
                   @Option(names = "--limit", paramLabel = "N", description = "At most N messages (default: 10).")
@@ -229,7 +235,7 @@ final class AdminStatements implements Runnable {
 
     @Command(name = "end", description = "Ends a client connection.")
     final class End extends Verb {
-        @Command(name = "connection", description = "Ends a client connection ('display connections' gives its ID);"
+        @Command(name = "connection", mixinStandardHelpOptions = true, description = "Ends a client connection ('display connections' gives its ID);"
                 + " its client is told why.")
         int connection(@Parameters(paramLabel = "ID") long id) {
             return send("end-connection", arguments(AdminProtocol.CONNECTION, id),
@@ -274,15 +280,22 @@ final class AdminStatements implements Runnable {
     private int send(String command, Map<String, Object> arguments, Render render) {
         AdminClient.Reply reply;
         try {
+            if (client == null) {
+                client = AdminClient.connect(server);
+            }
             reply = client.send(command, arguments);
-        } catch (JMSException e) {
-            err.println("wharf: " + where + "cannot talk to the server at " + client.url() + ": " + e.getMessage());
+        } catch (JMSSecurityException e) { // a login refused, or no admin permission
+            err.println("wharf: " + where + e.getMessage());
+            err.flush();
+            return AdminClient.COMMAND_FAILED;
+        } catch (JMSException | IOException | IllegalArgumentException e) {
+            err.println("wharf: " + where + "cannot talk to the server at " + server.url + ": " + e.getMessage());
             err.flush();
             return AdminClient.NO_ANSWER;
         }
         int status;
         if (reply == null) {
-            err.println("wharf: " + where + "no answer from " + client.url() + " within "
+            err.println("wharf: " + where + "no answer from " + server.url + " within "
                     + AdminClient.REPLY_TIMEOUT_MILLIS / 1000 + " s");
             status = AdminClient.NO_ANSWER;
         } else if (json) {
@@ -297,5 +310,13 @@ final class AdminStatements implements Runnable {
         out.flush();
         err.flush();
         return status;
+    }
+
+    /** Closes the connection, if a command opened one. */
+    @Override
+    public void close() {
+        if (client != null) {
+            client.close();
+        }
     }
 }

@@ -25,14 +25,30 @@ final class ServerOption {
     @Option(names = "--password-stdin", description = "Read --user's password from the first line of standard input.")
     boolean passwordStdin;
 
-    /** A factory for {@link #url} that logs in as {@link #user} when one is given (asking for the password now). */
+    /** {@link #user}'s password, once read. */
+    private char[] password;
+
+    /**
+     * Reads {@link #user}'s password now, if there is a user and it has not been read: before a script is read from
+     * standard input, whose first line the password is with {@code --password-stdin}.
+     *
+     * @throws IllegalArgumentException when there is no console to ask at, or the password is empty
+     */
+    void readPassword() throws IOException {
+        if (user != null && password == null) {
+            password = Passwords.read(passwordStdin, false);
+        }
+    }
+
+    /** A factory for {@link #url} that logs in as {@link #user} when one is given (reading the password if not yet). */
     WharfConnectionFactory factory() throws IOException {
         WharfConnectionFactory factory = new WharfConnectionFactory(url);
         if (user != null) {
-            char[] password = Passwords.read(passwordStdin, false);
+            readPassword();
             factory.setUserName(user);
             factory.setPassword(new String(password));
             Arrays.fill(password, '\0');
+            password = null;
         }
         return factory;
     }

@@ -117,9 +117,14 @@ class AdminCommandTest {
         FlowCommandAccess.Result system = admin("delete", "queue", "SYSTEM.DEAD.LETTER.QUEUE");
         assertEquals("Queue 'SYSTEM.DEAD.LETTER.QUEUE': names starting with SYSTEM. are the queue manager's own; an "
                 + "administrator cannot delete them.", failed(system));
-        assertEquals("Missing required parameter: 'NAME' ('help' lists the commands, 'help COMMAND' shows one)",
+        assertEquals("Missing required parameter: 'NAME' ('help' lists the commands; 'COMMAND --help' shows one)",
                 admin("delete", "queue").err().substring("wharf: ".length()).strip());
         assertEquals(2, admin("delete", "queue").status(), "a wrong command is a usage error");
+
+        FlowCommandAccess.Result help = FlowCommandAccess.run("admin", "--url", "tcp://127.0.0.1:1", "help", "display");
+        assertEquals(0, help.status(), "help needs no server: " + help.err());
+        assertTrue(help.out().startsWith("Usage: wharf admin display [COMMAND]") && help.out().contains("subscriptions"),
+                help.out());
     }
 
     @Test
