@@ -7,6 +7,7 @@ import org.wharfmq.perf.flow.BenchmarkFlow;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.security.file.SecurityFileRealm;
@@ -117,8 +118,9 @@ public final class ServerMain {
         List<Driver> drivers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
-        FlowHost flowHost = new FlowHost(); // as in the distribution: it also serves the admin command queue
-        WharfServer.Starter starter = WharfServer.builder(config).plugins(flowHost);
+        FlowHost flowHost = new FlowHost(); // with the admin plugin, as in the distribution (the admin command queue)
+        WharfServer.Starter starter = WharfServer.builder(config).plugins(flowHost,
+                new AdminPlugin(flowHost.adminCommands()));
         if (realm != null) {
             starter.authenticator(realm).accessControl(realm.accessControl());
         }

@@ -23,7 +23,7 @@ public enum ErrorCode {
     TRANSACTION_ROLLED_BACK(14),
     /** The request is not valid in the current state, e.g. it names a closed session or consumer. */
     ILLEGAL_STATE(15),
-    /** The server is shutting down. */
+    /** The server is shutting down, or an administrator ended this connection (the message says which). */
     SERVER_CLOSING(16),
     /** The client ID is in use by another connection of the server, or is not a valid client ID. */
     INVALID_CLIENT_ID(17),

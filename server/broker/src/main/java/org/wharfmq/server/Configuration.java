@@ -192,4 +192,13 @@ public final class Configuration {
      * also count against maxQueues; this keeps one connection from spending that limit for everyone.
      */
     public static final int DEFAULT_MAX_TEMPORARY_QUEUES_PER_CONNECTION = 1_000;
+
+    // ---- administration (docs/operations.md) ----
+
+    /**
+     * How long an administrator's change that stores or removes messages (delete, clear, move or copy a queue's
+     * messages) waits for the store to make it durable before it answers: {@value} ms. A journal slower than that is
+     * failing, and the answer says so.
+     */
+    public static final long ADMIN_STORE_WAIT_MILLIS = 30_000;
 }

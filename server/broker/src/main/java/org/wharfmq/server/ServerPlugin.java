@@ -1,13 +1,15 @@
 package org.wharfmq.server;
 
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.management.Management;
 
 /**
  * A service that runs inside a queue manager beside its listeners, such as the message flows of the flow host
  * ({@code org.wharfmq.server.flow.FlowHost}, module {@code server/flow-host}). A plugin reaches the queue manager as
  * a client does, over its in-VM listener, so the broker depends on no plugin and on none of their libraries (the JMS
- * client, the flow engine, XML). Channels to other queue managers and an HTTP listener (administration, REST) are
- * meant to plug in the same way.
+ * client, the flow engine, XML); what operators see and do (queues, connections, subscriptions) it reaches through
+ * the {@link Management} view, the one way in for the admin command queue, metrics and a console. Channels to other
+ * queue managers and an HTTP listener (administration, REST) are meant to plug in the same way.
  *
  * <h2>Life cycle</h2>
  * The plugins given to {@link WharfServer#start(ServerConfig, ServerPlugin...)} are started in that order, once the
@@ -48,5 +50,11 @@ public interface ServerPlugin extends AutoCloseable {
          * text {@code wharf topic list} prints.
          */
         String topicReport();
+
+        /**
+         * What operators see of the queue manager and do to it: queues, connections, subscriptions, the server. Call
+         * it from a thread of the plugin's own (it may block briefly), never from an event loop.
+         */
+        Management management();
     }
 }

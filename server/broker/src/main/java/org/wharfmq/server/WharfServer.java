@@ -19,7 +19,10 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.TlsConfig;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
+import org.wharfmq.server.management.BrokerManagement;
+import org.wharfmq.server.management.Management;
 import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.transport.OpenConnections;
 import org.wharfmq.server.transport.ServerTls;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.security.Authenticator;
@@ -28,6 +31,7 @@ import org.wharfmq.server.session.XaBranches;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.store.QueueDefinitionFile;
 import org.wharfmq.server.transport.NativeTransport;
 import org.wharfmq.server.transport.ConnectionLimits;
 import org.wharfmq.server.transport.ServerChannelInitializer;
@@ -88,6 +92,10 @@ public final class WharfServer implements AutoCloseable {
     private final MessageStore store;
     private final ChannelGroup connections;
     private final ConnectionLimits connectionLimits;
+    /** The connections past their handshake, by number: what the management view lists and ends. */
+    private final OpenConnections openConnections = new OpenConnections();
+    /** What operators see and do: the view handed to plugins. */
+    private final Management management;
     private final EventLoopGroup acceptorGroup;
     private final EventLoopGroup ioGroup;
     private final EventLoopGroup inVmGroup;
@@ -113,7 +121,7 @@ public final class WharfServer implements AutoCloseable {
         this.plugins = plugins;
         this.transport = NativeTransport.best();
         this.store = store;
-        this.queueManager = new QueueManager(config, store, clock);
+        this.queueManager = new QueueManager(config, store, clock, QueueDefinitionFile.in(config.dataDirectory()));
         this.topicManager = new TopicManager(config, queueManager);
         this.xaBranches = new XaBranches(queueManager.persistence(), topicManager);
         this.connections = new DefaultChannelGroup("wharf-connections", GlobalEventExecutor.INSTANCE);
@@ -121,6 +129,8 @@ public final class WharfServer implements AutoCloseable {
         this.acceptorGroup = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-accept", true));
         this.ioGroup = transport.eventLoopGroup(config.ioThreads(), new DefaultThreadFactory("wharf-io", true));
         this.inVmGroup = new DefaultEventLoopGroup(0, new DefaultThreadFactory("wharf-vm", true));
+        this.management = new BrokerManagement(config, queueManager, topicManager, openConnections, store,
+                this::listenerUrls, System.currentTimeMillis());
     }
 
     /**
@@ -234,7 +244,7 @@ public final class WharfServer implements AutoCloseable {
 
     private void bind() throws Exception {
         ServerContext context = new ServerContext(config, queueManager, topicManager, accessControl, connections,
-                WharfVersion.current(), logins, connectionLimits, xaBranches);
+                WharfVersion.current(), logins, connectionLimits, xaBranches, openConnections);
         ServerChannelInitializer initializer = new ServerChannelInitializer(context);
         if (config.plainListener()) {
             Channel tcp = bindTcp(config.port(), "port", initializer);
@@ -315,6 +325,11 @@ public final class WharfServer implements AutoCloseable {
             public String topicReport() {
                 return topicManager.report();
             }
+
+            @Override
+            public Management management() {
+                return management;
+            }
         };
         for (ServerPlugin plugin : plugins) {
             startedPlugins.add(plugin); // before start: a start that throws is closed too
@@ -367,6 +382,18 @@ public final class WharfServer implements AutoCloseable {
             urls.add("ssl://" + config.host() + ":" + tlsPort);
         }
         return urls;
+    }
+
+    /** The network listeners' URLs ({@link #networkUrls}), then the in-VM one. */
+    private List<String> listenerUrls() {
+        List<String> urls = new ArrayList<>(networkUrls());
+        urls.add(vmUrl());
+        return urls;
+    }
+
+    /** What operators see of this queue manager and do to it (the view its plugins get). */
+    public Management management() {
+        return management;
     }
 
     /** The address the TCP listener is bound to, as a URL, e.g. {@code tcp://0.0.0.0:7414}. */

@@ -110,6 +110,13 @@ final class CorrelationIndex {
         return consumerCount;
     }
 
+    /** Adds every consumer registered under some correlation id to {@code out}. */
+    void addConsumersTo(List<QueueConsumer> out) {
+        for (List<QueueConsumer> list : consumers.values()) {
+            out.addAll(list);
+        }
+    }
+
     /** The consumers whose selector requires {@code correlationId}, or null when there are none. */
     List<QueueConsumer> consumers(String correlationId) {
         return consumers.get(correlationId);

@@ -66,12 +66,15 @@ public final class LocalQueue {
             Comparator.comparingInt(QueuedMessage::priority).reversed().thenComparingLong(QueuedMessage::sequence);
 
     private final String name;
-    private final long maxDepth;
-    private final boolean maxDepthSetOnQueue;
+    /** Guarded by the lock: an administrator may change it ({@link #changeMaxDepth}). */
+    private long maxDepth;
+    /** Guarded by the lock, with {@link #maxDepth}. */
+    private boolean maxDepthSetOnQueue;
     private final Persistence persistence;
     private final boolean journaled;
     private final boolean temporary;
-    private final boolean autoCreated;
+    /** Written under the lock (an administrator's definition keeps the queue: {@link #keep}); read racily to skip. */
+    private volatile boolean autoCreated;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
 
@@ -83,6 +86,21 @@ public final class LocalQueue {
     private long depth;
     private long nextSequence = 1;
     private long consumerVisits;
+    /**
+     * Messages offered (sent, committed, moved or dead-lettered here), removed for good (acknowledged, moved away,
+     * cleared) and expired, since the queue manager started: plain counts the code that holds the lock anyway keeps,
+     * for the management view ({@link #snapshot}). No atomic, no allocation on the way of a message.
+     */
+    private long enqueued;
+    private long dequeued;
+    private long expired;
+    /** Open producers whose destination is this queue (anonymous producers are counted by no queue). */
+    private int producers;
+    /**
+     * Deleted by an administrator: like a deleted auto-created queue it refuses reservations and attachments, so
+     * that whoever looked it up just before looks the name up again (finding its successor, or nothing).
+     */
+    private boolean retired;
     /** Consumers and browsers attached ({@link #attach}): an auto-created queue is not deleted while there are any. */
     private int attached;
     /** When an auto-created queue last became unused (depth 0, nothing attached); meaningful only while unused. */
@@ -194,7 +212,12 @@ public final class LocalQueue {
 
     /** The most messages this queue holds. */
     public long maxDepth() {
-        return maxDepth;
+        lock.lock();
+        try {
+            return maxDepth;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Messages the queue is responsible for: waiting, delivered but unacknowledged, or sent in an open transaction. */
@@ -232,7 +255,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             if (deleted) {
-                if (autoCreated) {
+                if (autoCreated || retired) {
                     return false;
                 }
                 if (temporary) {
@@ -261,7 +284,7 @@ public final class LocalQueue {
     public boolean attach() {
         lock.lock();
         try {
-            if (deleted && autoCreated) {
+            if (deleted && (autoCreated || retired)) {
                 return false;
             }
             attached++;
@@ -388,6 +411,7 @@ public final class LocalQueue {
         QueueConsumer receiver = null;
         lock.lock();
         try {
+            enqueued++;
             if (deleted || message.isExpiredAt(now)) {
                 discard(message);
             } else {
@@ -468,6 +492,7 @@ public final class LocalQueue {
     public void acknowledge(QueuedMessage message) {
         lock.lock();
         try {
+            dequeued++;
             depth--;
             noteIfUnused();
         } finally {
@@ -686,19 +711,11 @@ public final class LocalQueue {
         lock.lock();
         try {
             deleted = true;
-            for (MessageList list : byPriority) {
-                while (!list.isEmpty()) {
-                    QueuedMessage m = list.head;
-                    unlink(m);
-                    depth--;
-                    discarded.add(m);
-                }
-            }
+            unlinkAll(discarded);
         } finally {
             lock.unlock();
         }
-        persistence.remove(discarded, StoreCompletion.NONE);
-        discarded.forEach(QueuedMessage::release);
+        forget(discarded, StoreCompletion.NONE);
         return discarded.size();
     }
 
@@ -712,7 +729,162 @@ public final class LocalQueue {
         }
     }
 
+    // ---- administration (the management view): never on a message's way ----
+
+    /** The queue's numbers now, read under its lock in one go (depth, consumers, counters, oldest waiting message). */
+    public QueueSnapshot snapshot() {
+        lock.lock();
+        try {
+            int consumers = generalConsumers.size() + correlationIndex.consumerCount();
+            long oldest = 0;
+            for (MessageList list : byPriority) {
+                QueuedMessage head = list.head; // a list is in arrival order: its head is its oldest
+                long timestamp = head == null ? 0 : head.headers().timestamp();
+                if (timestamp != 0 && (oldest == 0 || timestamp < oldest)) {
+                    oldest = timestamp;
+                }
+            }
+            return new QueueSnapshot(depth, maxDepth, maxDepthSetOnQueue, consumers, attached - consumers, producers,
+                    oldest, enqueued, dequeued, expired);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A producer whose destination is this queue was created. */
+    public void producerOpened() {
+        lock.lock();
+        try {
+            producers++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A producer counted by {@link #producerOpened} closed (or its session or connection did). */
+    public void producerClosed() {
+        lock.lock();
+        try {
+            producers--;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * An administrator's new depth limit: puts beyond it are refused from now on (messages already on the queue
+     * stay, even above it).
+     *
+     * @param ownLimit whether the limit is the queue's own (else the server-wide {@code maxQueueDepth}): error
+     *                 messages name the setting
+     */
+    void changeMaxDepth(long maxDepth, boolean ownLimit) {
+        lock.lock();
+        try {
+            this.maxDepth = maxDepth;
+            this.maxDepthSetOnQueue = ownLimit;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** An administrator defined this queue created by use: it is no longer deleted when unused. */
+    void keep() {
+        lock.lock();
+        try {
+            autoCreated = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Takes up to {@code max} waiting messages that {@code selector} accepts off the lists, in delivery order (one
+     * walk of each priority's list), for an administrator's move or clear. They still count towards the depth, as
+     * delivered ones do, until the caller {@link #acknowledge}s each (gone for good: it has removed it from the store)
+     * or {@link #giveBack}s them. Expired messages met on the way are discarded; delivered and delayed ones are not
+     * waiting, so not taken.
+     */
+    public List<QueuedMessage> takeWaiting(Selector selector, int max) {
+        List<QueuedMessage> taken = new ArrayList<>();
+        long now = clock.millis();
+        lock.lock();
+        try {
+            for (int p = HIGHEST_PRIORITY; p >= 0 && taken.size() < max; p--) {
+                QueuedMessage m = byPriority[p].head;
+                while (m != null && taken.size() < max) {
+                    QueuedMessage next = m.next;
+                    if (m.isExpiredAt(now)) {
+                        unlink(m);
+                        discard(m);
+                    } else if (matches(selector, m)) {
+                        unlink(m);
+                        taken.add(m);
+                    } else if (m.undecodable != null) {
+                        setAside(m);
+                    }
+                    m = next;
+                }
+            }
+        } finally {
+            unlock();
+        }
+        return taken;
+    }
+
+    /**
+     * Deletes the queue for an administrator, unless it is in use and {@code force} is false. In use: it holds a
+     * message (waiting, delivered, in an open transaction or delayed) or a consumer or browser is attached. Once
+     * deleted it refuses reservations and attachments, so whoever looked it up just before looks the name up again;
+     * its waiting messages are removed from the store (then {@code removed} runs) and released, and a message given
+     * back or offered later is discarded. The caller forgets the queue in the same step (see
+     * {@link QueueManager#deleteQueue}) and tells the consumers {@link Retirement#left()} their queue is gone.
+     */
+    Retirement retire(boolean force, StoreCompletion removed) {
+        List<QueuedMessage> discarded = new ArrayList<>();
+        List<QueueConsumer> left;
+        long depthBefore;
+        int consumers;
+        int browsers;
+        lock.lock();
+        try {
+            depthBefore = depth;
+            consumers = generalConsumers.size() + correlationIndex.consumerCount();
+            browsers = attached - consumers;
+            if (!force && (depth > 0 || attached > 0)) {
+                return new Retirement(false, depth, consumers, browsers, 0, List.of());
+            }
+            deleted = true;
+            retired = true;
+            unlinkAll(discarded);
+            left = new ArrayList<>(generalConsumers);
+            correlationIndex.addConsumersTo(left);
+        } finally {
+            lock.unlock();
+        }
+        forget(discarded, removed);
+        return new Retirement(true, depthBefore, consumers, browsers, discarded.size(), left);
+    }
+
+    /** Removes messages taken off a deleted queue from the store ({@code removed} runs then) and releases them. */
+    private void forget(List<QueuedMessage> discarded, StoreCompletion removed) {
+        persistence.remove(discarded, removed);
+        discarded.forEach(QueuedMessage::release);
+    }
+
     // ---- under the lock ----
+
+    /** Takes every waiting message off the lists (and out of the depth) into {@code out}. */
+    private void unlinkAll(List<QueuedMessage> out) {
+        for (MessageList list : byPriority) {
+            while (!list.isEmpty()) {
+                QueuedMessage m = list.head;
+                unlink(m);
+                depth--;
+                out.add(m);
+            }
+        }
+    }
 
     /** After the depth or the attachments went down: an auto-created queue now unused starts counting its time. */
     private void noteIfUnused() {
@@ -876,8 +1048,11 @@ public final class LocalQueue {
         }
     }
 
-    /** Drops an expired message (already unlinked, or never linked) for good. */
+    /** Drops an expired message, or any message offered to a deleted queue (already unlinked, or never linked). */
     private void discard(QueuedMessage m) {
+        if (!deleted) {
+            expired++; // every discard but a deleted queue's is an expiry
+        }
         depth--;
         noteIfUnused();
         persistence.remove(m);

@@ -23,4 +23,11 @@ public interface QueueConsumer {
 
     /** Sends the deliveries recorded by {@link #deliver}; called without any queue lock held. */
     void flushDeliveries();
+
+    /**
+     * An administrator deleted the consumer's queue: nothing more will be delivered to it, and its client should be
+     * told why. Called without any queue lock held; a consumer with no client to tell (a test's) does nothing.
+     */
+    default void queueDeleted(String reason) {
+    }
 }

@@ -11,12 +11,17 @@ import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.store.Persistence;
+import org.wharfmq.server.store.DurableWait;
+import org.wharfmq.server.store.QueueDefinitionFile;
 import org.wharfmq.server.store.StoredMessage;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,12 +51,24 @@ import java.util.function.Consumer;
  * nothing) and its caller looks the name up again, until the map no longer has the deleted queue (at most the
  * moment the deletion step takes to finish) and it finds or creates the new one. So no send or consumer ever ends up
  * on a deleted queue, and no message is lost.
+ *
+ * <h2>Queues defined at run time</h2>
+ * An administrator (the management view) may define, alter and delete queues while the queue manager runs
+ * ({@link #defineQueue}, {@link #alterQueue}, {@link #deleteQueue}). Definitions made so are kept in the data
+ * directory ({@link QueueDefinitionFile}) and read back at start, before the journal is recovered: a definition
+ * made at run time wins over the configuration's queue of the same name (logged at start), as a flow deployed by
+ * hand wins over the configured one. A queue the configuration defines cannot be deleted at run time (it would come
+ * back at the next start). An administrator's deletion takes the same one step as a deletion as unused, so a client
+ * that looked the queue up just before looks the name up again. These changes are serialised among themselves
+ * (they are rare); none of them is on a message's way.
  */
 public final class QueueManager implements AutoCloseable {
 
     /** For {@link #queue(String, Consumer)}: whoever may use a queue may have it created by use. */
     public static final Consumer<String> ANYONE_CREATES = name -> {
     };
+
+    private static final System.Logger LOG = System.getLogger(QueueManager.class.getName());
 
     private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
     /** Temporary queues by name; each is owned by one connection's {@code TemporaryDestinations}. */
@@ -74,6 +91,11 @@ public final class QueueManager implements AutoCloseable {
     private final DeadLetters deadLetters;
     /** Recovered messages whose delivery time is ahead; recovery's thread only, until {@link #scheduleRecoveredDelays}. */
     private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
+    /** The queues the configuration defines, by name. */
+    private final Map<String, QueueDefinition> configured = new HashMap<>();
+    /** Definitions made at run time, by name, in the order made; the monitor serialises every administrator's change. */
+    private final Map<String, QueueDefinition> runtimeDefinitions = new LinkedHashMap<>();
+    private final QueueDefinitionFile definitionFile;
 
     /**
      * Creates the queue manager with the queues {@code config} defines.
@@ -83,6 +105,18 @@ public final class QueueManager implements AutoCloseable {
      * @param clock what queues read the time from (expiry, auto-deletion): the system's, or one a test advances
      */
     public QueueManager(ServerConfig config, MessageStore store, InstantSource clock) {
+        this(config, store, clock, QueueDefinitionFile.none());
+    }
+
+    /**
+     * Creates the queue manager with the queues {@code config} defines, then those {@code definitionFile} keeps from
+     * run time (which win over the configuration's of the same name).
+     *
+     * @throws org.wharfmq.server.config.ConfigurationException when the definitions file cannot be read
+     */
+    public QueueManager(ServerConfig config, MessageStore store, InstantSource clock,
+                        QueueDefinitionFile definitionFile) {
+        this.definitionFile = definitionFile;
         this.autoCreate = config.autoCreate();
         this.defaultMaxDepth = config.maxQueueDepth();
         this.maxQueues = config.maxQueues();
@@ -94,8 +128,32 @@ public final class QueueManager implements AutoCloseable {
             boolean ownLimit = q.maxDepth() != null;
             queues.put(q.name(), LocalQueue.defined(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit,
                     persistence, deadLetters, clock));
+            configured.put(q.name(), q);
             queueCount.incrementAndGet();
         }
+        for (QueueDefinition d : definitionFile.read()) {
+            runtimeDefinitions.put(d.name(), d);
+            LocalQueue queue = queues.get(d.name());
+            if (queue == null) {
+                queues.put(d.name(), LocalQueue.defined(d.name(), limitOf(d), d.maxDepth() != null, persistence,
+                        deadLetters, clock));
+                queueCount.incrementAndGet();
+            } else {
+                queue.changeMaxDepth(limitOf(d), d.maxDepth() != null);
+                LOG.log(System.Logger.Level.INFO, "Queue '" + d.name() + "': the definition made at run time ("
+                        + describe(d) + ", kept in " + definitionFile.path() + ") is used instead of the "
+                        + "configuration's (" + describe(configured.get(d.name())) + ").");
+            }
+        }
+    }
+
+    /** The depth limit a definition gives its queue: its own, else the server-wide one. */
+    private long limitOf(QueueDefinition d) {
+        return d.maxDepth() != null ? d.maxDepth() : defaultMaxDepth;
+    }
+
+    private static String describe(QueueDefinition d) {
+        return d.maxDepth() != null ? "maxDepth " + d.maxDepth() : "the server-wide maxQueueDepth";
     }
 
     /** Where messages go that cannot stay on their queue. */
@@ -442,6 +500,232 @@ public final class QueueManager implements AutoCloseable {
     /** What is stored, and the way to the store: for everything the queue manager stores. */
     public Persistence persistence() {
         return persistence;
+    }
+
+    // ---- administration (the management view) ----
+
+    /**
+     * A named queue or a live temporary queue by that name; null when there is neither. Subscription queues are
+     * the topic manager's.
+     */
+    public LocalQueue find(String name) {
+        LocalQueue queue = queues.get(name);
+        return queue != null ? queue : temporaryQueues.get(name);
+    }
+
+    /** Every named queue, then every live temporary queue: a snapshot, in no order. */
+    public List<LocalQueue> allQueues() {
+        List<LocalQueue> all = new ArrayList<>(queues.size() + temporaryQueues.size());
+        all.addAll(queues.values());
+        all.addAll(temporaryQueues.values());
+        return all;
+    }
+
+    /** Where a queue comes from: the configuration, an administrator, its first use, a connection, the queue manager. */
+    public QueueOrigin origin(LocalQueue queue) {
+        if (queue.isTemporary()) {
+            return QueueOrigin.TEMPORARY;
+        }
+        boolean runtime;
+        synchronized (runtimeDefinitions) {
+            runtime = runtimeDefinitions.containsKey(queue.name());
+        }
+        boolean inConfiguration = configured.containsKey(queue.name());
+        if (runtime) {
+            return inConfiguration ? QueueOrigin.ALTERED : QueueOrigin.DEFINED;
+        }
+        if (inConfiguration) {
+            return QueueOrigin.CONFIGURATION;
+        }
+        return queue.autoCreated() ? QueueOrigin.CREATED_BY_USE : QueueOrigin.SYSTEM;
+    }
+
+    /**
+     * A queue the queue manager's own plugins serve (the admin command queue and its reply queue): created if
+     * missing, whatever autoCreate says, and kept (never deleted as unused; one created by use before is kept from
+     * now on). Like the dead-letter queue it counts towards maxQueues but is never refused.
+     */
+    public LocalQueue systemQueue(String name) {
+        if (!SystemQueues.isSystem(name) || SystemQueues.isReserved(name)) {
+            throw new IllegalArgumentException("'" + name + "' is not a name for a queue of the queue manager's own");
+        }
+        LocalQueue queue = queues.computeIfAbsent(name, n -> {
+            queueCount.incrementAndGet();
+            return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock);
+        });
+        queue.keep();
+        return queue;
+    }
+
+    /**
+     * Defines a queue at run time; kept in the definitions file, so it exists again after a restart.
+     *
+     * @throws WharfException ILLEGAL_STATE when the name is taken (by any queue) or is one of the queue manager's
+     *                        own; TOO_MANY_QUEUES at maxQueues
+     * @throws IllegalArgumentException for an empty name or a depth limit below 1
+     * @throws java.io.UncheckedIOException when the definition cannot be written: the queue exists until the next
+     *                        start, and the definition is written with the next change that succeeds
+     */
+    public LocalQueue defineQueue(QueueDefinition definition) {
+        String name = definition.name();
+        checkAdministrable(name, "define");
+        if (definition.maxDepth() != null && definition.maxDepth() < 1) {
+            throw new IllegalArgumentException("Queue '" + name + "': maxDepth must be at least 1, not "
+                    + definition.maxDepth() + ".");
+        }
+        synchronized (runtimeDefinitions) {
+            LocalQueue existing = find(name);
+            if (existing != null) {
+                throw WharfException.illegalState("Queue '" + name + "' exists already (" + origin(existing)
+                        .description() + "): change its settings with 'alter queue " + name + "'.");
+            }
+            boolean[] created = {false};
+            LocalQueue queue = queues.computeIfAbsent(name, n -> {
+                countNewQueue(n);
+                created[0] = true;
+                LocalQueue defined = LocalQueue.defined(n, limitOf(definition), definition.maxDepth() != null,
+                        persistence, deadLetters, clock);
+                defined.sequenceAbove(deletedSequences.get());
+                return defined;
+            });
+            if (!created[0]) { // created by use since the look-up above
+                throw WharfException.illegalState("Queue '" + name + "' exists already (" + origin(queue)
+                        .description() + "): change its settings with 'alter queue " + name + "'.");
+            }
+            runtimeDefinitions.put(name, definition);
+            saveDefinitions();
+            return queue;
+        }
+    }
+
+    /**
+     * Changes a queue's settings at run time and keeps its definition in the definitions file, where it wins over
+     * the configuration's at the next start. A queue created by use becomes a defined one (never deleted as unused).
+     *
+     * @param maxDepth the queue's own depth limit; 0 for the server-wide maxQueueDepth; null to leave it as it is
+     * @throws WharfException UNKNOWN_DESTINATION when there is no such queue; ILLEGAL_STATE for a temporary queue or
+     *                        one of the queue manager's own
+     * @throws IllegalArgumentException for a depth limit below 0
+     * @throws java.io.UncheckedIOException as {@link #defineQueue}
+     */
+    public LocalQueue alterQueue(String name, Long maxDepth) {
+        checkAdministrable(name, "alter");
+        if (maxDepth != null && maxDepth < 0) {
+            throw new IllegalArgumentException("Queue '" + name + "': maxDepth must be at least 1 (or 0 for the "
+                    + "server-wide maxQueueDepth), not " + maxDepth + ".");
+        }
+        synchronized (runtimeDefinitions) {
+            QueueDefinition current = runtimeDefinitions.getOrDefault(name,
+                    configured.getOrDefault(name, new QueueDefinition(name, null)));
+            QueueDefinition altered = maxDepth == null ? current
+                    : new QueueDefinition(name, maxDepth == 0 ? null : maxDepth);
+            LocalQueue queue = queues.computeIfPresent(name, (n, q) -> { // one step with a deletion as unused
+                q.keep();
+                q.changeMaxDepth(limitOf(altered), altered.maxDepth() != null);
+                return q;
+            });
+            if (queue == null) {
+                throw unknownQueue(name);
+            }
+            runtimeDefinitions.put(name, altered);
+            saveDefinitions();
+            return queue;
+        }
+    }
+
+    /**
+     * Deletes a queue for an administrator, unless it is in use (holds a message, or has a consumer or browser) and
+     * {@code force} is false. See {@link LocalQueue#retire} for what becomes of its messages; its consumers are told
+     * their queue is gone (their next receive raises it). A queue defined at run time is forgotten by the
+     * definitions file; one created by use is recorded deleted in the journal.
+     *
+     * <p>Blocks until the removal of its waiting messages is durable (at once when none was stored), and only then
+     * rewrites the definitions file, so a crash never brings back a deleted queue's messages without its definition;
+     * call it from a thread that may block.
+     *
+     * @return how many waiting messages were discarded
+     * @throws WharfException UNKNOWN_DESTINATION when there is no such queue; ILLEGAL_STATE when it is in use and
+     *                        not forced (the message says with what and how to delete it), a temporary queue, one the
+     *                        configuration defines, or one of the queue manager's own
+     * @throws IllegalStateException when the journal does not record the removal of its messages
+     */
+    public int deleteQueue(String name, boolean force) {
+        checkAdministrable(name, "delete");
+        if (configured.containsKey(name)) {
+            throw WharfException.illegalState("Queue '" + name + "' is defined in the configuration file (queues:): "
+                    + "remove it there and restart the queue manager. Deleted now, it would be back at the next start.");
+        }
+        synchronized (runtimeDefinitions) {
+            Retirement[] result = {null};
+            DurableWait removal = new DurableWait(1);
+            queues.computeIfPresent(name, (n, queue) -> {
+                Retirement r = queue.retire(force, removal.completion());
+                result[0] = r;
+                if (!r.deleted()) {
+                    return queue;
+                }
+                persistence.queueDeleted(n);
+                deletedSequences.accumulateAndGet(queue.lastSequence(), Math::max);
+                queueCount.decrementAndGet();
+                return null;
+            });
+            Retirement r = result[0];
+            if (r == null) {
+                throw unknownQueue(name);
+            }
+            if (!r.deleted()) {
+                throw WharfException.illegalState("Queue '" + name + "' " + inUse(r) + ": delete it with force "
+                        + "(wharf admin delete queue " + name + " --force), or clear it and close its consumers first.");
+            }
+            String reason = "Queue '" + name + "' was deleted by an administrator.";
+            for (QueueConsumer consumer : r.left()) {
+                consumer.queueDeleted(reason);
+            }
+            removal.await("the removal of the " + r.discarded() + " messages of deleted queue '" + name + "'");
+            if (runtimeDefinitions.remove(name) != null) {
+                saveDefinitions();
+            }
+            return r.discarded();
+        }
+    }
+
+    /** "holds 12 messages and has 2 consumers", for a refusal. */
+    private static String inUse(Retirement r) {
+        List<String> uses = new ArrayList<>(3);
+        if (r.consumers() > 0) {
+            uses.add(r.consumers() + (r.consumers() == 1 ? " consumer" : " consumers"));
+        }
+        if (r.browsers() > 0) {
+            uses.add(r.browsers() + (r.browsers() == 1 ? " browser" : " browsers"));
+        }
+        String holds = r.depth() > 0 ? "holds " + r.depth() + (r.depth() == 1 ? " message" : " messages") : "";
+        String has = uses.isEmpty() ? "" : "has " + String.join(" and ", uses);
+        return holds.isEmpty() ? has : has.isEmpty() ? holds : holds + " and " + has;
+    }
+
+    /** What an administrator may not define, alter or delete: the queue manager's own queues, temporary queues. */
+    private void checkAdministrable(String name, String action) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("A queue name must not be empty.");
+        }
+        if (SystemQueues.isSystem(name)) {
+            throw WharfException.illegalState("Queue '" + name + "': names starting with " + SystemQueues.SYSTEM_PREFIX
+                    + " are the queue manager's own; an administrator cannot " + action + " them.");
+        }
+        if (temporaryQueues.containsKey(name)) {
+            throw WharfException.illegalState("Queue '" + name + "' is a temporary queue: it lives as long as the "
+                    + "connection that created it, and an administrator cannot " + action + " it (end that connection"
+                    + " instead).");
+        }
+    }
+
+    private static WharfException unknownQueue(String name) {
+        return new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist.");
+    }
+
+    /** Rewrites the definitions file; under the monitor of {@link #runtimeDefinitions}. */
+    private void saveDefinitions() {
+        definitionFile.write(runtimeDefinitions.values());
     }
 
     /** Releases all waiting messages. Call after every connection is closed. */

@@ -130,6 +130,25 @@ public final class BrokerSession {
         return id;
     }
 
+    /** Open consumers (subscribers included); on the event loop, for the management view. */
+    public int consumerCount() {
+        return consumers.size();
+    }
+
+    /** Open browsers; on the event loop, for the management view. */
+    public int browserCount() {
+        return browsers.size();
+    }
+
+    /**
+     * Tells the client that a consumer's queue was deleted by an administrator (CONSUMER_FAILED, UNKNOWN_DESTINATION):
+     * its next receive raises {@code reason}. Any thread: the write goes to the connection's event loop.
+     */
+    void queueDeleted(ServerConsumer consumer, String reason) {
+        channel.writeAndFlush(new Frame.ConsumerFailed(consumer.id(), ErrorCode.UNKNOWN_DESTINATION, reason),
+                channel.voidPromise());
+    }
+
     // ---- consumers and browsers ----
 
     /**

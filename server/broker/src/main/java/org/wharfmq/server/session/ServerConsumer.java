@@ -72,6 +72,11 @@ public final class ServerConsumer implements QueueConsumer {
         session.flushDeliveries();
     }
 
+    @Override
+    public void queueDeleted(String reason) {
+        session.queueDeleted(this, reason);
+    }
+
     // ---- on the event loop ----
 
     /** Makes {@code action} run once this consumer has closed and given back its unconsumed messages. */

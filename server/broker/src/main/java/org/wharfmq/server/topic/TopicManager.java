@@ -394,11 +394,7 @@ public final class TopicManager {
      */
     public void unsubscribe(String clientId, String name, Identity who) {
         synchronized (this) {
-            Subscription s = named.get(new Key(clientId, name));
-            if (s == null || !s.durable()) {
-                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "There is no durable subscription '" + name
-                        + "'" + ofClient(clientId) + " to unsubscribe.");
-            }
+            Subscription s = durableNamed(clientId, name, "unsubscribe");
             checkOwner(s, who);
             if (s.consumers > 0) {
                 throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId) + " has "
@@ -407,6 +403,35 @@ public final class TopicManager {
             named.remove(new Key(clientId, name));
             delete(s);
         }
+    }
+
+    /**
+     * Deletes a durable subscription and its messages for an administrator, whoever owns it.
+     *
+     * @throws WharfException UNKNOWN_DESTINATION when there is none of that name; ILLEGAL_STATE while it has a
+     *                        consumer (the message says how to end them)
+     */
+    public void deleteDurable(String clientId, String name) {
+        synchronized (this) {
+            Subscription s = durableNamed(clientId, name, "delete");
+            if (s.consumers > 0) {
+                throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId) + " has "
+                        + s.consumers + " active consumer(s): close them, or end their connections ('display "
+                        + "connections', 'end connection ID'), then delete it.");
+            }
+            named.remove(new Key(clientId, name));
+            delete(s);
+        }
+    }
+
+    /** The durable subscription of that name; under the monitor. */
+    private Subscription durableNamed(String clientId, String name, String action) {
+        Subscription s = named.get(new Key(clientId, name));
+        if (s == null || !s.durable()) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "There is no durable subscription '" + name
+                    + "'" + ofClient(clientId) + " to " + action + ".");
+        }
+        return s;
     }
 
     /**
@@ -628,9 +653,13 @@ public final class TopicManager {
      * @param depth     messages it holds (its backlog: waiting, delivered unacknowledged, or in open transactions)
      * @param missed    publications it missed because it was full
      * @param queueName its queue
+     * @param selector  its message selector, or null
+     * @param noLocal   whether it ignores publications of its own connection
+     * @param owner     the user who created it (durable and shared subscriptions), or null
      */
     public record SubscriptionInfo(String topic, String name, String clientId, boolean durable, boolean shared,
-                                   int consumers, long depth, long missed, String queueName) {
+                                   int consumers, long depth, long missed, String queueName, String selector,
+                                   boolean noLocal, String owner) {
     }
 
     /** Every subscription, by topic filter then name; temporary topics included. A snapshot. */
@@ -639,7 +668,7 @@ public final class TopicManager {
         synchronized (this) {
             for (Subscription s : byQueue.values()) {
                 out.add(new SubscriptionInfo(s.filter(), s.name(), s.clientId(), s.durable(), s.shared(), s.consumers,
-                        s.queue().depth(), s.missed(), s.queueName()));
+                        s.queue().depth(), s.missed(), s.queueName(), s.selectorText(), s.noLocal(), s.owner()));
             }
         }
         out.sort(Comparator.comparing(SubscriptionInfo::topic)

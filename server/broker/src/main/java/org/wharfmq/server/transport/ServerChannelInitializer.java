@@ -3,7 +3,6 @@ package org.wharfmq.server.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
@@ -14,7 +13,8 @@ import org.wharfmq.server.Configuration;
  * <pre>
  * ssl         SslHandler                 TLS listener only: first, put there by TlsRequired once the first bytes
  *                                        are a TLS record (a plain client is told the port speaks TLS)
- * flush       FlushConsolidationHandler  many writes during one read burst leave in one flush (fewer syscalls)
+ * flush       CountingFlushHandler       many writes during one read burst leave in one flush (fewer syscalls);
+ *                                        counts the bytes read and written, for the management view
  * decoder     FrameDecoder               bytes to Frame records; limit 8 KiB until HELLO_OK, then replaced by one
  *                                        whose limit is maxMessageLength + 64 KiB ({@link #handshakeDone})
  * turn        ReadFairness               after 1 ms of one connection's frames, the loop serves the others first
@@ -63,7 +63,7 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
         if (sslContext != null) {
             p.addLast(SSL, new TlsRequired(sslContext));
         }
-        p.addLast("flush", new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+        p.addLast("flush", new CountingFlushHandler());
         p.addLast(DECODER, new FrameDecoder(Configuration.HANDSHAKE_MAX_FRAME_LENGTH));
         p.addLast("turn", new ReadFairness(Configuration.READ_TURN_NANOS, System::nanoTime));
         p.addLast("encoder", FrameEncoder.INSTANCE);

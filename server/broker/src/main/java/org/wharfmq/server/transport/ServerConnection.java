@@ -1,8 +1,11 @@
 package org.wharfmq.server.transport;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.channel.local.LocalChannel;
 import io.netty.util.collection.IntObjectHashMap;
 import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.ClientFrameHandler;
@@ -10,6 +13,7 @@ import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.session.BrokerSession;
@@ -19,6 +23,9 @@ import org.wharfmq.server.session.XaBranches;
 
 import java.security.MessageDigest;
 import java.util.function.Consumer;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The server's end of one client connection, after its handshake: handles each frame the client sends
@@ -31,8 +38,13 @@ import java.util.function.Consumer;
  * unique within the connection). There is no hand-off to worker threads: a SEND is validated, stored and put on its
  * queue (and, when a consumer is waiting, delivered) right here.
  *
- * <p>A connection that ends, however it ends (CLOSE, a dropped socket, or its {@link HeartbeatHandler} finding it silent),
- * releases everything: its sessions close and their unacknowledged deliveries go back to their queues.
+ * <p>A connection that ends, however it ends (CLOSE, a dropped socket, or its {@link HeartbeatHandler} finding it silent,
+ * or an administrator ending it), releases everything: its sessions close and their unacknowledged deliveries go
+ * back to their queues.
+ *
+ * <p>It is in the server's {@link OpenConnections} from its handshake to its end, under a number of the server's, and
+ * tells the management view about itself ({@link #info}) on its event loop. It counts its producers per queue
+ * ({@link LocalQueue#producerOpened}), which hold no other state in the server.
  */
 final class ServerConnection extends ChannelInboundHandlerAdapter implements ClientFrameHandler {
 
@@ -62,6 +74,17 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
      * written before the key is put in {@link ConnectionKeys}, which publishes it).
      */
     private volatile byte[] keyDigest;
+    /** The server's number for this connection, in {@link OpenConnections}. */
+    private long id;
+    /** When the handshake completed, epoch ms. */
+    private long connectedAt;
+    private CountingFlushHandler traffic;
+    /** Open producers by id, each with its session and the queue it is counted on (null: anonymous or a topic). */
+    private final IntObjectHashMap<Producer> producers = new IntObjectHashMap<>();
+
+    /** An open producer: its session, and the queue it sends to, or null when it names no queue. */
+    private record Producer(int sessionId, LocalQueue queue) {
+    }
 
     ServerConnection(ServerContext context, String clientName, Identity identity) {
         this.context = context;
@@ -77,6 +100,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         channel = ctx.channel();
         replies = new Replies(channel);
         access = new ConnectionAccess(identity, context.accessControl(), channel.remoteAddress());
+        traffic = ctx.pipeline().get(CountingFlushHandler.class);
+        connectedAt = System.currentTimeMillis();
+        id = context.openConnections().add(this);
         LOG.log(System.Logger.Level.DEBUG, () -> "Client '" + clientName + "' connected from " + ctx.channel().remoteAddress());
     }
 
@@ -271,6 +297,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             return;
         }
         sessionOfConsumer.values().removeIf(s -> s == session);
+        closeProducersOf(f.sessionId());
         session.close(f.requestId(), true);
     }
 
@@ -317,10 +344,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         try {
             session(f.sessionId());
             access.checkProducer(f.destination());
+            LocalQueue queue = null;
             if (f.destination() != null && f.destination().kind().isQueue()) {
-                context.queueManager().queue(f.destination(), access.createCheck());
+                queue = context.queueManager().queue(f.destination(), access.createCheck());
             } else if (f.destination() != null) {
                 context.topicManager().checkPublishable(f.destination());
+            }
+            closeProducer(f.producerId()); // a client that reuses an id has closed the first producer
+            producers.put(f.producerId(), new Producer(f.sessionId(), queue));
+            if (queue != null) {
+                queue.producerOpened();
             }
             replies.ok(f.requestId());
         } catch (WharfException e) {
@@ -330,8 +363,27 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
 
     @Override
     public void onCloseProducer(Frame.CloseProducer f) {
-        // producers hold no server state: a SEND names its destination in the message
+        // a producer holds no state a SEND needs (it names its destination in the message): only the counts
+        closeProducer(f.producerId());
         replies.ok(f.requestId());
+    }
+
+    private void closeProducer(int producerId) {
+        Producer producer = producers.remove(producerId);
+        if (producer != null && producer.queue() != null) {
+            producer.queue().producerClosed();
+        }
+    }
+
+    /** Forgets the producers of a closed session (a client closing a session does not close them one by one). */
+    private void closeProducersOf(int sessionId) {
+        List<Integer> ofSession = new ArrayList<>();
+        producers.forEach((producerId, producer) -> {
+            if (producer.sessionId() == sessionId) {
+                ofSession.add(producerId);
+            }
+        });
+        ofSession.forEach(this::closeProducer);
     }
 
     private BrokerSession session(int sessionId) {
@@ -482,11 +534,62 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         }
         sessions.clear();
         sessionOfConsumer.clear();
+        for (Producer producer : producers.values()) {
+            if (producer.queue() != null) {
+                producer.queue().producerClosed();
+            }
+        }
+        producers.clear();
         TemporaryDestinations.Handover handover = handOver ? temporaries.handOver() : TemporaryDestinations.Handover.NONE;
         temporaries.deleteAll();
         context.clientIds().release(clientId, this);
         context.connectionKeys().release(keyNamespace, this);
+        context.openConnections().remove(id);
         return handover;
+    }
+
+    // ---- the management view (on the event loop, but for the first three) ----
+
+    /** The event loop that owns this connection. Any thread. */
+    EventLoop eventLoop() {
+        return channel.eventLoop();
+    }
+
+    /** Completes when the connection has closed. Any thread. */
+    ChannelFuture closeFuture() {
+        return channel.closeFuture();
+    }
+
+    /** Whether the client is in this process (the in-VM listener): a plugin, a flow, the embedding application. */
+    boolean inVm() {
+        return channel instanceof LocalChannel;
+    }
+
+    /** The connection as an administrator sees it; null once it has ended. */
+    ConnectionInfo info() {
+        if (released) {
+            return null;
+        }
+        int consumers = 0;
+        int browsers = 0;
+        for (BrokerSession session : sessions.values()) {
+            consumers += session.consumerCount();
+            browsers += session.browserCount();
+        }
+        String transport = inVm() ? "vm" : channel.pipeline().get(ServerChannelInitializer.SSL) != null ? "tls" : "tcp";
+        return new ConnectionInfo(id, identity.anonymous() ? null : identity.user(),
+                String.valueOf(channel.remoteAddress()), transport, clientId, clientName, connectedAt, sessions.size(),
+                consumers, browsers, producers.size(), traffic.bytesIn(), traffic.bytesOut());
+    }
+
+    /**
+     * An administrator ends the connection: the client is told why (ERROR SERVER_CLOSING, request id 0), then the
+     * connection closes and releases everything as a dropped one does.
+     */
+    void end(String reason) {
+        LOG.log(System.Logger.Level.INFO, "Ending connection " + id + " from " + channel.remoteAddress() + " ("
+                + clientName + "): " + reason);
+        ProtocolFailures.closeWith(ctx, ErrorCode.SERVER_CLOSING, reason);
     }
 
     @Override

@@ -24,28 +24,30 @@ import org.wharfmq.server.topic.TopicManager;
  * @param logins        who may connect: the handshake's authenticator and throttle
  * @param connectionLimits the count of network connections against maxConnections and maxConnectionsPerAddress
  * @param xaBranches    the XA transaction branches, which any connection may prepare, commit or recover
+ * @param openConnections the connections past their handshake, by number: what the management view sees and ends
  */
 public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                             AccessControl accessControl, ClientIds clientIds, ConnectionKeys connectionKeys,
                             ChannelGroup connections, String serverVersion, Logins logins,
-                            ConnectionLimits connectionLimits, XaBranches xaBranches) {
+                            ConnectionLimits connectionLimits, XaBranches xaBranches, OpenConnections openConnections) {
 
     /** A server's context, with no client ID or connection key in use, no connection counted yet and no XA branch. */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                          AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins) {
         this(config, queueManager, topicManager, accessControl, connections, serverVersion, logins,
-                new ConnectionLimits(config), new XaBranches(queueManager.persistence(), topicManager));
+                new ConnectionLimits(config), new XaBranches(queueManager.persistence(), topicManager), new OpenConnections());
     }
 
     /**
      * A server's context, with no client ID or connection key in use; its connections counted in
-     * {@code connectionLimits}, its XA branches (those recovery restored among them) in {@code xaBranches}.
+     * {@code connectionLimits}, its XA branches (those recovery restored among them) in {@code xaBranches}, its
+     * connections past their handshake in {@code openConnections}.
      */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                          AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins,
-                         ConnectionLimits connectionLimits, XaBranches xaBranches) {
+                         ConnectionLimits connectionLimits, XaBranches xaBranches, OpenConnections openConnections) {
         this(config, queueManager, topicManager, accessControl, new ClientIds(), new ConnectionKeys(), connections,
-                serverVersion, logins, connectionLimits, xaBranches);
+                serverVersion, logins, connectionLimits, xaBranches, openConnections);
     }
 
     /** The decoder's limit: the longest message plus room for the frame's own fields. */

@@ -1,10 +1,9 @@
 package org.wharfmq.server.cli;
 
-import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.flow.runtime.FlowJar;
 import org.wharfmq.flow.runtime.RunningFlow;
-import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.server.flow.AdminResponder;
+import org.wharfmq.server.flow.FlowCommands;
+import org.wharfmq.server.flow.RemoteDeployDisabledException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -14,22 +13,18 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 import javax.jms.BytesMessage;
-import javax.jms.Connection;
 import javax.jms.JMSException;
-import javax.jms.Message;
-import javax.jms.MessageConsumer;
-import javax.jms.Queue;
-import javax.jms.Session;
-import javax.jms.TextMessage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code wharf flow deploy|undeploy|list|stats|trace}: changes and inspects the flows of a running server. Each
- * command is a request on the server's command queue ({@code SYSTEM.ADMIN.COMMAND.QUEUE}) answered on
- * {@code SYSTEM.ADMIN.REPLY.QUEUE}, over an ordinary client connection ({@code --url}). {@code wharf flow run}
+ * command is a request on the server's command queue ({@code SYSTEM.ADMIN.COMMAND.QUEUE}, {@link AdminClient}),
+ * answered with the text this prints, over an ordinary client connection ({@code --url}). {@code wharf flow run}
  * runs a flow jar standalone in its own JVM against a (remote) server instead.
  */
 @Command(name = "flow", mixinStandardHelpOptions = true,
@@ -37,42 +32,8 @@ import java.util.concurrent.CountDownLatch;
         subcommands = CommandLine.HelpCommand.class)
 final class FlowCommand implements Runnable {
 
-    /** Exit status when the server answered that the command failed. */
-    static final int COMMAND_FAILED = 1;
-    /** Exit status when the server cannot be reached or does not answer. */
-    static final int NO_ANSWER = 3;
-    /** Long enough for a redeploy, which drains the running flow first. */
-    private static final long REPLY_TIMEOUT_MILLIS = 120_000;
-
     @Spec
     private CommandSpec spec;
-
-    /** The server to talk to. */
-    static final class ServerOption {
-        @Option(names = "--url", paramLabel = "URL", defaultValue = "tcp://localhost:7414",
-                description = "Server URL (default: ${DEFAULT-VALUE}).")
-        String url;
-
-        @Option(names = "--user", paramLabel = "NAME", description = "Log in as this user (SCRAM-SHA-256: the password"
-                + " never crosses the wire); the password is asked without echo, or read with --password-stdin."
-                + " Without it: anonymous, which a server allows only as its security file says.")
-        String user;
-
-        @Option(names = "--password-stdin", description = "Read --user's password from the first line of standard input.")
-        boolean passwordStdin;
-
-        /** A factory for {@link #url} that logs in as {@link #user} when one is given. */
-        WharfConnectionFactory factory() throws java.io.IOException {
-            WharfConnectionFactory factory = new WharfConnectionFactory(url);
-            if (user != null) {
-                char[] password = Passwords.read(passwordStdin, false);
-                factory.setUserName(user);
-                factory.setPassword(new String(password));
-                java.util.Arrays.fill(password, '\0');
-            }
-            return factory;
-        }
-    }
 
     @Override
     public void run() {
@@ -97,16 +58,16 @@ final class FlowCommand implements Runnable {
             bytes = Files.readAllBytes(jar);
         } catch (IOException e) {
             spec.commandLine().getErr().println("wharf: cannot read " + jar + ": " + e.getMessage());
-            return COMMAND_FAILED;
+            return AdminClient.COMMAND_FAILED;
         }
-        return request(spec, server, session -> {
-            BytesMessage message = session.createBytesMessage();
+        return request(spec, server, client -> {
+            BytesMessage message = client.session().createBytesMessage();
             message.writeBytes(bytes);
-            message.setStringProperty(AdminResponder.CLASS, className);
-            message.setIntProperty(AdminResponder.INSTANCES, instances);
-            message.setStringProperty(AdminResponder.JAR_NAME, jar.getFileName().toString());
-            return command(message, "deploy");
-        }, reply -> AdminResponder.REMOTE_DEPLOY_DISABLED.equals(reply.getStringProperty(AdminResponder.ERROR))
+            message.setStringProperty(FlowCommands.CLASS, className);
+            message.setIntProperty(FlowCommands.INSTANCES, instances);
+            message.setStringProperty(FlowCommands.JAR_NAME, jar.getFileName().toString());
+            return client.send("deploy", message);
+        }, reply -> RemoteDeployDisabledException.REASON.equals(reply.reason())
                 ? configurationAdvice(jar, className, instances) : null);
     }
 
@@ -141,7 +102,7 @@ final class FlowCommand implements Runnable {
                     false, flowJar.classLoader());
         } catch (JMSException | RuntimeException | java.io.IOException e) {
             spec.commandLine().getErr().println("wharf: " + e.getMessage());
-            return COMMAND_FAILED;
+            return AdminClient.COMMAND_FAILED;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -159,12 +120,12 @@ final class FlowCommand implements Runnable {
     @Command(name = "undeploy", mixinStandardHelpOptions = true,
             description = "Drains and removes a flow; one deployed with 'deploy' does not come back at restart.")
     int undeploy(@Mixin ServerOption server, @Parameters(paramLabel = "FLOW") String flow) {
-        return request(server, session -> named(session, "undeploy", flow));
+        return request(spec, server, "undeploy", Map.of(FlowCommands.FLOW, flow));
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the deployed flows.")
     int list(@Mixin ServerOption server) {
-        return request(server, session -> command(session.createTextMessage(), "list"));
+        return request(spec, server, "list", Map.of());
     }
 
     @Command(name = "stats", mixinStandardHelpOptions = true,
@@ -173,91 +134,63 @@ final class FlowCommand implements Runnable {
               @Parameters(paramLabel = "FLOW", arity = "0..1", description = "One flow (default: all).") String flow,
               @Option(names = "--timing", paramLabel = "on|off",
                       description = "Measure elapsed and CPU time per node (costs throughput).") String timing) {
-        return request(server, session -> {
-            Message message = named(session, "stats", flow);
-            message.setStringProperty(AdminResponder.SWITCH, timing);
-            return message;
-        });
+        Map<String, String> arguments = new HashMap<>();
+        arguments.put(FlowCommands.FLOW, flow);
+        arguments.put(FlowCommands.SWITCH, timing);
+        return request(spec, server, "stats", arguments);
     }
 
     @Command(name = "trace", mixinStandardHelpOptions = true,
             description = "Switches a flow's Trace nodes on or off without redeploying it.")
     int trace(@Mixin ServerOption server, @Parameters(paramLabel = "FLOW") String flow,
               @Parameters(paramLabel = "on|off") String onOff) {
-        return request(server, session -> {
-            Message message = named(session, "trace", flow);
-            message.setStringProperty(AdminResponder.SWITCH, onOff);
-            return message;
-        });
+        return request(spec, server, "trace", Map.of(FlowCommands.FLOW, flow, FlowCommands.SWITCH, onOff));
     }
 
-    private static Message named(Session session, String command, String flow) throws JMSException {
-        Message message = command(session.createTextMessage(), command);
-        message.setStringProperty(AdminResponder.FLOW, flow);
-        return message;
-    }
-
-    static Message command(Message message, String command) throws JMSException {
-        message.setStringProperty(AdminResponder.COMMAND, command);
-        return message;
-    }
-
+    /** Sends one request to the server's command queue and waits for its answer. */
     @FunctionalInterface
-    interface RequestBuilder {
-        Message build(Session session) throws JMSException;
+    interface Request {
+        /** @return the answer, or null when none came in time */
+        AdminClient.Reply send(AdminClient client) throws JMSException;
     }
 
     /** What to tell the user after the server's answer that a command failed, beyond that answer. */
     @FunctionalInterface
     interface FailureAdvice {
         /** @return advice to print, or null for none */
-        String advise(Message failedReply) throws JMSException;
+        String advise(AdminClient.Reply failed);
     }
 
-    private int request(ServerOption server, RequestBuilder builder) {
-        return request(spec, server, builder);
+    /** Sends {@code command} with {@code arguments} and prints the text it answers; returns the exit status. */
+    static int request(CommandSpec spec, ServerOption server, String command, Map<String, ?> arguments) {
+        return request(spec, server, client -> client.send(command, arguments), reply -> null);
     }
 
-    /** Sends one admin request to the server's command queue and prints its answer; returns the exit status. */
-    static int request(CommandSpec spec, ServerOption server, RequestBuilder builder) {
-        return request(spec, server, builder, reply -> null);
-    }
-
-    /** As {@link #request(CommandSpec, ServerOption, RequestBuilder)}, printing {@code advice} after a failure. */
-    private static int request(CommandSpec spec, ServerOption server, RequestBuilder builder, FailureAdvice advice) {
-        try (Connection connection = server.factory().createConnection()) {
-            connection.start();
-            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            Queue replies = session.createQueue(SystemQueues.ADMIN_REPLY_QUEUE);
-            Message request = builder.build(session);
-            request.setJMSReplyTo(replies);
-            session.createProducer(session.createQueue(SystemQueues.ADMIN_COMMAND_QUEUE)).send(request);
-            String selector = "JMSCorrelationID = '" + request.getJMSMessageID() + "'";
-            try (MessageConsumer consumer = session.createConsumer(replies, selector)) {
-                Message reply = consumer.receive(REPLY_TIMEOUT_MILLIS);
-                if (reply == null) {
-                    spec.commandLine().getErr().println("wharf: no answer from " + server.url + " within "
-                            + REPLY_TIMEOUT_MILLIS / 1000 + " s");
-                    return NO_ANSWER;
-                }
-                String text = ((TextMessage) reply).getText();
-                if (reply.getBooleanProperty(AdminResponder.OK)) {
-                    spec.commandLine().getOut().println(text);
-                    spec.commandLine().getOut().flush();
-                    return 0;
-                }
-                spec.commandLine().getErr().println("wharf: " + text);
-                String more = advice.advise(reply);
-                if (more != null) {
-                    spec.commandLine().getErr().println(more);
-                }
-                spec.commandLine().getErr().flush();
-                return COMMAND_FAILED;
+    /** Sends one admin request and prints the text it answers (and {@code advice} after a failure). */
+    private static int request(CommandSpec spec, ServerOption server, Request request, FailureAdvice advice) {
+        try (AdminClient client = AdminClient.connect(server)) {
+            AdminClient.Reply reply = request.send(client);
+            if (reply == null) {
+                spec.commandLine().getErr().println("wharf: no answer from " + server.url + " within "
+                        + AdminClient.REPLY_TIMEOUT_MILLIS / 1000 + " s");
+                return AdminClient.NO_ANSWER;
             }
-        } catch (JMSException | IllegalArgumentException | java.io.IOException e) {
+            if (reply.ok()) {
+                spec.commandLine().getOut().println(reply.result().asText());
+                spec.commandLine().getOut().flush();
+                return 0;
+            }
+            spec.commandLine().getErr().println("wharf: " + reply.error());
+            String more = advice.advise(reply);
+            if (more != null) {
+                spec.commandLine().getErr().println(more);
+            }
+            spec.commandLine().getErr().flush();
+            return AdminClient.COMMAND_FAILED;
+        } catch (JMSException | IllegalArgumentException | IOException e) {
             spec.commandLine().getErr().println("wharf: cannot talk to the server at " + server.url + ": " + e.getMessage());
             spec.commandLine().getErr().flush();
-            return NO_ANSWER;
+            return AdminClient.NO_ANSWER;
         }
     }
 }

@@ -1,10 +1,7 @@
 package org.wharfmq.server.cli;
 
-import java.io.BufferedReader;
 import java.io.Console;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -33,7 +30,7 @@ final class Passwords {
     }
 
     private static char[] fromStdin() throws IOException {
-        String line = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        String line = StandardInput.reader().readLine(); // the rest may be a script of admin commands
         if (line == null) {
             throw new IllegalArgumentException("--password-stdin: standard input is empty.");
         }

@@ -1,6 +1,7 @@
 package org.wharfmq.server.cli;
 
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
@@ -16,7 +17,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code wharf server}: loads the configuration (the file given, else the built-in defaults), applies the command
  * line overrides, reads the security file it names (watched for changes; none: local anonymous clients only), starts
- * the queue manager with its flow host (the configured flows, the admin command queue) and
+ * the queue manager with its flow host (the configured flows) and its admin plugin (the admin command queue) and
  * stays in the foreground until Ctrl-C or SIGTERM, when it shuts down in order. As a standby ({@code --standby}) it
  * first waits for the queue manager that holds its data directory to stop or die. Prints exactly one line containing
  * {@code ready} on stdout once clients can connect, so scripts can wait for it; logs go to stderr.
@@ -73,7 +74,9 @@ final class ServerCommand implements Callable<Integer> {
         }
         WharfServer server;
         try {
-            WharfServer.Starter starter = WharfServer.builder(config).plugins(new FlowHost(file.flows()));
+            FlowHost flows = new FlowHost(file.flows());
+            WharfServer.Starter starter = WharfServer.builder(config).plugins(flows,
+                    new AdminPlugin(flows.adminCommands())); // last: the command queue opens once the flows run
             if (users != null) {
                 starter.authenticator(users).accessControl(users.accessControl());
             }

@@ -26,7 +26,7 @@ final class TopicCommand implements Runnable {
     @Command(name = "list", mixinStandardHelpOptions = true,
             description = "Lists every subscription: topic, name, client ID, kind, consumers, depth (backlog) and "
                     + "publications missed because it was full; then the topics with a retained publication.")
-    int list(@Mixin FlowCommand.ServerOption server) {
-        return FlowCommand.request(spec, server, session -> FlowCommand.command(session.createTextMessage(), "topics"));
+    int list(@Mixin ServerOption server) {
+        return FlowCommand.request(spec, server, "topics", java.util.Map.of());
     }
 }

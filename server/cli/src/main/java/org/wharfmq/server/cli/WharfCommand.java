@@ -7,16 +7,17 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code wharf} command line: {@code wharf server [--config FILE] [--port N] [--data DIR]} runs a queue
- * manager in the foreground; {@code wharf flow ...} manages the message flows of a running one; {@code wharf
- * topic list} shows its publish/subscribe state; {@code wharf user ...} edits the users of a security file; {@code wharf perf ...} is the load driver ({@link PerfCommand}:
+ * manager in the foreground; {@code wharf admin ...} administers a running one (queues, messages, connections,
+ * subscriptions); {@code wharf flow ...} manages its message flows; {@code wharf topic list} shows its
+ * publish/subscribe state; {@code wharf user ...} edits the users of a security file; {@code wharf perf ...} is the load driver ({@link PerfCommand}:
  * listed here, run by {@code bin/wharf} from the perf harness's jar); {@code wharf version} prints the version.
  * Main class of the server jar. Every command {@code bin/wharf} knows is a subcommand here, so that
  * {@code wharf --help} lists them all.
  */
 @Command(name = "wharf", mixinStandardHelpOptions = true, versionProvider = WharfCommand.VersionProvider.class,
         description = "Wharf: an open-source queue manager, message flow host and load driver for JMS on the JVM.",
-        subcommands = {ServerCommand.class, FlowCommand.class, TopicCommand.class, UserCommand.class, PerfCommand.class,
-                VersionCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServerCommand.class, AdminCommand.class, FlowCommand.class, TopicCommand.class,
+                UserCommand.class, PerfCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
 public final class WharfCommand implements Runnable {
 
     @Spec

@@ -1,12 +1,12 @@
 package org.wharfmq.server.flow;
 
-import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.runtime.FlowJar;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.admin.AdminCommands;
 import org.wharfmq.server.config.ServerConfig;
 
 import javax.jms.ConnectionFactory;
@@ -22,18 +22,19 @@ import java.util.Map;
 /**
  * The flows running in a server: deploys flow jars, each in a class loader of its own, and runs them over the
  * server's in-VM transport with as many instances as asked. A {@link ServerPlugin}: give one to
- * {@code WharfServer.start(config, new FlowHost(flows))}, which starts it once the listeners accept connections and
- * stops it before they close; it also serves the admin command queue ({@link AdminResponder}). A redeploy of a flow with the same name drains the
+ * {@code WharfServer.start(config, flowHost, new AdminPlugin(flowHost.adminCommands()))}, which starts it once the
+ * listeners accept connections and stops it before they close; its admin commands ({@link FlowCommands}: {@code wharf
+ * flow ...}) are served by the admin plugin, on the admin command queue. A redeploy of a flow with the same name drains the
  * running one first (its in-flight invocations finish, unread messages stay on the queue) and then starts the new
  * one, so nothing is lost or processed twice. Deployments are serialised (one at a time, under this object's
  * lock); reading the list is cheap.
  *
  * <h2>Deploying over the wire</h2>
- * A jar sent with {@code wharf flow deploy} is code the server runs, from anyone who reaches the port (there is no
- * authentication yet). It is refused, before anything is written or loaded, unless the setting {@code remoteDeploy}
- * is on; with it off, deployments kept from earlier uploads are not started either (a warning names them). Flows
- * from the configuration and the Java API are not affected. Undeploy, list, stats and trace stay open to everyone:
- * they stop or inspect flows but run no new code.
+ * A jar sent with {@code wharf flow deploy} is code the server runs, from anyone with the admin permission. It is
+ * refused, before anything is written or loaded, unless the setting {@code remoteDeploy} is on; with it off,
+ * deployments kept from earlier uploads are not started either (a warning names them). Flows from the configuration
+ * and the Java API are not affected. Undeploy, list, stats and trace need the admin permission too (every admin
+ * command does), but run no new code.
  *
  * <h2>What survives a restart</h2>
  * Flows deployed with {@code wharf flow deploy} are kept in the data directory (the jar and a
@@ -52,12 +53,9 @@ public final class FlowHost implements ServerPlugin {
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
     // set once by start, from the server's settings
     private ConnectionFactory connectionFactory;
-    /** What the admin responder connects with: anonymous in-VM, the queue manager itself. */
-    private ConnectionFactory adminConnectionFactory;
     private Path uploadDirectory;
     private DeploymentRecords records;
     private boolean remoteDeploy;
-    private AdminResponder admin;
     private long uploads;
 
     /** A flow host that starts no flow of its own: flows come from the Java API and {@code wharf flow deploy}. */
@@ -75,15 +73,17 @@ public final class FlowHost implements ServerPlugin {
         this.configured = List.copyOf(configured);
     }
 
+    /** The flow host's admin commands ({@code wharf flow ...}), for the admin plugin to serve. */
+    public AdminCommands adminCommands() {
+        return new FlowCommands(this);
+    }
+
     /**
      * Deploys again the flows kept from {@code wharf flow deploy} (only when {@code remoteDeploy} is on), then the
-     * configured flows (skipping those whose name a kept deployment has taken), and opens the admin command queue.
-     * With auto-creation off, the command queue is served only when the configuration defines it (and
-     * {@value SystemQueues#ADMIN_REPLY_QUEUE} for the command line's replies).
+     * configured flows (skipping those whose name a kept deployment has taken).
      *
-     * @param server the server: its in-VM URL (which flows connect to, as flowHostUser or else anonymously; the admin responder anonymously, as the queue manager itself), its settings (data
-     *               directory: uploaded jars go under {@code flows/}; {@code remoteDeploy}), its topic report (what
-     *               the admin command {@code topics} answers, for {@code wharf topic list})
+     * @param server the server: its in-VM URL (which flows connect to, as flowHostUser or else anonymously), its
+     *               settings (data directory: uploaded jars go under {@code flows/}; {@code remoteDeploy})
      * @throws JMSException             when a flow cannot start
      * @throws IllegalArgumentException when a jar or class is wrong or a flow is invalid
      * @throws IllegalStateException    when a kept deployment cannot be read or started (the message names its
@@ -101,7 +101,6 @@ public final class FlowHost implements ServerPlugin {
             asFlowUser.setUserName(config.flowHostUser()); // null: anonymous in-VM, as the queue manager itself
             asFlowUser.setPassword(config.flowHostPassword());
             connectionFactory = asFlowUser;
-            adminConnectionFactory = new WharfConnectionFactory(server.vmUrl());
             uploadDirectory = config.dataDirectory().resolve("flows");
             records = new DeploymentRecords(uploadDirectory);
             remoteDeploy = config.remoteDeploy();
@@ -121,18 +120,6 @@ public final class FlowHost implements ServerPlugin {
             for (FlowConfig flow : configured) {
                 deployConfigured(configuredJar(flow.jar()), flow.className(), flow.instanceCount(), kept);
             }
-        }
-        boolean commandQueue = config.autoCreate()
-                || config.queues().stream().anyMatch(q -> SystemQueues.ADMIN_COMMAND_QUEUE.equals(q.name()));
-        if (commandQueue) {
-            // the admin queue also answers 'topics' (wharf topic list) for the broker: see AdminResponder
-            AdminResponder responder = AdminResponder.start(adminConnectionFactory, this, server::topicReport);
-            synchronized (this) {
-                admin = responder;
-            }
-        } else {
-            LOG.log(System.Logger.Level.INFO, "Auto-creation is off and " + SystemQueues.ADMIN_COMMAND_QUEUE
-                    + " is not defined: 'wharf flow' commands are not served");
         }
     }
 
@@ -317,13 +304,9 @@ public final class FlowHost implements ServerPlugin {
         return flows.get(name);
     }
 
-    /** Stops the admin responder and drains every flow, keeping the deployment records. Idempotent. */
+    /** Drains every flow, keeping the deployment records. Idempotent. */
     @Override
     public synchronized void close() {
-        if (admin != null) {
-            admin.close();
-            admin = null;
-        }
         for (DeployedFlow flow : flows.values()) {
             stop(flow, false);
         }

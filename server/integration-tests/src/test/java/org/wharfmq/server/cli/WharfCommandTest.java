@@ -2,7 +2,11 @@ package org.wharfmq.server.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.WharfVersion;
+import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.security.file.SecurityFileRealm;
 import picocli.CommandLine;
 
 import java.io.BufferedReader;
@@ -139,7 +143,7 @@ class WharfCommandTest {
         while (usage.find()) {
             launcherCommands.add(usage.group(1));
         }
-        assertTrue(launcherCommands.containsAll(Set.of("server", "flow", "topic", "perf", "version")),
+        assertTrue(launcherCommands.containsAll(Set.of("server", "admin", "flow", "topic", "perf", "version")),
                 "bin/wharf's header: " + launcherCommands);
 
         FlowCommandAccess.Result help = FlowCommandAccess.run("--help");
@@ -218,6 +222,48 @@ class WharfCommandTest {
             process.toHandle().destroy();
             assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
         }
+    }
+
+    /**
+     * wharf admin against a server with a security file: a user without the admin permission is refused (the SYSTEM.*
+     * rule), an admin's commands run, read as a script from standard input after the password's line.
+     */
+    @Test
+    void adminNeedsTheAdminPermissionAndReadsAScriptAfterThePasswordOnStandardInput() throws Exception {
+        Path file = dir.resolve("security.yaml");
+        Files.writeString(file, "users:\n"
+                + "  app:\n    password: \"" + verifier("app-pw") + "\"\n"
+                + "  ops:\n    password: \"" + verifier("ops-pw") + "\"\n    groups: [admins]\n"
+                + "permissions:\n  - connect: [user:app, group:admins]\n  - admin: [group:admins]\n");
+        SecurityFileRealm realm = SecurityFileRealm.open(file);
+        try (TestServer server = TestServer.start(c -> c, config -> WharfServer.builder(config).authenticator(realm)
+                .accessControl(realm.accessControl()).plugins(new AdminPlugin()).start())) {
+            String url = server.server().tcpUrl();
+            Process refused = wharf("admin", "--url", url, "--user", "app", "--password-stdin", "display", "queues");
+            refused.getOutputStream().write("app-pw\n".getBytes(StandardCharsets.UTF_8));
+            refused.getOutputStream().close();
+            assertTrue(refused.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+            String err = new String(refused.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(1, refused.exitValue(), err);
+            assertEquals("wharf: User 'app' may not send to queue 'SYSTEM.ADMIN.COMMAND.QUEUE': no 'admin' permission "
+                    + "(the SYSTEM.* queues need the admin permission) is granted to it by security file " + file + ".",
+                    err.strip());
+
+            String out = run("ops-pw\n# a script after the password\ndefine queue FROM.STDIN --max-depth 4\n"
+                    + "display queue FROM.STDIN --json\n", "admin", "--url", url, "--user", "ops", "--password-stdin");
+            String[] lines = out.split("\n");
+            assertEquals("Defined queue FROM.STDIN: max depth 4.", lines[0]);
+            assertTrue(lines[1].startsWith("{\"command\":\"display-queue\",\"ok\":true,\"result\":{\"name\":\"FROM.STDIN\""),
+                    lines[1]);
+            assertEquals(2, lines.length, out);
+        } finally {
+            realm.close();
+        }
+    }
+
+    private static String verifier(String password) {
+        return org.wharfmq.protocol.auth.ScramCredential.create(password.toCharArray(), 4096,
+                new java.security.SecureRandom()).verifier();
     }
 
     /** Runs wharf with {@code stdin}, expects success, returns its standard output without the last line break. */

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.cli.FlowCommandAccess;
 import org.wharfmq.server.config.ServerConfig;
 
@@ -114,7 +115,8 @@ class FlowHostTest {
                        FlowConfig... configured) throws Exception {
         testServer = TestServer.start(customizer, config -> {
             flowHost = new FlowHost(List.of(configured));
-            return WharfServer.builder(config).authenticator(users).plugins(flowHost).start();
+            return WharfServer.builder(config).authenticator(users)
+                    .plugins(flowHost, new AdminPlugin(flowHost.adminCommands())).start();
         });
         server = testServer.server();
     }

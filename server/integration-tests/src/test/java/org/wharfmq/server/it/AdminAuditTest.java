@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.LogCapture;
-import org.wharfmq.server.flow.AdminResponder;
+import org.wharfmq.server.admin.AdminProtocol;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.AuditLog;
@@ -50,7 +50,7 @@ class AdminAuditTest {
             connection.start();
             for (String command : List.of("list", "trace")) {
                 Message request = session.createMessage();
-                request.setStringProperty(AdminResponder.COMMAND, command);
+                request.setStringProperty(AdminProtocol.COMMAND, command);
                 request.setJMSReplyTo(replies);
                 session.createProducer(session.createQueue(SystemQueues.ADMIN_COMMAND_QUEUE)).send(request);
                 assertNotNull(answers.receive(10_000), "no answer to " + command);

@@ -15,6 +15,7 @@ import org.wharfmq.protocol.frame.FrameType;
 import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.TlsConfig;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.security.AuditLog;
@@ -80,9 +81,10 @@ class ConnectionLimitsTest {
         serverCa = TestCertificates.trustStore(dir.resolve("server-ca.p12"), authority.certificate());
         TlsConfig tls = TlsConfig.builder().port(0).engine(TlsConfig.Engine.JDK).keyStore(serverStore)
                 .keyStorePassword(TestCertificates.PASSWORD).build();
-        // with a flow host: its in-VM connections must not count
+        // with a flow host and the admin plugin: their in-VM connections must not count
         testServer = TestServer.start(c -> c.maxConnections(MAX_CONNECTIONS).maxConnectionsPerAddress(MAX_PER_ADDRESS)
-                .tls(tls), c -> WharfServer.builder(c).store(new InMemoryMessageStore()).plugins(new FlowHost()).start());
+                .tls(tls), c -> WharfServer.builder(c).store(new InMemoryMessageStore())
+                .plugins(new FlowHost(), new AdminPlugin()).start());
         server = testServer.server();
     }
 

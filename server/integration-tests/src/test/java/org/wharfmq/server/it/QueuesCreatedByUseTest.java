@@ -7,8 +7,8 @@ import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestClock;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.ServerConfig;
-import org.wharfmq.server.flow.AdminResponder;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.store.JournalMessageStore;
@@ -44,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class QueuesCreatedByUseTest {
 
     private static final long DELAY = 60_000;
-    private static final int MAX_QUEUES = 5;
+    private static final int MAX_QUEUES = 6;
     /** The race: batches of sends to new queues, each batch checked then emptied; then consumers on new queues. */
     private static final int RACE_BATCHES = 100;
     private static final int RACE_BATCH = 100;
@@ -63,7 +63,9 @@ class QueuesCreatedByUseTest {
     @Test
     void creatingAQueuePastMaxQueuesIsRefusedNamingTheLimitAndTheQueuesThereKeepWorking() throws Exception {
         WharfServer server = start(c -> c.maxQueues(MAX_QUEUES).queue("DEFINED")).server();
-        assertEquals(Set.of("DEFINED", org.wharfmq.server.queue.SystemQueues.ADMIN_COMMAND_QUEUE), server.queueManager().queueNames());
+        // the admin plugin's two queues count
+        assertEquals(Set.of("DEFINED", org.wharfmq.server.queue.SystemQueues.ADMIN_COMMAND_QUEUE,
+                org.wharfmq.server.queue.SystemQueues.ADMIN_REPLY_QUEUE), server.queueManager().queueNames());
         Session session = connect(server).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer a = session.createProducer(session.createQueue("A"));
         session.createProducer(session.createQueue("B"));
@@ -225,12 +227,12 @@ class QueuesCreatedByUseTest {
     }
 
     /**
-     * A server whose queues read the test's clock, with a flow host as the distribution runs it (its admin command
-     * queue is one of the queues counted); {@code customizer} adds to this test's config.
+     * A server whose queues read the test's clock, with a flow host and the admin plugin as the distribution runs them
+     * (the admin command and reply queues are among the queues counted); {@code customizer} adds to this test's config.
      */
     private TestServer start(UnaryOperator<ServerConfig.Builder> customizer) throws Exception {
         TestServer server = TestServer.start(c -> customizer.apply(c.autoDeleteDelayMillis(DELAY)),
-                config -> WharfServer.builder(config).clock(clock).plugins(new FlowHost()).start());
+                config -> WharfServer.builder(config).clock(clock).plugins(new FlowHost(), new AdminPlugin()).start());
         opened.add(server);
         return server;
     }

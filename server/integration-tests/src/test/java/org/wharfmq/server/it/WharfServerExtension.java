@@ -8,6 +8,7 @@ import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.security.Authenticator;
@@ -68,13 +69,17 @@ final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback,
     }
 
     /**
-     * A flow host, as the distribution runs it (the admin command queue: wharf flow, wharf topic list), unless the
-     * system property {@value #FLOW_HOST_PROPERTY} is {@code false}: jms-client/jakarta-tests runs the JMS-level tests
-     * of this package against the jakarta client, whose class path has no javax client for a flow host to run on
-     * (FlowHost is then never loaded).
+     * A flow host and the admin plugin, as the distribution runs them (wharf admin, wharf flow, wharf topic list),
+     * unless the system property {@value #FLOW_HOST_PROPERTY} is {@code false}: jms-client/jakarta-tests runs the
+     * JMS-level tests of this package against the jakarta client, whose class path has no javax client for them to
+     * run on (they are then never loaded).
      */
     private static ServerPlugin[] plugins() {
-        return Boolean.parseBoolean(System.getProperty(FLOW_HOST_PROPERTY, "true")) ? new ServerPlugin[] {new FlowHost()} : new ServerPlugin[0];
+        if (!Boolean.parseBoolean(System.getProperty(FLOW_HOST_PROPERTY, "true"))) {
+            return new ServerPlugin[0];
+        }
+        FlowHost flows = new FlowHost();
+        return new ServerPlugin[] {flows, new AdminPlugin(flows.adminCommands())};
     }
 
     @Override

@@ -1,0 +1,144 @@
+package org.wharfmq.server.admin;
+
+import javax.jms.BytesMessage;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One admin request as a command sees it: its name, its arguments (the request's {@code Wharf...} properties), the
+ * bytes of a BytesMessage body (a flow jar), and who sent it. Read once from the message, so a command never touches
+ * JMS.
+ */
+public final class AdminRequest {
+
+    private static final String ARGUMENT_PREFIX = "Wharf";
+
+    private final String command;
+    private final String user;
+    private final String messageId;
+    private final Map<String, Object> arguments;
+    private final byte[] body;
+
+    private AdminRequest(String command, String user, String messageId, Map<String, Object> arguments, byte[] body) {
+        this.command = command;
+        this.user = user;
+        this.messageId = messageId;
+        this.arguments = arguments;
+        this.body = body;
+    }
+
+    /** Reads a request off its message. */
+    static AdminRequest of(Message message) throws JMSException {
+        Map<String, Object> arguments = new TreeMap<>();
+        for (Enumeration<?> names = message.getPropertyNames(); names.hasMoreElements(); ) {
+            String name = (String) names.nextElement();
+            if (name.startsWith(ARGUMENT_PREFIX) && !name.equals(AdminProtocol.COMMAND)) {
+                arguments.put(name, message.getObjectProperty(name));
+            }
+        }
+        byte[] body = null;
+        if (message instanceof BytesMessage bytes) {
+            body = new byte[(int) bytes.getBodyLength()];
+            bytes.readBytes(body);
+        }
+        String user = message.getStringProperty("JMSXUserID");
+        return new AdminRequest(message.getStringProperty(AdminProtocol.COMMAND), user == null || user.isEmpty() ? null
+                : user, message.getJMSMessageID(), Collections.unmodifiableMap(arguments), body);
+    }
+
+    /** The command's name, or null when the request names none. */
+    public String command() {
+        return command;
+    }
+
+    /** Who sent it (JMSXUserID, which the server checked against the sender's login); null for an anonymous client. */
+    public String user() {
+        return user;
+    }
+
+    /** The request's JMSMessageID. */
+    public String messageId() {
+        return messageId;
+    }
+
+    /** The arguments by property name, sorted. */
+    public Map<String, Object> arguments() {
+        return arguments;
+    }
+
+    /** A string argument, or null when absent or blank. */
+    public String string(String property) {
+        Object value = arguments.get(property);
+        return value == null || value.toString().isBlank() ? null : value.toString();
+    }
+
+    /**
+     * A string argument that must be there.
+     *
+     * @param what what it is, for the error ("a flow name")
+     * @throws IllegalArgumentException when it is absent or blank
+     */
+    public String required(String property, String what) {
+        String value = string(property);
+        if (value == null) {
+            throw new IllegalArgumentException("The command needs " + what + ".");
+        }
+        return value;
+    }
+
+    /**
+     * A whole-number argument, or null when absent.
+     *
+     * @throws IllegalArgumentException when it is not a whole number
+     */
+    public Long number(String property) {
+        Object value = arguments.get(property);
+        if (value == null) {
+            return null;
+        }
+        if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return ((Number) value).longValue();
+        }
+        try {
+            return Long.parseLong(value.toString().trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(nameOf(property) + " must be a whole number, not '" + value + "'.");
+        }
+    }
+
+    /**
+     * A yes/no argument: true for a boolean true or the text on, true or yes; false when absent.
+     *
+     * @throws IllegalArgumentException for any other text
+     */
+    public boolean flag(String property) {
+        Object value = arguments.get(property);
+        if (value == null) {
+            return false;
+        }
+        if (value instanceof Boolean b) {
+            return b;
+        }
+        return switch (value.toString().trim().toLowerCase(Locale.ROOT)) {
+            case "on", "true", "yes" -> true;
+            case "off", "false", "no" -> false;
+            default -> throw new IllegalArgumentException("Expected on or off, got '" + value + "'.");
+        };
+    }
+
+    /** An argument's name for people: {@code WharfMaxDepth} is {@code maxDepth}. */
+    static String nameOf(String property) {
+        String name = property.substring(ARGUMENT_PREFIX.length());
+        return name.isEmpty() ? property : Character.toLowerCase(name.charAt(0)) + name.substring(1);
+    }
+
+    /** The body of a BytesMessage request, or null. */
+    public byte[] body() {
+        return body;
+    }
+}

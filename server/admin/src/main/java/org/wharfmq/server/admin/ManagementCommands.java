@@ -1,0 +1,96 @@
+package org.wharfmq.server.admin;
+
+import org.wharfmq.server.management.Management;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static org.wharfmq.server.admin.AdminProtocol.CLIENT_ID;
+import static org.wharfmq.server.admin.AdminProtocol.CONNECTION;
+import static org.wharfmq.server.admin.AdminProtocol.FORCE;
+import static org.wharfmq.server.admin.AdminProtocol.FROM;
+import static org.wharfmq.server.admin.AdminProtocol.HEX;
+import static org.wharfmq.server.admin.AdminProtocol.LIMIT;
+import static org.wharfmq.server.admin.AdminProtocol.MAX_DEPTH;
+import static org.wharfmq.server.admin.AdminProtocol.PATTERN;
+import static org.wharfmq.server.admin.AdminProtocol.QUEUE;
+import static org.wharfmq.server.admin.AdminProtocol.SELECTOR;
+import static org.wharfmq.server.admin.AdminProtocol.SUBSCRIPTION;
+import static org.wharfmq.server.admin.AdminProtocol.TO;
+
+/**
+ * The admin commands over the broker's management view: queues, connections, subscriptions, the server
+ * (docs/operations.md lists each with its arguments and answer). Each is one call of {@link Management}; this class
+ * only reads the arguments and shapes the answer.
+ */
+final class ManagementCommands implements AdminCommands {
+
+    /** Messages {@code browse-queue} shows when the request sets no limit. */
+    static final long DEFAULT_BROWSE_LIMIT = 10;
+    /** Bytes of each body {@code browse-queue} shows at most: {@value} (the rest is counted, not sent). */
+    static final int BROWSE_BODY_BYTES = 64 * 1024;
+
+    private final Management management;
+
+    ManagementCommands(Management management) {
+        this.management = management;
+    }
+
+    @Override
+    public Map<String, AdminCommand> commands() {
+        Map<String, AdminCommand> commands = new LinkedHashMap<>();
+        commands.put("display-server", r -> management.server());
+        commands.put("display-queues", r -> management.queues(r.string(PATTERN)));
+        commands.put("display-queue", r -> management.queue(queue(r)));
+        commands.put("define-queue", r -> management.defineQueue(queue(r), r.number(MAX_DEPTH)));
+        commands.put("alter-queue", r -> management.alterQueue(queue(r), r.number(MAX_DEPTH)));
+        commands.put("delete-queue", r -> {
+            String queue = queue(r);
+            return Map.of("queue", queue, "discarded", management.deleteQueue(queue, r.flag(FORCE)));
+        });
+        commands.put("clear-queue", r -> management.clearQueue(queue(r)));
+        commands.put("browse-queue", r -> {
+            boolean hex = r.flag(HEX);
+            long limit = limit(r, DEFAULT_BROWSE_LIMIT);
+            return management.browse(queue(r), r.string(SELECTOR), (int) Math.min(limit, Integer.MAX_VALUE),
+                    BROWSE_BODY_BYTES).stream().map(m -> ShownMessage.of(m, hex)).toList();
+        });
+        commands.put("move", r -> management.move(r.required(FROM, "the source queue"),
+                r.required(TO, "the target queue"), r.string(SELECTOR), limit(r, Long.MAX_VALUE)));
+        commands.put("copy", r -> management.copy(r.required(FROM, "the source queue"),
+                r.required(TO, "the target queue"), r.string(SELECTOR), limit(r, Long.MAX_VALUE)));
+        commands.put("display-connections", r -> management.connections());
+        commands.put("end-connection", r -> {
+            Long id = r.number(CONNECTION);
+            if (id == null) {
+                throw new IllegalArgumentException("The command needs a connection number ('display connections' "
+                        + "lists them).");
+            }
+            return management.endConnection(id, "Connection " + id + " was ended by an administrator ("
+                    + (r.user() == null ? "an anonymous client" : "user '" + r.user() + "'") + ").");
+        });
+        commands.put("display-subscriptions", r -> management.subscriptions());
+        commands.put("delete-subscription", r -> {
+            String name = r.required(SUBSCRIPTION, "the durable subscription's name");
+            String clientId = r.string(CLIENT_ID);
+            management.deleteSubscription(clientId, name);
+            Map<String, Object> deleted = new LinkedHashMap<>();
+            deleted.put("subscription", name);
+            deleted.put("clientId", clientId);
+            return deleted;
+        });
+        return commands;
+    }
+
+    private static String queue(AdminRequest r) {
+        return r.required(QUEUE, "a queue name");
+    }
+
+    private static long limit(AdminRequest r, long otherwise) {
+        Long limit = r.number(LIMIT);
+        if (limit != null && limit < 1) {
+            throw new IllegalArgumentException("The limit must be at least 1, not " + limit + ".");
+        }
+        return limit == null ? otherwise : limit;
+    }
+}

@@ -1,0 +1,193 @@
+package org.wharfmq.server.management;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.WharfVersion;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.queue.QueueSnapshot;
+import org.wharfmq.server.security.DestinationPattern;
+import org.wharfmq.server.store.JournalMessageStore;
+import org.wharfmq.server.store.MessageStore;
+import org.wharfmq.server.topic.TopicManager;
+import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
+import org.wharfmq.server.transport.ConnectionInfo;
+import org.wharfmq.server.transport.OpenConnections;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The queue manager's {@link Management}: reads what the queue manager, the topic manager and the open connections
+ * keep, and asks them for changes. Holds no state of its own. One per server.
+ */
+public final class BrokerManagement implements Management {
+
+    private final ServerConfig config;
+    private final QueueManager queues;
+    private final TopicManager topics;
+    private final OpenConnections connections;
+    private final MessageStore store;
+    private final Supplier<List<String>> listeners;
+    private final long startedAt;
+    private final QueueMessages messages;
+
+    /**
+     * @param listeners the URLs the server listens on, once bound
+     * @param startedAt when the server started, epoch ms
+     */
+    public BrokerManagement(ServerConfig config, QueueManager queues, TopicManager topics, OpenConnections connections,
+                            MessageStore store, Supplier<List<String>> listeners, long startedAt) {
+        this.config = config;
+        this.queues = queues;
+        this.topics = topics;
+        this.connections = connections;
+        this.store = store;
+        this.listeners = listeners;
+        this.startedAt = startedAt;
+        this.messages = new QueueMessages(queues.persistence());
+    }
+
+    @Override
+    public ServerStatus server() {
+        long now = System.currentTimeMillis();
+        Runtime runtime = Runtime.getRuntime();
+        long journalBytes = store instanceof JournalMessageStore journal ? journal.journalBytes() : -1;
+        return new ServerStatus(config.name(), WharfVersion.current(), startedAt, now - startedAt, listeners.get(),
+                config.dataDirectory().toAbsolutePath().toString(), journalBytes, queues.allQueues().size(),
+                topics.describe().size(), connections.count(), runtime.totalMemory() - runtime.freeMemory(),
+                runtime.maxMemory(), PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory());
+    }
+
+    @Override
+    public List<QueueStatus> queues(String pattern) {
+        DestinationPattern filter = pattern == null ? null : queuePattern(pattern);
+        long now = queues.clock().millis();
+        List<QueueStatus> out = new ArrayList<>();
+        for (LocalQueue queue : queues.allQueues()) {
+            if (filter == null || filter.matches(queue.name())) {
+                out.add(status(queue, now));
+            }
+        }
+        out.sort(Comparator.comparing(QueueStatus::name));
+        return out;
+    }
+
+    private static DestinationPattern queuePattern(String pattern) {
+        try {
+            return DestinationPattern.queue(pattern);
+        } catch (ConfigurationException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public QueueStatus queue(String name) {
+        return status(existing(name), queues.clock().millis());
+    }
+
+    private QueueStatus status(LocalQueue queue, long now) {
+        QueueSnapshot s = queue.snapshot();
+        Long age = s.oldestTimestamp() == 0 ? null : Math.max(0, now - s.oldestTimestamp());
+        return new QueueStatus(queue.name(), queues.origin(queue), s.depth(), s.maxDepth(), s.maxDepthSetOnQueue(),
+                s.consumers(), s.browsers(), s.producers(), age, s.enqueued(), s.dequeued(), s.expired());
+    }
+
+    /** The named or temporary queue {@code name}, or UNKNOWN_DESTINATION. */
+    private LocalQueue existing(String name) {
+        LocalQueue queue = name == null ? null : queues.find(name);
+        if (queue == null) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist"
+                    + " ('display queues' lists the queues; subscriptions' queues are under 'display subscriptions').");
+        }
+        return queue;
+    }
+
+    @Override
+    public QueueStatus defineQueue(String name, Long maxDepth) {
+        return status(queues.defineQueue(new QueueDefinition(name, maxDepth)), queues.clock().millis());
+    }
+
+    @Override
+    public QueueStatus alterQueue(String name, Long maxDepth) {
+        return status(queues.alterQueue(name, maxDepth), queues.clock().millis());
+    }
+
+    @Override
+    public int deleteQueue(String name, boolean force) {
+        return queues.deleteQueue(name, force);
+    }
+
+    @Override
+    public Clearance clearQueue(String name) {
+        return messages.clear(existing(name));
+    }
+
+    @Override
+    public List<BrowsedMessage> browse(String queue, String selector, int limit, int maxBodyBytes) {
+        if (limit < 1 || maxBodyBytes < 0) {
+            throw new IllegalArgumentException("Browse at least one message (limit " + limit + ") and a body length"
+                    + " of 0 or more (" + maxBodyBytes + ").");
+        }
+        return messages.browse(existing(queue), QueueMessages.selector(selector), limit, maxBodyBytes);
+    }
+
+    @Override
+    public Transfer move(String from, String to, String selector, long limit) {
+        return transfer(from, to, selector, limit, true);
+    }
+
+    @Override
+    public Transfer copy(String from, String to, String selector, long limit) {
+        return transfer(from, to, selector, limit, false);
+    }
+
+    private Transfer transfer(String from, String to, String selector, long limit, boolean move) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("The limit must be at least 1, not " + limit + ".");
+        }
+        if (from != null && from.equals(to)) {
+            throw new IllegalArgumentException("Queue '" + from + "' is both the source and the target: "
+                    + (move ? "moving" : "copying") + " messages needs two queues.");
+        }
+        LocalQueue source = existing(from);
+        LocalQueue target = existing(to);
+        Selector compiled = QueueMessages.selector(selector);
+        return move ? messages.move(source, target, compiled, limit) : messages.copy(source, target, compiled, limit);
+    }
+
+    @Override
+    public List<ConnectionInfo> connections() {
+        return connections.describe();
+    }
+
+    @Override
+    public ConnectionInfo endConnection(long id, String reason) {
+        return connections.end(id, reason);
+    }
+
+    @Override
+    public List<SubscriptionInfo> subscriptions() {
+        return topics.describe();
+    }
+
+    @Override
+    public void deleteSubscription(String clientId, String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("Name the durable subscription to delete.");
+        }
+        topics.deleteDurable(clientId, name);
+    }
+
+    @Override
+    public void systemQueue(String name) {
+        queues.systemQueue(name);
+    }
+}

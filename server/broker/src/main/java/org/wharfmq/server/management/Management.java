@@ -1,0 +1,103 @@
+package org.wharfmq.server.management;
+
+import org.wharfmq.server.transport.ConnectionInfo;
+import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
+
+import java.util.List;
+
+/**
+ * What operators see of a queue manager and do to it: the one view the admin command queue, a metrics endpoint and a
+ * web console share ({@code ServerPlugin.Host#management()}). Every method may block for a short while (asking each
+ * connection's event loop, waiting for the journal), so call it from a thread of your own, never from an event loop.
+ *
+ * <h2>Refusals</h2>
+ * A request that cannot be done changes nothing and throws, with a message that names what was refused, why and the
+ * fix: {@link org.wharfmq.server.WharfException} UNKNOWN_DESTINATION for a queue or subscription that does not exist,
+ * other codes for a refusal (ILLEGAL_STATE: in use, not allowed; TOO_MANY_QUEUES; QUEUE_FULL; INVALID_SELECTOR);
+ * {@link java.util.NoSuchElementException} for an unknown connection; {@link IllegalArgumentException} for bad input;
+ * {@link IllegalStateException} when the journal does not record a change in time.
+ */
+public interface Management {
+
+    /** The queue manager: its version, uptime, listeners, journal and memory. */
+    ServerStatus server();
+
+    /**
+     * The queues whose names match {@code pattern}, by name: named queues and live temporary queues (not the
+     * subscriptions' queues: {@link #subscriptions}).
+     *
+     * @param pattern a queue pattern as the security file writes them ({@code ORDERS.*}, {@code ORDERS.**},
+     *                {@code **}); null for all
+     * @throws IllegalArgumentException for a pattern that is not one
+     */
+    List<QueueStatus> queues(String pattern);
+
+    /** One queue. */
+    QueueStatus queue(String name);
+
+    /**
+     * Defines a queue at run time (it survives restarts; see docs/operations.md for which wins against the
+     * configuration file).
+     *
+     * @param maxDepth its own depth limit, or null for the server-wide maxQueueDepth
+     */
+    QueueStatus defineQueue(String name, Long maxDepth);
+
+    /**
+     * Changes a queue's settings at run time (kept across restarts); a queue created by use becomes a defined one.
+     *
+     * @param maxDepth its own depth limit; 0 for the server-wide maxQueueDepth; null to leave it
+     */
+    QueueStatus alterQueue(String name, Long maxDepth);
+
+    /**
+     * Deletes a queue; one that holds messages or has consumers or browsers only when {@code force}, its waiting
+     * messages then discarded and its consumers told.
+     *
+     * @return how many waiting messages were discarded
+     */
+    int deleteQueue(String name, boolean force);
+
+    /** Removes every waiting message of a queue (delivered, transactional and delayed ones stay). */
+    Clearance clearQueue(String name);
+
+    /**
+     * Shows up to {@code limit} waiting messages of a queue in delivery order, leaving them there.
+     *
+     * @param selector     a JMS message selector, or null for all
+     * @param maxBodyBytes how many bytes of each body to return at most
+     */
+    List<BrowsedMessage> browse(String queue, String selector, int limit, int maxBodyBytes);
+
+    /**
+     * Moves up to {@code limit} waiting messages that {@code selector} accepts from one queue to another, in delivery
+     * order, each atomically (the journal holds it on one queue or the other, never both or neither). A moved message
+     * keeps its bytes (JMSMessageID, JMSTimestamp, JMSDestination as sent) and starts with delivery count 1.
+     */
+    Transfer move(String from, String to, String selector, long limit);
+
+    /** Copies up to {@code limit} waiting messages that {@code selector} accepts to another queue, leaving them. */
+    Transfer copy(String from, String to, String selector, long limit);
+
+    /** The client connections past their handshake, by number. */
+    List<ConnectionInfo> connections();
+
+    /**
+     * Ends a client connection: the client is told {@code reason} and the connection closes as if it dropped.
+     *
+     * @return the connection as it was just before
+     */
+    ConnectionInfo endConnection(long id, String reason);
+
+    /** Every topic subscription, by topic then name. */
+    List<SubscriptionInfo> subscriptions();
+
+    /** Deletes a durable subscription and its messages, whoever owns it; refused while it has consumers. */
+    void deleteSubscription(String clientId, String name);
+
+    /**
+     * Makes sure a queue the queue manager's own plugins serve exists ({@code SYSTEM.ADMIN.COMMAND.QUEUE}), whatever
+     * autoCreate says, and keeps it.
+     */
+    void systemQueue(String name);
+}

@@ -1,0 +1,26 @@
+package org.wharfmq.server.management;
+
+import org.wharfmq.server.queue.QueueOrigin;
+
+/**
+ * One queue as an administrator sees it ({@code display queue}): its settings, what it holds and serves now, and its
+ * counters since the queue manager started.
+ *
+ * @param name            the queue name
+ * @param origin          where it comes from (configuration, run time, first use, a connection, the queue manager)
+ * @param depth           messages it holds: waiting, delivered but unacknowledged, in open transactions, delayed
+ * @param maxDepth        the most messages it holds
+ * @param ownMaxDepth     whether {@code maxDepth} is the queue's own setting (else the server-wide maxQueueDepth)
+ * @param consumers       open consumers
+ * @param browsers        open browsers
+ * @param producers       open producers whose destination is this queue
+ * @param oldestMessageAgeMillis the age of the oldest waiting message by its JMSTimestamp, in ms; null when none is
+ *                        waiting (or their producers disabled timestamps)
+ * @param enqueued        messages put on it (sent and committed, moved or dead-lettered here)
+ * @param dequeued        messages removed for good (acknowledged, moved away, cleared)
+ * @param expired         messages discarded because they expired
+ */
+public record QueueStatus(String name, QueueOrigin origin, long depth, long maxDepth, boolean ownMaxDepth,
+                          int consumers, int browsers, int producers, Long oldestMessageAgeMillis, long enqueued,
+                          long dequeued, long expired) {
+}

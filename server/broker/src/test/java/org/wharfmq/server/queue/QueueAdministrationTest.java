@@ -1,0 +1,174 @@
+package org.wharfmq.server.queue;
+
+import io.netty.buffer.ByteBuf;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.server.TestMessages;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.store.InMemoryMessageStore;
+import org.wharfmq.server.store.QueueDefinitionFile;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What the management view asks of the queues: their counters, queues defined, altered and deleted at run time and
+ * kept across a restart of the queue manager (a new {@link QueueManager} on the same data directory), and the
+ * waiting messages an administrator takes off a queue.
+ */
+class QueueAdministrationTest {
+
+    /** The JMSTimestamp of the first message put; each next one is a millisecond later. */
+    private static final long SENT_AT = 1_700_000_000_000L;
+
+    @TempDir
+    Path data;
+    private long sent;
+    private final InMemoryMessageStore store = new InMemoryMessageStore();
+    private final List<QueueManager> opened = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        opened.forEach(QueueManager::close);
+    }
+
+    private QueueManager start(ServerConfig.Builder config) {
+        QueueManager queues = new QueueManager(config.build(), store, InstantSource.system(),
+                QueueDefinitionFile.in(data));
+        opened.add(queues);
+        return queues;
+    }
+
+    @Test
+    void countersCountWhatArrivedLeftAndExpiredWithoutALockOfTheirOwn() {
+        QueueManager queues = start(ServerConfig.builder());
+        LocalQueue queue = queues.queue("COUNTED");
+        put(queue, "a", 0);
+        put(queue, "b", 0);
+        put(queue, "stale", 1); // expired long ago: discarded when offered
+        RecordingConsumer consumer = new RecordingConsumer(null, 1);
+        queue.addConsumer(consumer);
+        queue.acknowledge(consumer.received.get(0));
+
+        QueueSnapshot s = queue.snapshot();
+        assertEquals(3, s.enqueued());
+        assertEquals(1, s.dequeued());
+        assertEquals(1, s.expired());
+        assertEquals(1, s.depth(), "b waits");
+        assertEquals(1, s.consumers());
+        assertEquals(SENT_AT + 1, s.oldestTimestamp(), "the JMSTimestamp of b, the oldest waiting message");
+        queue.removeConsumer(consumer);
+    }
+
+    @Test
+    void takeWaitingTakesWhatTheSelectorAcceptsInDeliveryOrderAndLeavesTheRest() throws Exception {
+        QueueManager queues = start(ServerConfig.builder());
+        LocalQueue queue = queues.queue("MIXED");
+        for (int i = 0; i < 6; i++) {
+            put(queue, (i % 2 == 0 ? "red-" : "blue-") + i, 0);
+        }
+        List<QueuedMessage> red = queue.takeWaiting(Selector.parse("JMSType = 'red'"), 2);
+        assertEquals(List.of("red-0", "red-2"), red.stream().map(m -> TestMessages.body(m.content())).toList());
+        assertEquals(6, queue.depth(), "taken messages count until acknowledged");
+        red.forEach(queue::acknowledge);
+        RecordingConsumer rest = new RecordingConsumer(null, 10);
+        queue.addConsumer(rest);
+        assertEquals(List.of("blue-1", "blue-3", "red-4", "blue-5"), rest.bodies());
+        queue.removeConsumer(rest);
+    }
+
+    @Test
+    void definitionsMadeAtRunTimeSurviveARestartAndWinOverTheConfiguration() throws Exception {
+        ServerConfig.Builder config = ServerConfig.builder().dataDirectory(data).queue("CONFIGURED", 100);
+        QueueManager queues = start(config);
+        queues.defineQueue(new QueueDefinition("RUNTIME", 7L));
+        queues.alterQueue("CONFIGURED", 50L);
+        queues.queue("BY.USE");
+        queues.alterQueue("BY.USE", null); // kept from now on, at the server-wide limit
+        queues.defineQueue(new QueueDefinition("GONE", null));
+        queues.deleteQueue("GONE", false);
+        queues.close();
+
+        QueueManager restarted = start(config.autoCreate(false));
+        assertEquals(7, restarted.find("RUNTIME").maxDepth());
+        assertEquals(QueueOrigin.DEFINED, restarted.origin(restarted.find("RUNTIME")));
+        assertEquals(50, restarted.find("CONFIGURED").maxDepth(), "the run-time definition wins");
+        assertEquals(QueueOrigin.ALTERED, restarted.origin(restarted.find("CONFIGURED")));
+        assertEquals(QueueOrigin.DEFINED, restarted.origin(restarted.find("BY.USE")));
+        assertNull(restarted.find("GONE"));
+        assertTrue(Files.readString(data.resolve(QueueDefinitionFile.FILE_NAME)).contains("RUNTIME\tmaxDepth=7\n"));
+    }
+
+    @Test
+    void aQueueInUseIsDeletedOnlyWhenForcedAndAConfiguredOneNever() {
+        QueueManager queues = start(ServerConfig.builder().dataDirectory(data).queue("CONFIGURED"));
+        queues.defineQueue(new QueueDefinition("BUSY", null));
+        LocalQueue busy = queues.find("BUSY");
+        put(busy, "one", 0);
+        put(busy, "two", 0);
+        RecordingConsumer consumer = new RecordingConsumer("JMSType = 'none'", 10);
+        busy.addConsumer(consumer);
+        busy.attach();
+
+        WharfException refused = assertThrows(WharfException.class, () -> queues.deleteQueue("BUSY", false));
+        assertEquals("Queue 'BUSY' holds 2 messages and has 1 consumer: delete it with force (wharf admin delete"
+                + " queue BUSY --force), or clear it and close its consumers first.", refused.getMessage());
+        assertEquals(2, busy.depth(), "nothing changed");
+
+        assertEquals(2, queues.deleteQueue("BUSY", true));
+        assertNull(queues.find("BUSY"));
+        assertEquals(0, busy.depth());
+        assertTrue(!busy.attach(), "a deleted queue sends whoever looked it up to look again");
+
+        WharfException configured = assertThrows(WharfException.class, () -> queues.deleteQueue("CONFIGURED", true));
+        assertTrue(configured.getMessage().startsWith("Queue 'CONFIGURED' is defined in the configuration file"),
+                configured.getMessage());
+        WharfException unknown = assertThrows(WharfException.class, () -> queues.deleteQueue("NONE", true));
+        assertEquals(ErrorCode.UNKNOWN_DESTINATION, unknown.code());
+    }
+
+    @Test
+    void aDefinitionsFileThatCannotBeReadStopsTheStartNamingTheLine() throws Exception {
+        Files.writeString(data.resolve(QueueDefinitionFile.FILE_NAME), "# comment\nGOOD\tmaxDepth=3\nBAD\tdepth=4\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> start(ServerConfig.builder().dataDirectory(data)));
+        assertTrue(e.getMessage().startsWith("Line 3 of " + data.resolve(QueueDefinitionFile.FILE_NAME)
+                + " (the queues defined at run time): unknown setting 'depth=4'"), e.getMessage());
+    }
+
+    @Test
+    void aQueueNameWithAnyCharacterRoundTripsThroughTheFile() {
+        QueueDefinitionFile file = QueueDefinitionFile.in(data);
+        List<QueueDefinition> odd = List.of(new QueueDefinition("tab\there", 1L), new QueueDefinition("ünï cøde %", null),
+                new QueueDefinition("#hash", null));
+        file.write(odd);
+        assertEquals(odd, file.read());
+    }
+
+    private void put(LocalQueue queue, String body, long expiration) {
+        WireMessage wire = TestMessages.text(queue.name(), body);
+        wire.timestamp = SENT_AT + sent++;
+        wire.type = body.startsWith("red") ? "red" : "blue";
+        wire.expiration = expiration;
+        ByteBuf content = TestMessages.encode(wire);
+        QueuedMessage m = new QueuedMessage(queue, content, MessageHeaders.read(content));
+        queue.reserve(m);
+        queue.offer(m);
+    }
+}

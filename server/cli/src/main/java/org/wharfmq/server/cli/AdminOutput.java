@@ -1,0 +1,280 @@
+package org.wharfmq.server.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.wharfmq.server.queue.QueueOrigin;
+
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What {@code wharf admin} prints for people, from the server's JSON answers (docs/operations.md shows each): tables
+ * for lists, one {@code name  value} line per field for one thing, and sentences for changes. Sizes are shown in
+ * KiB/MiB/GiB, ages and uptimes in the largest units that fit; {@code --json} prints the answers as they are.
+ */
+final class AdminOutput {
+
+    /** Bytes of a body per line of a hex dump. */
+    private static final int HEX_LINE_BYTES = 16;
+
+    private AdminOutput() {
+    }
+
+    static void queues(JsonNode queues, PrintWriter out) {
+        if (queues.isEmpty()) {
+            out.println("No queues match.");
+            return;
+        }
+        Table table = new Table("QUEUE", ">DEPTH", ">MAX", ">CONS", ">PROD", ">OLDEST", ">ENQUEUED", ">DEQUEUED",
+                ">EXPIRED", "ORIGIN");
+        for (JsonNode q : queues) {
+            table.row(q.get("name").asText(), q.get("depth").asLong(), q.get("maxDepth").asLong(),
+                    q.get("consumers").asInt(), q.get("producers").asInt(), age(q.get("oldestMessageAgeMillis")),
+                    q.get("enqueued").asLong(), q.get("dequeued").asLong(), q.get("expired").asLong(),
+                    origin(q).toLowerCase(Locale.ROOT).replace('_', ' '));
+        }
+        table.print(out);
+    }
+
+    static void queue(JsonNode q, PrintWriter out) {
+        out.println("Queue " + q.get("name").asText() + " (" + QueueOrigin.valueOf(origin(q)).description() + ")");
+        Fields fields = new Fields();
+        fields.add("depth", q.get("depth").asLong());
+        fields.add("max depth", q.get("maxDepth").asLong() + (q.get("ownMaxDepth").asBoolean() ? " (its own)"
+                : " (the server-wide maxQueueDepth)"));
+        fields.add("consumers", q.get("consumers").asInt());
+        fields.add("browsers", q.get("browsers").asInt());
+        fields.add("producers", q.get("producers").asInt());
+        fields.add("oldest message", age(q.get("oldestMessageAgeMillis")));
+        fields.add("enqueued", q.get("enqueued").asLong());
+        fields.add("dequeued", q.get("dequeued").asLong());
+        fields.add("expired", q.get("expired").asLong());
+        fields.print(out);
+    }
+
+    private static String origin(JsonNode q) {
+        return q.get("origin").asText();
+    }
+
+    static void server(JsonNode s, PrintWriter out) {
+        out.println("Queue manager " + s.get("name").asText() + " (Wharf " + s.get("version").asText() + ")");
+        Fields fields = new Fields();
+        fields.add("started", Instant.ofEpochMilli(s.get("startedAt").asLong()) + " (up "
+                + duration(s.get("uptimeMillis").asLong()) + ")");
+        StringBuilder listeners = new StringBuilder();
+        s.get("listeners").forEach(l -> listeners.append(listeners.length() == 0 ? "" : ", ").append(l.asText()));
+        fields.add("listeners", listeners);
+        fields.add("data directory", s.get("dataDirectory").asText());
+        long journal = s.get("journalBytes").asLong();
+        fields.add("journal", journal < 0 ? "none (messages kept in memory)" : bytes(journal));
+        fields.add("queues", s.get("queues").asInt());
+        fields.add("subscriptions", s.get("subscriptions").asInt());
+        fields.add("connections", s.get("connections").asInt());
+        fields.add("heap", bytes(s.get("heapUsedBytes").asLong()) + " of " + bytes(s.get("heapMaxBytes").asLong()));
+        fields.add("direct memory", bytes(s.get("directUsedBytes").asLong()));
+        fields.print(out);
+    }
+
+    static void connections(JsonNode connections, PrintWriter out) {
+        if (connections.isEmpty()) {
+            out.println("No connections.");
+            return;
+        }
+        Table table = new Table(">ID", "USER", "ADDRESS", "VIA", "CLIENT ID", ">SESSIONS", ">CONS", ">PROD", ">IN",
+                ">OUT", "SINCE");
+        long now = System.currentTimeMillis();
+        for (JsonNode c : connections) {
+            table.row(c.get("id").asLong(), text(c.get("user")), c.get("address").asText(), c.get("transport").asText(),
+                    text(c.get("clientId")), c.get("sessions").asInt(), c.get("consumers").asInt(),
+                    c.get("producers").asInt(), bytes(c.get("bytesIn").asLong()), bytes(c.get("bytesOut").asLong()),
+                    duration(now - c.get("connectedAt").asLong()) + " ago");
+        }
+        table.print(out);
+    }
+
+    static void ended(JsonNode c, PrintWriter out) {
+        out.println("Ended connection " + c.get("id").asLong() + " (" + (c.get("user").isNull() ? "anonymous"
+                : "user '" + c.get("user").asText() + "'") + " from " + c.get("address").asText() + ").");
+    }
+
+    static void subscriptions(JsonNode subscriptions, PrintWriter out) {
+        if (subscriptions.isEmpty()) {
+            out.println("No subscriptions.");
+            return;
+        }
+        Table table = new Table("TOPIC", "SUBSCRIPTION", "CLIENT ID", "KIND", ">CONS", ">DEPTH", ">MISSED", "OWNER",
+                "SELECTOR");
+        for (JsonNode s : subscriptions) {
+            table.row(s.get("topic").asText(), text(s.get("name")), text(s.get("clientId")),
+                    (s.get("durable").asBoolean() ? "durable" : "non-durable") + (s.get("shared").asBoolean()
+                            ? " shared" : ""), s.get("consumers").asInt(), s.get("depth").asLong(),
+                    s.get("missed").asLong(), text(s.get("owner")), text(s.get("selector")));
+        }
+        table.print(out);
+    }
+
+    static void defined(String verb, JsonNode q, PrintWriter out) {
+        out.println(verb + " queue " + q.get("name").asText() + ": max depth " + q.get("maxDepth").asLong()
+                + (q.get("ownMaxDepth").asBoolean() ? "" : " (the server-wide maxQueueDepth)") + ".");
+    }
+
+    static void deleted(JsonNode d, PrintWriter out) {
+        long discarded = d.get("discarded").asLong();
+        out.println("Deleted queue " + d.get("queue").asText() + (discarded == 0 ? "."
+                : " and the " + discarded + " messages waiting on it."));
+    }
+
+    static void cleared(JsonNode c, PrintWriter out) {
+        long left = c.get("depth").asLong();
+        out.println("Cleared queue " + c.get("queue").asText() + ": " + c.get("removed").asLong() + " messages removed"
+                + (left == 0 ? "." : "; " + left + " still on it (delivered and not acknowledged, in open transactions,"
+                + " or delayed)."));
+    }
+
+    /** @return whether every message matching was moved (or copied); else what stopped it is on {@code err} */
+    static boolean transferred(String verb, JsonNode t, PrintWriter out, PrintWriter err) {
+        long messages = t.get("messages").asLong();
+        out.println(verb + " " + messages + (messages == 1 ? " message" : " messages") + " from "
+                + t.get("from").asText() + " to " + t.get("to").asText() + ".");
+        if (t.hasNonNull("stopped")) {
+            err.println("wharf: stopped before the limit: " + t.get("stopped").asText());
+            return false;
+        }
+        return true;
+    }
+
+    static void subscriptionDeleted(JsonNode d, PrintWriter out) {
+        out.println("Deleted durable subscription " + d.get("subscription").asText()
+                + (d.get("clientId").isNull() ? "" : " of client ID " + d.get("clientId").asText()) + ".");
+    }
+
+    static void browsed(String queue, JsonNode messages, PrintWriter out) {
+        if (messages.isEmpty()) {
+            out.println("No waiting message on queue " + queue + " matches.");
+            return;
+        }
+        for (JsonNode m : messages) {
+            out.println("Message " + m.get("position").asInt() + " on queue " + queue);
+            Fields fields = new Fields();
+            fields.add("JMSMessageID", text(m.get("messageId")));
+            optional(fields, "JMSCorrelationID", m.get("correlationId"));
+            fields.add("JMSTimestamp", time(m.get("timestamp").asLong()));
+            fields.add("JMSDeliveryMode", m.get("persistent").asBoolean() ? "PERSISTENT" : "NON_PERSISTENT");
+            fields.add("JMSPriority", m.get("priority").asInt());
+            optional(fields, "JMSType", m.get("type"));
+            fields.add("JMSDestination", m.get("destination").asText());
+            optional(fields, "JMSReplyTo", m.get("replyTo"));
+            if (m.get("expiration").asLong() != 0) {
+                fields.add("JMSExpiration", time(m.get("expiration").asLong()));
+            }
+            if (m.get("deliveryTime").asLong() != 0) {
+                fields.add("JMSDeliveryTime", time(m.get("deliveryTime").asLong()));
+            }
+            fields.add("JMSXDeliveryCount", m.get("deliveryCount").asInt());
+            for (Iterator<Map.Entry<String, JsonNode>> p = m.get("properties").fields(); p.hasNext(); ) {
+                Map.Entry<String, JsonNode> property = p.next();
+                fields.add(property.getKey(), property.getValue().isNull() ? "(null)" : property.getValue().asText());
+            }
+            fields.print(out);
+            body(m.get("body"), out);
+        }
+    }
+
+    private static void body(JsonNode body, PrintWriter out) {
+        int length = body.get("length").asInt();
+        if (length < 0) {
+            out.println("  (no body)");
+            return;
+        }
+        out.println("  body: " + body.get("type").asText() + ", " + length + " bytes"
+                + (body.get("truncated").asBoolean() ? " (the first ones shown)" : ""));
+        if (body.hasNonNull("text")) {
+            body.get("text").asText().lines().forEach(line -> out.println("    " + line));
+            return;
+        }
+        byte[] bytes = HexFormat.of().parseHex(body.get("hex").asText());
+        for (int offset = 0; offset < bytes.length; offset += HEX_LINE_BYTES) {
+            int end = Math.min(bytes.length, offset + HEX_LINE_BYTES);
+            StringBuilder hex = new StringBuilder();
+            StringBuilder chars = new StringBuilder();
+            for (int i = offset; i < end; i++) {
+                hex.append(String.format("%02x ", bytes[i]));
+                chars.append(bytes[i] >= 0x20 && bytes[i] < 0x7f ? (char) bytes[i] : '.');
+            }
+            out.println(String.format("    %08x  %-" + (3 * HEX_LINE_BYTES) + "s |%s|", offset, hex, chars));
+        }
+    }
+
+    private static void optional(Fields fields, String name, JsonNode value) {
+        if (value != null && !value.isNull()) {
+            fields.add(name, value.asText());
+        }
+    }
+
+    private static String text(JsonNode value) {
+        return value == null || value.isNull() ? null : value.asText();
+    }
+
+    private static String time(long epochMillis) {
+        return epochMillis == 0 ? "-" : Instant.ofEpochMilli(epochMillis).toString();
+    }
+
+    /** An age in the largest units that fit, {@code -} for none. */
+    private static String age(JsonNode millis) {
+        return millis == null || millis.isNull() ? "-" : duration(millis.asLong());
+    }
+
+    /** 850ms, 12s, 5m 3s, 2h 10m, 3d 4h. */
+    static String duration(long millis) {
+        long seconds = millis / 1000;
+        if (seconds == 0) {
+            return millis + "ms";
+        }
+        if (seconds < 60) {
+            return seconds + "s";
+        }
+        if (seconds < 3600) {
+            return seconds / 60 + "m " + seconds % 60 + "s";
+        }
+        if (seconds < 86_400) {
+            return seconds / 3600 + "h " + seconds % 3600 / 60 + "m";
+        }
+        return seconds / 86_400 + "d " + seconds % 86_400 / 3600 + "h";
+    }
+
+    /** 512 B, 1.5 KiB, 12.0 MiB, 3.2 GiB. */
+    static String bytes(long bytes) {
+        if (bytes < 1024) {
+            return bytes + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        double value = bytes;
+        int unit = -1;
+        while (value >= 1024 && unit < units.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
+    }
+
+    /** {@code name  value} lines, indented, names padded to the longest. */
+    private static final class Fields {
+        private final List<String[]> lines = new ArrayList<>();
+
+        void add(String name, Object value) {
+            lines.add(new String[]{name, value == null ? "-" : value.toString()});
+        }
+
+        void print(PrintWriter out) {
+            int width = lines.stream().mapToInt(line -> line[0].length()).max().orElse(0);
+            for (String[] line : lines) {
+                out.println("  " + line[0] + " ".repeat(width - line[0].length() + 2) + line[1]);
+            }
+        }
+    }
+}

@@ -1,0 +1,322 @@
+package org.wharfmq.server.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.wharfmq.server.admin.AdminProtocol;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import javax.jms.JMSException;
+import javax.jms.JMSSecurityException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The commands {@code wharf admin} runs, one per call of {@link #run}: from its arguments, a line of a script or a line
+ * typed at its prompt, all parsed the same way (picocli). Each becomes one request on the admin command queue
+ * ({@link AdminClient}, connected when the first command needs it, so {@code help} works without a server); the
+ * answer is printed for people ({@link AdminOutput}) or, with {@code --json} (anywhere on the line, or for the whole
+ * run), as the server's JSON on one line. The caller closes it ({@link #close}).
+ *
+ * <p>Exit status of each: 0 done; 1 the server refused or failed it (or a move stopped before its limit); 2 the
+ * command is wrong; 3 no answer from the server.
+ */
+@Command(name = "wharf admin", description = "Administers a running queue manager (docs/operations.md).",
+        subcommands = CommandLine.HelpCommand.class)
+final class AdminStatements implements Runnable, AutoCloseable {
+
+    private final ServerOption server;
+    /** Connected by the first command that needs the server; null until then. */
+    private AdminClient client;
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final boolean jsonAlways;
+    private final CommandLine commandLine;
+    /** Whether this command prints JSON. */
+    private boolean json;
+    /** Where the command comes from, for error lines ("script.txt:3: "); empty for the command line's. */
+    private String where = "";
+
+    @Spec
+    private CommandSpec spec;
+
+    /**
+     * @param server the server to connect to, and who to log in as
+     * @param json   whether every command prints the server's JSON (else only those that say {@code --json})
+     */
+    AdminStatements(ServerOption server, PrintWriter out, PrintWriter err, boolean json) {
+        this.server = server;
+        this.out = out;
+        this.err = err;
+        this.jsonAlways = json;
+        this.commandLine = new CommandLine(this)
+                .addSubcommand("define", new Define())
+                .addSubcommand("alter", new Alter())
+                .addSubcommand("delete", new Delete())
+                .addSubcommand("display", new Display())
+                .addSubcommand("clear", new Clear())
+                .addSubcommand("browse", new Browse())
+                .addSubcommand("end", new End());
+        commandLine.setOut(out).setErr(err);
+        commandLine.setParameterExceptionHandler((e, args) -> {
+            err.println("wharf: " + where + e.getMessage() + " ('help' lists the commands; 'COMMAND --help' shows one)");
+            err.flush();
+            return CommandLine.ExitCode.USAGE;
+        });
+    }
+
+    /**
+     * Runs one command.
+     *
+     * @param words the command's words, e.g. {@code [display, queue, ORDERS]}
+     * @param where where it comes from, for error lines ({@code "script.txt:3: "}), or empty
+     * @return its exit status
+     */
+    int run(List<String> words, String where) {
+        this.where = where;
+        List<String> args = new ArrayList<>(words);
+        boolean asked = args.removeIf("--json"::equals);
+        json = jsonAlways || asked;
+        return commandLine.execute(args.toArray(String[]::new));
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: define, alter, delete, display,"
+                + " clear, browse, move, copy or end");
+    }
+
+    // ---- the commands ----
+
+    @Command(name = "move", mixinStandardHelpOptions = true, description = "Moves waiting messages from one queue to another, in delivery order, each "
+            + "atomically (like dmpmqmsg -m).")
+    int move(@Mixin Transfer transfer) {
+        return send("move", transfer.arguments(), result -> AdminOutput.transferred("Moved", result, out, err));
+    }
+
+    @Command(name = "copy", mixinStandardHelpOptions = true, description = "Copies waiting messages to another queue, leaving them where they are.")
+    int copy(@Mixin Transfer transfer) {
+        return send("copy", transfer.arguments(), result -> AdminOutput.transferred("Copied", result, out, err));
+    }
+
+    /** What a move or copy takes: from where, to where, which messages, how many. */
+    static final class Transfer {
+        @Option(names = "--from", required = true, paramLabel = "QUEUE")
+        String from;
+
+        @Option(names = "--to", required = true, paramLabel = "QUEUE")
+        String to;
+
+        @Option(names = "--selector", paramLabel = "SELECTOR", description = "Only messages this JMS selector accepts.")
+        String selector;
+
+        @Option(names = "--limit", paramLabel = "N", description = "At most N messages.")
+        Long limit;
+
+        Map<String, Object> arguments() {
+            return AdminStatements.arguments(AdminProtocol.FROM, from, AdminProtocol.TO, to, AdminProtocol.SELECTOR,
+                    selector, AdminProtocol.LIMIT, limit);
+        }
+    }
+
+    @Command(name = "define", description = "Defines a queue (it survives restarts).")
+    final class Define extends Verb {
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Defines a queue; it exists until deleted, across restarts.")
+        int queue(@Parameters(paramLabel = "NAME") String name,
+                  @Option(names = "--max-depth", paramLabel = "N",
+                          description = "Its own depth limit (default: the server-wide maxQueueDepth).") Long maxDepth) {
+            return send("define-queue", arguments(AdminProtocol.QUEUE, name, AdminProtocol.MAX_DEPTH, maxDepth),
+                    result -> done(() -> AdminOutput.defined("Defined", result, out)));
+        }
+    }
+
+    @Command(name = "alter", description = "Changes a queue's settings (kept across restarts).")
+    final class Alter extends Verb {
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Changes a queue's settings; a queue created by use is kept from then on.")
+        int queue(@Parameters(paramLabel = "NAME") String name,
+                  @Option(names = "--max-depth", paramLabel = "N|default",
+                          description = "Its own depth limit, or 'default' for the server-wide maxQueueDepth.")
+                  String maxDepth) {
+            Object depth = "default".equals(maxDepth) ? Long.valueOf(0) : maxDepth;
+            return send("alter-queue", arguments(AdminProtocol.QUEUE, name, AdminProtocol.MAX_DEPTH, depth),
+                    result -> done(() -> AdminOutput.defined("Altered", result, out)));
+        }
+    }
+
+    @Command(name = "delete", description = "Deletes a queue or a durable subscription.")
+    final class Delete extends Verb {
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Deletes a queue; one that holds messages or has consumers only with "
+                + "--force.")
+        int queue(@Parameters(paramLabel = "NAME") String name,
+                  @Option(names = "--force", description = "Delete it even if it holds messages (they are discarded)"
+                          + " or has consumers (they are told).") boolean force) {
+            return send("delete-queue", arguments(AdminProtocol.QUEUE, name, AdminProtocol.FORCE, force),
+                    result -> done(() -> AdminOutput.deleted(result, out)));
+        }
+
+        @Command(name = "subscription", mixinStandardHelpOptions = true, description = "Deletes a durable subscription and its messages.")
+        int subscription(@Parameters(paramLabel = "NAME") String name,
+                         @Option(names = "--client-id", paramLabel = "ID",
+                                 description = "Its client ID (none for a shared subscription without one).")
+                         String clientId) {
+            return send("delete-subscription", arguments(AdminProtocol.SUBSCRIPTION, name, AdminProtocol.CLIENT_ID,
+                    clientId), result -> done(() -> AdminOutput.subscriptionDeleted(result, out)));
+        }
+    }
+
+    @Command(name = "display", description = "Shows queues, connections, subscriptions or the server.")
+    final class Display extends Verb {
+        @Command(name = "queues", mixinStandardHelpOptions = true, description = "Lists the queues: depth, max depth, consumers, producers, oldest "
+                + "message, counters, origin.")
+        int queues(@Parameters(paramLabel = "PATTERN", arity = "0..1", description = "Only names that match, as "
+                + "the security file writes them: ORDERS.* (one part), ORDERS.** (any).") String pattern) {
+            return send("display-queues", arguments(AdminProtocol.PATTERN, pattern),
+                    result -> done(() -> AdminOutput.queues(result, out)));
+        }
+
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Shows one queue in full.")
+        int queue(@Parameters(paramLabel = "NAME") String name) {
+            return send("display-queue", arguments(AdminProtocol.QUEUE, name),
+                    result -> done(() -> AdminOutput.queue(result, out)));
+        }
+
+        @Command(name = "connections", mixinStandardHelpOptions = true, description = "Lists the client connections: user, address, client ID, "
+                + "sessions, consumers, producers, bytes in and out.")
+        int connections() {
+            return send("display-connections", arguments(),
+                    result -> done(() -> AdminOutput.connections(result, out)));
+        }
+
+        @Command(name = "subscriptions", mixinStandardHelpOptions = true, description = "Lists the topic subscriptions.")
+        int subscriptions() {
+            return send("display-subscriptions", arguments(),
+                    result -> done(() -> AdminOutput.subscriptions(result, out)));
+        }
+
+        @Command(name = "server", mixinStandardHelpOptions = true, description = "Shows the queue manager: version, uptime, listeners, journal, memory.")
+        int server() {
+            return send("display-server", arguments(), result -> done(() -> AdminOutput.server(result, out)));
+        }
+    }
+
+    @Command(name = "clear", description = "Removes the waiting messages of a queue.")
+    final class Clear extends Verb {
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Removes every waiting message (delivered ones and those in open "
+                + "transactions stay).")
+        int queue(@Parameters(paramLabel = "NAME") String name) {
+            return send("clear-queue", arguments(AdminProtocol.QUEUE, name),
+                    result -> done(() -> AdminOutput.cleared(result, out)));
+        }
+    }
+
+    @Command(name = "browse", description = "Shows waiting messages, leaving them on their queue.")
+    final class Browse extends Verb {
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Shows a queue's waiting messages in delivery order: headers, "
+                + "properties, body as text or hex.")
+        int queue(@Parameters(paramLabel = "NAME") String name,
+                  @Option(names = "--limit", paramLabel = "N", description = "At most N messages (default: 10).")
+                  Long limit,
+                  @Option(names = "--selector", paramLabel = "SELECTOR",
+                          description = "Only messages this JMS selector accepts.") String selector,
+                  @Option(names = "--hex", description = "Every body in hexadecimal, text ones too.") boolean hex) {
+            return send("browse-queue", arguments(AdminProtocol.QUEUE, name, AdminProtocol.LIMIT, limit,
+                    AdminProtocol.SELECTOR, selector, AdminProtocol.HEX, hex),
+                    result -> done(() -> AdminOutput.browsed(name, result, out)));
+        }
+    }
+
+    @Command(name = "end", description = "Ends a client connection.")
+    final class End extends Verb {
+        @Command(name = "connection", mixinStandardHelpOptions = true, description = "Ends a client connection ('display connections' gives its ID);"
+                + " its client is told why.")
+        int connection(@Parameters(paramLabel = "ID") long id) {
+            return send("end-connection", arguments(AdminProtocol.CONNECTION, id),
+                    result -> done(() -> AdminOutput.ended(result, out)));
+        }
+    }
+
+    /** A verb such as {@code display}: alone, it is a mistake that lists its objects. */
+    abstract static class Verb implements Runnable {
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public void run() {
+            throw new CommandLine.ParameterException(spec.commandLine(), "'" + spec.name() + "' of what? "
+                    + String.join(", ", spec.subcommands().keySet()));
+        }
+    }
+
+    // ---- sending ----
+
+    /** Prints an answer; false when the command did only part of its work (a move stopped early). */
+    @FunctionalInterface
+    private interface Render {
+        boolean render(JsonNode result);
+    }
+
+    private static boolean done(Runnable print) {
+        print.run();
+        return true;
+    }
+
+    /** Property name, value pairs; null values are not sent. */
+    private static Map<String, Object> arguments(Object... pairs) {
+        Map<String, Object> arguments = new HashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            arguments.put((String) pairs[i], pairs[i + 1]);
+        }
+        return arguments;
+    }
+
+    private int send(String command, Map<String, Object> arguments, Render render) {
+        AdminClient.Reply reply;
+        try {
+            if (client == null) {
+                client = AdminClient.connect(server);
+            }
+            reply = client.send(command, arguments);
+        } catch (JMSSecurityException e) { // a login refused, or no admin permission
+            err.println("wharf: " + where + e.getMessage());
+            err.flush();
+            return AdminClient.COMMAND_FAILED;
+        } catch (JMSException | IOException | IllegalArgumentException e) {
+            err.println("wharf: " + where + "cannot talk to the server at " + server.url + ": " + e.getMessage());
+            err.flush();
+            return AdminClient.NO_ANSWER;
+        }
+        int status;
+        if (reply == null) {
+            err.println("wharf: " + where + "no answer from " + server.url + " within "
+                    + AdminClient.REPLY_TIMEOUT_MILLIS / 1000 + " s");
+            status = AdminClient.NO_ANSWER;
+        } else if (json) {
+            out.println(reply.json());
+            status = reply.ok() && !reply.result().hasNonNull("stopped") ? 0 : AdminClient.COMMAND_FAILED;
+        } else if (!reply.ok()) {
+            err.println("wharf: " + where + reply.error());
+            status = AdminClient.COMMAND_FAILED;
+        } else {
+            status = render.render(reply.result()) ? 0 : AdminClient.COMMAND_FAILED;
+        }
+        out.flush();
+        err.flush();
+        return status;
+    }
+
+    /** Closes the connection, if a command opened one. */
+    @Override
+    public void close() {
+        if (client != null) {
+            client.close();
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package org.wharfmq.server.cli;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The one reader of standard input in the command line: a password read from its first line
+ * ({@code --password-stdin}) and a script of admin commands read from the rest ({@code wharf admin < script.txt})
+ * share it, so neither swallows what the other needs (a reader reads ahead).
+ */
+final class StandardInput {
+
+    private static BufferedReader reader;
+
+    private StandardInput() {
+    }
+
+    /** Standard input, as UTF-8 lines. */
+    static synchronized BufferedReader reader() {
+        if (reader == null) {
+            reader = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        }
+        return reader;
+    }
+}

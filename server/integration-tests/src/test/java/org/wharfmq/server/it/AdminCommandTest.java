@@ -1,0 +1,369 @@
+package org.wharfmq.server.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.cli.FlowCommandAccess;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.InvalidDestinationException;
+import javax.jms.JMSException;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import javax.jms.Topic;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code wharf admin} against a real server (with its flow host and admin plugin, as the distribution runs them),
+ * through the real client: every command, what it prints for people and in JSON, and its refusals.
+ */
+class AdminCommandTest {
+
+    @RegisterExtension
+    static final WharfServerExtension WHARF = WharfServerExtension.withDefaults();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    /** Runs {@code wharf admin --url URL args...} in this JVM. */
+    private static FlowCommandAccess.Result admin(String... args) {
+        List<String> all = new ArrayList<>(List.of("admin", "--url", WHARF.server().tcpUrl()));
+        all.addAll(List.of(args));
+        return FlowCommandAccess.run(all.toArray(String[]::new));
+    }
+
+    private static String ok(FlowCommandAccess.Result result) {
+        assertEquals(0, result.status(), result.err() + result.out());
+        return result.out();
+    }
+
+    private static String failed(FlowCommandAccess.Result result) {
+        assertEquals(1, result.status(), "should have been refused: " + result.out());
+        assertTrue(result.err().startsWith("wharf: "), result.err());
+        return result.err().substring("wharf: ".length()).strip();
+    }
+
+    @Test
+    void defineDisplayAlterAndDeleteAQueue() throws Exception {
+        String queue = WHARF.queueName("defined");
+        assertEquals("Defined queue " + queue + ": max depth 5.", ok(admin("define", "queue", queue, "--max-depth",
+                "5")).strip());
+        assertEquals("Queue '" + queue + "' exists already (defined at run time): change its settings with 'alter "
+                + "queue " + queue + "'.", failed(admin("define", "queue", queue)));
+
+        Connection connection = WHARF.connect(Transport.TCP);
+        Send.texts(connection, queue, "one", "two");
+        String shown = ok(admin("display", "queue", queue));
+        assertTrue(shown.startsWith("Queue " + queue + " (defined at run time)\n"), shown);
+        assertTrue(shown.contains("\n  depth           2\n") && shown.contains("\n  max depth       5 (its own)\n")
+                && shown.contains("\n  enqueued        2\n"), shown);
+
+        assertEquals("Altered queue " + queue + ": max depth 1.", ok(admin("alter", "queue", queue, "--max-depth",
+                "1")).strip());
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = session.createProducer(session.createQueue(queue));
+        JMSException full = assertThrows(JMSException.class, () -> producer.send(session.createTextMessage("three")));
+        assertTrue(full.getMessage().contains("maximum depth of 1 messages (setting maxDepth of queue"), full.getMessage());
+
+        assertEquals("Queue 'NO.SUCH.QUEUE' does not exist ('display queues' lists the queues; subscriptions' queues"
+                + " are under 'display subscriptions').", failed(admin("display", "queue", "NO.SUCH.QUEUE")));
+    }
+
+    @Test
+    void aQueueWithMessagesOrConsumersIsDeletedOnlyWithForceAndItsConsumersAreTold() throws Exception {
+        String queue = WHARF.queueName("busy");
+        ok(admin("define", "queue", queue));
+        Connection connection = WHARF.connect(Transport.TCP);
+        Send.texts(connection, queue, "one", "two");
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer consumer = session.createConsumer(session.createQueue(queue), "color = 'none'");
+        Receive.nothingMore(consumer); // the consumer is registered
+
+        assertEquals("Queue '" + queue + "' holds 2 messages and has 1 consumer: delete it with force (wharf admin "
+                + "delete queue " + queue + " --force), or clear it and close its consumers first.",
+                failed(admin("delete", "queue", queue)));
+        assertEquals(2, WHARF.depth(queue), "a refusal changes nothing");
+
+        assertEquals("Deleted queue " + queue + " and the 2 messages waiting on it.",
+                ok(admin("delete", "queue", queue, "--force")).strip());
+        assertFalse(WHARF.server().queueManager().exists(queue));
+        InvalidDestinationException told = assertThrows(InvalidDestinationException.class,
+                () -> consumer.receive(10_000));
+        assertEquals("Queue '" + queue + "' was deleted by an administrator.", told.getMessage());
+    }
+
+    @Test
+    void theQueueManagersOwnQueuesAreNotDeletedAndAWrongCommandIsAUsageError() {
+        FlowCommandAccess.Result system = admin("delete", "queue", "SYSTEM.DEAD.LETTER.QUEUE");
+        assertEquals("Queue 'SYSTEM.DEAD.LETTER.QUEUE': names starting with SYSTEM. are the queue manager's own; an "
+                + "administrator cannot delete them.", failed(system));
+        assertEquals("Missing required parameter: 'NAME' ('help' lists the commands; 'COMMAND --help' shows one)",
+                admin("delete", "queue").err().substring("wharf: ".length()).strip());
+        assertEquals(2, admin("delete", "queue").status(), "a wrong command is a usage error");
+
+        FlowCommandAccess.Result help = FlowCommandAccess.run("admin", "--url", "tcp://127.0.0.1:1", "help", "display");
+        assertEquals(0, help.status(), "help needs no server: " + help.err());
+        assertTrue(help.out().startsWith("Usage: wharf admin display [COMMAND]") && help.out().contains("subscriptions"),
+                help.out());
+    }
+
+    @Test
+    void displayQueuesPrintsATableAndJsonForPrograms() throws Exception {
+        String a = WHARF.queueName("listed.a");
+        String b = WHARF.queueName("listed.b");
+        ok(admin("define", "queue", a));
+        ok(admin("define", "queue", b, "--max-depth", "9"));
+        Send.texts(WHARF.connect(Transport.TCP), b, "x");
+
+        String table = ok(admin("display", "queues", "LISTED.*.**"));
+        String[] lines = table.split("\n");
+        assertTrue(lines[0].matches("QUEUE\\s+DEPTH\\s+MAX\\s+CONS\\s+PROD\\s+OLDEST\\s+ENQUEUED\\s+DEQUEUED\\s+EXPIRED"
+                + "\\s+ORIGIN"), lines[0]);
+        assertEquals(3, lines.length, table);
+        assertTrue(lines[2].matches(b.replace(".", "\\.") + "\\s+1\\s+9\\s+0\\s+0\\s+\\S+\\s+1\\s+0\\s+0\\s+defined"),
+                lines[2]);
+
+        JsonNode answer = JSON.readTree(ok(admin("--json", "display", "queues", "LISTED.*.**")));
+        assertTrue(answer.get("ok").asBoolean());
+        JsonNode queues = answer.get("result");
+        assertEquals(2, queues.size());
+        assertEquals(b, queues.get(1).get("name").asText());
+        assertEquals(1, queues.get(1).get("depth").asLong());
+        assertEquals(9, queues.get(1).get("maxDepth").asLong());
+        assertTrue(queues.get(1).get("oldestMessageAgeMillis").asLong() >= 0);
+        assertTrue(queues.get(0).get("oldestMessageAgeMillis").isNull(), "nothing waits on " + a);
+
+        JsonNode refused = JSON.readTree(admin("display", "queue", "NOWHERE", "--json").out());
+        assertFalse(refused.get("ok").asBoolean());
+        assertEquals("UNKNOWN", refused.get("reason").asText());
+    }
+
+    @Test
+    void clearRemovesTheWaitingMessagesAndBrowseShowsThemWithoutTakingThem() throws Exception {
+        String queue = WHARF.queueName("browsed");
+        Connection connection = WHARF.connect(Transport.TCP);
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = session.createProducer(session.createQueue(queue));
+        TextMessage text = session.createTextMessage("hello\nworld");
+        text.setStringProperty("color", "red");
+        text.setIntProperty("size", 3);
+        producer.send(text);
+        javax.jms.BytesMessage bytes = session.createBytesMessage();
+        bytes.writeBytes(new byte[]{0x00, 0x41, (byte) 0xff});
+        bytes.setStringProperty("color", "blue");
+        producer.send(bytes);
+
+        String shown = ok(admin("browse", "queue", queue));
+        assertTrue(shown.startsWith("Message 1 on queue " + queue + "\n  JMSMessageID       " + text.getJMSMessageID()),
+                shown);
+        assertTrue(shown.contains("\n  color              red\n  size               3\n  body: TEXT, 11 bytes\n    hello\n"
+                + "    world\nMessage 2 on queue "), shown);
+        assertTrue(shown.contains("  body: BYTES, 3 bytes\n    00000000  00 41 ff"), shown);
+        assertTrue(shown.endsWith("|.A.|\n"), shown);
+
+        String blue = ok(admin("browse", "queue", queue, "--selector", "color = 'blue'", "--hex"));
+        assertTrue(blue.startsWith("Message 1 on queue " + queue) && !blue.contains("Message 2"), blue);
+        String hexText = ok(admin("browse", "queue", queue, "--limit", "1", "--hex"));
+        assertTrue(hexText.contains("68 65 6c 6c 6f 0a 77 6f 72 6c 64") && !hexText.contains("Message 2"), hexText);
+        assertEquals(2, WHARF.depth(queue), "browsing takes nothing");
+
+        assertEquals("Cleared queue " + queue + ": 2 messages removed.", ok(admin("clear", "queue", queue)).strip());
+        assertEquals(0, WHARF.depth(queue));
+        assertEquals("No waiting message on queue " + queue + " matches.", ok(admin("browse", "queue", queue)).strip());
+    }
+
+    @Test
+    void moveAndCopyWithASelectorLeaveTheRightMessagesInEachQueue() throws Exception {
+        String source = WHARF.queueName("source");
+        String target = WHARF.queueName("target");
+        String copies = WHARF.queueName("copies");
+        ok(admin("define", "queue", target));
+        ok(admin("define", "queue", copies, "--max-depth", "1"));
+        Connection connection = WHARF.connect(Transport.TCP);
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = session.createProducer(session.createQueue(source));
+        producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+        for (int i = 1; i <= 6; i++) {
+            TextMessage m = session.createTextMessage("m" + i);
+            m.setStringProperty("color", i % 2 == 0 ? "red" : "blue");
+            producer.send(m);
+        }
+
+        assertEquals("Moved 3 messages from " + source + " to " + target + ".",
+                ok(admin("move", "--from", source, "--to", target, "--selector", "color = 'red'")).strip());
+        FlowCommandAccess.Result copied = admin("copy", "--from", source, "--to", copies, "--selector",
+                "color = 'blue'");
+        assertEquals(1, copied.status(), "the copy stopped at the full target");
+        assertEquals("Copied 1 message from " + source + " to " + copies + ".", copied.out().strip());
+        assertTrue(copied.err().startsWith("wharf: stopped before the limit: queue '" + copies + "' is full"),
+                copied.err());
+
+        assertEquals(List.of("m2", "m4", "m6"), Receive.texts(session.createConsumer(session.createQueue(target)), 3));
+        assertEquals(List.of("m1", "m3", "m5"), Receive.texts(session.createConsumer(session.createQueue(source)), 3));
+        MessageConsumer copy = session.createConsumer(session.createQueue(copies));
+        assertEquals(List.of("m1"), Receive.texts(copy, 1));
+        Receive.nothingMore(copy);
+
+        assertEquals("Queue 'NOWHERE' does not exist ('display queues' lists the queues; subscriptions' queues are "
+                + "under 'display subscriptions').", failed(admin("move", "--from", "NOWHERE", "--to", target)));
+        assertTrue(failed(admin("move", "--from", source, "--to", target, "--selector", "color = ")).startsWith(
+                "Selector 'color = ' is not a JMS message selector"));
+    }
+
+    @Test
+    void endConnectionEndsItAndItsExceptionListenerSeesIt() throws Exception {
+        Connection victim = WHARF.track(WHARF.factory(Transport.TCP).createConnection());
+        victim.setClientID("victim-" + WHARF.queueName("c"));
+        victim.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        CompletableFuture<JMSException> lost = new CompletableFuture<>();
+        victim.setExceptionListener(lost::complete);
+
+        JsonNode connections = JSON.readTree(ok(admin("--json", "display", "connections"))).get("result");
+        JsonNode mine = null;
+        for (JsonNode c : connections) {
+            if (victim.getClientID().equals(c.get("clientId").asText())) {
+                mine = c;
+            }
+        }
+        assertNotNull(mine, connections.toString());
+        assertEquals("tcp", mine.get("transport").asText());
+        assertEquals(1, mine.get("sessions").asInt());
+        assertTrue(mine.get("bytesIn").asLong() > 0 && mine.get("bytesOut").asLong() > 0, mine.toString());
+        String table = ok(admin("display", "connections"));
+        assertTrue(table.contains(victim.getClientID()), table);
+
+        long id = mine.get("id").asLong();
+        assertTrue(ok(admin("end", "connection", Long.toString(id))).startsWith("Ended connection " + id
+                + " (anonymous from /127.0.0.1:"));
+        assertNotNull(lost.get(10, TimeUnit.SECONDS), "the client's ExceptionListener is told");
+        assertEquals("There is no open connection " + id + " ('display connections' lists the open ones; it may have "
+                + "ended already).", failed(admin("end", "connection", Long.toString(id))));
+        JsonNode inVm = null;
+        for (JsonNode c : connections) {
+            if (c.get("transport").asText().equals("vm")) {
+                inVm = c;
+            }
+        }
+        assertNotNull(inVm, "the admin plugin's own connection is listed");
+        assertTrue(failed(admin("end", "connection", inVm.get("id").asText())).startsWith("Connection "
+                + inVm.get("id").asText() + " is an in-VM connection"));
+    }
+
+    @Test
+    void displayAndDeleteADurableSubscription() throws Exception {
+        String clientId = WHARF.queueName("subscriber");
+        Connection connection = WHARF.track(WHARF.factory(Transport.TCP).createConnection());
+        connection.setClientID(clientId);
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic topic = session.createTopic("admin/test/" + clientId);
+        MessageConsumer subscriber = session.createDurableSubscriber(topic, "audit", "kind = 'x'", false);
+        session.createProducer(topic).send(session.createTextMessage("kept"));
+
+        String table = ok(admin("display", "subscriptions"));
+        assertTrue(table.lines().anyMatch(l -> l.matches("admin/test/" + clientId.replace(".", "\\.")
+                + "\\s+audit\\s+" + clientId.replace(".", "\\.") + "\\s+durable\\s+1\\s+0\\s+0\\s+-\\s+kind = 'x'")),
+                table);
+        assertTrue(failed(admin("delete", "subscription", "audit", "--client-id", clientId)).startsWith(
+                "Durable subscription 'audit' of client ID '" + clientId + "' has 1 active consumer(s)"));
+        subscriber.close();
+        assertEquals("Deleted durable subscription audit of client ID " + clientId + ".",
+                ok(admin("delete", "subscription", "audit", "--client-id", clientId)).strip());
+        assertEquals("There is no durable subscription 'audit' of client ID '" + clientId + "' to delete.",
+                failed(admin("delete", "subscription", "audit", "--client-id", clientId)));
+    }
+
+    @Test
+    void displayServer() throws Exception {
+        String shown = ok(admin("display", "server"));
+        assertTrue(shown.startsWith("Queue manager " + WHARF.server().config().name() + " (Wharf "), shown);
+        assertTrue(shown.contains("  listeners       " + WHARF.server().listenUrl() + ", " + WHARF.server().vmUrl()),
+                shown);
+        JsonNode server = JSON.readTree(ok(admin("--json", "display", "server"))).get("result");
+        assertTrue(server.get("uptimeMillis").asLong() >= 0 && server.get("journalBytes").asLong() >= 0, server.toString());
+        assertTrue(server.get("connections").asInt() >= 1, "the admin command's own connection at least");
+    }
+
+    /** A script: several commands over one connection, each answered; a failing line is named and fails the run. */
+    @Test
+    void aScriptRunsEveryLineAndNamesTheOneThatFailed() throws Exception {
+        String queue = WHARF.queueName("scripted");
+        Path script = dir.resolve("setup.txt");
+        Files.writeString(script, "# set up\n"
+                + "define queue " + queue + " --max-depth 3\n"
+                + "\n"
+                + "display queue NOT." + queue + "\n"
+                + "alter queue " + queue + " --max-depth default\n"
+                + "display queues '" + queue + "' --json\n");
+        FlowCommandAccess.Result run = admin("--file", script.toString());
+        assertEquals(1, run.status(), run.err());
+        assertEquals("wharf: " + script + ":4: Queue 'NOT." + queue + "' does not exist ('display queues' lists the "
+                + "queues; subscriptions' queues are under 'display subscriptions').", run.err().strip());
+        String[] out = run.out().split("\n");
+        assertEquals("Defined queue " + queue + ": max depth 3.", out[0]);
+        assertEquals("Altered queue " + queue + ": max depth " + WHARF.server().config().maxQueueDepth()
+                + " (the server-wide maxQueueDepth).", out[1]);
+        JsonNode listed = JSON.readTree(out[2]).get("result").get(0);
+        assertEquals(queue, listed.get("name").asText());
+        assertFalse(listed.get("ownMaxDepth").asBoolean());
+    }
+
+    /**
+     * Definitions made at run time are there after a real restart on the same data directory, and so are persistent
+     * messages moved between queues, once, on the queue they were moved to.
+     */
+    @Test
+    void queuesDefinedAndAlteredAtRunTimeAndMovedMessagesSurviveARestart() throws Exception {
+        try (TestServer server = TestServer.start(c -> c.queue("CONFIGURED", 100),
+                config -> WharfServer.start(config, new AdminPlugin()))) {
+            String url = server.server().tcpUrl();
+            assertEquals(0, FlowCommandAccess.run("admin", "--url", url, "define", "queue", "KEPT", "--max-depth",
+                    "7").status());
+            assertEquals(0, FlowCommandAccess.run("admin", "--url", url, "alter", "queue", "CONFIGURED",
+                    "--max-depth", "50").status());
+            try (Connection connection = new org.wharfmq.jms.WharfConnectionFactory(url).createConnection()) {
+                Send.texts(connection, "CONFIGURED", "first", "second");
+            }
+            assertEquals(0, FlowCommandAccess.run("admin", "--url", url, "move", "--from", "CONFIGURED", "--to", "KEPT",
+                    "--selector", "JMSDeliveryMode = 'PERSISTENT'", "--limit", "1").status()); // the first one
+            WharfServer restarted = server.restart(c -> c.autoCreate(false));
+            assertEquals(1, restarted.queueManager().depth("CONFIGURED"));
+            assertEquals(1, restarted.queueManager().depth("KEPT"));
+            try (Connection connection = new org.wharfmq.jms.WharfConnectionFactory(restarted.tcpUrl())
+                    .createConnection()) {
+                connection.start();
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                assertEquals("first", Receive.nextText(session.createConsumer(session.createQueue("KEPT"))).getText());
+                assertEquals("second", Receive.nextText(session.createConsumer(session.createQueue("CONFIGURED")))
+                        .getText());
+            }
+            JsonNode queues = JSON.readTree(FlowCommandAccess.run("admin", "--url", restarted.tcpUrl(), "--json",
+                    "display", "queues").out()).get("result");
+            List<String> kept = new ArrayList<>();
+            for (JsonNode q : queues) {
+                kept.add(q.get("name").asText() + " " + q.get("maxDepth").asLong() + " " + q.get("origin").asText());
+            }
+            assertTrue(kept.contains("KEPT 7 DEFINED"), kept.toString());
+            assertTrue(kept.contains("CONFIGURED 50 ALTERED"), "the run-time definition wins: " + kept);
+        }
+    }
+}
