@@ -1,5 +1,7 @@
 package org.wharfmq.server.queue;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
@@ -9,8 +11,11 @@ import org.wharfmq.server.store.StoreCompletion;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -77,6 +82,12 @@ public final class LocalQueue {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final MessageList[] byPriority = new MessageList[PRIORITIES];
+    /** Right-sized copies of the messages that wait here; its current region is let go when none waits. */
+    private final CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
+    /** Messages on the lists. */
+    private int waiting;
+    /** Whether any message waits on the lists; written under the lock as that changes, read without it. */
+    private volatile boolean backlogged;
     private final CorrelationIndex correlationIndex = new CorrelationIndex();
     private final ArrayList<QueueConsumer> generalConsumers = new ArrayList<>();
     private int nextGeneralConsumer;
@@ -205,6 +216,38 @@ public final class LocalQueue {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Whether messages wait on the lists, read without the lock (a hint: it may change at once). A publication routed
+     * to a subscription whose queue has a backlog will wait there, so it is compacted once for all subscriptions.
+     */
+    public boolean backlogged() {
+        return backlogged;
+    }
+
+    /**
+     * The bytes the waiting messages keep alive: the capacity of every distinct buffer under their bytes (the one a
+     * message arrived in, or the region it was compacted into), each counted once. A walk of the lists under the
+     * lock, for administration and tests, never on a message's path.
+     */
+    public long retainedBufferBytes() {
+        Set<ByteBuf> buffers = Collections.newSetFromMap(new IdentityHashMap<>());
+        long bytes = 0;
+        lock.lock();
+        try {
+            for (MessageList list : byPriority) {
+                for (QueuedMessage m = list.head; m != null; m = m.next) {
+                    ByteBuf root = CompactionArena.underlying(m.content());
+                    if (buffers.add(root)) {
+                        bytes += root.capacity();
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return bytes;
     }
 
     /**
@@ -830,11 +873,15 @@ public final class LocalQueue {
         }
     }
 
-    /** Links a message no consumer took, unless a selector found it undecodable: that one is set aside. */
+    /**
+     * Links a message no consumer took, unless a selector found it undecodable: that one is set aside. It is about to
+     * wait, so it stops keeping a larger buffer alive than itself ({@link QueuedMessage#compact}).
+     */
     private void linkOrSetAside(QueuedMessage m) {
         if (m.undecodable != null) {
             undecodable.add(m);
         } else {
+            m.compact(arena);
             link(m);
         }
     }
@@ -867,12 +914,19 @@ public final class LocalQueue {
         if (m.correlationId() != null) {
             correlationIndex.add(m);
         }
+        if (waiting++ == 0) {
+            backlogged = true;
+        }
     }
 
     private void unlink(QueuedMessage m) {
         byPriority[m.priority()].remove(m);
         if (m.correlationId() != null) {
             correlationIndex.remove(m);
+        }
+        if (--waiting == 0) {
+            backlogged = false;
+            arena.release(); // nothing waits: an idle queue keeps no region alive
         }
     }
 

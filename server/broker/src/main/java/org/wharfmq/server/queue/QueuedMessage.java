@@ -9,7 +9,9 @@ import java.util.Map;
 
 /**
  * A message accepted by a queue: the producer's encoded bytes, kept as the retained slice of the SEND frame they
- * arrived in (never copied), plus the header fields the queue routes and selects on.
+ * arrived in, plus the header fields the queue routes and selects on. A message handed straight to a consumer is
+ * never copied; one that waits is {@linkplain #compact compacted} first when those bytes keep a larger buffer
+ * alive ({@link CompactionArena}).
  *
  * <p>Every delivery writes {@code content().retainedDuplicate()}, so all deliveries share these bytes. The one
  * reference this object owns is released when the message leaves the server for good: acknowledged, expired, or
@@ -22,7 +24,10 @@ import java.util.Map;
 public final class QueuedMessage implements SelectorContext, StoredMessage, java.util.function.Supplier<Map<String, Object>> {
 
     private final LocalQueue queue;
-    private final ByteBuf content;
+    /** Replaced only by {@link #compact}, under the queue's lock while the message waits. */
+    private ByteBuf content;
+    /** The bytes are right-sized: waiting will not copy them again. */
+    private boolean rightSized;
     private final MessageHeaders headers;
     private volatile Map<String, Object> properties;
 
@@ -44,19 +49,23 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
      * @param headers the headers read from {@code content}
      */
     public QueuedMessage(LocalQueue queue, ByteBuf content, MessageHeaders headers) {
-        this(queue, content, headers, null);
+        this(queue, content, headers, null, false);
     }
 
     /**
      * A copy of a publication for one subscription's queue.
      *
      * @param properties the properties already decoded from {@code content} (shared, never changed), or null
+     * @param rightSized whether {@code content} is already right-sized (compacted when the publication was routed,
+     *                   or a retained publication's own buffer), so waiting does not copy it again
      */
-    public QueuedMessage(LocalQueue queue, ByteBuf content, MessageHeaders headers, Map<String, Object> properties) {
+    public QueuedMessage(LocalQueue queue, ByteBuf content, MessageHeaders headers, Map<String, Object> properties,
+                         boolean rightSized) {
         this.queue = queue;
         this.content = content;
         this.headers = headers;
         this.properties = properties;
+        this.rightSized = rightSized;
     }
 
     /** The queue this message is on, or is being delivered from. */
@@ -125,6 +134,22 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
      */
     public void countRedelivery() {
         redeliveries++;
+    }
+
+    /**
+     * The message is about to wait: when its bytes keep a larger buffer alive, they are replaced by a right-sized
+     * copy from {@code arena} and the larger buffer is let go. Once per message; under the queue's lock.
+     */
+    void compact(CompactionArena arena) {
+        if (rightSized) {
+            return;
+        }
+        rightSized = true;
+        if (CompactionArena.pinsMoreThanItself(content)) {
+            ByteBuf copy = arena.copy(content);
+            content.release();
+            content = copy;
+        }
     }
 
     /** Gives up this object's reference to the bytes; called once, when the message leaves the server. */

@@ -1,6 +1,7 @@
 package org.wharfmq.server.session;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.collection.IntObjectHashMap;
@@ -12,6 +13,7 @@ import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.CompactionArena;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
@@ -80,6 +82,8 @@ public final class BrokerSession {
     private final List<ServerConsumer> retired = new ArrayList<>();
     /** The open transaction of a transacted session; null for a session that is not. */
     private final Transaction transaction;
+    /** Right-sized copies of this session's publications that will wait on a subscription's backlog. */
+    private final CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
 
     /**
      * @param id               the id the client chose
@@ -354,7 +358,7 @@ public final class BrokerSession {
      * {@code content}.
      */
     private void publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
-        Publication publication = topics.route(content, headers, channel, clientId); // failures: see send
+        Publication publication = topics.route(content, headers, channel, clientId, arena); // failures: see send
         content.release(); // the copies hold their own references
         if (transaction != null) {
             transaction.publish(publication);
@@ -542,6 +546,7 @@ public final class BrokerSession {
         for (ServerConsumer c : closing) {
             c.closed();
         }
+        arena.release();
         if (transaction != null) {
             transaction.rollback(failure -> replies.ok(requestId));
         } else {

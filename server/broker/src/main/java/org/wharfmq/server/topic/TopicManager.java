@@ -1,6 +1,7 @@
 package org.wharfmq.server.topic;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
@@ -9,6 +10,7 @@ import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.CompactionArena;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
@@ -154,10 +156,13 @@ public final class TopicManager {
      *
      * @param connection        the publishing connection (for noLocal)
      * @param publisherClientId its client ID, or null (for the noLocal of durable subscriptions)
+     * @param arena             the publishing session's, for a publication that will wait on a subscription's
+     *                          backlog: it is compacted once there, and every copy shares the right-sized bytes
      * @throws WharfException UNKNOWN_DESTINATION for a topic with wildcards; QUEUE_FULL when a persistent message
      *                        cannot be put on a full durable subscription (then nothing is reserved)
      */
-    public Publication route(ByteBuf content, MessageHeaders headers, Object connection, String publisherClientId) {
+    public Publication route(ByteBuf content, MessageHeaders headers, Object connection, String publisherClientId,
+                             CompactionArena arena) {
         WireDestination destination = headers.destination();
         boolean temporary = destination.kind() == WireDestination.Kind.TEMPORARY_TOPIC;
         String topic = destination.name();
@@ -167,34 +172,56 @@ public final class TopicManager {
         boolean retain = !temporary && wantsRetain(publication); // before reserving: decoding may find a bad message
         List<Subscription> matching = new ArrayList<>();
         (temporary ? temporarySubscriptions : tree).match(topic, matching);
+        boolean waits = false;
         for (int i = 0; i < matching.size(); i++) {
             Subscription s = matching.get(i);
             if (s.excludes(connection, publisherClientId) || !s.selector().matches(publication)) {
-                continue;
+                matching.set(i, null);
+            } else {
+                waits |= s.queue().backlogged();
             }
-            QueuedMessage copy = new QueuedMessage(s.queue(), content.retainedDuplicate(), headers,
-                    publication.decodedProperties());
-            try {
-                s.queue().reserve(copy); // a subscription's queue is never deleted as unused: always true
-            } catch (WharfException full) {
-                copy.content().release();
-                if (headers.persistent() && s.durable()) {
-                    for (QueuedMessage reserved : publication.copies) {
-                        reserved.queue().cancel(reserved);
-                    }
-                    throw new WharfException(ErrorCode.QUEUE_FULL, "The persistent publication to topic '" + topic
-                            + "' was delivered to no subscriber: the queue of " + s + " is full (" + full.getMessage()
-                            + ")");
+        }
+        // one copy for every subscription, rather than one per subscription its queue would make as it waits
+        ByteBuf bytes = waits && CompactionArena.pinsMoreThanItself(content) ? arena.copy(content) : content;
+        try {
+            for (int i = 0; i < matching.size(); i++) {
+                Subscription s = matching.get(i);
+                if (s != null) {
+                    reserveCopy(publication, s, bytes, waits);
                 }
-                missed(s, topic);
-                continue;
             }
-            publication.copies.add(copy);
+        } finally {
+            if (bytes != content) {
+                bytes.release(); // the copies hold their own references
+            }
         }
         if (retain) {
             publication.keepForRetain();
         }
         return publication;
+    }
+
+    /** Reserves a copy of the publication on {@code s}'s queue, or counts it missed there (see the class comment). */
+    private void reserveCopy(Publication publication, Subscription s, ByteBuf bytes, boolean rightSized) {
+        MessageHeaders headers = publication.headers();
+        QueuedMessage copy = new QueuedMessage(s.queue(), bytes.retainedDuplicate(), headers,
+                publication.decodedProperties(), rightSized);
+        try {
+            s.queue().reserve(copy); // a subscription's queue is never deleted as unused: always true
+        } catch (WharfException full) {
+            copy.content().release();
+            if (headers.persistent() && s.durable()) {
+                for (QueuedMessage reserved : publication.copies) {
+                    reserved.queue().cancel(reserved);
+                }
+                throw new WharfException(ErrorCode.QUEUE_FULL, "The persistent publication to topic '"
+                        + publication.topic() + "' was delivered to no subscriber: the queue of " + s + " is full ("
+                        + full.getMessage() + ")");
+            }
+            missed(s, publication.topic());
+            return;
+        }
+        publication.copies.add(copy);
     }
 
     private static boolean wantsRetain(Publication publication) {
@@ -273,6 +300,11 @@ public final class TopicManager {
         if (content == null) {
             completion.completed(null);
             return;
+        }
+        if (CompactionArena.pinsMoreThanItself(content)) { // kept for as long as the topic has no newer one
+            ByteBuf own = CompactionArena.copyAlone(content, ByteBufAllocator.DEFAULT);
+            content.release();
+            content = own;
         }
         String topic = publication.topic();
         synchronized (retained) {
@@ -494,7 +526,7 @@ public final class TopicManager {
             if (!TopicNames.matches(s.filter(), r.topic) || !selects(s, r)) {
                 continue;
             }
-            QueuedMessage copy = new QueuedMessage(s.queue(), r.content.retainedDuplicate(), r.headers, null);
+            QueuedMessage copy = new QueuedMessage(s.queue(), r.content.retainedDuplicate(), r.headers, null, true);
             try {
                 s.queue().reserve(copy); // a subscription's queue is never deleted as unused: always true
             } catch (WharfException full) {
@@ -593,6 +625,20 @@ public final class TopicManager {
 
     private synchronized Subscription subscriptionOfQueue(String queueName) {
         return byQueue.get(queueName);
+    }
+
+    /**
+     * The queue of the subscription whose queue is named {@code queueName} ({@link SubscriptionInfo#queueName()}),
+     * for administration and tests.
+     *
+     * @throws IllegalArgumentException when there is no such subscription
+     */
+    public LocalQueue subscriptionQueue(String queueName) {
+        Subscription s = subscriptionOfQueue(queueName);
+        if (s == null) {
+            throw new IllegalArgumentException("no subscription queue named '" + queueName + "'");
+        }
+        return s.queue();
     }
 
     /** A recovered message of a deleted subscription, to be removed from the journal. */
