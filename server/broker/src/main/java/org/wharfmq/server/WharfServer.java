@@ -255,6 +255,8 @@ public final class WharfServer implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on "
                 + String.join(", ", networkUrls()) + (tlsPort >= 0 ? " (TLS: " + tlsEngine + " engine)" : "")
                 + " and " + vmUrl() + " (" + transport.name().toLowerCase() + ")");
+        LOG.log(System.Logger.Level.INFO, "Messages in memory are limited to a " + queueManager.memoryBudget()
+                + "; docs/resilience.md");
         switch (logins.authenticator().anonymousAccess()) {
             case LOOPBACK -> LOG.log(System.Logger.Level.INFO, "No users configured: only local clients (127.0.0.1, ::1)"
                     + " may connect. Add users (bin/wharf user add) or set allowAnonymous: true.");

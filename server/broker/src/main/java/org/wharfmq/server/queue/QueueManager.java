@@ -7,6 +7,7 @@ import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
@@ -72,6 +73,10 @@ public final class QueueManager implements AutoCloseable {
     private final Persistence persistence;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
+    /** The server's memory budget for messages, which every queue and subscription counts against. */
+    private final MemoryBudget memoryBudget;
+    /** The policy of queues that do not choose their own (setting memoryPolicy). */
+    private final MemoryPolicy defaultPolicy;
     /** Recovered messages whose delivery time is ahead; recovery's thread only, until {@link #scheduleRecoveredDelays}. */
     private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
 
@@ -90,12 +95,33 @@ public final class QueueManager implements AutoCloseable {
         this.persistence = new Persistence(store);
         this.clock = clock;
         this.deadLetters = new DeadLetters(this, persistence);
+        this.memoryBudget = MemoryBudget.of(config);
+        this.defaultPolicy = config.memoryPolicy();
         for (QueueDefinition q : config.queues()) {
             boolean ownLimit = q.maxDepth() != null;
             queues.put(q.name(), LocalQueue.defined(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit,
-                    persistence, deadLetters, clock));
+                    persistence, deadLetters, clock, limitOf(q), memoryBudget));
             queueCount.incrementAndGet();
         }
+    }
+
+    /** A defined queue's memory budget and policy: its own, else none and the server-wide policy. */
+    private MemoryLimit limitOf(QueueDefinition q) {
+        String owner = "queue '" + q.name() + "'";
+        MemoryPolicy policy = q.policy() == null ? defaultPolicy
+                : MemoryPolicy.parse(q.policy(), "policy of queue '" + q.name() + "'");
+        return q.maxBytes() == null ? new MemoryLimit(0, policy, owner, "none of its own")
+                : new MemoryLimit(q.maxBytes(), policy, owner, "setting maxBytes of queue '" + q.name() + "'");
+    }
+
+    /** A queue without a definition: no memory budget of its own, the server-wide policy. */
+    private MemoryLimit noLimit(String kind, String name) {
+        return new MemoryLimit(0, defaultPolicy, kind + " '" + name + "'", "none of its own");
+    }
+
+    /** The server's memory budget for messages (setting maxMemoryBytes). */
+    public MemoryBudget memoryBudget() {
+        return memoryBudget;
     }
 
     /** Where messages go that cannot stay on their queue. */
@@ -112,7 +138,8 @@ public final class QueueManager implements AutoCloseable {
         return queue != null ? queue : queues.computeIfAbsent(DeadLetters.QUEUE, n -> {
             queueCount.incrementAndGet();
             persistence.queueCreated(n);
-            return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock);
+            return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock, noLimit("queue", n),
+                    memoryBudget);
         });
     }
 
@@ -151,7 +178,8 @@ public final class QueueManager implements AutoCloseable {
         return queues.computeIfAbsent(name, n -> {
             countNewQueue(n);
             persistence.queueCreated(n);
-            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock);
+            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock,
+                    noLimit("queue", n), memoryBudget);
             created.sequenceAbove(deletedSequences.get());
             return created;
         });
@@ -242,8 +270,10 @@ public final class QueueManager implements AutoCloseable {
     private LocalQueue recovered(String queueName) {
         return queues.computeIfAbsent(queueName, n -> {
             queueCount.incrementAndGet();
-            return DeadLetters.QUEUE.equals(n) ? LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock)
-                    : LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock);
+            MemoryLimit limit = noLimit("queue", n);
+            return DeadLetters.QUEUE.equals(n)
+                    ? LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock, limit, memoryBudget)
+                    : LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock, limit, memoryBudget);
         });
     }
 
@@ -354,7 +384,8 @@ public final class QueueManager implements AutoCloseable {
      */
     public LocalQueue createTemporaryQueue(String name) {
         countNewQueue(name);
-        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, persistence, deadLetters, clock);
+        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, persistence, deadLetters, clock,
+                noLimit("temporary queue", name), memoryBudget);
         if (temporaryQueues.putIfAbsent(name, queue) != null) {
             queueCount.decrementAndGet();
             throw WharfException.illegalState("Temporary queue name '" + name + "' is already in use; the client must "

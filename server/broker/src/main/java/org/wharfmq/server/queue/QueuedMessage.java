@@ -3,6 +3,7 @@ package org.wharfmq.server.queue;
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.SelectorContext;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.store.StoredMessage;
 
 import java.util.Map;
@@ -28,6 +29,8 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
     private ByteBuf content;
     /** The bytes are right-sized: waiting will not copy them again. */
     private boolean rightSized;
+    /** The encoded message's length, which compaction keeps. */
+    private final int length;
     private final MessageHeaders headers;
     private volatile Map<String, Object> properties;
 
@@ -63,6 +66,7 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
                          boolean rightSized) {
         this.queue = queue;
         this.content = content;
+        this.length = content.readableBytes();
         this.headers = headers;
         this.properties = properties;
         this.rightSized = rightSized;
@@ -95,6 +99,14 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
     @Override
     public boolean persistent() {
         return headers.persistent() && queue.journaled();
+    }
+
+    /**
+     * What the memory budgets count for this message: its encoded length and the server's objects for it
+     * ({@link Configuration#MESSAGE_OVERHEAD_BYTES}).
+     */
+    public long memoryBytes() {
+        return length + Configuration.MESSAGE_OVERHEAD_BYTES;
     }
 
     /** The header fields read when the message arrived. */

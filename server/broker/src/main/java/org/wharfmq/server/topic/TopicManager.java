@@ -10,8 +10,11 @@ import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.TopicDefinition;
 import org.wharfmq.server.queue.CompactionArena;
 import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.MemoryLimit;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.queue.SystemQueues;
@@ -70,6 +73,10 @@ public final class TopicManager {
     private final QueueManager queues;
     private final Persistence persistence;
     private final long maxDepth;
+    /** Memory settings by topic filter (the first that covers a subscription's filter wins), then the defaults. */
+    private final List<TopicDefinition> topicSettings;
+    private final long defaultSubscriptionBytes;
+    private final MemoryPolicy defaultPolicy;
     private final TopicTree<Subscription> tree = new TopicTree<>();
     /** Subscriptions on temporary topics, by exact name: apart, so no wildcard on ordinary topics matches them. */
     private final TopicTree<Subscription> temporarySubscriptions = new TopicTree<>();
@@ -92,6 +99,30 @@ public final class TopicManager {
         this.queues = queues;
         this.persistence = queues.persistence();
         this.maxDepth = config.maxQueueDepth();
+        this.topicSettings = config.topics();
+        this.defaultSubscriptionBytes = config.maxSubscriptionBytes();
+        this.defaultPolicy = config.memoryPolicy();
+    }
+
+    /**
+     * A new subscription's memory budget and policy: those of the first {@code topics} entry whose filter covers the
+     * subscription's filter (read as a topic name), else maxSubscriptionBytes and memoryPolicy.
+     */
+    private MemoryLimit limitOf(String filter, String description) {
+        for (TopicDefinition t : topicSettings) {
+            if (TopicNames.matches(t.filter(), filter)) {
+                String where = "topic '" + t.filter() + "'";
+                MemoryPolicy policy = t.policy() == null ? defaultPolicy : MemoryPolicy.parse(t.policy(), "policy of " + where);
+                return t.maxBytes() == null
+                        ? limit(defaultSubscriptionBytes, policy, description, "setting maxSubscriptionBytes")
+                        : limit(t.maxBytes(), policy, description, "setting maxBytes of " + where);
+            }
+        }
+        return limit(defaultSubscriptionBytes, defaultPolicy, description, "setting maxSubscriptionBytes");
+    }
+
+    private static MemoryLimit limit(long maxBytes, MemoryPolicy policy, String description, String setting) {
+        return new MemoryLimit(maxBytes, policy, description, maxBytes > 0 ? setting : "none of its own");
     }
 
     // ---- publishing ----
@@ -201,27 +232,48 @@ public final class TopicManager {
         return publication;
     }
 
-    /** Reserves a copy of the publication on {@code s}'s queue, or counts it missed there (see the class comment). */
+    /**
+     * Reserves a copy of the publication on {@code s}'s queue; one its full queue or its drop policy does not take
+     * is counted there (see the class comment).
+     *
+     * @throws WharfException QUEUE_FULL when the publication fails for every subscriber: a persistent one meets a full
+     *                        durable subscription, or any meets a memory budget whose policy refuses it (then nothing
+     *                        is reserved)
+     */
     private void reserveCopy(Publication publication, Subscription s, ByteBuf bytes, boolean rightSized) {
         MessageHeaders headers = publication.headers();
         QueuedMessage copy = new QueuedMessage(s.queue(), bytes.retainedDuplicate(), headers,
                 publication.decodedProperties(), rightSized);
+        LocalQueue.Admission admission;
         try {
-            s.queue().reserve(copy); // a subscription's queue is never deleted as unused: always true
-        } catch (WharfException full) {
+            admission = s.queue().reserveCopy(copy);
+        } catch (WharfException overBudget) {
             copy.content().release();
-            if (headers.persistent() && s.durable()) {
-                for (QueuedMessage reserved : publication.copies) {
-                    reserved.queue().cancel(reserved);
-                }
-                throw new WharfException(ErrorCode.QUEUE_FULL, "The persistent publication to topic '"
-                        + publication.topic() + "' was delivered to no subscriber: the queue of " + s + " is full ("
-                        + full.getMessage() + ")");
-            }
-            missed(s, publication.topic());
-            return;
+            throw refuse(publication, "The publication to topic '" + publication.topic() + "' was delivered to no"
+                    + " subscriber: " + overBudget.getMessage());
         }
-        publication.copies.add(copy);
+        switch (admission) {
+            case RESERVED -> publication.copies.add(copy);
+            case DROPPED -> copy.content().release(); // counted and logged by the queue
+            case FULL -> {
+                copy.content().release();
+                if (headers.persistent() && s.durable()) {
+                    throw refuse(publication, "The persistent publication to topic '" + publication.topic()
+                            + "' was delivered to no subscriber: the queue of " + s + " is full ("
+                            + s.queue().depthRefusal().getMessage() + ")");
+                }
+                missed(s, publication.topic());
+            }
+        }
+    }
+
+    /** Gives back the places the publication's copies took and makes the refusal the publisher gets. */
+    private static WharfException refuse(Publication publication, String why) {
+        for (QueuedMessage reserved : publication.copies) {
+            reserved.queue().cancel(reserved);
+        }
+        publication.copies.clear();
+        return new WharfException(ErrorCode.QUEUE_FULL, why);
     }
 
     private static boolean wantsRetain(Publication publication) {
@@ -490,8 +542,9 @@ public final class TopicManager {
                                 boolean shared, boolean temporary, Object connection) {
         String queueName = recoveredQueue != null ? recoveredQueue
                 : (durable ? SystemQueues.DURABLE_SUBSCRIPTION_PREFIX : SystemQueues.NON_DURABLE_SUBSCRIPTION_PREFIX) + subscriptionNumbers.incrementAndGet();
+        MemoryLimit limit = limitOf(filter, Subscription.describe(durable, shared, name, clientId, filter));
         LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, persistence, durable, queues.deadLetters(),
-                queues.clock());
+                queues.clock(), limit, queues.memoryBudget());
         Subscription s = new Subscription(queueName, name, clientId, owner, filter, selectorText, selector, noLocal,
                 durable, shared, temporary, durable ? null : connection, queue);
         if (recoveredQueue == null) {
@@ -527,9 +580,13 @@ public final class TopicManager {
                 continue;
             }
             QueuedMessage copy = new QueuedMessage(s.queue(), r.content.retainedDuplicate(), r.headers, null, true);
+            LocalQueue.Admission admission;
             try {
-                s.queue().reserve(copy); // a subscription's queue is never deleted as unused: always true
-            } catch (WharfException full) {
+                admission = s.queue().reserveCopy(copy);
+            } catch (WharfException overBudget) {
+                admission = LocalQueue.Admission.FULL;
+            }
+            if (admission != LocalQueue.Admission.RESERVED) {
                 copy.content().release();
                 missed(s, r.topic);
                 continue;
@@ -659,9 +716,13 @@ public final class TopicManager {
      * @param depth     messages it holds (its backlog: waiting, delivered unacknowledged, or in open transactions)
      * @param missed    publications it missed because it was full
      * @param queueName its queue
+     * @param heldBytes the memory its messages take, as the budgets count it
+     * @param maxBytes  its memory budget (0: none of its own)
+     * @param dropped   messages its drop policy dropped to make room
      */
     public record SubscriptionInfo(String topic, String name, String clientId, boolean durable, boolean shared,
-                                   int consumers, long depth, long missed, String queueName) {
+                                   int consumers, long depth, long missed, String queueName, long heldBytes,
+                                   long maxBytes, long dropped) {
     }
 
     /** Every subscription, by topic filter then name; temporary topics included. A snapshot. */
@@ -670,7 +731,8 @@ public final class TopicManager {
         synchronized (this) {
             for (Subscription s : byQueue.values()) {
                 out.add(new SubscriptionInfo(s.filter(), s.name(), s.clientId(), s.durable(), s.shared(), s.consumers,
-                        s.queue().depth(), s.missed(), s.queueName()));
+                        s.queue().depth(), s.missed(), s.queueName(), s.queue().heldBytes(),
+                        s.queue().memoryLimit().maxBytes(), s.queue().dropped()));
             }
         }
         out.sort(Comparator.comparing(SubscriptionInfo::topic)
@@ -689,13 +751,16 @@ public final class TopicManager {
         if (subscriptions.isEmpty() && retainedTopics.isEmpty()) {
             return "No subscriptions and no retained publications.";
         }
-        String[] header = {"TOPIC", "SUBSCRIPTION", "CLIENT ID", "KIND", "CONSUMERS", "DEPTH", "MISSED"};
+        String[] header = {"TOPIC", "SUBSCRIPTION", "CLIENT ID", "KIND", "CONSUMERS", "DEPTH", "MISSED", "BYTES",
+                "MAX BYTES", "DROPPED"};
         List<String[]> rows = new ArrayList<>();
         rows.add(header);
         for (SubscriptionInfo i : subscriptions) {
             rows.add(new String[]{i.topic(), i.name() == null ? "-" : i.name(), i.clientId() == null ? "-" : i.clientId(),
                     (i.durable() ? "durable" : "non-durable") + (i.shared() ? " shared" : ""),
-                    Integer.toString(i.consumers()), Long.toString(i.depth()), Long.toString(i.missed())});
+                    Integer.toString(i.consumers()), Long.toString(i.depth()), Long.toString(i.missed()),
+                    Long.toString(i.heldBytes()), i.maxBytes() > 0 ? Long.toString(i.maxBytes()) : "-",
+                    Long.toString(i.dropped())});
         }
         int[] widths = new int[header.length];
         for (String[] row : rows) {
