@@ -388,6 +388,14 @@ public final class WharfConnection implements Connection, QueueConnection, Topic
         }
     }
 
+    /** PRODUCER_CREDIT: the session's producers may send more (producer flow control). */
+    void onProducerCredit(Frame.ProducerCredit credit) {
+        WharfSession session = sessions.get(credit.sessionId());
+        if (session != null) {
+            session.sender().onProducerCredit(credit.bytes());
+        }
+    }
+
     void onAnswer(int requestId, Frame.Error error) {
         if (!requests.answer(requestId, error) && error != null) {
             LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for request {2}, which no longer waits: {3}",

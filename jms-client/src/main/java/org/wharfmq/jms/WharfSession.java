@@ -509,6 +509,7 @@ public final class WharfSession implements Session, QueueSession, TopicSession {
     }
 
     void onConnectionLost() {
+        sender.onConnectionLost();
         for (ClientConsumer c : settlement.consumers()) {
             c.releaseBuffer();
         }

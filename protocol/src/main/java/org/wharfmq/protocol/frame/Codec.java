@@ -132,6 +132,7 @@ final class Codec {
             case CREATE_TEMPORARY -> new Frame.CreateTemporary(in.readInt(), temporary(WireDestination.read(in), type));
             case DELETE_TEMPORARY -> new Frame.DeleteTemporary(in.readInt(), temporary(WireDestination.read(in), type));
             case REJECT -> new Frame.Reject(in.readInt(), in.readLong(), WireStrings.read(in));
+            case PRODUCER_CREDIT -> new Frame.ProducerCredit(in.readInt(), in.readInt());
         };
         if (in.isReadable()) {
             if (frame instanceof Frame.Send s) {

@@ -260,13 +260,21 @@ public final class LocalQueue {
     }
 
     /**
+     * Whether a sender to this queue is to be slowed: it is over its own budget and its policy is block. A volatile
+     * read and a final field: what a SEND pays for producer flow control while nothing is over budget.
+     */
+    public boolean blocksProducers() {
+        return overLimit && limit.policy() == MemoryPolicy.BLOCK;
+    }
+
+    /**
      * Runs {@code task} once the queue is back under its own budget: at once (in this call) when it is under it now,
      * else once the lock is released by whatever takes it below, on that thread. The task must only hand work on.
      */
     public void whenUnderBudget(Runnable task) {
         lock.lock();
         try {
-            if (overLimit) {
+            if (overLimit && !deleted) {
                 budgetWaiters.add(task);
                 return;
             }
@@ -274,6 +282,19 @@ public final class LocalQueue {
             lock.unlock();
         }
         task.run();
+    }
+
+    /**
+     * How many producer sessions wait for this queue to be back under its budget (their credit held back), for
+     * administration and tests.
+     */
+    public int producersHeldBack() {
+        lock.lock();
+        try {
+            return budgetWaiters.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The queue's own memory budget and policy. */
@@ -870,6 +891,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             deleted = true;
+            budgetWaitersDue = !budgetWaiters.isEmpty(); // a deleted queue holds nobody back
             for (MessageList list : byPriority) {
                 while (!list.isEmpty()) {
                     QueuedMessage m = list.head;

@@ -84,6 +84,8 @@ public final class BrokerSession {
     private final Transaction transaction;
     /** Right-sized copies of this session's publications that will wait on a subscription's backlog. */
     private final CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
+    /** The credit of the session's producers: returned as SENDs are handled, held back for destinations over budget. */
+    private final ProducerWindow producers;
 
     /**
      * @param id               the id the client chose
@@ -94,10 +96,12 @@ public final class BrokerSession {
      * @param topics           publish/subscribe
      * @param clientId         the connection's client ID (fixed before any session exists), or null
      * @param maxMessageLength longest message accepted (setting maxMessageLength)
+     * @param producerWindow   bytes the session's producers may send before credit comes back (producerWindowBytes)
      * @param access           what the connection may do, and who it authenticated as (its messages' JMSXUserID)
      */
     public BrokerSession(int id, boolean transacted, Channel channel, Replies replies, QueueManager queueManager,
-                         TopicManager topics, String clientId, int maxMessageLength, ConnectionAccess access) {
+                         TopicManager topics, String clientId, int maxMessageLength, int producerWindow,
+                         ConnectionAccess access) {
         this.id = id;
         this.access = access;
         Identity identity = access.identity(); // its sends must carry that user as JMSXUserID, and nothing else
@@ -112,6 +116,12 @@ public final class BrokerSession {
         this.maxMessageLength = maxMessageLength;
         this.writer = new DeliveryWriter(lock, channel);
         this.transaction = transacted ? new Transaction(persistence, topics, eventLoop) : null;
+        this.producers = new ProducerWindow(id, channel, producerWindow, queueManager.memoryBudget());
+    }
+
+    /** Gives the session's producers their first window of credit: before the OK to CREATE_SESSION. */
+    public void openProducerWindow() {
+        producers.open();
     }
 
     /** The id the client chose. */
@@ -270,6 +280,7 @@ public final class BrokerSession {
      * around it was fine, so the connection goes on.
      */
     public void send(int requestId, int producerId, ByteBuf content) {
+        int length = content.readableBytes(); // what the client's credit counted
         QueuedMessage message;
         try {
             MessageHeaders headers = read(content);
@@ -277,18 +288,22 @@ public final class BrokerSession {
             WireDestination destination = headers.destination();
             access.checkSend(destination);
             if (destination != null && !destination.kind().isQueue()) {
-                publishToTopic(requestId, producerId, content, headers);
+                producers.handled(length, publishToTopic(requestId, producerId, content, headers));
                 return;
             }
             message = accept(content, headers);
         } catch (WharfException e) {
             content.release();
             sendFailed(requestId, producerId, e);
+            producers.handled(length, null);
             return;
         } catch (RuntimeException e) {
             content.release();
+            producers.handled(length, null);
             throw e;
         }
+        LocalQueue queue = message.queue();
+        producers.handled(length, queue.blocksProducers() ? queue : null);
         if (transaction != null) {
             transaction.send(message);
             replies.ok(requestId);
@@ -356,8 +371,10 @@ public final class BrokerSession {
      * A SEND to a topic: the {@link TopicManager} routes it to one copy per matching subscription, each then handled
      * as a queue send: held until COMMIT, or published at once or once what is stored of it is durable. Takes over
      * {@code content}.
+     *
+     * @return the first subscription queue it went to that is over budget with the policy block, or null
      */
-    private void publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
+    private LocalQueue publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
         Publication publication = topics.route(content, headers, channel, clientId, arena); // failures: see send
         content.release(); // the copies hold their own references
         if (transaction != null) {
@@ -369,6 +386,7 @@ public final class BrokerSession {
             topics.publish(publication, eventLoop);
             replies.ok(requestId);
         }
+        return publication.blockedBy();
     }
 
     private void published(int requestId, int producerId, Publication publication, Throwable failure) {
@@ -547,6 +565,7 @@ public final class BrokerSession {
             c.closed();
         }
         arena.release();
+        producers.close();
         if (transaction != null) {
             transaction.rollback(failure -> replies.ok(requestId));
         } else {

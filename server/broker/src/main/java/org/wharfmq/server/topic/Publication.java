@@ -3,6 +3,7 @@ package org.wharfmq.server.topic;
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.SelectorContext;
+import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueuedMessage;
 
 import java.util.ArrayList;
@@ -28,6 +29,8 @@ public final class Publication implements SelectorContext, Supplier<Map<String, 
     private Map<String, Object> properties;
     final List<QueuedMessage> copies = new ArrayList<>(2);
     private ByteBuf retainedContent;
+    /** The first subscription queue a copy went to that is over budget with the policy block; null when none. */
+    LocalQueue blockedBy;
 
     Publication(String topic, ByteBuf content, MessageHeaders headers) {
         this.topic = topic;
@@ -53,6 +56,14 @@ public final class Publication implements SelectorContext, Supplier<Map<String, 
     /** The copies reserved on the subscriptions' queues; empty when nobody subscribes (the message is dropped). */
     public List<QueuedMessage> copies() {
         return copies;
+    }
+
+    /**
+     * The first subscription queue a copy went to that was over its memory budget with the policy block once the
+     * copy was reserved: its publisher's credit waits for it. Null when none was.
+     */
+    public LocalQueue blockedBy() {
+        return blockedBy;
     }
 
     /** Whether the message becomes the topic's retained publication. */

@@ -253,7 +253,12 @@ public final class TopicManager {
                     + " subscriber: " + overBudget.getMessage());
         }
         switch (admission) {
-            case RESERVED -> publication.copies.add(copy);
+            case RESERVED -> {
+                publication.copies.add(copy);
+                if (publication.blockedBy == null && s.queue().blocksProducers()) {
+                    publication.blockedBy = s.queue();
+                }
+            }
             case DROPPED -> copy.content().release(); // counted and logged by the queue
             case FULL -> {
                 copy.content().release();

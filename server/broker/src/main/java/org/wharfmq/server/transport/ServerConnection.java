@@ -167,8 +167,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
                     + " is already in use on this connection."), f.sessionId(), 0);
             return;
         }
-        sessions.put(f.sessionId(), new BrokerSession(f.sessionId(), f.transacted(), channel, replies,
-                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength(), access));
+        BrokerSession session = new BrokerSession(f.sessionId(), f.transacted(), channel, replies,
+                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength(),
+                context.config().producerWindowBytes(), access);
+        sessions.put(f.sessionId(), session);
+        session.openProducerWindow();
         replies.ok(f.requestId());
     }
 
