@@ -29,8 +29,6 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
     private ByteBuf content;
     /** The bytes are right-sized: waiting will not copy them again. */
     private boolean rightSized;
-    /** The encoded message's length, which compaction keeps. */
-    private final int length;
     private final MessageHeaders headers;
     private volatile Map<String, Object> properties;
 
@@ -66,7 +64,6 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
                          boolean rightSized) {
         this.queue = queue;
         this.content = content;
-        this.length = content.readableBytes();
         this.headers = headers;
         this.properties = properties;
         this.rightSized = rightSized;
@@ -102,11 +99,12 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
     }
 
     /**
-     * What the memory budgets count for this message: its encoded length and the server's objects for it
-     * ({@link Configuration#MESSAGE_OVERHEAD_BYTES}).
+     * What the memory budgets count for this message: its encoded length (which compaction keeps) and the server's
+     * objects for it ({@link Configuration#MESSAGE_OVERHEAD_BYTES}). Read while the message holds its bytes: its queue
+     * counts it in and out before it {@linkplain #release releases} them.
      */
     public long memoryBytes() {
-        return length + Configuration.MESSAGE_OVERHEAD_BYTES;
+        return content.readableBytes() + Configuration.MESSAGE_OVERHEAD_BYTES;
     }
 
     /** The header fields read when the message arrived. */

@@ -288,7 +288,7 @@ public final class BrokerSession {
             WireDestination destination = headers.destination();
             access.checkSend(destination);
             if (destination != null && !destination.kind().isQueue()) {
-                producers.handled(length, publishToTopic(requestId, producerId, content, headers));
+                producers.published(length, publishToTopic(requestId, producerId, content, headers));
                 return;
             }
             message = accept(content, headers);
@@ -372,9 +372,9 @@ public final class BrokerSession {
      * as a queue send: held until COMMIT, or published at once or once what is stored of it is durable. Takes over
      * {@code content}.
      *
-     * @return the first subscription queue it went to that is over budget with the policy block, or null
+     * @return the subscription queues it went to that are over budget with the policy block (most often none)
      */
-    private LocalQueue publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
+    private List<LocalQueue> publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
         Publication publication = topics.route(content, headers, channel, clientId, arena); // failures: see send
         content.release(); // the copies hold their own references
         if (transaction != null) {

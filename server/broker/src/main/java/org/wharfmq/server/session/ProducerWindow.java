@@ -7,7 +7,11 @@ import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.MemoryBudget;
 
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -33,6 +37,8 @@ final class ProducerWindow {
     private long due;
     /** Bytes held back, by what holds them: a queue over its budget, or the server's budget. */
     private final Map<Object, Long> heldBack = new HashMap<>(4);
+    /** The queues this session's sends found over budget (policy block) and that have not been seen under it since. */
+    private final Set<LocalQueue> blocking = new LinkedHashSet<>(4);
     private boolean closed;
 
     /**
@@ -56,24 +62,39 @@ final class ProducerWindow {
     /**
      * A SEND of {@code bytes} (its message's length) has been handled: accepted, refused or dropped.
      *
-     * @param overBudget the queue it went to that is over its budget with the policy block (for a publication, the
-     *                   first such subscription's), whose bytes wait for it; null when none is
+     * @param overBudget the queue it went to when that is over its budget with the policy block (its bytes wait until
+     *                   it is under it again); null when it is not
      */
     void handled(int bytes, LocalQueue overBudget) {
-        if (overBudget != null) {
-            holdBack(overBudget, bytes, overBudget::whenUnderBudget);
+        if (overBudget == null) {
+            due += bytes;
+            if (due >= batchBytes) {
+                returnDue();
+            }
             return;
         }
-        due += bytes;
-        if (due >= batchBytes) {
-            returnDue();
+        blocking.add(overBudget);
+        holdBack(overBudget, bytes, overBudget::whenUnderBudget);
+    }
+
+    /**
+     * A publication of {@code bytes} has been handled; {@code overBudget}: the subscriptions' queues it went to that
+     * are over their budget with the policy block (empty most often). Its bytes wait until every one is under it.
+     */
+    void published(int bytes, List<LocalQueue> overBudget) {
+        if (overBudget.isEmpty()) {
+            handled(bytes, null);
+            return;
         }
+        blocking.addAll(overBudget);
+        handled(bytes, overBudget.get(0));
     }
 
     /** The session has closed: nothing more is returned (its connection may be gone). */
     void close() {
         closed = true;
         heldBack.clear();
+        blocking.clear();
     }
 
     private void returnDue() {
@@ -95,11 +116,24 @@ final class ProducerWindow {
         }
     }
 
-    /** {@code holder} has room again: what it held back is due, and returned now (the server's budget permitting). */
+    /**
+     * {@code holder} has room again: what it held back goes on waiting for another queue this session sent to that is
+     * still over its budget, else it is due and returned now (the server's budget permitting). So a publisher is held
+     * until all its blocking subscriptions are under their budgets, not only the first that drains.
+     */
     private void release(Object holder) {
         Long bytes = heldBack.remove(holder);
+        blocking.remove(holder);
         if (closed || bytes == null) {
             return;
+        }
+        for (Iterator<LocalQueue> i = blocking.iterator(); i.hasNext(); ) {
+            LocalQueue next = i.next();
+            if (next.blocksProducers()) {
+                holdBack(next, bytes, next::whenUnderBudget);
+                return;
+            }
+            i.remove();
         }
         due += bytes;
         returnDue();

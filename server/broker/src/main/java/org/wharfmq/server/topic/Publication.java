@@ -29,8 +29,8 @@ public final class Publication implements SelectorContext, Supplier<Map<String, 
     private Map<String, Object> properties;
     final List<QueuedMessage> copies = new ArrayList<>(2);
     private ByteBuf retainedContent;
-    /** The first subscription queue a copy went to that is over budget with the policy block; null when none. */
-    LocalQueue blockedBy;
+    /** The subscription queues its copies went to that are over budget with the policy block; most often none. */
+    private List<LocalQueue> blockedBy = List.of();
 
     Publication(String topic, ByteBuf content, MessageHeaders headers) {
         this.topic = topic;
@@ -59,11 +59,20 @@ public final class Publication implements SelectorContext, Supplier<Map<String, 
     }
 
     /**
-     * The first subscription queue a copy went to that was over its memory budget with the policy block once the
-     * copy was reserved: its publisher's credit waits for it. Null when none was.
+     * The subscription queues its copies went to that were over their memory budget with the policy block once the
+     * copy was reserved: its publisher's credit waits until all of them are under it. Empty (and allocated only when
+     * there is one) most of the time.
      */
-    public LocalQueue blockedBy() {
+    public List<LocalQueue> blockedBy() {
         return blockedBy;
+    }
+
+    /** A copy went to {@code queue}, which is over its budget with the policy block. */
+    void blockedBy(LocalQueue queue) {
+        if (blockedBy.isEmpty()) {
+            blockedBy = new ArrayList<>(2);
+        }
+        blockedBy.add(queue);
     }
 
     /** Whether the message becomes the topic's retained publication. */

@@ -255,8 +255,8 @@ public final class TopicManager {
         switch (admission) {
             case RESERVED -> {
                 publication.copies.add(copy);
-                if (publication.blockedBy == null && s.queue().blocksProducers()) {
-                    publication.blockedBy = s.queue();
+                if (s.queue().blocksProducers()) {
+                    publication.blockedBy(s.queue());
                 }
             }
             case DROPPED -> copy.content().release(); // counted and logged by the queue

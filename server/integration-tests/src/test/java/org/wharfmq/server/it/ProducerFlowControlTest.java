@@ -123,6 +123,56 @@ class ProducerFlowControlTest {
     }
 
     @Test
+    void aPublisherWaitsForEverySubscriptionOverItsBudgetNotJustTheFirstThatDrains() throws Exception {
+        String topicName = "flow/" + WHARF.queueName("two").toLowerCase();
+        Session firstSession = WHARF.connect(Transport.TCP).createSession(false, Session.CLIENT_ACKNOWLEDGE);
+        MessageConsumer first = firstSession.createConsumer(firstSession.createTopic(topicName)); // matched first
+        Session secondSession = WHARF.connect(Transport.TCP).createSession(false, Session.CLIENT_ACKNOWLEDGE);
+        MessageConsumer second = secondSession.createConsumer(secondSession.createTopic(topicName));
+        TopicManager topics = WHARF.server().topicManager();
+        List<TopicManager.SubscriptionInfo> infos = topics.describe().stream()
+                .filter(s -> s.topic().equals(topicName)).toList();
+        LocalQueue firstQueue = topics.subscriptionQueue(infos.get(0).queueName());
+        LocalQueue secondQueue = topics.subscriptionQueue(infos.get(1).queueName());
+        CompletableFuture<Void> publishing = produce(WHARF.connect(Transport.TCP), s -> s.createTopic(topicName));
+        awaitTrue(() -> firstQueue.producersHeldBack() + secondQueue.producersHeldBack() > 0, "the publisher is held");
+        LocalQueue drained = firstQueue.producersHeldBack() > 0 ? firstQueue : secondQueue; // holds the bytes now
+        LocalQueue behind = drained == firstQueue ? secondQueue : firstQueue; // over its budget too, untouched
+        MessageConsumer drainer = drained == firstQueue ? first : second;
+        assertTrue(behind.overBudget(), "both subscriptions took every publication: both are over budget");
+
+        List<Integer> drainerGot = new java.util.concurrent.CopyOnWriteArrayList<>();
+        while (drained.depth() > 0) { // its consumer catches up, acknowledging each (answered)
+            javax.jms.Message m = Receive.next(drainer);
+            drainerGot.add(number(m));
+            m.acknowledge();
+        }
+        awaitTrue(() -> behind.producersHeldBack() > 0, "the publisher is held by the other subscription over budget");
+        assertFalse(publishing.isDone());
+        assertTrue(behind.heldBytes() <= BOUND, () -> "it holds " + behind.heldBytes() + " bytes, over " + BOUND);
+
+        drainer.setMessageListener(m -> { // from now on it keeps up by itself
+            try {
+                drainerGot.add(number(m));
+                m.acknowledge();
+            } catch (JMSException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        MessageConsumer other = drainer == first ? second : first;
+        List<Integer> got = new ArrayList<>();
+        while (got.size() < MESSAGES) { // the one behind catches up too; the publisher follows the slower
+            javax.jms.Message m = Receive.next(other);
+            got.add(number(m));
+            m.acknowledge();
+        }
+        publishing.get(10, TimeUnit.SECONDS);
+        assertEquals(numbers(), got);
+        awaitTrue(() -> drainerGot.size() == MESSAGES, "the first to drain has every publication too");
+        assertEquals(numbers(), List.copyOf(drainerGot));
+    }
+
+    @Test
     void whenTheServersBudgetIsSpentProducersWaitUntilAnyConsumerMakesRoom() throws Exception {
         MemoryBudget budget = SMALL.server().queueManager().memoryBudget();
         String queueName = SMALL.queueName("global");
