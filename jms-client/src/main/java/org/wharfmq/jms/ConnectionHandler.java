@@ -51,6 +51,8 @@ final class ConnectionHandler implements FrameListener {
             connection.onDeliver(d);
         } else if (frame instanceof Frame.Ok ok) {
             connection.onAnswer(ok.requestId(), null);
+        } else if (frame instanceof Frame.ProducerCredit credit) {
+            connection.onProducerCredit(credit);
         } else if (frame instanceof Frame.PullDone done) {
             connection.onPullDone(done);
         } else if (frame instanceof Frame.ConsumerFailed failed) {

@@ -18,9 +18,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One session's sending: stamps a message's JMS headers, encodes it into a pooled buffer on the sending thread and
- * writes it, waiting for the server's answer when the send is synchronous (persistent outside a transaction, or the
- * URL option {@code syncSends}); holds the first failure of a fire-and-forget send until the session's next send or
- * commit reports it, and owns the {@link CompletionDispatcher} that calls asynchronous sends' CompletionListeners.
+ * writes it once the session has {@link ProducerCredit} for it (producer flow control: it waits while the server
+ * holds credit back), waiting for the server's answer when the send is synchronous (persistent outside a transaction,
+ * or the URL option {@code syncSends}); holds the first failure of a fire-and-forget send until the session's next
+ * send or commit reports it, and owns the {@link CompletionDispatcher} that calls asynchronous sends' CompletionListeners.
  * The session's producers send through it; thread-safe as a JMS session needs (one sending thread at a time, the
  * dispatcher and the connection's reader beside it).
  */
@@ -35,6 +36,7 @@ final class SessionSender {
     /** The first failed fire-and-forget send not yet reported to the application. */
     private final AtomicReference<Frame.Error> asyncSendError = new AtomicReference<>();
     private volatile CompletionDispatcher completions;
+    private final ProducerCredit credit;
 
     /**
      * @param transacted whether sends wait for COMMIT (so none waits for its own answer)
@@ -46,6 +48,7 @@ final class SessionSender {
         this.sessionId = session.id();
         this.transacted = transacted;
         this.syncSends = syncSends;
+        this.credit = new ProducerCredit(session);
     }
 
     /**
@@ -82,6 +85,12 @@ final class SessionSender {
             stampHeaders(message, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
         }
         ByteBuf buffer = encode(wharf, wire, on);
+        try {
+            credit.spend(buffer.readableBytes()); // waits while the server holds the session's credit back
+        } catch (JMSException e) {
+            buffer.release();
+            throw e;
+        }
         if (completionListener != null) {
             PendingRequests.Request request = connection.register(on);
             completions().add(message, completionListener, request.answer(), request.id);
@@ -211,6 +220,21 @@ final class SessionSender {
         this.transacted = inTransaction;
     }
 
+    /** The server granted the session's producers {@code bytes} more (PRODUCER_CREDIT). */
+    void onProducerCredit(int bytes) {
+        credit.granted(bytes);
+    }
+
+    /** The session's link was lost: its credit went with it (the re-created session gets a fresh window). */
+    void onLinkLost() {
+        credit.linkLost();
+    }
+
+    /** The connection is lost: a send waiting for credit stops waiting. */
+    void onConnectionLost() {
+        credit.stopWaiting();
+    }
+
     /** A fire-and-forget send failed: the session's next send (or commit) reports it. */
     void onAsyncSendError(Frame.Error error) {
         asyncSendError.compareAndSet(null, error);
@@ -221,8 +245,9 @@ final class SessionSender {
         asyncSendError.set(null);
     }
 
-    /** The session is closing: waits for the asynchronous sends' listeners, then ends their thread. */
+    /** The session is closing: a send waiting for credit stops; waits for the asynchronous sends' listeners, then ends their thread. */
     void close() {
+        credit.stopWaiting();
         CompletionDispatcher d = completions;
         if (d != null) {
             d.awaitIdle();

@@ -541,6 +541,14 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         }
     }
 
+    /** PRODUCER_CREDIT: the session's producers may send more (producer flow control). */
+    void onProducerCredit(Frame.ProducerCredit credit) {
+        WharfSession session = sessions.get(credit.sessionId());
+        if (session != null) {
+            session.sender().onProducerCredit(credit.bytes());
+        }
+    }
+
     void onAnswer(int requestId, Frame.Error error) {
         if (!requests.answer(requestId, error) && error != null) {
             LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for request {2}, which no longer waits: {3}",
@@ -563,6 +571,11 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         if (error.code() == ErrorCode.PROTOCOL_ERROR) {
             // a bug on one side or the other: connecting again would only meet it again
             linkLost(on, "the server reported a protocol error: " + error.message(), null, false);
+            return;
+        }
+        if (error.code() == ErrorCode.CONNECTION_ENDED) {
+            // an administrator ended it: coming back would undo what they did
+            linkLost(on, error.message(), null, false);
             return;
         }
         WharfSession session = error.sessionId() == 0 ? null : sessions.get(error.sessionId());

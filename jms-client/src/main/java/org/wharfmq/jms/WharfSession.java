@@ -538,6 +538,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     /** The connection is lost for good: buffered deliveries are dropped, waiting threads woken to find out. */
     void onConnectionLost() {
+        sender.onConnectionLost();
         for (ClientConsumer c : settlement.consumers()) {
             c.releaseBuffer();
         }
@@ -548,6 +549,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     /** The connection's link was lost and it reconnects: buffered deliveries are dropped; receives wait on. */
     void onLinkLost() {
         settlement.linkLost();
+        sender.onLinkLost();
         wakeAll();
     }
 

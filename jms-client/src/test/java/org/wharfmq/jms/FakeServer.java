@@ -53,6 +53,8 @@ final class FakeServer implements AutoCloseable {
     volatile int heartbeatMillis = 0;
     volatile boolean recordPings;
     volatile boolean recordAuth;
+    /** Whether a new session gets (all the) producer credit at once, as a server with room grants its first window. */
+    volatile boolean grantsCredit = true;
     /** The mechanisms offered in answer to HELLO. */
     volatile List<String> mechanisms = List.of(Mechanisms.ANONYMOUS);
     /** Returned by {@link #answer} to send no answer at all (the test answers later with {@link #send}). */
@@ -194,6 +196,9 @@ final class FakeServer implements AutoCloseable {
             Frame reply = answer.apply(f);
             if (reply == null) {
                 reply = defaultAnswer(f);
+            }
+            if (f instanceof Frame.CreateSession session && grantsCredit) {
+                ctx.write(new Frame.ProducerCredit(session.sessionId(), Integer.MAX_VALUE)); // as a server opens a session
             }
             if (reply != null && reply != SILENCE) {
                 ctx.writeAndFlush(reply);

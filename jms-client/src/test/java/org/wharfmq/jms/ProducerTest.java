@@ -101,6 +101,74 @@ class ProducerTest {
     }
 
     @Test
+    void aSendWaitsForProducerCreditAndGoesOnOnceTheServerGrantsIt() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            server.grantsCredit = false; // the session opens with no credit, as if its destination were over budget
+            Connection c = new WharfConnectionFactory(server.url()).createConnection();
+            Session s = c.createSession();
+            server.expect(Frame.Hello.class);
+            int sessionId = server.expect(Frame.CreateSession.class).sessionId();
+            MessageProducer p = s.createProducer(s.createQueue("Q"));
+            p.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            java.util.concurrent.CompletableFuture<Void> sent = new java.util.concurrent.CompletableFuture<>();
+            Thread sender = new Thread(() -> {
+                try {
+                    p.send(s.createTextMessage("waits"));
+                    p.send(s.createTextMessage("waits again"), new javax.jms.CompletionListener() { // bounded too
+                        public void onCompletion(Message m) {
+                        }
+
+                        public void onException(Message m, Exception e) {
+                        }
+                    });
+                    sent.complete(null);
+                } catch (JMSException e) {
+                    sent.completeExceptionally(e);
+                }
+            }, "blocked-sender");
+            sender.start();
+            awaitParked(sender);
+            assertTrue(server.expect(Frame.CreateProducer.class) != null);
+            assertNull(server.poll(0), "nothing is sent without credit");
+
+            server.send(new Frame.ProducerCredit(sessionId, 1)); // one byte left: any one message fits
+            assertEquals("waits", ((TextMessage) FakeServer.decode(nextSend(server))).getText());
+            awaitParked(sender); // the first took the credit below zero: the asynchronous send waits as well
+            assertNull(server.poll(0), "the asynchronous send waits for credit too");
+            server.send(new Frame.ProducerCredit(sessionId, 1 << 20));
+            assertEquals("waits again", ((TextMessage) FakeServer.decode(nextSend(server))).getText());
+            sent.get(5, java.util.concurrent.TimeUnit.SECONDS);
+
+            Thread last = new Thread(() -> {
+                try {
+                    while (true) {
+                        p.send(s.createTextMessage("until the credit is spent"));
+                    }
+                } catch (JMSException e) {
+                    sent.obtrudeException(e);
+                }
+            }, "closed-while-waiting");
+            last.start();
+            awaitParked(last);
+            s.close(); // from another thread, as JMS allows: the waiting send ends
+            last.join(5000);
+            JMSException closed = assertThrows(java.util.concurrent.ExecutionException.class, sent::get).getCause()
+                    instanceof JMSException j ? j : null;
+            assertTrue(closed instanceof javax.jms.IllegalStateException, String.valueOf(closed));
+            c.close();
+        }
+    }
+
+    /** Waits until {@code thread} parks (a send waiting for credit), looking at its state, never sleeping on a guess. */
+    private static void awaitParked(Thread thread) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (thread.getState() != Thread.State.WAITING) {
+            assertTrue(System.nanoTime() < deadline && thread.isAlive(), thread + " did not wait: " + thread.getState());
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
     void syncSendsOptionMakesEverySendWait() throws Exception {
         try (FakeServer server = FakeServer.inVm()) {
             Connection c = new WharfConnectionFactory(server.url() + "?syncSends=true").createConnection();

@@ -2,6 +2,7 @@ package org.wharfmq.perf;
 
 import org.wharfmq.perf.driver.Driver;
 import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.memory.QueueMemoryProbe;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.peer.ArtemisPeerMain;
@@ -12,7 +13,7 @@ import java.util.Arrays;
 
 /**
  * {@code bin/wharf perf ...}: the driver when the first argument is an option ({@code -tc jms.r11.Requestor ...},
- * JMSPerfHarness's command line), else a subcommand: {@code run}, {@code compare}, {@code jmh}, and the child
+ * JMSPerfHarness's command line), else a subcommand: {@code run}, {@code compare}, {@code jmh}, {@code memory}, and the child
  * processes the runner starts ({@code server}, {@code artemis}).
  */
 public final class PerfMain {
@@ -48,6 +49,7 @@ public final class PerfMain {
                 }
                 case "server" -> ServerMain.run(rest);
                 case "artemis" -> ArtemisPeerMain.run(rest);
+                case "memory" -> QueueMemoryProbe.run(rest);
                 default -> drive(args);
             };
         } catch (OptionException e) {
@@ -68,6 +70,7 @@ public final class PerfMain {
                   wharf perf run WORKLOAD [options]                  step the clients, find the peak, write a report
                   wharf perf compare WORKLOAD [options]              the same workload on Wharf and on the peer (Artemis)
                   wharf perf jmh [JMH options]                       micro-benchmarks of the hot paths
+                  wharf perf memory [--messages N] [--size BYTES]     server memory per waiting message
 
                 Workloads: RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB F-PARSE F-WRITE F-VALID
                 F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT (any F-* with --persistent is F-PERSIST).

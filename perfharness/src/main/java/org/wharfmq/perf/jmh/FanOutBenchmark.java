@@ -87,7 +87,8 @@ public class FanOutBenchmark {
 
     @Benchmark
     public int publish() {
-        publisher.writeInbound(new Frame.Send(0, SESSION, 1, message.retainedDuplicate()));
+        EmbeddedConnections.readInbound(publisher, new Frame.Send(0, SESSION, 1, message.retainedDuplicate()));
+        EmbeddedConnections.drop(publisher); // its PRODUCER_CREDITs, as a socket would take them
         int written = 0;
         boolean settle = ++published % BATCH == 0;
         for (EmbeddedChannel subscriber : subscriberChannels) {

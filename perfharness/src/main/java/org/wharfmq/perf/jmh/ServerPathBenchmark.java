@@ -90,11 +90,10 @@ public class ServerPathBenchmark {
 
     @Benchmark
     public int sendDeliver() {
-        producer.writeInbound(new Frame.Send(persistent ? 1 : 0, SESSION, 1, message.retainedDuplicate()));
+        EmbeddedConnections.readInbound(producer,
+                new Frame.Send(persistent ? 1 : 0, SESSION, 1, message.retainedDuplicate()));
         int written = EmbeddedConnections.drop(consumer);
-        if (persistent) {
-            EmbeddedConnections.drop(producer);
-        }
+        EmbeddedConnections.drop(producer); // its OKs (persistent) and PRODUCER_CREDITs, as a socket would take them
         if (++delivered % BATCH == 0) {
             consumer.writeInbound(new Frame.Ack(0, SESSION, List.of(new Frame.Consumed(CONSUMER, delivered))));
             consumer.writeInbound(new Frame.Credit(CONSUMER, BATCH));

@@ -152,6 +152,7 @@ final class Codec {
             case XA_ROLLBACK -> new Frame.XaRollback(in.readInt(), WireXid.read(in));
             case XA_RECOVER -> new Frame.XaRecover(in.readInt());
             case XA_RESULT -> new Frame.XaResult(in.readInt(), in.readInt(), readXids(in));
+            case PRODUCER_CREDIT -> new Frame.ProducerCredit(in.readInt(), in.readInt());
         };
         if (in.isReadable()) {
             if (frame instanceof Frame.Send s) {

@@ -50,6 +50,12 @@ public enum ErrorCode {
      */
     TOO_MANY_CONNECTIONS(21),
     /**
+     * An administrator ended the connection ({@code wharf admin end connection}); sent with request id 0, then the
+     * connection closes. Unlike a lost connection or a server stopping, the client does not reconnect: it reports the
+     * message, which says who ended it, to the ExceptionListener.
+     */
+    CONNECTION_ENDED(23),
+    /**
      * XA: the request names a transaction branch the queue manager does not know (never started, already completed,
      * or rolled back by its transaction timeout); the client raises {@code XAException} XAER_NOTA.
      */

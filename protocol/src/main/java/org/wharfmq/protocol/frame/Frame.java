@@ -31,8 +31,8 @@ public sealed interface Frame {
      * A frame a client sends, which the server handles: each kind calls its own method of a
      * {@link ClientFrameHandler}, so a new kind of client frame does not compile until the server says what it does
      * with it. (Java 17 has no pattern-matching switch; this is the check it would give.) The frames only the server
-     * sends (AUTH_MECHANISMS, AUTH_CHALLENGE, HELLO_OK, OK, ERROR, PULL_DONE, CONSUMER_FAILED, DELIVER, XA_RESULT) are not
-     * {@code FromClient}; PING goes both ways.
+     * sends (AUTH_MECHANISMS, AUTH_CHALLENGE, HELLO_OK, OK, ERROR, PULL_DONE, CONSUMER_FAILED, DELIVER, XA_RESULT,
+     * PRODUCER_CREDIT) are not {@code FromClient}; PING goes both ways.
      */
     sealed interface FromClient extends Frame {
         /** Calls the method of {@code handler} for this kind of frame. */
@@ -540,6 +540,24 @@ public sealed interface Frame {
             out.writeInt(consumerId);
             out.writeShort(code.code());
             WireStrings.write(out, message);
+        }
+    }
+
+    /**
+     * Server → client: the producers of session {@code sessionId} may send {@code bytes} more bytes of messages (the
+     * encoded messages' lengths, as SEND carries them). Producer flow control: the server sends the session's first
+     * window before answering CREATE_SESSION, then returns credit as it takes the session's SENDs, in batches of half
+     * the window, and holds it back while a destination the session sent to is over its memory budget with the
+     * policy block. A session whose credit is spent waits before its next SEND (docs/resilience.md).
+     */
+    record ProducerCredit(int sessionId, int bytes) implements Frame {
+        public FrameType type() {
+            return FrameType.PRODUCER_CREDIT;
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(sessionId);
+            out.writeInt(bytes);
         }
     }
 

@@ -63,6 +63,7 @@ class FrameCodecTest {
                 new Frame.Credit(11, 500),
                 new Frame.Pull(11, 77),
                 new Frame.PullDone(11, 77),
+                new Frame.ProducerCredit(3, 131_072),
                 new Frame.ConsumerFailed(12, ErrorCode.UNKNOWN_DESTINATION, "Queue 'Q' does not exist."),
                 new Frame.Ack(0, 2, List.of(new Frame.Consumed(11, 5))),
                 new Frame.Commit(9, 2, List.of(new Frame.Consumed(11, 5), new Frame.Consumed(12, 6))),

@@ -146,6 +146,51 @@ public final class Configuration {
     private Configuration() {
     }
 
+    // ---- memory (docs/resilience.md) ----
+
+    /**
+     * The server's memory budget for messages (setting maxMemoryBytes): {@value} = automatic, that is
+     * {@link #DEFAULT_MEMORY_SHARE_PERCENT} % of the JVM's direct memory limit ({@code -XX:MaxDirectMemorySize}, which
+     * is the heap's limit {@code -Xmx} unless set), where message buffers live.
+     */
+    public static final long DEFAULT_MAX_MEMORY_BYTES = 0;
+
+    /**
+     * The share of the JVM's direct memory limit the automatic memory budget takes: {@value} %. The rest is for the
+     * server's other buffers (reads, writes, the journal) and room to spare; the messages' objects on the heap (a few
+     * hundred bytes each) count towards the budget too ({@link #MESSAGE_OVERHEAD_BYTES}).
+     */
+    public static final int DEFAULT_MEMORY_SHARE_PERCENT = 50;
+
+    /**
+     * What the budgets count for each message beyond its encoded length: {@value} bytes, the server's objects for a
+     * waiting message as measured (docs/performance.md, "Memory per waiting message": 375 bytes of heap and the
+     * unused ends of compaction regions). So a budget bounds memory, even for tiny messages.
+     */
+    public static final int MESSAGE_OVERHEAD_BYTES = 384;
+
+    /**
+     * The memory budget of each topic subscription (setting maxSubscriptionBytes): {@value} bytes (64 MiB). With the
+     * default policy, block, a publisher is slowed once one of its subscriptions holds this much, so one slow
+     * subscriber cannot fill the server; a topic entry may set its own.
+     */
+    public static final long DEFAULT_MAX_SUBSCRIPTION_BYTES = 64L * 1024 * 1024;
+
+    /** What a send meets when a budget is spent (setting memoryPolicy): block, the producer waits for credit. */
+    public static final org.wharfmq.server.config.MemoryPolicy DEFAULT_MEMORY_POLICY =
+            org.wharfmq.server.config.MemoryPolicy.BLOCK;
+
+    /**
+     * Bytes a producer's session may send before the server returns credit (setting producerWindowBytes): {@value}
+     * (256 KiB). The server returns it in batches of half the window, so a session costs one credit frame per 128 KiB
+     * sent while nothing is over budget; a destination over budget takes at most this much more from each session
+     * that was already sending to it.
+     */
+    public static final int DEFAULT_PRODUCER_WINDOW_BYTES = 256 * 1024;
+
+    /** The smallest producer window: {@value} bytes (one frame's header and a small message). */
+    public static final int MIN_PRODUCER_WINDOW_BYTES = 1024;
+
     // ---- TLS (the tls: block; org.wharfmq.server.config.TlsConfig) ----
 
     /** Port of the TLS listener (setting tls.port): {@value}. */

@@ -66,8 +66,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       waits). Consumer credit is guarded by the consumer's queue lock.</li>
  *   <li>Each session has a small lock guarding its unacknowledged deliveries and the DELIVER frames waiting to be
  *       written. Lock order: queue, then session; never the reverse, and never two queues at once.</li>
- *   <li>Message bodies are never copied: the stored message keeps the retained slice of the SEND frame, and each
- *       DELIVER carries a {@code retainedDuplicate()} of it.</li>
+ *   <li>Message bodies are not copied on their way to a consumer: the stored message keeps the retained slice of the
+ *       SEND frame, and each DELIVER carries a {@code retainedDuplicate()} of it. Only a message that waits is
+ *       copied, once, into a right-sized buffer ({@link org.wharfmq.server.queue.CompactionArena}), so that it does not
+ *       keep the larger buffer it arrived in alive.</li>
  *   <li>The {@link MessageStore} completes asynchronously (a journal completes from its writer thread after a
  *       sync); answers that promise durability (OK to a persistent SEND or a COMMIT) wait for that completion, and
  *       session state is touched again only back on the session's event loop.</li>
@@ -272,6 +274,8 @@ public final class WharfServer implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, "Queue manager " + config.name() + " listening on "
                 + String.join(", ", networkUrls()) + (tlsPort >= 0 ? " (TLS: " + tlsEngine + " engine)" : "")
                 + " and " + vmUrl() + " (" + transport.name().toLowerCase() + ")");
+        LOG.log(System.Logger.Level.INFO, "Messages in memory are limited to a " + queueManager.memoryBudget()
+                + "; docs/resilience.md");
         switch (logins.authenticator().anonymousAccess()) {
             case LOOPBACK -> LOG.log(System.Logger.Level.INFO, "No users configured: only local clients (127.0.0.1, ::1)"
                     + " may connect. Add users (bin/wharf user add) or set allowAnonymous: true.");

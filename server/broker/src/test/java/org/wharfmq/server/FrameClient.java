@@ -44,6 +44,8 @@ public final class FrameClient implements AutoCloseable {
 
     private final Channel channel;
     private final BlockingQueue<Frame> received = new LinkedBlockingQueue<>();
+    /** PRODUCER_CREDIT frames, kept apart: a test of other frames need not expect them between its answers. */
+    private final BlockingQueue<Frame.ProducerCredit> credits = new LinkedBlockingQueue<>();
     private int nextRequestId = 1;
 
     private FrameClient(Bootstrap bootstrap, java.net.SocketAddress address) throws InterruptedException {
@@ -58,6 +60,10 @@ public final class FrameClient implements AutoCloseable {
                                     ByteBuf copy = Unpooled.copiedBuffer(d.message());
                                     d.message().release();
                                     frame = new Frame.Deliver(d.consumerId(), d.deliveryId(), d.deliveryCount(), copy);
+                                }
+                                if (frame instanceof Frame.ProducerCredit credit) {
+                                    credits.add(credit);
+                                    return;
                                 }
                                 received.add(frame);
                             }
@@ -185,6 +191,20 @@ public final class FrameClient implements AutoCloseable {
     /** Sends a message without asking for an answer. */
     public void sendMessageAsync(int sessionId, WireMessage message) throws InterruptedException {
         send(new Frame.Send(0, sessionId, 1, TestMessages.encode(message)));
+    }
+
+    /** The next PRODUCER_CREDIT from the server; fails after the timeout. */
+    public Frame.ProducerCredit producerCredit() throws InterruptedException {
+        Frame.ProducerCredit credit = credits.poll(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        assertNotNull(credit, "no PRODUCER_CREDIT from the server within " + TIMEOUT_SECONDS + " s");
+        return credit;
+    }
+
+    /** The PRODUCER_CREDIT frames that have arrived and not been taken (does not wait). */
+    public List<Frame.ProducerCredit> takeProducerCredits() {
+        List<Frame.ProducerCredit> taken = new java.util.ArrayList<>();
+        credits.drainTo(taken);
+        return taken;
     }
 
     /** The next frame from the server; fails after the timeout. */

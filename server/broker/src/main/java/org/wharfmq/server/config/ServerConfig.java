@@ -48,6 +48,12 @@ public final class ServerConfig {
     private final int maxConnections;
     private final int maxConnectionsPerAddress;
     private final int maxTemporaryQueuesPerConnection;
+    // memory (docs/resilience.md)
+    private final long maxMemoryBytes;
+    private final long maxSubscriptionBytes;
+    private final MemoryPolicy memoryPolicy;
+    private final int producerWindowBytes;
+    private final List<TopicDefinition> topics;
 
     private ServerConfig(Builder b) {
         this.name = b.name;
@@ -77,6 +83,11 @@ public final class ServerConfig {
         this.maxConnections = b.maxConnections;
         this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
         this.maxTemporaryQueuesPerConnection = b.maxTemporaryQueuesPerConnection;
+        this.maxMemoryBytes = b.maxMemoryBytes;
+        this.maxSubscriptionBytes = b.maxSubscriptionBytes;
+        this.memoryPolicy = b.memoryPolicy;
+        this.producerWindowBytes = b.producerWindowBytes;
+        this.topics = List.copyOf(b.topics);
     }
 
     /** Every setting at its default (see {@link Configuration}); no predefined queues. */
@@ -119,6 +130,11 @@ public final class ServerConfig {
         b.maxConnections = maxConnections;
         b.maxConnectionsPerAddress = maxConnectionsPerAddress;
         b.maxTemporaryQueuesPerConnection = maxTemporaryQueuesPerConnection;
+        b.maxMemoryBytes = maxMemoryBytes;
+        b.maxSubscriptionBytes = maxSubscriptionBytes;
+        b.memoryPolicy = memoryPolicy;
+        b.producerWindowBytes = producerWindowBytes;
+        b.topics = new ArrayList<>(topics);
         return b;
     }
 
@@ -274,6 +290,34 @@ public final class ServerConfig {
         return maxTemporaryQueuesPerConnection;
     }
 
+    /**
+     * The server's memory budget for messages, in bytes, as configured: 0 = automatic, a share of the JVM's direct
+     * memory limit ({@link Configuration#DEFAULT_MEMORY_SHARE_PERCENT}; the queue manager computes it).
+     */
+    public long maxMemoryBytes() {
+        return maxMemoryBytes;
+    }
+
+    /** The memory budget of each topic subscription no {@link #topics()} entry covers, in bytes; 0 = none of its own. */
+    public long maxSubscriptionBytes() {
+        return maxSubscriptionBytes;
+    }
+
+    /** What a send meets when a budget is spent, for destinations that do not choose: block or fail. */
+    public MemoryPolicy memoryPolicy() {
+        return memoryPolicy;
+    }
+
+    /** The bytes a producer's session may send before the server returns credit (producer flow control). */
+    public int producerWindowBytes() {
+        return producerWindowBytes;
+    }
+
+    /** Memory settings for the subscriptions of some topics, in the configuration's order (the first that covers wins). */
+    public List<TopicDefinition> topics() {
+        return topics;
+    }
+
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
@@ -285,7 +329,10 @@ public final class ServerConfig {
                 + ", securityFile=" + securityFile + ", flowHostUser=" + flowHostUser + ", tls=" + tls
                 + ", handshakeTimeoutMillis=" + handshakeTimeoutMillis + ", maxConnections=" + maxConnections
                 + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxTemporaryQueuesPerConnection="
-                + maxTemporaryQueuesPerConnection + "]";
+                + maxTemporaryQueuesPerConnection
+                + ", maxMemoryBytes=" + maxMemoryBytes + ", maxSubscriptionBytes=" + maxSubscriptionBytes
+                + ", memoryPolicy=" + memoryPolicy + ", producerWindowBytes=" + producerWindowBytes + ", topics=" + topics
+                + "]";
     }
 
     /**
@@ -322,8 +369,56 @@ public final class ServerConfig {
         private int maxConnections = Configuration.DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = Configuration.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private int maxTemporaryQueuesPerConnection = Configuration.DEFAULT_MAX_TEMPORARY_QUEUES_PER_CONNECTION;
+        private long maxMemoryBytes = Configuration.DEFAULT_MAX_MEMORY_BYTES;
+        private long maxSubscriptionBytes = Configuration.DEFAULT_MAX_SUBSCRIPTION_BYTES;
+        private MemoryPolicy memoryPolicy = Configuration.DEFAULT_MEMORY_POLICY;
+        private int producerWindowBytes = Configuration.DEFAULT_PRODUCER_WINDOW_BYTES;
+        private List<TopicDefinition> topics = new ArrayList<>();
 
         private Builder() {
+        }
+
+        // ---- memory (docs/resilience.md) ----
+
+        /** Sets the server's memory budget for messages in bytes; 0 = automatic (a share of the JVM's direct memory). */
+        public Builder maxMemoryBytes(long maxMemoryBytes) {
+            this.maxMemoryBytes = maxMemoryBytes;
+            return this;
+        }
+
+        /** Sets the memory budget of each subscription no {@code topics} entry covers, in bytes; 0 = none of its own. */
+        public Builder maxSubscriptionBytes(long maxSubscriptionBytes) {
+            this.maxSubscriptionBytes = maxSubscriptionBytes;
+            return this;
+        }
+
+        /** Sets what a send meets when a budget is spent, for destinations that do not choose: block or fail. */
+        public Builder memoryPolicy(MemoryPolicy memoryPolicy) {
+            this.memoryPolicy = memoryPolicy;
+            return this;
+        }
+
+        /** Sets the bytes a producer's session may send before the server returns credit. */
+        public Builder producerWindowBytes(int producerWindowBytes) {
+            this.producerWindowBytes = producerWindowBytes;
+            return this;
+        }
+
+        /** Defines a queue with its own memory budget and policy (replacing an earlier definition of the same name). */
+        public Builder queue(String name, long maxBytes, MemoryPolicy policy) {
+            return define(new QueueDefinition(name, null, maxBytes, policy.toString()));
+        }
+
+        /** Adds memory settings for the subscriptions under a topic filter (see {@link TopicDefinition}). */
+        public Builder topic(String filter, long maxBytes, MemoryPolicy policy) {
+            topics.add(new TopicDefinition(filter, maxBytes, policy.toString()));
+            return this;
+        }
+
+        /** Sets the memory settings of subscriptions by topic filter, replacing those given before. */
+        public Builder topics(List<TopicDefinition> topics) {
+            this.topics = new ArrayList<>(topics);
+            return this;
         }
 
         /** Sets the user the flow host's flows connect as (null: anonymous in-VM, as the queue manager itself). */
@@ -579,11 +674,60 @@ public final class ServerConfig {
             requirePositive(maxConnections, "maxConnections");
             requirePositive(maxConnectionsPerAddress, "maxConnectionsPerAddress");
             requirePositive(maxTemporaryQueuesPerConnection, "maxTemporaryQueuesPerConnection");
+            checkMemory();
             if (tls != null && tls.plain() && tls.port() != 0 && tls.port() == port) {
                 throw new ConfigurationException("Settings port and tls.port are both " + port + ": the plain and the TLS "
                         + "listener need ports of their own (or set tls.plain: false to have only the TLS one).");
             }
             return new ServerConfig(this);
+        }
+
+        /** The memory settings: budgets 0 or more, policies named right ({@code drop} only for topics). */
+        private void checkMemory() {
+            if (maxMemoryBytes < 0) {
+                throw new ConfigurationException("Setting maxMemoryBytes must be 0 (automatic) or more, was "
+                        + maxMemoryBytes + ".");
+            }
+            if (maxSubscriptionBytes < 0) {
+                throw new ConfigurationException("Setting maxSubscriptionBytes must be 0 (none) or more, was "
+                        + maxSubscriptionBytes + ".");
+            }
+            if (memoryPolicy == null || memoryPolicy == MemoryPolicy.DROP) {
+                throw new ConfigurationException("Setting memoryPolicy must be block or fail, was " + memoryPolicy
+                        + " (drop is for topics: set it under 'topics').");
+            }
+            if (producerWindowBytes < Configuration.MIN_PRODUCER_WINDOW_BYTES) {
+                throw new ConfigurationException("Setting producerWindowBytes must be at least "
+                        + Configuration.MIN_PRODUCER_WINDOW_BYTES + ", was " + producerWindowBytes + ".");
+            }
+            for (QueueDefinition q : queues) {
+                String setting = "maxBytes of queue '" + q.name() + "'";
+                if (q.maxBytes() != null && q.maxBytes() < 1) {
+                    throw new ConfigurationException("Setting " + setting + " must be at least 1, was " + q.maxBytes() + ".");
+                }
+                if (q.policy() != null && MemoryPolicy.parse(q.policy(), "policy of queue '" + q.name() + "'")
+                        == MemoryPolicy.DROP) {
+                    throw new ConfigurationException("Setting policy of queue '" + q.name() + "' must be block or fail, "
+                            + "was drop (a queue never drops messages; drop is for topics).");
+                }
+            }
+            Set<String> filters = new HashSet<>();
+            for (int i = 0; i < topics.size(); i++) {
+                TopicDefinition t = topics.get(i);
+                if (t == null || t.filter() == null || t.filter().isBlank()) {
+                    throw new ConfigurationException("Topic number " + (i + 1) + " under 'topics' has no filter.");
+                }
+                if (!filters.add(t.filter())) {
+                    throw new ConfigurationException("Topic filter '" + t.filter() + "' is given twice under 'topics'.");
+                }
+                if (t.maxBytes() != null && t.maxBytes() < 1) {
+                    throw new ConfigurationException("Setting maxBytes of topic '" + t.filter() + "' must be at least 1, "
+                            + "was " + t.maxBytes() + ".");
+                }
+                if (t.policy() != null) {
+                    MemoryPolicy.parse(t.policy(), "policy of topic '" + t.filter() + "'");
+                }
+            }
         }
 
         private Builder define(QueueDefinition definition) {

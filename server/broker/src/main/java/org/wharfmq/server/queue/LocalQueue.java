@@ -1,16 +1,22 @@
 package org.wharfmq.server.queue;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -37,6 +43,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * and sent in a transaction that has not committed yet (as IBM MQ's CURDEPTH does). A put is refused with
  * QUEUE_FULL when depth has reached the maximum.
  *
+ * <h2>Memory</h2>
+ * The queue counts the bytes of the messages depth counts ({@link QueuedMessage#memoryBytes()}) against its own
+ * {@link MemoryLimit} and adds them to the server's {@link MemoryBudget}. When either is spent, a send meets the
+ * queue's policy: {@code fail} refuses it in {@link #reserve} (QUEUE_FULL, naming the budget, the bytes held and the
+ * setting); {@code drop} (subscriptions) first drops the oldest waiting non-persistent messages; {@code block}
+ * accepts it, and the sending session stops returning its producer's credit until the queue is back under its
+ * budget ({@link #overBudget}, {@link #whenUnderBudget}). A paging store is to plug in at the same point: a queue
+ * over budget would keep new messages on disk instead.
+ *
  * <h2>Deletion when unused</h2>
  * A queue created by use ({@link #autoCreated}) is <i>unused</i> while its depth is 0 (no message waiting,
  * delivered, reserved by an open transaction or waiting for its delivery time) and no consumer or browser is
@@ -59,6 +74,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class LocalQueue {
 
+    private static final System.Logger LOG = System.getLogger(LocalQueue.class.getName());
     private static final int PRIORITIES = 10;
     /** JMS priority 9, delivered first. */
     static final int HIGHEST_PRIORITY = PRIORITIES - 1;
@@ -77,9 +93,17 @@ public final class LocalQueue {
     private volatile boolean autoCreated;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
+    private final MemoryLimit limit;
+    private final MemoryBudget budget;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final MessageList[] byPriority = new MessageList[PRIORITIES];
+    /** Right-sized copies of the messages that wait here; its current region is let go when none waits. */
+    private final CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
+    /** Messages on the lists. */
+    private int waiting;
+    /** Whether any message waits on the lists; written under the lock as that changes, read without it. */
+    private volatile boolean backlogged;
     private final CorrelationIndex correlationIndex = new CorrelationIndex();
     private final ArrayList<QueueConsumer> generalConsumers = new ArrayList<>();
     private int nextGeneralConsumer;
@@ -112,6 +136,17 @@ public final class LocalQueue {
     private boolean deleted;
     /** Messages a selector could not decode, off the lists, for the dead-letter queue once the lock is released. */
     private final ArrayList<QueuedMessage> undecodable = new ArrayList<>(0);
+    /** The memory of the messages depth counts, as {@link QueuedMessage#memoryBytes()} counts it. */
+    private long heldBytes;
+    /** Whether heldBytes has reached the queue's own budget; written under the lock as that changes, read without it. */
+    private volatile boolean overLimit;
+    /** What to run once the queue is back under its own budget (blocked producers' credit). */
+    private final ArrayList<Runnable> budgetWaiters = new ArrayList<>(0);
+    /** The queue went back under its budget: {@link #unlock()} runs the waiters once the lock is released. */
+    private boolean budgetWaitersDue;
+    /** Messages the drop policy dropped, over the queue's life, and in the episode of drops going on (0: none). */
+    private long dropped;
+    private long droppedThisEpisode;
 
     /**
      * A queue defined in the configuration, on the system clock.
@@ -124,12 +159,16 @@ public final class LocalQueue {
      */
     public LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, Persistence persistence,
                       DeadLetters deadLetters) {
-        this(name, maxDepth, maxDepthSetOnQueue, persistence, true, false, false, InstantSource.system(), deadLetters);
+        this(name, maxDepth, maxDepthSetOnQueue, persistence, true, false, false, InstantSource.system(), deadLetters,
+                MemoryLimit.none("queue '" + name + "'"), MemoryBudget.unlimited());
     }
 
     private LocalQueue(String name, long maxDepth, boolean maxDepthSetOnQueue, Persistence persistence, boolean journaled,
-                       boolean temporary, boolean autoCreated, InstantSource clock, DeadLetters deadLetters) {
+                       boolean temporary, boolean autoCreated, InstantSource clock, DeadLetters deadLetters,
+                       MemoryLimit limit, MemoryBudget budget) {
         this.name = name;
+        this.limit = limit;
+        this.budget = budget;
         this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.maxDepth = maxDepth;
@@ -146,8 +185,9 @@ public final class LocalQueue {
 
     /** A queue defined in the configuration: never deleted. */
     static LocalQueue defined(String name, long maxDepth, boolean maxDepthSetOnQueue, Persistence persistence,
-                              DeadLetters deadLetters, InstantSource clock) {
-        return new LocalQueue(name, maxDepth, maxDepthSetOnQueue, persistence, true, false, false, clock, deadLetters);
+                              DeadLetters deadLetters, InstantSource clock, MemoryLimit limit, MemoryBudget budget) {
+        return new LocalQueue(name, maxDepth, maxDepthSetOnQueue, persistence, true, false, false, clock, deadLetters,
+                limit, budget);
     }
 
     /**
@@ -155,8 +195,8 @@ public final class LocalQueue {
      * {@link #deleteIfUnused} once unused for the auto-delete delay. Unused from now.
      */
     static LocalQueue autoCreated(String name, long maxDepth, Persistence persistence, DeadLetters deadLetters,
-                                  InstantSource clock) {
-        return new LocalQueue(name, maxDepth, false, persistence, true, false, true, clock, deadLetters);
+                                  InstantSource clock, MemoryLimit limit, MemoryBudget budget) {
+        return new LocalQueue(name, maxDepth, false, persistence, true, false, true, clock, deadLetters, limit, budget);
     }
 
     /**
@@ -164,10 +204,14 @@ public final class LocalQueue {
      *
      * @param journaled whether its persistent messages go to the store: true for a durable subscription, false for
      *                  a non-durable one, whose queue dies with its consumer anyway
+     * @param limit     the subscription's memory budget and policy
+     * @param budget    the server's memory budget
      */
     public static LocalQueue subscription(String name, long maxDepth, Persistence persistence, boolean journaled,
-                                          DeadLetters deadLetters, InstantSource clock) {
-        return new LocalQueue(name, maxDepth, false, persistence, journaled, false, false, clock, deadLetters);
+                                          DeadLetters deadLetters, InstantSource clock, MemoryLimit limit,
+                                          MemoryBudget budget) {
+        return new LocalQueue(name, maxDepth, false, persistence, journaled, false, false, clock, deadLetters, limit,
+                budget);
     }
 
     /**
@@ -176,8 +220,8 @@ public final class LocalQueue {
      * connection, so there is nothing to recover).
      */
     static LocalQueue temporary(String name, long maxDepth, Persistence persistence, DeadLetters deadLetters,
-                                InstantSource clock) {
-        return new LocalQueue(name, maxDepth, false, persistence, false, true, false, clock, deadLetters);
+                                InstantSource clock, MemoryLimit limit, MemoryBudget budget) {
+        return new LocalQueue(name, maxDepth, false, persistence, false, true, false, clock, deadLetters, limit, budget);
     }
 
     /** The queue name. */
@@ -231,6 +275,109 @@ public final class LocalQueue {
     }
 
     /**
+     * Whether the queue holds its own memory budget or more (read without the lock). A sending session whose
+     * producer's policy is block withholds its credit until {@link #whenUnderBudget} runs.
+     */
+    public boolean overBudget() {
+        return overLimit;
+    }
+
+    /**
+     * Whether a sender to this queue is to be slowed: it is over its own budget and its policy is block. A volatile
+     * read and a final field: what a SEND pays for producer flow control while nothing is over budget.
+     */
+    public boolean blocksProducers() {
+        return overLimit && limit.policy() == MemoryPolicy.BLOCK;
+    }
+
+    /**
+     * Runs {@code task} once the queue is back under its own budget: at once (in this call) when it is under it now,
+     * else once the lock is released by whatever takes it below, on that thread. The task must only hand work on.
+     */
+    public void whenUnderBudget(Runnable task) {
+        lock.lock();
+        try {
+            if (overLimit && !deleted) {
+                budgetWaiters.add(task);
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        task.run();
+    }
+
+    /**
+     * How many producer sessions wait for this queue to be back under its budget (their credit held back), for
+     * administration and tests.
+     */
+    public int producersHeldBack() {
+        lock.lock();
+        try {
+            return budgetWaiters.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The queue's own memory budget and policy. */
+    public MemoryLimit memoryLimit() {
+        return limit;
+    }
+
+    /** The memory of the messages depth counts, in bytes, each as {@link QueuedMessage#memoryBytes()} counts it. */
+    public long heldBytes() {
+        lock.lock();
+        try {
+            return heldBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Messages the drop policy has dropped over the queue's life. */
+    public long dropped() {
+        lock.lock();
+        try {
+            return dropped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether messages wait on the lists, read without the lock (a hint: it may change at once). A publication routed
+     * to a subscription whose queue has a backlog will wait there, so it is compacted once for all subscriptions.
+     */
+    public boolean backlogged() {
+        return backlogged;
+    }
+
+    /**
+     * The bytes the waiting messages keep alive: the capacity of every distinct buffer under their bytes (the one a
+     * message arrived in, or the region it was compacted into), each counted once. A walk of the lists under the
+     * lock, for administration and tests, never on a message's path.
+     */
+    public long retainedBufferBytes() {
+        Set<ByteBuf> buffers = Collections.newSetFromMap(new IdentityHashMap<>());
+        long bytes = 0;
+        lock.lock();
+        try {
+            for (MessageList list : byPriority) {
+                for (QueuedMessage m = list.head; m != null; m = m.next) {
+                    ByteBuf root = CompactionArena.underlying(m.content());
+                    if (buffers.add(root)) {
+                        bytes += root.capacity();
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return bytes;
+    }
+
+    /**
      * How many consumers have been examined while placing new or returned messages, over the queue's life. Lets
      * tests prove that a reply finds its correlation-id consumer without looking at any other.
      */
@@ -249,7 +396,8 @@ public final class LocalQueue {
      *
      * @return false, taking nothing, when this auto-created queue has been deleted as unused since it was looked
      *         up: look it up again (never false for other queues)
-     * @throws WharfException QUEUE_FULL when the queue holds its maximum depth
+     * @throws WharfException QUEUE_FULL when the queue holds its maximum depth, or when its memory budget or the
+     *                        server's is spent and its policy is fail (or drop, with nothing left to drop)
      */
     public boolean reserve(QueuedMessage message) {
         lock.lock();
@@ -266,12 +414,64 @@ public final class LocalQueue {
             if (depth >= maxDepth) {
                 throw queueFull();
             }
-            depth++;
-            message.sequence = nextSequence++;
+            if (!makeRoomFor(message)) {
+                throw overBudget(message.memoryBytes());
+            }
+            take(message);
             return true;
         } finally {
-            lock.unlock();
+            unlock();
         }
+    }
+
+    /** What {@link #reserveCopy} did with a publication's copy. */
+    public enum Admission {
+        /** Reserved, as {@link #reserve} does. */
+        RESERVED,
+        /** Not taken: the drop policy found no room even after dropping what it could (counted in {@link #dropped}). */
+        DROPPED,
+        /** Not taken: the queue holds its maximum depth ({@link #depthRefusal} says so). */
+        FULL
+    }
+
+    /**
+     * Takes a place on a topic subscription's queue for a copy of a publication, as {@link #reserve} does for a
+     * send; a subscription's queue is never deleted as unused, so it never answers "look again". Its depth limit and
+     * the drop policy answer instead of throwing: the topic manager applies its rules for them.
+     *
+     * @throws WharfException QUEUE_FULL when its memory budget or the server's is spent and its policy refuses the
+     *                        copy: fail, or drop for a persistent copy that nothing could make room for
+     */
+    public Admission reserveCopy(QueuedMessage copy) {
+        lock.lock();
+        try {
+            if (depth >= maxDepth) {
+                return Admission.FULL;
+            }
+            if (!makeRoomFor(copy)) {
+                if (limit.policy() != MemoryPolicy.DROP || copy.headers().persistent()) {
+                    throw overBudget(copy.memoryBytes());
+                }
+                countDropped(); // no room even for the newest: it is the one dropped
+                return Admission.DROPPED;
+            }
+            take(copy);
+            return Admission.RESERVED;
+        } finally {
+            unlock();
+        }
+    }
+
+    /** Why a copy found the queue {@link Admission#FULL}: the QUEUE_FULL refusal {@link #reserve} would throw. */
+    public WharfException depthRefusal() {
+        return queueFull();
+    }
+
+    /** Counts a reserved message and numbers it; under the lock. */
+    private void take(QueuedMessage message) {
+        depth++;
+        hold(message);
+        message.sequence = nextSequence++;
     }
 
     /**
@@ -334,6 +534,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             depth++;
+            hold(message);
             message.sequence = nextSequence++;
         } finally {
             lock.unlock();
@@ -360,6 +561,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             depth++;
+            hold(message);
             message.sequence = sequence;
             nextSequence = Math.max(nextSequence, sequence + 1);
             if (available) {
@@ -395,9 +597,10 @@ public final class LocalQueue {
         lock.lock();
         try {
             depth--;
+            letGo(message);
             noteIfUnused();
         } finally {
-            lock.unlock();
+            unlock();
         }
         message.release();
     }
@@ -494,9 +697,10 @@ public final class LocalQueue {
         try {
             dequeued++;
             depth--;
+            letGo(message);
             noteIfUnused();
         } finally {
-            lock.unlock();
+            unlock();
         }
         message.release();
     }
@@ -690,11 +894,12 @@ public final class LocalQueue {
                     QueuedMessage m = list.head;
                     unlink(m);
                     depth--;
+                    letGo(m);
                     m.release();
                 }
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -711,9 +916,10 @@ public final class LocalQueue {
         lock.lock();
         try {
             deleted = true;
+            budgetWaitersDue = !budgetWaiters.isEmpty(); // a deleted queue holds nobody back
             unlinkAll(discarded);
         } finally {
-            lock.unlock();
+            unlock();
         }
         forget(discarded, StoreCompletion.NONE);
         return discarded.size();
@@ -856,11 +1062,12 @@ public final class LocalQueue {
             }
             deleted = true;
             retired = true;
+            budgetWaitersDue = !budgetWaiters.isEmpty(); // a deleted queue holds nobody back
             unlinkAll(discarded);
             left = new ArrayList<>(generalConsumers);
             correlationIndex.addConsumersTo(left);
         } finally {
-            lock.unlock();
+            unlock(); // wakes producers waiting for this queue's budget: a deleted queue holds nobody back
         }
         forget(discarded, removed);
         return new Retirement(true, depthBefore, consumers, browsers, discarded.size(), left);
@@ -874,13 +1081,14 @@ public final class LocalQueue {
 
     // ---- under the lock ----
 
-    /** Takes every waiting message off the lists (and out of the depth) into {@code out}. */
+    /** Takes every waiting message off the lists (and out of the depth and the memory budgets) into {@code out}. */
     private void unlinkAll(List<QueuedMessage> out) {
         for (MessageList list : byPriority) {
             while (!list.isEmpty()) {
                 QueuedMessage m = list.head;
                 unlink(m);
                 depth--;
+                letGo(m);
                 out.add(m);
             }
         }
@@ -1002,11 +1210,15 @@ public final class LocalQueue {
         }
     }
 
-    /** Links a message no consumer took, unless a selector found it undecodable: that one is set aside. */
+    /**
+     * Links a message no consumer took, unless a selector found it undecodable: that one is set aside. It is about to
+     * wait, so it stops keeping a larger buffer alive than itself ({@link QueuedMessage#compact}).
+     */
     private void linkOrSetAside(QueuedMessage m) {
         if (m.undecodable != null) {
             undecodable.add(m);
         } else {
+            m.compact(arena);
             link(m);
         }
     }
@@ -1022,16 +1234,133 @@ public final class LocalQueue {
      * lock, so never under this one). Every method that evaluates selectors unlocks with it.
      */
     private void unlock() {
-        if (undecodable.isEmpty()) {
+        if (undecodable.isEmpty() && !budgetWaitersDue) {
             lock.unlock();
             return;
         }
         List<QueuedMessage> moving = new ArrayList<>(undecodable);
         undecodable.clear();
+        List<Runnable> waking = List.of();
+        if (budgetWaitersDue) {
+            waking = new ArrayList<>(budgetWaiters);
+            budgetWaiters.clear();
+            budgetWaitersDue = false;
+        }
         lock.unlock();
         for (QueuedMessage m : moving) {
             deadLetters.moveFromQueue(m, m.undecodable);
         }
+        waking.forEach(Runnable::run);
+    }
+
+    // ---- memory (under the lock) ----
+
+    /** Counts a message the queue is now responsible for. */
+    private void hold(QueuedMessage m) {
+        long bytes = m.memoryBytes();
+        heldBytes += bytes;
+        budget.add(bytes);
+        if (limit.limited() && !overLimit && heldBytes >= limit.maxBytes()) {
+            overLimit = true;
+        }
+    }
+
+    /** Stops counting a message the queue is no longer responsible for; back under budget, its waiters are due. */
+    private void letGo(QueuedMessage m) {
+        long bytes = m.memoryBytes();
+        heldBytes -= bytes;
+        budget.release(bytes);
+        if (overLimit && heldBytes < limit.maxBytes()) {
+            overLimit = false;
+            budgetWaitersDue = !budgetWaiters.isEmpty();
+        }
+        if (droppedThisEpisode > 0 && (limit.limited() ? heldBytes < limit.maxBytes() / 2 : waiting == 0)) {
+            endDropEpisode();
+        }
+    }
+
+    /**
+     * Applies the policy to a message about to be reserved when its bytes do not fit the queue's budget or the
+     * server's: block takes it anyway (its producer's credit is withheld instead); drop drops the oldest waiting
+     * non-persistent messages until it fits; fail, and drop with nothing left to drop, leave no room.
+     *
+     * @return whether there is room for it
+     */
+    private boolean makeRoomFor(QueuedMessage m) {
+        if (limit.policy() == MemoryPolicy.BLOCK) {
+            return true;
+        }
+        long bytes = m.memoryBytes();
+        if (fits(bytes)) {
+            return true;
+        }
+        if (limit.policy() == MemoryPolicy.DROP) {
+            while (dropOldest()) {
+                if (fits(bytes)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private boolean fits(long bytes) {
+        return (!limit.limited() || heldBytes + bytes <= limit.maxBytes()) && budget.hasRoomFor(bytes);
+    }
+
+    /** Drops the oldest waiting non-persistent message, lowest priority first; false when there is none. */
+    private boolean dropOldest() {
+        for (int p = 0; p < PRIORITIES; p++) {
+            for (QueuedMessage m = byPriority[p].head; m != null; m = m.next) {
+                if (!m.headers().persistent()) {
+                    unlink(m);
+                    discard(m);
+                    countDropped();
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Counts a dropped message; the first of an episode is logged. */
+    private void countDropped() {
+        dropped++;
+        if (droppedThisEpisode++ == 0) {
+            LOG.log(System.Logger.Level.WARNING, "The memory budget of " + limit.owner() + " is spent (" + heldBytes
+                    + " bytes held; " + budgetSetting() + "; policy drop): dropping its oldest waiting non-persistent"
+                    + " messages to make room for new ones until its consumers catch up. Its consumers are too slow for"
+                    + " its publishers.");
+        }
+    }
+
+    /**
+     * The consumers have caught up (the queue holds less than half its budget, or, without a budget of its own, has
+     * nothing waiting): the episode of drops is over.
+     */
+    private void endDropEpisode() {
+        if (droppedThisEpisode > 0) {
+            LOG.log(System.Logger.Level.INFO, limit.owner() + " is back within its memory budget; "
+                    + droppedThisEpisode + " messages were dropped to make room (" + dropped + " in all).");
+            droppedThisEpisode = 0;
+        }
+    }
+
+    private String budgetSetting() {
+        return limit.limited() ? "budget " + limit.maxBytes() + " bytes, " + limit.setting() : budget.toString();
+    }
+
+    private WharfException overBudget(long bytes) {
+        if (limit.limited() && heldBytes + bytes > limit.maxBytes()) {
+            return new WharfException(ErrorCode.QUEUE_FULL, "The memory budget of " + limit.owner() + " is spent: it"
+                    + " holds " + heldBytes + " bytes of messages and may hold " + limit.maxBytes() + " ("
+                    + limit.setting() + "); this message needs " + bytes + " more, and its policy, " + limit.policy()
+                    + ", refuses it. Consume its messages or raise the budget.");
+        }
+        return new WharfException(ErrorCode.QUEUE_FULL, "The server's memory budget for messages is spent: its queues"
+                + " hold " + budget.usedBytes() + " bytes and may hold " + budget.maxBytes() + " (" + budget.setting()
+                + "), so " + limit.owner() + " (policy " + limit.policy() + ") takes no more. Consume messages or raise"
+                + " the budget.");
     }
 
     private void link(QueuedMessage m) {
@@ -1039,12 +1368,19 @@ public final class LocalQueue {
         if (m.correlationId() != null) {
             correlationIndex.add(m);
         }
+        if (waiting++ == 0) {
+            backlogged = true;
+        }
     }
 
     private void unlink(QueuedMessage m) {
         byPriority[m.priority()].remove(m);
         if (m.correlationId() != null) {
             correlationIndex.remove(m);
+        }
+        if (--waiting == 0) {
+            backlogged = false;
+            arena.release(); // nothing waits: an idle queue keeps no region alive
         }
     }
 
@@ -1054,6 +1390,7 @@ public final class LocalQueue {
             expired++; // every discard but a deleted queue's is an expiry
         }
         depth--;
+        letGo(m);
         noteIfUnused();
         persistence.remove(m);
         m.release();

@@ -7,6 +7,7 @@ import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
@@ -89,6 +90,10 @@ public final class QueueManager implements AutoCloseable {
     private final Persistence persistence;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
+    /** The server's memory budget for messages, which every queue and subscription counts against. */
+    private final MemoryBudget memoryBudget;
+    /** The policy of queues that do not choose their own (setting memoryPolicy). */
+    private final MemoryPolicy defaultPolicy;
     /** Recovered messages whose delivery time is ahead; recovery's thread only, until {@link #scheduleRecoveredDelays}. */
     private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
     /** The queues the configuration defines, by name. */
@@ -124,10 +129,12 @@ public final class QueueManager implements AutoCloseable {
         this.persistence = new Persistence(store);
         this.clock = clock;
         this.deadLetters = new DeadLetters(this, persistence);
+        this.memoryBudget = MemoryBudget.of(config);
+        this.defaultPolicy = config.memoryPolicy();
         for (QueueDefinition q : config.queues()) {
             boolean ownLimit = q.maxDepth() != null;
             queues.put(q.name(), LocalQueue.defined(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit,
-                    persistence, deadLetters, clock));
+                    persistence, deadLetters, clock, memoryLimitOf(q), memoryBudget));
             configured.put(q.name(), q);
             queueCount.incrementAndGet();
         }
@@ -135,11 +142,11 @@ public final class QueueManager implements AutoCloseable {
             runtimeDefinitions.put(d.name(), d);
             LocalQueue queue = queues.get(d.name());
             if (queue == null) {
-                queues.put(d.name(), LocalQueue.defined(d.name(), limitOf(d), d.maxDepth() != null, persistence,
-                        deadLetters, clock));
+                queues.put(d.name(), LocalQueue.defined(d.name(), depthLimitOf(d), d.maxDepth() != null, persistence,
+                        deadLetters, clock, memoryLimitOf(d), memoryBudget));
                 queueCount.incrementAndGet();
             } else {
-                queue.changeMaxDepth(limitOf(d), d.maxDepth() != null);
+                queue.changeMaxDepth(depthLimitOf(d), d.maxDepth() != null);
                 LOG.log(System.Logger.Level.INFO, "Queue '" + d.name() + "': the definition made at run time ("
                         + describe(d) + ", kept in " + definitionFile.path() + ") is used instead of the "
                         + "configuration's (" + describe(configured.get(d.name())) + ").");
@@ -148,12 +155,31 @@ public final class QueueManager implements AutoCloseable {
     }
 
     /** The depth limit a definition gives its queue: its own, else the server-wide one. */
-    private long limitOf(QueueDefinition d) {
+    private long depthLimitOf(QueueDefinition d) {
         return d.maxDepth() != null ? d.maxDepth() : defaultMaxDepth;
     }
 
     private static String describe(QueueDefinition d) {
         return d.maxDepth() != null ? "maxDepth " + d.maxDepth() : "the server-wide maxQueueDepth";
+    }
+
+    /** A defined queue's memory budget and policy: its own, else none and the server-wide policy. */
+    private MemoryLimit memoryLimitOf(QueueDefinition q) {
+        String owner = "queue '" + q.name() + "'";
+        MemoryPolicy policy = q.policy() == null ? defaultPolicy
+                : MemoryPolicy.parse(q.policy(), "policy of queue '" + q.name() + "'");
+        return q.maxBytes() == null ? new MemoryLimit(0, policy, owner, "none of its own")
+                : new MemoryLimit(q.maxBytes(), policy, owner, "setting maxBytes of queue '" + q.name() + "'");
+    }
+
+    /** A queue without a definition: no memory budget of its own, the server-wide policy. */
+    private MemoryLimit noLimit(String kind, String name) {
+        return new MemoryLimit(0, defaultPolicy, kind + " '" + name + "'", "none of its own");
+    }
+
+    /** The server's memory budget for messages (setting maxMemoryBytes). */
+    public MemoryBudget memoryBudget() {
+        return memoryBudget;
     }
 
     /** Where messages go that cannot stay on their queue. */
@@ -170,7 +196,8 @@ public final class QueueManager implements AutoCloseable {
         return queue != null ? queue : queues.computeIfAbsent(DeadLetters.QUEUE, n -> {
             queueCount.incrementAndGet();
             persistence.queueCreated(n);
-            return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock);
+            return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock, noLimit("queue", n),
+                    memoryBudget);
         });
     }
 
@@ -209,7 +236,8 @@ public final class QueueManager implements AutoCloseable {
         return queues.computeIfAbsent(name, n -> {
             countNewQueue(n);
             persistence.queueCreated(n);
-            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock);
+            LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock,
+                    noLimit("queue", n), memoryBudget);
             created.sequenceAbove(deletedSequences.get());
             return created;
         });
@@ -300,8 +328,10 @@ public final class QueueManager implements AutoCloseable {
     private LocalQueue recovered(String queueName) {
         return queues.computeIfAbsent(queueName, n -> {
             queueCount.incrementAndGet();
-            return DeadLetters.QUEUE.equals(n) ? LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock)
-                    : LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock);
+            MemoryLimit limit = noLimit("queue", n);
+            return DeadLetters.QUEUE.equals(n)
+                    ? LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock, limit, memoryBudget)
+                    : LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock, limit, memoryBudget);
         });
     }
 
@@ -441,7 +471,8 @@ public final class QueueManager implements AutoCloseable {
      */
     public LocalQueue createTemporaryQueue(String name) {
         countNewQueue(name);
-        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, persistence, deadLetters, clock);
+        LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, persistence, deadLetters, clock,
+                noLimit("temporary queue", name), memoryBudget);
         if (temporaryQueues.putIfAbsent(name, queue) != null) {
             queueCount.decrementAndGet();
             throw WharfException.illegalState("Temporary queue name '" + name + "' is already in use; the client must "
@@ -551,7 +582,8 @@ public final class QueueManager implements AutoCloseable {
         }
         LocalQueue queue = queues.computeIfAbsent(name, n -> {
             queueCount.incrementAndGet();
-            return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock);
+            return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock, noLimit("queue", n),
+                    memoryBudget);
         });
         queue.keep();
         return queue;
@@ -583,8 +615,8 @@ public final class QueueManager implements AutoCloseable {
             LocalQueue queue = queues.computeIfAbsent(name, n -> {
                 countNewQueue(n);
                 created[0] = true;
-                LocalQueue defined = LocalQueue.defined(n, limitOf(definition), definition.maxDepth() != null,
-                        persistence, deadLetters, clock);
+                LocalQueue defined = LocalQueue.defined(n, depthLimitOf(definition), definition.maxDepth() != null,
+                        persistence, deadLetters, clock, memoryLimitOf(definition), memoryBudget);
                 defined.sequenceAbove(deletedSequences.get());
                 return defined;
             });
@@ -621,7 +653,7 @@ public final class QueueManager implements AutoCloseable {
                     : new QueueDefinition(name, maxDepth == 0 ? null : maxDepth);
             LocalQueue queue = queues.computeIfPresent(name, (n, q) -> { // one step with a deletion as unused
                 q.keep();
-                q.changeMaxDepth(limitOf(altered), altered.maxDepth() != null);
+                q.changeMaxDepth(depthLimitOf(altered), altered.maxDepth() != null);
                 return q;
             });
             if (queue == null) {

@@ -3,13 +3,16 @@ package org.wharfmq.server.queue;
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.SelectorContext;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.store.StoredMessage;
 
 import java.util.Map;
 
 /**
  * A message accepted by a queue: the producer's encoded bytes, kept as the retained slice of the SEND frame they
- * arrived in (never copied), plus the header fields the queue routes and selects on.
+ * arrived in, plus the header fields the queue routes and selects on. A message handed straight to a consumer is
+ * never copied; one that waits is {@linkplain #compact compacted} first when those bytes keep a larger buffer
+ * alive ({@link CompactionArena}).
  *
  * <p>Every delivery writes {@code content().retainedDuplicate()}, so all deliveries share these bytes. The one
  * reference this object owns is released when the message leaves the server for good: acknowledged, expired, or
@@ -22,7 +25,10 @@ import java.util.Map;
 public final class QueuedMessage implements SelectorContext, StoredMessage, java.util.function.Supplier<Map<String, Object>> {
 
     private final LocalQueue queue;
-    private final ByteBuf content;
+    /** Replaced only by {@link #compact}, under the queue's lock while the message waits. */
+    private ByteBuf content;
+    /** The bytes are right-sized: waiting will not copy them again. */
+    private boolean rightSized;
     private final MessageHeaders headers;
     private volatile Map<String, Object> properties;
 
@@ -44,19 +50,23 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
      * @param headers the headers read from {@code content}
      */
     public QueuedMessage(LocalQueue queue, ByteBuf content, MessageHeaders headers) {
-        this(queue, content, headers, null);
+        this(queue, content, headers, null, false);
     }
 
     /**
      * A copy of a publication for one subscription's queue.
      *
      * @param properties the properties already decoded from {@code content} (shared, never changed), or null
+     * @param rightSized whether {@code content} is already right-sized (compacted when the publication was routed,
+     *                   or a retained publication's own buffer), so waiting does not copy it again
      */
-    public QueuedMessage(LocalQueue queue, ByteBuf content, MessageHeaders headers, Map<String, Object> properties) {
+    public QueuedMessage(LocalQueue queue, ByteBuf content, MessageHeaders headers, Map<String, Object> properties,
+                         boolean rightSized) {
         this.queue = queue;
         this.content = content;
         this.headers = headers;
         this.properties = properties;
+        this.rightSized = rightSized;
     }
 
     /** The queue this message is on, or is being delivered from. */
@@ -86,6 +96,15 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
     @Override
     public boolean persistent() {
         return headers.persistent() && queue.journaled();
+    }
+
+    /**
+     * What the memory budgets count for this message: its encoded length (which compaction keeps) and the server's
+     * objects for it ({@link Configuration#MESSAGE_OVERHEAD_BYTES}). Read while the message holds its bytes: its queue
+     * counts it in and out before it {@linkplain #release releases} them.
+     */
+    public long memoryBytes() {
+        return content.readableBytes() + Configuration.MESSAGE_OVERHEAD_BYTES;
     }
 
     /** The header fields read when the message arrived. */
@@ -125,6 +144,22 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
      */
     public void countRedelivery() {
         redeliveries++;
+    }
+
+    /**
+     * The message is about to wait: when its bytes keep a larger buffer alive, they are replaced by a right-sized
+     * copy from {@code arena} and the larger buffer is let go. Once per message; under the queue's lock.
+     */
+    void compact(CompactionArena arena) {
+        if (rightSized) {
+            return;
+        }
+        rightSized = true;
+        if (CompactionArena.pinsMoreThanItself(content)) {
+            ByteBuf copy = arena.copy(content);
+            content.release();
+            content = copy;
+        }
     }
 
     /** Gives up this object's reference to the bytes; called once, when the message leaves the server. */

@@ -1,6 +1,7 @@
 package org.wharfmq.server.session;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.collection.IntObjectHashMap;
@@ -13,6 +14,7 @@ import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.CompactionArena;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
@@ -91,6 +93,10 @@ public final class BrokerSession {
     private Transaction transaction;
     /** The XA branch an XA session is associated with, from XA_START to XA_END; null otherwise. */
     private XaBranch branch;
+    /** Right-sized copies of this session's publications that will wait on a subscription's backlog. */
+    private final CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
+    /** The credit of the session's producers: returned as SENDs are handled, held back for destinations over budget. */
+    private final ProducerWindow producers;
 
     /**
      * @param id               the id the client chose
@@ -102,10 +108,12 @@ public final class BrokerSession {
      * @param topics           publish/subscribe
      * @param clientId         the connection's client ID (fixed before any session exists), or null
      * @param maxMessageLength longest message accepted (setting maxMessageLength)
+     * @param producerWindow   bytes the session's producers may send before credit comes back (producerWindowBytes)
      * @param access           what the connection may do, and who it authenticated as (its messages' JMSXUserID)
      */
     public BrokerSession(int id, boolean transacted, XaBranches xaBranches, Channel channel, Replies replies,
                          QueueManager queueManager, TopicManager topics, String clientId, int maxMessageLength,
+                         int producerWindow,
                          ConnectionAccess access) {
         this.id = id;
         this.access = access;
@@ -123,6 +131,12 @@ public final class BrokerSession {
         this.transacted = transacted;
         this.xaBranches = transacted ? null : xaBranches;
         this.transaction = transacted ? new Transaction(persistence, topics) : null;
+        this.producers = new ProducerWindow(id, channel, producerWindow, queueManager.memoryBudget());
+    }
+
+    /** Gives the session's producers their first window of credit: before the OK to CREATE_SESSION. */
+    public void openProducerWindow() {
+        producers.open();
     }
 
     /** The id the client chose. */
@@ -300,6 +314,7 @@ public final class BrokerSession {
      * around it was fine, so the connection goes on.
      */
     public void send(int requestId, int producerId, ByteBuf content) {
+        int length = content.readableBytes(); // what the client's credit counted
         QueuedMessage message;
         try {
             MessageHeaders headers = read(content);
@@ -307,18 +322,22 @@ public final class BrokerSession {
             WireDestination destination = headers.destination();
             access.checkSend(destination);
             if (destination != null && !destination.kind().isQueue()) {
-                publishToTopic(requestId, producerId, content, headers);
+                producers.published(length, publishToTopic(requestId, producerId, content, headers));
                 return;
             }
             message = accept(content, headers);
         } catch (WharfException e) {
             content.release();
             sendFailed(requestId, producerId, e);
+            producers.handled(length, null);
             return;
         } catch (RuntimeException e) {
             content.release();
+            producers.handled(length, null);
             throw e;
         }
+        LocalQueue queue = message.queue();
+        producers.handled(length, queue.blocksProducers() ? queue : null);
         if (transaction != null) {
             transaction.send(message);
             replies.ok(requestId);
@@ -386,9 +405,11 @@ public final class BrokerSession {
      * A SEND to a topic: the {@link TopicManager} routes it to one copy per matching subscription, each then handled
      * as a queue send: held until COMMIT, or published at once or once what is stored of it is durable. Takes over
      * {@code content}.
+     *
+     * @return the subscription queues it went to that are over budget with the policy block (most often none)
      */
-    private void publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
-        Publication publication = topics.route(content, headers, channel, clientId); // failures: see send
+    private List<LocalQueue> publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
+        Publication publication = topics.route(content, headers, channel, clientId, arena); // failures: see send
         content.release(); // the copies hold their own references
         if (transaction != null) {
             transaction.publish(publication);
@@ -399,6 +420,7 @@ public final class BrokerSession {
             topics.publish(publication, eventLoop);
             replies.ok(requestId);
         }
+        return publication.blockedBy();
     }
 
     private void published(int requestId, int producerId, Publication publication, Throwable failure) {
@@ -591,6 +613,8 @@ public final class BrokerSession {
             branch = null;
             transaction = null;
         }
+        arena.release();
+        producers.close();
         if (transaction != null) {
             transaction.rollback(failure -> replies.ok(requestId));
         } else {

@@ -3,6 +3,7 @@ package org.wharfmq.server.topic;
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.SelectorContext;
+import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueuedMessage;
 
 import java.util.ArrayList;
@@ -28,6 +29,8 @@ public final class Publication implements SelectorContext, Supplier<Map<String, 
     private Map<String, Object> properties;
     final List<QueuedMessage> copies = new ArrayList<>(2);
     private ByteBuf retainedContent;
+    /** The subscription queues its copies went to that are over budget with the policy block; most often none. */
+    private List<LocalQueue> blockedBy = List.of();
 
     Publication(String topic, ByteBuf content, MessageHeaders headers) {
         this.topic = topic;
@@ -53,6 +56,23 @@ public final class Publication implements SelectorContext, Supplier<Map<String, 
     /** The copies reserved on the subscriptions' queues; empty when nobody subscribes (the message is dropped). */
     public List<QueuedMessage> copies() {
         return copies;
+    }
+
+    /**
+     * The subscription queues its copies went to that were over their memory budget with the policy block once the
+     * copy was reserved: its publisher's credit waits until all of them are under it. Empty (and allocated only when
+     * there is one) most of the time.
+     */
+    public List<LocalQueue> blockedBy() {
+        return blockedBy;
+    }
+
+    /** A copy went to {@code queue}, which is over its budget with the policy block. */
+    void blockedBy(LocalQueue queue) {
+        if (blockedBy.isEmpty()) {
+            blockedBy = new ArrayList<>(2);
+        }
+        blockedBy.add(queue);
     }
 
     /** Whether the message becomes the topic's retained publication. */

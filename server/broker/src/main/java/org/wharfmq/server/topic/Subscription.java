@@ -140,6 +140,11 @@ public final class Subscription {
 
     @Override
     public String toString() {
+        return describe(durable, shared, name, clientId, filter);
+    }
+
+    /** How a subscription is named in messages: "durable subscription 'audit' of client 'c1' on 'prices/#'". */
+    static String describe(boolean durable, boolean shared, String name, String clientId, String filter) {
         return (durable ? "durable " : "") + (shared ? "shared " : "") + "subscription"
                 + (name != null ? " '" + name + "'" : "") + (clientId != null ? " of client '" + clientId + "'" : "")
                 + " on '" + filter + "'";

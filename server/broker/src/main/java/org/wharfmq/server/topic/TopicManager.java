@@ -1,6 +1,7 @@
 package org.wharfmq.server.topic;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
@@ -9,7 +10,11 @@ import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.TopicDefinition;
+import org.wharfmq.server.queue.CompactionArena;
 import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.MemoryLimit;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.queue.SystemQueues;
@@ -68,6 +73,10 @@ public final class TopicManager {
     private final QueueManager queues;
     private final Persistence persistence;
     private final long maxDepth;
+    /** Memory settings by topic filter (the first that covers a subscription's filter wins), then the defaults. */
+    private final List<TopicDefinition> topicSettings;
+    private final long defaultSubscriptionBytes;
+    private final MemoryPolicy defaultPolicy;
     private final TopicTree<Subscription> tree = new TopicTree<>();
     /** Subscriptions on temporary topics, by exact name: apart, so no wildcard on ordinary topics matches them. */
     private final TopicTree<Subscription> temporarySubscriptions = new TopicTree<>();
@@ -90,6 +99,30 @@ public final class TopicManager {
         this.queues = queues;
         this.persistence = queues.persistence();
         this.maxDepth = config.maxQueueDepth();
+        this.topicSettings = config.topics();
+        this.defaultSubscriptionBytes = config.maxSubscriptionBytes();
+        this.defaultPolicy = config.memoryPolicy();
+    }
+
+    /**
+     * A new subscription's memory budget and policy: those of the first {@code topics} entry whose filter covers the
+     * subscription's filter (read as a topic name), else maxSubscriptionBytes and memoryPolicy.
+     */
+    private MemoryLimit limitOf(String filter, String description) {
+        for (TopicDefinition t : topicSettings) {
+            if (TopicNames.matches(t.filter(), filter)) {
+                String where = "topic '" + t.filter() + "'";
+                MemoryPolicy policy = t.policy() == null ? defaultPolicy : MemoryPolicy.parse(t.policy(), "policy of " + where);
+                return t.maxBytes() == null
+                        ? limit(defaultSubscriptionBytes, policy, description, "setting maxSubscriptionBytes")
+                        : limit(t.maxBytes(), policy, description, "setting maxBytes of " + where);
+            }
+        }
+        return limit(defaultSubscriptionBytes, defaultPolicy, description, "setting maxSubscriptionBytes");
+    }
+
+    private static MemoryLimit limit(long maxBytes, MemoryPolicy policy, String description, String setting) {
+        return new MemoryLimit(maxBytes, policy, description, maxBytes > 0 ? setting : "none of its own");
     }
 
     // ---- publishing ----
@@ -154,10 +187,13 @@ public final class TopicManager {
      *
      * @param connection        the publishing connection (for noLocal)
      * @param publisherClientId its client ID, or null (for the noLocal of durable subscriptions)
+     * @param arena             the publishing session's, for a publication that will wait on a subscription's
+     *                          backlog: it is compacted once there, and every copy shares the right-sized bytes
      * @throws WharfException UNKNOWN_DESTINATION for a topic with wildcards; QUEUE_FULL when a persistent message
      *                        cannot be put on a full durable subscription (then nothing is reserved)
      */
-    public Publication route(ByteBuf content, MessageHeaders headers, Object connection, String publisherClientId) {
+    public Publication route(ByteBuf content, MessageHeaders headers, Object connection, String publisherClientId,
+                             CompactionArena arena) {
         WireDestination destination = headers.destination();
         boolean temporary = destination.kind() == WireDestination.Kind.TEMPORARY_TOPIC;
         String topic = destination.name();
@@ -167,34 +203,82 @@ public final class TopicManager {
         boolean retain = !temporary && wantsRetain(publication); // before reserving: decoding may find a bad message
         List<Subscription> matching = new ArrayList<>();
         (temporary ? temporarySubscriptions : tree).match(topic, matching);
+        boolean waits = false;
         for (int i = 0; i < matching.size(); i++) {
             Subscription s = matching.get(i);
             if (s.excludes(connection, publisherClientId) || !s.selector().matches(publication)) {
-                continue;
+                matching.set(i, null);
+            } else {
+                waits |= s.queue().backlogged();
             }
-            QueuedMessage copy = new QueuedMessage(s.queue(), content.retainedDuplicate(), headers,
-                    publication.decodedProperties());
-            try {
-                s.queue().reserve(copy); // a subscription's queue is never deleted as unused: always true
-            } catch (WharfException full) {
-                copy.content().release();
-                if (headers.persistent() && s.durable()) {
-                    for (QueuedMessage reserved : publication.copies) {
-                        reserved.queue().cancel(reserved);
-                    }
-                    throw new WharfException(ErrorCode.QUEUE_FULL, "The persistent publication to topic '" + topic
-                            + "' was delivered to no subscriber: the queue of " + s + " is full (" + full.getMessage()
-                            + ")");
+        }
+        // one copy for every subscription, rather than one per subscription its queue would make as it waits
+        ByteBuf bytes = waits && CompactionArena.pinsMoreThanItself(content) ? arena.copy(content) : content;
+        try {
+            for (int i = 0; i < matching.size(); i++) {
+                Subscription s = matching.get(i);
+                if (s != null) {
+                    reserveCopy(publication, s, bytes, waits);
                 }
-                missed(s, topic);
-                continue;
             }
-            publication.copies.add(copy);
+        } finally {
+            if (bytes != content) {
+                bytes.release(); // the copies hold their own references
+            }
         }
         if (retain) {
             publication.keepForRetain();
         }
         return publication;
+    }
+
+    /**
+     * Reserves a copy of the publication on {@code s}'s queue; one its full queue or its drop policy does not take
+     * is counted there (see the class comment).
+     *
+     * @throws WharfException QUEUE_FULL when the publication fails for every subscriber: a persistent one meets a full
+     *                        durable subscription, or any meets a memory budget whose policy refuses it (then nothing
+     *                        is reserved)
+     */
+    private void reserveCopy(Publication publication, Subscription s, ByteBuf bytes, boolean rightSized) {
+        MessageHeaders headers = publication.headers();
+        QueuedMessage copy = new QueuedMessage(s.queue(), bytes.retainedDuplicate(), headers,
+                publication.decodedProperties(), rightSized);
+        LocalQueue.Admission admission;
+        try {
+            admission = s.queue().reserveCopy(copy);
+        } catch (WharfException overBudget) {
+            copy.content().release();
+            throw refuse(publication, "The publication to topic '" + publication.topic() + "' was delivered to no"
+                    + " subscriber: " + overBudget.getMessage());
+        }
+        switch (admission) {
+            case RESERVED -> {
+                publication.copies.add(copy);
+                if (s.queue().blocksProducers()) {
+                    publication.blockedBy(s.queue());
+                }
+            }
+            case DROPPED -> copy.content().release(); // counted and logged by the queue
+            case FULL -> {
+                copy.content().release();
+                if (headers.persistent() && s.durable()) {
+                    throw refuse(publication, "The persistent publication to topic '" + publication.topic()
+                            + "' was delivered to no subscriber: the queue of " + s + " is full ("
+                            + s.queue().depthRefusal().getMessage() + ")");
+                }
+                missed(s, publication.topic());
+            }
+        }
+    }
+
+    /** Gives back the places the publication's copies took and makes the refusal the publisher gets. */
+    private static WharfException refuse(Publication publication, String why) {
+        for (QueuedMessage reserved : publication.copies) {
+            reserved.queue().cancel(reserved);
+        }
+        publication.copies.clear();
+        return new WharfException(ErrorCode.QUEUE_FULL, why);
     }
 
     private static boolean wantsRetain(Publication publication) {
@@ -273,6 +357,11 @@ public final class TopicManager {
         if (content == null) {
             completion.completed(null);
             return;
+        }
+        if (CompactionArena.pinsMoreThanItself(content)) { // kept for as long as the topic has no newer one
+            ByteBuf own = CompactionArena.copyAlone(content, ByteBufAllocator.DEFAULT);
+            content.release();
+            content = own;
         }
         String topic = publication.topic();
         synchronized (retained) {
@@ -483,8 +572,9 @@ public final class TopicManager {
                                 boolean shared, boolean temporary, Object connection) {
         String queueName = recoveredQueue != null ? recoveredQueue
                 : (durable ? SystemQueues.DURABLE_SUBSCRIPTION_PREFIX : SystemQueues.NON_DURABLE_SUBSCRIPTION_PREFIX) + subscriptionNumbers.incrementAndGet();
+        MemoryLimit limit = limitOf(filter, Subscription.describe(durable, shared, name, clientId, filter));
         LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, persistence, durable, queues.deadLetters(),
-                queues.clock());
+                queues.clock(), limit, queues.memoryBudget());
         Subscription s = new Subscription(queueName, name, clientId, owner, filter, selectorText, selector, noLocal,
                 durable, shared, temporary, durable ? null : connection, queue);
         if (recoveredQueue == null) {
@@ -519,10 +609,14 @@ public final class TopicManager {
             if (!TopicNames.matches(s.filter(), r.topic) || !selects(s, r)) {
                 continue;
             }
-            QueuedMessage copy = new QueuedMessage(s.queue(), r.content.retainedDuplicate(), r.headers, null);
+            QueuedMessage copy = new QueuedMessage(s.queue(), r.content.retainedDuplicate(), r.headers, null, true);
+            LocalQueue.Admission admission;
             try {
-                s.queue().reserve(copy); // a subscription's queue is never deleted as unused: always true
-            } catch (WharfException full) {
+                admission = s.queue().reserveCopy(copy);
+            } catch (WharfException overBudget) {
+                admission = LocalQueue.Admission.FULL;
+            }
+            if (admission != LocalQueue.Admission.RESERVED) {
                 copy.content().release();
                 missed(s, r.topic);
                 continue;
@@ -635,6 +729,20 @@ public final class TopicManager {
         return byQueue.get(queueName);
     }
 
+    /**
+     * The queue of the subscription whose queue is named {@code queueName} ({@link SubscriptionInfo#queueName()}),
+     * for administration and tests.
+     *
+     * @throws IllegalArgumentException when there is no such subscription
+     */
+    public LocalQueue subscriptionQueue(String queueName) {
+        Subscription s = subscriptionOfQueue(queueName);
+        if (s == null) {
+            throw new IllegalArgumentException("no subscription queue named '" + queueName + "'");
+        }
+        return s.queue();
+    }
+
     /** A recovered message of a deleted subscription, to be removed from the journal. */
     private record Orphan(String queueName, long sequence, ByteBuf content) implements StoredMessage {
     }
@@ -656,10 +764,13 @@ public final class TopicManager {
      * @param selector  its message selector, or null
      * @param noLocal   whether it ignores publications of its own connection
      * @param owner     the user who created it (durable and shared subscriptions), or null
+     * @param heldBytes the memory its messages take, as the budgets count it
+     * @param maxBytes  its memory budget (0: none of its own)
+     * @param dropped   messages its drop policy dropped to make room
      */
     public record SubscriptionInfo(String topic, String name, String clientId, boolean durable, boolean shared,
                                    int consumers, long depth, long missed, String queueName, String selector,
-                                   boolean noLocal, String owner) {
+                                   boolean noLocal, String owner, long heldBytes, long maxBytes, long dropped) {
     }
 
     /** Every subscription, by topic filter then name; temporary topics included. A snapshot. */
@@ -668,7 +779,8 @@ public final class TopicManager {
         synchronized (this) {
             for (Subscription s : byQueue.values()) {
                 out.add(new SubscriptionInfo(s.filter(), s.name(), s.clientId(), s.durable(), s.shared(), s.consumers,
-                        s.queue().depth(), s.missed(), s.queueName(), s.selectorText(), s.noLocal(), s.owner()));
+                        s.queue().depth(), s.missed(), s.queueName(), s.selectorText(), s.noLocal(), s.owner(),
+                        s.queue().heldBytes(), s.queue().memoryLimit().maxBytes(), s.queue().dropped()));
             }
         }
         out.sort(Comparator.comparing(SubscriptionInfo::topic)
@@ -687,13 +799,16 @@ public final class TopicManager {
         if (subscriptions.isEmpty() && retainedTopics.isEmpty()) {
             return "No subscriptions and no retained publications.";
         }
-        String[] header = {"TOPIC", "SUBSCRIPTION", "CLIENT ID", "KIND", "CONSUMERS", "DEPTH", "MISSED"};
+        String[] header = {"TOPIC", "SUBSCRIPTION", "CLIENT ID", "KIND", "CONSUMERS", "DEPTH", "MISSED", "BYTES",
+                "MAX BYTES", "DROPPED"};
         List<String[]> rows = new ArrayList<>();
         rows.add(header);
         for (SubscriptionInfo i : subscriptions) {
             rows.add(new String[]{i.topic(), i.name() == null ? "-" : i.name(), i.clientId() == null ? "-" : i.clientId(),
                     (i.durable() ? "durable" : "non-durable") + (i.shared() ? " shared" : ""),
-                    Integer.toString(i.consumers()), Long.toString(i.depth()), Long.toString(i.missed())});
+                    Integer.toString(i.consumers()), Long.toString(i.depth()), Long.toString(i.missed()),
+                    Long.toString(i.heldBytes()), i.maxBytes() > 0 ? Long.toString(i.maxBytes()) : "-",
+                    Long.toString(i.dropped())});
         }
         int[] widths = new int[header.length];
         for (String[] row : rows) {

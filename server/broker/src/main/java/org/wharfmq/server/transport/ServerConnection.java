@@ -284,8 +284,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             return;
         }
         XaBranches xa = f.ackMode() == Frame.SESSION_XA ? context.xaBranches() : null;
-        sessions.put(f.sessionId(), new BrokerSession(f.sessionId(), f.transacted(), xa, channel, replies,
-                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength(), access));
+        BrokerSession session = new BrokerSession(f.sessionId(), f.transacted(), xa, channel, replies,
+                context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength(),
+                context.config().producerWindowBytes(), access);
+        sessions.put(f.sessionId(), session);
+        session.openProducerWindow();
         replies.ok(f.requestId());
     }
 
@@ -583,13 +586,14 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     }
 
     /**
-     * An administrator ends the connection: the client is told why (ERROR SERVER_CLOSING, request id 0), then the
+     * An administrator ends the connection: the client is told why (ERROR CONNECTION_ENDED, request id 0: it does not
+     * reconnect), then the
      * connection closes and releases everything as a dropped one does.
      */
     void end(String reason) {
         LOG.log(System.Logger.Level.INFO, "Ending connection " + id + " from " + channel.remoteAddress() + " ("
                 + clientName + "): " + reason);
-        ProtocolFailures.closeWith(ctx, ErrorCode.SERVER_CLOSING, reason);
+        ProtocolFailures.closeWith(ctx, ErrorCode.CONNECTION_ENDED, reason);
     }
 
     @Override

@@ -363,6 +363,31 @@ class LocalQueueTest {
         assertTrue(why.contains(reason), why);
     }
 
+    @Test
+    void theDropPolicyDropsTheLowestPriorityFirstThenTheOldestAndNeverAPersistentMessage() {
+        LocalQueue sameName = new LocalQueue("SYSTEM.SUB.N1", 1, false, queues.persistence(), queues.deadLetters());
+        long oneMessage = message(sameName, "x", 4, m -> { }).memoryBytes(); // the length of every one below
+        LocalQueue subscription = LocalQueue.subscription("SYSTEM.SUB.N1", 100, queues.persistence(), false,
+                queues.deadLetters(), java.time.InstantSource.system(),
+                new MemoryLimit(3 * oneMessage, org.wharfmq.server.config.MemoryPolicy.DROP, "subscription", "test"),
+                MemoryBudget.unlimited());
+        String[] bodies = {"a", "b", "c", "d", "e", "f"};
+        int[] priorities = {4, 0, 4, 9, 4, 4};
+        for (int i = 0; i < bodies.length; i++) {
+            boolean persistent = bodies[i].equals("c");
+            QueuedMessage m = message(subscription, bodies[i], priorities[i], w -> w.persistent = persistent);
+            assertEquals(LocalQueue.Admission.RESERVED, subscription.reserveCopy(m));
+            subscription.offer(m);
+            assertTrue(subscription.heldBytes() <= 3 * oneMessage);
+        }
+        // d came: b (priority 0) dropped; e came: a (oldest of priority 4) dropped; f came: c is persistent, so e goes
+        assertEquals(3, subscription.dropped());
+        RecordingConsumer consumer = new RecordingConsumer(null, 10);
+        subscription.addConsumer(consumer);
+        assertEquals(List.of("d", "c", "f"), consumer.bodies());
+        subscription.clear();
+    }
+
     // ---- helpers ----
 
     private void put(String body, int priority) {

@@ -12,9 +12,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.TlsConfig;
+import org.wharfmq.server.config.TopicDefinition;
 import org.wharfmq.server.flow.FlowConfig;
 import org.wharfmq.server.store.Durability;
 
@@ -260,7 +262,39 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
             server.maxTemporaryQueuesPerConnection(maxTemporaryQueuesPerConnection);
         }
 
-        /** Entries: {@code name} and {@code maxDepth}, the components of {@link QueueDefinition}. */
+
+        // ---- memory (docs/resilience.md) ----
+
+        @JsonProperty("maxMemoryBytes")
+        void maxMemoryBytes(long maxMemoryBytes) {
+            server.maxMemoryBytes(maxMemoryBytes);
+        }
+
+        @JsonProperty("maxSubscriptionBytes")
+        void maxSubscriptionBytes(long maxSubscriptionBytes) {
+            server.maxSubscriptionBytes(maxSubscriptionBytes);
+        }
+
+        @JsonProperty("memoryPolicy")
+        void memoryPolicy(String memoryPolicy) {
+            server.memoryPolicy(MemoryPolicy.parse(memoryPolicy, "memoryPolicy"));
+        }
+
+        @JsonProperty("producerWindowBytes")
+        void producerWindowBytes(int producerWindowBytes) {
+            server.producerWindowBytes(producerWindowBytes);
+        }
+
+        /** Entries: {@code filter}, {@code maxBytes} and {@code policy}, the components of {@link TopicDefinition}. */
+        @JsonProperty("topics")
+        void topics(List<TopicDefinition> topics) {
+            server.topics(topics == null ? List.of() : topics);
+        }
+
+        /**
+         * Entries: {@code name}, {@code maxDepth}, {@code maxBytes} and {@code policy}, the components of
+         * {@link QueueDefinition}.
+         */
         @JsonProperty("queues")
         void queues(List<QueueDefinition> queues) {
             server.queues(queues == null ? List.of() : queues);

@@ -4,9 +4,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.TlsConfig;
+import org.wharfmq.server.config.TopicDefinition;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -199,6 +201,51 @@ class ConfigurationFileTest {
         assertRefused("tls:\n  keyStore: a.p12\n  engine: gnutls\n", "Setting tls.engine must be one of auto, jdk, openssl");
         assertRefused("port: 7500\ntls:\n  keyStore: a.p12\n  port: 7500\n", "Settings port and tls.port are both 7500");
         assertRefused("tls:\n  keyStore: a.p12\n  keystorePassword: x\n", "Unknown setting 'tls.keystorePassword'");
+    }
+
+    @Test
+    void memorySettingsSetTheBudgetsAndPolicies() throws IOException {
+        ServerConfig config = ConfigurationFile.load(write("""
+                maxMemoryBytes: 1000000000
+                memoryPolicy: fail
+                maxSubscriptionBytes: 5000000
+                producerWindowBytes: 65536
+                topics:
+                  - filter: prices/#
+                    maxBytes: 100000
+                    policy: drop
+                  - filter: orders/+
+                queues:
+                  - name: ORDERS
+                    maxBytes: 2000000
+                    policy: block
+                """)).server();
+        assertEquals(1_000_000_000L, config.maxMemoryBytes());
+        assertEquals(MemoryPolicy.FAIL, config.memoryPolicy());
+        assertEquals(5_000_000L, config.maxSubscriptionBytes());
+        assertEquals(65_536, config.producerWindowBytes());
+        assertEquals(List.of(new TopicDefinition("prices/#", 100_000L, "drop"), new TopicDefinition("orders/+", null, null)),
+                config.topics());
+        assertEquals(List.of(new QueueDefinition("ORDERS", null, 2_000_000L, "block")), config.queues());
+
+        ServerConfig sample = ConfigurationFile.load(SAMPLE).server();
+        assertEquals(Configuration.DEFAULT_MAX_MEMORY_BYTES, sample.maxMemoryBytes());
+        assertEquals(MemoryPolicy.BLOCK, sample.memoryPolicy(), "the sample bounds a slow consumer by slowing its producer");
+        assertEquals(Configuration.DEFAULT_MAX_SUBSCRIPTION_BYTES, sample.maxSubscriptionBytes());
+        assertEquals(Configuration.DEFAULT_PRODUCER_WINDOW_BYTES, sample.producerWindowBytes());
+        assertEquals(List.of(), sample.topics());
+    }
+
+    @Test
+    void memorySettingsThatMakeNoSenseAreRefusedNamingTheSetting() throws IOException {
+        assertRefused("memoryPolicy: sometimes\n", "Setting memoryPolicy must be block, fail or drop, was 'sometimes'");
+        assertRefused("memoryPolicy: drop\n", "Setting memoryPolicy must be block or fail, was drop (drop is for topics");
+        assertRefused("queues:\n  - name: Q\n    policy: drop\n", "Setting policy of queue 'Q' must be block or fail, was drop");
+        assertRefused("queues:\n  - name: Q\n    maxBytes: 0\n", "Setting maxBytes of queue 'Q' must be at least 1, was 0.");
+        assertRefused("topics:\n  - filter: a/#\n    policy: page\n", "Setting policy of topic 'a/#' must be block, fail or drop");
+        assertRefused("topics:\n  - maxBytes: 5\n", "Topic number 1 under 'topics' has no filter.");
+        assertRefused("maxSubscriptionBytes: -1\n", "Setting maxSubscriptionBytes must be 0 (none) or more, was -1.");
+        assertRefused("producerWindowBytes: 10\n", "Setting producerWindowBytes must be at least 1024, was 10.");
     }
 
     private void assertRefused(String yaml, String start) throws IOException {

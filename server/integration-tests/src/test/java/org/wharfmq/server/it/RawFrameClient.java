@@ -110,13 +110,14 @@ final class RawFrameClient implements AutoCloseable {
     }
 
     /**
-     * The next frame other than PING, or null once the server has closed the connection (orderly or by reset).
-     * Fails with {@link java.net.SocketTimeoutException} when the server neither sends nor closes in time.
+     * The next frame other than PING and PRODUCER_CREDIT (producer flow control's, which these tests do not look at),
+     * or null once the server has closed the connection (orderly or by reset). Fails with
+     * {@link java.net.SocketTimeoutException} when the server neither sends nor closes in time.
      */
     Frame nextFrame() throws IOException {
         while (true) {
             Object decoded = decoder.readInbound();
-            if (decoded instanceof Frame.Ping) {
+            if (decoded instanceof Frame.Ping || decoded instanceof Frame.ProducerCredit) {
                 continue;
             }
             if (decoded != null) {

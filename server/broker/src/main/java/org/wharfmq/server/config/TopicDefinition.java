@@ -1,0 +1,14 @@
+package org.wharfmq.server.config;
+
+/**
+ * Memory settings for the subscriptions of some topics (the {@code topics:} list of the configuration): a
+ * subscription whose topic filter falls under {@code filter} (itself a filter: {@code prices/#} covers the
+ * subscriptions on {@code prices/eur} and on {@code prices/+}) takes them; the first entry that covers it wins, and a
+ * subscription no entry covers takes the server-wide {@code maxSubscriptionBytes} and {@code memoryPolicy}.
+ *
+ * @param filter   the topic filter the entry covers
+ * @param maxBytes each covered subscription's memory budget in bytes, or null for {@code maxSubscriptionBytes}
+ * @param policy   {@code block}, {@code fail} or {@code drop}; null for {@code memoryPolicy}
+ */
+public record TopicDefinition(String filter, Long maxBytes, String policy) {
+}

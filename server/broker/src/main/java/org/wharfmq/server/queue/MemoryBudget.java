@@ -1,0 +1,126 @@
+package org.wharfmq.server.queue;
+
+import io.netty.util.internal.PlatformDependent;
+import org.wharfmq.server.Configuration;
+import org.wharfmq.server.config.ServerConfig;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The server's memory budget for messages (setting maxMemoryBytes): what every queue and subscription holds, counted
+ * together. Each queue counts its own messages under its lock and adds or takes its changes here as they happen, so
+ * this is the sum of the queues' counts (a publication held by several subscriptions counts once for each, which
+ * errs on the safe side: their bytes are shared).
+ *
+ * <p>Counting is a {@link LongAdder}: queues on different event loops add to different cells, so counting costs a
+ * send or an acknowledgement no contended atomic; only {@link #spent()} sums the cells. Those who wait for the budget
+ * to come back ({@link #whenAvailable}: producers whose credit was withheld) are woken by the release that brings it
+ * back; a release looks for them with one volatile read.
+ */
+public final class MemoryBudget {
+
+    private final long maxBytes;
+    private final String setting;
+    private final LongAdder used = new LongAdder();
+    /** Tasks to run once the budget is no longer spent; guarded by this. */
+    private final List<Runnable> waiters = new ArrayList<>();
+    private volatile boolean anyWaiting;
+
+    /**
+     * @param maxBytes the budget
+     * @param setting  how the budget is set, for messages (e.g. "setting maxMemoryBytes")
+     */
+    MemoryBudget(long maxBytes, String setting) {
+        this.maxBytes = maxBytes;
+        this.setting = setting;
+    }
+
+    /** A budget nothing reaches: for queues made outside a queue manager (tests, benchmarks). */
+    static MemoryBudget unlimited() {
+        return new MemoryBudget(Long.MAX_VALUE, "no budget");
+    }
+
+    /**
+     * The budget {@code config} sets: maxMemoryBytes, or when it is 0, {@link Configuration#DEFAULT_MEMORY_SHARE_PERCENT}
+     * % of the JVM's direct memory limit ({@code -XX:MaxDirectMemorySize}, else the heap's {@code -Xmx}).
+     */
+    public static MemoryBudget of(ServerConfig config) {
+        if (config.maxMemoryBytes() > 0) {
+            return new MemoryBudget(config.maxMemoryBytes(), "setting maxMemoryBytes");
+        }
+        long automatic = PlatformDependent.maxDirectMemory() / 100 * Configuration.DEFAULT_MEMORY_SHARE_PERCENT;
+        return new MemoryBudget(automatic, "setting maxMemoryBytes, 0: " + Configuration.DEFAULT_MEMORY_SHARE_PERCENT
+                + " % of the JVM's direct memory limit");
+    }
+
+    /** The budget in bytes. */
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    /** The bytes the queues hold now (a sum of counters that may be moving). */
+    public long usedBytes() {
+        return used.sum();
+    }
+
+    /** Whether the queues hold the whole budget or more. */
+    public boolean spent() {
+        return used.sum() >= maxBytes;
+    }
+
+    /** Whether {@code bytes} more fit in the budget. */
+    public boolean hasRoomFor(long bytes) {
+        return used.sum() + bytes <= maxBytes;
+    }
+
+    /** How the budget was set, for messages: "setting maxMemoryBytes" and how the automatic one was computed. */
+    public String setting() {
+        return setting;
+    }
+
+    void add(long bytes) {
+        used.add(bytes);
+    }
+
+    void release(long bytes) {
+        used.add(-bytes);
+        if (anyWaiting && !spent()) {
+            wakeWaiters();
+        }
+    }
+
+    /**
+     * Runs {@code task} once the budget is no longer spent: at once (in this call) when it is not, else from the
+     * release that brings it back, on whatever thread that is. The task must only hand work on (it may run under a
+     * queue's lock).
+     */
+    public void whenAvailable(Runnable task) {
+        synchronized (this) {
+            waiters.add(task);
+            anyWaiting = true;
+        }
+        if (!spent()) { // a release between the caller's look and the registration finds the flag or this the room
+            wakeWaiters();
+        }
+    }
+
+    private void wakeWaiters() {
+        List<Runnable> due;
+        synchronized (this) {
+            if (waiters.isEmpty()) {
+                return;
+            }
+            due = new ArrayList<>(waiters);
+            waiters.clear();
+            anyWaiting = false;
+        }
+        due.forEach(Runnable::run);
+    }
+
+    @Override
+    public String toString() {
+        return "memory budget of " + maxBytes + " bytes (" + setting + ")";
+    }
+}

@@ -1,0 +1,151 @@
+package org.wharfmq.server.session;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.MemoryBudget;
+
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * One session's producer flow control, the server's side (docs/protocol.md, "Producer flow control"): the bytes its
+ * producers may send. The session's first window goes out as it opens; then every SEND it handles is due back, and
+ * goes back in batches of half the window ({@code PRODUCER_CREDIT}), unless what the SEND went to is over its memory
+ * budget with the policy block: then its bytes are held back until that destination is under its budget again, and
+ * while the server's budget is spent every batch is held back until it is not. A producer is so slowed, never
+ * refused, and a destination over budget receives at most one window more from each session.
+ *
+ * <p>While nothing is over budget this costs a SEND an addition and a comparison; nothing is allocated. Owned by the
+ * session's event loop; the destinations' wake-ups come from any thread and hop back to it.
+ */
+final class ProducerWindow {
+
+    private final int sessionId;
+    private final Channel channel;
+    private final EventLoop eventLoop;
+    private final MemoryBudget budget;
+    private final int windowBytes;
+    private final int batchBytes;
+    /** Bytes of handled SENDs not yet returned. */
+    private long due;
+    /** Bytes held back, by what holds them: a queue over its budget, or the server's budget. */
+    private final Map<Object, Long> heldBack = new HashMap<>(4);
+    /** The queues this session's sends found over budget (policy block) and that have not been seen under it since. */
+    private final Set<LocalQueue> blocking = new LinkedHashSet<>(4);
+    private boolean closed;
+
+    /**
+     * @param windowBytes the bytes a session may send before credit comes back (setting producerWindowBytes)
+     * @param budget      the server's memory budget
+     */
+    ProducerWindow(int sessionId, Channel channel, int windowBytes, MemoryBudget budget) {
+        this.sessionId = sessionId;
+        this.channel = channel;
+        this.eventLoop = channel.eventLoop();
+        this.budget = budget;
+        this.windowBytes = windowBytes;
+        this.batchBytes = Math.max(1, windowBytes / 2);
+    }
+
+    /** Sends the session's first window; before the OK to CREATE_SESSION, so the client can send at once. */
+    void open() {
+        grant(windowBytes);
+    }
+
+    /**
+     * A SEND of {@code bytes} (its message's length) has been handled: accepted, refused or dropped.
+     *
+     * @param overBudget the queue it went to when that is over its budget with the policy block (its bytes wait until
+     *                   it is under it again); null when it is not
+     */
+    void handled(int bytes, LocalQueue overBudget) {
+        if (overBudget == null) {
+            due += bytes;
+            if (due >= batchBytes) {
+                returnDue();
+            }
+            return;
+        }
+        blocking.add(overBudget);
+        holdBack(overBudget, bytes, overBudget::whenUnderBudget);
+    }
+
+    /**
+     * A publication of {@code bytes} has been handled; {@code overBudget}: the subscriptions' queues it went to that
+     * are over their budget with the policy block (empty most often). Its bytes wait until every one is under it.
+     */
+    void published(int bytes, List<LocalQueue> overBudget) {
+        if (overBudget.isEmpty()) {
+            handled(bytes, null);
+            return;
+        }
+        blocking.addAll(overBudget);
+        handled(bytes, overBudget.get(0));
+    }
+
+    /** The session has closed: nothing more is returned (its connection may be gone). */
+    void close() {
+        closed = true;
+        heldBack.clear();
+        blocking.clear();
+    }
+
+    private void returnDue() {
+        long bytes = due;
+        due = 0;
+        if (budget.spent()) {
+            holdBack(budget, bytes, budget::whenAvailable);
+        } else {
+            grant(bytes);
+        }
+    }
+
+    /** Holds {@code bytes} back for {@code holder}; the first bytes it holds ask it to wake this window when it can. */
+    private void holdBack(Object holder, long bytes, Consumer<Runnable> whenFree) {
+        Long before = heldBack.get(holder);
+        heldBack.put(holder, before == null ? bytes : before + bytes);
+        if (before == null) {
+            whenFree.accept(() -> eventLoop.execute(() -> release(holder)));
+        }
+    }
+
+    /**
+     * {@code holder} has room again: what it held back goes on waiting for another queue this session sent to that is
+     * still over its budget, else it is due and returned now (the server's budget permitting). So a publisher is held
+     * until all its blocking subscriptions are under their budgets, not only the first that drains.
+     */
+    private void release(Object holder) {
+        Long bytes = heldBack.remove(holder);
+        blocking.remove(holder);
+        if (closed || bytes == null) {
+            return;
+        }
+        for (Iterator<LocalQueue> i = blocking.iterator(); i.hasNext(); ) {
+            LocalQueue next = i.next();
+            if (next.blocksProducers()) {
+                holdBack(next, bytes, next::whenUnderBudget);
+                return;
+            }
+            i.remove();
+        }
+        due += bytes;
+        returnDue();
+    }
+
+    private void grant(long bytes) {
+        if (closed) {
+            return;
+        }
+        for (long left = bytes; left > 0; left -= Integer.MAX_VALUE) {
+            channel.writeAndFlush(new Frame.ProducerCredit(sessionId, (int) Math.min(left, Integer.MAX_VALUE)),
+                    channel.voidPromise());
+        }
+    }
+}
