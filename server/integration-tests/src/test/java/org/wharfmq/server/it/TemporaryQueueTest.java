@@ -163,7 +163,8 @@ class TemporaryQueueTest {
     @Test
     void aDroppedConnectionsTemporaryQueuesAreDeleted() throws Exception {
         try (TcpProxy proxy = TcpProxy.start(WHARF.server().tcpPort())) {
-            Connection doomed = WHARF.track(new WharfConnectionFactory(proxy.url()).createConnection());
+            // a client that does not come back (reconnecting, it would create its temporary queue again by name)
+            Connection doomed = WHARF.track(new WharfConnectionFactory(proxy.url() + "?reconnectAttempts=0").createConnection());
             doomed.setExceptionListener(e -> { });
             Session session = doomed.createSession(false, Session.CLIENT_ACKNOWLEDGE);
             TemporaryQueue queue = session.createTemporaryQueue();
