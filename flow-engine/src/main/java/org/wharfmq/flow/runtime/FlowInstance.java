@@ -18,6 +18,7 @@ import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
+import javax.jms.TransactionRolledBackException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -210,7 +211,11 @@ final class FlowInstance implements Runnable {
                 transacted.commit();
             }
         } catch (FlowException | JMSException | RuntimeException e) {
-            failed(assembly, e);
+            if (transactional && e instanceof TransactionRolledBackException rolledBack) {
+                rolledBack(assembly.message().messageId(), rolledBack);
+            } else {
+                failed(assembly, e);
+            }
         } finally {
             if (timing) {
                 flow.statistics().elapsedNanos.add(System.nanoTime() - start);
@@ -289,6 +294,10 @@ final class FlowInstance implements Runnable {
                         + assembly.message().messageId() + " to " + (queue == null ? "the failure terminal" : queue));
                 return;
             } catch (FlowException | JMSException | RuntimeException e) {
+                if (transactional && e instanceof TransactionRolledBackException rolledBack) {
+                    rolledBack(assembly.message().messageId(), rolledBack);
+                    return; // not this stage's failure: the next delivery takes the backout path again
+                }
                 if (transactional || invocation.transactedWork()) {
                     transacted.rollback();
                 }
@@ -317,8 +326,34 @@ final class FlowInstance implements Runnable {
         } finally {
             producer.close();
         }
-        transacted.commit(); // with the get too when the message was transactional
+        try {
+            transacted.commit(); // with the get too when the message was transactional
+        } catch (TransactionRolledBackException rolledBack) {
+            if (transactional) {
+                rolledBack(message.getJMSMessageID(), rolledBack);
+            } else {
+                LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' lost non-transactional message "
+                        + message.getJMSMessageID() + ": its copy to " + RunningFlow.DEAD_LETTER_QUEUE
+                        + " was rolled back: " + rolledBack.getMessage());
+            }
+            return;
+        }
         flow.statistics().backouts.increment();
+    }
+
+    /**
+     * The JMS provider rolled back a transactional invocation's transaction at its commit (Wharf's client does so for
+     * a transaction its reconnection cut, docs/resilience.md; the server for one whose send it refused): the
+     * invocation's sends are gone, its message comes again and the session has begun a new transaction. That is
+     * neither a failure of the flow's nodes (not counted, no rollback to send) nor a lost connection (the client
+     * has already made it again, so the instance goes on with it). The reason is kept for the backout path, should
+     * this message's deliveries run out.
+     */
+    private void rolledBack(String messageId, TransactionRolledBackException e) {
+        LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "': the transaction of message " + messageId
+                + " was rolled back by the messaging provider at its commit; the message comes again. "
+                + e.getMessage());
+        flow.rememberFailure(messageId, ExceptionList.of(input, e));
     }
 
     private void closeConnection() {
