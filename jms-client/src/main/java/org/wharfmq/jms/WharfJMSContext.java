@@ -219,6 +219,33 @@ public class WharfJMSContext implements JMSContext {
         }
     }
 
+    /**
+     * Sets the listener told when the context's connection loses its server and when it has reconnected, as
+     * {@link WharfConnection#setFailoverListener} does for a classic connection (Wharf's own, beside the
+     * ExceptionListener, which hears only of a loss reconnecting could not repair); null removes it. The listener
+     * belongs to the connection, so the contexts {@link #createContext(int)} made from this one share it.
+     *
+     * @throws IllegalStateRuntimeException if the context is closed
+     */
+    public void setFailoverListener(FailoverListener listener) {
+        checkOpen();
+        try {
+            connection().setFailoverListener(listener);
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
+        }
+    }
+
+    /** The listener set with {@link #setFailoverListener} (on this context or one sharing its connection), or null. */
+    public FailoverListener getFailoverListener() {
+        checkOpen();
+        try {
+            return connection().getFailoverListener();
+        } catch (JMSException e) {
+            throw JmsErrors.toRuntime(e);
+        }
+    }
+
     @Override
     public void start() {
         checkOpen();

@@ -2,8 +2,10 @@ package org.wharfmq.server.it;
 
 import org.wharfmq.jms.FailoverEvent;
 import org.wharfmq.jms.WharfConnection;
+import org.wharfmq.jms.WharfJMSContext;
 
 import javax.jms.Connection;
+import javax.jms.JMSContext;
 import javax.jms.JMSException;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -36,6 +38,14 @@ final class Failovers {
     static Failovers of(Connection connection) throws JMSException {
         return of(connection, () -> {
         });
+    }
+
+    /** Listens to the failover events of {@code context}'s connection from now on. */
+    static Failovers of(JMSContext context) {
+        Failovers failovers = new Failovers(() -> {
+        });
+        ((WharfJMSContext) context).setFailoverListener(failovers::heard);
+        return failovers;
     }
 
     /**

@@ -5,7 +5,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.wharfmq.jms.FailoverEvent;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.jms.WharfJMSContext;
+import org.wharfmq.server.TestServer;
 
+import javax.jms.DeliveryMode;
 import javax.jms.IllegalStateRuntimeException;
 import javax.jms.InvalidDestinationRuntimeException;
 import javax.jms.InvalidSelectorRuntimeException;
@@ -52,6 +57,37 @@ class JmsContextTest {
     void closeContexts() {
         for (JMSContext c : contexts) {
             Closing.closeWithin(c, "context");
+        }
+    }
+
+    /**
+     * Wharf's FailoverListener on a JMSContext (the connection's, shared with the contexts made from it): it hears the
+     * server go and the connection come back when the server is restarted, and the context carries on.
+     */
+    @Test
+    void aContextsFailoverListenerHearsItsServerRestart() throws Exception {
+        try (TestServer restarting = TestServer.start()) {
+            int port = restarting.server().tcpPort();
+            String address = "tcp://127.0.0.1:" + port;
+            JMSContext context = new WharfConnectionFactory(address + "?" + Failovers.FAST).createContext();
+            contexts.add(context);
+            Failovers failovers = Failovers.of(context);
+            JMSContext sibling = context.createContext(JMSContext.AUTO_ACKNOWLEDGE);
+            contexts.add(sibling);
+            assertNotNull(((WharfJMSContext) sibling).getFailoverListener(), "the contexts of a connection share it");
+            Queue queue = context.createQueue("CONTEXT.RESTART");
+            context.createProducer().setDeliveryMode(DeliveryMode.PERSISTENT).send(queue, "before the restart");
+
+            restarting.restart(config -> config.port(port));
+            assertEquals(address, failovers.expect(FailoverEvent.Kind.DISCONNECTED).address());
+            assertEquals(address, failovers.expect(FailoverEvent.Kind.RECONNECTED).address());
+
+            JMSConsumer consumer = context.createConsumer(queue);
+            assertEquals("before the restart", consumer.receiveBody(String.class, Receive.EXPECTED_MS));
+            context.createProducer().send(queue, "after the restart");
+            assertEquals("after the restart", consumer.receiveBody(String.class, Receive.EXPECTED_MS));
+            sibling.close();
+            context.close();
         }
     }
 
