@@ -52,7 +52,7 @@ final class ConnectionHandler implements FrameListener {
         } else if (frame instanceof Frame.Ok ok) {
             connection.onAnswer(ok.requestId(), null);
         } else if (frame instanceof Frame.ProducerCredit credit) {
-            connection.onProducerCredit(credit);
+            connection.onProducerCredit(connected, credit);
         } else if (frame instanceof Frame.PullDone done) {
             connection.onPullDone(done);
         } else if (frame instanceof Frame.ConsumerFailed failed) {

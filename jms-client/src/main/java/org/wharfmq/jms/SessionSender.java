@@ -84,12 +84,9 @@ final class SessionSender {
         if (wharf != message) {
             stampHeaders(message, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
         }
-        ByteBuf buffer = encode(wharf, wire, on);
-        try {
-            credit.spend(buffer.readableBytes()); // waits while the server holds the session's credit back
-        } catch (JMSException e) {
-            buffer.release();
-            throw e;
+        ByteBuf buffer;
+        while ((buffer = encodeAndSpend(wharf, wire, on)) == null) {
+            on = connection.usableLink(); // lost while the send waited for credit: it goes on the link made again
         }
         if (completionListener != null) {
             PendingRequests.Request request = connection.register(on);
@@ -135,10 +132,29 @@ final class SessionSender {
     }
 
     /**
+     * The message encoded for {@code on} with its producer credit spent there, waiting while the server holds the
+     * session's credit back; null when {@code on} was lost meanwhile (nothing spent, nothing to release).
+     */
+    private ByteBuf encodeAndSpend(WharfMessage wharf, WireDestination wire, ConnectedLink on) throws JMSException {
+        ByteBuf buffer = encode(wharf, wire, on);
+        try {
+            if (credit.spend(buffer.readableBytes(), on)) {
+                return buffer;
+            }
+        } catch (JMSException e) {
+            buffer.release();
+            throw e;
+        }
+        buffer.release();
+        return null;
+    }
+
+    /**
      * A synchronous send: waits for the server's answer. If the link is lost first, nobody knows whether the server
      * stored the message, so once the connection is made again the message is sent again, flagged as resent
      * ({@code MessageEncoding.FLAG_RESENT}): if both copies were stored, the receiver gets the second marked
-     * JMSRedelivered, never twice unmarked; the send is never silently lost.
+     * JMSRedelivered, never twice unmarked; the send is never silently lost. The copy spends producer credit on the
+     * new link, whose server counts it against the session's new window like any SEND.
      */
     private void sendAndAwait(ConnectedLink on, int producerId, WharfMessage wharf, WireDestination wire, ByteBuf buffer)
             throws JMSException {
@@ -153,8 +169,10 @@ final class SessionSender {
                 }
                 return;
             } catch (ConnectedLink.LinkLostException lost) {
-                link = connection.usableLink();
-                sending = encode(wharf, wire, link);
+                do {
+                    link = connection.usableLink();
+                    sending = encodeAndSpend(wharf, wire, link);
+                } while (sending == null);
                 MessageWriter.markResent(sending);
             }
         }
@@ -220,9 +238,9 @@ final class SessionSender {
         this.transacted = inTransaction;
     }
 
-    /** The server granted the session's producers {@code bytes} more (PRODUCER_CREDIT). */
-    void onProducerCredit(int bytes) {
-        credit.granted(bytes);
+    /** The server granted the session's producers {@code bytes} more (PRODUCER_CREDIT) on link {@code generation}. */
+    void onProducerCredit(int generation, int bytes) {
+        credit.granted(generation, bytes);
     }
 
     /** The session's link was lost: its credit went with it (the re-created session gets a fresh window). */

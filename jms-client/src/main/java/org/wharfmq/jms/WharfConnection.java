@@ -541,11 +541,11 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         }
     }
 
-    /** PRODUCER_CREDIT: the session's producers may send more (producer flow control). */
-    void onProducerCredit(Frame.ProducerCredit credit) {
+    /** PRODUCER_CREDIT read from {@code on}: the session's producers may send more there (producer flow control). */
+    void onProducerCredit(ConnectedLink on, Frame.ProducerCredit credit) {
         WharfSession session = sessions.get(credit.sessionId());
         if (session != null) {
-            session.sender().onProducerCredit(credit.bytes());
+            session.sender().onProducerCredit(on.generation(), credit.bytes());
         }
     }
 

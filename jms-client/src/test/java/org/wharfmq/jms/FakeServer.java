@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -214,6 +215,18 @@ final class FakeServer implements AutoCloseable {
             }
             int requestId = requestId(f);
             return requestId == 0 ? null : new Frame.Ok(requestId);
+        }
+    }
+
+    /**
+     * Waits until the client's {@code thread} parks (a send waiting for credit), looking at its state, never sleeping
+     * on a guess.
+     */
+    static void awaitParked(Thread thread) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (thread.getState() != Thread.State.WAITING) {
+            assertTrue(System.nanoTime() < deadline && thread.isAlive(), thread + " did not wait: " + thread.getState());
+            Thread.onSpinWait();
         }
     }
 

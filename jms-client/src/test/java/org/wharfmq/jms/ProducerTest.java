@@ -127,13 +127,13 @@ class ProducerTest {
                 }
             }, "blocked-sender");
             sender.start();
-            awaitParked(sender);
+            FakeServer.awaitParked(sender);
             assertTrue(server.expect(Frame.CreateProducer.class) != null);
             assertNull(server.poll(0), "nothing is sent without credit");
 
             server.send(new Frame.ProducerCredit(sessionId, 1)); // one byte left: any one message fits
             assertEquals("waits", ((TextMessage) FakeServer.decode(nextSend(server))).getText());
-            awaitParked(sender); // the first took the credit below zero: the asynchronous send waits as well
+            FakeServer.awaitParked(sender); // the first took the credit below zero: the asynchronous send waits as well
             assertNull(server.poll(0), "the asynchronous send waits for credit too");
             server.send(new Frame.ProducerCredit(sessionId, 1 << 20));
             assertEquals("waits again", ((TextMessage) FakeServer.decode(nextSend(server))).getText());
@@ -149,22 +149,13 @@ class ProducerTest {
                 }
             }, "closed-while-waiting");
             last.start();
-            awaitParked(last);
+            FakeServer.awaitParked(last);
             s.close(); // from another thread, as JMS allows: the waiting send ends
             last.join(5000);
             JMSException closed = assertThrows(java.util.concurrent.ExecutionException.class, sent::get).getCause()
                     instanceof JMSException j ? j : null;
             assertTrue(closed instanceof javax.jms.IllegalStateException, String.valueOf(closed));
             c.close();
-        }
-    }
-
-    /** Waits until {@code thread} parks (a send waiting for credit), looking at its state, never sleeping on a guess. */
-    private static void awaitParked(Thread thread) {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
-        while (thread.getState() != Thread.State.WAITING) {
-            assertTrue(System.nanoTime() < deadline && thread.isAlive(), thread + " did not wait: " + thread.getState());
-            Thread.onSpinWait();
         }
     }
 

@@ -25,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -91,6 +92,100 @@ class ReconnectTest {
             assertEquals(FailoverEvent.Kind.RECONNECTED, reconnected.kind());
             assertEquals(server.url(), reconnected.address());
             assertEquals(0, exceptions.get(), "the ExceptionListener hears only of a loss that is not repaired");
+            c.close();
+        }
+    }
+
+    /**
+     * Producer credit follows the link (ProducerCredit): the copy of a synchronous send sent again on the new link is
+     * a SEND the server counts against the session's new window, so it spends there too. Spent nowhere, the client
+     * would think it had one message more than the server grants, after every such reconnection.
+     */
+    @Test
+    void aSynchronousSendSentAgainSpendsProducerCreditOnTheNewLink() throws Exception {
+        try (FakeServer server = FakeServer.tcp()) {
+            server.grantsCredit = false; // this test grants: one byte per window, which any one message spends
+            AtomicBoolean first = new AtomicBoolean(true);
+            server.answer = f -> f instanceof Frame.Send && first.getAndSet(false) ? FakeServer.SILENCE : null;
+            Connection c = new WharfConnectionFactory(server.url() + FAST).createConnection();
+            Session s = c.createSession();
+            server.expect(Frame.Hello.class);
+            int sessionId = server.expect(Frame.CreateSession.class).sessionId();
+            server.send(new Frame.ProducerCredit(sessionId, 1));
+            MessageProducer producer = s.createProducer(s.createQueue("Q"));
+            CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
+                try {
+                    producer.send(s.createTextMessage("sent twice"), DeliveryMode.PERSISTENT, 4, 0);
+                } catch (JMSException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            server.expect(Frame.CreateProducer.class);
+            server.expect(Frame.Send.class);
+            server.client().close().sync(); // the answer is lost: the send goes again on the new link
+
+            server.reconnected();
+            server.expect(Frame.Hello.class);
+            assertEquals(sessionId, server.expect(Frame.CreateSession.class).sessionId());
+            server.send(new Frame.ProducerCredit(sessionId, 1)); // the session's new window
+            assertTrue(FakeServer.decode(server.expect(Frame.Send.class)).getJMSRedelivered(), "the copy, flagged");
+            sent.get(5, TimeUnit.SECONDS);
+
+            producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            Thread next = new Thread(() -> {
+                try {
+                    producer.send(s.createTextMessage("after the copy"));
+                } catch (JMSException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "next-sender");
+            next.start();
+            FakeServer.awaitParked(next);
+            assertNull(server.poll(0), "sent without credit: the copy did not spend the new window");
+            server.send(new Frame.ProducerCredit(sessionId, 1 << 20));
+            assertEquals("after the copy", FakeServer.decode(server.expect(Frame.Send.class)).getBody(String.class));
+            next.join(5000);
+            c.close();
+        }
+    }
+
+    /**
+     * A send waiting for producer credit when its link is lost waits on for the new link and goes there, spending the
+     * new window once (docs/resilience.md: a send not yet written when the link went is sent on the new link). It had
+     * encoded for the old link: written there once the new window's credit came, it was lost, and its credit with it.
+     */
+    @Test
+    void aSendWaitingForCreditWhenItsLinkIsLostGoesOnTheNewLink() throws Exception {
+        try (FakeServer server = FakeServer.tcp()) {
+            server.grantsCredit = false; // the session opens with no credit, as if its destination were over budget
+            Connection c = new WharfConnectionFactory(server.url() + FAST).createConnection();
+            Session s = c.createSession();
+            MessageProducer producer = s.createProducer(s.createQueue("Q"));
+            producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            CompletableFuture<Void> sent = new CompletableFuture<>();
+            Thread waiting = new Thread(() -> {
+                try {
+                    producer.send(s.createTextMessage("waited across the reconnection"));
+                    sent.complete(null);
+                } catch (JMSException e) {
+                    sent.completeExceptionally(e);
+                }
+            }, "waiting-sender");
+            waiting.start();
+            FakeServer.awaitParked(waiting);
+            server.expect(Frame.Hello.class);
+            server.expect(Frame.CreateSession.class);
+            server.expect(Frame.CreateProducer.class);
+            assertNull(server.poll(0), "nothing is sent without credit");
+            server.client().close().sync();
+
+            server.reconnected();
+            server.expect(Frame.Hello.class);
+            int sessionId = server.expect(Frame.CreateSession.class).sessionId();
+            server.send(new Frame.ProducerCredit(sessionId, 1));
+            assertEquals("waited across the reconnection",
+                    FakeServer.decode(server.expect(Frame.Send.class)).getBody(String.class), "sent on the new link");
+            sent.get(5, TimeUnit.SECONDS);
             c.close();
         }
     }
