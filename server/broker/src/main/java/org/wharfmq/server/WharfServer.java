@@ -125,13 +125,13 @@ public final class WharfServer implements AutoCloseable {
         this.store = store;
         this.queueManager = new QueueManager(config, store, clock, QueueDefinitionFile.in(config.dataDirectory()));
         this.topicManager = new TopicManager(config, queueManager);
-        this.xaBranches = new XaBranches(queueManager.persistence(), topicManager);
+        this.xaBranches = new XaBranches(queueManager.persistence(), topicManager, queueManager.clock());
         this.connections = new DefaultChannelGroup("wharf-connections", GlobalEventExecutor.INSTANCE);
         this.connectionLimits = new ConnectionLimits(config);
         this.acceptorGroup = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-accept", true));
         this.ioGroup = transport.eventLoopGroup(config.ioThreads(), new DefaultThreadFactory("wharf-io", true));
         this.inVmGroup = new DefaultEventLoopGroup(0, new DefaultThreadFactory("wharf-vm", true));
-        this.management = new BrokerManagement(config, queueManager, topicManager, openConnections, store,
+        this.management = new BrokerManagement(config, queueManager, topicManager, openConnections, store, xaBranches,
                 this::listenerUrls, System.currentTimeMillis());
     }
 

@@ -19,7 +19,8 @@ import static org.wharfmq.server.admin.AdminProtocol.SUBSCRIPTION;
 import static org.wharfmq.server.admin.AdminProtocol.TO;
 
 /**
- * The admin commands over the broker's management view: queues, connections, subscriptions, the server
+ * The admin commands over the broker's management view: queues, connections, subscriptions, prepared XA branches, the
+ * server
  * (docs/operations.md lists each with its arguments and answer). Each is one call of {@link Management}; this class
  * only reads the arguments and shapes the answer.
  */
@@ -70,6 +71,7 @@ final class ManagementCommands implements AdminCommands {
                     + (r.user() == null ? "an anonymous client" : "user '" + r.user() + "'") + ").");
         });
         commands.put("display-subscriptions", r -> management.subscriptions());
+        commands.put("display-prepared", r -> management.preparedBranches());
         commands.put("delete-subscription", r -> {
             String name = r.required(SUBSCRIPTION, "the durable subscription's name");
             String clientId = r.string(CLIENT_ID);

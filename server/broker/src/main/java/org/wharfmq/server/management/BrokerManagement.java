@@ -11,6 +11,8 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueueSnapshot;
+import org.wharfmq.server.session.XaBranches;
+import org.wharfmq.server.session.XaBranches.PreparedBranch;
 import org.wharfmq.server.security.DestinationPattern;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.MessageStore;
@@ -35,6 +37,7 @@ public final class BrokerManagement implements Management {
     private final TopicManager topics;
     private final OpenConnections connections;
     private final MessageStore store;
+    private final XaBranches xaBranches;
     private final Supplier<List<String>> listeners;
     private final long startedAt;
     private final QueueMessages messages;
@@ -44,12 +47,14 @@ public final class BrokerManagement implements Management {
      * @param startedAt when the server started, epoch ms
      */
     public BrokerManagement(ServerConfig config, QueueManager queues, TopicManager topics, OpenConnections connections,
-                            MessageStore store, Supplier<List<String>> listeners, long startedAt) {
+                            MessageStore store, XaBranches xaBranches, Supplier<List<String>> listeners,
+                            long startedAt) {
         this.config = config;
         this.queues = queues;
         this.topics = topics;
         this.connections = connections;
         this.store = store;
+        this.xaBranches = xaBranches;
         this.listeners = listeners;
         this.startedAt = startedAt;
         this.messages = new QueueMessages(queues.persistence());
@@ -184,6 +189,11 @@ public final class BrokerManagement implements Management {
             throw new IllegalArgumentException("Name the durable subscription to delete.");
         }
         topics.deleteDurable(clientId, name);
+    }
+
+    @Override
+    public List<PreparedBranch> preparedBranches() {
+        return xaBranches.prepared();
     }
 
     @Override

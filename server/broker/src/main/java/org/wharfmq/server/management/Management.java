@@ -1,5 +1,6 @@
 package org.wharfmq.server.management;
 
+import org.wharfmq.server.session.XaBranches.PreparedBranch;
 import org.wharfmq.server.transport.ConnectionInfo;
 import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
 
@@ -94,6 +95,14 @@ public interface Management {
 
     /** Deletes a durable subscription and its messages, whoever owns it; refused while it has consumers. */
     void deleteSubscription(String clientId, String name);
+
+    /**
+     * The prepared XA branches, in doubt until their transaction managers commit or roll them back, oldest first, with
+     * how long each has waited. Each holds back the journal's reclamation from its oldest record on
+     * (docs/persistence.md, "What a long-lived prepared branch costs"): one that waits long is worth a look at its
+     * transaction manager.
+     */
+    List<PreparedBranch> preparedBranches();
 
     /**
      * Makes sure a queue the queue manager's own plugins serve exists ({@code SYSTEM.ADMIN.COMMAND.QUEUE}), whatever

@@ -48,6 +48,11 @@ final class Transaction {
         this.id = id;
     }
 
+    /** Messages sent in it so far (queue sends and publications' copies). */
+    int sendCount() {
+        return sends.size();
+    }
+
     /** The store transaction id its records carry. */
     long id() {
         return id;

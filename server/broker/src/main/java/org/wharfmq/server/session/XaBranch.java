@@ -48,6 +48,13 @@ final class XaBranch {
     private WharfException rollbackOnly;
     /** Its transaction timeout expired while it was associated: its last XA_END rolls it back. */
     boolean timedOut;
+    /**
+     * When it was prepared (epoch ms, the queue manager's clock); for a branch restored from the journal, when the
+     * queue manager started (the PREPARE record holds no time).
+     */
+    long preparedAt;
+    /** Restored from the journal at start, prepared before. */
+    boolean restored;
     /** Rolls it back when its transaction timeout expires; null once prepared or for a recovered branch. */
     ScheduledFuture<?> timeout;
 

@@ -11,7 +11,10 @@ import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.topic.TopicManager;
 
+import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,12 +53,53 @@ public final class XaBranches {
 
     private final Persistence persistence;
     private final TopicManager topics;
+    private final InstantSource clock;
     private final Map<WireXid, XaBranch> branches = new HashMap<>();
 
-    /** Branches whose records go to {@code persistence}; their publications are retained by {@code topics}. */
-    public XaBranches(Persistence persistence, TopicManager topics) {
+    /**
+     * Branches whose records go to {@code persistence}; their publications are retained by {@code topics};
+     * {@code clock} dates their prepares.
+     */
+    public XaBranches(Persistence persistence, TopicManager topics, InstantSource clock) {
         this.persistence = persistence;
         this.topics = topics;
+        this.clock = clock;
+    }
+
+    /**
+     * What an operator sees of one prepared branch (Management's view, IBM MQ's {@code dspmqtrn}, Artemis's
+     * {@code listPreparedTransactions}): a branch in doubt, waiting for its transaction manager, holding its sends
+     * invisible, the messages it consumed out of their queues, and the journal's segments from its oldest record on.
+     *
+     * @param xid               the Xid as {@code Xid[formatId=..., gtrid=<hex>, bqual=<hex>]}
+     * @param formatId          the Xid's format id
+     * @param globalTransactionId the Xid's gtrid, in hex
+     * @param branchQualifier   the Xid's bqual, in hex
+     * @param preparedAt        when it was prepared, epoch ms; for a restored branch, when the queue manager started
+     * @param ageMillis         how long it has been in doubt (for a restored branch: at least this long)
+     * @param restored          whether it was restored from the journal at start, prepared before the restart
+     * @param sends             the messages it sent, invisible until its commit
+     * @param consumed          the messages it consumed, held out of their queues until its outcome
+     */
+    public record PreparedBranch(String xid, int formatId, String globalTransactionId, String branchQualifier,
+                                 long preparedAt, long ageMillis, boolean restored, int sends, int consumed) {
+    }
+
+    /** The prepared branches, oldest first. */
+    public synchronized List<PreparedBranch> prepared() {
+        long now = clock.millis();
+        HexFormat hex = HexFormat.of();
+        List<PreparedBranch> prepared = new ArrayList<>();
+        for (XaBranch branch : branches.values()) {
+            if (branch.prepared) {
+                prepared.add(new PreparedBranch(branch.xid.toString(), branch.xid.formatId(),
+                        hex.formatHex(branch.xid.globalTransactionId()), hex.formatHex(branch.xid.branchQualifier()),
+                        branch.preparedAt, Math.max(0, now - branch.preparedAt), branch.restored,
+                        branch.work.sendCount(), branch.consumed.size()));
+            }
+        }
+        prepared.sort(Comparator.comparingLong(PreparedBranch::preparedAt).thenComparing(PreparedBranch::xid));
+        return prepared;
     }
 
     // ---- associations: a session's XA_START and XA_END, on its event loop ----
@@ -222,6 +266,7 @@ public final class XaBranches {
             }
             synchronized (this) {
                 preparing.prepared = true;
+                preparing.preparedAt = clock.millis();
                 preparing.completing = false;
             }
             replies.xaResult(requestId, Frame.XA_OK, List.of());
@@ -341,6 +386,8 @@ public final class XaBranches {
         XaBranch branch = new XaBranch(xid, work);
         branch.consumed.addAll(consumed);
         branch.prepared = true;
+        branch.restored = true;
+        branch.preparedAt = clock.millis();
         synchronized (this) {
             branches.put(xid, branch);
         }

@@ -35,7 +35,7 @@ public record ServerContext(ServerConfig config, QueueManager queueManager, Topi
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                          AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins) {
         this(config, queueManager, topicManager, accessControl, connections, serverVersion, logins,
-                new ConnectionLimits(config), new XaBranches(queueManager.persistence(), topicManager), new OpenConnections());
+                new ConnectionLimits(config), new XaBranches(queueManager.persistence(), topicManager, queueManager.clock()), new OpenConnections());
     }
 
     /**

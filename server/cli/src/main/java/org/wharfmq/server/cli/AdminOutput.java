@@ -118,6 +118,27 @@ final class AdminOutput {
         table.print(out);
     }
 
+    /**
+     * The prepared XA branches: each holds journal reclamation back from its oldest record on, so the age says which
+     * transaction manager to look at.
+     */
+    static void prepared(JsonNode branches, PrintWriter out) {
+        if (branches.isEmpty()) {
+            out.println("No prepared XA transaction branches.");
+            return;
+        }
+        Table table = new Table(">FORMAT", "GTRID (HEX)", "BQUAL (HEX)", ">AGE", ">SENDS", ">CONSUMED", "PREPARED");
+        for (JsonNode b : branches) {
+            table.row(b.get("formatId").asInt(), b.get("globalTransactionId").asText(),
+                    b.get("branchQualifier").asText(), age(b.get("ageMillis")), b.get("sends").asInt(),
+                    b.get("consumed").asInt(), b.get("restored").asBoolean() ? "before the start at "
+                            + time(b.get("preparedAt").asLong()) : time(b.get("preparedAt").asLong()));
+        }
+        table.print(out);
+        out.println("Each waits for its transaction manager's commit or rollback and keeps the journal's segments from"
+                + " its oldest record on (docs/persistence.md).");
+    }
+
     static void defined(String verb, JsonNode q, PrintWriter out) {
         out.println(verb + " queue " + q.get("name").asText() + ": max depth " + q.get("maxDepth").asLong()
                 + (q.get("ownMaxDepth").asBoolean() ? "" : " (the server-wide maxQueueDepth)") + ".");

@@ -172,7 +172,7 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
     }
 
-    @Command(name = "display", description = "Shows queues, connections, subscriptions or the server.")
+    @Command(name = "display", description = "Shows queues, connections, subscriptions, prepared XA branches or the server.")
     final class Display extends Verb {
         @Command(name = "queues", mixinStandardHelpOptions = true, description = "Lists the queues: depth, max depth, consumers, producers, oldest "
                 + "message, counters, origin.")
@@ -199,6 +199,12 @@ final class AdminStatements implements Runnable, AutoCloseable {
         int subscriptions() {
             return send("display-subscriptions", arguments(),
                     result -> done(() -> AdminOutput.subscriptions(result, out)));
+        }
+
+        @Command(name = "prepared", mixinStandardHelpOptions = true, description = "Lists the prepared XA transaction "
+                + "branches in doubt, oldest first: Xid, age, sends, consumed messages.")
+        int prepared() {
+            return send("display-prepared", arguments(), result -> done(() -> AdminOutput.prepared(result, out)));
         }
 
         @Command(name = "server", mixinStandardHelpOptions = true, description = "Shows the queue manager: version, uptime, listeners, journal, memory.")

@@ -9,6 +9,7 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.cli.FlowCommandAccess;
+import org.wharfmq.jms.WharfXAConnectionFactory;
 
 import javax.jms.Connection;
 import javax.jms.DeliveryMode;
@@ -19,9 +20,13 @@ import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import javax.jms.Topic;
+import javax.jms.XAConnection;
+import javax.jms.XASession;
+import javax.transaction.xa.XAResource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -290,6 +295,51 @@ class AdminCommandTest {
                 ok(admin("delete", "subscription", "audit", "--client-id", clientId)).strip());
         assertEquals("There is no durable subscription 'audit' of client ID '" + clientId + "' to delete.",
                 failed(admin("delete", "subscription", "audit", "--client-id", clientId)));
+    }
+
+    /**
+     * A prepared XA branch is listed, with its Xid, when it was prepared, its age and what it holds, until its
+     * transaction manager commits it: what an operator needs to see which branch holds the journal back.
+     */
+    @Test
+    void displayPreparedListsTheBranchesInDoubtWithTheirAgeUntilTheyAreCommitted() throws Exception {
+        XAConnection connection = new WharfXAConnectionFactory(WHARF.server().tcpUrl()).createXAConnection();
+        WHARF.track(connection);
+        XASession xa = connection.createXASession();
+        XAResource resource = xa.getXAResource();
+        XaTest.TestXid xid = XaTest.TestXid.next();
+        String gtrid = HexFormat.of().formatHex(xid.gtrid());
+        resource.start(xid, XAResource.TMNOFLAGS);
+        Session session = xa.getSession();
+        session.createProducer(session.createQueue(WHARF.queueName("in-doubt"))).send(session.createTextMessage("held"));
+        resource.end(xid, XAResource.TMSUCCESS);
+        long before = System.currentTimeMillis();
+        assertEquals(XAResource.XA_OK, resource.prepare(xid));
+        long after = System.currentTimeMillis();
+
+        JsonNode branch = null;
+        for (JsonNode b : JSON.readTree(ok(admin("--json", "display", "prepared"))).get("result")) {
+            if (b.get("globalTransactionId").asText().equals(gtrid)) {
+                branch = b;
+            }
+        }
+        assertNotNull(branch, "the prepared branch is listed");
+        long listed = System.currentTimeMillis();
+        assertEquals(0x1234, branch.get("formatId").asInt());
+        assertEquals("07", branch.get("branchQualifier").asText());
+        assertEquals(1, branch.get("sends").asInt());
+        assertEquals(0, branch.get("consumed").asInt());
+        assertFalse(branch.get("restored").asBoolean());
+        long preparedAt = branch.get("preparedAt").asLong();
+        assertTrue(preparedAt >= before && preparedAt <= after, preparedAt + " not within " + before + ".." + after);
+        long age = branch.get("ageMillis").asLong();
+        assertTrue(age >= 0 && age <= listed - before, "age " + age);
+        String table = ok(admin("display", "prepared"));
+        assertTrue(table.lines().anyMatch(l -> l.matches("\\s*4660\\s+" + gtrid + "\\s+07\\s+\\S+\\s+1\\s+0\\s+\\S+")),
+                table);
+
+        resource.commit(xid, false);
+        assertFalse(ok(admin("display", "prepared")).contains(gtrid), "a committed branch is no longer in doubt");
     }
 
     @Test
