@@ -98,9 +98,8 @@ public interface Management {
 
     /**
      * The prepared XA branches, in doubt until their transaction managers commit or roll them back, oldest first, with
-     * how long each has waited. Each holds back the journal's reclamation from its oldest record on
-     * (docs/persistence.md, "What a long-lived prepared branch costs"): one that waits long is worth a look at its
-     * transaction manager.
+     * how long each has waited: its sends stay invisible and what it consumed held until then, so one that waits long
+     * is worth a look at its transaction manager.
      */
     List<PreparedBranch> preparedBranches();
 

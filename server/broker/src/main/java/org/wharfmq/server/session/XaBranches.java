@@ -69,7 +69,7 @@ public final class XaBranches {
     /**
      * What an operator sees of one prepared branch (Management's view, IBM MQ's {@code dspmqtrn}, Artemis's
      * {@code listPreparedTransactions}): a branch in doubt, waiting for its transaction manager, holding its sends
-     * invisible, the messages it consumed out of their queues, and the journal's segments from its oldest record on.
+     * invisible and the messages it consumed out of their queues.
      *
      * @param xid               the Xid as {@code Xid[formatId=..., gtrid=<hex>, bqual=<hex>]}
      * @param formatId          the Xid's format id

@@ -21,7 +21,8 @@ import java.util.function.ToLongFunction;
  *       {@code journalMaxBytes} or the disk's free space falls below a reserve.</li>
  * </ul>
  *
- * A file that still holds a record of an open transaction waits until that transaction ends.
+ * A file that still holds a record of an open transaction waits until that transaction ends; one that holds records
+ * of prepared XA transactions only (in doubt, maybe for hours) copies each of them forward whole, as live messages.
  */
 final class JournalSpace {
 
@@ -146,8 +147,9 @@ final class JournalSpace {
             }
             int segment = oldest.getKey();
             JournalState.Segment file = oldest.getValue();
-            if (file.pendingRecords > 0) {
-                return;
+            List<Long> prepared = file.pendingRecords == 0 ? List.of() : state.preparedHolding(segment);
+            if (prepared == null) {
+                return; // a transaction not prepared has records there: it ends soon
             }
             long deadBytes = state.totalBytes() - state.liveBytes();
             // a full journal with nothing dead gains nothing from copying: only consumption makes room then
@@ -157,7 +159,7 @@ final class JournalSpace {
             }
             int moved;
             try {
-                moved = moveForward(writer, segment);
+                moved = moveForward(writer, segment, prepared);
             } catch (JournalFullException full) {
                 // no disk for the copies: what was copied stays (recovery keeps one of two copies, as after a
                 // crash here), the rest is copied after a later batch, once there is room
@@ -175,13 +177,18 @@ final class JournalSpace {
         }
     }
 
-    private int moveForward(JournalWriter writer, int segment) {
+    /** Copies what {@code segment} holds that is still needed into the current file; returns the records written. */
+    private int moveForward(JournalWriter writer, int segment, List<Long> prepared) {
+        int copied = 0;
+        for (long tx : prepared) {
+            copied += writer.rewritePrepared(tx); // a prepared transaction waits for its transaction manager, not here
+        }
         List<JournalState.Live> survivors = state.liveIn(segment);
         survivors.sort(java.util.Comparator.comparingLong(l -> l.index));
         for (JournalState.Live live : survivors) {
             writer.rewrite(live);
         }
-        int moved = survivors.size();
+        int moved = copied + survivors.size();
         for (JournalState.Definition definition : List.copyOf(state.subscriptions().values())) {
             if (definition.segment() == segment) {
                 writer.rewriteSubscription(definition.subscription());

@@ -203,6 +203,75 @@ final class JournalState {
         return pending.containsKey(tx);
     }
 
+    /**
+     * The prepared transactions with a record in {@code segment}, when those are all the records of transactions
+     * still pending there; null when a transaction not prepared has one there (the segment waits for it to end: it is
+     * short-lived, a prepared one may wait for its transaction manager for hours).
+     */
+    List<Long> preparedHolding(int segment) {
+        List<Long> prepared = new ArrayList<>(1);
+        int records = 0;
+        for (LongObjectHashMap.PrimitiveEntry<Pending> entry : pending.entries()) {
+            Pending p = entry.value();
+            int here = 0;
+            for (Live put : p.puts) {
+                if (put.segment == segment) {
+                    here++;
+                }
+            }
+            for (int i = 0; i < p.records; i++) {
+                if (p.recordSegments[i] == segment) {
+                    here++;
+                }
+            }
+            if (here > 0) {
+                if (p.branch == null) {
+                    return null;
+                }
+                prepared.add(entry.key());
+                records += here;
+            }
+        }
+        return records == segment(segment).pendingRecords ? prepared : null;
+    }
+
+    /** A prepared transaction's records, to be copied forward: its sends, what it consumed, its branch. */
+    record PreparedRecords(List<Live> puts, String[] removedQueues, long[] removedSequences, byte[] branch) {
+    }
+
+    /** The records of prepared transaction {@code tx} ({@link #preparedHolding} named it). */
+    PreparedRecords preparedRecords(long tx) {
+        Pending p = pending.get(tx);
+        long[] sequences = new long[p.removedSequences.size()];
+        for (int i = 0; i < sequences.length; i++) {
+            sequences[i] = p.removedSequences.get(i);
+        }
+        return new PreparedRecords(List.copyOf(p.puts), p.removedQueues.toArray(String[]::new), sequences, p.branch);
+    }
+
+    /** A prepared transaction's PUT was copied to {@code segment} at {@code index}; the old copy is dead. */
+    void preparedPutMoved(Live put, int segment, long index, int bytes) {
+        segment(put.segment).pendingRecords--;
+        put.segment = segment;
+        put.index = index;
+        put.bytes = bytes;
+        segment(segment).pendingRecords++;
+    }
+
+    /**
+     * Prepared transaction {@code tx}'s REMOVEs (as one record, if it had any) and its PREPARE were copied to
+     * {@code segment}: the old records are dead.
+     */
+    void preparedRecordsMoved(long tx, int segment, boolean removes) {
+        Pending p = pending.get(tx);
+        ended(p);
+        p.records = 0;
+        if (removes) {
+            txRecord(tx, segment);
+        }
+        txRecord(tx, segment);
+    }
+
     private void ended(Pending p) {
         for (int i = 0; i < p.records; i++) {
             segment(p.recordSegments[i]).pendingRecords--;
@@ -345,6 +414,7 @@ final class JournalState {
             if (p.branch == null) {
                 continue;
             }
+            dropCopies(p);
             List<PreparedTransaction.Message> sends = new ArrayList<>(p.puts.size());
             for (Live put : p.puts) {
                 sends.add(new PreparedTransaction.Message(put.queue, put.sequence, put.content, 1));
@@ -363,6 +433,36 @@ final class JournalState {
             prepared.add(new PreparedTransaction(entry.key() + idOffset, p.branch, sends, consumed));
         }
         return prepared;
+    }
+
+    /**
+     * Reclamation copies a prepared transaction forward whole (docs/persistence.md) before it deletes the oldest of its
+     * segments, so a crash before the deletion, or records of it left in later segments, show recovery its PUTs and
+     * REMOVEs twice: the last copy of each PUT is kept (the older ones' segments go first), each REMOVE once.
+     */
+    private void dropCopies(Pending p) {
+        Map<String, Live> puts = new java.util.LinkedHashMap<>();
+        for (Live put : p.puts) {
+            Live older = puts.put(put.queue + '\u0000' + put.sequence, put);
+            if (older != null) {
+                segment(older.segment).pendingRecords--;
+                if (older.content != null) {
+                    older.content.release();
+                    older.content = null;
+                }
+            }
+        }
+        if (puts.size() < p.puts.size()) {
+            p.puts.clear();
+            p.puts.addAll(puts.values());
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = p.removedQueues.size() - 1; i >= 0; i--) {
+            if (!seen.add(p.removedQueues.get(i) + '\u0000' + p.removedSequences.get(i))) {
+                p.removedQueues.remove(i);
+                p.removedSequences.remove(i);
+            }
+        }
     }
 
     /**

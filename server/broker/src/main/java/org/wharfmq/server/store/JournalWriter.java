@@ -389,25 +389,53 @@ final class JournalWriter implements Runnable {
      * becomes dead.
      */
     void rewrite(JournalState.Live live) {
-        if (!journal.read(live.segment, live.index, reread)) {
-            throw new IllegalStateException("journal record " + live.segment + ":" + Long.toHexString(live.index)
-                    + " of message " + live.queue + " #" + live.sequence + " is missing");
+        int length = reread(live);
+        int bytes = append(() -> JournalRecord.putHeader(fields, 0, live.queue, live.sequence, live.deliveryCount,
+                length), reread);
+        state.put(new JournalState.Live(live.queue, live.sequence, journal.currentSegment(), lastIndex, bytes,
+                live.deliveryCount, null));
+    }
+
+    /**
+     * Copies prepared transaction {@code tx} whole into the current file (reclamation): its PUTs, its REMOVEs as one
+     * record, its PREPARE, so that the file holding its oldest record can go while it waits for its transaction
+     * manager; its older records become dead (recovery keeps one of each, {@link JournalState}).
+     *
+     * @return the records written
+     */
+    int rewritePrepared(long tx) {
+        JournalState.PreparedRecords records = state.preparedRecords(tx);
+        for (JournalState.Live put : records.puts()) {
+            int length = reread(put);
+            int bytes = append(() -> JournalRecord.putHeader(fields, tx, put.queue, put.sequence, 0, length), reread);
+            state.preparedPutMoved(put, journal.currentSegment(), lastIndex, bytes);
+        }
+        boolean removes = records.removedQueues().length > 0;
+        if (removes) {
+            append(() -> JournalRecord.remove(fields, tx, records.removedQueues(), records.removedSequences()), null);
+        }
+        ByteBuf branch = io.netty.buffer.Unpooled.wrappedBuffer(records.branch());
+        append(() -> JournalRecord.prepareHeader(fields, tx, records.branch().length), branch);
+        state.preparedRecordsMoved(tx, journal.currentSegment(), removes);
+        return records.puts().size() + (removes ? 2 : 1);
+    }
+
+    /** Reads {@code put}'s PUT record into {@link #reread}, left at the message bytes; returns their length. */
+    private int reread(JournalState.Live put) {
+        if (!journal.read(put.segment, put.index, reread)) {
+            throw new IllegalStateException("journal record " + put.segment + ":" + Long.toHexString(put.index)
+                    + " of message " + put.queue + " #" + put.sequence + " is missing");
         }
         if (!JournalRecord.verify(reread)) {
-            throw new IllegalStateException("journal record " + live.segment + ":" + Long.toHexString(live.index)
-                    + " of message " + live.queue + " #" + live.sequence + " is damaged");
+            throw new IllegalStateException("journal record " + put.segment + ":" + Long.toHexString(put.index)
+                    + " of message " + put.queue + " #" + put.sequence + " is damaged");
         }
         reread.readByte();
         reread.readLong();
         JournalRecord.readString(reread);
         reread.readLong();
         reread.readInt();
-        int length = reread.readInt();
-        ByteBuf body = reread;
-        int bytes = append(() -> JournalRecord.putHeader(fields, 0, live.queue, live.sequence, live.deliveryCount,
-                length), body);
-        state.put(new JournalState.Live(live.queue, live.sequence, journal.currentSegment(), lastIndex, bytes,
-                live.deliveryCount, null));
+        return reread.readInt();
     }
 
     /** Makes reclamation's copies durable before the file they come from is deleted (on this thread). */

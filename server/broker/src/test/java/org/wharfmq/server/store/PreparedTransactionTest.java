@@ -18,7 +18,7 @@ import static org.wharfmq.server.store.StoreHarness.Recovered;
 /**
  * XA prepare in the journal: a prepared transaction comes back in doubt after a restart, its send not live and the
  * message it consumed held (not restored as a message), until its commit or rollback, which then survive a restart too;
- * and reclamation never deletes a segment holding a record of it.
+ * and reclamation copies it forward, as live messages, rather than keep the segments holding its records.
  */
 class PreparedTransactionTest {
 
@@ -65,42 +65,89 @@ class PreparedTransactionTest {
     }
 
     /**
-     * A prepared transaction that only consumed (its records: a REMOVE and the PREPARE) holds the oldest segment: the
-     * journal grows while it waits (what a long-lived prepared branch costs), and after a restart it is still in
-     * doubt. Before the REMOVE and PREPARE records counted as the transaction's, reclamation deleted their segment,
-     * and the branch came back as nothing at all, its consumed message as an ordinary message.
+     * A prepared transaction does not hold reclamation back: the oldest segment, holding its records, is reclaimed by
+     * copying the transaction forward whole (its PUT, its REMOVE, its PREPARE), as live messages are, while the journal
+     * goes on; after a restart it is in doubt exactly as before, once, and its commit then makes its send live.
+     * Before, only the oldest segment could go and one with a record of an open transaction never did: a branch that
+     * stayed prepared kept every segment from its own on, and the journal grew with all traffic.
      */
     @Test
-    void reclamationKeepsEverySegmentOfAPreparedTransaction() throws Exception {
+    void reclamationCarriesAPreparedTransactionForward() throws Exception {
         long fileBytes = Configuration.MIN_JOURNAL_FILE_BYTES;
         ServerConfig config = StoreHarness.settings(data).journalFileBytes(fileBytes).journalSlackBytes(fileBytes)
                 .durability(Durability.OS).build();
-        String body = "x".repeat(1000);
         try (JournalMessageStore store = StoreHarness.open(config, new Recovered())) {
             StoreHarness.put(store, Message.of("Q", 1, "consumed in the branch"));
+            store.putInTransaction(1, Message.of("Q", 2, "sent in the branch"));
             store.removeInTransaction(1, Message.of("Q", 1, ""));
             prepare(store, 1);
-            for (int i = 1; i <= 400; i++) {
-                Message m = Message.of("FAST", i, body);
-                StoreHarness.put(store, m);
-                StoreHarness.remove(store, m);
-            }
-            assertEquals(0, store.reclaimedFiles(), "the prepared transaction's segment is the oldest, and stays");
-            assertTrue(store.journalBytes() > 4 * fileBytes, "the journal grows meanwhile: " + store.journalBytes());
+            traffic(store, 1, 400);
+            assertTrue(store.reclaimedFiles() > 0, "the prepared transaction's segment is reclaimed");
+            assertTrue(store.journalBytes() <= 3 * fileBytes, "the journal stays within its bound: "
+                    + store.journalBytes());
         }
         Recovered inDoubt = new Recovered();
         try (JournalMessageStore store = StoreHarness.open(config, inDoubt)) {
-            assertEquals(List.of("xid-1: sends [] consumed [Q#1=consumed in the branch/1]"), inDoubt.prepared);
+            assertEquals(List.of("xid-1: sends [Q#2=sent in the branch] consumed [Q#1=consumed in the branch/1]"),
+                    inDoubt.prepared);
             assertEquals(List.of(), inDoubt.messages);
+            traffic(store, 401, 800); // copied forward again, across the restart
             StoreHarness.Done commit = new StoreHarness.Done();
             store.commit(inDoubt.preparedIds.get(0), commit);
             assertNull(commit.await());
-            for (int i = 401; i <= 410; i++) { // batches after the commit reclaim what it held
-                Message m = Message.of("FAST", i, body);
-                StoreHarness.put(store, m);
-                StoreHarness.remove(store, m);
-            }
-            assertTrue(store.reclaimedFiles() > 0, "reclamation resumes once the transaction has ended");
+        }
+        Recovered committed = new Recovered();
+        try (JournalMessageStore ignored = StoreHarness.open(config, committed)) {
+            assertEquals(List.of("Q#2=sent in the branch"), committed.messages);
+            assertEquals(List.of(), committed.prepared);
+        }
+    }
+
+    /**
+     * Copied forward, a prepared transaction's older records may still be in the journal at the next start: here its
+     * REMOVE and PREPARE stay in a segment behind one that holds a live message (not worth reclaiming: the slack is
+     * large). Recovery sees its REMOVE and PREPARE twice and keeps one of each: the branch consumed its message once.
+     */
+    @Test
+    void aPreparedTransactionSeenTwiceByRecoveryIsInDoubtOnce() throws Exception {
+        long fileBytes = Configuration.MIN_JOURNAL_FILE_BYTES;
+        ServerConfig config = StoreHarness.settings(data).journalFileBytes(fileBytes).journalSlackBytes(1L << 30)
+                .durability(Durability.OS).build();
+        try (JournalMessageStore store = StoreHarness.open(config, new Recovered())) {
+            store.putInTransaction(1, Message.of("Q", 2, "sent in the branch"));
+            traffic(store, 1, 200); // a few segments on
+            StoreHarness.put(store, Message.of("Q", 1, "consumed in the branch"));
+            StoreHarness.put(store, Message.of("KEEP", 1, "live, holds its segment"));
+            traffic(store, 201, 400);
+            store.removeInTransaction(1, Message.of("Q", 1, ""));
+            prepare(store, 1);
+            traffic(store, 401, 600);
+            assertTrue(store.reclaimedFiles() > 0, "the segment of the transaction's PUT is reclaimed");
+        }
+        Recovered inDoubt = new Recovered();
+        try (JournalMessageStore store = StoreHarness.open(config, inDoubt)) {
+            assertEquals(List.of("xid-1: sends [Q#2=sent in the branch] consumed [Q#1=consumed in the branch/1]"),
+                    inDoubt.prepared);
+            assertEquals(List.of("KEEP#1=live, holds its segment"), inDoubt.messages);
+            StoreHarness.Done commit = new StoreHarness.Done();
+            store.commit(inDoubt.preparedIds.get(0), commit);
+            assertNull(commit.await());
+        }
+        Recovered committed = new Recovered();
+        try (JournalMessageStore ignored = StoreHarness.open(config, committed)) {
+            assertEquals(List.of("KEEP#1=live, holds its segment", "Q#2=sent in the branch"),
+                    committed.messages.stream().sorted().toList());
+            assertEquals(List.of(), committed.prepared);
+        }
+    }
+
+    /** Messages {@code from} to {@code to} of 1000 bytes through queue FAST, each put and consumed. */
+    private static void traffic(JournalMessageStore store, int from, int to) throws Exception {
+        String body = "x".repeat(1000);
+        for (int i = from; i <= to; i++) {
+            Message m = Message.of("FAST", i, body);
+            StoreHarness.put(store, m);
+            StoreHarness.remove(store, m);
         }
     }
 

@@ -118,10 +118,7 @@ final class AdminOutput {
         table.print(out);
     }
 
-    /**
-     * The prepared XA branches: each holds journal reclamation back from its oldest record on, so the age says which
-     * transaction manager to look at.
-     */
+    /** The prepared XA branches, oldest first: the age says which transaction manager to look at. */
     static void prepared(JsonNode branches, PrintWriter out) {
         if (branches.isEmpty()) {
             out.println("No prepared XA transaction branches.");
@@ -135,8 +132,8 @@ final class AdminOutput {
                             + time(b.get("preparedAt").asLong()) : time(b.get("preparedAt").asLong()));
         }
         table.print(out);
-        out.println("Each waits for its transaction manager's commit or rollback and keeps the journal's segments from"
-                + " its oldest record on (docs/persistence.md).");
+        out.println("Each waits for its transaction manager's commit or rollback; its sends stay invisible and what it"
+                + " consumed held.");
     }
 
     static void defined(String verb, JsonNode q, PrintWriter out) {
