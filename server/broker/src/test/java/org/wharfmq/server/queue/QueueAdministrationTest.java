@@ -11,6 +11,7 @@ import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.TestMessages;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.InMemoryMessageStore;
@@ -98,9 +99,9 @@ class QueueAdministrationTest {
         ServerConfig.Builder config = ServerConfig.builder().dataDirectory(data).queue("CONFIGURED", 100);
         QueueManager queues = start(config);
         queues.defineQueue(new QueueDefinition("RUNTIME", 7L));
-        queues.alterQueue("CONFIGURED", 50L);
+        queues.alterQueue(new QueueDefinition("CONFIGURED", 50L));
         queues.queue("BY.USE");
-        queues.alterQueue("BY.USE", null); // kept from now on, at the server-wide limit
+        queues.alterQueue(new QueueDefinition("BY.USE", null)); // kept from now on, at the server-wide limit
         queues.defineQueue(new QueueDefinition("GONE", null));
         queues.deleteQueue("GONE", false);
         queues.close();
@@ -113,6 +114,41 @@ class QueueAdministrationTest {
         assertEquals(QueueOrigin.DEFINED, restarted.origin(restarted.find("BY.USE")));
         assertNull(restarted.find("GONE"));
         assertTrue(Files.readString(data.resolve(QueueDefinitionFile.FILE_NAME)).contains("RUNTIME\tmaxDepth=7\n"));
+    }
+
+    /**
+     * Every setting of a definition made at run time is kept, not only maxDepth (the file used to forget the memory
+     * budget and policy, so a queue defined with maxBytes had none after a restart).
+     */
+    @Test
+    void everySettingOfARunTimeDefinitionSurvivesARestart() {
+        ServerConfig.Builder config = ServerConfig.builder().dataDirectory(data).queue("CONFIGURED");
+        QueueManager queues = start(config);
+        QueueDefinition full = new QueueDefinition("EVERYTHING", 40L, 65_536L, "fail", 3, "EVERYTHING.BACKOUT", 80, 20,
+                true);
+        queues.defineQueue(full);
+        QueueDefinition memoryOnly = new QueueDefinition("CONFIGURED", null, 1_000_000L, "fail");
+        queues.alterQueue(memoryOnly);
+        queues.close();
+
+        QueueManager restarted = start(config);
+        LocalQueue everything = restarted.find("EVERYTHING");
+        assertEquals(full, restarted.definition(everything));
+        assertEquals(40, everything.maxDepth());
+        assertEquals(new MemoryLimit(65_536, MemoryPolicy.FAIL, "queue 'EVERYTHING'",
+                "setting maxBytes of queue 'EVERYTHING'"), everything.memoryLimit());
+        assertEquals(1_000_000, restarted.find("CONFIGURED").memoryLimit().maxBytes());
+        assertEquals(MemoryPolicy.FAIL, restarted.find("CONFIGURED").memoryLimit().policy());
+    }
+
+    @Test
+    void aDefinitionFileLineWithABadSettingNamesTheLineAndTheSetting() throws Exception {
+        Files.writeString(data.resolve(QueueDefinitionFile.FILE_NAME), "OK\tmaxBytes=10\nBAD\tdepthLowEvent=20\n");
+        ConfigurationException bad = assertThrows(ConfigurationException.class,
+                () -> start(ServerConfig.builder().dataDirectory(data)));
+        assertTrue(bad.getMessage().startsWith("Line 2 of " + data.resolve(QueueDefinitionFile.FILE_NAME) + " (the queues"
+                + " defined at run time): Setting depthLowEvent of queue 'BAD' must be set together with depthHighEvent"),
+                bad.getMessage());
     }
 
     @Test
