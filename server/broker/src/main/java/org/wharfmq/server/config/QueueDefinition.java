@@ -42,6 +42,21 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
         return Boolean.TRUE.equals(fullEvent);
     }
 
+    /** Its settings that are not at their default, for people: "maxDepth 50, backoutThreshold 3" (or "the defaults"). */
+    public String describeSettings() {
+        StringBuilder text = new StringBuilder();
+        Object[] values = {maxDepth, maxBytes, policy, backoutThreshold, backoutQueue, depthHighEvent, depthLowEvent,
+                fullEvent};
+        String[] keys = {"maxDepth", "maxBytes", "policy", "backoutThreshold", "backoutQueue", "depthHighEvent",
+                "depthLowEvent", "fullEvent"};
+        for (int i = 0; i < keys.length; i++) {
+            if (values[i] != null) {
+                text.append(text.length() == 0 ? "" : ", ").append(keys[i]).append(' ').append(values[i]);
+            }
+        }
+        return text.length() == 0 ? "the defaults" : text.toString();
+    }
+
     /**
      * This definition with an administrator's changes ({@code wharf admin alter queue}): each non-null setting of
      * {@code changes} replaces this one's, where the value that means "the default" (maxDepth, maxBytes,

@@ -1045,6 +1045,12 @@ public final class LocalQueue {
             depthHighEventAt = high == null ? Long.MAX_VALUE : Math.max(1, (maxDepth * high + 99) / 100);
             depthLowEvents = low != null;
             depthLowEventAt = low != null ? maxDepth * low / 100 : depthHighEventAt - 1;
+            if (aboveDepthHigh && depth <= depthLowEventAt) {
+                aboveDepthHigh = false; // below the new thresholds: armed again, without a depth-low event
+            }
+            if (fullReported && depth < maxDepth) {
+                fullReported = false;
+            }
         } finally {
             unlock();
         }

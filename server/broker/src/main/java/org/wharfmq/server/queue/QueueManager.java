@@ -150,8 +150,8 @@ public final class QueueManager implements AutoCloseable {
             } else {
                 configure(queue, d);
                 LOG.log(System.Logger.Level.INFO, "Queue '" + d.name() + "': the definition made at run time ("
-                        + d + ", kept in " + definitionFile.path() + ") is used instead of the "
-                        + "configuration's (" + configured.get(d.name()) + ").");
+                        + d.describeSettings() + ", kept in " + definitionFile.path() + ") is used instead of"
+                        + " the configuration's (" + configured.get(d.name()).describeSettings() + ").");
             }
         }
     }

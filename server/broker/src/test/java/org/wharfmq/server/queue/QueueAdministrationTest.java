@@ -151,6 +151,39 @@ class QueueAdministrationTest {
                 bad.getMessage());
     }
 
+    /**
+     * Without depthLowEvent a depth-high event is armed again once the depth is below its threshold; the thresholds
+     * follow maxDepth when an administrator changes it; the events go to the sink the queue manager is given.
+     */
+    @Test
+    void depthHighWithoutALowThresholdIsArmedAgainBelowItAndFollowsMaxDepth() {
+        QueueManager queues = start(ServerConfig.builder());
+        List<QueueEvent> events = new ArrayList<>();
+        queues.publishEventsTo(events::add);
+        LocalQueue queue = queues.defineQueue(new QueueDefinition("HIGH.ONLY", 4L, null, null, null, null, 50, null,
+                null));
+        put(queue, "1", 0);
+        put(queue, "2", 0); // 2 of 4: 50 %
+        put(queue, "3", 0);
+        assertEquals(List.of("DEPTH_HIGH 2"), describe(events));
+        RecordingConsumer consumer = new RecordingConsumer(null, 2);
+        queue.addConsumer(consumer);
+        consumer.received.forEach(queue::acknowledge); // depth 1: below 50 %, armed again, no low event
+        queue.removeConsumer(consumer);
+        put(queue, "4", 0);
+        assertEquals(List.of("DEPTH_HIGH 2", "DEPTH_HIGH 2"), describe(events));
+
+        queues.alterQueue(new QueueDefinition("HIGH.ONLY", 10L)); // depth 2 is below the new threshold, 5: armed
+        for (int i = 0; i < 3; i++) {
+            put(queue, "more-" + i, 0);
+        }
+        assertEquals(List.of("DEPTH_HIGH 2", "DEPTH_HIGH 2", "DEPTH_HIGH 5"), describe(events));
+    }
+
+    private static List<String> describe(List<QueueEvent> events) {
+        return events.stream().map(e -> e.kind() + " " + e.depth()).toList();
+    }
+
     @Test
     void aQueueInUseIsDeletedOnlyWhenForcedAndAConfiguredOneNever() {
         QueueManager queues = start(ServerConfig.builder().dataDirectory(data).queue("CONFIGURED"));
