@@ -68,6 +68,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * that order) but write to sockets only after it is released, via {@link QueueConsumer#flushDeliveries()}.
  * Expiry is checked whenever a message would be delivered; an expired message is discarded, never delivered.
  *
+ * <h2>Backout and events</h2>
+ * A message given back ({@link #giveBack}: a rollback, a recover, a listener that threw) whose delivery count has
+ * passed the queue's {@code backoutThreshold} is not linked again but set aside and, once the lock is released, moved
+ * to its backout queue ({@link DeadLetters#backOut}); so is a recovered one at start ({@link #backOutRecovered}).
+ * A change of depth that crosses the queue's depth-high or depth-low threshold, or a put refused at maxDepth, makes a
+ * {@link QueueEvent} due, published once the lock is released; a flag per kind makes it once per crossing. What a
+ * message pays for this while nothing crosses: one comparison when the depth goes up, two flag reads when it goes
+ * down, all on fields the lock already guards (docs/operations.md, "Events").
+ *
  * <h2>Undecodable messages</h2>
  * A message whose properties a selector cannot decode matches no selector: it is taken off the lists and, once the
  * lock is released, moved to the dead-letter queue ({@link DeadLetters}), so it never fails a consumer. SEND and

@@ -62,7 +62,8 @@ import java.util.function.Consumer;
  * hand wins over the configured one. A queue the configuration defines cannot be deleted at run time (it would come
  * back at the next start). An administrator's deletion takes the same one step as a deletion as unused, so a client
  * that looked the queue up just before looks the name up again. These changes are serialised among themselves
- * (they are rare); none of them is on a message's way.
+ * (they are rare); none of them is on a message's way. A definition holds every setting of a queue
+ * ({@link QueueDefinition}: depth and memory limits, backout, events); {@link LocalQueue#configure} applies them.
  */
 public final class QueueManager implements AutoCloseable {
 
