@@ -109,7 +109,7 @@ public final class DeadLetters {
                 + " of queue '" + from.name() + "' is " + threshold;
         long now = queues.clock().millis();
         QueuedMessage letter = null;
-        if (backoutQueue != null) {
+        if (backoutQueue != null && !backoutQueue.equals(QUEUE)) { // naming the dead-letter queue is naming none
             ByteBuf bytes = withReason(decoded, reason, from.name(), deliveries, now);
             try {
                 letter = reserveOn(backoutQueue, bytes);
@@ -143,7 +143,6 @@ public final class DeadLetters {
         target.offer(letter);
         from.removeDeadLettered(message);
     }
-
 
     /**
      * Moves a message that is in no queue (a recovered record, a retained publication) to the dead-letter queue.

@@ -145,8 +145,9 @@ public final class LocalQueue {
     private long consumerVisits;
     /**
      * Messages offered (sent, committed, moved or dead-lettered here), removed for good (acknowledged, moved away,
-     * cleared), expired and dead-lettered (below), since the queue manager started: plain counts the code that holds the lock anyway keeps,
-     * for the management view ({@link #snapshot}). No atomic, no allocation on the way of a message.
+     * cleared), expired and dead-lettered (below), since the queue manager started: plain counts the code that holds
+     * the lock anyway keeps, for the management view ({@link #snapshot}). No atomic, no allocation on the way of a
+     * message.
      */
     private long enqueued;
     private long dequeued;
@@ -1062,16 +1063,6 @@ public final class LocalQueue {
             }
         } finally {
             unlock();
-        }
-    }
-
-    /** The backout threshold in force: how many backouts a message may have before it is moved; 0: never moved. */
-    public int backoutThreshold() {
-        lock.lock();
-        try {
-            return backoutThreshold;
-        } finally {
-            lock.unlock();
         }
     }
 
