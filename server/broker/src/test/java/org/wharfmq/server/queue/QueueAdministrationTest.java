@@ -180,6 +180,25 @@ class QueueAdministrationTest {
         assertEquals(List.of("DEPTH_HIGH 2", "DEPTH_HIGH 2", "DEPTH_HIGH 5"), describe(events));
     }
 
+    /** An alter's memory budget counts what the queue holds now: below it, held producers are let go. */
+    @Test
+    void anAlteredMemoryBudgetCountsWhatTheQueueHoldsNow() {
+        QueueManager queues = start(ServerConfig.builder());
+        LocalQueue queue = queues.defineQueue(new QueueDefinition("BUDGET", null));
+        put(queue, "one", 0);
+        put(queue, "two", 0);
+        long held = queue.heldBytes();
+        queues.alterQueue(new QueueDefinition("BUDGET", null, held, "block"));
+        assertTrue(queue.overBudget(), "a budget the queue already holds is spent");
+        boolean[] released = {false};
+        queue.whenUnderBudget(() -> released[0] = true);
+        assertEquals(1, queue.producersHeldBack());
+        queues.alterQueue(new QueueDefinition("BUDGET", null, held + 1, null));
+        assertTrue(!queue.overBudget() && released[0], "a larger budget lets the held producers go at once");
+        queues.alterQueue(new QueueDefinition("BUDGET", null, 0L, null));
+        assertEquals(0, queue.memoryLimit().maxBytes(), "0 puts it back to none of its own");
+    }
+
     private static List<String> describe(List<QueueEvent> events) {
         return events.stream().map(e -> e.kind() + " " + e.depth()).toList();
     }
