@@ -21,6 +21,7 @@ import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import org.wharfmq.server.management.BrokerManagement;
 import org.wharfmq.server.management.Management;
+import org.wharfmq.server.topic.QueueEventPublisher;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.transport.OpenConnections;
 import org.wharfmq.server.transport.ServerTls;
@@ -131,6 +132,7 @@ public final class WharfServer implements AutoCloseable {
         this.acceptorGroup = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-accept", true));
         this.ioGroup = transport.eventLoopGroup(config.ioThreads(), new DefaultThreadFactory("wharf-io", true));
         this.inVmGroup = new DefaultEventLoopGroup(0, new DefaultThreadFactory("wharf-vm", true));
+        queueManager.publishEventsTo(new QueueEventPublisher(topicManager, ioGroup));
         this.management = new BrokerManagement(config, queueManager, topicManager, openConnections, store, xaBranches,
                 this::listenerUrls, System.currentTimeMillis());
     }
@@ -233,6 +235,7 @@ public final class WharfServer implements AutoCloseable {
                         server.xaBranches));
                 server.xaBranches.reportRecovered();
                 server.queueManager.scheduleRecoveredDelays(server.ioGroup);
+                server.queueManager.backOutRecovered();
                 server.queueManager.scheduleAutoDelete(server.ioGroup);
                 server.bind();
                 server.startPlugins(); // plugins connect over the in-VM listener, so they start last

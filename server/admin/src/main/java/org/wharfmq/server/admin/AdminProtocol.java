@@ -30,6 +30,20 @@ public final class AdminProtocol {
     public static final String PATTERN = "WharfPattern";
     /** Request property (long): a queue's own depth limit; 0 for the server-wide one. */
     public static final String MAX_DEPTH = "WharfMaxDepth";
+    /** Request property (long): a queue's own memory budget in bytes; 0 for none. */
+    public static final String MAX_BYTES = "WharfMaxBytes";
+    /** Request property: a queue's memory policy, block or fail; {@code default} for the server-wide one. */
+    public static final String POLICY = "WharfPolicy";
+    /** Request property (int): how many backouts a message may have before it is moved; 0 for never. */
+    public static final String BACKOUT_THRESHOLD = "WharfBackoutThreshold";
+    /** Request property: where a message backed out too often goes; empty for the dead-letter queue. */
+    public static final String BACKOUT_QUEUE = "WharfBackoutQueue";
+    /** Request property (int): the depth-high event's threshold, a percentage of maxDepth; 0 for no depth events. */
+    public static final String DEPTH_HIGH_EVENT = "WharfDepthHighEvent";
+    /** Request property (int): the depth-low event's threshold, a percentage of maxDepth; 0 for none. */
+    public static final String DEPTH_LOW_EVENT = "WharfDepthLowEvent";
+    /** Request property (boolean): whether a queue-full event is published. */
+    public static final String FULL_EVENT = "WharfFullEvent";
     /** Request property (boolean): delete a queue even if it holds messages or has consumers. */
     public static final String FORCE = "WharfForce";
     /** Request property (long): the most messages to browse, move or copy. */

@@ -1,18 +1,26 @@
 package org.wharfmq.server.admin;
 
+import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.management.Management;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import static org.wharfmq.server.admin.AdminProtocol.BACKOUT_QUEUE;
+import static org.wharfmq.server.admin.AdminProtocol.BACKOUT_THRESHOLD;
 import static org.wharfmq.server.admin.AdminProtocol.CLIENT_ID;
 import static org.wharfmq.server.admin.AdminProtocol.CONNECTION;
+import static org.wharfmq.server.admin.AdminProtocol.DEPTH_HIGH_EVENT;
+import static org.wharfmq.server.admin.AdminProtocol.DEPTH_LOW_EVENT;
 import static org.wharfmq.server.admin.AdminProtocol.FORCE;
 import static org.wharfmq.server.admin.AdminProtocol.FROM;
+import static org.wharfmq.server.admin.AdminProtocol.FULL_EVENT;
 import static org.wharfmq.server.admin.AdminProtocol.HEX;
 import static org.wharfmq.server.admin.AdminProtocol.LIMIT;
+import static org.wharfmq.server.admin.AdminProtocol.MAX_BYTES;
 import static org.wharfmq.server.admin.AdminProtocol.MAX_DEPTH;
 import static org.wharfmq.server.admin.AdminProtocol.PATTERN;
+import static org.wharfmq.server.admin.AdminProtocol.POLICY;
 import static org.wharfmq.server.admin.AdminProtocol.QUEUE;
 import static org.wharfmq.server.admin.AdminProtocol.SELECTOR;
 import static org.wharfmq.server.admin.AdminProtocol.SUBSCRIPTION;
@@ -43,8 +51,8 @@ final class ManagementCommands implements AdminCommands {
         commands.put("display-server", r -> management.server());
         commands.put("display-queues", r -> management.queues(r.string(PATTERN)));
         commands.put("display-queue", r -> management.queue(queue(r)));
-        commands.put("define-queue", r -> management.defineQueue(queue(r), r.number(MAX_DEPTH)));
-        commands.put("alter-queue", r -> management.alterQueue(queue(r), r.number(MAX_DEPTH)));
+        commands.put("define-queue", r -> management.defineQueue(settings(r)));
+        commands.put("alter-queue", r -> management.alterQueue(settings(r)));
         commands.put("delete-queue", r -> {
             String queue = queue(r);
             return Map.of("queue", queue, "discarded", management.deleteQueue(queue, r.flag(FORCE)));
@@ -86,6 +94,28 @@ final class ManagementCommands implements AdminCommands {
 
     private static String queue(AdminRequest r) {
         return r.required(QUEUE, "a queue name");
+    }
+
+    /** A queue's name and the settings the request gives (absent ones null). */
+    private static QueueDefinition settings(AdminRequest r) {
+        return new QueueDefinition(queue(r), r.number(MAX_DEPTH), r.number(MAX_BYTES), r.string(POLICY),
+                intArgument(r, BACKOUT_THRESHOLD), backoutQueue(r), intArgument(r, DEPTH_HIGH_EVENT),
+                intArgument(r, DEPTH_LOW_EVENT), r.arguments().containsKey(FULL_EVENT) ? r.flag(FULL_EVENT) : null);
+    }
+
+    /** The backout queue argument: null when absent, empty (back to the dead-letter queue) when blank. */
+    private static String backoutQueue(AdminRequest r) {
+        String queue = r.string(BACKOUT_QUEUE);
+        return queue == null && r.arguments().containsKey(BACKOUT_QUEUE) ? "" : queue;
+    }
+
+    /** A whole-number argument that is an int (a threshold or a percentage); null when absent. */
+    private static Integer intArgument(AdminRequest r, String property) {
+        Long value = r.number(property);
+        if (value != null && (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException(AdminRequest.nameOf(property) + " is out of range: " + value + ".");
+        }
+        return value == null ? null : value.intValue();
     }
 
     private static long limit(AdminRequest r, long otherwise) {

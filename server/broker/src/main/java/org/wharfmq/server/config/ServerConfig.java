@@ -599,6 +599,11 @@ public final class ServerConfig {
             return define(new QueueDefinition(name, maxDepth));
         }
 
+        /** Defines a queue with all its settings (replacing an earlier definition of the same name). */
+        public Builder queue(QueueDefinition definition) {
+            return define(definition);
+        }
+
         /**
          * Sets the predefined queues, replacing those defined before; unlike {@link #queue(String)}, a name given twice
          * is kept twice, for {@link #build()} to refuse (as a configuration file's repeated entry is).
@@ -665,10 +670,7 @@ public final class ServerConfig {
                 if (!names.add(q.name())) {
                     throw new ConfigurationException("Queue '" + q.name() + "' is defined twice under 'queues'.");
                 }
-                if (q.maxDepth() != null && q.maxDepth() < 1) {
-                    throw new ConfigurationException("Setting maxDepth of queue '" + q.name() + "' must be at least 1, was "
-                            + q.maxDepth() + ".");
-                }
+                q.check();
             }
             requirePositive(handshakeTimeoutMillis, "handshakeTimeoutMillis");
             requirePositive(maxConnections, "maxConnections");
@@ -699,17 +701,6 @@ public final class ServerConfig {
             if (producerWindowBytes < Configuration.MIN_PRODUCER_WINDOW_BYTES) {
                 throw new ConfigurationException("Setting producerWindowBytes must be at least "
                         + Configuration.MIN_PRODUCER_WINDOW_BYTES + ", was " + producerWindowBytes + ".");
-            }
-            for (QueueDefinition q : queues) {
-                String setting = "maxBytes of queue '" + q.name() + "'";
-                if (q.maxBytes() != null && q.maxBytes() < 1) {
-                    throw new ConfigurationException("Setting " + setting + " must be at least 1, was " + q.maxBytes() + ".");
-                }
-                if (q.policy() != null && MemoryPolicy.parse(q.policy(), "policy of queue '" + q.name() + "'")
-                        == MemoryPolicy.DROP) {
-                    throw new ConfigurationException("Setting policy of queue '" + q.name() + "' must be block or fail, "
-                            + "was drop (a queue never drops messages; drop is for topics).");
-                }
             }
             Set<String> filters = new HashSet<>();
             for (int i = 0; i < topics.size(); i++) {

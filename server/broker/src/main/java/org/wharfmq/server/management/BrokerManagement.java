@@ -102,7 +102,8 @@ public final class BrokerManagement implements Management {
         QueueSnapshot s = queue.snapshot();
         Long age = s.oldestTimestamp() == 0 ? null : Math.max(0, now - s.oldestTimestamp());
         return new QueueStatus(queue.name(), queues.origin(queue), s.depth(), s.maxDepth(), s.maxDepthSetOnQueue(),
-                s.consumers(), s.browsers(), s.producers(), age, s.enqueued(), s.dequeued(), s.expired());
+                s.consumers(), s.browsers(), s.producers(), age, s.enqueued(), s.dequeued(), s.expired(),
+                s.deadLettered(), queues.definition(queue));
     }
 
     /** The named or temporary queue {@code name}, or UNKNOWN_DESTINATION. */
@@ -116,13 +117,13 @@ public final class BrokerManagement implements Management {
     }
 
     @Override
-    public QueueStatus defineQueue(String name, Long maxDepth) {
-        return status(queues.defineQueue(new QueueDefinition(name, maxDepth)), queues.clock().millis());
+    public QueueStatus defineQueue(QueueDefinition definition) {
+        return status(queues.defineQueue(definition), queues.clock().millis());
     }
 
     @Override
-    public QueueStatus alterQueue(String name, Long maxDepth) {
-        return status(queues.alterQueue(name, maxDepth), queues.clock().millis());
+    public QueueStatus alterQueue(QueueDefinition changes) {
+        return status(queues.alterQueue(changes), queues.clock().millis());
     }
 
     @Override

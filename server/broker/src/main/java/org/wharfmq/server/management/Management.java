@@ -1,5 +1,6 @@
 package org.wharfmq.server.management;
 
+import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.session.XaBranches.PreparedBranch;
 import org.wharfmq.server.transport.ConnectionInfo;
 import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
@@ -37,19 +38,18 @@ public interface Management {
     QueueStatus queue(String name);
 
     /**
-     * Defines a queue at run time (it survives restarts; see docs/operations.md for which wins against the
-     * configuration file).
-     *
-     * @param maxDepth its own depth limit, or null for the server-wide maxQueueDepth
+     * Defines a queue at run time with its settings (each null one at its default; it survives restarts; see
+     * docs/operations.md for which wins against the configuration file).
      */
-    QueueStatus defineQueue(String name, Long maxDepth);
+    QueueStatus defineQueue(QueueDefinition definition);
 
     /**
      * Changes a queue's settings at run time (kept across restarts); a queue created by use becomes a defined one.
      *
-     * @param maxDepth its own depth limit; 0 for the server-wide maxQueueDepth; null to leave it
+     * @param changes the queue's name and the settings to change: null leaves one as it is; 0 (or {@code default}
+     *                for policy, an empty backoutQueue, false for fullEvent) puts it back to its default
      */
-    QueueStatus alterQueue(String name, Long maxDepth);
+    QueueStatus alterQueue(QueueDefinition changes);
 
     /**
      * Deletes a queue; one that holds messages or has consumers or browsers only when {@code force}, its waiting

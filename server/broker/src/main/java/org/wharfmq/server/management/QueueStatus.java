@@ -1,5 +1,6 @@
 package org.wharfmq.server.management;
 
+import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.queue.QueueOrigin;
 
 /**
@@ -19,8 +20,12 @@ import org.wharfmq.server.queue.QueueOrigin;
  * @param enqueued        messages put on it (sent and committed, moved or dead-lettered here)
  * @param dequeued        messages removed for good (acknowledged, moved away, cleared)
  * @param expired         messages discarded because they expired
+ * @param deadLettered    messages moved off it to its backout queue or the dead-letter queue: backed out as often as
+ *                        its backoutThreshold allows, or undecodable
+ * @param settings        its settings in force (a setting left at its default is null): maxBytes, policy,
+ *                        backoutThreshold, backoutQueue, depthHighEvent, depthLowEvent, fullEvent
  */
 public record QueueStatus(String name, QueueOrigin origin, long depth, long maxDepth, boolean ownMaxDepth,
                           int consumers, int browsers, int producers, Long oldestMessageAgeMillis, long enqueued,
-                          long dequeued, long expired) {
+                          long dequeued, long expired, long deadLettered, QueueDefinition settings) {
 }

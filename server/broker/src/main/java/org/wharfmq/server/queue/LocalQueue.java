@@ -7,6 +7,7 @@ import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
 
@@ -67,6 +68,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * that order) but write to sockets only after it is released, via {@link QueueConsumer#flushDeliveries()}.
  * Expiry is checked whenever a message would be delivered; an expired message is discarded, never delivered.
  *
+ * <h2>Backout and events</h2>
+ * A message given back ({@link #giveBack}: a rollback, a recover, a listener that threw) whose delivery count has
+ * passed the queue's {@code backoutThreshold} is not linked again but set aside and, once the lock is released, moved
+ * to its backout queue ({@link DeadLetters#backOut}); so is a recovered one at start ({@link #backOutRecovered}).
+ * A change of depth that crosses the queue's depth-high or depth-low threshold, or a put refused at maxDepth, makes a
+ * {@link QueueEvent} due, published once the lock is released; a flag per kind makes it once per crossing. What a
+ * message pays for this while nothing crosses: one comparison when the depth goes up, two flag reads when it goes
+ * down, all on fields the lock already guards (docs/operations.md, "Events").
+ *
  * <h2>Undecodable messages</h2>
  * A message whose properties a selector cannot decode matches no selector: it is taken off the lists and, once the
  * lock is released, moved to the dead-letter queue ({@link DeadLetters}), so it never fails a consumer. SEND and
@@ -82,7 +92,7 @@ public final class LocalQueue {
             Comparator.comparingInt(QueuedMessage::priority).reversed().thenComparingLong(QueuedMessage::sequence);
 
     private final String name;
-    /** Guarded by the lock: an administrator may change it ({@link #changeMaxDepth}). */
+    /** Guarded by the lock: an administrator may change it ({@link #configure}). */
     private long maxDepth;
     /** Guarded by the lock, with {@link #maxDepth}. */
     private boolean maxDepthSetOnQueue;
@@ -93,8 +103,31 @@ public final class LocalQueue {
     private volatile boolean autoCreated;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
-    private final MemoryLimit limit;
+    /** Changed under the lock by an administrator ({@link #configure}); read without it by {@link #blocksProducers}. */
+    private volatile MemoryLimit limit;
     private final MemoryBudget budget;
+    /** How many backouts a message may have before it is moved instead of given back; 0: never moved. Under the lock. */
+    private int backoutThreshold;
+    /** Where a message over the threshold goes; null: the dead-letter queue. Under the lock. */
+    private String backoutQueue;
+    /** The depth at which a depth-high event is published; {@code Long.MAX_VALUE}: none. Under the lock. */
+    private long depthHighEventAt = Long.MAX_VALUE;
+    /** After a depth-high event, the depth at (or below) which the next is armed again. Under the lock. */
+    private long depthLowEventAt;
+    /** Whether reaching {@link #depthLowEventAt} publishes a depth-low event (else it only re-arms). */
+    private boolean depthLowEvents;
+    /** Whether a put that finds the queue full publishes a queue-full event. Under the lock. */
+    private boolean fullEvents;
+    /** A depth-high event was published and the depth has not fallen back yet. Under the lock. */
+    private boolean aboveDepthHigh;
+    /** A queue-full event was published and the depth has not fallen below maxDepth yet. Under the lock. */
+    private boolean fullReported;
+    /** Where events go once the lock is released. */
+    private QueueEvents eventSink = QueueEvents.NONE;
+    /** Events due, published by {@link #unlock()} once the lock is released. */
+    private final ArrayList<QueueEvent> eventsDue = new ArrayList<>(0);
+    /** Messages backed out too often, off the lists, for {@link #unlock()} to move to the backout queue. */
+    private final ArrayList<QueuedMessage> backingOut = new ArrayList<>(0);
 
     private final ReentrantLock lock = new ReentrantLock();
     private final MessageList[] byPriority = new MessageList[PRIORITIES];
@@ -112,12 +145,15 @@ public final class LocalQueue {
     private long consumerVisits;
     /**
      * Messages offered (sent, committed, moved or dead-lettered here), removed for good (acknowledged, moved away,
-     * cleared) and expired, since the queue manager started: plain counts the code that holds the lock anyway keeps,
-     * for the management view ({@link #snapshot}). No atomic, no allocation on the way of a message.
+     * cleared), expired and dead-lettered (below), since the queue manager started: plain counts the code that holds
+     * the lock anyway keeps, for the management view ({@link #snapshot}). No atomic, no allocation on the way of a
+     * message.
      */
     private long enqueued;
     private long dequeued;
     private long expired;
+    /** Messages moved off the queue to a backout or the dead-letter queue (backed out too often, undecodable). */
+    private long deadLettered;
     /** Open producers whose destination is this queue (anonymous producers are counted by no queue). */
     private int producers;
     /**
@@ -412,6 +448,7 @@ public final class LocalQueue {
                 }
             }
             if (depth >= maxDepth) {
+                noteFull();
                 throw queueFull();
             }
             if (!makeRoomFor(message)) {
@@ -446,6 +483,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             if (depth >= maxDepth) {
+                noteFull();
                 return Admission.FULL;
             }
             if (!makeRoomFor(copy)) {
@@ -469,7 +507,7 @@ public final class LocalQueue {
 
     /** Counts a reserved message and numbers it; under the lock. */
     private void take(QueuedMessage message) {
-        depth++;
+        raiseDepth();
         hold(message);
         message.sequence = nextSequence++;
     }
@@ -533,11 +571,11 @@ public final class LocalQueue {
     void admit(QueuedMessage message) {
         lock.lock();
         try {
-            depth++;
+            raiseDepth();
             hold(message);
             message.sequence = nextSequence++;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -594,15 +632,7 @@ public final class LocalQueue {
 
     /** Gives back a place taken by {@link #reserve} for a message that will not be offered (rolled back, failed). */
     public void cancel(QueuedMessage message) {
-        lock.lock();
-        try {
-            depth--;
-            letGo(message);
-            noteIfUnused();
-        } finally {
-            unlock();
-        }
-        message.release();
+        leave(message, Departure.CANCELLED);
     }
 
     /**
@@ -649,7 +679,9 @@ public final class LocalQueue {
     /**
      * Puts delivered messages back, each at its original position, for example after a rollback. The caller has
      * already counted the redelivery on those the application may have seen. Messages may go straight to waiting
-     * consumers, highest priority and oldest first ({@code messages} is sorted into that order in place).
+     * consumers, highest priority and oldest first ({@code messages} is sorted into that order in place). One backed
+     * out more often than the queue's backout threshold goes to its backout queue instead, once the lock is released
+     * ({@link DeadLetters#backOut}).
      */
     public void giveBack(List<QueuedMessage> messages) {
         if (messages.isEmpty()) {
@@ -666,6 +698,10 @@ public final class LocalQueue {
                 QueuedMessage message = messages.get(i);
                 if (deleted || message.isExpiredAt(now)) {
                     discard(message);
+                    continue;
+                }
+                if (backedOutTooOften(message)) {
+                    backingOut.add(message);
                     continue;
                 }
                 QueueConsumer receiver = waitingConsumerFor(message);
@@ -693,10 +729,22 @@ public final class LocalQueue {
 
     /** Removes an acknowledged message for good. The caller has already recorded the removal in the store. */
     public void acknowledge(QueuedMessage message) {
+        leave(message, Departure.DEQUEUED);
+    }
+
+    /** Why a message the depth counts leaves the queue, for its counters. */
+    private enum Departure { CANCELLED, DEQUEUED, DEAD_LETTERED }
+
+    /** A message the depth counts leaves the queue: counted, its place and memory given up, its bytes released. */
+    private void leave(QueuedMessage message, Departure departure) {
         lock.lock();
         try {
-            dequeued++;
-            depth--;
+            if (departure == Departure.DEQUEUED) {
+                dequeued++;
+            } else if (departure == Departure.DEAD_LETTERED) {
+                deadLettered++;
+            }
+            lowerDepth();
             letGo(message);
             noteIfUnused();
         } finally {
@@ -893,7 +941,7 @@ public final class LocalQueue {
                 while (!list.isEmpty()) {
                     QueuedMessage m = list.head;
                     unlink(m);
-                    depth--;
+                    depth--; // the server stops: no event
                     letGo(m);
                     m.release();
                 }
@@ -951,7 +999,7 @@ public final class LocalQueue {
                 }
             }
             return new QueueSnapshot(depth, maxDepth, maxDepthSetOnQueue, consumers, attached - consumers, producers,
-                    oldest, enqueued, dequeued, expired);
+                    oldest, enqueued, dequeued, expired, deadLettered);
         } finally {
             lock.unlock();
         }
@@ -978,20 +1026,83 @@ public final class LocalQueue {
     }
 
     /**
-     * An administrator's new depth limit: puts beyond it are refused from now on (messages already on the queue
-     * stay, even above it).
+     * The queue's settings (at creation, or an administrator's change): depth limit, memory budget and policy, backout
+     * and events. A new depth limit refuses puts beyond it from now on (messages already on the queue stay, even
+     * above it); a new memory budget counts what the queue holds now. The event thresholds are percentages of the
+     * depth limit, so they follow it.
      *
-     * @param ownLimit whether the limit is the queue's own (else the server-wide {@code maxQueueDepth}): error
-     *                 messages name the setting
+     * @param maxDepth   the depth limit in force (the queue's own, or the server-wide one)
+     * @param definition the settings; its maxDepth says whether the limit is the queue's own (for error messages)
+     * @param events     where the queue's events go
      */
-    void changeMaxDepth(long maxDepth, boolean ownLimit) {
+    void configure(long maxDepth, MemoryLimit memoryLimit, QueueDefinition definition, QueueEvents events) {
         lock.lock();
         try {
             this.maxDepth = maxDepth;
-            this.maxDepthSetOnQueue = ownLimit;
+            this.maxDepthSetOnQueue = definition.maxDepth() != null;
+            this.limit = memoryLimit;
+            boolean wasOver = overLimit;
+            overLimit = memoryLimit.limited() && heldBytes >= memoryLimit.maxBytes();
+            if (wasOver && !overLimit) {
+                budgetWaitersDue = !budgetWaiters.isEmpty();
+            }
+            backoutThreshold = definition.backoutThreshold() == null ? 0 : definition.backoutThreshold();
+            backoutQueue = definition.backoutQueue();
+            eventSink = events;
+            fullEvents = definition.publishesFullEvents();
+            Integer high = definition.depthHighEvent();
+            Integer low = definition.depthLowEvent();
+            depthHighEventAt = high == null ? Long.MAX_VALUE : Math.max(1, (maxDepth * high + 99) / 100);
+            depthLowEvents = low != null;
+            depthLowEventAt = low != null ? maxDepth * low / 100 : depthHighEventAt - 1;
+            if (aboveDepthHigh && depth <= depthLowEventAt) {
+                aboveDepthHigh = false; // below the new thresholds: armed again, without a depth-low event
+            }
+            if (fullReported && depth < maxDepth) {
+                fullReported = false;
+            }
         } finally {
-            lock.unlock();
+            unlock();
         }
+    }
+
+    /**
+     * After recovery: a waiting message that was backed out more often than the threshold (its last delivery, before
+     * the crash, is counted) goes to the backout queue now, before any consumer sees it again.
+     *
+     * @return how many were moved
+     */
+    int backOutRecovered() {
+        int moved = 0;
+        lock.lock();
+        try {
+            if (backoutThreshold == 0) {
+                return 0;
+            }
+            for (MessageList list : byPriority) {
+                QueuedMessage m = list.head;
+                while (m != null) {
+                    QueuedMessage next = m.next;
+                    if (backedOutTooOften(m)) {
+                        unlink(m);
+                        backingOut.add(m);
+                        moved++;
+                    }
+                    m = next;
+                }
+            }
+        } finally {
+            unlock();
+        }
+        return moved;
+    }
+
+    /**
+     * A message moved to a backout or the dead-letter queue leaves this one: counted as dead-lettered, its place in
+     * the depth given up. The caller has recorded its removal in the store (with the move, in one transaction).
+     */
+    void removeDeadLettered(QueuedMessage message) {
+        leave(message, Departure.DEAD_LETTERED);
     }
 
     /** An administrator defined this queue created by use: it is no longer deleted when unused. */
@@ -1087,11 +1198,53 @@ public final class LocalQueue {
             while (!list.isEmpty()) {
                 QueuedMessage m = list.head;
                 unlink(m);
-                depth--;
+                lowerDepth();
                 letGo(m);
                 out.add(m);
             }
         }
+    }
+
+    /** Whether {@code m} has been backed out more often than the threshold allows (as IBM MQ's BackoutCount >= BOTHRESH). */
+    private boolean backedOutTooOften(QueuedMessage m) {
+        return backoutThreshold > 0 && m.deliveryCount() > backoutThreshold;
+    }
+
+    /** One message more: a depth-high event when the depth reaches its threshold (once until it falls back). */
+    private void raiseDepth() {
+        if (++depth >= depthHighEventAt && !aboveDepthHigh) {
+            aboveDepthHigh = true;
+            eventsDue.add(event(QueueEvent.Kind.DEPTH_HIGH, depthHighEventAt));
+        }
+    }
+
+    /**
+     * One message less: after a depth-high event, a depth-low event (or only the re-arming of depth-high) once the
+     * depth falls to its threshold; after a queue-full event, re-armed once below the limit.
+     */
+    private void lowerDepth() {
+        depth--;
+        if (aboveDepthHigh && depth <= depthLowEventAt) {
+            aboveDepthHigh = false;
+            if (depthLowEvents) {
+                eventsDue.add(event(QueueEvent.Kind.DEPTH_LOW, depthLowEventAt));
+            }
+        }
+        if (fullReported && depth < maxDepth) {
+            fullReported = false;
+        }
+    }
+
+    /** A put found the queue at its depth limit: a queue-full event, once until the depth falls below it. */
+    private void noteFull() {
+        if (fullEvents && !fullReported) {
+            fullReported = true;
+            eventsDue.add(event(QueueEvent.Kind.FULL, maxDepth));
+        }
+    }
+
+    private QueueEvent event(QueueEvent.Kind kind, long threshold) {
+        return new QueueEvent(kind, name, depth, maxDepth, threshold, clock.millis());
     }
 
     /** After the depth or the attachments went down: an auto-created queue now unused starts counting its time. */
@@ -1230,16 +1383,30 @@ public final class LocalQueue {
     }
 
     /**
-     * Releases the lock, then moves the messages set aside under it to the dead-letter queue (which takes its own
-     * lock, so never under this one). Every method that evaluates selectors unlocks with it.
+     * Releases the lock, then moves the messages set aside under it to the dead-letter or backout queue (which takes
+     * its own lock, so never under this one), publishes the events that came due and wakes the producers waiting for
+     * the budget. Every method that evaluates selectors, changes the depth or gives messages back unlocks with it.
      */
     private void unlock() {
-        if (undecodable.isEmpty() && !budgetWaitersDue) {
+        if (undecodable.isEmpty() && !budgetWaitersDue && backingOut.isEmpty() && eventsDue.isEmpty()) {
             lock.unlock();
             return;
         }
         List<QueuedMessage> moving = new ArrayList<>(undecodable);
         undecodable.clear();
+        List<QueuedMessage> backedOut = List.of();
+        String backoutTarget = backoutQueue;
+        int threshold = backoutThreshold;
+        if (!backingOut.isEmpty()) {
+            backedOut = new ArrayList<>(backingOut);
+            backingOut.clear();
+        }
+        List<QueueEvent> events = List.of();
+        QueueEvents sink = eventSink;
+        if (!eventsDue.isEmpty()) {
+            events = new ArrayList<>(eventsDue);
+            eventsDue.clear();
+        }
         List<Runnable> waking = List.of();
         if (budgetWaitersDue) {
             waking = new ArrayList<>(budgetWaiters);
@@ -1250,6 +1417,10 @@ public final class LocalQueue {
         for (QueuedMessage m : moving) {
             deadLetters.moveFromQueue(m, m.undecodable);
         }
+        for (QueuedMessage m : backedOut) {
+            deadLetters.backOut(m, backoutTarget, threshold);
+        }
+        events.forEach(sink::publish);
         waking.forEach(Runnable::run);
     }
 
@@ -1389,7 +1560,7 @@ public final class LocalQueue {
         if (!deleted) {
             expired++; // every discard but a deleted queue's is an expiry
         }
-        depth--;
+        lowerDepth();
         letGo(m);
         noteIfUnused();
         persistence.remove(m);

@@ -7,6 +7,7 @@ import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
@@ -61,7 +62,8 @@ import java.util.function.Consumer;
  * hand wins over the configured one. A queue the configuration defines cannot be deleted at run time (it would come
  * back at the next start). An administrator's deletion takes the same one step as a deletion as unused, so a client
  * that looked the queue up just before looks the name up again. These changes are serialised among themselves
- * (they are rare); none of them is on a message's way.
+ * (they are rare); none of them is on a message's way. A definition holds every setting of a queue
+ * ({@link QueueDefinition}: depth and memory limits, backout, events); {@link LocalQueue#configure} applies them.
  */
 public final class QueueManager implements AutoCloseable {
 
@@ -101,6 +103,10 @@ public final class QueueManager implements AutoCloseable {
     /** Definitions made at run time, by name, in the order made; the monitor serialises every administrator's change. */
     private final Map<String, QueueDefinition> runtimeDefinitions = new LinkedHashMap<>();
     private final QueueDefinitionFile definitionFile;
+    /** Where the queues' events go: set once the topic manager exists ({@link #publishEventsTo}). */
+    private volatile QueueEvents eventSink = QueueEvents.NONE;
+    /** What every queue is configured with: hands each event to the sink in force. */
+    private final QueueEvents events = event -> eventSink.publish(event);
 
     /**
      * Creates the queue manager with the queues {@code config} defines.
@@ -132,9 +138,7 @@ public final class QueueManager implements AutoCloseable {
         this.memoryBudget = MemoryBudget.of(config);
         this.defaultPolicy = config.memoryPolicy();
         for (QueueDefinition q : config.queues()) {
-            boolean ownLimit = q.maxDepth() != null;
-            queues.put(q.name(), LocalQueue.defined(q.name(), ownLimit ? q.maxDepth() : defaultMaxDepth, ownLimit,
-                    persistence, deadLetters, clock, memoryLimitOf(q), memoryBudget));
+            queues.put(q.name(), definedQueue(q));
             configured.put(q.name(), q);
             queueCount.incrementAndGet();
         }
@@ -142,25 +146,33 @@ public final class QueueManager implements AutoCloseable {
             runtimeDefinitions.put(d.name(), d);
             LocalQueue queue = queues.get(d.name());
             if (queue == null) {
-                queues.put(d.name(), LocalQueue.defined(d.name(), depthLimitOf(d), d.maxDepth() != null, persistence,
-                        deadLetters, clock, memoryLimitOf(d), memoryBudget));
+                queues.put(d.name(), definedQueue(d));
                 queueCount.incrementAndGet();
             } else {
-                queue.changeMaxDepth(depthLimitOf(d), d.maxDepth() != null);
+                configure(queue, d);
                 LOG.log(System.Logger.Level.INFO, "Queue '" + d.name() + "': the definition made at run time ("
-                        + describe(d) + ", kept in " + definitionFile.path() + ") is used instead of the "
-                        + "configuration's (" + describe(configured.get(d.name())) + ").");
+                        + d.describeSettings() + ", kept in " + definitionFile.path() + ") is used instead of"
+                        + " the configuration's (" + configured.get(d.name()).describeSettings() + ").");
             }
         }
+    }
+
+    /** A new queue with the settings of {@code d}. */
+    private LocalQueue definedQueue(QueueDefinition d) {
+        LocalQueue queue = LocalQueue.defined(d.name(), depthLimitOf(d), d.maxDepth() != null, persistence,
+                deadLetters, clock, memoryLimitOf(d), memoryBudget);
+        configure(queue, d);
+        return queue;
+    }
+
+    /** Gives {@code queue} the settings of {@code d}. */
+    private void configure(LocalQueue queue, QueueDefinition d) {
+        queue.configure(depthLimitOf(d), memoryLimitOf(d), d, events);
     }
 
     /** The depth limit a definition gives its queue: its own, else the server-wide one. */
     private long depthLimitOf(QueueDefinition d) {
         return d.maxDepth() != null ? d.maxDepth() : defaultMaxDepth;
-    }
-
-    private static String describe(QueueDefinition d) {
-        return d.maxDepth() != null ? "maxDepth " + d.maxDepth() : "the server-wide maxQueueDepth";
     }
 
     /** A defined queue's memory budget and policy: its own, else none and the server-wide policy. */
@@ -417,6 +429,26 @@ public final class QueueManager implements AutoCloseable {
     }
 
     /**
+     * After recovery, before any client connects: a recovered message backed out as often as its queue's
+     * backoutThreshold allows (its last delivery before the stop counts, as the journal recorded it) goes to the
+     * backout queue now rather than to a consumer once more (docs/operations.md, "Backout").
+     *
+     * @return how many were moved
+     */
+    public int backOutRecovered() {
+        int moved = 0;
+        for (LocalQueue queue : queues.values()) {
+            moved += queue.backOutRecovered();
+        }
+        return moved;
+    }
+
+    /** From now on the queues' events go to {@code sink} (the server's event topics). */
+    public void publishEventsTo(QueueEvents sink) {
+        eventSink = sink;
+    }
+
+    /**
      * After recovery: recovered messages sent with a JMS delivery delay that has not yet run out are offered to
      * their queues at their delivery time, as they would have been without the restart, not at once.
      */
@@ -601,10 +633,7 @@ public final class QueueManager implements AutoCloseable {
     public LocalQueue defineQueue(QueueDefinition definition) {
         String name = definition.name();
         checkAdministrable(name, "define");
-        if (definition.maxDepth() != null && definition.maxDepth() < 1) {
-            throw new IllegalArgumentException("Queue '" + name + "': maxDepth must be at least 1, not "
-                    + definition.maxDepth() + ".");
-        }
+        checkSettings(definition);
         synchronized (runtimeDefinitions) {
             LocalQueue existing = find(name);
             if (existing != null) {
@@ -615,8 +644,7 @@ public final class QueueManager implements AutoCloseable {
             LocalQueue queue = queues.computeIfAbsent(name, n -> {
                 countNewQueue(n);
                 created[0] = true;
-                LocalQueue defined = LocalQueue.defined(n, depthLimitOf(definition), definition.maxDepth() != null,
-                        persistence, deadLetters, clock, memoryLimitOf(definition), memoryBudget);
+                LocalQueue defined = definedQueue(definition);
                 defined.sequenceAbove(deletedSequences.get());
                 return defined;
             });
@@ -634,26 +662,22 @@ public final class QueueManager implements AutoCloseable {
      * Changes a queue's settings at run time and keeps its definition in the definitions file, where it wins over
      * the configuration's at the next start. A queue created by use becomes a defined one (never deleted as unused).
      *
-     * @param maxDepth the queue's own depth limit; 0 for the server-wide maxQueueDepth; null to leave it as it is
+     * @param changes the queue's name and the settings to change: null leaves a setting as it is, the value that
+     *                means "the default" resets it ({@link QueueDefinition#alteredBy})
      * @throws WharfException UNKNOWN_DESTINATION when there is no such queue; ILLEGAL_STATE for a temporary queue or
      *                        one of the queue manager's own
-     * @throws IllegalArgumentException for a depth limit below 0
+     * @throws IllegalArgumentException for a setting out of its range (the message names it)
      * @throws java.io.UncheckedIOException as {@link #defineQueue}
      */
-    public LocalQueue alterQueue(String name, Long maxDepth) {
+    public LocalQueue alterQueue(QueueDefinition changes) {
+        String name = changes.name();
         checkAdministrable(name, "alter");
-        if (maxDepth != null && maxDepth < 0) {
-            throw new IllegalArgumentException("Queue '" + name + "': maxDepth must be at least 1 (or 0 for the "
-                    + "server-wide maxQueueDepth), not " + maxDepth + ".");
-        }
         synchronized (runtimeDefinitions) {
-            QueueDefinition current = runtimeDefinitions.getOrDefault(name,
-                    configured.getOrDefault(name, new QueueDefinition(name, null)));
-            QueueDefinition altered = maxDepth == null ? current
-                    : new QueueDefinition(name, maxDepth == 0 ? null : maxDepth);
+            QueueDefinition altered = definitionOf(name).alteredBy(changes);
+            checkSettings(altered);
             LocalQueue queue = queues.computeIfPresent(name, (n, q) -> { // one step with a deletion as unused
                 q.keep();
-                q.changeMaxDepth(depthLimitOf(altered), altered.maxDepth() != null);
+                configure(q, altered);
                 return q;
             });
             if (queue == null) {
@@ -662,6 +686,28 @@ public final class QueueManager implements AutoCloseable {
             runtimeDefinitions.put(name, altered);
             saveDefinitions();
             return queue;
+        }
+    }
+
+    /** The settings in force for the queue {@code name}: made at run time, else the configuration's, else defaults. */
+    private QueueDefinition definitionOf(String name) {
+        synchronized (runtimeDefinitions) {
+            QueueDefinition runtime = runtimeDefinitions.get(name);
+            return runtime != null ? runtime : configured.getOrDefault(name, new QueueDefinition(name, null));
+        }
+    }
+
+    /** The settings in force for {@code queue} (for the management view). */
+    public QueueDefinition definition(LocalQueue queue) {
+        return definitionOf(queue.name());
+    }
+
+    /** An administrator's settings, checked as the configuration's are: bad input is an IllegalArgumentException. */
+    private static void checkSettings(QueueDefinition definition) {
+        try {
+            definition.check();
+        } catch (ConfigurationException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
         }
     }
 

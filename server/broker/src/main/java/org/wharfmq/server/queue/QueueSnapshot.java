@@ -16,7 +16,10 @@ package org.wharfmq.server.queue;
  * @param enqueued           messages offered to the queue: sent (committed), moved or dead-lettered here
  * @param dequeued           messages removed for good: acknowledged, moved away or cleared
  * @param expired            messages discarded because they expired
+ * @param deadLettered       messages moved off it to a backout queue or the dead-letter queue: backed out more often
+ *                           than its backoutThreshold, or undecodable
  */
 public record QueueSnapshot(long depth, long maxDepth, boolean maxDepthSetOnQueue, int consumers, int browsers,
-                            int producers, long oldestTimestamp, long enqueued, long dequeued, long expired) {
+                            int producers, long oldestTimestamp, long enqueued, long dequeued, long expired,
+                            long deadLettered) {
 }

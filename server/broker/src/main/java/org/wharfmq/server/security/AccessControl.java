@@ -3,6 +3,7 @@ package org.wharfmq.server.security;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.SystemQueues;
+import org.wharfmq.server.topic.TopicNames;
 
 /**
  * The queue manager's authorisation: the {@link AccessPolicy} in force, which a reload of the security file
@@ -16,6 +17,9 @@ import org.wharfmq.server.queue.SystemQueues;
  *   <li>The {@code SYSTEM.*} queues (dead letters, the admin command and reply queues) are created, sent to,
  *       received from and browsed with the {@link Permission#ADMIN} permission only: so every admin command needs
  *       it.</li>
+ *   <li>The {@code $SYS/...} topics (the queue manager's events) are published to by the queue manager only; a
+ *       client subscribes to them with the admin permission, or a subscribe grant whose pattern names
+ *       {@code $SYS} (a wildcard first level does not take them in: {@link DestinationPattern}).</li>
  * </ul>
  *
  * <p>A denial is a {@link WharfException} NOT_AUTHORISED naming the user, the permission and the destination, and a
@@ -66,6 +70,10 @@ public final class AccessControl {
         if (what.scope() == Permission.Scope.QUEUE && SystemQueues.isSystem(destination)) {
             return rules.allows(who, Permission.ADMIN, null);
         }
+        if (what.scope() == Permission.Scope.TOPIC && TopicNames.isSystemTopic(destination)) {
+            return what != Permission.PUBLISH // the queue manager's own events: no client may forge one
+                    && (rules.allows(who, what, destination) || rules.allows(who, Permission.ADMIN, null));
+        }
         return rules.allows(who, what, destination);
     }
 
@@ -80,6 +88,12 @@ public final class AccessControl {
             return;
         }
         String target = describe(what, destination);
+        if (what == Permission.PUBLISH && TopicNames.isSystemTopic(destination)) {
+            AuditLog.denied(who, peer, what, target);
+            throw new WharfException(ErrorCode.NOT_AUTHORISED, who.describeAtStart() + " may not publish to " + target
+                    + ": the " + TopicNames.SYSTEM_LEVEL + "/... topics are the queue manager's own (its events);"
+                    + " only it publishes there.");
+        }
         boolean system = what.scope() == Permission.Scope.QUEUE && SystemQueues.isSystem(destination);
         String message = who.describeAtStart() + " may not " + verb(what) + " " + target + ": no '"
                 + (system ? Permission.ADMIN.key() : what.key()) + "' permission"

@@ -1,6 +1,7 @@
 package org.wharfmq.server.security;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.topic.TopicNames;
 
 import java.util.Arrays;
 
@@ -12,7 +13,9 @@ import java.util.Arrays;
  *       {@code ORDERS.EU.LATE}; {@code ORDERS.**} matches all three; {@code **} matches every queue.</li>
  *   <li>Topic strings: levels separated by {@code /}, as subscriptions write them; {@code +} stands for exactly one
  *       level, {@code #} (last) for any number, none included: {@code prices/#} matches {@code prices} and
- *       {@code prices/fx/GBP}.</li>
+ *       {@code prices/fx/GBP}. A wildcard first level does not take in the queue manager's own topics,
+ *       {@code $SYS/...} (as a subscription to {@code #} does not receive them): only a pattern that names
+ *       {@code $SYS} does.</li>
  * </ul>
  * A wildcard stands only for a whole part or level. Immutable.
  */
@@ -107,6 +110,9 @@ public final class DestinationPattern {
     }
 
     private boolean coversTopic(String[] filter) {
+        if (!parts[0].equals(filter[0]) && TopicNames.hiddenFromRootWildcards(filter[0])) {
+            return false; // $SYS/...: only a pattern that names the level takes it in, as only such a filter matches it
+        }
         int i = 0;
         for (; i < parts.length; i++) {
             String level = parts[i];

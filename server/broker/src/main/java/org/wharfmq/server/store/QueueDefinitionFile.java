@@ -15,7 +15,10 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The queues an administrator defined or altered at run time ({@code wharf admin define|alter queue}), kept in the
@@ -29,8 +32,10 @@ import java.util.List;
  *
  * <h2>Format</h2>
  * UTF-8 lines; {@code #} starts a comment. One queue per line: its name, then its settings as {@code key=value}, all
- * separated by tabs. The name is URL-encoded (so a name may hold any character, a tab or a line break included).
- * Settings: {@code maxDepth} (the queue's own depth limit; absent: the server-wide {@code maxQueueDepth}).
+ * separated by tabs. The name and the values are URL-encoded (so they may hold any character, a tab or a line break
+ * included). The settings are those of {@link QueueDefinition}, named as in config/wharf.yaml ({@code maxDepth},
+ * {@code maxBytes}, {@code policy}, {@code backoutThreshold}, {@code backoutQueue}, {@code depthHighEvent},
+ * {@code depthLowEvent}, {@code fullEvent}); one left out has its default.
  *
  * <h2>Atomic writes</h2>
  * A new version is written to {@value #FILE_NAME}{@code .tmp}, forced to the disk, renamed over the old one
@@ -43,6 +48,16 @@ public final class QueueDefinitionFile {
     /** The file's name in the data directory. */
     public static final String FILE_NAME = "queues.def";
     private static final String MAX_DEPTH = "maxDepth";
+    private static final String MAX_BYTES = "maxBytes";
+    private static final String POLICY = "policy";
+    private static final String BACKOUT_THRESHOLD = "backoutThreshold";
+    private static final String BACKOUT_QUEUE = "backoutQueue";
+    private static final String DEPTH_HIGH_EVENT = "depthHighEvent";
+    private static final String DEPTH_LOW_EVENT = "depthLowEvent";
+    private static final String FULL_EVENT = "fullEvent";
+    /** Every setting of a {@link QueueDefinition}, as config/wharf.yaml names it. */
+    private static final List<String> KEYS = List.of(MAX_DEPTH, MAX_BYTES, POLICY, BACKOUT_THRESHOLD, BACKOUT_QUEUE,
+            DEPTH_HIGH_EVENT, DEPTH_LOW_EVENT, FULL_EVENT);
     private static final String HEADER = """
             # Queues defined or altered at run time (wharf admin define queue, alter queue), written by the queue
             # manager after every change and read at its start. A definition here wins over the configuration's
@@ -107,28 +122,52 @@ public final class QueueDefinitionFile {
         } catch (IllegalArgumentException e) {
             throw bad(number, "the queue name '" + fields[0] + "' is not URL-encoded: " + e.getMessage());
         }
-        Long maxDepth = null;
+        Map<String, String> settings = new HashMap<>();
         for (int f = 1; f < fields.length; f++) {
             int eq = fields[f].indexOf('=');
             String key = eq < 0 ? fields[f] : fields[f].substring(0, eq);
-            if (!key.equals(MAX_DEPTH) || eq < 0) {
-                throw bad(number, "unknown setting '" + fields[f] + "' (known: " + MAX_DEPTH + "=N)");
+            if (!KEYS.contains(key) || eq < 0) {
+                throw bad(number, "unknown setting '" + fields[f] + "' (known: " + String.join(", ", KEYS) + ")");
             }
-            try {
-                maxDepth = Long.parseLong(fields[f].substring(eq + 1));
-            } catch (NumberFormatException e) {
-                throw bad(number, MAX_DEPTH + " must be a whole number, not '" + fields[f].substring(eq + 1) + "'");
-            }
-            if (maxDepth < 1) {
-                throw bad(number, MAX_DEPTH + " must be at least 1, not " + maxDepth);
-            }
+            settings.put(key, URLDecoder.decode(fields[f].substring(eq + 1), StandardCharsets.UTF_8));
         }
-        return new QueueDefinition(name, maxDepth);
+        QueueDefinition definition;
+        try {
+            definition = new QueueDefinition(name, number(settings, MAX_DEPTH, Long::valueOf),
+                    number(settings, MAX_BYTES, Long::valueOf), settings.get(POLICY),
+                    number(settings, BACKOUT_THRESHOLD, Integer::valueOf), settings.get(BACKOUT_QUEUE),
+                    number(settings, DEPTH_HIGH_EVENT, Integer::valueOf),
+                    number(settings, DEPTH_LOW_EVENT, Integer::valueOf),
+                    settings.containsKey(FULL_EVENT) ? Boolean.valueOf(settings.get(FULL_EVENT)) : null);
+            definition.check();
+        } catch (ConfigurationException e) {
+            throw bad(number, e.getMessage());
+        }
+        return definition;
+    }
+
+    private static <T> T number(Map<String, String> settings, String key, Function<String, T> parse) {
+        String value = settings.get(key);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return parse.apply(value);
+        } catch (NumberFormatException e) {
+            throw new ConfigurationException(key + " must be a whole number, not '" + value + "'");
+        }
     }
 
     private ConfigurationException bad(int line, String what) {
         return new ConfigurationException("Line " + line + " of " + file + " (the queues defined at run time): " + what
                 + ". Correct or remove the line; the file is rewritten by 'wharf admin define|alter|delete queue'.");
+    }
+
+    /** Appends {@code \tkey=value} (the value URL-encoded) unless the setting is null (its default). */
+    private static void append(StringBuilder text, String key, Object value) {
+        if (value != null) {
+            text.append('\t').append(key).append('=').append(URLEncoder.encode(value.toString(), StandardCharsets.UTF_8));
+        }
     }
 
     /**
@@ -144,9 +183,14 @@ public final class QueueDefinitionFile {
         StringBuilder text = new StringBuilder(HEADER);
         for (QueueDefinition d : definitions) {
             text.append(URLEncoder.encode(d.name(), StandardCharsets.UTF_8));
-            if (d.maxDepth() != null) {
-                text.append('\t').append(MAX_DEPTH).append('=').append(d.maxDepth());
-            }
+            append(text, MAX_DEPTH, d.maxDepth());
+            append(text, MAX_BYTES, d.maxBytes());
+            append(text, POLICY, d.policy());
+            append(text, BACKOUT_THRESHOLD, d.backoutThreshold());
+            append(text, BACKOUT_QUEUE, d.backoutQueue());
+            append(text, DEPTH_HIGH_EVENT, d.depthHighEvent());
+            append(text, DEPTH_LOW_EVENT, d.depthLowEvent());
+            append(text, FULL_EVENT, d.fullEvent());
             text.append('\n');
         }
         Path temporary = file.resolveSibling(FILE_NAME + ".tmp");

@@ -17,8 +17,28 @@ public final class TopicNames {
     public static final String ONE_LEVEL = "+";
     /** Wildcard for any number of levels, including none. */
     public static final String ANY_LEVELS = "#";
+    /**
+     * The first level of the queue manager's own topics ({@code $SYS/...}, as IBM MQ's and MQTT's): only the queue
+     * manager publishes there, and a filter or permission pattern whose first level is a wildcard does not match a
+     * topic whose first level starts with {@code $} (so a subscription to {@code #} does not receive them).
+     */
+    public static final String SYSTEM_LEVEL = "$SYS";
 
     private TopicNames() {
+    }
+
+    /** Whether {@code topic} (or a filter) is one of the queue manager's own: its first level is {@value #SYSTEM_LEVEL}. */
+    public static boolean isSystemTopic(String topic) {
+        return topic.startsWith(SYSTEM_LEVEL) && (topic.length() == SYSTEM_LEVEL.length()
+                || topic.charAt(SYSTEM_LEVEL.length()) == SEPARATOR);
+    }
+
+    /**
+     * Whether a first level is out of reach of a wildcard in the first level of a filter or pattern: it starts with
+     * {@code $} (MQTT's rule, which IBM MQ follows for {@code $SYS}).
+     */
+    public static boolean hiddenFromRootWildcards(String firstLevel) {
+        return !firstLevel.isEmpty() && firstLevel.charAt(0) == '$';
     }
 
     /** Splits a topic or filter into its levels (an empty level stays an empty string). */

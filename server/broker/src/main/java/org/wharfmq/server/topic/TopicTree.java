@@ -11,7 +11,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * levels plus, separately, its {@code +} and {@code #} children. Matching a published topic walks only the nodes
  * that can match it: at each level one hash lookup, the {@code +} child and the {@code #} child. So the cost of a
  * publish depends on the topic's depth and on the subscriptions that match, never on how many other subscriptions
- * exist (the "hashed subscription table" of the MQ publish/subscribe reports). {@link #visits()} counts the nodes
+ * exist (the "hashed subscription table" of the MQ publish/subscribe reports). A topic whose first level starts with
+ * {@code $} ({@code $SYS/...}) is matched only by filters that name that level: a wildcard first level does not take
+ * it in ({@link TopicNames#hiddenFromRootWildcards}). {@link #visits()} counts the nodes
  * and entries examined, so tests can prove it by counting rather than timing.
  *
  * <p>Thread-safe: publishes match concurrently under the read lock; subscribing and unsubscribing take the write
@@ -112,7 +114,8 @@ public final class TopicTree<T> {
     /** Returns the nodes and entries visited. */
     private static <T> long match(Node<T> node, String[] levels, int i, List<T> out) {
         long visited = 1;
-        if (node.anyLevels != null) { // '#' matches the rest of the topic, however many levels (also none)
+        boolean wildcards = i > 0 || levels.length == 0 || !TopicNames.hiddenFromRootWildcards(levels[0]);
+        if (node.anyLevels != null && wildcards) { // '#' matches the rest of the topic, however many levels (also none)
             visited += 1 + node.anyLevels.entries.size();
             out.addAll(node.anyLevels.entries);
         }
@@ -125,7 +128,7 @@ public final class TopicTree<T> {
         if (exact != null) {
             visited += match(exact, levels, i + 1, out);
         }
-        if (node.oneLevel != null) {
+        if (node.oneLevel != null && wildcards) {
             visited += match(node.oneLevel, levels, i + 1, out);
         }
         return visited;

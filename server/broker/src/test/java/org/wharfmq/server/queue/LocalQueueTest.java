@@ -361,6 +361,10 @@ class LocalQueueTest {
         assertEquals("Q", letter.properties.get(DeadLetters.QUEUE_PROPERTY));
         String why = (String) letter.properties.get(DeadLetters.REASON_PROPERTY);
         assertTrue(why.contains(reason), why);
+        assertEquals(DeadLetters.UNDECODABLE, letter.properties.get(DeadLetters.REASON_CODE_PROPERTY));
+        assertEquals(letter.timestamp, letter.properties.get(DeadLetters.TIME_PROPERTY), "when it was moved");
+        assertEquals(1, queue.snapshot().deadLettered(), "counted as dead-lettered, not as dequeued");
+        assertEquals(0, queue.snapshot().dequeued());
     }
 
     @Test

@@ -11,6 +11,7 @@ import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.TestMessages;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.InMemoryMessageStore;
@@ -98,9 +99,9 @@ class QueueAdministrationTest {
         ServerConfig.Builder config = ServerConfig.builder().dataDirectory(data).queue("CONFIGURED", 100);
         QueueManager queues = start(config);
         queues.defineQueue(new QueueDefinition("RUNTIME", 7L));
-        queues.alterQueue("CONFIGURED", 50L);
+        queues.alterQueue(new QueueDefinition("CONFIGURED", 50L));
         queues.queue("BY.USE");
-        queues.alterQueue("BY.USE", null); // kept from now on, at the server-wide limit
+        queues.alterQueue(new QueueDefinition("BY.USE", null)); // kept from now on, at the server-wide limit
         queues.defineQueue(new QueueDefinition("GONE", null));
         queues.deleteQueue("GONE", false);
         queues.close();
@@ -113,6 +114,93 @@ class QueueAdministrationTest {
         assertEquals(QueueOrigin.DEFINED, restarted.origin(restarted.find("BY.USE")));
         assertNull(restarted.find("GONE"));
         assertTrue(Files.readString(data.resolve(QueueDefinitionFile.FILE_NAME)).contains("RUNTIME\tmaxDepth=7\n"));
+    }
+
+    /**
+     * Every setting of a definition made at run time is kept, not only maxDepth (the file used to forget the memory
+     * budget and policy, so a queue defined with maxBytes had none after a restart).
+     */
+    @Test
+    void everySettingOfARunTimeDefinitionSurvivesARestart() {
+        ServerConfig.Builder config = ServerConfig.builder().dataDirectory(data).queue("CONFIGURED");
+        QueueManager queues = start(config);
+        QueueDefinition full = new QueueDefinition("EVERYTHING", 40L, 65_536L, "fail", 3, "EVERYTHING.BACKOUT", 80, 20,
+                true);
+        queues.defineQueue(full);
+        QueueDefinition memoryOnly = new QueueDefinition("CONFIGURED", null, 1_000_000L, "fail");
+        queues.alterQueue(memoryOnly);
+        queues.close();
+
+        QueueManager restarted = start(config);
+        LocalQueue everything = restarted.find("EVERYTHING");
+        assertEquals(full, restarted.definition(everything));
+        assertEquals(40, everything.maxDepth());
+        assertEquals(new MemoryLimit(65_536, MemoryPolicy.FAIL, "queue 'EVERYTHING'",
+                "setting maxBytes of queue 'EVERYTHING'"), everything.memoryLimit());
+        assertEquals(1_000_000, restarted.find("CONFIGURED").memoryLimit().maxBytes());
+        assertEquals(MemoryPolicy.FAIL, restarted.find("CONFIGURED").memoryLimit().policy());
+    }
+
+    @Test
+    void aDefinitionFileLineWithABadSettingNamesTheLineAndTheSetting() throws Exception {
+        Files.writeString(data.resolve(QueueDefinitionFile.FILE_NAME), "OK\tmaxBytes=10\nBAD\tdepthLowEvent=20\n");
+        ConfigurationException bad = assertThrows(ConfigurationException.class,
+                () -> start(ServerConfig.builder().dataDirectory(data)));
+        assertTrue(bad.getMessage().startsWith("Line 2 of " + data.resolve(QueueDefinitionFile.FILE_NAME) + " (the queues"
+                + " defined at run time): Setting depthLowEvent of queue 'BAD' must be set together with depthHighEvent"),
+                bad.getMessage());
+    }
+
+    /**
+     * Without depthLowEvent a depth-high event is armed again once the depth is below its threshold; the thresholds
+     * follow maxDepth when an administrator changes it; the events go to the sink the queue manager is given.
+     */
+    @Test
+    void depthHighWithoutALowThresholdIsArmedAgainBelowItAndFollowsMaxDepth() {
+        QueueManager queues = start(ServerConfig.builder());
+        List<QueueEvent> events = new ArrayList<>();
+        queues.publishEventsTo(events::add);
+        LocalQueue queue = queues.defineQueue(new QueueDefinition("HIGH.ONLY", 4L, null, null, null, null, 50, null,
+                null));
+        put(queue, "1", 0);
+        put(queue, "2", 0); // 2 of 4: 50 %
+        put(queue, "3", 0);
+        assertEquals(List.of("DEPTH_HIGH 2"), describe(events));
+        RecordingConsumer consumer = new RecordingConsumer(null, 2);
+        queue.addConsumer(consumer);
+        consumer.received.forEach(queue::acknowledge); // depth 1: below 50 %, armed again, no low event
+        queue.removeConsumer(consumer);
+        put(queue, "4", 0);
+        assertEquals(List.of("DEPTH_HIGH 2", "DEPTH_HIGH 2"), describe(events));
+
+        queues.alterQueue(new QueueDefinition("HIGH.ONLY", 10L)); // depth 2 is below the new threshold, 5: armed
+        for (int i = 0; i < 3; i++) {
+            put(queue, "more-" + i, 0);
+        }
+        assertEquals(List.of("DEPTH_HIGH 2", "DEPTH_HIGH 2", "DEPTH_HIGH 5"), describe(events));
+    }
+
+    /** An alter's memory budget counts what the queue holds now: below it, held producers are let go. */
+    @Test
+    void anAlteredMemoryBudgetCountsWhatTheQueueHoldsNow() {
+        QueueManager queues = start(ServerConfig.builder());
+        LocalQueue queue = queues.defineQueue(new QueueDefinition("BUDGET", null));
+        put(queue, "one", 0);
+        put(queue, "two", 0);
+        long held = queue.heldBytes();
+        queues.alterQueue(new QueueDefinition("BUDGET", null, held, "block"));
+        assertTrue(queue.overBudget(), "a budget the queue already holds is spent");
+        boolean[] released = {false};
+        queue.whenUnderBudget(() -> released[0] = true);
+        assertEquals(1, queue.producersHeldBack());
+        queues.alterQueue(new QueueDefinition("BUDGET", null, held + 1, null));
+        assertTrue(!queue.overBudget() && released[0], "a larger budget lets the held producers go at once");
+        queues.alterQueue(new QueueDefinition("BUDGET", null, 0L, null));
+        assertEquals(0, queue.memoryLimit().maxBytes(), "0 puts it back to none of its own");
+    }
+
+    private static List<String> describe(List<QueueEvent> events) {
+        return events.stream().map(e -> e.kind() + " " + e.depth()).toList();
     }
 
     @Test

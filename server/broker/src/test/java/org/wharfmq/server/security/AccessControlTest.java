@@ -53,4 +53,28 @@ class AccessControlTest {
         assertNotEquals(before, control.generation());
         assertFalse(control.allows(ALICE, Permission.RECEIVE, "ORDERS"));
     }
+
+    @Test
+    void theQueueManagersOwnTopicsArePublishedByItAloneAndSubscribedToByAdminsOrAGrantThatNamesThem() {
+        AccessControl topics = new AccessControl(PermissionRules.builder()
+                .topic("#", Permission.SUBSCRIBE, "anyone")
+                .topic("#", Permission.PUBLISH, "anyone")
+                .topic("$SYS/EVENTS/#", Permission.SUBSCRIBE, "user:monitor")
+                .admin("group:admins")
+                .build(), "security file test.yaml");
+        Identity monitor = new Identity("monitor", Set.of(), "SCRAM-SHA-256");
+        String events = "$SYS/EVENTS/QUEUE/#";
+        assertFalse(topics.allows(ALICE, Permission.SUBSCRIBE, events), "a grant on # does not take in $SYS");
+        assertTrue(topics.allows(monitor, Permission.SUBSCRIBE, events));
+        assertTrue(topics.allows(ROOT, Permission.SUBSCRIBE, events));
+        assertTrue(topics.allows(ALICE, Permission.SUBSCRIBE, "prices/#"));
+        assertFalse(topics.allows(ROOT, Permission.PUBLISH, "$SYS/EVENTS/QUEUE/FULL"), "not even an admin forges one");
+        assertTrue(AccessControl.allowAll().allows(ALICE, Permission.SUBSCRIBE, events), "no security file");
+        assertFalse(AccessControl.allowAll().allows(ALICE, Permission.PUBLISH, "$SYS/EVENTS/QUEUE/FULL"));
+        assertTrue(topics.allows(Identity.SERVER, Permission.PUBLISH, "$SYS/EVENTS/QUEUE/FULL"));
+        WharfException forged = assertThrows(WharfException.class,
+                () -> topics.check(ROOT, Permission.PUBLISH, "$SYS/EVENTS/QUEUE/FULL", "/10.0.0.7:5000"));
+        assertEquals("User 'root' may not publish to topic '$SYS/EVENTS/QUEUE/FULL': the $SYS/... topics are the queue"
+                + " manager's own (its events); only it publishes there.", forged.getMessage());
+    }
 }

@@ -68,4 +68,14 @@ class DestinationPatternTest {
         assertThrows(ConfigurationException.class, () -> DestinationPattern.topic("pri+ces"));
         assertThrows(ConfigurationException.class, () -> DestinationPattern.queue(""));
     }
+
+    @Test
+    void onlyAPatternThatNamesSysTakesInTheQueueManagersOwnTopics() {
+        assertFalse(DestinationPattern.topic("#").matches("$SYS/EVENTS/QUEUE/FULL"));
+        assertFalse(DestinationPattern.topic("#").matches("$SYS/EVENTS/#"));
+        assertFalse(DestinationPattern.topic("+/EVENTS/#").matches("$SYS/EVENTS/QUEUE/FULL"));
+        assertTrue(DestinationPattern.topic("$SYS/#").matches("$SYS/EVENTS/#"));
+        assertTrue(DestinationPattern.topic("$SYS/EVENTS/QUEUE/+").matches("$SYS/EVENTS/QUEUE/DEPTH_HIGH"));
+        assertTrue(DestinationPattern.topic("#").matches("prices/fx"), "other topics as before");
+    }
 }

@@ -7,6 +7,7 @@ import org.wharfmq.server.WharfException;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -120,5 +121,20 @@ class TopicTreeTest {
     void publishingToAWildcardIsRefused(String topic) {
         WharfException e = assertThrows(WharfException.class, () -> TopicNames.checkTopic(topic));
         assertTrue(e.getMessage().contains("wildcard"), e.getMessage());
+    }
+
+    /** As MQTT's and IBM MQ's $SYS: a wildcard first level does not match the queue manager's own topics. */
+    @Test
+    void aWildcardFirstLevelDoesNotMatchTheQueueManagersOwnTopics() {
+        TopicTree<String> tree = new TopicTree<>();
+        for (String f : List.of("#", "+/EVENTS/#", "$SYS/#", "$SYS/EVENTS/QUEUE/+", "$SYS/+/QUEUE/FULL")) {
+            tree.add(f, f);
+        }
+        List<String> found = new ArrayList<>();
+        tree.match("$SYS/EVENTS/QUEUE/FULL", found);
+        assertEquals(Set.of("$SYS/#", "$SYS/EVENTS/QUEUE/+", "$SYS/+/QUEUE/FULL"), Set.copyOf(found));
+        found.clear();
+        tree.match("prices/EVENTS/x", found);
+        assertEquals(Set.of("#", "+/EVENTS/#"), Set.copyOf(found), "other topics as before");
     }
 }

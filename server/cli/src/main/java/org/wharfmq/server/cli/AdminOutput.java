@@ -31,12 +31,12 @@ final class AdminOutput {
             return;
         }
         Table table = new Table("QUEUE", ">DEPTH", ">MAX", ">CONS", ">PROD", ">OLDEST", ">ENQUEUED", ">DEQUEUED",
-                ">EXPIRED", "ORIGIN");
+                ">EXPIRED", ">DEADLETTERED", "ORIGIN");
         for (JsonNode q : queues) {
             table.row(q.get("name").asText(), q.get("depth").asLong(), q.get("maxDepth").asLong(),
                     q.get("consumers").asInt(), q.get("producers").asInt(), age(q.get("oldestMessageAgeMillis")),
                     q.get("enqueued").asLong(), q.get("dequeued").asLong(), q.get("expired").asLong(),
-                    origin(q).toLowerCase(Locale.ROOT).replace('_', ' '));
+                    q.get("deadLettered").asLong(), origin(q).toLowerCase(Locale.ROOT).replace('_', ' '));
         }
         table.print(out);
     }
@@ -54,6 +54,13 @@ final class AdminOutput {
         fields.add("enqueued", q.get("enqueued").asLong());
         fields.add("dequeued", q.get("dequeued").asLong());
         fields.add("expired", q.get("expired").asLong());
+        fields.add("dead-lettered", q.get("deadLettered").asLong());
+        JsonNode settings = q.get("settings");
+        fields.add("backout", settings.path("backoutThreshold").isNull() ? "never"
+                : "after " + settings.get("backoutThreshold").asInt() + " backouts, to "
+                + settings.path("backoutQueue").asText("SYSTEM.DEAD.LETTER.QUEUE"));
+        String others = otherSettings(settings);
+        fields.add("settings", others.isEmpty() ? "the defaults" : others);
         fields.print(out);
     }
 
@@ -137,8 +144,22 @@ final class AdminOutput {
     }
 
     static void defined(String verb, JsonNode q, PrintWriter out) {
+        String others = otherSettings(q.get("settings"));
         out.println(verb + " queue " + q.get("name").asText() + ": max depth " + q.get("maxDepth").asLong()
-                + (q.get("ownMaxDepth").asBoolean() ? "" : " (the server-wide maxQueueDepth)") + ".");
+                + (q.get("ownMaxDepth").asBoolean() ? "" : " (the server-wide maxQueueDepth)")
+                + (others.isEmpty() ? "" : ", " + others) + ".");
+    }
+
+    /** The settings other than the name and maxDepth that are not at their default: "backoutThreshold 3, ...". */
+    private static String otherSettings(JsonNode settings) {
+        StringBuilder text = new StringBuilder();
+        settings.fields().forEachRemaining(setting -> {
+            String key = setting.getKey();
+            if (!key.equals("name") && !key.equals("maxDepth") && !setting.getValue().isNull()) {
+                text.append(text.length() == 0 ? "" : ", ").append(key).append(' ').append(setting.getValue().asText());
+            }
+        });
+        return text.toString();
     }
 
     static void deleted(JsonNode d, PrintWriter out) {

@@ -130,24 +130,66 @@ final class AdminStatements implements Runnable, AutoCloseable {
     @Command(name = "define", description = "Defines a queue (it survives restarts).")
     final class Define extends Verb {
         @Command(name = "queue", mixinStandardHelpOptions = true, description = "Defines a queue; it exists until deleted, across restarts.")
-        int queue(@Parameters(paramLabel = "NAME") String name,
-                  @Option(names = "--max-depth", paramLabel = "N",
-                          description = "Its own depth limit (default: the server-wide maxQueueDepth).") Long maxDepth) {
-            return send("define-queue", arguments(AdminProtocol.QUEUE, name, AdminProtocol.MAX_DEPTH, maxDepth),
+        int queue(@Parameters(paramLabel = "NAME") String name, @Mixin QueueSettings settings) {
+            return send("define-queue", settings.arguments(name, false),
                     result -> done(() -> AdminOutput.defined("Defined", result, out)));
         }
     }
 
     @Command(name = "alter", description = "Changes a queue's settings (kept across restarts).")
     final class Alter extends Verb {
-        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Changes a queue's settings; a queue created by use is kept from then on.")
-        int queue(@Parameters(paramLabel = "NAME") String name,
-                  @Option(names = "--max-depth", paramLabel = "N|default",
-                          description = "Its own depth limit, or 'default' for the server-wide maxQueueDepth.")
-                  String maxDepth) {
-            Object depth = "default".equals(maxDepth) ? Long.valueOf(0) : maxDepth;
-            return send("alter-queue", arguments(AdminProtocol.QUEUE, name, AdminProtocol.MAX_DEPTH, depth),
+        @Command(name = "queue", mixinStandardHelpOptions = true, description = "Changes a queue's settings; a queue created by use is kept from then on. "
+                + "A setting left out stays as it is; 'default' puts it back to its default.")
+        int queue(@Parameters(paramLabel = "NAME") String name, @Mixin QueueSettings settings) {
+            return send("alter-queue", settings.arguments(name, true),
                     result -> done(() -> AdminOutput.defined("Altered", result, out)));
+        }
+    }
+
+    /** A queue's settings, as define and alter take them (config/wharf.yaml explains each). */
+    static final class QueueSettings {
+        @Option(names = "--max-depth", paramLabel = "N", description = "Its own depth limit (default: the server-wide maxQueueDepth).")
+        String maxDepth;
+
+        @Option(names = "--max-bytes", paramLabel = "BYTES", description = "Its own memory budget (default: none).")
+        String maxBytes;
+
+        @Option(names = "--policy", paramLabel = "block|fail", description = "What a send meets when a budget is spent (default: the server-wide memoryPolicy).")
+        String policy;
+
+        @Option(names = "--backout-threshold", paramLabel = "N", description = "Backouts (rollbacks, recovers) a message may have before it is moved to the backout queue (default: never moved).")
+        String backoutThreshold;
+
+        @Option(names = "--backout-queue", paramLabel = "QUEUE", description = "Where such a message goes (default: SYSTEM.DEAD.LETTER.QUEUE).")
+        String backoutQueue;
+
+        @Option(names = "--depth-high-event", paramLabel = "PERCENT", description = "Publish a depth-high event when the depth reaches this percentage of the max depth (default: no depth events).")
+        String depthHighEvent;
+
+        @Option(names = "--depth-low-event", paramLabel = "PERCENT", description = "After a depth-high event, publish a depth-low event when the depth falls to this percentage (default: none).")
+        String depthLowEvent;
+
+        @Option(names = "--full-event", paramLabel = "on|off", description = "Publish a queue-full event when a put finds the queue full (default: off).")
+        String fullEvent;
+
+        /**
+         * The request's arguments. For alter, {@code default} becomes the value that puts a setting back to its
+         * default (0, an empty backout queue, off).
+         */
+        Map<String, Object> arguments(String name, boolean alter) {
+            return AdminStatements.arguments(AdminProtocol.QUEUE, name,
+                    AdminProtocol.MAX_DEPTH, orDefault(maxDepth, alter, 0L),
+                    AdminProtocol.MAX_BYTES, orDefault(maxBytes, alter, 0L),
+                    AdminProtocol.POLICY, policy,
+                    AdminProtocol.BACKOUT_THRESHOLD, orDefault(backoutThreshold, alter, 0L),
+                    AdminProtocol.BACKOUT_QUEUE, orDefault(backoutQueue, alter, ""),
+                    AdminProtocol.DEPTH_HIGH_EVENT, orDefault(depthHighEvent, alter, 0L),
+                    AdminProtocol.DEPTH_LOW_EVENT, orDefault(depthLowEvent, alter, 0L),
+                    AdminProtocol.FULL_EVENT, orDefault(fullEvent, alter, "off"));
+        }
+
+        private static Object orDefault(String value, boolean alter, Object meansDefault) {
+            return alter && "default".equals(value) ? meansDefault : value;
         }
     }
 

@@ -292,8 +292,9 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
         }
 
         /**
-         * Entries: {@code name}, {@code maxDepth}, {@code maxBytes} and {@code policy}, the components of
-         * {@link QueueDefinition}.
+         * Entries: the components of {@link QueueDefinition} ({@code name}, {@code maxDepth}, {@code maxBytes},
+         * {@code policy}, {@code backoutThreshold}, {@code backoutQueue}, {@code depthHighEvent},
+         * {@code depthLowEvent}, {@code fullEvent}).
          */
         @JsonProperty("queues")
         void queues(List<QueueDefinition> queues) {

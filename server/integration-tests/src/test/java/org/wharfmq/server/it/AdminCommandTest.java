@@ -143,9 +143,9 @@ class AdminCommandTest {
         String table = ok(admin("display", "queues", "LISTED.*.**"));
         String[] lines = table.split("\n");
         assertTrue(lines[0].matches("QUEUE\\s+DEPTH\\s+MAX\\s+CONS\\s+PROD\\s+OLDEST\\s+ENQUEUED\\s+DEQUEUED\\s+EXPIRED"
-                + "\\s+ORIGIN"), lines[0]);
+                + "\\s+DEADLETTERED\\s+ORIGIN"), lines[0]);
         assertEquals(3, lines.length, table);
-        assertTrue(lines[2].matches(b.replace(".", "\\.") + "\\s+1\\s+9\\s+0\\s+0\\s+\\S+\\s+1\\s+0\\s+0\\s+defined"),
+        assertTrue(lines[2].matches(b.replace(".", "\\.") + "\\s+1\\s+9\\s+0\\s+0\\s+\\S+\\s+1\\s+0\\s+0\\s+0\\s+defined"),
                 lines[2]);
 
         JsonNode answer = JSON.readTree(ok(admin("--json", "display", "queues", "LISTED.*.**")));
@@ -387,7 +387,8 @@ class AdminCommandTest {
                 config -> WharfServer.start(config, new AdminPlugin()))) {
             String url = server.server().tcpUrl();
             assertEquals(0, FlowCommandAccess.run("admin", "--url", url, "define", "queue", "KEPT", "--max-depth",
-                    "7").status());
+                    "7", "--max-bytes", "65536", "--policy", "fail", "--backout-threshold", "3", "--backout-queue",
+                    "KEPT.BAD", "--depth-high-event", "80", "--depth-low-event", "20", "--full-event", "on").status());
             assertEquals(0, FlowCommandAccess.run("admin", "--url", url, "alter", "queue", "CONFIGURED",
                     "--max-depth", "50").status());
             try (Connection connection = new org.wharfmq.jms.WharfConnectionFactory(url).createConnection()) {
@@ -413,6 +414,18 @@ class AdminCommandTest {
                 kept.add(q.get("name").asText() + " " + q.get("maxDepth").asLong() + " " + q.get("origin").asText());
             }
             assertTrue(kept.contains("KEPT 7 DEFINED"), kept.toString());
+            String shown = FlowCommandAccess.run("admin", "--url", restarted.tcpUrl(), "display", "queue", "KEPT").out();
+            assertTrue(shown.contains("\n  backout         after 3 backouts, to KEPT.BAD\n"), shown);
+            assertTrue(shown.contains("\n  settings        maxBytes 65536, policy fail, backoutThreshold 3, backoutQueue"
+                    + " KEPT.BAD, depthHighEvent 80, depthLowEvent 20, fullEvent true\n"), shown);
+            assertEquals(65_536, restarted.queueManager().find("KEPT").memoryLimit().maxBytes(),
+                    "every setting is in force again after the restart, not only shown");
+            assertEquals(0, FlowCommandAccess.run("admin", "--url", restarted.tcpUrl(), "alter", "queue", "KEPT",
+                    "--backout-queue", "default", "--max-bytes", "default").status());
+            JsonNode altered = JSON.readTree(FlowCommandAccess.run("admin", "--url", restarted.tcpUrl(), "--json",
+                    "display", "queue", "KEPT").out()).get("result").get("settings");
+            assertTrue(altered.get("backoutQueue").isNull() && altered.get("maxBytes").isNull(), altered.toString());
+            assertEquals(3, altered.get("backoutThreshold").asInt(), "a setting left out stays");
             assertTrue(kept.contains("CONFIGURED 50 ALTERED"), "the run-time definition wins: " + kept);
         }
     }
