@@ -117,7 +117,7 @@ public final class Driver {
             if (testClass == TestClass.REQUESTOR && !options.replyQueue().isEmpty() && !options.correlationIdPerThread()) {
                 findStrayReplies(provider, runId, control);
             }
-            Histogram latencies = new Histogram(3_600_000_000L, 3);
+            Histogram latencies = LatencyHistograms.create();
             workers.forEach(w -> latencies.add(w.latencies()));
             DriverResult result = result(testClass, processId, control, m, perWallSecond, latencies, bodies.size());
             printSummary(result);
@@ -241,7 +241,8 @@ public final class Driver {
         List<String> problems = control.problems();
         return new DriverResult(testClass.harnessName(), processId, options.threads(), messageSize,
                 options.persistent(), options.transacted(), m.windowStartMillis(), m.windowEndMillis(), m.measured(),
-                control.iterations(), mean, median, m.perSecond(), perWallSecond, LatencySummary.of(latencies), control.sentCounts(), control.publishedCounts(),
+                control.iterations(), mean, median, m.perSecond(), perWallSecond, LatencySummary.of(latencies),
+                LatencyHistograms.encode(latencies), control.sentCounts(), control.publishedCounts(),
                 control.received().counts(), control.subscriberCounts(), control.losses(), control.duplicates(),
                 control.unexpectedCount(), problems, control.unavailable(), problems.isEmpty() && control.unavailable() == null);
     }

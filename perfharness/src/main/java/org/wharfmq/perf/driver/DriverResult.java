@@ -23,7 +23,11 @@ import java.util.Map;
  * @param perWallSecond      operations in each whole wall-clock second of the run, warm-up included, by epoch
  *                           second: what the runner adds up across processes (PS-*: deliveries at the
  *                           subscribers), see {@link WallClockSeconds}
- * @param latencyMicros      round-trip latencies (Requestor, PutGet), else an empty summary
+ * @param latencyMicros      round-trip latencies (Requestor, PutGet), delivery latencies from publication to receipt
+ *                           (Subscriber, of the publications the publisher stamped: {@link Tags#SENT_MICROS}), else an
+ *                           empty summary
+ * @param latencyHistogram   the histogram behind latencyMicros ({@link LatencyHistograms#encode}), so the runner can add
+ *                           several processes' up; empty when nothing was recorded
  * @param sent               messages sent to queues per source key (Sender)
  * @param published          messages published to topics per source key (Publisher)
  * @param received           distinct messages received per source key (Receiver)
@@ -39,7 +43,7 @@ public record DriverResult(String testClass, String processId, int threads, int 
                            boolean transacted, long windowStartMillis, long windowEndMillis, long measuredIterations,
                            long totalIterations, double meanRate, double medianRate, List<Long> perSecond,
                            Map<Long, Long> perWallSecond,
-                           LatencySummary latencyMicros, Map<String, Long> sent, Map<String, Long> published,
+                           LatencySummary latencyMicros, String latencyHistogram, Map<String, Long> sent, Map<String, Long> published,
                            Map<String, Long> received,
                            List<SubscriberCount> subscribers, long losses, long duplicates, long unexpected,
                            List<String> problems, String unavailable, boolean passed) {

@@ -3,7 +3,8 @@ package org.wharfmq.perf.driver;
 import org.HdrHistogram.Histogram;
 
 /**
- * Percentiles of round-trip latency in microseconds, from an HdrHistogram.
+ * Percentiles of a latency in microseconds (a round trip, or a publication's delivery to a subscriber), from an
+ * HdrHistogram.
  *
  * @param count samples
  * @param p50   median
@@ -15,10 +16,13 @@ import org.HdrHistogram.Histogram;
  */
 public record LatencySummary(long count, long p50, long p90, long p99, long p999, long max, double mean) {
 
+    /** Nothing recorded. */
+    public static final LatencySummary NONE = new LatencySummary(0, 0, 0, 0, 0, 0, 0);
+
     /** The summary of {@code h}. */
     public static LatencySummary of(Histogram h) {
         if (h.getTotalCount() == 0) {
-            return new LatencySummary(0, 0, 0, 0, 0, 0, 0);
+            return NONE;
         }
         return new LatencySummary(h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
                 h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue(), h.getMean());

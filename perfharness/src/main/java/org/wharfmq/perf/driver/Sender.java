@@ -9,7 +9,9 @@ import javax.jms.MessageProducer;
  * Sends messages to a queue ({@code jms.r11.Sender}) or publishes them to a topic ({@code jms.r11.Publisher}),
  * the destination chosen by {@code -d/-db/-dx/-dn}. Each message carries this sender's source key and sequence
  * number; the count sent per source goes into the result, for the receivers' side of the check. A publisher
- * with a flow window ({@code -fw}) waits for room in it before each publication. A publisher with {@code -fq}
+ * with a flow window ({@code -fw}) waits for room in it before each publication. After the warm-up a publisher
+ * stamps each publication with the time it sends it ({@link Tags#SENT_MICROS}), just before the send (a send that
+ * waits for producer credit is part of the publication's latency). A publisher with {@code -fq}
  * puts its messages on that queue instead, for a message flow to publish them on its topic (F-PUB).
  */
 final class Sender extends Worker {
@@ -55,6 +57,9 @@ final class Sender extends Worker {
             return;
         }
         message.setLongProperty(Tags.SEQUENCE, sequence);
+        if (topic && control.measuring()) {
+            message.setLongProperty(Tags.SENT_MICROS, WallClockMicros.now());
+        }
         producer.send(message);
         sequence++;
         commitIfDue();

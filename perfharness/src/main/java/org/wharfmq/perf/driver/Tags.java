@@ -10,6 +10,11 @@ final class Tags {
     static final String SOURCE = "perfSrc";
     /** The producer's sequence number, from 0. */
     static final String SEQUENCE = "perfSeq";
+    /**
+     * When a publisher sent a publication, in microseconds since the epoch ({@link WallClockMicros}): set on the
+     * publications of the measured period (after the publisher's warm-up), for the subscribers' delivery latency.
+     */
+    static final String SENT_MICROS = "perfSentUs";
     /** The driver run that sent a request, so the end-of-run check finds only its own stray replies. */
     static final String RUN = "perfRun";
 

@@ -21,8 +21,11 @@ abstract class Worker implements Runnable {
     protected final RunControl control;
     protected final int index;
     protected final String name;
-    /** Round-trip latencies in microseconds, recorded after the warm-up (requestor-style workers only). */
-    protected final Histogram latencies = new Histogram(3_600_000_000L, 3);
+    /**
+     * Latencies in microseconds: round trips after the warm-up (requestor-style workers), or the delivery latency of
+     * the publications the publisher stamped (subscribers).
+     */
+    protected final Histogram latencies = LatencyHistograms.create();
     protected final int deliveryMode;
     protected final long receiveTimeoutMillis;
     protected Session session;

@@ -11,7 +11,8 @@ import java.util.TreeSet;
 /**
  * The report of a publish/subscribe run (PS-N, PS-T, PS-D), shaped like the seeds' "Publish Subscribe" tables:
  * a row per message size and subscriber count (PS-T: dummy subscription count) with each target's deliveries/s,
- * server CPU% and CPU per delivery side by side, the seed's published row for reference, then every step.
+ * delivery latency, server CPU% and CPU per delivery side by side, the seed's published row for reference, then every
+ * step.
  */
 public final class PubSubReport {
 
@@ -41,7 +42,10 @@ public final class PubSubReport {
                 .append("per-second totals after the warm-up; the publisher is held within a window of ")
                 .append("the slowest subscriber, so this is what the subscribers took. CPU% is the server process's share ")
                 .append("of the whole machine (all cores), from /proc. Layout: publisher in one JVM; subscribers in JVMs ")
-                .append("of their own, at most 250 per JVM, a thread and session each, 25 sessions per connection.\n\n");
+                .append("of their own, at most 250 per JVM, a thread and session each, 25 sessions per connection. ")
+                .append("Delivery latency: from just before the publisher's send to the subscriber's receive returning it, ")
+                .append("wall clock (one machine), for every publication of the measured period at every subscriber; ")
+                .append("p50 / p90 / p99 / max.\n\n");
         TreeSet<Integer> sizes = new TreeSet<>();
         TreeSet<Integer> counts = new TreeSet<>();
         results.values().forEach(steps -> steps.forEach(s -> {
@@ -49,9 +53,9 @@ public final class PubSubReport {
             counts.add(s.clients());
         }));
         md.append(topics ? "| Test | Dummy subscriptions |" : "| Test | Subscribers |");
-        results.keySet().forEach(t -> md.append(' ').append(t).append(" deliveries/s | CPU% | CPU us per delivery |"));
+        results.keySet().forEach(t -> md.append(' ').append(t).append(" deliveries/s | latency p50 / p90 / p99 / max | CPU% | CPU us per delivery |"));
         md.append(topics ? " vs no dummies |\n|---|---:|" : " Seed 002 4KB Msgs/sec | % CPU Busy | CPU ms/msg |\n|---|---:|");
-        results.keySet().forEach(t -> md.append("---:|---:|---:|"));
+        results.keySet().forEach(t -> md.append("---:|---:|---:|---:|"));
         md.append(topics ? "---|\n" : "---:|---:|---:|\n");
         for (int size : sizes) {
             for (int count : counts) {
@@ -61,11 +65,12 @@ public final class PubSubReport {
                 for (Map.Entry<String, List<StepResult>> e : results.entrySet()) {
                     StepResult s = find(e.getValue(), size, count);
                     if (s == null) {
-                        md.append(" no result | | |");
+                        md.append(" no result | | | |");
                     } else if (s.unavailable() != null) {
-                        md.append(" unavailable: ").append(s.unavailable().replace("|", "/")).append(" | | |");
+                        md.append(" unavailable: ").append(s.unavailable().replace("|", "/")).append(" | | | |");
                     } else {
                         md.append(' ').append(Sizes.rate(s.medianRate())).append(s.passed() ? "" : " (check FAILED)")
+                                .append(" | ").append(Sizes.latency(s.latencyMicros()))
                                 .append(" | ").append(Sizes.percent(s.cpuPercent()).replace("%", ""))
                                 .append(" | ").append(Sizes.decimal(s.cpuMicrosPerOp())).append(" |");
                         StepResult base = find(e.getValue(), size, counts.first());
@@ -92,17 +97,18 @@ public final class PubSubReport {
         for (Map.Entry<String, List<StepResult>> e : results.entrySet()) {
             md.append("### ").append(e.getKey()).append(", every step\n\n");
             md.append(topics ? "| Size | Dummy subscriptions | Subscribers |" : "| Size | Subscribers | Subscriber JVMs |")
-                    .append(" Median deliveries/s | Mean deliveries/s | Server CPU% | CPU us per delivery | Check |\n");
-            md.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
+                    .append(" Median deliveries/s | Mean deliveries/s | Delivery latency p50 / p90 / p99 / max | Server CPU% |")
+                    .append(" CPU us per delivery | Check |\n");
+            md.append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
             for (StepResult s : e.getValue()) {
                 if (s.unavailable() != null) {
-                    md.append(String.format(Locale.ROOT, "| %s | %d | | unavailable: %s | | | | |%n", Sizes.label(s.messageSize()),
+                    md.append(String.format(Locale.ROOT, "| %s | %d | | unavailable: %s | | | | | |%n", Sizes.label(s.messageSize()),
                             s.clients(), s.unavailable().replace("|", "/")));
                     continue;
                 }
-                md.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %s | %s | %s | %s |%n",
+                md.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %s | %s | %s | %s | %s |%n",
                         Sizes.label(s.messageSize()), s.clients(), s.responders(), Sizes.rate(s.medianRate()),
-                        Sizes.rate(s.meanRate()), Sizes.percent(s.cpuPercent()), Sizes.decimal(s.cpuMicrosPerOp()),
+                        Sizes.rate(s.meanRate()), Sizes.latency(s.latencyMicros()), Sizes.percent(s.cpuPercent()), Sizes.decimal(s.cpuMicrosPerOp()),
                         s.passed() ? "passed" : "FAILED: " + String.join("; ", s.problems()).replace("|", "/")));
             }
             md.append('\n');
@@ -120,7 +126,8 @@ public final class PubSubReport {
 
     /**
      * With two targets, the first's deliveries/s over the second's at each size and count (subscribers, or PS-T's
-     * dummy subscriptions), e.g. {@code PS-N 2KB at 100: Wharf / Artemis deliveries/s = 3.10}.
+     * dummy subscriptions), e.g. {@code PS-N 2KB at 100: Wharf / Artemis deliveries/s = 3.10}, with both median
+     * delivery latencies when both were measured.
      */
     public static List<String> ratioLines(String workload, Map<String, List<StepResult>> results) {
         List<String> lines = new java.util.ArrayList<>();
@@ -139,9 +146,12 @@ public final class PubSubReport {
                 StepResult a = find(results.get(names.get(0)), size, count);
                 StepResult b = find(results.get(names.get(1)), size, count);
                 if (a != null && b != null && a.unavailable() == null && b.unavailable() == null && b.medianRate() > 0) {
-                    lines.add(String.format(Locale.ROOT, "%s %s at %,d: %s / %s deliveries/s = %.2f (%s vs %s)%s", workload,
+                    String latency = a.latencyMicros().count() > 0 && b.latencyMicros().count() > 0
+                            ? String.format(Locale.ROOT, "; median delivery latency %s vs %s",
+                            Sizes.micros(a.latencyMicros().p50()), Sizes.micros(b.latencyMicros().p50())) : "";
+                    lines.add(String.format(Locale.ROOT, "%s %s at %,d: %s / %s deliveries/s = %.2f (%s vs %s)%s%s", workload,
                             Sizes.label(size), count, names.get(0), names.get(1), a.medianRate() / b.medianRate(),
-                            Sizes.rate(a.medianRate()), Sizes.rate(b.medianRate()),
+                            Sizes.rate(a.medianRate()), Sizes.rate(b.medianRate()), latency,
                             a.passed() && b.passed() ? "" : " (a check FAILED)"));
                 }
             }

@@ -148,7 +148,7 @@ public final class RunCommand {
         long run = Math.min(settings.runSeconds(), CEILING_MAX_SECONDS) * 1000L;
         BenchmarkFlow.Ceiling c = flow.ceiling(SaleMessage.ofSize(size), warmup, run);
         return new StepResult(settings.workload().id(), CEILING, size, 1, 1, c.rate(), c.rate(), Double.NaN,
-                c.cpuMicrosPerOp(), Double.NaN, Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), true, null, List.of());
+                c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE, true, null, List.of());
     }
 
     private static void printRatios(RunSettings settings, List<StepResult> all, Consumer<String> progress) {

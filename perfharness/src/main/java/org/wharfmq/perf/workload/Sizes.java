@@ -1,5 +1,7 @@
 package org.wharfmq.perf.workload;
 
+import org.wharfmq.perf.driver.LatencySummary;
+
 import java.util.Locale;
 
 /** How sizes, rates and times are written in progress lines and reports. */
@@ -32,6 +34,11 @@ public final class Sizes {
     /** Microseconds written as {@code 850us} or {@code 1.25ms}. */
     public static String micros(long us) {
         return us < 1000 ? us + "us" : String.format(Locale.ROOT, "%.2fms", us / 1000.0);
+    }
+
+    /** A latency's median, 90th and 99th percentiles and maximum, {@code 850us / 1.20ms / 3.10ms / 12.00ms}, or {@code n/a}. */
+    public static String latency(LatencySummary l) {
+        return l.count() == 0 ? "n/a" : micros(l.p50()) + " / " + micros(l.p90()) + " / " + micros(l.p99()) + " / " + micros(l.max());
     }
 
     /** A rate with thousands separators, as the seeds print them. */

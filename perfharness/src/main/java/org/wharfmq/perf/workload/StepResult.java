@@ -22,7 +22,8 @@ import java.util.List;
  * @param jitPercent       CPU the JIT compilers of all the step's JVMs used during the measured period, as a
  *                         percentage of the whole machine (NaN when unknown): above a few percent the JVMs were
  *                         still warming up and the rates are low
- * @param latencyMicros    round-trip latency percentiles
+ * @param latencyMicros    round-trip latency percentiles; PS-*: delivery latency, from the publisher's send to a
+ *                         subscriber's receipt, over every subscriber ({@link WorkloadRunner#deliveryLatency})
  * @param passed           the exactly-once checks passed
  * @param unavailable      why the target cannot run this workload yet, else null
  * @param problems         what went wrong

@@ -2,6 +2,7 @@ package org.wharfmq.perf.workload;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.driver.LatencyHistograms;
 import org.wharfmq.perf.driver.LatencySummary;
 import org.wharfmq.perf.driver.SubscriberCount;
 import org.wharfmq.perf.flow.SaleMessage;
@@ -70,6 +71,9 @@ public final class WorkloadRunner {
                 r.workload(), r.target(), Sizes.label(r.messageSize()), r.clients(), instances, r.medianRate(),
                 unit, Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()), Sizes.decimal(r.allCpuMicrosPerOp()),
                 Sizes.micros(r.latencyMicros().p50()), Sizes.micros(r.latencyMicros().p99()), r.passed() ? "PASSED" : "FAILED");
+        if (w.publishSubscribe()) {
+            line += "\n  delivery latency p50 / p90 / p99 / max: " + Sizes.latency(r.latencyMicros());
+        }
         if (r.stillWarmingUp()) {
             line += String.format("%n  warning: the JVMs' JIT compilers used %s of the machine during the measured period, so they were"
                     + " still warming up and the rate is low; run again with a longer --warmup", Sizes.percent(r.jitPercent()));
@@ -183,7 +187,7 @@ public final class WorkloadRunner {
 
     private StepResult unavailable(Target target, int size, int clients, int responders, String why) {
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, 0, 0, Double.NaN,
-                Double.NaN, Double.NaN, Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), false, why, List.of());
+                Double.NaN, Double.NaN, Double.NaN, LatencySummary.NONE, false, why, List.of());
     }
 
     private static String field(String line, String name) {
@@ -207,7 +211,7 @@ public final class WorkloadRunner {
             Path file = spec.json();
             if (!Files.exists(file)) {
                 return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, 0, 0,
-                        Double.NaN, Double.NaN, Double.NaN, Double.NaN, new LatencySummary(0, 0, 0, 0, 0, 0, 0), false, null,
+                        Double.NaN, Double.NaN, Double.NaN, Double.NaN, LatencySummary.NONE, false, null,
                         List.of(spec.id() + " wrote no result (" + file + "): it failed to start or was killed"));
             }
             DriverResult r = JSON.readValue(file.toFile(), DriverResult.class);
@@ -249,8 +253,17 @@ public final class WorkloadRunner {
                 allCpuPerOp = mean > 0 ? used[3] / used[1] / mean * 1e6 : Double.NaN;
             }
         }
+        LatencySummary latency = ps != null ? deliveryLatency(background) : main.latencyMicros();
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, median, mean,
-                cpuPercent, cpuPerOp, allCpuPerOp, jitPercent, main.latencyMicros(), problems.isEmpty(), null, problems);
+                cpuPercent, cpuPerOp, allCpuPerOp, jitPercent, latency, problems.isEmpty(), null, problems);
+    }
+
+    /**
+     * Publish/subscribe: the delivery latency of the publisher's measured publications at every subscriber, the
+     * subscriber JVMs' (the background drivers') histograms added up.
+     */
+    static LatencySummary deliveryLatency(List<DriverResult> subscriberJvms) {
+        return LatencyHistograms.summaryOf(subscriberJvms.stream().map(DriverResult::latencyHistogram).toList());
     }
 
     /**

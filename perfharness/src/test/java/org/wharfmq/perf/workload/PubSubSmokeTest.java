@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.driver.LatencySummary;
 import org.wharfmq.perf.driver.SubscriberCount;
 
 import java.nio.file.Path;
@@ -52,6 +53,7 @@ class PubSubSmokeTest {
             assertEquals(pub.published(), c.received(), "each subscriber got every publication once");
         }
         assertCountedAtTheSubscriber(s, pub, subs);
+        assertDeliveryLatencyMeasured(s, published * 3);
     }
 
     @Test
@@ -101,6 +103,19 @@ class PubSubSmokeTest {
             assertEquals(pub.published(), c.received(), "each subscriber got every publication of the flow once");
         }
         assertCountedAtTheSubscriber(s, pub, subs);
+    }
+
+    /**
+     * The step reports the subscribers' delivery latency: one sample per stamped publication and subscriber (the
+     * measured period's, so fewer than every delivery), in order, above zero (another process's clock reading is
+     * later than the stamp) and below the whole run's length (a clock of another origin, or milliseconds read as
+     * microseconds, would be far off).
+     */
+    private static void assertDeliveryLatencyMeasured(StepResult s, long deliveries) {
+        LatencySummary l = s.latencyMicros();
+        assertTrue(l.count() > 0 && l.count() <= deliveries, l.count() + " samples of " + deliveries + " deliveries");
+        assertTrue(0 < l.p50() && l.p50() <= l.p90() && l.p90() <= l.p99() && l.p99() <= l.max(), l.toString());
+        assertTrue(l.max() < 10_000_000, "under the run's 10 s: " + l);
     }
 
     /**

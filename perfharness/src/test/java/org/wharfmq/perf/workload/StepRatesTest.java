@@ -18,7 +18,7 @@ class StepRatesTest {
     private static DriverResult driver(String id, double ownRate, long windowStartMillis, long windowEndMillis,
                                        Map<Long, Long> perWallSecond) {
         return new DriverResult("jms.r11.X", id, 1, 16, false, false, windowStartMillis, windowEndMillis, 10, 10,
-                ownRate, ownRate, List.of((long) ownRate), new TreeMap<>(perWallSecond), new LatencySummary(0, 0, 0, 0, 0, 0, 0),
+                ownRate, ownRate, List.of((long) ownRate), new TreeMap<>(perWallSecond), LatencySummary.NONE, "",
                 Map.of(), Map.of(), Map.of(), List.of(), 0, 0, 0, List.of(), null, true);
     }
 

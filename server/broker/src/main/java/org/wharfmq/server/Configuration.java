@@ -188,6 +188,16 @@ public final class Configuration {
      */
     public static final int DEFAULT_PRODUCER_WINDOW_BYTES = 256 * 1024;
 
+    /**
+     * What a publishing session's window amounts to in bytes times the subscriptions its publications reach (setting
+     * fanOutWindowBytes): {@value} (4 MiB). A session whose last publication reached N subscriptions may have
+     * {@code fanOutWindowBytes / N} bytes (at most producerWindowBytes) sent and not yet handled, so the work waiting
+     * in front of the server for one publisher, and the delivery latency it adds, is about the same at any fan-out:
+     * 4 MiB of deliveries, a few milliseconds of a server's fan-out (40 KiB, 20 publications of 2 KB, at 100
+     * subscribers; docs/performance.md, "Pub/sub delivery latency").
+     */
+    public static final long DEFAULT_FAN_OUT_WINDOW_BYTES = 4L * 1024 * 1024;
+
     /** The smallest producer window: {@value} bytes (one frame's header and a small message). */
     public static final int MIN_PRODUCER_WINDOW_BYTES = 1024;
 

@@ -53,6 +53,7 @@ public final class ServerConfig {
     private final long maxSubscriptionBytes;
     private final MemoryPolicy memoryPolicy;
     private final int producerWindowBytes;
+    private final long fanOutWindowBytes;
     private final List<TopicDefinition> topics;
 
     private ServerConfig(Builder b) {
@@ -87,6 +88,7 @@ public final class ServerConfig {
         this.maxSubscriptionBytes = b.maxSubscriptionBytes;
         this.memoryPolicy = b.memoryPolicy;
         this.producerWindowBytes = b.producerWindowBytes;
+        this.fanOutWindowBytes = b.fanOutWindowBytes;
         this.topics = List.copyOf(b.topics);
     }
 
@@ -134,6 +136,7 @@ public final class ServerConfig {
         b.maxSubscriptionBytes = maxSubscriptionBytes;
         b.memoryPolicy = memoryPolicy;
         b.producerWindowBytes = producerWindowBytes;
+        b.fanOutWindowBytes = fanOutWindowBytes;
         b.topics = new ArrayList<>(topics);
         return b;
     }
@@ -313,6 +316,14 @@ public final class ServerConfig {
         return producerWindowBytes;
     }
 
+    /**
+     * What a publishing session's window amounts to in bytes times the subscriptions a publication reaches: its window
+     * is narrowed to this divided by its last publication's subscriptions (producer flow control).
+     */
+    public long fanOutWindowBytes() {
+        return fanOutWindowBytes;
+    }
+
     /** Memory settings for the subscriptions of some topics, in the configuration's order (the first that covers wins). */
     public List<TopicDefinition> topics() {
         return topics;
@@ -331,7 +342,8 @@ public final class ServerConfig {
                 + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxTemporaryQueuesPerConnection="
                 + maxTemporaryQueuesPerConnection
                 + ", maxMemoryBytes=" + maxMemoryBytes + ", maxSubscriptionBytes=" + maxSubscriptionBytes
-                + ", memoryPolicy=" + memoryPolicy + ", producerWindowBytes=" + producerWindowBytes + ", topics=" + topics
+                + ", memoryPolicy=" + memoryPolicy + ", producerWindowBytes=" + producerWindowBytes
+                + ", fanOutWindowBytes=" + fanOutWindowBytes + ", topics=" + topics
                 + "]";
     }
 
@@ -373,6 +385,7 @@ public final class ServerConfig {
         private long maxSubscriptionBytes = Configuration.DEFAULT_MAX_SUBSCRIPTION_BYTES;
         private MemoryPolicy memoryPolicy = Configuration.DEFAULT_MEMORY_POLICY;
         private int producerWindowBytes = Configuration.DEFAULT_PRODUCER_WINDOW_BYTES;
+        private long fanOutWindowBytes = Configuration.DEFAULT_FAN_OUT_WINDOW_BYTES;
         private List<TopicDefinition> topics = new ArrayList<>();
 
         private Builder() {
@@ -401,6 +414,12 @@ public final class ServerConfig {
         /** Sets the bytes a producer's session may send before the server returns credit. */
         public Builder producerWindowBytes(int producerWindowBytes) {
             this.producerWindowBytes = producerWindowBytes;
+            return this;
+        }
+
+        /** Sets what a publishing session's window amounts to in bytes times the subscriptions a publication reaches. */
+        public Builder fanOutWindowBytes(long fanOutWindowBytes) {
+            this.fanOutWindowBytes = fanOutWindowBytes;
             return this;
         }
 
@@ -701,6 +720,10 @@ public final class ServerConfig {
             if (producerWindowBytes < Configuration.MIN_PRODUCER_WINDOW_BYTES) {
                 throw new ConfigurationException("Setting producerWindowBytes must be at least "
                         + Configuration.MIN_PRODUCER_WINDOW_BYTES + ", was " + producerWindowBytes + ".");
+            }
+            if (fanOutWindowBytes < Configuration.MIN_PRODUCER_WINDOW_BYTES) {
+                throw new ConfigurationException("Setting fanOutWindowBytes must be at least "
+                        + Configuration.MIN_PRODUCER_WINDOW_BYTES + ", was " + fanOutWindowBytes + ".");
             }
             Set<String> filters = new HashSet<>();
             for (int i = 0; i < topics.size(); i++) {

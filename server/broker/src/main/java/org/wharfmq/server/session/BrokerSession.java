@@ -109,11 +109,13 @@ public final class BrokerSession {
      * @param clientId         the connection's client ID (fixed before any session exists), or null
      * @param maxMessageLength longest message accepted (setting maxMessageLength)
      * @param producerWindow   bytes the session's producers may send before credit comes back (producerWindowBytes)
+     * @param fanOutWindow     bytes times subscriptions reached that a publishing session's window amounts to
+     *                         (fanOutWindowBytes)
      * @param access           what the connection may do, and who it authenticated as (its messages' JMSXUserID)
      */
     public BrokerSession(int id, boolean transacted, XaBranches xaBranches, Channel channel, Replies replies,
                          QueueManager queueManager, TopicManager topics, String clientId, int maxMessageLength,
-                         int producerWindow,
+                         int producerWindow, long fanOutWindow,
                          ConnectionAccess access) {
         this.id = id;
         this.access = access;
@@ -131,7 +133,7 @@ public final class BrokerSession {
         this.transacted = transacted;
         this.xaBranches = transacted ? null : xaBranches;
         this.transaction = transacted ? new Transaction(persistence, topics) : null;
-        this.producers = new ProducerWindow(id, channel, producerWindow, queueManager.memoryBudget());
+        this.producers = new ProducerWindow(id, channel, producerWindow, fanOutWindow, queueManager.memoryBudget());
     }
 
     /** Gives the session's producers their first window of credit: before the OK to CREATE_SESSION. */
@@ -322,7 +324,8 @@ public final class BrokerSession {
             WireDestination destination = headers.destination();
             access.checkSend(destination);
             if (destination != null && !destination.kind().isQueue()) {
-                producers.published(length, publishToTopic(requestId, producerId, content, headers));
+                Publication publication = publishToTopic(requestId, producerId, content, headers);
+                producers.published(length, publication.copies().size(), publication.blockedBy());
                 return;
             }
             message = accept(content, headers);
@@ -406,9 +409,10 @@ public final class BrokerSession {
      * as a queue send: held until COMMIT, or published at once or once what is stored of it is durable. Takes over
      * {@code content}.
      *
-     * @return the subscription queues it went to that are over budget with the policy block (most often none)
+     * @return the publication: its copies, and the subscription queues it went to that are over budget with the
+     *         policy block (most often none)
      */
-    private List<LocalQueue> publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
+    private Publication publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
         Publication publication = topics.route(content, headers, channel, clientId, arena); // failures: see send
         content.release(); // the copies hold their own references
         if (transaction != null) {
@@ -420,7 +424,7 @@ public final class BrokerSession {
             topics.publish(publication, eventLoop);
             replies.ok(requestId);
         }
-        return publication.blockedBy();
+        return publication;
     }
 
     private void published(int requestId, int producerId, Publication publication, Throwable failure) {

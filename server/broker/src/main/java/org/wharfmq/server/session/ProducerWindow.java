@@ -22,7 +22,17 @@ import java.util.function.Consumer;
  * while the server's budget is spent every batch is held back until it is not. A producer is so slowed, never
  * refused, and a destination over budget receives at most one window more from each session.
  *
- * <p>While nothing is over budget this costs a SEND an addition and a comparison; nothing is allocated. Owned by the
+ * <p>A publication is work in proportion to the subscriptions it reaches, and a publisher faster than the server's
+ * fan-out keeps its whole window waiting in front of the server, each publication behind the window's others: at 100
+ * subscribers a 256 KiB window of 2 KB publications is 60 ms of the server's work (docs/performance.md, "Pub/sub
+ * delivery latency"). So a session whose last publication reached {@code reach} subscriptions has its window narrowed
+ * to {@code fanOutWindowBytes / reach} (at most the window, at least one message): the server keeps the difference
+ * back ({@link #narrowedBy}, returned as soon as the session sends to fewer subscriptions or to a queue) and returns
+ * the rest in batches of half the narrowed window. The server's work waiting for a publisher is so about the same
+ * whatever its fan-out.
+ *
+ * <p>While nothing is over budget and the session's sends reach one destination each, this costs a SEND an addition
+ * and two comparisons; a publication to several subscriptions one division more; nothing is allocated. Owned by the
  * session's event loop; the destinations' wake-ups come from any thread and hop back to it.
  */
 final class ProducerWindow {
@@ -33,8 +43,13 @@ final class ProducerWindow {
     private final MemoryBudget budget;
     private final int windowBytes;
     private final int batchBytes;
+    private final long fanOutWindowBytes;
     /** Bytes of handled SENDs not yet returned. */
     private long due;
+    /** Bytes of handled SENDs kept back to narrow the window of a session that publishes to many subscriptions. */
+    private long narrowedBy;
+    /** What the window is narrowed to: {@link #windowBytes} unless the last publication reached several subscriptions. */
+    private long narrowedWindow;
     /** Bytes held back, by what holds them: a queue over its budget, or the server's budget. */
     private final Map<Object, Long> heldBack = new HashMap<>(4);
     /** The queues this session's sends found over budget (policy block) and that have not been seen under it since. */
@@ -42,16 +57,20 @@ final class ProducerWindow {
     private boolean closed;
 
     /**
-     * @param windowBytes the bytes a session may send before credit comes back (setting producerWindowBytes)
-     * @param budget      the server's memory budget
+     * @param windowBytes       the bytes a session may send before credit comes back (setting producerWindowBytes)
+     * @param fanOutWindowBytes the bytes times subscriptions reached a publishing session's window amounts to (setting
+     *                          fanOutWindowBytes)
+     * @param budget            the server's memory budget
      */
-    ProducerWindow(int sessionId, Channel channel, int windowBytes, MemoryBudget budget) {
+    ProducerWindow(int sessionId, Channel channel, int windowBytes, long fanOutWindowBytes, MemoryBudget budget) {
         this.sessionId = sessionId;
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.budget = budget;
         this.windowBytes = windowBytes;
         this.batchBytes = Math.max(1, windowBytes / 2);
+        this.fanOutWindowBytes = fanOutWindowBytes;
+        this.narrowedWindow = windowBytes;
     }
 
     /** Sends the session's first window; before the OK to CREATE_SESSION, so the client can send at once. */
@@ -66,33 +85,67 @@ final class ProducerWindow {
      *                   it is under it again); null when it is not
      */
     void handled(int bytes, LocalQueue overBudget) {
-        if (overBudget == null) {
+        if (narrowedBy == 0 && overBudget == null) {
             due += bytes;
             if (due >= batchBytes) {
                 returnDue();
             }
             return;
         }
-        blocking.add(overBudget);
-        holdBack(overBudget, bytes, overBudget::whenUnderBudget);
+        handled(bytes, 1, overBudget);
     }
 
     /**
-     * A publication of {@code bytes} has been handled; {@code overBudget}: the subscriptions' queues it went to that
-     * are over their budget with the policy block (empty most often). Its bytes wait until every one is under it.
+     * A publication of {@code bytes} has been handled; {@code reach}: the subscriptions it went to; {@code overBudget}:
+     * those of their queues that are over their budget with the policy block (empty most often). Its bytes wait until
+     * every one is under it.
      */
-    void published(int bytes, List<LocalQueue> overBudget) {
+    void published(int bytes, int reach, List<LocalQueue> overBudget) {
         if (overBudget.isEmpty()) {
-            handled(bytes, null);
+            handled(bytes, reach, null);
             return;
         }
         blocking.addAll(overBudget);
-        handled(bytes, overBudget.get(0));
+        handled(bytes, reach, overBudget.get(0));
+    }
+
+    /** The window narrowed for a SEND that reached {@code reach} destinations, then its bytes due or held back. */
+    private void handled(int bytes, int reach, LocalQueue overBudget) {
+        long free = narrow(reach, bytes);
+        if (overBudget != null) {
+            blocking.add(overBudget);
+            holdBack(overBudget, free, overBudget::whenUnderBudget);
+            free = 0;
+        }
+        due += free;
+        if (due >= Math.min(batchBytes, Math.max(1, narrowedWindow / 2))) {
+            returnDue();
+        }
+    }
+
+    /**
+     * Narrows the window to {@code fanOutWindowBytes / reach} (widens it back for a lower reach), keeping back part of
+     * the {@code bytes} just handled, or giving back what was kept beyond the new narrowing.
+     *
+     * @return the bytes that are not kept back: those handled and any no longer kept
+     */
+    private long narrow(int reach, int bytes) {
+        narrowedWindow = reach <= 1 ? windowBytes : Math.max(1, Math.min(windowBytes, fanOutWindowBytes / reach));
+        long keep = windowBytes - narrowedWindow;
+        if (narrowedBy < keep) {
+            long kept = Math.min(bytes, keep - narrowedBy);
+            narrowedBy += kept;
+            return bytes - kept;
+        }
+        long freed = narrowedBy - keep;
+        narrowedBy = keep;
+        return bytes + freed;
     }
 
     /** The session has closed: nothing more is returned (its connection may be gone). */
     void close() {
         closed = true;
+        narrowedBy = 0;
         heldBack.clear();
         blocking.clear();
     }

@@ -286,7 +286,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         XaBranches xa = f.ackMode() == Frame.SESSION_XA ? context.xaBranches() : null;
         BrokerSession session = new BrokerSession(f.sessionId(), f.transacted(), xa, channel, replies,
                 context.queueManager(), context.topicManager(), clientId, context.config().maxMessageLength(),
-                context.config().producerWindowBytes(), access);
+                context.config().producerWindowBytes(), context.config().fanOutWindowBytes(), access);
         sessions.put(f.sessionId(), session);
         session.openProducerWindow();
         replies.ok(f.requestId());

@@ -285,6 +285,11 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
             server.producerWindowBytes(producerWindowBytes);
         }
 
+        @JsonProperty("fanOutWindowBytes")
+        void fanOutWindowBytes(long fanOutWindowBytes) {
+            server.fanOutWindowBytes(fanOutWindowBytes);
+        }
+
         /** Entries: {@code filter}, {@code maxBytes} and {@code policy}, the components of {@link TopicDefinition}. */
         @JsonProperty("topics")
         void topics(List<TopicDefinition> topics) {

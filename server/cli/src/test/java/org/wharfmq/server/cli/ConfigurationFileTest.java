@@ -210,6 +210,7 @@ class ConfigurationFileTest {
                 memoryPolicy: fail
                 maxSubscriptionBytes: 5000000
                 producerWindowBytes: 65536
+                fanOutWindowBytes: 1048576
                 topics:
                   - filter: prices/#
                     maxBytes: 100000
@@ -224,6 +225,7 @@ class ConfigurationFileTest {
         assertEquals(MemoryPolicy.FAIL, config.memoryPolicy());
         assertEquals(5_000_000L, config.maxSubscriptionBytes());
         assertEquals(65_536, config.producerWindowBytes());
+        assertEquals(1_048_576L, config.fanOutWindowBytes());
         assertEquals(List.of(new TopicDefinition("prices/#", 100_000L, "drop"), new TopicDefinition("orders/+", null, null)),
                 config.topics());
         assertEquals(List.of(new QueueDefinition("ORDERS", null, 2_000_000L, "block")), config.queues());
@@ -233,6 +235,7 @@ class ConfigurationFileTest {
         assertEquals(MemoryPolicy.BLOCK, sample.memoryPolicy(), "the sample bounds a slow consumer by slowing its producer");
         assertEquals(Configuration.DEFAULT_MAX_SUBSCRIPTION_BYTES, sample.maxSubscriptionBytes());
         assertEquals(Configuration.DEFAULT_PRODUCER_WINDOW_BYTES, sample.producerWindowBytes());
+        assertEquals(Configuration.DEFAULT_FAN_OUT_WINDOW_BYTES, sample.fanOutWindowBytes());
         assertEquals(List.of(), sample.topics());
     }
 
@@ -246,6 +249,7 @@ class ConfigurationFileTest {
         assertRefused("topics:\n  - maxBytes: 5\n", "Topic number 1 under 'topics' has no filter.");
         assertRefused("maxSubscriptionBytes: -1\n", "Setting maxSubscriptionBytes must be 0 (none) or more, was -1.");
         assertRefused("producerWindowBytes: 10\n", "Setting producerWindowBytes must be at least 1024, was 10.");
+        assertRefused("fanOutWindowBytes: 0\n", "Setting fanOutWindowBytes must be at least 1024, was 0.");
     }
 
     private void assertRefused(String yaml, String start) throws IOException {
