@@ -16,6 +16,7 @@ import org.wharfmq.server.queue.SystemQueues;
  *   <li>The {@code SYSTEM.*} queues (dead letters, the admin command and reply queues) are created, sent to,
  *       received from and browsed with the {@link Permission#ADMIN} permission only: so every admin command needs
  *       it.</li>
+ *   <li>{@link Permission#ADMIN} includes {@link Permission#MONITOR}.</li>
  * </ul>
  *
  * <p>A denial is a {@link WharfException} NOT_AUTHORISED naming the user, the permission and the destination, and a
@@ -66,6 +67,9 @@ public final class AccessControl {
         if (what.scope() == Permission.Scope.QUEUE && SystemQueues.isSystem(destination)) {
             return rules.allows(who, Permission.ADMIN, null);
         }
+        if (what == Permission.MONITOR && rules.allows(who, Permission.ADMIN, null)) {
+            return true; // an admin sees what a monitor sees
+        }
         return rules.allows(who, what, destination);
     }
 
@@ -107,6 +111,7 @@ public final class AccessControl {
             case SUBSCRIBE -> "subscribe to";
             case DURABLE -> "hold a durable subscription to";
             case ADMIN -> "administer";
+            case MONITOR -> "monitor";
             case CONNECT -> "connect to";
         };
     }

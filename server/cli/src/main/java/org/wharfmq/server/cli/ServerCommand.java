@@ -5,6 +5,7 @@ import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
+import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -75,8 +76,10 @@ final class ServerCommand implements Callable<Integer> {
         WharfServer server;
         try {
             FlowHost flows = new FlowHost(file.flows());
+            // the admin plugin after the flows (its command queue opens once they run); HTTP last (it listens once
+            // every route is registered)
             WharfServer.Starter starter = WharfServer.builder(config).plugins(flows,
-                    new AdminPlugin(flows.adminCommands())); // last: the command queue opens once the flows run
+                    new AdminPlugin(flows.adminCommands()), new HttpPlugin());
             if (users != null) {
                 starter.authenticator(users).accessControl(users.accessControl());
             }
