@@ -26,18 +26,27 @@ const state = {
 
 // ---- talking to the server ----
 
+/**
+ * The URL of an API command. Built on location.origin, which leaves out a user name and password the page's address
+ * may hold (http://user:pw@host/): fetch refuses URLs with credentials, and the browser sends the login it keeps.
+ */
+function apiUrl(command) {
+  return new URL('/api/' + command, window.location.origin);
+}
+
 async function api(command, params) {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params || {})) {
     if (value !== undefined && value !== null && value !== '') query.set(name, value);
   }
-  const response = await fetch('/api/' + command + (query.toString() ? '?' + query : ''),
-    { credentials: 'same-origin', cache: 'no-store' });
+  const url = apiUrl(command);
+  url.search = query.toString();
+  const response = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
   return answer(response);
 }
 
 async function act(command, args) {
-  const response = await fetch('/api/' + command, {
+  const response = await fetch(apiUrl(command), {
     method: 'POST',
     credentials: 'same-origin',
     headers: { 'Content-Type': 'application/json', [CSRF_HEADER]: '1' },
@@ -143,9 +152,10 @@ function sparkline(target) {
   return new uPlot({
     width: 180, height: 38,
     legend: { show: false }, cursor: { show: false }, select: { show: false },
-    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
+    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max) * 1.15] } },
     axes: [{ show: false }, { show: false }],
-    series: [{}, { stroke: COLOURS.in, width: 1.5 }, { stroke: COLOURS.out, width: 1.5 }],
+    series: [{}, { stroke: COLOURS.in, width: 1.5, points: { show: false } },
+      { stroke: COLOURS.out, width: 1.5, points: { show: false } }],
   }, [[], [], []], target);
 }
 
@@ -153,8 +163,9 @@ function totalChart(target) {
   return new uPlot({
     width: Math.max(400, target.clientWidth || 900), height: 160,
     legend: { show: false },
-    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
-    series: [{}, { label: 'in/s', stroke: COLOURS.in, width: 2 }, { label: 'out/s', stroke: COLOURS.out, width: 2 }],
+    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max) * 1.15] } },
+    series: [{}, { label: 'in/s', stroke: COLOURS.in, width: 2, points: { show: false } },
+      { label: 'out/s', stroke: COLOURS.out, width: 2, points: { show: false } }],
   }, [[], [], []], target);
 }
 
