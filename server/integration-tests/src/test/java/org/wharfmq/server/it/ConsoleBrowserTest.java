@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,7 +36,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The web console in a real browser: Debian's headless Chromium driven through its chromedriver (packages
  * {@code chromium} and {@code chromium-driver}, which .ci/run installs). An admin logs in, sees a queue's depth after
  * messages are sent with the JMS client, purges it through the page's button and its confirmation, and the server
- * holds none; a monitor sees the queues without the actions, and the page's own scripts cannot POST without the
+ * holds none; a message body that is markup is shown as text; a monitor sees the queues without the actions, and the page's own scripts cannot POST without the
  * console's header. Skipped, saying why, where there is no Chromium, except under CI (the variable {@code CI} set),
  * where its absence fails. Leaves a screenshot in target/console.png (docs/images/console.png is one).
  */
@@ -45,6 +46,9 @@ class ConsoleBrowserTest {
     private static final Path CHROMEDRIVER = Path.of(System.getProperty("wharf.chromedriver", "/usr/bin/chromedriver"));
     /** How long the page may take to show a change: it refreshes every 2 s. */
     private static final Duration PAGE_WAIT = Duration.ofSeconds(15);
+
+    /** A message body that would be markup, and run script, if the page wrote it as HTML. */
+    private static final String MARKUP = "<img src=x onerror=\"document.title='owned'\"><b id=\"injected\">bold</b>";
 
     @TempDir
     static Path dir;
@@ -82,10 +86,20 @@ class ConsoleBrowserTest {
 
     @Test
     void anAdminSeesAQueuesDepthAndPurgesIt() throws Exception {
-        server.send("CONSOLE.ORDERS", 3);
+        server.send("CONSOLE.ORDERS", 2);
+        server.send("CONSOLE.ORDERS", MARKUP);
         server.send("CONSOLE.INVOICES", 1);
         open("root");
         waitForDepth("CONSOLE.ORDERS", "3");
+
+        row("CONSOLE.ORDERS").findElement(By.cssSelector("button.browse")).click();
+        wait(PAGE_WAIT).until(b -> b.findElements(By.cssSelector("#browse-messages .message")).size() == 3);
+        List<WebElement> bodies = browser.findElements(By.cssSelector("#browse-messages pre"));
+        assertEquals(MARKUP, bodies.get(2).getText(), "a body is shown as the text it is");
+        assertEquals(0L, script("return document.querySelectorAll('#browse-messages img, #injected').length"),
+                "and never becomes markup");
+        browser.findElement(By.id("browse-close")).click();
+
         try (Connection connection = server.connect("root")) { // traffic over a few refreshes: the charts draw rates
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);

@@ -88,13 +88,22 @@ final class ConsoleServer implements AutoCloseable {
         return new WharfConnectionFactory(server.server().networkUrls().get(0)).createConnection(user, password(user));
     }
 
-    /** Sends {@code count} text messages to {@code queue} as root. */
+    /** Sends {@code count} text messages ({@code message 0}, ...) to {@code queue} as root. */
     void send(String queue, int count) throws JMSException {
+        String[] texts = new String[count];
+        for (int i = 0; i < count; i++) {
+            texts[i] = "message " + i;
+        }
+        send(queue, texts);
+    }
+
+    /** Sends a text message of each of {@code texts} to {@code queue} as root. */
+    void send(String queue, String... texts) throws JMSException {
         try (Connection connection = connect("root")) {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageProducer producer = session.createProducer(session.createQueue(queue));
-            for (int i = 0; i < count; i++) {
-                producer.send(session.createTextMessage("message " + i));
+            for (String text : texts) {
+                producer.send(session.createTextMessage(text));
             }
         }
     }

@@ -164,6 +164,10 @@ function totalChart(target) {
     width: Math.max(400, target.clientWidth || 900), height: 160,
     legend: { show: false },
     scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max) * 1.15] } },
+    axes: [{
+      space: 90, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600], // whole seconds at least
+      values: (u, ticks) => ticks.map(t => new Date(t * 1000).toLocaleTimeString()),
+    }, {}],
     series: [{}, { label: 'in/s', stroke: COLOURS.in, width: 2, points: { show: false } },
       { label: 'out/s', stroke: COLOURS.out, width: 2, points: { show: false } }],
   }, [[], [], []], target);
