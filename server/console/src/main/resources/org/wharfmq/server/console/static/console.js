@@ -15,6 +15,14 @@ const BROWSE_LIMIT = 20;
 /** The header every POST carries (the server refuses a POST without it). */
 const CSRF_HEADER = 'X-Wharf-Console';
 const COLOURS = { in: '#2a8a4a', out: '#c0562a' };
+/** What a queue's origin (display-queues) means, for its name's tooltip. */
+const ORIGINS = {
+  CONFIGURATION: 'defined in the configuration file', ALTERED: 'defined in the configuration file, altered at run time',
+  DEFINED: 'defined at run time', CREATED_BY_USE: 'created by use', TEMPORARY: 'a temporary queue',
+  SYSTEM: "the queue manager's own",
+};
+/** The origins of the queues an administrator may delete (not the configuration file's, temporary or system ones). */
+const DELETABLE = new Set(['DEFINED', 'CREATED_BY_USE']);
 
 const state = {
   tab: 'queues',
@@ -253,6 +261,9 @@ function fillQueueRow(entry, q, inRate, outRate) {
   cells[5].textContent = rate(inRate);
   cells[6].textContent = rate(outRate);
   entry.row.classList.toggle('deep', q.maxDepth > 0 && q.depth >= q.maxDepth * 0.8);
+  cells[0].title = ORIGINS[q.origin] || q.origin;
+  // the server refuses to delete these (it says why); the page does not offer it
+  entry.row.querySelector('button.delete').hidden = !DELETABLE.has(q.origin);
   entry.depth = q.depth;
   entry.consumers = q.consumers;
 }
