@@ -9,6 +9,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.security.AuditLog;
 
+import javax.jms.Connection;
+import javax.jms.JMSException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,14 +18,17 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The web console's JSON API over a real server with the security file's users and the JDK's HTTP client: the admin
- * commands' answers, reads for monitor, actions for admin only, POSTs refused without the anti-CSRF header or from
- * another site, bad arguments refused clearly, actions audited, the page served with its Content-Security-Policy.
+ * commands' answers, reads for monitor, actions (purge, move, end a connection) for admin only, POSTs refused without
+ * the anti-CSRF header or from another site, bad arguments refused clearly, actions audited, the page served with its
+ * Content-Security-Policy.
  */
 class ConsoleApiTest {
 
@@ -105,6 +110,36 @@ class ConsoleApiTest {
         HttpResponse<String> browsed = get("/api/browse-queue?queue=API.GUARDED", "root");
         assertEquals(200, browsed.statusCode(), browsed.body());
         assertEquals("message 0", JSON.readTree(browsed.body()).get(0).get("body").get("text").asText());
+    }
+
+    @Test
+    void anAdminMovesMessagesAndEndsAConnection() throws Exception {
+        server.send("API.FROM", 3);
+        assertEquals(200, post("/api/define-queue", "root", "{\"queue\": \"API.TO\"}", true).statusCode());
+        HttpResponse<String> moved = post("/api/move", "root", "{\"from\": \"API.FROM\", \"to\": \"API.TO\", "
+                + "\"limit\": 2}", true);
+        assertEquals(200, moved.statusCode(), moved.body());
+        assertEquals(2, JSON.readTree(moved.body()).get("messages").asLong());
+        assertEquals(1, server.browse("API.FROM"));
+        assertEquals(2, server.browse("API.TO"));
+
+        try (Connection bob = server.connect("bob")) {
+            bob.setClientID("console-bob");
+            CompletableFuture<JMSException> told = new CompletableFuture<>();
+            bob.setExceptionListener(told::complete);
+            long id = -1;
+            for (JsonNode connection : JSON.readTree(get("/api/display-connections", "alice").body())) {
+                if ("console-bob".equals(connection.path("clientId").asText())) {
+                    id = connection.get("id").asLong();
+                }
+            }
+            assertTrue(id >= 0, "display-connections lists bob's connection");
+            HttpResponse<String> ended = post("/api/end-connection", "root", "{\"connection\": " + id + "}", true);
+            assertEquals(200, ended.statusCode(), ended.body());
+            assertEquals("bob", JSON.readTree(ended.body()).get("user").asText());
+            assertTrue(told.get(30, TimeUnit.SECONDS).getMessage().contains("ended by an administrator (user 'root')"),
+                    "bob's client is told who ended it");
+        }
     }
 
     @Test
