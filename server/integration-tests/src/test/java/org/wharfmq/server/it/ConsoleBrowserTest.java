@@ -147,6 +147,17 @@ class ConsoleBrowserTest {
                 "a monitor is not offered the purge button");
         assertEquals("alice (monitor)", browser.findElement(By.id("who")).getText());
 
+        showTab("connections"); // each tab shows what its command answers
+        wait(PAGE_WAIT).until(b -> !b.findElements(By.cssSelector("#connections tbody tr")).isEmpty());
+        showTab("topics");
+        wait(PAGE_WAIT).until(b -> !b.findElement(By.id("topics")).getText().isEmpty());
+        showTab("flows");
+        wait(PAGE_WAIT).until(b -> b.findElement(By.id("flows")).getText().startsWith("No flow statistics: Unknown "
+                + "admin command 'stats'"));
+        showTab("server");
+        wait(PAGE_WAIT).until(b -> b.findElement(By.id("server")).getText().contains("Journal"));
+        assertFalse(browser.findElement(By.id("status")).isDisplayed(), "no error was reported");
+
         // what a forged request looks like from the browser: the cached login, but no X-Wharf-Console header
         open("root");
         Object status = ((JavascriptExecutor) browser).executeAsyncScript("""
@@ -161,6 +172,13 @@ class ConsoleBrowserTest {
     private static void open(String user) {
         browser.get("http://" + user + ":" + ConsoleServer.password(user) + "@127.0.0.1:" + server.httpPort() + "/");
         wait(PAGE_WAIT).until(b -> !lastRefresh().isEmpty());
+    }
+
+    /** Opens a tab and waits for its first refresh. */
+    private static void showTab(String tab) {
+        String refreshed = lastRefresh();
+        browser.findElement(By.cssSelector("#tabs button[data-tab='" + tab + "']")).click();
+        waitForRefreshAfter(refreshed);
     }
 
     private static WebElement row(String queue) {
