@@ -2,6 +2,8 @@ package org.wharfmq.server;
 
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.management.Management;
+import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.Logins;
 
 /**
  * A service that runs inside a queue manager beside its listeners, such as the message flows of the flow host
@@ -56,5 +58,15 @@ public interface ServerPlugin extends AutoCloseable {
          * it from a thread of the plugin's own (it may block briefly), never from an event loop.
          */
         Management management();
+
+        /**
+         * Who may log in, as the wire's handshake checks it: the users (their SCRAM-SHA-256 verifiers), where anonymous
+         * clients may connect from, and the throttle of failed logins, which a plugin's own logins (HTTP) count into
+         * and obey, so guessing over HTTP is slowed as over the wire.
+         */
+        Logins logins();
+
+        /** Who may do what: the permission rules in force (reloaded with the security file). */
+        AccessControl accessControl();
     }
 }

@@ -337,6 +337,16 @@ public final class WharfServer implements AutoCloseable {
             public Management management() {
                 return management;
             }
+
+            @Override
+            public Logins logins() {
+                return logins;
+            }
+
+            @Override
+            public AccessControl accessControl() {
+                return accessControl;
+            }
         };
         for (ServerPlugin plugin : plugins) {
             startedPlugins.add(plugin); // before start: a start that throws is closed too

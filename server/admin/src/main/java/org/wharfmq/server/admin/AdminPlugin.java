@@ -117,6 +117,37 @@ public final class AdminPlugin implements ServerPlugin {
         reply(message, answer, failure == null ? null : reason(failure));
     }
 
+    /**
+     * Runs a command for another face of the admin view (the web console, over HTTP), as the command queue would:
+     * the same commands, the same answer (Jackson turns it into the same JSON), the same audit line. The caller has
+     * checked that {@link AdminRequest#user()} may administer the queue manager.
+     *
+     * @return the command's result
+     * @throws AdminException with reason {@link AdminProtocol#UNKNOWN} for a command this plugin does not answer;
+     *                        otherwise what the command threw (see {@link AdminCommand#run})
+     */
+    public Object run(AdminRequest request) throws Exception {
+        try {
+            Object result = command(request.command()).run(request);
+            audit(request, null);
+            return result;
+        } catch (Exception e) {
+            audit(request, text(e));
+            throw e;
+        }
+    }
+
+    /**
+     * Runs a command that only reads ({@code display-queues}, {@code browse-queue}, the flow host's {@code stats}
+     * without a switch), without an audit line: for a face that polls (the web console asks every few seconds). The
+     * caller sees to it that the command changes nothing.
+     *
+     * @throws AdminException with reason {@link AdminProtocol#UNKNOWN} for a command this plugin does not answer
+     */
+    public Object read(AdminRequest request) throws Exception {
+        return command(request.command()).run(request);
+    }
+
     /** The JSON answer of a success. */
     private String answer(String command, JsonNode result) throws JsonProcessingException {
         ObjectNode answer = json.createObjectNode();
@@ -197,7 +228,7 @@ public final class AdminPlugin implements ServerPlugin {
                 .append(" ran '").append(request.command()).append('\'');
         request.arguments().forEach((property, value) -> line.append(' ').append(AdminRequest.nameOf(property))
                 .append('=').append(value));
-        line.append(" (request ").append(request.messageId()).append("): ")
+        line.append(" (").append(request.origin()).append("): ")
                 .append(failure == null ? "OK" : "FAILED: " + failure);
         AuditLog.adminCommand(line.toString(), failure == null);
     }

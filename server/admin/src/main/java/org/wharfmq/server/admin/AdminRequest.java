@@ -11,8 +11,9 @@ import java.util.TreeMap;
 
 /**
  * One admin request as a command sees it: its name, its arguments (the request's {@code Wharf...} properties), the
- * bytes of a BytesMessage body (a flow jar), and who sent it. Read once from the message, so a command never touches
- * JMS.
+ * bytes of a BytesMessage body (a flow jar), who sent it and from where. Read once from the message (or made by
+ * another face of the admin view, the web console, with {@link #of(String, String, String, Map)}), so a command
+ * never touches JMS.
  */
 public final class AdminRequest {
 
@@ -20,14 +21,14 @@ public final class AdminRequest {
 
     private final String command;
     private final String user;
-    private final String messageId;
+    private final String origin;
     private final Map<String, Object> arguments;
     private final byte[] body;
 
-    private AdminRequest(String command, String user, String messageId, Map<String, Object> arguments, byte[] body) {
+    private AdminRequest(String command, String user, String origin, Map<String, Object> arguments, byte[] body) {
         this.command = command;
         this.user = user;
-        this.messageId = messageId;
+        this.origin = origin;
         this.arguments = arguments;
         this.body = body;
     }
@@ -48,7 +49,27 @@ public final class AdminRequest {
         }
         String user = message.getStringProperty("JMSXUserID");
         return new AdminRequest(message.getStringProperty(AdminProtocol.COMMAND), user == null || user.isEmpty() ? null
-                : user, message.getJMSMessageID(), Collections.unmodifiableMap(arguments), body);
+                : user, "request " + message.getJMSMessageID(), Collections.unmodifiableMap(arguments), body);
+    }
+
+    /**
+     * A request that did not come as a message: another face of the admin view (the web console) runs a command
+     * through {@link AdminPlugin#run} or {@link AdminPlugin#read}.
+     *
+     * @param user      who asks (already authenticated and allowed by that face); null for an anonymous caller
+     * @param origin    where it came from, for the audit line ({@code HTTP from /10.0.0.7:51234})
+     * @param arguments the arguments by property name ({@link AdminProtocol#QUEUE}, ...)
+     */
+    public static AdminRequest of(String command, String user, String origin, Map<String, Object> arguments) {
+        return new AdminRequest(command, user, origin, Collections.unmodifiableMap(new TreeMap<>(arguments)), null);
+    }
+
+    /** The property that carries argument {@code name}: {@code maxDepth} is {@code WharfMaxDepth} ({@link #nameOf}). */
+    public static String propertyOf(String name) {
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("An argument needs a name.");
+        }
+        return ARGUMENT_PREFIX + Character.toUpperCase(name.charAt(0)) + name.substring(1);
     }
 
     /** The command's name, or null when the request names none. */
@@ -61,9 +82,9 @@ public final class AdminRequest {
         return user;
     }
 
-    /** The request's JMSMessageID. */
-    public String messageId() {
-        return messageId;
+    /** Where it came from, for the audit line: {@code request ID:...} (its JMSMessageID) or the face's own words. */
+    public String origin() {
+        return origin;
     }
 
     /** The arguments by property name, sorted. */

@@ -20,6 +20,7 @@ import org.wharfmq.server.topic.TopicNames;
  *   <li>The {@code $SYS/...} topics (the queue manager's events) are published to by the queue manager only; a
  *       client subscribes to them with the admin permission, or a subscribe grant whose pattern names
  *       {@code $SYS} (a wildcard first level does not take them in: {@link DestinationPattern}).</li>
+ *   <li>{@link Permission#ADMIN} includes {@link Permission#MONITOR}.</li>
  * </ul>
  *
  * <p>A denial is a {@link WharfException} NOT_AUTHORISED naming the user, the permission and the destination, and a
@@ -74,6 +75,9 @@ public final class AccessControl {
             return what != Permission.PUBLISH // the queue manager's own events: no client may forge one
                     && (rules.allows(who, what, destination) || rules.allows(who, Permission.ADMIN, null));
         }
+        if (what == Permission.MONITOR && rules.allows(who, Permission.ADMIN, null)) {
+            return true; // an admin sees what a monitor sees
+        }
         return rules.allows(who, what, destination);
     }
 
@@ -121,6 +125,7 @@ public final class AccessControl {
             case SUBSCRIBE -> "subscribe to";
             case DURABLE -> "hold a durable subscription to";
             case ADMIN -> "administer";
+            case MONITOR -> "monitor";
             case CONNECT -> "connect to";
         };
     }

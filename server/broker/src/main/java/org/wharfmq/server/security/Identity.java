@@ -9,7 +9,8 @@ import java.util.Set;
  * @param user      the authenticated user name; empty for an anonymous connection
  * @param groups    the groups the user belongs to (never null)
  * @param mechanism how the user was authenticated: {@code SCRAM-SHA-256}, {@code PLAIN}, {@code EXTERNAL} (a TLS
- *                  client certificate), {@code ANONYMOUS}, or {@code IN-PROCESS} for {@link #SERVER}
+ *                  client certificate), {@code HTTP-BASIC} (a password over the HTTP listener, checked against the
+ *                  user's SCRAM verifier), {@code ANONYMOUS}, or {@code IN-PROCESS} for {@link #SERVER}
  */
 public record Identity(String user, Set<String> groups, String mechanism) {
 

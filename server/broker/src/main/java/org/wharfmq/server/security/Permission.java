@@ -25,8 +25,13 @@ public enum Permission {
     SUBSCRIBE(Scope.TOPIC),
     /** Create or resume a durable subscription to a topic or filter (needs {@link #SUBSCRIBE} too). */
     DURABLE(Scope.TOPIC),
-    /** Every admin command, and reading or browsing the {@code SYSTEM.*} queues. */
-    ADMIN(Scope.SERVER);
+    /** Every admin command, and reading or browsing the {@code SYSTEM.*} queues; includes {@link #MONITOR}. */
+    ADMIN(Scope.SERVER),
+    /**
+     * See the queue manager's state without changing it or reading messages: the metrics ({@code /metrics} on the
+     * HTTP listener) and the web console's views. {@link #ADMIN} includes it.
+     */
+    MONITOR(Scope.SERVER);
 
     /** What a permission's rules match. */
     public enum Scope {

@@ -11,7 +11,9 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
@@ -312,6 +314,12 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
             server.tls(tls == null ? null : tls.tls.build());
         }
 
+        /** The {@code http:} block ({@link HttpSection}): the HTTP listener (metrics, the web console). */
+        @JsonProperty("http")
+        void http(HttpSection http) {
+            server.http(http == null ? null : http.build());
+        }
+
         @JsonProperty("flows")
         void flows(List<FlowEntry> entries) {
             flows.clear();
@@ -401,6 +409,38 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
         @JsonProperty("engine")
         void engine(String engine) {
             tls.engine(TlsConfig.engine(engine));
+        }
+    }
+
+    /**
+     * The keys of the {@code http:} block (explained in config/wharf.yaml): the HTTP listener of metrics and the web
+     * console, on {@link Configuration#DEFAULT_HTTP_PORT} unless {@code port} says otherwise.
+     */
+    @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.NONE, getterVisibility = JsonAutoDetect.Visibility.NONE,
+            isGetterVisibility = JsonAutoDetect.Visibility.NONE, setterVisibility = JsonAutoDetect.Visibility.NONE)
+    private static final class HttpSection {
+
+        private String host;
+        private int port = Configuration.DEFAULT_HTTP_PORT;
+        private boolean tls;
+
+        @JsonProperty("host")
+        void host(String host) {
+            this.host = host;
+        }
+
+        @JsonProperty("port")
+        void port(int port) {
+            this.port = port;
+        }
+
+        @JsonProperty("tls")
+        void tls(boolean tls) {
+            this.tls = tls;
+        }
+
+        HttpConfig build() {
+            return new HttpConfig(host, port, tls);
         }
     }
 

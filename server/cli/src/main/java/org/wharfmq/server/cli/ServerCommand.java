@@ -3,8 +3,10 @@ package org.wharfmq.server.cli;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.console.ConsolePlugin;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
+import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -17,7 +19,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code wharf server}: loads the configuration (the file given, else the built-in defaults), applies the command
  * line overrides, reads the security file it names (watched for changes; none: local anonymous clients only), starts
- * the queue manager with its flow host (the configured flows) and its admin plugin (the admin command queue) and
+ * the queue manager with its flow host (the configured flows), its admin plugin (the admin command queue), the web
+ * console and the HTTP listener (when the configuration has an {@code http:} block) and
  * stays in the foreground until Ctrl-C or SIGTERM, when it shuts down in order. As a standby ({@code --standby}) it
  * first waits for the queue manager that holds its data directory to stop or die. Prints exactly one line containing
  * {@code ready} on stdout once clients can connect, so scripts can wait for it; logs go to stderr.
@@ -75,8 +78,12 @@ final class ServerCommand implements Callable<Integer> {
         WharfServer server;
         try {
             FlowHost flows = new FlowHost(file.flows());
-            WharfServer.Starter starter = WharfServer.builder(config).plugins(flows,
-                    new AdminPlugin(flows.adminCommands())); // last: the command queue opens once the flows run
+            AdminPlugin admin = new AdminPlugin(flows.adminCommands());
+            HttpPlugin http = new HttpPlugin();
+            // the admin plugin after the flows (its command queue opens once they run), the console after the admin
+            // plugin (it runs its commands); HTTP last (it listens once every route is registered)
+            WharfServer.Starter starter = WharfServer.builder(config).plugins(flows, admin,
+                    new ConsolePlugin(http, admin), http);
             if (users != null) {
                 starter.authenticator(users).accessControl(users.accessControl());
             }

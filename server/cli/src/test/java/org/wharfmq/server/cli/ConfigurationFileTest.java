@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
@@ -189,6 +190,18 @@ class ConfigurationFileTest {
         assertEquals(Configuration.DEFAULT_TLS_PORT, defaults.port());
         assertEquals(TlsConfig.Engine.AUTO, defaults.engine());
         assertTrue(ConfigurationFile.load(write("port: 1\n")).server().tls().isEmpty(), "no tls: block, no TLS listener");
+    }
+
+    @Test
+    void httpBlockSetsTheHttpListenerWhichTheSampleTurnsOnAndTheDefaultsLeaveOff() throws IOException {
+        assertEquals(java.util.Optional.of(new HttpConfig(null, 7480, false)), ConfigurationFile.load(SAMPLE).server().http(),
+                "the sample serves metrics and the console on 7480");
+        assertTrue(ServerConfig.defaults().http().isEmpty(), "embedded: no HTTP listener");
+        assertEquals(new HttpConfig("127.0.0.1", Configuration.DEFAULT_HTTP_PORT, false),
+                ConfigurationFile.load(write("http:\n  host: 127.0.0.1\n")).server().http().orElseThrow());
+        assertRefused("http:\n  port: 70000\n", "Setting http.port must be between 0 and 65535, was 70000.");
+        assertRefused("http:\n  tls: true\n", "Setting http.tls is true, but there is no tls: block");
+        assertRefused("port: 7414\nhttp:\n  port: 7414\n", "Setting http.port is 7414, the port of another listener");
     }
 
     @Test

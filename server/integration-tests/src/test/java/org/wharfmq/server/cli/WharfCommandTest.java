@@ -15,6 +15,10 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,6 +57,33 @@ class WharfCommandTest {
         assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
         assertEquals("Wharf queue manager CLIQM stopped", out.readLine());
         assertEquals(null, out.readLine(), "exactly one line besides the stop line");
+    }
+
+    @Test
+    void serverServesTheWebConsoleOnItsHttpListener() throws Exception {
+        int httpPort;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            httpPort = free.getLocalPort();
+        }
+        Path config = dir.resolve("wharf.yaml");
+        Files.writeString(config, "name: WEBQM\nhost: 127.0.0.1\ninVmName: cli-console\nhttp:\n  port: " + httpPort
+                + "\n");
+        Process process = wharf("server", "--config", config.toString(), "--port", "0", "--data", dir.resolve("data").toString());
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            assertNotNull(out.readLine(), "the server exited before it was ready");
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpResponse<String> page = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
+                    + "/")).build(), HttpResponse.BodyHandlers.ofString()); // anonymous, from this machine
+            assertEquals(200, page.statusCode(), page.body());
+            assertTrue(page.body().contains("<title>Wharf console</title>"), page.body());
+            HttpResponse<String> server = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
+                    + "/api/display-server")).build(), HttpResponse.BodyHandlers.ofString());
+            assertTrue(server.body().contains("\"name\":\"WEBQM\""), server.body());
+        } finally {
+            process.toHandle().destroy();
+            assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
+        }
     }
 
     @Test

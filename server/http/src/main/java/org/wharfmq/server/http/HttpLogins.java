@@ -1,0 +1,170 @@
+package org.wharfmq.server.http;
+
+import io.netty.channel.Channel;
+import org.wharfmq.protocol.auth.ScramCredential;
+import org.wharfmq.server.security.AuditLog;
+import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.security.Logins;
+import org.wharfmq.server.transport.TlsPeer;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Who an HTTP request is, by the rules the wire's handshake follows: HTTP Basic with a user of the users file (the
+ * password checked against the user's SCRAM-SHA-256 verifier: StoredKey derived from it with the stored salt and
+ * iterations, compared in constant time), or through the login module (over HTTPS only, as PLAIN on the wire); a
+ * TLS client certificate mapped to a user; anonymous where the wire allows anonymous clients (by default from this
+ * machine only). A failed login is an audit line and counts into the same {@link org.wharfmq.server.security.LoginThrottle}
+ * as the wire's, whose delay the answer then waits. Runs on the listener's worker threads (PBKDF2 takes a few ms).
+ */
+final class HttpLogins {
+
+    /** The mechanism audit lines and identities name for HTTP Basic. */
+    static final String BASIC = "HTTP-BASIC";
+    /** The longest wait for the login module (a directory is a network round trip away), in seconds. */
+    private static final long LOGIN_MODULE_TIMEOUT_SECONDS = 30;
+
+    /**
+     * The outcome of a login.
+     *
+     * @param who         who the request is; null when refused
+     * @param refusal     why it was refused, for the caller (never whether the user exists); null when not
+     * @param delayMillis how long the answer waits, for an address that failed too often lately
+     */
+    record Outcome(Identity who, String refusal, long delayMillis) {
+    }
+
+    private final Logins logins;
+    private final String serverName;
+    /** The salt of the decoy derivation for unknown users, so they cost what a known user costs. */
+    private final byte[] decoySalt;
+
+    HttpLogins(Logins logins, String serverName) {
+        this.logins = logins;
+        this.serverName = serverName;
+        this.decoySalt = Arrays.copyOf(logins.decoySecret(), ScramCredential.SALT_BYTES);
+    }
+
+    /**
+     * Who sent a request with header {@code authorization} (null for none) over {@code channel}.
+     */
+    Outcome login(String authorization, Channel channel) {
+        InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        long delay = address == null ? 0 : logins.throttle().delayMillis(address);
+        Authenticator users = logins.authenticator();
+        if (authorization == null) {
+            Identity certificate = TlsPeer.certificate(channel)
+                    .map(c -> users.certificateUser(c.getSubjectX500Principal())).orElse(null);
+            if (certificate != null) {
+                return new Outcome(certificate, null, delay);
+            }
+            if (anonymousAllowed(users, address)) {
+                return new Outcome(Identity.ANONYMOUS, null, delay);
+            }
+            return new Outcome(null, "Queue manager " + serverName + " accepts no anonymous HTTP clients from "
+                    + (address == null ? channel.remoteAddress() : address.getHostAddress()) + ": log in with a user"
+                    + " of its users file (HTTP Basic; bin/wharf user add).", delay);
+        }
+        if (!authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
+            return failed(channel, address, delay, "", "the Authorization header is not Basic", "Authentication failed:"
+                    + " log in with HTTP Basic (Authorization: Basic base64(user:password)).");
+        }
+        char[] credentials = decode(authorization.substring(6).trim());
+        int colon = credentials == null ? -1 : indexOf(credentials, ':');
+        if (colon < 0) {
+            return failed(channel, address, delay, "", "the Basic credentials are not base64 of UTF-8 user:password",
+                    "Authentication failed: the Basic credentials are not base64 of user:password (UTF-8).");
+        }
+        String user = new String(credentials, 0, colon);
+        char[] password = Arrays.copyOfRange(credentials, colon + 1, credentials.length);
+        Arrays.fill(credentials, '\0');
+        try {
+            Identity who = verify(users, user, password, channel);
+            if (who == null) {
+                return failed(channel, address, delay, user, "wrong user name or password (HTTP Basic)", null);
+            }
+            return new Outcome(who, null, delay);
+        } catch (Exception e) {
+            return failed(channel, address, delay, user, "the login module could not be asked: " + e, null);
+        } finally {
+            Arrays.fill(password, '\0');
+        }
+    }
+
+    /** The user's identity when the password is right, else null. */
+    private Identity verify(Authenticator users, String name, char[] password, Channel channel) throws Exception {
+        Authenticator.User user = users.user(name);
+        if (user != null) {
+            ScramCredential stored = user.credential();
+            byte[] storedKey = ScramCredential.derive(password, stored.salt(), stored.iterations()).storedKey();
+            return MessageDigest.isEqual(storedKey, stored.storedKey())
+                    ? new Identity(name, user.groups(), BASIC) : null;
+        }
+        if (users.plainAvailable() && TlsPeer.isTls(channel)) {
+            return users.verifyPlain(name, password).toCompletableFuture()
+                    .get(LOGIN_MODULE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        ScramCredential.derive(password, decoySalt, ScramCredential.MIN_ITERATIONS); // as long as a known user takes
+        return null;
+    }
+
+    private Outcome failed(Channel channel, InetAddress address, long delay, String user, String reason,
+                           String clientMessage) {
+        AuditLog.loginFailed(user, channel.remoteAddress(), BASIC, reason, delay);
+        if (address != null) {
+            logins.throttle().failed(address);
+        }
+        return new Outcome(null, clientMessage != null ? clientMessage
+                : "Authentication failed for user '" + user + "'.", delay);
+    }
+
+    private static boolean anonymousAllowed(Authenticator users, InetAddress address) {
+        return switch (users.anonymousAccess()) {
+            case ANYWHERE -> true;
+            case LOOPBACK -> address != null && address.isLoopbackAddress();
+            case NOWHERE -> false;
+        };
+    }
+
+    /** base64 of UTF-8 as characters, or null when it is neither. */
+    private static char[] decode(String base64) {
+        byte[] bytes;
+        try {
+            bytes = Base64.getDecoder().decode(base64);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        try {
+            CharBuffer chars = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+            char[] out = new char[chars.remaining()];
+            chars.get(out);
+            Arrays.fill(chars.array(), '\0');
+            return out;
+        } catch (CharacterCodingException e) {
+            return null;
+        } finally {
+            Arrays.fill(bytes, (byte) 0);
+        }
+    }
+
+    private static int indexOf(char[] chars, char c) {
+        for (int i = 0; i < chars.length; i++) {
+            if (chars[i] == c) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,158 @@
+package org.wharfmq.server.http;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.wharfmq.server.Configuration;
+import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.config.HttpConfig;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.transport.NativeTransport;
+import org.wharfmq.server.transport.ServerTls;
+
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The queue manager's HTTP listener, a {@link ServerPlugin}: serves the {@link #routes()} other plugins register
+ * (metrics, the web console) on the {@code http:} block's port, with Netty's HTTP/1.1 codec, keep-alive, requests of
+ * at most {@link Configuration#HTTP_MAX_REQUEST_BYTES}, HTTPS with the TLS listener's key when {@code http.tls} is
+ * set, and the wire's users and permission rules ({@link HttpRoutes} says how). Without an {@code http:} block it
+ * listens nowhere (the embedded default). Start it after the plugins that register routes in their start.
+ *
+ * <p>One event loop thread reads and writes; {@link Configuration#HTTP_WORKER_THREADS} workers log callers in and
+ * run handlers, with at most {@link Configuration#HTTP_MAX_QUEUED_REQUESTS} requests waiting (then 503).
+ */
+public final class HttpPlugin implements ServerPlugin {
+
+    private static final System.Logger LOG = System.getLogger(HttpPlugin.class.getName());
+    private static final int SHUTDOWN_TIMEOUT_SECONDS = 5;
+
+    private final HttpRoutes routes = new HttpRoutes();
+    private EventLoopGroup group;
+    private ExecutorService workers;
+    private Channel listener;
+    private String url;
+
+    /** What this listener serves: register routes here. */
+    public HttpRoutes routes() {
+        return routes;
+    }
+
+    /**
+     * Listens on the {@code http:} block's port, when there is one.
+     *
+     * @throws BindException when the port is taken (the message names it and the setting)
+     * @throws org.wharfmq.server.config.ConfigurationException when HTTPS cannot use the server's key
+     */
+    @Override
+    public void start(Host server) throws Exception {
+        if (group != null) {
+            throw new IllegalStateException("This HttpPlugin has started already: give each server one of its own.");
+        }
+        ServerConfig config = server.config();
+        if (config.http().isEmpty()) {
+            LOG.log(System.Logger.Level.INFO, "No HTTP listener (no http: block in the configuration): no metrics or "
+                    + "console over HTTP.");
+            return;
+        }
+        HttpConfig http = config.http().get();
+        SslContext tls = http.tls() ? ServerTls.serverContext(config.tls().orElseThrow()) : null;
+        HttpLogins logins = new HttpLogins(server.logins(), config.name());
+        workers = new ThreadPoolExecutor(Configuration.HTTP_WORKER_THREADS, Configuration.HTTP_WORKER_THREADS, 0,
+                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(Configuration.HTTP_MAX_QUEUED_REQUESTS),
+                new DefaultThreadFactory("wharf-http-worker", true));
+        NativeTransport transport = NativeTransport.best();
+        group = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-http", true));
+        String host = http.host() != null ? http.host() : config.host();
+        ChannelFuture bound = new ServerBootstrap()
+                .group(group)
+                .channel(transport.serverChannelClass())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        ChannelPipeline p = channel.pipeline();
+                        if (tls != null) {
+                            p.addLast("tls", tls.newHandler(channel.alloc()));
+                        }
+                        p.addLast("idle", new IdleStateHandler(0, 0, Configuration.HTTP_IDLE_TIMEOUT_MILLIS,
+                                TimeUnit.MILLISECONDS));
+                        p.addLast("codec", new HttpServerCodec());
+                        p.addLast("aggregator", new BoundedAggregator());
+                        p.addLast("requests", new HttpRequestHandler(routes, logins, server.accessControl(), workers,
+                                config.name()));
+                    }
+                })
+                .bind(host, http.port())
+                .awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            BindException e = new BindException("Cannot listen for HTTP on " + host + ":" + http.port() + " ("
+                    + cause.getMessage() + "): another program may use the port; choose another (setting http.port).");
+            e.initCause(cause);
+            throw e;
+        }
+        listener = bound.channel();
+        url = (tls != null ? "https://" : "http://") + host + ":" + port();
+        LOG.log(System.Logger.Level.INFO, "HTTP listener on " + url + " (docs/operations.md)");
+    }
+
+    /** The port the listener is bound to; -1 when it does not listen. */
+    public int port() {
+        return listener == null ? -1 : ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /** The listener's base URL ({@code http://host:port}), or null when it does not listen. */
+    public String url() {
+        return url;
+    }
+
+    @Override
+    public void close() {
+        if (listener != null) {
+            listener.close().awaitUninterruptibly();
+        }
+        if (group != null) {
+            group.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
+        if (workers != null) {
+            workers.shutdownNow();
+        }
+    }
+
+    /** Aggregates a request of at most {@link Configuration#HTTP_MAX_REQUEST_BYTES}; a longer one is told so. */
+    private static final class BoundedAggregator extends HttpObjectAggregator {
+
+        BoundedAggregator() {
+            super(Configuration.HTTP_MAX_REQUEST_BYTES);
+        }
+
+        @Override
+        protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+            HttpAnswer answer = HttpAnswer.refusal(413, "Request body too large: this HTTP listener accepts at most "
+                    + Configuration.HTTP_MAX_REQUEST_BYTES + " bytes.");
+            FullHttpResponse response = HttpRequestHandler.response(answer, false, null, null);
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+}

@@ -1,0 +1,227 @@
+package org.wharfmq.server.http;
+
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleStateEvent;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.Identity;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Answers one HTTP connection's requests, one at a time (the connection stops reading while a request runs, so
+ * answers go out in order and one connection cannot fill the workers' queue): matches the route on the event loop,
+ * then logs the caller in, checks the route's permission and runs the handler on a worker thread, and writes the
+ * answer back (after the login throttle's delay, when the caller's address failed too often lately).
+ */
+final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    private static final System.Logger LOG = System.getLogger(HttpRequestHandler.class.getName());
+    /**
+     * The pages' Content-Security-Policy, on every answer: scripts, styles, images and requests from this listener
+     * only, no inline script or style, no plugins, never inside another site's frame. What a message or a queue name
+     * holds cannot run as script even if a page wrote it as HTML by mistake.
+     */
+    static final String CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; "
+            + "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+    private final HttpRoutes routes;
+    private final HttpLogins logins;
+    private final AccessControl accessControl;
+    private final Executor workers;
+    private final String realm;
+
+    HttpRequestHandler(HttpRoutes routes, HttpLogins logins, AccessControl accessControl, Executor workers,
+                       String serverName) {
+        this.routes = routes;
+        this.logins = logins;
+        this.accessControl = accessControl;
+        this.workers = workers;
+        this.realm = "Basic realm=\"Wharf " + serverName.replace("\"", "") + "\", charset=\"UTF-8\"";
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        DecoderResult decoded = request.decoderResult();
+        if (decoded.isFailure()) {
+            badRequest(ctx.channel(), decoded.cause());
+            return;
+        }
+        QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+        String method = request.method().name();
+        HttpRoutes.Match match = routes.match(method, uri.path());
+        if (match.route() == null) {
+            if (match.allowed().isEmpty()) {
+                answer(ctx.channel(), HttpAnswer.refusal(404, "No resource at '" + uri.path() + "' on this HTTP "
+                        + "listener (docs/operations.md lists what it serves)."), true, 0, null);
+            } else {
+                answer(ctx.channel(), HttpAnswer.refusal(405, "'" + uri.path() + "' answers " + String.join(", ",
+                        match.allowed()) + ", not " + method + "."), true, 0, String.join(", ", match.allowed()));
+            }
+            return;
+        }
+        Map<String, String> headers = new HashMap<>();
+        request.headers().forEach(h -> headers.put(h.getKey().toLowerCase(Locale.ROOT), h.getValue()));
+        byte[] body = ByteBufUtil.getBytes(request.content());
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        Channel channel = ctx.channel();
+        channel.config().setAutoRead(false); // one request at a time: read the next once this one is answered
+        try {
+            workers.execute(() -> run(channel, match.route(), method, uri, headers, body, keepAlive));
+        } catch (RejectedExecutionException e) {
+            answer(channel, HttpAnswer.refusal(503, "The HTTP listener is busy: too many requests wait for it. "
+                    + "Try again shortly."), false, 0, null);
+        }
+    }
+
+    /** On a worker: login, permission, handler, answer. */
+    private void run(Channel channel, HttpRoutes.Route route, String method, QueryStringDecoder uri,
+                     Map<String, String> headers, byte[] body, boolean keepAlive) {
+        HttpLogins.Outcome login = logins.login(headers.get("authorization"), channel);
+        if (login.who() == null) {
+            answer(channel, HttpAnswer.refusal(401, login.refusal()), keepAlive, login.delayMillis(), null);
+            return;
+        }
+        Identity who = login.who();
+        if (!accessControl.allows(who, route.permission(), null)) {
+            String denial;
+            try {
+                accessControl.check(who, route.permission(), null, channel.remoteAddress()); // audits, says why
+                denial = "denied";
+            } catch (WharfException e) {
+                denial = e.getMessage();
+            }
+            // an anonymous caller may log in as a user who has the permission: ask for it
+            answer(channel, HttpAnswer.refusal(who.anonymous() ? 401 : 403, denial + (who.anonymous()
+                    ? " Log in (HTTP Basic) as a user who has it." : "")), keepAlive, login.delayMillis(), null);
+            return;
+        }
+        HttpAnswer answer;
+        try {
+            answer = route.handler().handle(new HttpCall(method, uri.path(), uri.parameters(), headers, body, who));
+        } catch (Exception e) {
+            answer = failure(route, e);
+        }
+        answer(channel, answer, keepAlive, login.delayMillis(), null);
+    }
+
+    private static HttpAnswer failure(HttpRoutes.Route route, Exception e) {
+        if (e instanceof HttpRefusal r) {
+            return HttpAnswer.refusal(r.status(), r.getMessage());
+        }
+        if (e instanceof IllegalArgumentException) {
+            return HttpAnswer.refusal(400, e.getMessage());
+        }
+        if (e instanceof NoSuchElementException
+                || (e instanceof WharfException w && w.code() == ErrorCode.UNKNOWN_DESTINATION)) {
+            return HttpAnswer.refusal(404, e.getMessage());
+        }
+        if (e instanceof WharfException || e instanceof IllegalStateException) {
+            return HttpAnswer.refusal(409, e.getMessage());
+        }
+        LOG.log(System.Logger.Level.ERROR, "HTTP " + route.method() + " " + route.path() + " failed: " + e, e);
+        return HttpAnswer.refusal(500, "The server failed to answer " + route.method() + " " + route.path() + ": "
+                + e.getClass().getSimpleName() + " (the server log has the details).");
+    }
+
+    /** A request Netty's decoder could not read: said, and the connection closed (its bytes cannot be trusted). */
+    private void badRequest(Channel channel, Throwable cause) {
+        int status = cause instanceof TooLongHttpLineException ? 414
+                : cause instanceof TooLongHttpHeaderException ? 431 : 400;
+        String why = cause instanceof TooLongFrameException ? cause.getMessage() : "it is not HTTP/1.1 (" + cause + ")";
+        answer(channel, HttpAnswer.refusal(status, "Bad request: " + why + "."), false, 0, null);
+    }
+
+    /**
+     * Writes an answer, after {@code delayMillis}, then reads the next request (keep-alive) or closes.
+     *
+     * @param allow the methods of a 405's {@code Allow} header, else null
+     */
+    private void answer(Channel channel, HttpAnswer answer, boolean keepAlive, long delayMillis, String allow) {
+        if (delayMillis > 0) {
+            channel.eventLoop().schedule(() -> answer(channel, answer, keepAlive, 0, allow), delayMillis,
+                    TimeUnit.MILLISECONDS);
+            return;
+        }
+        FullHttpResponse response = response(answer, keepAlive, allow, realm);
+        if (keepAlive) {
+            channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
+                if (f.isSuccess()) {
+                    f.channel().config().setAutoRead(true);
+                } else {
+                    f.channel().close();
+                }
+            });
+        } else {
+            channel.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    /**
+     * The response that carries {@code answer}.
+     *
+     * @param allow the methods of a 405's {@code Allow} header, else null
+     * @param realm the {@code WWW-Authenticate} challenge of a 401
+     */
+    static FullHttpResponse response(HttpAnswer answer, boolean keepAlive, String allow, String realm) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(answer.status()), Unpooled.wrappedBuffer(answer.body()));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, answer.contentType())
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.body().length)
+                .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
+                .set("X-Content-Type-Options", "nosniff")
+                .set("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+                .set("X-Frame-Options", "DENY")
+                .set("Referrer-Policy", "no-referrer")
+                .set(HttpHeaderNames.CONNECTION, keepAlive ? HttpHeaderValues.KEEP_ALIVE : HttpHeaderValues.CLOSE);
+        if (answer.status() == 401) {
+            response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, realm);
+        }
+        if (allow != null) {
+            response.headers().set(HttpHeaderNames.ALLOW, allow);
+        }
+        return response;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof IdleStateEvent) {
+            ctx.close(); // keep-alive connections idle for HTTP_IDLE_TIMEOUT_MILLIS
+        } else {
+            ctx.fireUserEventTriggered(event);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.log(System.Logger.Level.DEBUG, () -> "HTTP connection from " + ctx.channel().remoteAddress()
+                + " closed: " + cause);
+        ctx.close();
+    }
+}

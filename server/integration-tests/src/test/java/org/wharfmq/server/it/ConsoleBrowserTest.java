@@ -1,0 +1,215 @@
+package org.wharfmq.server.it;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import javax.jms.Connection;
+import javax.jms.MessageConsumer;
+import javax.jms.Session;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The web console in a real browser: Debian's headless Chromium driven through its chromedriver (packages
+ * {@code chromium} and {@code chromium-driver}, which .ci/run installs). An admin logs in, sees a queue's depth after
+ * messages are sent with the JMS client, purges it through the page's button and its confirmation, and the server
+ * holds none; a message body that is markup is shown as text; a monitor sees the queues without the actions, and the page's own scripts cannot POST without the
+ * console's header. Skipped, saying why, where there is no Chromium, except under CI (the variable {@code CI} set),
+ * where its absence fails. Leaves a screenshot in target/console.png (docs/images/console.png is one).
+ */
+class ConsoleBrowserTest {
+
+    private static final Path CHROMIUM = Path.of(System.getProperty("wharf.chromium", "/usr/bin/chromium"));
+    private static final Path CHROMEDRIVER = Path.of(System.getProperty("wharf.chromedriver", "/usr/bin/chromedriver"));
+    /** How long the page may take to show a change: it refreshes every 2 s. */
+    private static final Duration PAGE_WAIT = Duration.ofSeconds(15);
+
+    /** A message body that would be markup, and run script, if the page wrote it as HTML. */
+    private static final String MARKUP = "<img src=x onerror=\"document.title='owned'\"><b id=\"injected\">bold</b>";
+
+    @TempDir
+    static Path dir;
+
+    private static ConsoleServer server;
+    private static WebDriver browser;
+
+    /** Whether this machine has Chromium and its driver. */
+    private static final boolean PRESENT = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+
+    @BeforeAll
+    static void start() throws Exception {
+        if (!PRESENT && System.getenv("CI") != null) {
+            fail("CI runs the web console's browser test, but " + CHROMIUM + " or " + CHROMEDRIVER + " is missing: "
+                    + ".ci/run installs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver).");
+        }
+        if (!PRESENT) {
+            return; // each test is skipped, saying why (an assumption here would hide them from the test report)
+        }
+        server = new ConsoleServer(dir);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments("--headless=new",
+                "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,720",
+                "--user-data-dir=" + Files.createDirectories(dir.resolve("chromium")));
+        browser = new ChromeDriver(service, options);
+    }
+
+    @BeforeEach
+    void chromiumIsHere() {
+        assumeTrue(PRESENT, "No Chromium here (" + CHROMIUM + ", " + CHROMEDRIVER + "): the web console's browser test "
+                + "is skipped. Install Debian's chromium and chromium-driver to run it (CI does).");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void anAdminSeesAQueuesDepthAndPurgesIt() throws Exception {
+        server.send("CONSOLE.ORDERS", 2);
+        server.send("CONSOLE.ORDERS", MARKUP);
+        server.send("CONSOLE.INVOICES", 1);
+        open("root");
+        waitForDepth("CONSOLE.ORDERS", "3");
+
+        row("CONSOLE.ORDERS").findElement(By.cssSelector("button.browse")).click();
+        wait(PAGE_WAIT).until(b -> b.findElements(By.cssSelector("#browse-messages .message")).size() == 3);
+        List<WebElement> bodies = browser.findElements(By.cssSelector("#browse-messages pre"));
+        assertEquals(MARKUP, bodies.get(2).getText(), "a body is shown as the text it is");
+        assertEquals(0L, script("return document.querySelectorAll('#browse-messages img, #injected').length"),
+                "and never becomes markup");
+        browser.findElement(By.id("browse-close")).click();
+
+        try (Connection connection = server.connect("root")) { // traffic over a few refreshes: the charts draw rates
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = session.createConsumer(session.createQueue("CONSOLE.INVOICES"));
+            for (int i = 0; i < 3; i++) {
+                String refreshed = lastRefresh();
+                server.send("CONSOLE.INVOICES", 20 * (i + 1));
+                for (int received = 0; received < 10; received++) {
+                    assertNotNull(consumer.receive(10_000));
+                }
+                waitForRefreshAfter(refreshed);
+            }
+            waitForRefreshAfter(lastRefresh());
+            assertTrue(((Number) script("return document.querySelectorAll('#queues td.chart canvas').length"))
+                    .intValue() >= 2, "uPlot drew each queue's chart (its script loaded under the page's policy)");
+            screenshot();
+        }
+
+        row("CONSOLE.ORDERS").findElement(By.cssSelector("button.purge")).click();
+        WebElement confirm = wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(By.id("confirm-ok")));
+        assertTrue(browser.findElement(By.id("confirm-text")).getText().startsWith("Purge queue CONSOLE.ORDERS?"));
+        confirm.click();
+        waitForDepth("CONSOLE.ORDERS", "0");
+        assertEquals("Purged 3 messages from CONSOLE.ORDERS.", browser.findElement(By.id("status")).getText());
+        assertEquals(0, server.browse("CONSOLE.ORDERS"), "the server holds none");
+        assertEquals(1 + 20 + 40 + 60 - 30, server.browse("CONSOLE.INVOICES"), "the other queue is untouched");
+    }
+
+    @Test
+    void aMonitorSeesNoActionsAndThePageCannotPostWithoutTheConsolesHeader() throws Exception {
+        server.send("CONSOLE.WATCHED", 2);
+        open("alice");
+        waitForDepth("CONSOLE.WATCHED", "2");
+        assertFalse(row("CONSOLE.WATCHED").findElement(By.cssSelector("button.purge")).isDisplayed(),
+                "a monitor is not offered the purge button");
+        assertEquals("alice (monitor)", browser.findElement(By.id("who")).getText());
+
+        showTab("connections"); // each tab shows what its command answers
+        wait(PAGE_WAIT).until(b -> !b.findElements(By.cssSelector("#connections tbody tr")).isEmpty());
+        showTab("topics");
+        wait(PAGE_WAIT).until(b -> !b.findElement(By.id("topics")).getText().isEmpty());
+        showTab("flows");
+        wait(PAGE_WAIT).until(b -> b.findElement(By.id("flows")).getText().startsWith("No flow statistics: Unknown "
+                + "admin command 'stats'"));
+        showTab("server");
+        wait(PAGE_WAIT).until(b -> b.findElement(By.id("server")).getText().contains("Journal"));
+        assertFalse(browser.findElement(By.id("status")).isDisplayed(), "no error was reported");
+
+        // what a forged request looks like from the browser: the cached login, but no X-Wharf-Console header
+        open("root");
+        Object status = ((JavascriptExecutor) browser).executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                fetch(location.origin + '/api/clear-queue', {method: 'POST', body: JSON.stringify({queue: 'CONSOLE.WATCHED'})})
+                    .then(r => done(r.status), e => done(String(e)));""");
+        assertEquals(403L, status);
+        assertEquals(2, server.browse("CONSOLE.WATCHED"));
+    }
+
+    /** Opens the console as {@code user}, the password in the URL (Chromium keeps it for the page's requests). */
+    private static void open(String user) {
+        browser.get("http://" + user + ":" + ConsoleServer.password(user) + "@127.0.0.1:" + server.httpPort() + "/");
+        wait(PAGE_WAIT).until(b -> !lastRefresh().isEmpty());
+    }
+
+    /** Opens a tab and waits for its first refresh. */
+    private static void showTab(String tab) {
+        String refreshed = lastRefresh();
+        browser.findElement(By.cssSelector("#tabs button[data-tab='" + tab + "']")).click();
+        waitForRefreshAfter(refreshed);
+    }
+
+    private static WebElement row(String queue) {
+        return browser.findElement(By.cssSelector("#queues tr[data-queue='" + queue + "']"));
+    }
+
+    private static void waitForDepth(String queue, String depth) {
+        wait(PAGE_WAIT).until(ExpectedConditions.textToBe(By.cssSelector("#queues tr[data-queue='" + queue
+                + "'] td.depth"), depth));
+    }
+
+    /** When the page last finished a refresh (its body's data-refreshed), or empty before the first. */
+    private static String lastRefresh() {
+        Object refreshed = script("return document.body.dataset.refreshed || ''");
+        return refreshed.toString();
+    }
+
+    private static void waitForRefreshAfter(String refreshed) {
+        wait(PAGE_WAIT).until(b -> !lastRefresh().equals(refreshed));
+    }
+
+    private static Object script(String script) {
+        return ((JavascriptExecutor) browser).executeScript(script);
+    }
+
+    private static WebDriverWait wait(Duration timeout) {
+        return new WebDriverWait(browser, timeout);
+    }
+
+    private static void screenshot() throws Exception {
+        Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
+        Files.copy(shot, Path.of("target", "console.png"), StandardCopyOption.REPLACE_EXISTING);
+    }
+}

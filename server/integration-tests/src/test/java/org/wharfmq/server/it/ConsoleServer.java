@@ -1,0 +1,126 @@
+package org.wharfmq.server.it;
+
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.protocol.auth.ScramCredential;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.config.HttpConfig;
+import org.wharfmq.server.console.ConsolePlugin;
+import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.security.file.SecurityFileRealm;
+import org.wharfmq.server.security.file.UsersFileEditor;
+
+import javax.jms.Connection;
+import javax.jms.JMSException;
+import javax.jms.MessageProducer;
+import javax.jms.QueueBrowser;
+import javax.jms.Session;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A secured queue manager with the web console, as {@code wharf server} runs it (admin plugin, console, HTTP
+ * listener), for the console's tests: users {@code root} (admin), {@code alice} (monitor) and {@code bob} (may only
+ * connect), each with the password {@code NAME-pw}.
+ */
+final class ConsoleServer implements AutoCloseable {
+
+    private final SecurityFileRealm realm;
+    private final HttpPlugin http = new HttpPlugin();
+    private final TestServer server;
+
+    ConsoleServer(Path dir) throws Exception {
+        Path security = dir.resolve("security.yaml");
+        Files.writeString(security, """
+                users: {}
+                allowAnonymous: false
+                permissions:
+                  - queue: "**"
+                    send: [anyone]
+                    receive: [anyone]
+                    browse: [anyone]
+                    create: [anyone]
+                  - connect: [anyone]
+                  - monitor: [group:ops]
+                  - admin: [group:admins]
+                """);
+        UsersFileEditor users = UsersFileEditor.open(security);
+        for (Map.Entry<String, String> user : Map.of("alice", "ops", "bob", "apps", "root", "admins").entrySet()) {
+            users.put(user.getKey(), ScramCredential.create(password(user.getKey()).toCharArray(), 4096,
+                    new SecureRandom()), List.of(user.getValue()));
+        }
+        users.save();
+        realm = SecurityFileRealm.open(security);
+        AdminPlugin admin = new AdminPlugin();
+        server = TestServer.start(c -> c.http(new HttpConfig("127.0.0.1", 0, false)),
+                config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
+                        .plugins(admin, new ConsolePlugin(http, admin), http).start());
+    }
+
+    static String password(String user) {
+        return user + "-pw";
+    }
+
+    /** The HTTP listener's base URL. */
+    String url() {
+        return http.url();
+    }
+
+    int httpPort() {
+        return http.port();
+    }
+
+    /** The {@code Authorization} header of {@code user}. */
+    static String basic(String user) {
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password(user))
+                .getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A JMS connection of {@code user} over TCP, not started. */
+    Connection connect(String user) throws JMSException {
+        return new WharfConnectionFactory(server.server().networkUrls().get(0)).createConnection(user, password(user));
+    }
+
+    /** Sends {@code count} text messages ({@code message 0}, ...) to {@code queue} as root. */
+    void send(String queue, int count) throws JMSException {
+        String[] texts = new String[count];
+        for (int i = 0; i < count; i++) {
+            texts[i] = "message " + i;
+        }
+        send(queue, texts);
+    }
+
+    /** Sends a text message of each of {@code texts} to {@code queue} as root. */
+    void send(String queue, String... texts) throws JMSException {
+        try (Connection connection = connect("root")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue(queue));
+            for (String text : texts) {
+                producer.send(session.createTextMessage(text));
+            }
+        }
+    }
+
+    /** How many messages a JMS browser sees on {@code queue}. */
+    int browse(String queue) throws JMSException {
+        try (Connection connection = connect("root")) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            QueueBrowser browser = session.createBrowser(session.createQueue(queue));
+            return Collections.list(browser.getEnumeration()).size();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        realm.close();
+    }
+}
