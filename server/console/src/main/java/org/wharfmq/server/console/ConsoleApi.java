@@ -46,6 +46,10 @@ final class ConsoleApi {
     /** What the audit line says a console request came from. */
     private static final String ORIGIN = "web console over HTTP";
 
+    /** What define-queue and alter-queue take: a queue's name and its settings (docs/operations.md). */
+    private static final String[] QUEUE_SETTINGS = {"queue", "maxDepth", "maxBytes", "policy", "backoutThreshold",
+            "backoutQueue", "depthHighEvent", "depthLowEvent", "fullEvent"};
+
     /** A command the API serves: its name, whether it changes anything, who may run it, the arguments it takes. */
     private record Command(String name, boolean changes, Permission permission, Set<String> arguments) {
     }
@@ -60,8 +64,9 @@ final class ConsoleApi {
             read("display-subscriptions"),
             read("topics"),
             read("stats", "flow"), // the flow host's: flows with their nodes' statistics (text)
-            change("define-queue", "queue", "maxDepth"),
-            change("alter-queue", "queue", "maxDepth"),
+            read("display-prepared"),
+            change("define-queue", QUEUE_SETTINGS),
+            change("alter-queue", QUEUE_SETTINGS),
             change("delete-queue", "queue", "force"),
             change("clear-queue", "queue"),
             change("move", "from", "to", "selector", "limit"),

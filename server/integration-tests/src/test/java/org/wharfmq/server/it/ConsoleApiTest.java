@@ -164,6 +164,14 @@ class ConsoleApiTest {
                 true);
         assertEquals(200, defined.statusCode(), defined.body());
         assertEquals(50, JSON.readTree(defined.body()).get("maxDepth").asLong());
+
+        HttpResponse<String> altered = post("/api/alter-queue", "root",
+                "{\"queue\": \"API.NEW\", \"backoutThreshold\": 3, \"backoutQueue\": \"API.BACKOUT\"}", true);
+        assertEquals(200, altered.statusCode(), altered.body());
+        JsonNode settings = JSON.readTree(altered.body()).get("settings");
+        assertEquals(3, settings.get("backoutThreshold").asInt(), altered.body());
+        assertEquals("API.BACKOUT", settings.get("backoutQueue").asText(), altered.body());
+        assertEquals(200, get("/api/display-prepared", "alice").statusCode(), "the prepared XA branches, for a monitor");
     }
 
     @Test
