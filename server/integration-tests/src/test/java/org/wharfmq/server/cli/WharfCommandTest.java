@@ -312,9 +312,12 @@ class WharfCommandTest {
     private static Process wharf(String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // the journal (Chronicle Queue) needs the same --add-opens/--add-exports as this JVM (bin/wharf passes them)
+        // the journal (Chronicle Queue) needs the same --add-opens/--add-exports as this JVM, and on Java 24+ the
+        // same leave to use sun.misc.Unsafe's memory access, without which every run warns on standard error (bin/wharf
+        // passes bin/jvm.options and bin/jvm24.options)
         for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (argument.startsWith("--add-opens") || argument.startsWith("--add-exports")) {
+            if (argument.startsWith("--add-opens") || argument.startsWith("--add-exports")
+                    || argument.startsWith("--sun-misc-unsafe-memory-access")) {
                 command.add(argument);
             }
         }
