@@ -6,6 +6,7 @@ import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.metrics.MetricsPlugin;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -78,8 +79,9 @@ final class ServerCommand implements Callable<Integer> {
             FlowHost flows = new FlowHost(file.flows());
             // the admin plugin after the flows (its command queue opens once they run); HTTP last (it listens once
             // every route is registered)
+            HttpPlugin http = new HttpPlugin();
             WharfServer.Starter starter = WharfServer.builder(config).plugins(flows,
-                    new AdminPlugin(flows.adminCommands()), new HttpPlugin());
+                    new AdminPlugin(flows.adminCommands()), new MetricsPlugin(http.routes(), flows), http);
             if (users != null) {
                 starter.authenticator(users).accessControl(users.accessControl());
             }

@@ -81,6 +81,8 @@ class HttpListenerTest {
         http.routes().post("/test/echo", Permission.MONITOR, call -> HttpAnswer.text(HttpAnswer.TEXT,
                 call.bodyText().length() + " characters, name=" + call.parameter("name")));
         http.routes().get("/test/admin", Permission.ADMIN, call -> HttpAnswer.json(List.of("done")));
+        http.routes().resources("/static/", Permission.MONITOR, HttpListenerTest.class.getClassLoader(),
+                "org/wharfmq/server/it/http-static/");
         http.routes().get("/test/bad", Permission.MONITOR, call -> {
             throw new IllegalArgumentException("Parameter 'limit' must be a number, not 'x'.");
         });
@@ -169,6 +171,20 @@ class HttpListenerTest {
         HttpResponse<String> echo = post("/test/echo?name=caf%C3%A9", alice, "hello");
         assertEquals(200, echo.statusCode(), "the listener still serves: " + echo.body());
         assertEquals("5 characters, name=café", echo.body());
+    }
+
+    @Test
+    void classPathResourcesAreServedWithTheirTypeAndNothingOutsideTheirDirectory() throws Exception {
+        String alice = basic("alice", "alice-pw");
+        HttpResponse<String> hello = get("/static/hello.txt", alice);
+        assertEquals(200, hello.statusCode());
+        assertEquals("Hello from the class path.\n", hello.body());
+        assertEquals("text/plain; charset=utf-8", hello.headers().firstValue("Content-Type").orElseThrow());
+        assertEquals(401, get("/static/hello.txt", null).statusCode(), "the route's permission applies");
+        assertEquals(404, get("/static/missing.txt", alice).statusCode());
+        assertEquals(404, get("/static/..%2Fnot-served.txt", alice).statusCode(), "no way out of the directory");
+        assertTrue(raw("GET /static/../not-served.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                + "Authorization: " + alice + "\r\n\r\n").startsWith("HTTP/1.1 404"), "nor with a raw ..");
     }
 
     @Test
