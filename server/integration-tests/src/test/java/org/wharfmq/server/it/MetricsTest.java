@@ -18,6 +18,7 @@ import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.management.ConnectionTotals;
 import org.wharfmq.server.metrics.MetricsPlugin;
 
 import javax.jms.Connection;
@@ -73,6 +74,8 @@ class MetricsTest {
 
     @Test
     void theScrapeCarriesEachQueuesDepthCountersAndConsumersAndTheServersTraffic() throws Exception {
+        int openBefore = server.server().management().connectionTotals().open();
+        long bytesInWhileOpen;
         try (Connection connection = new WharfConnectionFactory(server.server().tcpUrl()).createConnection()) {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageProducer orders = session.createProducer(session.createQueue("ORDERS"));
@@ -104,6 +107,7 @@ class MetricsTest {
             assertTrue(single(scrape, "wharf_network_received_bytes_total") > 5 * "order 0".length(),
                     "the five sends' bytes at least");
             assertTrue(single(scrape, "wharf_network_sent_bytes_total") > 0);
+            bytesInWhileOpen = server.server().management().connectionTotals().bytesIn();
             assertTrue(single(scrape, "wharf_journal_syncs_total") >= 1, "persistent sends are synced");
             assertTrue(single(scrape, "wharf_journal_size_bytes") > 0);
             Histogram syncs = (Histogram) scrape.get("wharf_journal_sync_seconds").getMetrics().get(0);
@@ -115,6 +119,20 @@ class MetricsTest {
             assertTrue(scrape.containsKey("process_cpu_usage"), "process meters");
             payments.close();
         }
+        ConnectionTotals ended = awaitConnections(openBefore);
+        assertTrue(ended.bytesIn() >= bytesInWhileOpen, "an ended connection's bytes stay counted: " + ended);
+    }
+
+    /** The totals once the open connections are back to {@code open} (the server has seen the close). */
+    private static ConnectionTotals awaitConnections(int open) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        ConnectionTotals totals = server.server().management().connectionTotals();
+        while (totals.open() != open && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            totals = server.server().management().connectionTotals();
+        }
+        assertEquals(open, totals.open(), "the connection did not end");
+        return totals;
     }
 
     @Test
