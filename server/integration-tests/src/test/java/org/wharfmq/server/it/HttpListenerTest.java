@@ -178,6 +178,16 @@ class HttpListenerTest {
     }
 
     @Test
+    void pipelinedRequestsAreAnsweredInTheirOrderAndConnectionCloseIsHonoured() throws Exception {
+        String answers = raw("GET /test/who HTTP/1.1\r\nHost: x\r\nAuthorization: " + basic("alice", "alice-pw")
+                + "\r\n\r\nGET /nothing/here HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        int who = answers.indexOf("HTTP/1.1 200 OK");
+        int missing = answers.indexOf("HTTP/1.1 404 Not Found");
+        assertTrue(who >= 0 && missing > who, "the first request's answer first, then the connection closes after the"
+                + " second's: " + answers);
+    }
+
+    @Test
     void aPasswordOverPlainHttpFromAnotherMachineIsRefusedUnread() throws Exception {
         InetAddress lan = nonLoopbackAddress();
         Assumptions.assumeTrue(lan != null, "this machine has no address but loopback");
