@@ -53,6 +53,8 @@ public final class RunCommand {
                                   self-signed certificate); with --url, give an ssl:// URL with its options instead
               --security rules    the server has users and permission rules: every client logs in (SCRAM-SHA-256)
                                   and every producer, consumer and anonymous send is checked (Wharf only)
+              --metrics scrape    the server runs its metrics (Micrometer, JMX) and HTTP listener, and
+                                  scrapes its own /metrics every second (Wharf only)
               --url URL           use a running Wharf instead of starting one (no CPU figures)
               --peer artemis      run: on the peer instead of Wharf; compare: the peer to compare with
               --out DIR           report directory       [perf-results/WORKLOAD-TIMESTAMP]
@@ -222,6 +224,7 @@ public final class RunCommand {
         String url = null;
         String tls = null;
         String security = null;
+        String metrics = null;
         Target peer = Target.ARTEMIS;
         boolean peerGiven = false;
         Path output = null;
@@ -274,6 +277,11 @@ public final class RunCommand {
                             case "rules" -> v;
                             default -> throw new OptionException("--security " + v + ": the one setting is rules (users and permission rules)");
                         };
+                        case "--metrics" -> metrics = switch (v) {
+                            case "scrape" -> v;
+                            default -> throw new OptionException("--metrics " + v + ": the one setting is scrape (/metrics"
+                                    + " scraped every second)");
+                        };
                         case "--correlation" -> perThread = switch (v) {
                             case "message" -> false;
                             case "thread" -> true;
@@ -298,7 +306,7 @@ public final class RunCommand {
         }
         List<Target> targets = compare ? List.of(Target.WHARF, peer) : List.of(peerGiven ? peer : Target.WHARF);
         RunSettings settings = new RunSettings(workload, sizes, clients, instances, responders, queues, rate, runLength, warmup,
-                timeout, persistent, perThread, tls, security, url, output, jvmOptions, inProcess);
+                timeout, persistent, perThread, tls, security, metrics, url, output, jvmOptions, inProcess);
         return new Parsed(settings, targets, verbose);
     }
 

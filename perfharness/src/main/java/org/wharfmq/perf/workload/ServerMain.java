@@ -8,12 +8,19 @@ import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
+import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.metrics.MetricsPlugin;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,7 +30,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code wharf perf server [--port N] [--in-vm NAME] [--tls ENGINE] [--security rules] [--flow F-ID [--flow-instances N]]
+ * {@code wharf perf server [--port N] [--in-vm NAME] [--tls ENGINE] [--security rules] [--metrics scrape]
+ * [--flow F-ID [--flow-instances N]]
  * [--driver "DRIVER ARGS"]...}:
  * a Wharf queue manager for the workload runner, optionally running one of the harness's message flows
  * ({@link BenchmarkFlow}) and hosting drivers in its own JVM over {@code vm://} (RR-1, RR-2's responders, RR-3).
@@ -32,6 +40,9 @@ import java.util.concurrent.TimeUnit;
  * {@code user=U password=P}, the {@link BenchmarkSecurity} user the network drivers log in as), prints {@code wharf-perf: driver done id=ID passed=BOOL} as each
  * one ends, and stops when standard input closes (or {@link #stop()}); with a flow it prints, just before
  * stopping, {@code wharf-perf: flow F-ID invocations=N failures=N backouts=N input-depth=N output-depth=N}.
+ * With {@code --metrics scrape} it runs the distribution's metrics and HTTP listener (on a free port of 127.0.0.1)
+ * and a thread of its own scrapes {@code /metrics} every {@value #SCRAPE_INTERVAL_MILLIS} ms, as a Prometheus would:
+ * what metrics cost a running server (docs/performance.md).
  */
 public final class ServerMain {
 
@@ -41,6 +52,8 @@ public final class ServerMain {
     public static final String DRIVER_DONE_PREFIX = "wharf-perf: driver done";
     /** Prefix of the line with the flow's counts, printed when a server running a flow stops. */
     public static final String FLOW_PREFIX = "wharf-perf: flow";
+    /** How often {@code --metrics scrape} scrapes {@code /metrics}, in ms: every second, 15 times Prometheus' default. */
+    static final long SCRAPE_INTERVAL_MILLIS = 1_000;
 
     private final List<String> args;
     private final PrintStream out;
@@ -83,6 +96,7 @@ public final class ServerMain {
         int flowInstances = 1;
         String tlsEngine = null;
         String security = null;
+        String metrics = null;
         List<List<String>> driverArgs = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -97,6 +111,7 @@ public final class ServerMain {
                 case "--flow-instances" -> flowInstances = Integer.parseInt(args.get(++i));
                 case "--tls" -> tlsEngine = args.get(++i);
                 case "--security" -> security = args.get(++i);
+                case "--metrics" -> metrics = args.get(++i);
                 default -> throw new OptionException("server: unknown option " + a);
             }
         }
@@ -113,14 +128,23 @@ public final class ServerMain {
         } else if (security != null) {
             throw new OptionException("server: --security " + security + ": the one setting is rules");
         }
+        if (metrics != null && !metrics.equals("scrape")) {
+            throw new OptionException("server: --metrics " + metrics + ": the one setting is scrape");
+        }
+        if (metrics != null) {
+            builder.http(new HttpConfig("127.0.0.1", 0, false));
+        }
         ServerConfig config = builder.build();
         SecurityFileRealm realm = users == null ? null : SecurityFileRealm.open(users.file());
         List<Driver> drivers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
         FlowHost flowHost = new FlowHost(); // with the admin plugin, as in the distribution (the admin command queue)
-        WharfServer.Starter starter = WharfServer.builder(config).plugins(flowHost,
-                new AdminPlugin(flowHost.adminCommands()));
+        HttpPlugin http = new HttpPlugin();
+        WharfServer.Starter starter = metrics == null
+                ? WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()))
+                : WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()),
+                new MetricsPlugin(http.routes(), flowHost), http); // as wharf server starts them
         if (realm != null) {
             starter.authenticator(realm).accessControl(realm.accessControl());
         }
@@ -131,8 +155,10 @@ public final class ServerMain {
             out.println(READY_PREFIX + " tcp=" + server.tcpUrl() + " vm=" + server.vmUrl()
                     + (tls == null ? "" : " tls=" + server.tlsUrl() + "?" + tls.clientOptions())
                     + (users == null ? "" : " user=" + BenchmarkSecurity.USER + " password=" + users.password())
+                    + (metrics == null ? "" : " metrics=" + http.url() + MetricsPlugin.PATH)
                     + " pid=" + ProcessHandle.current().pid());
             out.flush();
+            Thread scraper = metrics == null ? null : scraper(URI.create(http.url() + MetricsPlugin.PATH));
             for (List<String> a : driverArgs) {
                 PerfOptions options = PerfOptions.parse(a.toArray(String[]::new));
                 Driver driver = new Driver(options, out);
@@ -157,6 +183,9 @@ public final class ServerMain {
                 }
             }
             stopSignal.await();
+            if (scraper != null) {
+                scraper.interrupt();
+            }
             drivers.forEach(Driver::stop);
             for (Thread t : threads) {
                 t.join(TimeUnit.MINUTES.toMillis(2));
@@ -171,6 +200,33 @@ public final class ServerMain {
             TempFiles.deleteTree(data);
         }
         return failed.get() ? 1 : 0;
+    }
+
+    /** Starts a thread that GETs {@code metrics} every {@link #SCRAPE_INTERVAL_MILLIS} until interrupted. */
+    private Thread scraper(URI metrics) {
+        Thread t = new Thread(() -> {
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpRequest scrape = HttpRequest.newBuilder(metrics).build();
+            long scrapes = 0;
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    HttpResponse<Void> answer = client.send(scrape, HttpResponse.BodyHandlers.discarding());
+                    if (answer.statusCode() != 200) {
+                        throw new IllegalStateException("GET " + metrics + " answered " + answer.statusCode());
+                    }
+                    scrapes++;
+                    Thread.sleep(SCRAPE_INTERVAL_MILLIS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the server stops
+            } catch (Exception e) {
+                out.println("wharf-perf: scraping " + metrics + " failed after " + scrapes + " scrapes: " + e);
+                out.flush();
+            }
+        }, "perf-metrics-scraper");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     /** The flow's counts once the clients have stopped: the runner checks one invocation per request. */

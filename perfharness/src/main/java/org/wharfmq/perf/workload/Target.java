@@ -36,10 +36,14 @@ public enum Target {
      * @param flowInstances its instances
      * @param tls           the TLS engine of a TLS listener the clients use ({@code jdk} or {@code openssl}), else null
      * @param security      {@code rules} for a server with users and permission rules ({@link BenchmarkSecurity}), else null
+     * @param metrics       {@code scrape} for a server that runs its metrics and scrapes them every second, else null
      */
     List<String> serverCommand(List<String> hostedDrivers, boolean persistent, BenchmarkFlow flow, int flowInstances,
-                               String tls, String security) {
+                               String tls, String security, String metrics) {
         if (this == ARTEMIS) {
+            if (metrics != null) {
+                throw new UnsupportedOperationException("--metrics is measured on Wharf only: the Artemis peer runs without");
+            }
             if (security != null) {
                 throw new UnsupportedOperationException("--security is measured on Wharf only: the Artemis peer runs without users");
             }
@@ -61,6 +65,9 @@ public enum Target {
         }
         if (security != null) {
             command.addAll(List.of("--security", security));
+        }
+        if (metrics != null) {
+            command.addAll(List.of("--metrics", metrics));
         }
         if (flow != null) {
             command.addAll(List.of("--flow", flow.id(), "--flow-instances", Integer.toString(flowInstances)));

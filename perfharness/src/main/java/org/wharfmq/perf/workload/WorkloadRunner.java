@@ -119,7 +119,7 @@ public final class WorkloadRunner {
             if (tcpUrl == null) {
                 server = launcher.launch(target.displayName().toLowerCase() + "-server",
                         target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances, settings.tls(),
-                                settings.security()));
+                                settings.security(), settings.metrics()));
                 started.add(server);
                 String ready = server.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT);
                 tcpUrl = field(ready, settings.tls() == null ? "tcp" : "tls");

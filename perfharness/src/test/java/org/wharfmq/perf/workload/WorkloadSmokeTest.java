@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WorkloadSmokeTest {
 
     private static RunSettings settings(Workload w, Path out, boolean inProcess) {
-        return new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 100, 2, 1, 10, false, false, null, null, null, out, List.of("-Xmx256m"), inProcess);
+        return new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 100, 2, 1, 10, false, false, null, null, null, null, out, List.of("-Xmx256m"), inProcess);
     }
 
     @ParameterizedTest
@@ -48,7 +48,7 @@ class WorkloadSmokeTest {
     @EnumSource(value = Workload.class, names = {"RR_4", "PS_N"})
     void withSecurityRulesTheDriversLogInAndPassTheRules(Workload w, @TempDir Path out) throws Exception {
         RunSettings settings = new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 100, 2, 1, 10, false, false, null,
-                "rules", null, out, List.of("-Xmx256m"), true);
+                "rules", null, null, out, List.of("-Xmx256m"), true);
         List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
         StepResult s = steps.get(0);
         assertNull(s.unavailable());
@@ -66,7 +66,7 @@ class WorkloadSmokeTest {
     @EnumSource(value = Workload.class, names = {"F_PASS", "F_HDR", "F_PARSE", "F_WRITE", "F_VALID", "F_FILTER_FIRST",
             "F_FILTER_LAST", "F_OPAQUE", "F_ROUTE", "F_COMPUTE", "F_XSLT"})
     void eachFlowWorkloadRunsTheFlowOncePerRequest(Workload w, @TempDir Path out) throws Exception {
-        RunSettings settings = new RunSettings(w, List.of(4096), List.of(4), List.of(2), 0, 0, 0, 4, 1, 10, false, true, null, null,
+        RunSettings settings = new RunSettings(w, List.of(4096), List.of(4), List.of(2), 0, 0, 0, 4, 1, 10, false, true, null, null, null,
                 null, out, List.of("-Xmx256m"), true);
         List<String> progress = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), progress::add);

@@ -15,6 +15,7 @@ import org.wharfmq.server.session.XaBranches;
 import org.wharfmq.server.session.XaBranches.PreparedBranch;
 import org.wharfmq.server.security.DestinationPattern;
 import org.wharfmq.server.store.JournalMessageStore;
+import org.wharfmq.server.store.JournalSyncObserver;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
@@ -167,6 +168,43 @@ public final class BrokerManagement implements Management {
         LocalQueue target = existing(to);
         Selector compiled = QueueMessages.selector(selector);
         return move ? messages.move(source, target, compiled, limit) : messages.copy(source, target, compiled, limit);
+    }
+
+    @Override
+    public JournalStatus journal() {
+        if (!(store instanceof JournalMessageStore journal)) {
+            return null;
+        }
+        return new JournalStatus(journal.journalBytes(), journal.records(), journal.syncs(), journal.syncNanos(),
+                journal.syncedEntries(), journal.reclaimedFiles());
+    }
+
+    @Override
+    public void observeJournalSyncs(JournalSyncObserver observer) {
+        if (store instanceof JournalMessageStore journal) {
+            journal.observeSyncs(observer);
+        }
+    }
+
+    @Override
+    public ConnectionTotals connectionTotals() {
+        // the ended ones first: a connection that ends in between is then missed once (a total a little low, never
+        // one counted twice)
+        long bytesIn = connections.endedBytesIn();
+        long bytesOut = connections.endedBytesOut();
+        List<ConnectionInfo> open = connections.describe();
+        int sessions = 0;
+        int consumers = 0;
+        int producers = 0;
+        for (ConnectionInfo c : open) {
+            sessions += c.sessions();
+            consumers += c.consumers();
+            producers += c.producers();
+            bytesIn += c.bytesIn();
+            bytesOut += c.bytesOut();
+        }
+        return new ConnectionTotals(open.size(), connections.opened(), sessions, consumers, producers, bytesIn,
+                bytesOut);
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.wharfmq.server.management;
 
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.session.XaBranches.PreparedBranch;
+import org.wharfmq.server.store.JournalSyncObserver;
 import org.wharfmq.server.transport.ConnectionInfo;
 import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
 
@@ -79,6 +80,18 @@ public interface Management {
 
     /** Copies up to {@code limit} waiting messages that {@code selector} accepts to another queue, leaving them. */
     Transfer copy(String from, String to, String selector, long limit);
+
+    /** The journal's size and its syncs since the start; null when the queue manager keeps no journal. */
+    JournalStatus journal();
+
+    /**
+     * Tells {@code observer} of every later sync of the journal (once per sync, on the journal's sync thread; none
+     * with durability os or without a journal), replacing the observer before: what a sync latency histogram records.
+     */
+    void observeJournalSyncs(JournalSyncObserver observer);
+
+    /** The connections taken together: open ones, sessions, consumers, producers, bytes in and out since the start. */
+    ConnectionTotals connectionTotals();
 
     /** The client connections past their handshake, by number. */
     List<ConnectionInfo> connections();

@@ -201,6 +201,16 @@ public final class JournalMessageStore implements MessageStore {
         return writer.syncNanos();
     }
 
+    /** Entries made durable by syncs so far (0 with durability os): with {@link #syncs}, the mean batch. */
+    public long syncedEntries() {
+        return writer.syncedEntries();
+    }
+
+    /** Tells {@code observer} of every later sync (none with durability os). Any thread; replaces the one before. */
+    public void observeSyncs(JournalSyncObserver observer) {
+        writer.observeSyncs(observer);
+    }
+
     /** Records appended so far. */
     public long records() {
         return writer.records();

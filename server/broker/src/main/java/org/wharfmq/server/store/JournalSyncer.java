@@ -35,6 +35,10 @@ final class JournalSyncer implements Runnable {
     private boolean stopping;
     private final AtomicLong syncs = new AtomicLong();
     private final AtomicLong syncNanos = new AtomicLong();
+    /** Entries the syncs made durable (the sum of their batches). */
+    private final AtomicLong syncedEntries = new AtomicLong();
+    /** Told of each sync; set by the metrics at any time. */
+    private volatile JournalSyncObserver observer = JournalSyncObserver.NONE;
 
     /**
      * Passes appended entries on; they are completed after the next sync of {@code file} (or at once, in order,
@@ -80,6 +84,16 @@ final class JournalSyncer implements Runnable {
     /** Syncs done so far. */
     long syncs() {
         return syncs.get();
+    }
+
+    /** Entries made durable by the syncs so far. */
+    long syncedEntries() {
+        return syncedEntries.get();
+    }
+
+    /** Tells {@code observer} of every later sync. Any thread. */
+    void observe(JournalSyncObserver observer) {
+        this.observer = observer;
     }
 
     /** Time spent in syncs so far. */
@@ -144,7 +158,14 @@ final class JournalSyncer implements Runnable {
             }
             return;
         }
-        syncNanos.addAndGet(System.nanoTime() - start);
+        long nanos = System.nanoTime() - start;
+        syncNanos.addAndGet(nanos);
         syncs.incrementAndGet();
+        syncedEntries.addAndGet(syncing.size());
+        try {
+            observer.synced(nanos, syncing.size());
+        } catch (RuntimeException e) { // a broken observer must not stop the journal
+            LOG.log(System.Logger.Level.WARNING, "The journal's sync observer failed: " + e, e);
+        }
     }
 }

@@ -93,6 +93,18 @@ final class JournalWriter implements Runnable {
         return syncer != null ? syncer.syncNanos() : 0;
     }
 
+    /** Entries made durable by syncs so far (0 with durability os). */
+    long syncedEntries() {
+        return syncer != null ? syncer.syncedEntries() : 0;
+    }
+
+    /** Tells {@code observer} of every later sync (never called with durability os). Any thread. */
+    void observeSyncs(JournalSyncObserver observer) {
+        if (syncer != null) {
+            syncer.observe(observer);
+        }
+    }
+
     /** Records appended so far. */
     long records() {
         return written.get();

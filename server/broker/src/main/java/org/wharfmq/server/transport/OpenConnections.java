@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The client connections of one server that have completed their handshake, by the number the server gives each:
@@ -27,6 +28,9 @@ public final class OpenConnections {
 
     private final AtomicLong ids = new AtomicLong();
     private final ConcurrentHashMap<Long, ServerConnection> byId = new ConcurrentHashMap<>();
+    /** Bytes read from and written to connections that have ended (added once per connection, as it ends). */
+    private final LongAdder endedBytesIn = new LongAdder();
+    private final LongAdder endedBytesOut = new LongAdder();
 
     /** A connection completed its handshake: its number. */
     long add(ServerConnection connection) {
@@ -35,9 +39,27 @@ public final class OpenConnections {
         return id;
     }
 
-    /** The connection {@code id} ended. */
-    void remove(long id) {
-        byId.remove(id);
+    /** The connection {@code id} ended, having read and written so many bytes. */
+    void remove(long id, long bytesIn, long bytesOut) {
+        if (byId.remove(id) != null) {
+            endedBytesIn.add(bytesIn);
+            endedBytesOut.add(bytesOut);
+        }
+    }
+
+    /** How many connections have completed their handshake since the start. */
+    public long opened() {
+        return ids.get();
+    }
+
+    /** Bytes read from connections that have ended. */
+    public long endedBytesIn() {
+        return endedBytesIn.sum();
+    }
+
+    /** Bytes written to connections that have ended. */
+    public long endedBytesOut() {
+        return endedBytesOut.sum();
     }
 
     /** How many connections are open, in-VM ones included. */

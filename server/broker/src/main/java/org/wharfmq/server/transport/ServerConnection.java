@@ -547,7 +547,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         temporaries.deleteAll();
         context.clientIds().release(clientId, this);
         context.connectionKeys().release(keyNamespace, this);
-        context.openConnections().remove(id);
+        context.openConnections().remove(id, traffic.bytesIn(), traffic.bytesOut());
         return handover;
     }
 

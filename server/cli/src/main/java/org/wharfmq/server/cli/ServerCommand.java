@@ -7,6 +7,7 @@ import org.wharfmq.server.console.ConsolePlugin;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.metrics.MetricsPlugin;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -83,7 +84,7 @@ final class ServerCommand implements Callable<Integer> {
             // the admin plugin after the flows (its command queue opens once they run), the console after the admin
             // plugin (it runs its commands); HTTP last (it listens once every route is registered)
             WharfServer.Starter starter = WharfServer.builder(config).plugins(flows, admin,
-                    new ConsolePlugin(http, admin), http);
+                    new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows), http);
             if (users != null) {
                 starter.authenticator(users).accessControl(users.accessControl());
             }

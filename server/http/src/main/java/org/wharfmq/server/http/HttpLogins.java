@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Who an HTTP request is, by the rules the wire's handshake follows: HTTP Basic with a user of the users file (the
  * password checked against the user's SCRAM-SHA-256 verifier: StoredKey derived from it with the stored salt and
- * iterations, compared in constant time), or through the login module (over HTTPS only, as PLAIN on the wire); a
+ * iterations, compared in constant time), or through the login module; over HTTPS, or plain HTTP from this machine
+ * only (a password crosses no network in clear, as the wire offers PLAIN over TLS only); a
  * TLS client certificate mapped to a user; anonymous where the wire allows anonymous clients (by default from this
  * machine only). A failed login is an audit line and counts into the same {@link org.wharfmq.server.security.LoginThrottle}
  * as the wire's, whose delay the answer then waits. Runs on the listener's worker threads (PBKDF2 takes a few ms).
@@ -75,6 +76,16 @@ final class HttpLogins {
             return new Outcome(null, "Queue manager " + serverName + " accepts no anonymous HTTP clients from "
                     + (address == null ? channel.remoteAddress() : address.getHostAddress()) + ": log in with a user"
                     + " of its users file (HTTP Basic; bin/wharf user add).", delay);
+        }
+        if (!TlsPeer.isTls(channel) && (address == null || !address.isLoopbackAddress())) {
+            // as on the wire, where PLAIN is offered over TLS only: a password crosses no network in clear
+            AuditLog.loginFailed("", channel.remoteAddress(), BASIC, "credentials sent over plain HTTP from another "
+                    + "machine (refused unread; http.tls is false)", delay);
+            return new Outcome(null, "Queue manager " + serverName + " takes passwords over HTTPS only: this request"
+                    + " sent one in clear over plain HTTP from " + (address == null ? channel.remoteAddress()
+                    : address.getHostAddress()) + ", where anyone on the way could read it. Set http.tls: true and"
+                    + " call https://, or call from this machine; change the password if the network is not trusted.",
+                    delay);
         }
         if (!authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
             return failed(channel, address, delay, "", "the Authorization header is not Basic", "Authentication failed:"

@@ -25,6 +25,7 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.Identity;
 
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -34,8 +35,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Answers one HTTP connection's requests, one at a time (the connection stops reading while a request runs, so
- * answers go out in order and one connection cannot fill the workers' queue): matches the route on the event loop,
+ * Answers one HTTP connection's requests, one at a time and in order (the connection stops reading while a request
+ * runs, requests already read wait their turn, so answers go out in order and one connection cannot fill the
+ * workers' queue): matches the route on the event loop,
  * then logs the caller in, checks the route's permission and runs the handler on a worker thread, and writes the
  * answer back (after the login throttle's delay, when the caller's address failed too often lately).
  */
@@ -55,6 +57,10 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     private final AccessControl accessControl;
     private final Executor workers;
     private final String realm;
+    /** Whether a request is being answered; on the event loop. */
+    private boolean busy;
+    /** Requests read while one was being answered (HTTP/1.1 pipelining), in order; on the event loop. */
+    private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
 
     HttpRequestHandler(HttpRoutes routes, HttpLogins logins, AccessControl accessControl, Executor workers,
                        String serverName) {
@@ -67,36 +73,66 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        DecoderResult decoded = request.decoderResult();
-        if (decoded.isFailure()) {
-            badRequest(ctx.channel(), decoded.cause());
+        if (busy) { // pipelined behind one still running: answered after it, in order
+            waiting.add(request.retain());
             return;
         }
+        serve(ctx.channel(), request);
+    }
+
+    /** Starts answering {@code request}: matches its route here, runs the rest on a worker. */
+    private void serve(Channel channel, FullHttpRequest request) {
+        busy = true;
+        channel.config().setAutoRead(false); // read more once the requests read so far are answered
+        DecoderResult decoded = request.decoderResult();
+        if (decoded.isFailure()) {
+            badRequest(channel, decoded.cause());
+            return;
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
         String method = request.method().name();
         HttpRoutes.Match match = routes.match(method, uri.path());
         if (match.route() == null) {
             if (match.allowed().isEmpty()) {
-                answer(ctx.channel(), HttpAnswer.refusal(404, "No resource at '" + uri.path() + "' on this HTTP "
-                        + "listener (docs/operations.md lists what it serves)."), true, 0, null);
+                answer(channel, HttpAnswer.refusal(404, "No resource at '" + uri.path() + "' on this HTTP "
+                        + "listener (docs/operations.md lists what it serves)."), keepAlive, 0, null);
             } else {
-                answer(ctx.channel(), HttpAnswer.refusal(405, "'" + uri.path() + "' answers " + String.join(", ",
-                        match.allowed()) + ", not " + method + "."), true, 0, String.join(", ", match.allowed()));
+                answer(channel, HttpAnswer.refusal(405, "'" + uri.path() + "' answers " + String.join(", ",
+                        match.allowed()) + ", not " + method + "."), keepAlive, 0, String.join(", ", match.allowed()));
             }
             return;
         }
         Map<String, String> headers = new HashMap<>();
         request.headers().forEach(h -> headers.put(h.getKey().toLowerCase(Locale.ROOT), h.getValue()));
         byte[] body = ByteBufUtil.getBytes(request.content());
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
-        Channel channel = ctx.channel();
-        channel.config().setAutoRead(false); // one request at a time: read the next once this one is answered
         try {
             workers.execute(() -> run(channel, match.route(), method, uri, headers, body, keepAlive));
         } catch (RejectedExecutionException e) {
             answer(channel, HttpAnswer.refusal(503, "The HTTP listener is busy: too many requests wait for it. "
                     + "Try again shortly."), false, 0, null);
         }
+    }
+
+    /** On the event loop, once an answer is written on a kept-alive connection: the next request, or read more. */
+    private void next(Channel channel) {
+        busy = false;
+        FullHttpRequest request = waiting.poll();
+        if (request == null) {
+            channel.config().setAutoRead(true);
+            return;
+        }
+        try {
+            serve(channel, request);
+        } finally {
+            request.release();
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        waiting.forEach(FullHttpRequest::release);
+        waiting.clear();
     }
 
     /** On a worker: login, permission, handler, answer. */
@@ -172,7 +208,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         if (keepAlive) {
             channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
                 if (f.isSuccess()) {
-                    f.channel().config().setAutoRead(true);
+                    next(f.channel());
                 } else {
                     f.channel().close();
                 }

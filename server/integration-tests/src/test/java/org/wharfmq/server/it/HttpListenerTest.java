@@ -1,6 +1,7 @@
 package org.wharfmq.server.it;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +23,9 @@ import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -81,6 +85,8 @@ class HttpListenerTest {
         http.routes().post("/test/echo", Permission.MONITOR, call -> HttpAnswer.text(HttpAnswer.TEXT,
                 call.bodyText().length() + " characters, name=" + call.parameter("name")));
         http.routes().get("/test/admin", Permission.ADMIN, call -> HttpAnswer.json(List.of("done")));
+        http.routes().resources("/static/", Permission.MONITOR, HttpListenerTest.class.getClassLoader(),
+                "org/wharfmq/server/it/http-static/");
         http.routes().get("/test/bad", Permission.MONITOR, call -> {
             throw new IllegalArgumentException("Parameter 'limit' must be a number, not 'x'.");
         });
@@ -169,6 +175,65 @@ class HttpListenerTest {
         HttpResponse<String> echo = post("/test/echo?name=caf%C3%A9", alice, "hello");
         assertEquals(200, echo.statusCode(), "the listener still serves: " + echo.body());
         assertEquals("5 characters, name=café", echo.body());
+    }
+
+    @Test
+    void pipelinedRequestsAreAnsweredInTheirOrderAndConnectionCloseIsHonoured() throws Exception {
+        String answers = raw("GET /test/who HTTP/1.1\r\nHost: x\r\nAuthorization: " + basic("alice", "alice-pw")
+                + "\r\n\r\nGET /nothing/here HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        int who = answers.indexOf("HTTP/1.1 200 OK");
+        int missing = answers.indexOf("HTTP/1.1 404 Not Found");
+        assertTrue(who >= 0 && missing > who, "the first request's answer first, then the connection closes after the"
+                + " second's: " + answers);
+    }
+
+    @Test
+    void aPasswordOverPlainHttpFromAnotherMachineIsRefusedUnread() throws Exception {
+        InetAddress lan = nonLoopbackAddress();
+        Assumptions.assumeTrue(lan != null, "this machine has no address but loopback");
+        HttpPlugin everywhere = new HttpPlugin();
+        everywhere.routes().get("/test/who", Permission.MONITOR, call -> HttpAnswer.json(List.of(call.who().user())));
+        try (TestServer server = TestServer.start(c -> c.http(new HttpConfig("0.0.0.0", 0, false)),
+                config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
+                        .plugins(everywhere).start())) {
+            URI fromLan = URI.create("http://" + lan.getHostAddress() + ":" + everywhere.port() + "/test/who");
+            HttpResponse<String> refused = CLIENT.send(HttpRequest.newBuilder(fromLan)
+                    .header("Authorization", basic("alice", "alice-pw")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, refused.statusCode());
+            assertTrue(refused.body().startsWith("Queue manager WHARF takes passwords over HTTPS only: this request sent"
+                    + " one in clear over plain HTTP from " + lan.getHostAddress()), refused.body());
+            URI local = URI.create("http://127.0.0.1:" + everywhere.port() + "/test/who");
+            assertEquals(200, CLIENT.send(HttpRequest.newBuilder(local).header("Authorization", basic("alice",
+                    "alice-pw")).build(), HttpResponse.BodyHandlers.ofString()).statusCode(), "from this machine");
+        }
+    }
+
+    /** An address of this machine other than loopback, or null. */
+    private static InetAddress nonLoopbackAddress() throws IOException {
+        for (NetworkInterface nic : java.util.Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (nic.isUp() && !nic.isLoopback()) {
+                for (InetAddress address : java.util.Collections.list(nic.getInetAddresses())) {
+                    if (address instanceof Inet4Address) {
+                        return address;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void classPathResourcesAreServedWithTheirTypeAndNothingOutsideTheirDirectory() throws Exception {
+        String alice = basic("alice", "alice-pw");
+        HttpResponse<String> hello = get("/static/hello.txt", alice);
+        assertEquals(200, hello.statusCode());
+        assertEquals("Hello from the class path.\n", hello.body());
+        assertEquals("text/plain; charset=utf-8", hello.headers().firstValue("Content-Type").orElseThrow());
+        assertEquals(401, get("/static/hello.txt", null).statusCode(), "the route's permission applies");
+        assertEquals(404, get("/static/missing.txt", alice).statusCode());
+        assertEquals(404, get("/static/..%2Fnot-served.txt", alice).statusCode(), "no way out of the directory");
+        assertTrue(raw("GET /static/../not-served.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                + "Authorization: " + alice + "\r\n\r\n").startsWith("HTTP/1.1 404"), "nor with a raw ..");
     }
 
     @Test
