@@ -16,6 +16,7 @@ import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.HttpConfig;
+import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.management.ConnectionTotals;
@@ -139,7 +140,7 @@ class MetricsTest {
     @Test
     void queuesThatComeAndGoGainAndLoseTheirMetersAtTheNextScrape() throws Exception {
         assertNull(value(scrape(), "wharf_queue_depth", "LATE"));
-        server.server().management().defineQueue("LATE", null);
+        server.server().management().defineQueue(new QueueDefinition("LATE", null, null, null));
         assertEquals(0.0, value(scrape(), "wharf_queue_depth", "LATE"));
         server.server().management().deleteQueue("LATE", false);
         assertNull(value(scrape(), "wharf_queue_depth", "LATE"), "a deleted queue's meters go");
