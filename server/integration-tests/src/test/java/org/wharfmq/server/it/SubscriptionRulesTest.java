@@ -3,9 +3,11 @@ package org.wharfmq.server.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.wharfmq.jms.WharfConnectionFactory;
 
 import javax.jms.Connection;
 import javax.jms.IllegalStateException;
+import javax.jms.IllegalStateRuntimeException;
 import javax.jms.InvalidClientIDException;
 import javax.jms.InvalidClientIDRuntimeException;
 import javax.jms.InvalidDestinationException;
@@ -104,6 +106,35 @@ class SubscriptionRulesTest {
         session.unsubscribe("keep");
         assertEquals(-1, backlog(topicName, "keep"));
         assertThrows(InvalidDestinationException.class, () -> session.unsubscribe("keep"));
+    }
+
+    /**
+     * A factory with the option clientID gives its connections and contexts that client ID as they are created (an
+     * administratively configured client ID, JMS 2.0 section 6.1.2): durable subscriptions need no setClientID,
+     * setClientID is refused with IllegalStateException, and the ID stays unique: one connection at a time.
+     */
+    @Test
+    void factoryOptionClientIdConfiguresEveryConnection() throws Exception {
+        String id = unique("administered");
+        WharfConnectionFactory factory = new WharfConnectionFactory(Transport.TCP.url(WHARF.server()) + "?clientID=" + id);
+        Connection connection = WHARF.track(factory.createConnection());
+        assertEquals(id, connection.getClientID());
+        IllegalStateException again = assertThrows(IllegalStateException.class, () -> connection.setClientID("other"));
+        assertTrue(again.getMessage().contains("clientID"), again.getMessage());
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic topic = session.createTopic("rules/" + id);
+        session.createDurableConsumer(topic, "configured").close();
+        assertEquals(0, backlog("rules/" + id, "configured"));
+
+        InvalidClientIDException taken = assertThrows(InvalidClientIDException.class, factory::createConnection);
+        assertTrue(taken.getMessage().contains(id), taken.getMessage());
+        session.unsubscribe("configured");
+        connection.close();
+
+        try (JMSContext context = factory.createContext()) {
+            assertEquals(id, context.getClientID());
+            assertThrows(IllegalStateRuntimeException.class, () -> context.setClientID("other"));
+        }
     }
 
     @Test
