@@ -385,10 +385,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
             throws JMSException {
         checkOpen();
         requireSubscriptionName(name);
-        if (connection.getClientID() == null) {
-            throw new IllegalStateException("Durable subscription '" + name + "' needs a client ID: call "
-                    + "Connection.setClientID first, or use createSharedDurableConsumer (JMS 2.0 section 6.11.1)");
-        }
+        // the server refuses it without a client ID (IllegalStateException), after the topic and selector are checked
         return newConsumer(topic, topicDestination(topic), messageSelector,
                 Frame.CONSUMER_DURABLE | (noLocal ? Frame.CONSUMER_NO_LOCAL : 0), name);
     }

@@ -11,6 +11,9 @@ import javax.jms.IllegalStateRuntimeException;
 import javax.jms.InvalidClientIDException;
 import javax.jms.InvalidClientIDRuntimeException;
 import javax.jms.InvalidDestinationException;
+import javax.jms.InvalidDestinationRuntimeException;
+import javax.jms.InvalidSelectorException;
+import javax.jms.InvalidSelectorRuntimeException;
 import javax.jms.JMSConsumer;
 import javax.jms.JMSContext;
 import javax.jms.JMSException;
@@ -143,6 +146,24 @@ class SubscriptionRulesTest {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> session.createDurableConsumer(session.createTopic("rules/x"), "d"));
         assertTrue(e.getMessage().contains("client ID"), e.getMessage());
+    }
+
+    /** An invalid topic or selector is what a durable subscription without a client ID is refused for first. */
+    @Test
+    void invalidTopicOrSelectorIsNamedBeforeAMissingClientId() throws Exception {
+        Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic topic = session.createTopic("rules/order");
+        assertThrows(InvalidDestinationException.class, () -> session.createDurableConsumer(null, "d"));
+        assertThrows(InvalidDestinationException.class, () -> session.createDurableSubscriber(null, "d", null, false));
+        assertThrows(InvalidSelectorException.class, () -> session.createDurableConsumer(topic, "d", "=", false));
+        assertThrows(InvalidSelectorException.class, () -> session.createDurableSubscriber(topic, "d", "=", true));
+        try (JMSContext context = WHARF.factory(Transport.TCP).createContext()) {
+            assertThrows(InvalidDestinationRuntimeException.class, () -> context.createDurableConsumer(null, "d"));
+            assertThrows(InvalidSelectorRuntimeException.class,
+                    () -> context.createDurableConsumer(context.createTopic("rules/order"), "d", "=", false));
+            assertThrows(IllegalStateRuntimeException.class,
+                    () -> context.createDurableConsumer(context.createTopic("rules/order"), "d"));
+        }
     }
 
     @Test
