@@ -44,6 +44,8 @@ final class ClientConsumer {
     private final int id;
     /** Credit is returned in batches of this many consumed deliveries (half the prefetch window). */
     private final int creditBatch;
+    /** Whether the server holds this consumer's window back until the connection starts ({@link #createFrame}). */
+    private volatile boolean creditWithheld;
     /** What the server needs to create this consumer (again, after a reconnection). */
     private final Spec spec;
     /** The wait of this consumer's receive: for a delivery, a PULL_DONE, a failure, a close or a lost connection. */
@@ -120,10 +122,38 @@ final class ClientConsumer {
         return id;
     }
 
-    /** CREATE_CONSUMER for this consumer; {@code requestId} 0 for one not waited for. */
+    /**
+     * CREATE_CONSUMER for this consumer; {@code requestId} 0 for one not waited for. While the connection is stopped
+     * it asks for no deliveries yet ({@link Frame#CONSUMER_STOPPED}): the window is sent by {@link #grantWithheldCredit}
+     * once the connection has started, so that a consumer of a connection never started takes no message from the
+     * queue's other consumers.
+     */
     Frame.CreateConsumer createFrame(int requestId) {
+        boolean stopped = !connection.isStarted();
+        creditWithheld = stopped;
         return new Frame.CreateConsumer(requestId, spec.sessionId(), id, spec.destination(), spec.selector(),
-                spec.prefetch(), spec.flags(), spec.subscriptionName());
+                spec.prefetch(), spec.flags() | (stopped ? Frame.CONSUMER_STOPPED : 0), spec.subscriptionName());
+    }
+
+    /**
+     * Sends the window {@link #createFrame} withheld, once the connection has started. Called by the threads that use
+     * the consumer after its creation (a receive about to wait, setMessageListener, Connection.start for a listener's
+     * consumer), so the CREDIT follows its CREATE_CONSUMER; under the read lock of the connection's establishing, so
+     * not while a reconnection creates it again (with the window or without, as the connection then is).
+     */
+    void grantWithheldCredit() throws JMSException {
+        if (!creditWithheld || !connection.isStarted()) {
+            return;
+        }
+        connection.underEstablishing(on -> {
+            synchronized (this) {
+                if (creditWithheld && !closed && failureCode == null && link == on) {
+                    creditWithheld = false;
+                    on.write(new Frame.Credit(id, spec.prefetch()));
+                }
+            }
+            return null;
+        });
     }
 
     /** The consumer is created on {@code on}: its deliveries will come there. Before CREATE_CONSUMER is written. */
@@ -281,6 +311,7 @@ final class ClientConsumer {
                 if (d != null) {
                     return d;
                 }
+                grantWithheldCredit(); // the first receive since the connection started
             }
             long remaining = timeoutNanos < 0 ? -1 : deadline - System.nanoTime();
             if (timeoutNanos >= 0 && remaining <= 0) {
@@ -301,6 +332,7 @@ final class ClientConsumer {
         if (closed || !connection.isStarted()) {
             return null;
         }
+        grantWithheldCredit();
         Frame.Deliver d = poll();
         if (d != null) {
             return d;
@@ -394,13 +426,14 @@ final class ClientConsumer {
     // ---- MessageListener ----
 
     /** Sets the listener; what is buffered goes to it, and so does every later delivery. */
-    void listen(MessageListener listener) {
+    void listen(MessageListener listener) throws JMSException {
         int buffered;
         synchronized (this) {
             this.listener = listener;
             buffered = listener == null ? 0 : buffer.size();
         }
         if (listener != null) {
+            grantWithheldCredit();
             dispatcher.start();
             connection.listenerInUse();
             connection.flushSoonFrames(); // the consumer's opening may still wait for a ride; a listener waits

@@ -959,7 +959,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         freezeClientId();
         started = true;
         for (WharfSession session : sessions.values()) {
-            session.wakeAll();
+            session.connectionStarted();
         }
     }
 

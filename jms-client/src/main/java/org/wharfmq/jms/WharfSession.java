@@ -533,6 +533,19 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         }
     }
 
+    /**
+     * The connection has started: consumers with a MessageListener get the window withheld while it was stopped (those
+     * used by receive ask for it when they wait).
+     */
+    void connectionStarted() throws JMSException {
+        for (ClientConsumer c : settlement.consumers()) {
+            if (c.listener() != null) {
+                c.grantWithheldCredit();
+            }
+        }
+        wakeAll();
+    }
+
     /** The connection is lost for good: buffered deliveries are dropped, waiting threads woken to find out. */
     void onConnectionLost() {
         sender.onConnectionLost();
