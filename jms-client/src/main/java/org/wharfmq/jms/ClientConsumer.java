@@ -46,6 +46,8 @@ final class ClientConsumer {
     private final int creditBatch;
     /** Whether the server holds this consumer's window back until the connection starts ({@link #createFrame}). */
     private volatile boolean creditWithheld;
+    /** Its first CREATE_CONSUMER has been written, so a CREDIT may follow; guarded by this. */
+    private boolean createWritten;
     /** What the server needs to create this consumer (again, after a reconnection). */
     private final Spec spec;
     /** The wait of this consumer's receive: for a delivery, a PULL_DONE, a failure, a close or a lost connection. */
@@ -125,7 +127,7 @@ final class ClientConsumer {
     /**
      * CREATE_CONSUMER for this consumer; {@code requestId} 0 for one not waited for. While the connection is stopped
      * it asks for no deliveries yet ({@link Frame#CONSUMER_STOPPED}): the window is sent by {@link #grantWithheldCredit}
-     * once the connection has started, so that a consumer of a connection never started takes no message from the
+     * when the connection starts, so that a consumer of a connection never started takes no message from the
      * queue's other consumers.
      */
     Frame.CreateConsumer createFrame(int requestId) {
@@ -136,10 +138,21 @@ final class ClientConsumer {
     }
 
     /**
-     * Sends the window {@link #createFrame} withheld, once the connection has started. Called by the threads that use
-     * the consumer after its creation (a receive about to wait, setMessageListener, Connection.start for a listener's
-     * consumer), so the CREDIT follows its CREATE_CONSUMER; under the read lock of the connection's establishing, so
-     * not while a reconnection creates it again (with the window or without, as the connection then is).
+     * Its creating thread has written the first CREATE_CONSUMER: from now on {@link #grantWithheldCredit} may send the
+     * window, which it does at once if the connection started meanwhile (Connection.start skipped it).
+     */
+    void createWritten() throws JMSException {
+        synchronized (this) {
+            createWritten = true;
+        }
+        grantWithheldCredit();
+    }
+
+    /**
+     * Sends the window {@link #createFrame} withheld, once the connection has started: called by Connection.start and
+     * by {@link #createWritten} (whichever comes second sends it), never before the CREATE_CONSUMER; under the read
+     * lock of the connection's establishing, so not while a reconnection creates the consumer again (with the window
+     * or without, as the connection then is).
      */
     void grantWithheldCredit() throws JMSException {
         if (!creditWithheld || !connection.isStarted()) {
@@ -147,7 +160,7 @@ final class ClientConsumer {
         }
         connection.underEstablishing(on -> {
             synchronized (this) {
-                if (creditWithheld && !closed && failureCode == null && link == on) {
+                if (creditWithheld && createWritten && !closed && failureCode == null && link == on) {
                     creditWithheld = false;
                     on.write(new Frame.Credit(id, spec.prefetch()));
                 }
@@ -311,7 +324,6 @@ final class ClientConsumer {
                 if (d != null) {
                     return d;
                 }
-                grantWithheldCredit(); // the first receive since the connection started
             }
             long remaining = timeoutNanos < 0 ? -1 : deadline - System.nanoTime();
             if (timeoutNanos >= 0 && remaining <= 0) {
@@ -332,7 +344,6 @@ final class ClientConsumer {
         if (closed || !connection.isStarted()) {
             return null;
         }
-        grantWithheldCredit();
         Frame.Deliver d = poll();
         if (d != null) {
             return d;
@@ -426,14 +437,13 @@ final class ClientConsumer {
     // ---- MessageListener ----
 
     /** Sets the listener; what is buffered goes to it, and so does every later delivery. */
-    void listen(MessageListener listener) throws JMSException {
+    void listen(MessageListener listener) {
         int buffered;
         synchronized (this) {
             this.listener = listener;
             buffered = listener == null ? 0 : buffer.size();
         }
         if (listener != null) {
-            grantWithheldCredit();
             dispatcher.start();
             connection.listenerInUse();
             connection.flushSoonFrames(); // the consumer's opening may still wait for a ride; a listener waits

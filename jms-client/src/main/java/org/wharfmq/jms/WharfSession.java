@@ -464,6 +464,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
                     connection.consumerAccepted(wire);
                 }
             }
+            core.createWritten();
         } catch (JMSException e) {
             connection.unregister(link -> connection.unregisterConsumer(core));
             core.close();
@@ -533,15 +534,10 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         }
     }
 
-    /**
-     * The connection has started: consumers with a MessageListener get the window withheld while it was stopped (those
-     * used by receive ask for it when they wait).
-     */
+    /** The connection has started: its consumers get the window withheld while it was stopped. */
     void connectionStarted() throws JMSException {
         for (ClientConsumer c : settlement.consumers()) {
-            if (c.listener() != null) {
-                c.grantWithheldCredit();
-            }
+            c.grantWithheldCredit();
         }
         wakeAll();
     }
