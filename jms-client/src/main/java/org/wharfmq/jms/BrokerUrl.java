@@ -34,23 +34,30 @@ import java.util.TreeSet;
  * @param requestTimeoutMillis bound on waiting for the answer to any request
  * @param syncSends            every send waits for the server's answer
  * @param clientName           name the server shows for this connection
+ * @param clientId             the client ID every connection of the factory is given as it is created (option
+ *                             {@value #CLIENT_ID_OPTION}: administratively configured, JMS 2.0 section 6.1.2); null
+ *                             when the application sets its own with {@code setClientID}
  * @param deserialization      classes ObjectMessage.getObject may deserialise and the limits of doing it (each from
  *                             its option, else its system property, else its default)
  * @param tls                  the TLS settings of the {@code ssl://} addresses; null when there is none
  * @param reconnect            whether and how a lost connection is made again
  */
 record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int heartbeatMillis, int connectTimeoutMillis,
-                 int requestTimeoutMillis, boolean syncSends, String clientName, DeserializationPolicy deserialization,
+                 int requestTimeoutMillis, boolean syncSends, String clientName, String clientId,
+                 DeserializationPolicy deserialization,
                  ClientTls tls, ReconnectPolicy reconnect) {
 
     /** The option that turns TLS on for a {@code tcp://} URL ({@code ssl://} needs none). */
     static final String SSL_OPTION = "ssl";
 
+    /** The option that gives every connection of a factory its client ID. */
+    static final String CLIENT_ID_OPTION = "clientID";
+
     private static final Set<String> OPTIONS = options();
 
     private static Set<String> options() {
         Set<String> options = new TreeSet<>(Set.of("prefetch", "heartbeat", "connectTimeout", "requestTimeout",
-                "syncSends", "clientName", SSL_OPTION, DeserializationPolicy.URL_OPTION));
+                "syncSends", "clientName", CLIENT_ID_OPTION, SSL_OPTION, DeserializationPolicy.URL_OPTION));
         options.addAll(ClientTls.OPTIONS);
         options.addAll(WharfConnectionFactory.RECONNECT_OPTIONS);
         for (DeserializationLimit limit : DeserializationLimit.values()) {
@@ -98,6 +105,7 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
         int requestTimeout = ClientConfiguration.DEFAULT_REQUEST_TIMEOUT_MILLIS;
         boolean syncSends = false;
         String clientName = ClientConfiguration.DEFAULT_CLIENT_NAME;
+        String clientId = null;
         String allowList = null;
         Map<DeserializationLimit, Long> limits = new EnumMap<>(DeserializationLimit.class);
         Boolean ssl = null;
@@ -138,6 +146,7 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
                 case "requestTimeout" -> requestTimeout = intOption(url, name, value, 1);
                 case "syncSends" -> syncSends = booleanOption(url, name, value);
                 case "clientName" -> clientName = value;
+                case CLIENT_ID_OPTION -> clientId = clientIdOption(url, value);
                 case SSL_OPTION -> ssl = booleanOption(url, name, value);
                 case "reconnectAttempts" -> reconnectAttempts = intOption(url, name, value, ReconnectPolicy.FOREVER);
                 case "reconnectInterval" -> reconnectInterval = intOption(url, name, value, 1);
@@ -156,7 +165,7 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
             connected.add(withTls(address, ssl));
         }
         return new BrokerUrl(url, List.copyOf(connected), prefetch, heartbeat, connectTimeout, requestTimeout, syncSends,
-                clientName, deserialization(url, allowList, limits), tls,
+                clientName, clientId, deserialization(url, allowList, limits), tls,
                 new ReconnectPolicy(reconnectAttempts, reconnectInterval, reconnectMaxInterval));
     }
 
@@ -297,6 +306,14 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
             // reported below
         }
         throw invalid(url, "option " + name + "=" + value + " must be a whole number >= " + min);
+    }
+
+    private static String clientIdOption(String url, String value) {
+        if (value.isBlank()) {
+            throw invalid(url, "option " + CLIENT_ID_OPTION + " is empty; give the client ID every connection of the"
+                    + " factory is to have, or leave the option out and call Connection.setClientID");
+        }
+        return value.trim();
     }
 
     private static boolean booleanOption(String url, String name, String value) {

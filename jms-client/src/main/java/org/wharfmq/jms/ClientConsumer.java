@@ -44,6 +44,10 @@ final class ClientConsumer {
     private final int id;
     /** Credit is returned in batches of this many consumed deliveries (half the prefetch window). */
     private final int creditBatch;
+    /** Whether the server holds this consumer's window back until the connection starts ({@link #createFrame}). */
+    private volatile boolean creditWithheld;
+    /** Its first CREATE_CONSUMER has been written, so a CREDIT may follow; guarded by this. */
+    private boolean createWritten;
     /** What the server needs to create this consumer (again, after a reconnection). */
     private final Spec spec;
     /** The wait of this consumer's receive: for a delivery, a PULL_DONE, a failure, a close or a lost connection. */
@@ -120,10 +124,49 @@ final class ClientConsumer {
         return id;
     }
 
-    /** CREATE_CONSUMER for this consumer; {@code requestId} 0 for one not waited for. */
+    /**
+     * CREATE_CONSUMER for this consumer; {@code requestId} 0 for one not waited for. While the connection is stopped
+     * it asks for no deliveries yet ({@link Frame#CONSUMER_STOPPED}): the window is sent by {@link #grantWithheldCredit}
+     * when the connection starts, so that a consumer of a connection never started takes no message from the
+     * queue's other consumers.
+     */
     Frame.CreateConsumer createFrame(int requestId) {
+        boolean stopped = !connection.isStarted();
+        creditWithheld = stopped;
         return new Frame.CreateConsumer(requestId, spec.sessionId(), id, spec.destination(), spec.selector(),
-                spec.prefetch(), spec.flags(), spec.subscriptionName());
+                spec.prefetch(), spec.flags() | (stopped ? Frame.CONSUMER_STOPPED : 0), spec.subscriptionName());
+    }
+
+    /**
+     * Its creating thread has written the first CREATE_CONSUMER: from now on {@link #grantWithheldCredit} may send the
+     * window, which it does at once if the connection started meanwhile (Connection.start skipped it).
+     */
+    void createWritten() throws JMSException {
+        synchronized (this) {
+            createWritten = true;
+        }
+        grantWithheldCredit();
+    }
+
+    /**
+     * Sends the window {@link #createFrame} withheld, once the connection has started: called by Connection.start and
+     * by {@link #createWritten} (whichever comes second sends it), never before the CREATE_CONSUMER; under the read
+     * lock of the connection's establishing, so not while a reconnection creates the consumer again (with the window
+     * or without, as the connection then is).
+     */
+    void grantWithheldCredit() throws JMSException {
+        if (!creditWithheld || !connection.isStarted()) {
+            return;
+        }
+        connection.underEstablishing(on -> {
+            synchronized (this) {
+                if (creditWithheld && createWritten && !closed && failureCode == null && link == on) {
+                    creditWithheld = false;
+                    on.write(new Frame.Credit(id, spec.prefetch()));
+                }
+            }
+            return null;
+        });
     }
 
     /** The consumer is created on {@code on}: its deliveries will come there. Before CREATE_CONSUMER is written. */

@@ -231,8 +231,7 @@ final class SessionSettlement {
     }
 
     /**
-     * Writes one unanswered ACK for everything consumed and not yet acknowledged, at once: DUPS_OK's batch, and in
-     * AUTO mode the message a listener that closes its own session is processing (JMS 2.0 rev a).
+     * Writes one unanswered ACK for everything consumed and not yet acknowledged, at once: DUPS_OK's batch.
      */
     void acknowledgeConsumedNow() {
         dupsOkPending = 0;

@@ -118,6 +118,8 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
     /** The client ID, which each new link sets again; written under {@link #clientIdLock}. */
     private volatile String clientId;
     private boolean clientIdFrozen;
+    /** Whether {@link #clientId} came from the connection factory (option {@code clientID}); under {@link #clientIdLock}. */
+    private boolean clientIdAdministered;
 
     /**
      * Connects to the first of the URL's addresses that answers (each is tried once), completes the handshake and
@@ -139,6 +141,29 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         usable = first;
         // not waited for: a fresh key is nobody else's, and it leaves with the first frame the application sends
         first.writeSoon(new Frame.ClaimKey(0, key));
+        if (url.clientId() != null) {
+            administeredClientId();
+        }
+    }
+
+    /**
+     * Sets the client ID the connection factory configures (option {@code clientID}) before the application sees the
+     * connection; closes the connection when the server refuses it (another connection holds that client ID).
+     */
+    private void administeredClientId() throws JMSException {
+        try {
+            synchronized (clientIdLock) {
+                assignClientId(url.clientId());
+                clientIdAdministered = true;
+            }
+        } catch (JMSException e) {
+            try {
+                close();
+            } catch (JMSException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
     }
 
     /** The first link: the URL's addresses in order, each once. */
@@ -855,28 +880,38 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             throw new InvalidClientIDException("The client ID must not be null or empty");
         }
         synchronized (clientIdLock) {
+            if (clientIdAdministered) {
+                throw new IllegalStateException("The client ID of this connection is '" + clientId + "', configured by"
+                        + " its connection factory (option clientID); it cannot be set again. Use a factory without"
+                        + " clientID to choose the client ID in the application");
+            }
             if (clientId != null) {
                 throw new IllegalStateException("The client ID is already set to '" + clientId + "'");
             }
             if (clientIdFrozen) {
                 throw new IllegalStateException("setClientID must be called before the connection is used");
             }
-            checkOpen();
-            // the server keeps client IDs unique across its connections (InvalidClientIDException otherwise); set
-            // before the request, so that a reconnection meanwhile sets it on the new link
-            Frame.Error error;
-            try {
-                error = establish(link -> clientId = clientID, rid -> new Frame.SetClientId(rid, clientID), "SET_CLIENT_ID");
-            } catch (JMSException e) {
-                clientId = null;
-                throw e;
-            }
-            if (error != null) {
-                clientId = null;
-                throw JmsErrors.toException(error);
-            }
-            clientIdFrozen = true;
+            assignClientId(clientID);
         }
+    }
+
+    /** Sets the client ID on the server, which keeps client IDs unique across its connections; under {@link #clientIdLock}. */
+    private void assignClientId(String clientID) throws JMSException {
+        checkOpen();
+        // InvalidClientIDException when another connection holds it; set before the request, so that a reconnection
+        // meanwhile sets it on the new link
+        Frame.Error error;
+        try {
+            error = establish(link -> clientId = clientID, rid -> new Frame.SetClientId(rid, clientID), "SET_CLIENT_ID");
+        } catch (JMSException e) {
+            clientId = null;
+            throw e;
+        }
+        if (error != null) {
+            clientId = null;
+            throw JmsErrors.toException(error);
+        }
+        clientIdFrozen = true;
     }
 
     @Override
@@ -924,7 +959,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         freezeClientId();
         started = true;
         for (WharfSession session : sessions.values()) {
-            session.wakeAll();
+            session.connectionStarted();
         }
     }
 

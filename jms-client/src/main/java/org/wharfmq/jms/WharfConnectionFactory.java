@@ -31,6 +31,10 @@ import java.util.LinkedHashMap;
  *   <li>{@code requestTimeout} — ms to wait for any answer from the server (default 30000)</li>
  *   <li>{@code syncSends} — {@code true} makes every send wait for the server (default false)</li>
  *   <li>{@code clientName} — the name the server shows for the connection</li>
+ *   <li>{@code clientID} — the client ID each connection (and JMSContext) of the factory has from its creation: an
+ *       administratively configured client ID (JMS 2.0 section 6.1.2), which {@code setClientID} then refuses with
+ *       IllegalStateException. The server keeps client IDs unique, so such a factory has one connection open at a
+ *       time (a second is refused with InvalidClientIDException). Also {@link #setClientID}.</li>
  *   <li>{@code reconnectAttempts} — how many times a lost connection tries to connect again, each time once round the
  *       addresses, before its ExceptionListener is told (default 25, about five minutes with the intervals below;
  *       -1 = for ever; 0 = never: the ExceptionListener hears of the loss at once)</li>
@@ -142,6 +146,21 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
         BrokerUrl url = BrokerUrl.parse(brokerUrl, changed);
         this.settings = changed;
         this.parsed = url;
+    }
+
+    /**
+     * Gives every connection this factory creates the client ID {@code clientID} (option {@code clientID}; null: none,
+     * the application may call {@code Connection.setClientID}).
+     *
+     * @throws IllegalArgumentException when the client ID is empty
+     */
+    public void setClientID(String clientID) {
+        setOption(BrokerUrl.CLIENT_ID_OPTION, clientID);
+    }
+
+    /** The client ID every connection of this factory is given, or null. */
+    public String getClientID() {
+        return url().clientId();
     }
 
     /** Turns TLS on or off for a {@code tcp://} URL (as {@code ?ssl=true}). */

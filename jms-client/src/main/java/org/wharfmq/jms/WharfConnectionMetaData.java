@@ -5,7 +5,11 @@ import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
 
-/** Describes this JMS provider: Wharf, implementing JMS 2.0. */
+/**
+ * Describes this JMS provider: Wharf, implementing JMS 2.0 as the javax.jms client and Jakarta Messaging 3.1 as the
+ * jakarta.jms client (the same class, renamed by the Eclipse Transformer: which API it implements is the package of
+ * the interface it was linked against).
+ */
 final class WharfConnectionMetaData implements ConnectionMetaData {
     static final WharfConnectionMetaData INSTANCE = new WharfConnectionMetaData();
 
@@ -16,23 +20,30 @@ final class WharfConnectionMetaData implements ConnectionMetaData {
     private static final List<String> JMSX_PROPERTIES = List.of("JMSXUserID", "JMSXDeliveryCount", "JMSXGroupID", "JMSXGroupSeq");
     private static final int PROVIDER_MAJOR = 0;
     private static final int PROVIDER_MINOR = 1;
+    /**
+     * Whether this class implements {@code jakarta.jms.ConnectionMetaData}: the literal "jakarta." is no name of the
+     * javax.jms package, so the transformer leaves it as it is, while the class's name becomes jakarta.jms's.
+     */
+    private static final boolean JAKARTA = ConnectionMetaData.class.getName().startsWith("jakarta.");
+    private static final int JMS_MAJOR = JAKARTA ? 3 : 2;
+    private static final int JMS_MINOR = JAKARTA ? 1 : 0;
 
     private WharfConnectionMetaData() {
     }
 
     @Override
     public String getJMSVersion() {
-        return "2.0";
+        return JMS_MAJOR + "." + JMS_MINOR;
     }
 
     @Override
     public int getJMSMajorVersion() {
-        return 2;
+        return JMS_MAJOR;
     }
 
     @Override
     public int getJMSMinorVersion() {
-        return 0;
+        return JMS_MINOR;
     }
 
     @Override

@@ -385,10 +385,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
             throws JMSException {
         checkOpen();
         requireSubscriptionName(name);
-        if (connection.getClientID() == null) {
-            throw new IllegalStateException("Durable subscription '" + name + "' needs a client ID: call "
-                    + "Connection.setClientID first, or use createSharedDurableConsumer (JMS 2.0 section 6.11.1)");
-        }
+        // the server refuses it without a client ID (IllegalStateException), after the topic and selector are checked
         return newConsumer(topic, topicDestination(topic), messageSelector,
                 Frame.CONSUMER_DURABLE | (noLocal ? Frame.CONSUMER_NO_LOCAL : 0), name);
     }
@@ -467,6 +464,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
                     connection.consumerAccepted(wire);
                 }
             }
+            core.createWritten();
         } catch (JMSException e) {
             connection.unregister(link -> connection.unregisterConsumer(core));
             core.close();
@@ -534,6 +532,14 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         for (ClientConsumer c : settlement.consumers()) {
             c.wake();
         }
+    }
+
+    /** The connection has started: its consumers get the window withheld while it was stopped. */
+    void connectionStarted() throws JMSException {
+        for (ClientConsumer c : settlement.consumers()) {
+            c.grantWithheldCredit();
+        }
+        wakeAll();
     }
 
     /** The connection is lost for good: buffered deliveries are dropped, waiting threads woken to find out. */
@@ -663,20 +669,20 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     /**
      * Closes consumers and producers, waiting for a running MessageListener and for incomplete asynchronous sends;
-     * the server rolls back an open transaction. A listener may close its own session (JMS 2.0 rev a lets a
-     * provider allow it): it does not wait for itself, and in AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE mode the
-     * message it is processing is still acknowledged. Not allowed from this session's CompletionListener.
+     * the server rolls back an open transaction. Not allowed from this session's CompletionListener, nor from its
+     * MessageListener: Jakarta Messaging lets a provider either refuse that or close, and Wharf refuses it with
+     * IllegalStateException as it refuses Connection.close and stop and JMSContext.close from a listener (and as the
+     * Jakarta Messaging TCK requires).
      */
     @Override
     public void close() throws JMSException {
         sender.checkNotInCompletionListener("close its own session");
-        boolean fromOwnListener = isListenerThread();
+        if (isListenerThread() && !closing.get()) {
+            throw new IllegalStateException("A MessageListener must not close its own session; return from onMessage"
+                    + " and close the session from another thread (or close the listener's consumer)");
+        }
         if (closeLocally()) {
             try {
-                if (fromOwnListener && settlement.acknowledgesAutomatically()) {
-                    // JMS 2.0 rev a: the message being processed is still acknowledged automatically
-                    settlement.acknowledgeConsumedNow();
-                }
                 // not waiting for a reconnection: a session closing before it is not created again, and one created
                 // again before it closed is closed on the new link
                 PendingRequests.Request[] closing = new PendingRequests.Request[1];

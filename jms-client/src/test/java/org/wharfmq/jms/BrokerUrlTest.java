@@ -6,6 +6,7 @@ import org.wharfmq.jms.transport.BrokerAddress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,6 +44,15 @@ class BrokerUrlTest {
         assertEquals(70, url.requestTimeoutMillis());
         assertTrue(url.syncSends());
         assertEquals("my app", url.clientName());
+    }
+
+    @Test
+    void clientIdOption() {
+        assertNull(BrokerUrl.parse("tcp://h:1").clientId(), "none unless configured");
+        assertEquals("orders app", BrokerUrl.parse("tcp://h:1?clientID=orders%20app").clientId());
+        IllegalArgumentException empty = assertThrows(IllegalArgumentException.class,
+                () -> BrokerUrl.parse("tcp://h:1?clientID="));
+        assertTrue(empty.getMessage().contains("clientID is empty"), empty.getMessage());
     }
 
     @Test

@@ -50,11 +50,11 @@ class ClientConsumerTest {
     void creditIsReturnedInHalfWindowsForWhatReceiveAndAListenerConsume() throws Exception {
         FakeServer server = FakeServer.tcp();
         Connection connection = new WharfConnectionFactory(server.url() + "?prefetch=4").createConnection();
+        connection.start(); // first: a consumer of a stopped connection is created without its window
         try {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             MessageConsumer consumer = session.createConsumer(session.createQueue("Q"));
             int id = createConsumer(server);
-            connection.start();
             for (int i = 1; i <= 3; i++) {
                 server.deliver(id, i, 1, FakeServer.text("m" + i));
             }
@@ -85,13 +85,13 @@ class ClientConsumerTest {
     void whatAClosedConsumerConsumedIsAcknowledgedByTheSessionsNextAcknowledge() throws Exception {
         FakeServer server = FakeServer.tcp();
         Connection connection = new WharfConnectionFactory(server.url()).createConnection();
+        connection.start(); // first: a consumer of a stopped connection is created without its window
         try {
             Session session = connection.createSession(Session.CLIENT_ACKNOWLEDGE);
             MessageConsumer first = session.createConsumer(session.createQueue("Q"));
             int firstId = createConsumer(server);
             MessageConsumer second = session.createConsumer(session.createQueue("Q2"));
             int secondId = createConsumer(server);
-            connection.start();
             server.deliver(firstId, 1, 1, FakeServer.text("a"));
             server.deliver(secondId, 2, 1, FakeServer.text("b"));
             text(first.receive(5000));
@@ -117,13 +117,13 @@ class ClientConsumerTest {
     void aCommitListsEachConsumersLastDeliveryOnceAndTheNextOnlyWhatCameAfter() throws Exception {
         FakeServer server = FakeServer.tcp();
         Connection connection = new WharfConnectionFactory(server.url()).createConnection();
+        connection.start(); // first: a consumer of a stopped connection is created without its window
         try {
             Session session = connection.createSession(Session.SESSION_TRANSACTED);
             MessageConsumer a = session.createConsumer(session.createQueue("Q"));
             int aId = createConsumer(server);
             MessageConsumer b = session.createConsumer(session.createQueue("Q2"));
             int bId = createConsumer(server);
-            connection.start();
             server.deliver(aId, 1, 1, FakeServer.text("a1"));
             server.deliver(bId, 2, 1, FakeServer.text("b1"));
             server.deliver(bId, 3, 1, FakeServer.text("b2"));

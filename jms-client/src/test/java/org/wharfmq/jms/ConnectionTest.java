@@ -138,9 +138,7 @@ class ConnectionTest {
             Connection c = new WharfConnectionFactory(server.url()).createConnection();
             ConnectionMetaData md = c.getMetaData();
             assertEquals("Wharf", md.getJMSProviderName());
-            assertEquals("2.0", md.getJMSVersion());
-            assertEquals(2, md.getJMSMajorVersion());
-            c.close();
+            c.close(); // the JMS version: JmsxPropertiesTest, against both clients
         }
     }
 

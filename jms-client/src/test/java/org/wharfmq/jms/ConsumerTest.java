@@ -49,13 +49,13 @@ class ConsumerTest {
             server = FakeServer.inVm();
             server.answer = answer;
             connection = new WharfConnectionFactory(server.url() + options).createConnection();
+            connection.start(); // first: a consumer of a stopped connection is created without its window
             session = connection.createSession(mode);
             consumer = session.createConsumer(session.createQueue("Q"));
             server.expect(Frame.Hello.class);
             sessionId = server.expect(Frame.CreateSession.class).sessionId();
             Frame.CreateConsumer cc = server.expect(Frame.CreateConsumer.class);
             consumerId = cc.consumerId();
-            connection.start();
         }
 
         void deliver(long deliveryId, String text) throws InterruptedException {
@@ -79,6 +79,7 @@ class ConsumerTest {
     void createConsumerCarriesSelectorAndPrefetch() throws Exception {
         try (FakeServer server = FakeServer.inVm()) {
             Connection c = new WharfConnectionFactory(server.url() + "?prefetch=7").createConnection();
+            c.start();
             Session s = c.createSession();
             s.createConsumer(s.createQueue("R"), "JMSCorrelationID = 'abc'");
             server.expect(Frame.Hello.class);
@@ -89,6 +90,29 @@ class ConsumerTest {
             assertEquals("JMSCorrelationID = 'abc'", cc.selector());
             assertEquals(7, cc.credit());
             assertEquals(0, cc.flags());
+            c.close();
+        }
+    }
+
+    /**
+     * A consumer created while its connection is stopped asks for no deliveries (CONSUMER_STOPPED), so it takes no
+     * message from the queue's other consumers; its window follows as CREDIT when the connection starts.
+     */
+    @Test
+    void aConsumerOfAStoppedConnectionGetsItsWindowOnceItStarts() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            Connection c = new WharfConnectionFactory(server.url() + "?prefetch=7").createConnection();
+            Session s = c.createSession();
+            s.createConsumer(s.createQueue("R"));
+            server.expect(Frame.Hello.class);
+            server.expect(Frame.CreateSession.class);
+            Frame.CreateConsumer cc = server.expect(Frame.CreateConsumer.class);
+            assertEquals(Frame.CONSUMER_STOPPED, cc.flags());
+            assertEquals(7, cc.credit(), "the window all the same: what a rollback restores");
+            c.start();
+            assertEquals(new Frame.Credit(cc.consumerId(), 7), server.expect(Frame.Credit.class));
+            s.createConsumer(s.createQueue("R2"));
+            assertEquals(0, server.expect(Frame.CreateConsumer.class).flags(), "created on the started connection");
             c.close();
         }
     }
@@ -126,6 +150,7 @@ class ConsumerTest {
     void aConsumerRefusedAfterItWasCreatedWithoutWaitingFailsItsBlockedReceiveAndTheNextConsumerWaitsAgain() throws Exception {
         try (FakeServer server = FakeServer.tcp()) {
             Connection c = new WharfConnectionFactory(server.url()).createConnection();
+            c.start();
             Session s = c.createSession();
             s.createConsumer(s.createQueue("Q"));
             server.expect(Frame.Hello.class);
@@ -135,7 +160,6 @@ class ConsumerTest {
             MessageConsumer pipelined = s.createConsumer(s.createQueue("Q"));
             Frame.CreateConsumer second = server.expect(Frame.CreateConsumer.class);
             assertEquals(0, second.requestId(), "Q was accepted before, so the second is created without waiting");
-            c.start();
             CompletableFuture<Throwable> receive = CompletableFuture.supplyAsync(() -> {
                 try {
                     return pipelined.receive(10_000) == null ? null : new AssertionError("a message arrived");

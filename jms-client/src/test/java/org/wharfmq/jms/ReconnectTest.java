@@ -238,9 +238,9 @@ class ReconnectTest {
         try (FakeServer server = FakeServer.tcp()) {
             Connection c = new WharfConnectionFactory(server.url() + FAST).createConnection();
             BlockingQueue<FailoverEvent> events = events(c);
+            c.start();
             Session s = c.createSession(Session.CLIENT_ACKNOWLEDGE);
             MessageConsumer consumer = s.createConsumer(s.createQueue("Q"));
-            c.start();
             server.expect(Frame.Hello.class);
             server.expect(Frame.CreateSession.class);
             int consumerId = server.expect(Frame.CreateConsumer.class).consumerId();

@@ -429,6 +429,13 @@ public sealed interface Frame {
     int CONSUMER_SHARED = 4;
     /** Bit of {@link CreateConsumer#flags()}: a queue browser, which sees messages without consuming them. */
     int CONSUMER_BROWSER = 8;
+    /**
+     * Bit of {@link CreateConsumer#flags()}: the client's connection is stopped (never started yet), so the consumer
+     * starts with no credit; its {@code credit} is its window all the same (what a rollback restores), and the client
+     * sends it as CREDIT when the connection starts. A stopped connection's consumer so takes no message from the
+     * queue's other consumers.
+     */
+    int CONSUMER_STOPPED = 16;
 
     /**
      * Client → server: start a consumer with {@code credit} messages of prefetch. May be sent with request id 0

@@ -9,11 +9,18 @@ public final class DeliveryWindow {
 
     private final int initialCredit;
     private int credit;
+    /** No CREDIT has come since the consumer was created for a stopped connection: a rollback restores nothing. */
+    private boolean stopped;
 
-    /** @param initialCredit the prefetch window the consumer was created with; negative counts as 0 */
-    public DeliveryWindow(int initialCredit) {
+    /**
+     * @param initialCredit the prefetch window the consumer was created with; negative counts as 0
+     * @param stopped       the client's connection is stopped: no credit until the client sends its window as CREDIT
+     *                      ({@link org.wharfmq.protocol.frame.Frame#CONSUMER_STOPPED})
+     */
+    public DeliveryWindow(int initialCredit, boolean stopped) {
         this.initialCredit = Math.max(0, initialCredit);
-        this.credit = this.initialCredit;
+        this.stopped = stopped;
+        this.credit = stopped ? 0 : this.initialCredit;
     }
 
     /** Messages that may still be pushed; below zero after PULLs beyond the window, until credit comes back. */
@@ -30,6 +37,7 @@ public final class DeliveryWindow {
     }
 
     void add(int more) {
+        stopped = false;
         if (more > 0) {
             long sum = (long) credit + more;
             credit = (int) Math.min(Integer.MAX_VALUE, sum);
@@ -42,6 +50,6 @@ public final class DeliveryWindow {
     }
 
     void reset() {
-        credit = initialCredit;
+        credit = stopped ? 0 : initialCredit;
     }
 }

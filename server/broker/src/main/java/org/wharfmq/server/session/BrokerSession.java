@@ -197,7 +197,7 @@ public final class BrokerSession {
                 browser.addCredit(f.credit());
                 return;
             }
-            consumer = new ServerConsumer(f.consumerId(), this, queue, selector, f.credit());
+            consumer = new ServerConsumer(f, this, queue, selector);
         } else {
             if (!temporary) {
                 access.check(Permission.SUBSCRIBE, f.destination().name());
@@ -225,8 +225,7 @@ public final class BrokerSession {
                 (f.flags() & Frame.CONSUMER_DURABLE) != 0, (f.flags() & Frame.CONSUMER_SHARED) != 0,
                 f.subscriptionName(), clientId, channel, access.identity());
         subscription.queue().attach(); // as every consumer's queue; a subscription's is never deleted as unused
-        ServerConsumer consumer = new ServerConsumer(f.consumerId(), this, subscription.queue(), Selector.ALL_MATCH,
-                f.credit());
+        ServerConsumer consumer = new ServerConsumer(f, this, subscription.queue(), Selector.ALL_MATCH);
         consumer.onClose(() -> topics.detach(subscription));
         return consumer;
     }

@@ -1,5 +1,6 @@
 package org.wharfmq.server.session;
 
+import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.queue.DeliveryWindow;
 import org.wharfmq.server.queue.LocalQueue;
@@ -34,12 +35,13 @@ public final class ServerConsumer implements QueueConsumer {
     /** Runs once the consumer has closed and given back its messages (a subscription counts its consumers). */
     private Runnable onClose;
 
-    ServerConsumer(int id, BrokerSession session, LocalQueue queue, Selector selector, int credit) {
-        this.id = id;
+    /** @param create its CREATE_CONSUMER: the id, the credit and whether the client's connection is stopped */
+    ServerConsumer(Frame.CreateConsumer create, BrokerSession session, LocalQueue queue, Selector selector) {
+        this.id = create.consumerId();
         this.session = session;
         this.queue = queue;
         this.selector = selector;
-        this.window = new DeliveryWindow(credit);
+        this.window = new DeliveryWindow(create.credit(), (create.flags() & Frame.CONSUMER_STOPPED) != 0);
     }
 
     /** The id the client chose, unique within the connection. */

@@ -20,7 +20,7 @@ final class RecordingConsumer implements QueueConsumer {
         } catch (SelectorParseException e) {
             throw new IllegalArgumentException(e);
         }
-        this.window = new DeliveryWindow(credit);
+        this.window = new DeliveryWindow(credit, false);
     }
 
     @Override

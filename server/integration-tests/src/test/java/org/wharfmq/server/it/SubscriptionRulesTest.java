@@ -3,12 +3,17 @@ package org.wharfmq.server.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.wharfmq.jms.WharfConnectionFactory;
 
 import javax.jms.Connection;
 import javax.jms.IllegalStateException;
+import javax.jms.IllegalStateRuntimeException;
 import javax.jms.InvalidClientIDException;
 import javax.jms.InvalidClientIDRuntimeException;
 import javax.jms.InvalidDestinationException;
+import javax.jms.InvalidDestinationRuntimeException;
+import javax.jms.InvalidSelectorException;
+import javax.jms.InvalidSelectorRuntimeException;
 import javax.jms.JMSConsumer;
 import javax.jms.JMSContext;
 import javax.jms.JMSException;
@@ -106,12 +111,59 @@ class SubscriptionRulesTest {
         assertThrows(InvalidDestinationException.class, () -> session.unsubscribe("keep"));
     }
 
+    /**
+     * A factory with the option clientID gives its connections and contexts that client ID as they are created (an
+     * administratively configured client ID, JMS 2.0 section 6.1.2): durable subscriptions need no setClientID,
+     * setClientID is refused with IllegalStateException, and the ID stays unique: one connection at a time.
+     */
+    @Test
+    void factoryOptionClientIdConfiguresEveryConnection() throws Exception {
+        String id = unique("administered");
+        WharfConnectionFactory factory = new WharfConnectionFactory(Transport.TCP.url(WHARF.server()) + "?clientID=" + id);
+        Connection connection = WHARF.track(factory.createConnection());
+        assertEquals(id, connection.getClientID());
+        IllegalStateException again = assertThrows(IllegalStateException.class, () -> connection.setClientID("other"));
+        assertTrue(again.getMessage().contains("clientID"), again.getMessage());
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic topic = session.createTopic("rules/" + id);
+        session.createDurableConsumer(topic, "configured").close();
+        assertEquals(0, backlog("rules/" + id, "configured"));
+
+        InvalidClientIDException taken = assertThrows(InvalidClientIDException.class, factory::createConnection);
+        assertTrue(taken.getMessage().contains(id), taken.getMessage());
+        session.unsubscribe("configured");
+        connection.close();
+
+        try (JMSContext context = factory.createContext()) {
+            assertEquals(id, context.getClientID());
+            assertThrows(IllegalStateRuntimeException.class, () -> context.setClientID("other"));
+        }
+    }
+
     @Test
     void unsharedDurableSubscriptionNeedsAClientId() throws Exception {
         Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> session.createDurableConsumer(session.createTopic("rules/x"), "d"));
         assertTrue(e.getMessage().contains("client ID"), e.getMessage());
+    }
+
+    /** An invalid topic or selector is what a durable subscription without a client ID is refused for first. */
+    @Test
+    void invalidTopicOrSelectorIsNamedBeforeAMissingClientId() throws Exception {
+        Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic topic = session.createTopic("rules/order");
+        assertThrows(InvalidDestinationException.class, () -> session.createDurableConsumer(null, "d"));
+        assertThrows(InvalidDestinationException.class, () -> session.createDurableSubscriber(null, "d", null, false));
+        assertThrows(InvalidSelectorException.class, () -> session.createDurableConsumer(topic, "d", "=", false));
+        assertThrows(InvalidSelectorException.class, () -> session.createDurableSubscriber(topic, "d", "=", true));
+        try (JMSContext context = WHARF.factory(Transport.TCP).createContext()) {
+            assertThrows(InvalidDestinationRuntimeException.class, () -> context.createDurableConsumer(null, "d"));
+            assertThrows(InvalidSelectorRuntimeException.class,
+                    () -> context.createDurableConsumer(context.createTopic("rules/order"), "d", "=", false));
+            assertThrows(IllegalStateRuntimeException.class,
+                    () -> context.createDurableConsumer(context.createTopic("rules/order"), "d"));
+        }
     }
 
     @Test
