@@ -57,7 +57,7 @@ public class CorrelationLookupBenchmark {
     /** Stands in for a server consumer with one message of credit: it just keeps what it is given. */
     private static final class OneShotConsumer implements QueueConsumer {
         private final Selector selector;
-        private final DeliveryWindow window = new DeliveryWindow(1);
+        private final DeliveryWindow window = new DeliveryWindow(1, false);
         private QueuedMessage received;
 
         OneShotConsumer(Selector selector) {
