@@ -39,11 +39,11 @@ final class QueueMessages {
         this.persistence = persistence;
     }
 
-    /** Removes every waiting message of {@code queue}. */
+    /** Removes every waiting message of {@code queue}, paged ones too (read back a batch at a time). */
     Clearance clear(LocalQueue queue) {
         long removed = 0;
         List<QueuedMessage> batch;
-        while (!(batch = queue.takeWaiting(Selector.ALL_MATCH, BATCH)).isEmpty()) {
+        while (!(batch = takeWaiting(queue, Selector.ALL_MATCH, BATCH)).isEmpty()) {
             DurableWait wait = new DurableWait(1);
             persistence.remove(batch, wait.completion());
             for (QueuedMessage m : batch) {
@@ -53,6 +53,19 @@ final class QueueMessages {
             removed += batch.size();
         }
         return new Clearance(queue.name(), removed, queue.depth());
+    }
+
+    /**
+     * Up to {@code max} waiting messages {@code selector} accepts, taken off {@code queue} ({@link
+     * LocalQueue#takeWaiting}); when none waits in memory, the paged ones are read back a batch at a time until some
+     * match or none is left. This thread waits for the paging thread's disk reads (never an event loop's).
+     */
+    private static List<QueuedMessage> takeWaiting(LocalQueue queue, Selector selector, int max) {
+        List<QueuedMessage> batch;
+        while ((batch = queue.takeWaiting(selector, max)).isEmpty() && queue.readBackNow()) {
+            // read back: take again
+        }
+        return batch;
     }
 
     /** Up to {@code limit} waiting messages of {@code queue} that {@code selector} accepts, left where they are. */
@@ -89,7 +102,7 @@ final class QueueMessages {
     Transfer move(LocalQueue from, LocalQueue to, Selector selector, long limit) {
         long moved = 0;
         while (moved < limit) {
-            List<QueuedMessage> batch = from.takeWaiting(selector, (int) Math.min(BATCH, limit - moved));
+            List<QueuedMessage> batch = takeWaiting(from, selector, (int) Math.min(BATCH, limit - moved));
             if (batch.isEmpty()) {
                 break;
             }

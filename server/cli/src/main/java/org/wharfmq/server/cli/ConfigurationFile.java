@@ -280,6 +280,16 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
             server.memoryPolicy(MemoryPolicy.parse(memoryPolicy, "memoryPolicy"));
         }
 
+        @JsonProperty("maxPageBytes")
+        void maxPageBytes(long maxPageBytes) {
+            server.maxPageBytes(maxPageBytes);
+        }
+
+        @JsonProperty("pageFullPolicy")
+        void pageFullPolicy(String pageFullPolicy) {
+            server.pageFullPolicy(MemoryPolicy.parse(pageFullPolicy, "pageFullPolicy"));
+        }
+
         @JsonProperty("producerWindowBytes")
         void producerWindowBytes(int producerWindowBytes) {
             server.producerWindowBytes(producerWindowBytes);
@@ -292,8 +302,8 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
         }
 
         /**
-         * Entries: {@code name}, {@code maxDepth}, {@code maxBytes} and {@code policy}, the components of
-         * {@link QueueDefinition}.
+         * Entries: {@code name}, {@code maxDepth}, {@code maxBytes}, {@code policy}, {@code maxPageBytes} and
+         * {@code pageFullPolicy}, the components of {@link QueueDefinition}.
          */
         @JsonProperty("queues")
         void queues(List<QueueDefinition> queues) {

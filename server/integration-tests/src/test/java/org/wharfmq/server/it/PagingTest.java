@@ -1,0 +1,127 @@
+package org.wharfmq.server.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.queue.LocalQueue;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Queue;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Paging (the policy page, docs/resilience.md): past its memory budget a queue keeps new messages on disk and reads
+ * them back in order as its consumers catch up; the depth counts them, and administrators' clear, browse and delete
+ * see them.
+ */
+@Timeout(60)
+class PagingTest {
+
+    /** About sixteen 1 KB messages in memory: the rest of each test's messages are paged. */
+    private static final long BUDGET = 24_000;
+    private static final String BODY = "p".repeat(1000);
+    private static final int MESSAGES = 2_000;
+
+    @RegisterExtension
+    static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
+            .pagingQueue("PAGED.ORDER", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.ADMIN", BUDGET, 0, MemoryPolicy.BLOCK));
+
+    /** A server whose whole memory budget is small, with the default policy: its queues created by use page. */
+    @RegisterExtension
+    static final WharfServerExtension SMALL = WharfServerExtension.configured(c -> c.maxMemoryBytes(2 * BUDGET));
+
+    @Test
+    void aQueuePastItsBudgetPagesAndDrainsInOrderPerPriorityPersistentAndNot() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        Session sending = connection.createSession(true, Session.SESSION_TRANSACTED); // one journal sync per 100
+        Queue queue = sending.createQueue("PAGED.ORDER");
+        MessageProducer producer = sending.createProducer(queue);
+        for (int n = 0; n < MESSAGES; n++) {
+            TextMessage m = sending.createTextMessage(BODY);
+            m.setIntProperty("n", n);
+            int priority = n % 3 == 0 ? 7 : 4;
+            producer.send(m, n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, priority, 0);
+            if (n % 100 == 99) {
+                sending.commit();
+            }
+        }
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        LocalQueue local = WHARF.server().queueManager().queue("PAGED.ORDER");
+        assertTrue(local.paged() > MESSAGES / 2, () -> "paged " + local.paged() + " of " + MESSAGES);
+        assertTrue(local.heldBytes() <= 2 * BUDGET, () -> "holds " + local.heldBytes() + " bytes in memory");
+        assertEquals(MESSAGES, WHARF.depth("PAGED.ORDER"), "the depth counts the paged messages");
+
+        MessageConsumer consumer = session.createConsumer(queue);
+        Map<Integer, Integer> lastOfPriority = new HashMap<>();
+        for (int i = 0; i < MESSAGES; i++) {
+            Message m = Receive.next(consumer);
+            int n = m.getIntProperty("n");
+            Integer before = lastOfPriority.put(m.getJMSPriority(), n);
+            assertTrue(before == null || before < n, () -> "message " + n + " after " + before + " of its priority");
+            assertEquals(n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, m.getJMSDeliveryMode());
+            assertEquals(BODY, ((TextMessage) m).getText());
+        }
+        Receive.nothingMore(consumer);
+        Send.barrier(session);
+        assertEquals(0, WHARF.depth("PAGED.ORDER"));
+        assertEquals(0, local.paged());
+        assertEquals(0, local.pagedBytes());
+    }
+
+    @Test
+    void anAdministratorsBrowseClearAndDeleteSeeThePagedMessages() throws Exception {
+        fill(WHARF.connect(Transport.TCP), "PAGED.ADMIN", 500);
+        LocalQueue admin = WHARF.server().queueManager().queue("PAGED.ADMIN");
+        assertTrue(admin.paged() > 0, "nothing was paged");
+
+        assertEquals(500, WHARF.server().management().clearQueue("PAGED.ADMIN").removed());
+        assertEquals(0, WHARF.depth("PAGED.ADMIN"));
+        assertEquals(0, admin.paged());
+
+    }
+
+    @Test
+    void byDefaultAQueueCreatedByUsePagesWhenTheServersBudgetIsSpentAndItsDeletionForgetsThem() throws Exception {
+        String name = SMALL.queueName("deleted");
+        fill(SMALL.connect(Transport.TCP), name, 500);
+        LocalQueue queue = SMALL.server().queueManager().queue(name);
+        assertTrue(queue.paged() > 0, "nothing was paged");
+        assertTrue(SMALL.server().queueManager().memoryBudget().usedBytes() <= 3 * BUDGET);
+        assertEquals(500, SMALL.server().management().deleteQueue(name, true));
+        assertEquals(0, queue.paged());
+        assertEquals(0, SMALL.server().queueManager().pager().diskBudget().usedBytes());
+    }
+
+    /**
+     * Sends {@code count} messages, half of them persistent, in transactions of 10 (uncommitted messages count against
+     * the budgets too, so a transaction must stay well within the small server's); the server has them all then.
+     */
+    private static void fill(Connection connection, String queueName, int count) throws JMSException {
+        Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = session.createProducer(session.createQueue(queueName));
+        for (int n = 0; n < count; n++) {
+            TextMessage m = session.createTextMessage(BODY);
+            m.setIntProperty("n", n);
+            producer.send(m, n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, 4, 0);
+            if (n % 10 == 9 || n == count - 1) {
+                session.commit();
+            }
+        }
+        session.close();
+    }
+}
