@@ -171,6 +171,11 @@ public final class LocalQueue {
     private long pagedBytes;
     /** Whether the paging thread has this queue's turn queued or running. */
     private boolean pagingScheduled;
+    /**
+     * Correlation ids that consumers with credit wait for while the queue pages: the paging thread looks for the
+     * oldest paged message of each (on disk, then among those not written yet) and offers it out of turn.
+     */
+    private final java.util.LinkedHashSet<String> correlationLookups = new java.util.LinkedHashSet<>(0);
     /** A management thread waits for a batch read back whatever the watermark ({@link #readBackNow}). */
     private int readBackRequested;
     /** A disk budget is spent and the page-full policy is block: producers are held back. */
@@ -1210,6 +1215,9 @@ public final class LocalQueue {
             handOver(consumer, m);
             delivered = true;
         }
+        if (paged > 0 && consumer.window().hasCredit()) {
+            lookForPaged(consumer.selector().requiredCorrelationId());
+        }
         return delivered;
     }
 
@@ -1395,6 +1403,9 @@ public final class LocalQueue {
         }
         toPage.addLast(m);
         paged++;
+        if (m.correlationId() != null && correlationIndex.consumers(m.correlationId()) != null) {
+            lookForPaged(m.correlationId()); // its requester waits: it may be the oldest paged reply for it
+        }
         if (m.persistent()) {
             pagedPersistent++;
         }
@@ -1403,6 +1414,13 @@ public final class LocalQueue {
         pager.diskBudget().add(bytes);
         notePageFull();
         schedulePaging();
+    }
+
+    /** Has the paging thread look for a paged message with {@code correlationId} (null: nothing to look for). */
+    private void lookForPaged(String correlationId) {
+        if (correlationId != null && correlationLookups.add(correlationId)) {
+            schedulePaging();
+        }
     }
 
     /** Queues this queue's turn on the paging thread unless it is queued or running. */
@@ -1428,14 +1446,20 @@ public final class LocalQueue {
             List<QueuedMessage> writing = null;
             List<QueueConsumer> receivers = null;
             boolean read = false;
+            String correlationId = null;
             lock.lock();
             try {
                 if (deleted) {
                     pagingScheduled = false;
                     return;
                 }
+                if (!correlationLookups.isEmpty()) {
+                    correlationId = nextCorrelationLookup();
+                }
                 boolean wanted = paged > 0 && (readBackRequested > 0 || readBackDue());
-                if (wanted && store.isEmpty()) {
+                if (correlationId != null) {
+                    // looked for below
+                } else if (wanted && store.isEmpty()) {
                     receivers = readBackUnwritten();
                 } else if (wanted) {
                     read = true;
@@ -1448,7 +1472,9 @@ public final class LocalQueue {
             } finally {
                 unlock();
             }
-            if (writing != null) {
+            if (correlationId != null) {
+                receivers = findPaged(store, correlationId);
+            } else if (writing != null) {
                 store.append(writing, pager.writeBuffer());
                 written(writing);
             } else if (read) {
@@ -1457,6 +1483,80 @@ public final class LocalQueue {
             }
             flush(receivers);
         }
+    }
+
+    /**
+     * The next correlation id to look for among the paged messages, if a consumer with credit still waits for it and
+     * any message is paged; under the lock.
+     */
+    private String nextCorrelationLookup() {
+        while (!correlationLookups.isEmpty()) {
+            String id = correlationLookups.iterator().next();
+            correlationLookups.remove(id);
+            if (paged > 0 && waitsWithCredit(id)) {
+                return id;
+            }
+        }
+        return null;
+    }
+
+    /** Whether a consumer with credit waits for messages with {@code correlationId}; under the lock. */
+    private boolean waitsWithCredit(String correlationId) {
+        List<QueueConsumer> waiting = correlationIndex.consumers(correlationId);
+        if (waiting != null) {
+            for (int i = 0; i < waiting.size(); i++) {
+                if (waiting.get(i).window().hasCredit()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * On the paging thread: offers the oldest paged messages with {@code correlationId} out of turn while a consumer
+     * with credit waits for them: on disk first (only segments whose correlation set holds the id's hash are read),
+     * then among those not written yet. Other paged messages keep their order.
+     */
+    private List<QueueConsumer> findPaged(PageStore store, String correlationId) {
+        int hash = PageStore.correlationHash(correlationId);
+        ByteBuf buffer = pager.readBuffer();
+        List<QueueConsumer> receivers = null;
+        while (store.take(hash, buffer, record -> correlationId.equals(headersOf(record).correlationId()))) {
+            lock.lock();
+            try {
+                QueuedMessage m = fromRecord(buffer);
+                hold(m);
+                unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
+                receivers = offerReadBack(m, receivers);
+                if (!waitsWithCredit(correlationId)) {
+                    return receivers;
+                }
+            } finally {
+                unlock();
+            }
+        }
+        lock.lock();
+        try {
+            for (java.util.Iterator<QueuedMessage> i = toPage.iterator(); i.hasNext() && waitsWithCredit(correlationId); ) {
+                QueuedMessage m = i.next();
+                if (correlationId.equals(m.correlationId())) {
+                    i.remove();
+                    unpage(m, PageStore.recordBytes(m));
+                    receivers = offerReadBack(m, receivers);
+                }
+            }
+        } finally {
+            unlock();
+        }
+        return receivers;
+    }
+
+    /** The headers of the message in a whole record at the start of {@code record}. */
+    private static MessageHeaders headersOf(ByteBuf record) {
+        int length = record.getInt(record.readerIndex());
+        return MessageHeaders.read(record.slice(record.readerIndex() + PageStore.RECORD_HEADER_BYTES,
+                length + 4 - PageStore.RECORD_HEADER_BYTES));
     }
 
     /** Up to a batch of the messages waiting to be written, in order; under the lock. */
@@ -1526,7 +1626,7 @@ public final class LocalQueue {
         long sequence = buffer.readLong();
         int deliveryCount = buffer.readInt();
         buffer.skipBytes(4); // the correlation hash, for the page segment's set
-        ByteBuf bytes = buffer.readSlice(length - (PageStore.RECORD_HEADER_BYTES - 4));
+        ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
         ByteBuf copy = arena.copy(bytes);
         QueuedMessage m = new QueuedMessage(this, copy, MessageHeaders.read(copy), null, true);
         m.sequence = sequence;
@@ -1639,7 +1739,7 @@ public final class LocalQueue {
                     int length = buffer.readInt();
                     long sequence = buffer.readLong();
                     buffer.skipBytes(8);
-                    ByteBuf bytes = buffer.readSlice(length - (PageStore.RECORD_HEADER_BYTES - 4));
+                    ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
                     if (MessageHeaders.read(bytes).persistent()) {
                         persistent.add(new PagedMessage(name, sequence));
                     }

@@ -39,7 +39,8 @@ class PagingTest {
     @RegisterExtension
     static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
             .pagingQueue("PAGED.ORDER", BUDGET, 0, MemoryPolicy.BLOCK)
-            .pagingQueue("PAGED.ADMIN", BUDGET, 0, MemoryPolicy.BLOCK));
+            .pagingQueue("PAGED.ADMIN", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.REPLIES", BUDGET, 0, MemoryPolicy.BLOCK));
 
     /** A server whose whole memory budget is small, with the default policy: its queues created by use page. */
     @RegisterExtension
@@ -81,6 +82,39 @@ class PagingTest {
         assertEquals(0, WHARF.depth("PAGED.ORDER"));
         assertEquals(0, local.paged());
         assertEquals(0, local.pagedBytes());
+    }
+
+    @Test
+    void aCorrelationIdConsumerFindsItsReplyOnAPagedReplyQueue() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        Session sending = connection.createSession(true, Session.SESSION_TRANSACTED);
+        Queue replies = sending.createQueue("PAGED.REPLIES");
+        MessageProducer producer = sending.createProducer(replies);
+        int dead = 1_000; // replies to a requester that is gone: a backlog that pages
+        for (int n = 0; n < dead; n++) {
+            TextMessage reply = sending.createTextMessage(BODY);
+            reply.setJMSCorrelationID(n == dead / 2 ? "early" : "dead-" + n);
+            producer.send(reply, n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, 4, 0);
+            if (n % 10 == 9) {
+                sending.commit();
+            }
+        }
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.REPLIES");
+        assertTrue(queue.paged() > dead / 2, () -> "paged " + queue.paged());
+
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer early = session.createConsumer(replies, "JMSCorrelationID = 'early'");
+        assertEquals("early", Receive.next(early).getJMSCorrelationID(), "the reply paged before its requester asked");
+
+        MessageConsumer late = session.createConsumer(replies, "JMSCorrelationID = 'late'");
+        TextMessage reply = sending.createTextMessage(BODY);
+        reply.setJMSCorrelationID("late");
+        producer.send(reply);
+        sending.commit();
+        assertEquals("late", Receive.next(late).getJMSCorrelationID(), "the reply paged while its requester waited");
+        Receive.nothingMore(early);
+        Send.barrier(session);
+        assertEquals(dead - 1, WHARF.depth("PAGED.REPLIES"), "the dead requester's replies are all still there");
     }
 
     @Test
