@@ -35,12 +35,17 @@ class PagingTest {
     private static final long BUDGET = 24_000;
     private static final String BODY = "p".repeat(1000);
     private static final int MESSAGES = 2_000;
+    /** About twenty paged 1 KB messages. */
+    private static final long DISK_BUDGET = 20_000;
 
     @RegisterExtension
     static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
             .pagingQueue("PAGED.ORDER", BUDGET, 0, MemoryPolicy.BLOCK)
             .pagingQueue("PAGED.ADMIN", BUDGET, 0, MemoryPolicy.BLOCK)
-            .pagingQueue("PAGED.REPLIES", BUDGET, 0, MemoryPolicy.BLOCK));
+            .pagingQueue("PAGED.REPLIES", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.FAIL", BUDGET, DISK_BUDGET, MemoryPolicy.FAIL)
+            .pagingQueue("PAGED.BLOCK", BUDGET, DISK_BUDGET, MemoryPolicy.BLOCK)
+            .producerWindowBytes(4096));
 
     /** A server whose whole memory budget is small, with the default policy: its queues created by use page. */
     @RegisterExtension
@@ -64,7 +69,6 @@ class PagingTest {
         Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         LocalQueue local = WHARF.server().queueManager().queue("PAGED.ORDER");
         assertTrue(local.paged() > MESSAGES / 2, () -> "paged " + local.paged() + " of " + MESSAGES);
-        assertTrue(local.heldBytes() <= 2 * BUDGET, () -> "holds " + local.heldBytes() + " bytes in memory");
         assertEquals(MESSAGES, WHARF.depth("PAGED.ORDER"), "the depth counts the paged messages");
 
         MessageConsumer consumer = session.createConsumer(queue);
@@ -115,6 +119,76 @@ class PagingTest {
         Receive.nothingMore(early);
         Send.barrier(session);
         assertEquals(dead - 1, WHARF.depth("PAGED.REPLIES"), "the dead requester's replies are all still there");
+    }
+
+    @Test
+    void pastItsDiskBudgetAQueueWithPageFullPolicyFailRefusesTheSendAndSaysWhy() throws Exception {
+        Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = session.createProducer(session.createQueue("PAGED.FAIL")); // persistent: answered
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.FAIL");
+        JMSException refused = null;
+        int sent = 0;
+        while (refused == null) {
+            assertTrue(sent < 200, "the disk budget never refused a send");
+            try {
+                producer.send(session.createTextMessage(BODY));
+                sent++;
+            } catch (JMSException e) {
+                refused = e;
+            }
+        }
+        assertTrue(queue.paged() > 0 && queue.pagedBytes() <= DISK_BUDGET, () -> "paged " + queue.pagedBytes());
+        assertEquals("QUEUE_FULL", refused.getErrorCode());
+        String why = refused.getMessage();
+        for (String named : List.of("disk budget of queue 'PAGED.FAIL'", "holds " + queue.pagedBytes() + " bytes",
+                "may hold " + DISK_BUDGET, "setting maxPageBytes of queue 'PAGED.FAIL'", "pageFullPolicy, fail")) {
+            assertTrue(why.contains(named), () -> "the refusal names " + named + ": " + why);
+        }
+        MessageConsumer consumer = session.createConsumer(session.createQueue("PAGED.FAIL"));
+        for (int i = 0; i < sent; i++) {
+            Receive.next(consumer);
+        }
+        Send.barrier(session);
+        producer.send(session.createTextMessage(BODY)); // its consumer read the paged messages back: room again
+        Receive.next(consumer);
+    }
+
+    @Test
+    void pastItsDiskBudgetAQueueWithPageFullPolicyBlockSlowsItsProducerAndLosesNothing() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.BLOCK");
+        int count = 100;
+        java.util.concurrent.CompletableFuture<Void> producing = new java.util.concurrent.CompletableFuture<>();
+        Thread producerThread = new Thread(() -> {
+            try {
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageProducer p = session.createProducer(session.createQueue("PAGED.BLOCK"));
+                p.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+                for (int i = 0; i < count; i++) {
+                    TextMessage m = session.createTextMessage(BODY);
+                    m.setIntProperty("n", i);
+                    p.send(m);
+                }
+                Send.barrier(session);
+                producing.complete(null);
+            } catch (Throwable e) {
+                producing.completeExceptionally(e);
+            }
+        }, "paging-producer");
+        producerThread.setDaemon(true);
+        producerThread.start();
+        ProducerFlowControlTest.awaitTrue(() -> queue.producersHeldBack() > 0, "the producer's credit is held back");
+        assertTrue(!producing.isDone(), "the producer cannot have sent everything: the disk budget would hold it all");
+        long bound = DISK_BUDGET + 4096 + 2 * BODY.length();
+        assertTrue(queue.pagedBytes() <= bound, () -> "paged " + queue.pagedBytes() + " bytes, over " + bound);
+
+        Session consuming = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer consumer = consuming.createConsumer(consuming.createQueue("PAGED.BLOCK"));
+        for (int i = 0; i < count; i++) {
+            assertEquals(i, Receive.next(consumer).getIntProperty("n"));
+        }
+        producing.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        Receive.nothingMore(consumer);
     }
 
     @Test
