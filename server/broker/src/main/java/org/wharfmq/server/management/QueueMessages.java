@@ -72,10 +72,15 @@ final class QueueMessages {
     List<BrowsedMessage> browse(LocalQueue queue, Selector selector, int limit, int maxBodyBytes) {
         List<ByteBuf> contents = new ArrayList<>();
         List<Integer> counts = new ArrayList<>();
-        queue.browse(queue.browse(selector), limit, (content, deliveryCount) -> {
+        BrowseCursor cursor = queue.browse(selector);
+        LocalQueue.BrowseSink sink = (content, deliveryCount) -> {
             contents.add(content);
             counts.add(deliveryCount);
-        });
+        };
+        int inMemory = queue.browse(cursor, limit, sink);
+        if (inMemory < limit) {
+            queue.browsePaged(cursor, limit - inMemory, sink); // this thread waits for the paging thread's reads
+        }
         List<BrowsedMessage> shown = new ArrayList<>(contents.size());
         try {
             for (int i = 0; i < contents.size(); i++) {
@@ -160,7 +165,14 @@ final class QueueMessages {
         long copied = 0;
         while (copied < limit && !cursor.finished()) {
             List<ByteBuf> contents = new ArrayList<>();
-            from.browse(cursor, (int) Math.min(BATCH, limit - copied), (content, deliveryCount) -> contents.add(content));
+            int max = (int) Math.min(BATCH, limit - copied);
+            LocalQueue.BrowseSink sink = (content, deliveryCount) -> contents.add(content);
+            if (!cursor.inMemoryFinished()) {
+                from.browse(cursor, max, sink);
+            }
+            if (contents.size() < max && cursor.inMemoryFinished()) {
+                from.browsePaged(cursor, max - contents.size(), sink); // waits for the paging thread's reads
+            }
             if (contents.isEmpty()) {
                 break;
             }

@@ -870,7 +870,7 @@ public final class LocalQueue {
     public BrowseCursor browse(Selector selector) {
         lock.lock();
         try {
-            return new BrowseCursor(selector, nextSequence);
+            return new BrowseCursor(selector, nextSequence, paged > 0);
         } finally {
             lock.unlock();
         }
@@ -917,6 +917,70 @@ public final class LocalQueue {
             }
         } finally {
             unlock();
+        }
+        return shown;
+    }
+
+    /**
+     * Shows the browser up to {@code max} more of the queue's paged messages, once {@link #browse(BrowseCursor, int,
+     * BrowseSink)} has walked every priority in memory: reads them from the page files on the paging thread (in the
+     * order paged; those read back into memory meanwhile are not shown again) and hands {@code sink} a copy of each,
+     * there; then runs {@code done} with how many it showed, on {@code whereDone}. Fewer than {@code max} only once
+     * the cursor is {@link BrowseCursor#finished()}.
+     */
+    public void browsePaged(BrowseCursor cursor, int max, BrowseSink sink, java.util.concurrent.Executor whereDone,
+                            java.util.function.IntConsumer done) {
+        if (cursor.pagedFinished) {
+            whereDone.execute(() -> done.accept(0));
+            return;
+        }
+        pager.execute(() -> {
+            int shown = browseStore(cursor, max, sink);
+            whereDone.execute(() -> done.accept(shown));
+        });
+    }
+
+    /** As {@link #browsePaged(BrowseCursor, int, BrowseSink, java.util.concurrent.Executor, java.util.function.IntConsumer)}, waiting for it (administration, never on an event loop). */
+    public int browsePaged(BrowseCursor cursor, int max, BrowseSink sink) {
+        java.util.concurrent.CompletableFuture<Integer> shown = new java.util.concurrent.CompletableFuture<>();
+        browsePaged(cursor, max, sink, Runnable::run, shown::complete);
+        return shown.join();
+    }
+
+    /** On the paging thread: the paged part of a browse (see {@link #browsePaged}). */
+    private int browseStore(BrowseCursor cursor, int max, BrowseSink sink) {
+        PageStore store = pageStore;
+        if (store == null || deleted) {
+            cursor.pagedFinished = true;
+            return 0;
+        }
+        if (cursor.paged == null) {
+            cursor.paged = new PageStore.BrowsePosition();
+        }
+        ByteBuf buffer = pager.readBuffer();
+        long now = clock.millis();
+        int shown = 0;
+        while (shown < max) {
+            if (store.browse(cursor.paged, buffer, 1) == 0) {
+                cursor.pagedFinished = true;
+                break;
+            }
+            int length = buffer.readInt();
+            long sequence = buffer.readLong();
+            int deliveryCount = buffer.readInt();
+            buffer.skipBytes(4);
+            ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
+            if (sequence >= cursor.endSequence) {
+                continue; // arrived after the browse began
+            }
+            ByteBuf copy = CompactionArena.copyAlone(bytes, ByteBufAllocator.DEFAULT);
+            QueuedMessage m = new QueuedMessage(this, copy, MessageHeaders.read(copy), null, true); // to select on
+            if (!m.isExpiredAt(now) && matches(cursor.selector, m)) {
+                sink.browsed(copy, deliveryCount);
+                shown++;
+            } else {
+                copy.release();
+            }
         }
         return shown;
     }

@@ -35,6 +35,8 @@ final class PageStore {
     static final int RECORD_HEADER_BYTES = 4 + 8 + 4 + 4;
     /** A segment file takes records until it holds this many bytes: {@value} (64 MiB). */
     static final long SEGMENT_BYTES = 64L * 1024 * 1024;
+    /** Records are written in batches of about this many bytes: {@value} (1 MiB). */
+    static final int WRITE_BATCH_BYTES = 1024 * 1024;
 
     private final Path directory;
     private final ArrayDeque<Segment> segments = new ArrayDeque<>();
@@ -68,36 +70,50 @@ final class PageStore {
 
     /**
      * Appends a record for each of {@code messages}, in order, through {@code scratch} (the caller's buffer, cleared
-     * here).
+     * here): one write per segment and up to {@value #WRITE_BATCH_BYTES} bytes.
      */
     void append(List<QueuedMessage> messages, ByteBuf scratch) {
         try {
+            scratch.clear();
+            Segment s = segments.peekLast();
             for (int i = 0; i < messages.size(); i++) {
                 QueuedMessage m = messages.get(i);
-                Segment s = segments.peekLast();
                 long length = recordBytes(m);
-                if (s == null || (s.writePosition > 0 && s.writePosition + length > SEGMENT_BYTES)) {
+                long end = s == null ? 0 : s.writePosition + scratch.readableBytes();
+                if (s == null || (end > 0 && end + length > SEGMENT_BYTES)) {
+                    flush(s, scratch);
                     s = newSegment();
+                } else if (scratch.readableBytes() >= WRITE_BATCH_BYTES) {
+                    flush(s, scratch);
                 }
-                scratch.clear();
                 int hash = correlationHash(m.correlationId());
+                ByteBuf content = m.content();
                 scratch.writeInt((int) length - 4).writeLong(m.sequence).writeInt(m.deliveryCount()).writeInt(hash);
-                scratch.writeBytes(m.content(), m.content().readerIndex(), m.content().readableBytes());
-                s.writePosition += writeFully(s.channel, scratch, s.writePosition);
+                scratch.writeBytes(content, content.readerIndex(), content.readableBytes());
                 if (hash != 0) {
                     s.correlationHashes.add(hash);
                 }
                 s.written++;
                 unread++;
             }
+            flush(s, scratch);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write the paging file of " + directory + ": " + e.getMessage(), e);
         }
     }
 
+    /** Writes what {@code scratch} holds at the end of {@code s} and clears it. */
+    private static void flush(Segment s, ByteBuf scratch) throws IOException {
+        if (s != null && scratch.isReadable()) {
+            s.writePosition += writeFully(s.channel, scratch, s.writePosition);
+        }
+        scratch.clear();
+    }
+
     /**
      * Reads the next records in order into {@code into} (cleared here), whole records only, about {@code maxBytes}
-     * (at least one record), skipping those already {@link #take taken}; deletes the segments it has read to the end.
+     * (at least one record) in few reads, skipping those already {@link #take taken}; deletes the segments it has
+     * read to the end.
      *
      * @return how many records {@code into} holds now (0: the store is empty)
      */
@@ -111,32 +127,84 @@ final class PageStore {
                     return records;
                 }
                 if (s.readPosition == s.writePosition) {
-                    if (s == segments.peekLast() && unread > 0) {
-                        return records; // cannot happen: unread records are in some segment
-                    }
                     deleteFirst();
                     continue;
                 }
-                int length = readInt(s.channel, s.readPosition, into) + 4;
-                if (s.isTaken(s.read)) {
+                int start = into.writerIndex();
+                long available = s.writePosition - s.readPosition;
+                int first = readInt(s.channel, s.readPosition, into) + 4;
+                int want = (int) Math.min(available, Math.max(first, maxBytes - into.readableBytes()));
+                readFully(s.channel, s.readPosition, want, into);
+                int end = start + want;
+                int at = start;
+                while (at + 4 <= end) {
+                    int length = into.getInt(at) + 4;
+                    if (at + length > end) {
+                        break;
+                    }
+                    if (s.isTaken(s.read)) { // cut off here; the next round reads on after it
+                        s.read++;
+                        s.readPosition += length;
+                        break;
+                    }
+                    at += length;
                     s.read++;
                     s.readPosition += length;
-                    continue;
+                    unread--;
+                    records++;
                 }
-                if (records > 0 && into.readableBytes() + length > maxBytes) {
-                    return records;
-                }
-                into.ensureWritable(length);
-                readFully(s.channel, s.readPosition, length, into);
-                s.readPosition += length;
-                s.read++;
-                unread--;
-                records++;
+                into.writerIndex(at);
             }
             return records;
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the paging file of " + directory + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Copies the unread records after {@code at} into {@code into} (cleared here), in order, whole records only, about
+     * {@code maxBytes} (at least one record), skipping taken ones, without reading them back: a browse. Moves
+     * {@code at} past them; a position whose records were read back since resumes at the oldest unread record.
+     *
+     * @return how many records {@code into} holds now (0: none after {@code at})
+     */
+    int browse(BrowsePosition at, ByteBuf into, int maxBytes) {
+        into.clear();
+        int records = 0;
+        try {
+            for (Segment s : segments) {
+                if (s.number < at.segment) {
+                    continue;
+                }
+                if (s.number > at.segment || at.position < s.readPosition) {
+                    at.segment = s.number;
+                    at.position = s.readPosition;
+                    at.index = s.read;
+                }
+                while (at.position < s.writePosition) {
+                    int length = readInt(s.channel, at.position, into) + 4;
+                    if (records > 0 && into.readableBytes() + length > maxBytes) {
+                        return records;
+                    }
+                    if (!s.isTaken(at.index)) {
+                        readFully(s.channel, at.position, length, into);
+                        records++;
+                    }
+                    at.position += length;
+                    at.index++;
+                }
+            }
+            return records;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the paging file of " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Where a browse has got to in a store: a segment's number, a byte position and record index in it. */
+    static final class BrowsePosition {
+        long segment;
+        long position;
+        int index;
     }
 
     /**
@@ -204,7 +272,7 @@ final class PageStore {
     private Segment newSegment() throws IOException {
         Files.createDirectories(directory);
         Path file = directory.resolve(String.format("%08d.page", nextSegment++));
-        Segment s = new Segment(file, FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+        Segment s = new Segment(nextSegment - 1, file, FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE));
         segments.addLast(s);
         return s;
@@ -251,6 +319,8 @@ final class PageStore {
 
     /** One segment file and what is known of it in memory. */
     private static final class Segment {
+        /** Segments are numbered in the order written. */
+        final long number;
         final Path file;
         final FileChannel channel;
         long writePosition;
@@ -262,7 +332,8 @@ final class PageStore {
         /** Records taken out of order, by index in the segment; null until the first. */
         java.util.BitSet taken;
 
-        Segment(Path file, FileChannel channel) {
+        Segment(long number, Path file, FileChannel channel) {
+            this.number = number;
             this.file = file;
             this.channel = channel;
         }

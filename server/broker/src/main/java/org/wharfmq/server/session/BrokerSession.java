@@ -271,20 +271,24 @@ public final class BrokerSession {
     }
 
     /**
-     * PULL: delivers one available message, credit or not. Every delivery recorded for this session so far,
-     * including one a producer on another thread handed over a moment ago, is written before this returns, so
-     * the PULL_DONE written next never overtakes a message that was already on its way.
+     * PULL: delivers one available message, credit or not, then runs {@code pullDone} (which writes PULL_DONE). Every
+     * delivery recorded for this session so far, including one a producer on another thread handed over a moment ago,
+     * is written before that, so the PULL_DONE never overtakes a message that was already on its way. A browser whose
+     * next messages are paged runs it once they are read (on this event loop, later).
      */
-    public void pull(int consumerId) {
+    public void pull(int consumerId, Runnable pullDone) {
         ServerConsumer consumer = consumers.get(consumerId);
         if (consumer != null) {
             consumer.pull();
             writer.drain();
+            pullDone.run();
             return;
         }
         ServerBrowser browser = browsers.get(consumerId);
         if (browser != null) {
-            browser.pull();
+            browser.pull(pullDone);
+        } else {
+            pullDone.run();
         }
     }
 

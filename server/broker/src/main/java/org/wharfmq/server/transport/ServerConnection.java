@@ -447,10 +447,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     @Override
     public void onPull(Frame.Pull f) {
         BrokerSession session = sessionOfConsumer.get(f.consumerId());
+        Runnable pullDone = () -> ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
         if (session != null) {
-            session.pull(f.consumerId());
+            session.pull(f.consumerId(), pullDone);
+        } else {
+            pullDone.run();
         }
-        ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
     }
 
     @Override

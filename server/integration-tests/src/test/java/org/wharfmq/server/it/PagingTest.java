@@ -193,9 +193,25 @@ class PagingTest {
 
     @Test
     void anAdministratorsBrowseClearAndDeleteSeeThePagedMessages() throws Exception {
-        fill(WHARF.connect(Transport.TCP), "PAGED.ADMIN", 500);
+        Connection connection = WHARF.connect(Transport.TCP);
+        fill(connection, "PAGED.ADMIN", 500);
         LocalQueue admin = WHARF.server().queueManager().queue("PAGED.ADMIN");
         assertTrue(admin.paged() > 0, "nothing was paged");
+
+        List<org.wharfmq.server.management.BrowsedMessage> browsed =
+                WHARF.server().management().browse("PAGED.ADMIN", null, 1000, 16);
+        assertEquals(500, browsed.size(), "an administrator's browse shows the paged messages too");
+        for (int n = 0; n < 500; n++) {
+            assertEquals(n, browsed.get(n).properties().get("n"), "browsed in order");
+        }
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        java.util.Enumeration<?> enumeration = session.createBrowser(session.createQueue("PAGED.ADMIN")).getEnumeration();
+        for (int n = 0; n < 500; n++) {
+            assertTrue(enumeration.hasMoreElements(), "a QueueBrowser shows the paged messages too: " + n + " of 500");
+            assertEquals(n, ((Message) enumeration.nextElement()).getIntProperty("n"), "browsed in order");
+        }
+        assertTrue(!enumeration.hasMoreElements(), "the browse shows each message once");
+        assertEquals(500, WHARF.depth("PAGED.ADMIN"), "browsing takes nothing");
 
         assertEquals(500, WHARF.server().management().clearQueue("PAGED.ADMIN").removed());
         assertEquals(0, WHARF.depth("PAGED.ADMIN"));
