@@ -37,8 +37,8 @@ public final class ServerBrowser {
     private int credit;
     /** Paged messages are being read for this browser on the paging thread; until then it shows nothing more. */
     private boolean reading;
-    /** PULL_DONEs that wait for that read. */
-    private final List<Runnable> pullsDone = new ArrayList<>(0);
+    /** The PULLs (their ids) whose PULL_DONE waits for that read. */
+    private final List<Long> pullsWaiting = new ArrayList<>(0);
 
     /**
      * Starts a browse of the messages waiting on {@code queue} now; nothing is sent before {@link #addCredit}.
@@ -78,28 +78,29 @@ public final class ServerBrowser {
     }
 
     /**
-     * PULL: one more message if there is one, credit or not (the window may go below zero, as for consumers), then
-     * {@code pullDone}; when the next one is paged, once it has been read.
+     * PULL: one more message if there is one, credit or not (the window may go below zero, as for consumers).
+     *
+     * @return whether the PULL_DONE is due now; false when the next message is paged: this browser writes it once
+     *         that has been read
      */
-    void pull(Runnable pullDone) {
+    boolean pull(long pullId) {
         if (reading) {
-            pullsDone.add(pullDone); // the read under way shows more, or finds the end
-            return;
+            pullsWaiting.add(pullId); // the read under way shows more, or finds the end
+            return false;
         }
         if (!cursor.inMemoryFinished()) {
             int shown = show(1);
             credit -= shown;
-            if (shown > 0 || cursor.finished()) {
-                pullDone.run();
-                return;
+            if (shown > 0) {
+                return true;
             }
         }
         if (cursor.finished()) {
-            pullDone.run();
-            return;
+            return true;
         }
-        pullsDone.add(pullDone);
+        pullsWaiting.add(pullId);
         readPaged(1);
+        return false;
     }
 
     /**
@@ -115,11 +116,12 @@ public final class ServerBrowser {
                     for (int i = 0; i < read.size(); i++) {
                         channel.write(read.get(i), channel.voidPromise());
                     }
+                    for (int i = 0; i < pullsWaiting.size(); i++) {
+                        channel.write(new Frame.PullDone(id, pullsWaiting.get(i)), channel.voidPromise());
+                    }
+                    pullsWaiting.clear();
                     channel.flush();
                     credit -= shown;
-                    List<Runnable> done = new ArrayList<>(pullsDone);
-                    pullsDone.clear();
-                    done.forEach(Runnable::run);
                     showMore();
                 });
     }

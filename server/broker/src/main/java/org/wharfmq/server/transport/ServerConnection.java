@@ -447,11 +447,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     @Override
     public void onPull(Frame.Pull f) {
         BrokerSession session = sessionOfConsumer.get(f.consumerId());
-        Runnable pullDone = () -> ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
-        if (session != null) {
-            session.pull(f.consumerId(), pullDone);
-        } else {
-            pullDone.run();
+        if (session == null || session.pull(f.consumerId(), f.pullId())) {
+            ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
         }
     }
 
