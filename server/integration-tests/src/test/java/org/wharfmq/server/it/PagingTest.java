@@ -43,6 +43,7 @@ class PagingTest {
             .pagingQueue("PAGED.ORDER", BUDGET, 0, MemoryPolicy.BLOCK)
             .pagingQueue("PAGED.ADMIN", BUDGET, 0, MemoryPolicy.BLOCK)
             .pagingQueue("PAGED.REPLIES", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.EXPIRY", BUDGET, 0, MemoryPolicy.BLOCK)
             .pagingQueue("PAGED.FAIL", BUDGET, DISK_BUDGET, MemoryPolicy.FAIL)
             .pagingQueue("PAGED.BLOCK", BUDGET, DISK_BUDGET, MemoryPolicy.BLOCK)
             .producerWindowBytes(4096));
@@ -119,6 +120,42 @@ class PagingTest {
         Receive.nothingMore(early);
         Send.barrier(session);
         assertEquals(dead - 1, WHARF.depth("PAGED.REPLIES"), "the dead requester's replies are all still there");
+    }
+
+    @Test
+    void aPagedMessageThatExpiredOnDiskIsDiscardedWhenReadBackNeverDelivered() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        Session sending = connection.createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = sending.createProducer(sending.createQueue("PAGED.EXPIRY"));
+        int count = 300;
+        long lastExpiration = 0;
+        for (int n = 0; n < count; n++) {
+            TextMessage m = sending.createTextMessage(BODY);
+            m.setIntProperty("n", n);
+            producer.send(m, n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, 4,
+                    n % 3 == 0 ? 1_500 : 0); // every third expires 1.5 s after it is sent, on disk by then
+            lastExpiration = Math.max(lastExpiration, m.getJMSExpiration());
+            if (n % 100 == 99) {
+                sending.commit();
+            }
+        }
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.EXPIRY");
+        assertTrue(queue.paged() > count / 2, () -> "paged " + queue.paged());
+        long giveUp = System.nanoTime() + 10_000_000_000L;
+        while (System.currentTimeMillis() <= lastExpiration) { // a condition on the clock, not a guessed duration
+            assertTrue(System.nanoTime() < giveUp, "the clock did not pass " + lastExpiration);
+            Thread.onSpinWait();
+        }
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer consumer = session.createConsumer(sending.createQueue("PAGED.EXPIRY"));
+        for (int n = 0; n < count; n++) {
+            if (n % 3 != 0) {
+                assertEquals(n, Receive.next(consumer).getIntProperty("n"), "an expired message was delivered");
+            }
+        }
+        Receive.nothingMore(consumer);
+        Send.barrier(session);
+        assertEquals(0, WHARF.depth("PAGED.EXPIRY"), "the expired ones left the depth as they were read back");
     }
 
     @Test
