@@ -198,7 +198,8 @@ public final class Configuration {
 
     /**
      * A paging queue reads messages back once what it holds in memory falls under this share of its memory budget:
-     * {@value} % (a queue without a budget of its own: under {@link #PAGE_READ_AHEAD_BYTES}).
+     * {@value} % (a queue without a budget of its own: under a quarter of the server's, at most
+     * {@link #PAGE_READ_AHEAD_BYTES}, while the server's is at most half spent).
      */
     public static final int PAGE_LOW_WATERMARK_PERCENT = 50;
 

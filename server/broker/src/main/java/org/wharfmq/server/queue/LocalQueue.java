@@ -1589,6 +1589,10 @@ public final class LocalQueue {
         while (store.take(hash, buffer, record -> correlationId.equals(headersOf(record).correlationId()))) {
             lock.lock();
             try {
+                if (deleted) {
+                    forgetRecords(buffer, 1);
+                    return receivers;
+                }
                 QueuedMessage m = fromRecord(buffer);
                 hold(m);
                 unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
@@ -1669,6 +1673,10 @@ public final class LocalQueue {
         List<QueueConsumer> receivers = null;
         lock.lock();
         try {
+            if (deleted) { // deleted while they were read: they left the depth then, and the store must forget them
+                forgetRecords(buffer, records);
+                return null;
+            }
             for (int i = 0; i < records; i++) {
                 QueuedMessage m = fromRecord(buffer);
                 hold(m);
@@ -1799,20 +1807,35 @@ public final class LocalQueue {
             ByteBuf buffer = pager.readBuffer();
             int records;
             while ((records = store.read(buffer, Configuration.PAGE_READ_AHEAD_BYTES)) > 0) {
-                for (int i = 0; i < records; i++) {
-                    int length = buffer.readInt();
-                    long sequence = buffer.readLong();
-                    buffer.skipBytes(8);
-                    ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
-                    if (MessageHeaders.read(bytes).persistent()) {
-                        persistent.add(new PagedMessage(name, sequence));
-                    }
-                }
+                collectPersistent(buffer, records, persistent);
             }
         }
         store.delete();
         pageStore = null;
         persistence.remove(persistent, removed);
+    }
+
+    /** Adds the persistent ones of {@code records} whole records in {@code buffer} to {@code persistent}. */
+    private void collectPersistent(ByteBuf buffer, int records, List<StoredMessage> persistent) {
+        for (int i = 0; i < records; i++) {
+            int length = buffer.readInt();
+            long sequence = buffer.readLong();
+            buffer.skipBytes(8);
+            ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
+            if (journaled && MessageHeaders.read(bytes).persistent()) {
+                persistent.add(new PagedMessage(name, sequence));
+            }
+        }
+    }
+
+    /**
+     * Records read from the page files of a queue deleted meanwhile: its deletion took them out of the depth, so only
+     * the persistent ones' removal from the store is left (nobody waits for it).
+     */
+    private void forgetRecords(ByteBuf buffer, int records) {
+        List<StoredMessage> persistent = new ArrayList<>();
+        collectPersistent(buffer, records, persistent);
+        persistence.remove(persistent, StoreCompletion.NONE);
     }
 
     /** A paged message as the store knows it: its queue and sequence. */

@@ -18,6 +18,9 @@ import java.util.concurrent.atomic.LongAdder;
  * send or an acknowledgement no contended atomic; only {@link #spent()} sums the cells. Those who wait for the budget
  * to come back ({@link #whenAvailable}: producers whose credit was withheld) are woken by the release that brings it
  * back; a release looks for them with one volatile read.
+ *
+ * <p>The same accounting serves as the server's disk budget for paged messages ({@link #ofDisk}, setting
+ * maxPageBytes), which paging queues count their page records against ({@link Pager#diskBudget()}).
  */
 public final class MemoryBudget {
 
