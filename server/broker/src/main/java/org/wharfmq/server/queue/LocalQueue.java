@@ -1523,14 +1523,15 @@ public final class LocalQueue {
                 boolean wanted = paged > 0 && (readBackRequested > 0 || readBackDue());
                 if (correlationId != null) {
                     // looked for below
-                } else if (wanted && store.isEmpty()) {
-                    receivers = readBackUnwritten();
-                } else if (wanted) {
-                    read = true;
+                } else if (wanted && !store.isEmpty()) {
+                    read = true; // the oldest paged messages are on disk
+                } else if (wanted && !toPage.isEmpty()) {
+                    receivers = readBackUnwritten(); // none on disk: no I/O
                 } else if (!toPage.isEmpty()) {
                     writing = takeToWrite();
                 } else {
                     pagingScheduled = false;
+                    readBackRequested = 0; // nothing left to read back: an administrator's wait is over
                     return;
                 }
             } finally {
