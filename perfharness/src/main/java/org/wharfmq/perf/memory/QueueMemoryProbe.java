@@ -30,7 +30,8 @@ import java.util.function.UnaryOperator;
  * in one read), asks the server for the queue's depth until all are there, and prints the memory the server holds
  * for them: the Java heap in use after a full collection plus the direct memory Netty's pooled allocator holds (the
  * server's message buffers), each before and after the fill, divided by N. Then it drains the queue and prints the
- * same once more (what stays is pooled memory kept for reuse, not messages). It prints the fill and drain rates too.
+ * same once more (what stays is pooled memory kept for reuse, not messages), checking that they come back in order.
+ * It prints the fill and drain rates too.
  * With {@code --policy page} (the default, as the server's) a queue past the server's memory budget pages, so the
  * fill measures paging (issue 22: "10 million 2 KB messages with a 1 GB heap"); {@code --policy block} with a heap
  * large enough keeps every message in memory (and a fill past the budget waits for ever: it has no consumer).
@@ -96,6 +97,7 @@ public final class QueueMemoryProbe {
                 Sample before = Sample.take();
                 long fillStart = System.nanoTime();
                 for (int i = 0; i < messages; i++) {
+                    message.setIntProperty("n", i); // the drain checks the order
                     producer.send(message);
                 }
                 awaitDepth(server, queueName, messages);
@@ -117,8 +119,13 @@ public final class QueueMemoryProbe {
                 long drainStart = System.nanoTime();
                 MessageConsumer drain = session.createConsumer(session.createQueue(queueName));
                 for (int i = 0; i < messages; i++) {
-                    if (drain.receive(30_000) == null) {
+                    javax.jms.Message m = drain.receive(30_000);
+                    if (m == null) {
                         throw new IllegalStateException("only " + i + " of " + messages + " messages came back");
+                    }
+                    if (m.propertyExists("n") && m.getIntProperty("n") != i) {
+                        throw new IllegalStateException("message " + m.getIntProperty("n") + " came back as the "
+                                + i + "th: out of order");
                     }
                 }
                 long drainNanos = System.nanoTime() - drainStart;
