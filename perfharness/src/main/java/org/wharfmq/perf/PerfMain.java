@@ -70,7 +70,8 @@ public final class PerfMain {
                   wharf perf run WORKLOAD [options]                  step the clients, find the peak, write a report
                   wharf perf compare WORKLOAD [options]              the same workload on Wharf and on the peer (Artemis)
                   wharf perf jmh [JMH options]                       micro-benchmarks of the hot paths
-                  wharf perf memory [--messages N] [--size BYTES]     server memory per waiting message
+                  wharf perf memory [--messages N] [--size BYTES] [--policy page|block]
+                                                        server memory per waiting message, fill and drain rates
 
                 Workloads: RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB F-PARSE F-WRITE F-VALID
                 F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT (any F-* with --persistent is F-PERSIST).

@@ -176,9 +176,38 @@ public final class Configuration {
      */
     public static final long DEFAULT_MAX_SUBSCRIPTION_BYTES = 64L * 1024 * 1024;
 
-    /** What a send meets when a budget is spent (setting memoryPolicy): block, the producer waits for credit. */
+    /**
+     * What a send meets when a budget is spent (setting memoryPolicy): page, the queue keeps new messages on disk
+     * (subscriptions take block instead unless their topic entry says page).
+     */
     public static final org.wharfmq.server.config.MemoryPolicy DEFAULT_MEMORY_POLICY =
+            org.wharfmq.server.config.MemoryPolicy.PAGE;
+
+    /**
+     * The disk budget of all page files together (setting maxPageBytes): {@value} = automatic, that is
+     * {@link #DEFAULT_PAGE_SHARE_PERCENT} % of the data directory's free disk space when the server starts.
+     */
+    public static final long DEFAULT_MAX_PAGE_BYTES = 0;
+
+    /** The share of the free disk space the automatic disk budget takes: {@value} %. The journal needs the rest. */
+    public static final int DEFAULT_PAGE_SHARE_PERCENT = 25;
+
+    /** What a send to a paging queue meets when a disk budget is spent too (setting pageFullPolicy): block. */
+    public static final org.wharfmq.server.config.MemoryPolicy DEFAULT_PAGE_FULL_POLICY =
             org.wharfmq.server.config.MemoryPolicy.BLOCK;
+
+    /**
+     * A paging queue reads messages back once what it holds in memory falls under this share of its memory budget:
+     * {@value} % (a queue without a budget of its own: under a quarter of the server's, at most
+     * {@link #PAGE_READ_AHEAD_BYTES}, while the server's is at most half spent).
+     */
+    public static final int PAGE_LOW_WATERMARK_PERCENT = 50;
+
+    /**
+     * What a paging queue without a memory budget of its own keeps in memory before it reads more back: {@value}
+     * bytes (4 MiB); also the most one read back takes in one go.
+     */
+    public static final int PAGE_READ_AHEAD_BYTES = 4 * 1024 * 1024;
 
     /**
      * Bytes a producer's session may send before the server returns credit (setting producerWindowBytes): {@value}

@@ -34,6 +34,10 @@ public final class AdminProtocol {
     public static final String MAX_BYTES = "WharfMaxBytes";
     /** Request property: a queue's memory policy, block or fail; {@code default} for the server-wide one. */
     public static final String POLICY = "WharfPolicy";
+    /** Request property (long): a paging queue's own disk budget in bytes; 0 for none. */
+    public static final String MAX_PAGE_BYTES = "WharfMaxPageBytes";
+    /** Request property: what a send to a paging queue meets when a disk budget is spent too, block or fail; {@code default} for the server-wide one. */
+    public static final String PAGE_FULL_POLICY = "WharfPageFullPolicy";
     /** Request property (int): how many backouts a message may have before it is moved; 0 for never. */
     public static final String BACKOUT_THRESHOLD = "WharfBackoutThreshold";
     /** Request property: where a message backed out too often goes; empty for the dead-letter queue. */

@@ -9,6 +9,8 @@ import java.util.Map;
 import static org.wharfmq.server.admin.AdminProtocol.BACKOUT_QUEUE;
 import static org.wharfmq.server.admin.AdminProtocol.BACKOUT_THRESHOLD;
 import static org.wharfmq.server.admin.AdminProtocol.CLIENT_ID;
+import static org.wharfmq.server.admin.AdminProtocol.MAX_PAGE_BYTES;
+import static org.wharfmq.server.admin.AdminProtocol.PAGE_FULL_POLICY;
 import static org.wharfmq.server.admin.AdminProtocol.CONNECTION;
 import static org.wharfmq.server.admin.AdminProtocol.DEPTH_HIGH_EVENT;
 import static org.wharfmq.server.admin.AdminProtocol.DEPTH_LOW_EVENT;
@@ -99,7 +101,7 @@ final class ManagementCommands implements AdminCommands {
     /** A queue's name and the settings the request gives (absent ones null). */
     private static QueueDefinition settings(AdminRequest r) {
         return new QueueDefinition(queue(r), r.number(MAX_DEPTH), r.number(MAX_BYTES), r.string(POLICY),
-                intArgument(r, BACKOUT_THRESHOLD), backoutQueue(r), intArgument(r, DEPTH_HIGH_EVENT),
+                r.number(MAX_PAGE_BYTES), r.string(PAGE_FULL_POLICY), intArgument(r, BACKOUT_THRESHOLD), backoutQueue(r), intArgument(r, DEPTH_HIGH_EVENT),
                 intArgument(r, DEPTH_LOW_EVENT), r.arguments().containsKey(FULL_EVENT) ? r.flag(FULL_EVENT) : null);
     }
 

@@ -18,7 +18,13 @@ public enum MemoryPolicy {
      * Topics only: the subscription makes room by dropping its oldest waiting non-persistent messages (lowest
      * priority first), counted and logged once per episode.
      */
-    DROP;
+    DROP,
+    /**
+     * Queues (the default for them) and subscriptions whose topic entry names it: past its memory budget the queue
+     * keeps new messages on disk only and reads them back in order as its consumers catch up (paging); past its disk
+     * budget too, its {@code pageFullPolicy} (block or fail) applies.
+     */
+    PAGE;
 
     /**
      * The policy a configuration names.
@@ -34,7 +40,7 @@ public enum MemoryPolicy {
                 }
             }
         }
-        throw new ConfigurationException("Setting " + setting + " must be block, fail or drop, was '" + value + "'.");
+        throw new ConfigurationException("Setting " + setting + " must be block, fail, drop or page, was '" + value + "'.");
     }
 
     /** The name as the configuration writes it. */

@@ -9,8 +9,12 @@ package org.wharfmq.server.config;
  * @param maxDepth         the queue's own depth limit, or null for the server-wide {@code maxQueueDepth}
  * @param maxBytes         the queue's own memory budget in bytes (docs/resilience.md), or null for none (only the
  *                         server's {@code maxMemoryBytes} bounds it)
- * @param policy           what a send meets when a budget is spent: {@code block} or {@code fail} (null: the
- *                         server-wide {@code memoryPolicy})
+ * @param policy           what a send meets when a budget is spent: {@code page}, {@code block} or {@code fail} (null:
+ *                         the server-wide {@code memoryPolicy})
+ * @param maxPageBytes     with the policy page, the queue's own disk budget in bytes, or null for none (only the
+ *                         server's {@code maxPageBytes} bounds it)
+ * @param pageFullPolicy   with the policy page, what a send meets when a disk budget is spent too: {@code block} or
+ *                         {@code fail} (null: the server-wide {@code pageFullPolicy})
  * @param backoutThreshold how many times a message may be backed out (a rollback, a recover, a listener that threw,
  *                         a consumer closed with it unacknowledged) before it is moved to {@code backoutQueue} instead
  *                         of being delivered again (IBM MQ's BOTHRESH): its consumers see it at most this many times.
@@ -24,8 +28,9 @@ package org.wharfmq.server.config;
  * @param fullEvent        whether a queue-full event is published when a put first finds the queue at its maxDepth
  *                         (IBM MQ's QDPMAXEV); null: false
  */
-public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String policy, Integer backoutThreshold,
-                              String backoutQueue, Integer depthHighEvent, Integer depthLowEvent, Boolean fullEvent) {
+public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String policy, Long maxPageBytes,
+                              String pageFullPolicy, Integer backoutThreshold, String backoutQueue,
+                              Integer depthHighEvent, Integer depthLowEvent, Boolean fullEvent) {
 
     /** A queue with a depth limit of its own (or null) and every other setting at its default. */
     public QueueDefinition(String name, Long maxDepth) {
@@ -34,7 +39,13 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
 
     /** A queue with its own depth limit and memory settings (each may be null) and every other setting at its default. */
     public QueueDefinition(String name, Long maxDepth, Long maxBytes, String policy) {
-        this(name, maxDepth, maxBytes, policy, null, null, null, null, null);
+        this(name, maxDepth, maxBytes, policy, null, null);
+    }
+
+    /** A queue with its own depth limit, memory and disk settings (each may be null) and no backout or events. */
+    public QueueDefinition(String name, Long maxDepth, Long maxBytes, String policy, Long maxPageBytes,
+                           String pageFullPolicy) {
+        this(name, maxDepth, maxBytes, policy, maxPageBytes, pageFullPolicy, null, null, null, null, null);
     }
 
     /** Whether a queue-full event is published ({@link #fullEvent} true). */
@@ -45,10 +56,10 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
     /** Its settings that are not at their default, for people: "maxDepth 50, backoutThreshold 3" (or "the defaults"). */
     public String describeSettings() {
         StringBuilder text = new StringBuilder();
-        Object[] values = {maxDepth, maxBytes, policy, backoutThreshold, backoutQueue, depthHighEvent, depthLowEvent,
-                fullEvent};
-        String[] keys = {"maxDepth", "maxBytes", "policy", "backoutThreshold", "backoutQueue", "depthHighEvent",
-                "depthLowEvent", "fullEvent"};
+        Object[] values = {maxDepth, maxBytes, policy, maxPageBytes, pageFullPolicy, backoutThreshold, backoutQueue,
+                depthHighEvent, depthLowEvent, fullEvent};
+        String[] keys = {"maxDepth", "maxBytes", "policy", "maxPageBytes", "pageFullPolicy", "backoutThreshold",
+                "backoutQueue", "depthHighEvent", "depthLowEvent", "fullEvent"};
         for (int i = 0; i < keys.length; i++) {
             if (values[i] != null) {
                 text.append(text.length() == 0 ? "" : ", ").append(keys[i]).append(' ').append(values[i]);
@@ -59,8 +70,9 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
 
     /**
      * This definition with an administrator's changes ({@code wharf admin alter queue}): each non-null setting of
-     * {@code changes} replaces this one's, where the value that means "the default" (maxDepth, maxBytes,
-     * backoutThreshold, depthHighEvent or depthLowEvent 0; policy {@code default}; backoutQueue empty; fullEvent
+     * {@code changes} replaces this one's, where the value that means "the default" (maxDepth, maxBytes, maxPageBytes,
+     * backoutThreshold, depthHighEvent or depthLowEvent 0; policy or pageFullPolicy {@code default}; backoutQueue
+     * empty; fullEvent
      * false) makes it null again. The name is this one's.
      */
     public QueueDefinition alteredBy(QueueDefinition changes) {
@@ -68,6 +80,8 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
                 pick(changes.maxDepth, maxDepth, 0L),
                 pick(changes.maxBytes, maxBytes, 0L),
                 pick(changes.policy, policy, "default"),
+                pick(changes.maxPageBytes, maxPageBytes, 0L),
+                pick(changes.pageFullPolicy, pageFullPolicy, "default"),
                 pick(changes.backoutThreshold, backoutThreshold, 0),
                 pick(changes.backoutQueue, backoutQueue, ""),
                 pick(changes.depthHighEvent, depthHighEvent, 0),
@@ -95,8 +109,17 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
             throw bad("maxBytes", maxBytes, "at least 1");
         }
         if (policy != null && MemoryPolicy.parse(policy, "policy of queue '" + name + "'") == MemoryPolicy.DROP) {
-            throw new ConfigurationException("Setting policy of queue '" + name + "' must be block or fail, was "
-                    + policy + " (a queue never drops messages; drop is for topics).");
+            throw new ConfigurationException("Setting policy of queue '" + name + "' must be page, block or fail, "
+                    + "was " + policy + " (a queue never drops messages; drop is for topics).");
+        }
+        if (maxPageBytes != null && maxPageBytes < 1) {
+            throw bad("maxPageBytes", maxPageBytes, "at least 1");
+        }
+        if (pageFullPolicy != null) {
+            MemoryPolicy full = MemoryPolicy.parse(pageFullPolicy, "pageFullPolicy of queue '" + name + "'");
+            if (full != MemoryPolicy.BLOCK && full != MemoryPolicy.FAIL) {
+                throw bad("pageFullPolicy", pageFullPolicy, "block or fail");
+            }
         }
         if (backoutThreshold != null && backoutThreshold < 1) {
             throw bad("backoutThreshold", backoutThreshold, "at least 1 (leave it out for no backout)");

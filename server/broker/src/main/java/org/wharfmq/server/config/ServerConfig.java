@@ -54,6 +54,8 @@ public final class ServerConfig {
     private final long maxMemoryBytes;
     private final long maxSubscriptionBytes;
     private final MemoryPolicy memoryPolicy;
+    private final long maxPageBytes;
+    private final MemoryPolicy pageFullPolicy;
     private final int producerWindowBytes;
     private final long fanOutWindowBytes;
     private final List<TopicDefinition> topics;
@@ -90,6 +92,8 @@ public final class ServerConfig {
         this.maxMemoryBytes = b.maxMemoryBytes;
         this.maxSubscriptionBytes = b.maxSubscriptionBytes;
         this.memoryPolicy = b.memoryPolicy;
+        this.maxPageBytes = b.maxPageBytes;
+        this.pageFullPolicy = b.pageFullPolicy;
         this.producerWindowBytes = b.producerWindowBytes;
         this.fanOutWindowBytes = b.fanOutWindowBytes;
         this.topics = List.copyOf(b.topics);
@@ -139,6 +143,8 @@ public final class ServerConfig {
         b.maxMemoryBytes = maxMemoryBytes;
         b.maxSubscriptionBytes = maxSubscriptionBytes;
         b.memoryPolicy = memoryPolicy;
+        b.maxPageBytes = maxPageBytes;
+        b.pageFullPolicy = pageFullPolicy;
         b.producerWindowBytes = producerWindowBytes;
         b.fanOutWindowBytes = fanOutWindowBytes;
         b.topics = new ArrayList<>(topics);
@@ -318,9 +324,25 @@ public final class ServerConfig {
         return maxSubscriptionBytes;
     }
 
-    /** What a send meets when a budget is spent, for destinations that do not choose: block or fail. */
+    /**
+     * What a send meets when a budget is spent, for destinations that do not choose: page (the default), block or
+     * fail. A subscription no topic entry gives a policy takes it too, except page, which gives it block.
+     */
     public MemoryPolicy memoryPolicy() {
         return memoryPolicy;
+    }
+
+    /**
+     * The disk budget of all paging queues' page files together, in bytes, as configured: 0 = automatic, a share of
+     * the data directory's free disk space when the server starts ({@link Configuration#DEFAULT_PAGE_SHARE_PERCENT}).
+     */
+    public long maxPageBytes() {
+        return maxPageBytes;
+    }
+
+    /** What a send to a paging queue meets when its disk budget or the server's is spent too: block or fail. */
+    public MemoryPolicy pageFullPolicy() {
+        return pageFullPolicy;
     }
 
     /** The bytes a producer's session may send before the server returns credit (producer flow control). */
@@ -354,7 +376,8 @@ public final class ServerConfig {
                 + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxTemporaryQueuesPerConnection="
                 + maxTemporaryQueuesPerConnection
                 + ", maxMemoryBytes=" + maxMemoryBytes + ", maxSubscriptionBytes=" + maxSubscriptionBytes
-                + ", memoryPolicy=" + memoryPolicy + ", producerWindowBytes=" + producerWindowBytes
+                + ", memoryPolicy=" + memoryPolicy + ", maxPageBytes=" + maxPageBytes + ", pageFullPolicy="
+                + pageFullPolicy + ", producerWindowBytes=" + producerWindowBytes
                 + ", fanOutWindowBytes=" + fanOutWindowBytes + ", topics=" + topics
                 + "]";
     }
@@ -397,6 +420,8 @@ public final class ServerConfig {
         private long maxMemoryBytes = Configuration.DEFAULT_MAX_MEMORY_BYTES;
         private long maxSubscriptionBytes = Configuration.DEFAULT_MAX_SUBSCRIPTION_BYTES;
         private MemoryPolicy memoryPolicy = Configuration.DEFAULT_MEMORY_POLICY;
+        private long maxPageBytes = Configuration.DEFAULT_MAX_PAGE_BYTES;
+        private MemoryPolicy pageFullPolicy = Configuration.DEFAULT_PAGE_FULL_POLICY;
         private int producerWindowBytes = Configuration.DEFAULT_PRODUCER_WINDOW_BYTES;
         private long fanOutWindowBytes = Configuration.DEFAULT_FAN_OUT_WINDOW_BYTES;
         private List<TopicDefinition> topics = new ArrayList<>();
@@ -418,10 +443,31 @@ public final class ServerConfig {
             return this;
         }
 
-        /** Sets what a send meets when a budget is spent, for destinations that do not choose: block or fail. */
+        /** Sets what a send meets when a budget is spent, for destinations that do not choose: page, block or fail. */
         public Builder memoryPolicy(MemoryPolicy memoryPolicy) {
             this.memoryPolicy = memoryPolicy;
             return this;
+        }
+
+        /** Sets the disk budget of all page files together, in bytes (0: automatic). */
+        public Builder maxPageBytes(long maxPageBytes) {
+            this.maxPageBytes = maxPageBytes;
+            return this;
+        }
+
+        /** Sets what a send to a paging queue meets when a disk budget is spent too: block or fail. */
+        public Builder pageFullPolicy(MemoryPolicy pageFullPolicy) {
+            this.pageFullPolicy = pageFullPolicy;
+            return this;
+        }
+
+        /**
+         * Defines a paging queue with its own memory budget and disk budget ({@code maxPageBytes} 0: none of its own),
+         * replacing an earlier definition of the same name.
+         */
+        public Builder pagingQueue(String name, long maxBytes, long maxPageBytes, MemoryPolicy pageFullPolicy) {
+            return define(new QueueDefinition(name, null, maxBytes, MemoryPolicy.PAGE.toString(),
+                    maxPageBytes == 0 ? null : maxPageBytes, pageFullPolicy.toString()));
         }
 
         /** Sets the bytes a producer's session may send before the server returns credit. */
@@ -754,9 +800,14 @@ public final class ServerConfig {
                         + maxSubscriptionBytes + ".");
             }
             if (memoryPolicy == null || memoryPolicy == MemoryPolicy.DROP) {
-                throw new ConfigurationException("Setting memoryPolicy must be block or fail, was " + memoryPolicy
+                throw new ConfigurationException("Setting memoryPolicy must be page, block or fail, was " + memoryPolicy
                         + " (drop is for topics: set it under 'topics').");
             }
+            if (maxPageBytes < 0) {
+                throw new ConfigurationException("Setting maxPageBytes must be 0 (automatic) or more, was "
+                        + maxPageBytes + ".");
+            }
+            checkPageFullPolicy(pageFullPolicy, "pageFullPolicy");
             if (producerWindowBytes < Configuration.MIN_PRODUCER_WINDOW_BYTES) {
                 throw new ConfigurationException("Setting producerWindowBytes must be at least "
                         + Configuration.MIN_PRODUCER_WINDOW_BYTES + ", was " + producerWindowBytes + ".");
@@ -781,6 +832,13 @@ public final class ServerConfig {
                 if (t.policy() != null) {
                     MemoryPolicy.parse(t.policy(), "policy of topic '" + t.filter() + "'");
                 }
+            }
+        }
+
+        private static void checkPageFullPolicy(MemoryPolicy policy, String setting) {
+            if (policy != MemoryPolicy.BLOCK && policy != MemoryPolicy.FAIL) {
+                throw new ConfigurationException("Setting " + setting + " must be block or fail, was " + policy
+                        + " (what a send meets when a paging queue's disk budget is spent too).");
             }
         }
 

@@ -39,11 +39,11 @@ final class QueueMessages {
         this.persistence = persistence;
     }
 
-    /** Removes every waiting message of {@code queue}. */
+    /** Removes every waiting message of {@code queue}, paged ones too (read back a batch at a time). */
     Clearance clear(LocalQueue queue) {
         long removed = 0;
         List<QueuedMessage> batch;
-        while (!(batch = queue.takeWaiting(Selector.ALL_MATCH, BATCH)).isEmpty()) {
+        while (!(batch = takeWaiting(queue, Selector.ALL_MATCH, BATCH)).isEmpty()) {
             DurableWait wait = new DurableWait(1);
             persistence.remove(batch, wait.completion());
             for (QueuedMessage m : batch) {
@@ -55,14 +55,32 @@ final class QueueMessages {
         return new Clearance(queue.name(), removed, queue.depth());
     }
 
+    /**
+     * Up to {@code max} waiting messages {@code selector} accepts, taken off {@code queue} ({@link
+     * LocalQueue#takeWaiting}); when none waits in memory, the paged ones are read back a batch at a time until some
+     * match or none is left. This thread waits for the paging thread's disk reads (never an event loop's).
+     */
+    private static List<QueuedMessage> takeWaiting(LocalQueue queue, Selector selector, int max) {
+        List<QueuedMessage> batch;
+        while ((batch = queue.takeWaiting(selector, max)).isEmpty() && queue.readBackNow()) {
+            // read back: take again
+        }
+        return batch;
+    }
+
     /** Up to {@code limit} waiting messages of {@code queue} that {@code selector} accepts, left where they are. */
     List<BrowsedMessage> browse(LocalQueue queue, Selector selector, int limit, int maxBodyBytes) {
         List<ByteBuf> contents = new ArrayList<>();
         List<Integer> counts = new ArrayList<>();
-        queue.browse(queue.browse(selector), limit, (content, deliveryCount) -> {
+        BrowseCursor cursor = queue.browse(selector);
+        LocalQueue.BrowseSink sink = (content, deliveryCount) -> {
             contents.add(content);
             counts.add(deliveryCount);
-        });
+        };
+        int inMemory = queue.browse(cursor, limit, sink);
+        if (inMemory < limit) {
+            queue.browsePaged(cursor, limit - inMemory, sink); // this thread waits for the paging thread's reads
+        }
         List<BrowsedMessage> shown = new ArrayList<>(contents.size());
         try {
             for (int i = 0; i < contents.size(); i++) {
@@ -89,7 +107,7 @@ final class QueueMessages {
     Transfer move(LocalQueue from, LocalQueue to, Selector selector, long limit) {
         long moved = 0;
         while (moved < limit) {
-            List<QueuedMessage> batch = from.takeWaiting(selector, (int) Math.min(BATCH, limit - moved));
+            List<QueuedMessage> batch = takeWaiting(from, selector, (int) Math.min(BATCH, limit - moved));
             if (batch.isEmpty()) {
                 break;
             }
@@ -147,7 +165,14 @@ final class QueueMessages {
         long copied = 0;
         while (copied < limit && !cursor.finished()) {
             List<ByteBuf> contents = new ArrayList<>();
-            from.browse(cursor, (int) Math.min(BATCH, limit - copied), (content, deliveryCount) -> contents.add(content));
+            int max = (int) Math.min(BATCH, limit - copied);
+            LocalQueue.BrowseSink sink = (content, deliveryCount) -> contents.add(content);
+            if (!cursor.inMemoryFinished()) {
+                from.browse(cursor, max, sink);
+            }
+            if (contents.size() < max && cursor.inMemoryFinished()) {
+                from.browsePaged(cursor, max - contents.size(), sink); // waits for the paging thread's reads
+            }
             if (contents.isEmpty()) {
                 break;
             }

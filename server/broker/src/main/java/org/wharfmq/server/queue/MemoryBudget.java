@@ -18,6 +18,9 @@ import java.util.concurrent.atomic.LongAdder;
  * send or an acknowledgement no contended atomic; only {@link #spent()} sums the cells. Those who wait for the budget
  * to come back ({@link #whenAvailable}: producers whose credit was withheld) are woken by the release that brings it
  * back; a release looks for them with one volatile read.
+ *
+ * <p>The same accounting serves as the server's disk budget for paged messages ({@link #ofDisk}, setting
+ * maxPageBytes), which paging queues count their page records against ({@link Pager#diskBudget()}).
  */
 public final class MemoryBudget {
 
@@ -56,6 +59,32 @@ public final class MemoryBudget {
     }
 
     /** The budget in bytes. */
+    /**
+     * The server's disk budget for paged messages: {@code maxPageBytes}, or when 0, a share of the data directory's
+     * free disk space now ({@link Configuration#DEFAULT_PAGE_SHARE_PERCENT}).
+     */
+    public static MemoryBudget ofDisk(ServerConfig config) {
+        if (config.maxPageBytes() > 0) {
+            return new MemoryBudget(config.maxPageBytes(), "setting maxPageBytes");
+        }
+        long free = freeSpaceOf(config.dataDirectory());
+        return new MemoryBudget(free / 100 * Configuration.DEFAULT_PAGE_SHARE_PERCENT, "setting maxPageBytes, 0: "
+                + Configuration.DEFAULT_PAGE_SHARE_PERCENT + " % of the data directory's free disk space at start");
+    }
+
+    /** The usable space of the disk of {@code directory} (or of its nearest existing parent). */
+    private static long freeSpaceOf(java.nio.file.Path directory) {
+        java.nio.file.Path p = directory.toAbsolutePath();
+        while (p != null && !java.nio.file.Files.exists(p)) {
+            p = p.getParent();
+        }
+        try {
+            return p == null ? 0 : java.nio.file.Files.getFileStore(p).getUsableSpace();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("Cannot read the free disk space of " + p + ": " + e.getMessage(), e);
+        }
+    }
+
     public long maxBytes() {
         return maxBytes;
     }

@@ -96,6 +96,10 @@ public final class QueueManager implements AutoCloseable {
     private final MemoryBudget memoryBudget;
     /** The policy of queues that do not choose their own (setting memoryPolicy). */
     private final MemoryPolicy defaultPolicy;
+    /** What a paging queue meets past its disk budget unless its definition says: setting pageFullPolicy. */
+    private final MemoryPolicy defaultPageFullPolicy;
+    /** The paging thread, directory and disk budget of every queue with the policy page. */
+    private final Pager pager;
     /** Recovered messages whose delivery time is ahead; recovery's thread only, until {@link #scheduleRecoveredDelays}. */
     private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
     /** The queues the configuration defines, by name. */
@@ -137,6 +141,8 @@ public final class QueueManager implements AutoCloseable {
         this.deadLetters = new DeadLetters(this, persistence);
         this.memoryBudget = MemoryBudget.of(config);
         this.defaultPolicy = config.memoryPolicy();
+        this.defaultPageFullPolicy = config.pageFullPolicy();
+        this.pager = new Pager(config.dataDirectory().resolve("paging"), MemoryBudget.ofDisk(config));
         for (QueueDefinition q : config.queues()) {
             queues.put(q.name(), definedQueue(q));
             configured.put(q.name(), q);
@@ -160,7 +166,7 @@ public final class QueueManager implements AutoCloseable {
     /** A new queue with the settings of {@code d}. */
     private LocalQueue definedQueue(QueueDefinition d) {
         LocalQueue queue = LocalQueue.defined(d.name(), depthLimitOf(d), d.maxDepth() != null, persistence,
-                deadLetters, clock, memoryLimitOf(d), memoryBudget);
+                deadLetters, clock, memoryLimitOf(d), memoryBudget, pager);
         configure(queue, d);
         return queue;
     }
@@ -180,13 +186,28 @@ public final class QueueManager implements AutoCloseable {
         String owner = "queue '" + q.name() + "'";
         MemoryPolicy policy = q.policy() == null ? defaultPolicy
                 : MemoryPolicy.parse(q.policy(), "policy of queue '" + q.name() + "'");
-        return q.maxBytes() == null ? new MemoryLimit(0, policy, owner, "none of its own")
-                : new MemoryLimit(q.maxBytes(), policy, owner, "setting maxBytes of queue '" + q.name() + "'");
+        MemoryPolicy whenFull = q.pageFullPolicy() == null ? defaultPageFullPolicy
+                : MemoryPolicy.parse(q.pageFullPolicy(), "pageFullPolicy of queue '" + q.name() + "'");
+        MemoryLimit.PageLimit paging = q.maxPageBytes() == null
+                ? new MemoryLimit.PageLimit(0, whenFull, "none of its own")
+                : new MemoryLimit.PageLimit(q.maxPageBytes(), whenFull, "setting maxPageBytes of queue '" + q.name() + "'");
+        return q.maxBytes() == null ? new MemoryLimit(0, policy, owner, "none of its own", paging)
+                : new MemoryLimit(q.maxBytes(), policy, owner, "setting maxBytes of queue '" + q.name() + "'", paging);
+    }
+
+    /** The disk budget and policy of a paging queue with no disk budget of its own (or of a subscription). */
+    public MemoryLimit.PageLimit defaultPageLimit() {
+        return new MemoryLimit.PageLimit(0, defaultPageFullPolicy, "none of its own");
+    }
+
+    /** The paging thread, directory and disk budget (setting maxPageBytes) of paging queues and subscriptions. */
+    public Pager pager() {
+        return pager;
     }
 
     /** A queue without a definition: no memory budget of its own, the server-wide policy. */
     private MemoryLimit noLimit(String kind, String name) {
-        return new MemoryLimit(0, defaultPolicy, kind + " '" + name + "'", "none of its own");
+        return new MemoryLimit(0, defaultPolicy, kind + " '" + name + "'", "none of its own", defaultPageLimit());
     }
 
     /** The server's memory budget for messages (setting maxMemoryBytes). */
@@ -209,7 +230,7 @@ public final class QueueManager implements AutoCloseable {
             queueCount.incrementAndGet();
             persistence.queueCreated(n);
             return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock, noLimit("queue", n),
-                    memoryBudget);
+                    memoryBudget, pager);
         });
     }
 
@@ -249,7 +270,7 @@ public final class QueueManager implements AutoCloseable {
             countNewQueue(n);
             persistence.queueCreated(n);
             LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock,
-                    noLimit("queue", n), memoryBudget);
+                    noLimit("queue", n), memoryBudget, pager);
             created.sequenceAbove(deletedSequences.get());
             return created;
         });
@@ -342,8 +363,8 @@ public final class QueueManager implements AutoCloseable {
             queueCount.incrementAndGet();
             MemoryLimit limit = noLimit("queue", n);
             return DeadLetters.QUEUE.equals(n)
-                    ? LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock, limit, memoryBudget)
-                    : LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock, limit, memoryBudget);
+                    ? LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock, limit, memoryBudget, pager)
+                    : LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock, limit, memoryBudget, pager);
         });
     }
 
@@ -504,7 +525,7 @@ public final class QueueManager implements AutoCloseable {
     public LocalQueue createTemporaryQueue(String name) {
         countNewQueue(name);
         LocalQueue queue = LocalQueue.temporary(name, defaultMaxDepth, persistence, deadLetters, clock,
-                noLimit("temporary queue", name), memoryBudget);
+                noLimit("temporary queue", name), memoryBudget, pager);
         if (temporaryQueues.putIfAbsent(name, queue) != null) {
             queueCount.decrementAndGet();
             throw WharfException.illegalState("Temporary queue name '" + name + "' is already in use; the client must "
@@ -615,7 +636,7 @@ public final class QueueManager implements AutoCloseable {
         LocalQueue queue = queues.computeIfAbsent(name, n -> {
             queueCount.incrementAndGet();
             return LocalQueue.defined(n, defaultMaxDepth, false, persistence, deadLetters, clock, noLimit("queue", n),
-                    memoryBudget);
+                    memoryBudget, pager);
         });
         queue.keep();
         return queue;
@@ -815,5 +836,6 @@ public final class QueueManager implements AutoCloseable {
         for (LocalQueue queue : temporaryQueues.values()) {
             queue.clear();
         }
+        pager.close();
     }
 }

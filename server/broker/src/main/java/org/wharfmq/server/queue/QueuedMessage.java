@@ -146,6 +146,11 @@ public final class QueuedMessage implements SelectorContext, StoredMessage, java
         redeliveries++;
     }
 
+    /** A message read back from its queue's page files carries the delivery count it had when paged. */
+    void readBackWithDeliveryCount(int deliveryCount) {
+        redeliveries = deliveryCount - 1;
+    }
+
     /**
      * The message is about to wait: when its bytes keep a larger buffer alive, they are replaced by a right-sized
      * copy from {@code arena} and the larger buffer is let go. Once per message; under the queue's lock.

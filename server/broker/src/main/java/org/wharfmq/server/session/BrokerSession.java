@@ -275,18 +275,18 @@ public final class BrokerSession {
      * PULL: delivers one available message, credit or not. Every delivery recorded for this session so far,
      * including one a producer on another thread handed over a moment ago, is written before this returns, so
      * the PULL_DONE written next never overtakes a message that was already on its way.
+     *
+     * @return false when a browser whose next messages are paged writes the PULL_DONE itself, once they are read
      */
-    public void pull(int consumerId) {
+    public boolean pull(int consumerId, long pullId) {
         ServerConsumer consumer = consumers.get(consumerId);
         if (consumer != null) {
             consumer.pull();
             writer.drain();
-            return;
+            return true;
         }
         ServerBrowser browser = browsers.get(consumerId);
-        if (browser != null) {
-            browser.pull();
-        }
+        return browser == null || browser.pull(pullId);
     }
 
     // ---- deliveries ----

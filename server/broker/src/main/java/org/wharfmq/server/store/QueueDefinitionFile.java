@@ -50,14 +50,16 @@ public final class QueueDefinitionFile {
     private static final String MAX_DEPTH = "maxDepth";
     private static final String MAX_BYTES = "maxBytes";
     private static final String POLICY = "policy";
+    private static final String MAX_PAGE_BYTES = "maxPageBytes";
+    private static final String PAGE_FULL_POLICY = "pageFullPolicy";
     private static final String BACKOUT_THRESHOLD = "backoutThreshold";
     private static final String BACKOUT_QUEUE = "backoutQueue";
     private static final String DEPTH_HIGH_EVENT = "depthHighEvent";
     private static final String DEPTH_LOW_EVENT = "depthLowEvent";
     private static final String FULL_EVENT = "fullEvent";
     /** Every setting of a {@link QueueDefinition}, as config/wharf.yaml names it. */
-    private static final List<String> KEYS = List.of(MAX_DEPTH, MAX_BYTES, POLICY, BACKOUT_THRESHOLD, BACKOUT_QUEUE,
-            DEPTH_HIGH_EVENT, DEPTH_LOW_EVENT, FULL_EVENT);
+    private static final List<String> KEYS = List.of(MAX_DEPTH, MAX_BYTES, POLICY, MAX_PAGE_BYTES,
+            PAGE_FULL_POLICY, BACKOUT_THRESHOLD, BACKOUT_QUEUE, DEPTH_HIGH_EVENT, DEPTH_LOW_EVENT, FULL_EVENT);
     private static final String HEADER = """
             # Queues defined or altered at run time (wharf admin define queue, alter queue), written by the queue
             # manager after every change and read at its start. A definition here wins over the configuration's
@@ -135,6 +137,7 @@ public final class QueueDefinitionFile {
         try {
             definition = new QueueDefinition(name, number(settings, MAX_DEPTH, Long::valueOf),
                     number(settings, MAX_BYTES, Long::valueOf), settings.get(POLICY),
+                    number(settings, MAX_PAGE_BYTES, Long::valueOf), settings.get(PAGE_FULL_POLICY),
                     number(settings, BACKOUT_THRESHOLD, Integer::valueOf), settings.get(BACKOUT_QUEUE),
                     number(settings, DEPTH_HIGH_EVENT, Integer::valueOf),
                     number(settings, DEPTH_LOW_EVENT, Integer::valueOf),
@@ -186,6 +189,8 @@ public final class QueueDefinitionFile {
             append(text, MAX_DEPTH, d.maxDepth());
             append(text, MAX_BYTES, d.maxBytes());
             append(text, POLICY, d.policy());
+            append(text, MAX_PAGE_BYTES, d.maxPageBytes());
+            append(text, PAGE_FULL_POLICY, d.pageFullPolicy());
             append(text, BACKOUT_THRESHOLD, d.backoutThreshold());
             append(text, BACKOUT_QUEUE, d.backoutQueue());
             append(text, DEPTH_HIGH_EVENT, d.depthHighEvent());

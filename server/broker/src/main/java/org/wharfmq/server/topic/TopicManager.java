@@ -101,7 +101,8 @@ public final class TopicManager {
         this.maxDepth = config.maxQueueDepth();
         this.topicSettings = config.topics();
         this.defaultSubscriptionBytes = config.maxSubscriptionBytes();
-        this.defaultPolicy = config.memoryPolicy();
+        // page, the default for queues, is not one for subscriptions: a slow subscriber slows its publisher instead
+        this.defaultPolicy = config.memoryPolicy() == MemoryPolicy.PAGE ? MemoryPolicy.BLOCK : config.memoryPolicy();
     }
 
     /**
@@ -121,8 +122,9 @@ public final class TopicManager {
         return limit(defaultSubscriptionBytes, defaultPolicy, description, "setting maxSubscriptionBytes");
     }
 
-    private static MemoryLimit limit(long maxBytes, MemoryPolicy policy, String description, String setting) {
-        return new MemoryLimit(maxBytes, policy, description, maxBytes > 0 ? setting : "none of its own");
+    private MemoryLimit limit(long maxBytes, MemoryPolicy policy, String description, String setting) {
+        return new MemoryLimit(maxBytes, policy, description, maxBytes > 0 ? setting : "none of its own",
+                queues.defaultPageLimit());
     }
 
     // ---- publishing ----
@@ -574,7 +576,7 @@ public final class TopicManager {
                 : (durable ? SystemQueues.DURABLE_SUBSCRIPTION_PREFIX : SystemQueues.NON_DURABLE_SUBSCRIPTION_PREFIX) + subscriptionNumbers.incrementAndGet();
         MemoryLimit limit = limitOf(filter, Subscription.describe(durable, shared, name, clientId, filter));
         LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, persistence, durable, queues.deadLetters(),
-                queues.clock(), limit, queues.memoryBudget());
+                queues.clock(), limit, queues.memoryBudget(), queues.pager());
         Subscription s = new Subscription(queueName, name, clientId, owner, filter, selectorText, selector, noLocal,
                 durable, shared, temporary, durable ? null : connection, queue);
         if (recoveredQueue == null) {

@@ -447,10 +447,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     @Override
     public void onPull(Frame.Pull f) {
         BrokerSession session = sessionOfConsumer.get(f.consumerId());
-        if (session != null) {
-            session.pull(f.consumerId());
+        if (session == null || session.pull(f.consumerId(), f.pullId())) {
+            ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
         }
-        ctx.writeAndFlush(new Frame.PullDone(f.consumerId(), f.pullId()), ctx.voidPromise());
     }
 
     @Override

@@ -373,8 +373,9 @@ class LocalQueueTest {
         long oneMessage = message(sameName, "x", 4, m -> { }).memoryBytes(); // the length of every one below
         LocalQueue subscription = LocalQueue.subscription("SYSTEM.SUB.N1", 100, queues.persistence(), false,
                 queues.deadLetters(), java.time.InstantSource.system(),
-                new MemoryLimit(3 * oneMessage, org.wharfmq.server.config.MemoryPolicy.DROP, "subscription", "test"),
-                MemoryBudget.unlimited());
+                new MemoryLimit(3 * oneMessage, org.wharfmq.server.config.MemoryPolicy.DROP, "subscription", "test",
+                        MemoryLimit.PageLimit.NONE),
+                MemoryBudget.unlimited(), null);
         String[] bodies = {"a", "b", "c", "d", "e", "f"};
         int[] priorities = {4, 0, 4, 9, 4, 4};
         for (int i = 0; i < bodies.length; i++) {

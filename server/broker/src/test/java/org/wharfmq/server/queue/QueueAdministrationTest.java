@@ -124,8 +124,8 @@ class QueueAdministrationTest {
     void everySettingOfARunTimeDefinitionSurvivesARestart() {
         ServerConfig.Builder config = ServerConfig.builder().dataDirectory(data).queue("CONFIGURED");
         QueueManager queues = start(config);
-        QueueDefinition full = new QueueDefinition("EVERYTHING", 40L, 65_536L, "fail", 3, "EVERYTHING.BACKOUT", 80, 20,
-                true);
+        QueueDefinition full = new QueueDefinition("EVERYTHING", 40L, 65_536L, "page", 1_000_000L, "fail", 3,
+                "EVERYTHING.BACKOUT", 80, 20, true);
         queues.defineQueue(full);
         QueueDefinition memoryOnly = new QueueDefinition("CONFIGURED", null, 1_000_000L, "fail");
         queues.alterQueue(memoryOnly);
@@ -160,7 +160,7 @@ class QueueAdministrationTest {
         QueueManager queues = start(ServerConfig.builder());
         List<QueueEvent> events = new ArrayList<>();
         queues.publishEventsTo(events::add);
-        LocalQueue queue = queues.defineQueue(new QueueDefinition("HIGH.ONLY", 4L, null, null, null, null, 50, null,
+        LocalQueue queue = queues.defineQueue(new QueueDefinition("HIGH.ONLY", 4L, null, null, null, null, null, null, 50, null,
                 null));
         put(queue, "1", 0);
         put(queue, "2", 0); // 2 of 4: 50 %

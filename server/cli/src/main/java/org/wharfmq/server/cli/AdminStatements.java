@@ -154,8 +154,14 @@ final class AdminStatements implements Runnable, AutoCloseable {
         @Option(names = "--max-bytes", paramLabel = "BYTES", description = "Its own memory budget (default: none).")
         String maxBytes;
 
-        @Option(names = "--policy", paramLabel = "block|fail", description = "What a send meets when a budget is spent (default: the server-wide memoryPolicy).")
+        @Option(names = "--policy", paramLabel = "page|block|fail", description = "What a send meets when a budget is spent (default: the server-wide memoryPolicy).")
         String policy;
+
+        @Option(names = "--max-page-bytes", paramLabel = "BYTES", description = "With page: its own disk budget (default: none; the server-wide maxPageBytes).")
+        String maxPageBytes;
+
+        @Option(names = "--page-full-policy", paramLabel = "block|fail", description = "With page: what a send meets when a disk budget is spent too (default: the server-wide pageFullPolicy).")
+        String pageFullPolicy;
 
         @Option(names = "--backout-threshold", paramLabel = "N", description = "Backouts (rollbacks, recovers) a message may have before it is moved to the backout queue (default: never moved).")
         String backoutThreshold;
@@ -181,6 +187,8 @@ final class AdminStatements implements Runnable, AutoCloseable {
                     AdminProtocol.MAX_DEPTH, orDefault(maxDepth, alter, 0L),
                     AdminProtocol.MAX_BYTES, orDefault(maxBytes, alter, 0L),
                     AdminProtocol.POLICY, policy,
+                    AdminProtocol.MAX_PAGE_BYTES, orDefault(maxPageBytes, alter, 0L),
+                    AdminProtocol.PAGE_FULL_POLICY, pageFullPolicy,
                     AdminProtocol.BACKOUT_THRESHOLD, orDefault(backoutThreshold, alter, 0L),
                     AdminProtocol.BACKOUT_QUEUE, orDefault(backoutQueue, alter, ""),
                     AdminProtocol.DEPTH_HIGH_EVENT, orDefault(depthHighEvent, alter, 0L),

@@ -282,6 +282,16 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
             server.memoryPolicy(MemoryPolicy.parse(memoryPolicy, "memoryPolicy"));
         }
 
+        @JsonProperty("maxPageBytes")
+        void maxPageBytes(long maxPageBytes) {
+            server.maxPageBytes(maxPageBytes);
+        }
+
+        @JsonProperty("pageFullPolicy")
+        void pageFullPolicy(String pageFullPolicy) {
+            server.pageFullPolicy(MemoryPolicy.parse(pageFullPolicy, "pageFullPolicy"));
+        }
+
         @JsonProperty("producerWindowBytes")
         void producerWindowBytes(int producerWindowBytes) {
             server.producerWindowBytes(producerWindowBytes);
@@ -300,8 +310,8 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
 
         /**
          * Entries: the components of {@link QueueDefinition} ({@code name}, {@code maxDepth}, {@code maxBytes},
-         * {@code policy}, {@code backoutThreshold}, {@code backoutQueue}, {@code depthHighEvent},
-         * {@code depthLowEvent}, {@code fullEvent}).
+         * {@code policy}, {@code maxPageBytes}, {@code pageFullPolicy}, {@code backoutThreshold},
+         * {@code backoutQueue}, {@code depthHighEvent}, {@code depthLowEvent}, {@code fullEvent}).
          */
         @JsonProperty("queues")
         void queues(List<QueueDefinition> queues) {

@@ -229,11 +229,20 @@ class ConfigurationFileTest {
                     maxBytes: 100000
                     policy: drop
                   - filter: orders/+
+                maxPageBytes: 3000000000
+                pageFullPolicy: fail
                 queues:
                   - name: ORDERS
                     maxBytes: 2000000
                     policy: block
+                  - name: INVOICES
+                    maxBytes: 1000000
+                    policy: page
+                    maxPageBytes: 50000000
+                    pageFullPolicy: block
                 """)).server();
+        assertEquals(3_000_000_000L, config.maxPageBytes());
+        assertEquals(MemoryPolicy.FAIL, config.pageFullPolicy());
         assertEquals(1_000_000_000L, config.maxMemoryBytes());
         assertEquals(MemoryPolicy.FAIL, config.memoryPolicy());
         assertEquals(5_000_000L, config.maxSubscriptionBytes());
@@ -241,11 +250,14 @@ class ConfigurationFileTest {
         assertEquals(1_048_576L, config.fanOutWindowBytes());
         assertEquals(List.of(new TopicDefinition("prices/#", 100_000L, "drop"), new TopicDefinition("orders/+", null, null)),
                 config.topics());
-        assertEquals(List.of(new QueueDefinition("ORDERS", null, 2_000_000L, "block")), config.queues());
+        assertEquals(List.of(new QueueDefinition("ORDERS", null, 2_000_000L, "block"),
+                new QueueDefinition("INVOICES", null, 1_000_000L, "page", 50_000_000L, "block")), config.queues());
 
         ServerConfig sample = ConfigurationFile.load(SAMPLE).server();
         assertEquals(Configuration.DEFAULT_MAX_MEMORY_BYTES, sample.maxMemoryBytes());
-        assertEquals(MemoryPolicy.BLOCK, sample.memoryPolicy(), "the sample bounds a slow consumer by slowing its producer");
+        assertEquals(MemoryPolicy.PAGE, sample.memoryPolicy(), "the sample's queues page past their budgets");
+        assertEquals(Configuration.DEFAULT_MAX_PAGE_BYTES, sample.maxPageBytes());
+        assertEquals(MemoryPolicy.BLOCK, sample.pageFullPolicy());
         assertEquals(Configuration.DEFAULT_MAX_SUBSCRIPTION_BYTES, sample.maxSubscriptionBytes());
         assertEquals(Configuration.DEFAULT_PRODUCER_WINDOW_BYTES, sample.producerWindowBytes());
         assertEquals(Configuration.DEFAULT_FAN_OUT_WINDOW_BYTES, sample.fanOutWindowBytes());
@@ -254,11 +266,13 @@ class ConfigurationFileTest {
 
     @Test
     void memorySettingsThatMakeNoSenseAreRefusedNamingTheSetting() throws IOException {
-        assertRefused("memoryPolicy: sometimes\n", "Setting memoryPolicy must be block, fail or drop, was 'sometimes'");
-        assertRefused("memoryPolicy: drop\n", "Setting memoryPolicy must be block or fail, was drop (drop is for topics");
-        assertRefused("queues:\n  - name: Q\n    policy: drop\n", "Setting policy of queue 'Q' must be block or fail, was drop");
+        assertRefused("memoryPolicy: sometimes\n", "Setting memoryPolicy must be block, fail, drop or page, was 'sometimes'");
+        assertRefused("memoryPolicy: drop\n", "Setting memoryPolicy must be page, block or fail, was drop (drop is for topics");
+        assertRefused("queues:\n  - name: Q\n    policy: drop\n", "Setting policy of queue 'Q' must be page, block or fail, was drop");
         assertRefused("queues:\n  - name: Q\n    maxBytes: 0\n", "Setting maxBytes of queue 'Q' must be at least 1, was 0.");
-        assertRefused("topics:\n  - filter: a/#\n    policy: page\n", "Setting policy of topic 'a/#' must be block, fail or drop");
+        assertRefused("topics:\n  - filter: a/#\n    policy: often\n", "Setting policy of topic 'a/#' must be block, fail, drop or page");
+        assertRefused("pageFullPolicy: page\n", "Setting pageFullPolicy must be block or fail, was page");
+        assertRefused("queues:\n  - name: Q\n    maxPageBytes: 0\n", "Setting maxPageBytes of queue 'Q' must be at least 1");
         assertRefused("topics:\n  - maxBytes: 5\n", "Topic number 1 under 'topics' has no filter.");
         assertRefused("maxSubscriptionBytes: -1\n", "Setting maxSubscriptionBytes must be 0 (none) or more, was -1.");
         assertRefused("producerWindowBytes: 10\n", "Setting producerWindowBytes must be at least 1024, was 10.");

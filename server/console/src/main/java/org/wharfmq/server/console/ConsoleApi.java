@@ -47,7 +47,8 @@ final class ConsoleApi {
     private static final String ORIGIN = "web console over HTTP";
 
     /** What define-queue and alter-queue take: a queue's name and its settings (docs/operations.md). */
-    private static final String[] QUEUE_SETTINGS = {"queue", "maxDepth", "maxBytes", "policy", "backoutThreshold",
+    private static final String[] QUEUE_SETTINGS = {"queue", "maxDepth", "maxBytes", "policy", "maxPageBytes",
+            "pageFullPolicy", "backoutThreshold",
             "backoutQueue", "depthHighEvent", "depthLowEvent", "fullEvent"};
 
     /** A command the API serves: its name, whether it changes anything, who may run it, the arguments it takes. */

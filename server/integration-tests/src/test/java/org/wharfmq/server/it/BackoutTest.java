@@ -31,10 +31,10 @@ class BackoutTest {
 
     @RegisterExtension
     static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
-            .queue(new QueueDefinition("TX.ORDERS", null, null, null, 2, "TX.ORDERS.BACKOUT", null, null, null))
-            .queue(new QueueDefinition("ACK.ORDERS", null, null, null, 1, null, null, null, null))
-            .queue(new QueueDefinition("LISTENER.ORDERS", null, null, null, 3, "LISTENER.BACKOUT", null, null, null))
-            .queue(new QueueDefinition("FULL.ORDERS", null, null, null, 1, "FULL.BACKOUT", null, null, null))
+            .queue(new QueueDefinition("TX.ORDERS", null, null, null, null, null, 2, "TX.ORDERS.BACKOUT", null, null, null))
+            .queue(new QueueDefinition("ACK.ORDERS", null, null, null, null, null, 1, null, null, null, null))
+            .queue(new QueueDefinition("LISTENER.ORDERS", null, null, null, null, null, 3, "LISTENER.BACKOUT", null, null, null))
+            .queue(new QueueDefinition("FULL.ORDERS", null, null, null, null, null, 1, "FULL.BACKOUT", null, null, null))
             .queue("FULL.BACKOUT", 1));
 
     @Test

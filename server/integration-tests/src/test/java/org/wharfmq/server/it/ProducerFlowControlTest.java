@@ -51,10 +51,10 @@ class ProducerFlowControlTest {
             .queue(BLOCK_QUEUE, BUDGET, MemoryPolicy.BLOCK)
             .topic("flow/#", BUDGET, MemoryPolicy.BLOCK));
 
-    /** A server whose whole memory budget is the small one, every destination with the default policy, block. */
+    /** A server whose whole memory budget is the small one, every destination with the policy block. */
     @RegisterExtension
     static final WharfServerExtension SMALL = WharfServerExtension.configured(c -> c
-            .producerWindowBytes(WINDOW).maxMemoryBytes(BUDGET));
+            .producerWindowBytes(WINDOW).maxMemoryBytes(BUDGET).memoryPolicy(MemoryPolicy.BLOCK));
 
     @Test
     void aProducerToAQueueOverItsBudgetWaitsUntilAConsumerDrainsItAndLosesNothing() throws Exception {
@@ -227,7 +227,8 @@ class ProducerFlowControlTest {
     }
 
     /** Asks the server until {@code condition} holds; fails after the time a message may take. */
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+    /** Waits (spinning, up to {@link Receive#EXPECTED_MS}) until the server's state shows {@code condition}. */
+    static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Receive.EXPECTED_MS);
         while (!condition.getAsBoolean()) {
             assertTrue(System.nanoTime() < deadline, "never: " + what);

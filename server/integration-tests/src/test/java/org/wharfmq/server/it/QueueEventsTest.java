@@ -29,7 +29,7 @@ class QueueEventsTest {
 
     @RegisterExtension
     static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
-            .queue(new QueueDefinition(QUEUE, 10L, null, null, null, null, 80, 20, true)));
+            .queue(new QueueDefinition(QUEUE, 10L, null, null, null, null, null, null, 80, 20, true)));
 
     @Test
     void eachCrossingPublishesOneEventAndStayingThereNone() throws Exception {

@@ -46,7 +46,14 @@ public final class ServerProcess implements AutoCloseable {
      * the port it had is found again by clients that reconnect.
      */
     public static ServerProcess start(Path data, int port, String... extraArgs) throws Exception {
-        ServerProcess server = launch(data, port, extraArgs);
+        ServerProcess server = launch(data, port, List.of(), extraArgs);
+        server.awaitReady(60);
+        return server;
+    }
+
+    /** Starts the server with options for its JVM ({@code -Xmx64m}) and waits for its ready line. */
+    static ServerProcess startWithJvmOptions(Path data, List<String> jvmOptions, String... extraArgs) throws Exception {
+        ServerProcess server = launch(data, 0, jvmOptions, extraArgs);
         server.awaitReady(60);
         return server;
     }
@@ -63,7 +70,7 @@ public final class ServerProcess implements AutoCloseable {
     static ServerProcess startStandby(Path data, int port, String... extraArgs) throws Exception {
         List<String> args = new ArrayList<>(List.of(extraArgs));
         args.add("--standby");
-        ServerProcess server = launch(data, port, args.toArray(String[]::new));
+        ServerProcess server = launch(data, port, List.of(), args.toArray(String[]::new));
         try {
             server.waiting.get(60, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
@@ -74,11 +81,13 @@ public final class ServerProcess implements AutoCloseable {
 
     /** Starts a server and returns at once: for a start that is expected to fail ({@link #awaitExit}, {@link #output}). */
     static ServerProcess launch(Path data, String... extraArgs) throws IOException {
-        return launch(data, 0, extraArgs);
+        return launch(data, 0, List.of(), extraArgs);
     }
 
-    private static ServerProcess launch(Path data, int port, String... extraArgs) throws IOException {
-        Process process = new ProcessBuilder(command(data, port, extraArgs)).redirectErrorStream(true).start();
+    private static ServerProcess launch(Path data, int port, List<String> jvmOptions, String... extraArgs)
+            throws IOException {
+        Process process = new ProcessBuilder(command(data, port, jvmOptions, extraArgs)).redirectErrorStream(true)
+                .start();
         ServerProcess server = new ServerProcess(process);
         server.collect(new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)));
         return server;
@@ -102,10 +111,10 @@ public final class ServerProcess implements AutoCloseable {
      * its class path.
      */
     static List<String> command(Path data, String... extraArgs) {
-        return command(data, 0, extraArgs);
+        return command(data, 0, List.of(), extraArgs);
     }
 
-    private static List<String> command(Path data, int port, String... extraArgs) {
+    private static List<String> command(Path data, int port, List<String> jvmOptions, String... extraArgs) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -114,6 +123,7 @@ public final class ServerProcess implements AutoCloseable {
             }
         }
         command.add("-XX:TieredStopAtLevel=1"); // starts faster; these servers live for a second
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(WharfCommand.class.getName());

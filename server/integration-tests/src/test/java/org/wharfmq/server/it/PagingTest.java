@@ -1,0 +1,288 @@
+package org.wharfmq.server.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.queue.LocalQueue;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Queue;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Paging (the policy page, docs/resilience.md): past its memory budget a queue keeps new messages on disk and reads
+ * them back in order as its consumers catch up; the depth counts them, and administrators' clear, browse and delete
+ * see them.
+ */
+@Timeout(60)
+class PagingTest {
+
+    /** About sixteen 1 KB messages in memory: the rest of each test's messages are paged. */
+    private static final long BUDGET = 24_000;
+    private static final String BODY = "p".repeat(1000);
+    private static final int MESSAGES = 2_000;
+    /** About twenty paged 1 KB messages. */
+    private static final long DISK_BUDGET = 20_000;
+
+    @RegisterExtension
+    static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
+            .pagingQueue("PAGED.ORDER", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.ADMIN", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.REPLIES", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.EXPIRY", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.FAIL", BUDGET, DISK_BUDGET, MemoryPolicy.FAIL)
+            .pagingQueue("PAGED.BLOCK", BUDGET, DISK_BUDGET, MemoryPolicy.BLOCK)
+            .producerWindowBytes(4096));
+
+    /** A server whose whole memory budget is small, with the default policy: its queues created by use page. */
+    @RegisterExtension
+    static final WharfServerExtension SMALL = WharfServerExtension.configured(c -> c.maxMemoryBytes(2 * BUDGET));
+
+    @Test
+    void aQueuePastItsBudgetPagesAndDrainsInOrderPerPriorityPersistentAndNot() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        Session sending = connection.createSession(true, Session.SESSION_TRANSACTED); // one journal sync per 100
+        Queue queue = sending.createQueue("PAGED.ORDER");
+        MessageProducer producer = sending.createProducer(queue);
+        for (int n = 0; n < MESSAGES; n++) {
+            TextMessage m = sending.createTextMessage(BODY);
+            m.setIntProperty("n", n);
+            int priority = n % 3 == 0 ? 7 : 4;
+            producer.send(m, n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, priority, 0);
+            if (n % 100 == 99) {
+                sending.commit();
+            }
+        }
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        LocalQueue local = WHARF.server().queueManager().queue("PAGED.ORDER");
+        assertTrue(local.paged() > MESSAGES / 2, () -> "paged " + local.paged() + " of " + MESSAGES);
+        assertEquals(MESSAGES, WHARF.depth("PAGED.ORDER"), "the depth counts the paged messages");
+
+        MessageConsumer consumer = session.createConsumer(queue);
+        Map<Integer, Integer> lastOfPriority = new HashMap<>();
+        for (int i = 0; i < MESSAGES; i++) {
+            Message m = Receive.next(consumer);
+            int n = m.getIntProperty("n");
+            Integer before = lastOfPriority.put(m.getJMSPriority(), n);
+            assertTrue(before == null || before < n, () -> "message " + n + " after " + before + " of its priority");
+            assertEquals(n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, m.getJMSDeliveryMode());
+            assertEquals(BODY, ((TextMessage) m).getText());
+        }
+        Receive.nothingMore(consumer);
+        Send.barrier(session);
+        assertEquals(0, WHARF.depth("PAGED.ORDER"));
+        assertEquals(0, local.paged());
+        assertEquals(0, local.pagedBytes());
+    }
+
+    @Test
+    void aCorrelationIdConsumerFindsItsReplyOnAPagedReplyQueue() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        Session sending = connection.createSession(true, Session.SESSION_TRANSACTED);
+        Queue replies = sending.createQueue("PAGED.REPLIES");
+        MessageProducer producer = sending.createProducer(replies);
+        int dead = 1_000; // replies to a requester that is gone: a backlog that pages
+        for (int n = 0; n < dead; n++) {
+            TextMessage reply = sending.createTextMessage(BODY);
+            reply.setJMSCorrelationID(n == dead / 2 ? "early" : "dead-" + n);
+            producer.send(reply, n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, 4, 0);
+            if (n % 10 == 9) {
+                sending.commit();
+            }
+        }
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.REPLIES");
+        assertTrue(queue.paged() > dead / 2, () -> "paged " + queue.paged());
+
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer early = session.createConsumer(replies, "JMSCorrelationID = 'early'");
+        assertEquals("early", Receive.next(early).getJMSCorrelationID(), "the reply paged before its requester asked");
+
+        MessageConsumer late = session.createConsumer(replies, "JMSCorrelationID = 'late'");
+        TextMessage reply = sending.createTextMessage(BODY);
+        reply.setJMSCorrelationID("late");
+        producer.send(reply);
+        sending.commit();
+        assertEquals("late", Receive.next(late).getJMSCorrelationID(), "the reply paged while its requester waited");
+        Receive.nothingMore(early);
+        Send.barrier(session);
+        assertEquals(dead - 1, WHARF.depth("PAGED.REPLIES"), "the dead requester's replies are all still there");
+    }
+
+    @Test
+    void aPagedMessageThatExpiredOnDiskIsDiscardedWhenReadBackNeverDelivered() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        Session sending = connection.createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = sending.createProducer(sending.createQueue("PAGED.EXPIRY"));
+        int count = 300;
+        long lastExpiration = 0;
+        for (int n = 0; n < count; n++) {
+            TextMessage m = sending.createTextMessage(BODY);
+            m.setIntProperty("n", n);
+            producer.send(m, n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, 4,
+                    n % 3 == 0 ? 1_500 : 0); // every third expires 1.5 s after it is sent, on disk by then
+            lastExpiration = Math.max(lastExpiration, m.getJMSExpiration());
+            if (n % 100 == 99) {
+                sending.commit();
+            }
+        }
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.EXPIRY");
+        assertTrue(queue.paged() > count / 2, () -> "paged " + queue.paged());
+        long giveUp = System.nanoTime() + 10_000_000_000L;
+        while (System.currentTimeMillis() <= lastExpiration) { // a condition on the clock, not a guessed duration
+            assertTrue(System.nanoTime() < giveUp, "the clock did not pass " + lastExpiration);
+            Thread.onSpinWait();
+        }
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer consumer = session.createConsumer(sending.createQueue("PAGED.EXPIRY"));
+        for (int n = 0; n < count; n++) {
+            if (n % 3 != 0) {
+                assertEquals(n, Receive.next(consumer).getIntProperty("n"), "an expired message was delivered");
+            }
+        }
+        Receive.nothingMore(consumer);
+        Send.barrier(session);
+        assertEquals(0, WHARF.depth("PAGED.EXPIRY"), "the expired ones left the depth as they were read back");
+    }
+
+    @Test
+    void pastItsDiskBudgetAQueueWithPageFullPolicyFailRefusesTheSendAndSaysWhy() throws Exception {
+        Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = session.createProducer(session.createQueue("PAGED.FAIL")); // persistent: answered
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.FAIL");
+        JMSException refused = null;
+        int sent = 0;
+        while (refused == null) {
+            assertTrue(sent < 200, "the disk budget never refused a send");
+            try {
+                producer.send(session.createTextMessage(BODY));
+                sent++;
+            } catch (JMSException e) {
+                refused = e;
+            }
+        }
+        assertTrue(queue.paged() > 0 && queue.pagedBytes() <= DISK_BUDGET, () -> "paged " + queue.pagedBytes());
+        assertEquals("QUEUE_FULL", refused.getErrorCode());
+        String why = refused.getMessage();
+        for (String named : List.of("disk budget of queue 'PAGED.FAIL'", "holds " + queue.pagedBytes() + " bytes",
+                "may hold " + DISK_BUDGET, "setting maxPageBytes of queue 'PAGED.FAIL'", "pageFullPolicy, fail")) {
+            assertTrue(why.contains(named), () -> "the refusal names " + named + ": " + why);
+        }
+        MessageConsumer consumer = session.createConsumer(session.createQueue("PAGED.FAIL"));
+        for (int i = 0; i < sent; i++) {
+            Receive.next(consumer);
+        }
+        Send.barrier(session);
+        producer.send(session.createTextMessage(BODY)); // its consumer read the paged messages back: room again
+        Receive.next(consumer);
+    }
+
+    @Test
+    void pastItsDiskBudgetAQueueWithPageFullPolicyBlockSlowsItsProducerAndLosesNothing() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.BLOCK");
+        int count = 100;
+        java.util.concurrent.CompletableFuture<Void> producing = new java.util.concurrent.CompletableFuture<>();
+        Thread producerThread = new Thread(() -> {
+            try {
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageProducer p = session.createProducer(session.createQueue("PAGED.BLOCK"));
+                p.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+                for (int i = 0; i < count; i++) {
+                    TextMessage m = session.createTextMessage(BODY);
+                    m.setIntProperty("n", i);
+                    p.send(m);
+                }
+                Send.barrier(session);
+                producing.complete(null);
+            } catch (Throwable e) {
+                producing.completeExceptionally(e);
+            }
+        }, "paging-producer");
+        producerThread.setDaemon(true);
+        producerThread.start();
+        ProducerFlowControlTest.awaitTrue(() -> queue.producersHeldBack() > 0, "the producer's credit is held back");
+        assertTrue(!producing.isDone(), "the producer cannot have sent everything: the disk budget would hold it all");
+        long bound = DISK_BUDGET + 4096 + 2 * BODY.length();
+        assertTrue(queue.pagedBytes() <= bound, () -> "paged " + queue.pagedBytes() + " bytes, over " + bound);
+
+        Session consuming = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer consumer = consuming.createConsumer(consuming.createQueue("PAGED.BLOCK"));
+        for (int i = 0; i < count; i++) {
+            assertEquals(i, Receive.next(consumer).getIntProperty("n"));
+        }
+        producing.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        Receive.nothingMore(consumer);
+    }
+
+    @Test
+    void anAdministratorsBrowseClearAndDeleteSeeThePagedMessages() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        fill(connection, "PAGED.ADMIN", 500);
+        LocalQueue admin = WHARF.server().queueManager().queue("PAGED.ADMIN");
+        assertTrue(admin.paged() > 0, "nothing was paged");
+
+        List<org.wharfmq.server.management.BrowsedMessage> browsed =
+                WHARF.server().management().browse("PAGED.ADMIN", null, 1000, 16);
+        assertEquals(500, browsed.size(), "an administrator's browse shows the paged messages too");
+        for (int n = 0; n < 500; n++) {
+            assertEquals(n, browsed.get(n).properties().get("n"), "browsed in order");
+        }
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        java.util.Enumeration<?> enumeration = session.createBrowser(session.createQueue("PAGED.ADMIN")).getEnumeration();
+        for (int n = 0; n < 500; n++) {
+            assertTrue(enumeration.hasMoreElements(), "a QueueBrowser shows the paged messages too: " + n + " of 500");
+            assertEquals(n, ((Message) enumeration.nextElement()).getIntProperty("n"), "browsed in order");
+        }
+        assertTrue(!enumeration.hasMoreElements(), "the browse shows each message once");
+        assertEquals(500, WHARF.depth("PAGED.ADMIN"), "browsing takes nothing");
+
+        assertEquals(500, WHARF.server().management().clearQueue("PAGED.ADMIN").removed());
+        assertEquals(0, WHARF.depth("PAGED.ADMIN"));
+        assertEquals(0, admin.paged());
+
+    }
+
+    @Test
+    void byDefaultAQueueCreatedByUsePagesWhenTheServersBudgetIsSpentAndItsDeletionForgetsThem() throws Exception {
+        String name = SMALL.queueName("deleted");
+        fill(SMALL.connect(Transport.TCP), name, 500);
+        LocalQueue queue = SMALL.server().queueManager().queue(name);
+        assertTrue(queue.paged() > 0, "nothing was paged");
+        assertTrue(SMALL.server().queueManager().memoryBudget().usedBytes() <= 3 * BUDGET);
+        assertEquals(500, SMALL.server().management().deleteQueue(name, true));
+        assertEquals(0, queue.paged());
+        assertEquals(0, SMALL.server().queueManager().pager().diskBudget().usedBytes());
+    }
+
+    /**
+     * Sends {@code count} messages, half of them persistent, in transactions of 10 (uncommitted messages count against
+     * the budgets too, so a transaction must stay well within the small server's); the server has them all then.
+     */
+    private static void fill(Connection connection, String queueName, int count) throws JMSException {
+        Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = session.createProducer(session.createQueue(queueName));
+        for (int n = 0; n < count; n++) {
+            TextMessage m = session.createTextMessage(BODY);
+            m.setIntProperty("n", n);
+            producer.send(m, n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, 4, 0);
+            if (n % 10 == 9 || n == count - 1) {
+                session.commit();
+            }
+        }
+        session.close();
+    }
+}
