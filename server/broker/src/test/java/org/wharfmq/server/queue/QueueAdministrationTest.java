@@ -135,8 +135,9 @@ class QueueAdministrationTest {
         LocalQueue everything = restarted.find("EVERYTHING");
         assertEquals(full, restarted.definition(everything));
         assertEquals(40, everything.maxDepth());
-        assertEquals(new MemoryLimit(65_536, MemoryPolicy.FAIL, "queue 'EVERYTHING'",
-                "setting maxBytes of queue 'EVERYTHING'"), everything.memoryLimit());
+        assertEquals(new MemoryLimit(65_536, MemoryPolicy.PAGE, "queue 'EVERYTHING'",
+                "setting maxBytes of queue 'EVERYTHING'", new MemoryLimit.PageLimit(1_000_000, MemoryPolicy.FAIL,
+                "setting maxPageBytes of queue 'EVERYTHING'")), everything.memoryLimit());
         assertEquals(1_000_000, restarted.find("CONFIGURED").memoryLimit().maxBytes());
         assertEquals(MemoryPolicy.FAIL, restarted.find("CONFIGURED").memoryLimit().policy());
     }
