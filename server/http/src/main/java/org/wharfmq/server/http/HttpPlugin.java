@@ -13,6 +13,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -140,7 +141,12 @@ public final class HttpPlugin implements ServerPlugin {
         }
     }
 
-    /** Aggregates a request of at most {@link Configuration#HTTP_MAX_REQUEST_BYTES}; a longer one is told so. */
+    /**
+     * Aggregates a request of at most {@link Configuration#HTTP_MAX_REQUEST_BYTES}; a longer one is told so. The
+     * connection stays open when the request asked to keep it alive, and the rest of the body is read and dropped
+     * (the aggregator ignores it): closing at once, with the body still arriving, makes the caller's socket reset,
+     * and the 413 may never be read.
+     */
     private static final class BoundedAggregator extends HttpObjectAggregator {
 
         BoundedAggregator() {
@@ -151,8 +157,10 @@ public final class HttpPlugin implements ServerPlugin {
         protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
             HttpAnswer answer = HttpAnswer.refusal(413, "Request body too large: this HTTP listener accepts at most "
                     + Configuration.HTTP_MAX_REQUEST_BYTES + " bytes.");
-            FullHttpResponse response = HttpRequestHandler.response(answer, false, null, null);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            boolean keepAlive = HttpUtil.isKeepAlive(oversized);
+            FullHttpResponse response = HttpRequestHandler.response(answer, keepAlive, null, null);
+            ctx.writeAndFlush(response).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
+                    : ChannelFutureListener.CLOSE);
         }
     }
 }
