@@ -143,6 +143,10 @@ final class FlowInstance implements Runnable {
 
     private void open() throws JMSException {
         connection = connectionFactory.createConnection();
+        // started before its consumer is created, so that the consumer's window goes with its creation, which waits
+        // for the server: once open returns, this instance takes its share of the queue's messages (a consumer made
+        // on a stopped connection gets its window only as the connection starts, asynchronously)
+        connection.start();
         transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
         Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         Session consumerSession = transactional ? transacted : plain;
@@ -155,7 +159,6 @@ final class FlowInstance implements Runnable {
                     subscriptionName(flow.name(), input.name(), transactional), selector);
         }
         invocation = new Invocation(flow, transacted, plain);
-        connection.start();
     }
 
     /**

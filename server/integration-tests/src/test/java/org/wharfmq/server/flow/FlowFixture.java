@@ -42,14 +42,7 @@ final class FlowFixture implements AutoCloseable {
     }
 
     RunningFlow run(FlowDefinition definition, int instances) throws JMSException {
-        return run(definition, instances, factory);
-    }
-
-    /** Runs a flow whose instances connect through {@code instanceFactory} (e.g. with URL options of their own). */
-    RunningFlow run(FlowDefinition definition, int instances, WharfConnectionFactory instanceFactory)
-            throws JMSException {
-        RunningFlow flow = RunningFlow.start(definition, instanceFactory, instances, false,
-                getClass().getClassLoader());
+        RunningFlow flow = RunningFlow.start(definition, factory, instances, false, getClass().getClassLoader());
         flows.add(flow);
         return flow;
     }

@@ -20,7 +20,6 @@ import org.wharfmq.flow.node.ThrowNode;
 import org.wharfmq.flow.node.TraceNode;
 import org.wharfmq.flow.node.TryCatchNode;
 import org.wharfmq.flow.runtime.RunningFlow;
-import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.it.Receive;
 
 import javax.jms.BytesMessage;
@@ -354,10 +353,7 @@ class FlowNodesTest {
                 }))
                 .node("out", OutputNode.queue("OUT"))
                 .wire("in", "out", "compute")
-                .wire("compute", "out", "out").build(), 4,
-                // one message each at a time: a consumer's window is sent as its connection starts, and may reach the
-                // server after the sends below, so with the default window one instance could take two messages
-                new WharfConnectionFactory(fixture.server.vmUrl() + "?prefetch=1"));
+                .wire("compute", "out", "out").build(), 4);
         for (int i = 0; i < 4; i++) {
             fixture.send("IN", "m" + i, false, null, null);
         }
