@@ -250,11 +250,18 @@ class SocketLinkTest {
         link.unfollow(woken::countDown);
         sendRaw(new Frame.Credit(2, 2));
         // the woken follower takes the turn; on a loaded machine the reader thread may still have taken it first
-        // (it reads once no thread has asked for 20 ms), and then lets it go to the thread that asks
+        // (it reads once no thread has asked for 20 ms), and then lets it go to the thread that asks once its read
+        // returns: a frame now and then ends that read (each one after the second is only that nudge)
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long nextNudge = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        int nudge = 3;
         boolean took = false;
         while (!took && System.nanoTime() < deadline) {
             took = link.readWhileWaiting(TimeUnit.SECONDS.toNanos(10));
+            if (!took && System.nanoTime() > nextNudge) {
+                sendRaw(new Frame.Credit(2, nudge++));
+                nextNudge = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+            }
         }
         assertTrue(took, "and takes the turn");
         assertEquals(new Frame.Credit(2, 1), listener.next());
