@@ -53,8 +53,8 @@ public final class RunCommand {
                                   self-signed certificate); with --url, give an ssl:// URL with its options instead
               --security rules    the server has users and permission rules: every client logs in (SCRAM-SHA-256)
                                   and every producer, consumer and anonymous send is checked (Wharf only)
-              --metrics scrape    the server runs its metrics (Micrometer, JMX) and HTTP listener, and
-                                  scrapes its own /metrics every second (Wharf only)
+              --metrics on|scrape the server runs its metrics (Micrometer, JMX) and HTTP listener; with
+                                  scrape it also scrapes its own /metrics every second (Wharf only)
               --url URL           use a running Wharf instead of starting one (no CPU figures)
               --peer artemis      run: on the peer instead of Wharf; compare: the peer to compare with
               --out DIR           report directory       [perf-results/WORKLOAD-TIMESTAMP]
@@ -278,9 +278,9 @@ public final class RunCommand {
                             default -> throw new OptionException("--security " + v + ": the one setting is rules (users and permission rules)");
                         };
                         case "--metrics" -> metrics = switch (v) {
-                            case "scrape" -> v;
-                            default -> throw new OptionException("--metrics " + v + ": the one setting is scrape (/metrics"
-                                    + " scraped every second)");
+                            case "on", "scrape" -> v;
+                            default -> throw new OptionException("--metrics " + v + ": on (the metrics run, nobody"
+                                    + " scrapes them) or scrape (/metrics scraped every second)");
                         };
                         case "--correlation" -> perThread = switch (v) {
                             case "message" -> false;

@@ -23,8 +23,8 @@ import java.util.List;
  *                       a throwaway self-signed certificate; null = plain TCP
  * @param security       {@code rules}: the server has a user the clients log in as and permission rules that check
  *                       every producer, consumer and anonymous send ({@link BenchmarkSecurity}); null = no users
- * @param metrics        {@code scrape}: the server runs its metrics and HTTP listener and scrapes its own
- *                       {@code /metrics} every second ({@link ServerMain}); null = neither
+ * @param metrics        {@code on}: the server runs its metrics and HTTP listener; {@code scrape}: and scrapes its
+ *                       own {@code /metrics} every second ({@link ServerMain}); null = neither
  * @param url            a running Wharf to use instead of starting one (null = start one)
  * @param output         where the report goes
  * @param jvmOptions     options for child JVMs

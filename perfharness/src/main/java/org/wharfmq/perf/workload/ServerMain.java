@@ -30,7 +30,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code wharf perf server [--port N] [--in-vm NAME] [--tls ENGINE] [--security rules] [--metrics scrape]
+ * {@code wharf perf server [--port N] [--in-vm NAME] [--tls ENGINE] [--security rules] [--metrics on|scrape]
  * [--flow F-ID [--flow-instances N]]
  * [--driver "DRIVER ARGS"]...}:
  * a Wharf queue manager for the workload runner, optionally running one of the harness's message flows
@@ -40,8 +40,8 @@ import java.util.concurrent.TimeUnit;
  * {@code user=U password=P}, the {@link BenchmarkSecurity} user the network drivers log in as), prints {@code wharf-perf: driver done id=ID passed=BOOL} as each
  * one ends, and stops when standard input closes (or {@link #stop()}); with a flow it prints, just before
  * stopping, {@code wharf-perf: flow F-ID invocations=N failures=N backouts=N input-depth=N output-depth=N}.
- * With {@code --metrics scrape} it runs the distribution's metrics and HTTP listener (on a free port of 127.0.0.1)
- * and a thread of its own scrapes {@code /metrics} every {@value #SCRAPE_INTERVAL_MILLIS} ms, as a Prometheus would:
+ * With {@code --metrics on} it runs the distribution's metrics and HTTP listener (on a free port of 127.0.0.1); with
+ * {@code --metrics scrape} also a thread of its own that scrapes {@code /metrics} every {@value #SCRAPE_INTERVAL_MILLIS} ms, as a Prometheus would:
  * what metrics cost a running server (docs/performance.md).
  */
 public final class ServerMain {
@@ -128,8 +128,8 @@ public final class ServerMain {
         } else if (security != null) {
             throw new OptionException("server: --security " + security + ": the one setting is rules");
         }
-        if (metrics != null && !metrics.equals("scrape")) {
-            throw new OptionException("server: --metrics " + metrics + ": the one setting is scrape");
+        if (metrics != null && !metrics.equals("scrape") && !metrics.equals("on")) {
+            throw new OptionException("server: --metrics " + metrics + ": on (running, not scraped) or scrape");
         }
         if (metrics != null) {
             builder.http(new HttpConfig("127.0.0.1", 0, false));
@@ -158,7 +158,7 @@ public final class ServerMain {
                     + (metrics == null ? "" : " metrics=" + http.url() + MetricsPlugin.PATH)
                     + " pid=" + ProcessHandle.current().pid());
             out.flush();
-            Thread scraper = metrics == null ? null : scraper(URI.create(http.url() + MetricsPlugin.PATH));
+            Thread scraper = !"scrape".equals(metrics) ? null : scraper(URI.create(http.url() + MetricsPlugin.PATH));
             for (List<String> a : driverArgs) {
                 PerfOptions options = PerfOptions.parse(a.toArray(String[]::new));
                 Driver driver = new Driver(options, out);

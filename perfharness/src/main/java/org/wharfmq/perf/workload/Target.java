@@ -36,7 +36,7 @@ public enum Target {
      * @param flowInstances its instances
      * @param tls           the TLS engine of a TLS listener the clients use ({@code jdk} or {@code openssl}), else null
      * @param security      {@code rules} for a server with users and permission rules ({@link BenchmarkSecurity}), else null
-     * @param metrics       {@code scrape} for a server that runs its metrics and scrapes them every second, else null
+     * @param metrics       {@code on} for a server that runs its metrics, {@code scrape} one that also scrapes them every second, else null
      */
     List<String> serverCommand(List<String> hostedDrivers, boolean persistent, BenchmarkFlow flow, int flowInstances,
                                String tls, String security, String metrics) {
