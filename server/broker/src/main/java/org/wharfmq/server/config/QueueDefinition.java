@@ -72,8 +72,7 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
      * This definition with an administrator's changes ({@code wharf admin alter queue}): each non-null setting of
      * {@code changes} replaces this one's, where the value that means "the default" (maxDepth, maxBytes, maxPageBytes,
      * backoutThreshold, depthHighEvent or depthLowEvent 0; policy or pageFullPolicy {@code default}; backoutQueue
-     * empty; fullEvent
-     * false) makes it null again. The name is this one's.
+     * empty; fullEvent false) makes it null again. The name is this one's.
      */
     public QueueDefinition alteredBy(QueueDefinition changes) {
         return new QueueDefinition(name,
