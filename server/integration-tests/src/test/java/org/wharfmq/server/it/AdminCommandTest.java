@@ -68,6 +68,28 @@ class AdminCommandTest {
         return result.err().substring("wharf: ".length()).strip();
     }
 
+    /** A queue's paging settings: given, shown, refused when wrong (naming the setting), and put back to default. */
+    @Test
+    void pagingSettingsOfAQueue() throws Exception {
+        String queue = WHARF.queueName("paged");
+        ok(admin("define", "queue", queue, "--policy", "page", "--max-page-bytes", "1048576", "--page-full-policy",
+                "fail"));
+        JsonNode settings = JSON.readTree(ok(admin("--json", "display", "queue", queue))).get("result").get("settings");
+        assertEquals("page", settings.get("policy").asText(), settings.toString());
+        assertEquals(1_048_576, settings.get("maxPageBytes").asLong(), settings.toString());
+        assertEquals("fail", settings.get("pageFullPolicy").asText(), settings.toString());
+
+        String refused = failed(admin("alter", "queue", queue, "--page-full-policy", "drop"));
+        assertTrue(refused.contains("pageFullPolicy") && refused.contains(queue), refused);
+        assertTrue(failed(admin("alter", "queue", queue, "--max-page-bytes", "-5")).contains("maxPageBytes"));
+
+        ok(admin("alter", "queue", queue, "--max-page-bytes", "default", "--page-full-policy", "default"));
+        settings = JSON.readTree(ok(admin("--json", "display", "queue", queue))).get("result").get("settings");
+        assertTrue(settings.get("maxPageBytes").isNull() && settings.get("pageFullPolicy").isNull(),
+                settings.toString());
+        assertEquals("page", settings.get("policy").asText(), "a setting left out stays");
+    }
+
     @Test
     void defineDisplayAlterAndDeleteAQueue() throws Exception {
         String queue = WHARF.queueName("defined");
