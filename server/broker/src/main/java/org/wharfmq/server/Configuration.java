@@ -197,6 +197,15 @@ public final class Configuration {
             org.wharfmq.server.config.MemoryPolicy.BLOCK;
 
     /**
+     * Paging queues page once the server's memory budget is this share spent: {@value} %, not 100 %, so that the
+     * rest stays for what cannot page: messages sent in transactions not yet committed (offered, and so paged, only
+     * at commit), messages delivered and not yet acknowledged, and queues whose policy is block or fail. At 100 %, a
+     * transacted producer to a paging queue without consumers had its credit held back by the spent budget before
+     * its commit could let its messages page: page behaved as block.
+     */
+    public static final int PAGE_AT_SERVER_BUDGET_PERCENT = 75;
+
+    /**
      * A paging queue reads messages back once what it holds in memory falls under this share of its memory budget:
      * {@value} % (a queue without a budget of its own: under a quarter of the server's, at most
      * {@link #PAGE_READ_AHEAD_BYTES}, while the server's is at most half spent).

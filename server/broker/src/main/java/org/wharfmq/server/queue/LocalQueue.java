@@ -635,10 +635,16 @@ public final class LocalQueue {
 
     /**
      * Puts back a message recovered from the store at startup, with the sequence number it had, before any
-     * consumer exists. The depth limit does not apply: a recovered message is never refused.
+     * consumer exists. The depth limit does not apply: a recovered message is never refused. A queue that pages and
+     * is over its memory budget (or finds the server's three quarters spent) pages it, as it would a new message, so
+     * that a journal holding more than the budgets recovers within them; every few MiB recovery pages so (on all
+     * queues), the calling thread (recovery's, never an event loop) waits for the paging thread to have written them,
+     * so that recovery cannot outrun the disk.
      */
     public void restore(QueuedMessage message, long sequence) {
-        restore(message, sequence, true);
+        if (restore(message, sequence, true)) {
+            awaitPagingThread("writing the recovered messages of");
+        }
     }
 
     /**
@@ -649,19 +655,29 @@ public final class LocalQueue {
         restore(message, sequence, false);
     }
 
-    private void restore(QueuedMessage message, long sequence, boolean available) {
+    /** @return whether the caller is to wait for the paging thread: recovery has paged a batch's worth meanwhile */
+    private boolean restore(QueuedMessage message, long sequence, boolean available) {
+        long pagedBytes = 0;
         lock.lock();
         try {
             depth++;
             hold(message);
             message.sequence = sequence;
             nextSequence = Math.max(nextSequence, sequence + 1);
-            if (available) {
+            if (!available) {
+                return false;
+            }
+            // one backed out too often stays in memory: backOutRecovered() moves it before any consumer sees it
+            if (!backedOutTooOften(message) && (paged > 0 || limit.pages() && (overLimit || budget.pagingDue()))) {
+                pagedBytes = message.memoryBytes(); // read before the paging thread may write and release it
+                pageOut(message);
+            } else {
                 link(message);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
+        return pagedBytes > 0 && pager.recoveryPaged(pagedBytes);
     }
 
     /** Numbers new messages above {@code lastSequence}, the highest the store has seen on this queue. */
@@ -1599,7 +1615,6 @@ public final class LocalQueue {
      * @return false when nothing is paged
      */
     public boolean readBackNow() {
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
         lock.lock();
         try {
             if (paged == 0 || deleted) {
@@ -1610,20 +1625,29 @@ public final class LocalQueue {
         } finally {
             lock.unlock();
         }
-        pager.execute(done::countDown); // runs after this queue's turn, which the request made read
+        awaitPagingThread("reading back the paged messages of"); // after this queue's turn, which the request made read
+        return true;
+    }
+
+    /**
+     * Waits until the paging thread has run every task handed to it so far, this queue's turn included (which runs
+     * until nothing is left to do); never on an event loop.
+     */
+    private void awaitPagingThread(String doing) {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        pager.execute(done::countDown);
         try {
             done.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new WharfException(ErrorCode.INTERNAL_ERROR, "Interrupted while reading the paged messages of queue '"
-                    + name + "' back.");
+            throw new WharfException(ErrorCode.INTERNAL_ERROR, "Interrupted while the paging thread was " + doing
+                    + " queue '" + name + "'.");
         }
-        return true;
     }
 
     /** A message nobody took: linked, or paged when the queue pages and is over its budget (or the server's). */
     private void linkOrPage(QueuedMessage m) {
-        if (limit.pages() && (overLimit || budget.spent())) {
+        if (limit.pages() && (overLimit || budget.pagingDue())) {
             pageOut(m);
         } else {
             linkOrSetAside(m);
@@ -2021,7 +2045,7 @@ public final class LocalQueue {
     /** A send that will be paged finds a disk budget spent and the page-full policy fail: refused; under the lock. */
     private void refuseIfPageFull(QueuedMessage m) {
         if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.FAIL
-                || !(paged > 0 || overLimit || budget.spent())) {
+                || !(paged > 0 || overLimit || budget.pagingDue())) {
             return;
         }
         long bytes = PageStore.recordBytes(m);

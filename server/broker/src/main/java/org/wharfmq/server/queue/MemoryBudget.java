@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.LongAdder;
 public final class MemoryBudget {
 
     private final long maxBytes;
+    /** {@link Configuration#PAGE_AT_SERVER_BUDGET_PERCENT} of {@link #maxBytes}: from here on paging queues page. */
+    private final long pagingBytes;
     private final String setting;
     private final LongAdder used = new LongAdder();
     /** Tasks to run once the budget is no longer spent; guarded by this. */
@@ -37,6 +39,7 @@ public final class MemoryBudget {
      */
     MemoryBudget(long maxBytes, String setting) {
         this.maxBytes = maxBytes;
+        this.pagingBytes = maxBytes / 100 * Configuration.PAGE_AT_SERVER_BUDGET_PERCENT;
         this.setting = setting;
     }
 
@@ -58,7 +61,6 @@ public final class MemoryBudget {
                 + " % of the JVM's direct memory limit");
     }
 
-    /** The budget in bytes. */
     /**
      * The server's disk budget for paged messages: {@code maxPageBytes}, or when 0, a share of the data directory's
      * free disk space now ({@link Configuration#DEFAULT_PAGE_SHARE_PERCENT}).
@@ -85,6 +87,7 @@ public final class MemoryBudget {
         }
     }
 
+    /** The budget in bytes. */
     public long maxBytes() {
         return maxBytes;
     }
@@ -97,6 +100,14 @@ public final class MemoryBudget {
     /** Whether the queues hold the whole budget or more. */
     public boolean spent() {
         return used.sum() >= maxBytes;
+    }
+
+    /**
+     * Whether queues whose policy is page are to page what nobody takes at once: the budget is
+     * {@link Configuration#PAGE_AT_SERVER_BUDGET_PERCENT} % spent or more.
+     */
+    public boolean pagingDue() {
+        return used.sum() >= pagingBytes;
     }
 
     /** Whether {@code bytes} more fit in the budget. */

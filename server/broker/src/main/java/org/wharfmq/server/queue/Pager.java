@@ -2,6 +2,7 @@ package org.wharfmq.server.queue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import org.wharfmq.server.Configuration;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,6 +42,8 @@ public final class Pager implements AutoCloseable {
     private final AtomicLong nextStore = new AtomicLong();
     /** Whether the directory was emptied in this run; paging thread only. */
     private boolean emptied;
+    /** Bytes recovery has paged since it last waited for this thread to write them; recovery's thread only. */
+    private long recoveredUnwrittenBytes;
     /** Records being written, and records read back; paging thread only, allocated with the first store. */
     private ByteBuf writeBuffer;
     private ByteBuf readBuffer;
@@ -68,6 +71,20 @@ public final class Pager implements AutoCloseable {
                 LOG.log(System.Logger.Level.ERROR, "Paging failed: " + e.getMessage(), e);
             }
         });
+    }
+
+    /**
+     * Recovery has paged a message of {@code bytes} (on any queue): whether it is to wait for this thread now
+     * ({@link LocalQueue#restore}), having paged {@link Configuration#PAGE_READ_AHEAD_BYTES} since it last did, so
+     * that reading the journal cannot run ahead of writing the page files by more than that. Recovery's thread only.
+     */
+    boolean recoveryPaged(long bytes) {
+        recoveredUnwrittenBytes += bytes;
+        if (recoveredUnwrittenBytes < Configuration.PAGE_READ_AHEAD_BYTES) {
+            return false;
+        }
+        recoveredUnwrittenBytes = 0;
+        return true;
     }
 
     /** A new, empty store for one queue's paged messages; on the paging thread. */

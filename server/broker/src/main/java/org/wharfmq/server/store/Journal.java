@@ -183,6 +183,14 @@ final class Journal implements AutoCloseable {
         return queue(segment).createTailer().toStart();
     }
 
+    /**
+     * A reader of records by position with queues of its own, for a thread other than the writer's (recovery's
+     * second step, {@link JournalReader}); the caller closes it.
+     */
+    JournalReader reader() {
+        return new JournalReader(segment -> build(directory(segment)));
+    }
+
     /** Closes the queues recovery opened; they are opened again if reclamation needs to read them. */
     void closeReaders() {
         if (reader != null) {

@@ -31,7 +31,8 @@ public final class JournalMessageStore implements MessageStore {
     private final Thread writerThread;
     private final DataDirectoryLock lockFile;
     private final long transactionBase;
-    private List<JournalState.Live> recovered;
+    /** Where the recovered messages are, until {@link #recover} hands them over. */
+    private RecoveredMessages recovered;
     /** The prepared XA transactions recovery found in doubt, until {@link #recover} hands them over. */
     private List<PreparedTransaction> prepared;
     private final Map<String, Long> recoveredQueues;
@@ -44,8 +45,11 @@ public final class JournalMessageStore implements MessageStore {
         this.journal = journal;
         this.lockFile = lockFile;
         this.transactionBase = recovery.highestTransaction;
-        this.prepared = recovery.state.takePrepared(-recovery.highestTransaction); // ids relative to transactionBase
-        this.recovered = recovery.state.takeRecovered();
+        try (JournalReader reader = journal.reader()) {
+            // ids relative to transactionBase; their few messages are read now, the others as their queues take them
+            this.prepared = recovery.state.takePrepared(-recovery.highestTransaction, reader);
+        }
+        this.recovered = recovery.state.recovered();
         this.recoveredQueues = recovery.lastSequences;
         this.recoveredSubscriptions = recovery.state.subscriptions().values().stream()
                 .map(JournalState.Definition::subscription).toList();
@@ -53,6 +57,9 @@ public final class JournalMessageStore implements MessageStore {
         long reserve = Math.max(MIN_DISK_RESERVE, 2L * config.maxMessageLength());
         this.space = new JournalSpace(journal, recovery.state, config.journalFileBytes(), config.journalSlackBytes(),
                 config.journalMaxBytes(), reserve, freeSpace);
+        if (recovered.size() > 0) {
+            space.recoveryReads(); // until recover() has read them
+        }
         this.writer = new JournalWriter(journal, recovery.state, config.durability() == Durability.FSYNC, space);
         this.writerThread = new Thread(writer, "wharf-journal");
         writerThread.setDaemon(true);
@@ -112,7 +119,7 @@ public final class JournalMessageStore implements MessageStore {
 
     @Override
     public void recover(RecoveryTarget target) {
-        List<JournalState.Live> messages;
+        RecoveredMessages messages;
         List<PreparedTransaction> inDoubt;
         synchronized (this) {
             messages = recovered;
@@ -125,8 +132,17 @@ public final class JournalMessageStore implements MessageStore {
         }
         recoveredSubscriptions.forEach(target::subscriptionRecovered);
         recoveredQueues.forEach(target::queueRecovered);
-        for (JournalState.Live m : messages) {
-            target.messageRecovered(m.queue, m.sequence, m.content, m.deliveryCount + 1);
+        // one message at a time, read from the journal as its queue takes it: a queue over its memory budget pages
+        // what it takes, so a journal holding more than the budgets recovers within them (docs/resilience.md)
+        try (JournalReader reader = journal.reader()) {
+            for (int i = 0; i < messages.size(); i++) {
+                String queue = messages.queue(i);
+                long sequence = messages.sequence(i);
+                target.messageRecovered(queue, sequence, reader.message(messages.segment(i), messages.index(i), queue,
+                        sequence), messages.deliveryCount(i) + 1);
+            }
+        } finally {
+            space.recoveryRead();
         }
         inDoubt.forEach(target::transactionPrepared);
     }
@@ -240,8 +256,8 @@ public final class JournalMessageStore implements MessageStore {
             }
             closed = true;
             if (recovered != null) {
-                recovered.forEach(m -> m.content.release());
                 recovered = null;
+                space.recoveryRead();
                 prepared.forEach(PreparedTransaction::release);
                 prepared = null;
             }

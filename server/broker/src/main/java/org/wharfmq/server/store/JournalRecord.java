@@ -65,6 +65,20 @@ final class JournalRecord {
         out.writeLong(sequence).writeInt(deliveryCount).writeInt(length);
     }
 
+    /**
+     * Reads a verified PUT record's fields up to the message bytes, leaving {@code record} at them.
+     *
+     * @return the message's length
+     */
+    static int skipPutHeader(ByteBuf record) {
+        record.readByte();
+        record.readLong();
+        readString(record);
+        record.readLong();
+        record.readInt();
+        return record.readInt();
+    }
+
     static void remove(ByteBuf out, long tx, String[] queues, long[] sequences) {
         out.writeByte(REMOVE).writeLong(tx).writeInt(queues.length);
         for (int i = 0; i < queues.length; i++) {

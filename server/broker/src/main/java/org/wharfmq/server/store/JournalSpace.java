@@ -43,6 +43,11 @@ final class JournalSpace {
     private boolean squeezed;
     private volatile long reclaimedFiles;
     private volatile long journalBytes;
+    /**
+     * While recovery hands its messages to the queues it reads their records where the first pass found them
+     * ({@link JournalReader}): reclamation, which moves records and deletes files, waits until it is done.
+     */
+    private volatile boolean recoveryReading;
 
     JournalSpace(Journal journal, JournalState state, long fileBytes, long slackBytes, long maxBytes, long diskReserve,
                  ToLongFunction<Path> freeSpace) {
@@ -138,7 +143,20 @@ final class JournalSpace {
         return usableDisk < 0 || usableDisk >= ROLL_ROOM_BYTES;
     }
 
+    /** Recovery reads records by position from now until {@link #recoveryRead}: reclamation waits. */
+    void recoveryReads() {
+        recoveryReading = true;
+    }
+
+    /** Recovery has read every record it needed: reclamation goes on with the next batch. */
+    void recoveryRead() {
+        recoveryReading = false;
+    }
+
     private void reclaim(JournalWriter writer) {
+        if (recoveryReading) {
+            return;
+        }
         int currentSegment = journal.currentSegment();
         while (true) {
             Map.Entry<Integer, JournalState.Segment> oldest = state.segments().firstEntry();

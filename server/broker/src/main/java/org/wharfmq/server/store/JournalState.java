@@ -25,19 +25,16 @@ final class JournalState {
         long index;
         int bytes;
         int deliveryCount;
-        /** The message bytes; only during recovery (the writer re-reads them from the journal when it needs them). */
-        ByteBuf content;
         /** Consumed by a prepared transaction: recovery hands it over with that transaction, not as a message. */
         boolean held;
 
-        Live(String queue, long sequence, int segment, long index, int bytes, int deliveryCount, ByteBuf content) {
+        Live(String queue, long sequence, int segment, long index, int bytes, int deliveryCount) {
             this.queue = queue;
             this.sequence = sequence;
             this.segment = segment;
             this.index = index;
             this.bytes = bytes;
             this.deliveryCount = deliveryCount;
-            this.content = content;
         }
     }
 
@@ -152,10 +149,6 @@ final class JournalState {
         Segment c = segments.get(record.segment);
         if (c != null) {
             c.liveBytes -= record.bytes;
-        }
-        if (record.content != null) {
-            record.content.release();
-            record.content = null;
         }
     }
 
@@ -303,10 +296,6 @@ final class JournalState {
         ended(p);
         for (Live record : p.puts) {
             segment(record.segment).pendingRecords--;
-            if (record.content != null) {
-                record.content.release();
-                record.content = null;
-            }
         }
     }
 
@@ -401,13 +390,14 @@ final class JournalState {
     }
 
     /**
-     * Takes the prepared transactions out (recovery, before {@link #takeRecovered}): each with the bytes of its sends
-     * and of the live messages it consumed, which {@link #takeRecovered} then leaves out (held, not delivered again).
+     * Takes the prepared transactions out (recovery, before {@link #recovered}): each with the bytes of its sends
+     * and of the live messages it consumed, which {@link #recovered} then leaves out (held, not delivered again).
      * Afterwards the state holds only their locations; the transactions stay pending until their COMMIT or ROLLBACK.
      *
      * @param idOffset added to each journal transaction id to give the id the store's users know it by
+     * @param reader    reads the messages' bytes from the journal
      */
-    List<PreparedTransaction> takePrepared(long idOffset) {
+    List<PreparedTransaction> takePrepared(long idOffset, JournalReader reader) {
         List<PreparedTransaction> prepared = new ArrayList<>();
         for (LongObjectHashMap.PrimitiveEntry<Pending> entry : pending.entries()) {
             Pending p = entry.value();
@@ -417,22 +407,24 @@ final class JournalState {
             dropCopies(p);
             List<PreparedTransaction.Message> sends = new ArrayList<>(p.puts.size());
             for (Live put : p.puts) {
-                sends.add(new PreparedTransaction.Message(put.queue, put.sequence, put.content, 1));
-                put.content = null;
+                sends.add(new PreparedTransaction.Message(put.queue, put.sequence, content(reader, put), 1));
             }
             List<PreparedTransaction.Message> consumed = new ArrayList<>(p.removedQueues.size());
             for (int i = 0; i < p.removedQueues.size(); i++) {
                 Live held = find(p.removedQueues.get(i), p.removedSequences.get(i));
                 if (held != null) { // else consumed before (a REMOVE outside it came first)
-                    consumed.add(new PreparedTransaction.Message(held.queue, held.sequence, held.content,
+                    consumed.add(new PreparedTransaction.Message(held.queue, held.sequence, content(reader, held),
                             Math.max(1, held.deliveryCount)));
-                    held.content = null;
                     held.held = true;
                 }
             }
             prepared.add(new PreparedTransaction(entry.key() + idOffset, p.branch, sends, consumed));
         }
         return prepared;
+    }
+
+    private static ByteBuf content(JournalReader reader, Live record) {
+        return reader.message(record.segment, record.index, record.queue, record.sequence);
     }
 
     /**
@@ -446,10 +438,6 @@ final class JournalState {
             Live older = puts.put(put.queue + '\u0000' + put.sequence, put);
             if (older != null) {
                 segment(older.segment).pendingRecords--;
-                if (older.content != null) {
-                    older.content.release();
-                    older.content = null;
-                }
             }
         }
         if (puts.size() < p.puts.size()) {
@@ -466,21 +454,19 @@ final class JournalState {
     }
 
     /**
-     * Takes the recovered messages out (with their bytes), each queue's in sequence order, but those a prepared
-     * transaction holds ({@link #takePrepared}); afterwards the state holds only their locations.
+     * Where the recovered messages are, each queue's in sequence order, but those a prepared transaction holds
+     * ({@link #takePrepared}): their bytes are read back one by one as their queues take them
+     * ({@link JournalReader}), so that recovery never holds more of them than the queues keep in memory.
      */
-    List<Live> takeRecovered() {
-        List<Live> recovered = new ArrayList<>();
+    RecoveredMessages recovered() {
+        RecoveredMessages recovered = new RecoveredMessages();
         for (LongObjectHashMap<Live> onQueue : live.values()) {
             List<Live> sorted = new ArrayList<>(onQueue.values());
             sorted.sort(java.util.Comparator.comparingLong(l -> l.sequence));
             for (Live record : sorted) {
-                if (record.held) {
-                    continue; // handed over with its prepared transaction
+                if (!record.held) { // else handed over with its prepared transaction
+                    recovered.add(record.queue, record.sequence, record.segment, record.index, record.deliveryCount);
                 }
-                recovered.add(new Live(record.queue, record.sequence, record.segment, record.index, record.bytes,
-                        record.deliveryCount, record.content));
-                record.content = null;
             }
         }
         return recovered;

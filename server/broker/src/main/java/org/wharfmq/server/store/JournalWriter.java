@@ -329,7 +329,7 @@ final class JournalWriter implements Runnable {
             throw full;
         }
         JournalState.Live live = new JournalState.Live(e.queue, e.sequence, journal.currentSegment(),
-                lastIndex, bytes, 0, null);
+                lastIndex, bytes, 0);
         if (e.tx == 0) {
             state.put(live);
         } else {
@@ -405,7 +405,7 @@ final class JournalWriter implements Runnable {
         int bytes = append(() -> JournalRecord.putHeader(fields, 0, live.queue, live.sequence, live.deliveryCount,
                 length), reread);
         state.put(new JournalState.Live(live.queue, live.sequence, journal.currentSegment(), lastIndex, bytes,
-                live.deliveryCount, null));
+                live.deliveryCount));
     }
 
     /**
@@ -442,12 +442,7 @@ final class JournalWriter implements Runnable {
             throw new IllegalStateException("journal record " + put.segment + ":" + Long.toHexString(put.index)
                     + " of message " + put.queue + " #" + put.sequence + " is damaged");
         }
-        reread.readByte();
-        reread.readLong();
-        JournalRecord.readString(reread);
-        reread.readLong();
-        reread.readInt();
-        return reread.readInt();
+        return JournalRecord.skipPutHeader(reread);
     }
 
     /** Makes reclamation's copies durable before the file they come from is deleted (on this thread). */

@@ -1,7 +1,6 @@
 package org.wharfmq.server.store;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.wire.DocumentContext;
@@ -126,10 +125,9 @@ final class Recovery {
                 if (length != in.readableBytes()) {
                     throw new IndexOutOfBoundsException("message length " + length);
                 }
-                ByteBuf content = PooledByteBufAllocator.DEFAULT.directBuffer(length);
-                content.writeBytes(in, length);
+                // only where it is: its bytes are read back as its queue takes it (JournalReader)
                 sequenceSeen(queue, sequence);
-                JournalState.Live live = new JournalState.Live(queue, sequence, segment, index, bytes, deliveries, content);
+                JournalState.Live live = new JournalState.Live(queue, sequence, segment, index, bytes, deliveries);
                 if (tx == 0) {
                     state.put(live);
                 } else {

@@ -63,7 +63,7 @@ class JournalStateTest {
     void recordsAreFoundAndRemovedBySequenceInAnyOrder() {
         JournalState state = new JournalState();
         for (long sequence = 1; sequence <= 1000; sequence++) {
-            state.put(new JournalState.Live("Q", sequence, 1, sequence, 100, 0, null));
+            state.put(new JournalState.Live("Q", sequence, 1, sequence, 100, 0));
         }
         assertEquals(100_000, state.liveBytes());
         for (long sequence = 1; sequence <= 1000; sequence += 2) {
@@ -80,7 +80,7 @@ class JournalStateTest {
         }
         assertEquals(50_000, state.liveBytes());
         assertEquals(500, state.liveIn(1).size());
-        assertEquals(2, state.takeRecovered().get(0).sequence); // in sequence order
+        assertEquals(2, state.recovered().sequence(0)); // in sequence order
     }
 
     private static JournalState.Live assertNotNullLive(JournalState state, long sequence) {

@@ -52,6 +52,45 @@ class PagingTest {
     @RegisterExtension
     static final WharfServerExtension SMALL = WharfServerExtension.configured(c -> c.maxMemoryBytes(2 * BUDGET));
 
+    /**
+     * A server whose memory budget is a few MiB, and whose producer windows are smaller than a transaction: a
+     * transacted producer needs the server's credit before its commit.
+     */
+    @RegisterExtension
+    static final WharfServerExtension TRANSACTED = WharfServerExtension.configured(c -> c
+            .maxMemoryBytes(2_000_000).producerWindowBytes(16_384));
+
+    @Test
+    void aTransactedProducerToAPagingQueueIsNotHeldBackByTheServersBudgetItsCommittedBacklogSpends() throws Exception {
+        // transactions of 100 KB, beyond one producer window, well within the server's budget; no consumer. When the
+        // queue paged only once the budget was spent, the committed backlog spent it, the server held the producer's
+        // credit back, and the transaction in progress could never commit to let its messages page: it waited for ever
+        Connection connection = TRANSACTED.connect(Transport.TCP);
+        Session sending = connection.createSession(true, Session.SESSION_TRANSACTED);
+        String name = TRANSACTED.queueName("transacted");
+        MessageProducer producer = sending.createProducer(sending.createQueue(name));
+        int messages = 5_000; // 5 MB of bodies: two and a half times the budget
+        for (int n = 0; n < messages; n++) {
+            TextMessage m = sending.createTextMessage(BODY);
+            m.setIntProperty("n", n);
+            producer.send(m, n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, 4, 0);
+            if (n % 100 == 99) {
+                sending.commit();
+            }
+        }
+        LocalQueue local = TRANSACTED.server().queueManager().queue(name);
+        assertTrue(local.paged() > messages / 2, () -> "paged " + local.paged() + " of " + messages);
+        long used = TRANSACTED.server().queueManager().memoryBudget().usedBytes();
+        assertTrue(used < 2_000_000, () -> "the queue holds " + used + " bytes in memory, past the server's budget");
+
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer consumer = session.createConsumer(session.createQueue(name));
+        for (int n = 0; n < messages; n++) {
+            assertEquals(n, Receive.next(consumer).getIntProperty("n"), "out of order");
+        }
+        Receive.nothingMore(consumer);
+    }
+
     @Test
     void aQueuePastItsBudgetPagesAndDrainsInOrderPerPriorityPersistentAndNot() throws Exception {
         Connection connection = WHARF.connect(Transport.TCP);

@@ -28,9 +28,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Paging in a real server process (docs/resilience.md, "Paging"): a queue far larger than the server's heap fills and
- * drains in order (issue 22's 10-million-message test at CI size), and a kill -9 while a queue pages loses no
+ * drains in order (issue 22's 10-million-message test at CI size), a kill -9 while a queue pages loses no
  * persistent message (the journal stays their durable copy) while its non-persistent paged ones are gone, as
- * non-persistent messages always are after a crash.
+ * non-persistent messages always are after a crash, and a persistent backlog larger than the heap is recovered by
+ * paging it.
  */
 class PagingProcessTest {
 
@@ -60,19 +61,11 @@ class PagingProcessTest {
                     m.setIntProperty("n", n);
                     producer.send(m);
                 }
-                MessageConsumer consumer = session.createConsumer(queue);
-                for (int n = 0; n < messages; n++) {
-                    Message m = consumer.receive(RECEIVE_MS);
-                    assertNotNull(m, "message " + n + " never came");
-                    assertEquals(n, m.getIntProperty("n"), "out of order");
-                }
-                assertNull(consumer.receiveNoWait(), "more messages than were sent");
+                receiveInOrder(session.createConsumer(queue), messages, "out of order");
             } finally {
                 connection.close();
             }
-            if (!server.alive()) {
-                fail("the server died:\n" + server.output());
-            }
+            assertAlive(server);
         }
     }
 
@@ -102,20 +95,66 @@ class PagingProcessTest {
             }
         }
         try (ServerProcess server = ServerProcess.start(data, "--config", config.toString())) {
+            drainInOrder(server, "PAGED", persistent, "out of order, or a non-persistent one came back");
+        }
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aPersistentBacklogOfTwiceTheHeapIsRecoveredOnA64MiBHeapByPagingAndDrainsInOrder() throws Exception {
+        int messages = 70_000; // 140 MB of bodies: twice the heap, which is also the direct memory limit
+        List<String> smallHeap = List.of("-Xmx64m");
+        try (ServerProcess server = ServerProcess.startWithJvmOptions(data, smallHeap)) {
             Connection connection = new WharfConnectionFactory(server.url()).createConnection();
             try {
-                connection.start();
-                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                MessageConsumer consumer = session.createConsumer(session.createQueue("PAGED"));
-                for (int n = 0; n < persistent; n++) {
-                    Message m = consumer.receive(RECEIVE_MS);
-                    assertNotNull(m, "persistent message " + n + " was lost");
-                    assertEquals(n, m.getIntProperty("n"), "out of order, or a non-persistent one came back");
+                Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
+                MessageProducer producer = session.createProducer(session.createQueue("BACKLOG"));
+                byte[] body = new byte[BODY_BYTES];
+                for (int n = 0; n < messages; n++) {
+                    producer.send(numbered(session, body, n), DeliveryMode.PERSISTENT, 4, 0);
+                    if (n % 500 == 499) {
+                        session.commit(); // answered once they are in the journal
+                    }
                 }
-                assertNull(consumer.receiveNoWait(), "a message came back that should not have");
             } finally {
+                server.kill(); // kill -9: every commit was answered, so all 70,000 are in the journal
                 connection.close();
             }
+        }
+        // before recovery paged, it read every recovered message into memory and this start died of
+        // OutOfMemoryError (direct buffer memory) before it listened
+        try (ServerProcess server = ServerProcess.startWithJvmOptions(data, smallHeap)) {
+            drainInOrder(server, "BACKLOG", messages, "out of order");
+            assertAlive(server);
+        }
+    }
+
+    /** Receives {@code count} messages numbered 0 to count - 1 in order from {@code queueName}, and no more. */
+    private static void drainInOrder(ServerProcess server, String queueName, int count, String outOfOrder)
+            throws JMSException {
+        Connection connection = new WharfConnectionFactory(server.url()).createConnection();
+        try {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            receiveInOrder(session.createConsumer(session.createQueue(queueName)), count, outOfOrder);
+        } finally {
+            connection.close();
+        }
+    }
+
+    private static void receiveInOrder(MessageConsumer consumer, int count, String outOfOrder) throws JMSException {
+        for (int n = 0; n < count; n++) {
+            Message m = consumer.receive(RECEIVE_MS);
+            assertNotNull(m, "message " + n + " never came (lost)");
+            assertEquals(n, m.getIntProperty("n"), outOfOrder);
+        }
+        // the server answers a receiveNoWait's PULL after whatever it has for the consumer: nothing more is there
+        assertNull(consumer.receiveNoWait(), "more messages than were sent, or one came back that should not have");
+    }
+
+    private static void assertAlive(ServerProcess server) throws Exception {
+        if (!server.alive()) {
+            fail("the server died:\n" + server.output());
         }
     }
 
