@@ -22,10 +22,15 @@ import org.wharfmq.server.queue.QueueOrigin;
  * @param expired         messages discarded because they expired
  * @param deadLettered    messages moved off it to its backout queue or the dead-letter queue: backed out as often as
  *                        its backoutThreshold allows, or undecodable
+ * @param memoryBytes     the bytes of the messages it holds in memory, as its memory budget (maxBytes) and the
+ *                        server's (maxMemoryBytes) count them: encoded length plus the server's objects for each
+ * @param paged           messages of its depth kept on disk only, paged (docs/resilience.md, "Paging")
+ * @param pagedBytes      the bytes of their page records, as the disk budgets (maxPageBytes) count them
  * @param settings        its settings in force (a setting left at its default is null): maxBytes, policy,
  *                        backoutThreshold, backoutQueue, depthHighEvent, depthLowEvent, fullEvent
  */
 public record QueueStatus(String name, QueueOrigin origin, long depth, long maxDepth, boolean ownMaxDepth,
                           int consumers, int browsers, int producers, Long oldestMessageAgeMillis, long enqueued,
-                          long dequeued, long expired, long deadLettered, QueueDefinition settings) {
+                          long dequeued, long expired, long deadLettered, long memoryBytes, long paged,
+                          long pagedBytes, QueueDefinition settings) {
 }

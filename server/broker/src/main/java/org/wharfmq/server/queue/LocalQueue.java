@@ -1145,7 +1145,7 @@ public final class LocalQueue {
                 }
             }
             return new QueueSnapshot(depth, maxDepth, maxDepthSetOnQueue, consumers, attached - consumers, producers,
-                    oldest, enqueued, dequeued, expired, deadLettered);
+                    oldest, enqueued, dequeued, expired, deadLettered, heldBytes, paged, pagedBytes);
         } finally {
             lock.unlock();
         }

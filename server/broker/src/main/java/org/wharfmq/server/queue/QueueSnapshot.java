@@ -18,8 +18,11 @@ package org.wharfmq.server.queue;
  * @param expired            messages discarded because they expired
  * @param deadLettered       messages moved off it to a backout queue or the dead-letter queue: backed out more often
  *                           than its backoutThreshold, or undecodable
+ * @param heldBytes          the bytes of the messages it holds in memory, as its memory budget counts them
+ * @param paged              messages of the depth kept on disk only (paged), not in memory
+ * @param pagedBytes         the bytes of their page records, as the disk budgets count them
  */
 public record QueueSnapshot(long depth, long maxDepth, boolean maxDepthSetOnQueue, int consumers, int browsers,
                             int producers, long oldestTimestamp, long enqueued, long dequeued, long expired,
-                            long deadLettered) {
+                            long deadLettered, long heldBytes, long paged, long pagedBytes) {
 }

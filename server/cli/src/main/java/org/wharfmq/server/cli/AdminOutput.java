@@ -55,6 +55,8 @@ final class AdminOutput {
         fields.add("dequeued", q.get("dequeued").asLong());
         fields.add("expired", q.get("expired").asLong());
         fields.add("dead-lettered", q.get("deadLettered").asLong());
+        fields.add("in memory", q.get("memoryBytes").asLong() + " bytes");
+        fields.add("paged", q.get("paged").asLong() + " messages on disk (" + q.get("pagedBytes").asLong() + " bytes)");
         JsonNode settings = q.get("settings");
         fields.add("backout", settings.path("backoutThreshold").isNull() ? "never"
                 : "after " + settings.get("backoutThreshold").asInt() + " backouts, to "

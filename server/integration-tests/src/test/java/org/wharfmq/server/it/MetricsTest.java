@@ -101,6 +101,11 @@ class MetricsTest {
             assertEquals(1.0, value(scrape, "wharf_queue_producers", "ORDERS"));
             assertEquals(1.0, value(scrape, "wharf_queue_consumers", "PAYMENTS"));
             assertEquals(0.0, value(scrape, "wharf_queue_depth", "PAYMENTS"));
+            assertTrue(value(scrape, "wharf_queue_memory_bytes", "ORDERS") > 3 * "order 0".length(),
+                    "the three waiting messages' bytes at least");
+            assertEquals(0.0, value(scrape, "wharf_queue_memory_bytes", "PAYMENTS"));
+            assertEquals(0.0, value(scrape, "wharf_queue_paged_messages", "ORDERS"), "the meter is there");
+            assertEquals(0.0, value(scrape, "wharf_queue_paged_bytes", "ORDERS"), "the meter is there");
             assertEquals(MetricType.COUNTER, scrape.get("wharf_queue_enqueued_total").getType());
             assertEquals(MetricType.GAUGE, scrape.get("wharf_queue_depth").getType());
 

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.management.QueueStatus;
 import org.wharfmq.server.queue.LocalQueue;
 
 import javax.jms.Connection;
@@ -110,6 +111,11 @@ class PagingTest {
         LocalQueue local = WHARF.server().queueManager().queue("PAGED.ORDER");
         assertTrue(local.paged() > MESSAGES / 2, () -> "paged " + local.paged() + " of " + MESSAGES);
         assertEquals(MESSAGES, WHARF.depth("PAGED.ORDER"), "the depth counts the paged messages");
+        QueueStatus status = WHARF.server().management().queue("PAGED.ORDER"); // what wharf admin and metrics show
+        assertEquals(local.paged(), status.paged());
+        assertEquals(local.pagedBytes(), status.pagedBytes());
+        assertEquals(local.heldBytes(), status.memoryBytes());
+        assertTrue(status.memoryBytes() > 0 && status.memoryBytes() < 2 * BUDGET, () -> "in memory " + status);
 
         MessageConsumer consumer = session.createConsumer(queue);
         Map<Integer, Integer> lastOfPriority = new HashMap<>();

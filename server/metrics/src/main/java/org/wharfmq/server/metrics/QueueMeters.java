@@ -67,6 +67,17 @@ final class QueueMeters {
                         + "open transactions, delayed", tags, name, QueueStatus::depth),
                 gauge("wharf.queue.max.depth", "The most messages the queue may hold", tags, name,
                         QueueStatus::maxDepth),
+                Gauge.builder("wharf.queue.memory", this, m -> m.value(name, QueueStatus::memoryBytes))
+                        .baseUnit("bytes").tags(tags)
+                        .description("Bytes of the queue's messages in memory, as its memory budget and the server's"
+                                + " count them")
+                        .register(registry),
+                gauge("wharf.queue.paged.messages", "Messages of the queue's depth kept on disk only (paged)", tags, name,
+                        QueueStatus::paged),
+                Gauge.builder("wharf.queue.paged", this, m -> m.value(name, QueueStatus::pagedBytes))
+                        .baseUnit("bytes").tags(tags)
+                        .description("Bytes of the queue's page records, as the disk budgets count them")
+                        .register(registry),
                 gauge("wharf.queue.consumers", "Open consumers of the queue", tags, name, QueueStatus::consumers),
                 gauge("wharf.queue.producers", "Open producers whose destination is the queue", tags, name,
                         QueueStatus::producers),
