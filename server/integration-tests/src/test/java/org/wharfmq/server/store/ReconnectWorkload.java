@@ -1,5 +1,7 @@
 package org.wharfmq.server.store;
 
+import org.wharfmq.jms.FailoverEvent;
+import org.wharfmq.jms.WharfConnection;
 import org.wharfmq.jms.WharfConnectionFactory;
 
 import javax.jms.Connection;
@@ -94,18 +96,24 @@ final class ReconnectWorkload {
     }
 
     /**
-     * Holds both transacted clients in the middle of a transaction, notes the time and kills {@code server} with
-     * SIGKILL; the caller releases the clients (before or after the next server is up: a commit waits for the link) and
-     * may wait for them to work again.
+     * Holds both transacted clients in the middle of a transaction, notes the time, kills {@code server} with SIGKILL
+     * and waits until every client has heard its connection was lost (its FailoverListener's DISCONNECTED, within
+     * milliseconds of the kill). Only then may the caller release the held clients (before or after the next server is
+     * up: a commit waits for the link): released earlier, a commit could go out on the dead link before the client knew,
+     * and come back of unknown outcome instead of rolled back, which is not what the kill is meant to test.
      */
     Outage kill(ServerProcess server) throws InterruptedException {
         Hold consuming = consumer.hold(); // first: it needs the producer's messages to have some in hand
         Hold producing = producer.hold();
+        long[] lost = clients.stream().mapToLong(Client::disconnections).toArray();
         long killed = System.nanoTime();
         server.kill();
         long dead = System.nanoTime(); // waited for: nothing the old process sends can arrive from here on
         for (Client c : clients) {
             c.watchFrom(dead);
+        }
+        for (int i = 0; i < lost.length; i++) {
+            clients.get(i).awaitDisconnectionAfter(lost[i]);
         }
         return new Outage(killed, consuming, producing);
     }
@@ -276,6 +284,8 @@ final class ReconnectWorkload {
         /** The kill being watched ({@link #watchFrom}) and when the first operation begun after it was done (or 0). */
         private long watchingFrom = Long.MAX_VALUE;
         private long workingAt;
+        /** DISCONNECTED events heard: each kill makes one. */
+        private long disconnections;
         volatile boolean finishing;
         private volatile Throwable failure;
         private volatile Hold hold;
@@ -292,6 +302,14 @@ final class ReconnectWorkload {
             try {
                 connection = new WharfConnectionFactory(url).createConnection();
                 connection.setExceptionListener(e -> failure = e); // reconnecting never gives up here: never called
+                ((WharfConnection) connection).setFailoverListener(e -> {
+                    if (e.kind() == FailoverEvent.Kind.DISCONNECTED) {
+                        synchronized (progress) {
+                            disconnections++;
+                            progress.notifyAll();
+                        }
+                    }
+                });
                 Session session = open(connection);
                 connection.start();
                 synchronized (progress) {
@@ -348,6 +366,25 @@ final class ReconnectWorkload {
                 watchingFrom = dead;
                 workingAt = 0;
             }
+        }
+
+        long disconnections() {
+            synchronized (progress) {
+                return disconnections;
+            }
+        }
+
+        /** Waits until this client has heard of more lost connections than {@code before}. */
+        void awaitDisconnectionAfter(long before) throws InterruptedException {
+            synchronized (progress) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (disconnections <= before && failure == null && System.nanoTime() < deadline) {
+                    progress.wait(1000);
+                }
+                assertTrue(disconnections > before || failure != null, getName() + " did not hear within 30 s that"
+                        + " its server was killed");
+            }
+            checkHealthy("at the kill");
         }
 
         /** Waits for the operation {@link #watchFrom} watches for, and returns when it was done. */
