@@ -99,8 +99,8 @@ final class ReconnectWorkload {
      * Holds both transacted clients in the middle of a transaction, notes the time, kills {@code server} with SIGKILL
      * and waits until every client has heard its connection was lost (its FailoverListener's DISCONNECTED, within
      * milliseconds of the kill). Only then may the caller release the held clients (before or after the next server is
-     * up: a commit waits for the link): released earlier, a commit could go out on the dead link before the client knew,
-     * and come back of unknown outcome instead of rolled back, which is not what the kill is meant to test.
+     * up: a commit waits for the link): released earlier, a commit could go out on the dead link before the client
+     * knew, and come back of unknown outcome instead of rolled back, which is not what the kill is meant to test.
      */
     Outage kill(ServerProcess server) throws InterruptedException {
         Hold consuming = consumer.hold(); // first: it needs the producer's messages to have some in hand

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -30,6 +32,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class StandbyFailoverTest {
 
     private static final int FAILOVERS = Integer.getInteger("wharf.it.failovers", 3);
+    /** JournalMessageStore's line at the end of recovery. */
+    private static final Pattern RECOVERED =
+            Pattern.compile("Journal .* recovered in ([0-9.]+ s): .*, (\\d+) records read");
 
     @TempDir
     Path data;
@@ -38,7 +43,8 @@ class StandbyFailoverTest {
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void requestReplyAndATransactedPairKeepRunningAcrossFailoversToTheStandby() throws Exception {
         int[] ports = twoFreePorts();
-        ReconnectWorkload workload = new ReconnectWorkload("tcp://127.0.0.1:" + ports[0] + ",tcp://127.0.0.1:" + ports[1]);
+        String both = "tcp://127.0.0.1:" + ports[0] + ",tcp://127.0.0.1:" + ports[1];
+        ReconnectWorkload workload = new ReconnectWorkload(both);
         List<ReconnectWorkload.Recovery> recoveries = new ArrayList<>();
         List<Long> takeovers = new ArrayList<>();
         ServerProcess active = ServerProcess.start(data, ports[0]);
@@ -57,8 +63,9 @@ class StandbyFailoverTest {
                     ReconnectWorkload.Recovery recovery = outage.awaitWorking(standby);
                     takeovers.add(ready);
                     recoveries.add(recovery);
-                    System.out.printf("StandbyFailoverTest: failover %d of %d (:%d killed, :%d took over): standby ready"
-                            + " after %.0f ms; %s%n", round + 1, FAILOVERS, freed, took, ready / 1e6, recovery);
+                    System.out.printf("StandbyFailoverTest: failover %d of %d (:%d killed, :%d took over): standby"
+                            + " ready after %.0f ms (its journal recovered in %s); %s%n", round + 1, FAILOVERS, freed,
+                            took, ready / 1e6, recoveryTime(standby), recovery);
                     active = standby;
                     // only now, so that its start does not compete with the takeover being measured
                     standby = ServerProcess.startStandby(data, freed);
@@ -74,6 +81,12 @@ class StandbyFailoverTest {
         System.out.println("StandbyFailoverTest: " + FAILOVERS + " failovers; " + workload.report() + "; kill -9 to the"
                 + " standby's ready line " + ReconnectWorkload.medianAndMax(takeovers) + "; "
                 + ReconnectWorkload.summary(recoveries));
+    }
+
+    /** The time the standby's log gives for recovering the journal, the largest part of its takeover. */
+    private static String recoveryTime(ServerProcess standby) {
+        Matcher m = RECOVERED.matcher(standby.outputSoFar());
+        return m.find() ? m.group(1) + ", " + m.group(2) + " records read" : "(not logged)";
     }
 
     /** Two distinct free ports: both sockets are open at once, so the system cannot hand out the same one twice. */
