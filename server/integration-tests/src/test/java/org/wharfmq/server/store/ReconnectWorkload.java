@@ -29,8 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Issue 22's workload for a server that dies under its clients: a request/reply pair and a transacted persistent
- * producer/consumer pair, each on a connection of its own to {@code url}, that reconnect on their own and keep working,
+ * Issue 22's workload for a server that dies under its clients: request/reply clients (two requesters sharing a reply
+ * queue, each receiving its replies through a correlation-id selector, and a responder) and a transacted persistent
+ * producer/consumer pair, each on a connection of its own, that reconnect on their own and keep working,
  * and the checks that nothing was lost and no persistent message was delivered twice without JMSRedelivered. The tests
  * decide what happens to the servers ({@link ServerRestartReconnectTest}: kill -9 and restart in place;
  * {@link StandbyFailoverTest}: kill -9 and failover to a standby); the workload is the same, so that both promises are
@@ -54,6 +55,8 @@ final class ReconnectWorkload {
     /** Operations each client completes between two kills, so that every kill finds all of them at work. */
     private static final int OPERATIONS_PER_ROUND = 20;
     private static final int BATCH = 5;
+    /** Two, so that a selector the reconnection lost or mixed up would hand a requester another's reply. */
+    private static final int REQUESTERS = 2;
     private static final String REQUESTS = "RESTART.REQUESTS";
     private static final String REPLIES = "RESTART.REPLIES";
     private static final String WORK = "RESTART.WORK";
@@ -64,7 +67,7 @@ final class ReconnectWorkload {
     static final String RECONNECT = "reconnectAttempts=-1&reconnectInterval=50&reconnectMaxInterval=500";
 
     private final Deliveries deliveries = new Deliveries();
-    private final Requester requester;
+    private final List<Requester> requesters = new ArrayList<>();
     private final Responder responder;
     private final TransactedProducer producer;
     private final TransactedConsumer consumer;
@@ -73,11 +76,15 @@ final class ReconnectWorkload {
     /** The clients of a server (or servers) at {@code addresses}, a broker URL without its options. */
     ReconnectWorkload(String addresses) {
         String url = addresses + "?" + RECONNECT;
-        requester = new Requester(url, deliveries);
-        responder = new Responder(url, deliveries, requester);
+        for (int i = 1; i <= REQUESTERS; i++) {
+            requesters.add(new Requester("requester-" + i, url, deliveries));
+        }
+        responder = new Responder(url, deliveries, requesters);
         producer = new TransactedProducer(url);
         consumer = new TransactedConsumer(url, deliveries, producer);
-        clients = List.of(responder, requester, consumer, producer);
+        List<Client> all = new ArrayList<>(List.of(responder, consumer, producer));
+        all.addAll(requesters);
+        clients = List.copyOf(all);
     }
 
     /** Starts the clients and waits until each is connected and at work. */
@@ -147,8 +154,11 @@ final class ReconnectWorkload {
          * the kill; {@code server} is for diagnostics.
          */
         Recovery awaitWorking(ServerProcess server) throws Exception {
-            long requestReply = requester.awaitWorking(server) - killed;
-            long all = requestReply;
+            long requestReply = Long.MAX_VALUE;
+            for (Requester r : requesters) {
+                requestReply = Math.min(requestReply, r.awaitWorking(server) - killed);
+            }
+            long all = 0;
             for (Client c : clients) {
                 all = Math.max(all, c.awaitWorking(server) - killed);
             }
@@ -157,13 +167,13 @@ final class ReconnectWorkload {
     }
 
     /**
-     * Times from a kill -9 to the clients working again: the first request/reply round trip begun after it, and the
-     * slowest of the four clients' first operations begun after it (the transacted ones' first commit).
+     * Times from a kill -9 to the clients working again: the first request/reply round trip begun after it (of either
+     * requester), and the slowest of the clients' first operations begun after it (the transacted ones' first commit).
      */
     record Recovery(long requestReplyNanos, long allClientsNanos) {
         @Override
         public String toString() {
-            return String.format("first request/reply round trip after %.0f ms, all four clients working after %.0f ms",
+            return String.format("first request/reply round trip after %.0f ms, every client working after %.0f ms",
                     requestReplyNanos / 1e6, allClientsNanos / 1e6);
         }
     }
@@ -171,7 +181,7 @@ final class ReconnectWorkload {
     /** Median and max of the recoveries, for a test's summary line. */
     static String summary(List<Recovery> recoveries) {
         return "kill -9 to first request/reply round trip " + medianAndMax(recoveries.stream()
-                .map(Recovery::requestReplyNanos).toList()) + ", to all four clients working " + medianAndMax(
+                .map(Recovery::requestReplyNanos).toList()) + ", to every client working " + medianAndMax(
                 recoveries.stream().map(Recovery::allClientsNanos).toList()) + " (" + recoveries.size() + " kills)";
     }
 
@@ -188,7 +198,9 @@ final class ReconnectWorkload {
 
     /** Lets each client finish its work in order (requests answered, the work queue drained), and waits for it. */
     void finish() throws InterruptedException {
-        requester.finish();
+        for (Requester r : requesters) {
+            r.finish();
+        }
         producer.finish();
         responder.finish();
         consumer.finish();
@@ -204,14 +216,16 @@ final class ReconnectWorkload {
     /** The checks, once finished: nothing lost, nothing delivered twice unmarked. */
     void verify() {
         deliveries.verifyMarked();
-        requester.verify(responder);
+        for (Requester r : requesters) {
+            r.verify(responder);
+        }
         consumer.verify(producer);
     }
 
     /** What the clients did, for a test's summary line. */
     String report() {
-        return requester.rounds() + " request/reply round trips (" + requester.staleReplies.size() + " extra replies to"
-                + " requests delivered again); " + producer.committed.size() + " batches committed, "
+        return requesters.stream().mapToInt(Requester::rounds).sum() + " request/reply round trips (" + requesters
+                .stream().mapToInt(r -> r.staleReplies.size()).sum() + " extra replies to requests delivered again); " + producer.committed.size() + " batches committed, "
                 + producer.rolledBack + " rolled back at commit, " + producer.inDoubt.size() + " in doubt; "
                 + deliveries.redelivered() + " deliveries marked redelivered";
     }
@@ -480,7 +494,10 @@ final class ReconnectWorkload {
         }
     }
 
-    /** Sends numbered persistent requests and waits for each one's reply; a reply is never lost. */
+    /**
+     * Sends numbered persistent requests, its name their JMSCorrelationID, and waits for each one's reply on the shared
+     * reply queue through a selector on that id; a reply is never lost, and never another requester's.
+     */
     private static final class Requester extends Client {
         private final Deliveries deliveries;
         private MessageProducer producer;
@@ -491,8 +508,8 @@ final class ReconnectWorkload {
         final List<Integer> staleReplies = new ArrayList<>();
         volatile boolean done;
 
-        Requester(String url, Deliveries deliveries) {
-            super("requester", url);
+        Requester(String name, String url, Deliveries deliveries) {
+            super(name, url);
             this.deliveries = deliveries;
         }
 
@@ -502,7 +519,7 @@ final class ReconnectWorkload {
             producer = session.createProducer(session.createQueue(REQUESTS));
             producer.setDeliveryMode(DeliveryMode.PERSISTENT);
             replyQueue = session.createQueue(REPLIES);
-            replies = session.createConsumer(replyQueue);
+            replies = session.createConsumer(replyQueue, "JMSCorrelationID = '" + getName() + "'");
             return session;
         }
 
@@ -513,6 +530,7 @@ final class ReconnectWorkload {
                 return false;
             }
             TextMessage request = session.createTextMessage(String.valueOf(next));
+            request.setJMSCorrelationID(getName());
             request.setJMSReplyTo(replyQueue);
             producer.send(request);
             while (true) {
@@ -521,6 +539,8 @@ final class ReconnectWorkload {
                     throw new AssertionError("no reply to request " + next + " within 120 s: lost");
                 }
                 deliveries.delivered(reply);
+                assertTrue(getName().equals(reply.getJMSCorrelationID()), "a reply for " + reply.getJMSCorrelationID()
+                        + " came through the selector of " + getName());
                 int answered = Integer.parseInt(((TextMessage) reply).getText());
                 if (answered == next) {
                     next++;
@@ -529,7 +549,8 @@ final class ReconnectWorkload {
                 }
                 assertTrue(answered < next, "a reply to request " + answered + " before it was sent");
                 if (!reply.getJMSRedelivered()) {
-                    staleReplies.add(answered); // a second answer, to a request delivered again (a marked one is a redelivery)
+                    // a second answer, to a request delivered again (a marked one is a redelivery)
+                    staleReplies.add(answered);
                 }
             }
         }
@@ -540,25 +561,26 @@ final class ReconnectWorkload {
 
         void verify(Responder responder) {
             for (int stale : staleReplies) {
-                assertTrue(responder.answeredAgain.contains(stale), "an extra reply to request " + stale + ", which the"
-                        + " responder did not get marked redelivered: " + responder.answeredAgain);
+                assertTrue(responder.answeredAgain.contains(getName() + ":" + stale), "an extra reply to " + getName()
+                        + "'s request " + stale + ", which the responder did not get marked redelivered: "
+                        + responder.answeredAgain);
             }
         }
     }
 
-    /** Answers each request with a persistent reply carrying the request's number. */
+    /** Answers each request with a persistent reply carrying the request's number and correlation id. */
     private static final class Responder extends Client {
         private final Deliveries deliveries;
-        private final Requester requester;
+        private final List<Requester> requesters;
         private MessageConsumer requests;
         private MessageProducer replier;
-        /** Requests that came marked redelivered (and were answered again). */
-        final Set<Integer> answeredAgain = new HashSet<>();
+        /** Requests that came marked redelivered (and were answered again), as "requester:number". */
+        final Set<String> answeredAgain = new HashSet<>();
 
-        Responder(String url, Deliveries deliveries, Requester requester) {
+        Responder(String url, Deliveries deliveries, List<Requester> requesters) {
             super("responder", url);
             this.deliveries = deliveries;
-            this.requester = requester;
+            this.requesters = requesters;
         }
 
         @Override
@@ -572,16 +594,19 @@ final class ReconnectWorkload {
 
         @Override
         boolean step(Session session) throws JMSException {
-            Message request = finishing && requester.done ? requests.receiveNoWait() : requests.receive(100);
+            boolean draining = finishing && requesters.stream().allMatch(r -> r.done);
+            Message request = draining ? requests.receiveNoWait() : requests.receive(100);
             if (request == null) {
-                return !(finishing && requester.done);
+                return !draining;
             }
             deliveries.delivered(request);
             String number = ((TextMessage) request).getText();
             if (request.getJMSRedelivered()) {
-                answeredAgain.add(Integer.parseInt(number));
+                answeredAgain.add(request.getJMSCorrelationID() + ":" + number);
             }
-            replier.send(request.getJMSReplyTo(), session.createTextMessage(number));
+            TextMessage reply = session.createTextMessage(number);
+            reply.setJMSCorrelationID(request.getJMSCorrelationID());
+            replier.send(request.getJMSReplyTo(), reply);
             worked();
             return true;
         }
