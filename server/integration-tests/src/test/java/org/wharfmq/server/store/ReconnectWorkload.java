@@ -85,6 +85,9 @@ final class ReconnectWorkload {
         List<Client> all = new ArrayList<>(List.of(responder, consumer, producer));
         all.addAll(requesters);
         clients = List.copyOf(all);
+        for (Client c : clients) {
+            c.peers = clients;
+        }
     }
 
     /** Starts the clients and waits until each is connected and at work. */
@@ -303,7 +306,12 @@ final class ReconnectWorkload {
         volatile boolean finishing;
         private volatile Throwable failure;
         private volatile Hold hold;
-        private Connection connection;
+        private volatile Connection connection;
+        /**
+         * The workload's clients, this one among them: a wait for this one gives up within a second when another has
+         * failed (a requester that failed leaves the responder without requests), rather than at its time limit.
+         */
+        private List<Client> peers = List.of();
 
         Client(String name, String url) {
             super(name);
@@ -392,10 +400,10 @@ final class ReconnectWorkload {
         void awaitDisconnectionAfter(long before) throws InterruptedException {
             synchronized (progress) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (disconnections <= before && failure == null && System.nanoTime() < deadline) {
+                while (disconnections <= before && !failed() && System.nanoTime() < deadline) {
                     progress.wait(1000);
                 }
-                assertTrue(disconnections > before || failure != null, getName() + " did not hear within 30 s that"
+                assertTrue(disconnections > before || failed(), getName() + " did not hear within 30 s that"
                         + " its server was killed");
             }
             checkHealthy("at the kill");
@@ -406,10 +414,10 @@ final class ReconnectWorkload {
             long at;
             synchronized (progress) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (workingAt == 0 && failure == null && isAlive() && System.nanoTime() < deadline) {
+                while (workingAt == 0 && !failed() && isAlive() && System.nanoTime() < deadline) {
                     progress.wait(1000);
                 }
-                if (workingAt == 0 && failure == null) {
+                if (workingAt == 0 && !failed()) {
                     fail(getName() + " did not work again after the kill within 120 s:\n"
                             + Arrays.toString(getStackTrace()) + "\nserver:\n" + server.threadDump());
                 }
@@ -422,7 +430,7 @@ final class ReconnectWorkload {
         void awaitReady() throws InterruptedException {
             synchronized (progress) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (!ready && failure == null && System.nanoTime() < deadline) {
+                while (!ready && !failed() && System.nanoTime() < deadline) {
                     progress.wait(1000);
                 }
             }
@@ -434,10 +442,10 @@ final class ReconnectWorkload {
             synchronized (progress) {
                 long target = operations + more;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (operations < target && failure == null && isAlive() && System.nanoTime() < deadline) {
+                while (operations < target && !failed() && isAlive() && System.nanoTime() < deadline) {
                     progress.wait(1000);
                 }
-                if (operations < target && failure == null) {
+                if (operations < target && !failed()) {
                     fail(getName() + " made no progress (" + operations + " of " + target + " operations):\n"
                             + Arrays.toString(getStackTrace()) + "\nserver:\n" + server.threadDump());
                 }
@@ -453,15 +461,39 @@ final class ReconnectWorkload {
             checkHealthy(null);
         }
 
+        /**
+         * Stops the client: for a test's finally, where after a failure it may be waiting for what will not come (a
+         * reply that went to another requester, requests from a requester that failed); closing its connection ends
+         * the wait.
+         */
         void stopNow() throws InterruptedException {
             finishing = true;
+            join(1000);
+            Connection c = connection;
+            if (isAlive() && c != null) {
+                try {
+                    c.close();
+                } catch (JMSException ignored) {
+                    // stopping anyway; the test has failed or finished
+                }
+            }
             join(TimeUnit.SECONDS.toMillis(30));
         }
 
+        /** Whether this client or another of the workload has failed. */
+        private boolean failed() {
+            return failure != null || peers.stream().anyMatch(p -> p.failure != null);
+        }
+
+        /** Fails the test with the failure of this client, or else of the first other one that failed. */
         void checkHealthy(String what) {
-            Throwable t = failure;
-            if (t != null) {
-                fail(getName() + " failed" + (what == null ? "" : " " + what), t);
+            List<Client> all = new ArrayList<>(List.of(this));
+            all.addAll(peers);
+            for (Client c : all) {
+                Throwable t = c.failure;
+                if (t != null) {
+                    fail(c.getName() + " failed" + (what == null ? "" : " " + what), t);
+                }
             }
         }
 
