@@ -53,15 +53,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * budget ({@link #overBudget}, {@link #whenUnderBudget}).
  *
  * <h2>Paging</h2>
- * With the policy {@code page}, a message that nobody takes at once while the queue is over its budget (or the
- * server's is spent) is <i>paged</i> ({@link QueuePaging}, which keeps the queue's paged messages, under its lock):
- * handed to the {@link Pager}'s thread, which appends it to the queue's
- * {@link PageStore} and lets its bytes go. From then on, until every paged message is read back, every new message is
- * paged too, even one a waiting consumer would take: none may overtake a paged one (FIFO per priority holds, as the
- * lists only ever hold messages older than every paged one). The paging thread reads messages back in batches, in
- * the order paged, whenever the queue holds less than its low watermark in memory, and offers each as if it had just
- * arrived. A paged message costs no memory beyond its share of its segment's correlation-id set; it counts in the
- * depth and against the disk budgets, past which {@code pageFullPolicy} (block or fail) applies.
+ * With the policy {@code page}, a message that nobody takes at once while the queue is over its budget (or the server's
+ * is spent) is <i>paged</i> ({@link QueuePaging}, which keeps the queue's paged messages, under its lock): handed to
+ * the {@link Pager}'s thread, which appends it to the queue's {@link PageStore} and lets its bytes go. From then on,
+ * until every paged message is read back, every new message is paged too, even one a waiting consumer would take: none
+ * may overtake a paged one (FIFO per priority holds, as the lists keep sequence order). The paging thread reads
+ * messages back in batches, in the order paged, whenever the queue holds less than its low watermark in memory, and
+ * offers each as if it had just arrived; a consumer with a selector and credit that finds nothing in memory has it look
+ * for its oldest match among the paged messages, offered out of turn. A paged message costs no memory beyond its share
+ * of its segment's correlation-id set; it counts in the depth and against the disk budgets, past which {@code
+ * pageFullPolicy} (block or fail) applies.
  *
  * <h2>Deletion when unused</h2>
  * A queue created by use ({@link #autoCreated}) is <i>unused</i> while its depth is 0 (no message waiting,
@@ -682,7 +683,7 @@ public final class LocalQueue {
             if (deleted || message.isExpiredAt(now)) {
                 discard(message);
             } else if (paging.hasPaged()) {
-                pageOut(message); // FIFO: nothing overtakes a paged message
+                receiver = pageOut(message); // FIFO: nothing overtakes a paged message its receiver would take
             } else {
                 receiver = waitingConsumerFor(message);
                 if (receiver == null) {
@@ -800,6 +801,7 @@ public final class LocalQueue {
             } else {
                 generalConsumers.add(consumer);
             }
+            paging.addConsumer(consumer);
             delivered = fill(consumer, clock.millis());
         } finally {
             unlock();
@@ -825,6 +827,7 @@ public final class LocalQueue {
                     }
                 }
             }
+            paging.removeConsumer(consumer);
         } finally {
             lock.unlock();
         }
@@ -1375,7 +1378,7 @@ public final class LocalQueue {
             delivered = true;
         }
         if (paging.hasPaged() && consumer.window().hasCredit()) {
-            paging.lookFor(consumer.selector().requiredCorrelationId());
+            paging.lookFor(consumer);
         }
         return delivered;
     }
@@ -1547,18 +1550,41 @@ public final class LocalQueue {
     /** A message nobody took: linked, or paged when the queue pages and is over its budget (or the server's). */
     private void linkOrPage(QueuedMessage m) {
         if (limit.pages() && (overLimit || budget.spent())) {
-            pageOut(m);
+            pageOut(m); // gives it to nobody: no consumer with credit accepts it
         } else {
             linkOrSetAside(m);
         }
     }
 
-    /** Hands a message to the paging thread, unless a selector found it undecodable: that one is set aside. */
-    private void pageOut(QueuedMessage m) {
-        if (m.undecodable != null) {
+    /**
+     * Hands a message to the paging thread, unless a consumer with credit accepts it that has looked at every paged
+     * message ({@link QueuePaging#caughtUpConsumerFor}: no older one is for it), or a selector found it undecodable:
+     * that one is set aside.
+     *
+     * @return the consumer it was handed over to, for the caller to flush once the lock is released (null: none)
+     */
+    private QueueConsumer pageOut(QueuedMessage m) {
+        QueueConsumer receiver = paging.caughtUpConsumerFor(m);
+        if (receiver != null) {
+            handOver(receiver, m);
+        } else if (m.undecodable != null) {
             undecodable.add(m);
         } else {
             paging.pageOut(m);
+        }
+        return receiver;
+    }
+
+    /**
+     * How many paged messages the consumers' selectors have been evaluated on while they looked for one among them
+     * (on disk or not written yet), over the queue's life: tests check that a waiting consumer looks at each once.
+     */
+    public long recordsScanned() {
+        lock.lock();
+        try {
+            return paging.recordsScanned();
+        } finally {
+            lock.unlock();
         }
     }
 

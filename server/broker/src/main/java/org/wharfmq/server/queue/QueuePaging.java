@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
@@ -23,21 +24,38 @@ import java.util.concurrent.CountDownLatch;
  * One {@link LocalQueue}'s paged messages (docs/resilience.md, "Paging"): those handed to the {@link Pager}'s thread
  * and not written yet, the queue's {@link PageStore} with those on disk, their counts against the disk budgets, and
  * the paging thread's work for the queue: writing them, reading them back in order as its consumers catch up, and
- * finding a waiting consumer's reply among them out of turn.
+ * finding a waiting consumer's match among them out of turn.
  *
  * <h2>Order</h2>
  * Once the queue pages, every new message is paged too ({@link #pageOut}), until all paged ones are read back: none
  * may overtake a paged one, so the messages in memory are all older than every paged one and FIFO per priority holds.
  * They are read back in the order paged, each offered as if it had just arrived ({@link LocalQueue#offerReadBack}).
  *
+ * <h2>Selectors</h2>
+ * A consumer with credit that finds nothing its selector accepts in memory has the paging thread look among the paged
+ * messages for the oldest it accepts, in the order paged (arrival order, whatever the priority: the messages in memory
+ * went first, by priority), on disk first, then among those not written yet, and offers that one out of turn. When
+ * its selector pins a JMSCorrelationID, the lookup reads only the segments whose correlation-id set holds the id's
+ * hash ({@link #findPaged}). Any other selector has a {@link SelectorScan}: a position in the page files that only
+ * moves on, so that while it waits the consumer looks at each paged record once; at the end it looks at those not
+ * written yet and is then <i>caught up</i>: a message paged from then on is checked against its selector as it is
+ * paged ({@link #caughtUpConsumerFor}) and goes straight to it if it has credit, so a scan never starts again from
+ * the beginning for new messages. The scans read at most {@value #SCAN_TURN_BYTES} bytes in a turn of the paging
+ * thread, then let other queues' turns go first: a selector that matches nothing on a large paged backlog costs one
+ * pass, in steps, and then nothing until new messages are paged.
+ *
  * <h2>Threading</h2>
  * Owned by its queue and guarded by the queue's lock, which the queue holds when it calls the methods documented as
  * "under the lock". This class's own work runs on the paging thread ({@link #runPaging}, {@link #browse},
- * {@link #forgetStore}): it takes the queue's lock only to hand messages over and does its disk I/O outside it. The
- * {@link PageStore} is touched on the paging thread alone, so no lock is ever held across I/O and no event loop
- * reads or writes a page file. {@link #blocksProducers} is read without the lock (a volatile).
+ * {@link #forgetStore}): it takes the queue's lock only to hand messages over and does its disk I/O, and a scan's
+ * selector evaluations on disk records, outside it. The {@link PageStore} and the scans' positions are touched on
+ * the paging thread alone, so no lock is ever held across I/O and no event loop reads or writes a page file.
+ * {@link #blocksProducers} is read without the lock (a volatile).
  */
 final class QueuePaging {
+
+    /** The most the selectors' scans read in one turn of the paging thread: {@value} bytes (1 MiB). */
+    static final int SCAN_TURN_BYTES = 1024 * 1024;
 
     private final LocalQueue queue;
     private final Pager pager;
@@ -64,12 +82,23 @@ final class QueuePaging {
      * oldest paged message of each (on disk, then among those not written yet) and offers it out of turn.
      */
     private final LinkedHashSet<String> correlationLookups = new LinkedHashSet<>(0);
+    /**
+     * The queue's general consumers with a selector (neither those whose selector pins a correlation id nor those
+     * without one), each with how far it has looked among the paged messages for one it accepts.
+     */
+    private final ArrayList<SelectorScan> scans = new ArrayList<>(0);
+    /** Scans whose consumer had credit and found nothing in memory, in the order they came due. */
+    private final ArrayDeque<SelectorScan> dueScans = new ArrayDeque<>(0);
+    /** Paged messages the scans have looked at, on disk or not written yet, over the queue's life (for tests). */
+    private long recordsScanned;
     /** A management thread waits for a batch read back whatever the watermark ({@link #readBackNow}). */
     private int readBackRequested;
     /** A disk budget is spent and the page-full policy is block: producers are held back. */
     private volatile boolean pageFullBlocks;
     /** The queue's page files; only ever touched on the paging thread. */
     private PageStore pageStore;
+    /** What the scans may still read in the paging thread's turn running now; paging thread only. */
+    private long scanBytesLeft;
 
     /**
      * @param pager       the server's paging thread and disk budget; null for a queue that never pages
@@ -104,7 +133,7 @@ final class QueuePaging {
         return pagedBytes;
     }
 
-    /** Whether any paged message is persistent (then a deleted queue's page files are read for them); under the lock. */
+    /** Whether any paged message is persistent (a deleted queue's page files are read for those); under the lock. */
     boolean anyPersistent() {
         return pagedPersistent > 0;
     }
@@ -126,17 +155,91 @@ final class QueuePaging {
         schedulePaging();
     }
 
+    /** Paged messages the consumers' selector scans have looked at, over the queue's life; under the lock. */
+    long recordsScanned() {
+        return recordsScanned;
+    }
+
     /**
-     * A consumer with credit found nothing in memory: has the paging thread look for a paged message with
-     * {@code correlationId} (null: nothing to look for). Under the lock.
+     * A consumer registers: one with a selector that no correlation id pins gets a scan, caught up when nothing is
+     * paged (the messages paged from now on are checked as they are paged). Under the lock.
      */
-    void lookFor(String correlationId) {
-        if (correlationId != null && correlationLookups.add(correlationId)) {
+    void addConsumer(QueueConsumer consumer) {
+        if (scanned(consumer.selector())) {
+            scans.add(new SelectorScan(consumer, paged == 0));
+        }
+    }
+
+    /** A consumer leaves: its scan, if any, is forgotten. Under the lock. */
+    void removeConsumer(QueueConsumer consumer) {
+        SelectorScan scan = scanOf(consumer);
+        if (scan != null) {
+            scans.remove(scan);
+            dueScans.remove(scan);
+            scan.due = false; // one the paging thread holds now is not queued again
+        }
+    }
+
+    /**
+     * A consumer with credit found nothing in memory: has the paging thread look for the oldest paged message its
+     * selector accepts, unless it has looked at them all already (or has no selector: it takes them as they are read
+     * back). Under the lock.
+     */
+    void lookFor(QueueConsumer consumer) {
+        String correlationId = consumer.selector().requiredCorrelationId();
+        if (correlationId != null) {
+            lookFor(correlationId);
+            return;
+        }
+        SelectorScan scan = scanOf(consumer);
+        if (scan != null && !scan.caughtUp && !scan.due) {
+            scan.due = true;
+            dueScans.addLast(scan);
             schedulePaging();
         }
     }
 
-    /** The queue let memory go: when it holds less than its low watermark now, the paging thread reads back. Under the lock. */
+    /** Has the paging thread look for a paged message with {@code correlationId}; under the lock. */
+    private void lookFor(String correlationId) {
+        if (correlationLookups.add(correlationId)) {
+            schedulePaging();
+        }
+    }
+
+    /**
+     * A consumer with credit whose scan is caught up and whose selector accepts {@code m}, about to be paged: no paged
+     * message it accepts is older, so it may have {@code m} at once (null: none). A caught-up scan whose consumer has
+     * no credit and accepts {@code m} is caught up no more: it looks again once the consumer has credit, from where it
+     * stopped. Under the lock.
+     */
+    QueueConsumer caughtUpConsumerFor(QueuedMessage m) {
+        for (int i = 0; i < scans.size(); i++) {
+            SelectorScan scan = scans.get(i);
+            if (scan.caughtUp && LocalQueue.matches(scan.consumer.selector(), m)) {
+                if (scan.consumer.window().hasCredit()) {
+                    return scan.consumer;
+                }
+                scan.caughtUp = false;
+            }
+        }
+        return null;
+    }
+
+    /** Whether a consumer with {@code selector} scans the paged messages: not with none, nor one pinning a correlation id. */
+    private static boolean scanned(Selector selector) {
+        return !selector.matchesAll() && selector.requiredCorrelationId() == null;
+    }
+
+    private SelectorScan scanOf(QueueConsumer consumer) {
+        for (int i = 0; i < scans.size(); i++) {
+            if (scans.get(i).consumer == consumer) {
+                return scans.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** The queue let memory go: under its low watermark now, the paging thread reads back. Under the lock. */
     void readBackIfDue() {
         if (paged > 0 && !pagingScheduled && readBackDue()) {
             schedulePaging();
@@ -286,21 +389,24 @@ final class QueuePaging {
     // ---- on the paging thread ----
 
     /**
-     * This queue's turn on the paging thread, until there is nothing to do: reads paged messages back while the queue
-     * holds less than its low watermark in memory (or an administrator asks), from memory when none was written yet,
-     * else from disk; writes the ones waiting to be written otherwise. Disk I/O happens outside the lock, and only
-     * here.
+     * This queue's turn on the paging thread, until there is nothing to do: looks for the paged messages consumers
+     * with credit wait for (by correlation id; by selector, up to {@value #SCAN_TURN_BYTES} bytes of scans a turn);
+     * reads paged messages back while the queue holds less than its low watermark in memory (or an administrator
+     * asks), from memory when none was written yet, else from disk; writes the ones waiting to be written otherwise. When a scan is left to go on, the
+     * turn queues the next one behind the other queues' turns. Disk I/O happens outside the lock, and only here.
      */
     private void runPaging() {
         PageStore store = pageStore;
         if (store == null) {
             store = pageStore = pager.newStore();
         }
+        scanBytesLeft = SCAN_TURN_BYTES;
         while (true) {
             List<QueuedMessage> writing = null;
             List<QueueConsumer> receivers = null;
             boolean read = false;
             String correlationId = null;
+            SelectorScan scan = null;
             queue.lock();
             try {
                 if (queue.deleted()) {
@@ -317,8 +423,13 @@ final class QueuePaging {
                     read = true; // the oldest paged messages are on disk
                 } else if (wanted && !toPage.isEmpty()) {
                     receivers = readBackUnwritten(); // none on disk: no I/O
+                } else if (scanBytesLeft > 0 && (scan = nextScan()) != null) {
+                    // a step of it below
                 } else if (!toPage.isEmpty()) {
                     writing = takeToWrite();
+                } else if (nextScan() != null) {
+                    pager.execute(this::runPaging); // the scan goes on in a turn behind the other queues' turns
+                    return;
                 } else {
                     pagingScheduled = false;
                     readBackRequested = 0; // nothing left to read back: an administrator's wait is over
@@ -329,6 +440,8 @@ final class QueuePaging {
             }
             if (correlationId != null) {
                 receivers = findPaged(store, correlationId);
+            } else if (scan != null) {
+                receivers = scan(store, scan);
             } else if (writing != null) {
                 store.append(writing, pager.writeBuffer());
                 written(writing);
@@ -356,6 +469,95 @@ final class QueuePaging {
     }
 
     /**
+     * The first due scan whose consumer still has credit, left at the head of the due ones (null: none); those without
+     * credit stop being due (they are due again once their consumer, with credit, finds nothing in memory), and with
+     * nothing paged a scan is caught up: there is nothing to look at. Under the lock.
+     */
+    private SelectorScan nextScan() {
+        while (!dueScans.isEmpty()) {
+            SelectorScan scan = dueScans.peekFirst();
+            if (paged > 0 && scan.consumer.window().hasCredit()) {
+                return scan;
+            }
+            dueScans.pollFirst();
+            scan.due = false;
+            scan.caughtUp |= paged == 0;
+        }
+        return null;
+    }
+
+    /**
+     * One step of a selector's scan: looks at the paged records on disk from where the scan has got to, as far as the
+     * turn's {@link #scanBytesLeft} allow, evaluating its selector outside the lock, and offers the first it accepts
+     * out of turn; at the end of the disk, looks at the messages not written yet, under the lock, and the scan is then
+     * caught up. It stays due (at the back) until it is caught up or its consumer runs out of credit.
+     */
+    private List<QueueConsumer> scan(PageStore store, SelectorScan scan) {
+        Selector selector = scan.consumer.selector();
+        ByteBuf buffer = pager.readBuffer();
+        long[] looked = {0};
+        scanBytesLeft -= store.scan(scan.position, buffer, (int) scanBytesLeft, record -> {
+            looked[0]++;
+            return LocalQueue.matches(selector, toSelectOn(record));
+        });
+        boolean found = buffer.isReadable();
+        boolean atEnd = !found && store.atEnd(scan.position);
+        queue.lock();
+        try {
+            recordsScanned += looked[0];
+            dueScans.remove(scan);
+            if (queue.deleted()) {
+                if (found) {
+                    forgetRecords(buffer, 1);
+                }
+                return null;
+            }
+            List<QueueConsumer> receivers = found ? offerRecord(buffer, null) : null;
+            if (atEnd) {
+                receivers = scanUnwritten(scan, receivers);
+            }
+            if (scan.due && !scan.caughtUp) {
+                dueScans.addLast(scan); // round-robin among the queue's scans
+            } else {
+                scan.due = false;
+            }
+            return receivers;
+        } finally {
+            queue.unlock();
+        }
+    }
+
+    /**
+     * The end of a scan's pass: looks at the messages not written yet, in order, offering those the selector accepts
+     * while its consumer has credit; once it has looked at them all, the scan is caught up. Under the lock.
+     */
+    private List<QueueConsumer> scanUnwritten(SelectorScan scan, List<QueueConsumer> receivers) {
+        Selector selector = scan.consumer.selector();
+        Iterator<QueuedMessage> i = toPage.iterator();
+        while (i.hasNext() && scan.consumer.window().hasCredit()) {
+            QueuedMessage m = i.next();
+            recordsScanned++;
+            if (LocalQueue.matches(selector, m)) {
+                i.remove();
+                receivers = offerUnwritten(m, receivers);
+            }
+        }
+        scan.caughtUp = !i.hasNext();
+        return receivers;
+    }
+
+    /**
+     * A paged record's message, to evaluate a selector on in place: its bytes stay the read buffer's (it is never
+     * released), with the delivery count it was paged with (JMSXDeliveryCount).
+     */
+    private QueuedMessage toSelectOn(ByteBuf record) {
+        ByteBuf bytes = messageOf(record);
+        QueuedMessage m = new QueuedMessage(queue, bytes, MessageHeaders.read(bytes), null, true);
+        m.readBackWithDeliveryCount(record.getInt(record.readerIndex() + 12));
+        return m;
+    }
+
+    /**
      * Offers the oldest paged messages with {@code correlationId} out of turn while a consumer with credit waits for
      * them: on disk first (only segments whose correlation set holds the id's hash are read), then among those not
      * written yet. Other paged messages keep their order.
@@ -371,10 +573,7 @@ final class QueuePaging {
                     forgetRecords(buffer, 1);
                     return receivers;
                 }
-                QueuedMessage m = fromRecord(buffer);
-                queue.hold(m);
-                unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
-                receivers = queue.offerReadBack(m, receivers);
+                receivers = offerRecord(buffer, receivers);
                 if (!queue.waitsWithCredit(correlationId)) {
                     return receivers;
                 }
@@ -388,8 +587,7 @@ final class QueuePaging {
                 QueuedMessage m = i.next();
                 if (correlationId.equals(m.correlationId())) {
                     i.remove();
-                    unpage(m, PageStore.recordBytes(m));
-                    receivers = queue.offerReadBack(m, receivers);
+                    receivers = offerUnwritten(m, receivers);
                 }
             }
         } finally {
@@ -400,9 +598,14 @@ final class QueuePaging {
 
     /** The headers of the message in a whole record at the start of {@code record}. */
     private static MessageHeaders headersOf(ByteBuf record) {
+        return MessageHeaders.read(messageOf(record));
+    }
+
+    /** The message's bytes in a whole record at the start of {@code record}, in place. */
+    private static ByteBuf messageOf(ByteBuf record) {
         int length = record.getInt(record.readerIndex());
-        return MessageHeaders.read(record.slice(record.readerIndex() + PageStore.RECORD_HEADER_BYTES,
-                length + 4 - PageStore.RECORD_HEADER_BYTES));
+        return record.slice(record.readerIndex() + PageStore.RECORD_HEADER_BYTES,
+                length + 4 - PageStore.RECORD_HEADER_BYTES);
     }
 
     /** Up to a batch of the messages waiting to be written, in order; under the lock. */
@@ -417,12 +620,20 @@ final class QueuePaging {
         return writing;
     }
 
-    /** The messages are on disk now: their memory is let go (they stay counted as paged and in the depth). */
+    /**
+     * The messages are on disk now: their memory is let go (they stay counted as paged and in the depth), and the
+     * caught-up scans, which have looked at them already, move past them.
+     */
     private void written(List<QueuedMessage> writing) {
         queue.lock();
         try {
             for (int i = 0; i < writing.size(); i++) {
                 queue.letGoBytes(writing.get(i).memoryBytes());
+            }
+            for (int i = 0; i < scans.size(); i++) {
+                if (scans.get(i).caughtUp) {
+                    pageStore.toEnd(scans.get(i).position);
+                }
             }
         } finally {
             queue.unlock();
@@ -437,8 +648,7 @@ final class QueuePaging {
         while (!toPage.isEmpty() && bytes < lowWatermark()) {
             QueuedMessage m = toPage.pollFirst();
             bytes += m.memoryBytes();
-            unpage(m, PageStore.recordBytes(m));
-            receivers = queue.offerReadBack(m, receivers);
+            receivers = offerUnwritten(m, receivers);
         }
         if (readBackRequested > 0) {
             readBackRequested--;
@@ -456,10 +666,7 @@ final class QueuePaging {
                 return null;
             }
             for (int i = 0; i < records; i++) {
-                QueuedMessage m = fromRecord(buffer);
-                queue.hold(m);
-                unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
-                receivers = queue.offerReadBack(m, receivers);
+                receivers = offerRecord(buffer, receivers);
             }
             if (readBackRequested > 0) {
                 readBackRequested--;
@@ -482,6 +689,20 @@ final class QueuePaging {
         m.sequence = sequence;
         m.readBackWithDeliveryCount(deliveryCount);
         return m;
+    }
+
+    /** The next record of {@code buffer}, read back or found out of turn, offered as the queue's; under the lock. */
+    private List<QueueConsumer> offerRecord(ByteBuf buffer, List<QueueConsumer> receivers) {
+        QueuedMessage m = fromRecord(buffer);
+        queue.hold(m);
+        unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
+        return queue.offerReadBack(m, receivers);
+    }
+
+    /** A message not written yet, taken off {@link #toPage} by the caller, offered again; under the lock. */
+    private List<QueueConsumer> offerUnwritten(QueuedMessage m, List<QueueConsumer> receivers) {
+        unpage(m, PageStore.recordBytes(m));
+        return queue.offerReadBack(m, receivers);
     }
 
     /** A message leaves the paged ones; under the lock. */
@@ -517,7 +738,7 @@ final class QueuePaging {
             return 0;
         }
         if (cursor.paged == null) {
-            cursor.paged = new PageStore.BrowsePosition();
+            cursor.paged = new PageStore.Position();
         }
         ByteBuf buffer = pager.readBuffer();
         long now = clock.millis();
@@ -591,6 +812,28 @@ final class QueuePaging {
         List<StoredMessage> persistent = new ArrayList<>();
         collectPersistent(buffer, records, persistent);
         persistence.remove(persistent, StoreCompletion.NONE);
+    }
+
+    /**
+     * A general consumer with a selector, and how far it has looked among the paged messages for one it accepts. Its
+     * position moves on the paging thread only; the flags are guarded by the queue's lock.
+     */
+    private static final class SelectorScan {
+        final QueueConsumer consumer;
+        /** The next record on disk to look at (records read back since are skipped: the consumer saw them offered). */
+        final PageStore.Position position = new PageStore.Position();
+        /**
+         * It has looked at every paged message: those paged from now on are checked as they are paged, and those
+         * written to disk from now on it has looked at already (its position moves past them).
+         */
+        boolean caughtUp;
+        /** Queued in {@link #dueScans}, or being stepped on the paging thread. */
+        boolean due;
+
+        SelectorScan(QueueConsumer consumer, boolean caughtUp) {
+            this.consumer = consumer;
+            this.caughtUp = caughtUp;
+        }
     }
 
     /** A paged message as the store knows it: its queue and sequence. */
