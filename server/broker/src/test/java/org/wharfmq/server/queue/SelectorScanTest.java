@@ -18,11 +18,13 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A consumer with a selector finds its matches among a queue's paged messages (QueuePaging's scans): from where it
- * stopped when its credit ran out, and, once it has looked at them all, among the messages as they are paged. Each
- * step is checked once the paging thread has done what it was asked ({@link #settle}).
+ * stopped when its credit ran out, and, once it has looked at them all, among the messages as they are paged; a long
+ * scan takes turns with the paging thread's other work. Each step is checked once the paging thread has done what it
+ * was asked ({@link #settle}).
  */
 class SelectorScanTest {
 
@@ -106,6 +108,27 @@ class SelectorScanTest {
         settle();
         assertEquals(12, queue.recordsScanned(), "a2, then nothing more to look at");
         assertEquals(List.of("b1", "b2"), kindB.bodies());
+    }
+
+    @Test
+    void aScanReadsAtMostATurnsBytesThenLetsOtherWorkOfThePagingThreadGoFirst() throws Exception {
+        pagingQueue();
+        String body = "x".repeat(1000);
+        int count = 3 * QueuePaging.SCAN_TURN_BYTES / 1000; // about three turns' worth
+        for (int n = 0; n < count; n++) {
+            put(body + n, "A");
+        }
+        settle();
+        queue.addConsumer(new RecordingConsumer("kind = 'Z'", 10));
+        settle(); // queued behind the scan's first turn, and before the turn it queues for the rest
+        long firstTurn = queue.recordsScanned();
+        assertTrue(firstTurn > 0 && firstTurn < count / 2, () -> "looked at " + firstTurn + " of " + count);
+        for (int turns = 0; queue.recordsScanned() < count && turns < 100; turns++) {
+            settle();
+        }
+        assertEquals(count, queue.recordsScanned(), "one pass over them all, in turns");
+        settle();
+        assertEquals(count, queue.recordsScanned(), "then nothing more: it waits for new paged messages");
     }
 
     /**
