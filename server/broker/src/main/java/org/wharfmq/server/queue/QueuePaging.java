@@ -208,18 +208,26 @@ final class QueuePaging {
 
     /**
      * A consumer with credit whose scan is caught up and whose selector accepts {@code m}, about to be paged: no paged
-     * message it accepts is older, so it may have {@code m} at once (null: none). A caught-up scan whose consumer has
-     * no credit and accepts {@code m} is caught up no more: it looks again once the consumer has credit, from where it
-     * stopped. Under the lock.
+     * message it accepts is older, so it may have {@code m} at once (null: none). Unless a consumer with credit waits
+     * for {@code m}'s correlation id: as on a queue that does not page, that one goes first (it finds {@code m} among
+     * the paged messages). A caught-up scan that accepts {@code m} and does not get it is caught up no more: it looks
+     * again, from where it stopped, now or once its consumer has credit. Under the lock.
      */
     QueueConsumer caughtUpConsumerFor(QueuedMessage m) {
+        if (scans.isEmpty()) {
+            return null;
+        }
+        boolean requesterWaits = m.correlationId() != null && queue.waitsWithCredit(m.correlationId());
         for (int i = 0; i < scans.size(); i++) {
             SelectorScan scan = scans.get(i);
             if (scan.caughtUp && LocalQueue.matches(scan.consumer.selector(), m)) {
-                if (scan.consumer.window().hasCredit()) {
+                if (scan.consumer.window().hasCredit() && !requesterWaits) {
                     return scan.consumer;
                 }
                 scan.caughtUp = false;
+                if (scan.consumer.window().hasCredit()) {
+                    lookFor(scan.consumer);
+                }
             }
         }
         return null;

@@ -111,6 +111,29 @@ class SelectorScanTest {
     }
 
     @Test
+    void aRequesterWaitingForItsReplyGoesBeforeACaughtUpSelectorThatAcceptsTheReplyToo() throws Exception {
+        pagingQueue();
+        for (int n = 0; n < 5; n++) {
+            put("p" + n, "A");
+        }
+        settle();
+        RecordingConsumer kindR = new RecordingConsumer("kind = 'R'", 10);
+        queue.addConsumer(kindR);
+        RecordingConsumer requester = new RecordingConsumer("JMSCorrelationID = 'r1'", 1);
+        queue.addConsumer(requester);
+        settle();
+        assertEquals(5, queue.recordsScanned(), "caught up");
+
+        put("reply1", "R", "r1");
+        settle();
+        assertEquals(List.of("reply1"), requester.bodies(), "the requester first, as on a queue that does not page");
+        assertEquals(List.of(), kindR.bodies());
+        put("reply2", "R", "r2"); // nobody waits for r2
+        assertEquals(List.of("reply2"), kindR.bodies(), "caught up again, so handed over as it came");
+        assertEquals(5, queue.paged());
+    }
+
+    @Test
     void aScanReadsAtMostATurnsBytesThenLetsOtherWorkOfThePagingThreadGoFirst() throws Exception {
         pagingQueue();
         String body = "x".repeat(1000);
@@ -138,7 +161,7 @@ class SelectorScanTest {
     private void pagingQueue() {
         pager = new Pager(pagingDirectory, MemoryBudget.unlimited());
         LocalQueue sizing = new LocalQueue("PAGED", 1, false, queues.persistence(), queues.deadLetters());
-        long oneMessage = message(sizing, "m0", "A").memoryBytes(); // every message below has this length
+        long oneMessage = message(sizing, "m0", "A", null).memoryBytes(); // every message below has this length
         queue = LocalQueue.defined("PAGED", 1_000_000, false, queues.persistence(), queues.deadLetters(),
                 InstantSource.system(), new MemoryLimit(3 * oneMessage + 1, MemoryPolicy.PAGE, "queue 'PAGED'", "test",
                         MemoryLimit.PageLimit.NONE), MemoryBudget.unlimited(), pager);
@@ -149,14 +172,19 @@ class SelectorScanTest {
     }
 
     private void put(String body, String kind) {
-        QueuedMessage m = message(queue, body, kind);
+        put(body, kind, null);
+    }
+
+    private void put(String body, String kind, String correlationId) {
+        QueuedMessage m = message(queue, body, kind, correlationId);
         queue.reserve(m);
         queue.offer(m);
     }
 
-    private static QueuedMessage message(LocalQueue target, String body, String kind) {
+    private static QueuedMessage message(LocalQueue target, String body, String kind, String correlationId) {
         WireMessage wire = TestMessages.text(target.name(), body);
         wire.persistent = false;
+        wire.correlationId = correlationId;
         wire.properties.put("kind", kind);
         ByteBuf content = TestMessages.encode(wire);
         return new QueuedMessage(target, content, MessageHeaders.read(content));
