@@ -28,8 +28,9 @@ import java.util.concurrent.CountDownLatch;
  *
  * <h2>Order</h2>
  * Once the queue pages, every new message is paged too ({@link #pageOut}), until all paged ones are read back: none
- * may overtake a paged one, so the messages in memory are all older than every paged one and FIFO per priority holds.
- * They are read back in the order paged, each offered as if it had just arrived ({@link LocalQueue#offerReadBack}).
+ * may overtake a paged one, but for the matches consumers' selectors find out of turn (below), each the oldest for
+ * its consumer. They are read back in the order paged, each offered as if it had just arrived
+ * ({@link LocalQueue#offerReadBack}); the lists in memory keep sequence order, so FIFO per priority holds.
  *
  * <h2>Selectors</h2>
  * A consumer with credit that finds nothing its selector accepts in memory has the paging thread look among the paged
