@@ -76,7 +76,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Threading</h2>
  * Every method may be called from any thread. All state is guarded by one short lock per queue, held only for
  * in-memory work: consumers record deliveries under it (taking their session's small lock inside it, always in
- * that order) but write to sockets only after it is released, via {@link QueueConsumer#flushDeliveries()}.
+ * that order) but write to sockets only after it is released, via {@link QueueConsumer#flushDeliveries()}. The
+ * queue's {@link QueuePaging} is guarded by the same lock; its disk I/O happens on the paging thread alone, outside it.
  * Expiry is checked whenever a message would be delivered; an expired message is discarded, never delivered.
  *
  * <h2>Backout and events</h2>
@@ -1511,7 +1512,7 @@ public final class LocalQueue {
         waking.forEach(Runnable::run);
     }
 
-    // ---- paging: the paged messages themselves are {@link QueuePaging}'s ----
+    // ---- paging (the paged messages themselves are QueuePaging's) ----
 
     /**
      * Messages paged and not read back yet (waiting to be written, or on disk): part of the depth, not of the memory
