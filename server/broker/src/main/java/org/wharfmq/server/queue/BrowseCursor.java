@@ -25,7 +25,7 @@ public final class BrowseCursor {
     /** Whether the queue's paged messages have all been shown (or there were none when the browse began). */
     boolean pagedFinished;
     /** Where the browse has got to among the paged messages; on the paging thread only, once it has begun. */
-    PageStore.BrowsePosition paged;
+    PageStore.Position paged;
 
     BrowseCursor(Selector selector, long endSequence, boolean anyPaged) {
         this.selector = selector;

@@ -2,20 +2,16 @@ package org.wharfmq.server.queue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
-import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
-import org.wharfmq.server.store.StoredMessage;
 
 import java.time.InstantSource;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -57,14 +53,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * budget ({@link #overBudget}, {@link #whenUnderBudget}).
  *
  * <h2>Paging</h2>
- * With the policy {@code page}, a message that nobody takes at once while the queue is over its budget (or the
- * server's is spent) is <i>paged</i>: handed to the {@link Pager}'s thread, which appends it to the queue's
- * {@link PageStore} and lets its bytes go. From then on, until every paged message is read back, every new message is
- * paged too, even one a waiting consumer would take: none may overtake a paged one (FIFO per priority holds, as the
- * lists only ever hold messages older than every paged one). The paging thread reads messages back in batches, in
- * the order paged, whenever the queue holds less than its low watermark in memory, and offers each as if it had just
- * arrived. A paged message costs no memory beyond its share of its segment's correlation-id set; it counts in the
- * depth and against the disk budgets, past which {@code pageFullPolicy} (block or fail) applies.
+ * With the policy {@code page}, a message that nobody takes at once while the queue is over its budget (or the server's
+ * is spent) is <i>paged</i> ({@link QueuePaging}, which keeps the queue's paged messages, under its lock): handed to
+ * the {@link Pager}'s thread, which appends it to the queue's {@link PageStore} and lets its bytes go. From then on,
+ * until every paged message is read back, every new message is paged too, even one a waiting consumer would take: none
+ * may overtake a paged one (FIFO per priority holds, as the lists keep sequence order). The paging thread reads
+ * messages back in batches, in the order paged, whenever the queue holds less than its low watermark in memory, and
+ * offers each as if it had just arrived; a consumer with a selector and credit that finds nothing in memory has it look
+ * for its oldest match among the paged messages, offered out of turn. A paged message costs no memory beyond its share
+ * of its segment's correlation-id set; it counts in the depth and against the disk budgets, past which {@code
+ * pageFullPolicy} (block or fail) applies.
  *
  * <h2>Deletion when unused</h2>
  * A queue created by use ({@link #autoCreated}) is <i>unused</i> while its depth is 0 (no message waiting,
@@ -78,7 +76,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Threading</h2>
  * Every method may be called from any thread. All state is guarded by one short lock per queue, held only for
  * in-memory work: consumers record deliveries under it (taking their session's small lock inside it, always in
- * that order) but write to sockets only after it is released, via {@link QueueConsumer#flushDeliveries()}.
+ * that order) but write to sockets only after it is released, via {@link QueueConsumer#flushDeliveries()}. The
+ * queue's {@link QueuePaging} is guarded by the same lock; its disk I/O happens on the paging thread alone, outside it.
  * Expiry is checked whenever a message would be delivered; an expired message is discarded, never delivered.
  *
  * <h2>Backout and events</h2>
@@ -197,27 +196,8 @@ public final class LocalQueue {
     /** Messages the drop policy dropped, over the queue's life, and in the episode of drops going on (0: none). */
     private long dropped;
     private long droppedThisEpisode;
-    /** Paged messages not yet written, in the order paged (they hold their bytes, and count them, until written). */
-    private final ArrayDeque<QueuedMessage> toPage = new ArrayDeque<>(0);
-    /** Messages paged and not read back: in {@link #toPage}, being written, or on disk. */
-    private long paged;
-    /** How many of them are persistent (a deleted queue's page files are read only to remove those from the store). */
-    private long pagedPersistent;
-    /** Their records' bytes, counted against the queue's disk budget and the server's. */
-    private long pagedBytes;
-    /** Whether the paging thread has this queue's turn queued or running. */
-    private boolean pagingScheduled;
-    /**
-     * Correlation ids that consumers with credit wait for while the queue pages: the paging thread looks for the
-     * oldest paged message of each (on disk, then among those not written yet) and offers it out of turn.
-     */
-    private final java.util.LinkedHashSet<String> correlationLookups = new java.util.LinkedHashSet<>(0);
-    /** A management thread waits for a batch read back whatever the watermark ({@link #readBackNow}). */
-    private int readBackRequested;
-    /** A disk budget is spent and the page-full policy is block: producers are held back. */
-    private volatile boolean pageFullBlocks;
-    /** The queue's page files; only ever touched on the paging thread. */
-    private PageStore pageStore;
+    /** The queue's paged messages and its work on the paging thread; guarded by the lock. */
+    private final QueuePaging paging;
 
     /**
      * A queue defined in the configuration, on the system clock.
@@ -244,6 +224,7 @@ public final class LocalQueue {
         this.limit = limit;
         this.budget = budget;
         this.pager = pager;
+        this.paging = new QueuePaging(this, pager, budget, arena, clock, persistence);
         this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.maxDepth = maxDepth;
@@ -366,7 +347,7 @@ public final class LocalQueue {
      * read and a final field: what a SEND pays for producer flow control while nothing is over budget.
      */
     public boolean blocksProducers() {
-        return pageFullBlocks || (overLimit && limit.policy() == MemoryPolicy.BLOCK);
+        return paging.blocksProducers() || (overLimit && limit.policy() == MemoryPolicy.BLOCK);
     }
 
     /**
@@ -378,12 +359,13 @@ public final class LocalQueue {
         lock.lock();
         try {
             if (!deleted) {
-                notePageFull();
-                if (overLimit && limit.policy() == MemoryPolicy.BLOCK || pageFullBlocks && ownDiskBudgetSpent()) {
+                paging.notePageFull();
+                if (overLimit && limit.policy() == MemoryPolicy.BLOCK
+                        || paging.blocksProducers() && paging.ownDiskBudgetSpent()) {
                     budgetWaiters.add(task);
                     return;
                 }
-                serverDiskSpent = pageFullBlocks;
+                serverDiskSpent = paging.blocksProducers();
             }
         } finally {
             lock.unlock();
@@ -506,7 +488,7 @@ public final class LocalQueue {
             if (!makeRoomFor(message)) {
                 throw overBudget(message.memoryBytes());
             }
-            refuseIfPageFull(message);
+            paging.refuseIfFull(message);
             take(message);
             return true;
         } finally {
@@ -546,7 +528,7 @@ public final class LocalQueue {
                 countDropped(); // no room even for the newest: it is the one dropped
                 return Admission.DROPPED;
             }
-            refuseIfPageFull(copy);
+            paging.refuseIfFull(copy);
             take(copy);
             return Admission.RESERVED;
         } finally {
@@ -643,7 +625,7 @@ public final class LocalQueue {
      */
     public void restore(QueuedMessage message, long sequence) {
         if (restore(message, sequence, true)) {
-            awaitPagingThread("writing the recovered messages of");
+            paging.awaitPagingThread("writing the recovered messages of");
         }
     }
 
@@ -668,7 +650,8 @@ public final class LocalQueue {
                 return false;
             }
             // one backed out too often stays in memory: backOutRecovered() moves it before any consumer sees it
-            if (!backedOutTooOften(message) && (paged > 0 || limit.pages() && (overLimit || budget.pagingDue()))) {
+            if (!backedOutTooOften(message)
+                    && (paging.hasPaged() || limit.pages() && (overLimit || budget.pagingDue()))) {
                 pagedBytes = message.memoryBytes(); // read before the paging thread may write and release it
                 pageOut(message);
             } else {
@@ -717,8 +700,8 @@ public final class LocalQueue {
             enqueued++;
             if (deleted || message.isExpiredAt(now)) {
                 discard(message);
-            } else if (paged > 0) {
-                pageOut(message); // FIFO: nothing overtakes a paged message
+            } else if (paging.hasPaged()) {
+                receiver = pageOut(message); // FIFO: nothing overtakes a paged message its receiver would take
             } else {
                 receiver = waitingConsumerFor(message);
                 if (receiver == null) {
@@ -836,6 +819,7 @@ public final class LocalQueue {
             } else {
                 generalConsumers.add(consumer);
             }
+            paging.addConsumer(consumer);
             delivered = fill(consumer, clock.millis());
         } finally {
             unlock();
@@ -861,6 +845,7 @@ public final class LocalQueue {
                     }
                 }
             }
+            paging.removeConsumer(consumer);
         } finally {
             lock.unlock();
         }
@@ -934,7 +919,7 @@ public final class LocalQueue {
     public BrowseCursor browse(Selector selector) {
         lock.lock();
         try {
-            return new BrowseCursor(selector, nextSequence, paged > 0);
+            return new BrowseCursor(selector, nextSequence, paging.hasPaged());
         } finally {
             lock.unlock();
         }
@@ -999,7 +984,7 @@ public final class LocalQueue {
             return;
         }
         pager.execute(() -> {
-            int shown = browseStore(cursor, max, sink);
+            int shown = paging.browse(cursor, max, sink);
             whereDone.execute(() -> done.accept(shown));
         });
     }
@@ -1009,44 +994,6 @@ public final class LocalQueue {
         java.util.concurrent.CompletableFuture<Integer> shown = new java.util.concurrent.CompletableFuture<>();
         browsePaged(cursor, max, sink, Runnable::run, shown::complete);
         return shown.join();
-    }
-
-    /** On the paging thread: the paged part of a browse (see {@link #browsePaged}). */
-    private int browseStore(BrowseCursor cursor, int max, BrowseSink sink) {
-        PageStore store = pageStore;
-        if (store == null || deleted) {
-            cursor.pagedFinished = true;
-            return 0;
-        }
-        if (cursor.paged == null) {
-            cursor.paged = new PageStore.BrowsePosition();
-        }
-        ByteBuf buffer = pager.readBuffer();
-        long now = clock.millis();
-        int shown = 0;
-        while (shown < max) {
-            if (store.browse(cursor.paged, buffer, 1) == 0) {
-                cursor.pagedFinished = true;
-                break;
-            }
-            int length = buffer.readInt();
-            long sequence = buffer.readLong();
-            int deliveryCount = buffer.readInt();
-            buffer.skipBytes(4);
-            ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
-            if (sequence >= cursor.endSequence) {
-                continue; // arrived after the browse began
-            }
-            ByteBuf copy = CompactionArena.copyAlone(bytes, ByteBufAllocator.DEFAULT);
-            QueuedMessage m = new QueuedMessage(this, copy, MessageHeaders.read(copy), null, true); // to select on
-            if (!m.isExpiredAt(now) && matches(cursor.selector, m)) {
-                sink.browsed(copy, deliveryCount);
-                shown++;
-            } else {
-                copy.release();
-            }
-        }
-        return shown;
     }
 
     /** The first message of {@code list} after the cursor's position; under the lock. */
@@ -1082,7 +1029,7 @@ public final class LocalQueue {
                     m.release();
                 }
             }
-            List<QueuedMessage> unwritten = new ArrayList<>(toPage);
+            List<QueuedMessage> unwritten = new ArrayList<>();
             dropPaged(unwritten); // the pager deletes the page files as it closes
             unwritten.forEach(QueuedMessage::release);
         } finally {
@@ -1107,14 +1054,14 @@ public final class LocalQueue {
             deleted = true;
             budgetWaitersDue = !budgetWaiters.isEmpty(); // a deleted queue holds nobody back
             unlinkAll(discarded);
-            persistentPaged = pagedPersistent > 0;
+            persistentPaged = paging.anyPersistent();
             onDisk = dropPaged(discarded);
         } finally {
             unlock();
         }
         forget(discarded, StoreCompletion.NONE);
         if (onDisk > 0) {
-            pager.execute(() -> forgetPageStore(persistentPaged, StoreCompletion.NONE));
+            paging.forgetStoreLater(persistentPaged, StoreCompletion.NONE);
         }
         return (int) Math.min(Integer.MAX_VALUE, discarded.size() + onDisk);
     }
@@ -1145,7 +1092,7 @@ public final class LocalQueue {
                 }
             }
             return new QueueSnapshot(depth, maxDepth, maxDepthSetOnQueue, consumers, attached - consumers, producers,
-                    oldest, enqueued, dequeued, expired, deadLettered, heldBytes, paged, pagedBytes);
+                    oldest, enqueued, dequeued, expired, deadLettered, heldBytes, paging.paged(), paging.pagedBytes());
         } finally {
             lock.unlock();
         }
@@ -1323,7 +1270,7 @@ public final class LocalQueue {
             retired = true;
             budgetWaitersDue = !budgetWaiters.isEmpty(); // a deleted queue holds nobody back
             unlinkAll(discarded);
-            persistentPaged = pagedPersistent > 0;
+            persistentPaged = paging.anyPersistent();
             onDisk = dropPaged(discarded);
             left = new ArrayList<>(generalConsumers);
             correlationIndex.addConsumersTo(left);
@@ -1333,7 +1280,7 @@ public final class LocalQueue {
         StoreCompletion whenRemoved = onDisk == 0 ? removed : Persistence.countdown(2, removed);
         forget(discarded, whenRemoved);
         if (onDisk > 0) {
-            pager.execute(() -> forgetPageStore(persistentPaged, whenRemoved));
+            paging.forgetStoreLater(persistentPaged, whenRemoved);
         }
         return new Retirement(true, depthBefore, consumers, browsers,
                 (int) Math.min(Integer.MAX_VALUE, discarded.size() + onDisk), left);
@@ -1448,8 +1395,8 @@ public final class LocalQueue {
             handOver(consumer, m);
             delivered = true;
         }
-        if (paged > 0 && consumer.window().hasCredit()) {
-            lookForPaged(consumer.selector().requiredCorrelationId());
+        if (paging.hasPaged() && consumer.window().hasCredit()) {
+            paging.lookFor(consumer);
         }
         return delivered;
     }
@@ -1509,7 +1456,7 @@ public final class LocalQueue {
      * Whether the selector accepts {@code m}. One whose properties cannot be decoded matches nothing: the first
      * failure marks it {@link QueuedMessage#undecodable}, and the caller sets it aside for the dead-letter queue.
      */
-    private static boolean matches(Selector selector, QueuedMessage m) {
+    static boolean matches(Selector selector, QueuedMessage m) {
         if (m.undecodable != null) {
             return false;
         }
@@ -1545,7 +1492,7 @@ public final class LocalQueue {
      * its own lock, so never under this one), publishes the events that came due and wakes the producers waiting for
      * the budget. Every method that evaluates selectors, changes the depth or gives messages back unlocks with it.
      */
-    private void unlock() {
+    void unlock() {
         if (undecodable.isEmpty() && !budgetWaitersDue && backingOut.isEmpty() && eventsDue.isEmpty()) {
             lock.unlock();
             return;
@@ -1582,7 +1529,7 @@ public final class LocalQueue {
         waking.forEach(Runnable::run);
     }
 
-    // ---- paging ----
+    // ---- paging (the paged messages themselves are QueuePaging's) ----
 
     /**
      * Messages paged and not read back yet (waiting to be written, or on disk): part of the depth, not of the memory
@@ -1591,7 +1538,7 @@ public final class LocalQueue {
     public long paged() {
         lock.lock();
         try {
-            return paged;
+            return paging.paged();
         } finally {
             lock.unlock();
         }
@@ -1601,7 +1548,7 @@ public final class LocalQueue {
     public long pagedBytes() {
         lock.lock();
         try {
-            return pagedBytes;
+            return paging.pagedBytes();
         } finally {
             lock.unlock();
         }
@@ -1615,153 +1562,95 @@ public final class LocalQueue {
      * @return false when nothing is paged
      */
     public boolean readBackNow() {
-        lock.lock();
-        try {
-            if (paged == 0 || deleted) {
-                return false;
-            }
-            readBackRequested++;
-            schedulePaging();
-        } finally {
-            lock.unlock();
-        }
-        awaitPagingThread("reading back the paged messages of"); // after this queue's turn, which the request made read
-        return true;
-    }
-
-    /**
-     * Waits until the paging thread has run every task handed to it so far, this queue's turn included (which runs
-     * until nothing is left to do); never on an event loop.
-     */
-    private void awaitPagingThread(String doing) {
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-        pager.execute(done::countDown);
-        try {
-            done.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new WharfException(ErrorCode.INTERNAL_ERROR, "Interrupted while the paging thread was " + doing
-                    + " queue '" + name + "'.");
-        }
+        return paging.readBackNow();
     }
 
     /** A message nobody took: linked, or paged when the queue pages and is over its budget (or the server's). */
     private void linkOrPage(QueuedMessage m) {
         if (limit.pages() && (overLimit || budget.pagingDue())) {
-            pageOut(m);
+            pageOut(m); // gives it to nobody: no consumer with credit accepts it
         } else {
             linkOrSetAside(m);
         }
     }
 
-    /** Hands a message to the paging thread; it counts as paged from now on. */
-    private void pageOut(QueuedMessage m) {
-        if (m.undecodable != null) {
+    /**
+     * Hands a message to the paging thread, unless a consumer with credit accepts it that has looked at every paged
+     * message ({@link QueuePaging#caughtUpConsumerFor}: no older one is for it), or a selector found it undecodable:
+     * that one is set aside.
+     *
+     * @return the consumer it was handed over to, for the caller to flush once the lock is released (null: none)
+     */
+    private QueueConsumer pageOut(QueuedMessage m) {
+        QueueConsumer receiver = paging.caughtUpConsumerFor(m);
+        if (receiver != null) {
+            handOver(receiver, m);
+        } else if (m.undecodable != null) {
             undecodable.add(m);
-            return;
+        } else {
+            paging.pageOut(m);
         }
-        toPage.addLast(m);
-        paged++;
-        if (m.correlationId() != null && correlationIndex.consumers(m.correlationId()) != null) {
-            lookForPaged(m.correlationId()); // its requester waits: it may be the oldest paged reply for it
-        }
-        if (m.persistent()) {
-            pagedPersistent++;
-        }
-        long bytes = PageStore.recordBytes(m);
-        pagedBytes += bytes;
-        pager.diskBudget().add(bytes);
-        notePageFull();
-        schedulePaging();
+        return receiver;
     }
 
-    /** Has the paging thread look for a paged message with {@code correlationId} (null: nothing to look for). */
-    private void lookForPaged(String correlationId) {
-        if (correlationId != null && correlationLookups.add(correlationId)) {
-            schedulePaging();
-        }
-    }
-
-    /** Queues this queue's turn on the paging thread unless it is queued or running. */
-    private void schedulePaging() {
-        if (!pagingScheduled) {
-            pagingScheduled = true;
-            pager.execute(this::runPaging);
+    /**
+     * How many paged messages the consumers' selectors have been evaluated on while they looked for one among them
+     * (on disk or not written yet), over the queue's life: tests check that a waiting consumer looks at each once.
+     */
+    public long recordsScanned() {
+        lock.lock();
+        try {
+            return paging.recordsScanned();
+        } finally {
+            lock.unlock();
         }
     }
 
     /**
-     * This queue's turn on the paging thread, until there is nothing to do: reads paged messages back while the queue
-     * holds less than its low watermark in memory (or an administrator asks), from memory when none was written yet,
-     * else from disk; writes the ones waiting to be written otherwise. Disk I/O happens outside the lock, and only
-     * here.
+     * The queue is deleted or the server stops: its paged messages leave the depth and the disk budgets, and those
+     * not written yet go to {@code out}, out of the memory budgets too (as {@link #unlinkAll} does).
+     *
+     * @return how many were on disk (the paging thread forgets them: {@link QueuePaging#forgetStoreLater})
      */
-    private void runPaging() {
-        PageStore store = pageStore;
-        if (store == null) {
-            store = pageStore = pager.newStore();
+    private long dropPaged(List<QueuedMessage> out) {
+        if (!paging.hasPaged()) {
+            return 0;
         }
-        while (true) {
-            List<QueuedMessage> writing = null;
-            List<QueueConsumer> receivers = null;
-            boolean read = false;
-            String correlationId = null;
-            lock.lock();
-            try {
-                if (deleted) {
-                    pagingScheduled = false;
-                    return;
-                }
-                if (!correlationLookups.isEmpty()) {
-                    correlationId = nextCorrelationLookup();
-                }
-                boolean wanted = paged > 0 && (readBackRequested > 0 || readBackDue());
-                if (correlationId != null) {
-                    // looked for below
-                } else if (wanted && !store.isEmpty()) {
-                    read = true; // the oldest paged messages are on disk
-                } else if (wanted && !toPage.isEmpty()) {
-                    receivers = readBackUnwritten(); // none on disk: no I/O
-                } else if (!toPage.isEmpty()) {
-                    writing = takeToWrite();
-                } else {
-                    pagingScheduled = false;
-                    readBackRequested = 0; // nothing left to read back: an administrator's wait is over
-                    return;
-                }
-            } finally {
-                unlock();
-            }
-            if (correlationId != null) {
-                receivers = findPaged(store, correlationId);
-            } else if (writing != null) {
-                store.append(writing, pager.writeBuffer());
-                written(writing);
-            } else if (read) {
-                int records = store.read(pager.readBuffer(), (int) lowWatermark());
-                receivers = readBack(pager.readBuffer(), records);
-            }
-            flush(receivers);
+        int first = out.size();
+        long onDisk = paging.drop(out);
+        for (int i = first; i < out.size(); i++) {
+            depth--;
+            letGo(out.get(i));
         }
+        depth -= onDisk;
+        noteIfUnused();
+        return onDisk;
     }
 
-    /**
-     * The next correlation id to look for among the paged messages, if a consumer with credit still waits for it and
-     * any message is paged; under the lock.
-     */
-    private String nextCorrelationLookup() {
-        while (!correlationLookups.isEmpty()) {
-            String id = correlationLookups.iterator().next();
-            correlationLookups.remove(id);
-            if (paged > 0 && waitsWithCredit(id)) {
-                return id;
-            }
-        }
-        return null;
+    // ---- for the queue's paging, under the lock ----
+
+    /** Takes the queue's lock, for {@link QueuePaging}; release it with {@link #unlock()}. */
+    void lock() {
+        lock.lock();
     }
 
-    /** Whether a consumer with credit waits for messages with {@code correlationId}; under the lock. */
-    private boolean waitsWithCredit(String correlationId) {
+    /** Whether the queue is deleted; under the lock (a browse of paged messages reads it without: a hint). */
+    boolean deleted() {
+        return deleted;
+    }
+
+    /** The memory of the messages depth counts, as {@link #heldBytes()} says, without taking the lock. */
+    long bytesHeld() {
+        return heldBytes;
+    }
+
+    /** Whether a consumer waits for messages with {@code correlationId}, with credit or not. */
+    boolean awaitsCorrelationId(String correlationId) {
+        return correlationIndex.consumers(correlationId) != null;
+    }
+
+    /** Whether a consumer with credit waits for messages with {@code correlationId}. */
+    boolean waitsWithCredit(String correlationId) {
         List<QueueConsumer> waiting = correlationIndex.consumers(correlationId);
         if (waiting != null) {
             for (int i = 0; i < waiting.size(); i++) {
@@ -1774,147 +1663,13 @@ public final class LocalQueue {
     }
 
     /**
-     * On the paging thread: offers the oldest paged messages with {@code correlationId} out of turn while a consumer
-     * with credit waits for them: on disk first (only segments whose correlation set holds the id's hash are read),
-     * then among those not written yet. Other paged messages keep their order.
+     * Offers a message read back (or found out of turn) among the paged ones as {@link #offer} would, but never pages
+     * it again: to a waiting consumer, added to {@code receivers} (created when null) for the caller to flush once the
+     * lock is released, else linked.
+     *
+     * @return {@code receivers}, or the list created for the consumer it went to
      */
-    private List<QueueConsumer> findPaged(PageStore store, String correlationId) {
-        int hash = PageStore.correlationHash(correlationId);
-        ByteBuf buffer = pager.readBuffer();
-        List<QueueConsumer> receivers = null;
-        while (store.take(hash, buffer, record -> correlationId.equals(headersOf(record).correlationId()))) {
-            lock.lock();
-            try {
-                if (deleted) {
-                    forgetRecords(buffer, 1);
-                    return receivers;
-                }
-                QueuedMessage m = fromRecord(buffer);
-                hold(m);
-                unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
-                receivers = offerReadBack(m, receivers);
-                if (!waitsWithCredit(correlationId)) {
-                    return receivers;
-                }
-            } finally {
-                unlock();
-            }
-        }
-        lock.lock();
-        try {
-            for (java.util.Iterator<QueuedMessage> i = toPage.iterator(); i.hasNext() && waitsWithCredit(correlationId); ) {
-                QueuedMessage m = i.next();
-                if (correlationId.equals(m.correlationId())) {
-                    i.remove();
-                    unpage(m, PageStore.recordBytes(m));
-                    receivers = offerReadBack(m, receivers);
-                }
-            }
-        } finally {
-            unlock();
-        }
-        return receivers;
-    }
-
-    /** The headers of the message in a whole record at the start of {@code record}. */
-    private static MessageHeaders headersOf(ByteBuf record) {
-        int length = record.getInt(record.readerIndex());
-        return MessageHeaders.read(record.slice(record.readerIndex() + PageStore.RECORD_HEADER_BYTES,
-                length + 4 - PageStore.RECORD_HEADER_BYTES));
-    }
-
-    /** Up to a batch of the messages waiting to be written, in order; under the lock. */
-    private List<QueuedMessage> takeToWrite() {
-        List<QueuedMessage> writing = new ArrayList<>();
-        long bytes = 0;
-        while (!toPage.isEmpty() && bytes < Configuration.PAGE_READ_AHEAD_BYTES) {
-            QueuedMessage m = toPage.pollFirst();
-            bytes += m.memoryBytes();
-            writing.add(m);
-        }
-        return writing;
-    }
-
-    /** The messages are on disk now: their memory is let go (they stay counted as paged and in the depth). */
-    private void written(List<QueuedMessage> writing) {
-        lock.lock();
-        try {
-            for (int i = 0; i < writing.size(); i++) {
-                letGoBytes(writing.get(i).memoryBytes());
-            }
-        } finally {
-            unlock();
-        }
-        writing.forEach(QueuedMessage::release);
-    }
-
-    /** Reads back messages paged but not written yet (nothing is on disk): no I/O. Under the lock. */
-    private List<QueueConsumer> readBackUnwritten() {
-        List<QueueConsumer> receivers = null;
-        long bytes = 0;
-        while (!toPage.isEmpty() && bytes < lowWatermark()) {
-            QueuedMessage m = toPage.pollFirst();
-            bytes += m.memoryBytes();
-            unpage(m, PageStore.recordBytes(m));
-            receivers = offerReadBack(m, receivers);
-        }
-        if (readBackRequested > 0) {
-            readBackRequested--;
-        }
-        return receivers;
-    }
-
-    /** Makes messages read back from disk ({@code records} whole records in {@code buffer}) waiting messages again. */
-    private List<QueueConsumer> readBack(ByteBuf buffer, int records) {
-        List<QueueConsumer> receivers = null;
-        lock.lock();
-        try {
-            if (deleted) { // deleted while they were read: they left the depth then, and the store must forget them
-                forgetRecords(buffer, records);
-                return null;
-            }
-            for (int i = 0; i < records; i++) {
-                QueuedMessage m = fromRecord(buffer);
-                hold(m);
-                unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
-                receivers = offerReadBack(m, receivers);
-            }
-            if (readBackRequested > 0) {
-                readBackRequested--;
-            }
-        } finally {
-            unlock();
-        }
-        return receivers;
-    }
-
-    /** The next record of {@code buffer} as a message of this queue, right-sized in the queue's arena; under the lock. */
-    private QueuedMessage fromRecord(ByteBuf buffer) {
-        int length = buffer.readInt();
-        long sequence = buffer.readLong();
-        int deliveryCount = buffer.readInt();
-        buffer.skipBytes(4); // the correlation hash, for the page segment's set
-        ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
-        ByteBuf copy = arena.copy(bytes);
-        QueuedMessage m = new QueuedMessage(this, copy, MessageHeaders.read(copy), null, true);
-        m.sequence = sequence;
-        m.readBackWithDeliveryCount(deliveryCount);
-        return m;
-    }
-
-    /** A message leaves the paged ones; under the lock. */
-    private void unpage(QueuedMessage m, long recordBytes) {
-        paged--;
-        if (m.persistent()) {
-            pagedPersistent--;
-        }
-        pagedBytes -= recordBytes;
-        pager.diskBudget().release(recordBytes);
-        notePageFull();
-    }
-
-    /** Offers a message read back as {@link #offer} would, but never pages it again; under the lock. */
-    private List<QueueConsumer> offerReadBack(QueuedMessage m, List<QueueConsumer> receivers) {
+    List<QueueConsumer> offerReadBack(QueuedMessage m, List<QueueConsumer> receivers) {
         if (m.isExpiredAt(clock.millis())) {
             discard(m);
             return receivers;
@@ -1934,164 +1689,20 @@ public final class LocalQueue {
         return receivers;
     }
 
-    private static void flush(List<QueueConsumer> receivers) {
-        if (receivers != null) {
-            for (QueueConsumer receiver : receivers) {
-                receiver.flushDeliveries();
-            }
-        }
-    }
-
     /**
-     * The bytes in memory under which a paging queue reads paged messages back, and about the most one read takes:
-     * a share of its own budget, else of the server's (at most {@link Configuration#PAGE_READ_AHEAD_BYTES}).
+     * A disk budget is no longer spent: unless the memory budget still holds them back, the producers waiting for the
+     * queue are due.
      */
-    private long lowWatermark() {
-        long watermark = limit.limited() ? limit.maxBytes() / 100 * Configuration.PAGE_LOW_WATERMARK_PERCENT
-                : Math.min(Configuration.PAGE_READ_AHEAD_BYTES, budget.maxBytes() / 4);
-        return Math.max(1, watermark);
-    }
-
-    /**
-     * Whether paged messages are to be read back: the queue holds less than its low watermark in memory and the
-     * server's budget is at most half spent; or it holds nothing at all in memory, so that its consumers always make
-     * progress, whatever other queues hold. Under the lock.
-     */
-    private boolean readBackDue() {
-        return heldBytes == 0 || heldBytes < lowWatermark() && budget.hasRoomFor(budget.maxBytes() / 2);
-    }
-
-    /**
-     * The queue is deleted or the server stops: the messages not written yet go to {@code out} (out of the depth and
-     * the memory budgets, as {@link #unlinkAll} does), the ones on disk leave the depth and the disk budgets.
-     *
-     * @return how many were on disk (the paging thread forgets them: {@link #forgetPageStore})
-     */
-    private long dropPaged(List<QueuedMessage> out) {
-        if (paged == 0) {
-            return 0;
+    void pageFullEnded() {
+        if (!(overLimit && limit.policy() == MemoryPolicy.BLOCK)) {
+            budgetWaitersDue = !budgetWaiters.isEmpty();
         }
-        for (QueuedMessage m : toPage) {
-            depth--;
-            letGo(m);
-            out.add(m);
-        }
-        long onDisk = paged - toPage.size();
-        toPage.clear();
-        depth -= onDisk;
-        pager.diskBudget().release(pagedBytes);
-        paged = 0;
-        pagedPersistent = 0;
-        pagedBytes = 0;
-        notePageFull();
-        noteIfUnused();
-        return onDisk;
-    }
-
-    /**
-     * On the paging thread, for a deleted queue: removes its persistent paged messages from the store ({@code removed}
-     * runs then; the page files are read only when there are any) and deletes its page files.
-     */
-    private void forgetPageStore(boolean persistentPaged, StoreCompletion removed) {
-        PageStore store = pageStore;
-        if (store == null) {
-            removed.completed(null);
-            return;
-        }
-        List<StoredMessage> persistent = new ArrayList<>();
-        if (persistentPaged) {
-            ByteBuf buffer = pager.readBuffer();
-            int records;
-            while ((records = store.read(buffer, Configuration.PAGE_READ_AHEAD_BYTES)) > 0) {
-                collectPersistent(buffer, records, persistent);
-            }
-        }
-        store.delete();
-        pageStore = null;
-        persistence.remove(persistent, removed);
-    }
-
-    /** Adds the persistent ones of {@code records} whole records in {@code buffer} to {@code persistent}. */
-    private void collectPersistent(ByteBuf buffer, int records, List<StoredMessage> persistent) {
-        for (int i = 0; i < records; i++) {
-            int length = buffer.readInt();
-            long sequence = buffer.readLong();
-            buffer.skipBytes(8);
-            ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
-            if (journaled && MessageHeaders.read(bytes).persistent()) {
-                persistent.add(new PagedMessage(name, sequence));
-            }
-        }
-    }
-
-    /**
-     * Records read from the page files of a queue deleted meanwhile: its deletion took them out of the depth, so only
-     * the persistent ones' removal from the store is left (nobody waits for it).
-     */
-    private void forgetRecords(ByteBuf buffer, int records) {
-        List<StoredMessage> persistent = new ArrayList<>();
-        collectPersistent(buffer, records, persistent);
-        persistence.remove(persistent, StoreCompletion.NONE);
-    }
-
-    /** A paged message as the store knows it: its queue and sequence. */
-    private record PagedMessage(String queueName, long sequence) implements StoredMessage {
-        @Override
-        public ByteBuf content() {
-            throw new UnsupportedOperationException("a removal needs no bytes");
-        }
-    }
-
-    /** A send that will be paged finds a disk budget spent and the page-full policy fail: refused; under the lock. */
-    private void refuseIfPageFull(QueuedMessage m) {
-        if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.FAIL
-                || !(paged > 0 || overLimit || budget.pagingDue())) {
-            return;
-        }
-        long bytes = PageStore.recordBytes(m);
-        MemoryLimit.PageLimit own = limit.paging();
-        if (own.limited() && pagedBytes + bytes > own.maxBytes()) {
-            throw new WharfException(ErrorCode.QUEUE_FULL, "The disk budget of " + limit.owner() + " is spent: it"
-                    + " holds " + pagedBytes + " bytes of paged messages and may hold " + own.maxBytes() + " ("
-                    + own.setting() + "), and it is over its memory budget; this message needs " + bytes
-                    + " more, and its pageFullPolicy, fail, refuses it. Consume its messages or raise the budget.");
-        }
-        MemoryBudget disk = pager.diskBudget();
-        if (!disk.hasRoomFor(bytes)) {
-            throw new WharfException(ErrorCode.QUEUE_FULL, "The server's disk budget for paged messages is spent:"
-                    + " its queues hold " + disk.usedBytes() + " bytes on disk and may hold " + disk.maxBytes() + " ("
-                    + disk.setting() + "), so " + limit.owner() + " (over its memory budget, pageFullPolicy fail)"
-                    + " takes no more. Consume messages or raise the budget.");
-        }
-    }
-
-    /**
-     * Notes whether a disk budget is spent with the page-full policy block (producers held back); back under it, the
-     * producers waiting for this queue are due. Under the lock.
-     */
-    private void notePageFull() {
-        if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.BLOCK) {
-            return;
-        }
-        boolean blocks = paged > 0 && (ownDiskBudgetSpent() || pager.diskBudget().spent());
-        if (pageFullBlocks && !blocks) {
-            pageFullBlocks = false;
-            if (!(overLimit && limit.policy() == MemoryPolicy.BLOCK)) {
-                budgetWaitersDue = !budgetWaiters.isEmpty();
-            }
-        } else if (blocks && !pageFullBlocks) {
-            pageFullBlocks = true;
-        }
-    }
-
-    private boolean ownDiskBudgetSpent() {
-        return limit.paging().limited() && pagedBytes >= limit.paging().maxBytes();
     }
 
     // ---- memory (under the lock) ----
 
     /** Counts a message the queue is now responsible for. */
-    private void hold(QueuedMessage m) {
+    void hold(QueuedMessage m) {
         long bytes = m.memoryBytes();
         heldBytes += bytes;
         budget.add(bytes);
@@ -2106,19 +1717,17 @@ public final class LocalQueue {
     }
 
     /** As {@link #letGo} for a message's bytes; a paging queue under its low watermark reads paged messages back. */
-    private void letGoBytes(long bytes) {
+    void letGoBytes(long bytes) {
         heldBytes -= bytes;
         budget.release(bytes);
         if (overLimit && heldBytes < limit.maxBytes()) {
             overLimit = false;
-            budgetWaitersDue = !pageFullBlocks && !budgetWaiters.isEmpty();
+            budgetWaitersDue = !paging.blocksProducers() && !budgetWaiters.isEmpty();
         }
         if (droppedThisEpisode > 0 && (limit.limited() ? heldBytes < limit.maxBytes() / 2 : waiting == 0)) {
             endDropEpisode();
         }
-        if (paged > 0 && !pagingScheduled && readBackDue()) {
-            schedulePaging();
-        }
+        paging.readBackIfDue();
     }
 
     /**

@@ -25,7 +25,8 @@ import java.util.List;
  * <h2>Correlation ids</h2>
  * Each segment keeps, in memory, the hashes of the correlation ids of its records ({@link IntHashSet}, about 8 bytes
  * per record that has one) and which records were taken out of order ({@link #take}); a consumer waiting for a reply
- * reads only the segments whose set holds its id's hash.
+ * reads only the segments whose set holds its id's hash. A consumer with any other selector {@link #scan}s the records
+ * from where it has got to ({@link Position}), taking the first it accepts the same way.
  *
  * <p>Not thread-safe: owned by the {@link Pager}'s thread, the only one that does disk I/O for paging.
  */
@@ -37,6 +38,11 @@ final class PageStore {
     static final long SEGMENT_BYTES = 64L * 1024 * 1024;
     /** Records are written in batches of about this many bytes: {@value} (1 MiB). */
     static final int WRITE_BATCH_BYTES = 1024 * 1024;
+    /**
+     * A {@link #scan} reads in pieces of about this many bytes, {@value} (64 KiB, the paging thread's read buffer at
+     * first), so that a match found early in a piece wastes little of the read.
+     */
+    static final int SCAN_READ_BYTES = 64 * 1024;
 
     private final Path directory;
     private final ArrayDeque<Segment> segments = new ArrayDeque<>();
@@ -168,18 +174,13 @@ final class PageStore {
      *
      * @return how many records {@code into} holds now (0: none after {@code at})
      */
-    int browse(BrowsePosition at, ByteBuf into, int maxBytes) {
+    int browse(Position at, ByteBuf into, int maxBytes) {
         into.clear();
         int records = 0;
         try {
             for (Segment s : segments) {
-                if (s.number < at.segment) {
+                if (!resumeIn(s, at)) {
                     continue;
-                }
-                if (s.number > at.segment || at.position < s.readPosition) {
-                    at.segment = s.number;
-                    at.position = s.readPosition;
-                    at.index = s.read;
                 }
                 while (at.position < s.writePosition) {
                     int length = readInt(s.channel, at.position, into) + 4;
@@ -200,11 +201,102 @@ final class PageStore {
         }
     }
 
-    /** Where a browse has got to in a store: a segment's number, a byte position and record index in it. */
-    static final class BrowsePosition {
+    /**
+     * Whether a walk from {@code at} looks at records of {@code s}: not when it is past them; when {@code at} is
+     * before the segment, or before its first unread record (the ones before were read back since), it is moved to
+     * that record.
+     */
+    private static boolean resumeIn(Segment s, Position at) {
+        if (s.number < at.segment) {
+            return false;
+        }
+        if (s.number > at.segment || at.position < s.readPosition) {
+            at.segment = s.number;
+            at.position = s.readPosition;
+            at.index = s.read;
+        }
+        return true;
+    }
+
+    /**
+     * Where a walk of a store (a browse, a selector's {@link #scan}) has got to: the next record to look at, as a
+     * segment's number, a byte position and a record index in it. A new one starts at the oldest unread record.
+     */
+    static final class Position {
         long segment;
         long position;
         int index;
+    }
+
+    /**
+     * Looks at the unread records from {@code at} on, in order, for the first that {@code accepts} (taken ones are
+     * skipped, not shown to it), reading about {@code maxBytes} at most (at least one piece of
+     * {@value #SCAN_READ_BYTES}); marks the one found taken, as {@link #take} does, and leaves it as the readable bytes
+     * of {@code into}, which is empty when none was found ({@link #atEnd} then says whether every record has been
+     * looked at). Moves {@code at} past every record looked at, the one found included, so that a scan resumed from
+     * there never looks at a record twice.
+     *
+     * @return how many bytes it read
+     */
+    long scan(Position at, ByteBuf into, int maxBytes, RecordFilter accepts) {
+        long read = 0;
+        try {
+            for (Segment s : segments) {
+                if (!resumeIn(s, at)) {
+                    continue;
+                }
+                while (at.position < s.writePosition) {
+                    if (read >= maxBytes) {
+                        into.clear();
+                        return read;
+                    }
+                    into.clear();
+                    int first = readInt(s.channel, at.position, into) + 4;
+                    int piece = (int) Math.max(first, Math.min(s.writePosition - at.position, SCAN_READ_BYTES));
+                    readFully(s.channel, at.position, piece, into);
+                    read += piece;
+                    for (int offset = 0; offset + 4 <= piece; ) {
+                        int length = into.getInt(offset) + 4;
+                        if (offset + length > piece) {
+                            break; // the next piece starts with it
+                        }
+                        boolean found = false;
+                        if (!s.isTaken(at.index)) {
+                            into.setIndex(offset, offset + length);
+                            found = accepts.accepts(into);
+                        }
+                        at.position += length;
+                        at.index++;
+                        if (found) {
+                            takeOutOfOrder(s, at.index - 1);
+                            return read;
+                        }
+                        offset += length;
+                    }
+                }
+            }
+            into.clear();
+            return read;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the paging file of " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether a walk at {@code at} has looked at every record written so far. */
+    boolean atEnd(Position at) {
+        Segment last = segments.peekLast();
+        return last == null || at.segment > last.number
+                || at.segment == last.number && at.position >= last.writePosition;
+    }
+
+    /** Moves {@code at} past every record written so far: a scan that has looked at them all otherwise. */
+    void toEnd(Position at) {
+        Segment last = segments.peekLast();
+        if (last != null) {
+            at.segment = last.number;
+            at.position = last.writePosition;
+            at.index = last.written;
+        }
     }
 
     /**
@@ -233,8 +325,7 @@ final class PageStore {
                             into.ensureWritable(length);
                             readFully(s.channel, position, length, into);
                             if (accepts.accepts(into)) {
-                                s.markTaken(index);
-                                unread--;
+                                takeOutOfOrder(s, index);
                                 return true;
                             }
                         }
@@ -249,7 +340,13 @@ final class PageStore {
         }
     }
 
-    /** Decides whether a record found by {@link #take} is the one wanted. */
+    /** Record {@code index} of {@code s} is taken before its turn: {@link #read} skips it when it gets there. */
+    private void takeOutOfOrder(Segment s, int index) {
+        s.markTaken(index);
+        unread--;
+    }
+
+    /** Decides whether a record found by {@link #take} or {@link #scan} is the one wanted. */
     @FunctionalInterface
     interface RecordFilter {
         /** {@code record} holds one whole record from its first byte. */

@@ -19,6 +19,7 @@ import javax.jms.TextMessage;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -26,8 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Paging (the policy page, docs/resilience.md): past its memory budget a queue keeps new messages on disk and reads
- * them back in order as its consumers catch up; the depth counts them, and administrators' clear, browse and delete
- * see them.
+ * them back in order as its consumers catch up; consumers with selectors find their matches among them; the depth
+ * counts them, and administrators' clear, browse and delete see them.
  */
 @Timeout(60)
 class PagingTest {
@@ -47,6 +48,10 @@ class PagingTest {
             .pagingQueue("PAGED.EXPIRY", BUDGET, 0, MemoryPolicy.BLOCK)
             .pagingQueue("PAGED.FAIL", BUDGET, DISK_BUDGET, MemoryPolicy.FAIL)
             .pagingQueue("PAGED.BLOCK", BUDGET, DISK_BUDGET, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.SELECTED", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.SELECTED.LATER", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.NOTHING", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.OTHER", BUDGET, 0, MemoryPolicy.BLOCK)
             .producerWindowBytes(4096));
 
     /** A server whose whole memory budget is small, with the default policy: its queues created by use page. */
@@ -165,6 +170,113 @@ class PagingTest {
         Receive.nothingMore(early);
         Send.barrier(session);
         assertEquals(dead - 1, WHARF.depth("PAGED.REPLIES"), "the dead requester's replies are all still there");
+    }
+
+    @Test
+    void aSelectorConsumerFindsEveryPagedMatchBehindNonMatchingMessagesInMemoryAndOnDisk() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        int count = 600;
+        fill(connection, "PAGED.SELECTED", count, PagingTest::everyTenthBAfterTheFirst100);
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.SELECTED");
+        assertTrue(queue.paged() > count / 2, () -> "paged " + queue.paged());
+
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue selected = session.createQueue("PAGED.SELECTED");
+        MessageConsumer kindB = session.createConsumer(selected, "kind = 'B'");
+        int matches = 0;
+        for (int n = 0; n < count; n++) {
+            if (everyTenthBAfterTheFirst100(n).equals("B")) {
+                Message m = Receive.next(kindB);
+                assertEquals(n, m.getIntProperty("n"), "the paged 'B' messages in the order sent");
+                matches++;
+            }
+        }
+        Receive.nothingMore(kindB);
+        assertEquals(count - matches, WHARF.depth("PAGED.SELECTED"), "the 'A' messages are all still there");
+
+        MessageConsumer all = session.createConsumer(selected);
+        for (int n = 0; n < count; n++) {
+            if (everyTenthBAfterTheFirst100(n).equals("A")) {
+                assertEquals(n, Receive.next(all).getIntProperty("n"), "the rest in order, each once");
+            }
+        }
+        Receive.nothingMore(all);
+        assertEquals(0, queue.paged());
+    }
+
+    @Test
+    void aSelectorConsumerWaitingWhileItsMatchIsPagedReceivesIt() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        int count = 300;
+        fill(connection, "PAGED.SELECTED.LATER", count, n -> "A");
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.SELECTED.LATER");
+        long paged = queue.paged();
+        assertTrue(paged > count / 2, () -> "paged " + paged);
+
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue later = session.createQueue("PAGED.SELECTED.LATER");
+        MessageConsumer kindB = session.createConsumer(later, "kind = 'B'");
+        ProducerFlowControlTest.awaitTrue(() -> queue.recordsScanned() == paged, "one look at each paged message");
+        Receive.nothingMore(kindB);
+
+        Session sending = connection.createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = sending.createProducer(later);
+        for (int n = 0; n < 2; n++) {
+            TextMessage b = sending.createTextMessage(BODY);
+            b.setStringProperty("kind", "B");
+            b.setIntProperty("n", count + n);
+            producer.send(b);
+        }
+        sending.commit();
+        assertEquals(count, Receive.next(kindB).getIntProperty("n"), "the match sent while it waited");
+        assertEquals(count + 1, Receive.next(kindB).getIntProperty("n"));
+        Receive.nothingMore(kindB);
+        assertEquals(count, WHARF.depth("PAGED.SELECTED.LATER"));
+        assertEquals(paged, queue.recordsScanned(), "no paged message was looked at twice");
+    }
+
+    @Test
+    void aSelectorMatchingNothingLooksAtEachPagedMessageOnceAndHoldsUpNeitherItsQueueNorAnother() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        int count = 600;
+        fill(connection, "PAGED.NOTHING", count, PagingTest::everyTenthBAfterTheFirst100);
+        fill(connection, "PAGED.OTHER", count, n -> "A");
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.NOTHING");
+        long paged = queue.paged();
+        assertTrue(paged > count / 2 && WHARF.server().queueManager().queue("PAGED.OTHER").paged() > count / 2);
+
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue nothing = session.createQueue("PAGED.NOTHING");
+        MessageConsumer kindZ = session.createConsumer(nothing, "kind = 'Z'");
+        ProducerFlowControlTest.awaitTrue(() -> queue.recordsScanned() == paged, "one look at each paged message");
+
+        MessageConsumer other = session.createConsumer(session.createQueue("PAGED.OTHER"));
+        for (int n = 0; n < count; n++) { // many turns of the paging thread, each after any the scan queued again
+            assertEquals(n, Receive.next(other).getIntProperty("n"), "another queue pages as before");
+        }
+        Receive.nothingMore(other);
+        assertEquals(paged, queue.recordsScanned(), "once through, the scan waits for new paged messages");
+
+        MessageConsumer kindB = session.createConsumer(nothing, "kind = 'B'");
+        for (int n = 0; n < count; n++) {
+            if (everyTenthBAfterTheFirst100(n).equals("B")) {
+                assertEquals(n, Receive.next(kindB).getIntProperty("n"), "another selector of the same queue");
+            }
+        }
+        MessageConsumer all = session.createConsumer(nothing);
+        for (int n = 0; n < count; n++) {
+            if (everyTenthBAfterTheFirst100(n).equals("A")) {
+                assertEquals(n, Receive.next(all).getIntProperty("n"), "a consumer without a selector, in order");
+            }
+        }
+        Receive.nothingMore(all);
+        Receive.nothingMore(kindZ);
+        assertTrue(queue.recordsScanned() <= 2 * paged, () -> "looked at " + queue.recordsScanned() + " of " + paged);
+    }
+
+    /** 'A', but 'B' for every tenth message from the 100th on: the first ones in memory all are 'A'. */
+    private static String everyTenthBAfterTheFirst100(int n) {
+        return n >= 100 && n % 10 == 5 ? "B" : "A";
     }
 
     @Test
@@ -318,11 +430,18 @@ class PagingTest {
      * the budgets too, so a transaction must stay well within the small server's); the server has them all then.
      */
     private static void fill(Connection connection, String queueName, int count) throws JMSException {
+        fill(connection, queueName, count, n -> "A");
+    }
+
+    /** As {@link #fill(Connection, String, int)}, message {@code n} with the property {@code kind} {@code kind(n)}. */
+    private static void fill(Connection connection, String queueName, int count, IntFunction<String> kind)
+            throws JMSException {
         Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
         MessageProducer producer = session.createProducer(session.createQueue(queueName));
         for (int n = 0; n < count; n++) {
             TextMessage m = session.createTextMessage(BODY);
             m.setIntProperty("n", n);
+            m.setStringProperty("kind", kind.apply(n));
             producer.send(m, n % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, 4, 0);
             if (n % 10 == 9 || n == count - 1) {
                 session.commit();

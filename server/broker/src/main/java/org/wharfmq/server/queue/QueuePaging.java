@@ -1,0 +1,864 @@
+package org.wharfmq.server.queue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.server.Configuration;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.store.Persistence;
+import org.wharfmq.server.store.StoreCompletion;
+import org.wharfmq.server.store.StoredMessage;
+
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * One {@link LocalQueue}'s paged messages (docs/resilience.md, "Paging"): those handed to the {@link Pager}'s thread
+ * and not written yet, the queue's {@link PageStore} with those on disk, their counts against the disk budgets, and
+ * the paging thread's work for the queue: writing them, reading them back in order as its consumers catch up, and
+ * finding a waiting consumer's match among them out of turn.
+ *
+ * <h2>Order</h2>
+ * Once the queue pages, every new message is paged too ({@link #pageOut}), until all paged ones are read back: none
+ * may overtake a paged one, but for the matches consumers' selectors find out of turn (below), each the oldest for
+ * its consumer. They are read back in the order paged, each offered as if it had just arrived
+ * ({@link LocalQueue#offerReadBack}); the lists in memory keep sequence order, so FIFO per priority holds.
+ *
+ * <h2>Selectors</h2>
+ * A consumer with credit that finds nothing its selector accepts in memory has the paging thread look among the paged
+ * messages for the oldest it accepts, in the order paged (arrival order, whatever the priority: the messages in memory
+ * went first, by priority), on disk first, then among those not written yet, and offers that one out of turn. When
+ * its selector pins a JMSCorrelationID, the lookup reads only the segments whose correlation-id set holds the id's
+ * hash ({@link #findPaged}). Any other selector has a {@link SelectorScan}: a position in the page files that only
+ * moves on, so that while it waits the consumer looks at each paged record once; at the end it looks at those not
+ * written yet and is then <i>caught up</i>: a message paged from then on is checked against its selector as it is
+ * paged ({@link #caughtUpConsumerFor}) and goes straight to it if it has credit, so a scan never starts again from
+ * the beginning for new messages. The scans read at most {@value #SCAN_TURN_BYTES} bytes in a turn of the paging
+ * thread, then let other queues' turns go first: a selector that matches nothing on a large paged backlog costs one
+ * pass, in steps, and then nothing until new messages are paged.
+ *
+ * <h2>Threading</h2>
+ * Owned by its queue and guarded by the queue's lock, which the queue holds when it calls the methods documented as
+ * "under the lock". This class's own work runs on the paging thread ({@link #runPaging}, {@link #browse},
+ * {@link #forgetStore}): it takes the queue's lock only to hand messages over and does its disk I/O, and a scan's
+ * selector evaluations on disk records, outside it. The {@link PageStore} and the scans' positions are touched on
+ * the paging thread alone, so no lock is ever held across I/O and no event loop reads or writes a page file.
+ * {@link #blocksProducers} is read without the lock (a volatile).
+ */
+final class QueuePaging {
+
+    /** The most the selectors' scans read in one turn of the paging thread: {@value} bytes (1 MiB). */
+    static final int SCAN_TURN_BYTES = 1024 * 1024;
+
+    private final LocalQueue queue;
+    private final Pager pager;
+    /** The server's memory budget, for the low watermark and whether a paging queue is over it. */
+    private final MemoryBudget budget;
+    /** The queue's arena: messages read back are right-sized into it, as waiting messages are. */
+    private final CompactionArena arena;
+    private final InstantSource clock;
+    /** Where a deleted queue's persistent paged messages are removed from. */
+    private final Persistence persistence;
+
+    /** Paged messages not yet written, in the order paged (they hold their bytes, and count them, until written). */
+    private final ArrayDeque<QueuedMessage> toPage = new ArrayDeque<>(0);
+    /** Messages paged and not read back: in {@link #toPage}, being written, or on disk. */
+    private long paged;
+    /** How many of them are persistent (a deleted queue's page files are read only to remove those from the store). */
+    private long pagedPersistent;
+    /** Their records' bytes, counted against the queue's disk budget and the server's. */
+    private long pagedBytes;
+    /** Whether the paging thread has this queue's turn queued or running. */
+    private boolean pagingScheduled;
+    /**
+     * Correlation ids that consumers with credit wait for while the queue pages: the paging thread looks for the
+     * oldest paged message of each (on disk, then among those not written yet) and offers it out of turn.
+     */
+    private final LinkedHashSet<String> correlationLookups = new LinkedHashSet<>(0);
+    /**
+     * The queue's general consumers with a selector (neither those whose selector pins a correlation id nor those
+     * without one), each with how far it has looked among the paged messages for one it accepts.
+     */
+    private final ArrayList<SelectorScan> scans = new ArrayList<>(0);
+    /** Scans whose consumer had credit and found nothing in memory, in the order they came due. */
+    private final ArrayDeque<SelectorScan> dueScans = new ArrayDeque<>(0);
+    /** Paged messages the scans have looked at, on disk or not written yet, over the queue's life (for tests). */
+    private long recordsScanned;
+    /** A management thread waits for a batch read back whatever the watermark ({@link #readBackNow}). */
+    private int readBackRequested;
+    /** A disk budget is spent and the page-full policy is block: producers are held back. */
+    private volatile boolean pageFullBlocks;
+    /** The queue's page files; only ever touched on the paging thread. */
+    private PageStore pageStore;
+    /** What the scans may still read in the paging thread's turn running now; paging thread only. */
+    private long scanBytesLeft;
+
+    /**
+     * @param pager       the server's paging thread and disk budget; null for a queue that never pages
+     * @param budget      the server's memory budget
+     * @param arena       the queue's arena, guarded by its lock
+     * @param persistence where the queue's persistent messages are stored
+     */
+    QueuePaging(LocalQueue queue, Pager pager, MemoryBudget budget, CompactionArena arena, InstantSource clock,
+                Persistence persistence) {
+        this.queue = queue;
+        this.pager = pager;
+        this.budget = budget;
+        this.arena = arena;
+        this.clock = clock;
+        this.persistence = persistence;
+    }
+
+    // ---- under the queue's lock ----
+
+    /** Whether any message is paged (not read back yet): then every new message is paged too. Under the lock. */
+    boolean hasPaged() {
+        return paged > 0;
+    }
+
+    /** Messages paged and not read back yet; under the lock. */
+    long paged() {
+        return paged;
+    }
+
+    /** The bytes of the paged messages' records, as the disk budgets count them; under the lock. */
+    long pagedBytes() {
+        return pagedBytes;
+    }
+
+    /** Whether any paged message is persistent (a deleted queue's page files are read for those); under the lock. */
+    boolean anyPersistent() {
+        return pagedPersistent > 0;
+    }
+
+    /** Hands a message to the paging thread; it counts as paged from now on. Under the lock. */
+    void pageOut(QueuedMessage m) {
+        toPage.addLast(m);
+        paged++;
+        if (m.correlationId() != null && queue.awaitsCorrelationId(m.correlationId())) {
+            lookFor(m.correlationId()); // its requester waits: it may be the oldest paged reply for it
+        }
+        if (m.persistent()) {
+            pagedPersistent++;
+        }
+        long bytes = PageStore.recordBytes(m);
+        pagedBytes += bytes;
+        pager.diskBudget().add(bytes);
+        notePageFull();
+        schedulePaging();
+    }
+
+    /** Paged messages the consumers' selector scans have looked at, over the queue's life; under the lock. */
+    long recordsScanned() {
+        return recordsScanned;
+    }
+
+    /**
+     * A consumer registers: one with a selector that no correlation id pins gets a scan, caught up when nothing is
+     * paged (the messages paged from now on are checked as they are paged). Under the lock.
+     */
+    void addConsumer(QueueConsumer consumer) {
+        if (scanned(consumer.selector())) {
+            scans.add(new SelectorScan(consumer, paged == 0));
+        }
+    }
+
+    /** A consumer leaves: its scan, if any, is forgotten. Under the lock. */
+    void removeConsumer(QueueConsumer consumer) {
+        SelectorScan scan = scanOf(consumer);
+        if (scan != null) {
+            scans.remove(scan);
+            dueScans.remove(scan);
+            scan.due = false; // one the paging thread holds now is not queued again
+        }
+    }
+
+    /**
+     * A consumer with credit found nothing in memory: has the paging thread look for the oldest paged message its
+     * selector accepts, unless it has looked at them all already (or has no selector: it takes them as they are read
+     * back). Under the lock.
+     */
+    void lookFor(QueueConsumer consumer) {
+        String correlationId = consumer.selector().requiredCorrelationId();
+        if (correlationId != null) {
+            lookFor(correlationId);
+            return;
+        }
+        SelectorScan scan = scanOf(consumer);
+        if (scan != null && !scan.caughtUp && !scan.due) {
+            scan.due = true;
+            dueScans.addLast(scan);
+            schedulePaging();
+        }
+    }
+
+    /** Has the paging thread look for a paged message with {@code correlationId}; under the lock. */
+    private void lookFor(String correlationId) {
+        if (correlationLookups.add(correlationId)) {
+            schedulePaging();
+        }
+    }
+
+    /**
+     * A consumer with credit whose scan is caught up and whose selector accepts {@code m}, about to be paged: no paged
+     * message it accepts is older, so it may have {@code m} at once (null: none). Unless a consumer with credit waits
+     * for {@code m}'s correlation id: as on a queue that does not page, that one goes first (it finds {@code m} among
+     * the paged messages). A caught-up scan that accepts {@code m} and does not get it is caught up no more: it looks
+     * again, from where it stopped, now or once its consumer has credit. Under the lock.
+     */
+    QueueConsumer caughtUpConsumerFor(QueuedMessage m) {
+        if (scans.isEmpty()) {
+            return null;
+        }
+        boolean requesterWaits = m.correlationId() != null && queue.waitsWithCredit(m.correlationId());
+        for (int i = 0; i < scans.size(); i++) {
+            SelectorScan scan = scans.get(i);
+            if (scan.caughtUp && LocalQueue.matches(scan.consumer.selector(), m)) {
+                if (scan.consumer.window().hasCredit() && !requesterWaits) {
+                    return scan.consumer;
+                }
+                scan.caughtUp = false;
+                if (scan.consumer.window().hasCredit()) {
+                    lookFor(scan.consumer);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Whether a consumer with {@code selector} scans the paged messages: not with none, nor one pinning a correlation id. */
+    private static boolean scanned(Selector selector) {
+        return !selector.matchesAll() && selector.requiredCorrelationId() == null;
+    }
+
+    private SelectorScan scanOf(QueueConsumer consumer) {
+        for (int i = 0; i < scans.size(); i++) {
+            if (scans.get(i).consumer == consumer) {
+                return scans.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** The queue let memory go: under its low watermark now, the paging thread reads back. Under the lock. */
+    void readBackIfDue() {
+        if (paged > 0 && !pagingScheduled && readBackDue()) {
+            schedulePaging();
+        }
+    }
+
+    /**
+     * The queue is deleted or the server stops: the messages not written yet go to {@code out} (the queue takes them
+     * out of the depth and the memory budgets), the others leave the disk budgets. Under the lock.
+     *
+     * @return how many were on disk (they leave the depth too; the paging thread forgets them: {@link #forgetStore})
+     */
+    long drop(List<QueuedMessage> out) {
+        out.addAll(toPage);
+        long onDisk = paged - toPage.size();
+        toPage.clear();
+        pager.diskBudget().release(pagedBytes);
+        paged = 0;
+        pagedPersistent = 0;
+        pagedBytes = 0;
+        notePageFull();
+        return onDisk;
+    }
+
+    /** A send that will be paged finds a disk budget spent and the page-full policy fail: refused. Under the lock. */
+    void refuseIfFull(QueuedMessage m) {
+        MemoryLimit limit = queue.memoryLimit();
+        if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.FAIL
+                || !(paged > 0 || queue.overBudget() || budget.pagingDue())) {
+            return;
+        }
+        long bytes = PageStore.recordBytes(m);
+        MemoryLimit.PageLimit own = limit.paging();
+        if (own.limited() && pagedBytes + bytes > own.maxBytes()) {
+            throw new WharfException(ErrorCode.QUEUE_FULL, "The disk budget of " + limit.owner() + " is spent: it"
+                    + " holds " + pagedBytes + " bytes of paged messages and may hold " + own.maxBytes() + " ("
+                    + own.setting() + "), and it is over its memory budget; this message needs " + bytes
+                    + " more, and its pageFullPolicy, fail, refuses it. Consume its messages or raise the budget.");
+        }
+        MemoryBudget disk = pager.diskBudget();
+        if (!disk.hasRoomFor(bytes)) {
+            throw new WharfException(ErrorCode.QUEUE_FULL, "The server's disk budget for paged messages is spent:"
+                    + " its queues hold " + disk.usedBytes() + " bytes on disk and may hold " + disk.maxBytes() + " ("
+                    + disk.setting() + "), so " + limit.owner() + " (over its memory budget, pageFullPolicy fail)"
+                    + " takes no more. Consume messages or raise the budget.");
+        }
+    }
+
+    /**
+     * Notes whether a disk budget is spent with the page-full policy block (producers held back); back under it, the
+     * queue wakes the producers waiting for it ({@link LocalQueue#pageFullEnded}). Under the lock.
+     */
+    void notePageFull() {
+        MemoryLimit limit = queue.memoryLimit();
+        if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.BLOCK) {
+            return;
+        }
+        boolean blocks = paged > 0 && (ownDiskBudgetSpent() || pager.diskBudget().spent());
+        if (pageFullBlocks && !blocks) {
+            pageFullBlocks = false;
+            queue.pageFullEnded();
+        } else if (blocks && !pageFullBlocks) {
+            pageFullBlocks = true;
+        }
+    }
+
+    /** Whether a disk budget is spent and the page-full policy is block; read without the lock. */
+    boolean blocksProducers() {
+        return pageFullBlocks;
+    }
+
+    /** Whether the queue's own disk budget (its maxPageBytes) is spent; under the lock. */
+    boolean ownDiskBudgetSpent() {
+        MemoryLimit.PageLimit own = queue.memoryLimit().paging();
+        return own.limited() && pagedBytes >= own.maxBytes();
+    }
+
+    /** Queues this queue's turn on the paging thread unless it is queued or running; under the lock. */
+    private void schedulePaging() {
+        if (!pagingScheduled) {
+            pagingScheduled = true;
+            pager.execute(this::runPaging);
+        }
+    }
+
+    /**
+     * The bytes in memory under which a paging queue reads paged messages back, and about the most one read takes:
+     * a share of its own budget, else of the server's (at most {@link Configuration#PAGE_READ_AHEAD_BYTES}).
+     */
+    private long lowWatermark() {
+        MemoryLimit limit = queue.memoryLimit();
+        long watermark = limit.limited() ? limit.maxBytes() / 100 * Configuration.PAGE_LOW_WATERMARK_PERCENT
+                : Math.min(Configuration.PAGE_READ_AHEAD_BYTES, budget.maxBytes() / 4);
+        return Math.max(1, watermark);
+    }
+
+    /**
+     * Whether paged messages are to be read back: the queue holds less than its low watermark in memory and the
+     * server's budget is at most half spent; or it holds nothing at all in memory, so that its consumers always make
+     * progress, whatever other queues hold. Under the lock.
+     */
+    private boolean readBackDue() {
+        long held = queue.bytesHeld();
+        return held == 0 || held < lowWatermark() && budget.hasRoomFor(budget.maxBytes() / 2);
+    }
+
+    // ---- any thread but an event loop ----
+
+    /**
+     * Has the paging thread read the next batch of paged messages back now, whatever the low watermark, and waits
+     * until it has: an administrator's clear or move takes the waiting messages in batches and reads the paged ones
+     * back this way. Takes the queue's lock; never call it on an event loop (it waits for disk I/O).
+     *
+     * @return false when nothing is paged
+     */
+    boolean readBackNow() {
+        queue.lock();
+        try {
+            if (paged == 0 || queue.deleted()) {
+                return false;
+            }
+            readBackRequested++;
+            schedulePaging();
+        } finally {
+            queue.unlock();
+        }
+        awaitPagingThread("reading back the paged messages of"); // after this queue's turn, which the request made read
+        return true;
+    }
+
+    /**
+     * Waits until the paging thread has run every task handed to it so far, this queue's turn included (which runs
+     * until nothing is left to do): an administrator's read-back, recovery's writes ({@link LocalQueue#restore}).
+     * Takes no lock; never call it on an event loop.
+     */
+    void awaitPagingThread(String doing) {
+        CountDownLatch done = new CountDownLatch(1);
+        pager.execute(done::countDown);
+        try {
+            done.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WharfException(ErrorCode.INTERNAL_ERROR, "Interrupted while the paging thread was " + doing
+                    + " queue '" + queue.name() + "'.");
+        }
+    }
+
+    /**
+     * For a deleted queue whose page files held messages: has the paging thread remove its persistent paged messages
+     * from the store ({@code removed} runs then) and delete its page files ({@link #forgetStore}). Any thread.
+     */
+    void forgetStoreLater(boolean persistentPaged, StoreCompletion removed) {
+        pager.execute(() -> forgetStore(persistentPaged, removed));
+    }
+
+    // ---- on the paging thread ----
+
+    /**
+     * This queue's turn on the paging thread, until there is nothing to do: looks for the paged messages consumers
+     * with credit wait for (by correlation id; by selector, up to {@value #SCAN_TURN_BYTES} bytes of scans a turn);
+     * reads paged messages back while the queue holds less than its low watermark in memory (or an administrator
+     * asks), from memory when none was written yet, else from disk; writes the ones waiting to be written otherwise. When a scan is left to go on, the
+     * turn queues the next one behind the other queues' turns. Disk I/O happens outside the lock, and only here.
+     */
+    private void runPaging() {
+        PageStore store = pageStore;
+        if (store == null) {
+            store = pageStore = pager.newStore();
+        }
+        scanBytesLeft = SCAN_TURN_BYTES;
+        while (true) {
+            List<QueuedMessage> writing = null;
+            List<QueueConsumer> receivers = null;
+            boolean read = false;
+            String correlationId = null;
+            SelectorScan scan = null;
+            queue.lock();
+            try {
+                if (queue.deleted()) {
+                    pagingScheduled = false;
+                    return;
+                }
+                if (!correlationLookups.isEmpty()) {
+                    correlationId = nextCorrelationLookup();
+                }
+                boolean wanted = paged > 0 && (readBackRequested > 0 || readBackDue());
+                if (correlationId != null) {
+                    // looked for below
+                } else if (wanted && !store.isEmpty()) {
+                    read = true; // the oldest paged messages are on disk
+                } else if (wanted && !toPage.isEmpty()) {
+                    receivers = readBackUnwritten(); // none on disk: no I/O
+                } else if (scanBytesLeft > 0 && (scan = nextScan()) != null) {
+                    // a step of it below
+                } else if (!toPage.isEmpty()) {
+                    writing = takeToWrite();
+                } else if (nextScan() != null) {
+                    pager.execute(this::runPaging); // the scan goes on in a turn behind the other queues' turns
+                    return;
+                } else {
+                    pagingScheduled = false;
+                    readBackRequested = 0; // nothing left to read back: an administrator's wait is over
+                    return;
+                }
+            } finally {
+                queue.unlock();
+            }
+            if (correlationId != null) {
+                receivers = findPaged(store, correlationId);
+            } else if (scan != null) {
+                receivers = scan(store, scan);
+            } else if (writing != null) {
+                store.append(writing, pager.writeBuffer());
+                written(writing);
+            } else if (read) {
+                int records = store.read(pager.readBuffer(), (int) lowWatermark());
+                receivers = readBack(pager.readBuffer(), records);
+            }
+            flush(receivers);
+        }
+    }
+
+    /**
+     * The next correlation id to look for among the paged messages, if a consumer with credit still waits for it and
+     * any message is paged; under the lock.
+     */
+    private String nextCorrelationLookup() {
+        while (!correlationLookups.isEmpty()) {
+            String id = correlationLookups.iterator().next();
+            correlationLookups.remove(id);
+            if (paged > 0 && queue.waitsWithCredit(id)) {
+                return id;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The first due scan whose consumer still has credit, left at the head of the due ones (null: none); those without
+     * credit stop being due (they are due again once their consumer, with credit, finds nothing in memory), and with
+     * nothing paged a scan is caught up: there is nothing to look at. Under the lock.
+     */
+    private SelectorScan nextScan() {
+        while (!dueScans.isEmpty()) {
+            SelectorScan scan = dueScans.peekFirst();
+            if (paged > 0 && scan.consumer.window().hasCredit()) {
+                return scan;
+            }
+            dueScans.pollFirst();
+            scan.due = false;
+            scan.caughtUp |= paged == 0;
+        }
+        return null;
+    }
+
+    /**
+     * One step of a selector's scan: looks at the paged records on disk from where the scan has got to, as far as the
+     * turn's {@link #scanBytesLeft} allow, evaluating its selector outside the lock, and offers the first it accepts
+     * out of turn; at the end of the disk, looks at the messages not written yet, under the lock, and the scan is then
+     * caught up. It stays due (at the back) until it is caught up or its consumer runs out of credit.
+     */
+    private List<QueueConsumer> scan(PageStore store, SelectorScan scan) {
+        Selector selector = scan.consumer.selector();
+        ByteBuf buffer = pager.readBuffer();
+        long[] looked = {0};
+        scanBytesLeft -= store.scan(scan.position, buffer, (int) scanBytesLeft, record -> {
+            looked[0]++;
+            return LocalQueue.matches(selector, toSelectOn(record));
+        });
+        boolean found = buffer.isReadable();
+        boolean atEnd = !found && store.atEnd(scan.position);
+        queue.lock();
+        try {
+            recordsScanned += looked[0];
+            dueScans.remove(scan);
+            if (queue.deleted()) {
+                if (found) {
+                    forgetRecords(buffer, 1);
+                }
+                return null;
+            }
+            List<QueueConsumer> receivers = found ? offerRecord(buffer, null) : null;
+            if (atEnd) {
+                receivers = scanUnwritten(scan, receivers);
+            }
+            if (scan.due && !scan.caughtUp) {
+                dueScans.addLast(scan); // round-robin among the queue's scans
+            } else {
+                scan.due = false;
+            }
+            return receivers;
+        } finally {
+            queue.unlock();
+        }
+    }
+
+    /**
+     * The end of a scan's pass: looks at the messages not written yet, in order, offering those the selector accepts
+     * while its consumer has credit; once it has looked at them all, the scan is caught up. Under the lock.
+     */
+    private List<QueueConsumer> scanUnwritten(SelectorScan scan, List<QueueConsumer> receivers) {
+        Selector selector = scan.consumer.selector();
+        Iterator<QueuedMessage> i = toPage.iterator();
+        while (i.hasNext() && scan.consumer.window().hasCredit()) {
+            QueuedMessage m = i.next();
+            recordsScanned++;
+            if (LocalQueue.matches(selector, m)) {
+                i.remove();
+                receivers = offerUnwritten(m, receivers);
+            }
+        }
+        scan.caughtUp = !i.hasNext();
+        return receivers;
+    }
+
+    /**
+     * A paged record's message, to evaluate a selector on in place: its bytes stay the read buffer's (it is never
+     * released), with the delivery count it was paged with (JMSXDeliveryCount).
+     */
+    private QueuedMessage toSelectOn(ByteBuf record) {
+        ByteBuf bytes = messageOf(record);
+        QueuedMessage m = new QueuedMessage(queue, bytes, MessageHeaders.read(bytes), null, true);
+        m.readBackWithDeliveryCount(record.getInt(record.readerIndex() + 12));
+        return m;
+    }
+
+    /**
+     * Offers the oldest paged messages with {@code correlationId} out of turn while a consumer with credit waits for
+     * them: on disk first (only segments whose correlation set holds the id's hash are read), then among those not
+     * written yet. Other paged messages keep their order.
+     */
+    private List<QueueConsumer> findPaged(PageStore store, String correlationId) {
+        int hash = PageStore.correlationHash(correlationId);
+        ByteBuf buffer = pager.readBuffer();
+        List<QueueConsumer> receivers = null;
+        while (store.take(hash, buffer, record -> correlationId.equals(headersOf(record).correlationId()))) {
+            queue.lock();
+            try {
+                if (queue.deleted()) {
+                    forgetRecords(buffer, 1);
+                    return receivers;
+                }
+                receivers = offerRecord(buffer, receivers);
+                if (!queue.waitsWithCredit(correlationId)) {
+                    return receivers;
+                }
+            } finally {
+                queue.unlock();
+            }
+        }
+        queue.lock();
+        try {
+            for (Iterator<QueuedMessage> i = toPage.iterator(); i.hasNext() && queue.waitsWithCredit(correlationId); ) {
+                QueuedMessage m = i.next();
+                if (correlationId.equals(m.correlationId())) {
+                    i.remove();
+                    receivers = offerUnwritten(m, receivers);
+                }
+            }
+        } finally {
+            queue.unlock();
+        }
+        return receivers;
+    }
+
+    /** The headers of the message in a whole record at the start of {@code record}. */
+    private static MessageHeaders headersOf(ByteBuf record) {
+        return MessageHeaders.read(messageOf(record));
+    }
+
+    /** The message's bytes in a whole record at the start of {@code record}, in place. */
+    private static ByteBuf messageOf(ByteBuf record) {
+        int length = record.getInt(record.readerIndex());
+        return record.slice(record.readerIndex() + PageStore.RECORD_HEADER_BYTES,
+                length + 4 - PageStore.RECORD_HEADER_BYTES);
+    }
+
+    /** Up to a batch of the messages waiting to be written, in order; under the lock. */
+    private List<QueuedMessage> takeToWrite() {
+        List<QueuedMessage> writing = new ArrayList<>();
+        long bytes = 0;
+        while (!toPage.isEmpty() && bytes < Configuration.PAGE_READ_AHEAD_BYTES) {
+            QueuedMessage m = toPage.pollFirst();
+            bytes += m.memoryBytes();
+            writing.add(m);
+        }
+        return writing;
+    }
+
+    /**
+     * The messages are on disk now: their memory is let go (they stay counted as paged and in the depth), and the
+     * caught-up scans, which have looked at them already, move past them.
+     */
+    private void written(List<QueuedMessage> writing) {
+        queue.lock();
+        try {
+            for (int i = 0; i < writing.size(); i++) {
+                queue.letGoBytes(writing.get(i).memoryBytes());
+            }
+            for (int i = 0; i < scans.size(); i++) {
+                if (scans.get(i).caughtUp) {
+                    pageStore.toEnd(scans.get(i).position);
+                }
+            }
+        } finally {
+            queue.unlock();
+        }
+        writing.forEach(QueuedMessage::release);
+    }
+
+    /** Reads back messages paged but not written yet (nothing is on disk): no I/O. Under the lock. */
+    private List<QueueConsumer> readBackUnwritten() {
+        List<QueueConsumer> receivers = null;
+        long bytes = 0;
+        while (!toPage.isEmpty() && bytes < lowWatermark()) {
+            QueuedMessage m = toPage.pollFirst();
+            bytes += m.memoryBytes();
+            receivers = offerUnwritten(m, receivers);
+        }
+        if (readBackRequested > 0) {
+            readBackRequested--;
+        }
+        return receivers;
+    }
+
+    /** Makes messages read back from disk ({@code records} whole records in {@code buffer}) waiting messages again. */
+    private List<QueueConsumer> readBack(ByteBuf buffer, int records) {
+        List<QueueConsumer> receivers = null;
+        queue.lock();
+        try {
+            if (queue.deleted()) { // deleted while they were read: they left the depth then, and the store must forget them
+                forgetRecords(buffer, records);
+                return null;
+            }
+            for (int i = 0; i < records; i++) {
+                receivers = offerRecord(buffer, receivers);
+            }
+            if (readBackRequested > 0) {
+                readBackRequested--;
+            }
+        } finally {
+            queue.unlock();
+        }
+        return receivers;
+    }
+
+    /** The next record of {@code buffer} as a message of this queue, right-sized in the queue's arena; under the lock. */
+    private QueuedMessage fromRecord(ByteBuf buffer) {
+        int length = buffer.readInt();
+        long sequence = buffer.readLong();
+        int deliveryCount = buffer.readInt();
+        buffer.skipBytes(4); // the correlation hash, for the page segment's set
+        ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
+        ByteBuf copy = arena.copy(bytes);
+        QueuedMessage m = new QueuedMessage(queue, copy, MessageHeaders.read(copy), null, true);
+        m.sequence = sequence;
+        m.readBackWithDeliveryCount(deliveryCount);
+        return m;
+    }
+
+    /** The next record of {@code buffer}, read back or found out of turn, offered as the queue's; under the lock. */
+    private List<QueueConsumer> offerRecord(ByteBuf buffer, List<QueueConsumer> receivers) {
+        QueuedMessage m = fromRecord(buffer);
+        queue.hold(m);
+        unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
+        return queue.offerReadBack(m, receivers);
+    }
+
+    /** A message not written yet, taken off {@link #toPage} by the caller, offered again; under the lock. */
+    private List<QueueConsumer> offerUnwritten(QueuedMessage m, List<QueueConsumer> receivers) {
+        unpage(m, PageStore.recordBytes(m));
+        return queue.offerReadBack(m, receivers);
+    }
+
+    /** A message leaves the paged ones; under the lock. */
+    private void unpage(QueuedMessage m, long recordBytes) {
+        paged--;
+        if (m.persistent()) {
+            pagedPersistent--;
+        }
+        pagedBytes -= recordBytes;
+        pager.diskBudget().release(recordBytes);
+        notePageFull();
+    }
+
+    private static void flush(List<QueueConsumer> receivers) {
+        if (receivers != null) {
+            for (QueueConsumer receiver : receivers) {
+                receiver.flushDeliveries();
+            }
+        }
+    }
+
+    /**
+     * The paged part of a browse ({@link LocalQueue#browsePaged}): up to {@code max} more paged messages that the
+     * cursor's selector accepts, read from the page files in the order paged (those read back meanwhile are not
+     * shown again), each handed to {@code sink} as a copy of its own.
+     *
+     * @return how many were shown; fewer than {@code max} only once the cursor's paged part is finished
+     */
+    int browse(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink) {
+        PageStore store = pageStore;
+        if (store == null || queue.deleted()) { // read without the lock: a deleted queue's files are going anyway
+            cursor.pagedFinished = true;
+            return 0;
+        }
+        if (cursor.paged == null) {
+            cursor.paged = new PageStore.Position();
+        }
+        ByteBuf buffer = pager.readBuffer();
+        long now = clock.millis();
+        int shown = 0;
+        while (shown < max) {
+            if (store.browse(cursor.paged, buffer, 1) == 0) {
+                cursor.pagedFinished = true;
+                break;
+            }
+            int length = buffer.readInt();
+            long sequence = buffer.readLong();
+            int deliveryCount = buffer.readInt();
+            buffer.skipBytes(4);
+            ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
+            if (sequence >= cursor.endSequence) {
+                continue; // arrived after the browse began
+            }
+            ByteBuf copy = CompactionArena.copyAlone(bytes, ByteBufAllocator.DEFAULT);
+            QueuedMessage m = new QueuedMessage(queue, copy, MessageHeaders.read(copy), null, true); // to select on
+            if (!m.isExpiredAt(now) && LocalQueue.matches(cursor.selector, m)) {
+                sink.browsed(copy, deliveryCount);
+                shown++;
+            } else {
+                copy.release();
+            }
+        }
+        return shown;
+    }
+
+    /**
+     * For a deleted queue: removes its persistent paged messages from the store ({@code removed} runs then; the page
+     * files are read only when there are any) and deletes its page files.
+     */
+    private void forgetStore(boolean persistentPaged, StoreCompletion removed) {
+        PageStore store = pageStore;
+        if (store == null) {
+            removed.completed(null);
+            return;
+        }
+        List<StoredMessage> persistent = new ArrayList<>();
+        if (persistentPaged) {
+            ByteBuf buffer = pager.readBuffer();
+            int records;
+            while ((records = store.read(buffer, Configuration.PAGE_READ_AHEAD_BYTES)) > 0) {
+                collectPersistent(buffer, records, persistent);
+            }
+        }
+        store.delete();
+        pageStore = null;
+        persistence.remove(persistent, removed);
+    }
+
+    /** Adds the persistent ones of {@code records} whole records in {@code buffer} to {@code persistent}. */
+    private void collectPersistent(ByteBuf buffer, int records, List<StoredMessage> persistent) {
+        for (int i = 0; i < records; i++) {
+            int length = buffer.readInt();
+            long sequence = buffer.readLong();
+            buffer.skipBytes(8);
+            ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
+            if (queue.journaled() && MessageHeaders.read(bytes).persistent()) {
+                persistent.add(new PagedMessage(queue.name(), sequence));
+            }
+        }
+    }
+
+    /**
+     * Records read from the page files of a queue deleted meanwhile: its deletion took them out of the depth, so only
+     * the persistent ones' removal from the store is left (nobody waits for it).
+     */
+    private void forgetRecords(ByteBuf buffer, int records) {
+        List<StoredMessage> persistent = new ArrayList<>();
+        collectPersistent(buffer, records, persistent);
+        persistence.remove(persistent, StoreCompletion.NONE);
+    }
+
+    /**
+     * A general consumer with a selector, and how far it has looked among the paged messages for one it accepts. Its
+     * position moves on the paging thread only; the flags are guarded by the queue's lock.
+     */
+    private static final class SelectorScan {
+        final QueueConsumer consumer;
+        /** The next record on disk to look at (records read back since are skipped: the consumer saw them offered). */
+        final PageStore.Position position = new PageStore.Position();
+        /**
+         * It has looked at every paged message: those paged from now on are checked as they are paged, and those
+         * written to disk from now on it has looked at already (its position moves past them).
+         */
+        boolean caughtUp;
+        /** Queued in {@link #dueScans}, or being stepped on the paging thread. */
+        boolean due;
+
+        SelectorScan(QueueConsumer consumer, boolean caughtUp) {
+            this.consumer = consumer;
+            this.caughtUp = caughtUp;
+        }
+    }
+
+    /** A paged message as the store knows it: its queue and sequence. */
+    private record PagedMessage(String queueName, long sequence) implements StoredMessage {
+        @Override
+        public ByteBuf content() {
+            throw new UnsupportedOperationException("a removal needs no bytes");
+        }
+    }
+}

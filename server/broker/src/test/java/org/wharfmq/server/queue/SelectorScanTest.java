@@ -1,0 +1,226 @@
+package org.wharfmq.server.queue;
+
+import io.netty.buffer.ByteBuf;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.TestMessages;
+import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.store.InMemoryMessageStore;
+
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A consumer with a selector finds its matches among a queue's paged messages (QueuePaging's scans): from where it
+ * stopped when its credit ran out, and, once it has looked at them all, among the messages as they are paged; a long
+ * scan takes turns with the paging thread's other work. Each step is checked once the paging thread has done what it
+ * was asked ({@link #settle}).
+ */
+class SelectorScanTest {
+
+    private final InMemoryMessageStore store = new InMemoryMessageStore();
+    private final QueueManager queues = new QueueManager(ServerConfig.defaults(), store, InstantSource.system());
+    @TempDir
+    Path pagingDirectory;
+    private Pager pager;
+    private LocalQueue queue;
+
+    @AfterEach
+    void releaseEverything() {
+        queue.clear();
+        pager.close();
+        queues.close();
+    }
+
+    @Test
+    void aScanThatRunsOutOfCreditGoesOnWhereItStoppedLookingAtEachPagedMessageOnce() throws Exception {
+        pagingQueue();
+        List<String> kinds = new ArrayList<>();
+        for (int n = 0; n < 20; n++) {
+            kinds.add(n % 4 == 1 ? "B" : "A");
+            put("p" + n, kinds.get(n));
+        }
+        settle();
+        assertEquals(20, queue.paged());
+
+        RecordingConsumer kindB = new RecordingConsumer("kind = 'B'", 2);
+        queue.addConsumer(kindB);
+        settle();
+        assertEquals(List.of("p1", "p5"), kindB.bodies(), "the oldest two paged matches");
+        assertEquals(6, queue.recordsScanned(), "up to the second match, and no further");
+
+        queue.addCredit(kindB, 10);
+        settle();
+        assertEquals(List.of("p1", "p5", "p9", "p13", "p17"), kindB.bodies());
+        assertEquals(20, queue.recordsScanned(), "each paged message looked at once");
+        assertEquals(15, queue.paged());
+
+        acknowledge(kindB.received);
+        RecordingConsumer all = new RecordingConsumer(null, 100);
+        queue.addConsumer(all);
+        List<String> drained = drain(all, 18);
+        List<String> rest = new ArrayList<>(List.of("m0", "m1", "m2"));
+        for (int n = 0; n < 20; n++) {
+            if (kinds.get(n).equals("A")) {
+                rest.add("p" + n);
+            }
+        }
+        assertEquals(rest, drained, "the others in order, the matches taken out of it");
+    }
+
+    @Test
+    void aCaughtUpConsumerGetsItsMatchAsItIsPagedOrLooksForItOnceItHasCreditAgain() throws Exception {
+        pagingQueue();
+        for (int n = 0; n < 10; n++) {
+            put("p" + n, "A");
+        }
+        settle();
+        RecordingConsumer kindB = new RecordingConsumer("kind = 'B'", 1);
+        queue.addConsumer(kindB);
+        settle();
+        assertEquals(10, queue.recordsScanned(), "one pass, finding nothing");
+
+        put("b1", "B");
+        assertEquals(List.of("b1"), kindB.bodies(), "handed over as it came: no paged message is older for it");
+        assertEquals(10, queue.paged());
+
+        put("a1", "A"); // checked as it is paged, so its scan moves past it once it is written
+        settle();
+        put("b2", "B"); // it has no credit: paged, and its scan must look again
+        put("a2", "A");
+        settle();
+        assertEquals(13, queue.paged());
+        queue.addCredit(kindB, 1);
+        settle();
+        assertEquals(List.of("b1", "b2"), kindB.bodies());
+        assertEquals(11, queue.recordsScanned(), "from where it was caught up: b2");
+        queue.addCredit(kindB, 1);
+        settle();
+        assertEquals(12, queue.recordsScanned(), "a2, then nothing more to look at");
+        assertEquals(List.of("b1", "b2"), kindB.bodies());
+    }
+
+    @Test
+    void aRequesterWaitingForItsReplyGoesBeforeACaughtUpSelectorThatAcceptsTheReplyToo() throws Exception {
+        pagingQueue();
+        for (int n = 0; n < 5; n++) {
+            put("p" + n, "A");
+        }
+        settle();
+        RecordingConsumer kindR = new RecordingConsumer("kind = 'R'", 10);
+        queue.addConsumer(kindR);
+        RecordingConsumer requester = new RecordingConsumer("JMSCorrelationID = 'r1'", 1);
+        queue.addConsumer(requester);
+        settle();
+        assertEquals(5, queue.recordsScanned(), "caught up");
+
+        put("reply1", "R", "r1");
+        settle();
+        assertEquals(List.of("reply1"), requester.bodies(), "the requester first, as on a queue that does not page");
+        assertEquals(List.of(), kindR.bodies());
+        put("reply2", "R", "r2"); // nobody waits for r2
+        assertEquals(List.of("reply2"), kindR.bodies(), "caught up again, so handed over as it came");
+        assertEquals(5, queue.paged());
+    }
+
+    @Test
+    void aScanReadsAtMostATurnsBytesThenLetsOtherWorkOfThePagingThreadGoFirst() throws Exception {
+        pagingQueue();
+        String body = "x".repeat(1000);
+        int count = 3 * QueuePaging.SCAN_TURN_BYTES / 1000; // about three turns' worth
+        for (int n = 0; n < count; n++) {
+            put(body + n, "A");
+        }
+        settle();
+        queue.addConsumer(new RecordingConsumer("kind = 'Z'", 10));
+        settle(); // queued behind the scan's first turn, and before the turn it queues for the rest
+        long firstTurn = queue.recordsScanned();
+        assertTrue(firstTurn > 0 && firstTurn < count / 2, () -> "looked at " + firstTurn + " of " + count);
+        for (int turns = 0; queue.recordsScanned() < count && turns < 100; turns++) {
+            settle();
+        }
+        assertEquals(count, queue.recordsScanned(), "one pass over them all, in turns");
+        settle();
+        assertEquals(count, queue.recordsScanned(), "then nothing more: it waits for new paged messages");
+    }
+
+    /**
+     * A paging queue with room for three messages in memory ("m0" to "m2", kind A): everything put after them is
+     * paged.
+     */
+    private void pagingQueue() {
+        pager = new Pager(pagingDirectory, MemoryBudget.unlimited());
+        LocalQueue sizing = new LocalQueue("PAGED", 1, false, queues.persistence(), queues.deadLetters());
+        long oneMessage = message(sizing, "m0", "A", null).memoryBytes(); // every message below has this length
+        queue = LocalQueue.defined("PAGED", 1_000_000, false, queues.persistence(), queues.deadLetters(),
+                InstantSource.system(), new MemoryLimit(3 * oneMessage + 1, MemoryPolicy.PAGE, "queue 'PAGED'", "test",
+                        MemoryLimit.PageLimit.NONE), MemoryBudget.unlimited(), pager);
+        for (int n = 0; n < 3; n++) {
+            put("m" + n, "A");
+        }
+        assertEquals(0, queue.paged());
+    }
+
+    private void put(String body, String kind) {
+        put(body, kind, null);
+    }
+
+    private void put(String body, String kind, String correlationId) {
+        QueuedMessage m = message(queue, body, kind, correlationId);
+        queue.reserve(m);
+        queue.offer(m);
+    }
+
+    private static QueuedMessage message(LocalQueue target, String body, String kind, String correlationId) {
+        WireMessage wire = TestMessages.text(target.name(), body);
+        wire.persistent = false;
+        wire.correlationId = correlationId;
+        wire.properties.put("kind", kind);
+        ByteBuf content = TestMessages.encode(wire);
+        return new QueuedMessage(target, content, MessageHeaders.read(content));
+    }
+
+    /**
+     * Waits until the paging thread has run everything queued so far: the turns the queue asked for, each of which
+     * writes all there is to write and lets the scans read up to a turn's bytes (more than all the paged messages here,
+     * so a whole pass, unless credit runs out).
+     */
+    private void settle() throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        pager.execute(done::countDown);
+        done.await();
+    }
+
+    /**
+     * Acknowledges what {@code consumer} receives until it has {@code count} messages, read back by the paging thread
+     * as the acknowledgements take the queue under its low watermark.
+     *
+     * @return their bodies, in the order received
+     */
+    private List<String> drain(RecordingConsumer consumer, int count) throws InterruptedException {
+        List<String> bodies = new ArrayList<>();
+        for (int rounds = 0; bodies.size() < count && rounds < 1000; rounds++) {
+            settle(); // nothing is delivered to it meanwhile: the list may be read
+            List<QueuedMessage> received = List.copyOf(consumer.received);
+            List<QueuedMessage> fresh = received.subList(bodies.size(), received.size());
+            fresh.forEach(m -> bodies.add(LocalQueueTest.body(m)));
+            acknowledge(fresh);
+        }
+        assertEquals(count, bodies.size());
+        return bodies;
+    }
+
+    private void acknowledge(List<QueuedMessage> messages) {
+        List.copyOf(messages).forEach(queue::acknowledge);
+    }
+}
