@@ -219,6 +219,13 @@ public final class Configuration {
     public static final int PAGE_READ_AHEAD_BYTES = 4 * 1024 * 1024;
 
     /**
+     * After a page file could not be written or read (a full disk, an I/O error), the paging thread tries that queue's
+     * disk work again this long after: {@value} ms. Meanwhile the queue pages nothing more: its producers are held
+     * back or refused as its pageFullPolicy says.
+     */
+    public static final long PAGE_RETRY_MILLIS = 1000;
+
+    /**
      * Bytes a producer's session may send before the server returns credit (setting producerWindowBytes): {@value}
      * (256 KiB). The server returns it in batches of half the window, so a session costs one credit frame per 128 KiB
      * sent while nothing is over budget; a destination over budget takes at most this much more from each session

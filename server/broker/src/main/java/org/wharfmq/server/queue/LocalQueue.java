@@ -1544,6 +1544,19 @@ public final class LocalQueue {
         }
     }
 
+    /**
+     * Why the queue's page files cannot be written or read now (a full disk, an I/O error: its paging has stopped
+     * and tries again every {@link Configuration#PAGE_RETRY_MILLIS}), or null while they can.
+     */
+    public String pagingFailure() {
+        lock.lock();
+        try {
+            return paging.diskFailure();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The bytes of the paged messages' records, as the disk budgets count them. */
     public long pagedBytes() {
         lock.lock();

@@ -76,44 +76,71 @@ final class PageStore {
 
     /**
      * Appends a record for each of {@code messages}, in order, through {@code scratch} (the caller's buffer, cleared
-     * here): one write per segment and up to {@value #WRITE_BATCH_BYTES} bytes.
+     * here): one write per segment and up to {@value #WRITE_BATCH_BYTES} bytes. A record counts as written only once
+     * its write has returned, so a failed write leaves the store as it was before that write (a later write goes to
+     * the same place).
+     *
+     * @throws WriteFailed when a write fails (a full disk, an I/O error), saying how many of {@code messages}, from
+     *                     the first, were written before it
      */
     void append(List<QueuedMessage> messages, ByteBuf scratch) {
+        int written = 0;
         try {
             scratch.clear();
             Segment s = segments.peekLast();
+            int pending = 0;
             for (int i = 0; i < messages.size(); i++) {
                 QueuedMessage m = messages.get(i);
                 long length = recordBytes(m);
                 long end = s == null ? 0 : s.writePosition + scratch.readableBytes();
                 if (s == null || (end > 0 && end + length > SEGMENT_BYTES)) {
-                    flush(s, scratch);
+                    written += flush(s, scratch, pending);
+                    pending = 0;
                     s = newSegment();
                 } else if (scratch.readableBytes() >= WRITE_BATCH_BYTES) {
-                    flush(s, scratch);
+                    written += flush(s, scratch, pending);
+                    pending = 0;
                 }
                 int hash = correlationHash(m.correlationId());
                 ByteBuf content = m.content();
                 scratch.writeInt((int) length - 4).writeLong(m.sequence).writeInt(m.deliveryCount()).writeInt(hash);
                 scratch.writeBytes(content, content.readerIndex(), content.readableBytes());
                 if (hash != 0) {
-                    s.correlationHashes.add(hash);
+                    s.correlationHashes.add(hash); // a hash left by a failed write only costs a look, never a miss
                 }
-                s.written++;
-                unread++;
+                pending++;
             }
-            flush(s, scratch);
+            flush(s, scratch, pending);
         } catch (IOException e) {
-            throw new UncheckedIOException("Cannot write the paging file of " + directory + ": " + e.getMessage(), e);
+            scratch.clear();
+            throw new WriteFailed("Cannot write the paging file of " + directory + ": " + e, e, written);
         }
     }
 
-    /** Writes what {@code scratch} holds at the end of {@code s} and clears it. */
-    private static void flush(Segment s, ByteBuf scratch) throws IOException {
+    /**
+     * Writes what {@code scratch} holds, {@code records} records, at the end of {@code s}, counts them as written
+     * and clears it.
+     *
+     * @return {@code records}
+     */
+    private int flush(Segment s, ByteBuf scratch, int records) throws IOException {
         if (s != null && scratch.isReadable()) {
             s.writePosition += writeFully(s.channel, scratch, s.writePosition);
+            s.written += records;
+            unread += records;
         }
         scratch.clear();
+        return records;
+    }
+
+    /** An {@link #append} that failed part way: how many of its messages, from the first, are in the store. */
+    static final class WriteFailed extends UncheckedIOException {
+        final int written;
+
+        WriteFailed(String message, IOException cause, int written) {
+            super(message, cause);
+            this.written = written;
+        }
     }
 
     /**
@@ -126,6 +153,7 @@ final class PageStore {
     int read(ByteBuf into, int maxBytes) {
         into.clear();
         int records = 0;
+        int whole = 0; // the end of the whole records read so far: what a failed read gives back
         try {
             while (records == 0 || into.readableBytes() < maxBytes) {
                 Segment s = segments.peekFirst();
@@ -160,10 +188,16 @@ final class PageStore {
                     records++;
                 }
                 into.writerIndex(at);
+                whole = at;
             }
             return records;
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot read the paging file of " + directory + ": " + e.getMessage(), e);
+        } catch (IOException | UncheckedIOException e) {
+            if (records > 0) { // counted as read: hand them over; the next read meets the failure again
+                into.writerIndex(whole);
+                return records;
+            }
+            throw new UncheckedIOException("Cannot read the paging file of " + directory + ": " + e,
+                    e instanceof IOException io ? io : new IOException(e));
         }
     }
 

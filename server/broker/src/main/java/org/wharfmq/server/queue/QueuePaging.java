@@ -18,7 +18,9 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One {@link LocalQueue}'s paged messages (docs/resilience.md, "Paging"): those handed to the {@link Pager}'s thread
@@ -54,6 +56,8 @@ import java.util.concurrent.CountDownLatch;
  * {@link #blocksProducers} is read without the lock (a volatile).
  */
 final class QueuePaging {
+
+    private static final System.Logger LOG = System.getLogger(QueuePaging.class.getName());
 
     /** The most the selectors' scans read in one turn of the paging thread: {@value} bytes (1 MiB). */
     static final int SCAN_TURN_BYTES = 1024 * 1024;
@@ -100,6 +104,16 @@ final class QueuePaging {
     private PageStore pageStore;
     /** What the scans may still read in the paging thread's turn running now; paging thread only. */
     private long scanBytesLeft;
+    /**
+     * Why the queue's page files could not be written or read lately (a full disk, an I/O error); null while they
+     * can. While set, the queue's disk budget counts as spent (its pageFullPolicy applies) and the paging thread does
+     * no disk work for it but one try every {@link Configuration#PAGE_RETRY_MILLIS}.
+     */
+    private String diskFailure;
+    /** When {@link #diskFailure} began, for the line that says it is over. */
+    private long diskFailureSince;
+    /** The retry after a disk failure is due: the next turn tries the disk again. */
+    private boolean diskRetryDue;
 
     /**
      * @param pager       the server's paging thread and disk budget; null for a queue that never pages
@@ -122,6 +136,11 @@ final class QueuePaging {
     /** Whether any message is paged (not read back yet): then every new message is paged too. Under the lock. */
     boolean hasPaged() {
         return paged > 0;
+    }
+
+    /** Why the page files cannot be written or read now (a full disk, an I/O error), or null; under the lock. */
+    String diskFailure() {
+        return diskFailure;
     }
 
     /** Messages paged and not read back yet; under the lock. */
@@ -281,6 +300,12 @@ final class QueuePaging {
             return;
         }
         long bytes = PageStore.recordBytes(m);
+        if (diskFailure != null) {
+            throw new WharfException(ErrorCode.QUEUE_FULL, limit.owner() + " cannot page: " + diskFailure + "; it is"
+                    + " over its memory budget, and its pageFullPolicy, fail, refuses this message. Free space on the"
+                    + " disk of the data directory's paging/ (or lower maxPageBytes to what that disk holds); paging"
+                    + " tries again every " + Configuration.PAGE_RETRY_MILLIS + " ms.");
+        }
         MemoryLimit.PageLimit own = limit.paging();
         if (own.limited() && pagedBytes + bytes > own.maxBytes()) {
             throw new WharfException(ErrorCode.QUEUE_FULL, "The disk budget of " + limit.owner() + " is spent: it"
@@ -306,7 +331,7 @@ final class QueuePaging {
         if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.BLOCK) {
             return;
         }
-        boolean blocks = paged > 0 && (ownDiskBudgetSpent() || pager.diskBudget().spent());
+        boolean blocks = paged > 0 && (ownDiskBudgetSpent() || pager.diskBudget().spent() || diskFailure != null);
         if (pageFullBlocks && !blocks) {
             pageFullBlocks = false;
             queue.pageFullEnded();
@@ -427,10 +452,11 @@ final class QueuePaging {
             SelectorScan scan = null;
             queue.lock();
             try {
-                if (queue.deleted()) {
-                    pagingScheduled = false;
+                if (queue.deleted() || diskFailure != null && !diskRetryDue) {
+                    pagingScheduled = false; // after a disk failure, the retry schedules the next turn
                     return;
                 }
+                diskRetryDue = false;
                 if (!correlationLookups.isEmpty()) {
                     correlationId = nextCorrelationLookup();
                 }
@@ -456,18 +482,102 @@ final class QueuePaging {
             } finally {
                 queue.unlock();
             }
-            if (correlationId != null) {
-                receivers = findPaged(store, correlationId);
-            } else if (scan != null) {
-                receivers = scan(store, scan);
-            } else if (writing != null) {
-                store.append(writing, pager.writeBuffer());
-                written(writing);
-            } else if (read) {
-                int records = store.read(pager.readBuffer(), (int) lowWatermark());
-                receivers = readBack(pager.readBuffer(), records);
+            try {
+                if (correlationId != null) {
+                    receivers = findPaged(store, correlationId);
+                } else if (scan != null) {
+                    receivers = scan(store, scan);
+                } else if (writing != null) {
+                    write(store, writing);
+                } else if (read) {
+                    int records = store.read(pager.readBuffer(), (int) lowWatermark());
+                    receivers = readBack(pager.readBuffer(), records);
+                }
+            } catch (java.io.UncheckedIOException e) {
+                diskFailed(e);
+                return;
             }
+            diskWorks(correlationId != null || scan != null || writing != null || read);
             flush(receivers);
+        }
+    }
+
+    /**
+     * Writes a batch of messages to the page files; those a failed write left out go back to the front of the ones
+     * waiting to be written, in order, still in memory, before the failure is rethrown.
+     */
+    private void write(PageStore store, List<QueuedMessage> writing) {
+        try {
+            store.append(writing, pager.writeBuffer());
+            written(writing);
+        } catch (PageStore.WriteFailed e) {
+            written(writing.subList(0, e.written));
+            queue.lock();
+            try {
+                for (int i = writing.size() - 1; i >= e.written; i--) {
+                    toPage.addFirst(writing.get(i));
+                }
+            } finally {
+                queue.unlock();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The page files could not be written or read: the queue's disk budget counts as spent from now on (its producers
+     * are held back or refused, as its pageFullPolicy says; what it has in memory is delivered as usual) and the turn
+     * ends; the paging thread tries again in {@link Configuration#PAGE_RETRY_MILLIS}. Said once per episode, with the
+     * fix. On the paging thread.
+     */
+    private void diskFailed(RuntimeException e) {
+        queue.lock();
+        try {
+            if (diskFailure == null) {
+                diskFailureSince = clock.millis();
+                LOG.log(System.Logger.Level.WARNING, "Paging of " + queue.memoryLimit().owner() + " stops: " + e.getMessage()
+                        + ". Its messages not written stay in memory, and its producers are held back (pageFullPolicy"
+                        + " block) or refused (fail) until its page files can be written again: free space on that disk."
+                        + " Paging tries again every " + Configuration.PAGE_RETRY_MILLIS + " ms.", e);
+            }
+            diskFailure = e.getMessage();
+            notePageFull();
+            pagingScheduled = false;
+            CompletableFuture.delayedExecutor(Configuration.PAGE_RETRY_MILLIS, TimeUnit.MILLISECONDS)
+                    .execute(this::retryDisk);
+        } finally {
+            queue.unlock();
+        }
+    }
+
+    /** The time after a disk failure is up: the next turn tries the disk again. Any thread. */
+    private void retryDisk() {
+        queue.lock();
+        try {
+            if (diskFailure != null && !queue.deleted()) {
+                diskRetryDue = true;
+                schedulePaging();
+            }
+        } finally {
+            queue.unlock();
+        }
+    }
+
+    /** Disk work succeeded ({@code didIo}): a disk failure, if there was one, is over. On the paging thread. */
+    private void diskWorks(boolean didIo) {
+        if (!didIo) {
+            return;
+        }
+        queue.lock();
+        try {
+            if (diskFailure != null) {
+                LOG.log(System.Logger.Level.INFO, "Paging of " + queue.memoryLimit().owner() + " works again, after "
+                        + (clock.millis() - diskFailureSince) + " ms.");
+                diskFailure = null;
+                notePageFull(); // producers held back for it go on
+            }
+        } finally {
+            queue.unlock();
         }
     }
 
@@ -762,7 +872,15 @@ final class QueuePaging {
         long now = clock.millis();
         int shown = 0;
         while (shown < max) {
-            if (store.browse(cursor.paged, buffer, 1) == 0) {
+            int found;
+            try {
+                found = store.browse(cursor.paged, buffer, 1);
+            } catch (java.io.UncheckedIOException e) { // JMS lets a browse miss messages: it ends here, said once
+                LOG.log(System.Logger.Level.WARNING, "A browse of " + queue.memoryLimit().owner() + " ends before"
+                        + " its paged messages: " + e.getMessage());
+                found = 0;
+            }
+            if (found == 0) {
                 cursor.pagedFinished = true;
                 break;
             }
@@ -800,8 +918,15 @@ final class QueuePaging {
         if (persistentPaged) {
             ByteBuf buffer = pager.readBuffer();
             int records;
-            while ((records = store.read(buffer, Configuration.PAGE_READ_AHEAD_BYTES)) > 0) {
-                collectPersistent(buffer, records, persistent);
+            try {
+                while ((records = store.read(buffer, Configuration.PAGE_READ_AHEAD_BYTES)) > 0) {
+                    collectPersistent(buffer, records, persistent);
+                }
+            } catch (java.io.UncheckedIOException e) {
+                // the rest cannot be read: they stay in the journal and come back with their queue at the next start
+                LOG.log(System.Logger.Level.WARNING, "Deleting " + queue.memoryLimit().owner() + ": its page files "
+                        + "cannot all be read (" + e.getMessage() + "); the persistent messages among the rest stay in "
+                        + "the journal, and their queue comes back with them when the server starts again.");
             }
         }
         store.delete();
