@@ -104,7 +104,8 @@ public final class BrokerManagement implements Management {
         Long age = s.oldestTimestamp() == 0 ? null : Math.max(0, now - s.oldestTimestamp());
         return new QueueStatus(queue.name(), queues.origin(queue), s.depth(), s.maxDepth(), s.maxDepthSetOnQueue(),
                 s.consumers(), s.browsers(), s.producers(), age, s.enqueued(), s.dequeued(), s.expired(),
-                s.deadLettered(), s.heldBytes(), s.paged(), s.pagedBytes(), queues.definition(queue));
+                s.deadLettered(), s.heldBytes(), s.paged(), s.pagedBytes(), s.pagingFailure(),
+                queues.definition(queue));
     }
 
     /** The named or temporary queue {@code name}, or UNKNOWN_DESTINATION. */

@@ -26,11 +26,13 @@ import org.wharfmq.server.queue.QueueOrigin;
  *                        server's (maxMemoryBytes) count them: encoded length plus the server's objects for each
  * @param paged           messages of its depth kept on disk only, paged (docs/resilience.md, "Paging")
  * @param pagedBytes      the bytes of their page records, as the disk budgets (maxPageBytes) count them
+ * @param pagingFailure   why its page files cannot be written or read now (its paging has stopped, its
+ *                        pageFullPolicy applies, and it tries again every second), or null
  * @param settings        its settings in force (a setting left at its default is null): maxBytes, policy,
  *                        backoutThreshold, backoutQueue, depthHighEvent, depthLowEvent, fullEvent
  */
 public record QueueStatus(String name, QueueOrigin origin, long depth, long maxDepth, boolean ownMaxDepth,
                           int consumers, int browsers, int producers, Long oldestMessageAgeMillis, long enqueued,
                           long dequeued, long expired, long deadLettered, long memoryBytes, long paged,
-                          long pagedBytes, QueueDefinition settings) {
+                          long pagedBytes, String pagingFailure, QueueDefinition settings) {
 }

@@ -1092,7 +1092,8 @@ public final class LocalQueue {
                 }
             }
             return new QueueSnapshot(depth, maxDepth, maxDepthSetOnQueue, consumers, attached - consumers, producers,
-                    oldest, enqueued, dequeued, expired, deadLettered, heldBytes, paging.paged(), paging.pagedBytes());
+                    oldest, enqueued, dequeued, expired, deadLettered, heldBytes, paging.paged(), paging.pagedBytes(),
+                    paging.diskFailure());
         } finally {
             lock.unlock();
         }

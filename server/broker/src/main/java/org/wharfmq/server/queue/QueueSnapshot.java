@@ -21,8 +21,11 @@ package org.wharfmq.server.queue;
  * @param heldBytes          the bytes of the messages it holds in memory, as its memory budget counts them
  * @param paged              messages of the depth kept on disk only (paged), not in memory
  * @param pagedBytes         the bytes of their page records, as the disk budgets count them
+ * @param pagingFailure      why its page files cannot be written or read now (its paging has stopped and tries again
+ *                           every second), or null
  */
 public record QueueSnapshot(long depth, long maxDepth, boolean maxDepthSetOnQueue, int consumers, int browsers,
                             int producers, long oldestTimestamp, long enqueued, long dequeued, long expired,
-                            long deadLettered, long heldBytes, long paged, long pagedBytes) {
+                            long deadLettered, long heldBytes, long paged, long pagedBytes,
+                            String pagingFailure) {
 }

@@ -57,6 +57,10 @@ final class AdminOutput {
         fields.add("dead-lettered", q.get("deadLettered").asLong());
         fields.add("in memory", q.get("memoryBytes").asLong() + " bytes");
         fields.add("paged", q.get("paged").asLong() + " messages on disk (" + q.get("pagedBytes").asLong() + " bytes)");
+        JsonNode failure = q.path("pagingFailure");
+        if (!failure.isMissingNode() && !failure.isNull()) {
+            fields.add("paging", "STOPPED: " + failure.asText() + " (tries again every second; free disk space)");
+        }
         JsonNode settings = q.get("settings");
         fields.add("backout", settings.path("backoutThreshold").isNull() ? "never"
                 : "after " + settings.get("backoutThreshold").asInt() + " backouts, to "

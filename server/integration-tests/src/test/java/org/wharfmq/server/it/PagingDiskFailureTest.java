@@ -76,6 +76,8 @@ class PagingDiskFailureTest {
             assertTrue(why.contains(named), () -> "the refusal names " + named + ": " + why);
         }
         assertNotNull(fails.pagingFailure());
+        String shown = WHARF.server().management().queue("DISK.FAILS").pagingFailure(); // wharf admin display queue
+        assertTrue(shown.contains("Cannot write the paging file"), () -> "display queue shows " + shown);
         assertTrue(fails.paged() > 0, "the messages it took wait in memory, counted as paged");
 
         // the disk takes the files again: the next retry pages, and sends are taken again
@@ -94,6 +96,7 @@ class PagingDiskFailureTest {
         Receive.nothingMore(consumer);
         Send.barrier(session);
         assertNull(fails.pagingFailure());
+        assertNull(WHARF.server().management().queue("DISK.FAILS").pagingFailure());
         assertEquals(0, WHARF.depth("DISK.FAILS"));
     }
 
