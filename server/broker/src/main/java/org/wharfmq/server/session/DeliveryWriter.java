@@ -77,9 +77,14 @@ final class DeliveryWriter {
             if (reading != null) {
                 reading.hold(this);
             } else {
-                eventLoop.execute(drainTask);
+                drainOnItsLoop();
             }
         }
+    }
+
+    /** Gets {@link #drain} run by a task of the connection's loop; any thread. */
+    void drainOnItsLoop() {
+        eventLoop.execute(drainTask);
     }
 
     /** Writes every frame queued so far; on the event loop. */
