@@ -452,6 +452,14 @@ public final class WharfServer implements AutoCloseable {
     }
 
     /**
+     * The event loops of TCP and TLS connections ({@code inVm} false) or of in-VM ones: for tests that hold them up to
+     * see what connections of the other kind queue on them.
+     */
+    EventLoopGroup connectionLoops(boolean inVm) {
+        return inVm ? inVmGroup : ioGroup;
+    }
+
+    /**
      * Stops in order: plugins (the reverse of their start order), no new connections, clients told SERVER_CLOSING,
      * connections closed (their unacknowledged messages go back to the queues), event loops stopped, then queues and
      * store released. Idempotent.

@@ -183,6 +183,19 @@ public final class FrameClient implements AutoCloseable {
                 org.wharfmq.protocol.message.WireDestination.queue(queue), selector, credit, 0, null));
     }
 
+    /**
+     * Appends {@code frame}'s bytes to {@code out}, for a test that sends several frames in one write
+     * ({@link #sendRaw}).
+     */
+    public static void append(ByteBuf out, Frame frame) {
+        FrameEncoder.writeHeader(frame, out);
+        ByteBuf body = FrameEncoder.messageOf(frame);
+        if (body != null) {
+            out.writeBytes(body);
+            body.release();
+        }
+    }
+
     /** Sends a message and waits for the OK. */
     public void sendMessage(int sessionId, WireMessage message) throws InterruptedException {
         request(id -> new Frame.Send(id, sessionId, 1, TestMessages.encode(message)));

@@ -12,9 +12,10 @@ import java.util.List;
  * The DELIVER frames of one session on their way to its connection. A queue hands a message to one of the
  * session's consumers from whatever thread put it there; the session records the delivery and queues it here, under
  * the session's lock. Frames are written only on the connection's event loop ({@link #drain}): inline when the
- * delivery was made on that loop, otherwise by one task scheduled per burst ({@link #flush}). Because the session
- * assigns delivery ids and queues them under the same lock, DELIVERs leave in delivery-id order, whichever threads
- * produced them.
+ * delivery was made on that loop, otherwise by one task scheduled per burst ({@link #flush}); a delivery made during
+ * a connection's read on another loop is handed over with that read's others when it ends ({@link DeliveryHandOff}).
+ * Because the session assigns delivery ids and queues them under the same lock, DELIVERs leave in delivery-id order,
+ * whichever threads produced them.
  *
  * <p>Each DELIVER carries {@code retainedDuplicate()} of the stored bytes, taken under the session's lock while the
  * delivery is still live (a delivery settled before it was written is skipped), so the body is never copied and
@@ -31,6 +32,8 @@ final class DeliveryWriter {
     /** The frames of one drain, written once the lock is released; event loop only. */
     private final List<Frame.Deliver> batch = new ArrayList<>();
     private final Runnable drainTask = this::drain;
+    /** The hand-off of the connection's loop, which takes this writer from other loops; null: made off the loop. */
+    final DeliveryHandOff handOff;
 
     /**
      * @param lock    the session's lock
@@ -40,6 +43,7 @@ final class DeliveryWriter {
         this.lock = lock;
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
+        this.handOff = eventLoop.inEventLoop() ? DeliveryHandOff.of(eventLoop) : null;
     }
 
     /** Queues a delivery's frame; under the session's lock. */
@@ -52,7 +56,10 @@ final class DeliveryWriter {
         unwritten.clear();
     }
 
-    /** Gets the queued frames written: now when on the event loop, else by one scheduled task. */
+    /**
+     * Gets the queued frames written: now when on the event loop; else, during a read on another loop, when that
+     * read ends (with the other sessions it delivered to); else by one scheduled task.
+     */
     void flush() {
         if (eventLoop.inEventLoop()) {
             drain();
@@ -66,8 +73,18 @@ final class DeliveryWriter {
             }
         }
         if (schedule) {
-            eventLoop.execute(drainTask);
+            DeliveryHandOff reading = handOff == null ? null : DeliveryHandOff.reading();
+            if (reading != null) {
+                reading.hold(this);
+            } else {
+                drainOnItsLoop();
+            }
         }
+    }
+
+    /** Gets {@link #drain} run by a task of the connection's loop; any thread. */
+    void drainOnItsLoop() {
+        eventLoop.execute(drainTask);
     }
 
     /** Writes every frame queued so far; on the event loop. */

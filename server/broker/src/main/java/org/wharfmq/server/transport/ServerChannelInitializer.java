@@ -22,7 +22,8 @@ import org.wharfmq.server.Configuration;
  * handshake   HandshakeHandler           HELLO, authentication, HELLO_OK (within the handshake timeout), then adds
  *   heartbeat   HeartbeatHandler         PING when nothing was written for an interval, close after 3 silent ones
  *             and replaces itself with:
- *   connection  ServerConnection         dispatches each frame to its session, consumer or queue
+ *   connection  ServerConnection         dispatches each frame to its session, consumer or queue; at each read's
+ *                                        end hands what it delivered to other loops' sessions to those loops
  * handshake   ConnectionRefusal          instead, for a TCP or TLS connection past maxConnections or
  *                                        maxConnectionsPerAddress ({@link ConnectionLimits}): answers its HELLO
  *                                        with TOO_MANY_CONNECTIONS and closes

@@ -17,6 +17,7 @@ import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.session.BrokerSession;
+import org.wharfmq.server.session.DeliveryHandOff;
 import org.wharfmq.server.session.Replies;
 import org.wharfmq.server.session.TemporaryDestinations;
 import org.wharfmq.server.session.XaBranches;
@@ -79,6 +80,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     /** When the handshake completed, epoch ms. */
     private long connectedAt;
     private CountingFlushHandler traffic;
+    /** The loop's hand-off of deliveries to other loops' sessions, told where each read starts and ends. */
+    private DeliveryHandOff handOff;
     /** Open producers by id, each with its session and the queue it is counted on (null: anonymous or a topic). */
     private final IntObjectHashMap<Producer> producers = new IntObjectHashMap<>();
 
@@ -101,6 +104,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         replies = new Replies(channel);
         access = new ConnectionAccess(identity, context.accessControl(), channel.remoteAddress());
         traffic = ctx.pipeline().get(CountingFlushHandler.class);
+        handOff = DeliveryHandOff.of(ctx.channel().eventLoop()); // added by HandshakeHandler, on the loop
         connectedAt = System.currentTimeMillis();
         id = context.openConnections().add(this);
         LOG.log(System.Logger.Level.DEBUG, () -> "Client '" + clientName + "' connected from " + ctx.channel().remoteAddress());
@@ -108,6 +112,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        handOff.readStarted();
         if (released || ProtocolFailures.isClosing(ctx)) {
             ProtocolFailures.discard(msg);
             return;
@@ -122,6 +127,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         } catch (MalformedFrameException e) {
             ProtocolFailures.protocolError(ctx, e.getMessage());
         }
+    }
+
+    /** The read has ended: deliveries it made to other loops' sessions go to those loops now. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        handOff.readEnded();
+        ctx.fireChannelReadComplete();
     }
 
     // ---- the connection ----

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.FrameClient;
@@ -64,10 +63,10 @@ class BusyConnectionTest {
             WireMessage message = TestMessages.text("unused", "x".repeat(100));
             message.destination = WireDestination.topic(TOPIC);
             for (int i = 0; i < PUBLICATIONS; i++) {
-                append(burst, new Frame.Send(0, 1, 1, TestMessages.encode(message)));
+                FrameClient.append(burst, new Frame.Send(0, 1, 1, TestMessages.encode(message)));
             }
             int burstDone = publisher.requestId();
-            append(burst, new Frame.CreateSession(burstDone, 2, false, 1));
+            FrameClient.append(burst, new Frame.CreateSession(burstDone, 2, false, 1));
             publisher.sendRaw(burst);
 
             int answered = other.requestId();
@@ -77,15 +76,6 @@ class BusyConnectionTest {
             assertFalse(publisher.hasFrame(), "the other connection was answered only after the whole burst");
 
             assertEquals(new Frame.Ok(burstDone), publisher.next(), "the burst is processed all the same");
-        }
-    }
-
-    private static void append(ByteBuf out, Frame frame) {
-        FrameEncoder.writeHeader(frame, out);
-        ByteBuf body = FrameEncoder.messageOf(frame);
-        if (body != null) {
-            out.writeBytes(body);
-            body.release();
         }
     }
 }
