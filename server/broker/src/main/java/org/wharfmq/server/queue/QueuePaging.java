@@ -694,7 +694,15 @@ final class QueuePaging {
         int hash = PageStore.correlationHash(correlationId);
         ByteBuf buffer = pager.readBuffer();
         List<QueueConsumer> receivers = null;
-        while (store.take(hash, buffer, record -> correlationId.equals(headersOf(record).correlationId()))) {
+        while (true) {
+            try {
+                if (!store.take(hash, buffer, record -> correlationId.equals(headersOf(record).correlationId()))) {
+                    break;
+                }
+            } catch (java.io.UncheckedIOException e) {
+                flush(receivers); // the matches offered before the failure reach their consumers
+                throw e;
+            }
             queue.lock();
             try {
                 if (queue.deleted()) {
