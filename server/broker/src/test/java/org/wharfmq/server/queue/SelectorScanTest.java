@@ -142,8 +142,22 @@ class SelectorScanTest {
             put(body + n, "A");
         }
         settle();
+        // the paging thread is held while the consumer's scan and then this test's barrier are queued, so the barrier
+        // runs right after the scan's first turn and before the turn that turn queues for the rest (unheld, a slow
+        // test thread let the paging thread run several turns before the barrier was queued: CI, under load)
+        CountDownLatch held = new CountDownLatch(1);
+        pager.execute(() -> {
+            try {
+                held.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
         queue.addConsumer(new RecordingConsumer("kind = 'Z'", 10));
-        settle(); // queued behind the scan's first turn, and before the turn it queues for the rest
+        CountDownLatch firstTurnDone = new CountDownLatch(1);
+        pager.execute(firstTurnDone::countDown);
+        held.countDown();
+        firstTurnDone.await();
         long firstTurn = queue.recordsScanned();
         assertTrue(firstTurn > 0 && firstTurn < count / 2, () -> "looked at " + firstTurn + " of " + count);
         for (int turns = 0; queue.recordsScanned() < count && turns < 100; turns++) {
