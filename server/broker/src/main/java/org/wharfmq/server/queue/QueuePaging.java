@@ -504,7 +504,8 @@ final class QueuePaging {
 
     /**
      * Writes a batch of messages to the page files; those a failed write left out go back to the front of the ones
-     * waiting to be written, in order, still in memory, before the failure is rethrown.
+     * waiting to be written, in order, still in memory, before the failure is rethrown (unless the queue was deleted
+     * meanwhile: then they are let go, as its deletion left the batch in flight to this thread).
      */
     private void write(PageStore store, List<QueuedMessage> writing) {
         try {
@@ -512,13 +513,20 @@ final class QueuePaging {
             written(writing);
         } catch (PageStore.WriteFailed e) {
             written(writing.subList(0, e.written));
+            List<QueuedMessage> rest = writing.subList(e.written, writing.size());
+            boolean deleted;
             queue.lock();
             try {
-                for (int i = writing.size() - 1; i >= e.written; i--) {
-                    toPage.addFirst(writing.get(i));
+                deleted = queue.deleted();
+                for (int i = rest.size() - 1; i >= 0 && !deleted; i--) {
+                    toPage.addFirst(rest.get(i));
                 }
             } finally {
                 queue.unlock();
+            }
+            if (deleted) { // deleted while they were written: as after a write that worked, they are let go
+                written(rest);
+                return;
             }
             throw e;
         }
