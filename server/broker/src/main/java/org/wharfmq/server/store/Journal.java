@@ -78,8 +78,6 @@ final class Journal implements AutoCloseable {
     private final DiskBlockClaims claims;
     /** The file offset up to which the current file's disk blocks are claimed. */
     private long claimedUpTo;
-    private ExcerptTailer reader;
-    private int readerSegment;
     private final SegmentDeleter deleter = new SegmentDeleter();
 
     private Journal(Path root, boolean fsync, long blockSize, DiskBlockClaims claims) {
@@ -184,19 +182,15 @@ final class Journal implements AutoCloseable {
     }
 
     /**
-     * A reader of records by position with queues of its own, for a thread other than the writer's (recovery's
-     * second step, {@link JournalReader}); the caller closes it.
+     * A reader of records by position with queues of its own ({@link JournalReader}: recovery's second step, the
+     * writer's reclamation); the caller closes it.
      */
     JournalReader reader() {
         return new JournalReader(segment -> build(directory(segment)));
     }
 
-    /** Closes the queues recovery opened; they are opened again if reclamation needs to read them. */
+    /** Closes the queues recovery's first pass opened (reclamation reads through a {@link JournalReader} of its own). */
     void closeReaders() {
-        if (reader != null) {
-            reader.close();
-            reader = null;
-        }
         open.values().forEach(SingleChronicleQueue::close);
         open.clear();
     }
@@ -217,7 +211,6 @@ final class Journal implements AutoCloseable {
 
     /** Makes later records go to a new segment. */
     void roll() {
-        closeReader();
         closeSyncChannel();
         closeClaims();
         if (appender != null) {
@@ -376,36 +369,6 @@ final class Journal implements AutoCloseable {
         }
     }
 
-    /**
-     * Reads the document at {@code index} of {@code segment} into {@code into} (cleared first).
-     *
-     * @return false when there is no such document
-     */
-    boolean read(int segment, long index, ByteBuf into) {
-        if (reader == null || readerSegment != segment) {
-            closeReader();
-            reader = queue(segment).createTailer();
-            readerSegment = segment;
-        }
-        if (!reader.moveToIndex(index)) {
-            return false;
-        }
-        try (DocumentContext dc = reader.readingDocument()) {
-            if (!dc.isPresent()) {
-                return false;
-            }
-            copy(dc.wire().bytes(), into);
-            return true;
-        }
-    }
-
-    private void closeReader() {
-        if (reader != null) {
-            reader.close();
-            reader = null;
-        }
-    }
-
     /** Copies the readable part of a Chronicle document into a Netty buffer (cleared first). */
     static void copy(Bytes<?> bytes, ByteBuf into) {
         int length = (int) bytes.readRemaining();
@@ -423,9 +386,6 @@ final class Journal implements AutoCloseable {
      * {@link SegmentDeleter}'s thread, since unlinking them took the writer a tenth of a second and more.
      */
     void delete(int segment) {
-        if (segment == readerSegment) {
-            closeReader();
-        }
         SingleChronicleQueue queue = open.remove(segment);
         if (queue != null) {
             queue.close();

@@ -12,10 +12,10 @@ import java.util.Map;
 import java.util.function.IntFunction;
 
 /**
- * Reads message records back by their position (segment and index), with Chronicle queues and a tailer of its own:
- * for recovery, which hands the recovered messages to the queues one at a time on the starting thread while the
- * journal writer already runs on its own (and reads old segments for reclamation through the {@link Journal}, which
- * is not thread-safe).
+ * Reads message records back by their position (segment and index), with Chronicle queues and a tailer of its own,
+ * so that two threads can each have one while the {@link Journal}, which is not thread-safe, belongs to the writer:
+ * recovery, which hands the recovered messages to the queues one at a time on the starting thread while the journal
+ * writer already runs, and the writer itself, which copies live records forward for reclamation.
  *
  * <p>Why messages are read back rather than kept from the first pass: a journal holding more messages than the
  * server's memory budget must still recover, its queues paging what does not fit (docs/resilience.md, "Paging").
@@ -41,36 +41,67 @@ final class JournalReader implements AutoCloseable {
      * The message bytes of the PUT record at {@code index} of {@code segment}, in a buffer of their own (the caller
      * owns it), checked against the record's CRC.
      *
-     * @throws IllegalStateException when the record is missing or damaged: recovery read it intact moments before,
-     *                               so something else wrote into the journal meanwhile
+     * @throws IllegalStateException when the record is missing or damaged ({@link #messageInPlace})
      */
     ByteBuf message(int segment, long index, String queue, long sequence) {
+        ByteBuf bytes = messageInPlace(segment, index, queue, sequence);
+        ByteBuf content = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.readableBytes());
+        content.writeBytes(bytes);
+        return content;
+    }
+
+    /**
+     * As {@link #message}, the bytes left readable in this reader's own buffer, valid until its next read.
+     *
+     * @throws IllegalStateException when the record is missing or damaged: it was read intact before (by recovery,
+     *                               or when it was written), so something else wrote into the journal meanwhile
+     */
+    ByteBuf messageInPlace(int segment, long index, String queue, long sequence) {
+        boolean found = document(segment, index, record);
+        String where = "journal record " + segment + ":" + Long.toHexString(index) + " of message " + queue + " #"
+                + sequence;
+        if (!found) {
+            throw new IllegalStateException(where + " is missing from the journal");
+        }
+        if (!JournalRecord.verify(record)) {
+            throw new IllegalStateException(where + " is damaged (its checksum does not match)");
+        }
+        JournalRecord.skipPutHeader(record); // the message's bytes are what is left
+        return record;
+    }
+
+    /**
+     * Reads the document at {@code index} of {@code segment}, whole, into {@code into} (cleared first).
+     *
+     * @return false when there is no such document
+     */
+    boolean document(int segment, long index, ByteBuf into) {
         if (tailer == null || tailerSegment != segment) {
             closeTailer();
             tailer = open.computeIfAbsent(segment, opener::apply).createTailer();
             tailerSegment = segment;
         }
-        boolean found = false;
-        if (tailer.moveToIndex(index)) {
-            try (DocumentContext dc = tailer.readingDocument()) {
-                if (dc.isPresent()) {
-                    Journal.copy(dc.wire().bytes(), record);
-                    found = true;
-                }
+        if (!tailer.moveToIndex(index)) {
+            return false;
+        }
+        try (DocumentContext dc = tailer.readingDocument()) {
+            if (!dc.isPresent()) {
+                return false;
             }
+            Journal.copy(dc.wire().bytes(), into);
+            return true;
         }
-        String where = "journal record " + segment + ":" + Long.toHexString(index) + " of message " + queue + " #"
-                + sequence;
-        if (!found) {
-            throw new IllegalStateException(where + " is missing: it was there when recovery read the journal");
+    }
+
+    /** {@code segment} is about to be deleted: its queue (and the tailer, if on it) are closed. */
+    void forget(int segment) {
+        if (tailer != null && tailerSegment == segment) {
+            closeTailer();
         }
-        if (!JournalRecord.verify(record)) {
-            throw new IllegalStateException(where + " is damaged: it was intact when recovery read the journal");
+        SingleChronicleQueue queue = open.remove(segment);
+        if (queue != null) {
+            queue.close();
         }
-        int length = JournalRecord.skipPutHeader(record);
-        ByteBuf content = PooledByteBufAllocator.DEFAULT.directBuffer(length);
-        content.writeBytes(record, length);
-        return content;
     }
 
     private void closeTailer() {
@@ -85,5 +116,6 @@ final class JournalReader implements AutoCloseable {
         closeTailer();
         open.values().forEach(SingleChronicleQueue::close);
         open.clear();
+        record.release();
     }
 }

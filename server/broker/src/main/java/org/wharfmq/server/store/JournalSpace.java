@@ -187,6 +187,7 @@ final class JournalSpace {
             if (moved > 0) {
                 writer.syncForReclaim(); // the copies must be durable before the originals go
             }
+            writer.segmentDeleted(segment);
             journal.delete(segment);
             state.segments().remove(segment);
             reclaimedFiles++;

@@ -44,7 +44,8 @@ final class JournalWriter implements Runnable {
     private final LinkedBlockingQueue<JournalEntry> inbox = new LinkedBlockingQueue<>();
     private final ArrayList<JournalEntry> batch = new ArrayList<>();
     private final ByteBuf fields = Unpooled.buffer(256);
-    private final ByteBuf reread = Unpooled.buffer(256);
+    /** Reads live records back for reclamation's copies; this thread only. */
+    private final JournalReader reader;
     private final CRC32C crc = new CRC32C();
     /** Transactions whose records could not be written; their commit fails with this cause. */
     private final io.netty.util.collection.LongObjectHashMap<Throwable> failedTransactions =
@@ -58,6 +59,7 @@ final class JournalWriter implements Runnable {
 
     JournalWriter(Journal journal, JournalState state, boolean fsync, JournalSpace space) {
         this.journal = journal;
+        this.reader = journal.reader();
         this.state = state;
         this.space = space;
         this.syncer = fsync ? new JournalSyncer() : null;
@@ -134,7 +136,7 @@ final class JournalWriter implements Runnable {
             stopSyncer();
             failAll(closed());
             fields.release();
-            reread.release();
+            reader.close();
         }
     }
 
@@ -401,9 +403,9 @@ final class JournalWriter implements Runnable {
      * becomes dead.
      */
     void rewrite(JournalState.Live live) {
-        int length = reread(live);
+        ByteBuf content = reread(live);
         int bytes = append(() -> JournalRecord.putHeader(fields, 0, live.queue, live.sequence, live.deliveryCount,
-                length), reread);
+                content.readableBytes()), content);
         state.put(new JournalState.Live(live.queue, live.sequence, journal.currentSegment(), lastIndex, bytes,
                 live.deliveryCount));
     }
@@ -418,8 +420,9 @@ final class JournalWriter implements Runnable {
     int rewritePrepared(long tx) {
         JournalState.PreparedRecords records = state.preparedRecords(tx);
         for (JournalState.Live put : records.puts()) {
-            int length = reread(put);
-            int bytes = append(() -> JournalRecord.putHeader(fields, tx, put.queue, put.sequence, 0, length), reread);
+            ByteBuf content = reread(put);
+            int bytes = append(() -> JournalRecord.putHeader(fields, tx, put.queue, put.sequence, 0,
+                    content.readableBytes()), content);
             state.preparedPutMoved(put, journal.currentSegment(), lastIndex, bytes);
         }
         boolean removes = records.removedQueues().length > 0;
@@ -432,17 +435,14 @@ final class JournalWriter implements Runnable {
         return records.puts().size() + (removes ? 2 : 1);
     }
 
-    /** Reads {@code put}'s PUT record into {@link #reread}, left at the message bytes; returns their length. */
-    private int reread(JournalState.Live put) {
-        if (!journal.read(put.segment, put.index, reread)) {
-            throw new IllegalStateException("journal record " + put.segment + ":" + Long.toHexString(put.index)
-                    + " of message " + put.queue + " #" + put.sequence + " is missing");
-        }
-        if (!JournalRecord.verify(reread)) {
-            throw new IllegalStateException("journal record " + put.segment + ":" + Long.toHexString(put.index)
-                    + " of message " + put.queue + " #" + put.sequence + " is damaged");
-        }
-        return JournalRecord.skipPutHeader(reread);
+    /** The message bytes of {@code put}'s PUT record, valid until the next reread. */
+    private ByteBuf reread(JournalState.Live put) {
+        return reader.messageInPlace(put.segment, put.index, put.queue, put.sequence);
+    }
+
+    /** Reclamation deletes {@code segment}: the reader lets go of its file first. */
+    void segmentDeleted(int segment) {
+        reader.forget(segment);
     }
 
     /** Makes reclamation's copies durable before the file they come from is deleted (on this thread). */

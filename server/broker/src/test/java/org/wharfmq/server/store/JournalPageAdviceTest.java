@@ -69,8 +69,9 @@ class JournalPageAdviceTest {
                         Unpooled.wrappedBuffer(pattern(i, sizes[i])), 0x01020304 + i);
             }
             ByteBuf read = Unpooled.buffer();
+            JournalReader reader = journal.reader();
             for (int i = 0; i < sizes.length; i++) {
-                assertTrue(journal.read(1, indexes[i], read), "record " + i);
+                assertTrue(reader.document(1, indexes[i], read), "record " + i);
                 assertEquals(1 + sizes[i] + 4, read.readableBytes(), "record " + i);
                 assertEquals(i, read.readByte());
                 byte[] body = new byte[sizes[i]];
@@ -78,6 +79,7 @@ class JournalPageAdviceTest {
                 assertArrayEquals(pattern(i, sizes[i]), body, "record " + i);
                 assertEquals(0x01020304 + i, read.readInt());
             }
+            reader.close();
         }
     }
 
