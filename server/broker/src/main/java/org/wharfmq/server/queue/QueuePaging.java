@@ -301,10 +301,12 @@ final class QueuePaging {
         }
         long bytes = PageStore.recordBytes(m);
         if (diskFailure != null) {
-            throw new WharfException(ErrorCode.QUEUE_FULL, limit.owner() + " cannot page: " + diskFailure + "; it is"
-                    + " over its memory budget, and its pageFullPolicy, fail, refuses this message. Free space on the"
-                    + " disk of the data directory's paging/ (or lower maxPageBytes to what that disk holds); paging"
-                    + " tries again every " + Configuration.PAGE_RETRY_MILLIS + " ms.");
+            // the error itself (a path of the server's disk) is for the server's log and its administrators
+            throw new WharfException(ErrorCode.QUEUE_FULL, limit.owner() + " cannot page: its page files cannot be"
+                    + " written or read now (a full disk or an I/O error; the server's log and 'wharf admin display"
+                    + " queue' say which); it is over its memory budget, and its pageFullPolicy, fail, refuses this"
+                    + " message. Free space on the disk of the data directory's paging/ (or lower maxPageBytes to what"
+                    + " that disk holds); paging tries again every " + Configuration.PAGE_RETRY_MILLIS + " ms.");
         }
         MemoryLimit.PageLimit own = limit.paging();
         if (own.limited() && pagedBytes + bytes > own.maxBytes()) {

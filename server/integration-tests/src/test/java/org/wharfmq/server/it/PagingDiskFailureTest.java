@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -71,13 +72,15 @@ class PagingDiskFailureTest {
         }
         assertEquals("QUEUE_FULL", refused.getErrorCode());
         String why = refused.getMessage();
-        for (String named : List.of("queue 'DISK.FAILS' cannot page", "Cannot write the paging file",
-                paging.resolve("queue-2").toString(), "pageFullPolicy, fail", "Free space")) {
+        for (String named : List.of("queue 'DISK.FAILS' cannot page", "cannot be written or read",
+                "wharf admin display queue", "pageFullPolicy, fail", "Free space")) {
             assertTrue(why.contains(named), () -> "the refusal names " + named + ": " + why);
         }
+        assertFalse(why.contains(paging.toString()), () -> "a client is not shown the server's disk: " + why);
         assertNotNull(fails.pagingFailure());
         String shown = WHARF.server().management().queue("DISK.FAILS").pagingFailure(); // wharf admin display queue
-        assertTrue(shown.contains("Cannot write the paging file"), () -> "display queue shows " + shown);
+        assertTrue(shown.contains("Cannot write the paging file") && shown.contains(paging.resolve("queue-2").toString()),
+                () -> "display queue shows its administrator the error: " + shown);
         assertTrue(fails.paged() > 0, "the messages it took wait in memory, counted as paged");
 
         // the disk takes the files again: the next retry pages, and sends are taken again
