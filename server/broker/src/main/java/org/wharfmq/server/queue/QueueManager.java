@@ -31,7 +31,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 
 /**
  * The queues of one queue manager, by name: those defined in the configuration, plus those created on first use
@@ -67,9 +66,8 @@ import java.util.function.Consumer;
  */
 public final class QueueManager implements AutoCloseable {
 
-    /** For {@link #queue(String, Consumer)}: whoever may use a queue may have it created by use. */
-    public static final Consumer<String> ANYONE_CREATES = name -> {
-    };
+    /** For {@link #queue(String, QueueCreator)}: whoever may use a queue may have it created by use. */
+    public static final QueueCreator ANYONE_CREATES = QueueCreator.ANYONE;
 
     private static final System.Logger LOG = System.getLogger(QueueManager.class.getName());
 
@@ -82,6 +80,11 @@ public final class QueueManager implements AutoCloseable {
     private final long autoDeleteDelayMillis;
     /** Named and temporary queues, counted as they are created and forgotten; never above maxQueues by creation. */
     private final AtomicInteger queueCount = new AtomicInteger();
+    /**
+     * What gives back the count of a queue created by use to its creator's quota ({@link QueueCreator#created}), by
+     * name; put and removed in the step of {@link #queues} that creates or deletes that name.
+     */
+    private final ConcurrentHashMap<String, Runnable> creators = new ConcurrentHashMap<>();
     /**
      * The highest sequence number any queue deleted as unused had reached: a queue created by use numbers its
      * messages above it, so that a record of a deleted queue's message that reaches the journal after the deletion
@@ -245,10 +248,10 @@ public final class QueueManager implements AutoCloseable {
     }
 
     /**
-     * As {@link #queue(String)}; {@code beforeCreate} runs when the queue would be created by this use, and may
-     * refuse that by throwing (authorisation's create permission). Not run for a queue that exists.
+     * As {@link #queue(String)}; {@code creator} is asked when the queue would be created by this use, and may
+     * refuse that by throwing (authorisation's create permission, its user's quota). Not asked for a queue that exists.
      */
-    public LocalQueue queue(String name, Consumer<String> beforeCreate) {
+    public LocalQueue queue(String name, QueueCreator creator) {
         LocalQueue queue = queues.get(name);
         if (queue != null) {
             return queue;
@@ -265,9 +268,20 @@ public final class QueueManager implements AutoCloseable {
         if (name.isEmpty()) {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "A queue name must not be empty.");
         }
-        beforeCreate.accept(name);
+        creator.checkCreate(name);
         return queues.computeIfAbsent(name, n -> {
-            countNewQueue(n);
+            Runnable giveBack = creator.created(n);
+            try {
+                countNewQueue(n);
+            } catch (RuntimeException refused) {
+                if (giveBack != null) {
+                    giveBack.run();
+                }
+                throw refused;
+            }
+            if (giveBack != null) {
+                creators.put(n, giveBack);
+            }
             persistence.queueCreated(n);
             LocalQueue created = LocalQueue.autoCreated(n, defaultMaxDepth, persistence, deadLetters, clock,
                     noLimit("queue", n), memoryBudget, pager);
@@ -280,11 +294,11 @@ public final class QueueManager implements AutoCloseable {
      * The queue a consumer or browser names, {@link LocalQueue#attach attached} (the caller detaches it when the
      * consumer or browser closes), looked up again when the one found was deleted as unused in between.
      *
-     * @throws WharfException as {@link #queue(WireDestination, Consumer)}
+     * @throws WharfException as {@link #queue(WireDestination, QueueCreator)}
      */
-    public LocalQueue attach(WireDestination destination, Consumer<String> beforeCreate) {
+    public LocalQueue attach(WireDestination destination, QueueCreator creator) {
         while (true) {
-            LocalQueue queue = queue(destination, beforeCreate);
+            LocalQueue queue = queue(destination, creator);
             if (queue.attach()) {
                 return queue;
             }
@@ -304,6 +318,14 @@ public final class QueueManager implements AutoCloseable {
                         + "(setting autoDeleteDelayMillis), or raise the limit.");
             }
         } while (!queueCount.compareAndSet(count, count + 1));
+    }
+
+    /** A queue created by use is gone (or an administrator's now): its creator's quota has room for another. */
+    private void forgetCreator(String name) {
+        Runnable giveBack = creators.remove(name);
+        if (giveBack != null) {
+            giveBack.run();
+        }
     }
 
     /**
@@ -328,6 +350,7 @@ public final class QueueManager implements AutoCloseable {
                     persistence.queueDeleted(name);
                     deletedSequences.accumulateAndGet(queue.lastSequence(), Math::max);
                     queueCount.decrementAndGet();
+                    forgetCreator(name);
                     deleted[0]++;
                     return null;
                 });
@@ -483,18 +506,18 @@ public final class QueueManager implements AutoCloseable {
     /**
      * The queue for a destination named in a request: a named queue or a live temporary queue. Topics (and
      * temporary topics) are served by the {@link org.wharfmq.server.topic.TopicManager}, so naming one here is
-     * an ILLEGAL_STATE. {@code beforeCreate}: see {@link #queue(String, Consumer)}.
+     * an ILLEGAL_STATE. {@code creator}: see {@link #queue(String, QueueCreator)}.
      *
      * @throws WharfException when the destination is missing, not a queue, an unknown queue, or a temporary
      *                        queue that has been deleted (UNKNOWN_DESTINATION)
      */
-    public LocalQueue queue(WireDestination destination, Consumer<String> beforeCreate) {
+    public LocalQueue queue(WireDestination destination, QueueCreator creator) {
         if (destination == null) {
             throw WharfException.illegalState("No destination given: a message must name the queue it is for.");
         }
         switch (destination.kind()) {
             case QUEUE:
-                return queue(destination.name(), beforeCreate);
+                return queue(destination.name(), creator);
             case TEMPORARY_QUEUE:
                 return temporaryQueue(destination.name());
             case TOPIC:
@@ -639,6 +662,7 @@ public final class QueueManager implements AutoCloseable {
                     memoryBudget, pager);
         });
         queue.keep();
+        forgetCreator(name); // kept from now on: no longer counted as created by use
         return queue;
     }
 
@@ -698,6 +722,7 @@ public final class QueueManager implements AutoCloseable {
             checkSettings(altered);
             LocalQueue queue = queues.computeIfPresent(name, (n, q) -> { // one step with a deletion as unused
                 q.keep();
+                forgetCreator(n); // an administrator's queue now: no longer its creator's
                 configure(q, altered);
                 return q;
             });
@@ -766,6 +791,7 @@ public final class QueueManager implements AutoCloseable {
                 persistence.queueDeleted(n);
                 deletedSequences.accumulateAndGet(queue.lastSequence(), Math::max);
                 queueCount.decrementAndGet();
+                forgetCreator(n);
                 return null;
             });
             Retirement r = result[0];

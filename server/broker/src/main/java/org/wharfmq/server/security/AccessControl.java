@@ -31,19 +31,37 @@ public final class AccessControl {
     private volatile AccessPolicy policy;
     private volatile long generation;
     private volatile String source;
+    private final UserQuotas quotas;
 
     /**
+     * Rules without quotas per user (rules made in code; the security file's come with its quotas).
+     *
      * @param policy the rules at start
      * @param source where they come from, for denials and the log (e.g. {@code security file config/security.yaml})
      */
     public AccessControl(AccessPolicy policy, String source) {
-        this.policy = policy;
-        this.source = source;
+        this(policy, QuotaRules.NONE, source);
     }
 
-    /** No security file: every client may do everything (docs/security.md, "Secure defaults"). */
+    /**
+     * @param policy the rules at start
+     * @param quotas the quotas per user at start ({@link #quotas()})
+     * @param source where they come from, for denials and the log (e.g. {@code security file config/security.yaml})
+     */
+    public AccessControl(AccessPolicy policy, QuotaRules quotas, String source) {
+        this.policy = policy;
+        this.source = source;
+        this.quotas = new UserQuotas(quotas, who -> allows(who, Permission.ADMIN, null));
+    }
+
+    /** No security file: every client may do everything (docs/security.md, "Secure defaults"), without quotas. */
     public static AccessControl allowAll() {
-        return new AccessControl(AccessPolicy.ALLOW_ALL, "no security file");
+        return new AccessControl(AccessPolicy.ALLOW_ALL, QuotaRules.NONE, "no security file");
+    }
+
+    /** What each user holds against its quotas, and the quotas in force ({@link UserQuotas#replace} at a reload). */
+    public UserQuotas quotas() {
+        return quotas;
     }
 
     /**

@@ -49,6 +49,16 @@ public final class AuditLog {
                 + target);
     }
 
+    /**
+     * A request refused by a quota of the security file ({@link UserQuotas}) or a client id kept for another user.
+     *
+     * @param from where the client connects from
+     * @param what what was refused and why
+     */
+    public static void refused(Identity who, Object from, String what) {
+        LOG.log(System.Logger.Level.WARNING, "REFUSED " + who.describe() + " from " + from + ": " + what);
+    }
+
     /** Something allowed that is worth keeping: an admin command's arrival, new permission rules in force. */
     public static void action(String what) {
         LOG.log(System.Logger.Level.INFO, what);

@@ -1,9 +1,8 @@
 package org.wharfmq.server.security;
 
 import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.server.queue.QueueCreator;
 import org.wharfmq.server.queue.SystemQueues;
-
-import java.util.function.Consumer;
 
 /**
  * What one connection may do: its {@link Identity} asked of the queue manager's {@link AccessControl}, with the
@@ -17,14 +16,16 @@ import java.util.function.Consumer;
  * <p>Temporary queues and topics are not subject to rules (their names are made up by their connection): anyone
  * may send to one, which is what a reply needs, and only the connection that created one may consume from it
  * (checked where temporary destinations are kept).
+ *
+ * <p>What the connection's user holds against its quotas ({@link UserQuotas}) is taken here too: the queues it has
+ * created by use (as the {@link QueueCreator} of the queue lookups), its temporary queues, and its REJECTs to the
+ * dead-letter queue; and a client id the security file keeps for other users is refused here.
  */
-public final class ConnectionAccess {
+public final class ConnectionAccess implements QueueCreator {
 
     private final Identity identity;
     private final AccessControl control;
     private final Object peer;
-    /** {@link #checkCreate} as one object, for the queue lookups that may create a queue. */
-    private final Consumer<String> createCheck = this::checkCreate;
 
     private String lastSendName;
     private boolean lastSendTopic;
@@ -93,12 +94,57 @@ public final class ConnectionAccess {
     }
 
     /** Checks {@link Permission#CREATE} on a queue about to be created by use; see {@link #createCheck()}. */
+    @Override
     public void checkCreate(String queueName) {
         check(Permission.CREATE, queueName);
     }
 
-    /** {@link #checkCreate} for the queue manager to run before it creates a queue by use. */
-    public Consumer<String> createCheck() {
-        return createCheck;
+    /**
+     * Counts a queue created by use against the user's quota.
+     *
+     * @throws org.wharfmq.server.WharfException TOO_MANY_QUEUES naming the user, the quota and its setting
+     */
+    @Override
+    public Runnable created(String queueName) {
+        return control.quotas().takeCreatedQueue(identity, queueName, peer);
+    }
+
+    /** This connection as the queue manager's lookups that may create a queue ask it: {@link QueueCreator}. */
+    public QueueCreator createCheck() {
+        return this;
+    }
+
+    /**
+     * Counts a temporary queue about to be created against the user's quota; {@link #giveBackTemporaryQueue} once it
+     * is deleted.
+     *
+     * @throws org.wharfmq.server.WharfException TOO_MANY_QUEUES naming the user, the quota and its setting
+     */
+    public void takeTemporaryQueue(String queueName) {
+        control.quotas().takeTemporaryQueue(identity, queueName, peer);
+    }
+
+    /**
+     * A temporary queue this connection, or one of the same user it took over from, counted has been deleted.
+     */
+    public void giveBackTemporaryQueue() {
+        control.quotas().giveBack(identity, Quota.TEMPORARY_QUEUES);
+    }
+
+    /**
+     * Checks that the connection may set {@code clientId}: not one the security file keeps for other users.
+     *
+     * @throws org.wharfmq.server.WharfException INVALID_CLIENT_ID naming the reservation
+     */
+    public void checkClientId(String clientId) {
+        control.quotas().checkClientId(identity, clientId, peer);
+    }
+
+    /**
+     * Whether a delivery the client REJECTs may go to the dead-letter queue: false once the user has sent its quota
+     * of them there this minute (then it goes back to its queue instead).
+     */
+    public boolean mayRejectToDeadLetters() {
+        return control.quotas().takeReject(identity, peer);
     }
 }

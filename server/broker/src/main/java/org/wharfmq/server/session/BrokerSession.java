@@ -463,7 +463,11 @@ public final class BrokerSession {
     /**
      * REJECT: the client cannot decode a delivery, so its application will never see it. It leaves the consumer's
      * unacknowledged deliveries for the dead-letter queue, whatever the session's transaction or acknowledgement
-     * mode. A delivery already settled (acknowledged, or returned by a rollback or close) is left alone.
+     * mode. A delivery already settled (acknowledged, or returned by a rollback or close) is left alone. Once the
+     * user has rejected its quota of deliveries to the dead-letter queue this minute (security file,
+     * {@code quotas: rejectsPerMinute}), a rejected delivery goes back to its queue instead, as a rollback returns it
+     * (its delivery count raised, so the queue's backoutThreshold still applies): never lost, and the dead-letter
+     * queue is not anyone's to fill.
      *
      * @param reason why, as the dead letter's reason: who rejected it and what the client could not decode
      */
@@ -476,8 +480,14 @@ public final class BrokerSession {
         synchronized (lock) {
             rejected = consumer.settle(deliveryId);
         }
-        if (rejected != null) {
+        if (rejected == null) {
+            return;
+        }
+        if (access.mayRejectToDeadLetters()) {
             queueManager.deadLetters().moveFromQueue(rejected, reason);
+        } else {
+            rejected.countRedelivery();
+            rejected.queue().giveBack(new ArrayList<>(List.of(rejected)));
         }
     }
 

@@ -6,6 +6,7 @@ import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.topic.TopicManager;
 
 import java.util.HashMap;
@@ -26,8 +27,10 @@ import java.util.Set;
  *
  * <p>A connection holds at most {@code maxTemporaryQueuesPerConnection} temporary queues at once: they also count
  * against the server's {@code maxQueues}, and without a limit of its own one connection could spend that limit for
- * everyone. Deleting one, or closing the connection, frees its place. (Queues handed over at a takeover are adopted
- * whatever the count: they were within the limit on the connection that made them.)
+ * everyone. Its user holds at most its quota of temporary queues over all its connections (security file,
+ * {@code quotas: temporaryQueues}; taken and given back through its {@link ConnectionAccess}). Deleting one, or closing
+ * the connection, frees its place. (Queues handed over at a takeover are adopted whatever the count: they were within
+ * the limits on the connection of the same user that made them, and stay counted to that user.)
  *
  * <p>Names: a connection creates temporary destinations only inside its temporary namespace, which its connection key
  * gives it ({@link TemporaryNames}; CLAIM_KEY). A client that reconnects creates its temporary queues again under the
@@ -43,6 +46,7 @@ public final class TemporaryDestinations {
 
     private final QueueManager queueManager;
     private final TopicManager topicManager;
+    private final ConnectionAccess access;
     private final int maxQueues;
     private final Map<String, LocalQueue> queues = new HashMap<>();
     private final Set<String> topics = new HashSet<>();
@@ -58,11 +62,14 @@ public final class TemporaryDestinations {
     /**
      * An empty registry for one connection.
      *
+     * @param access    the connection's user, whose quota of temporary queues they count against
      * @param maxQueues the most temporary queues it may hold at once (setting maxTemporaryQueuesPerConnection)
      */
-    public TemporaryDestinations(QueueManager queueManager, TopicManager topicManager, int maxQueues) {
+    public TemporaryDestinations(QueueManager queueManager, TopicManager topicManager, ConnectionAccess access,
+                                 int maxQueues) {
         this.queueManager = queueManager;
         this.topicManager = topicManager;
+        this.access = access;
         this.maxQueues = maxQueues;
     }
 
@@ -78,8 +85,8 @@ public final class TemporaryDestinations {
      *
      * @throws WharfException NOT_AUTHORISED when the name lies outside the connection's namespace (or the connection
      *                        has claimed no key); ILLEGAL_STATE when another connection has the name; TOO_MANY_QUEUES
-     *                        when the connection holds its maximum of temporary queues, or the server its maximum of
-     *                        queues
+     *                        when the connection holds its maximum of temporary queues, its user its quota of them,
+     *                        or the server its maximum of queues
      */
     public void create(WireDestination destination) {
         String name = destination.name();
@@ -100,7 +107,15 @@ public final class TemporaryDestinations {
                         + " maxTemporaryQueuesPerConnection). Delete the ones it no longer needs"
                         + " (TemporaryQueue.delete()), or raise the limit.");
             }
-            queues.put(name, queueManager.createTemporaryQueue(name));
+            access.takeTemporaryQueue(name);
+            LocalQueue queue;
+            try {
+                queue = queueManager.createTemporaryQueue(name);
+            } catch (RuntimeException refused) {
+                access.giveBackTemporaryQueue();
+                throw refused;
+            }
+            queues.put(name, queue);
         } else {
             topicManager.createTemporaryTopic(name);
             topics.add(name);
@@ -129,6 +144,7 @@ public final class TemporaryDestinations {
             }
             queues.remove(name);
             queueManager.removeTemporaryQueue(queue);
+            access.giveBackTemporaryQueue();
             queue.delete();
         } else {
             if (!topics.contains(name)) {
@@ -202,6 +218,7 @@ public final class TemporaryDestinations {
     public void deleteAll() {
         for (LocalQueue queue : queues.values()) {
             queueManager.removeTemporaryQueue(queue);
+            access.giveBackTemporaryQueue();
             queue.delete();
         }
         queues.clear();

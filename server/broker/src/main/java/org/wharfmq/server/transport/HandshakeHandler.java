@@ -278,6 +278,14 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             answer(ctx, () -> ProtocolFailures.closeWith(ctx, ErrorCode.NOT_AUTHORISED, denied.getMessage()));
             return;
         }
+        Runnable giveBack;
+        try { // the user's quota of connections (security file); given back however the connection ends
+            giveBack = context.accessControl().quotas().takeConnection(identity, ctx.channel().remoteAddress());
+        } catch (WharfException refused) {
+            answer(ctx, () -> ProtocolFailures.closeWith(ctx, refused.code(), refused.getMessage()));
+            return;
+        }
+        ctx.channel().closeFuture().addListener(closed -> giveBack.run());
         answer(ctx, () -> {
             ServerConfig config = context.config();
             int heartbeat = agreedHeartbeat(hello.heartbeatMillis(), config.heartbeatMillis());

@@ -60,7 +60,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private final IntObjectHashMap<BrokerSession> sessions = new IntObjectHashMap<>();
     /** The session each open consumer or browser id belongs to. */
     private final IntObjectHashMap<BrokerSession> sessionOfConsumer = new IntObjectHashMap<>();
-    private final TemporaryDestinations temporaries;
+    /** Its temporary queues and topics; made with {@link #access}. */
+    private TemporaryDestinations temporaries;
     private ChannelHandlerContext ctx;
     private Channel channel;
     private Replies replies;
@@ -93,8 +94,6 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         this.context = context;
         this.clientName = clientName;
         this.identity = identity;
-        this.temporaries = new TemporaryDestinations(context.queueManager(), context.topicManager(),
-                context.config().maxTemporaryQueuesPerConnection());
     }
 
     @Override
@@ -103,6 +102,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         channel = ctx.channel();
         replies = new Replies(channel);
         access = new ConnectionAccess(identity, context.accessControl(), channel.remoteAddress());
+        temporaries = new TemporaryDestinations(context.queueManager(), context.topicManager(), access,
+                context.config().maxTemporaryQueuesPerConnection());
         traffic = ctx.pipeline().get(CountingFlushHandler.class);
         handOff = DeliveryHandOff.of(ctx.channel().eventLoop()); // added by HandshakeHandler, on the loop
         connectedAt = System.currentTimeMillis();
@@ -179,6 +180,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
                     + "section 6.1.2); this connection already has sessions.");
         }
         if (id != null) {
+            access.checkClientId(id);
             context.topicManager().checkClientId(id, identity);
         }
         context.clientIds().claim(id, this);

@@ -8,6 +8,7 @@ import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.PermissionRules;
+import org.wharfmq.server.security.QuotaRules;
 
 import javax.security.auth.x500.X500Principal;
 import java.io.IOException;
@@ -34,12 +35,15 @@ import java.util.Set;
  * @param jaas           the login module checking PLAIN, or null
  * @param permissions    the {@code permissions:} rules ({@link PermissionsSection}); null when the file has no such
  *                       key, and then every client that may connect may do everything (said in the log at start)
+ * @param quotas         the {@code quotas:} per user and the client ids {@code clientIds:} keeps
+ *                       ({@link QuotasSection}); the built-in defaults when the file has neither
  */
 public record SecurityFile(Map<String, Authenticator.User> users, Map<X500Principal, String> certificateUsers,
-                           boolean allowAnonymous, Jaas jaas, PermissionRules permissions) {
+                           boolean allowAnonymous, Jaas jaas, PermissionRules permissions, QuotaRules quotas) {
 
     /** The top-level keys of the file. */
-    static final List<String> KEYS = List.of("users", "allowAnonymous", "jaas", "permissions", "certificateUsers");
+    static final List<String> KEYS = List.of("users", "allowAnonymous", "jaas", "permissions", "certificateUsers",
+            "quotas", "clientIds");
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -91,7 +95,7 @@ public record SecurityFile(Map<String, Authenticator.User> users, Map<X500Princi
                     + e.getLocation().getLineNr()) + ": " + e.getOriginalMessage());
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
-            return new SecurityFile(Map.of(), Map.of(), false, null, null);
+            return new SecurityFile(Map.of(), Map.of(), false, null, null, QuotaRules.DEFAULTS);
         }
         if (!root.isObject()) {
             throw new ConfigurationException("The security file must be a map of keys (" + String.join(", ", KEYS) + ")");
@@ -102,7 +106,7 @@ public record SecurityFile(Map<String, Authenticator.User> users, Map<X500Princi
         return new SecurityFile(users, certificateUsers(root.get("certificateUsers"), users),
                 bool(root.get("allowAnonymous"), "allowAnonymous"),
                 jaas(root.get("jaas")), permissions == null || permissions.isNull() ? null
-                : PermissionsSection.read(permissions));
+                : PermissionsSection.read(permissions), QuotasSection.read(root.get("quotas"), root.get("clientIds")));
     }
 
     private static Map<String, Authenticator.User> users(JsonNode users) {

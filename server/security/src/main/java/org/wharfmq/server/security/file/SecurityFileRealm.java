@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * (checked every {@link Configuration#SECURITY_RELOAD_MILLIS} on a daemon thread) or {@link #reload()} is called. A
  * file that does not parse keeps the rules in force, and the log says why. A connection's identity is fixed at its
  * handshake, so a reload affects later logins; new permission rules answer the next check (the next consumer, producer
- * or anonymous send).
+ * or anonymous send), and new quotas the next queue, temporary queue, connection or REJECT counted (what users
+ * hold stays theirs).
  */
 public final class SecurityFileRealm implements Authenticator, AutoCloseable {
 
@@ -49,7 +50,7 @@ public final class SecurityFileRealm implements Authenticator, AutoCloseable {
         this.jaasConfiguration = jaasConfiguration;
         this.seen = modified();
         this.rules = read(SecurityFile.load(file));
-        this.accessControl = new AccessControl(policy(rules.file()), source());
+        this.accessControl = new AccessControl(policy(rules.file()), rules.file().quotas(), source());
         log(rules.file());
         poller = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "wharf-security-reload");
@@ -84,6 +85,7 @@ public final class SecurityFileRealm implements Authenticator, AutoCloseable {
         Rules old = rules;
         rules = read(next);
         accessControl.replace(policy(next), source());
+        accessControl.quotas().replace(next.quotas());
         if (old.jaas() != null) {
             old.jaas().close();
         }
