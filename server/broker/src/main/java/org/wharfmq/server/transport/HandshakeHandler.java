@@ -22,6 +22,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The handshake (docs/protocol.md, "Connection life"): HELLO in protocol version 2, answered with the mechanisms this
@@ -278,13 +279,20 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             answer(ctx, () -> ProtocolFailures.closeWith(ctx, ErrorCode.NOT_AUTHORISED, denied.getMessage()));
             return;
         }
-        Runnable giveBack;
-        try { // the user's quota of connections (security file); given back however the connection ends
-            giveBack = context.accessControl().quotas().takeConnection(identity, ctx.channel().remoteAddress());
+        Runnable taken;
+        try { // the user's quota of connections (security file)
+            taken = context.accessControl().quotas().takeConnection(identity, ctx.channel().remoteAddress());
         } catch (WharfException refused) {
             answer(ctx, () -> ProtocolFailures.closeWith(ctx, refused.code(), refused.getMessage()));
             return;
         }
+        // given back once: when the connection is released (a CLOSE, before its OK), or when the channel closes first
+        AtomicBoolean givenBack = new AtomicBoolean();
+        Runnable giveBack = () -> {
+            if (givenBack.compareAndSet(false, true)) {
+                taken.run();
+            }
+        };
         ctx.channel().closeFuture().addListener(closed -> giveBack.run());
         answer(ctx, () -> {
             ServerConfig config = context.config();
@@ -296,7 +304,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             }
             LOG.log(System.Logger.Level.DEBUG, () -> "Client '" + hello.clientName() + "' from "
                     + ctx.channel().remoteAddress() + " authenticated as " + identity.describe() + " (" + mechanism + ")");
-            ctx.pipeline().replace(this, "connection", new ServerConnection(context, hello.clientName(), identity));
+            ctx.pipeline().replace(this, "connection", new ServerConnection(context, hello.clientName(), identity,
+                    giveBack));
             // last: the bytes the handshake's decoder holds (frames sent right behind the AUTH) go to the connection
             ServerChannelInitializer.handshakeDone(ctx.pipeline(), context);
         });

@@ -55,6 +55,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private final String clientName;
     /** Who the handshake found the client to be; fixed for the connection's life. */
     private final Identity identity;
+    /** Gives this connection back to its user's quota of connections (security file); runs once. */
+    private final Runnable releaseQuota;
     /** What the client may do; made once the channel (its peer address) is known. */
     private ConnectionAccess access;
     private final IntObjectHashMap<BrokerSession> sessions = new IntObjectHashMap<>();
@@ -90,10 +92,14 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private record Producer(int sessionId, LocalQueue queue) {
     }
 
-    ServerConnection(ServerContext context, String clientName, Identity identity) {
+    /**
+     * @param releaseQuota gives the connection back to its user's quota of connections; run when it is released
+     */
+    ServerConnection(ServerContext context, String clientName, Identity identity, Runnable releaseQuota) {
         this.context = context;
         this.clientName = clientName;
         this.identity = identity;
+        this.releaseQuota = releaseQuota;
     }
 
     @Override
@@ -561,6 +567,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         context.clientIds().release(clientId, this);
         context.connectionKeys().release(keyNamespace, this);
         context.openConnections().remove(id, traffic.bytesIn(), traffic.bytesOut());
+        releaseQuota.run();
         return handover;
     }
 

@@ -73,6 +73,21 @@ final class RawFrameClient implements AutoCloseable {
         return assertInstanceOf(Frame.HelloOk.class, nextFrame(), "answer to AUTH");
     }
 
+    /** Sends HELLO (no heartbeat), logs in as {@code user} with SCRAM-SHA-256 and asserts HELLO_OK comes back. */
+    Frame.HelloOk handshake(String user, String password) throws IOException {
+        send(new Frame.Hello(ProtocolVersion.CURRENT, "raw-frame-it", 0));
+        assertInstanceOf(Frame.AuthMechanisms.class, nextFrame(), "answer to HELLO");
+        org.wharfmq.protocol.auth.ScramClient scram = new org.wharfmq.protocol.auth.ScramClient(user, password.toCharArray());
+        send(new Frame.Auth(org.wharfmq.protocol.auth.Mechanisms.SCRAM_SHA_256, scram.clientFirst()));
+        Frame.AuthChallenge challenge = assertInstanceOf(Frame.AuthChallenge.class, nextFrame(), "answer to AUTH");
+        try {
+            send(new Frame.AuthResponse(scram.clientFinal(challenge.data())));
+        } catch (org.wharfmq.protocol.auth.ScramException e) {
+            throw new AssertionError("the server's SCRAM challenge: " + e.getMessage(), e);
+        }
+        return assertInstanceOf(Frame.HelloOk.class, nextFrame(), "answer to AUTH_RESPONSE");
+    }
+
     /** Writes one well-formed frame; a SEND's message follows its payload, as the encoder writes it (and is released). */
     void send(Frame frame) throws IOException {
         sendRaw(encode(frame));
@@ -102,6 +117,11 @@ final class RawFrameClient implements AutoCloseable {
     void sendRaw(byte[] bytes) throws IOException {
         out.write(bytes);
         out.flush();
+    }
+
+    /** The client's end of the socket, as the server names its peer: {@code /127.0.0.1:54321}. */
+    java.net.SocketAddress localAddress() {
+        return socket.getLocalSocketAddress();
     }
 
     /** Half-closes: the server sees end of stream, this side can still read. */
