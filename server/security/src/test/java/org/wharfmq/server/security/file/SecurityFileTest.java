@@ -5,6 +5,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.security.Quota;
+import org.wharfmq.server.security.QuotaRules;
 
 import javax.security.auth.x500.X500Principal;
 import java.nio.file.Files;
@@ -189,5 +192,100 @@ class SecurityFileTest {
         assertTrue(sample.permissions().allows(billing, org.wharfmq.server.security.Permission.RECEIVE, "BILLING.INVOICES"));
         assertTrue(sample.permissions().allows(orders, org.wharfmq.server.security.Permission.SEND, "BILLING.INVOICES"));
         assertFalse(sample.permissions().allows(billing, org.wharfmq.server.security.Permission.ADMIN, null));
+    }
+    /**
+     * quotas: a user's entry first, then its first group's (file order), then, for an admin, none, then the default
+     * entry, then the built-in default; each limit names the entry to change.
+     */
+    @Test
+    void quotasApplyUserThenGroupThenAdminThenDefault() {
+        SecurityFile f = SecurityFile.parse("""
+                quotas:
+                  default: {createdQueues: 100, connections: 10}
+                  "group:batch": {createdQueues: 5000, temporaryQueues: unlimited}
+                  "group:apps": {createdQueues: 300}
+                  "user:alice": {connections: 2}
+                  "group:admins": {connections: 50}
+                """);
+        QuotaRules q = f.quotas();
+        Identity alice = identity("alice", "apps", "batch");
+        Identity bob = identity("bob");
+        Identity ops = identity("ops", "admins");
+        assertEquals(new QuotaRules.Limit(CREATED, 5000, "quotas.\"group:batch\".createdQueues"),
+                q.limit(alice, false, CREATED), "the first group entry in file order that sets it");
+        assertEquals(2, q.limit(alice, false, CONNECTIONS).value());
+        assertEquals("quotas.\"user:alice\".connections", q.limit(alice, false, CONNECTIONS).setting());
+        assertEquals(QuotaRules.UNLIMITED, q.limit(alice, false, TEMPORARY).value());
+        assertEquals(new QuotaRules.Limit(CREATED, 100, "quotas.default.createdQueues"),
+                q.limit(bob, false, CREATED));
+        assertEquals(new QuotaRules.Limit(TEMPORARY, TEMPORARY.defaultValue(),
+                "quotas.default.temporaryQueues"), q.limit(bob, false, TEMPORARY), "the built-in default");
+        assertEquals(QuotaRules.UNLIMITED, q.limit(ops, true, CREATED).value(),
+                "an admin: unlimited");
+        assertEquals(50, q.limit(ops, true, CONNECTIONS).value(), "unless an entry for it sets it");
+        assertEquals(100, q.limit(Identity.ANONYMOUS, false, CREATED).value());
+        assertEquals(CREATED.defaultValue(), SecurityFile.parse("users: {}\n").quotas().limit(bob, false, CREATED).value(),
+                "no quotas key: the built-in defaults");
+    }
+
+    @Test
+    void clientIdsAreKeptForTheirOwnersByNameOrPattern() {
+        SecurityFile f = SecurityFile.parse("""
+                clientIds:
+                  "orders-*": user:orders
+                  "billing": [group:billing, user:ops]
+                """);
+        QuotaRules q = f.quotas();
+        assertEquals("orders-*", q.reservation("orders-eu").pattern());
+        assertEquals("orders-*", q.reservation("orders-").pattern());
+        assertNull(q.reservation("my-orders-eu"));
+        assertNull(q.reservation("billing2"));
+        assertTrue(q.reservation("orders-eu").owns(identity("orders")));
+        assertFalse(q.reservation("orders-eu").owns(identity("billing", "billing")));
+        assertTrue(q.reservation("billing").owns(identity("billing", "billing")));
+        assertTrue(q.reservation("billing").owns(identity("ops")));
+    }
+
+    @Test
+    void wrongQuotasAndClientIdsAreRefusedNamingTheEntry() {
+        assertError("quotas:\n  default: {createdQueue: 5}\n", "Unknown key 'quotas.default.createdQueue'. Known keys"
+                + " here: createdQueues, temporaryQueues, connections, rejectsPerMinute");
+        assertError("quotas:\n  default: {connections: -1}\n", "'quotas.default.connections' must be a number from 0"
+                + " or unlimited, was -1");
+        assertError("quotas:\n  alice: {connections: 1}\n", "'quotas.alice': write default, user:NAME or group:NAME");
+        assertError("quotas:\n  anyone: {connections: 1}\n", "'quotas' has an entry for anyone: write it as 'default'.");
+        assertError("quotas: [1]\n", "'quotas' must map default, user:NAME or group:NAME");
+        assertError("clientIds:\n  \"a-*\": alice\n", "'clientIds.\"a-*\"': 'alice' is not a grantee");
+        assertError("clientIds:\n  \"a-*\": []\n", "'clientIds.\"a-*\"' names nobody");
+    }
+
+    /** The yaml examples of docs/security.md's "Quotas" section read as they are. */
+    @Test
+    void theGuidesQuotaExamplesRead() throws Exception {
+        String guide = Files.readString(Path.of("../../docs/security.md"));
+        int start = guide.indexOf("\n## Quotas\n");
+        assertTrue(start >= 0, "docs/security.md has a Quotas section");
+        String section = guide.substring(start, guide.indexOf("\n## ", start + 1));
+        java.util.regex.Matcher yaml = java.util.regex.Pattern.compile("```yaml\n(.*?)```", java.util.regex.Pattern.DOTALL)
+                .matcher(section);
+        int examples = 0;
+        while (yaml.find()) {
+            SecurityFile.parse(yaml.group(1));
+            examples++;
+        }
+        assertEquals(2, examples);
+        QuotaRules sample = SecurityFile.load(Path.of("../../config/security.yaml")).quotas();
+        for (Quota quota : Quota.values()) {
+            assertEquals(quota.defaultValue(), sample.limit(identity("orders", "apps"), false, quota).value(),
+                    "config/security.yaml shows the built-in defaults");
+        }
+    }
+
+    private static final Quota CREATED = Quota.CREATED_QUEUES;
+    private static final Quota TEMPORARY = Quota.TEMPORARY_QUEUES;
+    private static final Quota CONNECTIONS = Quota.CONNECTIONS;
+
+    private static Identity identity(String user, String... groups) {
+        return new Identity(user, Set.of(groups), "SCRAM-SHA-256");
     }
 }
