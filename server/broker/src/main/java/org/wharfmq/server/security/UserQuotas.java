@@ -6,6 +6,7 @@ import org.wharfmq.server.WharfException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -45,24 +46,13 @@ public final class UserQuotas {
         rules = next;
     }
 
-    /** The quotas in force. */
-    public QuotaRules rules() {
-        return rules;
-    }
-
     /** {@code who}'s quota for {@code quota} under the rules in force. */
-    public QuotaRules.Limit limit(Identity who, Quota quota) {
+    private QuotaRules.Limit limit(Identity who, Quota quota) {
         QuotaRules r = rules;
         if (!r.limited() || who.server()) {
             return r.limit(who, false, quota);
         }
         return r.limit(who, admin.test(who), quota);
-    }
-
-    /** How many of {@code quota} the user {@code user} ("" for anonymous clients) holds now. */
-    public int held(String user, Quota quota) {
-        Account account = accounts.get(user);
-        return account == null ? 0 : account.held[quota.ordinal()].get();
     }
 
     /**
@@ -72,7 +62,7 @@ public final class UserQuotas {
      * @throws WharfException TOO_MANY_QUEUES when the user holds its quota of them
      */
     public Runnable takeCreatedQueue(Identity who, String queue, Object peer) {
-        return take(who, peer, Quota.CREATED_QUEUES, (held, limit) -> new WharfException(ErrorCode.TOO_MANY_QUEUES,
+        return take(who, peer, Quota.CREATED_QUEUES, limit -> new WharfException(ErrorCode.TOO_MANY_QUEUES,
                 "Queue '" + queue + "' cannot be created: " + atQuota(who, limit) + " Let the queues it no longer uses"
                         + " be deleted once unused (setting autoDeleteDelayMillis), or raise its quota there."));
     }
@@ -84,7 +74,7 @@ public final class UserQuotas {
      * @throws WharfException TOO_MANY_QUEUES when the user holds its quota of them
      */
     public Runnable takeTemporaryQueue(Identity who, String queue, Object peer) {
-        return take(who, peer, Quota.TEMPORARY_QUEUES, (held, limit) -> new WharfException(ErrorCode.TOO_MANY_QUEUES,
+        return take(who, peer, Quota.TEMPORARY_QUEUES, limit -> new WharfException(ErrorCode.TOO_MANY_QUEUES,
                 "Temporary queue '" + queue + "' cannot be created: " + atQuota(who, limit) + " Delete the ones it no"
                         + " longer needs (TemporaryQueue.delete()) or close connections that hold some, or raise its"
                         + " quota there."));
@@ -97,7 +87,7 @@ public final class UserQuotas {
      * @throws WharfException TOO_MANY_CONNECTIONS when the user holds its quota of them
      */
     public Runnable takeConnection(Identity who, Object peer) {
-        return take(who, peer, Quota.CONNECTIONS, (held, limit) -> new WharfException(ErrorCode.TOO_MANY_CONNECTIONS,
+        return take(who, peer, Quota.CONNECTIONS, limit -> new WharfException(ErrorCode.TOO_MANY_CONNECTIONS,
                 capitalized(atQuota(who, limit)) + " Close connections it no longer needs, or raise its quota there."));
     }
 
@@ -160,12 +150,7 @@ public final class UserQuotas {
         return Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 
-    /** How a refusal is made from the count held and the quota. */
-    private interface Refusal {
-        WharfException of(int held, QuotaRules.Limit limit);
-    }
-
-    private Runnable take(Identity who, Object peer, Quota quota, Refusal refusal) {
+    private Runnable take(Identity who, Object peer, Quota quota, Function<QuotaRules.Limit, WharfException> refusal) {
         Account account = account(who);
         if (account == null) {
             return NOTHING;
@@ -176,7 +161,7 @@ public final class UserQuotas {
         do {
             count = held.get();
             if (count >= limit.value()) {
-                WharfException refused = refusal.of(count, limit);
+                WharfException refused = refusal.apply(limit);
                 AuditLog.refused(who, peer, quota.description() + ": " + refused.getMessage());
                 throw refused;
             }
