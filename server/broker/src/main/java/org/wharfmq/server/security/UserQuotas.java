@@ -12,7 +12,8 @@ import java.util.function.Predicate;
 /**
  * What each user holds against its {@link QuotaRules}: queues created by use, temporary queues and connections,
  * counted as they are taken and given back, and the REJECTs it sent to the dead-letter queue in the current minute.
- * A refusal names the user, the quota, its value and the entry of the security file that sets it.
+ * A refusal names the user, the quota, its value and the entry of the security file that sets it; the audit log has
+ * a line for the first refusal of each user and quota in a minute, with how many went without a line before it.
  *
  * <p>Thread-safe: the connections of every event loop take and give back. A count is taken by compare-and-set
  * against the quota in force, so connections of one user taking at once (pipelined creations included) never pass
@@ -162,7 +163,11 @@ public final class UserQuotas {
             count = held.get();
             if (count >= limit.value()) {
                 WharfException refused = refusal.apply(limit);
-                AuditLog.refused(who, peer, quota.description() + ": " + refused.getMessage());
+                int unlogged = account.refusalToLog(quota, System.nanoTime());
+                if (unlogged >= 0) {
+                    AuditLog.refused(who, peer, quota.description() + ": " + refused.getMessage() + (unlogged == 0 ? ""
+                            : " (" + unlogged + " more refused since the last line, which are not logged one by one)"));
+                }
                 throw refused;
             }
         } while (!held.compareAndSet(count, count + 1));
@@ -185,6 +190,11 @@ public final class UserQuotas {
         /** What gives one back, by quota. */
         final Runnable[] giveBack = new Runnable[Quota.values().length];
 
+        /** By quota: whether a refusal was logged, when ({@link System#nanoTime}), and those not logged since; guarded by this. */
+        private final boolean[] refusalLogged = new boolean[Quota.values().length];
+        private final long[] refusalLoggedAt = new long[Quota.values().length];
+        private final int[] refusalsUnlogged = new int[Quota.values().length];
+
         /** When the current minute of REJECTs began ({@link System#nanoTime}); guarded by this. */
         private boolean started;
         private long windowStart;
@@ -197,6 +207,25 @@ public final class UserQuotas {
                 held[q.ordinal()] = count;
                 giveBack[q.ordinal()] = count::decrementAndGet;
             }
+        }
+
+        /**
+         * Whether a refusal of {@code quota} is logged now: the first of a minute is, the others are counted into the
+         * next line (a flood of requests past a quota is a line a minute, not a line each).
+         *
+         * @return -1 when it is not logged; else how many were refused without a line since the last one
+         */
+        synchronized int refusalToLog(Quota quota, long now) {
+            int i = quota.ordinal();
+            if (refusalLogged[i] && now - refusalLoggedAt[i] < MINUTE_NANOS) {
+                refusalsUnlogged[i]++;
+                return -1;
+            }
+            refusalLogged[i] = true;
+            refusalLoggedAt[i] = now;
+            int unlogged = refusalsUnlogged[i];
+            refusalsUnlogged[i] = 0;
+            return unlogged;
         }
 
         synchronized boolean reject(QuotaRules.Limit limit, Identity who, Object peer, long now) {

@@ -97,6 +97,22 @@ class UserQuotasTest {
     }
 
     @Test
+    void aFloodOfRefusalsIsOneAuditLineAMinute() {
+        try (LogCapture audit = LogCapture.of(AuditLog.NAME)) {
+            for (int i = 0; i < 50; i++) {
+                quotas.takeCreatedQueue(APP1, "Q." + i, "/10.0.0.8:5");
+            }
+            for (int i = 0; i < 500; i++) {
+                assertThrows(WharfException.class, () -> quotas.takeCreatedQueue(APP1, "PAST", "/10.0.0.8:5"));
+            }
+            assertEquals(List.of("WARNING REFUSED user 'app1' from /10.0.0.8:5: queues created by use: Queue 'PAST'"
+                    + " cannot be created: user 'app1' is at its quota of 50 queues created by use"
+                    + " (quotas.default.createdQueues in the security file). Let the queues it no longer uses be deleted"
+                    + " once unused (setting autoDeleteDelayMillis), or raise its quota there."), audit.lines());
+        }
+    }
+
+    @Test
     void withoutASecurityFileNothingIsCounted() {
         UserQuotas none = AccessControl.allowAll().quotas();
         for (int i = 0; i < 2000; i++) {
