@@ -66,9 +66,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class QueueManager implements AutoCloseable {
 
-    /** For {@link #queue(String, QueueCreator)}: whoever may use a queue may have it created by use. */
-    public static final QueueCreator ANYONE_CREATES = QueueCreator.ANYONE;
-
     private static final System.Logger LOG = System.getLogger(QueueManager.class.getName());
 
     private final ConcurrentHashMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
@@ -244,7 +241,7 @@ public final class QueueManager implements AutoCloseable {
      *                        TOO_MANY_QUEUES when creating it would pass maxQueues
      */
     public LocalQueue queue(String name) {
-        return queue(name, ANYONE_CREATES);
+        return queue(name, QueueCreator.ANYONE);
     }
 
     /**

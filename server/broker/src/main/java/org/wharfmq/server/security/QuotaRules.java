@@ -35,7 +35,7 @@ public record QuotaRules(Map<Quota, Integer> defaults, List<Entry> overrides, Li
     public static final QuotaRules DEFAULTS = new QuotaRules(Map.of(), List.of(), List.of(), true);
 
     public QuotaRules {
-        defaults = defaults.isEmpty() ? Map.of() : new EnumMap<>(defaults);
+        defaults = defaults.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new EnumMap<>(defaults));
         overrides = List.copyOf(overrides);
         clientIds = List.copyOf(clientIds);
     }
@@ -51,7 +51,7 @@ public record QuotaRules(Map<Quota, Integer> defaults, List<Entry> overrides, Li
             if (who.kind() == PermissionRules.Grantee.Kind.ANYONE) {
                 throw new ConfigurationException("'quotas' has an entry for anyone: write it as 'default'.");
             }
-            values = values.isEmpty() ? Map.of() : new EnumMap<>(values);
+            values = values.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new EnumMap<>(values));
         }
     }
 

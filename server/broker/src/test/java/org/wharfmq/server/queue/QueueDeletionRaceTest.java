@@ -71,7 +71,7 @@ class QueueDeletionRaceTest {
         assertEquals(1, queues.deleteUnusedQueues());
         assertFalse(looked.attach(), "the deleted queue takes no consumer");
 
-        LocalQueue attached = queues.attach(WireDestination.queue("Q"), QueueManager.ANYONE_CREATES); // looks up again, as every consumer does
+        LocalQueue attached = queues.attach(WireDestination.queue("Q"), QueueCreator.ANYONE); // looks up again, as every consumer does
         assertNotSame(looked, attached);
         assertSame(attached, queues.queue("Q"));
         clock.advance(10 * DELAY);
