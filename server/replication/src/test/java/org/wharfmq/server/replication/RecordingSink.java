@@ -1,0 +1,64 @@
+package org.wharfmq.server.replication;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A sink that keeps every batch applied, as text, in order; its snapshot is that list. */
+final class RecordingSink implements ReplicaSink {
+
+    private final List<String> batches = new ArrayList<>();
+    private long lastIndex = -1;
+
+    @Override
+    public synchronized void apply(long index, String origin, ByteBuffer records) {
+        if (index <= lastIndex) {
+            throw new AssertionError("batch " + index + " applied after " + lastIndex);
+        }
+        lastIndex = index;
+        byte[] bytes = new byte[records.remaining()];
+        records.get(bytes);
+        batches.add(new String(bytes, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public synchronized void writeSnapshot(OutputStream out) throws IOException {
+        DataOutputStream data = new DataOutputStream(out);
+        data.writeLong(lastIndex);
+        data.writeInt(batches.size());
+        for (String b : batches) {
+            data.writeUTF(b);
+        }
+        data.flush();
+    }
+
+    @Override
+    public synchronized void loadSnapshot(InputStream in) throws IOException {
+        DataInputStream data = new DataInputStream(in);
+        lastIndex = data.readLong();
+        int n = data.readInt();
+        for (int i = 0; i < n; i++) {
+            batches.add(data.readUTF());
+        }
+    }
+
+    @Override
+    public synchronized void reset() {
+        batches.clear();
+        lastIndex = -1;
+    }
+
+    synchronized List<String> batches() {
+        return List.copyOf(batches);
+    }
+
+    synchronized int size() {
+        return batches.size();
+    }
+}
