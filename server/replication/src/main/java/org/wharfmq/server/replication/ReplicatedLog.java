@@ -4,6 +4,7 @@ import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
@@ -80,10 +81,10 @@ public final class ReplicatedLog implements AutoCloseable {
 
     /**
      * Starts member {@code selfId} of {@code membership}: its replication listener on its address, its Raft log in
-     * its data directory (made on first start, recovered afterwards). The members elect a leader once two of
-     * them run.
+     * its data directory (made on first start, recovered afterwards), every connection from and to the others
+     * over mutual TLS with {@code tls}. The members elect a leader once two of them run.
      */
-    public static ReplicatedLog start(Membership membership, String selfId, ReplicaSink sink,
+    public static ReplicatedLog start(Membership membership, String selfId, MemberTls tls, ReplicaSink sink,
                                       ReplicationConfiguration.Timings timings) throws IOException {
         Member self = membership.member(selfId);
         RaftGroupId groupId = RaftGroupId.valueOf(membership.groupUuid());
@@ -101,7 +102,7 @@ public final class ReplicatedLog implements AutoCloseable {
                 .setGroup(group)
                 .setStateMachine(stateMachine)
                 .setProperties(properties(self, directory, timings))
-                .setParameters(new Parameters())
+                .setParameters(parameters(tls))
                 .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
         server.start();
@@ -109,6 +110,13 @@ public final class ReplicatedLog implements AutoCloseable {
                 + "' listens on " + self.address() + " (" + (existing ? "log recovered" : "new log") + " in "
                 + directory + ")");
         return new ReplicatedLog(membership, self, server, groupId, stateMachine);
+    }
+
+    /** Mutual TLS on the server, client and admin sides alike: no replication connection is plain. */
+    private static Parameters parameters(MemberTls tls) {
+        Parameters parameters = new Parameters();
+        GrpcConfigKeys.TLS.setConf(parameters, new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
+        return parameters;
     }
 
     private static RaftProperties properties(Member self, Path directory, ReplicationConfiguration.Timings timings) {

@@ -11,7 +11,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Three real Ratis members in this JVM, on loopback ephemeral ports, each with its own directory: what the active
+ * Three real Ratis members in this JVM, on loopback ephemeral ports, each with its own directory and credentials
+ * (mutual TLS, certificates made for the run), and nothing else gets in: what the active
  * member commits reaches every member, in order, exactly once, through a failover, a member down, a member wiped;
  * an active member without a majority commits nothing.
  *
@@ -75,6 +83,40 @@ class ReplicatedLogTest {
 
     @Test
     @Order(2)
+    void aConnectionWithoutAMembersCertificateIsRefusedInTheTlsHandshake() throws Exception {
+        Member target = trio.membership.members().get(0);
+        // control: a certificate from the group's CA passes (so the refusals below are the certificate's doing)
+        handshake(target, trio.certificates.keyStore("probe"));
+        GroupCertificates outsider = new GroupCertificates("outsider");
+        // the member refuses with a TLS alert and closes: the JDK reports an SSLException or the reset
+        assertThrows(IOException.class, () -> handshake(target, outsider.keyStore("intruder")),
+                "a certificate from another CA was accepted");
+        assertThrows(IOException.class, () -> handshake(target, null), "a connection without a certificate was accepted");
+    }
+
+    /**
+     * A TLS 1.2 handshake with {@code member}'s replication listener, presenting {@code keys} (none if null): in
+     * TLS 1.2 the server checks the client's certificate within the handshake, so a refusal fails it here.
+     */
+    private void handshake(Member member, KeyStore keys) throws Exception {
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(keys, GroupCertificates.PASSWORD);
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trio.certificates.trustStore());
+        SSLContext context = SSLContext.getInstance("TLSv1.2");
+        context.init(keys == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(member.host(), member.port())) {
+            SSLParameters parameters = socket.getSSLParameters();
+            parameters.setProtocols(new String[] {"TLSv1.2"});
+            parameters.setApplicationProtocols(new String[] {"h2"});
+            socket.setSSLParameters(parameters);
+            socket.setSoTimeout((int) Trio.WAIT.toMillis());
+            socket.startHandshake();
+        }
+    }
+
+    @Test
+    @Order(3)
     void aFollowerThatWasDownCatchesUp() throws Exception {
         int active = trio.awaitActive();
         int follower = (active + 1) % 3;
@@ -85,7 +127,7 @@ class ReplicatedLogTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aFollowerWhoseDirectoryWasWipedCatchesUpFromASnapshot() throws Exception {
         int active = trio.awaitActive();
         int follower = (active + 1) % 3;
@@ -99,7 +141,7 @@ class ReplicatedLogTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void whenTheActiveMemberStopsAnotherIsElectedAndNothingIsLostOrDoubled() throws Exception {
         int first = trio.awaitActive();
         appendAll(trio.log(first), "before-failover", 10);
@@ -115,7 +157,7 @@ class ReplicatedLogTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void anActiveMemberCutOffFromBothOthersCannotCommitAndStepsDown() throws Exception {
         int active = trio.awaitActive();
         appendAll(trio.log(active), "before-cut", 5);

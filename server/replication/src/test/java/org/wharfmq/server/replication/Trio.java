@@ -24,11 +24,14 @@ final class Trio implements AutoCloseable {
 
     final Membership membership;
     final ReplicationConfiguration.Timings timings;
+    /** The group's CA: every member's credentials come from it. */
+    final GroupCertificates certificates;
     private final ReplicatedLog[] logs = new ReplicatedLog[3];
     private final RecordingSink[] sinks = new RecordingSink[3];
 
-    Trio(Path root, ReplicationConfiguration.Timings timings) throws IOException {
+    Trio(Path root, ReplicationConfiguration.Timings timings) throws Exception {
         this.timings = timings;
+        this.certificates = new GroupCertificates("replication-group");
         List<Member> members = new ArrayList<>();
         String[] ids = {"a", "b", "c"};
         for (int i = 0; i < 3; i++) {
@@ -57,8 +60,15 @@ final class Trio implements AutoCloseable {
     }
 
     void start(int i) throws IOException {
+        String id = membership.members().get(i).id();
+        MemberTls tls;
+        try {
+            tls = certificates.member(id);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
         sinks[i] = new RecordingSink();
-        logs[i] = ReplicatedLog.start(membership, membership.members().get(i).id(), sinks[i], timings);
+        logs[i] = ReplicatedLog.start(membership, id, tls, sinks[i], timings);
     }
 
     void stop(int i) throws IOException {
