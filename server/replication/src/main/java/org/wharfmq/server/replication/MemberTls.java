@@ -11,8 +11,8 @@ import java.security.KeyStore;
  * How a member proves it is one, and checks the others: mutual TLS on every replication connection. The member
  * presents its key and certificate, in both directions, and accepts only peers whose certificate chains to the
  * trusted CA; a connection without such a certificate is refused in the TLS handshake. Every certificate that CA
- * issues is a member's, so it should be a CA for this replication group alone. A client also checks that the
- * certificate of the member it calls names that member's host (its address in the membership).
+ * issues is a member's, so it should be a CA for this replication group alone. A member calling another also checks
+ * that the certificate names the host of the address it calls (gRPC's default).
  */
 public record MemberTls(X509KeyManager keyManager, X509TrustManager trustManager) {
 
