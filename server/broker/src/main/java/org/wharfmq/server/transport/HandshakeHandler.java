@@ -16,7 +16,6 @@ import org.wharfmq.server.security.AuditLog;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
-import org.wharfmq.server.security.Permission;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -273,7 +272,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private void succeed(ChannelHandlerContext ctx, Identity identity, byte[] lastMessage) {
         try {
-            context.accessControl().check(identity, Permission.CONNECT, null, ctx.channel().remoteAddress());
+            context.accessControl().admit(identity, ctx.channel().remoteAddress());
         } catch (WharfException denied) { // authenticated, but not let in: said to the client, which then closes
             answer(ctx, () -> ProtocolFailures.closeWith(ctx, ErrorCode.NOT_AUTHORISED, denied.getMessage()));
             return;

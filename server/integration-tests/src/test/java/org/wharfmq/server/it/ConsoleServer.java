@@ -28,7 +28,7 @@ import java.util.Map;
 /**
  * A secured queue manager with the web console, as {@code wharf server} runs it (admin plugin, console, HTTP
  * listener), for the console's tests: users {@code root} (admin), {@code alice} (monitor) and {@code bob} (may only
- * connect), each with the password {@code NAME-pw}.
+ * connect), each with the password {@code NAME-pw}; by default anyone may connect.
  */
 final class ConsoleServer implements AutoCloseable {
 
@@ -37,6 +37,11 @@ final class ConsoleServer implements AutoCloseable {
     private final TestServer server;
 
     ConsoleServer(Path dir) throws Exception {
+        this(dir, "[anyone]");
+    }
+
+    /** @param connect who may connect, as the security file writes it ({@code [group:ops]}) */
+    ConsoleServer(Path dir, String connect) throws Exception {
         Path security = dir.resolve("security.yaml");
         Files.writeString(security, """
                 users: {}
@@ -47,10 +52,10 @@ final class ConsoleServer implements AutoCloseable {
                     receive: [anyone]
                     browse: [anyone]
                     create: [anyone]
-                  - connect: [anyone]
+                  - connect: %s
                   - monitor: [group:ops]
                   - admin: [group:admins]
-                """);
+                """.formatted(connect));
         UsersFileEditor users = UsersFileEditor.open(security);
         for (Map.Entry<String, String> user : Map.of("alice", "ops", "bob", "apps", "root", "admins").entrySet()) {
             users.put(user.getKey(), ScramCredential.create(password(user.getKey()).toCharArray(), 4096,
