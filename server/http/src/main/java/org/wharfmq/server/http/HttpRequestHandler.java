@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * workers' queue): matches the route on the event loop,
  * then logs the caller in, lets it in as the wire's handshake would ({@link AccessControl#admit}: the
  * {@code connect} permission), checks the route's permission and runs the handler on a worker thread, and writes the
- * answer back (after the login throttle's delay, when the caller's address failed too often lately).
+ * answer back (after the login throttle's delay, when the caller's user failed too often lately from its address).
  */
 final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
