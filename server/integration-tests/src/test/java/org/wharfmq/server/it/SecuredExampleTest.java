@@ -1,5 +1,6 @@
 package org.wharfmq.server.it;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -89,6 +90,28 @@ class SecuredExampleTest {
                     () -> new WharfConnectionFactory(wharf.tlsUrl()).createConnection("app1", password("app1")).close());
             assertTrue(untrusting.getMessage().contains("certificate"), untrusting.getMessage());
         }
+    }
+
+    /**
+     * docs/security.md shows make-keys.sh's keytool commands for a server mq1.example.com at 10.0.0.5: each is the
+     * script's, with those values for its variables.
+     */
+    @Test
+    void theGuideShowsTheScriptsKeytoolCommands() throws IOException {
+        String guide = Files.readString(Path.of(System.getProperty("wharf.root"), "docs", "security.md"));
+        int section = guide.indexOf("### Making the keys");
+        assertTrue(section >= 0, "docs/security.md has the section 'Making the keys'");
+        List<String> shown = keytoolCommands(guide.substring(section, guide.indexOf("\n## ", section)));
+        List<String> script = keytoolCommands(Files.readString(EXAMPLE.resolve("make-keys.sh"))
+                .replace("$host", "mq1.example.com").replace("$ip", "10.0.0.5").replace("\"$pass\"", "changeit"));
+        assertEquals(10, shown.size(), "three self-signed, seven private-CA commands: " + shown);
+        assertEquals(script, shown);
+    }
+
+    /** The keytool commands of a text, a command continued over lines with a backslash as one, spaces made single. */
+    private static List<String> keytoolCommands(String text) {
+        return Arrays.stream(text.replace("\\\n", " ").split("\n")).map(line -> line.trim().replaceAll("\\s+", " "))
+                .filter(line -> line.startsWith("keytool ") || line.startsWith("| keytool ")).toList();
     }
 
     private static void usesItsOwn(Connection connection, String queue) throws JMSException {
