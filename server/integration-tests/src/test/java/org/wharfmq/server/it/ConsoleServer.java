@@ -25,24 +25,22 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 /**
  * A secured queue manager with the web console, as {@code wharf server} runs it (admin plugin, console, HTTP
  * listener), for the console's tests: users {@code root} (admin), {@code alice} (monitor) and {@code bob} (may only
- * connect), each with the password {@code NAME-pw}; by default anyone may connect.
+ * connect), each with the password {@code NAME-pw}; anyone may connect, until {@link #connectRule} says otherwise.
  */
 final class ConsoleServer implements AutoCloseable {
 
+    private final Path security;
     private final SecurityFileRealm realm;
     private final HttpPlugin http = new HttpPlugin();
     private final TestServer server;
 
     ConsoleServer(Path dir) throws Exception {
-        this(dir, "[anyone]");
-    }
-
-    /** @param connect who may connect, as the security file writes it ({@code [group:ops]}) */
-    ConsoleServer(Path dir, String connect) throws Exception {
-        Path security = dir.resolve("security.yaml");
+        security = dir.resolve("security.yaml");
         Files.writeString(security, """
                 users: {}
                 allowAnonymous: false
@@ -52,10 +50,10 @@ final class ConsoleServer implements AutoCloseable {
                     receive: [anyone]
                     browse: [anyone]
                     create: [anyone]
-                  - connect: %s
+                  - connect: [anyone]
                   - monitor: [group:ops]
                   - admin: [group:admins]
-                """.formatted(connect));
+                """);
         UsersFileEditor users = UsersFileEditor.open(security);
         for (Map.Entry<String, String> user : Map.of("alice", "ops", "bob", "apps", "root", "admins").entrySet()) {
             users.put(user.getKey(), ScramCredential.create(password(user.getKey()).toCharArray(), 4096,
@@ -67,6 +65,14 @@ final class ConsoleServer implements AutoCloseable {
         server = TestServer.start(c -> c.http(new HttpConfig("127.0.0.1", 0, false)),
                 config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                         .plugins(admin, new ConsolePlugin(http, admin), http).start());
+    }
+
+    /** Puts a new rule of who may connect in force ({@code [group:ops]}, as the security file writes it). */
+    void connectRule(String grantees) throws java.io.IOException {
+        String text = Files.readString(security);
+        assertTrue(text.contains("  - connect: [anyone]\n"), text);
+        Files.writeString(security, text.replace("  - connect: [anyone]\n", "  - connect: " + grantees + "\n"));
+        realm.reload();
     }
 
     static String password(String user) {

@@ -21,9 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The HTTP listener lets in exactly whom the wire lets in: with {@code connect: [group:apps, group:ops]}, the admin
- * (group admins) is refused on the wire ("may not connect"), and over HTTP too, for the console's views and its
- * actions alike, though {@code admin} is granted to it: {@code admin} does not include {@code connect}.
+ * The HTTP listener lets in exactly whom the wire lets in: once the rule becomes {@code connect: [group:apps,
+ * group:ops]}, the admin (group admins) is refused on the wire ("may not connect"), and over HTTP too, from its next
+ * request on, for the console's views and its actions alike, though {@code admin} is still granted to it:
+ * {@code admin} does not include {@code connect}.
  */
 class HttpConnectPermissionTest {
 
@@ -36,7 +37,7 @@ class HttpConnectPermissionTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = new ConsoleServer(dir, "[group:apps, group:ops]");
+        server = new ConsoleServer(dir);
     }
 
     @AfterAll
@@ -45,7 +46,10 @@ class HttpConnectPermissionTest {
     }
 
     @Test
-    void anAdminWhoMayNotConnectIsRefusedOverHttpAsOnTheWire() throws Exception {
+    void anAdminWhoseConnectIsRevokedIsRefusedOverHttpAsOnTheWire() throws Exception {
+        assertEquals(200, get("/api/me", "root").statusCode(), "while anyone may connect");
+        server.connectRule("[group:apps, group:ops]");
+
         JMSSecurityException wire = assertThrows(JMSSecurityException.class, () -> server.connect("root").close());
         assertTrue(wire.getMessage().contains("User 'root' may not connect to the queue manager"), wire.getMessage());
 
