@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -58,15 +59,8 @@ class SecuredExampleTest {
     @Timeout(180)
     void twoApplicationsOverTlsUseTheirOwnQueuesAndAreRefusedEachOthers(String keys) throws Exception {
         Path example = copy(EXAMPLE, dir.resolve("secured"));
-        makeKeys(example, keys);
-        addUsers(example.resolve("security.yaml"));
-        Path wharfYaml = example.resolve("wharf.yaml");
-        String yaml = Files.readString(wharfYaml);
-        assertTrue(yaml.contains(TLS_PORT), "the example's TLS port, made a free one here");
-        Files.writeString(wharfYaml, yaml.replace(TLS_PORT, "\n  port: 0\n"));
-
-        ServerConfig config = ConfigurationFile.load(wharfYaml).server().toBuilder()
-                .dataDirectory(dir.resolve("data")).build();
+        makeKeys(example, keys, Map.of());
+        ServerConfig config = configure(example);
         try (SecurityFileRealm realm = SecurityFileRealm.open(config.securityFile());
              WharfServer wharf = WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                      .start()) {
@@ -90,6 +84,39 @@ class SecuredExampleTest {
                     () -> new WharfConnectionFactory(wharf.tlsUrl()).createConnection("app1", password("app1")).close());
             assertTrue(untrusting.getMessage().contains("certificate"), untrusting.getMessage());
         }
+    }
+
+    /**
+     * A certificate names the host as the client writes it: made for another address (IP=192.0.2.1), the server is
+     * refused at ssl://127.0.0.1, saying so, and still reached at ssl://localhost, the name it holds.
+     */
+    @Test
+    @Timeout(180)
+    void aCertificateWithoutTheAddressAmongItsNamesIsRefusedAtThatAddress() throws Exception {
+        Path example = copy(EXAMPLE, dir.resolve("secured"));
+        makeKeys(example, "self-signed", Map.of("IP", "192.0.2.1"));
+        ServerConfig config = configure(example);
+        try (SecurityFileRealm realm = SecurityFileRealm.open(config.securityFile());
+             WharfServer wharf = WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
+                     .start()) {
+            String trust = "?trustStore=" + example.resolve("tls/trust.p12") + "&trustStorePassword=changeit";
+            JMSException refused = assertThrows(JMSException.class, () -> new WharfConnectionFactory(wharf.tlsUrl()
+                    + trust).createConnection("app1", password("app1")).close());
+            assertTrue(refused.getMessage().contains("No subject alternative names matching IP address 127.0.0.1"),
+                    refused.getMessage());
+            new WharfConnectionFactory("ssl://localhost:" + wharf.tlsPort() + trust)
+                    .createConnection("app1", password("app1")).close();
+        }
+    }
+
+    /** The users added, the TLS port made a free one, the data in the test's directory; loaded as wharf server does. */
+    private ServerConfig configure(Path example) throws IOException {
+        addUsers(example.resolve("security.yaml"));
+        Path wharfYaml = example.resolve("wharf.yaml");
+        String yaml = Files.readString(wharfYaml);
+        assertTrue(yaml.contains(TLS_PORT), "the example's TLS port, made a free one here");
+        Files.writeString(wharfYaml, yaml.replace(TLS_PORT, "\n  port: 0\n"));
+        return ConfigurationFile.load(wharfYaml).server().toBuilder().dataDirectory(dir.resolve("data")).build();
     }
 
     /**
@@ -138,9 +165,10 @@ class SecuredExampleTest {
     }
 
     /** Runs the example's make-keys.sh, with the keytool of the JDK running the test. */
-    private static void makeKeys(Path example, String keys) throws Exception {
+    private static void makeKeys(Path example, String keys, Map<String, String> environment) throws Exception {
         ProcessBuilder run = new ProcessBuilder("sh", "make-keys.sh", keys).directory(example.toFile())
                 .redirectErrorStream(true);
+        run.environment().putAll(environment);
         run.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + ":" + System.getenv("PATH"));
         Process process = run.start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
