@@ -110,18 +110,28 @@ public final class Configuration {
      */
     public static final long SECURITY_RELOAD_MILLIS = 2_000L;
 
-    /** Failed logins from one address after which its next logins are answered only after a delay: {@value}. */
+    /**
+     * Failed logins of one user from one address after which that user's next logins from there are answered only
+     * after a delay: {@value}. Other users at that address are not slowed by them
+     * ({@link org.wharfmq.server.security.LoginThrottle}).
+     */
     public static final int LOGIN_FAILURES_BEFORE_DELAY = 5;
 
-    /** An address that has not failed a login for this long, in ms, is no longer slowed: {@value} (a minute). */
+    /**
+     * Different user names failing from one address after which every login from that address is delayed (guessing
+     * across user names): {@value}.
+     */
+    public static final int LOGIN_USERS_PER_ADDRESS_BEFORE_DELAY = 10;
+
+    /** A user at an address, or an address, that has not failed a login for this long, in ms, is no longer slowed: {@value} (a minute). */
     public static final long LOGIN_FAILURE_WINDOW_MILLIS = 60_000L;
 
-    /** The first delay of a slowed address's login answers, in ms, doubling with each further failure: {@value}. */
+    /** The first delay of slowed login answers, in ms, doubling with each further failure: {@value}. */
     public static final long LOGIN_FIRST_DELAY_MILLIS = 250L;
 
     /**
-     * The longest delay of a slowed address's login answers, in ms: {@value} (within the default handshake timeout; an
-     * answer held back this way is given even when the handshake timeout passes meanwhile).
+     * The longest delay of slowed login answers, in ms: {@value} (within the default handshake timeout; an answer held
+     * back this way is given even when the handshake timeout passes meanwhile).
      */
     public static final long LOGIN_MAX_DELAY_MILLIS = 5_000L;
 

@@ -125,6 +125,19 @@ public final class AccessControl {
         throw new WharfException(ErrorCode.NOT_AUTHORISED, message);
     }
 
+    /**
+     * Lets an authenticated client in, or not: the one decision every listener makes once it knows who the client is
+     * (the wire's handshake before HELLO_OK, the HTTP listener for every request), so a client refused on one is
+     * refused on all. Today that is the {@link Permission#CONNECT} permission, which {@link Permission#ADMIN} does
+     * not include.
+     *
+     * @param peer where the client connects from, for the audit log
+     * @throws WharfException NOT_AUTHORISED saying the client may not connect, and why
+     */
+    public void admit(Identity who, Object peer) {
+        check(who, Permission.CONNECT, null, peer);
+    }
+
     private static String describe(Permission what, String destination) {
         return switch (what.scope()) {
             case QUEUE -> "queue '" + destination + "'";

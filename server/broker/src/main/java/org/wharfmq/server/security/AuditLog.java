@@ -24,12 +24,13 @@ public final class AuditLog {
      * @param from      the client's address
      * @param mechanism the mechanism it used (null before it chose one)
      * @param reason    why, for the operator (the client is told less)
-     * @param delayMillis how long the answer is held back because of earlier failures from the address
+     * @param delayMillis how long the answer is held back because of earlier failures of the user from the address, or
+     *                    of many users from it
      */
     public static void loginFailed(String user, SocketAddress from, String mechanism, String reason, long delayMillis) {
         LOG.log(System.Logger.Level.WARNING, "login failed: user '" + user + "' from " + from + " mechanism "
                 + (mechanism == null ? "none" : mechanism) + ": " + reason
-                + (delayMillis > 0 ? "; answer delayed " + delayMillis + " ms after repeated failures from this address" : ""));
+                + (delayMillis > 0 ? "; answer delayed " + delayMillis + " ms after repeated failures (docs/security.md, Login throttling)" : ""));
     }
 
     /**

@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * A YAML configuration file ({@code config/wharf.yaml}) as {@code wharf server --config} reads it: the queue
@@ -60,10 +61,12 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
      *                                gives an invalid value; the message names the file and the setting
      */
     public static ConfigurationFile load(Path yaml) {
-        Document document;
+        Document document = new Document(yaml.toAbsolutePath().getParent());
         try (InputStream in = Files.newInputStream(yaml); JsonParser parser = YAML.createParser(in)) {
             // a file with nothing but comments has no content at all: that means "all defaults"
-            document = parser.nextToken() == null ? new Document() : YAML.readValue(parser, Document.class);
+            if (parser.nextToken() != null) {
+                YAML.readerForUpdating(document).readValue(parser);
+            }
         } catch (NoSuchFileException e) {
             throw new ConfigurationException("Configuration file " + yaml + " does not exist.");
         } catch (UnrecognizedPropertyException e) {
@@ -83,10 +86,6 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
         }
         try {
             ServerConfig server = document.server.build();
-            Path security = server.securityFile();
-            if (security != null && !security.isAbsolute()) {
-                server = server.toBuilder().securityFile(yaml.toAbsolutePath().getParent().resolve(security)).build();
-            }
             FlowConfig.validate(document.flows);
             return new ConfigurationFile(server, List.copyOf(document.flows));
         } catch (ConfigurationException e) {
@@ -137,6 +136,17 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
 
         private final ServerConfig.Builder server = ServerConfig.builder();
         private final List<FlowConfig> flows = new ArrayList<>();
+        /** The configuration file's directory, against which the security file and the TLS files are resolved. */
+        private final Path directory;
+
+        Document(Path directory) {
+            this.directory = directory;
+        }
+
+        /** A file the configuration names: a relative name is relative to the configuration file's directory. */
+        private Path file(String name) {
+            return name == null ? null : directory.resolve(name);
+        }
 
         @JsonProperty("name")
         void name(String name) {
@@ -231,7 +241,7 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
         /** A relative path is relative to the configuration file's directory (security.yaml beside wharf.yaml). */
         @JsonProperty("securityFile")
         void securityFile(String securityFile) {
-            server.securityFile(securityFile == null ? null : Path.of(securityFile));
+            server.securityFile(file(securityFile));
         }
 
         @JsonProperty("flowHostUser")
@@ -321,7 +331,7 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
         /** The {@code tls:} block ({@link TlsSection}): a TLS listener beside (or instead of) the plain one. */
         @JsonProperty("tls")
         void tls(TlsSection tls) {
-            server.tls(tls == null ? null : tls.tls.build());
+            server.tls(tls == null ? null : tls.build(this::file));
         }
 
         /** The {@code http:} block ({@link HttpSection}): the HTTP listener (metrics, the web console). */
@@ -343,13 +353,25 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
 
     /**
      * The keys of the {@code tls:} block, each handing its value to the {@link TlsConfig.Builder} setter of that name
-     * (explained in config/wharf.yaml).
+     * (explained in config/wharf.yaml); the files' names are kept until {@link #build} resolves them.
      */
     @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.NONE, getterVisibility = JsonAutoDetect.Visibility.NONE,
             isGetterVisibility = JsonAutoDetect.Visibility.NONE, setterVisibility = JsonAutoDetect.Visibility.NONE)
     private static final class TlsSection {
 
         private final TlsConfig.Builder tls = TlsConfig.builder();
+        private String keyStore;
+        private String certificate;
+        private String privateKey;
+        private String trustStore;
+        private String trustCertificates;
+
+        /** The settings, each file resolved by {@code file} (relative to the configuration file's directory). */
+        TlsConfig build(Function<String, Path> file) {
+            return tls.keyStore(file.apply(keyStore)).certificate(file.apply(certificate))
+                    .privateKey(file.apply(privateKey)).trustStore(file.apply(trustStore))
+                    .trustCertificates(file.apply(trustCertificates)).build();
+        }
 
         @JsonProperty("port")
         void port(int port) {
@@ -363,7 +385,7 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
 
         @JsonProperty("keyStore")
         void keyStore(String file) {
-            tls.keyStore(file == null ? null : Path.of(file));
+            keyStore = file;
         }
 
         @JsonProperty("keyStorePassword")
@@ -373,12 +395,12 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
 
         @JsonProperty("certificate")
         void certificate(String file) {
-            tls.certificate(file == null ? null : Path.of(file));
+            certificate = file;
         }
 
         @JsonProperty("privateKey")
         void privateKey(String file) {
-            tls.privateKey(file == null ? null : Path.of(file));
+            privateKey = file;
         }
 
         @JsonProperty("privateKeyPassword")
@@ -403,7 +425,7 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
 
         @JsonProperty("trustStore")
         void trustStore(String file) {
-            tls.trustStore(file == null ? null : Path.of(file));
+            trustStore = file;
         }
 
         @JsonProperty("trustStorePassword")
@@ -413,7 +435,7 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows) {
 
         @JsonProperty("trustCertificates")
         void trustCertificates(String file) {
-            tls.trustCertificates(file == null ? null : Path.of(file));
+            trustCertificates = file;
         }
 
         @JsonProperty("engine")

@@ -162,7 +162,7 @@ class ConfigurationFileTest {
 
     @Test
     void tlsBlockSetsTheTlsListener() throws IOException {
-        ServerConfig config = ConfigurationFile.load(write("""
+        Path yaml = write("""
                 tls:
                   port: 7500
                   plain: false
@@ -173,16 +173,18 @@ class ConfigurationFileTest {
                   clientAuth: Required
                   trustCertificates: tls/ca.crt
                   engine: jdk
-                """)).server();
+                """);
+        ServerConfig config = ConfigurationFile.load(yaml).server();
         TlsConfig tls = config.tls().orElseThrow();
+        Path folder = yaml.toAbsolutePath().getParent();
         assertFalse(config.plainListener(), "plain: false turns the plain listener off");
         assertEquals(7500, tls.port());
-        assertEquals(Path.of("tls/server.crt"), tls.certificate());
-        assertEquals(Path.of("tls/server.key"), tls.privateKey());
+        assertEquals(folder.resolve("tls/server.crt"), tls.certificate(), "relative to wharf.yaml's directory");
+        assertEquals(folder.resolve("tls/server.key"), tls.privateKey());
         assertEquals(List.of("TLSv1.3"), tls.protocols());
         assertEquals(List.of("TLS_AES_128_GCM_SHA256"), tls.cipherSuites());
         assertEquals(TlsConfig.ClientAuth.REQUIRED, tls.clientAuth());
-        assertEquals(Path.of("tls/ca.crt"), tls.trustCertificates());
+        assertEquals(folder.resolve("tls/ca.crt"), tls.trustCertificates());
         assertEquals(TlsConfig.Engine.JDK, tls.engine());
 
         TlsConfig defaults = ConfigurationFile.load(write("tls:\n  keyStore: s.p12\n")).server().tls().orElseThrow();
@@ -190,6 +192,20 @@ class ConfigurationFileTest {
         assertEquals(Configuration.DEFAULT_TLS_PORT, defaults.port());
         assertEquals(TlsConfig.Engine.AUTO, defaults.engine());
         assertTrue(ConfigurationFile.load(write("port: 1\n")).server().tls().isEmpty(), "no tls: block, no TLS listener");
+    }
+
+    /** As the security file: the working directory the server was started from does not matter, absolute paths stay. */
+    @Test
+    void relativeTlsFilesAreBesideTheConfigurationFileAndAbsoluteOnesStay() throws IOException {
+        Path yaml = write("""
+                tls:
+                  keyStore: tls/server.p12
+                  clientAuth: optional
+                  trustStore: /etc/wharf/clients.p12
+                """);
+        TlsConfig tls = ConfigurationFile.load(yaml).server().tls().orElseThrow();
+        assertEquals(yaml.toAbsolutePath().getParent().resolve("tls/server.p12"), tls.keyStore());
+        assertEquals(Path.of("/etc/wharf/clients.p12"), tls.trustStore());
     }
 
     @Test
