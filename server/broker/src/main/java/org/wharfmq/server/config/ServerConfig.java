@@ -109,6 +109,78 @@ public final class ServerConfig {
         return new Builder();
     }
 
+    /**
+     * The queue manager's part of the configuration file: its top-level keys, each named after the {@link Builder}
+     * setter it calls, with the {@code tls:} block, {@code queues:} and {@code topics:}. A setting left out keeps its
+     * default ({@link Configuration}); the values are checked by {@link Builder#build()}, once the command line has
+     * applied its overrides. A setting added to the broker gets its line here, its setter, its check and its
+     * explanation in config/wharf.yaml.
+     *
+     * @param file the file's top level
+     * @return a builder holding the file's settings
+     * @throws ConfigurationException for a value of the wrong type, or an unknown key inside {@code tls:},
+     *                                {@code queues:} or {@code topics:}
+     */
+    public static Builder read(Settings file) {
+        Builder b = builder();
+        b.name = file.text("name", b.name);
+        b.host = file.text("host", b.host);
+        b.port = file.intValue("port", b.port);
+        b.inVmName = file.text("inVmName", b.inVmName);
+        b.dataDirectory = file.text("dataDirectory", b.dataDirectory);
+        b.autoCreate = file.flag("autoCreate", b.autoCreate);
+        b.remoteDeploy = file.flag("remoteDeploy", b.remoteDeploy);
+        b.standby = file.flag("standby", b.standby);
+        b.maxMessageLength = file.intValue("maxMessageLength", b.maxMessageLength);
+        b.maxQueueDepth = file.longValue("maxQueueDepth", b.maxQueueDepth);
+        b.maxQueues = file.intValue("maxQueues", b.maxQueues);
+        b.autoDeleteDelayMillis = file.longValue("autoDeleteDelayMillis", b.autoDeleteDelayMillis);
+        b.ioThreads = file.intValue("ioThreads", b.ioThreads);
+        b.heartbeatMillis = file.intValue("heartbeatMillis", b.heartbeatMillis);
+        if (file.has("durability")) {
+            b.durability(Durability.parse(file.text("durability", null)));
+        }
+        b.journalFileBytes = file.longValue("journalFileBytes", b.journalFileBytes);
+        b.journalSlackBytes = file.longValue("journalSlackBytes", b.journalSlackBytes);
+        b.journalMaxBytes = file.longValue("journalMaxBytes", b.journalMaxBytes);
+        b.securityFile = file.text("securityFile", b.securityFile);
+        b.flowHostUser = file.text("flowHostUser", b.flowHostUser);
+        b.flowHostPassword = file.text("flowHostPassword", b.flowHostPassword);
+        b.handshakeTimeoutMillis = file.intValue("handshakeTimeoutMillis", b.handshakeTimeoutMillis);
+        b.maxConnections = file.intValue("maxConnections", b.maxConnections);
+        b.maxConnectionsPerAddress = file.intValue("maxConnectionsPerAddress", b.maxConnectionsPerAddress);
+        b.maxTemporaryQueuesPerConnection = file.intValue("maxTemporaryQueuesPerConnection",
+                b.maxTemporaryQueuesPerConnection);
+        b.maxMemoryBytes = file.longValue("maxMemoryBytes", b.maxMemoryBytes);
+        b.maxSubscriptionBytes = file.longValue("maxSubscriptionBytes", b.maxSubscriptionBytes);
+        if (file.has("memoryPolicy")) {
+            b.memoryPolicy = MemoryPolicy.parse(file.text("memoryPolicy", null), "memoryPolicy");
+        }
+        b.maxPageBytes = file.longValue("maxPageBytes", b.maxPageBytes);
+        if (file.has("pageFullPolicy")) {
+            b.pageFullPolicy = MemoryPolicy.parse(file.text("pageFullPolicy", null), "pageFullPolicy");
+        }
+        b.producerWindowBytes = file.intValue("producerWindowBytes", b.producerWindowBytes);
+        b.fanOutWindowBytes = file.longValue("fanOutWindowBytes", b.fanOutWindowBytes);
+        for (Settings topic : file.sections("topics")) {
+            b.topics.add(TopicDefinition.read(topic));
+        }
+        for (Settings queue : file.sections("queues")) {
+            b.queues.add(QueueDefinition.read(queue));
+        }
+        Settings tls = file.section("tls");
+        b.tls = tls == null ? null : TlsConfig.read(tls);
+        Settings http = file.section("http");
+        if (http != null) {
+            String host = http.text("host", null);
+            int port = http.intValue("port", Configuration.DEFAULT_HTTP_PORT);
+            boolean https = http.flag("tls", false);
+            http.refuseUnknown();
+            b.http = new HttpConfig(host, port, https);
+        }
+        return b;
+    }
+
     /** A builder holding these settings, to derive a changed copy (this one stays as it is). */
     public Builder toBuilder() {
         Builder b = new Builder();

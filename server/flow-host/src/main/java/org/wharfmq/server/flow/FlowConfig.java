@@ -1,7 +1,9 @@
 package org.wharfmq.server.flow;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Settings;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -13,6 +15,22 @@ import java.util.List;
  * @param instances threads per input node, null for 1
  */
 public record FlowConfig(String jar, String className, Integer instances) {
+
+    /**
+     * Reads the configuration's {@code flows:} list, each entry's keys {@code jar}, {@code class} and
+     * {@code instances}, and checks it.
+     *
+     * @throws ConfigurationException naming the entry and the key that is unknown or wrong
+     */
+    public static List<FlowConfig> read(Settings file) {
+        List<FlowConfig> flows = new ArrayList<>();
+        for (Settings entry : file.sections("flows")) {
+            flows.add(new FlowConfig(entry.text("jar", null), entry.text("class", null), entry.intOrNull("instances")));
+            entry.refuseUnknown();
+        }
+        validate(flows);
+        return List.copyOf(flows);
+    }
 
     /** Threads per input node (1 when not set). */
     public int instanceCount() {
