@@ -301,30 +301,4 @@ public final class Configuration {
      * failing, and the answer says so.
      */
     public static final long ADMIN_STORE_WAIT_MILLIS = 30_000;
-
-    // ---- the HTTP listener (docs/operations.md, "HTTP listener") ----
-
-    /**
-     * The HTTP listener's port when an {@code http:} block leaves {@code port} out (config/wharf.yaml's): {@value}.
-     * The embedded defaults have no HTTP listener; a configuration turns it on with an {@code http:} block.
-     */
-    public static final int DEFAULT_HTTP_PORT = 7480;
-
-    /**
-     * The largest HTTP request accepted, headers and body together, in bytes: {@value} (64 KiB). A longer one is
-     * answered 413 and its connection closed; the console's forms and a flow's HTTP input are far smaller.
-     */
-    public static final int HTTP_MAX_REQUEST_BYTES = 64 * 1024;
-
-    /** How long an HTTP connection may stay idle (keep-alive between requests) before it is closed, in ms: {@value}. */
-    public static final int HTTP_IDLE_TIMEOUT_MILLIS = 60_000;
-
-    /**
-     * Threads that run HTTP requests' handlers (which may call the management view, and may block briefly) and check
-     * their passwords (PBKDF2, a few ms each), off the listener's event loop: {@value}.
-     */
-    public static final int HTTP_WORKER_THREADS = 2;
-
-    /** HTTP requests waiting for a worker thread, at most; one more is answered 503: {@value}. */
-    public static final int HTTP_MAX_QUEUED_REQUESTS = 256;
 }

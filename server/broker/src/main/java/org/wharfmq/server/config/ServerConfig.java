@@ -43,8 +43,6 @@ public final class ServerConfig {
     private final String flowHostPassword;
     /** The TLS listener's settings; null = no TLS listener. */
     private final TlsConfig tls;
-    /** The HTTP listener's settings; null = no HTTP listener. */
-    private final HttpConfig http;
     // connection and handshake limits (docs/resilience.md)
     private final int handshakeTimeoutMillis;
     private final int maxConnections;
@@ -84,7 +82,6 @@ public final class ServerConfig {
         this.flowHostUser = b.flowHostUser;
         this.flowHostPassword = b.flowHostPassword;
         this.tls = b.tls;
-        this.http = b.http;
         this.handshakeTimeoutMillis = b.handshakeTimeoutMillis;
         this.maxConnections = b.maxConnections;
         this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
@@ -170,14 +167,6 @@ public final class ServerConfig {
         }
         Settings tls = file.section("tls");
         b.tls = tls == null ? null : TlsConfig.read(tls);
-        Settings http = file.section("http");
-        if (http != null) {
-            String host = http.text("host", null);
-            int port = http.intValue("port", Configuration.DEFAULT_HTTP_PORT);
-            boolean https = http.flag("tls", false);
-            http.refuseUnknown();
-            b.http = new HttpConfig(host, port, https);
-        }
         return b;
     }
 
@@ -207,7 +196,6 @@ public final class ServerConfig {
         b.flowHostUser = flowHostUser;
         b.flowHostPassword = flowHostPassword;
         b.tls = tls;
-        b.http = http;
         b.handshakeTimeoutMillis = handshakeTimeoutMillis;
         b.maxConnections = maxConnections;
         b.maxConnectionsPerAddress = maxConnectionsPerAddress;
@@ -347,14 +335,6 @@ public final class ServerConfig {
         return java.util.Optional.ofNullable(tls);
     }
 
-    /**
-     * The HTTP listener's settings ({@code http:} in the YAML), when the server has one: metrics, the web console;
-     * none in the embedded defaults.
-     */
-    public java.util.Optional<HttpConfig> http() {
-        return java.util.Optional.ofNullable(http);
-    }
-
     /** Whether the plain TCP listener ({@link #port()}) is on: always, unless TLS is configured with {@code plain: false}. */
     public boolean plainListener() {
         return tls == null || tls.plain();
@@ -443,7 +423,7 @@ public final class ServerConfig {
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
                 + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues
-                + ", securityFile=" + securityFile + ", flowHostUser=" + flowHostUser + ", tls=" + tls + ", http=" + http
+                + ", securityFile=" + securityFile + ", flowHostUser=" + flowHostUser + ", tls=" + tls
                 + ", handshakeTimeoutMillis=" + handshakeTimeoutMillis + ", maxConnections=" + maxConnections
                 + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxTemporaryQueuesPerConnection="
                 + maxTemporaryQueuesPerConnection
@@ -484,7 +464,6 @@ public final class ServerConfig {
         private String flowHostUser;
         private String flowHostPassword;
         private TlsConfig tls;
-        private HttpConfig http;
         private int handshakeTimeoutMillis = Configuration.DEFAULT_HANDSHAKE_TIMEOUT_MILLIS;
         private int maxConnections = Configuration.DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = Configuration.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
@@ -592,12 +571,6 @@ public final class ServerConfig {
         /** Sets the TLS listener's settings ({@link TlsConfig#builder()}); null = no TLS listener. */
         public Builder tls(TlsConfig tls) {
             this.tls = tls;
-            return this;
-        }
-
-        /** Sets the HTTP listener's settings (metrics, the web console); null = no HTTP listener. */
-        public Builder http(HttpConfig http) {
-            this.http = http;
             return this;
         }
 
@@ -837,28 +810,7 @@ public final class ServerConfig {
                 throw new ConfigurationException("Settings port and tls.port are both " + port + ": the plain and the TLS "
                         + "listener need ports of their own (or set tls.plain: false to have only the TLS one).");
             }
-            checkHttp();
             return new ServerConfig(this);
-        }
-
-        /** The HTTP listener: HTTPS needs the tls: block's key; its port is its own. */
-        private void checkHttp() {
-            if (http == null) {
-                return;
-            }
-            if (http.tls() && tls == null) {
-                throw new ConfigurationException("Setting http.tls is true, but there is no tls: block: HTTPS uses the "
-                        + "TLS listener's key and certificate. Add a tls: block, or set http.tls: false.");
-            }
-            if (http.port() != 0 && ((plainListener(tls) && http.port() == port)
-                    || (tls != null && http.port() == tls.port()))) {
-                throw new ConfigurationException("Setting http.port is " + http.port() + ", the port of another "
-                        + "listener (port or tls.port): give the HTTP listener a port of its own.");
-            }
-        }
-
-        private static boolean plainListener(TlsConfig tls) {
-            return tls == null || tls.plain();
         }
 
         /** The memory settings: budgets 0 or more, policies named right ({@code drop} only for topics). */

@@ -80,7 +80,7 @@ final class ServerCommand implements Callable<Integer> {
         try {
             FlowHost flows = new FlowHost(file.flows());
             AdminPlugin admin = new AdminPlugin(flows.adminCommands());
-            HttpPlugin http = new HttpPlugin();
+            HttpPlugin http = new HttpPlugin(file.http());
             // the admin plugin after the flows (its command queue opens once they run), the console after the admin
             // plugin (it runs its commands); HTTP last (it listens once every route is registered)
             WharfServer.Starter starter = WharfServer.builder(config).plugins(flows, admin,

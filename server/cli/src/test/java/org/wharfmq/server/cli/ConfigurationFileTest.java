@@ -4,12 +4,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
-import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.TlsConfig;
 import org.wharfmq.server.config.TopicDefinition;
+import org.wharfmq.server.http.HttpConfiguration;
+import org.wharfmq.server.http.HttpSettings;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -194,14 +195,32 @@ class ConfigurationFileTest {
 
     @Test
     void httpBlockSetsTheHttpListenerWhichTheSampleTurnsOnAndTheDefaultsLeaveOff() throws IOException {
-        assertEquals(java.util.Optional.of(new HttpConfig(null, 7480, false)), ConfigurationFile.load(SAMPLE).server().http(),
+        assertEquals(new HttpSettings(null, 7480, false), ConfigurationFile.load(SAMPLE).http(),
                 "the sample serves metrics and the console on 7480");
-        assertTrue(ServerConfig.defaults().http().isEmpty(), "embedded: no HTTP listener");
-        assertEquals(new HttpConfig("127.0.0.1", Configuration.DEFAULT_HTTP_PORT, false),
-                ConfigurationFile.load(write("http:\n  host: 127.0.0.1\n")).server().http().orElseThrow());
+        assertNull(ConfigurationFile.defaults().http(), "embedded: no HTTP listener");
+        assertNull(ConfigurationFile.load(write("port: 1\n")).http(), "no http: block, no HTTP listener");
+        assertEquals(new HttpSettings("127.0.0.1", HttpConfiguration.DEFAULT_PORT, false),
+                ConfigurationFile.load(write("http:\n  host: 127.0.0.1\n")).http());
         assertRefused("http:\n  port: 70000\n", "Setting http.port must be between 0 and 65535, was 70000.");
         assertRefused("http:\n  tls: true\n", "Setting http.tls is true, but there is no tls: block");
         assertRefused("port: 7414\nhttp:\n  port: 7414\n", "Setting http.port is 7414, the port of another listener");
+    }
+
+    @Test
+    void theHttpBlocksKeysAreTheListenersToReadAndRefuse() throws IOException {
+        Path typo = write("http:\n  port: 8080\n  hots: 127.0.0.1\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(typo));
+        assertEquals("Unknown setting 'http.hots' in " + typo + " at line 3. Known settings here: host, port, tls.",
+                e.getMessage());
+        Path wrongType = write("http:\n  tls: sometimes\n");
+        e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(wrongType));
+        assertEquals("Invalid value for setting 'http.tls' in " + wrongType + " at line 2: 'sometimes' is neither; "
+                + "give true or false.", e.getMessage());
+        Path notABlock = write("http: 7480\n");
+        e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(notABlock));
+        assertTrue(e.getMessage().startsWith("Invalid value for setting 'http' in " + notABlock + " at line 1: it must "
+                + "be a block of settings"), e.getMessage());
+        assertRefused("http:\n  host: ''\n", "Setting http.host must not be empty: leave it out to bind the server's host.");
     }
 
     @Test
