@@ -3,8 +3,10 @@ package org.wharfmq.server;
 import org.wharfmq.protocol.ProtocolVersion;
 
 /**
- * The defaults of every setting, in one place, each named after the YAML key it is the default for. A config file
- * only needs the settings it changes; {@link org.wharfmq.server.config.ServerConfig#defaults()} is all of these.
+ * The queue manager's defaults and limits, each default named after the YAML key it is the default for. A config
+ * file only needs the settings it changes; {@link org.wharfmq.server.config.ServerConfig#defaults()} is all of these.
+ * The plugins keep theirs beside their own settings (the HTTP listener's {@code HttpConfiguration}, the flow host's
+ * {@code FlowHostConfiguration}).
  */
 public final class Configuration {
 
@@ -22,13 +24,6 @@ public final class Configuration {
 
     /** Whether a queue that is not defined is created when first used: {@value}. */
     public static final boolean DEFAULT_AUTO_CREATE = true;
-
-    /**
-     * Whether {@code wharf flow deploy} may send a flow jar over the wire for the server to run: {@value}. There is no
-     * authentication yet, so anyone who reaches the port could run code in the server; flows are deployed from the
-     * configuration ({@code flows:}) instead.
-     */
-    public static final boolean DEFAULT_REMOTE_DEPLOY = false;
 
     /**
      * Whether a queue manager that finds its data directory locked by another waits as its standby (true) or refuses

@@ -25,7 +25,6 @@ public final class ServerConfig {
     private final String inVmName;
     private final String dataDirectory;
     private final boolean autoCreate;
-    private final boolean remoteDeploy;
     private final boolean standby;
     private final int maxMessageLength;
     private final long maxQueueDepth;
@@ -39,8 +38,6 @@ public final class ServerConfig {
     private final long journalMaxBytes;
     private final List<QueueDefinition> queues;
     private final String securityFile;
-    private final String flowHostUser;
-    private final String flowHostPassword;
     /** The TLS listener's settings; null = no TLS listener. */
     private final TlsConfig tls;
     // connection and handshake limits (docs/resilience.md)
@@ -65,7 +62,6 @@ public final class ServerConfig {
         this.inVmName = b.inVmName;
         this.dataDirectory = b.dataDirectory;
         this.autoCreate = b.autoCreate;
-        this.remoteDeploy = b.remoteDeploy;
         this.standby = b.standby;
         this.maxMessageLength = b.maxMessageLength;
         this.maxQueueDepth = b.maxQueueDepth;
@@ -79,8 +75,6 @@ public final class ServerConfig {
         this.journalMaxBytes = b.journalMaxBytes;
         this.queues = List.copyOf(b.queues);
         this.securityFile = b.securityFile;
-        this.flowHostUser = b.flowHostUser;
-        this.flowHostPassword = b.flowHostPassword;
         this.tls = b.tls;
         this.handshakeTimeoutMillis = b.handshakeTimeoutMillis;
         this.maxConnections = b.maxConnections;
@@ -126,7 +120,6 @@ public final class ServerConfig {
         b.inVmName = file.text("inVmName", b.inVmName);
         b.dataDirectory = file.text("dataDirectory", b.dataDirectory);
         b.autoCreate = file.flag("autoCreate", b.autoCreate);
-        b.remoteDeploy = file.flag("remoteDeploy", b.remoteDeploy);
         b.standby = file.flag("standby", b.standby);
         b.maxMessageLength = file.intValue("maxMessageLength", b.maxMessageLength);
         b.maxQueueDepth = file.longValue("maxQueueDepth", b.maxQueueDepth);
@@ -141,8 +134,6 @@ public final class ServerConfig {
         b.journalSlackBytes = file.longValue("journalSlackBytes", b.journalSlackBytes);
         b.journalMaxBytes = file.longValue("journalMaxBytes", b.journalMaxBytes);
         b.securityFile = file.text("securityFile", b.securityFile);
-        b.flowHostUser = file.text("flowHostUser", b.flowHostUser);
-        b.flowHostPassword = file.text("flowHostPassword", b.flowHostPassword);
         b.handshakeTimeoutMillis = file.intValue("handshakeTimeoutMillis", b.handshakeTimeoutMillis);
         b.maxConnections = file.intValue("maxConnections", b.maxConnections);
         b.maxConnectionsPerAddress = file.intValue("maxConnectionsPerAddress", b.maxConnectionsPerAddress);
@@ -179,7 +170,6 @@ public final class ServerConfig {
         b.inVmName = inVmName;
         b.dataDirectory = dataDirectory;
         b.autoCreate = autoCreate;
-        b.remoteDeploy = remoteDeploy;
         b.standby = standby;
         b.maxMessageLength = maxMessageLength;
         b.maxQueueDepth = maxQueueDepth;
@@ -193,8 +183,6 @@ public final class ServerConfig {
         b.journalMaxBytes = journalMaxBytes;
         b.queues = new ArrayList<>(queues);
         b.securityFile = securityFile;
-        b.flowHostUser = flowHostUser;
-        b.flowHostPassword = flowHostPassword;
         b.tls = tls;
         b.handshakeTimeoutMillis = handshakeTimeoutMillis;
         b.maxConnections = maxConnections;
@@ -239,11 +227,6 @@ public final class ServerConfig {
     /** Whether queues are created on first use. */
     public boolean autoCreate() {
         return autoCreate;
-    }
-
-    /** Whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed (and kept ones restored). */
-    public boolean remoteDeploy() {
-        return remoteDeploy;
     }
 
     /**
@@ -315,19 +298,6 @@ public final class ServerConfig {
      */
     public Path securityFile() {
         return securityFile == null ? null : Path.of(securityFile);
-    }
-
-    /**
-     * The user the flow host's message flows connect as (over the in-VM listener, by SCRAM-SHA-256 like any client),
-     * or null: they connect anonymously in-VM, as the queue manager itself.
-     */
-    public String flowHostUser() {
-        return flowHostUser;
-    }
-
-    /** The password of {@link #flowHostUser()}; never shown by {@link #toString()}. */
-    public String flowHostPassword() {
-        return flowHostPassword;
     }
 
     /** The TLS listener's settings, when the server has one ({@code tls:} in the YAML). */
@@ -418,12 +388,12 @@ public final class ServerConfig {
     @Override
     public String toString() {
         return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
-                + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", remoteDeploy=" + remoteDeploy + ", standby=" + standby + ", maxMessageLength="
+                + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", standby=" + standby + ", maxMessageLength="
                 + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", maxQueues=" + maxQueues
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
                 + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues
-                + ", securityFile=" + securityFile + ", flowHostUser=" + flowHostUser + ", tls=" + tls
+                + ", securityFile=" + securityFile + ", tls=" + tls
                 + ", handshakeTimeoutMillis=" + handshakeTimeoutMillis + ", maxConnections=" + maxConnections
                 + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxTemporaryQueuesPerConnection="
                 + maxTemporaryQueuesPerConnection
@@ -447,7 +417,6 @@ public final class ServerConfig {
         private String inVmName = Configuration.DEFAULT_IN_VM_NAME;
         private String dataDirectory = Configuration.DEFAULT_DATA_DIRECTORY;
         private boolean autoCreate = Configuration.DEFAULT_AUTO_CREATE;
-        private boolean remoteDeploy = Configuration.DEFAULT_REMOTE_DEPLOY;
         private boolean standby = Configuration.DEFAULT_STANDBY;
         private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
         private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
@@ -461,8 +430,6 @@ public final class ServerConfig {
         private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
         private List<QueueDefinition> queues = new ArrayList<>();
         private String securityFile;
-        private String flowHostUser;
-        private String flowHostPassword;
         private TlsConfig tls;
         private int handshakeTimeoutMillis = Configuration.DEFAULT_HANDSHAKE_TIMEOUT_MILLIS;
         private int maxConnections = Configuration.DEFAULT_MAX_CONNECTIONS;
@@ -550,18 +517,6 @@ public final class ServerConfig {
             return this;
         }
 
-        /** Sets the user the flow host's flows connect as (null: anonymous in-VM, as the queue manager itself). */
-        public Builder flowHostUser(String flowHostUser) {
-            this.flowHostUser = flowHostUser;
-            return this;
-        }
-
-        /** Sets the password of the flow host's user. */
-        public Builder flowHostPassword(String flowHostPassword) {
-            this.flowHostPassword = flowHostPassword;
-            return this;
-        }
-
         /** Sets the security file the server reads its users from (null: none, the secure default). */
         public Builder securityFile(Path securityFile) {
             this.securityFile = securityFile == null ? null : securityFile.toString();
@@ -607,15 +562,6 @@ public final class ServerConfig {
         /** Sets whether queues are created on first use. */
         public Builder autoCreate(boolean autoCreate) {
             this.autoCreate = autoCreate;
-            return this;
-        }
-
-        /**
-         * Sets whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed. Anyone who can reach the
-         * port could then run code in the server: only on a trusted network, until Wharf has authentication.
-         */
-        public Builder remoteDeploy(boolean remoteDeploy) {
-            this.remoteDeploy = remoteDeploy;
             return this;
         }
 
@@ -753,10 +699,6 @@ public final class ServerConfig {
             requireText(host, "host");
             requireText(inVmName, "inVmName");
             requireText(dataDirectory, "dataDirectory");
-            if (flowHostUser != null && (flowHostPassword == null || flowHostPassword.isEmpty())) {
-                throw new ConfigurationException("Setting flowHostUser '" + flowHostUser + "' needs flowHostPassword too"
-                        + " (the flows log in as that user).");
-            }
             if (port < 0 || port > 65535) {
                 throw new ConfigurationException("Setting port must be between 0 and 65535, was " + port + ".");
             }

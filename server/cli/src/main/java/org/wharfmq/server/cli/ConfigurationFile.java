@@ -3,29 +3,28 @@ package org.wharfmq.server.cli;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.Settings;
-import org.wharfmq.server.flow.FlowConfig;
+import org.wharfmq.server.flow.FlowHostSettings;
 import org.wharfmq.server.http.HttpSettings;
 
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * A YAML configuration file ({@code config/wharf.yaml}) as {@code wharf server --config} reads it: the file is read
  * into a {@link Settings} tree ({@link YamlTree}), and each component reads the keys it owns from it, with its own
  * defaults and checks: the queue manager its top-level settings ({@link ServerConfig#read}), the flow host its
- * {@code flows:} ({@link FlowConfig#read}), the HTTP listener its {@code http:} ({@link HttpSettings#SECTION}). Settings the file does not mention keep their defaults. A key that no
+ * {@code flows:} and the other keys of {@link FlowHostSettings}, the HTTP listener its {@code http:} ({@link HttpSettings#SECTION}). Settings the file does not mention keep their defaults. A key that no
  * component asked for is an error naming the key and the known ones, so a typo never silently falls back to a
  * default.
  *
  * @param server the queue manager's settings (validated)
- * @param flows  the flows deployed at startup, in order (validated)
+ * @param flowHost the flow host's settings: the flows deployed at startup, its user, remoteDeploy (validated)
  * @param http   the HTTP listener's settings (validated), null for none
  */
-public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows, HttpSettings http) {
+public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, HttpSettings http) {
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */
     public static ConfigurationFile defaults() {
-        return new ConfigurationFile(ServerConfig.defaults(), List.of(), null);
+        return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null);
     }
 
     /**
@@ -38,7 +37,7 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows, Htt
         Settings file = YamlTree.read(yaml);
         try {
             ServerConfig.Builder broker = ServerConfig.read(file);
-            List<FlowConfig> flows = FlowConfig.read(file);
+            FlowHostSettings flowHost = FlowHostSettings.SECTION.read(file);
             HttpSettings http = HttpSettings.SECTION.read(file);
             file.refuseUnknown();
             ServerConfig server = broker.build();
@@ -49,7 +48,7 @@ public record ConfigurationFile(ServerConfig server, List<FlowConfig> flows, Htt
             if (security != null && !security.isAbsolute()) {
                 server = server.toBuilder().securityFile(yaml.toAbsolutePath().getParent().resolve(security)).build();
             }
-            return new ConfigurationFile(server, flows, http);
+            return new ConfigurationFile(server, flowHost, http);
         } catch (ConfigurationException e) {
             throw inFile(e, yaml);
         }

@@ -78,7 +78,7 @@ final class ServerCommand implements Callable<Integer> {
         }
         WharfServer server;
         try {
-            FlowHost flows = new FlowHost(file.flows());
+            FlowHost flows = new FlowHost(file.flowHost());
             AdminPlugin admin = new AdminPlugin(flows.adminCommands());
             HttpPlugin http = new HttpPlugin(file.http());
             // the admin plugin after the flows (its command queue opens once they run), the console after the admin

@@ -9,6 +9,8 @@ import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.TlsConfig;
 import org.wharfmq.server.config.TopicDefinition;
+import org.wharfmq.server.flow.FlowConfig;
+import org.wharfmq.server.flow.FlowHostSettings;
 import org.wharfmq.server.http.HttpConfiguration;
 import org.wharfmq.server.http.HttpSettings;
 
@@ -41,7 +43,7 @@ class ConfigurationFileTest {
         assertEquals("wharf", config.inVmName());
         assertEquals(Path.of("data"), config.dataDirectory());
         assertTrue(config.autoCreate());
-        assertFalse(config.remoteDeploy(), "the sample refuses flow jars sent over the wire");
+        assertFalse(ConfigurationFile.load(SAMPLE).flowHost().remoteDeploy(), "the sample refuses flow jars sent over the wire");
         assertFalse(config.standby(), "the sample starts active, or refuses a directory in use");
         assertEquals(10_000, config.maxQueues());
         assertEquals(300_000L, config.autoDeleteDelayMillis());
@@ -93,7 +95,7 @@ class ConfigurationFileTest {
     void emptyFileMeansDefaults() throws IOException {
         ConfigurationFile file = ConfigurationFile.load(write(""));
         assertEquals(ServerConfig.defaults().toString(), file.server().toString());
-        assertEquals(List.of(), file.flows());
+        assertEquals(FlowHostSettings.defaults(), file.flowHost());
     }
 
     @Test
@@ -118,6 +120,26 @@ class ConfigurationFileTest {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
         assertTrue(e.getMessage().startsWith("Unknown setting 'flows[0].klass' in " + file), e.getMessage());
         assertTrue(e.getMessage().endsWith("Known settings here: class, instances, jar."), e.getMessage());
+    }
+
+    @Test
+    void theFlowHostsKeysAreReadByTheFlowHostWhereTheyAlwaysWere() throws IOException {
+        FlowHostSettings flowHost = ConfigurationFile.load(write("""
+                remoteDeploy: true
+                flowHostUser: flows
+                flowHostPassword: secret
+                flows:
+                  - jar: a.jar
+                    class: A
+                """)).flowHost();
+        assertTrue(flowHost.remoteDeploy());
+        assertEquals("flows", flowHost.user());
+        assertEquals("secret", flowHost.password());
+        assertFalse(flowHost.toString().contains("secret"), flowHost.toString());
+        assertEquals(List.of(new FlowConfig("a.jar", "A", null)), flowHost.flows());
+        assertRefused("flowHostUser: flows\n", "Setting flowHostUser 'flows' needs flowHostPassword too");
+        assertRefused("remoteDeploy: maybe\n", "Invalid value for setting 'remoteDeploy'");
+        assertRefused("flows:\n  - jar: a.jar\n    class: A\n    instances: 0\n", "Setting instances of flow A must be at least 1");
     }
 
     @Test

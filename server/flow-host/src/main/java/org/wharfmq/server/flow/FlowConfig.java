@@ -12,13 +12,13 @@ import java.util.List;
  *
  * @param jar       the flow jar (a relative path is relative to the working directory)
  * @param className the jar's {@code org.wharfmq.flow.FlowFactory} class (YAML key {@code class})
- * @param instances threads per input node, null for 1
+ * @param instances threads per input node, null for {@value FlowHostConfiguration#DEFAULT_INSTANCES}
  */
 public record FlowConfig(String jar, String className, Integer instances) {
 
     /**
      * Reads the configuration's {@code flows:} list, each entry's keys {@code jar}, {@code class} and
-     * {@code instances}, and checks it.
+     * {@code instances} (checked by {@link FlowHostSettings}).
      *
      * @throws ConfigurationException naming the entry and the key that is unknown or wrong
      */
@@ -28,13 +28,12 @@ public record FlowConfig(String jar, String className, Integer instances) {
             flows.add(new FlowConfig(entry.text("jar", null), entry.text("class", null), entry.intOrNull("instances")));
             entry.refuseUnknown();
         }
-        validate(flows);
-        return List.copyOf(flows);
+        return flows;
     }
 
-    /** Threads per input node (1 when not set). */
+    /** Threads per input node ({@link FlowHostConfiguration#DEFAULT_INSTANCES} when not set). */
     public int instanceCount() {
-        return instances == null ? 1 : instances;
+        return instances == null ? FlowHostConfiguration.DEFAULT_INSTANCES : instances;
     }
 
     /**
