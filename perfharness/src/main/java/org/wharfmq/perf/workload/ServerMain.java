@@ -124,7 +124,6 @@ public final class ServerMain {
         BenchmarkSecurity users = null;
         if ("rules".equals(security)) {
             users = BenchmarkSecurity.create(data);
-            builder.securityFile(users.file());
         } else if (security != null) {
             throw new OptionException("server: --security " + security + ": the one setting is rules");
         }

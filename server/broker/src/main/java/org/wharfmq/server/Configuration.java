@@ -6,7 +6,7 @@ import org.wharfmq.protocol.ProtocolVersion;
  * The queue manager's defaults and limits, each default named after the YAML key it is the default for. A config
  * file only needs the settings it changes; {@link org.wharfmq.server.config.ServerConfig#defaults()} is all of these.
  * The plugins keep theirs beside their own settings (the HTTP listener's {@code HttpConfiguration}, the flow host's
- * {@code FlowHostConfiguration}).
+ * {@code FlowHostConfiguration}, the security file's {@code SecurityConfiguration}).
  */
 public final class Configuration {
 
@@ -98,12 +98,6 @@ public final class Configuration {
      * message length plus this many bytes ({@value}, 64 KiB).
      */
     public static final int FRAME_OVERHEAD_ALLOWANCE = 64 * 1024;
-
-    /**
-     * How often the security file's modification time is checked, in ms: {@value}. A changed file is read again and
-     * its rules replace the old ones; a file that does not parse keeps the old rules (and the log says why).
-     */
-    public static final long SECURITY_RELOAD_MILLIS = 2_000L;
 
     /** Failed logins from one address after which its next logins are answered only after a delay: {@value}. */
     public static final int LOGIN_FAILURES_BEFORE_DELAY = 5;

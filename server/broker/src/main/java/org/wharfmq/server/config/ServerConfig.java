@@ -37,7 +37,6 @@ public final class ServerConfig {
     private final long journalSlackBytes;
     private final long journalMaxBytes;
     private final List<QueueDefinition> queues;
-    private final String securityFile;
     /** The TLS listener's settings; null = no TLS listener. */
     private final TlsConfig tls;
     // connection and handshake limits (docs/resilience.md)
@@ -74,7 +73,6 @@ public final class ServerConfig {
         this.journalSlackBytes = b.journalSlackBytes;
         this.journalMaxBytes = b.journalMaxBytes;
         this.queues = List.copyOf(b.queues);
-        this.securityFile = b.securityFile;
         this.tls = b.tls;
         this.handshakeTimeoutMillis = b.handshakeTimeoutMillis;
         this.maxConnections = b.maxConnections;
@@ -133,7 +131,6 @@ public final class ServerConfig {
         b.journalFileBytes = file.longValue("journalFileBytes", b.journalFileBytes);
         b.journalSlackBytes = file.longValue("journalSlackBytes", b.journalSlackBytes);
         b.journalMaxBytes = file.longValue("journalMaxBytes", b.journalMaxBytes);
-        b.securityFile = file.text("securityFile", b.securityFile);
         b.handshakeTimeoutMillis = file.intValue("handshakeTimeoutMillis", b.handshakeTimeoutMillis);
         b.maxConnections = file.intValue("maxConnections", b.maxConnections);
         b.maxConnectionsPerAddress = file.intValue("maxConnectionsPerAddress", b.maxConnectionsPerAddress);
@@ -182,7 +179,6 @@ public final class ServerConfig {
         b.journalSlackBytes = journalSlackBytes;
         b.journalMaxBytes = journalMaxBytes;
         b.queues = new ArrayList<>(queues);
-        b.securityFile = securityFile;
         b.tls = tls;
         b.handshakeTimeoutMillis = handshakeTimeoutMillis;
         b.maxConnections = maxConnections;
@@ -292,14 +288,6 @@ public final class ServerConfig {
         return queues;
     }
 
-    /**
-     * The security file (users, anonymous access, login module; docs/security.md), or null for none: then no user
-     * can authenticate and only local clients may connect anonymously.
-     */
-    public Path securityFile() {
-        return securityFile == null ? null : Path.of(securityFile);
-    }
-
     /** The TLS listener's settings, when the server has one ({@code tls:} in the YAML). */
     public java.util.Optional<TlsConfig> tls() {
         return java.util.Optional.ofNullable(tls);
@@ -393,7 +381,7 @@ public final class ServerConfig {
                 + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
                 + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
                 + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues
-                + ", securityFile=" + securityFile + ", tls=" + tls
+                + ", tls=" + tls
                 + ", handshakeTimeoutMillis=" + handshakeTimeoutMillis + ", maxConnections=" + maxConnections
                 + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxTemporaryQueuesPerConnection="
                 + maxTemporaryQueuesPerConnection
@@ -429,7 +417,6 @@ public final class ServerConfig {
         private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
         private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
         private List<QueueDefinition> queues = new ArrayList<>();
-        private String securityFile;
         private TlsConfig tls;
         private int handshakeTimeoutMillis = Configuration.DEFAULT_HANDSHAKE_TIMEOUT_MILLIS;
         private int maxConnections = Configuration.DEFAULT_MAX_CONNECTIONS;
@@ -514,12 +501,6 @@ public final class ServerConfig {
         /** Sets the memory settings of subscriptions by topic filter, replacing those given before. */
         public Builder topics(List<TopicDefinition> topics) {
             this.topics = new ArrayList<>(topics);
-            return this;
-        }
-
-        /** Sets the security file the server reads its users from (null: none, the secure default). */
-        public Builder securityFile(Path securityFile) {
-            this.securityFile = securityFile == null ? null : securityFile.toString();
             return this;
         }
 

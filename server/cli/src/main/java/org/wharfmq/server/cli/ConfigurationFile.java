@@ -5,6 +5,7 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.Settings;
 import org.wharfmq.server.flow.FlowHostSettings;
 import org.wharfmq.server.http.HttpSettings;
+import org.wharfmq.server.security.file.SecuritySettings;
 
 import java.nio.file.Path;
 
@@ -12,19 +13,22 @@ import java.nio.file.Path;
  * A YAML configuration file ({@code config/wharf.yaml}) as {@code wharf server --config} reads it: the file is read
  * into a {@link Settings} tree ({@link YamlTree}), and each component reads the keys it owns from it, with its own
  * defaults and checks: the queue manager its top-level settings ({@link ServerConfig#read}), the flow host its
- * {@code flows:} and the other keys of {@link FlowHostSettings}, the HTTP listener its {@code http:} ({@link HttpSettings#SECTION}). Settings the file does not mention keep their defaults. A key that no
+ * {@code flows:} and the other keys of {@link FlowHostSettings}, the HTTP listener its {@code http:} ({@link HttpSettings#SECTION}), the security
+ * file's module {@code securityFile} ({@link SecuritySettings#SECTION}). Settings the file does not mention keep their defaults. A key that no
  * component asked for is an error naming the key and the known ones, so a typo never silently falls back to a
  * default.
  *
  * @param server the queue manager's settings (validated)
  * @param flowHost the flow host's settings: the flows deployed at startup, its user, remoteDeploy (validated)
  * @param http   the HTTP listener's settings (validated), null for none
+ * @param security where the security file is, null for none (no users: local anonymous clients only)
  */
-public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, HttpSettings http) {
+public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, HttpSettings http,
+                                SecuritySettings security) {
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */
     public static ConfigurationFile defaults() {
-        return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null);
+        return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null, null);
     }
 
     /**
@@ -39,16 +43,13 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
             ServerConfig.Builder broker = ServerConfig.read(file);
             FlowHostSettings flowHost = FlowHostSettings.SECTION.read(file);
             HttpSettings http = HttpSettings.SECTION.read(file);
+            SecuritySettings security = SecuritySettings.SECTION.read(file);
             file.refuseUnknown();
             ServerConfig server = broker.build();
             if (http != null) {
                 http.check(server);
             }
-            Path security = server.securityFile();
-            if (security != null && !security.isAbsolute()) {
-                server = server.toBuilder().securityFile(yaml.toAbsolutePath().getParent().resolve(security)).build();
-            }
-            return new ConfigurationFile(server, flowHost, http);
+            return new ConfigurationFile(server, flowHost, http, security);
         } catch (ConfigurationException e) {
             throw inFile(e, yaml);
         }

@@ -71,7 +71,7 @@ final class ServerCommand implements Callable<Integer> {
         }
         SecurityFileRealm users;
         try {
-            users = config.securityFile() == null ? null : SecurityFileRealm.open(config.securityFile());
+            users = file.security() == null ? null : SecurityFileRealm.open(file.security().file());
         } catch (ConfigurationException e) {
             System.err.println("wharf: " + e.getMessage());
             return BAD_CONFIGURATION;

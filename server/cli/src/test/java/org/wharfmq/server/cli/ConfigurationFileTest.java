@@ -63,10 +63,10 @@ class ConfigurationFileTest {
     void aRelativeSecurityFileIsBesideTheConfigurationFile() throws IOException {
         Path yaml = write("securityFile: security.yaml\n");
         assertEquals(yaml.toAbsolutePath().getParent().resolve("security.yaml"),
-                ConfigurationFile.load(yaml).server().securityFile());
+                ConfigurationFile.load(yaml).security().file());
         assertEquals(Path.of("/etc/wharf/security.yaml"),
-                ConfigurationFile.load(write("securityFile: /etc/wharf/security.yaml\n")).server().securityFile());
-        assertNull(ConfigurationFile.load(SAMPLE).server().securityFile(), "the sample needs no users: local clients only");
+                ConfigurationFile.load(write("securityFile: /etc/wharf/security.yaml\n")).security().file());
+        assertNull(ConfigurationFile.load(SAMPLE).security(), "the sample needs no users: local clients only");
     }
 
     @Test

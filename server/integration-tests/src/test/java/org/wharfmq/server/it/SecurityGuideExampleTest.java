@@ -85,9 +85,11 @@ class SecurityGuideExampleTest {
         }
         users.save();
 
-        ServerConfig server = ConfigurationFile.load(wharfYaml).server().toBuilder().dataDirectory(dir.resolve("data")).build();
-        assertEquals(securityYaml.toAbsolutePath(), server.securityFile(), "securityFile is relative to wharf.yaml's directory");
-        SecurityFileRealm realm = SecurityFileRealm.open(server.securityFile());
+        ConfigurationFile file = ConfigurationFile.load(wharfYaml);
+        ServerConfig server = file.server().toBuilder().dataDirectory(dir.resolve("data")).build();
+        Path securityFile = file.security().file();
+        assertEquals(securityYaml.toAbsolutePath(), securityFile, "securityFile is relative to wharf.yaml's directory");
+        SecurityFileRealm realm = SecurityFileRealm.open(securityFile);
         open.add(realm);
         WharfServer wharf = WharfServer.builder(server).authenticator(realm).accessControl(realm.accessControl()).start();
         open.add(wharf);
@@ -112,7 +114,7 @@ class SecurityGuideExampleTest {
             JMSSecurityException denied = assertThrows(JMSSecurityException.class,
                     () -> b.createConsumer(b.createQueue("ORDERS.CONFIRMED")));
             assertEquals("User 'billing' may not receive from queue 'ORDERS.CONFIRMED': no 'receive' permission is granted "
-                    + "to it by security file " + server.securityFile() + ".", denied.getMessage());
+                    + "to it by security file " + securityFile + ".", denied.getMessage());
             assertThrows(JMSSecurityException.class, () -> o.createConsumer(o.createQueue("BILLING.INVOICES")));
             assertThrows(JMSSecurityException.class, () -> o.createProducer(o.createQueue("PAYROLL.IN")),
                     "a queue outside BILLING.* and ORDERS.* is refused to both");
