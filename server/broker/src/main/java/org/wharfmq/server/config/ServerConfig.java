@@ -10,12 +10,14 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The queue manager's settings: an immutable value, read by every part of the broker and handed to its plugins
+ * The queue manager's settings, and only its own (each plugin keeps its settings: docs/architecture.md,
+ * "Settings"): an immutable value, read by every part of the broker and handed to its plugins
  * ({@link org.wharfmq.server.ServerPlugin.Host#config()}), so no part sees another change a setting under it. Built
  * with {@link Builder}'s fluent setters, each named after its YAML key in {@code config/wharf.yaml}:
  * {@code ServerConfig.builder().port(0).autoCreate(false).queue("ORDERS", 1000).build()}, where {@code build()}
- * checks every setting. Defaults are the constants of {@link Configuration}. The command line reads the YAML
- * ({@code org.wharfmq.server.cli.ConfigurationFile}); the broker knows nothing of it.
+ * checks every setting. Defaults are the constants of {@link Configuration}. {@link #read(Settings)} reads the
+ * queue manager's keys from the file's tree; the command line reads the YAML
+ * ({@code org.wharfmq.server.cli.ConfigurationFile}), and the broker knows nothing of it.
  */
 public final class ServerConfig {
 
