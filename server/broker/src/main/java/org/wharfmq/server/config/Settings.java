@@ -106,10 +106,26 @@ public final class Settings {
         if (text == null) {
             throw invalid(key, value, "it is empty; give a whole number, or leave the key out for the default");
         }
-        try {
-            return Long.parseLong(text.trim().replace("_", ""));
-        } catch (NumberFormatException e) {
+        Long number = wholeNumber(text.trim().replace("_", ""));
+        if (number == null) {
             throw invalid(key, value, "'" + text + "' is not a whole number");
+        }
+        return number;
+    }
+
+    /** 1000, 0x3e8, 1e3 or 1000.0 (as YAML readers take them), or null for anything else, 1.5 among them. */
+    private static Long wholeNumber(String text) {
+        try {
+            if (text.startsWith("0x") || text.startsWith("0X")) {
+                return Long.parseLong(text.substring(2), 16);
+            }
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            try {
+                return new java.math.BigDecimal(text).longValueExact();
+            } catch (NumberFormatException | ArithmeticException notWhole) {
+                return null;
+            }
         }
     }
 

@@ -38,6 +38,24 @@ class SettingsTest {
     }
 
     @Test
+    void wholeNumbersAreTakenAsYamlWritesThem() {
+        Settings file = new Settings("wharf.yaml", "");
+        String[] texts = {"1000", "1_000", "0x3e8", "1e3", "1000.0"};
+        for (int i = 0; i < texts.length; i++) {
+            file.put("n" + i, new Settings.Value(texts[i], i + 1));
+            assertEquals(1000L, file.longValue("n" + i, 0), texts[i]);
+        }
+        file.put("half", new Settings.Value("1.5", 9));
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> file.longValue("half", 0));
+        assertEquals("Invalid value for setting 'half' in wharf.yaml at line 9: '1.5' is not a whole number.",
+                e.getMessage());
+        file.put("big", new Settings.Value("3000000000", 10));
+        e = assertThrows(ConfigurationException.class, () -> file.intValue("big", 0));
+        assertEquals("Invalid value for setting 'big' in wharf.yaml at line 10: '3000000000' is too large; at most "
+                + Integer.MAX_VALUE + ".", e.getMessage());
+    }
+
+    @Test
     void aValueOfTheWrongTypeNamesItsPathFileAndLine() {
         Settings http = file().section("http");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> http.intValue("port", 0));

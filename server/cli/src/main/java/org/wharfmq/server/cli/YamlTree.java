@@ -40,8 +40,8 @@ final class YamlTree {
                 return new Settings(source, "");
             }
             if (first != JsonToken.START_OBJECT) {
-                throw new ConfigurationException("Configuration file " + yaml + " is not a list of settings (key: value "
-                        + "lines)" + where(parser.currentLocation()) + ".");
+                throw new ConfigurationException("Configuration file " + yaml + " does not hold settings as key: value "
+                        + "lines" + where(parser.currentLocation()) + ".");
             }
             return mapping(parser, source, "");
         } catch (NoSuchFileException e) {
