@@ -256,7 +256,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof IdleStateEvent) {
-            ctx.close(); // keep-alive connections idle for HTTP_IDLE_TIMEOUT_MILLIS
+            ctx.close(); // keep-alive connections idle for HttpConfiguration.IDLE_TIMEOUT_MILLIS
         } else {
             ctx.fireUserEventTriggered(event);
         }

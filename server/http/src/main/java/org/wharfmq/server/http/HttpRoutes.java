@@ -38,7 +38,7 @@ import java.util.concurrent.ConcurrentMap;
  * {@link Permission#ADMIN} does not include). 401 asks for a login; 403 says which permission is missing.
  *
  * <h2>Handlers</h2>
- * A {@link HttpHandler} runs on one of the listener's worker threads ({@link org.wharfmq.server.Configuration#HTTP_WORKER_THREADS}),
+ * A {@link HttpHandler} runs on one of the listener's worker threads ({@link HttpConfiguration#WORKER_THREADS}),
  * so it may call {@code management()}. Its exceptions become answers: {@link HttpRefusal} its own status;
  * {@link IllegalArgumentException} 400; {@link java.util.NoSuchElementException} and a
  * {@link org.wharfmq.server.WharfException} UNKNOWN_DESTINATION 404; other {@code WharfException}s and

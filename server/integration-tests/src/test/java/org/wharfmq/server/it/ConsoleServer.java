@@ -5,9 +5,9 @@ import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
-import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.console.ConsolePlugin;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import org.wharfmq.server.security.file.UsersFileEditor;
 
@@ -24,6 +24,7 @@ import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -36,7 +37,7 @@ final class ConsoleServer implements AutoCloseable {
 
     private final Path security;
     private final SecurityFileRealm realm;
-    private final HttpPlugin http = new HttpPlugin();
+    private final HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
     private final TestServer server;
 
     ConsoleServer(Path dir) throws Exception {
@@ -62,7 +63,7 @@ final class ConsoleServer implements AutoCloseable {
         users.save();
         realm = SecurityFileRealm.open(security);
         AdminPlugin admin = new AdminPlugin();
-        server = TestServer.start(c -> c.http(new HttpConfig("127.0.0.1", 0, false)),
+        server = TestServer.start(UnaryOperator.identity(),
                 config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                         .plugins(admin, new ConsolePlugin(http, admin), http).start());
     }

@@ -60,8 +60,9 @@ class SecuredExampleTest {
     void twoApplicationsOverTlsUseTheirOwnQueuesAndAreRefusedEachOthers(String keys) throws Exception {
         Path example = copy(EXAMPLE, dir.resolve("secured"));
         makeKeys(example, keys, Map.of());
-        ServerConfig config = configure(example);
-        try (SecurityFileRealm realm = SecurityFileRealm.open(config.securityFile());
+        ConfigurationFile file = configure(example);
+        ServerConfig config = file.server().toBuilder().dataDirectory(dir.resolve("data")).build();
+        try (SecurityFileRealm realm = SecurityFileRealm.open(file.security().file());
              WharfServer wharf = WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                      .start()) {
             assertEquals(1, wharf.networkUrls().size(), "TLS only: " + wharf.networkUrls());
@@ -95,8 +96,9 @@ class SecuredExampleTest {
     void aCertificateWithoutTheAddressAmongItsNamesIsRefusedAtThatAddress() throws Exception {
         Path example = copy(EXAMPLE, dir.resolve("secured"));
         makeKeys(example, "self-signed", Map.of("IP", "192.0.2.1"));
-        ServerConfig config = configure(example);
-        try (SecurityFileRealm realm = SecurityFileRealm.open(config.securityFile());
+        ConfigurationFile file = configure(example);
+        ServerConfig config = file.server().toBuilder().dataDirectory(dir.resolve("data")).build();
+        try (SecurityFileRealm realm = SecurityFileRealm.open(file.security().file());
              WharfServer wharf = WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                      .start()) {
             String trust = "?trustStore=" + example.resolve("tls/trust.p12") + "&trustStorePassword=changeit";
@@ -110,13 +112,13 @@ class SecuredExampleTest {
     }
 
     /** The users added, the TLS port made a free one, the data in the test's directory; loaded as wharf server does. */
-    private ServerConfig configure(Path example) throws IOException {
+    private ConfigurationFile configure(Path example) throws IOException {
         addUsers(example.resolve("security.yaml"));
         Path wharfYaml = example.resolve("wharf.yaml");
         String yaml = Files.readString(wharfYaml);
         assertTrue(yaml.contains(TLS_PORT), "the example's TLS port, made a free one here");
         Files.writeString(wharfYaml, yaml.replace(TLS_PORT, "\n  port: 0\n"));
-        return ConfigurationFile.load(wharfYaml).server().toBuilder().dataDirectory(dir.resolve("data")).build();
+        return ConfigurationFile.load(wharfYaml);
     }
 
     /**

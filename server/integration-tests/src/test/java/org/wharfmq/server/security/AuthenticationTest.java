@@ -17,7 +17,7 @@ import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.TestUsers;
 import org.wharfmq.server.WharfServer;
-import org.wharfmq.server.config.HttpConfig;
+import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.http.HttpAnswer;
 import org.wharfmq.server.http.HttpPlugin;
 
@@ -141,7 +141,7 @@ class AuthenticationTest {
      */
     @Test
     void aClientFailingForOneUserDoesNotSlowAnotherUserOnTheSameAddress() throws Exception {
-        HttpPlugin http = new HttpPlugin();
+        HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
         http.routes().get("/who", Permission.CONNECT, call -> HttpAnswer.text(HttpAnswer.TEXT, call.who().user()));
         Logins[] logins = new Logins[1];
         ServerPlugin spy = new ServerPlugin() {
@@ -154,7 +154,7 @@ class AuthenticationTest {
             public void close() {
             }
         };
-        try (TestServer fresh = TestServer.start(c -> c.http(new HttpConfig("127.0.0.1", 0, false)),
+        try (TestServer fresh = TestServer.start(c -> c,
                 config -> WharfServer.builder(config).authenticator(TestUsers.of("app1", "app2")).plugins(spy, http)
                         .start());
              LogCapture audit = LogCapture.of(AuditLog.NAME)) {
