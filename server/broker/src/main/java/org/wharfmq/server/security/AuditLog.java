@@ -49,6 +49,22 @@ public final class AuditLog {
                 + target);
     }
 
+    /**
+     * An XA branch's completion (commit, rollback) with its result, or an admin's listing of other users' branches.
+     *
+     * @param what what was done, naming the Xid, the branch's owner and the result
+     * @param ok   false when it failed (a WARNING)
+     */
+    public static void xa(Identity who, Object from, String what, boolean ok) {
+        LOG.log(ok ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "XA " + who.describe() + " from " + from
+                + ": " + what);
+    }
+
+    /** An XA request refused because its branch is another user's: {@code what} names the request and the Xid. */
+    public static void xaDenied(Identity who, Object from, String what) {
+        LOG.log(System.Logger.Level.WARNING, "DENIED " + who.describe() + " from " + from + ": " + what);
+    }
+
     /** Something allowed that is worth keeping: an admin command's arrival, new permission rules in force. */
     public static void action(String what) {
         LOG.log(System.Logger.Level.INFO, what);

@@ -651,7 +651,7 @@ public final class BrokerSession {
             throw new WharfException(ErrorCode.XAER_PROTO, "Session " + id + " is associated with " + branch
                     + " already: end that association before starting " + xid + ".");
         }
-        XaBranch started = xaBranches.start(xid, flags, timeoutSeconds, eventLoop);
+        XaBranch started = xaBranches.start(xid, flags, timeoutSeconds, eventLoop, access);
         branch = started;
         transaction = new Transaction(persistence, topics, started.work.id());
         replies.ok(requestId);
