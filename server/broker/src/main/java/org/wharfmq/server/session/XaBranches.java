@@ -84,6 +84,8 @@ public final class XaBranches {
      * @param formatId          the Xid's format id
      * @param globalTransactionId the Xid's gtrid, in hex
      * @param branchQualifier   the Xid's bqual, in hex
+     * @param owner             the user that started it ({@code ""}: an anonymous client), who may complete it besides
+     *                          an admin; null when its PREPARE record, written before branches had owners, names none
      * @param preparedAt        when it was prepared, epoch ms; for a restored branch, when the queue manager started
      * @param ageMillis         how long it has been in doubt (for a restored branch: at least this long)
      * @param restored          whether it was restored from the journal at start, prepared before the restart
@@ -91,7 +93,8 @@ public final class XaBranches {
      * @param consumed          the messages it consumed, held out of their queues until its outcome
      */
     public record PreparedBranch(String xid, int formatId, String globalTransactionId, String branchQualifier,
-                                 long preparedAt, long ageMillis, boolean restored, int sends, int consumed) {
+                                 String owner, long preparedAt, long ageMillis, boolean restored, int sends,
+                                 int consumed) {
     }
 
     /** The prepared branches, oldest first. */
@@ -103,7 +106,7 @@ public final class XaBranches {
             if (branch.prepared) {
                 prepared.add(new PreparedBranch(branch.xid.toString(), branch.xid.formatId(),
                         hex.formatHex(branch.xid.globalTransactionId()), hex.formatHex(branch.xid.branchQualifier()),
-                        branch.preparedAt, Math.max(0, now - branch.preparedAt), branch.restored,
+                        branch.owner, branch.preparedAt, Math.max(0, now - branch.preparedAt), branch.restored,
                         branch.work.sendCount(), branch.consumed.size()));
             }
         }
