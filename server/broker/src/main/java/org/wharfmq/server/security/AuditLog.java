@@ -43,10 +43,14 @@ public final class AuditLog {
         LOG.log(System.Logger.Level.WARNING, "connection refused: from " + from + ": " + reason);
     }
 
-    /** A request refused for want of a permission. */
-    public static void denied(Identity who, Object from, Permission what, String target) {
+    /**
+     * A request refused for want of a permission.
+     *
+     * @param why for the administrators alone: where the rules are and which rule decided (the client is told less)
+     */
+    public static void denied(Identity who, Object from, Permission what, String target, String why) {
         LOG.log(System.Logger.Level.WARNING, "DENIED " + who.describe() + " from " + from + ": " + what.key() + " "
-                + target);
+                + target + " (" + why + ")");
     }
 
     /**

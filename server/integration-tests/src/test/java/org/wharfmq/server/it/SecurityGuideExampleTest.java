@@ -112,7 +112,8 @@ class SecurityGuideExampleTest {
             JMSSecurityException denied = assertThrows(JMSSecurityException.class,
                     () -> b.createConsumer(b.createQueue("ORDERS.CONFIRMED")));
             assertEquals("User 'billing' may not receive from queue 'ORDERS.CONFIRMED': no 'receive' permission is granted "
-                    + "to it by security file " + server.securityFile() + ".", denied.getMessage());
+                    + "to it. Ask an administrator to grant 'receive' on queue 'ORDERS.CONFIRMED' to user:billing in "
+                    + "the security file's permissions.", denied.getMessage());
             assertThrows(JMSSecurityException.class, () -> o.createConsumer(o.createQueue("BILLING.INVOICES")));
             assertThrows(JMSSecurityException.class, () -> o.createProducer(o.createQueue("PAYROLL.IN")),
                     "a queue outside BILLING.* and ORDERS.* is refused to both");
