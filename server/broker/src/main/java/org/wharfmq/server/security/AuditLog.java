@@ -4,8 +4,8 @@ import java.net.SocketAddress;
 
 /**
  * The audit log: the {@code System.Logger} named {@value #NAME}, one line per security event (a failed login, a
- * connection refused for a limit; denials and admin actions from authorisation), each saying who, from where, what and
- * the result, so it can be routed to its own file (docs/security.md).
+ * connection refused for a limit; denials and admin actions from authorisation; XA completions), each saying who,
+ * from where, what and the result, so it can be routed to its own file (docs/security.md).
  */
 public final class AuditLog {
 
@@ -54,9 +54,10 @@ public final class AuditLog {
     }
 
     /**
-     * An XA branch's completion (commit, rollback) with its result, or an admin's listing of other users' branches.
+     * An XA branch's completion (commit, rollback, a prepare that rolls it back or forgets it) with its result, or an
+     * admin's listing of other users' branches.
      *
-     * @param what what was done, naming the Xid, the branch's owner and the result
+     * @param what what was done, naming the Xid and the result, and the branch's owner when it is not {@code who}
      * @param ok   false when it failed (a WARNING)
      */
     public static void xa(Identity who, Object from, String what, boolean ok) {
