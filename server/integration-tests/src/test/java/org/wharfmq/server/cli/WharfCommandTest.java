@@ -277,8 +277,8 @@ class WharfCommandTest {
             String err = new String(refused.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(1, refused.exitValue(), err);
             assertEquals("wharf: User 'app' may not send to queue 'SYSTEM.ADMIN.COMMAND.QUEUE': no 'admin' permission "
-                    + "(the SYSTEM.* queues need the admin permission) is granted to it by security file " + file + ".",
-                    err.strip());
+                    + "(the SYSTEM.* queues need the admin permission) is granted to it. Ask an administrator to grant "
+                    + "'admin' to user:app in the security file's permissions.", err.strip());
 
             String out = run("ops-pw\n# a script after the password\ndefine queue FROM.STDIN --max-depth 4\n"
                     + "display queue FROM.STDIN --json\n", "admin", "--url", url, "--user", "ops", "--password-stdin");
