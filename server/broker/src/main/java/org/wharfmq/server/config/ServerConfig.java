@@ -566,8 +566,8 @@ public final class ServerConfig {
         }
 
         /**
-         * Sets whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed. Anyone who can reach the
-         * port could then run code in the server: only on a trusted network, until Wharf has authentication.
+         * Sets whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed. Everyone with the admin
+         * permission could then run code in the server with its rights.
          */
         public Builder remoteDeploy(boolean remoteDeploy) {
             this.remoteDeploy = remoteDeploy;
