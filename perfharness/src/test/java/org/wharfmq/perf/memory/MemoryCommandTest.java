@@ -1,5 +1,6 @@
 package org.wharfmq.perf.memory;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.perf.workload.ChildJvmLauncher;
 import org.wharfmq.perf.workload.Launched;
@@ -16,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code wharf perf memory} as a user runs it: {@code PerfMain} in a JVM of its own (what {@code bin/wharf perf} starts,
  * on the test class path instead of the jars), a short fill and drain, and what it prints.
  */
+@Tag("slow")
 class MemoryCommandTest {
 
     @Test

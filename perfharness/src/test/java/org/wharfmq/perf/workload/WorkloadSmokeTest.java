@@ -1,5 +1,6 @@
 package org.wharfmq.perf.workload;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -62,6 +63,7 @@ class WorkloadSmokeTest {
      * runner's flow check: a message an XML node refused would show as a failure or backout); each flow with work of
      * its own also reports its ceiling.
      */
+    @Tag("slow")
     @ParameterizedTest
     @EnumSource(value = Workload.class, names = {"F_PASS", "F_HDR", "F_PARSE", "F_WRITE", "F_VALID", "F_FILTER_FIRST",
             "F_FILTER_LAST", "F_OPAQUE", "F_ROUTE", "F_COMPUTE", "F_XSLT"})
@@ -100,6 +102,7 @@ class WorkloadSmokeTest {
         assertTrue(s.meanRate() > 0, "round trips were counted");
     }
 
+    @Tag("slow")
     @Test
     void childJvmsRunRr4AndTheReportIsWritten(@TempDir Path out) throws Exception {
         RunSettings settings = settings(Workload.RR_4, out, false);

@@ -1,5 +1,6 @@
 package org.wharfmq.server.cli;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.TestServer;
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The {@code wharf} command in a child JVM, as a user runs it. */
+@Tag("slow")
 class WharfCommandTest {
 
     private static final long TIMEOUT_SECONDS = 30;

@@ -1,0 +1,51 @@
+package org.wharfmq.server.store;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code ./mvnw -B verify -Pquick} leaves out the tests tagged {@code slow}; every test class of the repository that
+ * starts a server in a child JVM ({@link ServerProcess}: kill -9, failover, restart) must carry the tag, so the quick
+ * build stays quick when such a test is added.
+ */
+class SlowTagTest {
+
+    private static final Pattern STARTS_A_SERVER_PROCESS = Pattern.compile("ServerProcess\\.(start|launch|command)");
+    private static final Pattern A_TEST = Pattern.compile("@(Test|ParameterizedTest|RepeatedTest)\\b");
+
+    @Test
+    void everyTestThatStartsAServerProcessIsTaggedSlow() throws IOException {
+        Path root = Path.of(System.getProperty("wharf.root"));
+        List<Path> untagged;
+        List<Path> found;
+        try (Stream<Path> files = Files.walk(root)) {
+            found = files.filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/test/java/")
+                            && !f.toString().contains("/target/"))
+                    .filter(f -> {
+                        String source = read(f);
+                        return A_TEST.matcher(source).find() && STARTS_A_SERVER_PROCESS.matcher(source).find();
+                    })
+                    .toList();
+        }
+        untagged = found.stream().filter(f -> !read(f).contains("@Tag(\"slow\")")).toList();
+        assertTrue(found.size() >= 8, "the scan finds the process tests (CrashRecoveryTest, StandbyTest, ...): " + found);
+        assertEquals(List.of(), untagged, "tests that start server processes without @Tag(\"slow\")");
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
