@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A short run of each workload against a server in this JVM: it checks that the steps run and count every
  * message exactly once, never how fast.
  */
+@Tag("slow")
 class WorkloadSmokeTest {
 
     private static RunSettings settings(Workload w, Path out, boolean inProcess) {
@@ -63,7 +64,6 @@ class WorkloadSmokeTest {
      * runner's flow check: a message an XML node refused would show as a failure or backout); each flow with work of
      * its own also reports its ceiling.
      */
-    @Tag("slow")
     @ParameterizedTest
     @EnumSource(value = Workload.class, names = {"F_PASS", "F_HDR", "F_PARSE", "F_WRITE", "F_VALID", "F_FILTER_FIRST",
             "F_FILTER_LAST", "F_OPAQUE", "F_ROUTE", "F_COMPUTE", "F_XSLT"})
@@ -102,7 +102,6 @@ class WorkloadSmokeTest {
         assertTrue(s.meanRate() > 0, "round trips were counted");
     }
 
-    @Tag("slow")
     @Test
     void childJvmsRunRr4AndTheReportIsWritten(@TempDir Path out) throws Exception {
         RunSettings settings = settings(Workload.RR_4, out, false);
