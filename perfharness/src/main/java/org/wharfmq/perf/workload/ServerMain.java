@@ -8,10 +8,10 @@ import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
-import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.metrics.MetricsPlugin;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 
@@ -124,15 +124,11 @@ public final class ServerMain {
         BenchmarkSecurity users = null;
         if ("rules".equals(security)) {
             users = BenchmarkSecurity.create(data);
-            builder.securityFile(users.file());
         } else if (security != null) {
             throw new OptionException("server: --security " + security + ": the one setting is rules");
         }
         if (metrics != null && !metrics.equals("scrape") && !metrics.equals("on")) {
             throw new OptionException("server: --metrics " + metrics + ": on (running, not scraped) or scrape");
-        }
-        if (metrics != null) {
-            builder.http(new HttpConfig("127.0.0.1", 0, false));
         }
         ServerConfig config = builder.build();
         SecurityFileRealm realm = users == null ? null : SecurityFileRealm.open(users.file());
@@ -140,7 +136,7 @@ public final class ServerMain {
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
         FlowHost flowHost = new FlowHost(); // with the admin plugin, as in the distribution (the admin command queue)
-        HttpPlugin http = new HttpPlugin();
+        HttpPlugin http = new HttpPlugin(metrics == null ? null : HttpSettings.on("127.0.0.1"));
         WharfServer.Starter starter = metrics == null
                 ? WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()))
                 : WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()),

@@ -53,8 +53,11 @@ public final class MessageHeaders {
      * @throws MalformedFrameException when the layout is broken
      */
     public static MessageHeaders read(ByteBuf message) {
-        int start = message.readerIndex();
         ByteBuf in = message.duplicate();
+        // offsets count from the duplicate's own reader index: on older Netty 4.1 releases (4.1.101, Spring Boot
+        // 3.0's) the duplicate of a pooled slice (a decoded frame) counts in its parent's indexes, not the slice's; a
+        // server embedded in an application runs on the application's Netty
+        int start = in.readerIndex();
         BodyType bodyType = MessageReader.readBodyType(in);
         int flags = MessageReader.readFlags(in);
         int priority = MessageReader.readPriority(in);
@@ -87,8 +90,9 @@ public final class MessageHeaders {
 
     /**
      * Where the JMSXUserID property of {@code message} (the buffer these headers were read from) is: the index of its
-     * type tag ({@link PropertySection#isString}, {@link PropertySection#valueOf}), or -1 when it has none. A walk over
-     * the checked properties, on demand (the server's SEND check), that allocates nothing.
+     * type tag ({@link PropertySection#isString}, {@link PropertySection#valueOf}), -1 when it has none, or
+     * {@link PropertySection#DUPLICATE} when it has more than one. A walk over the checked properties, on demand (the
+     * server's SEND check), that allocates nothing.
      */
     public int userIdTag(ByteBuf message) {
         int properties = message.readerIndex() + propertiesOffset;

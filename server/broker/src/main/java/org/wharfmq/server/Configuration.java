@@ -3,8 +3,10 @@ package org.wharfmq.server;
 import org.wharfmq.protocol.ProtocolVersion;
 
 /**
- * The defaults of every setting, in one place, each named after the YAML key it is the default for. A config file
- * only needs the settings it changes; {@link org.wharfmq.server.config.ServerConfig#defaults()} is all of these.
+ * The queue manager's defaults and limits, each default named after the YAML key it is the default for. A config
+ * file only needs the settings it changes; {@link org.wharfmq.server.config.ServerConfig#defaults()} is all of these.
+ * The plugins keep theirs beside their own settings (the HTTP listener's {@code HttpConfiguration}, the flow host's
+ * {@code FlowHostConfiguration}, the security file's {@code SecurityConfiguration}).
  */
 public final class Configuration {
 
@@ -22,13 +24,6 @@ public final class Configuration {
 
     /** Whether a queue that is not defined is created when first used: {@value}. */
     public static final boolean DEFAULT_AUTO_CREATE = true;
-
-    /**
-     * Whether {@code wharf flow deploy} may send a flow jar over the wire for the server to run: {@value}. There is no
-     * authentication yet, so anyone who reaches the port could run code in the server; flows are deployed from the
-     * configuration ({@code flows:}) instead.
-     */
-    public static final boolean DEFAULT_REMOTE_DEPLOY = false;
 
     /**
      * Whether a queue manager that finds its data directory locked by another waits as its standby (true) or refuses
@@ -105,23 +100,27 @@ public final class Configuration {
     public static final int FRAME_OVERHEAD_ALLOWANCE = 64 * 1024;
 
     /**
-     * How often the security file's modification time is checked, in ms: {@value}. A changed file is read again and
-     * its rules replace the old ones; a file that does not parse keeps the old rules (and the log says why).
+     * Failed logins of one user from one address after which that user's next logins from there are answered only
+     * after a delay: {@value}. Other users at that address are not slowed by them
+     * ({@link org.wharfmq.server.security.LoginThrottle}).
      */
-    public static final long SECURITY_RELOAD_MILLIS = 2_000L;
-
-    /** Failed logins from one address after which its next logins are answered only after a delay: {@value}. */
     public static final int LOGIN_FAILURES_BEFORE_DELAY = 5;
 
-    /** An address that has not failed a login for this long, in ms, is no longer slowed: {@value} (a minute). */
+    /**
+     * Different user names failing from one address after which every login from that address is delayed (guessing
+     * across user names): {@value}.
+     */
+    public static final int LOGIN_USERS_PER_ADDRESS_BEFORE_DELAY = 10;
+
+    /** A user at an address, or an address, that has not failed a login for this long, in ms, is no longer slowed: {@value} (a minute). */
     public static final long LOGIN_FAILURE_WINDOW_MILLIS = 60_000L;
 
-    /** The first delay of a slowed address's login answers, in ms, doubling with each further failure: {@value}. */
+    /** The first delay of slowed login answers, in ms, doubling with each further failure: {@value}. */
     public static final long LOGIN_FIRST_DELAY_MILLIS = 250L;
 
     /**
-     * The longest delay of a slowed address's login answers, in ms: {@value} (within the default handshake timeout; an
-     * answer held back this way is given even when the handshake timeout passes meanwhile).
+     * The longest delay of slowed login answers, in ms: {@value} (within the default handshake timeout; an answer held
+     * back this way is given even when the handshake timeout passes meanwhile).
      */
     public static final long LOGIN_MAX_DELAY_MILLIS = 5_000L;
 
@@ -301,30 +300,4 @@ public final class Configuration {
      * failing, and the answer says so.
      */
     public static final long ADMIN_STORE_WAIT_MILLIS = 30_000;
-
-    // ---- the HTTP listener (docs/operations.md, "HTTP listener") ----
-
-    /**
-     * The HTTP listener's port when an {@code http:} block leaves {@code port} out (config/wharf.yaml's): {@value}.
-     * The embedded defaults have no HTTP listener; a configuration turns it on with an {@code http:} block.
-     */
-    public static final int DEFAULT_HTTP_PORT = 7480;
-
-    /**
-     * The largest HTTP request accepted, headers and body together, in bytes: {@value} (64 KiB). A longer one is
-     * answered 413 and its connection closed; the console's forms and a flow's HTTP input are far smaller.
-     */
-    public static final int HTTP_MAX_REQUEST_BYTES = 64 * 1024;
-
-    /** How long an HTTP connection may stay idle (keep-alive between requests) before it is closed, in ms: {@value}. */
-    public static final int HTTP_IDLE_TIMEOUT_MILLIS = 60_000;
-
-    /**
-     * Threads that run HTTP requests' handlers (which may call the management view, and may block briefly) and check
-     * their passwords (PBKDF2, a few ms each), off the listener's event loop: {@value}.
-     */
-    public static final int HTTP_WORKER_THREADS = 2;
-
-    /** HTTP requests waiting for a worker thread, at most; one more is answered 503: {@value}. */
-    public static final int HTTP_MAX_QUEUED_REQUESTS = 256;
 }

@@ -41,7 +41,10 @@ public interface ServerPlugin extends AutoCloseable {
     /** What a queue manager offers its plugins. */
     interface Host {
 
-        /** The server's settings (validated). */
+        /**
+         * The queue manager's settings (validated). A plugin's own settings are not among them: it takes them when it
+         * is made (its section of config/wharf.yaml, {@link org.wharfmq.server.config.SettingsSection}).
+         */
         ServerConfig config();
 
         /** The URL of the in-VM listener ({@code vm://NAME}): the way a plugin connects to the queue manager. */

@@ -2,13 +2,13 @@ package org.wharfmq.spring.boot;
 
 import jakarta.jms.ConnectionFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.jms.JmsAutoConfiguration;
-import org.springframework.boot.autoconfigure.jms.JmsProperties;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.jms.connection.CachingConnectionFactory;
 import org.wharfmq.jms.WharfConnectionFactory;
 
@@ -19,28 +19,36 @@ import org.wharfmq.jms.WharfConnectionFactory;
  * and producers: {@code JmsTemplate} opens a session per operation) unless {@code spring.jms.cache.enabled=false};
  * the {@code spring.jms.cache.*} settings apply. An application that defines its own {@code ConnectionFactory} keeps
  * it.
+ *
+ * <p>One class for Spring Boot 3.0 to 4.x: it names only what every line has. Boot 4 moved the JMS auto-configuration
+ * and its {@code JmsProperties} to another package (module spring-boot-jms), so Boot's JMS auto-configuration is named
+ * by both its class names and the {@code spring.jms.cache.*} settings are read from the environment, with Boot's
+ * defaults (the same on every line); the choice of bean is made by {@code @ConditionalOnProperty}, as Boot's own
+ * Artemis configuration made it up to 3.4.
  */
-@AutoConfiguration(before = JmsAutoConfiguration.class)
+@AutoConfiguration(beforeName = {
+        "org.springframework.boot.autoconfigure.jms.JmsAutoConfiguration", // Spring Boot 3
+        "org.springframework.boot.jms.autoconfigure.JmsAutoConfiguration"}) // Spring Boot 4
 @ConditionalOnClass({ConnectionFactory.class, WharfConnectionFactory.class})
 @ConditionalOnMissingBean(ConnectionFactory.class)
-@EnableConfigurationProperties({WharfProperties.class, JmsProperties.class})
+@EnableConfigurationProperties(WharfProperties.class)
 public class WharfAutoConfiguration {
 
     /** The connection factory, cached (the default). */
     @Bean(name = "jmsConnectionFactory")
-    @ConditionalOnBooleanProperty(name = "spring.jms.cache.enabled", matchIfMissing = true)
-    public CachingConnectionFactory cachingJmsConnectionFactory(WharfProperties wharf, JmsProperties jms) {
-        JmsProperties.Cache cache = jms.getCache();
+    @ConditionalOnProperty(name = "spring.jms.cache.enabled", havingValue = "true", matchIfMissing = true)
+    public CachingConnectionFactory cachingJmsConnectionFactory(WharfProperties wharf, Environment environment) {
+        Binder cache = Binder.get(environment);
         CachingConnectionFactory factory = new CachingConnectionFactory(wharfConnectionFactory(wharf));
-        factory.setCacheConsumers(cache.isConsumers());
-        factory.setCacheProducers(cache.isProducers());
-        factory.setSessionCacheSize(cache.getSessionCacheSize());
+        factory.setCacheConsumers(cache.bind("spring.jms.cache.consumers", Boolean.class).orElse(false));
+        factory.setCacheProducers(cache.bind("spring.jms.cache.producers", Boolean.class).orElse(true));
+        factory.setSessionCacheSize(cache.bind("spring.jms.cache.session-cache-size", Integer.class).orElse(1));
         return factory;
     }
 
     /** The connection factory itself, when {@code spring.jms.cache.enabled=false}. */
     @Bean(name = "jmsConnectionFactory")
-    @ConditionalOnBooleanProperty(name = "spring.jms.cache.enabled", havingValue = false)
+    @ConditionalOnProperty(name = "spring.jms.cache.enabled", havingValue = "false")
     public WharfConnectionFactory jmsConnectionFactory(WharfProperties wharf) {
         return wharfConnectionFactory(wharf);
     }

@@ -31,8 +31,8 @@ public class WharfProperties {
     private String password;
 
     /**
-     * Broker URL options, in place of the URL's own: trustStore, trustStorePassword, keyStore, keyStorePassword,
-     * verifyHost, protocols, cipherSuites, ssl.
+     * Broker URL options, in place of the URL's own: any of them (prefetch, clientID, reconnectAttempts, ssl,
+     * trustStore, ...; docs/jms-client.md, "Spring Boot", lists them all). An unknown one fails the start, naming it.
      */
     private Map<String, String> options = new LinkedHashMap<>();
 

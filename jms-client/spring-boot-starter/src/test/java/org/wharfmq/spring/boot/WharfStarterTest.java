@@ -39,7 +39,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A small Spring Boot application with the starter on its class path and two properties, against a real server that
  * has a user: the auto-configured, cached connection factory, {@code JmsTemplate}, a {@code @JmsListener}, and a
- * transacted listener whose failure rolls the message back for redelivery.
+ * listener whose failure rolls the message back for redelivery (Spring Boot's listener containers are transacted
+ * unless told otherwise). Run here on the oldest Spring Boot line the starter supports, and on each later line by
+ * jms-client/spring-boot-tests.
  */
 class WharfStarterTest {
 
@@ -79,6 +81,7 @@ class WharfStarterTest {
         CachingConnectionFactory cached = assertInstanceOf(CachingConnectionFactory.class, factory);
         WharfConnectionFactory wharf = assertInstanceOf(WharfConnectionFactory.class, cached.getTargetConnectionFactory());
         assertEquals("orders", wharf.getUserName());
+        assertEquals(1, cached.getSessionCacheSize(), "Spring Boot's default spring.jms.cache.session-cache-size");
 
         app.getBean(JmsTemplate.class).convertAndSend("BOOT.ORDERS", "order 1");
         Orders orders = app.getBean(Orders.class);
@@ -86,11 +89,21 @@ class WharfStarterTest {
     }
 
     @Test
+    void theSpringJmsCacheSettingsApply() {
+        app = start("spring.jms.cache.session-cache-size=5", "spring.jms.cache.consumers=true",
+                "spring.jms.listener.auto-startup=false");
+        CachingConnectionFactory cached = assertInstanceOf(CachingConnectionFactory.class, app.getBean(ConnectionFactory.class));
+        assertEquals(5, cached.getSessionCacheSize());
+        assertTrue(cached.isCacheConsumers());
+    }
+
+    @Test
     void withoutCachingTheFactoryIsWharfsOwnWithTheUrlOptions() {
         app = start("wharf.user=orders", "wharf.password=orders-pw", "spring.jms.cache.enabled=false",
-                "wharf.options.ssl=false", "spring.jms.listener.auto-startup=false");
+                "wharf.options.ssl=false", "wharf.options.clientID=orders-app", "spring.jms.listener.auto-startup=false");
         WharfConnectionFactory factory = assertInstanceOf(WharfConnectionFactory.class, app.getBean(ConnectionFactory.class));
         assertEquals(server.server().tcpUrl(), factory.getBrokerURL());
+        assertEquals("orders-app", factory.getClientID(), "any URL option, its name's case kept");
         app.getBean(JmsTemplate.class).convertAndSend("BOOT.UNCACHED", "works");
     }
 
@@ -105,8 +118,8 @@ class WharfStarterTest {
     }
 
     @Test
-    void aTransactedListenerThatThrowsGetsTheMessageAgainMarkedRedelivered() throws Exception {
-        app = start("wharf.user=orders", "wharf.password=orders-pw", "spring.jms.listener.session.transacted=true");
+    void aListenerThatThrowsGetsTheMessageAgainMarkedRedeliveredAsBootsListenersAreTransacted() throws Exception {
+        app = start("wharf.user=orders", "wharf.password=orders-pw");
         app.getBean(JmsTemplate.class).convertAndSend("BOOT.PAYMENTS", "payment 1");
         Orders orders = app.getBean(Orders.class);
         assertEquals("payment 1 redelivered=false", orders.payments.poll(30, TimeUnit.SECONDS));

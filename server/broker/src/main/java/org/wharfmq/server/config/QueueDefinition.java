@@ -32,6 +32,20 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
                               String pageFullPolicy, Integer backoutThreshold, String backoutQueue,
                               Integer depthHighEvent, Integer depthLowEvent, Boolean fullEvent) {
 
+    /**
+     * Reads an entry of {@code queues:}, whose keys are the components' names; its values are checked by the
+     * server's settings ({@link #check()}).
+     */
+    static QueueDefinition read(Settings entry) {
+        QueueDefinition queue = new QueueDefinition(entry.text("name", null), entry.longOrNull("maxDepth"),
+                entry.longOrNull("maxBytes"), entry.text("policy", null), entry.longOrNull("maxPageBytes"),
+                entry.text("pageFullPolicy", null), entry.intOrNull("backoutThreshold"),
+                entry.text("backoutQueue", null), entry.intOrNull("depthHighEvent"), entry.intOrNull("depthLowEvent"),
+                entry.flagOrNull("fullEvent"));
+        entry.refuseUnknown();
+        return queue;
+    }
+
     /** A queue with a depth limit of its own (or null) and every other setting at its default. */
     public QueueDefinition(String name, Long maxDepth) {
         this(name, maxDepth, null, null);

@@ -3,6 +3,8 @@ package org.wharfmq.server.config;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.store.Durability;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -10,93 +12,25 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The queue manager's settings: an immutable value, read by every part of the broker and handed to its plugins
+ * The queue manager's settings, and only its own (each plugin keeps its settings: docs/architecture.md,
+ * "Settings"): an immutable value, read by every part of the broker and handed to its plugins
  * ({@link org.wharfmq.server.ServerPlugin.Host#config()}), so no part sees another change a setting under it. Built
  * with {@link Builder}'s fluent setters, each named after its YAML key in {@code config/wharf.yaml}:
  * {@code ServerConfig.builder().port(0).autoCreate(false).queue("ORDERS", 1000).build()}, where {@code build()}
- * checks every setting. Defaults are the constants of {@link Configuration}. The command line reads the YAML
- * ({@code org.wharfmq.server.cli.ConfigurationFile}); the broker knows nothing of it.
+ * checks every setting. Defaults are the constants of {@link Configuration}. {@link #read(Settings)} reads the
+ * queue manager's keys from the file's tree; the command line reads the YAML
+ * ({@code org.wharfmq.server.cli.ConfigurationFile}), and the broker knows nothing of it.
  */
 public final class ServerConfig {
 
-    private final String name;
-    private final String host;
-    private final int port;
-    private final String inVmName;
-    private final String dataDirectory;
-    private final boolean autoCreate;
-    private final boolean remoteDeploy;
-    private final boolean standby;
-    private final int maxMessageLength;
-    private final long maxQueueDepth;
-    private final int maxQueues;
-    private final long autoDeleteDelayMillis;
-    private final int ioThreads;
-    private final int heartbeatMillis;
-    private final String durability;
-    private final long journalFileBytes;
-    private final long journalSlackBytes;
-    private final long journalMaxBytes;
-    private final List<QueueDefinition> queues;
-    private final String securityFile;
-    private final String flowHostUser;
-    private final String flowHostPassword;
-    /** The TLS listener's settings; null = no TLS listener. */
-    private final TlsConfig tls;
-    /** The HTTP listener's settings; null = no HTTP listener. */
-    private final HttpConfig http;
-    // connection and handshake limits (docs/resilience.md)
-    private final int handshakeTimeoutMillis;
-    private final int maxConnections;
-    private final int maxConnectionsPerAddress;
-    private final int maxTemporaryQueuesPerConnection;
-    // memory (docs/resilience.md)
-    private final long maxMemoryBytes;
-    private final long maxSubscriptionBytes;
-    private final MemoryPolicy memoryPolicy;
-    private final long maxPageBytes;
-    private final MemoryPolicy pageFullPolicy;
-    private final int producerWindowBytes;
-    private final long fanOutWindowBytes;
-    private final List<TopicDefinition> topics;
+    /**
+     * The settings as built: a copy of the builder that nothing else holds and nothing changes (its lists
+     * immutable). A setting is a field of {@link Builder} only; its accessor here reads it.
+     */
+    private final Builder values;
 
     private ServerConfig(Builder b) {
-        this.name = b.name;
-        this.host = b.host;
-        this.port = b.port;
-        this.inVmName = b.inVmName;
-        this.dataDirectory = b.dataDirectory;
-        this.autoCreate = b.autoCreate;
-        this.remoteDeploy = b.remoteDeploy;
-        this.standby = b.standby;
-        this.maxMessageLength = b.maxMessageLength;
-        this.maxQueueDepth = b.maxQueueDepth;
-        this.maxQueues = b.maxQueues;
-        this.autoDeleteDelayMillis = b.autoDeleteDelayMillis;
-        this.ioThreads = b.ioThreads;
-        this.heartbeatMillis = b.heartbeatMillis;
-        this.durability = b.durability;
-        this.journalFileBytes = b.journalFileBytes;
-        this.journalSlackBytes = b.journalSlackBytes;
-        this.journalMaxBytes = b.journalMaxBytes;
-        this.queues = List.copyOf(b.queues);
-        this.securityFile = b.securityFile;
-        this.flowHostUser = b.flowHostUser;
-        this.flowHostPassword = b.flowHostPassword;
-        this.tls = b.tls;
-        this.http = b.http;
-        this.handshakeTimeoutMillis = b.handshakeTimeoutMillis;
-        this.maxConnections = b.maxConnections;
-        this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
-        this.maxTemporaryQueuesPerConnection = b.maxTemporaryQueuesPerConnection;
-        this.maxMemoryBytes = b.maxMemoryBytes;
-        this.maxSubscriptionBytes = b.maxSubscriptionBytes;
-        this.memoryPolicy = b.memoryPolicy;
-        this.maxPageBytes = b.maxPageBytes;
-        this.pageFullPolicy = b.pageFullPolicy;
-        this.producerWindowBytes = b.producerWindowBytes;
-        this.fanOutWindowBytes = b.fanOutWindowBytes;
-        this.topics = List.copyOf(b.topics);
+        this.values = b.copy(true);
     }
 
     /** Every setting at its default (see {@link Configuration}); no predefined queues. */
@@ -109,81 +43,100 @@ public final class ServerConfig {
         return new Builder();
     }
 
+    /**
+     * The queue manager's part of the configuration file: its top-level keys, each named after the {@link Builder}
+     * setter it calls, with the {@code tls:} block, {@code queues:} and {@code topics:}. A setting left out keeps its
+     * default ({@link Configuration}); the values are checked by {@link Builder#build()}, once the command line has
+     * applied its overrides. A setting added to the broker is, in this class, a field and a setter of {@link Builder}, an
+     * accessor, a line here and its check in {@link Builder#build()}; then its default in {@link Configuration} and
+     * its explanation in config/wharf.yaml.
+     *
+     * @param file the file's top level
+     * @return a builder holding the file's settings
+     * @throws ConfigurationException for a value of the wrong type, or an unknown key inside {@code tls:},
+     *                                {@code queues:} or {@code topics:}
+     */
+    public static Builder read(Settings file) {
+        Builder b = builder();
+        b.name = file.text("name", b.name);
+        b.host = file.text("host", b.host);
+        b.port = file.intValue("port", b.port);
+        b.inVmName = file.text("inVmName", b.inVmName);
+        b.dataDirectory = file.text("dataDirectory", b.dataDirectory);
+        b.autoCreate = file.flag("autoCreate", b.autoCreate);
+        b.standby = file.flag("standby", b.standby);
+        b.maxMessageLength = file.intValue("maxMessageLength", b.maxMessageLength);
+        b.maxQueueDepth = file.longValue("maxQueueDepth", b.maxQueueDepth);
+        b.maxQueues = file.intValue("maxQueues", b.maxQueues);
+        b.autoDeleteDelayMillis = file.longValue("autoDeleteDelayMillis", b.autoDeleteDelayMillis);
+        b.ioThreads = file.intValue("ioThreads", b.ioThreads);
+        b.heartbeatMillis = file.intValue("heartbeatMillis", b.heartbeatMillis);
+        if (file.has("durability")) {
+            b.durability(Durability.parse(file.text("durability", null)));
+        }
+        b.journalFileBytes = file.longValue("journalFileBytes", b.journalFileBytes);
+        b.journalSlackBytes = file.longValue("journalSlackBytes", b.journalSlackBytes);
+        b.journalMaxBytes = file.longValue("journalMaxBytes", b.journalMaxBytes);
+        b.handshakeTimeoutMillis = file.intValue("handshakeTimeoutMillis", b.handshakeTimeoutMillis);
+        b.maxConnections = file.intValue("maxConnections", b.maxConnections);
+        b.maxConnectionsPerAddress = file.intValue("maxConnectionsPerAddress", b.maxConnectionsPerAddress);
+        b.maxTemporaryQueuesPerConnection = file.intValue("maxTemporaryQueuesPerConnection",
+                b.maxTemporaryQueuesPerConnection);
+        b.maxMemoryBytes = file.longValue("maxMemoryBytes", b.maxMemoryBytes);
+        b.maxSubscriptionBytes = file.longValue("maxSubscriptionBytes", b.maxSubscriptionBytes);
+        if (file.has("memoryPolicy")) {
+            b.memoryPolicy = MemoryPolicy.parse(file.text("memoryPolicy", null), "memoryPolicy");
+        }
+        b.maxPageBytes = file.longValue("maxPageBytes", b.maxPageBytes);
+        if (file.has("pageFullPolicy")) {
+            b.pageFullPolicy = MemoryPolicy.parse(file.text("pageFullPolicy", null), "pageFullPolicy");
+        }
+        b.producerWindowBytes = file.intValue("producerWindowBytes", b.producerWindowBytes);
+        b.fanOutWindowBytes = file.longValue("fanOutWindowBytes", b.fanOutWindowBytes);
+        for (Settings topic : file.sections("topics")) {
+            b.topics.add(TopicDefinition.read(topic));
+        }
+        for (Settings queue : file.sections("queues")) {
+            b.queues.add(QueueDefinition.read(queue));
+        }
+        Settings tls = file.section("tls");
+        b.tls = tls == null ? null : TlsConfig.read(tls);
+        return b;
+    }
+
     /** A builder holding these settings, to derive a changed copy (this one stays as it is). */
     public Builder toBuilder() {
-        Builder b = new Builder();
-        b.name = name;
-        b.host = host;
-        b.port = port;
-        b.inVmName = inVmName;
-        b.dataDirectory = dataDirectory;
-        b.autoCreate = autoCreate;
-        b.remoteDeploy = remoteDeploy;
-        b.standby = standby;
-        b.maxMessageLength = maxMessageLength;
-        b.maxQueueDepth = maxQueueDepth;
-        b.maxQueues = maxQueues;
-        b.autoDeleteDelayMillis = autoDeleteDelayMillis;
-        b.ioThreads = ioThreads;
-        b.heartbeatMillis = heartbeatMillis;
-        b.durability = durability;
-        b.journalFileBytes = journalFileBytes;
-        b.journalSlackBytes = journalSlackBytes;
-        b.journalMaxBytes = journalMaxBytes;
-        b.queues = new ArrayList<>(queues);
-        b.securityFile = securityFile;
-        b.flowHostUser = flowHostUser;
-        b.flowHostPassword = flowHostPassword;
-        b.tls = tls;
-        b.http = http;
-        b.handshakeTimeoutMillis = handshakeTimeoutMillis;
-        b.maxConnections = maxConnections;
-        b.maxConnectionsPerAddress = maxConnectionsPerAddress;
-        b.maxTemporaryQueuesPerConnection = maxTemporaryQueuesPerConnection;
-        b.maxMemoryBytes = maxMemoryBytes;
-        b.maxSubscriptionBytes = maxSubscriptionBytes;
-        b.memoryPolicy = memoryPolicy;
-        b.maxPageBytes = maxPageBytes;
-        b.pageFullPolicy = pageFullPolicy;
-        b.producerWindowBytes = producerWindowBytes;
-        b.fanOutWindowBytes = fanOutWindowBytes;
-        b.topics = new ArrayList<>(topics);
-        return b;
+        return values.copy(false);
     }
 
     /** The queue manager name. */
     public String name() {
-        return name;
+        return values.name;
     }
 
     /** The interface the TCP listener binds. */
     public String host() {
-        return host;
+        return values.host;
     }
 
     /** The TCP port as configured (0 = ephemeral; the server reports the actual one). */
     public int port() {
-        return port;
+        return values.port;
     }
 
     /** The name of the in-VM listener. */
     public String inVmName() {
-        return inVmName;
+        return values.inVmName;
     }
 
     /** The directory for persistent data. */
     public Path dataDirectory() {
-        return Path.of(dataDirectory);
+        return Path.of(values.dataDirectory);
     }
 
     /** Whether queues are created on first use. */
     public boolean autoCreate() {
-        return autoCreate;
-    }
-
-    /** Whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed (and kept ones restored). */
-    public boolean remoteDeploy() {
-        return remoteDeploy;
+        return values.autoCreate;
     }
 
     /**
@@ -191,101 +144,72 @@ public final class ServerConfig {
      * then takes over as its standby (true), or refuses to start (false, the default): docs/resilience.md, "Standby".
      */
     public boolean standby() {
-        return standby;
+        return values.standby;
     }
 
     /** The longest encoded message accepted, in bytes. */
     public int maxMessageLength() {
-        return maxMessageLength;
+        return values.maxMessageLength;
     }
 
     /** The depth limit of queues that do not set their own. */
     public long maxQueueDepth() {
-        return maxQueueDepth;
+        return values.maxQueueDepth;
     }
 
     /** The most queues the queue manager holds (defined, created by use, temporary). */
     public int maxQueues() {
-        return maxQueues;
+        return values.maxQueues;
     }
 
     /** How long an unused queue created by use stays before it is deleted, in ms; 0 or less = never. */
     public long autoDeleteDelayMillis() {
-        return autoDeleteDelayMillis;
+        return values.autoDeleteDelayMillis;
     }
 
     /** The number of network threads to start: the setting, or the number of available processors when it is 0. */
     public int ioThreads() {
-        return ioThreads > 0 ? ioThreads : Runtime.getRuntime().availableProcessors();
+        return values.ioThreads > 0 ? values.ioThreads : Runtime.getRuntime().availableProcessors();
     }
 
     /** The heartbeat interval the server offers, in ms. */
     public int heartbeatMillis() {
-        return heartbeatMillis;
+        return values.heartbeatMillis;
     }
 
     /** What a synced journal record survives (setting durability). */
     public Durability durability() {
-        return Durability.parse(durability);
+        return Durability.parse(values.durability);
     }
 
     /** The size at which the journal moves on to a new file, in bytes. */
     public long journalFileBytes() {
-        return journalFileBytes;
+        return values.journalFileBytes;
     }
 
     /** How many bytes of dead records the journal may keep before it compacts its oldest file. */
     public long journalSlackBytes() {
-        return journalSlackBytes;
+        return values.journalSlackBytes;
     }
 
     /** The most bytes the journal may use on disk; 0 = no limit but the disk. */
     public long journalMaxBytes() {
-        return journalMaxBytes;
+        return values.journalMaxBytes;
     }
 
     /** The predefined queues, in definition order. */
     public List<QueueDefinition> queues() {
-        return queues;
-    }
-
-    /**
-     * The security file (users, anonymous access, login module; docs/security.md), or null for none: then no user
-     * can authenticate and only local clients may connect anonymously.
-     */
-    public Path securityFile() {
-        return securityFile == null ? null : Path.of(securityFile);
-    }
-
-    /**
-     * The user the flow host's message flows connect as (over the in-VM listener, by SCRAM-SHA-256 like any client),
-     * or null: they connect anonymously in-VM, as the queue manager itself.
-     */
-    public String flowHostUser() {
-        return flowHostUser;
-    }
-
-    /** The password of {@link #flowHostUser()}; never shown by {@link #toString()}. */
-    public String flowHostPassword() {
-        return flowHostPassword;
+        return values.queues;
     }
 
     /** The TLS listener's settings, when the server has one ({@code tls:} in the YAML). */
     public java.util.Optional<TlsConfig> tls() {
-        return java.util.Optional.ofNullable(tls);
-    }
-
-    /**
-     * The HTTP listener's settings ({@code http:} in the YAML), when the server has one: metrics, the web console;
-     * none in the embedded defaults.
-     */
-    public java.util.Optional<HttpConfig> http() {
-        return java.util.Optional.ofNullable(http);
+        return java.util.Optional.ofNullable(values.tls);
     }
 
     /** Whether the plain TCP listener ({@link #port()}) is on: always, unless TLS is configured with {@code plain: false}. */
     public boolean plainListener() {
-        return tls == null || tls.plain();
+        return values.tls == null || values.tls.plain();
     }
 
     /**
@@ -293,22 +217,22 @@ public final class ServerConfig {
      * closed, in ms.
      */
     public int handshakeTimeoutMillis() {
-        return handshakeTimeoutMillis;
+        return values.handshakeTimeoutMillis;
     }
 
     /** The most client connections over TCP and TLS together; in-VM connections are not counted. */
     public int maxConnections() {
-        return maxConnections;
+        return values.maxConnections;
     }
 
     /** The most client connections from one IP address. */
     public int maxConnectionsPerAddress() {
-        return maxConnectionsPerAddress;
+        return values.maxConnectionsPerAddress;
     }
 
     /** The most temporary queues one connection holds at once. */
     public int maxTemporaryQueuesPerConnection() {
-        return maxTemporaryQueuesPerConnection;
+        return values.maxTemporaryQueuesPerConnection;
     }
 
     /**
@@ -316,12 +240,12 @@ public final class ServerConfig {
      * memory limit ({@link Configuration#DEFAULT_MEMORY_SHARE_PERCENT}; the queue manager computes it).
      */
     public long maxMemoryBytes() {
-        return maxMemoryBytes;
+        return values.maxMemoryBytes;
     }
 
     /** The memory budget of each topic subscription no {@link #topics()} entry covers, in bytes; 0 = none of its own. */
     public long maxSubscriptionBytes() {
-        return maxSubscriptionBytes;
+        return values.maxSubscriptionBytes;
     }
 
     /**
@@ -329,7 +253,7 @@ public final class ServerConfig {
      * fail. A subscription no topic entry gives a policy takes it too, except page, which gives it block.
      */
     public MemoryPolicy memoryPolicy() {
-        return memoryPolicy;
+        return values.memoryPolicy;
     }
 
     /**
@@ -337,17 +261,17 @@ public final class ServerConfig {
      * the data directory's free disk space when the server starts ({@link Configuration#DEFAULT_PAGE_SHARE_PERCENT}).
      */
     public long maxPageBytes() {
-        return maxPageBytes;
+        return values.maxPageBytes;
     }
 
     /** What a send to a paging queue meets when its disk budget or the server's is spent too: block or fail. */
     public MemoryPolicy pageFullPolicy() {
-        return pageFullPolicy;
+        return values.pageFullPolicy;
     }
 
     /** The bytes a producer's session may send before the server returns credit (producer flow control). */
     public int producerWindowBytes() {
-        return producerWindowBytes;
+        return values.producerWindowBytes;
     }
 
     /**
@@ -355,31 +279,28 @@ public final class ServerConfig {
      * is narrowed to this divided by its last publication's subscriptions (producer flow control).
      */
     public long fanOutWindowBytes() {
-        return fanOutWindowBytes;
+        return values.fanOutWindowBytes;
     }
 
     /** Memory settings for the subscriptions of some topics, in the configuration's order (the first that covers wins). */
     public List<TopicDefinition> topics() {
-        return topics;
+        return values.topics;
     }
 
+    /** Every setting, {@code ServerConfig[name=WHARF, host=0.0.0.0, ...]}: the builder's fields, so a new one needs no line here. */
     @Override
     public String toString() {
-        return "ServerConfig[name=" + name + ", host=" + host + ", port=" + port + ", inVmName=" + inVmName
-                + ", dataDirectory=" + dataDirectory + ", autoCreate=" + autoCreate + ", remoteDeploy=" + remoteDeploy + ", standby=" + standby + ", maxMessageLength="
-                + maxMessageLength + ", maxQueueDepth=" + maxQueueDepth + ", maxQueues=" + maxQueues
-                + ", autoDeleteDelayMillis=" + autoDeleteDelayMillis + ", ioThreads=" + ioThreads + ", heartbeatMillis=" + heartbeatMillis
-                + ", durability=" + durability + ", journalFileBytes=" + journalFileBytes + ", journalSlackBytes="
-                + journalSlackBytes + ", journalMaxBytes=" + journalMaxBytes + ", queues=" + queues
-                + ", securityFile=" + securityFile + ", flowHostUser=" + flowHostUser + ", tls=" + tls + ", http=" + http
-                + ", handshakeTimeoutMillis=" + handshakeTimeoutMillis + ", maxConnections=" + maxConnections
-                + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxTemporaryQueuesPerConnection="
-                + maxTemporaryQueuesPerConnection
-                + ", maxMemoryBytes=" + maxMemoryBytes + ", maxSubscriptionBytes=" + maxSubscriptionBytes
-                + ", memoryPolicy=" + memoryPolicy + ", maxPageBytes=" + maxPageBytes + ", pageFullPolicy="
-                + pageFullPolicy + ", producerWindowBytes=" + producerWindowBytes
-                + ", fanOutWindowBytes=" + fanOutWindowBytes + ", topics=" + topics
-                + "]";
+        StringBuilder text = new StringBuilder();
+        for (Field field : Builder.class.getDeclaredFields()) {
+            if (!Modifier.isStatic(field.getModifiers())) {
+                try {
+                    text.append(text.length() == 0 ? "" : ", ").append(field.getName()).append('=').append(field.get(values));
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError("a nestmate's field", e);
+                }
+            }
+        }
+        return "ServerConfig[" + text + "]";
     }
 
     /**
@@ -387,7 +308,7 @@ public final class ServerConfig {
      * {@link #build()} checks them all and makes the immutable {@link ServerConfig}; the builder may then be changed
      * and built again without touching what it built before.
      */
-    public static final class Builder {
+    public static final class Builder implements Cloneable {
 
         private String name = Configuration.DEFAULT_NAME;
         private String host = Configuration.DEFAULT_HOST;
@@ -395,7 +316,6 @@ public final class ServerConfig {
         private String inVmName = Configuration.DEFAULT_IN_VM_NAME;
         private String dataDirectory = Configuration.DEFAULT_DATA_DIRECTORY;
         private boolean autoCreate = Configuration.DEFAULT_AUTO_CREATE;
-        private boolean remoteDeploy = Configuration.DEFAULT_REMOTE_DEPLOY;
         private boolean standby = Configuration.DEFAULT_STANDBY;
         private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
         private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
@@ -408,11 +328,7 @@ public final class ServerConfig {
         private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
         private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
         private List<QueueDefinition> queues = new ArrayList<>();
-        private String securityFile;
-        private String flowHostUser;
-        private String flowHostPassword;
         private TlsConfig tls;
-        private HttpConfig http;
         private int handshakeTimeoutMillis = Configuration.DEFAULT_HANDSHAKE_TIMEOUT_MILLIS;
         private int maxConnections = Configuration.DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = Configuration.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
@@ -427,6 +343,19 @@ public final class ServerConfig {
         private List<TopicDefinition> topics = new ArrayList<>();
 
         private Builder() {
+        }
+
+        /** A copy of these settings: frozen (immutable lists) for a {@link ServerConfig}, or to be changed further. */
+        private Builder copy(boolean frozen) {
+            Builder copy;
+            try {
+                copy = (Builder) clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError("Builder is Cloneable", e);
+            }
+            copy.queues = frozen ? List.copyOf(queues) : new ArrayList<>(queues);
+            copy.topics = frozen ? List.copyOf(topics) : new ArrayList<>(topics);
+            return copy;
         }
 
         // ---- memory (docs/resilience.md) ----
@@ -499,33 +428,9 @@ public final class ServerConfig {
             return this;
         }
 
-        /** Sets the user the flow host's flows connect as (null: anonymous in-VM, as the queue manager itself). */
-        public Builder flowHostUser(String flowHostUser) {
-            this.flowHostUser = flowHostUser;
-            return this;
-        }
-
-        /** Sets the password of the flow host's user. */
-        public Builder flowHostPassword(String flowHostPassword) {
-            this.flowHostPassword = flowHostPassword;
-            return this;
-        }
-
-        /** Sets the security file the server reads its users from (null: none, the secure default). */
-        public Builder securityFile(Path securityFile) {
-            this.securityFile = securityFile == null ? null : securityFile.toString();
-            return this;
-        }
-
         /** Sets the TLS listener's settings ({@link TlsConfig#builder()}); null = no TLS listener. */
         public Builder tls(TlsConfig tls) {
             this.tls = tls;
-            return this;
-        }
-
-        /** Sets the HTTP listener's settings (metrics, the web console); null = no HTTP listener. */
-        public Builder http(HttpConfig http) {
-            this.http = http;
             return this;
         }
 
@@ -562,15 +467,6 @@ public final class ServerConfig {
         /** Sets whether queues are created on first use. */
         public Builder autoCreate(boolean autoCreate) {
             this.autoCreate = autoCreate;
-            return this;
-        }
-
-        /**
-         * Sets whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed. Anyone who can reach the
-         * port could then run code in the server: only on a trusted network, until Wharf has authentication.
-         */
-        public Builder remoteDeploy(boolean remoteDeploy) {
-            this.remoteDeploy = remoteDeploy;
             return this;
         }
 
@@ -708,10 +604,6 @@ public final class ServerConfig {
             requireText(host, "host");
             requireText(inVmName, "inVmName");
             requireText(dataDirectory, "dataDirectory");
-            if (flowHostUser != null && (flowHostPassword == null || flowHostPassword.isEmpty())) {
-                throw new ConfigurationException("Setting flowHostUser '" + flowHostUser + "' needs flowHostPassword too"
-                        + " (the flows log in as that user).");
-            }
             if (port < 0 || port > 65535) {
                 throw new ConfigurationException("Setting port must be between 0 and 65535, was " + port + ".");
             }
@@ -765,28 +657,7 @@ public final class ServerConfig {
                 throw new ConfigurationException("Settings port and tls.port are both " + port + ": the plain and the TLS "
                         + "listener need ports of their own (or set tls.plain: false to have only the TLS one).");
             }
-            checkHttp();
             return new ServerConfig(this);
-        }
-
-        /** The HTTP listener: HTTPS needs the tls: block's key; its port is its own. */
-        private void checkHttp() {
-            if (http == null) {
-                return;
-            }
-            if (http.tls() && tls == null) {
-                throw new ConfigurationException("Setting http.tls is true, but there is no tls: block: HTTPS uses the "
-                        + "TLS listener's key and certificate. Add a tls: block, or set http.tls: false.");
-            }
-            if (http.port() != 0 && ((plainListener(tls) && http.port() == port)
-                    || (tls != null && http.port() == tls.port()))) {
-                throw new ConfigurationException("Setting http.port is " + http.port() + ", the port of another "
-                        + "listener (port or tls.port): give the HTTP listener a port of its own.");
-            }
-        }
-
-        private static boolean plainListener(TlsConfig tls) {
-            return tls == null || tls.plain();
         }
 
         /** The memory settings: budgets 0 or more, policies named right ({@code drop} only for topics). */

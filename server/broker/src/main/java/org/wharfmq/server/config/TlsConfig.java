@@ -79,6 +79,37 @@ public final class TlsConfig {
         return new Builder();
     }
 
+    /**
+     * Reads the {@code tls:} block, whose keys are the {@link Builder}'s setters, and checks it.
+     *
+     * @throws ConfigurationException naming the setting that is unknown, of the wrong type or wrong
+     */
+    static TlsConfig read(Settings block) {
+        Builder b = builder();
+        b.port = block.intValue("port", b.port);
+        b.plain = block.flag("plain", b.plain);
+        b.keyStore(block.file("keyStore"));
+        b.keyStorePassword = block.text("keyStorePassword", null);
+        b.certificate(block.file("certificate"));
+        b.privateKey(block.file("privateKey"));
+        b.privateKeyPassword = block.text("privateKeyPassword", null);
+        b.protocols(block.texts("protocols", null));
+        b.cipherSuites(block.texts("cipherSuites", null));
+        String clientAuth = block.text("clientAuth", null);
+        String engine = block.text("engine", null);
+        b.trustStore(block.file("trustStore"));
+        b.trustStorePassword = block.text("trustStorePassword", null);
+        b.trustCertificates(block.file("trustCertificates"));
+        block.refuseUnknown();
+        if (block.has("clientAuth")) {
+            b.clientAuth(clientAuth(clientAuth));
+        }
+        if (block.has("engine")) {
+            b.engine(engine(engine));
+        }
+        return b.build();
+    }
+
     /** The TLS listener's port (0 = any free one; the server reports the one bound). */
     public int port() {
         return port;

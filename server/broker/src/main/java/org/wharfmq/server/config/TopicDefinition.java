@@ -11,4 +11,12 @@ package org.wharfmq.server.config;
  * @param policy   {@code block}, {@code fail} or {@code drop}; null for {@code memoryPolicy}
  */
 public record TopicDefinition(String filter, Long maxBytes, String policy) {
+
+    /** Reads an entry of {@code topics:} (its keys are the components' names); its values are checked by the server's settings. */
+    static TopicDefinition read(Settings entry) {
+        TopicDefinition topic = new TopicDefinition(entry.text("filter", null), entry.longOrNull("maxBytes"),
+                entry.text("policy", null));
+        entry.refuseUnknown();
+        return topic;
+    }
 }

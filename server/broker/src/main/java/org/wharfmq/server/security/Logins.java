@@ -31,7 +31,7 @@ public final class Logins {
         return authenticator;
     }
 
-    /** Failed logins per address. */
+    /** Failed logins per user and address, and per address. */
     public LoginThrottle throttle() {
         return throttle;
     }

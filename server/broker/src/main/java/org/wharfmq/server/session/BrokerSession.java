@@ -353,25 +353,33 @@ public final class BrokerSession {
 
     /**
      * JMSXUserID is the authenticated user, never a claim: a message of an authenticated connection must carry
-     * exactly its user (the Wharf client sets it from HELLO_OK), one of an anonymous connection none. The message is
-     * neither copied nor rewritten, so every stored message carries the verified user; the check compares bytes in
-     * place and allocates nothing unless it refuses.
+     * exactly its user once (the Wharf client sets it from HELLO_OK), one of an anonymous connection none. A property
+     * section that names it twice is refused whatever the values, since a decoder keeps the last one and a check of
+     * one alone could be fooled. The message is neither copied nor rewritten, so every stored message carries the
+     * verified user; the check compares bytes in place and allocates nothing unless it refuses.
      */
     private void checkUserId(MessageHeaders headers, ByteBuf content) {
         int tag = headers.userIdTag(content);
-        if (userUtf8 == null ? tag < 0 : tag >= 0 && PropertySection.isString(content, tag, userUtf8)) {
+        if (userUtf8 == null ? tag == -1 : tag >= 0 && PropertySection.isString(content, tag, userUtf8)) {
             return;
         }
-        Object claimed = tag < 0 ? null : PropertySection.valueOf(content, tag);
-        String refusal = userUtf8 == null
-                ? "The message claims JMSXUserID '" + claimed + "', but this connection did not authenticate: the"
-                        + " messages of an anonymous connection carry no JMSXUserID."
-                : claimed == null
-                ? "The message carries no JMSXUserID, but this connection is authenticated as user '"
-                        + access.identity().user()
-                        + "': every message it sends must carry that user as JMSXUserID."
-                : "The message claims JMSXUserID '" + claimed + "', but this connection is authenticated as user '"
-                        + access.identity().user() + "': a client may not send as another user.";
+        String refusal;
+        if (tag == PropertySection.DUPLICATE) {
+            refusal = "The message carries the JMSXUserID property more than once: a message may name its sender once,"
+                    + " as " + (userUtf8 == null ? "no one (this connection did not authenticate)"
+                    : "user '" + access.identity().user() + "', the user this connection authenticated as") + ".";
+        } else {
+            Object claimed = tag < 0 ? null : PropertySection.valueOf(content, tag);
+            refusal = userUtf8 == null
+                    ? "The message claims JMSXUserID '" + claimed + "', but this connection did not authenticate: the"
+                            + " messages of an anonymous connection carry no JMSXUserID."
+                    : claimed == null
+                    ? "The message carries no JMSXUserID, but this connection is authenticated as user '"
+                            + access.identity().user()
+                            + "': every message it sends must carry that user as JMSXUserID."
+                    : "The message claims JMSXUserID '" + claimed + "', but this connection is authenticated as user '"
+                            + access.identity().user() + "': a client may not send as another user.";
+        }
         throw new WharfException(ErrorCode.NOT_AUTHORISED, refusal + " It was not stored (the Wharf client sets"
                 + " JMSXUserID itself; see docs/security.md).");
     }
@@ -653,7 +661,7 @@ public final class BrokerSession {
             throw new WharfException(ErrorCode.XAER_PROTO, "Session " + id + " is associated with " + branch
                     + " already: end that association before starting " + xid + ".");
         }
-        XaBranch started = xaBranches.start(xid, flags, timeoutSeconds, eventLoop);
+        XaBranch started = xaBranches.start(xid, flags, timeoutSeconds, eventLoop, access);
         branch = started;
         transaction = new Transaction(persistence, topics, started.work.id());
         replies.ok(requestId);

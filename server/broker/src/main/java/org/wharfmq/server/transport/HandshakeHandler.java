@@ -16,7 +16,6 @@ import org.wharfmq.server.security.AuditLog;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
-import org.wharfmq.server.security.Permission;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -34,10 +33,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * that it failed for the user named (an unknown user and a wrong password look the same), a WARNING and an audit
  * line with the reason and the peer address, then close.
  *
- * <p>After repeated failures from one address ({@link org.wharfmq.server.security.LoginThrottle}) the final answer to
- * that address is held back by a scheduled task, never a sleep. The whole exchange, from the accept (so the TLS
- * handshake too) to HELLO_OK, must end within the handshake timeout (setting handshakeTimeoutMillis, default
- * {@link Configuration#DEFAULT_HANDSHAKE_TIMEOUT_MILLIS}), however slowly its bytes arrive and however long the login
+ * <p>After repeated failures of the user named from one address, or of many user names from it
+ * ({@link org.wharfmq.server.security.LoginThrottle}), the final answer is held back by a scheduled task, never a
+ * sleep. The whole exchange, from the accept (so the TLS handshake too) to HELLO_OK, must end within the handshake
+ * timeout (setting handshakeTimeoutMillis, default {@link Configuration#DEFAULT_HANDSHAKE_TIMEOUT_MILLIS}), however slowly its bytes arrive and however long the login
  * module takes; only an answer already decided and held back by the throttle is still given after it. Before HELLO_OK
  * only handshake frames are accepted, of at most {@link Configuration#HANDSHAKE_MAX_FRAME_LENGTH} bytes (the
  * pipeline's first decoder); at HELLO_OK the decoder is replaced by one with the normal limit
@@ -274,7 +273,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private void succeed(ChannelHandlerContext ctx, Identity identity, byte[] lastMessage) {
         try {
-            context.accessControl().check(identity, Permission.CONNECT, null, ctx.channel().remoteAddress());
+            context.accessControl().admit(identity, ctx.channel().remoteAddress());
         } catch (WharfException denied) { // authenticated, but not let in: said to the client, which then closes
             answer(ctx, () -> ProtocolFailures.closeWith(ctx, ErrorCode.NOT_AUTHORISED, denied.getMessage()));
             return;
@@ -317,19 +316,22 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
      */
     private void fail(ChannelHandlerContext ctx, String reason, String clientMessage) {
         InetAddress address = address(ctx);
-        long delay = address == null ? 0 : logins.throttle().delayMillis(address);
+        long delay = address == null ? 0 : logins.throttle().delayMillis(user, address);
         AuditLog.loginFailed(user, ctx.channel().remoteAddress(), mechanism, reason, delay);
         if (address != null) {
-            logins.throttle().failed(address);
+            logins.throttle().failed(user, address);
         }
         String message = clientMessage != null ? clientMessage : "Authentication failed for user '" + user + "'.";
         answerAfter(ctx, delay, () -> ProtocolFailures.closeWith(ctx, ErrorCode.AUTHENTICATION_FAILED, message));
     }
 
-    /** Gives the final answer, after the throttle's delay for this address when it has failed too often lately. */
+    /**
+     * Gives the final answer, after the throttle's delay when this user failed too often lately from this address (or
+     * the address for too many users).
+     */
     private void answer(ChannelHandlerContext ctx, Runnable answer) {
         InetAddress address = address(ctx);
-        answerAfter(ctx, address == null ? 0 : logins.throttle().delayMillis(address), answer);
+        answerAfter(ctx, address == null ? 0 : logins.throttle().delayMillis(user, address), answer);
     }
 
     private void answerAfter(ChannelHandlerContext ctx, long delayMillis, Runnable answer) {

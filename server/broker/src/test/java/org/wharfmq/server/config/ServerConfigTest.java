@@ -19,7 +19,6 @@ class ServerConfigTest {
         assertEquals(Configuration.DEFAULT_PORT, config.port());
         assertEquals(7414, config.port());
         assertTrue(config.autoCreate());
-        assertFalse(config.remoteDeploy(), "off unless the configuration says otherwise");
         assertEquals(Configuration.DEFAULT_MAX_QUEUES, config.maxQueues());
         assertEquals(Configuration.DEFAULT_AUTO_DELETE_DELAY_MILLIS, config.autoDeleteDelayMillis());
         assertEquals(100 * 1024 * 1024, config.maxMessageLength());

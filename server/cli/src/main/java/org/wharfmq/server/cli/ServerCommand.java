@@ -71,16 +71,16 @@ final class ServerCommand implements Callable<Integer> {
         }
         SecurityFileRealm users;
         try {
-            users = config.securityFile() == null ? null : SecurityFileRealm.open(config.securityFile());
+            users = file.security() == null ? null : SecurityFileRealm.open(file.security().file());
         } catch (ConfigurationException e) {
             System.err.println("wharf: " + e.getMessage());
             return BAD_CONFIGURATION;
         }
         WharfServer server;
         try {
-            FlowHost flows = new FlowHost(file.flows());
+            FlowHost flows = new FlowHost(file.flowHost());
             AdminPlugin admin = new AdminPlugin(flows.adminCommands());
-            HttpPlugin http = new HttpPlugin();
+            HttpPlugin http = new HttpPlugin(file.http());
             // the admin plugin after the flows (its command queue opens once they run), the console after the admin
             // plugin (it runs its commands); HTTP last (it listens once every route is registered)
             WharfServer.Starter starter = WharfServer.builder(config).plugins(flows, admin,

@@ -4,12 +4,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
-import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.TlsConfig;
 import org.wharfmq.server.config.TopicDefinition;
+import org.wharfmq.server.flow.FlowConfig;
+import org.wharfmq.server.flow.FlowHostSettings;
+import org.wharfmq.server.http.HttpConfiguration;
+import org.wharfmq.server.http.HttpSettings;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,7 +43,7 @@ class ConfigurationFileTest {
         assertEquals("wharf", config.inVmName());
         assertEquals(Path.of("data"), config.dataDirectory());
         assertTrue(config.autoCreate());
-        assertFalse(config.remoteDeploy(), "the sample refuses flow jars sent over the wire");
+        assertFalse(ConfigurationFile.load(SAMPLE).flowHost().remoteDeploy(), "the sample refuses flow jars sent over the wire");
         assertFalse(config.standby(), "the sample starts active, or refuses a directory in use");
         assertEquals(10_000, config.maxQueues());
         assertEquals(300_000L, config.autoDeleteDelayMillis());
@@ -60,10 +63,10 @@ class ConfigurationFileTest {
     void aRelativeSecurityFileIsBesideTheConfigurationFile() throws IOException {
         Path yaml = write("securityFile: security.yaml\n");
         assertEquals(yaml.toAbsolutePath().getParent().resolve("security.yaml"),
-                ConfigurationFile.load(yaml).server().securityFile());
+                ConfigurationFile.load(yaml).security().file());
         assertEquals(Path.of("/etc/wharf/security.yaml"),
-                ConfigurationFile.load(write("securityFile: /etc/wharf/security.yaml\n")).server().securityFile());
-        assertNull(ConfigurationFile.load(SAMPLE).server().securityFile(), "the sample needs no users: local clients only");
+                ConfigurationFile.load(write("securityFile: /etc/wharf/security.yaml\n")).security().file());
+        assertNull(ConfigurationFile.load(SAMPLE).security(), "the sample needs no users: local clients only");
     }
 
     @Test
@@ -92,7 +95,7 @@ class ConfigurationFileTest {
     void emptyFileMeansDefaults() throws IOException {
         ConfigurationFile file = ConfigurationFile.load(write(""));
         assertEquals(ServerConfig.defaults().toString(), file.server().toString());
-        assertEquals(List.of(), file.flows());
+        assertEquals(FlowHostSettings.defaults(), file.flowHost());
     }
 
     @Test
@@ -117,6 +120,26 @@ class ConfigurationFileTest {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
         assertTrue(e.getMessage().startsWith("Unknown setting 'flows[0].klass' in " + file), e.getMessage());
         assertTrue(e.getMessage().endsWith("Known settings here: class, instances, jar."), e.getMessage());
+    }
+
+    @Test
+    void theFlowHostsKeysAreReadByTheFlowHostWhereTheyAlwaysWere() throws IOException {
+        FlowHostSettings flowHost = ConfigurationFile.load(write("""
+                remoteDeploy: true
+                flowHostUser: flows
+                flowHostPassword: secret
+                flows:
+                  - jar: a.jar
+                    class: A
+                """)).flowHost();
+        assertTrue(flowHost.remoteDeploy());
+        assertEquals("flows", flowHost.user());
+        assertEquals("secret", flowHost.password());
+        assertFalse(flowHost.toString().contains("secret"), flowHost.toString());
+        assertEquals(List.of(new FlowConfig("a.jar", "A", null)), flowHost.flows());
+        assertRefused("flowHostUser: flows\n", "Setting flowHostUser 'flows' needs flowHostPassword too");
+        assertRefused("remoteDeploy: maybe\n", "Invalid value for setting 'remoteDeploy'");
+        assertRefused("flows:\n  - jar: a.jar\n    class: A\n    instances: 0\n", "Setting instances of flow A must be at least 1");
     }
 
     @Test
@@ -162,7 +185,7 @@ class ConfigurationFileTest {
 
     @Test
     void tlsBlockSetsTheTlsListener() throws IOException {
-        ServerConfig config = ConfigurationFile.load(write("""
+        Path yaml = write("""
                 tls:
                   port: 7500
                   plain: false
@@ -173,16 +196,18 @@ class ConfigurationFileTest {
                   clientAuth: Required
                   trustCertificates: tls/ca.crt
                   engine: jdk
-                """)).server();
+                """);
+        ServerConfig config = ConfigurationFile.load(yaml).server();
         TlsConfig tls = config.tls().orElseThrow();
+        Path folder = yaml.toAbsolutePath().getParent();
         assertFalse(config.plainListener(), "plain: false turns the plain listener off");
         assertEquals(7500, tls.port());
-        assertEquals(Path.of("tls/server.crt"), tls.certificate());
-        assertEquals(Path.of("tls/server.key"), tls.privateKey());
+        assertEquals(folder.resolve("tls/server.crt"), tls.certificate(), "relative to wharf.yaml's directory");
+        assertEquals(folder.resolve("tls/server.key"), tls.privateKey());
         assertEquals(List.of("TLSv1.3"), tls.protocols());
         assertEquals(List.of("TLS_AES_128_GCM_SHA256"), tls.cipherSuites());
         assertEquals(TlsConfig.ClientAuth.REQUIRED, tls.clientAuth());
-        assertEquals(Path.of("tls/ca.crt"), tls.trustCertificates());
+        assertEquals(folder.resolve("tls/ca.crt"), tls.trustCertificates());
         assertEquals(TlsConfig.Engine.JDK, tls.engine());
 
         TlsConfig defaults = ConfigurationFile.load(write("tls:\n  keyStore: s.p12\n")).server().tls().orElseThrow();
@@ -192,16 +217,48 @@ class ConfigurationFileTest {
         assertTrue(ConfigurationFile.load(write("port: 1\n")).server().tls().isEmpty(), "no tls: block, no TLS listener");
     }
 
+    /** As the security file: the working directory the server was started from does not matter, absolute paths stay. */
+    @Test
+    void relativeTlsFilesAreBesideTheConfigurationFileAndAbsoluteOnesStay() throws IOException {
+        Path yaml = write("""
+                tls:
+                  keyStore: tls/server.p12
+                  clientAuth: optional
+                  trustStore: /etc/wharf/clients.p12
+                """);
+        TlsConfig tls = ConfigurationFile.load(yaml).server().tls().orElseThrow();
+        assertEquals(yaml.toAbsolutePath().getParent().resolve("tls/server.p12"), tls.keyStore());
+        assertEquals(Path.of("/etc/wharf/clients.p12"), tls.trustStore());
+    }
+
     @Test
     void httpBlockSetsTheHttpListenerWhichTheSampleTurnsOnAndTheDefaultsLeaveOff() throws IOException {
-        assertEquals(java.util.Optional.of(new HttpConfig(null, 7480, false)), ConfigurationFile.load(SAMPLE).server().http(),
+        assertEquals(new HttpSettings(null, 7480, false), ConfigurationFile.load(SAMPLE).http(),
                 "the sample serves metrics and the console on 7480");
-        assertTrue(ServerConfig.defaults().http().isEmpty(), "embedded: no HTTP listener");
-        assertEquals(new HttpConfig("127.0.0.1", Configuration.DEFAULT_HTTP_PORT, false),
-                ConfigurationFile.load(write("http:\n  host: 127.0.0.1\n")).server().http().orElseThrow());
+        assertNull(ConfigurationFile.defaults().http(), "embedded: no HTTP listener");
+        assertNull(ConfigurationFile.load(write("port: 1\n")).http(), "no http: block, no HTTP listener");
+        assertEquals(new HttpSettings("127.0.0.1", HttpConfiguration.DEFAULT_PORT, false),
+                ConfigurationFile.load(write("http:\n  host: 127.0.0.1\n")).http());
         assertRefused("http:\n  port: 70000\n", "Setting http.port must be between 0 and 65535, was 70000.");
         assertRefused("http:\n  tls: true\n", "Setting http.tls is true, but there is no tls: block");
         assertRefused("port: 7414\nhttp:\n  port: 7414\n", "Setting http.port is 7414, the port of another listener");
+    }
+
+    @Test
+    void theHttpBlocksKeysAreTheListenersToReadAndRefuse() throws IOException {
+        Path typo = write("http:\n  port: 8080\n  hots: 127.0.0.1\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(typo));
+        assertEquals("Unknown setting 'http.hots' in " + typo + " at line 3. Known settings here: host, port, tls.",
+                e.getMessage());
+        Path wrongType = write("http:\n  tls: sometimes\n");
+        e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(wrongType));
+        assertEquals("Invalid value for setting 'http.tls' in " + wrongType + " at line 2: 'sometimes' is neither; "
+                + "give true or false.", e.getMessage());
+        Path notABlock = write("http: 7480\n");
+        e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(notABlock));
+        assertTrue(e.getMessage().startsWith("Invalid value for setting 'http' in " + notABlock + " at line 1: it must "
+                + "be a block of settings"), e.getMessage());
+        assertRefused("http:\n  host: ''\n", "Setting http.host must not be empty: leave it out to bind the server's host.");
     }
 
     @Test

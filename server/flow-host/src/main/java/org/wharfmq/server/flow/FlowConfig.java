@@ -1,7 +1,9 @@
 package org.wharfmq.server.flow;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Settings;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -10,13 +12,28 @@ import java.util.List;
  *
  * @param jar       the flow jar (a relative path is relative to the working directory)
  * @param className the jar's {@code org.wharfmq.flow.FlowFactory} class (YAML key {@code class})
- * @param instances threads per input node, null for 1
+ * @param instances threads per input node, null for {@value FlowHostConfiguration#DEFAULT_INSTANCES}
  */
 public record FlowConfig(String jar, String className, Integer instances) {
 
-    /** Threads per input node (1 when not set). */
+    /**
+     * Reads the configuration's {@code flows:} list, each entry's keys {@code jar}, {@code class} and
+     * {@code instances} (checked by {@link FlowHostSettings}).
+     *
+     * @throws ConfigurationException naming the entry and the key that is unknown or wrong
+     */
+    public static List<FlowConfig> read(Settings file) {
+        List<FlowConfig> flows = new ArrayList<>();
+        for (Settings entry : file.sections("flows")) {
+            flows.add(new FlowConfig(entry.text("jar", null), entry.text("class", null), entry.intOrNull("instances")));
+            entry.refuseUnknown();
+        }
+        return flows;
+    }
+
+    /** Threads per input node ({@link FlowHostConfiguration#DEFAULT_INSTANCES} when not set). */
     public int instanceCount() {
-        return instances == null ? 1 : instances;
+        return instances == null ? FlowHostConfiguration.DEFAULT_INSTANCES : instances;
     }
 
     /**

@@ -49,7 +49,7 @@ public final class FlowHost implements ServerPlugin {
 
     private static final System.Logger LOG = System.getLogger(FlowHost.class.getName());
 
-    private final List<FlowConfig> configured;
+    private final FlowHostSettings settings;
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
     // set once by start, from the server's settings
     private ConnectionFactory connectionFactory;
@@ -58,19 +58,17 @@ public final class FlowHost implements ServerPlugin {
     private boolean remoteDeploy;
     private long uploads;
 
-    /** A flow host that starts no flow of its own: flows come from the Java API and {@code wharf flow deploy}. */
+    /**
+     * A flow host with the default settings: it starts no flow of its own (flows come from the Java API), its flows
+     * connect anonymously in-VM, and {@code wharf flow deploy} is refused.
+     */
     public FlowHost() {
-        this(List.of());
+        this(FlowHostSettings.defaults());
     }
 
-    /**
-     * A flow host that starts {@code configured} (the configuration's {@code flows:}) with the server.
-     *
-     * @throws org.wharfmq.server.config.ConfigurationException when an entry has no jar or class, or no instance
-     */
-    public FlowHost(List<FlowConfig> configured) {
-        FlowConfig.validate(configured);
-        this.configured = List.copyOf(configured);
+    /** A flow host that starts the settings' flows with the server, as their user, deploying over the wire or not. */
+    public FlowHost(FlowHostSettings settings) {
+        this.settings = settings;
     }
 
     /** The flow host's admin commands ({@code wharf flow ...}), for the admin plugin to serve. */
@@ -83,7 +81,7 @@ public final class FlowHost implements ServerPlugin {
      * configured flows (skipping those whose name a kept deployment has taken).
      *
      * @param server the server: its in-VM URL (which flows connect to, as flowHostUser or else anonymously), its
-     *               settings (data directory: uploaded jars go under {@code flows/}; {@code remoteDeploy})
+     *               settings (data directory: uploaded jars go under {@code flows/})
      * @throws JMSException             when a flow cannot start
      * @throws IllegalArgumentException when a jar or class is wrong or a flow is invalid
      * @throws IllegalStateException    when a kept deployment cannot be read or started (the message names its
@@ -98,12 +96,12 @@ public final class FlowHost implements ServerPlugin {
                         + "of its own.");
             }
             WharfConnectionFactory asFlowUser = new WharfConnectionFactory(server.vmUrl());
-            asFlowUser.setUserName(config.flowHostUser()); // null: anonymous in-VM, as the queue manager itself
-            asFlowUser.setPassword(config.flowHostPassword());
+            asFlowUser.setUserName(settings.user()); // null: anonymous in-VM, as the queue manager itself
+            asFlowUser.setPassword(settings.password());
             connectionFactory = asFlowUser;
             uploadDirectory = config.dataDirectory().resolve("flows");
             records = new DeploymentRecords(uploadDirectory);
-            remoteDeploy = config.remoteDeploy();
+            remoteDeploy = settings.remoteDeploy();
             for (DeploymentRecords.Stored kept : records.load()) {
                 if (remoteDeploy) {
                     restore(kept);
@@ -117,7 +115,7 @@ public final class FlowHost implements ServerPlugin {
                 }
             }
             Map<String, DeployedFlow> kept = new LinkedHashMap<>(flows);
-            for (FlowConfig flow : configured) {
+            for (FlowConfig flow : settings.flows()) {
                 deployConfigured(configuredJar(flow.jar()), flow.className(), flow.instanceCount(), kept);
             }
         }

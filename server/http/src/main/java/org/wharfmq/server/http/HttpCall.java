@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * One HTTP request as a {@link HttpHandler} sees it: decoded, whole (the body at most
- * {@link org.wharfmq.server.Configuration#HTTP_MAX_REQUEST_BYTES}), and from whom.
+ * {@link HttpConfiguration#MAX_REQUEST_BYTES}), and from whom.
  *
  * @param method  {@code GET} or {@code POST}
  * @param path    the decoded path, without the query ({@code /metrics})

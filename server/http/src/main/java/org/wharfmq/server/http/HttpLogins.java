@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * only (a password crosses no network in clear, as the wire offers PLAIN over TLS only); a
  * TLS client certificate mapped to a user; anonymous where the wire allows anonymous clients (by default from this
  * machine only). A failed login is an audit line and counts into the same {@link org.wharfmq.server.security.LoginThrottle}
- * as the wire's, whose delay the answer then waits. Runs on the listener's worker threads (PBKDF2 takes a few ms).
+ * as the wire's, per user name and address, whose delay the answer then waits. Runs on the listener's worker threads (PBKDF2 takes a few ms).
  */
 final class HttpLogins {
 
@@ -62,14 +62,14 @@ final class HttpLogins {
      */
     Outcome login(String authorization, Channel channel) {
         InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
-        long delay = address == null ? 0 : logins.throttle().delayMillis(address);
         Authenticator users = logins.authenticator();
         if (authorization == null) {
             Identity certificate = TlsPeer.certificate(channel)
                     .map(c -> users.certificateUser(c.getSubjectX500Principal())).orElse(null);
             if (certificate != null) {
-                return new Outcome(certificate, null, delay);
+                return new Outcome(certificate, null, delay(certificate.user(), address));
             }
+            long delay = delay("", address);
             if (anonymousAllowed(users, address)) {
                 return new Outcome(Identity.ANONYMOUS, null, delay);
             }
@@ -79,6 +79,7 @@ final class HttpLogins {
         }
         if (!TlsPeer.isTls(channel) && (address == null || !address.isLoopbackAddress())) {
             // as on the wire, where PLAIN is offered over TLS only: a password crosses no network in clear
+            long delay = delay("", address);
             AuditLog.loginFailed("", channel.remoteAddress(), BASIC, "credentials sent over plain HTTP from another "
                     + "machine (refused unread; http.tls is false)", delay);
             return new Outcome(null, "Queue manager " + serverName + " takes passwords over HTTPS only: this request"
@@ -88,13 +89,13 @@ final class HttpLogins {
                     delay);
         }
         if (!authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
-            return failed(channel, address, delay, "", "the Authorization header is not Basic", "Authentication failed:"
+            return failed(channel, address, "", "the Authorization header is not Basic", "Authentication failed:"
                     + " log in with HTTP Basic (Authorization: Basic base64(user:password)).");
         }
         char[] credentials = decode(authorization.substring(6).trim());
         int colon = credentials == null ? -1 : indexOf(credentials, ':');
         if (colon < 0) {
-            return failed(channel, address, delay, "", "the Basic credentials are not base64 of UTF-8 user:password",
+            return failed(channel, address, "", "the Basic credentials are not base64 of UTF-8 user:password",
                     "Authentication failed: the Basic credentials are not base64 of user:password (UTF-8).");
         }
         String user = new String(credentials, 0, colon);
@@ -103,14 +104,19 @@ final class HttpLogins {
         try {
             Identity who = verify(users, user, password, channel);
             if (who == null) {
-                return failed(channel, address, delay, user, "wrong user name or password (HTTP Basic)", null);
+                return failed(channel, address, user, "wrong user name or password (HTTP Basic)", null);
             }
-            return new Outcome(who, null, delay);
+            return new Outcome(who, null, delay(user, address));
         } catch (Exception e) {
-            return failed(channel, address, delay, user, "the login module could not be asked: " + e, null);
+            return failed(channel, address, user, "the login module could not be asked: " + e, null);
         } finally {
             Arrays.fill(password, '\0');
         }
+    }
+
+    /** The throttle's delay for a login of {@code user} (as the caller named it) from {@code address}. */
+    private long delay(String user, InetAddress address) {
+        return address == null ? 0 : logins.throttle().delayMillis(user, address);
     }
 
     /** The user's identity when the password is right, else null. */
@@ -130,11 +136,11 @@ final class HttpLogins {
         return null;
     }
 
-    private Outcome failed(Channel channel, InetAddress address, long delay, String user, String reason,
-                           String clientMessage) {
+    private Outcome failed(Channel channel, InetAddress address, String user, String reason, String clientMessage) {
+        long delay = delay(user, address);
         AuditLog.loginFailed(user, channel.remoteAddress(), BASIC, reason, delay);
         if (address != null) {
-            logins.throttle().failed(address);
+            logins.throttle().failed(user, address);
         }
         return new Outcome(null, clientMessage != null ? clientMessage
                 : "Authentication failed for user '" + user + "'.", delay);

@@ -18,9 +18,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import org.wharfmq.server.Configuration;
 import org.wharfmq.server.ServerPlugin;
-import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.transport.NativeTransport;
 import org.wharfmq.server.transport.ServerTls;
@@ -34,13 +32,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The queue manager's HTTP listener, a {@link ServerPlugin}: serves the {@link #routes()} other plugins register
- * (metrics, the web console) on the {@code http:} block's port, with Netty's HTTP/1.1 codec, keep-alive, requests of
- * at most {@link Configuration#HTTP_MAX_REQUEST_BYTES}, HTTPS with the TLS listener's key when {@code http.tls} is
- * set, and the wire's users and permission rules ({@link HttpRoutes} says how). Without an {@code http:} block it
- * listens nowhere (the embedded default). Start it after the plugins that register routes in their start.
+ * (metrics, the web console) on the port its {@link HttpSettings} say (the {@code http:} block), with Netty's
+ * HTTP/1.1 codec, keep-alive, requests of at most {@link HttpConfiguration#MAX_REQUEST_BYTES}, HTTPS with the TLS
+ * listener's key when {@code http.tls} is set, and the wire's users and permission rules ({@link HttpRoutes} says
+ * how). Without settings it listens nowhere (the embedded default). Start it after the plugins that register routes
+ * in their start.
  *
- * <p>One event loop thread reads and writes; {@link Configuration#HTTP_WORKER_THREADS} workers log callers in and
- * run handlers, with at most {@link Configuration#HTTP_MAX_QUEUED_REQUESTS} requests waiting (then 503).
+ * <p>One event loop thread reads and writes; {@link HttpConfiguration#WORKER_THREADS} workers log callers in and
+ * run handlers, with at most {@link HttpConfiguration#MAX_QUEUED_REQUESTS} requests waiting (then 503).
  */
 public final class HttpPlugin implements ServerPlugin {
 
@@ -48,10 +47,25 @@ public final class HttpPlugin implements ServerPlugin {
     private static final int SHUTDOWN_TIMEOUT_SECONDS = 5;
 
     private final HttpRoutes routes = new HttpRoutes();
+    private final HttpSettings settings;
     private EventLoopGroup group;
     private ExecutorService workers;
     private Channel listener;
     private String url;
+
+    /** A listener that listens nowhere (no {@code http:} block): the routes registered with it are not served. */
+    public HttpPlugin() {
+        this(null);
+    }
+
+    /**
+     * A listener with these settings.
+     *
+     * @param settings where it listens (the {@code http:} block); null: nowhere
+     */
+    public HttpPlugin(HttpSettings settings) {
+        this.settings = settings;
+    }
 
     /** What this listener serves: register routes here. */
     public HttpRoutes routes() {
@@ -59,10 +73,12 @@ public final class HttpPlugin implements ServerPlugin {
     }
 
     /**
-     * Listens on the {@code http:} block's port, when there is one.
+     * Listens on its settings' port, when it has settings.
      *
      * @throws BindException when the port is taken (the message names it and the setting)
-     * @throws org.wharfmq.server.config.ConfigurationException when HTTPS cannot use the server's key
+     * @throws org.wharfmq.server.config.ConfigurationException when its settings do not fit the server's
+     *                                                          ({@link HttpSettings#check}) or HTTPS cannot use the
+     *                                                          server's key
      */
     @Override
     public void start(Host server) throws Exception {
@@ -70,16 +86,17 @@ public final class HttpPlugin implements ServerPlugin {
             throw new IllegalStateException("This HttpPlugin has started already: give each server one of its own.");
         }
         ServerConfig config = server.config();
-        if (config.http().isEmpty()) {
+        if (settings == null) {
             LOG.log(System.Logger.Level.INFO, "No HTTP listener (no http: block in the configuration): no metrics or "
                     + "console over HTTP.");
             return;
         }
-        HttpConfig http = config.http().get();
+        settings.check(config);
+        HttpSettings http = settings;
         SslContext tls = http.tls() ? ServerTls.serverContext(config.tls().orElseThrow()) : null;
         HttpLogins logins = new HttpLogins(server.logins(), config.name());
-        workers = new ThreadPoolExecutor(Configuration.HTTP_WORKER_THREADS, Configuration.HTTP_WORKER_THREADS, 0,
-                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(Configuration.HTTP_MAX_QUEUED_REQUESTS),
+        workers = new ThreadPoolExecutor(HttpConfiguration.WORKER_THREADS, HttpConfiguration.WORKER_THREADS, 0,
+                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(HttpConfiguration.MAX_QUEUED_REQUESTS),
                 new DefaultThreadFactory("wharf-http-worker", true));
         NativeTransport transport = NativeTransport.best();
         group = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-http", true));
@@ -96,7 +113,7 @@ public final class HttpPlugin implements ServerPlugin {
                         if (tls != null) {
                             p.addLast("tls", tls.newHandler(channel.alloc()));
                         }
-                        p.addLast("idle", new IdleStateHandler(0, 0, Configuration.HTTP_IDLE_TIMEOUT_MILLIS,
+                        p.addLast("idle", new IdleStateHandler(0, 0, HttpConfiguration.IDLE_TIMEOUT_MILLIS,
                                 TimeUnit.MILLISECONDS));
                         p.addLast("codec", new HttpServerCodec());
                         p.addLast("aggregator", new BoundedAggregator());
@@ -142,7 +159,7 @@ public final class HttpPlugin implements ServerPlugin {
     }
 
     /**
-     * Aggregates a request of at most {@link Configuration#HTTP_MAX_REQUEST_BYTES}; a longer one is told so. The
+     * Aggregates a request of at most {@link HttpConfiguration#MAX_REQUEST_BYTES}; a longer one is told so. The
      * connection stays open when the request asked to keep it alive, and the rest of the body is read and dropped
      * (the aggregator ignores it): closing at once, with the body still arriving, makes the caller's socket reset,
      * and the 413 may never be read.
@@ -150,13 +167,13 @@ public final class HttpPlugin implements ServerPlugin {
     private static final class BoundedAggregator extends HttpObjectAggregator {
 
         BoundedAggregator() {
-            super(Configuration.HTTP_MAX_REQUEST_BYTES);
+            super(HttpConfiguration.MAX_REQUEST_BYTES);
         }
 
         @Override
         protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
             HttpAnswer answer = HttpAnswer.refusal(413, "Request body too large: this HTTP listener accepts at most "
-                    + Configuration.HTTP_MAX_REQUEST_BYTES + " bytes.");
+                    + HttpConfiguration.MAX_REQUEST_BYTES + " bytes.");
             boolean keepAlive = HttpUtil.isKeepAlive(oversized);
             FullHttpResponse response = HttpRequestHandler.response(answer, keepAlive, null, null);
             ctx.writeAndFlush(response).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE

@@ -38,8 +38,9 @@ import java.util.concurrent.TimeUnit;
  * Answers one HTTP connection's requests, one at a time and in order (the connection stops reading while a request
  * runs, requests already read wait their turn, so answers go out in order and one connection cannot fill the
  * workers' queue): matches the route on the event loop,
- * then logs the caller in, checks the route's permission and runs the handler on a worker thread, and writes the
- * answer back (after the login throttle's delay, when the caller's address failed too often lately).
+ * then logs the caller in, lets it in as the wire's handshake would ({@link AccessControl#admit}: the
+ * {@code connect} permission), checks the route's permission and runs the handler on a worker thread, and writes the
+ * answer back (after the login throttle's delay, when the caller's user failed too often lately from its address).
  */
 final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
@@ -144,6 +145,13 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
             return;
         }
         Identity who = login.who();
+        try {
+            accessControl.admit(who, channel.remoteAddress()); // as the wire's handshake: no connect, no HTTP either
+        } catch (WharfException refused) {
+            answer(channel, HttpAnswer.refusal(who.anonymous() ? 401 : 403, refused.getMessage() + (who.anonymous()
+                    ? " Log in (HTTP Basic) as a user who may connect." : "")), keepAlive, login.delayMillis(), null);
+            return;
+        }
         if (!accessControl.allows(who, route.permission(), null)) {
             String denial;
             try {
@@ -248,7 +256,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof IdleStateEvent) {
-            ctx.close(); // keep-alive connections idle for HTTP_IDLE_TIMEOUT_MILLIS
+            ctx.close(); // keep-alive connections idle for HttpConfiguration.IDLE_TIMEOUT_MILLIS
         } else {
             ctx.fireUserEventTriggered(event);
         }

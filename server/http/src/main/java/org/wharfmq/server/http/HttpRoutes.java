@@ -33,10 +33,12 @@ import java.util.concurrent.ConcurrentMap;
  * {@link Permission#MONITOR} to see (metrics, the console's views; admins have it too), {@link Permission#ADMIN} to
  * change, {@link Permission#CONNECT} for anything a user who may connect may see. Callers log in with HTTP Basic
  * (a user of the users file) or a mapped TLS client certificate; anonymous callers come in where the wire lets them
- * (by default from this machine only). 401 asks for a login; 403 says which permission is missing.
+ * (by default from this machine only). Every caller must first be one the wire would let in
+ * ({@link org.wharfmq.server.security.AccessControl#admit}, the {@link Permission#CONNECT} permission, which
+ * {@link Permission#ADMIN} does not include). 401 asks for a login; 403 says which permission is missing.
  *
  * <h2>Handlers</h2>
- * A {@link HttpHandler} runs on one of the listener's worker threads ({@link org.wharfmq.server.Configuration#HTTP_WORKER_THREADS}),
+ * A {@link HttpHandler} runs on one of the listener's worker threads ({@link HttpConfiguration#WORKER_THREADS}),
  * so it may call {@code management()}. Its exceptions become answers: {@link HttpRefusal} its own status;
  * {@link IllegalArgumentException} 400; {@link java.util.NoSuchElementException} and a
  * {@link org.wharfmq.server.WharfException} UNKNOWN_DESTINATION 404; other {@code WharfException}s and

@@ -9,7 +9,6 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.cli.FlowCommandAccess;
-import org.wharfmq.server.config.ServerConfig;
 
 import javax.jms.Connection;
 import javax.jms.DeliveryMode;
@@ -51,6 +50,8 @@ class FlowHostTest {
     private TestServer testServer;
     private WharfServer server;
     private FlowHost flowHost;
+    /** The flow host settings a (re)start of {@link #testServer} gives its new flow host. */
+    private FlowHostSettings settings;
 
     /** A flow jar whose library class lib.Greeting says {@code version}; its flow reads IN.x and writes OUT.x. */
     private static Path flowJar(String flow, String version) throws Exception {
@@ -107,14 +108,16 @@ class FlowHostTest {
      * Each restart of {@link #testServer} gets a new flow host with the same configured flows, as a restarted
      * server reads them from its configuration file.
      */
-    private void start(UnaryOperator<ServerConfig.Builder> customizer, FlowConfig... configured) throws Exception {
-        start(customizer, org.wharfmq.server.security.Authenticator.localOnly(), configured);
+    private void start(FlowHostSettings settings, FlowConfig... configured) throws Exception {
+        start(settings, org.wharfmq.server.security.Authenticator.localOnly(), configured);
     }
 
-    private void start(UnaryOperator<ServerConfig.Builder> customizer, org.wharfmq.server.security.Authenticator users,
+    /** As {@link #start(FlowHostSettings, FlowConfig...)}; a restart takes the {@link #settings} of the moment. */
+    private void start(FlowHostSettings settings, org.wharfmq.server.security.Authenticator users,
                        FlowConfig... configured) throws Exception {
-        testServer = TestServer.start(customizer, config -> {
-            flowHost = new FlowHost(List.of(configured));
+        this.settings = settings.withFlows(List.of(configured));
+        testServer = TestServer.start(UnaryOperator.identity(), config -> {
+            flowHost = new FlowHost(this.settings);
             return WharfServer.builder(config).authenticator(users)
                     .plugins(flowHost, new AdminPlugin(flowHost.adminCommands())).start();
         });
@@ -124,7 +127,7 @@ class FlowHostTest {
     /** With flowHostUser, the flows log in as that user: what they send carries it as JMSXUserID. */
     @Test
     void flowsConnectAsTheConfiguredServiceUser() throws Exception {
-        start(c -> c.flowHostUser("flows").flowHostPassword(org.wharfmq.server.TestUsers.password("flows")),
+        start(FlowHostSettings.defaults().withUser("flows", org.wharfmq.server.TestUsers.password("flows")),
                 org.wharfmq.server.TestUsers.of("flows"), new FlowConfig(jarV1.toString(), "flows.Factory", 1));
         try (Client client = new Client(server.vmUrl())) {
             client.send("IN.A", "hello", 0);
@@ -135,14 +138,14 @@ class FlowHostTest {
     /** A wrong service password stops the server's start with the login's error, rather than running flows as nobody. */
     @Test
     void aWrongServicePasswordFailsTheStart() {
-        Exception e = assertThrows(Exception.class, () -> start(c -> c.flowHostUser("flows").flowHostPassword("wrong"),
+        Exception e = assertThrows(Exception.class, () -> start(FlowHostSettings.defaults().withUser("flows", "wrong"),
                 org.wharfmq.server.TestUsers.of("flows"), new FlowConfig(jarV1.toString(), "flows.Factory", 1)));
         assertTrue(String.valueOf(e.getMessage()).contains("Authentication failed for user 'flows'"), String.valueOf(e));
     }
 
     @Test
     void twoFlowJarsWithConflictingLibraryVersionsBothWork() throws Exception {
-        start(c -> c);
+        start(FlowHostSettings.defaults());
         flowHost.deploy(jarV1, "flows.Factory", 1);
         flowHost.deploy(jarV2, "flows.Factory", 1);
         try (Client client = new Client(server.vmUrl())) {
@@ -156,7 +159,7 @@ class FlowHostTest {
 
     @Test
     void configuredFlowsStartWithTheServer() throws Exception {
-        start(c -> c, new FlowConfig(jarV1.toString(), "flows.Factory", 2));
+        start(FlowHostSettings.defaults(), new FlowConfig(jarV1.toString(), "flows.Factory", 2));
         assertEquals(2, flowHost.flow("A").running().instances());
         try (Client client = new Client(server.vmUrl())) {
             client.send("IN.A", "hello", 0);
@@ -166,7 +169,7 @@ class FlowHostTest {
 
     @Test
     void redeployUnderLoadLosesAndDuplicatesNothing() throws Exception {
-        start(c -> c);
+        start(FlowHostSettings.defaults());
         flowHost.deploy(jarV1, "flows.Factory", 2);
         int total = 600;
         BitSet seen = new BitSet(total);
@@ -197,7 +200,7 @@ class FlowHostTest {
 
     @Test
     void flowCommandDeploysListsMeasuresTracesAndUndeploysThroughTheCommandQueue() throws Exception {
-        start(c -> c.remoteDeploy(true));
+        start(FlowHostSettings.defaults().withRemoteDeploy(true));
         String url = server.tcpUrl();
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV2.toString(),
                 "--class", "flows.Factory", "--instances", "2", "--url", url);
@@ -252,7 +255,7 @@ class FlowHostTest {
                     }
                 }
                 """.replace("TRACE", trace.toString().replace("\\", "\\\\"))));
-        start(c -> c);
+        start(FlowHostSettings.defaults());
         String url = server.tcpUrl();
 
         FlowCommandAccess.Result refused = FlowCommandAccess.run("flow", "deploy", intruder.toString(),
@@ -260,6 +263,9 @@ class FlowHostTest {
         assertEquals(1, refused.status(), refused.out());
         assertTrue(refused.err().contains("Remote deploy is disabled") && refused.err().contains("remoteDeploy: true"),
                 refused.err());
+        // what turning it on would mean: code in the server, from whoever has the admin permission
+        assertTrue(refused.err().contains("runs code in the server")
+                && refused.err().contains("everyone with the admin permission"), refused.err());
         // the command line says how to deploy it from the server's configuration instead
         assertTrue(refused.err().contains("flows:") && refused.err().contains("jar: " + intruder.toAbsolutePath())
                 && refused.err().contains("class: flows.Intruder") && refused.err().contains("instances: 3"),
@@ -280,7 +286,8 @@ class FlowHostTest {
         assertFalse(Files.exists(trace), "the jar's class was loaded at restart");
 
         // the trace is a real witness: the same jar, allowed, runs and leaves it
-        server = testServer.restart(c -> c.remoteDeploy(true));
+        settings = settings.withRemoteDeploy(true);
+        server = testServer.restart();
         FlowCommandAccess.Result allowed = FlowCommandAccess.run("flow", "deploy", intruder.toString(),
                 "--class", "flows.Intruder", "--url", server.tcpUrl());
         assertEquals(0, allowed.status(), allowed.err());
@@ -289,7 +296,7 @@ class FlowHostTest {
 
     @Test
     void aFlowDeployedWithTheCommandIsDeployedAgainAfterARestartUntilUndeployed() throws Exception {
-        start(c -> c.remoteDeploy(true));
+        start(FlowHostSettings.defaults().withRemoteDeploy(true));
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV2.toString(),
                 "--class", "flows.Factory", "--instances", "2", "--url", server.tcpUrl());
         assertEquals(0, deployed.status(), deployed.err());
@@ -313,18 +320,20 @@ class FlowHostTest {
 
     @Test
     void aKeptDeploymentWinsOverAConfiguredFlowOfTheSameNameUntilUndeployedWhileRemoteDeployIsOn() throws Exception {
-        start(c -> c.remoteDeploy(true), new FlowConfig(jarV1.toString(), "flows.Factory", 1));
+        start(FlowHostSettings.defaults().withRemoteDeploy(true), new FlowConfig(jarV1.toString(), "flows.Factory", 1));
         FlowCommandAccess.Result deployed = FlowCommandAccess.run("flow", "deploy", jarV3.toString(),
                 "--class", "flows.Factory", "--url", server.tcpUrl());
         assertEquals(0, deployed.status(), deployed.err());
 
-        server = testServer.restart(c -> c.remoteDeploy(false));
+        settings = settings.withRemoteDeploy(false);
+        server = testServer.restart();
         DeployedFlow configured = flowHost.flow("A");
         assertFalse(configured.describe().contains("kept across restarts"),
                 "with remote deploy off, the upload kept from the wire is not started: " + configured.describe());
         assertGreeting("v1");
 
-        server = testServer.restart(c -> c.remoteDeploy(true));
+        settings = settings.withRemoteDeploy(true);
+        server = testServer.restart();
         assertTrue(flowHost.flow("A").describe().contains("kept across restarts"));
         assertGreeting("v3");
         assertEquals(0, FlowCommandAccess.run("flow", "undeploy", "A", "--url", server.tcpUrl()).status());
@@ -343,7 +352,7 @@ class FlowHostTest {
 
     @Test
     void aKeptDeploymentThatCannotStartStopsTheServerStartNamingItsRecord() throws Exception {
-        start(c -> c.remoteDeploy(true));
+        start(FlowHostSettings.defaults().withRemoteDeploy(true));
         assertEquals(0, FlowCommandAccess.run("flow", "deploy", jarV2.toString(), "--class", "flows.Factory",
                 "--url", server.tcpUrl()).status());
         testServer.stop();

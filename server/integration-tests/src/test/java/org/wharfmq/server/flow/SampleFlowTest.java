@@ -46,7 +46,7 @@ class SampleFlowTest {
 
     @Test
     void sampleConfigDeploysTheSampleFlow() {
-        List<FlowConfig> flows = ConfigurationFile.load(SAMPLE_CONFIG).flows();
+        List<FlowConfig> flows = ConfigurationFile.load(SAMPLE_CONFIG).flowHost().flows();
         assertEquals(List.of(new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
                         "org.wharfmq.sample.flow.SampleFlow", 1),
                 new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
@@ -62,7 +62,7 @@ class SampleFlowTest {
 
     /** A flow host that starts the flow {@code className} of {@code jar}, as the configuration's flows: do. */
     private static FlowHost hosting(Path jar, String className) {
-        return new FlowHost(List.of(new FlowConfig(jar.toString(), className, 1)));
+        return new FlowHost(FlowHostSettings.defaults().withFlows(List.of(new FlowConfig(jar.toString(), className, 1))));
     }
 
     @Test

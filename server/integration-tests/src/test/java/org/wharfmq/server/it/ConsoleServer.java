@@ -5,9 +5,9 @@ import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
-import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.console.ConsolePlugin;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import org.wharfmq.server.security.file.UsersFileEditor;
 
@@ -24,20 +24,24 @@ import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A secured queue manager with the web console, as {@code wharf server} runs it (admin plugin, console, HTTP
  * listener), for the console's tests: users {@code root} (admin), {@code alice} (monitor) and {@code bob} (may only
- * connect), each with the password {@code NAME-pw}.
+ * connect), each with the password {@code NAME-pw}; anyone may connect, until {@link #connectRule} says otherwise.
  */
 final class ConsoleServer implements AutoCloseable {
 
+    private final Path security;
     private final SecurityFileRealm realm;
-    private final HttpPlugin http = new HttpPlugin();
+    private final HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
     private final TestServer server;
 
     ConsoleServer(Path dir) throws Exception {
-        Path security = dir.resolve("security.yaml");
+        security = dir.resolve("security.yaml");
         Files.writeString(security, """
                 users: {}
                 allowAnonymous: false
@@ -59,9 +63,17 @@ final class ConsoleServer implements AutoCloseable {
         users.save();
         realm = SecurityFileRealm.open(security);
         AdminPlugin admin = new AdminPlugin();
-        server = TestServer.start(c -> c.http(new HttpConfig("127.0.0.1", 0, false)),
+        server = TestServer.start(UnaryOperator.identity(),
                 config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                         .plugins(admin, new ConsolePlugin(http, admin), http).start());
+    }
+
+    /** Puts a new rule of who may connect in force ({@code [group:ops]}, as the security file writes it). */
+    void connectRule(String grantees) throws java.io.IOException {
+        String text = Files.readString(security);
+        assertTrue(text.contains("  - connect: [anyone]\n"), text);
+        Files.writeString(security, text.replace("  - connect: [anyone]\n", "  - connect: " + grantees + "\n"));
+        realm.reload();
     }
 
     static String password(String user) {

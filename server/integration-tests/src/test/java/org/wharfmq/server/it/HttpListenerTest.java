@@ -9,10 +9,10 @@ import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
-import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.config.TlsConfig;
 import org.wharfmq.server.http.HttpAnswer;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.security.AuditLog;
 import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.security.file.SecurityFileRealm;
@@ -40,6 +40,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -79,7 +80,7 @@ class HttpListenerTest {
         }
         users.save();
         realm = SecurityFileRealm.open(security);
-        http = new HttpPlugin();
+        http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
         http.routes().get("/test/who", Permission.MONITOR, call -> HttpAnswer.json(Map.of("user", call.who().user(),
                 "mechanism", call.who().mechanism())));
         http.routes().post("/test/echo", Permission.MONITOR, call -> HttpAnswer.text(HttpAnswer.TEXT,
@@ -90,7 +91,7 @@ class HttpListenerTest {
         http.routes().get("/test/bad", Permission.MONITOR, call -> {
             throw new IllegalArgumentException("Parameter 'limit' must be a number, not 'x'.");
         });
-        secured = TestServer.start(c -> c.http(new HttpConfig("127.0.0.1", 0, false)),
+        secured = TestServer.start(UnaryOperator.identity(),
                 config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                         .plugins(http).start());
     }
@@ -140,7 +141,8 @@ class HttpListenerTest {
         HttpResponse<String> bob = get("/test/who", basic("bob", "bob-pw"));
         assertEquals(403, bob.statusCode());
         assertTrue(bob.body().startsWith("User 'bob' may not monitor the queue manager: no 'monitor' permission is "
-                + "granted to it by security file"), bob.body());
+                + "granted to it. Ask an administrator to grant 'monitor' to user:bob in the security file's "
+                + "permissions."), bob.body());
         HttpResponse<String> aliceAdmin = get("/test/admin", basic("alice", "alice-pw"));
         assertEquals(403, aliceAdmin.statusCode());
         assertTrue(aliceAdmin.body().startsWith("User 'alice' may not administer the queue manager: no 'admin'"),
@@ -191,9 +193,9 @@ class HttpListenerTest {
     void aPasswordOverPlainHttpFromAnotherMachineIsRefusedUnread() throws Exception {
         InetAddress lan = nonLoopbackAddress();
         Assumptions.assumeTrue(lan != null, "this machine has no address but loopback");
-        HttpPlugin everywhere = new HttpPlugin();
+        HttpPlugin everywhere = new HttpPlugin(HttpSettings.on("0.0.0.0"));
         everywhere.routes().get("/test/who", Permission.MONITOR, call -> HttpAnswer.json(List.of(call.who().user())));
-        try (TestServer server = TestServer.start(c -> c.http(new HttpConfig("0.0.0.0", 0, false)),
+        try (TestServer server = TestServer.start(UnaryOperator.identity(),
                 config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                         .plugins(everywhere).start())) {
             URI fromLan = URI.create("http://" + lan.getHostAddress() + ":" + everywhere.port() + "/test/who");
@@ -242,12 +244,11 @@ class HttpListenerTest {
         Path serverStore = TestCertificates.issue(ca, "CN=localhost", Duration.ofDays(30), "127.0.0.1", "localhost")
                 .pkcs12(dir.resolve("server.p12"));
         Path trust = TestCertificates.trustStore(dir.resolve("trust.p12"), ca.certificate());
-        HttpPlugin https = new HttpPlugin();
+        HttpPlugin https = new HttpPlugin(new HttpSettings("127.0.0.1", 0, true));
         https.routes().get("/test/who", Permission.MONITOR, call -> HttpAnswer.json(Map.of("anonymous",
                 call.who().anonymous())));
         try (TestServer server = TestServer.start(c -> c.tls(TlsConfig.builder().port(0).keyStore(serverStore)
-                        .keyStorePassword(TestCertificates.PASSWORD).build())
-                .http(new HttpConfig("127.0.0.1", 0, true)), config -> WharfServer.start(config, https))) {
+                        .keyStorePassword(TestCertificates.PASSWORD).build()), config -> WharfServer.start(config, https))) {
             assertTrue(https.url().startsWith("https://"), https.url());
             HttpClient tlsClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .sslContext(trusting(trust)).build();

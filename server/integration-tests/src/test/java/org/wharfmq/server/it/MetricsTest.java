@@ -15,10 +15,10 @@ import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
-import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.management.ConnectionTotals;
 import org.wharfmq.server.metrics.MetricsPlugin;
 
@@ -61,10 +61,10 @@ class MetricsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        http = new HttpPlugin();
+        http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
         flows = new FlowHost();
         MetricsPlugin metrics = new MetricsPlugin(http.routes(), flows);
-        server = TestServer.start(c -> c.queue("ORDERS").queue("PAYMENTS").http(new HttpConfig("127.0.0.1", 0, false)),
+        server = TestServer.start(c -> c.queue("ORDERS").queue("PAYMENTS"),
                 config -> WharfServer.start(config, flows, metrics, http));
     }
 

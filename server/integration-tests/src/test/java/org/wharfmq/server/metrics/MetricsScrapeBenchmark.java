@@ -1,9 +1,9 @@
 package org.wharfmq.server.metrics;
 
 import org.wharfmq.server.WharfServer;
-import org.wharfmq.server.config.HttpConfig;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.http.HttpSettings;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -30,11 +30,11 @@ public final class MetricsScrapeBenchmark {
         int queues = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
         int scrapes = args.length > 2 ? Integer.parseInt(args[2]) : 20;
         ServerConfig.Builder config = ServerConfig.builder().port(0).host("127.0.0.1").inVmName("scrape")
-                .dataDirectory(data).maxQueues(queues + 100).http(new HttpConfig("127.0.0.1", 0, false));
+                .dataDirectory(data).maxQueues(queues + 100);
         for (int i = 0; i < queues; i++) {
             config.queue("APP.QUEUE." + i);
         }
-        HttpPlugin http = new HttpPlugin();
+        HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
         try (WharfServer server = WharfServer.start(config.build(), new MetricsPlugin(http.routes(), null), http)) {
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             HttpRequest scrape = HttpRequest.newBuilder(URI.create(http.url() + MetricsPlugin.PATH)).build();

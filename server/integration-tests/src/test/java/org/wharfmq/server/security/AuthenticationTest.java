@@ -12,9 +12,14 @@ import org.wharfmq.protocol.auth.ScramClient;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.FrameClient;
+import org.wharfmq.server.LogCapture;
+import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.TestUsers;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.http.HttpSettings;
+import org.wharfmq.server.http.HttpAnswer;
+import org.wharfmq.server.http.HttpPlugin;
 
 import javax.jms.Connection;
 import javax.jms.JMSSecurityException;
@@ -24,6 +29,13 @@ import javax.jms.Session;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -122,6 +134,58 @@ class AuthenticationTest {
      * Each failure is an audit line naming the user, the address and the reason; after 5 failures from one address the
      * answers to it are held back (250 ms, then doubling). A fresh server: the throttle counts per server.
      */
+    /**
+     * A client that keeps failing as app2 (over the wire and over HTTP) slows app2 from its address, not app1 from the
+     * same address: the server's throttle holds no delay for app1, whose logins, right and wrong, are answered at once
+     * (the audit line of app1's typo says no delay), while app2's answers wait.
+     */
+    @Test
+    void aClientFailingForOneUserDoesNotSlowAnotherUserOnTheSameAddress() throws Exception {
+        HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
+        http.routes().get("/who", Permission.CONNECT, call -> HttpAnswer.text(HttpAnswer.TEXT, call.who().user()));
+        Logins[] logins = new Logins[1];
+        ServerPlugin spy = new ServerPlugin() {
+            @Override
+            public void start(Host server) {
+                logins[0] = server.logins();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (TestServer fresh = TestServer.start(c -> c,
+                config -> WharfServer.builder(config).authenticator(TestUsers.of("app1", "app2")).plugins(spy, http)
+                        .start());
+             LogCapture audit = LogCapture.of(AuditLog.NAME)) {
+            WharfConnectionFactory factory = factory(fresh.server());
+            InetAddress local = InetAddress.getByName("127.0.0.1");
+            for (int i = 1; i <= 6; i++) {
+                assertThrows(JMSSecurityException.class, () -> factory.createConnection("app2", "guess"));
+            }
+            assertEquals(401, httpGet(http.url() + "/who", "app2", "guess").statusCode());
+            assertEquals(1_000, logins[0].throttle().delayMillis("app2", local), "app2 is slowed from 127.0.0.1");
+            assertEquals(0, logins[0].throttle().delayMillis("app1", local), "app1 is not, from the same address");
+
+            assertThrows(JMSSecurityException.class, () -> factory.createConnection("app1", "typo"));
+            String typo = audit.messages().get(audit.messages().size() - 1);
+            assertTrue(typo.contains("login failed: user 'app1'") && !typo.contains("delayed"), typo);
+            try (Connection app1 = factory.createConnection("app1", TestUsers.password("app1"))) {
+                app1.createSession(false, Session.AUTO_ACKNOWLEDGE).close();
+            }
+            HttpResponse<String> who = httpGet(http.url() + "/who", "app1", TestUsers.password("app1"));
+            assertEquals(200, who.statusCode(), who.body());
+            assertEquals("app1", who.body());
+            assertEquals(0, logins[0].throttle().delayMillis("app1", local), "a typo is not five");
+        }
+    }
+
+    private static HttpResponse<String> httpGet(String url, String user, String password) throws Exception {
+        String basic = Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).header("Authorization",
+                "Basic " + basic).timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
     void failuresAreAuditedAndSlowedAfterFive() throws Exception {
         List<LogRecord> audit = new CopyOnWriteArrayList<>();

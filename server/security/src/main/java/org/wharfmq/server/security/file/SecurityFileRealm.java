@@ -1,7 +1,6 @@
 package org.wharfmq.server.security.file;
 
 import org.wharfmq.protocol.auth.Mechanisms;
-import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.AccessPolicy;
@@ -23,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * The security file as the broker uses it: its users and certificate mapping, as the broker's {@link Authenticator},
  * and its permission rules, kept in force in the {@link AccessControl} it hands to the server
  * ({@link #accessControl()}). Answers from the file last read, and reads it again when its modification time changes
- * (checked every {@link Configuration#SECURITY_RELOAD_MILLIS} on a daemon thread) or {@link #reload()} is called. A
+ * (checked every {@link SecurityConfiguration#RELOAD_MILLIS} on a daemon thread) or {@link #reload()} is called. A
  * file that does not parse keeps the rules in force, and the log says why. A connection's identity is fixed at its
  * handshake, so a reload affects later logins; new permission rules answer the next check (the next consumer, producer
  * or anonymous send), and new quotas the next queue, temporary queue, connection or REJECT counted (what users
@@ -66,7 +65,7 @@ public final class SecurityFileRealm implements Authenticator, AutoCloseable {
      * @throws ConfigurationException when the file cannot be read or is wrong: a server does not start on bad rules
      */
     public static SecurityFileRealm open(Path file) {
-        return new SecurityFileRealm(file, null, Configuration.SECURITY_RELOAD_MILLIS);
+        return new SecurityFileRealm(file, null, SecurityConfiguration.RELOAD_MILLIS);
     }
 
     /** As {@link #open(Path)}, with a JAAS configuration of the caller's (tests) and a check interval. */
