@@ -1,11 +1,14 @@
 package org.wharfmq.server.replication;
 
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Settings;
+import org.wharfmq.server.config.SettingsSection;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -33,14 +36,14 @@ public record Membership(String group, List<Member> members) {
 
     public Membership {
         if (group == null || group.isBlank()) {
-            throw new IllegalArgumentException("The replication description names no group: give 'group', the "
+            throw new IllegalArgumentException("The replication block has no group: give replication.group, the "
                     + "replicated queue manager's name, the same on every member.");
         }
         members = List.copyOf(members);
         if (members.size() != MEMBERS) {
             throw new IllegalArgumentException("Replication group '" + group + "' has " + members.size()
                     + " members; it needs exactly " + MEMBERS + " (a majority of three survives the loss of one). "
-                    + "List three under 'members'.");
+                    + "List three under replication.members.");
         }
         Set<String> ids = new HashSet<>();
         Set<String> addresses = new HashSet<>();
@@ -62,48 +65,59 @@ public record Membership(String group, List<Member> members) {
     }
 
     /**
-     * Reads the {@code replication:} section as a configuration file's parser gives it (maps, lists, strings,
-     * numbers); every refusal names the entry and the fix.
+     * Reads the {@code replication:} block of the configuration file: null when the file has none (a queue manager
+     * of its own). Not yet read by {@code wharf server}: nothing starts the replication (docs/resilience.md).
+     *
+     * @see SettingsSection
      */
-    public static Membership parse(Map<String, ?> section) {
-        Object group = section.get("group");
-        Object list = section.get("members");
-        if (!(list instanceof List<?> entries)) {
-            throw new IllegalArgumentException("The replication description has no 'members' list: list the three "
-                    + "members, each with id, address (host:port) and dataDirectory.");
+    public static final SettingsSection<Membership> SECTION = file -> {
+        Settings block = file.section("replication");
+        if (block == null) {
+            return null;
         }
+        String group = block.text("group", null);
+        List<Settings> entries = block.sections("members");
+        block.refuseUnknown();
         List<Member> members = new ArrayList<>();
-        for (Object entry : entries) {
-            if (!(entry instanceof Map<?, ?> m)) {
-                throw new IllegalArgumentException("Replication member '" + entry + "' is not a map: give id, address "
-                        + "and dataDirectory.");
-            }
-            String id = text(m, "id", "?");
-            String address = text(m, "address", id);
+        for (Settings entry : entries) {
+            String id = required(entry, "id");
+            String address = required(entry, "address");
+            String dataDirectory = required(entry, "dataDirectory");
+            entry.refuseUnknown();
             int colon = address.lastIndexOf(':');
-            if (colon <= 0 || colon == address.length() - 1) {
-                throw new IllegalArgumentException("Replication member '" + id + "' has address '" + address
-                        + "': give it as host:port.");
+            Integer port = colon <= 0 ? null : port(address.substring(colon + 1));
+            if (port == null) {
+                throw entry.invalid("address", "'" + address + "' is not host:port; give the member's replication "
+                        + "address as host:port");
             }
-            int port;
             try {
-                port = Integer.parseInt(address.substring(colon + 1));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("Replication member '" + id + "' has address '" + address
-                        + "', whose port is not a number: give it as host:port.");
+                members.add(new Member(id, address.substring(0, colon), port, Path.of(dataDirectory)));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigurationException(e.getMessage() + " (in " + file.source() + ", "
+                        + block.path("members") + ")", e);
             }
-            members.add(new Member(id, address.substring(0, colon), port, Path.of(text(m, "dataDirectory", id))));
         }
-        return new Membership(group == null ? null : group.toString(), members);
+        try {
+            return new Membership(group, members);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(e.getMessage() + " (in " + file.source() + ", setting replication)", e);
+        }
+    };
+
+    private static String required(Settings entry, String key) {
+        String value = entry.text(key, null);
+        if (value == null || value.isBlank()) {
+            throw entry.invalid(key, "every member needs id, address (host:port) and dataDirectory");
+        }
+        return value;
     }
 
-    private static String text(Map<?, ?> member, String key, String id) {
-        Object value = member.get(key);
-        if (value == null || value.toString().isBlank()) {
-            throw new IllegalArgumentException("Replication member '" + id + "' has no '" + key + "': give id, "
-                    + "address (host:port) and dataDirectory.");
+    private static Integer port(String text) {
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            return null;
         }
-        return value.toString();
     }
 
     /** The member with {@code id}; refused, naming the members, when there is none. */

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -41,8 +42,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>One group for the whole class, the cases in order (each leaves all three running, but the last), and
  * {@link #sent} the batches committed so far: starting a group and electing its first leader is most of the cost
- * (seconds on a loaded machine), so it is paid once.
+ * (seconds on a loaded machine), so it is paid once. Tagged slow (20 to 40 s): {@code -Pquick} leaves it out.
  */
+@Tag("slow")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicatedLogTest {
