@@ -5,6 +5,7 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
@@ -29,7 +30,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -226,6 +229,25 @@ public final class ReplicatedLog implements AutoCloseable {
     /** Snapshots loaded into the sink since this member started (at start, or sent by the leader). */
     public long snapshotsLoaded() {
         return stateMachine.snapshotsLoaded();
+    }
+
+    /** This member's view of the replication: its role, the active member, indexes, and how far each member is. */
+    public ReplicationStatus status() {
+        RaftServer.Division division;
+        try {
+            division = server.getDivision(groupId);
+        } catch (IOException e) {
+            return new ReplicationStatus(self.id(), "CLOSED", null, -1, -1, -1, Map.of());
+        }
+        DivisionInfo info = division.getInfo();
+        Map<String, Long> committed = new HashMap<>();
+        for (CommitInfoProto c : division.getCommitInfos()) {
+            committed.put(RaftPeerId.valueOf(c.getServer().getId()).toString(), c.getCommitIndex());
+        }
+        RaftPeerId leader = info.getLeaderId();
+        return new ReplicationStatus(self.id(), String.valueOf(info.getCurrentRole()),
+                leader == null ? null : leader.toString(), info.getCurrentTerm(),
+                division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), committed);
     }
 
     private DivisionInfo info() {

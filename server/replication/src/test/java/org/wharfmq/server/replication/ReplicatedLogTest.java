@@ -122,10 +122,18 @@ class ReplicatedLogTest {
     void aFollowerThatWasDownCatchesUp() throws Exception {
         int active = trio.awaitActive();
         int follower = (active + 1) % 3;
+        String id = trio.log(follower).id();
         trio.stop(follower);
         appendAll(trio.log(active), "without-" + follower, 20); // a majority of two commits
+        ReplicationStatus status = trio.log(active).status();
+        assertEquals("LEADER", status.role());
+        assertEquals(trio.log(active).id(), status.active());
+        assertTrue(status.behind(id) >= 20, "the stopped member is not shown behind: " + status);
+
         trio.start(follower);
         assertAllHold(0, 1, 2);
+        Trio.await("the active member to see " + id + " in step", () -> trio.log(active).status().behind(id) == 0);
+        assertEquals("FOLLOWER", trio.log(follower).status().role());
     }
 
     @Test
