@@ -146,10 +146,17 @@ public final class ReplicatedLog implements AutoCloseable {
     /**
      * Appends one group-commit batch of journal records: one Raft log entry. The future completes with the entry's
      * log index once a majority has it on disk and this member has applied it, or fails with
-     * {@link NotActiveException} when this member is not, or stops being, the active one. {@code records} is not
-     * copied: its bytes must not change until the future completes.
+     * {@link NotActiveException} when this member is not, or stops being, the active one, or at once with an
+     * {@link IllegalArgumentException} when it holds more than {@link ReplicationConfiguration#MAX_BATCH_BYTES}.
+     * {@code records} is not copied: its bytes must not change until the future completes.
      */
     public CompletableFuture<Long> append(ByteBuffer records) {
+        if (records.remaining() > ReplicationConfiguration.MAX_BATCH_BYTES) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("A batch of " + records.remaining()
+                    + " bytes cannot be replicated as one entry: the limit is "
+                    + ReplicationConfiguration.MAX_BATCH_BYTES + " bytes (ReplicationConfiguration.MAX_BATCH_BYTES). "
+                    + "Append it in several batches."));
+        }
         RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)
                 .setServerId(server.getId())

@@ -15,6 +15,12 @@ public final class ReplicationConfiguration {
     public static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(2000);
     /** A snapshot of the sink is taken every this many applied batches; the log before it is then purged. */
     public static final long SNAPSHOT_EVERY_BATCHES = 100_000;
+    /**
+     * The largest batch one entry carries: Ratis refuses a log entry larger than its appender buffer's limit (4 MiB by
+     * default: "Log entry size ... exceeds the max buffer limit"), as a state machine failure of the leader's; the
+     * rest of the 4 MiB is room for the entry's own fields. A journal batch larger than this goes in several entries.
+     */
+    public static final int MAX_BATCH_BYTES = (4 << 20) - (4 << 10);
     /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
 

@@ -33,7 +33,9 @@ final class RecordingSink implements ReplicaSink {
         data.writeLong(lastIndex);
         data.writeInt(batches.size());
         for (String b : batches) {
-            data.writeUTF(b);
+            byte[] bytes = b.getBytes(StandardCharsets.UTF_8);
+            data.writeInt(bytes.length);
+            data.write(bytes);
         }
         data.flush();
     }
@@ -44,7 +46,7 @@ final class RecordingSink implements ReplicaSink {
         lastIndex = data.readLong();
         int n = data.readInt();
         for (int i = 0; i < n; i++) {
-            batches.add(data.readUTF());
+            batches.add(new String(data.readNBytes(data.readInt()), StandardCharsets.UTF_8));
         }
     }
 

@@ -67,7 +67,7 @@ class ReplicatedLogTest {
     }
 
     @Test
-    @Order(1)
+    @Order(10)
     void batchesCommittedByTheActiveMemberAreAppliedOnAllThreeInOrder() throws Exception {
         int active = trio.awaitActive();
         appendAll(trio.log(active), "first", 30);
@@ -84,7 +84,7 @@ class ReplicatedLogTest {
     }
 
     @Test
-    @Order(2)
+    @Order(20)
     void aConnectionWithoutAMembersCertificateIsRefusedInTheTlsHandshake() throws Exception {
         Member target = trio.membership.members().get(0);
         // control: a certificate from the group's CA passes (so the refusals below are the certificate's doing)
@@ -118,7 +118,21 @@ class ReplicatedLogTest {
     }
 
     @Test
-    @Order(3)
+    @Order(25)
+    void aBatchOfTheLargestSizeIsReplicatedAndALargerOneRefusedAtOnce() throws Exception {
+        int active = trio.awaitActive();
+        ExecutionException tooLarge = assertThrows(ExecutionException.class, () -> trio.log(active)
+                .append(ByteBuffer.allocate(ReplicationConfiguration.MAX_BATCH_BYTES + 1)).get(0, TimeUnit.SECONDS));
+        assertInstanceOf(IllegalArgumentException.class, tooLarge.getCause());
+        assertTrue(tooLarge.getCause().getMessage().contains("the limit is " + ReplicationConfiguration.MAX_BATCH_BYTES
+                + " bytes"), tooLarge.getCause().getMessage());
+        // the largest reaches every member: were the limit above what Ratis sends a follower at once, it never would
+        appendAll(trio.log(active), "L".repeat(ReplicationConfiguration.MAX_BATCH_BYTES - 20), 1);
+        assertAllHold(0, 1, 2);
+    }
+
+    @Test
+    @Order(30)
     void aFollowerThatWasDownCatchesUp() throws Exception {
         int active = trio.awaitActive();
         int follower = (active + 1) % 3;
@@ -137,7 +151,7 @@ class ReplicatedLogTest {
     }
 
     @Test
-    @Order(4)
+    @Order(40)
     void aFollowerWhoseDirectoryWasWipedCatchesUpFromASnapshot() throws Exception {
         int active = trio.awaitActive();
         int follower = (active + 1) % 3;
@@ -151,7 +165,7 @@ class ReplicatedLogTest {
     }
 
     @Test
-    @Order(5)
+    @Order(50)
     void whenTheActiveMemberStopsAnotherIsElectedAndNothingIsLostOrDoubled() throws Exception {
         int first = trio.awaitActive();
         appendAll(trio.log(first), "before-failover", 10);
@@ -167,7 +181,7 @@ class ReplicatedLogTest {
     }
 
     @Test
-    @Order(6)
+    @Order(60)
     void anActiveMemberCutOffFromBothOthersCannotCommitAndStepsDown() throws Exception {
         int active = trio.awaitActive();
         appendAll(trio.log(active), "before-cut", 5);
