@@ -21,6 +21,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -107,10 +108,12 @@ final class JournalStateMachine extends BaseStateMachine {
         ByteString data = entry.getStateMachineLogEntry().getLogData();
         try {
             sink.apply(entry.getIndex(), BatchEntry.origin(data), BatchEntry.records(data));
-        } catch (IOException | RuntimeException e) {
-            // a member that cannot apply a committed batch must not go on with a gap: Ratis stops applying on it
-            return CompletableFuture.failedFuture(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
+        // A failure is thrown, not returned as a failed future: Ratis logs a failed future and applies the next entry,
+        // which would leave a gap in this member's journal; a throw stops its state machine updater and closes the
+        // member (fail-stop), and the other two go on. Restarted, it applies the log again from its latest snapshot.
         updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
         batchesApplied.incrementAndGet();
         return CompletableFuture.completedFuture(Message.EMPTY);

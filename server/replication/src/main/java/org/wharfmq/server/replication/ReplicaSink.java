@@ -21,6 +21,8 @@ public interface ReplicaSink {
      * @param origin  the id of the member that appended it as leader: this member's own id means its journal writer
      *                already wrote these records before handing them over
      * @param records the batch's bytes, valid during the call only
+     * @throws IOException (or any exception) when the batch cannot be applied: this member then stops (its Raft
+     *                     server closes) rather than go on with a gap; the other two go on
      */
     void apply(long index, String origin, ByteBuffer records) throws IOException;
 

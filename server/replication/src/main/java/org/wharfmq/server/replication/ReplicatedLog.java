@@ -252,7 +252,7 @@ public final class ReplicatedLog implements AutoCloseable {
             committed.put(RaftPeerId.valueOf(c.getServer().getId()).toString(), c.getCommitIndex());
         }
         RaftPeerId leader = info.getLeaderId();
-        return new ReplicationStatus(self.id(), String.valueOf(info.getCurrentRole()),
+        return new ReplicationStatus(self.id(), info.isAlive() ? String.valueOf(info.getCurrentRole()) : "CLOSED",
                 leader == null ? null : leader.toString(), info.getCurrentTerm(),
                 division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), committed);
     }

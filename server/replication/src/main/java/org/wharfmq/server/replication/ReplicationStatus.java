@@ -6,7 +6,8 @@ import java.util.Map;
  * One member's view of the replication, for operators (the admin command, metrics and console are to show it).
  *
  * @param member         this member's id
- * @param role           LEADER (the active instance), FOLLOWER (a replica) or CANDIDATE (electing)
+ * @param role           LEADER (the active instance), FOLLOWER (a replica), CANDIDATE (electing) or CLOSED (stopped,
+ *                       or stopped itself because its sink could not apply a batch)
  * @param active         the id of the member this one knows as active, or null during an election
  * @param term           the Raft term this member is in (it rises with each election)
  * @param committedIndex the last log index this member knows is committed by a majority

@@ -15,9 +15,13 @@ final class RecordingSink implements ReplicaSink {
 
     private final List<String> batches = new ArrayList<>();
     private long lastIndex = -1;
+    private boolean failNext;
 
     @Override
-    public synchronized void apply(long index, String origin, ByteBuffer records) {
+    public synchronized void apply(long index, String origin, ByteBuffer records) throws IOException {
+        if (failNext) {
+            throw new IOException("the test's sink refuses batch " + index);
+        }
         if (index <= lastIndex) {
             throw new AssertionError("batch " + index + " applied after " + lastIndex);
         }
@@ -54,6 +58,11 @@ final class RecordingSink implements ReplicaSink {
     public synchronized void reset() {
         batches.clear();
         lastIndex = -1;
+    }
+
+    /** The next batch applied fails, as a full or broken disk would. */
+    synchronized void failNext() {
+        failNext = true;
     }
 
     synchronized List<String> batches() {

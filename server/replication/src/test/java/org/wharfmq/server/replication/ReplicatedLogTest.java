@@ -151,6 +151,22 @@ class ReplicatedLogTest {
     }
 
     @Test
+    @Order(35)
+    void aMemberWhoseSinkFailsStopsRatherThanGoOnWithAGapAndTheOthersGoOn() throws Exception {
+        int active = trio.awaitActive();
+        int follower = (active + 1) % 3;
+        List<String> before = List.copyOf(sent);
+        trio.sink(follower).failNext();
+        appendAll(trio.log(active), "past-failure", 5); // the other two commit
+        Trio.await("the failed member to stop", () -> trio.log(follower).status().role().equals("CLOSED"));
+        assertEquals(before, trio.sink(follower).batches(), "the failed member applied batches after the failure");
+
+        trio.stop(follower);
+        trio.start(follower); // restarted, it applies the log again from its latest snapshot
+        assertAllHold(0, 1, 2);
+    }
+
+    @Test
     @Order(40)
     void aFollowerWhoseDirectoryWasWipedCatchesUpFromASnapshot() throws Exception {
         int active = trio.awaitActive();
