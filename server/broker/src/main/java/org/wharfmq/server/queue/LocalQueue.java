@@ -5,6 +5,8 @@ import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.server.LockOrder;
+import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
@@ -20,7 +22,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A named point-to-point queue: messages in priority order (JMS priority 9 first), FIFO within a priority, handed to
@@ -142,7 +143,8 @@ public final class LocalQueue {
     private final ArrayList<QueuedMessage> backingOut = new ArrayList<>(0);
     private final Pager pager;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    /** The queue's one lock (see "Threading"); its parts that run under it assert they do. */
+    private final OrderedLock lock;
     private final MessageList[] byPriority = new MessageList[PRIORITIES];
     /** Right-sized copies of the messages that wait here; its current region is let go when none waits. */
     private final CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
@@ -221,6 +223,7 @@ public final class LocalQueue {
             throw new IllegalArgumentException(limit.owner() + " pages but has no pager");
         }
         this.name = name;
+        this.lock = new OrderedLock(LockOrder.Rank.QUEUE, "queue '" + name + "'");
         this.limit = limit;
         this.budget = budget;
         this.pager = pager;
@@ -282,6 +285,11 @@ public final class LocalQueue {
                                 InstantSource clock, MemoryLimit limit, MemoryBudget budget, Pager pager) {
         return new LocalQueue(name, maxDepth, false, persistence, false, true, false, clock, deadLetters, limit, budget,
                 pager);
+    }
+
+    /** Whether this thread holds the queue's lock: its consumers' credit is guarded by it (for their assertions). */
+    public boolean lockHeldByCurrentThread() {
+        return lock.isHeldByCurrentThread();
     }
 
     /** The queue name. */

@@ -135,31 +135,37 @@ final class QueuePaging {
 
     /** Whether any message is paged (not read back yet): then every new message is paged too. Under the lock. */
     boolean hasPaged() {
+        assert queue.lockHeldByCurrentThread();
         return paged > 0;
     }
 
     /** Why the page files cannot be written or read now (a full disk, an I/O error), or null; under the lock. */
     String diskFailure() {
+        assert queue.lockHeldByCurrentThread();
         return diskFailure;
     }
 
     /** Messages paged and not read back yet; under the lock. */
     long paged() {
+        assert queue.lockHeldByCurrentThread();
         return paged;
     }
 
     /** The bytes of the paged messages' records, as the disk budgets count them; under the lock. */
     long pagedBytes() {
+        assert queue.lockHeldByCurrentThread();
         return pagedBytes;
     }
 
     /** Whether any paged message is persistent (a deleted queue's page files are read for those); under the lock. */
     boolean anyPersistent() {
+        assert queue.lockHeldByCurrentThread();
         return pagedPersistent > 0;
     }
 
     /** Hands a message to the paging thread; it counts as paged from now on. Under the lock. */
     void pageOut(QueuedMessage m) {
+        assert queue.lockHeldByCurrentThread();
         toPage.addLast(m);
         paged++;
         if (m.correlationId() != null && queue.awaitsCorrelationId(m.correlationId())) {
@@ -177,6 +183,7 @@ final class QueuePaging {
 
     /** Paged messages the consumers' selector scans have looked at, over the queue's life; under the lock. */
     long recordsScanned() {
+        assert queue.lockHeldByCurrentThread();
         return recordsScanned;
     }
 
@@ -185,6 +192,7 @@ final class QueuePaging {
      * paged (the messages paged from now on are checked as they are paged). Under the lock.
      */
     void addConsumer(QueueConsumer consumer) {
+        assert queue.lockHeldByCurrentThread();
         if (scanned(consumer.selector())) {
             scans.add(new SelectorScan(consumer, paged == 0));
         }
@@ -192,6 +200,7 @@ final class QueuePaging {
 
     /** A consumer leaves: its scan, if any, is forgotten. Under the lock. */
     void removeConsumer(QueueConsumer consumer) {
+        assert queue.lockHeldByCurrentThread();
         SelectorScan scan = scanOf(consumer);
         if (scan != null) {
             scans.remove(scan);
@@ -206,6 +215,7 @@ final class QueuePaging {
      * back). Under the lock.
      */
     void lookFor(QueueConsumer consumer) {
+        assert queue.lockHeldByCurrentThread();
         String correlationId = consumer.selector().requiredCorrelationId();
         if (correlationId != null) {
             lookFor(correlationId);
@@ -221,6 +231,7 @@ final class QueuePaging {
 
     /** Has the paging thread look for a paged message with {@code correlationId}; under the lock. */
     private void lookFor(String correlationId) {
+        assert queue.lockHeldByCurrentThread();
         if (correlationLookups.add(correlationId)) {
             schedulePaging();
         }
@@ -234,6 +245,7 @@ final class QueuePaging {
      * again, from where it stopped, now or once its consumer has credit. Under the lock.
      */
     QueueConsumer caughtUpConsumerFor(QueuedMessage m) {
+        assert queue.lockHeldByCurrentThread();
         if (scans.isEmpty()) {
             return null;
         }
@@ -269,6 +281,7 @@ final class QueuePaging {
 
     /** The queue let memory go: under its low watermark now, the paging thread reads back. Under the lock. */
     void readBackIfDue() {
+        assert queue.lockHeldByCurrentThread();
         if (paged > 0 && !pagingScheduled && readBackDue()) {
             schedulePaging();
         }
@@ -294,6 +307,7 @@ final class QueuePaging {
 
     /** A send that will be paged finds a disk budget spent and the page-full policy fail: refused. Under the lock. */
     void refuseIfFull(QueuedMessage m) {
+        assert queue.lockHeldByCurrentThread();
         MemoryLimit limit = queue.memoryLimit();
         if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.FAIL
                 || !(paged > 0 || queue.overBudget() || budget.pagingDue())) {
@@ -329,6 +343,7 @@ final class QueuePaging {
      * queue wakes the producers waiting for it ({@link LocalQueue#pageFullEnded}). Under the lock.
      */
     void notePageFull() {
+        assert queue.lockHeldByCurrentThread();
         MemoryLimit limit = queue.memoryLimit();
         if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.BLOCK) {
             return;
@@ -349,12 +364,14 @@ final class QueuePaging {
 
     /** Whether the queue's own disk budget (its maxPageBytes) is spent; under the lock. */
     boolean ownDiskBudgetSpent() {
+        assert queue.lockHeldByCurrentThread();
         MemoryLimit.PageLimit own = queue.memoryLimit().paging();
         return own.limited() && pagedBytes >= own.maxBytes();
     }
 
     /** Queues this queue's turn on the paging thread unless it is queued or running; under the lock. */
     private void schedulePaging() {
+        assert queue.lockHeldByCurrentThread();
         if (!pagingScheduled) {
             pagingScheduled = true;
             pager.execute(this::runPaging);
@@ -378,6 +395,7 @@ final class QueuePaging {
      * progress, whatever other queues hold. Under the lock.
      */
     private boolean readBackDue() {
+        assert queue.lockHeldByCurrentThread();
         long held = queue.bytesHeld();
         return held == 0 || held < lowWatermark() && budget.hasRoomFor(budget.maxBytes() / 2);
     }
@@ -596,6 +614,7 @@ final class QueuePaging {
      * any message is paged; under the lock.
      */
     private String nextCorrelationLookup() {
+        assert queue.lockHeldByCurrentThread();
         while (!correlationLookups.isEmpty()) {
             String id = correlationLookups.iterator().next();
             correlationLookups.remove(id);
@@ -612,6 +631,7 @@ final class QueuePaging {
      * nothing paged a scan is caught up: there is nothing to look at. Under the lock.
      */
     private SelectorScan nextScan() {
+        assert queue.lockHeldByCurrentThread();
         while (!dueScans.isEmpty()) {
             SelectorScan scan = dueScans.peekFirst();
             if (paged > 0 && scan.consumer.window().hasCredit()) {
@@ -670,6 +690,7 @@ final class QueuePaging {
      * while its consumer has credit; once it has looked at them all, the scan is caught up. Under the lock.
      */
     private List<QueueConsumer> scanUnwritten(SelectorScan scan, List<QueueConsumer> receivers) {
+        assert queue.lockHeldByCurrentThread();
         Selector selector = scan.consumer.selector();
         Iterator<QueuedMessage> i = toPage.iterator();
         while (i.hasNext() && scan.consumer.window().hasCredit()) {
@@ -756,6 +777,7 @@ final class QueuePaging {
 
     /** Up to a batch of the messages waiting to be written, in order; under the lock. */
     private List<QueuedMessage> takeToWrite() {
+        assert queue.lockHeldByCurrentThread();
         List<QueuedMessage> writing = new ArrayList<>();
         long bytes = 0;
         while (!toPage.isEmpty() && bytes < Configuration.PAGE_READ_AHEAD_BYTES) {
@@ -789,6 +811,7 @@ final class QueuePaging {
 
     /** Reads back messages paged but not written yet (nothing is on disk): no I/O. Under the lock. */
     private List<QueueConsumer> readBackUnwritten() {
+        assert queue.lockHeldByCurrentThread();
         List<QueueConsumer> receivers = null;
         long bytes = 0;
         while (!toPage.isEmpty() && bytes < lowWatermark()) {
@@ -825,6 +848,7 @@ final class QueuePaging {
 
     /** The next record of {@code buffer} as a message of this queue, right-sized in the queue's arena; under the lock. */
     private QueuedMessage fromRecord(ByteBuf buffer) {
+        assert queue.lockHeldByCurrentThread();
         int length = buffer.readInt();
         long sequence = buffer.readLong();
         int deliveryCount = buffer.readInt();
@@ -839,6 +863,7 @@ final class QueuePaging {
 
     /** The next record of {@code buffer}, read back or found out of turn, offered as the queue's; under the lock. */
     private List<QueueConsumer> offerRecord(ByteBuf buffer, List<QueueConsumer> receivers) {
+        assert queue.lockHeldByCurrentThread();
         QueuedMessage m = fromRecord(buffer);
         queue.hold(m);
         unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
@@ -847,12 +872,14 @@ final class QueuePaging {
 
     /** A message not written yet, taken off {@link #toPage} by the caller, offered again; under the lock. */
     private List<QueueConsumer> offerUnwritten(QueuedMessage m, List<QueueConsumer> receivers) {
+        assert queue.lockHeldByCurrentThread();
         unpage(m, PageStore.recordBytes(m));
         return queue.offerReadBack(m, receivers);
     }
 
     /** A message leaves the paged ones; under the lock. */
     private void unpage(QueuedMessage m, long recordBytes) {
+        assert queue.lockHeldByCurrentThread();
         paged--;
         if (m.persistent()) {
             pagedPersistent--;

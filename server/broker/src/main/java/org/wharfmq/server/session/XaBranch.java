@@ -25,7 +25,7 @@ import java.util.concurrent.ScheduledFuture;
  *       rollback, however long, across restarts.</li>
  * </ul>
  *
- * Every field is guarded by the {@link XaBranches} lock; the work itself is touched only by whoever took the branch
+ * Every field is guarded by the {@link XaBranches} monitor (its methods assert that the caller holds it); the work itself is touched only by whoever took the branch
  * out of its state under that lock (an association's own work joins it at XA_END, never before).
  */
 final class XaBranch {
@@ -58,12 +58,22 @@ final class XaBranch {
     /** Rolls it back when its transaction timeout expires; null once prepared or for a recovered branch. */
     ScheduledFuture<?> timeout;
 
-    XaBranch(WireXid xid, Transaction work) {
+    /** The table whose monitor guards its fields. */
+    private final XaBranches branches;
+
+    XaBranch(XaBranches branches, WireXid xid, Transaction work) {
+        this.branches = branches;
         this.xid = xid;
         this.work = work;
     }
 
+    /** Where it stands; under the {@link XaBranches} monitor. */
     State state() {
+        assert Thread.holdsLock(branches) : "the state of " + describe() + " is read under the XA branches' monitor";
+        return stateNow();
+    }
+
+    private State stateNow() {
         if (prepared) {
             return State.PREPARED;
         }
@@ -75,6 +85,7 @@ final class XaBranch {
 
     /** Marks it rollback-only, keeping the first reason. */
     void markRollbackOnly(WharfException cause) {
+        assert Thread.holdsLock(branches) : describe() + " is marked rollback-only under the XA branches' monitor";
         if (rollbackOnly == null) {
             rollbackOnly = cause;
         }
@@ -104,6 +115,10 @@ final class XaBranch {
 
     @Override
     public String toString() {
-        return "XA branch " + xid + " (" + state() + ")";
+        return describe() + " (" + stateNow() + ")";
+    }
+
+    private String describe() {
+        return "XA branch " + xid;
     }
 }

@@ -122,7 +122,7 @@ public final class XaBranches {
                         throw xa(ErrorCode.XAER_DUPID, branch + " exists already: start it with TMJOIN to join it, or "
                                 + "use a new Xid.");
                     }
-                    branch = new XaBranch(xid, new Transaction(persistence, topics));
+                    branch = new XaBranch(this, xid, new Transaction(persistence, topics));
                     int seconds = timeoutSeconds > 0 ? timeoutSeconds : Configuration.XA_TRANSACTION_TIMEOUT_SECONDS;
                     XaBranch started = branch;
                     branch.timeout = timer.schedule(() -> expire(started, seconds), seconds, TimeUnit.SECONDS);
@@ -383,7 +383,7 @@ public final class XaBranches {
         WireXid xid = XaBranch.fromStoreKey(storeKey);
         Transaction work = new Transaction(persistence, topics, transactionId);
         sends.forEach(work::recovered);
-        XaBranch branch = new XaBranch(xid, work);
+        XaBranch branch = new XaBranch(this, xid, work);
         branch.consumed.addAll(consumed);
         branch.prepared = true;
         branch.restored = true;

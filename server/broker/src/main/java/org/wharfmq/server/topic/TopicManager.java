@@ -418,7 +418,7 @@ public final class TopicManager {
             Subscription s = create(null, null, clientId, null, filter, selectorText, selector, noLocal, false, false,
                     temporary, connection);
             synchronized (this) {
-                s.consumers = 1;
+                s.firstConsumer();
             }
             return s;
         }
@@ -440,15 +440,15 @@ public final class TopicManager {
                             + kind(durable, shared) + " subscription. Use another name.");
                 }
                 if (existing.sameDefinition(filter, selectorText, noLocal)) {
-                    if (!shared && existing.consumers > 0) {
+                    if (!shared && existing.consumers() > 0) {
                         throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId)
                                 + " already has an active consumer; an unshared durable subscription has at most"
                                 + " one at a time (use a shared durable subscription for more).");
                     }
-                    existing.consumers++;
+                    existing.addConsumer();
                     return existing;
                 }
-                if (existing.consumers > 0) {
+                if (existing.consumers() > 0) {
                     throw WharfException.illegalState("Subscription '" + name + "'" + ofClient(clientId)
                             + " is in use with topic '" + existing.filter() + "'" + selectorClause(existing.selectorText())
                             + "; it cannot be changed to topic '" + filter + "'" + selectorClause(selectorText)
@@ -459,7 +459,7 @@ public final class TopicManager {
             Subscription s = create(null, name, clientId, ownerOf(who), filter, selectorText, selector, noLocal,
                     durable, shared, false, connection);
             named.put(key, s);
-            s.consumers = 1;
+            s.firstConsumer();
             return s;
         }
     }
@@ -467,7 +467,7 @@ public final class TopicManager {
     /** A consumer of the subscription closed; a non-durable subscription ends with its last consumer. */
     public void detach(Subscription s) {
         synchronized (this) {
-            if (--s.consumers > 0 || s.durable()) {
+            if (s.removeConsumer() > 0 || s.durable()) {
                 return;
             }
             if (s.name() != null) {
@@ -487,9 +487,9 @@ public final class TopicManager {
         synchronized (this) {
             Subscription s = durableNamed(clientId, name, "unsubscribe");
             checkOwner(s, who);
-            if (s.consumers > 0) {
+            if (s.consumers() > 0) {
                 throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId) + " has "
-                        + s.consumers + " active consumer(s); close them before unsubscribing.");
+                        + s.consumers() + " active consumer(s); close them before unsubscribing.");
             }
             named.remove(new Key(clientId, name));
             delete(s);
@@ -505,9 +505,9 @@ public final class TopicManager {
     public void deleteDurable(String clientId, String name) {
         synchronized (this) {
             Subscription s = durableNamed(clientId, name, "delete");
-            if (s.consumers > 0) {
+            if (s.consumers() > 0) {
                 throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId) + " has "
-                        + s.consumers + " active consumer(s): close them, or end their connections ('display "
+                        + s.consumers() + " active consumer(s): close them, or end their connections ('display "
                         + "connections', 'end connection ID'), then delete it.");
             }
             named.remove(new Key(clientId, name));
@@ -578,7 +578,7 @@ public final class TopicManager {
         LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, persistence, durable, queues.deadLetters(),
                 queues.clock(), limit, queues.memoryBudget(), queues.pager());
         Subscription s = new Subscription(queueName, name, clientId, owner, filter, selectorText, selector, noLocal,
-                durable, shared, temporary, durable ? null : connection, queue);
+                durable, shared, temporary, durable ? null : connection, queue, this);
         if (recoveredQueue == null) {
             if (durable) {
                 persistence.subscriptionCreated(new SubscriptionRecord(queueName, name, clientId, filter, selectorText,
@@ -780,7 +780,7 @@ public final class TopicManager {
         List<SubscriptionInfo> out = new ArrayList<>();
         synchronized (this) {
             for (Subscription s : byQueue.values()) {
-                out.add(new SubscriptionInfo(s.filter(), s.name(), s.clientId(), s.durable(), s.shared(), s.consumers,
+                out.add(new SubscriptionInfo(s.filter(), s.name(), s.clientId(), s.durable(), s.shared(), s.consumers(),
                         s.queue().depth(), s.missed(), s.queueName(), s.selectorText(), s.noLocal(), s.owner(),
                         s.queue().heldBytes(), s.queue().memoryLimit().maxBytes(), s.queue().dropped()));
             }
