@@ -6,6 +6,7 @@ import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.Configuration;
+import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.store.Persistence;
@@ -63,6 +64,8 @@ final class QueuePaging {
     static final int SCAN_TURN_BYTES = 1024 * 1024;
 
     private final LocalQueue queue;
+    /** The queue's lock, which guards this class's state (the paging thread's own fields aside). */
+    private final OrderedLock lock;
     private final Pager pager;
     /** The server's memory budget, for the low watermark and whether a paging queue is over it. */
     private final MemoryBudget budget;
@@ -121,9 +124,10 @@ final class QueuePaging {
      * @param arena       the queue's arena, guarded by its lock
      * @param persistence where the queue's persistent messages are stored
      */
-    QueuePaging(LocalQueue queue, Pager pager, MemoryBudget budget, CompactionArena arena, InstantSource clock,
-                Persistence persistence) {
+    QueuePaging(LocalQueue queue, OrderedLock lock, Pager pager, MemoryBudget budget, CompactionArena arena,
+                InstantSource clock, Persistence persistence) {
         this.queue = queue;
+        this.lock = lock;
         this.pager = pager;
         this.budget = budget;
         this.arena = arena;
@@ -135,37 +139,37 @@ final class QueuePaging {
 
     /** Whether any message is paged (not read back yet): then every new message is paged too. Under the lock. */
     boolean hasPaged() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         return paged > 0;
     }
 
     /** Why the page files cannot be written or read now (a full disk, an I/O error), or null; under the lock. */
     String diskFailure() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         return diskFailure;
     }
 
     /** Messages paged and not read back yet; under the lock. */
     long paged() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         return paged;
     }
 
     /** The bytes of the paged messages' records, as the disk budgets count them; under the lock. */
     long pagedBytes() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         return pagedBytes;
     }
 
     /** Whether any paged message is persistent (a deleted queue's page files are read for those); under the lock. */
     boolean anyPersistent() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         return pagedPersistent > 0;
     }
 
     /** Hands a message to the paging thread; it counts as paged from now on. Under the lock. */
     void pageOut(QueuedMessage m) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         toPage.addLast(m);
         paged++;
         if (m.correlationId() != null && queue.awaitsCorrelationId(m.correlationId())) {
@@ -183,7 +187,7 @@ final class QueuePaging {
 
     /** Paged messages the consumers' selector scans have looked at, over the queue's life; under the lock. */
     long recordsScanned() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         return recordsScanned;
     }
 
@@ -192,7 +196,7 @@ final class QueuePaging {
      * paged (the messages paged from now on are checked as they are paged). Under the lock.
      */
     void addConsumer(QueueConsumer consumer) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         if (scanned(consumer.selector())) {
             scans.add(new SelectorScan(consumer, paged == 0));
         }
@@ -200,7 +204,7 @@ final class QueuePaging {
 
     /** A consumer leaves: its scan, if any, is forgotten. Under the lock. */
     void removeConsumer(QueueConsumer consumer) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         SelectorScan scan = scanOf(consumer);
         if (scan != null) {
             scans.remove(scan);
@@ -215,7 +219,7 @@ final class QueuePaging {
      * back). Under the lock.
      */
     void lookFor(QueueConsumer consumer) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         String correlationId = consumer.selector().requiredCorrelationId();
         if (correlationId != null) {
             lookFor(correlationId);
@@ -231,7 +235,7 @@ final class QueuePaging {
 
     /** Has the paging thread look for a paged message with {@code correlationId}; under the lock. */
     private void lookFor(String correlationId) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         if (correlationLookups.add(correlationId)) {
             schedulePaging();
         }
@@ -245,14 +249,14 @@ final class QueuePaging {
      * again, from where it stopped, now or once its consumer has credit. Under the lock.
      */
     QueueConsumer caughtUpConsumerFor(QueuedMessage m) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         if (scans.isEmpty()) {
             return null;
         }
         boolean requesterWaits = m.correlationId() != null && queue.waitsWithCredit(m.correlationId());
         for (int i = 0; i < scans.size(); i++) {
             SelectorScan scan = scans.get(i);
-            if (scan.caughtUp && LocalQueue.matches(scan.consumer.selector(), m)) {
+            if (scan.caughtUp && QueueDispatch.matches(scan.consumer.selector(), m)) {
                 if (scan.consumer.window().hasCredit() && !requesterWaits) {
                     return scan.consumer;
                 }
@@ -281,7 +285,7 @@ final class QueuePaging {
 
     /** The queue let memory go: under its low watermark now, the paging thread reads back. Under the lock. */
     void readBackIfDue() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         if (paged > 0 && !pagingScheduled && readBackDue()) {
             schedulePaging();
         }
@@ -307,7 +311,7 @@ final class QueuePaging {
 
     /** A send that will be paged finds a disk budget spent and the page-full policy fail: refused. Under the lock. */
     void refuseIfFull(QueuedMessage m) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         MemoryLimit limit = queue.memoryLimit();
         if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.FAIL
                 || !(paged > 0 || queue.overBudget() || budget.pagingDue())) {
@@ -343,7 +347,7 @@ final class QueuePaging {
      * queue wakes the producers waiting for it ({@link LocalQueue#pageFullEnded}). Under the lock.
      */
     void notePageFull() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         MemoryLimit limit = queue.memoryLimit();
         if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.BLOCK) {
             return;
@@ -364,14 +368,14 @@ final class QueuePaging {
 
     /** Whether the queue's own disk budget (its maxPageBytes) is spent; under the lock. */
     boolean ownDiskBudgetSpent() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         MemoryLimit.PageLimit own = queue.memoryLimit().paging();
         return own.limited() && pagedBytes >= own.maxBytes();
     }
 
     /** Queues this queue's turn on the paging thread unless it is queued or running; under the lock. */
     private void schedulePaging() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         if (!pagingScheduled) {
             pagingScheduled = true;
             pager.execute(this::runPaging);
@@ -395,7 +399,7 @@ final class QueuePaging {
      * progress, whatever other queues hold. Under the lock.
      */
     private boolean readBackDue() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         long held = queue.bytesHeld();
         return held == 0 || held < lowWatermark() && budget.hasRoomFor(budget.maxBytes() / 2);
     }
@@ -614,7 +618,7 @@ final class QueuePaging {
      * any message is paged; under the lock.
      */
     private String nextCorrelationLookup() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         while (!correlationLookups.isEmpty()) {
             String id = correlationLookups.iterator().next();
             correlationLookups.remove(id);
@@ -631,7 +635,7 @@ final class QueuePaging {
      * nothing paged a scan is caught up: there is nothing to look at. Under the lock.
      */
     private SelectorScan nextScan() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         while (!dueScans.isEmpty()) {
             SelectorScan scan = dueScans.peekFirst();
             if (paged > 0 && scan.consumer.window().hasCredit()) {
@@ -656,7 +660,7 @@ final class QueuePaging {
         long[] looked = {0};
         scanBytesLeft -= store.scan(scan.position, buffer, (int) scanBytesLeft, record -> {
             looked[0]++;
-            return LocalQueue.matches(selector, toSelectOn(record));
+            return QueueDispatch.matches(selector, toSelectOn(record));
         });
         boolean found = buffer.isReadable();
         boolean atEnd = !found && store.atEnd(scan.position);
@@ -690,13 +694,13 @@ final class QueuePaging {
      * while its consumer has credit; once it has looked at them all, the scan is caught up. Under the lock.
      */
     private List<QueueConsumer> scanUnwritten(SelectorScan scan, List<QueueConsumer> receivers) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         Selector selector = scan.consumer.selector();
         Iterator<QueuedMessage> i = toPage.iterator();
         while (i.hasNext() && scan.consumer.window().hasCredit()) {
             QueuedMessage m = i.next();
             recordsScanned++;
-            if (LocalQueue.matches(selector, m)) {
+            if (QueueDispatch.matches(selector, m)) {
                 i.remove();
                 receivers = offerUnwritten(m, receivers);
             }
@@ -777,7 +781,7 @@ final class QueuePaging {
 
     /** Up to a batch of the messages waiting to be written, in order; under the lock. */
     private List<QueuedMessage> takeToWrite() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         List<QueuedMessage> writing = new ArrayList<>();
         long bytes = 0;
         while (!toPage.isEmpty() && bytes < Configuration.PAGE_READ_AHEAD_BYTES) {
@@ -811,7 +815,7 @@ final class QueuePaging {
 
     /** Reads back messages paged but not written yet (nothing is on disk): no I/O. Under the lock. */
     private List<QueueConsumer> readBackUnwritten() {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         List<QueueConsumer> receivers = null;
         long bytes = 0;
         while (!toPage.isEmpty() && bytes < lowWatermark()) {
@@ -848,7 +852,7 @@ final class QueuePaging {
 
     /** The next record of {@code buffer} as a message of this queue, right-sized in the queue's arena; under the lock. */
     private QueuedMessage fromRecord(ByteBuf buffer) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         int length = buffer.readInt();
         long sequence = buffer.readLong();
         int deliveryCount = buffer.readInt();
@@ -863,7 +867,7 @@ final class QueuePaging {
 
     /** The next record of {@code buffer}, read back or found out of turn, offered as the queue's; under the lock. */
     private List<QueueConsumer> offerRecord(ByteBuf buffer, List<QueueConsumer> receivers) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         QueuedMessage m = fromRecord(buffer);
         queue.hold(m);
         unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
@@ -872,14 +876,14 @@ final class QueuePaging {
 
     /** A message not written yet, taken off {@link #toPage} by the caller, offered again; under the lock. */
     private List<QueueConsumer> offerUnwritten(QueuedMessage m, List<QueueConsumer> receivers) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         unpage(m, PageStore.recordBytes(m));
         return queue.offerReadBack(m, receivers);
     }
 
     /** A message leaves the paged ones; under the lock. */
     private void unpage(QueuedMessage m, long recordBytes) {
-        assert queue.lockHeldByCurrentThread();
+        assert lock.isHeldByCurrentThread();
         paged--;
         if (m.persistent()) {
             pagedPersistent--;
@@ -939,7 +943,7 @@ final class QueuePaging {
             }
             ByteBuf copy = CompactionArena.copyAlone(bytes, ByteBufAllocator.DEFAULT);
             QueuedMessage m = new QueuedMessage(queue, copy, MessageHeaders.read(copy), null, true); // to select on
-            if (!m.isExpiredAt(now) && LocalQueue.matches(cursor.selector, m)) {
+            if (!m.isExpiredAt(now) && QueueDispatch.matches(cursor.selector, m)) {
                 sink.browsed(copy, deliveryCount);
                 shown++;
             } else {
