@@ -137,7 +137,7 @@ class SelectorScanTest {
     void aScanReadsAtMostATurnsBytesThenLetsOtherWorkOfThePagingThreadGoFirst() throws Exception {
         pagingQueue();
         String body = "x".repeat(1000);
-        int count = 3 * QueuePaging.SCAN_TURN_BYTES / 1000; // about three turns' worth
+        int count = 3 * PagedLookups.SCAN_TURN_BYTES / 1000; // about three turns' worth
         for (int n = 0; n < count; n++) {
             put(body + n, "A");
         }
