@@ -1330,7 +1330,12 @@ public final class LocalQueue {
      * under its low watermark reads paged messages back. Under the lock.
      */
     void letGoBytes(long bytes) {
-        accounting.letGo(bytes, paging.blocksProducers(), dispatch.nothingWaits());
+        if (accounting.letGo(bytes) && !paging.blocksProducers()) {
+            accounting.wakeHeldBack();
+        }
+        if (accounting.dropping()) {
+            accounting.endDropsIfCaughtUp(dispatch.nothingWaits());
+        }
         paging.readBackIfDue();
     }
 

@@ -214,19 +214,34 @@ final class QueueAccounting {
     }
 
     /**
-     * Stops counting bytes the queue is no longer responsible for; back under budget, its waiters are due (unless a
-     * disk budget still holds them back: {@code pageFullBlocks}). A drop episode ends once the queue holds less than
-     * half its budget, or, without one of its own, nothing waits ({@code nothingWaits}).
+     * Stops counting bytes the queue is no longer responsible for.
+     *
+     * @return whether that took it back under its own budget: the producers it held back are due then, unless a disk
+     *         budget still holds them ({@link #wakeHeldBack})
      */
-    void letGo(long bytes, boolean pageFullBlocks, boolean nothingWaits) {
+    boolean letGo(long bytes) {
         assert lock.isHeldByCurrentThread();
         heldBytes -= bytes;
         budget.release(bytes);
         if (overLimit && heldBytes < limit.maxBytes()) {
             overLimit = false;
-            budgetWaitersDue = !pageFullBlocks && !budgetWaiters.isEmpty();
+            return true;
         }
-        if (droppedThisEpisode > 0 && (limit.limited() ? heldBytes < limit.maxBytes() / 2 : nothingWaits)) {
+        return false;
+    }
+
+    /** Whether an episode of drops goes on (a field read, for the queue to check whether it is over). */
+    boolean dropping() {
+        return droppedThisEpisode > 0;
+    }
+
+    /**
+     * During an episode of drops: it is over once the consumers have caught up, the queue holding less than half its
+     * budget or, without one of its own, nothing waiting ({@code nothingWaits}).
+     */
+    void endDropsIfCaughtUp(boolean nothingWaits) {
+        assert lock.isHeldByCurrentThread();
+        if (limit.limited() ? heldBytes < limit.maxBytes() / 2 : nothingWaits) {
             endDropEpisode();
         }
     }

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * redelivery, the journal, recovery) therefore works for subscriptions unchanged.
  *
  * <p>The queue has a reserved name ({@link org.wharfmq.server.queue.SystemQueues#SUBSCRIPTION_PREFIX}) that clients cannot address.
- * The consumer count is guarded by the {@link TopicManager}'s monitor (its methods assert that the caller holds it);
+ * The consumer count is guarded by the {@link TopicManager}'s lock (its methods assert that the caller holds it);
  * the rest is fixed at creation.
  */
 public final class Subscription {
@@ -34,9 +34,9 @@ public final class Subscription {
     private final Object localConnection;
     private final LocalQueue queue;
     private final AtomicLong missed = new AtomicLong();
-    /** The topic manager whose monitor guards {@link #consumers}. */
+    /** The topic manager whose lock guards {@link #consumers}. */
     private final TopicManager manager;
-    /** Open consumers; under the manager's monitor. */
+    /** Open consumers; under the manager's lock. */
     private int consumers;
 
     Subscription(String queueName, String name, String clientId, String owner, String filter, String selectorText,
@@ -58,27 +58,27 @@ public final class Subscription {
         this.manager = manager;
     }
 
-    /** Open consumers; under the topic manager's monitor. */
+    /** Open consumers; under the topic manager's lock. */
     int consumers() {
-        assert Thread.holdsLock(manager) : "the consumers of " + this + " are counted under the topic manager's monitor";
+        assert manager.lockHeldByCurrentThread() : "the consumers of " + this + " are counted under the topic manager's lock";
         return consumers;
     }
 
-    /** Its first consumer attached (it was just created); under the topic manager's monitor. */
+    /** Its first consumer attached (it was just created); under the topic manager's lock. */
     void firstConsumer() {
-        assert Thread.holdsLock(manager) : "the consumers of " + this + " are counted under the topic manager's monitor";
+        assert manager.lockHeldByCurrentThread() : "the consumers of " + this + " are counted under the topic manager's lock";
         consumers = 1;
     }
 
-    /** One more consumer attached; under the topic manager's monitor. */
+    /** One more consumer attached; under the topic manager's lock. */
     void addConsumer() {
-        assert Thread.holdsLock(manager) : "the consumers of " + this + " are counted under the topic manager's monitor";
+        assert manager.lockHeldByCurrentThread() : "the consumers of " + this + " are counted under the topic manager's lock";
         consumers++;
     }
 
-    /** A consumer detached; under the topic manager's monitor. @return how many are left */
+    /** A consumer detached; under the topic manager's lock. @return how many are left */
     int removeConsumer() {
-        assert Thread.holdsLock(manager) : "the consumers of " + this + " are counted under the topic manager's monitor";
+        assert manager.lockHeldByCurrentThread() : "the consumers of " + this + " are counted under the topic manager's lock";
         return --consumers;
     }
 
