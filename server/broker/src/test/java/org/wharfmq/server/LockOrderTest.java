@@ -88,7 +88,10 @@ class LockOrderTest {
                 WireMessage publication = TestMessages.text("unused", "publication");
                 publication.destination = WireDestination.topic("order/a");
                 producer.sendMessage(1, publication);
-                consumer.expect(Frame.Deliver.class).message().release();
+                Frame.Deliver published = consumer.expect(Frame.Deliver.class);
+                published.message().release();
+                // its last consumer closed, the non-durable subscription ends: its queue is deleted under TOPICS
+                consumer.request(id -> new Frame.CloseConsumer(id, 2, 4, published.deliveryId()));
             }
         }
         Set<String> after = new HashSet<>(LockOrder.violations());
