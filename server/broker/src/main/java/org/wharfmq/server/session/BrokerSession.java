@@ -13,6 +13,8 @@ import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
+import org.wharfmq.server.LockOrder;
+import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.CompactionArena;
 import org.wharfmq.server.queue.LocalQueue;
@@ -70,8 +72,11 @@ public final class BrokerSession {
     private final byte[] userUtf8;
     /** What the connection may do, and who it is. */
     private final ConnectionAccess access;
-    /** Guards delivery ids, every consumer's unacknowledged deliveries, and the writer's frames. */
-    private final Object lock = new Object();
+    /**
+     * Guards delivery ids, every consumer's unacknowledged deliveries, and the writer's frames; taken inside a queue's
+     * lock (a delivery is recorded), never the other way ({@link LockOrder}).
+     */
+    private final OrderedLock lock;
     private long nextDeliveryId = 1;
     private final DeliveryWriter writer;
 
@@ -129,6 +134,7 @@ public final class BrokerSession {
         this.clientId = clientId;
         this.persistence = queueManager.persistence();
         this.maxMessageLength = maxMessageLength;
+        this.lock = new OrderedLock(LockOrder.Rank.SESSION, "session " + id);
         this.writer = new DeliveryWriter(lock, channel);
         this.transacted = transacted;
         this.xaBranches = transacted ? null : xaBranches;
@@ -247,9 +253,12 @@ public final class BrokerSession {
         }
         List<QueuedMessage> unconsumed = new ArrayList<>();
         boolean holdsConsumed;
-        synchronized (lock) {
+        lock.lock();
+        try {
             consumer.settleAfter(lastConsumedDeliveryId, unconsumed);
             holdsConsumed = consumer.holdsDeliveries();
+        } finally {
+            lock.unlock();
         }
         if (holdsConsumed) {
             retired.add(consumer);
@@ -291,12 +300,20 @@ public final class BrokerSession {
 
     // ---- deliveries ----
 
+    /** The lock that guards the session's deliveries (its consumers' and its writer's assert they run under it). */
+    OrderedLock lock() {
+        return lock;
+    }
+
     /** Records a delivery and queues its frame; called by the queue, under its lock, from any thread. */
     void record(ServerConsumer consumer, QueuedMessage message) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             Delivery d = new Delivery(consumer, nextDeliveryId++, message.deliveryCount(), message);
             consumer.delivered(d);
             writer.queue(d);
+        } finally {
+            lock.unlock();
         }
         persistence.delivered(message, message.deliveryCount()); // so a crash brings it back as redelivered
     }
@@ -485,8 +502,11 @@ public final class BrokerSession {
             return; // closed since: its unconsumed deliveries went back to the queue
         }
         QueuedMessage rejected;
-        synchronized (lock) {
+        lock.lock();
+        try {
             rejected = consumer.settle(deliveryId);
+        } finally {
+            lock.unlock();
         }
         if (rejected == null) {
             return;
@@ -574,13 +594,16 @@ public final class BrokerSession {
             c.suspend();
         }
         List<QueuedMessage> returned = new ArrayList<>();
-        synchronized (lock) {
+        lock.lock();
+        try {
             for (ServerConsumer c : consumers.values()) {
                 c.settleAll(lastConsumed(consumed, c.id()), returned);
             }
             for (ServerConsumer c : retired) {
                 c.settleAll(Long.MAX_VALUE, returned);
             }
+        } finally {
+            lock.unlock();
         }
         retired.clear();
         giveBack(returned);
@@ -613,7 +636,8 @@ public final class BrokerSession {
         browsers.values().forEach(ServerBrowser::close);
         browsers.clear();
         List<QueuedMessage> returned = new ArrayList<>();
-        synchronized (lock) {
+        lock.lock();
+        try {
             long counted = countPrefetched ? Long.MAX_VALUE : Long.MIN_VALUE;
             for (ServerConsumer c : consumers.values()) {
                 c.settleAll(counted, returned);
@@ -622,6 +646,8 @@ public final class BrokerSession {
                 c.settleAll(Long.MAX_VALUE, returned);
             }
             writer.discardUnwritten();
+        } finally {
+            lock.unlock();
         }
         consumers.clear();
         retired.clear();
@@ -698,7 +724,8 @@ public final class BrokerSession {
     /** Removes consumed deliveries (up to the listed ids, plus all held by closed consumers) from the session. */
     private List<QueuedMessage> takeConsumed(List<Frame.Consumed> consumed, boolean countRedelivery) {
         List<QueuedMessage> taken = new ArrayList<>();
-        synchronized (lock) {
+        lock.lock();
+        try {
             for (int i = 0; i < consumed.size(); i++) {
                 Frame.Consumed c = consumed.get(i);
                 ServerConsumer consumer = consumers.get(c.consumerId());
@@ -709,6 +736,8 @@ public final class BrokerSession {
             for (ServerConsumer consumer : retired) {
                 consumer.settleUpTo(Long.MAX_VALUE, countRedelivery, taken);
             }
+        } finally {
+            lock.unlock();
         }
         retired.clear();
         return taken;

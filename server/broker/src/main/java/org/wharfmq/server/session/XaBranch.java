@@ -29,7 +29,8 @@ import java.util.concurrent.ScheduledFuture;
  * It belongs to the user whose session started it ({@link #owner}): only that user joins, ends, prepares, commits,
  * rolls back or lists it; an admin may also commit, roll back or list it, for recovery ({@link XaBranches}).
  *
- * <p>Every field is guarded by the {@link XaBranches} lock; the work itself is touched only by whoever took the branch
+ * <p>Every field is guarded by the {@link XaBranches} monitor (its methods assert that the caller holds it); the work
+ * itself is touched only by whoever took the branch
  * out of its state under that lock (an association's own work joins it at XA_END, never before).
  */
 final class XaBranch {
@@ -67,7 +68,11 @@ final class XaBranch {
     /** Rolls it back when its transaction timeout expires; null once prepared or for a recovered branch. */
     ScheduledFuture<?> timeout;
 
-    XaBranch(WireXid xid, String owner, Transaction work) {
+    /** The table whose monitor guards its fields. */
+    private final XaBranches branches;
+
+    XaBranch(XaBranches branches, WireXid xid, String owner, Transaction work) {
+        this.branches = branches;
         this.xid = xid;
         this.owner = owner;
         this.work = work;
@@ -84,7 +89,13 @@ final class XaBranch {
                 : owner.isEmpty() ? "an anonymous client" : "user '" + owner + "'";
     }
 
+    /** Where it stands; under the {@link XaBranches} monitor. */
     State state() {
+        assert Thread.holdsLock(branches) : "the state of " + describe() + " is read under the XA branches' monitor";
+        return stateNow();
+    }
+
+    private State stateNow() {
         if (prepared) {
             return State.PREPARED;
         }
@@ -96,6 +107,7 @@ final class XaBranch {
 
     /** Marks it rollback-only, keeping the first reason. */
     void markRollbackOnly(WharfException cause) {
+        assert Thread.holdsLock(branches) : describe() + " is marked rollback-only under the XA branches' monitor";
         if (rollbackOnly == null) {
             rollbackOnly = cause;
         }
@@ -139,6 +151,10 @@ final class XaBranch {
 
     @Override
     public String toString() {
-        return "XA branch " + xid + " (" + state() + ")";
+        return describe() + " (" + stateNow() + ")";
+    }
+
+    private String describe() {
+        return "XA branch " + xid;
     }
 }

@@ -137,7 +137,7 @@ public final class XaBranches {
                         throw xa(ErrorCode.XAER_DUPID, branch + " exists already: start it with TMJOIN to join it, or "
                                 + "use a new Xid.");
                     }
-                    branch = new XaBranch(xid, who.identity().user(), new Transaction(persistence, topics));
+                    branch = new XaBranch(this, xid, who.identity().user(), new Transaction(persistence, topics));
                     int seconds = timeoutSeconds > 0 ? timeoutSeconds : Configuration.XA_TRANSACTION_TIMEOUT_SECONDS;
                     XaBranch started = branch;
                     branch.timeout = timer.schedule(() -> expire(started, seconds), seconds, TimeUnit.SECONDS);
@@ -449,7 +449,7 @@ public final class XaBranches {
         WireXid xid = XaBranch.xidOf(storeKey);
         Transaction work = new Transaction(persistence, topics, transactionId);
         sends.forEach(work::recovered);
-        XaBranch branch = new XaBranch(xid, XaBranch.ownerOf(storeKey), work);
+        XaBranch branch = new XaBranch(this, xid, XaBranch.ownerOf(storeKey), work);
         branch.consumed.addAll(consumed);
         branch.prepared = true;
         branch.restored = true;
