@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -46,11 +47,25 @@ final class JournalStateMachine extends BaseStateMachine {
 
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final ReplicaSink sink;
+    private final ActiveListener listener;
     private final AtomicLong batchesApplied = new AtomicLong();
     private final AtomicLong snapshotsLoaded = new AtomicLong();
 
-    JournalStateMachine(ReplicaSink sink) {
+    JournalStateMachine(ReplicaSink sink, ActiveListener listener) {
         this.sink = sink;
+        this.listener = listener;
+    }
+
+    /** Ratis: this member leads and has applied its term's first entry. */
+    @Override
+    public void notifyLeaderReady() {
+        listener.active();
+    }
+
+    /** Ratis: this member's leadership ended; its pending appends were answered "not leader". */
+    @Override
+    public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
+        listener.inactive();
     }
 
     @Override

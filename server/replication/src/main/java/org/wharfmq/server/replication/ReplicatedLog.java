@@ -85,10 +85,12 @@ public final class ReplicatedLog implements AutoCloseable {
     /**
      * Starts member {@code selfId} of {@code membership}: its replication listener on its address, its Raft log in
      * its data directory (made on first start, recovered afterwards), every connection from and to the others
-     * over mutual TLS with {@code tls}. The members elect a leader once two of them run.
+     * over mutual TLS with {@code tls}. The members elect a leader once two of them run; {@code listener} hears when
+     * this member becomes and stops being the active one.
      */
     public static ReplicatedLog start(Membership membership, String selfId, MemberTls tls, ReplicaSink sink,
-                                      ReplicationConfiguration.Timings timings) throws IOException {
+                                      ActiveListener listener, ReplicationConfiguration.Timings timings)
+            throws IOException {
         Member self = membership.member(selfId);
         RaftGroupId groupId = RaftGroupId.valueOf(membership.groupUuid());
         List<RaftPeer> peers = membership.members().stream()
@@ -99,7 +101,7 @@ public final class ReplicatedLog implements AutoCloseable {
         boolean existing = Files.isDirectory(directory.resolve(groupId.getUuid().toString()));
         Files.createDirectories(directory);
 
-        JournalStateMachine stateMachine = new JournalStateMachine(sink);
+        JournalStateMachine stateMachine = new JournalStateMachine(sink, listener);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)

@@ -70,8 +70,12 @@ class ReplicatedLogTest {
     @Order(10)
     void batchesCommittedByTheActiveMemberAreAppliedOnAllThreeInOrder() throws Exception {
         int active = trio.awaitActive();
+        Trio.await("the active member's listener to hear it", () -> trio.activity(active).active);
         appendAll(trio.log(active), "first", 30);
         assertAllHold(0, 1, 2);
+        for (int i = 1; i < 3; i++) {
+            assertFalse(trio.activity((active + i) % 3).active, "a follower's listener says it is active");
+        }
 
         int follower = (active + 1) % 3;
         ExecutionException refused = assertThrows(ExecutionException.class,
@@ -189,6 +193,7 @@ class ReplicatedLogTest {
 
         int second = trio.awaitActive();
         assertNotEquals(first, second);
+        Trio.await("the new active member's listener to hear it", () -> trio.activity(second).active);
         appendAll(trio.log(second), "after-failover", 10);
         assertAllHold(second, 3 - first - second);
 
@@ -210,6 +215,8 @@ class ReplicatedLogTest {
                 () -> alone.get(Trio.WAIT.toSeconds(), TimeUnit.SECONDS));
         assertInstanceOf(NotActiveException.class, failed.getCause(), String.valueOf(failed.getCause()));
         assertFalse(trio.log(active).isActive(), "the member without a majority still says it is active");
+        Trio.await("the cut-off member's listener to hear it is no longer active", () -> !trio.activity(active).active);
+        assertTrue(trio.activity(active).inactives.get() >= 1);
         assertEquals(sent, trio.sink(active).batches(), "a batch was applied without a majority");
     }
 

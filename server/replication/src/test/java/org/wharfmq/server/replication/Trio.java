@@ -28,6 +28,26 @@ final class Trio implements AutoCloseable {
     final GroupCertificates certificates;
     private final ReplicatedLog[] logs = new ReplicatedLog[3];
     private final RecordingSink[] sinks = new RecordingSink[3];
+    private final Activity[] activity = new Activity[3];
+
+    /** What a member's {@link ActiveListener} last heard, and how often it heard each. */
+    static final class Activity implements ActiveListener {
+        volatile boolean active;
+        final java.util.concurrent.atomic.AtomicInteger actives = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger inactives = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void active() {
+            actives.incrementAndGet();
+            active = true;
+        }
+
+        @Override
+        public void inactive() {
+            inactives.incrementAndGet();
+            active = false;
+        }
+    }
 
     Trio(Path root, ReplicationConfiguration.Timings timings) throws Exception {
         this.timings = timings;
@@ -68,7 +88,8 @@ final class Trio implements AutoCloseable {
             throw new IllegalStateException(e);
         }
         sinks[i] = new RecordingSink();
-        logs[i] = ReplicatedLog.start(membership, id, tls, sinks[i], timings);
+        activity[i] = new Activity();
+        logs[i] = ReplicatedLog.start(membership, id, tls, sinks[i], activity[i], timings);
     }
 
     void stop(int i) throws IOException {
@@ -91,6 +112,10 @@ final class Trio implements AutoCloseable {
 
     ReplicatedLog log(int i) {
         return logs[i];
+    }
+
+    Activity activity(int i) {
+        return activity[i];
     }
 
     RecordingSink sink(int i) {
