@@ -5,6 +5,7 @@ import org.wharfmq.protocol.auth.Mechanisms;
 import org.wharfmq.protocol.auth.ScramClient;
 import org.wharfmq.protocol.auth.ScramException;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.ServerFrameHandler;
 
 import javax.jms.JMSException;
 import javax.jms.JMSSecurityException;
@@ -17,9 +18,10 @@ import java.util.concurrent.CompletableFuture;
  * server's AUTH_MECHANISMS (EXTERNAL when it has a TLS client certificate and no password; SCRAM-SHA-256 when it has a
  * user; PLAIN only over TLS, for a server that offers no SCRAM; ANONYMOUS when it has no user), runs it, and checks
  * HELLO_OK (for SCRAM, the server's signature: a server that does not know the user's key is refused). Runs on the
- * link's reading thread; the password never leaves this object but inside PLAIN over TLS.
+ * link's reading thread, each server frame calling its own method; a frame that has no place in the handshake fails
+ * it. The password never leaves this object but inside PLAIN over TLS.
  */
-final class ClientHandshake {
+final class ClientHandshake implements ServerFrameHandler {
 
     private final String user;
     private final char[] password;
@@ -55,30 +57,89 @@ final class ClientHandshake {
         this.link = link;
     }
 
-    /** A handshake frame from the server. */
-    void onFrame(Frame frame) {
+    @Override
+    public void onAuthMechanisms(Frame.AuthMechanisms frame) {
         try {
-            if (frame instanceof Frame.AuthMechanisms offer) {
-                choose(offer.mechanisms());
-            } else if (frame instanceof Frame.AuthChallenge challenge && scram != null) {
-                link.write(new Frame.AuthResponse(scram.clientFinal(challenge.data())));
-            } else if (frame instanceof Frame.HelloOk ok) {
-                if (scram != null) {
-                    scram.verifyServerFinal(ok.data());
-                }
-                done.complete(ok);
-            } else if (frame instanceof Frame.Error error) {
-                done.completeExceptionally(JmsErrors.toException(error));
-            } else {
-                done.completeExceptionally(new IllegalStateException("the server sent " + frame.type()
-                        + " during the handshake"));
-            }
-        } catch (ScramException e) {
-            done.completeExceptionally(new JMSSecurityException("Authentication with Wharf at " + server + " failed for user '"
-                    + user + "': " + e.getMessage(), "AUTHENTICATION_FAILED"));
+            choose(frame.mechanisms());
         } catch (JMSException e) {
             done.completeExceptionally(e);
         }
+    }
+
+    @Override
+    public void onAuthChallenge(Frame.AuthChallenge frame) {
+        if (scram == null) {
+            unexpected(frame);
+            return;
+        }
+        try {
+            link.write(new Frame.AuthResponse(scram.clientFinal(frame.data())));
+        } catch (ScramException e) {
+            done.completeExceptionally(scramFailed(e));
+        }
+    }
+
+    @Override
+    public void onHelloOk(Frame.HelloOk frame) {
+        try {
+            if (scram != null) {
+                scram.verifyServerFinal(frame.data());
+            }
+            done.complete(frame);
+        } catch (ScramException e) {
+            done.completeExceptionally(scramFailed(e));
+        }
+    }
+
+    @Override
+    public void onError(Frame.Error frame) {
+        done.completeExceptionally(JmsErrors.toException(frame));
+    }
+
+    @Override
+    public void onPing(Frame.Ping frame) {
+        unexpected(frame);
+    }
+
+    @Override
+    public void onOk(Frame.Ok frame) {
+        unexpected(frame);
+    }
+
+    @Override
+    public void onPullDone(Frame.PullDone frame) {
+        unexpected(frame);
+    }
+
+    @Override
+    public void onConsumerFailed(Frame.ConsumerFailed frame) {
+        unexpected(frame);
+    }
+
+    @Override
+    public void onProducerCredit(Frame.ProducerCredit frame) {
+        unexpected(frame);
+    }
+
+    @Override
+    public void onDeliver(Frame.Deliver frame) {
+        frame.message().release();
+        unexpected(frame);
+    }
+
+    @Override
+    public void onXaResult(Frame.XaResult frame) {
+        unexpected(frame);
+    }
+
+    /** A frame that has no place in the handshake: the handshake fails. */
+    void unexpected(Frame frame) {
+        done.completeExceptionally(new IllegalStateException("the server sent " + frame.type() + " during the handshake"));
+    }
+
+    private JMSSecurityException scramFailed(ScramException e) {
+        return new JMSSecurityException("Authentication with Wharf at " + server + " failed for user '" + user + "': "
+                + e.getMessage(), "AUTHENTICATION_FAILED");
     }
 
     private void choose(List<String> offered) throws JMSException {

@@ -3,6 +3,7 @@ package org.wharfmq.jms;
 import org.wharfmq.jms.transport.FrameListener;
 import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.ServerFrameHandler;
 
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
@@ -12,9 +13,10 @@ import java.util.concurrent.CompletableFuture;
  * frame to its connection, and tells the connection when this link ends, naming it ({@link ConnectedLink}), so that
  * the end of a link the connection has already replaced is not taken for the end of the current one. Runs on the
  * link's reading thread, so it only routes: messages go into consumer buffers and answers complete futures;
- * application code never runs here.
+ * application code never runs here. Each server frame calls its own method ({@link ServerFrameHandler}: a new kind of
+ * server frame does not compile until it is handled here); a frame only a client sends is a protocol violation.
  */
-final class ConnectionHandler implements FrameListener {
+final class ConnectionHandler implements FrameListener, ServerFrameHandler {
     private final WharfConnection connection;
     private final ClientHandshake handshake;
     private final CompletableFuture<Frame.HelloOk> hello;
@@ -45,31 +47,83 @@ final class ConnectionHandler implements FrameListener {
     public void onFrame(Frame frame) {
         if (!established) {
             handshake(frame);
-            return;
-        }
-        if (frame instanceof Frame.Deliver d) {
+        } else if (frame instanceof Frame.Deliver d) {
+            // the frame of the receive path, called directly: one type check, no call the JIT cannot inline
             connection.onDeliver(d);
-        } else if (frame instanceof Frame.Ok ok) {
-            connection.onAnswer(ok.requestId(), null);
-        } else if (frame instanceof Frame.ProducerCredit credit) {
-            connection.onProducerCredit(connected, credit);
-        } else if (frame instanceof Frame.PullDone done) {
-            connection.onPullDone(done);
-        } else if (frame instanceof Frame.ConsumerFailed failed) {
-            connection.onConsumerFailed(failed);
-        } else if (frame instanceof Frame.Error error) {
-            connection.onError(connected, error);
-        } else if (frame instanceof Frame.XaResult result) {
-            connection.onXaResult(result);
-        } else if (!(frame instanceof Frame.Ping)) {
-            connection.onProtocolViolation(connected, "the server sent an unexpected " + frame.type() + " frame");
+        } else if (frame instanceof Frame.FromServer fromServer) {
+            fromServer.handleWith(this);
+        } else {
+            connection.onProtocolViolation(connected, "the server sent " + frame.type() + ", a frame only a client sends");
         }
     }
 
     /** The connecting thread closes the link when the handshake fails. */
     private void handshake(Frame frame) {
-        handshake.onFrame(frame);
+        if (frame instanceof Frame.FromServer fromServer) {
+            fromServer.handleWith(handshake);
+        } else {
+            handshake.unexpected(frame);
+        }
         established = hello.isDone() && !hello.isCompletedExceptionally();
+    }
+
+    @Override
+    public void onDeliver(Frame.Deliver frame) {
+        connection.onDeliver(frame);
+    }
+
+    @Override
+    public void onOk(Frame.Ok frame) {
+        connection.onAnswer(frame.requestId(), null);
+    }
+
+    @Override
+    public void onProducerCredit(Frame.ProducerCredit frame) {
+        connection.onProducerCredit(connected, frame);
+    }
+
+    @Override
+    public void onPullDone(Frame.PullDone frame) {
+        connection.onPullDone(frame);
+    }
+
+    @Override
+    public void onConsumerFailed(Frame.ConsumerFailed frame) {
+        connection.onConsumerFailed(frame);
+    }
+
+    @Override
+    public void onError(Frame.Error frame) {
+        connection.onError(connected, frame);
+    }
+
+    @Override
+    public void onXaResult(Frame.XaResult frame) {
+        connection.onXaResult(frame);
+    }
+
+    @Override
+    public void onPing(Frame.Ping frame) {
+        // the server is alive: reading it was all a ping is for
+    }
+
+    @Override
+    public void onAuthMechanisms(Frame.AuthMechanisms frame) {
+        afterHandshake(frame);
+    }
+
+    @Override
+    public void onAuthChallenge(Frame.AuthChallenge frame) {
+        afterHandshake(frame);
+    }
+
+    @Override
+    public void onHelloOk(Frame.HelloOk frame) {
+        afterHandshake(frame);
+    }
+
+    private void afterHandshake(Frame frame) {
+        connection.onProtocolViolation(connected, "the server sent " + frame.type() + " after the handshake");
     }
 
     @Override
