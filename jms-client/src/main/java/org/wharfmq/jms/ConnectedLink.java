@@ -1,7 +1,7 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.jms.transport.BrokerAddress;
-import org.wharfmq.jms.transport.FrameLink;
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.FrameLink;
 import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.JMSException;

@@ -1,6 +1,8 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.jms.transport.FrameListener;
+import org.wharfmq.client.core.ClientHandshake;
+
+import org.wharfmq.client.core.transport.FrameListener;
 import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.ServerFrameHandler;

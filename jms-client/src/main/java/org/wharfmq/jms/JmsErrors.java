@@ -1,5 +1,6 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ClientException;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 
@@ -56,6 +57,24 @@ final class JmsErrors {
             case TOO_MANY_CONNECTIONS -> new ResourceAllocationException(text, errorCode);
             default -> new JMSException(text, errorCode);
         };
+    }
+
+    /**
+     * The exception for a failure of the core client: a refusal with a protocol error code as {@link #toException(ErrorCode,
+     * String)} makes it, a failure of the client's own (no code) a JMSException; its cause (the I/O failure) is kept,
+     * linked and chained.
+     */
+    static JMSException toException(ClientException failure) {
+        JMSException e = failure.code() == null ? new JMSException(failure.getMessage())
+                : toException(failure.code(), failure.getMessage());
+        Throwable cause = failure.getCause();
+        if (cause instanceof Exception ex) {
+            e.setLinkedException(ex);
+        }
+        if (cause != null) {
+            e.initCause(cause);
+        }
+        return e;
     }
 
     /** A JMSException caused by {@code cause}, with the cause both linked (JMS 1.1 style) and chained. */

@@ -1,6 +1,6 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.jms.transport.FrameWait;
+import org.wharfmq.client.core.transport.FrameWait;
 import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.JMSException;

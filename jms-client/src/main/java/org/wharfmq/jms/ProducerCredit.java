@@ -1,7 +1,7 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.jms.transport.FrameLink;
-import org.wharfmq.jms.transport.FrameWait;
+import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.client.core.transport.FrameWait;
 
 import javax.jms.IllegalStateException;
 import javax.jms.JMSException;

@@ -1,6 +1,6 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.jms.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.BrokerAddress;
 
 import javax.jms.JMSException;
 import javax.jms.JMSSecurityException;

@@ -1,9 +1,12 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.jms.transport.BrokerAddress;
-import org.wharfmq.jms.transport.FrameLink;
-import org.wharfmq.jms.transport.FrameWait;
-import org.wharfmq.jms.transport.Transport;
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.ClientHandshake;
+
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.client.core.transport.FrameWait;
+import org.wharfmq.client.core.transport.Transport;
 import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.ErrorCode;
@@ -197,7 +200,12 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         ClientHandshake handshake = new ClientHandshake(user, password, address.isTls(),
                 address.isTls() && url.tls().keyStore() != null, address.toString());
         ConnectionHandler handler = new ConnectionHandler(this, handshake);
-        FrameLink link = Transport.connect(address, url.tls(), handler, url.connectTimeoutMillis());
+        FrameLink link;
+        try {
+            link = Transport.connect(address, url.tls(), handler, url.connectTimeoutMillis());
+        } catch (ClientException e) {
+            throw JmsErrors.toException(e);
+        }
         handshake.link(link);
         Frame.HelloOk ok;
         try {
@@ -205,12 +213,12 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             ok = handler.hello().get(url.connectTimeoutMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             link.close(url.connectTimeoutMillis());
-            if (e.getCause() instanceof JMSException refused) {
-                throw refused;
+            if (e.getCause() instanceof ClientException refused) {
+                throw JmsErrors.toException(refused);
             }
             if (address.isTls() && e.getCause() instanceof java.io.IOException lost) {
                 // a TLS 1.3 server checks the client's certificate after the client's handshake has finished
-                throw Transport.tlsFailure(address, url.tls(), lost);
+                throw JmsErrors.toException(Transport.tlsFailure(address, url.tls(), lost));
             }
             throw JmsErrors.wrap("Wharf at " + address + " did not complete the handshake: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {

@@ -2,7 +2,7 @@ package org.wharfmq.jms;
 
 import org.junit.jupiter.api.Test;
 import org.wharfmq.jms.message.DeserializationLimit;
-import org.wharfmq.jms.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.BrokerAddress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

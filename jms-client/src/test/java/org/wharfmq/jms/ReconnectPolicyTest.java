@@ -1,7 +1,7 @@
 package org.wharfmq.jms;
 
 import org.junit.jupiter.api.Test;
-import org.wharfmq.jms.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.BrokerAddress;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package org.wharfmq.jms.transport;
+package org.wharfmq.client.core.transport;
 
 import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoopGroup;

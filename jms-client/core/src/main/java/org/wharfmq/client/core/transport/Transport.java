@@ -1,4 +1,4 @@
-package org.wharfmq.jms.transport;
+package org.wharfmq.client.core.transport;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -10,7 +10,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 
-import javax.jms.JMSException;
+import org.wharfmq.client.core.ClientException;
 import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -43,10 +43,10 @@ public final class Transport {
      * @param tls                  the TLS settings of an {@code ssl://} address; null otherwise
      * @param listener             told of every frame that arrives and of the link's end
      * @param connectTimeoutMillis how long the connect may take
-     * @throws JMSException with a message saying what to check when the server cannot be reached
+     * @throws ClientException with a message saying what to check when the server cannot be reached
      */
     public static FrameLink connect(BrokerAddress address, ClientTls tls, FrameListener listener, int connectTimeoutMillis)
-            throws JMSException {
+            throws ClientException {
         if (!address.isInVm()) {
             try {
                 return SocketLink.connect(address.host(), address.port(), address.isTls() ? tls : null, listener,
@@ -84,16 +84,13 @@ public final class Transport {
     }
 
     /**
-     * The JMSException for a failed TLS handshake, saying why and what fixes it; also for a TLS connection lost before
+     * The exception for a failed TLS handshake, saying why and what fixes it; also for a TLS connection lost before
      * HELLO was answered, as when a TLS 1.3 server refuses the client's certificate after the client has finished its
      * handshake (with an alert the client may read, or by closing the connection first).
      */
-    public static JMSException tlsFailure(BrokerAddress address, ClientTls tls, IOException cause) {
-        JMSException e = new JMSException("Cannot connect to Wharf at " + address + ": "
-                + TlsFailures.describe(cause, address.host(), tls));
-        e.setLinkedException(cause);
-        e.initCause(cause);
-        return e;
+    public static ClientException tlsFailure(BrokerAddress address, ClientTls tls, IOException cause) {
+        return new ClientException("Cannot connect to Wharf at " + address + ": "
+                + TlsFailures.describe(cause, address.host(), tls), cause);
     }
 
     private static String reason(BrokerAddress address, Throwable cause) {
@@ -116,15 +113,8 @@ public final class Transport {
         return cause == null ? "unknown error" : cause.toString();
     }
 
-    private static JMSException failure(BrokerAddress address, String reason, Throwable cause) {
+    private static ClientException failure(BrokerAddress address, String reason, Throwable cause) {
         String hint = address.isInVm() ? "" : ". Is `bin/wharf server` running?";
-        JMSException e = new JMSException("Cannot connect to Wharf at " + address + ": " + reason + hint);
-        if (cause instanceof Exception ex) {
-            e.setLinkedException(ex);
-        }
-        if (cause != null) {
-            e.initCause(cause);
-        }
-        return e;
+        return new ClientException("Cannot connect to Wharf at " + address + ": " + reason + hint, cause);
     }
 }

@@ -1,6 +1,6 @@
-package org.wharfmq.jms.transport;
+package org.wharfmq.client.core.transport;
 
-import org.wharfmq.jms.ClientConfiguration;
+import org.wharfmq.client.core.ClientConfiguration;
 
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.Frame;

@@ -1,4 +1,4 @@
-package org.wharfmq.jms.transport;
+package org.wharfmq.client.core.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -40,7 +40,7 @@ class SocketLinkTest {
     private SocketLink link;
 
     @BeforeEach
-    void connect() throws IOException, javax.jms.JMSException {
+    void connect() throws IOException, org.wharfmq.client.core.ClientException {
         server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         link = SocketLink.connect("127.0.0.1", server.getLocalPort(), null, listener, 5000);
         peer = server.accept();
@@ -168,7 +168,7 @@ class SocketLinkTest {
 
     @Test
     void waitingFramesHoldingMoreThanTheLimitOfMessageBytesAreWrittenAtOnceInOrder() throws Exception {
-        int half = org.wharfmq.jms.ClientConfiguration.SOON_LIMIT_BYTES / 2 + 1;
+        int half = org.wharfmq.client.core.ClientConfiguration.SOON_LIMIT_BYTES / 2 + 1;
         link.writeSoon(new Frame.Credit(1, 1));
         link.writeSoon(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[half])));
         link.writeSoon(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[half])));

@@ -1,14 +1,14 @@
-package org.wharfmq.jms;
+package org.wharfmq.client.core;
 
 import org.wharfmq.protocol.ProtocolVersion;
 
 /**
- * Every tunable of the JMS client, named and documented with its default, in one place (as the server's
+ * Every tunable of the client, named and documented with its default, in one place (as the server's
  * {@code org.wharfmq.server.Configuration}). The first group are defaults of broker URL options
  * ({@code tcp://host:port?option=value}, {@code docs/jms-client.md}), which an application changes per connection
  * factory; the rest are fixed timings and sizes of the transport, kept here so that a reader finds why each has
  * its value. The limits of ObjectMessage deserialisation are options too; their defaults and reasons are in
- * {@link org.wharfmq.jms.message.DeserializationLimit}, one per option.
+ * the JMS facade's {@code org.wharfmq.jms.message.DeserializationLimit}, one per option.
  *
  * <p>The client never repeats a server default: what the server decides (the heartbeat interval it agrees to, the
  * largest message it accepts) it says in {@code HELLO_OK}, and rules both ends share live in the protocol module

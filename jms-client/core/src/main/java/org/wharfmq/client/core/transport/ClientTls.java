@@ -1,8 +1,8 @@
-package org.wharfmq.jms.transport;
+package org.wharfmq.client.core.transport;
 
 import org.wharfmq.protocol.tls.KeyStoreFiles;
 
-import javax.jms.JMSException;
+import org.wharfmq.client.core.ClientException;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -138,11 +138,11 @@ public final class ClientTls {
     /**
      * Wraps a connected socket in TLS and completes the handshake within {@code timeoutMillis}.
      *
-     * @throws JMSException          when a key or trust store cannot be opened (naming the option and the file)
+     * @throws ClientException       when a key or trust store cannot be opened (naming the option and the file)
      * @throws javax.net.ssl.SSLException when the handshake fails ({@link TlsFailures} explains it)
      * @throws IOException           when the connection fails otherwise
      */
-    SSLSocket handshake(Socket socket, String host, int port, int timeoutMillis) throws JMSException, IOException {
+    SSLSocket handshake(Socket socket, String host, int port, int timeoutMillis) throws ClientException, IOException {
         SSLSocket ssl = (SSLSocket) socketFactory().createSocket(socket, host, port, true);
         SSLParameters parameters = ssl.getSSLParameters();
         parameters.setProtocols(protocols);
@@ -159,7 +159,7 @@ public final class ClientTls {
         return ssl;
     }
 
-    private SSLSocketFactory socketFactory() throws JMSException {
+    private SSLSocketFactory socketFactory() throws ClientException {
         SSLSocketFactory factory = socketFactory;
         if (factory == null) {
             factory = context().getSocketFactory();
@@ -168,7 +168,7 @@ public final class ClientTls {
         return factory;
     }
 
-    private SSLContext context() throws JMSException {
+    private SSLContext context() throws ClientException {
         try {
             KeyManager[] keys = null;
             if (keyStore() != null) {
@@ -187,12 +187,9 @@ public final class ClientTls {
             context.init(keys, trust, null);
             return context;
         } catch (IllegalArgumentException e) {
-            throw new JMSException(e.getMessage());
+            throw new ClientException(e.getMessage(), null);
         } catch (GeneralSecurityException e) {
-            JMSException failure = new JMSException("Cannot set up TLS from the options keyStore/trustStore: " + e.getMessage());
-            failure.setLinkedException(e);
-            failure.initCause(e);
-            throw failure;
+            throw new ClientException("Cannot set up TLS from the options keyStore/trustStore: " + e.getMessage(), e);
         }
     }
 

@@ -1,14 +1,13 @@
-package org.wharfmq.jms;
+package org.wharfmq.client.core;
 
-import org.wharfmq.jms.transport.FrameLink;
+import org.wharfmq.client.core.transport.FrameLink;
 import org.wharfmq.protocol.auth.Mechanisms;
 import org.wharfmq.protocol.auth.ScramClient;
 import org.wharfmq.protocol.auth.ScramException;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.ServerFrameHandler;
 
-import javax.jms.JMSException;
-import javax.jms.JMSSecurityException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,7 +20,7 @@ import java.util.concurrent.CompletableFuture;
  * link's reading thread, each server frame calling its own method; a frame that has no place in the handshake fails
  * it. The password never leaves this object but inside PLAIN over TLS.
  */
-final class ClientHandshake implements ServerFrameHandler {
+public final class ClientHandshake implements ServerFrameHandler {
 
     private final String user;
     private final char[] password;
@@ -39,7 +38,7 @@ final class ClientHandshake implements ServerFrameHandler {
      * @param hasCertificate whether this client presents a TLS client certificate (the URL option keyStore)
      * @param server   the server's address, for messages
      */
-    ClientHandshake(String user, String password, boolean overTls, boolean hasCertificate, String server) {
+    public ClientHandshake(String user, String password, boolean overTls, boolean hasCertificate, String server) {
         this.user = user == null || user.isEmpty() ? null : user;
         this.password = password == null ? new char[0] : password.toCharArray();
         this.overTls = overTls;
@@ -48,12 +47,12 @@ final class ClientHandshake implements ServerFrameHandler {
     }
 
     /** Completes with the server's HELLO_OK once authenticated, or exceptionally with why the handshake failed. */
-    CompletableFuture<Frame.HelloOk> done() {
+    public CompletableFuture<Frame.HelloOk> done() {
         return done;
     }
 
     /** Sets the link the answers go out on, before HELLO is sent. */
-    void link(FrameLink link) {
+    public void link(FrameLink link) {
         this.link = link;
     }
 
@@ -61,7 +60,7 @@ final class ClientHandshake implements ServerFrameHandler {
     public void onAuthMechanisms(Frame.AuthMechanisms frame) {
         try {
             choose(frame.mechanisms());
-        } catch (JMSException e) {
+        } catch (ClientException e) {
             done.completeExceptionally(e);
         }
     }
@@ -93,7 +92,7 @@ final class ClientHandshake implements ServerFrameHandler {
 
     @Override
     public void onError(Frame.Error frame) {
-        done.completeExceptionally(JmsErrors.toException(frame));
+        done.completeExceptionally(ClientException.of(frame));
     }
 
     @Override
@@ -133,25 +132,25 @@ final class ClientHandshake implements ServerFrameHandler {
     }
 
     /** A frame that has no place in the handshake: the handshake fails. */
-    void unexpected(Frame frame) {
+    public void unexpected(Frame frame) {
         done.completeExceptionally(new IllegalStateException("the server sent " + frame.type() + " during the handshake"));
     }
 
-    private JMSSecurityException scramFailed(ScramException e) {
-        return new JMSSecurityException("Authentication with Wharf at " + server + " failed for user '" + user + "': "
-                + e.getMessage(), "AUTHENTICATION_FAILED");
+    private ClientException scramFailed(ScramException e) {
+        return new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Authentication with Wharf at " + server + " failed for user '" + user + "': "
+                + e.getMessage());
     }
 
-    private void choose(List<String> offered) throws JMSException {
+    private void choose(List<String> offered) throws ClientException {
         if (byCertificate(offered)) {
             // the authorisation identity: empty for the user the certificate is mapped to; a name the server checks
             byte[] authzid = user == null ? new byte[0] : user.getBytes(StandardCharsets.UTF_8);
             link.write(new Frame.Auth(Mechanisms.EXTERNAL, authzid));
         } else if (user == null) {
             if (!offered.contains(Mechanisms.ANONYMOUS)) {
-                throw new JMSSecurityException("Wharf at " + server + " requires a user name and password (it offers "
+                throw new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Wharf at " + server + " requires a user name and password (it offers "
                         + String.join(", ", offered) + "): connect with createConnection(user, password) or the"
-                        + " factory's user and password.", "AUTHENTICATION_FAILED");
+                        + " factory's user and password.");
             }
             link.write(new Frame.Auth(Mechanisms.ANONYMOUS, new byte[0]));
         } else if (offered.contains(Mechanisms.SCRAM_SHA_256)) {
@@ -163,13 +162,12 @@ final class ClientHandshake implements ServerFrameHandler {
             java.util.Arrays.fill(password, '\0');
             link.write(new Frame.Auth(Mechanisms.PLAIN, message));
         } else if (offered.equals(List.of(Mechanisms.ANONYMOUS))) {
-            throw new JMSSecurityException("Wharf at " + server + " has no users, so it cannot log in user '" + user
+            throw new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Wharf at " + server + " has no users, so it cannot log in user '" + user
                     + "' (it accepts anonymous clients only): connect without a user name, or add the user to the"
-                    + " server's security file (bin/wharf user add).", "AUTHENTICATION_FAILED");
+                    + " server's security file (bin/wharf user add).");
         } else {
-            throw new JMSSecurityException("Wharf at " + server + " offers no mechanism this client can use for user '"
-                    + user + "' (it offers " + String.join(", ", offered) + "; PLAIN is used only over TLS).",
-                    "AUTHENTICATION_FAILED");
+            throw new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Wharf at " + server + " offers no mechanism this client can use for user '"
+                    + user + "' (it offers " + String.join(", ", offered) + "; PLAIN is used only over TLS).");
         }
     }
 

@@ -1,6 +1,6 @@
-package org.wharfmq.jms.transport;
+package org.wharfmq.client.core.transport;
 
-import org.wharfmq.jms.ClientConfiguration;
+import org.wharfmq.client.core.ClientConfiguration;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -13,7 +13,7 @@ import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 
-import javax.jms.JMSException;
+import org.wharfmq.client.core.ClientException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -154,10 +154,10 @@ final class SocketLink implements FrameLink {
      * @throws IOException as the socket reports it: {@link UnknownHostException}, a refused connection
      *                     ({@link java.net.ConnectException}), a timeout ({@link SocketTimeoutException}), a failed
      *                     TLS handshake ({@link javax.net.ssl.SSLException})
-     * @throws JMSException when the TLS key or trust store cannot be opened
+     * @throws ClientException when the TLS key or trust store cannot be opened
      */
     static SocketLink connect(String host, int port, ClientTls tls, FrameListener listener, int timeoutMillis)
-            throws IOException, JMSException {
+            throws IOException, ClientException {
         InetSocketAddress remote = new InetSocketAddress(host, port);
         if (remote.isUnresolved()) {
             throw new UnknownHostException(host);
@@ -170,7 +170,7 @@ final class SocketLink implements FrameLink {
             socket.connect(remote, timeoutMillis);
             Socket connected = tls == null ? socket : tls.handshake(socket, host, port, timeoutMillis);
             link = new SocketLink(connected, socket, listener, host + ":" + port);
-        } catch (IOException | JMSException | RuntimeException e) {
+        } catch (IOException | ClientException | RuntimeException e) {
             socket.close();
             throw e;
         }

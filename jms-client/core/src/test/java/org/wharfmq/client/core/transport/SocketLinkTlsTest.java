@@ -1,4 +1,4 @@
-package org.wharfmq.jms.transport;
+package org.wharfmq.client.core.transport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,4 +1,4 @@
-package org.wharfmq.jms.transport;
+package org.wharfmq.client.core.transport;
 
 import java.util.Objects;
 
