@@ -1,5 +1,7 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ReconnectPolicy;
+
 import org.wharfmq.client.core.ClientConfiguration;
 
 import org.wharfmq.jms.message.DeserializationLimit;

@@ -1,5 +1,7 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ConnectedLink;
+
 import org.wharfmq.client.core.ClientHandshake;
 
 import org.wharfmq.client.core.transport.FrameListener;

@@ -77,6 +77,23 @@ final class JmsErrors {
         return e;
     }
 
+    /**
+     * What a request's failed answer means to the facade: a failure the facade handed the core (a JMSException carried as
+     * the cause of a {@link ClientException}: why the connection was lost) as it is, a failure of the core's mapped by
+     * {@link #toException(ClientException)}, anything else wrapped, named by {@code what}.
+     */
+    static JMSException fromCore(Throwable failure, String what) {
+        if (failure instanceof ClientException core) {
+            return core.getCause() instanceof JMSException j ? j : toException(core);
+        }
+        return failure instanceof JMSException j ? j : wrap(what + " failed: " + failure, failure);
+    }
+
+    /** A JMSException the facade hands the core's requests as their failure (see {@link #fromCore}). */
+    static ClientException toCore(JMSException e) {
+        return new ClientException(e.getMessage(), e);
+    }
+
     /** A JMSException caused by {@code cause}, with the cause both linked (JMS 1.1 style) and chained. */
     static JMSException wrap(String message, Throwable cause) {
         JMSException e = new JMSException(message);

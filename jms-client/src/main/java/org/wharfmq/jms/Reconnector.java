@@ -1,5 +1,9 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ReconnectPolicy;
+
+import org.wharfmq.client.core.ConnectedLink;
+
 import org.wharfmq.client.core.transport.BrokerAddress;
 
 import javax.jms.JMSException;
@@ -52,7 +56,7 @@ final class Reconnector {
 
     private void run() {
         connection.failover(new FailoverEvent(FailoverEvent.Kind.DISCONNECTED, lost.address().toString(), 0, cause));
-        List<BrokerAddress> order = order(connection.url().addresses(), lost.address());
+        List<BrokerAddress> order = ReconnectPolicy.order(connection.url().addresses(), lost.address());
         JMSException last = cause;
         int attempt = 0;
         while (policy.allows(attempt + 1)) {
@@ -113,16 +117,6 @@ final class Reconnector {
         if (link != null) {
             link.link().close(0);
         }
-    }
-
-    /** The addresses in the order one attempt tries them: the one lost, then those after it, then those before. */
-    static List<BrokerAddress> order(List<BrokerAddress> addresses, BrokerAddress lost) {
-        int start = Math.max(0, addresses.indexOf(lost));
-        List<BrokerAddress> order = new ArrayList<>(addresses.size());
-        for (int i = 0; i < addresses.size(); i++) {
-            order.add(addresses.get((start + i) % addresses.size()));
-        }
-        return order;
     }
 
     private static String addresses(List<BrokerAddress> addresses) {

@@ -1,5 +1,9 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.PendingRequests;
+
+import org.wharfmq.client.core.ConnectedLink;
+
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
@@ -168,7 +172,7 @@ final class SessionSender {
                     throw JmsErrors.toException(error);
                 }
                 return;
-            } catch (ConnectedLink.LinkLostException lost) {
+            } catch (ReconnectingException lost) {
                 do {
                     link = connection.usableLink();
                     sending = encodeAndSpend(wharf, wire, link);

@@ -1,7 +1,12 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.PendingRequests;
+
+import org.wharfmq.client.core.ConnectedLink;
+
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.ClientHandshake;
+import org.wharfmq.client.core.LinkLostException;
 
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.client.core.transport.FrameLink;
@@ -407,7 +412,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
      * reads ({@link FrameWait}): the caller must hold no lock that delivering a frame takes.
      *
      * @return null for OK, else the ERROR frame
-     * @throws ConnectedLink.LinkLostException when the link was lost before the answer (the connection reconnects)
+     * @throws ReconnectingException when the link was lost before the answer (the connection reconnects)
      * @throws JMSException when the connection is lost or the answer does not come within requestTimeout
      */
     Frame.Error request(IntFunction<Frame> frame, String what) throws JMSException {
@@ -449,7 +454,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
                     throw JmsErrors.toException(error);
                 }
                 return;
-            } catch (ConnectedLink.LinkLostException lost) {
+            } catch (ReconnectingException lost) {
                 repeat = true; // made again on the new link, which request() waits for
             }
         }
@@ -473,7 +478,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         });
         try {
             return await(request, what);
-        } catch (ConnectedLink.LinkLostException lost) {
+        } catch (ReconnectingException lost) {
             usableLink(); // the reconnection re-created it with the rest; this waits for it to finish (or throws)
             return null;
         }
@@ -527,10 +532,11 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             return request.answer().join();
         } catch (CompletionException e) {
             Throwable cause = e.getCause();
-            if (cause instanceof ConnectedLink.LinkLostException lost) {
-                throw new ConnectedLink.LinkLostException(lost.getMessage()); // on this thread, for its stack trace
+            if (cause instanceof LinkLostException lost) {
+                throw new ReconnectingException(lost.getMessage()); // on this thread, for its stack trace
             }
-            throw cause instanceof JMSException j ? lostException(j) : JmsErrors.wrap(what + " failed: " + cause, cause);
+            JMSException failure = JmsErrors.fromCore(cause, what);
+            throw failure == cause || failure == cause.getCause() ? lostException(failure) : failure;
         }
     }
 
@@ -641,7 +647,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         synchronized (stateLock) {
             if (closing.get()) {
                 // close() may still wait for the answer to CLOSE; the server closing first is an answer too
-                requests.failAll(new JMSException("The connection is closed"));
+                requests.failAll(new ClientException("The connection is closed", null));
                 return;
             }
             if (link != current || lostCause != null || reconnector != null) {
@@ -681,7 +687,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             reconnector = null;
             stateLock.notifyAll();
         }
-        requests.failAll(lost);
+        requests.failAll(JmsErrors.toCore(lost));
         forEverySession(WharfSession::onConnectionLost);
         browsers.values().forEach(WharfQueueBrowser.Cursor::wake);
         current.link().close(0);
@@ -1036,7 +1042,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             synchronized (stateLock) {
                 usable = null;
             }
-            requests.failAll(new JMSException("The connection is closed"));
+            requests.failAll(new ClientException("The connection is closed", null));
             current.link().close(url.connectTimeoutMillis());
         }
     }

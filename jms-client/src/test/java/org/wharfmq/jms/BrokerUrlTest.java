@@ -1,5 +1,9 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ReconnectPolicy;
+
+import org.wharfmq.client.core.ConnectedLink;
+
 import org.junit.jupiter.api.Test;
 import org.wharfmq.jms.message.DeserializationLimit;
 import org.wharfmq.client.core.transport.BrokerAddress;

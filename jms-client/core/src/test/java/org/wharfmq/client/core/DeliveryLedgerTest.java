@@ -1,4 +1,4 @@
-package org.wharfmq.jms;
+package org.wharfmq.client.core;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,9 +1,8 @@
-package org.wharfmq.jms;
+package org.wharfmq.client.core;
 
 import org.wharfmq.client.core.transport.FrameWait;
 import org.wharfmq.protocol.frame.Frame;
 
-import javax.jms.JMSException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,24 +10,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Requests of one connection that wait for the server's OK or ERROR. A request's answer completes with null
  * for OK and with the ERROR frame otherwise (the waiting thread builds the exception, so its stack trace shows
- * the application's call), or exceptionally when its link is lost ({@link ConnectedLink.LinkLostException} while the
+ * the application's call), or exceptionally when its link is lost ({@link LinkLostException} while the
  * connection reconnects) or the connection is. Request ids run on across reconnections, so an answer is never taken
  * for another link's request.
  */
-final class PendingRequests {
+public final class PendingRequests {
     private final ConcurrentHashMap<Integer, Request> pending = new ConcurrentHashMap<>();
     private final AtomicInteger lastId = new AtomicInteger();
     /** Why every request fails from now on: the connection is closed or lost for good; null before. */
-    private volatile JMSException failure;
+    private volatile ClientException failure;
 
     /**
      * One request waiting for its answer, and the wait of the thread that sent it: that thread reads the answer
      * itself while the read turn is free ({@link FrameWait}), and is woken when another thread delivers it.
      */
-    static final class Request extends FrameWait {
-        final int id;
+    public static final class Request extends FrameWait {
+        public final int id;
         /** The link the request goes out on, whose answer it waits for. */
-        final ConnectedLink on;
+        public final ConnectedLink on;
         private final CompletableFuture<Frame.Error> answer = new CompletableFuture<>();
         /** The XA_RESULT that answered an XA_PREPARE or XA_RECOVER; written before {@link #answer} completes. */
         private volatile Frame.XaResult xaResult;
@@ -40,12 +39,12 @@ final class PendingRequests {
         }
 
         /** Completes with null for OK, the ERROR frame otherwise, or exceptionally when the connection is lost. */
-        CompletableFuture<Frame.Error> answer() {
+        public CompletableFuture<Frame.Error> answer() {
             return answer;
         }
 
         /** The XA_RESULT of an answered XA_PREPARE or XA_RECOVER; null for any other answer. */
-        Frame.XaResult xaResult() {
+        public Frame.XaResult xaResult() {
             return xaResult;
         }
 
@@ -59,14 +58,14 @@ final class PendingRequests {
             wake();
         }
 
-        private void fail(JMSException cause) {
+        private void fail(ClientException cause) {
             answer.completeExceptionally(cause);
             wake();
         }
     }
 
     /** A fresh request id: positive, so never the fire-and-forget id 0. */
-    int nextId() {
+    public int nextId() {
         while (true) {
             int id = lastId.incrementAndGet() & Integer.MAX_VALUE;
             if (id != 0) {
@@ -76,10 +75,10 @@ final class PendingRequests {
     }
 
     /** Registers a request before it is written on {@code link}; fails at once if the link or the connection is gone. */
-    Request register(int id, ConnectedLink link) {
+    public Request register(int id, ConnectedLink link) {
         Request request = new Request(id, link);
         pending.put(id, request);
-        JMSException failed = failure;
+        ClientException failed = failure;
         if (failed == null && !link.link().isOpen()) {
             failed = ConnectedLink.reconnecting(link); // ended before failLink could see this request
         }
@@ -95,7 +94,7 @@ final class PendingRequests {
      * @param error null for OK
      * @return false when no request had that id
      */
-    boolean answer(int id, Frame.Error error) {
+    public boolean answer(int id, Frame.Error error) {
         Request request = pending.remove(id);
         if (request == null) {
             return false;
@@ -110,7 +109,7 @@ final class PendingRequests {
      *
      * @return false when no request had that id
      */
-    boolean answer(Frame.XaResult result) {
+    public boolean answer(Frame.XaResult result) {
         Request request = pending.remove(result.requestId());
         if (request == null) {
             return false;
@@ -121,12 +120,12 @@ final class PendingRequests {
     }
 
     /** Gives up on a request (its wait timed out). */
-    void forget(int id) {
+    public void forget(int id) {
         pending.remove(id);
     }
 
     /** Fails every pending request, and every later one, with {@code cause}. */
-    void failAll(JMSException cause) {
+    public void failAll(ClientException cause) {
         failure = cause;
         for (Integer id : pending.keySet()) {
             Request request = pending.remove(id);
@@ -140,7 +139,7 @@ final class PendingRequests {
      * {@code link} has ended (it is no longer open): fails every request that went out on it with {@code cause};
      * requests on other links go on. A request registered on it later fails at once ({@link #register}).
      */
-    void failLink(ConnectedLink link, JMSException cause) {
+    public void failLink(ConnectedLink link, ClientException cause) {
         for (Request request : pending.values()) {
             if (request.on == link && pending.remove(request.id, request)) {
                 request.fail(cause);

@@ -1,4 +1,4 @@
-package org.wharfmq.jms;
+package org.wharfmq.client.core;
 
 import java.util.Arrays;
 import java.util.Iterator;
@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * <p>Threading: the session's consuming thread (the application's, or the listener thread), except
  * {@link #confirm}, which the thread that reads an acknowledgement's answer calls.
  */
-final class DeliveryLedger {
+public final class DeliveryLedger {
     /** Most ids watched for after reconnections; past it the oldest are forgotten. */
-    static final int WATCH_LIMIT = 100_000;
+    public static final int WATCH_LIMIT = 100_000;
     private static final int FIRST_CAPACITY = 64;
     private static final AtomicLongFieldUpdater<DeliveryLedger> CONFIRMED =
             AtomicLongFieldUpdater.newUpdater(DeliveryLedger.class, "confirmed");
@@ -57,7 +57,7 @@ final class DeliveryLedger {
      *
      * @return whether it was handed out before a reconnection and not settled: mark it JMSRedelivered
      */
-    boolean handOut(String messageId, int linkGeneration) {
+    public boolean handOut(String messageId, int linkGeneration) {
         if (linkGeneration != generation) {
             if (linkGeneration > generation) {
                 watchUnsettled();
@@ -74,12 +74,12 @@ final class DeliveryLedger {
     }
 
     /** How many ids were handed out so far: a position to {@link #settle} or {@link #confirm} up to. */
-    long position() {
+    public long position() {
         return appended;
     }
 
     /** The consuming thread's request settled everything handed out before {@code position}. */
-    void settle(long position) {
+    public void settle(long position) {
         if (position > settled) {
             settled = position;
             floor = Math.max(floor, position);
@@ -90,7 +90,7 @@ final class DeliveryLedger {
      * Whether the next AUTO or DUPS_OK acknowledgement should be answered, to confirm what was handed out: once every
      * {@code every} messages. When true, the caller asks for it, and {@link #confirm}s {@link #position()} on the OK.
      */
-    boolean confirmationDue(int every) {
+    public boolean confirmationDue(int every) {
         if (appended - confirmationAsked < every) {
             return false;
         }
@@ -99,7 +99,7 @@ final class DeliveryLedger {
     }
 
     /** An answered acknowledgement confirmed everything handed out before {@code position}; any thread. */
-    void confirm(long position) {
+    public void confirm(long position) {
         long seen;
         while ((seen = confirmed) < position && !CONFIRMED.compareAndSet(this, seen, position)) {
             // another confirmation raced this one: look again

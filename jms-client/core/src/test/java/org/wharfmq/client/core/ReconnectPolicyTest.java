@@ -1,4 +1,4 @@
-package org.wharfmq.jms;
+package org.wharfmq.client.core;
 
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.transport.BrokerAddress;
@@ -42,7 +42,7 @@ class ReconnectPolicyTest {
         BrokerAddress a = BrokerAddress.tcp("a", 1);
         BrokerAddress b = BrokerAddress.tcp("b", 1);
         BrokerAddress c = BrokerAddress.tcp("c", 1);
-        assertEquals(List.of(b, c, a), Reconnector.order(List.of(a, b, c), b));
-        assertEquals(List.of(a, b, c), Reconnector.order(List.of(a, b, c), a));
+        assertEquals(List.of(b, c, a), ReconnectPolicy.order(List.of(a, b, c), b));
+        assertEquals(List.of(a, b, c), ReconnectPolicy.order(List.of(a, b, c), a));
     }
 }

@@ -1,7 +1,9 @@
-package org.wharfmq.jms;
+package org.wharfmq.client.core;
 
-import org.wharfmq.client.core.ClientConfiguration;
+import org.wharfmq.client.core.transport.BrokerAddress;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -17,26 +19,26 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param intervalMillis    the wait before the second attempt
  * @param maxIntervalMillis the longest wait between two attempts
  */
-record ReconnectPolicy(int attempts, int intervalMillis, int maxIntervalMillis) {
+public record ReconnectPolicy(int attempts, int intervalMillis, int maxIntervalMillis) {
     /** {@code reconnectAttempts} value that never gives up. */
-    static final int FOREVER = -1;
+    public static final int FOREVER = -1;
 
     /** The defaults of {@link ClientConfiguration}. */
-    static final ReconnectPolicy DEFAULT = new ReconnectPolicy(ClientConfiguration.DEFAULT_RECONNECT_ATTEMPTS,
+    public static final ReconnectPolicy DEFAULT = new ReconnectPolicy(ClientConfiguration.DEFAULT_RECONNECT_ATTEMPTS,
             ClientConfiguration.DEFAULT_RECONNECT_INTERVAL_MILLIS, ClientConfiguration.DEFAULT_RECONNECT_MAX_INTERVAL_MILLIS);
 
     /** Whether a lost connection is reconnected at all. */
-    boolean enabled() {
+    public boolean enabled() {
         return attempts != 0;
     }
 
     /** Whether attempt {@code attempt} (counted from 1) may be made. */
-    boolean allows(int attempt) {
+    public boolean allows(int attempt) {
         return attempts == FOREVER || attempt <= attempts;
     }
 
     /** How long to wait before attempt {@code attempt} (from 1; the first is made at once), jitter included. */
-    long delayBefore(int attempt) {
+    public long delayBefore(int attempt) {
         if (attempt <= 1) {
             return 0;
         }
@@ -49,8 +51,18 @@ record ReconnectPolicy(int attempts, int intervalMillis, int maxIntervalMillis) 
     }
 
     /** The settings as a message names them: {@code reconnectAttempts=25, reconnectInterval=1000 ms, ...}. */
-    String describe() {
+    public String describe() {
         return "reconnectAttempts=" + attempts + ", reconnectInterval=" + intervalMillis + " ms, reconnectMaxInterval="
                 + maxIntervalMillis + " ms";
+    }
+
+    /** The addresses in the order one attempt tries them: the one lost, then those after it, then those before. */
+    public static List<BrokerAddress> order(List<BrokerAddress> addresses, BrokerAddress lost) {
+        int start = Math.max(0, addresses.indexOf(lost));
+        List<BrokerAddress> order = new ArrayList<>(addresses.size());
+        for (int i = 0; i < addresses.size(); i++) {
+            order.add(addresses.get((start + i) % addresses.size()));
+        }
+        return order;
     }
 }

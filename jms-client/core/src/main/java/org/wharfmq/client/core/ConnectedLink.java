@@ -1,20 +1,18 @@
-package org.wharfmq.jms;
+package org.wharfmq.client.core;
 
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.client.core.transport.FrameLink;
 import org.wharfmq.protocol.frame.Frame;
 
-import javax.jms.JMSException;
-
 /**
- * One connection of a {@link WharfConnection} to a server, handshaken: the link, where it goes, what the server said
- * in HELLO_OK, and its generation, the link's number in the life of the JMS connection (1 for the first, one more for
- * each reconnection). A JMS connection has one at a time; after a reconnection everything that belonged to an older
+ * One link of a client connection to a server, handshaken: the link, where it goes, what the server said
+ * in HELLO_OK, and its generation, the link's number in the life of the connection (1 for the first, one more for
+ * each reconnection). A connection has one at a time; after a reconnection everything that belonged to an older
  * one (a delivery, the answer a request waits for) is known by its link to be of the past: an acknowledgement or
  * credit goes out on the link its delivery came on, so one meant for a dead link is dropped with it rather than
  * settling, on the new link, the delivery that happens to have the same id there.
  *
- * @param generation       1 for the JMS connection's first link, then one more per reconnection
+ * @param generation       1 for the connection's first link, then one more per reconnection
  * @param link             the frames' way to the server
  * @param address          the server's address
  * @param serverName       the queue manager's name (HELLO_OK)
@@ -22,18 +20,18 @@ import javax.jms.JMSException;
  * @param userName         the user the server authenticated, null for anonymous
  * @param heartbeatMillis  the agreed heartbeat interval, 0 for none
  */
-record ConnectedLink(int generation, FrameLink link, BrokerAddress address, String serverName, int maxMessageLength,
+public record ConnectedLink(int generation, FrameLink link, BrokerAddress address, String serverName, int maxMessageLength,
                      String userName, int heartbeatMillis) {
 
     /** The server's HELLO_OK, on link number {@code generation}, with the heartbeat the client asked for. */
-    static ConnectedLink of(int generation, FrameLink link, BrokerAddress address, Frame.HelloOk ok, int heartbeatWanted) {
+    public static ConnectedLink of(int generation, FrameLink link, BrokerAddress address, Frame.HelloOk ok, int heartbeatWanted) {
         return new ConnectedLink(generation, link, address, ok.serverName(), ok.maxMessageLength(),
                 ok.user().isEmpty() ? null : ok.user(),
                 agreedHeartbeat(heartbeatWanted, ok.heartbeatMillis()));
     }
 
     /** The smaller non-zero interval of the two sides; 0 when both are 0. */
-    static int agreedHeartbeat(int client, int server) {
+    public static int agreedHeartbeat(int client, int server) {
         if (client <= 0) {
             return Math.max(server, 0);
         }
@@ -41,31 +39,18 @@ record ConnectedLink(int generation, FrameLink link, BrokerAddress address, Stri
     }
 
     /** Writes a frame on this link; dropped if the link has ended. */
-    void write(Frame frame) {
+    public void write(Frame frame) {
         link.write(frame);
     }
 
     /** {@link FrameLink#writeSoon} on this link. */
-    void writeSoon(Frame frame) {
+    public void writeSoon(Frame frame) {
         link.writeSoon(frame);
     }
 
-    /** The exception that says the link was lost and the JMS connection is being made again. */
-    static JMSException reconnecting(ConnectedLink lost) {
+    /** The exception that says the link was lost and the connection is being made again. */
+    public static LinkLostException reconnecting(ConnectedLink lost) {
         return new LinkLostException("The connection to Wharf at " + lost.address() + " was lost before the server"
                 + " answered; the client is reconnecting");
-    }
-
-    /**
-     * A request's link was lost before its answer came, while the JMS connection reconnects: what the request did on
-     * the server is not known. Never reaches the application: each caller says what that means for its request (sent
-     * again, re-established by the reconnection, or reported in words of its own).
-     */
-    static final class LinkLostException extends JMSException {
-        private static final long serialVersionUID = 1L;
-
-        LinkLostException(String message) {
-            super(message);
-        }
     }
 }
