@@ -89,9 +89,18 @@ final class JmsErrors {
         return failure instanceof JMSException j ? j : wrap(what + " failed: " + failure, failure);
     }
 
-    /** A JMSException the facade hands the core's requests as their failure (see {@link #fromCore}). */
+    /**
+     * A JMSException the facade hands the core as a failure (see {@link #fromCore}), with the protocol's error code it
+     * names, if any.
+     */
     static ClientException toCore(JMSException e) {
-        return new ClientException(e.getMessage(), e);
+        ErrorCode code = null;
+        for (ErrorCode c : ErrorCode.values()) {
+            if (c.name().equals(e.getErrorCode())) {
+                code = c;
+            }
+        }
+        return new ClientException(code, e.getMessage(), e);
     }
 
     /** A JMSException caused by {@code cause}, with the cause both linked (JMS 1.1 style) and chained. */

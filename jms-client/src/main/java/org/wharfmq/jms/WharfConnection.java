@@ -7,6 +7,7 @@ import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.LinkEvents;
 import org.wharfmq.client.core.LinkHandler;
+import org.wharfmq.client.core.Reconnector;
 import org.wharfmq.client.core.LinkLostException;
 
 import org.wharfmq.client.core.transport.BrokerAddress;
@@ -89,6 +90,8 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
     private final PendingRequests requests = new PendingRequests();
     /** What this connection's links hand on, once handshaken (on their reading threads). */
     private final LinkEvents events = new Events();
+    /** What a reconnection of this connection asks of it (on the reconnection's thread). */
+    private final Reconnector.Connection reconnection = new Reconnection();
     private final ConcurrentHashMap<Integer, WharfSession> sessions = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, ClientConsumer> consumers = new ConcurrentHashMap<>();
     /** Open QueueBrowser enumerations, by their consumer id (the same id space as consumers). */
@@ -201,8 +204,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
      */
     ConnectedLink open(BrokerAddress address) throws JMSException {
         try {
-            return LinkHandler.open(address, url.tls(), user, password, url.clientName(), url.heartbeatMillis(),
-                    url.connectTimeoutMillis(), lastGeneration::incrementAndGet, requests, events);
+            return reconnection.open(address);
         } catch (ClientException e) {
             throw JmsErrors.toException(e);
         }
@@ -586,7 +588,8 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
                 return;
             }
             usable = null;
-            starting = mayReconnect && url.reconnect().enabled() ? new Reconnector(this, link, lost) : null;
+            starting = mayReconnect && url.reconnect().enabled()
+                    ? new Reconnector(reconnection, url.addresses(), url.reconnect(), link, JmsErrors.toCore(lost)) : null;
             reconnector = starting;
         }
         if (starting == null) {
@@ -761,6 +764,50 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         @Override
         public void linkLost(ConnectedLink link, String reason, Throwable cause, boolean mayReconnect) {
             WharfConnection.this.linkLost(link, reason, cause, mayReconnect);
+        }
+    }
+
+    /** The connection's side of its {@link Reconnector}s: the core's failures in JMS terms, and back. */
+    private final class Reconnection implements Reconnector.Connection {
+        @Override
+        public ConnectedLink open(BrokerAddress address) throws ClientException {
+            return LinkHandler.open(address, url.tls(), user, password, url.clientName(), url.heartbeatMillis(),
+                    url.connectTimeoutMillis(), lastGeneration::incrementAndGet, requests, events);
+        }
+
+        @Override
+        public void reestablish(ConnectedLink next) throws ClientException {
+            try {
+                WharfConnection.this.reestablish(next);
+            } catch (JMSException e) {
+                throw JmsErrors.toCore(e);
+            }
+        }
+
+        @Override
+        public void giveUp(ClientException why, Reconnector stopped) {
+            WharfConnection.this.giveUp(toJms(why), stopped);
+        }
+
+        @Override
+        public void failover(Reconnector.Step step, BrokerAddress address, int attempts, ClientException cause) {
+            WharfConnection.this.failover(new FailoverEvent(FailoverEvent.Kind.valueOf(step.name()), address.toString(),
+                    attempts, cause == null ? null : toJms(cause)));
+        }
+
+        /** The JMS form of why the link was lost, or of why reconnecting gave up (its cause mapped too). */
+        private JMSException toJms(ClientException failure) {
+            if (failure.getCause() instanceof JMSException j && failure.getMessage().equals(j.getMessage())) {
+                return j; // the facade's own, handed to the core as it was
+            }
+            JMSException e = new JMSException(failure.getMessage());
+            Throwable cause = failure.getCause();
+            if (cause != null) {
+                JMSException mapped = JmsErrors.fromCore(cause, "reconnecting");
+                e.setLinkedException(mapped);
+                e.initCause(mapped);
+            }
+            return e;
         }
     }
 

@@ -20,6 +20,12 @@ public class ClientException extends Exception {
         this.code = code;
     }
 
+    /** A failure with the protocol's {@code code} (null for none) and a cause. */
+    public ClientException(ErrorCode code, String message, Throwable cause) {
+        super(message, cause);
+        this.code = code;
+    }
+
     /** A failure of the client's own, without a protocol error code. */
     public ClientException(String message, Throwable cause) {
         super(message, cause);
