@@ -1,6 +1,7 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
+
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 

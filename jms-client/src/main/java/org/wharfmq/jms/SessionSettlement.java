@@ -1,10 +1,8 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.client.core.DeliveryLedger;
-
-import org.wharfmq.client.core.PendingRequests;
-
 import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.DeliveryLedger;
+import org.wharfmq.client.core.PendingRequests;
 
 import org.wharfmq.jms.message.MessageAcknowledger;
 import org.wharfmq.jms.message.WharfMessage;

@@ -1,18 +1,16 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.client.core.PendingRequests;
-
-import org.wharfmq.client.core.ConnectedLink;
-
 import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.LinkEvents;
 import org.wharfmq.client.core.LinkHandler;
-import org.wharfmq.client.core.Reconnector;
 import org.wharfmq.client.core.LinkLostException;
-
+import org.wharfmq.client.core.PendingRequests;
+import org.wharfmq.client.core.Reconnector;
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.client.core.transport.FrameLink;
 import org.wharfmq.client.core.transport.FrameWait;
+
 import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;

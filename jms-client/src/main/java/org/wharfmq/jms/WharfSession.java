@@ -1,8 +1,7 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.client.core.PendingRequests;
-
 import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.PendingRequests;
 
 import org.wharfmq.jms.message.WharfBytesMessage;
 import org.wharfmq.jms.message.WharfMapMessage;
@@ -763,7 +762,6 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     public void run() {
         throw JmsErrors.notSupportedRuntime("Session.run (application server facilities)");
     }
-
 
     @Override
     public String toString() {

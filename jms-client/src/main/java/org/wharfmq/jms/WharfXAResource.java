@@ -1,8 +1,7 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.client.core.PendingRequests;
-
 import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.PendingRequests;
 
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;

@@ -1,12 +1,8 @@
-package org.wharfmq.jms;
-
-import org.wharfmq.client.core.ConnectedLink;
+package org.wharfmq.client.core;
 
 import org.wharfmq.client.core.transport.FrameLink;
 import org.wharfmq.client.core.transport.FrameWait;
 
-import javax.jms.IllegalStateException;
-import javax.jms.JMSException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -31,7 +27,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>While credit lasts a send pays a volatile read and one atomic addition. Granted by whichever thread reads the
  * connection; spent by the session's one sending thread.
  */
-final class ProducerCredit extends FrameWait {
+public final class ProducerCredit extends FrameWait {
+
+    /** What the credit asks of its session, on the sending thread (and {@link #stopped} on any). */
+    public interface Session {
+        /** The connection's current link: a reconnection puts a new one in place while a send waits. */
+        FrameLink link();
+
+        /** Sends the frames written to go with the next one: the server may need them before it grants credit. */
+        void flushSoonFrames();
+
+        /** Whether the session closes or its connection is lost for good: a waiting send stops waiting. */
+        boolean stopped();
+
+        /** Throws why the session cannot send once {@link #stopped}. */
+        void checkOpen() throws ClientException;
+    }
 
     /** The credit of one link: what the server granted on it less what was spent for it. Replaced, never reset. */
     private static final class Window {
@@ -47,30 +58,28 @@ final class ProducerCredit extends FrameWait {
         }
     }
 
-    private final WharfSession session;
-    private final WharfConnection connection;
+    private final Session session;
     private volatile Window window = new Window(0, false);
     /** The window a send waits on, and its link's generation: see {@link #isOver}. */
     private volatile Window awaited;
     private volatile int awaitedGeneration;
 
-    ProducerCredit(WharfSession session) {
+    public ProducerCredit(Session session) {
         super(null);
         this.session = session;
-        this.connection = session.connection();
     }
 
     /** The connection's current link: a reconnection puts a new one in place while a send waits. */
     @Override
     protected FrameLink link() {
-        return connection.link();
+        return session.link();
     }
 
     /**
      * The session's link was lost: the credit it had is gone with it. The server grants a fresh window as the
      * reconnection creates the session again; a send waiting meanwhile learns that its link is gone.
      */
-    synchronized void linkLost() {
+    public synchronized void linkLost() {
         window = new Window(window.generation, true);
         wake();
     }
@@ -79,7 +88,7 @@ final class ProducerCredit extends FrameWait {
      * The server granted {@code granted} more bytes on the link of generation {@code generation} (on the connection's
      * reading thread). The first grant on a newer link starts its window; a grant read from a lost link is dropped.
      */
-    synchronized void granted(int generation, int granted) {
+    public synchronized void granted(int generation, int granted) {
         Window w = window;
         if (generation > w.generation) {
             w = new Window(generation, false);
@@ -97,10 +106,10 @@ final class ProducerCredit extends FrameWait {
      *
      * @return true when spent; false when {@code on} is lost (before or while this waited): nothing was spent, and
      * the message must be encoded and spent again for the link the reconnection makes
-     * @throws JMSException when the session closes or the connection is lost while it waits, or the thread is
-     *                      interrupted (its interrupt is kept)
+     * @throws ClientException when the session closes or the connection is lost while it waits ({@link
+     *                         Session#checkOpen}), or the thread is interrupted (its interrupt is kept)
      */
-    boolean spend(int length, ConnectedLink on) throws JMSException {
+    public boolean spend(int length, ConnectedLink on) throws ClientException {
         int generation = on.generation();
         while (true) {
             Window w = window;
@@ -112,19 +121,19 @@ final class ProducerCredit extends FrameWait {
                 return true;
             }
             // none left on this link, or (never seen: the server grants before it answers CREATE_SESSION) not yet any
-            connection.flushSoonFrames(); // what waits to go with the next frame goes now: the server may need it
+            session.flushSoonFrames(); // what waits to go with the next frame goes now: the server may need it
             awaitedGeneration = generation;
             awaited = w;
             if (!await(-1)) {
-                throw new JMSException("Interrupted while the send waited for producer credit: the server holds it back"
-                        + " while the destination is over its memory budget (docs/resilience.md)");
+                throw new ClientException("Interrupted while the send waited for producer credit: the server holds it back"
+                        + " while the destination is over its memory budget (docs/resilience.md)", null);
             }
             session.checkOpen(); // closed, or the connection lost, while it waited
         }
     }
 
     /** The session closes or its connection is lost: a send waiting for credit stops waiting. */
-    void stopWaiting() {
+    public void stopWaiting() {
         wake();
     }
 
@@ -136,6 +145,6 @@ final class ProducerCredit extends FrameWait {
     protected boolean isOver() {
         Window w = awaited;
         return w == null || w != window || (w.generation == awaitedGeneration && (w.lost || w.bytes.get() > 0))
-                || session.isClosing() || connection.lostCause() != null;
+                || session.stopped();
     }
 }
