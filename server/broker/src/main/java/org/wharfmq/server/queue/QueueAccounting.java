@@ -34,7 +34,8 @@ import java.util.List;
  */
 final class QueueAccounting {
 
-    private static final System.Logger LOG = System.getLogger(QueueAccounting.class.getName());
+    /** The queue's own logger: what a queue reports (budgets spent, drops) is under one name for its operators. */
+    private static final System.Logger LOG = System.getLogger(LocalQueue.class.getName());
 
     private final String name;
     private final OrderedLock lock;
