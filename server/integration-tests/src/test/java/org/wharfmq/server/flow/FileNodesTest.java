@@ -79,9 +79,13 @@ class FileNodesTest {
     private void startServer(List<Path> fileDirectories) throws Exception {
         FlowHostSettings settings = FlowHostSettings.defaults().withFileDirectories(fileDirectories);
         testServer = TestServer.start(UnaryOperator.identity(), config -> {
-            flowHost = new FlowHost(settings);
+            flowHost = new FlowHost(settings); // a restart makes a new flow host, as a restarted server does
             return WharfServer.builder(config).plugins(flowHost).start();
         });
+        connect();
+    }
+
+    private void connect() throws Exception {
         connection = new WharfConnectionFactory(testServer.server().vmUrl()).createConnection();
         connection.start();
         session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -162,11 +166,12 @@ class FileNodesTest {
     @Test
     void aFileStillBeingWrittenOrNamedPartIsNotTaken() throws Exception {
         deploy(() -> FlowDefinition.builder("whole")
-                .node("in", FileInputNode.directory(in).pattern("*.xml").pollInterval(Duration.ofMillis(20)))
+                .node("in", FileInputNode.directory(in).pattern("*.xml*").pollInterval(Duration.ofMillis(20)))
                 .node("out", OutputNode.queue("WHOLE.OUT"))
                 .wire("in", "out", "out")
                 .build());
         Files.writeString(in.resolve("b.xml.part"), "<b/>");
+        Files.writeString(in.resolve(".c.xml"), "<c/>");
         Files.writeString(in.resolve("ignored.txt"), "not matching");
         Files.writeString(in.resolve("a.xml"), "<a/>");
         try (MessageConsumer consumer = session.createConsumer(session.createQueue("WHOLE.OUT"))) {
@@ -180,6 +185,7 @@ class FileNodesTest {
             Receive.nothingMore(consumer);
         }
         assertTrue(Files.exists(in.resolve("b.xml.part")));
+        assertTrue(Files.exists(in.resolve(".c.xml")));
         assertTrue(Files.exists(in.resolve("ignored.txt")));
     }
 
@@ -256,7 +262,7 @@ class FileNodesTest {
     }
 
     @Test
-    void aFlowStoppedInTheMiddleOfAFileGoesOnWhereItStoppedWithNoLineTwiceOrLost() throws Exception {
+    void aServerStoppedInTheMiddleOfAFileGoesOnWhereItStoppedWithNoLineTwiceOrLost() throws Exception {
         int n = 200;
         FlowFactory factory = () -> FlowDefinition.builder("resume")
                 .node("in", lineInput())
@@ -269,18 +275,21 @@ class FileNodesTest {
         writeLines(in, "big.txt", n);
         assertTrue(Gate.REACHED.await(WAIT_MILLIS, TimeUnit.MILLISECONDS));
         RunningFlow running = flowHost.flow("resume").running();
-        Thread undeploy = new Thread(() -> flowHost.undeploy("resume"));
-        undeploy.start();
+        connection.close();
+        Thread serverStop = new Thread(testServer::stop);
+        serverStop.start();
         while (running.isRunning()) {
             Thread.onSpinWait(); // the stop has begun: the record held at the gate is the last before it
         }
         Gate.RELEASE.countDown();
-        undeploy.join(WAIT_MILLIS);
-        assertFalse(undeploy.isAlive());
+        serverStop.join(WAIT_MILLIS);
+        assertFalse(serverStop.isAlive());
         assertTrue(Files.exists(in.resolve("big.txt")), "the file was finished although the flow stopped in it");
         assertTrue(Files.readString(in.resolve(".wharf-resume-in.checkpoint")).contains("records=100"));
 
-        deploy(factory); // new node objects, as a restarted server builds them
+        testServer.restart();
+        connect();
+        deploy(factory); // new node objects, on the new server's flow host
         try (MessageConsumer consumer = session.createConsumer(session.createQueue("RESUME.OUT"))) {
             assertEquals(lines(1, n), texts(consumer, n));
             awaitFile(in.resolve("archive/big.txt"));
@@ -335,6 +344,29 @@ class FileNodesTest {
             all.addAll(Files.readAllLines(out.resolve(name)));
         }
         assertEquals(lines(1, 35), all);
+    }
+
+    @Test
+    void aFileIsAlsoFinishedBySizeAndByAge() throws Exception {
+        deploy(() -> FlowDefinition.builder("sized")
+                .node("in", InputNode.queue("SIZED.IN"))
+                .node("file", FileOutputNode.directory(out).name("sized-{seq}.txt").maxBytes(20)
+                        .maxAge(Duration.ofMillis(300)))
+                .node("done", OutputNode.queue("SIZED.DONE"))
+                .wire("in", "out", "file")
+                .wire("file", "out", "done")
+                .build());
+        try (MessageProducer producer = session.createProducer(session.createQueue("SIZED.IN"));
+             MessageConsumer done = session.createConsumer(session.createQueue("SIZED.DONE"))) {
+            for (int i = 1; i <= 4; i++) {
+                producer.send(session.createTextMessage("line " + i)); // 7 bytes with its newline
+            }
+            texts(done, 4);
+        }
+        // 21 bytes reach maxBytes after three records; the fourth is finished by its age, with no record after it
+        assertEquals(lines(1, 3), Files.readAllLines(out.resolve("sized-000001.txt")));
+        awaitFile(out.resolve("sized-000002.txt"));
+        assertEquals(lines(4, 4), Files.readAllLines(out.resolve("sized-000002.txt")));
     }
 
     @Test
