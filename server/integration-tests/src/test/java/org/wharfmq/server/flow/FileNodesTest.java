@@ -128,7 +128,7 @@ class FileNodesTest {
     }
 
     /** Waits until {@code file} exists, woken by the file system's events for its directory. */
-    private static void awaitFile(Path file) throws Exception {
+    static void awaitFile(Path file) throws Exception {
         try (WatchService watcher = FileSystems.getDefault().newWatchService()) {
             file.getParent().register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
