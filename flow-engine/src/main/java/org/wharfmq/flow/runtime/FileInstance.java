@@ -308,14 +308,8 @@ final class FileInstance implements Runnable {
     }
 
     private void closeConnection() {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (JMSException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "Closing a flow connection: " + e);
-            }
-            connection = null;
-        }
+        FlowInstance.closeQuietly(connection);
+        connection = null;
     }
 
     /** A file's records that cannot be cut as the node says (a short fixed-length record). */

@@ -189,6 +189,30 @@ class FileNodesTest {
         assertTrue(Files.exists(in.resolve("ignored.txt")));
     }
 
+    @Test
+    void fixedLengthRecordsAreMessagesAndAShortLastRecordSendsTheFileToBackout() throws Exception {
+        deploy(() -> FlowDefinition.builder("fixed")
+                .node("in", FileInputNode.directory(in).recordLength(4).pollInterval(Duration.ofMillis(20)))
+                .node("out", OutputNode.queue("FIXED.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        Files.move(Files.writeString(in.resolve("records.dat.part"), "AAAABBBBCC"), in.resolve("records.dat"),
+                StandardCopyOption.ATOMIC_MOVE);
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue("FIXED.OUT"))) {
+            for (String expected : List.of("AAAA", "BBBB")) {
+                javax.jms.BytesMessage record = (javax.jms.BytesMessage) consumer.receive(WAIT_MILLIS);
+                assertNotNull(record);
+                byte[] body = new byte[(int) record.getBodyLength()];
+                record.readBytes(body);
+                assertEquals(expected, new String(body));
+            }
+            awaitFile(in.resolve("backout/records.dat.reason"));
+            Receive.nothingMore(consumer);
+        }
+        String reason = Files.readString(in.resolve("backout/records.dat.reason"));
+        assertTrue(reason.contains("record 3: the last record has 2 bytes, not 4"), reason);
+    }
+
     /** Fails on the record whose text is {@code line 3}, every time. */
     public static final class FailOnLineThree extends JavaComputeNode {
         @Override
