@@ -1,5 +1,6 @@
 package org.wharfmq.flow;
 
+import org.wharfmq.flow.node.FileInputNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.LabelNode;
 
@@ -169,8 +170,9 @@ public final class FlowDefinition {
          */
         public FlowDefinition build() {
             String flow = "Flow '" + name + "'";
-            if (nodes.values().stream().noneMatch(n -> n instanceof InputNode)) {
-                throw new FlowValidationException(flow + " has no input node: add an InputNode, where messages enter.");
+            if (nodes.values().stream().noneMatch(n -> n instanceof InputNode || n instanceof FileInputNode)) {
+                throw new FlowValidationException(flow + " has no input node: add an InputNode or a FileInputNode, "
+                        + "where messages enter.");
             }
             for (Node node : nodes.values()) {
                 try {

@@ -1,6 +1,8 @@
 package org.wharfmq.flow;
 
 import org.junit.jupiter.api.Test;
+import org.wharfmq.flow.node.FileInputNode;
+import org.wharfmq.flow.node.FileOutputNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.LabelNode;
 import org.wharfmq.flow.node.OutputNode;
@@ -96,5 +98,25 @@ class FlowDefinitionTest {
         assertTrue(labels.getMessage().contains("label 'x' is used by two Label nodes"), labels.getMessage());
         PassthroughNode shared = new PassthroughNode();
         assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f").node("a", shared).node("b", shared));
+    }
+
+    @Test
+    void aFileInputIsAnInputNodeAndFileNodeSettingsAreChecked() {
+        FlowDefinition.builder("f").node("in", FileInputNode.directory("in")).build();
+        assertRefused(FileInputNode.directory("in").transactionMode(TransactionMode.AUTOMATIC), "transactionMode is YES or NO");
+        assertRefused(FileInputNode.directory("in").recordLength(0), "recordLength must be at least 1");
+        assertRefused(FileInputNode.directory("in").archive(java.nio.file.Path.of("in")), "three different folders");
+        assertRefused(FileOutputNode.directory("out").name("out.txt"), "a name pattern with {seq}");
+        assertRefused(FileOutputNode.directory("out").name("../x-{seq}"), "no separator");
+        assertRefused(FileOutputNode.directory("out").maxRecords(0), "maxRecords and maxBytes must be at least 1");
+    }
+
+    private static void assertRefused(Node node, String reason) {
+        FlowDefinition.Builder flow = FlowDefinition.builder("f");
+        if (node instanceof FileOutputNode) {
+            flow.node("in", InputNode.queue("IN"));
+        }
+        FlowValidationException e = assertThrows(FlowValidationException.class, () -> flow.node("n", node).build());
+        assertTrue(e.getMessage().contains("node 'n': ") && e.getMessage().contains(reason), e.getMessage());
     }
 }

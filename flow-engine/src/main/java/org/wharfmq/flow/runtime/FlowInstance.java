@@ -360,13 +360,18 @@ final class FlowInstance implements Runnable {
     }
 
     private void closeConnection() {
+        closeQuietly(connection);
+        connection = null;
+    }
+
+    /** Closes a reader's connection (if any), which may be broken already: a failure is only logged. */
+    static void closeQuietly(Connection connection) {
         if (connection != null) {
             try {
                 connection.close();
             } catch (JMSException | RuntimeException e) {
                 LOG.log(System.Logger.Level.DEBUG, "Closing a flow connection: " + e);
             }
-            connection = null;
         }
     }
 }

@@ -2,10 +2,14 @@ package org.wharfmq.flow.runtime;
 
 import org.wharfmq.flow.ExceptionList;
 import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.Node;
+import org.wharfmq.flow.node.FileInputNode;
+import org.wharfmq.flow.node.FileOutputNode;
 import org.wharfmq.flow.node.InputNode;
 
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +45,8 @@ public final class RunningFlow implements AutoCloseable {
     private final int instances;
     private final FlowStatistics statistics;
     private final List<FlowInstance> threads = new ArrayList<>();
+    private final List<FileInstance> fileReaders = new ArrayList<>();
+    private final List<FileOutputNode> fileWriters = new ArrayList<>();
     private final Map<String, ExceptionList> failures = new ConcurrentHashMap<>();
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean running = true;
@@ -66,6 +72,7 @@ public final class RunningFlow implements AutoCloseable {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
         RunningFlow flow = new RunningFlow(definition, instances, timing);
+        flow.openFileWriters();
         int n = 0;
         for (InputNode input : definition.inputNodes()) {
             for (int i = 0; i < instances; i++) {
@@ -83,9 +90,13 @@ public final class RunningFlow implements AutoCloseable {
                 }
             }
         }
+        flow.startFileReaders(connectionFactory, loader);
         try {
             for (FlowInstance instance : flow.threads) {
                 instance.opened().get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+            for (FileInstance reader : flow.fileReaders) {
+                reader.opened().get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             flow.close();
@@ -110,6 +121,51 @@ public final class RunningFlow implements AutoCloseable {
         thread.setContextClassLoader(loader);
         threads.add(instance);
         thread.start();
+    }
+
+    /** One reader thread per FileInput node, whatever the instance count (docs/flows.md, "Files"). */
+    private void startFileReaders(ConnectionFactory connectionFactory, ClassLoader loader) {
+        for (Node node : definition.nodes().values()) {
+            if (node instanceof FileInputNode input) {
+                FileInstance reader = new FileInstance(this, input, connectionFactory);
+                Thread thread = new Thread(reader, "wharf-flow-" + definition.name() + "-" + input.name());
+                thread.setDaemon(true);
+                thread.setContextClassLoader(loader);
+                fileReaders.add(reader);
+                thread.start();
+            }
+        }
+    }
+
+    /** Opens the FileOutput nodes (finishing what a crash left) before any message can reach them. */
+    private void openFileWriters() throws JMSException {
+        for (Node node : definition.nodes().values()) {
+            if (node instanceof FileOutputNode output) {
+                try {
+                    output.open();
+                } catch (IOException e) {
+                    closeFileWriters();
+                    JMSException failure = new JMSException("Flow '" + definition.name() + "' cannot start: " + output
+                            + " cannot open " + output.directory() + ": " + e);
+                    failure.initCause(e);
+                    throw failure;
+                }
+                fileWriters.add(output);
+            }
+        }
+    }
+
+    /** Finishes the files the FileOutput nodes have open. */
+    private void closeFileWriters() {
+        for (FileOutputNode output : fileWriters) {
+            try {
+                output.close();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.ERROR, "Flow '" + name() + "' " + output + " cannot finish its file in "
+                        + output.directory() + ": " + e);
+            }
+        }
+        fileWriters.clear();
     }
 
     private static String narrow(String selector, String condition) {
@@ -146,7 +202,8 @@ public final class RunningFlow implements AutoCloseable {
         return trace;
     }
 
-    boolean isRunning() {
+    /** Whether the flow runs: false from the moment {@link #close()} begins (its readers then take no more work). */
+    public boolean isRunning() {
         return running;
     }
 
@@ -186,7 +243,10 @@ public final class RunningFlow implements AutoCloseable {
     public void close() {
         running = false;
         stopSignal.countDown();
-        CompletableFuture<?>[] all = threads.stream().map(FlowInstance::finished).toArray(CompletableFuture[]::new);
+        List<CompletableFuture<Void>> readers = new ArrayList<>();
+        threads.forEach(t -> readers.add(t.finished()));
+        fileReaders.forEach(r -> readers.add(r.finished()));
+        CompletableFuture<?>[] all = readers.toArray(CompletableFuture[]::new);
         try {
             CompletableFuture.allOf(all).get(FlowConfiguration.DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -195,6 +255,7 @@ public final class RunningFlow implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "Flow '" + name() + "' did not drain within "
                     + FlowConfiguration.DRAIN_TIMEOUT_SECONDS + " s: " + e);
         }
+        closeFileWriters();
         LOG.log(System.Logger.Level.INFO, "Flow '" + name() + "' stopped");
     }
 }

@@ -143,6 +143,19 @@ class ConfigurationFileTest {
     }
 
     @Test
+    void fileDirectoriesAreTakenFromTheConfigurationFilesDirectory() throws IOException {
+        FlowHostSettings flowHost = ConfigurationFile.load(write("""
+                fileDirectories:
+                  - files
+                  - /var/wharf/files
+                """)).flowHost();
+        assertEquals(List.of(dir.resolve("files").toAbsolutePath(), Path.of("/var/wharf/files")),
+                flowHost.fileDirectories());
+        assertEquals(List.of(), ConfigurationFile.load(SAMPLE).flowHost().fileDirectories(), "the sample allows none");
+        assertRefused("fileDirectories: files\n", "Invalid value for setting 'fileDirectories'");
+    }
+
+    @Test
     void wrongTypeNamesTheSetting() throws IOException {
         Path file = write("port: lots\n");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));

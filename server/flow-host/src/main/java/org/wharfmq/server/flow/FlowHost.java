@@ -50,6 +50,7 @@ public final class FlowHost implements ServerPlugin {
     private static final System.Logger LOG = System.getLogger(FlowHost.class.getName());
 
     private final FlowHostSettings settings;
+    private final FileDirectories fileDirectories;
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
     // set once by start, from the server's settings
     private ConnectionFactory connectionFactory;
@@ -69,6 +70,7 @@ public final class FlowHost implements ServerPlugin {
     /** A flow host that starts the settings' flows with the server, as their user, deploying over the wire or not. */
     public FlowHost(FlowHostSettings settings) {
         this.settings = settings;
+        this.fileDirectories = new FileDirectories(settings.fileDirectories());
     }
 
     /** The flow host's admin commands ({@code wharf flow ...}), for the admin plugin to serve. */
@@ -255,6 +257,14 @@ public final class FlowHost implements ServerPlugin {
     /** Stops the running flow of the same name (forgetting it), then starts this one. */
     private DeployedFlow start(FlowDefinition definition, String className, FlowJar jar, int instances, Path record)
             throws JMSException {
+        try {
+            fileDirectories.check(definition);
+        } catch (IllegalArgumentException e) {
+            if (jar != null) {
+                jar.close();
+            }
+            throw e;
+        }
         DeployedFlow previous = flows.remove(definition.name());
         if (previous != null) {
             LOG.log(System.Logger.Level.INFO, "Redeploying flow '" + definition.name() + "': draining the running one");

@@ -3,11 +3,14 @@ package org.wharfmq.server.flow;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.SettingsSection;
 
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The flow host's settings: its keys of config/wharf.yaml, at the file's top level where they have always been
- * ({@code flows:}, {@code remoteDeploy}, {@code flowHostUser}, {@code flowHostPassword}; docs/flows.md). Defaults:
+ * ({@code flows:}, {@code remoteDeploy}, {@code flowHostUser}, {@code flowHostPassword}, {@code fileDirectories};
+ * docs/flows.md). Defaults:
  * {@link FlowHostConfiguration}.
  *
  * @param flows        the flows deployed at startup, in order
@@ -16,8 +19,11 @@ import java.util.List;
  * @param password     the password of {@code user}; never shown by {@link #toString()}
  * @param remoteDeploy whether flow jars sent over the wire ({@code wharf flow deploy}) are deployed (and kept ones
  *                     restored)
+ * @param fileDirectories the directories file nodes may read and write, with everything under them (absolute;
+ *                     relative names in wharf.yaml are taken from its directory); empty: no flow may use files
  */
-public record FlowHostSettings(List<FlowConfig> flows, String user, String password, boolean remoteDeploy) {
+public record FlowHostSettings(List<FlowConfig> flows, String user, String password, boolean remoteDeploy,
+                               List<Path> fileDirectories) {
 
     /**
      * Reads the flow host's keys.
@@ -26,7 +32,20 @@ public record FlowHostSettings(List<FlowConfig> flows, String user, String passw
      */
     public static final SettingsSection<FlowHostSettings> SECTION = file -> new FlowHostSettings(FlowConfig.read(file),
             file.text("flowHostUser", null), file.text("flowHostPassword", null),
-            file.flag("remoteDeploy", FlowHostConfiguration.DEFAULT_REMOTE_DEPLOY));
+            file.flag("remoteDeploy", FlowHostConfiguration.DEFAULT_REMOTE_DEPLOY), readFileDirectories(file));
+
+    /** The list {@code fileDirectories}, each relative name taken from the configuration file's directory. */
+    private static List<Path> readFileDirectories(org.wharfmq.server.config.Settings file) {
+        List<Path> directories = new ArrayList<>();
+        Path base = Path.of(file.source()).toAbsolutePath().getParent();
+        for (String name : file.texts("fileDirectories", List.of())) {
+            if (name == null || name.isBlank()) {
+                throw file.invalid("fileDirectories", "an entry is empty; give a directory");
+            }
+            directories.add(base == null ? Path.of(name).toAbsolutePath() : base.resolve(name));
+        }
+        return directories;
+    }
 
     /**
      * Checks the flows and that a user has a password.
@@ -36,6 +55,7 @@ public record FlowHostSettings(List<FlowConfig> flows, String user, String passw
     public FlowHostSettings {
         FlowConfig.validate(flows);
         flows = List.copyOf(flows);
+        fileDirectories = List.copyOf(fileDirectories);
         if (user != null && (password == null || password.isEmpty())) {
             throw new ConfigurationException("Setting flowHostUser '" + user + "' needs flowHostPassword too"
                     + " (the flows log in as that user).");
@@ -44,26 +64,32 @@ public record FlowHostSettings(List<FlowConfig> flows, String user, String passw
 
     /** No configured flows, anonymous in-VM, no deploying over the wire. */
     public static FlowHostSettings defaults() {
-        return new FlowHostSettings(List.of(), null, null, FlowHostConfiguration.DEFAULT_REMOTE_DEPLOY);
+        return new FlowHostSettings(List.of(), null, null, FlowHostConfiguration.DEFAULT_REMOTE_DEPLOY, List.of());
     }
 
     /** These settings with {@code flows} deployed at startup instead. */
     public FlowHostSettings withFlows(List<FlowConfig> flows) {
-        return new FlowHostSettings(flows, user, password, remoteDeploy);
+        return new FlowHostSettings(flows, user, password, remoteDeploy, fileDirectories);
     }
 
     /** These settings with the flows connecting as {@code user}. */
     public FlowHostSettings withUser(String user, String password) {
-        return new FlowHostSettings(flows, user, password, remoteDeploy);
+        return new FlowHostSettings(flows, user, password, remoteDeploy, fileDirectories);
     }
 
     /** These settings with deploying over the wire on or off. */
     public FlowHostSettings withRemoteDeploy(boolean remoteDeploy) {
-        return new FlowHostSettings(flows, user, password, remoteDeploy);
+        return new FlowHostSettings(flows, user, password, remoteDeploy, fileDirectories);
+    }
+
+    /** These settings with file nodes allowed in {@code directories} (and everything under them). */
+    public FlowHostSettings withFileDirectories(List<Path> directories) {
+        return new FlowHostSettings(flows, user, password, remoteDeploy, directories);
     }
 
     @Override
     public String toString() { // no password
-        return "FlowHostSettings[flows=" + flows + ", user=" + user + ", remoteDeploy=" + remoteDeploy + "]";
+        return "FlowHostSettings[flows=" + flows + ", user=" + user + ", remoteDeploy=" + remoteDeploy
+                + ", fileDirectories=" + fileDirectories + "]";
     }
 }

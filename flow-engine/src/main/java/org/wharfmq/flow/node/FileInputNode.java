@@ -1,0 +1,258 @@
+package org.wharfmq.flow.node;
+
+import org.wharfmq.flow.Domain;
+import org.wharfmq.flow.FlowContext;
+import org.wharfmq.flow.FlowValidationException;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.Node;
+import org.wharfmq.flow.TransactionMode;
+
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where files enter a flow: one reader thread watches a directory and propagates each complete file, whole or one
+ * message per record, to {@code out} (docs/flows.md, "Files").
+ *
+ * <p>A file is taken when its name matches the glob {@link #pattern(String)} (names starting with {@code .} and
+ * ending with {@code .part} never match: write under such a name and rename into the directory) and its size and
+ * modification time have not changed over one polling interval, so a file still being written is not read half.
+ * Files are taken in name order. A done file moves to the archive folder; a file one of whose records failed moves
+ * to the backout folder, with a {@code NAME.reason} file beside it. A checkpoint (file, size, time, records done)
+ * written after each record's transaction commits lets a restarted flow go on where it stopped.
+ *
+ * <p>The message's {@code properties()} carry {@code FileName} (the file's name) and {@code FileRecord} (the
+ * record's number, from 1).
+ */
+public final class FileInputNode extends Node implements FileNode {
+
+    /** How a file is cut into messages. */
+    public enum Records {
+        /** The whole file is one message (bytes). */
+        WHOLE_FILE,
+        /** One message per line (text; {@code \n} or {@code \r\n} ends a line, the last line may lack it). */
+        LINES,
+        /** One message per {@link #recordLength(int)} bytes. */
+        FIXED_LENGTH
+    }
+
+    /** Default backout threshold: a failing record is tried this many times. */
+    public static final int DEFAULT_BACKOUT_THRESHOLD = 3;
+
+    /** Default polling interval: {@value} ms. A file is taken after being unchanged over one interval. */
+    public static final long DEFAULT_POLL_MILLIS = 1000;
+
+    /** Properties field: the name of the file a record came from. */
+    public static final String FILE_NAME = "FileName";
+
+    /** Properties field: the record's number in its file, from 1. */
+    public static final String FILE_RECORD = "FileRecord";
+
+    private final Path directory;
+    private String pattern = "*";
+    private Records records = Records.WHOLE_FILE;
+    private int recordLength;
+    private Charset charset = StandardCharsets.UTF_8;
+    private Domain domain = Domain.BLOB;
+    private TransactionMode transactionMode = TransactionMode.YES;
+    private int backoutThreshold = DEFAULT_BACKOUT_THRESHOLD;
+    private Path archive;
+    private Path backout;
+    private long pollMillis = DEFAULT_POLL_MILLIS;
+
+    private FileInputNode(Path directory) {
+        super("FileInput", List.of(), List.of("out", "failure"));
+        this.directory = directory;
+    }
+
+    /** Watches {@code directory}; done files go to its {@code archive} folder, failed ones to {@code backout}. */
+    public static FileInputNode directory(String directory) {
+        return new FileInputNode(Path.of(directory));
+    }
+
+    /** As {@link #directory(String)}. */
+    public static FileInputNode directory(Path directory) {
+        return new FileInputNode(directory);
+    }
+
+    /** Takes only files whose name matches this glob (default {@code *}), e.g. {@code *.csv}. */
+    public FileInputNode pattern(String glob) {
+        this.pattern = glob;
+        return this;
+    }
+
+    /** One message per line, decoded from UTF-8 (or {@link #charset(Charset)}). */
+    public FileInputNode lines() {
+        this.records = Records.LINES;
+        return this;
+    }
+
+    /** One message per {@code length} bytes; a shorter last record fails its file. */
+    public FileInputNode recordLength(int length) {
+        this.records = Records.FIXED_LENGTH;
+        this.recordLength = length;
+        return this;
+    }
+
+    /** The whole file as one message (the default). */
+    public FileInputNode wholeFile() {
+        this.records = Records.WHOLE_FILE;
+        return this;
+    }
+
+    /** The character set of {@link #lines()} (default UTF-8). */
+    public FileInputNode charset(Charset charset) {
+        this.charset = charset;
+        return this;
+    }
+
+    /** The domain that owns each message's body (default BLOB). */
+    public FileInputNode domain(Domain domain) {
+        this.domain = domain;
+        return this;
+    }
+
+    /**
+     * YES (default): each record's invocation is a transaction (its sends commit together, then the checkpoint
+     * moves on); NO: sends are visible at once and a failing record goes straight down the backout path.
+     */
+    public FileInputNode transactionMode(TransactionMode mode) {
+        this.transactionMode = mode;
+        return this;
+    }
+
+    /** How many times a failing record is tried before it takes the backout path (at least 1; YES only). */
+    public FileInputNode backoutThreshold(int threshold) {
+        this.backoutThreshold = threshold;
+        return this;
+    }
+
+    /** Where done files go (default: {@code archive} in the watched directory). */
+    public FileInputNode archive(Path folder) {
+        this.archive = folder;
+        return this;
+    }
+
+    /** Where failed files go, with their reason files (default: {@code backout} in the watched directory). */
+    public FileInputNode backout(Path folder) {
+        this.backout = folder;
+        return this;
+    }
+
+    /** How often the directory is looked at (default 1 s); a file must be unchanged over one interval. */
+    public FileInputNode pollInterval(Duration interval) {
+        this.pollMillis = interval.toMillis();
+        return this;
+    }
+
+    /** The watched directory. */
+    public Path directory() {
+        return directory;
+    }
+
+    /** The glob file names must match. */
+    public String pattern() {
+        return pattern;
+    }
+
+    /** How files are cut into messages. */
+    public Records records() {
+        return records;
+    }
+
+    /** The record length of {@link Records#FIXED_LENGTH}. */
+    public int recordLength() {
+        return recordLength;
+    }
+
+    /** The character set of lines. */
+    public Charset charset() {
+        return charset;
+    }
+
+    /** The body's domain. */
+    public Domain domain() {
+        return domain;
+    }
+
+    /** The transaction mode (YES or NO). */
+    public TransactionMode transactionMode() {
+        return transactionMode;
+    }
+
+    /** Tries a failing record gets. */
+    public int backoutThreshold() {
+        return backoutThreshold;
+    }
+
+    /** Where done files go. */
+    public Path archiveFolder() {
+        return archive != null ? archive : directory.resolve("archive");
+    }
+
+    /** Where failed files go. */
+    public Path backoutFolder() {
+        return backout != null ? backout : directory.resolve("backout");
+    }
+
+    /** The polling interval in ms. */
+    public long pollMillis() {
+        return pollMillis;
+    }
+
+    @Override
+    public List<Path> directories() {
+        return List.of(directory, archiveFolder(), backoutFolder());
+    }
+
+    @Override
+    public Map<String, Object> properties() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("directory", directory);
+        p.put("pattern", pattern);
+        p.put("records", records == Records.FIXED_LENGTH ? "FIXED_LENGTH " + recordLength : records);
+        p.put("domain", domain);
+        p.put("transactionMode", transactionMode);
+        p.put("backoutThreshold", backoutThreshold);
+        p.put("archive", archiveFolder());
+        p.put("backout", backoutFolder());
+        p.put("pollMillis", pollMillis);
+        return p;
+    }
+
+    @Override
+    protected void validate() {
+        if (directory == null || pattern == null || pattern.isBlank() || domain == null || charset == null) {
+            throw new FlowValidationException("a FileInput node needs a directory, a pattern, a domain and a charset.");
+        }
+        if (transactionMode != TransactionMode.YES && transactionMode != TransactionMode.NO) {
+            throw new FlowValidationException("a FileInput node's transactionMode is YES or NO (a file record has no "
+                    + "persistence to follow), was " + transactionMode + ".");
+        }
+        if (records == Records.FIXED_LENGTH && recordLength < 1) {
+            throw new FlowValidationException("recordLength must be at least 1, was " + recordLength + ".");
+        }
+        if (backoutThreshold < 1) {
+            throw new FlowValidationException("backoutThreshold must be at least 1, was " + backoutThreshold + ".");
+        }
+        if (pollMillis < 1) {
+            throw new FlowValidationException("pollInterval must be at least 1 ms, was " + pollMillis + " ms.");
+        }
+        if (archiveFolder().equals(backoutFolder()) || directory.equals(archiveFolder())
+                || directory.equals(backoutFolder())) {
+            throw new FlowValidationException("the watched directory, the archive and the backout folders must be "
+                    + "three different folders: " + directories() + ".");
+        }
+    }
+
+    /** Propagates a record the runtime read to {@code out}. */
+    @Override
+    public void receive(String terminal, MessageAssembly assembly, FlowContext context) throws Exception {
+        context.propagate(this, terminal, assembly);
+    }
+}

@@ -1,0 +1,313 @@
+package org.wharfmq.flow.node;
+
+import org.wharfmq.flow.FlowContext;
+import org.wharfmq.flow.FlowMessage;
+import org.wharfmq.flow.FlowValidationException;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.Node;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Appends each message's body, and a delimiter, to a file in a directory; the file is finished when it holds
+ * {@link #maxRecords(int)} records, reaches {@link #maxBytes(long)} bytes or has been open {@link #maxAge(Duration)}
+ * (whichever comes first), by an atomic rename from its working name {@code NAME.part} to {@code NAME}. A reader of
+ * the directory that ignores {@code .part} names never sees a partial file (docs/flows.md, "Files").
+ *
+ * <p>The name is a pattern with {@code {seq}} (a sequence number, 6 digits, going on from the highest in the
+ * directory) and optionally {@code {timestamp}} (UTC, {@code yyyyMMdd-HHmmssSSS}), e.g. {@code orders-{seq}.csv}.
+ * When the flow stops, the open file is finished; a {@code .part} file left by a crash is finished when the flow
+ * starts again, cut back to its last delimiter (a record half written by the crash is dropped).
+ *
+ * <p>Not transactional: a record written by an invocation that then rolls back stays in the file. All the flow's
+ * instances append to one file, one record at a time (under this node's lock). After a successful write the
+ * assembly goes on to {@code out}; a failed one to {@code failure} if wired, else the path fails.
+ */
+public final class FileOutputNode extends Node implements FileNode {
+
+    private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmssSSS");
+    private static final String PART = ".part";
+
+    private final Path directory;
+    private String name = "out-{seq}";
+    private byte[] delimiter = {'\n'};
+    private int maxRecords = Integer.MAX_VALUE;
+    private long maxBytes = Long.MAX_VALUE;
+    private long maxAgeMillis;
+
+    // the open file, guarded by this node's lock
+    private ScheduledExecutorService timer;
+    private FileChannel channel;
+    private Path part;
+    private int records;
+    private long size;
+    private long sequence;
+    private ScheduledFuture<?> ageLimit;
+
+    private FileOutputNode(Path directory) {
+        super("FileOutput", List.of("in"), List.of("out", "failure"));
+        this.directory = directory;
+    }
+
+    /** Writes files into {@code directory}. */
+    public static FileOutputNode directory(String directory) {
+        return new FileOutputNode(Path.of(directory));
+    }
+
+    /** As {@link #directory(String)}. */
+    public static FileOutputNode directory(Path directory) {
+        return new FileOutputNode(directory);
+    }
+
+    /** The files' name pattern (default {@code out-{seq}}): {@code {seq}} required, {@code {timestamp}} optional. */
+    public FileOutputNode name(String pattern) {
+        this.name = pattern;
+        return this;
+    }
+
+    /** What follows each record (default a newline); empty for fixed-length records. */
+    public FileOutputNode delimiter(String delimiter) {
+        this.delimiter = delimiter.getBytes(StandardCharsets.UTF_8);
+        return this;
+    }
+
+    /** Finishes a file when it holds this many records. */
+    public FileOutputNode maxRecords(int records) {
+        this.maxRecords = records;
+        return this;
+    }
+
+    /** Finishes a file when it holds this many bytes or more (the record that reaches it stays whole). */
+    public FileOutputNode maxBytes(long bytes) {
+        this.maxBytes = bytes;
+        return this;
+    }
+
+    /** Finishes a file this long after its first record, even when no more records come. */
+    public FileOutputNode maxAge(Duration age) {
+        this.maxAgeMillis = age.toMillis();
+        return this;
+    }
+
+    /** The directory written to. */
+    public Path directory() {
+        return directory;
+    }
+
+    @Override
+    public List<Path> directories() {
+        return List.of(directory);
+    }
+
+    @Override
+    public Map<String, Object> properties() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("directory", directory);
+        p.put("name", name);
+        p.put("delimiter", new String(delimiter, StandardCharsets.UTF_8).replace("\n", "\\n").replace("\r", "\\r"));
+        if (maxRecords != Integer.MAX_VALUE) {
+            p.put("maxRecords", maxRecords);
+        }
+        if (maxBytes != Long.MAX_VALUE) {
+            p.put("maxBytes", maxBytes);
+        }
+        if (maxAgeMillis > 0) {
+            p.put("maxAgeMillis", maxAgeMillis);
+        }
+        return p;
+    }
+
+    @Override
+    protected void validate() {
+        if (directory == null || name == null || !name.contains("{seq}")) {
+            throw new FlowValidationException("a FileOutput node needs a directory and a name pattern with {seq}, "
+                    + "was " + name + ".");
+        }
+        if (name.contains("/") || name.contains("\\") || name.startsWith(".")) {
+            throw new FlowValidationException("a FileOutput node's name pattern is a file name in its directory "
+                    + "(no separator, not hidden), was " + name + ".");
+        }
+        if (maxRecords < 1 || maxBytes < 1 || maxAgeMillis < 0) {
+            throw new FlowValidationException("maxRecords and maxBytes must be at least 1 and maxAge not negative.");
+        }
+    }
+
+    /**
+     * Called by the runtime when the flow starts: creates the directory, finishes the {@code .part} files a crash
+     * left (cut back to their last delimiter) and continues the sequence after the highest in the directory.
+     */
+    public synchronized void open() throws IOException {
+        Files.createDirectories(directory);
+        Pattern names = namePattern();
+        long highest = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
+            for (Path file : files) {
+                String fileName = file.getFileName().toString();
+                boolean left = fileName.endsWith(PART);
+                Matcher m = names.matcher(left ? fileName.substring(0, fileName.length() - PART.length()) : fileName);
+                if (!m.matches()) {
+                    continue;
+                }
+                highest = Math.max(highest, Long.parseLong(m.group(1)));
+                if (left) {
+                    finishLeft(file);
+                }
+            }
+        }
+        sequence = highest;
+        if (maxAgeMillis > 0) {
+            timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "wharf-file-output-" + name());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+    }
+
+    /** Called by the runtime when the flow stops: finishes the open file. */
+    public synchronized void close() throws IOException {
+        if (timer != null) {
+            timer.shutdownNow();
+            timer = null;
+        }
+        finish();
+    }
+
+    @Override
+    public void receive(String terminal, MessageAssembly assembly, FlowContext context) throws Exception {
+        FlowMessage message = assembly.message();
+        byte[] body = message.isTextBody() ? message.bodyText().getBytes(StandardCharsets.UTF_8) : message.bodyBytes();
+        try {
+            append(body);
+        } catch (IOException | UncheckedIOException e) {
+            propagateFailure(assembly, e, context);
+            return;
+        }
+        context.propagate(this, "out", assembly);
+    }
+
+    private synchronized void append(byte[] body) throws IOException {
+        if (channel == null) {
+            startFile();
+        }
+        ByteBuffer[] record = {ByteBuffer.wrap(body), ByteBuffer.wrap(delimiter)};
+        while (record[1].hasRemaining()) {
+            channel.write(record);
+        }
+        records++;
+        size += body.length + delimiter.length;
+        if (records >= maxRecords || size >= maxBytes) {
+            finish();
+        }
+    }
+
+    private void startFile() throws IOException {
+        String finalName = name.replace("{seq}", String.format("%06d", ++sequence))
+                .replace("{timestamp}", TIMESTAMP.format(ZonedDateTime.now(ZoneOffset.UTC)));
+        part = directory.resolve(finalName + PART);
+        channel = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        records = 0;
+        size = 0;
+        if (timer != null) {
+            Path thisFile = part;
+            ageLimit = timer.schedule(() -> finishIfStill(thisFile), maxAgeMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private synchronized void finishIfStill(Path file) {
+        if (file.equals(part)) {
+            try {
+                finish();
+            } catch (IOException e) {
+                System.getLogger(FileOutputNode.class.getName()).log(System.Logger.Level.ERROR,
+                        this + " cannot finish " + file + " at its age limit: " + e);
+            }
+        }
+    }
+
+    /** Forces the open file to disk, closes it and renames it to its final name. */
+    private void finish() throws IOException {
+        if (channel == null) {
+            return;
+        }
+        if (ageLimit != null) {
+            ageLimit.cancel(false);
+            ageLimit = null;
+        }
+        Path file = part;
+        try {
+            channel.force(true);
+            channel.close();
+        } finally {
+            channel = null;
+            part = null;
+        }
+        rename(file);
+    }
+
+    /** A {@code .part} file a crash left: cut back to its last delimiter and finished (with no delimiter, as it is). */
+    private void finishLeft(Path file) throws IOException {
+        if (delimiter.length > 0) {
+            long end = lastDelimiterEnd(Files.readAllBytes(file));
+            try (FileChannel left = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                left.truncate(end);
+                left.force(true);
+            }
+        }
+        rename(file);
+    }
+
+    private long lastDelimiterEnd(byte[] content) {
+        for (int end = content.length; end >= delimiter.length; end--) {
+            boolean match = true;
+            for (int i = 0; i < delimiter.length && match; i++) {
+                match = content[end - delimiter.length + i] == delimiter[i];
+            }
+            if (match) {
+                return end;
+            }
+        }
+        return 0;
+    }
+
+    private static void rename(Path file) throws IOException {
+        String fileName = file.getFileName().toString();
+        Files.move(file, file.resolveSibling(fileName.substring(0, fileName.length() - PART.length())),
+                StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** The name pattern as a regular expression, its group 1 the sequence number. */
+    private Pattern namePattern() {
+        StringBuilder regex = new StringBuilder();
+        for (String piece : name.split("((?=\\{seq})|(?<=\\{seq})|(?=\\{timestamp})|(?<=\\{timestamp}))")) {
+            switch (piece) {
+                case "{seq}" -> regex.append("(\\d+)");
+                case "{timestamp}" -> regex.append("\\d{8}-\\d{9}");
+                default -> regex.append(Pattern.quote(piece));
+            }
+        }
+        return Pattern.compile(regex.toString());
+    }
+}

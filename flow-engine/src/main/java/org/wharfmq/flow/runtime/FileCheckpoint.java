@@ -1,0 +1,84 @@
+package org.wharfmq.flow.runtime;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Properties;
+
+/**
+ * Where a FileInput node is in the file it reads: the file's name, size and modification time (so that a file of
+ * the same name put there later is not taken for it), the records done, the byte offset after the last of them,
+ * and how many of them failed. Kept in a hidden file of the watched directory,
+ * {@code .wharf-FLOW-NODE.checkpoint}, replaced atomically (written beside it, forced to disk, renamed over it)
+ * after each record's transaction commits. Confined to the node's reader thread.
+ *
+ * @param file     the file's name in the watched directory
+ * @param size     its size when it was taken
+ * @param modified its modification time then, in ms
+ * @param records  records done
+ * @param offset   the byte offset after the last record done
+ * @param failed   records that took the backout path (the file then ends in the backout folder)
+ */
+record FileCheckpoint(String file, long size, long modified, long records, long offset, long failed) {
+
+    /** The checkpoint file of one FileInput node. */
+    static Path location(Path directory, String flow, String node) {
+        return directory.resolve(".wharf-" + flow + "-" + node + ".checkpoint");
+    }
+
+    /** The checkpoint at {@code location}, or null when there is none. */
+    static FileCheckpoint read(Path location) throws IOException {
+        if (!Files.exists(location)) {
+            return null;
+        }
+        Properties p = new Properties();
+        p.load(new StringReader(Files.readString(location, StandardCharsets.UTF_8)));
+        return new FileCheckpoint(p.getProperty("file"), Long.parseLong(p.getProperty("size")),
+                Long.parseLong(p.getProperty("modified")), Long.parseLong(p.getProperty("records")),
+                Long.parseLong(p.getProperty("offset")), Long.parseLong(p.getProperty("failed")));
+    }
+
+    /** Whether this checkpoint is about that file as it is now. */
+    boolean isOf(String name, long fileSize, long fileModified) {
+        return file.equals(name) && size == fileSize && modified == fileModified;
+    }
+
+    /** After one more record, ending at {@code end}. */
+    FileCheckpoint next(long end, boolean recordFailed) {
+        return new FileCheckpoint(file, size, modified, records + 1, end, failed + (recordFailed ? 1 : 0));
+    }
+
+    /** Replaces the checkpoint at {@code location} with this one, atomically and durably. */
+    void write(Path location) throws IOException {
+        String text = "file=" + escape(file) + "\nsize=" + size + "\nmodified=" + modified + "\nrecords=" + records
+                + "\noffset=" + offset + "\nfailed=" + failed + "\n";
+        Path next = location.resolveSibling(location.getFileName() + ".next");
+        try (FileChannel channel = FileChannel.open(next, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer bytes = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+            while (bytes.hasRemaining()) {
+                channel.write(bytes);
+            }
+            channel.force(true);
+        }
+        Files.move(next, location, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static String escape(String text) {
+        StringBuilder out = new StringBuilder();
+        for (char c : text.toCharArray()) {
+            if (c == '\\' || c == '=' || c == ':' || c == '#' || c == '!' || c <= ' ' || c > '~') {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,381 @@
+package org.wharfmq.flow.runtime;
+
+import org.wharfmq.flow.ExceptionList;
+import org.wharfmq.flow.FlowException;
+import org.wharfmq.flow.FlowMessage;
+import org.wharfmq.flow.Folder;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.node.FileInputNode;
+
+import javax.jms.Connection;
+import javax.jms.ConnectionFactory;
+import javax.jms.JMSException;
+import javax.jms.Session;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The reader of a {@link FileInputNode}: one thread per node (whatever the flow's instance count, so that records
+ * keep their order and one checkpoint says where the node is), with its own connection, a transacted session and
+ * a plain one for the flow's sends.
+ *
+ * <h2>Taking a file</h2>
+ * Each poll lists the directory's regular files (symbolic links are not followed) whose name matches the node's
+ * glob and neither starts with {@code .} nor ends with {@code .part}; a file is taken when its size and modification
+ * time are what the previous poll saw, oldest name first.
+ *
+ * <h2>A record</h2>
+ * Transactional (YES): the invocation's sends commit, then the checkpoint is replaced; a failure rolls the sends
+ * back and the record is tried again, up to the backout threshold; then its backout path runs in a transaction of
+ * its own: the failure terminal if wired (the file goes on, and ends in the backout folder), else the file stops
+ * there and goes to the backout folder with its reason. Non-transactional (NO): sends are visible at once and a
+ * failing record goes down the backout path at once. A crash after a record's commit and before its checkpoint is
+ * written (the time of one small file write) gives that one record again after the restart; a stop (undeploy,
+ * redeploy, server stop) finishes the record in progress and its checkpoint, so it redoes nothing.
+ */
+final class FileInstance implements Runnable {
+
+    private static final System.Logger LOG = System.getLogger(FileInstance.class.getName());
+
+    private final RunningFlow flow;
+    private final FileInputNode input;
+    private final ConnectionFactory connectionFactory;
+    private final boolean transactional;
+    private final Path checkpointFile;
+    private final PathMatcher matcher;
+    private final CompletableFuture<Void> opened = new CompletableFuture<>();
+    private final CompletableFuture<Void> finished = new CompletableFuture<>();
+    private final Map<Path, List<Long>> lastSeen = new HashMap<>();
+    private Connection connection;
+    private Session transacted;
+    private Invocation invocation;
+
+    FileInstance(RunningFlow flow, FileInputNode input, ConnectionFactory connectionFactory) {
+        this.flow = flow;
+        this.input = input;
+        this.connectionFactory = connectionFactory;
+        this.transactional = input.transactionMode() == TransactionMode.YES;
+        this.checkpointFile = FileCheckpoint.location(input.directory(), flow.name(), input.name());
+        this.matcher = FileSystems.getDefault().getPathMatcher("glob:" + input.pattern());
+    }
+
+    CompletableFuture<Void> opened() {
+        return opened;
+    }
+
+    CompletableFuture<Void> finished() {
+        return finished;
+    }
+
+    @Override
+    public void run() {
+        try {
+            Files.createDirectories(input.archiveFolder());
+            Files.createDirectories(input.backoutFolder());
+            open();
+            opened.complete(null);
+        } catch (IOException | JMSException | RuntimeException e) {
+            opened.completeExceptionally(e);
+            closeConnection();
+            finished.complete(null);
+            return;
+        }
+        long delay = FlowConfiguration.FIRST_RETRY_MILLIS;
+        try {
+            while (flow.isRunning()) {
+                try {
+                    if (connection == null) {
+                        open();
+                    }
+                    poll();
+                    delay = FlowConfiguration.FIRST_RETRY_MILLIS;
+                    flow.awaitStop(input.pollMillis());
+                } catch (IOException | JMSException | RuntimeException e) {
+                    // the connection dropped or the directory cannot be read: the record in progress was rolled back
+                    // and its checkpoint not moved, so it is taken again
+                    LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' " + input + " on "
+                            + input.directory() + ": " + e + "; trying again in " + delay + " ms");
+                    flow.statistics().reconnects.increment();
+                    closeConnection();
+                    flow.awaitStop(delay);
+                    delay = Math.min(delay * 2, FlowConfiguration.MAX_RETRY_MILLIS);
+                }
+            }
+        } finally {
+            closeConnection();
+            finished.complete(null);
+        }
+    }
+
+    private void open() throws JMSException {
+        connection = connectionFactory.createConnection();
+        transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
+        Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        invocation = new Invocation(flow, transacted, plain);
+    }
+
+    /** Takes every file ready now, in name order; the file of the checkpoint first (it was taken before). */
+    private void poll() throws IOException, JMSException {
+        FileCheckpoint checkpoint = FileCheckpoint.read(checkpointFile);
+        Map<Path, List<Long>> seen = new HashMap<>();
+        List<Path> ready = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(input.directory())) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (name.startsWith(".") || name.endsWith(".part") || !matcher.matches(file.getFileName())) {
+                    continue;
+                }
+                BasicFileAttributes attributes;
+                try {
+                    attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                } catch (IOException gone) {
+                    continue;
+                }
+                if (!attributes.isRegularFile()) {
+                    continue;
+                }
+                List<Long> state = List.of(attributes.size(), attributes.lastModifiedTime().toMillis());
+                seen.put(file, state);
+                boolean resumed = checkpoint != null && checkpoint.isOf(name, state.get(0), state.get(1));
+                if (resumed || state.equals(lastSeen.get(file))) {
+                    ready.add(file);
+                }
+            }
+        }
+        lastSeen.clear();
+        lastSeen.putAll(seen);
+        ready.sort(null);
+        for (Path file : ready) {
+            if (!flow.isRunning()) {
+                return;
+            }
+            List<Long> state = seen.get(file);
+            FileCheckpoint start = FileCheckpoint.read(checkpointFile);
+            if (start == null || !start.isOf(file.getFileName().toString(), state.get(0), state.get(1))) {
+                start = new FileCheckpoint(file.getFileName().toString(), state.get(0), state.get(1), 0, 0, 0);
+            }
+            take(file, start);
+            lastSeen.remove(file);
+        }
+    }
+
+    /** Reads the file's records from the checkpoint on, then moves the file to the archive or the backout folder. */
+    private void take(Path file, FileCheckpoint start) throws IOException, JMSException {
+        FileCheckpoint checkpoint = start;
+        String failure = null;
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            channel.position(checkpoint.offset());
+            RecordReader reader = new RecordReader(new BufferedInputStream(Channels.newInputStream(channel)),
+                    checkpoint.offset());
+            while (failure == null) {
+                if (!flow.isRunning()) {
+                    return; // the checkpoint says where to go on
+                }
+                byte[] record;
+                try {
+                    record = reader.next();
+                } catch (RecordException e) {
+                    failure = "record " + (checkpoint.records() + 1) + ": " + e.getMessage();
+                    break;
+                }
+                if (record == null) {
+                    break;
+                }
+                long number = checkpoint.records() + 1;
+                ExceptionList failed = process(file.getFileName().toString(), number, record);
+                if (failed != null && !backOut(file.getFileName().toString(), number, record, failed)) {
+                    failure = "record " + number + " failed and no failure terminal took it:\n" + failed.render();
+                    break;
+                }
+                checkpoint = checkpoint.next(reader.offset(), failed != null);
+                checkpoint.write(checkpointFile);
+            }
+        }
+        if (failure == null && checkpoint.failed() > 0) {
+            failure = checkpoint.failed() + " record(s) failed and went to the failure terminal";
+        }
+        finish(file, failure);
+    }
+
+    /**
+     * Runs the flow on one record, trying it up to the backout threshold (once when not transactional).
+     *
+     * @return null when it committed, else why it failed the last time
+     */
+    private ExceptionList process(String fileName, long number, byte[] record) throws JMSException {
+        int tries = transactional ? input.backoutThreshold() : 1;
+        ExceptionList failure = null;
+        for (int attempt = 1; attempt <= tries && flow.isRunning() || attempt == 1; attempt++) {
+            flow.statistics().invocations.increment();
+            invocation.reset(transactional);
+            try {
+                invocation.run(input, "out", assembly(fileName, number, record));
+                if (transactional || invocation.transactedWork()) {
+                    transacted.commit();
+                }
+                return null;
+            } catch (FlowException | RuntimeException e) {
+                flow.statistics().failures.increment();
+                if (transactional || invocation.transactedWork()) {
+                    transacted.rollback();
+                }
+                failure = e instanceof FlowException fe && !fe.exceptionList().isEmpty() ? fe.exceptionList()
+                        : ExceptionList.of(input, e);
+                ExceptionList reason = failure;
+                LOG.log(System.Logger.Level.DEBUG, () -> "Flow '" + flow.name() + "' record " + number + " of "
+                        + fileName + " failed: " + reason.render());
+            }
+        }
+        if (!flow.isRunning()) {
+            throw new JMSException("Flow '" + flow.name() + "' stopped while record " + number + " of " + fileName
+                    + " was failing; it is tried again when the flow starts.");
+        }
+        return failure;
+    }
+
+    /** The record's backout path: the failure terminal, in a transaction of its own. */
+    private boolean backOut(String fileName, long number, byte[] record, ExceptionList failure) throws JMSException {
+        if (flow.definition().targets(input, "failure").isEmpty()) {
+            return false;
+        }
+        invocation.reset(transactional);
+        try {
+            invocation.runFrom(input, "failure", assembly(fileName, number, record).withExceptionList(failure));
+            if (transactional || invocation.transactedWork()) {
+                transacted.commit();
+            }
+            flow.statistics().backouts.increment();
+            return true;
+        } catch (FlowException | RuntimeException e) {
+            if (transactional || invocation.transactedWork()) {
+                transacted.rollback();
+            }
+            LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' could not pass record " + number + " of "
+                    + fileName + " to the failure terminal: " + e);
+            return false;
+        }
+    }
+
+    private MessageAssembly assembly(String fileName, long number, byte[] record) {
+        FlowMessage message = input.records() == FileInputNode.Records.LINES
+                ? FlowMessage.ofText(input.domain(), new String(record, input.charset()))
+                : FlowMessage.ofBytes(input.domain(), record);
+        message.properties().set(FileInputNode.FILE_NAME, fileName);
+        message.properties().set(FileInputNode.FILE_RECORD, number);
+        return MessageAssembly.of(message, Folder.empty("Environment"));
+    }
+
+    /**
+     * Moves a done file to the archive folder, or a failed one to the backout folder with {@code NAME.reason}; then
+     * forgets the checkpoint. A crash between the two leaves a checkpoint of a file no longer there: ignored.
+     */
+    private void finish(Path file, String failure) throws IOException {
+        Path folder = failure == null ? input.archiveFolder() : input.backoutFolder();
+        String name = file.getFileName().toString();
+        Path target = folder.resolve(name);
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            target = folder.resolve(name + "." + System.currentTimeMillis());
+        }
+        if (failure != null) {
+            Files.writeString(target.resolveSibling(target.getFileName() + ".reason"), "Flow '" + flow.name() + "' "
+                    + input + " could not process " + file.toAbsolutePath() + ": " + failure + "\n",
+                    StandardCharsets.UTF_8);
+            LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' moved " + name + " to " + target
+                    + ": " + failure);
+        }
+        Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
+        Files.deleteIfExists(checkpointFile);
+    }
+
+    private void closeConnection() {
+        FlowInstance.closeQuietly(connection);
+        connection = null;
+    }
+
+    /** A file's records that cannot be cut as the node says (a short fixed-length record). */
+    private static final class RecordException extends Exception {
+        RecordException(String message) {
+            super(message);
+        }
+    }
+
+    /** Cuts a file into records from an offset on, counting the bytes it consumes. */
+    private final class RecordReader {
+        private final InputStream in;
+        private long offset;
+
+        RecordReader(InputStream in, long offset) {
+            this.in = in;
+            this.offset = offset;
+        }
+
+        long offset() {
+            return offset;
+        }
+
+        byte[] next() throws IOException, RecordException {
+            return switch (input.records()) {
+                case WHOLE_FILE -> whole();
+                case LINES -> line();
+                case FIXED_LENGTH -> fixed();
+            };
+        }
+
+        private byte[] whole() throws IOException {
+            if (offset > 0) {
+                return null;
+            }
+            byte[] all = in.readAllBytes();
+            offset = Math.max(1, all.length); // an empty file is one empty message, once
+            return all;
+        }
+
+        private byte[] line() throws IOException {
+            ByteArrayOutputStream line = new ByteArrayOutputStream();
+            int b;
+            while ((b = in.read()) != -1) {
+                offset++;
+                if (b == '\n') {
+                    byte[] bytes = line.toByteArray();
+                    int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
+                    return length == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, length);
+                }
+                line.write(b);
+            }
+            return line.size() == 0 ? null : line.toByteArray();
+        }
+
+        private byte[] fixed() throws IOException, RecordException {
+            byte[] record = in.readNBytes(input.recordLength());
+            if (record.length == 0) {
+                return null;
+            }
+            if (record.length < input.recordLength()) {
+                throw new RecordException("the last record has " + record.length + " bytes, not "
+                        + input.recordLength());
+            }
+            offset += record.length;
+            return record;
+        }
+    }
+}

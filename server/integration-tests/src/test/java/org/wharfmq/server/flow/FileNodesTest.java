@@ -1,0 +1,453 @@
+package org.wharfmq.server.flow;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.FlowFactory;
+import org.wharfmq.flow.JavaComputeNode;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.node.FileInputNode;
+import org.wharfmq.flow.node.FileOutputNode;
+import org.wharfmq.flow.node.InputNode;
+import org.wharfmq.flow.node.OutputNode;
+import org.wharfmq.flow.runtime.RunningFlow;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.it.Receive;
+
+import javax.jms.Connection;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.io.IOException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchService;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * FileInput and FileOutput nodes in flows deployed on a real server's flow host, over real directories: records
+ * become messages in order, done files are archived and failed ones backed out, a restart in the middle of a file
+ * neither redoes nor loses a line, output files appear only complete, and directories outside the flow host's
+ * {@code fileDirectories} are refused.
+ */
+class FileNodesTest {
+
+    private static final long WAIT_MILLIS = 10_000;
+
+    @TempDir
+    Path root;
+    private Path in;
+    private Path out;
+    private TestServer testServer;
+    private FlowHost flowHost;
+    private Connection connection;
+    private Session session;
+
+    @BeforeEach
+    void start() throws Exception {
+        in = Files.createDirectories(root.resolve("files/in"));
+        out = Files.createDirectories(root.resolve("files/out"));
+        startServer(List.of(root.resolve("files")));
+    }
+
+    private void startServer(List<Path> fileDirectories) throws Exception {
+        FlowHostSettings settings = FlowHostSettings.defaults().withFileDirectories(fileDirectories);
+        testServer = TestServer.start(UnaryOperator.identity(), config -> {
+            flowHost = new FlowHost(settings); // a restart makes a new flow host, as a restarted server does
+            return WharfServer.builder(config).plugins(flowHost).start();
+        });
+        connect();
+    }
+
+    private void connect() throws Exception {
+        connection = new WharfConnectionFactory(testServer.server().vmUrl()).createConnection();
+        connection.start();
+        session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        connection.close();
+        testServer.close();
+    }
+
+    /** A flow from the server's class path, as an embedding application deploys one. */
+    private DeployedFlow deploy(FlowFactory factory) throws Exception {
+        return flowHost.deploy(factory, 1);
+    }
+
+    private FileInputNode lineInput() {
+        return FileInputNode.directory(in).lines().pollInterval(Duration.ofMillis(20));
+    }
+
+    /** Writes a file of {@code lines} lines ("line 1"...) under a .part name, then renames it into the directory. */
+    private static Path writeLines(Path directory, String name, int lines) throws IOException {
+        String text = IntStream.rangeClosed(1, lines).mapToObj(i -> "line " + i + "\n").collect(Collectors.joining());
+        Path part = Files.writeString(directory.resolve(name + ".part"), text);
+        return Files.move(part, directory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private List<String> texts(MessageConsumer consumer, int count) throws Exception {
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Message message = consumer.receive(WAIT_MILLIS);
+            assertNotNull(message, "only " + i + " of " + count + " messages arrived: " + texts);
+            texts.add(((TextMessage) message).getText());
+        }
+        return texts;
+    }
+
+    private static List<String> lines(int from, int to) {
+        return IntStream.rangeClosed(from, to).mapToObj(i -> "line " + i).toList();
+    }
+
+    /** Waits until {@code file} exists, woken by the file system's events for its directory. */
+    static void awaitFile(Path file) throws Exception {
+        try (WatchService watcher = FileSystems.getDefault().newWatchService()) {
+            file.getParent().register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+            while (!Files.exists(file)) {
+                long left = deadline - System.nanoTime();
+                assertTrue(left > 0, file + " did not appear within " + WAIT_MILLIS + " ms");
+                var key = watcher.poll(Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200), TimeUnit.MILLISECONDS);
+                if (key != null) {
+                    key.pollEvents();
+                    key.reset();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFileOfLinesGivesOneMessagePerLineInOrderAndIsArchived() throws Exception {
+        int n = 50;
+        deploy(() -> FlowDefinition.builder("lines")
+                .node("in", lineInput())
+                .node("out", OutputNode.queue("LINES.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        writeLines(in, "orders.txt", n);
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue("LINES.OUT"))) {
+            assertEquals(lines(1, n), texts(consumer, n));
+            awaitFile(in.resolve("archive/orders.txt"));
+            Receive.nothingMore(consumer);
+        }
+        assertFalse(Files.exists(in.resolve("orders.txt")));
+        assertEquals(lines(1, n), Files.readAllLines(in.resolve("archive/orders.txt")));
+        assertFalse(Files.exists(in.resolve(".wharf-lines-in.checkpoint")), "the checkpoint of a done file is kept");
+    }
+
+    @Test
+    void aFileStillBeingWrittenOrNamedPartIsNotTaken() throws Exception {
+        deploy(() -> FlowDefinition.builder("whole")
+                .node("in", FileInputNode.directory(in).pattern("*.xml*").pollInterval(Duration.ofMillis(20)))
+                .node("out", OutputNode.queue("WHOLE.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        Files.writeString(in.resolve("b.xml.part"), "<b/>");
+        Files.writeString(in.resolve(".c.xml"), "<c/>");
+        Files.writeString(in.resolve("ignored.txt"), "not matching");
+        Files.writeString(in.resolve("a.xml"), "<a/>");
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue("WHOLE.OUT"))) {
+            Message whole = consumer.receive(WAIT_MILLIS);
+            assertNotNull(whole);
+            javax.jms.BytesMessage bytes = (javax.jms.BytesMessage) whole;
+            byte[] body = new byte[(int) bytes.getBodyLength()];
+            bytes.readBytes(body);
+            assertEquals("<a/>", new String(body));
+            awaitFile(in.resolve("archive/a.xml"));
+            Receive.nothingMore(consumer);
+        }
+        assertTrue(Files.exists(in.resolve("b.xml.part")));
+        assertTrue(Files.exists(in.resolve(".c.xml")));
+        assertTrue(Files.exists(in.resolve("ignored.txt")));
+    }
+
+    @Test
+    void fixedLengthRecordsAreMessagesAndAShortLastRecordSendsTheFileToBackout() throws Exception {
+        deploy(() -> FlowDefinition.builder("fixed")
+                .node("in", FileInputNode.directory(in).recordLength(4).pollInterval(Duration.ofMillis(20)))
+                .node("out", OutputNode.queue("FIXED.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        Files.move(Files.writeString(in.resolve("records.dat.part"), "AAAABBBBCC"), in.resolve("records.dat"),
+                StandardCopyOption.ATOMIC_MOVE);
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue("FIXED.OUT"))) {
+            for (String expected : List.of("AAAA", "BBBB")) {
+                javax.jms.BytesMessage record = (javax.jms.BytesMessage) consumer.receive(WAIT_MILLIS);
+                assertNotNull(record);
+                byte[] body = new byte[(int) record.getBodyLength()];
+                record.readBytes(body);
+                assertEquals(expected, new String(body));
+            }
+            awaitFile(in.resolve("backout/records.dat.reason"));
+            Receive.nothingMore(consumer);
+        }
+        String reason = Files.readString(in.resolve("backout/records.dat.reason"));
+        assertTrue(reason.contains("record 3: the last record has 2 bytes, not 4"), reason);
+    }
+
+    /** Fails on the record whose text is {@code line 3}, every time. */
+    public static final class FailOnLineThree extends JavaComputeNode {
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            if (assembly.message().bodyText().equals("line 3")) {
+                throw new IllegalStateException("boom on " + assembly.message().bodyText());
+            }
+            propagate("out", assembly);
+        }
+    }
+
+    @Test
+    void aFailingRecordTakesTheFailureTerminalAndItsFileEndsInBackout() throws Exception {
+        deploy(() -> FlowDefinition.builder("failing")
+                .node("in", lineInput().backoutThreshold(2))
+                .node("compute", new FailOnLineThree())
+                .node("out", OutputNode.queue("FAIL.OUT"))
+                .node("failed", OutputNode.queue("FAIL.FAILED"))
+                .wire("in", "out", "compute")
+                .wire("compute", "out", "out")
+                .wire("in", "failure", "failed")
+                .build());
+        writeLines(in, "batch.txt", 5);
+        try (MessageConsumer outputs = session.createConsumer(session.createQueue("FAIL.OUT"));
+             MessageConsumer failed = session.createConsumer(session.createQueue("FAIL.FAILED"))) {
+            assertEquals(List.of("line 1", "line 2", "line 4", "line 5"), texts(outputs, 4));
+            assertEquals(List.of("line 3"), texts(failed, 1));
+            awaitFile(in.resolve("backout/batch.txt.reason"));
+            Receive.nothingMore(outputs);
+            Receive.nothingMore(failed);
+        }
+        assertTrue(Files.exists(in.resolve("backout/batch.txt")));
+        assertFalse(Files.exists(in.resolve("archive/batch.txt")));
+        assertTrue(Files.readString(in.resolve("backout/batch.txt.reason")).contains("1 record(s) failed"));
+        assertEquals(2, flowHost.flow("failing").running().statistics().failures(), "line 3 tried backoutThreshold times");
+    }
+
+    @Test
+    void withoutAFailureTerminalAFailingRecordStopsItsFileInBackoutWithTheReason() throws Exception {
+        deploy(() -> FlowDefinition.builder("stopping")
+                .node("in", lineInput().backoutThreshold(1))
+                .node("compute", new FailOnLineThree())
+                .node("out", OutputNode.queue("STOP.OUT"))
+                .wire("in", "out", "compute")
+                .wire("compute", "out", "out")
+                .build());
+        writeLines(in, "batch.txt", 5);
+        try (MessageConsumer outputs = session.createConsumer(session.createQueue("STOP.OUT"))) {
+            assertEquals(List.of("line 1", "line 2"), texts(outputs, 2));
+            awaitFile(in.resolve("backout/batch.txt.reason"));
+            Receive.nothingMore(outputs);
+        }
+        String reason = Files.readString(in.resolve("backout/batch.txt.reason"));
+        assertTrue(reason.contains("record 3") && reason.contains("boom on line 3"), reason);
+        assertTrue(Files.exists(in.resolve("backout/batch.txt")));
+    }
+
+    /** Holds the record {@code line 100} until the test lets it go, so that the flow is stopped in mid-file. */
+    public static final class Gate extends JavaComputeNode {
+        static final CountDownLatch REACHED = new CountDownLatch(1);
+        static final CountDownLatch RELEASE = new CountDownLatch(1);
+
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            if (assembly.message().bodyText().equals("line 100")) {
+                REACHED.countDown();
+                assertTrue(RELEASE.await(WAIT_MILLIS, TimeUnit.MILLISECONDS));
+            }
+            propagate("out", assembly);
+        }
+    }
+
+    @Test
+    void aServerStoppedInTheMiddleOfAFileGoesOnWhereItStoppedWithNoLineTwiceOrLost() throws Exception {
+        int n = 200;
+        FlowFactory factory = () -> FlowDefinition.builder("resume")
+                .node("in", lineInput())
+                .node("gate", new Gate())
+                .node("out", OutputNode.queue("RESUME.OUT"))
+                .wire("in", "out", "gate")
+                .wire("gate", "out", "out")
+                .build();
+        deploy(factory);
+        writeLines(in, "big.txt", n);
+        assertTrue(Gate.REACHED.await(WAIT_MILLIS, TimeUnit.MILLISECONDS));
+        RunningFlow running = flowHost.flow("resume").running();
+        connection.close();
+        Thread serverStop = new Thread(testServer::stop);
+        serverStop.start();
+        while (running.isRunning()) {
+            Thread.onSpinWait(); // the stop has begun: the record held at the gate is the last before it
+        }
+        Gate.RELEASE.countDown();
+        serverStop.join(WAIT_MILLIS);
+        assertFalse(serverStop.isAlive());
+        assertTrue(Files.exists(in.resolve("big.txt")), "the file was finished although the flow stopped in it");
+        assertTrue(Files.readString(in.resolve(".wharf-resume-in.checkpoint")).contains("records=100"));
+
+        testServer.restart();
+        connect();
+        deploy(factory); // new node objects, on the new server's flow host
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue("RESUME.OUT"))) {
+            assertEquals(lines(1, n), texts(consumer, n));
+            awaitFile(in.resolve("archive/big.txt"));
+            Receive.nothingMore(consumer);
+        }
+    }
+
+    @Test
+    void outputFilesAreRolledByRecordCountAndAppearOnlyComplete() throws Exception {
+        deploy(() -> FlowDefinition.builder("writer")
+                .node("in", InputNode.queue("WRITE.IN"))
+                .node("file", FileOutputNode.directory(out).name("batch-{seq}.txt").maxRecords(10))
+                .node("done", OutputNode.queue("WRITE.DONE"))
+                .wire("in", "out", "file")
+                .wire("file", "out", "done")
+                .build());
+        // a reader of the directory, as another program would be: every file it sees under a final name is whole
+        AtomicBoolean reading = new AtomicBoolean(true);
+        AtomicReference<String> partial = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+            while (reading.get() && partial.get() == null) {
+                try (Stream<Path> files = Files.list(out)) {
+                    for (Path file : files.filter(f -> !f.toString().endsWith(".part")).toList()) {
+                        List<String> content = Files.readAllLines(file);
+                        if (content.size() != 10 && !content.equals(lines(31, 35))) {
+                            partial.set(file + " " + content);
+                        }
+                    }
+                } catch (IOException e) {
+                    partial.set(e.toString());
+                }
+            }
+        });
+        reader.start();
+        try (MessageProducer producer = session.createProducer(session.createQueue("WRITE.IN"));
+             MessageConsumer done = session.createConsumer(session.createQueue("WRITE.DONE"))) {
+            for (int i = 1; i <= 35; i++) {
+                producer.send(session.createTextMessage("line " + i));
+            }
+            assertEquals(lines(1, 35), texts(done, 35));
+        }
+        assertEquals(List.of("batch-000001.txt", "batch-000002.txt", "batch-000003.txt", "batch-000004.txt.part"),
+                names(out));
+        assertEquals(lines(31, 35), Files.readAllLines(out.resolve("batch-000004.txt.part")));
+        flowHost.undeploy("writer"); // a stop finishes the open file
+        reading.set(false);
+        reader.join();
+        assertNull(partial.get(), "a reader saw a partial file under its final name");
+        assertEquals(List.of("batch-000001.txt", "batch-000002.txt", "batch-000003.txt", "batch-000004.txt"), names(out));
+        List<String> all = new ArrayList<>();
+        for (String name : names(out)) {
+            all.addAll(Files.readAllLines(out.resolve(name)));
+        }
+        assertEquals(lines(1, 35), all);
+    }
+
+    @Test
+    void aFileIsAlsoFinishedBySizeAndByAge() throws Exception {
+        deploy(() -> FlowDefinition.builder("sized")
+                .node("in", InputNode.queue("SIZED.IN"))
+                .node("file", FileOutputNode.directory(out).name("sized-{seq}.txt").maxBytes(20)
+                        .maxAge(Duration.ofMillis(300)))
+                .node("done", OutputNode.queue("SIZED.DONE"))
+                .wire("in", "out", "file")
+                .wire("file", "out", "done")
+                .build());
+        try (MessageProducer producer = session.createProducer(session.createQueue("SIZED.IN"));
+             MessageConsumer done = session.createConsumer(session.createQueue("SIZED.DONE"))) {
+            for (int i = 1; i <= 4; i++) {
+                producer.send(session.createTextMessage("line " + i)); // 7 bytes with its newline
+            }
+            texts(done, 4);
+        }
+        // 21 bytes reach maxBytes after three records; the fourth is finished by its age, with no record after it
+        assertEquals(lines(1, 3), Files.readAllLines(out.resolve("sized-000001.txt")));
+        awaitFile(out.resolve("sized-000002.txt"));
+        assertEquals(lines(4, 4), Files.readAllLines(out.resolve("sized-000002.txt")));
+    }
+
+    @Test
+    void aPartFileLeftByACrashIsFinishedAtStartWithoutItsHalfRecord() throws Exception {
+        Files.writeString(out.resolve("batch-000007.txt.part"), "a\nb\nhal");
+        deploy(() -> FlowDefinition.builder("writer")
+                .node("in", InputNode.queue("CRASHED.IN"))
+                .node("file", FileOutputNode.directory(out).name("batch-{seq}.txt").maxRecords(1))
+                .node("done", OutputNode.queue("CRASHED.DONE"))
+                .wire("in", "out", "file")
+                .wire("file", "out", "done")
+                .build());
+        assertEquals(List.of("batch-000007.txt"), names(out));
+        assertEquals("a\nb\n", Files.readString(out.resolve("batch-000007.txt")));
+        try (MessageProducer producer = session.createProducer(session.createQueue("CRASHED.IN"));
+             MessageConsumer done = session.createConsumer(session.createQueue("CRASHED.DONE"))) {
+            producer.send(session.createTextMessage("next"));
+            texts(done, 1);
+        }
+        assertEquals("next\n", Files.readString(out.resolve("batch-000008.txt")), "the sequence goes on after 7");
+    }
+
+    @Test
+    void directoriesOutsideFileDirectoriesAreRefusedAtDeploy() throws Exception {
+        Path outside = Files.createDirectories(root.resolve("outside"));
+        Path link = Files.createSymbolicLink(root.resolve("files/link"), outside);
+        for (Path escape : List.of(root.resolve("files/in/../../outside"), link.resolve("sub"), outside)) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> deploy(() ->
+                    FlowDefinition.builder("escape")
+                            .node("in", InputNode.queue("ESCAPE.IN"))
+                            .node("file", FileOutputNode.directory(escape))
+                            .wire("in", "out", "file")
+                            .build()));
+            assertTrue(e.getMessage().contains("uses directory " + escape) && e.getMessage().contains("fileDirectories")
+                    && e.getMessage().contains(root.resolve("files").toString()), e.getMessage());
+        }
+        IllegalArgumentException archive = assertThrows(IllegalArgumentException.class, () -> deploy(() ->
+                FlowDefinition.builder("escape")
+                        .node("in", lineInput().archive(outside))
+                        .build()));
+        assertTrue(archive.getMessage().contains("uses directory " + outside), archive.getMessage());
+        assertNull(flowHost.flow("escape"));
+        assertFalse(Files.exists(link.resolve("sub")), "a refused flow wrote into the directory");
+    }
+
+    @Test
+    void withoutFileDirectoriesNoFlowMayUseFiles() throws Exception {
+        stop();
+        startServer(List.of());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> deploy(() ->
+                FlowDefinition.builder("files").node("in", lineInput()).build()));
+        assertTrue(e.getMessage().contains("setting fileDirectories in wharf.yaml: none"), e.getMessage());
+    }
+
+    private static List<String> names(Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
+    }
+}
