@@ -1,0 +1,130 @@
+package org.wharfmq.flow.node;
+
+import org.wharfmq.flow.FlowContext;
+import org.wharfmq.flow.FlowValidationException;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.Node;
+import org.wharfmq.flow.TreePath;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the Database nodes share: a data source of the flow host (by name), one SQL statement with {@code ?}
+ * placeholders, and a {@link TreePath} per placeholder whose value is bound to it. Values from the message are only
+ * ever bound as parameters of a prepared statement, never written into the SQL text, so a value cannot change what
+ * the statement does (SQL injection). The statement runs on the invocation's connection
+ * ({@link FlowContext#connection(String)}): in a transactional invocation it commits or rolls back with the message.
+ */
+public abstract class SqlNode extends Node {
+
+    private final String dataSource;
+    private final String sql;
+    private final List<TreePath> parameters;
+
+    /**
+     * @param parameters paths of the values bound to the statement's placeholders, in order
+     * @throws IllegalArgumentException when a path is not valid
+     */
+    protected SqlNode(String kind, List<String> outputTerminals, String dataSource, String sql, String... parameters) {
+        super(kind, List.of("in"), outputTerminals);
+        this.dataSource = dataSource;
+        this.sql = sql;
+        List<TreePath> paths = new ArrayList<>(parameters.length);
+        for (String parameter : parameters) {
+            paths.add(TreePath.compile(parameter));
+        }
+        this.parameters = List.copyOf(paths);
+    }
+
+    /** The name of the flow host's data source the statement runs on. */
+    public final String dataSource() {
+        return dataSource;
+    }
+
+    /** The SQL statement. */
+    public final String sql() {
+        return sql;
+    }
+
+    @Override
+    public Map<String, Object> properties() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("dataSource", dataSource);
+        p.put("sql", sql);
+        p.put("parameters", parameters.stream().map(TreePath::path).toList());
+        return p;
+    }
+
+    @Override
+    protected void validate() {
+        if (dataSource == null || dataSource.isBlank()) {
+            throw new FlowValidationException("a " + kind() + " node needs a data source name (one of the flow host's "
+                    + "dataSources).");
+        }
+        if (sql == null || sql.isBlank()) {
+            throw new FlowValidationException("a " + kind() + " node needs an SQL statement.");
+        }
+        int placeholders = placeholders(sql);
+        if (placeholders != parameters.size()) {
+            throw new FlowValidationException("the SQL statement has " + placeholders + " placeholder(s) (?) but "
+                    + parameters.size() + " parameter path(s) are given: give one path per ? (values from the message are "
+                    + "bound to placeholders, never written into the SQL). SQL: " + sql);
+        }
+    }
+
+    /**
+     * Prepares the statement on the invocation's connection to the data source and binds each parameter's value
+     * from {@code assembly}. The caller closes the statement.
+     */
+    protected final PreparedStatement prepare(MessageAssembly assembly, FlowContext context) throws SQLException {
+        Connection connection = context.connection(dataSource);
+        PreparedStatement statement = connection.prepareStatement(sql);
+        try {
+            for (int i = 0; i < parameters.size(); i++) {
+                statement.setObject(i + 1, parameters.get(i).value(assembly));
+            }
+        } catch (SQLException | RuntimeException e) {
+            statement.close();
+            throw e;
+        }
+        return statement;
+    }
+
+    /**
+     * The number of {@code ?} placeholders in {@code sql}: those outside quoted text ({@code '...'}), quoted names
+     * ({@code "..."}) and comments; {@code ??} is a literal question mark (the PostgreSQL driver's escape).
+     */
+    static int placeholders(String sql) {
+        int count = 0;
+        int n = sql.length();
+        for (int i = 0; i < n; i++) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"') {
+                int end = sql.indexOf(c, i + 1);
+                while (end >= 0 && end + 1 < n && sql.charAt(end + 1) == c) { // doubled quote inside
+                    end = sql.indexOf(c, end + 2);
+                }
+                i = end < 0 ? n : end;
+            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                int end = sql.indexOf('\n', i);
+                i = end < 0 ? n : end;
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                int end = sql.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 1;
+            } else if (c == '?') {
+                if (i + 1 < n && sql.charAt(i + 1) == '?') {
+                    i++;
+                } else {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+}
