@@ -205,11 +205,13 @@ abstract class DatabaseFlowContract {
     }
 
     @Test
-    void aDataSourceNoDriverAcceptsFailsTheStartNamingIt() {
+    void aDataSourceNoDriverAcceptsFailsTheStartNamingIt() throws Exception {
+        connection.close();
+        connection = null;
         testServer.close();
         testServer = null;
         Exception e = assertThrows(Exception.class, () -> startServer(FlowHostSettings.defaults().withDataSources(
-                List.of(new org.wharfmq.server.flow.DataSourceConfig("ledger", "jdbc:nosuchdb://x/y", "u", "p")))));
+                List.of(new DataSourceConfig("ledger", "jdbc:nosuchdb://x/y", "u", "p")))));
         Throwable cause = e;
         while (cause != null && !(cause instanceof ConfigurationException)) {
             cause = cause.getCause();
