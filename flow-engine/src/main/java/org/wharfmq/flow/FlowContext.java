@@ -58,6 +58,15 @@ public interface FlowContext {
      */
     Connection connection(String name) throws SQLException;
 
+    /**
+     * Tells the invocation that a statement on data source {@code name} failed inside its transaction and was not
+     * undone to a savepoint: that data source's work can no longer commit as it stands (PostgreSQL aborts the whole
+     * transaction at a failed statement, and its commit then silently rolls back), so the invocation rolls back at
+     * its end, with its message, even when something caught the failure. The Database nodes call it; JDBC code of
+     * a JavaCompute node that catches its own failures calls it too, or undoes them to a savepoint of its own.
+     */
+    void databaseFailed(String name, SQLException cause);
+
     /** Whether Trace nodes write (switchable while the flow runs). */
     boolean traceEnabled();
 }

@@ -33,8 +33,8 @@ public final class DatabaseNode extends SqlNode {
 
     @Override
     public void receive(String terminal, MessageAssembly assembly, FlowContext context) throws Exception {
-        try (PreparedStatement statement = prepare(assembly, context)) {
-            statement.execute();
+        try {
+            execute(assembly, context, PreparedStatement::execute);
         } catch (SQLException | RuntimeException e) {
             propagateFailure(assembly, e, context);
             return;

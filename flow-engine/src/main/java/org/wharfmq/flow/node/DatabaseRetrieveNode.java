@@ -86,11 +86,13 @@ public final class DatabaseRetrieveNode extends SqlNode {
     @Override
     public void receive(String terminal, MessageAssembly assembly, FlowContext context) throws Exception {
         List<Map<String, Object>> rows;
-        try (PreparedStatement statement = prepare(assembly, context)) {
-            statement.setMaxRows(maxRows + 1);
-            try (ResultSet result = statement.executeQuery()) {
-                rows = rows(result);
-            }
+        try {
+            rows = execute(assembly, context, statement -> {
+                statement.setMaxRows(maxRows + 1);
+                try (ResultSet result = statement.executeQuery()) {
+                    return rows(result);
+                }
+            });
         } catch (SQLException | RuntimeException e) {
             propagateFailure(assembly, e, context);
             return;

@@ -38,15 +38,19 @@ public final class DatabaseRouteNode extends SqlNode {
     @Override
     public void receive(String terminal, MessageAssembly assembly, FlowContext context) throws Exception {
         boolean match;
-        try (PreparedStatement statement = prepare(assembly, context)) {
-            statement.setMaxRows(1);
-            try (ResultSet result = statement.executeQuery()) {
-                match = result.next();
-            }
+        try {
+            match = execute(assembly, context, DatabaseRouteNode::anyRow);
         } catch (SQLException | RuntimeException e) {
             propagateFailure(assembly, e, context);
             return;
         }
         context.propagate(this, match ? "match" : "noMatch", assembly);
+    }
+
+    private static boolean anyRow(PreparedStatement statement) throws SQLException {
+        statement.setMaxRows(1);
+        try (ResultSet result = statement.executeQuery()) {
+            return result.next();
+        }
     }
 }

@@ -9,6 +9,7 @@ import org.wharfmq.flow.TreePath;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,22 +79,61 @@ public abstract class SqlNode extends Node {
         }
     }
 
+    /** What a node does with its prepared, bound statement. */
+    @FunctionalInterface
+    protected interface Execution<T> {
+        /** Runs the statement and reads its result. */
+        T run(PreparedStatement statement) throws SQLException;
+    }
+
     /**
-     * Prepares the statement on the invocation's connection to the data source and binds each parameter's value
-     * from {@code assembly}. The caller closes the statement.
+     * Prepares the statement on the invocation's connection to the data source, binds each parameter's value from
+     * {@code assembly}, and runs it with {@code execution}. When the connection is in a transaction and the node's
+     * {@code failure} terminal is wired, the statement runs inside a savepoint, and a statement that fails is undone
+     * to it: the invocation's earlier work on the data source stays, and the failure path may go on using the
+     * database (PostgreSQL would otherwise refuse every later statement of the transaction, and its commit).
      */
-    protected final PreparedStatement prepare(MessageAssembly assembly, FlowContext context) throws SQLException {
+    protected final <T> T execute(MessageAssembly assembly, FlowContext context, Execution<T> execution)
+            throws SQLException {
         Connection connection = context.connection(dataSource);
-        PreparedStatement statement = connection.prepareStatement(sql);
-        try {
+        boolean inTransaction = !connection.getAutoCommit();
+        Savepoint savepoint = inTransaction && context.isWired(this, "failure") ? connection.setSavepoint() : null;
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < parameters.size(); i++) {
                 statement.setObject(i + 1, parameters.get(i).value(assembly));
             }
-        } catch (SQLException | RuntimeException e) {
-            statement.close();
+            T result = execution.run(statement);
+            if (savepoint != null) {
+                connection.releaseSavepoint(savepoint);
+            }
+            return result;
+        } catch (SQLException e) {
+            if (inTransaction) {
+                undo(connection, savepoint, e, context);
+            }
+            throw e;
+        } catch (RuntimeException e) { // a message path that cannot be read: the statement did not run
+            if (savepoint != null) {
+                undo(connection, savepoint, new SQLException(e), context);
+            }
             throw e;
         }
-        return statement;
+    }
+
+    /**
+     * Undoes a failed statement to its savepoint; without one (or when that fails), tells the invocation that the
+     * data source's work cannot commit ({@link FlowContext#databaseFailed}).
+     */
+    private void undo(Connection connection, Savepoint savepoint, SQLException failure, FlowContext context) {
+        if (savepoint != null) {
+            try {
+                connection.rollback(savepoint);
+                return;
+            } catch (SQLException undo) {
+                failure.addSuppressed(undo);
+            }
+        }
+        context.databaseFailed(dataSource, failure);
     }
 
     /**

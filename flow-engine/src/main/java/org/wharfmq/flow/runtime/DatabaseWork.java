@@ -26,6 +26,9 @@ final class DatabaseWork {
     private final boolean transactional;
     /** The invocation's connections, by data source, in the order taken. */
     private final Map<String, Connection> open = new LinkedHashMap<>(4);
+    /** A statement that failed in the invocation's transaction and was not undone, or null. */
+    private String failedDataSource;
+    private SQLException failure;
 
     DatabaseWork(String flowName, Map<String, DataSource> dataSources, boolean transactional) {
         this.flowName = flowName;
@@ -56,6 +59,14 @@ final class DatabaseWork {
         return connection;
     }
 
+    /** A statement on {@code name} failed in the transaction and was not undone: the work cannot commit. */
+    void failed(String name, SQLException cause) {
+        if (transactional && failure == null && open.containsKey(name)) {
+            failedDataSource = name;
+            failure = cause;
+        }
+    }
+
     /**
      * Commits the invocation's database work (transactional: each connection in the order taken; once one fails, the
      * rest roll back) and gives the connections back.
@@ -67,6 +78,13 @@ final class DatabaseWork {
             return;
         }
         SQLException failure = null;
+        if (this.failure != null) {
+            failure = new SQLException("Flow '" + flowName + "': a statement on data source '" + failedDataSource
+                    + "' failed earlier in this invocation and was caught, but not undone (" + this.failure
+                    + "); that work cannot commit, so the invocation rolls back. Wire the Database node's failure "
+                    + "terminal (its statement is then undone alone) instead of catching the failure further on.",
+                    this.failure);
+        }
         for (Connection connection : open.values()) {
             try {
                 if (transactional && failure == null) {
@@ -83,7 +101,7 @@ final class DatabaseWork {
             }
             close(connection);
         }
-        open.clear();
+        clear();
         if (failure != null) {
             throw failure;
         }
@@ -106,7 +124,13 @@ final class DatabaseWork {
             }
             close(entry.getValue());
         }
+        clear();
+    }
+
+    private void clear() {
         open.clear();
+        failedDataSource = null;
+        failure = null;
     }
 
     private void close(Connection connection) {

@@ -206,6 +206,11 @@ final class Invocation implements FlowContext {
     }
 
     @Override
+    public void databaseFailed(String name, SQLException cause) {
+        database.failed(name, cause);
+    }
+
+    @Override
     public boolean traceEnabled() {
         return flow.traceEnabled();
     }

@@ -14,6 +14,7 @@ import org.wharfmq.flow.node.DatabaseRetrieveNode;
 import org.wharfmq.flow.node.DatabaseRouteNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.OutputNode;
+import org.wharfmq.flow.node.TryCatchNode;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
@@ -65,9 +66,11 @@ abstract class DatabaseFlowContract {
         try (java.sql.Connection db = database.connect(); Statement sql = db.createStatement()) {
             sql.execute("DROP TABLE IF EXISTS orders");
             sql.execute("DROP TABLE IF EXISTS blocked");
+            sql.execute("DROP TABLE IF EXISTS audit");
             sql.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, customer VARCHAR(200) NOT NULL, note VARCHAR(2000))");
             sql.execute("CREATE TABLE blocked (customer VARCHAR(200) PRIMARY KEY)");
             sql.execute("INSERT INTO blocked (customer) VALUES ('mallory')");
+            sql.execute("CREATE TABLE audit (message_id VARCHAR(200) PRIMARY KEY, customer VARCHAR(200))");
         }
         startServer(FlowHostSettings.defaults().withDataSources(List.of(database.dataSource(DATA_SOURCE))));
         WharfServer server = testServer.server();
@@ -178,6 +181,93 @@ abstract class DatabaseFlowContract {
         assertEquals(0, testServer.server().queueManager().depth("ORDERS.DONE"), "an output of a failed invocation");
     }
 
+    /**
+     * AUDIT: every message is recorded in the audit table, then its order inserted; an order whose id is taken (a
+     * constraint the database enforces) goes to the insert's failure terminal, ORDERS.DUPLICATE.
+     */
+    static final class AuditedInsertFlow implements FlowFactory {
+        @Override
+        public FlowDefinition create() {
+            return FlowDefinition.builder("audited")
+                    .node("in", InputNode.queue("ORDERS").transactionMode(TransactionMode.YES)
+                            .backoutThreshold(BACKOUT_THRESHOLD).backoutQueue("ORDERS.BACKOUT"))
+                    .node("audit", new DatabaseNode(DATA_SOURCE, "INSERT INTO audit (message_id, customer) VALUES (?, ?)",
+                            "Headers/JMSMessageID", "UserProperties/customer"))
+                    .node("insert", new DatabaseNode(DATA_SOURCE,
+                            "INSERT INTO orders (id, customer, note) VALUES (?, ?, ?)",
+                            "UserProperties/id", "UserProperties/customer", "Body"))
+                    .node("done", OutputNode.queue("ORDERS.DONE"))
+                    .node("duplicate", OutputNode.queue("ORDERS.DUPLICATE"))
+                    .wire("in", "out", "audit")
+                    .wire("audit", "out", "insert")
+                    .wire("insert", "out", "done")
+                    .wire("insert", "failure", "duplicate")
+                    .build();
+        }
+    }
+
+    /** As {@link AuditedInsertFlow}, but the insert's failure is caught further on, by a TryCatch, to ORDERS.CAUGHT. */
+    static final class CaughtInsertFlow implements FlowFactory {
+        @Override
+        public FlowDefinition create() {
+            return FlowDefinition.builder("caught")
+                    .node("in", InputNode.queue("ORDERS").transactionMode(TransactionMode.YES)
+                            .backoutThreshold(BACKOUT_THRESHOLD).backoutQueue("ORDERS.BACKOUT"))
+                    .node("try", new TryCatchNode())
+                    .node("audit", new DatabaseNode(DATA_SOURCE, "INSERT INTO audit (message_id, customer) VALUES (?, ?)",
+                            "Headers/JMSMessageID", "UserProperties/customer"))
+                    .node("insert", new DatabaseNode(DATA_SOURCE,
+                            "INSERT INTO orders (id, customer, note) VALUES (?, ?, ?)",
+                            "UserProperties/id", "UserProperties/customer", "Body"))
+                    .node("done", OutputNode.queue("ORDERS.DONE"))
+                    .node("caught", OutputNode.queue("ORDERS.CAUGHT"))
+                    .wire("in", "out", "try")
+                    .wire("try", "try", "audit")
+                    .wire("audit", "out", "insert")
+                    .wire("insert", "out", "done")
+                    .wire("try", "catch", "caught")
+                    .build();
+        }
+    }
+
+    /**
+     * A refused statement whose failure is caught further on (no savepoint undid it) cannot commit: the invocation
+     * rolls back with its message, on every database, rather than commit the catch path's output without the work
+     * before it (PostgreSQL's commit of an aborted transaction rolls back, silently).
+     */
+    @Test
+    void aRefusedStatementCaughtFurtherOnRollsTheInvocationBack() throws Exception {
+        flowHost.deploy(new CaughtInsertFlow(), 1);
+        send(1, "alice", "first", false);
+        send(1, "bob", "same id", false);
+
+        assertEquals("alice", receive("ORDERS.DONE", 1).get(0).getStringProperty("customer"));
+        Message backedOut = receive("ORDERS.BACKOUT", 1).get(0);
+        assertEquals("bob", backedOut.getStringProperty("customer"));
+        assertTrue(backedOut.getStringProperty(ExceptionList.PROPERTY).contains("was caught, but not undone"),
+                backedOut.getStringProperty(ExceptionList.PROPERTY));
+        assertEquals(0, testServer.server().queueManager().depth("ORDERS.CAUGHT"), "the catch path's output committed");
+        assertEquals(List.of("alice"), audited());
+        assertEquals(List.of("1 alice first"), rows());
+    }
+
+    /**
+     * A statement the database refuses, handled by the node's failure terminal, is undone alone: the invocation's
+     * earlier work commits with it, on every database (PostgreSQL would otherwise abort the whole transaction).
+     */
+    @Test
+    void aRefusedStatementHandledByTheFailureTerminalKeepsTheInvocationsEarlierWork() throws Exception {
+        flowHost.deploy(new AuditedInsertFlow(), 1);
+        send(1, "alice", "first", false);
+        send(1, "bob", "same id", false);
+
+        assertEquals("alice", receive("ORDERS.DONE", 1).get(0).getStringProperty("customer"));
+        assertEquals("bob", receive("ORDERS.DUPLICATE", 1).get(0).getStringProperty("customer"));
+        assertEquals(List.of("1 alice first"), rows());
+        assertEquals(List.of("alice", "bob"), audited(), "the duplicate's audit row committed with its invocation");
+        assertEquals(0, flowHost.flow("audited").running().statistics().failures(), "an invocation failed");
+    }
+
     @Test
     void messageValuesAreBoundNeverWrittenIntoTheSql() throws Exception {
         flowHost.deploy(new OrderFlow(), 1);
@@ -254,6 +344,18 @@ abstract class DatabaseFlowContract {
             values.add(m.getIntProperty(name));
         }
         return values;
+    }
+
+    /** The customers in the audit table, in order. */
+    private List<String> audited() throws SQLException {
+        List<String> audited = new ArrayList<>();
+        try (java.sql.Connection db = database.connect(); Statement select = db.createStatement();
+             ResultSet result = select.executeQuery("SELECT customer FROM audit ORDER BY customer")) {
+            while (result.next()) {
+                audited.add(result.getString(1));
+            }
+        }
+        return audited;
     }
 
     /** The orders table, a row a line: "id customer note", by id. */
