@@ -51,8 +51,8 @@ abstract class DatabaseFlowContract {
     private static final int BACKOUT_THRESHOLD = 2;
 
     private TestDatabase database;
-    private TestServer testServer;
-    private FlowHost flowHost;
+    TestServer testServer;
+    FlowHost flowHost;
     private Connection connection;
     private Session session;
     private MessageProducer producer;
@@ -73,14 +73,25 @@ abstract class DatabaseFlowContract {
             sql.execute("CREATE TABLE audit (message_id VARCHAR(200) PRIMARY KEY, customer VARCHAR(200))");
         }
         startServer(FlowHostSettings.defaults().withDataSources(List.of(database.dataSource(DATA_SOURCE))));
-        WharfServer server = testServer.server();
-        connection = new WharfConnectionFactory(server.vmUrl()).createConnection();
+        connect();
+    }
+
+    private void connect() throws Exception {
+        connection = new WharfConnectionFactory(testServer.server().vmUrl()).createConnection();
         connection.start();
         session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         producer = session.createProducer(null);
     }
 
-    private void startServer(FlowHostSettings settings) throws Exception {
+    /** Stops the server and starts a new one whose flow host has {@code settings}; the test's client connects to it. */
+    void restart(FlowHostSettings settings) throws Exception {
+        connection.close();
+        testServer.close();
+        startServer(settings);
+        connect();
+    }
+
+    void startServer(FlowHostSettings settings) throws Exception {
         testServer = TestServer.start(UnaryOperator.identity(), config -> {
             flowHost = new FlowHost(settings);
             return WharfServer.builder(config).plugins(flowHost).start();
@@ -268,6 +279,29 @@ abstract class DatabaseFlowContract {
         assertEquals(0, flowHost.flow("audited").running().statistics().failures(), "an invocation failed");
     }
 
+    /** In a non-transactional invocation each statement commits at once: a later failure does not undo it. */
+    @Test
+    void withoutATransactionTheRowStaysWhenTheFlowFailsLater() throws Exception {
+        flowHost.deploy(() -> FlowDefinition.builder("untransacted")
+                .node("in", InputNode.queue("ORDERS").transactionMode(TransactionMode.NO).backoutQueue("ORDERS.BACKOUT"))
+                .node("insert", new DatabaseNode(DATA_SOURCE, "INSERT INTO orders (id, customer, note) VALUES (?, ?, ?)",
+                        "UserProperties/id", "UserProperties/customer", "Body"))
+                .node("count", new DatabaseRetrieveNode(DATA_SOURCE,
+                        "SELECT COUNT(*) AS \"n\" FROM orders WHERE customer = ?", "UserProperties/customer").into("Count"))
+                .node("tally", new Tally())
+                .node("done", OutputNode.queue("ORDERS.DONE"))
+                .wire("in", "out", "insert").wire("insert", "out", "count").wire("count", "out", "tally")
+                .wire("tally", "out", "done")
+                .build(), 1);
+        send(1, "alice", "stays", true);
+
+        Message backedOut = receive("ORDERS.BACKOUT", 1).get(0);
+        assertEquals(1, backedOut.getIntProperty("id"));
+        assertEquals(List.of("1 alice stays"), rows(), "the row committed when it was inserted");
+        assertEquals(1, receive("ORDERS.DONE", 1).get(0).getIntProperty("orders"),
+                "sent before the failure, at once, as a non-transactional output is");
+    }
+
     @Test
     void messageValuesAreBoundNeverWrittenIntoTheSql() throws Exception {
         flowHost.deploy(new OrderFlow(), 1);
@@ -310,7 +344,7 @@ abstract class DatabaseFlowContract {
                 + "jdbc:nosuchdb://x/y) cannot be opened"), String.valueOf(e));
     }
 
-    private void send(int id, String customer, String note, boolean fail) throws Exception {
+    void send(int id, String customer, String note, boolean fail) throws Exception {
         TextMessage message = session.createTextMessage(note);
         message.setIntProperty("id", id);
         message.setStringProperty("customer", customer);
@@ -320,7 +354,7 @@ abstract class DatabaseFlowContract {
         producer.send(session.createQueue("ORDERS"), message, DeliveryMode.PERSISTENT, 4, 0);
     }
 
-    private List<Message> receive(String queue, int count) throws Exception {
+    List<Message> receive(String queue, int count) throws Exception {
         List<Message> received = new ArrayList<>();
         try (MessageConsumer consumer = session.createConsumer(session.createQueue(queue))) {
             for (int i = 0; i < count; i++) {
@@ -359,7 +393,7 @@ abstract class DatabaseFlowContract {
     }
 
     /** The orders table, a row a line: "id customer note", by id. */
-    private List<String> rows() throws SQLException {
+    List<String> rows() throws SQLException {
         List<String> rows = new ArrayList<>();
         try (java.sql.Connection db = database.connect();
              PreparedStatement select = db.prepareStatement("SELECT id, customer, note FROM orders ORDER BY id");
