@@ -111,8 +111,8 @@ public final class DatabaseRetrieveNode extends SqlNode {
         int columns = meta.getColumnCount();
         List<Map<String, Object>> rows = new ArrayList<>();
         while (result.next()) {
-            if (rows.size() == maxRows) {
-                throw new SQLException(this + " got more than maxRows (" + maxRows + ") rows: narrow the query "
+            if (rows.size() == maxRows) { // not the database's failure: its transaction is intact
+                throw new IllegalStateException(this + " got more than maxRows (" + maxRows + ") rows: narrow the query "
                         + "(WHERE, LIMIT) or raise maxRows.");
             }
             Map<String, Object> row = new LinkedHashMap<>();

@@ -21,7 +21,8 @@ import java.util.Map;
 
 /**
  * The flows running in a server: deploys flow jars, each in a class loader of its own, and runs them over the
- * server's in-VM transport with as many instances as asked. A {@link ServerPlugin}: give one to
+ * server's in-VM transport with as many instances as asked, giving their Database nodes the data sources of its
+ * settings ({@link DataSourcePools}: opened at start, closed after the flows have stopped). A {@link ServerPlugin}: give one to
  * {@code WharfServer.start(config, flowHost, new AdminPlugin(flowHost.adminCommands()))}, which starts it once the
  * listeners accept connections and stops it before they close; its admin commands ({@link FlowCommands}: {@code wharf
  * flow ...}) are served by the admin plugin, on the admin command queue. A redeploy of a flow with the same name drains the

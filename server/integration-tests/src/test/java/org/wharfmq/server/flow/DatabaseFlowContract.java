@@ -302,6 +302,27 @@ abstract class DatabaseFlowContract {
                 "sent before the failure, at once, as a non-transactional output is");
     }
 
+    /** A retrieve returning more rows than its maxRows fails the node rather than filling the tree. */
+    @Test
+    void aRetrieveOfMoreRowsThanMaxRowsGoesToTheFailureTerminal() throws Exception {
+        try (java.sql.Connection db = database.connect(); Statement sql = db.createStatement()) {
+            sql.execute("INSERT INTO orders (id, customer) VALUES (1, 'alice'), (2, 'alice'), (3, 'alice')");
+        }
+        flowHost.deploy(() -> FlowDefinition.builder("greedy")
+                .node("in", InputNode.queue("ORDERS"))
+                .node("all", new DatabaseRetrieveNode(DATA_SOURCE, "SELECT id FROM orders WHERE customer = ?",
+                        "UserProperties/customer").maxRows(2))
+                .node("done", OutputNode.queue("ORDERS.DONE"))
+                .node("tooMany", OutputNode.queue("ORDERS.TOO.MANY"))
+                .wire("in", "out", "all").wire("all", "noMatch", "done").wire("all", "failure", "tooMany")
+                .build(), 1);
+        send(9, "alice", "all of them", false);
+        send(10, "bob", "none", false);
+
+        assertEquals(9, receive("ORDERS.TOO.MANY", 1).get(0).getIntProperty("id"));
+        assertEquals(10, receive("ORDERS.DONE", 1).get(0).getIntProperty("id"), "no row: noMatch");
+    }
+
     @Test
     void messageValuesAreBoundNeverWrittenIntoTheSql() throws Exception {
         flowHost.deploy(new OrderFlow(), 1);
