@@ -45,7 +45,7 @@ public final class DatabaseRetrieveNode extends SqlNode {
     /**
      * @param dataSource the flow host's data source to run on
      * @param sql        the query, with a {@code ?} per value
-     * @param parameters the message paths ({@link org.wharfmq.flow.TreePath}) of the values, one per {@code ?}
+     * @param parameters the message paths ({@link org.wharfmq.flow.MessagePath}) of the values, one per {@code ?}
      * @throws IllegalArgumentException when a path is not valid
      */
     public DatabaseRetrieveNode(String dataSource, String sql, String... parameters) {

@@ -4,7 +4,7 @@ import org.wharfmq.flow.FlowContext;
 import org.wharfmq.flow.FlowValidationException;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
-import org.wharfmq.flow.TreePath;
+import org.wharfmq.flow.MessagePath;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,7 +17,7 @@ import java.util.Map;
 
 /**
  * What the Database nodes share: a data source of the flow host (by name), one SQL statement with {@code ?}
- * placeholders, and a {@link TreePath} per placeholder whose value is bound to it. Values from the message are only
+ * placeholders, and a {@link MessagePath} per placeholder whose value is bound to it. Values from the message are only
  * ever bound as parameters of a prepared statement, never written into the SQL text, so a value cannot change what
  * the statement does (SQL injection). The statement runs on the invocation's connection
  * ({@link FlowContext#connection(String)}): in a transactional invocation it commits or rolls back with the message.
@@ -26,7 +26,7 @@ public abstract class SqlNode extends Node {
 
     private final String dataSource;
     private final String sql;
-    private final List<TreePath> parameters;
+    private final List<MessagePath> parameters;
 
     /**
      * @param parameters paths of the values bound to the statement's placeholders, in order
@@ -36,9 +36,9 @@ public abstract class SqlNode extends Node {
         super(kind, List.of("in"), outputTerminals);
         this.dataSource = dataSource;
         this.sql = sql;
-        List<TreePath> paths = new ArrayList<>(parameters.length);
+        List<MessagePath> paths = new ArrayList<>(parameters.length);
         for (String parameter : parameters) {
-            paths.add(TreePath.compile(parameter));
+            paths.add(MessagePath.compile(parameter));
         }
         this.parameters = List.copyOf(paths);
     }
@@ -58,7 +58,7 @@ public abstract class SqlNode extends Node {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("dataSource", dataSource);
         p.put("sql", sql);
-        p.put("parameters", parameters.stream().map(TreePath::path).toList());
+        p.put("parameters", parameters.stream().map(MessagePath::path).toList());
         return p;
     }
 

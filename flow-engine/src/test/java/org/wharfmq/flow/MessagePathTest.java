@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Message paths: each form names the value it says, absent values are null, bad paths are refused naming the forms. */
-class TreePathTest {
+class MessagePathTest {
 
     private static MessageAssembly assembly(Domain domain, String body) {
         FlowMessage message = FlowMessage.ofText(domain, body);
@@ -26,13 +26,13 @@ class TreePathTest {
     @Test
     void foldersGiveTheirFieldsAsTheyAre() {
         MessageAssembly a = assembly(Domain.BLOB, "hello");
-        assertEquals(42, TreePath.compile("UserProperties/orderId").value(a));
-        assertEquals("corr-1", TreePath.compile("Headers/JMSCorrelationID").value(a));
-        assertEquals("orders/new", TreePath.compile("Properties/Topic").value(a));
-        assertEquals("eu", TreePath.compile("LocalEnvironment/region").value(a));
-        assertEquals(7L, TreePath.compile("Environment/batch").value(a));
-        assertEquals("hello", TreePath.compile("Body").value(a));
-        assertNull(TreePath.compile("UserProperties/missing").value(a));
+        assertEquals(42, MessagePath.compile("UserProperties/orderId").value(a));
+        assertEquals("corr-1", MessagePath.compile("Headers/JMSCorrelationID").value(a));
+        assertEquals("orders/new", MessagePath.compile("Properties/Topic").value(a));
+        assertEquals("eu", MessagePath.compile("LocalEnvironment/region").value(a));
+        assertEquals(7L, MessagePath.compile("Environment/batch").value(a));
+        assertEquals("hello", MessagePath.compile("Body").value(a));
+        assertNull(MessagePath.compile("UserProperties/missing").value(a));
     }
 
     @Test
@@ -40,28 +40,28 @@ class TreePathTest {
         MessageAssembly a = assembly(Domain.JSON, """
                 {"order": {"id": 9000000000, "total": 12.50, "rush": true, "customer": "O'Brien",
                            "items": [{"sku": "A-1"}], "note": null}}""");
-        assertEquals(9_000_000_000L, TreePath.compile("JSON/order/id").value(a));
-        assertEquals(new BigDecimal("12.5"), TreePath.compile("JSON/order/total").value(a));
-        assertEquals(true, TreePath.compile("JSON/order/rush").value(a));
-        assertEquals("O'Brien", TreePath.compile("JSON/order/customer").value(a));
-        assertEquals("A-1", TreePath.compile("JSON/order/items/0/sku").value(a));
-        assertEquals("[{\"sku\":\"A-1\"}]", TreePath.compile("JSON/order/items").value(a));
-        assertNull(TreePath.compile("JSON/order/note").value(a));
-        assertNull(TreePath.compile("JSON/order/absent").value(a));
+        assertEquals(9_000_000_000L, MessagePath.compile("JSON/order/id").value(a));
+        assertEquals(new BigDecimal("12.5"), MessagePath.compile("JSON/order/total").value(a));
+        assertEquals(true, MessagePath.compile("JSON/order/rush").value(a));
+        assertEquals("O'Brien", MessagePath.compile("JSON/order/customer").value(a));
+        assertEquals("A-1", MessagePath.compile("JSON/order/items/0/sku").value(a));
+        assertEquals("[{\"sku\":\"A-1\"}]", MessagePath.compile("JSON/order/items").value(a));
+        assertNull(MessagePath.compile("JSON/order/note").value(a));
+        assertNull(MessagePath.compile("JSON/order/absent").value(a));
     }
 
     @Test
     void xmlPathsAreXPath() {
         MessageAssembly a = assembly(Domain.XML, "<Order><Id>17</Id><Item>a</Item><Item>b</Item></Order>");
-        assertEquals("17", TreePath.compile("XML/Order/Id").value(a));
-        assertEquals("2", TreePath.compile("XML/count(/Order/Item)").value(a).toString().replace(".0", ""));
-        assertNull(TreePath.compile("XML/Order/Missing").value(a));
+        assertEquals("17", MessagePath.compile("XML/Order/Id").value(a));
+        assertEquals("2", MessagePath.compile("XML/count(/Order/Item)").value(a).toString().replace(".0", ""));
+        assertNull(MessagePath.compile("XML/Order/Missing").value(a));
     }
 
     @Test
     void aPathNamingNoPartOfTheMessageIsRefusedListingTheForms() {
         for (String bad : new String[] {"Usr/orderId", "UserProperties", "UserProperties/a/b", "XML", ""}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TreePath.compile(bad), bad);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MessagePath.compile(bad), bad);
             assertTrue(e.getMessage().startsWith("Invalid message path '" + bad + "'"), e.getMessage());
             assertTrue(e.getMessage().contains("UserProperties/NAME"), e.getMessage());
         }

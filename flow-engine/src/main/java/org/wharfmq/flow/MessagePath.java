@@ -23,7 +23,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  *
  * A path that names nothing (an absent field, element or JSON member, a JSON null) gives null.
  */
-public final class TreePath {
+public final class MessagePath {
 
     private enum Kind { USER_PROPERTIES, HEADERS, PROPERTIES, LOCAL_ENVIRONMENT, ENVIRONMENT, BODY, JSON, XML }
 
@@ -33,7 +33,7 @@ public final class TreePath {
     private final JsonPointer pointer;
     private final XPathQuery xpath;
 
-    private TreePath(String path, Kind kind, String field, JsonPointer pointer, XPathQuery xpath) {
+    private MessagePath(String path, Kind kind, String field, JsonPointer pointer, XPathQuery xpath) {
         this.path = path;
         this.kind = kind;
         this.field = field;
@@ -46,12 +46,12 @@ public final class TreePath {
      *
      * @throws IllegalArgumentException naming the path, what is wrong and the forms accepted
      */
-    public static TreePath compile(String path) {
+    public static MessagePath compile(String path) {
         if (path == null || path.isBlank()) {
             throw invalid(path, "it is empty");
         }
         if (path.equals("Body")) {
-            return new TreePath(path, Kind.BODY, null, null, null);
+            return new MessagePath(path, Kind.BODY, null, null, null);
         }
         int slash = path.indexOf('/');
         String root = slash < 0 ? path : path.substring(0, slash);
@@ -59,7 +59,7 @@ public final class TreePath {
         switch (root) {
             case "JSON":
                 try {
-                    return new TreePath(path, Kind.JSON, null, JsonPointer.compile(rest), null);
+                    return new MessagePath(path, Kind.JSON, null, JsonPointer.compile(rest), null);
                 } catch (IllegalArgumentException e) {
                     throw invalid(path, "'" + rest + "' is not a JSON Pointer: " + e.getMessage());
                 }
@@ -68,7 +68,7 @@ public final class TreePath {
                     throw invalid(path, "XML needs an XPath expression after it, e.g. XML/Order/Id");
                 }
                 try {
-                    return new TreePath(path, Kind.XML, null, null, XPathQuery.compile(rest));
+                    return new MessagePath(path, Kind.XML, null, null, XPathQuery.compile(rest));
                 } catch (IllegalArgumentException e) {
                     throw invalid(path, e.getMessage());
                 }
@@ -81,7 +81,7 @@ public final class TreePath {
                 if (name.isEmpty() || name.indexOf('/') >= 0) {
                     throw invalid(path, root + " needs one field name after it, e.g. " + root + "/orderId");
                 }
-                return new TreePath(path, kind, name, null, null);
+                return new MessagePath(path, kind, name, null, null);
         }
     }
 
