@@ -3,6 +3,7 @@ package org.wharfmq.server.flow;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.flow.Domain;
 import org.wharfmq.flow.ExceptionList;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
@@ -321,6 +322,33 @@ abstract class DatabaseFlowContract {
 
         assertEquals(9, receive("ORDERS.TOO.MANY", 1).get(0).getIntProperty("id"));
         assertEquals(10, receive("ORDERS.DONE", 1).get(0).getIntProperty("id"), "no row: noMatch");
+    }
+
+    /** Values from JSON and XML bodies are bound too: JSON's typed, XML's as text (cast in the SQL). */
+    @Test
+    void valuesFromJsonAndXmlBodiesAreBound() throws Exception {
+        flowHost.deploy(() -> FlowDefinition.builder("json")
+                .node("in", InputNode.queue("ORDERS").domain(Domain.JSON))
+                .node("insert", new DatabaseNode(DATA_SOURCE, "INSERT INTO orders (id, customer, note) VALUES (?, ?, ?)",
+                        "JSON/order/id", "JSON/order/customer", "JSON/order/lines/0/sku"))
+                .node("done", OutputNode.queue("ORDERS.DONE"))
+                .wire("in", "out", "insert").wire("insert", "out", "done")
+                .build(), 1);
+        flowHost.deploy(() -> FlowDefinition.builder("xml")
+                .node("in", InputNode.queue("ORDERS.XML").domain(Domain.XML))
+                .node("insert", new DatabaseNode(DATA_SOURCE,
+                        "INSERT INTO orders (id, customer, note) VALUES (CAST(? AS INTEGER), ?, ?)",
+                        "XML/Order/Id", "XML/Order/Customer", "XML/Order/Note"))
+                .node("done", OutputNode.queue("ORDERS.DONE"))
+                .wire("in", "out", "insert").wire("insert", "out", "done")
+                .build(), 1);
+        send(0, "", "{\"order\": {\"id\": 5, \"customer\": \"carol\", \"lines\": [{\"sku\": \"A-1\"}]}}", false);
+        TextMessage xml = session.createTextMessage("<Order><Id>6</Id><Customer>dave</Customer></Order>");
+        xml.setIntProperty("id", 6);
+        producer.send(session.createQueue("ORDERS.XML"), xml);
+
+        assertEquals(java.util.Set.of(0, 6), new java.util.HashSet<>(ids(receive("ORDERS.DONE", 2))));
+        assertEquals(List.of("5 carol A-1", "6 dave null"), rows(), "an absent element binds NULL");
     }
 
     @Test
