@@ -36,6 +36,8 @@ final class TestPostgres implements TestDatabase {
     private final Path directory;
     private final Path data;
     private final int port;
+    /** Stops the server should the test JVM end without {@link #close()} (a test run cut short). */
+    private final Thread stopAtExit = new Thread(this::stop, "wharf-test-postgres-stop");
 
     private TestPostgres(Path binaries, Path directory, int port) {
         this.binaries = binaries;
@@ -58,6 +60,7 @@ final class TestPostgres implements TestDatabase {
                 "--locale=C");
         postgres.run("pg_ctl", "-D", postgres.data.toString(), "-l", directory.resolve("log").toString(), "-w",
                 "-o", "-p " + port + " -h 127.0.0.1 -k " + directory + " -c fsync=off", "start");
+        Runtime.getRuntime().addShutdownHook(postgres.stopAtExit);
         return postgres;
     }
 
@@ -147,6 +150,11 @@ final class TestPostgres implements TestDatabase {
     /** Stops the server (at once: the tests are done with it) and deletes its data. */
     @Override
     public void close() {
+        Runtime.getRuntime().removeShutdownHook(stopAtExit);
+        stop();
+    }
+
+    private void stop() {
         try {
             run("pg_ctl", "-D", data.toString(), "-m", "immediate", "-w", "stop");
         } catch (IOException | InterruptedException e) {
