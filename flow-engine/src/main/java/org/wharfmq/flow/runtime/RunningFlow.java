@@ -144,7 +144,8 @@ public final class RunningFlow implements AutoCloseable {
     static String unknownDataSource(String flowName, String name, Map<String, DataSource> dataSources) {
         return "Flow '" + flowName + "' uses data source '" + name + "', which is not defined (defined: "
                 + (dataSources.isEmpty() ? "none" : String.join(", ", new java.util.TreeSet<>(dataSources.keySet())))
-                + "). Add it under dataSources: in the server's configuration (docs/flows.md, \"Databases\").";
+                + "). Add it under dataSources: in the server's configuration (docs/flows.md, \"Databases\"); a flow "
+                + "run on its own (wharf flow run) has no data sources yet.";
     }
 
     /** The data sources its Database nodes may use, by name. */
