@@ -280,6 +280,34 @@ abstract class DatabaseFlowContract {
         assertEquals(0, flowHost.flow("audited").running().statistics().failures(), "an invocation failed");
     }
 
+    /**
+     * The backout path's own database work (the input's failure terminal records the failure in a table) commits
+     * with the backout, while the failed deliveries' work rolled back.
+     */
+    @Test
+    void theBackoutPathsDatabaseWorkCommitsWithTheBackout() throws Exception {
+        flowHost.deploy(() -> FlowDefinition.builder("recorded")
+                .node("in", InputNode.queue("ORDERS").transactionMode(TransactionMode.YES)
+                        .backoutThreshold(BACKOUT_THRESHOLD))
+                .node("insert", new DatabaseNode(DATA_SOURCE, "INSERT INTO orders (id, customer, note) VALUES (?, ?, ?)",
+                        "UserProperties/id", "UserProperties/customer", "Body"))
+                .node("count", new DatabaseRetrieveNode(DATA_SOURCE,
+                        "SELECT COUNT(*) AS \"n\" FROM orders WHERE customer = ?", "UserProperties/customer").into("Count"))
+                .node("tally", new Tally())
+                .node("record", new DatabaseNode(DATA_SOURCE, "INSERT INTO audit (message_id, customer) VALUES (?, ?)",
+                        "Headers/JMSMessageID", "UserProperties/customer"))
+                .node("recorded", OutputNode.queue("ORDERS.RECORDED"))
+                .wire("in", "out", "insert").wire("insert", "out", "count").wire("count", "out", "tally")
+                .wire("in", "failure", "record").wire("record", "out", "recorded")
+                .build(), 1);
+        send(1, "erin", "always fails", true);
+
+        assertEquals(1, receive("ORDERS.RECORDED", 1).get(0).getIntProperty("id"));
+        assertEquals(List.of("erin"), audited(), "the backout path's insert committed");
+        assertEquals(List.of(), rows(), "each failed delivery's insert rolled back");
+        assertEquals(0, testServer.server().queueManager().depth("ORDERS"), "the backout took the message");
+    }
+
     /** In a non-transactional invocation each statement commits at once: a later failure does not undo it. */
     @Test
     void withoutATransactionTheRowStaysWhenTheFlowFailsLater() throws Exception {
