@@ -2,6 +2,8 @@ package org.wharfmq.flow;
 
 import javax.jms.Destination;
 import javax.jms.JMSException;
+import java.sql.Connection;
+import java.sql.SQLException;
 
 /**
  * The runtime side of one flow invocation, as nodes see it: propagation along wires, label jumps, and the JMS
@@ -44,6 +46,26 @@ public interface FlowContext {
      * {@code mode} is AUTOMATIC and the invocation is transactional, or when it is YES; at once otherwise.
      */
     void send(MessageAssembly assembly, Destination destination, TransactionMode mode) throws JMSException;
+
+    /**
+     * The invocation's connection to the data source {@code name} (the flow host's {@code dataSources}), taken from
+     * its pool on first use and given back when the invocation ends. In a transactional invocation it is in manual
+     * commit, and its work commits right before the message's transaction commits, or rolls back with it; otherwise
+     * each statement commits at once. Do not commit, roll back or close it.
+     *
+     * @throws SQLException             when no connection can be had (the database is down, the pool exhausted)
+     * @throws IllegalArgumentException when the flow has no data source of that name
+     */
+    Connection connection(String name) throws SQLException;
+
+    /**
+     * Tells the invocation that a statement on data source {@code name} failed inside its transaction and was not
+     * undone to a savepoint: that data source's work can no longer commit as it stands (PostgreSQL aborts the whole
+     * transaction at a failed statement, and its commit then silently rolls back), so the invocation rolls back at
+     * its end, with its message, even when something caught the failure. The Database nodes call it; JDBC code of
+     * a JavaCompute node that catches its own failures calls it too, or undoes them to a savepoint of its own.
+     */
+    void databaseFailed(String name, SQLException cause);
 
     /** Whether Trace nodes write (switchable while the flow runs). */
     boolean traceEnabled();

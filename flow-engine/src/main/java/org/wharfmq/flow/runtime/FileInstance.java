@@ -28,6 +28,7 @@ import java.nio.file.PathMatcher;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -69,6 +70,8 @@ final class FileInstance implements Runnable {
     private Connection connection;
     private Session transacted;
     private Invocation invocation;
+    /** The database work of this reader's invocations, committed before each record's message transaction. */
+    private final DatabaseWork database;
 
     FileInstance(RunningFlow flow, FileInputNode input, ConnectionFactory connectionFactory) {
         this.flow = flow;
@@ -77,6 +80,7 @@ final class FileInstance implements Runnable {
         this.transactional = input.transactionMode() == TransactionMode.YES;
         this.checkpointFile = FileCheckpoint.location(input.directory(), flow.name(), input.name());
         this.matcher = FileSystems.getDefault().getPathMatcher("glob:" + input.pattern());
+        this.database = new DatabaseWork(flow.name(), flow.dataSources(), transactional);
     }
 
     CompletableFuture<Void> opened() {
@@ -131,7 +135,7 @@ final class FileInstance implements Runnable {
         connection = connectionFactory.createConnection();
         transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
         Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-        invocation = new Invocation(flow, transacted, plain);
+        invocation = new Invocation(flow, transacted, plain, database);
     }
 
     /** Takes every file ready now, in name order; the file of the checkpoint first (it was taken before). */
@@ -230,20 +234,18 @@ final class FileInstance implements Runnable {
             invocation.reset(transactional);
             try {
                 invocation.run(input, "out", assembly(fileName, number, record));
-                if (transactional || invocation.transactedWork()) {
-                    transacted.commit();
-                }
+                invocation.commit();
                 return null;
-            } catch (FlowException | RuntimeException e) {
+            } catch (FlowException | SQLException | RuntimeException e) {
                 flow.statistics().failures.increment();
-                if (transactional || invocation.transactedWork()) {
-                    transacted.rollback();
-                }
+                invocation.rollback();
                 failure = e instanceof FlowException fe && !fe.exceptionList().isEmpty() ? fe.exceptionList()
                         : ExceptionList.of(input, e);
                 ExceptionList reason = failure;
                 LOG.log(System.Logger.Level.DEBUG, () -> "Flow '" + flow.name() + "' record " + number + " of "
                         + fileName + " failed: " + reason.render());
+            } finally {
+                invocation.release();
             }
         }
         if (!flow.isRunning()) {
@@ -261,18 +263,16 @@ final class FileInstance implements Runnable {
         invocation.reset(transactional);
         try {
             invocation.runFrom(input, "failure", assembly(fileName, number, record).withExceptionList(failure));
-            if (transactional || invocation.transactedWork()) {
-                transacted.commit();
-            }
+            invocation.commit();
             flow.statistics().backouts.increment();
             return true;
-        } catch (FlowException | RuntimeException e) {
-            if (transactional || invocation.transactedWork()) {
-                transacted.rollback();
-            }
+        } catch (FlowException | SQLException | RuntimeException e) {
+            invocation.rollback();
             LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' could not pass record " + number + " of "
                     + fileName + " to the failure terminal: " + e);
             return false;
+        } finally {
+            invocation.release();
         }
     }
 

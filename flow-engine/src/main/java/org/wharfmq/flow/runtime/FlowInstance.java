@@ -19,6 +19,7 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TransactionRolledBackException;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -33,7 +34,8 @@ import java.util.concurrent.CompletableFuture;
  * Non-transactional: the message is consumed when read (AUTO_ACKNOWLEDGE), its sends are visible at once, and a
  * failure sends it straight down the backout path. Transactional: the invocation commits the get and all its
  * sends together; a failure rolls them all back and the message is delivered again, until its delivery count
- * passes the backout threshold: that delivery goes down the backout path in a transaction of its own.
+ * passes the backout threshold: that delivery goes down the backout path in a transaction of its own. Database work
+ * ({@link DatabaseWork}) commits right before the message's transaction and rolls back with it.
  *
  * <h2>The backout path</h2>
  * Stages, tried in order: the input node's failure terminal (if wired), the backout queue (if set), the dead-letter
@@ -52,6 +54,7 @@ final class FlowInstance implements Runnable {
     private final String selector;
     private final CompletableFuture<Void> opened = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
+    private final DatabaseWork database;
     private Connection connection;
     private Session transacted;
     private MessageConsumer consumer;
@@ -68,6 +71,7 @@ final class FlowInstance implements Runnable {
         this.connectionFactory = connectionFactory;
         this.transactional = transactional;
         this.selector = selector;
+        this.database = new DatabaseWork(flow.name(), flow.dataSources(), transactional);
     }
 
     /** Completes when the consumer is open (or exceptionally when opening failed). */
@@ -158,7 +162,7 @@ final class FlowInstance implements Runnable {
             consumer = consumerSession.createSharedConsumer(consumerSession.createTopic(input.topicName()),
                     subscriptionName(flow.name(), input.name(), transactional), selector);
         }
-        invocation = new Invocation(flow, transacted, plain);
+        invocation = new Invocation(flow, transacted, plain, database);
     }
 
     /**
@@ -210,16 +214,15 @@ final class FlowInstance implements Runnable {
                 return;
             }
             invocation.run(input, "out", assembly);
-            if (transactional || invocation.transactedWork()) {
-                transacted.commit();
-            }
-        } catch (FlowException | JMSException | RuntimeException e) {
+            commit();
+        } catch (FlowException | JMSException | SQLException | RuntimeException e) {
             if (transactional && e instanceof TransactionRolledBackException rolledBack) {
                 rolledBack(assembly.message().messageId(), rolledBack);
             } else {
                 failed(assembly, e);
             }
         } finally {
+            invocation.release(); // nothing left after a commit; after anything else, nothing kept
             if (timing) {
                 flow.statistics().elapsedNanos.add(System.nanoTime() - start);
                 flow.statistics().cpuNanos.add(CpuClock.now() - startCpu);
@@ -249,9 +252,7 @@ final class FlowInstance implements Runnable {
         flow.statistics().failures.increment();
         ExceptionList list = e instanceof FlowException fe && !fe.exceptionList().isEmpty() ? fe.exceptionList()
                 : ExceptionList.of(input, e);
-        if (transactional || invocation.transactedWork()) {
-            transacted.rollback();
-        }
+        rollback();
         if (transactional) {
             LOG.log(System.Logger.Level.DEBUG, () -> "Flow '" + flow.name() + "' rolled back message "
                     + assembly.message().messageId() + ": " + list.render());
@@ -289,21 +290,17 @@ final class FlowInstance implements Runnable {
                     copy.message().setUserProperty(ExceptionList.PROPERTY, failures.render());
                     invocation.send(copy, invocation.queue(queue), transactional ? TransactionMode.YES : TransactionMode.NO);
                 }
-                if (transactional || invocation.transactedWork()) {
-                    transacted.commit();
-                }
+                commit();
                 flow.statistics().backouts.increment();
                 LOG.log(System.Logger.Level.INFO, "Flow '" + flow.name() + "' backed out message "
                         + assembly.message().messageId() + " to " + (queue == null ? "the failure terminal" : queue));
                 return;
-            } catch (FlowException | JMSException | RuntimeException e) {
+            } catch (FlowException | JMSException | SQLException | RuntimeException e) {
                 if (transactional && e instanceof TransactionRolledBackException rolledBack) {
                     rolledBack(assembly.message().messageId(), rolledBack);
                     return; // not this stage's failure: the next delivery takes the backout path again
                 }
-                if (transactional || invocation.transactedWork()) {
-                    transacted.rollback();
-                }
+                rollback();
                 failures = e instanceof FlowException fe && !fe.exceptionList().isEmpty() ? fe.exceptionList()
                         : failures.with(input, e);
                 LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' could not back out message "
@@ -318,6 +315,20 @@ final class FlowInstance implements Runnable {
             LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' lost non-transactional message "
                     + assembly.message().messageId() + ": no backout stage accepted it.");
         }
+    }
+
+    /**
+     * Ends an invocation that succeeded: its database work commits first, then the message's transaction (when there
+     * is one). A failure between the two (a crash, a refused message commit) leaves the database work done and the
+     * message delivered again: the window that a coordinated (XA) transaction would close.
+     */
+    private void commit() throws SQLException, JMSException {
+        invocation.commit();
+    }
+
+    /** Ends an invocation that failed: its database work and the message's transaction roll back. */
+    private void rollback() throws JMSException {
+        invocation.rollback();
     }
 
     private void backoutUnreadable(Message message, Exception e) throws JMSException {

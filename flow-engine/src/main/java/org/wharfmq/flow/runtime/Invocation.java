@@ -16,14 +16,16 @@ import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The {@link FlowContext} of one instance thread, reset for each message: propagation along the definition's
- * wires (synchronous, depth first), label jumps, sends on the instance's transacted or plain session, and the
- * per-node statistics. Confined to its instance's thread.
+ * wires (synchronous, depth first), label jumps, sends on the instance's transacted or plain session, the
+ * connections to data sources (the instance's {@link DatabaseWork}), and the per-node statistics. Confined to its instance's thread.
  */
 final class Invocation implements FlowContext {
 
@@ -37,6 +39,7 @@ final class Invocation implements FlowContext {
     private final Session plain;
     private final MessageProducer transactedProducer;
     private final MessageProducer plainProducer;
+    private final DatabaseWork database;
     private final Map<String, Destination> queues = new HashMap<>();
     private final Map<String, Destination> topics = new HashMap<>();
     private boolean transactional;
@@ -46,7 +49,7 @@ final class Invocation implements FlowContext {
     private long childElapsed;
     private long childCpu;
 
-    Invocation(RunningFlow flow, Session transacted, Session plain) throws JMSException {
+    Invocation(RunningFlow flow, Session transacted, Session plain, DatabaseWork database) throws JMSException {
         this.flow = flow;
         this.definition = flow.definition();
         this.statistics = flow.statistics();
@@ -54,6 +57,7 @@ final class Invocation implements FlowContext {
         this.plain = plain;
         this.transactedProducer = transacted.createProducer(null);
         this.plainProducer = plain.createProducer(null);
+        this.database = database;
     }
 
     /** Prepares for the next message. */
@@ -69,6 +73,32 @@ final class Invocation implements FlowContext {
     /** Whether something was sent on the transacted session (to commit or roll back). */
     boolean transactedWork() {
         return transactedWork;
+    }
+
+    /**
+     * Ends an invocation that succeeded: its database work commits first, then the message's transaction (when the
+     * invocation is transactional or sent on the transacted session). A failure between the two (a crash, a refused
+     * message commit) leaves the database work done and the message or record processed again: the window a
+     * coordinated (XA) transaction would close.
+     */
+    void commit() throws SQLException, JMSException {
+        database.commit();
+        if (transactional || transactedWork) {
+            transacted.commit();
+        }
+    }
+
+    /** Ends an invocation that failed: its database work and the message's transaction roll back. */
+    void rollback() throws JMSException {
+        database.rollback();
+        if (transactional || transactedWork) {
+            transacted.rollback();
+        }
+    }
+
+    /** Gives the invocation's database connections back (rolled back: nothing is left after a commit). */
+    void release() {
+        database.rollback();
     }
 
     /** Runs {@code node} on an assembly: the entry point of an invocation (the input node, or a backout path). */
@@ -194,6 +224,16 @@ final class Invocation implements FlowContext {
         (inTransaction ? transactedProducer : plainProducer).send(destination, jms,
                 message.isPersistent() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT,
                 JmsMessages.priority(message), JmsMessages.timeToLive(message));
+    }
+
+    @Override
+    public Connection connection(String name) throws SQLException {
+        return database.connection(name);
+    }
+
+    @Override
+    public void databaseFailed(String name, SQLException cause) {
+        database.failed(name, cause);
     }
 
     @Override

@@ -6,9 +6,11 @@ import org.wharfmq.flow.Node;
 import org.wharfmq.flow.node.FileInputNode;
 import org.wharfmq.flow.node.FileOutputNode;
 import org.wharfmq.flow.node.InputNode;
+import org.wharfmq.flow.node.SqlNode;
 
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
+import javax.sql.DataSource;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +44,7 @@ public final class RunningFlow implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RunningFlow.class.getName());
 
     private final FlowDefinition definition;
+    private final Map<String, DataSource> dataSources;
     private final int instances;
     private final FlowStatistics statistics;
     private final List<FlowInstance> threads = new ArrayList<>();
@@ -52,8 +55,9 @@ public final class RunningFlow implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean trace = true;
 
-    private RunningFlow(FlowDefinition definition, int instances, boolean timing) {
+    private RunningFlow(FlowDefinition definition, Map<String, DataSource> dataSources, int instances, boolean timing) {
         this.definition = definition;
+        this.dataSources = Map.copyOf(dataSources);
         this.instances = instances;
         this.statistics = new FlowStatistics(definition, timing);
     }
@@ -68,10 +72,29 @@ public final class RunningFlow implements AutoCloseable {
      */
     public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory, int instances,
                                     boolean timing, ClassLoader loader) throws JMSException {
+        return start(definition, connectionFactory, Map.of(), instances, timing, loader);
+    }
+
+    /**
+     * Starts the flow with data sources for its Database nodes and returns when every instance's consumer is open.
+     *
+     * @param dataSources the data sources its Database nodes may use, by name (the flow host's {@code dataSources})
+     * @throws IllegalArgumentException when a Database node names a data source not among {@code dataSources}
+     * @see #start(FlowDefinition, ConnectionFactory, int, boolean, ClassLoader)
+     */
+    public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
+                                    Map<String, DataSource> dataSources, int instances, boolean timing,
+                                    ClassLoader loader) throws JMSException {
         if (instances < 1) {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
-        RunningFlow flow = new RunningFlow(definition, instances, timing);
+        for (Node node : definition.nodes().values()) {
+            if (node instanceof SqlNode sql && !dataSources.containsKey(sql.dataSource())) {
+                throw new IllegalArgumentException(unknownDataSource(definition.name(), sql.dataSource(), dataSources)
+                        .replace("uses", "node '" + node.name() + "' uses"));
+            }
+        }
+        RunningFlow flow = new RunningFlow(definition, dataSources, instances, timing);
         flow.openFileWriters();
         int n = 0;
         for (InputNode input : definition.inputNodes()) {
@@ -170,6 +193,19 @@ public final class RunningFlow implements AutoCloseable {
 
     private static String narrow(String selector, String condition) {
         return selector == null || selector.isBlank() ? condition : "(" + selector + ") AND " + condition;
+    }
+
+    /** Why a flow cannot use data source {@code name}: it is not among {@code dataSources}, and how to add it. */
+    static String unknownDataSource(String flowName, String name, Map<String, DataSource> dataSources) {
+        return "Flow '" + flowName + "' uses data source '" + name + "', which is not defined (defined: "
+                + (dataSources.isEmpty() ? "none" : String.join(", ", new java.util.TreeSet<>(dataSources.keySet())))
+                + "). Add it under dataSources: in the server's configuration (docs/flows.md, \"Databases\"); a flow "
+                + "run on its own (wharf flow run) has no data sources yet.";
+    }
+
+    /** The data sources its Database nodes may use, by name. */
+    Map<String, DataSource> dataSources() {
+        return dataSources;
     }
 
     /** The flow's name. */

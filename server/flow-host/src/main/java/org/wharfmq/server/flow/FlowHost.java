@@ -21,7 +21,8 @@ import java.util.Map;
 
 /**
  * The flows running in a server: deploys flow jars, each in a class loader of its own, and runs them over the
- * server's in-VM transport with as many instances as asked. A {@link ServerPlugin}: give one to
+ * server's in-VM transport with as many instances as asked, giving their Database nodes the data sources of its
+ * settings ({@link DataSourcePools}: opened at start, closed after the flows have stopped). A {@link ServerPlugin}: give one to
  * {@code WharfServer.start(config, flowHost, new AdminPlugin(flowHost.adminCommands()))}, which starts it once the
  * listeners accept connections and stops it before they close; its admin commands ({@link FlowCommands}: {@code wharf
  * flow ...}) are served by the admin plugin, on the admin command queue. A redeploy of a flow with the same name drains the
@@ -56,6 +57,7 @@ public final class FlowHost implements ServerPlugin {
     private ConnectionFactory connectionFactory;
     private Path uploadDirectory;
     private DeploymentRecords records;
+    private DataSourcePools dataSources;
     private boolean remoteDeploy;
     private long uploads;
 
@@ -80,7 +82,8 @@ public final class FlowHost implements ServerPlugin {
 
     /**
      * Deploys again the flows kept from {@code wharf flow deploy} (only when {@code remoteDeploy} is on), then the
-     * configured flows (skipping those whose name a kept deployment has taken).
+     * configured flows (skipping those whose name a kept deployment has taken). The data sources
+     * ({@code dataSources}) open first, so the flows find them.
      *
      * @param server the server: its in-VM URL (which flows connect to, as flowHostUser or else anonymously), its
      *               settings (data directory: uploaded jars go under {@code flows/})
@@ -101,6 +104,7 @@ public final class FlowHost implements ServerPlugin {
             asFlowUser.setUserName(settings.user()); // null: anonymous in-VM, as the queue manager itself
             asFlowUser.setPassword(settings.password());
             connectionFactory = asFlowUser;
+            dataSources = new DataSourcePools(settings.dataSources());
             uploadDirectory = config.dataDirectory().resolve("flows");
             records = new DeploymentRecords(uploadDirectory);
             remoteDeploy = settings.remoteDeploy();
@@ -273,7 +277,7 @@ public final class FlowHost implements ServerPlugin {
         RunningFlow running;
         try {
             ClassLoader loader = jar == null ? FlowHost.class.getClassLoader() : jar.classLoader();
-            running = RunningFlow.start(definition, connectionFactory, instances, false, loader);
+            running = RunningFlow.start(definition, connectionFactory, dataSources.byName(), instances, false, loader);
         } catch (JMSException | RuntimeException e) {
             if (jar != null) {
                 jar.close();
@@ -312,13 +316,16 @@ public final class FlowHost implements ServerPlugin {
         return flows.get(name);
     }
 
-    /** Drains every flow, keeping the deployment records. Idempotent. */
+    /** Drains every flow, keeping the deployment records, then closes the data sources. Idempotent. */
     @Override
     public synchronized void close() {
         for (DeployedFlow flow : flows.values()) {
             stop(flow, false);
         }
         flows.clear();
+        if (dataSources != null) {
+            dataSources.close();
+        }
     }
 
     /** @param forget whether the flow goes for good: then a kept deployment's jar and record are deleted */

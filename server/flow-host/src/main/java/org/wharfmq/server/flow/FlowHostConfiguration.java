@@ -16,6 +16,20 @@ public final class FlowHostConfiguration {
     /** Threads per input node of a configured flow that does not set {@code instances}: {@value}. */
     public static final int DEFAULT_INSTANCES = 1;
 
+    /**
+     * The most connections a data source's pool opens at once, when its entry under {@code dataSources} does not set
+     * {@code poolSize}: {@value}. An invocation holds at most one connection per data source, from its first
+     * statement to its commit, so a pool as large as the instances of the flows using it never makes them wait.
+     */
+    public static final int DEFAULT_POOL_SIZE = 10;
+
+    /**
+     * How long an invocation waits for a connection from a data source's pool (all in use, or the database not
+     * answering) before its Database node fails, in ms, when the entry does not set {@code connectionTimeoutMillis}:
+     * {@value}.
+     */
+    public static final long DEFAULT_CONNECTION_TIMEOUT_MILLIS = 5_000;
+
     private FlowHostConfiguration() {
     }
 }

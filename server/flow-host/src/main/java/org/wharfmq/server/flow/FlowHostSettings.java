@@ -9,11 +9,11 @@ import java.util.List;
 
 /**
  * The flow host's settings: its keys of config/wharf.yaml, at the file's top level where they have always been
- * ({@code flows:}, {@code remoteDeploy}, {@code flowHostUser}, {@code flowHostPassword}, {@code fileDirectories};
- * docs/flows.md). Defaults:
- * {@link FlowHostConfiguration}.
+ * ({@code flows:}, {@code dataSources:}, {@code remoteDeploy}, {@code flowHostUser}, {@code flowHostPassword},
+ * {@code fileDirectories}; docs/flows.md). Defaults: {@link FlowHostConfiguration}.
  *
  * @param flows        the flows deployed at startup, in order
+ * @param dataSources  the databases the flows may use, by name (each a connection pool)
  * @param user         the user the flows connect as (over the in-VM listener, by SCRAM-SHA-256 like any client),
  *                     or null: they connect anonymously in-VM, as the queue manager itself
  * @param password     the password of {@code user}; never shown by {@link #toString()}
@@ -22,8 +22,8 @@ import java.util.List;
  * @param fileDirectories the directories file nodes may read and write, with everything under them (absolute;
  *                     relative names in wharf.yaml are taken from its directory); empty: no flow may use files
  */
-public record FlowHostSettings(List<FlowConfig> flows, String user, String password, boolean remoteDeploy,
-                               List<Path> fileDirectories) {
+public record FlowHostSettings(List<FlowConfig> flows, List<DataSourceConfig> dataSources, String user,
+                               String password, boolean remoteDeploy, List<Path> fileDirectories) {
 
     /**
      * Reads the flow host's keys.
@@ -31,7 +31,7 @@ public record FlowHostSettings(List<FlowConfig> flows, String user, String passw
      * @see SettingsSection
      */
     public static final SettingsSection<FlowHostSettings> SECTION = file -> new FlowHostSettings(FlowConfig.read(file),
-            file.text("flowHostUser", null), file.text("flowHostPassword", null),
+            DataSourceConfig.read(file), file.text("flowHostUser", null), file.text("flowHostPassword", null),
             file.flag("remoteDeploy", FlowHostConfiguration.DEFAULT_REMOTE_DEPLOY), readFileDirectories(file));
 
     /** The list {@code fileDirectories}, each relative name taken from the configuration file's directory. */
@@ -48,7 +48,7 @@ public record FlowHostSettings(List<FlowConfig> flows, String user, String passw
     }
 
     /**
-     * Checks the flows and that a user has a password.
+     * Checks the flows, the data sources and that a user has a password.
      *
      * @throws ConfigurationException naming the setting that is wrong
      */
@@ -56,40 +56,48 @@ public record FlowHostSettings(List<FlowConfig> flows, String user, String passw
         FlowConfig.validate(flows);
         flows = List.copyOf(flows);
         fileDirectories = List.copyOf(fileDirectories);
+        DataSourceConfig.validate(dataSources);
+        dataSources = List.copyOf(dataSources);
         if (user != null && (password == null || password.isEmpty())) {
             throw new ConfigurationException("Setting flowHostUser '" + user + "' needs flowHostPassword too"
                     + " (the flows log in as that user).");
         }
     }
 
-    /** No configured flows, anonymous in-VM, no deploying over the wire. */
+    /** No configured flows or data sources, anonymous in-VM, no deploying over the wire. */
     public static FlowHostSettings defaults() {
-        return new FlowHostSettings(List.of(), null, null, FlowHostConfiguration.DEFAULT_REMOTE_DEPLOY, List.of());
+        return new FlowHostSettings(List.of(), List.of(), null, null, FlowHostConfiguration.DEFAULT_REMOTE_DEPLOY,
+                List.of());
     }
 
     /** These settings with {@code flows} deployed at startup instead. */
     public FlowHostSettings withFlows(List<FlowConfig> flows) {
-        return new FlowHostSettings(flows, user, password, remoteDeploy, fileDirectories);
+        return new FlowHostSettings(flows, dataSources, user, password, remoteDeploy, fileDirectories);
+    }
+
+    /** These settings with {@code dataSources} for the flows instead. */
+    public FlowHostSettings withDataSources(List<DataSourceConfig> dataSources) {
+        return new FlowHostSettings(flows, dataSources, user, password, remoteDeploy, fileDirectories);
     }
 
     /** These settings with the flows connecting as {@code user}. */
     public FlowHostSettings withUser(String user, String password) {
-        return new FlowHostSettings(flows, user, password, remoteDeploy, fileDirectories);
+        return new FlowHostSettings(flows, dataSources, user, password, remoteDeploy, fileDirectories);
     }
 
     /** These settings with deploying over the wire on or off. */
     public FlowHostSettings withRemoteDeploy(boolean remoteDeploy) {
-        return new FlowHostSettings(flows, user, password, remoteDeploy, fileDirectories);
+        return new FlowHostSettings(flows, dataSources, user, password, remoteDeploy, fileDirectories);
     }
 
     /** These settings with file nodes allowed in {@code directories} (and everything under them). */
     public FlowHostSettings withFileDirectories(List<Path> directories) {
-        return new FlowHostSettings(flows, user, password, remoteDeploy, directories);
+        return new FlowHostSettings(flows, dataSources, user, password, remoteDeploy, directories);
     }
 
     @Override
     public String toString() { // no password
-        return "FlowHostSettings[flows=" + flows + ", user=" + user + ", remoteDeploy=" + remoteDeploy
-                + ", fileDirectories=" + fileDirectories + "]";
+        return "FlowHostSettings[flows=" + flows + ", dataSources=" + dataSources + ", user=" + user
+                + ", remoteDeploy=" + remoteDeploy + ", fileDirectories=" + fileDirectories + "]";
     }
 }

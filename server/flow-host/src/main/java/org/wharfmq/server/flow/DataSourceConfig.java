@@ -1,0 +1,105 @@
+package org.wharfmq.server.flow;
+
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Settings;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A database the flows may use, by name: an entry under {@code dataSources} in the configuration, which the
+ * {@link FlowHost} opens as a connection pool ({@link DataSourcePools}) and the flows' Database nodes name
+ * (docs/flows.md, "Databases").
+ *
+ * @param name                    the name the flows' Database nodes use
+ * @param url                     the JDBC URL, e.g. {@code jdbc:postgresql://db:5432/orders} or {@code jdbc:h2:./data/h2/orders}
+ * @param user                    the database user, or null
+ * @param password                its password, or null; never shown by {@link #toString()}
+ * @param poolSize                the most connections open at once (setting {@code poolSize})
+ * @param connectionTimeoutMillis how long an invocation waits for a connection before it fails (setting
+ *                                {@code connectionTimeoutMillis})
+ */
+public record DataSourceConfig(String name, String url, String user, String password, int poolSize,
+                               long connectionTimeoutMillis) {
+
+    /** A data source with the default pool size and connection timeout. */
+    public DataSourceConfig(String name, String url, String user, String password) {
+        this(name, url, user, password, FlowHostConfiguration.DEFAULT_POOL_SIZE,
+                FlowHostConfiguration.DEFAULT_CONNECTION_TIMEOUT_MILLIS);
+    }
+
+    /**
+     * Reads the configuration's {@code dataSources:} list, each entry's keys {@code name}, {@code url}, {@code user},
+     * {@code password}, {@code poolSize} and {@code connectionTimeoutMillis}, and checks it.
+     *
+     * @throws ConfigurationException naming the entry and the key that is unknown or wrong, and the fix
+     */
+    public static List<DataSourceConfig> read(Settings file) {
+        List<DataSourceConfig> dataSources = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        List<Settings> entries = file.sections("dataSources");
+        for (int i = 0; i < entries.size(); i++) {
+            Settings entry = entries.get(i);
+            String name = entry.text("name", null);
+            String url = entry.text("url", null);
+            DataSourceConfig config = new DataSourceConfig(name, url, entry.text("user", null),
+                    entry.text("password", null),
+                    entry.intValue("poolSize", FlowHostConfiguration.DEFAULT_POOL_SIZE),
+                    entry.longValue("connectionTimeoutMillis", FlowHostConfiguration.DEFAULT_CONNECTION_TIMEOUT_MILLIS));
+            entry.refuseUnknown();
+            if (name == null || name.isBlank()) {
+                throw entry.invalid("name", "data source number " + (i + 1) + " needs a name, the one its flows' "
+                        + "Database nodes use");
+            }
+            if (!names.add(name)) {
+                throw entry.invalid("name", "data source name '" + name + "' is used twice under 'dataSources': give "
+                        + "each a name of its own");
+            }
+            if (url == null || !url.startsWith("jdbc:")) {
+                throw entry.invalid("url", "data source '" + name + "' needs a JDBC URL (jdbc:...), e.g. "
+                        + "jdbc:postgresql://localhost:5432/orders or jdbc:h2:./data/h2/orders");
+            }
+            if (config.poolSize() < 1) {
+                throw entry.invalid("poolSize", "it must be at least 1, was " + config.poolSize());
+            }
+            if (config.connectionTimeoutMillis() < 250) {
+                throw entry.invalid("connectionTimeoutMillis", "it must be at least 250 (ms), was "
+                        + config.connectionTimeoutMillis());
+            }
+            dataSources.add(config);
+        }
+        return dataSources;
+    }
+
+    /**
+     * Checks each data source has a name, a JDBC URL, a pool and a timeout, and the names are unique.
+     *
+     * @throws ConfigurationException naming the first data source that is wrong
+     */
+    public static void validate(List<DataSourceConfig> dataSources) {
+        Set<String> names = new HashSet<>();
+        for (DataSourceConfig d : dataSources) {
+            if (d.name() == null || d.name().isBlank() || d.url() == null || !d.url().startsWith("jdbc:")) {
+                throw new ConfigurationException("Each data source under 'dataSources' needs a name and a JDBC URL "
+                        + "(jdbc:...); " + d + " has not.");
+            }
+            if (d.poolSize() < 1 || d.connectionTimeoutMillis() < 250) {
+                throw new ConfigurationException("Data source '" + d.name() + "' needs poolSize at least 1 and "
+                        + "connectionTimeoutMillis at least 250, was " + d.poolSize() + " and "
+                        + d.connectionTimeoutMillis() + ".");
+            }
+            if (!names.add(d.name())) {
+                throw new ConfigurationException("Data source name '" + d.name() + "' is used twice under "
+                        + "'dataSources': give each a name of its own.");
+            }
+        }
+    }
+
+    @Override
+    public String toString() { // no password
+        return "DataSourceConfig[name=" + name + ", url=" + url + ", user=" + user + ", poolSize=" + poolSize
+                + ", connectionTimeoutMillis=" + connectionTimeoutMillis + "]";
+    }
+}

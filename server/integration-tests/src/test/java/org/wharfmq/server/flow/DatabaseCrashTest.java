@@ -1,0 +1,168 @@
+package org.wharfmq.server.flow;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.store.ServerProcess;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+/**
+ * A server killed (SIGKILL) in the middle of a transactional invocation that has inserted a row: after the restart
+ * nothing is half done. The database rolled the row back when the server's connection died, the message comes again
+ * from the journal, and its second delivery inserts the row once. The server runs as {@code wharf server --config}
+ * with the data source and the flow jar in its wharf.yaml, against a real PostgreSQL.
+ */
+class DatabaseCrashTest {
+
+    private static TestPostgres postgres;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startPostgres() throws Exception {
+        postgres = TestPostgres.start();
+        try (java.sql.Connection db = postgres.connect(); Statement sql = db.createStatement()) {
+            sql.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, customer VARCHAR(200) NOT NULL, note VARCHAR(2000))");
+        }
+    }
+
+    @AfterAll
+    static void stopPostgres() {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aKillInTheMiddleOfAnInvocationLeavesNothingHalfDone() throws Exception {
+        Path jar = TestJars.build(dir, "crash-flow.jar", Map.of(
+                "flows.CrashFlow", """
+                        package flows;
+                        import org.wharfmq.flow.*;
+                        import org.wharfmq.flow.node.*;
+                        public final class CrashFlow implements FlowFactory {
+                            public FlowDefinition create() {
+                                return FlowDefinition.builder("crash")
+                                        .node("in", InputNode.queue("ORDERS").transactionMode(TransactionMode.YES))
+                                        .node("insert", new DatabaseNode("orders",
+                                                "INSERT INTO orders (id, customer, note) VALUES (?, ?, ?)",
+                                                "UserProperties/id", "UserProperties/customer", "Body"))
+                                        .node("hold", new Hold())
+                                        .node("done", OutputNode.queue("ORDERS.DONE"))
+                                        .wire("in", "out", "insert")
+                                        .wire("insert", "out", "hold")
+                                        .wire("hold", "out", "done")
+                                        .build();
+                            }
+                        }
+                        """,
+                "flows.Hold", """
+                        package flows;
+                        import org.wharfmq.flow.*;
+                        /** Holds the first delivery, its row inserted and not committed, until the server is killed. */
+                        public final class Hold extends JavaComputeNode {
+                            public void evaluate(MessageAssembly assembly) throws Exception {
+                                Object count = assembly.message().headers().get(FlowMessage.JMSX_DELIVERY_COUNT);
+                                if (((Number) count).intValue() == 1) {
+                                    Thread.sleep(Long.MAX_VALUE);
+                                }
+                                MessageAssembly out = assembly.copy();
+                                out.message().setUserProperty("attempt", count);
+                                propagate("out", out);
+                            }
+                        }
+                        """));
+        Path config = Files.writeString(dir.resolve("wharf.yaml"), """
+                dataSources:
+                  - name: orders
+                    url: %s
+                    user: %s
+                flows:
+                  - jar: %s
+                    class: flows.CrashFlow
+                """.formatted(postgres.url(), postgres.user(), jar));
+        Path data = dir.resolve("data");
+
+        ServerProcess server = ServerProcess.start(data, "--config", config.toString());
+        try {
+            try (Connection connection = new WharfConnectionFactory(server.url()).createConnection()) {
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                TextMessage order = session.createTextMessage("held when the server dies");
+                order.setIntProperty("id", 1);
+                order.setStringProperty("customer", "alice");
+                session.createProducer(session.createQueue("ORDERS")).send(order, DeliveryMode.PERSISTENT, 4, 0);
+            }
+            awaitAnUncommittedInsert();
+        } finally {
+            server.kill();
+        }
+        assertEquals(List.of(), rows(), "the killed invocation's row is not committed");
+
+        server = ServerProcess.start(data, "--config", config.toString());
+        try (Connection connection = new WharfConnectionFactory(server.url()).createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer done = session.createConsumer(session.createQueue("ORDERS.DONE"));
+            Message redelivered = done.receive(30_000);
+            assertNotNull(redelivered, "the message did not come again after the restart:\n" + server.outputSoFar());
+            assertEquals(2, redelivered.getIntProperty("attempt"), "the delivery after the crashed one");
+        } finally {
+            server.close();
+        }
+        assertEquals(List.of("1 alice held when the server dies"), rows(), "the row, once");
+    }
+
+    /**
+     * Waits until the flow's connection has an open transaction with the insert in it (PostgreSQL reports the
+     * session "idle in transaction" once the statement has run and the node holding the invocation waits).
+     */
+    private static void awaitAnUncommittedInsert() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try (java.sql.Connection db = postgres.connect(); Statement sql = db.createStatement()) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet result = sql.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE state = "
+                        + "'idle in transaction' AND query LIKE 'INSERT INTO orders%'")) {
+                    result.next();
+                    if (result.getInt(1) == 1) {
+                        return;
+                    }
+                }
+                Thread.onSpinWait();
+            }
+        }
+        throw new AssertionError("the flow never held an uncommitted insert");
+    }
+
+    private static List<String> rows() throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (java.sql.Connection db = postgres.connect(); Statement sql = db.createStatement();
+             ResultSet result = sql.executeQuery("SELECT id, customer, note FROM orders ORDER BY id")) {
+            while (result.next()) {
+                rows.add(result.getInt(1) + " " + result.getString(2) + " " + result.getString(3));
+            }
+        }
+        return rows;
+    }
+}
