@@ -158,6 +158,7 @@ public final class AccessControl {
             case ADMIN -> "administer";
             case MONITOR -> "monitor";
             case CONNECT -> "connect to";
+            case CHANNEL -> "run a channel of";
         };
     }
 
