@@ -190,9 +190,14 @@ public final class BrokerSession {
             boolean browse = (f.flags() & Frame.CONSUMER_BROWSER) != 0;
             if (!temporary) {
                 access.check(browse ? Permission.BROWSE : Permission.RECEIVE, f.destination().name());
-                checkTransmissionQueue(f.destination().name());
             }
             LocalQueue queue = queueManager.attach(f.destination(), access.createCheck()); // detached when it closes
+            try {
+                checkTransmissionQueue(queue.name()); // the queue read, whatever alias named it
+            } catch (WharfException e) {
+                queue.detach();
+                throw e;
+            }
             if (browse) {
                 ServerBrowser browser = new ServerBrowser(f.consumerId(), id, queue, selector, channel);
                 browsers.put(f.consumerId(), browser);

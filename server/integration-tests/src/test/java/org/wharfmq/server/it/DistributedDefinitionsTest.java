@@ -124,7 +124,8 @@ class DistributedDefinitionsTest {
                 .queue("**", Permission.BROWSE, "anyone");
         AccessControl apps = new AccessControl(rules.build(), "security file test.yaml");
         testServer = TestServer.start(c -> c.name("QM1").queue("OTHER").queue(QueueDefinition.transmissionQueue("QM2"))
-                        .reference(QueueReference.remote("ORDERS.REMOTE", "ORDERS", "QM2", null)),
+                        .reference(QueueReference.remote("ORDERS.REMOTE", "ORDERS", "QM2", null))
+                        .reference(QueueReference.alias("SNEAKY", "QM2")),
                 config -> WharfServer.builder(config).accessControl(apps).start());
         send("ORDERS.REMOTE");
         try (Connection connection = connect()) {
@@ -136,6 +137,10 @@ class DistributedDefinitionsTest {
                     + " run a channel of the queue manager: no 'channel' permission is granted to anonymous clients by"
                     + " security file test.yaml.", refused.getMessage());
             assertThrows(JMSSecurityException.class, () -> session.createBrowser(session.createQueue("QM2")));
+            JMSSecurityException throughAlias = assertThrows(JMSSecurityException.class,
+                    () -> session.createConsumer(session.createQueue("SNEAKY")));
+            assertTrue(throughAlias.getMessage().startsWith("Queue 'QM2' is a transmission queue"),
+                    throughAlias.getMessage());
             session.createConsumer(session.createQueue("OTHER")).close(); // the queue rules still apply elsewhere
         }
         assertEquals(1, testServer.server().queueManager().depth("QM2"));
