@@ -684,6 +684,7 @@ public final class ServerConfig {
                 if (!names.add(q.name())) {
                     throw new ConfigurationException("Queue '" + q.name() + "' is defined twice under 'queues'.");
                 }
+                requireUnqualified(q.name());
                 q.check();
             }
             for (QueueReference r : references) {
@@ -693,6 +694,7 @@ public final class ServerConfig {
                 if (!names.add(r.name())) {
                     throw new ConfigurationException("Queue '" + r.name() + "' is defined twice under 'queues'.");
                 }
+                requireUnqualified(r.name());
                 r.check();
             }
             if (defaultTransmissionQueue != null && queues.stream().noneMatch(
@@ -711,6 +713,14 @@ public final class ServerConfig {
                         + "listener need ports of their own (or set tls.plain: false to have only the TLS one).");
             }
             return new ServerConfig(this);
+        }
+
+        /** A name under queues: holds no '/', which separates a queue manager's name from a queue's. */
+        private static void requireUnqualified(String queue) {
+            if (queue.indexOf('/') >= 0) {
+                throw new ConfigurationException("Queue '" + queue + "' under 'queues': a '/' separates a queue"
+                        + " manager's name from a queue's (QM2/ORDERS), so a queue name cannot hold one.");
+            }
         }
 
         /** The memory settings: budgets 0 or more, policies named right ({@code drop} only for topics). */

@@ -714,6 +714,7 @@ public final class QueueManager implements AutoCloseable {
     public LocalQueue defineQueue(QueueDefinition definition) {
         String name = definition.name();
         checkAdministrable(name, "define");
+        checkUnqualified(name);
         checkSettings(definition);
         synchronized (runtimeDefinitions) {
             QueueReference reference = resolver.reference(name);
@@ -864,6 +865,7 @@ public final class QueueManager implements AutoCloseable {
     public QueueReference defineReference(QueueReference reference) {
         String name = reference.name();
         checkAdministrable(name, "define");
+        checkUnqualified(name);
         try {
             reference.check();
         } catch (ConfigurationException e) {
@@ -943,6 +945,15 @@ public final class QueueManager implements AutoCloseable {
             throw WharfException.illegalState("Queue '" + name + "' is a temporary queue: it lives as long as the "
                     + "connection that created it, and an administrator cannot " + action + " it (end that connection"
                     + " instead).");
+        }
+    }
+
+    /** A name being defined holds no '/': that separates a queue manager's name from a queue's (QM2/ORDERS). */
+    private static void checkUnqualified(String name) {
+        if (name.indexOf('/') >= 0) {
+            throw new IllegalArgumentException("Queue '" + name + "': a '/' separates a queue manager's name from a"
+                    + " queue's (QM2/ORDERS names queue ORDERS on queue manager QM2), so a queue, alias or remote"
+                    + " definition cannot hold one. Choose a name without it.");
         }
     }
 

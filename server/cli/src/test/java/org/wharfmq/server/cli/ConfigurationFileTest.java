@@ -194,6 +194,7 @@ class ConfigurationFileTest {
         assertRefused("defaultTransmissionQueue: NONE\n", "Setting defaultTransmissionQueue names 'NONE', which is"
                 + " not a queue with usage transmission");
         assertRefused("name: QM/1\n", "Setting name must not hold a '/'");
+        assertRefused("queues:\n  - name: QM2/ORDERS\n", "Queue 'QM2/ORDERS' under 'queues': a '/' separates");
     }
 
     @Test

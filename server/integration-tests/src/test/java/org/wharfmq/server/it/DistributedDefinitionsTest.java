@@ -87,6 +87,8 @@ class DistributedDefinitionsTest {
         assertEquals("Queue 'QM2.XMIT' exists already (defined at run time): an alias or remote definition needs a name"
                 + " no queue has.", failed(admin("define", "alias", "QM2.XMIT", "--target", "ORDERS.ALIAS")));
 
+        assertTrue(failed(admin("define", "queue", "QM2/ORDERS")).startsWith("Queue 'QM2/ORDERS': a '/' separates a"
+                + " queue manager's name from a queue's"));
         send("ORDERS.ALIAS", "queue://QM5/PAY");
         assertEquals(2, testServer.server().queueManager().depth("QM2.XMIT"));
 
