@@ -1,8 +1,12 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ClientConfiguration;
+import org.wharfmq.client.core.ReconnectPolicy;
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.ClientTls;
+
 import org.wharfmq.jms.message.DeserializationLimit;
 import org.wharfmq.jms.message.DeserializationPolicy;
-import org.wharfmq.jms.transport.BrokerAddress;
 import org.wharfmq.protocol.ProtocolVersion;
 
 import java.net.URLDecoder;
@@ -11,7 +15,6 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import org.wharfmq.jms.transport.ClientTls;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;

@@ -1,12 +1,14 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.client.core.transport.FrameWait;
+
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
 import org.wharfmq.jms.message.WharfStreamMessage;
-import org.wharfmq.jms.transport.FrameLink;
-import org.wharfmq.jms.transport.FrameWait;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;

@@ -1,5 +1,7 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.LinkLostException;
+
 import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.CompletionListener;
@@ -132,12 +134,12 @@ final class CompletionDispatcher extends Thread {
             Frame.Error error = send.answer.get(session.connection().url().requestTimeoutMillis(), TimeUnit.MILLISECONDS);
             failure = error == null ? null : JmsErrors.toException(error);
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof ConnectedLink.LinkLostException) {
+            if (e.getCause() instanceof LinkLostException) {
                 failure = JmsErrors.wrap("The connection to Wharf was lost before the server answered this send, so it"
                         + " may or may not have been stored; the connection has been made again (or is being made)."
                         + " Send it again if it must arrive: a copy sent again has a new message id.", e.getCause());
             } else {
-                failure = e.getCause() instanceof JMSException j ? j : JmsErrors.wrap("SEND failed: " + e.getCause(), e.getCause());
+                failure = JmsErrors.fromCore(e.getCause(), "SEND");
             }
         } catch (TimeoutException e) {
             session.connection().forgetRequest(send.requestId);

@@ -1,5 +1,7 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ClientException;
+
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 
@@ -56,6 +58,50 @@ final class JmsErrors {
             case TOO_MANY_CONNECTIONS -> new ResourceAllocationException(text, errorCode);
             default -> new JMSException(text, errorCode);
         };
+    }
+
+    /**
+     * The exception for a failure of the core client: a refusal with a protocol error code as {@link #toException(ErrorCode,
+     * String)} makes it, a failure of the client's own (no code) a JMSException; its cause (the I/O failure) is kept,
+     * linked and chained.
+     */
+    static JMSException toException(ClientException failure) {
+        JMSException e = failure.code() == null ? new JMSException(failure.getMessage())
+                : toException(failure.code(), failure.getMessage());
+        Throwable cause = failure.getCause();
+        if (cause instanceof Exception ex) {
+            e.setLinkedException(ex);
+        }
+        if (cause != null) {
+            e.initCause(cause);
+        }
+        return e;
+    }
+
+    /**
+     * What a request's failed answer means to the facade: a failure the facade handed the core (a JMSException carried as
+     * the cause of a {@link ClientException}: why the connection was lost) as it is, a failure of the core's mapped by
+     * {@link #toException(ClientException)}, anything else wrapped, named by {@code what}.
+     */
+    static JMSException fromCore(Throwable failure, String what) {
+        if (failure instanceof ClientException core) {
+            return core.getCause() instanceof JMSException j ? j : toException(core);
+        }
+        return failure instanceof JMSException j ? j : wrap(what + " failed: " + failure, failure);
+    }
+
+    /**
+     * A JMSException the facade hands the core as a failure (see {@link #fromCore}), with the protocol's error code it
+     * names, if any.
+     */
+    static ClientException toCore(JMSException e) {
+        ErrorCode code = null;
+        for (ErrorCode c : ErrorCode.values()) {
+            if (c.name().equals(e.getErrorCode())) {
+                code = c;
+            }
+        }
+        return new ClientException(code, e.getMessage(), e);
     }
 
     /** A JMSException caused by {@code cause}, with the cause both linked (JMS 1.1 style) and chained. */

@@ -1,5 +1,11 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.PendingRequests;
+import org.wharfmq.client.core.ProducerCredit;
+import org.wharfmq.client.core.transport.FrameLink;
+
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
@@ -48,7 +54,7 @@ final class SessionSender {
         this.sessionId = session.id();
         this.transacted = transacted;
         this.syncSends = syncSends;
-        this.credit = new ProducerCredit(session);
+        this.credit = new ProducerCredit(new CreditSession(session));
     }
 
     /**
@@ -141,9 +147,9 @@ final class SessionSender {
             if (credit.spend(buffer.readableBytes(), on)) {
                 return buffer;
             }
-        } catch (JMSException e) {
+        } catch (ClientException e) {
             buffer.release();
-            throw e;
+            throw JmsErrors.fromCore(e, "SEND");
         }
         buffer.release();
         return null;
@@ -168,7 +174,7 @@ final class SessionSender {
                     throw JmsErrors.toException(error);
                 }
                 return;
-            } catch (ConnectedLink.LinkLostException lost) {
+            } catch (ReconnectingException lost) {
                 do {
                     link = connection.usableLink();
                     sending = encodeAndSpend(wharf, wire, link);
@@ -277,6 +283,41 @@ final class SessionSender {
         Frame.Error error = asyncSendError.getAndSet(null);
         if (error != null) {
             throw JmsErrors.toException(error);
+        }
+    }
+
+    /** The session as its {@link ProducerCredit} sees it; the session's reasons for stopping kept as JMS exceptions. */
+    private static final class CreditSession implements ProducerCredit.Session {
+        private final WharfSession session;
+        private final WharfConnection connection;
+
+        CreditSession(WharfSession session) {
+            this.session = session;
+            this.connection = session.connection();
+        }
+
+        @Override
+        public FrameLink link() {
+            return connection.link();
+        }
+
+        @Override
+        public void flushSoonFrames() {
+            connection.flushSoonFrames();
+        }
+
+        @Override
+        public boolean stopped() {
+            return session.isClosing() || connection.lostCause() != null;
+        }
+
+        @Override
+        public void checkOpen() throws ClientException {
+            try {
+                session.checkOpen();
+            } catch (JMSException e) {
+                throw JmsErrors.toCore(e);
+            }
         }
     }
 }

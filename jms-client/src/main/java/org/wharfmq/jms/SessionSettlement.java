@@ -1,5 +1,9 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.DeliveryLedger;
+import org.wharfmq.client.core.PendingRequests;
+
 import org.wharfmq.jms.message.MessageAcknowledger;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.protocol.frame.ErrorCode;
@@ -287,7 +291,7 @@ final class SessionSettlement {
             }
             forget(list);
             ledger.settle(upTo);
-        } catch (ConnectedLink.LinkLostException lost) {
+        } catch (ReconnectingException lost) {
             // acknowledged, or delivered again marked JMSRedelivered: the ledger still has them
         }
     }
@@ -307,7 +311,7 @@ final class SessionSettlement {
         if (workLostBefore(on)) {
             try {
                 rollback("ROLLBACK (of a transaction cut by a reconnection)");
-            } catch (ConnectedLink.LinkLostException again) {
+            } catch (ReconnectingException again) {
                 // lost again: the server let go of the transaction with the link
             }
             throw new TransactionRolledBackException("The transaction was rolled back: the connection to Wharf was lost"
@@ -320,7 +324,7 @@ final class SessionSettlement {
         Frame.Error error;
         try {
             error = connection.request(on, rid -> new Frame.Commit(rid, sessionId, list), "COMMIT");
-        } catch (ConnectedLink.LinkLostException lost) {
+        } catch (ReconnectingException lost) {
             workSettled();
             throw new JMSException("The outcome of the commit is unknown: the connection to Wharf at " + on.address()
                     + " was lost after COMMIT was sent and before the server answered. The transaction may have been"
@@ -360,7 +364,7 @@ final class SessionSettlement {
         Frame.Error error = null;
         try {
             error = connection.await(request, what);
-        } catch (ConnectedLink.LinkLostException lost) {
+        } catch (ReconnectingException lost) {
             // the server let go of the session's transaction and deliveries with the link
         }
         dupsOkPending = 0;

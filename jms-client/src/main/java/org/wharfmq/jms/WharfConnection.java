@@ -1,10 +1,16 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.jms.transport.BrokerAddress;
-import org.wharfmq.jms.transport.FrameLink;
-import org.wharfmq.jms.transport.FrameWait;
-import org.wharfmq.jms.transport.Transport;
-import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.LinkEvents;
+import org.wharfmq.client.core.LinkHandler;
+import org.wharfmq.client.core.LinkLostException;
+import org.wharfmq.client.core.PendingRequests;
+import org.wharfmq.client.core.Reconnector;
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.client.core.transport.FrameWait;
+
 import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
@@ -33,10 +39,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -82,6 +86,10 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
     /** The connection key (CLAIM_KEY): secret, drawn once, presented on every link of this connection. */
     private final byte[] key = new byte[TemporaryNames.KEY_BYTES];
     private final PendingRequests requests = new PendingRequests();
+    /** What this connection's links hand on, once handshaken (on their reading threads). */
+    private final LinkEvents events = new Events();
+    /** What a reconnection of this connection asks of it (on the reconnection's thread). */
+    private final Reconnector.Connection reconnection = new Reconnection();
     private final ConcurrentHashMap<Integer, WharfSession> sessions = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, ClientConsumer> consumers = new ConcurrentHashMap<>();
     /** Open QueueBrowser enumerations, by their consumer id (the same id space as consumers). */
@@ -190,48 +198,14 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
 
     /**
      * Opens one link to {@code address}: connects, completes the handshake with this connection's credentials and
-     * starts the heartbeat. It is not yet the connection's current link.
+     * starts the heartbeat ({@link LinkHandler#open}). It is not yet the connection's current link.
      */
     ConnectedLink open(BrokerAddress address) throws JMSException {
-        // PLAIN (a password in clear) only over TLS
-        ClientHandshake handshake = new ClientHandshake(user, password, address.isTls(),
-                address.isTls() && url.tls().keyStore() != null, address.toString());
-        ConnectionHandler handler = new ConnectionHandler(this, handshake);
-        FrameLink link = Transport.connect(address, url.tls(), handler, url.connectTimeoutMillis());
-        handshake.link(link);
-        Frame.HelloOk ok;
         try {
-            link.write(new Frame.Hello(ProtocolVersion.CURRENT, url.clientName(), url.heartbeatMillis()));
-            ok = handler.hello().get(url.connectTimeoutMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            link.close(url.connectTimeoutMillis());
-            if (e.getCause() instanceof JMSException refused) {
-                throw refused;
-            }
-            if (address.isTls() && e.getCause() instanceof java.io.IOException lost) {
-                // a TLS 1.3 server checks the client's certificate after the client's handshake has finished
-                throw Transport.tlsFailure(address, url.tls(), lost);
-            }
-            throw JmsErrors.wrap("Wharf at " + address + " did not complete the handshake: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            link.close(url.connectTimeoutMillis());
-            throw new JMSException("Wharf at " + address + " did not complete the handshake within " + url.connectTimeoutMillis()
-                    + " ms (connectTimeout). Is it a Wharf server?");
-        } catch (InterruptedException e) {
-            link.close(url.connectTimeoutMillis());
-            Thread.currentThread().interrupt();
-            throw new JMSException("Interrupted while connecting to Wharf at " + address);
+            return reconnection.open(address);
+        } catch (ClientException e) {
+            throw JmsErrors.toException(e);
         }
-        ConnectedLink connected = ConnectedLink.of(lastGeneration.incrementAndGet(), link, address, ok, url.heartbeatMillis());
-        handler.connected(connected);
-        if (!link.isOpen()) { // ended before the handler could report it as this link's end
-            link.close(0);
-            throw new JMSException("Wharf at " + address + " closed the connection right after the handshake");
-        }
-        if (connected.heartbeatMillis() > 0) {
-            link.startHeartbeat(connected.heartbeatMillis());
-        }
-        return connected;
     }
 
     // ---- state used by sessions, producers and consumers ----
@@ -399,7 +373,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
      * reads ({@link FrameWait}): the caller must hold no lock that delivering a frame takes.
      *
      * @return null for OK, else the ERROR frame
-     * @throws ConnectedLink.LinkLostException when the link was lost before the answer (the connection reconnects)
+     * @throws ReconnectingException when the link was lost before the answer (the connection reconnects)
      * @throws JMSException when the connection is lost or the answer does not come within requestTimeout
      */
     Frame.Error request(IntFunction<Frame> frame, String what) throws JMSException {
@@ -441,7 +415,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
                     throw JmsErrors.toException(error);
                 }
                 return;
-            } catch (ConnectedLink.LinkLostException lost) {
+            } catch (ReconnectingException lost) {
                 repeat = true; // made again on the new link, which request() waits for
             }
         }
@@ -465,7 +439,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         });
         try {
             return await(request, what);
-        } catch (ConnectedLink.LinkLostException lost) {
+        } catch (ReconnectingException lost) {
             usableLink(); // the reconnection re-created it with the rest; this waits for it to finish (or throws)
             return null;
         }
@@ -519,10 +493,11 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             return request.answer().join();
         } catch (CompletionException e) {
             Throwable cause = e.getCause();
-            if (cause instanceof ConnectedLink.LinkLostException lost) {
-                throw new ConnectedLink.LinkLostException(lost.getMessage()); // on this thread, for its stack trace
+            if (cause instanceof LinkLostException lost) {
+                throw new ReconnectingException(lost.getMessage()); // on this thread, for its stack trace
             }
-            throw cause instanceof JMSException j ? lostException(j) : JmsErrors.wrap(what + " failed: " + cause, cause);
+            JMSException failure = JmsErrors.fromCore(cause, what);
+            throw failure == cause || failure == cause.getCause() ? lostException(failure) : failure;
         }
     }
 
@@ -574,35 +549,8 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         }
     }
 
-    void onAnswer(int requestId, Frame.Error error) {
-        if (!requests.answer(requestId, error) && error != null) {
-            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for request {2}, which no longer waits: {3}",
-                    current.address(), error.code(), requestId, error.message());
-        }
-    }
-
-    void onXaResult(Frame.XaResult result) {
-        if (!requests.answer(result)) {
-            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} answered XA request {1}, which no longer waits",
-                    current.address(), result.requestId());
-        }
-    }
-
-    void onError(ConnectedLink on, Frame.Error error) {
-        if (error.requestId() != 0) {
-            onAnswer(error.requestId(), error);
-            return;
-        }
-        if (error.code() == ErrorCode.PROTOCOL_ERROR) {
-            // a bug on one side or the other: connecting again would only meet it again
-            linkLost(on, "the server reported a protocol error: " + error.message(), null, false);
-            return;
-        }
-        if (error.code() == ErrorCode.CONNECTION_ENDED) {
-            // an administrator ended it: coming back would undo what they did
-            linkLost(on, error.message(), null, false);
-            return;
-        }
+    /** The failure of a fire-and-forget request: an asynchronous send's goes to its session. */
+    void onAsyncError(ConnectedLink on, Frame.Error error) {
         WharfSession session = error.sessionId() == 0 ? null : sessions.get(error.sessionId());
         if (session != null && error.producerId() != 0) {
             session.sender().onAsyncSendError(error);
@@ -610,10 +558,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for a fire-and-forget request (session {2}): {3}",
                     on.address(), error.code(), error.sessionId(), error.message());
         }
-    }
-
-    void onProtocolViolation(ConnectedLink on, String what) {
-        linkLost(on, what, null, false);
     }
 
     /**
@@ -633,7 +577,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         synchronized (stateLock) {
             if (closing.get()) {
                 // close() may still wait for the answer to CLOSE; the server closing first is an answer too
-                requests.failAll(new JMSException("The connection is closed"));
+                requests.failAll(new ClientException("The connection is closed", null));
                 return;
             }
             if (link != current || lostCause != null || reconnector != null) {
@@ -642,7 +586,8 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
                 return;
             }
             usable = null;
-            starting = mayReconnect && url.reconnect().enabled() ? new Reconnector(this, link, lost) : null;
+            starting = mayReconnect && url.reconnect().enabled()
+                    ? new Reconnector(reconnection, url.addresses(), url.reconnect(), link, JmsErrors.toCore(lost)) : null;
             reconnector = starting;
         }
         if (starting == null) {
@@ -673,7 +618,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             reconnector = null;
             stateLock.notifyAll();
         }
-        requests.failAll(lost);
+        requests.failAll(JmsErrors.toCore(lost));
         forEverySession(WharfSession::onConnectionLost);
         browsers.values().forEach(WharfQueueBrowser.Cursor::wake);
         current.link().close(0);
@@ -784,6 +729,83 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             if (error != null) {
                 onError.handle(error);
             }
+        }
+    }
+
+    /** The connection's side of its links' {@link LinkHandler}s. */
+    private final class Events implements LinkEvents {
+        @Override
+        public void onDeliver(Frame.Deliver deliver) {
+            WharfConnection.this.onDeliver(deliver);
+        }
+
+        @Override
+        public void onPullDone(Frame.PullDone done) {
+            WharfConnection.this.onPullDone(done);
+        }
+
+        @Override
+        public void onConsumerFailed(Frame.ConsumerFailed failed) {
+            WharfConnection.this.onConsumerFailed(failed);
+        }
+
+        @Override
+        public void onProducerCredit(ConnectedLink on, Frame.ProducerCredit credit) {
+            WharfConnection.this.onProducerCredit(on, credit);
+        }
+
+        @Override
+        public void onAsyncError(ConnectedLink on, Frame.Error error) {
+            WharfConnection.this.onAsyncError(on, error);
+        }
+
+        @Override
+        public void linkLost(ConnectedLink link, String reason, Throwable cause, boolean mayReconnect) {
+            WharfConnection.this.linkLost(link, reason, cause, mayReconnect);
+        }
+    }
+
+    /** The connection's side of its {@link Reconnector}s: the core's failures in JMS terms, and back. */
+    private final class Reconnection implements Reconnector.Connection {
+        @Override
+        public ConnectedLink open(BrokerAddress address) throws ClientException {
+            return LinkHandler.open(address, url.tls(), user, password, url.clientName(), url.heartbeatMillis(),
+                    url.connectTimeoutMillis(), lastGeneration::incrementAndGet, requests, events);
+        }
+
+        @Override
+        public void reestablish(ConnectedLink next) throws ClientException {
+            try {
+                WharfConnection.this.reestablish(next);
+            } catch (JMSException e) {
+                throw JmsErrors.toCore(e);
+            }
+        }
+
+        @Override
+        public void giveUp(ClientException why, Reconnector stopped) {
+            WharfConnection.this.giveUp(toJms(why), stopped);
+        }
+
+        @Override
+        public void failover(Reconnector.Step step, BrokerAddress address, int attempts, ClientException cause) {
+            WharfConnection.this.failover(new FailoverEvent(FailoverEvent.Kind.valueOf(step.name()), address.toString(),
+                    attempts, cause == null ? null : toJms(cause)));
+        }
+
+        /** The JMS form of why the link was lost, or of why reconnecting gave up (its cause mapped too). */
+        private JMSException toJms(ClientException failure) {
+            if (failure.getCause() instanceof JMSException j && failure.getMessage().equals(j.getMessage())) {
+                return j; // the facade's own, handed to the core as it was
+            }
+            JMSException e = new JMSException(failure.getMessage());
+            Throwable cause = failure.getCause();
+            if (cause != null) {
+                JMSException mapped = JmsErrors.fromCore(cause, "reconnecting");
+                e.setLinkedException(mapped);
+                e.initCause(mapped);
+            }
+            return e;
         }
     }
 
@@ -1028,7 +1050,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             synchronized (stateLock) {
                 usable = null;
             }
-            requests.failAll(new JMSException("The connection is closed"));
+            requests.failAll(new ClientException("The connection is closed", null));
             current.link().close(url.connectTimeoutMillis());
         }
     }

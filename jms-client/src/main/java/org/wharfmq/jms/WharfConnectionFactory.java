@@ -1,7 +1,9 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ClientConfiguration;
+import org.wharfmq.client.core.transport.ClientTls;
+
 import org.wharfmq.jms.jndi.WharfObjectFactory;
-import org.wharfmq.jms.transport.ClientTls;
 
 import javax.jms.Connection;
 import javax.jms.ConnectionFactory;

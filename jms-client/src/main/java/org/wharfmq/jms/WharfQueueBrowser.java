@@ -1,5 +1,7 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ConnectedLink;
+
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
@@ -107,7 +109,7 @@ public final class WharfQueueBrowser implements QueueBrowser {
                     throw JmsErrors.toException(error);
                 }
                 return cursor;
-            } catch (ConnectedLink.LinkLostException lost) {
+            } catch (ReconnectingException lost) {
                 cursor.finish(); // its link is gone: a fresh browse on the new one
             } catch (JMSException e) {
                 cursor.finish();

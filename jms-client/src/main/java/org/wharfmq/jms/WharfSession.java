@@ -1,5 +1,8 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.PendingRequests;
+
 import org.wharfmq.jms.message.WharfBytesMessage;
 import org.wharfmq.jms.message.WharfMapMessage;
 import org.wharfmq.jms.message.WharfMessage;
@@ -698,7 +701,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
                         if (error != null) {
                             throw JmsErrors.toException(error);
                         }
-                    } catch (ConnectedLink.LinkLostException lost) {
+                    } catch (ReconnectingException lost) {
                         // the server forgot the session with the link, and the reconnection does not create it again
                     }
                 }
@@ -759,7 +762,6 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     public void run() {
         throw JmsErrors.notSupportedRuntime("Session.run (application server facilities)");
     }
-
 
     @Override
     public String toString() {

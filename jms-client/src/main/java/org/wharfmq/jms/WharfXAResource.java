@@ -1,5 +1,8 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.PendingRequests;
+
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;

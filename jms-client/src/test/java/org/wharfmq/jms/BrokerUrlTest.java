@@ -1,8 +1,11 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.ReconnectPolicy;
+import org.wharfmq.client.core.transport.BrokerAddress;
+
 import org.junit.jupiter.api.Test;
 import org.wharfmq.jms.message.DeserializationLimit;
-import org.wharfmq.jms.transport.BrokerAddress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

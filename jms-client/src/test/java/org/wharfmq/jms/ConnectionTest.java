@@ -178,6 +178,31 @@ class ConnectionTest {
         }
     }
 
+    @Test
+    void aFrameOnlyAClientSendsEndsTheConnectionNamingIt() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            Connection c = new WharfConnectionFactory(server.url() + "?reconnectAttempts=0").createConnection();
+            CompletableFuture<JMSException> lost = new CompletableFuture<>();
+            c.setExceptionListener(lost::complete);
+            c.createSession(); // the handshake is over
+            server.send(new Frame.Credit(1, 10));
+            JMSException e = lost.get(5, TimeUnit.SECONDS);
+            assertTrue(e.getMessage().contains("the server sent CREDIT, a frame only a client sends"), e.getMessage());
+            c.close();
+        }
+    }
+
+    @Test
+    void aFrameOutOfPlaceInTheHandshakeFailsTheConnect() throws Exception {
+        try (FakeServer server = FakeServer.inVm()) {
+            server.answer = f -> f instanceof Frame.Hello ? new Frame.Ok(1) : null;
+            JMSException e = assertThrows(JMSException.class,
+                    () -> new WharfConnectionFactory(server.url() + "?reconnectAttempts=0").createConnection());
+            assertTrue(String.valueOf(e.getCause()).contains("the server sent OK during the handshake"),
+                    e + " caused by " + e.getCause());
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void heartbeatPingsWhenIdleAndDetectsSilentServer(boolean tcp) throws Exception {

@@ -1,5 +1,7 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.DeliveryLedger;
+
 import org.junit.jupiter.api.Test;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;

@@ -53,6 +53,29 @@ class ReconnectTest {
     }
 
     @Test
+    void refusedCredentialsGiveUpAtOnceNamingTheRefusal() throws Exception {
+        try (FakeServer server = FakeServer.tcp()) {
+            Connection c = new WharfConnectionFactory(server.url() + FAST).createConnection();
+            CompletableFuture<JMSException> lost = new CompletableFuture<>();
+            c.setExceptionListener(lost::complete);
+            BlockingQueue<FailoverEvent> events = events(c);
+            server.expect(Frame.Hello.class);
+            server.answer = f -> f instanceof Frame.Auth
+                    ? new Frame.Error(0, org.wharfmq.protocol.frame.ErrorCode.AUTHENTICATION_FAILED, "Authentication failed", 0, 0)
+                    : null;
+            server.client().close().sync();
+            assertEquals(FailoverEvent.Kind.DISCONNECTED, next(events).kind());
+            FailoverEvent failed = next(events);
+            assertEquals(FailoverEvent.Kind.FAILED, failed.kind());
+            assertEquals(1, failed.attempts(), "not 50 attempts: the same credentials would be refused again");
+            JMSException e = lost.get(10, TimeUnit.SECONDS);
+            assertTrue(e.getMessage().contains("refused this connection's credentials: Authentication failed"), e.getMessage());
+            assertTrue(e.getCause() instanceof javax.jms.JMSSecurityException, String.valueOf(e.getCause()));
+            c.close();
+        }
+    }
+
+    @Test
     void aSynchronousSendWhoseAnswerWasLostIsSentAgainMarkedResent() throws Exception {
         try (FakeServer server = FakeServer.tcp()) {
             AtomicBoolean first = new AtomicBoolean(true);

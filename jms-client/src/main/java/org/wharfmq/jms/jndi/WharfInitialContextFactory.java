@@ -1,10 +1,11 @@
 package org.wharfmq.jms.jndi;
 
+import org.wharfmq.client.core.transport.ClientTls;
+
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.jms.WharfQueue;
 import org.wharfmq.jms.WharfTopic;
 import org.wharfmq.jms.WharfXAConnectionFactory;
-import org.wharfmq.jms.transport.ClientTls;
 
 import javax.naming.Context;
 import javax.naming.NamingException;

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.wharfmq.jms.WharfConnectionFactory;
@@ -56,6 +57,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * resolved by Narayana's recovery once the server is back: the message then appears, as the row already had.
  */
 @Timeout(120)
+@Tag("slow")
 class NarayanaTest {
 
     private static final long EXPECTED_MS = 10_000;

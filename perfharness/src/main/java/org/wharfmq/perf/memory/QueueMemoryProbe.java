@@ -123,15 +123,15 @@ public final class QueueMemoryProbe {
                     if (m == null) {
                         throw new IllegalStateException("only " + i + " of " + messages + " messages came back");
                     }
-                    if (m.propertyExists("n") && m.getIntProperty("n") != i) {
-                        throw new IllegalStateException("message " + m.getIntProperty("n") + " came back as the "
+                    if (!m.propertyExists("n") || m.getIntProperty("n") != i) {
+                        throw new IllegalStateException("message " + m.getObjectProperty("n") + " came back as the "
                                 + i + "th: out of order");
                     }
                 }
                 long drainNanos = System.nanoTime() - drainStart;
                 drain.close();
-                out.printf("  drain             %,.0f messages/s (%.1f s)%n", messages / (drainNanos / 1e9),
-                        drainNanos / 1e9);
+                out.printf("  drain             %,.0f messages/s (%.1f s); all %d in the order sent%n",
+                        messages / (drainNanos / 1e9), drainNanos / 1e9, messages);
                 Sample drained = Sample.take();
                 out.printf("  after draining    heap %,d, pooled direct %,d bytes (kept by the pool for reuse)%n",
                         drained.heap, drained.direct);

@@ -1,6 +1,7 @@
 package org.wharfmq.perf.workload;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.perf.driver.DriverResult;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * every subscriber of its topic exactly once, and the step's rate is what the subscribers received per second of
  * the publisher's measured period. Counts only, never speed.
  */
+@Tag("slow")
 class PubSubSmokeTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

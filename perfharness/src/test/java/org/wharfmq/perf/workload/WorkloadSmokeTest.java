@@ -1,5 +1,6 @@
 package org.wharfmq.perf.workload;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A short run of each workload against a server in this JVM: it checks that the steps run and count every
  * message exactly once, never how fast.
  */
+@Tag("slow")
 class WorkloadSmokeTest {
 
     private static RunSettings settings(Workload w, Path out, boolean inProcess) {

@@ -14,6 +14,9 @@ import java.util.List;
  * fire-and-forget requests (an asynchronous send to a full queue, say) come back as an {@link Error} with
  * request id 0 that names the session and producer concerned.
  *
+ * <p>Each record holds its frame's whole layout: {@code writePayload} writes it and the static {@code read} beside it
+ * reads it back ({@link FrameDecoder} picks the record by the type byte).
+ *
  * <p>{@link Send} and {@link Deliver} own one reference to their message buffer. The encoder hands that
  * reference to the channel, which releases it once written; whoever builds such a frame passes a buffer it
  * may give away (the server uses {@code retainedDuplicate()} of the stored message, so the bytes are shared,
@@ -31,12 +34,21 @@ public sealed interface Frame {
      * A frame a client sends, which the server handles: each kind calls its own method of a
      * {@link ClientFrameHandler}, so a new kind of client frame does not compile until the server says what it does
      * with it. (Java 17 has no pattern-matching switch; this is the check it would give.) The frames only the server
-     * sends (AUTH_MECHANISMS, AUTH_CHALLENGE, HELLO_OK, OK, ERROR, PULL_DONE, CONSUMER_FAILED, DELIVER, XA_RESULT,
-     * PRODUCER_CREDIT) are not {@code FromClient}; PING goes both ways.
+     * sends are {@link FromServer}; PING goes both ways.
      */
     sealed interface FromClient extends Frame {
         /** Calls the method of {@code handler} for this kind of frame. */
         void handleWith(ClientFrameHandler handler);
+    }
+
+    /**
+     * A frame the server sends, which the client handles: each kind calls its own method of a
+     * {@link ServerFrameHandler}, the twin of {@link FromClient}, so a new kind of server frame does not compile until
+     * the client says what it does with it. The frames only the client sends are not {@code FromServer}.
+     */
+    sealed interface FromServer extends Frame {
+        /** Calls the method of {@code handler} for this kind of frame. */
+        void handleWith(ServerFrameHandler handler);
     }
 
     // ---- connection ----
@@ -61,13 +73,38 @@ public sealed interface Frame {
             WireStrings.write(out, clientName);
             out.writeInt(heartbeatMillis);
         }
+
+        /**
+         * Reads a HELLO of this version, or of another one: of another version only the client name is read (as far
+         * as it can be) and the rest skipped, so that the handshake can answer UNSUPPORTED_VERSION rather than
+         * PROTOCOL_ERROR (a version 1 HELLO carried a user and a password after the name).
+         */
+        public static Hello read(ByteBuf in) {
+            int magic = in.readInt();
+            if (magic != org.wharfmq.protocol.ProtocolVersion.MAGIC) {
+                throw new MalformedFrameException("not a Wharf client: HELLO magic is 0x" + Integer.toHexString(magic)
+                        + ", expected 0x" + Integer.toHexString(org.wharfmq.protocol.ProtocolVersion.MAGIC));
+            }
+            short version = in.readShort();
+            if (version == org.wharfmq.protocol.ProtocolVersion.CURRENT) {
+                return new Hello(version, WireStrings.read(in), in.readInt());
+            }
+            String clientName = null;
+            try {
+                clientName = WireStrings.read(in);
+            } catch (MalformedFrameException | IndexOutOfBoundsException e) {
+                // a future layout: the name is only for the log
+            }
+            in.skipBytes(in.readableBytes());
+            return new Hello(version, clientName, 0);
+        }
     }
 
     /**
      * Server → client, answers HELLO: the authentication mechanisms this connection may use
      * ({@link org.wharfmq.protocol.auth.Mechanisms}), in the server's order of preference.
      */
-    record AuthMechanisms(List<String> mechanisms) implements Frame {
+    record AuthMechanisms(List<String> mechanisms) implements FromServer {
         public AuthMechanisms {
             mechanisms = List.copyOf(mechanisms);
         }
@@ -76,11 +113,20 @@ public sealed interface Frame {
             return FrameType.AUTH_MECHANISMS;
         }
 
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onAuthMechanisms(this);
+        }
+
         public void writePayload(ByteBuf out) {
             out.writeInt(mechanisms.size());
             for (String m : mechanisms) {
                 WireStrings.write(out, m);
             }
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static AuthMechanisms read(ByteBuf in) {
+            return new AuthMechanisms(Codec.readStrings(in));
         }
     }
 
@@ -103,6 +149,11 @@ public sealed interface Frame {
             WireBytes.write(out, data);
         }
 
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Auth read(ByteBuf in) {
+            return new Auth(WireStrings.read(in), WireBytes.read(in));
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof Auth a && java.util.Objects.equals(mechanism, a.mechanism) && java.util.Arrays.equals(data, a.data);
@@ -120,13 +171,22 @@ public sealed interface Frame {
     }
 
     /** Server → client: the next message of a challenge-response mechanism (SCRAM's server-first-message). */
-    record AuthChallenge(byte[] data) implements Frame {
+    record AuthChallenge(byte[] data) implements FromServer {
         public FrameType type() {
             return FrameType.AUTH_CHALLENGE;
         }
 
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onAuthChallenge(this);
+        }
+
         public void writePayload(ByteBuf out) {
             WireBytes.write(out, data);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static AuthChallenge read(ByteBuf in) {
+            return new AuthChallenge(WireBytes.read(in));
         }
 
         @Override
@@ -159,6 +219,11 @@ public sealed interface Frame {
             WireBytes.write(out, data);
         }
 
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static AuthResponse read(ByteBuf in) {
+            return new AuthResponse(WireBytes.read(in));
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof AuthResponse a && java.util.Arrays.equals(data, a.data);
@@ -181,9 +246,13 @@ public sealed interface Frame {
      * the client checks: the server proves it knows the user's key), empty for the others.
      */
     record HelloOk(short version, String serverName, String serverVersion, int heartbeatMillis, int maxMessageLength,
-                   String user, byte[] data) implements Frame {
+                   String user, byte[] data) implements FromServer {
         public FrameType type() {
             return FrameType.HELLO_OK;
+        }
+
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onHelloOk(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -194,6 +263,12 @@ public sealed interface Frame {
             out.writeInt(maxMessageLength);
             WireStrings.write(out, user);
             WireBytes.write(out, data);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static HelloOk read(ByteBuf in) {
+            return new HelloOk(in.readShort(), WireStrings.read(in), WireStrings.read(in), in.readInt(), in.readInt(),
+                    WireStrings.read(in), WireBytes.read(in));
         }
 
         @Override
@@ -219,7 +294,7 @@ public sealed interface Frame {
     }
 
     /** Either direction: sent when a side has written nothing for the heartbeat interval; never answered. */
-    record Ping() implements FromClient {
+    record Ping() implements FromClient, FromServer {
         /** The one instance; a ping has no fields. */
         public static final Ping INSTANCE = new Ping();
 
@@ -231,18 +306,36 @@ public sealed interface Frame {
             handler.onPing(this);
         }
 
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onPing(this);
+        }
+
         public void writePayload(ByteBuf out) {
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Ping read(ByteBuf in) {
+            return INSTANCE;
         }
     }
 
     /** Server → client: the request with this id succeeded. */
-    record Ok(int requestId) implements Frame {
+    record Ok(int requestId) implements FromServer {
         public FrameType type() {
             return FrameType.OK;
         }
 
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onOk(this);
+        }
+
         public void writePayload(ByteBuf out) {
             out.writeInt(requestId);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Ok read(ByteBuf in) {
+            return new Ok(in.readInt());
         }
     }
 
@@ -250,9 +343,13 @@ public sealed interface Frame {
      * Server → client: a request failed. {@code requestId} 0 reports the failure of a fire-and-forget request
      * (sessionId/producerId say whose) or a connection-level problem.
      */
-    record Error(int requestId, ErrorCode code, String message, int sessionId, int producerId) implements Frame {
+    record Error(int requestId, ErrorCode code, String message, int sessionId, int producerId) implements FromServer {
         public FrameType type() {
             return FrameType.ERROR;
+        }
+
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onError(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -261,6 +358,11 @@ public sealed interface Frame {
             WireStrings.write(out, message);
             out.writeInt(sessionId);
             out.writeInt(producerId);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Error read(ByteBuf in) {
+            return new Error(in.readInt(), ErrorCode.of(in.readShort()), WireStrings.read(in), in.readInt(), in.readInt());
         }
     }
 
@@ -276,6 +378,11 @@ public sealed interface Frame {
 
         public void writePayload(ByteBuf out) {
             out.writeInt(requestId);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Close read(ByteBuf in) {
+            return new Close(in.readInt());
         }
     }
 
@@ -302,6 +409,11 @@ public sealed interface Frame {
         public void writePayload(ByteBuf out) {
             out.writeInt(requestId);
             WireBytes.write(out, key);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static ClaimKey read(ByteBuf in) {
+            return new ClaimKey(in.readInt(), WireBytes.read(in));
         }
 
         @Override
@@ -338,6 +450,11 @@ public sealed interface Frame {
             out.writeInt(requestId);
             WireStrings.write(out, clientId);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static SetClientId read(ByteBuf in) {
+            return new SetClientId(in.readInt(), WireStrings.read(in));
+        }
     }
 
     // ---- sessions, producers, consumers (ids are chosen by the client and unique per connection) ----
@@ -368,6 +485,11 @@ public sealed interface Frame {
             out.writeBoolean(transacted);
             out.writeByte(ackMode);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static CreateSession read(ByteBuf in) {
+            return new CreateSession(in.readInt(), in.readInt(), in.readBoolean(), in.readByte());
+        }
     }
 
     /** Client → server: close a session; its unacknowledged deliveries return to their queues. */
@@ -383,6 +505,11 @@ public sealed interface Frame {
         public void writePayload(ByteBuf out) {
             out.writeInt(requestId);
             out.writeInt(sessionId);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static CloseSession read(ByteBuf in) {
+            return new CloseSession(in.readInt(), in.readInt());
         }
     }
 
@@ -402,6 +529,11 @@ public sealed interface Frame {
             out.writeInt(producerId);
             WireDestination.write(out, destination);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static CreateProducer read(ByteBuf in) {
+            return new CreateProducer(in.readInt(), in.readInt(), in.readInt(), WireDestination.read(in));
+        }
     }
 
     /** Client → server: the producer is closed. */
@@ -418,6 +550,11 @@ public sealed interface Frame {
             out.writeInt(requestId);
             out.writeInt(sessionId);
             out.writeInt(producerId);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static CloseProducer read(ByteBuf in) {
+            return new CloseProducer(in.readInt(), in.readInt(), in.readInt());
         }
     }
 
@@ -462,6 +599,12 @@ public sealed interface Frame {
             out.writeInt(flags);
             WireStrings.write(out, subscriptionName);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static CreateConsumer read(ByteBuf in) {
+            return new CreateConsumer(in.readInt(), in.readInt(), in.readInt(), WireDestination.read(in),
+                    WireStrings.read(in), in.readInt(), in.readInt(), WireStrings.read(in));
+        }
     }
 
     /**
@@ -484,6 +627,11 @@ public sealed interface Frame {
             out.writeInt(consumerId);
             out.writeLong(lastConsumedDeliveryId);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static CloseConsumer read(ByteBuf in) {
+            return new CloseConsumer(in.readInt(), in.readInt(), in.readInt(), in.readLong());
+        }
     }
 
     /** Client → server: the consumer may be sent {@code credit} more messages. */
@@ -499,6 +647,11 @@ public sealed interface Frame {
         public void writePayload(ByteBuf out) {
             out.writeInt(consumerId);
             out.writeInt(credit);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Credit read(ByteBuf in) {
+            return new Credit(in.readInt(), in.readInt());
         }
     }
 
@@ -520,17 +673,31 @@ public sealed interface Frame {
             out.writeInt(consumerId);
             out.writeLong(pullId);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Pull read(ByteBuf in) {
+            return new Pull(in.readInt(), in.readLong());
+        }
     }
 
     /** Server → client: answer to {@link Pull}, sent after any message the pull delivered. */
-    record PullDone(int consumerId, long pullId) implements Frame {
+    record PullDone(int consumerId, long pullId) implements FromServer {
         public FrameType type() {
             return FrameType.PULL_DONE;
+        }
+
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onPullDone(this);
         }
 
         public void writePayload(ByteBuf out) {
             out.writeInt(consumerId);
             out.writeLong(pullId);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static PullDone read(ByteBuf in) {
+            return new PullDone(in.readInt(), in.readLong());
         }
     }
 
@@ -538,15 +705,24 @@ public sealed interface Frame {
      * Server → client: a consumer created without waiting ({@link CreateConsumer} with request id 0) could not be
      * created (the queue no longer exists, say). The client raises the error from that consumer's next receive.
      */
-    record ConsumerFailed(int consumerId, ErrorCode code, String message) implements Frame {
+    record ConsumerFailed(int consumerId, ErrorCode code, String message) implements FromServer {
         public FrameType type() {
             return FrameType.CONSUMER_FAILED;
+        }
+
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onConsumerFailed(this);
         }
 
         public void writePayload(ByteBuf out) {
             out.writeInt(consumerId);
             out.writeShort(code.code());
             WireStrings.write(out, message);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static ConsumerFailed read(ByteBuf in) {
+            return new ConsumerFailed(in.readInt(), ErrorCode.of(in.readShort()), WireStrings.read(in));
         }
     }
 
@@ -557,14 +733,23 @@ public sealed interface Frame {
      * the window, and holds it back while a destination the session sent to is over its memory budget with the
      * policy block. A session whose credit is spent waits before its next SEND (docs/resilience.md).
      */
-    record ProducerCredit(int sessionId, int bytes) implements Frame {
+    record ProducerCredit(int sessionId, int bytes) implements FromServer {
         public FrameType type() {
             return FrameType.PRODUCER_CREDIT;
+        }
+
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onProducerCredit(this);
         }
 
         public void writePayload(ByteBuf out) {
             out.writeInt(sessionId);
             out.writeInt(bytes);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static ProducerCredit read(ByteBuf in) {
+            return new ProducerCredit(in.readInt(), in.readInt());
         }
     }
 
@@ -590,6 +775,14 @@ public sealed interface Frame {
             out.writeInt(sessionId);
             out.writeInt(producerId);
         }
+
+        /** Reads the payload {@link #writePayload} wrote; the message is a retained slice of {@code in}. */
+        public static Send read(ByteBuf in) {
+            int requestId = in.readInt();
+            int sessionId = in.readInt();
+            int producerId = in.readInt();
+            return new Send(requestId, sessionId, producerId, in.readRetainedSlice(in.readableBytes()));
+        }
     }
 
     /**
@@ -597,15 +790,27 @@ public sealed interface Frame {
      * acknowledgements name; {@code deliveryCount} is JMSXDeliveryCount (1 on first delivery; more than 1 means
      * JMSRedelivered). The message bytes are exactly those the producer sent.
      */
-    record Deliver(int consumerId, long deliveryId, int deliveryCount, ByteBuf message) implements Frame {
+    record Deliver(int consumerId, long deliveryId, int deliveryCount, ByteBuf message) implements FromServer {
         public FrameType type() {
             return FrameType.DELIVER;
+        }
+
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onDeliver(this);
         }
 
         public void writePayload(ByteBuf out) {
             out.writeInt(consumerId);
             out.writeLong(deliveryId);
             out.writeInt(deliveryCount);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote; the message is a retained slice of {@code in}. */
+        public static Deliver read(ByteBuf in) {
+            int consumerId = in.readInt();
+            long deliveryId = in.readLong();
+            int deliveryCount = in.readInt();
+            return new Deliver(consumerId, deliveryId, deliveryCount, in.readRetainedSlice(in.readableBytes()));
         }
     }
 
@@ -628,6 +833,11 @@ public sealed interface Frame {
             out.writeLong(deliveryId);
             WireStrings.write(out, reason);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Reject read(ByteBuf in) {
+            return new Reject(in.readInt(), in.readLong(), WireStrings.read(in));
+        }
     }
 
     /** How far the application has consumed from one consumer: all its deliveries up to and including the id. */
@@ -649,6 +859,11 @@ public sealed interface Frame {
             out.writeInt(sessionId);
             Codec.writeConsumed(out, consumed);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Ack read(ByteBuf in) {
+            return new Ack(in.readInt(), in.readInt(), Codec.readConsumed(in));
+        }
     }
 
     /**
@@ -668,6 +883,11 @@ public sealed interface Frame {
             out.writeInt(requestId);
             out.writeInt(sessionId);
             Codec.writeConsumed(out, consumed);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Commit read(ByteBuf in) {
+            return new Commit(in.readInt(), in.readInt(), Codec.readConsumed(in));
         }
     }
 
@@ -691,6 +911,11 @@ public sealed interface Frame {
             out.writeInt(sessionId);
             Codec.writeConsumed(out, consumed);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Rollback read(ByteBuf in) {
+            return new Rollback(in.readInt(), in.readInt(), Codec.readConsumed(in));
+        }
     }
 
     /**
@@ -710,6 +935,11 @@ public sealed interface Frame {
         public void writePayload(ByteBuf out) {
             out.writeInt(requestId);
             WireStrings.write(out, subscriptionName);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static Unsubscribe read(ByteBuf in) {
+            return new Unsubscribe(in.readInt(), WireStrings.read(in));
         }
     }
 
@@ -735,6 +965,11 @@ public sealed interface Frame {
             out.writeInt(requestId);
             WireDestination.write(out, destination);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static CreateTemporary read(ByteBuf in) {
+            return new CreateTemporary(in.readInt(), Codec.temporary(WireDestination.read(in), FrameType.CREATE_TEMPORARY));
+        }
     }
 
     /**
@@ -753,6 +988,11 @@ public sealed interface Frame {
         public void writePayload(ByteBuf out) {
             out.writeInt(requestId);
             WireDestination.write(out, destination);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static DeleteTemporary read(ByteBuf in) {
+            return new DeleteTemporary(in.readInt(), Codec.temporary(WireDestination.read(in), FrameType.DELETE_TEMPORARY));
         }
     }
 
@@ -798,6 +1038,11 @@ public sealed interface Frame {
             out.writeInt(flags);
             out.writeInt(timeoutSeconds);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static XaStart read(ByteBuf in) {
+            return new XaStart(in.readInt(), in.readInt(), WireXid.read(in), in.readInt(), in.readInt());
+        }
     }
 
     /**
@@ -822,6 +1067,11 @@ public sealed interface Frame {
             out.writeInt(flags);
             Codec.writeConsumed(out, consumed);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static XaEnd read(ByteBuf in) {
+            return new XaEnd(in.readInt(), in.readInt(), WireXid.read(in), in.readInt(), Codec.readConsumed(in));
+        }
     }
 
     /**
@@ -841,6 +1091,11 @@ public sealed interface Frame {
         public void writePayload(ByteBuf out) {
             out.writeInt(requestId);
             xid.write(out);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static XaPrepare read(ByteBuf in) {
+            return new XaPrepare(in.readInt(), WireXid.read(in));
         }
     }
 
@@ -862,6 +1117,11 @@ public sealed interface Frame {
             xid.write(out);
             out.writeBoolean(onePhase);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static XaCommit read(ByteBuf in) {
+            return new XaCommit(in.readInt(), WireXid.read(in), in.readBoolean());
+        }
     }
 
     /** Client → server: roll back branch {@code xid}, from any connection. Answered OK, or ERROR with an XA code. */
@@ -878,6 +1138,11 @@ public sealed interface Frame {
             out.writeInt(requestId);
             xid.write(out);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static XaRollback read(ByteBuf in) {
+            return new XaRollback(in.readInt(), WireXid.read(in));
+        }
     }
 
     /** Client → server: list the prepared branches (in doubt); answered {@link XaResult} with their Xids. */
@@ -893,19 +1158,28 @@ public sealed interface Frame {
         public void writePayload(ByteBuf out) {
             out.writeInt(requestId);
         }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static XaRecover read(ByteBuf in) {
+            return new XaRecover(in.readInt());
+        }
     }
 
     /**
      * Server → client: the answer to an {@link XaPrepare} ({@code result} {@link #XA_OK} or {@link #XA_RDONLY}, no
      * Xids) or to an {@link XaRecover} ({@link #XA_OK} and the prepared branches' Xids).
      */
-    record XaResult(int requestId, int result, List<WireXid> xids) implements Frame {
+    record XaResult(int requestId, int result, List<WireXid> xids) implements FromServer {
         public XaResult {
             xids = List.copyOf(xids);
         }
 
         public FrameType type() {
             return FrameType.XA_RESULT;
+        }
+
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onXaResult(this);
         }
 
         public void writePayload(ByteBuf out) {
@@ -915,6 +1189,11 @@ public sealed interface Frame {
             for (int i = 0; i < xids.size(); i++) {
                 xids.get(i).write(out);
             }
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static XaResult read(ByteBuf in) {
+            return new XaResult(in.readInt(), in.readInt(), Codec.readXids(in));
         }
     }
 }

@@ -90,8 +90,9 @@ public final class MessageHeaders {
 
     /**
      * Where the JMSXUserID property of {@code message} (the buffer these headers were read from) is: the index of its
-     * type tag ({@link PropertySection#isString}, {@link PropertySection#valueOf}), or -1 when it has none. A walk over
-     * the checked properties, on demand (the server's SEND check), that allocates nothing.
+     * type tag ({@link PropertySection#isString}, {@link PropertySection#valueOf}), -1 when it has none, or
+     * {@link PropertySection#DUPLICATE} when it has more than one. A walk over the checked properties, on demand (the
+     * server's SEND check), that allocates nothing.
      */
     public int userIdTag(ByteBuf message) {
         int properties = message.readerIndex() + propertiesOffset;

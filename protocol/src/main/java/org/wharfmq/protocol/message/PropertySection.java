@@ -29,6 +29,9 @@ public final class PropertySection {
     /** The most properties a message can carry: the count is an unsigned short. */
     public static final int MAX_PROPERTIES = 0xffff;
 
+    /** {@link #tagOf} of a name the section holds more than once. */
+    public static final int DUPLICATE = -2;
+
     /** {@link #valueLength} of a tag that names no type. */
     private static final long UNKNOWN_TAG = -1;
     /** {@link #valueLength} of a string whose length is below -1 (null). */
@@ -120,22 +123,27 @@ public final class PropertySection {
 
     /**
      * Where the property named {@code name} (its UTF-8 bytes) is in a section {@link #skip} has checked: the index of
-     * its type tag, or -1 when the section has none. Names are compared by length first, so the walk reads little
-     * more than the lengths; allocates nothing.
+     * its type tag; -1 when the section has none; {@link #DUPLICATE} when it has more than one (a decoder keeps the
+     * last, so a check of one alone would be fooled). Walks the whole section; names are compared by length first, so
+     * the walk reads little more than the lengths; allocates nothing.
      */
     public static int tagOf(ByteBuf buf, int index, byte[] name) {
         int count = buf.getUnsignedShort(index + 4);
         int end = index + 4 + buf.getInt(index);
         int at = index + PREFIX;
+        int found = -1;
         for (int i = 0; i < count; i++) {
             int nameLength = buf.getInt(at);
             int tagAt = at + 4 + nameLength;
             if (nameLength == name.length && sameBytes(buf, at + 4, name)) {
-                return tagAt;
+                if (found >= 0) {
+                    return DUPLICATE;
+                }
+                found = tagAt;
             }
             at = tagAt + 1 + (int) valueLength(buf, buf.getByte(tagAt), tagAt + 1, end);
         }
-        return -1;
+        return found;
     }
 
     /** Whether the string property whose tag is at {@code tagAt} has exactly the value {@code utf8}. */

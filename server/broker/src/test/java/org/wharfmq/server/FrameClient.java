@@ -145,6 +145,15 @@ public final class FrameClient implements AutoCloseable {
         assertEquals(new Frame.Ok(id), answer, "answer to " + answer);
     }
 
+    /** Sends an XA request built with a fresh request id (XA_PREPARE, XA_RECOVER) and expects XA_RESULT for it. */
+    public Frame.XaResult xaResult(java.util.function.IntFunction<Frame> request) throws InterruptedException {
+        int id = requestId();
+        send(request.apply(id));
+        Frame.XaResult result = expect(Frame.XaResult.class);
+        assertEquals(id, result.requestId());
+        return result;
+    }
+
     /** Sends a request built with a fresh request id and expects ERROR for it with the given code. */
     public Frame.Error requestFails(java.util.function.IntFunction<Frame> request, ErrorCode code) throws InterruptedException {
         int id = requestId();

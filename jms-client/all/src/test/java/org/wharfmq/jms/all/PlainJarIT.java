@@ -3,6 +3,7 @@ package org.wharfmq.jms.all;
 import example.PingApp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.TestServer;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * client, the protocol and the JMS API, Netty only relocated (an application's own Netty cannot clash with it).
  * jms-client/jakarta-all runs this test transformed (PingApp importing jakarta.jms) against the jakarta one-jar client.
  */
+@Tag("slow")
 class PlainJarIT {
 
     private static final Path ALL_JAR = Path.of(System.getProperty("wharf.allJar"));

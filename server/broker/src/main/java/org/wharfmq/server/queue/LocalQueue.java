@@ -1,10 +1,10 @@
 package org.wharfmq.server.queue;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
-import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.server.LockOrder;
+import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
@@ -13,56 +13,42 @@ import org.wharfmq.server.store.StoreCompletion;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntConsumer;
 
 /**
  * A named point-to-point queue: messages in priority order (JMS priority 9 first), FIFO within a priority, handed to
- * its consumers as their credit allows.
+ * its consumers as their credit allows. This class is the queue's way in (every caller outside the package uses it),
+ * its life (reservations, attachments, deletion) and its one lock; each of its other concerns is a class of its own,
+ * owned by the queue and run under its lock:
  *
- * <h2>Structure</h2>
- * One {@link MessageList} per priority, plus a {@link CorrelationIndex} over the same messages, plus the consumers:
- * those whose selector pins a JMSCorrelationID are kept in the index under that id; all others ("general"
- * consumers) are tried round-robin. A new message goes straight to a consumer that has credit and wants it (no
- * enqueue, no dequeue); only if there is none is it linked into the lists. A consumer that gains credit takes from
- * the lists: by index lookup when its selector pins a correlation id, else the first match from the highest
- * priority down.
+ * <ul>
+ *   <li>{@link QueueDispatch}: the waiting messages (a list per priority, the correlation index) and the consumers,
+ *       a message handed to one with credit that wants it, else linked;</li>
+ *   <li>{@link QueueAccounting}: depth and depth limit, the memory held against the queue's budget and the server's,
+ *       the producers held back, the drop policy, depth events and the management view's counters;</li>
+ *   <li>{@link QueueAdministration}: what operators see and do (snapshot, settings, browse, move and clear);</li>
+ *   <li>{@link QueueRecovery}: the messages recovered from the store at start, and the backouts due then;</li>
+ *   <li>{@link QueuePaging}: the paged messages, written and read back by the {@link Pager}'s thread, with its
+ *       {@link PagedLookups} (consumers' selectors among the paged messages) and {@link PagingDiskFailure}.</li>
+ * </ul>
  *
  * <h2>Invariant</h2>
  * A registered consumer with credit never has a matching message waiting on the lists: every change that could
  * break this (a message arrives or comes back, a consumer registers or gains credit) dispatches at once. That is
  * what makes direct hand-over FIFO-correct.
  *
- * <h2>Depth</h2>
- * Depth counts every message the queue is responsible for: waiting on the lists, delivered but not acknowledged,
- * and sent in a transaction that has not committed yet (as IBM MQ's CURDEPTH does). A put is refused with
- * QUEUE_FULL when depth has reached the maximum.
- *
  * <h2>Memory</h2>
- * The queue counts the bytes of the messages depth counts ({@link QueuedMessage#memoryBytes()}) against its own
- * {@link MemoryLimit} and adds them to the server's {@link MemoryBudget}. When either is spent, a send meets the
- * queue's policy: {@code fail} refuses it in {@link #reserve} (QUEUE_FULL, naming the budget, the bytes held and the
- * setting); {@code drop} (subscriptions) first drops the oldest waiting non-persistent messages; {@code block}
- * accepts it, and the sending session stops returning its producer's credit until the queue is back under its
- * budget ({@link #overBudget}, {@link #whenUnderBudget}).
- *
- * <h2>Paging</h2>
- * With the policy {@code page}, a message that nobody takes at once while the queue is over its budget (or the server's
- * is spent) is <i>paged</i> ({@link QueuePaging}, which keeps the queue's paged messages, under its lock): handed to
- * the {@link Pager}'s thread, which appends it to the queue's {@link PageStore} and lets its bytes go. From then on,
- * until every paged message is read back, every new message is paged too, even one a waiting consumer would take: none
- * may overtake a paged one (FIFO per priority holds, as the lists keep sequence order). The paging thread reads
- * messages back in batches, in the order paged, whenever the queue holds less than its low watermark in memory, and
- * offers each as if it had just arrived; a consumer with a selector and credit that finds nothing in memory has it look
- * for its oldest match among the paged messages, offered out of turn. A paged message costs no memory beyond its share
- * of its segment's correlation-id set; it counts in the depth and against the disk budgets, past which {@code
- * pageFullPolicy} (block or fail) applies.
+ * When the queue's memory budget or the server's is spent, a send meets the queue's policy: {@code fail} refuses it in
+ * {@link #reserve} (QUEUE_FULL, naming the budget, the bytes held and the setting); {@code drop} (subscriptions) first
+ * drops the oldest waiting non-persistent messages; {@code block} accepts it, and the sending session stops returning
+ * its producer's credit until the queue is back under its budget ({@link #overBudget}, {@link #whenUnderBudget});
+ * {@code page} pages a message nobody takes at once (docs/resilience.md, "Paging"): from then on, until every paged
+ * message is read back, every new message is paged too, so none overtakes a paged one.
  *
  * <h2>Deletion when unused</h2>
  * A queue created by use ({@link #autoCreated}) is <i>unused</i> while its depth is 0 (no message waiting,
@@ -74,40 +60,28 @@ import java.util.concurrent.locks.ReentrantLock;
  * can lead to an offer. Time is read from the queue manager's clock, never from the system directly.
  *
  * <h2>Threading</h2>
- * Every method may be called from any thread. All state is guarded by one short lock per queue, held only for
- * in-memory work: consumers record deliveries under it (taking their session's small lock inside it, always in
- * that order) but write to sockets only after it is released, via {@link QueueConsumer#flushDeliveries()}. The
- * queue's {@link QueuePaging} is guarded by the same lock; its disk I/O happens on the paging thread alone, outside it.
- * Expiry is checked whenever a message would be delivered; an expired message is discarded, never delivered.
+ * Every public method may be called from any thread. All state is guarded by one short lock per queue (an
+ * {@link OrderedLock} of rank {@link LockOrder.Rank#QUEUE}), held only for in-memory work: consumers record deliveries
+ * under it (taking their session's lock inside it, always in that order) but write to sockets only after it is
+ * released, via {@link QueueConsumer#flushDeliveries()}. The parts run under it and assert so; the paging thread takes
+ * it only to hand messages over, never across its disk I/O. Expiry is checked whenever a message would be delivered;
+ * an expired message is discarded, never delivered.
  *
- * <h2>Backout and events</h2>
- * A message given back ({@link #giveBack}: a rollback, a recover, a listener that threw) whose delivery count has
- * passed the queue's {@code backoutThreshold} is not linked again but set aside and, once the lock is released, moved
- * to its backout queue ({@link DeadLetters#backOut}); so is a recovered one at start ({@link #backOutRecovered}).
- * A change of depth that crosses the queue's depth-high or depth-low threshold, or a put refused at maxDepth, makes a
- * {@link QueueEvent} due, published once the lock is released; a flag per kind makes it once per crossing. What a
- * message pays for this while nothing crosses: one comparison when the depth goes up, two flag reads when it goes
- * down, all on fields the lock already guards (docs/operations.md, "Events").
- *
- * <h2>Undecodable messages</h2>
- * A message whose properties a selector cannot decode matches no selector: it is taken off the lists and, once the
- * lock is released, moved to the dead-letter queue ({@link DeadLetters}), so it never fails a consumer. SEND and
- * recovery check every message's encoding first, so only a bug can bring one here.
+ * <h2>After the lock</h2>
+ * What comes due under the lock and would take another lock is done once it is released, by {@link #unlock()}: a
+ * message given back ({@link #giveBack}) whose delivery count has passed the queue's {@code backoutThreshold} is moved
+ * to its backout queue ({@link DeadLetters#backOut}); a message whose properties a selector cannot decode, to the
+ * dead-letter queue (SEND and recovery check every message's encoding first, so only a bug can bring one here);
+ * depth events are published; producers waiting for the budget are woken.
  */
 public final class LocalQueue {
 
-    private static final System.Logger LOG = System.getLogger(LocalQueue.class.getName());
-    private static final int PRIORITIES = 10;
     /** JMS priority 9, delivered first. */
-    static final int HIGHEST_PRIORITY = PRIORITIES - 1;
+    static final int HIGHEST_PRIORITY = 9;
     private static final Comparator<QueuedMessage> RETURN_ORDER =
             Comparator.comparingInt(QueuedMessage::priority).reversed().thenComparingLong(QueuedMessage::sequence);
 
     private final String name;
-    /** Guarded by the lock: an administrator may change it ({@link #configure}). */
-    private long maxDepth;
-    /** Guarded by the lock, with {@link #maxDepth}. */
-    private boolean maxDepthSetOnQueue;
     private final Persistence persistence;
     private final boolean journaled;
     private final boolean temporary;
@@ -115,60 +89,24 @@ public final class LocalQueue {
     private volatile boolean autoCreated;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
-    /** Changed under the lock by an administrator ({@link #configure}); read without it by {@link #blocksProducers}. */
-    private volatile MemoryLimit limit;
-    private final MemoryBudget budget;
+    private final Pager pager;
+
+    /** The queue's one lock (see "Threading"); its parts that run under it assert they do. */
+    private final OrderedLock lock;
+    private final QueueAccounting accounting;
+    private final QueueDispatch dispatch;
+    /** The queue's paged messages and its work on the paging thread; guarded by the lock. */
+    private final QueuePaging paging;
+    private final QueueAdministration administration;
+    private final QueueRecovery recovery;
+
+    private long nextSequence = 1;
     /** How many backouts a message may have before it is moved instead of given back; 0: never moved. Under the lock. */
     private int backoutThreshold;
     /** Where a message over the threshold goes; null: the dead-letter queue. Under the lock. */
     private String backoutQueue;
-    /** The depth at which a depth-high event is published; {@code Long.MAX_VALUE}: none. Under the lock. */
-    private long depthHighEventAt = Long.MAX_VALUE;
-    /** After a depth-high event, the depth at (or below) which the next is armed again. Under the lock. */
-    private long depthLowEventAt;
-    /** Whether reaching {@link #depthLowEventAt} publishes a depth-low event (else it only re-arms). */
-    private boolean depthLowEvents;
-    /** Whether a put that finds the queue full publishes a queue-full event. Under the lock. */
-    private boolean fullEvents;
-    /** A depth-high event was published and the depth has not fallen back yet. Under the lock. */
-    private boolean aboveDepthHigh;
-    /** A queue-full event was published and the depth has not fallen below maxDepth yet. Under the lock. */
-    private boolean fullReported;
-    /** Where events go once the lock is released. */
-    private QueueEvents eventSink = QueueEvents.NONE;
-    /** Events due, published by {@link #unlock()} once the lock is released. */
-    private final ArrayList<QueueEvent> eventsDue = new ArrayList<>(0);
     /** Messages backed out too often, off the lists, for {@link #unlock()} to move to the backout queue. */
     private final ArrayList<QueuedMessage> backingOut = new ArrayList<>(0);
-    private final Pager pager;
-
-    private final ReentrantLock lock = new ReentrantLock();
-    private final MessageList[] byPriority = new MessageList[PRIORITIES];
-    /** Right-sized copies of the messages that wait here; its current region is let go when none waits. */
-    private final CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
-    /** Messages on the lists. */
-    private int waiting;
-    /** Whether any message waits on the lists; written under the lock as that changes, read without it. */
-    private volatile boolean backlogged;
-    private final CorrelationIndex correlationIndex = new CorrelationIndex();
-    private final ArrayList<QueueConsumer> generalConsumers = new ArrayList<>();
-    private int nextGeneralConsumer;
-    private long depth;
-    private long nextSequence = 1;
-    private long consumerVisits;
-    /**
-     * Messages offered (sent, committed, moved or dead-lettered here), removed for good (acknowledged, moved away,
-     * cleared), expired and dead-lettered (below), since the queue manager started: plain counts the code that holds
-     * the lock anyway keeps, for the management view ({@link #snapshot}). No atomic, no allocation on the way of a
-     * message.
-     */
-    private long enqueued;
-    private long dequeued;
-    private long expired;
-    /** Messages moved off the queue to a backout or the dead-letter queue (backed out too often, undecodable). */
-    private long deadLettered;
-    /** Open producers whose destination is this queue (anonymous producers are counted by no queue). */
-    private int producers;
     /**
      * Deleted by an administrator: like a deleted auto-created queue it refuses reservations and attachments, so
      * that whoever looked it up just before looks the name up again (finding its successor, or nothing).
@@ -183,21 +121,6 @@ public final class LocalQueue {
      * deleted auto-created queue (deleted when unused) refuses reservations and attachments instead.
      */
     private boolean deleted;
-    /** Messages a selector could not decode, off the lists, for the dead-letter queue once the lock is released. */
-    private final ArrayList<QueuedMessage> undecodable = new ArrayList<>(0);
-    /** The memory of the messages depth counts, as {@link QueuedMessage#memoryBytes()} counts it. */
-    private long heldBytes;
-    /** Whether heldBytes has reached the queue's own budget; written under the lock as that changes, read without it. */
-    private volatile boolean overLimit;
-    /** What to run once the queue is back under its own budget (blocked producers' credit). */
-    private final ArrayList<Runnable> budgetWaiters = new ArrayList<>(0);
-    /** The queue went back under its budget: {@link #unlock()} runs the waiters once the lock is released. */
-    private boolean budgetWaitersDue;
-    /** Messages the drop policy dropped, over the queue's life, and in the episode of drops going on (0: none). */
-    private long dropped;
-    private long droppedThisEpisode;
-    /** The queue's paged messages and its work on the paging thread; guarded by the lock. */
-    private final QueuePaging paging;
 
     /**
      * A queue defined in the configuration, on the system clock.
@@ -221,22 +144,20 @@ public final class LocalQueue {
             throw new IllegalArgumentException(limit.owner() + " pages but has no pager");
         }
         this.name = name;
-        this.limit = limit;
-        this.budget = budget;
+        this.lock = new OrderedLock(LockOrder.Rank.QUEUE, "queue '" + name + "'");
+        this.accounting = new QueueAccounting(name, lock, clock, maxDepth, maxDepthSetOnQueue, limit, budget);
+        this.dispatch = new QueueDispatch(this, lock);
         this.pager = pager;
-        this.paging = new QueuePaging(this, pager, budget, arena, clock, persistence);
+        this.paging = new QueuePaging(this, lock, pager, budget, dispatch.arena(), clock, persistence);
+        this.administration = new QueueAdministration(this, lock, dispatch, accounting, paging, pager, clock);
+        this.recovery = new QueueRecovery(this, lock, dispatch, accounting, paging, pager);
         this.deadLetters = deadLetters;
         this.journaled = journaled;
-        this.maxDepth = maxDepth;
-        this.maxDepthSetOnQueue = maxDepthSetOnQueue;
         this.persistence = persistence;
         this.temporary = temporary;
         this.autoCreated = autoCreated;
         this.clock = clock;
         this.unusedSince = autoCreated ? clock.millis() : 0;
-        for (int p = 0; p < PRIORITIES; p++) {
-            byPriority[p] = new MessageList();
-        }
     }
 
     /** A queue defined in the configuration: never deleted. */
@@ -284,6 +205,11 @@ public final class LocalQueue {
                 pager);
     }
 
+    /** Whether this thread holds the queue's lock: its consumers' credit is guarded by it (for their assertions). */
+    public boolean lockHeldByCurrentThread() {
+        return lock.isHeldByCurrentThread();
+    }
+
     /** The queue name. */
     public String name() {
         return name;
@@ -308,7 +234,7 @@ public final class LocalQueue {
     public int consumerCount() {
         lock.lock();
         try {
-            return generalConsumers.size() + correlationIndex.consumerCount();
+            return dispatch.consumerCount();
         } finally {
             lock.unlock();
         }
@@ -318,7 +244,7 @@ public final class LocalQueue {
     public long maxDepth() {
         lock.lock();
         try {
-            return maxDepth;
+            return accounting.maxDepth();
         } finally {
             lock.unlock();
         }
@@ -328,7 +254,7 @@ public final class LocalQueue {
     public long depth() {
         lock.lock();
         try {
-            return depth;
+            return accounting.depth();
         } finally {
             lock.unlock();
         }
@@ -339,15 +265,16 @@ public final class LocalQueue {
      * producer's policy is block withholds its credit until {@link #whenUnderBudget} runs.
      */
     public boolean overBudget() {
-        return overLimit;
+        return accounting.overBudget();
     }
 
     /**
-     * Whether a sender to this queue is to be slowed: it is over its own budget and its policy is block. A volatile
-     * read and a final field: what a SEND pays for producer flow control while nothing is over budget.
+     * Whether a sender to this queue is to be slowed: it is over its own budget and its policy is block, or a disk
+     * budget is spent and its page-full policy is block. Volatile reads: what a SEND pays for producer flow control
+     * while nothing is over budget.
      */
     public boolean blocksProducers() {
-        return paging.blocksProducers() || (overLimit && limit.policy() == MemoryPolicy.BLOCK);
+        return paging.blocksProducers() || accounting.blocksOverBudget();
     }
 
     /**
@@ -360,9 +287,8 @@ public final class LocalQueue {
         try {
             if (!deleted) {
                 paging.notePageFull();
-                if (overLimit && limit.policy() == MemoryPolicy.BLOCK
-                        || paging.blocksProducers() && paging.ownDiskBudgetSpent()) {
-                    budgetWaiters.add(task);
+                if (accounting.blocksOverBudget() || paging.blocksProducers() && paging.ownDiskBudgetSpent()) {
+                    accounting.holdBack(task);
                     return;
                 }
                 serverDiskSpent = paging.blocksProducers();
@@ -384,7 +310,7 @@ public final class LocalQueue {
     public int producersHeldBack() {
         lock.lock();
         try {
-            return budgetWaiters.size();
+            return accounting.heldBack();
         } finally {
             lock.unlock();
         }
@@ -392,14 +318,14 @@ public final class LocalQueue {
 
     /** The queue's own memory budget and policy. */
     public MemoryLimit memoryLimit() {
-        return limit;
+        return accounting.limit();
     }
 
     /** The memory of the messages depth counts, in bytes, each as {@link QueuedMessage#memoryBytes()} counts it. */
     public long heldBytes() {
         lock.lock();
         try {
-            return heldBytes;
+            return accounting.heldBytes();
         } finally {
             lock.unlock();
         }
@@ -409,7 +335,7 @@ public final class LocalQueue {
     public long dropped() {
         lock.lock();
         try {
-            return dropped;
+            return accounting.dropped();
         } finally {
             lock.unlock();
         }
@@ -420,7 +346,7 @@ public final class LocalQueue {
      * to a subscription whose queue has a backlog will wait there, so it is compacted once for all subscriptions.
      */
     public boolean backlogged() {
-        return backlogged;
+        return dispatch.backlogged();
     }
 
     /**
@@ -429,22 +355,12 @@ public final class LocalQueue {
      * lock, for administration and tests, never on a message's path.
      */
     public long retainedBufferBytes() {
-        Set<ByteBuf> buffers = Collections.newSetFromMap(new IdentityHashMap<>());
-        long bytes = 0;
         lock.lock();
         try {
-            for (MessageList list : byPriority) {
-                for (QueuedMessage m = list.head; m != null; m = m.next) {
-                    ByteBuf root = CompactionArena.underlying(m.content());
-                    if (buffers.add(root)) {
-                        bytes += root.capacity();
-                    }
-                }
-            }
+            return dispatch.retainedBufferBytes();
         } finally {
             lock.unlock();
         }
-        return bytes;
     }
 
     /**
@@ -454,11 +370,13 @@ public final class LocalQueue {
     public long consumerVisits() {
         lock.lock();
         try {
-            return consumerVisits;
+            return dispatch.consumerVisits();
         } finally {
             lock.unlock();
         }
     }
+
+    // ---- a message's way: reserve, offer, deliver, acknowledge ----
 
     /**
      * Takes a place on the queue for a message about to be accepted and gives it its sequence number. The message
@@ -481,12 +399,11 @@ public final class LocalQueue {
                             + "' has been deleted (by TemporaryQueue.delete() or because its connection closed).");
                 }
             }
-            if (depth >= maxDepth) {
-                noteFull();
-                throw queueFull();
+            if (accounting.full()) {
+                throw accounting.queueFull();
             }
             if (!makeRoomFor(message)) {
-                throw overBudget(message.memoryBytes());
+                throw accounting.overBudget(message.memoryBytes());
             }
             paging.refuseIfFull(message);
             take(message);
@@ -517,15 +434,14 @@ public final class LocalQueue {
     public Admission reserveCopy(QueuedMessage copy) {
         lock.lock();
         try {
-            if (depth >= maxDepth) {
-                noteFull();
+            if (accounting.full()) {
                 return Admission.FULL;
             }
             if (!makeRoomFor(copy)) {
-                if (limit.policy() != MemoryPolicy.DROP || copy.headers().persistent()) {
-                    throw overBudget(copy.memoryBytes());
+                if (accounting.limit().policy() != MemoryPolicy.DROP || copy.headers().persistent()) {
+                    throw accounting.overBudget(copy.memoryBytes());
                 }
-                countDropped(); // no room even for the newest: it is the one dropped
+                accounting.countDropped(); // no room even for the newest: it is the one dropped
                 return Admission.DROPPED;
             }
             paging.refuseIfFull(copy);
@@ -538,14 +454,49 @@ public final class LocalQueue {
 
     /** Why a copy found the queue {@link Admission#FULL}: the QUEUE_FULL refusal {@link #reserve} would throw. */
     public WharfException depthRefusal() {
-        return queueFull();
+        lock.lock();
+        try {
+            return accounting.queueFull();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Counts a reserved message and numbers it; under the lock. */
     private void take(QueuedMessage message) {
-        raiseDepth();
-        hold(message);
+        accounting.raiseDepth();
+        accounting.hold(message);
         message.sequence = nextSequence++;
+    }
+
+    /**
+     * Applies the policy to a message about to be reserved when its bytes do not fit the queue's budget or the
+     * server's: block takes it anyway (its producer's credit is withheld instead); page keeps it on disk; drop drops
+     * the oldest waiting non-persistent messages until it fits; fail, and drop with nothing left to drop, leave no
+     * room. Under the lock.
+     *
+     * @return whether there is room for it
+     */
+    private boolean makeRoomFor(QueuedMessage m) {
+        MemoryPolicy policy = accounting.limit().policy();
+        if (policy == MemoryPolicy.BLOCK || policy == MemoryPolicy.PAGE) {
+            return true; // block holds the producer's credit back; page keeps the message on disk
+        }
+        long bytes = m.memoryBytes();
+        if (accounting.fits(bytes)) {
+            return true;
+        }
+        if (policy == MemoryPolicy.DROP) {
+            QueuedMessage oldest;
+            while ((oldest = dispatch.unlinkOldestNonPersistent()) != null) {
+                discard(oldest);
+                accounting.countDropped();
+                if (accounting.fits(bytes)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -589,7 +540,7 @@ public final class LocalQueue {
     boolean deleteIfUnused(long now, long delay) {
         lock.lock();
         try {
-            if (!autoCreated || deleted || depth > 0 || attached > 0 || now - unusedSince < delay) {
+            if (!autoCreated || deleted || accounting.depth() > 0 || attached > 0 || now - unusedSince < delay) {
                 return false;
             }
             deleted = true;
@@ -607,79 +558,9 @@ public final class LocalQueue {
     void admit(QueuedMessage message) {
         lock.lock();
         try {
-            raiseDepth();
-            hold(message);
-            message.sequence = nextSequence++;
+            take(message);
         } finally {
             unlock();
-        }
-    }
-
-    /**
-     * Puts back a message recovered from the store at startup, with the sequence number it had, before any
-     * consumer exists. The depth limit does not apply: a recovered message is never refused. A queue that pages and
-     * is over its memory budget (or finds the server's three quarters spent) pages it, as it would a new message, so
-     * that a journal holding more than the budgets recovers within them; every few MiB recovery pages so (on all
-     * queues), the calling thread (recovery's, never an event loop) waits for the paging thread to have written them,
-     * so that recovery cannot outrun the disk.
-     */
-    public void restore(QueuedMessage message, long sequence) {
-        if (restore(message, sequence, true)) {
-            paging.awaitPagingThread("writing the recovered messages of");
-        }
-    }
-
-    /**
-     * Like {@link #restore}, for a message whose JMS delivery time is still ahead: it counts towards the depth
-     * and keeps its sequence number, but stays out of the lists until {@link #offer} at its delivery time.
-     */
-    public void restoreDelayed(QueuedMessage message, long sequence) {
-        restore(message, sequence, false);
-    }
-
-    /** @return whether the caller is to wait for the paging thread: recovery has paged a batch's worth meanwhile */
-    private boolean restore(QueuedMessage message, long sequence, boolean available) {
-        long pagedBytes = 0;
-        lock.lock();
-        try {
-            depth++;
-            hold(message);
-            message.sequence = sequence;
-            nextSequence = Math.max(nextSequence, sequence + 1);
-            if (!available) {
-                return false;
-            }
-            // one backed out too often stays in memory: backOutRecovered() moves it before any consumer sees it
-            if (!backedOutTooOften(message)
-                    && (paging.hasPaged() || limit.pages() && (overLimit || budget.pagingDue()))) {
-                pagedBytes = message.memoryBytes(); // read before the paging thread may write and release it
-                pageOut(message);
-            } else {
-                link(message);
-            }
-        } finally {
-            unlock();
-        }
-        return pagedBytes > 0 && pager.recoveryPaged(pagedBytes);
-    }
-
-    /** Numbers new messages above {@code lastSequence}, the highest the store has seen on this queue. */
-    public void sequenceAbove(long lastSequence) {
-        lock.lock();
-        try {
-            nextSequence = Math.max(nextSequence, lastSequence + 1);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The highest sequence number given to a message of this queue so far (0: none). */
-    long lastSequence() {
-        lock.lock();
-        try {
-            return nextSequence - 1;
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -697,17 +578,17 @@ public final class LocalQueue {
         QueueConsumer receiver = null;
         lock.lock();
         try {
-            enqueued++;
+            accounting.countEnqueued();
             if (deleted || message.isExpiredAt(now)) {
                 discard(message);
             } else if (paging.hasPaged()) {
                 receiver = pageOut(message); // FIFO: nothing overtakes a paged message its receiver would take
             } else {
-                receiver = waitingConsumerFor(message);
+                receiver = dispatch.waitingConsumerFor(message);
                 if (receiver == null) {
                     linkOrPage(message);
                 } else {
-                    handOver(receiver, message);
+                    dispatch.handOver(receiver, message);
                 }
             }
         } finally {
@@ -759,27 +640,18 @@ public final class LocalQueue {
                     backingOut.add(message);
                     continue;
                 }
-                QueueConsumer receiver = waitingConsumerFor(message);
+                QueueConsumer receiver = dispatch.waitingConsumerFor(message);
                 if (receiver == null) {
-                    linkOrSetAside(message);
+                    dispatch.linkOrSetAside(message);
                 } else {
-                    handOver(receiver, message);
-                    if (receivers == null) {
-                        receivers = new ArrayList<>(2);
-                    }
-                    if (!receivers.contains(receiver)) {
-                        receivers.add(receiver);
-                    }
+                    dispatch.handOver(receiver, message);
+                    receivers = addReceiver(receivers, receiver);
                 }
             }
         } finally {
             unlock();
         }
-        if (receivers != null) {
-            for (QueueConsumer receiver : receivers) {
-                receiver.flushDeliveries();
-            }
-        }
+        flush(receivers);
     }
 
     /** Removes an acknowledged message for good. The caller has already recorded the removal in the store. */
@@ -795,11 +667,11 @@ public final class LocalQueue {
         lock.lock();
         try {
             if (departure == Departure.DEQUEUED) {
-                dequeued++;
+                accounting.countDequeued();
             } else if (departure == Departure.DEAD_LETTERED) {
-                deadLettered++;
+                accounting.countDeadLettered();
             }
-            lowerDepth();
+            accounting.lowerDepth();
             letGo(message);
             noteIfUnused();
         } finally {
@@ -808,17 +680,22 @@ public final class LocalQueue {
         message.release();
     }
 
+    /**
+     * A message moved to a backout or the dead-letter queue leaves this one: counted as dead-lettered, its place in
+     * the depth given up. The caller has recorded its removal in the store (with the move, in one transaction).
+     */
+    void removeDeadLettered(QueuedMessage message) {
+        leave(message, Departure.DEAD_LETTERED);
+    }
+
+    // ---- consumers ----
+
     /** Registers a consumer and sends it what its credit allows. */
     public void addConsumer(QueueConsumer consumer) {
         boolean delivered;
         lock.lock();
         try {
-            String correlationId = consumer.selector().requiredCorrelationId();
-            if (correlationId != null) {
-                correlationIndex.addConsumer(correlationId, consumer);
-            } else {
-                generalConsumers.add(consumer);
-            }
+            dispatch.addConsumer(consumer);
             paging.addConsumer(consumer);
             delivered = fill(consumer, clock.millis());
         } finally {
@@ -833,18 +710,7 @@ public final class LocalQueue {
     public void removeConsumer(QueueConsumer consumer) {
         lock.lock();
         try {
-            String correlationId = consumer.selector().requiredCorrelationId();
-            if (correlationId != null) {
-                correlationIndex.removeConsumer(correlationId, consumer);
-            } else {
-                int index = generalConsumers.indexOf(consumer);
-                if (index >= 0) {
-                    generalConsumers.remove(index);
-                    if (index < nextGeneralConsumer) {
-                        nextGeneralConsumer--;
-                    }
-                }
-            }
+            dispatch.removeConsumer(consumer);
             paging.removeConsumer(consumer);
         } finally {
             lock.unlock();
@@ -902,9 +768,9 @@ public final class LocalQueue {
         QueuedMessage message;
         lock.lock();
         try {
-            message = take(consumer.selector(), clock.millis());
+            message = dispatch.take(consumer.selector(), clock.millis());
             if (message != null) {
-                handOver(consumer, message);
+                dispatch.handOver(consumer, message);
             }
         } finally {
             unlock();
@@ -915,14 +781,33 @@ public final class LocalQueue {
         return message != null;
     }
 
+    /**
+     * Sends waiting messages to the consumer while it has credit, then, while the queue pages and it still has
+     * credit, has the paging thread look for its match among the paged messages. Under the lock.
+     *
+     * @return whether it sent any
+     */
+    private boolean fill(QueueConsumer consumer, long now) {
+        boolean delivered = false;
+        while (consumer.window().hasCredit()) {
+            QueuedMessage m = dispatch.take(consumer.selector(), now);
+            if (m == null) {
+                break;
+            }
+            dispatch.handOver(consumer, m);
+            delivered = true;
+        }
+        if (paging.hasPaged() && consumer.window().hasCredit()) {
+            paging.lookFor(consumer);
+        }
+        return delivered;
+    }
+
+    // ---- administration and browsing: QueueAdministration's, never on a message's way ----
+
     /** Starts a browse: a cursor that will show the messages waiting now, in delivery order, that {@code selector} accepts. */
     public BrowseCursor browse(Selector selector) {
-        lock.lock();
-        try {
-            return new BrowseCursor(selector, nextSequence, paging.hasPaged());
-        } finally {
-            lock.unlock();
-        }
+        return administration.browse(selector);
     }
 
     /**
@@ -934,40 +819,7 @@ public final class LocalQueue {
      * @return how many were shown; fewer than {@code max} only once the cursor is {@link BrowseCursor#finished()}
      */
     public int browse(BrowseCursor cursor, int max, BrowseSink sink) {
-        long now = clock.millis();
-        int shown = 0;
-        lock.lock();
-        try {
-            while (cursor.priority >= 0 && shown < max) {
-                MessageList list = byPriority[cursor.priority];
-                QueuedMessage m = resumePoint(list, cursor);
-                while (m != null && shown < max && m.sequence < cursor.endSequence) {
-                    QueuedMessage next = m.next;
-                    if (m.isExpiredAt(now)) {
-                        unlink(m);
-                        discard(m);
-                    } else {
-                        cursor.last = m;
-                        cursor.lastSequence = m.sequence;
-                        if (matches(cursor.selector, m)) {
-                            sink.browsed(m.content().retainedDuplicate(), m.deliveryCount());
-                            shown++;
-                        } else if (m.undecodable != null) {
-                            setAside(m);
-                        }
-                    }
-                    m = next;
-                }
-                if (shown < max) {
-                    cursor.priority--;
-                    cursor.last = null;
-                    cursor.lastSequence = 0;
-                }
-            }
-        } finally {
-            unlock();
-        }
-        return shown;
+        return administration.browse(cursor, max, sink);
     }
 
     /**
@@ -977,36 +829,13 @@ public final class LocalQueue {
      * there; then runs {@code done} with how many it showed, on {@code whereDone}. Fewer than {@code max} only once
      * the cursor is {@link BrowseCursor#finished()}.
      */
-    public void browsePaged(BrowseCursor cursor, int max, BrowseSink sink, java.util.concurrent.Executor whereDone,
-                            java.util.function.IntConsumer done) {
-        if (cursor.pagedFinished) {
-            whereDone.execute(() -> done.accept(0));
-            return;
-        }
-        pager.execute(() -> {
-            int shown = paging.browse(cursor, max, sink);
-            whereDone.execute(() -> done.accept(shown));
-        });
+    public void browsePaged(BrowseCursor cursor, int max, BrowseSink sink, Executor whereDone, IntConsumer done) {
+        administration.browsePaged(cursor, max, sink, whereDone, done);
     }
 
-    /** As {@link #browsePaged(BrowseCursor, int, BrowseSink, java.util.concurrent.Executor, java.util.function.IntConsumer)}, waiting for it (administration, never on an event loop). */
+    /** As {@link #browsePaged(BrowseCursor, int, BrowseSink, Executor, IntConsumer)}, waiting for it (administration, never on an event loop). */
     public int browsePaged(BrowseCursor cursor, int max, BrowseSink sink) {
-        java.util.concurrent.CompletableFuture<Integer> shown = new java.util.concurrent.CompletableFuture<>();
-        browsePaged(cursor, max, sink, Runnable::run, shown::complete);
-        return shown.join();
-    }
-
-    /** The first message of {@code list} after the cursor's position; under the lock. */
-    private static QueuedMessage resumePoint(MessageList list, BrowseCursor cursor) {
-        QueuedMessage last = cursor.last;
-        if (last != null && (last.previous != null || list.head == last)) {
-            return last.next; // still waiting where it was: no walk
-        }
-        QueuedMessage m = list.head;
-        while (m != null && m.sequence <= cursor.lastSequence) {
-            m = m.next;
-        }
-        return m;
+        return administration.browsePaged(cursor, max, sink);
     }
 
     /** Receives what {@link #browse(BrowseCursor, int, BrowseSink)} shows; called under the queue's lock, so it only collects. */
@@ -1016,18 +845,197 @@ public final class LocalQueue {
         void browsed(ByteBuf content, int deliveryCount);
     }
 
+    /** The queue's numbers now, read under its lock in one go (depth, consumers, counters, oldest waiting message). */
+    public QueueSnapshot snapshot() {
+        return administration.snapshot();
+    }
+
+    /** A producer whose destination is this queue was created. */
+    public void producerOpened() {
+        administration.producerOpened();
+    }
+
+    /** A producer counted by {@link #producerOpened} closed (or its session or connection did). */
+    public void producerClosed() {
+        administration.producerClosed();
+    }
+
+    /**
+     * The queue's settings (at creation, or an administrator's change): depth limit, memory budget and policy, backout
+     * and events. A new depth limit refuses puts beyond it from now on (messages already on the queue stay, even
+     * above it); a new memory budget counts what the queue holds now. The event thresholds are percentages of the
+     * depth limit, so they follow it.
+     *
+     * @param maxDepth   the depth limit in force (the queue's own, or the server-wide one)
+     * @param definition the settings; its maxDepth says whether the limit is the queue's own (for error messages)
+     * @param events     where the queue's events go
+     */
+    void configure(long maxDepth, MemoryLimit memoryLimit, QueueDefinition definition, QueueEvents events) {
+        lock.lock();
+        try {
+            accounting.configure(maxDepth, memoryLimit, definition, events);
+            backoutThreshold = definition.backoutThreshold() == null ? 0 : definition.backoutThreshold();
+            backoutQueue = definition.backoutQueue();
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
+     * Takes up to {@code max} waiting messages that {@code selector} accepts off the lists, in delivery order (one
+     * walk of each priority's list), for an administrator's move or clear. They still count towards the depth, as
+     * delivered ones do, until the caller {@link #acknowledge}s each (gone for good: it has removed it from the store)
+     * or {@link #giveBack}s them. Expired messages met on the way are discarded; delivered and delayed ones are not
+     * waiting, so not taken.
+     */
+    public List<QueuedMessage> takeWaiting(Selector selector, int max) {
+        return administration.takeWaiting(selector, max);
+    }
+
+    /**
+     * Has the paging thread read the next batch of paged messages back now, whatever the low watermark, and waits
+     * until it has: an administrator's clear or move takes the waiting messages in batches and reads the paged ones
+     * back this way. Never call it on an event loop (it waits for disk I/O).
+     *
+     * @return false when nothing is paged
+     */
+    public boolean readBackNow() {
+        return paging.readBackNow();
+    }
+
+    /** An administrator defined this queue created by use: it is no longer deleted when unused. */
+    void keep() {
+        lock.lock();
+        try {
+            autoCreated = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Messages paged and not read back yet (waiting to be written, or on disk): part of the depth, not of the memory
+     * held. For administration and tests.
+     */
+    public long paged() {
+        lock.lock();
+        try {
+            return paging.paged();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Why the queue's page files cannot be written or read now (a full disk, an I/O error: its paging has stopped
+     * and tries again every {@link org.wharfmq.server.Configuration#PAGE_RETRY_MILLIS}), or null while they can.
+     */
+    public String pagingFailure() {
+        lock.lock();
+        try {
+            return paging.diskFailure();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The bytes of the paged messages' records, as the disk budgets count them. */
+    public long pagedBytes() {
+        lock.lock();
+        try {
+            return paging.pagedBytes();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * How many paged messages the consumers' selectors have been evaluated on while they looked for one among them
+     * (on disk or not written yet), over the queue's life: tests check that a waiting consumer looks at each once.
+     */
+    public long recordsScanned() {
+        lock.lock();
+        try {
+            return paging.recordsScanned();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many distinct correlation ids the index holds messages for (tests check the index is kept tidy). */
+    int indexedCorrelationIds() {
+        lock.lock();
+        try {
+            return dispatch.indexedCorrelationIds();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- recovery: QueueRecovery's ----
+
+    /**
+     * Puts back a message recovered from the store at startup, with the sequence number it had, before any
+     * consumer exists. The depth limit does not apply: a recovered message is never refused. A queue that pages and
+     * is over its memory budget (or finds the server's three quarters spent) pages it, as it would a new message, so
+     * that a journal holding more than the budgets recovers within them; every few MiB recovery pages so (on all
+     * queues), the calling thread (recovery's, never an event loop) waits for the paging thread to have written them,
+     * so that recovery cannot outrun the disk.
+     */
+    public void restore(QueuedMessage message, long sequence) {
+        recovery.restore(message, sequence);
+    }
+
+    /**
+     * Like {@link #restore}, for a message whose JMS delivery time is still ahead: it counts towards the depth
+     * and keeps its sequence number, but stays out of the lists until {@link #offer} at its delivery time.
+     */
+    public void restoreDelayed(QueuedMessage message, long sequence) {
+        recovery.restoreDelayed(message, sequence);
+    }
+
+    /** Numbers new messages above {@code lastSequence}, the highest the store has seen on this queue. */
+    public void sequenceAbove(long lastSequence) {
+        lock.lock();
+        try {
+            numberAbove(lastSequence);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The highest sequence number given to a message of this queue so far (0: none). */
+    long lastSequence() {
+        lock.lock();
+        try {
+            return nextSequence - 1;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * After recovery: a waiting message that was backed out more often than the threshold (its last delivery, before
+     * the crash, is counted) goes to the backout queue now, before any consumer sees it again.
+     *
+     * @return how many were moved
+     */
+    int backOutRecovered() {
+        return recovery.backOutRecovered();
+    }
+
+    // ---- the queue's end ----
+
     /** Releases every waiting message; the server is stopping. Delivered messages are released by their sessions. */
     public void clear() {
         lock.lock();
         try {
-            for (MessageList list : byPriority) {
-                while (!list.isEmpty()) {
-                    QueuedMessage m = list.head;
-                    unlink(m);
-                    depth--; // the server stops: no event
-                    letGo(m);
-                    m.release();
-                }
+            List<QueuedMessage> waiting = new ArrayList<>();
+            dispatch.unlinkAll(waiting);
+            for (QueuedMessage m : waiting) {
+                accounting.dropDepth(1); // the server stops: no event
+                letGo(m);
+                m.release();
             }
             List<QueuedMessage> unwritten = new ArrayList<>();
             dropPaged(unwritten); // the pager deletes the page files as it closes
@@ -1052,7 +1060,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             deleted = true;
-            budgetWaitersDue = !budgetWaiters.isEmpty(); // a deleted queue holds nobody back
+            accounting.wakeHeldBack(); // a deleted queue holds nobody back
             unlinkAll(discarded);
             persistentPaged = paging.anyPersistent();
             onDisk = dropPaged(discarded);
@@ -1066,183 +1074,6 @@ public final class LocalQueue {
         return (int) Math.min(Integer.MAX_VALUE, discarded.size() + onDisk);
     }
 
-    /** How many distinct correlation ids the index holds messages for (tests check the index is kept tidy). */
-    int indexedCorrelationIds() {
-        lock.lock();
-        try {
-            return correlationIndex.indexedCorrelationIds();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    // ---- administration (the management view): never on a message's way ----
-
-    /** The queue's numbers now, read under its lock in one go (depth, consumers, counters, oldest waiting message). */
-    public QueueSnapshot snapshot() {
-        lock.lock();
-        try {
-            int consumers = generalConsumers.size() + correlationIndex.consumerCount();
-            long oldest = 0;
-            for (MessageList list : byPriority) {
-                QueuedMessage head = list.head; // a list is in arrival order: its head is its oldest
-                long timestamp = head == null ? 0 : head.headers().timestamp();
-                if (timestamp != 0 && (oldest == 0 || timestamp < oldest)) {
-                    oldest = timestamp;
-                }
-            }
-            return new QueueSnapshot(depth, maxDepth, maxDepthSetOnQueue, consumers, attached - consumers, producers,
-                    oldest, enqueued, dequeued, expired, deadLettered, heldBytes, paging.paged(), paging.pagedBytes(),
-                    paging.diskFailure());
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** A producer whose destination is this queue was created. */
-    public void producerOpened() {
-        lock.lock();
-        try {
-            producers++;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** A producer counted by {@link #producerOpened} closed (or its session or connection did). */
-    public void producerClosed() {
-        lock.lock();
-        try {
-            producers--;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * The queue's settings (at creation, or an administrator's change): depth limit, memory budget and policy, backout
-     * and events. A new depth limit refuses puts beyond it from now on (messages already on the queue stay, even
-     * above it); a new memory budget counts what the queue holds now. The event thresholds are percentages of the
-     * depth limit, so they follow it.
-     *
-     * @param maxDepth   the depth limit in force (the queue's own, or the server-wide one)
-     * @param definition the settings; its maxDepth says whether the limit is the queue's own (for error messages)
-     * @param events     where the queue's events go
-     */
-    void configure(long maxDepth, MemoryLimit memoryLimit, QueueDefinition definition, QueueEvents events) {
-        lock.lock();
-        try {
-            this.maxDepth = maxDepth;
-            this.maxDepthSetOnQueue = definition.maxDepth() != null;
-            this.limit = memoryLimit;
-            boolean wasOver = overLimit;
-            overLimit = memoryLimit.limited() && heldBytes >= memoryLimit.maxBytes();
-            if (wasOver && !overLimit) {
-                budgetWaitersDue = !budgetWaiters.isEmpty();
-            }
-            backoutThreshold = definition.backoutThreshold() == null ? 0 : definition.backoutThreshold();
-            backoutQueue = definition.backoutQueue();
-            eventSink = events;
-            fullEvents = definition.publishesFullEvents();
-            Integer high = definition.depthHighEvent();
-            Integer low = definition.depthLowEvent();
-            depthHighEventAt = high == null ? Long.MAX_VALUE : Math.max(1, (maxDepth * high + 99) / 100);
-            depthLowEvents = low != null;
-            depthLowEventAt = low != null ? maxDepth * low / 100 : depthHighEventAt - 1;
-            if (aboveDepthHigh && depth <= depthLowEventAt) {
-                aboveDepthHigh = false; // below the new thresholds: armed again, without a depth-low event
-            }
-            if (fullReported && depth < maxDepth) {
-                fullReported = false;
-            }
-        } finally {
-            unlock();
-        }
-    }
-
-    /**
-     * After recovery: a waiting message that was backed out more often than the threshold (its last delivery, before
-     * the crash, is counted) goes to the backout queue now, before any consumer sees it again.
-     *
-     * @return how many were moved
-     */
-    int backOutRecovered() {
-        int moved = 0;
-        lock.lock();
-        try {
-            if (backoutThreshold == 0) {
-                return 0;
-            }
-            for (MessageList list : byPriority) {
-                QueuedMessage m = list.head;
-                while (m != null) {
-                    QueuedMessage next = m.next;
-                    if (backedOutTooOften(m)) {
-                        unlink(m);
-                        backingOut.add(m);
-                        moved++;
-                    }
-                    m = next;
-                }
-            }
-        } finally {
-            unlock();
-        }
-        return moved;
-    }
-
-    /**
-     * A message moved to a backout or the dead-letter queue leaves this one: counted as dead-lettered, its place in
-     * the depth given up. The caller has recorded its removal in the store (with the move, in one transaction).
-     */
-    void removeDeadLettered(QueuedMessage message) {
-        leave(message, Departure.DEAD_LETTERED);
-    }
-
-    /** An administrator defined this queue created by use: it is no longer deleted when unused. */
-    void keep() {
-        lock.lock();
-        try {
-            autoCreated = false;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Takes up to {@code max} waiting messages that {@code selector} accepts off the lists, in delivery order (one
-     * walk of each priority's list), for an administrator's move or clear. They still count towards the depth, as
-     * delivered ones do, until the caller {@link #acknowledge}s each (gone for good: it has removed it from the store)
-     * or {@link #giveBack}s them. Expired messages met on the way are discarded; delivered and delayed ones are not
-     * waiting, so not taken.
-     */
-    public List<QueuedMessage> takeWaiting(Selector selector, int max) {
-        List<QueuedMessage> taken = new ArrayList<>();
-        long now = clock.millis();
-        lock.lock();
-        try {
-            for (int p = HIGHEST_PRIORITY; p >= 0 && taken.size() < max; p--) {
-                QueuedMessage m = byPriority[p].head;
-                while (m != null && taken.size() < max) {
-                    QueuedMessage next = m.next;
-                    if (m.isExpiredAt(now)) {
-                        unlink(m);
-                        discard(m);
-                    } else if (matches(selector, m)) {
-                        unlink(m);
-                        taken.add(m);
-                    } else if (m.undecodable != null) {
-                        setAside(m);
-                    }
-                    m = next;
-                }
-            }
-        } finally {
-            unlock();
-        }
-        return taken;
-    }
-
     /**
      * Deletes the queue for an administrator, unless it is in use and {@code force} is false. In use: it holds a
      * message (waiting, delivered, in an open transaction or delayed) or a consumer or browser is attached. Once
@@ -1253,7 +1084,7 @@ public final class LocalQueue {
      */
     Retirement retire(boolean force, StoreCompletion removed) {
         List<QueuedMessage> discarded = new ArrayList<>();
-        List<QueueConsumer> left;
+        List<QueueConsumer> left = new ArrayList<>();
         long onDisk;
         boolean persistentPaged;
         long depthBefore;
@@ -1261,20 +1092,19 @@ public final class LocalQueue {
         int browsers;
         lock.lock();
         try {
-            depthBefore = depth;
-            consumers = generalConsumers.size() + correlationIndex.consumerCount();
+            depthBefore = accounting.depth();
+            consumers = dispatch.consumerCount();
             browsers = attached - consumers;
-            if (!force && (depth > 0 || attached > 0)) {
-                return new Retirement(false, depth, consumers, browsers, 0, List.of());
+            if (!force && (depthBefore > 0 || attached > 0)) {
+                return new Retirement(false, depthBefore, consumers, browsers, 0, List.of());
             }
             deleted = true;
             retired = true;
-            budgetWaitersDue = !budgetWaiters.isEmpty(); // a deleted queue holds nobody back
+            accounting.wakeHeldBack(); // a deleted queue holds nobody back
             unlinkAll(discarded);
             persistentPaged = paging.anyPersistent();
             onDisk = dropPaged(discarded);
-            left = new ArrayList<>(generalConsumers);
-            correlationIndex.addConsumersTo(left);
+            dispatch.addConsumersTo(left);
         } finally {
             unlock(); // wakes producers waiting for this queue's budget: a deleted queue holds nobody back
         }
@@ -1293,199 +1123,42 @@ public final class LocalQueue {
         discarded.forEach(QueuedMessage::release);
     }
 
-    // ---- under the lock ----
-
     /** Takes every waiting message off the lists (and out of the depth and the memory budgets) into {@code out}. */
     private void unlinkAll(List<QueuedMessage> out) {
-        for (MessageList list : byPriority) {
-            while (!list.isEmpty()) {
-                QueuedMessage m = list.head;
-                unlink(m);
-                lowerDepth();
-                letGo(m);
-                out.add(m);
-            }
-        }
-    }
-
-    /** Whether {@code m} has been backed out more often than the threshold allows (as IBM MQ's BackoutCount >= BOTHRESH). */
-    private boolean backedOutTooOften(QueuedMessage m) {
-        return backoutThreshold > 0 && m.deliveryCount() > backoutThreshold;
-    }
-
-    /** One message more: a depth-high event when the depth reaches its threshold (once until it falls back). */
-    private void raiseDepth() {
-        if (++depth >= depthHighEventAt && !aboveDepthHigh) {
-            aboveDepthHigh = true;
-            eventsDue.add(event(QueueEvent.Kind.DEPTH_HIGH, depthHighEventAt));
+        int first = out.size();
+        dispatch.unlinkAll(out);
+        for (int i = first; i < out.size(); i++) {
+            accounting.lowerDepth();
+            letGo(out.get(i));
         }
     }
 
     /**
-     * One message less: after a depth-high event, a depth-low event (or only the re-arming of depth-high) once the
-     * depth falls to its threshold; after a queue-full event, re-armed once below the limit.
+     * The queue is deleted or the server stops: its paged messages leave the depth and the disk budgets, and those
+     * not written yet go to {@code out}, out of the memory budgets too (as {@link #unlinkAll} does). Under the lock.
+     *
+     * @return how many were on disk (the paging thread forgets them: {@link QueuePaging#forgetStoreLater})
      */
-    private void lowerDepth() {
-        depth--;
-        if (aboveDepthHigh && depth <= depthLowEventAt) {
-            aboveDepthHigh = false;
-            if (depthLowEvents) {
-                eventsDue.add(event(QueueEvent.Kind.DEPTH_LOW, depthLowEventAt));
-            }
+    private long dropPaged(List<QueuedMessage> out) {
+        if (!paging.hasPaged()) {
+            return 0;
         }
-        if (fullReported && depth < maxDepth) {
-            fullReported = false;
+        int first = out.size();
+        long onDisk = paging.drop(out);
+        for (int i = first; i < out.size(); i++) {
+            accounting.dropDepth(1);
+            letGo(out.get(i));
         }
+        accounting.dropDepth(onDisk);
+        noteIfUnused();
+        return onDisk;
     }
 
-    /** A put found the queue at its depth limit: a queue-full event, once until the depth falls below it. */
-    private void noteFull() {
-        if (fullEvents && !fullReported) {
-            fullReported = true;
-            eventsDue.add(event(QueueEvent.Kind.FULL, maxDepth));
-        }
-    }
+    // ---- under the lock, for the queue's parts ----
 
-    private QueueEvent event(QueueEvent.Kind kind, long threshold) {
-        return new QueueEvent(kind, name, depth, maxDepth, threshold, clock.millis());
-    }
-
-    /** After the depth or the attachments went down: an auto-created queue now unused starts counting its time. */
-    private void noteIfUnused() {
-        if (autoCreated && depth == 0 && attached == 0) {
-            unusedSince = clock.millis();
-        }
-    }
-
-    /** A consumer with credit whose selector accepts {@code m}: its correlation-id waiters first, then round-robin. */
-    private QueueConsumer waitingConsumerFor(QueuedMessage m) {
-        String correlationId = m.correlationId();
-        if (correlationId != null) {
-            List<QueueConsumer> waiting = correlationIndex.consumers(correlationId);
-            if (waiting != null) {
-                for (int i = 0; i < waiting.size(); i++) {
-                    QueueConsumer c = waiting.get(i);
-                    consumerVisits++;
-                    if (c.window().hasCredit() && matches(c.selector(), m)) {
-                        return c;
-                    }
-                }
-            }
-        }
-        int n = generalConsumers.size();
-        for (int i = 0; i < n; i++) {
-            int index = (nextGeneralConsumer + i) % n;
-            QueueConsumer c = generalConsumers.get(index);
-            consumerVisits++;
-            if (c.window().hasCredit() && matches(c.selector(), m)) {
-                nextGeneralConsumer = index + 1;
-                return c;
-            }
-        }
-        return null;
-    }
-
-    /** Sends waiting messages to the consumer while it has credit; returns whether it sent any. */
-    private boolean fill(QueueConsumer consumer, long now) {
-        boolean delivered = false;
-        while (consumer.window().hasCredit()) {
-            QueuedMessage m = take(consumer.selector(), now);
-            if (m == null) {
-                break;
-            }
-            handOver(consumer, m);
-            delivered = true;
-        }
-        if (paging.hasPaged() && consumer.window().hasCredit()) {
-            paging.lookFor(consumer);
-        }
-        return delivered;
-    }
-
-    private void handOver(QueueConsumer consumer, QueuedMessage m) {
-        consumer.window().spend();
-        consumer.deliver(m);
-    }
-
-    /** Unlinks and returns the best waiting message the selector accepts, discarding expired ones met on the way. */
-    private QueuedMessage take(Selector selector, long now) {
-        String correlationId = selector.requiredCorrelationId();
-        if (correlationId != null) {
-            return takeByCorrelationId(correlationId, selector, now);
-        }
-        for (int p = PRIORITIES - 1; p >= 0; p--) {
-            QueuedMessage m = byPriority[p].head;
-            while (m != null) {
-                QueuedMessage next = m.next;
-                if (m.isExpiredAt(now)) {
-                    unlink(m);
-                    discard(m);
-                } else if (matches(selector, m)) {
-                    unlink(m);
-                    return m;
-                } else if (m.undecodable != null) {
-                    setAside(m);
-                }
-                m = next;
-            }
-        }
-        return null;
-    }
-
-    private QueuedMessage takeByCorrelationId(String correlationId, Selector selector, long now) {
-        QueuedMessage best = null;
-        QueuedMessage m = correlationIndex.first(correlationId);
-        while (m != null) {
-            QueuedMessage next = m.nextWithCorrelationId;
-            if (m.isExpiredAt(now)) {
-                unlink(m);
-                discard(m);
-            } else if ((best == null || m.priority() > best.priority()) && matches(selector, m)) {
-                best = m;
-            } else if (m.undecodable != null) {
-                setAside(m);
-            }
-            m = next;
-        }
-        if (best != null) {
-            unlink(best);
-        }
-        return best;
-    }
-
-    /**
-     * Whether the selector accepts {@code m}. One whose properties cannot be decoded matches nothing: the first
-     * failure marks it {@link QueuedMessage#undecodable}, and the caller sets it aside for the dead-letter queue.
-     */
-    static boolean matches(Selector selector, QueuedMessage m) {
-        if (m.undecodable != null) {
-            return false;
-        }
-        try {
-            return selector.matches(m);
-        } catch (MalformedFrameException e) {
-            m.undecodable = "a message selector cannot decode its properties: " + e.getMessage();
-            return false;
-        }
-    }
-
-    /**
-     * Links a message no consumer took, unless a selector found it undecodable: that one is set aside. It is about to
-     * wait, so it stops keeping a larger buffer alive than itself ({@link QueuedMessage#compact}).
-     */
-    private void linkOrSetAside(QueuedMessage m) {
-        if (m.undecodable != null) {
-            undecodable.add(m);
-        } else {
-            m.compact(arena);
-            link(m);
-        }
-    }
-
-    /** Takes an undecodable message off the lists, for {@link #unlock()} to move to the dead-letter queue. */
-    private void setAside(QueuedMessage m) {
-        unlink(m);
-        undecodable.add(m);
+    /** Takes the queue's lock, for its parts' entry points; release it with {@link #unlock()}. */
+    void lock() {
+        lock.lock();
     }
 
     /**
@@ -1494,12 +1167,11 @@ public final class LocalQueue {
      * the budget. Every method that evaluates selectors, changes the depth or gives messages back unlocks with it.
      */
     void unlock() {
-        if (undecodable.isEmpty() && !budgetWaitersDue && backingOut.isEmpty() && eventsDue.isEmpty()) {
+        if (!dispatch.anyUndecodable() && backingOut.isEmpty() && !accounting.anythingDue()) {
             lock.unlock();
             return;
         }
-        List<QueuedMessage> moving = new ArrayList<>(undecodable);
-        undecodable.clear();
+        List<QueuedMessage> moving = dispatch.takeUndecodable();
         List<QueuedMessage> backedOut = List.of();
         String backoutTarget = backoutQueue;
         int threshold = backoutThreshold;
@@ -1507,18 +1179,9 @@ public final class LocalQueue {
             backedOut = new ArrayList<>(backingOut);
             backingOut.clear();
         }
-        List<QueueEvent> events = List.of();
-        QueueEvents sink = eventSink;
-        if (!eventsDue.isEmpty()) {
-            events = new ArrayList<>(eventsDue);
-            eventsDue.clear();
-        }
-        List<Runnable> waking = List.of();
-        if (budgetWaitersDue) {
-            waking = new ArrayList<>(budgetWaiters);
-            budgetWaiters.clear();
-            budgetWaitersDue = false;
-        }
+        QueueEvents sink = accounting.eventSink();
+        List<QueueEvent> events = accounting.takeEvents();
+        List<Runnable> waking = accounting.takeWaking();
         lock.unlock();
         for (QueuedMessage m : moving) {
             deadLetters.moveFromQueue(m, m.undecodable);
@@ -1530,77 +1193,71 @@ public final class LocalQueue {
         waking.forEach(Runnable::run);
     }
 
-    // ---- paging (the paged messages themselves are QueuePaging's) ----
-
-    /**
-     * Messages paged and not read back yet (waiting to be written, or on disk): part of the depth, not of the memory
-     * held. For administration and tests.
-     */
-    public long paged() {
-        lock.lock();
-        try {
-            return paging.paged();
-        } finally {
-            lock.unlock();
-        }
+    /** Whether the queue is deleted; under the lock (a browse of paged messages reads it without: a hint). */
+    boolean deleted() {
+        return deleted;
     }
 
-    /**
-     * Why the queue's page files cannot be written or read now (a full disk, an I/O error: its paging has stopped
-     * and tries again every {@link Configuration#PAGE_RETRY_MILLIS}), or null while they can.
-     */
-    public String pagingFailure() {
-        lock.lock();
-        try {
-            return paging.diskFailure();
-        } finally {
-            lock.unlock();
-        }
+    /** Consumers and browsers attached; under the lock. */
+    int attached() {
+        assert lock.isHeldByCurrentThread();
+        return attached;
     }
 
-    /** The bytes of the paged messages' records, as the disk budgets count them. */
-    public long pagedBytes() {
-        lock.lock();
-        try {
-            return paging.pagedBytes();
-        } finally {
-            lock.unlock();
-        }
+    /** Numbers new messages above {@code sequence}; under the lock. */
+    void numberAbove(long sequence) {
+        assert lock.isHeldByCurrentThread();
+        nextSequence = Math.max(nextSequence, sequence + 1);
     }
 
-    /**
-     * Has the paging thread read the next batch of paged messages back now, whatever the low watermark, and waits
-     * until it has: an administrator's clear or move takes the waiting messages in batches and reads the paged ones
-     * back this way. Never call it on an event loop (it waits for disk I/O).
-     *
-     * @return false when nothing is paged
-     */
-    public boolean readBackNow() {
-        return paging.readBackNow();
+    /** Whether {@code m} has been backed out more often than the threshold allows (as IBM MQ's BackoutCount >= BOTHRESH). */
+    boolean backedOutTooOften(QueuedMessage m) {
+        assert lock.isHeldByCurrentThread();
+        return backoutThreshold > 0 && m.deliveryCount() > backoutThreshold;
+    }
+
+    /** Whether a backout threshold is set; under the lock. */
+    boolean backsOut() {
+        assert lock.isHeldByCurrentThread();
+        return backoutThreshold > 0;
+    }
+
+    /** A message backed out too often, off the lists: moved to the backout queue once the lock is released. */
+    void backOut(QueuedMessage m) {
+        assert lock.isHeldByCurrentThread();
+        backingOut.add(m);
+    }
+
+    /** After the depth or the attachments went down: an auto-created queue now unused starts counting its time. */
+    private void noteIfUnused() {
+        if (autoCreated && accounting.depth() == 0 && attached == 0) {
+            unusedSince = clock.millis();
+        }
     }
 
     /** A message nobody took: linked, or paged when the queue pages and is over its budget (or the server's). */
     private void linkOrPage(QueuedMessage m) {
-        if (limit.pages() && (overLimit || budget.pagingDue())) {
+        if (accounting.pagingDue()) {
             pageOut(m); // gives it to nobody: no consumer with credit accepts it
         } else {
-            linkOrSetAside(m);
+            dispatch.linkOrSetAside(m);
         }
     }
 
     /**
      * Hands a message to the paging thread, unless a consumer with credit accepts it that has looked at every paged
      * message ({@link QueuePaging#caughtUpConsumerFor}: no older one is for it), or a selector found it undecodable:
-     * that one is set aside.
+     * that one is set aside. Under the lock.
      *
      * @return the consumer it was handed over to, for the caller to flush once the lock is released (null: none)
      */
-    private QueueConsumer pageOut(QueuedMessage m) {
+    QueueConsumer pageOut(QueuedMessage m) {
+        assert lock.isHeldByCurrentThread();
         QueueConsumer receiver = paging.caughtUpConsumerFor(m);
         if (receiver != null) {
-            handOver(receiver, m);
+            dispatch.handOver(receiver, m);
         } else if (m.undecodable != null) {
-            undecodable.add(m);
+            dispatch.setAsideUnlinked(m);
         } else {
             paging.pageOut(m);
         }
@@ -1608,92 +1265,28 @@ public final class LocalQueue {
     }
 
     /**
-     * How many paged messages the consumers' selectors have been evaluated on while they looked for one among them
-     * (on disk or not written yet), over the queue's life: tests check that a waiting consumer looks at each once.
-     */
-    public long recordsScanned() {
-        lock.lock();
-        try {
-            return paging.recordsScanned();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * The queue is deleted or the server stops: its paged messages leave the depth and the disk budgets, and those
-     * not written yet go to {@code out}, out of the memory budgets too (as {@link #unlinkAll} does).
-     *
-     * @return how many were on disk (the paging thread forgets them: {@link QueuePaging#forgetStoreLater})
-     */
-    private long dropPaged(List<QueuedMessage> out) {
-        if (!paging.hasPaged()) {
-            return 0;
-        }
-        int first = out.size();
-        long onDisk = paging.drop(out);
-        for (int i = first; i < out.size(); i++) {
-            depth--;
-            letGo(out.get(i));
-        }
-        depth -= onDisk;
-        noteIfUnused();
-        return onDisk;
-    }
-
-    // ---- for the queue's paging, under the lock ----
-
-    /** Takes the queue's lock, for {@link QueuePaging}; release it with {@link #unlock()}. */
-    void lock() {
-        lock.lock();
-    }
-
-    /** Whether the queue is deleted; under the lock (a browse of paged messages reads it without: a hint). */
-    boolean deleted() {
-        return deleted;
-    }
-
-    /** The memory of the messages depth counts, as {@link #heldBytes()} says, without taking the lock. */
-    long bytesHeld() {
-        return heldBytes;
-    }
-
-    /** Whether a consumer waits for messages with {@code correlationId}, with credit or not. */
-    boolean awaitsCorrelationId(String correlationId) {
-        return correlationIndex.consumers(correlationId) != null;
-    }
-
-    /** Whether a consumer with credit waits for messages with {@code correlationId}. */
-    boolean waitsWithCredit(String correlationId) {
-        List<QueueConsumer> waiting = correlationIndex.consumers(correlationId);
-        if (waiting != null) {
-            for (int i = 0; i < waiting.size(); i++) {
-                if (waiting.get(i).window().hasCredit()) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /**
      * Offers a message read back (or found out of turn) among the paged ones as {@link #offer} would, but never pages
      * it again: to a waiting consumer, added to {@code receivers} (created when null) for the caller to flush once the
-     * lock is released, else linked.
+     * lock is released, else linked. Under the lock.
      *
      * @return {@code receivers}, or the list created for the consumer it went to
      */
     List<QueueConsumer> offerReadBack(QueuedMessage m, List<QueueConsumer> receivers) {
+        assert lock.isHeldByCurrentThread();
         if (m.isExpiredAt(clock.millis())) {
             discard(m);
             return receivers;
         }
-        QueueConsumer receiver = waitingConsumerFor(m);
+        QueueConsumer receiver = dispatch.waitingConsumerFor(m);
         if (receiver == null) {
-            linkOrSetAside(m);
+            dispatch.linkOrSetAside(m);
             return receivers;
         }
-        handOver(receiver, m);
+        dispatch.handOver(receiver, m);
+        return addReceiver(receivers, receiver);
+    }
+
+    private static List<QueueConsumer> addReceiver(List<QueueConsumer> receivers, QueueConsumer receiver) {
         if (receivers == null) {
             receivers = new ArrayList<>(2);
         }
@@ -1703,167 +1296,77 @@ public final class LocalQueue {
         return receivers;
     }
 
+    /** Writes the deliveries recorded for {@code receivers} (null: none); once the lock is released. */
+    static void flush(List<QueueConsumer> receivers) {
+        if (receivers != null) {
+            for (int i = 0; i < receivers.size(); i++) {
+                receivers.get(i).flushDeliveries();
+            }
+        }
+    }
+
     /**
      * A disk budget is no longer spent: unless the memory budget still holds them back, the producers waiting for the
-     * queue are due.
+     * queue are due. Under the lock.
      */
     void pageFullEnded() {
-        if (!(overLimit && limit.policy() == MemoryPolicy.BLOCK)) {
-            budgetWaitersDue = !budgetWaiters.isEmpty();
+        if (!accounting.blocksOverBudget()) {
+            accounting.wakeHeldBack();
         }
     }
 
-    // ---- memory (under the lock) ----
-
-    /** Counts a message the queue is now responsible for. */
+    /** Counts a message the queue is now responsible for (read back from its page files); under the lock. */
     void hold(QueuedMessage m) {
-        long bytes = m.memoryBytes();
-        heldBytes += bytes;
-        budget.add(bytes);
-        if (limit.limited() && !overLimit && heldBytes >= limit.maxBytes()) {
-            overLimit = true;
-        }
+        accounting.hold(m);
     }
 
-    /** Stops counting a message the queue is no longer responsible for; back under budget, its waiters are due. */
+    /** Stops counting a message the queue is no longer responsible for; under the lock. */
     private void letGo(QueuedMessage m) {
         letGoBytes(m.memoryBytes());
     }
 
-    /** As {@link #letGo} for a message's bytes; a paging queue under its low watermark reads paged messages back. */
+    /**
+     * As {@link #letGo} for a message's bytes: back under budget, the producers it held back are due; a paging queue
+     * under its low watermark reads paged messages back. Under the lock.
+     */
     void letGoBytes(long bytes) {
-        heldBytes -= bytes;
-        budget.release(bytes);
-        if (overLimit && heldBytes < limit.maxBytes()) {
-            overLimit = false;
-            budgetWaitersDue = !paging.blocksProducers() && !budgetWaiters.isEmpty();
+        if (accounting.letGo(bytes) && !paging.blocksProducers()) {
+            accounting.wakeHeldBack();
         }
-        if (droppedThisEpisode > 0 && (limit.limited() ? heldBytes < limit.maxBytes() / 2 : waiting == 0)) {
-            endDropEpisode();
+        if (accounting.dropping()) {
+            accounting.endDropsIfCaughtUp(dispatch.nothingWaits());
         }
         paging.readBackIfDue();
     }
 
-    /**
-     * Applies the policy to a message about to be reserved when its bytes do not fit the queue's budget or the
-     * server's: block takes it anyway (its producer's credit is withheld instead); drop drops the oldest waiting
-     * non-persistent messages until it fits; fail, and drop with nothing left to drop, leave no room.
-     *
-     * @return whether there is room for it
-     */
-    private boolean makeRoomFor(QueuedMessage m) {
-        if (limit.policy() == MemoryPolicy.BLOCK || limit.policy() == MemoryPolicy.PAGE) {
-            return true; // block holds the producer's credit back; page keeps the message on disk
-        }
-        long bytes = m.memoryBytes();
-        if (fits(bytes)) {
-            return true;
-        }
-        if (limit.policy() == MemoryPolicy.DROP) {
-            while (dropOldest()) {
-                if (fits(bytes)) {
-                    return true;
-                }
-            }
-        }
-        return false;
+    /** The memory of the messages depth counts, without taking the lock (the paging thread's watermark, under it). */
+    long bytesHeld() {
+        return accounting.heldBytes();
     }
 
-    private boolean fits(long bytes) {
-        return (!limit.limited() || heldBytes + bytes <= limit.maxBytes()) && budget.hasRoomFor(bytes);
+    /** Whether a consumer waits for messages with {@code correlationId}, with credit or not; under the lock. */
+    boolean awaitsCorrelationId(String correlationId) {
+        return dispatch.awaitsCorrelationId(correlationId);
     }
 
-    /** Drops the oldest waiting non-persistent message, lowest priority first; false when there is none. */
-    private boolean dropOldest() {
-        for (int p = 0; p < PRIORITIES; p++) {
-            for (QueuedMessage m = byPriority[p].head; m != null; m = m.next) {
-                if (!m.headers().persistent()) {
-                    unlink(m);
-                    discard(m);
-                    countDropped();
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /** Counts a dropped message; the first of an episode is logged. */
-    private void countDropped() {
-        dropped++;
-        if (droppedThisEpisode++ == 0) {
-            LOG.log(System.Logger.Level.WARNING, "The memory budget of " + limit.owner() + " is spent (" + heldBytes
-                    + " bytes held; " + budgetSetting() + "; policy drop): dropping its oldest waiting non-persistent"
-                    + " messages to make room for new ones until its consumers catch up. Its consumers are too slow for"
-                    + " its publishers.");
-        }
+    /** Whether a consumer with credit waits for messages with {@code correlationId}; under the lock. */
+    boolean waitsWithCredit(String correlationId) {
+        return dispatch.waitsWithCredit(correlationId);
     }
 
     /**
-     * The consumers have caught up (the queue holds less than half its budget, or, without a budget of its own, has
-     * nothing waiting): the episode of drops is over.
+     * Drops an expired message, or any message offered to a deleted queue (already unlinked, or never linked): out of
+     * the depth and the memory budgets, removed from the store, released. Under the lock.
      */
-    private void endDropEpisode() {
-        if (droppedThisEpisode > 0) {
-            LOG.log(System.Logger.Level.INFO, limit.owner() + " is back within its memory budget; "
-                    + droppedThisEpisode + " messages were dropped to make room (" + dropped + " in all).");
-            droppedThisEpisode = 0;
-        }
-    }
-
-    private String budgetSetting() {
-        return limit.limited() ? "budget " + limit.maxBytes() + " bytes, " + limit.setting() : budget.toString();
-    }
-
-    private WharfException overBudget(long bytes) {
-        if (limit.limited() && heldBytes + bytes > limit.maxBytes()) {
-            return new WharfException(ErrorCode.QUEUE_FULL, "The memory budget of " + limit.owner() + " is spent: it"
-                    + " holds " + heldBytes + " bytes of messages and may hold " + limit.maxBytes() + " ("
-                    + limit.setting() + "); this message needs " + bytes + " more, and its policy, " + limit.policy()
-                    + ", refuses it. Consume its messages or raise the budget.");
-        }
-        return new WharfException(ErrorCode.QUEUE_FULL, "The server's memory budget for messages is spent: its queues"
-                + " hold " + budget.usedBytes() + " bytes and may hold " + budget.maxBytes() + " (" + budget.setting()
-                + "), so " + limit.owner() + " (policy " + limit.policy() + ") takes no more. Consume messages or raise"
-                + " the budget.");
-    }
-
-    private void link(QueuedMessage m) {
-        byPriority[m.priority()].insert(m);
-        if (m.correlationId() != null) {
-            correlationIndex.add(m);
-        }
-        if (waiting++ == 0) {
-            backlogged = true;
-        }
-    }
-
-    private void unlink(QueuedMessage m) {
-        byPriority[m.priority()].remove(m);
-        if (m.correlationId() != null) {
-            correlationIndex.remove(m);
-        }
-        if (--waiting == 0) {
-            backlogged = false;
-            arena.release(); // nothing waits: an idle queue keeps no region alive
-        }
-    }
-
-    /** Drops an expired message, or any message offered to a deleted queue (already unlinked, or never linked). */
-    private void discard(QueuedMessage m) {
+    void discard(QueuedMessage m) {
+        assert lock.isHeldByCurrentThread();
         if (!deleted) {
-            expired++; // every discard but a deleted queue's is an expiry
+            accounting.countExpired(); // every discard but a deleted queue's is an expiry
         }
-        lowerDepth();
+        accounting.lowerDepth();
         letGo(m);
         noteIfUnused();
         persistence.remove(m);
         m.release();
-    }
-
-    private WharfException queueFull() {
-        String setting = maxDepthSetOnQueue ? "setting maxDepth of queue '" + name + "'" : "setting maxQueueDepth";
-        return new WharfException(ErrorCode.QUEUE_FULL, "Queue '" + name + "' is full: it holds its maximum depth of "
-                + maxDepth + " messages (" + setting + "). Consume messages or raise the limit.");
     }
 }

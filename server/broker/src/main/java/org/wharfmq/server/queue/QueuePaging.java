@@ -4,8 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.MessageHeaders;
-import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.Configuration;
+import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.store.Persistence;
@@ -16,7 +16,6 @@ import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -34,24 +33,17 @@ import java.util.concurrent.TimeUnit;
  * its consumer. They are read back in the order paged, each offered as if it had just arrived
  * ({@link LocalQueue#offerReadBack}); the lists in memory keep sequence order, so FIFO per priority holds.
  *
- * <h2>Selectors</h2>
- * A consumer with credit that finds nothing its selector accepts in memory has the paging thread look among the paged
- * messages for the oldest it accepts, in the order paged (arrival order, whatever the priority: the messages in memory
- * went first, by priority), on disk first, then among those not written yet, and offers that one out of turn. When
- * its selector pins a JMSCorrelationID, the lookup reads only the segments whose correlation-id set holds the id's
- * hash ({@link #findPaged}). Any other selector has a {@link SelectorScan}: a position in the page files that only
- * moves on, so that while it waits the consumer looks at each paged record once; at the end it looks at those not
- * written yet and is then <i>caught up</i>: a message paged from then on is checked against its selector as it is
- * paged ({@link #caughtUpConsumerFor}) and goes straight to it if it has credit, so a scan never starts again from
- * the beginning for new messages. The scans read at most {@value #SCAN_TURN_BYTES} bytes in a turn of the paging
- * thread, then let other queues' turns go first: a selector that matches nothing on a large paged backlog costs one
- * pass, in steps, and then nothing until new messages are paged.
+ * <h2>Its parts</h2>
+ * The consumers' lookups among the paged messages (a selector's scan of the page files, a correlation id's lookup
+ * by its segments' hash sets) are {@link PagedLookups}'; what paging does while the page files cannot be written or
+ * read (the disk budget counted as spent, a retry every {@link Configuration#PAGE_RETRY_MILLIS}) is
+ * {@link PagingDiskFailure}'s. This class writes the paged messages and reads them back.
  *
  * <h2>Threading</h2>
  * Owned by its queue and guarded by the queue's lock, which the queue holds when it calls the methods documented as
- * "under the lock". This class's own work runs on the paging thread ({@link #runPaging}, {@link #browse},
- * {@link #forgetStore}): it takes the queue's lock only to hand messages over and does its disk I/O, and a scan's
- * selector evaluations on disk records, outside it. The {@link PageStore} and the scans' positions are touched on
+ * "under the lock", and each of those asserts it. This class's own work runs on the paging thread ({@link #runPaging},
+ * {@link #browse}, {@link #forgetStore}): it takes the queue's lock only to hand messages over and does its disk I/O,
+ * and a scan's selector evaluations on disk records, outside it. The {@link PageStore} and the scans' positions are touched on
  * the paging thread alone, so no lock is ever held across I/O and no event loop reads or writes a page file.
  * {@link #blocksProducers} is read without the lock (a volatile).
  */
@@ -59,10 +51,9 @@ final class QueuePaging {
 
     private static final System.Logger LOG = System.getLogger(QueuePaging.class.getName());
 
-    /** The most the selectors' scans read in one turn of the paging thread: {@value} bytes (1 MiB). */
-    static final int SCAN_TURN_BYTES = 1024 * 1024;
-
     private final LocalQueue queue;
+    /** The queue's lock, which guards this class's state (the paging thread's own fields aside). */
+    private final OrderedLock lock;
     private final Pager pager;
     /** The server's memory budget, for the low watermark and whether a paging queue is over it. */
     private final MemoryBudget budget;
@@ -82,38 +73,16 @@ final class QueuePaging {
     private long pagedBytes;
     /** Whether the paging thread has this queue's turn queued or running. */
     private boolean pagingScheduled;
-    /**
-     * Correlation ids that consumers with credit wait for while the queue pages: the paging thread looks for the
-     * oldest paged message of each (on disk, then among those not written yet) and offers it out of turn.
-     */
-    private final LinkedHashSet<String> correlationLookups = new LinkedHashSet<>(0);
-    /**
-     * The queue's general consumers with a selector (neither those whose selector pins a correlation id nor those
-     * without one), each with how far it has looked among the paged messages for one it accepts.
-     */
-    private final ArrayList<SelectorScan> scans = new ArrayList<>(0);
-    /** Scans whose consumer had credit and found nothing in memory, in the order they came due. */
-    private final ArrayDeque<SelectorScan> dueScans = new ArrayDeque<>(0);
-    /** Paged messages the scans have looked at, on disk or not written yet, over the queue's life (for tests). */
-    private long recordsScanned;
     /** A management thread waits for a batch read back whatever the watermark ({@link #readBackNow}). */
     private int readBackRequested;
     /** A disk budget is spent and the page-full policy is block: producers are held back. */
     private volatile boolean pageFullBlocks;
+    /** The consumers' lookups among the paged messages (selectors, correlation ids). */
+    private final PagedLookups lookups;
+    /** What paging does while the page files cannot be written or read. */
+    private final PagingDiskFailure disk;
     /** The queue's page files; only ever touched on the paging thread. */
     private PageStore pageStore;
-    /** What the scans may still read in the paging thread's turn running now; paging thread only. */
-    private long scanBytesLeft;
-    /**
-     * Why the queue's page files could not be written or read lately (a full disk, an I/O error); null while they
-     * can. While set, the queue's disk budget counts as spent (its pageFullPolicy applies) and the paging thread does
-     * no disk work for it but one try every {@link Configuration#PAGE_RETRY_MILLIS}.
-     */
-    private String diskFailure;
-    /** When {@link #diskFailure} began, for the line that says it is over. */
-    private long diskFailureSince;
-    /** The retry after a disk failure is due: the next turn tries the disk again. */
-    private boolean diskRetryDue;
 
     /**
      * @param pager       the server's paging thread and disk budget; null for a queue that never pages
@@ -121,49 +90,58 @@ final class QueuePaging {
      * @param arena       the queue's arena, guarded by its lock
      * @param persistence where the queue's persistent messages are stored
      */
-    QueuePaging(LocalQueue queue, Pager pager, MemoryBudget budget, CompactionArena arena, InstantSource clock,
-                Persistence persistence) {
+    QueuePaging(LocalQueue queue, OrderedLock lock, Pager pager, MemoryBudget budget, CompactionArena arena,
+                InstantSource clock, Persistence persistence) {
         this.queue = queue;
+        this.lock = lock;
         this.pager = pager;
         this.budget = budget;
         this.arena = arena;
         this.clock = clock;
         this.persistence = persistence;
+        this.lookups = new PagedLookups(queue, lock, this, pager);
+        this.disk = new PagingDiskFailure(queue, lock, this, clock);
     }
 
     // ---- under the queue's lock ----
 
     /** Whether any message is paged (not read back yet): then every new message is paged too. Under the lock. */
     boolean hasPaged() {
+        assert lock.isHeldByCurrentThread();
         return paged > 0;
     }
 
     /** Why the page files cannot be written or read now (a full disk, an I/O error), or null; under the lock. */
     String diskFailure() {
-        return diskFailure;
+        assert lock.isHeldByCurrentThread();
+        return disk.failure();
     }
 
     /** Messages paged and not read back yet; under the lock. */
     long paged() {
+        assert lock.isHeldByCurrentThread();
         return paged;
     }
 
     /** The bytes of the paged messages' records, as the disk budgets count them; under the lock. */
     long pagedBytes() {
+        assert lock.isHeldByCurrentThread();
         return pagedBytes;
     }
 
     /** Whether any paged message is persistent (a deleted queue's page files are read for those); under the lock. */
     boolean anyPersistent() {
+        assert lock.isHeldByCurrentThread();
         return pagedPersistent > 0;
     }
 
     /** Hands a message to the paging thread; it counts as paged from now on. Under the lock. */
     void pageOut(QueuedMessage m) {
+        assert lock.isHeldByCurrentThread();
         toPage.addLast(m);
         paged++;
         if (m.correlationId() != null && queue.awaitsCorrelationId(m.correlationId())) {
-            lookFor(m.correlationId()); // its requester waits: it may be the oldest paged reply for it
+            lookups.lookFor(m.correlationId()); // its requester waits: it may be the oldest paged reply for it
         }
         if (m.persistent()) {
             pagedPersistent++;
@@ -175,100 +153,9 @@ final class QueuePaging {
         schedulePaging();
     }
 
-    /** Paged messages the consumers' selector scans have looked at, over the queue's life; under the lock. */
-    long recordsScanned() {
-        return recordsScanned;
-    }
-
-    /**
-     * A consumer registers: one with a selector that no correlation id pins gets a scan, caught up when nothing is
-     * paged (the messages paged from now on are checked as they are paged). Under the lock.
-     */
-    void addConsumer(QueueConsumer consumer) {
-        if (scanned(consumer.selector())) {
-            scans.add(new SelectorScan(consumer, paged == 0));
-        }
-    }
-
-    /** A consumer leaves: its scan, if any, is forgotten. Under the lock. */
-    void removeConsumer(QueueConsumer consumer) {
-        SelectorScan scan = scanOf(consumer);
-        if (scan != null) {
-            scans.remove(scan);
-            dueScans.remove(scan);
-            scan.due = false; // one the paging thread holds now is not queued again
-        }
-    }
-
-    /**
-     * A consumer with credit found nothing in memory: has the paging thread look for the oldest paged message its
-     * selector accepts, unless it has looked at them all already (or has no selector: it takes them as they are read
-     * back). Under the lock.
-     */
-    void lookFor(QueueConsumer consumer) {
-        String correlationId = consumer.selector().requiredCorrelationId();
-        if (correlationId != null) {
-            lookFor(correlationId);
-            return;
-        }
-        SelectorScan scan = scanOf(consumer);
-        if (scan != null && !scan.caughtUp && !scan.due) {
-            scan.due = true;
-            dueScans.addLast(scan);
-            schedulePaging();
-        }
-    }
-
-    /** Has the paging thread look for a paged message with {@code correlationId}; under the lock. */
-    private void lookFor(String correlationId) {
-        if (correlationLookups.add(correlationId)) {
-            schedulePaging();
-        }
-    }
-
-    /**
-     * A consumer with credit whose scan is caught up and whose selector accepts {@code m}, about to be paged: no paged
-     * message it accepts is older, so it may have {@code m} at once (null: none). Unless a consumer with credit waits
-     * for {@code m}'s correlation id: as on a queue that does not page, that one goes first (it finds {@code m} among
-     * the paged messages). A caught-up scan that accepts {@code m} and does not get it is caught up no more: it looks
-     * again, from where it stopped, now or once its consumer has credit. Under the lock.
-     */
-    QueueConsumer caughtUpConsumerFor(QueuedMessage m) {
-        if (scans.isEmpty()) {
-            return null;
-        }
-        boolean requesterWaits = m.correlationId() != null && queue.waitsWithCredit(m.correlationId());
-        for (int i = 0; i < scans.size(); i++) {
-            SelectorScan scan = scans.get(i);
-            if (scan.caughtUp && LocalQueue.matches(scan.consumer.selector(), m)) {
-                if (scan.consumer.window().hasCredit() && !requesterWaits) {
-                    return scan.consumer;
-                }
-                scan.caughtUp = false;
-                if (scan.consumer.window().hasCredit()) {
-                    lookFor(scan.consumer);
-                }
-            }
-        }
-        return null;
-    }
-
-    /** Whether a consumer with {@code selector} scans the paged messages: not with none, nor one pinning a correlation id. */
-    private static boolean scanned(Selector selector) {
-        return !selector.matchesAll() && selector.requiredCorrelationId() == null;
-    }
-
-    private SelectorScan scanOf(QueueConsumer consumer) {
-        for (int i = 0; i < scans.size(); i++) {
-            if (scans.get(i).consumer == consumer) {
-                return scans.get(i);
-            }
-        }
-        return null;
-    }
-
     /** The queue let memory go: under its low watermark now, the paging thread reads back. Under the lock. */
     void readBackIfDue() {
+        assert lock.isHeldByCurrentThread();
         if (paged > 0 && !pagingScheduled && readBackDue()) {
             schedulePaging();
         }
@@ -294,19 +181,15 @@ final class QueuePaging {
 
     /** A send that will be paged finds a disk budget spent and the page-full policy fail: refused. Under the lock. */
     void refuseIfFull(QueuedMessage m) {
+        assert lock.isHeldByCurrentThread();
         MemoryLimit limit = queue.memoryLimit();
         if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.FAIL
                 || !(paged > 0 || queue.overBudget() || budget.pagingDue())) {
             return;
         }
         long bytes = PageStore.recordBytes(m);
-        if (diskFailure != null) {
-            // the error itself (a path of the server's disk) is for the server's log and its administrators
-            throw new WharfException(ErrorCode.QUEUE_FULL, limit.owner() + " cannot page: its page files cannot be"
-                    + " written or read now (a full disk or an I/O error; the server's log and 'wharf admin display"
-                    + " queue' say which); it is over its memory budget, and its pageFullPolicy, fail, refuses this"
-                    + " message. Free space on the disk of the data directory's paging/ (or lower maxPageBytes to what"
-                    + " that disk holds); paging tries again every " + Configuration.PAGE_RETRY_MILLIS + " ms.");
+        if (disk.failed()) {
+            throw disk.refusal(limit);
         }
         MemoryLimit.PageLimit own = limit.paging();
         if (own.limited() && pagedBytes + bytes > own.maxBytes()) {
@@ -329,17 +212,55 @@ final class QueuePaging {
      * queue wakes the producers waiting for it ({@link LocalQueue#pageFullEnded}). Under the lock.
      */
     void notePageFull() {
+        assert lock.isHeldByCurrentThread();
         MemoryLimit limit = queue.memoryLimit();
         if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.BLOCK) {
             return;
         }
-        boolean blocks = paged > 0 && (ownDiskBudgetSpent() || pager.diskBudget().spent() || diskFailure != null);
+        boolean blocks = paged > 0 && (ownDiskBudgetSpent() || pager.diskBudget().spent() || disk.failed());
         if (pageFullBlocks && !blocks) {
             pageFullBlocks = false;
             queue.pageFullEnded();
         } else if (blocks && !pageFullBlocks) {
             pageFullBlocks = true;
         }
+    }
+
+    /** This queue's turn on the paging thread has ended (a disk failure's retry schedules the next); under the lock. */
+    void turnEnded() {
+        assert lock.isHeldByCurrentThread();
+        pagingScheduled = false;
+    }
+
+    /** The paged messages not written yet, in the order paged, for the lookups to take from; under the lock. */
+    Iterator<QueuedMessage> unwritten() {
+        assert lock.isHeldByCurrentThread();
+        return toPage.iterator();
+    }
+
+    /** Paged messages the consumers' selector scans have looked at, over the queue's life; under the lock. */
+    long recordsScanned() {
+        return lookups.recordsScanned();
+    }
+
+    /** A consumer registers: see {@link PagedLookups#addConsumer}. Under the lock. */
+    void addConsumer(QueueConsumer consumer) {
+        lookups.addConsumer(consumer);
+    }
+
+    /** A consumer leaves: see {@link PagedLookups#removeConsumer}. Under the lock. */
+    void removeConsumer(QueueConsumer consumer) {
+        lookups.removeConsumer(consumer);
+    }
+
+    /** A consumer with credit found nothing in memory: see {@link PagedLookups#lookFor(QueueConsumer)}. Under the lock. */
+    void lookFor(QueueConsumer consumer) {
+        lookups.lookFor(consumer);
+    }
+
+    /** A caught-up consumer with credit that takes {@code m} at once: see {@link PagedLookups#caughtUpConsumerFor}. */
+    QueueConsumer caughtUpConsumerFor(QueuedMessage m) {
+        return lookups.caughtUpConsumerFor(m);
     }
 
     /** Whether a disk budget is spent and the page-full policy is block; read without the lock. */
@@ -349,12 +270,14 @@ final class QueuePaging {
 
     /** Whether the queue's own disk budget (its maxPageBytes) is spent; under the lock. */
     boolean ownDiskBudgetSpent() {
+        assert lock.isHeldByCurrentThread();
         MemoryLimit.PageLimit own = queue.memoryLimit().paging();
         return own.limited() && pagedBytes >= own.maxBytes();
     }
 
     /** Queues this queue's turn on the paging thread unless it is queued or running; under the lock. */
-    private void schedulePaging() {
+    void schedulePaging() {
+        assert lock.isHeldByCurrentThread();
         if (!pagingScheduled) {
             pagingScheduled = true;
             pager.execute(this::runPaging);
@@ -378,6 +301,7 @@ final class QueuePaging {
      * progress, whatever other queues hold. Under the lock.
      */
     private boolean readBackDue() {
+        assert lock.isHeldByCurrentThread();
         long held = queue.bytesHeld();
         return held == 0 || held < lowWatermark() && budget.hasRoomFor(budget.maxBytes() / 2);
     }
@@ -435,7 +359,7 @@ final class QueuePaging {
 
     /**
      * This queue's turn on the paging thread, until there is nothing to do: looks for the paged messages consumers
-     * with credit wait for (by correlation id; by selector, up to {@value #SCAN_TURN_BYTES} bytes of scans a turn);
+     * with credit wait for (by correlation id; by selector, up to {@value PagedLookups#SCAN_TURN_BYTES} bytes of scans a turn);
      * reads paged messages back while the queue holds less than its low watermark in memory (or an administrator
      * asks), from memory when none was written yet, else from disk; writes the ones waiting to be written otherwise. When a scan is left to go on, the
      * turn queues the next one behind the other queues' turns. Disk I/O happens outside the lock, and only here.
@@ -445,22 +369,22 @@ final class QueuePaging {
         if (store == null) {
             store = pageStore = pager.newStore();
         }
-        scanBytesLeft = SCAN_TURN_BYTES;
+        lookups.newTurn();
         while (true) {
             List<QueuedMessage> writing = null;
             List<QueueConsumer> receivers = null;
             boolean read = false;
             String correlationId = null;
-            SelectorScan scan = null;
+            PagedLookups.SelectorScan scan = null;
             queue.lock();
             try {
-                if (queue.deleted() || diskFailure != null && !diskRetryDue) {
+                if (queue.deleted() || disk.waitsForRetry()) {
                     pagingScheduled = false; // after a disk failure, the retry schedules the next turn
                     return;
                 }
-                diskRetryDue = false;
-                if (!correlationLookups.isEmpty()) {
-                    correlationId = nextCorrelationLookup();
+                disk.retryTaken();
+                if (lookups.correlationLookupsDue()) {
+                    correlationId = lookups.nextCorrelationLookup();
                 }
                 boolean wanted = paged > 0 && (readBackRequested > 0 || readBackDue());
                 if (correlationId != null) {
@@ -469,11 +393,11 @@ final class QueuePaging {
                     read = true; // the oldest paged messages are on disk
                 } else if (wanted && !toPage.isEmpty()) {
                     receivers = readBackUnwritten(); // none on disk: no I/O
-                } else if (scanBytesLeft > 0 && (scan = nextScan()) != null) {
+                } else if (lookups.turnLeft() && (scan = lookups.nextScan()) != null) {
                     // a step of it below
                 } else if (!toPage.isEmpty()) {
                     writing = takeToWrite();
-                } else if (nextScan() != null) {
+                } else if (lookups.nextScan() != null) {
                     pager.execute(this::runPaging); // the scan goes on in a turn behind the other queues' turns
                     return;
                 } else {
@@ -486,9 +410,9 @@ final class QueuePaging {
             }
             try {
                 if (correlationId != null) {
-                    receivers = findPaged(store, correlationId);
+                    receivers = lookups.findPaged(store, correlationId);
                 } else if (scan != null) {
-                    receivers = scan(store, scan);
+                    receivers = lookups.scan(store, scan);
                 } else if (writing != null) {
                     write(store, writing);
                 } else if (read) {
@@ -496,11 +420,11 @@ final class QueuePaging {
                     receivers = readBack(pager.readBuffer(), records);
                 }
             } catch (java.io.UncheckedIOException e) {
-                diskFailed(e);
+                disk.failed(e);
                 return;
             }
-            diskWorks(correlationId != null || scan != null || writing != null || read);
-            flush(receivers);
+            disk.worked(correlationId != null || scan != null || writing != null || read);
+            LocalQueue.flush(receivers);
         }
     }
 
@@ -534,228 +458,9 @@ final class QueuePaging {
         }
     }
 
-    /**
-     * The page files could not be written or read: the queue's disk budget counts as spent from now on (its producers
-     * are held back or refused, as its pageFullPolicy says; what it has in memory is delivered as usual) and the turn
-     * ends; the paging thread tries again in {@link Configuration#PAGE_RETRY_MILLIS}. Said once per episode, with the
-     * fix. On the paging thread.
-     */
-    private void diskFailed(RuntimeException e) {
-        queue.lock();
-        try {
-            if (diskFailure == null) {
-                diskFailureSince = clock.millis();
-                LOG.log(System.Logger.Level.WARNING, "Paging of " + queue.memoryLimit().owner() + " stops: " + e.getMessage()
-                        + ". Its messages not written stay in memory, and its producers are held back (pageFullPolicy"
-                        + " block) or refused (fail) until its page files can be written again: free space on that disk."
-                        + " Paging tries again every " + Configuration.PAGE_RETRY_MILLIS + " ms.", e);
-            }
-            diskFailure = e.getMessage();
-            notePageFull();
-            pagingScheduled = false;
-            CompletableFuture.delayedExecutor(Configuration.PAGE_RETRY_MILLIS, TimeUnit.MILLISECONDS)
-                    .execute(this::retryDisk);
-        } finally {
-            queue.unlock();
-        }
-    }
-
-    /** The time after a disk failure is up: the next turn tries the disk again. Any thread. */
-    private void retryDisk() {
-        queue.lock();
-        try {
-            if (diskFailure != null && !queue.deleted()) {
-                diskRetryDue = true;
-                schedulePaging();
-            }
-        } finally {
-            queue.unlock();
-        }
-    }
-
-    /** Disk work succeeded ({@code didIo}): a disk failure, if there was one, is over. On the paging thread. */
-    private void diskWorks(boolean didIo) {
-        if (!didIo) {
-            return;
-        }
-        queue.lock();
-        try {
-            if (diskFailure != null) {
-                LOG.log(System.Logger.Level.INFO, "Paging of " + queue.memoryLimit().owner() + " works again, after "
-                        + (clock.millis() - diskFailureSince) + " ms.");
-                diskFailure = null;
-                notePageFull(); // producers held back for it go on
-            }
-        } finally {
-            queue.unlock();
-        }
-    }
-
-    /**
-     * The next correlation id to look for among the paged messages, if a consumer with credit still waits for it and
-     * any message is paged; under the lock.
-     */
-    private String nextCorrelationLookup() {
-        while (!correlationLookups.isEmpty()) {
-            String id = correlationLookups.iterator().next();
-            correlationLookups.remove(id);
-            if (paged > 0 && queue.waitsWithCredit(id)) {
-                return id;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The first due scan whose consumer still has credit, left at the head of the due ones (null: none); those without
-     * credit stop being due (they are due again once their consumer, with credit, finds nothing in memory), and with
-     * nothing paged a scan is caught up: there is nothing to look at. Under the lock.
-     */
-    private SelectorScan nextScan() {
-        while (!dueScans.isEmpty()) {
-            SelectorScan scan = dueScans.peekFirst();
-            if (paged > 0 && scan.consumer.window().hasCredit()) {
-                return scan;
-            }
-            dueScans.pollFirst();
-            scan.due = false;
-            scan.caughtUp |= paged == 0;
-        }
-        return null;
-    }
-
-    /**
-     * One step of a selector's scan: looks at the paged records on disk from where the scan has got to, as far as the
-     * turn's {@link #scanBytesLeft} allow, evaluating its selector outside the lock, and offers the first it accepts
-     * out of turn; at the end of the disk, looks at the messages not written yet, under the lock, and the scan is then
-     * caught up. It stays due (at the back) until it is caught up or its consumer runs out of credit.
-     */
-    private List<QueueConsumer> scan(PageStore store, SelectorScan scan) {
-        Selector selector = scan.consumer.selector();
-        ByteBuf buffer = pager.readBuffer();
-        long[] looked = {0};
-        scanBytesLeft -= store.scan(scan.position, buffer, (int) scanBytesLeft, record -> {
-            looked[0]++;
-            return LocalQueue.matches(selector, toSelectOn(record));
-        });
-        boolean found = buffer.isReadable();
-        boolean atEnd = !found && store.atEnd(scan.position);
-        queue.lock();
-        try {
-            recordsScanned += looked[0];
-            dueScans.remove(scan);
-            if (queue.deleted()) {
-                if (found) {
-                    forgetRecords(buffer, 1);
-                }
-                return null;
-            }
-            List<QueueConsumer> receivers = found ? offerRecord(buffer, null) : null;
-            if (atEnd) {
-                receivers = scanUnwritten(scan, receivers);
-            }
-            if (scan.due && !scan.caughtUp) {
-                dueScans.addLast(scan); // round-robin among the queue's scans
-            } else {
-                scan.due = false;
-            }
-            return receivers;
-        } finally {
-            queue.unlock();
-        }
-    }
-
-    /**
-     * The end of a scan's pass: looks at the messages not written yet, in order, offering those the selector accepts
-     * while its consumer has credit; once it has looked at them all, the scan is caught up. Under the lock.
-     */
-    private List<QueueConsumer> scanUnwritten(SelectorScan scan, List<QueueConsumer> receivers) {
-        Selector selector = scan.consumer.selector();
-        Iterator<QueuedMessage> i = toPage.iterator();
-        while (i.hasNext() && scan.consumer.window().hasCredit()) {
-            QueuedMessage m = i.next();
-            recordsScanned++;
-            if (LocalQueue.matches(selector, m)) {
-                i.remove();
-                receivers = offerUnwritten(m, receivers);
-            }
-        }
-        scan.caughtUp = !i.hasNext();
-        return receivers;
-    }
-
-    /**
-     * A paged record's message, to evaluate a selector on in place: its bytes stay the read buffer's (it is never
-     * released), with the delivery count it was paged with (JMSXDeliveryCount).
-     */
-    private QueuedMessage toSelectOn(ByteBuf record) {
-        ByteBuf bytes = messageOf(record);
-        QueuedMessage m = new QueuedMessage(queue, bytes, MessageHeaders.read(bytes), null, true);
-        m.readBackWithDeliveryCount(record.getInt(record.readerIndex() + 12));
-        return m;
-    }
-
-    /**
-     * Offers the oldest paged messages with {@code correlationId} out of turn while a consumer with credit waits for
-     * them: on disk first (only segments whose correlation set holds the id's hash are read), then among those not
-     * written yet. Other paged messages keep their order.
-     */
-    private List<QueueConsumer> findPaged(PageStore store, String correlationId) {
-        int hash = PageStore.correlationHash(correlationId);
-        ByteBuf buffer = pager.readBuffer();
-        List<QueueConsumer> receivers = null;
-        while (true) {
-            try {
-                if (!store.take(hash, buffer, record -> correlationId.equals(headersOf(record).correlationId()))) {
-                    break;
-                }
-            } catch (java.io.UncheckedIOException e) {
-                flush(receivers); // the matches offered before the failure reach their consumers
-                throw e;
-            }
-            queue.lock();
-            try {
-                if (queue.deleted()) {
-                    forgetRecords(buffer, 1);
-                    return receivers;
-                }
-                receivers = offerRecord(buffer, receivers);
-                if (!queue.waitsWithCredit(correlationId)) {
-                    return receivers;
-                }
-            } finally {
-                queue.unlock();
-            }
-        }
-        queue.lock();
-        try {
-            for (Iterator<QueuedMessage> i = toPage.iterator(); i.hasNext() && queue.waitsWithCredit(correlationId); ) {
-                QueuedMessage m = i.next();
-                if (correlationId.equals(m.correlationId())) {
-                    i.remove();
-                    receivers = offerUnwritten(m, receivers);
-                }
-            }
-        } finally {
-            queue.unlock();
-        }
-        return receivers;
-    }
-
-    /** The headers of the message in a whole record at the start of {@code record}. */
-    private static MessageHeaders headersOf(ByteBuf record) {
-        return MessageHeaders.read(messageOf(record));
-    }
-
-    /** The message's bytes in a whole record at the start of {@code record}, in place. */
-    private static ByteBuf messageOf(ByteBuf record) {
-        int length = record.getInt(record.readerIndex());
-        return record.slice(record.readerIndex() + PageStore.RECORD_HEADER_BYTES,
-                length + 4 - PageStore.RECORD_HEADER_BYTES);
-    }
-
     /** Up to a batch of the messages waiting to be written, in order; under the lock. */
     private List<QueuedMessage> takeToWrite() {
+        assert lock.isHeldByCurrentThread();
         List<QueuedMessage> writing = new ArrayList<>();
         long bytes = 0;
         while (!toPage.isEmpty() && bytes < Configuration.PAGE_READ_AHEAD_BYTES) {
@@ -776,11 +481,7 @@ final class QueuePaging {
             for (int i = 0; i < writing.size(); i++) {
                 queue.letGoBytes(writing.get(i).memoryBytes());
             }
-            for (int i = 0; i < scans.size(); i++) {
-                if (scans.get(i).caughtUp) {
-                    pageStore.toEnd(scans.get(i).position);
-                }
-            }
+            lookups.movePastWritten(pageStore);
         } finally {
             queue.unlock();
         }
@@ -789,6 +490,7 @@ final class QueuePaging {
 
     /** Reads back messages paged but not written yet (nothing is on disk): no I/O. Under the lock. */
     private List<QueueConsumer> readBackUnwritten() {
+        assert lock.isHeldByCurrentThread();
         List<QueueConsumer> receivers = null;
         long bytes = 0;
         while (!toPage.isEmpty() && bytes < lowWatermark()) {
@@ -825,6 +527,7 @@ final class QueuePaging {
 
     /** The next record of {@code buffer} as a message of this queue, right-sized in the queue's arena; under the lock. */
     private QueuedMessage fromRecord(ByteBuf buffer) {
+        assert lock.isHeldByCurrentThread();
         int length = buffer.readInt();
         long sequence = buffer.readLong();
         int deliveryCount = buffer.readInt();
@@ -838,7 +541,8 @@ final class QueuePaging {
     }
 
     /** The next record of {@code buffer}, read back or found out of turn, offered as the queue's; under the lock. */
-    private List<QueueConsumer> offerRecord(ByteBuf buffer, List<QueueConsumer> receivers) {
+    List<QueueConsumer> offerRecord(ByteBuf buffer, List<QueueConsumer> receivers) {
+        assert lock.isHeldByCurrentThread();
         QueuedMessage m = fromRecord(buffer);
         queue.hold(m);
         unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
@@ -846,13 +550,15 @@ final class QueuePaging {
     }
 
     /** A message not written yet, taken off {@link #toPage} by the caller, offered again; under the lock. */
-    private List<QueueConsumer> offerUnwritten(QueuedMessage m, List<QueueConsumer> receivers) {
+    List<QueueConsumer> offerUnwritten(QueuedMessage m, List<QueueConsumer> receivers) {
+        assert lock.isHeldByCurrentThread();
         unpage(m, PageStore.recordBytes(m));
         return queue.offerReadBack(m, receivers);
     }
 
     /** A message leaves the paged ones; under the lock. */
     private void unpage(QueuedMessage m, long recordBytes) {
+        assert lock.isHeldByCurrentThread();
         paged--;
         if (m.persistent()) {
             pagedPersistent--;
@@ -860,14 +566,6 @@ final class QueuePaging {
         pagedBytes -= recordBytes;
         pager.diskBudget().release(recordBytes);
         notePageFull();
-    }
-
-    private static void flush(List<QueueConsumer> receivers) {
-        if (receivers != null) {
-            for (QueueConsumer receiver : receivers) {
-                receiver.flushDeliveries();
-            }
-        }
     }
 
     /**
@@ -912,7 +610,7 @@ final class QueuePaging {
             }
             ByteBuf copy = CompactionArena.copyAlone(bytes, ByteBufAllocator.DEFAULT);
             QueuedMessage m = new QueuedMessage(queue, copy, MessageHeaders.read(copy), null, true); // to select on
-            if (!m.isExpiredAt(now) && LocalQueue.matches(cursor.selector, m)) {
+            if (!m.isExpiredAt(now) && QueueDispatch.matches(cursor.selector, m)) {
                 sink.browsed(copy, deliveryCount);
                 shown++;
             } else {
@@ -969,32 +667,10 @@ final class QueuePaging {
      * Records read from the page files of a queue deleted meanwhile: its deletion took them out of the depth, so only
      * the persistent ones' removal from the store is left (nobody waits for it).
      */
-    private void forgetRecords(ByteBuf buffer, int records) {
+    void forgetRecords(ByteBuf buffer, int records) {
         List<StoredMessage> persistent = new ArrayList<>();
         collectPersistent(buffer, records, persistent);
         persistence.remove(persistent, StoreCompletion.NONE);
-    }
-
-    /**
-     * A general consumer with a selector, and how far it has looked among the paged messages for one it accepts. Its
-     * position moves on the paging thread only; the flags are guarded by the queue's lock.
-     */
-    private static final class SelectorScan {
-        final QueueConsumer consumer;
-        /** The next record on disk to look at (records read back since are skipped: the consumer saw them offered). */
-        final PageStore.Position position = new PageStore.Position();
-        /**
-         * It has looked at every paged message: those paged from now on are checked as they are paged, and those
-         * written to disk from now on it has looked at already (its position moves past them).
-         */
-        boolean caughtUp;
-        /** Queued in {@link #dueScans}, or being stepped on the paging thread. */
-        boolean due;
-
-        SelectorScan(QueueConsumer consumer, boolean caughtUp) {
-            this.consumer = consumer;
-            this.caughtUp = caughtUp;
-        }
     }
 
     /** A paged message as the store knows it: its queue and sequence. */

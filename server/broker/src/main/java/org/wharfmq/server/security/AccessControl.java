@@ -23,8 +23,10 @@ import org.wharfmq.server.topic.TopicNames;
  *   <li>{@link Permission#ADMIN} includes {@link Permission#MONITOR}.</li>
  * </ul>
  *
- * <p>A denial is a {@link WharfException} NOT_AUTHORISED naming the user, the permission and the destination, and a
- * line in the {@link AuditLog}. Thread-safe: the policy is read once per question.
+ * <p>A denial is a {@link WharfException} NOT_AUTHORISED naming the user, the permission, the destination and the
+ * grant that would allow it, and a line in the {@link AuditLog} that adds where the rules are (the security file's
+ * path) and which rule decided: the client is not told the server's paths or other users' rules. Thread-safe: the
+ * policy is read once per question.
  */
 public final class AccessControl {
 
@@ -37,7 +39,8 @@ public final class AccessControl {
      * Rules without quotas per user (rules made in code; the security file's come with its quotas).
      *
      * @param policy the rules at start
-     * @param source where they come from, for denials and the log (e.g. {@code security file config/security.yaml})
+     * @param source where they come from, for the log and the audit lines of denials (e.g.
+     *               {@code security file config/security.yaml}); never told to a client
      */
     public AccessControl(AccessPolicy policy, String source) {
         this(policy, QuotaRules.NONE, source);
@@ -103,25 +106,32 @@ public final class AccessControl {
      * Checks a permission.
      *
      * @param peer where the client connects from, for the audit log
-     * @throws WharfException NOT_AUTHORISED naming the user, the permission, the destination and where the rules are
+     * @throws WharfException NOT_AUTHORISED naming the user, the permission, the destination and the fix; where the
+     *                        rules are and which one decided go to the audit log only, for the administrators
      */
     public void check(Identity who, Permission what, String destination, Object peer) {
         if (allows(who, what, destination)) {
             return;
         }
         String target = describe(what, destination);
+        AccessPolicy rules = policy;
         if (what == Permission.PUBLISH && TopicNames.isSystemTopic(destination)) {
-            AuditLog.denied(who, peer, what, target);
+            AuditLog.denied(who, peer, what, target, "only the queue manager publishes to " + TopicNames.SYSTEM_LEVEL
+                    + "/... topics");
             throw new WharfException(ErrorCode.NOT_AUTHORISED, who.describeAtStart() + " may not publish to " + target
                     + ": the " + TopicNames.SYSTEM_LEVEL + "/... topics are the queue manager's own (its events);"
                     + " only it publishes there.");
         }
         boolean system = what.scope() == Permission.Scope.QUEUE && SystemQueues.isSystem(destination);
-        String message = who.describeAtStart() + " may not " + verb(what) + " " + target + ": no '"
-                + (system ? Permission.ADMIN.key() : what.key()) + "' permission"
-                + (system ? " (the SYSTEM.* queues need the admin permission)" : "") + " is granted to "
-                + (who.anonymous() ? "anonymous clients" : "it") + " by " + source + ".";
-        AuditLog.denied(who, peer, what, target);
+        Permission needed = system ? Permission.ADMIN : what;
+        String grantee = who.anonymous() ? "anyone" : "user:" + who.user();
+        String message = who.describeAtStart() + " may not " + verb(what) + " " + target + ": no '" + needed.key()
+                + "' permission" + (system ? " (the SYSTEM.* queues need the admin permission)" : "") + " is granted to "
+                + (who.anonymous() ? "anonymous clients" : "it") + ". Ask an administrator to grant '" + needed.key()
+                + "'" + (needed.scope() == Permission.Scope.SERVER ? "" : " on " + target) + " to " + grantee
+                + " in the security file's permissions" + (who.anonymous() ? ", or connect as a user that has it" : "")
+                + ".";
+        AuditLog.denied(who, peer, what, target, source + ": " + rules.decidedBy(needed, system ? null : destination));
         throw new WharfException(ErrorCode.NOT_AUTHORISED, message);
     }
 

@@ -28,4 +28,12 @@ public interface AccessPolicy {
      *                    for {@link Permission.Scope#SERVER} permissions (connect, admin)
      */
     boolean allows(Identity who, Permission what, String destination);
+
+    /**
+     * What decided {@code what} on {@code destination}, for the audit line of a denial (the client is told the
+     * permission and the destination only): the rule that decides it, or that none does.
+     */
+    default String decidedBy(Permission what, String destination) {
+        return toString();
+    }
 }

@@ -4,8 +4,8 @@ import java.net.SocketAddress;
 
 /**
  * The audit log: the {@code System.Logger} named {@value #NAME}, one line per security event (a failed login, a
- * connection refused for a limit; denials and admin actions from authorisation), each saying who, from where, what and
- * the result, so it can be routed to its own file (docs/security.md).
+ * connection refused for a limit; denials and admin actions from authorisation; XA completions), each saying who,
+ * from where, what and the result, so it can be routed to its own file (docs/security.md).
  */
 public final class AuditLog {
 
@@ -44,10 +44,31 @@ public final class AuditLog {
         LOG.log(System.Logger.Level.WARNING, "connection refused: from " + from + ": " + reason);
     }
 
-    /** A request refused for want of a permission. */
-    public static void denied(Identity who, Object from, Permission what, String target) {
+    /**
+     * A request refused for want of a permission.
+     *
+     * @param why for the administrators alone: where the rules are and which rule decided (the client is told less)
+     */
+    public static void denied(Identity who, Object from, Permission what, String target, String why) {
         LOG.log(System.Logger.Level.WARNING, "DENIED " + who.describe() + " from " + from + ": " + what.key() + " "
-                + target);
+                + target + " (" + why + ")");
+    }
+
+    /**
+     * An XA branch's completion (commit, rollback, a prepare that rolls it back or forgets it) with its result, or an
+     * admin's listing of other users' branches.
+     *
+     * @param what what was done, naming the Xid and the result, and the branch's owner when it is not {@code who}
+     * @param ok   false when it failed (a WARNING)
+     */
+    public static void xa(Identity who, Object from, String what, boolean ok) {
+        LOG.log(ok ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "XA " + who.describe() + " from " + from
+                + ": " + what);
+    }
+
+    /** An XA request refused because its branch is another user's: {@code what} names the request and the Xid. */
+    public static void xaDenied(Identity who, Object from, String what) {
+        LOG.log(System.Logger.Level.WARNING, "DENIED " + who.describe() + " from " + from + ": " + what);
     }
 
     /**

@@ -47,6 +47,16 @@ public final class ConnectionAccess implements QueueCreator {
         return identity;
     }
 
+    /** Where the connection comes from, for the audit log. */
+    public Object peer() {
+        return peer;
+    }
+
+    /** Whether the connection has the {@link Permission#ADMIN} permission (asked, not cached: rules change). */
+    public boolean isAdmin() {
+        return control.allows(identity, Permission.ADMIN, null);
+    }
+
     /**
      * Checks a permission.
      *

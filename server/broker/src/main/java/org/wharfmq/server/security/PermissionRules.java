@@ -87,10 +87,18 @@ public final class PermissionRules implements AccessPolicy {
             return grants.containsKey(what) && (pattern == null || pattern.matches(destination));
         }
 
+        /** As the security file says it: {@code queue 'APP1.**' send: [user:app1]}, permissions in their order. */
         @Override
         public String toString() {
-            return (pattern == null ? "queue manager" : pattern.scope().name().toLowerCase(java.util.Locale.ROOT)
-                    + " '" + pattern + "'") + " " + grants;
+            StringBuilder s = new StringBuilder(pattern == null ? "queue manager"
+                    : pattern.scope().name().toLowerCase(java.util.Locale.ROOT) + " '" + pattern + "'");
+            for (Permission p : Permission.values()) {
+                List<Grantee> grantees = grants.get(p);
+                if (grantees != null) {
+                    s.append(' ').append(p.key()).append(": ").append(grantees);
+                }
+            }
+            return s.toString();
         }
     }
 
@@ -128,6 +136,14 @@ public final class PermissionRules implements AccessPolicy {
             }
         }
         return null;
+    }
+
+    @Override
+    public String decidedBy(Permission what, String destination) {
+        Rule rule = decidingRule(what, destination);
+        return rule == null ? "no rule grants '" + what.key() + "'" + (destination == null ? "" : " on it")
+                : "permissions rule " + (rules.indexOf(rule) + 1) + " decides it (" + rule + ") and does not name the "
+                + "client";
     }
 
     /** The rules, in order. */

@@ -14,6 +14,8 @@ import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
+import org.wharfmq.server.LockOrder;
+import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.CompactionArena;
 import org.wharfmq.server.queue.LocalQueue;
@@ -72,8 +74,11 @@ public final class BrokerSession {
     private final byte[] userUtf8;
     /** What the connection may do, and who it is. */
     private final ConnectionAccess access;
-    /** Guards delivery ids, every consumer's unacknowledged deliveries, and the writer's frames. */
-    private final Object lock = new Object();
+    /**
+     * Guards delivery ids, every consumer's unacknowledged deliveries, and the writer's frames; taken inside a queue's
+     * lock (a delivery is recorded), never the other way ({@link LockOrder}).
+     */
+    private final OrderedLock lock;
     private long nextDeliveryId = 1;
     private final DeliveryWriter writer;
 
@@ -131,6 +136,7 @@ public final class BrokerSession {
         this.clientId = clientId;
         this.persistence = queueManager.persistence();
         this.maxMessageLength = maxMessageLength;
+        this.lock = new OrderedLock(LockOrder.Rank.SESSION, "session " + id);
         this.writer = new DeliveryWriter(lock, channel);
         this.transacted = transacted;
         this.xaBranches = transacted ? null : xaBranches;
@@ -255,9 +261,12 @@ public final class BrokerSession {
         }
         List<QueuedMessage> unconsumed = new ArrayList<>();
         boolean holdsConsumed;
-        synchronized (lock) {
+        lock.lock();
+        try {
             consumer.settleAfter(lastConsumedDeliveryId, unconsumed);
             holdsConsumed = consumer.holdsDeliveries();
+        } finally {
+            lock.unlock();
         }
         if (holdsConsumed) {
             retired.add(consumer);
@@ -299,12 +308,20 @@ public final class BrokerSession {
 
     // ---- deliveries ----
 
+    /** The lock that guards the session's deliveries (its consumers' and its writer's assert they run under it). */
+    OrderedLock lock() {
+        return lock;
+    }
+
     /** Records a delivery and queues its frame; called by the queue, under its lock, from any thread. */
     void record(ServerConsumer consumer, QueuedMessage message) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             Delivery d = new Delivery(consumer, nextDeliveryId++, message.deliveryCount(), message);
             consumer.delivered(d);
             writer.queue(d);
+        } finally {
+            lock.unlock();
         }
         persistence.delivered(message, message.deliveryCount()); // so a crash brings it back as redelivered
     }
@@ -375,25 +392,33 @@ public final class BrokerSession {
 
     /**
      * JMSXUserID is the authenticated user, never a claim: a message of an authenticated connection must carry
-     * exactly its user (the Wharf client sets it from HELLO_OK), one of an anonymous connection none. The message is
-     * neither copied nor rewritten, so every stored message carries the verified user; the check compares bytes in
-     * place and allocates nothing unless it refuses.
+     * exactly its user once (the Wharf client sets it from HELLO_OK), one of an anonymous connection none. A property
+     * section that names it twice is refused whatever the values, since a decoder keeps the last one and a check of
+     * one alone could be fooled. The message is neither copied nor rewritten, so every stored message carries the
+     * verified user; the check compares bytes in place and allocates nothing unless it refuses.
      */
     private void checkUserId(MessageHeaders headers, ByteBuf content) {
         int tag = headers.userIdTag(content);
-        if (userUtf8 == null ? tag < 0 : tag >= 0 && PropertySection.isString(content, tag, userUtf8)) {
+        if (userUtf8 == null ? tag == -1 : tag >= 0 && PropertySection.isString(content, tag, userUtf8)) {
             return;
         }
-        Object claimed = tag < 0 ? null : PropertySection.valueOf(content, tag);
-        String refusal = userUtf8 == null
-                ? "The message claims JMSXUserID '" + claimed + "', but this connection did not authenticate: the"
-                        + " messages of an anonymous connection carry no JMSXUserID."
-                : claimed == null
-                ? "The message carries no JMSXUserID, but this connection is authenticated as user '"
-                        + access.identity().user()
-                        + "': every message it sends must carry that user as JMSXUserID."
-                : "The message claims JMSXUserID '" + claimed + "', but this connection is authenticated as user '"
-                        + access.identity().user() + "': a client may not send as another user.";
+        String refusal;
+        if (tag == PropertySection.DUPLICATE) {
+            refusal = "The message carries the JMSXUserID property more than once: a message may name its sender once,"
+                    + " as " + (userUtf8 == null ? "no one (this connection did not authenticate)"
+                    : "user '" + access.identity().user() + "', the user this connection authenticated as") + ".";
+        } else {
+            Object claimed = tag < 0 ? null : PropertySection.valueOf(content, tag);
+            refusal = userUtf8 == null
+                    ? "The message claims JMSXUserID '" + claimed + "', but this connection did not authenticate: the"
+                            + " messages of an anonymous connection carry no JMSXUserID."
+                    : claimed == null
+                    ? "The message carries no JMSXUserID, but this connection is authenticated as user '"
+                            + access.identity().user()
+                            + "': every message it sends must carry that user as JMSXUserID."
+                    : "The message claims JMSXUserID '" + claimed + "', but this connection is authenticated as user '"
+                            + access.identity().user() + "': a client may not send as another user.";
+        }
         throw new WharfException(ErrorCode.NOT_AUTHORISED, refusal + " It was not stored (the Wharf client sets"
                 + " JMSXUserID itself; see docs/security.md).");
     }
@@ -538,8 +563,11 @@ public final class BrokerSession {
             return; // closed since: its unconsumed deliveries went back to the queue
         }
         QueuedMessage rejected;
-        synchronized (lock) {
+        lock.lock();
+        try {
             rejected = consumer.settle(deliveryId);
+        } finally {
+            lock.unlock();
         }
         if (rejected == null) {
             return;
@@ -627,13 +655,16 @@ public final class BrokerSession {
             c.suspend();
         }
         List<QueuedMessage> returned = new ArrayList<>();
-        synchronized (lock) {
+        lock.lock();
+        try {
             for (ServerConsumer c : consumers.values()) {
                 c.settleAll(lastConsumed(consumed, c.id()), returned);
             }
             for (ServerConsumer c : retired) {
                 c.settleAll(Long.MAX_VALUE, returned);
             }
+        } finally {
+            lock.unlock();
         }
         retired.clear();
         giveBack(returned);
@@ -666,7 +697,8 @@ public final class BrokerSession {
         browsers.values().forEach(ServerBrowser::close);
         browsers.clear();
         List<QueuedMessage> returned = new ArrayList<>();
-        synchronized (lock) {
+        lock.lock();
+        try {
             long counted = countPrefetched ? Long.MAX_VALUE : Long.MIN_VALUE;
             for (ServerConsumer c : consumers.values()) {
                 c.settleAll(counted, returned);
@@ -675,6 +707,8 @@ public final class BrokerSession {
                 c.settleAll(Long.MAX_VALUE, returned);
             }
             writer.discardUnwritten();
+        } finally {
+            lock.unlock();
         }
         consumers.clear();
         retired.clear();
@@ -714,7 +748,7 @@ public final class BrokerSession {
             throw new WharfException(ErrorCode.XAER_PROTO, "Session " + id + " is associated with " + branch
                     + " already: end that association before starting " + xid + ".");
         }
-        XaBranch started = xaBranches.start(xid, flags, timeoutSeconds, eventLoop);
+        XaBranch started = xaBranches.start(xid, flags, timeoutSeconds, eventLoop, access);
         branch = started;
         transaction = new Transaction(persistence, topics, started.work.id());
         replies.ok(requestId);
@@ -751,7 +785,8 @@ public final class BrokerSession {
     /** Removes consumed deliveries (up to the listed ids, plus all held by closed consumers) from the session. */
     private List<QueuedMessage> takeConsumed(List<Frame.Consumed> consumed, boolean countRedelivery) {
         List<QueuedMessage> taken = new ArrayList<>();
-        synchronized (lock) {
+        lock.lock();
+        try {
             for (int i = 0; i < consumed.size(); i++) {
                 Frame.Consumed c = consumed.get(i);
                 ServerConsumer consumer = consumers.get(c.consumerId());
@@ -762,6 +797,8 @@ public final class BrokerSession {
             for (ServerConsumer consumer : retired) {
                 consumer.settleUpTo(Long.MAX_VALUE, countRedelivery, taken);
             }
+        } finally {
+            lock.unlock();
         }
         retired.clear();
         return taken;

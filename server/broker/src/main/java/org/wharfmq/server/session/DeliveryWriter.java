@@ -3,6 +3,7 @@ package org.wharfmq.server.session;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.server.OrderedLock;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ import java.util.List;
 final class DeliveryWriter {
 
     /** The session's lock, which guards {@link #unwritten} and {@link #drainScheduled}. */
-    private final Object lock;
+    private final OrderedLock lock;
     private final Channel channel;
     private final EventLoop eventLoop;
     private final ArrayDeque<Delivery> unwritten = new ArrayDeque<>();
@@ -39,7 +40,7 @@ final class DeliveryWriter {
      * @param lock    the session's lock
      * @param channel the session's connection
      */
-    DeliveryWriter(Object lock, Channel channel) {
+    DeliveryWriter(OrderedLock lock, Channel channel) {
         this.lock = lock;
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
@@ -48,11 +49,13 @@ final class DeliveryWriter {
 
     /** Queues a delivery's frame; under the session's lock. */
     void queue(Delivery delivery) {
+        assert lock.isHeldByCurrentThread();
         unwritten.addLast(delivery);
     }
 
     /** Forgets the frames not written yet: the session is closing; under the session's lock. */
     void discardUnwritten() {
+        assert lock.isHeldByCurrentThread();
         unwritten.clear();
     }
 
@@ -66,11 +69,14 @@ final class DeliveryWriter {
             return;
         }
         boolean schedule;
-        synchronized (lock) {
+        lock.lock();
+        try {
             schedule = !drainScheduled && !unwritten.isEmpty();
             if (schedule) {
                 drainScheduled = true;
             }
+        } finally {
+            lock.unlock();
         }
         if (schedule) {
             DeliveryHandOff reading = handOff == null ? null : DeliveryHandOff.reading();
@@ -89,7 +95,8 @@ final class DeliveryWriter {
 
     /** Writes every frame queued so far; on the event loop. */
     void drain() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             drainScheduled = false;
             Delivery d;
             while ((d = unwritten.pollFirst()) != null) {
@@ -98,6 +105,8 @@ final class DeliveryWriter {
                             d.message.content().retainedDuplicate()));
                 }
             }
+        } finally {
+            lock.unlock();
         }
         if (batch.isEmpty()) {
             return;

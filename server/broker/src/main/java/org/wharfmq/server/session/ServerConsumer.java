@@ -59,8 +59,10 @@ public final class ServerConsumer implements QueueConsumer {
         return selector;
     }
 
+    /** Its credit: spent and given by its queue, under the queue's lock. */
     @Override
     public DeliveryWindow window() {
+        assert queue.lockHeldByCurrentThread() : "the credit of " + this + " is its queue's, under its lock";
         return window;
     }
 
@@ -143,11 +145,13 @@ public final class ServerConsumer implements QueueConsumer {
 
     /** A delivery was made to it. */
     void delivered(Delivery d) {
+        assert session.lock().isHeldByCurrentThread() : "the deliveries of " + this + " are its session's";
         unacknowledged.addLast(d);
     }
 
     /** Settles its deliveries after {@code lastDeliveryId} into {@code out}, which never reached the application. */
     void settleAfter(long lastDeliveryId, List<QueuedMessage> out) {
+        assert session.lock().isHeldByCurrentThread() : "the deliveries of " + this + " are its session's";
         Delivery d;
         while ((d = unacknowledged.peekLast()) != null && d.deliveryId > lastDeliveryId) {
             unacknowledged.pollLast();
@@ -158,6 +162,7 @@ public final class ServerConsumer implements QueueConsumer {
 
     /** Settles its deliveries up to {@code lastDeliveryId} into {@code out}, counting a redelivery when asked. */
     void settleUpTo(long lastDeliveryId, boolean countRedelivery, List<QueuedMessage> out) {
+        assert session.lock().isHeldByCurrentThread() : "the deliveries of " + this + " are its session's";
         Delivery d;
         while ((d = unacknowledged.peekFirst()) != null && d.deliveryId <= lastDeliveryId) {
             unacknowledged.pollFirst();
@@ -171,6 +176,7 @@ public final class ServerConsumer implements QueueConsumer {
 
     /** Settles all its deliveries into {@code out}, counting a redelivery on those up to {@code countUpTo}. */
     void settleAll(long countUpTo, List<QueuedMessage> out) {
+        assert session.lock().isHeldByCurrentThread() : "the deliveries of " + this + " are its session's";
         Delivery d;
         while ((d = unacknowledged.pollFirst()) != null) {
             d.settled = true;
@@ -183,6 +189,7 @@ public final class ServerConsumer implements QueueConsumer {
 
     /** Settles the one delivery {@code deliveryId}; null when it is not among its deliveries (settled already). */
     QueuedMessage settle(long deliveryId) {
+        assert session.lock().isHeldByCurrentThread() : "the deliveries of " + this + " are its session's";
         for (Iterator<Delivery> it = unacknowledged.iterator(); it.hasNext(); ) {
             Delivery d = it.next();
             if (d.deliveryId >= deliveryId) {
@@ -199,6 +206,7 @@ public final class ServerConsumer implements QueueConsumer {
 
     /** Whether it holds deliveries not settled yet. */
     boolean holdsDeliveries() {
+        assert session.lock().isHeldByCurrentThread() : "the deliveries of " + this + " are its session's";
         return !unacknowledged.isEmpty();
     }
 

@@ -1,7 +1,6 @@
 package org.wharfmq.server.session;
 
 import io.netty.channel.EventLoop;
-import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.store.Persistence;
@@ -114,14 +113,14 @@ final class Transaction {
 
     /**
      * The first phase of an XA branch's commit: records the consumption of {@code consumed} and the PREPARE record
-     * naming {@code xid}; {@code then} runs once they are durable (or the store failed), on whatever thread completes
-     * them. Nothing becomes visible.
+     * naming the branch ({@link XaBranch#storeKey}); {@code then} runs once they are durable (or the store failed), on
+     * whatever thread completes them. Nothing becomes visible.
      */
-    void prepare(List<QueuedMessage> consumed, WireXid xid, StoreCompletion then) {
+    void prepare(List<QueuedMessage> consumed, byte[] branch, StoreCompletion then) {
         for (int i = 0; i < consumed.size(); i++) {
             persistence.removeInTransaction(id, consumed.get(i));
         }
-        persistence.prepare(id, XaBranch.storeKey(xid), then);
+        persistence.prepare(id, branch, then);
     }
 
     /**

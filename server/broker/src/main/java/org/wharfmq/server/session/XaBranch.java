@@ -3,6 +3,7 @@ package org.wharfmq.server.session;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import org.wharfmq.protocol.frame.WireStrings;
 import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.QueuedMessage;
@@ -25,7 +26,11 @@ import java.util.concurrent.ScheduledFuture;
  *       rollback, however long, across restarts.</li>
  * </ul>
  *
- * Every field is guarded by the {@link XaBranches} lock; the work itself is touched only by whoever took the branch
+ * It belongs to the user whose session started it ({@link #owner}): only that user joins, ends, prepares, commits,
+ * rolls back or lists it; an admin may also commit, roll back or list it, for recovery ({@link XaBranches}).
+ *
+ * <p>Every field is guarded by the {@link XaBranches} monitor (its methods assert that the caller holds it); the work
+ * itself is touched only by whoever took the branch
  * out of its state under that lock (an association's own work joins it at XA_END, never before).
  */
 final class XaBranch {
@@ -34,6 +39,11 @@ final class XaBranch {
     enum State { ACTIVE, IDLE, ROLLBACK_ONLY, PREPARED }
 
     final WireXid xid;
+    /**
+     * The user that started it ({@code ""}: an anonymous connection, or the queue manager's own code); null for a
+     * branch restored from a PREPARE record written before branches had owners, which only an admin may complete.
+     */
+    final String owner;
     final Transaction work;
     final List<QueuedMessage> consumed = new ArrayList<>();
     /** Sessions associated with it now. */
@@ -58,12 +68,34 @@ final class XaBranch {
     /** Rolls it back when its transaction timeout expires; null once prepared or for a recovered branch. */
     ScheduledFuture<?> timeout;
 
-    XaBranch(WireXid xid, Transaction work) {
+    /** The table whose monitor guards its fields. */
+    private final XaBranches branches;
+
+    XaBranch(XaBranches branches, WireXid xid, String owner, Transaction work) {
+        this.branches = branches;
         this.xid = xid;
+        this.owner = owner;
         this.work = work;
     }
 
+    /** Whether {@code user} started it. */
+    boolean ownedBy(String user) {
+        return owner != null && owner.equals(user);
+    }
+
+    /** Its owner as a log line names it. */
+    String describeOwner() {
+        return owner == null ? "no recorded owner (prepared before branches had owners)"
+                : owner.isEmpty() ? "an anonymous client" : "user '" + owner + "'";
+    }
+
+    /** Where it stands; under the {@link XaBranches} monitor. */
     State state() {
+        assert Thread.holdsLock(branches) : "the state of " + describe() + " is read under the XA branches' monitor";
+        return stateNow();
+    }
+
+    private State stateNow() {
         if (prepared) {
             return State.PREPARED;
         }
@@ -75,6 +107,7 @@ final class XaBranch {
 
     /** Marks it rollback-only, keeping the first reason. */
     void markRollbackOnly(WharfException cause) {
+        assert Thread.holdsLock(branches) : describe() + " is marked rollback-only under the XA branches' monitor";
         if (rollbackOnly == null) {
             rollbackOnly = cause;
         }
@@ -90,20 +123,38 @@ final class XaBranch {
         return work.isEmpty() && consumed.isEmpty();
     }
 
-    /** The Xid as the store keeps it in a PREPARE record: the XA frames' layout of it. */
-    static byte[] storeKey(WireXid xid) {
-        ByteBuf out = Unpooled.buffer(12 + xid.globalTransactionId().length + xid.branchQualifier().length);
+    /**
+     * The branch as the store keeps it in a PREPARE record: the XA frames' layout of its Xid, then its owner as a
+     * string (int length, UTF-8). A record written before branches had owners ends after the Xid.
+     */
+    byte[] storeKey() {
+        ByteBuf out = Unpooled.buffer(16 + xid.globalTransactionId().length + xid.branchQualifier().length
+                + (owner == null ? 0 : 4 * owner.length()));
         xid.write(out);
+        if (owner != null) {
+            WireStrings.write(out, owner);
+        }
         return ByteBufUtil.getBytes(out);
     }
 
     /** The Xid of a PREPARE record's {@link #storeKey}. */
-    static WireXid fromStoreKey(byte[] key) {
+    static WireXid xidOf(byte[] key) {
         return WireXid.read(Unpooled.wrappedBuffer(key));
+    }
+
+    /** The owner of a PREPARE record's {@link #storeKey}; null when the record names none (written before owners). */
+    static String ownerOf(byte[] key) {
+        ByteBuf in = Unpooled.wrappedBuffer(key);
+        WireXid.read(in);
+        return in.isReadable() ? WireStrings.read(in) : null;
     }
 
     @Override
     public String toString() {
-        return "XA branch " + xid + " (" + state() + ")";
+        return describe() + " (" + stateNow() + ")";
+    }
+
+    private String describe() {
+        return "XA branch " + xid;
     }
 }

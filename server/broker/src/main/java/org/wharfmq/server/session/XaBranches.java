@@ -7,6 +7,9 @@ import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.QueuedMessage;
+import org.wharfmq.server.security.AuditLog;
+import org.wharfmq.server.security.ConnectionAccess;
+import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.topic.TopicManager;
@@ -23,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The queue manager's XA transaction branches, by Xid ({@link XaBranch}): one table per server, because a branch is
  * started by one session, may be joined by others on other connections, and is prepared, committed, rolled back or
- * recovered from any connection (a transaction manager's recovery comes on a connection of its own).
+ * recovered from any connection of its user (a transaction manager's recovery comes on a connection of its own).
  *
  * <h2>Rules (docs/jms-client.md, "XA"; docs/protocol.md, "XA")</h2>
  * <ul>
@@ -36,6 +39,12 @@ import java.util.concurrent.TimeUnit;
  *       branch that did nothing answers XA_RDONLY and forgets it; of a rollback-only one rolls it back
  *       (XA_RBROLLBACK). A prepared branch waits for its transaction manager for ever, across restarts: the queue
  *       manager never decides its outcome alone, so it reports no heuristic outcome either.</li>
+ *   <li>A branch belongs to the user that started it ({@link XaBranch#owner}, journaled with its PREPARE record):
+ *       another user's XA_START JOIN or RESUME, prepare, commit or rollback of it is refused with NOT_AUTHORISED
+ *       naming the Xid, and XA_RECOVER lists a user's own branches only. A user with the admin permission may also
+ *       commit, roll back and list other users' branches, for recovery once their owner is gone. Every completion
+ *       (commit, rollback, a prepare that rolls back or forgets a read-only branch), an admin's listing of other
+ *       users' branches, and every refusal is a line in the audit log ({@link AuditLog#xa}).</li>
  *   <li>A branch not prepared within its transaction timeout (XA_START's, or {@link Configuration#XA_TRANSACTION_TIMEOUT_SECONDS})
  *       is rolled back: at once when no session is associated, else at its last XA_END (XA_RBTIMEOUT).</li>
  * </ul>
@@ -75,6 +84,8 @@ public final class XaBranches {
      * @param formatId          the Xid's format id
      * @param globalTransactionId the Xid's gtrid, in hex
      * @param branchQualifier   the Xid's bqual, in hex
+     * @param owner             the user that started it ({@code ""}: an anonymous client), who may complete it besides
+     *                          an admin; null when its PREPARE record, written before branches had owners, names none
      * @param preparedAt        when it was prepared, epoch ms; for a restored branch, when the queue manager started
      * @param ageMillis         how long it has been in doubt (for a restored branch: at least this long)
      * @param restored          whether it was restored from the journal at start, prepared before the restart
@@ -82,7 +93,8 @@ public final class XaBranches {
      * @param consumed          the messages it consumed, held out of their queues until its outcome
      */
     public record PreparedBranch(String xid, int formatId, String globalTransactionId, String branchQualifier,
-                                 long preparedAt, long ageMillis, boolean restored, int sends, int consumed) {
+                                 String owner, long preparedAt, long ageMillis, boolean restored, int sends,
+                                 int consumed) {
     }
 
     /** The prepared branches, oldest first. */
@@ -94,7 +106,7 @@ public final class XaBranches {
             if (branch.prepared) {
                 prepared.add(new PreparedBranch(branch.xid.toString(), branch.xid.formatId(),
                         hex.formatHex(branch.xid.globalTransactionId()), hex.formatHex(branch.xid.branchQualifier()),
-                        branch.preparedAt, Math.max(0, now - branch.preparedAt), branch.restored,
+                        branch.owner, branch.preparedAt, Math.max(0, now - branch.preparedAt), branch.restored,
                         branch.work.sendCount(), branch.consumed.size()));
             }
         }
@@ -110,19 +122,22 @@ public final class XaBranches {
      *
      * @param timeoutSeconds the new branch's transaction timeout; 0 for the default
      * @param timer          runs the timeout
+     * @param who            the session's connection: a new branch is its user's; another user's is refused
      * @return the branch the session is now associated with
-     * @throws WharfException with an XA code when the flags, the Xid or the branch's state refuse it
+     * @throws WharfException with an XA code when the flags, the Xid or the branch's state refuse it;
+     *                        NOT_AUTHORISED when the branch is another user's
      */
-    XaBranch start(WireXid xid, int flags, int timeoutSeconds, EventLoop timer) {
+    XaBranch start(WireXid xid, int flags, int timeoutSeconds, EventLoop timer, ConnectionAccess who) {
         synchronized (this) {
             XaBranch branch = branches.get(xid);
             switch (flags) {
                 case Frame.XA_NOFLAGS -> {
                     if (branch != null) {
+                        requireOwner(who, branch, "start");
                         throw xa(ErrorCode.XAER_DUPID, branch + " exists already: start it with TMJOIN to join it, or "
                                 + "use a new Xid.");
                     }
-                    branch = new XaBranch(xid, new Transaction(persistence, topics));
+                    branch = new XaBranch(this, xid, who.identity().user(), new Transaction(persistence, topics));
                     int seconds = timeoutSeconds > 0 ? timeoutSeconds : Configuration.XA_TRANSACTION_TIMEOUT_SECONDS;
                     XaBranch started = branch;
                     branch.timeout = timer.schedule(() -> expire(started, seconds), seconds, TimeUnit.SECONDS);
@@ -130,6 +145,7 @@ public final class XaBranches {
                 }
                 case Frame.XA_JOIN -> {
                     requireKnown(xid, branch, "joined");
+                    requireOwner(who, branch, "join");
                     requireOpen(branch, "joined");
                     if (branch.timedOut) {
                         throw xa(ErrorCode.XA_RBTIMEOUT, branch + " cannot be joined: its transaction timeout "
@@ -143,6 +159,7 @@ public final class XaBranches {
                 }
                 case Frame.XA_RESUME -> {
                     requireKnown(xid, branch, "resumed");
+                    requireOwner(who, branch, "resume");
                     requireOpen(branch, "resumed");
                     if (branch.suspended == 0) {
                         throw xa(ErrorCode.XAER_PROTO, branch + " has no suspended association to resume: end it "
@@ -216,20 +233,21 @@ public final class XaBranches {
         }
     }
 
-    // ---- completion: from any connection ----
+    // ---- completion: from any connection of the branch's user (commit and rollback: or an admin's) ----
 
     /**
      * XA_PREPARE: answers {@link Frame#XA_OK} once the branch's consumption and its PREPARE record are durable,
      * {@link Frame#XA_RDONLY} at once for a branch that did nothing (forgotten), or XA_RBROLLBACK for one that can only
      * roll back (rolled back).
      */
-    public void prepare(int requestId, WireXid xid, Replies replies) {
+    public void prepare(int requestId, WireXid xid, ConnectionAccess who, Replies replies) {
         XaBranch branch;
         WharfException rolledBack = null;
         boolean readOnly = false;
         synchronized (this) {
             branch = branches.get(xid);
             requireKnown(xid, branch, "prepared");
+            requireOwner(who, branch, "prepare");
             requireOpen(branch, "prepared again");
             requireUnassociated(branch, "prepared");
             WharfException cause = branch.rollbackOnlyCause();
@@ -245,20 +263,26 @@ public final class XaBranches {
             }
         }
         cancelTimeout(branch);
+        if (rolledBack != null) {
+            audit(who, branch, "rolled back instead of prepared: " + branch.rollbackOnlyCause().getMessage(),
+                    true);
+        }
         if (rolledBackInstead(branch, rolledBack, requestId, replies)) {
             return;
         }
         if (readOnly) {
+            audit(who, branch, "prepared read-only: it did nothing, and is forgotten", true);
             replies.xaResult(requestId, Frame.XA_RDONLY, List.of());
             return;
         }
         XaBranch preparing = branch;
-        branch.work.prepare(branch.consumed, xid, failure -> {
+        branch.work.prepare(branch.consumed, branch.storeKey(), failure -> {
             if (failure != null) {
                 synchronized (this) {
                     branches.remove(xid, preparing);
                 }
                 LOG.log(System.Logger.Level.WARNING, "Could not store the prepare of " + xid + ": " + failure);
+                audit(who, preparing, "rolled back: the store could not record its prepare (" + failure + ")", false);
                 rollBack(preparing, StoreCompletion.NONE);
                 replies.error(requestId, ErrorCode.XA_RBROLLBACK, xid + " was rolled back: the queue manager's "
                         + "store could not record its prepare (" + failure + ").", 0, 0);
@@ -277,14 +301,17 @@ public final class XaBranches {
      * XA_COMMIT: a prepared branch (two-phase), or with {@code onePhase} one that is ended and not prepared. Answers
      * OK once the commit is durable; then its sends are offered and what it consumed is acknowledged.
      *
+     * @param who       the committing connection: the branch's user's, or an admin's
      * @param eventLoop the committing connection's: completions and delayed sends run there
      */
-    public void commit(int requestId, WireXid xid, boolean onePhase, EventLoop eventLoop, Replies replies) {
+    public void commit(int requestId, WireXid xid, boolean onePhase, ConnectionAccess who, EventLoop eventLoop,
+                       Replies replies) {
         XaBranch branch;
         WharfException rolledBack = null;
         synchronized (this) {
             branch = branches.get(xid);
             requireKnown(xid, branch, "committed");
+            requireOwnerOrAdmin(who, branch, "commit");
             requireOpen(branch, "committed");
             requireUnassociated(branch, "committed");
             if (onePhase) {
@@ -306,6 +333,10 @@ public final class XaBranches {
             }
         }
         cancelTimeout(branch);
+        if (rolledBack != null) {
+            audit(who, branch, "rolled back instead of committed: " + branch.rollbackOnlyCause().getMessage(),
+                    true);
+        }
         if (rolledBackInstead(branch, rolledBack, requestId, replies)) {
             return;
         }
@@ -319,10 +350,12 @@ public final class XaBranches {
                     }
                 }
                 BrokerSession.acknowledged(consumed);
+                audit(who, committing, "committed" + (onePhase ? " in one phase" : ""), true);
                 replies.ok(requestId);
                 return;
             }
             LOG.log(System.Logger.Level.WARNING, "Could not store the commit of " + xid + ": " + failure);
+            audit(who, committing, "commit failed, the store could not record it (" + failure + ")", false);
             if (onePhase) {
                 returnConsumed(consumed);
                 replies.error(requestId, ErrorCode.XA_RBROLLBACK, xid + " was rolled back: the queue manager's store "
@@ -338,11 +371,12 @@ public final class XaBranches {
     }
 
     /** XA_ROLLBACK: its sends are dropped and what it consumed goes back, redelivered; OK once that is recorded. */
-    public void rollback(int requestId, WireXid xid, Replies replies) {
+    public void rollback(int requestId, WireXid xid, ConnectionAccess who, Replies replies) {
         XaBranch branch;
         synchronized (this) {
             branch = branches.get(xid);
             requireKnown(xid, branch, "rolled back");
+            requireOwnerOrAdmin(who, branch, "roll back");
             requireOpen(branch, "rolled back");
             if (branch.associations > 0) {
                 throw xa(ErrorCode.XAER_PROTO, branch + " cannot be rolled back while " + branch.associations
@@ -351,16 +385,47 @@ public final class XaBranches {
             branches.remove(xid);
         }
         cancelTimeout(branch);
+        XaBranch rollingBack = branch;
         rollBack(branch, failure -> {
             if (failure != null) {
                 LOG.log(System.Logger.Level.WARNING, "Could not store the rollback of " + xid + ": " + failure);
             }
+            audit(who, rollingBack, "rolled back" + (failure == null ? "" : " (its store could not record the rollback: "
+                    + failure + ")"), failure == null);
             replies.ok(requestId);
         });
     }
 
-    /** XA_RECOVER: the Xids of the prepared branches, whose outcome their transaction managers have yet to say. */
-    public synchronized List<WireXid> recover() {
+    /**
+     * XA_RECOVER: the Xids of the prepared branches, whose outcome their transaction managers have yet to say: those
+     * of {@code who}'s user; every one for an admin, audited when it names other users' branches.
+     */
+    public List<WireXid> recover(ConnectionAccess who) {
+        String user = who.identity().user();
+        boolean admin = who.isAdmin();
+        List<WireXid> listed = new ArrayList<>();
+        List<String> others = new ArrayList<>();
+        synchronized (this) {
+            for (XaBranch branch : branches.values()) {
+                if (branch.prepared) {
+                    if (branch.ownedBy(user)) {
+                        listed.add(branch.xid);
+                    } else if (admin) {
+                        listed.add(branch.xid);
+                        others.add(branch.xid + " of " + branch.describeOwner());
+                    }
+                }
+            }
+        }
+        if (!others.isEmpty()) {
+            AuditLog.xa(who.identity(), who.peer(), "recover listed " + others.size() + " prepared branch(es) of "
+                    + "other users, for recovery (admin): " + others, true);
+        }
+        return listed;
+    }
+
+    /** The Xids of every prepared branch. */
+    private synchronized List<WireXid> preparedXids() {
         List<WireXid> prepared = new ArrayList<>();
         for (XaBranch branch : branches.values()) {
             if (branch.prepared) {
@@ -376,14 +441,15 @@ public final class XaBranches {
      * A prepared branch recovered from the store: its sends reserved on their queues and its consumed messages held
      * out of theirs, as before the restart; it waits, PREPARED, for its transaction manager's commit or rollback.
      *
-     * @param storeKey      the Xid as the PREPARE record holds it
+     * @param storeKey      the Xid and its owner as the PREPARE record holds them ({@link XaBranch#storeKey}); a
+     *                      record written before branches had owners names none: only an admin may complete it
      * @param transactionId its store transaction id, under which its commit or rollback is recorded
      */
     public void recovered(byte[] storeKey, long transactionId, List<QueuedMessage> sends, List<QueuedMessage> consumed) {
-        WireXid xid = XaBranch.fromStoreKey(storeKey);
+        WireXid xid = XaBranch.xidOf(storeKey);
         Transaction work = new Transaction(persistence, topics, transactionId);
         sends.forEach(work::recovered);
-        XaBranch branch = new XaBranch(xid, work);
+        XaBranch branch = new XaBranch(this, xid, XaBranch.ownerOf(storeKey), work);
         branch.consumed.addAll(consumed);
         branch.prepared = true;
         branch.restored = true;
@@ -395,7 +461,7 @@ public final class XaBranches {
 
     /** Logs the in-doubt branches recovery restored, if any, with their Xids: once, after recovery. */
     public void reportRecovered() {
-        List<WireXid> inDoubt = recover();
+        List<WireXid> inDoubt = preparedXids();
         if (!inDoubt.isEmpty()) {
             LOG.log(System.Logger.Level.WARNING, inDoubt.size() + " prepared XA transaction branch(es) restored, in "
                     + "doubt: their sends stay invisible and the messages they consumed stay held until their "
@@ -460,6 +526,40 @@ public final class XaBranches {
             throw xa(ErrorCode.XAER_NOTA, xid + " cannot be " + what + ": the queue manager knows no such branch (never"
                     + " started, already committed or rolled back, or rolled back by its transaction timeout).");
         }
+    }
+
+    /**
+     * Refuses {@code who} a request about another user's branch with NOT_AUTHORISED naming the Xid (not the owner),
+     * and audits the refusal with the owner.
+     *
+     * @param what the request, as a verb: "join", "prepare", ...
+     */
+    private static void requireOwner(ConnectionAccess who, XaBranch branch, String what) {
+        if (!branch.ownedBy(who.identity().user())) {
+            throw notYours(who, branch, what, "Only that user may " + what + " it: use an Xid of your own.");
+        }
+    }
+
+    /** {@link #requireOwner}, but an admin may: a commit or rollback for recovery once its owner is gone. */
+    private static void requireOwnerOrAdmin(ConnectionAccess who, XaBranch branch, String what) {
+        if (!branch.ownedBy(who.identity().user()) && !who.isAdmin()) {
+            throw notYours(who, branch, what, "Only that user's transaction manager may " + what + " it, or a user "
+                    + "with the admin permission, for recovery once its owner is gone.");
+        }
+    }
+
+    private static WharfException notYours(ConnectionAccess who, XaBranch branch, String what, String fix) {
+        AuditLog.xaDenied(who.identity(), who.peer(), "XA " + what + " of " + branch.xid + ", a branch of "
+                + branch.describeOwner());
+        return new WharfException(ErrorCode.NOT_AUTHORISED, who.identity().describeAtStart() + " may not " + what + " "
+                + branch.xid + ": that XA branch belongs to another user, the one that started it. " + fix);
+    }
+
+    /** A completion in the audit log: who, the Xid, whose branch it was, the result. */
+    private static void audit(ConnectionAccess who, XaBranch branch, String result, boolean ok) {
+        Identity identity = who.identity();
+        AuditLog.xa(identity, who.peer(), branch.xid + " " + result + (branch.ownedBy(identity.user()) ? ""
+                : " (a branch of " + branch.describeOwner() + ": recovery by an admin)"), ok);
     }
 
     private static void requireOpen(XaBranch branch, String what) {

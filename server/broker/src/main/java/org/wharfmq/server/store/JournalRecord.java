@@ -22,8 +22,8 @@ import java.util.zip.CRC32C;
  *                 | [str clientId] | str topic | [i32 length | UTF-8 selector] | [str owner]
  *   UNSUBSCRIBED  str queue
  *   QUEUE_DELETED str name   (a queue created at run time, deleted as unused: its QUEUE record is dead)
- *   PREPARE   i64 tx | i32 length | branch bytes   (an XA branch's Xid: the transaction is in doubt until its
- *                                                   COMMIT or ROLLBACK)
+ *   PREPARE   i64 tx | i32 length | branch bytes   (an XA branch's Xid and owner, XaBranch.storeKey: the
+ *                                                   transaction is in doubt until its COMMIT or ROLLBACK)
  *
  *   str = u16 length | UTF-8 bytes;  integers big-endian
  * </pre>

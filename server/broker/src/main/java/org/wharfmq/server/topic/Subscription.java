@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * redelivery, the journal, recovery) therefore works for subscriptions unchanged.
  *
  * <p>The queue has a reserved name ({@link org.wharfmq.server.queue.SystemQueues#SUBSCRIPTION_PREFIX}) that clients cannot address.
- * The consumer count is guarded by the {@link TopicManager}'s lock; the rest is fixed at creation.
+ * The consumer count is guarded by the {@link TopicManager}'s lock (its methods assert that the caller holds it);
+ * the rest is fixed at creation.
  */
 public final class Subscription {
 
@@ -33,11 +34,14 @@ public final class Subscription {
     private final Object localConnection;
     private final LocalQueue queue;
     private final AtomicLong missed = new AtomicLong();
-    int consumers;
+    /** The topic manager whose lock guards {@link #consumers}. */
+    private final TopicManager manager;
+    /** Open consumers; under the manager's lock. */
+    private int consumers;
 
     Subscription(String queueName, String name, String clientId, String owner, String filter, String selectorText,
                  Selector selector, boolean noLocal, boolean durable, boolean shared, boolean temporary,
-                 Object localConnection, LocalQueue queue) {
+                 Object localConnection, LocalQueue queue, TopicManager manager) {
         this.queueName = queueName;
         this.name = name;
         this.clientId = clientId;
@@ -51,6 +55,31 @@ public final class Subscription {
         this.temporary = temporary;
         this.localConnection = localConnection;
         this.queue = queue;
+        this.manager = manager;
+    }
+
+    /** Open consumers; under the topic manager's lock. */
+    int consumers() {
+        assert manager.lockHeldByCurrentThread() : "the consumers of " + this + " are counted under the topic manager's lock";
+        return consumers;
+    }
+
+    /** Its first consumer attached (it was just created); under the topic manager's lock. */
+    void firstConsumer() {
+        assert manager.lockHeldByCurrentThread() : "the consumers of " + this + " are counted under the topic manager's lock";
+        consumers = 1;
+    }
+
+    /** One more consumer attached; under the topic manager's lock. */
+    void addConsumer() {
+        assert manager.lockHeldByCurrentThread() : "the consumers of " + this + " are counted under the topic manager's lock";
+        consumers++;
+    }
+
+    /** A consumer detached; under the topic manager's lock. @return how many are left */
+    int removeConsumer() {
+        assert manager.lockHeldByCurrentThread() : "the consumers of " + this + " are counted under the topic manager's lock";
+        return --consumers;
     }
 
     /** The name of its queue, {@code SYSTEM.SUB.…}; the key of its messages in the journal. */

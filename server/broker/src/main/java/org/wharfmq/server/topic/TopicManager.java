@@ -8,6 +8,8 @@ import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
+import org.wharfmq.server.LockOrder;
+import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.MemoryPolicy;
@@ -53,8 +55,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Threading</h2>
  * Routing runs on the publisher's event loop under the tree's read lock only. Creating, attaching to, detaching
- * from and deleting subscriptions take this object's monitor (short, in-memory; store calls only hand records to the
- * journal writer). Each subscription queue guards itself, as every queue does. The names of the live temporary
+ * from and deleting subscriptions take the manager's lock (an {@link OrderedLock} of rank
+ * {@link LockOrder.Rank#TOPICS}: short, in-memory; store calls only hand records to the journal writer; a subscription's
+ * queue's lock may be taken under it, never the other way). Each subscription queue guards itself, as every queue
+ * does. The names of the live temporary
  * topics are a concurrent set: written by their owners' event loops, read by publishers' without a lock.
  */
 public final class TopicManager {
@@ -87,7 +91,12 @@ public final class TopicManager {
     /** Recovery only: the highest sequence seen per retained topic, and the copies it found. */
     private final Map<String, Long> retainedSequences = new HashMap<>();
 
-    // guarded by this
+    /**
+     * Guards the subscriptions by name and queue and their consumer counts; held for in-memory work (store calls only
+     * enqueue), and taken before a queue's lock, never under one ({@link LockOrder}).
+     */
+    private final OrderedLock lock = new OrderedLock(LockOrder.Rank.TOPICS, "the topic manager");
+    // guarded by lock
     private final Map<Key, Subscription> named = new HashMap<>();
     private final Map<String, Subscription> byQueue = new HashMap<>();
 
@@ -417,8 +426,11 @@ public final class TopicManager {
         if (!durable && !shared) {
             Subscription s = create(null, null, clientId, null, filter, selectorText, selector, noLocal, false, false,
                     temporary, connection);
-            synchronized (this) {
-                s.consumers = 1;
+            lock.lock();
+            try {
+                s.firstConsumer();
+            } finally {
+                lock.unlock();
             }
             return s;
         }
@@ -430,7 +442,8 @@ public final class TopicManager {
                     + "Connection.setClientID (or use a shared durable subscription, JMS 2.0 section 6.11.1).");
         }
         Key key = new Key(clientId, name);
-        synchronized (this) {
+        lock.lock();
+        try {
             Subscription existing = named.get(key);
             if (existing != null) {
                 checkOwner(existing, who);
@@ -440,15 +453,15 @@ public final class TopicManager {
                             + kind(durable, shared) + " subscription. Use another name.");
                 }
                 if (existing.sameDefinition(filter, selectorText, noLocal)) {
-                    if (!shared && existing.consumers > 0) {
+                    if (!shared && existing.consumers() > 0) {
                         throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId)
                                 + " already has an active consumer; an unshared durable subscription has at most"
                                 + " one at a time (use a shared durable subscription for more).");
                     }
-                    existing.consumers++;
+                    existing.addConsumer();
                     return existing;
                 }
-                if (existing.consumers > 0) {
+                if (existing.consumers() > 0) {
                     throw WharfException.illegalState("Subscription '" + name + "'" + ofClient(clientId)
                             + " is in use with topic '" + existing.filter() + "'" + selectorClause(existing.selectorText())
                             + "; it cannot be changed to topic '" + filter + "'" + selectorClause(selectorText)
@@ -459,21 +472,26 @@ public final class TopicManager {
             Subscription s = create(null, name, clientId, ownerOf(who), filter, selectorText, selector, noLocal,
                     durable, shared, false, connection);
             named.put(key, s);
-            s.consumers = 1;
+            s.firstConsumer();
             return s;
+        } finally {
+            lock.unlock();
         }
     }
 
     /** A consumer of the subscription closed; a non-durable subscription ends with its last consumer. */
     public void detach(Subscription s) {
-        synchronized (this) {
-            if (--s.consumers > 0 || s.durable()) {
+        lock.lock();
+        try {
+            if (s.removeConsumer() > 0 || s.durable()) {
                 return;
             }
             if (s.name() != null) {
                 named.remove(new Key(s.clientId(), s.name()), s);
             }
             delete(s);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -484,15 +502,18 @@ public final class TopicManager {
      *                        consumer
      */
     public void unsubscribe(String clientId, String name, Identity who) {
-        synchronized (this) {
+        lock.lock();
+        try {
             Subscription s = durableNamed(clientId, name, "unsubscribe");
             checkOwner(s, who);
-            if (s.consumers > 0) {
+            if (s.consumers() > 0) {
                 throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId) + " has "
-                        + s.consumers + " active consumer(s); close them before unsubscribing.");
+                        + s.consumers() + " active consumer(s); close them before unsubscribing.");
             }
             named.remove(new Key(clientId, name));
             delete(s);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -503,19 +524,22 @@ public final class TopicManager {
      *                        consumer (the message says how to end them)
      */
     public void deleteDurable(String clientId, String name) {
-        synchronized (this) {
+        lock.lock();
+        try {
             Subscription s = durableNamed(clientId, name, "delete");
-            if (s.consumers > 0) {
+            if (s.consumers() > 0) {
                 throw WharfException.illegalState("Durable subscription '" + name + "'" + ofClient(clientId) + " has "
-                        + s.consumers + " active consumer(s): close them, or end their connections ('display "
+                        + s.consumers() + " active consumer(s): close them, or end their connections ('display "
                         + "connections', 'end connection ID'), then delete it.");
             }
             named.remove(new Key(clientId, name));
             delete(s);
+        } finally {
+            lock.unlock();
         }
     }
 
-    /** The durable subscription of that name; under the monitor. */
+    /** The durable subscription of that name; under the lock. */
     private Subscription durableNamed(String clientId, String name, String action) {
         Subscription s = named.get(new Key(clientId, name));
         if (s == null || !s.durable()) {
@@ -532,7 +556,8 @@ public final class TopicManager {
      * @throws WharfException NOT_AUTHORISED naming the client ID and its owner
      */
     public void checkClientId(String clientId, Identity who) {
-        synchronized (this) {
+        lock.lock();
+        try {
             for (Subscription s : named.values()) {
                 if (clientId.equals(s.clientId())) {
                     if (!mayUse(s, who)) {
@@ -542,6 +567,8 @@ public final class TopicManager {
                     }
                 }
             }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -578,7 +605,7 @@ public final class TopicManager {
         LocalQueue queue = LocalQueue.subscription(queueName, maxDepth, persistence, durable, queues.deadLetters(),
                 queues.clock(), limit, queues.memoryBudget(), queues.pager());
         Subscription s = new Subscription(queueName, name, clientId, owner, filter, selectorText, selector, noLocal,
-                durable, shared, temporary, durable ? null : connection, queue);
+                durable, shared, temporary, durable ? null : connection, queue, this);
         if (recoveredQueue == null) {
             if (durable) {
                 persistence.subscriptionCreated(new SubscriptionRecord(queueName, name, clientId, filter, selectorText,
@@ -588,8 +615,11 @@ public final class TopicManager {
                 giveRetained(s);
             }
         }
-        synchronized (this) {
+        lock.lock();
+        try {
             byQueue.put(queueName, s);
+        } finally {
+            lock.unlock();
         }
         (temporary ? temporarySubscriptions : tree).add(filter, s);
         return s;
@@ -666,8 +696,11 @@ public final class TopicManager {
         } catch (RuntimeException e) {
             // a name from another numbering scheme cannot collide with ours
         }
-        synchronized (this) {
+        lock.lock();
+        try {
             named.put(new Key(r.clientId(), r.name()), s);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -727,8 +760,18 @@ public final class TopicManager {
         }
     }
 
-    private synchronized Subscription subscriptionOfQueue(String queueName) {
-        return byQueue.get(queueName);
+    private Subscription subscriptionOfQueue(String queueName) {
+        lock.lock();
+        try {
+            return byQueue.get(queueName);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether this thread holds the topic manager's lock (its subscriptions' consumer counts assert it). */
+    boolean lockHeldByCurrentThread() {
+        return lock.isHeldByCurrentThread();
     }
 
     /**
@@ -778,12 +821,15 @@ public final class TopicManager {
     /** Every subscription, by topic filter then name; temporary topics included. A snapshot. */
     public List<SubscriptionInfo> describe() {
         List<SubscriptionInfo> out = new ArrayList<>();
-        synchronized (this) {
+        lock.lock();
+        try {
             for (Subscription s : byQueue.values()) {
-                out.add(new SubscriptionInfo(s.filter(), s.name(), s.clientId(), s.durable(), s.shared(), s.consumers,
+                out.add(new SubscriptionInfo(s.filter(), s.name(), s.clientId(), s.durable(), s.shared(), s.consumers(),
                         s.queue().depth(), s.missed(), s.queueName(), s.selectorText(), s.noLocal(), s.owner(),
                         s.queue().heldBytes(), s.queue().memoryLimit().maxBytes(), s.queue().dropped()));
             }
+        } finally {
+            lock.unlock();
         }
         out.sort(Comparator.comparing(SubscriptionInfo::topic)
                 .thenComparing(i -> Objects.toString(i.name(), ""))
@@ -850,8 +896,11 @@ public final class TopicManager {
             retained.clear();
         }
         List<Subscription> all;
-        synchronized (this) {
+        lock.lock();
+        try {
             all = new ArrayList<>(byQueue.values());
+        } finally {
+            lock.unlock();
         }
         for (Subscription s : all) {
             s.queue().clear();

@@ -504,7 +504,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     @Override
     public void onXaPrepare(Frame.XaPrepare f) {
         try {
-            context.xaBranches().prepare(f.requestId(), f.xid(), replies);
+            context.xaBranches().prepare(f.requestId(), f.xid(), access, replies);
         } catch (WharfException e) {
             replies.error(f.requestId(), e, 0, 0);
         }
@@ -513,7 +513,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     @Override
     public void onXaCommit(Frame.XaCommit f) {
         try {
-            context.xaBranches().commit(f.requestId(), f.xid(), f.onePhase(), channel.eventLoop(), replies);
+            context.xaBranches().commit(f.requestId(), f.xid(), f.onePhase(), access, channel.eventLoop(), replies);
         } catch (WharfException e) {
             replies.error(f.requestId(), e, 0, 0);
         }
@@ -522,7 +522,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     @Override
     public void onXaRollback(Frame.XaRollback f) {
         try {
-            context.xaBranches().rollback(f.requestId(), f.xid(), replies);
+            context.xaBranches().rollback(f.requestId(), f.xid(), access, replies);
         } catch (WharfException e) {
             replies.error(f.requestId(), e, 0, 0);
         }
@@ -530,7 +530,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
 
     @Override
     public void onXaRecover(Frame.XaRecover f) {
-        replies.xaResult(f.requestId(), Frame.XA_OK, context.xaBranches().recover());
+        replies.xaResult(f.requestId(), Frame.XA_OK, context.xaBranches().recover(access));
     }
 
     // ---- the end ----

@@ -23,7 +23,7 @@ import org.wharfmq.server.topic.TopicManager;
  * @param serverVersion the version reported in HELLO_OK
  * @param logins        who may connect: the handshake's authenticator and throttle
  * @param connectionLimits the count of network connections against maxConnections and maxConnectionsPerAddress
- * @param xaBranches    the XA transaction branches, which any connection may prepare, commit or recover
+ * @param xaBranches    the XA transaction branches, each its starting user's (and an admin's, for recovery)
  * @param openConnections the connections past their handshake, by number: what the management view sees and ends
  */
 public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,

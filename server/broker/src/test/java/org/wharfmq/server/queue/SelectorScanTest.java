@@ -1,13 +1,8 @@
 package org.wharfmq.server.queue;
 
-import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.wharfmq.protocol.message.MessageHeaders;
-import org.wharfmq.protocol.message.WireMessage;
-import org.wharfmq.server.TestMessages;
-import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.InMemoryMessageStore;
 
@@ -137,7 +132,7 @@ class SelectorScanTest {
     void aScanReadsAtMostATurnsBytesThenLetsOtherWorkOfThePagingThreadGoFirst() throws Exception {
         pagingQueue();
         String body = "x".repeat(1000);
-        int count = 3 * QueuePaging.SCAN_TURN_BYTES / 1000; // about three turns' worth
+        int count = 3 * PagedLookups.SCAN_TURN_BYTES / 1000; // about three turns' worth
         for (int n = 0; n < count; n++) {
             put(body + n, "A");
         }
@@ -174,11 +169,7 @@ class SelectorScanTest {
      */
     private void pagingQueue() {
         pager = new Pager(pagingDirectory, MemoryBudget.unlimited());
-        LocalQueue sizing = new LocalQueue("PAGED", 1, false, queues.persistence(), queues.deadLetters());
-        long oneMessage = message(sizing, "m0", "A", null).memoryBytes(); // every message below has this length
-        queue = LocalQueue.defined("PAGED", 1_000_000, false, queues.persistence(), queues.deadLetters(),
-                InstantSource.system(), new MemoryLimit(3 * oneMessage + 1, MemoryPolicy.PAGE, "queue 'PAGED'", "test",
-                        MemoryLimit.PageLimit.NONE), MemoryBudget.unlimited(), pager);
+        queue = PagingQueues.threeInMemory(queues, pager, "m0", "A", MemoryLimit.PageLimit.NONE);
         for (int n = 0; n < 3; n++) {
             put("m" + n, "A");
         }
@@ -190,18 +181,9 @@ class SelectorScanTest {
     }
 
     private void put(String body, String kind, String correlationId) {
-        QueuedMessage m = message(queue, body, kind, correlationId);
+        QueuedMessage m = PagingQueues.message(queue, body, kind, correlationId);
         queue.reserve(m);
         queue.offer(m);
-    }
-
-    private static QueuedMessage message(LocalQueue target, String body, String kind, String correlationId) {
-        WireMessage wire = TestMessages.text(target.name(), body);
-        wire.persistent = false;
-        wire.correlationId = correlationId;
-        wire.properties.put("kind", kind);
-        ByteBuf content = TestMessages.encode(wire);
-        return new QueuedMessage(target, content, MessageHeaders.read(content));
     }
 
     /**
@@ -210,9 +192,7 @@ class SelectorScanTest {
      * so a whole pass, unless credit runs out).
      */
     private void settle() throws InterruptedException {
-        CountDownLatch done = new CountDownLatch(1);
-        pager.execute(done::countDown);
-        done.await();
+        PagingQueues.settle(pager);
     }
 
     /**

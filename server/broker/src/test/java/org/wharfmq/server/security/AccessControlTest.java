@@ -2,6 +2,7 @@ package org.wharfmq.server.security;
 
 import org.junit.jupiter.api.Test;
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.WharfException;
 
 import java.util.Set;
@@ -32,18 +33,46 @@ class AccessControlTest {
         assertTrue(control.allows(Identity.SERVER, Permission.BROWSE, "ANYTHING"), "the queue manager's own code");
     }
 
+    /**
+     * The client is told who may not do what on which destination, and the grant that would allow it; the security
+     * file's path and the rule that decided go to the audit line only, for the administrators.
+     */
     @Test
-    void aDenialNamesTheUserThePermissionTheDestinationAndWhereTheRulesAre() {
-        WharfException e = assertThrows(WharfException.class,
-                () -> control.check(ALICE, Permission.BROWSE, "ORDERS", "/10.0.0.7:5000"));
-        assertEquals(ErrorCode.NOT_AUTHORISED, e.code());
-        assertEquals("User 'alice' may not browse queue 'ORDERS': no 'browse' permission is granted to it by security "
-                + "file test.yaml.", e.getMessage());
-        WharfException system = assertThrows(WharfException.class,
-                () -> control.check(Identity.ANONYMOUS, Permission.RECEIVE, "SYSTEM.DEAD.LETTER.QUEUE", "/10.0.0.7:5000"));
-        assertEquals("An anonymous client may not receive from queue 'SYSTEM.DEAD.LETTER.QUEUE': no 'admin' permission "
-                + "(the SYSTEM.* queues need the admin permission) is granted to anonymous clients by security file "
-                + "test.yaml.", system.getMessage());
+    void aDenialNamesThePermissionAndTheFixAndOnlyTheAuditLineNamesTheFileAndTheRule() {
+        AccessControl control = new AccessControl(PermissionRules.builder()
+                .queue("APP1.**", Permission.SEND, "user:app1")
+                .admin("group:admins")
+                .build(), "security file /opt/wharf/config/security.yaml");
+        Identity app2 = new Identity("app2", Set.of("apps"), "SCRAM-SHA-256");
+        try (LogCapture audit = LogCapture.of(AuditLog.NAME)) {
+            WharfException e = assertThrows(WharfException.class,
+                    () -> control.check(app2, Permission.SEND, "APP1.ORDERS", "/10.0.0.7:5000"));
+            assertEquals(ErrorCode.NOT_AUTHORISED, e.code());
+            assertEquals("User 'app2' may not send to queue 'APP1.ORDERS': no 'send' permission is granted to it. Ask "
+                    + "an administrator to grant 'send' on queue 'APP1.ORDERS' to user:app2 in the security file's "
+                    + "permissions.", e.getMessage());
+            WharfException none = assertThrows(WharfException.class,
+                    () -> control.check(app2, Permission.BROWSE, "APP1.ORDERS", "/10.0.0.7:5000"));
+            WharfException system = assertThrows(WharfException.class, () -> control.check(Identity.ANONYMOUS,
+                    Permission.RECEIVE, "SYSTEM.DEAD.LETTER.QUEUE", "/10.0.0.7:5000"));
+            assertEquals("An anonymous client may not receive from queue 'SYSTEM.DEAD.LETTER.QUEUE': no 'admin' "
+                    + "permission (the SYSTEM.* queues need the admin permission) is granted to anonymous clients. Ask "
+                    + "an administrator to grant 'admin' to anyone in the security file's permissions, or connect as a "
+                    + "user that has it.", system.getMessage());
+            for (WharfException denial : new WharfException[]{e, none, system}) {
+                assertFalse(denial.getMessage().contains("/opt") || denial.getMessage().contains("security.yaml")
+                        || denial.getMessage().contains("user:app1"), denial.getMessage());
+            }
+            assertEquals(java.util.List.of(
+                    "WARNING DENIED user 'app2' from /10.0.0.7:5000: send queue 'APP1.ORDERS' (security file "
+                            + "/opt/wharf/config/security.yaml: permissions rule 1 decides it (queue 'APP1.**' send: "
+                            + "[user:app1]) and does not name the client)",
+                    "WARNING DENIED user 'app2' from /10.0.0.7:5000: browse queue 'APP1.ORDERS' (security file "
+                            + "/opt/wharf/config/security.yaml: no rule grants 'browse' on it)",
+                    "WARNING DENIED an anonymous client from /10.0.0.7:5000: receive queue 'SYSTEM.DEAD.LETTER.QUEUE' "
+                            + "(security file /opt/wharf/config/security.yaml: permissions rule 2 decides it (queue manager "
+                            + "admin: [group:admins]) and does not name the client)"), audit.lines());
+        }
     }
 
     @Test

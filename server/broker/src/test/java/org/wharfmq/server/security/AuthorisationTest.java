@@ -60,7 +60,8 @@ class AuthorisationTest {
             Frame.Error error = client.requestFails(id -> new Frame.CreateProducer(id, 1, 3,
                     WireDestination.queue("PAYROLL")), ErrorCode.NOT_AUTHORISED);
             assertEquals("An anonymous client may not send to queue 'PAYROLL': no 'send' permission is granted to "
-                    + "anonymous clients by security file test.yaml.", error.message());
+                    + "anonymous clients. Ask an administrator to grant 'send' on queue 'PAYROLL' to anyone in the "
+                    + "security file's permissions, or connect as a user that has it.", error.message());
             assertEquals(3, error.producerId());
             client.request(id -> new Frame.CreateProducer(id, 1, 4, WireDestination.topic("prices/fx/GBP")));
             client.requestFails(id -> new Frame.CreateProducer(id, 1, 5, WireDestination.topic("prices/bonds")),
@@ -77,7 +78,8 @@ class AuthorisationTest {
             Frame.Error error = client.requestFails(id -> new Frame.Send(id, 1, 1,
                     TestMessages.encode(TestMessages.text("PAYROLL", "forged payslip"))), ErrorCode.NOT_AUTHORISED);
             assertEquals("An anonymous client may not send to queue 'PAYROLL': no 'send' permission is granted to "
-                    + "anonymous clients by security file test.yaml.", error.message());
+                    + "anonymous clients. Ask an administrator to grant 'send' on queue 'PAYROLL' to anyone in the "
+                    + "security file's permissions, or connect as a user that has it.", error.message());
             client.sendMessage(1, TestMessages.text("ORDERS.EU", "allowed again")); // the last allowed is not kept
             client.requestFails(id -> new Frame.Send(id, 1, 1,
                     TestMessages.encode(TestMessages.text("PAYROLL", "twice"))), ErrorCode.NOT_AUTHORISED);
@@ -111,7 +113,8 @@ class AuthorisationTest {
             Frame.Error error = client.requestFails(id -> new Frame.Send(id, 1, 1,
                     TestMessages.encode(TestMessages.text("SCRATCH", "x"))), ErrorCode.NOT_AUTHORISED);
             assertEquals("An anonymous client may not create queue 'SCRATCH': no 'create' permission is granted to "
-                    + "anonymous clients by security file test.yaml (create).", error.message());
+                    + "anonymous clients. Ask an administrator to grant 'create' on queue 'SCRATCH' to anyone in the "
+                    + "security file's permissions, or connect as a user that has it.", error.message());
             client.sendMessage(1, TestMessages.text("ORDERS.NEW", "created"));
         }
         assertFalse(server.queueManager().queueNames().contains("SCRATCH"), "refused: not created");
@@ -126,7 +129,8 @@ class AuthorisationTest {
             Frame.Error receive = client.requestFails(id -> new Frame.CreateConsumer(id, 1, 2,
                     WireDestination.queue("PAYROLL"), null, 10, 0, null), ErrorCode.NOT_AUTHORISED);
             assertEquals("An anonymous client may not receive from queue 'PAYROLL': no 'receive' permission is granted"
-                    + " to anonymous clients by security file test.yaml.", receive.message());
+                    + " to anonymous clients. Ask an administrator to grant 'receive' on queue 'PAYROLL' to anyone in the "
+                    + "security file's permissions, or connect as a user that has it.", receive.message());
             client.request(id -> new Frame.CreateConsumer(id, 1, 3, WireDestination.queue("AUDIT"), null, 10,
                     Frame.CONSUMER_BROWSER, null));
             client.requestFails(id -> new Frame.CreateConsumer(id, 1, 4, WireDestination.queue("AUDIT"), null, 10,
@@ -149,7 +153,8 @@ class AuthorisationTest {
             Frame.Error all = client.requestFails(id -> new Frame.CreateConsumer(id, 1, 2, WireDestination.topic("#"),
                     null, 10, 0, null), ErrorCode.NOT_AUTHORISED);
             assertEquals("An anonymous client may not subscribe to topic '#': no 'subscribe' permission is granted to "
-                    + "anonymous clients by security file test.yaml.", all.message());
+                    + "anonymous clients. Ask an administrator to grant 'subscribe' on topic '#' to anyone in the "
+                    + "security file's permissions, or connect as a user that has it.", all.message());
             client.request(id -> new Frame.CreateConsumer(id, 1, 3, WireDestination.topic("prices/fx/GBP"), null, 10,
                     Frame.CONSUMER_DURABLE, "fx"));
             client.requestFails(id -> new Frame.CreateConsumer(id, 1, 4, WireDestination.topic("prices/bonds"), null,
@@ -175,7 +180,8 @@ class AuthorisationTest {
             String peer = "/127.0.0.1:" + client.localPort();
             assertEquals(java.util.List.of(
                     "INFO Permission rules replaced: 2 permission rules (security file test.yaml (admins))",
-                    "WARNING DENIED an anonymous client from " + peer + ": send queue 'PAYROLL'",
+                    "WARNING DENIED an anonymous client from " + peer + ": send queue 'PAYROLL' (security file test.yaml "
+                            + "(admins): no rule grants 'send' on it)",
                     "INFO an anonymous client from " + peer + " sent a message to SYSTEM.ADMIN.COMMAND.QUEUE",
                     "INFO an anonymous client from " + peer + " sent a message to SYSTEM.ADMIN.COMMAND.QUEUE"),
                     audit.lines());

@@ -64,6 +64,47 @@ class JmsxUserIdTest {
         }
     }
 
+    /**
+     * A message whose JMSXUserID is {@code first} and then again {@code second}: encoded with a second property of a
+     * name as long ("JMSXUserIE"), renamed in place, since a map holds each name once.
+     */
+    private static io.netty.buffer.ByteBuf twice(String queue, String first, String second) {
+        WireMessage m = TestMessages.text(queue, "balance=0, account closed");
+        m.properties.put("JMSXUserID", first);
+        m.properties.put("JMSXUserIE", second);
+        io.netty.buffer.ByteBuf encoded = TestMessages.encode(m);
+        int at = io.netty.buffer.ByteBufUtil.indexOf(io.netty.buffer.Unpooled.copiedBuffer("JMSXUserIE",
+                java.nio.charset.StandardCharsets.UTF_8), encoded);
+        encoded.setByte(at + "JMSXUserI".length(), 'D');
+        return encoded;
+    }
+
+    /**
+     * A property section that names JMSXUserID twice is refused in either order, however the values fall: the
+     * receiver's decoder keeps the last, so a check of the first alone would let a client send as another user.
+     */
+    @Test
+    void aMessageThatNamesItsUserTwiceIsRefusedInEitherOrder() throws Exception {
+        try (FrameClient client = FrameClient.tcp(testServer.server())) {
+            client.login("alice", TestUsers.password("alice"));
+            client.createSession(1, false);
+            for (String[] values : new String[][]{{"alice", "root"}, {"root", "alice"}, {"alice", "alice"}}) {
+                Frame.Error twice = client.requestFails(id -> new Frame.Send(id, 1, 1,
+                        twice("JMSX.TWICE", values[0], values[1])), ErrorCode.NOT_AUTHORISED);
+                assertTrue(twice.message().contains("carries the JMSXUserID property more than once"), twice.message());
+            }
+            client.sendMessage(1, claiming("JMSX.TWICE", "alice"));
+            assertEquals(1, testServer.server().queueManager().queue("JMSX.TWICE").depth(),
+                    "only the message that names its own user once was stored");
+        }
+        try (FrameClient anonymous = FrameClient.tcp(testServer.server())) {
+            anonymous.hello();
+            anonymous.createSession(1, false);
+            anonymous.requestFails(id -> new Frame.Send(id, 1, 1, twice("JMSX.TWICE", "alice", "alice")),
+                    ErrorCode.NOT_AUTHORISED);
+        }
+    }
+
     @Test
     void anAnonymousClientSendsNoUser() throws Exception {
         try (FrameClient client = FrameClient.tcp(testServer.server())) {

@@ -51,15 +51,6 @@ class XaBranchesTest {
         client.request(id -> new Frame.CreateSession(id, sessionId, false, Frame.SESSION_XA));
     }
 
-    private static Frame.XaResult xaResult(FrameClient client, java.util.function.IntFunction<Frame> request)
-            throws InterruptedException {
-        int id = client.requestId();
-        client.send(request.apply(id));
-        Frame.XaResult result = client.expect(Frame.XaResult.class);
-        assertEquals(id, result.requestId());
-        return result;
-    }
-
     /**
      * A branch sends one message and consumes another: prepared, its send stays invisible and its consumed message
      * is not delivered to anyone; recovered and committed from another connection, the send appears and the
@@ -79,7 +70,7 @@ class XaBranchesTest {
             Frame.Deliver request = app.expect(Frame.Deliver.class);
             app.sendMessageAsync(1, TestMessages.text(out, "reply"));
             app.request(id -> new Frame.XaEnd(id, 1, xid, Frame.XA_SUCCESS, List.of(new Frame.Consumed(1, request.deliveryId()))));
-            assertEquals(Frame.XA_OK, xaResult(tm, id -> new Frame.XaPrepare(id, xid)).result());
+            assertEquals(Frame.XA_OK, tm.xaResult(id -> new Frame.XaPrepare(id, xid)).result());
 
             app.send(new Frame.CloseConsumer(0, 1, 1, request.deliveryId()));
             tm.createSession(1, false);
@@ -89,7 +80,7 @@ class XaBranchesTest {
             tm.expectNothingMore(2);
             assertEquals(1, server.queueManager().depth(in), "the consumed message is held by the branch");
             assertEquals(1, server.queueManager().depth(out), "the send holds its place");
-            assertEquals(List.of(xid), xaResult(tm, Frame.XaRecover::new).xids());
+            assertEquals(List.of(xid), tm.xaResult(Frame.XaRecover::new).xids());
 
             int commit = tm.requestId();
             tm.send(new Frame.XaCommit(commit, xid, false));
@@ -97,7 +88,7 @@ class XaBranchesTest {
             assertEquals("reply", TestMessages.body(reply.message()));
             assertEquals(new Frame.Ok(commit), tm.next());
             assertEquals(0, server.queueManager().depth(in), "the consumed message is gone");
-            assertEquals(List.of(), xaResult(tm, Frame.XaRecover::new).xids());
+            assertEquals(List.of(), tm.xaResult(Frame.XaRecover::new).xids());
         }
     }
 
@@ -115,7 +106,7 @@ class XaBranchesTest {
             Frame.Deliver first = app.expect(Frame.Deliver.class);
             app.sendMessageAsync(1, TestMessages.text(in, "dropped"));
             app.request(id -> new Frame.XaEnd(id, 1, xid, Frame.XA_SUCCESS, List.of(new Frame.Consumed(1, first.deliveryId()))));
-            assertEquals(Frame.XA_OK, xaResult(app, id -> new Frame.XaPrepare(id, xid)).result());
+            assertEquals(Frame.XA_OK, app.xaResult(id -> new Frame.XaPrepare(id, xid)).result());
             app.request(id -> new Frame.XaRollback(id, xid));
             app.send(new Frame.Credit(1, 1));
             Frame.Deliver again = app.expect(Frame.Deliver.class);
@@ -140,7 +131,7 @@ class XaBranchesTest {
             assertEquals(0, server.queueManager().depth(in));
             app.request(id -> new Frame.XaStart(id, 1, xid, Frame.XA_NOFLAGS, 0));
             app.request(id -> new Frame.XaEnd(id, 1, xid, Frame.XA_SUCCESS, List.of()));
-            assertEquals(Frame.XA_RDONLY, xaResult(app, id -> new Frame.XaPrepare(id, xid)).result());
+            assertEquals(Frame.XA_RDONLY, app.xaResult(id -> new Frame.XaPrepare(id, xid)).result());
             app.requestFails(id -> new Frame.XaCommit(id, xid, false), ErrorCode.XAER_NOTA);
         }
     }
@@ -214,7 +205,7 @@ class XaBranchesTest {
             first.request(id -> new Frame.XaStart(id, 1, xid, Frame.XA_RESUME, 0));
             first.sendMessageAsync(1, TestMessages.text(out, "three"));
             first.request(id -> new Frame.XaEnd(id, 1, xid, Frame.XA_SUCCESS, List.of()));
-            assertEquals(Frame.XA_OK, xaResult(second, id -> new Frame.XaPrepare(id, xid)).result());
+            assertEquals(Frame.XA_OK, second.xaResult(id -> new Frame.XaPrepare(id, xid)).result());
             second.request(id -> new Frame.XaCommit(id, xid, false));
             assertEquals(3, server.queueManager().depth(out));
         }

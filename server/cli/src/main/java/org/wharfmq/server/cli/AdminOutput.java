@@ -160,10 +160,13 @@ final class AdminOutput {
             out.println("No prepared XA transaction branches.");
             return;
         }
-        Table table = new Table(">FORMAT", "GTRID (HEX)", "BQUAL (HEX)", ">AGE", ">SENDS", ">CONSUMED", "PREPARED");
+        Table table = new Table(">FORMAT", "GTRID (HEX)", "BQUAL (HEX)", "OWNER", ">AGE", ">SENDS", ">CONSUMED",
+                "PREPARED");
         for (JsonNode b : branches) {
+            JsonNode owner = b.get("owner");
             table.row(b.get("formatId").asInt(), b.get("globalTransactionId").asText(),
-                    b.get("branchQualifier").asText(), age(b.get("ageMillis")), b.get("sends").asInt(),
+                    b.get("branchQualifier").asText(), owner == null || owner.isNull() ? "(none)"
+                            : owner.asText().isEmpty() ? "(anonymous)" : owner.asText(), age(b.get("ageMillis")), b.get("sends").asInt(),
                     b.get("consumed").asInt(), b.get("restored").asBoolean() ? "before the start at "
                             + time(b.get("preparedAt").asLong()) : time(b.get("preparedAt").asLong()));
         }

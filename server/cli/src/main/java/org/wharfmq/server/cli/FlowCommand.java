@@ -44,9 +44,9 @@ final class FlowCommand implements Runnable {
     @Command(name = "deploy", mixinStandardHelpOptions = true,
             description = {"Sends a flow jar to the server, which deploys it and keeps it across restarts until "
                     + "undeployed; a flow of the same name is drained and replaced.",
-                    "Refused unless the server's configuration sets remoteDeploy: true (off by default: anyone who "
-                            + "reaches the port could run code in the server). Deploy from the server's "
-                            + "configuration (flows: in wharf.yaml) instead."})
+                    "Refused unless the server's configuration sets remoteDeploy: true (off by default: with it on, "
+                            + "everyone with the admin permission could run code in the server). Deploy from the "
+                            + "server's configuration (flows: in wharf.yaml) instead."})
     int deploy(@Mixin ServerOption server,
                @Parameters(paramLabel = "JAR", description = "The flow jar.") Path jar,
                @Option(names = "--class", required = true, paramLabel = "CLASS",

@@ -15,8 +15,9 @@ public final class RemoteDeployDisabledException extends AdminException {
     private static final long serialVersionUID = 1L;
 
     RemoteDeployDisabledException() {
-        super(REASON, "Remote deploy is disabled: this server refuses flow jars sent over the wire (anyone who can reach"
-                + " the port could run code in the server). Deploy from the server's configuration (flows: in "
-                + "wharf.yaml) or set remoteDeploy: true there, on a trusted network only, and restart the server.");
+        super(REASON, "Remote deploy is disabled: this server refuses flow jars sent over the wire (a deployed flow "
+                + "runs code in the server with its rights). Deploy from the server's configuration (flows: in "
+                + "wharf.yaml), or set remoteDeploy: true there and restart the server if everyone with the admin "
+                + "permission may run code in it.");
     }
 }

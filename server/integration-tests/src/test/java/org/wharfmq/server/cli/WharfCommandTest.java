@@ -1,11 +1,13 @@
 package org.wharfmq.server.cli;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.WharfVersion;
 import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.flow.TestJars;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import picocli.CommandLine;
 
@@ -24,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The {@code wharf} command in a child JVM, as a user runs it. */
+@Tag("slow")
 class WharfCommandTest {
 
     private static final long TIMEOUT_SECONDS = 30;
@@ -83,6 +87,80 @@ class WharfCommandTest {
         } finally {
             process.toHandle().destroy();
             assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
+        }
+    }
+
+    /**
+     * {@code wharf flow run}: a flow jar in a JVM of its own, against a running server, as a JMS application. A
+     * message put on the flow's input comes out on its output, marked by the flow with the process id of the JVM it
+     * ran in (the command's, not this one); SIGTERM stops it.
+     */
+    @Test
+    void flowRunRunsAFlowJarInAJvmOfItsOwnAgainstTheServer() throws Exception {
+        Path jar = TestJars.build(dir, "standalone-flow.jar", Map.of(
+                "flows.Standalone", """
+                        package flows;
+                        import org.wharfmq.flow.*;
+                        import org.wharfmq.flow.node.*;
+                        public final class Standalone implements FlowFactory {
+                            public FlowDefinition create() {
+                                return FlowDefinition.builder("STANDALONE")
+                                        .node("in", InputNode.queue("IN.STANDALONE"))
+                                        .node("mark", new Mark())
+                                        .node("out", OutputNode.queue("OUT.STANDALONE"))
+                                        .wire("in", "out", "mark")
+                                        .wire("mark", "out", "out")
+                                        .build();
+                            }
+                        }
+                        """,
+                "flows.Mark", """
+                        package flows;
+                        import org.wharfmq.flow.*;
+                        public final class Mark extends JavaComputeNode {
+                            public void evaluate(MessageAssembly assembly) throws Exception {
+                                MessageAssembly out = assembly.copy();
+                                out.message().setUserProperty("ranInProcess", ProcessHandle.current().pid());
+                                propagate("out", out);
+                            }
+                        }
+                        """));
+        try (TestServer testServer = TestServer.start()) {
+            String url = testServer.server().tcpUrl();
+            Process flow = wharf("flow", "run", jar.toString(), "--class", "flows.Standalone", "--url", url);
+            try {
+                BufferedReader out = new BufferedReader(new InputStreamReader(flow.getInputStream(), StandardCharsets.UTF_8));
+                String running = out.readLine();
+                assertEquals("Flow STANDALONE running against " + url + " with 1 instance(s); Ctrl-C stops it", running,
+                        () -> "standard error: " + errorOf(flow));
+                try (javax.jms.Connection connection = new org.wharfmq.jms.WharfConnectionFactory(url).createConnection()) {
+                    connection.start();
+                    javax.jms.Session session = connection.createSession(false, javax.jms.Session.AUTO_ACKNOWLEDGE);
+                    session.createProducer(session.createQueue("IN.STANDALONE"))
+                            .send(session.createTextMessage("through the flow"));
+                    javax.jms.Message output = session.createConsumer(session.createQueue("OUT.STANDALONE"))
+                            .receive(TimeUnit.SECONDS.toMillis(TIMEOUT_SECONDS));
+                    assertNotNull(output, "the flow put nothing on its output queue");
+                    assertEquals("through the flow", ((javax.jms.TextMessage) output).getText());
+                    assertEquals(String.valueOf(flow.pid()), output.getStringProperty("ranInProcess"),
+                            "the flow ran in the command's JVM");
+                }
+            } finally {
+                flow.toHandle().destroy(); // SIGTERM, as Ctrl-C: the flow drains and closes
+                assertTrue(flow.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "wharf flow run did not stop on SIGTERM");
+            }
+        }
+    }
+
+    /** What a process wrote on standard error, once it has ended (killed if it has not within the timeout). */
+    private static String errorOf(Process process) {
+        try {
+            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+            return new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException | InterruptedException e) {
+            return "(not read: " + e + ")";
         }
     }
 
@@ -277,8 +355,8 @@ class WharfCommandTest {
             String err = new String(refused.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(1, refused.exitValue(), err);
             assertEquals("wharf: User 'app' may not send to queue 'SYSTEM.ADMIN.COMMAND.QUEUE': no 'admin' permission "
-                    + "(the SYSTEM.* queues need the admin permission) is granted to it by security file " + file + ".",
-                    err.strip());
+                    + "(the SYSTEM.* queues need the admin permission) is granted to it. Ask an administrator to grant "
+                    + "'admin' to user:app in the security file's permissions.", err.strip());
 
             String out = run("ops-pw\n# a script after the password\ndefine queue FROM.STDIN --max-depth 4\n"
                     + "display queue FROM.STDIN --json\n", "admin", "--url", url, "--user", "ops", "--password-stdin");

@@ -263,6 +263,9 @@ class FlowHostTest {
         assertEquals(1, refused.status(), refused.out());
         assertTrue(refused.err().contains("Remote deploy is disabled") && refused.err().contains("remoteDeploy: true"),
                 refused.err());
+        // what turning it on would mean: code in the server, from whoever has the admin permission
+        assertTrue(refused.err().contains("runs code in the server")
+                && refused.err().contains("everyone with the admin permission"), refused.err());
         // the command line says how to deploy it from the server's configuration instead
         assertTrue(refused.err().contains("flows:") && refused.err().contains("jar: " + intruder.toAbsolutePath())
                 && refused.err().contains("class: flows.Intruder") && refused.err().contains("instances: 3"),

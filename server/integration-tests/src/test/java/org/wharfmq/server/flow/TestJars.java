@@ -17,14 +17,14 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 
-/** Compiles Java sources into a flow jar at test time (javac of the running JDK). */
-final class TestJars {
+/** Compiles Java sources into a flow jar at test time (javac of the running JDK); public for the command line's tests. */
+public final class TestJars {
 
     private TestJars() {
     }
 
     /** A jar at {@code dir/name} with {@code sources} (class name → source) compiled against the flow API. */
-    static Path build(Path dir, String name, Map<String, String> sources) throws IOException {
+    public static Path build(Path dir, String name, Map<String, String> sources) throws IOException {
         return build(dir, name, sources, null);
     }
 

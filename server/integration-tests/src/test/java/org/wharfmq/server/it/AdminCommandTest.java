@@ -349,6 +349,7 @@ class AdminCommandTest {
         long listed = System.currentTimeMillis();
         assertEquals(0x1234, branch.get("formatId").asInt());
         assertEquals("07", branch.get("branchQualifier").asText());
+        assertEquals("", branch.get("owner").asText(), "an anonymous client's branch");
         assertEquals(1, branch.get("sends").asInt());
         assertEquals(0, branch.get("consumed").asInt());
         assertFalse(branch.get("restored").asBoolean());
@@ -357,7 +358,7 @@ class AdminCommandTest {
         long age = branch.get("ageMillis").asLong();
         assertTrue(age >= 0 && age <= listed - before, "age " + age);
         String table = ok(admin("display", "prepared"));
-        assertTrue(table.lines().anyMatch(l -> l.matches("\\s*4660\\s+" + gtrid + "\\s+07\\s+\\S+\\s+1\\s+0\\s+\\S+")),
+        assertTrue(table.lines().anyMatch(l -> l.matches("\\s*4660\\s+" + gtrid + "\\s+07\\s+\\(anonymous\\)\\s+\\S+\\s+1\\s+0\\s+\\S+")),
                 table);
 
         resource.commit(xid, false);

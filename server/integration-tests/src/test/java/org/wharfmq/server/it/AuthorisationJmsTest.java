@@ -46,7 +46,8 @@ class AuthorisationJmsTest {
         JMSSecurityException consumer = assertThrows(JMSSecurityException.class,
                 () -> session.createConsumer(session.createQueue("ORDERS")));
         assertEquals("An anonymous client may not receive from queue 'ORDERS': no 'receive' permission is granted to "
-                + "anonymous clients by security file test.yaml.", consumer.getMessage());
+                + "anonymous clients. Ask an administrator to grant 'receive' on queue 'ORDERS' to anyone in the security "
+                + "file's permissions, or connect as a user that has it.", consumer.getMessage());
         assertEquals("NOT_AUTHORISED", consumer.getErrorCode());
 
         MessageProducer anonymous = session.createProducer(null);
@@ -55,7 +56,8 @@ class AuthorisationJmsTest {
         JMSSecurityException send = assertThrows(JMSSecurityException.class,
                 () -> anonymous.send(session.createQueue("PAYROLL"), payslip));
         assertEquals("An anonymous client may not send to queue 'PAYROLL': no 'send' permission is granted to "
-                + "anonymous clients by security file test.yaml.", send.getMessage());
+                + "anonymous clients. Ask an administrator to grant 'send' on queue 'PAYROLL' to anyone in the security "
+                + "file's permissions, or connect as a user that has it.", send.getMessage());
         anonymous.send(session.createQueue("ORDERS"), session.createTextMessage("fine"));
         assertEquals(0, testServer.server().queueManager().queue("PAYROLL").depth());
     }

@@ -90,7 +90,8 @@ class CertificateLoginTest {
         JMSSecurityException denied = assertThrows(JMSSecurityException.class,
                 () -> session.createConsumer(session.createQueue("PAYROLL.IN")));
         assertEquals("User 'billing-app' may not receive from queue 'PAYROLL.IN': no 'receive' permission is granted to"
-                + " it by security file " + dir.resolve("security.yaml") + ".", denied.getMessage());
+                + " it. Ask an administrator to grant 'receive' on queue 'PAYROLL.IN' to user:billing-app in the "
+                + "security file's permissions.", denied.getMessage());
 
         // the mapped user's own name is accepted as well
         connect(url(wharf, billingStore), "billing-app").createSession(false, Session.AUTO_ACKNOWLEDGE).close();

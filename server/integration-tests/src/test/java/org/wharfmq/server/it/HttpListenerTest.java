@@ -141,7 +141,8 @@ class HttpListenerTest {
         HttpResponse<String> bob = get("/test/who", basic("bob", "bob-pw"));
         assertEquals(403, bob.statusCode());
         assertTrue(bob.body().startsWith("User 'bob' may not monitor the queue manager: no 'monitor' permission is "
-                + "granted to it by security file"), bob.body());
+                + "granted to it. Ask an administrator to grant 'monitor' to user:bob in the security file's "
+                + "permissions."), bob.body());
         HttpResponse<String> aliceAdmin = get("/test/admin", basic("alice", "alice-pw"));
         assertEquals(403, aliceAdmin.statusCode());
         assertTrue(aliceAdmin.body().startsWith("User 'alice' may not administer the queue manager: no 'admin'"),

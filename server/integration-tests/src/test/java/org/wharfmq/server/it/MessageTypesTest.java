@@ -161,7 +161,7 @@ class MessageTypesTest {
         second.acknowledge();
     }
 
-    /** 3.5.9: JMSXUserID is the sender's user name (Wharf: the name given to createConnection; no authentication yet). */
+    /** 3.5.9: JMSXUserID is the sender's user name (Wharf: the user the server authenticated). */
     @Test
     void userIdIsTheConnectionsUserName() throws Exception {
         Connection named = WHARF.track(WHARF.factory(Transport.TCP).createConnection("alice", TestUsers.password("alice")));

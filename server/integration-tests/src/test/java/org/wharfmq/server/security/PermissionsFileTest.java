@@ -77,7 +77,8 @@ class PermissionsFileTest {
             JMSSecurityException denied = assertThrows(JMSSecurityException.class,
                     () -> o.createConsumer(o.createQueue("PAYROLL.2026")));
             assertEquals("User 'orders-app' may not receive from queue 'PAYROLL.2026': no 'receive' permission is "
-                    + "granted to it by security file " + file + ".", denied.getMessage());
+                    + "granted to it. Ask an administrator to grant 'receive' on queue 'PAYROLL.2026' to user:orders-app "
+                    + "in the security file's permissions.", denied.getMessage());
 
             Session p = payroll.createSession(false, Session.AUTO_ACKNOWLEDGE);
             p.createProducer(p.createQueue("PAYROLL.2026")).send(p.createTextMessage("payslip"));
@@ -87,8 +88,9 @@ class PermissionsFileTest {
         }
         JMSSecurityException visitor = assertThrows(JMSSecurityException.class,
                 () -> factory.createConnection("visitor", "visitor-pw").close());
-        assertEquals("User 'visitor' may not connect to the queue manager: no 'connect' permission is granted to it by "
-                + "security file " + file + ".", visitor.getMessage());
+        assertEquals("User 'visitor' may not connect to the queue manager: no 'connect' permission is granted to it. "
+                + "Ask an administrator to grant 'connect' to user:visitor in the security file's permissions.",
+                visitor.getMessage());
     }
 
     /** An admin command (wharf flow deploy among them) is a message on SYSTEM.ADMIN.COMMAND.QUEUE: admins only. */
@@ -100,8 +102,8 @@ class PermissionsFileTest {
             JMSSecurityException denied = assertThrows(JMSSecurityException.class,
                     () -> o.createProducer(o.createQueue(SYSTEM_ADMIN)));
             assertEquals("User 'orders-app' may not send to queue '" + SYSTEM_ADMIN + "': no 'admin' permission (the "
-                    + "SYSTEM.* queues need the admin permission) is granted to it by security file " + file + ".",
-                    denied.getMessage());
+                    + "SYSTEM.* queues need the admin permission) is granted to it. Ask an administrator to grant 'admin' to user:orders-app in the "
+                    + "security file's permissions.", denied.getMessage());
             javax.jms.MessageProducer anonymous = o.createProducer(null);
             javax.jms.Message deploy = o.createMessage();
             deploy.setStringProperty("WharfCommand", "deploy");
@@ -130,7 +132,8 @@ class PermissionsFileTest {
             orders.start();
             JMSSecurityException e = assertThrows(JMSSecurityException.class, () -> refused.receive(10_000));
             assertEquals("User 'orders-app' may not receive from queue 'ORDERS.EU': no 'receive' permission is granted "
-                    + "to it by security file " + file + ".", e.getMessage());
+                    + "to it. Ask an administrator to grant 'receive' on queue 'ORDERS.EU' to user:orders-app in the "
+                    + "security file's permissions.", e.getMessage());
             s.createProducer(s.createQueue("ORDERS.EU")).send(s.createTextMessage("still mine"));
             assertNotNull(open.receive(10_000), "the consumer opened before the change keeps consuming");
         }

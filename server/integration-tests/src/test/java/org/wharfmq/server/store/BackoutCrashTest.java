@@ -1,5 +1,6 @@
 package org.wharfmq.server.store;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * the crash reached the threshold is moved at the start, before any consumer sees it again (the delivery count is
  * journaled, as IBM MQ hardens the backout count).
  */
+@Tag("slow")
 class BackoutCrashTest {
 
     private static final String CONFIG = """

@@ -1,5 +1,6 @@
 package org.wharfmq.server.store;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * so kills land during sends, during commits and during consumption. The seed is printed; rerun one with
  * {@code -Dwharf.crash.seed=N}.
  */
+@Tag("slow")
 class CrashRecoveryTest {
 
     private static final int KILL_CYCLES = 12;

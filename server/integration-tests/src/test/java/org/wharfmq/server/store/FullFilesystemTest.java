@@ -1,5 +1,6 @@
 package org.wharfmq.server.store;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,6 +46,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *
  * <p>Skipped where the kernel or container does not allow unprivileged user and mount namespaces.
  */
+@Tag("slow")
 class FullFilesystemTest {
 
     /** Room for the journal (about 48 MiB) above the 64 MiB reserve the server keeps for consumes and commits. */

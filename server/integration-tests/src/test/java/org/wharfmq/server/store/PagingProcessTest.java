@@ -1,5 +1,6 @@
 package org.wharfmq.server.store;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * non-persistent messages always are after a crash, and a persistent backlog larger than the heap is recovered by
  * paging it.
  */
+@Tag("slow")
 class PagingProcessTest {
 
     /** 2 KB messages, as in issue 22's test. */

@@ -1,5 +1,6 @@
 package org.wharfmq.server.store;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Restarts: {@code -Dwharf.it.restarts=N} (default 3, a CI budget; issue 22 asks for 20, run by hand:
  * docs/resilience.md has the result).
  */
+@Tag("slow")
 class ServerRestartReconnectTest {
 
     private static final int RESTARTS = Integer.getInteger("wharf.it.restarts", 3);

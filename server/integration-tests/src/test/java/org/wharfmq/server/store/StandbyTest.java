@@ -1,5 +1,6 @@
 package org.wharfmq.server.store;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * whom, and takes over when that one dies (kill -9) or stops, with every committed persistent message; a second
  * server without {@code --standby} is refused, naming the holder and the fix. Real server processes on one disk.
  */
+@Tag("slow")
 class StandbyTest {
 
     private static final int MESSAGES = 50;

@@ -1,5 +1,6 @@
 package org.wharfmq.server.store;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * rollback (request redelivered, reply never seen), from a connection that did not exist before the crash.
  */
 @Timeout(120)
+@Tag("slow")
 class XaRecoveryTest {
 
     private static final long EXPECTED_MS = 10_000;

@@ -1,0 +1,112 @@
+package org.wharfmq.client.core;
+
+import org.wharfmq.protocol.ProtocolVersion;
+
+/**
+ * Every tunable of the client, named and documented with its default, in one place (as the server's
+ * {@code org.wharfmq.server.Configuration}). The first group are defaults of broker URL options
+ * ({@code tcp://host:port?option=value}, {@code docs/jms-client.md}), which an application changes per connection
+ * factory; the rest are fixed timings and sizes of the transport, kept here so that a reader finds why each has
+ * its value. The limits of ObjectMessage deserialisation are options too; their defaults and reasons are in
+ * the JMS facade's {@code org.wharfmq.jms.message.DeserializationLimit}, one per option.
+ *
+ * <p>The client never repeats a server default: what the server decides (the heartbeat interval it agrees to, the
+ * largest message it accepts) it says in {@code HELLO_OK}, and rules both ends share live in the protocol module
+ * ({@link org.wharfmq.protocol.Heartbeat}).
+ */
+public final class ClientConfiguration {
+
+    // ---- defaults of broker URL options ----
+
+    /** The URL a connection factory uses when none is given: {@value}. */
+    public static final String DEFAULT_URL = "tcp://localhost:" + ProtocolVersion.DEFAULT_PORT;
+
+    /** {@code prefetch}: messages the server may push to a consumer ahead of the application: {@value}. */
+    public static final int DEFAULT_PREFETCH = 1000;
+
+    /** {@code heartbeat}: the heartbeat interval the client asks for, in ms: {@value} (the server may lower it). */
+    public static final int DEFAULT_HEARTBEAT_MILLIS = 10_000;
+
+    /** {@code connectTimeout}: longest a connection attempt (TCP connect and handshake) takes, in ms: {@value}. */
+    public static final int DEFAULT_CONNECT_TIMEOUT_MILLIS = 10_000;
+
+    /** {@code requestTimeout}: longest the client waits for the answer to any request, in ms: {@value}. */
+    public static final int DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000;
+
+    /** {@code clientName}: the name the server shows for a connection: {@value}. */
+    public static final String DEFAULT_CLIENT_NAME = "wharf-jms";
+
+    // ---- reconnecting (docs/jms-client.md, "Reconnect"; docs/resilience.md) ----
+
+    /**
+     * {@code reconnectAttempts}: how many times a lost connection tries to connect again (each attempt once round the
+     * URL's addresses) before the ExceptionListener hears of the loss: {@value}; -1 = for ever, 0 = not at all. With
+     * the intervals below that is about five minutes of trying, enough for a server restart, a failover to a standby or
+     * a short network outage, and short enough that an application whose server is gone for good hears of it. IBM MQ's
+     * automatic client reconnection tries for 30 minutes (MQReconnectTimeout 1800 s); Artemis does not reconnect by
+     * default (reconnectAttempts 0) and retries every 2 s when told to.
+     */
+    public static final int DEFAULT_RECONNECT_ATTEMPTS = 25;
+
+    /**
+     * {@code reconnectInterval}: the wait before the second attempt, in ms: {@value}; each later wait is twice the one
+     * before, up to {@link #DEFAULT_RECONNECT_MAX_INTERVAL_MILLIS}. The first attempt is made at once: a dropped network
+     * path or a server that closed the connection on its way down is back, or refuses at once, so trying costs nothing.
+     * IBM MQ waits about a second before its first attempt, Artemis its retryInterval of 2 s.
+     */
+    public static final int DEFAULT_RECONNECT_INTERVAL_MILLIS = 1000;
+
+    /**
+     * {@code reconnectMaxInterval}: the longest wait between two attempts, in ms: {@value}. A server that comes back is
+     * found within about this long; IBM MQ's waits grow to about 25 s.
+     */
+    public static final int DEFAULT_RECONNECT_MAX_INTERVAL_MILLIS = 15_000;
+
+    /**
+     * Each wait between attempts is lengthened by up to this share of it at random: {@value} %, so that the many clients
+     * of a restarted server spread their reconnections rather than all arriving in the same instant.
+     */
+    public static final int RECONNECT_JITTER_PERCENT = 20;
+
+    // ---- the transport: fixed ----
+
+    /**
+     * Longest a frame written with {@code writeSoon} (an AUTO_ACKNOWLEDGE acknowledgement) waits for another frame
+     * to carry it: {@value} ms. A responder's acknowledgement then rides with its reply, one packet for both.
+     */
+    public static final long PIGGYBACK_MILLIS = 20;
+
+    /**
+     * Most message bytes that frames written with {@code writeSoon} may hold back: {@value}. Past this the frame is
+     * written at once, so a transaction of many sends streams to the server rather than piling up in memory.
+     */
+    public static final int SOON_LIMIT_BYTES = 64 * 1024;
+
+    /** Size of a fresh socket read buffer: {@value} bytes; a larger frame gets a buffer of its own size. */
+    public static final int READ_BUFFER_BYTES = 64 * 1024;
+
+    /** Free space below which the reader moves on to a fresh read buffer rather than issue a short read: {@value}. */
+    public static final int MIN_READ_BYTES = 4 * 1024;
+
+    /**
+     * Longest an application thread that holds the read turn reads the socket before it looks at its own deadline
+     * again: {@value} ms (also how soon a consumer closed by another thread notices).
+     */
+    public static final long LEAD_SLICE_MILLIS = 100;
+
+    /**
+     * How long the connection's reader thread leaves the socket to application threads after one last asked to
+     * read: {@value} ms. Shorter, and the reader takes frames that the waiting thread would have read itself (a
+     * wake-up per message); longer, and a connection whose threads stopped asking reads late.
+     */
+    public static final long READER_IDLE_MILLIS = 20;
+
+    /** Messages larger than this are written from their own buffer, not copied into the staging one: {@value}. */
+    public static final int COPY_LIMIT_BYTES = 64 * 1024;
+
+    /** Size of the buffer a socket write is staged in: {@value}; it grows for a large batch, and is replaced after. */
+    public static final int STAGED_BUFFER_BYTES = 16 * 1024;
+
+    private ClientConfiguration() {
+    }
+}

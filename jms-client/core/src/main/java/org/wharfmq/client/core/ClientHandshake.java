@@ -1,0 +1,185 @@
+package org.wharfmq.client.core;
+
+import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.protocol.auth.Mechanisms;
+import org.wharfmq.protocol.auth.ScramClient;
+import org.wharfmq.protocol.auth.ScramException;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.ServerFrameHandler;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The client's side of the handshake after HELLO (docs/protocol.md, "Connection life"): picks a mechanism from the
+ * server's AUTH_MECHANISMS (EXTERNAL when it has a TLS client certificate and no password; SCRAM-SHA-256 when it has a
+ * user; PLAIN only over TLS, for a server that offers no SCRAM; ANONYMOUS when it has no user), runs it, and checks
+ * HELLO_OK (for SCRAM, the server's signature: a server that does not know the user's key is refused). Runs on the
+ * link's reading thread, each server frame calling its own method; a frame that has no place in the handshake fails
+ * it. The password never leaves this object but inside PLAIN over TLS.
+ */
+public final class ClientHandshake implements ServerFrameHandler {
+
+    private final String user;
+    private final char[] password;
+    private final boolean overTls;
+    private final boolean hasCertificate;
+    private final String server;
+    private final CompletableFuture<Frame.HelloOk> done = new CompletableFuture<>();
+    private FrameLink link;
+    private ScramClient scram;
+
+    /**
+     * @param user     the user name, null or empty for none
+     * @param password the password, null for none (copied)
+     * @param overTls  whether the connection is encrypted (PLAIN only then)
+     * @param hasCertificate whether this client presents a TLS client certificate (the URL option keyStore)
+     * @param server   the server's address, for messages
+     */
+    public ClientHandshake(String user, String password, boolean overTls, boolean hasCertificate, String server) {
+        this.user = user == null || user.isEmpty() ? null : user;
+        this.password = password == null ? new char[0] : password.toCharArray();
+        this.overTls = overTls;
+        this.hasCertificate = hasCertificate;
+        this.server = server;
+    }
+
+    /** Completes with the server's HELLO_OK once authenticated, or exceptionally with why the handshake failed. */
+    public CompletableFuture<Frame.HelloOk> done() {
+        return done;
+    }
+
+    /** Sets the link the answers go out on, before HELLO is sent. */
+    public void link(FrameLink link) {
+        this.link = link;
+    }
+
+    @Override
+    public void onAuthMechanisms(Frame.AuthMechanisms frame) {
+        try {
+            choose(frame.mechanisms());
+        } catch (ClientException e) {
+            done.completeExceptionally(e);
+        }
+    }
+
+    @Override
+    public void onAuthChallenge(Frame.AuthChallenge frame) {
+        if (scram == null) {
+            unexpected(frame);
+            return;
+        }
+        try {
+            link.write(new Frame.AuthResponse(scram.clientFinal(frame.data())));
+        } catch (ScramException e) {
+            done.completeExceptionally(scramFailed(e));
+        }
+    }
+
+    @Override
+    public void onHelloOk(Frame.HelloOk frame) {
+        try {
+            if (scram != null) {
+                scram.verifyServerFinal(frame.data());
+            }
+            done.complete(frame);
+        } catch (ScramException e) {
+            done.completeExceptionally(scramFailed(e));
+        }
+    }
+
+    @Override
+    public void onError(Frame.Error frame) {
+        done.completeExceptionally(ClientException.of(frame));
+    }
+
+    @Override
+    public void onPing(Frame.Ping frame) {
+        unexpected(frame);
+    }
+
+    @Override
+    public void onOk(Frame.Ok frame) {
+        unexpected(frame);
+    }
+
+    @Override
+    public void onPullDone(Frame.PullDone frame) {
+        unexpected(frame);
+    }
+
+    @Override
+    public void onConsumerFailed(Frame.ConsumerFailed frame) {
+        unexpected(frame);
+    }
+
+    @Override
+    public void onProducerCredit(Frame.ProducerCredit frame) {
+        unexpected(frame);
+    }
+
+    @Override
+    public void onDeliver(Frame.Deliver frame) {
+        frame.message().release();
+        unexpected(frame);
+    }
+
+    @Override
+    public void onXaResult(Frame.XaResult frame) {
+        unexpected(frame);
+    }
+
+    /** A frame that has no place in the handshake: the handshake fails. */
+    public void unexpected(Frame frame) {
+        done.completeExceptionally(new IllegalStateException("the server sent " + frame.type() + " during the handshake"));
+    }
+
+    private ClientException scramFailed(ScramException e) {
+        return new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Authentication with Wharf at " + server + " failed for user '" + user + "': "
+                + e.getMessage());
+    }
+
+    private void choose(List<String> offered) throws ClientException {
+        if (byCertificate(offered)) {
+            // the authorisation identity: empty for the user the certificate is mapped to; a name the server checks
+            byte[] authzid = user == null ? new byte[0] : user.getBytes(StandardCharsets.UTF_8);
+            link.write(new Frame.Auth(Mechanisms.EXTERNAL, authzid));
+        } else if (user == null) {
+            if (!offered.contains(Mechanisms.ANONYMOUS)) {
+                throw new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Wharf at " + server + " requires a user name and password (it offers "
+                        + String.join(", ", offered) + "): connect with createConnection(user, password) or the"
+                        + " factory's user and password.");
+            }
+            link.write(new Frame.Auth(Mechanisms.ANONYMOUS, new byte[0]));
+        } else if (offered.contains(Mechanisms.SCRAM_SHA_256)) {
+            scram = new ScramClient(user, password);
+            java.util.Arrays.fill(password, '\0');
+            link.write(new Frame.Auth(Mechanisms.SCRAM_SHA_256, scram.clientFirst()));
+        } else if (offered.contains(Mechanisms.PLAIN) && overTls) {
+            byte[] message = ("\0" + user + "\0" + new String(password)).getBytes(StandardCharsets.UTF_8);
+            java.util.Arrays.fill(password, '\0');
+            link.write(new Frame.Auth(Mechanisms.PLAIN, message));
+        } else if (offered.equals(List.of(Mechanisms.ANONYMOUS))) {
+            throw new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Wharf at " + server + " has no users, so it cannot log in user '" + user
+                    + "' (it accepts anonymous clients only): connect without a user name, or add the user to the"
+                    + " server's security file (bin/wharf user add).");
+        } else {
+            throw new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Wharf at " + server + " offers no mechanism this client can use for user '"
+                    + user + "' (it offers " + String.join(", ", offered) + "; PLAIN is used only over TLS).");
+        }
+    }
+
+    /**
+     * Whether to log in by the TLS client certificate (EXTERNAL): when this client has one and no password, and the
+     * server offers EXTERNAL or it is the client's only way in (no user and no ANONYMOUS; the server's refusal then
+     * names the certificate's subject and how to map it to a user).
+     */
+    private boolean byCertificate(List<String> offered) {
+        if (!hasCertificate || password.length > 0) {
+            return false;
+        }
+        return offered.contains(Mechanisms.EXTERNAL) || user != null || !offered.contains(Mechanisms.ANONYMOUS);
+    }
+}

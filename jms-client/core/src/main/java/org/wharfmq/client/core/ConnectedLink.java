@@ -1,0 +1,56 @@
+package org.wharfmq.client.core;
+
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.protocol.frame.Frame;
+
+/**
+ * One link of a client connection to a server, handshaken: the link, where it goes, what the server said
+ * in HELLO_OK, and its generation, the link's number in the life of the connection (1 for the first, one more for
+ * each reconnection). A connection has one at a time; after a reconnection everything that belonged to an older
+ * one (a delivery, the answer a request waits for) is known by its link to be of the past: an acknowledgement or
+ * credit goes out on the link its delivery came on, so one meant for a dead link is dropped with it rather than
+ * settling, on the new link, the delivery that happens to have the same id there.
+ *
+ * @param generation       1 for the connection's first link, then one more per reconnection
+ * @param link             the frames' way to the server
+ * @param address          the server's address
+ * @param serverName       the queue manager's name (HELLO_OK)
+ * @param maxMessageLength the largest message the server accepts (HELLO_OK)
+ * @param userName         the user the server authenticated, null for anonymous
+ * @param heartbeatMillis  the agreed heartbeat interval, 0 for none
+ */
+public record ConnectedLink(int generation, FrameLink link, BrokerAddress address, String serverName, int maxMessageLength,
+                     String userName, int heartbeatMillis) {
+
+    /** The server's HELLO_OK, on link number {@code generation}, with the heartbeat the client asked for. */
+    public static ConnectedLink of(int generation, FrameLink link, BrokerAddress address, Frame.HelloOk ok, int heartbeatWanted) {
+        return new ConnectedLink(generation, link, address, ok.serverName(), ok.maxMessageLength(),
+                ok.user().isEmpty() ? null : ok.user(),
+                agreedHeartbeat(heartbeatWanted, ok.heartbeatMillis()));
+    }
+
+    /** The smaller non-zero interval of the two sides; 0 when both are 0. */
+    public static int agreedHeartbeat(int client, int server) {
+        if (client <= 0) {
+            return Math.max(server, 0);
+        }
+        return server <= 0 ? client : Math.min(client, server);
+    }
+
+    /** Writes a frame on this link; dropped if the link has ended. */
+    public void write(Frame frame) {
+        link.write(frame);
+    }
+
+    /** {@link FrameLink#writeSoon} on this link. */
+    public void writeSoon(Frame frame) {
+        link.writeSoon(frame);
+    }
+
+    /** The exception that says the link was lost and the connection is being made again. */
+    public static LinkLostException reconnecting(ConnectedLink lost) {
+        return new LinkLostException("The connection to Wharf at " + lost.address() + " was lost before the server"
+                + " answered; the client is reconnecting");
+    }
+}

@@ -1,0 +1,235 @@
+package org.wharfmq.client.core;
+
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.ClientTls;
+import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.client.core.transport.FrameListener;
+import org.wharfmq.client.core.transport.Transport;
+import org.wharfmq.protocol.Heartbeat;
+import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.ServerFrameHandler;
+
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
+
+/**
+ * Listens to one link of a connection: hands the handshake's frames to its {@link ClientHandshake}, then each server
+ * frame to its own method ({@link ServerFrameHandler}: a new kind of server frame does not compile until it is handled
+ * here): answers complete the connection's {@link PendingRequests}, the rest go to its {@link LinkEvents}; a frame only
+ * a client sends is a protocol violation. It tells the connection when this link ends, naming it
+ * ({@link ConnectedLink}), so that the end of a link the connection has already replaced is not taken for the end of
+ * the current one. Runs on the link's reading thread, so it only routes: messages go into consumer buffers and answers
+ * complete futures; application code never runs here.
+ */
+public final class LinkHandler implements FrameListener, ServerFrameHandler {
+    private static final System.Logger LOG = System.getLogger(LinkHandler.class.getName());
+
+    private final ClientHandshake handshake;
+    private final CompletableFuture<Frame.HelloOk> hello;
+    private final PendingRequests requests;
+    private final LinkEvents events;
+    private volatile boolean established;
+    /** The link once the handshake is done and the connection has it; null before. */
+    private volatile ConnectedLink connected;
+
+    private LinkHandler(ClientHandshake handshake, PendingRequests requests, LinkEvents events) {
+        this.handshake = handshake;
+        this.hello = handshake.done();
+        this.requests = requests;
+        this.events = events;
+    }
+
+    /**
+     * Opens one link to {@code address}: connects, completes the handshake with the given credentials and starts the
+     * heartbeat. It is not yet the connection's current link; its frames go to {@code requests} and {@code events}.
+     *
+     * @param tls                  the TLS settings for an {@code ssl://} address
+     * @param user                 the user to log in as, null or empty for none
+     * @param password             the password, null for none
+     * @param clientName           the name the server shows for the connection
+     * @param heartbeatMillis      the heartbeat interval the client asks for (0: none)
+     * @param connectTimeoutMillis how long the connect and the handshake may take
+     * @param generation           gives the link its generation once it is handshaken
+     * @throws ClientException why the link could not be opened (AUTHENTICATION_FAILED and the like when the server
+     *                         refused; no code when it could not be reached or did not complete the handshake)
+     */
+    public static ConnectedLink open(BrokerAddress address, ClientTls tls, String user, String password, String clientName,
+                                     int heartbeatMillis, int connectTimeoutMillis, IntSupplier generation,
+                                     PendingRequests requests, LinkEvents events) throws ClientException {
+        // PLAIN (a password in clear) only over TLS
+        ClientHandshake handshake = new ClientHandshake(user, password, address.isTls(),
+                address.isTls() && tls.keyStore() != null, address.toString());
+        LinkHandler handler = new LinkHandler(handshake, requests, events);
+        FrameLink link = Transport.connect(address, tls, handler, connectTimeoutMillis);
+        handshake.link(link);
+        Frame.HelloOk ok;
+        try {
+            link.write(new Frame.Hello(ProtocolVersion.CURRENT, clientName, heartbeatMillis));
+            ok = handler.hello.get(connectTimeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            link.close(connectTimeoutMillis);
+            if (e.getCause() instanceof ClientException refused) {
+                throw refused;
+            }
+            if (address.isTls() && e.getCause() instanceof IOException lost) {
+                // a TLS 1.3 server checks the client's certificate after the client's handshake has finished
+                throw Transport.tlsFailure(address, tls, lost);
+            }
+            throw new ClientException("Wharf at " + address + " did not complete the handshake: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            link.close(connectTimeoutMillis);
+            throw new ClientException("Wharf at " + address + " did not complete the handshake within "
+                    + connectTimeoutMillis + " ms (connectTimeout). Is it a Wharf server?", null);
+        } catch (InterruptedException e) {
+            link.close(connectTimeoutMillis);
+            Thread.currentThread().interrupt();
+            throw new ClientException("Interrupted while connecting to Wharf at " + address, null);
+        }
+        ConnectedLink connected = ConnectedLink.of(generation.getAsInt(), link, address, ok, heartbeatMillis);
+        handler.connected = connected;
+        if (!link.isOpen()) { // ended before the handler could report it as this link's end
+            link.close(0);
+            throw new ClientException("Wharf at " + address + " closed the connection right after the handshake", null);
+        }
+        if (connected.heartbeatMillis() > 0) {
+            link.startHeartbeat(connected.heartbeatMillis());
+        }
+        return connected;
+    }
+
+    @Override
+    public void onFrame(Frame frame) {
+        if (!established) {
+            handshake(frame);
+        } else if (frame instanceof Frame.Deliver d) {
+            // the frame of the receive path, called directly: one type check, no call the JIT cannot inline
+            events.onDeliver(d);
+        } else if (frame instanceof Frame.FromServer fromServer) {
+            fromServer.handleWith(this);
+        } else {
+            events.linkLost(connected, "the server sent " + frame.type() + ", a frame only a client sends", null, false);
+        }
+    }
+
+    /** The connecting thread closes the link when the handshake fails. */
+    private void handshake(Frame frame) {
+        if (frame instanceof Frame.FromServer fromServer) {
+            fromServer.handleWith(handshake);
+        } else {
+            handshake.unexpected(frame);
+        }
+        established = hello.isDone() && !hello.isCompletedExceptionally();
+    }
+
+    @Override
+    public void onDeliver(Frame.Deliver frame) {
+        events.onDeliver(frame);
+    }
+
+    @Override
+    public void onOk(Frame.Ok frame) {
+        requests.answer(frame.requestId(), null);
+    }
+
+    @Override
+    public void onXaResult(Frame.XaResult frame) {
+        if (!requests.answer(frame)) {
+            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} answered XA request {1}, which no longer waits",
+                    connected.address(), frame.requestId());
+        }
+    }
+
+    @Override
+    public void onError(Frame.Error error) {
+        ConnectedLink on = connected;
+        if (error.requestId() != 0) {
+            if (!requests.answer(error.requestId(), error)) {
+                LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for request {2}, which no longer waits: {3}",
+                        on.address(), error.code(), error.requestId(), error.message());
+            }
+        } else if (error.code() == ErrorCode.PROTOCOL_ERROR) {
+            // a bug on one side or the other: connecting again would only meet it again
+            events.linkLost(on, "the server reported a protocol error: " + error.message(), null, false);
+        } else if (error.code() == ErrorCode.CONNECTION_ENDED) {
+            // an administrator ended it: coming back would undo what they did
+            events.linkLost(on, error.message(), null, false);
+        } else {
+            events.onAsyncError(on, error);
+        }
+    }
+
+    @Override
+    public void onProducerCredit(Frame.ProducerCredit frame) {
+        events.onProducerCredit(connected, frame);
+    }
+
+    @Override
+    public void onPullDone(Frame.PullDone frame) {
+        events.onPullDone(frame);
+    }
+
+    @Override
+    public void onConsumerFailed(Frame.ConsumerFailed frame) {
+        events.onConsumerFailed(frame);
+    }
+
+    @Override
+    public void onPing(Frame.Ping frame) {
+        // the server is alive: reading it was all a ping is for
+    }
+
+    @Override
+    public void onAuthMechanisms(Frame.AuthMechanisms frame) {
+        afterHandshake(frame);
+    }
+
+    @Override
+    public void onAuthChallenge(Frame.AuthChallenge frame) {
+        afterHandshake(frame);
+    }
+
+    @Override
+    public void onHelloOk(Frame.HelloOk frame) {
+        afterHandshake(frame);
+    }
+
+    private void afterHandshake(Frame frame) {
+        events.linkLost(connected, "the server sent " + frame.type() + " after the handshake", null, false);
+    }
+
+    @Override
+    public void onSilence() {
+        ConnectedLink link = connected;
+        if (link != null) {
+            events.linkLost(link, "nothing received for " + Heartbeat.deadAfterMillis(link.heartbeatMillis())
+                    + " ms (" + Heartbeat.MISSED_BEFORE_DEAD + " heartbeat intervals)", null, true);
+        }
+    }
+
+    @Override
+    public void onFailure(Throwable cause) {
+        ConnectedLink link = connected;
+        if (link == null) {
+            hello.completeExceptionally(cause);
+        } else {
+            events.linkLost(link, String.valueOf(cause.getMessage() == null ? cause : cause.getMessage()), cause, true);
+        }
+    }
+
+    @Override
+    public void onClosed() {
+        ConnectedLink link = connected;
+        if (link == null) {
+            hello.completeExceptionally(new ClosedChannelException());
+        } else {
+            events.linkLost(link, "the connection was closed by the server or the network", null, true);
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package org.wharfmq.client.core.transport;
+
+import org.wharfmq.client.core.ClientConfiguration;
+import org.wharfmq.protocol.Heartbeat;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.internal.PlatformDependent;
+import org.wharfmq.protocol.frame.Frame;
+
+import java.nio.channels.ClosedChannelException;
+import java.util.Queue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A {@link FrameLink} over a Netty channel: the in-VM transport's local channel, whose pipeline
+ * {@link Transport} builds (decoder, encoder, idle-state handler, then {@link #inbound()}).
+ *
+ * <p>Frames from application threads go into a multi-producer queue; the first frame of a batch schedules a
+ * drain task on the channel's event loop, which writes everything queued and flushes once. The frames of many
+ * threads sharing a connection thus leave together, in the order they were queued.
+ */
+final class ChannelLink implements FrameLink {
+
+    private final FrameListener listener;
+    private final Queue<Frame> pending = PlatformDependent.newMpscQueue();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final AtomicBoolean timerArmed = new AtomicBoolean();
+    private final SoonBytes soonBytes = new SoonBytes();
+    private final Runnable drain = this::drain;
+    private final Runnable timedDrain = () -> {
+        timerArmed.set(false);
+        drain();
+    };
+    private volatile Channel channel;
+
+    ChannelLink(FrameListener listener) {
+        this.listener = listener;
+    }
+
+    /** The last handler of the pipeline: passes frames, idleness, failures and the close to the listener. */
+    ChannelInboundHandlerAdapter inbound() {
+        return new Inbound();
+    }
+
+    /** Called once the channel is connected, before anything is written. */
+    void connected(Channel connected) {
+        this.channel = connected;
+    }
+
+    @Override
+    public void write(Frame frame) {
+        pending.offer(frame);
+        if (drainScheduled.compareAndSet(false, true)) {
+            channel.eventLoop().execute(drain);
+        }
+    }
+
+    @Override
+    public void writeSoon(Frame frame) {
+        if (soonBytes.overLimitWith(frame)) {
+            write(frame);
+            return;
+        }
+        pending.offer(frame);
+        if (timerArmed.compareAndSet(false, true)) {
+            channel.eventLoop().schedule(timedDrain, ClientConfiguration.PIGGYBACK_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Override
+    public void flush() {
+        if (!pending.isEmpty() && drainScheduled.compareAndSet(false, true)) {
+            channel.eventLoop().execute(drain);
+        }
+    }
+
+    private void drain() {
+        // cleared before polling: a frame queued after this either is polled below or schedules the next drain
+        drainScheduled.set(false);
+        soonBytes.sending();
+        boolean wrote = false;
+        for (Frame frame; (frame = pending.poll()) != null; ) {
+            channel.write(frame, channel.voidPromise());
+            wrote = true;
+        }
+        if (wrote) {
+            channel.flush();
+        }
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return channel.alloc();
+    }
+
+    @Override
+    public void startHeartbeat(int millis) {
+        channel.pipeline().replace(Transport.IDLE_HANDLER, Transport.IDLE_HANDLER,
+                new IdleStateHandler(Heartbeat.deadAfterMillis(millis), millis, 0, TimeUnit.MILLISECONDS));
+    }
+
+    @Override
+    public boolean isOpen() {
+        return channel.isActive();
+    }
+
+    @Override
+    public void close(long waitMillis) {
+        if (channel.eventLoop().inEventLoop()) {
+            channel.close();
+        } else {
+            channel.close().awaitUninterruptibly(waitMillis);
+        }
+    }
+
+    private final class Inbound extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            listener.onFrame((Frame) msg);
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+            if (evt instanceof IdleStateEvent idle) {
+                if (idle.state() == IdleState.WRITER_IDLE) {
+                    ctx.writeAndFlush(Frame.Ping.INSTANCE, ctx.voidPromise());
+                } else if (idle.state() == IdleState.READER_IDLE) {
+                    listener.onSilence();
+                    ctx.close();
+                }
+                return;
+            }
+            super.userEventTriggered(ctx, evt);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            listener.onClosed();
+            super.channelInactive(ctx);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (!(cause instanceof ClosedChannelException)) { // a write raced with the close, which channelInactive reports
+                listener.onFailure(cause);
+            }
+            ctx.close();
+        }
+    }
+}

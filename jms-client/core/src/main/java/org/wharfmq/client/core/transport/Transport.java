@@ -1,0 +1,120 @@
+package org.wharfmq.client.core.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import org.wharfmq.protocol.frame.FrameDecoder;
+import org.wharfmq.protocol.frame.FrameEncoder;
+
+import org.wharfmq.client.core.ClientException;
+import javax.net.ssl.SSLException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+
+/**
+ * Opens the link to a Wharf server. {@code tcp://} gets a {@link SocketLink}; {@code vm://} gets a
+ * {@link ChannelLink} over a Netty local channel whose pipeline is {@link FrameDecoder}, {@link FrameEncoder}, an
+ * {@link IdleStateHandler} (named {@value #IDLE_HANDLER}; idle until the handshake has agreed a heartbeat
+ * interval, then replaced) and the link's inbound handler.
+ */
+public final class Transport {
+    /** Name of the idle-state handler in an in-VM pipeline, for replacing it once the heartbeat is agreed. */
+    static final String IDLE_HANDLER = "idle";
+
+    /**
+     * The client accepts any frame the server sends: the server enforces the message size limit on what it
+     * stores, so a delivery can never be larger than that limit plus the frame header.
+     */
+    private static final int MAX_INBOUND_FRAME = Integer.MAX_VALUE - 16;
+
+    private Transport() {
+    }
+
+    /**
+     * Connects and returns the open link, which hands what arrives to {@code listener}.
+     *
+     * @param address              where to connect
+     * @param tls                  the TLS settings of an {@code ssl://} address; null otherwise
+     * @param listener             told of every frame that arrives and of the link's end
+     * @param connectTimeoutMillis how long the connect may take
+     * @throws ClientException with a message saying what to check when the server cannot be reached
+     */
+    public static FrameLink connect(BrokerAddress address, ClientTls tls, FrameListener listener, int connectTimeoutMillis)
+            throws ClientException {
+        if (!address.isInVm()) {
+            try {
+                return SocketLink.connect(address.host(), address.port(), address.isTls() ? tls : null, listener,
+                        connectTimeoutMillis);
+            } catch (SSLException e) {
+                throw tlsFailure(address, tls, e);
+            } catch (IOException e) {
+                throw failure(address, reason(address, e), e);
+            }
+        }
+        ChannelLink link = new ChannelLink(listener);
+        Bootstrap bootstrap = new Bootstrap()
+                .group(EventLoops.inVm())
+                .channel(LocalChannel.class)
+                .handler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast("decoder", new FrameDecoder(MAX_INBOUND_FRAME));
+                        ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
+                        ch.pipeline().addLast(IDLE_HANDLER, new IdleStateHandler(0, 0, 0));
+                        ch.pipeline().addLast("client", link.inbound());
+                    }
+                });
+        ChannelFuture future = bootstrap.connect(new LocalAddress(address.host()));
+        // a local connect completes or fails at once; the wait is only for the event loop to run it
+        if (!future.awaitUninterruptibly(connectTimeoutMillis)) {
+            future.cancel(false);
+            throw failure(address, "no connection within " + connectTimeoutMillis + " ms (connectTimeout)", null);
+        }
+        if (!future.isSuccess()) {
+            throw failure(address, reason(address, future.cause()), future.cause());
+        }
+        link.connected(future.channel());
+        return link;
+    }
+
+    /**
+     * The exception for a failed TLS handshake, saying why and what fixes it; also for a TLS connection lost before
+     * HELLO was answered, as when a TLS 1.3 server refuses the client's certificate after the client has finished its
+     * handshake (with an alert the client may read, or by closing the connection first).
+     */
+    public static ClientException tlsFailure(BrokerAddress address, ClientTls tls, IOException cause) {
+        return new ClientException("Cannot connect to Wharf at " + address + ": "
+                + TlsFailures.describe(cause, address.host(), tls), cause);
+    }
+
+    private static String reason(BrokerAddress address, Throwable cause) {
+        if (address.isInVm()) {
+            return "no in-VM Wharf server named '" + address.host() + "' is running in this JVM"
+                    + " (start one with WharfServer.start(config) whose inVmName is '" + address.host() + "')";
+        }
+        if (cause instanceof SocketTimeoutException) {
+            return "connection timed out";
+        }
+        if (cause instanceof UnknownHostException) {
+            return "unknown host " + address.host();
+        }
+        if (cause instanceof ConnectException) {
+            String message = cause.getMessage();
+            // some platforms append the address ("No route to host: host/1.2.3.4:7414"); the URL already says it
+            int colon = message == null ? -1 : message.indexOf(':');
+            return message == null ? "Connection refused" : colon > 0 ? message.substring(0, colon) : message;
+        }
+        return cause == null ? "unknown error" : cause.toString();
+    }
+
+    private static ClientException failure(BrokerAddress address, String reason, Throwable cause) {
+        String hint = address.isInVm() ? "" : ". Is `bin/wharf server` running?";
+        return new ClientException("Cannot connect to Wharf at " + address + ": " + reason + hint, cause);
+    }
+}

@@ -1,0 +1,465 @@
+package org.wharfmq.client.core.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameDecoder;
+import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.protocol.frame.MalformedFrameException;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The TCP link against a raw socket server: framing across reads, batched and large writes, piggybacking, interrupts, every way it ends. */
+class SocketLinkTest {
+    private ServerSocket server;
+    private Socket peer;
+    private final Recorder listener = new Recorder();
+    private SocketLink link;
+
+    @BeforeEach
+    void connect() throws IOException, org.wharfmq.client.core.ClientException {
+        server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        link = SocketLink.connect("127.0.0.1", server.getLocalPort(), null, listener, 5000);
+        peer = server.accept();
+        peer.setSoTimeout(10_000);
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        link.close(5000);
+        peer.close();
+        server.close();
+        listener.releaseAll();
+    }
+
+    @Test
+    void framesLargerThanTheReadBufferAndManyPerReadArriveIntactWhileEarlierMessagesAreStillHeld() throws Exception {
+        // 300 frames of 3,000 bytes, one of 1 MiB, then 300 more: the reader must move on to new buffers while
+        // the messages it already delivered (retained slices of its buffer) are still unreleased
+        ByteBuf wire = Unpooled.buffer();
+        List<Integer> sizes = new ArrayList<>();
+        for (int i = 0; i < 601; i++) {
+            int size = i == 300 ? (1 << 20) : 3000;
+            sizes.add(size);
+            ByteBuf body = Unpooled.buffer(size);
+            for (int b = 0; b < size; b++) {
+                body.writeByte(pattern(i, b));
+            }
+            FrameEncoder.writeHeader(new Frame.Deliver(i, i, 1, body), wire);
+            wire.writeBytes(body);
+        }
+        peer.getOutputStream().write(wire.array(), wire.arrayOffset(), wire.readableBytes());
+        peer.getOutputStream().flush();
+        for (int i = 0; i < 601; i++) {
+            Frame.Deliver d = assertInstanceOf(Frame.Deliver.class, listener.next());
+            assertEquals(i, d.consumerId());
+            assertEquals(sizes.get(i), d.message().readableBytes(), "frame " + i);
+        }
+        for (Frame f : listener.held) { // every body checked only now, after all the later reads
+            Frame.Deliver d = (Frame.Deliver) f;
+            ByteBuf body = d.message();
+            for (int b = 0; b < body.readableBytes(); b++) {
+                if (body.getByte(body.readerIndex() + b) != pattern(d.consumerId(), b)) {
+                    throw new AssertionError("frame " + d.consumerId() + " byte " + b + " was overwritten");
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFrameArrivingOneByteAtATimeIsDecodedOnce() throws Exception {
+        ByteBuf wire = Unpooled.buffer();
+        FrameEncoder.writeHeader(new Frame.Credit(7, 42), wire);
+        OutputStream out = peer.getOutputStream();
+        peer.setTcpNoDelay(true);
+        for (int i = 0; i < wire.readableBytes(); i++) {
+            out.write(wire.getByte(i));
+            out.flush();
+        }
+        assertEquals(new Frame.Credit(7, 42), listener.next());
+        sendRaw(new Frame.Credit(8, 43)); // frames are decoded in order: a second copy of the first would come before it
+        assertEquals(new Frame.Credit(8, 43), listener.next());
+    }
+
+    @Test
+    void waitingFramesLeaveBeforeTheNextWriteAndMessageBuffersAreReleasedOnceWritten() throws Exception {
+        ByteBuf body = Unpooled.directBuffer().writeBytes(new byte[5000]); // direct, as another allocator might give
+        link.writeSoon(new Frame.Ack(0, 1, List.of(new Frame.Consumed(3, 9))));
+        link.write(new Frame.Send(5, 1, 2, body));
+        Frame first = readFrame();
+        assertInstanceOf(Frame.Ack.class, first);
+        Frame.Send send = assertInstanceOf(Frame.Send.class, readFrame());
+        assertEquals(5000, send.message().readableBytes());
+        send.message().release();
+        assertEquals(0, body.refCnt(), "the link releases a SEND's buffer once it is written");
+    }
+
+    @Test
+    void anInterruptedApplicationThreadCanStillWriteAndTheLinkStaysOpen() throws Exception {
+        Thread.currentThread().interrupt();
+        try {
+            link.write(new Frame.Credit(4, 2));
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is the application's, left as it was");
+        } finally {
+            Thread.interrupted();
+        }
+        assertEquals(new Frame.Credit(4, 2), readFrame());
+        assertTrue(link.isOpen());
+        link.write(new Frame.Credit(4, 3));
+        assertEquals(new Frame.Credit(4, 3), readFrame());
+    }
+
+    @Test
+    void aMessageLargerThanTheCopyLimitIsWrittenAfterTheFramesBeforeIt() throws Exception {
+        byte[] big = new byte[300_000];
+        for (int i = 0; i < big.length; i++) {
+            big[i] = (byte) (i * 7);
+        }
+        link.writeSoon(new Frame.Credit(1, 1));
+        link.write(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(big)));
+        link.write(new Frame.Credit(1, 2));
+        assertEquals(new Frame.Credit(1, 1), readFrame());
+        Frame.Send send = assertInstanceOf(Frame.Send.class, readFrame());
+        byte[] received = new byte[send.message().readableBytes()];
+        send.message().readBytes(received);
+        send.message().release();
+        assertArrayEquals(big, received);
+        assertEquals(new Frame.Credit(1, 2), readFrame());
+    }
+
+    @Test
+    void flushDoesNotWaitForAWriterBlockedOnAFullSocketAndItsFramesStillLeave() throws Exception {
+        Thread writer = BlockedWriter.start(link); // the peer reads nothing yet
+        CompletableFuture<Void> flushed = CompletableFuture.runAsync(() -> {
+            link.writeSoon(new Frame.Credit(8, 1));
+            link.flush();
+        });
+        flushed.get(5, TimeUnit.SECONDS);
+        assertTrue(link.isWriting(), "flush returned while the big write was still blocked");
+        Frame.Send big = assertInstanceOf(Frame.Send.class, readFrame());
+        assertEquals(32 << 20, big.message().readableBytes());
+        big.message().release();
+        assertEquals(new Frame.Credit(8, 1), readFrame());
+        writer.join(5000);
+    }
+
+    @Test
+    void waitingFramesHoldingMoreThanTheLimitOfMessageBytesAreWrittenAtOnceInOrder() throws Exception {
+        int half = org.wharfmq.client.core.ClientConfiguration.SOON_LIMIT_BYTES / 2 + 1;
+        link.writeSoon(new Frame.Credit(1, 1));
+        link.writeSoon(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[half])));
+        link.writeSoon(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[half])));
+        // on loopback a written byte is readable when the write returns; a timed flush would come 20 ms later
+        assertTrue(peer.getInputStream().available() > 0, "past the limit, written by the sending thread");
+        assertEquals(new Frame.Credit(1, 1), readFrame());
+        for (int i = 0; i < 2; i++) {
+            Frame.Send send = assertInstanceOf(Frame.Send.class, readFrame());
+            assertEquals(half, send.message().readableBytes());
+            send.message().release();
+        }
+    }
+
+    @Test
+    void aWaitingFrameLeavesOnItsOwnWhenNothingElseIsWritten() throws Exception {
+        link.writeSoon(new Frame.Credit(1, 10));
+        assertEquals(new Frame.Credit(1, 10), readFrame());
+    }
+
+    @Test
+    void aFrameWrittenOnTheReaderThreadIsSent() throws Exception {
+        listener.onFrame = f -> link.write(new Frame.Credit(99, 1));
+        sendRaw(new Frame.Credit(1, 1));
+        assertEquals(new Frame.Credit(99, 1), readFrame());
+    }
+
+    @Test
+    void aThreadWaitingForFramesReadsThemItselfOnceTheReaderThreadHasLetGo() throws Exception {
+        List<String> readers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        listener.onFrame = f -> readers.add(Thread.currentThread().getName());
+        sendRaw(new Frame.Credit(1, 1));
+        assertEquals(new Frame.Credit(1, 1), listener.next()); // nobody waited: the reader thread read it
+        assertTrue(readers.get(0).startsWith("wharf-client-reader"), readers.toString());
+
+        // a waiting thread as the client's receive is one: read if the turn is free, else follow and sleep
+        CountDownLatch following = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            Thread self = Thread.currentThread();
+            Runnable wake = () -> java.util.concurrent.locks.LockSupport.unpark(self);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (readers.size() < 3 && System.nanoTime() < deadline) {
+                if (!link.readWhileWaiting(deadline - System.nanoTime()) && link.follow(wake)) {
+                    following.countDown(); // the reader thread holds the turn, blocked in its read
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                    link.unfollow(wake);
+                }
+            }
+        }, "application-waiter");
+        waiter.start();
+        assertTrue(following.await(10, TimeUnit.SECONDS));
+        sendRaw(new Frame.Credit(1, 2)); // the reader thread was blocked in its read: it delivers this one
+        assertEquals(new Frame.Credit(1, 2), listener.next());
+        sendRaw(new Frame.Credit(1, 3));
+        assertEquals(new Frame.Credit(1, 3), listener.next());
+        waiter.join(10_000);
+        assertEquals("application-waiter", readers.get(2), "then the waiting thread reads: no hand-over " + readers);
+    }
+
+    @Test
+    void aThreadThatFindsTheTurnTakenFollowsAndIsWokenToTakeItWhenItIsFree() throws Exception {
+        CountDownLatch reading = new CountDownLatch(1);
+        CountDownLatch leaderMayGo = new CountDownLatch(1);
+        listener.onFrame = f -> {
+            if (f.equals(new Frame.Credit(2, 1))) {
+                reading.countDown();
+                await(leaderMayGo); // the leader holds the turn while it delivers
+            }
+        };
+        Thread leader = new Thread(() -> link.readWhileWaiting(TimeUnit.SECONDS.toNanos(10)), "leader");
+        leader.start();
+        sendRaw(new Frame.Credit(2, 1));
+        assertTrue(reading.await(10, TimeUnit.SECONDS));
+        assertTrue(!link.readWhileWaiting(TimeUnit.SECONDS.toNanos(1)), "the turn is taken");
+        CountDownLatch woken = new CountDownLatch(1);
+        assertTrue(link.follow(woken::countDown), "registered while the turn is taken");
+        leaderMayGo.countDown();
+        leader.join(10_000);
+        assertTrue(woken.await(10, TimeUnit.SECONDS), "the follower is woken when the leader lets go");
+        link.unfollow(woken::countDown);
+        sendRaw(new Frame.Credit(2, 2));
+        // the woken follower takes the turn; on a loaded machine the reader thread may still have taken it first
+        // (it reads once no thread has asked for 20 ms), and then lets it go to the thread that asks once its read
+        // returns: a frame now and then ends that read (each one after the second is only that nudge)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long nextNudge = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        int nudge = 3;
+        boolean took = false;
+        while (!took && System.nanoTime() < deadline) {
+            took = link.readWhileWaiting(TimeUnit.SECONDS.toNanos(10));
+            if (!took && System.nanoTime() > nextNudge) {
+                sendRaw(new Frame.Credit(2, nudge++));
+                nextNudge = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+            }
+        }
+        assertTrue(took, "and takes the turn");
+        assertEquals(new Frame.Credit(2, 1), listener.next());
+        assertEquals(new Frame.Credit(2, 2), listener.next());
+    }
+
+    @Test
+    void onceAListenerIsInUseOnlyTheReaderThreadReads() throws Exception {
+        link.readerOnly();
+        assertTrue(!link.readWhileWaiting(TimeUnit.SECONDS.toNanos(1)));
+        List<String> readers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        listener.onFrame = f -> readers.add(Thread.currentThread().getName());
+        sendRaw(new Frame.Credit(3, 1));
+        assertEquals(new Frame.Credit(3, 1), listener.next());
+        assertTrue(readers.get(0).startsWith("wharf-client-reader"), readers.toString());
+    }
+
+    /** Starts {@code task} on a virtual thread; aborts the test before Java 21, which has none. */
+    private static Thread startVirtual(Runnable task) throws Exception {
+        java.lang.reflect.Method ofVirtual;
+        try {
+            ofVirtual = Thread.class.getMethod("ofVirtual");
+        } catch (NoSuchMethodException before21) {
+            org.junit.jupiter.api.Assumptions.abort("virtual threads need Java 21");
+            return null;
+        }
+        return (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
+                .invoke(ofVirtual.invoke(null), task);
+    }
+
+    @Test
+    void aVirtualThreadNeverReadsTheSocket() throws Exception {
+        CompletableFuture<Boolean> answers = new CompletableFuture<>();
+        Thread thread = startVirtual(() -> answers.complete(SocketLink.isVirtual(Thread.currentThread())
+                && !link.readWhileWaiting(TimeUnit.MILLISECONDS.toNanos(10))));
+        thread.join(10_000);
+        assertTrue(answers.get(10, TimeUnit.SECONDS), "an interrupt of a virtual thread in a read would close the socket");
+        assertTrue(!SocketLink.isVirtual(Thread.currentThread()));
+    }
+
+    @Test
+    void aVirtualThreadInterruptedWhileItsWriteIsBlockedKeepsTheLinkAndItsInterrupt() throws Exception {
+        // the peer reads nothing yet, so a 32 MiB message fills both socket buffers and its write blocks
+        CompletableFuture<Boolean> interruptAfterWrite = new CompletableFuture<>();
+        Thread sender = startVirtual(() -> {
+            link.write(new Frame.Send(0, 1, 2, Unpooled.wrappedBuffer(new byte[32 << 20])));
+            interruptAfterWrite.complete(Thread.currentThread().isInterrupted());
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!link.isWriting()) {
+            assertTrue(System.nanoTime() < deadline, "the write never started");
+            Thread.onSpinWait();
+        }
+        sender.interrupt(); // Java would close the socket under a virtual thread blocked in it
+        Frame.Send big = assertInstanceOf(Frame.Send.class, readFrame());
+        assertEquals(32 << 20, big.message().readableBytes());
+        big.message().release();
+        assertTrue(interruptAfterWrite.get(10, TimeUnit.SECONDS), "the application's interrupt is kept for it");
+        assertTrue(link.isOpen());
+        CompletableFuture<Void> next = new CompletableFuture<>();
+        startVirtual(() -> {
+            link.writeSoon(new Frame.Credit(5, 1));
+            link.flush();
+            next.complete(null);
+        });
+        next.get(10, TimeUnit.SECONDS);
+        assertEquals(new Frame.Credit(5, 1), readFrame());
+        assertNull(listener.failure);
+    }
+
+    @Test
+    void theEndOfTheStreamSeenByAWaitingThreadIsReportedOnceByTheReaderThread() throws Exception {
+        Thread waiter = new Thread(() -> {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (link.isOpen() && System.nanoTime() < deadline) {
+                if (!link.readWhileWaiting(deadline - System.nanoTime())) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+            }
+        }, "end-waiter");
+        waiter.start();
+        peer.close();
+        assertTrue(listener.closed.await(10, TimeUnit.SECONDS), "the close is reported");
+        waiter.join(10_000);
+        assertEquals(1, listener.closes.get());
+        assertNull(listener.failure, "the server closing is no failure");
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(10, TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void aBadLengthIsAFailureThenAClose() throws Exception {
+        peer.getOutputStream().write(new byte[]{0, 0, 0, 0, 9});
+        assertTrue(listener.closed.await(5, TimeUnit.SECONDS));
+        assertInstanceOf(MalformedFrameException.class, listener.failure);
+        assertEquals(1, listener.closes.get());
+    }
+
+    @Test
+    void theServerClosingIsACloseWithoutFailure() throws Exception {
+        peer.close();
+        assertTrue(listener.closed.await(5, TimeUnit.SECONDS));
+        assertNull(listener.failure);
+        assertTrue(!link.isOpen());
+    }
+
+    @Test
+    void closingLocallyWaitsForTheReaderAndReportsNoFailure() {
+        link.close(5000);
+        assertEquals(0, listener.closed.getCount(), "close returns after onClosed");
+        assertNull(listener.failure);
+        link.write(new Frame.Send(0, 1, 1, Unpooled.buffer().writeInt(1))); // dropped, not an error
+        assertEquals(1, listener.closes.get());
+    }
+
+    @Test
+    void heartbeatPingsAnIdleServerAndGivesUpOnASilentOne() throws Exception {
+        link.startHeartbeat(40);
+        assertEquals(Frame.Ping.INSTANCE, readFrame());
+        assertTrue(listener.closed.await(5, TimeUnit.SECONDS), "three silent intervals end the link");
+        assertTrue(listener.silent);
+        assertNull(listener.failure);
+    }
+
+    // ---- helpers ----
+
+    private static byte pattern(int frame, int index) {
+        return (byte) (frame * 31 + index);
+    }
+
+    private void sendRaw(Frame frame) throws IOException {
+        ByteBuf wire = Unpooled.buffer();
+        FrameEncoder.writeHeader(frame, wire);
+        peer.getOutputStream().write(wire.array(), wire.arrayOffset(), wire.readableBytes());
+    }
+
+    private Frame readFrame() throws IOException {
+        DataInputStream in = new DataInputStream(peer.getInputStream());
+        int length = in.readInt();
+        byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return FrameDecoder.decodeFrame(Unpooled.wrappedBuffer(bytes));
+    }
+
+    private static final class Recorder implements FrameListener {
+        final BlockingQueue<Frame> frames = new LinkedBlockingQueue<>();
+        final List<Frame> held = new ArrayList<>();
+        final CountDownLatch closed = new CountDownLatch(1);
+        final AtomicInteger closes = new AtomicInteger();
+        volatile java.util.function.Consumer<Frame> onFrame = f -> { };
+        volatile Throwable failure;
+        volatile boolean silent;
+
+        @Override
+        public void onFrame(Frame frame) {
+            synchronized (held) {
+                held.add(frame);
+            }
+            onFrame.accept(frame); // before it is seen as arrived: a test may look at what the hook recorded
+            frames.add(frame);
+        }
+
+        Frame next() throws InterruptedException {
+            Frame f = frames.poll(10, TimeUnit.SECONDS);
+            assertNotNull(f, "no frame arrived");
+            return f;
+        }
+
+        @Override
+        public void onSilence() {
+            silent = true;
+        }
+
+        @Override
+        public void onFailure(Throwable cause) {
+            failure = cause;
+        }
+
+        @Override
+        public void onClosed() {
+            closes.incrementAndGet();
+            closed.countDown();
+        }
+
+        void releaseAll() {
+            synchronized (held) {
+                for (Frame f : held) {
+                    if (f instanceof Frame.Deliver d && d.message().refCnt() > 0) {
+                        d.message().release();
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package org.wharfmq.server.queue;
+
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.server.OrderedLock;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.IntConsumer;
+
+/**
+ * What operators see of one {@link LocalQueue} and do to it, never on a message's way: its numbers in one
+ * {@link QueueSnapshot}, its producers counted, browsing (in memory under the lock, then its paged messages on the
+ * paging thread) and taking waiting messages off for an administrator's move or clear.
+ *
+ * <h2>Threading</h2>
+ * Owned by its queue. Each method is an entry point: it takes the queue's lock itself (releasing it with
+ * {@link LocalQueue#unlock()}, which moves what a selector found undecodable once it is released) and works through the
+ * queue's other parts, which assert that it holds it. A browse's cursor moves only inside {@link #browse(BrowseCursor,
+ * int, LocalQueue.BrowseSink)}, under the lock; its paged part on the paging thread.
+ */
+final class QueueAdministration {
+
+    private final LocalQueue queue;
+    private final OrderedLock lock;
+    private final QueueDispatch dispatch;
+    private final QueueAccounting accounting;
+    private final QueuePaging paging;
+    private final Pager pager;
+    private final InstantSource clock;
+
+    QueueAdministration(LocalQueue queue, OrderedLock lock, QueueDispatch dispatch, QueueAccounting accounting,
+                        QueuePaging paging, Pager pager, InstantSource clock) {
+        this.queue = queue;
+        this.lock = lock;
+        this.dispatch = dispatch;
+        this.accounting = accounting;
+        this.paging = paging;
+        this.pager = pager;
+        this.clock = clock;
+    }
+
+    /** The queue's numbers now, read under its lock in one go. */
+    QueueSnapshot snapshot() {
+        lock.lock();
+        try {
+            int consumers = dispatch.consumerCount();
+            return accounting.snapshot(consumers, queue.attached() - consumers, dispatch.oldestTimestamp(),
+                    paging.paged(), paging.pagedBytes(), paging.diskFailure());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void producerOpened() {
+        lock.lock();
+        try {
+            accounting.countProducers(1);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void producerClosed() {
+        lock.lock();
+        try {
+            accounting.countProducers(-1);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A cursor that will show the messages waiting now, in delivery order, that {@code selector} accepts. */
+    BrowseCursor browse(Selector selector) {
+        lock.lock();
+        try {
+            return new BrowseCursor(selector, queue.lastSequence() + 1, paging.hasPaged());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** See {@link LocalQueue#browse(BrowseCursor, int, LocalQueue.BrowseSink)}. */
+    int browse(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink) {
+        long now = clock.millis();
+        int shown = 0;
+        queue.lock();
+        try {
+            while (cursor.priority >= 0 && shown < max) {
+                MessageList list = dispatch.list(cursor.priority);
+                QueuedMessage m = resumePoint(list, cursor);
+                while (m != null && shown < max && m.sequence < cursor.endSequence) {
+                    QueuedMessage next = m.next;
+                    if (m.isExpiredAt(now)) {
+                        dispatch.unlink(m);
+                        queue.discard(m);
+                    } else {
+                        cursor.last = m;
+                        cursor.lastSequence = m.sequence;
+                        if (QueueDispatch.matches(cursor.selector, m)) {
+                            sink.browsed(m.content().retainedDuplicate(), m.deliveryCount());
+                            shown++;
+                        } else if (m.undecodable != null) {
+                            dispatch.setAside(m);
+                        }
+                    }
+                    m = next;
+                }
+                if (shown < max) {
+                    cursor.priority--;
+                    cursor.last = null;
+                    cursor.lastSequence = 0;
+                }
+            }
+        } finally {
+            queue.unlock();
+        }
+        return shown;
+    }
+
+    /** The first message of {@code list} after the cursor's position; under the lock. */
+    private static QueuedMessage resumePoint(MessageList list, BrowseCursor cursor) {
+        QueuedMessage last = cursor.last;
+        if (last != null && (last.previous != null || list.head == last)) {
+            return last.next; // still waiting where it was: no walk
+        }
+        QueuedMessage m = list.head;
+        while (m != null && m.sequence <= cursor.lastSequence) {
+            m = m.next;
+        }
+        return m;
+    }
+
+    /** See {@link LocalQueue#browsePaged(BrowseCursor, int, LocalQueue.BrowseSink, Executor, IntConsumer)}. */
+    void browsePaged(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink, Executor whereDone, IntConsumer done) {
+        if (cursor.pagedFinished) {
+            whereDone.execute(() -> done.accept(0));
+            return;
+        }
+        pager.execute(() -> {
+            int shown = paging.browse(cursor, max, sink);
+            whereDone.execute(() -> done.accept(shown));
+        });
+    }
+
+    /** As {@link #browsePaged(BrowseCursor, int, LocalQueue.BrowseSink, Executor, IntConsumer)}, waiting for it. */
+    int browsePaged(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink) {
+        CompletableFuture<Integer> shown = new CompletableFuture<>();
+        browsePaged(cursor, max, sink, Runnable::run, shown::complete);
+        return shown.join();
+    }
+
+    /** See {@link LocalQueue#takeWaiting}. */
+    List<QueuedMessage> takeWaiting(Selector selector, int max) {
+        List<QueuedMessage> taken = new ArrayList<>();
+        long now = clock.millis();
+        queue.lock();
+        try {
+            for (int p = LocalQueue.HIGHEST_PRIORITY; p >= 0 && taken.size() < max; p--) {
+                QueuedMessage m = dispatch.list(p).head;
+                while (m != null && taken.size() < max) {
+                    QueuedMessage next = m.next;
+                    if (m.isExpiredAt(now)) {
+                        dispatch.unlink(m);
+                        queue.discard(m);
+                    } else if (QueueDispatch.matches(selector, m)) {
+                        dispatch.unlink(m);
+                        taken.add(m);
+                    } else if (m.undecodable != null) {
+                        dispatch.setAside(m);
+                    }
+                    m = next;
+                }
+            }
+        } finally {
+            queue.unlock();
+        }
+        return taken;
+    }
+}

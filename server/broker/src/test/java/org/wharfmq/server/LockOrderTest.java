@@ -1,0 +1,103 @@
+package org.wharfmq.server;
+
+import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.config.MemoryPolicy;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The broker's locks nest in the {@link LockOrder} (the topic manager's, a queue's, then a session's), checked on every acquisition while
+ * assertions are on: an acquisition out of order fails, and messages sent, paged, read back, consumed with and
+ * without selectors, rolled back, acknowledged and published to subscriptions take the locks in order.
+ */
+class LockOrderTest {
+
+    @Test
+    void aLockTakenOutOfOrderFailsAndIsRemembered() {
+        assertTrue(LockOrder.checked(), "the tests run with assertions on (surefire's enableAssertions)");
+        OrderedLock queue = new OrderedLock(LockOrder.Rank.QUEUE, "queue 'A'");
+        OrderedLock otherQueue = new OrderedLock(LockOrder.Rank.QUEUE, "queue 'B'");
+        OrderedLock session = new OrderedLock(LockOrder.Rank.SESSION, "session 1");
+
+        queue.lock();
+        session.lock(); // in order
+        queue.lock(); // re-entered: not a new acquisition
+        queue.unlock();
+        session.unlock();
+        AssertionError twoQueues = assertThrows(AssertionError.class, otherQueue::lock);
+        assertTrue(twoQueues.getMessage().contains("takes the lock of queue 'B' (QUEUE) while holding the lock of"
+                + " queue 'A' (QUEUE)"), twoQueues.getMessage());
+        queue.unlock();
+
+        session.lock();
+        AssertionError inverted = assertThrows(AssertionError.class, queue::lock);
+        session.unlock();
+        assertTrue(inverted.getMessage().contains("while holding the lock of session 1 (SESSION)"), inverted.getMessage());
+        assertTrue(LockOrder.violations().contains(inverted.getMessage()));
+        assertEquals(0, queue.getHoldCount(), "refused before it was taken");
+    }
+
+    @Test
+    void sendPagingConsumptionRollbackAndPublicationTakeTheLocksInOrder() throws Exception {
+        Set<String> before = new HashSet<>(LockOrder.violations());
+        try (TestServer testServer = TestServer.start(c -> c.pagingQueue("ORDER.PAGED", 4096, 0, MemoryPolicy.BLOCK)
+                .queue("ORDER.PLAIN"))) {
+            WharfServer server = testServer.server();
+            try (FrameClient producer = FrameClient.connect(server); FrameClient consumer = FrameClient.connect(server)) {
+                producer.createSession(1, false);
+                for (int i = 0; i < 30; i++) { // well over the queue's 4 KiB: most are paged
+                    WireMessage m = TestMessages.text("ORDER.PAGED", "m" + i + "x".repeat(500));
+                    m.persistent = i % 2 == 0;
+                    m.properties.put("odd", i % 2 == 1);
+                    producer.sendMessage(1, m);
+                }
+                producer.sendMessage(1, TestMessages.text("ORDER.PLAIN", "plain"));
+
+                consumer.createSession(1, false);
+                consumer.createConsumer(1, 1, "ORDER.PAGED", "odd = TRUE", 5); // scans the paged messages
+                List<Frame.Deliver> odd = consumer.deliveries(5);
+                consumer.request(id -> new Frame.Rollback(id, 1, List.of(new Frame.Consumed(1, odd.get(4).deliveryId()))));
+                List<Frame.Deliver> again = consumer.deliveries(5); // given back, delivered again
+                consumer.createConsumer(1, 2, "ORDER.PLAIN", null, 10);
+                Frame.Deliver plain = consumer.expect(Frame.Deliver.class);
+                consumer.request(id -> new Frame.Ack(id, 1, List.of(new Frame.Consumed(1, again.get(4).deliveryId()),
+                        new Frame.Consumed(2, plain.deliveryId())))); // unacknowledged, they held the budget
+                consumer.createSession(2, false);
+                consumer.createConsumer(2, 3, "ORDER.PAGED", null, 1); // one at a time: no delivery crosses an answer
+                for (int i = 0; i < 25; i++) { // read back from the page files as the deliveries are acknowledged
+                    Frame.Deliver d = consumer.expect(Frame.Deliver.class);
+                    d.message().release();
+                    consumer.request(id -> new Frame.Ack(id, 2, List.of(new Frame.Consumed(3, d.deliveryId()))));
+                    consumer.send(new Frame.Credit(3, 1));
+                }
+                odd.forEach(d -> d.message().release());
+                again.forEach(d -> d.message().release());
+                plain.message().release();
+
+                consumer.request(id -> new Frame.CreateConsumer(id, 2, 4, WireDestination.topic("order/#"), null, 10,
+                        0, null));
+                WireMessage publication = TestMessages.text("unused", "publication");
+                publication.destination = WireDestination.topic("order/a");
+                producer.sendMessage(1, publication);
+                Frame.Deliver published = consumer.expect(Frame.Deliver.class);
+                published.message().release();
+                // its last consumer closed, the non-durable subscription ends: its queue is deleted under TOPICS
+                consumer.request(id -> new Frame.CloseConsumer(id, 2, 4, published.deliveryId()));
+            }
+        }
+        Set<String> after = new HashSet<>(LockOrder.violations());
+        after.removeAll(before);
+        assertEquals(Set.of(), after, "acquisitions out of order");
+        assertTrue(LockOrder.nestings().containsAll(Set.of("QUEUE > SESSION", "TOPICS > QUEUE")),
+                "deliveries and the subscription's end nested the locks: " + LockOrder.nestings());
+    }
+}

@@ -1,0 +1,201 @@
+package org.wharfmq.server.queue;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.store.InMemoryMessageStore;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A queue's paging (QueuePaging, on a real Pager and page files in a temporary directory): what does not fit the
+ * queue's memory budget is paged, counted in the depth and against the disk budgets, and read back in order as the
+ * consumer acknowledges; nothing overtakes a paged message; the queue's own disk budget refuses (pageFullPolicy fail)
+ * or holds producers back (block) until messages are read back; a deleted queue's paged messages leave the budgets
+ * and its page files go. Selectors among paged messages: {@link SelectorScanTest}. Each step is checked once the
+ * paging thread has done what it was asked ({@link #settle}).
+ */
+class QueuePagingTest {
+
+    private final InMemoryMessageStore store = new InMemoryMessageStore();
+    private final QueueManager queues = new QueueManager(ServerConfig.defaults(), store, InstantSource.system());
+    @TempDir
+    Path pagingDirectory;
+    private Pager pager;
+    private LocalQueue queue;
+    private long oneMessage;
+
+    @AfterEach
+    void releaseEverything() {
+        queue.clear();
+        pager.close();
+        queues.close();
+    }
+
+    @Test
+    void whatIsOverTheBudgetIsPagedAndReadBackInOrderAsTheConsumerAcknowledges() throws Exception {
+        pagingQueue(MemoryLimit.PageLimit.NONE);
+        List<String> sent = put(20);
+        settle();
+        assertEquals(20, queue.depth(), "paged messages count in the depth");
+        assertEquals(17, queue.paged(), "three fit the budget");
+        assertTrue(queue.heldBytes() <= 3 * oneMessage, "memory held " + queue.heldBytes());
+        assertTrue(queue.pagedBytes() > 0);
+        assertEquals(queue.pagedBytes(), pager.diskBudget().usedBytes(), "counted against the server's disk budget");
+
+        RecordingConsumer consumer = new RecordingConsumer(null, 100);
+        queue.addConsumer(consumer);
+        assertEquals(sent, drain(consumer, 20));
+        assertEquals(0, queue.paged());
+        assertEquals(0, queue.pagedBytes());
+        assertEquals(0, pager.diskBudget().usedBytes());
+        assertEquals(0, queue.depth());
+    }
+
+    @Test
+    void aNewMessageWaitsBehindThePagedOnesEvenWhenAConsumerHasCredit() throws Exception {
+        pagingQueue(MemoryLimit.PageLimit.NONE);
+        List<String> sent = put(10);
+        settle();
+        RecordingConsumer consumer = new RecordingConsumer(null, 100);
+        queue.addConsumer(consumer);
+        assertEquals(List.of("m00", "m01", "m02"), consumer.bodies(), "those in memory at once");
+
+        sent.add(put("new"));
+        assertEquals(List.of("m00", "m01", "m02"), consumer.bodies(), "not handed over ahead of the paged ones");
+        assertEquals(8, queue.paged(), "paged behind them");
+        assertEquals(sent, drain(consumer, 11));
+    }
+
+    @Test
+    void theQueuesOwnDiskBudgetWithPolicyFailRefusesWhatWouldBePaged() throws Exception {
+        long twoRecords = 2 * (oneMessageRecordBytes());
+        pagingQueue(new MemoryLimit.PageLimit(twoRecords, MemoryPolicy.FAIL, "setting maxPageBytes of queue 'PAGED'"));
+        put(5); // three in memory, two paged: the disk budget is spent
+        settle();
+        assertEquals(2, queue.paged());
+        WharfException refused = assertThrows(WharfException.class, () -> put("one"));
+        assertEquals(ErrorCode.QUEUE_FULL, refused.code());
+        assertTrue(refused.getMessage().startsWith("The disk budget of queue 'PAGED' is spent: it holds "
+                + twoRecords + " bytes of paged messages and may hold " + twoRecords
+                + " (setting maxPageBytes of queue 'PAGED')"), refused.getMessage());
+        assertEquals(5, queue.depth(), "nothing taken");
+    }
+
+    @Test
+    void withPolicyBlockASpentDiskBudgetHoldsProducersBackUntilPagedMessagesAreReadBack() throws Exception {
+        pagingQueue(new MemoryLimit.PageLimit(2 * oneMessageRecordBytes(), MemoryPolicy.BLOCK,
+                "setting maxPageBytes of queue 'PAGED'"));
+        List<String> sent = put(6); // accepted: block refuses nothing, it holds the producer's credit back
+        settle();
+        assertTrue(queue.blocksProducers());
+        AtomicInteger resumed = new AtomicInteger();
+        queue.whenUnderBudget(resumed::incrementAndGet);
+        assertEquals(0, resumed.get(), "held back");
+        assertEquals(1, queue.producersHeldBack());
+
+        RecordingConsumer consumer = new RecordingConsumer(null, 100);
+        queue.addConsumer(consumer);
+        assertEquals(sent, drain(consumer, 6));
+        assertFalse(queue.blocksProducers());
+        assertEquals(1, resumed.get(), "resumed once the paged messages were read back");
+    }
+
+    @Test
+    void aDeletedQueuesPagedMessagesLeaveTheBudgetsAndItsPageFilesGo() throws Exception {
+        pagingQueue(MemoryLimit.PageLimit.NONE);
+        put(20);
+        settle();
+        assertTrue(pageFiles() > 0, "written to disk");
+
+        assertEquals(20, queue.delete(), "every message discarded, on disk or not");
+        settle();
+        assertEquals(0, queue.depth());
+        assertEquals(0, queue.paged());
+        assertEquals(0, queue.heldBytes());
+        assertEquals(0, pager.diskBudget().usedBytes());
+        assertEquals(0, pageFiles(), "its page files deleted");
+    }
+
+    // ---- helpers ----
+
+    /** A paging queue with room for three messages in memory: everything put after them is paged. */
+    private void pagingQueue(MemoryLimit.PageLimit disk) {
+        pager = new Pager(pagingDirectory, MemoryBudget.unlimited());
+        queue = PagingQueues.threeInMemory(queues, pager, "m00", null, disk);
+        QueuedMessage m = PagingQueues.message(queue, "m00", null, null);
+        oneMessage = m.memoryBytes();
+        m.release();
+    }
+
+    /** The bytes one message's record takes in the page files (and the disk budgets). */
+    private long oneMessageRecordBytes() {
+        LocalQueue sizing = new LocalQueue("PAGED", 1, false, queues.persistence(), queues.deadLetters());
+        QueuedMessage m = PagingQueues.message(sizing, "m00", null, null);
+        long bytes = PageStore.recordBytes(m);
+        m.release();
+        return bytes;
+    }
+
+    /** Puts "m00" .. "m{count-1}": every body of one length, as every other body here. */
+    private List<String> put(int count) {
+        List<String> bodies = new ArrayList<>();
+        for (int n = 0; n < count; n++) {
+            bodies.add(put(String.format("m%02d", n)));
+        }
+        return bodies;
+    }
+
+    private String put(String body) {
+        QueuedMessage m = PagingQueues.message(queue, body, null, null);
+        queue.reserve(m);
+        queue.offer(m);
+        return body;
+    }
+
+    private void settle() throws InterruptedException {
+        PagingQueues.settle(pager);
+    }
+
+    /** Acknowledges what {@code consumer} receives until it has {@code count}, as the paging thread reads them back. */
+    private List<String> drain(RecordingConsumer consumer, int count) throws InterruptedException {
+        List<String> bodies = new ArrayList<>();
+        int acknowledged = 0;
+        for (int rounds = 0; bodies.size() < count && rounds < 1000; rounds++) {
+            settle();
+            List<QueuedMessage> received = List.copyOf(consumer.received);
+            for (QueuedMessage m : received.subList(acknowledged, received.size())) {
+                bodies.add(LocalQueueTest.body(m));
+                queue.acknowledge(m);
+            }
+            acknowledged = received.size();
+        }
+        assertEquals(count, bodies.size());
+        return bodies;
+    }
+
+    private long pageFiles() throws IOException {
+        if (!Files.exists(pagingDirectory)) {
+            return 0;
+        }
+        try (Stream<Path> files = Files.walk(pagingDirectory)) {
+            return files.filter(Files::isRegularFile).count();
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package org.wharfmq.server.topic;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.protocol.selector.SelectorParseException;
+import org.wharfmq.server.TestMessages;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.CompactionArena;
+import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.queue.QueuedMessage;
+import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.store.InMemoryMessageStore;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The topic manager on its own, over a queue manager with an in-memory store: which subscriptions a publication
+ * reaches (wildcards, selectors, noLocal), the JMS rules of durable and shared subscriptions and their consumer counts,
+ * a full subscription's queue, and retained publications. End-to-end publish/subscribe through the client is in
+ * server/integration-tests.
+ */
+class TopicManagerTest {
+
+    private static final Object CONNECTION_A = new Object();
+    private static final Object CONNECTION_B = new Object();
+
+    private final InMemoryMessageStore store = new InMemoryMessageStore();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    private final CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
+    private QueueManager queues;
+    private TopicManager topics;
+
+    private void start(ServerConfig config) {
+        queues = new QueueManager(config, store, InstantSource.system());
+        topics = new TopicManager(config, queues);
+    }
+
+    @AfterEach
+    void stop() {
+        topics.close();
+        queues.close();
+        timer.shutdownNow();
+        arena.release();
+    }
+
+    @Test
+    void aPublicationReachesTheSubscriptionsWhoseFilterSelectorAndNoLocalAcceptIt() {
+        start(ServerConfig.defaults());
+        Subscription all = subscribe("prices/#", null, false, CONNECTION_A);
+        Subscription oneLevel = subscribe("prices/+", null, false, CONNECTION_A);
+        Subscription exact = subscribe("prices/eur/usd", null, false, CONNECTION_A);
+        Subscription other = subscribe("news/#", null, false, CONNECTION_A);
+        Subscription cheap = subscribe("prices/#", "bid < 2", false, CONNECTION_A);
+        Subscription notMine = subscribe("prices/#", null, true, CONNECTION_B);
+
+        publish("prices/eur/usd", "p1", 1.08, CONNECTION_B);
+        publish("prices/gold", "p2", 2300.0, CONNECTION_A);
+
+        assertEquals(List.of("p1", "p2"), waiting(all));
+        assertEquals(List.of("p2"), waiting(oneLevel), "+ is one level");
+        assertEquals(List.of("p1"), waiting(exact));
+        assertEquals(List.of(), waiting(other));
+        assertEquals(List.of("p1"), waiting(cheap), "its selector");
+        assertEquals(List.of("p2"), waiting(notMine), "noLocal leaves out its own connection's");
+    }
+
+    @Test
+    void aNonDurableSubscriptionEndsWithItsLastConsumerAndItsQueueWithIt() {
+        start(ServerConfig.defaults());
+        Subscription s = subscribe("a/b", null, false, CONNECTION_A);
+        LocalQueue queue = s.queue();
+        publish("a/b", "kept until the end", 0, CONNECTION_B);
+        assertSame(queue, topics.subscriptionQueue(s.queueName()));
+
+        topics.detach(s);
+
+        assertThrows(IllegalArgumentException.class, () -> topics.subscriptionQueue(s.queueName()), "forgotten");
+        assertEquals(0, queue.depth(), "its message discarded");
+        assertEquals(List.of(), topics.describe());
+    }
+
+    @Test
+    void anUnsharedDurableSubscriptionHasOneConsumerAtATimeAndIsUnsubscribedOnlyWithoutOne() {
+        start(ServerConfig.defaults());
+        Subscription first = durable("audit", "c1", false);
+        WharfException second = assertThrows(WharfException.class, () -> durable("audit", "c1", false));
+        assertEquals(ErrorCode.ILLEGAL_STATE, second.code());
+        assertTrue(second.getMessage().contains("already has an active consumer"), second.getMessage());
+        WharfException busy = assertThrows(WharfException.class,
+                () -> topics.unsubscribe("c1", "audit", Identity.SERVER));
+        assertTrue(busy.getMessage().contains("has 1 active consumer(s)"), busy.getMessage());
+
+        publish("audit/x", "while it had a consumer", 0, CONNECTION_B);
+        topics.detach(first); // durable: it stays, with its message
+        assertEquals(1, first.queue().depth());
+        Subscription resumed = durable("audit", "c1", false);
+        assertSame(first, resumed, "the same subscription resumed");
+        topics.detach(resumed);
+
+        topics.unsubscribe("c1", "audit", Identity.SERVER);
+        assertEquals(List.of(), topics.describe());
+        assertEquals(0, first.queue().depth(), "its messages went with it");
+    }
+
+    @Test
+    void aSharedSubscriptionCountsItsConsumersAndEndsWithTheLast() {
+        start(ServerConfig.defaults());
+        Subscription a = topics.attach(WireDestination.topic("work/#"), null, Selector.ALL_MATCH, false, false, true,
+                "workers", null, CONNECTION_A, Identity.SERVER);
+        Subscription b = topics.attach(WireDestination.topic("work/#"), null, Selector.ALL_MATCH, false, false, true,
+                "workers", null, CONNECTION_B, Identity.SERVER);
+        assertSame(a, b, "one subscription, shared");
+        assertEquals(2, topics.describe().get(0).consumers());
+
+        topics.detach(a);
+        assertEquals(1, topics.describe().get(0).consumers());
+        topics.detach(b);
+        assertEquals(List.of(), topics.describe(), "a non-durable shared subscription ends with its last consumer");
+    }
+
+    @Test
+    void aFullSubscriptionMissesANonPersistentPublicationAndRefusesAPersistentOneForEveryone() {
+        start(ServerConfig.builder().maxQueueDepth(1).build());
+        Subscription full = durable("slow", "c1", false);
+        Subscription roomy = subscribe("slow/#", null, false, CONNECTION_A);
+        publish("slow/x", "first", 0, CONNECTION_B);
+        roomy.queue().takeWaiting(Selector.ALL_MATCH, 1).forEach(roomy.queue()::acknowledge);
+
+        publish("slow/x", "missed", 0, CONNECTION_B);
+        assertEquals(1, full.missed(), "counted as missed by the full one");
+        assertEquals(List.of("missed"), waiting(roomy), "delivered to the others");
+        roomy.queue().takeWaiting(Selector.ALL_MATCH, 1).forEach(roomy.queue()::acknowledge);
+
+        WharfException refused = assertThrows(WharfException.class, () -> route("slow/x", "persistent", 0, true,
+                CONNECTION_B));
+        assertEquals(ErrorCode.QUEUE_FULL, refused.code());
+        assertTrue(refused.getMessage().contains("was delivered to no subscriber"), refused.getMessage());
+        assertEquals(0, roomy.queue().depth(), "nothing reserved on the others");
+    }
+
+    @Test
+    void aNewSubscriptionGetsTheRetainedPublicationsItMatchesFirst() {
+        start(ServerConfig.defaults());
+        WireMessage old = message("status/a", "old", 0);
+        old.properties.put("WHARF_RETAIN", true);
+        WireMessage latest = message("status/a", "latest", 0);
+        latest.properties.put("WHARF_RETAIN", true);
+        send(old, CONNECTION_B);
+        send(latest, CONNECTION_B);
+        assertEquals(List.of("status/a"), topics.retainedTopics());
+
+        Subscription late = subscribe("status/#", null, false, CONNECTION_A);
+        assertEquals(List.of("latest"), waiting(late), "the last one retained, not the one it replaced");
+        Subscription elsewhere = subscribe("other/#", null, false, CONNECTION_A);
+        assertEquals(List.of(), waiting(elsewhere));
+    }
+
+    // ---- helpers ----
+
+    private Subscription subscribe(String filter, String selector, boolean noLocal, Object connection) {
+        Selector parsed;
+        try {
+            parsed = selector == null ? Selector.ALL_MATCH : Selector.parse(selector);
+        } catch (SelectorParseException e) {
+            throw new AssertionError(e);
+        }
+        return topics.attach(WireDestination.topic(filter), selector, parsed, noLocal, false, false, null, null,
+                connection, Identity.SERVER);
+    }
+
+    private Subscription durable(String name, String clientId, boolean shared) {
+        return topics.attach(WireDestination.topic(name + "/#"), null,
+                Selector.ALL_MATCH, false, true, shared, name, clientId, CONNECTION_A, Identity.SERVER);
+    }
+
+    private static WireMessage message(String topic, String body, double bid) {
+        WireMessage m = TestMessages.text("unused", body);
+        m.destination = WireDestination.topic(topic);
+        m.properties.put("bid", bid);
+        return m;
+    }
+
+    private void publish(String topic, String body, double bid, Object connection) {
+        send(message(topic, body, bid), connection);
+    }
+
+    private void route(String topic, String body, double bid, boolean persistent, Object connection) {
+        WireMessage m = message(topic, body, bid);
+        m.persistent = persistent;
+        send(m, connection);
+    }
+
+    /** Routes and publishes, as a session does for a send outside a transaction (stored first when anything is). */
+    private void send(WireMessage m, Object connection) {
+        ByteBuf content = TestMessages.encode(m);
+        try {
+            Publication publication = topics.route(content, MessageHeaders.read(content), connection, null, arena);
+            if (topics.stores(publication)) {
+                topics.store(publication, failure -> { });
+            }
+            topics.publish(publication, timer);
+        } finally {
+            content.release();
+        }
+    }
+
+    /** The bodies waiting on the subscription's queue, in order; they stay there. */
+    private static List<String> waiting(Subscription s) {
+        List<QueuedMessage> taken = s.queue().takeWaiting(Selector.ALL_MATCH, 100);
+        List<String> bodies = new ArrayList<>();
+        for (QueuedMessage m : taken) {
+            bodies.add(TestMessages.body(m.content()));
+        }
+        s.queue().giveBack(new ArrayList<>(taken));
+        return bodies;
+    }
+}

@@ -1,0 +1,61 @@
+package org.wharfmq.server.replication;
+
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One Raft log entry: one group-commit batch of journal records, with the id of the member that appended it.
+ *
+ * <pre>
+ * u8 format (1) | u8 n | n bytes: origin member id (UTF-8) | the batch's records, as the journal writer gives them
+ * </pre>
+ *
+ * The records are opaque here; the sink reads them.
+ */
+final class BatchEntry {
+
+    static final byte FORMAT = 1;
+
+    private BatchEntry() {
+    }
+
+    /** The header for entries appended by {@code origin}; made once per member. */
+    static ByteString header(String origin) {
+        byte[] id = origin.getBytes(StandardCharsets.UTF_8);
+        byte[] header = new byte[2 + id.length];
+        header[0] = FORMAT;
+        header[1] = (byte) id.length;
+        System.arraycopy(id, 0, header, 2, id.length);
+        return ByteString.copyFrom(header);
+    }
+
+    /** {@code header} followed by {@code records}, without copying the records (they must not change until committed). */
+    static ByteString encode(ByteString header, ByteBuffer records) {
+        return header.concat(UnsafeByteOperations.unsafeWrap(records.slice()));
+    }
+
+    /** The origin member id of an entry. */
+    static String origin(ByteString entry) {
+        checkFormat(entry);
+        int length = entry.byteAt(1) & 0xFF;
+        return entry.substring(2, 2 + length).toString(StandardCharsets.UTF_8);
+    }
+
+    /** The records of an entry, read-only. */
+    static ByteBuffer records(ByteString entry) {
+        checkFormat(entry);
+        int length = entry.byteAt(1) & 0xFF;
+        return entry.substring(2 + length).asReadOnlyByteBuffer();
+    }
+
+    private static void checkFormat(ByteString entry) {
+        if (entry.size() < 2 || entry.byteAt(0) != FORMAT) {
+            throw new IllegalStateException("A replicated log entry of format "
+                    + (entry.isEmpty() ? "(empty)" : Byte.toString(entry.byteAt(0))) + " is not one this version "
+                    + "reads (format " + FORMAT + "): every member must run the same Wharf version.");
+        }
+    }
+}

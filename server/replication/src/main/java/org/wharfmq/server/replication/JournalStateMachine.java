@@ -1,0 +1,170 @@
+package org.wharfmq.server.replication;
+
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.MD5FileUtil;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The replicated log's Ratis state machine: each committed entry is one batch of journal records
+ * ({@link BatchEntry}), handed to the member's {@link ReplicaSink} in log order. A snapshot is the sink's state,
+ * in one file named by the term and index of the last batch applied (Ratis's {@link SimpleStateMachineStorage});
+ * the leader sends it to a member whose log is too far behind (a new or wiped member), which loads it in place of
+ * its state and applies the log from there.
+ *
+ * <p>Ratis calls {@link #applyTransaction}, {@link #takeSnapshot} and {@link #reinitialize} on one thread, its
+ * state machine updater, so the sink is never applied to while a snapshot is written.
+ */
+final class JournalStateMachine extends BaseStateMachine {
+
+    private static final System.Logger LOG = System.getLogger(JournalStateMachine.class.getName());
+
+    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final ReplicaSink sink;
+    private final ActiveListener listener;
+    private final AtomicLong batchesApplied = new AtomicLong();
+    private final AtomicLong snapshotsLoaded = new AtomicLong();
+
+    JournalStateMachine(ReplicaSink sink, ActiveListener listener) {
+        this.sink = sink;
+        this.listener = listener;
+    }
+
+    /** Ratis: this member leads and has applied its term's first entry. */
+    @Override
+    public void notifyLeaderReady() {
+        listener.active();
+    }
+
+    /** Ratis: this member's leadership ended; its pending appends were answered "not leader". */
+    @Override
+    public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
+        listener.inactive();
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        getLifeCycle().startAndTransition(() -> {
+            super.initialize(server, groupId, raftStorage);
+            storage.init(raftStorage);
+            load(storage.getLatestSnapshot());
+        });
+    }
+
+    /** Before the leader installs a snapshot here: Ratis checks that the state machine is PAUSED. */
+    @Override
+    public void pause() {
+        getLifeCycle().transition(LifeCycle.State.PAUSING);
+        getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+
+    /** After the leader installed a snapshot here: the sink's state becomes the snapshot's. */
+    @Override
+    public void reinitialize() throws IOException {
+        load(storage.loadLatestSnapshot());
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
+    }
+
+    private void load(SingleFileSnapshotInfo snapshot) throws IOException {
+        if (snapshot == null) {
+            return;
+        }
+        Path file = snapshot.getFile().getPath();
+        if (snapshot.getFile().getFileDigest() != null) {
+            MD5FileUtil.verifySavedMD5(file.toFile(), snapshot.getFile().getFileDigest());
+        }
+        sink.reset();
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file))) {
+            sink.loadSnapshot(in);
+        }
+        setLastAppliedTermIndex(snapshot.getTermIndex());
+        snapshotsLoaded.incrementAndGet();
+        LOG.log(System.Logger.Level.INFO, () -> getId() + ": replicated journal state loaded from snapshot at index "
+                + snapshot.getIndex() + " (" + file + ")");
+    }
+
+    @Override
+    public SimpleStateMachineStorage getStateMachineStorage() {
+        return storage;
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto entry = trx.getLogEntry();
+        ByteString data = entry.getStateMachineLogEntry().getLogData();
+        try {
+            sink.apply(entry.getIndex(), BatchEntry.origin(data), BatchEntry.records(data));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        // A failure is thrown, not returned as a failed future: Ratis logs a failed future and applies the next entry,
+        // which would leave a gap in this member's journal; a throw stops its state machine updater and closes the
+        // member (fail-stop), and the other two go on. Restarted, it applies the log again from its latest snapshot.
+        updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+        batchesApplied.incrementAndGet();
+        return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    /**
+     * Writes the sink's state to {@code snapshot.<term>_<index>}: into a temporary file, forced, then renamed, so a
+     * crash never leaves a torn snapshot under a snapshot's name; then its MD5 beside it, checked when loaded.
+     */
+    @Override
+    public long takeSnapshot() throws IOException {
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() < 0) {
+            return -1;
+        }
+        File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+        Path tmp = file.toPath().resolveSibling(file.getName() + ".writing");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp))) {
+            sink.writeSnapshot(out);
+        }
+        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            channel.force(true);
+        }
+        Files.move(tmp, file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        FileInfo info = new FileInfo(file.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(file));
+        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(info, last));
+        return last.getIndex();
+    }
+
+    /** Batches applied to the sink since this state machine was made. */
+    long batchesApplied() {
+        return batchesApplied.get();
+    }
+
+    /** Snapshots loaded into the sink (at start, or installed by the leader) since this state machine was made. */
+    long snapshotsLoaded() {
+        return snapshotsLoaded.get();
+    }
+}

@@ -1,0 +1,139 @@
+package org.wharfmq.server.replication;
+
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Settings;
+import org.wharfmq.server.config.SettingsSection;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The members of one replicated queue manager, read from its {@code replication:} description:
+ *
+ * <pre>
+ * replication:
+ *   group: WHARF                 # the replicated queue manager's name; every member must give the same
+ *   members:
+ *     - id: a
+ *       address: mq1:7420        # the replication listener (not the clients' port)
+ *       dataDirectory: /srv/wharf/a
+ *     - id: b
+ *       ...
+ * </pre>
+ *
+ * Exactly three members: Raft needs a majority, and three survive the loss of one (two would stop at the loss of
+ * either, and a majority of four is three).
+ */
+public record Membership(String group, List<Member> members) {
+
+    /** Raft members in a group; see the class comment. */
+    public static final int MEMBERS = 3;
+
+    public Membership {
+        if (group == null || group.isBlank()) {
+            throw new IllegalArgumentException("The replication block has no group: give replication.group, the "
+                    + "replicated queue manager's name, the same on every member.");
+        }
+        members = List.copyOf(members);
+        if (members.size() != MEMBERS) {
+            throw new IllegalArgumentException("Replication group '" + group + "' has " + members.size()
+                    + " members; it needs exactly " + MEMBERS + " (a majority of three survives the loss of one). "
+                    + "List three under replication.members.");
+        }
+        Set<String> ids = new HashSet<>();
+        Set<String> addresses = new HashSet<>();
+        Set<Path> directories = new HashSet<>();
+        for (Member m : members) {
+            if (!ids.add(m.id())) {
+                throw new IllegalArgumentException("Replication group '" + group + "' names member '" + m.id()
+                        + "' twice: give each member its own id.");
+            }
+            if (!addresses.add(m.address())) {
+                throw new IllegalArgumentException("Replication members of group '" + group + "' share the address "
+                        + m.address() + ": give each member its own host:port.");
+            }
+            if (!directories.add(m.dataDirectory().toAbsolutePath().normalize())) {
+                throw new IllegalArgumentException("Replication members of group '" + group + "' share the data "
+                        + "directory " + m.dataDirectory() + ": each member needs its own (no shared disk).");
+            }
+        }
+    }
+
+    /**
+     * Reads the {@code replication:} block of the configuration file: null when the file has none (a queue manager
+     * of its own). Not yet read by {@code wharf server}: nothing starts the replication (docs/resilience.md).
+     *
+     * @see SettingsSection
+     */
+    public static final SettingsSection<Membership> SECTION = file -> {
+        Settings block = file.section("replication");
+        if (block == null) {
+            return null;
+        }
+        String group = block.text("group", null);
+        List<Settings> entries = block.sections("members");
+        block.refuseUnknown();
+        List<Member> members = new ArrayList<>();
+        for (Settings entry : entries) {
+            String id = required(entry, "id");
+            String address = required(entry, "address");
+            String dataDirectory = required(entry, "dataDirectory");
+            entry.refuseUnknown();
+            int colon = address.lastIndexOf(':');
+            Integer port = colon <= 0 ? null : port(address.substring(colon + 1));
+            if (port == null) {
+                throw entry.invalid("address", "'" + address + "' is not host:port; give the member's replication "
+                        + "address as host:port");
+            }
+            try {
+                members.add(new Member(id, address.substring(0, colon), port, Path.of(dataDirectory)));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigurationException(e.getMessage() + " (in " + file.source() + ", "
+                        + block.path("members") + ")", e);
+            }
+        }
+        try {
+            return new Membership(group, members);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(e.getMessage() + " (in " + file.source() + ", setting replication)", e);
+        }
+    };
+
+    private static String required(Settings entry, String key) {
+        String value = entry.text(key, null);
+        if (value == null || value.isBlank()) {
+            throw entry.invalid(key, "every member needs id, address (host:port) and dataDirectory");
+        }
+        return value;
+    }
+
+    private static Integer port(String text) {
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** The member with {@code id}; refused, naming the members, when there is none. */
+    public Member member(String id) {
+        for (Member m : members) {
+            if (m.id().equals(id)) {
+                return m;
+            }
+        }
+        List<String> ids = members.stream().map(Member::id).toList();
+        throw new IllegalArgumentException("Replication group '" + group + "' has no member '" + id + "'; its members "
+                + "are " + ids + ".");
+    }
+
+    /** The Raft group's id: derived from the group's name, so every member computes the same. */
+    UUID groupUuid() {
+        return UUID.nameUUIDFromBytes(("wharf-replication:" + group).getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,37 @@
+package org.wharfmq.server.replication;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+
+/**
+ * What a member's replicated log applies committed batches to: on the broker side, the member's own journal (and,
+ * later, its queues). Called by one thread at a time, Ratis's state machine updater, in log order.
+ *
+ * <p>After a restart, the log re-applies every batch after the latest snapshot ({@link #loadSnapshot} first, if
+ * there is one): a sink that keeps state across restarts by itself skips the indexes it already holds.
+ */
+public interface ReplicaSink {
+
+    /**
+     * Applies one committed batch of journal records.
+     *
+     * @param index   the batch's Raft log index, increasing by one or more from one call to the next
+     * @param origin  the id of the member that appended it as leader: this member's own id means its journal writer
+     *                already wrote these records before handing them over
+     * @param records the batch's bytes, valid during the call only
+     * @throws IOException (or any exception) when the batch cannot be applied: this member then stops (its Raft
+     *                     server closes) rather than go on with a gap; the other two go on
+     */
+    void apply(long index, String origin, ByteBuffer records) throws IOException;
+
+    /** Writes the sink's state as of the last batch applied. */
+    void writeSnapshot(OutputStream out) throws IOException;
+
+    /** Replaces the sink's whole state with one written by {@link #writeSnapshot} (on this member or another). */
+    void loadSnapshot(InputStream in) throws IOException;
+
+    /** Drops the sink's whole state: the log is about to be applied from its start, or a snapshot loaded. */
+    void reset() throws IOException;
+}

@@ -1,0 +1,275 @@
+package org.wharfmq.server.replication;
+
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One member's replicated log: the Ratis server of this member, the state machine that applies committed batches to
+ * its {@link ReplicaSink}, and the active instance's way in, {@link #append}.
+ *
+ * <p>A batch is committed once a majority of the three members (the leader counting) has it in its Raft log,
+ * forced to disk ({@code FileChannel.force}) before the member answers; then every member applies it, in log
+ * order. Only the leader (the active instance) appends; the others refuse with {@link NotActiveException} naming the
+ * active one.
+ *
+ * <p>Threads: {@link #append} is called by one thread at a time (the journal writer): Ratis puts an entry in the log
+ * before {@code append} returns, so batches are committed and applied in the order appended. The futures complete
+ * on Ratis's threads.
+ */
+public final class ReplicatedLog implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(ReplicatedLog.class.getName());
+
+    /** Ratis reports every vote, role change and log segment at INFO: only its warnings matter here. */
+    private static final java.util.logging.Logger RATIS_LOG = java.util.logging.Logger.getLogger("org.apache.ratis");
+
+    static {
+        if (RATIS_LOG.getLevel() == null) {
+            RATIS_LOG.setLevel(java.util.logging.Level.WARNING);
+        }
+    }
+
+    private final Membership membership;
+    private final Member self;
+    private final RaftServer server;
+    private final RaftGroupId groupId;
+    private final JournalStateMachine stateMachine;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong callIds = new AtomicLong();
+    private final ByteString header;
+
+    private ReplicatedLog(Membership membership, Member self, RaftServer server, RaftGroupId groupId,
+                          JournalStateMachine stateMachine) {
+        this.membership = membership;
+        this.self = self;
+        this.server = server;
+        this.groupId = groupId;
+        this.stateMachine = stateMachine;
+        this.header = BatchEntry.header(self.id());
+    }
+
+    /**
+     * Starts member {@code selfId} of {@code membership}: its replication listener on its address, its Raft log in
+     * its data directory (made on first start, recovered afterwards), every connection from and to the others
+     * over mutual TLS with {@code tls}. The members elect a leader once two of them run; {@code listener} hears when
+     * this member becomes and stops being the active one.
+     */
+    public static ReplicatedLog start(Membership membership, String selfId, MemberTls tls, ReplicaSink sink,
+                                      ActiveListener listener, ReplicationConfiguration.Timings timings)
+            throws IOException {
+        Member self = membership.member(selfId);
+        RaftGroupId groupId = RaftGroupId.valueOf(membership.groupUuid());
+        List<RaftPeer> peers = membership.members().stream()
+                .map(m -> RaftPeer.newBuilder().setId(m.id()).setAddress(m.address()).build())
+                .toList();
+        RaftGroup group = RaftGroup.valueOf(groupId, peers);
+        Path directory = self.replicationDirectory();
+        boolean existing = Files.isDirectory(directory.resolve(groupId.getUuid().toString()));
+        Files.createDirectories(directory);
+
+        JournalStateMachine stateMachine = new JournalStateMachine(sink, listener);
+        RaftServer server = RaftServer.newBuilder()
+                .setServerId(RaftPeerId.valueOf(self.id()))
+                .setGroup(group)
+                .setStateMachine(stateMachine)
+                .setProperties(properties(self, directory, timings))
+                .setParameters(parameters(tls))
+                .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+                .build();
+        server.start();
+        LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self.id() + " of group '" + membership.group()
+                + "' listens on " + self.address() + " (" + (existing ? "log recovered" : "new log") + " in "
+                + directory + ")");
+        return new ReplicatedLog(membership, self, server, groupId, stateMachine);
+    }
+
+    /** Mutual TLS on the server, client and admin sides alike: no replication connection is plain. */
+    private static Parameters parameters(MemberTls tls) {
+        Parameters parameters = new Parameters();
+        GrpcConfigKeys.TLS.setConf(parameters, new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
+        return parameters;
+    }
+
+    private static RaftProperties properties(Member self, Path directory, ReplicationConfiguration.Timings timings) {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        GrpcConfigKeys.Server.setHost(p, self.host());
+        GrpcConfigKeys.Server.setPort(p, self.port());
+        RaftServerConfigKeys.setStorageDir(p, List.of(directory.toFile()));
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(timings.electionTimeoutMin().toMillis()));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(timings.electionTimeoutMax().toMillis()));
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, timings.snapshotEveryBatches());
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, timings.snapshotEveryBatches()));
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(timings.logSegmentBytes()));
+        return p;
+    }
+
+    private static TimeDuration millis(long ms) {
+        return TimeDuration.valueOf(ms, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Appends one group-commit batch of journal records: one Raft log entry. The future completes with the entry's
+     * log index once a majority has it on disk and this member has applied it, or fails with
+     * {@link NotActiveException} when this member is not, or stops being, the active one, or at once with an
+     * {@link IllegalArgumentException} when it holds more than {@link ReplicationConfiguration#MAX_BATCH_BYTES}.
+     * {@code records} is not copied: its bytes must not change until the future completes.
+     */
+    public CompletableFuture<Long> append(ByteBuffer records) {
+        if (records.remaining() > ReplicationConfiguration.MAX_BATCH_BYTES) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("A batch of " + records.remaining()
+                    + " bytes cannot be replicated as one entry: the limit is "
+                    + ReplicationConfiguration.MAX_BATCH_BYTES + " bytes (ReplicationConfiguration.MAX_BATCH_BYTES). "
+                    + "Append it in several batches."));
+        }
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(server.getId())
+                .setGroupId(groupId)
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(Message.valueOf(BatchEntry.encode(header, records)))
+                .setType(RaftClientRequest.writeRequestType())
+                .build();
+        try {
+            return server.submitClientRequestAsync(request).thenApply(this::committed);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private long committed(RaftClientReply reply) {
+        if (reply.isSuccess()) {
+            return reply.getLogIndex();
+        }
+        NotLeaderException notLeader = reply.getNotLeaderException();
+        if (notLeader != null) {
+            RaftPeer suggested = notLeader.getSuggestedLeader();
+            throw notActive(suggested == null ? null : suggested.getId().toString());
+        }
+        RaftException failure = reply.getException();
+        if (reply.getLeaderNotReadyException() != null || reply.getLeaderSteppingDownException() != null
+                || reply.getAlreadyClosedException() != null) {
+            throw notActive(null);
+        }
+        throw new IllegalStateException("Replication member " + self.id() + " could not append a batch: " + failure,
+                failure);
+    }
+
+    private NotActiveException notActive(String active) {
+        String where = active == null ? "no active instance is known yet (an election is under way)"
+                : "the active instance is " + active + " (" + membership.member(active).address() + ")";
+        return new NotActiveException("Replication member " + self.id() + " of group '" + membership.group()
+                + "' is not the active instance: " + where + ". Only the active instance takes work; a batch "
+                + "refused here was not confirmed and is in the log on every member or on none.", active);
+    }
+
+    /** This member's id. */
+    public String id() {
+        return self.id();
+    }
+
+    /** Whether this member is the leader and has committed an entry of its term, so appends are taken. */
+    public boolean isActive() {
+        DivisionInfo info = info();
+        return info != null && info.isLeader() && info.isLeaderReady();
+    }
+
+    /** The id of the member this one knows as leader, or null during an election. */
+    public String leader() {
+        DivisionInfo info = info();
+        RaftPeerId leader = info == null ? null : info.getLeaderId();
+        return leader == null ? null : leader.toString();
+    }
+
+    /** This member's role: LEADER, FOLLOWER or CANDIDATE. */
+    public RaftPeerRole role() {
+        DivisionInfo info = info();
+        return info == null ? null : info.getCurrentRole();
+    }
+
+    /** The index of the last entry applied here (batches and Raft's own entries, such as each term's first). */
+    public long appliedIndex() {
+        DivisionInfo info = info();
+        return info == null ? -1 : info.getLastAppliedIndex();
+    }
+
+    /** Batches applied to the sink since this member started. */
+    public long batchesApplied() {
+        return stateMachine.batchesApplied();
+    }
+
+    /** Snapshots loaded into the sink since this member started (at start, or sent by the leader). */
+    public long snapshotsLoaded() {
+        return stateMachine.snapshotsLoaded();
+    }
+
+    /** This member's view of the replication: its role, the active member, indexes, and how far each member is. */
+    public ReplicationStatus status() {
+        RaftServer.Division division;
+        try {
+            division = server.getDivision(groupId);
+        } catch (IOException e) {
+            return new ReplicationStatus(self.id(), "CLOSED", null, -1, -1, -1, Map.of());
+        }
+        DivisionInfo info = division.getInfo();
+        Map<String, Long> committed = new HashMap<>();
+        for (CommitInfoProto c : division.getCommitInfos()) {
+            committed.put(RaftPeerId.valueOf(c.getServer().getId()).toString(), c.getCommitIndex());
+        }
+        RaftPeerId leader = info.getLeaderId();
+        return new ReplicationStatus(self.id(), info.isAlive() ? String.valueOf(info.getCurrentRole()) : "CLOSED",
+                leader == null ? null : leader.toString(), info.getCurrentTerm(),
+                division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), committed);
+    }
+
+    private DivisionInfo info() {
+        try {
+            return server.getDivision(groupId).getInfo();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Stops this member: its listener, its log. The others go on if two of the three still run. */
+    @Override
+    public void close() throws IOException {
+        server.close();
+    }
+}

@@ -1,0 +1,83 @@
+package org.wharfmq.server.replication;
+
+import org.junit.jupiter.api.Test;
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Settings;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The {@code replication:} block: three members, each its own id, address and data directory. */
+class MembershipTest {
+
+    @Test
+    void readsThreeMembers() {
+        Membership m = Membership.SECTION.read(file("WHARF",
+                member("a", "mq1:7420", "/srv/a"), member("b", "mq2:7420", "/srv/b"), member("c", "mq3:7421", "/srv/c")));
+        assertEquals("WHARF", m.group());
+        assertEquals(new Member("c", "mq3", 7421, Path.of("/srv/c")), m.member("c"));
+        assertEquals(Path.of("/srv/b/replication"), m.member("b").replicationDirectory());
+        assertEquals(m.groupUuid(), Membership.SECTION.read(file("WHARF", member("x", "h:1", "/x"),
+                member("y", "h:2", "/y"), member("z", "h:3", "/z"))).groupUuid(),
+                "the group's id depends on its name only, so every member derives the same");
+        assertNull(Membership.SECTION.read(new Settings("wharf.yaml", "")), "no block, no replication");
+    }
+
+    @Test
+    void refusesWhatCannotMakeAGroupNamingTheSettingAndTheFix() {
+        refused("needs exactly 3", file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b")));
+        refused("names member 'a' twice", file("G", member("a", "h:1", "/a"), member("a", "h:2", "/b"),
+                member("c", "h:3", "/c")));
+        refused("share the data directory", file("G", member("a", "h:1", "/a"), member("b", "h:2", "/a/"),
+                member("c", "h:3", "/c")));
+        refused("share the address", file("G", member("a", "h:1", "/a"), member("b", "h:1", "/b"),
+                member("c", "h:3", "/c")));
+        refused("'replication.members[a].address' in wharf.yaml at line 10: 'h' is not host:port",
+                file("G", member("a", "h", "/a"), member("b", "h:2", "/b"), member("c", "h:3", "/c")));
+        refused("has no group", file(null, member("a", "h:1", "/a"), member("b", "h:2", "/b"),
+                member("c", "h:3", "/c")));
+        Settings typo = member("b", "h:2", "/b");
+        typo.put("dataDir", new Settings.Value("/b", 12));
+        refused("Unknown setting 'replication.members[b].dataDir'", file("G", member("a", "h:1", "/a"), typo,
+                member("c", "h:3", "/c")));
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> Membership.SECTION.read(file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b"),
+                        member("c", "h:3", "/c"))).member("d"));
+        assertTrue(unknown.getMessage().contains("its members are [a, b, c]"), unknown.getMessage());
+    }
+
+    private static void refused(String expected, Settings file) {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> Membership.SECTION.read(file));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+
+    /** A member's block, as the YAML reader gives it (its keys at lines 9 to 11; its path by id, for short). */
+    private static Settings member(String id, String address, String dataDirectory) {
+        Settings m = new Settings("wharf.yaml", "replication.members[" + id + "]");
+        m.put("id", new Settings.Value(id, 9));
+        m.put("address", new Settings.Value(address, 10));
+        m.put("dataDirectory", new Settings.Value(dataDirectory, 11));
+        return m;
+    }
+
+    private static Settings file(String group, Settings... memberBlocks) {
+        Settings block = new Settings("wharf.yaml", "replication");
+        if (group != null) {
+            block.put("group", new Settings.Value(group, 2));
+        }
+        List<Settings.Value> list = new ArrayList<>();
+        for (Settings m : memberBlocks) {
+            list.add(new Settings.Value(m, 3));
+        }
+        block.put("members", new Settings.Value(list, 3));
+        Settings file = new Settings("wharf.yaml", "");
+        file.put("replication", new Settings.Value(block, 1));
+        return file;
+    }
+}

@@ -1,0 +1,75 @@
+package org.wharfmq.server.replication;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A sink that keeps every batch applied, as text, in order; its snapshot is that list. */
+final class RecordingSink implements ReplicaSink {
+
+    private final List<String> batches = new ArrayList<>();
+    private long lastIndex = -1;
+    private boolean failNext;
+
+    @Override
+    public synchronized void apply(long index, String origin, ByteBuffer records) throws IOException {
+        if (failNext) {
+            throw new IOException("the test's sink refuses batch " + index);
+        }
+        if (index <= lastIndex) {
+            throw new AssertionError("batch " + index + " applied after " + lastIndex);
+        }
+        lastIndex = index;
+        byte[] bytes = new byte[records.remaining()];
+        records.get(bytes);
+        batches.add(new String(bytes, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public synchronized void writeSnapshot(OutputStream out) throws IOException {
+        DataOutputStream data = new DataOutputStream(out);
+        data.writeLong(lastIndex);
+        data.writeInt(batches.size());
+        for (String b : batches) {
+            byte[] bytes = b.getBytes(StandardCharsets.UTF_8);
+            data.writeInt(bytes.length);
+            data.write(bytes);
+        }
+        data.flush();
+    }
+
+    @Override
+    public synchronized void loadSnapshot(InputStream in) throws IOException {
+        DataInputStream data = new DataInputStream(in);
+        lastIndex = data.readLong();
+        int n = data.readInt();
+        for (int i = 0; i < n; i++) {
+            batches.add(new String(data.readNBytes(data.readInt()), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Override
+    public synchronized void reset() {
+        batches.clear();
+        lastIndex = -1;
+    }
+
+    /** The next batch applied fails, as a full or broken disk would. */
+    synchronized void failNext() {
+        failNext = true;
+    }
+
+    synchronized List<String> batches() {
+        return List.copyOf(batches);
+    }
+
+    synchronized int size() {
+        return batches.size();
+    }
+}

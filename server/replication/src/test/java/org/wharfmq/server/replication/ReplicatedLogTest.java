@@ -1,0 +1,251 @@
+package org.wharfmq.server.replication;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Three real Ratis members in this JVM, on loopback ephemeral ports, each with its own directory and credentials
+ * (mutual TLS, certificates made for the run), and nothing else gets in: what the active
+ * member commits reaches every member, in order, exactly once, through a failover, a member down, a member wiped;
+ * an active member without a majority commits nothing.
+ *
+ * <p>One group for the whole class, the cases in order (each leaves all three running, but the last), and
+ * {@link #sent} the batches committed so far: starting a group and electing its first leader is most of the cost
+ * (seconds on a loaded machine), so it is paid once. Tagged slow (20 to 40 s): {@code -Pquick} leaves it out.
+ */
+@Tag("slow")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ReplicatedLogTest {
+
+    /** Every batch committed so far, in order: what every member's sink must hold. */
+    private final List<String> sent = new ArrayList<>();
+    private Trio trio;
+
+    @BeforeAll
+    void start(@TempDir Path dir) throws Exception {
+        // a snapshot every 16 batches and 16 KiB log segments, so that the log before a snapshot is purged and a
+        // wiped member can only catch up through a snapshot the leader sends
+        trio = new Trio(dir, new ReplicationConfiguration.Timings(Duration.ofMillis(1000), Duration.ofMillis(2000),
+                16, 16 << 10));
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        trio.close();
+    }
+
+    @Test
+    @Order(10)
+    void batchesCommittedByTheActiveMemberAreAppliedOnAllThreeInOrder() throws Exception {
+        int active = trio.awaitActive();
+        Trio.await("the active member's listener to hear it", () -> trio.activity(active).active);
+        appendAll(trio.log(active), "first", 30);
+        assertAllHold(0, 1, 2);
+        for (int i = 1; i < 3; i++) {
+            assertFalse(trio.activity((active + i) % 3).active, "a follower's listener says it is active");
+        }
+
+        int follower = (active + 1) % 3;
+        ExecutionException refused = assertThrows(ExecutionException.class,
+                () -> trio.log(follower).append(bytes("not here")).get(Trio.WAIT.toSeconds(), TimeUnit.SECONDS));
+        NotActiveException notActive = assertInstanceOf(NotActiveException.class, refused.getCause());
+        assertEquals(trio.log(active).id(), notActive.active(), notActive.getMessage());
+        assertTrue(notActive.getMessage().contains("the active instance is " + trio.log(active).id()),
+                notActive.getMessage());
+        assertEquals(sent, trio.sink(follower).batches(), "a refused batch was applied");
+    }
+
+    @Test
+    @Order(20)
+    void aConnectionWithoutAMembersCertificateIsRefusedInTheTlsHandshake() throws Exception {
+        Member target = trio.membership.members().get(0);
+        // control: a certificate from the group's CA passes (so the refusals below are the certificate's doing)
+        handshake(target, trio.certificates.keyStore("probe"));
+        GroupCertificates outsider = new GroupCertificates("outsider");
+        // the member refuses with a TLS alert and closes: the JDK reports an SSLException or the reset
+        assertThrows(IOException.class, () -> handshake(target, outsider.keyStore("intruder")),
+                "a certificate from another CA was accepted");
+        assertThrows(IOException.class, () -> handshake(target, null), "a connection without a certificate was accepted");
+    }
+
+    /**
+     * A TLS 1.2 handshake with {@code member}'s replication listener, presenting {@code keys} (none if null): in
+     * TLS 1.2 the server checks the client's certificate within the handshake, so a refusal fails it here.
+     */
+    private void handshake(Member member, KeyStore keys) throws Exception {
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(keys, GroupCertificates.PASSWORD);
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trio.certificates.trustStore());
+        SSLContext context = SSLContext.getInstance("TLSv1.2");
+        context.init(keys == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(member.host(), member.port())) {
+            SSLParameters parameters = socket.getSSLParameters();
+            parameters.setProtocols(new String[] {"TLSv1.2"});
+            parameters.setApplicationProtocols(new String[] {"h2"});
+            socket.setSSLParameters(parameters);
+            socket.setSoTimeout((int) Trio.WAIT.toMillis());
+            socket.startHandshake();
+        }
+    }
+
+    @Test
+    @Order(25)
+    void aBatchOfTheLargestSizeIsReplicatedAndALargerOneRefusedAtOnce() throws Exception {
+        int active = trio.awaitActive();
+        ExecutionException tooLarge = assertThrows(ExecutionException.class, () -> trio.log(active)
+                .append(ByteBuffer.allocate(ReplicationConfiguration.MAX_BATCH_BYTES + 1)).get(0, TimeUnit.SECONDS));
+        assertInstanceOf(IllegalArgumentException.class, tooLarge.getCause());
+        assertTrue(tooLarge.getCause().getMessage().contains("the limit is " + ReplicationConfiguration.MAX_BATCH_BYTES
+                + " bytes"), tooLarge.getCause().getMessage());
+        // the largest reaches every member: were the limit above what Ratis sends a follower at once, it never would
+        appendAll(trio.log(active), "L".repeat(ReplicationConfiguration.MAX_BATCH_BYTES - 20), 1);
+        assertAllHold(0, 1, 2);
+    }
+
+    @Test
+    @Order(30)
+    void aFollowerThatWasDownCatchesUp() throws Exception {
+        int active = trio.awaitActive();
+        int follower = (active + 1) % 3;
+        String id = trio.log(follower).id();
+        trio.stop(follower);
+        appendAll(trio.log(active), "without-" + follower, 20); // a majority of two commits
+        ReplicationStatus status = trio.log(active).status();
+        assertEquals("LEADER", status.role());
+        assertEquals(trio.log(active).id(), status.active());
+        assertTrue(status.behind(id) >= 20, "the stopped member is not shown behind: " + status);
+
+        trio.start(follower);
+        assertAllHold(0, 1, 2);
+        Trio.await("the active member to see " + id + " in step", () -> trio.log(active).status().behind(id) == 0);
+        assertEquals("FOLLOWER", trio.log(follower).status().role());
+    }
+
+    @Test
+    @Order(35)
+    void aMemberWhoseSinkFailsStopsRatherThanGoOnWithAGapAndTheOthersGoOn() throws Exception {
+        int active = trio.awaitActive();
+        int follower = (active + 1) % 3;
+        List<String> before = List.copyOf(sent);
+        trio.sink(follower).failNext();
+        appendAll(trio.log(active), "past-failure", 5); // the other two commit
+        Trio.await("the failed member to stop", () -> trio.log(follower).status().role().equals("CLOSED"));
+        assertEquals(before, trio.sink(follower).batches(), "the failed member applied batches after the failure");
+
+        trio.stop(follower);
+        trio.start(follower); // restarted, it applies the log again from its latest snapshot
+        assertAllHold(0, 1, 2);
+    }
+
+    @Test
+    @Order(40)
+    void aFollowerWhoseDirectoryWasWipedCatchesUpFromASnapshot() throws Exception {
+        int active = trio.awaitActive();
+        int follower = (active + 1) % 3;
+        trio.stop(follower);
+        trio.wipe(follower);
+        appendAll(trio.log(active), "x".repeat(1000), 40); // past snapshots, into new log segments
+        trio.start(follower);
+        assertAllHold(0, 1, 2);
+        assertTrue(trio.log(follower).snapshotsLoaded() >= 1,
+                "the wiped member caught up without a snapshot: the log was not purged");
+    }
+
+    @Test
+    @Order(50)
+    void whenTheActiveMemberStopsAnotherIsElectedAndNothingIsLostOrDoubled() throws Exception {
+        int first = trio.awaitActive();
+        appendAll(trio.log(first), "before-failover", 10);
+        trio.stop(first);
+
+        int second = trio.awaitActive();
+        assertNotEquals(first, second);
+        Trio.await("the new active member's listener to hear it", () -> trio.activity(second).active);
+        appendAll(trio.log(second), "after-failover", 10);
+        assertAllHold(second, 3 - first - second);
+
+        trio.start(first); // back, as a follower, on its own log
+        assertAllHold(0, 1, 2);
+    }
+
+    @Test
+    @Order(60)
+    void anActiveMemberCutOffFromBothOthersCannotCommitAndStepsDown() throws Exception {
+        int active = trio.awaitActive();
+        appendAll(trio.log(active), "before-cut", 5);
+        trio.awaitApplied(active, sent.size());
+        trio.stop((active + 1) % 3);
+        trio.stop((active + 2) % 3);
+
+        CompletableFuture<Long> alone = trio.log(active).append(bytes("alone"));
+        ExecutionException failed = assertThrows(ExecutionException.class,
+                () -> alone.get(Trio.WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertInstanceOf(NotActiveException.class, failed.getCause(), String.valueOf(failed.getCause()));
+        assertFalse(trio.log(active).isActive(), "the member without a majority still says it is active");
+        Trio.await("the cut-off member's listener to hear it is no longer active", () -> !trio.activity(active).active);
+        assertTrue(trio.activity(active).inactives.get() >= 1);
+        assertEquals(sent, trio.sink(active).batches(), "a batch was applied without a majority");
+    }
+
+    /** Appends {@code n} batches without waiting between them, then waits for all; adds them to {@link #sent}. */
+    private void appendAll(ReplicatedLog log, String prefix, int n) throws Exception {
+        List<CompletableFuture<Long>> futures = new ArrayList<>();
+        int from = sent.size();
+        for (int i = 0; i < n; i++) {
+            String batch = prefix + "-" + (from + i);
+            sent.add(batch);
+            futures.add(log.append(bytes(batch)));
+        }
+        long previous = 0;
+        for (CompletableFuture<Long> f : futures) {
+            long index = f.get(Trio.WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(index > previous, "log index " + index + " after " + previous);
+            previous = index;
+        }
+    }
+
+    /** Each of {@code members} applies every batch sent, in order, once. */
+    private void assertAllHold(int... members) {
+        for (int i : members) {
+            trio.awaitApplied(i, sent.size());
+            assertEquals(sent, trio.sink(i).batches(), "member " + trio.log(i).id());
+        }
+    }
+
+    private static ByteBuffer bytes(String s) {
+        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+    }
+}
