@@ -213,7 +213,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         if (queueName == null || queueName.isEmpty()) {
             throw new InvalidDestinationException("A queue name must not be null or empty");
         }
-        return new WharfQueue(queueName);
+        return WharfQueue.parse(queueName);
     }
 
     @Override

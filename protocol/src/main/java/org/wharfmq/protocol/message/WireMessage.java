@@ -51,10 +51,15 @@ public final class WireMessage {
      * @throws IllegalArgumentException for a priority outside 0-9 or a property value of no property type
      */
     public void encode(ByteBuf out) {
+        encodeHeaders(out);
+        MessageWriter.writeBody(out, body);
+    }
+
+    /** Appends this message's header and property sections: all of {@link #encode} but the body section. */
+    public void encodeHeaders(ByteBuf out) {
         MessageWriter.writeHeaders(out, bodyType, persistent, priority, timestamp, expiration, deliveryTime, messageId,
                 correlationId, correlationIdBytes, destination, replyTo, type);
         MessageWriter.writeProperties(out, properties);
-        MessageWriter.writeBody(out, body);
     }
 
     /**
@@ -64,6 +69,22 @@ public final class WireMessage {
      * @throws MalformedFrameException when the bytes do not follow the layout
      */
     public static WireMessage decode(ByteBuf in) {
+        WireMessage m = decodeHeaders(in);
+        int bodyLength = MessageReader.readBodyLength(in);
+        if (bodyLength >= 0) {
+            m.body = new byte[bodyLength];
+            in.readBytes(m.body);
+        }
+        return m;
+    }
+
+    /**
+     * Decodes the header and property sections of the message occupying {@code in}'s readable bytes, leaving the
+     * reader index at its body section (the body length), which is neither read nor copied; {@link #body} stays null.
+     *
+     * @throws MalformedFrameException when the bytes do not follow the layout
+     */
+    public static WireMessage decodeHeaders(ByteBuf in) {
         int start = in.readerIndex();
         WireMessage m = new WireMessage();
         m.bodyType = MessageReader.readBodyType(in);
@@ -83,11 +104,6 @@ public final class WireMessage {
         m.replyTo = MessageReader.readReplyTo(in);
         m.type = MessageReader.readType(in);
         m.properties = MessageReader.readProperties(in, start);
-        int bodyLength = MessageReader.readBodyLength(in);
-        if (bodyLength >= 0) {
-            m.body = new byte[bodyLength];
-            in.readBytes(m.body);
-        }
         return m;
     }
 }

@@ -12,6 +12,8 @@ public final class Configuration {
 
     /** Queue manager name, shown to clients in HELLO_OK and in the ready line: {@value}. */
     public static final String DEFAULT_NAME = "WHARF";
+    /** No default transmission queue: a message for an unknown queue manager is refused (docs/distributed.md). */
+    public static final String DEFAULT_TRANSMISSION_QUEUE = null;
 
     /** Interface the TCP listener binds: {@value} (every interface). */
     public static final String DEFAULT_HOST = "0.0.0.0";

@@ -66,6 +66,16 @@ public final class AdminProtocol {
     public static final String SUBSCRIPTION = "WharfSubscription";
     /** Request property: a client ID. */
     public static final String CLIENT_ID = "WharfClientId";
+    /** A queue's usage: {@code transmission}, or {@code normal} to undo it. */
+    public static final String USAGE = "WharfUsage";
+    /** A queue alias's target queue. */
+    public static final String TARGET = "WharfTarget";
+    /** A remote definition's queue on the other queue manager (none: a queue-manager alias). */
+    public static final String REMOTE_QUEUE = "WharfRemoteQueue";
+    /** A remote definition's queue manager. */
+    public static final String REMOTE_QUEUE_MANAGER = "WharfRemoteQueueManager";
+    /** The transmission queue a remote definition names. */
+    public static final String TRANSMISSION_QUEUE = "WharfTransmissionQueue";
 
     /** Reply field and reason: no such queue, connection, subscription or command. */
     public static final String UNKNOWN = "UNKNOWN";

@@ -1,6 +1,7 @@
 package org.wharfmq.server.admin;
 
 import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.management.Management;
 
 import java.util.LinkedHashMap;
@@ -27,6 +28,11 @@ import static org.wharfmq.server.admin.AdminProtocol.QUEUE;
 import static org.wharfmq.server.admin.AdminProtocol.SELECTOR;
 import static org.wharfmq.server.admin.AdminProtocol.SUBSCRIPTION;
 import static org.wharfmq.server.admin.AdminProtocol.TO;
+import static org.wharfmq.server.admin.AdminProtocol.REMOTE_QUEUE;
+import static org.wharfmq.server.admin.AdminProtocol.REMOTE_QUEUE_MANAGER;
+import static org.wharfmq.server.admin.AdminProtocol.TARGET;
+import static org.wharfmq.server.admin.AdminProtocol.TRANSMISSION_QUEUE;
+import static org.wharfmq.server.admin.AdminProtocol.USAGE;
 
 /**
  * The admin commands over the broker's management view: queues, connections, subscriptions, prepared XA branches, the
@@ -59,6 +65,13 @@ final class ManagementCommands implements AdminCommands {
             String queue = queue(r);
             return Map.of("queue", queue, "discarded", management.deleteQueue(queue, r.flag(FORCE)));
         });
+        commands.put("display-names", r -> management.names());
+        commands.put("define-alias", r -> management.defineName(QueueReference.alias(queue(r),
+                r.required(TARGET, "the queue it stands for"))));
+        commands.put("define-remote", r -> management.defineName(QueueReference.remote(queue(r),
+                r.string(REMOTE_QUEUE), r.string(REMOTE_QUEUE_MANAGER), r.string(TRANSMISSION_QUEUE))));
+        commands.put("delete-alias", r -> management.deleteName(queue(r), QueueReference.ALIAS));
+        commands.put("delete-remote", r -> management.deleteName(queue(r), QueueReference.REMOTE));
         commands.put("clear-queue", r -> management.clearQueue(queue(r)));
         commands.put("browse-queue", r -> {
             boolean hex = r.flag(HEX);
@@ -102,7 +115,8 @@ final class ManagementCommands implements AdminCommands {
     private static QueueDefinition settings(AdminRequest r) {
         return new QueueDefinition(queue(r), r.number(MAX_DEPTH), r.number(MAX_BYTES), r.string(POLICY),
                 r.number(MAX_PAGE_BYTES), r.string(PAGE_FULL_POLICY), intArgument(r, BACKOUT_THRESHOLD), backoutQueue(r), intArgument(r, DEPTH_HIGH_EVENT),
-                intArgument(r, DEPTH_LOW_EVENT), r.arguments().containsKey(FULL_EVENT) ? r.flag(FULL_EVENT) : null);
+                intArgument(r, DEPTH_LOW_EVENT), r.arguments().containsKey(FULL_EVENT) ? r.flag(FULL_EVENT) : null,
+                r.string(USAGE));
     }
 
     /** The backout queue argument: null when absent, empty (back to the dead-letter queue) when blank. */

@@ -27,10 +27,17 @@ package org.wharfmq.server.config;
  *                         armed again once the depth is below its threshold)
  * @param fullEvent        whether a queue-full event is published when a put first finds the queue at its maxDepth
  *                         (IBM MQ's QDPMAXEV); null: false
+ * @param usage            {@value #TRANSMISSION}: a transmission queue, holding messages for another queue manager until a
+ *                         channel moves them (IBM MQ's USAGE(XMITQ); docs/distributed.md); null: an ordinary queue
  */
 public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String policy, Long maxPageBytes,
                               String pageFullPolicy, Integer backoutThreshold, String backoutQueue,
-                              Integer depthHighEvent, Integer depthLowEvent, Boolean fullEvent) {
+                              Integer depthHighEvent, Integer depthLowEvent, Boolean fullEvent, String usage) {
+
+    /** The usage of a transmission queue. */
+    public static final String TRANSMISSION = "transmission";
+    /** The usage of an ordinary queue, as an administrator writes it to undo {@value #TRANSMISSION}. */
+    public static final String NORMAL = "normal";
 
     /**
      * Reads an entry of {@code queues:}, whose keys are the components' names; its values are checked by the
@@ -41,9 +48,27 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
                 entry.longOrNull("maxBytes"), entry.text("policy", null), entry.longOrNull("maxPageBytes"),
                 entry.text("pageFullPolicy", null), entry.intOrNull("backoutThreshold"),
                 entry.text("backoutQueue", null), entry.intOrNull("depthHighEvent"), entry.intOrNull("depthLowEvent"),
-                entry.flagOrNull("fullEvent"));
+                entry.flagOrNull("fullEvent"), entry.text("usage", null));
         entry.refuseUnknown();
         return queue;
+    }
+
+    /** A queue with these settings and the usage of an ordinary queue. */
+    public QueueDefinition(String name, Long maxDepth, Long maxBytes, String policy, Long maxPageBytes,
+                           String pageFullPolicy, Integer backoutThreshold, String backoutQueue,
+                           Integer depthHighEvent, Integer depthLowEvent, Boolean fullEvent) {
+        this(name, maxDepth, maxBytes, policy, maxPageBytes, pageFullPolicy, backoutThreshold, backoutQueue,
+                depthHighEvent, depthLowEvent, fullEvent, null);
+    }
+
+    /** A transmission queue with every other setting at its default. */
+    public static QueueDefinition transmissionQueue(String name) {
+        return new QueueDefinition(name, null, null, null, null, null, null, null, null, null, null, TRANSMISSION);
+    }
+
+    /** Whether this is a transmission queue ({@link #usage} {@value #TRANSMISSION}). */
+    public boolean transmission() {
+        return TRANSMISSION.equals(usage);
     }
 
     /** A queue with a depth limit of its own (or null) and every other setting at its default. */
@@ -71,9 +96,9 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
     public String describeSettings() {
         StringBuilder text = new StringBuilder();
         Object[] values = {maxDepth, maxBytes, policy, maxPageBytes, pageFullPolicy, backoutThreshold, backoutQueue,
-                depthHighEvent, depthLowEvent, fullEvent};
+                depthHighEvent, depthLowEvent, fullEvent, usage};
         String[] keys = {"maxDepth", "maxBytes", "policy", "maxPageBytes", "pageFullPolicy", "backoutThreshold",
-                "backoutQueue", "depthHighEvent", "depthLowEvent", "fullEvent"};
+                "backoutQueue", "depthHighEvent", "depthLowEvent", "fullEvent", "usage"};
         for (int i = 0; i < keys.length; i++) {
             if (values[i] != null) {
                 text.append(text.length() == 0 ? "" : ", ").append(keys[i]).append(' ').append(values[i]);
@@ -86,7 +111,7 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
      * This definition with an administrator's changes ({@code wharf admin alter queue}): each non-null setting of
      * {@code changes} replaces this one's, where the value that means "the default" (maxDepth, maxBytes, maxPageBytes,
      * backoutThreshold, depthHighEvent or depthLowEvent 0; policy or pageFullPolicy {@code default}; backoutQueue
-     * empty; fullEvent false) makes it null again. The name is this one's.
+     * empty; fullEvent false; usage {@value #NORMAL}) makes it null again. The name is this one's.
      */
     public QueueDefinition alteredBy(QueueDefinition changes) {
         return new QueueDefinition(name,
@@ -99,7 +124,8 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
                 pick(changes.backoutQueue, backoutQueue, ""),
                 pick(changes.depthHighEvent, depthHighEvent, 0),
                 pick(changes.depthLowEvent, depthLowEvent, 0),
-                pick(changes.fullEvent, fullEvent, Boolean.FALSE));
+                pick(changes.fullEvent, fullEvent, Boolean.FALSE),
+                pick(changes.usage, usage, NORMAL));
     }
 
     private static <T> T pick(T change, T current, T meansDefault) {
@@ -142,6 +168,9 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
         }
         if (depthHighEvent != null && (depthHighEvent < 1 || depthHighEvent > 100)) {
             throw bad("depthHighEvent", depthHighEvent, "a percentage of maxDepth from 1 to 100");
+        }
+        if (usage != null && !usage.equals(TRANSMISSION)) {
+            throw bad("usage", usage, TRANSMISSION + " or left out (an ordinary queue)");
         }
         if (depthLowEvent != null && (depthHighEvent == null || depthLowEvent < 0 || depthLowEvent >= depthHighEvent)) {
             throw bad("depthLowEvent", depthLowEvent, depthHighEvent == null

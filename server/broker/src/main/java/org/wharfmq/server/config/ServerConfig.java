@@ -96,8 +96,13 @@ public final class ServerConfig {
         for (Settings topic : file.sections("topics")) {
             b.topics.add(TopicDefinition.read(topic));
         }
+        b.defaultTransmissionQueue = file.text("defaultTransmissionQueue", b.defaultTransmissionQueue);
         for (Settings queue : file.sections("queues")) {
-            b.queues.add(QueueDefinition.read(queue));
+            if (QueueReference.isReference(queue)) {
+                b.references.add(QueueReference.read(queue));
+            } else {
+                b.queues.add(QueueDefinition.read(queue));
+            }
         }
         Settings tls = file.section("tls");
         b.tls = tls == null ? null : TlsConfig.read(tls);
@@ -200,6 +205,19 @@ public final class ServerConfig {
     /** The predefined queues, in definition order. */
     public List<QueueDefinition> queues() {
         return values.queues;
+    }
+
+    /** The queue aliases, remote queue definitions and queue-manager aliases of {@code queues:}, in definition order. */
+    public List<QueueReference> references() {
+        return values.references;
+    }
+
+    /**
+     * The transmission queue of messages for a queue manager that no remote definition, queue-manager alias or
+     * transmission queue of its name leads to (IBM MQ's DEFXMITQ); null for none (such messages are refused).
+     */
+    public String defaultTransmissionQueue() {
+        return values.defaultTransmissionQueue;
     }
 
     /** The TLS listener's settings, when the server has one ({@code tls:} in the YAML). */
@@ -328,6 +346,8 @@ public final class ServerConfig {
         private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
         private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
         private List<QueueDefinition> queues = new ArrayList<>();
+        private List<QueueReference> references = new ArrayList<>();
+        private String defaultTransmissionQueue = Configuration.DEFAULT_TRANSMISSION_QUEUE;
         private TlsConfig tls;
         private int handshakeTimeoutMillis = Configuration.DEFAULT_HANDSHAKE_TIMEOUT_MILLIS;
         private int maxConnections = Configuration.DEFAULT_MAX_CONNECTIONS;
@@ -354,6 +374,7 @@ public final class ServerConfig {
                 throw new AssertionError("Builder is Cloneable", e);
             }
             copy.queues = frozen ? List.copyOf(queues) : new ArrayList<>(queues);
+            copy.references = frozen ? List.copyOf(references) : new ArrayList<>(references);
             copy.topics = frozen ? List.copyOf(topics) : new ArrayList<>(topics);
             return copy;
         }
@@ -584,6 +605,19 @@ public final class ServerConfig {
             return define(definition);
         }
 
+        /** Defines a queue alias, remote queue or queue-manager alias (replacing an earlier one of the same name). */
+        public Builder reference(QueueReference reference) {
+            references.removeIf(r -> r != null && reference.name().equals(r.name()));
+            references.add(reference);
+            return this;
+        }
+
+        /** Sets the default transmission queue (IBM MQ's DEFXMITQ); null for none. */
+        public Builder defaultTransmissionQueue(String queue) {
+            this.defaultTransmissionQueue = queue;
+            return this;
+        }
+
         /**
          * Sets the predefined queues, replacing those defined before; unlike {@link #queue(String)}, a name given twice
          * is kept twice, for {@link #build()} to refuse (as a configuration file's repeated entry is).
@@ -601,6 +635,10 @@ public final class ServerConfig {
          */
         public ServerConfig build() {
             requireText(name, "name");
+            if (name.indexOf('/') >= 0) {
+                throw new ConfigurationException("Setting name must not hold a '/' (it separates a queue manager's name"
+                        + " from a queue's: queue://QM2/ORDERS), was " + name + ".");
+            }
             requireText(host, "host");
             requireText(inVmName, "inVmName");
             requireText(dataDirectory, "dataDirectory");
@@ -646,7 +684,24 @@ public final class ServerConfig {
                 if (!names.add(q.name())) {
                     throw new ConfigurationException("Queue '" + q.name() + "' is defined twice under 'queues'.");
                 }
+                requireUnqualified(q.name());
                 q.check();
+            }
+            for (QueueReference r : references) {
+                if (r.name() == null || r.name().isBlank()) {
+                    throw new ConfigurationException("A queue of type " + r.type() + " under 'queues' has no name.");
+                }
+                if (!names.add(r.name())) {
+                    throw new ConfigurationException("Queue '" + r.name() + "' is defined twice under 'queues'.");
+                }
+                requireUnqualified(r.name());
+                r.check();
+            }
+            if (defaultTransmissionQueue != null && queues.stream().noneMatch(
+                    q -> q.name().equals(defaultTransmissionQueue) && q.transmission())) {
+                throw new ConfigurationException("Setting defaultTransmissionQueue names '" + defaultTransmissionQueue
+                        + "', which is not a queue with usage transmission under 'queues': define it there"
+                        + " (usage: transmission).");
             }
             requirePositive(handshakeTimeoutMillis, "handshakeTimeoutMillis");
             requirePositive(maxConnections, "maxConnections");
@@ -658,6 +713,14 @@ public final class ServerConfig {
                         + "listener need ports of their own (or set tls.plain: false to have only the TLS one).");
             }
             return new ServerConfig(this);
+        }
+
+        /** A name under queues: holds no '/', which separates a queue manager's name from a queue's. */
+        private static void requireUnqualified(String queue) {
+            if (queue.indexOf('/') >= 0) {
+                throw new ConfigurationException("Queue '" + queue + "' under 'queues': a '/' separates a queue"
+                        + " manager's name from a queue's (QM2/ORDERS), so a queue name cannot hold one.");
+            }
         }
 
         /** The memory settings: budgets 0 or more, policies named right ({@code drop} only for topics). */

@@ -134,6 +134,27 @@ public final class BrokerManagement implements Management {
     }
 
     @Override
+    public List<QueueNameStatus> names() {
+        return queues.resolver().references().stream()
+                .map(r -> QueueNameStatus.of(r, queues.isConfiguredReference(r.name()))).toList();
+    }
+
+    @Override
+    public QueueNameStatus defineName(org.wharfmq.server.config.QueueReference reference) {
+        return QueueNameStatus.of(queues.defineReference(reference), false);
+    }
+
+    @Override
+    public QueueNameStatus deleteName(String name, String type) {
+        org.wharfmq.server.config.QueueReference existing = name == null ? null : queues.resolver().reference(name);
+        if (existing != null && !existing.type().equals(type)) {
+            throw WharfException.illegalState("'" + name + "' is a " + existing.describe() + ", not of type " + type
+                    + ": delete it with 'delete " + existing.type() + " " + name + "'.");
+        }
+        return QueueNameStatus.of(queues.deleteReference(name), false);
+    }
+
+    @Override
     public Clearance clearQueue(String name) {
         return messages.clear(existing(name));
     }

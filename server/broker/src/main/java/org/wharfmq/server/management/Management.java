@@ -60,6 +60,22 @@ public interface Management {
      */
     int deleteQueue(String name, boolean force);
 
+    /**
+     * The queue aliases, remote queues and queue-manager aliases (docs/distributed.md), by name, and the queue
+     * manager's default transmission queue is in {@link #server()}.
+     */
+    List<QueueNameStatus> names();
+
+    /** Defines a queue alias, remote queue or queue-manager alias at run time (it survives restarts). */
+    QueueNameStatus defineName(org.wharfmq.server.config.QueueReference reference);
+
+    /**
+     * Deletes a queue alias, remote queue or queue-manager alias defined at run time.
+     *
+     * @param type {@code alias} or {@code remote}: what the caller means to delete, refused when it is the other
+     */
+    QueueNameStatus deleteName(String name, String type);
+
     /** Removes every waiting message of a queue (delivered, transactional and delayed ones stay). */
     Clearance clearQueue(String name);
 

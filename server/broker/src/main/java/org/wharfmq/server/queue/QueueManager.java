@@ -10,6 +10,7 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.MessageStore;
 import org.wharfmq.server.store.Persistence;
@@ -107,6 +108,12 @@ public final class QueueManager implements AutoCloseable {
     /** Definitions made at run time, by name, in the order made; the monitor serialises every administrator's change. */
     private final Map<String, QueueDefinition> runtimeDefinitions = new LinkedHashMap<>();
     private final QueueDefinitionFile definitionFile;
+    /** Aliases and remote definitions, and where each name leads; changed under {@link #runtimeDefinitions}'s monitor. */
+    private final QueueNameResolver resolver;
+    /** The configuration's aliases and remote definitions, by name (not deleted at run time). */
+    private final Set<String> configuredReferences = new java.util.HashSet<>();
+    /** Those defined at run time, by name, in the order made; kept in the definitions file. */
+    private final Map<String, QueueReference> runtimeReferences = new LinkedHashMap<>();
     /** Where the queues' events go: set once the topic manager exists ({@link #publishEventsTo}). */
     private volatile QueueEvents eventSink = QueueEvents.NONE;
     /** What every queue is configured with: hands each event to the sink in force. */
@@ -143,12 +150,22 @@ public final class QueueManager implements AutoCloseable {
         this.defaultPolicy = config.memoryPolicy();
         this.defaultPageFullPolicy = config.pageFullPolicy();
         this.pager = new Pager(config.dataDirectory().resolve("paging"), MemoryBudget.ofDisk(config));
+        this.resolver = new QueueNameResolver(this, config.name(), config.defaultTransmissionQueue());
+        for (QueueReference r : config.references()) {
+            resolver.put(r);
+            configuredReferences.add(r.name());
+        }
         for (QueueDefinition q : config.queues()) {
             queues.put(q.name(), definedQueue(q));
             configured.put(q.name(), q);
             queueCount.incrementAndGet();
         }
-        for (QueueDefinition d : definitionFile.read()) {
+        QueueDefinitionFile.Contents kept = definitionFile.read();
+        for (QueueReference r : kept.references()) {
+            runtimeReferences.put(r.name(), r);
+            resolver.put(r);
+        }
+        for (QueueDefinition d : kept.queues()) {
             runtimeDefinitions.put(d.name(), d);
             LocalQueue queue = queues.get(d.name());
             if (queue == null) {
@@ -295,7 +312,9 @@ public final class QueueManager implements AutoCloseable {
      */
     public LocalQueue attach(WireDestination destination, QueueCreator creator) {
         while (true) {
-            LocalQueue queue = queue(destination, creator);
+            LocalQueue named = destination == null ? null : named(destination);
+            LocalQueue queue = named != null ? named : destination != null && destination.kind().isQueue()
+                    ? resolver.consumable(destination, creator) : queue(destination, creator);
             if (queue.attach()) {
                 return queue;
             }
@@ -514,9 +533,9 @@ public final class QueueManager implements AutoCloseable {
         }
         switch (destination.kind()) {
             case QUEUE:
-                return queue(destination.name(), creator);
             case TEMPORARY_QUEUE:
-                return temporaryQueue(destination.name());
+                LocalQueue named = named(destination);
+                return named != null ? named : resolver.resolve(destination, creator).queue();
             case TOPIC:
                 throw WharfException.illegalState("Topic '" + destination.name() + "' is not a queue.");
             default:
@@ -606,6 +625,26 @@ public final class QueueManager implements AutoCloseable {
         return persistence;
     }
 
+    /**
+     * The queue a queue destination names exactly (a queue, or a live temporary queue): one map look-up, no object
+     * made, for every send; null when the name is not one, and so needs {@link #resolver() resolving} (an alias, a
+     * remote definition, a qualified name, a queue to create by use, a deleted temporary queue).
+     */
+    public LocalQueue named(WireDestination destination) {
+        return destination.kind() == WireDestination.Kind.TEMPORARY_QUEUE ? temporaryQueues.get(destination.name())
+                : queues.get(destination.name());
+    }
+
+    /** Where names lead: aliases, remote definitions, other queue managers (docs/distributed.md). */
+    public QueueNameResolver resolver() {
+        return resolver;
+    }
+
+    /** Whether {@code name} is a local queue whose usage is transmission (a channel's to take from). */
+    public boolean isTransmissionQueue(String name) {
+        return queues.containsKey(name) && definitionOf(name).transmission();
+    }
+
     // ---- administration (the management view) ----
 
     /**
@@ -675,8 +714,14 @@ public final class QueueManager implements AutoCloseable {
     public LocalQueue defineQueue(QueueDefinition definition) {
         String name = definition.name();
         checkAdministrable(name, "define");
+        checkUnqualified(name);
         checkSettings(definition);
         synchronized (runtimeDefinitions) {
+            QueueReference reference = resolver.reference(name);
+            if (reference != null) {
+                throw WharfException.illegalState("'" + name + "' is defined already (" + reference.describe()
+                        + "): a queue needs a name no alias or remote definition has.");
+            }
             LocalQueue existing = find(name);
             if (existing != null) {
                 throw WharfException.illegalState("Queue '" + name + "' exists already (" + origin(existing)
@@ -811,6 +856,68 @@ public final class QueueManager implements AutoCloseable {
         }
     }
 
+    /**
+     * Defines a queue alias, remote queue or queue-manager alias at run time; kept in the definitions file.
+     *
+     * @throws WharfException ILLEGAL_STATE when the name is a queue's or another definition's, or a SYSTEM name
+     * @throws IllegalArgumentException for a definition that is not whole (the message names what is missing)
+     */
+    public QueueReference defineReference(QueueReference reference) {
+        String name = reference.name();
+        checkAdministrable(name, "define");
+        checkUnqualified(name);
+        try {
+            reference.check();
+        } catch (ConfigurationException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        synchronized (runtimeDefinitions) {
+            LocalQueue queue = find(name);
+            if (queue != null) {
+                throw WharfException.illegalState("Queue '" + name + "' exists already (" + origin(queue).description()
+                        + "): an alias or remote definition needs a name no queue has.");
+            }
+            QueueReference existing = resolver.reference(name);
+            if (existing != null) {
+                throw WharfException.illegalState("'" + name + "' is defined already (" + existing.describe()
+                        + "): delete it first ('delete " + (existing.isAlias() ? "alias" : "remote") + " " + name
+                        + "').");
+            }
+            runtimeReferences.put(name, reference);
+            resolver.put(reference);
+            saveDefinitions();
+            return reference;
+        }
+    }
+
+    /**
+     * Deletes a queue alias, remote queue or queue-manager alias defined at run time. Messages already on a
+     * transmission queue through it stay there.
+     *
+     * @throws WharfException UNKNOWN_DESTINATION when there is none; ILLEGAL_STATE for one of the configuration file
+     */
+    public QueueReference deleteReference(String name) {
+        synchronized (runtimeDefinitions) {
+            if (configuredReferences.contains(name)) {
+                throw WharfException.illegalState("'" + name + "' is defined in the configuration file (queues:): "
+                        + "remove it there and restart the queue manager.");
+            }
+            QueueReference removed = runtimeReferences.remove(name);
+            if (removed == null) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "There is no alias or remote definition named '"
+                        + name + "' ('display names' lists them).");
+            }
+            resolver.remove(name);
+            saveDefinitions();
+            return removed;
+        }
+    }
+
+    /** Whether the alias or remote definition {@code name} comes from the configuration file. */
+    public boolean isConfiguredReference(String name) {
+        return configuredReferences.contains(name);
+    }
+
     /** "holds 12 messages and has 2 consumers", for a refusal. */
     private static String inUse(Retirement r) {
         List<String> uses = new ArrayList<>(3);
@@ -841,13 +948,22 @@ public final class QueueManager implements AutoCloseable {
         }
     }
 
+    /** A name being defined holds no '/': that separates a queue manager's name from a queue's (QM2/ORDERS). */
+    private static void checkUnqualified(String name) {
+        if (name.indexOf('/') >= 0) {
+            throw new IllegalArgumentException("Queue '" + name + "': a '/' separates a queue manager's name from a"
+                    + " queue's (QM2/ORDERS names queue ORDERS on queue manager QM2), so a queue, alias or remote"
+                    + " definition cannot hold one. Choose a name without it.");
+        }
+    }
+
     private static WharfException unknownQueue(String name) {
         return new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist.");
     }
 
     /** Rewrites the definitions file; under the monitor of {@link #runtimeDefinitions}. */
     private void saveDefinitions() {
-        definitionFile.write(runtimeDefinitions.values());
+        definitionFile.write(runtimeDefinitions.values(), runtimeReferences.values());
     }
 
     /** Releases all waiting messages. Call after every connection is closed. */

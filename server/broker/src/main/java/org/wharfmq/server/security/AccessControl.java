@@ -168,6 +168,7 @@ public final class AccessControl {
             case ADMIN -> "administer";
             case MONITOR -> "monitor";
             case CONNECT -> "connect to";
+            case CHANNEL -> "run a channel of";
         };
     }
 

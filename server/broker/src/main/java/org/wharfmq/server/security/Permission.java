@@ -31,7 +31,12 @@ public enum Permission {
      * See the queue manager's state without changing it or reading messages: the metrics ({@code /metrics} on the
      * HTTP listener) and the web console's views. {@link #ADMIN} includes it.
      */
-    MONITOR(Scope.SERVER);
+    MONITOR(Scope.SERVER),
+    /**
+     * Act as a channel to another queue manager: receive from and browse its transmission queues (a queue with usage
+     * transmission, docs/distributed.md), whatever the queue rules say. {@link #ADMIN} does not include it.
+     */
+    CHANNEL(Scope.SERVER);
 
     /** What a permission's rules match. */
     public enum Scope {

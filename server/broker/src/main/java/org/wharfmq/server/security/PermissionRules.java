@@ -179,6 +179,11 @@ public final class PermissionRules implements AccessPolicy {
             return add(null, Permission.ADMIN, grantees);
         }
 
+        /** Grants the channel permission (a transmission queue's messages) to {@code grantees}. */
+        public Builder channel(String... grantees) {
+            return add(null, Permission.CHANNEL, grantees);
+        }
+
         /** Grants the connect permission to {@code grantees}. */
         public Builder connect(String... grantees) {
             return add(null, Permission.CONNECT, grantees);

@@ -11,6 +11,7 @@ import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.PropertySection;
+import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.LockOrder;
@@ -19,6 +20,7 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.CompactionArena;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.queue.QueueNameResolver;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.security.Identity;
@@ -196,6 +198,12 @@ public final class BrokerSession {
                 access.check(browse ? Permission.BROWSE : Permission.RECEIVE, f.destination().name());
             }
             LocalQueue queue = queueManager.attach(f.destination(), access.createCheck()); // detached when it closes
+            try {
+                checkTransmissionQueue(queue.name()); // the queue read, whatever alias named it
+            } catch (WharfException e) {
+                queue.detach();
+                throw e;
+            }
             if (browse) {
                 ServerBrowser browser = new ServerBrowser(f.consumerId(), id, queue, selector, channel);
                 browsers.put(f.consumerId(), browser);
@@ -323,6 +331,20 @@ public final class BrokerSession {
         writer.flush();
     }
 
+    /** A transmission queue's messages are for channels: reading one needs the channel permission. */
+    private void checkTransmissionQueue(String queue) {
+        if (!queueManager.isTransmissionQueue(queue)) {
+            return;
+        }
+        try {
+            access.check(Permission.CHANNEL, null);
+        } catch (WharfException e) {
+            throw new WharfException(ErrorCode.NOT_AUTHORISED, "Queue '" + queue + "' is a transmission queue: its"
+                    + " messages are for another queue manager and only a channel takes them (the 'channel'"
+                    + " permission; docs/distributed.md). " + e.getMessage());
+        }
+    }
+
     // ---- sending ----
 
     /**
@@ -419,12 +441,51 @@ public final class BrokerSession {
 
     private QueuedMessage accept(ByteBuf content, MessageHeaders headers) {
         while (true) {
-            LocalQueue queue = queueManager.queue(headers.destination(), access.createCheck());
+            WireDestination destination = headers.destination();
+            LocalQueue queue = destination == null ? null : queueManager.named(destination);
+            if (queue == null) { // not a queue's own name: an alias, a remote queue, one to create by use, none
+                if (destination == null) {
+                    queueManager.queue((WireDestination) null, access.createCheck()); // refuses it, naming why
+                }
+                QueueNameResolver.Resolution resolution = queueManager.resolver().resolve(destination,
+                        access.createCheck());
+                if (resolution.remote()) {
+                    return toTransmissionQueue(content, resolution);
+                }
+                queue = resolution.queue();
+            }
             QueuedMessage message = new QueuedMessage(queue, content, headers);
             if (queue.reserve(message)) {
                 return message;
             }
             // deleted as unused since the lookup (QueueManager): the next lookup finds or creates its successor
+        }
+    }
+
+    /**
+     * A message for another queue manager: a copy of its headers with the transmission header, over its body (not
+     * copied), on the transmission queue; {@code content} is released once the copy has its place there. A name
+     * qualified by the queue manager ({@code QM2/ORDERS}) needs the send permission on the transmission queue too,
+     * as IBM MQ checks it.
+     */
+    private QueuedMessage toTransmissionQueue(ByteBuf content, QueueNameResolver.Resolution resolution) {
+        LocalQueue queue = resolution.queue();
+        if (resolution.qualified()) {
+            access.check(Permission.SEND, queue.name());
+        }
+        ByteBuf wrapped = TransmissionHeader.wrap(channel.alloc(), content, resolution.queueManager(),
+                resolution.remoteQueue(), queueManager.resolver().queueManagerName());
+        try {
+            QueuedMessage message = new QueuedMessage(queue, wrapped, MessageHeaders.read(wrapped));
+            if (!queue.reserve(message)) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Transmission queue '" + queue.name()
+                        + "' was deleted while the message was put to it: define it again.");
+            }
+            content.release();
+            return message;
+        } catch (RuntimeException e) {
+            wrapped.release();
+            throw e;
         }
     }
 

@@ -2,6 +2,7 @@ package org.wharfmq.server.store;
 
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueReference;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,7 +36,9 @@ import java.util.function.Function;
  * separated by tabs. The name and the values are URL-encoded (so they may hold any character, a tab or a line break
  * included). The settings are those of {@link QueueDefinition}, named as in config/wharf.yaml ({@code maxDepth},
  * {@code maxBytes}, {@code policy}, {@code backoutThreshold}, {@code backoutQueue}, {@code depthHighEvent},
- * {@code depthLowEvent}, {@code fullEvent}); one left out has its default.
+ * {@code depthLowEvent}, {@code fullEvent}, {@code usage}); one left out has its default. A queue alias, remote
+ * queue or queue-manager alias ({@link QueueReference}) is a line with {@code type=alias} or {@code type=remote} and
+ * its {@code target}, {@code remoteQueue}, {@code remoteQueueManager} and {@code transmissionQueue}.
  *
  * <h2>Atomic writes</h2>
  * A new version is written to {@value #FILE_NAME}{@code .tmp}, forced to the disk, renamed over the old one
@@ -57,11 +60,27 @@ public final class QueueDefinitionFile {
     private static final String DEPTH_HIGH_EVENT = "depthHighEvent";
     private static final String DEPTH_LOW_EVENT = "depthLowEvent";
     private static final String FULL_EVENT = "fullEvent";
-    /** Every setting of a {@link QueueDefinition}, as config/wharf.yaml names it. */
+    private static final String USAGE = "usage";
+    private static final String TYPE = "type";
+    private static final String TARGET = "target";
+    private static final String REMOTE_QUEUE = "remoteQueue";
+    private static final String REMOTE_QUEUE_MANAGER = "remoteQueueManager";
+    private static final String TRANSMISSION_QUEUE = "transmissionQueue";
+    /** Every setting of a {@link QueueDefinition} and a {@link QueueReference}, as config/wharf.yaml names it. */
     private static final List<String> KEYS = List.of(MAX_DEPTH, MAX_BYTES, POLICY, MAX_PAGE_BYTES,
-            PAGE_FULL_POLICY, BACKOUT_THRESHOLD, BACKOUT_QUEUE, DEPTH_HIGH_EVENT, DEPTH_LOW_EVENT, FULL_EVENT);
+            PAGE_FULL_POLICY, BACKOUT_THRESHOLD, BACKOUT_QUEUE, DEPTH_HIGH_EVENT, DEPTH_LOW_EVENT, FULL_EVENT, USAGE,
+            TYPE, TARGET, REMOTE_QUEUE, REMOTE_QUEUE_MANAGER, TRANSMISSION_QUEUE);
+
+    /**
+     * What the file keeps.
+     *
+     * @param queues     the queues defined or altered at run time
+     * @param references the queue aliases, remote queues and queue-manager aliases defined at run time
+     */
+    public record Contents(List<QueueDefinition> queues, List<QueueReference> references) {
+    }
     private static final String HEADER = """
-            # Queues defined or altered at run time (wharf admin define queue, alter queue), written by the queue
+            # Queues defined or altered at run time (wharf admin define queue|alias|remote, alter queue), written by the queue
             # manager after every change and read at its start. A definition here wins over the configuration's
             # queue of the same name (docs/operations.md). Do not edit while the queue manager runs.
             # One queue per line: its name (URL-encoded), then its settings as key=value, separated by tabs.
@@ -95,10 +114,11 @@ public final class QueueDefinitionFile {
      * @throws ConfigurationException when a line cannot be read (it names the file, the line and what is wrong)
      * @throws UncheckedIOException   when the file cannot be read
      */
-    public List<QueueDefinition> read() {
+    public Contents read() {
         List<QueueDefinition> definitions = new ArrayList<>();
+        List<QueueReference> references = new ArrayList<>();
         if (file == null || !Files.exists(file)) {
-            return definitions;
+            return new Contents(definitions, references);
         }
         List<String> lines;
         try {
@@ -111,12 +131,18 @@ public final class QueueDefinitionFile {
             if (line.isBlank() || line.startsWith("#")) {
                 continue;
             }
-            definitions.add(parse(line, i + 1));
+            Object parsed = parse(line, i + 1);
+            if (parsed instanceof QueueReference r) {
+                references.add(r);
+            } else {
+                definitions.add((QueueDefinition) parsed);
+            }
         }
-        return definitions;
+        return new Contents(definitions, references);
     }
 
-    private QueueDefinition parse(String line, int number) {
+    /** A line: a {@link QueueDefinition}, or a {@link QueueReference} when it has a type. */
+    private Object parse(String line, int number) {
         String[] fields = line.split("\t");
         String name;
         try {
@@ -133,6 +159,16 @@ public final class QueueDefinitionFile {
             }
             settings.put(key, URLDecoder.decode(fields[f].substring(eq + 1), StandardCharsets.UTF_8));
         }
+        if (settings.containsKey(TYPE)) {
+            QueueReference reference = new QueueReference(name, settings.get(TYPE), settings.get(TARGET),
+                    settings.get(REMOTE_QUEUE), settings.get(REMOTE_QUEUE_MANAGER), settings.get(TRANSMISSION_QUEUE));
+            try {
+                reference.check();
+            } catch (ConfigurationException e) {
+                throw bad(number, e.getMessage());
+            }
+            return reference;
+        }
         QueueDefinition definition;
         try {
             definition = new QueueDefinition(name, number(settings, MAX_DEPTH, Long::valueOf),
@@ -141,7 +177,8 @@ public final class QueueDefinitionFile {
                     number(settings, BACKOUT_THRESHOLD, Integer::valueOf), settings.get(BACKOUT_QUEUE),
                     number(settings, DEPTH_HIGH_EVENT, Integer::valueOf),
                     number(settings, DEPTH_LOW_EVENT, Integer::valueOf),
-                    settings.containsKey(FULL_EVENT) ? Boolean.valueOf(settings.get(FULL_EVENT)) : null);
+                    settings.containsKey(FULL_EVENT) ? Boolean.valueOf(settings.get(FULL_EVENT)) : null,
+                    settings.get(USAGE));
             definition.check();
         } catch (ConfigurationException e) {
             throw bad(number, e.getMessage());
@@ -179,7 +216,7 @@ public final class QueueDefinitionFile {
      *
      * @throws UncheckedIOException when it cannot be written (the old file is then left as it was)
      */
-    public void write(Collection<QueueDefinition> definitions) {
+    public void write(Collection<QueueDefinition> definitions, Collection<QueueReference> references) {
         if (file == null) {
             return;
         }
@@ -196,6 +233,16 @@ public final class QueueDefinitionFile {
             append(text, DEPTH_HIGH_EVENT, d.depthHighEvent());
             append(text, DEPTH_LOW_EVENT, d.depthLowEvent());
             append(text, FULL_EVENT, d.fullEvent());
+            append(text, USAGE, d.usage());
+            text.append('\n');
+        }
+        for (QueueReference r : references) {
+            text.append(URLEncoder.encode(r.name(), StandardCharsets.UTF_8));
+            append(text, TYPE, r.type());
+            append(text, TARGET, r.target());
+            append(text, REMOTE_QUEUE, r.remoteQueue());
+            append(text, REMOTE_QUEUE_MANAGER, r.remoteQueueManager());
+            append(text, TRANSMISSION_QUEUE, r.transmissionQueue());
             text.append('\n');
         }
         Path temporary = file.resolveSibling(FILE_NAME + ".tmp");

@@ -131,6 +131,29 @@ final class AdminOutput {
         table.print(out);
     }
 
+    /** The queue aliases, remote queues and queue-manager aliases. */
+    static void names(JsonNode names, PrintWriter out) {
+        if (names.isEmpty()) {
+            out.println("No queue aliases or remote definitions.");
+            return;
+        }
+        Table table = new Table("NAME", "TYPE", "TARGET", "REMOTE QUEUE", "REMOTE QMGR", "XMITQ", "ORIGIN");
+        for (JsonNode n : names) {
+            boolean qmgrAlias = n.get("type").asText().equals("remote") && n.path("remoteQueue").isNull();
+            table.row(n.get("name").asText(), qmgrAlias ? "qmgr alias" : n.get("type").asText(), text(n.get("target")),
+                    text(n.get("remoteQueue")), text(n.get("remoteQueueManager")),
+                    text(n.get("transmissionQueue")), n.get("origin").asText().equals("CONFIGURATION")
+                            ? "configuration" : "defined");
+        }
+        table.print(out);
+    }
+
+    /** "Defined remote ORDERS.REMOTE: remote queue ORDERS on QM2." */
+    static void nameChanged(String verb, JsonNode n, PrintWriter out) {
+        out.println(verb + " " + n.get("type").asText() + " " + n.get("name").asText() + ": "
+                + n.get("description").asText() + ".");
+    }
+
     /** The prepared XA branches, oldest first: the age says which transaction manager to look at. */
     static void prepared(JsonNode branches, PrintWriter out) {
         if (branches.isEmpty()) {

@@ -127,12 +127,38 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
     }
 
-    @Command(name = "define", description = "Defines a queue (it survives restarts).")
+    @Command(name = "define", description = "Defines a queue, a queue alias or a remote queue (it survives restarts).")
     final class Define extends Verb {
         @Command(name = "queue", mixinStandardHelpOptions = true, description = "Defines a queue; it exists until deleted, across restarts.")
         int queue(@Parameters(paramLabel = "NAME") String name, @Mixin QueueSettings settings) {
             return send("define-queue", settings.arguments(name, false),
                     result -> done(() -> AdminOutput.defined("Defined", result, out)));
+        }
+
+        @Command(name = "alias", mixinStandardHelpOptions = true, description = "Defines a queue alias: a name for "
+                + "another queue (IBM MQ's QALIAS).")
+        int alias(@Parameters(paramLabel = "NAME") String name,
+                  @Option(names = "--target", required = true, paramLabel = "QUEUE",
+                          description = "The queue it stands for (a local queue or a remote definition).") String target) {
+            return send("define-alias", arguments(AdminProtocol.QUEUE, name, AdminProtocol.TARGET, target),
+                    result -> done(() -> AdminOutput.nameChanged("Defined", result, out)));
+        }
+
+        @Command(name = "remote", mixinStandardHelpOptions = true, description = "Defines a remote queue (a local name "
+                + "for a queue on another queue manager), or without --remote-queue a queue-manager alias (IBM MQ's "
+                + "QREMOTE).")
+        int remote(@Parameters(paramLabel = "NAME") String name,
+                   @Option(names = "--remote-queue", paramLabel = "QUEUE",
+                           description = "The queue on the other queue manager (left out: a queue-manager alias).")
+                   String remoteQueue,
+                   @Option(names = "--remote-qmgr", paramLabel = "QMGR", description = "The other queue manager.")
+                   String remoteQueueManager,
+                   @Option(names = "--xmitq", paramLabel = "QUEUE", description = "The transmission queue (left out:"
+                           + " the one named as the queue manager, else the default transmission queue).")
+                   String transmissionQueue) {
+            return send("define-remote", arguments(AdminProtocol.QUEUE, name, AdminProtocol.REMOTE_QUEUE, remoteQueue,
+                    AdminProtocol.REMOTE_QUEUE_MANAGER, remoteQueueManager, AdminProtocol.TRANSMISSION_QUEUE,
+                    transmissionQueue), result -> done(() -> AdminOutput.nameChanged("Defined", result, out)));
         }
     }
 
@@ -178,6 +204,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
         @Option(names = "--full-event", paramLabel = "on|off", description = "Publish a queue-full event when a put finds the queue full (default: off).")
         String fullEvent;
 
+        @Option(names = "--usage", paramLabel = "transmission|normal", description = "transmission: a transmission queue, for a channel to another queue manager (default: normal).")
+        String usage;
+
         /**
          * The request's arguments. For alter, {@code default} becomes the value that puts a setting back to its
          * default (0, an empty backout queue, off).
@@ -193,7 +222,8 @@ final class AdminStatements implements Runnable, AutoCloseable {
                     AdminProtocol.BACKOUT_QUEUE, orDefault(backoutQueue, alter, ""),
                     AdminProtocol.DEPTH_HIGH_EVENT, orDefault(depthHighEvent, alter, 0L),
                     AdminProtocol.DEPTH_LOW_EVENT, orDefault(depthLowEvent, alter, 0L),
-                    AdminProtocol.FULL_EVENT, orDefault(fullEvent, alter, "off"));
+                    AdminProtocol.FULL_EVENT, orDefault(fullEvent, alter, "off"),
+                    AdminProtocol.USAGE, orDefault(usage, alter, "normal"));
         }
 
         private static Object orDefault(String value, boolean alter, Object meansDefault) {
@@ -201,8 +231,21 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
     }
 
-    @Command(name = "delete", description = "Deletes a queue or a durable subscription.")
+    @Command(name = "delete", description = "Deletes a queue, a queue alias, a remote queue or a durable subscription.")
     final class Delete extends Verb {
+        @Command(name = "alias", mixinStandardHelpOptions = true, description = "Deletes a queue alias defined at run time.")
+        int alias(@Parameters(paramLabel = "NAME") String name) {
+            return send("delete-alias", arguments(AdminProtocol.QUEUE, name),
+                    result -> done(() -> AdminOutput.nameChanged("Deleted", result, out)));
+        }
+
+        @Command(name = "remote", mixinStandardHelpOptions = true, description = "Deletes a remote queue or queue-manager"
+                + " alias defined at run time (messages already on its transmission queue stay there).")
+        int remote(@Parameters(paramLabel = "NAME") String name) {
+            return send("delete-remote", arguments(AdminProtocol.QUEUE, name),
+                    result -> done(() -> AdminOutput.nameChanged("Deleted", result, out)));
+        }
+
         @Command(name = "queue", mixinStandardHelpOptions = true, description = "Deletes a queue; one that holds messages or has consumers only with "
                 + "--force.")
         int queue(@Parameters(paramLabel = "NAME") String name,
@@ -236,6 +279,12 @@ final class AdminStatements implements Runnable, AutoCloseable {
         int queue(@Parameters(paramLabel = "NAME") String name) {
             return send("display-queue", arguments(AdminProtocol.QUEUE, name),
                     result -> done(() -> AdminOutput.queue(result, out)));
+        }
+
+        @Command(name = "names", mixinStandardHelpOptions = true, description = "Lists the queue aliases, remote queues"
+                + " and queue-manager aliases.")
+        int names() {
+            return send("display-names", arguments(), result -> done(() -> AdminOutput.names(result, out)));
         }
 
         @Command(name = "connections", mixinStandardHelpOptions = true, description = "Lists the client connections: user, address, client ID, "

@@ -6,6 +6,7 @@ import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.TlsConfig;
 import org.wharfmq.server.config.TopicDefinition;
@@ -187,6 +188,26 @@ class ConfigurationFileTest {
         Path file = write("queues:\n  - name: A\n  - name: A\n");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
         assertTrue(e.getMessage().startsWith("Queue 'A' is defined twice"), e.getMessage());
+    }
+
+    @Test
+    void transmissionQueuesAliasesAndRemoteQueuesAreReadFromQueuesAndCheckedNamingTheEntry() throws IOException {
+        ServerConfig config = ConfigurationFile.load(write("name: QM1\ndefaultTransmissionQueue: QM2\nqueues:\n"
+                + "  - name: QM2\n    usage: transmission\n"
+                + "  - name: ORDERS.QM2\n    type: remote\n    remoteQueue: ORDERS\n    remoteQueueManager: QM2\n"
+                + "  - name: ORDERS.ANY\n    type: alias\n    target: ORDERS.QM2\n")).server();
+        assertEquals(List.of(QueueDefinition.transmissionQueue("QM2")), config.queues());
+        assertEquals(List.of(QueueReference.remote("ORDERS.QM2", "ORDERS", "QM2", null),
+                QueueReference.alias("ORDERS.ANY", "ORDERS.QM2")), config.references());
+        assertEquals("QM2", config.defaultTransmissionQueue());
+        assertRefused("queues:\n  - name: A\n    type: alias\n", "Queue 'A' (alias): an alias needs a target");
+        assertRefused("queues:\n  - name: A\n    type: alias\n    target: B\n    maxDepth: 5\n",
+                "Unknown setting 'queues[0].maxDepth'");
+        assertRefused("queues:\n  - name: Q\n    usage: xmitq\n", "Setting usage of queue 'Q' must be transmission");
+        assertRefused("defaultTransmissionQueue: NONE\n", "Setting defaultTransmissionQueue names 'NONE', which is"
+                + " not a queue with usage transmission");
+        assertRefused("name: QM/1\n", "Setting name must not hold a '/'");
+        assertRefused("queues:\n  - name: QM2/ORDERS\n", "Queue 'QM2/ORDERS' under 'queues': a '/' separates");
     }
 
     @Test

@@ -110,6 +110,9 @@ class MetricsTest {
             assertEquals(MetricType.GAUGE, scrape.get("wharf_queue_depth").getType());
 
             assertTrue(single(scrape, "wharf_connections") >= 1, "this test's connection");
+            assertEquals(1.0, single(scrape, "wharf_info"));
+            assertEquals(server.config().name(),
+                    scrape.get("wharf_info").getMetrics().get(0).getLabels().get("queue_manager"));
             assertTrue(single(scrape, "wharf_sessions") >= 1);
             assertTrue(single(scrape, "wharf_network_received_bytes_total") > 5 * "order 0".length(),
                     "the five sends' bytes at least");

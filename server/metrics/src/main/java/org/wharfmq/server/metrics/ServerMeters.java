@@ -67,6 +67,9 @@ final class ServerMeters implements MeterBinder {
         FunctionCounter.builder("wharf.network.sent", this, ServerMeters::bytesOut).baseUnit("bytes")
                 .description("Bytes written to clients").register(registry);
 
+        ServerStatus status = management.server();
+        Gauge.builder("wharf.info", () -> 1).tags("queue_manager", status.name(), "version", status.version())
+                .description("Always 1: the queue manager's name and version, as labels").register(registry);
         Gauge.builder("wharf.queues", this, m -> m.server.get().queues())
                 .description("Queues: defined, created by use, temporary").register(registry);
         Gauge.builder("wharf.subscriptions", this, m -> m.server.get().subscriptions())

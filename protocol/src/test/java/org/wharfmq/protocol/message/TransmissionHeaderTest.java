@@ -1,0 +1,67 @@
+package org.wharfmq.protocol.message;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+/** A message wrapped for a transmission queue: the header as properties, the reply-to qualified, the body not copied. */
+class TransmissionHeaderTest {
+
+    private static final UnpooledByteBufAllocator ALLOC = new UnpooledByteBufAllocator(false);
+
+    @Test
+    void theHeaderIsPropertiesTheReplyToNamesItsQueueManagerAndTheBodyIsTheOriginalsBytes() {
+        WireMessage original = new WireMessage();
+        original.bodyType = BodyType.TEXT;
+        original.messageId = "ID:1";
+        original.correlationIdBytes = new byte[] {1, 2};
+        original.destination = WireDestination.queue("ORDERS.REMOTE");
+        original.replyTo = new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, "TMP.a.1");
+        original.properties.put("region", "EU");
+        original.body = "order 1".getBytes(StandardCharsets.UTF_8);
+        ByteBuf message = ALLOC.heapBuffer();
+        original.encode(message);
+
+        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM2", "ORDERS", "QM1");
+        WireMessage decoded = WireMessage.decode(wrapped.duplicate());
+        assertEquals("QM2", decoded.properties.get(TransmissionHeader.QUEUE_MANAGER));
+        assertEquals("ORDERS", decoded.properties.get(TransmissionHeader.QUEUE));
+        assertEquals("QM1", decoded.properties.get(TransmissionHeader.SOURCE_QUEUE_MANAGER));
+        assertEquals("QM1", decoded.properties.get(TransmissionHeader.REPLY_TO_QUEUE_MANAGER));
+        assertEquals("EU", decoded.properties.get("region"));
+        assertEquals(new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, "QM1/TMP.a.1"), decoded.replyTo);
+        assertEquals(original.destination, decoded.destination);
+        assertEquals("ID:1", decoded.messageId);
+        assertArrayEquals(new byte[] {1, 2}, decoded.correlationIdBytes);
+        assertArrayEquals(original.body, decoded.body);
+        assertSame(message, ((CompositeByteBuf) wrapped).component(1).unwrap(), "the body is a slice, not a copy");
+
+        wrapped.release();
+        assertEquals(1, message.refCnt(), "the caller's reference is its own");
+        message.release();
+        assertFalse(message.refCnt() > 0);
+    }
+
+    @Test
+    void aReplyToThatNamesAQueueManagerKeepsIt() {
+        WireMessage original = new WireMessage();
+        original.destination = WireDestination.queue("QM3/ORDERS");
+        original.replyTo = WireDestination.queue("QM7/REPLIES");
+        ByteBuf message = ALLOC.heapBuffer();
+        original.encode(message);
+        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM3", "ORDERS", "QM1");
+        WireMessage decoded = WireMessage.decode(wrapped.duplicate());
+        assertEquals(WireDestination.queue("QM7/REPLIES"), decoded.replyTo);
+        assertEquals("QM7", decoded.properties.get(TransmissionHeader.REPLY_TO_QUEUE_MANAGER));
+        wrapped.release();
+        message.release();
+    }
+}
