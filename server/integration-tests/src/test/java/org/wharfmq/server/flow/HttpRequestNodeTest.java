@@ -21,7 +21,6 @@ import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 
-import javax.jms.BytesMessage;
 import javax.jms.Connection;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
@@ -159,16 +158,6 @@ class HttpRequestNodeTest {
         }
     }
 
-    private static String text(Message message) throws Exception {
-        if (message instanceof TextMessage t) {
-            return t.getText();
-        }
-        BytesMessage b = (BytesMessage) message;
-        byte[] bytes = new byte[(int) b.getBodyLength()];
-        b.readBytes(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-    }
-
     private long depth(String queue) {
         WharfServer server = testServer.server();
         return server.queueManager().exists(queue) ? server.queueManager().depth(queue) : 0;
@@ -191,7 +180,7 @@ class HttpRequestNodeTest {
         deploy("A", HttpRequestNode.post(url).header("X-Fixed", "yes").responseDomain(Domain.JSON), 1);
         send("IN.A", "hello", "42");
         Message out = receive("OUT.A");
-        assertEquals("{\"echo\":\"hello\"}", text(out), "the response body leaves as it came");
+        assertEquals("{\"echo\":\"hello\"}", FlowFixture.text(out), "the response body leaves as it came");
         assertEquals("hello", out.getStringProperty("echo"), "the response was parsed as JSON");
         assertEquals(201, out.getIntProperty("status"));
         assertEquals("orders-1", out.getStringProperty("service"));
@@ -208,7 +197,7 @@ class HttpRequestNodeTest {
         deploy("B", HttpRequestNode.post(url), 1);
         send("IN.B", "hello", null);
         Message failed = receive("FAILED.B");
-        assertEquals("hello", text(failed), "the failure terminal gets the input message");
+        assertEquals("hello", FlowFixture.text(failed), "the failure terminal gets the input message");
         String why = failed.getStringProperty(ExceptionList.PROPERTY);
         assertTrue(why.contains("http (HTTPRequest)") && why.contains("HttpStatusException: HTTP 500 from POST "
                 + url + ": database?down"), why);
@@ -247,7 +236,7 @@ class HttpRequestNodeTest {
         deploy("D", HttpRequestNode.get(url).retries(2, Duration.ofMillis(10)), 1);
         send("IN.D", "ignored", null);
         Message out = receive("OUT.D");
-        assertEquals("ok GET", text(out));
+        assertEquals("ok GET", FlowFixture.text(out));
         assertEquals(200, out.getIntProperty("status"));
         assertEquals(2, attempts.get());
     }
@@ -273,7 +262,7 @@ class HttpRequestNodeTest {
         deploy("F", HttpRequestNode.post(url), 1); // the JVM's default trust store does not know the certificate
         send("IN.E", "hello", null);
         send("IN.F", "hello", null);
-        assertEquals("secret hello", text(receive("OUT.E")));
+        assertEquals("secret hello", FlowFixture.text(receive("OUT.E")));
         String why = receive("FAILED.F").getStringProperty(ExceptionList.PROPERTY);
         assertTrue(why.contains("POST " + url + " failed") && why.contains("SSLHandshakeException"), why);
     }
@@ -292,7 +281,10 @@ class HttpRequestNodeTest {
         try (MessageConsumer consumer = session.createConsumer(session.createQueue("OUT.G"))) {
             for (int i = 0; i < count; i++) {
                 Message out = consumer.receive(FlowFixture.RECEIVE_MILLIS);
-                String[] echo = text(out).split("\\|");
+                if (out == null) {
+                    throw new AssertionError("only " + i + " of " + count + " responses arrived on OUT.G");
+                }
+                String[] echo = FlowFixture.text(out).split("\\|");
                 int seq = Integer.parseInt(echo[0].substring(1));
                 assertEquals(seq % 2 == 0 ? "order-" + seq : "none", echo[1], "request of message " + seq);
             }
