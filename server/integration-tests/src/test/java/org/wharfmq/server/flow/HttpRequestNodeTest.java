@@ -271,12 +271,18 @@ class HttpRequestNodeTest {
     void noMessageValueReachesAnotherMessagesRequest() throws Exception {
         String url = serve("/echo", exchange -> {
             String order = exchange.getRequestHeaders().getFirst("X-Order");
-            answer(exchange, 200, requestBody(exchange) + "|" + (order == null ? "none" : order));
+            answer(exchange, 200, requestBody(exchange) + "|" + (order == null ? "none" : order) + "|"
+                    + exchange.getRequestURI().getPath());
         });
         deploy("G", HttpRequestNode.post(url), 2);
         int count = 40;
         for (int i = 0; i < count; i++) {
-            send("IN.G", "m" + i, i % 2 == 0 ? "order-" + i : null);
+            TextMessage message = session.createTextMessage("m" + i);
+            if (i % 2 == 0) {
+                message.setStringProperty("orderId", "order-" + i);
+                message.setStringProperty("url", url);
+            }
+            producer.send(session.createQueue("IN.G"), message);
         }
         try (MessageConsumer consumer = session.createConsumer(session.createQueue("OUT.G"))) {
             for (int i = 0; i < count; i++) {
@@ -287,8 +293,21 @@ class HttpRequestNodeTest {
                 String[] echo = FlowFixture.text(out).split("\\|");
                 int seq = Integer.parseInt(echo[0].substring(1));
                 assertEquals(seq % 2 == 0 ? "order-" + seq : "none", echo[1], "request of message " + seq);
+                assertEquals(seq % 2 == 0 ? "/echo/order-" + seq : "/echo", echo[2], "URL of message " + seq);
             }
         }
+    }
+
+    @Test
+    void aResponseLargerThanTheLimitGoesToTheFailureTerminal() throws Exception {
+        String url = serve("/big", exchange -> answer(exchange, 200, "x".repeat(1000)));
+        deploy("H", HttpRequestNode.get(url).maxResponseBytes(999), 1);
+        deploy("I", HttpRequestNode.get(url).maxResponseBytes(1000), 1);
+        send("IN.H", "", null);
+        send("IN.I", "", null);
+        assertEquals(1000, FlowFixture.text(receive("OUT.I")).length());
+        String why = receive("FAILED.H").getStringProperty(ExceptionList.PROPERTY);
+        assertTrue(why.contains("larger than the node's maxResponseBytes (999; Content-Length 1000)"), why);
     }
 
     private static void keytool(String... args) throws Exception {
@@ -309,7 +328,10 @@ class HttpRequestNodeTest {
         return context;
     }
 
-    /** Sends the message's orderId property, when it has one, as the header X-Order (from the LocalEnvironment). */
+    /**
+     * Sends the message's orderId property, when it has one, as the header X-Order, and to the URL in its url
+     * property followed by /orderId when it has that too (both through the LocalEnvironment).
+     */
     private static final class Prepare extends JavaComputeNode {
         @Override
         public void evaluate(MessageAssembly assembly) throws Exception {
@@ -320,6 +342,10 @@ class HttpRequestNodeTest {
             }
             MessageAssembly out = assembly.copy();
             out.localEnvironment().set(HttpRequestNode.REQUEST_HEADERS, Map.of("X-Order", order));
+            Object url = assembly.message().userProperty("url");
+            if (url != null) {
+                out.localEnvironment().set(HttpRequestNode.REQUEST_URL, url + "/" + order);
+            }
             propagate("out", out);
         }
     }
