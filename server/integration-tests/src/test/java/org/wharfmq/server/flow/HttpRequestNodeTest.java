@@ -32,7 +32,9 @@ import javax.net.ssl.SSLContext;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.KeyStore;
@@ -221,6 +223,19 @@ class HttpRequestNodeTest {
         String why = receive("FAILED.C").getStringProperty(ExceptionList.PROPERTY);
         assertTrue(why.contains("POST " + url + " failed (attempt 1 of 3)") && why.contains("timed out"), why);
         assertEquals(1, attempts.get(), "a POST that may have been acted on is not sent again");
+    }
+
+    @Test
+    void aRefusedConnectionIsRetriedEvenForAPost() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort(); // closed below: nothing listens there
+        }
+        String url = "http://127.0.0.1:" + port + "/nobody";
+        deploy("J", HttpRequestNode.post(url).retries(2, Duration.ZERO), 1);
+        send("IN.J", "hello", null);
+        String why = receive("FAILED.J").getStringProperty(ExceptionList.PROPERTY);
+        assertTrue(why.contains("POST " + url + " failed (attempt 3 of 3): java.net.ConnectException"), why);
     }
 
     @Test
