@@ -15,6 +15,7 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -82,6 +83,17 @@ final class FlowFixture implements AutoCloseable {
 
     Message receiveOne(String queue) throws JMSException {
         return receive(queue, 1).get(0);
+    }
+
+    /** The body of a text or bytes message as text (UTF-8 for bytes). */
+    static String text(Message message) throws JMSException {
+        if (message instanceof TextMessage t) {
+            return t.getText();
+        }
+        BytesMessage b = (BytesMessage) message;
+        byte[] bytes = new byte[(int) b.getBodyLength()];
+        b.readBytes(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     long depth(String queue) {

@@ -64,16 +64,6 @@ class XmlNodesTest {
         return String.format(ORDER, tier);
     }
 
-    private static String text(Message message) throws Exception {
-        if (message instanceof TextMessage t) {
-            return t.getText();
-        }
-        BytesMessage b = (BytesMessage) message;
-        byte[] bytes = new byte[(int) b.getBodyLength()];
-        b.readBytes(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-    }
-
     @Test
     void filterSendsTrueAndFalseApartAndMalformedXmlToFailure() throws Exception {
         fixture.run(FlowDefinition.builder("filter")
@@ -89,10 +79,10 @@ class XmlNodesTest {
         fixture.send("IN", order("gold"), false, null, null);
         fixture.send("IN", order("silver"), false, null, null);
         fixture.send("IN", "<Order><Tier>gold</Order>", false, null, null);
-        assertEquals(order("gold"), text(fixture.receiveOne("OUT.TRUE")), "the body leaves as it came");
-        assertEquals(order("silver"), text(fixture.receiveOne("OUT.FALSE")));
+        assertEquals(order("gold"), FlowFixture.text(fixture.receiveOne("OUT.TRUE")), "the body leaves as it came");
+        assertEquals(order("silver"), FlowFixture.text(fixture.receiveOne("OUT.FALSE")));
         Message bad = fixture.receiveOne("OUT.FAILURE");
-        assertEquals("<Order><Tier>gold</Order>", text(bad));
+        assertEquals("<Order><Tier>gold</Order>", FlowFixture.text(bad));
         String why = bad.getStringProperty(ExceptionList.PROPERTY);
         assertTrue(why.contains("gold (Filter)") && why.contains("not well-formed XML (line 1"), why);
     }
@@ -112,9 +102,9 @@ class XmlNodesTest {
         fixture.send("IN", brokenTail, false, null, null);
         fixture.send("IN", order("silver"), false, null, null);
         fixture.send("IN", "<Order><Tier>gold</Tie></Order>", false, null, null);
-        assertEquals(brokenTail, text(fixture.receiveOne("OUT.TRUE")), "the body leaves as it came");
-        assertEquals(order("silver"), text(fixture.receiveOne("OUT.FALSE")));
-        assertEquals("<Order><Tier>gold</Tie></Order>", text(fixture.receiveOne("OUT.FAILURE")));
+        assertEquals(brokenTail, FlowFixture.text(fixture.receiveOne("OUT.TRUE")), "the body leaves as it came");
+        assertEquals(order("silver"), FlowFixture.text(fixture.receiveOne("OUT.FALSE")));
+        assertEquals("<Order><Tier>gold</Tie></Order>", FlowFixture.text(fixture.receiveOne("OUT.FAILURE")));
     }
 
     @Test
@@ -125,7 +115,7 @@ class XmlNodesTest {
                 .node("out", OutputNode.queue("OUT"))
                 .wire("in", "out", "filter").wire("filter", "true", "out").build(), 1);
         fixture.sendBytes("IN", order("gold").getBytes(StandardCharsets.UTF_8));
-        assertEquals(order("gold"), text(fixture.receiveOne("OUT")), "the opaque content leaves intact");
+        assertEquals(order("gold"), FlowFixture.text(fixture.receiveOne("OUT")), "the opaque content leaves intact");
     }
 
     @Test
@@ -145,9 +135,9 @@ class XmlNodesTest {
         fixture.send("IN", order("gold"), false, null, null);
         fixture.send("IN", order("silver"), false, null, null);
         fixture.send("IN", order("silver").replace("<Qty>4</Qty>", "<Qty>3</Qty>"), false, null, null);
-        assertEquals(order("gold"), text(fixture.receiveOne("OUT.GOLD")), "first match only, though big too");
-        assertEquals(order("silver"), text(fixture.receiveOne("OUT.BIG")));
-        assertTrue(text(fixture.receiveOne("OUT.DEFAULT")).contains("<Qty>3</Qty>"));
+        assertEquals(order("gold"), FlowFixture.text(fixture.receiveOne("OUT.GOLD")), "first match only, though big too");
+        assertEquals(order("silver"), FlowFixture.text(fixture.receiveOne("OUT.BIG")));
+        assertTrue(FlowFixture.text(fixture.receiveOne("OUT.DEFAULT")).contains("<Qty>3</Qty>"));
         assertEquals(0, fixture.depth("OUT.BIG"));
     }
 
@@ -169,8 +159,8 @@ class XmlNodesTest {
                 .wire("route", "failure", "why").wire("why", "out", "outFailure").build(), 1);
         fixture.send("IN", order("gold"), false, null, null);
         fixture.send("IN", order("gold").replace("<Qty>4</Qty>", "<Qty>four</Qty>"), false, null, null);
-        assertEquals(order("gold"), text(fixture.receiveOne("OUT.GOLD")), "gold and big: both terminals");
-        assertEquals(order("gold"), text(fixture.receiveOne("OUT.BIG")));
+        assertEquals(order("gold"), FlowFixture.text(fixture.receiveOne("OUT.GOLD")), "gold and big: both terminals");
+        assertEquals(order("gold"), FlowFixture.text(fixture.receiveOne("OUT.BIG")));
         Message failed = fixture.receiveOne("OUT.FAILURE");
         assertTrue(failed.getStringProperty(ExceptionList.PROPERTY).contains("route (Route)"),
                 failed.getStringProperty(ExceptionList.PROPERTY));
@@ -198,7 +188,7 @@ class XmlNodesTest {
         assertEquals("<Statement tier=\"gold\">10</Statement>", fromText.getText());
         assertEquals("c-7", fromText.getStringProperty("customer"));
         BytesMessage fromBytes = (BytesMessage) fixture.receiveOne("OUT");
-        assertEquals("<Statement tier=\"silver\">10</Statement>", text(fromBytes));
+        assertEquals("<Statement tier=\"silver\">10</Statement>", FlowFixture.text(fromBytes));
 
         Path broken = Files.writeString(dir.resolve("broken.xsl"), "<xsl:stylesheet version='1.0' "
                 + "xmlns:xsl='http://www.w3.org/1999/XSL/Transform'><xsl:template match='/'><xsl:value-of select='(('/>"
@@ -222,9 +212,9 @@ class XmlNodesTest {
                 .build(), 1);
         fixture.send("IN", order("gold"), false, null, null);
         fixture.send("IN", order("bronze"), false, null, null);
-        assertEquals(order("gold"), text(fixture.receiveOne("OUT")));
+        assertEquals(order("gold"), FlowFixture.text(fixture.receiveOne("OUT")));
         Message invalid = fixture.receiveOne("OUT.INVALID");
-        assertEquals(order("bronze"), text(invalid));
+        assertEquals(order("bronze"), FlowFixture.text(invalid));
         String why = invalid.getStringProperty(ExceptionList.PROPERTY);
         assertTrue(why.contains("not valid against order.xsd") && why.contains("bronze"), why);
         assertEquals(0, fixture.depth("OUT"));
@@ -253,7 +243,7 @@ class XmlNodesTest {
         fixture.send("IN", order("silver"), true, null, null);
         assertEquals("silver", fixture.receiveOne("OUT").getStringProperty("tier"));
         Message refused = fixture.receiveOne("IN.BACKOUT");
-        assertEquals(order("bronze"), text(refused));
+        assertEquals(order("bronze"), FlowFixture.text(refused));
         String reason = refused.getStringProperty(ExceptionList.PROPERTY);
         assertTrue(reason.contains("order.xsd") && reason.contains("cvc-enumeration-valid"), reason);
         assertEquals(1, refused.getIntProperty("JMSXDeliveryCount"), "not retried: retrying cannot make it valid");
