@@ -5,6 +5,7 @@ import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.it.Send;
 
 import javax.jms.BytesMessage;
 import javax.jms.Connection;
@@ -96,7 +97,12 @@ final class FlowFixture implements AutoCloseable {
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    long depth(String queue) {
+    /**
+     * The queue's depth once the server has handled what this fixture's connection wrote (a received message's
+     * acknowledgement and its consumer's close are not waited for).
+     */
+    long depth(String queue) throws JMSException {
+        Send.barrier(session);
         return server.queueManager().exists(queue) ? server.queueManager().depth(queue) : 0;
     }
 

@@ -8,7 +8,7 @@ import javax.jms.Queue;
 import javax.jms.Session;
 
 /** Puts messages on a queue before a test looks at it, and makes sure the server has what was sent. */
-final class Send {
+public final class Send {
 
     private Send() {
     }
@@ -38,7 +38,7 @@ final class Send {
      * leaves nothing behind), and the server handles a connection's frames in the order they arrive
      * (docs/protocol.md, "Requests and answers"). Frames the client holds back to join the next write go with it.
      */
-    static void barrier(Session session) throws JMSException {
+    public static void barrier(Session session) throws JMSException {
         session.createProducer(null).close();
     }
 }
