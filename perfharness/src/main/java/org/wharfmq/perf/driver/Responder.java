@@ -5,12 +5,15 @@ import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
+import javax.jms.Queue;
 
 /**
  * Takes requests and replies with a message of the same type and length (JMSPerfHarness
  * {@code jms.r11.Responder}). The reply goes to the request's JMSReplyTo (else to {@code -oq}); its correlation
  * id is the request's JMSCorrelationID when it has one, else the request's JMSMessageID (the IBM MQ convention).
- * With {@code -tx} the receive and the reply commit together, once per round trip.
+ * With {@code -tx} the receive and the reply commit together, once per round trip. Over numbered queue pairs
+ * ({@code -dn} with {@code -oq}, RR-2b) a request must name the reply queue of its own pair: one from REQUEST2 that
+ * names REPLY1 is reported, as the pairs would be crossed.
  */
 final class Responder extends Worker {
 
@@ -19,6 +22,8 @@ final class Responder extends Worker {
     private MessageConsumer consumer;
     private MessageProducer producer;
     private Destination defaultReplyQueue;
+    /** Over numbered queue pairs, the name of this responder's reply queue; else null (no pair to check). */
+    private String pairedReplyQueue;
 
     Responder(WorkerSetup setup) {
         super(setup);
@@ -33,6 +38,7 @@ final class Responder extends Worker {
         producer.setDeliveryMode(deliveryMode);
         if (!options.replyQueue().isEmpty()) {
             defaultReplyQueue = provider.queue(session, options.replyQueue() + suffix);
+            pairedReplyQueue = number < 0 ? null : options.replyQueue() + suffix;
         }
     }
 
@@ -54,6 +60,9 @@ final class Responder extends Worker {
         Destination replyTo = request.getJMSReplyTo() != null ? request.getJMSReplyTo() : defaultReplyQueue;
         if (replyTo == null) {
             control.unexpected("request " + request.getJMSMessageID() + " has no JMSReplyTo and -oq is empty");
+        } else if (pairedReplyQueue != null && !(replyTo instanceof Queue q && pairedReplyQueue.equals(q.getQueueName()))) {
+            control.unexpected("request " + request.getJMSMessageID() + " of the pair answered on " + pairedReplyQueue
+                    + " names " + replyTo + " as its reply queue: the queue pairs are crossed");
         } else {
             producer.send(replyTo, reply);
         }

@@ -42,6 +42,14 @@ final class DriverPlan {
                 (w.respondersInServer() ? hostedBackground : clientBackground).add(resp);
                 (w.requestersInServer() ? hostedMeasured : clientMeasured).add(req);
             }
+            case RR_2B -> {
+                // requester i and responder i use pair i mod n: REQUESTk in, REPLYk out
+                String pairs = n(s.queues());
+                hostedBackground.add(spec("resp", dir, stepName, false, s, size, "-tc", "jms.r11.Responder", "-nt", n(responders),
+                        "-iq", "REQUEST", "-oq", "REPLY", "-dn", pairs, "-pp", b(pp), "-tx", b(pp)));
+                clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
+                        "-iq", "REQUEST", "-oq", "REPLY", "-dn", pairs, "-pp", b(pp), "-co", b(s.correlationPerThread())));
+            }
             case RR_4B -> {
                 String queues = n(s.queues());
                 clientBackground.add(spec("resp", dir, stepName, false, s, size, "-tc", "jms.r11.Responder", "-nt", n(responders),

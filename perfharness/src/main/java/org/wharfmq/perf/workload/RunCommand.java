@@ -30,14 +30,14 @@ public final class RunCommand {
 
     private static final String HELP = """
             Usage: wharf perf run|compare WORKLOAD [options]
-              WORKLOAD            RR-1 RR-2 RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB
+              WORKLOAD            RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB
                                   F-PARSE F-WRITE F-VALID F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT
               --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k; F-*: 4k]
                                   (F-*: the seed's sale message, SaleList repeated to about that size)
               --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-*: 20]
               --instances LIST    F-*: flow instances to step through        [1]
               --responders N      responders per step (0 = half the requesters)  [0]
-              --queues N          RR-4b request queues                       [4]
+              --queues N          RR-4b request queues, RR-2b request/reply queue pairs  [4]
               --rate R            OW-1 messages/s per producer               [1000]
               --subscribers LIST  PS-N, PS-D, F-PUB: subscriber counts to step through  [1,10,100]
                                   PS-T: subscribers (and topics), one value  [10]
@@ -56,7 +56,8 @@ public final class RunCommand {
               --metrics on|scrape the server runs its metrics (Micrometer, JMX) and HTTP listener; with
                                   scrape it also scrapes its own /metrics every second (Wharf only)
               --url URL           use a running Wharf instead of starting one (no CPU figures)
-              --peer artemis      run: on the peer instead of Wharf; compare: the peer to compare with
+              --peer PEER         artemis (ActiveMQ Artemis) or classic (ActiveMQ Classic), built in; run: on
+                                  the peer instead of Wharf; compare: the peer to compare with  [artemis]
               --out DIR           report directory       [perf-results/WORKLOAD-TIMESTAMP]
               --jvm-opts "OPTS"   options of the child JVMs                  [-Xmx1g]
               --in-process        everything in this JVM (a quick check, not a measurement)
@@ -107,7 +108,7 @@ public final class RunCommand {
             }
         }
         if (compare) {
-            printRatios(p.settings, all, progress);
+            printRatios(p.settings, p.targets.get(1), all, progress);
         }
         progress.accept("report: " + p.settings.output().resolve("report.md"));
         boolean failed = all.stream().anyMatch(s -> s.unavailable() == null && !s.passed());
@@ -153,7 +154,7 @@ public final class RunCommand {
                 c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE, true, null, List.of());
     }
 
-    private static void printRatios(RunSettings settings, List<StepResult> all, Consumer<String> progress) {
+    private static void printRatios(RunSettings settings, Target peer, List<StepResult> all, Consumer<String> progress) {
         Map<String, List<StepResult>> byTarget = MarkdownReport.byTarget(all);
         if (settings.workload().publishSubscribe()) {
             PubSubReport.ratioLines(settings.workload().id(), byTarget).forEach(line -> progress.accept("ratio " + line));
@@ -161,10 +162,10 @@ public final class RunCommand {
         }
         for (int size : settings.sizes()) {
             StepResult w = MarkdownReport.peak(byTarget.getOrDefault(Target.WHARF.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
-            StepResult a = MarkdownReport.peak(byTarget.getOrDefault(Target.ARTEMIS.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
+            StepResult a = MarkdownReport.peak(byTarget.getOrDefault(peer.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
             if (w != null && a != null && a.medianRate() > 0) {
-                progress.accept(String.format(java.util.Locale.ROOT, "ratio %s %s Wharf/Artemis = %.2f (%s vs %s %s)",
-                        settings.workload().id(), Sizes.label(size), w.medianRate() / a.medianRate(),
+                progress.accept(String.format(java.util.Locale.ROOT, "ratio %s %s Wharf/%s = %.2f (%s vs %s %s)",
+                        settings.workload().id(), Sizes.label(size), peer.displayName(), w.medianRate() / a.medianRate(),
                         Sizes.rate(w.medianRate()), Sizes.rate(a.medianRate()), settings.workload().unit()));
             } else {
                 progress.accept("ratio " + settings.workload().id() + " " + Sizes.label(size) + ": not available (a side has no result)");

@@ -4,10 +4,11 @@ import org.wharfmq.perf.flow.BenchmarkFlow;
 
 import java.util.List;
 
-/** The messaging server a workload runs against: Wharf, or the built-in peer (Apache ActiveMQ Artemis). */
+/** The messaging server a workload runs against: Wharf, or a built-in peer (Apache ActiveMQ Artemis or Classic). */
 public enum Target {
     WHARF("Wharf"),
-    ARTEMIS("Artemis");
+    ARTEMIS("Artemis"),
+    CLASSIC("ActiveMQ Classic");
 
     private final String displayName;
 
@@ -20,12 +21,14 @@ public enum Target {
         return displayName;
     }
 
-    /** Parses {@code wharf} or {@code artemis}. */
+    /** Parses {@code wharf}, {@code artemis} or {@code classic}. */
     public static Target parse(String text) {
         return switch (text.toLowerCase(java.util.Locale.ROOT)) {
             case "wharf" -> WHARF;
             case "artemis" -> ARTEMIS;
-            default -> throw new org.wharfmq.perf.options.OptionException("--peer " + text + ": the built-in peer is artemis");
+            case "classic" -> CLASSIC;
+            default -> throw new org.wharfmq.perf.options.OptionException("--peer " + text
+                    + ": the built-in peers are artemis (ActiveMQ Artemis) and classic (ActiveMQ Classic)");
         };
     }
 
@@ -40,24 +43,25 @@ public enum Target {
      */
     List<String> serverCommand(List<String> hostedDrivers, boolean persistent, BenchmarkFlow flow, int flowInstances,
                                String tls, String security, String metrics) {
-        if (this == ARTEMIS) {
+        if (this != WHARF) {
+            String peer = "the " + displayName + " peer";
             if (metrics != null) {
-                throw new UnsupportedOperationException("--metrics is measured on Wharf only: the Artemis peer runs without");
+                throw new UnsupportedOperationException("--metrics is measured on Wharf only: " + peer + " runs without");
             }
             if (security != null) {
-                throw new UnsupportedOperationException("--security is measured on Wharf only: the Artemis peer runs without users");
+                throw new UnsupportedOperationException("--security is measured on Wharf only: " + peer + " runs without users");
             }
             if (tls != null) {
-                throw new UnsupportedOperationException("--tls is measured on Wharf only: the Artemis peer runs without TLS");
+                throw new UnsupportedOperationException("--tls is measured on Wharf only: " + peer + " runs without TLS");
             }
             if (flow != null) {
-                throw new UnsupportedOperationException("Message flows (F-*) run only in Wharf: the Artemis peer has no flow engine");
+                throw new UnsupportedOperationException("Message flows (F-*) run only in Wharf: " + peer + " has no flow engine");
             }
             if (!hostedDrivers.isEmpty()) {
-                throw new UnsupportedOperationException("In-VM workloads (RR-1, RR-2, RR-3) on the Artemis peer are not supported yet: "
+                throw new UnsupportedOperationException("In-VM workloads (RR-1, RR-2, RR-2b, RR-3) on " + peer + " are not supported yet: "
                         + "use RR-4, RR-4b or OW-1");
             }
-            return List.of("artemis", "--port", "0", "--sync", Boolean.toString(persistent));
+            return List.of(this == ARTEMIS ? "artemis" : "classic", "--port", "0", "--sync", Boolean.toString(persistent));
         }
         List<String> command = new java.util.ArrayList<>(List.of("server", "--port", "0", "--in-vm", "wharf-perf-" + ProcessHandle.current().pid()));
         if (tls != null) {
@@ -83,6 +87,10 @@ public enum Target {
     List<String> providerArgs(String tcpUrl, String user, String password) {
         if (this == ARTEMIS) {
             return List.of("-pc", "JNDI", "-ii", "org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory",
+                    "-iu", tcpUrl, "-cf", "ConnectionFactory");
+        }
+        if (this == CLASSIC) {
+            return List.of("-pc", "JNDI", "-ii", "org.apache.activemq.jndi.ActiveMQInitialContextFactory",
                     "-iu", tcpUrl, "-cf", "ConnectionFactory");
         }
         return user == null ? List.of("-pc", "Wharf", "-url", tcpUrl)

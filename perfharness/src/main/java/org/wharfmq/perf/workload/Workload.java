@@ -15,6 +15,8 @@ import java.util.Locale;
 public enum Workload {
     RR_1("RR-1", "requester/responder, both in the server JVM (vm://)", "round trips/s", true, true),
     RR_2("RR-2", "requesters over TCP in their own JVM, responders in the server JVM (vm://)", "round trips/s", false, true),
+    RR_2B("RR-2b", "as RR-2 over n request/reply queue pairs: requester i uses REQUESTk and REPLYk (k = i mod n), "
+            + "each pair with its own responders in the server JVM", "round trips/s", false, true),
     RR_3("RR-3", "JMS requester/responder, both in the server JVM (vm://)", "round trips/s", true, true),
     RR_4("RR-4", "JMS requesters and responders over TCP, each in their own JVM", "round trips/s", false, false),
     RR_4B("RR-4b", "as RR-4 over n request queues, a temporary reply queue per requester", "round trips/s", false, false),

@@ -88,7 +88,7 @@ public final class WorkloadRunner {
         if (w.flow() != null) {
             responders = instances;
         }
-        if (w == Workload.RR_4B) {
+        if (w == Workload.RR_4B || w == Workload.RR_2B) {
             responders = Math.max(responders, settings.queues());
         }
         if (w == Workload.OW_1) {
@@ -117,7 +117,7 @@ public final class WorkloadRunner {
             String user = null;
             String password = null;
             if (tcpUrl == null) {
-                server = launcher.launch(target.displayName().toLowerCase() + "-server",
+                server = launcher.launch(target.name().toLowerCase() + "-server",
                         target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances, settings.tls(),
                                 settings.security(), settings.metrics()));
                 started.add(server);

@@ -59,6 +59,9 @@ class RunCommandOptionsTest {
     @Test
     void compareRunsWharfThenThePeer() {
         assertEquals(List.of(Target.WHARF, Target.ARTEMIS), RunCommand.parse(new String[] {"RR-4"}, true).targets());
+        assertEquals(List.of(Target.WHARF, Target.CLASSIC), RunCommand.parse(new String[] {"RR-4", "--peer", "classic"}, true).targets());
+        assertEquals(List.of(Target.CLASSIC), RunCommand.parse(new String[] {"RR-4", "--peer", "classic"}, false).targets());
+        assertEquals(Workload.RR_2B, RunCommand.parse(new String[] {"rr-2b", "--queues", "3"}, false).settings().workload());
         assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--url", "tcp://h:1"}, true));
     }
 

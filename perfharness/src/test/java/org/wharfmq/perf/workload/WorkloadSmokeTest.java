@@ -102,6 +102,28 @@ class WorkloadSmokeTest {
         assertTrue(s.meanRate() > 0, "round trips were counted");
     }
 
+    /**
+     * RR-2b over 2 queue pairs with 4 requesters: requesters 0 and 2 use REQUEST0/REPLY0, 1 and 3 REQUEST1/REPLY1,
+     * and the responders in the server take from both. A reply that went to another pair's reply queue would never
+     * reach its requester (a loss), and a responder given a request naming another pair's reply queue reports it.
+     */
+    @Test
+    void rr2bAnswersEveryRequestOnItsOwnQueuePair(@TempDir Path out) throws Exception {
+        RunSettings settings = new RunSettings(Workload.RR_2B, List.of(2048), List.of(4), List.of(1), 0, 2, 100, 2, 1, 10,
+                false, false, null, null, null, null, out, List.of("-Xmx256m"), true);
+        DriverPlan plan = new DriverPlan(Workload.RR_2B, settings, 2048, 4, 2, out, "plan", null);
+        String responders = plan.hostedDrivers().get(0);
+        assertTrue(responders.contains("-iq REQUEST -oq REPLY -dn 2"), responders);
+        List<String> requesters = plan.clientMeasured().get(0).baseArgs();
+        assertEquals("2", requesters.get(requesters.indexOf("-dn") + 1), requesters.toString());
+        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
+        StepResult s = steps.get(0);
+        assertNull(s.unavailable());
+        assertTrue(s.passed(), s.problems().toString());
+        assertEquals(2, s.responders(), "a responder per pair at least");
+        assertTrue(s.meanRate() > 0 && s.latencyMicros().count() > 0, "round trips were counted and timed");
+    }
+
     @Test
     void childJvmsRunRr4AndTheReportIsWritten(@TempDir Path out) throws Exception {
         RunSettings settings = settings(Workload.RR_4, out, false);

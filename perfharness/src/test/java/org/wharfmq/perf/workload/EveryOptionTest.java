@@ -1,0 +1,162 @@
+package org.wharfmq.perf.workload;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.jms.jndi.WharfInitialContextFactory;
+import org.wharfmq.perf.driver.Driver;
+import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.options.PerfOptions;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.ServerConfig;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Each option of the harness that changes what runs, run once end to end in a short run (never how fast):
+ * persistent request/reply and flows, TLS, metrics, the JNDI provider, rated requesters, and {@code perf compare}
+ * against the built-in Artemis peer ({@code --peer classic} is ClassicPeerMainTest's). Every run must pass the
+ * harness's exactly-once checks.
+ */
+@Tag("slow")
+class EveryOptionTest {
+
+    private static WharfServer server;
+
+    @BeforeAll
+    static void startServer(@TempDir Path data) throws Exception {
+        server = WharfServer.start(ServerConfig.builder().host("127.0.0.1").port(0).inVmName("perf-every-option")
+                .dataDirectory(data).build());
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    private static RunSettings settings(Workload w, boolean persistent, String tls, String metrics, Path out) {
+        int requesters = w.flow() != null ? 4 : 2;
+        return new RunSettings(w, List.of(w.flow() != null ? 4096 : 2048), List.of(requesters), List.of(1), 0, 2, 100, 2, 1,
+                10, persistent, w.flow() != null, tls, null, metrics, null, out, List.of("-Xmx256m"), true);
+    }
+
+    private static StepResult runInProcess(RunSettings settings, List<String> serverLines) throws Exception {
+        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(serverLines::add),
+                line -> { });
+        StepResult s = steps.get(0);
+        assertNull(s.unavailable());
+        assertTrue(s.passed(), s.problems().toString());
+        assertTrue(s.meanRate() > 0 && s.latencyMicros().count() > 0, "round trips were counted and timed");
+        return s;
+    }
+
+    /** {@code --persistent}: persistent requests, each round trip committed by its responder; a flow's get and put in one transaction. */
+    @Test
+    void persistentRequestReplyAndFlow(@TempDir Path out) throws Exception {
+        runInProcess(settings(Workload.RR_4, true, null, null, out.resolve("rr")), new CopyOnWriteArrayList<>());
+        runInProcess(settings(Workload.F_PASS, true, null, null, out.resolve("flow")), new CopyOnWriteArrayList<>());
+    }
+
+    /** {@code --tls jdk} and {@code --tls openssl}: the clients connect to the server's TLS listener. */
+    @Test
+    void tlsWithEitherEngine(@TempDir Path out) throws Exception {
+        for (String engine : List.of("jdk", "openssl")) {
+            List<String> lines = new CopyOnWriteArrayList<>();
+            runInProcess(settings(Workload.RR_4, false, engine, null, out.resolve(engine)), lines);
+            assertTrue(lines.stream().anyMatch(l -> l.contains(ServerMain.READY_PREFIX) && l.contains(" tls=ssl://")),
+                    "the clients were given the TLS listener: " + lines);
+        }
+    }
+
+    /** {@code --metrics scrape}: the server runs its metrics and scrapes its own /metrics every second, without a failure. */
+    @Test
+    void metricsScraped(@TempDir Path out) throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        runInProcess(settings(Workload.RR_4, false, null, "scrape", out), lines);
+        assertTrue(lines.stream().anyMatch(l -> l.contains(ServerMain.READY_PREFIX) && l.contains(" metrics=http://")), lines.toString());
+        assertTrue(lines.stream().noneMatch(l -> l.contains("scraping")), "every scrape answered 200: " + lines);
+    }
+
+    /** {@code -pc JNDI}: the driver finds its connection factory and queues through a JNDI provider (Wharf's own). */
+    @Test
+    void jndiProvider() throws Exception {
+        List<String> jndi = List.of("-pc", "JNDI", "-ii", WharfInitialContextFactory.class.getName(), "-iu", server.tcpUrl(),
+                "-cf", "ConnectionFactory");
+        DriverResult r = requestReply(jndi, "JNDI", List.of());
+        assertTrue(r.passed(), r.problems().toString());
+        assertTrue(r.totalIterations() > 0, "round trips were made");
+    }
+
+    /** {@code -rt R} on requesters: each requester makes R round trips a second, no more, and every one is answered. */
+    @Test
+    void ratedRequesters() throws Exception {
+        int rate = 10;
+        int seconds = 3;
+        DriverResult r = requestReply(List.of("-pc", "Wharf", "-url", server.tcpUrl()), "RATED",
+                List.of("-rt", Integer.toString(rate)), seconds);
+        assertTrue(r.passed(), r.problems().toString());
+        long most = 2L * rate * (seconds + 1); // two requesters; a pacer allows the first of each at once
+        assertTrue(r.totalIterations() > 0 && r.totalIterations() <= most,
+                "2 requesters at " + rate + "/s for " + seconds + " s made " + r.totalIterations() + " round trips");
+    }
+
+    /** {@code perf compare RR-4}: Wharf then the Artemis peer, both pass, and the report gives their ratio. */
+    @Test
+    void compareWithTheArtemisPeer(@TempDir Path out) throws Exception {
+        int status = RunCommand.run(new String[] {"RR-4", "--requesters", "2", "--warmup", "1", "--run-length", "2",
+                "--out", out.toString(), "--jvm-opts", "-Xmx256m"}, true);
+        assertEquals(0, status, "every step passed its checks");
+        String report = Files.readString(out.resolve("report.md"));
+        assertTrue(report.contains("Wharf / Artemis"), report);
+    }
+
+    private static DriverResult requestReply(List<String> provider, String queue, List<String> requesterOptions) throws Exception {
+        return requestReply(provider, queue, requesterOptions, 2);
+    }
+
+    /** Two responders and two requesters on {@code queue}.REQUEST and .REPLY for {@code seconds}; the requesters' result. */
+    private static DriverResult requestReply(List<String> provider, String queue, List<String> requesterOptions, int seconds)
+            throws Exception {
+        List<String> responderArgs = new ArrayList<>(List.of("-tc", "jms.r11.Responder", "-nt", "2", "-iq", queue + ".REQUEST",
+                "-oq", queue + ".REPLY", "-rl", "0", "-ss", "0", "-su", "false", "-id", "resp"));
+        responderArgs.addAll(provider);
+        Driver responders = new Driver(PerfOptions.parse(responderArgs.toArray(String[]::new)), quiet());
+        Thread t = new Thread(() -> {
+            try {
+                responders.run();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "every-option-responders");
+        t.start();
+        try {
+            assertTrue(responders.awaitReady(60, TimeUnit.SECONDS), "the responders connected");
+            List<String> requesterArgs = new ArrayList<>(List.of("-tc", "jms.r11.Requestor", "-nt", "2", "-iq", queue + ".REQUEST",
+                    "-oq", queue + ".REPLY", "-rl", Integer.toString(seconds), "-ss", "0", "-id", "req"));
+            requesterArgs.addAll(requesterOptions);
+            requesterArgs.addAll(provider);
+            return new Driver(PerfOptions.parse(requesterArgs.toArray(String[]::new)), quiet()).run();
+        } finally {
+            responders.stop();
+            t.join(TimeUnit.MINUTES.toMillis(1));
+        }
+    }
+
+    private static PrintStream quiet() {
+        return new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    }
+}
