@@ -134,6 +134,8 @@ final class SocketLink implements FrameLink {
     private volatile long lastReadNanos = System.nanoTime();
     private volatile long lastWriteNanos = System.nanoTime();
     private volatile ScheduledFuture<?> heartbeat;
+    /** When the heartbeat last checked the link; the timer thread's alone. */
+    private long lastCheckNanos = System.nanoTime();
 
     private SocketLink(Socket socket, Socket transport, FrameListener listener, String remote) throws IOException {
         this.socket = socket;
@@ -593,7 +595,12 @@ final class SocketLink implements FrameLink {
 
     private void checkIdle(long intervalNanos) {
         long now = System.nanoTime();
-        if (now - lastReadNanos > 3 * intervalNanos) {
+        // a check that comes more than an interval late found this JVM stalled (a pause, a starved machine), not the
+        // server silent: its reader may not have run either, so the silence is judged from the next check on, after
+        // the PING below has gone out
+        boolean late = now - lastCheckNanos > intervalNanos;
+        lastCheckNanos = now;
+        if (!late && now - lastReadNanos > 3 * intervalNanos) {
             if (end.compareAndSet(null, SILENCE)) {
                 closeSocket(); // the reader reports it
             }
