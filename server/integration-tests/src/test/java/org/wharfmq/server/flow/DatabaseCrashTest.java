@@ -2,6 +2,7 @@ package org.wharfmq.server.flow;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * from the journal, and its second delivery inserts the row once. The server runs as {@code wharf server --config}
  * with the data source and the flow jar in its wharf.yaml, against a real PostgreSQL.
  */
+@Tag("slow")
 class DatabaseCrashTest {
 
     private static TestPostgres postgres;
