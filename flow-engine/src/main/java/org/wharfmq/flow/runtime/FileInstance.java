@@ -286,8 +286,9 @@ final class FileInstance implements Runnable {
     }
 
     /**
-     * Moves a done file to the archive folder, or a failed one to the backout folder with {@code NAME.reason}; then
-     * forgets the checkpoint. A crash between the two leaves a checkpoint of a file no longer there: ignored.
+     * Moves a done file to the archive folder, or a failed one to the backout folder and then writes its
+     * {@code NAME.reason} beside it; then forgets the checkpoint. A crash between the move and the rest leaves a
+     * checkpoint of a file no longer there (ignored), and a backed-out file without its reason (the log has it).
      */
     private void finish(Path file, String failure) throws IOException {
         Path folder = failure == null ? input.archiveFolder() : input.backoutFolder();
@@ -296,14 +297,17 @@ final class FileInstance implements Runnable {
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
             target = folder.resolve(name + "." + System.currentTimeMillis());
         }
+        Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
         if (failure != null) {
-            Files.writeString(target.resolveSibling(target.getFileName() + ".reason"), "Flow '" + flow.name() + "' "
-                    + input + " could not process " + file.toAbsolutePath() + ": " + failure + "\n",
-                    StandardCharsets.UTF_8);
+            // after the move, and whole (written aside, then renamed): whoever sees the reason finds the file there
+            Path reason = target.resolveSibling(target.getFileName() + ".reason");
+            Path aside = target.resolveSibling(target.getFileName() + ".reason.part");
+            Files.writeString(aside, "Flow '" + flow.name() + "' " + input + " could not process "
+                    + file.toAbsolutePath() + ": " + failure + "\n", StandardCharsets.UTF_8);
+            Files.move(aside, reason, StandardCopyOption.ATOMIC_MOVE);
             LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' moved " + name + " to " + target
                     + ": " + failure);
         }
-        Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
         Files.deleteIfExists(checkpointFile);
     }
 
