@@ -8,10 +8,8 @@ import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.FileInputNode;
 
-import javax.jms.Connection;
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
-import javax.jms.Session;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -33,7 +31,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The reader of a {@link FileInputNode}: one thread per node (whatever the flow's instance count, so that records
@@ -54,88 +51,48 @@ import java.util.concurrent.CompletableFuture;
  * written (the time of one small file write) gives that one record again after the restart; a stop (undeploy,
  * redeploy, server stop) finishes the record in progress and its checkpoint, so it redoes nothing.
  */
-final class FileInstance implements Runnable {
+final class FileInstance extends InputReader {
 
     private static final System.Logger LOG = System.getLogger(FileInstance.class.getName());
 
-    private final RunningFlow flow;
     private final FileInputNode input;
-    private final ConnectionFactory connectionFactory;
     private final boolean transactional;
     private final Path checkpointFile;
     private final PathMatcher matcher;
-    private final CompletableFuture<Void> opened = new CompletableFuture<>();
-    private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private final Map<Path, List<Long>> lastSeen = new HashMap<>();
-    private Connection connection;
-    private Session transacted;
-    private Invocation invocation;
-    /** The database work of this reader's invocations, committed before each record's message transaction. */
-    private final DatabaseWork database;
 
     FileInstance(RunningFlow flow, FileInputNode input, ConnectionFactory connectionFactory) {
-        this.flow = flow;
+        super(flow, connectionFactory, input.transactionMode() == TransactionMode.YES);
         this.input = input;
-        this.connectionFactory = connectionFactory;
         this.transactional = input.transactionMode() == TransactionMode.YES;
         this.checkpointFile = FileCheckpoint.location(input.directory(), flow.name(), input.name());
         this.matcher = FileSystems.getDefault().getPathMatcher("glob:" + input.pattern());
-        this.database = new DatabaseWork(flow.name(), flow.dataSources(), transactional);
-    }
-
-    CompletableFuture<Void> opened() {
-        return opened;
-    }
-
-    CompletableFuture<Void> finished() {
-        return finished;
     }
 
     @Override
-    public void run() {
-        try {
-            Files.createDirectories(input.archiveFolder());
-            Files.createDirectories(input.backoutFolder());
-            open();
-            opened.complete(null);
-        } catch (IOException | JMSException | RuntimeException e) {
-            opened.completeExceptionally(e);
-            closeConnection();
-            finished.complete(null);
-            return;
-        }
-        long delay = FlowConfiguration.FIRST_RETRY_MILLIS;
-        try {
-            while (flow.isRunning()) {
-                try {
-                    if (connection == null) {
-                        open();
-                    }
-                    poll();
-                    delay = FlowConfiguration.FIRST_RETRY_MILLIS;
-                    flow.awaitStop(input.pollMillis());
-                } catch (IOException | JMSException | RuntimeException e) {
-                    // the connection dropped or the directory cannot be read: the record in progress was rolled back
-                    // and its checkpoint not moved, so it is taken again
-                    LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' " + input + " on "
-                            + input.directory() + ": " + e + "; trying again in " + delay + " ms");
-                    flow.statistics().reconnects.increment();
-                    closeConnection();
-                    flow.awaitStop(delay);
-                    delay = Math.min(delay * 2, FlowConfiguration.MAX_RETRY_MILLIS);
-                }
-            }
-        } finally {
-            closeConnection();
-            finished.complete(null);
-        }
+    String describe() {
+        return input + " on " + input.directory();
     }
 
-    private void open() throws JMSException {
-        connection = connectionFactory.createConnection();
-        transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
-        Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-        invocation = new Invocation(flow, transacted, plain, database);
+    @Override
+    void prepare() throws IOException {
+        Files.createDirectories(input.archiveFolder());
+        Files.createDirectories(input.backoutFolder());
+    }
+
+    @Override
+    void open() throws JMSException {
+        openWharf(false);
+    }
+
+    /**
+     * One poll, then the polling interval. A failure (the connection dropped, the directory cannot be read) rolled
+     * back the record in progress and did not move its checkpoint, so it is taken again.
+     */
+    @Override
+    void work() throws IOException, JMSException {
+        poll();
+        flow.awaitStop(input.pollMillis());
     }
 
     /** Takes every file ready now, in name order; the file of the checkpoint first (it was taken before). */
@@ -309,11 +266,6 @@ final class FileInstance implements Runnable {
                     + ": " + failure);
         }
         Files.deleteIfExists(checkpointFile);
-    }
-
-    private void closeConnection() {
-        FlowInstance.closeQuietly(connection);
-        connection = null;
     }
 
     /** A file's records that cannot be cut as the node says (a short fixed-length record). */

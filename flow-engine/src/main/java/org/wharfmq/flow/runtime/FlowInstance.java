@@ -11,7 +11,6 @@ import org.wharfmq.flow.XmlParseException;
 import org.wharfmq.flow.XmlValidationException;
 import org.wharfmq.flow.node.InputNode;
 
-import javax.jms.Connection;
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
 import javax.jms.Message;
@@ -22,7 +21,6 @@ import javax.jms.TransactionRolledBackException;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * One reader of a flow's input node: a thread with its own connection, a transacted session (the input get and
@@ -43,22 +41,14 @@ import java.util.concurrent.CompletableFuture;
  * stage), so the message stays on its queue until a stage succeeds and is never lost. Non-transactional: the
  * stages are tried one after another at once.
  */
-final class FlowInstance implements Runnable {
+final class FlowInstance extends InputReader {
 
     private static final System.Logger LOG = System.getLogger(FlowInstance.class.getName());
 
-    private final RunningFlow flow;
     private final InputNode input;
-    private final ConnectionFactory connectionFactory;
     private final boolean transactional;
     private final String selector;
-    private final CompletableFuture<Void> opened = new CompletableFuture<>();
-    private final CompletableFuture<Void> finished = new CompletableFuture<>();
-    private final DatabaseWork database;
-    private Connection connection;
-    private Session transacted;
     private MessageConsumer consumer;
-    private Invocation invocation;
 
     /**
      * @param transactional whether this reader's invocations run in a transaction
@@ -66,93 +56,24 @@ final class FlowInstance implements Runnable {
      */
     FlowInstance(RunningFlow flow, InputNode input, ConnectionFactory connectionFactory, boolean transactional,
                  String selector) {
-        this.flow = flow;
+        super(flow, connectionFactory, transactional);
         this.input = input;
-        this.connectionFactory = connectionFactory;
         this.transactional = transactional;
         this.selector = selector;
-        this.database = new DatabaseWork(flow.name(), flow.dataSources(), transactional);
-    }
-
-    /** Completes when the consumer is open (or exceptionally when opening failed). */
-    CompletableFuture<Void> opened() {
-        return opened;
-    }
-
-    /** Completes when the thread has stopped and closed its connection. */
-    CompletableFuture<Void> finished() {
-        return finished;
     }
 
     @Override
-    public void run() {
-        try {
-            open();
-            opened.complete(null);
-        } catch (JMSException | RuntimeException e) {
-            opened.completeExceptionally(e); // the flow does not start: its deployer hears why
-            closeConnection();
-            finished.complete(null);
-            return;
-        }
-        try {
-            while (flow.isRunning()) {
-                try {
-                    loop();
-                } catch (JMSException | RuntimeException e) {
-                    if (flow.isRunning()) {
-                        reconnect(e);
-                    }
-                }
-            }
-        } finally {
-            closeConnection();
-            finished.complete(null);
-        }
+    String describe() {
+        return "instance " + Thread.currentThread().getName() + " of " + input + " on "
+                + (input.queueName() != null ? "queue " + input.queueName() : "topic " + input.topicName());
     }
 
-    /**
-     * After the connection failed (dropped by the server or the network, or a get, commit or send that failed):
-     * opens a new one, waiting {@link FlowConfiguration#FIRST_RETRY_MILLIS} and then twice as long after each failed attempt, up to
-     * {@link FlowConfiguration#MAX_RETRY_MILLIS}, until it works or the flow stops. A transactional invocation cut off is rolled
-     * back by the server and its message delivered again; a non-transactional one was consumed when read, and what
-     * it had not sent yet is lost (transaction mode NO trades that for speed).
-     */
-    private void reconnect(Exception cause) {
-        String instance = Thread.currentThread().getName();
-        LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' instance " + instance + " lost its connection ("
-                + cause + "); reconnecting");
-        flow.statistics().reconnects.increment();
-        long delay = FlowConfiguration.FIRST_RETRY_MILLIS;
-        int attempts = 0;
-        while (true) {
-            closeConnection();
-            if (flow.awaitStop(delay)) {
-                return;
-            }
-            attempts++;
-            try {
-                open();
-                LOG.log(System.Logger.Level.INFO, "Flow '" + flow.name() + "' instance " + instance + " reconnected after "
-                        + attempts + " attempt(s)");
-                return;
-            } catch (JMSException | RuntimeException e) {
-                delay = Math.min(delay * 2, FlowConfiguration.MAX_RETRY_MILLIS);
-                LOG.log(attempts == 1 || delay == FlowConfiguration.MAX_RETRY_MILLIS ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
-                        "Flow '" + flow.name() + "' instance " + instance + " cannot reconnect (attempt " + attempts
-                                + "): " + e + "; next attempt in " + delay + " ms");
-            }
-        }
-    }
-
-    private void open() throws JMSException {
-        connection = connectionFactory.createConnection();
+    @Override
+    void open() throws JMSException {
         // started before its consumer is created, so that the consumer's window goes with its creation, which waits
         // for the server: once open returns, this instance takes its share of the queue's messages (a consumer made
         // on a stopped connection gets its window only as the connection starts, asynchronously)
-        connection.start();
-        transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
-        Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Session plain = openWharf(true);
         Session consumerSession = transactional ? transacted : plain;
         if (input.queueName() != null) {
             consumer = consumerSession.createConsumer(consumerSession.createQueue(input.queueName()), selector);
@@ -162,7 +83,6 @@ final class FlowInstance implements Runnable {
             consumer = consumerSession.createSharedConsumer(consumerSession.createTopic(input.topicName()),
                     subscriptionName(flow.name(), input.name(), transactional), selector);
         }
-        invocation = new Invocation(flow, transacted, plain, database);
     }
 
     /**
@@ -173,7 +93,13 @@ final class FlowInstance implements Runnable {
         return "WHARF.FLOW." + flowName + "." + inputNodeName + (transactional ? ".T" : ".N");
     }
 
-    private void loop() throws JMSException {
+    /**
+     * Reads until the flow stops. A transactional invocation cut off by a dropped connection is rolled back by the
+     * server and its message delivered again; a non-transactional one was consumed when read, and what it had not
+     * sent yet is lost (transaction mode NO trades that for speed).
+     */
+    @Override
+    void work() throws JMSException {
         while (flow.isRunning()) {
             Message message = consumer.receive(FlowConfiguration.POLL_MILLIS);
             if (message != null) {
@@ -368,21 +294,5 @@ final class FlowInstance implements Runnable {
                 + " was rolled back by the messaging provider at its commit; the message comes again. "
                 + e.getMessage());
         flow.rememberFailure(messageId, ExceptionList.of(input, e));
-    }
-
-    private void closeConnection() {
-        closeQuietly(connection);
-        connection = null;
-    }
-
-    /** Closes a reader's connection (if any), which may be broken already: a failure is only logged. */
-    static void closeQuietly(Connection connection) {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (JMSException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "Closing a flow connection: " + e);
-            }
-        }
     }
 }

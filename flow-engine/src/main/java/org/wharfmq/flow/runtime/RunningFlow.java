@@ -47,8 +47,7 @@ public final class RunningFlow implements AutoCloseable {
     private final Map<String, DataSource> dataSources;
     private final int instances;
     private final FlowStatistics statistics;
-    private final List<FlowInstance> threads = new ArrayList<>();
-    private final List<FileInstance> fileReaders = new ArrayList<>();
+    private final List<InputReader> readers = new ArrayList<>();
     private final List<FileOutputNode> fileWriters = new ArrayList<>();
     private final Map<String, ExceptionList> failures = new ConcurrentHashMap<>();
     private final CountDownLatch stopSignal = new CountDownLatch(1);
@@ -115,10 +114,7 @@ public final class RunningFlow implements AutoCloseable {
         }
         flow.startFileReaders(connectionFactory, loader);
         try {
-            for (FlowInstance instance : flow.threads) {
-                instance.opened().get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            }
-            for (FileInstance reader : flow.fileReaders) {
+            for (InputReader reader : flow.readers) {
                 reader.opened().get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
@@ -132,17 +128,20 @@ public final class RunningFlow implements AutoCloseable {
             throw failure;
         }
         LOG.log(System.Logger.Level.INFO, "Flow '" + definition.name() + "' started with " + instances
-                + " instance(s) per input node (" + flow.threads.size() + " reader threads)");
+                + " instance(s) per input node (" + flow.readers.size() + " reader threads)");
         return flow;
     }
 
     private void startReader(String threadName, InputNode input, ConnectionFactory connectionFactory,
                              boolean transactional, String selector, ClassLoader loader) {
-        FlowInstance instance = new FlowInstance(this, input, connectionFactory, transactional, selector);
-        Thread thread = new Thread(instance, threadName);
+        startReader(threadName, new FlowInstance(this, input, connectionFactory, transactional, selector), loader);
+    }
+
+    private void startReader(String threadName, InputReader reader, ClassLoader loader) {
+        Thread thread = new Thread(reader, threadName);
         thread.setDaemon(true);
         thread.setContextClassLoader(loader);
-        threads.add(instance);
+        readers.add(reader);
         thread.start();
     }
 
@@ -150,12 +149,8 @@ public final class RunningFlow implements AutoCloseable {
     private void startFileReaders(ConnectionFactory connectionFactory, ClassLoader loader) {
         for (Node node : definition.nodes().values()) {
             if (node instanceof FileInputNode input) {
-                FileInstance reader = new FileInstance(this, input, connectionFactory);
-                Thread thread = new Thread(reader, "wharf-flow-" + definition.name() + "-" + input.name());
-                thread.setDaemon(true);
-                thread.setContextClassLoader(loader);
-                fileReaders.add(reader);
-                thread.start();
+                startReader("wharf-flow-" + definition.name() + "-" + input.name(),
+                        new FileInstance(this, input, connectionFactory), loader);
             }
         }
     }
@@ -279,10 +274,7 @@ public final class RunningFlow implements AutoCloseable {
     public void close() {
         running = false;
         stopSignal.countDown();
-        List<CompletableFuture<Void>> readers = new ArrayList<>();
-        threads.forEach(t -> readers.add(t.finished()));
-        fileReaders.forEach(r -> readers.add(r.finished()));
-        CompletableFuture<?>[] all = readers.toArray(CompletableFuture[]::new);
+        CompletableFuture<?>[] all = readers.stream().map(InputReader::finished).toArray(CompletableFuture[]::new);
         try {
             CompletableFuture.allOf(all).get(FlowConfiguration.DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -1,0 +1,174 @@
+package org.wharfmq.flow.runtime;
+
+import javax.jms.Connection;
+import javax.jms.ConnectionFactory;
+import javax.jms.JMSException;
+import javax.jms.Session;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The thread of one reader of a flow's input (a queue or topic, a directory, another JMS provider): it opens its
+ * connections, does its work until the flow stops, and after a failure (a connection dropped, a directory that
+ * cannot be read) closes everything and opens again, waiting {@link FlowConfiguration#FIRST_RETRY_MILLIS} and then
+ * twice as long after each failed attempt, up to {@link FlowConfiguration#MAX_RETRY_MILLIS}. What was in progress
+ * was rolled back (or, for a non-transactional reader, is as far as it got). Each reader has its own connection to
+ * Wharf with a transacted and a plain session, and the {@link Invocation} over them that commits or rolls back an
+ * invocation's work. All its state is confined to its thread.
+ */
+abstract class InputReader implements Runnable {
+
+    private static final System.Logger LOG = System.getLogger(InputReader.class.getName());
+
+    final RunningFlow flow;
+    final DatabaseWork database;
+    private final ConnectionFactory connectionFactory;
+    private final CompletableFuture<Void> opened = new CompletableFuture<>();
+    private final CompletableFuture<Void> finished = new CompletableFuture<>();
+    private Connection connection;
+    /** The session of the reader's transactional gets and sends (Wharf's side). */
+    Session transacted;
+    /** The invocation over this reader's sessions, made again with each connection. */
+    Invocation invocation;
+
+    /** @param transactional whether the reader's invocations run in a transaction (its database work commits with it) */
+    InputReader(RunningFlow flow, ConnectionFactory connectionFactory, boolean transactional) {
+        this.flow = flow;
+        this.connectionFactory = connectionFactory;
+        this.database = new DatabaseWork(flow.name(), flow.dataSources(), transactional);
+    }
+
+    /** Completes when the reader is open (or exceptionally when it could not open and the flow must not start). */
+    final CompletableFuture<Void> opened() {
+        return opened;
+    }
+
+    /** Completes when the thread has stopped and closed its connections. */
+    final CompletableFuture<Void> finished() {
+        return finished;
+    }
+
+    /** What the reader reads, for the log: e.g. the input node and its queue. */
+    abstract String describe();
+
+    /** Work before the first {@link #open()} whose failure stops the flow from starting (e.g. making folders). */
+    void prepare() throws IOException {
+    }
+
+    /**
+     * Whether a failure of the first {@link #open()} stops the flow from starting (the deployer hears why), or the
+     * flow starts and the reader keeps trying (a peer that may come later).
+     */
+    boolean startFailsWithoutConnection() {
+        return true;
+    }
+
+    /** Opens the reader's connections ({@link #openWharf(boolean)} and whatever else it reads from). */
+    abstract void open() throws JMSException;
+
+    /** Reads and processes until the flow stops (or one round of it: it is called again while the flow runs). */
+    abstract void work() throws IOException, JMSException;
+
+    /**
+     * Opens the connection to Wharf, its transacted and plain sessions and the invocation over them.
+     *
+     * @param start whether to start the connection first (before a consumer is made on it)
+     * @return the plain session
+     */
+    final Session openWharf(boolean start) throws JMSException {
+        connection = connectionFactory.createConnection();
+        if (start) {
+            connection.start();
+        }
+        transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
+        Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        invocation = new Invocation(flow, transacted, plain, database);
+        return plain;
+    }
+
+    /** Closes the reader's connections, which may be broken already; overridden to close others too. */
+    void closeConnections() {
+        closeQuietly(connection);
+        connection = null;
+    }
+
+    @Override
+    public final void run() {
+        boolean starting = true;
+        long delay = FlowConfiguration.FIRST_RETRY_MILLIS;
+        int attempts = 0;
+        try {
+            prepare();
+        } catch (IOException | RuntimeException e) {
+            opened.completeExceptionally(e);
+            finished.complete(null);
+            return;
+        }
+        try {
+            while (flow.isRunning()) {
+                try {
+                    if (connection == null) {
+                        open();
+                        if (attempts > 0) {
+                            LOG.log(System.Logger.Level.INFO, "Flow '" + flow.name() + "' " + describe()
+                                    + " connected again after " + attempts + " attempt(s)");
+                        }
+                    }
+                    if (starting) {
+                        starting = false;
+                        opened.complete(null);
+                    }
+                    long working = System.nanoTime();
+                    try {
+                        work();
+                    } finally {
+                        // the work went on a while (or ended well): the next failure is a new one, retried at once
+                        if (System.nanoTime() - working > FlowConfiguration.MAX_RETRY_MILLIS * 1_000_000) {
+                            attempts = 0;
+                            delay = FlowConfiguration.FIRST_RETRY_MILLIS;
+                        }
+                    }
+                    attempts = 0;
+                    delay = FlowConfiguration.FIRST_RETRY_MILLIS;
+                } catch (IOException | JMSException | RuntimeException e) {
+                    if (starting) {
+                        starting = false;
+                        if (startFailsWithoutConnection()) {
+                            opened.completeExceptionally(e); // the flow does not start: its deployer hears why
+                            return;
+                        }
+                        opened.complete(null);
+                    }
+                    if (!flow.isRunning()) {
+                        return;
+                    }
+                    // a transactional invocation cut off was rolled back, its input comes again
+                    attempts++;
+                    flow.statistics().reconnects.increment();
+                    LOG.log(attempts == 1 || delay == FlowConfiguration.MAX_RETRY_MILLIS ? System.Logger.Level.WARNING
+                                    : System.Logger.Level.DEBUG, "Flow '" + flow.name() + "' " + describe() + ": " + e
+                                    + "; trying again in " + delay + " ms (attempt " + attempts + ")");
+                    closeConnections();
+                    if (flow.awaitStop(delay)) {
+                        return;
+                    }
+                    delay = Math.min(delay * 2, FlowConfiguration.MAX_RETRY_MILLIS);
+                }
+            }
+        } finally {
+            closeConnections();
+            finished.complete(null);
+        }
+    }
+
+    /** Closes a connection (if any), which may be broken already: a failure is only logged. */
+    static void closeQuietly(Connection connection) {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (JMSException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "Closing a flow connection: " + e);
+            }
+        }
+    }
+}
