@@ -86,6 +86,28 @@ public final class Settings {
         if (name == null) {
             return null;
         }
+        return resolve(name);
+    }
+
+    /**
+     * The files (or directories) listed by {@code key}, each as {@link #file(String)} takes it; empty when the file
+     * leaves it out or gives it empty.
+     *
+     * @throws ConfigurationException when an entry is empty
+     */
+    public List<Path> files(String key) {
+        List<Path> files = new ArrayList<>();
+        for (String name : texts(key, List.of())) {
+            if (name == null || name.isBlank()) {
+                throw invalid(key, "an entry is empty; give a path");
+            }
+            files.add(resolve(name));
+        }
+        return files;
+    }
+
+    /** A name from this file: a relative one taken from the file's directory. */
+    private Path resolve(String name) {
         Path directory = Path.of(source).toAbsolutePath().getParent();
         return directory == null ? Path.of(name) : directory.resolve(name);
     }

@@ -2,6 +2,7 @@ package org.wharfmq.server.config;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,6 +36,18 @@ class SettingsTest {
         assertEquals(List.of("TLSv1.3"), file.texts("protocols", List.of()));
         assertNull(file.section("none"));
         assertEquals(List.of(), file.sections("none"));
+    }
+
+    @Test
+    void listedFilesAreTakenFromTheConfigurationFilesDirectory() {
+        Settings file = new Settings("/etc/wharf/wharf.yaml", "");
+        file.put("dirs", new Settings.Value(List.of(new Settings.Value("in", 2), new Settings.Value("/data/out", 3)), 1));
+        assertEquals(List.of(Path.of("/etc/wharf/in"), Path.of("/data/out")), file.files("dirs"));
+        assertEquals(List.of(), file.files("absent"));
+        file.put("empty", new Settings.Value(List.of(new Settings.Value(" ", 5)), 4));
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> file.files("empty"));
+        assertEquals("Invalid value for setting 'empty' in /etc/wharf/wharf.yaml at line 4: an entry is empty; give a path.",
+                e.getMessage());
     }
 
     @Test

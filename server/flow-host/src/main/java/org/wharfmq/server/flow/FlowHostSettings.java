@@ -4,7 +4,6 @@ import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.SettingsSection;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,20 +31,7 @@ public record FlowHostSettings(List<FlowConfig> flows, List<DataSourceConfig> da
      */
     public static final SettingsSection<FlowHostSettings> SECTION = file -> new FlowHostSettings(FlowConfig.read(file),
             DataSourceConfig.read(file), file.text("flowHostUser", null), file.text("flowHostPassword", null),
-            file.flag("remoteDeploy", FlowHostConfiguration.DEFAULT_REMOTE_DEPLOY), readFileDirectories(file));
-
-    /** The list {@code fileDirectories}, each relative name taken from the configuration file's directory. */
-    private static List<Path> readFileDirectories(org.wharfmq.server.config.Settings file) {
-        List<Path> directories = new ArrayList<>();
-        Path base = Path.of(file.source()).toAbsolutePath().getParent();
-        for (String name : file.texts("fileDirectories", List.of())) {
-            if (name == null || name.isBlank()) {
-                throw file.invalid("fileDirectories", "an entry is empty; give a directory");
-            }
-            directories.add(base == null ? Path.of(name).toAbsolutePath() : base.resolve(name));
-        }
-        return directories;
-    }
+            file.flag("remoteDeploy", FlowHostConfiguration.DEFAULT_REMOTE_DEPLOY), file.files("fileDirectories"));
 
     /**
      * Checks the flows, the data sources and that a user has a password.
