@@ -48,6 +48,17 @@ public interface FlowContext {
     void send(MessageAssembly assembly, Destination destination, TransactionMode mode) throws JMSException;
 
     /**
+     * Sends the message of {@code assembly} to {@code destination} (a JNDI name) of the other JMS provider
+     * {@code provider} (configured under {@code jmsProviders:}), on the invocation's connection to it (opened on first
+     * use): in the invocation's transaction as {@link #send} decides, committed before the message's own transaction.
+     *
+     * @throws JMSException             when the provider cannot be reached or refuses the send
+     * @throws IllegalArgumentException when the flow has no JMS provider of that name
+     */
+    void sendTo(String provider, String destination, MessageAssembly assembly, TransactionMode mode)
+            throws JMSException;
+
+    /**
      * The invocation's connection to the data source {@code name} (the flow host's {@code dataSources}), taken from
      * its pool on first use and given back when the invocation ends. In a transactional invocation it is in manual
      * commit, and its work commits right before the message's transaction commits, or rolls back with it; otherwise

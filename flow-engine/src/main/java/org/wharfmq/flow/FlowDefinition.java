@@ -2,6 +2,7 @@ package org.wharfmq.flow;
 
 import org.wharfmq.flow.node.FileInputNode;
 import org.wharfmq.flow.node.InputNode;
+import org.wharfmq.flow.node.JmsInputNode;
 import org.wharfmq.flow.node.LabelNode;
 
 import java.util.ArrayList;
@@ -170,8 +171,10 @@ public final class FlowDefinition {
          */
         public FlowDefinition build() {
             String flow = "Flow '" + name + "'";
-            if (nodes.values().stream().noneMatch(n -> n instanceof InputNode || n instanceof FileInputNode)) {
-                throw new FlowValidationException(flow + " has no input node: add an InputNode or a FileInputNode, "
+            if (nodes.values().stream().noneMatch(n -> n instanceof InputNode || n instanceof FileInputNode
+                    || n instanceof JmsInputNode)) {
+                throw new FlowValidationException(flow + " has no input node: add an InputNode, a FileInputNode or a "
+                        + "JmsInputNode, "
                         + "where messages enter.");
             }
             for (Node node : nodes.values()) {

@@ -88,6 +88,10 @@ abstract class InputReader implements Runnable {
 
     /** Closes the reader's connections, which may be broken already; overridden to close others too. */
     void closeConnections() {
+        if (invocation != null) {
+            invocation.close();
+            invocation = null;
+        }
         closeQuietly(connection);
         connection = null;
     }

@@ -42,6 +42,10 @@ final class Invocation implements FlowContext {
     private final DatabaseWork database;
     private final Map<String, Destination> queues = new HashMap<>();
     private final Map<String, Destination> topics = new HashMap<>();
+    /** The connections to other JMS providers of this invocation's JMSOutput nodes, by provider, opened on first use. */
+    private final Map<String, ProviderLink> links = new HashMap<>();
+    /** A provider whose connection failed with sends of this transaction on it (they are gone), or null. */
+    private String lostProvider;
     private boolean transactional;
     private boolean transactedWork;
     private boolean timing;
@@ -64,6 +68,7 @@ final class Invocation implements FlowContext {
     void reset(boolean transactionalInvocation) {
         this.transactional = transactionalInvocation;
         this.transactedWork = false;
+        this.lostProvider = null;
         this.timing = statistics.timing();
         this.depth = 0;
         this.childElapsed = 0;
@@ -76,21 +81,43 @@ final class Invocation implements FlowContext {
     }
 
     /**
-     * Ends an invocation that succeeded: its database work commits first, then the message's transaction (when the
-     * invocation is transactional or sent on the transacted session). A failure between the two (a crash, a refused
-     * message commit) leaves the database work done and the message or record processed again: the window a
-     * coordinated (XA) transaction would close.
+     * Ends an invocation that succeeded: its database work commits first, then its sends to other JMS providers
+     * (JMSOutput nodes), then the message's transaction on Wharf (when the invocation is transactional or sent on the
+     * transacted session). A failure between them (a crash, a refused commit) leaves what committed done and the
+     * message or record processed again (a duplicate, never a loss): the window a coordinated (XA) transaction would
+     * close.
      */
     void commit() throws SQLException, JMSException {
+        if (lostProvider != null) {
+            throw new JMSException("Flow '" + definition.name() + "': the connection to JMS provider '" + lostProvider
+                    + "' failed after this transaction had sent to it; those sends are gone, so the transaction rolls"
+                    + " back and its message is processed again.");
+        }
         database.commit();
+        for (ProviderLink link : links.values()) {
+            if (link.transactedWork) {
+                link.commit();
+            }
+        }
         if (transactional || transactedWork) {
             transacted.commit();
         }
     }
 
-    /** Ends an invocation that failed: its database work and the message's transaction roll back. */
+    /** Ends an invocation that failed: its database work, its sends to other providers and its message roll back. */
     void rollback() throws JMSException {
         database.rollback();
+        for (java.util.Iterator<ProviderLink> i = links.values().iterator(); i.hasNext(); ) {
+            ProviderLink link = i.next();
+            if (link.transactedWork) {
+                try {
+                    link.rollback();
+                } catch (JMSException | RuntimeException e) { // a broken connection: its transaction is gone with it
+                    link.close();
+                    i.remove();
+                }
+            }
+        }
         if (transactional || transactedWork) {
             transacted.rollback();
         }
@@ -99,6 +126,12 @@ final class Invocation implements FlowContext {
     /** Gives the invocation's database connections back (rolled back: nothing is left after a commit). */
     void release() {
         database.rollback();
+    }
+
+    /** Closes the connections to other providers (what they had not committed rolls back). */
+    void close() {
+        links.values().forEach(ProviderLink::close);
+        links.clear();
     }
 
     /** Runs {@code node} on an assembly: the entry point of an invocation (the input node, or a backout path). */
@@ -224,6 +257,35 @@ final class Invocation implements FlowContext {
         (inTransaction ? transactedProducer : plainProducer).send(destination, jms,
                 message.isPersistent() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT,
                 JmsMessages.priority(message), JmsMessages.timeToLive(message));
+    }
+
+    @Override
+    public void sendTo(String provider, String destination, MessageAssembly assembly, TransactionMode mode)
+            throws JMSException {
+        boolean inTransaction = mode == TransactionMode.YES || (mode == TransactionMode.AUTOMATIC && transactional);
+        ProviderLink link = links.get(provider);
+        if (link == null) {
+            JmsProvider configured = flow.jmsProviders().get(provider);
+            if (configured == null) {
+                throw new IllegalArgumentException(RunningFlow.unknownProvider(definition.name(), provider,
+                        flow.jmsProviders()));
+            }
+            link = ProviderLink.open(configured);
+            links.put(provider, link);
+        }
+        try {
+            link.checkAlive();
+            link.send(destination, assembly.message(), inTransaction);
+        } catch (JMSException | RuntimeException e) {
+            // the connection may be broken: the next send opens a new one (closing rolls back what it had not
+            // committed, so a transaction that had sent on it cannot commit)
+            if (link.transactedWork) {
+                lostProvider = provider;
+            }
+            link.close();
+            links.remove(provider);
+            throw e;
+        }
     }
 
     @Override

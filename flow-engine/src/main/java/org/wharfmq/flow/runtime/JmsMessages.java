@@ -62,6 +62,14 @@ final class JmsMessages {
 
     /** A JMS message with the flow message's body, correlation id, type, reply-to and user properties. */
     static Message write(Session session, FlowMessage flowMessage) throws JMSException {
+        return write(session, flowMessage, true);
+    }
+
+    /**
+     * As {@link #write(Session, FlowMessage)}, with or without the reply-to: a destination of one provider means
+     * nothing to another, so a message for another provider goes without it.
+     */
+    static Message write(Session session, FlowMessage flowMessage, boolean withReplyTo) throws JMSException {
         Message message;
         if (flowMessage.isTextBody()) {
             message = session.createTextMessage(flowMessage.bodyText());
@@ -79,7 +87,7 @@ final class JmsMessages {
         if (type != null) {
             message.setJMSType(type);
         }
-        if (headers.get(FlowMessage.JMS_REPLY_TO) instanceof Destination replyTo) {
+        if (withReplyTo && headers.get(FlowMessage.JMS_REPLY_TO) instanceof Destination replyTo) {
             message.setJMSReplyTo(replyTo);
         }
         for (Map.Entry<String, Object> property : flowMessage.userProperties().asMap().entrySet()) {

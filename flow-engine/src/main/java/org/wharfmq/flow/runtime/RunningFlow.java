@@ -6,6 +6,8 @@ import org.wharfmq.flow.Node;
 import org.wharfmq.flow.node.FileInputNode;
 import org.wharfmq.flow.node.FileOutputNode;
 import org.wharfmq.flow.node.InputNode;
+import org.wharfmq.flow.node.JmsInputNode;
+import org.wharfmq.flow.node.JmsOutputNode;
 import org.wharfmq.flow.node.SqlNode;
 
 import javax.jms.ConnectionFactory;
@@ -45,6 +47,7 @@ public final class RunningFlow implements AutoCloseable {
 
     private final FlowDefinition definition;
     private final Map<String, DataSource> dataSources;
+    private final Map<String, JmsProvider> jmsProviders;
     private final int instances;
     private final FlowStatistics statistics;
     private final List<InputReader> readers = new ArrayList<>();
@@ -54,9 +57,11 @@ public final class RunningFlow implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean trace = true;
 
-    private RunningFlow(FlowDefinition definition, Map<String, DataSource> dataSources, int instances, boolean timing) {
+    private RunningFlow(FlowDefinition definition, Map<String, DataSource> dataSources,
+                        Map<String, JmsProvider> jmsProviders, int instances, boolean timing) {
         this.definition = definition;
         this.dataSources = Map.copyOf(dataSources);
+        this.jmsProviders = Map.copyOf(jmsProviders);
         this.instances = instances;
         this.statistics = new FlowStatistics(definition, timing);
     }
@@ -84,6 +89,22 @@ public final class RunningFlow implements AutoCloseable {
     public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
                                     Map<String, DataSource> dataSources, int instances, boolean timing,
                                     ClassLoader loader) throws JMSException {
+        return start(definition, connectionFactory, dataSources, Map.of(), instances, timing, loader);
+    }
+
+    /**
+     * Starts the flow with data sources for its Database nodes and other JMS providers for its JMSInput and
+     * JMSOutput nodes, and returns when every instance's consumer on Wharf is open (a JMSInput node's reader keeps
+     * trying its provider after that, so a provider that is down does not stop the flow from starting).
+     *
+     * @param jmsProviders the JMS providers its JMSInput and JMSOutput nodes may use, by name (the flow host's
+     *                     {@code jmsProviders})
+     * @throws IllegalArgumentException when a node names a data source or JMS provider not given
+     * @see #start(FlowDefinition, ConnectionFactory, Map, int, boolean, ClassLoader)
+     */
+    public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
+                                    Map<String, DataSource> dataSources, Map<String, JmsProvider> jmsProviders,
+                                    int instances, boolean timing, ClassLoader loader) throws JMSException {
         if (instances < 1) {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
@@ -93,7 +114,15 @@ public final class RunningFlow implements AutoCloseable {
                         .replace("uses", "node '" + node.name() + "' uses"));
             }
         }
-        RunningFlow flow = new RunningFlow(definition, dataSources, instances, timing);
+        for (Node node : definition.nodes().values()) {
+            String provider = node instanceof JmsInputNode in ? in.provider()
+                    : node instanceof JmsOutputNode out ? out.provider() : null;
+            if (provider != null && !jmsProviders.containsKey(provider)) {
+                throw new IllegalArgumentException(unknownProvider(definition.name(), provider, jmsProviders)
+                        .replace("uses", "node '" + node.name() + "' uses"));
+            }
+        }
+        RunningFlow flow = new RunningFlow(definition, dataSources, jmsProviders, instances, timing);
         flow.openFileWriters();
         int n = 0;
         for (InputNode input : definition.inputNodes()) {
@@ -113,6 +142,15 @@ public final class RunningFlow implements AutoCloseable {
             }
         }
         flow.startFileReaders(connectionFactory, loader);
+        for (Node node : definition.nodes().values()) {
+            if (node instanceof JmsInputNode input) {
+                for (int i = 0; i < instances; i++) {
+                    flow.startReader("wharf-flow-" + definition.name() + "-" + input.name() + "-" + (i + 1),
+                            new JmsInputReader(flow, input, jmsProviders.get(input.provider()), connectionFactory),
+                            loader);
+                }
+            }
+        }
         try {
             for (InputReader reader : flow.readers) {
                 reader.opened().get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -198,6 +236,19 @@ public final class RunningFlow implements AutoCloseable {
                 + "run on its own (wharf flow run) has no data sources yet.";
     }
 
+    /** Why a flow cannot use JMS provider {@code name}: it is not among {@code providers}, and how to add it. */
+    static String unknownProvider(String flowName, String name, Map<String, JmsProvider> providers) {
+        return "Flow '" + flowName + "' uses JMS provider '" + name + "', which is not defined (defined: "
+                + (providers.isEmpty() ? "none" : String.join(", ", new java.util.TreeSet<>(providers.keySet())))
+                + "). Add it under jmsProviders: in the server's configuration (docs/flows.md, \"Other JMS "
+                + "providers\"); a flow run on its own (wharf flow run) has none.";
+    }
+
+    /** The other JMS providers its JMSInput and JMSOutput nodes may use, by name. */
+    Map<String, JmsProvider> jmsProviders() {
+        return jmsProviders;
+    }
+
     /** The data sources its Database nodes may use, by name. */
     Map<String, DataSource> dataSources() {
         return dataSources;
@@ -259,12 +310,17 @@ public final class RunningFlow implements AutoCloseable {
     }
 
     ExceptionList takeFailure(String messageId, InputNode input, int deliveryCount) {
+        return takeFailure(messageId, input, input.backoutThreshold(), deliveryCount);
+    }
+
+    /** The failure remembered for the message, else one saying that its delivery count passed the threshold. */
+    ExceptionList takeFailure(String messageId, Node input, int backoutThreshold, int deliveryCount) {
         ExceptionList list = messageId == null ? null : failures.remove(messageId);
         if (list != null) {
             return list;
         }
         return ExceptionList.EMPTY.with(new ExceptionList.Entry(input.name(), input.kind(), "BackoutThreshold",
-                "delivery count " + deliveryCount + " passed the backout threshold " + input.backoutThreshold()));
+                "delivery count " + deliveryCount + " passed the backout threshold " + backoutThreshold));
     }
 
     /**

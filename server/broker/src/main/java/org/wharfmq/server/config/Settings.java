@@ -201,6 +201,21 @@ public final class Settings {
         return texts;
     }
 
+    /**
+     * The block of {@code key} as keys of the file's choosing with their texts (such as a JNDI environment), in the
+     * file's order; empty when the file leaves it out or gives it empty.
+     */
+    public Map<String, String> textsByKey(String key) {
+        Settings block = section(key);
+        Map<String, String> texts = new LinkedHashMap<>();
+        if (block != null) {
+            for (String name : block.entries.keySet()) {
+                texts.put(name, block.text(name, null));
+            }
+        }
+        return texts;
+    }
+
     /** The mapping of {@code key} (a section such as {@code http:}), or null when the file leaves it out or empty. */
     public Settings section(String key) {
         Value value = value(key);

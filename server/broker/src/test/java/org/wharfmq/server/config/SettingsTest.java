@@ -51,6 +51,19 @@ class SettingsTest {
     }
 
     @Test
+    void aBlockOfFreeKeysIsReadAsTextsInTheFilesOrder() {
+        Settings file = new Settings("wharf.yaml", "");
+        Settings jndi = new Settings("wharf.yaml", "jndi");
+        jndi.put("java.naming.provider.url", new Settings.Value("tcp://peer:61616", 2));
+        jndi.put("queue.orders", new Settings.Value("ORDERS", 3));
+        file.put("jndi", new Settings.Value(jndi, 1));
+        assertEquals(List.of("java.naming.provider.url", "queue.orders"), List.copyOf(file.textsByKey("jndi").keySet()));
+        assertEquals("ORDERS", file.textsByKey("jndi").get("queue.orders"));
+        assertEquals(java.util.Map.of(), file.textsByKey("absent"));
+        jndi.refuseUnknown(); // every key was read
+    }
+
+    @Test
     void wholeNumbersAreTakenAsYamlWritesThem() {
         Settings file = new Settings("wharf.yaml", "");
         String[] texts = {"1000", "1_000", "0x3e8", "1e3", "1000.0"};

@@ -2,6 +2,7 @@ package org.wharfmq.server.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
@@ -19,6 +20,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -154,6 +156,31 @@ class ConfigurationFileTest {
                 flowHost.fileDirectories());
         assertEquals(List.of(), ConfigurationFile.load(SAMPLE).flowHost().fileDirectories(), "the sample allows none");
         assertRefused("fileDirectories: files\n", "Invalid value for setting 'fileDirectories'");
+    }
+
+    @Test
+    void jmsProvidersAreReadWithTheirJndiEnvironment() throws IOException {
+        FlowHostSettings flowHost = ConfigurationFile.load(write("""
+                jmsProviders:
+                  - name: artemis
+                    jndi:
+                      java.naming.factory.initial: org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory
+                      java.naming.provider.url: tcp://peer:61616
+                      queue.jms/orders: ORDERS
+                    user: wharf
+                    password: secret
+                """)).flowHost();
+        JmsProvider artemis = flowHost.jmsProviders().get(0);
+        assertEquals(new JmsProvider("artemis", Map.of(
+                "java.naming.factory.initial", "org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory",
+                "java.naming.provider.url", "tcp://peer:61616", "queue.jms/orders", "ORDERS"),
+                "ConnectionFactory", "wharf", "secret"), artemis);
+        assertEquals("JMS provider 'artemis' at tcp://peer:61616", artemis.describe());
+        assertTrue(!flowHost.toString().contains("secret"), flowHost.toString());
+        assertEquals(List.of(), ConfigurationFile.load(SAMPLE).flowHost().jmsProviders(), "the sample has none");
+        assertRefused("jmsProviders:\n  - name: a\n    jndi:\n      java.naming.provider.url: tcp://x:1\n",
+                "Invalid value for setting 'jmsProviders[0].jndi'");
+        assertRefused("jmsProviders:\n  - name: a\n    url: tcp://x:1\n", "Unknown setting 'jmsProviders[0].url'");
     }
 
     @Test

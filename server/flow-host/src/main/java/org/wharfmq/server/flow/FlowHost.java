@@ -3,6 +3,7 @@ package org.wharfmq.server.flow;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.runtime.FlowJar;
+import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.ServerPlugin;
@@ -22,7 +23,8 @@ import java.util.Map;
 /**
  * The flows running in a server: deploys flow jars, each in a class loader of its own, and runs them over the
  * server's in-VM transport with as many instances as asked, giving their Database nodes the data sources of its
- * settings ({@link DataSourcePools}: opened at start, closed after the flows have stopped). A {@link ServerPlugin}: give one to
+ * settings ({@link DataSourcePools}: opened at start, closed after the flows have stopped) and their JMSInput and
+ * JMSOutput nodes the other JMS providers of its settings ({@link JmsProviders}). A {@link ServerPlugin}: give one to
  * {@code WharfServer.start(config, flowHost, new AdminPlugin(flowHost.adminCommands()))}, which starts it once the
  * listeners accept connections and stops it before they close; its admin commands ({@link FlowCommands}: {@code wharf
  * flow ...}) are served by the admin plugin, on the admin command queue. A redeploy of a flow with the same name drains the
@@ -52,6 +54,7 @@ public final class FlowHost implements ServerPlugin {
 
     private final FlowHostSettings settings;
     private final FileDirectories fileDirectories;
+    private final Map<String, JmsProvider> jmsProviders = new LinkedHashMap<>();
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
     // set once by start, from the server's settings
     private ConnectionFactory connectionFactory;
@@ -73,6 +76,7 @@ public final class FlowHost implements ServerPlugin {
     public FlowHost(FlowHostSettings settings) {
         this.settings = settings;
         this.fileDirectories = new FileDirectories(settings.fileDirectories());
+        settings.jmsProviders().forEach(provider -> jmsProviders.put(provider.name(), provider));
     }
 
     /** The flow host's admin commands ({@code wharf flow ...}), for the admin plugin to serve. */
@@ -277,7 +281,8 @@ public final class FlowHost implements ServerPlugin {
         RunningFlow running;
         try {
             ClassLoader loader = jar == null ? FlowHost.class.getClassLoader() : jar.classLoader();
-            running = RunningFlow.start(definition, connectionFactory, dataSources.byName(), instances, false, loader);
+            running = RunningFlow.start(definition, connectionFactory, dataSources.byName(), jmsProviders, instances,
+                    false, loader);
         } catch (JMSException | RuntimeException e) {
             if (jar != null) {
                 jar.close();

@@ -1,6 +1,7 @@
 package org.wharfmq.server.flow;
 
 import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
@@ -18,6 +19,8 @@ import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 
 /** A real server plus a client connection, for flow tests: send to queues, run flows, collect outputs. */
@@ -45,6 +48,18 @@ final class FlowFixture implements AutoCloseable {
 
     RunningFlow run(FlowDefinition definition, int instances) throws JMSException {
         RunningFlow flow = RunningFlow.start(definition, factory, instances, false, getClass().getClassLoader());
+        flows.add(flow);
+        return flow;
+    }
+
+    /** Runs a flow whose JMSInput and JMSOutput nodes use {@code providers}. */
+    RunningFlow run(FlowDefinition definition, int instances, JmsProvider... providers) throws JMSException {
+        Map<String, JmsProvider> byName = new HashMap<>();
+        for (JmsProvider provider : providers) {
+            byName.put(provider.name(), provider);
+        }
+        RunningFlow flow = RunningFlow.start(definition, factory, Map.of(), byName, instances, false,
+                getClass().getClassLoader());
         flows.add(flow);
         return flow;
     }

@@ -1,0 +1,209 @@
+package org.wharfmq.flow.runtime;
+
+import org.wharfmq.flow.ExceptionList;
+import org.wharfmq.flow.FlowException;
+import org.wharfmq.flow.FlowMessage;
+import org.wharfmq.flow.Folder;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.node.JmsInputNode;
+
+import javax.jms.ConnectionFactory;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import java.sql.SQLException;
+
+/**
+ * One reader of a {@link JmsInputNode}: a thread with its connection to Wharf (the invocation's sends) and its
+ * {@link ProviderLink} to the other provider (the node's consumer). When either cannot be opened or fails, it
+ * closes both and opens them again with backoff ({@link InputReader}); a provider down when the flow starts does not
+ * stop the flow (the log says which provider and URL it keeps trying).
+ *
+ * <h2>An invocation</h2>
+ * Transactional (YES): the consumer's session on the provider is transacted. The invocation's database work, its
+ * sends to other providers and its work on Wharf commit first ({@link Invocation#commit()}), then the provider's
+ * session, which takes the message off the provider. A crash or a lost connection between the two leaves the
+ * message on the provider and it is processed again: a duplicate downstream, never a loss. A failure rolls both back
+ * and the provider delivers the message again, until its delivery count passes the backout threshold: then it goes
+ * to the failure terminal if wired, else to Wharf's dead-letter queue (with its ExceptionList), in a transaction of
+ * its own, before the provider's session commits. Non-transactional (NO): the message is acknowledged when read,
+ * and a failure sends it down the backout path at once.
+ */
+final class JmsInputReader extends InputReader {
+
+    private static final System.Logger LOG = System.getLogger(JmsInputReader.class.getName());
+
+    private final JmsInputNode input;
+    private final JmsProvider provider;
+    private final boolean transactional;
+    private ProviderLink link;
+    private MessageConsumer consumer;
+
+    JmsInputReader(RunningFlow flow, JmsInputNode input, JmsProvider provider, ConnectionFactory connectionFactory) {
+        super(flow, connectionFactory, input.transactionMode() == TransactionMode.YES);
+        this.input = input;
+        this.provider = provider;
+        this.transactional = input.transactionMode() == TransactionMode.YES;
+    }
+
+    @Override
+    String describe() {
+        return input + " on '" + input.destination() + "' of " + provider.describe();
+    }
+
+    /** A provider may come later: the flow starts and this reader keeps trying. */
+    @Override
+    boolean startFailsWithoutConnection() {
+        return false;
+    }
+
+    @Override
+    void open() throws JMSException {
+        openWharf(false);
+        link = ProviderLink.open(provider);
+        Session session = transactional ? link.transacted : link.plain;
+        consumer = session.createConsumer(link.destination(input.destination()), input.selector());
+        link.start();
+        LOG.log(System.Logger.Level.INFO, "Flow '" + flow.name() + "' " + describe() + ": connected");
+    }
+
+    @Override
+    void closeConnections() {
+        if (link != null) {
+            link.close();
+            link = null;
+        }
+        super.closeConnections();
+    }
+
+    @Override
+    void work() throws JMSException {
+        while (flow.isRunning()) {
+            link.checkAlive();
+            Message message = consumer.receive(FlowConfiguration.POLL_MILLIS);
+            if (message != null) {
+                process(message);
+            }
+        }
+    }
+
+    private void process(Message message) throws JMSException {
+        flow.statistics().invocations.increment();
+        int deliveryCount = JmsMessages.deliveryCount(message);
+        MessageAssembly assembly;
+        try {
+            FlowMessage read = JmsMessages.read(message, input.domain());
+            read.headers().set(FlowMessage.JMS_REPLY_TO, null); // the provider's destination means nothing to Wharf
+            assembly = MessageAssembly.of(read, Folder.empty("Environment"));
+        } catch (JMSException | RuntimeException e) {
+            backoutUnreadable(message, e); // retrying cannot help
+            return;
+        }
+        if (transactional && deliveryCount > input.backoutThreshold()) {
+            ExceptionList list = flow.takeFailure(message.getJMSMessageID(), input, input.backoutThreshold(),
+                    deliveryCount);
+            backOut(assembly, list);
+            return;
+        }
+        invocation.reset(transactional);
+        try {
+            invocation.run(input, "out", assembly);
+            invocation.commit();
+        } catch (FlowException | JMSException | SQLException | RuntimeException e) {
+            failed(assembly, e);
+            return;
+        } finally {
+            invocation.release();
+        }
+        acknowledge();
+    }
+
+    /** Takes the message off the provider: the last commit (see the class comment for the window before it). */
+    private void acknowledge() throws JMSException {
+        if (transactional) {
+            link.commit();
+        }
+    }
+
+    private void failed(MessageAssembly assembly, Exception e) throws JMSException {
+        flow.statistics().failures.increment();
+        ExceptionList list = e instanceof FlowException fe && !fe.exceptionList().isEmpty() ? fe.exceptionList()
+                : ExceptionList.of(input, e);
+        invocation.rollback();
+        if (transactional) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "Flow '" + flow.name() + "' rolled back message "
+                    + assembly.message().messageId() + " of " + provider.describe() + ": " + list.render());
+            flow.rememberFailure(assembly.message().messageId(), list);
+            link.rollback(); // the provider delivers it again
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' failed on non-transactional message "
+                    + assembly.message().messageId() + " of " + provider.describe() + ", backing it out: "
+                    + list.render());
+            backOut(assembly, list);
+        }
+    }
+
+    /**
+     * The backout path: the failure terminal if wired, else (or when it fails too) Wharf's dead-letter queue, each
+     * in a transaction of its own; then the message is taken off the provider. When neither takes it, a transactional
+     * message is rolled back onto the provider (it comes again); a non-transactional one is lost, and the log says so.
+     */
+    private void backOut(MessageAssembly assembly, ExceptionList list) throws JMSException {
+        ExceptionList failures = list;
+        boolean toFailureTerminal = !flow.definition().targets(input, "failure").isEmpty();
+        for (boolean terminal : toFailureTerminal ? new boolean[] {true, false} : new boolean[] {false}) {
+            invocation.reset(transactional);
+            try {
+                if (terminal) {
+                    invocation.runFrom(input, "failure", assembly.withExceptionList(failures));
+                } else {
+                    MessageAssembly copy = assembly.copy();
+                    copy.message().setUserProperty(ExceptionList.PROPERTY, failures.render());
+                    invocation.send(copy, invocation.queue(RunningFlow.DEAD_LETTER_QUEUE),
+                            transactional ? TransactionMode.YES : TransactionMode.NO);
+                }
+                invocation.commit();
+                flow.statistics().backouts.increment();
+                LOG.log(System.Logger.Level.INFO, "Flow '" + flow.name() + "' backed out message "
+                        + assembly.message().messageId() + " of " + provider.describe() + " to "
+                        + (terminal ? "the failure terminal" : RunningFlow.DEAD_LETTER_QUEUE));
+                acknowledge();
+                return;
+            } catch (FlowException | JMSException | SQLException | RuntimeException e) {
+                invocation.rollback();
+                failures = e instanceof FlowException fe && !fe.exceptionList().isEmpty() ? fe.exceptionList()
+                        : failures.with(input, e);
+                LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' could not back out message "
+                        + assembly.message().messageId() + " of " + provider.describe() + " to "
+                        + (terminal ? "the failure terminal" : RunningFlow.DEAD_LETTER_QUEUE) + ": " + e);
+            } finally {
+                invocation.release();
+            }
+        }
+        if (transactional) {
+            flow.rememberFailure(assembly.message().messageId(), failures);
+            link.rollback();
+        } else {
+            LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' lost non-transactional message "
+                    + assembly.message().messageId() + " of " + provider.describe() + ": no backout stage took it.");
+        }
+    }
+
+    /** A message the flow cannot read (not text or bytes): to Wharf's dead-letter queue as it is, then off the provider. */
+    private void backoutUnreadable(Message message, Exception e) throws JMSException {
+        LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' cannot read message " + message.getJMSMessageID()
+                + " of " + provider.describe() + "; moving it as it is to " + RunningFlow.DEAD_LETTER_QUEUE + ": " + e);
+        MessageProducer producer = transacted.createProducer(null);
+        try {
+            producer.send(invocation.queue(RunningFlow.DEAD_LETTER_QUEUE), message);
+        } finally {
+            producer.close();
+        }
+        transacted.commit();
+        flow.statistics().backouts.increment();
+        acknowledge();
+    }
+}

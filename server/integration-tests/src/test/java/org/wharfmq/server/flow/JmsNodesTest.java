@@ -1,0 +1,274 @@
+package org.wharfmq.server.flow;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.flow.ExceptionList;
+import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.node.InputNode;
+import org.wharfmq.flow.node.JmsInputNode;
+import org.wharfmq.flow.node.JmsOutputNode;
+import org.wharfmq.flow.node.OutputNode;
+import org.wharfmq.flow.runtime.RunningFlow;
+import org.wharfmq.server.it.Receive;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The JMSInput and JMSOutput nodes against a real other provider, an embedded Apache ActiveMQ Artemis reached
+ * through its JNDI: messages from an Artemis queue through a flow into a Wharf queue and back out to Artemis, each
+ * once; the provider down when the flow starts (retried, the log names its URL) and going away mid-run (reconnected,
+ * nothing lost); a rolled-back invocation leaves its message on the provider.
+ */
+class JmsNodesTest {
+
+    private static final long WAIT_MILLIS = 10_000;
+
+    private TestArtemis artemis;
+    private FlowFixture fixture;
+    private Connection artemisConnection;
+    private Session artemisSession;
+
+    @BeforeEach
+    void start() throws Exception {
+        artemis = TestArtemis.onFreePort();
+        fixture = new FlowFixture();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        fixture.close();
+        if (artemisConnection != null) {
+            artemisConnection.close();
+        }
+        artemis.close();
+    }
+
+    private void connectToArtemis() throws JMSException {
+        artemisConnection = artemis.connectionFactory().createConnection();
+        artemisConnection.start();
+        artemisSession = artemisConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+    }
+
+    private void sendToArtemis(String queue, int from, int to) throws JMSException {
+        try (MessageProducer producer = artemisSession.createProducer(artemisSession.createQueue(queue))) {
+            for (int seq = from; seq <= to; seq++) {
+                TextMessage message = artemisSession.createTextMessage("order " + seq);
+                message.setIntProperty("seq", seq);
+                producer.send(message, DeliveryMode.PERSISTENT, 4, 0);
+            }
+        }
+    }
+
+    @Test
+    void messagesGoFromArtemisThroughWharfAndBackToArtemisEachOnce() throws Exception {
+        artemis.start();
+        connectToArtemis();
+        int n = 50;
+        sendToArtemis("IN", 1, n);
+        RunningFlow in = fixture.run(FlowDefinition.builder("from-artemis")
+                .node("in", JmsInputNode.from("artemis", "jms/IN"))
+                .node("out", OutputNode.queue("MID"))
+                .wire("in", "out", "out")
+                .build(), 2, artemis.provider("artemis", "IN"));
+        RunningFlow out = fixture.run(FlowDefinition.builder("to-artemis")
+                .node("in", InputNode.queue("MID"))
+                .node("out", JmsOutputNode.to("artemis", "jms/OUT"))
+                .wire("in", "out", "out")
+                .build(), 2, artemis.provider("artemis", "OUT"));
+        List<Integer> seqs = new ArrayList<>();
+        try (MessageConsumer consumer = artemisSession.createConsumer(artemisSession.createQueue("OUT"))) {
+            for (int i = 0; i < n; i++) {
+                Message message = consumer.receive(WAIT_MILLIS);
+                assertNotNull(message, "only " + i + " of " + n + " messages came back to Artemis");
+                assertEquals("order " + message.getIntProperty("seq"), ((TextMessage) message).getText());
+                seqs.add(message.getIntProperty("seq"));
+            }
+        }
+        in.close(); // drains: what was in progress has committed on both sides
+        out.close();
+        assertEquals(n, seqs.stream().distinct().count(), "a message came back twice: " + seqs);
+        assertEquals(0, artemis.messageCount("OUT"), "a message came back twice");
+        assertEquals(0, artemis.messageCount("IN"), "a message was not taken off Artemis");
+        assertEquals(0, fixture.depth("MID"));
+        assertEquals(n, in.statistics().invocations());
+        assertEquals(0, in.statistics().failures());
+    }
+
+    @Test
+    void aProviderDownAtStartIsRetriedWithItsUrlInTheLogAndReadOnceUp() throws Exception {
+        Logger log = Logger.getLogger("org.wharfmq.flow.runtime.InputReader");
+        BlockingQueue<String> warnings = new LinkedBlockingQueue<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                warnings.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(handler);
+        try {
+            RunningFlow flow = fixture.run(FlowDefinition.builder("from-artemis")
+                    .node("in", JmsInputNode.from("artemis", "jms/IN"))
+                    .node("out", OutputNode.queue("MID"))
+                    .wire("in", "out", "out")
+                    .build(), 1, artemis.provider("artemis", "IN"));
+            String warning = warnings.poll(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            assertNotNull(warning, "no warning that the provider cannot be reached");
+            assertTrue(warning.contains("Cannot connect to JMS provider 'artemis' at " + artemis.url())
+                    && warning.contains("trying again in"), warning);
+            await(() -> flow.statistics().reconnects() >= 2, "the reader tries again");
+        } finally {
+            log.removeHandler(handler);
+        }
+        artemis.start();
+        connectToArtemis();
+        sendToArtemis("IN", 1, 3);
+        List<Message> received = fixture.receive("MID", 3);
+        assertEquals(List.of(1, 2, 3), seqs(received));
+    }
+
+    @Test
+    void aProviderGoingAwayMidRunIsReconnectedAndNothingIsLost() throws Exception {
+        artemis.start();
+        connectToArtemis();
+        int n = 200;
+        sendToArtemis("IN", 1, n);
+        artemisConnection.close();
+        artemisConnection = null;
+        RunningFlow flow = fixture.run(FlowDefinition.builder("from-artemis")
+                .node("in", JmsInputNode.from("artemis", "jms/IN"))
+                .node("out", OutputNode.queue("MID"))
+                .wire("in", "out", "out")
+                .build(), 1, artemis.provider("artemis", "IN"));
+        Map<Integer, Integer> copies = new HashMap<>();
+        try (MessageConsumer consumer = fixture.session.createConsumer(fixture.session.createQueue("MID"))) {
+            for (int i = 0; i < 10; i++) {
+                Message message = consumer.receive(WAIT_MILLIS);
+                assertNotNull(message);
+                copies.merge(message.getIntProperty("seq"), 1, Integer::sum);
+            }
+            artemis.stop(); // the flow is in the middle of the 200
+            await(() -> flow.statistics().reconnects() >= 1, "the reader sees the provider gone");
+            artemis.start();
+            while (copies.size() < n) {
+                Message message = consumer.receive(WAIT_MILLIS);
+                assertNotNull(message, "lost: " + (n - copies.size()) + " messages never came");
+                copies.merge(message.getIntProperty("seq"), 1, Integer::sum);
+            }
+            flow.close();
+            for (Message extra; (extra = consumer.receiveNoWait()) != null; ) {
+                copies.merge(extra.getIntProperty("seq"), 1, Integer::sum);
+            }
+            Receive.nothingMore(consumer);
+        }
+        assertEquals(0, artemis.messageCount("IN"));
+        // a message whose Wharf side committed just before Artemis went away comes again (the documented window)
+        long duplicates = copies.values().stream().filter(c -> c > 1).count();
+        assertTrue(duplicates <= 1, "more duplicates than the one message in the window: " + copies);
+    }
+
+    @Test
+    void aRolledBackInvocationLeavesItsMessageOnTheProvider() throws Exception {
+        artemis.start();
+        connectToArtemis();
+        // fails on the first delivery after it has sent to MID: that send rolls back and Artemis delivers again
+        RunningFlow flow = fixture.run(FlowDefinition.builder("from-artemis")
+                .node("in", JmsInputNode.from("artemis", "jms/IN"))
+                .node("compute", new FailOnMessage(-1, true))
+                .node("out", OutputNode.queue("MID"))
+                .wire("in", "out", "compute")
+                .wire("compute", "out", "out")
+                .build(), 1, artemis.provider("artemis", "IN"));
+        sendToArtemis("IN", 1, 1);
+        Message message = fixture.receiveOne("MID");
+        assertEquals(2, message.getIntProperty("attempt"), "the output of the rolled-back delivery became visible");
+        flow.close();
+        assertEquals(0, fixture.depth("MID"), "the output of the rolled-back delivery became visible");
+        assertEquals(1, flow.statistics().failures());
+        assertEquals(0, artemis.messageCount("IN"));
+    }
+
+    @Test
+    void aMessageFailingPastTheBackoutThresholdGoesToTheDeadLetterQueueAndOffTheProvider() throws Exception {
+        artemis.start();
+        connectToArtemis();
+        RunningFlow flow = fixture.run(FlowDefinition.builder("from-artemis")
+                .node("in", JmsInputNode.from("artemis", "jms/IN").backoutThreshold(2))
+                .node("compute", new FailOnMessage(-1, false))
+                .node("out", OutputNode.queue("MID"))
+                .wire("in", "out", "compute")
+                .wire("compute", "out", "out")
+                .build(), 1, artemis.provider("artemis", "IN"));
+        sendToArtemis("IN", 7, 7);
+        Message failed = fixture.receiveOne(RunningFlow.DEAD_LETTER_QUEUE);
+        flow.close();
+        assertEquals(7, failed.getIntProperty("seq"));
+        assertTrue(failed.getStringProperty(ExceptionList.PROPERTY).contains("boom on seq 7"),
+                failed.getStringProperty(ExceptionList.PROPERTY));
+        assertEquals(2, flow.statistics().failures(), "tried backoutThreshold times");
+        assertEquals(0, fixture.depth("MID"));
+        assertEquals(0, artemis.messageCount("IN"));
+    }
+
+    @Test
+    void aFlowNamingAnUndefinedProviderIsRefusedAtStart() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> fixture.run(
+                FlowDefinition.builder("f")
+                        .node("in", InputNode.queue("MID"))
+                        .node("out", JmsOutputNode.to("classic", "jms/OUT"))
+                        .wire("in", "out", "out")
+                        .build(), 1, artemis.provider("artemis")));
+        assertEquals("Flow 'f' node 'out' uses JMS provider 'classic', which is not defined (defined: artemis). Add it "
+                + "under jmsProviders: in the server's configuration (docs/flows.md, \"Other JMS providers\"); a flow "
+                + "run on its own (wharf flow run) has none.", e.getMessage());
+    }
+
+    private static List<Integer> seqs(List<Message> messages) throws JMSException {
+        List<Integer> seqs = new ArrayList<>();
+        for (Message m : messages) {
+            seqs.add(m.getIntProperty("seq"));
+        }
+        return seqs;
+    }
+
+    /** Waits for state the flow reports (its statistics), looking every millisecond; fails after 10 s. */
+    private static void await(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, what + ": not within " + WAIT_MILLIS + " ms");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+    }
+}

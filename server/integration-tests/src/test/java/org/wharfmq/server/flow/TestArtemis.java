@@ -1,0 +1,119 @@
+package org.wharfmq.server.flow;
+
+import org.apache.activemq.artemis.api.core.SimpleString;
+import org.apache.activemq.artemis.core.config.impl.ConfigurationImpl;
+import org.apache.activemq.artemis.core.server.JournalType;
+import org.apache.activemq.artemis.core.server.Queue;
+import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+import org.wharfmq.flow.runtime.JmsProvider;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.stream.Stream;
+
+/**
+ * A real Apache ActiveMQ Artemis broker for the JMS nodes' tests, embedded in the test JVM and set up as the perf
+ * harness's peer is ({@code ArtemisPeerMain}): one CORE acceptor on 127.0.0.1, security off, queues created on first
+ * use, persistence on (NIO journal) in a directory of its own, so that it can be stopped and started again on the same
+ * port with its messages. Deleted by {@link #close()}.
+ */
+final class TestArtemis implements AutoCloseable {
+
+    /**
+     * Artemis's audit loggers, off as a stock broker has them (held: {@link Logger} keeps configured loggers only
+     * weakly).
+     */
+    private static final List<Logger> AUDIT_LOGGERS = Stream.of("base", "resource", "message")
+            .map(name -> Logger.getLogger("org.apache.activemq.audit." + name)).toList();
+
+    static {
+        AUDIT_LOGGERS.forEach(logger -> logger.setLevel(Level.OFF));
+    }
+
+    private final Path data;
+    private final int port;
+    private EmbeddedActiveMQ broker;
+
+    private TestArtemis(Path data, int port) {
+        this.data = data;
+        this.port = port;
+    }
+
+    /** A broker on a free port, not started yet ({@link #start()}). */
+    static TestArtemis onFreePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return new TestArtemis(Files.createTempDirectory("wharf-artemis-"), socket.getLocalPort());
+        }
+    }
+
+    /** Starts the broker (again, with the messages it kept); returns once it accepts connections. */
+    TestArtemis start() throws Exception {
+        ConfigurationImpl configuration = new ConfigurationImpl();
+        configuration.setName("wharf-test-artemis")
+                .setPersistenceEnabled(true)
+                .setSecurityEnabled(false)
+                .setJournalType(JournalType.NIO)
+                .setJournalDirectory(data.resolve("journal").toString())
+                .setBindingsDirectory(data.resolve("bindings").toString())
+                .setLargeMessagesDirectory(data.resolve("large-messages").toString())
+                .setPagingDirectory(data.resolve("paging").toString())
+                .addAcceptorConfiguration("tcp", url() + "?protocols=CORE");
+        broker = new EmbeddedActiveMQ().setConfiguration(configuration);
+        broker.start();
+        return this;
+    }
+
+    /** Stops the broker (its clients' connections fail); {@link #start()} brings it back. */
+    void stop() throws Exception {
+        if (broker != null) {
+            broker.stop();
+            broker = null;
+        }
+    }
+
+    /** {@code tcp://127.0.0.1:PORT}. */
+    String url() {
+        return "tcp://127.0.0.1:" + port;
+    }
+
+    /** A client connection factory of the broker (for the test's own sends and receives). */
+    ActiveMQConnectionFactory connectionFactory() {
+        return new ActiveMQConnectionFactory(url());
+    }
+
+    /**
+     * The provider as a flow host's {@code jmsProviders:} would give it: Artemis's JNDI, with the queues
+     * {@code jms/NAME} bound to Artemis's queues {@code NAME}.
+     */
+    JmsProvider provider(String name, String... queues) {
+        Map<String, String> jndi = new java.util.HashMap<>(Map.of(
+                "java.naming.factory.initial", "org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory",
+                "java.naming.provider.url", url()));
+        for (String queue : queues) {
+            jndi.put("queue.jms/" + queue, queue);
+        }
+        return new JmsProvider(name, jndi, "ConnectionFactory", null, null);
+    }
+
+    /** The messages on a queue of the broker, delivered and not yet acknowledged included (0 if it has none). */
+    long messageCount(String queue) {
+        Queue q = broker.getActiveMQServer().locateQueue(SimpleString.of(queue));
+        return q == null ? 0 : q.getMessageCount();
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop();
+        try (Stream<Path> files = Files.walk(data)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}
