@@ -67,7 +67,6 @@ final class JmsInputReader extends InputReader {
         Session session = transactional ? link.transacted : link.plain;
         consumer = session.createConsumer(link.destination(input.destination()), input.selector());
         link.start();
-        LOG.log(System.Logger.Level.INFO, "Flow '" + flow.name() + "' " + describe() + ": connected");
     }
 
     @Override

@@ -1,15 +1,24 @@
 package org.wharfmq.server.flow;
 
+import org.apache.activemq.broker.BrokerService;
+import org.apache.activemq.broker.TransportConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.flow.ExceptionList;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.JmsInputNode;
 import org.wharfmq.flow.node.JmsOutputNode;
 import org.wharfmq.flow.node.OutputNode;
+import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.flow.runtime.RunningFlow;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.cli.ConfigurationFile;
 import org.wharfmq.server.it.Receive;
 
 import javax.jms.Connection;
@@ -20,6 +29,8 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,8 +53,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The JMSInput and JMSOutput nodes against a real other provider, an embedded Apache ActiveMQ Artemis reached
  * through its JNDI: messages from an Artemis queue through a flow into a Wharf queue and back out to Artemis, each
  * once; the provider down when the flow starts (retried, the log names its URL) and going away mid-run (reconnected,
- * nothing lost); a rolled-back invocation leaves its message on the provider.
+ * nothing lost); a rolled-back invocation leaves its message on the provider; the sample bridge from a configuration
+ * file's jmsProviders:; and ActiveMQ Classic through its own JNDI.
  */
+@Tag("slow") // an Artemis broker started (and restarted) in each test: 20-35 s in all on 2 shared cores
 class JmsNodesTest {
 
     private static final long WAIT_MILLIS = 10_000;
@@ -253,6 +266,79 @@ class JmsNodesTest {
         assertEquals("Flow 'f' node 'out' uses JMS provider 'classic', which is not defined (defined: artemis). Add it "
                 + "under jmsProviders: in the server's configuration (docs/flows.md, \"Other JMS providers\"); a flow "
                 + "run on its own (wharf flow run) has none.", e.getMessage());
+    }
+
+    @Test
+    void theSampleBridgeRunsFromTheConfigurationsJmsProvidersBothWays(@TempDir Path dir) throws Exception {
+        artemis.start();
+        connectToArtemis();
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar",
+                Path.of(System.getProperty("wharf.root"), "config", "flows", "sample-flow", "src", "main", "java"));
+        Path yaml = Files.writeString(dir.resolve("wharf.yaml"), """
+                jmsProviders:
+                  - name: artemis
+                    jndi:
+                      java.naming.factory.initial: org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory
+                      java.naming.provider.url: %s
+                      queue.jms/orders: ORDERS
+                      queue.jms/invoices: INVOICES
+                flows:
+                  - jar: %s
+                    class: org.wharfmq.sample.flow.ArtemisBridgeFlow
+                """.formatted(artemis.url(), jar));
+        FlowHost flowHost = new FlowHost(ConfigurationFile.load(yaml).flowHost());
+        try (TestServer testServer = TestServer.start(c -> c, config -> WharfServer.start(config, flowHost));
+             Connection wharf = new WharfConnectionFactory(testServer.server().vmUrl()).createConnection()) {
+            wharf.start();
+            Session session = wharf.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            sendToArtemis("ORDERS", 1, 1);
+            Message order = session.createConsumer(session.createQueue("ORDERS")).receive(WAIT_MILLIS);
+            assertNotNull(order, "the order did not come from Artemis");
+            assertEquals("order 1", ((TextMessage) order).getText());
+            session.createProducer(session.createQueue("INVOICES")).send(session.createTextMessage("invoice 1"));
+            try (MessageConsumer invoices = artemisSession.createConsumer(artemisSession.createQueue("INVOICES"))) {
+                Message invoice = invoices.receive(WAIT_MILLIS);
+                assertNotNull(invoice, "the invoice did not reach Artemis");
+                assertEquals("invoice 1", ((TextMessage) invoice).getText());
+            }
+        }
+    }
+
+    @Test
+    void aFlowReadsFromActiveMqClassicThroughItsJndi() throws Exception {
+        BrokerService classic = new BrokerService();
+        classic.setBrokerName("wharf-test-classic");
+        classic.setPersistent(false);
+        classic.setUseJmx(false);
+        classic.setUseShutdownHook(false);
+        TransportConnector openwire = classic.addConnector("tcp://127.0.0.1:0");
+        classic.start();
+        try {
+            String url = openwire.getPublishableConnectString();
+            JmsProvider provider = new JmsProvider("classic", Map.of(
+                    "java.naming.factory.initial", "org.apache.activemq.jndi.ActiveMQInitialContextFactory",
+                    "java.naming.provider.url", url,
+                    "queue.jms/invoices", "INVOICES"), null, null, null);
+            RunningFlow flow = fixture.run(FlowDefinition.builder("from-classic")
+                    .node("in", JmsInputNode.from("classic", "jms/invoices"))
+                    .node("out", OutputNode.queue("MID"))
+                    .wire("in", "out", "out")
+                    .build(), 1, provider);
+            try (Connection connection = new org.apache.activemq.ActiveMQConnectionFactory(url).createConnection()) {
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageProducer producer = session.createProducer(session.createQueue("INVOICES"));
+                for (int seq = 1; seq <= 3; seq++) {
+                    TextMessage message = session.createTextMessage("invoice " + seq);
+                    message.setIntProperty("seq", seq);
+                    producer.send(message);
+                }
+            }
+            assertEquals(List.of(1, 2, 3), seqs(fixture.receive("MID", 3)));
+            flow.close();
+            assertEquals(0, fixture.depth("MID"));
+        } finally {
+            classic.stop();
+        }
     }
 
     private static List<Integer> seqs(List<Message> messages) throws JMSException {
