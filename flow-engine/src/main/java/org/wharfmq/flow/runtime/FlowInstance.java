@@ -15,7 +15,6 @@ import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TransactionRolledBackException;
 import java.sql.SQLException;
@@ -258,16 +257,8 @@ final class FlowInstance extends InputReader {
     }
 
     private void backoutUnreadable(Message message, Exception e) throws JMSException {
-        LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' cannot read message "
-                + message.getJMSMessageID() + "; moving it as it is to " + RunningFlow.DEAD_LETTER_QUEUE + ": " + e);
-        MessageProducer producer = transacted.createProducer(null);
         try {
-            producer.send(invocation.queue(RunningFlow.DEAD_LETTER_QUEUE), message);
-        } finally {
-            producer.close();
-        }
-        try {
-            transacted.commit(); // with the get too when the message was transactional
+            deadLetterAsItCame(message, "", e); // with the get too when the message was transactional
         } catch (TransactionRolledBackException rolledBack) {
             if (transactional) {
                 rolledBack(message.getJMSMessageID(), rolledBack);

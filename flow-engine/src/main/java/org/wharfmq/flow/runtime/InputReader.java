@@ -3,6 +3,8 @@ package org.wharfmq.flow.runtime;
 import javax.jms.Connection;
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageProducer;
 import javax.jms.Session;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
@@ -84,6 +86,24 @@ abstract class InputReader implements Runnable {
         Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         invocation = new Invocation(flow, transacted, plain, database);
         return plain;
+    }
+
+    /**
+     * Sends a message the flow cannot read (not a text or bytes message) as it came to the dead-letter queue, on the
+     * transacted session, and commits (with the get, when that was on the same session).
+     *
+     * @param from where it came from, for the log
+     */
+    final void deadLetterAsItCame(Message message, String from, Exception cause) throws JMSException {
+        LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' cannot read message " + message.getJMSMessageID()
+                + from + "; moving it as it is to " + RunningFlow.DEAD_LETTER_QUEUE + ": " + cause);
+        MessageProducer producer = transacted.createProducer(null);
+        try {
+            producer.send(invocation.queue(RunningFlow.DEAD_LETTER_QUEUE), message);
+        } finally {
+            producer.close();
+        }
+        transacted.commit();
     }
 
     /** Closes the reader's connections, which may be broken already; overridden to close others too. */

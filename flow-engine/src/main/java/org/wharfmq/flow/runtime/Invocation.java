@@ -19,6 +19,7 @@ import javax.jms.Session;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -107,7 +108,7 @@ final class Invocation implements FlowContext {
     /** Ends an invocation that failed: its database work, its sends to other providers and its message roll back. */
     void rollback() throws JMSException {
         database.rollback();
-        for (java.util.Iterator<ProviderLink> i = links.values().iterator(); i.hasNext(); ) {
+        for (Iterator<ProviderLink> i = links.values().iterator(); i.hasNext(); ) {
             ProviderLink link = i.next();
             if (link.transactedWork) {
                 try {

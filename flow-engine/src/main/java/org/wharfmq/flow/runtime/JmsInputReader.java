@@ -12,7 +12,6 @@ import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
 import javax.jms.Session;
 import java.sql.SQLException;
 
@@ -191,17 +190,9 @@ final class JmsInputReader extends InputReader {
         }
     }
 
-    /** A message the flow cannot read (not text or bytes): to Wharf's dead-letter queue as it is, then off the provider. */
+    /** A message the flow cannot read: to Wharf's dead-letter queue as it came, then off the provider. */
     private void backoutUnreadable(Message message, Exception e) throws JMSException {
-        LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' cannot read message " + message.getJMSMessageID()
-                + " of " + provider.describe() + "; moving it as it is to " + RunningFlow.DEAD_LETTER_QUEUE + ": " + e);
-        MessageProducer producer = transacted.createProducer(null);
-        try {
-            producer.send(invocation.queue(RunningFlow.DEAD_LETTER_QUEUE), message);
-        } finally {
-            producer.close();
-        }
-        transacted.commit();
+        deadLetterAsItCame(message, " of " + provider.describe(), e);
         flow.statistics().backouts.increment();
         acknowledge();
     }

@@ -24,6 +24,7 @@ import org.wharfmq.server.it.Receive;
 import javax.jms.Connection;
 import javax.jms.DeliveryMode;
 import javax.jms.JMSException;
+import javax.jms.MapMessage;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
@@ -251,6 +252,28 @@ class JmsNodesTest {
         assertTrue(failed.getStringProperty(ExceptionList.PROPERTY).contains("boom on seq 7"),
                 failed.getStringProperty(ExceptionList.PROPERTY));
         assertEquals(2, flow.statistics().failures(), "tried backoutThreshold times");
+        assertEquals(0, fixture.depth("MID"));
+        assertEquals(0, artemis.messageCount("IN"));
+    }
+
+    @Test
+    void aMessageTheFlowCannotReadGoesAsItCameToTheDeadLetterQueueAndOffTheProvider() throws Exception {
+        artemis.start();
+        connectToArtemis();
+        RunningFlow flow = fixture.run(FlowDefinition.builder("from-artemis")
+                .node("in", JmsInputNode.from("artemis", "jms/IN"))
+                .node("out", OutputNode.queue("MID"))
+                .wire("in", "out", "out")
+                .build(), 1, artemis.provider("artemis", "IN"));
+        try (MessageProducer producer = artemisSession.createProducer(artemisSession.createQueue("IN"))) {
+            MapMessage map = artemisSession.createMapMessage();
+            map.setString("order", "42");
+            producer.send(map);
+        }
+        Message dead = fixture.receiveOne(RunningFlow.DEAD_LETTER_QUEUE);
+        flow.close();
+        assertEquals("42", ((MapMessage) dead).getString("order"));
+        assertEquals(1, flow.statistics().backouts());
         assertEquals(0, fixture.depth("MID"));
         assertEquals(0, artemis.messageCount("IN"));
     }
