@@ -235,6 +235,30 @@ class JmsNodesTest {
     }
 
     @Test
+    void aRolledBackInvocationTakesBackItsSendToTheProvider() throws Exception {
+        artemis.start();
+        connectToArtemis();
+        // sends to Artemis, then fails on the first delivery: that send rolls back with Wharf's get
+        RunningFlow flow = fixture.run(FlowDefinition.builder("to-artemis")
+                .node("in", InputNode.queue("MID"))
+                .node("compute", new FailOnMessage(-1, true))
+                .node("out", JmsOutputNode.to("artemis", "jms/OUT"))
+                .wire("in", "out", "compute")
+                .wire("compute", "out", "out")
+                .build(), 1, artemis.provider("artemis", "OUT"));
+        fixture.send("MID", "order 1", true, "seq", 1);
+        try (MessageConsumer consumer = artemisSession.createConsumer(artemisSession.createQueue("OUT"))) {
+            Message message = consumer.receive(WAIT_MILLIS);
+            assertNotNull(message, "nothing reached Artemis");
+            assertEquals(2, message.getIntProperty("attempt"), "the send of the rolled-back delivery reached Artemis");
+        }
+        flow.close();
+        assertEquals(0, artemis.messageCount("OUT"), "the send of the rolled-back delivery reached Artemis");
+        assertEquals(1, flow.statistics().failures());
+        assertEquals(0, fixture.depth("MID"));
+    }
+
+    @Test
     void aMessageFailingPastTheBackoutThresholdGoesToTheDeadLetterQueueAndOffTheProvider() throws Exception {
         artemis.start();
         connectToArtemis();
