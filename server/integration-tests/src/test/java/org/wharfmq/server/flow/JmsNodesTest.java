@@ -2,7 +2,9 @@ package org.wharfmq.server.flow;
 
 import org.apache.activemq.broker.BrokerService;
 import org.apache.activemq.broker.TransportConnector;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -57,19 +59,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * nothing lost); a rolled-back invocation leaves its message on the provider; the sample bridge from a configuration
  * file's jmsProviders:; and ActiveMQ Classic through its own JNDI.
  */
-@Tag("slow") // an Artemis broker started (and restarted) in each test: 20-35 s in all on 2 shared cores
+@Tag("slow") // Artemis brokers started and restarted: 20-50 s in all on 2 shared cores
 class JmsNodesTest {
 
     private static final long WAIT_MILLIS = 10_000;
 
+    /** One broker for the tests that do not stop it, each on queues of its own. */
+    private static TestArtemis shared;
+    /** The test's broker: the shared one, or its own for a test that starts or stops it. */
     private TestArtemis artemis;
+    private TestArtemis own;
     private FlowFixture fixture;
     private Connection artemisConnection;
     private Session artemisSession;
 
+    @BeforeAll
+    static void startArtemis() throws Exception {
+        shared = TestArtemis.onFreePort().start();
+    }
+
+    @AfterAll
+    static void stopArtemis() throws Exception {
+        shared.close();
+    }
+
     @BeforeEach
     void start() throws Exception {
-        artemis = TestArtemis.onFreePort();
+        artemis = shared;
         fixture = new FlowFixture();
     }
 
@@ -79,7 +95,15 @@ class JmsNodesTest {
         if (artemisConnection != null) {
             artemisConnection.close();
         }
-        artemis.close();
+        if (own != null) {
+            own.close();
+        }
+    }
+
+    /** Gives the test a broker of its own, not started yet. */
+    private void ownArtemis() throws Exception {
+        own = TestArtemis.onFreePort();
+        artemis = own;
     }
 
     private void connectToArtemis() throws JMSException {
@@ -100,22 +124,21 @@ class JmsNodesTest {
 
     @Test
     void messagesGoFromArtemisThroughWharfAndBackToArtemisEachOnce() throws Exception {
-        artemis.start();
         connectToArtemis();
         int n = 50;
-        sendToArtemis("IN", 1, n);
+        sendToArtemis("ROUND.IN", 1, n);
         RunningFlow in = fixture.run(FlowDefinition.builder("from-artemis")
-                .node("in", JmsInputNode.from("artemis", "jms/IN"))
+                .node("in", JmsInputNode.from("artemis", "jms/ROUND.IN"))
                 .node("out", OutputNode.queue("MID"))
                 .wire("in", "out", "out")
-                .build(), 2, artemis.provider("artemis", "IN"));
+                .build(), 2, artemis.provider("artemis", "ROUND.IN"));
         RunningFlow out = fixture.run(FlowDefinition.builder("to-artemis")
                 .node("in", InputNode.queue("MID"))
-                .node("out", JmsOutputNode.to("artemis", "jms/OUT"))
+                .node("out", JmsOutputNode.to("artemis", "jms/ROUND.OUT"))
                 .wire("in", "out", "out")
-                .build(), 2, artemis.provider("artemis", "OUT"));
+                .build(), 2, artemis.provider("artemis", "ROUND.OUT"));
         List<Integer> seqs = new ArrayList<>();
-        try (MessageConsumer consumer = artemisSession.createConsumer(artemisSession.createQueue("OUT"))) {
+        try (MessageConsumer consumer = artemisSession.createConsumer(artemisSession.createQueue("ROUND.OUT"))) {
             for (int i = 0; i < n; i++) {
                 Message message = consumer.receive(WAIT_MILLIS);
                 assertNotNull(message, "only " + i + " of " + n + " messages came back to Artemis");
@@ -126,8 +149,8 @@ class JmsNodesTest {
         in.close(); // drains: what was in progress has committed on both sides
         out.close();
         assertEquals(n, seqs.stream().distinct().count(), "a message came back twice: " + seqs);
-        assertEquals(0, artemis.messageCount("OUT"), "a message came back twice");
-        assertEquals(0, artemis.messageCount("IN"), "a message was not taken off Artemis");
+        assertEquals(0, artemis.messageCount("ROUND.OUT"), "a message came back twice");
+        assertEquals(0, artemis.messageCount("ROUND.IN"), "a message was not taken off Artemis");
         assertEquals(0, fixture.depth("MID"));
         assertEquals(n, in.statistics().invocations());
         assertEquals(0, in.statistics().failures());
@@ -135,6 +158,7 @@ class JmsNodesTest {
 
     @Test
     void aProviderDownAtStartIsRetriedWithItsUrlInTheLogAndReadOnceUp() throws Exception {
+        ownArtemis();
         Logger log = Logger.getLogger("org.wharfmq.flow.runtime.InputReader");
         BlockingQueue<String> warnings = new LinkedBlockingQueue<>();
         Handler handler = new Handler() {
@@ -175,6 +199,7 @@ class JmsNodesTest {
 
     @Test
     void aProviderGoingAwayMidRunIsReconnectedAndNothingIsLost() throws Exception {
+        ownArtemis();
         artemis.start();
         connectToArtemis();
         int n = 200;
@@ -215,61 +240,58 @@ class JmsNodesTest {
 
     @Test
     void aRolledBackInvocationLeavesItsMessageOnTheProvider() throws Exception {
-        artemis.start();
         connectToArtemis();
         // fails on the first delivery after it has sent to MID: that send rolls back and Artemis delivers again
         RunningFlow flow = fixture.run(FlowDefinition.builder("from-artemis")
-                .node("in", JmsInputNode.from("artemis", "jms/IN"))
+                .node("in", JmsInputNode.from("artemis", "jms/ROLLBACK.IN"))
                 .node("compute", new FailOnMessage(-1, true))
                 .node("out", OutputNode.queue("MID"))
                 .wire("in", "out", "compute")
                 .wire("compute", "out", "out")
-                .build(), 1, artemis.provider("artemis", "IN"));
-        sendToArtemis("IN", 1, 1);
+                .build(), 1, artemis.provider("artemis", "ROLLBACK.IN"));
+        sendToArtemis("ROLLBACK.IN", 1, 1);
         Message message = fixture.receiveOne("MID");
         assertEquals(2, message.getIntProperty("attempt"), "the output of the rolled-back delivery became visible");
         flow.close();
         assertEquals(0, fixture.depth("MID"), "the output of the rolled-back delivery became visible");
         assertEquals(1, flow.statistics().failures());
-        assertEquals(0, artemis.messageCount("IN"));
+        assertEquals(0, artemis.messageCount("ROLLBACK.IN"));
     }
 
     @Test
     void aRolledBackInvocationTakesBackItsSendToTheProvider() throws Exception {
-        artemis.start();
         connectToArtemis();
         // sends to Artemis, then fails on the first delivery: that send rolls back with Wharf's get
         RunningFlow flow = fixture.run(FlowDefinition.builder("to-artemis")
                 .node("in", InputNode.queue("MID"))
                 .node("compute", new FailOnMessage(-1, true))
-                .node("out", JmsOutputNode.to("artemis", "jms/OUT"))
+                .node("out", JmsOutputNode.to("artemis", "jms/ROLLBACK.OUT"))
                 .wire("in", "out", "compute")
                 .wire("compute", "out", "out")
-                .build(), 1, artemis.provider("artemis", "OUT"));
+                .build(), 1, artemis.provider("artemis", "ROLLBACK.OUT"));
         fixture.send("MID", "order 1", true, "seq", 1);
-        try (MessageConsumer consumer = artemisSession.createConsumer(artemisSession.createQueue("OUT"))) {
+        try (MessageConsumer consumer = artemisSession.createConsumer(artemisSession.createQueue("ROLLBACK.OUT"))) {
             Message message = consumer.receive(WAIT_MILLIS);
             assertNotNull(message, "nothing reached Artemis");
             assertEquals(2, message.getIntProperty("attempt"), "the send of the rolled-back delivery reached Artemis");
         }
         flow.close();
-        assertEquals(0, artemis.messageCount("OUT"), "the send of the rolled-back delivery reached Artemis");
+        assertEquals(0, artemis.messageCount("ROLLBACK.OUT"), "the send of the rolled-back delivery reached Artemis");
         assertEquals(1, flow.statistics().failures());
         assertEquals(0, fixture.depth("MID"));
     }
 
     @Test
     void aMessageFailingPastTheBackoutThresholdGoesToTheDeadLetterQueueAndOffTheProvider() throws Exception {
-        artemis.start();
         connectToArtemis();
         RunningFlow flow = fixture.run(FlowDefinition.builder("from-artemis")
-                .node("in", JmsInputNode.from("artemis", "jms/IN").backoutThreshold(2))
+                .node("in", JmsInputNode.from("artemis", "jms/BACKOUT.IN").backoutThreshold(2))
                 .node("compute", new FailOnMessage(-1, false))
                 .node("out", OutputNode.queue("MID"))
                 .wire("in", "out", "compute")
                 .wire("compute", "out", "out")
-                .build(), 1, artemis.provider("artemis", "IN"));
-        sendToArtemis("IN", 7, 7);
+                .build(), 1, artemis.provider("artemis", "BACKOUT.IN"));
+        sendToArtemis("BACKOUT.IN", 7, 7);
         Message failed = fixture.receiveOne(RunningFlow.DEAD_LETTER_QUEUE);
         flow.close();
         assertEquals(7, failed.getIntProperty("seq"));
@@ -277,19 +299,18 @@ class JmsNodesTest {
                 failed.getStringProperty(ExceptionList.PROPERTY));
         assertEquals(2, flow.statistics().failures(), "tried backoutThreshold times");
         assertEquals(0, fixture.depth("MID"));
-        assertEquals(0, artemis.messageCount("IN"));
+        assertEquals(0, artemis.messageCount("BACKOUT.IN"));
     }
 
     @Test
     void aMessageTheFlowCannotReadGoesAsItCameToTheDeadLetterQueueAndOffTheProvider() throws Exception {
-        artemis.start();
         connectToArtemis();
         RunningFlow flow = fixture.run(FlowDefinition.builder("from-artemis")
-                .node("in", JmsInputNode.from("artemis", "jms/IN"))
+                .node("in", JmsInputNode.from("artemis", "jms/UNREADABLE.IN"))
                 .node("out", OutputNode.queue("MID"))
                 .wire("in", "out", "out")
-                .build(), 1, artemis.provider("artemis", "IN"));
-        try (MessageProducer producer = artemisSession.createProducer(artemisSession.createQueue("IN"))) {
+                .build(), 1, artemis.provider("artemis", "UNREADABLE.IN"));
+        try (MessageProducer producer = artemisSession.createProducer(artemisSession.createQueue("UNREADABLE.IN"))) {
             MapMessage map = artemisSession.createMapMessage();
             map.setString("order", "42");
             producer.send(map);
@@ -299,7 +320,7 @@ class JmsNodesTest {
         assertEquals("42", ((MapMessage) dead).getString("order"));
         assertEquals(1, flow.statistics().backouts());
         assertEquals(0, fixture.depth("MID"));
-        assertEquals(0, artemis.messageCount("IN"));
+        assertEquals(0, artemis.messageCount("UNREADABLE.IN"));
     }
 
     @Test
@@ -317,7 +338,6 @@ class JmsNodesTest {
 
     @Test
     void theSampleBridgeRunsFromTheConfigurationsJmsProvidersBothWays(@TempDir Path dir) throws Exception {
-        artemis.start();
         connectToArtemis();
         Path jar = TestJars.buildFromSources(dir, "sample-flow.jar",
                 Path.of(System.getProperty("wharf.root"), "config", "flows", "sample-flow", "src", "main", "java"));
