@@ -26,7 +26,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A flow running over JMS: for each input node, {@code instances} threads, each with its own connection and
- * sessions (see {@link FlowInstance} for what an invocation does and how failures are backed out). Works with any
+ * sessions (see {@link FlowInstance} for what an invocation does and how failures are backed out); for each JMSInput
+ * node as many more, each also connected to its other provider ({@link JmsInputReader}); for each FileInput node one
+ * ({@link FileInstance}). All are {@link InputReader}s. Works with any
  * {@link ConnectionFactory}: the server passes its in-VM factory; a standalone application passes one for a
  * remote server.
  *
