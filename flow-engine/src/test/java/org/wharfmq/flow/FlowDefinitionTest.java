@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 import org.wharfmq.flow.node.FileInputNode;
 import org.wharfmq.flow.node.FileOutputNode;
 import org.wharfmq.flow.node.InputNode;
+import org.wharfmq.flow.node.JmsInputNode;
+import org.wharfmq.flow.node.JmsOutputNode;
 import org.wharfmq.flow.node.LabelNode;
 import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.flow.node.PassthroughNode;
@@ -46,6 +48,24 @@ class FlowDefinitionTest {
         FlowValidationException e = assertThrows(FlowValidationException.class, () -> FlowDefinition.builder("f")
                 .node("out", OutputNode.queue("OUT")).build());
         assertTrue(e.getMessage().contains("Flow 'f' has no input node"), e.getMessage());
+    }
+
+    @Test
+    void aJmsInputNodeIsAnInputAndItsSettingsAreChecked() {
+        FlowDefinition flow = FlowDefinition.builder("f")
+                .node("in", JmsInputNode.from("artemis", "jms/orders"))
+                .node("out", JmsOutputNode.to("artemis", "jms/copies"))
+                .wire("in", "out", "out").build();
+        assertEquals(List.of("in", "out"), List.copyOf(flow.nodes().keySet()));
+        FlowValidationException automatic = assertThrows(FlowValidationException.class, () -> FlowDefinition
+                .builder("f").node("in", JmsInputNode.from("artemis", "jms/orders")
+                        .transactionMode(TransactionMode.AUTOMATIC)).build());
+        assertTrue(automatic.getMessage().contains("transactionMode is YES or NO, not AUTOMATIC"),
+                automatic.getMessage());
+        FlowValidationException noDestination = assertThrows(FlowValidationException.class, () -> FlowDefinition
+                .builder("f").node("in", JmsInputNode.from("artemis", " ")).build());
+        assertTrue(noDestination.getMessage().contains("needs the JNDI name of a destination"),
+                noDestination.getMessage());
     }
 
     @Test
