@@ -7,7 +7,7 @@ package org.wharfmq.flow.records;
  */
 public final class RecordFormatException extends RuntimeException {
 
-    RecordFormatException(String message) {
+    public RecordFormatException(String message) {
         super(message);
     }
 
