@@ -222,7 +222,10 @@ final class FileInstance implements Runnable {
                     if (record == null) {
                         break;
                     }
-                    failed = process(file.getFileName().toString(), number, record);
+                    failed = refused(file.getFileName().toString(), number, record, from);
+                    if (failed == null) {
+                        failed = process(file.getFileName().toString(), number, record);
+                    }
                 } catch (LineTooLongException e) {
                     // a record refused unread: it takes the backout path at once, as one the flow failed on
                     record = e.start;
@@ -238,6 +241,7 @@ final class FileInstance implements Runnable {
                     failure = "record " + number + " failed and no failure terminal took it:\n" + failed.render();
                     break;
                 }
+                from = reader.offset();
                 checkpoint = checkpoint.next(reader.offset(), failed != null);
                 checkpoint.write(checkpointFile);
             }
@@ -246,6 +250,29 @@ final class FileInstance implements Runnable {
             failure = checkpoint.failed() + " record(s) failed and went to the failure terminal";
         }
         finish(file, failure);
+    }
+
+    /**
+     * In the RECORDS domain, why the record does not fit its format (its number and line, or byte offset, in the
+     * file), or null when it does: such a record takes the backout path at once, as retrying cannot help.
+     */
+    private ExceptionList refused(String fileName, long number, byte[] record, long offset) {
+        if (fileFormat == null) {
+            return null;
+        }
+        try {
+            if (input.records() == FileInputNode.Records.LINES) {
+                fileFormat.parse(new String(record, input.charset()));
+            } else {
+                fileFormat.parse(record);
+            }
+            return null;
+        } catch (RecordFormatException e) {
+            String where = input.records() == FileInputNode.Records.LINES
+                    ? "line " + (number + (input.headerLine() ? 1 : 0)) : "at byte " + offset;
+            return ExceptionList.of(input, new RecordFormatException("Record " + number + " of " + fileName + " ("
+                    + where + ") does not fit its format: " + e.getMessage()));
+        }
     }
 
     /**
