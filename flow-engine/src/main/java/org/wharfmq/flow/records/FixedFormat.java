@@ -348,7 +348,8 @@ public final class FixedFormat implements RecordFormat {
 
     private void write(FixedField f, DateTimeFormatter date, JsonNode value, byte[] out, int position, int record) {
         byte[] pad = String.valueOf(f.padding()).getBytes(charset);
-        boolean absent = value == null || value.isNull() || value.isMissingNode();
+        boolean absent = value == null || value.isNull() || value.isMissingNode()
+                || f.type() != FixedField.Type.STRING && value.isTextual() && value.asText().isBlank();
         if (absent && f.type() != FixedField.Type.STRING) {
             return; // spaces: no value
         }

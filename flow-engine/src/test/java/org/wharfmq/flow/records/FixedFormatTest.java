@@ -103,6 +103,15 @@ class FixedFormatTest {
     }
 
     @Test
+    void aNumberOrDateWithoutValueIsWrittenAsSpacesAndReadAsNull() {
+        ArrayNode records = ORDER.parse(bytes("Ann       000003012.5020261201"));
+        ((com.fasterxml.jackson.databind.node.ObjectNode) records.get(0)).put("qty", "").putNull("shipped");
+        String written = new String(ORDER.write(records), StandardCharsets.UTF_8);
+        assertEquals("Ann             012.50        ", written, "an empty element of XML is no value");
+        assertTrue(ORDER.parse(bytes(written)).get(0).get("qty").isNull());
+    }
+
+    @Test
     void aModelOverlappingOrOutsideItsRecordIsRefusedWhenBuilt() {
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> FixedFormat.builder(10).string("a", 0, 6).string("b", 5, 5).build()).getMessage()
