@@ -13,7 +13,12 @@ public enum Domain {
      * XML, parsed by Saxon into an {@code XdmNode} tree for XPath and XSLT (a W3C DOM when a node changes it);
      * App Connect's XMLNSC.
      */
-    XML;
+    XML,
+    /**
+     * Records: delimited (CSV) or fixed-length, laid out as a {@code RecordFormat} says, parsed into an array of
+     * records (Jackson objects, field name to value); App Connect's DFDL and MRM TDS/CWF.
+     */
+    RECORDS;
 
     /**
      * The domain with this name, case-insensitive; {@code XMLNSC}, App Connect's name for its XML parser, is XML.
@@ -29,6 +34,6 @@ public enum Domain {
                 return d;
             }
         }
-        throw new IllegalArgumentException("Unknown message domain '" + name + "': use BLOB, JSON or XML.");
+        throw new IllegalArgumentException("Unknown message domain '" + name + "': use BLOB, JSON, XML or RECORDS.");
     }
 }

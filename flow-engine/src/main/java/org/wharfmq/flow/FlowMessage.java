@@ -2,8 +2,10 @@ package org.wharfmq.flow;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import net.sf.saxon.s9api.XdmNode;
 import org.w3c.dom.Document;
+import org.wharfmq.flow.records.RecordFormat;
 
 import java.nio.charset.StandardCharsets;
 
@@ -14,9 +16,10 @@ import java.nio.charset.StandardCharsets;
  * body, owned by the domain's parser.
  *
  * <p>The body stays as the bytes (or text) that arrived until a node asks for its tree with {@link #json()} or
- * {@link #xml()}; it is parsed at most once however many copies of the message exist. A node that changes the
- * body calls {@link #jsonForUpdate()}, {@link #xmlForUpdate()} or a {@code setBody} method on a writable copy; an
- * unchanged body is sent on as the very bytes that arrived.
+ * {@link #xml()} or {@link #records()}; it is parsed at most once however many copies of the message exist. A node
+ * that changes the body calls {@link #jsonForUpdate()}, {@link #xmlForUpdate()}, {@link #recordsForUpdate()}, a
+ * {@code setBody} method, or one of {@link #setJson}, {@link #setXml}, {@link #setRecords} (which move the body to
+ * another domain) on a writable copy; an unchanged body is sent on as the very bytes that arrived.
  */
 public final class FlowMessage {
 
@@ -54,6 +57,10 @@ public final class FlowMessage {
     private JsonNode updatedJson;
     /** The XML document a node changed, or null. */
     private Document updatedXml;
+    /** The records a node changed or set, or null; written with {@link #recordFormat()}. */
+    private ArrayNode updatedRecords;
+    /** The format a node set with its records, or null for the body's own. */
+    private RecordFormat updatedFormat;
     /** Whether the changed tree is shared with a copy, so the next change must copy it first. */
     private boolean updatedShared;
     private boolean readOnly;
@@ -113,6 +120,9 @@ public final class FlowMessage {
         if (updatedXml != null) {
             return Xml.serializeBytes(Xml.wrap(updatedXml));
         }
+        if (updatedRecords != null) {
+            return recordFormat().write(updatedRecords);
+        }
         return body.bytes();
     }
 
@@ -123,6 +133,10 @@ public final class FlowMessage {
         }
         if (updatedXml != null) {
             return Xml.serializeText(Xml.wrap(updatedXml));
+        }
+        if (updatedRecords != null) {
+            RecordFormat format = recordFormat();
+            return new String(format.write(updatedRecords), format.charset());
         }
         return body.text();
     }
@@ -188,6 +202,88 @@ public final class FlowMessage {
         return updatedXml;
     }
 
+    /**
+     * The body's records (RECORDS domain): an array with one object per record, field name to value, parsed with the
+     * body's {@link RecordFormat} on first use and shared by every copy: treat it as read-only (use
+     * {@link #recordsForUpdate()} to change it).
+     *
+     * @throws IllegalStateException when the domain is not RECORDS or the body has no record format
+     * @throws org.wharfmq.flow.records.RecordFormatException when the body does not fit its format (the message
+     *         names the record, line, field and offset)
+     */
+    public ArrayNode records() {
+        return updatedRecords != null ? updatedRecords : body.records();
+    }
+
+    /**
+     * Records this message owns and may change; the output writes them with the record format. The first call
+     * deep-copies the parsed records (the input's stay as they were).
+     *
+     * @throws IllegalStateException when the message is read-only or the domain is not RECORDS
+     */
+    public ArrayNode recordsForUpdate() {
+        checkWritable();
+        if (updatedRecords == null || updatedShared) {
+            updatedRecords = records().deepCopy();
+            updatedShared = false;
+        }
+        return updatedRecords;
+    }
+
+    /** The format the records are written with: the one set with them, else the body's own (null if none). */
+    public RecordFormat recordFormat() {
+        return updatedFormat != null ? updatedFormat : body.format();
+    }
+
+    /**
+     * Lays the body out in {@code format}: the body moves to the RECORDS domain and is parsed with the format on
+     * first use. The input nodes do this for their {@code records(format)} setting. Call before anything reads it.
+     */
+    public FlowMessage parseAs(RecordFormat format) {
+        checkWritable();
+        body = body.parsedAs(format);
+        return this;
+    }
+
+    /**
+     * Makes {@code records} the body, in the RECORDS domain, written with {@code format} (a format conversion: the
+     * tree is taken, not copied).
+     */
+    public FlowMessage setRecords(RecordFormat format, ArrayNode records) {
+        replaceBody(Domain.RECORDS);
+        updatedRecords = records;
+        updatedFormat = format;
+        updatedShared = true; // the caller may keep it: a later ...ForUpdate() copies it first
+        return this;
+    }
+
+    /** Makes {@code tree} the body, in the JSON domain (a format conversion: the tree is taken, not copied). */
+    public FlowMessage setJson(JsonNode tree) {
+        replaceBody(Domain.JSON);
+        updatedJson = tree;
+        updatedShared = true; // the caller may keep it: a later ...ForUpdate() copies it first
+        return this;
+    }
+
+    /** Makes {@code document} the body, in the XML domain (a format conversion: the document is taken, not copied). */
+    public FlowMessage setXml(Document document) {
+        replaceBody(Domain.XML);
+        updatedXml = document;
+        updatedShared = true; // the caller may keep it: a later ...ForUpdate() copies it first
+        return this;
+    }
+
+    /** An empty body in {@code domain}, travelling as text or bytes as the old one did, for a tree set next. */
+    private void replaceBody(Domain domain) {
+        checkWritable();
+        body = body.isText() ? MessageBody.ofText(domain, "") : MessageBody.ofBytes(domain, new byte[0]);
+        updatedJson = null;
+        updatedXml = null;
+        updatedRecords = null;
+        updatedFormat = null;
+        updatedShared = false;
+    }
+
     /** Whether {@link #xml()} is free: the body's tree was already built (or a node holds a changed DOM). */
     public boolean isXmlParsed() {
         return updatedXml != null || body.isXmlParsed();
@@ -226,18 +322,30 @@ public final class FlowMessage {
     /** Replaces the body with bytes (sent as a BytesMessage); the array is taken, not copied. */
     public FlowMessage setBody(byte[] bytes) {
         checkWritable();
+        RecordFormat format = body.domain() == Domain.RECORDS ? recordFormat() : null;
         body = MessageBody.ofBytes(body.domain(), bytes);
+        if (format != null) {
+            body = body.parsedAs(format); // a body replaced in the RECORDS domain keeps its layout
+        }
         updatedJson = null;
         updatedXml = null;
+        updatedRecords = null;
+        updatedFormat = null;
         return this;
     }
 
     /** Replaces the body with text (sent as a TextMessage). */
     public FlowMessage setBody(String text) {
         checkWritable();
+        RecordFormat format = body.domain() == Domain.RECORDS ? recordFormat() : null;
         body = MessageBody.ofText(body.domain(), text);
+        if (format != null) {
+            body = body.parsedAs(format); // a body replaced in the RECORDS domain keeps its layout
+        }
         updatedJson = null;
         updatedXml = null;
+        updatedRecords = null;
+        updatedFormat = null;
         return this;
     }
 
@@ -281,7 +389,7 @@ public final class FlowMessage {
 
     /** Whether a node asked for a changeable tree (the output then serialises it). */
     public boolean isBodyChanged() {
-        return updatedJson != null || updatedXml != null;
+        return updatedJson != null || updatedXml != null || updatedRecords != null;
     }
 
     /** How many times this message's body was parsed (0 or 1): lets tests check nothing parses twice. */
@@ -295,6 +403,8 @@ public final class FlowMessage {
         if (isBodyChanged()) {
             copy.updatedJson = updatedJson;
             copy.updatedXml = updatedXml;
+            copy.updatedRecords = updatedRecords;
+            copy.updatedFormat = updatedFormat;
             copy.updatedShared = true;
             updatedShared = true;
         }

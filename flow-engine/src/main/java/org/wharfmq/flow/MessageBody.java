@@ -2,7 +2,9 @@ package org.wharfmq.flow;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import net.sf.saxon.s9api.XdmNode;
+import org.wharfmq.flow.records.RecordFormat;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,25 +28,43 @@ final class MessageBody {
     private final OpaqueElements opaque;
     /** Whether a simple condition may read only as far as it needs ({@link ParseTiming#ON_DEMAND}). */
     private final boolean onDemand;
+    /** How a RECORDS body is laid out, or null. */
+    private final RecordFormat format;
     private byte[] encodedText;
     private JsonNode json;
     private XdmNode xml;
+    private ArrayNode records;
     private int parseCount;
 
-    private MessageBody(Domain domain, byte[] bytes, String text, OpaqueElements opaque, boolean onDemand) {
+    private MessageBody(Domain domain, byte[] bytes, String text, OpaqueElements opaque, boolean onDemand,
+                        RecordFormat format) {
         this.domain = domain;
         this.bytes = bytes;
         this.text = text;
         this.opaque = opaque;
         this.onDemand = onDemand;
+        this.format = format;
     }
 
     static MessageBody ofBytes(Domain domain, byte[] bytes) {
-        return new MessageBody(domain, bytes == null ? new byte[0] : bytes, null, null, false);
+        return new MessageBody(domain, bytes == null ? new byte[0] : bytes, null, null, false, null);
     }
 
     static MessageBody ofText(Domain domain, String text) {
-        return new MessageBody(domain, null, text == null ? "" : text, null, false);
+        return new MessageBody(domain, null, text == null ? "" : text, null, false, null);
+    }
+
+    /** This body in the RECORDS domain, laid out as {@code recordFormat} says. */
+    MessageBody parsedAs(RecordFormat recordFormat) {
+        if (records != null) {
+            throw new IllegalStateException("The body was parsed already: set its record format before the first read.");
+        }
+        return new MessageBody(Domain.RECORDS, bytes, text, null, false, recordFormat);
+    }
+
+    /** The record format of a RECORDS body, or null when none was set. */
+    RecordFormat format() {
+        return format;
     }
 
     /** This body, whose XML tree will leave the content of {@code elements} unparsed. */
@@ -53,13 +73,13 @@ final class MessageBody {
         if (xml != null) {
             throw new IllegalStateException("The body was parsed already: set opaque elements before the first read.");
         }
-        return new MessageBody(domain, bytes, text, elements, onDemand);
+        return new MessageBody(domain, bytes, text, elements, onDemand, format);
     }
 
     /** This body, whose simple conditions read only as far as they need until the tree is built. */
     MessageBody parsedOnDemand() {
         checkDomain(Domain.XML);
-        return new MessageBody(domain, bytes, text, opaque, true);
+        return new MessageBody(domain, bytes, text, opaque, true, format);
     }
 
     /**
@@ -126,6 +146,20 @@ final class MessageBody {
             parseCount++;
         }
         return xml;
+    }
+
+    /** The records of a RECORDS body, parsed with its format on first use (shared by every copy: read only). */
+    ArrayNode records() {
+        checkDomain(Domain.RECORDS);
+        if (records == null) {
+            if (format == null) {
+                throw new IllegalStateException("The message body is in the RECORDS domain but has no record format: "
+                        + "set records(format) on the input node.");
+            }
+            records = text != null ? format.parse(text) : format.parse(bytes);
+            parseCount++;
+        }
+        return records;
     }
 
     /** Whether the XML tree was already built, so that reading it costs nothing more. */

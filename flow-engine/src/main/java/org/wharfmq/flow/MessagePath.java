@@ -17,6 +17,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * <tr><td>{@code Body}</td><td>the whole body as text</td></tr>
  * <tr><td>{@code JSON/a/b/0}</td><td>the JSON body at the JSON Pointer {@code /a/b/0}: a text as String, a whole
  * number as Long, another number as BigDecimal, true/false as Boolean, an object or array as its JSON text</td></tr>
+ * <tr><td>{@code Records/0/name}</td><td>the records body's field {@code name} of its first record (a JSON
+ * Pointer over the array of records), as for JSON</td></tr>
  * <tr><td>{@code XML/Order/Id}</td><td>the XML body's XPath {@code /Order/Id} (any XPath 3.1 expression after
  * {@code XML}): the string value of its first item</td></tr>
  * </table>
@@ -25,7 +27,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  */
 public final class MessagePath {
 
-    private enum Kind { USER_PROPERTIES, HEADERS, PROPERTIES, LOCAL_ENVIRONMENT, ENVIRONMENT, BODY, JSON, XML }
+    private enum Kind { USER_PROPERTIES, HEADERS, PROPERTIES, LOCAL_ENVIRONMENT, ENVIRONMENT, BODY, JSON, RECORDS, XML }
 
     private final String path;
     private final Kind kind;
@@ -58,8 +60,10 @@ public final class MessagePath {
         String rest = slash < 0 ? "" : path.substring(slash);
         switch (root) {
             case "JSON":
+            case "Records":
                 try {
-                    return new MessagePath(path, Kind.JSON, null, JsonPointer.compile(rest), null);
+                    return new MessagePath(path, root.equals("JSON") ? Kind.JSON : Kind.RECORDS, null,
+                            JsonPointer.compile(rest), null);
                 } catch (IllegalArgumentException e) {
                     throw invalid(path, "'" + rest + "' is not a JSON Pointer: " + e.getMessage());
                 }
@@ -99,7 +103,7 @@ public final class MessagePath {
     private static IllegalArgumentException invalid(String path, String why) {
         return new IllegalArgumentException("Invalid message path '" + path + "': " + why + ". A path is one of "
                 + "UserProperties/NAME, Headers/NAME, Properties/NAME, LocalEnvironment/NAME, Environment/NAME, Body, "
-                + "JSON/json/pointer, XML/xpath/expression.");
+                + "JSON/json/pointer, Records/N/field, XML/xpath/expression.");
     }
 
     /** The path as written. */
@@ -124,6 +128,7 @@ public final class MessagePath {
             case ENVIRONMENT: return assembly.environment().get(field);
             case BODY: return message.bodyText();
             case JSON: return json(message.json().at(pointer));
+            case RECORDS: return json(message.records().at(pointer));
             default: return xpath.string(message);
         }
     }

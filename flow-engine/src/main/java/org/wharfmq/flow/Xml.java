@@ -125,6 +125,11 @@ public final class Xml {
     }
 
     /** A read-only Saxon view of a DOM document, for XPath and XSLT (not a copy: later DOM changes show). */
+    /** A new empty DOM document. */
+    static Document newDocument() {
+        return DOM_BUILDER.get().newDocument();
+    }
+
     static XdmNode wrap(Document document) {
         return SAXON.newDocumentBuilder().wrap(document);
     }

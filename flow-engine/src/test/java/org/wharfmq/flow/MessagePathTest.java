@@ -51,6 +51,15 @@ class MessagePathTest {
     }
 
     @Test
+    void recordsPathsNameAFieldOfARecord() {
+        MessageAssembly a = MessageAssembly.of(FlowMessage.ofText(Domain.BLOB, "id,name\n1,Ann\n2,Bob\n")
+                .parseAs(org.wharfmq.flow.records.CsvFormat.withHeader()), Folder.empty("Environment"));
+        assertEquals("Bob", MessagePath.compile("Records/1/name").value(a));
+        assertEquals("1", MessagePath.compile("Records/0/id").value(a));
+        assertNull(MessagePath.compile("Records/2/name").value(a));
+    }
+
+    @Test
     void xmlPathsAreXPath() {
         MessageAssembly a = assembly(Domain.XML, "<Order><Id>17</Id><Item>a</Item><Item>b</Item></Order>");
         assertEquals("17", MessagePath.compile("XML/Order/Id").value(a));

@@ -37,7 +37,7 @@ class XmlDomainTest {
         assertSame(Domain.XML, Domain.of("xml"));
         assertSame(Domain.JSON, Domain.of("json"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Domain.of("MRM")).getMessage()
-                .contains("BLOB, JSON or XML"));
+                .contains("BLOB, JSON, XML or RECORDS"));
     }
 
     @Test

@@ -6,6 +6,9 @@ import org.wharfmq.flow.FlowValidationException;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.records.CsvFormat;
+import org.wharfmq.flow.records.FixedFormat;
+import org.wharfmq.flow.records.RecordFormat;
 
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -64,6 +67,7 @@ public final class FileInputNode extends Node implements FileNode {
     private Path archive;
     private Path backout;
     private long pollMillis = DEFAULT_POLL_MILLIS;
+    private RecordFormat recordFormat;
 
     private FileInputNode(Path directory) {
         super("FileInput", List.of(), List.of("out", "failure"));
@@ -103,6 +107,36 @@ public final class FileInputNode extends Node implements FileNode {
     public FileInputNode wholeFile() {
         this.records = Records.WHOLE_FILE;
         return this;
+    }
+
+    /**
+     * One message per record of {@code format}, in the RECORDS domain: a CSV record per line (a header line, if the
+     * format has one, names the columns of every record of its file and is no message itself), or a fixed-length
+     * record per {@code recordLength} bytes (per line when the model's records end with a line end). A line longer
+     * than the format's {@code maxRecordLength} is not read into memory: it fails as a record of its own. Call
+     * {@link #wholeFile()} after it to have the whole file as one message of records instead.
+     */
+    public FileInputNode records(RecordFormat format) {
+        this.recordFormat = format;
+        this.domain = Domain.RECORDS;
+        this.charset = format.charset();
+        if (format instanceof FixedFormat fixed && fixed.recordSeparator().isEmpty()) {
+            this.records = Records.FIXED_LENGTH;
+            this.recordLength = fixed.recordLength();
+        } else {
+            this.records = Records.LINES;
+        }
+        return this;
+    }
+
+    /** The records' format in the RECORDS domain, or null. */
+    public RecordFormat recordFormat() {
+        return recordFormat;
+    }
+
+    /** Whether each file's first line is a CSV header naming the columns of the records after it. */
+    public boolean headerLine() {
+        return records == Records.LINES && recordFormat instanceof CsvFormat csv && csv.hasHeader();
     }
 
     /** The character set of {@link #lines()} (default UTF-8). */
@@ -217,6 +251,9 @@ public final class FileInputNode extends Node implements FileNode {
         p.put("pattern", pattern);
         p.put("records", records == Records.FIXED_LENGTH ? "FIXED_LENGTH " + recordLength : records);
         p.put("domain", domain);
+        if (recordFormat != null) {
+            p.put("format", recordFormat);
+        }
         p.put("transactionMode", transactionMode);
         p.put("backoutThreshold", backoutThreshold);
         p.put("archive", archiveFolder());
@@ -239,6 +276,18 @@ public final class FileInputNode extends Node implements FileNode {
         }
         if (backoutThreshold < 1) {
             throw new FlowValidationException("backoutThreshold must be at least 1, was " + backoutThreshold + ".");
+        }
+        if ((domain == Domain.RECORDS) != (recordFormat != null)) {
+            throw new FlowValidationException(recordFormat == null
+                    ? "a FileInput node in the RECORDS domain needs the records' layout: records(format)."
+                    : "a FileInput node lays records out in " + recordFormat + " only in the RECORDS domain, but its "
+                    + "domain is " + domain + ": set records(format) last.");
+        }
+        if (recordFormat instanceof FixedFormat fixed && records == Records.LINES
+                && !fixed.recordSeparator().equals("\n") && !fixed.recordSeparator().equals("\r\n")) {
+            throw new FlowValidationException("a FileInput node reads fixed-length records one after another or one "
+                    + "per line; the model's record separator " + fixed.recordSeparator().codePoints()
+                    .mapToObj(c -> String.format("U+%04X", c)).toList() + " is neither.");
         }
         if (pollMillis < 1) {
             throw new FlowValidationException("pollInterval must be at least 1 ms, was " + pollMillis + " ms.");

@@ -320,6 +320,7 @@ public final class HttpRequestNode extends Node {
             case JSON -> "application/json";
             case XML -> "application/xml";
             case BLOB -> "application/octet-stream";
+            case RECORDS -> "text/plain";
         };
     }
 

@@ -9,6 +9,7 @@ import org.wharfmq.flow.OpaqueElements;
 import org.wharfmq.flow.ParseTiming;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.XmlSchema;
+import org.wharfmq.flow.records.RecordFormat;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,6 +42,7 @@ public final class InputNode extends Node {
     private XmlSchema schema;
     private OpaqueElements opaque;
     private ParseTiming parseTiming = ParseTiming.COMPLETE;
+    private RecordFormat recordFormat;
 
     private InputNode(String queue, String topic) {
         super("Input", List.of(), List.of("out", "failure"));
@@ -125,6 +127,21 @@ public final class InputNode extends Node {
         return this;
     }
 
+    /**
+     * Lays every body out in {@code format} (delimited or fixed-length records): the RECORDS domain, parsed on first
+     * use into {@code message().records()}.
+     */
+    public InputNode records(RecordFormat format) {
+        this.recordFormat = format;
+        this.domain = Domain.RECORDS;
+        return this;
+    }
+
+    /** The record format of a RECORDS input, or null. */
+    public RecordFormat recordFormat() {
+        return recordFormat;
+    }
+
     /** When the XML body is parsed. */
     public ParseTiming parseTiming() {
         return parseTiming;
@@ -191,6 +208,9 @@ public final class InputNode extends Node {
         if (schema != null) {
             p.put("validate", schema.name());
         }
+        if (recordFormat != null) {
+            p.put("records", recordFormat);
+        }
         if (opaque != null) {
             p.put("opaque", opaque.toString());
         }
@@ -219,6 +239,12 @@ public final class InputNode extends Node {
         if (schema != null && domain != Domain.XML) {
             throw new FlowValidationException("an Input node validates against " + schema.name() + " only in the XML "
                     + "domain, but its domain is " + domain + ".");
+        }
+        if ((domain == Domain.RECORDS) != (recordFormat != null)) {
+            throw new FlowValidationException(recordFormat == null
+                    ? "an Input node in the RECORDS domain needs the records' layout: records(format)."
+                    : "an Input node lays records out in " + recordFormat + " only in the RECORDS domain, but its "
+                    + "domain is " + domain + ": set records(format) last, or drop domain(" + domain + ").");
         }
         if (backoutThreshold < 1) {
             throw new FlowValidationException("backoutThreshold must be at least 1, was " + backoutThreshold + ".");

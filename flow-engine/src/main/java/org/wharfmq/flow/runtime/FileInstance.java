@@ -7,6 +7,9 @@ import org.wharfmq.flow.Folder;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.FileInputNode;
+import org.wharfmq.flow.records.CsvFormat;
+import org.wharfmq.flow.records.RecordFormat;
+import org.wharfmq.flow.records.RecordFormatException;
 
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
@@ -60,6 +63,8 @@ final class FileInstance extends InputReader {
     private final Path checkpointFile;
     private final PathMatcher matcher;
     private final Map<Path, List<Long>> lastSeen = new HashMap<>();
+    /** The record format of the file being read (its header line applied), or null outside the RECORDS domain. */
+    private RecordFormat fileFormat;
 
     FileInstance(RunningFlow flow, FileInputNode input, ConnectionFactory connectionFactory) {
         super(flow, connectionFactory, input.transactionMode() == TransactionMode.YES);
@@ -145,29 +150,55 @@ final class FileInstance extends InputReader {
         FileCheckpoint checkpoint = start;
         String failure = null;
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            channel.position(checkpoint.offset());
-            RecordReader reader = new RecordReader(new BufferedInputStream(Channels.newInputStream(channel)),
-                    checkpoint.offset());
+            fileFormat = input.recordFormat();
+            long from = checkpoint.offset();
+            if (input.headerLine()) {
+                RecordReader header = new RecordReader(new BufferedInputStream(Channels.newInputStream(channel)), 0);
+                try {
+                    byte[] line = header.next();
+                    if (line != null) {
+                        fileFormat = ((CsvFormat) input.recordFormat())
+                                .withHeaderLine(new String(line, input.charset()));
+                    }
+                    from = Math.max(from, header.offset());
+                } catch (RecordException | RecordFormatException e) {
+                    failure = "the header line: " + e.getMessage();
+                }
+            }
+            channel.position(from);
+            RecordReader reader = new RecordReader(new BufferedInputStream(Channels.newInputStream(channel)), from);
             while (failure == null) {
                 if (!flow.isRunning()) {
                     return; // the checkpoint says where to go on
                 }
                 byte[] record;
+                long number = checkpoint.records() + 1;
+                ExceptionList failed;
                 try {
                     record = reader.next();
+                    if (record == null) {
+                        break;
+                    }
+                    failed = refused(file.getFileName().toString(), number, record, from);
+                    if (failed == null) {
+                        failed = process(file.getFileName().toString(), number, record);
+                    }
+                } catch (LineTooLongException e) {
+                    // a record refused unread: it takes the backout path at once, as one the flow failed on
+                    record = e.start;
+                    failed = ExceptionList.of(input, new RecordFormatException("Record " + number + " of "
+                            + file.getFileName() + " is longer than the limit of " + e.limit + " bytes (its first "
+                            + e.limit + " bytes are the message): raise the record format's maxRecordLength if such "
+                            + "records are expected."));
                 } catch (RecordException e) {
-                    failure = "record " + (checkpoint.records() + 1) + ": " + e.getMessage();
+                    failure = "record " + number + ": " + e.getMessage();
                     break;
                 }
-                if (record == null) {
-                    break;
-                }
-                long number = checkpoint.records() + 1;
-                ExceptionList failed = process(file.getFileName().toString(), number, record);
                 if (failed != null && !backOut(file.getFileName().toString(), number, record, failed)) {
                     failure = "record " + number + " failed and no failure terminal took it:\n" + failed.render();
                     break;
                 }
+                from = reader.offset();
                 checkpoint = checkpoint.next(reader.offset(), failed != null);
                 checkpoint.write(checkpointFile);
             }
@@ -176,6 +207,29 @@ final class FileInstance extends InputReader {
             failure = checkpoint.failed() + " record(s) failed and went to the failure terminal";
         }
         finish(file, failure);
+    }
+
+    /**
+     * In the RECORDS domain, why the record does not fit its format (its number and line, or byte offset, in the
+     * file), or null when it does: such a record takes the backout path at once, as retrying cannot help.
+     */
+    private ExceptionList refused(String fileName, long number, byte[] record, long offset) {
+        if (fileFormat == null) {
+            return null;
+        }
+        try {
+            if (input.records() == FileInputNode.Records.LINES) {
+                fileFormat.parse(new String(record, input.charset()));
+            } else {
+                fileFormat.parse(record);
+            }
+            return null;
+        } catch (RecordFormatException e) {
+            String where = input.records() == FileInputNode.Records.LINES
+                    ? "line " + (number + (input.headerLine() ? 1 : 0)) : "at byte " + offset;
+            return ExceptionList.of(input, new RecordFormatException("Record " + number + " of " + fileName + " ("
+                    + where + ") does not fit its format: " + e.getMessage()));
+        }
     }
 
     /**
@@ -237,6 +291,9 @@ final class FileInstance extends InputReader {
         FlowMessage message = input.records() == FileInputNode.Records.LINES
                 ? FlowMessage.ofText(input.domain(), new String(record, input.charset()))
                 : FlowMessage.ofBytes(input.domain(), record);
+        if (fileFormat != null) {
+            message.parseAs(fileFormat);
+        }
         message.properties().set(FileInputNode.FILE_NAME, fileName);
         message.properties().set(FileInputNode.FILE_RECORD, number);
         return MessageAssembly.of(message, Folder.empty("Environment"));
@@ -269,9 +326,21 @@ final class FileInstance extends InputReader {
     }
 
     /** A file's records that cannot be cut as the node says (a short fixed-length record). */
-    private static final class RecordException extends Exception {
+    private static class RecordException extends Exception {
         RecordException(String message) {
             super(message);
+        }
+    }
+
+    /** A line longer than the record format allows, read past (not into memory) up to its end. */
+    private static final class LineTooLongException extends RecordException {
+        final byte[] start;
+        final int limit;
+
+        LineTooLongException(byte[] start, int limit) {
+            super("a line longer than " + limit + " bytes");
+            this.start = start;
+            this.limit = limit;
         }
     }
 
@@ -306,11 +375,21 @@ final class FileInstance extends InputReader {
             return all;
         }
 
-        private byte[] line() throws IOException {
+        private byte[] line() throws IOException, LineTooLongException {
             ByteArrayOutputStream line = new ByteArrayOutputStream();
+            int limit = input.recordFormat() != null ? input.recordFormat().maxRecordLength() + 1 : Integer.MAX_VALUE;
             int b;
             while ((b = in.read()) != -1) {
                 offset++;
+                if (line.size() == limit && b != '\n') {
+                    while ((b = in.read()) != -1) { // skip to the line's end, keeping nothing of it
+                        offset++;
+                        if (b == '\n') {
+                            break;
+                        }
+                    }
+                    throw new LineTooLongException(java.util.Arrays.copyOf(line.toByteArray(), limit - 1), limit - 1);
+                }
                 if (b == '\n') {
                     byte[] bytes = line.toByteArray();
                     int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;

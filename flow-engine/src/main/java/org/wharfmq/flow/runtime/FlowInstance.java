@@ -119,6 +119,9 @@ final class FlowInstance extends InputReader {
             if (input.parseTiming() == ParseTiming.ON_DEMAND) {
                 read.parseOnDemand();
             }
+            if (input.recordFormat() != null) {
+                read.parseAs(input.recordFormat());
+            }
             assembly = MessageAssembly.of(read, Folder.empty("Environment"));
         } catch (JMSException | RuntimeException e) {
             // a message the flow cannot even read goes straight to the backout path: retrying cannot help

@@ -7,6 +7,7 @@ import org.wharfmq.flow.Folder;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.OpaqueElements;
 import org.wharfmq.flow.XPathQuery;
+import org.wharfmq.flow.records.RecordFormat;
 
 import org.wharfmq.flow.node.FilterNode;
 import org.wharfmq.flow.node.RouteNode;
@@ -15,6 +16,8 @@ import org.wharfmq.flow.node.XsltNode;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.Locale;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import java.util.function.UnaryOperator;
@@ -45,23 +48,54 @@ public enum BenchmarkFlow {
     F_COMPUTE(SaleFlow.through("F-COMPUTE", () -> new ComputeFunctionNode(SaleComputations::computeTotals), "out"),
             () -> throughNode(Domain.XML, SaleComputations::computeTotals)),
     F_XSLT(SaleFlow.through("F-XSLT", () -> XsltNode.of(SaleFlow.STYLESHEET), "out"),
-            () -> PlainLoops.transform(SaleFlow.STYLESHEET));
+            () -> PlainLoops.transform(SaleFlow.STYLESHEET)),
+    F_CSV_PARSE(SaleFlow.recordsThrough("F-CSV-PARSE", SaleRecords.CSV,
+            () -> new ComputeFunctionNode(SaleRecords::readLast), "out"),
+            () -> throughRecords(SaleRecords.CSV, SaleRecords::readLast), SaleRecords::csvOfSize),
+    F_CSV_WRITE(SaleFlow.through("F-CSV-WRITE", () -> new ComputeFunctionNode(SaleRecords.writeAs(SaleRecords.CSV)),
+            "out"), () -> throughNode(Domain.XML, SaleRecords.writeAs(SaleRecords.CSV))),
+    F_FIXED_PARSE(SaleFlow.recordsThrough("F-FIXED-PARSE", SaleRecords.FIXED,
+            () -> new ComputeFunctionNode(SaleRecords::readLast), "out"),
+            () -> throughRecords(SaleRecords.FIXED, SaleRecords::readLast), SaleRecords::fixedOfSize),
+    F_FIXED_WRITE(SaleFlow.through("F-FIXED-WRITE",
+            () -> new ComputeFunctionNode(SaleRecords.writeAs(SaleRecords.FIXED)), "out"),
+            () -> throughNode(Domain.XML, SaleRecords.writeAs(SaleRecords.FIXED)));
 
     private final FlowFactory factory;
     private final String inputQueue;
     private final String outputQueue;
     /** Makes the ceiling's work: the flow's own work on a body, returning a number that keeps the result alive. */
     private final Supplier<ToIntFunction<byte[]>> work;
+    /** The input message of a size: the sale message, or its items as records. */
+    private final IntFunction<byte[]> message;
 
     BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work) {
+        this(factory, inputQueue, outputQueue, work, SaleMessage::ofSize);
+    }
+
+    BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work,
+                  IntFunction<byte[]> message) {
         this.factory = factory;
         this.inputQueue = inputQueue;
         this.outputQueue = outputQueue;
         this.work = work;
+        this.message = message;
     }
 
     BenchmarkFlow(SaleFlow flow, Supplier<ToIntFunction<byte[]>> work) {
         this(flow, flow.inputQueue(), flow.outputQueue(), work);
+    }
+
+    BenchmarkFlow(SaleFlow flow, Supplier<ToIntFunction<byte[]>> work, IntFunction<byte[]> message) {
+        this(flow, flow.inputQueue(), flow.outputQueue(), work, message);
+    }
+
+    /**
+     * The input message of about {@code size} bytes: the seed's sale message with its SaleList repeated, or for the
+     * records parse workloads the items of that message as CSV or fixed-length records ({@link SaleRecords}).
+     */
+    public byte[] message(int size) {
+        return message.apply(size);
     }
 
     /** The flow's name and workload id, e.g. {@code F-PASS}. */
@@ -140,14 +174,24 @@ public enum BenchmarkFlow {
      * header fields the requester set), the node's function, and the output body it leaves with.
      */
     private static ToIntFunction<byte[]> throughNode(Domain domain, UnaryOperator<MessageAssembly> node) {
+        return throughNode(body -> FlowMessage.ofBytes(domain, body), node);
+    }
+
+    private static ToIntFunction<byte[]> throughNode(Function<byte[], FlowMessage> read,
+                                                     UnaryOperator<MessageAssembly> node) {
         return body -> {
-            FlowMessage message = FlowMessage.ofBytes(domain, body);
+            FlowMessage message = read.apply(body);
             message.setCorrelationId("perf-ceiling");
             message.setUserProperty("seq", 1);
             MessageAssembly input = MessageAssembly.of(message, Folder.empty("Environment"));
             input.freeze();
             return node.apply(input).message().bodyBytes().length;
         };
+    }
+
+    /** A compute node's work on a records body as a ceiling, as {@link #throughNode} does for the other domains. */
+    private static ToIntFunction<byte[]> throughRecords(RecordFormat format, UnaryOperator<MessageAssembly> node) {
+        return throughNode(body -> FlowMessage.ofBytes(Domain.BLOB, body).parseAs(format), node);
     }
 
     /**

@@ -9,14 +9,16 @@ import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.XmlSchema;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.OutputNode;
+import org.wharfmq.flow.records.RecordFormat;
 
 import java.net.URL;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
- * The flows of the XML broker workloads (F-PARSE, F-WRITE, F-VALID, F-FILTER-*, F-ROUTE, F-COMPUTE, F-XSLT), shaped
- * as seed 002's test flows: an input node in the XML domain (XMLNSC), at most one node doing the work, an output
+ * The flows of the XML and records broker workloads (F-PARSE, F-WRITE, F-VALID, F-FILTER-*, F-ROUTE, F-COMPUTE, F-XSLT,
+ * F-CSV-*, F-FIXED-*), shaped as seed 002's test flows: an input node in the XML domain (XMLNSC; RECORDS for the
+ * records parse workloads), at most one node doing the work, an output
  * node. Transaction mode AUTOMATIC, as F-PASS: a persistent input is got and its output put in one transaction.
  * The requesters' correlation ids and properties pass through every node, so each requester finds its output.
  */
@@ -61,6 +63,11 @@ public final class SaleFlow implements FlowFactory {
      */
     static SaleFlow opaqueThrough(String name, String path, Supplier<Node> work, String terminal) {
         return new SaleFlow(name, input -> input.opaque(path), work, terminal);
+    }
+
+    /** As {@link #through}, the input in the RECORDS domain laid out in {@code format}. */
+    static SaleFlow recordsThrough(String name, RecordFormat format, Supplier<Node> work, String terminal) {
+        return new SaleFlow(name, input -> input.records(format), work, terminal);
     }
 
     /** Input validating against the sale schema → output (seed 002, "Validating an XML Message on Input"). */

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import org.wharfmq.perf.driver.LatencySummary;
 import org.wharfmq.perf.flow.BenchmarkFlow;
-import org.wharfmq.perf.flow.SaleMessage;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.report.MarkdownReport;
@@ -32,8 +31,10 @@ public final class RunCommand {
             Usage: wharf perf run|compare WORKLOAD [options]
               WORKLOAD            RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB
                                   F-PARSE F-WRITE F-VALID F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT
+                                  F-CSV-PARSE F-CSV-WRITE F-FIXED-PARSE F-FIXED-WRITE
               --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k; F-*: 4k]
                                   (F-*: the seed's sale message, SaleList repeated to about that size)
+                                  (F-CSV-PARSE, F-FIXED-PARSE: that message's items as records)
               --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-*: 20]
               --instances LIST    F-*: flow instances to step through        [1]
               --responders N      responders per step (0 = half the requesters)  [0]
@@ -149,7 +150,7 @@ public final class RunCommand {
     private static StepResult ceiling(RunSettings settings, BenchmarkFlow flow, int size) {
         long warmup = Math.min(settings.warmupSeconds(), CEILING_MAX_WARMUP_SECONDS) * 1000L;
         long run = Math.min(settings.runSeconds(), CEILING_MAX_SECONDS) * 1000L;
-        BenchmarkFlow.Ceiling c = flow.ceiling(SaleMessage.ofSize(size), warmup, run);
+        BenchmarkFlow.Ceiling c = flow.ceiling(flow.message(size), warmup, run);
         return new StepResult(settings.workload().id(), CEILING, size, 1, 1, c.rate(), c.rate(), Double.NaN,
                 c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE, true, null, List.of());
     }

@@ -42,6 +42,14 @@ public enum Workload {
             "flow invocations/s", false, false),
     F_XSLT("F-XSLT", "message flow input (XML) -> XSLTransform with wmb-transform.xsl -> output", "flow invocations/s",
             false, false),
+    F_CSV_PARSE("F-CSV-PARSE", "message flow input (RECORDS, CSV) -> JavaCompute reading the last record's last field "
+            + "(a full parse), headers only out -> output", "flow invocations/s", false, false),
+    F_CSV_WRITE("F-CSV-WRITE", "message flow input (XML) -> JavaCompute turning the sale's items into records -> output "
+            + "(written as CSV)", "flow invocations/s", false, false),
+    F_FIXED_PARSE("F-FIXED-PARSE", "message flow input (RECORDS, fixed-length) -> JavaCompute reading the last record's "
+            + "last field (a full parse), headers only out -> output", "flow invocations/s", false, false),
+    F_FIXED_WRITE("F-FIXED-WRITE", "message flow input (XML) -> JavaCompute turning the sale's items into records -> "
+            + "output (written as fixed-length records)", "flow invocations/s", false, false),
     F_PUB("F-PUB", "message flow input -> Publication node on one topic with N subscribers; a publisher puts the input "
             + "on the flow's queue, each side in its own JVMs over TCP", "deliveries/s", false, false),
     PS_N("PS-N", "1 publisher, 1 topic, N non-durable subscribers, each side in its own JVMs over TCP", "deliveries/s", false, false),

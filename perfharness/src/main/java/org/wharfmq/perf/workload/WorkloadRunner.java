@@ -5,7 +5,6 @@ import org.wharfmq.perf.driver.DriverResult;
 import org.wharfmq.perf.driver.LatencyHistograms;
 import org.wharfmq.perf.driver.LatencySummary;
 import org.wharfmq.perf.driver.SubscriberCount;
-import org.wharfmq.perf.flow.SaleMessage;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -105,8 +104,8 @@ public final class WorkloadRunner {
         String stepName = target.name().toLowerCase() + "-" + size + "-" + clients;
         Path messageFile = null;
         if (w.flow() != null) {
-            messageFile = dir.resolve("sale-" + Sizes.label(size) + ".xml");
-            Files.write(messageFile, SaleMessage.ofSize(size));
+            messageFile = dir.resolve(w.id() + "-" + Sizes.label(size) + ".msg");
+            Files.write(messageFile, w.flow().message(size));
         }
         DriverPlan plan = new DriverPlan(w, settings, size, clients, responders, dir, stepName, messageFile);
 

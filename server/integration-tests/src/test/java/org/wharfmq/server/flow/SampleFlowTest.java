@@ -129,6 +129,27 @@ class SampleFlowTest {
         }
     }
 
+    @Test
+    void recordsSampleTurnsCsvIntoXmlAndBacksOutWhatIsNotCsv() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        try (TestServer testServer = TestServer.start(c -> c,
+                config -> WharfServer.start(config, hosting(jar, "org.wharfmq.sample.flow.CsvToXmlFlow")));
+             Connection connection = new WharfConnectionFactory(testServer.server().vmUrl()).createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer orders = session.createProducer(session.createQueue("ORDERS.CSV"));
+
+            orders.send(session.createTextMessage("id,name,qty\n1,Ann,3\n2,\"Smith, Bob\",10\n"));
+            assertEquals("<Orders><Order><id>1</id><name>Ann</name><qty>3</qty></Order><Order><id>2</id>"
+                    + "<name>Smith, Bob</name><qty>10</qty></Order></Orders>", receiveText(session, "ORDERS.XML"));
+            orders.send(session.createTextMessage("id,name,qty\n1,Ann\n"));
+            Message bad = receive(session, "ORDERS.CSV.BAD");
+            assertEquals("id,name,qty\n1,Ann\n", ((TextMessage) bad).getText());
+            assertTrue(bad.getStringProperty("WharfExceptionList").contains("CSV record 1 (line 2)"),
+                    bad.getStringProperty("WharfExceptionList"));
+        }
+    }
+
     private static String receiveText(Session session, String queue) throws Exception {
         return ((TextMessage) receive(session, queue)).getText();
     }
@@ -137,7 +158,7 @@ class SampleFlowTest {
         try (MessageConsumer consumer = session.createConsumer(session.createQueue(queue))) {
             Message message = consumer.receive(FlowFixture.RECEIVE_MILLIS);
             if (message == null) {
-                throw new AssertionError("The XML sample flow sent nothing to " + queue);
+                throw new AssertionError("The sample flow sent nothing to " + queue);
             }
             return message;
         }

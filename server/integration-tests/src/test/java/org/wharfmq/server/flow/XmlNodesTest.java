@@ -250,14 +250,4 @@ class XmlNodesTest {
         assertEquals(0, fixture.depth(RunningFlow.DEAD_LETTER_QUEUE));
         assertEquals(1, flow.statistics().backouts());
     }
-
-    /** Puts the ExceptionList in a property, so a test can read what a failure terminal received. */
-    private static final class RecordExceptionList extends JavaComputeNode {
-        @Override
-        public void evaluate(MessageAssembly assembly) throws Exception {
-            MessageAssembly out = assembly.copy();
-            out.message().setUserProperty(ExceptionList.PROPERTY, assembly.exceptionList().render());
-            propagate("out", out);
-        }
-    }
 }

@@ -1,0 +1,93 @@
+package org.wharfmq.flow.records;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Delimited records through Jackson's CSV data format: settings, round trips and hostile bodies. */
+class CsvFormatTest {
+
+    private static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aHeaderLineNamesTheColumnsAndIsWrittenBack() {
+        String body = "id,name,qty\n1,Ann,3\n2,\"Smith, Bob\",10\n";
+        ArrayNode records = CsvFormat.withHeader().parse(body);
+        assertEquals(2, records.size());
+        assertEquals("Ann", records.get(0).get("name").asText());
+        assertEquals("Smith, Bob", records.get(1).get("name").asText(), "a quoted delimiter is data");
+        assertEquals("10", records.get(1).get("qty").asText());
+        assertEquals(body, text(CsvFormat.withHeader().write(records)));
+    }
+
+    @Test
+    void namedColumnsDelimiterQuoteAndEscapeAreTheFormatsOwn() {
+        CsvFormat format = CsvFormat.columns("id", "note").delimiter(';').quote('\'').escape('\\');
+        ArrayNode records = format.parse("7;'a;b'\n8;it\\;s\n".getBytes(StandardCharsets.UTF_8));
+        assertEquals("a;b", records.get(0).get("note").asText());
+        assertEquals("it;s", records.get(1).get("note").asText(), "the escape makes the delimiter literal");
+        assertEquals("7", records.get(0).get("id").asText());
+        ArrayNode again = format.parse(format.write(records));
+        assertEquals(records, again, "written and read back unchanged");
+        assertTrue(text(format.write(records)).startsWith("7;"), "no header line without one");
+    }
+
+    @Test
+    void quotesDoubledInsideQuotesAndLineEndsInsideValuesSurviveTheRoundTrip() {
+        String body = "a,b\n\"say \"\"hi\"\"\",\"two\nlines\"\r\n";
+        ArrayNode records = CsvFormat.withHeader().parse(body);
+        assertEquals("say \"hi\"", records.get(0).get("a").asText());
+        assertEquals("two\nlines", records.get(0).get("b").asText());
+        assertEquals(records, CsvFormat.withHeader().parse(CsvFormat.withHeader().write(records)));
+    }
+
+    @Test
+    void anUnterminatedQuoteIsRefusedNamingTheRecordAndItsLine() {
+        RecordFormatException e = assertThrows(RecordFormatException.class,
+                () -> CsvFormat.withHeader().parse("id,name\n1,Ann\n2,\"Bob\n3,Cy\n"));
+        assertTrue(e.getMessage().startsWith("CSV record 2 (line 3) cannot be parsed"), e.getMessage());
+        assertTrue(e.getMessage().toLowerCase().contains("quote"), e.getMessage());
+    }
+
+    @Test
+    void aRecordWithTooFewOrTooManyValuesIsRefusedNamingIt() {
+        RecordFormatException few = assertThrows(RecordFormatException.class,
+                () -> CsvFormat.columns("a", "b", "c").parse("1,2,3\n4,5\n"));
+        assertTrue(few.getMessage().startsWith("CSV record 2 (line 2)"), few.getMessage());
+        RecordFormatException many = assertThrows(RecordFormatException.class,
+                () -> CsvFormat.withHeader().parse("a,b\n1,2\n3,4\n5,6,7\n"));
+        assertTrue(many.getMessage().startsWith("CSV record 3 (line 4)"), many.getMessage());
+    }
+
+    @Test
+    void aRecordLongerThanTheLimitIsRefusedNamingIt() {
+        String body = "a,b\n1,2\n3," + "x".repeat(200) + "\n5,6\n";
+        RecordFormatException e = assertThrows(RecordFormatException.class,
+                () -> CsvFormat.withHeader().maxRecordLength(100).parse(body));
+        assertTrue(e.getMessage().startsWith("CSV record 2 (line 3) is longer than the limit of 100"), e.getMessage());
+        assertEquals(3, CsvFormat.withHeader().maxRecordLength(300).parse(body).size());
+    }
+
+    @Test
+    void aHeaderLineGivesAFormatForSingleRecordLines() {
+        CsvFormat line = CsvFormat.withHeader().delimiter('|').withHeaderLine("id|name");
+        assertEquals("Ann", line.parse("1|Ann").get(0).get("name").asText());
+        assertEquals("1|Ann\n", text(line.write(line.parse("1|Ann"))), "a record line, no header");
+    }
+
+    @Test
+    void writingAFieldTheColumnsDoNotHaveIsRefusedNamingTheRecord() {
+        ArrayNode records = CsvFormat.columns("a").parse("1\n2\n");
+        records.addObject().put("a", "3").put("b", "x");
+        RecordFormatException e = assertThrows(RecordFormatException.class,
+                () -> CsvFormat.columns("a").write(records));
+        assertTrue(e.getMessage().startsWith("Record 3 cannot be written as CSV"), e.getMessage());
+    }
+}

@@ -1,0 +1,142 @@
+package org.wharfmq.flow.records;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Fixed-length records described by a model: types, padding, repeating records, the model in YAML, and refusals. */
+class FixedFormatTest {
+
+    /** 30 bytes: name 0-10, qty 10-16, price 16-22, shipped 22-30. */
+    private static final FixedFormat ORDER = FixedFormat.builder(30)
+            .string("name", 0, 10)
+            .integer("qty", 10, 6)
+            .decimal("price", 16, 6, 2)
+            .date("shipped", 22, 8, "yyyyMMdd")
+            .build();
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void repeatingRecordsParseIntoTypedValuesAndWriteBackByteForByte() {
+        String body = "Ann       000003012.5020261201" + "Bob Smith -00012000.0520260101";
+        ArrayNode records = ORDER.parse(bytes(body));
+        assertEquals(2, records.size());
+        assertEquals("Ann", records.get(0).get("name").asText(), "right padding removed");
+        assertEquals(3, records.get(0).get("qty").asLong());
+        assertEquals(new BigDecimal("12.50"), records.get(0).get("price").decimalValue());
+        assertEquals("2026-12-01", records.get(0).get("shipped").asText(), "dates are ISO in the tree");
+        assertEquals(-12, records.get(1).get("qty").asLong());
+        assertEquals(body, new String(ORDER.write(records), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void paddingAndJustificationAreTheFieldsOwn() {
+        FixedFormat format = FixedFormat.builder(8)
+                .field(FixedField.of("code", 0, 4, FixedField.Type.STRING).justify(FixedField.Justify.RIGHT)
+                        .padding('*'))
+                .field(FixedField.of("n", 4, 4, FixedField.Type.INT).padding(' '))
+                .build();
+        ArrayNode records = format.parse(bytes("**AB  42"));
+        assertEquals("AB", records.get(0).get("code").asText());
+        assertEquals(42, records.get(0).get("n").asInt());
+        assertEquals("**AB  42", new String(format.write(records), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aRecordShorterThanTheModelIsRefusedNamingTheRecordOffsetAndLength() {
+        RecordFormatException e = assertThrows(RecordFormatException.class,
+                () -> ORDER.parse(bytes("Ann       000003012.5020261201" + "Bob Smith -00012")));
+        assertEquals("Fixed-length record 2 (at byte 30) is 16 bytes, shorter than the model's record length of 30 "
+                + "bytes: field 'price' (offset 16, length 6) is cut.", e.getMessage());
+    }
+
+    @Test
+    void separatedRecordsRefuseOneLongerOrShorterThanTheModel() {
+        FixedFormat lines = FixedFormat.builder(4).integer("n", 0, 4).recordSeparator("\n").build();
+        assertEquals(3, lines.parse(bytes("0001\n0002\n0003\n")).size());
+        assertEquals("0001\n0002", new String(lines.write(lines.parse(bytes("0001\n0002"))), StandardCharsets.UTF_8));
+        RecordFormatException longer = assertThrows(RecordFormatException.class,
+                () -> lines.parse(bytes("0001\n00002\n0003")));
+        assertTrue(longer.getMessage().startsWith("Fixed-length record 2 (at byte 5) is longer than the model's "
+                + "record length of 4 bytes"), longer.getMessage());
+        RecordFormatException shorter = assertThrows(RecordFormatException.class,
+                () -> lines.parse(bytes("0001\n002\n0003")));
+        assertTrue(shorter.getMessage().startsWith("Fixed-length record 2 (at byte 5) is 3 bytes, shorter"),
+                shorter.getMessage());
+    }
+
+    @Test
+    void aFieldWhoseTextIsNotOfItsTypeIsRefusedNamingRecordFieldOffsetAndLength() {
+        RecordFormatException e = assertThrows(RecordFormatException.class,
+                () -> ORDER.parse(bytes("Ann       00x003012.5020261201")));
+        assertEquals("Fixed-length record 1, field 'qty' (offset 10, length 6): '00x003' is not a whole number.",
+                e.getMessage());
+        RecordFormatException date = assertThrows(RecordFormatException.class,
+                () -> ORDER.parse(bytes("Ann       000003012.5020261341")));
+        assertTrue(date.getMessage().startsWith("Fixed-length record 1, field 'shipped' (offset 22, length 8)"),
+                date.getMessage());
+    }
+
+    @Test
+    void aValueTooLongForItsFieldOrAnUnknownFieldIsRefusedOnWrite() {
+        ArrayNode records = ORDER.parse(bytes("Ann       000003012.5020261201"));
+        ((com.fasterxml.jackson.databind.node.ObjectNode) records.get(0)).put("name", "Annabel Lee-Smith");
+        RecordFormatException e = assertThrows(RecordFormatException.class, () -> ORDER.write(records));
+        assertEquals("Fixed-length record 1, field 'name' (offset 0, length 10): the value 'Annabel Lee-Smith' is 17 "
+                + "bytes, longer than the field.", e.getMessage());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) records.get(0)).put("name", "Ann").put("colour", "red");
+        assertTrue(assertThrows(RecordFormatException.class, () -> ORDER.write(records)).getMessage()
+                .startsWith("Record 1 has a field 'colour' that the fixed-length model does not have"));
+    }
+
+    @Test
+    void aNumberOrDateWithoutValueIsWrittenAsSpacesAndReadAsNull() {
+        ArrayNode records = ORDER.parse(bytes("Ann       000003012.5020261201"));
+        ((com.fasterxml.jackson.databind.node.ObjectNode) records.get(0)).put("qty", "").putNull("shipped");
+        String written = new String(ORDER.write(records), StandardCharsets.UTF_8);
+        assertEquals("Ann             012.50        ", written, "an empty element of XML is no value");
+        assertTrue(ORDER.parse(bytes(written)).get(0).get("qty").isNull());
+    }
+
+    @Test
+    void aModelOverlappingOrOutsideItsRecordIsRefusedWhenBuilt() {
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> FixedFormat.builder(10).string("a", 0, 6).string("b", 5, 5).build()).getMessage()
+                .contains("overlap"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> FixedFormat.builder(10).string("a", 6, 6).build()).getMessage()
+                .contains("ends after the record's 10 bytes"));
+    }
+
+    @Test
+    void theModelReadFromYamlIsTheJavaOne(@TempDir Path dir) throws IOException {
+        Path yaml = Files.writeString(dir.resolve("order.yaml"), """
+                recordLength: 30
+                fields:
+                  - {name: name, offset: 0, length: 10, type: string}
+                  - {name: qty, offset: 10, length: 6, type: int}
+                  - {name: price, offset: 16, length: 6, type: decimal, scale: 2}
+                  - {name: shipped, offset: 22, length: 8, type: date, pattern: yyyyMMdd}
+                """);
+        FixedFormat format = FixedFormat.fromYaml(yaml);
+        byte[] body = bytes("Ann       000003012.5020261201");
+        assertEquals(ORDER.parse(body), format.parse(body));
+        Path bad = Files.writeString(dir.resolve("bad.yaml"), "recordLength: 4\nfields:\n  - {name: a, offset: 0, "
+                + "length: 4, typ: int}\n");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> FixedFormat.fromYaml(bad)).getMessage()
+                .contains("fields[0]: unknown key 'typ'"));
+    }
+}
