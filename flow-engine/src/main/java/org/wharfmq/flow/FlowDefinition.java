@@ -1,6 +1,7 @@
 package org.wharfmq.flow;
 
 import org.wharfmq.flow.node.FileInputNode;
+import org.wharfmq.flow.node.HttpInputNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.LabelNode;
 
@@ -170,9 +171,10 @@ public final class FlowDefinition {
          */
         public FlowDefinition build() {
             String flow = "Flow '" + name + "'";
-            if (nodes.values().stream().noneMatch(n -> n instanceof InputNode || n instanceof FileInputNode)) {
-                throw new FlowValidationException(flow + " has no input node: add an InputNode or a FileInputNode, "
-                        + "where messages enter.");
+            if (nodes.values().stream().noneMatch(n -> n instanceof InputNode || n instanceof FileInputNode
+                    || n instanceof HttpInputNode)) {
+                throw new FlowValidationException(flow + " has no input node: add an InputNode, a FileInputNode or an "
+                        + "HttpInputNode, where messages enter.");
             }
             for (Node node : nodes.values()) {
                 try {

@@ -315,7 +315,8 @@ public final class HttpRequestNode extends Node {
                 + (retries + 1) + "): " + cause, cause);
     }
 
-    private static String contentType(Domain domain) {
+    /** The media type of a body of {@code domain}, when nothing says otherwise (HTTPReply's too). */
+    static String contentType(Domain domain) {
         return switch (domain) {
             case JSON -> "application/json";
             case XML -> "application/xml";

@@ -5,6 +5,7 @@ import org.wharfmq.flow.FlowContext;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowException;
 import org.wharfmq.flow.FlowMessage;
+import org.wharfmq.flow.HttpExchange;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.TransactionMode;
@@ -44,6 +45,7 @@ final class Invocation implements FlowContext {
     private final Map<String, Destination> topics = new HashMap<>();
     private boolean transactional;
     private boolean transactedWork;
+    private HttpExchange exchange;
     private boolean timing;
     private int depth;
     private long childElapsed;
@@ -64,10 +66,16 @@ final class Invocation implements FlowContext {
     void reset(boolean transactionalInvocation) {
         this.transactional = transactionalInvocation;
         this.transactedWork = false;
+        this.exchange = null;
         this.timing = statistics.timing();
         this.depth = 0;
         this.childElapsed = 0;
         this.childCpu = 0;
+    }
+
+    /** Makes {@code request} the HTTP request this invocation answers (after {@link #reset}). */
+    void answering(HttpExchange request) {
+        this.exchange = request;
     }
 
     /** Whether something was sent on the transacted session (to commit or roll back). */
@@ -234,6 +242,11 @@ final class Invocation implements FlowContext {
     @Override
     public void databaseFailed(String name, SQLException cause) {
         database.failed(name, cause);
+    }
+
+    @Override
+    public HttpExchange httpExchange() {
+        return exchange;
     }
 
     @Override

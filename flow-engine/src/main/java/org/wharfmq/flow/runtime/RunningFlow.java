@@ -5,6 +5,7 @@ import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.node.FileInputNode;
 import org.wharfmq.flow.node.FileOutputNode;
+import org.wharfmq.flow.node.HttpInputNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.SqlNode;
 
@@ -23,8 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A flow running over JMS: for each input node, {@code instances} threads, each with its own connection and
- * sessions (see {@link FlowInstance} for what an invocation does and how failures are backed out). Works with any
+ * A flow running over JMS: for each input node (and each HTTPInput node: {@link HttpInput}), {@code instances}
+ * threads, each with its own connection and sessions (see {@link FlowInstance} for what an invocation does and how failures are backed out). Works with any
  * {@link ConnectionFactory}: the server passes its in-VM factory; a standalone application passes one for a
  * remote server.
  *
@@ -50,6 +51,9 @@ public final class RunningFlow implements AutoCloseable {
     private final List<FlowInstance> threads = new ArrayList<>();
     private final List<FileInstance> fileReaders = new ArrayList<>();
     private final List<FileOutputNode> fileWriters = new ArrayList<>();
+    private final List<HttpInput> httpInputs = new ArrayList<>();
+    /** The paths the HTTPInput nodes serve, closed first when the flow stops. */
+    private final List<AutoCloseable> httpPaths = new ArrayList<>();
     private final Map<String, ExceptionList> failures = new ConcurrentHashMap<>();
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean running = true;
@@ -85,6 +89,20 @@ public final class RunningFlow implements AutoCloseable {
     public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
                                     Map<String, DataSource> dataSources, int instances, boolean timing,
                                     ClassLoader loader) throws JMSException {
+        return start(definition, connectionFactory, dataSources, HttpEndpoints.NONE, instances, timing, loader);
+    }
+
+    /**
+     * Starts the flow with data sources for its Database nodes and the HTTP listener its HTTPInput nodes serve their
+     * paths on, and returns when every instance's consumer is open and every path is served.
+     *
+     * @param http where its HTTPInput nodes serve their paths (the server's HTTP listener)
+     * @throws IllegalStateException when an HTTPInput node's path cannot be served (the flow is stopped again)
+     * @see #start(FlowDefinition, ConnectionFactory, Map, int, boolean, ClassLoader)
+     */
+    public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
+                                    Map<String, DataSource> dataSources, HttpEndpoints http, int instances,
+                                    boolean timing, ClassLoader loader) throws JMSException {
         if (instances < 1) {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
@@ -114,12 +132,18 @@ public final class RunningFlow implements AutoCloseable {
             }
         }
         flow.startFileReaders(connectionFactory, loader);
+        flow.startHttpInputs(connectionFactory, loader);
         try {
             for (FlowInstance instance : flow.threads) {
                 instance.opened().get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
             for (FileInstance reader : flow.fileReaders) {
                 reader.opened().get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+            for (HttpInput input : flow.httpInputs) {
+                for (CompletableFuture<Void> opened : input.opened()) {
+                    opened.get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                }
             }
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             flow.close();
@@ -130,6 +154,14 @@ public final class RunningFlow implements AutoCloseable {
             JMSException failure = new JMSException("Flow '" + definition.name() + "' cannot start: " + cause);
             failure.initCause(cause);
             throw failure;
+        }
+        try {
+            for (HttpInput input : flow.httpInputs) {
+                flow.httpPaths.add(http.serve(definition.name(), input.node(), input::accept));
+            }
+        } catch (RuntimeException e) {
+            flow.close();
+            throw e;
         }
         LOG.log(System.Logger.Level.INFO, "Flow '" + definition.name() + "' started with " + instances
                 + " instance(s) per input node (" + flow.threads.size() + " reader threads)");
@@ -156,6 +188,17 @@ public final class RunningFlow implements AutoCloseable {
                 thread.setContextClassLoader(loader);
                 fileReaders.add(reader);
                 thread.start();
+            }
+        }
+    }
+
+    /** {@code instances} threads per HTTPInput node (docs/flows.md, "HTTP"); their paths are served once they run. */
+    private void startHttpInputs(ConnectionFactory connectionFactory, ClassLoader loader) {
+        for (Node node : definition.nodes().values()) {
+            if (node instanceof HttpInputNode input) {
+                HttpInput requests = new HttpInput(this, input);
+                httpInputs.add(requests);
+                requests.start(instances, connectionFactory, loader);
             }
         }
     }
@@ -277,11 +320,20 @@ public final class RunningFlow implements AutoCloseable {
      */
     @Override
     public void close() {
+        for (AutoCloseable path : httpPaths) { // no new requests
+            try {
+                path.close();
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.WARNING, "Flow '" + name() + "' could not stop serving a path: " + e);
+            }
+        }
+        httpPaths.clear();
         running = false;
         stopSignal.countDown();
         List<CompletableFuture<Void>> readers = new ArrayList<>();
         threads.forEach(t -> readers.add(t.finished()));
         fileReaders.forEach(r -> readers.add(r.finished()));
+        httpInputs.forEach(h -> readers.addAll(h.finished()));
         CompletableFuture<?>[] all = readers.toArray(CompletableFuture[]::new);
         try {
             CompletableFuture.allOf(all).get(FlowConfiguration.DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -291,6 +343,7 @@ public final class RunningFlow implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "Flow '" + name() + "' did not drain within "
                     + FlowConfiguration.DRAIN_TIMEOUT_SECONDS + " s: " + e);
         }
+        httpInputs.forEach(HttpInput::refuseQueued);
         closeFileWriters();
         LOG.log(System.Logger.Level.INFO, "Flow '" + name() + "' stopped");
     }

@@ -1,0 +1,46 @@
+package org.wharfmq.server.flow;
+
+import org.wharfmq.flow.HttpExchange;
+import org.wharfmq.flow.node.HttpInputNode;
+import org.wharfmq.flow.runtime.HttpEndpoints;
+import org.wharfmq.server.http.HttpAnswer;
+import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.security.Permission;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The flows' HTTPInput paths on the server's HTTP listener: each a route of every method that needs the {@code call}
+ * permission on its path and takes bodies up to its node's limit; a request becomes an {@link HttpExchange} (its
+ * caller's user with it), and the flow's reply the answer. The route's handler returns at once: no listener thread
+ * waits for the flow.
+ */
+final class FlowHttpPaths implements HttpEndpoints {
+
+    private final HttpPlugin http;
+
+    FlowHttpPaths(HttpPlugin http) {
+        this.http = http;
+    }
+
+    @Override
+    public AutoCloseable serve(String flow, HttpInputNode node,
+                               Function<HttpExchange, CompletableFuture<HttpExchange.Reply>> requests) {
+        if (!http.listens()) {
+            throw new IllegalStateException("Flow '" + flow + "' has " + node + " (path " + node.servedPath()
+                    + "), but the server has no HTTP listener: add an http: block to its configuration (docs/flows.md, "
+                    + "\"HTTP\").");
+        }
+        try {
+            return http.routes().serve(node.servedPath(), Permission.CALL, node.maxRequestBytes(), call -> requests
+                    .apply(new HttpExchange(call.method(), call.path(), call.query(), call.headers(), call.body(),
+                            call.who().anonymous() ? null : call.who().user()))
+                    .thenApply(reply -> new HttpAnswer(reply.status(), reply.contentType(), reply.headers(),
+                            reply.body())));
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            throw new IllegalStateException("Flow '" + flow + "' cannot serve " + node + "'s path: " + e.getMessage(),
+                    e);
+        }
+    }
+}
