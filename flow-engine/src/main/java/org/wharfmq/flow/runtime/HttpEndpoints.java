@@ -14,10 +14,15 @@ public interface HttpEndpoints {
 
     /** No HTTP listener: a flow with an HTTPInput node is refused. */
     HttpEndpoints NONE = (flow, node, requests) -> {
-        throw new IllegalStateException("Flow '" + flow + "' has " + node + " (path " + node.servedPath() + "), but "
-                + "it runs where there is no HTTP listener: deploy it in a server whose configuration has an http: "
-                + "block (docs/flows.md, \"HTTP\").");
+        throw noListener(flow, node);
     };
+
+    /** The refusal of a flow with an HTTPInput node where there is no HTTP listener. */
+    static IllegalStateException noListener(String flow, HttpInputNode node) {
+        return new IllegalStateException("Flow '" + flow + "' has " + node + " (path " + node.servedPath() + "), but "
+                + "it runs where there is no HTTP listener: deploy it in a server whose configuration has an http: "
+                + "block (docs/flows.md, \"HTTP input and reply nodes\").");
+    }
 
     /**
      * Serves {@code node}'s path until the returned handle is closed: each request, from a caller the listener let in,

@@ -107,6 +107,9 @@ public final class RunningFlow implements AutoCloseable {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
         for (Node node : definition.nodes().values()) {
+            if (node instanceof HttpInputNode input && http == HttpEndpoints.NONE) {
+                throw HttpEndpoints.noListener(definition.name(), input); // before anything connects or starts
+            }
             if (node instanceof SqlNode sql && !dataSources.containsKey(sql.dataSource())) {
                 throw new IllegalArgumentException(unknownDataSource(definition.name(), sql.dataSource(), dataSources)
                         .replace("uses", "node '" + node.name() + "' uses"));

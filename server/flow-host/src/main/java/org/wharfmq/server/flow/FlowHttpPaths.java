@@ -30,7 +30,7 @@ final class FlowHttpPaths implements HttpEndpoints {
         if (!http.listens()) {
             throw new IllegalStateException("Flow '" + flow + "' has " + node + " (path " + node.servedPath()
                     + "), but the server has no HTTP listener: add an http: block to its configuration (docs/flows.md, "
-                    + "\"HTTP\").");
+                    + "\"HTTP input and reply nodes\").");
         }
         try {
             return http.routes().serve(node.servedPath(), Permission.CALL, node.maxRequestBytes(), call -> requests
