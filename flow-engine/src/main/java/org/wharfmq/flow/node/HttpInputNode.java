@@ -38,7 +38,10 @@ public final class HttpInputNode extends Node {
     public static final String PATH = "HttpInputPath";
     /** LocalEnvironment field: the query's parameters, a {@code Map<String, List<String>>}. */
     public static final String QUERY = "HttpInputQuery";
-    /** LocalEnvironment field: the request's headers, a {@code Map<String, String>} by lower-case name. */
+    /**
+     * LocalEnvironment field: the request's headers, a {@code Map<String, String>} by lower-case name, without the
+     * {@code Authorization} the listener logged the caller in with.
+     */
     public static final String HEADERS = "HttpInputHeaders";
     /** LocalEnvironment field: the user the caller logged in as; absent for an anonymous caller. */
     public static final String USER = "HttpInputUser";

@@ -153,7 +153,8 @@ class HttpInputNodeTest {
             Map<?, ?> headers = (Map<?, ?>) assembly.localEnvironment().get(HttpInputNode.HEADERS);
             String text = "{\"user\": \"" + assembly.localEnvironment().get(HttpInputNode.USER) + "\", \"method\": \""
                     + assembly.localEnvironment().get(HttpInputNode.METHOD) + "\", \"order\": \""
-                    + headers.get("x-order") + "\", \"item\": " + assembly.message().json().get("item") + "}";
+                    + headers.get("x-order") + "\", \"item\": " + assembly.message().json().get("item")
+                    + ", \"password seen\": " + headers.containsKey("authorization") + "}";
             out.message().setBody(text);
             out.localEnvironment().set(HttpReplyNode.STATUS, 201)
                     .set(HttpReplyNode.HEADERS, Map.of("X-Flow", "echo"));
@@ -201,8 +202,8 @@ class HttpInputNodeTest {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"item\": \"tea\"}")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(201, response.statusCode(), response.body());
-        assertEquals("{\"user\": \"alice\", \"method\": \"POST\", \"order\": \"42\", \"item\": \"tea\"}",
-                response.body());
+        assertEquals("{\"user\": \"alice\", \"method\": \"POST\", \"order\": \"42\", \"item\": \"tea\", "
+                + "\"password seen\": false}", response.body());
         assertEquals("echo", response.headers().firstValue("X-Flow").orElse(null));
         assertEquals("application/json", response.headers().firstValue("Content-Type").orElse(null));
         try (Connection connection = new WharfConnectionFactory(server.server().vmUrl()).createConnection()) {
@@ -243,6 +244,16 @@ class HttpInputNodeTest {
             InputStream in = socket.getInputStream();
             String status = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
             assertEquals("HTTP/1.1 413", status);
+        }
+        // chunks with no length declared: refused once they pass the limit, with the request's end still to come
+        try (Socket socket = new Socket("127.0.0.1", HTTP.port())) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /flows/small HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "64\r\n" + "x".repeat(100) + "\r\n1\r\ny\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            socket.setSoTimeout(10_000);
+            String answer = new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+            assertEquals("HTTP/1.1 413", answer);
         }
     }
 
