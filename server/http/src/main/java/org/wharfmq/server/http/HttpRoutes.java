@@ -97,8 +97,7 @@ public final class HttpRoutes {
         }
         Map<String, Route> byMethod = exact.get(path);
         if (byMethod != null && !byMethod.isEmpty()) {
-            throw new IllegalStateException("Path '" + path + "' is served already (" + String.join(", ",
-                    new TreeMap<>(byMethod).keySet()) + ").");
+            throw new IllegalStateException("Path '" + path + "' is served already: choose another one.");
         }
         return add(new Route(ANY_METHOD, path, false, permission, maxRequestBytes, handler));
     }

@@ -46,9 +46,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -301,6 +301,17 @@ class HttpInputNodeTest {
         assertTrue(flowHost.undeploy("brief"));
         assertEquals(404, post("/flows/brief", "alice", "hi").statusCode());
         assertNull(flowHost.flow("brief"));
-        assertFalse(HTTP.routes() == null);
+
+        IllegalStateException taken = assertThrows(IllegalStateException.class, () -> flowHost.deploy(
+                () -> FlowDefinition.builder("other")
+                        .node("in", HttpInputNode.path("/flows/small"))
+                        .node("reply", new HttpReplyNode())
+                        .wire("in", "out", "reply")
+                        .build(), 1));
+        assertEquals("Flow 'other' cannot serve HTTPInput 'in''s path: Path '/flows/small' is served already: choose "
+                + "another one.",
+                taken.getMessage());
+        assertNull(flowHost.flow("other"));
+        assertEquals(200, post("/flows/small", "alice", "x").statusCode(), "the flow that serves it goes on");
     }
 }
