@@ -11,6 +11,7 @@ import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.node.HttpInputNode;
 import org.wharfmq.flow.node.HttpReplyNode;
 import org.wharfmq.flow.node.OutputNode;
+import org.wharfmq.flow.node.ThrowNode;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.TestServer;
@@ -56,7 +57,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * headers and user reach the flow, the HTTPReply node's status, headers and body reach the caller once the flow's
  * sends have committed; a slow flow is answered 504, a body over the node's limit 413 before it is read, a caller
  * without the {@code call} permission on the path 403, an anonymous one 401; two requests in flight at once each get
- * their own reply.
+ * their own reply; a failed invocation's sends and reply roll back and its failure path answers (else a 500 that
+ * tells the caller nothing of the flow's insides).
  */
 class HttpInputNodeTest {
 
@@ -127,6 +129,21 @@ class HttpInputNodeTest {
                 .node("reply", new HttpReplyNode())
                 .wire("in", "out", "meet").wire("meet", "out", "reply")
                 .build(), 2);
+        flowHost.deploy(() -> FlowDefinition.builder("strict")
+                .node("in", HttpInputNode.path("/flows/strict"))
+                .node("copy", OutputNode.queue("HTTP.STRICT.OUT"))
+                .node("reply", new HttpReplyNode())
+                .node("refuse", new ThrowNode("orders are closed"))
+                .node("why", new BadRequest())
+                .node("answer", new HttpReplyNode())
+                .wire("in", "out", "copy").wire("copy", "out", "reply").wire("reply", "out", "refuse")
+                .wire("in", "failure", "why").wire("why", "out", "answer")
+                .build(), 1);
+        flowHost.deploy(() -> FlowDefinition.builder("failing")
+                .node("in", HttpInputNode.path("/flows/failing"))
+                .node("refuse", new ThrowNode("out of order"))
+                .wire("in", "out", "refuse")
+                .build(), 1);
         flowHost.deploy(() -> FlowDefinition.builder("silent")
                 .node("in", HttpInputNode.path("/flows/silent"))
                 .node("copy", OutputNode.queue("HTTP.SILENT.OUT"))
@@ -158,6 +175,18 @@ class HttpInputNodeTest {
             out.message().setBody(text);
             out.localEnvironment().set(HttpReplyNode.STATUS, 201)
                     .set(HttpReplyNode.HEADERS, Map.of("X-Flow", "echo"));
+            propagate("out", out);
+        }
+    }
+
+    /** The failure path's answer: 400 with the failure's text. */
+    public static final class BadRequest extends JavaComputeNode {
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            MessageAssembly out = assembly.copy();
+            String why = assembly.exceptionList().render();
+            out.message().setBody("refused: " + why.substring(why.indexOf("orders are closed")));
+            out.localEnvironment().set(HttpReplyNode.STATUS, 400);
             propagate("out", out);
         }
     }
@@ -280,6 +309,20 @@ class HttpInputNodeTest {
                 .POST(HttpRequest.BodyPublishers.ofString("second")).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals("first", first.get(30, TimeUnit.SECONDS).body());
         assertEquals("second", second.get(30, TimeUnit.SECONDS).body());
+    }
+
+    @Test
+    void aFailedInvocationRollsBackItsSendsAndItsReplyAndTheFailurePathAnswers() throws Exception {
+        HttpResponse<String> refused = post("/flows/strict", "alice", "an order");
+        assertEquals(400, refused.statusCode(), "the failure path's reply, not the one the failed path gave");
+        assertTrue(refused.body().startsWith("refused: orders are closed"), refused.body());
+        assertEquals(0, server.server().queueManager().exists("HTTP.STRICT.OUT")
+                ? server.server().queueManager().depth("HTTP.STRICT.OUT") : 0, "the failed invocation's send rolled back");
+
+        HttpResponse<String> failed = post("/flows/failing", "alice", "x");
+        assertEquals(500, failed.statusCode(), failed.body());
+        assertEquals("Flow 'failing' failed on POST /flows/failing (the server log has why).\n", failed.body(),
+                "the caller learns nothing of the flow's insides");
     }
 
     @Test
