@@ -78,6 +78,9 @@ public interface FlowContext {
      */
     void databaseFailed(String name, SQLException cause);
 
+    /** The HTTP request this invocation answers (it began at an HTTPInput node), or null. */
+    HttpExchange httpExchange();
+
     /** Whether Trace nodes write (switchable while the flow runs). */
     boolean traceEnabled();
 }

@@ -1,6 +1,7 @@
 package org.wharfmq.flow;
 
 import org.wharfmq.flow.node.FileInputNode;
+import org.wharfmq.flow.node.HttpInputNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.JmsInputNode;
 import org.wharfmq.flow.node.LabelNode;
@@ -172,10 +173,9 @@ public final class FlowDefinition {
         public FlowDefinition build() {
             String flow = "Flow '" + name + "'";
             if (nodes.values().stream().noneMatch(n -> n instanceof InputNode || n instanceof FileInputNode
-                    || n instanceof JmsInputNode)) {
-                throw new FlowValidationException(flow + " has no input node: add an InputNode, a FileInputNode or a "
-                        + "JmsInputNode, "
-                        + "where messages enter.");
+                    || n instanceof JmsInputNode || n instanceof HttpInputNode)) {
+                throw new FlowValidationException(flow + " has no input node: add an InputNode, a FileInputNode, a "
+                        + "JmsInputNode or an HttpInputNode, where messages enter.");
             }
             for (Node node : nodes.values()) {
                 try {

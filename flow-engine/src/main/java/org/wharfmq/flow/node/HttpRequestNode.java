@@ -33,7 +33,8 @@ import java.util.Set;
  * domain serialises it, and the response's body (parsed by the response domain, default BLOB), status and headers
  * come back in the tree, propagated to {@code out}. A 4xx or 5xx answer, a timeout or a failed connection goes to
  * {@code failure} with the input assembly and an ExceptionList that names the status, the URL and the body's first
- * bytes ({@link HttpStatusException}); with {@code failure} unwired the path fails.
+ * bytes ({@link HttpStatusException}), and for a 4xx or 5xx the status in the LocalEnvironment's
+ * {@link #RESPONSE_STATUS}; with {@code failure} unwired the path fails.
  *
  * <p>One JDK {@link HttpClient} per node, made when the flow is built and shared by every instance of the flow
  * (thread-safe; its connection pool keeps connections to the service open between messages). The node's settings
@@ -52,7 +53,8 @@ public final class HttpRequestNode extends Node {
     public static final String REQUEST_URL = "HttpRequestURL";
     /** LocalEnvironment field: headers to send, a {@code Map<String, ?>} of a String (or a List of them) each. */
     public static final String REQUEST_HEADERS = "HttpRequestHeaders";
-    /** LocalEnvironment field of the output: the response's status code (Integer). */
+    /** LocalEnvironment field of the output, and of the failure terminal's assembly for a 4xx or 5xx: the response's
+     * status code (Integer). */
     public static final String RESPONSE_STATUS = "HttpResponseStatus";
     /** LocalEnvironment field of the output: the response's headers ({@code Map<String, List<String>>}). */
     public static final String RESPONSE_HEADERS = "HttpResponseHeaders";
@@ -204,7 +206,12 @@ public final class HttpRequestNode extends Node {
         MessageAssembly out;
         try {
             out = call(assembly);
-        } catch (IOException | HttpStatusException | IllegalArgumentException e) {
+        } catch (HttpStatusException e) {
+            MessageAssembly failed = assembly.copy(); // the status, for a flow that answers or routes on it
+            failed.localEnvironment().set(RESPONSE_STATUS, e.status());
+            propagateFailure(failed, e, context);
+            return;
+        } catch (IOException | IllegalArgumentException e) {
             propagateFailure(assembly, e, context);
             return;
         }
@@ -315,7 +322,8 @@ public final class HttpRequestNode extends Node {
                 + (retries + 1) + "): " + cause, cause);
     }
 
-    private static String contentType(Domain domain) {
+    /** The media type of a body of {@code domain}, when nothing says otherwise (HTTPReply's too). */
+    static String contentType(Domain domain) {
         return switch (domain) {
             case JSON -> "application/json";
             case XML -> "application/xml";

@@ -35,6 +35,12 @@ public final class FlowConfiguration {
      */
     public static final int MAX_REMEMBERED_FAILURES = 10_000;
 
+    /**
+     * HTTP requests that may wait for a free instance of one HTTPInput node, at most: {@value}. One more is answered
+     * 503 at once; a request that waits past its node's timeout is answered 504 and never run.
+     */
+    public static final int MAX_QUEUED_HTTP_REQUESTS = 1000;
+
     private FlowConfiguration() {
     }
 }

@@ -5,6 +5,7 @@ import org.wharfmq.flow.FlowContext;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowException;
 import org.wharfmq.flow.FlowMessage;
+import org.wharfmq.flow.HttpExchange;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.TransactionMode;
@@ -49,6 +50,7 @@ final class Invocation implements FlowContext {
     private String lostProvider;
     private boolean transactional;
     private boolean transactedWork;
+    private HttpExchange exchange;
     private boolean timing;
     private int depth;
     private long childElapsed;
@@ -70,10 +72,16 @@ final class Invocation implements FlowContext {
         this.transactional = transactionalInvocation;
         this.transactedWork = false;
         this.lostProvider = null;
+        this.exchange = null;
         this.timing = statistics.timing();
         this.depth = 0;
         this.childElapsed = 0;
         this.childCpu = 0;
+    }
+
+    /** Makes {@code request} the HTTP request this invocation answers (after {@link #reset}). */
+    void answering(HttpExchange request) {
+        this.exchange = request;
     }
 
     /** Whether something was sent on the transacted session (to commit or roll back). */
@@ -297,6 +305,11 @@ final class Invocation implements FlowContext {
     @Override
     public void databaseFailed(String name, SQLException cause) {
         database.failed(name, cause);
+    }
+
+    @Override
+    public HttpExchange httpExchange() {
+        return exchange;
     }
 
     @Override

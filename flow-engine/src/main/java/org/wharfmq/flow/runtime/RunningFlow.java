@@ -5,6 +5,7 @@ import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.node.FileInputNode;
 import org.wharfmq.flow.node.FileOutputNode;
+import org.wharfmq.flow.node.HttpInputNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.JmsInputNode;
 import org.wharfmq.flow.node.JmsOutputNode;
@@ -28,7 +29,8 @@ import java.util.concurrent.TimeoutException;
  * A flow running over JMS: for each input node, {@code instances} threads, each with its own connection and
  * sessions (see {@link FlowInstance} for what an invocation does and how failures are backed out); for each JMSInput
  * node as many more, each also connected to its other provider ({@link JmsInputReader}); for each FileInput node one
- * ({@link FileInstance}). All are {@link InputReader}s. Works with any
+ * ({@link FileInstance}). All are {@link InputReader}s. Each HTTPInput node has {@code instances} threads of its own
+ * taking the requests of its path ({@link HttpInput}). Works with any
  * {@link ConnectionFactory}: the server passes its in-VM factory; a standalone application passes one for a
  * remote server.
  *
@@ -54,6 +56,9 @@ public final class RunningFlow implements AutoCloseable {
     private final FlowStatistics statistics;
     private final List<InputReader> readers = new ArrayList<>();
     private final List<FileOutputNode> fileWriters = new ArrayList<>();
+    private final List<HttpInput> httpInputs = new ArrayList<>();
+    /** The paths the HTTPInput nodes serve, closed first when the flow stops. */
+    private final List<AutoCloseable> httpPaths = new ArrayList<>();
     private final Map<String, ExceptionList> failures = new ConcurrentHashMap<>();
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean running = true;
@@ -91,26 +96,32 @@ public final class RunningFlow implements AutoCloseable {
     public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
                                     Map<String, DataSource> dataSources, int instances, boolean timing,
                                     ClassLoader loader) throws JMSException {
-        return start(definition, connectionFactory, dataSources, Map.of(), instances, timing, loader);
+        return start(definition, connectionFactory, dataSources, Map.of(), HttpEndpoints.NONE, instances, timing, loader);
     }
 
     /**
-     * Starts the flow with data sources for its Database nodes and other JMS providers for its JMSInput and
-     * JMSOutput nodes, and returns when every instance's consumer on Wharf is open (a JMSInput node's reader keeps
-     * trying its provider after that, so a provider that is down does not stop the flow from starting).
+     * Starts the flow with data sources for its Database nodes, other JMS providers for its JMSInput and JMSOutput
+     * nodes and the HTTP listener its HTTPInput nodes serve their paths on, and returns when every instance's
+     * consumer on Wharf is open and every path is served (a JMSInput node's reader keeps trying its provider after
+     * that, so a provider that is down does not stop the flow from starting).
      *
      * @param jmsProviders the JMS providers its JMSInput and JMSOutput nodes may use, by name (the flow host's
      *                     {@code jmsProviders})
+     * @param http         where its HTTPInput nodes serve their paths (the server's HTTP listener)
      * @throws IllegalArgumentException when a node names a data source or JMS provider not given
+     * @throws IllegalStateException    when an HTTPInput node's path cannot be served (the flow is stopped again)
      * @see #start(FlowDefinition, ConnectionFactory, Map, int, boolean, ClassLoader)
      */
     public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
                                     Map<String, DataSource> dataSources, Map<String, JmsProvider> jmsProviders,
-                                    int instances, boolean timing, ClassLoader loader) throws JMSException {
+                                    HttpEndpoints http, int instances, boolean timing, ClassLoader loader) throws JMSException {
         if (instances < 1) {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
         for (Node node : definition.nodes().values()) {
+            if (node instanceof HttpInputNode input && http == HttpEndpoints.NONE) {
+                throw HttpEndpoints.noListener(definition.name(), input); // before anything connects or starts
+            }
             if (node instanceof SqlNode sql && !dataSources.containsKey(sql.dataSource())) {
                 throw new IllegalArgumentException(unknownDataSource(definition.name(), sql.dataSource(), dataSources)
                         .replace("uses", "node '" + node.name() + "' uses"));
@@ -153,9 +164,15 @@ public final class RunningFlow implements AutoCloseable {
                 }
             }
         }
+        flow.startHttpInputs(connectionFactory, loader);
         try {
             for (InputReader reader : flow.readers) {
                 reader.opened().get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+            for (HttpInput input : flow.httpInputs) {
+                for (CompletableFuture<Void> opened : input.opened()) {
+                    opened.get(FlowConfiguration.START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                }
             }
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             flow.close();
@@ -166,6 +183,14 @@ public final class RunningFlow implements AutoCloseable {
             JMSException failure = new JMSException("Flow '" + definition.name() + "' cannot start: " + cause);
             failure.initCause(cause);
             throw failure;
+        }
+        try {
+            for (HttpInput input : flow.httpInputs) {
+                flow.httpPaths.add(http.serve(definition.name(), input.node(), input::accept));
+            }
+        } catch (RuntimeException e) {
+            flow.close();
+            throw e;
         }
         LOG.log(System.Logger.Level.INFO, "Flow '" + definition.name() + "' started with " + instances
                 + " instance(s) per input node (" + flow.readers.size() + " reader threads)");
@@ -191,6 +216,17 @@ public final class RunningFlow implements AutoCloseable {
             if (node instanceof FileInputNode input) {
                 startReader("wharf-flow-" + definition.name() + "-" + input.name(),
                         new FileInstance(this, input, connectionFactory), loader);
+            }
+        }
+    }
+
+    /** {@code instances} threads per HTTPInput node (docs/flows.md, "HTTP"); their paths are served once they run. */
+    private void startHttpInputs(ConnectionFactory connectionFactory, ClassLoader loader) {
+        for (Node node : definition.nodes().values()) {
+            if (node instanceof HttpInputNode input) {
+                HttpInput requests = new HttpInput(this, input);
+                httpInputs.add(requests);
+                requests.start(instances, connectionFactory, loader);
             }
         }
     }
@@ -330,9 +366,20 @@ public final class RunningFlow implements AutoCloseable {
      */
     @Override
     public void close() {
+        for (AutoCloseable path : httpPaths) { // no new requests
+            try {
+                path.close();
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.WARNING, "Flow '" + name() + "' could not stop serving a path: " + e);
+            }
+        }
+        httpPaths.clear();
         running = false;
         stopSignal.countDown();
-        CompletableFuture<?>[] all = readers.stream().map(InputReader::finished).toArray(CompletableFuture[]::new);
+        List<CompletableFuture<Void>> finished = new ArrayList<>();
+        readers.forEach(r -> finished.add(r.finished()));
+        httpInputs.forEach(h -> finished.addAll(h.finished()));
+        CompletableFuture<?>[] all = finished.toArray(CompletableFuture[]::new);
         try {
             CompletableFuture.allOf(all).get(FlowConfiguration.DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -341,6 +388,7 @@ public final class RunningFlow implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "Flow '" + name() + "' did not drain within "
                     + FlowConfiguration.DRAIN_TIMEOUT_SECONDS + " s: " + e);
         }
+        httpInputs.forEach(HttpInput::refuseQueued);
         closeFileWriters();
         LOG.log(System.Logger.Level.INFO, "Flow '" + name() + "' stopped");
     }

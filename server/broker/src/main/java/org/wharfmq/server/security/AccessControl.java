@@ -152,6 +152,7 @@ public final class AccessControl {
         return switch (what.scope()) {
             case QUEUE -> "queue '" + destination + "'";
             case TOPIC -> "topic '" + destination + "'";
+            case PATH -> "HTTP path '" + destination + "'";
             case SERVER -> "the queue manager";
         };
     }
@@ -169,6 +170,7 @@ public final class AccessControl {
             case MONITOR -> "monitor";
             case CONNECT -> "connect to";
             case CHANNEL -> "run a channel of";
+            case CALL -> "call";
         };
     }
 

@@ -16,6 +16,8 @@ import java.util.Arrays;
  *       {@code prices/fx/GBP}. A wildcard first level does not take in the queue manager's own topics,
  *       {@code $SYS/...} (as a subscription to {@code #} does not receive them): only a pattern that names
  *       {@code $SYS} does.</li>
+ *   <li>HTTP paths: segments separated by {@code /}, as queue names' parts: {@code *} one segment, {@code **} any
+ *       number ({@link #path}).</li>
  * </ul>
  * A wildcard stands only for a whole part or level. Immutable.
  */
@@ -65,6 +67,28 @@ public final class DestinationPattern {
         return new DestinationPattern(Permission.Scope.TOPIC, pattern, parts);
     }
 
+    /**
+     * A pattern of HTTP paths: {@code /}-separated segments, starting with {@code /}; {@code *} stands for exactly one
+     * segment, {@code **} for any number, none included: {@code /flows/**} matches {@code /flows} and
+     * {@code /flows/orders/eu}.
+     *
+     * @throws ConfigurationException when it does not start with {@code /} or a wildcard is part of a segment
+     */
+    public static DestinationPattern path(String pattern) {
+        if (pattern == null || !pattern.startsWith("/")) {
+            throw new ConfigurationException("Path pattern '" + pattern + "' must start with '/', as in /flows/orders "
+                    + "or /flows/**.");
+        }
+        String[] parts = split(pattern, "/", "path");
+        for (String part : parts) {
+            if (!part.equals("*") && !part.equals("**") && part.contains("*")) {
+                throw new ConfigurationException("Path pattern '" + pattern + "': a wildcard (* or **) must be a whole "
+                        + "'/'-separated segment, as in /flows/* or /flows/**.");
+            }
+        }
+        return new DestinationPattern(Permission.Scope.PATH, pattern, parts);
+    }
+
     private static String[] split(String pattern, String separator, String what) {
         if (pattern == null || pattern.isEmpty()) {
             throw new ConfigurationException("A " + what + " pattern must not be empty.");
@@ -85,6 +109,9 @@ public final class DestinationPattern {
     public boolean matches(String destination) {
         if (scope == Permission.Scope.QUEUE) {
             return matchQueue(0, destination.split("\\.", -1), 0);
+        }
+        if (scope == Permission.Scope.PATH) {
+            return matchQueue(0, destination.split("/", -1), 0);
         }
         return coversTopic(destination.split("/", -1));
     }

@@ -36,7 +36,12 @@ public enum Permission {
      * Act as a channel to another queue manager: receive from and browse its transmission queues (a queue with usage
      * transmission, docs/distributed.md), whatever the queue rules say. {@link #ADMIN} does not include it.
      */
-    CHANNEL(Scope.SERVER);
+    CHANNEL(Scope.SERVER),
+    /**
+     * Call an HTTP path a message flow serves (an HTTPInput node's path, such as {@code /flows/orders}) on the HTTP
+     * listener. {@link #ADMIN} does not include it.
+     */
+    CALL(Scope.PATH);
 
     /** What a permission's rules match. */
     public enum Scope {
@@ -44,6 +49,8 @@ public enum Permission {
         QUEUE,
         /** Topic strings; patterns with {@code +} (one level) and {@code #} (any number of levels). */
         TOPIC,
+        /** HTTP paths; patterns with {@code *} (one {@code /}-separated segment) and {@code **} (any number). */
+        PATH,
         /** The queue manager: no destination. */
         SERVER
     }

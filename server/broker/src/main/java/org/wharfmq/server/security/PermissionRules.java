@@ -174,6 +174,11 @@ public final class PermissionRules implements AccessPolicy {
             return add(DestinationPattern.topic(pattern), permission, grantees);
         }
 
+        /** Grants {@code call} on the HTTP paths {@code pattern} matches to {@code grantees}. */
+        public Builder path(String pattern, String... grantees) {
+            return add(DestinationPattern.path(pattern), Permission.CALL, grantees);
+        }
+
         /** Grants the admin permission to {@code grantees}. */
         public Builder admin(String... grantees) {
             return add(null, Permission.ADMIN, grantees);

@@ -36,6 +36,22 @@ class DestinationPatternTest {
     }
 
     @Test
+    void aPathPatternsStarIsOneSegmentAndDoubleStarAnyNumber() {
+        DestinationPattern any = DestinationPattern.path("/flows/**");
+        assertTrue(any.matches("/flows/orders"));
+        assertTrue(any.matches("/flows/orders/eu"));
+        assertFalse(any.matches("/flowsx/orders"));
+        assertFalse(any.matches("/metrics"));
+        DestinationPattern one = DestinationPattern.path("/flows/*");
+        assertTrue(one.matches("/flows/orders"));
+        assertFalse(one.matches("/flows/orders/eu"));
+        assertTrue(DestinationPattern.path("/flows/echo").matches("/flows/echo"));
+        assertFalse(DestinationPattern.path("/flows/echo").matches("/flows/echo/x"));
+        assertThrows(ConfigurationException.class, () -> DestinationPattern.path("flows/x"));
+        assertThrows(ConfigurationException.class, () -> DestinationPattern.path("/flows/x*"));
+    }
+
+    @Test
     void aTopicPatternTakesInATopicOrAFilterOnlyWhenEveryTopicTheFilterMatchesIsItsOwn() {
         DestinationPattern prices = DestinationPattern.topic("prices/#");
         assertTrue(prices.matches("prices"));

@@ -78,9 +78,9 @@ final class ServerCommand implements Callable<Integer> {
         }
         WharfServer server;
         try {
-            FlowHost flows = new FlowHost(file.flowHost());
-            AdminPlugin admin = new AdminPlugin(flows.adminCommands());
             HttpPlugin http = new HttpPlugin(file.http());
+            FlowHost flows = new FlowHost(file.flowHost(), http);
+            AdminPlugin admin = new AdminPlugin(flows.adminCommands());
             // the admin plugin after the flows (its command queue opens once they run), the console after the admin
             // plugin (it runs its commands); HTTP last (it listens once every route is registered)
             WharfServer.Starter starter = WharfServer.builder(config).plugins(flows, admin,

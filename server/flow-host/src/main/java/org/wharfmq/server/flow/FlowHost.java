@@ -3,12 +3,14 @@ package org.wharfmq.server.flow;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.runtime.FlowJar;
+import org.wharfmq.flow.runtime.HttpEndpoints;
 import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.admin.AdminCommands;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.http.HttpPlugin;
 
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
@@ -55,6 +57,7 @@ public final class FlowHost implements ServerPlugin {
     private final FlowHostSettings settings;
     private final FileDirectories fileDirectories;
     private final Map<String, JmsProvider> jmsProviders = new LinkedHashMap<>();
+    private final HttpEndpoints http;
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
     // set once by start, from the server's settings
     private ConnectionFactory connectionFactory;
@@ -72,11 +75,27 @@ public final class FlowHost implements ServerPlugin {
         this(FlowHostSettings.defaults());
     }
 
-    /** A flow host that starts the settings' flows with the server, as their user, deploying over the wire or not. */
+    /**
+     * A flow host that starts the settings' flows with the server, as their user, deploying over the wire or not. Its
+     * flows cannot have HTTPInput nodes: there is no HTTP listener for them.
+     */
     public FlowHost(FlowHostSettings settings) {
+        this(settings, HttpEndpoints.NONE);
+    }
+
+    /**
+     * A flow host whose flows' HTTPInput nodes serve their paths on {@code http} (docs/flows.md, "HTTP"). Start it
+     * before the HTTP plugin: the paths of the flows it starts are then served once the listener listens.
+     */
+    public FlowHost(FlowHostSettings settings, HttpPlugin http) {
+        this(settings, new FlowHttpPaths(http));
+    }
+
+    private FlowHost(FlowHostSettings settings, HttpEndpoints http) {
         this.settings = settings;
         this.fileDirectories = new FileDirectories(settings.fileDirectories());
         settings.jmsProviders().forEach(provider -> jmsProviders.put(provider.name(), provider));
+        this.http = http;
     }
 
     /** The flow host's admin commands ({@code wharf flow ...}), for the admin plugin to serve. */
@@ -281,8 +300,8 @@ public final class FlowHost implements ServerPlugin {
         RunningFlow running;
         try {
             ClassLoader loader = jar == null ? FlowHost.class.getClassLoader() : jar.classLoader();
-            running = RunningFlow.start(definition, connectionFactory, dataSources.byName(), jmsProviders, instances,
-                    false, loader);
+            running = RunningFlow.start(definition, connectionFactory, dataSources.byName(), jmsProviders, http,
+                    instances, false, loader);
         } catch (JMSException | RuntimeException e) {
             if (jar != null) {
                 jar.close();

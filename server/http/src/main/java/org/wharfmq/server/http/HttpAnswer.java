@@ -4,15 +4,27 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
- * What a {@link HttpHandler} answers: a status, a content type and the body's bytes.
+ * What a {@link HttpHandler} answers: a status, a content type, headers of its own and the body's bytes.
  *
  * @param status      the HTTP status
  * @param contentType the body's media type, with its charset for text
+ * @param headers     more headers, by name (a message flow's reply's); the listener's own (Content-Length, Connection,
+ *                    Transfer-Encoding) cannot be set here
  * @param body        the body
  */
-public record HttpAnswer(int status, String contentType, byte[] body) {
+public record HttpAnswer(int status, String contentType, Map<String, String> headers, byte[] body) {
+
+    public HttpAnswer {
+        headers = Map.copyOf(headers);
+    }
+
+    /** An answer with no headers of its own. */
+    public HttpAnswer(int status, String contentType, byte[] body) {
+        this(status, contentType, Map.of(), body);
+    }
 
     /** The media type of JSON answers. */
     public static final String JSON = "application/json; charset=utf-8";

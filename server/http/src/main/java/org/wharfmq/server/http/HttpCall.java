@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One HTTP request as a {@link HttpHandler} sees it: decoded, whole (the body at most
- * {@link HttpConfiguration#MAX_REQUEST_BYTES}), and from whom.
+ * One HTTP request as a {@link HttpHandler} sees it: decoded, whole (the body at most its
+ * route's limit, by default {@link HttpConfiguration#MAX_REQUEST_BYTES}), and from whom.
  *
- * @param method  {@code GET} or {@code POST}
+ * @param method  {@code GET}, {@code POST} (any method, for a route of {@link HttpRoutes#serve})
  * @param path    the decoded path, without the query ({@code /metrics})
  * @param query   the query's parameters by name, each with its values in order
  * @param headers the request's headers by lower-case name (the last value of a repeated one)

@@ -14,10 +14,17 @@ public final class HttpConfiguration {
     public static final boolean DEFAULT_TLS = false;
 
     /**
-     * The largest HTTP request accepted, headers and body together, in bytes: {@value} (64 KiB). A longer one is
-     * answered 413 and its connection closed; the console's forms and a flow's HTTP input are far smaller.
+     * The longest request body a route takes unless it says otherwise, in bytes: {@value} (64 KiB); the console's
+     * forms are far smaller. A longer one is answered 413 once its Content-Length (or its chunks so far) say so,
+     * before it is read whole, and the rest of it is read and dropped.
      */
     public static final int MAX_REQUEST_BYTES = 64 * 1024;
+
+    /**
+     * The longest request body any route may take, in bytes: {@value} (100 MiB, the default maxMessageLength). A
+     * message flow's HTTPInput node sets its own limit up to it ({@link HttpRoutes#serve}).
+     */
+    public static final int MAX_ROUTE_REQUEST_BYTES = 100 * 1024 * 1024;
 
     /** How long an HTTP connection may stay idle (keep-alive between requests) before it is closed, in ms: {@value}. */
     public static final int IDLE_TIMEOUT_MILLIS = 60_000;

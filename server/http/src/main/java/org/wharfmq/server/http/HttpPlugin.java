@@ -3,17 +3,12 @@ package org.wharfmq.server.http;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -33,7 +28,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The queue manager's HTTP listener, a {@link ServerPlugin}: serves the {@link #routes()} other plugins register
  * (metrics, the web console) on the port its {@link HttpSettings} say (the {@code http:} block), with Netty's
- * HTTP/1.1 codec, keep-alive, requests of at most {@link HttpConfiguration#MAX_REQUEST_BYTES}, HTTPS with the TLS
+ * HTTP/1.1 codec, keep-alive, request bodies of at most their route's limit ({@link RequestLimit}), HTTPS with the TLS
  * listener's key when {@code http.tls} is set, and the wire's users and permission rules ({@link HttpRoutes} says
  * how). Without settings it listens nowhere (the embedded default). Start it after the plugins that register routes
  * in their start.
@@ -65,6 +60,11 @@ public final class HttpPlugin implements ServerPlugin {
      */
     public HttpPlugin(HttpSettings settings) {
         this.settings = settings;
+    }
+
+    /** Whether this listener has settings (an {@code http:} block), so that it listens once started. */
+    public boolean listens() {
+        return settings != null;
     }
 
     /** What this listener serves: register routes here. */
@@ -116,7 +116,8 @@ public final class HttpPlugin implements ServerPlugin {
                         p.addLast("idle", new IdleStateHandler(0, 0, HttpConfiguration.IDLE_TIMEOUT_MILLIS,
                                 TimeUnit.MILLISECONDS));
                         p.addLast("codec", new HttpServerCodec());
-                        p.addLast("aggregator", new BoundedAggregator());
+                        p.addLast("limit", new RequestLimit(routes));
+                        p.addLast("aggregator", new HttpObjectAggregator(HttpConfiguration.MAX_ROUTE_REQUEST_BYTES));
                         p.addLast("requests", new HttpRequestHandler(routes, logins, server.accessControl(), workers,
                                 config.name()));
                     }
@@ -155,29 +156,6 @@ public final class HttpPlugin implements ServerPlugin {
         }
         if (workers != null) {
             workers.shutdownNow();
-        }
-    }
-
-    /**
-     * Aggregates a request of at most {@link HttpConfiguration#MAX_REQUEST_BYTES}; a longer one is told so. The
-     * connection stays open when the request asked to keep it alive, and the rest of the body is read and dropped
-     * (the aggregator ignores it): closing at once, with the body still arriving, makes the caller's socket reset,
-     * and the 413 may never be read.
-     */
-    private static final class BoundedAggregator extends HttpObjectAggregator {
-
-        BoundedAggregator() {
-            super(HttpConfiguration.MAX_REQUEST_BYTES);
-        }
-
-        @Override
-        protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-            HttpAnswer answer = HttpAnswer.refusal(413, "Request body too large: this HTTP listener accepts at most "
-                    + HttpConfiguration.MAX_REQUEST_BYTES + " bytes.");
-            boolean keepAlive = HttpUtil.isKeepAlive(oversized);
-            FullHttpResponse response = HttpRequestHandler.response(answer, keepAlive, null, null);
-            ctx.writeAndFlush(response).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
-                    : ChannelFutureListener.CLOSE);
         }
     }
 }

@@ -24,12 +24,17 @@ import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.security.Permission;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +57,10 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
      */
     static final String CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; "
             + "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+    /** Headers only the listener sets: an answer's own headers ({@link HttpAnswer#headers()}) cannot. */
+    private static final Set<String> LISTENER_HEADERS = Set.of("content-length", "connection", "transfer-encoding",
+            "content-type", "www-authenticate");
 
     private final HttpRoutes routes;
     private final HttpLogins logins;
@@ -86,11 +95,16 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         busy = true;
         channel.config().setAutoRead(false); // read more once the requests read so far are answered
         DecoderResult decoded = request.decoderResult();
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        if (decoded.isFailure() && decoded.cause() instanceof RequestLimit.TooLarge tooLarge) {
+            // the connection stays usable: RequestLimit drops the rest of the body
+            answer(channel, HttpAnswer.refusal(413, tooLarge.getMessage()), keepAlive, 0, null);
+            return;
+        }
         if (decoded.isFailure()) {
             badRequest(channel, decoded.cause());
             return;
         }
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
         String method = request.method().name();
         HttpRoutes.Match match = routes.match(method, uri.path());
@@ -152,10 +166,11 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
                     ? " Log in (HTTP Basic) as a user who may connect." : "")), keepAlive, login.delayMillis(), null);
             return;
         }
-        if (!accessControl.allows(who, route.permission(), null)) {
+        String on = route.permission().scope() == Permission.Scope.PATH ? uri.path() : null;
+        if (!accessControl.allows(who, route.permission(), on)) {
             String denial;
             try {
-                accessControl.check(who, route.permission(), null, channel.remoteAddress()); // audits, says why
+                accessControl.check(who, route.permission(), on, channel.remoteAddress()); // audits, says why
                 denial = "denied";
             } catch (WharfException e) {
                 denial = e.getMessage();
@@ -165,16 +180,18 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
                     ? " Log in (HTTP Basic) as a user who has it." : "")), keepAlive, login.delayMillis(), null);
             return;
         }
-        HttpAnswer answer;
+        CompletionStage<HttpAnswer> answer;
         try {
             answer = route.handler().handle(new HttpCall(method, uri.path(), uri.parameters(), headers, body, who));
         } catch (Exception e) {
-            answer = failure(route, e);
+            answer = CompletableFuture.completedFuture(failure(route, method, e));
         }
-        answer(channel, answer, keepAlive, login.delayMillis(), null);
+        long delay = login.delayMillis();
+        answer.whenComplete((done, e) -> answer(channel, e == null ? done : failure(route, method,
+                e instanceof CompletionException && e.getCause() != null ? e.getCause() : e), keepAlive, delay, null));
     }
 
-    private static HttpAnswer failure(HttpRoutes.Route route, Exception e) {
+    private static HttpAnswer failure(HttpRoutes.Route route, String method, Throwable e) {
         if (e instanceof HttpRefusal r) {
             return HttpAnswer.refusal(r.status(), r.getMessage());
         }
@@ -188,8 +205,8 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         if (e instanceof WharfException || e instanceof IllegalStateException) {
             return HttpAnswer.refusal(409, e.getMessage());
         }
-        LOG.log(System.Logger.Level.ERROR, "HTTP " + route.method() + " " + route.path() + " failed: " + e, e);
-        return HttpAnswer.refusal(500, "The server failed to answer " + route.method() + " " + route.path() + ": "
+        LOG.log(System.Logger.Level.ERROR, "HTTP " + method + " " + route.path() + " failed: " + e, e);
+        return HttpAnswer.refusal(500, "The server failed to answer " + method + " " + route.path() + ": "
                 + e.getClass().getSimpleName() + " (the server log has the details).");
     }
 
@@ -244,6 +261,11 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
                 .set("X-Frame-Options", "DENY")
                 .set("Referrer-Policy", "no-referrer")
                 .set(HttpHeaderNames.CONNECTION, keepAlive ? HttpHeaderValues.KEEP_ALIVE : HttpHeaderValues.CLOSE);
+        answer.headers().forEach((name, value) -> {
+            if (!LISTENER_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                response.headers().set(name, value);
+            }
+        });
         if (answer.status() == 401) {
             response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, realm);
         }

@@ -5,6 +5,7 @@ import org.wharfmq.server.security.Permission;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -24,21 +25,23 @@ import java.util.concurrent.ConcurrentMap;
  * }</pre>
  *
  * <h2>Matching</h2>
- * A request's path (decoded, without the query) is matched exactly against the {@link #get}/{@link #post} paths,
- * then against the {@link #resources} prefixes, longest first. A path with no route is 404, a route with another
+ * A request's path (decoded, without the query) is matched exactly against the {@link #get}/{@link #post}/
+ * {@link #serve} paths, then against the {@link #resources} prefixes, longest first. A path with no route is 404, a route with another
  * method 405 (with {@code Allow}); both are said in plain text.
  *
  * <h2>Who may call</h2>
  * Every route needs a permission of the security file's rules, checked for every request before its handler runs:
  * {@link Permission#MONITOR} to see (metrics, the console's views; admins have it too), {@link Permission#ADMIN} to
- * change, {@link Permission#CONNECT} for anything a user who may connect may see. Callers log in with HTTP Basic
+ * change, {@link Permission#CONNECT} for anything a user who may connect may see, {@link Permission#CALL} on the
+ * request's path for a message flow's path. Callers log in with HTTP Basic
  * (a user of the users file) or a mapped TLS client certificate; anonymous callers come in where the wire lets them
  * (by default from this machine only). Every caller must first be one the wire would let in
  * ({@link org.wharfmq.server.security.AccessControl#admit}, the {@link Permission#CONNECT} permission, which
  * {@link Permission#ADMIN} does not include). 401 asks for a login; 403 says which permission is missing.
  *
  * <h2>Handlers</h2>
- * A {@link HttpHandler} runs on one of the listener's worker threads ({@link HttpConfiguration#WORKER_THREADS}),
+ * A {@link HttpHandler} (or the {@link AsyncHttpHandler} of {@link #serve}, which returns at once with an answer to
+ * come) runs on one of the listener's worker threads ({@link HttpConfiguration#WORKER_THREADS}),
  * so it may call {@code management()}. Its exceptions become answers: {@link HttpRefusal} its own status;
  * {@link IllegalArgumentException} 400; {@link java.util.NoSuchElementException} and a
  * {@link org.wharfmq.server.WharfException} UNKNOWN_DESTINATION 404; other {@code WharfException}s and
@@ -47,8 +50,15 @@ import java.util.concurrent.ConcurrentMap;
  */
 public final class HttpRoutes {
 
-    /** A route: its method and path (or path prefix), the permission its callers need, its handler. */
-    record Route(String method, String path, boolean prefix, Permission permission, HttpHandler handler) {
+    /** The method of a route that answers every method ({@link #serve}). */
+    static final String ANY_METHOD = "*";
+
+    /**
+     * A route: its method ({@link #ANY_METHOD} for all) and path (or path prefix), the permission its callers need
+     * (on the path, for {@link Permission#CALL}), the longest request body it takes, its handler.
+     */
+    record Route(String method, String path, boolean prefix, Permission permission, int maxRequestBytes,
+                 AsyncHttpHandler handler) {
     }
 
     /** The outcome of matching a request: its route, or the methods the path has (none: 404). */
@@ -62,12 +72,38 @@ public final class HttpRoutes {
 
     /** Serves {@code GET path} with {@code handler} to callers holding {@code permission}. */
     public Registration get(String path, Permission permission, HttpHandler handler) {
-        return add(new Route("GET", path, false, permission, handler));
+        return add(new Route("GET", path, false, permission, HttpConfiguration.MAX_REQUEST_BYTES, sync(handler)));
     }
 
     /** Serves {@code POST path} with {@code handler} to callers holding {@code permission}. */
     public Registration post(String path, Permission permission, HttpHandler handler) {
-        return add(new Route("POST", path, false, permission, handler));
+        return add(new Route("POST", path, false, permission, HttpConfiguration.MAX_REQUEST_BYTES, sync(handler)));
+    }
+
+    /**
+     * Serves every method of {@code path} with {@code handler}, which answers later (a message flow's HTTPInput
+     * node: the answer comes when the flow replies), to callers holding {@code permission} (checked on the path for
+     * {@link Permission#CALL}). A request whose body is longer than {@code maxRequestBytes} is answered 413 as soon
+     * as its Content-Length (or its chunks so far) say so, before it is read whole.
+     *
+     * @param maxRequestBytes 0 to {@link HttpConfiguration#MAX_ROUTE_REQUEST_BYTES}
+     * @throws IllegalArgumentException when the limit is out of range or the path does not start with {@code /}
+     * @throws IllegalStateException    when the path is served already
+     */
+    public Registration serve(String path, Permission permission, int maxRequestBytes, AsyncHttpHandler handler) {
+        if (maxRequestBytes < 0 || maxRequestBytes > HttpConfiguration.MAX_ROUTE_REQUEST_BYTES) {
+            throw new IllegalArgumentException("The longest request body of route '" + path + "' must be between 0 "
+                    + "and " + HttpConfiguration.MAX_ROUTE_REQUEST_BYTES + " bytes, was " + maxRequestBytes + ".");
+        }
+        Map<String, Route> byMethod = exact.get(path);
+        if (byMethod != null && !byMethod.isEmpty()) {
+            throw new IllegalStateException("Path '" + path + "' is served already: choose another one.");
+        }
+        return add(new Route(ANY_METHOD, path, false, permission, maxRequestBytes, handler));
+    }
+
+    private static AsyncHttpHandler sync(HttpHandler handler) {
+        return call -> CompletableFuture.completedFuture(handler.handle(call));
     }
 
     /**
@@ -83,7 +119,8 @@ public final class HttpRoutes {
             throw new IllegalArgumentException("A resources prefix and classpath root end with '/' (the root without a "
                     + "leading '/'): '" + prefix + "', '" + classpathRoot + "'");
         }
-        return add(new Route("GET", prefix, true, permission, new ClasspathResources(prefix, loader, classpathRoot)));
+        return add(new Route("GET", prefix, true, permission, HttpConfiguration.MAX_REQUEST_BYTES,
+                sync(new ClasspathResources(prefix, loader, classpathRoot))));
     }
 
     private Registration add(Route route) {
@@ -97,7 +134,8 @@ public final class HttpRoutes {
             return () -> prefixes.remove(route.path(), route);
         }
         Map<String, Route> byMethod = exact.computeIfAbsent(route.path(), p -> new ConcurrentHashMap<>());
-        if (byMethod.putIfAbsent(route.method(), route) != null) {
+        if (byMethod.putIfAbsent(route.method(), route) != null
+                || !route.method().equals(ANY_METHOD) && byMethod.containsKey(ANY_METHOD)) {
             throw new IllegalStateException("Route " + route.method() + " " + route.path() + " is registered already.");
         }
         return () -> exact.computeIfPresent(route.path(), (p, routes) -> {
@@ -110,7 +148,7 @@ public final class HttpRoutes {
     Match match(String method, String path) {
         Map<String, Route> byMethod = exact.get(path);
         if (byMethod != null) {
-            Route route = byMethod.get(method);
+            Route route = byMethod.getOrDefault(method, byMethod.get(ANY_METHOD));
             return new Match(route, route == null ? List.copyOf(new TreeMap<>(byMethod).keySet()) : List.of());
         }
         Route best = null;
@@ -123,6 +161,15 @@ public final class HttpRoutes {
             return new Match(null, List.of());
         }
         return best.method().equals(method) ? new Match(best, List.of()) : new Match(null, List.of(best.method()));
+    }
+
+    /**
+     * The longest request body {@code method path} takes: its route's limit, else (no route: it is answered 404
+     * anyway) {@link HttpConfiguration#MAX_REQUEST_BYTES}.
+     */
+    int maxRequestBytes(String method, String path) {
+        Route route = match(method, path).route();
+        return route == null ? HttpConfiguration.MAX_REQUEST_BYTES : route.maxRequestBytes();
     }
 
     /** A registered route; closing it removes it (requests already running finish). */

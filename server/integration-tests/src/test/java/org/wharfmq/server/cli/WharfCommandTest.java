@@ -91,6 +91,48 @@ class WharfCommandTest {
     }
 
     /**
+     * The sample configuration, as {@code bin/wharf server --config config/wharf.yaml} runs it (only its host, ports,
+     * in-VM name, data directory and the flow jar's path changed for the test), answers an HTTP request through its
+     * echo flow: anonymously from this machine, as its secured defaults (no security file) allow.
+     */
+    @Test
+    void theSampleConfigurationAnswersHttpThroughAFlow() throws Exception {
+        int httpPort;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            httpPort = free.getLocalPort();
+        }
+        Path root = Path.of(System.getProperty("wharf.root"));
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar",
+                root.resolve("config/flows/sample-flow/src/main/java"));
+        String sample = Files.readString(root.resolve("config/wharf.yaml"));
+        assertTrue(sample.contains("\nhttp:\n  # Port of the HTTP listener. 0 picks any free port.\n  port: 7480\n"),
+                "the sample's HTTP listener");
+        Path config = dir.resolve("wharf.yaml");
+        Files.writeString(config, sample.replace("\nhost: 0.0.0.0\n", "\nhost: 127.0.0.1\n")
+                .replace("inVmName: wharf\n", "inVmName: cli-sample\n")
+                .replace("  port: 7480\n", "  port: " + httpPort + "\n")
+                .replace("config/flows/sample-flow/target/sample-flow.jar", jar.toString()));
+        Process process = wharf("server", "--config", config.toString(), "--port", "0", "--data",
+                dir.resolve("data").toString());
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            assertNotNull(out.readLine(), "the server exited before it was ready");
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpResponse<String> hello = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
+                    + "/flows/echo")).build(), HttpResponse.BodyHandlers.ofString()); // as curl, from this machine
+            assertEquals(200, hello.statusCode(), hello.body());
+            assertTrue(hello.body().startsWith("Hello from flow 'echo': GET /flows/echo"), hello.body());
+            HttpResponse<String> echo = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
+                    + "/flows/echo")).POST(HttpRequest.BodyPublishers.ofString("hi")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals("hi", echo.body());
+        } finally {
+            process.toHandle().destroy();
+            assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
+        }
+    }
+
+    /**
      * {@code wharf flow run}: a flow jar in a JVM of its own, against a running server, as a JMS application. A
      * message put on the flow's input comes out on its output, marked by the flow with the process id of the JVM it
      * ran in (the command's, not this one); SIGTERM stops it.

@@ -1,6 +1,7 @@
 package org.wharfmq.server.flow;
 
 import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.runtime.HttpEndpoints;
 import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
@@ -58,7 +59,7 @@ final class FlowFixture implements AutoCloseable {
         for (JmsProvider provider : providers) {
             byName.put(provider.name(), provider);
         }
-        RunningFlow flow = RunningFlow.start(definition, factory, Map.of(), byName, instances, false,
+        RunningFlow flow = RunningFlow.start(definition, factory, Map.of(), byName, HttpEndpoints.NONE, instances, false,
                 getClass().getClassLoader());
         flows.add(flow);
         return flow;

@@ -203,7 +203,39 @@ class HttpRequestNodeTest {
         String why = failed.getStringProperty(ExceptionList.PROPERTY);
         assertTrue(why.contains("http (HTTPRequest)") && why.contains("HttpStatusException: HTTP 500 from POST "
                 + url + ": database?down"), why);
+        assertEquals(500, failed.getIntProperty("status"), "the status, for the flow to route or answer on");
         assertEquals(0, depth("OUT.B"));
+    }
+
+    @Test
+    void aClientErrorGoesToTheFailureTerminalWithItsStatusAndIsNotRetried() throws Exception {
+        AtomicInteger attempts = new AtomicInteger();
+        String url = serve("/missing", exchange -> {
+            attempts.incrementAndGet();
+            answer(exchange, 404, "no such order");
+        });
+        deploy("K", HttpRequestNode.get(url).retries(2, Duration.ZERO), 1);
+        send("IN.K", "", null);
+        Message failed = receive("FAILED.K");
+        assertEquals(404, failed.getIntProperty("status"));
+        String why = failed.getStringProperty(ExceptionList.PROPERTY);
+        assertTrue(why.contains("HTTP 404 from GET " + url + ": no such order"), why);
+        assertEquals(1, attempts.get(), "a 4xx is the caller's mistake: asking again changes nothing");
+    }
+
+    @Test
+    void oneConnectionServesTheMessagesOneAfterAnother() throws Exception {
+        java.util.Set<Integer> clientPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        String url = serve("/pooled", exchange -> {
+            clientPorts.add(exchange.getRemoteAddress().getPort());
+            answer(exchange, 200, "ok");
+        });
+        deploy("L", HttpRequestNode.post(url), 1);
+        for (int i = 0; i < 5; i++) {
+            send("IN.L", "m" + i, null);
+            assertEquals("ok", FlowFixture.text(receive("OUT.L")));
+        }
+        assertEquals(1, clientPorts.size(), "the node's connection pool kept its connection open: " + clientPorts);
     }
 
     @Test
@@ -388,6 +420,7 @@ class HttpRequestNodeTest {
         public void evaluate(MessageAssembly assembly) throws Exception {
             MessageAssembly out = assembly.copy();
             out.message().setUserProperty(ExceptionList.PROPERTY, assembly.exceptionList().render());
+            out.message().setUserProperty("status", assembly.localEnvironment().get(HttpRequestNode.RESPONSE_STATUS));
             propagate("out", out);
         }
     }

@@ -9,6 +9,8 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.cli.ConfigurationFile;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.it.Receive;
 
 import javax.jms.Connection;
@@ -18,6 +20,10 @@ import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -50,7 +56,31 @@ class SampleFlowTest {
         assertEquals(List.of(new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
                         "org.wharfmq.sample.flow.SampleFlow", 1),
                 new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
-                        "org.wharfmq.sample.flow.SaleStatementFlow", 1)), flows);
+                        "org.wharfmq.sample.flow.SaleStatementFlow", 1),
+                new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                        "org.wharfmq.sample.flow.EchoFlow", 2)), flows);
+        assertEquals(7480, ConfigurationFile.load(SAMPLE_CONFIG).http().port(), "the port the comments' curl calls");
+    }
+
+    /** The echo flow answers HTTP on the listener: a greeting to a request without a body, the body to one with. */
+    @Test
+    void echoFlowAnswersAnHttpRequest() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
+        FlowHost host = new FlowHost(FlowHostSettings.defaults().withFlows(List.of(new FlowConfig(jar.toString(),
+                "org.wharfmq.sample.flow.EchoFlow", 2))), http);
+        try (TestServer testServer = TestServer.start(c -> c, config -> WharfServer.start(config, host, http))) {
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpResponse<String> hello = client.send(HttpRequest.newBuilder(URI.create(http.url() + "/flows/echo"))
+                    .build(), HttpResponse.BodyHandlers.ofString()); // anonymous, from this machine
+            assertEquals(200, hello.statusCode(), hello.body());
+            assertEquals("Hello from flow 'echo': GET /flows/echo by an anonymous caller. Send a body and it comes "
+                    + "back.\n", hello.body());
+            assertEquals("text/plain; charset=utf-8", hello.headers().firstValue("Content-Type").orElse(null));
+            HttpResponse<String> echo = client.send(HttpRequest.newBuilder(URI.create(http.url() + "/flows/echo"))
+                    .POST(HttpRequest.BodyPublishers.ofString("hi")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals("hi", echo.body());
+        }
     }
 
     @Test

@@ -68,7 +68,7 @@ public final class TestJars {
      * A jar at {@code dir/name} compiled from every .java file under {@code sourceRoot}, with the files of the
      * Maven {@code resources} folder beside it (if there is one).
      */
-    static Path buildFromSources(Path dir, String name, Path sourceRoot) throws IOException {
+    public static Path buildFromSources(Path dir, String name, Path sourceRoot) throws IOException {
         Map<String, String> sources = new java.util.TreeMap<>();
         try (Stream<Path> files = Files.walk(sourceRoot)) {
             for (Path file : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".java"))::iterator) {

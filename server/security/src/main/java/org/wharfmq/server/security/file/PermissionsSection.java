@@ -16,7 +16,8 @@ import java.util.Map;
 /**
  * The {@code permissions:} section of the security file: a list of rules, each about the queues one pattern matches
  * ({@code queue: "ORDERS.**"} with {@code send}, {@code receive}, {@code browse}, {@code create}), the topics one
- * pattern matches ({@code topic: "prices/#"} with {@code publish}, {@code subscribe}, {@code durable}), or the queue
+ * pattern matches ({@code topic: "prices/#"} with {@code publish}, {@code subscribe}, {@code durable}), the HTTP paths
+ * of message flows one pattern matches ({@code path: "/flows/**"} with {@code call}), or the queue
  * manager ({@code connect}, {@code admin}); each permission lists its grantees ({@code user:NAME},
  * {@code group:NAME}, {@code anyone}). See {@link PermissionRules} for how the rules decide.
  */
@@ -33,7 +34,7 @@ final class PermissionsSection {
     static PermissionRules read(JsonNode section) {
         if (!section.isArray()) {
             throw new ConfigurationException("'permissions' must be a list of rules, each beginning with queue:, "
-                    + "topic:, connect: or admin:");
+                    + "topic:, path:, connect: or admin:");
         }
         List<PermissionRules.Rule> rules = new ArrayList<>();
         int number = 0;
@@ -55,20 +56,23 @@ final class PermissionsSection {
 
     private static PermissionRules.Rule rule(JsonNode entry) {
         DestinationPattern pattern = null;
-        if (entry.has("queue") && entry.has("topic")) {
-            throw new ConfigurationException("a rule is about queues or topics, not both: write two rules");
+        if ((entry.has("queue") ? 1 : 0) + (entry.has("topic") ? 1 : 0) + (entry.has("path") ? 1 : 0) > 1) {
+            throw new ConfigurationException("a rule is about queues, topics or HTTP paths, one of them: write a rule "
+                    + "for each");
         }
         if (entry.has("queue")) {
             pattern = DestinationPattern.queue(text(entry.get("queue"), "queue"));
         } else if (entry.has("topic")) {
             pattern = DestinationPattern.topic(text(entry.get("topic"), "topic"));
+        } else if (entry.has("path")) {
+            pattern = DestinationPattern.path(text(entry.get("path"), "path"));
         }
         Permission.Scope scope = pattern == null ? Permission.Scope.SERVER : pattern.scope();
         Map<Permission, List<PermissionRules.Grantee>> grants = new EnumMap<>(Permission.class);
         for (Iterator<Map.Entry<String, JsonNode>> it = entry.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> field = it.next();
             String key = field.getKey();
-            if (key.equals("queue") || key.equals("topic")) {
+            if (key.equals("queue") || key.equals("topic") || key.equals("path")) {
                 continue;
             }
             Permission permission = permission(key, scope);
@@ -85,8 +89,12 @@ final class PermissionsSection {
         }
         if (grants.isEmpty()) {
             throw new ConfigurationException("the rule grants nothing: add a permission such as "
-                    + (scope == Permission.Scope.SERVER ? "connect: [...]" : scope == Permission.Scope.QUEUE
-                    ? "send: [...]" : "subscribe: [...]"));
+                    + switch (scope) {
+                        case SERVER -> "connect: [...]";
+                        case QUEUE -> "send: [...]";
+                        case TOPIC -> "subscribe: [...]";
+                        case PATH -> "call: [...]";
+                    });
         }
         return new PermissionRules.Rule(pattern, grants);
     }
@@ -100,7 +108,7 @@ final class PermissionsSection {
         throw new ConfigurationException("unknown permission '" + key + "': a rule about "
                 + scope.name().toLowerCase(Locale.ROOT) + (scope == Permission.Scope.SERVER ? "" : "s") + " may grant "
                 + PermissionRules.permissionsOf(scope).stream().map(Permission::key).toList()
-                + (scope == Permission.Scope.SERVER ? ", or begin with queue: or topic:" : ""));
+                + (scope == Permission.Scope.SERVER ? ", or begin with queue:, topic: or path:" : ""));
     }
 
     private static String text(JsonNode node, String key) {

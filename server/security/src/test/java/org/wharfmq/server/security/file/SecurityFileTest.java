@@ -133,13 +133,17 @@ class SecurityFileTest {
                     send: [group:apps, anyone]
                   - topic: "prices/#"
                     subscribe: [anyone]
+                  - path: "/flows/orders/**"
+                    call: [group:apps]
                   - connect: [anyone]
                     admin: [group:admins]
                 """);
         org.wharfmq.server.security.Identity alice = new org.wharfmq.server.security.Identity("alice",
                 java.util.Set.of("apps"), "SCRAM-SHA-256");
         org.wharfmq.server.security.PermissionRules rules = f.permissions();
-        assertEquals(4, rules.rules().size());
+        assertEquals(5, rules.rules().size());
+        assertTrue(rules.allows(alice, org.wharfmq.server.security.Permission.CALL, "/flows/orders/eu"));
+        assertFalse(rules.allows(alice, org.wharfmq.server.security.Permission.CALL, "/flows/payroll"));
         assertFalse(rules.allows(alice, org.wharfmq.server.security.Permission.RECEIVE, "PAYROLL"));
         assertTrue(rules.allows(alice, org.wharfmq.server.security.Permission.RECEIVE, "ORDERS"));
         assertTrue(rules.allows(alice, org.wharfmq.server.security.Permission.SUBSCRIBE, "prices/fx/+"));
@@ -174,6 +178,12 @@ class SecurityFileTest {
                 + "last, as in prices/+/GBP or prices/#.", assertThrows(ConfigurationException.class,
                 () -> SecurityFile.parse("permissions:\n  - topic: \"prices/#/x\"\n    subscribe: [anyone]\n"))
                 .getMessage());
+        assertEquals("permissions rule 1: Permission 'send' is about queues, not paths (rule for '/flows/x').",
+                assertThrows(ConfigurationException.class, () -> SecurityFile.parse(
+                        "permissions:\n  - path: \"/flows/x\"\n    send: [anyone]\n")).getMessage());
+        assertEquals("permissions rule 1: Path pattern 'flows/x' must start with '/', as in /flows/orders or "
+                + "/flows/**.", assertThrows(ConfigurationException.class, () -> SecurityFile.parse(
+                        "permissions:\n  - path: \"flows/x\"\n    call: [anyone]\n")).getMessage());
         assertEquals("permissions rule 1: the rule grants nothing: add a permission such as send: [...]",
                 assertThrows(ConfigurationException.class,
                         () -> SecurityFile.parse("permissions:\n  - queue: \"A\"\n")).getMessage());
@@ -192,6 +202,9 @@ class SecurityFileTest {
         assertTrue(sample.permissions().allows(billing, org.wharfmq.server.security.Permission.RECEIVE, "BILLING.INVOICES"));
         assertTrue(sample.permissions().allows(orders, org.wharfmq.server.security.Permission.SEND, "BILLING.INVOICES"));
         assertFalse(sample.permissions().allows(billing, org.wharfmq.server.security.Permission.ADMIN, null));
+        assertTrue(sample.permissions().allows(orders, org.wharfmq.server.security.Permission.CALL, "/flows/echo"));
+        assertFalse(sample.permissions().allows(org.wharfmq.server.security.Identity.ANONYMOUS,
+                org.wharfmq.server.security.Permission.CALL, "/flows/echo"), "no anonymous caller in the sample");
     }
     /**
      * quotas: a user's entry first, then its first group's (file order), then, for an admin, none, then the default

@@ -1,0 +1,248 @@
+package org.wharfmq.flow.runtime;
+
+import org.wharfmq.flow.ExceptionList;
+import org.wharfmq.flow.FlowException;
+import org.wharfmq.flow.FlowMessage;
+import org.wharfmq.flow.Folder;
+import org.wharfmq.flow.HttpExchange;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.node.HttpInputNode;
+
+import javax.jms.Connection;
+import javax.jms.ConnectionFactory;
+import javax.jms.JMSException;
+import javax.jms.Session;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The requests of one {@link HttpInputNode}: a bounded queue that the listener's side fills ({@link #accept}, which
+ * never blocks) and {@code instances} threads that take from it, each with its own connection, a transacted session
+ * and a plain one for the flow's sends, as a queue's reader has.
+ *
+ * <h2>A request</h2>
+ * The node's timeout starts when the request is accepted: it completes the answer with 504 unless the flow answered
+ * first; a request still queued then is dropped unrun. An invocation runs the flow from the node's {@code out}; when it
+ * commits, the answer is the HTTPReply node's reply, or a 500 that says no node replied. When it fails, its sends and
+ * database work roll back and its reply is forgotten; the {@code failure} terminal, when wired, runs in a
+ * transaction of its own (and may reply); else, or when that fails too, the answer is a 500 naming the flow.
+ */
+final class HttpInput {
+
+    private static final System.Logger LOG = System.getLogger(HttpInput.class.getName());
+
+    private final RunningFlow flow;
+    private final HttpInputNode node;
+    private final BlockingQueue<HttpExchange> requests =
+            new ArrayBlockingQueue<>(FlowConfiguration.MAX_QUEUED_HTTP_REQUESTS);
+    private final List<Instance> instances = new ArrayList<>();
+
+    HttpInput(RunningFlow flow, HttpInputNode node) {
+        this.flow = flow;
+        this.node = node;
+    }
+
+    HttpInputNode node() {
+        return node;
+    }
+
+    /** Starts {@code count} instance threads. */
+    void start(int count, ConnectionFactory connectionFactory, ClassLoader loader) {
+        for (int i = 1; i <= count; i++) {
+            Instance instance = new Instance(connectionFactory);
+            Thread thread = new Thread(instance, "wharf-flow-" + flow.name() + "-" + node.name() + "-" + i);
+            thread.setDaemon(true);
+            thread.setContextClassLoader(loader);
+            instances.add(instance);
+            thread.start();
+        }
+    }
+
+    List<CompletableFuture<Void>> opened() {
+        return instances.stream().map(i -> i.opened).toList();
+    }
+
+    List<CompletableFuture<Void>> finished() {
+        return instances.stream().map(i -> i.finished).toList();
+    }
+
+    /**
+     * Takes a request: queued for an instance, with the node's timeout running. Any thread; never blocks.
+     *
+     * @return the answer to come
+     */
+    CompletableFuture<HttpExchange.Reply> accept(HttpExchange request) {
+        CompletableFuture<HttpExchange.Reply> answer = request.answer();
+        if (!flow.isRunning()) {
+            answer.complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' is stopping: try again shortly."));
+        } else if (!requests.offer(request)) {
+            answer.complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' is busy: "
+                    + FlowConfiguration.MAX_QUEUED_HTTP_REQUESTS + " requests wait for it already. Try again shortly."));
+        } else {
+            answer.completeOnTimeout(HttpExchange.Reply.text(504, "Flow '" + flow.name() + "' did not answer "
+                    + request.method() + " " + request.path() + " within its HTTPInput node's timeout ("
+                    + node.timeout().toMillis() + " ms)."), node.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        return answer;
+    }
+
+    /** Answers the requests still queued once the instances have stopped. */
+    void refuseQueued() {
+        for (HttpExchange request; (request = requests.poll()) != null; ) {
+            request.answer().complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' stopped before it "
+                    + "took this request: try again."));
+        }
+    }
+
+    /** One instance thread: takes requests and runs the flow on each. */
+    private final class Instance implements Runnable {
+
+        private final ConnectionFactory connectionFactory;
+        private final boolean transactional = node.transactionMode() == TransactionMode.YES;
+        private final CompletableFuture<Void> opened = new CompletableFuture<>();
+        private final CompletableFuture<Void> finished = new CompletableFuture<>();
+        private final DatabaseWork database;
+        private Connection connection;
+        private Invocation invocation;
+
+        Instance(ConnectionFactory connectionFactory) {
+            this.connectionFactory = connectionFactory;
+            this.database = new DatabaseWork(flow.name(), flow.dataSources(), transactional);
+        }
+
+        @Override
+        public void run() {
+            try {
+                open();
+                opened.complete(null);
+            } catch (JMSException | RuntimeException e) {
+                opened.completeExceptionally(e);
+                close();
+                finished.complete(null);
+                return;
+            }
+            long delay = FlowConfiguration.FIRST_RETRY_MILLIS;
+            try {
+                while (flow.isRunning()) {
+                    try {
+                        if (connection == null) {
+                            open();
+                            delay = FlowConfiguration.FIRST_RETRY_MILLIS;
+                        }
+                        HttpExchange request = requests.poll(FlowConfiguration.POLL_MILLIS, TimeUnit.MILLISECONDS);
+                        if (request != null && !request.answer().isDone()) { // done: its timeout answered it
+                            process(request);
+                        }
+                    } catch (JMSException e) {
+                        LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' " + node + ": " + e
+                                + "; connecting again in " + delay + " ms");
+                        flow.statistics().reconnects.increment();
+                        close();
+                        flow.awaitStop(delay);
+                        delay = Math.min(delay * 2, FlowConfiguration.MAX_RETRY_MILLIS);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                close();
+                finished.complete(null);
+            }
+        }
+
+        private void open() throws JMSException {
+            connection = connectionFactory.createConnection();
+            Session transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
+            Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            invocation = new Invocation(flow, transacted, plain, database);
+        }
+
+        private void close() {
+            FlowInstance.closeQuietly(connection);
+            connection = null;
+        }
+
+        /** Runs the flow on {@code request}, then answers it. */
+        private void process(HttpExchange request) throws JMSException {
+            MessageAssembly assembly = assembly(request);
+            ExceptionList failure = invoke(request, assembly, false);
+            if (failure != null && !flow.definition().targets(node, "failure").isEmpty()) {
+                ExceptionList failed = invoke(request, assembly.withExceptionList(failure), true);
+                if (failed == null) {
+                    flow.statistics().backouts.increment();
+                }
+            }
+            HttpExchange.Reply reply = request.pendingReply();
+            if (reply == null && failure != null) {
+                LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' failed on " + request.method() + " "
+                        + request.path() + ", answered 500:\n" + failure.render());
+                reply = HttpExchange.Reply.text(500, "Flow '" + flow.name() + "' failed on " + request.method() + " "
+                        + request.path() + " (the server log has why).");
+            } else if (reply == null) {
+                reply = HttpExchange.Reply.text(500, "Flow '" + flow.name() + "' finished " + request.method() + " "
+                        + request.path() + " without replying: an HTTPReply node downstream of its HTTPInput node "
+                        + "answers.");
+            }
+            request.answer().complete(reply); // false when the timeout answered first: the work is done all the same
+        }
+
+        /**
+         * One invocation from the node's {@code out}, or its {@code failure} terminal.
+         *
+         * @return null when it committed, else why it failed (its reply forgotten)
+         * @throws JMSException when the connection is gone (the request is answered 503 first)
+         */
+        private ExceptionList invoke(HttpExchange request, MessageAssembly assembly, boolean failurePath)
+                throws JMSException {
+            flow.statistics().invocations.increment();
+            invocation.reset(transactional);
+            invocation.answering(request);
+            try {
+                if (failurePath) {
+                    invocation.runFrom(node, "failure", assembly);
+                } else {
+                    invocation.run(node, "out", assembly);
+                }
+                invocation.commit();
+                return null;
+            } catch (FlowException | SQLException | RuntimeException e) {
+                flow.statistics().failures.increment();
+                request.discardReply();
+                try {
+                    invocation.rollback();
+                } catch (JMSException gone) {
+                    request.answer().complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' lost its "
+                            + "connection to the queue manager: try again."));
+                    throw gone;
+                }
+                return e instanceof FlowException fe && !fe.exceptionList().isEmpty() ? fe.exceptionList()
+                        : ExceptionList.of(node, e);
+            } catch (JMSException e) {
+                request.discardReply();
+                request.answer().complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' lost its "
+                        + "connection to the queue manager: try again."));
+                throw e;
+            } finally {
+                invocation.release();
+            }
+        }
+
+        private MessageAssembly assembly(HttpExchange request) {
+            MessageAssembly assembly = MessageAssembly.of(FlowMessage.ofBytes(node.domain(), request.body()),
+                    Folder.empty("Environment"));
+            Folder local = assembly.localEnvironment();
+            local.set(HttpInputNode.METHOD, request.method()).set(HttpInputNode.PATH, request.path())
+                    .set(HttpInputNode.QUERY, request.query()).set(HttpInputNode.HEADERS, request.headers());
+            if (request.user() != null) {
+                local.set(HttpInputNode.USER, request.user());
+            }
+            return assembly;
+        }
+    }
+}

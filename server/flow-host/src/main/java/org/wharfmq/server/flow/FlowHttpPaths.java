@@ -1,0 +1,61 @@
+package org.wharfmq.server.flow;
+
+import org.wharfmq.flow.HttpExchange;
+import org.wharfmq.flow.node.HttpInputNode;
+import org.wharfmq.flow.runtime.HttpEndpoints;
+import org.wharfmq.server.http.HttpAnswer;
+import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.security.Permission;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The flows' HTTPInput paths on the server's HTTP listener: each a route of every method that needs the {@code call}
+ * permission on its path and takes bodies up to its node's limit; a request becomes an {@link HttpExchange} (its
+ * caller's user with it, its {@code Authorization} header without), and the flow's reply the answer. The route's handler returns at once: no listener thread
+ * waits for the flow.
+ */
+final class FlowHttpPaths implements HttpEndpoints {
+
+    /** Headers the listener has used to log the caller in: a flow (and its Trace nodes) never sees the password. */
+    private static final Set<String> CREDENTIALS = Set.of("authorization", "proxy-authorization");
+
+    private final HttpPlugin http;
+
+    FlowHttpPaths(HttpPlugin http) {
+        this.http = http;
+    }
+
+    @Override
+    public AutoCloseable serve(String flow, HttpInputNode node,
+                               Function<HttpExchange, CompletableFuture<HttpExchange.Reply>> requests) {
+        if (!http.listens()) {
+            throw new IllegalStateException("Flow '" + flow + "' has " + node + " (path " + node.servedPath()
+                    + "), but the server has no HTTP listener: add an http: block to its configuration (docs/flows.md, "
+                    + "\"HTTP input and reply nodes\").");
+        }
+        try {
+            return http.routes().serve(node.servedPath(), Permission.CALL, node.maxRequestBytes(), call -> requests
+                    .apply(new HttpExchange(call.method(), call.path(), call.query(), withoutCredentials(call.headers()),
+                            call.body(), call.who().anonymous() ? null : call.who().user()))
+                    .thenApply(reply -> new HttpAnswer(reply.status(), reply.contentType(), reply.headers(),
+                            reply.body())));
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            throw new IllegalStateException("Flow '" + flow + "' cannot serve " + node + "'s path: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    private static Map<String, String> withoutCredentials(Map<String, String> headers) {
+        if (CREDENTIALS.stream().noneMatch(headers::containsKey)) {
+            return headers;
+        }
+        Map<String, String> rest = new HashMap<>(headers);
+        rest.keySet().removeAll(CREDENTIALS);
+        return rest;
+    }
+}
