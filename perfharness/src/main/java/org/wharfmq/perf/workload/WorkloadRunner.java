@@ -78,7 +78,8 @@ public final class WorkloadRunner {
                 unit, Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()), Sizes.decimal(r.allCpuMicrosPerOp()),
                 Sizes.micros(r.latencyMicros().p50()), Sizes.micros(r.latencyMicros().p99()), r.passed() ? "PASSED" : "FAILED");
         if (w == Workload.RR_RATED) {
-            line += String.format("%n  response time p50 %s p95 %s; %s", Sizes.micros(r.latencyMicros().p50()),
+            line += String.format("%n  achieved %s rt/s (mean); response time p50 %s p95 %s; %s", Sizes.rate(r.meanRate()),
+                    Sizes.micros(r.latencyMicros().p50()),
                     Sizes.micros(r.latencyMicros().p95()), RatedSteps.served(r) ? "served" : "not served (median past the threshold)");
         }
         if (w.publishSubscribe()) {
