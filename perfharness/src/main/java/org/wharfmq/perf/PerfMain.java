@@ -7,6 +7,7 @@ import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.peer.ArtemisPeerMain;
 import org.wharfmq.perf.peer.ClassicPeerMain;
+import org.wharfmq.perf.workload.FootprintCommand;
 import org.wharfmq.perf.workload.RunCommand;
 import org.wharfmq.perf.workload.ServerMain;
 
@@ -14,7 +15,7 @@ import java.util.Arrays;
 
 /**
  * {@code bin/wharf perf ...}: the driver when the first argument is an option ({@code -tc jms.r11.Requestor ...},
- * JMSPerfHarness's command line), else a subcommand: {@code run}, {@code compare}, {@code jmh}, {@code memory}, and the child
+ * JMSPerfHarness's command line), else a subcommand: {@code run}, {@code compare}, {@code jmh}, {@code memory}, {@code footprint}, and the child
  * processes the runner starts ({@code server}, {@code artemis}, {@code classic}).
  */
 public final class PerfMain {
@@ -52,6 +53,7 @@ public final class PerfMain {
                 case "artemis" -> ArtemisPeerMain.run(rest);
                 case "classic" -> ClassicPeerMain.run(rest);
                 case "memory" -> QueueMemoryProbe.run(rest);
+                case "footprint" -> FootprintCommand.run(rest);
                 default -> drive(args);
             };
         } catch (OptionException e) {
@@ -74,10 +76,12 @@ public final class PerfMain {
                   wharf perf jmh [JMH options]                       micro-benchmarks of the hot paths
                   wharf perf memory [--messages N] [--size BYTES] [--policy page|block]
                                                         server memory per waiting message, fill and drain rates
+                  wharf perf footprint [--queues N] [--connections N] [--peer P]
+                                                        server memory per defined queue and per idle connection
 
-                Workloads: RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB F-PARSE F-WRITE F-VALID
-                F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT F-CSV-PARSE F-CSV-WRITE F-FIXED-PARSE
-                F-FIXED-WRITE (any F-* with --persistent is F-PERSIST).
+                Workloads: RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b RR-RATED RR-SHORT CONNECT OW-1 PS-N PS-T PS-D F-PASS F-HDR
+                F-PUB F-PARSE F-WRITE F-VALID F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT F-CSV-PARSE
+                F-CSV-WRITE F-FIXED-PARSE F-FIXED-WRITE (any F-* with --persistent is F-PERSIST).
                 `wharf perf run --help` lists the runner's options.
 
                 """ + PerfOptions.help();

@@ -114,7 +114,8 @@ public final class Driver {
                     t.join(TimeUnit.SECONDS.toMillis(options.timeoutSeconds() + 30L));
                 }
             }
-            if (testClass == TestClass.REQUESTOR && !options.replyQueue().isEmpty() && !options.correlationIdPerThread()) {
+            if ((testClass == TestClass.REQUESTOR || testClass == TestClass.SHORT_SESSION) && !options.replyQueue().isEmpty()
+                    && !options.correlationIdPerThread()) {
                 findStrayReplies(provider, runId, control);
             }
             Histogram latencies = LatencyHistograms.create();
@@ -143,6 +144,8 @@ public final class Driver {
             case RECEIVER -> new Receiver(setup, false);
             case SUBSCRIBER -> new Receiver(setup, true);
             case PUT_GET -> new PutGet(setup);
+            case SHORT_SESSION -> new ShortSession(setup);
+            case CONNECTOR -> new Connector(setup);
         };
     }
 

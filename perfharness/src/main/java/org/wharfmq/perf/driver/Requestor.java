@@ -19,16 +19,16 @@ import javax.jms.Queue;
  * Every request carries a sequence number that the responder copies: a reply is accepted only if it answers the
  * request just sent; no reply within {@code -to} is a loss, an older one a duplicate.
  */
-final class Requestor extends Worker {
+class Requestor extends Worker {
 
-    private final Bodies bodies;
+    protected final Bodies bodies;
     private final String processId;
-    private final String runId;
+    protected final String runId;
     private MessageProducer producer;
     private MessageConsumer longLivedConsumer;
     private Queue sharedReplyQueue;
     private Message request;
-    private long sequence;
+    protected long sequence;
 
     Requestor(WorkerSetup setup) {
         super(setup);
@@ -82,17 +82,22 @@ final class Requestor extends Worker {
         if (options.transacted()) {
             session.commit();
         }
+        roundTripDone(reply, start);
+    }
+
+    /** Counts the round trip of the request just sent, begun at {@code startNanos}: a loss without its reply. */
+    protected final void roundTripDone(Message reply, long startNanos) {
         if (reply == null) {
             control.loss("no reply within " + options.timeoutSeconds() + " s to request " + sequence + " of " + name);
         } else {
-            recordLatency(start);
+            recordLatency(startNanos);
             control.iterationDone();
         }
         sequence++;
     }
 
     /** The reply to the request just sent; older replies met on the way are duplicates. */
-    private Message receiveAnswer(MessageConsumer consumer) throws JMSException {
+    protected final Message receiveAnswer(MessageConsumer consumer) throws JMSException {
         while (true) {
             Message reply = consumer.receive(receiveTimeoutMillis);
             if (reply == null) {

@@ -47,9 +47,10 @@ abstract class Worker implements Runnable {
     public final void run() {
         boolean ready = false;
         try {
-            Connection connection = connections.forWorker(index);
-            boolean transacted = options.transacted();
-            session = connection.createSession(transacted, transacted ? Session.SESSION_TRANSACTED : Session.AUTO_ACKNOWLEDGE);
+            if (holdsConnection()) {
+                Connection connection = connections.forWorker(index);
+                session = createSession(connection);
+            }
             open();
             control.workerReady();
             ready = true;
@@ -78,6 +79,20 @@ abstract class Worker implements Runnable {
                 // the connection closes it at the end of the run anyway
             }
         }
+    }
+
+    /**
+     * Whether the worker holds a connection and a session for the whole run ({@link #session}); false for the
+     * workers that open a connection of their own for every operation.
+     */
+    boolean holdsConnection() {
+        return true;
+    }
+
+    /** A session on {@code connection}, transacted as {@code -tx} says. */
+    protected final Session createSession(Connection connection) throws JMSException {
+        boolean transacted = options.transacted();
+        return connection.createSession(transacted, transacted ? Session.SESSION_TRANSACTED : Session.AUTO_ACKNOWLEDGE);
     }
 
     /** Creates producers and consumers. */

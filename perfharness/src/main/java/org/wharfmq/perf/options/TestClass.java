@@ -2,7 +2,7 @@ package org.wharfmq.perf.options;
 
 import java.util.Locale;
 
-/** The JMSPerfHarness test classes ({@code -tc}) this driver implements. */
+/** The JMSPerfHarness test classes ({@code -tc}) this driver implements, and two of its own (the last two). */
 public enum TestClass {
     REQUESTOR("Requestor"),
     RESPONDER("Responder"),
@@ -10,7 +10,11 @@ public enum TestClass {
     RECEIVER("Receiver"),
     PUT_GET("PutGet"),
     PUBLISHER("Publisher"),
-    SUBSCRIBER("Subscriber");
+    SUBSCRIBER("Subscriber"),
+    /** Not JMSPerfHarness's: a short session per operation (connect, one request and its reply, disconnect). */
+    SHORT_SESSION("ShortSession"),
+    /** Not JMSPerfHarness's: a connection opened and closed per operation, nothing sent. */
+    CONNECTOR("Connector");
 
     private final String simpleName;
 
@@ -32,6 +36,6 @@ public enum TestClass {
             }
         }
         throw new OptionException("-tc " + text + ": unknown test class; use one of jms.r11.Requestor, Responder, "
-                + "Sender, Receiver, PutGet, Publisher, Subscriber");
+                + "Sender, Receiver, PutGet, Publisher, Subscriber, ShortSession, Connector");
     }
 }

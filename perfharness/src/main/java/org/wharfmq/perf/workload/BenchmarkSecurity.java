@@ -15,7 +15,8 @@ import java.util.List;
  * password made up for the run, and permission rules that let that group do everything the workloads do, after rules
  * about other destinations that every check must walk past first (as an operator's file would have). So each client
  * logs in by SCRAM-SHA-256 and each producer, consumer, browser, subscription and anonymous send is checked against
- * a rule list, which is the cost issue 21 says must not be measurable on RR-4 and PS-N.
+ * a rule list, which is the cost issue 21 says must not be measurable on RR-4 and PS-N. The user's quotas of
+ * connections and queues are unlimited: the built-in 500 connections per user would refuse RR-RATED's larger steps.
  *
  * @param file     the security file written
  * @param password the password of {@value #USER}
@@ -47,6 +48,9 @@ record BenchmarkSecurity(Path file, String password) {
                 subscribe: [group:perf]
                 durable: [group:perf]
               - connect: [group:perf]
+
+            quotas:                           # every client of a run is this one user: RR-RATED has thousands
+              "group:perf": {connections: unlimited, temporaryQueues: unlimited, createdQueues: unlimited}
             """;
 
     /** Writes the file into {@code directory}, with a new random password. */

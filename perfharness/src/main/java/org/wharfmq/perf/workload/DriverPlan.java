@@ -57,6 +57,25 @@ final class DriverPlan {
                 clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
                         "-iq", "REQUEST", "-oq", "", "-dn", queues, "-pp", b(pp)));
             }
+            case RR_RATED -> {
+                // as RR-4, every requester held to --rate round trips/s, the requesters spread over several JVMs
+                clientBackground.add(spec("resp", dir, stepName, false, s, size, "-tc", "jms.r11.Responder", "-nt", n(responders),
+                        "-iq", "REQUEST", "-oq", "REPLY", "-pp", b(pp), "-tx", b(pp)));
+                List<Integer> split = RatedSteps.split(clients);
+                for (int j = 0; j < split.size(); j++) {
+                    clientMeasured.add(spec("req" + (j + 1), dir, stepName, true, s, size, "-tc", "jms.r11.Requestor",
+                            "-nt", n(split.get(j)), "-iq", "REQUEST", "-oq", "REPLY", "-pp", b(pp),
+                            "-co", b(s.correlationPerThread()), "-rt", Double.toString(s.rate())));
+                }
+            }
+            case RR_SHORT -> {
+                clientBackground.add(spec("resp", dir, stepName, false, s, size, "-tc", "jms.r11.Responder", "-nt", n(responders),
+                        "-iq", "REQUEST", "-oq", "REPLY", "-pp", b(pp), "-tx", b(pp)));
+                clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.ShortSession", "-nt", n(clients),
+                        "-iq", "REQUEST", "-oq", "REPLY", "-pp", b(pp), "-rt", Double.toString(s.rate())));
+            }
+            case CONNECT -> clientMeasured.add(spec("conn", dir, stepName, true, s, size, "-tc", "jms.r11.Connector",
+                    "-nt", n(clients), "-rt", Double.toString(s.rate())));
             case OW_1 -> {
                 clientBackground.add(spec("recv", dir, stepName, false, s, size, "-tc", "jms.r11.Receiver", "-nt", n(clients),
                         "-d", "OW", "-dn", n(clients)));

@@ -8,6 +8,7 @@ import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.report.MarkdownReport;
 import org.wharfmq.perf.report.PubSubReport;
+import org.wharfmq.perf.report.RatedReport;
 import org.wharfmq.perf.report.SvgChart;
 
 import java.nio.file.Files;
@@ -29,17 +30,21 @@ public final class RunCommand {
 
     private static final String HELP = """
             Usage: wharf perf run|compare WORKLOAD [options]
-              WORKLOAD            RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB
+              WORKLOAD            RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b RR-RATED RR-SHORT CONNECT OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB
                                   F-PARSE F-WRITE F-VALID F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT
                                   F-CSV-PARSE F-CSV-WRITE F-FIXED-PARSE F-FIXED-WRITE
               --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k; F-*: 4k]
                                   (F-*: the seed's sale message, SaleList repeated to about that size)
                                   (F-CSV-PARSE, F-FIXED-PARSE: that message's items as records)
-              --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-*: 20]
+              --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-*: 20;
+                                  RR-RATED: 10,50,100,250,500,1000,2000,4000, stopping after the first
+                                  step whose median response time passes 1 s]
               --instances LIST    F-*: flow instances to step through        [1]
-              --responders N      responders per step (0 = half the requesters)  [0]
+              --responders N      responders per step (0 = half the requesters; RR-RATED: 10)  [0]
               --queues N          RR-4b request queues, RR-2b request/reply queue pairs  [4]
-              --rate R            OW-1 messages/s per producer               [1000]
+              --rate R            OW-1: messages/s per producer             [1000]
+                                  RR-RATED: round trips/s per requester      [1.5]
+                                  RR-SHORT, CONNECT: sessions/s per client (0 = as fast as it goes)  [0]
               --subscribers LIST  PS-N, PS-D, F-PUB: subscriber counts to step through  [1,10,100]
                                   PS-T: subscribers (and topics), one value  [10]
               --dummies LIST      PS-T: dummy subscription counts to step through  [0,1000,10000]
@@ -105,6 +110,16 @@ public final class RunCommand {
                     progress.accept(String.format("peak %s %s %s: %s %s at %d clients, server CPU %s", p.settings.workload().id(),
                             e.getKey(), Sizes.label(size), Sizes.rate(peak.medianRate()), p.settings.workload().unit(),
                             peak.clients(), Sizes.percent(peak.cpuPercent())));
+                }
+            }
+        }
+        if (p.settings.workload() == Workload.RR_RATED) {
+            for (Map.Entry<String, List<StepResult>> e : MarkdownReport.byTarget(all).entrySet()) {
+                for (int size : p.settings.sizes()) {
+                    progress.accept(String.format("served %s %s %s: %d clients at %s round trips/s each within a %d s median response time",
+                            p.settings.workload().id(), e.getKey(), Sizes.label(size),
+                            RatedSteps.clientsServed(e.getValue().stream().filter(s -> s.messageSize() == size).toList()),
+                            Sizes.decimal(p.settings.rate()), RatedSteps.THRESHOLD_SECONDS));
                 }
             }
         }
@@ -195,7 +210,9 @@ public final class RunCommand {
                     flow ? StepResult::responders : StepResult::clients, flow ? "flow instances" : "clients (requesters)"));
             charts.put(size, file);
         }
-        Files.writeString(out.resolve("report.md"), settings.workload().publishSubscribe()
+        Files.writeString(out.resolve("report.md"), settings.workload() == Workload.RR_RATED
+                ? RatedReport.render(settings.workload().description(), settings.rate(), command, byTarget, charts)
+                : settings.workload().publishSubscribe()
                 ? PubSubReport.render(settings.workload().id(), settings.workload().description(), settings.persistent(), command, byTarget, charts)
                 : MarkdownReport.render(settings.workload().id(), settings.workload().description(),
                 settings.workload().unit(), settings.persistent(), command, byTarget, charts));
@@ -210,12 +227,13 @@ public final class RunCommand {
         Workload workload = Workload.parse(args[0]);
         List<Integer> sizes = List.of(workload.flow() != null ? 4096 : 2048);
         List<Integer> clients = workload == Workload.PS_T ? List.of(0, 1000, 10000)
+                : workload == Workload.RR_RATED ? RatedSteps.DEFAULT_STEPS
                 : workload.publishSubscribe() ? List.of(1, 10, 100)
                 : workload.flow() != null ? List.of(DEFAULT_FLOW_REQUESTERS) : List.of(1, 2, 4, 8, 16, 32, 64);
         List<Integer> instances = List.of(1);
         int responders = 0;
         int queues = 4;
-        double rate = 1000;
+        double rate = workload == Workload.OW_1 ? 1000 : workload == Workload.RR_RATED ? RatedSteps.DEFAULT_RATE : 0;
         int runLength = 20;
         int warmup = DEFAULT_WARMUP_SECONDS;
         int timeout = 10;
@@ -312,7 +330,8 @@ public final class RunCommand {
         return new Parsed(settings, targets, verbose);
     }
 
-    private static int positive(String option, String v) {
+    /** {@code v} as a whole number of at least 1, else a refusal naming {@code option}. */
+    static int positive(String option, String v) {
         int n = nonNegative(option, v);
         if (n == 0) {
             throw new OptionException(option + " " + v + ": must be at least 1");

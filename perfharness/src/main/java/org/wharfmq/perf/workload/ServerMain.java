@@ -54,6 +54,12 @@ public final class ServerMain {
     public static final String FLOW_PREFIX = "wharf-perf: flow";
     /** How often {@code --metrics scrape} scrapes {@code /metrics}, in ms: every second, 15 times Prometheus' default. */
     static final long SCRAPE_INTERVAL_MILLIS = 1_000;
+    /**
+     * The perf server's {@code maxConnections} and {@code maxConnectionsPerAddress}: every client of a run comes from
+     * 127.0.0.1, so the stock 1,000 per address would refuse RR-RATED's steps past it (and {@code perf footprint}'s
+     * connections). A server with thousands of clients behind one address needs both raised in its wharf.yaml.
+     */
+    static final int MAX_CONNECTIONS = 100_000;
 
     private final List<String> args;
     private final PrintStream out;
@@ -116,7 +122,8 @@ public final class ServerMain {
             }
         }
         Path data = Files.createTempDirectory("wharf-perf-data");
-        ServerConfig.Builder builder = ServerConfig.builder().host("127.0.0.1").port(port).inVmName(inVm).dataDirectory(data);
+        ServerConfig.Builder builder = ServerConfig.builder().host("127.0.0.1").port(port).inVmName(inVm).dataDirectory(data)
+                .maxConnections(MAX_CONNECTIONS).maxConnectionsPerAddress(MAX_CONNECTIONS);
         SelfSignedTls tls = tlsEngine == null ? null : SelfSignedTls.create();
         if (tls != null) {
             builder.tls(tls.config(tlsEngine));

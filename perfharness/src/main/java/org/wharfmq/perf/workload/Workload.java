@@ -20,6 +20,13 @@ public enum Workload {
     RR_3("RR-3", "JMS requester/responder, both in the server JVM (vm://)", "round trips/s", true, true),
     RR_4("RR-4", "JMS requesters and responders over TCP, each in their own JVM", "round trips/s", false, false),
     RR_4B("RR-4b", "as RR-4 over n request queues, a temporary reply queue per requester", "round trips/s", false, false),
+    RR_RATED("RR-RATED", "as RR-4 with every requester held to a rate (--rate round trips/s each), the requesters "
+            + "stepped into the thousands over several JVMs until the median response time passes "
+            + RatedSteps.THRESHOLD_SECONDS + " s", "round trips/s", false, false),
+    RR_SHORT("RR-SHORT", "short sessions: each requester connects, sends one request, takes its reply and "
+            + "disconnects, again and again; responders over TCP in their own JVM", "round trips/s", false, false),
+    CONNECT("CONNECT", "each client connects (the handshake and, with users, the login) and disconnects, again and "
+            + "again; nothing is sent", "connections/s", false, false),
     OW_1("OW-1", "one-way: each rated producer has its own queue and consumer", "messages/s", false, false),
     F_PASS("F-PASS", "message flow input -> output, the body a BLOB never parsed; requesters over TCP in their own JVM",
             "flow invocations/s", false, false),
@@ -97,6 +104,11 @@ public enum Workload {
     /** True for request/reply workloads (counted in round trips; a flow's output is its reply). */
     public boolean requestReply() {
         return id.startsWith("RR");
+    }
+
+    /** True for the workloads whose every operation opens and closes a connection of its own. */
+    public boolean connectionPerOperation() {
+        return this == RR_SHORT || this == CONNECT;
     }
 
     /** True for publish/subscribe workloads (counted in deliveries to subscribers), F-PUB's flow among them. */

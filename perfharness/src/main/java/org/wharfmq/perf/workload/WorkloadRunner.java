@@ -50,6 +50,12 @@ public final class WorkloadRunner {
                     if (r.unavailable() != null) {
                         return results;   // the next steps would say the same
                     }
+                    if (settings.workload() == Workload.RR_RATED && RatedSteps.lastStep(r)) {
+                        progress.accept(String.format("%s %s %s: median response %s (threshold %d s)%s: no more steps",
+                                r.workload(), r.target(), Sizes.label(size), Sizes.micros(r.latencyMicros().p50()),
+                                RatedSteps.THRESHOLD_SECONDS, r.passed() ? "" : ", the step failed"));
+                        break;
+                    }
                 }
             }
         }
@@ -62,7 +68,7 @@ public final class WorkloadRunner {
             return String.format("%s %s %s: unavailable (%s)", r.workload(), r.target(), Sizes.label(r.messageSize()), r.unavailable());
         }
         Workload w = Workload.parse(r.workload());
-        String unit = w == Workload.OW_1 ? "msg/s" : w.publishSubscribe() ? "deliveries/s"
+        String unit = w == Workload.OW_1 ? "msg/s" : w == Workload.CONNECT ? "connections/s" : w.publishSubscribe() ? "deliveries/s"
                 : w.flow() != null ? "invocations/s" : "rt/s";
         String instances = w.flow() != null ? " instances=" + r.responders() : "";
         String line = String.format("%s %s %s clients=%d%s: median %,.0f %s, server CPU %s, %s us CPU per op (all JVMs %s us),"
@@ -70,6 +76,11 @@ public final class WorkloadRunner {
                 r.workload(), r.target(), Sizes.label(r.messageSize()), r.clients(), instances, r.medianRate(),
                 unit, Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()), Sizes.decimal(r.allCpuMicrosPerOp()),
                 Sizes.micros(r.latencyMicros().p50()), Sizes.micros(r.latencyMicros().p99()), r.passed() ? "PASSED" : "FAILED");
+        if (w == Workload.RR_RATED) {
+            line += String.format("%n  achieved %s rt/s (mean); response time p50 %s p95 %s; %s", Sizes.rate(r.meanRate()),
+                    Sizes.micros(r.latencyMicros().p50()),
+                    Sizes.micros(r.latencyMicros().p95()), RatedSteps.served(r) ? "served" : "not served (median past the threshold)");
+        }
         if (w.publishSubscribe()) {
             line += "\n  delivery latency p50 / p90 / p99 / max: " + Sizes.latency(r.latencyMicros());
         }
@@ -92,6 +103,12 @@ public final class WorkloadRunner {
         }
         if (w == Workload.OW_1) {
             responders = clients;
+        }
+        if (w == Workload.RR_RATED && settings.responders() == 0) {
+            responders = Math.min(clients, RatedSteps.DEFAULT_RESPONDERS);
+        }
+        if (w == Workload.CONNECT) {
+            responders = 0;
         }
         PubSubPlan ps = w.publishSubscribe() ? new PubSubPlan(w, clients, settings.responders()) : null;
         if (ps != null && w.flow() == null) {
@@ -189,7 +206,8 @@ public final class WorkloadRunner {
                 Double.NaN, Double.NaN, Double.NaN, LatencySummary.NONE, false, why, List.of());
     }
 
-    private static String field(String line, String name) {
+    /** The value of {@code name=} in a process's line ({@code tcp=...} in the server's ready line). */
+    static String field(String line, String name) {
         for (String part : line.split(" ")) {
             if (part.startsWith(name + "=")) {
                 return part.substring(name.length() + 1);
@@ -252,7 +270,9 @@ public final class WorkloadRunner {
                 allCpuPerOp = mean > 0 ? used[3] / used[1] / mean * 1e6 : Double.NaN;
             }
         }
-        LatencySummary latency = ps != null ? deliveryLatency(background) : main.latencyMicros();
+        // the measured drivers' histograms added up: RR-RATED's requesters run in several JVMs
+        LatencySummary latency = ps != null ? deliveryLatency(background)
+                : LatencyHistograms.summaryOf(measured.stream().map(DriverResult::latencyHistogram).toList());
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, median, mean,
                 cpuPercent, cpuPerOp, allCpuPerOp, jitPercent, latency, problems.isEmpty(), null, problems);
     }

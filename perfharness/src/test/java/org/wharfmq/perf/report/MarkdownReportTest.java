@@ -16,7 +16,7 @@ class MarkdownReportTest {
 
     private static StepResult step(String workload, String target, int size, int clients, double rate) {
         return new StepResult(workload, target, size, clients, clients / 2, rate, rate, 40.0, 12.5, 30.0, 0.0,
-                new LatencySummary(0, 0, 0, 0, 0, 0, 0), true, null, List.of());
+                LatencySummary.NONE, true, null, List.of());
     }
 
     private static Map<String, List<StepResult>> compare(String workload, double wharf, double artemis) {

@@ -24,7 +24,7 @@ class PubSubReportTest {
 
     /** A delivery latency of {@code p50Micros} at the median (the other percentiles above it). */
     private static LatencySummary latency(long p50Micros) {
-        return new LatencySummary(1000, p50Micros, p50Micros * 2, p50Micros * 4, p50Micros * 5, p50Micros * 8, p50Micros);
+        return new LatencySummary(1000, p50Micros, p50Micros * 2, p50Micros * 3, p50Micros * 4, p50Micros * 5, p50Micros * 8, p50Micros);
     }
 
     @Test

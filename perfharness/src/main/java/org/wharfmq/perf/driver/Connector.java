@@ -1,0 +1,35 @@
+package org.wharfmq.perf.driver;
+
+import javax.jms.Connection;
+import javax.jms.JMSException;
+
+/**
+ * A connection opened, started (so every provider has finished its handshake and login) and closed per
+ * operation; nothing is sent. The latency recorded is the connection's life, connect to close.
+ */
+final class Connector extends Worker {
+
+    Connector(WorkerSetup setup) {
+        super(setup);
+    }
+
+    @Override
+    boolean holdsConnection() {
+        return false;
+    }
+
+    @Override
+    void open() {
+        // nothing is held between connections
+    }
+
+    @Override
+    void iterate() throws JMSException {
+        long start = System.nanoTime();
+        try (Connection connection = provider.connect()) {
+            connection.start();
+        }
+        recordLatency(start);
+        control.iterationDone();
+    }
+}

@@ -1,0 +1,92 @@
+package org.wharfmq.perf.workload;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Short runs (tens of clients, seconds) of the workloads about many clients: rated request/reply (RR-RATED), short
+ * sessions (RR-SHORT) and connect/disconnect (CONNECT), with a server in this JVM. They check that every request
+ * got its one reply and that the steps report what the seeds' tables show, never how fast.
+ */
+@Tag("slow")
+class ConnectionWorkloadsTest {
+
+    private static RunSettings settings(Workload w, List<Integer> clients, double rate, String tls, Path out) {
+        return new RunSettings(w, List.of(2048), clients, List.of(1), 0, 1, rate, 3, 1, 10, false, false, tls, null, null,
+                null, out, List.of("-Xmx256m"), true);
+    }
+
+    private static List<StepResult> run(RunSettings settings, List<String> progress) throws Exception {
+        return RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), progress::add);
+    }
+
+    /**
+     * 20 requesters at 2 round trips/s each, over two requester drivers: every request answered once, the rate held
+     * near 40 round trips/s (an unrated run would go hundreds of times faster), the response times and the clients
+     * served reported, and the rated report written.
+     */
+    @Test
+    void ratedRequestersAreHeldToTheirRateAndTheStepReportsItsClients(@TempDir Path out) throws Exception {
+        RunSettings settings = settings(Workload.RR_RATED, List.of(20), 2, null, out);
+        DriverPlan plan = new DriverPlan(Workload.RR_RATED, settings, 2048, 20, 10, out, "plan", null);
+        assertEquals(2, plan.clientMeasured().size(), "the requesters are spread over two driver JVMs");
+        assertTrue(plan.clientMeasured().get(0).baseArgs().containsAll(List.of("-nt", "10", "-rt", "2.0")),
+                plan.clientMeasured().get(0).baseArgs().toString());
+
+        List<String> progress = new CopyOnWriteArrayList<>();
+        List<StepResult> steps = run(settings, progress);
+        assertEquals(1, steps.size());
+        StepResult s = steps.get(0);
+        assertNull(s.unavailable());
+        assertTrue(s.passed(), s.problems().toString());
+        assertEquals(20, s.clients(), "the step reports its clients");
+        assertEquals(10, s.responders(), "ten responders by default");
+        assertTrue(s.meanRate() > 10 && s.meanRate() < 60, "about 20 x 2 round trips/s: " + s.meanRate());
+        assertTrue(s.latencyMicros().count() > 0 && s.latencyMicros().p95() >= s.latencyMicros().p50(), s.latencyMicros().toString());
+        assertTrue(RatedSteps.served(s), "20 clients are served within a second: " + s.latencyMicros());
+        assertEquals(20, RatedSteps.clientsServed(steps));
+        assertTrue(progress.stream().anyMatch(l -> l.contains("response time p50") && l.contains("served")), progress.toString());
+
+        RunCommand.writeReport(settings, steps, "bin/wharf perf run RR-RATED (test)");
+        String report = Files.readString(out.resolve("report.md"));
+        assertTrue(report.contains("### Wharf, 2KB: 20 clients served"), report);
+        assertTrue(report.contains("| 20 | 10 | 40 | "), report);
+    }
+
+    /** Short sessions, plain and over TLS: every session's request answered once, on a connection of its own. */
+    @Test
+    void shortSessionsAnswerEveryRequestWithAndWithoutTls(@TempDir Path out) throws Exception {
+        for (String tls : new String[] {null, "jdk"}) {
+            List<StepResult> steps = run(settings(Workload.RR_SHORT, List.of(10), 0, tls, out.resolve(tls == null ? "tcp" : "tls")),
+                    new CopyOnWriteArrayList<>());
+            StepResult s = steps.get(0);
+            assertNull(s.unavailable());
+            assertTrue(s.passed(), tls + ": " + s.problems());
+            assertTrue(s.meanRate() > 0 && s.latencyMicros().count() > 0, tls + ": sessions were counted and timed");
+        }
+    }
+
+    /** Connect/disconnect, plain and over TLS: connections are counted per second. */
+    @Test
+    void connectionsAreOpenedAndClosedWithAndWithoutTls(@TempDir Path out) throws Exception {
+        for (String tls : new String[] {null, "jdk"}) {
+            List<String> progress = new CopyOnWriteArrayList<>();
+            List<StepResult> steps = run(settings(Workload.CONNECT, List.of(10), 0, tls, out.resolve(tls == null ? "tcp" : "tls")), progress);
+            StepResult s = steps.get(0);
+            assertNull(s.unavailable());
+            assertTrue(s.passed(), tls + ": " + s.problems());
+            assertTrue(s.meanRate() > 0 && s.latencyMicros().count() > 0, tls + ": connections were counted and timed");
+            assertTrue(progress.stream().anyMatch(l -> l.contains("connections/s")), progress.toString());
+        }
+    }
+}
