@@ -8,6 +8,7 @@ import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.peer.ArtemisPeerMain;
 import org.wharfmq.perf.peer.ClassicPeerMain;
 import org.wharfmq.perf.workload.FootprintCommand;
+import org.wharfmq.perf.workload.ReportCommand;
 import org.wharfmq.perf.workload.RunCommand;
 import org.wharfmq.perf.workload.ServerMain;
 
@@ -15,7 +16,8 @@ import java.util.Arrays;
 
 /**
  * {@code bin/wharf perf ...}: the driver when the first argument is an option ({@code -tc jms.r11.Requestor ...},
- * JMSPerfHarness's command line), else a subcommand: {@code run}, {@code compare}, {@code jmh}, {@code memory}, {@code footprint}, and the child
+ * JMSPerfHarness's command line), else a subcommand: {@code run}, {@code compare}, {@code report}, {@code jmh}, {@code memory},
+ * {@code footprint}, and the child
  * processes the runner starts ({@code server}, {@code artemis}, {@code classic}).
  */
 public final class PerfMain {
@@ -45,6 +47,7 @@ public final class PerfMain {
             return switch (args[0]) {
                 case "run" -> RunCommand.run(rest, false);
                 case "compare" -> RunCommand.run(rest, true);
+                case "report" -> ReportCommand.run(rest);
                 case "jmh" -> {
                     org.openjdk.jmh.Main.main(rest);
                     yield 0;
@@ -73,6 +76,7 @@ public final class PerfMain {
                   wharf perf -tc jms.r11.Requestor -nt 8 -rl 60 ...   the JMSPerfHarness-compatible driver
                   wharf perf run WORKLOAD [options]                  step the clients, find the peak, write a report
                   wharf perf compare WORKLOAD [options]              the same workload on Wharf and on a peer (Artemis or Classic)
+                  wharf perf report [options]                        every seed workload on Wharf, Artemis and Classic: the results table
                   wharf perf jmh [JMH options]                       micro-benchmarks of the hot paths
                   wharf perf memory [--messages N] [--size BYTES] [--policy page|block]
                                                         server memory per waiting message, fill and drain rates

@@ -1,0 +1,74 @@
+package org.wharfmq.perf.workload;
+
+import org.wharfmq.perf.report.PubSubSeedRows;
+import org.wharfmq.perf.report.SeedRows;
+
+import java.util.List;
+
+/**
+ * The rows of the results table ({@code wharf perf report}): each seed workload once, at one message size and one
+ * client count near Wharf's peak on a small machine, so the whole set runs in about half an hour. A row runs on
+ * Wharf and, where the workload's clients are all over TCP, on each built-in peer with the same options.
+ */
+final class ResultsPlan {
+
+    /**
+     * One row.
+     *
+     * @param label    what the row measures, as the table shows it
+     * @param workload the workload
+     * @param options  the runner's options for it ({@code wharf perf run WORKLOAD options...})
+     * @param peers    whether the built-in peers run it too (their clients are all over TCP)
+     * @param seedRow  the seed's published row for reference, or null
+     */
+    record Row(String label, Workload workload, List<String> options, boolean peers, String seedRow) {
+
+        /** A short name for the row's own report directory. */
+        String slug() {
+            return label.replaceAll("[^A-Za-z0-9]+", "-").replaceAll("(^-|-$)", "");
+        }
+    }
+
+    static final List<Row> ROWS = List.of(
+            new Row("RR-1 2 KB, 8 requesters", Workload.RR_1,
+                    List.of("--sizes", "2k", "--requesters", "8"), false, seed("RR-1", 2048, false)),
+            new Row("RR-2 2 KB, 8 requesters", Workload.RR_2,
+                    List.of("--sizes", "2k", "--requesters", "8"), false, seed("RR-2", 2048, false)),
+            new Row("RR-4 2 KB, 8 requesters, reply by request id", Workload.RR_4,
+                    List.of("--sizes", "2k", "--requesters", "8", "--responders", "4"), true, seed("RR-4", 2048, false)),
+            new Row("RR-4 2 KB, 8 requesters, one correlation id per requester", Workload.RR_4,
+                    List.of("--sizes", "2k", "--requesters", "8", "--responders", "4", "--correlation", "thread"), true, null),
+            new Row("RR-4 20 KB, 8 requesters", Workload.RR_4,
+                    List.of("--sizes", "20k", "--requesters", "8", "--responders", "4"), true, null),
+            new Row("RR-4b 2 KB, 8 requesters, 4 request queues", Workload.RR_4B,
+                    List.of("--sizes", "2k", "--requesters", "8", "--responders", "4", "--queues", "4"), true, null),
+            new Row("RR-4 2 KB persistent, 32 requesters, 16 transacted responders", Workload.RR_4,
+                    List.of("--sizes", "2k", "--requesters", "32", "--responders", "16", "--persistent"), true,
+                    seed("RR-1", 2048, true)),
+            new Row("PS-N 2 KB, 100 subscribers (deliveries/s)", Workload.PS_N,
+                    List.of("--sizes", "2k", "--subscribers", "100"), true, pubSubSeed(100)),
+            new Row("F-PASS 4 KB, 20 requesters", Workload.F_PASS,
+                    List.of("--sizes", "4k"), false, flowSeed("F-PASS", 4096, false)),
+            new Row("F-PASS 4 KB persistent (F-PERSIST)", Workload.F_PASS,
+                    List.of("--sizes", "4k", "--persistent"), false, flowSeed("F-PASS", 4096, true)),
+            new Row("F-PARSE 4 KB", Workload.F_PARSE, List.of("--sizes", "4k"), false, flowSeed("F-PARSE", 4096, false)),
+            new Row("F-XSLT 4 KB", Workload.F_XSLT, List.of("--sizes", "4k"), false, flowSeed("F-XSLT", 4096, false)));
+
+    private ResultsPlan() {
+    }
+
+    private static String seed(String workload, int size, boolean persistent) {
+        SeedRows.Row r = SeedRows.find(workload, size, persistent);
+        return r == null ? null : String.format(java.util.Locale.ROOT, "%,d (%s, %d clients)", r.maxRate(), r.test(), r.clients());
+    }
+
+    private static String flowSeed(String workload, int size, boolean persistent) {
+        SeedRows.FlowRow r = SeedRows.findFlow(workload, size, persistent);
+        return r == null ? null : String.format(java.util.Locale.ROOT, "%,.0f (seed 002: %s)", r.rate(), r.test());
+    }
+
+    private static String pubSubSeed(int subscribers) {
+        PubSubSeedRows.Row r = PubSubSeedRows.find(subscribers, false);
+        return r == null ? null : String.format(java.util.Locale.ROOT, "%,.0f (seed 002, 4 KB, %d subscribers)", r.rate(), subscribers);
+    }
+}
