@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * The rows of the results table ({@code wharf perf report}): each seed workload once, at one message size and one
- * client count near Wharf's peak on a small machine, so the whole set runs in about half an hour. A row runs on
+ * client count near Wharf's peak on a small machine, so the whole set runs in about 40 minutes. A row runs on
  * Wharf and, where the workload's clients are all over TCP, on each built-in peer with the same options.
  */
 final class ResultsPlan {
@@ -45,6 +45,10 @@ final class ResultsPlan {
             new Row("RR-4 2 KB persistent, 32 requesters, 16 transacted responders", Workload.RR_4,
                     List.of("--sizes", "2k", "--requesters", "32", "--responders", "16", "--persistent"), true,
                     seed("RR-1", 2048, true)),
+            new Row("RR-SHORT 2 KB, 4 requesters (a connection per round trip)", Workload.RR_SHORT,
+                    List.of("--sizes", "2k", "--requesters", "4"), true, null),
+            new Row("CONNECT, 4 clients (connections/s)", Workload.CONNECT,
+                    List.of("--requesters", "4"), true, null),
             new Row("PS-N 2 KB, 100 subscribers (deliveries/s)", Workload.PS_N,
                     List.of("--sizes", "2k", "--subscribers", "100"), true, pubSubSeed(100)),
             new Row("F-PASS 4 KB, 20 requesters", Workload.F_PASS,
@@ -52,7 +56,11 @@ final class ResultsPlan {
             new Row("F-PASS 4 KB persistent (F-PERSIST)", Workload.F_PASS,
                     List.of("--sizes", "4k", "--persistent"), false, flowSeed("F-PASS", 4096, true)),
             new Row("F-PARSE 4 KB", Workload.F_PARSE, List.of("--sizes", "4k"), false, flowSeed("F-PARSE", 4096, false)),
-            new Row("F-XSLT 4 KB", Workload.F_XSLT, List.of("--sizes", "4k"), false, flowSeed("F-XSLT", 4096, false)));
+            new Row("F-XSLT 4 KB", Workload.F_XSLT, List.of("--sizes", "4k"), false, flowSeed("F-XSLT", 4096, false)),
+            new Row("F-CSV-PARSE 4 KB", Workload.F_CSV_PARSE, List.of("--sizes", "4k"), false,
+                    flowSeed("F-CSV-PARSE", 4096, false)),
+            new Row("F-FIXED-PARSE 4 KB", Workload.F_FIXED_PARSE, List.of("--sizes", "4k"), false,
+                    flowSeed("F-FIXED-PARSE", 4096, false)));
 
     private ResultsPlan() {
     }
