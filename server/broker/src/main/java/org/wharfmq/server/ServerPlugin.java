@@ -72,5 +72,13 @@ public interface ServerPlugin extends AutoCloseable {
 
         /** Who may do what: the permission rules in force (reloaded with the security file). */
         AccessControl accessControl();
+
+        /**
+         * Makes {@code acceptor} the receiving end of channels from other queue managers on this server's listeners
+         * (null: none again, as at the start, when CHANNEL_OPEN is refused); one plugin serves them.
+         *
+         * @throws IllegalStateException when another plugin set one already
+         */
+        void acceptChannels(ChannelAcceptor acceptor);
     }
 }
