@@ -557,9 +557,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             ChannelAcceptor acceptor = context.channelAcceptor().acceptor();
             if (acceptor == null) {
                 throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue manager " + context.config().name()
-                        + " receives no channels: it runs without the channels plugin. Start it with"
-                        + " 'wharf server' and define receiver channel '" + f.channel() + "' under channels: in"
-                        + " config/wharf.yaml (docs/distributed.md).");
+                        + " receives no channels: it defines no receiver channel. Define receiver channel '"
+                        + f.channel() + "' under channels: in its config/wharf.yaml (docs/distributed.md).");
             }
             inboundChannel = acceptor.open(channelPeer(), f.requestId(), f.channel(), f.queueManager());
         } catch (WharfException e) {

@@ -30,9 +30,11 @@ public final class ChannelsPlugin implements ServerPlugin {
                 receiving.add(d);
             }
         }
-        receivers = new ChannelReceivers(receiving, server);
-        receivers.start();
-        server.acceptChannels(receivers);
+        if (!receiving.isEmpty()) {
+            receivers = new ChannelReceivers(receiving, server);
+            receivers.start();
+            server.acceptChannels(receivers);
+        }
         for (ChannelDefinition d : settings.channels()) {
             if (d.type() == ChannelDefinition.Type.SENDER) {
                 SenderChannel sender = new SenderChannel(d, server.vmUrl(), server.config().name());
