@@ -141,16 +141,21 @@ final class SenderChannel implements Runnable {
         Frame next = first;
         while (next != null) {
             List<Frame.Deliver> batch = new ArrayList<>();
-            long bytes = 0;
-            while (next != null) {
-                if (next instanceof Frame.Deliver d) {
-                    batch.add(d);
-                    bytes += d.message().readableBytes();
+            try {
+                long bytes = 0;
+                while (next != null) {
+                    if (next instanceof Frame.Deliver d) {
+                        batch.add(d);
+                        bytes += d.message().readableBytes();
+                    }
+                    if (batch.size() >= definition.batchSize() || bytes >= definition.batchBytes()) {
+                        break;
+                    }
+                    next = local.next(definition.batchIntervalMillis());
                 }
-                if (batch.size() >= definition.batchSize() || bytes >= definition.batchBytes()) {
-                    break;
-                }
-                next = local.next(definition.batchIntervalMillis());
+            } catch (Exception | Error e) {
+                batch.forEach(d -> d.message().release());
+                throw e;
             }
             sendBatch(batch);
             next = local.next(definition.disconnectIntervalMillis());
@@ -162,8 +167,15 @@ final class SenderChannel implements Runnable {
             return;
         }
         long lastDelivery = batch.get(batch.size() - 1).deliveryId();
-        for (Frame.Deliver d : batch) {
-            partner.write(new Frame.ChannelMessage(d.message())); // its bytes as stored; the frame owns the buffer
+        for (int i = 0; i < batch.size(); i++) {
+            try {
+                partner.write(new Frame.ChannelMessage(batch.get(i).message())); // as stored; the frame owns it
+            } catch (RuntimeException e) {
+                for (int j = i + 1; j < batch.size(); j++) {
+                    batch.get(j).message().release();
+                }
+                throw e;
+            }
         }
         long nextSequence = sequence + batch.size();
         long nextBatch = batchId + 1;
