@@ -102,6 +102,13 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                 connectTimeoutMillis, partnerUser, partnerQueueManager).checked();
     }
 
+    /** This sender asking the partner for a heartbeat every {@code millis} (0: none). */
+    public ChannelDefinition withHeartbeat(int millis) {
+        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, millis,
+                connectTimeoutMillis, partnerUser, partnerQueueManager).checked();
+    }
+
     /** This sender with client TLS options for an {@code ssl://} connection. */
     public ChannelDefinition withTls(Map<String, String> options) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, options, batchSize,

@@ -111,6 +111,12 @@ class ChannelLoginTest {
                     refused.getMessage());
             assertEquals(0, qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1"), 5_000).channelStatus()
                     .lastBatchId());
+            ClientException replayed = assertThrows(ClientException.class,
+                    () -> qm1.call(id -> new Frame.ChannelEndBatch(id, 5, 7), 5_000)); // not the next batch
+            assertEquals("Queue manager QM2 did not commit batch 7 of channel 'TO.QM2': Channel 'TO.QM2' sent batch 7"
+                    + " ending at sequence number 5, but its receiver expects batch 1 ending at 0: the sender's"
+                    + " sequence is out of step. Start the channel again (it takes the receiver's).",
+                    replayed.getMessage());
         }
     }
 }

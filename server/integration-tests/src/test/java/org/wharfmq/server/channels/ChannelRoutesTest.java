@@ -10,6 +10,7 @@ import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.it.Receive;
+import org.wharfmq.server.it.TcpProxy;
 
 import javax.jms.Connection;
 import javax.jms.Message;
@@ -60,6 +61,43 @@ class ChannelRoutesTest {
         Session onQm2 = connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
         for (int i = 0; i < 5; i++) {
+            assertEquals("order " + i, ((TextMessage) next(orders)).getText());
+        }
+        Receive.nothingMore(orders);
+    }
+
+    @Test
+    void aConnectionCutInTheMiddleOfBatchesLosesAndDoublesNothing() throws Exception {
+        cutInTheMiddle(TcpProxy::killConnections);
+    }
+
+    @Test
+    void aConnectionLeftHalfOpenIsFoundDeadByTheHeartbeatAndTheChannelRunsAgain() throws Exception {
+        cutInTheMiddle(TcpProxy::cutClientSides); // the receiver's side stays open until its heartbeat runs out
+    }
+
+    private void cutInTheMiddle(java.util.function.Consumer<TcpProxy> cut) throws Exception {
+        TestServer qm2 = start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
+                ChannelDefinition.receiver("TO.QM2", null, null));
+        TcpProxy proxy = TcpProxy.start(qm2.server().tcpPort());
+        open.add(proxy);
+        TestServer qm1 = start(c -> c.name("QM1").autoCreate(false).queue(QueueDefinition.transmissionQueue("QM2"))
+                        .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
+                ChannelDefinition.sender("TO.QM2", proxy.url(), "QM2", null, null).withBatchSize(10)
+                        .withTimes(50, 60_000).withHeartbeat(300));
+        Session onQm1 = connect(qm1.server().tcpUrl()).createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        for (int i = 0; i < 400; i++) {
+            producer.send(onQm1.createTextMessage("order " + i));
+        }
+        onQm1.commit();
+
+        Session onQm2 = connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
+        for (int i = 0; i < 400; i++) {
+            if (i == 100) {
+                cut.accept(proxy);
+            }
             assertEquals("order " + i, ((TextMessage) next(orders)).getText());
         }
         Receive.nothingMore(orders);
