@@ -222,8 +222,7 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                 put(session, partner, message, MessageHeaders.read(message));
             }
             int syncProducer = producer(session, ChannelConfiguration.SYNC_QUEUE);
-            local.call(id -> new Frame.Send(id, session.id, syncProducer, syncRecord(channel, sequence, batchId)),
-                    TIMEOUT_MILLIS);
+            local.write(new Frame.Send(0, session.id, syncProducer, syncRecord(channel, sequence, batchId)));
             List<Frame.Consumed> consumed = state.deliveryId() < 0 ? List.of()
                     : List.of(new Frame.Consumed(session.id, state.deliveryId()));
             local.call(id -> new Frame.Commit(id, session.id, consumed), TIMEOUT_MILLIS);
@@ -279,8 +278,8 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                     : queueManager + String.valueOf(TransmissionHeader.QUALIFIER) + q;
             refusal = refusal(partner, destination);
         }
+        int producer = producer(session, refusal == null ? destination : SystemQueues.DEAD_LETTER_QUEUE);
         ByteBuf bytes;
-        String target = destination;
         if (refusal == null) {
             // a SEND goes where the message's JMSDestination says: the name the producer used on the sending
             // queue manager (a remote definition's, say) becomes the queue here; the body stays as it is
@@ -289,13 +288,11 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                     : addressedTo(message, destination);
         } else {
             bytes = withReason(message, destination, refusal);
-            target = SystemQueues.DEAD_LETTER_QUEUE;
             LOG.log(System.Logger.Level.WARNING, "A message for " + destination + " went to the dead-letter queue: "
                     + refusal);
         }
-        ByteBuf send = bytes;
-        int producer = producer(session, target);
-        local.call(id -> new Frame.Send(id, session.id, producer, send), TIMEOUT_MILLIS);
+        // not answered: a put that fails makes the transaction's commit fail (TRANSACTION_ROLLED_BACK, with why)
+        local.write(new Frame.Send(0, session.id, producer, bytes));
     }
 
     /** Why the partner may not put to {@code destination}, or null when it may. */

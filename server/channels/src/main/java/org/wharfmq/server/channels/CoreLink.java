@@ -22,6 +22,7 @@ import java.util.function.IntFunction;
  * the link ({@code readerOnly}), so a partner that stops answering is found by the heartbeat even between batches.
  */
 final class CoreLink implements LinkEvents, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(CoreLink.class.getName());
 
     private final PendingRequests requests = new PendingRequests();
     /** DELIVER and PULL_DONE frames, in arrival order; a lost link adds {@link #LOST}. */
@@ -143,7 +144,8 @@ final class CoreLink implements LinkEvents, AutoCloseable {
 
     @Override
     public void onAsyncError(ConnectedLink on, Frame.Error error) {
-        linkLost(on, error.message(), null, false);
+        // a put of a transaction, sent without waiting: the transaction's commit fails and says why
+        LOG.log(System.Logger.Level.DEBUG, () -> "Wharf at " + on.address() + ": " + error.message());
     }
 
     @Override
