@@ -42,7 +42,7 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChannelReceivers.class.getName());
     private static final long TIMEOUT_MILLIS = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
 
-    private final Map<String, ChannelDefinition> receivers = new HashMap<>();
+    private final Map<String, ChannelDefinition> receivers = new java.util.LinkedHashMap<>();
     private final ServerPlugin.Host host;
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "wharf-channel-receiver");
@@ -55,6 +55,8 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
     /** Each receiver's last commit, by channel; the worker's. */
     private final Map<String, ReceiverState> states = new HashMap<>();
+    /** {@link #states} as operators see it (the worker writes it after each commit). */
+    private final Map<String, ReceiverState> reported = new ConcurrentHashMap<>();
     /** Each receiver's session (its producers' ids by destination, its sync consumer); the worker's. */
     private final Map<String, Session> sessions = new HashMap<>();
     private CoreLink local;
@@ -92,6 +94,7 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                         WireDestination.queue(ChannelConfiguration.SYNC_QUEUE),
                         ReceiverState.CHANNEL + " = '" + channel.replace("'", "''") + "'", 0, 0, null), TIMEOUT_MILLIS);
                 states.put(channel, pullSyncRecord(session));
+                reported.put(channel, states.get(channel));
             }
             return null;
         }).get();
@@ -149,6 +152,17 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
         LOG.log(System.Logger.Level.INFO, "Channel " + channel + " from queue manager " + queueManager + " ("
                 + who.describe() + " at " + peer.remoteAddress() + ") is running");
         return new ReceiverChannel(channel, peer);
+    }
+
+    /** What {@code wharf admin display chstatus} shows of the receivers. Any thread. */
+    List<ChannelStatus> status() {
+        List<ChannelStatus> all = new ArrayList<>();
+        for (ChannelDefinition d : receivers.values()) {
+            ReceiverState state = reported.getOrDefault(d.name(), ReceiverState.NONE);
+            all.add(new ChannelStatus(d.name(), "receiver", running.contains(d.name()) ? "RUNNING" : "INACTIVE",
+                    d.partnerQueueManager(), null, state.sequence(), state.sequence(), state.batchId()));
+        }
+        return all;
     }
 
     private Frame.FromServer answerOpen(int requestId, String channel) {
@@ -228,6 +242,7 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
             local.call(id -> new Frame.Commit(id, session.id, consumed), TIMEOUT_MILLIS);
             ReceiverState committed = pullSyncRecord(session);
             states.put(channel, committed);
+            reported.put(channel, committed);
             return new Frame.Ok(requestId);
         } catch (Exception e) {
             LOG.log(System.Logger.Level.WARNING, "Channel " + channel + ": batch " + batchId + " not committed: "

@@ -13,7 +13,8 @@ import java.util.List;
  */
 public final class ChannelsPlugin implements ServerPlugin {
     private final ChannelSettings settings;
-    private final List<SenderChannel> senders = new ArrayList<>();
+    /** The senders, in definition order; a stopped one is replaced by a new one when started again. */
+    private final List<SenderChannel> senders = new java.util.concurrent.CopyOnWriteArrayList<>();
     private ChannelReceivers receivers;
     private Host host;
 
@@ -44,24 +45,55 @@ public final class ChannelsPlugin implements ServerPlugin {
         }
     }
 
-    /** The sender channel {@code name}'s state (RUNNING, RETRYING, ...); null for no such sender. */
-    public String senderStatus(String name) {
-        for (SenderChannel s : senders) {
-            if (s.definition().name().equals(name)) {
-                return s.status().name();
-            }
-        }
-        return null;
+    /** The admin commands of the channels ({@code wharf admin display chstatus}, start, stop): give them to the AdminPlugin. */
+    public ChannelCommands adminCommands() {
+        return new ChannelCommands(this);
     }
 
-    /** How many messages sender {@code name} has had confirmed by its partner since the start; -1 for no such sender. */
-    public long messagesSent(String name) {
+    /** Every channel's status: the senders, then the receivers, each in definition order. */
+    public List<ChannelStatus> status() {
+        List<ChannelStatus> all = new ArrayList<>();
+        for (SenderChannel s : senders) {
+            all.add(s.status());
+        }
+        if (receivers != null) {
+            all.addAll(receivers.status());
+        }
+        return all;
+    }
+
+    /** Starts sender {@code name} again after {@link #stopSender}; refused when it runs. */
+    public synchronized void startSender(String name) {
+        SenderChannel sender = sender(name);
+        if (sender.state() != SenderChannel.State.STOPPED) {
+            throw new IllegalArgumentException("Channel " + name + " is not stopped (it is " + sender.state() + ").");
+        }
+        SenderChannel again = new SenderChannel(sender.definition(), host.vmUrl(), host.config().name());
+        senders.set(senders.indexOf(sender), again);
+        again.start();
+    }
+
+    /**
+     * Stops sender {@code name}: a batch under way is left in doubt (resolved when it starts again); its transmission
+     * queue keeps what it has not sent, and it does not start again on a new message until {@link #startSender}.
+     */
+    public synchronized void stopSender(String name) {
+        sender(name).stop();
+    }
+
+    private SenderChannel sender(String name) {
         for (SenderChannel s : senders) {
             if (s.definition().name().equals(name)) {
-                return s.messagesSent();
+                return s;
             }
         }
-        return -1;
+        throw new IllegalArgumentException("No sender channel named '" + name + "' is defined (its senders: "
+                + senders.stream().map(s -> s.definition().name()).toList() + ").");
+    }
+
+    /** How many messages sender {@code name} has had confirmed by its partner since it started. */
+    public long messagesSent(String name) {
+        return sender(name).messagesSent();
     }
 
     /**

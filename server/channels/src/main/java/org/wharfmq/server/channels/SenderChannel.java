@@ -57,6 +57,11 @@ final class SenderChannel implements Runnable {
     private long batchId;
     /** Messages the partner has confirmed since the start (read by operators and tests). */
     private volatile long messagesSent;
+    /** The sequence number and last batch id, as operators see them (written by the channel's thread). */
+    private volatile Reported reported = new Reported(0, 0);
+
+    private record Reported(long sequence, long batchId) {
+    }
 
     SenderChannel(ChannelDefinition definition, String vmUrl, String queueManager) {
         this.definition = definition;
@@ -70,8 +75,14 @@ final class SenderChannel implements Runnable {
         thread.start();
     }
 
-    State status() {
+    State state() {
         return status;
+    }
+
+    /** What {@code wharf admin display chstatus} shows of it. */
+    ChannelStatus status() {
+        return new ChannelStatus(definition.name(), "sender", status.name(), definition.connection(),
+                definition.transmissionQueue(), messagesSent, reported.sequence, reported.batchId);
     }
 
     ChannelDefinition definition() {
@@ -189,6 +200,7 @@ final class SenderChannel implements Runnable {
         partner.call(id -> new Frame.ChannelEndBatch(id, nextSequence, nextBatch), timeout);
         sequence = nextSequence;
         batchId = nextBatch;
+        reported = new Reported(sequence, batchId);
         afterConfirm.run();
         local.call(id -> new Frame.XaCommit(id, xid, false), timeout);
         local.write(new Frame.Credit(CONSUMER, batch.size()));
@@ -246,6 +258,7 @@ final class SenderChannel implements Runnable {
                 definition.connectTimeoutMillis()).channelStatus();
         sequence = status.sequence();
         batchId = status.lastBatchId();
+        reported = new Reported(sequence, batchId);
         resolve(batchId);
         LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + " to queue manager "
                 + partner.serverName() + " at " + definition.connection() + " is running (sequence " + sequence
@@ -268,6 +281,10 @@ final class SenderChannel implements Runnable {
 
     /** Stops the channel: a batch under way is not removed from the transmission queue unless confirmed. */
     void stop() {
+        if (!thread.isAlive()) {
+            status = State.STOPPED;
+            return;
+        }
         stopping = true;
         thread.interrupt();
         try {

@@ -80,12 +80,13 @@ final class ServerCommand implements Callable<Integer> {
         WharfServer server;
         try {
             FlowHost flows = new FlowHost(file.flowHost());
-            AdminPlugin admin = new AdminPlugin(flows.adminCommands());
+            ChannelsPlugin channels = new ChannelsPlugin(file.channels());
+            AdminPlugin admin = new AdminPlugin(flows.adminCommands(), channels.adminCommands());
             HttpPlugin http = new HttpPlugin(file.http());
             // the channels first (they move messages whatever else runs), the admin plugin after the flows (its
             // command queue opens once they run), the console after the admin plugin (it runs its commands); HTTP last
             // (it listens once every route is registered)
-            WharfServer.Starter starter = WharfServer.builder(config).plugins(new ChannelsPlugin(file.channels()),
+            WharfServer.Starter starter = WharfServer.builder(config).plugins(channels,
                     flows, admin,
                     new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows), http);
             if (users != null) {
