@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
@@ -12,7 +11,6 @@ import org.wharfmq.server.cli.FlowCommandAccess;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 
-import javax.jms.Connection;
 import javax.jms.Message;
 import javax.jms.Session;
 import javax.jms.TextMessage;
@@ -20,37 +18,31 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code wharf admin display chstatus}, {@code stop channel} and {@code start channel} on a queue manager's channels. */
 class ChannelAdminTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private final List<AutoCloseable> open = new ArrayList<>();
+    private final ChannelServers servers = new ChannelServers();
 
     @AfterEach
     void stop() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
+        servers.close();
     }
 
     @Test
     void anOperatorSeesStopsAndStartsASenderChannel() throws Exception {
-        TestServer qm2 = TestServer.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
-                config -> WharfServer.builder(config).plugins(new ChannelsPlugin(new ChannelSettings(List.of(
-                        ChannelDefinition.receiver("TO.QM2", null, "QM1"))))).start());
-        open.add(qm2);
-        TestServer qm1 = TestServer.start(c -> c.name("QM1").autoCreate(false)
+        TestServer qm2 = servers.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
+                ChannelDefinition.receiver("TO.QM2", null, "QM1"));
+        TestServer qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
                 .queue(QueueDefinition.transmissionQueue("QM2"))
                 .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), config -> {
             ChannelsPlugin channels = new ChannelsPlugin(new ChannelSettings(List.of(
                     ChannelDefinition.sender("TO.QM2", qm2.server().tcpUrl(), "QM2", null, null),
                     ChannelDefinition.receiver("TO.QM1", null, "QM2"))));
             return WharfServer.builder(config).plugins(channels, new AdminPlugin(channels.adminCommands())).start();
-        });
-        open.add(qm1);
+        }));
         String url = qm1.server().tcpUrl();
 
         String table = admin(url, "display", "chstatus");
@@ -60,19 +52,13 @@ class ChannelAdminTest {
         assertEquals("Channel TO.QM2 stopped (its transmission queue keeps what it has not sent)\n",
                 admin(url, "stop", "channel", "TO.QM2"));
         assertEquals("STOPPED", sender(url).get("state").asText());
-        Connection onQm1 = new WharfConnectionFactory(url).createConnection();
-        open.add(onQm1);
-        Session session = onQm1.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Session session = servers.connect(url).createSession(false, Session.AUTO_ACKNOWLEDGE);
         session.createProducer(session.createQueue("ORDERS")).send(session.createTextMessage("held"));
         assertEquals(1, qm1.server().queueManager().queue("QM2").depth(), "a stopped channel takes nothing");
 
         assertEquals("Channel TO.QM2 started\n", admin(url, "start", "channel", "TO.QM2"));
-        Connection onQm2 = new WharfConnectionFactory(qm2.server().tcpUrl()).createConnection();
-        open.add(onQm2);
-        onQm2.start();
-        Session s2 = onQm2.createSession(false, Session.AUTO_ACKNOWLEDGE);
-        Message m = s2.createConsumer(s2.createQueue("ORDERS")).receive(10_000);
-        assertNotNull(m, "no message within 10 s");
+        Session s2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Message m = ChannelServers.next(s2.createConsumer(s2.createQueue("ORDERS")));
         assertEquals("held", ((TextMessage) m).getText());
 
         FlowCommandAccess.Result unknown = FlowCommandAccess.run("admin", "--url", url, "stop", "channel", "NOPE");

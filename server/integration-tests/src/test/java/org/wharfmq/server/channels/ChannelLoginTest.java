@@ -20,12 +20,10 @@ import javax.jms.TextMessage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,13 +32,11 @@ class ChannelLoginTest {
 
     @TempDir
     Path dir;
-    private final List<AutoCloseable> open = new ArrayList<>();
+    private final ChannelServers servers = new ChannelServers();
 
     @AfterEach
     void stop() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
+        servers.close();
     }
 
     private static String user(String name) {
@@ -55,36 +51,28 @@ class ChannelLoginTest {
                 + "  - connect: [user:qm1, user:other, user:app]\n"
                 + "  - channel: [user:qm1, user:other]\n"
                 + "  - queue: ORDERS\n    send: [user:qm1]\n    receive: [user:app]\n");
-        SecurityFileRealm realm = SecurityFileRealm.open(file);
-        open.add(realm);
-        TestServer qm2 = TestServer.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
+        SecurityFileRealm realm = servers.keep(SecurityFileRealm.open(file));
+        return servers.keep(TestServer.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
                 config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                         .plugins(new ChannelsPlugin(new ChannelSettings(List.of(
-                                ChannelDefinition.receiver("TO.QM2", "qm1", "QM1"))))).start());
-        open.add(qm2);
-        return qm2;
+                                ChannelDefinition.receiver("TO.QM2", "qm1", "QM1"))))).start()));
     }
 
     @Test
     void theChannelLogsInAsItsUserAndPutsWithItsAuthority() throws Exception {
         TestServer qm2 = startQm2();
-        TestServer qm1 = TestServer.start(c -> c.name("QM1").autoCreate(false)
+        TestServer qm1 = servers.start(c -> c.name("QM1").autoCreate(false)
                 .queue(QueueDefinition.transmissionQueue("QM2"))
-                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), config -> WharfServer
-                .builder(config).plugins(new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender(
-                        "TO.QM2", qm2.server().tcpUrl(), "QM2", "qm1", "qm1-pw"))))).start());
-        open.add(qm1);
-        Connection onQm1 = new WharfConnectionFactory(qm1.server().tcpUrl()).createConnection();
-        open.add(onQm1);
-        Session session = onQm1.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
+                ChannelDefinition.sender("TO.QM2", qm2.server().tcpUrl(), "QM2", "qm1", "qm1-pw"));
+        Session session = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
         session.createProducer(session.createQueue("ORDERS")).send(session.createTextMessage("from QM1"));
 
-        Connection onQm2 = new WharfConnectionFactory(qm2.server().tcpUrl()).createConnection("app", "app-pw");
-        open.add(onQm2);
+        Connection onQm2 = servers.keep(new WharfConnectionFactory(qm2.server().tcpUrl()).createConnection("app",
+                "app-pw"));
         onQm2.start();
         Session app = onQm2.createSession(false, Session.AUTO_ACKNOWLEDGE);
-        Message m = app.createConsumer(app.createQueue("ORDERS")).receive(10_000);
-        assertNotNull(m, "no message within 10 s");
+        Message m = ChannelServers.next(app.createConsumer(app.createQueue("ORDERS")));
         assertEquals("from QM1", ((TextMessage) m).getText());
     }
 

@@ -2,10 +2,8 @@ package org.wharfmq.server.channels;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.server.TestServer;
-import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.config.ServerConfig;
@@ -18,26 +16,21 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /** Channels when the partner is down for a while, and a message crossing two channels to a third queue manager. */
 class ChannelRoutesTest {
 
-    private static final long EXPECTED_MS = 10_000;
-
-    private final List<AutoCloseable> open = new ArrayList<>();
+    private final ChannelServers servers = new ChannelServers();
+    private final List<TestServer> started = new ArrayList<>();
 
     @AfterEach
     void stop() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
+        servers.close();
     }
 
     @Test
@@ -50,7 +43,7 @@ class ChannelRoutesTest {
                 sender("TO.QM2", qm2Port, "QM2"));
         qm2.stop();
 
-        TestServer qm1 = servers.get(1);
+        TestServer qm1 = started.get(1);
         Session onQm1 = connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
         for (int i = 0; i < 5; i++) {
@@ -79,8 +72,7 @@ class ChannelRoutesTest {
     private void cutInTheMiddle(java.util.function.Consumer<TcpProxy> cut) throws Exception {
         TestServer qm2 = start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
                 ChannelDefinition.receiver("TO.QM2", null, null));
-        TcpProxy proxy = TcpProxy.start(qm2.server().tcpPort());
-        open.add(proxy);
+        TcpProxy proxy = servers.keep(TcpProxy.start(qm2.server().tcpPort()));
         TestServer qm1 = start(c -> c.name("QM1").autoCreate(false).queue(QueueDefinition.transmissionQueue("QM2"))
                         .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
                 ChannelDefinition.sender("TO.QM2", proxy.url(), "QM2", null, null).withBatchSize(10)
@@ -120,7 +112,7 @@ class ChannelRoutesTest {
         onQm1.createProducer(onQm1.createQueue("ORDERS")).send(onQm1.createTextMessage("via QM2"));
         onQm1.createProducer(onQm1.createQueue("queue://QM3/ORDERS")).send(onQm1.createTextMessage("qualified"));
 
-        Session onQm3 = connect(servers.get(0).server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Session onQm3 = connect(started.get(0).server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer orders = onQm3.createConsumer(onQm3.createQueue("ORDERS"));
         Message first = next(orders);
         assertEquals("via QM2", ((TextMessage) first).getText());
@@ -129,14 +121,10 @@ class ChannelRoutesTest {
         Receive.nothingMore(orders);
     }
 
-    private final List<TestServer> servers = new ArrayList<>();
-
     private TestServer start(UnaryOperator<ServerConfig.Builder> config, ChannelDefinition... channels)
             throws Exception {
-        TestServer server = TestServer.start(config, c -> WharfServer.builder(c)
-                .plugins(new ChannelsPlugin(new ChannelSettings(List.of(channels)))).start());
-        open.add(server);
-        servers.add(server);
+        TestServer server = servers.start(config, channels);
+        started.add(server);
         return server;
     }
 
@@ -145,22 +133,15 @@ class ChannelRoutesTest {
                 .withTimes(50, 60_000);
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket free = new ServerSocket(0)) {
-            return free.getLocalPort();
-        }
-    }
-
     private Connection connect(String url) throws Exception {
-        Connection connection = new WharfConnectionFactory(url).createConnection();
-        connection.start();
-        open.add(connection);
-        return connection;
+        return servers.connect(url);
     }
 
     private static Message next(MessageConsumer consumer) throws Exception {
-        Message message = consumer.receive(EXPECTED_MS);
-        assertNotNull(message, "no message within " + EXPECTED_MS + " ms");
-        return message;
+        return ChannelServers.next(consumer);
+    }
+
+    private static int freePort() throws Exception {
+        return ChannelServers.freePort();
     }
 }

@@ -3,7 +3,6 @@ package org.wharfmq.server.channels;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.ClientException;
-import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.server.TestServer;
@@ -24,7 +23,6 @@ import javax.jms.MessageProducer;
 import javax.jms.Queue;
 import javax.jms.Session;
 import javax.jms.TextMessage;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +33,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,18 +43,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ChannelTest {
 
-    private static final long EXPECTED_MS = 10_000;
+    private static final long EXPECTED_MS = ChannelServers.EXPECTED_MS;
 
-    private final List<AutoCloseable> open = new ArrayList<>();
+    private final ChannelServers servers = new ChannelServers();
     private TestServer qm1;
     private TestServer qm2;
     private ChannelsPlugin qm1Channels;
 
     @AfterEach
     void stop() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
+        servers.close();
     }
 
     /** QM2 with ORDERS and a receiver TO.QM2; its access control {@code control} (null: everything allowed). */
@@ -73,7 +68,7 @@ class ChannelTest {
                     new ChannelSettings(channels)));
             return (control == null ? starter : starter.accessControl(control)).start();
         });
-        open.add(qm2);
+        servers.keep(qm2);
     }
 
     private void startQm1(int batchSize) throws Exception {
@@ -93,14 +88,11 @@ class ChannelTest {
                     ChannelDefinition.receiver("TO.QM1", null, "QM2"))));
             return WharfServer.builder(config).plugins(qm1Channels).start();
         });
-        open.add(qm1);
+        servers.keep(qm1);
     }
 
     private Connection connect(String url) throws Exception {
-        Connection connection = new WharfConnectionFactory(url).createConnection();
-        connection.start();
-        open.add(connection);
-        return connection;
+        return servers.connect(url);
     }
 
     @Test
@@ -128,10 +120,7 @@ class ChannelTest {
 
     @Test
     void aRequesterOnQm1GetsTheReplyOfAResponderOnQm2OnItsTemporaryQueue() throws Exception {
-        int qm1Port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            qm1Port = free.getLocalPort();
-        }
+        int qm1Port = ChannelServers.freePort();
         startQm2(null, new AtomicReference<>("tcp://127.0.0.1:" + qm1Port)); // its sender back to QM1
         startQm1(50, qm1Port);
 
@@ -231,9 +220,7 @@ class ChannelTest {
         }
         onQm1.commit();
         assertTrue(inDoubt.await(EXPECTED_MS, TimeUnit.MILLISECONDS));
-        open.remove(qm1);
         qm1.stop(); // its journal holds the first batch's removal prepared: in doubt
-        open.add(qm1);
         qm1.restart(); // the channel starts at once to resolve it, and sends the rest
 
         Session onQm2 = connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -289,8 +276,6 @@ class ChannelTest {
     }
 
     private static Message next(MessageConsumer consumer) throws Exception {
-        Message message = consumer.receive(EXPECTED_MS);
-        assertNotNull(message, "no message within " + EXPECTED_MS + " ms");
-        return message;
+        return ChannelServers.next(consumer);
     }
 }
