@@ -319,8 +319,14 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
             return "the channel's user, " + partner.describe() + ", may not send to '" + destination + "' (no 'send'"
                     + " permission on it)";
         }
-        if (destination.indexOf(TransmissionHeader.QUALIFIER) < 0 && !host.config().autoCreate() && !exists(destination)) {
-            return "queue manager " + host.config().name() + " has no queue '" + destination + "'";
+        if (destination.indexOf(TransmissionHeader.QUALIFIER) < 0 && !exists(destination)) {
+            if (!host.config().autoCreate()) {
+                return "queue manager " + host.config().name() + " has no queue '" + destination + "'";
+            }
+            if (!host.accessControl().allows(partner, Permission.CREATE, destination)) {
+                return "queue manager " + host.config().name() + " has no queue '" + destination + "', and the"
+                        + " channel's user, " + partner.describe() + ", may not create it (no 'create' permission)";
+            }
         }
         return null;
     }

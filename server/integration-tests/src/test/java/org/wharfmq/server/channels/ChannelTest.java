@@ -275,6 +275,29 @@ class ChannelTest {
         assertEquals(0, qm2.server().queueManager().queue("PAYROLL").depth());
     }
 
+    @Test
+    void aMessageForAQueueThatDoesNotExistGoesToTheDeadLetterQueueUnlessTheChannelUserMayCreateIt() throws Exception {
+        AccessControl rules = new AccessControl(PermissionRules.builder().connect("anyone").channel("anyone")
+                .queue("**", Permission.SEND, "anyone").queue("MADE.**", Permission.CREATE, "anyone").build(),
+                "security file test.yaml");
+        qm2 = servers.keep(TestServer.start(c -> c.name("QM2").autoCreate(true), config -> WharfServer.builder(config)
+                .accessControl(rules).plugins(new ChannelsPlugin(new ChannelSettings(List.of(
+                        ChannelDefinition.receiver("TO.QM2", null, null))))).start()));
+        TestServer qm1 = servers.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2")), ChannelDefinition.sender("TO.QM2",
+                qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 60_000));
+        Session onQm1 = connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        onQm1.createProducer(onQm1.createQueue("queue://QM2/OTHER")).send(onQm1.createTextMessage("nowhere"));
+        onQm1.createProducer(onQm1.createQueue("queue://QM2/MADE.ORDERS")).send(onQm1.createTextMessage("made"));
+
+        Session onQm2 = connect(qm2.server().vmUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        assertEquals("made", ((TextMessage) next(onQm2.createConsumer(onQm2.createQueue("MADE.ORDERS")))).getText());
+        Message dead = next(onQm2.createConsumer(onQm2.createQueue(DeadLetters.QUEUE)));
+        assertEquals("nowhere", ((TextMessage) dead).getText());
+        assertEquals("Channel: queue manager QM2 has no queue 'OTHER', and the channel's user, an anonymous client,"
+                + " may not create it (no 'create' permission)", dead.getStringProperty(DeadLetters.REASON_PROPERTY));
+    }
+
     private static Message next(MessageConsumer consumer) throws Exception {
         return ChannelServers.next(consumer);
     }
