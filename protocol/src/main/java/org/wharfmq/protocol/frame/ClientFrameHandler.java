@@ -99,4 +99,10 @@ public interface ClientFrameHandler {
 
     /** XA_RECOVER: the prepared branches, for a transaction manager's recovery. */
     void onXaRecover(Frame.XaRecover frame);
+
+    void onChannelOpen(Frame.ChannelOpen frame);
+
+    void onChannelMessage(Frame.ChannelMessage frame);
+
+    void onChannelEndBatch(Frame.ChannelEndBatch frame);
 }

@@ -118,10 +118,15 @@ final class Codec {
             case XA_RECOVER -> Frame.XaRecover.read(in);
             case XA_RESULT -> Frame.XaResult.read(in);
             case PRODUCER_CREDIT -> Frame.ProducerCredit.read(in);
+            case CHANNEL_OPEN -> Frame.ChannelOpen.read(in);
+            case CHANNEL_STATUS -> Frame.ChannelStatus.read(in);
+            case CHANNEL_MESSAGE -> Frame.ChannelMessage.read(in);
+            case CHANNEL_END_BATCH -> Frame.ChannelEndBatch.read(in);
         };
         if (in.isReadable()) {
-            if (frame instanceof Frame.Send s) {
-                s.message().release();
+            ByteBuf message = FrameEncoder.messageOf(frame);
+            if (message != null) {
+                message.release();
             }
             throw new MalformedFrameException(type + " frame has " + in.readableBytes() + " unexpected trailing bytes");
         }

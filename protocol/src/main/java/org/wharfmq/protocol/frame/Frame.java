@@ -1196,4 +1196,111 @@ public sealed interface Frame {
             return new XaResult(in.readInt(), in.readInt(), Codec.readXids(in));
         }
     }
+
+    // ---- channels between queue managers (docs/distributed.md) ----
+
+    /**
+     * Client → server: this connection is a channel's, from the sending queue manager {@code queueManager}, for the
+     * channel {@code channel} the server defines as a receiver. Needs the {@code channel} permission. Answered
+     * {@link ChannelStatus} with the receiver's last committed batch, or {@link Error} (NOT_AUTHORISED, or
+     * UNKNOWN_DESTINATION for a channel the server has no receiver of). After it the connection carries the channel's
+     * {@link ChannelMessage} and {@link ChannelEndBatch} frames only.
+     */
+    record ChannelOpen(int requestId, String channel, String queueManager) implements FromClient {
+        public FrameType type() {
+            return FrameType.CHANNEL_OPEN;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onChannelOpen(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            WireStrings.write(out, channel);
+            WireStrings.write(out, queueManager);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static ChannelOpen read(ByteBuf in) {
+            return new ChannelOpen(in.readInt(), WireStrings.read(in), WireStrings.read(in));
+        }
+    }
+
+    /**
+     * Server → client: the answer to {@link ChannelOpen}: the channel's sequence number (messages committed on it
+     * since it was first used) and the id of the last batch the receiver committed (0: none), which the sender
+     * compares with its own in-doubt batch.
+     */
+    record ChannelStatus(int requestId, long sequence, long lastBatchId) implements FromServer {
+        public FrameType type() {
+            return FrameType.CHANNEL_STATUS;
+        }
+
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onChannelStatus(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeLong(sequence);
+            out.writeLong(lastBatchId);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static ChannelStatus read(ByteBuf in) {
+            return new ChannelStatus(in.readInt(), in.readLong(), in.readLong());
+        }
+    }
+
+    /**
+     * Client → server, on an open channel: one message of the current batch, its bytes as they are stored on the
+     * sender's transmission queue (with its transmission header), not answered. Owns one reference to its buffer, as
+     * {@link Send} does.
+     */
+    record ChannelMessage(ByteBuf message) implements FromClient {
+        public FrameType type() {
+            return FrameType.CHANNEL_MESSAGE;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onChannelMessage(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            // the message bytes follow (FrameEncoder#messageOf)
+        }
+
+        /** Reads the payload; the message is a retained slice of {@code in}. */
+        public static ChannelMessage read(ByteBuf in) {
+            return new ChannelMessage(in.readRetainedSlice(in.readableBytes()));
+        }
+    }
+
+    /**
+     * Client → server, on an open channel: the batch of the {@link ChannelMessage}s since the last one ends; the
+     * receiver commits their puts with {@code sequence} (the channel's sequence number after them) and
+     * {@code batchId} in one transaction, then answers {@link Ok} (or {@link Error}, and nothing of the batch is
+     * committed).
+     */
+    record ChannelEndBatch(int requestId, long sequence, long batchId) implements FromClient {
+        public FrameType type() {
+            return FrameType.CHANNEL_END_BATCH;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onChannelEndBatch(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            out.writeLong(sequence);
+            out.writeLong(batchId);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static ChannelEndBatch read(ByteBuf in) {
+            return new ChannelEndBatch(in.readInt(), in.readLong(), in.readLong());
+        }
+    }
 }

@@ -41,13 +41,16 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         }
     }
 
-    /** The message bytes a SEND or DELIVER frame carries after its header, or null for every other frame. */
+    /** The message bytes a SEND, DELIVER or CHANNEL_MESSAGE frame carries after its header, or null for every other frame. */
     public static ByteBuf messageOf(Frame frame) {
         if (frame instanceof Frame.Send s) {
             return s.message();
         }
         if (frame instanceof Frame.Deliver d) {
             return d.message();
+        }
+        if (frame instanceof Frame.ChannelMessage m) {
+            return m.message();
         }
         return null;
     }

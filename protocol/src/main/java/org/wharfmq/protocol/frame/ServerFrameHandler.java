@@ -42,4 +42,6 @@ public interface ServerFrameHandler {
 
     /** XA_RESULT: the answer to an XA_PREPARE or XA_RECOVER. */
     void onXaResult(Frame.XaResult frame);
+
+    void onChannelStatus(Frame.ChannelStatus frame);
 }

@@ -78,7 +78,10 @@ class FrameCodecTest {
                 new Frame.XaRollback(18, XID),
                 new Frame.XaRecover(19),
                 new Frame.XaResult(19, Frame.XA_OK, List.of(XID, new WireXid(-7, new byte[64], new byte[0]))),
-                new Frame.XaResult(16, Frame.XA_RDONLY, List.of()));
+                new Frame.XaResult(16, Frame.XA_RDONLY, List.of()),
+                new Frame.ChannelOpen(20, "TO.QM2", "QM1"),
+                new Frame.ChannelStatus(20, 1_234_567_890_123L, 42),
+                new Frame.ChannelEndBatch(21, 50, 1));
         for (Frame f : frames) {
             assertEquals(f, roundTrip(f));
         }
@@ -108,7 +111,7 @@ class FrameCodecTest {
     }
 
     @Test
-    void sendAndDeliverCarryTheMessageBytesUnchanged() {
+    void sendDeliverAndChannelMessageCarryTheMessageBytesUnchanged() {
         byte[] message = "any bytes at all \u0000\u00ff".getBytes(StandardCharsets.ISO_8859_1);
         Frame.Send send = (Frame.Send) roundTrip(new Frame.Send(5, 2, 3, Unpooled.wrappedBuffer(message)));
         assertEquals(5, send.requestId());
@@ -123,6 +126,11 @@ class FrameCodecTest {
         assertEquals(2, deliver.deliveryCount());
         assertArrayEquals(message, bytes(deliver.message()));
         deliver.message().release();
+
+        Frame.ChannelMessage carried = (Frame.ChannelMessage) roundTrip(
+                new Frame.ChannelMessage(Unpooled.wrappedBuffer(message)));
+        assertArrayEquals(message, bytes(carried.message()));
+        carried.message().release();
     }
 
     @Test

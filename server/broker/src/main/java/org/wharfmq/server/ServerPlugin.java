@@ -11,8 +11,9 @@ import org.wharfmq.server.security.Logins;
  * a client does, over its in-VM listener, so the broker depends on no plugin and on none of their libraries (the JMS
  * client, the flow engine, XML); what operators see and do (queues, connections, subscriptions) it reaches through
  * the {@link Management} view, the one way in for the admin command queue, metrics and the console. The admin command
- * queue, the HTTP listener, the console and the metrics are plugins too; channels to other queue managers and
- * replication are meant to plug in the same way.
+ * queue, the HTTP listener, the console, the metrics and the channels to other queue managers (which take their
+ * partners' connections through {@link Host#acceptChannels}) are plugins too; replication is meant to plug in the
+ * same way.
  *
  * <h2>Life cycle</h2>
  * The plugins given to {@link WharfServer#start(ServerConfig, ServerPlugin...)} are started in that order, once the
@@ -72,5 +73,13 @@ public interface ServerPlugin extends AutoCloseable {
 
         /** Who may do what: the permission rules in force (reloaded with the security file). */
         AccessControl accessControl();
+
+        /**
+         * Makes {@code acceptor} the receiving end of channels from other queue managers on this server's listeners
+         * (null: none again, as at the start, when CHANNEL_OPEN is refused); one plugin serves them.
+         *
+         * @throws IllegalStateException when another plugin set one already
+         */
+        void acceptChannels(ChannelAcceptor acceptor);
     }
 }

@@ -105,6 +105,8 @@ public final class WharfServer implements AutoCloseable {
     private final List<Channel> listeners = new ArrayList<>(2);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<ServerPlugin> plugins;
+    /** Where CHANNEL_OPEN goes: the plugin that receives channels, set through its Host; made by bind(). */
+    private org.wharfmq.server.transport.ChannelAcceptorSlot channelAcceptor;
     /** Who may connect: the users and the throttle of failed logins. */
     private final Logins logins;
     /** The plugins whose start was called, in that order: the ones close() stops. */
@@ -250,6 +252,7 @@ public final class WharfServer implements AutoCloseable {
     private void bind() throws Exception {
         ServerContext context = new ServerContext(config, queueManager, topicManager, accessControl, connections,
                 WharfVersion.current(), logins, connectionLimits, xaBranches, openConnections);
+        channelAcceptor = context.channelAcceptor();
         ServerChannelInitializer initializer = new ServerChannelInitializer(context);
         if (config.plainListener()) {
             Channel tcp = bindTcp(config.port(), "port", initializer);
@@ -346,6 +349,11 @@ public final class WharfServer implements AutoCloseable {
             @Override
             public AccessControl accessControl() {
                 return accessControl;
+            }
+
+            @Override
+            public void acceptChannels(ChannelAcceptor acceptor) {
+                channelAcceptor.set(acceptor);
             }
         };
         for (ServerPlugin plugin : plugins) {

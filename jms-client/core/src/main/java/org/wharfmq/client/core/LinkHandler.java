@@ -147,6 +147,14 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
     }
 
     @Override
+    public void onChannelStatus(Frame.ChannelStatus frame) {
+        if (!requests.answer(frame)) {
+            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} answered channel request {1}, which no longer waits",
+                    connected.address(), frame.requestId());
+        }
+    }
+
+    @Override
     public void onError(Frame.Error error) {
         ConnectedLink on = connected;
         if (error.requestId() != 0) {

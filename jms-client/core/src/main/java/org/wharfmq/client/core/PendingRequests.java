@@ -31,6 +31,8 @@ public final class PendingRequests {
         private final CompletableFuture<Frame.Error> answer = new CompletableFuture<>();
         /** The XA_RESULT that answered an XA_PREPARE or XA_RECOVER; written before {@link #answer} completes. */
         private volatile Frame.XaResult xaResult;
+        /** The CHANNEL_STATUS that answered a CHANNEL_OPEN; written before {@link #answer} completes. */
+        private volatile Frame.ChannelStatus channelStatus;
 
         private Request(int id, ConnectedLink on) {
             super(on.link());
@@ -46,6 +48,11 @@ public final class PendingRequests {
         /** The XA_RESULT of an answered XA_PREPARE or XA_RECOVER; null for any other answer. */
         public Frame.XaResult xaResult() {
             return xaResult;
+        }
+
+        /** The CHANNEL_STATUS of an answered CHANNEL_OPEN; null for any other answer. */
+        public Frame.ChannelStatus channelStatus() {
+            return channelStatus;
         }
 
         @Override
@@ -115,6 +122,22 @@ public final class PendingRequests {
             return false;
         }
         request.xaResult = result;
+        request.complete(null);
+        return true;
+    }
+
+    /**
+     * Completes a CHANNEL_OPEN with the server's CHANNEL_STATUS (on the IO thread): as an OK whose
+     * {@link Request#channelStatus()} is {@code status}.
+     *
+     * @return false when no request had that id
+     */
+    public boolean answer(Frame.ChannelStatus status) {
+        Request request = pending.remove(status.requestId());
+        if (request == null) {
+            return false;
+        }
+        request.channelStatus = status;
         request.complete(null);
         return true;
     }

@@ -7,7 +7,9 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import org.wharfmq.protocol.frame.ErrorCode;
+import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.server.Configuration;
 
@@ -98,12 +100,11 @@ final class ProtocolFailures {
         ctx.writeAndFlush(new Frame.Error(0, code, message, 0, 0)).addListener(ChannelFutureListener.CLOSE);
     }
 
-    /** Releases a frame that will not be processed (SEND and DELIVER own a buffer). */
+    /** Releases a frame that will not be processed (SEND, DELIVER and CHANNEL_MESSAGE own a buffer). */
     static void discard(Object frame) {
-        if (frame instanceof Frame.Send s) {
-            s.message().release();
-        } else if (frame instanceof Frame.Deliver d) {
-            d.message().release();
+        ByteBuf message = frame instanceof Frame f ? FrameEncoder.messageOf(f) : null;
+        if (message != null) {
+            message.release();
         } else {
             ReferenceCountUtil.release(frame);
         }

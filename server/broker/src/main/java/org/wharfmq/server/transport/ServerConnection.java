@@ -12,7 +12,9 @@ import org.wharfmq.protocol.frame.ClientFrameHandler;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.server.ChannelAcceptor;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.security.Identity;
@@ -85,6 +87,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private CountingFlushHandler traffic;
     /** The loop's hand-off of deliveries to other loops' sessions, told where each read starts and ends. */
     private DeliveryHandOff handOff;
+    /** The channel from another queue manager this connection carries, after CHANNEL_OPEN; null before. */
+    private ChannelAcceptor.Inbound inboundChannel;
     /** Open producers by id, each with its session and the queue it is counted on (null: anonymous or a topic). */
     private final IntObjectHashMap<Producer> producers = new IntObjectHashMap<>();
 
@@ -533,6 +537,78 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         replies.xaResult(f.requestId(), Frame.XA_OK, context.xaBranches().recover(access));
     }
 
+    // ---- a channel from another queue manager (the plugin's: ChannelAcceptor) ----
+
+    @Override
+    public void onChannelOpen(Frame.ChannelOpen f) {
+        try {
+            if (inboundChannel != null || !sessions.isEmpty()) {
+                throw WharfException.illegalState("A channel's connection carries that channel alone: this connection"
+                        + (inboundChannel != null ? " opened a channel already" : " has sessions") + ". Open channel '"
+                        + f.channel() + "' on a connection of its own.");
+            }
+            try {
+                access.check(Permission.CHANNEL, null);
+            } catch (WharfException e) {
+                throw new WharfException(ErrorCode.NOT_AUTHORISED, "Channel '" + f.channel() + "' from queue manager "
+                        + f.queueManager() + " is refused: only a user with the 'channel' permission runs a channel"
+                        + " (docs/distributed.md). " + e.getMessage());
+            }
+            ChannelAcceptor acceptor = context.channelAcceptor().acceptor();
+            if (acceptor == null) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue manager " + context.config().name()
+                        + " receives no channels: it defines no receiver channel. Define receiver channel '"
+                        + f.channel() + "' under channels: in its config/wharf.yaml (docs/distributed.md).");
+            }
+            inboundChannel = acceptor.open(channelPeer(), f.requestId(), f.channel(), f.queueManager());
+        } catch (WharfException e) {
+            replies.error(f.requestId(), e, 0, 0);
+        }
+    }
+
+    @Override
+    public void onChannelMessage(Frame.ChannelMessage f) {
+        if (inboundChannel == null) {
+            f.message().release();
+            ProtocolFailures.protocolError(ctx, "CHANNEL_MESSAGE before CHANNEL_OPEN was accepted");
+            return;
+        }
+        inboundChannel.message(f.message());
+    }
+
+    @Override
+    public void onChannelEndBatch(Frame.ChannelEndBatch f) {
+        if (inboundChannel == null) {
+            ProtocolFailures.protocolError(ctx, "CHANNEL_END_BATCH before CHANNEL_OPEN was accepted");
+            return;
+        }
+        inboundChannel.endBatch(f.requestId(), f.sequence(), f.batchId());
+    }
+
+    private ChannelAcceptor.Peer channelPeer() {
+        return new ChannelAcceptor.Peer() {
+            @Override
+            public Identity identity() {
+                return identity;
+            }
+
+            @Override
+            public String remoteAddress() {
+                return String.valueOf(channel.remoteAddress());
+            }
+
+            @Override
+            public void send(Frame.FromServer frame) {
+                channel.writeAndFlush(frame, channel.voidPromise());
+            }
+
+            @Override
+            public void close(String reason) {
+                ProtocolFailures.closeWith(ctx, ErrorCode.CONNECTION_ENDED, reason);
+            }
+        };
+    }
+
     // ---- the end ----
 
     /**
@@ -551,6 +627,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
      */
     private TemporaryDestinations.Handover releaseAll(boolean connectionLost, boolean handOver) {
         released = true;
+        if (inboundChannel != null) {
+            inboundChannel.closed();
+            inboundChannel = null;
+        }
         for (BrokerSession session : sessions.values()) {
             session.close(0, connectionLost);
         }

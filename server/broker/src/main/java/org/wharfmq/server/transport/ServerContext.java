@@ -25,11 +25,13 @@ import org.wharfmq.server.topic.TopicManager;
  * @param connectionLimits the count of network connections against maxConnections and maxConnectionsPerAddress
  * @param xaBranches    the XA transaction branches, each its starting user's (and an admin's, for recovery)
  * @param openConnections the connections past their handshake, by number: what the management view sees and ends
+ * @param channelAcceptor the plugin that receives channels from other queue managers (CHANNEL_OPEN), if any
  */
 public record ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
                             AccessControl accessControl, ClientIds clientIds, ConnectionKeys connectionKeys,
                             ChannelGroup connections, String serverVersion, Logins logins,
-                            ConnectionLimits connectionLimits, XaBranches xaBranches, OpenConnections openConnections) {
+                            ConnectionLimits connectionLimits, XaBranches xaBranches, OpenConnections openConnections,
+                            ChannelAcceptorSlot channelAcceptor) {
 
     /** A server's context, with no client ID or connection key in use, no connection counted yet and no XA branch. */
     public ServerContext(ServerConfig config, QueueManager queueManager, TopicManager topicManager,
@@ -47,7 +49,7 @@ public record ServerContext(ServerConfig config, QueueManager queueManager, Topi
                          AccessControl accessControl, ChannelGroup connections, String serverVersion, Logins logins,
                          ConnectionLimits connectionLimits, XaBranches xaBranches, OpenConnections openConnections) {
         this(config, queueManager, topicManager, accessControl, new ClientIds(), new ConnectionKeys(), connections,
-                serverVersion, logins, connectionLimits, xaBranches, openConnections);
+                serverVersion, logins, connectionLimits, xaBranches, openConnections, new ChannelAcceptorSlot());
     }
 
     /** The decoder's limit: the longest message plus room for the frame's own fields. */

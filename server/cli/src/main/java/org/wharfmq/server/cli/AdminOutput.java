@@ -155,6 +155,25 @@ final class AdminOutput {
     }
 
     /** The prepared XA branches, oldest first: the age says which transaction manager to look at. */
+    static void chstatus(JsonNode channels, PrintWriter out) {
+        if (channels.isEmpty()) {
+            out.println("No channels (channels: in config/wharf.yaml).");
+            return;
+        }
+        Table table = new Table("CHANNEL", "TYPE", "STATE", "PARTNER", "XMITQ", ">MESSAGES", ">SEQUENCE", ">LAST BATCH");
+        for (JsonNode c : channels) {
+            table.row(c.get("name").asText(), c.get("type").asText(), c.get("state").asText(),
+                    orDash(c.get("partner")), orDash(c.get("transmissionQueue")), c.get("messages").asLong(),
+                    c.get("sequence").asLong(), c.get("lastBatchId").asLong());
+        }
+        table.print(out);
+    }
+
+    private static String orDash(JsonNode node) {
+        String text = text(node);
+        return text == null ? "-" : text;
+    }
+
     static void prepared(JsonNode branches, PrintWriter out) {
         if (branches.isEmpty()) {
             out.println("No prepared XA transaction branches.");

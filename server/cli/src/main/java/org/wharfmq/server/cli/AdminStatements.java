@@ -2,6 +2,7 @@ package org.wharfmq.server.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.wharfmq.server.admin.AdminProtocol;
+import org.wharfmq.server.channels.ChannelCommands;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -64,7 +65,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
                 .addSubcommand("display", new Display())
                 .addSubcommand("clear", new Clear())
                 .addSubcommand("browse", new Browse())
-                .addSubcommand("end", new End());
+                .addSubcommand("end", new End())
+                .addSubcommand("start", new Start())
+                .addSubcommand("stop", new Stop());
         commandLine.setOut(out).setErr(err);
         commandLine.setParameterExceptionHandler((e, args) -> {
             err.println("wharf: " + where + e.getMessage() + " ('help' lists the commands; 'COMMAND --help' shows one)");
@@ -91,7 +94,7 @@ final class AdminStatements implements Runnable, AutoCloseable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: define, alter, delete, display,"
-                + " clear, browse, move, copy or end");
+                + " clear, browse, move, copy, end, start or stop");
     }
 
     // ---- the commands ----
@@ -306,6 +309,12 @@ final class AdminStatements implements Runnable, AutoCloseable {
             return send("display-prepared", arguments(), result -> done(() -> AdminOutput.prepared(result, out)));
         }
 
+        @Command(name = "chstatus", mixinStandardHelpOptions = true, description = "Lists the channels to and from other"
+                + " queue managers: state, partner, transmission queue, messages, sequence number, last batch.")
+        int chstatus() {
+            return send("display-chstatus", arguments(), result -> done(() -> AdminOutput.chstatus(result, out)));
+        }
+
         @Command(name = "server", mixinStandardHelpOptions = true, description = "Shows the queue manager: version, uptime, listeners, journal, memory.")
         int server() {
             return send("display-server", arguments(), result -> done(() -> AdminOutput.server(result, out)));
@@ -345,6 +354,25 @@ final class AdminStatements implements Runnable, AutoCloseable {
         int connection(@Parameters(paramLabel = "ID") long id) {
             return send("end-connection", arguments(AdminProtocol.CONNECTION, id),
                     result -> done(() -> AdminOutput.ended(result, out)));
+        }
+    }
+
+    @Command(name = "start", description = "Starts a sender channel stopped with 'stop channel'.")
+    final class Start extends Verb {
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Starts a sender channel again.")
+        int channel(@Parameters(paramLabel = "NAME") String name) {
+            return send("start-channel", arguments(ChannelCommands.CHANNEL, name),
+                    result -> done(() -> out.println(result.asText())));
+        }
+    }
+
+    @Command(name = "stop", description = "Stops a sender channel.")
+    final class Stop extends Verb {
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Stops a sender channel: it sends"
+                + " nothing more, even when its transmission queue gets messages, until 'start channel'.")
+        int channel(@Parameters(paramLabel = "NAME") String name) {
+            return send("stop-channel", arguments(ChannelCommands.CHANNEL, name),
+                    result -> done(() -> out.println(result.asText())));
         }
     }
 

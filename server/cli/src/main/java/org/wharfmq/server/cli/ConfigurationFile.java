@@ -1,5 +1,6 @@
 package org.wharfmq.server.cli;
 
+import org.wharfmq.server.channels.ChannelSettings;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.Settings;
@@ -14,7 +15,8 @@ import java.nio.file.Path;
  * into a {@link Settings} tree ({@link YamlTree}), and each component reads the keys it owns from it, with its own
  * defaults and checks: the queue manager its top-level settings ({@link ServerConfig#read}), the flow host its
  * {@code flows:} and the other keys of {@link FlowHostSettings}, the HTTP listener its {@code http:} ({@link HttpSettings#SECTION}), the security
- * file's module {@code securityFile} ({@link SecuritySettings#SECTION}). Settings the file does not mention keep their defaults. A key that no
+ * file's module {@code securityFile} ({@link SecuritySettings#SECTION}), the channels their {@code channels:}
+ * ({@link ChannelSettings#SECTION}). Settings the file does not mention keep their defaults. A key that no
  * component asked for is an error naming the key and the known ones, so a typo never silently falls back to a
  * default.
  *
@@ -22,13 +24,15 @@ import java.nio.file.Path;
  * @param flowHost the flow host's settings: the flows deployed at startup, its user, remoteDeploy (validated)
  * @param http   the HTTP listener's settings (validated), null for none
  * @param security where the security file is, null for none (no users: local anonymous clients only)
+ * @param channels the channels to other queue managers (validated), none when the file has no {@code channels:}
  */
 public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, HttpSettings http,
-                                SecuritySettings security) {
+                                SecuritySettings security, ChannelSettings channels) {
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */
     public static ConfigurationFile defaults() {
-        return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null, null);
+        return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null, null,
+                ChannelSettings.none());
     }
 
     /**
@@ -44,12 +48,13 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
             FlowHostSettings flowHost = FlowHostSettings.SECTION.read(file);
             HttpSettings http = HttpSettings.SECTION.read(file);
             SecuritySettings security = SecuritySettings.SECTION.read(file);
+            ChannelSettings channels = ChannelSettings.SECTION.read(file);
             file.refuseUnknown();
             ServerConfig server = broker.build();
             if (http != null) {
                 http.check(server);
             }
-            return new ConfigurationFile(server, flowHost, http, security);
+            return new ConfigurationFile(server, flowHost, http, security, channels);
         } catch (ConfigurationException e) {
             throw inFile(e, yaml);
         }

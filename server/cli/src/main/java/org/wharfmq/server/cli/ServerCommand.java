@@ -1,6 +1,7 @@
 package org.wharfmq.server.cli;
 
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.channels.ChannelsPlugin;
 import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.console.ConsolePlugin;
@@ -80,10 +81,13 @@ final class ServerCommand implements Callable<Integer> {
         try {
             HttpPlugin http = new HttpPlugin(file.http());
             FlowHost flows = new FlowHost(file.flowHost(), http);
-            AdminPlugin admin = new AdminPlugin(flows.adminCommands());
-            // the admin plugin after the flows (its command queue opens once they run), the console after the admin
-            // plugin (it runs its commands); HTTP last (it listens once every route is registered)
-            WharfServer.Starter starter = WharfServer.builder(config).plugins(flows, admin,
+            ChannelsPlugin channels = new ChannelsPlugin(file.channels());
+            AdminPlugin admin = new AdminPlugin(flows.adminCommands(), channels.adminCommands());
+            // the channels first (they move messages whatever else runs), the admin plugin after the flows (its
+            // command queue opens once they run), the console after the admin plugin (it runs its commands); HTTP last
+            // (it listens once every route is registered)
+            WharfServer.Starter starter = WharfServer.builder(config).plugins(channels,
+                    flows, admin,
                     new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows), http);
             if (users != null) {
                 starter.authenticator(users).accessControl(users.accessControl());

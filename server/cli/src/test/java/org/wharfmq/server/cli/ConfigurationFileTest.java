@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.server.Configuration;
+import org.wharfmq.server.channels.ChannelConfiguration;
+import org.wharfmq.server.channels.ChannelDefinition;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
@@ -235,6 +237,30 @@ class ConfigurationFileTest {
                 + " not a queue with usage transmission");
         assertRefused("name: QM/1\n", "Setting name must not hold a '/'");
         assertRefused("queues:\n  - name: QM2/ORDERS\n", "Queue 'QM2/ORDERS' under 'queues': a '/' separates");
+    }
+
+    @Test
+    void channelsAreReadByTheChannelsAndCheckedNamingTheChannel() throws IOException {
+        List<ChannelDefinition> channels = ConfigurationFile.load(write("channels:\n"
+                + "  - name: QM1.TO.QM2\n    type: sender\n    connection: ssl://qm2:7415\n    transmissionQueue: QM2\n"
+                + "    user: qm1\n    password: pw\n    batchSize: 10\n    tls:\n      trustStore: trust.p12\n"
+                + "  - name: QM2.TO.QM1\n    type: receiver\n    partnerUser: qm2\n")).channels().channels();
+        assertEquals(2, channels.size());
+        ChannelDefinition sender = channels.get(0);
+        assertEquals(ChannelDefinition.Type.SENDER, sender.type());
+        assertEquals("ssl://qm2:7415", sender.connection());
+        assertEquals(10, sender.batchSize());
+        assertEquals(ChannelConfiguration.DEFAULT_BATCH_BYTES, sender.batchBytes());
+        assertEquals("trust.p12", sender.tls().get("trustStore"));
+        assertEquals("qm2", channels.get(1).partnerUser());
+        assertEquals(List.of(), ConfigurationFile.load(write("name: QM1\n")).channels().channels());
+        assertRefused("channels:\n  - name: C\n    type: sender\n    transmissionQueue: X\n",
+                "Invalid channel 'C' in");
+        assertRefused("channels:\n  - name: C\n    type: receiver\n    batchsize: 5\n",
+                "Unknown setting 'channels[0].batchsize'");
+        assertRefused("channels:\n  - name: C\n    type: requester\n", "Invalid value for setting 'channels[0].type'");
+        assertRefused("channels:\n  - name: C\n    type: receiver\n  - name: C\n    type: receiver\n",
+                "Channel 'C' is defined twice");
     }
 
     @Test

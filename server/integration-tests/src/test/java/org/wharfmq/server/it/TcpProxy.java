@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link #cutClientSides()} resets only the client's side and leaves the server's open and silent, a half-open
  * connection as a pulled cable leaves it, which the server finds dead only when its heartbeat runs out.
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
 
     private final ServerSocket listener;
     private final int targetPort;
@@ -31,7 +31,7 @@ final class TcpProxy implements AutoCloseable {
     }
 
     /** Starts relaying connections made to {@link #url()} to 127.0.0.1:{@code targetPort}. */
-    static TcpProxy start(int targetPort) throws IOException {
+    public static TcpProxy start(int targetPort) throws IOException {
         ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         TcpProxy proxy = new TcpProxy(listener, targetPort);
         daemon("tcp-proxy-accept", proxy::acceptLoop).start();
@@ -39,12 +39,12 @@ final class TcpProxy implements AutoCloseable {
     }
 
     /** The broker URL that goes through this proxy. */
-    String url() {
+    public String url() {
         return "tcp://127.0.0.1:" + listener.getLocalPort();
     }
 
     /** Resets every relayed connection on both sides; new connections are still accepted. */
-    void killConnections() {
+    public void killConnections() {
         for (Socket socket : sockets) {
             reset(socket);
         }
@@ -55,7 +55,7 @@ final class TcpProxy implements AutoCloseable {
      * Resets the client's side of every relayed connection and stops relaying, but leaves the server's side open: the
      * server sees nothing happen. New connections are still accepted.
      */
-    void cutClientSides() {
+    public void cutClientSides() {
         for (Socket socket : sockets) {
             if (!clientSides.contains(socket)) {
                 leftOpen.add(socket);

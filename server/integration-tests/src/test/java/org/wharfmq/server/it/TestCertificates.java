@@ -34,17 +34,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * Certificates made for a test run (never checked-in keys): a CA, and certificates it issues, valid, expired or for
  * another host, written as PKCS#12 stores or PEM files into a directory of the test's.
  */
-final class TestCertificates {
+public final class TestCertificates {
 
     /** The password of every store and encrypted key written here. */
-    static final String PASSWORD = "test-secret";
+    public static final String PASSWORD = "test-secret";
     private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
 
     /** A key pair with its certificate, and the chain up to (and with) its CA. */
-    record Issued(KeyPair keys, X509Certificate certificate, X509Certificate issuer) {
+    public record Issued(KeyPair keys, X509Certificate certificate, X509Certificate issuer) {
 
         /** Writes key and chain as a PKCS#12 store protected by {@link #PASSWORD}. */
-        Path pkcs12(Path file) throws Exception {
+        public Path pkcs12(Path file) throws Exception {
             KeyStore store = KeyStore.getInstance("PKCS12");
             store.load(null, null);
             Certificate[] chain = issuer == null ? new Certificate[]{certificate} : new Certificate[]{certificate, issuer};
@@ -82,7 +82,7 @@ final class TestCertificates {
     }
 
     /** A self-signed CA. */
-    static Issued ca(String name) throws Exception {
+    public static Issued ca(String name) throws Exception {
         KeyPair keys = keys();
         X500Name subject = new X500Name("CN=" + name + ",O=Wharf Test");
         X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(subject, serial(), date(Duration.ofDays(-1)),
@@ -92,7 +92,7 @@ final class TestCertificates {
     }
 
     /** A certificate {@code ca} issues for the subject, naming the hosts (DNS names or IP addresses), valid until {@code validFor} from now. */
-    static Issued issue(Issued ca, String subject, Duration validFor, String... hosts) throws Exception {
+    public static Issued issue(Issued ca, String subject, Duration validFor, String... hosts) throws Exception {
         KeyPair keys = keys();
         Instant now = Instant.now();
         Date notBefore = Date.from(validFor.isNegative() ? now.minus(Duration.ofDays(10)) : now.minus(Duration.ofDays(1)));
@@ -109,7 +109,7 @@ final class TestCertificates {
     }
 
     /** Writes a PKCS#12 trust store holding the CA certificates. */
-    static Path trustStore(Path file, X509Certificate... cas) throws Exception {
+    public static Path trustStore(Path file, X509Certificate... cas) throws Exception {
         KeyStore store = KeyStore.getInstance("PKCS12");
         store.load(null, null);
         for (int i = 0; i < cas.length; i++) {

@@ -1,0 +1,58 @@
+package org.wharfmq.server;
+
+import io.netty.buffer.ByteBuf;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.server.security.Identity;
+
+/**
+ * The receiving end of channels from other queue managers, which a plugin (module {@code server/channels}) gives the
+ * queue manager ({@link ServerPlugin.Host#acceptChannels}): a connection on the queue manager's listeners that sends
+ * CHANNEL_OPEN (docs/protocol.md) after its handshake, and whose user has the {@code channel} permission, is handed to
+ * it; every later CHANNEL_MESSAGE and CHANNEL_END_BATCH of that connection goes to the {@link Inbound} it returned.
+ * The broker checks the permission and routes; what the channel does with its messages is the plugin's.
+ *
+ * <p>{@link #open} and the {@link Inbound}'s methods are called on the connection's event loop, one at a time, in the
+ * frames' order: they must not block (hand the work to a thread of the plugin's own).
+ */
+public interface ChannelAcceptor {
+
+    /**
+     * A connection opens channel {@code channel} from queue manager {@code queueManager}. Answer it with
+     * {@link Peer#send} of a {@link Frame.ChannelStatus} carrying {@code requestId} (or an {@link Frame.Error}), now or
+     * later.
+     *
+     * @return where the channel's frames go from now on
+     * @throws WharfException to refuse the channel (an unknown channel, a partner it is not for); the connection is
+     *                        answered ERROR with the message and stays open
+     */
+    Inbound open(Peer peer, int requestId, String channel, String queueManager);
+
+    /** The connection a channel arrived on. Any thread. */
+    interface Peer {
+
+        /** Who the partner logged in as: the authority its messages are put with. */
+        Identity identity();
+
+        /** Where it connects from. */
+        String remoteAddress();
+
+        /** Sends the partner a frame (an answer: OK, ERROR, CHANNEL_STATUS). */
+        void send(Frame.FromServer frame);
+
+        /** Ends the connection, telling the partner why. */
+        void close(String reason);
+    }
+
+    /** One open channel's frames, on its connection's event loop. */
+    interface Inbound {
+
+        /** A message of the current batch; the callee owns the buffer. */
+        void message(ByteBuf message);
+
+        /** The current batch ends: commit it with {@code sequence} and {@code batchId}, then answer {@code requestId}. */
+        void endBatch(int requestId, long sequence, long batchId);
+
+        /** The connection has ended: whatever of the batch was not committed is dropped. */
+        void closed();
+    }
+}

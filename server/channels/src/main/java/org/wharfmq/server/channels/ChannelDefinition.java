@@ -1,0 +1,166 @@
+package org.wharfmq.server.channels;
+
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Settings;
+
+import java.util.Map;
+
+/**
+ * One channel of {@code channels:} in config/wharf.yaml: a sender (it moves its transmission queue's messages to the
+ * partner queue manager at {@code connection}, logging in there as {@code user}) or a receiver (it takes the channel of
+ * the same name from a partner that logs in as {@code partnerUser}, when given, from {@code partnerQueueManager}, when
+ * given). A sender and its receiver carry the same name.
+ *
+ * @param tls the client TLS options for an {@code ssl://} connection ({@code trustStore}, {@code trustStorePassword},
+ *            ...: those of the client's URL; docs/security.md)
+ */
+public record ChannelDefinition(String name, Type type, String connection, String transmissionQueue, String user,
+                                String password, Map<String, String> tls, int batchSize, long batchBytes,
+                                long batchIntervalMillis, long disconnectIntervalMillis, long retryMillis,
+                                long maxRetryMillis, int heartbeatMillis, int connectTimeoutMillis,
+                                String partnerUser, String partnerQueueManager) {
+
+    /** What the channel does. */
+    public enum Type { SENDER, RECEIVER }
+
+    public ChannelDefinition {
+        tls = Map.copyOf(tls);
+    }
+
+    /** Reads one entry of {@code channels:}, refusing unknown keys and missing or wrong values. */
+    static ChannelDefinition read(Settings entry, int index) {
+        String name = entry.text("name", null);
+        String type = entry.text("type", null);
+        Settings tlsBlock = entry.section("tls");
+        Map<String, String> tls = new java.util.LinkedHashMap<>();
+        if (tlsBlock != null) {
+            for (String key : org.wharfmq.client.core.transport.ClientTls.OPTIONS) {
+                String value = tlsBlock.text(key, null);
+                if (value != null) {
+                    tls.put(key, value);
+                }
+            }
+            tlsBlock.refuseUnknown();
+        }
+        ChannelDefinition d = new ChannelDefinition(name, null, entry.text("connection", null),
+                entry.text("transmissionQueue", null), entry.text("user", null), entry.text("password", null), tls,
+                entry.intValue("batchSize", ChannelConfiguration.DEFAULT_BATCH_SIZE),
+                entry.longValue("batchBytes", ChannelConfiguration.DEFAULT_BATCH_BYTES),
+                entry.longValue("batchIntervalMillis", ChannelConfiguration.DEFAULT_BATCH_INTERVAL_MILLIS),
+                entry.longValue("disconnectIntervalMillis", ChannelConfiguration.DEFAULT_DISCONNECT_INTERVAL_MILLIS),
+                entry.longValue("retryMillis", ChannelConfiguration.DEFAULT_RETRY_MILLIS),
+                entry.longValue("maxRetryMillis", ChannelConfiguration.DEFAULT_MAX_RETRY_MILLIS),
+                entry.intValue("heartbeatMillis", ChannelConfiguration.DEFAULT_HEARTBEAT_MILLIS),
+                entry.intValue("connectTimeoutMillis", ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS),
+                entry.text("partnerUser", null), entry.text("partnerQueueManager", null));
+        entry.refuseUnknown();
+        if (name == null || name.isBlank()) {
+            throw entry.invalid("name", "channel number " + (index + 1) + " needs a name, the same on both queue"
+                    + " managers");
+        }
+        if (!"sender".equals(type) && !"receiver".equals(type)) {
+            throw entry.invalid("type", "channel '" + name + "' needs type sender or receiver");
+        }
+        d = d.withType("sender".equals(type) ? Type.SENDER : Type.RECEIVER);
+        try {
+            d.check();
+        } catch (ConfigurationException e) {
+            throw new ConfigurationException("Invalid channel '" + name + "' in " + entry.source() + ": "
+                    + e.getMessage());
+        }
+        return d;
+    }
+
+    /** A sender to {@code connection} ({@code tcp://host:port} or {@code ssl://host:port}) with the defaults. */
+    public static ChannelDefinition sender(String name, String connection, String transmissionQueue, String user,
+                                           String password) {
+        return new ChannelDefinition(name, Type.SENDER, connection, transmissionQueue, user, password, Map.of(),
+                ChannelConfiguration.DEFAULT_BATCH_SIZE, ChannelConfiguration.DEFAULT_BATCH_BYTES,
+                ChannelConfiguration.DEFAULT_BATCH_INTERVAL_MILLIS,
+                ChannelConfiguration.DEFAULT_DISCONNECT_INTERVAL_MILLIS, ChannelConfiguration.DEFAULT_RETRY_MILLIS,
+                ChannelConfiguration.DEFAULT_MAX_RETRY_MILLIS, ChannelConfiguration.DEFAULT_HEARTBEAT_MILLIS,
+                ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS, null, null).checked();
+    }
+
+    /** A receiver for partners that log in as {@code partnerUser} (null: any user with the channel permission). */
+    public static ChannelDefinition receiver(String name, String partnerUser, String partnerQueueManager) {
+        return new ChannelDefinition(name, Type.RECEIVER, null, null, null, null, Map.of(), 0, 0, 0, 0, 0, 0, 0, 0,
+                partnerUser, partnerQueueManager).checked();
+    }
+
+    /** This sender with batches of at most {@code size} messages. */
+    public ChannelDefinition withBatchSize(int size) {
+        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, size, batchBytes,
+                batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
+                connectTimeoutMillis, partnerUser, partnerQueueManager).checked();
+    }
+
+    /** This sender retrying first after {@code millis}, disconnecting after {@code idleMillis} with nothing to send. */
+    public ChannelDefinition withTimes(long millis, long idleMillis) {
+        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
+                batchBytes, batchIntervalMillis, idleMillis, millis, maxRetryMillis, heartbeatMillis,
+                connectTimeoutMillis, partnerUser, partnerQueueManager).checked();
+    }
+
+    /** This sender asking the partner for a heartbeat every {@code millis} (0: none). */
+    public ChannelDefinition withHeartbeat(int millis) {
+        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, millis,
+                connectTimeoutMillis, partnerUser, partnerQueueManager).checked();
+    }
+
+    /** This sender with client TLS options for an {@code ssl://} connection. */
+    public ChannelDefinition withTls(Map<String, String> options) {
+        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, options, batchSize,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
+                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager).checked();
+    }
+
+    private ChannelDefinition withType(Type t) {
+        return new ChannelDefinition(name, t, connection, transmissionQueue, user, password, tls, batchSize,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
+                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager);
+    }
+
+    private ChannelDefinition checked() {
+        check();
+        return this;
+    }
+
+    private void check() {
+        if (type == Type.RECEIVER) {
+            if (connection != null || transmissionQueue != null || user != null) {
+                throw new ConfigurationException("a receiver takes no connection, transmissionQueue or user (the"
+                        + " sender on the partner has them); it may name partnerUser and partnerQueueManager");
+            }
+            return;
+        }
+        if (connection == null || !(connection.startsWith("tcp://") || connection.startsWith("ssl://"))) {
+            throw new ConfigurationException("a sender needs connection: tcp://HOST:PORT or ssl://HOST:PORT, the"
+                    + " partner queue manager's listener");
+        }
+        if (transmissionQueue == null || transmissionQueue.isBlank()) {
+            throw new ConfigurationException("a sender needs transmissionQueue, the local queue (usage: transmission)"
+                    + " whose messages it moves");
+        }
+        if (user != null && (password == null || password.isEmpty())) {
+            throw new ConfigurationException("user '" + user + "' needs password too (the channel logs in to the"
+                    + " partner as that user)");
+        }
+        if (partnerUser != null || partnerQueueManager != null) {
+            throw new ConfigurationException("partnerUser and partnerQueueManager are a receiver's");
+        }
+        if (batchSize < 1 || batchBytes < 1 || batchIntervalMillis < 0 || disconnectIntervalMillis < 1
+                || retryMillis < 1 || maxRetryMillis < retryMillis || heartbeatMillis < 0 || connectTimeoutMillis < 1) {
+            throw new ConfigurationException("batchSize, batchBytes, disconnectIntervalMillis, retryMillis and"
+                    + " connectTimeoutMillis must be at least 1, batchIntervalMillis and heartbeatMillis at least 0,"
+                    + " maxRetryMillis at least retryMillis");
+        }
+    }
+
+    @Override
+    public String toString() { // no password
+        return "ChannelDefinition[name=" + name + ", type=" + type + ", connection=" + connection
+                + ", transmissionQueue=" + transmissionQueue + ", user=" + user + ", batchSize=" + batchSize + "]";
+    }
+}

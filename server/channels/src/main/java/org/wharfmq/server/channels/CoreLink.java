@@ -1,0 +1,159 @@
+package org.wharfmq.server.channels;
+
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.LinkEvents;
+import org.wharfmq.client.core.LinkHandler;
+import org.wharfmq.client.core.PendingRequests;
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.ClientTls;
+import org.wharfmq.protocol.frame.Frame;
+
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/**
+ * One connection of a channel over the JMS-free core client: to the partner queue manager (TCP or TLS, as its channel
+ * user), or to this queue manager over its in-VM listener (as the queue manager itself). Requests wait for their
+ * answer on the calling thread; deliveries and PULL_DONEs queue up for {@link #next}. A dedicated reader thread reads
+ * the link ({@code readerOnly}), so a partner that stops answering is found by the heartbeat even between batches.
+ */
+final class CoreLink implements LinkEvents, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(CoreLink.class.getName());
+
+    private final PendingRequests requests = new PendingRequests();
+    /** DELIVER and PULL_DONE frames, in arrival order; a lost link adds {@link #LOST}. */
+    private final LinkedBlockingQueue<Object> arrivals = new LinkedBlockingQueue<>();
+    private static final Object LOST = new Object();
+    private volatile String lostReason;
+    private ConnectedLink link;
+
+    private CoreLink() {
+    }
+
+    /**
+     * Connects and logs in.
+     *
+     * @param url {@code tcp://HOST:PORT}, {@code ssl://HOST:PORT} or {@code vm://NAME}
+     */
+    static CoreLink open(String url, Map<String, String> tls, String user, String password, String clientName,
+                         int heartbeatMillis, int connectTimeoutMillis) throws ClientException {
+        CoreLink core = new CoreLink();
+        core.link = LinkHandler.open(address(url), ClientTls.of(tls), user, password, clientName, heartbeatMillis,
+                connectTimeoutMillis, () -> 1, core.requests, core);
+        core.link.link().readerOnly();
+        return core;
+    }
+
+    private static BrokerAddress address(String url) {
+        URI uri = URI.create(url);
+        return switch (uri.getScheme()) {
+            case BrokerAddress.VM -> BrokerAddress.vm(uri.getAuthority());
+            case BrokerAddress.SSL -> BrokerAddress.ssl(uri.getHost(), uri.getPort());
+            default -> BrokerAddress.tcp(uri.getHost(), uri.getPort());
+        };
+    }
+
+    /** The queue manager's name, from its HELLO_OK. */
+    String serverName() {
+        return link.serverName();
+    }
+
+    /**
+     * Sends the request {@code frame} makes of a fresh request id and waits for its answer.
+     *
+     * @return the answer: OK's null-error request (its {@code channelStatus()} or {@code xaResult()} when it had one)
+     * @throws ClientException the server's ERROR, the link's loss, or no answer in time
+     */
+    PendingRequests.Request call(IntFunction<Frame> frame, long timeoutMillis) throws ClientException {
+        int id = requests.nextId();
+        PendingRequests.Request request = requests.register(id, link);
+        link.write(frame.apply(id));
+        if (!request.await(TimeUnit.MILLISECONDS.toNanos(timeoutMillis))) {
+            requests.forget(id);
+            throw new ClientException("No answer from " + link.address() + " within " + timeoutMillis + " ms", null);
+        }
+        Frame.Error error;
+        try {
+            error = request.answer().join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof ClientException c ? c : new ClientException(String.valueOf(e.getCause()), e);
+        }
+        if (error != null) {
+            throw ClientException.of(error);
+        }
+        return request;
+    }
+
+    /** Writes a frame that wants no answer. */
+    void write(Frame frame) {
+        link.write(frame);
+    }
+
+    /**
+     * The next DELIVER or PULL_DONE, waiting up to {@code millis} (negative: without limit); null when none came.
+     *
+     * @throws ClientException once the link is lost
+     */
+    Frame next(long millis) throws ClientException, InterruptedException {
+        Object next = millis < 0 ? arrivals.take() : arrivals.poll(millis, TimeUnit.MILLISECONDS);
+        if (next == LOST) {
+            arrivals.add(LOST);
+            throw new ClientException("The connection to " + link.address() + " was lost: " + lostReason, null);
+        }
+        return (Frame) next;
+    }
+
+    boolean isOpen() {
+        return lostReason == null && link.link().isOpen();
+    }
+
+    @Override
+    public void close() {
+        link.link().close(1000);
+        Object next;
+        while ((next = arrivals.poll()) != null) {
+            if (next instanceof Frame.Deliver d) {
+                d.message().release();
+            }
+        }
+    }
+
+    @Override
+    public void onDeliver(Frame.Deliver deliver) {
+        arrivals.add(deliver);
+    }
+
+    @Override
+    public void onPullDone(Frame.PullDone done) {
+        arrivals.add(done);
+    }
+
+    @Override
+    public void onConsumerFailed(Frame.ConsumerFailed failed) {
+        linkLost(link, "consumer " + failed.consumerId() + " failed: " + failed.message(), null, false);
+    }
+
+    @Override
+    public void onProducerCredit(ConnectedLink on, Frame.ProducerCredit credit) {
+        // the channel's puts wait for their answers: producer credit needs no tracking
+    }
+
+    @Override
+    public void onAsyncError(ConnectedLink on, Frame.Error error) {
+        // a put of a transaction, sent without waiting: the transaction's commit fails and says why
+        LOG.log(System.Logger.Level.DEBUG, () -> "Wharf at " + on.address() + ": " + error.message());
+    }
+
+    @Override
+    public void linkLost(ConnectedLink lost, String reason, Throwable cause, boolean mayReconnect) {
+        lostReason = reason;
+        ClientException why = new ClientException("The connection to " + (lost == null ? "the queue manager"
+                : lost.address()) + " was lost: " + reason, cause);
+        requests.failAll(why);
+        arrivals.add(LOST);
+    }
+}

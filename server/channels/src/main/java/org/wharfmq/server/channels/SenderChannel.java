@@ -1,0 +1,296 @@
+package org.wharfmq.server.channels;
+
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.WireXid;
+import org.wharfmq.protocol.message.WireDestination;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A sender channel: moves the messages of its transmission queue, in order, to the receiver of the same name on the
+ * partner queue manager, in batches. Runs on a thread of its own ({@code wharf-channel-NAME}), which owns every field
+ * but {@link #status}.
+ *
+ * <p>It reads the transmission queue over the queue manager's in-VM listener, in an XA session: a batch's messages (at
+ * most {@code batchSize}, {@code batchBytes}, gathered for up to {@code batchIntervalMillis}) go to the partner as
+ * CHANNEL_MESSAGE frames, their stored bytes as they are; their removal from the transmission queue is an XA branch
+ * ({@link #xid}: the channel's name and the batch's id), prepared (journaled) before CHANNEL_END_BATCH makes the
+ * receiver commit the batch with the channel's sequence number and the batch's id, and committed once it answers OK.
+ * A failure before the prepare rolls the removal back; one after it leaves the batch in doubt, resolved when the
+ * channel starts again ({@link #resolve}): the removal is committed when the receiver has committed that batch (its
+ * last batch id is the branch's), rolled back otherwise (the batch is sent again). Never lost, never twice.
+ *
+ * <p>The channel connects when its transmission queue gets a message, disconnects after
+ * {@code disconnectIntervalMillis} with nothing to send, and while the partner cannot be reached tries again after
+ * {@code retryMillis}, doubled each time up to {@code maxRetryMillis}.
+ */
+final class SenderChannel implements Runnable {
+    private static final System.Logger LOG = System.getLogger(SenderChannel.class.getName());
+    private static final int SESSION = 1;
+    private static final int CONSUMER = 1;
+    /** The format id of the channels' XA branches ("WHCH"). */
+    private static final int XID_FORMAT = 0x57484348;
+    private static final String XID_PREFIX = "WHARF.CHANNEL/";
+
+    /** What an operator sees of the channel. */
+    enum State { STARTING, WAITING, RUNNING, RETRYING, STOPPED }
+
+    private final ChannelDefinition definition;
+    private final String vmUrl;
+    private final String queueManager;
+    private final Thread thread;
+    private volatile boolean stopping;
+    private volatile State status = State.STARTING;
+    /** Test hook: runs after the partner confirmed a batch, before its removal from the transmission queue commits. */
+    private volatile Runnable afterConfirm = () -> { };
+    /** Test hook: runs once a batch's removal is prepared, before the batch ends on the partner. */
+    private volatile Runnable afterPrepare = () -> { };
+    private CoreLink local;
+    private CoreLink partner;
+    private long sequence;
+    private long batchId;
+    /** Messages the partner has confirmed since the start (read by operators and tests). */
+    private volatile long messagesSent;
+    /** The sequence number and last batch id, as operators see them (written by the channel's thread). */
+    private volatile Reported reported = new Reported(0, 0);
+
+    private record Reported(long sequence, long batchId) {
+    }
+
+    SenderChannel(ChannelDefinition definition, String vmUrl, String queueManager) {
+        this.definition = definition;
+        this.vmUrl = vmUrl;
+        this.queueManager = queueManager;
+        this.thread = new Thread(this, "wharf-channel-" + definition.name());
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    State state() {
+        return status;
+    }
+
+    /** What {@code wharf admin display chstatus} shows of it. */
+    ChannelStatus status() {
+        return new ChannelStatus(definition.name(), "sender", status.name(), definition.connection(),
+                definition.transmissionQueue(), messagesSent, reported.sequence, reported.batchId);
+    }
+
+    ChannelDefinition definition() {
+        return definition;
+    }
+
+    long messagesSent() {
+        return messagesSent;
+    }
+
+    /** Test hooks ({@link #afterPrepare}, {@link #afterConfirm}). */
+    void hooks(Runnable afterPrepare, Runnable afterConfirm) {
+        this.afterPrepare = afterPrepare;
+        this.afterConfirm = afterConfirm;
+    }
+
+    @Override
+    public void run() {
+        long backoff = definition.retryMillis();
+        while (!stopping) {
+            try {
+                if (local == null) {
+                    openLocal();
+                    if (!inDoubt().isEmpty()) {
+                        connectPartner(); // a batch in doubt is resolved at once, not at the next message
+                    }
+                    // only now: a batch rolled back returns to the head of the queue before this consumer takes any
+                    local.call(id -> new Frame.CreateConsumer(id, SESSION, CONSUMER,
+                            WireDestination.queue(definition.transmissionQueue()), null, definition.batchSize(), 0,
+                            null), definition.connectTimeoutMillis());
+                }
+                status = State.WAITING;
+                Frame first = local.next(-1);
+                if (partner == null) {
+                    connectPartner();
+                }
+                status = State.RUNNING;
+                sendWhileBusy(first);
+                closePartner();
+                backoff = definition.retryMillis();
+            } catch (InterruptedException e) {
+                break;
+            } catch (Exception e) {
+                if (stopping) {
+                    break;
+                }
+                status = State.RETRYING;
+                LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + " to " + definition.connection()
+                        + " stopped (" + e.getMessage() + "); retrying in " + backoff + " ms");
+                closePartner();
+                closeLocal(); // the batch not confirmed goes back to the transmission queue, in its order
+                try {
+                    Thread.sleep(backoff); // the retry interval (IBM MQ's SHORTTMR), not a synchronisation
+                } catch (InterruptedException stopped) {
+                    break;
+                }
+                backoff = Math.min(backoff * 2, definition.maxRetryMillis());
+            }
+        }
+        closePartner();
+        closeLocal();
+        status = State.STOPPED;
+    }
+
+    /** Sends batches, the first starting with {@code first}, until nothing comes for disconnectIntervalMillis. */
+    private void sendWhileBusy(Frame first) throws Exception {
+        Frame next = first;
+        while (next != null) {
+            List<Frame.Deliver> batch = new ArrayList<>();
+            try {
+                long bytes = 0;
+                while (next != null) {
+                    if (next instanceof Frame.Deliver d) {
+                        batch.add(d);
+                        bytes += d.message().readableBytes();
+                    }
+                    if (batch.size() >= definition.batchSize() || bytes >= definition.batchBytes()) {
+                        break;
+                    }
+                    next = local.next(definition.batchIntervalMillis());
+                }
+            } catch (Exception | Error e) {
+                batch.forEach(d -> d.message().release());
+                throw e;
+            }
+            sendBatch(batch);
+            next = local.next(definition.disconnectIntervalMillis());
+        }
+    }
+
+    private void sendBatch(List<Frame.Deliver> batch) throws Exception {
+        if (batch.isEmpty()) {
+            return;
+        }
+        long lastDelivery = batch.get(batch.size() - 1).deliveryId();
+        for (int i = 0; i < batch.size(); i++) {
+            try {
+                partner.write(new Frame.ChannelMessage(batch.get(i).message())); // as stored; the frame owns it
+            } catch (RuntimeException e) {
+                for (int j = i + 1; j < batch.size(); j++) {
+                    batch.get(j).message().release();
+                }
+                throw e;
+            }
+        }
+        long nextSequence = sequence + batch.size();
+        long nextBatch = batchId + 1;
+        WireXid xid = xid(nextBatch);
+        long timeout = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
+        local.call(id -> new Frame.XaStart(id, SESSION, xid, Frame.XA_NOFLAGS, 0), timeout);
+        local.call(id -> new Frame.XaEnd(id, SESSION, xid, Frame.XA_SUCCESS,
+                List.of(new Frame.Consumed(CONSUMER, lastDelivery))), timeout);
+        local.call(id -> new Frame.XaPrepare(id, xid), timeout); // from here the batch is in doubt until resolved
+        afterPrepare.run();
+        partner.call(id -> new Frame.ChannelEndBatch(id, nextSequence, nextBatch), timeout);
+        sequence = nextSequence;
+        batchId = nextBatch;
+        reported = new Reported(sequence, batchId);
+        afterConfirm.run();
+        local.call(id -> new Frame.XaCommit(id, xid, false), timeout);
+        local.write(new Frame.Credit(CONSUMER, batch.size()));
+        messagesSent += batch.size();
+    }
+
+    /** The XA branch of this channel's batch {@code batch}: its removal from the transmission queue. */
+    private WireXid xid(long batch) {
+        return new WireXid(XID_FORMAT, (XID_PREFIX + definition.name()).getBytes(StandardCharsets.UTF_8),
+                Long.toString(batch).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** This channel's prepared batches on the local queue manager: removals whose outcome the partner decides. */
+    private List<WireXid> inDoubt() throws ClientException {
+        List<WireXid> ours = new ArrayList<>();
+        byte[] gtrid = (XID_PREFIX + definition.name()).getBytes(StandardCharsets.UTF_8);
+        for (WireXid xid : local.call(Frame.XaRecover::new, definition.connectTimeoutMillis()).xaResult().xids()) {
+            if (xid.formatId() == XID_FORMAT && Arrays.equals(xid.globalTransactionId(), gtrid)) {
+                ours.add(xid);
+            }
+        }
+        return ours;
+    }
+
+    /**
+     * Resolves the batches in doubt against the receiver's last committed batch: a removal whose batch the receiver
+     * has committed is committed, any other rolled back (its messages go back to the transmission queue, to be sent
+     * again). Runs before anything else is sent on a new connection.
+     */
+    private void resolve(long receiverLastBatch) throws ClientException {
+        for (WireXid xid : inDoubt()) {
+            long batch = Long.parseLong(new String(xid.branchQualifier(), StandardCharsets.UTF_8));
+            boolean received = batch <= receiverLastBatch;
+            local.call(id -> received ? new Frame.XaCommit(id, xid, false) : new Frame.XaRollback(id, xid),
+                    definition.connectTimeoutMillis());
+            LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + ": batch " + batch + " was in doubt;"
+                    + (received ? " the receiver has it (its last batch is " + receiverLastBatch + "): removed from "
+                    : " the receiver does not have it (its last batch is " + receiverLastBatch + "): back on ")
+                    + definition.transmissionQueue());
+        }
+    }
+
+    private void openLocal() throws ClientException {
+        local = CoreLink.open(vmUrl, Map.of(), null, null, "channel " + definition.name(), 0,
+                definition.connectTimeoutMillis());
+        local.call(id -> new Frame.CreateSession(id, SESSION, false, Frame.SESSION_XA),
+                definition.connectTimeoutMillis());
+    }
+
+    private void connectPartner() throws ClientException {
+        partner = CoreLink.open(definition.connection(), definition.tls(), definition.user(), definition.password(),
+                "channel " + definition.name() + " from " + queueManager, definition.heartbeatMillis(),
+                definition.connectTimeoutMillis());
+        Frame.ChannelStatus status = partner.call(id -> new Frame.ChannelOpen(id, definition.name(), queueManager),
+                definition.connectTimeoutMillis()).channelStatus();
+        sequence = status.sequence();
+        batchId = status.lastBatchId();
+        reported = new Reported(sequence, batchId);
+        resolve(batchId);
+        LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + " to queue manager "
+                + partner.serverName() + " at " + definition.connection() + " is running (sequence " + sequence
+                + ", last batch " + batchId + ")");
+    }
+
+    private void closePartner() {
+        if (partner != null) {
+            partner.close();
+            partner = null;
+        }
+    }
+
+    private void closeLocal() {
+        if (local != null) {
+            local.close();
+            local = null;
+        }
+    }
+
+    /** Stops the channel: a batch under way is not removed from the transmission queue unless confirmed. */
+    void stop() {
+        if (!thread.isAlive()) {
+            status = State.STOPPED;
+            return;
+        }
+        stopping = true;
+        thread.interrupt();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

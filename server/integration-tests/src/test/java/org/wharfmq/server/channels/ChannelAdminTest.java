@@ -1,0 +1,85 @@
+package org.wharfmq.server.channels;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.cli.FlowCommandAccess;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueReference;
+
+import javax.jms.Message;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code wharf admin display chstatus}, {@code stop channel} and {@code start channel} on a queue manager's channels. */
+class ChannelAdminTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final ChannelServers servers = new ChannelServers();
+
+    @AfterEach
+    void stop() throws Exception {
+        servers.close();
+    }
+
+    @Test
+    void anOperatorSeesStopsAndStartsASenderChannel() throws Exception {
+        TestServer qm2 = servers.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
+                ChannelDefinition.receiver("TO.QM2", null, "QM1"));
+        TestServer qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2"))
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), config -> {
+            ChannelsPlugin channels = new ChannelsPlugin(new ChannelSettings(List.of(
+                    ChannelDefinition.sender("TO.QM2", qm2.server().tcpUrl(), "QM2", null, null),
+                    ChannelDefinition.receiver("TO.QM1", null, "QM2"))));
+            return WharfServer.builder(config).plugins(channels, new AdminPlugin(channels.adminCommands())).start();
+        }));
+        String url = qm1.server().tcpUrl();
+
+        String table = admin(url, "display", "chstatus");
+        assertTrue(table.contains("TO.QM2") && table.contains("sender") && table.contains("TO.QM1")
+                && table.contains("INACTIVE"), table);
+
+        assertEquals("Channel TO.QM2 stopped (its transmission queue keeps what it has not sent)\n",
+                admin(url, "stop", "channel", "TO.QM2"));
+        assertEquals("STOPPED", sender(url).get("state").asText());
+        Session session = servers.connect(url).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        session.createProducer(session.createQueue("ORDERS")).send(session.createTextMessage("held"));
+        assertEquals(1, qm1.server().queueManager().queue("QM2").depth(), "a stopped channel takes nothing");
+
+        assertEquals("Channel TO.QM2 started\n", admin(url, "start", "channel", "TO.QM2"));
+        Session s2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Message m = ChannelServers.next(s2.createConsumer(s2.createQueue("ORDERS")));
+        assertEquals("held", ((TextMessage) m).getText());
+
+        FlowCommandAccess.Result unknown = FlowCommandAccess.run("admin", "--url", url, "stop", "channel", "NOPE");
+        assertTrue(unknown.err().contains("No sender channel named 'NOPE' is defined (its senders: [TO.QM2])"),
+                unknown.err());
+    }
+
+    private static JsonNode sender(String url) throws Exception {
+        for (JsonNode c : JSON.readTree(admin(url, "--json", "display", "chstatus")).get("result")) {
+            if (c.get("name").asText().equals("TO.QM2")) {
+                return c;
+            }
+        }
+        throw new AssertionError("no TO.QM2 in display chstatus");
+    }
+
+    private static String admin(String url, String... words) {
+        List<String> args = new ArrayList<>(List.of("admin", "--url", url));
+        args.addAll(List.of(words));
+        FlowCommandAccess.Result result = FlowCommandAccess.run(args.toArray(String[]::new));
+        assertEquals(0, result.status(), result.err());
+        return result.out();
+    }
+}

@@ -1,0 +1,110 @@
+package org.wharfmq.server.channels;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.protocol.auth.ScramCredential;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueReference;
+import org.wharfmq.server.security.file.SecurityFileRealm;
+
+import javax.jms.Connection;
+import javax.jms.Message;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A channel logs in to its partner as a user (SCRAM-SHA-256), and is that user's: who may open it, and as whom. */
+class ChannelLoginTest {
+
+    @TempDir
+    Path dir;
+    private final ChannelServers servers = new ChannelServers();
+
+    @AfterEach
+    void stop() throws Exception {
+        servers.close();
+    }
+
+    private static String user(String name) {
+        return "  " + name + ":\n    password: \"" + ScramCredential.create((name + "-pw").toCharArray(), 4096,
+                new SecureRandom()).verifier() + "\"\n";
+    }
+
+    private TestServer startQm2() throws Exception {
+        Path file = dir.resolve("security.yaml");
+        Files.writeString(file, "users:\n" + user("qm1") + user("other") + user("app")
+                + "permissions:\n"
+                + "  - connect: [user:qm1, user:other, user:app]\n"
+                + "  - channel: [user:qm1, user:other]\n"
+                + "  - queue: ORDERS\n    send: [user:qm1]\n    receive: [user:app]\n");
+        SecurityFileRealm realm = servers.keep(SecurityFileRealm.open(file));
+        return servers.keep(TestServer.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
+                config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
+                        .plugins(new ChannelsPlugin(new ChannelSettings(List.of(
+                                ChannelDefinition.receiver("TO.QM2", "qm1", "QM1"))))).start()));
+    }
+
+    @Test
+    void theChannelLogsInAsItsUserAndPutsWithItsAuthority() throws Exception {
+        TestServer qm2 = startQm2();
+        TestServer qm1 = servers.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2"))
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
+                ChannelDefinition.sender("TO.QM2", qm2.server().tcpUrl(), "QM2", "qm1", "qm1-pw"));
+        Session session = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        session.createProducer(session.createQueue("ORDERS")).send(session.createTextMessage("from QM1"));
+
+        Connection onQm2 = servers.keep(new WharfConnectionFactory(qm2.server().tcpUrl()).createConnection("app",
+                "app-pw"));
+        onQm2.start();
+        Session app = onQm2.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Message m = ChannelServers.next(app.createConsumer(app.createQueue("ORDERS")));
+        assertEquals("from QM1", ((TextMessage) m).getText());
+    }
+
+    @Test
+    void aUserWithoutTheChannelPermissionOrNotTheReceiversPartnerIsRefusedAtOpen() throws Exception {
+        TestServer qm2 = startQm2();
+        try (CoreLink app = CoreLink.open(qm2.server().tcpUrl(), Map.of(), "app", "app-pw", "hostile", 0, 5_000)) {
+            ClientException refused = assertThrows(ClientException.class,
+                    () -> app.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1"), 5_000));
+            assertTrue(refused.getMessage().startsWith("Channel 'TO.QM2' from queue manager QM1 is refused: only a"
+                    + " user with the 'channel' permission runs a channel (docs/distributed.md). User 'app' may not"),
+                    refused.getMessage());
+        }
+        try (CoreLink other = CoreLink.open(qm2.server().tcpUrl(), Map.of(), "other", "other-pw", "other", 0, 5_000)) {
+            ClientException refused = assertThrows(ClientException.class,
+                    () -> other.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1"), 5_000));
+            assertEquals("Receiver channel 'TO.QM2' of queue manager QM2 is for partner user 'qm1', not user 'other'."
+                    + " Log in as that user, or change the receiver's partnerUser.", refused.getMessage());
+        }
+        try (CoreLink qm1 = CoreLink.open(qm2.server().tcpUrl(), Map.of(), "qm1", "qm1-pw", "qm1", 0, 5_000)) {
+            ClientException refused = assertThrows(ClientException.class,
+                    () -> qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM9", "QM1"), 5_000));
+            assertTrue(refused.getMessage().startsWith("Queue manager QM2 has no receiver channel 'TO.QM9'"),
+                    refused.getMessage());
+            assertEquals(0, qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1"), 5_000).channelStatus()
+                    .lastBatchId());
+            ClientException replayed = assertThrows(ClientException.class,
+                    () -> qm1.call(id -> new Frame.ChannelEndBatch(id, 5, 7), 5_000)); // not the next batch
+            assertEquals("Queue manager QM2 did not commit batch 7 of channel 'TO.QM2': Channel 'TO.QM2' sent batch 7"
+                    + " ending at sequence number 5, but its receiver expects batch 1 ending at 0: the sender's"
+                    + " sequence is out of step. Start the channel again (it takes the receiver's).",
+                    replayed.getMessage());
+        }
+    }
+}
