@@ -19,6 +19,9 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TransactionRolledBackException;
+import javax.jms.XAConnection;
+import javax.jms.XASession;
+import javax.transaction.xa.XAResource;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +45,12 @@ import java.util.concurrent.CompletableFuture;
  * queue. Transactional: one stage per delivery (a failing stage rolls back and the next delivery tries the next
  * stage), so the message stays on its queue until a stage succeeds and is never lost. Non-transactional: the
  * stages are tried one after another at once.
+ *
+ * <h2>Coordinated</h2>
+ * A transactional reader of a coordinated flow ({@link XaCoordination}) reads with an XA session: each invocation is
+ * a transaction of the transaction manager, begun (and the session enlisted) before each read, so that the get, the
+ * sends and the XA data sources' work commit or roll back together. A read that finds no message within
+ * {@link FlowConfiguration#POLL_MILLIS} rolls its empty transaction back.
  */
 final class FlowInstance implements Runnable {
 
@@ -55,7 +64,11 @@ final class FlowInstance implements Runnable {
     private final CompletableFuture<Void> opened = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private final DatabaseWork database;
+    /** The transaction manager and XA factory of a coordinated reader, or null. */
+    private final XaCoordination coordination;
     private Connection connection;
+    /** The XA session's resource, enlisted in each invocation's transaction (coordinated), or null. */
+    private XAResource xaSession;
     private Session transacted;
     private MessageConsumer consumer;
     private Invocation invocation;
@@ -71,7 +84,8 @@ final class FlowInstance implements Runnable {
         this.connectionFactory = connectionFactory;
         this.transactional = transactional;
         this.selector = selector;
-        this.database = new DatabaseWork(flow.name(), flow.dataSources(), transactional);
+        this.coordination = transactional ? flow.coordination() : null;
+        this.database = new DatabaseWork(flow.name(), flow.dataSources(), transactional, coordination != null);
     }
 
     /** Completes when the consumer is open (or exceptionally when opening failed). */
@@ -146,6 +160,10 @@ final class FlowInstance implements Runnable {
     }
 
     private void open() throws JMSException {
+        if (coordination != null) {
+            openCoordinated();
+            return;
+        }
         connection = connectionFactory.createConnection();
         // started before its consumer is created, so that the consumer's window goes with its creation, which waits
         // for the server: once open returns, this instance takes its share of the queue's messages (a consumer made
@@ -153,7 +171,24 @@ final class FlowInstance implements Runnable {
         connection.start();
         transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
         Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-        Session consumerSession = transactional ? transacted : plain;
+        openConsumer(transactional ? transacted : plain);
+        invocation = new Invocation(flow, transacted, plain, database);
+    }
+
+    /** As {@link #open()}, for a coordinated reader: an XA connection, the XA session consuming and sending. */
+    private void openCoordinated() throws JMSException {
+        XAConnection xa = coordination.connections().createXAConnection();
+        connection = xa;
+        connection.start(); // before the consumer, as in open()
+        XASession session = xa.createXASession();
+        transacted = session;
+        xaSession = coordination.enlisting().apply(session.getXAResource());
+        Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        openConsumer(session);
+        invocation = new Invocation(flow, transacted, plain, database, coordination.transactions());
+    }
+
+    private void openConsumer(Session consumerSession) throws JMSException {
         if (input.queueName() != null) {
             consumer = consumerSession.createConsumer(consumerSession.createQueue(input.queueName()), selector);
         } else {
@@ -162,7 +197,6 @@ final class FlowInstance implements Runnable {
             consumer = consumerSession.createSharedConsumer(consumerSession.createTopic(input.topicName()),
                     subscriptionName(flow.name(), input.name(), transactional), selector);
         }
-        invocation = new Invocation(flow, transacted, plain, database);
     }
 
     /**
@@ -175,7 +209,13 @@ final class FlowInstance implements Runnable {
 
     private void loop() throws JMSException {
         while (flow.isRunning()) {
+            if (coordination != null) {
+                invocation.begin(xaSession);
+            }
             Message message = consumer.receive(FlowConfiguration.POLL_MILLIS);
+            if (message == null && coordination != null) {
+                invocation.rollback(); // the empty transaction
+            }
             if (message != null) {
                 process(message);
             }
@@ -341,7 +381,7 @@ final class FlowInstance implements Runnable {
             producer.close();
         }
         try {
-            transacted.commit(); // with the get too when the message was transactional
+            invocation.commitMessage(); // with the get too when the message was transactional
         } catch (TransactionRolledBackException rolledBack) {
             if (transactional) {
                 rolledBack(message.getJMSMessageID(), rolledBack);

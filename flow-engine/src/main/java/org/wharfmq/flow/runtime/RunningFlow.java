@@ -45,6 +45,7 @@ public final class RunningFlow implements AutoCloseable {
 
     private final FlowDefinition definition;
     private final Map<String, DataSource> dataSources;
+    private final XaCoordination coordination;
     private final int instances;
     private final FlowStatistics statistics;
     private final List<FlowInstance> threads = new ArrayList<>();
@@ -55,9 +56,11 @@ public final class RunningFlow implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean trace = true;
 
-    private RunningFlow(FlowDefinition definition, Map<String, DataSource> dataSources, int instances, boolean timing) {
+    private RunningFlow(FlowDefinition definition, Map<String, DataSource> dataSources, XaCoordination coordination,
+                        int instances, boolean timing) {
         this.definition = definition;
         this.dataSources = Map.copyOf(dataSources);
+        this.coordination = coordination;
         this.instances = instances;
         this.statistics = new FlowStatistics(definition, timing);
     }
@@ -85,6 +88,20 @@ public final class RunningFlow implements AutoCloseable {
     public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
                                     Map<String, DataSource> dataSources, int instances, boolean timing,
                                     ClassLoader loader) throws JMSException {
+        return start(definition, connectionFactory, dataSources, null, instances, timing, loader);
+    }
+
+    /**
+     * Starts the flow, coordinated or not, and returns when every instance's consumer is open.
+     *
+     * @param coordination what its transactional invocations run under when the flow is coordinated (each one XA
+     *                     transaction: docs/flows.md, "Coordinated transactions"), or null; then {@code dataSources}
+     *                     are XA pools that enlist their connections in the thread's transaction
+     * @see #start(FlowDefinition, ConnectionFactory, Map, int, boolean, ClassLoader)
+     */
+    public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
+                                    Map<String, DataSource> dataSources, XaCoordination coordination, int instances,
+                                    boolean timing, ClassLoader loader) throws JMSException {
         if (instances < 1) {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
@@ -94,7 +111,7 @@ public final class RunningFlow implements AutoCloseable {
                         .replace("uses", "node '" + node.name() + "' uses"));
             }
         }
-        RunningFlow flow = new RunningFlow(definition, dataSources, instances, timing);
+        RunningFlow flow = new RunningFlow(definition, dataSources, coordination, instances, timing);
         flow.openFileWriters();
         int n = 0;
         for (InputNode input : definition.inputNodes()) {
@@ -201,6 +218,16 @@ public final class RunningFlow implements AutoCloseable {
                 + (dataSources.isEmpty() ? "none" : String.join(", ", new java.util.TreeSet<>(dataSources.keySet())))
                 + "). Add it under dataSources: in the server's configuration (docs/flows.md, \"Databases\"); a flow "
                 + "run on its own (wharf flow run) has no data sources yet.";
+    }
+
+    /** What its transactional readers run under, when the flow is coordinated; else null. */
+    XaCoordination coordination() {
+        return coordination;
+    }
+
+    /** Whether its transactional invocations are XA transactions (docs/flows.md, "Coordinated transactions"). */
+    public boolean coordinated() {
+        return coordination != null;
     }
 
     /** The data sources its Database nodes may use, by name. */
