@@ -1,6 +1,6 @@
 package org.wharfmq.server.flow;
 
-import com.arjuna.ats.jta.resources.EndXAResource;
+import org.jboss.tm.LastResource;
 
 import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
@@ -10,7 +10,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * A coordinated reader's XA session resource as the flow host enlists it: Narayana prepares and commits it after
- * the databases' ({@link EndXAResource}), so that an output message is never visible before the database work of its
+ * the databases' ({@link LastResource}: ordered last), so that an output message is never visible before the database work of its
  * invocation has committed (a consumer of it finds the rows).
  *
  * <p>With a crash point for tests, off unless the server's JVM runs with the system property
@@ -18,7 +18,7 @@ import java.util.function.UnaryOperator;
  * transaction manager's decision logged, the databases committed) it logs {@value #HOLDING} and waits there for good,
  * so that a test can kill the server between the prepare and the commit.
  */
-final class QueueManagerBranch implements XAResource, EndXAResource {
+final class QueueManagerBranch implements XAResource, LastResource {
 
     static final String PROPERTY = "wharf.test.xa.holdBeforeCommit";
     static final String HOLDING = "holding a prepared XA transaction before its commit";
