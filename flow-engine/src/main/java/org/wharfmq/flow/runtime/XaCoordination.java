@@ -14,8 +14,8 @@ import java.util.function.UnaryOperator;
  *
  * @param transactions the transaction manager, which the flow host runs with its recovery
  * @param connections  the XA connection factory of the messaging server the flow reads from
- * @param enlisting    what a reader enlists for its XA session's resource: the resource itself, except under a
- *                     crash test, which holds its commit there
+ * @param enlisting    what a reader enlists for its XA session's resource (the flow host's wrapper has the
+ *                     transaction manager commit it after the databases)
  */
 public record XaCoordination(TransactionManager transactions, XAConnectionFactory connections,
                              UnaryOperator<XAResource> enlisting) {

@@ -151,7 +151,7 @@ public final class FlowHost implements ServerPlugin {
         transactions = XaTransactions.start(config.dataDirectory(), xaFactory);
         try {
             dataSources = new DataSourcePools(settings.dataSources(), transactions);
-            transactions.scan();
+            transactions.recoverAtStart();
         } catch (RuntimeException e) {
             transactions.close();
             transactions = null;

@@ -10,42 +10,49 @@ import java.util.function.UnaryOperator;
 
 /**
  * A coordinated reader's XA session resource as the flow host enlists it: Narayana prepares and commits it after
- * the databases' ({@link LastResource}: ordered last), so that an output message is never visible before the database work of its
- * invocation has committed (a consumer of it finds the rows).
+ * the databases' ({@link LastResource}: ordered last), so that an output message is never visible before the
+ * database work of its invocation has committed (a consumer of it finds the rows).
  *
- * <p>With a crash point for tests, off unless the server's JVM runs with the system property
- * {@value #PROPERTY}{@code =true}: then at the commit of a prepared transaction (every resource prepared, the
- * transaction manager's decision logged, the databases committed) it logs {@value #HOLDING} and waits there for good,
- * so that a test can kill the server between the prepare and the commit.
+ * <p>With crash points for tests, off unless the server's JVM runs with the system property {@value #PROPERTY}:
+ * {@code beforeCommit} holds the commit of a prepared transaction (every resource prepared, the transaction manager's
+ * decision logged, the databases committed), {@code beforePrepare} its prepare (the databases prepared, no decision
+ * logged); either logs {@value #HOLDING} and waits there for good, so that a test can kill the server there.
  */
 final class QueueManagerBranch implements XAResource, LastResource {
 
-    static final String PROPERTY = "wharf.test.xa.holdBeforeCommit";
-    static final String HOLDING = "holding a prepared XA transaction before its commit";
+    static final String PROPERTY = "wharf.test.xa.hold";
+    static final String HOLDING = "holding the queue manager's XA branch";
 
     private static final System.Logger LOG = System.getLogger(QueueManagerBranch.class.getName());
 
     private final XAResource resource;
-    private final boolean hold;
+    /** The crash point: "beforePrepare", "beforeCommit", or null. */
+    private final String hold;
 
-    private QueueManagerBranch(XAResource resource, boolean hold) {
+    private QueueManagerBranch(XAResource resource, String hold) {
         this.resource = resource;
         this.hold = hold;
     }
 
-    /** How the readers enlist their session's resource: committed last, held before its commit under the property. */
+    /** How the readers enlist their session's resource: ordered last, held where the property says. */
     static UnaryOperator<XAResource> enlisting() {
-        boolean hold = Boolean.getBoolean(PROPERTY);
+        String hold = System.getProperty(PROPERTY);
         return resource -> new QueueManagerBranch(resource, hold);
+    }
+
+    private void holdAt(String point, Xid xid) {
+        if (point.equals(hold)) {
+            LOG.log(System.Logger.Level.WARNING, HOLDING + " " + point + " (" + PROPERTY + "): " + xid);
+            while (true) {
+                LockSupport.park(this);
+            }
+        }
     }
 
     @Override
     public void commit(Xid xid, boolean onePhase) throws XAException {
-        if (hold && !onePhase) {
-            LOG.log(System.Logger.Level.WARNING, HOLDING + " (" + PROPERTY + "): " + xid);
-            while (true) {
-                LockSupport.park(this);
-            }
+        if (!onePhase) {
+            holdAt("beforeCommit", xid);
         }
         resource.commit(xid, onePhase);
     }
@@ -72,6 +79,7 @@ final class QueueManagerBranch implements XAResource, LastResource {
 
     @Override
     public int prepare(Xid xid) throws XAException {
+        holdAt("beforePrepare", xid);
         return resource.prepare(xid);
     }
 

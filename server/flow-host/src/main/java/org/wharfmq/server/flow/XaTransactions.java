@@ -8,9 +8,12 @@ import com.arjuna.ats.arjuna.coordinator.TxControl;
 import com.arjuna.ats.arjuna.objectstore.StoreManager;
 import com.arjuna.ats.arjuna.recovery.RecoveryManager;
 import com.arjuna.ats.arjuna.recovery.RecoveryModule;
+import com.arjuna.ats.internal.jta.recovery.arjunacore.JTANodeNameXAResourceOrphanFilter;
+import com.arjuna.ats.internal.jta.recovery.arjunacore.JTATransactionLogXAResourceOrphanFilter;
 import com.arjuna.ats.internal.jta.recovery.arjunacore.XARecoveryModule;
 import com.arjuna.ats.internal.jta.transaction.arjunacore.TransactionSynchronizationRegistryImple;
 import com.arjuna.ats.jta.common.jtaPropertyManager;
+import com.arjuna.ats.jta.recovery.XAResourceOrphanFilter;
 import com.arjuna.ats.jta.recovery.XAResourceRecoveryHelper;
 import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
 import io.agroal.api.transaction.TransactionIntegration;
@@ -24,13 +27,16 @@ import javax.jms.XAConnection;
 import javax.jms.XASession;
 import javax.transaction.TransactionManager;
 import javax.transaction.TransactionSynchronizationRegistry;
+import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +47,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * JTA, its log (the object store) under {@code DATA/transactions}, and its recovery manager, which finds the prepared
  * branches of the queue manager (over an XA connection of the flow host's, in-VM) and of the XA data sources (Agroal's
  * recovery connections) and commits those whose transaction the log says committed, rolling back the others.
- * Started by {@link FlowHost#start} only when a data source is {@code xa: true}; one recovery scan runs before the
- * flows start, so a crash's in-doubt work is settled before new work comes, then one every
+ * Started by {@link FlowHost#start} only when a data source is {@code xa: true}; recovery runs before the flows start
+ * ({@link #recoverAtStart}), so a crash's in-doubt work is settled before new work comes, then a scan every
  * {@link FlowHostConfiguration#RECOVERY_PERIOD_SECONDS}.
  *
  * <p>Narayana is one per JVM (its settings are static): a JVM runs one coordinated flow host at a time (a second one
@@ -69,6 +75,7 @@ final class XaTransactions implements AutoCloseable {
 
     private XaTransactions(Path store, WharfXAConnectionFactory queueManagerConnections) {
         this.store = store;
+        RecoveryManager.delayRecoveryManagerThread(); // its periodic scans start after recoverAtStart
         recovery = RecoveryManager.manager(RecoveryManager.INDIRECT_MANAGEMENT);
         XARecoveryModule module = null;
         for (RecoveryModule candidate : recovery.getModules()) {
@@ -158,9 +165,58 @@ final class XaTransactions implements AutoCloseable {
         return integration;
     }
 
-    /** Runs a recovery scan now (both passes) and returns when it is done. */
-    void scan() {
+    /**
+     * Settles what a crash left in doubt, before any flow runs, then starts the periodic scans. A recovery scan
+     * commits the branches whose transaction the log decided to commit; then the branches of this server's
+     * transactions that the log has no decision for (a crash before it) are rolled back. Narayana's own scans roll
+     * such orphans back only once they have seen them for its orphan safety interval (20 s), since they run beside
+     * transactions between their prepares and their decision; at start no transaction of this server is, so every
+     * one is an orphan.
+     */
+    void recoverAtStart() {
         recovery.scan();
+        XAResourceOrphanFilter ours = new JTANodeNameXAResourceOrphanFilter();
+        XAResourceOrphanFilter logged = new JTATransactionLogXAResourceOrphanFilter();
+        List<XAResourceRecoveryHelper> helpers = new ArrayList<>(pools.values());
+        helpers.add(queueManager);
+        for (XAResourceRecoveryHelper helper : helpers) {
+            XAResource[] resources;
+            try {
+                resources = helper.getXAResources();
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.WARNING, "Recovery at start cannot reach a resource (" + e + "): its "
+                        + "branches in doubt wait for the next scan, in " + FlowHostConfiguration.RECOVERY_PERIOD_SECONDS
+                        + " s");
+                continue;
+            }
+            for (XAResource resource : resources) {
+                rollBackOrphans(resource, ours, logged);
+            }
+        }
+        recovery.startRecoveryManagerThread();
+    }
+
+    private static void rollBackOrphans(XAResource resource, XAResourceOrphanFilter ours,
+                                        XAResourceOrphanFilter logged) {
+        try {
+            Xid[] prepared = resource.recover(XAResource.TMSTARTRSCAN);
+            try {
+                for (Xid xid : prepared) {
+                    if (ours.checkXid(xid) == XAResourceOrphanFilter.Vote.ROLLBACK
+                            && logged.checkXid(xid) != XAResourceOrphanFilter.Vote.LEAVE_ALONE) {
+                        resource.rollback(xid);
+                        LOG.log(System.Logger.Level.INFO, "Recovery rolled back " + xid + " (" + resource + "): "
+                                + "prepared before a crash, no decision in the transaction log");
+                    }
+                }
+            } finally {
+                resource.recover(XAResource.TMENDRSCAN);
+            }
+        } catch (XAException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Recovery at start could not settle the branches of " + resource
+                    + " (" + e + "): they wait for the next scan, in " + FlowHostConfiguration.RECOVERY_PERIOD_SECONDS
+                    + " s");
+        }
     }
 
     /** Stops the recovery manager and closes its connection to the queue manager; another may start then. */

@@ -158,6 +158,36 @@ class DatabaseCrashTest {
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void aCoordinatedFlowKilledBetweenPrepareAndCommitIsCompletedByRecovery() throws Exception {
+        Path config = coordinatedFlow();
+        Path data = dir.resolve("data");
+        killAt("beforeCommit", data, config, 2, "bob");
+        assertEquals(List.of("2 bob coordinated"), rows(), "the database's branch committed before the kill");
+
+        assertOnceAfterRestart(data, config, 2, 1);
+        assertEquals(List.of("2 bob coordinated"), rows(), "the row, once");
+    }
+
+    /**
+     * A coordinated flow whose server is killed after the database's prepare, before the queue manager's and before
+     * any decision is logged: the row is prepared (invisible, its lock held) and the queue manager's branch was never
+     * prepared. The restarted server's recovery rolls the database's branch back (no decision in the log), the input
+     * message comes again, and its second delivery commits the row and the output once.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aCoordinatedFlowKilledBeforeItsDecisionIsRolledBackByRecoveryAndRunAgain() throws Exception {
+        Path config = coordinatedFlow();
+        Path data = dir.resolve("data");
+        killAt("beforePrepare", data, config, 3, "carol");
+        assertEquals(List.of(), rows(), "prepared, not committed");
+        assertEquals(1, preparedInPostgres(), "the database's branch prepared before the kill");
+
+        assertOnceAfterRestart(data, config, 3, 0);
+        assertEquals(List.of("3 carol coordinated"), rows(), "the row, once");
+    }
+
+    /** The configuration of a server running a coordinated flow: ORDERS, its row inserted, to ORDERS.DONE. */
+    private Path coordinatedFlow() throws Exception {
         Path jar = TestJars.build(dir, "xa-flow.jar", Map.of(
                 "flows.XaFlow", """
                         package flows;
@@ -178,7 +208,7 @@ class DatabaseCrashTest {
                             }
                         }
                         """));
-        Path config = Files.writeString(dir.resolve("wharf.yaml"), """
+        return Files.writeString(dir.resolve("wharf.yaml"), """
                 dataSources:
                   - name: orders
                     url: %s
@@ -188,40 +218,49 @@ class DatabaseCrashTest {
                   - jar: %s
                     class: flows.XaFlow
                 """.formatted(postgres.url(), postgres.user(), jar));
-        Path data = dir.resolve("data");
+    }
 
+    /** Starts the server with the crash point {@code point}, sends an order, and kills the server held there. */
+    private static void killAt(String point, Path data, Path config, int id, String customer) throws Exception {
         ServerProcess server = ServerProcess.startWithJvmOptions(data,
-                List.of("-D" + QueueManagerBranch.PROPERTY + "=true"), "--config", config.toString());
+                List.of("-D" + QueueManagerBranch.PROPERTY + "=" + point), "--config", config.toString());
         try {
             try (Connection connection = new WharfConnectionFactory(server.url()).createConnection()) {
                 Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 TextMessage order = session.createTextMessage("coordinated");
-                order.setIntProperty("id", 2);
-                order.setStringProperty("customer", "bob");
+                order.setIntProperty("id", id);
+                order.setStringProperty("customer", customer);
                 session.createProducer(session.createQueue("ORDERS")).send(order, DeliveryMode.PERSISTENT, 4, 0);
             }
-            awaitOutput(server, QueueManagerBranch.HOLDING);
+            awaitOutput(server, QueueManagerBranch.HOLDING + " " + point);
         } finally {
             server.kill();
         }
-        assertEquals(List.of("2 bob coordinated"), rows(), "the database's branch committed before the kill");
+    }
 
-        server = ServerProcess.start(data, "--config", config.toString());
+    /**
+     * Restarts the server (no crash point) and checks the order's output comes once, nothing is left on the input or
+     * the backout queue, and nothing is left prepared in the database.
+     *
+     * @param inDoubt the queue manager's prepared branches the restart finds
+     */
+    private static void assertOnceAfterRestart(Path data, Path config, int id, int inDoubt) throws Exception {
+        ServerProcess server = ServerProcess.start(data, "--config", config.toString());
         try (Connection connection = new WharfConnectionFactory(server.url()).createConnection()) {
-            assertTrue(server.outputSoFar().contains("1 prepared XA transactions in doubt"), server.outputSoFar());
+            assertTrue(server.outputSoFar().contains(inDoubt + " prepared XA transactions in doubt"),
+                    server.outputSoFar());
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageConsumer done = session.createConsumer(session.createQueue("ORDERS.DONE"));
             Message output = done.receive(30_000);
-            assertNotNull(output, "recovery did not commit the output:\n" + server.outputSoFar());
-            assertEquals(2, output.getIntProperty("id"));
+            assertNotNull(output, "no output after the restart:\n" + server.outputSoFar());
+            assertEquals(id, output.getIntProperty("id"));
             Receive.nothingMore(done);
             Receive.nothingMore(session.createConsumer(session.createQueue("ORDERS")));
             Receive.nothingMore(session.createConsumer(session.createQueue("ORDERS.BACKOUT")));
         } finally {
             server.close();
         }
-        assertEquals(List.of("2 bob coordinated"), rows(), "the row, once");
         assertEquals(0, preparedInPostgres(), "a branch left prepared in the database");
     }
 
