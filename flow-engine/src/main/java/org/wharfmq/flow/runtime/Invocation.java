@@ -106,12 +106,28 @@ final class Invocation implements FlowContext {
     void begin(XAResource session) throws JMSException {
         try {
             if (coordinator.getStatus() != Status.STATUS_NO_TRANSACTION) {
-                coordinator.rollback();
+                abandon();
             }
             coordinator.begin();
             coordinator.getTransaction().enlistResource(session);
         } catch (NotSupportedException | SystemException | RollbackException | RuntimeException e) {
             throw jmsException("cannot begin its transaction", e);
+        }
+    }
+
+    /**
+     * Rolls back the transaction a failure left on the thread (its connection lost, say: the resources that cannot
+     * be reached roll back by themselves) and frees the thread of it whatever happens.
+     */
+    private void abandon() throws SystemException {
+        try {
+            coordinator.rollback();
+        } catch (SystemException | RuntimeException e) {
+            System.getLogger(Invocation.class.getName()).log(System.Logger.Level.DEBUG, "Flow '" + definition.name()
+                    + "': rolling back a transaction left by a failure: " + e);
+        }
+        if (coordinator.getStatus() != Status.STATUS_NO_TRANSACTION) {
+            coordinator.suspend();
         }
     }
 
