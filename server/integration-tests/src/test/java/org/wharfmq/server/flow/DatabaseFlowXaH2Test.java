@@ -6,6 +6,7 @@ import org.wharfmq.flow.node.DatabaseNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.OutputNode;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.server.TestServer;
 
 import java.util.List;
 
@@ -52,5 +53,26 @@ class DatabaseFlowXaH2Test extends DatabaseFlowContract {
                         .build(), 1));
         assertTrue(e.getMessage().contains("uses the XA data sources [orders] and the data sources [ledger], which "
                 + "are not XA"), e.getMessage());
+    }
+
+    /** Narayana's settings are the JVM's: a second coordinated flow host is refused while the first runs. */
+    @Test
+    void aSecondCoordinatedFlowHostInTheJvmIsRefusedWhileTheFirstRuns() throws Exception {
+        TestServer first = testServer;
+        FlowHost firstHost = flowHost;
+        Exception e = assertThrows(Exception.class, () -> startServer(FlowHostSettings.defaults().withDataSources(
+                List.of(TestDatabase.h2().xa().dataSource("orders")))));
+        testServer = first; // closed after the test
+        flowHost = firstHost;
+        Throwable cause = e;
+        while (cause != null && !(cause instanceof IllegalStateException)) {
+            cause = cause.getCause();
+        }
+        assertTrue(cause != null && cause.getMessage().contains("this JVM's transaction manager (Narayana, one per "
+                + "JVM) runs for the server whose log is"), String.valueOf(e));
+
+        flowHost.deploy(new OrderFlow(), 1); // the first goes on
+        send(7, "erin", "after the refusal", false);
+        assertEquals(7, receive("ORDERS.DONE", 1).get(0).getIntProperty("id"));
     }
 }
