@@ -58,17 +58,15 @@ final class DatabaseWork {
             throw new IllegalArgumentException(RunningFlow.unknownDataSource(flowName, name, dataSources));
         }
         connection = dataSource.getConnection(); // coordinated: enlisted in the thread's transaction by its pool
-        try {
-            if (coordinated) {
-                open.put(name, connection);
-                return connection;
+        if (!coordinated) { // a coordinated connection's commit mode is its transaction's
+            try {
+                if (connection.getAutoCommit() == transactional) {
+                    connection.setAutoCommit(!transactional);
+                }
+            } catch (SQLException | RuntimeException e) {
+                close(connection);
+                throw e;
             }
-            if (connection.getAutoCommit() == transactional) {
-                connection.setAutoCommit(!transactional);
-            }
-        } catch (SQLException | RuntimeException e) {
-            close(connection);
-            throw e;
         }
         open.put(name, connection);
         return connection;

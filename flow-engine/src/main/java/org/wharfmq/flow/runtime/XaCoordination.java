@@ -25,9 +25,4 @@ public record XaCoordination(TransactionManager transactions, XAConnectionFactor
         Objects.requireNonNull(connections, "connections");
         Objects.requireNonNull(enlisting, "enlisting");
     }
-
-    /** Readers that enlist their XA session's resource itself. */
-    public XaCoordination(TransactionManager transactions, XAConnectionFactory connections) {
-        this(transactions, connections, UnaryOperator.identity());
-    }
 }

@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,7 @@ final class DataSourcePools implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DataSourcePools.class.getName());
 
     private final Map<String, DataSource> pools = new LinkedHashMap<>();
-    private final Set<String> xa = new java.util.HashSet<>();
+    private final Set<String> xa = new HashSet<>();
 
     /**
      * Opens a pool per data source.
