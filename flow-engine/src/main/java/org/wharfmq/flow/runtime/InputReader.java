@@ -107,7 +107,7 @@ abstract class InputReader implements Runnable {
         return plain;
     }
 
-    /** As {@link #openWharf(boolean)}, for a coordinated reader: an XA connection, its XA session the transacted one. */
+    /** As {@link #openWharf(boolean)}, coordinated: an XA connection, whose XA session is the transacted one. */
     private Session openWharfCoordinated(boolean start) throws JMSException {
         XAConnection xa = coordination.connections().createXAConnection();
         connection = xa;
