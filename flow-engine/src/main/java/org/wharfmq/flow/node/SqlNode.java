@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +24,12 @@ import java.util.Map;
  * ({@link FlowContext#connection(String)}): in a transactional invocation it commits or rolls back with the message.
  */
 public abstract class SqlNode extends Node {
+
+    /**
+     * The name of the savepoint a statement runs in when its node's failure terminal is wired (named, so that it can
+     * be rolled back to in SQL too: {@value}). Each statement's replaces the one before, released or rolled back to.
+     */
+    static final String SAVEPOINT = "wharf_statement";
 
     private final String dataSource;
     private final String sql;
@@ -97,24 +104,25 @@ public abstract class SqlNode extends Node {
             throws SQLException {
         Connection connection = context.connection(dataSource);
         boolean inTransaction = !connection.getAutoCommit();
-        Savepoint savepoint = inTransaction && context.isWired(this, "failure") ? connection.setSavepoint() : null;
+        StatementSavepoint savepoint = inTransaction && context.isWired(this, "failure")
+                ? new StatementSavepoint(connection) : null;
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < parameters.size(); i++) {
                 statement.setObject(i + 1, parameters.get(i).value(assembly));
             }
             T result = execution.run(statement);
             if (savepoint != null) {
-                connection.releaseSavepoint(savepoint);
+                savepoint.release();
             }
             return result;
         } catch (SQLException e) {
             if (inTransaction) {
-                undo(connection, savepoint, e, context);
+                undo(savepoint, e, context);
             }
             throw e;
         } catch (RuntimeException e) { // a message path that cannot be read: the statement did not run
             if (savepoint != null) {
-                undo(connection, savepoint, new SQLException(e), context);
+                undo(savepoint, new SQLException(e), context);
             }
             throw e;
         }
@@ -124,16 +132,64 @@ public abstract class SqlNode extends Node {
      * Undoes a failed statement to its savepoint; without one (or when that fails), tells the invocation that the
      * data source's work cannot commit ({@link FlowContext#databaseFailed}).
      */
-    private void undo(Connection connection, Savepoint savepoint, SQLException failure, FlowContext context) {
+    private void undo(StatementSavepoint savepoint, SQLException failure, FlowContext context) {
         if (savepoint != null) {
             try {
-                connection.rollback(savepoint);
+                savepoint.rollback();
                 return;
             } catch (SQLException undo) {
                 failure.addSuppressed(undo);
             }
         }
         context.databaseFailed(dataSource, failure);
+    }
+
+    /**
+     * The savepoint a statement runs in: the driver's, or the same in SQL where the connection refuses the driver's
+     * savepoint calls, as an XA connection in a coordinated invocation does (PostgreSQL's XA connection refuses
+     * setSavepoint, the XA pool rollback to a savepoint); H2 and PostgreSQL run the SQL inside an XA transaction.
+     */
+    private static final class StatementSavepoint {
+        private final Connection connection;
+        /** The driver's savepoint, or null: the savepoint was set in SQL. */
+        private final Savepoint savepoint;
+
+        StatementSavepoint(Connection connection) throws SQLException {
+            this.connection = connection;
+            Savepoint driver = null;
+            try {
+                driver = connection.setSavepoint(SAVEPOINT);
+            } catch (SQLException refused) {
+                inSql("SAVEPOINT");
+            }
+            this.savepoint = driver;
+        }
+
+        void release() throws SQLException {
+            if (savepoint != null) {
+                connection.releaseSavepoint(savepoint);
+            } else {
+                inSql("RELEASE SAVEPOINT");
+            }
+        }
+
+        void rollback() throws SQLException {
+            if (savepoint != null) {
+                try {
+                    connection.rollback(savepoint);
+                    return;
+                } catch (SQLException refused) {
+                    // refused by the XA pool inside a transaction: the same in SQL, below
+                }
+            }
+            inSql("ROLLBACK TO SAVEPOINT");
+        }
+
+        private void inSql(String command) throws SQLException {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(command + " \"" + SAVEPOINT + "\"");
+            }
+        }
     }
 
     /**

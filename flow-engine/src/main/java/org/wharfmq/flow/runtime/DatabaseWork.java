@@ -15,7 +15,10 @@ import java.util.Map;
  * ends, so an instance holds no connection between messages.
  *
  * <p>Not a coordinated (XA) transaction: a crash, or a failed message commit, after the database commit leaves the
- * database work done and the message delivered again (docs/flows.md, "Databases"). Confined to its instance's thread.
+ * database work done and the message delivered again (docs/flows.md, "Databases"). A coordinated instance's
+ * connections come from XA pools that enlist them in the invocation's transaction, which the transaction manager
+ * completes: then {@link #commit()} and {@link #rollback()} only give them back (the pool returns them once the
+ * transaction has ended). Confined to its instance's thread.
  */
 final class DatabaseWork {
 
@@ -24,6 +27,8 @@ final class DatabaseWork {
     private final String flowName;
     private final Map<String, DataSource> dataSources;
     private final boolean transactional;
+    /** Whether the transaction manager commits and rolls back (the connections enlisted by their XA pools). */
+    private final boolean coordinated;
     /** The invocation's connections, by data source, in the order taken. */
     private final Map<String, Connection> open = new LinkedHashMap<>(4);
     /** A statement that failed in the invocation's transaction and was not undone, or null. */
@@ -31,9 +36,15 @@ final class DatabaseWork {
     private SQLException failure;
 
     DatabaseWork(String flowName, Map<String, DataSource> dataSources, boolean transactional) {
+        this(flowName, dataSources, transactional, false);
+    }
+
+    /** @param coordinated whether the invocation's transaction manager completes the work (then it is transactional) */
+    DatabaseWork(String flowName, Map<String, DataSource> dataSources, boolean transactional, boolean coordinated) {
         this.flowName = flowName;
         this.dataSources = dataSources;
-        this.transactional = transactional;
+        this.transactional = transactional || coordinated;
+        this.coordinated = coordinated;
     }
 
     /** The invocation's connection to data source {@code name}, taken from its pool on first use. */
@@ -46,14 +57,16 @@ final class DatabaseWork {
         if (dataSource == null) {
             throw new IllegalArgumentException(RunningFlow.unknownDataSource(flowName, name, dataSources));
         }
-        connection = dataSource.getConnection();
-        try {
-            if (connection.getAutoCommit() == transactional) {
-                connection.setAutoCommit(!transactional);
+        connection = dataSource.getConnection(); // coordinated: enlisted in the thread's transaction by its pool
+        if (!coordinated) { // a coordinated connection's commit mode is its transaction's
+            try {
+                if (connection.getAutoCommit() == transactional) {
+                    connection.setAutoCommit(!transactional);
+                }
+            } catch (SQLException | RuntimeException e) {
+                close(connection);
+                throw e;
             }
-        } catch (SQLException | RuntimeException e) {
-            close(connection);
-            throw e;
         }
         open.put(name, connection);
         return connection;
@@ -87,9 +100,10 @@ final class DatabaseWork {
         }
         for (Connection connection : open.values()) {
             try {
-                if (transactional && failure == null) {
+                // coordinated: the transaction manager commits (or, on a failure, the caller rolls back)
+                if (transactional && !coordinated && failure == null) {
                     connection.commit();
-                } else if (transactional) {
+                } else if (transactional && !coordinated) {
                     connection.rollback();
                 }
             } catch (SQLException e) {
@@ -114,7 +128,7 @@ final class DatabaseWork {
         }
         for (Map.Entry<String, Connection> entry : open.entrySet()) {
             try {
-                if (transactional) {
+                if (transactional && !coordinated) {
                     entry.getValue().rollback();
                 }
             } catch (SQLException | RuntimeException e) {

@@ -39,6 +39,12 @@ import java.util.List;
  * queue. Transactional: one stage per delivery (a failing stage rolls back and the next delivery tries the next
  * stage), so the message stays on its queue until a stage succeeds and is never lost. Non-transactional: the
  * stages are tried one after another at once.
+ *
+ * <h2>Coordinated</h2>
+ * A transactional reader of a coordinated flow ({@link XaCoordination}) reads with an XA session: each invocation is
+ * a transaction of the transaction manager, begun (and the session enlisted) before each read, so that the get, the
+ * sends and the XA data sources' work commit or roll back together. A read that finds no message within
+ * {@link FlowConfiguration#POLL_MILLIS} rolls its empty transaction back.
  */
 final class FlowInstance extends InputReader {
 
@@ -55,7 +61,7 @@ final class FlowInstance extends InputReader {
      */
     FlowInstance(RunningFlow flow, InputNode input, ConnectionFactory connectionFactory, boolean transactional,
                  String selector) {
-        super(flow, connectionFactory, transactional);
+        super(flow, connectionFactory, transactional, transactional ? flow.coordination() : null);
         this.input = input;
         this.transactional = transactional;
         this.selector = selector;
@@ -100,7 +106,13 @@ final class FlowInstance extends InputReader {
     @Override
     void work() throws JMSException {
         while (flow.isRunning()) {
+            if (coordination != null) {
+                invocation.begin(xaSession);
+            }
             Message message = consumer.receive(FlowConfiguration.POLL_MILLIS);
+            if (message == null && coordination != null) {
+                invocation.rollback(); // the empty transaction
+            }
             if (message != null) {
                 process(message);
             }

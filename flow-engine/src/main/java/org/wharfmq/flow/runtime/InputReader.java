@@ -6,6 +6,9 @@ import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
+import javax.jms.XAConnection;
+import javax.jms.XASession;
+import javax.transaction.xa.XAResource;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 
@@ -16,7 +19,9 @@ import java.util.concurrent.CompletableFuture;
  * twice as long after each failed attempt, up to {@link FlowConfiguration#MAX_RETRY_MILLIS}. What was in progress
  * was rolled back (or, for a non-transactional reader, is as far as it got). Each reader has its own connection to
  * Wharf with a transacted and a plain session, and the {@link Invocation} over them that commits or rolls back an
- * invocation's work. All its state is confined to its thread.
+ * invocation's work. A coordinated reader ({@link XaCoordination}) connects with an XA connection instead, its
+ * transacted session an XA session whose resource {@link #xaSession} each invocation's transaction enlists. All its
+ * state is confined to its thread.
  */
 abstract class InputReader implements Runnable {
 
@@ -25,19 +30,30 @@ abstract class InputReader implements Runnable {
     final RunningFlow flow;
     final DatabaseWork database;
     private final ConnectionFactory connectionFactory;
+    /** The transaction manager and XA factory of a coordinated reader, or null. */
+    final XaCoordination coordination;
     private final CompletableFuture<Void> opened = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private Connection connection;
     /** The session of the reader's transactional gets and sends (Wharf's side). */
     Session transacted;
+    /** The XA session's resource, enlisted in each invocation's transaction (coordinated), or null. */
+    XAResource xaSession;
     /** The invocation over this reader's sessions, made again with each connection. */
     Invocation invocation;
 
     /** @param transactional whether the reader's invocations run in a transaction (its database work commits with it) */
     InputReader(RunningFlow flow, ConnectionFactory connectionFactory, boolean transactional) {
+        this(flow, connectionFactory, transactional, null);
+    }
+
+    /** @param coordination what a coordinated reader's invocations run under, or null (then it is transactional) */
+    InputReader(RunningFlow flow, ConnectionFactory connectionFactory, boolean transactional,
+                XaCoordination coordination) {
         this.flow = flow;
         this.connectionFactory = connectionFactory;
-        this.database = new DatabaseWork(flow.name(), flow.dataSources(), transactional);
+        this.coordination = coordination;
+        this.database = new DatabaseWork(flow.name(), flow.dataSources(), transactional, coordination != null);
     }
 
     /** Completes when the reader is open (or exceptionally when it could not open and the flow must not start). */
@@ -78,6 +94,9 @@ abstract class InputReader implements Runnable {
      * @return the plain session
      */
     final Session openWharf(boolean start) throws JMSException {
+        if (coordination != null) {
+            return openWharfCoordinated(start);
+        }
         connection = connectionFactory.createConnection();
         if (start) {
             connection.start();
@@ -88,9 +107,25 @@ abstract class InputReader implements Runnable {
         return plain;
     }
 
+    /** As {@link #openWharf(boolean)}, coordinated: an XA connection, whose XA session is the transacted one. */
+    private Session openWharfCoordinated(boolean start) throws JMSException {
+        XAConnection xa = coordination.connections().createXAConnection();
+        connection = xa;
+        if (start) {
+            connection.start();
+        }
+        XASession session = xa.createXASession();
+        transacted = session;
+        xaSession = coordination.enlisting().apply(session.getXAResource());
+        Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        invocation = new Invocation(flow, transacted, plain, database, coordination.transactions());
+        return plain;
+    }
+
     /**
      * Sends a message the flow cannot read (not a text or bytes message) as it came to the dead-letter queue, on the
-     * transacted session, and commits (with the get, when that was on the same session).
+     * transacted session, and commits (with the get, when that was on the same session; coordinated, the
+     * invocation's transaction).
      *
      * @param from where it came from, for the log
      */
@@ -103,7 +138,7 @@ abstract class InputReader implements Runnable {
         } finally {
             producer.close();
         }
-        transacted.commit();
+        invocation.commitMessage();
     }
 
     /** Closes the reader's connections, which may be broken already; overridden to close others too. */
@@ -114,6 +149,7 @@ abstract class InputReader implements Runnable {
         }
         closeQuietly(connection);
         connection = null;
+        xaSession = null;
     }
 
     @Override

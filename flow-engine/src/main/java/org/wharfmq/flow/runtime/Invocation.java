@@ -17,6 +17,15 @@ import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
+import javax.jms.TransactionRolledBackException;
+import javax.transaction.HeuristicMixedException;
+import javax.transaction.HeuristicRollbackException;
+import javax.transaction.NotSupportedException;
+import javax.transaction.RollbackException;
+import javax.transaction.Status;
+import javax.transaction.SystemException;
+import javax.transaction.TransactionManager;
+import javax.transaction.xa.XAResource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HashMap;
@@ -28,6 +37,11 @@ import java.util.Map;
  * The {@link FlowContext} of one instance thread, reset for each message: propagation along the definition's
  * wires (synchronous, depth first), label jumps, sends on the instance's transacted or plain session, the
  * connections to data sources (the instance's {@link DatabaseWork}), and the per-node statistics. Confined to its instance's thread.
+ *
+ * <p>A coordinated invocation ({@link XaCoordination}) runs in a transaction of the flow host's transaction manager,
+ * begun before the message is read ({@link #begin}), with the instance's XA session and the XA data sources'
+ * connections enlisted: the manager commits them together (two-phase when the database took part) or rolls them
+ * back together.
  */
 final class Invocation implements FlowContext {
 
@@ -42,6 +56,8 @@ final class Invocation implements FlowContext {
     private final MessageProducer transactedProducer;
     private final MessageProducer plainProducer;
     private final DatabaseWork database;
+    /** The transaction manager of a coordinated instance, or null. */
+    private final TransactionManager coordinator;
     private final Map<String, Destination> queues = new HashMap<>();
     private final Map<String, Destination> topics = new HashMap<>();
     /** The connections to other JMS providers of this invocation's JMSOutput nodes, by provider, opened on first use. */
@@ -57,7 +73,14 @@ final class Invocation implements FlowContext {
     private long childCpu;
 
     Invocation(RunningFlow flow, Session transacted, Session plain, DatabaseWork database) throws JMSException {
+        this(flow, transacted, plain, database, null);
+    }
+
+    /** @param coordinator the transaction manager of a coordinated instance ({@code transacted} is its XA session) */
+    Invocation(RunningFlow flow, Session transacted, Session plain, DatabaseWork database,
+               TransactionManager coordinator) throws JMSException {
         this.flow = flow;
+        this.coordinator = coordinator;
         this.definition = flow.definition();
         this.statistics = flow.statistics();
         this.transacted = transacted;
@@ -90,11 +113,47 @@ final class Invocation implements FlowContext {
     }
 
     /**
+     * Begins a coordinated invocation's transaction and enlists the instance's XA session in it, before the message is
+     * read (what the session consumes in it is settled by it). A transaction left on the thread by a failure that
+     * ended no invocation is rolled back first.
+     */
+    void begin(XAResource session) throws JMSException {
+        try {
+            if (coordinator.getStatus() != Status.STATUS_NO_TRANSACTION) {
+                abandon();
+            }
+            coordinator.begin();
+            coordinator.getTransaction().enlistResource(session);
+        } catch (NotSupportedException | SystemException | RollbackException | RuntimeException e) {
+            throw jmsException("cannot begin its transaction", e);
+        }
+    }
+
+    /**
+     * Rolls back the transaction a failure left on the thread (its connection lost, say: the resources that cannot
+     * be reached roll back by themselves) and frees the thread of it whatever happens.
+     */
+    private void abandon() throws SystemException {
+        try {
+            coordinator.rollback();
+        } catch (SystemException | RuntimeException e) {
+            System.getLogger(Invocation.class.getName()).log(System.Logger.Level.DEBUG, "Flow '" + definition.name()
+                    + "': rolling back a transaction left by a failure: " + e);
+        }
+        if (coordinator.getStatus() != Status.STATUS_NO_TRANSACTION) {
+            coordinator.suspend();
+        }
+    }
+
+    /**
      * Ends an invocation that succeeded: its database work commits first, then its sends to other JMS providers
      * (JMSOutput nodes), then the message's transaction on Wharf (when the invocation is transactional or sent on the
      * transacted session). A failure between them (a crash, a refused commit) leaves what committed done and the
-     * message or record processed again (a duplicate, never a loss): the window a coordinated (XA) transaction would
-     * close.
+     * message or record processed again (a duplicate, never a loss). A coordinated invocation commits its sends to
+     * other providers first, then its transaction, in which the transaction manager commits the database work and
+     * the message's transaction together.
+     *
+     * @throws TransactionRolledBackException the transaction manager rolled a coordinated invocation back at its commit
      */
     void commit() throws SQLException, JMSException {
         if (lostProvider != null) {
@@ -108,12 +167,39 @@ final class Invocation implements FlowContext {
                 link.commit();
             }
         }
-        if (transactional || transactedWork) {
+        if (coordinator != null) {
+            commitCoordinated();
+        } else if (transactional || transactedWork) {
             transacted.commit();
         }
     }
 
-    /** Ends an invocation that failed: its database work, its sends to other providers and its message roll back. */
+    /** Commits the transacted session alone (or the coordinated transaction): a message moved as it is. */
+    void commitMessage() throws JMSException {
+        if (coordinator != null) {
+            commitCoordinated();
+        } else {
+            transacted.commit();
+        }
+    }
+
+    private void commitCoordinated() throws JMSException {
+        try {
+            coordinator.commit();
+        } catch (RollbackException e) {
+            TransactionRolledBackException rolledBack = new TransactionRolledBackException("Flow '" + definition.name()
+                    + "': the transaction manager rolled the invocation back at its commit (" + e.getMessage() + ")");
+            rolledBack.initCause(e);
+            throw rolledBack;
+        } catch (HeuristicMixedException | HeuristicRollbackException | SystemException | RuntimeException e) {
+            throw jmsException("cannot commit its transaction", e);
+        }
+    }
+
+    /**
+     * Ends an invocation that failed: its database work, its sends to other providers and its message roll back (a
+     * coordinated invocation's database work and message with its transaction).
+     */
     void rollback() throws JMSException {
         database.rollback();
         for (Iterator<ProviderLink> i = links.values().iterator(); i.hasNext(); ) {
@@ -127,9 +213,24 @@ final class Invocation implements FlowContext {
                 }
             }
         }
-        if (transactional || transactedWork) {
+        if (coordinator != null) {
+            try {
+                if (coordinator.getStatus() != Status.STATUS_NO_TRANSACTION) {
+                    coordinator.rollback();
+                }
+            } catch (SystemException | RuntimeException e) {
+                throw jmsException("cannot roll back its transaction", e);
+            }
+        } else if (transactional || transactedWork) {
             transacted.rollback();
         }
+    }
+
+    private JMSException jmsException(String what, Exception cause) {
+        JMSException failure = new JMSException("Flow '" + definition.name() + "' " + what + ": " + cause);
+        failure.setLinkedException(cause);
+        failure.initCause(cause);
+        return failure;
     }
 
     /** Gives the invocation's database connections back (rolled back: nothing is left after a commit). */

@@ -52,6 +52,7 @@ public final class RunningFlow implements AutoCloseable {
     private final FlowDefinition definition;
     private final Map<String, DataSource> dataSources;
     private final Map<String, JmsProvider> jmsProviders;
+    private final XaCoordination coordination;
     private final int instances;
     private final FlowStatistics statistics;
     private final List<InputReader> readers = new ArrayList<>();
@@ -65,10 +66,12 @@ public final class RunningFlow implements AutoCloseable {
     private volatile boolean trace = true;
 
     private RunningFlow(FlowDefinition definition, Map<String, DataSource> dataSources,
-                        Map<String, JmsProvider> jmsProviders, int instances, boolean timing) {
+                        Map<String, JmsProvider> jmsProviders, XaCoordination coordination, int instances,
+                        boolean timing) {
         this.definition = definition;
         this.dataSources = Map.copyOf(dataSources);
         this.jmsProviders = Map.copyOf(jmsProviders);
+        this.coordination = coordination;
         this.instances = instances;
         this.statistics = new FlowStatistics(definition, timing);
     }
@@ -96,25 +99,30 @@ public final class RunningFlow implements AutoCloseable {
     public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
                                     Map<String, DataSource> dataSources, int instances, boolean timing,
                                     ClassLoader loader) throws JMSException {
-        return start(definition, connectionFactory, dataSources, Map.of(), HttpEndpoints.NONE, instances, timing, loader);
+        return start(definition, connectionFactory, dataSources, Map.of(), HttpEndpoints.NONE, null, instances, timing,
+                loader);
     }
 
     /**
      * Starts the flow with data sources for its Database nodes, other JMS providers for its JMSInput and JMSOutput
-     * nodes and the HTTP listener its HTTPInput nodes serve their paths on, and returns when every instance's
-     * consumer on Wharf is open and every path is served (a JMSInput node's reader keeps trying its provider after
-     * that, so a provider that is down does not stop the flow from starting).
+     * nodes and the HTTP listener its HTTPInput nodes serve their paths on, coordinated or not, and returns when
+     * every instance's consumer on Wharf is open and every path is served (a JMSInput node's reader keeps trying its
+     * provider after that, so a provider that is down does not stop the flow from starting).
      *
      * @param jmsProviders the JMS providers its JMSInput and JMSOutput nodes may use, by name (the flow host's
      *                     {@code jmsProviders})
      * @param http         where its HTTPInput nodes serve their paths (the server's HTTP listener)
+     * @param coordination what its transactional invocations run under when the flow is coordinated (each one XA
+     *                     transaction: docs/flows.md, "Coordinated transactions"), or null; then {@code dataSources}
+     *                     are XA pools that enlist their connections in the thread's transaction
      * @throws IllegalArgumentException when a node names a data source or JMS provider not given
      * @throws IllegalStateException    when an HTTPInput node's path cannot be served (the flow is stopped again)
      * @see #start(FlowDefinition, ConnectionFactory, Map, int, boolean, ClassLoader)
      */
     public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
                                     Map<String, DataSource> dataSources, Map<String, JmsProvider> jmsProviders,
-                                    HttpEndpoints http, int instances, boolean timing, ClassLoader loader) throws JMSException {
+                                    HttpEndpoints http, XaCoordination coordination, int instances, boolean timing,
+                                    ClassLoader loader) throws JMSException {
         if (instances < 1) {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
@@ -135,7 +143,7 @@ public final class RunningFlow implements AutoCloseable {
                         .replace("uses", "node '" + node.name() + "' uses"));
             }
         }
-        RunningFlow flow = new RunningFlow(definition, dataSources, jmsProviders, instances, timing);
+        RunningFlow flow = new RunningFlow(definition, dataSources, jmsProviders, coordination, instances, timing);
         flow.openFileWriters();
         int n = 0;
         for (InputNode input : definition.inputNodes()) {
@@ -285,6 +293,16 @@ public final class RunningFlow implements AutoCloseable {
     /** The other JMS providers its JMSInput and JMSOutput nodes may use, by name. */
     Map<String, JmsProvider> jmsProviders() {
         return jmsProviders;
+    }
+
+    /** What its transactional readers run under, when the flow is coordinated; else null. */
+    XaCoordination coordination() {
+        return coordination;
+    }
+
+    /** Whether its transactional invocations are XA transactions (docs/flows.md, "Coordinated transactions"). */
+    public boolean coordinated() {
+        return coordination != null;
     }
 
     /** The data sources its Database nodes may use, by name. */

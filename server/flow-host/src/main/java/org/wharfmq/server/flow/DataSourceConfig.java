@@ -20,19 +20,32 @@ import java.util.Set;
  * @param poolSize                the most connections open at once (setting {@code poolSize})
  * @param connectionTimeoutMillis how long an invocation waits for a connection before it fails (setting
  *                                {@code connectionTimeoutMillis})
+ * @param xa                      whether it takes part in coordinated (XA) transactions (setting {@code xa}): a pool of
+ *                                XA connections, and the flows whose Database nodes use it coordinated
  */
 public record DataSourceConfig(String name, String url, String user, String password, int poolSize,
-                               long connectionTimeoutMillis) {
+                               long connectionTimeoutMillis, boolean xa) {
 
-    /** A data source with the default pool size and connection timeout. */
+    /** A data source with the default pool size and connection timeout, not XA. */
     public DataSourceConfig(String name, String url, String user, String password) {
         this(name, url, user, password, FlowHostConfiguration.DEFAULT_POOL_SIZE,
                 FlowHostConfiguration.DEFAULT_CONNECTION_TIMEOUT_MILLIS);
     }
 
+    /** A data source, not XA. */
+    public DataSourceConfig(String name, String url, String user, String password, int poolSize,
+                            long connectionTimeoutMillis) {
+        this(name, url, user, password, poolSize, connectionTimeoutMillis, false);
+    }
+
+    /** This data source taking part in coordinated (XA) transactions, or not. */
+    public DataSourceConfig withXa(boolean xa) {
+        return new DataSourceConfig(name, url, user, password, poolSize, connectionTimeoutMillis, xa);
+    }
+
     /**
      * Reads the configuration's {@code dataSources:} list, each entry's keys {@code name}, {@code url}, {@code user},
-     * {@code password}, {@code poolSize} and {@code connectionTimeoutMillis}, and checks it.
+     * {@code password}, {@code poolSize}, {@code connectionTimeoutMillis} and {@code xa}, and checks it.
      *
      * @throws ConfigurationException naming the entry and the key that is unknown or wrong, and the fix
      */
@@ -47,7 +60,8 @@ public record DataSourceConfig(String name, String url, String user, String pass
             DataSourceConfig config = new DataSourceConfig(name, url, entry.text("user", null),
                     entry.text("password", null),
                     entry.intValue("poolSize", FlowHostConfiguration.DEFAULT_POOL_SIZE),
-                    entry.longValue("connectionTimeoutMillis", FlowHostConfiguration.DEFAULT_CONNECTION_TIMEOUT_MILLIS));
+                    entry.longValue("connectionTimeoutMillis", FlowHostConfiguration.DEFAULT_CONNECTION_TIMEOUT_MILLIS),
+                    entry.flag("xa", false));
             entry.refuseUnknown();
             if (name == null || name.isBlank()) {
                 throw entry.invalid("name", "data source number " + (i + 1) + " needs a name, the one its flows' "
@@ -60,6 +74,11 @@ public record DataSourceConfig(String name, String url, String user, String pass
             if (url == null || !url.startsWith("jdbc:")) {
                 throw entry.invalid("url", "data source '" + name + "' needs a JDBC URL (jdbc:...), e.g. "
                         + "jdbc:postgresql://localhost:5432/orders or jdbc:h2:./data/h2/orders");
+            }
+            if (config.xa() && DataSourcePools.xaDataSourceClass(url) == null) {
+                throw entry.invalid("xa", "data source '" + name + "' cannot be XA: coordinated transactions support "
+                        + "H2 (jdbc:h2:) and PostgreSQL (jdbc:postgresql:) data sources; remove xa: true or use one of "
+                        + "those");
             }
             if (config.poolSize() < 1) {
                 throw entry.invalid("poolSize", "it must be at least 1, was " + config.poolSize());
@@ -94,12 +113,16 @@ public record DataSourceConfig(String name, String url, String user, String pass
                 throw new ConfigurationException("Data source name '" + d.name() + "' is used twice under "
                         + "'dataSources': give each a name of its own.");
             }
+            if (d.xa() && DataSourcePools.xaDataSourceClass(d.url()) == null) {
+                throw new ConfigurationException("Data source '" + d.name() + "' cannot be XA: coordinated "
+                        + "transactions support H2 (jdbc:h2:) and PostgreSQL (jdbc:postgresql:) data sources.");
+            }
         }
     }
 
     @Override
     public String toString() { // no password
         return "DataSourceConfig[name=" + name + ", url=" + url + ", user=" + user + ", poolSize=" + poolSize
-                + ", connectionTimeoutMillis=" + connectionTimeoutMillis + "]";
+                + ", connectionTimeoutMillis=" + connectionTimeoutMillis + ", xa=" + xa + "]";
     }
 }

@@ -2,13 +2,21 @@ package org.wharfmq.server.flow;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
+import io.agroal.api.security.NamePrincipal;
+import io.agroal.api.security.SimplePassword;
 import org.wharfmq.server.config.ConfigurationException;
 
 import javax.sql.DataSource;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The flow host's data sources, each a HikariCP connection pool opened from its {@link DataSourceConfig}, handed to
@@ -16,21 +24,32 @@ import java.util.Map;
  * that is down when the server starts fails the invocations that use it (their messages are rolled back and come
  * again), not the server's start. A URL no JDBC driver accepts fails the start, naming the data source.
  *
+ * <p>An XA data source ({@code xa: true}) is an Agroal pool of the driver's XA connections (H2's {@code JdbcDataSource},
+ * PostgreSQL's {@code PGXADataSource}) with Agroal's Narayana integration: a connection taken while the thread has a
+ * transaction is enlisted in it and goes back to the pool when the transaction ends; one taken outside any works as
+ * an ordinary connection. Agroal registers the pool with the transaction manager's recovery.
+ *
  * <p>Opened by {@link FlowHost#start} and closed after its flows have stopped.
  */
 final class DataSourcePools implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(DataSourcePools.class.getName());
 
-    private final Map<String, HikariDataSource> pools = new LinkedHashMap<>();
+    private final Map<String, DataSource> pools = new LinkedHashMap<>();
+    private final Set<String> xa = new HashSet<>();
 
     /**
      * Opens a pool per data source.
      *
+     * @param transactions the transaction manager of the XA data sources; null when none is XA
      * @throws ConfigurationException naming the data source whose URL no driver accepts (the pools opened are closed)
      */
-    DataSourcePools(List<DataSourceConfig> dataSources) {
+    DataSourcePools(List<DataSourceConfig> dataSources, XaTransactions transactions) {
         for (DataSourceConfig d : dataSources) {
+            if (d.xa()) {
+                openXa(d, transactions);
+                continue;
+            }
             HikariConfig config = new HikariConfig();
             config.setPoolName("wharf-" + d.name());
             config.setJdbcUrl(d.url());
@@ -53,17 +72,68 @@ final class DataSourcePools implements AutoCloseable {
         }
     }
 
+    private void openXa(DataSourceConfig d, XaTransactions transactions) {
+        AgroalDataSourceConfigurationSupplier config = new AgroalDataSourceConfigurationSupplier()
+                .connectionPoolConfiguration(pool -> pool
+                        .maxSize(d.poolSize())
+                        .minSize(0) // no connection until a flow asks for one
+                        .initialSize(0)
+                        .acquisitionTimeout(Duration.ofMillis(d.connectionTimeoutMillis()))
+                        .transactionIntegration(transactions.integration())
+                        .connectionFactoryConfiguration(factory -> factory
+                                .connectionProviderClassName(xaDataSourceClass(d.url()))
+                                .jdbcUrl(d.url())
+                                .principal(d.user() == null ? null : new NamePrincipal(d.user()))
+                                .credential(d.password() == null ? null : new SimplePassword(d.password()))));
+        try {
+            pools.put(d.name(), AgroalDataSource.from(config));
+        } catch (SQLException | RuntimeException e) {
+            close();
+            throw new ConfigurationException("XA data source '" + d.name() + "' (dataSources, url " + d.url()
+                    + ") cannot be opened: " + e.getMessage() + ". Check the URL.", e);
+        }
+        xa.add(d.name());
+        LOG.log(System.Logger.Level.INFO, "XA data source '" + d.name() + "' (" + d.url() + ", at most "
+                + d.poolSize() + " connections) is ready for coordinated flows");
+    }
+
+    /**
+     * The driver's XADataSource class for a JDBC URL, or null when coordinated transactions do not support its
+     * database.
+     */
+    static String xaDataSourceClass(String url) {
+        if (url.startsWith("jdbc:h2:")) {
+            return "org.h2.jdbcx.JdbcDataSource";
+        }
+        if (url.startsWith("jdbc:postgresql:")) {
+            return "org.postgresql.xa.PGXADataSource";
+        }
+        return null;
+    }
+
     /** The pools by name, for the flows. */
     Map<String, DataSource> byName() {
         return Collections.unmodifiableMap(pools);
     }
 
+    /** Whether data source {@code name} is XA. */
+    boolean isXa(String name) {
+        return xa.contains(name);
+    }
+
     /** Closes every pool (their connections to the databases). Idempotent. */
     @Override
     public void close() {
-        for (HikariDataSource pool : pools.values()) {
-            pool.close();
+        for (DataSource pool : pools.values()) {
+            if (pool instanceof AutoCloseable closing) {
+                try {
+                    closing.close();
+                } catch (Exception e) {
+                    LOG.log(System.Logger.Level.WARNING, "Closing a data source's pool: " + e);
+                }
+            }
         }
         pools.clear();
+        xa.clear();
     }
 }

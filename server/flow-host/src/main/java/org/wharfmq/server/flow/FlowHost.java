@@ -2,11 +2,15 @@ package org.wharfmq.server.flow;
 
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
+import org.wharfmq.flow.Node;
+import org.wharfmq.flow.node.SqlNode;
 import org.wharfmq.flow.runtime.FlowJar;
 import org.wharfmq.flow.runtime.HttpEndpoints;
 import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.flow.runtime.RunningFlow;
+import org.wharfmq.flow.runtime.XaCoordination;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.jms.WharfXAConnectionFactory;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.admin.AdminCommands;
 import org.wharfmq.server.config.ServerConfig;
@@ -14,6 +18,7 @@ import org.wharfmq.server.http.HttpPlugin;
 
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
+import javax.sql.DataSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * The flows running in a server: deploys flow jars, each in a class loader of its own, and runs them over the
@@ -64,6 +70,9 @@ public final class FlowHost implements ServerPlugin {
     private Path uploadDirectory;
     private DeploymentRecords records;
     private DataSourcePools dataSources;
+    /** The transaction manager of coordinated flows, when a data source is XA; else null. */
+    private XaTransactions transactions;
+    private XaCoordination coordination;
     private boolean remoteDeploy;
     private long uploads;
 
@@ -127,7 +136,7 @@ public final class FlowHost implements ServerPlugin {
             asFlowUser.setUserName(settings.user()); // null: anonymous in-VM, as the queue manager itself
             asFlowUser.setPassword(settings.password());
             connectionFactory = asFlowUser;
-            dataSources = new DataSourcePools(settings.dataSources());
+            startDataSources(config, server.vmUrl());
             uploadDirectory = config.dataDirectory().resolve("flows");
             records = new DeploymentRecords(uploadDirectory);
             remoteDeploy = settings.remoteDeploy();
@@ -148,6 +157,70 @@ public final class FlowHost implements ServerPlugin {
                 deployConfigured(configuredJar(flow.jar()), flow.className(), flow.instanceCount(), kept);
             }
         }
+    }
+
+    /**
+     * Opens the data sources; when one is XA, first the transaction manager, and then a recovery scan, which settles
+     * what a crash left in doubt before any flow starts.
+     */
+    private void startDataSources(ServerConfig config, String vmUrl) {
+        if (settings.dataSources().stream().noneMatch(DataSourceConfig::xa)) {
+            dataSources = new DataSourcePools(settings.dataSources(), null);
+            return;
+        }
+        WharfXAConnectionFactory xaFactory = new WharfXAConnectionFactory(vmUrl);
+        xaFactory.setUserName(settings.user());
+        xaFactory.setPassword(settings.password());
+        transactions = XaTransactions.start(config.dataDirectory(), xaFactory);
+        try {
+            dataSources = new DataSourcePools(settings.dataSources(), transactions);
+            transactions.recoverAtStart();
+        } catch (RuntimeException e) {
+            transactions.close();
+            transactions = null;
+            throw e;
+        }
+        coordination = new XaCoordination(transactions.transactionManager(), xaFactory,
+                QueueManagerBranch.enlisting());
+    }
+
+    /**
+     * The data sources a flow gets: a coordinated one only the XA data sources (whose connections its transaction
+     * manager commits), another all of them.
+     */
+    private Map<String, DataSource> dataSourcesOf(boolean coordinated) {
+        if (!coordinated) {
+            return dataSources.byName();
+        }
+        Map<String, DataSource> xa = new LinkedHashMap<>();
+        dataSources.byName().forEach((name, source) -> {
+            if (dataSources.isXa(name)) {
+                xa.put(name, source);
+            }
+        });
+        return xa;
+    }
+
+    /**
+     * Whether a flow is coordinated: one of its Database nodes names an XA data source.
+     *
+     * @throws IllegalArgumentException when its Database nodes name both XA and non-XA data sources
+     */
+    private boolean coordinated(FlowDefinition definition) {
+        TreeSet<String> xa = new TreeSet<>();
+        TreeSet<String> local = new TreeSet<>();
+        for (Node node : definition.nodes().values()) {
+            if (node instanceof SqlNode sql) {
+                (dataSources.isXa(sql.dataSource()) ? xa : local).add(sql.dataSource());
+            }
+        }
+        if (!xa.isEmpty() && !local.isEmpty()) {
+            throw new IllegalArgumentException("Flow '" + definition.name() + "' uses the XA data sources " + xa
+                    + " and the data sources " + local + ", which are not XA: a coordinated flow's database work all "
+                    + "commits in its XA transaction. Set xa: true on " + local + " as well, or split the flow "
+                    + "(docs/flows.md, \"Coordinated transactions\").");
+        }
+        return !xa.isEmpty();
     }
 
     /** A relative jar path is taken from the working directory, else from the Wharf folder (bin/wharf sets it). */
@@ -300,8 +373,9 @@ public final class FlowHost implements ServerPlugin {
         RunningFlow running;
         try {
             ClassLoader loader = jar == null ? FlowHost.class.getClassLoader() : jar.classLoader();
-            running = RunningFlow.start(definition, connectionFactory, dataSources.byName(), jmsProviders, http,
-                    instances, false, loader);
+            boolean coordinated = coordinated(definition);
+            running = RunningFlow.start(definition, connectionFactory, dataSourcesOf(coordinated), jmsProviders, http,
+                    coordinated ? coordination : null, instances, false, loader);
         } catch (JMSException | RuntimeException e) {
             if (jar != null) {
                 jar.close();
@@ -340,7 +414,10 @@ public final class FlowHost implements ServerPlugin {
         return flows.get(name);
     }
 
-    /** Drains every flow, keeping the deployment records, then closes the data sources. Idempotent. */
+    /**
+     * Drains every flow, keeping the deployment records, then closes the data sources and stops the transaction
+     * manager's recovery. Idempotent.
+     */
     @Override
     public synchronized void close() {
         for (DeployedFlow flow : flows.values()) {
@@ -349,6 +426,10 @@ public final class FlowHost implements ServerPlugin {
         flows.clear();
         if (dataSources != null) {
             dataSources.close();
+        }
+        if (transactions != null) {
+            transactions.close();
+            transactions = null;
         }
     }
 

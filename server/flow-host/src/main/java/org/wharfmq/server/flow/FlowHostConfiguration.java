@@ -30,6 +30,19 @@ public final class FlowHostConfiguration {
      */
     public static final long DEFAULT_CONNECTION_TIMEOUT_MILLIS = 5_000;
 
+    /**
+     * Seconds between the transaction manager's recovery scans (coordinated flows: docs/flows.md, "Coordinated
+     * transactions"), after the one at start: {@value}. A branch left in doubt by a lost connection (not a crash,
+     * whose branches the scan at start settles) waits up to this long.
+     */
+    public static final int RECOVERY_PERIOD_SECONDS = 120;
+
+    /**
+     * Seconds between a recovery scan's two passes (the branches the resources list, then the settling of those no
+     * transaction in the log claims): {@value}. It lengthens the server's start by as much when a data source is XA.
+     */
+    public static final int RECOVERY_BACKOFF_SECONDS = 1;
+
     private FlowHostConfiguration() {
     }
 }

@@ -31,10 +31,12 @@ class DataSourceSettingsTest {
                     password: secret
                     poolSize: 4
                     connectionTimeoutMillis: 2000
+                    xa: true
                   - name: samples
                     url: jdbc:h2:./data/h2/samples
                 """).flowHost().dataSources();
-        assertEquals(List.of(new DataSourceConfig("orders", "jdbc:postgresql://db:5432/orders", "wharf", "secret", 4, 2000),
+        assertEquals(List.of(new DataSourceConfig("orders", "jdbc:postgresql://db:5432/orders", "wharf", "secret", 4, 2000)
+                        .withXa(true),
                 new DataSourceConfig("samples", "jdbc:h2:./data/h2/samples", null, null,
                         FlowHostConfiguration.DEFAULT_POOL_SIZE, FlowHostConfiguration.DEFAULT_CONNECTION_TIMEOUT_MILLIS)),
                 dataSources);
@@ -48,6 +50,16 @@ class DataSourceSettingsTest {
                   - name: orders
                     url: postgresql://db:5432/orders
                 """, "Invalid value for setting 'dataSources[0].url'", "at line 3", "needs a JDBC URL (jdbc:...)");
+    }
+
+    @Test
+    void xaOnADatabaseCoordinatedTransactionsDoNotSupportIsRefused() throws IOException {
+        refused("""
+                dataSources:
+                  - name: orders
+                    url: jdbc:mysql://db:3306/orders
+                    xa: true
+                """, "'dataSources[0].xa'", "H2 (jdbc:h2:) and PostgreSQL (jdbc:postgresql:)");
     }
 
     @Test

@@ -458,7 +458,7 @@ abstract class DatabaseFlowContract {
     }
 
     /** The customers in the audit table, in order. */
-    private List<String> audited() throws SQLException {
+    List<String> audited() throws SQLException {
         List<String> audited = new ArrayList<>();
         try (java.sql.Connection db = database.connect(); Statement select = db.createStatement();
              ResultSet result = select.executeQuery("SELECT customer FROM audit ORDER BY customer")) {

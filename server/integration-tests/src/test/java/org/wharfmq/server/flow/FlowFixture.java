@@ -59,8 +59,8 @@ final class FlowFixture implements AutoCloseable {
         for (JmsProvider provider : providers) {
             byName.put(provider.name(), provider);
         }
-        RunningFlow flow = RunningFlow.start(definition, factory, Map.of(), byName, HttpEndpoints.NONE, instances, false,
-                getClass().getClassLoader());
+        RunningFlow flow = RunningFlow.start(definition, factory, Map.of(), byName, HttpEndpoints.NONE, null, instances,
+                false, getClass().getClassLoader());
         flows.add(flow);
         return flow;
     }

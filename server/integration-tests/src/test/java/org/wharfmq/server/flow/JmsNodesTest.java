@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.flow.ExceptionList;
 import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.node.DatabaseNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.JmsInputNode;
 import org.wharfmq.flow.node.JmsOutputNode;
@@ -34,6 +36,8 @@ import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -48,6 +52,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,7 +61,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The JMSInput and JMSOutput nodes against a real other provider, an embedded Apache ActiveMQ Artemis reached
  * through its JNDI: messages from an Artemis queue through a flow into a Wharf queue and back out to Artemis, each
  * once; the provider down when the flow starts (retried, the log names its URL) and going away mid-run (reconnected,
- * nothing lost); a rolled-back invocation leaves its message on the provider; the sample bridge from a configuration
+ * nothing lost); a rolled-back invocation leaves its message on the provider; a coordinated flow's send to the
+ * provider commits and rolls back with its invocation; the sample bridge from a configuration
  * file's jmsProviders:; and ActiveMQ Classic through its own JNDI.
  */
 @Tag("slow") // Artemis brokers started and restarted: 20-50 s in all on 2 shared cores
@@ -367,6 +373,57 @@ class JmsNodesTest {
                 Message invoice = invoices.receive(WAIT_MILLIS);
                 assertNotNull(invoice, "the invoice did not reach Artemis");
                 assertEquals("invoice 1", ((TextMessage) invoice).getText());
+            }
+        }
+    }
+
+    /**
+     * A coordinated flow (its Database node on an {@code xa: true} data source) that also sends to another provider:
+     * the send to Artemis commits with the invocation, before the XA transaction that takes the row and Wharf's get,
+     * and a delivery that fails after the send takes back the send and the row.
+     */
+    @Test
+    void aCoordinatedFlowsSendToTheProviderCommitsAndRollsBackWithItsInvocation() throws Exception {
+        connectToArtemis();
+        TestDatabase database = TestDatabase.h2().xa();
+        try (java.sql.Connection db = database.connect(); Statement sql = db.createStatement()) {
+            sql.execute("CREATE TABLE orders (seq INTEGER PRIMARY KEY)");
+        }
+        FlowHost flowHost = new FlowHost(FlowHostSettings.defaults()
+                .withDataSources(List.of(database.dataSource("orders")))
+                .withJmsProviders(List.of(artemis.provider("artemis", "XA.OUT"))));
+        try (TestServer testServer = TestServer.start(c -> c, config -> WharfServer.start(config, flowHost));
+             Connection wharf = new WharfConnectionFactory(testServer.server().vmUrl()).createConnection()) {
+            // inserts, sends to Artemis, then fails on the first delivery: the insert and the send roll back
+            flowHost.deploy(() -> FlowDefinition.builder("coordinated")
+                    .node("in", InputNode.queue("XA.IN").transactionMode(TransactionMode.YES))
+                    .node("insert", new DatabaseNode("orders", "INSERT INTO orders (seq) VALUES (?)",
+                            "UserProperties/seq"))
+                    .node("compute", new FailOnMessage(-1, true))
+                    .node("out", JmsOutputNode.to("artemis", "jms/XA.OUT"))
+                    .wire("in", "out", "insert").wire("insert", "out", "compute").wire("compute", "out", "out")
+                    .build(), 1);
+            RunningFlow flow = flowHost.flow("coordinated").running();
+            assertTrue(flow.coordinated());
+            Session session = wharf.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            TextMessage order = session.createTextMessage("order 1");
+            order.setIntProperty("seq", 1);
+            session.createProducer(session.createQueue("XA.IN")).send(order);
+            try (MessageConsumer consumer = artemisSession.createConsumer(artemisSession.createQueue("XA.OUT"))) {
+                Message message = consumer.receive(WAIT_MILLIS);
+                assertNotNull(message, "nothing reached Artemis");
+                assertEquals(2, message.getIntProperty("attempt"),
+                        "the send of the rolled-back delivery reached Artemis");
+            }
+            assertTrue(flowHost.undeploy("coordinated")); // drained: the second delivery's commit has returned
+            assertEquals(0, artemis.messageCount("XA.OUT"), "the send of the rolled-back delivery reached Artemis");
+            assertEquals(1, flow.statistics().failures());
+            assertEquals(0, testServer.server().queueManager().depth("XA.IN"), "the input was left behind");
+            try (java.sql.Connection db = database.connect(); Statement sql = db.createStatement();
+                 ResultSet rows = sql.executeQuery("SELECT seq FROM orders")) {
+                assertTrue(rows.next(), "the second delivery's row did not commit");
+                assertEquals(1, rows.getInt(1));
+                assertFalse(rows.next(), "more than one row");
             }
         }
     }

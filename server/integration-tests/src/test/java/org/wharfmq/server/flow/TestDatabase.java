@@ -32,6 +32,39 @@ interface TestDatabase extends AutoCloseable {
     default void close() {
     }
 
+    /** This database with its data sources XA ({@code xa: true}): the flows using them are coordinated. */
+    default TestDatabase xa() {
+        TestDatabase local = this;
+        return new TestDatabase() {
+            public String url() {
+                return local.url();
+            }
+
+            public String user() {
+                return local.user();
+            }
+
+            public String password() {
+                return local.password();
+            }
+
+            @Override
+            public DataSourceConfig dataSource(String name) {
+                return local.dataSource(name).withXa(true);
+            }
+
+            @Override
+            public void close() {
+                local.close();
+            }
+
+            @Override
+            public String toString() {
+                return local + " (XA)";
+            }
+        };
+    }
+
     /** A new in-memory H2 database, alive until the JVM ends. */
     static TestDatabase h2() {
         String url = "jdbc:h2:mem:wharf-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";

@@ -59,7 +59,7 @@ final class TestPostgres implements TestDatabase {
         postgres.run("initdb", "-A", "trust", "-U", "postgres", "-D", postgres.data.toString(), "-E", "UTF-8",
                 "--locale=C");
         postgres.run("pg_ctl", "-D", postgres.data.toString(), "-l", directory.resolve("log").toString(), "-w",
-                "-o", "-p " + port + " -h 127.0.0.1 -k " + directory + " -c fsync=off", "start");
+                "-o", "-p " + port + " -h 127.0.0.1 -k " + directory + " -c fsync=off -c max_prepared_transactions=20", "start");
         Runtime.getRuntime().addShutdownHook(postgres.stopAtExit);
         return postgres;
     }

@@ -52,7 +52,7 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     /** Starts the server with options for its JVM ({@code -Xmx64m}) and waits for its ready line. */
-    static ServerProcess startWithJvmOptions(Path data, List<String> jvmOptions, String... extraArgs) throws Exception {
+    public static ServerProcess startWithJvmOptions(Path data, List<String> jvmOptions, String... extraArgs) throws Exception {
         ServerProcess server = launch(data, 0, jvmOptions, extraArgs);
         server.awaitReady(60);
         return server;

@@ -1,0 +1,323 @@
+package org.wharfmq.server.flow;
+
+import com.arjuna.ats.arjuna.common.CoordinatorEnvironmentBean;
+import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
+import com.arjuna.ats.arjuna.common.arjPropertyManager;
+import com.arjuna.ats.arjuna.common.recoveryPropertyManager;
+import com.arjuna.ats.arjuna.coordinator.TxControl;
+import com.arjuna.ats.arjuna.objectstore.StoreManager;
+import com.arjuna.ats.arjuna.recovery.RecoveryManager;
+import com.arjuna.ats.arjuna.recovery.RecoveryModule;
+import com.arjuna.ats.internal.jta.recovery.arjunacore.JTANodeNameXAResourceOrphanFilter;
+import com.arjuna.ats.internal.jta.recovery.arjunacore.JTATransactionLogXAResourceOrphanFilter;
+import com.arjuna.ats.internal.jta.recovery.arjunacore.XARecoveryModule;
+import com.arjuna.ats.internal.jta.transaction.arjunacore.TransactionSynchronizationRegistryImple;
+import com.arjuna.ats.jta.common.jtaPropertyManager;
+import com.arjuna.ats.jta.recovery.XAResourceOrphanFilter;
+import com.arjuna.ats.jta.recovery.XAResourceRecoveryHelper;
+import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
+import io.agroal.api.transaction.TransactionIntegration;
+import io.agroal.narayana.NarayanaTransactionIntegration;
+import org.jboss.tm.XAResourceRecovery;
+import org.jboss.tm.XAResourceRecoveryRegistry;
+import org.wharfmq.jms.WharfXAConnectionFactory;
+
+import javax.jms.JMSException;
+import javax.jms.XAConnection;
+import javax.jms.XASession;
+import javax.transaction.TransactionManager;
+import javax.transaction.TransactionSynchronizationRegistry;
+import javax.transaction.xa.XAException;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The flow host's transaction manager for coordinated flows (docs/flows.md, "Coordinated transactions"): Narayana's
+ * JTA, its log (the object store) under {@code DATA/transactions}, and its recovery manager, which finds the prepared
+ * branches of the queue manager (over an XA connection of the flow host's, in-VM) and of the XA data sources (Agroal's
+ * recovery connections) and commits those whose transaction the log says committed, rolling back the others.
+ * Started by {@link FlowHost#start} only when a data source is {@code xa: true}; recovery runs before the flows start
+ * ({@link #recoverAtStart}), so a crash's in-doubt work is settled before new work comes, then a scan every
+ * {@link FlowHostConfiguration#RECOVERY_PERIOD_SECONDS}.
+ *
+ * <p>Narayana is one per JVM (its settings are static): a JVM runs one coordinated flow host at a time (a second one
+ * is refused while the first runs); each start points Narayana at its own data directory.
+ *
+ * <p>The node identifier, which Narayana writes into each Xid and by which its recovery knows its own branches, is
+ * made once per data directory (a random one, kept in {@code DATA/transactions/node-id}), so servers sharing a
+ * database or a queue manager never settle each other's branches.
+ */
+final class XaTransactions implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(XaTransactions.class.getName());
+
+    /** The transaction manager running in this JVM, or null. */
+    private static XaTransactions running;
+
+    private final Path store;
+    private final RecoveryManager recovery;
+    private final XARecoveryModule xaRecovery;
+    private final TransactionManager transactionManager;
+    private final TransactionIntegration integration;
+    private final QueueManagerRecovery queueManager;
+    private final Map<XAResourceRecovery, XAResourceRecoveryHelper> pools = new ConcurrentHashMap<>();
+
+    private XaTransactions(Path store, WharfXAConnectionFactory queueManagerConnections) {
+        this.store = store;
+        RecoveryManager.delayRecoveryManagerThread(); // its periodic scans start after recoverAtStart
+        recovery = RecoveryManager.manager(RecoveryManager.INDIRECT_MANAGEMENT);
+        XARecoveryModule module = null;
+        for (RecoveryModule candidate : recovery.getModules()) {
+            if (candidate instanceof XARecoveryModule xa) {
+                module = xa;
+            }
+        }
+        if (module == null) {
+            recovery.terminate();
+            throw new IllegalStateException("Narayana's recovery manager has no XA recovery module");
+        }
+        xaRecovery = module;
+        queueManager = new QueueManagerRecovery(queueManagerConnections);
+        xaRecovery.addXAResourceRecoveryHelper(queueManager);
+        transactionManager = com.arjuna.ats.jta.TransactionManager.transactionManager();
+        TransactionSynchronizationRegistry synchronizations = new TransactionSynchronizationRegistryImple();
+        integration = new NarayanaTransactionIntegration(transactionManager, synchronizations, null, false,
+                new PoolRecoveries());
+    }
+
+    /**
+     * Configures Narayana (once per JVM) and starts its recovery manager.
+     *
+     * @param dataDirectory           the server's data directory: the log goes under {@code transactions/}
+     * @param queueManagerConnections XA connections to the queue manager, as the flows connect
+     * @throws IllegalStateException when another flow host of this JVM runs coordinated flows
+     */
+    static XaTransactions start(Path dataDirectory, WharfXAConnectionFactory queueManagerConnections) {
+        Path store = dataDirectory.resolve("transactions").toAbsolutePath();
+        synchronized (XaTransactions.class) {
+            if (running != null) {
+                throw new IllegalStateException("Coordinated flows cannot start with the transaction log " + store
+                        + ": this JVM's transaction manager (Narayana, one per JVM) runs for the server whose log is "
+                        + running.store + ". Run one server with xa: true data sources per JVM.");
+            }
+            configure(store);
+            running = new XaTransactions(store, queueManagerConnections);
+            return running;
+        }
+    }
+
+    private static void configure(Path store) {
+        String node;
+        try {
+            Files.createDirectories(store);
+            Path id = store.resolve("node-id");
+            if (!Files.exists(id)) {
+                byte[] random = new byte[8];
+                new SecureRandom().nextBytes(random);
+                Files.writeString(id.resolveSibling("node-id.new"), "wharf-" + HexFormat.of().formatHex(random));
+                Files.move(id.resolveSibling("node-id.new"), id, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            }
+            node = Files.readString(id, StandardCharsets.UTF_8).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot open the transaction log's folder " + store + ": " + e, e);
+        }
+        // no sockets of Narayana's own: the flow host drives it in-process (set before anything reads them)
+        BeanPopulator.getDefaultInstance(CoordinatorEnvironmentBean.class).setTransactionStatusManagerEnable(false);
+        recoveryPropertyManager.getRecoveryEnvironmentBean().setRecoveryListener(false);
+        String objects = store.toString();
+        BeanPopulator.getDefaultInstance(ObjectStoreEnvironmentBean.class).setObjectStoreDir(objects);
+        BeanPopulator.getNamedInstance(ObjectStoreEnvironmentBean.class, "communicationStore").setObjectStoreDir(objects);
+        BeanPopulator.getNamedInstance(ObjectStoreEnvironmentBean.class, "stateStore").setObjectStoreDir(objects);
+        try {
+            arjPropertyManager.getCoreEnvironmentBean().setNodeIdentifier(node);
+        } catch (com.arjuna.ats.arjuna.common.CoreEnvironmentBeanException e) {
+            throw new IllegalStateException("The transaction log's node identifier '" + node + "' (in " + store
+                    + "/node-id) is refused: " + e.getMessage(), e);
+        }
+        StoreManager.shutdown(); // the stores of an earlier start in this JVM: opened again from these settings
+        TxControl.setXANodeName(node); // read once by Narayana: set again for a later start in this JVM
+        jtaPropertyManager.getJTAEnvironmentBean().setXaRecoveryNodes(List.of(node));
+        recoveryPropertyManager.getRecoveryEnvironmentBean()
+                .setRecoveryBackoffPeriod(FlowHostConfiguration.RECOVERY_BACKOFF_SECONDS);
+        recoveryPropertyManager.getRecoveryEnvironmentBean()
+                .setPeriodicRecoveryPeriod(FlowHostConfiguration.RECOVERY_PERIOD_SECONDS);
+        LOG.log(System.Logger.Level.INFO, "Coordinated flows: transaction log in " + store + ", node " + node);
+    }
+
+    /** The transaction manager the coordinated flows' invocations run under. */
+    TransactionManager transactionManager() {
+        return transactionManager;
+    }
+
+    /** What enlists an XA pool's connections in the thread's transaction and registers the pool for recovery. */
+    TransactionIntegration integration() {
+        return integration;
+    }
+
+    /**
+     * Settles what a crash left in doubt, before any flow runs, then starts the periodic scans. A recovery scan
+     * commits the branches whose transaction the log decided to commit; then the branches of this server's
+     * transactions that the log has no decision for (a crash before it) are rolled back. Narayana's own scans roll
+     * such orphans back only once they have seen them for its orphan safety interval (20 s), since they run beside
+     * transactions between their prepares and their decision; at start no transaction of this server is, so every
+     * one is an orphan.
+     */
+    void recoverAtStart() {
+        recovery.scan();
+        XAResourceOrphanFilter ours = new JTANodeNameXAResourceOrphanFilter();
+        XAResourceOrphanFilter logged = new JTATransactionLogXAResourceOrphanFilter();
+        List<XAResourceRecoveryHelper> helpers = new ArrayList<>(pools.values());
+        helpers.add(queueManager);
+        for (XAResourceRecoveryHelper helper : helpers) {
+            XAResource[] resources;
+            try {
+                resources = helper.getXAResources();
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.WARNING, "Recovery at start cannot reach a resource (" + e + "): its "
+                        + "branches in doubt wait for the next scan, in " + FlowHostConfiguration.RECOVERY_PERIOD_SECONDS
+                        + " s");
+                continue;
+            }
+            for (XAResource resource : resources) {
+                rollBackOrphans(resource, ours, logged);
+            }
+        }
+        recovery.startRecoveryManagerThread();
+    }
+
+    private static void rollBackOrphans(XAResource resource, XAResourceOrphanFilter ours,
+                                        XAResourceOrphanFilter logged) {
+        try {
+            Xid[] prepared = resource.recover(XAResource.TMSTARTRSCAN);
+            try {
+                for (Xid xid : prepared) {
+                    if (ours.checkXid(xid) == XAResourceOrphanFilter.Vote.ROLLBACK
+                            && logged.checkXid(xid) != XAResourceOrphanFilter.Vote.LEAVE_ALONE) {
+                        resource.rollback(xid);
+                        LOG.log(System.Logger.Level.INFO, "Recovery rolled back " + xid + " (" + resource + "): "
+                                + "prepared before a crash, no decision in the transaction log");
+                    }
+                }
+            } finally {
+                resource.recover(XAResource.TMENDRSCAN);
+            }
+        } catch (XAException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Recovery at start could not settle the branches of " + resource
+                    + " (" + e + "): they wait for the next scan, in " + FlowHostConfiguration.RECOVERY_PERIOD_SECONDS
+                    + " s");
+        }
+    }
+
+    /** Stops the recovery manager and closes its connection to the queue manager; another may start then. */
+    @Override
+    public void close() {
+        synchronized (XaTransactions.class) {
+            if (running != this) {
+                return;
+            }
+            recovery.terminate();
+            xaRecovery.removeXAResourceRecoveryHelper(queueManager);
+            for (XAResourceRecoveryHelper pool : pools.values()) { // the pools closed first remove their own
+                xaRecovery.removeXAResourceRecoveryHelper(pool);
+            }
+            pools.clear();
+            queueManager.close();
+            StoreManager.shutdown();
+            running = null;
+        }
+    }
+
+    /** Agroal registers each XA pool's recovery here: it becomes a helper of Narayana's XA recovery module. */
+    private final class PoolRecoveries implements XAResourceRecoveryRegistry {
+        @Override
+        public void addXAResourceRecovery(XAResourceRecovery pool) {
+            XAResourceRecoveryHelper helper = new XAResourceRecoveryHelper() {
+                @Override
+                public boolean initialise(String properties) {
+                    return true;
+                }
+
+                @Override
+                public XAResource[] getXAResources() {
+                    return pool.getXAResources();
+                }
+            };
+            pools.put(pool, helper);
+            xaRecovery.addXAResourceRecoveryHelper(helper);
+        }
+
+        @Override
+        public void removeXAResourceRecovery(XAResourceRecovery pool) {
+            XAResourceRecoveryHelper helper = pools.remove(pool);
+            if (helper != null) {
+                xaRecovery.removeXAResourceRecoveryHelper(helper);
+            }
+        }
+    }
+
+    /**
+     * The queue manager's XAResource for the recovery scans: an XA connection kept open (made again once lost), a new
+     * session for each scan (the previous one closed).
+     */
+    private static final class QueueManagerRecovery implements XAResourceRecoveryHelper {
+        private final WharfXAConnectionFactory factory;
+        private XAConnection connection;
+        private XASession session;
+
+        QueueManagerRecovery(WharfXAConnectionFactory factory) {
+            this.factory = factory;
+        }
+
+        @Override
+        public boolean initialise(String properties) {
+            return true;
+        }
+
+        @Override
+        public synchronized XAResource[] getXAResources() throws JMSException {
+            if (session != null) {
+                try {
+                    session.close();
+                } catch (JMSException | RuntimeException lost) {
+                    close();
+                }
+                session = null;
+            }
+            if (connection != null) {
+                try {
+                    session = connection.createXASession();
+                } catch (JMSException | RuntimeException lost) {
+                    close();
+                }
+            }
+            if (session == null) {
+                connection = factory.createXAConnection();
+                session = connection.createXASession();
+            }
+            return new XAResource[]{session.getXAResource()};
+        }
+
+        synchronized void close() {
+            if (connection != null) {
+                try {
+                    connection.close();
+                } catch (JMSException | RuntimeException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "Closing the recovery's connection: " + e);
+                }
+                connection = null;
+                session = null;
+            }
+        }
+    }
+}
