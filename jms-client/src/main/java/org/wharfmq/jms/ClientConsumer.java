@@ -1,6 +1,7 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.DeliveryTarget;
 import org.wharfmq.client.core.transport.FrameLink;
 import org.wharfmq.client.core.transport.FrameWait;
 
@@ -37,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * its {@link Spec}. Whatever a delivery leads to (credit, an acknowledgement, a REJECT) goes out on the link the
  * delivery came on, so nothing meant for the old link ever settles a delivery of the new one that has the same id.
  */
-final class ClientConsumer {
+final class ClientConsumer implements DeliveryTarget {
     private static final System.Logger LOG = System.getLogger(ClientConsumer.class.getName());
 
     private final WharfConnection connection;
@@ -198,7 +199,8 @@ final class ClientConsumer {
     // ---- the reading thread's side ----
 
     /** A DELIVER for this consumer: buffered, for a receive to take or the session's listener thread. */
-    void deliver(Frame.Deliver deliver) {
+    @Override
+    public void deliver(Frame.Deliver deliver) {
         MessageListener current;
         synchronized (this) {
             // between a ROLLBACK and its answer the server takes back whatever it sent meanwhile
@@ -217,14 +219,16 @@ final class ClientConsumer {
     }
 
     /** The server refused this consumer, which was created without waiting: its receive raises why. */
-    void failed(ErrorCode code, String message) {
+    @Override
+    public void failed(ErrorCode code, String message) {
         failureMessage = message;
         failureCode = code;
         arrival.wake();
     }
 
     /** The server answered a PULL. */
-    void pullDone(long pullId) {
+    @Override
+    public void pullDone(long pullId) {
         if (pullId > lastPullDone) {
             lastPullDone = pullId;
         }
@@ -232,7 +236,8 @@ final class ClientConsumer {
     }
 
     /** Wakes a waiting receive to look again: the connection started, closed or was lost. */
-    void wake() {
+    @Override
+    public void wake() {
         arrival.wake();
     }
 

@@ -1,6 +1,7 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.DeliveryTarget;
 
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
@@ -129,7 +130,7 @@ public final class WharfQueueBrowser implements QueueBrowser {
     }
 
     /** One enumeration: the server-side browse with the same id, and the messages it has sent ahead. */
-    final class Cursor implements Enumeration<Message> {
+    final class Cursor implements Enumeration<Message>, DeliveryTarget {
         final int id;
         /** The link the browse lives on; the server's place in the queue goes with it. */
         private final ConnectedLink on;
@@ -152,7 +153,8 @@ public final class WharfQueueBrowser implements QueueBrowser {
         }
 
         /** A DELIVER for this browse (IO thread). */
-        void enqueue(Frame.Deliver deliver) {
+        @Override
+        public void deliver(Frame.Deliver deliver) {
             lock.lock();
             try {
                 if (finished) {
@@ -167,7 +169,8 @@ public final class WharfQueueBrowser implements QueueBrowser {
         }
 
         /** PULL_DONE for this browse (IO thread). */
-        void pullDone(long pullId) {
+        @Override
+        public void pullDone(long pullId) {
             lock.lock();
             try {
                 lastPullDone = Math.max(lastPullDone, pullId);
@@ -178,13 +181,15 @@ public final class WharfQueueBrowser implements QueueBrowser {
         }
 
         /** A reconnection replaced the link this browse lived on: its next hasMoreElements throws. */
-        void interrupted() {
+        @Override
+        public void linkReplaced() {
             interrupted = true;
             wake();
         }
 
         /** The link was lost, or the connection: wakes a waiting hasMoreElements to look again. */
-        void wake() {
+        @Override
+        public void wake() {
             lock.lock();
             try {
                 arrived.signalAll();

@@ -1,7 +1,10 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.PendingRequests;
+import org.wharfmq.client.core.Reestablishing;
+import org.wharfmq.client.core.SessionMember;
 
 import org.wharfmq.jms.message.WharfBytesMessage;
 import org.wharfmq.jms.message.WharfMapMessage;
@@ -83,6 +86,8 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     private final CopyOnWriteArrayList<WharfQueueBrowser> browsers = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
+    /** What the core connection sees of this session. */
+    private final SessionMember member = new Member();
 
     /**
      * @param domain {@link MessagingDomain#QUEUE} for a QueueSession, {@link MessagingDomain#TOPIC} for a
@@ -117,6 +122,11 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     int id() {
         return id;
+    }
+
+    /** This session as its core connection registers it. */
+    SessionMember member() {
+        return member;
     }
 
     WharfConnection connection() {
@@ -447,7 +457,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
                 new ClientConsumer.Spec(id, wire, selectorText, prefetch, flags, subscriptionName));
         try {
             boolean plainQueue = flags == 0 && wire.kind().isQueue();
-            if (plainQueue && connection.consumerAcceptedBefore(wire)) {
+            if (plainQueue && connection.core().consumers().consumerAcceptedBefore(wire)) {
                 // accepted here before and the selector already parsed: not waited for, it leaves in one packet
                 // with what the application sends next (a request) or when it waits (receive, a listener), and a
                 // refusal (the queue deleted since) is raised by this consumer's receive
@@ -464,7 +474,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
                 }
                 core.checkAccepted(); // created again by a reconnection meanwhile: refused there, perhaps
                 if (plainQueue) {
-                    connection.consumerAccepted(wire);
+                    connection.core().consumers().consumerAccepted(wire);
                 }
             }
             core.createWritten();
@@ -566,10 +576,10 @@ public class WharfSession implements Session, QueueSession, TopicSession {
      * A reconnection creates this session's open consumers again on {@code next}: each CREATE_CONSUMER is written
      * now, and added to {@code pending} to be awaited; one the server refuses there raises why from its next receive.
      */
-    void reattachConsumers(ConnectedLink next, List<WharfConnection.Reestablishing> pending) {
+    void reattachConsumers(ConnectedLink next, List<Reestablishing> pending) {
         for (ClientConsumer c : settlement.consumers()) {
             if (c.reattach(next)) {
-                pending.add(WharfConnection.Reestablishing.of(connection, next, c::createFrame, "CREATE_CONSUMER",
+                pending.add(Reestablishing.of(connection.core(), next, c::createFrame, "CREATE_CONSUMER",
                         error -> c.failed(error.code(), error.message())));
             }
         }
@@ -766,5 +776,71 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     @Override
     public String toString() {
         return "WharfSession[" + id + ", mode=" + mode + ", " + connection + "]";
+    }
+    /** The session's side of its core connection: what a reconnection re-creates, and the connection's events. */
+    private final class Member implements SessionMember {
+        @Override
+        public int id() {
+            return id;
+        }
+
+        @Override
+        public boolean isClosing() {
+            return WharfSession.this.isClosing();
+        }
+
+        @Override
+        public Frame createFrame(int requestId) {
+            return WharfSession.this.createFrame(requestId);
+        }
+
+        @Override
+        public void reattachConsumers(ConnectedLink next, List<Reestablishing> pending) {
+            WharfSession.this.reattachConsumers(next, pending);
+        }
+
+        @Override
+        public void onProducerCredit(int generation, int bytes) {
+            sender.onProducerCredit(generation, bytes);
+        }
+
+        @Override
+        public void onAsyncSendError(Frame.Error error) {
+            sender.onAsyncSendError(error);
+        }
+
+        @Override
+        public void connectionStarted() throws ClientException {
+            try {
+                WharfSession.this.connectionStarted();
+            } catch (JMSException e) {
+                throw JmsErrors.toCore(e);
+            }
+        }
+
+        @Override
+        public void awaitIdle() {
+            awaitListenerIdle();
+        }
+
+        @Override
+        public void onLinkLost() {
+            WharfSession.this.onLinkLost();
+        }
+
+        @Override
+        public void onConnectionLost() {
+            WharfSession.this.onConnectionLost();
+        }
+
+        @Override
+        public void wakeAll() {
+            WharfSession.this.wakeAll();
+        }
+
+        @Override
+        public void closeForConnection() {
+            WharfSession.this.closeForConnection();
+        }
     }
 }

@@ -1,0 +1,290 @@
+package org.wharfmq.client.core;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.TestServer;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The core client's connection against a real server, through the core's API alone (no JMS): requests and the
+ * server's refusals as {@link ClientException}s with the protocol's code, deliveries routed to their consumer with
+ * its credit, sessions, consumers and the client ID re-created after the server comes back, the connection lost for
+ * good, and close.
+ */
+class CoreConnectionTest {
+    private static final WireDestination QUEUE = WireDestination.queue("CORE.Q");
+    private static final ReconnectPolicy QUICKLY = new ReconnectPolicy(100, 20, 50);
+
+    private TestServer server;
+    private final List<CoreConnection> connections = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        server = TestServer.start();
+    }
+
+    @AfterEach
+    void stop() {
+        connections.forEach(CoreConnection::close);
+        server.close();
+    }
+
+    private CoreConnection connect(ReconnectPolicy reconnect, ConnectionListener listener) throws ClientException {
+        CoreConnection c = CoreConnection.connect(ConnectionSettings.of(BrokerAddress.tcp("127.0.0.1",
+                server.server().tcpPort()), null, null, "core-test").withReconnect(reconnect), listener);
+        connections.add(c);
+        return c;
+    }
+
+    @Test
+    void requestsAreAnsweredAndARefusalCarriesTheProtocolsCode() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        TestSession session = new TestSession(c.nextSessionId(), false);
+        c.openSession(session);
+        c.requestOk(rid -> new Frame.CreateProducer(rid, session.id, c.nextProducerId(), QUEUE), "CREATE_PRODUCER");
+
+        // a temporary queue of the connection's own, created and deleted; deleting it again is refused, with the code
+        WireDestination temporary = new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, c.temporaries().nextName());
+        c.temporaries().create(temporary);
+        c.temporaries().delete(temporary);
+        assertTrue(c.temporaries().isDeleted(temporary.name()));
+        ClientException refused = assertThrows(ClientException.class, () -> c.temporaries().delete(temporary));
+        assertEquals(ErrorCode.UNKNOWN_DESTINATION, refused.code(), refused.getMessage());
+    }
+
+    @Test
+    void deliveriesReachTheirConsumerAsFarAsItsCreditGoes() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        TestSession session = new TestSession(c.nextSessionId(), false);
+        c.openSession(session);
+        int producer = c.nextProducerId();
+        c.requestOk(rid -> new Frame.CreateProducer(rid, session.id, producer, QUEUE), "CREATE_PRODUCER");
+        for (int i = 1; i <= 3; i++) {
+            ByteBuf message = message("m" + i);
+            c.requestOk(rid -> new Frame.Send(rid, session.id, producer, message), "SEND");
+        }
+
+        TestConsumer first = new TestConsumer();
+        int firstId = consume(c, session, first, 2);
+        assertEquals("m1", first.next(c));
+        assertEquals("m2", first.next(c));
+        // its two of credit spent, the first consumer is sent no more: the third goes to a consumer that has credit
+        TestConsumer second = new TestConsumer();
+        int secondId = consume(c, session, second, 10);
+        assertEquals("m3", second.next(c));
+        assertTrue(first.messages.isEmpty(), "a delivery beyond the consumer's credit");
+
+        c.requestOk(rid -> new Frame.Ack(rid, session.id, List.of(new Frame.Consumed(firstId, first.lastId),
+                new Frame.Consumed(secondId, second.lastId))), "ACK");
+        // a PULL is answered once what it found is delivered: nothing is left
+        c.current().write(new Frame.Pull(firstId, 1));
+        assertEquals(1L, first.pullDone.poll(10, TimeUnit.SECONDS));
+        assertTrue(first.messages.isEmpty());
+    }
+
+    /** Registers {@code consumer} under a fresh id and creates it on the server with {@code credit}. */
+    private static int consume(CoreConnection c, TestSession session, TestConsumer consumer, int credit)
+            throws ClientException {
+        int id = c.nextConsumerId();
+        assertNull(c.establish(link -> c.consumers().registerConsumer(id, consumer),
+                rid -> new Frame.CreateConsumer(rid, session.id, id, QUEUE, null, credit, 0, null), "CREATE_CONSUMER"));
+        return id;
+    }
+
+    @Test
+    void aReconnectionCreatesTheSessionsAndTheClientIdAgain() throws Exception {
+        int port = server.server().tcpPort();
+        BlockingQueue<Reconnector.Step> steps = new LinkedBlockingQueue<>();
+        CoreConnection c = connect(QUICKLY, new ConnectionListener() {
+            @Override
+            public void failover(Reconnector.Step step, BrokerAddress address, int attempts, ClientException cause) {
+                steps.add(step);
+            }
+        });
+        c.assignClientId("core-client-1");
+        TestSession session = new TestSession(c.nextSessionId(), true);
+        c.openSession(session);
+        ConnectedLink first = c.current();
+
+        server.restart(config -> config.port(port));
+        assertEquals(Reconnector.Step.DISCONNECTED, steps.poll(10, TimeUnit.SECONDS));
+        assertEquals(Reconnector.Step.RECONNECTED, steps.poll(10, TimeUnit.SECONDS));
+
+        ConnectedLink second = c.usableLink();
+        assertEquals(first.generation() + 1, second.generation());
+        assertEquals(2, session.created.get(), "CREATE_SESSION again on the new link");
+        assertEquals(1, session.linksLost.get());
+        assertEquals("core-client-1", c.clientId());
+        // the session exists on the new server: a producer on it is accepted
+        c.requestOk(rid -> new Frame.CreateProducer(rid, session.id, c.nextProducerId(), QUEUE), "CREATE_PRODUCER");
+        // and the client ID is this connection's again there
+        CoreConnection other = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        ClientException taken = assertThrows(ClientException.class, () -> other.assignClientId("core-client-1"));
+        assertEquals(ErrorCode.INVALID_CLIENT_ID, taken.code());
+    }
+
+    @Test
+    void aConnectionLostForGoodTellsItsListenerItsSessionsAndItsCallers() throws Exception {
+        CountDownLatch lost = new CountDownLatch(1);
+        CoreConnection c = connect(ReconnectPolicy.NONE, new ConnectionListener() {
+            @Override
+            public void lost(ClientException why) {
+                lost.countDown();
+            }
+        });
+        TestSession session = new TestSession(c.nextSessionId(), false);
+        c.openSession(session);
+
+        server.stop();
+        assertTrue(lost.await(10, TimeUnit.SECONDS), "the listener hears of the loss");
+        assertEquals(1, session.connectionsLost.get());
+        ClientException why = assertThrows(ClientException.class, c::checkOpen);
+        assertSame(c.lostCause(), why.getCause(), "said afresh on the caller's thread, the loss as its cause");
+        assertTrue(why.getMessage().contains("was lost"), why.getMessage());
+        assertThrows(ClientException.class, () -> c.request(rid -> new Frame.SetClientId(rid, "x"), "SET_CLIENT_ID"));
+    }
+
+    @Test
+    void closeClosesTheSessionsAndRefusesWhatFollows() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        TestSession session = new TestSession(c.nextSessionId(), false);
+        c.openSession(session);
+        c.close();
+        assertEquals(1, session.closed.get());
+        assertEquals(ErrorCode.ILLEGAL_STATE, assertThrows(ClientException.class, c::checkOpen).code());
+        assertEquals(ErrorCode.ILLEGAL_STATE, assertThrows(ClientException.class,
+                () -> c.openSession(new TestSession(c.nextSessionId(), false))).code());
+    }
+
+    private static ByteBuf message(String text) {
+        WireMessage m = new WireMessage();
+        m.destination = QUEUE;
+        m.persistent = false;
+        m.body = text.getBytes(StandardCharsets.UTF_8);
+        ByteBuf out = Unpooled.buffer();
+        m.encode(out);
+        return out;
+    }
+
+    /** A consumer's side of the registry: what was delivered, decoded, and the PULLs answered. */
+    private static final class TestConsumer implements DeliveryTarget {
+        final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+        final BlockingQueue<Long> pullDone = new LinkedBlockingQueue<>();
+        volatile long lastId;
+
+        @Override
+        public void deliver(Frame.Deliver deliver) {
+            try {
+                lastId = deliver.deliveryId();
+                messages.add(new String(WireMessage.decode(deliver.message()).body, StandardCharsets.UTF_8));
+            } finally {
+                deliver.message().release();
+            }
+        }
+
+        @Override
+        public void pullDone(long pullId) {
+            pullDone.add(pullId);
+        }
+
+        String next(CoreConnection c) throws InterruptedException {
+            c.flushSoonFrames();
+            String m = messages.poll(10, TimeUnit.SECONDS);
+            assertNotNull(m, "no delivery");
+            return m;
+        }
+    }
+
+    /** A session as the connection sees it, counting what it is told. */
+    private static final class TestSession implements SessionMember {
+        final int id;
+        final boolean transacted;
+        final AtomicInteger created = new AtomicInteger();
+        final AtomicInteger linksLost = new AtomicInteger();
+        final AtomicInteger connectionsLost = new AtomicInteger();
+        final AtomicInteger closed = new AtomicInteger();
+
+        TestSession(int id, boolean transacted) {
+            this.id = id;
+            this.transacted = transacted;
+        }
+
+        @Override
+        public int id() {
+            return id;
+        }
+
+        @Override
+        public boolean isClosing() {
+            return closed.get() > 0;
+        }
+
+        @Override
+        public Frame createFrame(int requestId) {
+            created.incrementAndGet();
+            return new Frame.CreateSession(requestId, id, transacted, transacted ? 0 : 1);
+        }
+
+        @Override
+        public void reattachConsumers(ConnectedLink next, List<Reestablishing> pending) {
+        }
+
+        @Override
+        public void onProducerCredit(int generation, int bytes) {
+        }
+
+        @Override
+        public void onAsyncSendError(Frame.Error error) {
+        }
+
+        @Override
+        public void connectionStarted() {
+        }
+
+        @Override
+        public void awaitIdle() {
+        }
+
+        @Override
+        public void onLinkLost() {
+            linksLost.incrementAndGet();
+        }
+
+        @Override
+        public void onConnectionLost() {
+            connectionsLost.incrementAndGet();
+        }
+
+        @Override
+        public void wakeAll() {
+        }
+
+        @Override
+        public void closeForConnection() {
+            closed.incrementAndGet();
+        }
+    }
+}
