@@ -163,11 +163,11 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
     }
 
     void registerConsumer(ClientConsumer consumer) {
-        core.consumers().registerConsumer(consumer.id(), consumer);
+        core.consumers().registerConsumer(consumer.id(), consumer.core());
     }
 
     void unregisterConsumer(ClientConsumer consumer) {
-        core.consumers().unregisterConsumer(consumer.id(), consumer);
+        core.consumers().unregisterConsumer(consumer.id(), consumer.core());
     }
 
     void registerBrowser(WharfQueueBrowser.Cursor cursor) {

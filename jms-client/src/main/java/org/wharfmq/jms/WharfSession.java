@@ -2,6 +2,7 @@ package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.CoreConsumer;
 import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.client.core.Reestablishing;
 import org.wharfmq.client.core.SessionMember;
@@ -454,7 +455,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         String selectorText = parsedSelector(selector);
         int consumerId = connection.nextConsumerId();
         ClientConsumer core = new ClientConsumer(connection, settlement, dispatcher, consumerId, batchSize,
-                new ClientConsumer.Spec(id, wire, selectorText, prefetch, flags, subscriptionName));
+                new CoreConsumer.Spec(id, wire, selectorText, prefetch, flags, subscriptionName));
         try {
             boolean plainQueue = flags == 0 && wire.kind().isQueue();
             if (plainQueue && connection.core().consumers().consumerAcceptedBefore(wire)) {

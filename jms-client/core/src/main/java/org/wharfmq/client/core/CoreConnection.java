@@ -214,6 +214,11 @@ public final class CoreConnection {
         if (closing.get()) {
             throw closed();
         }
+        checkNotLost();
+    }
+
+    /** Throws once the connection is lost for good (the cause is {@link #lostCause()}); never waits. */
+    public void checkNotLost() throws ClientException {
         ClientException lost = lostCause;
         if (lost != null) {
             throw lostException(lost);

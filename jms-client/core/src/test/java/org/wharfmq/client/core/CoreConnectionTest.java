@@ -1,7 +1,6 @@
 package org.wharfmq.client.core;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -9,17 +8,14 @@ import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
-import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.TestServer;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -62,7 +58,7 @@ class CoreConnectionTest {
     @Test
     void requestsAreAnsweredAndARefusalCarriesTheProtocolsCode() throws Exception {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
-        TestSession session = new TestSession(c.nextSessionId(), false);
+        TestSession session = new TestSession(c, false);
         c.openSession(session);
         c.requestOk(rid -> new Frame.CreateProducer(rid, session.id, c.nextProducerId(), QUEUE), "CREATE_PRODUCER");
 
@@ -78,12 +74,12 @@ class CoreConnectionTest {
     @Test
     void deliveriesReachTheirConsumerAsFarAsItsCreditGoes() throws Exception {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
-        TestSession session = new TestSession(c.nextSessionId(), false);
+        TestSession session = new TestSession(c, false);
         c.openSession(session);
         int producer = c.nextProducerId();
         c.requestOk(rid -> new Frame.CreateProducer(rid, session.id, producer, QUEUE), "CREATE_PRODUCER");
         for (int i = 1; i <= 3; i++) {
-            ByteBuf message = message("m" + i);
+            ByteBuf message = TestMessages.encoded(QUEUE, "m" + i);
             c.requestOk(rid -> new Frame.Send(rid, session.id, producer, message), "SEND");
         }
 
@@ -125,7 +121,7 @@ class CoreConnectionTest {
             }
         });
         c.assignClientId("core-client-1");
-        TestSession session = new TestSession(c.nextSessionId(), true);
+        TestSession session = new TestSession(c, true);
         c.openSession(session);
         ConnectedLink first = c.current();
 
@@ -155,7 +151,7 @@ class CoreConnectionTest {
                 lost.countDown();
             }
         });
-        TestSession session = new TestSession(c.nextSessionId(), false);
+        TestSession session = new TestSession(c, false);
         c.openSession(session);
 
         server.stop();
@@ -170,23 +166,13 @@ class CoreConnectionTest {
     @Test
     void closeClosesTheSessionsAndRefusesWhatFollows() throws Exception {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
-        TestSession session = new TestSession(c.nextSessionId(), false);
+        TestSession session = new TestSession(c, false);
         c.openSession(session);
         c.close();
         assertEquals(1, session.closed.get());
         assertEquals(ErrorCode.ILLEGAL_STATE, assertThrows(ClientException.class, c::checkOpen).code());
         assertEquals(ErrorCode.ILLEGAL_STATE, assertThrows(ClientException.class,
-                () -> c.openSession(new TestSession(c.nextSessionId(), false))).code());
-    }
-
-    private static ByteBuf message(String text) {
-        WireMessage m = new WireMessage();
-        m.destination = QUEUE;
-        m.persistent = false;
-        m.body = text.getBytes(StandardCharsets.UTF_8);
-        ByteBuf out = Unpooled.buffer();
-        m.encode(out);
-        return out;
+                () -> c.openSession(new TestSession(c, false))).code());
     }
 
     /** A consumer's side of the registry: what was delivered, decoded, and the PULLs answered. */
@@ -197,12 +183,8 @@ class CoreConnectionTest {
 
         @Override
         public void deliver(Frame.Deliver deliver) {
-            try {
-                lastId = deliver.deliveryId();
-                messages.add(new String(WireMessage.decode(deliver.message()).body, StandardCharsets.UTF_8));
-            } finally {
-                deliver.message().release();
-            }
+            lastId = deliver.deliveryId();
+            messages.add(TestMessages.text(deliver));
         }
 
         @Override
@@ -215,76 +197,6 @@ class CoreConnectionTest {
             String m = messages.poll(10, TimeUnit.SECONDS);
             assertNotNull(m, "no delivery");
             return m;
-        }
-    }
-
-    /** A session as the connection sees it, counting what it is told. */
-    private static final class TestSession implements SessionMember {
-        final int id;
-        final boolean transacted;
-        final AtomicInteger created = new AtomicInteger();
-        final AtomicInteger linksLost = new AtomicInteger();
-        final AtomicInteger connectionsLost = new AtomicInteger();
-        final AtomicInteger closed = new AtomicInteger();
-
-        TestSession(int id, boolean transacted) {
-            this.id = id;
-            this.transacted = transacted;
-        }
-
-        @Override
-        public int id() {
-            return id;
-        }
-
-        @Override
-        public boolean isClosing() {
-            return closed.get() > 0;
-        }
-
-        @Override
-        public Frame createFrame(int requestId) {
-            created.incrementAndGet();
-            return new Frame.CreateSession(requestId, id, transacted, transacted ? 0 : 1);
-        }
-
-        @Override
-        public void reattachConsumers(ConnectedLink next, List<Reestablishing> pending) {
-        }
-
-        @Override
-        public void onProducerCredit(int generation, int bytes) {
-        }
-
-        @Override
-        public void onAsyncSendError(Frame.Error error) {
-        }
-
-        @Override
-        public void connectionStarted() {
-        }
-
-        @Override
-        public void awaitIdle() {
-        }
-
-        @Override
-        public void onLinkLost() {
-            linksLost.incrementAndGet();
-        }
-
-        @Override
-        public void onConnectionLost() {
-            connectionsLost.incrementAndGet();
-        }
-
-        @Override
-        public void wakeAll() {
-        }
-
-        @Override
-        public void closeForConnection() {
-            closed.incrementAndGet();
         }
     }
 }

@@ -1,0 +1,190 @@
+package org.wharfmq.client.core;
+
+import io.netty.buffer.ByteBuf;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.server.TestServer;
+
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The core client's consumer against a real server, through the core's API alone: deliveries taken from its buffer
+ * with its credit returned in batches, a PULL that finds the queue empty, acknowledgement, a transaction's rollback
+ * and commit, and the consumer created again after the server comes back.
+ */
+class CoreConsumerTest {
+    private static final WireDestination QUEUE = WireDestination.queue("CORE.CONSUMED");
+    private static final long WAIT = TimeUnit.SECONDS.toNanos(10);
+
+    private TestServer server;
+    private CoreConnection connection;
+    private final AtomicBoolean discarding = new AtomicBoolean();
+
+    @BeforeEach
+    void start() throws Exception {
+        server = TestServer.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (connection != null) {
+            connection.close();
+        }
+        server.close();
+    }
+
+    private CoreConnection connect(ReconnectPolicy reconnect, ConnectionListener listener) throws ClientException {
+        connection = CoreConnection.connect(ConnectionSettings.of(BrokerAddress.tcp("127.0.0.1",
+                server.server().tcpPort()), null, null, "core-consumer-test").withReconnect(reconnect), listener);
+        return connection;
+    }
+
+    @Test
+    void takesWhatIsSentAsFarAsTheReturnedCreditGoesAndAnAcknowledgementSettlesIt() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        c.start();
+        TestSession session = open(c, false);
+        int producer = producer(c, session);
+        for (int i = 1; i <= 10; i++) {
+            send(c, session, producer, "m" + i);
+        }
+        // a window of 4, returned 2 at a time as they are consumed: all ten come only if the credit goes back
+        CoreConsumer consumer = consumer(c, session, 4, 2);
+        for (int i = 1; i <= 10; i++) {
+            Frame.Deliver d = consumer.take(WAIT);
+            assertNotNull(d, "message " + i + " did not come");
+            assertEquals("m" + i, text(d));
+            consumer.consumed(d.deliveryId());
+            consumer.recordConsumed(d.deliveryId());
+        }
+        long last = consumer.unacknowledged();
+        c.requestOk(rid -> new Frame.Ack(rid, session.id, List.of(new Frame.Consumed(consumer.id(), last))), "ACK");
+        consumer.acknowledged(last);
+        assertEquals(0, consumer.unacknowledged());
+
+        // acknowledged: a recover (ROLLBACK) of the session gives back nothing
+        rollback(c, session, consumer, List.of());
+        assertNull(consumer.takeNow(), "the PULL found a message the acknowledgement should have settled");
+    }
+
+    @Test
+    void aRollbackDeliversWhatWasConsumedAgainAndACommitSettlesIt() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        c.start();
+        TestSession session = open(c, true);
+        int producer = producer(c, session);
+        send(c, session, producer, "t1");
+        c.requestOk(rid -> new Frame.Commit(rid, session.id, List.of()), "COMMIT");
+
+        CoreConsumer consumer = consumer(c, session, 10, 5);
+        Frame.Deliver first = consumer.take(WAIT);
+        assertEquals("t1", text(first));
+        assertEquals(1, first.deliveryCount());
+        consumer.consumed(first.deliveryId());
+        consumer.recordConsumed(first.deliveryId());
+
+        rollback(c, session, consumer, List.of(new Frame.Consumed(consumer.id(), consumer.unacknowledged())));
+
+        Frame.Deliver again = consumer.take(WAIT);
+        assertEquals("t1", text(again));
+        assertEquals(2, again.deliveryCount(), "delivered again after the rollback");
+        consumer.consumed(again.deliveryId());
+        consumer.recordConsumed(again.deliveryId());
+        long last = consumer.unacknowledged();
+        c.requestOk(rid -> new Frame.Commit(rid, session.id, List.of(new Frame.Consumed(consumer.id(), last))), "COMMIT");
+        consumer.acknowledged(last);
+
+        rollback(c, session, consumer, List.of());
+        assertNull(consumer.takeNow(), "the commit should have settled it");
+    }
+
+    @Test
+    void aReconnectionCreatesTheConsumerAgain() throws Exception {
+        int port = server.server().tcpPort();
+        BlockingQueue<Reconnector.Step> steps = new LinkedBlockingQueue<>();
+        CoreConnection c = connect(new ReconnectPolicy(100, 20, 50), new ConnectionListener() {
+            @Override
+            public void failover(Reconnector.Step step, BrokerAddress address, int attempts, ClientException cause) {
+                steps.add(step);
+            }
+        });
+        c.start();
+        TestSession session = open(c, false);
+        CoreConsumer consumer = consumer(c, session, 10, 5);
+
+        server.restart(config -> config.port(port));
+        assertEquals(Reconnector.Step.DISCONNECTED, steps.poll(10, TimeUnit.SECONDS));
+        assertEquals(Reconnector.Step.RECONNECTED, steps.poll(10, TimeUnit.SECONDS));
+
+        int producer = producer(c, session);
+        send(c, session, producer, "after");
+        Frame.Deliver d = consumer.take(WAIT);
+        assertNotNull(d, "the consumer was not created again on the new link");
+        assertEquals("after", text(d));
+        assertEquals(c.current(), consumer.takenLink());
+        assertTrue(consumer.takenLink().generation() > 1);
+    }
+
+    private TestSession open(CoreConnection c, boolean transacted) throws ClientException {
+        TestSession session = new TestSession(c, transacted);
+        c.openSession(session);
+        return session;
+    }
+
+    private static int producer(CoreConnection c, TestSession session) throws ClientException {
+        int producer = c.nextProducerId();
+        c.requestOk(rid -> new Frame.CreateProducer(rid, session.id, producer, QUEUE), "CREATE_PRODUCER");
+        return producer;
+    }
+
+    /** A consumer of {@link #QUEUE} in {@code session}, registered before its CREATE_CONSUMER is sent. */
+    private CoreConsumer consumer(CoreConnection c, TestSession session, int prefetch, int creditBatch)
+            throws ClientException {
+        CoreConsumer consumer = new CoreConsumer(c, c.nextConsumerId(), creditBatch,
+                new CoreConsumer.Spec(session.id, QUEUE, null, prefetch, 0, null), discarding::get);
+        assertNull(c.establish(link -> {
+            consumer.createdOn(link);
+            session.consumers.add(consumer);
+            c.consumers().registerConsumer(consumer.id(), consumer);
+        }, consumer::createFrame, "CREATE_CONSUMER"));
+        consumer.createWritten();
+        return consumer;
+    }
+
+    /**
+     * ROLLBACK (a recover, outside a transaction): what arrives until its answer is stale, the buffer is dropped, and
+     * the server sends again whatever the session has not settled.
+     */
+    private void rollback(CoreConnection c, TestSession session, CoreConsumer consumer, List<Frame.Consumed> consumed)
+            throws ClientException {
+        PendingRequests.Request rollback = c.register(c.usableLink());
+        discarding.set(true);
+        consumer.releaseBuffer();
+        rollback.answer().whenComplete((error, failure) -> discarding.set(false));
+        c.current().write(new Frame.Rollback(rollback.id, session.id, consumed));
+        assertNull(c.await(rollback, "ROLLBACK"));
+        consumer.rolledBack();
+    }
+
+    private static void send(CoreConnection c, TestSession session, int producer, String text) throws ClientException {
+        ByteBuf message = TestMessages.encoded(QUEUE, text);
+        c.requestOk(rid -> new Frame.Send(rid, session.id, producer, message), "SEND");
+    }
+
+    private static String text(Frame.Deliver d) {
+        return TestMessages.text(d);
+    }
+}
