@@ -37,7 +37,7 @@ final class ClientConsumer {
         this.connection = connection;
         this.settlement = settlement;
         this.dispatcher = dispatcher;
-        this.core = new CoreConsumer(connection.core(), id, creditBatch, spec, settlement::isDiscarding);
+        this.core = new CoreConsumer(connection.core(), id, creditBatch, spec, settlement.core()::isDiscarding);
     }
 
     /** The core consumer under this one: what the connection routes deliveries to. */

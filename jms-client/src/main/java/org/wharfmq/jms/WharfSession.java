@@ -58,8 +58,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>The session is the JMS facade over what it is made of: sending (headers, encoding, synchronous or not,
  * asynchronous sends' CompletionListeners) is its {@link SessionSender}'s; each consumer's deliveries, credit and
- * acknowledgement bookkeeping are its {@link ClientConsumer}'s; acknowledgement in the session's mode, commit,
- * rollback and recover are its {@link SessionSettlement}'s; MessageListeners run on its {@link SessionDispatcher}.
+ * acknowledgement bookkeeping are its core consumer's ({@link ClientConsumer} over the core client's
+ * {@code CoreConsumer}); acknowledgement in the session's mode, commit, rollback and recover are its
+ * {@link SessionSettlement}'s (over the core's {@code CoreSettlement}); MessageListeners run on its
+ * {@link SessionDispatcher}. The core connection sees the session as a {@code SessionMember}.
  * What is left here is the JMS API, the session's producers and browsers, and closing. {@code close},
  * {@code commit} and {@code rollback} wait for asynchronous sends first, and refuse to run on their listener's
  * thread.
@@ -543,15 +545,19 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     /** Wakes every waiting receive and the listener thread: start, close and connection loss change what they wait for. */
     void wakeAll() {
         dispatcher.wake();
-        for (ClientConsumer c : settlement.consumers()) {
+        for (CoreConsumer c : settlement.consumers()) {
             c.wake();
         }
     }
 
     /** The connection has started: its consumers get the window withheld while it was stopped. */
     void connectionStarted() throws JMSException {
-        for (ClientConsumer c : settlement.consumers()) {
-            c.grantWithheldCredit();
+        try {
+            for (CoreConsumer c : settlement.consumers()) {
+                c.grantWithheldCredit();
+            }
+        } catch (ClientException e) {
+            throw connection.toJms(e);
         }
         wakeAll();
     }
@@ -559,7 +565,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     /** The connection is lost for good: buffered deliveries are dropped, waiting threads woken to find out. */
     void onConnectionLost() {
         sender.onConnectionLost();
-        for (ClientConsumer c : settlement.consumers()) {
+        for (CoreConsumer c : settlement.consumers()) {
             c.releaseBuffer();
         }
         dispatcher.clear();
@@ -578,7 +584,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
      * now, and added to {@code pending} to be awaited; one the server refuses there raises why from its next receive.
      */
     void reattachConsumers(ConnectedLink next, List<Reestablishing> pending) {
-        for (ClientConsumer c : settlement.consumers()) {
+        for (CoreConsumer c : settlement.consumers()) {
             if (c.reattach(next)) {
                 pending.add(Reestablishing.of(connection.core(), next, c::createFrame, "CREATE_CONSUMER",
                         error -> c.failed(error.code(), error.message())));
@@ -664,15 +670,20 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     /** Called by a consumer's close(): stops it locally, then tells the server how far it consumed (no answer). */
     void closeConsumer(ClientConsumer consumer) {
+        closeConsumer(consumer.core(), consumer.listener() != null);
+    }
+
+    /** Closes {@code consumer}, after its listener's run if {@code listening}. */
+    private void closeConsumer(CoreConsumer consumer, boolean listening) {
         if (!consumer.close()) {
             return;
         }
-        if (consumer.listener() != null) {
+        if (listening) {
             awaitListenerIdle();
         }
         connection.unregister(link -> {
-            connection.unregisterConsumer(consumer);
-            settlement.closed(consumer);
+            connection.core().consumers().unregisterConsumer(consumer.id(), consumer);
+            settlement.core().closed(consumer);
             if (link != null) {
                 // at once, not with the next frame: an application that closes a consumer expects its acknowledgements
                 // to count and its buffered messages to go to other consumers now, not up to 20 ms later
@@ -743,8 +754,8 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         if (mode == DUPS_OK_ACKNOWLEDGE) {
             settlement.acknowledgeConsumedNow();
         }
-        for (ClientConsumer c : settlement.consumers()) {
-            closeConsumer(c);
+        for (CoreConsumer c : settlement.consumers()) {
+            closeConsumer(c, false); // no listener runs: awaited above
         }
         for (WharfMessageProducer p : producers) {
             p.markClosed();

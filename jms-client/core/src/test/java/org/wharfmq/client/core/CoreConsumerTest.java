@@ -9,11 +9,9 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.TestServer;
 
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -21,9 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The core client's consumer against a real server, through the core's API alone: deliveries taken from its buffer
- * with its credit returned in batches, a PULL that finds the queue empty, acknowledgement, a transaction's rollback
- * and commit, and the consumer created again after the server comes back.
+ * The core client's consumer and its session's settlement against a real server, through the core's API alone:
+ * deliveries taken from its buffer with its credit returned in batches, acknowledgement, a transaction's rollback and
+ * commit, a recover (a PULL then finds nothing left), and the consumer created again after the server comes back.
  */
 class CoreConsumerTest {
     private static final WireDestination QUEUE = WireDestination.queue("CORE.CONSUMED");
@@ -31,7 +29,6 @@ class CoreConsumerTest {
 
     private TestServer server;
     private CoreConnection connection;
-    private final AtomicBoolean discarding = new AtomicBoolean();
 
     @BeforeEach
     void start() throws Exception {
@@ -63,20 +60,20 @@ class CoreConsumerTest {
         }
         // a window of 4, returned 2 at a time as they are consumed: all ten come only if the credit goes back
         CoreConsumer consumer = consumer(c, session, 4, 2);
+        long last = 0;
         for (int i = 1; i <= 10; i++) {
             Frame.Deliver d = consumer.take(WAIT);
             assertNotNull(d, "message " + i + " did not come");
             assertEquals("m" + i, text(d));
-            consumer.consumed(d.deliveryId());
-            consumer.recordConsumed(d.deliveryId());
+            consume(session, consumer, d);
+            last = d.deliveryId();
         }
-        long last = consumer.unacknowledged();
-        c.requestOk(rid -> new Frame.Ack(rid, session.id, List.of(new Frame.Consumed(consumer.id(), last))), "ACK");
-        consumer.acknowledged(last);
+        assertEquals(last, consumer.unacknowledged());
+        session.settlement.acknowledge();
         assertEquals(0, consumer.unacknowledged());
 
         // acknowledged: a recover (ROLLBACK) of the session gives back nothing
-        rollback(c, session, consumer, List.of());
+        session.settlement.rollback("ROLLBACK (recover)");
         assertNull(consumer.takeNow(), "the PULL found a message the acknowledgement should have settled");
     }
 
@@ -87,27 +84,24 @@ class CoreConsumerTest {
         TestSession session = open(c, true);
         int producer = producer(c, session);
         send(c, session, producer, "t1");
-        c.requestOk(rid -> new Frame.Commit(rid, session.id, List.of()), "COMMIT");
+        session.settlement.commit();
 
         CoreConsumer consumer = consumer(c, session, 10, 5);
         Frame.Deliver first = consumer.take(WAIT);
-        assertEquals("t1", text(first));
         assertEquals(1, first.deliveryCount());
-        consumer.consumed(first.deliveryId());
-        consumer.recordConsumed(first.deliveryId());
-
-        rollback(c, session, consumer, List.of(new Frame.Consumed(consumer.id(), consumer.unacknowledged())));
+        assertEquals("t1", text(first));
+        consume(session, consumer, first);
+        // the server takes back what the transaction consumed, and what it sent ahead, and sends it again
+        session.settlement.rollback("ROLLBACK");
 
         Frame.Deliver again = consumer.take(WAIT);
-        assertEquals("t1", text(again));
         assertEquals(2, again.deliveryCount(), "delivered again after the rollback");
-        consumer.consumed(again.deliveryId());
-        consumer.recordConsumed(again.deliveryId());
-        long last = consumer.unacknowledged();
-        c.requestOk(rid -> new Frame.Commit(rid, session.id, List.of(new Frame.Consumed(consumer.id(), last))), "COMMIT");
-        consumer.acknowledged(last);
+        assertEquals("t1", text(again));
+        consume(session, consumer, again);
+        session.settlement.commit();
+        assertEquals(0, consumer.unacknowledged());
 
-        rollback(c, session, consumer, List.of());
+        session.settlement.rollback("ROLLBACK");
         assertNull(consumer.takeNow(), "the commit should have settled it");
     }
 
@@ -154,29 +148,21 @@ class CoreConsumerTest {
     private CoreConsumer consumer(CoreConnection c, TestSession session, int prefetch, int creditBatch)
             throws ClientException {
         CoreConsumer consumer = new CoreConsumer(c, c.nextConsumerId(), creditBatch,
-                new CoreConsumer.Spec(session.id, QUEUE, null, prefetch, 0, null), discarding::get);
+                new CoreConsumer.Spec(session.id, QUEUE, null, prefetch, 0, null), session.settlement::isDiscarding);
         assertNull(c.establish(link -> {
             consumer.createdOn(link);
-            session.consumers.add(consumer);
+            session.settlement.added(consumer);
             c.consumers().registerConsumer(consumer.id(), consumer);
         }, consumer::createFrame, "CREATE_CONSUMER"));
         consumer.createWritten();
         return consumer;
     }
 
-    /**
-     * ROLLBACK (a recover, outside a transaction): what arrives until its answer is stale, the buffer is dropped, and
-     * the server sends again whatever the session has not settled.
-     */
-    private void rollback(CoreConnection c, TestSession session, CoreConsumer consumer, List<Frame.Consumed> consumed)
-            throws ClientException {
-        PendingRequests.Request rollback = c.register(c.usableLink());
-        discarding.set(true);
-        consumer.releaseBuffer();
-        rollback.answer().whenComplete((error, failure) -> discarding.set(false));
-        c.current().write(new Frame.Rollback(rollback.id, session.id, consumed));
-        assertNull(c.await(rollback, "ROLLBACK"));
-        consumer.rolledBack();
+    /** The user got {@code d}: its credit goes back, and the session's settlement counts it. */
+    private static void consume(TestSession session, CoreConsumer consumer, Frame.Deliver d) {
+        session.settlement.handOut(null, consumer.takenLink());
+        consumer.consumed(d.deliveryId());
+        session.settlement.received(consumer, d.deliveryId());
     }
 
     private static void send(CoreConnection c, TestSession session, int producer, String text) throws ClientException {

@@ -3,18 +3,19 @@ package org.wharfmq.client.core;
 import org.wharfmq.protocol.frame.Frame;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A session as its core connection sees it, for the core's tests: created again after a reconnection with its
- * consumers, and counting what the connection tells it.
+ * A session as its core connection sees it, for the core's tests: its consumers settled by a {@link CoreSettlement}
+ * (transacted, or in CLIENT_ACKNOWLEDGE mode), created again after a reconnection, counting what the connection tells
+ * it.
  */
 final class TestSession implements SessionMember {
     final CoreConnection connection;
     final int id;
     final boolean transacted;
-    final List<CoreConsumer> consumers = new CopyOnWriteArrayList<>();
+    /** Acknowledgement and transactions, which hold the session's consumers. */
+    final CoreSettlement settlement;
     final AtomicInteger created = new AtomicInteger();
     final AtomicInteger linksLost = new AtomicInteger();
     final AtomicInteger connectionsLost = new AtomicInteger();
@@ -25,6 +26,21 @@ final class TestSession implements SessionMember {
         this.connection = connection;
         this.id = connection.nextSessionId();
         this.transacted = transacted;
+        this.settlement = new CoreSettlement(connection, new CoreSettlement.Session() {
+            @Override
+            public boolean isClosing() {
+                return closed.get() > 0;
+            }
+
+            @Override
+            public boolean isClosed() {
+                return closed.get() > 0;
+            }
+
+            @Override
+            public void forgetHandedOn() {
+            }
+        }, id, transacted ? CoreSettlement.SESSION_TRANSACTED : CoreSettlement.CLIENT_ACKNOWLEDGE, 5);
     }
 
     @Override
@@ -40,12 +56,13 @@ final class TestSession implements SessionMember {
     @Override
     public Frame createFrame(int requestId) {
         created.incrementAndGet();
-        return new Frame.CreateSession(requestId, id, transacted, transacted ? 0 : 2);
+        return new Frame.CreateSession(requestId, id, transacted,
+                transacted ? CoreSettlement.SESSION_TRANSACTED : CoreSettlement.CLIENT_ACKNOWLEDGE);
     }
 
     @Override
     public void reattachConsumers(ConnectedLink next, List<Reestablishing> pending) {
-        for (CoreConsumer c : consumers) {
+        for (CoreConsumer c : settlement.consumers()) {
             if (c.reattach(next)) {
                 pending.add(Reestablishing.of(connection, next, c::createFrame, "CREATE_CONSUMER",
                         error -> c.failed(error.code(), error.message())));
@@ -63,7 +80,7 @@ final class TestSession implements SessionMember {
 
     @Override
     public void connectionStarted() throws ClientException {
-        for (CoreConsumer c : consumers) {
+        for (CoreConsumer c : settlement.consumers()) {
             c.grantWithheldCredit();
             c.wake();
         }
@@ -76,24 +93,24 @@ final class TestSession implements SessionMember {
     @Override
     public void onLinkLost() {
         linksLost.incrementAndGet();
-        consumers.forEach(CoreConsumer::linkLost);
+        settlement.linkLost();
     }
 
     @Override
     public void onConnectionLost() {
         connectionsLost.incrementAndGet();
-        consumers.forEach(CoreConsumer::releaseBuffer);
-        consumers.forEach(CoreConsumer::wake);
+        settlement.consumers().forEach(CoreConsumer::releaseBuffer);
+        settlement.consumers().forEach(CoreConsumer::wake);
     }
 
     @Override
     public void wakeAll() {
-        consumers.forEach(CoreConsumer::wake);
+        settlement.consumers().forEach(CoreConsumer::wake);
     }
 
     @Override
     public void closeForConnection() {
         closed.incrementAndGet();
-        consumers.forEach(CoreConsumer::close);
+        settlement.consumers().forEach(CoreConsumer::close);
     }
 }
