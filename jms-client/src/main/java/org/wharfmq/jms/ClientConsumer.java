@@ -1,7 +1,6 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
-import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.CoreConsumer;
 
 import io.netty.buffer.ByteBuf;
@@ -9,7 +8,6 @@ import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
 import org.wharfmq.jms.message.WharfStreamMessage;
-import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 
@@ -32,12 +30,13 @@ final class ClientConsumer {
     private final CoreConsumer core;
     private volatile MessageListener listener;
 
-    ClientConsumer(WharfConnection connection, SessionSettlement settlement, SessionDispatcher dispatcher, int id,
-                   int creditBatch, CoreConsumer.Spec spec) {
+    /** @param core the consumer, created on the server ({@link org.wharfmq.client.core.CoreSession#createConsumer}) */
+    ClientConsumer(WharfConnection connection, SessionSettlement settlement, SessionDispatcher dispatcher,
+                   CoreConsumer core) {
         this.connection = connection;
         this.settlement = settlement;
         this.dispatcher = dispatcher;
-        this.core = new CoreConsumer(connection.core(), id, creditBatch, spec, settlement.core()::isDiscarding);
+        this.core = core;
     }
 
     /** The core consumer under this one: what the connection routes deliveries to. */
@@ -49,50 +48,12 @@ final class ClientConsumer {
         return core.id();
     }
 
-    /** CREATE_CONSUMER for this consumer ({@link CoreConsumer#createFrame}). */
-    Frame.CreateConsumer createFrame(int requestId) {
-        return core.createFrame(requestId);
-    }
-
-    /** {@link CoreConsumer#createWritten}. */
-    void createWritten() throws JMSException {
-        try {
-            core.createWritten();
-        } catch (ClientException e) {
-            throw connection.toJms(e);
-        }
-    }
-
-    /** {@link CoreConsumer#grantWithheldCredit}. */
-    void grantWithheldCredit() throws JMSException {
-        try {
-            core.grantWithheldCredit();
-        } catch (ClientException e) {
-            throw connection.toJms(e);
-        }
-    }
-
-    /** The link of the delivery the receiving thread took last. */
-    ConnectedLink takenLink() {
-        return core.takenLink();
-    }
-
     boolean isClosed() {
         return core.isClosed();
     }
 
     MessageListener listener() {
         return listener;
-    }
-
-    /** Wakes a waiting receive to look again: the connection started, closed or was lost. */
-    void wake() {
-        core.wake();
-    }
-
-    /** The server refused this consumer: its receive raises why. */
-    void failed(ErrorCode code, String message) {
-        core.failed(code, message);
     }
 
     // ---- synchronous receive ----
@@ -170,25 +131,6 @@ final class ClientConsumer {
         } catch (ClientException e) {
             throw connection.toJms(e);
         }
-    }
-
-    /** Throws a fresh exception saying why the server refused this consumer, if it has. */
-    void checkAccepted() throws JMSException {
-        try {
-            core.checkAccepted();
-        } catch (ClientException e) {
-            throw connection.toJms(e);
-        }
-    }
-
-    /** How many deliveries wait in the buffer now. */
-    int buffered() {
-        return core.buffered();
-    }
-
-    /** Whether the last take emptied the buffer: DUPS_OK flushes its acknowledgements then. Receiving thread. */
-    boolean drained() {
-        return core.drained();
     }
 
     // ---- MessageListener ----
@@ -270,53 +212,9 @@ final class ClientConsumer {
         core.recordConsumed(deliveryId);
     }
 
-    /** The last delivery consumed on {@code on} and not yet acknowledged, or 0. */
-    long unacknowledgedOn(ConnectedLink on) {
-        return core.unacknowledgedOn(on);
-    }
-
-    /** The last delivery consumed and not yet acknowledged, or 0. */
-    long unacknowledged() {
-        return core.unacknowledged();
-    }
-
-    /** An ACK or COMMIT settled the deliveries up to {@code deliveryId}; a later one stays unacknowledged. */
-    void acknowledged(long deliveryId) {
-        core.acknowledged(deliveryId);
-    }
-
-    /** A ROLLBACK is under way: {@link CoreConsumer#rolledBack}. */
-    void rolledBack() {
-        core.rolledBack();
-    }
-
     /** Stops this consumer ({@link CoreConsumer#close}); false if it was closed already. */
     boolean close() {
         return core.close();
     }
 
-    /** Releases what is buffered: a ROLLBACK or the connection lost takes it back. */
-    void releaseBuffer() {
-        core.releaseBuffer();
-    }
-
-    /** The consumer's link was lost ({@link CoreConsumer#linkLost}). */
-    void linkLost() {
-        core.linkLost();
-    }
-
-    /** {@link CoreConsumer#reattach}. */
-    boolean reattach(ConnectedLink next) {
-        return core.reattach(next);
-    }
-
-    /** How far the application consumed of what came on {@code on}, for CLOSE_CONSUMER there; 0 for nothing. */
-    long lastConsumedOn(ConnectedLink on) {
-        return core.lastConsumedOn(on);
-    }
-
-    /** The consumer is created on {@code on} ({@link CoreConsumer#createdOn}). */
-    void createdOn(ConnectedLink on) {
-        core.createdOn(on);
-    }
 }

@@ -31,24 +31,9 @@ final class SessionSettlement {
     private final CoreSettlement core;
     private final MessageAcknowledger clientAcknowledger;
 
-    SessionSettlement(WharfSession session, SessionDispatcher dispatcher, int mode, int batchSize) {
-        this.connection = session.connection();
-        this.core = new CoreSettlement(connection.core(), new CoreSettlement.Session() {
-            @Override
-            public boolean isClosing() {
-                return session.isClosing();
-            }
-
-            @Override
-            public boolean isClosed() {
-                return session.isClosed();
-            }
-
-            @Override
-            public void forgetHandedOn() {
-                dispatcher.clear();
-            }
-        }, session.id(), mode, batchSize);
+    SessionSettlement(WharfConnection connection, CoreSettlement core, int mode) {
+        this.connection = connection;
+        this.core = core;
         this.clientAcknowledger = mode == Session.CLIENT_ACKNOWLEDGE ? this::acknowledge : null;
     }
 

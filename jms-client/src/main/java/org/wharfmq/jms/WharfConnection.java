@@ -33,7 +33,6 @@ import javax.jms.TopicConnection;
 import javax.jms.TopicSession;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /**
@@ -162,14 +161,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         return core.nextMessageId();
     }
 
-    void registerConsumer(ClientConsumer consumer) {
-        core.consumers().registerConsumer(consumer.id(), consumer.core());
-    }
-
-    void unregisterConsumer(ClientConsumer consumer) {
-        core.consumers().unregisterConsumer(consumer.id(), consumer.core());
-    }
-
     void registerBrowser(WharfQueueBrowser.Cursor cursor) {
         core.consumers().registerBrowser(cursor.id, cursor);
     }
@@ -179,7 +170,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
     }
 
     void removeSession(WharfSession session) {
-        core.removeSession(session.member());
+        core.removeSession(session.core().member());
     }
 
     /** Throws once the connection is closed or lost for good; never waits (the connection may be reconnecting). */
@@ -291,24 +282,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
     void requestOkRetrying(IntFunction<Frame> frame, String what, ErrorCode doneBefore) throws JMSException {
         try {
             core.requestOkRetrying(frame, what, doneBefore);
-        } catch (ClientException e) {
-            throw toJms(e);
-        }
-    }
-
-    /** {@link CoreConnection#establish}, in JMS terms. */
-    Frame.Error establish(Consumer<ConnectedLink> register, IntFunction<Frame> frame, String what) throws JMSException {
-        try {
-            return core.establish(register, frame, what);
-        } catch (ClientException e) {
-            throw toJms(e);
-        }
-    }
-
-    /** {@link CoreConnection#underEstablishing}, in JMS terms. */
-    <T> T underEstablishing(Function<ConnectedLink, T> change) throws JMSException {
-        try {
-            return core.underEstablishing(change);
         } catch (ClientException e) {
             throw toJms(e);
         }
@@ -426,11 +399,10 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
     WharfSession openSession(int mode, MessagingDomain sessionDomain) throws JMSException {
         freezeClientId();
         checkOpen();
-        int id = core.nextSessionId();
-        WharfSession session = mode == Frame.SESSION_XA ? new WharfXASession(this, id, sessionDomain)
-                : new WharfSession(this, id, mode, sessionDomain);
+        WharfSession session = mode == Frame.SESSION_XA ? new WharfXASession(this, sessionDomain)
+                : new WharfSession(this, mode, sessionDomain);
         try {
-            core.openSession(session.member());
+            session.core().open();
         } catch (ClientException e) {
             throw toJms(e);
         }

@@ -3,9 +3,8 @@ package org.wharfmq.jms;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.CoreConsumer;
+import org.wharfmq.client.core.CoreSession;
 import org.wharfmq.client.core.PendingRequests;
-import org.wharfmq.client.core.Reestablishing;
-import org.wharfmq.client.core.SessionMember;
 
 import org.wharfmq.jms.message.WharfBytesMessage;
 import org.wharfmq.jms.message.WharfMapMessage;
@@ -47,7 +46,6 @@ import javax.jms.TopicPublisher;
 import javax.jms.TopicSession;
 import javax.jms.TopicSubscriber;
 import java.io.Serializable;
-import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -89,22 +87,23 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     private final CopyOnWriteArrayList<WharfQueueBrowser> browsers = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
-    /** What the core connection sees of this session. */
-    private final SessionMember member = new Member();
+    /** The core session under this one: its consumers, producers, settlement and re-creation after a reconnection. */
+    private final CoreSession core;
 
     /**
      * @param domain {@link MessagingDomain#QUEUE} for a QueueSession, {@link MessagingDomain#TOPIC} for a
      *               TopicSession, else {@link MessagingDomain#BOTH}
      */
-    WharfSession(WharfConnection connection, int id, int mode, MessagingDomain domain) {
+    WharfSession(WharfConnection connection, int mode, MessagingDomain domain) {
         this.connection = connection;
-        this.id = id;
         this.mode = mode;
         this.domain = domain;
         this.prefetch = connection.url().prefetch();
         this.batchSize = Math.max(1, prefetch / 2);
         this.dispatcher = new SessionDispatcher(this);
-        this.settlement = new SessionSettlement(this, dispatcher, mode, batchSize);
+        this.core = new CoreSession(connection.core(), mode, batchSize, new Hooks());
+        this.id = core.id();
+        this.settlement = new SessionSettlement(connection, core.settlement(), mode);
         this.sender = new SessionSender(this, mode == SESSION_TRANSACTED, connection.url().syncSends());
     }
 
@@ -118,18 +117,13 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         return settlement;
     }
 
-    /** CREATE_SESSION for this session (again, after a reconnection). */
-    Frame.CreateSession createFrame(int requestId) {
-        return new Frame.CreateSession(requestId, id, mode == SESSION_TRANSACTED, mode);
-    }
-
     int id() {
         return id;
     }
 
-    /** This session as its core connection registers it. */
-    SessionMember member() {
-        return member;
+    /** The core session under this one. */
+    CoreSession core() {
+        return core;
     }
 
     WharfConnection connection() {
@@ -305,8 +299,11 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         checkOpen();
         WireDestination wire = destination == null ? null : wireDestination(destination);
         int producerId = connection.nextProducerId();
-        // producers hold no state on the server, which only checks the destination: asked again after a reconnection
-        connection.requestOkRetrying(rid -> new Frame.CreateProducer(rid, id, producerId, wire), "CREATE_PRODUCER");
+        try {
+            core.createProducer(producerId, wire);
+        } catch (ClientException e) {
+            throw connection.toJms(e);
+        }
         WharfMessageProducer producer = new WharfMessageProducer(this, producerId, destination, wire);
         producers.add(producer);
         return producer;
@@ -455,46 +452,15 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     private WharfMessageConsumer newConsumer(Destination destination, WireDestination wire, String selector, int flags,
                                              String subscriptionName) throws JMSException {
         String selectorText = parsedSelector(selector);
-        int consumerId = connection.nextConsumerId();
-        ClientConsumer core = new ClientConsumer(connection, settlement, dispatcher, consumerId, batchSize,
-                new CoreConsumer.Spec(id, wire, selectorText, prefetch, flags, subscriptionName));
+        CoreConsumer consumer;
         try {
-            boolean plainQueue = flags == 0 && wire.kind().isQueue();
-            if (plainQueue && connection.core().consumers().consumerAcceptedBefore(wire)) {
-                // accepted here before and the selector already parsed: not waited for, it leaves in one packet
-                // with what the application sends next (a request) or when it waits (receive, a listener), and a
-                // refusal (the queue deleted since) is raised by this consumer's receive
-                connection.underEstablishing(link -> {
-                    register(core, link);
-                    link.writeSoon(core.createFrame(0));
-                    return null;
-                });
-            } else {
-                // registered before the request: deliveries may follow the OK immediately
-                Frame.Error error = connection.establish(link -> register(core, link), core::createFrame, "CREATE_CONSUMER");
-                if (error != null) {
-                    throw JmsErrors.toException(error);
-                }
-                core.checkAccepted(); // created again by a reconnection meanwhile: refused there, perhaps
-                if (plainQueue) {
-                    connection.core().consumers().consumerAccepted(wire);
-                }
-            }
-            core.createWritten();
-        } catch (JMSException e) {
-            connection.unregister(link -> connection.unregisterConsumer(core));
-            core.close();
-            settlement.closed(core);
-            throw e;
+            consumer = core.createConsumer(new CoreConsumer.Spec(id, wire, selectorText, prefetch, flags, subscriptionName),
+                    batchSize);
+        } catch (ClientException e) {
+            throw connection.toJms(e);
         }
-        return new WharfMessageConsumer(this, core, destination, selectorText, (flags & Frame.CONSUMER_NO_LOCAL) != 0);
-    }
-
-    /** Makes {@code core} one of this session's consumers, created on {@code link}. */
-    private void register(ClientConsumer core, ConnectedLink link) {
-        core.createdOn(link);
-        settlement.added(core);
-        connection.registerConsumer(core);
+        return new WharfMessageConsumer(this, new ClientConsumer(connection, settlement, dispatcher, consumer),
+                destination, selectorText, (flags & Frame.CONSUMER_NO_LOCAL) != 0);
     }
 
     // ---- browsers ----
@@ -544,52 +510,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     /** Wakes every waiting receive and the listener thread: start, close and connection loss change what they wait for. */
     void wakeAll() {
-        dispatcher.wake();
-        for (CoreConsumer c : settlement.consumers()) {
-            c.wake();
-        }
-    }
-
-    /** The connection has started: its consumers get the window withheld while it was stopped. */
-    void connectionStarted() throws JMSException {
-        try {
-            for (CoreConsumer c : settlement.consumers()) {
-                c.grantWithheldCredit();
-            }
-        } catch (ClientException e) {
-            throw connection.toJms(e);
-        }
-        wakeAll();
-    }
-
-    /** The connection is lost for good: buffered deliveries are dropped, waiting threads woken to find out. */
-    void onConnectionLost() {
-        sender.onConnectionLost();
-        for (CoreConsumer c : settlement.consumers()) {
-            c.releaseBuffer();
-        }
-        dispatcher.clear();
-        wakeAll();
-    }
-
-    /** The connection's link was lost and it reconnects: buffered deliveries are dropped; receives wait on. */
-    void onLinkLost() {
-        settlement.linkLost();
-        sender.onLinkLost();
-        wakeAll();
-    }
-
-    /**
-     * A reconnection creates this session's open consumers again on {@code next}: each CREATE_CONSUMER is written
-     * now, and added to {@code pending} to be awaited; one the server refuses there raises why from its next receive.
-     */
-    void reattachConsumers(ConnectedLink next, List<Reestablishing> pending) {
-        for (CoreConsumer c : settlement.consumers()) {
-            if (c.reattach(next)) {
-                pending.add(Reestablishing.of(connection.core(), next, c::createFrame, "CREATE_CONSUMER",
-                        error -> c.failed(error.code(), error.message())));
-            }
-        }
+        core.member().wakeAll();
     }
 
     /** True on this session's MessageListener thread. */
@@ -670,26 +591,13 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     /** Called by a consumer's close(): stops it locally, then tells the server how far it consumed (no answer). */
     void closeConsumer(ClientConsumer consumer) {
-        closeConsumer(consumer.core(), consumer.listener() != null);
-    }
-
-    /** Closes {@code consumer}, after its listener's run if {@code listening}. */
-    private void closeConsumer(CoreConsumer consumer, boolean listening) {
         if (!consumer.close()) {
             return;
         }
-        if (listening) {
+        if (consumer.listener() != null) {
             awaitListenerIdle();
         }
-        connection.unregister(link -> {
-            connection.core().consumers().unregisterConsumer(consumer.id(), consumer);
-            settlement.core().closed(consumer);
-            if (link != null) {
-                // at once, not with the next frame: an application that closes a consumer expects its acknowledgements
-                // to count and its buffered messages to go to other consumers now, not up to 20 ms later
-                link.write(new Frame.CloseConsumer(0, id, consumer.id(), consumer.lastConsumedOn(link)));
-            }
-        });
+        core.closeOnServer(consumer.core());
     }
 
     /**
@@ -754,8 +662,8 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         if (mode == DUPS_OK_ACKNOWLEDGE) {
             settlement.acknowledgeConsumedNow();
         }
-        for (CoreConsumer c : settlement.consumers()) {
-            closeConsumer(c, false); // no listener runs: awaited above
+        for (CoreConsumer c : core.settlement().consumers()) {
+            core.closeConsumer(c); // no listener runs: awaited above
         }
         for (WharfMessageProducer p : producers) {
             p.markClosed();
@@ -789,26 +697,16 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     public String toString() {
         return "WharfSession[" + id + ", mode=" + mode + ", " + connection + "]";
     }
-    /** The session's side of its core connection: what a reconnection re-creates, and the connection's events. */
-    private final class Member implements SessionMember {
-        @Override
-        public int id() {
-            return id;
-        }
-
+    /** What the JMS session adds to its core session: the listener thread, the sending side, closing. */
+    private final class Hooks implements CoreSession.Hooks {
         @Override
         public boolean isClosing() {
             return WharfSession.this.isClosing();
         }
 
         @Override
-        public Frame createFrame(int requestId) {
-            return WharfSession.this.createFrame(requestId);
-        }
-
-        @Override
-        public void reattachConsumers(ConnectedLink next, List<Reestablishing> pending) {
-            WharfSession.this.reattachConsumers(next, pending);
+        public boolean isClosed() {
+            return WharfSession.this.isClosed();
         }
 
         @Override
@@ -822,12 +720,13 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         }
 
         @Override
-        public void connectionStarted() throws ClientException {
-            try {
-                WharfSession.this.connectionStarted();
-            } catch (JMSException e) {
-                throw JmsErrors.toCore(e);
-            }
+        public void forgetHandedOn() {
+            dispatcher.clear();
+        }
+
+        @Override
+        public void wake() {
+            dispatcher.wake();
         }
 
         @Override
@@ -837,17 +736,12 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
         @Override
         public void onLinkLost() {
-            WharfSession.this.onLinkLost();
+            sender.onLinkLost();
         }
 
         @Override
         public void onConnectionLost() {
-            WharfSession.this.onConnectionLost();
-        }
-
-        @Override
-        public void wakeAll() {
-            WharfSession.this.wakeAll();
+            sender.onConnectionLost();
         }
 
         @Override

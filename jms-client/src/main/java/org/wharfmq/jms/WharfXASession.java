@@ -27,8 +27,8 @@ public final class WharfXASession extends WharfSession implements XASession, XAQ
 
     private final WharfXAResource resource;
 
-    WharfXASession(WharfConnection connection, int id, MessagingDomain domain) {
-        super(connection, id, Frame.SESSION_XA, domain);
+    WharfXASession(WharfConnection connection, MessagingDomain domain) {
+        super(connection, Frame.SESSION_XA, domain);
         this.resource = new WharfXAResource(connection, this);
     }
 

@@ -5,9 +5,10 @@
  * ({@link org.wharfmq.client.core.ClientHandshake}), the dispatch of a link's frames
  * ({@link org.wharfmq.client.core.LinkHandler}: deliveries to the {@link org.wharfmq.client.core.ConsumerRegistry},
  * answers to the {@link org.wharfmq.client.core.PendingRequests}, the rest to the connection's
- * {@link org.wharfmq.client.core.LinkEvents}), reconnection ({@link org.wharfmq.client.core.Reconnector}), a
- * consumer's buffer, credit and PULLs ({@link org.wharfmq.client.core.CoreConsumer}), a session's acknowledgement and
- * transactions ({@link org.wharfmq.client.core.CoreSettlement}), its producer credit
+ * {@link org.wharfmq.client.core.LinkEvents}), reconnection ({@link org.wharfmq.client.core.Reconnector}), sessions
+ * ({@link org.wharfmq.client.core.CoreSession}: consumers, producers, sends), a consumer's buffer, credit and PULLs
+ * ({@link org.wharfmq.client.core.CoreConsumer}), a session's acknowledgement and transactions
+ * ({@link org.wharfmq.client.core.CoreSettlement}), its producer credit
  * ({@link org.wharfmq.client.core.ProducerCredit}), the ledger of deliveries handed out
  * ({@link org.wharfmq.client.core.DeliveryLedger}), temporary destinations
  * ({@link org.wharfmq.client.core.TemporaryDestinations}) and the client's tunables
@@ -15,6 +16,7 @@
  * ({@link org.wharfmq.protocol.frame.Frame.Deliver}, {@link org.wharfmq.protocol.message.WireMessage}). Failures are
  * {@link org.wharfmq.client.core.ClientException}s carrying the protocol's error code. What the core hands its user goes
  * through the core's own interfaces ({@link org.wharfmq.client.core.SessionMember},
+ * {@link org.wharfmq.client.core.CoreSession.Hooks},
  * {@link org.wharfmq.client.core.DeliveryTarget}, {@link org.wharfmq.client.core.ConnectionListener}). The JMS clients
  * are a facade over it; the core never calls them (docs/architecture.md, "Modules").
  */

@@ -1,6 +1,5 @@
 package org.wharfmq.client.core;
 
-import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,12 +54,18 @@ class CoreConnectionTest {
         return c;
     }
 
+    /** A CLIENT_ACKNOWLEDGE session of {@code c}, created on the server, telling {@code hooks}. */
+    private static CoreSession open(CoreConnection c, CountingHooks hooks) throws ClientException {
+        CoreSession session = new CoreSession(c, CoreSettlement.CLIENT_ACKNOWLEDGE, 5, hooks);
+        session.open();
+        return session;
+    }
+
     @Test
     void requestsAreAnsweredAndARefusalCarriesTheProtocolsCode() throws Exception {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
-        TestSession session = new TestSession(c, false);
-        c.openSession(session);
-        c.requestOk(rid -> new Frame.CreateProducer(rid, session.id, c.nextProducerId(), QUEUE), "CREATE_PRODUCER");
+        CoreSession session = open(c, new CountingHooks());
+        session.createProducer(c.nextProducerId(), QUEUE);
 
         // a temporary queue of the connection's own, created and deleted; deleting it again is refused, with the code
         WireDestination temporary = new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, c.temporaries().nextName());
@@ -74,13 +79,11 @@ class CoreConnectionTest {
     @Test
     void deliveriesReachTheirConsumerAsFarAsItsCreditGoes() throws Exception {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
-        TestSession session = new TestSession(c, false);
-        c.openSession(session);
+        CoreSession session = open(c, new CountingHooks());
         int producer = c.nextProducerId();
-        c.requestOk(rid -> new Frame.CreateProducer(rid, session.id, producer, QUEUE), "CREATE_PRODUCER");
+        session.createProducer(producer, QUEUE);
         for (int i = 1; i <= 3; i++) {
-            ByteBuf message = TestMessages.encoded(QUEUE, "m" + i);
-            c.requestOk(rid -> new Frame.Send(rid, session.id, producer, message), "SEND");
+            session.send(producer, TestMessages.encoded(QUEUE, "m" + i));
         }
 
         TestConsumer first = new TestConsumer();
@@ -93,7 +96,7 @@ class CoreConnectionTest {
         assertEquals("m3", second.next(c));
         assertTrue(first.messages.isEmpty(), "a delivery beyond the consumer's credit");
 
-        c.requestOk(rid -> new Frame.Ack(rid, session.id, List.of(new Frame.Consumed(firstId, first.lastId),
+        c.requestOk(rid -> new Frame.Ack(rid, session.id(), List.of(new Frame.Consumed(firstId, first.lastId),
                 new Frame.Consumed(secondId, second.lastId))), "ACK");
         // a PULL is answered once what it found is delivered: nothing is left
         c.current().write(new Frame.Pull(firstId, 1));
@@ -102,11 +105,11 @@ class CoreConnectionTest {
     }
 
     /** Registers {@code consumer} under a fresh id and creates it on the server with {@code credit}. */
-    private static int consume(CoreConnection c, TestSession session, TestConsumer consumer, int credit)
+    private static int consume(CoreConnection c, CoreSession session, TestConsumer consumer, int credit)
             throws ClientException {
         int id = c.nextConsumerId();
         assertNull(c.establish(link -> c.consumers().registerConsumer(id, consumer),
-                rid -> new Frame.CreateConsumer(rid, session.id, id, QUEUE, null, credit, 0, null), "CREATE_CONSUMER"));
+                rid -> new Frame.CreateConsumer(rid, session.id(), id, QUEUE, null, credit, 0, null), "CREATE_CONSUMER"));
         return id;
     }
 
@@ -121,8 +124,8 @@ class CoreConnectionTest {
             }
         });
         c.assignClientId("core-client-1");
-        TestSession session = new TestSession(c, true);
-        c.openSession(session);
+        CountingHooks hooks = new CountingHooks();
+        CoreSession session = open(c, hooks);
         ConnectedLink first = c.current();
 
         server.restart(config -> config.port(port));
@@ -131,11 +134,10 @@ class CoreConnectionTest {
 
         ConnectedLink second = c.usableLink();
         assertEquals(first.generation() + 1, second.generation());
-        assertEquals(2, session.created.get(), "CREATE_SESSION again on the new link");
-        assertEquals(1, session.linksLost.get());
+        assertEquals(1, hooks.linksLost.get());
         assertEquals("core-client-1", c.clientId());
         // the session exists on the new server: a producer on it is accepted
-        c.requestOk(rid -> new Frame.CreateProducer(rid, session.id, c.nextProducerId(), QUEUE), "CREATE_PRODUCER");
+        session.createProducer(c.nextProducerId(), QUEUE);
         // and the client ID is this connection's again there
         CoreConnection other = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
         ClientException taken = assertThrows(ClientException.class, () -> other.assignClientId("core-client-1"));
@@ -151,12 +153,12 @@ class CoreConnectionTest {
                 lost.countDown();
             }
         });
-        TestSession session = new TestSession(c, false);
-        c.openSession(session);
+        CountingHooks hooks = new CountingHooks();
+        open(c, hooks);
 
         server.stop();
         assertTrue(lost.await(10, TimeUnit.SECONDS), "the listener hears of the loss");
-        assertEquals(1, session.connectionsLost.get());
+        assertEquals(1, hooks.connectionsLost.get());
         ClientException why = assertThrows(ClientException.class, c::checkOpen);
         assertSame(c.lostCause(), why.getCause(), "said afresh on the caller's thread, the loss as its cause");
         assertTrue(why.getMessage().contains("was lost"), why.getMessage());
@@ -166,13 +168,12 @@ class CoreConnectionTest {
     @Test
     void closeClosesTheSessionsAndRefusesWhatFollows() throws Exception {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
-        TestSession session = new TestSession(c, false);
-        c.openSession(session);
+        CountingHooks hooks = new CountingHooks();
+        open(c, hooks);
         c.close();
-        assertEquals(1, session.closed.get());
+        assertEquals(1, hooks.closed.get());
         assertEquals(ErrorCode.ILLEGAL_STATE, assertThrows(ClientException.class, c::checkOpen).code());
-        assertEquals(ErrorCode.ILLEGAL_STATE, assertThrows(ClientException.class,
-                () -> c.openSession(new TestSession(c, false))).code());
+        assertEquals(ErrorCode.ILLEGAL_STATE, assertThrows(ClientException.class, () -> open(c, new CountingHooks())).code());
     }
 
     /** A consumer's side of the registry: what was delivered, decoded, and the PULLs answered. */

@@ -1,6 +1,5 @@
 package org.wharfmq.client.core;
 
-import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,13 +52,13 @@ class CoreConsumerTest {
     void takesWhatIsSentAsFarAsTheReturnedCreditGoesAndAnAcknowledgementSettlesIt() throws Exception {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
         c.start();
-        TestSession session = open(c, false);
+        CoreSession session = open(c, CoreSettlement.CLIENT_ACKNOWLEDGE);
         int producer = producer(c, session);
         for (int i = 1; i <= 10; i++) {
-            send(c, session, producer, "m" + i);
+            send(session, producer, "m" + i);
         }
         // a window of 4, returned 2 at a time as they are consumed: all ten come only if the credit goes back
-        CoreConsumer consumer = consumer(c, session, 4, 2);
+        CoreConsumer consumer = consumer(session, 4, 2);
         long last = 0;
         for (int i = 1; i <= 10; i++) {
             Frame.Deliver d = consumer.take(WAIT);
@@ -69,11 +68,11 @@ class CoreConsumerTest {
             last = d.deliveryId();
         }
         assertEquals(last, consumer.unacknowledged());
-        session.settlement.acknowledge();
+        session.settlement().acknowledge();
         assertEquals(0, consumer.unacknowledged());
 
         // acknowledged: a recover (ROLLBACK) of the session gives back nothing
-        session.settlement.rollback("ROLLBACK (recover)");
+        session.settlement().rollback("ROLLBACK (recover)");
         assertNull(consumer.takeNow(), "the PULL found a message the acknowledgement should have settled");
     }
 
@@ -81,27 +80,27 @@ class CoreConsumerTest {
     void aRollbackDeliversWhatWasConsumedAgainAndACommitSettlesIt() throws Exception {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
         c.start();
-        TestSession session = open(c, true);
+        CoreSession session = open(c, CoreSettlement.SESSION_TRANSACTED);
         int producer = producer(c, session);
-        send(c, session, producer, "t1");
-        session.settlement.commit();
+        send(session, producer, "t1");
+        session.settlement().commit();
 
-        CoreConsumer consumer = consumer(c, session, 10, 5);
+        CoreConsumer consumer = consumer(session, 10, 5);
         Frame.Deliver first = consumer.take(WAIT);
         assertEquals(1, first.deliveryCount());
         assertEquals("t1", text(first));
         consume(session, consumer, first);
         // the server takes back what the transaction consumed, and what it sent ahead, and sends it again
-        session.settlement.rollback("ROLLBACK");
+        session.settlement().rollback("ROLLBACK");
 
         Frame.Deliver again = consumer.take(WAIT);
         assertEquals(2, again.deliveryCount(), "delivered again after the rollback");
         assertEquals("t1", text(again));
         consume(session, consumer, again);
-        session.settlement.commit();
+        session.settlement().commit();
         assertEquals(0, consumer.unacknowledged());
 
-        session.settlement.rollback("ROLLBACK");
+        session.settlement().rollback("ROLLBACK");
         assertNull(consumer.takeNow(), "the commit should have settled it");
     }
 
@@ -116,15 +115,15 @@ class CoreConsumerTest {
             }
         });
         c.start();
-        TestSession session = open(c, false);
-        CoreConsumer consumer = consumer(c, session, 10, 5);
+        CoreSession session = open(c, CoreSettlement.CLIENT_ACKNOWLEDGE);
+        CoreConsumer consumer = consumer(session, 10, 5);
 
         server.restart(config -> config.port(port));
         assertEquals(Reconnector.Step.DISCONNECTED, steps.poll(10, TimeUnit.SECONDS));
         assertEquals(Reconnector.Step.RECONNECTED, steps.poll(10, TimeUnit.SECONDS));
 
         int producer = producer(c, session);
-        send(c, session, producer, "after");
+        send(session, producer, "after");
         Frame.Deliver d = consumer.take(WAIT);
         assertNotNull(d, "the consumer was not created again on the new link");
         assertEquals("after", text(d));
@@ -132,42 +131,32 @@ class CoreConsumerTest {
         assertTrue(consumer.takenLink().generation() > 1);
     }
 
-    private TestSession open(CoreConnection c, boolean transacted) throws ClientException {
-        TestSession session = new TestSession(c, transacted);
-        c.openSession(session);
+    private static CoreSession open(CoreConnection c, int mode) throws ClientException {
+        CoreSession session = new CoreSession(c, mode, 5, CoreSession.Hooks.NONE);
+        session.open();
         return session;
     }
 
-    private static int producer(CoreConnection c, TestSession session) throws ClientException {
+    private static int producer(CoreConnection c, CoreSession session) throws ClientException {
         int producer = c.nextProducerId();
-        c.requestOk(rid -> new Frame.CreateProducer(rid, session.id, producer, QUEUE), "CREATE_PRODUCER");
+        session.createProducer(producer, QUEUE);
         return producer;
     }
 
-    /** A consumer of {@link #QUEUE} in {@code session}, registered before its CREATE_CONSUMER is sent. */
-    private CoreConsumer consumer(CoreConnection c, TestSession session, int prefetch, int creditBatch)
-            throws ClientException {
-        CoreConsumer consumer = new CoreConsumer(c, c.nextConsumerId(), creditBatch,
-                new CoreConsumer.Spec(session.id, QUEUE, null, prefetch, 0, null), session.settlement::isDiscarding);
-        assertNull(c.establish(link -> {
-            consumer.createdOn(link);
-            session.settlement.added(consumer);
-            c.consumers().registerConsumer(consumer.id(), consumer);
-        }, consumer::createFrame, "CREATE_CONSUMER"));
-        consumer.createWritten();
-        return consumer;
+    /** A consumer of {@link #QUEUE} in {@code session}, created on the server. */
+    private static CoreConsumer consumer(CoreSession session, int prefetch, int creditBatch) throws ClientException {
+        return session.createConsumer(new CoreConsumer.Spec(session.id(), QUEUE, null, prefetch, 0, null), creditBatch);
     }
 
     /** The user got {@code d}: its credit goes back, and the session's settlement counts it. */
-    private static void consume(TestSession session, CoreConsumer consumer, Frame.Deliver d) {
-        session.settlement.handOut(null, consumer.takenLink());
+    private static void consume(CoreSession session, CoreConsumer consumer, Frame.Deliver d) {
+        session.settlement().handOut(null, consumer.takenLink());
         consumer.consumed(d.deliveryId());
-        session.settlement.received(consumer, d.deliveryId());
+        session.settlement().received(consumer, d.deliveryId());
     }
 
-    private static void send(CoreConnection c, TestSession session, int producer, String text) throws ClientException {
-        ByteBuf message = TestMessages.encoded(QUEUE, text);
-        c.requestOk(rid -> new Frame.Send(rid, session.id, producer, message), "SEND");
+    private static void send(CoreSession session, int producer, String text) throws ClientException {
+        session.send(producer, TestMessages.encoded(QUEUE, text));
     }
 
     private static String text(Frame.Deliver d) {
