@@ -84,22 +84,7 @@ public final class CoreSession {
         this.id = connection.nextSessionId();
         this.mode = mode;
         this.hooks = hooks;
-        this.settlement = new CoreSettlement(connection, new CoreSettlement.Session() {
-            @Override
-            public boolean isClosing() {
-                return hooks.isClosing();
-            }
-
-            @Override
-            public boolean isClosed() {
-                return hooks.isClosed();
-            }
-
-            @Override
-            public void forgetHandedOn() {
-                hooks.forgetHandedOn();
-            }
-        }, id, mode, batchSize);
+        this.settlement = new CoreSettlement(connection, hooks, id, mode, batchSize);
     }
 
     /** Creates the session on the server; a reconnection from now on creates it again. */

@@ -29,6 +29,8 @@ import java.util.function.IntFunction;
  * <p>An XA session ({@link Frame#SESSION_XA}) acknowledges as AUTO_ACKNOWLEDGE outside an XA branch; inside one
  * ({@link #inBranch}) it records what it consumes, as a transaction does, for its XA_END to hand to the branch.
  *
+ * <p>One per {@link CoreSession} ({@link CoreSession#settlement()}).
+ *
  * <p>Threading: the session's thread (the user's, or its handler thread), except {@link #isDiscarding}, read by the
  * link's reading thread.
  */
@@ -38,20 +40,9 @@ public final class CoreSettlement {
     public static final int CLIENT_ACKNOWLEDGE = 2;
     public static final int DUPS_OK_ACKNOWLEDGE = 3;
 
-    /** What the settlement asks of its session. */
-    public interface Session {
-        /** Whether the session is closing or closed. */
-        boolean isClosing();
-
-        /** Whether the session has closed. */
-        boolean isClosed();
-
-        /** A rollback emptied the consumers' buffers: forget what was announced to a handler and not yet run. */
-        void forgetHandedOn();
-    }
-
     private final CoreConnection connection;
-    private final Session session;
+    /** Its session's user: whether the session is closing or closed, and what to forget on a rollback. */
+    private final CoreSession.Hooks session;
     private final int sessionId;
     private final int mode;
     /** DUPS_OK acknowledgements are sent in batches of half the prefetch window. */
@@ -81,7 +72,7 @@ public final class CoreSettlement {
      *                  {@link #DUPS_OK_ACKNOWLEDGE} or {@link Frame#SESSION_XA}
      * @param batchSize DUPS_OK acknowledgements, and the confirmations of AUTO ones, go every this many messages
      */
-    public CoreSettlement(CoreConnection connection, Session session, int sessionId, int mode, int batchSize) {
+    CoreSettlement(CoreConnection connection, CoreSession.Hooks session, int sessionId, int mode, int batchSize) {
         this.connection = connection;
         this.session = session;
         this.sessionId = sessionId;
