@@ -161,14 +161,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         return core.nextMessageId();
     }
 
-    void registerBrowser(WharfQueueBrowser.Cursor cursor) {
-        core.consumers().registerBrowser(cursor.id, cursor);
-    }
-
-    void unregisterBrowser(WharfQueueBrowser.Cursor cursor) {
-        core.consumers().unregisterBrowser(cursor.id, cursor);
-    }
-
     void removeSession(WharfSession session) {
         core.removeSession(session.core().member());
     }

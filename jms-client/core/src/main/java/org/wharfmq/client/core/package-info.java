@@ -7,7 +7,8 @@
  * answers to the {@link org.wharfmq.client.core.PendingRequests}, the rest to the connection's
  * {@link org.wharfmq.client.core.LinkEvents}), reconnection ({@link org.wharfmq.client.core.Reconnector}), sessions
  * ({@link org.wharfmq.client.core.CoreSession}: consumers, producers, sends), a consumer's buffer, credit and PULLs
- * ({@link org.wharfmq.client.core.CoreConsumer}), a session's acknowledgement and transactions
+ * ({@link org.wharfmq.client.core.CoreConsumer}), a queue's browse ({@link org.wharfmq.client.core.CoreBrowser}), a
+ * session's acknowledgement and transactions
  * ({@link org.wharfmq.client.core.CoreSettlement}), its producer credit
  * ({@link org.wharfmq.client.core.ProducerCredit}), the ledger of deliveries handed out
  * ({@link org.wharfmq.client.core.DeliveryLedger}), temporary destinations
