@@ -9,7 +9,8 @@
  * ({@link org.wharfmq.client.core.CoreSession}: consumers, producers, sends), a consumer's buffer, credit and PULLs
  * ({@link org.wharfmq.client.core.CoreConsumer}), a queue's browse ({@link org.wharfmq.client.core.CoreBrowser}), a
  * session's acknowledgement and transactions
- * ({@link org.wharfmq.client.core.CoreSettlement}), its producer credit
+ * ({@link org.wharfmq.client.core.CoreSettlement}) and XA ({@link org.wharfmq.client.core.CoreXaResource}), its
+ * producer credit
  * ({@link org.wharfmq.client.core.ProducerCredit}), the ledger of deliveries handed out
  * ({@link org.wharfmq.client.core.DeliveryLedger}), temporary destinations
  * ({@link org.wharfmq.client.core.TemporaryDestinations}) and the client's tunables

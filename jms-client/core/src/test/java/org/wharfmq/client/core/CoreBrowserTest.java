@@ -1,13 +1,9 @@
 package org.wharfmq.client.core;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
-import org.wharfmq.server.TestServer;
 
 import java.util.concurrent.TimeUnit;
 
@@ -20,24 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * The core client's browse against a real server, through the core's API alone: every message shown in order, page by
  * page as credit goes back and PULLs ask for more, the end of the queue, nothing consumed, and a refused selector.
  */
-class CoreBrowserTest {
+class CoreBrowserTest extends ConnectedTest {
     private static final WireDestination QUEUE = WireDestination.queue("CORE.BROWSED");
-
-    private TestServer server;
-    private CoreConnection connection;
-
-    @BeforeEach
-    void start() throws Exception {
-        server = TestServer.start();
-        connection = CoreConnection.connect(ConnectionSettings.of(BrokerAddress.tcp("127.0.0.1",
-                server.server().tcpPort()), null, null, "core-browser-test"), ConnectionListener.NONE);
-    }
-
-    @AfterEach
-    void stop() {
-        connection.close();
-        server.close();
-    }
 
     @Test
     void showsEveryMessageInOrderPageByPageAndConsumesNone() throws Exception {
