@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A consumer of a queue or of a topic subscription (whose queue lives on the server): the JMS face of a
- * {@link ClientConsumer}, which owns the deliveries the server pushes ahead (up to {@code prefetch}), the credit
- * returned as the application consumes them, and their acknowledgement. {@link #receiveNoWait()} asks the server
+ * {@link ClientConsumer}, over the core client's {@code CoreConsumer}, which owns the deliveries the server pushes
+ * ahead (up to {@code prefetch}), the credit returned as the application consumes them, and their acknowledgement. {@link #receiveNoWait()} asks the server
  * with PULL when nothing is buffered, so it never misses a message already on the queue. Expired messages are
  * dropped (and count as consumed) instead of being returned.
  */

@@ -1,6 +1,7 @@
 package org.wharfmq.jms;
 
-import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.CoreBrowser;
 
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
@@ -15,13 +16,9 @@ import javax.jms.JMSRuntimeException;
 import javax.jms.Message;
 import javax.jms.Queue;
 import javax.jms.QueueBrowser;
-import java.util.ArrayDeque;
 import java.util.Enumeration;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A QueueBrowser: each {@link #getEnumeration()} is a fresh look at the messages waiting on the queue at that
@@ -32,8 +29,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * window as the application reads, and when its buffer is empty it sends PULL: a PULL_DONE with nothing before it
  * means the browse is over. So a deep queue is browsed page by page, never all at once.
  *
- * <p>An enumeration is used by one thread at a time (like the session). Its buffer is guarded by its own lock,
- * shared with the IO thread that fills it.
+ * <p>An enumeration is the JMS face of a core browse ({@code CoreBrowser}), which owns the buffer, the credit and the
+ * PULLs; it decodes what the browse shows. It is used by one thread at a time (like the session).
  *
  * <p>A reconnection ends the enumerations open at the time: the server's place in the queue went with the link, and
  * starting again from the head would show messages twice. Their next {@code hasMoreElements} throws saying so; the
@@ -63,13 +60,10 @@ public final class WharfQueueBrowser implements QueueBrowser {
      */
     void validate() throws JMSException {
         WharfConnection connection = session.connection();
-        int id = connection.nextConsumerId();
-        // nothing to keep: asked again after a reconnection
-        connection.requestOkRetrying(rid -> new Frame.CreateConsumer(rid, session.id(), id, wire, selector, 0,
-                Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
-        ConnectedLink on = connection.usableOrNull();
-        if (on != null) {
-            on.write(new Frame.CloseConsumer(0, session.id(), id, 0));
+        try {
+            CoreBrowser.validate(connection.core(), session.id(), wire, selector);
+        } catch (ClientException e) {
+            throw connection.toJms(e);
         }
     }
 
@@ -97,24 +91,13 @@ public final class WharfQueueBrowser implements QueueBrowser {
     public Enumeration<Message> getEnumeration() throws JMSException {
         checkOpen();
         WharfConnection connection = session.connection();
-        while (true) {
-            ConnectedLink on = connection.usableLink();
-            Cursor cursor = new Cursor(connection.nextConsumerId(), on);
+        try {
+            Cursor cursor = new Cursor(CoreBrowser.open(connection.core(), session.id(), wire, selector,
+                    session.prefetch(), session.batchSize()));
             open.add(cursor);
-            connection.registerBrowser(cursor);
-            try {
-                Frame.Error error = connection.request(on, rid -> new Frame.CreateConsumer(rid, session.id(), cursor.id,
-                        wire, selector, session.prefetch(), Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
-                if (error != null) {
-                    throw JmsErrors.toException(error);
-                }
-                return cursor;
-            } catch (ReconnectingException lost) {
-                cursor.finish(); // its link is gone: a fresh browse on the new one
-            } catch (JMSException e) {
-                cursor.finish();
-                throw e;
-            }
+            return cursor;
+        } catch (ClientException e) {
+            throw connection.toJms(e);
         }
     }
 
@@ -128,69 +111,14 @@ public final class WharfQueueBrowser implements QueueBrowser {
         session.browserClosed(this);
     }
 
-    /** One enumeration: the server-side browse with the same id, and the messages it has sent ahead. */
+    /** One enumeration: a core browse, and the next message, decoded. */
     final class Cursor implements Enumeration<Message> {
-        final int id;
-        /** The link the browse lives on; the server's place in the queue goes with it. */
-        private final ConnectedLink on;
-        /** Set when a reconnection replaced {@link #on}: the browse cannot go on. */
-        private volatile boolean interrupted;
-        private final ReentrantLock lock = new ReentrantLock();
-        private final Condition arrived = lock.newCondition();
-        private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
-        /** The last PULL sent and the last PULL_DONE seen. */
-        private long lastPull;
-        private long lastPullDone;
-        private boolean finished;
+        private final CoreBrowser core;
         /** The next message to return, decoded; kept by hasMoreElements for nextElement. */
         private WharfMessage next;
-        private int unreturnedCredit;
 
-        Cursor(int id, ConnectedLink on) {
-            this.id = id;
-            this.on = on;
-        }
-
-        /** A DELIVER for this browse (IO thread). */
-        void enqueue(Frame.Deliver deliver) {
-            lock.lock();
-            try {
-                if (finished) {
-                    deliver.message().release();
-                    return;
-                }
-                buffer.addLast(deliver);
-                arrived.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /** PULL_DONE for this browse (IO thread). */
-        void pullDone(long pullId) {
-            lock.lock();
-            try {
-                lastPullDone = Math.max(lastPullDone, pullId);
-                arrived.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /** A reconnection replaced the link this browse lived on: its next hasMoreElements throws. */
-        void interrupted() {
-            interrupted = true;
-            wake();
-        }
-
-        /** The link was lost, or the connection: wakes a waiting hasMoreElements to look again. */
-        void wake() {
-            lock.lock();
-            try {
-                arrived.signalAll();
-            } finally {
-                lock.unlock();
-            }
+        Cursor(CoreBrowser core) {
+            this.core = core;
         }
 
         /**
@@ -220,70 +148,20 @@ public final class WharfQueueBrowser implements QueueBrowser {
 
         private boolean advance() throws JMSException {
             while (next == null) {
-                Frame.Deliver d = take();
+                Frame.Deliver d;
+                try {
+                    d = core.take();
+                } catch (ClientException e) {
+                    throw session.connection().toJms(e);
+                }
                 if (d == null) {
                     finish();
                     return false;
                 }
                 next = decode(d);
-                returnCredit();
+                core.consumed();
             }
             return true;
-        }
-
-        /** The next buffered DELIVER, pulling one when the buffer is empty; null once the server has no more. */
-        private Frame.Deliver take() throws JMSException {
-            WharfConnection connection = session.connection();
-            checkNotInterrupted();
-            long pullId;
-            lock.lock();
-            try {
-                if (finished) {
-                    return null;
-                }
-                Frame.Deliver d = buffer.pollFirst();
-                if (d != null) {
-                    return d;
-                }
-                pullId = ++lastPull;
-            } finally {
-                lock.unlock();
-            }
-            connection.checkOpen();
-            checkNotInterrupted();
-            on.write(new Frame.Pull(id, pullId));
-            long remaining = TimeUnit.MILLISECONDS.toNanos(connection.url().requestTimeoutMillis());
-            lock.lock();
-            try {
-                while (true) {
-                    if (finished) {
-                        return null;
-                    }
-                    JMSException lost = connection.lostCause();
-                    if (lost != null) {
-                        throw connection.lostException(lost);
-                    }
-                    checkNotInterrupted();
-                    Frame.Deliver d = buffer.pollFirst();
-                    if (d != null) {
-                        return d;
-                    }
-                    if (lastPullDone >= pullId) {
-                        return null;
-                    }
-                    if (remaining <= 0) {
-                        throw new JMSException("No PULL_DONE from Wharf at " + on.address()
-                                + " while browsing " + queue + " within " + connection.url().requestTimeoutMillis()
-                                + " ms (requestTimeout)");
-                    }
-                    remaining = arrived.awaitNanos(remaining);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new JMSException("Interrupted while browsing " + queue);
-            } finally {
-                lock.unlock();
-            }
         }
 
         /**
@@ -313,41 +191,11 @@ public final class WharfQueueBrowser implements QueueBrowser {
             }
         }
 
-        private void checkNotInterrupted() throws JMSException {
-            if (interrupted) {
-                throw new JMSException("The browse of " + queue + " was cut short: the connection to Wharf was lost and"
-                        + " made again, and the server's place in the queue went with the old connection. Start a new"
-                        + " enumeration (QueueBrowser.getEnumeration) to browse the queue as it is now.");
-            }
-        }
-
-        /** Every message read from the buffer frees a place in the window; returned in batches. */
-        private void returnCredit() {
-            if (++unreturnedCredit >= session.batchSize()) {
-                on.write(new Frame.Credit(id, unreturnedCredit));
-                unreturnedCredit = 0;
-            }
-        }
-
         /** Ends the enumeration: releases what is buffered and tells the server (no answer awaited). */
         void finish() {
-            lock.lock();
-            try {
-                if (finished) {
-                    return;
-                }
-                finished = true;
-                for (Frame.Deliver d; (d = buffer.pollFirst()) != null; ) {
-                    d.message().release();
-                }
-                arrived.signalAll();
-            } finally {
-                lock.unlock();
-            }
+            core.finish();
             next = null;
             open.remove(this);
-            session.connection().unregisterBrowser(this);
-            on.write(new Frame.CloseConsumer(0, session.id(), id, 0)); // dropped if its link is gone
         }
     }
 

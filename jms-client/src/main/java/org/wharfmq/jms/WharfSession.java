@@ -1,6 +1,9 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.CoreConsumer;
+import org.wharfmq.client.core.CoreSession;
 import org.wharfmq.client.core.PendingRequests;
 
 import org.wharfmq.jms.message.WharfBytesMessage;
@@ -43,7 +46,6 @@ import javax.jms.TopicPublisher;
 import javax.jms.TopicSession;
 import javax.jms.TopicSubscriber;
 import java.io.Serializable;
-import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -54,8 +56,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>The session is the JMS facade over what it is made of: sending (headers, encoding, synchronous or not,
  * asynchronous sends' CompletionListeners) is its {@link SessionSender}'s; each consumer's deliveries, credit and
- * acknowledgement bookkeeping are its {@link ClientConsumer}'s; acknowledgement in the session's mode, commit,
- * rollback and recover are its {@link SessionSettlement}'s; MessageListeners run on its {@link SessionDispatcher}.
+ * acknowledgement bookkeeping are its core consumer's ({@link ClientConsumer} over the core client's
+ * {@code CoreConsumer}); acknowledgement in the session's mode, commit, rollback and recover are its
+ * {@link SessionSettlement}'s (over the core's {@code CoreSettlement}); MessageListeners run on its
+ * {@link SessionDispatcher}. The core connection sees the session as a {@code SessionMember}.
  * What is left here is the JMS API, the session's producers and browsers, and closing. {@code close},
  * {@code commit} and {@code rollback} wait for asynchronous sends first, and refuse to run on their listener's
  * thread.
@@ -83,20 +87,23 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     private final CopyOnWriteArrayList<WharfQueueBrowser> browsers = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
+    /** The core session under this one: its consumers, producers, settlement and re-creation after a reconnection. */
+    private final CoreSession core;
 
     /**
      * @param domain {@link MessagingDomain#QUEUE} for a QueueSession, {@link MessagingDomain#TOPIC} for a
      *               TopicSession, else {@link MessagingDomain#BOTH}
      */
-    WharfSession(WharfConnection connection, int id, int mode, MessagingDomain domain) {
+    WharfSession(WharfConnection connection, int mode, MessagingDomain domain) {
         this.connection = connection;
-        this.id = id;
         this.mode = mode;
         this.domain = domain;
         this.prefetch = connection.url().prefetch();
         this.batchSize = Math.max(1, prefetch / 2);
         this.dispatcher = new SessionDispatcher(this);
-        this.settlement = new SessionSettlement(this, dispatcher, mode, batchSize);
+        this.core = new CoreSession(connection.core(), mode, batchSize, new Hooks());
+        this.id = core.id();
+        this.settlement = new SessionSettlement(connection, core.settlement(), mode);
         this.sender = new SessionSender(this, mode == SESSION_TRANSACTED, connection.url().syncSends());
     }
 
@@ -110,13 +117,13 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         return settlement;
     }
 
-    /** CREATE_SESSION for this session (again, after a reconnection). */
-    Frame.CreateSession createFrame(int requestId) {
-        return new Frame.CreateSession(requestId, id, mode == SESSION_TRANSACTED, mode);
-    }
-
     int id() {
         return id;
+    }
+
+    /** The core session under this one. */
+    CoreSession core() {
+        return core;
     }
 
     WharfConnection connection() {
@@ -292,8 +299,11 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         checkOpen();
         WireDestination wire = destination == null ? null : wireDestination(destination);
         int producerId = connection.nextProducerId();
-        // producers hold no state on the server, which only checks the destination: asked again after a reconnection
-        connection.requestOkRetrying(rid -> new Frame.CreateProducer(rid, id, producerId, wire), "CREATE_PRODUCER");
+        try {
+            core.createProducer(producerId, wire);
+        } catch (ClientException e) {
+            throw connection.toJms(e);
+        }
         WharfMessageProducer producer = new WharfMessageProducer(this, producerId, destination, wire);
         producers.add(producer);
         return producer;
@@ -442,46 +452,15 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     private WharfMessageConsumer newConsumer(Destination destination, WireDestination wire, String selector, int flags,
                                              String subscriptionName) throws JMSException {
         String selectorText = parsedSelector(selector);
-        int consumerId = connection.nextConsumerId();
-        ClientConsumer core = new ClientConsumer(connection, settlement, dispatcher, consumerId, batchSize,
-                new ClientConsumer.Spec(id, wire, selectorText, prefetch, flags, subscriptionName));
+        CoreConsumer consumer;
         try {
-            boolean plainQueue = flags == 0 && wire.kind().isQueue();
-            if (plainQueue && connection.consumerAcceptedBefore(wire)) {
-                // accepted here before and the selector already parsed: not waited for, it leaves in one packet
-                // with what the application sends next (a request) or when it waits (receive, a listener), and a
-                // refusal (the queue deleted since) is raised by this consumer's receive
-                connection.underEstablishing(link -> {
-                    register(core, link);
-                    link.writeSoon(core.createFrame(0));
-                    return null;
-                });
-            } else {
-                // registered before the request: deliveries may follow the OK immediately
-                Frame.Error error = connection.establish(link -> register(core, link), core::createFrame, "CREATE_CONSUMER");
-                if (error != null) {
-                    throw JmsErrors.toException(error);
-                }
-                core.checkAccepted(); // created again by a reconnection meanwhile: refused there, perhaps
-                if (plainQueue) {
-                    connection.consumerAccepted(wire);
-                }
-            }
-            core.createWritten();
-        } catch (JMSException e) {
-            connection.unregister(link -> connection.unregisterConsumer(core));
-            core.close();
-            settlement.closed(core);
-            throw e;
+            consumer = core.createConsumer(new CoreConsumer.Spec(id, wire, selectorText, prefetch, flags, subscriptionName),
+                    batchSize);
+        } catch (ClientException e) {
+            throw connection.toJms(e);
         }
-        return new WharfMessageConsumer(this, core, destination, selectorText, (flags & Frame.CONSUMER_NO_LOCAL) != 0);
-    }
-
-    /** Makes {@code core} one of this session's consumers, created on {@code link}. */
-    private void register(ClientConsumer core, ConnectedLink link) {
-        core.createdOn(link);
-        settlement.added(core);
-        connection.registerConsumer(core);
+        return new WharfMessageConsumer(this, new ClientConsumer(connection, settlement, dispatcher, consumer),
+                destination, selectorText, (flags & Frame.CONSUMER_NO_LOCAL) != 0);
     }
 
     // ---- browsers ----
@@ -531,48 +510,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     /** Wakes every waiting receive and the listener thread: start, close and connection loss change what they wait for. */
     void wakeAll() {
-        dispatcher.wake();
-        for (ClientConsumer c : settlement.consumers()) {
-            c.wake();
-        }
-    }
-
-    /** The connection has started: its consumers get the window withheld while it was stopped. */
-    void connectionStarted() throws JMSException {
-        for (ClientConsumer c : settlement.consumers()) {
-            c.grantWithheldCredit();
-        }
-        wakeAll();
-    }
-
-    /** The connection is lost for good: buffered deliveries are dropped, waiting threads woken to find out. */
-    void onConnectionLost() {
-        sender.onConnectionLost();
-        for (ClientConsumer c : settlement.consumers()) {
-            c.releaseBuffer();
-        }
-        dispatcher.clear();
-        wakeAll();
-    }
-
-    /** The connection's link was lost and it reconnects: buffered deliveries are dropped; receives wait on. */
-    void onLinkLost() {
-        settlement.linkLost();
-        sender.onLinkLost();
-        wakeAll();
-    }
-
-    /**
-     * A reconnection creates this session's open consumers again on {@code next}: each CREATE_CONSUMER is written
-     * now, and added to {@code pending} to be awaited; one the server refuses there raises why from its next receive.
-     */
-    void reattachConsumers(ConnectedLink next, List<WharfConnection.Reestablishing> pending) {
-        for (ClientConsumer c : settlement.consumers()) {
-            if (c.reattach(next)) {
-                pending.add(WharfConnection.Reestablishing.of(connection, next, c::createFrame, "CREATE_CONSUMER",
-                        error -> c.failed(error.code(), error.message())));
-            }
-        }
+        core.member().wakeAll();
     }
 
     /** True on this session's MessageListener thread. */
@@ -659,15 +597,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         if (consumer.listener() != null) {
             awaitListenerIdle();
         }
-        connection.unregister(link -> {
-            connection.unregisterConsumer(consumer);
-            settlement.closed(consumer);
-            if (link != null) {
-                // at once, not with the next frame: an application that closes a consumer expects its acknowledgements
-                // to count and its buffered messages to go to other consumers now, not up to 20 ms later
-                link.write(new Frame.CloseConsumer(0, id, consumer.id(), consumer.lastConsumedOn(link)));
-            }
-        });
+        core.closeOnServer(consumer.core());
     }
 
     /**
@@ -732,8 +662,8 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         if (mode == DUPS_OK_ACKNOWLEDGE) {
             settlement.acknowledgeConsumedNow();
         }
-        for (ClientConsumer c : settlement.consumers()) {
-            closeConsumer(c);
+        for (CoreConsumer c : core.settlement().consumers()) {
+            core.closeConsumer(c); // no listener runs: awaited above
         }
         for (WharfMessageProducer p : producers) {
             p.markClosed();
@@ -766,5 +696,57 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     @Override
     public String toString() {
         return "WharfSession[" + id + ", mode=" + mode + ", " + connection + "]";
+    }
+    /** What the JMS session adds to its core session: the listener thread, the sending side, closing. */
+    private final class Hooks implements CoreSession.Hooks {
+        @Override
+        public boolean isClosing() {
+            return WharfSession.this.isClosing();
+        }
+
+        @Override
+        public boolean isClosed() {
+            return WharfSession.this.isClosed();
+        }
+
+        @Override
+        public void onProducerCredit(int generation, int bytes) {
+            sender.onProducerCredit(generation, bytes);
+        }
+
+        @Override
+        public void onAsyncSendError(Frame.Error error) {
+            sender.onAsyncSendError(error);
+        }
+
+        @Override
+        public void forgetHandedOn() {
+            dispatcher.clear();
+        }
+
+        @Override
+        public void wake() {
+            dispatcher.wake();
+        }
+
+        @Override
+        public void awaitIdle() {
+            awaitListenerIdle();
+        }
+
+        @Override
+        public void onLinkLost() {
+            sender.onLinkLost();
+        }
+
+        @Override
+        public void onConnectionLost() {
+            sender.onConnectionLost();
+        }
+
+        @Override
+        public void closeForConnection() {
+            WharfSession.this.closeForConnection();
+        }
     }
 }

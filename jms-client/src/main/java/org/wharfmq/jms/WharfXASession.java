@@ -1,5 +1,7 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.CoreXaResource;
+
 import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.IllegalStateException;
@@ -15,7 +17,7 @@ import javax.transaction.xa.XAResource;
 
 /**
  * A session that takes part in XA transactions through its {@link #getXAResource() XAResource}
- * ({@link WharfXAResource}), which a transaction manager enlists: between the resource's {@code start} and {@code end}
+ * (the core client's {@code CoreXaResource}), which a transaction manager enlists: between the resource's {@code start} and {@code end}
  * the session's sends belong to the transaction branch (sent without waiting; visible once the branch commits) and what
  * it consumes is acknowledged by the branch's commit (or comes back, redelivered, with its rollback). Outside a branch
  * it acknowledges as AUTO_ACKNOWLEDGE, and its persistent sends wait for the server as a non-transacted session's do.
@@ -25,11 +27,11 @@ import javax.transaction.xa.XAResource;
  */
 public final class WharfXASession extends WharfSession implements XASession, XAQueueSession, XATopicSession {
 
-    private final WharfXAResource resource;
+    private final CoreXaResource resource;
 
-    WharfXASession(WharfConnection connection, int id, MessagingDomain domain) {
-        super(connection, id, Frame.SESSION_XA, domain);
-        this.resource = new WharfXAResource(connection, this);
+    WharfXASession(WharfConnection connection, MessagingDomain domain) {
+        super(connection, Frame.SESSION_XA, domain);
+        this.resource = new CoreXaResource(core(), this::inBranch);
     }
 
     @Override

@@ -326,7 +326,7 @@ class ConsumerTest {
     }
 
     private static int bufferSize(WharfMessageConsumer c) {
-        return c.core().buffered();
+        return c.core().core().buffered();
     }
 
     @Test

@@ -3,22 +3,14 @@ package org.wharfmq.client.core;
 import org.wharfmq.protocol.frame.Frame;
 
 /**
- * What a connection's {@link LinkHandler} hands on, once a link is handshaken: the frames for its consumers and
- * sessions, and the end of the link. Called on the link's reading thread, one call at a time, so an implementation
+ * What a connection's {@link LinkHandler} hands on, once a link is handshaken: the frames for its sessions, and the end
+ * of the link. Called on the link's reading thread, one call at a time, so an implementation
  * routes and returns: it must neither block nor run application code. The answers to requests ({@code OK},
  * {@code ERROR} with a request id, {@code XA_RESULT}) do not come here: the handler completes them in the connection's
- * {@link PendingRequests}.
+ * {@link PendingRequests}, and those for consumers (DELIVER, PULL_DONE, CONSUMER_FAILED) go to its
+ * {@link ConsumerRegistry}.
  */
 public interface LinkEvents {
-
-    /** A message for consumer {@code deliver.consumerId()}; the callee owns its buffer. */
-    void onDeliver(Frame.Deliver deliver);
-
-    /** The answer to a consumer's PULL, after any message it delivered. */
-    void onPullDone(Frame.PullDone done);
-
-    /** A consumer created without waiting was refused. */
-    void onConsumerFailed(Frame.ConsumerFailed failed);
 
     /** A session's producers may send more on {@code on} (producer flow control). */
     void onProducerCredit(ConnectedLink on, Frame.ProducerCredit credit);

@@ -22,8 +22,8 @@ import java.util.function.IntSupplier;
 /**
  * Listens to one link of a connection: hands the handshake's frames to its {@link ClientHandshake}, then each server
  * frame to its own method ({@link ServerFrameHandler}: a new kind of server frame does not compile until it is handled
- * here): answers complete the connection's {@link PendingRequests}, the rest go to its {@link LinkEvents}; a frame only
- * a client sends is a protocol violation. It tells the connection when this link ends, naming it
+ * here): deliveries go to the connection's {@link ConsumerRegistry}, answers complete its {@link PendingRequests}, the
+ * rest go to its {@link LinkEvents}; a frame only a client sends is a protocol violation. It tells the connection when this link ends, naming it
  * ({@link ConnectedLink}), so that the end of a link the connection has already replaced is not taken for the end of
  * the current one. Runs on the link's reading thread, so it only routes: messages go into consumer buffers and answers
  * complete futures; application code never runs here.
@@ -34,21 +34,26 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
     private final ClientHandshake handshake;
     private final CompletableFuture<Frame.HelloOk> hello;
     private final PendingRequests requests;
+    /** A final class, called directly: DELIVER, the frame of the receive path, goes through no interface to it. */
+    private final ConsumerRegistry consumers;
     private final LinkEvents events;
     private volatile boolean established;
     /** The link once the handshake is done and the connection has it; null before. */
     private volatile ConnectedLink connected;
 
-    private LinkHandler(ClientHandshake handshake, PendingRequests requests, LinkEvents events) {
+    private LinkHandler(ClientHandshake handshake, PendingRequests requests, ConsumerRegistry consumers,
+                        LinkEvents events) {
         this.handshake = handshake;
         this.hello = handshake.done();
         this.requests = requests;
+        this.consumers = consumers;
         this.events = events;
     }
 
     /**
      * Opens one link to {@code address}: connects, completes the handshake with the given credentials and starts the
-     * heartbeat. It is not yet the connection's current link; its frames go to {@code requests} and {@code events}.
+     * heartbeat. It is not yet the connection's current link; its frames go to {@code requests}, {@code consumers} and
+     * {@code events}.
      *
      * @param tls                  the TLS settings for an {@code ssl://} address
      * @param user                 the user to log in as, null or empty for none
@@ -62,11 +67,12 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
      */
     public static ConnectedLink open(BrokerAddress address, ClientTls tls, String user, String password, String clientName,
                                      int heartbeatMillis, int connectTimeoutMillis, IntSupplier generation,
-                                     PendingRequests requests, LinkEvents events) throws ClientException {
+                                     PendingRequests requests, ConsumerRegistry consumers, LinkEvents events)
+            throws ClientException {
         // PLAIN (a password in clear) only over TLS
         ClientHandshake handshake = new ClientHandshake(user, password, address.isTls(),
                 address.isTls() && tls.keyStore() != null, address.toString());
-        LinkHandler handler = new LinkHandler(handshake, requests, events);
+        LinkHandler handler = new LinkHandler(handshake, requests, consumers, events);
         FrameLink link = Transport.connect(address, tls, handler, connectTimeoutMillis);
         handshake.link(link);
         Frame.HelloOk ok;
@@ -110,7 +116,7 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
             handshake(frame);
         } else if (frame instanceof Frame.Deliver d) {
             // the frame of the receive path, called directly: one type check, no call the JIT cannot inline
-            events.onDeliver(d);
+            consumers.deliver(d);
         } else if (frame instanceof Frame.FromServer fromServer) {
             fromServer.handleWith(this);
         } else {
@@ -130,7 +136,7 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
 
     @Override
     public void onDeliver(Frame.Deliver frame) {
-        events.onDeliver(frame);
+        consumers.deliver(frame);
     }
 
     @Override
@@ -180,12 +186,12 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
 
     @Override
     public void onPullDone(Frame.PullDone frame) {
-        events.onPullDone(frame);
+        consumers.pullDone(frame);
     }
 
     @Override
     public void onConsumerFailed(Frame.ConsumerFailed frame) {
-        events.onConsumerFailed(frame);
+        consumers.failed(frame, connected);
     }
 
     @Override

@@ -27,6 +27,10 @@ public record ReconnectPolicy(int attempts, int intervalMillis, int maxIntervalM
     public static final ReconnectPolicy DEFAULT = new ReconnectPolicy(ClientConfiguration.DEFAULT_RECONNECT_ATTEMPTS,
             ClientConfiguration.DEFAULT_RECONNECT_INTERVAL_MILLIS, ClientConfiguration.DEFAULT_RECONNECT_MAX_INTERVAL_MILLIS);
 
+    /** No reconnection: a lost connection is lost for good. */
+    public static final ReconnectPolicy NONE = new ReconnectPolicy(0,
+            ClientConfiguration.DEFAULT_RECONNECT_INTERVAL_MILLIS, ClientConfiguration.DEFAULT_RECONNECT_MAX_INTERVAL_MILLIS);
+
     /** Whether a lost connection is reconnected at all. */
     public boolean enabled() {
         return attempts != 0;

@@ -38,8 +38,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The core client's link without JMS: {@link LinkHandler#open} handshakes with a scripted server over an in-VM
- * channel; then answers complete the connection's requests, the other server frames reach its {@link LinkEvents}, and
- * a frame only a client sends ends the link without a reconnection.
+ * channel; then answers complete the connection's requests, deliveries reach their consumer in the
+ * {@link ConsumerRegistry}, the other server frames reach its {@link LinkEvents}, and a frame only a client sends ends
+ * the link without a reconnection.
  */
 class LinkHandlerTest {
     private static final String NAME = "link-handler-test";
@@ -82,8 +83,20 @@ class LinkHandlerTest {
     }
 
     private ConnectedLink open(PendingRequests requests) throws ClientException {
+        ConsumerRegistry consumers = new ConsumerRegistry();
+        consumers.registerConsumer(3, new DeliveryTarget() {
+            @Override
+            public void deliver(Frame.Deliver deliver) {
+                events.add(deliver);
+            }
+
+            @Override
+            public void pullDone(long pullId) {
+                events.add("pull done " + pullId);
+            }
+        });
         return LinkHandler.open(BrokerAddress.vm(NAME), ClientTls.of(Map.of()), null, null, "test", 0, 5000, () -> 7,
-                requests, new Recorder());
+                requests, consumers, new Recorder());
     }
 
     @Test
@@ -99,6 +112,7 @@ class LinkHandlerTest {
         client.writeAndFlush(new Frame.Ok(ok.id));
         client.writeAndFlush(new Frame.Error(refused.id, ErrorCode.UNKNOWN_DESTINATION, "no queue Q", 0, 0));
         client.writeAndFlush(new Frame.Deliver(3, 1, 1, Unpooled.wrappedBuffer(new byte[]{1, 2})));
+        client.writeAndFlush(new Frame.PullDone(3, 9));
         client.writeAndFlush(new Frame.ProducerCredit(2, 100));
         client.writeAndFlush(new Frame.Error(0, ErrorCode.QUEUE_FULL, "full", 2, 5));
         assertNull(ok.answer().get(5, TimeUnit.SECONDS));
@@ -106,6 +120,7 @@ class LinkHandlerTest {
         Frame.Deliver deliver = assertInstanceOf(Frame.Deliver.class, next());
         assertEquals(2, deliver.message().readableBytes());
         deliver.message().release();
+        assertEquals("pull done 9", next());
         assertEquals(new Frame.ProducerCredit(2, 100), next());
         assertEquals(ErrorCode.QUEUE_FULL, assertInstanceOf(Frame.Error.class, next()).code());
 
@@ -125,7 +140,8 @@ class LinkHandlerTest {
     @Test
     void anUnreachableServerIsNamedWithoutACode() {
         ClientException e = assertThrows(ClientException.class, () -> LinkHandler.open(BrokerAddress.vm("nobody-here"),
-                ClientTls.of(Map.of()), null, null, "test", 0, 5000, () -> 1, new PendingRequests(), new Recorder()));
+                ClientTls.of(Map.of()), null, null, "test", 0, 5000, () -> 1, new PendingRequests(), new ConsumerRegistry(),
+                new Recorder()));
         assertNull(e.code());
         assertTrue(e.getMessage().contains("no in-VM Wharf server named 'nobody-here'"), e.getMessage());
     }
@@ -137,21 +153,6 @@ class LinkHandlerTest {
     }
 
     private final class Recorder implements LinkEvents {
-        @Override
-        public void onDeliver(Frame.Deliver deliver) {
-            events.add(deliver);
-        }
-
-        @Override
-        public void onPullDone(Frame.PullDone done) {
-            events.add(done);
-        }
-
-        @Override
-        public void onConsumerFailed(Frame.ConsumerFailed failed) {
-            events.add(failed);
-        }
-
         @Override
         public void onProducerCredit(ConnectedLink on, Frame.ProducerCredit credit) {
             events.add(credit);

@@ -1,4 +1,4 @@
-package org.wharfmq.jms;
+package org.wharfmq.client.core;
 
 import org.wharfmq.protocol.frame.WireXid;
 
@@ -6,14 +6,14 @@ import javax.transaction.xa.Xid;
 import java.util.Arrays;
 
 /**
- * An Xid as {@link WharfXAResource#recover} returns it: one the queue manager holds a prepared branch of. Equal to any
+ * An Xid as {@link CoreXaResource#recover} returns it: one the queue manager holds a prepared branch of. Equal to any
  * Xid with the same three parts, whatever its class, as a transaction manager compares them.
  */
-final class WharfXid implements Xid {
+final class CoreXid implements Xid {
 
     private final WireXid wire;
 
-    WharfXid(WireXid wire) {
+    CoreXid(WireXid wire) {
         this.wire = wire;
     }
 

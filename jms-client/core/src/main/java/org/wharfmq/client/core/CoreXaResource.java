@@ -1,14 +1,10 @@
-package org.wharfmq.jms;
-
-import org.wharfmq.client.core.ConnectedLink;
-import org.wharfmq.client.core.PendingRequests;
+package org.wharfmq.client.core;
 
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.frame.WireXid;
 
-import javax.jms.JMSException;
 import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
@@ -16,7 +12,8 @@ import java.util.List;
 import java.util.function.IntFunction;
 
 /**
- * The XAResource of one {@link WharfXASession}: what a transaction manager enlists to make the session's work part
+ * The XAResource of one XA session ({@link CoreSession} of mode {@link Frame#SESSION_XA}; the JMS facade's
+ * {@code WharfXASession} hands it out as it is): what a transaction manager enlists to make the session's work part
  * of an XA transaction, and what it prepares, commits, rolls back and recovers branches through. The queue manager
  * keeps the branches (docs/jms-client.md, "XA"): {@code start} and {@code end} associate this session with one;
  * {@code prepare}, {@code commit}, {@code rollback} and {@code recover} may name any branch of the queue manager, so
@@ -27,22 +24,34 @@ import java.util.function.IntFunction;
  * when the queue manager cannot be reached) and whose message names the Xid and why. The queue manager never decides
  * a branch's outcome on its own, so no heuristic outcome is ever reported and {@link #forget} has nothing to forget.
  */
-public final class WharfXAResource implements XAResource {
+public final class CoreXaResource implements XAResource {
 
-    private final WharfConnection connection;
-    private final WharfXASession session;
+    /** Told when the session's association with a branch begins (true) or ends (false). */
+    @FunctionalInterface
+    public interface Association {
+        void inBranch(boolean associated);
+    }
+
+    private final CoreConnection connection;
+    private final CoreSession session;
+    private final Association association;
     /** The transaction timeout the next new branch gets, in seconds; 0: the queue manager's default. */
     private volatile int timeoutSeconds;
     /** The branch the session is associated with, from start to end; null otherwise. */
     private volatile WireXid associated;
 
-    WharfXAResource(WharfConnection connection, WharfXASession session) {
-        this.connection = connection;
+    /**
+     * @param association told when the session enters and leaves a branch: at least
+     *                    {@code session.settlement()::inBranch}, and whatever else of the session's follows it
+     */
+    public CoreXaResource(CoreSession session, Association association) {
+        this.connection = session.connection();
         this.session = session;
+        this.association = association;
     }
 
     /** The branch the session is associated with now, or null. */
-    WireXid associated() {
+    public WireXid associated() {
         return associated;
     }
 
@@ -65,7 +74,7 @@ public final class WharfXAResource implements XAResource {
         }
         call(rid -> new Frame.XaStart(rid, session.id(), wire, flags, timeoutSeconds), "XA start of " + wire);
         associated = wire;
-        session.inBranch(true);
+        association.inBranch(true);
     }
 
     /**
@@ -85,13 +94,13 @@ public final class WharfXAResource implements XAResource {
         }
         Frame.Error error;
         try {
-            error = session.settlement.endBranch(list -> rid -> new Frame.XaEnd(rid, session.id(), wire, flags, list));
-        } catch (JMSException e) {
+            error = session.settlement().endBranch(list -> rid -> new Frame.XaEnd(rid, session.id(), wire, flags, list));
+        } catch (ClientException e) {
             throw unreachable("XA end of " + wire, e);
         }
         if (error == null || error.code() == ErrorCode.XA_RBROLLBACK || error.code() == ErrorCode.XA_RBTIMEOUT) {
             associated = null;
-            session.inBranch(false);
+            association.inBranch(false);
         }
         if (error != null) {
             throw toXAException(error);
@@ -136,7 +145,7 @@ public final class WharfXAResource implements XAResource {
         List<WireXid> prepared = call(Frame.XaRecover::new, "XA recover").xaResult().xids();
         Xid[] xids = new Xid[prepared.size()];
         for (int i = 0; i < xids.length; i++) {
-            xids[i] = new WharfXid(prepared.get(i));
+            xids[i] = new CoreXid(prepared.get(i));
         }
         return xids;
     }
@@ -177,7 +186,7 @@ public final class WharfXAResource implements XAResource {
      */
     @Override
     public boolean isSameRM(XAResource other) {
-        if (!(other instanceof WharfXAResource w)) {
+        if (!(other instanceof CoreXaResource w)) {
             return false;
         }
         ConnectedLink mine = connection.current();
@@ -201,13 +210,13 @@ public final class WharfXAResource implements XAResource {
             connection.checkOpen();
             ConnectedLink on = connection.usableOrNull();
             if (on == null) {
-                throw new JMSException("the connection to Wharf at " + connection.current().address() + " is down"
-                        + " (reconnecting, or lost)");
+                throw new ClientException("the connection to Wharf at " + connection.current().address() + " is down"
+                        + " (reconnecting, or lost)", null);
             }
             request = connection.register(on);
             on.write(frame.apply(request.id));
             error = connection.await(request, what);
-        } catch (JMSException e) {
+        } catch (ClientException e) {
             throw unreachable(what, e);
         }
         if (error != null) {
@@ -228,14 +237,14 @@ public final class WharfXAResource implements XAResource {
     }
 
     /** XAER_RMFAIL: the connection is closed or lost, or the answer did not come. */
-    private static XAException unreachable(String what, JMSException cause) {
+    private static XAException unreachable(String what, ClientException cause) {
         XAException e = xa(XAException.XAER_RMFAIL, what + " could not reach the queue manager: " + cause.getMessage());
         e.initCause(cause);
         return e;
     }
 
     /** The XAException for the server's refusal: its XA code, and its message naming the Xid and why. */
-    static XAException toXAException(Frame.Error error) {
+    private static XAException toXAException(Frame.Error error) {
         int code = switch (error.code()) {
             case XAER_NOTA -> XAException.XAER_NOTA;
             case XAER_PROTO, ILLEGAL_STATE -> XAException.XAER_PROTO;
@@ -257,6 +266,6 @@ public final class WharfXAResource implements XAResource {
 
     @Override
     public String toString() {
-        return "WharfXAResource[session " + session.id() + ", " + connection + "]";
+        return "CoreXaResource[session " + session.id() + ", " + connection + "]";
     }
 }

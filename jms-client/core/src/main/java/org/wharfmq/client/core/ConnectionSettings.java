@@ -1,0 +1,45 @@
+package org.wharfmq.client.core;
+
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.client.core.transport.ClientTls;
+
+import java.util.List;
+
+/**
+ * What a {@link CoreConnection} needs to connect, log in and keep itself connected. The JMS facade makes one from its
+ * broker URL; a server-side user builds one from its own settings.
+ *
+ * @param addresses            where to connect, in the order tried (at least one)
+ * @param tls                  the TLS settings of the {@code ssl://} addresses; null when there is none
+ * @param user                 the user every link logs in as, null or empty for none
+ * @param password             its password, null for none
+ * @param clientName           the name the server shows for the connection
+ * @param heartbeatMillis      the heartbeat interval asked for, 0 for none from this side
+ * @param connectTimeoutMillis bound on connecting and on the handshake
+ * @param requestTimeoutMillis bound on waiting for the answer to any request
+ * @param reconnect            whether and how a lost connection is made again
+ */
+public record ConnectionSettings(List<BrokerAddress> addresses, ClientTls tls, String user, String password,
+                                 String clientName, int heartbeatMillis, int connectTimeoutMillis,
+                                 int requestTimeoutMillis, ReconnectPolicy reconnect) {
+
+    public ConnectionSettings {
+        addresses = List.copyOf(addresses);
+        if (addresses.isEmpty()) {
+            throw new IllegalArgumentException("A connection needs at least one address");
+        }
+    }
+
+    /** One address, no TLS, the client's default timeouts and heartbeat, and no reconnection. */
+    public static ConnectionSettings of(BrokerAddress address, String user, String password, String clientName) {
+        return new ConnectionSettings(List.of(address), null, user, password, clientName,
+                ClientConfiguration.DEFAULT_HEARTBEAT_MILLIS, ClientConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS,
+                ClientConfiguration.DEFAULT_REQUEST_TIMEOUT_MILLIS, ReconnectPolicy.NONE);
+    }
+
+    /** These settings with another reconnect policy. */
+    public ConnectionSettings withReconnect(ReconnectPolicy policy) {
+        return new ConnectionSettings(addresses, tls, user, password, clientName, heartbeatMillis, connectTimeoutMillis,
+                requestTimeoutMillis, policy);
+    }
+}

@@ -1,0 +1,249 @@
+package org.wharfmq.client.core;
+
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One browse of a queue, without JMS: a look at the messages waiting on it now, in delivery order, filtered by a
+ * selector, without consuming or locking any. On the wire it is a consumer with the browser flag
+ * ({@code docs/protocol.md}, "Browsing"): the server sends up to {@code prefetch} messages ahead, {@link #consumed}
+ * returns credit in batches as the user reads, and when the buffer is empty {@link #take} sends PULL: a PULL_DONE
+ * with nothing before it means the browse is over. So a deep queue is browsed page by page, never all at once.
+ *
+ * <p>Used by one thread at a time; its buffer is guarded by its own lock, shared with the reading thread that fills
+ * it. A reconnection ends it: the server's place in the queue went with the link, and starting again from the head
+ * would show messages twice, so the next {@link #take} throws saying so.
+ */
+public final class CoreBrowser implements DeliveryTarget {
+    private final CoreConnection connection;
+    private final int sessionId;
+    private final int id;
+    private final WireDestination queue;
+    private final int creditBatch;
+    /** The link the browse lives on; the server's place in the queue goes with it. */
+    private final ConnectedLink on;
+    /** Set when a reconnection replaced {@link #on}: the browse cannot go on. */
+    private volatile boolean interrupted;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition arrived = lock.newCondition();
+    private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
+    /** The last PULL sent and the last PULL_DONE seen; under {@link #lock}. */
+    private long lastPull;
+    private long lastPullDone;
+    private boolean finished;
+    /** Messages read since credit was last returned; the browsing thread. */
+    private int unreturnedCredit;
+
+    private CoreBrowser(CoreConnection connection, int sessionId, WireDestination queue, int creditBatch, ConnectedLink on) {
+        this.connection = connection;
+        this.sessionId = sessionId;
+        this.id = connection.nextConsumerId();
+        this.queue = queue;
+        this.creditBatch = creditBatch;
+        this.on = on;
+    }
+
+    /**
+     * Starts a browse of {@code queue} in session {@code sessionId}, on the usable link (made again first if a
+     * reconnection is under way).
+     *
+     * @param selector    the selector as sent, or null
+     * @param prefetch    messages the server may send ahead
+     * @param creditBatch credit goes back in batches of this many read
+     * @throws ClientException the server's refusal (no such queue, a bad selector, no permission), or the connection's
+     *                         failure
+     */
+    public static CoreBrowser open(CoreConnection connection, int sessionId, WireDestination queue, String selector,
+                                   int prefetch, int creditBatch) throws ClientException {
+        while (true) {
+            ConnectedLink on = connection.usableLink();
+            CoreBrowser browser = new CoreBrowser(connection, sessionId, queue, creditBatch, on);
+            connection.consumers().registerBrowser(browser.id, browser);
+            try {
+                Frame.Error error = connection.request(on, rid -> new Frame.CreateConsumer(rid, sessionId, browser.id,
+                        queue, selector, prefetch, Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
+                if (error != null) {
+                    throw ClientException.of(error);
+                }
+                return browser;
+            } catch (LinkLostException lost) {
+                browser.finish(); // its link is gone: a fresh browse on the new one
+            } catch (ClientException e) {
+                browser.finish();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Asks the server whether {@code queue} and {@code selector} can be browsed, by opening and at once closing a
+     * browse without credit: the server's refusal as a {@link ClientException}.
+     */
+    public static void validate(CoreConnection connection, int sessionId, WireDestination queue, String selector)
+            throws ClientException {
+        int id = connection.nextConsumerId();
+        // nothing to keep: asked again after a reconnection
+        connection.requestOkRetrying(rid -> new Frame.CreateConsumer(rid, sessionId, id, queue, selector, 0,
+                Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
+        ConnectedLink link = connection.usableOrNull();
+        if (link != null) {
+            link.write(new Frame.CloseConsumer(0, sessionId, id, 0));
+        }
+    }
+
+    public int id() {
+        return id;
+    }
+
+    // ---- the reading thread's side ----
+
+    /** A DELIVER for this browse. */
+    @Override
+    public void deliver(Frame.Deliver deliver) {
+        lock.lock();
+        try {
+            if (finished) {
+                deliver.message().release();
+                return;
+            }
+            buffer.addLast(deliver);
+            arrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** PULL_DONE for this browse. */
+    @Override
+    public void pullDone(long pullId) {
+        lock.lock();
+        try {
+            lastPullDone = Math.max(lastPullDone, pullId);
+            arrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A reconnection replaced the link this browse lived on: its next {@link #take} throws. */
+    @Override
+    public void linkReplaced() {
+        interrupted = true;
+        wake();
+    }
+
+    /** The link was lost, or the connection: wakes a waiting {@link #take} to look again. */
+    @Override
+    public void wake() {
+        lock.lock();
+        try {
+            arrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- the browsing thread's side ----
+
+    /**
+     * The next message shown, pulling one when the buffer is empty; null once the server has no more (the browse is
+     * then over). The caller owns its buffer and calls {@link #consumed} once it has read it.
+     *
+     * @throws ClientException when the connection is lost, a reconnection cut the browse short, or the server does not
+     *                         answer the PULL within requestTimeout
+     */
+    public Frame.Deliver take() throws ClientException {
+        checkNotInterrupted();
+        long pullId;
+        lock.lock();
+        try {
+            if (finished) {
+                return null;
+            }
+            Frame.Deliver d = buffer.pollFirst();
+            if (d != null) {
+                return d;
+            }
+            pullId = ++lastPull;
+        } finally {
+            lock.unlock();
+        }
+        connection.checkOpen();
+        checkNotInterrupted();
+        on.write(new Frame.Pull(id, pullId));
+        int timeout = connection.settings().requestTimeoutMillis();
+        long remaining = TimeUnit.MILLISECONDS.toNanos(timeout);
+        lock.lock();
+        try {
+            while (true) {
+                if (finished) {
+                    return null;
+                }
+                connection.checkNotLost();
+                checkNotInterrupted();
+                Frame.Deliver d = buffer.pollFirst();
+                if (d != null) {
+                    return d;
+                }
+                if (lastPullDone >= pullId) {
+                    return null;
+                }
+                if (remaining <= 0) {
+                    throw new ClientException("No PULL_DONE from Wharf at " + on.address() + " while browsing " + queue
+                            + " within " + timeout + " ms (requestTimeout)", null);
+                }
+                remaining = arrived.awaitNanos(remaining);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClientException("Interrupted while browsing " + queue, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void checkNotInterrupted() throws ClientException {
+        if (interrupted) {
+            throw new ClientException("The browse of " + queue + " was cut short: the connection to Wharf was lost and"
+                    + " made again, and the server's place in the queue went with the old connection. Start a new"
+                    + " browse to see the queue as it is now.", null);
+        }
+    }
+
+    /** A message taken was read: it frees a place in the window; credit goes back in batches. */
+    public void consumed() {
+        if (++unreturnedCredit >= creditBatch) {
+            on.write(new Frame.Credit(id, unreturnedCredit));
+            unreturnedCredit = 0;
+        }
+    }
+
+    /**
+     * Ends the browse: releases what is buffered and tells the server (no answer awaited).
+     *
+     * @return false if it had ended already
+     */
+    public boolean finish() {
+        lock.lock();
+        try {
+            if (finished) {
+                return false;
+            }
+            finished = true;
+            for (Frame.Deliver d; (d = buffer.pollFirst()) != null; ) {
+                d.message().release();
+            }
+            arrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        connection.consumers().unregisterBrowser(id, this);
+        on.write(new Frame.CloseConsumer(0, sessionId, id, 0)); // dropped if its link is gone
+        return true;
+    }
+}

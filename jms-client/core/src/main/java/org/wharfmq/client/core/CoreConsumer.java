@@ -1,0 +1,514 @@
+package org.wharfmq.client.core;
+
+import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.client.core.transport.FrameWait;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One consumer of a {@link CoreConnection}, without JMS: owns the deliveries the server has pushed ahead of its user
+ * (its buffer, the messages in the protocol's encoded form, {@link Frame.Deliver}), the credit it returns as they are
+ * consumed ({@code CREDIT}, in batches), its PULLs, and its acknowledgement bookkeeping (the last delivery consumed and
+ * not yet acknowledged, which its session lists in ACK, COMMIT and ROLLBACK). Nothing outside this class touches those.
+ * The JMS facade's {@code ClientConsumer} decodes what it takes into JMS messages and runs MessageListeners.
+ *
+ * <p>Deliveries come in on whichever thread reads the connection (often the receiving thread itself: see
+ * {@link FrameWait}) straight from the connection's {@link ConsumerRegistry}; the buffer and what the reading
+ * thread writes are guarded by this object's monitor, held only briefly and never across I/O or a wait. Consuming
+ * (credit, acknowledging) happens on the thread that receives, outside it: the user's thread, or the thread a
+ * {@link Handler} hands deliveries to.
+ *
+ * <p>Across a reconnection: the consumer lives on its {@link ConnectedLink}; when that is lost, what it buffered is
+ * dropped (the server takes it back), and the reconnection creates it again on the new link ({@link #reattach}), from
+ * its {@link Spec}. Whatever a delivery leads to (credit, an acknowledgement, a REJECT) goes out on the link the
+ * delivery came on, so nothing meant for the old link ever settles a delivery of the new one that has the same id.
+ */
+public final class CoreConsumer implements DeliveryTarget {
+
+    /** Bits of {@link #lastConsumed} below the link's generation: delivery ids stay far below 2^40 per session. */
+    private static final int GENERATION_SHIFT = 40;
+
+    /**
+     * What CREATE_CONSUMER says of a consumer, kept to create it again after a reconnection.
+     *
+     * @param sessionId        its session
+     * @param destination      the queue, topic or topic filter
+     * @param selector         the selector as sent, or null
+     * @param prefetch         the credit it starts with
+     * @param flags            {@code Frame.CONSUMER_*}
+     * @param subscriptionName the durable or shared subscription's name, or null
+     */
+    public record Spec(int sessionId, WireDestination destination, String selector, int prefetch, int flags,
+                       String subscriptionName) {
+    }
+
+    /**
+     * Where a consumer that hands its deliveries on (a message listener) says how many more it buffered; called on the
+     * reading thread, so it only notes and returns.
+     */
+    @FunctionalInterface
+    public interface Handler {
+        void ready(int count);
+    }
+
+    private final CoreConnection connection;
+    private final int id;
+    /** Credit is returned in batches of this many consumed deliveries. */
+    private final int creditBatch;
+    /** Whether the session drops what arrives (between a ROLLBACK and its answer); read on the reading thread. */
+    private final BooleanSupplier discarding;
+    /** What the server needs to create this consumer (again, after a reconnection). */
+    private final Spec spec;
+    /** Whether the server holds this consumer's window back until the connection starts ({@link #createFrame}). */
+    private volatile boolean creditWithheld;
+    /** Its first CREATE_CONSUMER has been written, so a CREDIT may follow; guarded by this. */
+    private boolean createWritten;
+    /** The wait of this consumer's receive: for a delivery, a PULL_DONE, a failure, a close or a lost connection. */
+    private final FrameWait arrival;
+    /** The link the consumer lives on (created, or created again by a reconnection); guarded by this. */
+    private ConnectedLink link;
+    /** The link of the delivery last taken from the buffer: what consuming it writes goes there. Receiving thread. */
+    private ConnectedLink takenLink;
+    /** The link {@link #unreturnedCredit} counts for: credit owed to a lost link is owed to nobody. Receiving thread. */
+    private ConnectedLink creditLink;
+
+    /** Deliveries not yet taken, in arrival order; guarded by this. */
+    private final ArrayDeque<Frame.Deliver> buffer = new ArrayDeque<>();
+    /** The last delivery consumed and not yet acknowledged, or 0; guarded by this. */
+    private long unacknowledged;
+    /** Whether the last take emptied the buffer (DUPS_OK flushes its acknowledgements then); receiving thread. */
+    private boolean drained;
+    /** Where deliveries are announced when they are handed on rather than received; null for receive. */
+    private volatile Handler handler;
+    private volatile boolean closed;
+    private volatile ErrorCode failureCode;
+    private volatile String failureMessage;
+    /** The last PULL sent (receiving thread), the last PULL_DONE read (reading thread), the PULL awaited or 0. */
+    private long lastPullId;
+    private volatile long lastPullDone;
+    private volatile long awaitedPull;
+    /**
+     * How far the user consumed, for CLOSE_CONSUMER: the delivery id, and in the bits above
+     * {@link #GENERATION_SHIFT} the generation of the link it came on (delivery ids of another link mean nothing).
+     */
+    private volatile long lastConsumed;
+    /** Deliveries consumed since credit was last returned; receiving thread. */
+    private int unreturnedCredit;
+
+    /**
+     * @param id          from {@link CoreConnection#nextConsumerId()}
+     * @param creditBatch credit is returned in batches of this many consumed deliveries (half the prefetch window)
+     * @param discarding  whether the session drops deliveries now (a ROLLBACK awaits its answer); a cheap read
+     */
+    public CoreConsumer(CoreConnection connection, int id, int creditBatch, Spec spec, BooleanSupplier discarding) {
+        this.connection = connection;
+        this.id = id;
+        this.creditBatch = creditBatch;
+        this.spec = spec;
+        this.discarding = discarding;
+        this.arrival = new FrameWait(null) {
+            @Override
+            protected FrameLink link() {
+                return connection.link(); // a reconnection puts a new one in place while a receive waits
+            }
+
+            @Override
+            protected boolean isOver() {
+                return closed || failureCode != null || connection.lostCause() != null || awaitedPullAnswered()
+                        || (connection.isStarted() && hasBuffered());
+            }
+        };
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public Spec spec() {
+        return spec;
+    }
+
+    /**
+     * CREATE_CONSUMER for this consumer; {@code requestId} 0 for one not waited for. While the connection is stopped
+     * it asks for no deliveries yet ({@link Frame#CONSUMER_STOPPED}): the window is sent by {@link #grantWithheldCredit}
+     * when the connection starts, so that a consumer of a connection never started takes no message from the
+     * queue's other consumers.
+     */
+    public Frame.CreateConsumer createFrame(int requestId) {
+        boolean stopped = !connection.isStarted();
+        creditWithheld = stopped;
+        return new Frame.CreateConsumer(requestId, spec.sessionId(), id, spec.destination(), spec.selector(),
+                spec.prefetch(), spec.flags() | (stopped ? Frame.CONSUMER_STOPPED : 0), spec.subscriptionName());
+    }
+
+    /**
+     * Its creating thread has written the first CREATE_CONSUMER: from now on {@link #grantWithheldCredit} may send the
+     * window, which it does at once if the connection started meanwhile (the connection's start skipped it).
+     */
+    public void createWritten() throws ClientException {
+        synchronized (this) {
+            createWritten = true;
+        }
+        grantWithheldCredit();
+    }
+
+    /**
+     * Sends the window {@link #createFrame} withheld, once the connection has started: called by the connection's
+     * start and by {@link #createWritten} (whichever comes second sends it), never before the CREATE_CONSUMER; under
+     * the connection's {@link CoreConnection#underEstablishing}, so not while a reconnection creates the consumer again
+     * (with the window or without, as the connection then is).
+     */
+    public void grantWithheldCredit() throws ClientException {
+        if (!creditWithheld || !connection.isStarted()) {
+            return;
+        }
+        connection.underEstablishing(on -> {
+            synchronized (this) {
+                if (creditWithheld && createWritten && !closed && failureCode == null && link == on) {
+                    creditWithheld = false;
+                    on.write(new Frame.Credit(id, spec.prefetch()));
+                }
+            }
+            return null;
+        });
+    }
+
+    /** The consumer is created on {@code on}: its deliveries will come there. Before CREATE_CONSUMER is written. */
+    public synchronized void createdOn(ConnectedLink on) {
+        link = on;
+    }
+
+    /** The link of the delivery the receiving thread took last. */
+    public ConnectedLink takenLink() {
+        return takenLink;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** How far the user consumed of what came on {@code on}, for CLOSE_CONSUMER there; 0 for nothing. */
+    public long lastConsumedOn(ConnectedLink on) {
+        long last = lastConsumed;
+        return last >>> GENERATION_SHIFT == on.generation() ? last & ((1L << GENERATION_SHIFT) - 1) : 0;
+    }
+
+    // ---- the reading thread's side ----
+
+    /** A DELIVER for this consumer: buffered, for a receive to take or the handler's thread. */
+    @Override
+    public void deliver(Frame.Deliver deliver) {
+        Handler current;
+        synchronized (this) {
+            // between a ROLLBACK and its answer the server takes back whatever it sent meanwhile
+            if (closed || discarding.getAsBoolean()) {
+                deliver.message().release();
+                return;
+            }
+            buffer.addLast(deliver);
+            current = handler;
+        }
+        if (current != null) {
+            current.ready(1);
+        } else {
+            arrival.wake();
+        }
+    }
+
+    /** The server refused this consumer, which was created without waiting: its receive raises why. */
+    @Override
+    public void failed(ErrorCode code, String message) {
+        failureMessage = message;
+        failureCode = code;
+        arrival.wake();
+    }
+
+    /** The server answered a PULL. */
+    @Override
+    public void pullDone(long pullId) {
+        if (pullId > lastPullDone) {
+            lastPullDone = pullId;
+        }
+        arrival.wake();
+    }
+
+    /** Wakes a waiting receive to look again: the connection started, closed or was lost. */
+    @Override
+    public void wake() {
+        arrival.wake();
+    }
+
+    // ---- receiving ----
+
+    /**
+     * Waits for the next buffered delivery, reading the socket meanwhile if no other thread does. The caller consumes
+     * it ({@link #consumed}) and owns its buffer.
+     *
+     * @param timeoutNanos negative to wait without limit
+     * @return null on timeout, when the thread is interrupted or once the consumer is closed
+     * @throws ClientException when the connection is lost for good or the server refused this consumer
+     */
+    public Frame.Deliver take(long timeoutNanos) throws ClientException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            if (closedOrFailed()) {
+                return null;
+            }
+            if (connection.isStarted()) {
+                Frame.Deliver d = poll();
+                if (d != null) {
+                    return d;
+                }
+            }
+            long remaining = timeoutNanos < 0 ? -1 : deadline - System.nanoTime();
+            if (timeoutNanos >= 0 && remaining <= 0) {
+                return null;
+            }
+            connection.flushSoonFrames();   // an acknowledgement waiting for a ride should not wait for this one
+            if (!arrival.await(remaining) && Thread.currentThread().isInterrupted()) {
+                return null;
+            }
+        }
+    }
+
+    /**
+     * The buffered head, else a PULL so that a message already on the queue is found; returns null only once
+     * PULL_DONE says the queue had none (or while the connection is stopped or reconnecting).
+     */
+    public Frame.Deliver takeNow() throws ClientException {
+        if (closed || !connection.isStarted()) {
+            return null;
+        }
+        Frame.Deliver d = poll();
+        if (d != null) {
+            return d;
+        }
+        checkAccepted();
+        if (connection.usableOrNull() == null) {
+            connection.checkOpen();
+            return null; // reconnecting: nothing is available now
+        }
+        long pullId = ++lastPullId;
+        awaitedPull = pullId;
+        try {
+            currentLink().write(new Frame.Pull(id, pullId));
+            int timeout = connection.settings().requestTimeoutMillis();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
+            while (true) {
+                if (closedOrFailed()) {
+                    return null;
+                }
+                d = poll();
+                if (d != null || lastPullDone >= pullId) {
+                    return d;
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    throw new ClientException("No PULL_DONE from Wharf at " + currentLink().address() + " within "
+                            + timeout + " ms (requestTimeout)", null);
+                }
+                if (!arrival.await(remaining) && Thread.currentThread().isInterrupted()) {
+                    return null;
+                }
+            }
+        } finally {
+            awaitedPull = 0;
+        }
+    }
+
+    /** True once closed; throws when the connection is lost or the server refused this consumer. */
+    private boolean closedOrFailed() throws ClientException {
+        if (closed) {
+            return true;
+        }
+        connection.checkNotLost();
+        checkAccepted();
+        return false;
+    }
+
+    /** Throws a fresh exception saying why the server refused this consumer, if it has. */
+    public void checkAccepted() throws ClientException {
+        ErrorCode code = failureCode;
+        if (code != null) {
+            throw new ClientException(code, failureMessage);
+        }
+    }
+
+    private boolean awaitedPullAnswered() {
+        long pull = awaitedPull;
+        return pull != 0 && lastPullDone >= pull;
+    }
+
+    /** How many deliveries wait in the buffer now. */
+    public synchronized int buffered() {
+        return buffer.size();
+    }
+
+    private synchronized boolean hasBuffered() {
+        return !buffer.isEmpty();
+    }
+
+    /** Takes the head of the buffer, if any, noting whether that emptied it and the link it came on. */
+    public synchronized Frame.Deliver poll() {
+        Frame.Deliver d = buffer.pollFirst();
+        if (d != null) {
+            drained = buffer.isEmpty();
+            takenLink = link; // what is buffered came on the consumer's link: the buffer is emptied when it changes
+        }
+        return d;
+    }
+
+    private synchronized ConnectedLink currentLink() {
+        return link;
+    }
+
+    /** Whether the last take emptied the buffer: DUPS_OK flushes its acknowledgements then. Receiving thread. */
+    public boolean drained() {
+        return drained;
+    }
+
+    /**
+     * Hands every later delivery to {@code handler} (null: back to {@link #take}).
+     *
+     * @return how many deliveries are buffered now, for the handler to be told of: 0 when {@code handler} is null
+     */
+    public int handleWith(Handler handler) {
+        synchronized (this) {
+            this.handler = handler;
+            return handler == null ? 0 : buffer.size();
+        }
+    }
+
+    // ---- consuming: credit and acknowledgement bookkeeping ----
+
+    /** Counts the delivery last taken as consumed: CLOSE_CONSUMER position, and credit, returned at once in batches. */
+    public void consumed(long deliveryId) {
+        ConnectedLink on = takenLink;
+        lastConsumed = (long) on.generation() << GENERATION_SHIFT | deliveryId;
+        if (on != creditLink) {
+            creditLink = on; // created again on a new link with its whole window: nothing is owed
+            unreturnedCredit = 0;
+        }
+        if (++unreturnedCredit >= creditBatch && !closed) {
+            on.write(new Frame.Credit(id, unreturnedCredit));
+            unreturnedCredit = 0;
+        }
+    }
+
+    /** Rejects the delivery last taken, which cannot be used: the server moves it to its dead-letter queue. */
+    public void reject(long deliveryId, String reason) {
+        takenLink.write(new Frame.Reject(id, deliveryId, reason));
+    }
+
+    /**
+     * Records a consumed delivery (the one last taken) that an ACK, COMMIT or ROLLBACK of the session is to settle;
+     * one that came on a link since lost is settled by nobody: the server has taken it back.
+     */
+    public synchronized void recordConsumed(long deliveryId) {
+        if (takenLink == link) {
+            unacknowledged = deliveryId;
+        }
+    }
+
+    /** The last delivery consumed on {@code on} and not yet acknowledged, or 0. */
+    public synchronized long unacknowledgedOn(ConnectedLink on) {
+        return link == on ? unacknowledged : 0;
+    }
+
+    /** The last delivery consumed and not yet acknowledged, or 0. */
+    public synchronized long unacknowledged() {
+        return unacknowledged;
+    }
+
+    /** An ACK or COMMIT settled the deliveries up to {@code deliveryId}; a later one stays unacknowledged. */
+    public synchronized void acknowledged(long deliveryId) {
+        if (unacknowledged == deliveryId) {
+            unacknowledged = 0;
+        }
+    }
+
+    /**
+     * A ROLLBACK is under way: the server takes back everything this consumer was sent, so nothing is unacknowledged
+     * any more and the consumer restarts at its initial credit.
+     */
+    public void rolledBack() {
+        synchronized (this) {
+            unacknowledged = 0;
+        }
+        unreturnedCredit = 0;
+    }
+
+    // ---- closing ----
+
+    /**
+     * Stops this consumer: a waiting receive returns null, buffered deliveries are released (the server takes them
+     * back on CLOSE_CONSUMER).
+     *
+     * @return false if it was closed already
+     */
+    public boolean close() {
+        synchronized (this) {
+            if (closed) {
+                return false;
+            }
+            closed = true;
+            releaseBufferLocked();
+        }
+        arrival.wake();
+        return true;
+    }
+
+    /** Releases what is buffered: a ROLLBACK or the connection lost takes it back. */
+    public synchronized void releaseBuffer() {
+        releaseBufferLocked();
+    }
+
+    /**
+     * The consumer's link was lost: what it buffered is dropped (the server takes it back), and a takeNow waiting for
+     * its PULL_DONE returns (nothing is available now); a take waits on.
+     */
+    public void linkLost() {
+        synchronized (this) {
+            releaseBufferLocked();
+            answerPull();
+        }
+        arrival.wake();
+    }
+
+    /**
+     * A reconnection creates this consumer again on {@code next}, before writing its CREATE_CONSUMER: the consumer
+     * starts afresh there, at its whole prefetch window, with nothing consumed or unacknowledged (what was is the
+     * server's again, and comes back marked redelivered).
+     *
+     * @return false for a consumer that is closed, or was refused: nothing to create
+     */
+    public synchronized boolean reattach(ConnectedLink next) {
+        if (closed || failureCode != null) {
+            return false;
+        }
+        releaseBufferLocked();
+        answerPull();
+        link = next;
+        unacknowledged = 0;
+        return true;
+    }
+
+    /** A PULL whose link is gone is answered by nobody: its takeNow finds nothing. Under this. */
+    private void answerPull() {
+        long pull = awaitedPull;
+        if (pull > lastPullDone) {
+            lastPullDone = pull;
+        }
+    }
+
+    private void releaseBufferLocked() {
+        for (Frame.Deliver d; (d = buffer.pollFirst()) != null; ) {
+            d.message().release();
+        }
+    }
+}

@@ -1,0 +1,320 @@
+package org.wharfmq.client.core;
+
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
+
+import java.util.List;
+
+/**
+ * One session of a {@link CoreConnection}, without JMS: creates its consumers ({@link CoreConsumer}) and producers on
+ * the server, settles what the consumers consume ({@link CoreSettlement}: acknowledgement, commit, rollback), and is
+ * created again, consumers and all, after a reconnection. The user's own parts of a session (message handlers, the
+ * sending side's credit and asynchronous failures, closing) hear of the connection's events through its
+ * {@link Hooks}. Used by one thread at a time, as the user's session is; creating and closing consumers may come from
+ * others.
+ */
+public final class CoreSession {
+
+    /** What the session's user adds to it, told of the connection's events; every method has a do-nothing default. */
+    public interface Hooks {
+        /** Hears nothing. */
+        Hooks NONE = new Hooks() {
+        };
+
+        /** Whether the user has closed (or is closing) the session: a reconnection does not create it again. */
+        default boolean isClosing() {
+            return false;
+        }
+
+        /** Whether the user has closed the session. */
+        default boolean isClosed() {
+            return isClosing();
+        }
+
+        /** PRODUCER_CREDIT for this session, read from the link of {@code generation} (on the reading thread). */
+        default void onProducerCredit(int generation, int bytes) {
+        }
+
+        /** The failure of one of this session's asynchronous sends (on the reading thread). */
+        default void onAsyncSendError(Frame.Error error) {
+        }
+
+        /** A rollback or a lost link emptied the consumers' buffers: forget what was handed to a handler, not yet run. */
+        default void forgetHandedOn() {
+        }
+
+        /** Threads waiting on the session's handlers should look again: start, close, a loss. */
+        default void wake() {
+        }
+
+        /** Returns once none of the session's message handlers runs (unless called by one). */
+        default void awaitIdle() {
+        }
+
+        /** The link was lost and the connection reconnects (after the consumers dropped their buffers). */
+        default void onLinkLost() {
+        }
+
+        /** The connection is lost for good (after the consumers dropped their buffers). */
+        default void onConnectionLost() {
+        }
+
+        /** The connection closes: the session closes locally (the connection's CLOSE releases it on the server). */
+        default void closeForConnection() {
+        }
+    }
+
+    private final CoreConnection connection;
+    private final int id;
+    private final int mode;
+    private final Hooks hooks;
+    private final CoreSettlement settlement;
+    private final Member member = new Member();
+
+    /**
+     * A session not yet created on the server ({@link #open}).
+     *
+     * @param mode      {@link CoreSettlement#SESSION_TRANSACTED}, {@link CoreSettlement#AUTO_ACKNOWLEDGE},
+     *                  {@link CoreSettlement#CLIENT_ACKNOWLEDGE}, {@link CoreSettlement#DUPS_OK_ACKNOWLEDGE} or
+     *                  {@link Frame#SESSION_XA}
+     * @param batchSize credit and DUPS_OK acknowledgements go back in batches of this many (half the prefetch window)
+     */
+    public CoreSession(CoreConnection connection, int mode, int batchSize, Hooks hooks) {
+        this.connection = connection;
+        this.id = connection.nextSessionId();
+        this.mode = mode;
+        this.hooks = hooks;
+        this.settlement = new CoreSettlement(connection, hooks, id, mode, batchSize);
+    }
+
+    /** Creates the session on the server; a reconnection from now on creates it again. */
+    public void open() throws ClientException {
+        connection.openSession(member);
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public int mode() {
+        return mode;
+    }
+
+    public CoreConnection connection() {
+        return connection;
+    }
+
+    /** The session's acknowledgement and transactions, which hold its consumers. */
+    public CoreSettlement settlement() {
+        return settlement;
+    }
+
+    /** The session as its connection registers it. */
+    public SessionMember member() {
+        return member;
+    }
+
+    /** CREATE_SESSION for this session (again, after a reconnection). */
+    public Frame.CreateSession createFrame(int requestId) {
+        return new Frame.CreateSession(requestId, id, mode == CoreSettlement.SESSION_TRANSACTED, mode);
+    }
+
+    // ---- consumers and producers ----
+
+    /**
+     * Creates a consumer on the server. A plain queue consumer where the server has accepted one on this connection
+     * before is not waited for: it leaves in one packet with what the user sends next (or when it waits), and a refusal
+     * (the queue deleted since) is raised by its {@link CoreConsumer#take}; any other waits for the server's answer.
+     * Registered before the request, since deliveries may follow the answer at once.
+     *
+     * @param creditBatch credit goes back in batches of this many consumed deliveries
+     * @throws ClientException the server's refusal (no such queue, no permission, a bad selector), or the connection's
+     *                         failure
+     */
+    public CoreConsumer createConsumer(CoreConsumer.Spec spec, int creditBatch) throws ClientException {
+        CoreConsumer consumer = new CoreConsumer(connection, connection.nextConsumerId(), creditBatch, spec,
+                settlement::isDiscarding);
+        WireDestination destination = spec.destination();
+        ConsumerRegistry registry = connection.consumers();
+        try {
+            boolean plainQueue = spec.flags() == 0 && destination.kind().isQueue();
+            if (plainQueue && registry.consumerAcceptedBefore(destination)) {
+                connection.underEstablishing(link -> {
+                    register(consumer, link);
+                    link.writeSoon(consumer.createFrame(0));
+                    return null;
+                });
+            } else {
+                Frame.Error error = connection.establish(link -> register(consumer, link), consumer::createFrame,
+                        "CREATE_CONSUMER");
+                if (error != null) {
+                    throw ClientException.of(error);
+                }
+                consumer.checkAccepted(); // created again by a reconnection meanwhile: refused there, perhaps
+                if (plainQueue) {
+                    registry.consumerAccepted(destination);
+                }
+            }
+            consumer.createWritten();
+        } catch (ClientException e) {
+            connection.unregister(link -> registry.unregisterConsumer(consumer.id(), consumer));
+            consumer.close();
+            settlement.closed(consumer);
+            throw e;
+        }
+        return consumer;
+    }
+
+    /** Makes {@code consumer} one of this session's consumers, created on {@code link}. */
+    private void register(CoreConsumer consumer, ConnectedLink link) {
+        consumer.createdOn(link);
+        settlement.added(consumer);
+        connection.consumers().registerConsumer(consumer.id(), consumer);
+    }
+
+    /**
+     * Stops {@code consumer} and tells the server how far it consumed (no answer): what it had buffered goes back to
+     * the queue now. What it consumed stays to be settled by the session.
+     *
+     * @return false if it was closed already
+     */
+    public boolean closeConsumer(CoreConsumer consumer) {
+        if (!consumer.close()) {
+            return false;
+        }
+        closeOnServer(consumer);
+        return true;
+    }
+
+    /** The server's side of closing a consumer already stopped locally ({@link CoreConsumer#close}). */
+    public void closeOnServer(CoreConsumer consumer) {
+        connection.unregister(link -> {
+            connection.consumers().unregisterConsumer(consumer.id(), consumer);
+            settlement.closed(consumer);
+            if (link != null) {
+                // at once, not with the next frame: a user that closes a consumer expects its acknowledgements to
+                // count and its buffered messages to go to other consumers now, not up to 20 ms later
+                link.write(new Frame.CloseConsumer(0, id, consumer.id(), consumer.lastConsumedOn(link)));
+            }
+        });
+    }
+
+    /**
+     * Creates producer {@code producerId} (from {@link CoreConnection#nextProducerId()}) for {@code destination}, null
+     * for one that names its destination per message. Producers hold no state on the server, which only checks the
+     * destination: asked again after a reconnection.
+     */
+    public void createProducer(int producerId, WireDestination destination) throws ClientException {
+        connection.requestOkRetrying(rid -> new Frame.CreateProducer(rid, id, producerId, destination), "CREATE_PRODUCER");
+    }
+
+    /**
+     * Sends an encoded message ({@link org.wharfmq.protocol.message.WireMessage} or the protocol's
+     * {@code MessageWriter}) through producer {@code producerId} and waits for the server's answer.
+     *
+     * @throws ClientException the server's refusal (a full queue, no permission), or the connection's failure; a
+     *                         {@link LinkLostException} when the link was lost before the answer (whether the message
+     *                         was taken is not known)
+     */
+    public void send(int producerId, io.netty.buffer.ByteBuf message) throws ClientException {
+        ConnectedLink on = connection.usableLink();
+        if (mode == CoreSettlement.SESSION_TRANSACTED) {
+            settlement.work(on);
+        }
+        Frame.Error error = connection.request(on, rid -> new Frame.Send(rid, id, producerId, message), "SEND");
+        if (error != null) {
+            throw ClientException.of(error);
+        }
+    }
+
+    // ---- what the connection asks of the session ----
+
+    /** The session's side of its connection. */
+    private final class Member implements SessionMember {
+        @Override
+        public int id() {
+            return id;
+        }
+
+        @Override
+        public boolean isClosing() {
+            return hooks.isClosing();
+        }
+
+        @Override
+        public Frame createFrame(int requestId) {
+            return CoreSession.this.createFrame(requestId);
+        }
+
+        /**
+         * A reconnection creates this session's open consumers again on {@code next}: each CREATE_CONSUMER is written
+         * now, and added to {@code pending} to be awaited; one the server refuses there raises why from its next take.
+         */
+        @Override
+        public void reattachConsumers(ConnectedLink next, List<Reestablishing> pending) {
+            for (CoreConsumer c : settlement.consumers()) {
+                if (c.reattach(next)) {
+                    pending.add(Reestablishing.of(connection, next, c::createFrame, "CREATE_CONSUMER",
+                            error -> c.failed(error.code(), error.message())));
+                }
+            }
+        }
+
+        @Override
+        public void onProducerCredit(int generation, int bytes) {
+            hooks.onProducerCredit(generation, bytes);
+        }
+
+        @Override
+        public void onAsyncSendError(Frame.Error error) {
+            hooks.onAsyncSendError(error);
+        }
+
+        /** The connection has started: its consumers get the window withheld while it was stopped. */
+        @Override
+        public void connectionStarted() throws ClientException {
+            for (CoreConsumer c : settlement.consumers()) {
+                c.grantWithheldCredit();
+            }
+            wakeAll();
+        }
+
+        @Override
+        public void awaitIdle() {
+            hooks.awaitIdle();
+        }
+
+        /** The link was lost and the connection reconnects: buffered deliveries are dropped; takes wait on. */
+        @Override
+        public void onLinkLost() {
+            settlement.linkLost();
+            hooks.onLinkLost();
+            wakeAll();
+        }
+
+        /** The connection is lost for good: buffered deliveries are dropped, waiting threads woken to find out. */
+        @Override
+        public void onConnectionLost() {
+            for (CoreConsumer c : settlement.consumers()) {
+                c.releaseBuffer();
+            }
+            hooks.forgetHandedOn();
+            hooks.onConnectionLost();
+            wakeAll();
+        }
+
+        /** Wakes every waiting take and the hooks' threads: start, close and connection loss change what they wait for. */
+        @Override
+        public void wakeAll() {
+            hooks.wake();
+            for (CoreConsumer c : settlement.consumers()) {
+                c.wake();
+            }
+        }
+
+        @Override
+        public void closeForConnection() {
+            hooks.closeForConnection();
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package org.wharfmq.client.core;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.server.TestServer;
+
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The core client's consumer and its session's settlement against a real server, through the core's API alone:
+ * deliveries taken from its buffer with its credit returned in batches, acknowledgement, a transaction's rollback and
+ * commit, a recover (a PULL then finds nothing left), and the consumer created again after the server comes back.
+ */
+class CoreConsumerTest {
+    private static final WireDestination QUEUE = WireDestination.queue("CORE.CONSUMED");
+    private static final long WAIT = TimeUnit.SECONDS.toNanos(10);
+
+    private TestServer server;
+    private CoreConnection connection;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = TestServer.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (connection != null) {
+            connection.close();
+        }
+        server.close();
+    }
+
+    private CoreConnection connect(ReconnectPolicy reconnect, ConnectionListener listener) throws ClientException {
+        connection = CoreConnection.connect(ConnectionSettings.of(BrokerAddress.tcp("127.0.0.1",
+                server.server().tcpPort()), null, null, "core-consumer-test").withReconnect(reconnect), listener);
+        return connection;
+    }
+
+    @Test
+    void takesWhatIsSentAsFarAsTheReturnedCreditGoesAndAnAcknowledgementSettlesIt() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        c.start();
+        CoreSession session = open(c, CoreSettlement.CLIENT_ACKNOWLEDGE);
+        int producer = producer(c, session);
+        for (int i = 1; i <= 10; i++) {
+            send(session, producer, "m" + i);
+        }
+        // a window of 4, returned 2 at a time as they are consumed: all ten come only if the credit goes back
+        CoreConsumer consumer = consumer(session, 4, 2);
+        long last = 0;
+        for (int i = 1; i <= 10; i++) {
+            Frame.Deliver d = consumer.take(WAIT);
+            assertNotNull(d, "message " + i + " did not come");
+            assertEquals("m" + i, text(d));
+            consume(session, consumer, d);
+            last = d.deliveryId();
+        }
+        assertEquals(last, consumer.unacknowledged());
+        session.settlement().acknowledge();
+        assertEquals(0, consumer.unacknowledged());
+
+        // acknowledged: a recover (ROLLBACK) of the session gives back nothing
+        session.settlement().rollback("ROLLBACK (recover)");
+        assertNull(consumer.takeNow(), "the PULL found a message the acknowledgement should have settled");
+    }
+
+    @Test
+    void aRollbackDeliversWhatWasConsumedAgainAndACommitSettlesIt() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        c.start();
+        CoreSession session = open(c, CoreSettlement.SESSION_TRANSACTED);
+        int producer = producer(c, session);
+        send(session, producer, "t1");
+        session.settlement().commit();
+
+        CoreConsumer consumer = consumer(session, 10, 5);
+        Frame.Deliver first = consumer.take(WAIT);
+        assertEquals(1, first.deliveryCount());
+        assertEquals("t1", text(first));
+        consume(session, consumer, first);
+        // the server takes back what the transaction consumed, and what it sent ahead, and sends it again
+        session.settlement().rollback("ROLLBACK");
+
+        Frame.Deliver again = consumer.take(WAIT);
+        assertEquals(2, again.deliveryCount(), "delivered again after the rollback");
+        assertEquals("t1", text(again));
+        consume(session, consumer, again);
+        session.settlement().commit();
+        assertEquals(0, consumer.unacknowledged());
+
+        session.settlement().rollback("ROLLBACK");
+        assertNull(consumer.takeNow(), "the commit should have settled it");
+    }
+
+    @Test
+    void aReconnectionCreatesTheConsumerAgain() throws Exception {
+        int port = server.server().tcpPort();
+        BlockingQueue<Reconnector.Step> steps = new LinkedBlockingQueue<>();
+        CoreConnection c = connect(new ReconnectPolicy(100, 20, 50), new ConnectionListener() {
+            @Override
+            public void failover(Reconnector.Step step, BrokerAddress address, int attempts, ClientException cause) {
+                steps.add(step);
+            }
+        });
+        c.start();
+        CoreSession session = open(c, CoreSettlement.CLIENT_ACKNOWLEDGE);
+        CoreConsumer consumer = consumer(session, 10, 5);
+
+        server.restart(config -> config.port(port));
+        assertEquals(Reconnector.Step.DISCONNECTED, steps.poll(10, TimeUnit.SECONDS));
+        assertEquals(Reconnector.Step.RECONNECTED, steps.poll(10, TimeUnit.SECONDS));
+
+        int producer = producer(c, session);
+        send(session, producer, "after");
+        Frame.Deliver d = consumer.take(WAIT);
+        assertNotNull(d, "the consumer was not created again on the new link");
+        assertEquals("after", text(d));
+        assertEquals(c.current(), consumer.takenLink());
+        assertTrue(consumer.takenLink().generation() > 1);
+    }
+
+    private static CoreSession open(CoreConnection c, int mode) throws ClientException {
+        CoreSession session = new CoreSession(c, mode, 5, CoreSession.Hooks.NONE);
+        session.open();
+        return session;
+    }
+
+    private static int producer(CoreConnection c, CoreSession session) throws ClientException {
+        int producer = c.nextProducerId();
+        session.createProducer(producer, QUEUE);
+        return producer;
+    }
+
+    /** A consumer of {@link #QUEUE} in {@code session}, created on the server. */
+    private static CoreConsumer consumer(CoreSession session, int prefetch, int creditBatch) throws ClientException {
+        return session.createConsumer(new CoreConsumer.Spec(session.id(), QUEUE, null, prefetch, 0, null), creditBatch);
+    }
+
+    /** The user got {@code d}: its credit goes back, and the session's settlement counts it. */
+    private static void consume(CoreSession session, CoreConsumer consumer, Frame.Deliver d) {
+        session.settlement().handOut(null, consumer.takenLink());
+        consumer.consumed(d.deliveryId());
+        session.settlement().received(consumer, d.deliveryId());
+    }
+
+    private static void send(CoreSession session, int producer, String text) throws ClientException {
+        session.send(producer, TestMessages.encoded(QUEUE, text));
+    }
+
+    private static String text(Frame.Deliver d) {
+        return TestMessages.text(d);
+    }
+}
