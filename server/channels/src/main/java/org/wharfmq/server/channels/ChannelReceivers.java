@@ -90,6 +90,7 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                 Session session = new Session(++nextSession);
                 sessions.put(channel, session);
                 local.call(id -> new Frame.CreateSession(id, session.id, true, 0), TIMEOUT_MILLIS);
+                local.receiveFor(session.id);
                 local.call(id -> new Frame.CreateConsumer(id, session.id, session.id,
                         WireDestination.queue(ChannelConfiguration.SYNC_QUEUE),
                         ReceiverState.CHANNEL + " = '" + channel.replace("'", "''") + "'", 0, 0, null), TIMEOUT_MILLIS);

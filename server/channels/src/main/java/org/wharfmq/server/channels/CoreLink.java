@@ -2,11 +2,14 @@ package org.wharfmq.server.channels;
 
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.ConnectedLink;
+import org.wharfmq.client.core.ConsumerRegistry;
+import org.wharfmq.client.core.DeliveryTarget;
 import org.wharfmq.client.core.LinkEvents;
 import org.wharfmq.client.core.LinkHandler;
 import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.client.core.transport.ClientTls;
+import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 
 import java.net.URI;
@@ -21,10 +24,12 @@ import java.util.function.IntFunction;
  * answer on the calling thread; deliveries and PULL_DONEs queue up for {@link #next}. A dedicated reader thread reads
  * the link ({@code readerOnly}), so a partner that stops answering is found by the heartbeat even between batches.
  */
-final class CoreLink implements LinkEvents, AutoCloseable {
+final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(CoreLink.class.getName());
 
     private final PendingRequests requests = new PendingRequests();
+    /** The consumers whose frames this link queues for {@link #next}: {@link #receiveFor} registers them. */
+    private final ConsumerRegistry consumers = new ConsumerRegistry();
     /** DELIVER and PULL_DONE frames, in arrival order; a lost link adds {@link #LOST}. */
     private final LinkedBlockingQueue<Object> arrivals = new LinkedBlockingQueue<>();
     private static final Object LOST = new Object();
@@ -43,7 +48,7 @@ final class CoreLink implements LinkEvents, AutoCloseable {
                          int heartbeatMillis, int connectTimeoutMillis) throws ClientException {
         CoreLink core = new CoreLink();
         core.link = LinkHandler.open(address(url), ClientTls.of(tls), user, password, clientName, heartbeatMillis,
-                connectTimeoutMillis, () -> 1, core.requests, core);
+                connectTimeoutMillis, () -> 1, core.requests, core.consumers, core);
         core.link.link().readerOnly();
         return core;
     }
@@ -88,6 +93,11 @@ final class CoreLink implements LinkEvents, AutoCloseable {
         return request;
     }
 
+    /** Queues the DELIVERs and PULL_DONEs of consumer {@code consumerId} for {@link #next}: before it is created. */
+    void receiveFor(int consumerId) {
+        consumers.registerConsumer(consumerId, this);
+    }
+
     /** Writes a frame that wants no answer. */
     void write(Frame frame) {
         link.write(frame);
@@ -123,18 +133,18 @@ final class CoreLink implements LinkEvents, AutoCloseable {
     }
 
     @Override
-    public void onDeliver(Frame.Deliver deliver) {
+    public void deliver(Frame.Deliver deliver) {
         arrivals.add(deliver);
     }
 
     @Override
-    public void onPullDone(Frame.PullDone done) {
-        arrivals.add(done);
+    public void pullDone(long pullId) {
+        arrivals.add(new Frame.PullDone(0, pullId));
     }
 
     @Override
-    public void onConsumerFailed(Frame.ConsumerFailed failed) {
-        linkLost(link, "consumer " + failed.consumerId() + " failed: " + failed.message(), null, false);
+    public void failed(ErrorCode code, String message) {
+        linkLost(link, "a consumer failed: " + message, null, false);
     }
 
     @Override

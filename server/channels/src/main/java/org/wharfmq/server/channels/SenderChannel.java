@@ -110,6 +110,7 @@ final class SenderChannel implements Runnable {
                         connectPartner(); // a batch in doubt is resolved at once, not at the next message
                     }
                     // only now: a batch rolled back returns to the head of the queue before this consumer takes any
+                    local.receiveFor(CONSUMER);
                     local.call(id -> new Frame.CreateConsumer(id, SESSION, CONSUMER,
                             WireDestination.queue(definition.transmissionQueue()), null, definition.batchSize(), 0,
                             null), definition.connectTimeoutMillis());
