@@ -73,7 +73,7 @@ final class Trio implements AutoCloseable {
         CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
