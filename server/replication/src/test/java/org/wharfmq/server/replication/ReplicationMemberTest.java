@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.TestCertificates;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.RecoveryTarget;
@@ -37,7 +38,7 @@ class ReplicationMemberTest {
     private final ReplicationMember[] members = new ReplicationMember[3];
     private final JournalMessageStore[] stores = new JournalMessageStore[3];
     private Membership membership;
-    private GroupCertificates certificates;
+    private TestCertificates.Issued ca;
     private final ReplicationConfiguration.Timings timings = new ReplicationConfiguration.Timings(
             Duration.ofMillis(1000), Duration.ofMillis(2000), ReplicationConfiguration.SNAPSHOT_EVERY_BATCHES,
             ReplicationConfiguration.LOG_SEGMENT_BYTES);
@@ -45,7 +46,7 @@ class ReplicationMemberTest {
     @Test
     void aConfirmedPersistentMessageIsOnAMajorityAndAnActiveInstanceWithoutOneConfirmsNothing(@TempDir Path dir)
             throws Exception {
-        certificates = new GroupCertificates("replication-group");
+        ca = TestCertificates.ca("replication-group");
         List<Member> list = new ArrayList<>();
         for (String id : new String[] {"a", "b", "c"}) {
             list.add(new Member(id, "127.0.0.1", Trio.freePort(), dir.resolve(id)));
@@ -106,7 +107,7 @@ class ReplicationMemberTest {
         try {
             ServerConfig config = ServerConfig.builder().name("TEST").dataDirectory(member.dataDirectory())
                     .maxMessageLength(1 << 20).build();
-            members[i] = ReplicationMember.start(config, membership, member.id(), certificates.member(member.id()),
+            members[i] = ReplicationMember.start(config, membership, member.id(), Trio.memberTls(ca, member.id()),
                     timings);
         } catch (Exception e) {
             throw new IllegalStateException(e);

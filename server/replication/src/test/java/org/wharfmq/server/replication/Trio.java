@@ -1,11 +1,14 @@
 package org.wharfmq.server.replication;
 
+import org.wharfmq.server.TestCertificates;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,7 +28,7 @@ final class Trio implements AutoCloseable {
     final Membership membership;
     final ReplicationConfiguration.Timings timings;
     /** The group's CA: every member's credentials come from it. */
-    final GroupCertificates certificates;
+    final TestCertificates.Issued ca;
     private final ReplicatedLog[] logs = new ReplicatedLog[3];
     private final RecordingSink[] sinks = new RecordingSink[3];
     private final Activity[] activity = new Activity[3];
@@ -51,7 +54,7 @@ final class Trio implements AutoCloseable {
 
     Trio(Path root, ReplicationConfiguration.Timings timings) throws Exception {
         this.timings = timings;
-        this.certificates = new GroupCertificates("replication-group");
+        this.ca = TestCertificates.ca("replication-group");
         List<Member> members = new ArrayList<>();
         String[] ids = {"a", "b", "c"};
         for (int i = 0; i < 3; i++) {
@@ -73,6 +76,17 @@ final class Trio implements AutoCloseable {
         CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
     }
 
+    /** Member {@code id}'s key store: its key and a certificate {@code ca} issues for 127.0.0.1. */
+    static KeyStore memberKeys(TestCertificates.Issued ca, String id) throws Exception {
+        return TestCertificates.issue(ca, "CN=" + id + ",O=Wharf Test", Duration.ofDays(1), "127.0.0.1").keyStore();
+    }
+
+    /** Credentials for member {@code id} on the loopback address, trusting {@code ca} only. */
+    static MemberTls memberTls(TestCertificates.Issued ca, String id) throws Exception {
+        return MemberTls.of(memberKeys(ca, id), TestCertificates.PASSWORD.toCharArray(),
+                TestCertificates.trustStore(ca.certificate()));
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
@@ -83,7 +97,7 @@ final class Trio implements AutoCloseable {
         String id = membership.members().get(i).id();
         MemberTls tls;
         try {
-            tls = certificates.member(id);
+            tls = memberTls(ca, id);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
