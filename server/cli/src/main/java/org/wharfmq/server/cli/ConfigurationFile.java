@@ -5,6 +5,7 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.Settings;
 import org.wharfmq.server.flow.FlowHostSettings;
 import org.wharfmq.server.http.HttpSettings;
+import org.wharfmq.server.replication.ReplicationSettings;
 import org.wharfmq.server.security.file.SecuritySettings;
 
 import java.nio.file.Path;
@@ -14,7 +15,8 @@ import java.nio.file.Path;
  * into a {@link Settings} tree ({@link YamlTree}), and each component reads the keys it owns from it, with its own
  * defaults and checks: the queue manager its top-level settings ({@link ServerConfig#read}), the flow host its
  * {@code flows:} and the other keys of {@link FlowHostSettings}, the HTTP listener its {@code http:} ({@link HttpSettings#SECTION}), the security
- * file's module {@code securityFile} ({@link SecuritySettings#SECTION}). Settings the file does not mention keep their defaults. A key that no
+ * file's module {@code securityFile} ({@link SecuritySettings#SECTION}), the replication its {@code replication:}
+ * ({@link ReplicationSettings#SECTION}). Settings the file does not mention keep their defaults. A key that no
  * component asked for is an error naming the key and the known ones, so a typo never silently falls back to a
  * default.
  *
@@ -22,13 +24,14 @@ import java.nio.file.Path;
  * @param flowHost the flow host's settings: the flows deployed at startup, its user, remoteDeploy (validated)
  * @param http   the HTTP listener's settings (validated), null for none
  * @param security where the security file is, null for none (no users: local anonymous clients only)
+ * @param replication the members of the replicated queue manager this instance is one of, null for none
  */
 public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, HttpSettings http,
-                                SecuritySettings security) {
+                                SecuritySettings security, ReplicationSettings replication) {
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */
     public static ConfigurationFile defaults() {
-        return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null, null);
+        return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null, null, null);
     }
 
     /**
@@ -44,12 +47,13 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
             FlowHostSettings flowHost = FlowHostSettings.SECTION.read(file);
             HttpSettings http = HttpSettings.SECTION.read(file);
             SecuritySettings security = SecuritySettings.SECTION.read(file);
+            ReplicationSettings replication = ReplicationSettings.SECTION.read(file);
             file.refuseUnknown();
             ServerConfig server = broker.build();
             if (http != null) {
                 http.check(server);
             }
-            return new ConfigurationFile(server, flowHost, http, security);
+            return new ConfigurationFile(server, flowHost, http, security, replication);
         } catch (ConfigurationException e) {
             throw inFile(e, yaml);
         }

@@ -1,6 +1,7 @@
 package org.wharfmq.server.replication;
 
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.management.ReplicationState;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.ReplicaJournal;
 
@@ -11,7 +12,10 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One instance of a replicated queue manager, the broker's side of its {@link ReplicatedLog}: while a replica, it
@@ -41,9 +45,13 @@ public final class ReplicationMember implements AutoCloseable {
     private final CompletableFuture<Void> elected = new CompletableFuture<>();
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private ReplicatedLog log;
+    private final String group;
+    /** Bytes appended and not yet committed (or failed): the active member's backlog. */
+    private final AtomicLong backlogBytes = new AtomicLong();
 
-    private ReplicationMember(ServerConfig config, ReplicaJournal replica) {
+    private ReplicationMember(ServerConfig config, String group, ReplicaJournal replica) {
         this.config = config;
+        this.group = group;
         this.replica = replica;
     }
 
@@ -77,7 +85,7 @@ public final class ReplicationMember implements AutoCloseable {
                     + "directory, or move the old journal away.");
         }
         ReplicaJournal replica = ReplicaJournal.open(config);
-        ReplicationMember member = new ReplicationMember(config, replica);
+        ReplicationMember member = new ReplicationMember(config, membership.group(), replica);
         try {
             member.log = ReplicatedLog.start(membership, selfId, tls, member.new Sink(), member.new Listener(),
                     timings);
@@ -148,8 +156,11 @@ public final class ReplicationMember implements AutoCloseable {
     }
 
     private CompletableFuture<Long> append(ByteBuffer entry) {
+        int bytes = entry.remaining();
+        backlogBytes.addAndGet(bytes);
         CompletableFuture<Long> appended = log.append(entry);
         appended.whenComplete((index, failure) -> {
+            backlogBytes.addAndGet(-bytes);
             if (failure != null) {
                 fence("a batch was not committed: " + failure.getMessage());
             }
@@ -173,6 +184,22 @@ public final class ReplicationMember implements AutoCloseable {
     /** This member's replicated log, for its status. */
     public ReplicatedLog log() {
         return log;
+    }
+
+    /** This member's place in the group, for {@code display server} and the metrics. */
+    public ReplicationState state() {
+        ReplicationStatus status = log.status();
+        Map<String, Long> behind = new TreeMap<>();
+        int inSync = 0;
+        for (String id : status.committed().keySet()) {
+            long entries = status.behind(id);
+            behind.put(id, entries);
+            if (entries == 0) {
+                inSync++;
+            }
+        }
+        return new ReplicationState(group, status.member(), status.role(), status.active(), status.term(),
+                status.committedIndex(), status.appliedIndex(), inSync, backlogBytes.get(), behind);
     }
 
     /** Stops the replicated log (and the replica journal, while a replica); the store is the caller's to close. */
