@@ -106,6 +106,12 @@ final class ServerCommand implements Callable<Integer> {
         if (file.replication() != null) {
             try {
                 member = startMember(file.replication(), config);
+                if (member == null) {
+                    if (users != null) {
+                        users.close();
+                    }
+                    return 0;
+                }
             } catch (ConfigurationException | IllegalArgumentException e) {
                 System.err.println("wharf: " + e.getMessage());
                 if (users != null) {
@@ -180,8 +186,8 @@ final class ServerCommand implements Callable<Integer> {
     }
 
     /**
-     * Starts this instance's member and waits, as a replica, until it is elected active (or the process is
-     * stopped): only the active instance opens its listeners, so clients' address lists find it.
+     * Starts this instance's member and waits, as a replica, until it is elected active: only the active instance
+     * opens its listeners, so clients' address lists find it. Returns null when the process is stopped meanwhile.
      */
     private ReplicationMember startMember(ReplicationSettings replication, ServerConfig config) throws Exception {
         String id = memberId(replication);
@@ -196,7 +202,14 @@ final class ServerCommand implements Callable<Integer> {
         System.out.println("Wharf queue manager " + config.name() + ": member " + id + " of replication group '"
                 + replication.membership().group() + "' follows as a replica until it is elected active");
         System.out.flush();
-        member.elected().get();
+        try {
+            member.elected().get();
+        } catch (InterruptedException e) {
+            // stopped (Ctrl-C, SIGTERM) while a replica: the hook has closed the member
+            System.out.println("Wharf queue manager " + config.name() + ": member " + id + " stopped");
+            System.out.flush();
+            return null;
+        }
         Runtime.getRuntime().removeShutdownHook(stop);
         return member;
     }

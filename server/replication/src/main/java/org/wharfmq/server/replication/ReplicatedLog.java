@@ -135,8 +135,6 @@ public final class ReplicatedLog implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, timings.snapshotEveryBatches());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
-        // not at every stop: a member's snapshot is its whole journal, and a stop should be quick
-        RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, false);
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, timings.snapshotEveryBatches()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(timings.logSegmentBytes()));
