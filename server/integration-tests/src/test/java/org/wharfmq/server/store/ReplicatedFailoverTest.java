@@ -8,6 +8,10 @@ import org.wharfmq.server.TestCertificates;
 import org.wharfmq.server.cli.FlowCommandAccess;
 
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,7 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * killed with SIGKILL, a replica is elected and takes over on its own port from its own journal, the clients find
  * it; the killed member is started again and rejoins as a replica; then the second active member is killed too, so
  * the next one can only be elected with the rejoined member's vote and log, and the work goes on there; its
- * {@code display server} shows it LEADER with two of three in sync, the rejoined member among them.
+ * {@code display server} shows it LEADER with two of three in sync, the rejoined member among them, and so do its
+ * metrics.
  */
 @Tag("slow")
 class ReplicatedFailoverTest {
@@ -41,6 +47,7 @@ class ReplicatedFailoverTest {
     Path dir;
 
     private final int[] clientPorts = new int[3];
+    private final int[] httpPorts = new int[3];
     private final Path[] configs = new Path[3];
     private final ServerProcess[] members = new ServerProcess[3];
 
@@ -86,6 +93,8 @@ class ReplicatedFailoverTest {
             assertTrue(status.contains("member " + IDS[active] + " of group TEST, LEADER (active: " + IDS[active]),
                     status);
             assertTrue(Pattern.compile("in sync\\s+2/3").matcher(status).find(), status);
+            String metrics = awaitMetrics(httpPorts[active], "(?m)^wharf_replication_in_sync 2\\.0$");
+            assertTrue(metrics.contains("wharf_replication_backlog_bytes"), metrics);
         } finally {
             workload.stopNow();
             for (ServerProcess m : members) {
@@ -101,6 +110,28 @@ class ReplicatedFailoverTest {
     private void start(int i) throws Exception {
         members[i] = ServerProcess.launch(dir.resolve(IDS[i]), clientPorts[i], "--config", configs[i].toString(),
                 "--replica", IDS[i]);
+    }
+
+    /**
+     * Scrapes the metrics of the member whose HTTP listener is on {@code port} (Prometheus's text format) until they
+     * match {@code expected}; returns the last scrape.
+     */
+    private static String awaitMetrics(int port, String expected) throws Exception {
+        Pattern pattern = Pattern.compile(expected);
+        HttpClient client = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + ELECTION.toNanos();
+        String body = "";
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, response.statusCode(), response.body());
+            body = response.body();
+            if (pattern.matcher(body).find()) {
+                return body;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        throw new AssertionError("the metrics never showed " + expected + ":\n" + body);
     }
 
     /**
@@ -150,10 +181,11 @@ class ReplicatedFailoverTest {
     private void writeConfigurations() throws Exception {
         TestCertificates.Issued ca = TestCertificates.ca("replication-group");
         Path trust = TestCertificates.trustStore(dir.resolve("ca.p12"), ca.certificate());
-        List<Integer> ports = freePorts(6);
+        List<Integer> ports = freePorts(9);
         StringBuilder members = new StringBuilder();
         for (int i = 0; i < 3; i++) {
             clientPorts[i] = ports.get(3 + i);
+            httpPorts[i] = ports.get(6 + i);
             members.append("    - id: ").append(IDS[i]).append('\n')
                     .append("      address: 127.0.0.1:").append(ports.get(i)).append('\n')
                     .append("      dataDirectory: ").append(dir.resolve(IDS[i])).append('\n');
@@ -162,6 +194,9 @@ class ReplicatedFailoverTest {
             Path keys = TestCertificates.issue(ca, "CN=" + IDS[i] + ",O=Wharf Test", Duration.ofDays(1), "127.0.0.1")
                     .pkcs12(dir.resolve(IDS[i] + ".p12"));
             configs[i] = Files.writeString(dir.resolve(IDS[i] + ".yaml"), "maxMessageLength: 1048576\n"
+                    + "http:\n"
+                    + "  host: 127.0.0.1\n"
+                    + "  port: " + httpPorts[i] + "\n"
                     + "replication:\n"
                     + "  group: TEST\n"
                     + "  members:\n" + members

@@ -5,6 +5,7 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
@@ -257,6 +258,29 @@ public final class ReplicatedLog implements AutoCloseable {
         return new ReplicationStatus(self.id(), info.isAlive() ? String.valueOf(info.getCurrentRole()) : "CLOSED",
                 leader == null ? null : leader.toString(), info.getCurrentTerm(),
                 division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), committed);
+    }
+
+    /**
+     * On the active member, the last log index each other member is known to hold (its match index, from its
+     * answers to the appends); empty on any other.
+     */
+    public Map<String, Long> followerLogIndexes() {
+        DivisionInfo info = info();
+        if (info == null || !info.isLeader()) {
+            return Map.of();
+        }
+        RaftProtos.RoleInfoProto role = info.getRoleInfoProto();
+        long[] match = info.getFollowerMatchIndices();
+        if (!role.hasLeaderInfo() || match == null) {
+            return Map.of();
+        }
+        List<RaftProtos.ServerRpcProto> followers = role.getLeaderInfo().getFollowerInfoList();
+        Map<String, Long> indexes = new HashMap<>();
+        // both lists come from the leader's log appenders, in one order
+        for (int i = 0; i < Math.min(match.length, followers.size()); i++) {
+            indexes.put(RaftPeerId.valueOf(followers.get(i).getId().getId()).toString(), match[i]);
+        }
+        return indexes;
     }
 
     private DivisionInfo info() {

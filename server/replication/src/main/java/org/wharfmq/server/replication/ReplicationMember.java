@@ -190,14 +190,15 @@ public final class ReplicationMember implements AutoCloseable {
     public ReplicationState state() {
         ReplicationStatus status = log.status();
         Map<String, Long> behind = new TreeMap<>();
-        int inSync = 0;
+        // on the active member, how far each other member's log is (its match index: in step as soon as it has
+        // written an entry, where the commit index it reports lags a heartbeat); elsewhere, as the status says
+        Map<String, Long> logs = log.followerLogIndexes();
         for (String id : status.committed().keySet()) {
-            long entries = status.behind(id);
-            behind.put(id, entries);
-            if (entries == 0) {
-                inSync++;
-            }
+            Long logged = logs.get(id);
+            behind.put(id, logged == null ? status.behind(id) : Math.max(0, status.committedIndex() - logged));
         }
+        logs.forEach((id, logged) -> behind.putIfAbsent(id, Math.max(0, status.committedIndex() - logged)));
+        int inSync = (int) behind.values().stream().filter(entries -> entries == 0).count();
         return new ReplicationState(group, status.member(), status.role(), status.active(), status.term(),
                 status.committedIndex(), status.appliedIndex(), inSync, backlogBytes.get(), behind);
     }
