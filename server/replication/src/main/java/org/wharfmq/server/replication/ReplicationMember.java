@@ -1,6 +1,7 @@
 package org.wharfmq.server.replication;
 
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.store.Durability;
 import org.wharfmq.server.management.ReplicationState;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.ReplicaJournal;
@@ -127,7 +128,10 @@ public final class ReplicationMember implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + " is the active instance: its "
                 + "journal recovers and the queue manager starts on it");
         try {
-            return JournalMessageStore.openReplicated(config, this::replicate);
+            // the journal is not forced: the Raft log (forced on a majority before a batch is confirmed) is the durable
+            // copy, and every member rebuilds its journal from it when it starts; a force here would only add a sync
+            return JournalMessageStore.openReplicated(config.toBuilder().durability(Durability.OS).build(),
+                    this::replicate);
         } catch (IOException | RuntimeException e) {
             fence("its journal could not be opened: " + e);
             throw e;

@@ -104,6 +104,7 @@ class ReplicationMemberTest {
 
     private void start(int i) {
         Member member = membership.members().get(i);
+        Trio.awaitFree(member.port());
         try {
             ServerConfig config = ServerConfig.builder().name("TEST").dataDirectory(member.dataDirectory())
                     .maxMessageLength(1 << 20).build();

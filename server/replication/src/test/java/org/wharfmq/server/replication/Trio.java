@@ -87,6 +87,20 @@ final class Trio implements AutoCloseable {
                 TestCertificates.trustStore(ca.certificate()));
     }
 
+    /**
+     * Waits until nothing listens on {@code port} of the loopback address: a member started again on its port while
+     * its stopped instance's listener is still closing fails to bind, and Ratis then ends the JVM.
+     */
+    static void awaitFree(int port) {
+        await("port " + port + " to be free", () -> {
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return true;
+            } catch (IOException inUse) {
+                return false;
+            }
+        });
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
@@ -101,6 +115,7 @@ final class Trio implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+        awaitFree(membership.members().get(i).port());
         sinks[i] = new RecordingSink();
         activity[i] = new Activity();
         logs[i] = ReplicatedLog.start(membership, id, tls, sinks[i], activity[i], timings);
