@@ -21,6 +21,7 @@ import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import org.wharfmq.server.management.BrokerManagement;
 import org.wharfmq.server.management.Management;
+import org.wharfmq.server.management.ReplicationState;
 import org.wharfmq.server.topic.QueueEventPublisher;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.transport.OpenConnections;
@@ -45,6 +46,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * A running Wharf queue manager: a TCP listener (epoll when available, NIO otherwise) and an in-VM listener
@@ -119,7 +121,8 @@ public final class WharfServer implements AutoCloseable {
     private String tlsEngine;
 
     private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, Logins logins,
-                        AccessControl accessControl, List<ServerPlugin> plugins) {
+                        AccessControl accessControl, List<ServerPlugin> plugins,
+                        Supplier<ReplicationState> replication) {
         this.config = config;
         this.logins = logins;
         this.accessControl = accessControl;
@@ -136,7 +139,7 @@ public final class WharfServer implements AutoCloseable {
         this.inVmGroup = new DefaultEventLoopGroup(0, new DefaultThreadFactory("wharf-vm", true));
         queueManager.publishEventsTo(new QueueEventPublisher(topicManager, ioGroup));
         this.management = new BrokerManagement(config, queueManager, topicManager, openConnections, store, xaBranches,
-                this::listenerUrls, System.currentTimeMillis());
+                this::listenerUrls, System.currentTimeMillis(), replication);
     }
 
     /**
@@ -170,6 +173,7 @@ public final class WharfServer implements AutoCloseable {
         private Authenticator authenticator = Authenticator.localOnly();
         private AccessControl accessControl;
         private List<ServerPlugin> plugins = List.of();
+        private Supplier<ReplicationState> replication = () -> null;
 
         private Starter(ServerConfig config) {
             this.config = config;
@@ -208,6 +212,15 @@ public final class WharfServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Where the management view ({@code display server}, the metrics) reads this instance's place in a
+         * replicated queue manager; by default none.
+         */
+        public Starter replication(Supplier<ReplicationState> state) {
+            this.replication = state;
+            return this;
+        }
+
         /** What runs beside the queue manager, started in this order once the listeners accept connections. */
         public Starter plugins(ServerPlugin... plugins) {
             this.plugins = List.of(plugins);
@@ -227,7 +240,7 @@ public final class WharfServer implements AutoCloseable {
             try {
                 server = new WharfServer(config, opened, clock,
                         new Logins(authenticator), accessControl != null ? accessControl : AccessControl.allowAll(),
-                        plugins);
+                        plugins, replication);
             } catch (RuntimeException | Error e) {
                 opened.close();
                 throw e;

@@ -34,6 +34,8 @@ import java.util.function.Supplier;
 public final class BrokerManagement implements Management {
 
     private final ServerConfig config;
+    /** This instance's place in a replicated queue manager: null for none. */
+    private final Supplier<ReplicationState> replication;
     private final QueueManager queues;
     private final TopicManager topics;
     private final OpenConnections connections;
@@ -46,10 +48,12 @@ public final class BrokerManagement implements Management {
     /**
      * @param listeners the URLs the server listens on, once bound
      * @param startedAt when the server started, epoch ms
+     * @param replication this instance's place in a replicated queue manager (gives null for none)
      */
     public BrokerManagement(ServerConfig config, QueueManager queues, TopicManager topics, OpenConnections connections,
                             MessageStore store, XaBranches xaBranches, Supplier<List<String>> listeners,
-                            long startedAt) {
+                            long startedAt, Supplier<ReplicationState> replication) {
+        this.replication = replication;
         this.config = config;
         this.queues = queues;
         this.topics = topics;
@@ -69,7 +73,7 @@ public final class BrokerManagement implements Management {
         return new ServerStatus(config.name(), WharfVersion.current(), startedAt, now - startedAt, listeners.get(),
                 config.dataDirectory().toAbsolutePath().toString(), journalBytes, queues.allQueues().size(),
                 topics.describe().size(), connections.count(), runtime.totalMemory() - runtime.freeMemory(),
-                runtime.maxMemory(), PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory());
+                runtime.maxMemory(), PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory(), replication.get());
     }
 
     @Override

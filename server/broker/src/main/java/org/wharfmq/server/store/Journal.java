@@ -58,6 +58,9 @@ final class Journal implements AutoCloseable {
      */
     static final long CLAIM_SLACK_BYTES = 256 << 10;
 
+    /** The journal's directory in the data directory. */
+    static final String DIRECTORY = "journal";
+
     /** Linux madvise(2) advice: no read-ahead on faults, so the page cache holds the mapping in single pages. */
     private static final int MADV_RANDOM = 1;
     /** Cleared when madvise is not available here (not Linux, no native access): the journal works without it. */
@@ -85,6 +88,12 @@ final class Journal implements AutoCloseable {
         this.fsync = fsync;
         this.blockSize = blockSize;
         this.claims = claims;
+    }
+
+    /** Chronicle's mapped block for {@code config}'s largest message: a record must fit in a quarter of it. */
+    static long blockSize(org.wharfmq.server.config.ServerConfig config) {
+        // the file is sparse: unused blocks cost nothing
+        return Math.max(16L << 20, Long.highestOneBit(4L * (config.maxMessageLength() + 65536L)) << 1);
     }
 
     /**

@@ -41,7 +41,7 @@ public final class JournalMessageStore implements MessageStore {
     private volatile boolean closed;
 
     private JournalMessageStore(Journal journal, Recovery recovery, ServerConfig config, DataDirectoryLock lockFile,
-                                ToLongFunction<Path> freeSpace) {
+                                ToLongFunction<Path> freeSpace, JournalReplication replication) {
         this.journal = journal;
         this.lockFile = lockFile;
         this.transactionBase = recovery.highestTransaction;
@@ -60,7 +60,8 @@ public final class JournalMessageStore implements MessageStore {
         if (recovered.size() > 0) {
             space.recoveryReads(); // until recover() has read them
         }
-        this.writer = new JournalWriter(journal, recovery.state, config.durability() == Durability.FSYNC, space);
+        this.writer = new JournalWriter(journal, recovery.state, config.durability() == Durability.FSYNC, space,
+                replication);
         this.writerThread = new Thread(writer, "wharf-journal");
         writerThread.setDaemon(true);
     }
@@ -76,6 +77,16 @@ public final class JournalMessageStore implements MessageStore {
         return open(config, JournalSpace.diskFreeSpace());
     }
 
+    /**
+     * {@link #open(ServerConfig)} for the active instance of a replicated queue manager: each batch of records also
+     * goes to {@code replication}, and a persistent send, a commit or an acknowledgement is confirmed once both the
+     * local sync and the replication are done (docs/resilience.md, "Replicated queue manager").
+     */
+    public static JournalMessageStore openReplicated(ServerConfig config, JournalReplication replication)
+            throws IOException {
+        return open(config, JournalSpace.diskFreeSpace(), new DiskBlockClaims(), replication);
+    }
+
     /** {@link #open(ServerConfig)} with the disk's free space read by {@code freeSpace}: tests fill a disk so. */
     static JournalMessageStore open(ServerConfig config, ToLongFunction<Path> freeSpace) throws IOException {
         return open(config, freeSpace, new DiskBlockClaims());
@@ -84,19 +95,24 @@ public final class JournalMessageStore implements MessageStore {
     /** {@link #open(ServerConfig)} with the disk's free space and block claims given: tests run out of disk so. */
     static JournalMessageStore open(ServerConfig config, ToLongFunction<Path> freeSpace, DiskBlockClaims claims)
             throws IOException {
+        return open(config, freeSpace, claims, null);
+    }
+
+    private static JournalMessageStore open(ServerConfig config, ToLongFunction<Path> freeSpace, DiskBlockClaims claims,
+                                            JournalReplication replication) throws IOException {
         Path data = config.dataDirectory().toAbsolutePath();
         Files.createDirectories(data);
         DataDirectoryLock lockFile = DataDirectoryLock.acquire(data, config.name(), config.standby());
         long start = System.nanoTime();
         Journal journal = null;
         try {
-            // a record must fit in a quarter of Chronicle's mapped block (the file is sparse: unused blocks cost nothing)
-            long blockSize = Math.max(16L << 20, Long.highestOneBit(4L * (config.maxMessageLength() + 65536L)) << 1);
-            journal = Journal.open(data.resolve("journal"), config.durability() == Durability.FSYNC, blockSize, claims);
+            journal = Journal.open(data.resolve(Journal.DIRECTORY), config.durability() == Durability.FSYNC,
+                    Journal.blockSize(config), claims);
             Recovery recovery = Recovery.run(journal);
             journal.startAfter(recovery.lastSegment); // here rather than on the writer: a failure stops the start
             recovery.state.segment(journal.currentSegment());
-            JournalMessageStore store = new JournalMessageStore(journal, recovery, config, lockFile, freeSpace);
+            JournalMessageStore store = new JournalMessageStore(journal, recovery, config, lockFile, freeSpace,
+                    replication);
             double seconds = (System.nanoTime() - start) / 1e9;
             LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
                     "Journal %s recovered in %.3f s: %d messages restored on %d queues, %d records read, %d open "

@@ -3,6 +3,9 @@ package org.wharfmq.server.store;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.util.ArrayList;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -28,6 +31,10 @@ final class JournalSyncer implements Runnable {
     private ArrayList<JournalEntry> handed = new ArrayList<>();
     /** This thread's current batch: synced, then finished. */
     private ArrayList<JournalEntry> syncing = new ArrayList<>();
+    /** The replication of what was handed over, one per batch that had records; guarded by {@link #lock}. */
+    private ArrayList<CompletableFuture<?>> handedReplications = new ArrayList<>();
+    /** The replication of {@link #syncing}'s batches: waited for after the sync, before they are finished. */
+    private ArrayList<CompletableFuture<?>> replicating = new ArrayList<>();
     /** The file to force: the current segment's (the writer waits for this stage to be idle before it rolls). */
     private FileChannel channel;
     private long handedCount;
@@ -42,11 +49,15 @@ final class JournalSyncer implements Runnable {
 
     /**
      * Passes appended entries on; they are completed after the next sync of {@code file} (or at once, in order,
-     * when none of them needs one). Never blocks for a sync.
+     * when none of them needs one) and, when {@code replicated} is not null, once it is done too (its failure is
+     * theirs). Never blocks for a sync.
      */
-    void handOver(ArrayList<JournalEntry> batch, FileChannel file) {
+    void handOver(ArrayList<JournalEntry> batch, FileChannel file, CompletableFuture<?> replicated) {
         synchronized (lock) {
             handed.addAll(batch);
+            if (replicated != null) {
+                handedReplications.add(replicated);
+            }
             handedCount += batch.size();
             if (file != null) {
                 channel = file;
@@ -119,20 +130,51 @@ final class JournalSyncer implements Runnable {
                 ArrayList<JournalEntry> taken = handed;
                 handed = syncing;
                 syncing = taken;
+                ArrayList<CompletableFuture<?>> replications = handedReplications;
+                handedReplications = replicating;
+                replicating = replications;
                 file = channel;
             }
             int finished = syncing.size();
             try {
                 sync(file);
+                awaitReplication();
                 for (int i = 0; i < finished; i++) {
                     syncing.get(i).finish();
                 }
             } finally {
                 // even if an Error ends this thread, the writer waiting to close the file must not wait forever
                 syncing.clear();
+                replicating.clear();
                 synchronized (lock) {
                     finishedCount += finished;
                     lock.notifyAll();
+                }
+            }
+        }
+    }
+
+    /**
+     * Waits for the replication of the batches being completed (a majority of the members has them on disk), in
+     * order; a batch not confirmed fails the entries that wait for durability, as a failed sync does.
+     */
+    private void awaitReplication() {
+        Throwable failure = null;
+        for (int i = 0; i < replicating.size(); i++) {
+            try {
+                replicating.get(i).join();
+            } catch (CompletionException | CancellationException e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                if (failure == null) {
+                    failure = cause;
+                    LOG.log(System.Logger.Level.WARNING, "A journal batch was not replicated: " + cause);
+                }
+            }
+        }
+        if (failure != null) {
+            for (JournalEntry e : syncing) {
+                if (e.needsSync && e.failure == null) {
+                    e.failure = failure;
                 }
             }
         }
@@ -143,7 +185,7 @@ final class JournalSyncer implements Runnable {
         for (int i = 0; i < syncing.size() && !needed; i++) {
             needed = syncing.get(i).needsSync;
         }
-        if (!needed) {
+        if (!needed || file == null) { // no file: durability os, the stage runs for the replication only
             return;
         }
         long start = System.nanoTime();

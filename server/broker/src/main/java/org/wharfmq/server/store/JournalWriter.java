@@ -31,6 +31,8 @@ final class JournalWriter implements Runnable {
 
     private static final System.Logger LOG = System.getLogger(JournalWriter.class.getName());
     private static final int MAX_BATCH = Configuration.JOURNAL_MAX_BATCH;
+    /** A batch's replication buffer starts at this size and grows as its records need. */
+    private static final int OUTGOING_INITIAL_BYTES = 64 << 10;
     private static final long DISK_CHECK_INTERVAL_NANOS =
             java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Configuration.JOURNAL_DISK_CHECK_MILLIS);
 
@@ -56,14 +58,33 @@ final class JournalWriter implements Runnable {
     private volatile boolean stopped;
     /** Why the writer stopped, when it failed rather than being stopped (written before {@link #stopped}). */
     private volatile Throwable failedWith;
+    /** Where each batch's records go besides the disk; null for a queue manager of its own. */
+    private final JournalReplication replication;
+    /**
+     * The records appended since the last batch was handed to {@link #replication}, framed as it reads them; a new
+     * buffer per batch, since the replication holds the last one until a majority has it. Null without replication.
+     */
+    private ByteBuf outgoing;
 
     JournalWriter(Journal journal, JournalState state, boolean fsync, JournalSpace space) {
+        this(journal, state, fsync, space, null);
+    }
+
+    /**
+     * @param replication where batches go besides the disk, or null; with one, the sync stage runs whatever the
+     *                    durability, since it is where waiters wait for the replication too
+     */
+    JournalWriter(Journal journal, JournalState state, boolean fsync, JournalSpace space,
+                  JournalReplication replication) {
         this.journal = journal;
         this.reader = journal.reader();
         this.state = state;
         this.space = space;
-        this.syncer = fsync ? new JournalSyncer() : null;
-        this.syncerThread = fsync ? new Thread(syncer, "wharf-journal-sync") : null;
+        this.replication = replication;
+        this.outgoing = replication == null ? null : Unpooled.buffer(OUTGOING_INITIAL_BYTES);
+        boolean stage = fsync || replication != null;
+        this.syncer = stage ? new JournalSyncer() : null;
+        this.syncerThread = stage ? new Thread(syncer, "wharf-journal-sync") : null;
         if (syncerThread != null) {
             syncerThread.setDaemon(true);
         }
@@ -184,6 +205,7 @@ final class JournalWriter implements Runnable {
                 e.failure = failure;
             }
         }
+        java.util.concurrent.CompletableFuture<?> replicated = replicate();
         if (stop) {
             try {
                 append(() -> JournalRecord.closed(fields), null);
@@ -196,7 +218,7 @@ final class JournalWriter implements Runnable {
             batch.add(closed);
         }
         if (syncer != null) {
-            syncer.handOver(batch, journal.syncChannel());
+            syncer.handOver(batch, journal.syncChannel(), replicated);
         } else {
             for (int i = 0; i < batch.size(); i++) {
                 batch.get(i).finish();
@@ -208,6 +230,23 @@ final class JournalWriter implements Runnable {
             space.afterBatch(this);
         }
         return !stop;
+    }
+
+    /**
+     * Hands the records appended since the last batch to the replication, or returns null when there is none or
+     * nothing was appended. A stop's closing record, appended after this, stays in {@link #outgoing} unsent.
+     */
+    private java.util.concurrent.CompletableFuture<?> replicate() {
+        if (replication == null || !outgoing.isReadable()) {
+            return null;
+        }
+        java.nio.ByteBuffer records = outgoing.nioBuffer();
+        outgoing = Unpooled.buffer(Math.max(OUTGOING_INITIAL_BYTES, records.remaining()));
+        try {
+            return replication.replicate(records).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Waits until everything appended is synced and completed: before the current file is closed. */
@@ -477,6 +516,14 @@ final class JournalWriter implements Runnable {
         }
         lastIndex = journal.append(fields, body, (int) crc.getValue());
         int bytes = fields.readableBytes() + (body == null ? 0 : body.readableBytes()) + JournalRecord.CRC_BYTES + 4;
+        if (outgoing != null) {
+            outgoing.writeInt(bytes - 4);
+            outgoing.writeBytes(fields, fields.readerIndex(), fields.readableBytes());
+            if (body != null) {
+                outgoing.writeBytes(body, body.readerIndex(), body.readableBytes());
+            }
+            outgoing.writeInt((int) crc.getValue());
+        }
         state.written(journal.currentSegment(), bytes);
         written.incrementAndGet();
         return bytes;

@@ -90,6 +90,20 @@ final class AdminOutput {
         fields.add("connections", s.get("connections").asInt());
         fields.add("heap", bytes(s.get("heapUsedBytes").asLong()) + " of " + bytes(s.get("heapMaxBytes").asLong()));
         fields.add("direct memory", bytes(s.get("directUsedBytes").asLong()));
+        JsonNode r = s.get("replication");
+        if (r != null && !r.isNull()) {
+            fields.add("replication", "member " + r.get("member").asText() + " of group " + r.get("group").asText()
+                    + ", " + r.get("role").asText() + " (active: " + text(r.get("active")) + ", term "
+                    + r.get("term").asLong() + ")");
+            StringBuilder members = new StringBuilder();
+            r.get("behind").fields().forEachRemaining(m -> members.append(members.length() == 0 ? "" : ", ")
+                    .append(m.getKey()).append(m.getValue().asLong() == 0 ? " in sync"
+                            : m.getValue().asLong() < 0 ? " not heard from" : " " + m.getValue().asLong() + " behind"));
+            fields.add("in sync", r.get("inSync").asInt() + "/3" + (members.length() == 0 ? "" : " (" + members + ")"));
+            fields.add("backlog", bytes(r.get("backlogBytes").asLong()));
+            fields.add("last applied", r.get("appliedIndex").asLong() + " (committed " + r.get("committedIndex").asLong()
+                    + ")");
+        }
         fields.print(out);
     }
 

@@ -6,6 +6,7 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.Settings;
 import org.wharfmq.server.flow.FlowHostSettings;
 import org.wharfmq.server.http.HttpSettings;
+import org.wharfmq.server.replication.ReplicationSettings;
 import org.wharfmq.server.security.file.SecuritySettings;
 
 import java.nio.file.Path;
@@ -16,7 +17,8 @@ import java.nio.file.Path;
  * defaults and checks: the queue manager its top-level settings ({@link ServerConfig#read}), the flow host its
  * {@code flows:} and the other keys of {@link FlowHostSettings}, the HTTP listener its {@code http:} ({@link HttpSettings#SECTION}), the security
  * file's module {@code securityFile} ({@link SecuritySettings#SECTION}), the channels their {@code channels:}
- * ({@link ChannelSettings#SECTION}). Settings the file does not mention keep their defaults. A key that no
+ * ({@link ChannelSettings#SECTION}), the replication its {@code replication:} ({@link ReplicationSettings#SECTION}).
+ * Settings the file does not mention keep their defaults. A key that no
  * component asked for is an error naming the key and the known ones, so a typo never silently falls back to a
  * default.
  *
@@ -25,14 +27,15 @@ import java.nio.file.Path;
  * @param http   the HTTP listener's settings (validated), null for none
  * @param security where the security file is, null for none (no users: local anonymous clients only)
  * @param channels the channels to other queue managers (validated), none when the file has no {@code channels:}
+ * @param replication the members of the replicated queue manager this instance is one of, null for none
  */
 public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, HttpSettings http,
-                                SecuritySettings security, ChannelSettings channels) {
+                                SecuritySettings security, ChannelSettings channels, ReplicationSettings replication) {
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */
     public static ConfigurationFile defaults() {
         return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null, null,
-                ChannelSettings.none());
+                ChannelSettings.none(), null);
     }
 
     /**
@@ -49,12 +52,13 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
             HttpSettings http = HttpSettings.SECTION.read(file);
             SecuritySettings security = SecuritySettings.SECTION.read(file);
             ChannelSettings channels = ChannelSettings.SECTION.read(file);
+            ReplicationSettings replication = ReplicationSettings.SECTION.read(file);
             file.refuseUnknown();
             ServerConfig server = broker.build();
             if (http != null) {
                 http.check(server);
             }
-            return new ConfigurationFile(server, flowHost, http, security, channels);
+            return new ConfigurationFile(server, flowHost, http, security, channels, replication);
         } catch (ConfigurationException e) {
             throw inFile(e, yaml);
         }

@@ -9,6 +9,9 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.metrics.MetricsPlugin;
+import org.wharfmq.server.replication.ReplicationConfiguration;
+import org.wharfmq.server.replication.ReplicationMember;
+import org.wharfmq.server.replication.ReplicationSettings;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,8 +27,11 @@ import java.util.concurrent.CountDownLatch;
  * the queue manager with its flow host (the configured flows), its admin plugin (the admin command queue), the web
  * console and the HTTP listener (when the configuration has an {@code http:} block) and
  * stays in the foreground until Ctrl-C or SIGTERM, when it shuts down in order. As a standby ({@code --standby}) it
- * first waits for the queue manager that holds its data directory to stop or die. Prints exactly one line containing
- * {@code ready} on stdout once clients can connect, so scripts can wait for it; logs go to stderr.
+ * first waits for the queue manager that holds its data directory to stop or die. As a member of a replicated queue
+ * manager (a {@code replication:} block; {@code --replica ID} says which member) it first follows as a replica,
+ * applying the active instance's journal to its own, and opens its listeners only once elected active; it ends
+ * (status {@value #FENCED}) if it then loses its majority. Prints exactly one line containing {@code ready} on
+ * stdout once clients can connect, so scripts can wait for it; logs go to stderr.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
         description = "Runs a queue manager in the foreground until Ctrl-C or SIGTERM.")
@@ -35,6 +41,8 @@ final class ServerCommand implements Callable<Integer> {
     static final int BAD_CONFIGURATION = 2;
     /** Exit status for a listener that cannot be opened (port in use). */
     static final int CANNOT_LISTEN = 1;
+    /** Exit status of a replicated queue manager's active instance that lost its majority: restart it as a replica. */
+    static final int FENCED = 3;
 
     @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration file (default: built-in defaults).")
     private Path configFile;
@@ -48,6 +56,10 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--standby", description = "When another queue manager uses the data directory, wait as its standby "
             + "and take over when it stops or dies (setting standby: true).")
     private boolean standby;
+
+    @Option(names = "--replica", paramLabel = "ID", description = "Which member of the replication block this "
+            + "instance is (overrides replication.member); its data directory is the member's.")
+    private String replica;
 
     @Override
     public Integer call() throws Exception {
@@ -65,8 +77,22 @@ final class ServerCommand implements Callable<Integer> {
             if (standby) {
                 settings.standby(true);
             }
+            if (file.replication() != null) {
+                String member = memberId(file.replication());
+                if (dataDirectory == null) {
+                    settings.dataDirectory(file.replication().membership().member(member).dataDirectory());
+                }
+            } else if (replica != null) {
+                throw new ConfigurationException("--replica " + replica + " names a member of a replicated queue "
+                        + "manager, but the configuration has no replication block: add one (config/wharf.yaml), or "
+                        + "leave --replica out.");
+            }
             config = settings.build();
-        } catch (ConfigurationException e) {
+            if (file.replication() != null && config.standby()) {
+                throw new ConfigurationException("A member of a replicated queue manager is no shared-disk standby: "
+                        + "leave standby (and --standby) out; the replication elects the active instance.");
+            }
+        } catch (ConfigurationException | IllegalArgumentException e) {
             System.err.println("wharf: " + e.getMessage());
             return BAD_CONFIGURATION;
         }
@@ -76,6 +102,24 @@ final class ServerCommand implements Callable<Integer> {
         } catch (ConfigurationException e) {
             System.err.println("wharf: " + e.getMessage());
             return BAD_CONFIGURATION;
+        }
+        ReplicationMember member = null;
+        if (file.replication() != null) {
+            try {
+                member = startMember(file.replication(), config);
+                if (member == null) {
+                    if (users != null) {
+                        users.close();
+                    }
+                    return 0;
+                }
+            } catch (ConfigurationException | IllegalArgumentException e) {
+                System.err.println("wharf: " + e.getMessage());
+                if (users != null) {
+                    users.close();
+                }
+                return BAD_CONFIGURATION;
+            }
         }
         WharfServer server;
         try {
@@ -92,6 +136,9 @@ final class ServerCommand implements Callable<Integer> {
             if (users != null) {
                 starter.authenticator(users).accessControl(users.accessControl());
             }
+            if (member != null) {
+                starter.store(member.takeOver()).replication(member::state);
+            }
             server = starter.start();
         } catch (BindException | IllegalStateException | ConfigurationException e) {
             // ConfigurationException: a file a setting names cannot be used (the TLS keys)
@@ -99,11 +146,24 @@ final class ServerCommand implements Callable<Integer> {
             if (users != null) {
                 users.close();
             }
+            closeQuietly(member);
             return e instanceof ConfigurationException ? BAD_CONFIGURATION : CANNOT_LISTEN;
         }
+        ReplicationMember replicated = member;
         CountDownLatch stopped = new CountDownLatch(1);
+        int[] status = {0};
+        if (replicated != null) {
+            replicated.fenced().thenAccept(reason -> {
+                // the other two elect a new active instance: this one stops taking work at once, and ends
+                System.err.println("wharf: " + reason);
+                server.close();
+                status[0] = FENCED;
+                stopped.countDown();
+            });
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
+            closeQuietly(replicated);
             if (users != null) {
                 users.close();
             }
@@ -115,6 +175,57 @@ final class ServerCommand implements Callable<Integer> {
                 + server.vmUrl() + " (config " + (configFile == null ? "built-in defaults" : configFile) + ")");
         System.out.flush();
         stopped.await();
-        return 0;
+        return status[0];
+    }
+
+    private String memberId(ReplicationSettings replication) {
+        String id = replica != null ? replica : replication.member();
+        if (id == null) {
+            throw new ConfigurationException("The replication block names three members but not which one this "
+                    + "instance is: give replication.member, or --replica ID (one of "
+                    + replication.membership().members().stream().map(m -> m.id()).toList() + ").");
+        }
+        replication.membership().member(id); // refused, naming the members, when there is none
+        return id;
+    }
+
+    /**
+     * Starts this instance's member and waits, as a replica, until it is elected active: only the active instance
+     * opens its listeners, so clients' address lists find it. Returns null when the process is stopped meanwhile.
+     */
+    private ReplicationMember startMember(ReplicationSettings replication, ServerConfig config) throws Exception {
+        String id = memberId(replication);
+        ReplicationMember member = ReplicationMember.start(config, replication.membership(), id, replication.tls(),
+                ReplicationConfiguration.Timings.DEFAULT);
+        Thread waiting = Thread.currentThread();
+        Thread stop = new Thread(() -> {
+            closeQuietly(member);
+            waiting.interrupt();
+        }, "wharf-replica-shutdown");
+        Runtime.getRuntime().addShutdownHook(stop);
+        System.out.println("Wharf queue manager " + config.name() + ": member " + id + " of replication group '"
+                + replication.membership().group() + "' follows as a replica until it is elected active");
+        System.out.flush();
+        try {
+            member.elected().get();
+        } catch (InterruptedException e) {
+            // stopped (Ctrl-C, SIGTERM) while a replica: the hook has closed the member
+            System.out.println("Wharf queue manager " + config.name() + ": member " + id + " stopped");
+            System.out.flush();
+            return null;
+        }
+        Runtime.getRuntime().removeShutdownHook(stop);
+        return member;
+    }
+
+    private static void closeQuietly(ReplicationMember member) {
+        if (member == null) {
+            return;
+        }
+        try {
+            member.close();
+        } catch (Exception e) {
+            System.err.println("wharf: the replication member did not stop in order: " + e);
+        }
     }
 }

@@ -7,7 +7,7 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.config.TlsConfig;
-import org.wharfmq.server.it.TestCertificates;
+import org.wharfmq.server.TestCertificates;
 
 import javax.jms.Message;
 import javax.jms.Session;

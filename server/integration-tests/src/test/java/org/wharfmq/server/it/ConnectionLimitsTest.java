@@ -1,5 +1,7 @@
 package org.wharfmq.server.it;
 
+import org.wharfmq.server.TestCertificates;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,5 +1,7 @@
 package org.wharfmq.server.it;
 
+import org.wharfmq.server.TestCertificates;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;

@@ -1,5 +1,7 @@
 package org.wharfmq.server.it;
 
+import org.wharfmq.server.TestCertificates;
+
 import io.netty.handler.ssl.OpenSsl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

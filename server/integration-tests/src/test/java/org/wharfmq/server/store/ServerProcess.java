@@ -79,6 +79,14 @@ public final class ServerProcess implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Starts a server that will listen on TCP port {@code port} and returns at once: a member of a replicated queue
+     * manager, whose ready line comes once it is elected active ({@link #ready}).
+     */
+    static ServerProcess launch(Path data, int port, String... extraArgs) throws IOException {
+        return launch(data, port, List.of(), extraArgs);
+    }
+
     /** Starts a server and returns at once: for a start that is expected to fail ({@link #awaitExit}, {@link #output}). */
     static ServerProcess launch(Path data, String... extraArgs) throws IOException {
         return launch(data, 0, List.of(), extraArgs);
@@ -179,6 +187,11 @@ public final class ServerProcess implements AutoCloseable {
 
     public String url() {
         return "tcp://127.0.0.1:" + port.join();
+    }
+
+    /** Whether it has printed its ready line. */
+    boolean ready() {
+        return port.isDone() && !port.isCompletedExceptionally();
     }
 
     /** The TCP port of its ready line (waits for it). */

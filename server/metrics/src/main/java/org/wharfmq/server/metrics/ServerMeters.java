@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.wharfmq.server.management.ConnectionTotals;
 import org.wharfmq.server.management.JournalStatus;
 import org.wharfmq.server.management.Management;
+import org.wharfmq.server.management.ReplicationState;
 import org.wharfmq.server.management.ServerStatus;
 
 import java.time.Duration;
@@ -17,7 +18,8 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The queue manager's own meters: connections, sessions, consumers, producers and the bytes they moved; the journal
- * (size, records, syncs, a histogram of sync latency and one of batch size); queues and subscriptions. Counters are
+ * (size, records, syncs, a histogram of sync latency and one of batch size); queues and subscriptions; on a
+ * replicated queue manager's active instance, its place in the group (in sync, backlog, indexes). Counters are
  * read from the management view's totals at scrape time ({@link Snapshot}); the two histograms are recorded once per
  * journal sync on the journal's sync thread ({@link Management#observeJournalSyncs}), never per message.
  */
@@ -80,6 +82,32 @@ final class ServerMeters implements MeterBinder {
         if (journal.get() != null) {
             bindJournal(registry);
         }
+        if (status.replication() != null) {
+            bindReplication(registry);
+        }
+    }
+
+    /** A replicated queue manager's active instance: its place in the group (docs/resilience.md). */
+    private void bindReplication(MeterRegistry registry) {
+        replicationGauge(registry, "wharf.replication.in.sync", "Members whose log holds every committed entry, "
+                + "as the active instance last heard (itself counting)", ReplicationState::inSync);
+        replicationGauge(registry, "wharf.replication.term", "The Raft term (it rises with each election)",
+                ReplicationState::term);
+        replicationGauge(registry, "wharf.replication.committed.index", "The last log entry a majority has",
+                ReplicationState::committedIndex);
+        replicationGauge(registry, "wharf.replication.applied.index", "The last log entry applied here",
+                ReplicationState::appliedIndex);
+        Gauge.builder("wharf.replication.backlog", this, m -> replication(m).backlogBytes()).baseUnit("bytes")
+                .description("Bytes appended that a majority has not yet confirmed").register(registry);
+    }
+
+    private void replicationGauge(MeterRegistry registry, String name, String description,
+                                  ToDoubleFunction<ReplicationState> f) {
+        Gauge.builder(name, this, m -> f.applyAsDouble(replication(m))).description(description).register(registry);
+    }
+
+    private static ReplicationState replication(ServerMeters m) {
+        return m.server.get().replication();
     }
 
     private void bindJournal(MeterRegistry registry) {

@@ -146,8 +146,14 @@ final class JournalStateMachine extends BaseStateMachine {
         }
         File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
         Path tmp = file.toPath().resolveSibling(file.getName() + ".writing");
+        boolean written;
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp))) {
-            sink.writeSnapshot(out);
+            written = sink.writeSnapshot(out);
+        }
+        if (!written) {
+            Files.delete(tmp);
+            SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
+            return latest == null ? -1 : latest.getIndex();
         }
         try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
             channel.force(true);

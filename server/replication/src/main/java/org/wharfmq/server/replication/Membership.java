@@ -2,7 +2,6 @@ package org.wharfmq.server.replication;
 
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.Settings;
-import org.wharfmq.server.config.SettingsSection;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -65,19 +64,12 @@ public record Membership(String group, List<Member> members) {
     }
 
     /**
-     * Reads the {@code replication:} block of the configuration file: null when the file has none (a queue manager
-     * of its own). Not yet read by {@code wharf server}: nothing starts the replication (docs/resilience.md).
-     *
-     * @see SettingsSection
+     * Reads the group and members of a {@code replication:} block ({@link ReplicationSettings#SECTION} reads the
+     * block's other keys and refuses unknown ones).
      */
-    public static final SettingsSection<Membership> SECTION = file -> {
-        Settings block = file.section("replication");
-        if (block == null) {
-            return null;
-        }
+    static Membership read(Settings file, Settings block) {
         String group = block.text("group", null);
         List<Settings> entries = block.sections("members");
-        block.refuseUnknown();
         List<Member> members = new ArrayList<>();
         for (Settings entry : entries) {
             String id = required(entry, "id");
@@ -102,7 +94,7 @@ public record Membership(String group, List<Member> members) {
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException(e.getMessage() + " (in " + file.source() + ", setting replication)", e);
         }
-    };
+    }
 
     private static String required(Settings entry, String key) {
         String value = entry.text(key, null);

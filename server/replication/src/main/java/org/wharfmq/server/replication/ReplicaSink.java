@@ -26,8 +26,11 @@ public interface ReplicaSink {
      */
     void apply(long index, String origin, ByteBuffer records) throws IOException;
 
-    /** Writes the sink's state as of the last batch applied. */
-    void writeSnapshot(OutputStream out) throws IOException;
+    /**
+     * Writes the sink's state as of the last batch applied, or nothing and returns false when it has none to give
+     * now (the active instance: its state is the live queue manager's); the log then keeps its entries.
+     */
+    boolean writeSnapshot(OutputStream out) throws IOException;
 
     /** Replaces the sink's whole state with one written by {@link #writeSnapshot} (on this member or another). */
     void loadSnapshot(InputStream in) throws IOException;

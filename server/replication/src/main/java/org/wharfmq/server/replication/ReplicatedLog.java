@@ -5,6 +5,7 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
@@ -34,6 +35,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -46,9 +49,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * order. Only the leader (the active instance) appends; the others refuse with {@link NotActiveException} naming the
  * active one.
  *
- * <p>Threads: {@link #append} is called by one thread at a time (the journal writer): Ratis puts an entry in the log
- * before {@code append} returns, so batches are committed and applied in the order appended. The futures complete
- * on Ratis's threads.
+ * <p>Threads: {@link #append} is called by one thread at a time (the journal writer) and returns at once; one
+ * submitting thread of this member's hands the entries to Ratis in that order, so batches are committed and applied
+ * in the order appended. The futures complete on Ratis's threads.
  */
 public final class ReplicatedLog implements AutoCloseable {
 
@@ -71,6 +74,12 @@ public final class ReplicatedLog implements AutoCloseable {
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final ByteString header;
+    /** Submits appends to Ratis, one at a time in the order appended. */
+    private final ExecutorService submitter = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "wharf-replication-submit");
+        t.setDaemon(true);
+        return t;
+    });
 
     private ReplicatedLog(Membership membership, Member self, RaftServer server, RaftGroupId groupId,
                           JournalStateMachine stateMachine) {
@@ -167,8 +176,15 @@ public final class ReplicatedLog implements AutoCloseable {
                 .setMessage(Message.valueOf(BatchEntry.encode(header, records)))
                 .setType(RaftClientRequest.writeRequestType())
                 .build();
+        // Ratis's submit waits for its own client executor to take the request (a thread hand-off, milliseconds on a
+        // busy machine): on this member's submitting thread, so the journal writer that calls here never waits
+        return CompletableFuture.supplyAsync(() -> submit(request), submitter).thenCompose(reply -> reply)
+                .thenApply(this::committed);
+    }
+
+    private CompletableFuture<RaftClientReply> submit(RaftClientRequest request) {
         try {
-            return server.submitClientRequestAsync(request).thenApply(this::committed);
+            return server.submitClientRequestAsync(request);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -259,6 +275,29 @@ public final class ReplicatedLog implements AutoCloseable {
                 division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), committed);
     }
 
+    /**
+     * On the active member, the last log index each other member is known to hold (its match index, from its
+     * answers to the appends); empty on any other.
+     */
+    public Map<String, Long> followerLogIndexes() {
+        DivisionInfo info = info();
+        if (info == null || !info.isLeader()) {
+            return Map.of();
+        }
+        RaftProtos.RoleInfoProto role = info.getRoleInfoProto();
+        long[] match = info.getFollowerMatchIndices();
+        if (!role.hasLeaderInfo() || match == null) {
+            return Map.of();
+        }
+        List<RaftProtos.ServerRpcProto> followers = role.getLeaderInfo().getFollowerInfoList();
+        Map<String, Long> indexes = new HashMap<>();
+        // both lists come from the leader's log appenders, in one order
+        for (int i = 0; i < Math.min(match.length, followers.size()); i++) {
+            indexes.put(RaftPeerId.valueOf(followers.get(i).getId().getId()).toString(), match[i]);
+        }
+        return indexes;
+    }
+
     private DivisionInfo info() {
         try {
             return server.getDivision(groupId).getInfo();
@@ -270,6 +309,10 @@ public final class ReplicatedLog implements AutoCloseable {
     /** Stops this member: its listener, its log. The others go on if two of the three still run. */
     @Override
     public void close() throws IOException {
-        server.close();
+        try {
+            server.close();
+        } finally {
+            submitter.shutdown();
+        }
     }
 }

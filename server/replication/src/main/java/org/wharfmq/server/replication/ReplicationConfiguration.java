@@ -21,6 +21,11 @@ public final class ReplicationConfiguration {
      * rest of the 4 MiB is room for the entry's own fields. A journal batch larger than this goes in several entries.
      */
     public static final int MAX_BATCH_BYTES = (4 << 20) - (4 << 10);
+    /**
+     * The largest message a replicated queue manager takes ({@code maxMessageLength} may not be more): its journal
+     * record, with the record's fields, must fit in one entry.
+     */
+    public static final int MAX_MESSAGE_LENGTH = MAX_BATCH_BYTES - (64 << 10);
     /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
 

@@ -3,7 +3,8 @@ package org.wharfmq.server.replication;
 import java.util.Map;
 
 /**
- * One member's view of the replication, for operators (the admin command, metrics and console are to show it).
+ * One member's view of the replication, for operators: {@link ReplicationMember#state} turns it into what
+ * {@code display server} and the metrics show.
  *
  * @param member         this member's id
  * @param role           LEADER (the active instance), FOLLOWER (a replica), CANDIDATE (electing) or CLOSED (stopped,

@@ -13,20 +13,23 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The {@code replication:} block: three members, each its own id, address and data directory. */
+/** The {@code replication:} block: three members, each its own id, address and data directory, and the TLS files. */
 class MembershipTest {
 
     @Test
     void readsThreeMembers() {
-        Membership m = Membership.SECTION.read(file("WHARF",
+        ReplicationSettings settings = ReplicationSettings.SECTION.read(file("WHARF",
                 member("a", "mq1:7420", "/srv/a"), member("b", "mq2:7420", "/srv/b"), member("c", "mq3:7421", "/srv/c")));
+        assertEquals(Path.of("/etc/wharf/member.p12"), settings.keyStore());
+        assertEquals(Path.of("/etc/wharf/ca.p12"), settings.trustStore());
+        Membership m = settings.membership();
         assertEquals("WHARF", m.group());
         assertEquals(new Member("c", "mq3", 7421, Path.of("/srv/c")), m.member("c"));
         assertEquals(Path.of("/srv/b/replication"), m.member("b").replicationDirectory());
-        assertEquals(m.groupUuid(), Membership.SECTION.read(file("WHARF", member("x", "h:1", "/x"),
-                member("y", "h:2", "/y"), member("z", "h:3", "/z"))).groupUuid(),
+        assertEquals(m.groupUuid(), ReplicationSettings.SECTION.read(file("WHARF", member("x", "h:1", "/x"),
+                member("y", "h:2", "/y"), member("z", "h:3", "/z"))).membership().groupUuid(),
                 "the group's id depends on its name only, so every member derives the same");
-        assertNull(Membership.SECTION.read(new Settings("wharf.yaml", "")), "no block, no replication");
+        assertNull(ReplicationSettings.SECTION.read(new Settings("wharf.yaml", "")), "no block, no replication");
     }
 
     @Test
@@ -47,13 +50,13 @@ class MembershipTest {
         refused("Unknown setting 'replication.members[b].dataDir'", file("G", member("a", "h:1", "/a"), typo,
                 member("c", "h:3", "/c")));
         IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
-                () -> Membership.SECTION.read(file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b"),
-                        member("c", "h:3", "/c"))).member("d"));
+                () -> ReplicationSettings.SECTION.read(file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b"),
+                        member("c", "h:3", "/c"))).membership().member("d"));
         assertTrue(unknown.getMessage().contains("its members are [a, b, c]"), unknown.getMessage());
     }
 
     private static void refused(String expected, Settings file) {
-        ConfigurationException e = assertThrows(ConfigurationException.class, () -> Membership.SECTION.read(file));
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ReplicationSettings.SECTION.read(file));
         assertTrue(e.getMessage().contains(expected), e.getMessage());
     }
 
@@ -76,6 +79,10 @@ class MembershipTest {
             list.add(new Settings.Value(m, 3));
         }
         block.put("members", new Settings.Value(list, 3));
+        Settings tls = new Settings("wharf.yaml", "replication.tls");
+        tls.put("keyStore", new Settings.Value("/etc/wharf/member.p12", 13));
+        tls.put("trustStore", new Settings.Value("/etc/wharf/ca.p12", 14));
+        block.put("tls", new Settings.Value(tls, 12));
         Settings file = new Settings("wharf.yaml", "");
         file.put("replication", new Settings.Value(block, 1));
         return file;

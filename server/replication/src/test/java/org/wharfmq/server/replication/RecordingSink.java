@@ -32,7 +32,7 @@ final class RecordingSink implements ReplicaSink {
     }
 
     @Override
-    public synchronized void writeSnapshot(OutputStream out) throws IOException {
+    public synchronized boolean writeSnapshot(OutputStream out) throws IOException {
         DataOutputStream data = new DataOutputStream(out);
         data.writeLong(lastIndex);
         data.writeInt(batches.size());
@@ -42,6 +42,7 @@ final class RecordingSink implements ReplicaSink {
             data.write(bytes);
         }
         data.flush();
+        return true;
     }
 
     @Override

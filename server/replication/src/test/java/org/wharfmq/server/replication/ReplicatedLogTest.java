@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.TestCertificates;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -92,10 +93,10 @@ class ReplicatedLogTest {
     void aConnectionWithoutAMembersCertificateIsRefusedInTheTlsHandshake() throws Exception {
         Member target = trio.membership.members().get(0);
         // control: a certificate from the group's CA passes (so the refusals below are the certificate's doing)
-        handshake(target, trio.certificates.keyStore("probe"));
-        GroupCertificates outsider = new GroupCertificates("outsider");
+        handshake(target, Trio.memberKeys(trio.ca, "probe"));
+        TestCertificates.Issued outsider = TestCertificates.ca("outsider");
         // the member refuses with a TLS alert and closes: the JDK reports an SSLException or the reset
-        assertThrows(IOException.class, () -> handshake(target, outsider.keyStore("intruder")),
+        assertThrows(IOException.class, () -> handshake(target, Trio.memberKeys(outsider, "intruder")),
                 "a certificate from another CA was accepted");
         assertThrows(IOException.class, () -> handshake(target, null), "a connection without a certificate was accepted");
     }
@@ -106,9 +107,9 @@ class ReplicatedLogTest {
      */
     private void handshake(Member member, KeyStore keys) throws Exception {
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(keys, GroupCertificates.PASSWORD);
+        kmf.init(keys, TestCertificates.PASSWORD.toCharArray());
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trio.certificates.trustStore());
+        tmf.init(TestCertificates.trustStore(trio.ca.certificate()));
         SSLContext context = SSLContext.getInstance("TLSv1.2");
         context.init(keys == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
         try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(member.host(), member.port())) {

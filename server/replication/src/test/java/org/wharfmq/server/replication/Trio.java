@@ -1,11 +1,14 @@
 package org.wharfmq.server.replication;
 
+import org.wharfmq.server.TestCertificates;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,7 +28,7 @@ final class Trio implements AutoCloseable {
     final Membership membership;
     final ReplicationConfiguration.Timings timings;
     /** The group's CA: every member's credentials come from it. */
-    final GroupCertificates certificates;
+    final TestCertificates.Issued ca;
     private final ReplicatedLog[] logs = new ReplicatedLog[3];
     private final RecordingSink[] sinks = new RecordingSink[3];
     private final Activity[] activity = new Activity[3];
@@ -51,7 +54,7 @@ final class Trio implements AutoCloseable {
 
     Trio(Path root, ReplicationConfiguration.Timings timings) throws Exception {
         this.timings = timings;
-        this.certificates = new GroupCertificates("replication-group");
+        this.ca = TestCertificates.ca("replication-group");
         List<Member> members = new ArrayList<>();
         String[] ids = {"a", "b", "c"};
         for (int i = 0; i < 3; i++) {
@@ -73,7 +76,32 @@ final class Trio implements AutoCloseable {
         CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
     }
 
-    private static int freePort() throws IOException {
+    /** Member {@code id}'s key store: its key and a certificate {@code ca} issues for 127.0.0.1. */
+    static KeyStore memberKeys(TestCertificates.Issued ca, String id) throws Exception {
+        return TestCertificates.issue(ca, "CN=" + id + ",O=Wharf Test", Duration.ofDays(1), "127.0.0.1").keyStore();
+    }
+
+    /** Credentials for member {@code id} on the loopback address, trusting {@code ca} only. */
+    static MemberTls memberTls(TestCertificates.Issued ca, String id) throws Exception {
+        return MemberTls.of(memberKeys(ca, id), TestCertificates.PASSWORD.toCharArray(),
+                TestCertificates.trustStore(ca.certificate()));
+    }
+
+    /**
+     * Waits until nothing listens on {@code port} of the loopback address: a member started again on its port while
+     * its stopped instance's listener is still closing fails to bind, and Ratis then ends the JVM.
+     */
+    static void awaitFree(int port) {
+        await("port " + port + " to be free", () -> {
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return true;
+            } catch (IOException inUse) {
+                return false;
+            }
+        });
+    }
+
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
@@ -83,10 +111,11 @@ final class Trio implements AutoCloseable {
         String id = membership.members().get(i).id();
         MemberTls tls;
         try {
-            tls = certificates.member(id);
+            tls = memberTls(ca, id);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+        awaitFree(membership.members().get(i).port());
         sinks[i] = new RecordingSink();
         activity[i] = new Activity();
         logs[i] = ReplicatedLog.start(membership, id, tls, sinks[i], activity[i], timings);

@@ -1,4 +1,4 @@
-package org.wharfmq.server.it;
+package org.wharfmq.server;
 
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Certificates made for a test run (never checked-in keys): a CA, and certificates it issues, valid, expired or for
- * another host, written as PKCS#12 stores or PEM files into a directory of the test's.
+ * another host, as PKCS#12 stores (in memory, or written) or PEM files into a directory of the test's. The TLS
+ * listener's tests and the replication members' share it.
  */
 public final class TestCertificates {
 
@@ -43,20 +44,25 @@ public final class TestCertificates {
     /** A key pair with its certificate, and the chain up to (and with) its CA. */
     public record Issued(KeyPair keys, X509Certificate certificate, X509Certificate issuer) {
 
-        /** Writes key and chain as a PKCS#12 store protected by {@link #PASSWORD}. */
-        public Path pkcs12(Path file) throws Exception {
+        /** Key and chain as a PKCS#12 store, the key protected by {@link #PASSWORD}. */
+        public KeyStore keyStore() throws Exception {
             KeyStore store = KeyStore.getInstance("PKCS12");
             store.load(null, null);
             Certificate[] chain = issuer == null ? new Certificate[]{certificate} : new Certificate[]{certificate, issuer};
             store.setKeyEntry("key", keys.getPrivate(), PASSWORD.toCharArray(), chain);
+            return store;
+        }
+
+        /** Writes key and chain as a PKCS#12 store protected by {@link #PASSWORD}. */
+        public Path pkcs12(Path file) throws Exception {
             try (OutputStream out = Files.newOutputStream(file)) {
-                store.store(out, PASSWORD.toCharArray());
+                keyStore().store(out, PASSWORD.toCharArray());
             }
             return file;
         }
 
         /** Writes the certificate chain as PEM. */
-        Path certificatePem(Path file) throws IOException {
+        public Path certificatePem(Path file) throws IOException {
             try (Writer w = Files.newBufferedWriter(file); JcaPEMWriter pem = new JcaPEMWriter(w)) {
                 pem.writeObject(certificate);
                 if (issuer != null) {
@@ -67,7 +73,7 @@ public final class TestCertificates {
         }
 
         /** Writes the private key as PKCS#8 PEM, encrypted with {@link #PASSWORD} when {@code encrypted}. */
-        Path keyPem(Path file, boolean encrypted) throws Exception {
+        public Path keyPem(Path file, boolean encrypted) throws Exception {
             try (Writer w = Files.newBufferedWriter(file); JcaPEMWriter pem = new JcaPEMWriter(w)) {
                 pem.writeObject(new JcaPKCS8Generator(keys.getPrivate(), encrypted
                         ? new JceOpenSSLPKCS8EncryptorBuilder(JcaPKCS8Generator.AES_256_CBC)
@@ -108,15 +114,20 @@ public final class TestCertificates {
         return new Issued(keys, sign(builder, ca.keys()), ca.certificate());
     }
 
-    /** Writes a PKCS#12 trust store holding the CA certificates. */
-    public static Path trustStore(Path file, X509Certificate... cas) throws Exception {
+    /** A PKCS#12 trust store holding the CA certificates. */
+    public static KeyStore trustStore(X509Certificate... cas) throws Exception {
         KeyStore store = KeyStore.getInstance("PKCS12");
         store.load(null, null);
         for (int i = 0; i < cas.length; i++) {
             store.setCertificateEntry("ca" + i, cas[i]);
         }
+        return store;
+    }
+
+    /** Writes a PKCS#12 trust store holding the CA certificates, protected by {@link #PASSWORD}. */
+    public static Path trustStore(Path file, X509Certificate... cas) throws Exception {
         try (OutputStream out = Files.newOutputStream(file)) {
-            store.store(out, PASSWORD.toCharArray());
+            trustStore(cas).store(out, PASSWORD.toCharArray());
         }
         return file;
     }

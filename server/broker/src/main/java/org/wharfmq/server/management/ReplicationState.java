@@ -1,0 +1,28 @@
+package org.wharfmq.server.management;
+
+import java.util.Map;
+
+/**
+ * This instance's place in a replicated queue manager, as an administrator sees it ({@code display server}):
+ * docs/resilience.md, "Replicated queue manager".
+ *
+ * @param group          the replication group (the queue manager's name in the member list)
+ * @param member         this member's id
+ * @param role           LEADER (the active instance), FOLLOWER (a replica), CANDIDATE (electing) or CLOSED
+ * @param active         the id of the member this one knows as active, or null during an election
+ * @param term           the Raft term (it rises with each election)
+ * @param committedIndex the last log entry this member knows a majority has
+ * @param appliedIndex   the last log entry applied here
+ * @param inSync         members whose log holds every committed entry, as this member last heard (itself counting)
+ * @param backlogBytes   bytes this member appended and a majority has not yet confirmed (0 on a replica)
+ * @param behind         entries each member is behind the committed index, as this member last heard (-1: no word
+ *                       of it); on a replica, only its own
+ */
+public record ReplicationState(String group, String member, String role, String active, long term,
+                               long committedIndex, long appliedIndex, int inSync, long backlogBytes,
+                               Map<String, Long> behind) {
+
+    public ReplicationState {
+        behind = Map.copyOf(behind);
+    }
+}
