@@ -89,7 +89,8 @@ class ReplicatedFailoverTest {
 
             // the active member's status: itself and the rejoined member in sync, the killed one not
             String rejoined = IDS[first];
-            String status = awaitStatus(members[active], "\\b" + rejoined + " in sync");
+            String status = awaitStatus(members[active], "in sync\\s+2/3");
+            assertTrue(Pattern.compile("\\b" + rejoined + " in sync").matcher(status).find(), status);
             assertTrue(status.contains("member " + IDS[active] + " of group TEST, LEADER (active: " + IDS[active]),
                     status);
             assertTrue(Pattern.compile("in sync\\s+2/3").matcher(status).find(), status);

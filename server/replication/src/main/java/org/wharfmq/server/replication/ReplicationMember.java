@@ -198,6 +198,10 @@ public final class ReplicationMember implements AutoCloseable {
         // written an entry, where the commit index it reports lags a heartbeat); elsewhere, as the status says
         Map<String, Long> logs = log.followerLogIndexes();
         for (String id : status.committed().keySet()) {
+            if (id.equals(status.member()) && id.equals(status.active())) {
+                behind.put(id, 0L); // the active member has what it committed (its own figure lags a heartbeat)
+                continue;
+            }
             Long logged = logs.get(id);
             behind.put(id, logged == null ? status.behind(id) : Math.max(0, status.committedIndex() - logged));
         }
