@@ -42,7 +42,7 @@ import java.util.concurrent.TimeUnit;
  * stopping, {@code wharf-perf: flow F-ID invocations=N failures=N backouts=N input-depth=N output-depth=N}.
  * With {@code --metrics on} it runs the distribution's metrics and HTTP listener (on a free port of 127.0.0.1); with
  * {@code --metrics scrape} also a thread of its own that scrapes {@code /metrics} every {@value #SCRAPE_INTERVAL_MILLIS} ms, as a Prometheus would:
- * what metrics cost a running server (docs/performance.md).
+ * what metrics cost a running server (docs/performance-log.md).
  */
 public final class ServerMain {
 

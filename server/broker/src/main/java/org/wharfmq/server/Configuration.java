@@ -69,7 +69,7 @@ public final class Configuration {
 
     /**
      * Network threads (Netty event loops) serving client connections: {@value} = one per available processor.
-     * Netty's own default is two per processor; measured here (docs/performance.md, RR-4) that spends about 60 %
+     * Netty's own default is two per processor; measured here (docs/performance-log.md, RR-4) that spends about 60 %
      * more server CPU per round trip, because more of a message's hops cross from one event loop to another.
      */
     public static final int DEFAULT_IO_THREADS = 0;
@@ -165,7 +165,7 @@ public final class Configuration {
 
     /**
      * What the budgets count for each message beyond its encoded length: {@value} bytes, the server's objects for a
-     * waiting message as measured (docs/performance.md, "Memory per waiting message": 375 bytes of heap and the
+     * waiting message as measured (docs/performance-log.md, "Memory per waiting message": 375 bytes of heap and the
      * unused ends of compaction regions). So a budget bounds memory, even for tiny messages.
      */
     public static final int MESSAGE_OVERHEAD_BYTES = 384;
@@ -240,7 +240,7 @@ public final class Configuration {
      * {@code fanOutWindowBytes / N} bytes (at most producerWindowBytes) sent and not yet handled, so the work waiting
      * in front of the server for one publisher, and the delivery latency it adds, is about the same at any fan-out:
      * 4 MiB of deliveries, a few milliseconds of a server's fan-out (40 KiB, 20 publications of 2 KB, at 100
-     * subscribers; docs/performance.md, "Pub/sub delivery latency").
+     * subscribers; docs/performance-log.md, "Pub/sub delivery latency").
      */
     public static final long DEFAULT_FAN_OUT_WINDOW_BYTES = 4L * 1024 * 1024;
 

@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  *
  * <p>A publication is work in proportion to the subscriptions it reaches, and a publisher faster than the server's
  * fan-out keeps its whole window waiting in front of the server, each publication behind the window's others: at 100
- * subscribers a 256 KiB window of 2 KB publications is 60 ms of the server's work (docs/performance.md, "Pub/sub
+ * subscribers a 256 KiB window of 2 KB publications is 60 ms of the server's work (docs/performance-log.md, "Pub/sub
  * delivery latency"). So a session whose last publication reached {@code reach} subscriptions has its window narrowed
  * to {@code fanOutWindowBytes / reach} (at most the window, at least one message): the server keeps the difference
  * back ({@link #narrowedBy}, returned as soon as the session sends to fewer subscriptions or to a queue) and returns

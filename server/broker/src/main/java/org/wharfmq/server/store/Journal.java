@@ -298,7 +298,7 @@ final class Journal implements AutoCloseable {
      * page cache with large folios (up to megabytes). A write through the mapping then dirties the whole folio, and
      * every sync writes it all back again: measured here, a sync of one 2 KiB record wrote 118 KiB to the disk, and
      * of 64 records (130 KiB) 890 KiB. With {@code MADV_RANDOM} faults take single pages, a sync writes only the
-     * pages the batch touched, and the disk writes 4-5 times less (docs/performance.md). Recovery and reclamation
+     * pages the batch touched, and the disk writes 4-5 times less (docs/performance-log.md). Recovery and reclamation
      * read other mappings, which keep their read-ahead.
      */
     private void adviseRandomAccess(Object chunk) {

@@ -114,7 +114,7 @@ final class JournalState {
      * the map walk the run after it, to the next free slot, to close the gap; consumption removes the oldest
      * message, the first of the run, so every consume walked the whole queue: a transacted receive of a 400,000-deep
      * queue spent half a millisecond of the journal writer per message, and a deep queue drained in quadratic
-     * time (issue 19, items 7 and 8; {@code docs/performance.md}). MurmurHash3's 64-bit finaliser is a bijection
+     * time (issue 19, items 7 and 8; {@code docs/performance-log.md}). MurmurHash3's 64-bit finaliser is a bijection
      * on longs (no two sequences share a key) that scatters consecutive sequences over the whole table, so runs
      * stay as short as random keys make them, whatever the depth. (A multiply alone left runs of hundreds.)
      */

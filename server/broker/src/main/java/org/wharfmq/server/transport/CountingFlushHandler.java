@@ -14,7 +14,7 @@ import io.netty.handler.flush.FlushConsolidationHandler;
  *
  * <p>Why one handler for two jobs: a handler of its own in the pipeline made every message of
  * {@code ServerPathBenchmark} allocate 5.5 bytes more (705.5 against 700.0 B/op, steady over runs, with or without
- * escape analysis); the same counting here allocates nothing more (docs/performance.md, "The management view's
+ * escape analysis); the same counting here allocates nothing more (docs/performance-log.md, "The management view's
  * cost").
  */
 final class CountingFlushHandler extends FlushConsolidationHandler {

@@ -8,7 +8,7 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * Measures the raw sync rate of a disk: 4 KiB writes, each followed by a sync ({@code fdatasync}), for a few
- * seconds. This is the ceiling of a journal without group commit; see docs/performance.md.
+ * seconds. This is the ceiling of a journal without group commit; see docs/performance-log.md.
  *
  * <pre>java -cp ... org.wharfmq.server.store.SyncRateProbe [DIRECTORY] [SECONDS]</pre>
  */

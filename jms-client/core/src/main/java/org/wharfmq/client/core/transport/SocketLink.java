@@ -71,7 +71,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Why not a Netty event loop, as the server uses: with an event loop, each frame an application thread writes
  * is a task for that loop, and the loop must be woken to write it, so each message cost a client one more thread
  * wake-up and more system calls; leaving the loop out saved about 15 % of all the JVMs' CPU per RR-4 round trip
- * (docs/performance.md). Here a message costs its write and its read; the reader thread's hand-over of a frame
+ * (docs/performance-log.md). Here a message costs its write and its read; the reader thread's hand-over of a frame
  * to the waiting thread (a wake-up and a sleep) only when another thread held the turn.
  */
 final class SocketLink implements FrameLink {
