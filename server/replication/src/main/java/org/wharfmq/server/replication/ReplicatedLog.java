@@ -251,6 +251,15 @@ public final class ReplicatedLog implements AutoCloseable {
         return stateMachine.batchesApplied();
     }
 
+    /** The first index this member's log still holds: above 0 once a snapshot let it purge the entries before. */
+    public long logStartIndex() {
+        try {
+            return server.getDivision(groupId).getRaftLog().getStartIndex();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     /** Snapshots loaded into the sink since this member started (at start, or sent by the leader). */
     public long snapshotsLoaded() {
         return stateMachine.snapshotsLoaded();
