@@ -32,7 +32,7 @@ import java.util.Map;
  * <p>The message's {@code properties()} carry {@code FileName} (the file's name) and {@code FileRecord} (the
  * record's number, from 1).
  */
-public final class FileInputNode extends Node implements FileNode {
+public final class FileInputNode extends ReadingNode<FileInputNode> implements FileNode {
 
     /** How a file is cut into messages. */
     public enum Records {
@@ -61,9 +61,6 @@ public final class FileInputNode extends Node implements FileNode {
     private Records records = Records.WHOLE_FILE;
     private int recordLength;
     private Charset charset = StandardCharsets.UTF_8;
-    private Domain domain = Domain.BLOB;
-    private TransactionMode transactionMode = TransactionMode.YES;
-    private int backoutThreshold = DEFAULT_BACKOUT_THRESHOLD;
     private Path archive;
     private Path backout;
     private long pollMillis = DEFAULT_POLL_MILLIS;
@@ -118,7 +115,7 @@ public final class FileInputNode extends Node implements FileNode {
      */
     public FileInputNode records(RecordFormat format) {
         this.recordFormat = format;
-        this.domain = Domain.RECORDS;
+        domain(Domain.RECORDS);
         this.charset = format.charset();
         if (format instanceof FixedFormat fixed && fixed.recordSeparator().isEmpty()) {
             this.records = Records.FIXED_LENGTH;
@@ -142,27 +139,6 @@ public final class FileInputNode extends Node implements FileNode {
     /** The character set of {@link #lines()} (default UTF-8). */
     public FileInputNode charset(Charset charset) {
         this.charset = charset;
-        return this;
-    }
-
-    /** The domain that owns each message's body (default BLOB). */
-    public FileInputNode domain(Domain domain) {
-        this.domain = domain;
-        return this;
-    }
-
-    /**
-     * YES (default): each record's invocation is a transaction (its sends commit together, then the checkpoint
-     * moves on); NO: sends are visible at once and a failing record goes straight down the backout path.
-     */
-    public FileInputNode transactionMode(TransactionMode mode) {
-        this.transactionMode = mode;
-        return this;
-    }
-
-    /** How many times a failing record is tried before it takes the backout path (at least 1; YES only). */
-    public FileInputNode backoutThreshold(int threshold) {
-        this.backoutThreshold = threshold;
         return this;
     }
 
@@ -209,21 +185,6 @@ public final class FileInputNode extends Node implements FileNode {
         return charset;
     }
 
-    /** The body's domain. */
-    public Domain domain() {
-        return domain;
-    }
-
-    /** The transaction mode (YES or NO). */
-    public TransactionMode transactionMode() {
-        return transactionMode;
-    }
-
-    /** Tries a failing record gets. */
-    public int backoutThreshold() {
-        return backoutThreshold;
-    }
-
     /** Where done files go. */
     public Path archiveFolder() {
         return archive != null ? archive : directory.resolve("archive");
@@ -250,12 +211,12 @@ public final class FileInputNode extends Node implements FileNode {
         p.put("directory", directory);
         p.put("pattern", pattern);
         p.put("records", records == Records.FIXED_LENGTH ? "FIXED_LENGTH " + recordLength : records);
-        p.put("domain", domain);
+        p.put("domain", domain());
         if (recordFormat != null) {
             p.put("format", recordFormat);
         }
-        p.put("transactionMode", transactionMode);
-        p.put("backoutThreshold", backoutThreshold);
+        p.put("transactionMode", transactionMode());
+        p.put("backoutThreshold", backoutThreshold());
         p.put("archive", archiveFolder());
         p.put("backout", backoutFolder());
         p.put("pollMillis", pollMillis);
@@ -264,9 +225,11 @@ public final class FileInputNode extends Node implements FileNode {
 
     @Override
     protected void validate() {
-        if (directory == null || pattern == null || pattern.isBlank() || domain == null || charset == null) {
-            throw new FlowValidationException("a FileInput node needs a directory, a pattern, a domain and a charset.");
+        validateReading();
+        if (directory == null || pattern == null || pattern.isBlank() || charset == null) {
+            throw new FlowValidationException("a FileInput node needs a directory, a pattern and a charset.");
         }
+        TransactionMode transactionMode = transactionMode();
         if (transactionMode != TransactionMode.YES && transactionMode != TransactionMode.NO) {
             throw new FlowValidationException("a FileInput node's transactionMode is YES or NO (a file record has no "
                     + "persistence to follow), was " + transactionMode + ".");
@@ -274,9 +237,7 @@ public final class FileInputNode extends Node implements FileNode {
         if (records == Records.FIXED_LENGTH && recordLength < 1) {
             throw new FlowValidationException("recordLength must be at least 1, was " + recordLength + ".");
         }
-        if (backoutThreshold < 1) {
-            throw new FlowValidationException("backoutThreshold must be at least 1, was " + backoutThreshold + ".");
-        }
+        Domain domain = domain();
         if ((domain == Domain.RECORDS) != (recordFormat != null)) {
             throw new FlowValidationException(recordFormat == null
                     ? "a FileInput node in the RECORDS domain needs the records' layout: records(format)."

@@ -27,16 +27,10 @@ import java.util.Map;
  * <p>With {@link #validate(XmlSchema)}, every message is checked against an XML Schema before it enters the flow
  * ("Validate on input"); an invalid message fails its invocation and takes the backout path with the reason.
  */
-public final class InputNode extends Node {
-
-    /** Default backout threshold: a failing message is tried this many times. */
-    public static final int DEFAULT_BACKOUT_THRESHOLD = 3;
+public final class InputNode extends ReadingNode<InputNode> {
 
     private final String queue;
     private final String topic;
-    private Domain domain = Domain.BLOB;
-    private TransactionMode transactionMode = TransactionMode.YES;
-    private int backoutThreshold = DEFAULT_BACKOUT_THRESHOLD;
     private String backoutQueue;
     private String selector;
     private XmlSchema schema;
@@ -63,24 +57,6 @@ public final class InputNode extends Node {
         return new InputNode(null, topic);
     }
 
-    /** Sets the domain that owns the body. */
-    public InputNode domain(Domain domain) {
-        this.domain = domain;
-        return this;
-    }
-
-    /** Sets the transaction mode. */
-    public InputNode transactionMode(TransactionMode mode) {
-        this.transactionMode = mode;
-        return this;
-    }
-
-    /** Sets how many deliveries a failing message gets before it is backed out (at least 1). */
-    public InputNode backoutThreshold(int threshold) {
-        this.backoutThreshold = threshold;
-        return this;
-    }
-
     /** Sets the queue failing messages go to when the failure terminal is not wired. */
     public InputNode backoutQueue(String backoutQueue) {
         this.backoutQueue = backoutQueue;
@@ -100,7 +76,7 @@ public final class InputNode extends Node {
      */
     public InputNode validate(XmlSchema schema) {
         this.schema = schema;
-        this.domain = Domain.XML;
+        domain(Domain.XML);
         return this;
     }
 
@@ -113,7 +89,7 @@ public final class InputNode extends Node {
      */
     public InputNode opaque(String... paths) {
         this.opaque = OpaqueElements.of(paths);
-        this.domain = Domain.XML;
+        domain(Domain.XML);
         return this;
     }
 
@@ -123,7 +99,7 @@ public final class InputNode extends Node {
      */
     public InputNode parseTiming(ParseTiming timing) {
         this.parseTiming = timing;
-        this.domain = Domain.XML;
+        domain(Domain.XML);
         return this;
     }
 
@@ -133,7 +109,7 @@ public final class InputNode extends Node {
      */
     public InputNode records(RecordFormat format) {
         this.recordFormat = format;
-        this.domain = Domain.RECORDS;
+        domain(Domain.RECORDS);
         return this;
     }
 
@@ -167,21 +143,6 @@ public final class InputNode extends Node {
         return topic;
     }
 
-    /** The body's domain. */
-    public Domain domain() {
-        return domain;
-    }
-
-    /** The transaction mode. */
-    public TransactionMode transactionMode() {
-        return transactionMode;
-    }
-
-    /** Deliveries a failing message gets. */
-    public int backoutThreshold() {
-        return backoutThreshold;
-    }
-
     /** The backout queue, or null. */
     public String backoutQueue() {
         return backoutQueue;
@@ -196,9 +157,9 @@ public final class InputNode extends Node {
     public Map<String, Object> properties() {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put(queue != null ? "queue" : "topic", queue != null ? queue : topic);
-        p.put("domain", domain);
-        p.put("transactionMode", transactionMode);
-        p.put("backoutThreshold", backoutThreshold);
+        p.put("domain", domain());
+        p.put("transactionMode", transactionMode());
+        p.put("backoutThreshold", backoutThreshold());
         if (backoutQueue != null) {
             p.put("backoutQueue", backoutQueue);
         }
@@ -225,9 +186,11 @@ public final class InputNode extends Node {
         if ((queue == null || queue.isBlank()) && (topic == null || topic.isBlank())) {
             throw new FlowValidationException("an Input node needs a queue or a topic.");
         }
-        if (domain == null || transactionMode == null || parseTiming == null) {
-            throw new FlowValidationException("domain, transactionMode and parseTiming must not be null.");
+        validateReading();
+        if (parseTiming == null) {
+            throw new FlowValidationException("an Input node's parseTiming must not be null.");
         }
+        Domain domain = domain();
         if (parseTiming != ParseTiming.COMPLETE && domain != Domain.XML) {
             throw new FlowValidationException("an Input node parses " + parseTiming + " only in the XML domain, "
                     + "but its domain is " + domain + ".");
@@ -245,9 +208,6 @@ public final class InputNode extends Node {
                     ? "an Input node in the RECORDS domain needs the records' layout: records(format)."
                     : "an Input node lays records out in " + recordFormat + " only in the RECORDS domain, but its "
                     + "domain is " + domain + ": set records(format) last, or drop domain(" + domain + ").");
-        }
-        if (backoutThreshold < 1) {
-            throw new FlowValidationException("backoutThreshold must be at least 1, was " + backoutThreshold + ".");
         }
     }
 

@@ -24,16 +24,10 @@ import java.util.Map;
  * {@code SYSTEM.DEAD.LETTER.QUEUE}, carrying its ExceptionList. Non-transactional (NO): the message is acknowledged
  * when read and a failure sends it down the backout path at once.
  */
-public final class JmsInputNode extends Node {
-
-    /** Default backout threshold: a failing message is tried this many times. */
-    public static final int DEFAULT_BACKOUT_THRESHOLD = 3;
+public final class JmsInputNode extends ReadingNode<JmsInputNode> {
 
     private final String provider;
     private final String destination;
-    private Domain domain = Domain.BLOB;
-    private TransactionMode transactionMode = TransactionMode.YES;
-    private int backoutThreshold = DEFAULT_BACKOUT_THRESHOLD;
     private String selector;
 
     private JmsInputNode(String provider, String destination) {
@@ -48,24 +42,6 @@ public final class JmsInputNode extends Node {
      */
     public static JmsInputNode from(String provider, String destination) {
         return new JmsInputNode(provider, destination);
-    }
-
-    /** Sets the domain that owns the body. */
-    public JmsInputNode domain(Domain domain) {
-        this.domain = domain;
-        return this;
-    }
-
-    /** Sets the transaction mode: YES (default) or NO. */
-    public JmsInputNode transactionMode(TransactionMode mode) {
-        this.transactionMode = mode;
-        return this;
-    }
-
-    /** Sets how many deliveries a failing message gets before it is backed out (at least 1). */
-    public JmsInputNode backoutThreshold(int threshold) {
-        this.backoutThreshold = threshold;
-        return this;
     }
 
     /** Sets a JMS message selector, evaluated by the provider: only matching messages enter the flow. */
@@ -84,21 +60,6 @@ public final class JmsInputNode extends Node {
         return destination;
     }
 
-    /** The domain that owns the body. */
-    public Domain domain() {
-        return domain;
-    }
-
-    /** The transaction mode. */
-    public TransactionMode transactionMode() {
-        return transactionMode;
-    }
-
-    /** Deliveries a failing message gets. */
-    public int backoutThreshold() {
-        return backoutThreshold;
-    }
-
     /** The message selector, or null. */
     public String selector() {
         return selector;
@@ -109,9 +70,9 @@ public final class JmsInputNode extends Node {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("provider", provider);
         p.put("destination", destination);
-        p.put("domain", domain);
-        p.put("transactionMode", transactionMode);
-        p.put("backoutThreshold", backoutThreshold);
+        p.put("domain", domain());
+        p.put("transactionMode", transactionMode());
+        p.put("backoutThreshold", backoutThreshold());
         if (selector != null) {
             p.put("selector", selector);
         }
@@ -126,15 +87,10 @@ public final class JmsInputNode extends Node {
         if (destination == null || destination.isBlank()) {
             throw new FlowValidationException("a JMSInput node needs the JNDI name of a destination.");
         }
-        if (domain == null) {
-            throw new FlowValidationException("domain must not be null.");
-        }
-        if (transactionMode != TransactionMode.YES && transactionMode != TransactionMode.NO) {
-            throw new FlowValidationException("a JMSInput node's transactionMode is YES or NO, not " + transactionMode
+        validateReading();
+        if (transactionMode() != TransactionMode.YES && transactionMode() != TransactionMode.NO) {
+            throw new FlowValidationException("a JMSInput node's transactionMode is YES or NO, not " + transactionMode()
                     + " (the other provider's messages carry no persistence Wharf could follow).");
-        }
-        if (backoutThreshold < 1) {
-            throw new FlowValidationException("backoutThreshold must be at least 1, was " + backoutThreshold + ".");
         }
     }
 
