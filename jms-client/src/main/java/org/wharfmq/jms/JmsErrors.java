@@ -79,20 +79,8 @@ final class JmsErrors {
     }
 
     /**
-     * What a request's failed answer means to the facade: a failure the facade handed the core (a JMSException carried as
-     * the cause of a {@link ClientException}: why the connection was lost) as it is, a failure of the core's mapped by
-     * {@link #toException(ClientException)}, anything else wrapped, named by {@code what}.
-     */
-    static JMSException fromCore(Throwable failure, String what) {
-        if (failure instanceof ClientException core) {
-            return core.getCause() instanceof JMSException j ? j : toException(core);
-        }
-        return failure instanceof JMSException j ? j : wrap(what + " failed: " + failure, failure);
-    }
-
-    /**
-     * A JMSException the facade hands the core as a failure (see {@link #fromCore}), with the protocol's error code it
-     * names, if any.
+     * A JMSException the facade hands the core as a failure (a message its encoder cannot encode), with the protocol's
+     * error code it names, if any; {@link WharfConnection#toJms} gives it back as it is.
      */
     static ClientException toCore(JMSException e) {
         ErrorCode code = null;

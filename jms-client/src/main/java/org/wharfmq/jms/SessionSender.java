@@ -2,16 +2,11 @@ package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.ConnectedLink;
-import org.wharfmq.client.core.PendingRequests;
-import org.wharfmq.client.core.ProducerCredit;
-import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.client.core.CoreSender;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
-import org.wharfmq.protocol.frame.ErrorCode;
-import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.message.MessageWriter;
 import org.wharfmq.protocol.message.WireDestination;
 
 import javax.jms.CompletionListener;
@@ -20,51 +15,34 @@ import javax.jms.Destination;
 import javax.jms.IllegalStateException;
 import javax.jms.JMSException;
 import javax.jms.Message;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One session's sending: stamps a message's JMS headers, encodes it into a pooled buffer on the sending thread and
- * writes it once the session has {@link ProducerCredit} for it (producer flow control: it waits while the server
- * holds credit back), waiting for the server's answer when the send is synchronous (persistent outside a transaction,
- * or the URL option {@code syncSends}); holds the first failure of a fire-and-forget send until the session's next
- * send or commit reports it, and owns the {@link CompletionDispatcher} that calls asynchronous sends' CompletionListeners.
- * The session's producers send through it; thread-safe as a JMS session needs (one sending thread at a time, the
- * dispatcher and the connection's reader beside it).
+ * The JMS side of one session's sends, over the core's {@link CoreSender} (which owns producer credit, synchronous and
+ * asynchronous sends, their completion order and sends in a transaction): stamps a message's JMS headers, encodes it
+ * with {@link MessageCodec} for the link the core sends it on, calls an asynchronous send's CompletionListener from the
+ * core's completion, gives the core's failures as JMS exceptions, and refuses what JMS forbids a CompletionListener.
  */
 final class SessionSender {
 
-    private final WharfSession session;
-    private final WharfConnection connection;
-    private final int sessionId;
-    /** Sends wait for a commit: a transacted session's always, an XA session's inside an XA branch. */
-    private volatile boolean transacted;
-    private final boolean syncSends;
-    /** The first failed fire-and-forget send not yet reported to the application. */
-    private final AtomicReference<Frame.Error> asyncSendError = new AtomicReference<>();
-    private volatile CompletionDispatcher completions;
-    private final ProducerCredit credit;
+    /** A WharfMessage in the protocol's encoding: JMSXUserID the link's user, within the server's maximum length. */
+    private static final CoreSender.Encoder<WharfMessage> ENCODER = new JmsEncoder();
 
-    /**
-     * @param transacted whether sends wait for COMMIT (so none waits for its own answer)
-     * @param syncSends  every send waits for the server's answer (URL option)
-     */
-    SessionSender(WharfSession session, boolean transacted, boolean syncSends) {
-        this.session = session;
-        this.connection = session.connection();
-        this.sessionId = session.id();
-        this.transacted = transacted;
-        this.syncSends = syncSends;
-        this.credit = new ProducerCredit(new CreditSession(session));
+    private final WharfConnection connection;
+    private final CoreSender core;
+
+    SessionSender(WharfConnection connection, CoreSender core) {
+        this.connection = connection;
+        this.core = core;
     }
 
     /**
-     * Sends a message: sets its headers, encodes it into a pooled buffer on this thread and writes it. Waits for
-     * the server's answer when the send is synchronous (persistent outside a transaction, or syncSends). An
+     * Sends a message: sets its headers and hands it to the core, which encodes it (on this thread) and writes it,
+     * waiting for the server's answer when the send is synchronous (persistent outside a transaction, or syncSends). An
      * earlier fire-and-forget send's failure is thrown here instead, and this message is not sent.
      *
-     * <p>With a {@code completionListener} the send is asynchronous (JMS 2.0): it carries a request id, this
-     * method returns once the frame is queued, and the session's {@link CompletionDispatcher} calls the listener
-     * when the server's answer arrives, in send order.
+     * <p>With a {@code completionListener} the send is asynchronous (JMS 2.0): this method returns once the frame is
+     * written, and the listener is called on the session's completion thread when the server's answer arrives, in send
+     * order.
      *
      * @param deliveryDelay    ms before the message may be delivered; 0 = at once
      * @param disableMessageId the producer's hint: send no JMSMessageID (honoured: null)
@@ -73,13 +51,9 @@ final class SessionSender {
     void send(int producerId, Destination destination, WireDestination wire, Message message, int deliveryMode,
               int priority, long timeToLive, long deliveryDelay, boolean disableMessageId, boolean disableTimestamp,
               CompletionListener completionListener) throws JMSException {
-        session.checkNotClosed();
-        throwAsyncSendError();
         if (message == null) {
             throw new javax.jms.MessageFormatException("The message must not be null");
         }
-        // throws once the connection is closed or lost for good; while it reconnects, the send waits here
-        ConnectedLink on = connection.usableLink();
         WharfMessage wharf = message instanceof WharfMessage w ? w : MessageCodec.copyOf(message);
         long now = System.currentTimeMillis();
         String messageId = disableMessageId ? null : connection.nextMessageId();
@@ -90,127 +64,22 @@ final class SessionSender {
         if (wharf != message) {
             stampHeaders(message, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
         }
-        ByteBuf buffer;
-        while ((buffer = encodeAndSpend(wharf, wire, on)) == null) {
-            on = connection.usableLink(); // lost while the send waited for credit: it goes on the link made again
-        }
-        if (completionListener != null) {
-            PendingRequests.Request request = connection.register(on);
-            completions().add(message, completionListener, request.answer(), request.id);
-            on.write(new Frame.Send(request.id, sessionId, producerId, buffer));
-            return;
-        }
-        boolean sync = syncSends || (!transacted && deliveryMode == DeliveryMode.PERSISTENT);
-        if (sync) {
-            sendAndAwait(on, producerId, wharf, wire, buffer);
-        } else if (transacted) {
-            session.settlement().work(on); // a transaction with sends over a link since lost is rolled back at commit
-            on.writeSoon(new Frame.Send(0, sessionId, producerId, buffer)); // nothing of it is seen before the commit
-        } else {
-            on.write(new Frame.Send(0, sessionId, producerId, buffer));
-        }
-    }
-
-    /**
-     * The message encoded for {@code on}'s server: JMSXUserID its user (provider-set, so never what the application
-     * put there), within its maximum message length.
-     */
-    private ByteBuf encode(WharfMessage wharf, WireDestination wire, ConnectedLink on) throws JMSException {
-        wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, on.userName());
-        int max = on.maxMessageLength();
-        long bodyLength = MessageCodec.bodyLength(wharf);
-        if (bodyLength > max) {
-            throw tooLarge(bodyLength, max);
-        }
-        ByteBuf buffer = on.link().alloc().ioBuffer(MessageCodec.sizeHint(wharf));
         try {
-            MessageCodec.encode(wharf, wire, buffer);
-        } catch (JMSException | RuntimeException e) {
-            buffer.release();
-            throw e;
-        }
-        int length = buffer.readableBytes();
-        if (length > max) {
-            buffer.release();
-            throw tooLarge(length, max);
-        }
-        return buffer;
-    }
-
-    /**
-     * The message encoded for {@code on} with its producer credit spent there, waiting while the server holds the
-     * session's credit back; null when {@code on} was lost meanwhile (nothing spent, nothing to release).
-     */
-    private ByteBuf encodeAndSpend(WharfMessage wharf, WireDestination wire, ConnectedLink on) throws JMSException {
-        ByteBuf buffer = encode(wharf, wire, on);
-        try {
-            if (credit.spend(buffer.readableBytes(), on)) {
-                return buffer;
-            }
+            core.send(producerId, wire, wharf, ENCODER, deliveryMode == DeliveryMode.PERSISTENT,
+                    completionListener == null ? null : new ListenerCompletion(connection, message, completionListener));
         } catch (ClientException e) {
-            buffer.release();
-            throw JmsErrors.fromCore(e, "SEND");
+            throw connection.toJms(e);
         }
-        buffer.release();
-        return null;
-    }
-
-    /**
-     * A synchronous send: waits for the server's answer. If the link is lost first, nobody knows whether the server
-     * stored the message, so once the connection is made again the message is sent again, flagged as resent
-     * ({@code MessageEncoding.FLAG_RESENT}): if both copies were stored, the receiver gets the second marked
-     * JMSRedelivered, never twice unmarked; the send is never silently lost. The copy spends producer credit on the
-     * new link, whose server counts it against the session's new window like any SEND.
-     */
-    private void sendAndAwait(ConnectedLink on, int producerId, WharfMessage wharf, WireDestination wire, ByteBuf buffer)
-            throws JMSException {
-        ByteBuf sending = buffer;
-        ConnectedLink link = on;
-        while (true) {
-            ByteBuf message = sending;
-            try {
-                Frame.Error error = connection.request(link, rid -> new Frame.Send(rid, sessionId, producerId, message), "SEND");
-                if (error != null) {
-                    throw JmsErrors.toException(error);
-                }
-                return;
-            } catch (ReconnectingException lost) {
-                do {
-                    link = connection.usableLink();
-                    sending = encodeAndSpend(wharf, wire, link);
-                } while (sending == null);
-                MessageWriter.markResent(sending);
-            }
-        }
-    }
-
-    private CompletionDispatcher completions() {
-        CompletionDispatcher d = completions;
-        if (d == null) {
-            synchronized (this) {
-                d = completions;
-                if (d == null) {
-                    d = new CompletionDispatcher(session, "wharf-completion-" + sessionId + "-" + connection.current().address());
-                    completions = d;
-                    d.start();
-                }
-            }
-        }
-        return d;
     }
 
     /** Waits until every asynchronous send so far has completed and its CompletionListener returned. */
     void awaitCompletions() {
-        CompletionDispatcher d = completions;
-        if (d != null) {
-            d.awaitIdle();
-        }
+        core.awaitCompletions();
     }
 
     /** True on this session's CompletionListener thread: it must not close or commit its own session (JMS 2.0). */
     boolean isCompletionThread() {
-        CompletionDispatcher d = completions;
-        return d != null && d == Thread.currentThread();
+        return core.isCompletionThread();
     }
 
     /** Refuses {@code what} from this session's CompletionListener, as JMS 2.0 requires. */
@@ -218,6 +87,11 @@ final class SessionSender {
         if (isCompletionThread()) {
             throw new IllegalStateException("A CompletionListener must not " + what + " (JMS 2.0 section 7.3.8)");
         }
+    }
+
+    /** The session is closing: a send waiting for credit stops; waits for the asynchronous sends' listeners. */
+    void close() {
+        core.close();
     }
 
     private static void stampHeaders(Message m, Destination destination, int deliveryMode, int priority, String messageId,
@@ -231,92 +105,57 @@ final class SessionSender {
         m.setJMSDeliveryTime(deliveryTime);
     }
 
-    private static JMSException tooLarge(long length, int max) {
-        return new JMSException("Message of " + length + " bytes is larger than the maximum message length of " + max
-                + " bytes of the Wharf server (server setting maxMessageLength)", ErrorCode.MESSAGE_TOO_LARGE.name());
+    /**
+     * Encodes for a link: JMSXUserID its user (provider-set, so never what the application put there); a body alone
+     * over the server's maximum is refused before it is encoded (the core checks the whole encoding after). A
+     * JMSException goes to the core as the cause of a ClientException, and comes back out as it is
+     * ({@link WharfConnection#toJms}).
+     */
+    private static final class JmsEncoder implements CoreSender.Encoder<WharfMessage> {
+        @Override
+        public ByteBuf encode(WharfMessage wharf, WireDestination wire, ConnectedLink on) throws ClientException {
+            try {
+                wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, on.userName());
+                long bodyLength = MessageCodec.bodyLength(wharf);
+                if (bodyLength > on.maxMessageLength()) {
+                    throw CoreSender.tooLarge(bodyLength, on.maxMessageLength());
+                }
+                ByteBuf buffer = on.link().alloc().ioBuffer(MessageCodec.sizeHint(wharf));
+                try {
+                    MessageCodec.encode(wharf, wire, buffer);
+                } catch (JMSException | RuntimeException e) {
+                    buffer.release();
+                    throw e;
+                }
+                return buffer;
+            } catch (JMSException e) {
+                throw JmsErrors.toCore(e);
+            }
+        }
     }
 
     /**
-     * An XA session's association with a branch starts (true: its sends are the branch's, sent without waiting, and
-     * its XA_END reports their failures) or ends (false).
+     * An asynchronous send's CompletionListener, called by the core's completion (one per send, as the listener's
+     * message is). Not a record: the Eclipse Transformer, which makes the jakarta client from this one, leaves the
+     * types of a record's components in javax.jms (JakartaJarIT).
      */
-    void inTransaction(boolean inTransaction) {
-        this.transacted = inTransaction;
-    }
-
-    /** The server granted the session's producers {@code bytes} more (PRODUCER_CREDIT) on link {@code generation}. */
-    void onProducerCredit(int generation, int bytes) {
-        credit.granted(generation, bytes);
-    }
-
-    /** The session's link was lost: its credit went with it (the re-created session gets a fresh window). */
-    void onLinkLost() {
-        credit.linkLost();
-    }
-
-    /** The connection is lost: a send waiting for credit stops waiting. */
-    void onConnectionLost() {
-        credit.stopWaiting();
-    }
-
-    /** A fire-and-forget send failed: the session's next send (or commit) reports it. */
-    void onAsyncSendError(Frame.Error error) {
-        asyncSendError.compareAndSet(null, error);
-    }
-
-    /** Commit and rollback report (or end) what the transaction's sends did: nothing earlier is left to throw. */
-    void forgetAsyncSendError() {
-        asyncSendError.set(null);
-    }
-
-    /** The session is closing: a send waiting for credit stops; waits for the asynchronous sends' listeners, then ends their thread. */
-    void close() {
-        credit.stopWaiting();
-        CompletionDispatcher d = completions;
-        if (d != null) {
-            d.awaitIdle();
-            d.shutdown();
-        }
-    }
-
-    private void throwAsyncSendError() throws JMSException {
-        Frame.Error error = asyncSendError.getAndSet(null);
-        if (error != null) {
-            throw JmsErrors.toException(error);
-        }
-    }
-
-    /** The session as its {@link ProducerCredit} sees it; the session's reasons for stopping kept as JMS exceptions. */
-    private static final class CreditSession implements ProducerCredit.Session {
-        private final WharfSession session;
+    private static final class ListenerCompletion extends CoreSender.Completion {
         private final WharfConnection connection;
+        private final Message message;
+        private final CompletionListener listener;
 
-        CreditSession(WharfSession session) {
-            this.session = session;
-            this.connection = session.connection();
+        ListenerCompletion(WharfConnection connection, Message message, CompletionListener listener) {
+            this.connection = connection;
+            this.message = message;
+            this.listener = listener;
         }
 
         @Override
-        public FrameLink link() {
-            return connection.link();
-        }
-
-        @Override
-        public void flushSoonFrames() {
-            connection.flushSoonFrames();
-        }
-
-        @Override
-        public boolean stopped() {
-            return session.isClosing() || connection.lostCause() != null;
-        }
-
-        @Override
-        public void checkOpen() throws ClientException {
-            try {
-                session.checkOpen();
-            } catch (JMSException e) {
-                throw JmsErrors.toCore(e);
+        protected void completed(ClientException failure) {
+            if (failure == null) {
+                listener.onCompletion(message);
+            } else {
+                listener.onException(message, connection.toJms(failure));
             }
         }
     }

@@ -69,11 +69,6 @@ final class SessionSettlement {
         return core.rollbackCount();
     }
 
-    /** An XA session's association with a branch starts (true) or ends (false). */
-    void inBranch(boolean associated) {
-        core.inBranch(associated);
-    }
-
     /**
      * The application is about to get {@code message}, which came over {@code on}: marked JMSRedelivered if it was
      * handed out before a reconnection and not settled, and counted as the open transaction's work.

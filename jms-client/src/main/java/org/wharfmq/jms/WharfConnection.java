@@ -1,6 +1,7 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.CoreSender;
 import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.ConnectionListener;
 import org.wharfmq.client.core.ConnectionSettings;
@@ -205,12 +206,16 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
 
     /**
      * The JMS form of a failure of the core: a request's link lost while the connection reconnects is a
-     * {@link ReconnectingException}, the connection lost for good is said afresh on this thread, a refusal is the
-     * exception its error code names.
+     * {@link ReconnectingException}, a JMSException the facade handed the core ({@link JmsErrors#toCore}: a message
+     * that cannot be encoded) is itself again, the connection lost for good is said afresh on this thread, a refusal is
+     * the exception its error code names.
      */
     JMSException toJms(ClientException e) {
         if (e instanceof LinkLostException) {
             return new ReconnectingException(e.getMessage());
+        }
+        if (e.getCause() instanceof JMSException handed) {
+            return handed;
         }
         ClientException lost = core.lostCause();
         if (lost != null && (e == lost || e.getCause() == lost)) {
@@ -487,7 +492,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         try {
             core.start();
         } catch (ClientException e) {
-            throw JmsErrors.fromCore(e, "start");
+            throw toJms(e);
         }
     }
 
@@ -507,7 +512,8 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
     }
 
     private boolean isOwnCompletionThread() {
-        return Thread.currentThread() instanceof CompletionDispatcher d && d.session().connection() == this;
+        CoreSender completing = CoreSender.completing();
+        return completing != null && completing.connection() == core;
     }
 
     /**

@@ -54,8 +54,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * MessageListeners), as JMS requires; {@link #close()} and the consumers' {@code close()} may come from any
  * thread.
  *
- * <p>The session is the JMS facade over what it is made of: sending (headers, encoding, synchronous or not,
- * asynchronous sends' CompletionListeners) is its {@link SessionSender}'s; each consumer's deliveries, credit and
+ * <p>The session is the JMS facade over what it is made of: sending is its core session's {@code CoreSender} (producer
+ * credit, synchronous and asynchronous sends, sends in a transaction), with JMS headers, encoding and
+ * CompletionListeners added by its {@link SessionSender}; each consumer's deliveries, credit and
  * acknowledgement bookkeeping are its core consumer's ({@link ClientConsumer} over the core client's
  * {@code CoreConsumer}); acknowledgement in the session's mode, commit, rollback and recover are its
  * {@link SessionSettlement}'s (over the core's {@code CoreSettlement}); MessageListeners run on its
@@ -81,7 +82,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     private final SessionDispatcher dispatcher;
     /** Acknowledgement, commit and rollback of what the consumers consume; holds the session's consumers. */
     final SessionSettlement settlement;
-    /** Sending: headers, encoding, synchronous or not, asynchronous sends' completions. */
+    /** Sending: JMS headers, encoding and CompletionListeners over the core session's sender. */
     private final SessionSender sender;
     private final CopyOnWriteArrayList<WharfMessageProducer> producers = new CopyOnWriteArrayList<>();
     private final CopyOnWriteArrayList<WharfQueueBrowser> browsers = new CopyOnWriteArrayList<>();
@@ -101,10 +102,10 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         this.prefetch = connection.url().prefetch();
         this.batchSize = Math.max(1, prefetch / 2);
         this.dispatcher = new SessionDispatcher(this);
-        this.core = new CoreSession(connection.core(), mode, batchSize, new Hooks());
+        this.core = new CoreSession(connection.core(), mode, batchSize, connection.url().syncSends(), new Hooks());
         this.id = core.id();
         this.settlement = new SessionSettlement(connection, core.settlement(), mode);
-        this.sender = new SessionSender(this, mode == SESSION_TRANSACTED, connection.url().syncSends());
+        this.sender = new SessionSender(connection, core.sender());
     }
 
     /** The session's sending side, which its producers send through. */
@@ -561,9 +562,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
             throw new IllegalStateException("commit() needs a transacted session");
         }
         sender.checkNotInCompletionListener("commit its own session");
-        sender.awaitCompletions();
-        sender.forgetAsyncSendError(); // the COMMIT answer reports it
-        settlement.commit();
+        settlement.commit(); // after the asynchronous sends' completions; the COMMIT answer reports a failed send
     }
 
     @Override
@@ -573,9 +572,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
             throw new IllegalStateException("rollback() needs a transacted session");
         }
         sender.checkNotInCompletionListener("roll back its own session");
-        sender.awaitCompletions();
-        sender.forgetAsyncSendError(); // the rolled-back sends are gone with it
-        settlement.rollback("ROLLBACK");
+        settlement.rollback("ROLLBACK"); // after the asynchronous sends' completions
     }
 
     @Override
@@ -697,7 +694,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     public String toString() {
         return "WharfSession[" + id + ", mode=" + mode + ", " + connection + "]";
     }
-    /** What the JMS session adds to its core session: the listener thread, the sending side, closing. */
+    /** What the JMS session adds to its core session: the listener thread, closing. */
     private final class Hooks implements CoreSession.Hooks {
         @Override
         public boolean isClosing() {
@@ -707,16 +704,6 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         @Override
         public boolean isClosed() {
             return WharfSession.this.isClosed();
-        }
-
-        @Override
-        public void onProducerCredit(int generation, int bytes) {
-            sender.onProducerCredit(generation, bytes);
-        }
-
-        @Override
-        public void onAsyncSendError(Frame.Error error) {
-            sender.onAsyncSendError(error);
         }
 
         @Override
@@ -732,16 +719,6 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         @Override
         public void awaitIdle() {
             awaitListenerIdle();
-        }
-
-        @Override
-        public void onLinkLost() {
-            sender.onLinkLost();
-        }
-
-        @Override
-        public void onConnectionLost() {
-            sender.onConnectionLost();
         }
 
         @Override

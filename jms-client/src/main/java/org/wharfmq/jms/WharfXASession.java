@@ -31,7 +31,7 @@ public final class WharfXASession extends WharfSession implements XASession, XAQ
 
     WharfXASession(WharfConnection connection, MessagingDomain domain) {
         super(connection, Frame.SESSION_XA, domain);
-        this.resource = new CoreXaResource(core(), this::inBranch);
+        this.resource = new CoreXaResource(core());
     }
 
     @Override
@@ -96,14 +96,5 @@ public final class WharfXASession extends WharfSession implements XASession, XAQ
                     + resource.associated() + ": the branch's rollback returns what it consumed.");
         }
         super.recover();
-    }
-
-    /** The session's association with an XA branch begins or ends: its sends and consumption follow. */
-    void inBranch(boolean associated) {
-        sender().inTransaction(associated);
-        settlement.inBranch(associated);
-        if (!associated) {
-            sender().forgetAsyncSendError(); // XA_END reported the branch's failed sends
-        }
     }
 }

@@ -7,10 +7,10 @@ import java.util.List;
 
 /**
  * One session of a {@link CoreConnection}, without JMS: creates its consumers ({@link CoreConsumer}) and producers on
- * the server, settles what the consumers consume ({@link CoreSettlement}: acknowledgement, commit, rollback), and is
- * created again, consumers and all, after a reconnection. The user's own parts of a session (message handlers, the
- * sending side's credit and asynchronous failures, closing) hear of the connection's events through its
- * {@link Hooks}. Used by one thread at a time, as the user's session is; creating and closing consumers may come from
+ * the server, sends through its {@link CoreSender} (producer credit, synchronous and asynchronous sends, sends in a
+ * transaction), settles what the consumers consume ({@link CoreSettlement}: acknowledgement, commit, rollback), and is
+ * created again, consumers and all, after a reconnection. The user's own parts of a session (message handlers,
+ * closing) hear of the connection's events through its {@link Hooks}. Used by one thread at a time, as the user's session is; creating and closing consumers may come from
  * others.
  */
 public final class CoreSession {
@@ -29,14 +29,6 @@ public final class CoreSession {
         /** Whether the user has closed the session. */
         default boolean isClosed() {
             return isClosing();
-        }
-
-        /** PRODUCER_CREDIT for this session, read from the link of {@code generation} (on the reading thread). */
-        default void onProducerCredit(int generation, int bytes) {
-        }
-
-        /** The failure of one of this session's asynchronous sends (on the reading thread). */
-        default void onAsyncSendError(Frame.Error error) {
         }
 
         /** A rollback or a lost link emptied the consumers' buffers: forget what was handed to a handler, not yet run. */
@@ -69,6 +61,7 @@ public final class CoreSession {
     private final int mode;
     private final Hooks hooks;
     private final CoreSettlement settlement;
+    private final CoreSender sender;
     private final Member member = new Member();
 
     /**
@@ -78,13 +71,15 @@ public final class CoreSession {
      *                  {@link CoreSettlement#CLIENT_ACKNOWLEDGE}, {@link CoreSettlement#DUPS_OK_ACKNOWLEDGE} or
      *                  {@link Frame#SESSION_XA}
      * @param batchSize credit and DUPS_OK acknowledgements go back in batches of this many (half the prefetch window)
+     * @param syncSends every send waits for the server's answer, not only a persistent one outside a transaction
      */
-    public CoreSession(CoreConnection connection, int mode, int batchSize, Hooks hooks) {
+    public CoreSession(CoreConnection connection, int mode, int batchSize, boolean syncSends, Hooks hooks) {
         this.connection = connection;
         this.id = connection.nextSessionId();
         this.mode = mode;
         this.hooks = hooks;
-        this.settlement = new CoreSettlement(connection, hooks, id, mode, batchSize);
+        this.sender = new CoreSender(this, hooks, syncSends);
+        this.settlement = new CoreSettlement(connection, hooks, id, mode, batchSize, sender);
     }
 
     /** Creates the session on the server; a reconnection from now on creates it again. */
@@ -107,6 +102,11 @@ public final class CoreSession {
     /** The session's acknowledgement and transactions, which hold its consumers. */
     public CoreSettlement settlement() {
         return settlement;
+    }
+
+    /** The session's sending side, which its producers send through. */
+    public CoreSender sender() {
+        return sender;
     }
 
     /** The session as its connection registers it. */
@@ -208,25 +208,6 @@ public final class CoreSession {
         connection.requestOkRetrying(rid -> new Frame.CreateProducer(rid, id, producerId, destination), "CREATE_PRODUCER");
     }
 
-    /**
-     * Sends an encoded message ({@link org.wharfmq.protocol.message.WireMessage} or the protocol's
-     * {@code MessageWriter}) through producer {@code producerId} and waits for the server's answer.
-     *
-     * @throws ClientException the server's refusal (a full queue, no permission), or the connection's failure; a
-     *                         {@link LinkLostException} when the link was lost before the answer (whether the message
-     *                         was taken is not known)
-     */
-    public void send(int producerId, io.netty.buffer.ByteBuf message) throws ClientException {
-        ConnectedLink on = connection.usableLink();
-        if (mode == CoreSettlement.SESSION_TRANSACTED) {
-            settlement.work(on);
-        }
-        Frame.Error error = connection.request(on, rid -> new Frame.Send(rid, id, producerId, message), "SEND");
-        if (error != null) {
-            throw ClientException.of(error);
-        }
-    }
-
     // ---- what the connection asks of the session ----
 
     /** The session's side of its connection. */
@@ -262,12 +243,12 @@ public final class CoreSession {
 
         @Override
         public void onProducerCredit(int generation, int bytes) {
-            hooks.onProducerCredit(generation, bytes);
+            sender.onProducerCredit(generation, bytes);
         }
 
         @Override
         public void onAsyncSendError(Frame.Error error) {
-            hooks.onAsyncSendError(error);
+            sender.onAsyncSendError(error);
         }
 
         /** The connection has started: its consumers get the window withheld while it was stopped. */
@@ -288,6 +269,7 @@ public final class CoreSession {
         @Override
         public void onLinkLost() {
             settlement.linkLost();
+            sender.linkLost();
             hooks.onLinkLost();
             wakeAll();
         }
@@ -299,6 +281,7 @@ public final class CoreSession {
                 c.releaseBuffer();
             }
             hooks.forgetHandedOn();
+            sender.connectionLost();
             hooks.onConnectionLost();
             wakeAll();
         }
@@ -315,6 +298,7 @@ public final class CoreSession {
         @Override
         public void closeForConnection() {
             hooks.closeForConnection();
+            sender.close();
         }
     }
 }

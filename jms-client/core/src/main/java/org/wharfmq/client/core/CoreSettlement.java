@@ -43,6 +43,8 @@ public final class CoreSettlement {
     private final CoreConnection connection;
     /** Its session's user: whether the session is closing or closed, and what to forget on a rollback. */
     private final CoreSession.Hooks session;
+    /** The session's sending side: a commit or rollback settles its sends too. */
+    private final CoreSender sender;
     private final int sessionId;
     private final int mode;
     /** DUPS_OK acknowledgements are sent in batches of half the prefetch window. */
@@ -72,9 +74,11 @@ public final class CoreSettlement {
      *                  {@link #DUPS_OK_ACKNOWLEDGE} or {@link Frame#SESSION_XA}
      * @param batchSize DUPS_OK acknowledgements, and the confirmations of AUTO ones, go every this many messages
      */
-    CoreSettlement(CoreConnection connection, CoreSession.Hooks session, int sessionId, int mode, int batchSize) {
+    CoreSettlement(CoreConnection connection, CoreSession.Hooks session, int sessionId, int mode, int batchSize,
+                   CoreSender sender) {
         this.connection = connection;
         this.session = session;
+        this.sender = sender;
         this.sessionId = sessionId;
         this.mode = mode;
         this.batchSize = batchSize;
@@ -108,9 +112,20 @@ public final class CoreSettlement {
         return rollbackCount;
     }
 
-    /** An XA session's association with a branch starts (true) or ends (false). */
+    /**
+     * An XA session's association with a branch starts (true: its sends are the branch's, sent without waiting) or ends
+     * (false: XA_END has reported the branch's failed sends).
+     */
     public void inBranch(boolean associated) {
         inBranch = associated;
+        if (!associated) {
+            sender.forgetAsyncSendError();
+        }
+    }
+
+    /** Whether the session's sends are a transaction's: a transacted session's always, an XA session's in a branch. */
+    public boolean inTransaction() {
+        return mode == SESSION_TRANSACTED || (mode == Frame.SESSION_XA && inBranch);
     }
 
     // ---- after each message ----
@@ -299,8 +314,13 @@ public final class CoreSettlement {
      * <p>After a reconnection: a transaction that did work over the lost link is rolled back (what it did over the new
      * one too) and a TRANSACTION_ROLLED_BACK refusal says so. A COMMIT whose link is lost before its answer has an
      * outcome nobody on this side knows: {@link TransactionOutcomeUnknownException} says so.
+     *
+     * <p>The session's asynchronous sends complete first; a failure of a fire-and-forget send is the COMMIT answer's to
+     * report.
      */
     public void commit() throws ClientException {
+        sender.awaitCompletions();
+        sender.forgetAsyncSendError();
         ConnectedLink on = connection.usableLink();
         if (workLostBefore(on)) {
             try {
@@ -341,9 +361,16 @@ public final class CoreSettlement {
      * buffers are emptied: the server takes all of those back and restarts every consumer at its initial credit. A
      * link lost meanwhile does the same: the server let go of everything with it.
      *
+     * <p>A transaction's rollback waits for the session's asynchronous sends to complete first, and forgets the failure
+     * of a fire-and-forget send: it is rolled back with the rest.
+     *
      * @param what names the request in messages
      */
     public void rollback(String what) throws ClientException {
+        if (mode == SESSION_TRANSACTED) {
+            sender.awaitCompletions();
+            sender.forgetAsyncSendError();
+        }
         ConnectedLink on = connection.usableLink();
         List<Frame.Consumed> list = consumedList(on);
         PendingRequests.Request request = connection.register(on);

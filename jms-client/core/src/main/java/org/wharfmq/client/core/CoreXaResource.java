@@ -26,28 +26,17 @@ import java.util.function.IntFunction;
  */
 public final class CoreXaResource implements XAResource {
 
-    /** Told when the session's association with a branch begins (true) or ends (false). */
-    @FunctionalInterface
-    public interface Association {
-        void inBranch(boolean associated);
-    }
-
     private final CoreConnection connection;
     private final CoreSession session;
-    private final Association association;
     /** The transaction timeout the next new branch gets, in seconds; 0: the queue manager's default. */
     private volatile int timeoutSeconds;
     /** The branch the session is associated with, from start to end; null otherwise. */
     private volatile WireXid associated;
 
-    /**
-     * @param association told when the session enters and leaves a branch: at least
-     *                    {@code session.settlement()::inBranch}, and whatever else of the session's follows it
-     */
-    public CoreXaResource(CoreSession session, Association association) {
+    /** The XAResource of {@code session}, an XA session ({@link Frame#SESSION_XA}). */
+    public CoreXaResource(CoreSession session) {
         this.connection = session.connection();
         this.session = session;
-        this.association = association;
     }
 
     /** The branch the session is associated with now, or null. */
@@ -74,7 +63,7 @@ public final class CoreXaResource implements XAResource {
         }
         call(rid -> new Frame.XaStart(rid, session.id(), wire, flags, timeoutSeconds), "XA start of " + wire);
         associated = wire;
-        association.inBranch(true);
+        session.settlement().inBranch(true);
     }
 
     /**
@@ -100,7 +89,7 @@ public final class CoreXaResource implements XAResource {
         }
         if (error == null || error.code() == ErrorCode.XA_RBROLLBACK || error.code() == ErrorCode.XA_RBTIMEOUT) {
             associated = null;
-            association.inBranch(false);
+            session.settlement().inBranch(false);
         }
         if (error != null) {
             throw toXAException(error);

@@ -22,12 +22,12 @@ class CoreBrowserTest extends ConnectedTest {
     @Test
     void showsEveryMessageInOrderPageByPageAndConsumesNone() throws Exception {
         connection.start();
-        CoreSession session = new CoreSession(connection, CoreSettlement.CLIENT_ACKNOWLEDGE, 1, CoreSession.Hooks.NONE);
+        CoreSession session = new CoreSession(connection, CoreSettlement.CLIENT_ACKNOWLEDGE, 1, false, CoreSession.Hooks.NONE);
         session.open();
         int producer = connection.nextProducerId();
         session.createProducer(producer, QUEUE);
         for (int i = 1; i <= 5; i++) {
-            session.send(producer, TestMessages.encoded(QUEUE, "b" + i));
+            TestMessages.send(session, producer, QUEUE, "b" + i);
         }
 
         // a window of 2: the other three come only as credit goes back and PULLs ask
@@ -48,7 +48,7 @@ class CoreBrowserTest extends ConnectedTest {
 
     @Test
     void aSelectorTheServerCannotParseIsRefusedWithItsCode() throws Exception {
-        CoreSession session = new CoreSession(connection, CoreSettlement.AUTO_ACKNOWLEDGE, 1, CoreSession.Hooks.NONE);
+        CoreSession session = new CoreSession(connection, CoreSettlement.AUTO_ACKNOWLEDGE, 1, false, CoreSession.Hooks.NONE);
         session.open();
         ClientException refused = assertThrows(ClientException.class,
                 () -> CoreBrowser.validate(connection, session.id(), QUEUE, "price >"));

@@ -56,7 +56,7 @@ class CoreConnectionTest {
 
     /** A CLIENT_ACKNOWLEDGE session of {@code c}, created on the server, telling {@code hooks}. */
     private static CoreSession open(CoreConnection c, CountingHooks hooks) throws ClientException {
-        CoreSession session = new CoreSession(c, CoreSettlement.CLIENT_ACKNOWLEDGE, 5, hooks);
+        CoreSession session = new CoreSession(c, CoreSettlement.CLIENT_ACKNOWLEDGE, 5, false, hooks);
         session.open();
         return session;
     }
@@ -83,7 +83,7 @@ class CoreConnectionTest {
         int producer = c.nextProducerId();
         session.createProducer(producer, QUEUE);
         for (int i = 1; i <= 3; i++) {
-            session.send(producer, TestMessages.encoded(QUEUE, "m" + i));
+            TestMessages.send(session, producer, QUEUE, "m" + i);
         }
 
         TestConsumer first = new TestConsumer();

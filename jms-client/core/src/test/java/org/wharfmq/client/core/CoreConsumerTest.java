@@ -132,7 +132,7 @@ class CoreConsumerTest {
     }
 
     private static CoreSession open(CoreConnection c, int mode) throws ClientException {
-        CoreSession session = new CoreSession(c, mode, 5, CoreSession.Hooks.NONE);
+        CoreSession session = new CoreSession(c, mode, 5, false, CoreSession.Hooks.NONE);
         session.open();
         return session;
     }
@@ -156,7 +156,7 @@ class CoreConsumerTest {
     }
 
     private static void send(CoreSession session, int producer, String text) throws ClientException {
-        session.send(producer, TestMessages.encoded(QUEUE, text));
+        TestMessages.send(session, producer, QUEUE, text);
     }
 
     private static String text(Frame.Deliver d) {

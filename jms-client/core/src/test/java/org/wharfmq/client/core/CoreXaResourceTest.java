@@ -31,18 +31,18 @@ class CoreXaResourceTest extends ConnectedTest {
 
     @Test
     void aBranchsSendIsSeenOnceItIsPreparedAndCommitted() throws Exception {
-        CoreSession xaSession = new CoreSession(connection, Frame.SESSION_XA, 5, CoreSession.Hooks.NONE);
+        CoreSession xaSession = new CoreSession(connection, Frame.SESSION_XA, 5, false, CoreSession.Hooks.NONE);
         xaSession.open();
-        CoreXaResource resource = new CoreXaResource(xaSession, xaSession.settlement()::inBranch);
+        CoreXaResource resource = new CoreXaResource(xaSession);
         int producer = connection.nextProducerId();
         xaSession.createProducer(producer, QUEUE);
         Xid xid = xid(1);
 
         resource.start(xid, XAResource.TMNOFLAGS);
-        xaSession.send(producer, TestMessages.encoded(QUEUE, "in the branch"));
+        TestMessages.send(xaSession, producer, QUEUE, "in the branch");
         resource.end(xid, XAResource.TMSUCCESS);
 
-        CoreSession reader = new CoreSession(connection, CoreSettlement.AUTO_ACKNOWLEDGE, 5, CoreSession.Hooks.NONE);
+        CoreSession reader = new CoreSession(connection, CoreSettlement.AUTO_ACKNOWLEDGE, 5, false, CoreSession.Hooks.NONE);
         reader.open();
         CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null), 5);
         assertNull(consumer.takeNow(), "a send of a branch not committed was delivered");

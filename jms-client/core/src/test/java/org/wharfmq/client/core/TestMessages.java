@@ -1,7 +1,5 @@
 package org.wharfmq.client.core;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
@@ -13,15 +11,17 @@ final class TestMessages {
     private TestMessages() {
     }
 
-    /** A non-persistent message to {@code destination} whose body is {@code text}, encoded. */
-    static ByteBuf encoded(WireDestination destination, String text) {
+    /** A message whose body is {@code text}: persistent (a send outside a transaction waits for the server) or not. */
+    static WireMessage message(String text, boolean persistent) {
         WireMessage m = new WireMessage();
-        m.destination = destination;
-        m.persistent = false;
+        m.persistent = persistent;
         m.body = text.getBytes(StandardCharsets.UTF_8);
-        ByteBuf out = Unpooled.buffer();
-        m.encode(out);
-        return out;
+        return m;
+    }
+
+    /** Sends a persistent {@code text} to {@code destination}: outside a transaction, once the server has it. */
+    static void send(CoreSession session, int producer, WireDestination destination, String text) throws ClientException {
+        session.sender().send(producer, destination, message(text, true), CoreSender.WIRE_MESSAGE, true, null);
     }
 
     /** The body of a delivered message as text; releases the delivery's buffer. */
