@@ -12,6 +12,7 @@ import org.wharfmq.server.queue.DeadLetters;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.security.PermissionRules;
+import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
 
 import javax.jms.Connection;
@@ -201,7 +202,7 @@ class PubSubHierarchyTest {
     }
 
     @Test
-    void anUnsubscribedChildGetsNoMoreAndADurableSubscriberKeepsReceivingAcrossARestartOfTheParent()
+    void aDurableSubscriberKeepsReceivingAcrossRestartsOfTheParentAndItsMemberAndGetsNoMoreOnceUnsubscribed()
             throws Exception {
         startHierarchy(null);
         Connection durable3 = servers.keep(new WharfConnectionFactory(members.get("QM3").server().tcpUrl())
@@ -226,8 +227,16 @@ class PubSubHierarchyTest {
         onQm1.createProducer(onQm1.createTopic("orders/placed")).send(onQm1.createTextMessage("after"),
                 DeliveryMode.PERSISTENT, 4, 0);
 
+        durable3.close();
+        members.get("QM3").restart();
+        onQm1.createProducer(onQm1.createTopic("orders/placed")).send(onQm1.createTextMessage("later"),
+                DeliveryMode.PERSISTENT, 4, 0);
+        durable3 = servers.keep(new WharfConnectionFactory(members.get("QM3").server().tcpUrl()).createConnection());
+        durable3.setClientID("audit-3");
+        durable3.start();
+        onQm3 = durable3.createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer audit = onQm3.createDurableSubscriber(orders, "audit");
-        assertEquals(List.of("before", "after"), texts(audit, 2));
+        assertEquals(List.of("before", "after", "later"), texts(audit, 3), "across restarts of QM1 and of QM3");
         Receive.nothingMore(audit);
 
         audit.close();
@@ -237,6 +246,28 @@ class PubSubHierarchyTest {
         onQm1.createProducer(onQm1.createTopic("orders/shipped")).send(onQm1.createTextMessage("shipped"));
         assertEquals("shipped", ((TextMessage) ChannelServers.next(shipping)).getText());
         assertEquals(forwarded, hierarchies.get("QM1").forwardedTo("QM3"), "QM3 subscribes to nothing any more");
+    }
+
+    @Test
+    void aRetainedPublicationOfTheParentReachesLaterSubscribersOfAChildOnce() throws Exception {
+        startHierarchy(null);
+        Session onQm1 = session("QM1");
+        TextMessage gold = onQm1.createTextMessage("gold 2300");
+        gold.setBooleanProperty(TopicManager.RETAIN_PROPERTY, true);
+        onQm1.createProducer(onQm1.createTopic("prices/gold")).send(gold);
+
+        Session onQm3 = session("QM3");
+        MessageConsumer all = onQm3.createConsumer(onQm3.createTopic("prices/#"));
+        assertEquals(List.of("gold 2300"), texts(all, 1), "QM1's retained publication, given to the new proxy");
+        MessageConsumer exact = onQm3.createConsumer(onQm3.createTopic("prices/gold"));
+        assertEquals(List.of("gold 2300"), texts(exact, 1), "QM3 retained it too");
+        awaitProxies("QM1", proxyName("QM3", "prices/gold")); // which got it again, and did not forward it
+        onQm1.createProducer(onQm1.createTopic("prices/gold")).send(onQm1.createTextMessage("gold 2310"));
+        assertEquals(List.of("gold 2310"), texts(all, 1));
+        assertEquals(List.of("gold 2310"), texts(exact, 1));
+        Receive.nothingMore(all);
+        Receive.nothingMore(exact);
+        assertEquals(List.of("prices/gold"), members.get("QM3").server().topicManager().retainedTopics());
     }
 
     @Test
