@@ -75,7 +75,7 @@ final class HierarchyMessages {
         m.bodyType = BodyType.MESSAGE;
         m.persistent = true;
         m.timestamp = System.currentTimeMillis();
-        m.destination = WireDestination.queue(partner + TransmissionHeader.QUALIFIER + CONTROL_QUEUE);
+        m.destination = controlQueueOf(partner);
         m.properties.put(QUEUE_MANAGER, queueManager);
         m.properties.put(FILTERS, filters.size());
         int i = 0;
@@ -83,6 +83,16 @@ final class HierarchyMessages {
             m.properties.put(FILTER + i++, filter);
         }
         return m;
+    }
+
+    /** {@code partner}'s control queue, as this queue manager names it. */
+    static WireDestination controlQueueOf(String partner) {
+        return WireDestination.queue(partner + TransmissionHeader.QUALIFIER + CONTROL_QUEUE);
+    }
+
+    /** {@code partner}'s queue of forwarded publications, as this queue manager names it. */
+    static WireDestination publicationsQueueOf(String partner) {
+        return WireDestination.queue(partner + TransmissionHeader.QUALIFIER + PUBLICATIONS_QUEUE);
     }
 
     /** The filters of a proxy subscription set. */
@@ -110,7 +120,7 @@ final class HierarchyMessages {
         if (user != null) {
             publication.properties.put(PUBLISHER, user);
         }
-        publication.destination = WireDestination.queue(partner + TransmissionHeader.QUALIFIER + PUBLICATIONS_QUEUE);
+        publication.destination = publicationsQueueOf(partner);
         return publication;
     }
 

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
 import org.wharfmq.server.topic.TopicNames;
@@ -59,8 +58,24 @@ final class ProxyAdvertiser implements AutoCloseable {
         this.queueManager = host.config().name();
     }
 
-    /** Connects, sends every partner its set, and follows the subscriptions from now on. */
-    void start() {
+    /**
+     * Connects, checks that every partner can be reached, sends every partner its set, and follows the subscriptions
+     * from now on.
+     *
+     * @throws IllegalStateException naming a partner this queue manager has no way to, and the fix
+     */
+    void start() throws InterruptedException {
+        try {
+            thread.submit(() -> {
+                for (String partner : partners) {
+                    producer(partner);
+                }
+                return null;
+            }).get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("Queue manager " + queueManager + " cannot reach a partner of its"
+                    + " publish/subscribe hierarchy (" + partners + "): " + e.getCause().getMessage(), e.getCause());
+        }
         host.management().observeSubscriptions(this::changed);
         changed();
     }
@@ -116,24 +131,29 @@ final class ProxyAdvertiser implements AutoCloseable {
     }
 
     private void send(String partner, SortedSet<String> filters) throws Exception {
+        int producer = producer(partner);
+        ByteBuf bytes = ByteBufAllocator.DEFAULT.buffer();
+        HierarchyMessages.subscriptionSet(queueManager, partner, filters).encode(bytes);
+        local.call(id -> new Frame.Send(id, SESSION, producer, bytes), TIMEOUT_MILLIS);
+    }
+
+    /** The producer of {@code partner}'s control queue; its creation fails when nothing leads to the partner. */
+    private int producer(String partner) throws Exception {
         if (local == null) {
             local = CoreLink.open(host.vmUrl(), Map.of(), null, null, "publish/subscribe hierarchy", 0,
                     ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS);
             local.call(id -> new Frame.CreateSession(id, SESSION, false, AUTO_ACKNOWLEDGE), TIMEOUT_MILLIS);
             producers.clear();
         }
-        WireMessage set = HierarchyMessages.subscriptionSet(queueManager, partner, filters);
-        Integer producer = producers.get(partner);
-        if (producer == null) {
-            int next = producers.size() + 1;
-            local.call(id -> new Frame.CreateProducer(id, SESSION, next, set.destination), TIMEOUT_MILLIS);
-            producers.put(partner, next);
-            producer = next;
+        Integer known = producers.get(partner);
+        if (known != null) {
+            return known;
         }
-        ByteBuf bytes = ByteBufAllocator.DEFAULT.buffer();
-        set.encode(bytes);
-        int p = producer;
-        local.call(id -> new Frame.Send(id, SESSION, p, bytes), TIMEOUT_MILLIS);
+        int next = producers.size() + 1;
+        local.call(id -> new Frame.CreateProducer(id, SESSION, next, HierarchyMessages.controlQueueOf(partner)),
+                TIMEOUT_MILLIS);
+        producers.put(partner, next);
+        return next;
     }
 
     /** How many proxy subscription sets this queue manager has sent since it started. */

@@ -294,8 +294,7 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
             return known;
         }
         int producer = producers.size() + 1;
-        local.call(id -> new Frame.CreateProducer(id, SESSION, producer, WireDestination.queue(partner
-                + org.wharfmq.protocol.message.TransmissionHeader.QUALIFIER + HierarchyMessages.PUBLICATIONS_QUEUE)),
+        local.call(id -> new Frame.CreateProducer(id, SESSION, producer, HierarchyMessages.publicationsQueueOf(partner)),
                 TIMEOUT_MILLIS);
         producers.put(partner, producer);
         return producer;

@@ -23,16 +23,21 @@ public final class PubSubHierarchy implements ServerPlugin {
         this.settings = settings;
     }
 
+    /**
+     * Starts following the subscriptions and forwarding.
+     *
+     * @throws IllegalStateException when a partner cannot be reached (no transmission queue leads to it)
+     */
     @Override
-    public void start(Host server) {
+    public void start(Host server) throws InterruptedException {
         if (settings.partners().isEmpty()) {
             return;
         }
         server.management().systemQueue(HierarchyMessages.CONTROL_QUEUE);
+        advertiser = new ProxyAdvertiser(server, settings.partners());
+        advertiser.start(); // first: it refuses a partner that nothing leads to
         proxies = new ProxySubscriptions(server, settings.partners(), ChannelConfiguration.DEFAULT_RETRY_MILLIS);
         proxies.start();
-        advertiser = new ProxyAdvertiser(server, settings.partners());
-        advertiser.start();
     }
 
     /** Publications forwarded to partner {@code partner} since the start. */

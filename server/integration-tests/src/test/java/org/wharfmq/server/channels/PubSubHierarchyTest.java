@@ -148,6 +148,16 @@ class PubSubHierarchyTest {
     }
 
     @Test
+    void aQueueManagerDoesNotStartWithAPartnerNothingLeadsTo() {
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> TestServer.start(
+                c -> c.name("QM9"), c -> WharfServer.builder(c).plugins(new PubSubHierarchy(
+                        new HierarchySettings("QM1", List.of()))).start()));
+        assertTrue(refused.getMessage().startsWith("Queue manager QM9 cannot reach a partner of its publish/subscribe"
+                + " hierarchy ([QM1]): "), refused.getMessage());
+        assertTrue(refused.getMessage().contains("no transmission queue is named QM1"), refused.getMessage());
+    }
+
+    @Test
     void eachSubscriberOfEachChildReceivesEachPublicationOfTheParentOnceWhereFiltersOverlap() throws Exception {
         startHierarchy(null);
         Session onQm2 = session("QM2");
