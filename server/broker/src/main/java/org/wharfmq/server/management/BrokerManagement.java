@@ -257,6 +257,11 @@ public final class BrokerManagement implements Management {
     }
 
     @Override
+    public void observeSubscriptions(Runnable observer) {
+        topics.observeSubscriptions(observer);
+    }
+
+    @Override
     public List<PreparedBranch> preparedBranches() {
         return xaBranches.prepared();
     }

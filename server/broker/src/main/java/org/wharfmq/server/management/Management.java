@@ -126,6 +126,14 @@ public interface Management {
     void deleteSubscription(String clientId, String name);
 
     /**
+     * Tells {@code observer} of every later subscription created or deleted, replacing the observer before: the
+     * proxy subscriptions of publish/subscribe across queue managers follow them. It runs on the thread that made the
+     * change, possibly under the topic manager's lock, so it must only hand the news to a thread of its own, which
+     * reads {@link #subscriptions()}.
+     */
+    void observeSubscriptions(Runnable observer);
+
+    /**
      * The prepared XA branches, in doubt until their transaction managers commit or roll them back, oldest first, with
      * how long each has waited: its sends stay invisible and what it consumed held until then, so one that waits long
      * is worth a look at its transaction manager.

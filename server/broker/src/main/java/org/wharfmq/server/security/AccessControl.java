@@ -1,6 +1,7 @@
 package org.wharfmq.server.security;
 
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.topic.TopicNames;
@@ -16,7 +17,7 @@ import org.wharfmq.server.topic.TopicNames;
  *   <li>{@link Identity#SERVER} (the queue manager's own in-VM connections) may do everything.</li>
  *   <li>The {@code SYSTEM.*} queues (dead letters, the admin command and reply queues) are created, sent to,
  *       received from and browsed with the {@link Permission#ADMIN} permission only: so every admin command needs
- *       it.</li>
+ *       it. So are another queue manager's ({@code QM2/SYSTEM.*}).</li>
  *   <li>The {@code $SYS/...} topics (the queue manager's events) are published to by the queue manager only; a
  *       client subscribes to them with the admin permission, or a subscribe grant whose pattern names
  *       {@code $SYS} (a wildcard first level does not take them in: {@link DestinationPattern}).</li>
@@ -89,7 +90,7 @@ public final class AccessControl {
             return true;
         }
         AccessPolicy rules = policy;
-        if (what.scope() == Permission.Scope.QUEUE && SystemQueues.isSystem(destination)) {
+        if (what.scope() == Permission.Scope.QUEUE && isSystem(destination)) {
             return rules.allows(who, Permission.ADMIN, null);
         }
         if (what.scope() == Permission.Scope.TOPIC && TopicNames.isSystemTopic(destination)) {
@@ -100,6 +101,15 @@ public final class AccessControl {
             return true; // an admin sees what a monitor sees
         }
         return rules.allows(who, what, destination);
+    }
+
+    /**
+     * Whether a queue name is a {@code SYSTEM.*} queue's, here ({@code SYSTEM.X}) or on another queue manager
+     * ({@code QM2/SYSTEM.X}): another queue manager's are its own as much as ours are ours (its channels put on them
+     * what only queue managers send, such as a publish/subscribe hierarchy's proxy subscriptions).
+     */
+    private static boolean isSystem(String queue) {
+        return SystemQueues.isSystem(TransmissionHeader.queueOf(queue));
     }
 
     /**
@@ -122,7 +132,7 @@ public final class AccessControl {
                     + ": the " + TopicNames.SYSTEM_LEVEL + "/... topics are the queue manager's own (its events);"
                     + " only it publishes there.");
         }
-        boolean system = what.scope() == Permission.Scope.QUEUE && SystemQueues.isSystem(destination);
+        boolean system = what.scope() == Permission.Scope.QUEUE && isSystem(destination);
         Permission needed = system ? Permission.ADMIN : what;
         String grantee = who.anonymous() ? "anyone" : "user:" + who.user();
         String message = who.describeAtStart() + " may not " + verb(what) + " " + target + ": no '" + needed.key()

@@ -99,6 +99,11 @@ public final class TopicManager {
     // guarded by lock
     private final Map<Key, Subscription> named = new HashMap<>();
     private final Map<String, Subscription> byQueue = new HashMap<>();
+    /**
+     * Told of each subscription created or deleted (the channels' proxy subscriptions follow the topics subscribed
+     * to here, docs/distributed.md); a publication never calls it.
+     */
+    private volatile Runnable subscriptionObserver = () -> { };
 
     /**
      * @param config the settings (maxQueueDepth applies to every subscription queue)
@@ -622,6 +627,7 @@ public final class TopicManager {
             lock.unlock();
         }
         (temporary ? temporarySubscriptions : tree).add(filter, s);
+        subscriptionObserver.run();
         return s;
     }
 
@@ -633,6 +639,16 @@ public final class TopicManager {
         if (s.durable()) {
             persistence.subscriptionDeleted(s.queueName());
         }
+        subscriptionObserver.run();
+    }
+
+    /**
+     * Tells {@code observer} of every later subscription created or deleted, replacing the observer before. It runs
+     * on the thread that made the change, possibly under the topic manager's lock: it must only hand the news to a
+     * thread of its own (and read {@link #describe()} there).
+     */
+    public void observeSubscriptions(Runnable observer) {
+        subscriptionObserver = Objects.requireNonNull(observer);
     }
 
     /** A new subscription receives the retained publications of the topics it matches, before anything else. */

@@ -33,6 +33,18 @@ class AccessControlTest {
         assertTrue(control.allows(Identity.SERVER, Permission.BROWSE, "ANYTHING"), "the queue manager's own code");
     }
 
+    @Test
+    void anotherQueueManagersSystemQueuesNeedTheAdminPermissionToo() {
+        assertTrue(control.allows(ALICE, Permission.SEND, "QM2/ORDERS"));
+        assertFalse(control.allows(ALICE, Permission.SEND, "QM2/SYSTEM.INTER.QMGR.CONTROL"),
+                "a client may not pose as its queue manager to another");
+        assertTrue(control.allows(ROOT, Permission.SEND, "QM2/SYSTEM.INTER.QMGR.CONTROL"));
+        WharfException refused = assertThrows(WharfException.class, () -> control.check(ALICE, Permission.SEND,
+                "QM2/SYSTEM.INTER.QMGR.PUBS", "/10.0.0.7:5000"));
+        assertTrue(refused.getMessage().contains("(the SYSTEM.* queues need the admin permission)"),
+                refused.getMessage());
+    }
+
     /**
      * The client is told who may not do what on which destination, and the grant that would allow it; the security
      * file's path and the rule that decided go to the audit line only, for the administrators.

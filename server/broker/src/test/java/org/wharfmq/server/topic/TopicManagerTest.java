@@ -137,6 +137,31 @@ class TopicManagerTest {
     }
 
     @Test
+    void theSubscriptionObserverHearsOfEachSubscriptionMadeOrEndedAndOfNoPublication() {
+        start(ServerConfig.defaults());
+        java.util.concurrent.atomic.AtomicInteger changes = new java.util.concurrent.atomic.AtomicInteger();
+        topics.observeSubscriptions(changes::incrementAndGet);
+        Subscription s = subscribe("a/+", null, false, CONNECTION_A);
+        assertEquals(1, changes.get(), "created");
+        Subscription shared = topics.attach(WireDestination.topic("b/#"), null, Selector.ALL_MATCH, false, true, true,
+                "proxy", null, CONNECTION_A, Identity.SERVER);
+        topics.attach(WireDestination.topic("b/#"), null, Selector.ALL_MATCH, false, true, true, "proxy", null,
+                CONNECTION_B, Identity.SERVER);
+        assertEquals(2, changes.get(), "a second consumer of a subscription makes none");
+
+        publish("a/x", "p1", 0, CONNECTION_B);
+        assertEquals(2, changes.get(), "a publication is not a change");
+
+        topics.detach(s);
+        assertEquals(3, changes.get(), "a non-durable subscription ended with its consumer");
+        topics.detach(shared);
+        topics.detach(shared);
+        assertEquals(3, changes.get(), "a durable one stays without consumers");
+        topics.deleteDurable(null, "proxy");
+        assertEquals(4, changes.get(), "deleted");
+    }
+
+    @Test
     void aFullSubscriptionMissesANonPersistentPublicationAndRefusesAPersistentOneForEveryone() {
         start(ServerConfig.builder().maxQueueDepth(1).build());
         Subscription full = durable("slow", "c1", false);

@@ -283,6 +283,11 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
         Map<String, Object> properties = headers.readProperties(message);
         Object queueManager = properties.get(TransmissionHeader.QUEUE_MANAGER);
         Object queue = properties.get(TransmissionHeader.QUEUE);
+        String topic = HierarchyMessages.forwardedTopic(queueManager, queue, host.config().name(), properties);
+        if (topic != null) {
+            publish(session, partner, message, topic);
+            return;
+        }
         String destination;
         String refusal = null;
         if (!(queue instanceof String q)) {
@@ -301,7 +306,7 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
             // queue manager (a remote definition's, say) becomes the queue here; the body stays as it is
             bytes = headers.destination() != null && destination.equals(headers.destination().name())
                     ? message.retainedDuplicate()
-                    : addressedTo(message, destination);
+                    : addressedTo(message, queue(destination));
         } else {
             bytes = withReason(message, destination, refusal);
             LOG.log(System.Logger.Level.WARNING, "A message for " + destination + " went to the dead-letter queue: "
@@ -311,8 +316,39 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
         local.write(new Frame.Send(0, session.id, producer, bytes));
     }
 
+    /**
+     * Publishes a publication a queue manager of the publish/subscribe hierarchy forwarded (docs/distributed.md) on
+     * its topic here, with the partner's authority; else puts it on the dead-letter queue with the reason.
+     */
+    private void publish(Session session, Identity partner, ByteBuf message, String topic) throws ClientException {
+        String refusal = null;
+        try {
+            org.wharfmq.server.topic.TopicNames.checkTopic(topic);
+            if (!host.accessControl().allows(partner, Permission.PUBLISH, topic)) {
+                refusal = "the channel's user, " + partner.describe() + ", may not publish to topic '" + topic
+                        + "' (no 'publish' permission on it)";
+            }
+        } catch (WharfException e) {
+            refusal = "the forwarded publication names no valid topic: " + e.getMessage();
+        }
+        if (refusal != null) {
+            LOG.log(System.Logger.Level.WARNING, "A publication for topic '" + topic + "' went to the dead-letter"
+                    + " queue: " + refusal);
+            local.write(new Frame.Send(0, session.id, producer(session, SystemQueues.DEAD_LETTER_QUEUE),
+                    withReason(message, topic, refusal)));
+            return;
+        }
+        WireDestination destination = WireDestination.topic(topic);
+        local.write(new Frame.Send(0, session.id, producer(session, destination), addressedTo(message, destination)));
+    }
+
     /** Why the partner may not put to {@code destination}, or null when it may. */
     private String refusal(Identity partner, String destination) {
+        if (destination.equals(HierarchyMessages.CONTROL_QUEUE)) {
+            // a partner's proxy subscriptions need the channel permission, which opened the channel
+            return exists(destination) ? null : "queue manager " + host.config().name() + " is in no publish/subscribe"
+                    + " hierarchy (hierarchy: in config/wharf.yaml), so it takes no proxy subscriptions";
+        }
         if (destination.startsWith(TemporaryNames.PREFIX)) {
             return null; // anyone who has a temporary queue's name may send to it, as JMS has it
         }
@@ -350,12 +386,12 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
      * {@code message} with JMSDestination {@code destination}: its header and property sections written anew, its
      * body a retained slice of {@code message} (as {@link TransmissionHeader#wrap} keeps it).
      */
-    private static ByteBuf addressedTo(ByteBuf message, String destination) {
+    private static ByteBuf addressedTo(ByteBuf message, WireDestination destination) {
         ByteBuf in = message.duplicate();
         int start = in.readerIndex();
         WireMessage headers = WireMessage.decodeHeaders(in);
         int bodySection = in.readerIndex();
-        headers.destination = queue(destination);
+        headers.destination = destination;
         ByteBuf head = ByteBufAllocator.DEFAULT.buffer(bodySection - start + 64);
         headers.encodeHeaders(head);
         io.netty.buffer.CompositeByteBuf readdressed = ByteBufAllocator.DEFAULT.compositeBuffer(2);
@@ -391,13 +427,18 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     }
 
     private int producer(Session session, String destination) throws ClientException {
-        Integer known = session.producers.get(destination);
+        return producer(session, queue(destination));
+    }
+
+    private int producer(Session session, WireDestination destination) throws ClientException {
+        String key = destination.kind() + ":" + destination.name();
+        Integer known = session.producers.get(key);
         if (known != null) {
             return known;
         }
         int producer = session.id * 100_000 + session.producers.size() + 1;
-        local.call(id -> new Frame.CreateProducer(id, session.id, producer, queue(destination)), TIMEOUT_MILLIS);
-        session.producers.put(destination, producer);
+        local.call(id -> new Frame.CreateProducer(id, session.id, producer, destination), TIMEOUT_MILLIS);
+        session.producers.put(key, producer);
         return producer;
     }
 

@@ -1,6 +1,7 @@
 package org.wharfmq.server.cli;
 
 import org.wharfmq.server.channels.ChannelSettings;
+import org.wharfmq.server.channels.HierarchySettings;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.Settings;
@@ -17,7 +18,8 @@ import java.nio.file.Path;
  * defaults and checks: the queue manager its top-level settings ({@link ServerConfig#read}), the flow host its
  * {@code flows:} and the other keys of {@link FlowHostSettings}, the HTTP listener its {@code http:} ({@link HttpSettings#SECTION}), the security
  * file's module {@code securityFile} ({@link SecuritySettings#SECTION}), the channels their {@code channels:}
- * ({@link ChannelSettings#SECTION}), the replication its {@code replication:} ({@link ReplicationSettings#SECTION}).
+ * ({@link ChannelSettings#SECTION}) and {@code hierarchy:} ({@link HierarchySettings#SECTION}), the replication its
+ * {@code replication:} ({@link ReplicationSettings#SECTION}).
  * Settings the file does not mention keep their defaults. A key that no
  * component asked for is an error naming the key and the known ones, so a typo never silently falls back to a
  * default.
@@ -28,14 +30,17 @@ import java.nio.file.Path;
  * @param security where the security file is, null for none (no users: local anonymous clients only)
  * @param channels the channels to other queue managers (validated), none when the file has no {@code channels:}
  * @param replication the members of the replicated queue manager this instance is one of, null for none
+ * @param hierarchy its parent and children in a publish/subscribe hierarchy, none when the file has no
+ *                  {@code hierarchy:}
  */
 public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, HttpSettings http,
-                                SecuritySettings security, ChannelSettings channels, ReplicationSettings replication) {
+                                SecuritySettings security, ChannelSettings channels, ReplicationSettings replication,
+                                HierarchySettings hierarchy) {
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */
     public static ConfigurationFile defaults() {
         return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null, null,
-                ChannelSettings.none(), null);
+                ChannelSettings.none(), null, HierarchySettings.none());
     }
 
     /**
@@ -53,12 +58,13 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
             SecuritySettings security = SecuritySettings.SECTION.read(file);
             ChannelSettings channels = ChannelSettings.SECTION.read(file);
             ReplicationSettings replication = ReplicationSettings.SECTION.read(file);
+            HierarchySettings hierarchy = HierarchySettings.SECTION.read(file);
             file.refuseUnknown();
             ServerConfig server = broker.build();
             if (http != null) {
                 http.check(server);
             }
-            return new ConfigurationFile(server, flowHost, http, security, channels, replication);
+            return new ConfigurationFile(server, flowHost, http, security, channels, replication, hierarchy);
         } catch (ConfigurationException e) {
             throw inFile(e, yaml);
         }

@@ -2,6 +2,7 @@ package org.wharfmq.server.cli;
 
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.channels.ChannelsPlugin;
+import org.wharfmq.server.channels.PubSubHierarchy;
 import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.console.ConsolePlugin;
@@ -127,10 +128,12 @@ final class ServerCommand implements Callable<Integer> {
             FlowHost flows = new FlowHost(file.flowHost(), http);
             ChannelsPlugin channels = new ChannelsPlugin(file.channels());
             AdminPlugin admin = new AdminPlugin(flows.adminCommands(), channels.adminCommands());
-            // the channels first (they move messages whatever else runs), the admin plugin after the flows (its
+            // the hierarchy's control queue before the channels that bring to it; the channels early (they move
+            // messages whatever else runs), the admin plugin after the flows (its
             // command queue opens once they run), the console after the admin plugin (it runs its commands); HTTP last
             // (it listens once every route is registered)
-            WharfServer.Starter starter = WharfServer.builder(config).plugins(channels,
+            WharfServer.Starter starter = WharfServer.builder(config).plugins(new PubSubHierarchy(file.hierarchy()),
+                    channels,
                     flows, admin,
                     new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows), http);
             if (users != null) {

@@ -6,6 +6,7 @@ import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.channels.ChannelConfiguration;
 import org.wharfmq.server.channels.ChannelDefinition;
+import org.wharfmq.server.channels.HierarchySettings;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
@@ -261,6 +262,20 @@ class ConfigurationFileTest {
         assertRefused("channels:\n  - name: C\n    type: requester\n", "Invalid value for setting 'channels[0].type'");
         assertRefused("channels:\n  - name: C\n    type: receiver\n  - name: C\n    type: receiver\n",
                 "Channel 'C' is defined twice");
+    }
+
+    @Test
+    void theHierarchyNamesAParentAndChildrenEachOnce() throws IOException {
+        HierarchySettings child = ConfigurationFile.load(write("hierarchy:\n  parent: QM1\n")).hierarchy();
+        assertEquals("QM1", child.parent());
+        assertEquals(List.of("QM1"), child.partners());
+        HierarchySettings parent = ConfigurationFile.load(write("hierarchy:\n  children: [QM2, QM3]\n")).hierarchy();
+        assertNull(parent.parent());
+        assertEquals(List.of("QM2", "QM3"), parent.partners());
+        assertEquals(List.of(), ConfigurationFile.load(write("name: QM1\n")).hierarchy().partners());
+        assertRefused("hierarchy:\n  parent: QM1\n  children: [QM2, QM1]\n", "Invalid hierarchy: queue manager QM1 is named twice");
+        assertRefused("hierarchy:\n  parent: QM1/X\n", "Invalid hierarchy: 'QM1/X' is not a queue manager's name");
+        assertRefused("hierarchy:\n  parents: QM1\n", "Unknown setting 'hierarchy.parents'");
     }
 
     @Test

@@ -1,0 +1,137 @@
+package org.wharfmq.server.channels;
+
+import org.wharfmq.protocol.message.BodyType;
+import org.wharfmq.protocol.message.TransmissionHeader;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+
+/**
+ * What the queue managers of a publish/subscribe hierarchy send each other over their channels, as IBM MQ's:
+ * <ul>
+ *   <li>to {@value #CONTROL_QUEUE}, a partner's <em>proxy subscription set</em>: every topic filter subscribed to on
+ *       or through the queue manager that sends it (property {@value #QUEUE_MANAGER}), as properties
+ *       {@value #FILTER}{@code 0..n-1}. Each message replaces the last, so a lost or repeated one costs nothing
+ *       the next does not mend;</li>
+ *   <li>to {@value #PUBLICATIONS_QUEUE}, a <em>forwarded publication</em>: the publication as it was, but addressed
+ *       to that queue, its topic in {@value #TOPIC}, the queue manager it was forwarded by in {@value #FROM} and the
+ *       one it was first published on in {@value #ORIGIN}. The receiving channel publishes it on its topic there
+ *       (ChannelReceivers), with the channel user's authority.</li>
+ * </ul>
+ */
+final class HierarchyMessages {
+
+    /** Where a partner's proxy subscription sets arrive (IBM MQ's SYSTEM.INTER.QMGR.CONTROL). */
+    static final String CONTROL_QUEUE = "SYSTEM.INTER.QMGR.CONTROL";
+    /** The name a forwarded publication is addressed to (IBM MQ's SYSTEM.INTER.QMGR.PUBS); the receiver publishes it. */
+    static final String PUBLICATIONS_QUEUE = "SYSTEM.INTER.QMGR.PUBS";
+    /** A proxy subscription set: the queue manager it is from. */
+    static final String QUEUE_MANAGER = "WHARF_PUBSUB_QMGR";
+    /** A proxy subscription set: how many filters it has. */
+    static final String FILTERS = "WHARF_PUBSUB_FILTERS";
+    /** A proxy subscription set: the prefix of each filter's property. */
+    static final String FILTER = "WHARF_PUBSUB_FILTER_";
+    /** A forwarded publication: its topic. */
+    static final String TOPIC = "WHARF_PUBSUB_TOPIC";
+    /** A forwarded publication: the queue manager that forwarded it last (never sent back there). */
+    static final String FROM = "WHARF_PUBSUB_FROM";
+    /** A forwarded publication: the queue manager it was published on (never sent back there). */
+    static final String ORIGIN = "WHARF_PUBSUB_ORIGIN";
+    /** A forwarded publication: the JMSXUserID it was published with (a queue manager's own connection sends none). */
+    static final String PUBLISHER = "WHARF_PUBSUB_PUBLISHER";
+    /** The names of proxy subscriptions: this, the partner's name, {@code :}, the filter. */
+    static final String PROXY_PREFIX = "WHARF.PROXY:";
+    private static final String USER_ID = "JMSXUserID";
+
+    private HierarchyMessages() {
+    }
+
+    /** The name of {@code partner}'s proxy subscription on {@code filter}. */
+    static String proxyName(String partner, String filter) {
+        return PROXY_PREFIX + partner + ":" + filter;
+    }
+
+    /** Whether subscription {@code name} is one of {@code partner}'s proxy subscriptions. */
+    static boolean isProxyOf(String name, String partner) {
+        return name != null && name.startsWith(PROXY_PREFIX + partner + ":");
+    }
+
+    /**
+     * The selector of {@code partner}'s proxy subscriptions: a publication that came from it, or was first published
+     * there, does not go back.
+     */
+    static String selectorFor(String partner) {
+        String quoted = "'" + partner.replace("'", "''") + "'";
+        return FROM + " IS NULL OR (" + FROM + " <> " + quoted + " AND " + ORIGIN + " <> " + quoted + ")";
+    }
+
+    /** The proxy subscription set {@code filters} of {@code queueManager}, for {@code partner}. */
+    static WireMessage subscriptionSet(String queueManager, String partner, SortedSet<String> filters) {
+        WireMessage m = new WireMessage();
+        m.bodyType = BodyType.MESSAGE;
+        m.persistent = true;
+        m.timestamp = System.currentTimeMillis();
+        m.destination = controlQueueOf(partner);
+        m.properties.put(QUEUE_MANAGER, queueManager);
+        m.properties.put(FILTERS, filters.size());
+        int i = 0;
+        for (String filter : filters) {
+            m.properties.put(FILTER + i++, filter);
+        }
+        return m;
+    }
+
+    /** {@code partner}'s control queue, as this queue manager names it. */
+    static WireDestination controlQueueOf(String partner) {
+        return WireDestination.queue(partner + TransmissionHeader.QUALIFIER + CONTROL_QUEUE);
+    }
+
+    /** {@code partner}'s queue of forwarded publications, as this queue manager names it. */
+    static WireDestination publicationsQueueOf(String partner) {
+        return WireDestination.queue(partner + TransmissionHeader.QUALIFIER + PUBLICATIONS_QUEUE);
+    }
+
+    /** The filters of a proxy subscription set. */
+    static List<String> filters(Map<String, Object> properties) {
+        List<String> filters = new ArrayList<>();
+        if (properties.get(FILTERS) instanceof Integer n) {
+            for (int i = 0; i < n; i++) {
+                if (properties.get(FILTER + i) instanceof String f) {
+                    filters.add(f);
+                }
+            }
+        }
+        return filters;
+    }
+
+    /**
+     * {@code publication} (as a subscription delivered it, JMSDestination its topic) made a forwarded publication for
+     * {@code partner}, forwarded by {@code queueManager}.
+     */
+    static WireMessage forwarded(WireMessage publication, String queueManager, String partner) {
+        publication.properties.put(TOPIC, publication.destination.name());
+        publication.properties.putIfAbsent(ORIGIN, queueManager);
+        publication.properties.put(FROM, queueManager);
+        Object user = publication.properties.remove(USER_ID);
+        if (user != null) {
+            publication.properties.put(PUBLISHER, user);
+        }
+        publication.destination = publicationsQueueOf(partner);
+        return publication;
+    }
+
+    /**
+     * The topic of a forwarded publication that arrived on a channel for queue manager {@code here} (its
+     * transmission header names {@code queueManager} and {@code queue}); null for any other message.
+     */
+    static String forwardedTopic(Object queueManager, Object queue, String here, Map<String, Object> properties) {
+        if (!PUBLICATIONS_QUEUE.equals(queue) || !(queueManager == null || queueManager.equals(here))) {
+            return null;
+        }
+        return properties.get(TOPIC) instanceof String topic ? topic : "";
+    }
+}

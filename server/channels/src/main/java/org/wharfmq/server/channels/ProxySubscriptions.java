@@ -1,0 +1,339 @@
+package org.wharfmq.server.channels;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.protocol.TemporaryNames;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.queue.SystemQueues;
+import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
+import org.wharfmq.server.topic.TopicNames;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The partners' proxy subscriptions on this queue manager, and the forwarding of what they receive. Runs on a thread
+ * of its own ({@code wharf-pubsub}), which owns every field but the counters, over one transacted in-VM session:
+ * <ul>
+ *   <li>It takes the partners' proxy subscription sets from {@link HierarchyMessages#CONTROL_QUEUE} and makes each
+ *       partner's proxy subscriptions those of its latest set: one shared durable subscription per filter, named
+ *       {@link HierarchyMessages#proxyName}, whose selector ({@link HierarchyMessages#selectorFor}) leaves out what
+ *       came from that partner. Durable, so they outlive a restart (attached again at the start) and a persistent
+ *       publication's copy is journaled until forwarded.</li>
+ *   <li>A publication a proxy subscription receives goes to its partner's {@link HierarchyMessages#PUBLICATIONS_QUEUE}
+ *       over the channels ({@link HierarchyMessages#forwarded}), taken from the subscription and put on the
+ *       transmission queue in one local transaction: once. When several of a partner's filters match its topic,
+ *       only its oldest proxy subscription among them forwards it, so the partner gets it once.</li>
+ * </ul>
+ * A failure (the in-VM link, a commit) rolls back what was under way, which is delivered again after the link is
+ * opened again.
+ */
+final class ProxySubscriptions implements Runnable, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ProxySubscriptions.class.getName());
+    private static final int SESSION = 1;
+    private static final int CONTROL = 1;
+    private static final long TIMEOUT_MILLIS = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
+    /** Deliveries a consumer may have outstanding, and the most handled in one transaction. */
+    private static final int CREDIT = 100;
+
+    /** One proxy subscription and the consumer this thread reads it with. */
+    private record Proxy(int consumer, String partner, String filter) {
+    }
+
+    private final ServerPlugin.Host host;
+    private final String queueManager;
+    private final Set<String> partners;
+    private final long retryMillis;
+    private final Thread thread;
+    private volatile boolean stopping;
+    private CoreLink local;
+    private int nextConsumer;
+    /** The proxy subscriptions by consumer id. */
+    private final Map<Integer, Proxy> byConsumer = new HashMap<>();
+    /** Each partner's proxy subscriptions, oldest first. */
+    private final Map<String, List<Proxy>> byPartner = new HashMap<>();
+    /** The forwarding producer of each partner. */
+    private final Map<String, Integer> producers = new HashMap<>();
+    /** The last delivery handled per consumer in the open transaction, and how many. */
+    private final Map<Integer, Long> consumed = new HashMap<>();
+    private final Map<Integer, Integer> consumedCounts = new HashMap<>();
+    /** The last delivery taken per consumer, committed or not: where closing a consumer leaves off. */
+    private final Map<Integer, Long> taken = new HashMap<>();
+    /** Publications sent on to each partner since the start, for status and tests. */
+    private final Map<String, Long> forwarded = new ConcurrentHashMap<>();
+
+    ProxySubscriptions(ServerPlugin.Host host, List<String> partners, long retryMillis) {
+        this.host = host;
+        this.queueManager = host.config().name();
+        this.partners = new LinkedHashSet<>(partners);
+        this.retryMillis = retryMillis;
+        this.thread = new Thread(this, "wharf-pubsub");
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Publications forwarded to {@code partner} since the start. */
+    long forwardedTo(String partner) {
+        return forwarded.getOrDefault(partner, 0L);
+    }
+
+    @Override
+    public void run() {
+        while (!stopping) {
+            try {
+                open();
+                while (!stopping) {
+                    Frame first = local.next(-1);
+                    handle(first);
+                    for (int n = 1; n < CREDIT; n++) {
+                        Frame more = local.next(0);
+                        if (more == null) {
+                            break;
+                        }
+                        handle(more);
+                    }
+                    commit();
+                }
+            } catch (InterruptedException e) {
+                break;
+            } catch (Exception e) {
+                if (stopping) {
+                    break;
+                }
+                LOG.log(System.Logger.Level.WARNING, "Publish/subscribe hierarchy of queue manager " + queueManager
+                        + ": " + e.getMessage() + "; what was under way is rolled back and taken again in "
+                        + retryMillis + " ms");
+                closeLocal();
+                try {
+                    Thread.sleep(retryMillis); // the retry interval, not a synchronisation
+                } catch (InterruptedException stopped) {
+                    break;
+                }
+            }
+        }
+        closeLocal();
+    }
+
+    /** Connects, reads the control queue, and attaches to the proxy subscriptions kept from before (oldest first). */
+    private void open() throws ClientException {
+        local = CoreLink.open(host.vmUrl(), Map.of(), null, null, "publish/subscribe hierarchy", 0,
+                ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS);
+        local.call(id -> new Frame.CreateSession(id, SESSION, true, 0), TIMEOUT_MILLIS);
+        nextConsumer = CONTROL;
+        local.receiveFor(CONTROL);
+        local.call(id -> new Frame.CreateConsumer(id, SESSION, CONTROL,
+                WireDestination.queue(HierarchyMessages.CONTROL_QUEUE), null, CREDIT, 0, null), TIMEOUT_MILLIS);
+        List<SubscriptionInfo> kept = new ArrayList<>();
+        for (SubscriptionInfo s : host.management().subscriptions()) {
+            if (s.name() != null && s.name().startsWith(HierarchyMessages.PROXY_PREFIX)) {
+                kept.add(s);
+            }
+        }
+        kept.sort(Comparator.comparingLong(s -> queueNumber(s.queueName())));
+        for (SubscriptionInfo s : kept) {
+            String partner = partnerOf(s.name());
+            if (partner == null) {
+                forget(s.name());
+            } else {
+                attach(partner, s.topic());
+            }
+        }
+    }
+
+    /** Deletes the proxy subscription of a queue manager that is no longer a partner, with what it holds. */
+    private void forget(String proxy) {
+        try {
+            host.management().deleteSubscription(null, proxy);
+            LOG.log(System.Logger.Level.INFO, "Proxy subscription " + proxy + " deleted: its queue manager is no"
+                    + " longer a partner of " + queueManager + " (hierarchy: in config/wharf.yaml)");
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Proxy subscription " + proxy + " of a queue manager that is no"
+                    + " longer a partner was not deleted: " + e.getMessage());
+        }
+    }
+
+    private static long queueNumber(String queueName) {
+        try {
+            return Long.parseLong(queueName.substring(SystemQueues.DURABLE_SUBSCRIPTION_PREFIX.length()));
+        } catch (RuntimeException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private String partnerOf(String proxyName) {
+        for (String partner : partners) {
+            if (HierarchyMessages.isProxyOf(proxyName, partner)) {
+                return partner;
+            }
+        }
+        return null;
+    }
+
+    private void handle(Frame frame) throws Exception {
+        if (!(frame instanceof Frame.Deliver d)) {
+            return;
+        }
+        try {
+            if (d.consumerId() == CONTROL) {
+                commit(); // what the proxies took so far, before any of them goes
+                WireMessage set = WireMessage.decode(d.message().duplicate());
+                apply(set.properties);
+                taken(d);
+                commit();
+                return;
+            }
+            Proxy proxy = byConsumer.get(d.consumerId());
+            if (proxy == null) {
+                return; // a proxy just deleted: its undelivered messages went with it
+            }
+            WireMessage publication = WireMessage.decode(d.message().duplicate());
+            if (firstToForward(proxy, publication.destination.name())) {
+                ByteBuf bytes = ByteBufAllocator.DEFAULT.buffer(d.message().readableBytes() + 128);
+                HierarchyMessages.forwarded(publication, queueManager, proxy.partner()).encode(bytes);
+                int producer = producer(proxy.partner());
+                // not answered: a put that fails makes the commit fail, and all is taken again
+                local.write(new Frame.Send(0, SESSION, producer, bytes));
+                forwarded.merge(proxy.partner(), 1L, Long::sum);
+            }
+            taken(d);
+        } finally {
+            d.message().release();
+        }
+    }
+
+    /** Whether no older proxy subscription of the partner matches {@code topic} (that one forwards it instead). */
+    private boolean firstToForward(Proxy proxy, String topic) {
+        for (Proxy older : byPartner.getOrDefault(proxy.partner(), List.of())) {
+            if (older == proxy) {
+                return true;
+            }
+            if (TopicNames.matches(older.filter(), topic)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void taken(Frame.Deliver d) {
+        taken.put(d.consumerId(), d.deliveryId());
+        consumed.put(d.consumerId(), d.deliveryId());
+        consumedCounts.merge(d.consumerId(), 1, Integer::sum);
+    }
+
+    /** Makes a partner's proxy subscriptions those of the set it sent. */
+    private void apply(Map<String, Object> properties) throws ClientException {
+        Object from = properties.get(HierarchyMessages.QUEUE_MANAGER);
+        if (!(from instanceof String partner) || !partners.contains(partner)) {
+            LOG.log(System.Logger.Level.WARNING, "Queue manager " + queueManager + " ignored proxy subscriptions"
+                    + " from " + from + ": it is not its parent or one of its children (hierarchy: in"
+                    + " config/wharf.yaml has " + partners + ")");
+            return;
+        }
+        Set<String> wanted = new LinkedHashSet<>();
+        for (String filter : HierarchyMessages.filters(properties)) {
+            if (filter.startsWith(TemporaryNames.PREFIX) || TopicNames.isSystemTopic(filter)) {
+                continue; // a partner's temporary topics and this queue manager's events stay where they are
+            }
+            wanted.add(filter);
+        }
+        List<Proxy> current = new ArrayList<>(byPartner.getOrDefault(partner, List.of()));
+        for (Proxy proxy : current) {
+            if (!wanted.remove(proxy.filter())) {
+                detach(proxy);
+            }
+        }
+        for (String filter : wanted) {
+            try {
+                attach(partner, filter);
+            } catch (ClientException e) {
+                LOG.log(System.Logger.Level.WARNING, "Queue manager " + queueManager + " refused proxy subscription"
+                        + " '" + filter + "' of queue manager " + partner + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /** Creates or resumes {@code partner}'s proxy subscription on {@code filter}. */
+    private void attach(String partner, String filter) throws ClientException {
+        int consumer = ++nextConsumer;
+        local.receiveFor(consumer);
+        local.call(id -> new Frame.CreateConsumer(id, SESSION, consumer, WireDestination.topic(filter),
+                HierarchyMessages.selectorFor(partner), CREDIT, Frame.CONSUMER_DURABLE | Frame.CONSUMER_SHARED,
+                HierarchyMessages.proxyName(partner, filter)), TIMEOUT_MILLIS);
+        Proxy proxy = new Proxy(consumer, partner, filter);
+        byConsumer.put(consumer, proxy);
+        byPartner.computeIfAbsent(partner, p -> new ArrayList<>()).add(proxy);
+    }
+
+    /** Ends a proxy subscription (its partner no longer subscribes to its filter). */
+    private void detach(Proxy proxy) throws ClientException {
+        byConsumer.remove(proxy.consumer());
+        byPartner.get(proxy.partner()).remove(proxy);
+        long last = taken.getOrDefault(proxy.consumer(), 0L); // all committed: the rest goes with the subscription
+        taken.remove(proxy.consumer());
+        local.call(id -> new Frame.CloseConsumer(id, SESSION, proxy.consumer(), last), TIMEOUT_MILLIS);
+        local.call(id -> new Frame.Unsubscribe(id, HierarchyMessages.proxyName(proxy.partner(), proxy.filter())),
+                TIMEOUT_MILLIS);
+    }
+
+    private int producer(String partner) throws ClientException {
+        Integer known = producers.get(partner);
+        if (known != null) {
+            return known;
+        }
+        int producer = producers.size() + 1;
+        local.call(id -> new Frame.CreateProducer(id, SESSION, producer, HierarchyMessages.publicationsQueueOf(partner)),
+                TIMEOUT_MILLIS);
+        producers.put(partner, producer);
+        return producer;
+    }
+
+    /** Commits what was taken and forwarded, then gives the consumers their credit back. */
+    private void commit() throws ClientException {
+        if (consumed.isEmpty()) {
+            return;
+        }
+        List<Frame.Consumed> all = new ArrayList<>();
+        consumed.forEach((consumer, delivery) -> all.add(new Frame.Consumed(consumer, delivery)));
+        local.call(id -> new Frame.Commit(id, SESSION, all), TIMEOUT_MILLIS);
+        consumedCounts.forEach((consumer, n) -> local.write(new Frame.Credit(consumer, n)));
+        consumed.clear();
+        consumedCounts.clear();
+    }
+
+    private void closeLocal() {
+        byConsumer.clear();
+        byPartner.clear();
+        producers.clear();
+        taken.clear();
+        consumed.clear();
+        consumedCounts.clear();
+        if (local != null) {
+            local.close();
+            local = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        stopping = true;
+        thread.interrupt();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,313 @@
+package org.wharfmq.server.channels;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.it.Receive;
+import org.wharfmq.server.queue.DeadLetters;
+import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.Permission;
+import org.wharfmq.server.security.PermissionRules;
+import org.wharfmq.server.topic.TopicManager;
+import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import javax.jms.Topic;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.UnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.wharfmq.server.channels.HierarchyMessages.proxyName;
+
+/**
+ * A publish/subscribe hierarchy of three queue managers in one JVM, QM1 the parent of QM2 and QM3, each pair joined by
+ * a sender and a receiver channel each way: subscriptions become proxy subscriptions on the other members, and a
+ * publication made on any member reaches every matching subscriber of every member once, through the real JMS client
+ * at every end.
+ */
+class PubSubHierarchyTest {
+
+    private static final long EXPECTED_MS = ChannelServers.EXPECTED_MS;
+    private static final List<String> NAMES = List.of("QM1", "QM2", "QM3");
+
+    private final ChannelServers servers = new ChannelServers();
+    private final Map<String, Integer> ports = new ConcurrentHashMap<>();
+    /** Each member's hierarchy plugin, the latest one after a restart. */
+    private final Map<String, PubSubHierarchy> hierarchies = new ConcurrentHashMap<>();
+    private final Map<String, TestServer> members = new ConcurrentHashMap<>();
+
+    @AfterEach
+    void stop() throws Exception {
+        servers.close();
+    }
+
+    /** Starts QM1, QM2 and QM3; {@code qm1Rules} are QM1's permissions (null: everything allowed). */
+    private void startHierarchy(AccessControl qm1Rules) throws Exception {
+        for (String name : NAMES) {
+            ports.put(name, ChannelServers.freePort());
+        }
+        for (String name : NAMES) {
+            members.put(name, start(name, name.equals("QM1") ? qm1Rules : null));
+        }
+    }
+
+    private TestServer start(String name, AccessControl rules) throws Exception {
+        HierarchySettings hierarchy = name.equals("QM1") ? new HierarchySettings(null, List.of("QM2", "QM3"))
+                : new HierarchySettings("QM1", List.of());
+        UnaryOperator<ServerConfig.Builder> config = c -> {
+            c.name(name).port(ports.get(name)).autoCreate(false);
+            for (String partner : hierarchy.partners()) {
+                c.queue(QueueDefinition.transmissionQueue(partner));
+            }
+            return c;
+        };
+        return servers.keep(TestServer.start(config, c -> {
+            List<ChannelDefinition> channels = new ArrayList<>();
+            for (String partner : hierarchy.partners()) {
+                channels.add(ChannelDefinition.sender(name + ".TO." + partner, "tcp://127.0.0.1:" + ports.get(partner),
+                        partner, null, null).withTimes(50, 60_000));
+                channels.add(ChannelDefinition.receiver(partner + ".TO." + name, null, partner));
+            }
+            PubSubHierarchy plugin = new PubSubHierarchy(hierarchy);
+            hierarchies.put(name, plugin);
+            WharfServer.Starter starter = WharfServer.builder(c).plugins(plugin,
+                    new ChannelsPlugin(new ChannelSettings(channels)));
+            return (rules == null ? starter : starter.accessControl(rules)).start();
+        }));
+    }
+
+    private Session session(String member) throws Exception {
+        return servers.connect(members.get(member).server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+    }
+
+    /** Waits until {@code member} has the proxy subscriptions {@code names} (and maybe others). */
+    private void awaitProxies(String member, String... names) {
+        Set<String> expected = new TreeSet<>(List.of(names));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);
+        while (!proxies(member).containsAll(expected) && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000); // asks the queue manager for its subscriptions again
+        }
+        assertTrue(proxies(member).containsAll(expected), member + " has " + proxies(member) + ", not " + expected);
+    }
+
+    /** Waits until {@code member} no longer has proxy subscription {@code name}. */
+    private void awaitNoProxy(String member, String name) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);
+        while (proxies(member).contains(name) && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        assertTrue(!proxies(member).contains(name), member + " still has " + name);
+    }
+
+    private Set<String> proxies(String member) {
+        Set<String> names = new TreeSet<>();
+        for (SubscriptionInfo s : members.get(member).server().management().subscriptions()) {
+            if (s.name() != null && s.name().startsWith(HierarchyMessages.PROXY_PREFIX)) {
+                names.add(s.name());
+            }
+        }
+        return names;
+    }
+
+    private static List<String> texts(MessageConsumer consumer, int count) throws JMSException {
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Message m = consumer.receive(EXPECTED_MS);
+            assertTrue(m != null, "only " + texts + " arrived of " + count);
+            texts.add(((TextMessage) m).getText());
+        }
+        return texts;
+    }
+
+    private static void publish(Session session, String topic, String... texts) throws JMSException {
+        MessageProducer producer = session.createProducer(session.createTopic(topic));
+        for (String text : texts) {
+            producer.send(session.createTextMessage(text));
+        }
+        producer.close();
+    }
+
+    @Test
+    void aQueueManagerDoesNotStartWithAPartnerNothingLeadsTo() {
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> TestServer.start(
+                c -> c.name("QM9"), c -> WharfServer.builder(c).plugins(new PubSubHierarchy(
+                        new HierarchySettings("QM1", List.of()))).start()));
+        assertTrue(refused.getMessage().startsWith("Queue manager QM9 cannot reach a partner of its publish/subscribe"
+                + " hierarchy ([QM1]): "), refused.getMessage());
+        assertTrue(refused.getMessage().contains("no transmission queue is named QM1"), refused.getMessage());
+    }
+
+    @Test
+    void eachSubscriberOfEachChildReceivesEachPublicationOfTheParentOnceWhereFiltersOverlap() throws Exception {
+        startHierarchy(null);
+        Session onQm2 = session("QM2");
+        Session onQm3 = session("QM3");
+        MessageConsumer all2 = onQm2.createConsumer(onQm2.createTopic("prices/#"));
+        MessageConsumer all3 = onQm3.createConsumer(onQm3.createTopic("prices/#"));
+        MessageConsumer euro3 = onQm3.createConsumer(onQm3.createTopic("prices/eur/+")); // overlaps prices/#
+        awaitProxies("QM1", proxyName("QM2", "prices/#"), proxyName("QM3", "prices/#"),
+                proxyName("QM3", "prices/eur/+"));
+
+        Session onQm1 = session("QM1");
+        for (int i = 0; i < 5; i++) {
+            publish(onQm1, "prices/eur/usd", "eur " + i);
+            publish(onQm1, "prices/gold", "gold " + i);
+        }
+        List<String> all = List.of("eur 0", "gold 0", "eur 1", "gold 1", "eur 2", "gold 2", "eur 3", "gold 3",
+                "eur 4", "gold 4");
+        assertEquals(all, texts(all2, 10));
+        assertEquals(all, texts(all3, 10), "once, though two of QM3's filters match the euro prices");
+        assertEquals(List.of("eur 0", "eur 1", "eur 2", "eur 3", "eur 4"), texts(euro3, 5));
+        Receive.nothingMore(all2);
+        Receive.nothingMore(all3);
+        Receive.nothingMore(euro3);
+        assertEquals(10, hierarchies.get("QM1").forwardedTo("QM3"), "each publication forwarded to QM3 once");
+        assertEquals(10, hierarchies.get("QM1").forwardedTo("QM2"));
+    }
+
+    @Test
+    void aPublicationOfAChildReachesTheParentAndTheOtherChildOnceAndNeverComesBack() throws Exception {
+        startHierarchy(null);
+        Session onQm1 = session("QM1");
+        Session onQm2 = session("QM2");
+        Session onQm3 = session("QM3");
+        MessageConsumer on1 = onQm1.createConsumer(onQm1.createTopic("news/+"));
+        MessageConsumer on2 = onQm2.createConsumer(onQm2.createTopic("news/#")); // the publisher's own member
+        MessageConsumer on3 = onQm3.createConsumer(onQm3.createTopic("news/#"));
+        // QM2 knows QM1's news/+ and, through QM1, QM3's news/#; QM1 knows both children's
+        awaitProxies("QM1", proxyName("QM2", "news/#"), proxyName("QM3", "news/#"));
+        awaitProxies("QM2", proxyName("QM1", "news/+"), proxyName("QM1", "news/#"));
+
+        publish(onQm2, "news/today", "n1", "n2", "n3");
+
+        assertEquals(List.of("n1", "n2", "n3"), texts(on1, 3));
+        assertEquals(List.of("n1", "n2", "n3"), texts(on3, 3), "through the parent");
+        assertEquals(List.of("n1", "n2", "n3"), texts(on2, 3));
+        Receive.nothingMore(on1);
+        Receive.nothingMore(on3);
+        Receive.nothingMore(on2); // nothing came back to QM2 from QM1
+        assertEquals(3, hierarchies.get("QM2").forwardedTo("QM1"), "once, though both of QM1's filters match");
+        assertEquals(0, hierarchies.get("QM1").forwardedTo("QM2"), "never back where it came from");
+        assertEquals(3, hierarchies.get("QM1").forwardedTo("QM3"));
+    }
+
+    @Test
+    void aDurableSubscriberKeepsReceivingAcrossRestartsOfTheParentAndItsMemberAndGetsNoMoreOnceUnsubscribed()
+            throws Exception {
+        startHierarchy(null);
+        Connection durable3 = servers.keep(new WharfConnectionFactory(members.get("QM3").server().tcpUrl())
+                .createConnection());
+        durable3.setClientID("audit-3");
+        durable3.start();
+        Session onQm3 = durable3.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic orders = onQm3.createTopic("orders/#");
+        onQm3.createDurableSubscriber(orders, "audit").close();
+        Session onQm2 = session("QM2");
+        MessageConsumer shipping = onQm2.createConsumer(onQm2.createTopic("orders/shipped"));
+        awaitProxies("QM1", proxyName("QM3", "orders/#"), proxyName("QM2", "orders/shipped"));
+
+        Connection toQm1 = servers.connect(members.get("QM1").server().tcpUrl());
+        Session onQm1 = toQm1.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        onQm1.createProducer(onQm1.createTopic("orders/placed")).send(onQm1.createTextMessage("before"),
+                DeliveryMode.PERSISTENT, 4, 0);
+        toQm1.close();
+        members.get("QM1").restart();
+        assertTrue(proxies("QM1").contains(proxyName("QM3", "orders/#")), "the proxy subscription is durable");
+        onQm1 = session("QM1");
+        onQm1.createProducer(onQm1.createTopic("orders/placed")).send(onQm1.createTextMessage("after"),
+                DeliveryMode.PERSISTENT, 4, 0);
+
+        durable3.close();
+        members.get("QM3").restart();
+        onQm1.createProducer(onQm1.createTopic("orders/placed")).send(onQm1.createTextMessage("later"),
+                DeliveryMode.PERSISTENT, 4, 0);
+        durable3 = servers.keep(new WharfConnectionFactory(members.get("QM3").server().tcpUrl()).createConnection());
+        durable3.setClientID("audit-3");
+        durable3.start();
+        onQm3 = durable3.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer audit = onQm3.createDurableSubscriber(orders, "audit");
+        assertEquals(List.of("before", "after", "later"), texts(audit, 3), "across restarts of QM1 and of QM3");
+        Receive.nothingMore(audit);
+
+        audit.close();
+        onQm3.unsubscribe("audit");
+        awaitNoProxy("QM1", proxyName("QM3", "orders/#"));
+        long forwarded = hierarchies.get("QM1").forwardedTo("QM3");
+        onQm1.createProducer(onQm1.createTopic("orders/shipped")).send(onQm1.createTextMessage("shipped"));
+        assertEquals("shipped", ((TextMessage) ChannelServers.next(shipping)).getText());
+        assertEquals(forwarded, hierarchies.get("QM1").forwardedTo("QM3"), "QM3 subscribes to nothing any more");
+    }
+
+    @Test
+    void aRetainedPublicationOfTheParentReachesLaterSubscribersOfAChildOnce() throws Exception {
+        startHierarchy(null);
+        Session onQm1 = session("QM1");
+        TextMessage gold = onQm1.createTextMessage("gold 2300");
+        gold.setBooleanProperty(TopicManager.RETAIN_PROPERTY, true);
+        onQm1.createProducer(onQm1.createTopic("prices/gold")).send(gold);
+
+        Session onQm3 = session("QM3");
+        MessageConsumer all = onQm3.createConsumer(onQm3.createTopic("prices/#"));
+        assertEquals(List.of("gold 2300"), texts(all, 1), "QM1's retained publication, given to the new proxy");
+        MessageConsumer exact = onQm3.createConsumer(onQm3.createTopic("prices/gold"));
+        assertEquals(List.of("gold 2300"), texts(exact, 1), "QM3 retained it too");
+        awaitProxies("QM1", proxyName("QM3", "prices/gold")); // which got it again, and did not forward it
+        onQm1.createProducer(onQm1.createTopic("prices/gold")).send(onQm1.createTextMessage("gold 2310"));
+        assertEquals(List.of("gold 2310"), texts(all, 1));
+        assertEquals(List.of("gold 2310"), texts(exact, 1));
+        Receive.nothingMore(all);
+        Receive.nothingMore(exact);
+        assertEquals(List.of("prices/gold"), members.get("QM3").server().topicManager().retainedTopics());
+    }
+
+    @Test
+    void aForwardedPublicationIsPublishedWithTheChannelUsersAuthorityAndAClientCannotInjectProxies()
+            throws Exception {
+        startHierarchy(new AccessControl(PermissionRules.builder().connect("anyone").channel("anyone")
+                .topic("news/#", Permission.PUBLISH, "anyone").topic("#", Permission.SUBSCRIBE, "anyone")
+                .queue("**", Permission.SEND, "anyone").build(), "security file test.yaml"));
+        Session onQm1 = session("QM1");
+        MessageConsumer secret = onQm1.createConsumer(onQm1.createTopic("secret/#"));
+        MessageConsumer news = onQm1.createConsumer(onQm1.createTopic("news/#"));
+        awaitProxies("QM2", proxyName("QM1", "secret/#"), proxyName("QM1", "news/#"));
+
+        Session onQm2 = session("QM2");
+        publish(onQm2, "secret/plans", "forged");
+        publish(onQm2, "news/today", "fine");
+
+        assertEquals("fine", ((TextMessage) ChannelServers.next(news)).getText());
+        Session inside = servers.connect(members.get("QM1").server().vmUrl())
+                .createSession(false, Session.AUTO_ACKNOWLEDGE); // the dead-letter queue is the admins'
+        Message dead = ChannelServers.next(inside.createConsumer(inside.createQueue(DeadLetters.QUEUE)));
+        assertEquals("forged", ((TextMessage) dead).getText());
+        assertEquals("Channel: the channel's user, an anonymous client, may not publish to topic 'secret/plans' (no"
+                + " 'publish' permission on it)", dead.getStringProperty(DeadLetters.REASON_PROPERTY));
+        Receive.nothingMore(secret);
+
+        // a client of QM1, which may send to every queue, cannot pose as a partner
+        JMSException refused = assertThrows(JMSException.class, () -> onQm1.createProducer(
+                onQm1.createQueue(HierarchyMessages.CONTROL_QUEUE)).send(onQm1.createTextMessage("proxy")));
+        assertTrue(refused.getMessage().contains("the SYSTEM.* queues need the admin permission"),
+                refused.getMessage());
+    }
+}
