@@ -16,15 +16,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The checks run only inside {@code assert} statements: with assertions off (production, benchmarks) the JIT
  * removes them, so taking a lock costs what a {@link java.util.concurrent.locks.ReentrantLock} costs.
  *
- * <p>The order, outermost first (docs/architecture.md, "Who owns what"): the {@code TopicManager}'s lock (and
- * {@code QueueManager}'s definitions monitor, not ranked) may be held while a queue's lock is taken; a queue's lock may be held
- * while its consumer's session's lock is taken (a delivery is recorded); nothing is taken under a session's lock. The
- * queue's lock is released before anything moves to another queue (dead letters, backouts) or is published (events).
+ * <p>The order, outermost first (docs/architecture.md, "Who owns what"): the {@code QueueManager}'s definitions lock
+ * (an administrator's define, alter or delete) may be held while a queue's lock is taken; so may the
+ * {@code TopicManager}'s lock; a queue's lock may be held while its consumer's session's lock is taken (a delivery is
+ * recorded); nothing is taken under a session's lock. The queue's lock is released before anything moves to another
+ * queue (dead letters, backouts) or is published (events).
  */
 public final class LockOrder {
 
     /** The ranks, outermost first: a lock of a rank may be taken only while the thread holds none of a later or equal one. */
     public enum Rank {
+        /** The queue manager's definitions ({@code QueueManager}): queues, aliases and remote definitions made at run time. */
+        DEFINITIONS,
         /** The topic manager's ({@code TopicManager}): subscriptions by name and queue, their consumer counts. */
         TOPICS,
         /** A queue's lock ({@code LocalQueue}): its messages, consumers, credit, depth, memory and paged messages. */

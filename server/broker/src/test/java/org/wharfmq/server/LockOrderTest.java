@@ -5,6 +5,8 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.queue.QueueManager;
 
 import java.util.HashSet;
 import java.util.List;
@@ -15,9 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The broker's locks nest in the {@link LockOrder} (the topic manager's, a queue's, then a session's), checked on every acquisition while
- * assertions are on: an acquisition out of order fails, and messages sent, paged, read back, consumed with and
- * without selectors, rolled back, acknowledged and published to subscriptions take the locks in order.
+ * The broker's locks nest in the {@link LockOrder} (the queue manager's definitions, the topic manager's, a queue's,
+ * then a session's), checked on every acquisition while assertions are on: an acquisition out of order fails, and
+ * messages sent, paged, read back, consumed with and without selectors, rolled back, acknowledged and published to
+ * subscriptions take the locks in order, as do queues defined, altered and deleted while messages are sent and paged.
  */
 class LockOrderTest {
 
@@ -99,5 +102,48 @@ class LockOrderTest {
         assertEquals(Set.of(), after, "acquisitions out of order");
         assertTrue(LockOrder.nestings().containsAll(Set.of("QUEUE > SESSION", "TOPICS > QUEUE")),
                 "deliveries and the subscription's end nested the locks: " + LockOrder.nestings());
+    }
+
+    @Test
+    void definingAlteringAndDeletingQueuesWhileSendingAndPagingTakeTheLocksInOrder() throws Exception {
+        Set<String> before = new HashSet<>(LockOrder.violations());
+        try (TestServer testServer = TestServer.start(c -> c.pagingQueue("ORDER.PAGED", 4096, 0, MemoryPolicy.BLOCK))) {
+            WharfServer server = testServer.server();
+            QueueManager queues = server.queueManager();
+            queues.defineQueue(new QueueDefinition("ORDER.DEFINED", null, 4096L, MemoryPolicy.PAGE.toString(), null,
+                    MemoryPolicy.BLOCK.toString())); // pages past 4 KiB, as ORDER.PAGED does
+            try (FrameClient producer = FrameClient.connect(server); FrameClient consumer = FrameClient.connect(server)) {
+                producer.createSession(1, false);
+                for (int i = 0; i < 30; i++) { // both queues well over their 4 KiB: most are paged
+                    WireMessage m = TestMessages.text(i % 3 == 0 ? "ORDER.PAGED" : "ORDER.DEFINED",
+                            "m" + i + "x".repeat(500));
+                    m.persistent = i % 2 == 0;
+                    m.properties.put("odd", i % 2 == 1);
+                    producer.sendMessage(1, m);
+                    if (i == 10) { // its settings change while it pages
+                        queues.alterQueue(new QueueDefinition("ORDER.DEFINED", 1000L));
+                    }
+                }
+                consumer.createSession(1, false);
+                consumer.createConsumer(1, 1, "ORDER.DEFINED", "odd = TRUE", 5); // scans the paged messages
+                List<Frame.Deliver> odd = consumer.deliveries(5);
+                odd.forEach(d -> d.message().release());
+
+                queues.defineQueue(new QueueDefinition("ORDER.LATER", null)); // defined while the others page
+                producer.sendMessage(1, TestMessages.text("ORDER.LATER", "later"));
+                long paged = queues.find("ORDER.DEFINED").paged();
+                assertTrue(paged > 0, "the queue deleted below holds paged messages: " + paged);
+                // its waiting and paged messages and its consumer go with it, under the definitions lock
+                int discarded = queues.deleteQueue("ORDER.DEFINED", true);
+                assertEquals(20 - 5, discarded, "every message but the 5 delivered");
+                assertEquals(1, queues.deleteQueue("ORDER.LATER", true));
+                producer.sendMessage(1, TestMessages.text("ORDER.PAGED", "after"));
+            }
+        }
+        Set<String> after = new HashSet<>(LockOrder.violations());
+        after.removeAll(before);
+        assertEquals(Set.of(), after, "acquisitions out of order");
+        assertTrue(LockOrder.nestings().contains("DEFINITIONS > QUEUE"),
+                "a queue defined, altered and deleted took its lock under the definitions lock: " + LockOrder.nestings());
     }
 }

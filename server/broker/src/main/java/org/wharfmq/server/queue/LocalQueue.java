@@ -2,6 +2,7 @@ package org.wharfmq.server.queue;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.LockOrder;
 import org.wharfmq.server.OrderedLock;
@@ -34,7 +35,10 @@ import java.util.function.IntConsumer;
  *   <li>{@link QueueAdministration}: what operators see and do (snapshot, settings, browse, move and clear);</li>
  *   <li>{@link QueueRecovery}: the messages recovered from the store at start, and the backouts due then;</li>
  *   <li>{@link QueuePaging}: the paged messages, written and read back by the {@link Pager}'s thread, with its
- *       {@link PagedLookups} (consumers' selectors among the paged messages) and {@link PagingDiskFailure}.</li>
+ *       {@link PagedLookups} (consumers' selectors among the paged messages) and {@link PagingDiskFailure}. The
+ *       queue and paging meet at two interfaces that list the whole seam: the queue's side asks paging what
+ *       {@link QueuePager} offers, and paging asks the queue what {@link PagingHost} offers (implemented here, by
+ *       {@link PagingSide}).</li>
  * </ul>
  *
  * <h2>Invariant</h2>
@@ -89,14 +93,13 @@ public final class LocalQueue {
     private volatile boolean autoCreated;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
-    private final Pager pager;
 
     /** The queue's one lock (see "Threading"); its parts that run under it assert they do. */
     private final OrderedLock lock;
     private final QueueAccounting accounting;
     private final QueueDispatch dispatch;
-    /** The queue's paged messages and its work on the paging thread; guarded by the lock. */
-    private final QueuePaging paging;
+    /** The queue's paged messages and its work on the paging thread ({@link QueuePaging}); guarded by the lock. */
+    private final QueuePager paging;
     private final QueueAdministration administration;
     private final QueueRecovery recovery;
 
@@ -147,10 +150,10 @@ public final class LocalQueue {
         this.lock = new OrderedLock(LockOrder.Rank.QUEUE, "queue '" + name + "'");
         this.accounting = new QueueAccounting(name, lock, clock, maxDepth, maxDepthSetOnQueue, limit, budget);
         this.dispatch = new QueueDispatch(this, lock);
-        this.pager = pager;
-        this.paging = new QueuePaging(this, lock, pager, budget, dispatch.arena(), clock, persistence);
-        this.administration = new QueueAdministration(this, lock, dispatch, accounting, paging, pager, clock);
-        this.recovery = new QueueRecovery(this, lock, dispatch, accounting, paging, pager);
+        this.paging = new QueuePaging(new PagingSide(), name, journaled, lock, pager, budget, dispatch.arena(), clock,
+                persistence);
+        this.administration = new QueueAdministration(this, lock, dispatch, accounting, paging, clock);
+        this.recovery = new QueueRecovery(this, lock, dispatch, accounting, paging);
         this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.persistence = persistence;
@@ -286,18 +289,18 @@ public final class LocalQueue {
         lock.lock();
         try {
             if (!deleted) {
-                paging.notePageFull();
-                if (accounting.blocksOverBudget() || paging.blocksProducers() && paging.ownDiskBudgetSpent()) {
+                QueuePager.PageFull pageFull = paging.pageFull();
+                if (accounting.blocksOverBudget() || pageFull == QueuePager.PageFull.OWN_BUDGET) {
                     accounting.holdBack(task);
                     return;
                 }
-                serverDiskSpent = paging.blocksProducers();
+                serverDiskSpent = pageFull == QueuePager.PageFull.SERVER_BUDGET;
             }
         } finally {
             lock.unlock();
         }
         if (serverDiskSpent) {
-            pager.diskBudget().whenAvailable(task); // other queues' paged messages fill it: their reads free it
+            paging.whenDiskAvailable(task); // other queues' paged messages fill it: their reads free it
         } else {
             task.run();
         }
@@ -645,13 +648,13 @@ public final class LocalQueue {
                     dispatch.linkOrSetAside(message);
                 } else {
                     dispatch.handOver(receiver, message);
-                    receivers = addReceiver(receivers, receiver);
+                    receivers = QueueDispatch.addReceiver(receivers, receiver);
                 }
             }
         } finally {
             unlock();
         }
-        flush(receivers);
+        QueueDispatch.flush(receivers);
     }
 
     /** Removes an acknowledged message for good. The caller has already recorded the removal in the store. */
@@ -1137,7 +1140,7 @@ public final class LocalQueue {
      * The queue is deleted or the server stops: its paged messages leave the depth and the disk budgets, and those
      * not written yet go to {@code out}, out of the memory budgets too (as {@link #unlinkAll} does). Under the lock.
      *
-     * @return how many were on disk (the paging thread forgets them: {@link QueuePaging#forgetStoreLater})
+     * @return how many were on disk (the paging thread forgets them: {@link QueuePager#forgetStoreLater})
      */
     private long dropPaged(List<QueuedMessage> out) {
         if (!paging.hasPaged()) {
@@ -1193,11 +1196,6 @@ public final class LocalQueue {
         waking.forEach(Runnable::run);
     }
 
-    /** Whether the queue is deleted; under the lock (a browse of paged messages reads it without: a hint). */
-    boolean deleted() {
-        return deleted;
-    }
-
     /** Consumers and browsers attached; under the lock. */
     int attached() {
         assert lock.isHeldByCurrentThread();
@@ -1246,78 +1244,20 @@ public final class LocalQueue {
 
     /**
      * Hands a message to the paging thread, unless a consumer with credit accepts it that has looked at every paged
-     * message ({@link QueuePaging#caughtUpConsumerFor}: no older one is for it), or a selector found it undecodable:
-     * that one is set aside. Under the lock.
+     * message (no older one is for it: see {@link QueuePager#pageOut}), or a selector found it undecodable: that one
+     * is set aside. Under the lock.
      *
      * @return the consumer it was handed over to, for the caller to flush once the lock is released (null: none)
      */
     QueueConsumer pageOut(QueuedMessage m) {
         assert lock.isHeldByCurrentThread();
-        QueueConsumer receiver = paging.caughtUpConsumerFor(m);
+        QueueConsumer receiver = paging.pageOut(m);
         if (receiver != null) {
             dispatch.handOver(receiver, m);
         } else if (m.undecodable != null) {
             dispatch.setAsideUnlinked(m);
-        } else {
-            paging.pageOut(m);
         }
         return receiver;
-    }
-
-    /**
-     * Offers a message read back (or found out of turn) among the paged ones as {@link #offer} would, but never pages
-     * it again: to a waiting consumer, added to {@code receivers} (created when null) for the caller to flush once the
-     * lock is released, else linked. Under the lock.
-     *
-     * @return {@code receivers}, or the list created for the consumer it went to
-     */
-    List<QueueConsumer> offerReadBack(QueuedMessage m, List<QueueConsumer> receivers) {
-        assert lock.isHeldByCurrentThread();
-        if (m.isExpiredAt(clock.millis())) {
-            discard(m);
-            return receivers;
-        }
-        QueueConsumer receiver = dispatch.waitingConsumerFor(m);
-        if (receiver == null) {
-            dispatch.linkOrSetAside(m);
-            return receivers;
-        }
-        dispatch.handOver(receiver, m);
-        return addReceiver(receivers, receiver);
-    }
-
-    private static List<QueueConsumer> addReceiver(List<QueueConsumer> receivers, QueueConsumer receiver) {
-        if (receivers == null) {
-            receivers = new ArrayList<>(2);
-        }
-        if (!receivers.contains(receiver)) {
-            receivers.add(receiver);
-        }
-        return receivers;
-    }
-
-    /** Writes the deliveries recorded for {@code receivers} (null: none); once the lock is released. */
-    static void flush(List<QueueConsumer> receivers) {
-        if (receivers != null) {
-            for (int i = 0; i < receivers.size(); i++) {
-                receivers.get(i).flushDeliveries();
-            }
-        }
-    }
-
-    /**
-     * A disk budget is no longer spent: unless the memory budget still holds them back, the producers waiting for the
-     * queue are due. Under the lock.
-     */
-    void pageFullEnded() {
-        if (!accounting.blocksOverBudget()) {
-            accounting.wakeHeldBack();
-        }
-    }
-
-    /** Counts a message the queue is now responsible for (read back from its page files); under the lock. */
-    void hold(QueuedMessage m) {
-        accounting.hold(m);
     }
 
     /** Stops counting a message the queue is no longer responsible for; under the lock. */
@@ -1329,7 +1269,7 @@ public final class LocalQueue {
      * As {@link #letGo} for a message's bytes: back under budget, the producers it held back are due; a paging queue
      * under its low watermark reads paged messages back. Under the lock.
      */
-    void letGoBytes(long bytes) {
+    private void letGoBytes(long bytes) {
         if (accounting.letGo(bytes) && !paging.blocksProducers()) {
             accounting.wakeHeldBack();
         }
@@ -1337,21 +1277,6 @@ public final class LocalQueue {
             accounting.endDropsIfCaughtUp(dispatch.nothingWaits());
         }
         paging.readBackIfDue();
-    }
-
-    /** The memory of the messages depth counts, without taking the lock (the paging thread's watermark, under it). */
-    long bytesHeld() {
-        return accounting.heldBytes();
-    }
-
-    /** Whether a consumer waits for messages with {@code correlationId}, with credit or not; under the lock. */
-    boolean awaitsCorrelationId(String correlationId) {
-        return dispatch.awaitsCorrelationId(correlationId);
-    }
-
-    /** Whether a consumer with credit waits for messages with {@code correlationId}; under the lock. */
-    boolean waitsWithCredit(String correlationId) {
-        return dispatch.waitsWithCredit(correlationId);
     }
 
     /**
@@ -1368,5 +1293,94 @@ public final class LocalQueue {
         noteIfUnused();
         persistence.remove(m);
         m.release();
+    }
+
+    // ---- what paging asks of the queue ----
+
+    /**
+     * The queue as its paging sees it ({@link PagingHost}): the only way {@link QueuePaging} and its parts reach the
+     * queue. Each method that reads or changes the queue's state asserts the lock it is documented to run under.
+     */
+    private final class PagingSide implements PagingHost {
+
+        @Override
+        public void lock() {
+            LocalQueue.this.lock();
+        }
+
+        @Override
+        public void unlock() {
+            LocalQueue.this.unlock();
+        }
+
+        @Override
+        public boolean deleted() {
+            return deleted;
+        }
+
+        @Override
+        public MemoryLimit memoryLimit() {
+            return accounting.limit();
+        }
+
+        @Override
+        public boolean overBudget() {
+            return accounting.overBudget();
+        }
+
+        @Override
+        public long bytesHeld() {
+            return accounting.heldBytes();
+        }
+
+        @Override
+        public boolean awaitsCorrelationId(String correlationId) {
+            return dispatch.awaitsCorrelationId(correlationId);
+        }
+
+        @Override
+        public boolean waitsWithCredit(String correlationId) {
+            return dispatch.waitsWithCredit(correlationId);
+        }
+
+        @Override
+        public QueuedMessage fromPage(ByteBuf content) {
+            return new QueuedMessage(LocalQueue.this, content, MessageHeaders.read(content), null, true);
+        }
+
+        @Override
+        public void hold(QueuedMessage m) {
+            accounting.hold(m);
+        }
+
+        @Override
+        public List<QueueConsumer> offerReadBack(QueuedMessage m, List<QueueConsumer> receivers) {
+            assert lock.isHeldByCurrentThread();
+            if (m.isExpiredAt(clock.millis())) {
+                discard(m);
+                return receivers;
+            }
+            QueueConsumer receiver = dispatch.waitingConsumerFor(m);
+            if (receiver == null) {
+                dispatch.linkOrSetAside(m);
+                return receivers;
+            }
+            dispatch.handOver(receiver, m);
+            return QueueDispatch.addReceiver(receivers, receiver);
+        }
+
+        @Override
+        public void letGo(long bytes) {
+            assert lock.isHeldByCurrentThread();
+            letGoBytes(bytes);
+        }
+
+        @Override
+        public void pageFullEnded() {
+            assert lock.isHeldByCurrentThread();
+            if (!accounting.blocksOverBudget()) {
+                accounting.wakeHeldBack();
+            }
+        }
     }
 }

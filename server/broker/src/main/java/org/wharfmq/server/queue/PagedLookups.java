@@ -26,8 +26,9 @@ import java.util.List;
  * pass, in steps, and then nothing until new messages are paged.
  *
  * <h2>Threading</h2>
- * Owned by the queue's {@link QueuePaging} and guarded by the queue's lock: the methods documented "under the lock"
- * assert it. The scans' positions, and the reading and selector evaluations of {@link #scan} and {@link #findPaged},
+ * Owned by the queue's {@link QueuePaging} and guarded by the queue's lock: the lookups due ({@link
+ * #correlationLookups}, {@link #dueScans}) and the scans' flags are read and changed only under it, and the methods
+ * documented "under the lock" assert it. It reaches the queue only through {@link PagingHost}. The scans' positions, and the reading and selector evaluations of {@link #scan} and {@link #findPaged},
  * are the paging thread's, outside the lock, which they take only to hand what they found over.
  */
 final class PagedLookups {
@@ -35,7 +36,8 @@ final class PagedLookups {
     /** The most the selectors' scans read in one turn of the paging thread: {@value} bytes (1 MiB). */
     static final int SCAN_TURN_BYTES = 1024 * 1024;
 
-    private final LocalQueue queue;
+    /** The queue, as far as paging needs it. */
+    private final PagingHost queue;
     private final OrderedLock lock;
     private final QueuePaging paging;
     private final Pager pager;
@@ -56,7 +58,7 @@ final class PagedLookups {
     /** What the scans may still read in the paging thread's turn running now; paging thread only. */
     private long scanBytesLeft;
 
-    PagedLookups(LocalQueue queue, OrderedLock lock, QueuePaging paging, Pager pager) {
+    PagedLookups(PagingHost queue, OrderedLock lock, QueuePaging paging, Pager pager) {
         this.queue = queue;
         this.lock = lock;
         this.paging = paging;
@@ -296,7 +298,7 @@ final class PagedLookups {
      */
     private QueuedMessage toSelectOn(ByteBuf record) {
         ByteBuf bytes = messageOf(record);
-        QueuedMessage m = new QueuedMessage(queue, bytes, MessageHeaders.read(bytes), null, true);
+        QueuedMessage m = queue.fromPage(bytes);
         m.readBackWithDeliveryCount(record.getInt(record.readerIndex() + 12));
         return m;
     }
@@ -316,7 +318,7 @@ final class PagedLookups {
                     break;
                 }
             } catch (java.io.UncheckedIOException e) {
-                LocalQueue.flush(receivers); // the matches offered before the failure reach their consumers
+                QueueDispatch.flush(receivers); // the matches offered before the failure reach their consumers
                 throw e;
             }
             queue.lock();

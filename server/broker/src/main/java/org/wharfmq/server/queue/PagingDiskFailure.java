@@ -18,13 +18,15 @@ import java.util.concurrent.TimeUnit;
  *
  * <h2>Threading</h2>
  * Owned by the queue's {@link QueuePaging} and guarded by the queue's lock: the methods that read the state assert it;
- * those called on the paging thread or the retry's timer take it.
+ * those called on the paging thread or the retry's timer take it. It reaches the queue only through
+ * {@link PagingHost}.
  */
 final class PagingDiskFailure {
 
     private static final System.Logger LOG = System.getLogger(PagingDiskFailure.class.getName());
 
-    private final LocalQueue queue;
+    /** The queue, as far as paging needs it. */
+    private final PagingHost queue;
     private final OrderedLock lock;
     private final QueuePaging paging;
     private final java.time.InstantSource clock;
@@ -35,7 +37,7 @@ final class PagingDiskFailure {
     /** The retry after a failure is due: the next turn tries the disk again. */
     private boolean retryDue;
 
-    PagingDiskFailure(LocalQueue queue, OrderedLock lock, QueuePaging paging, java.time.InstantSource clock) {
+    PagingDiskFailure(PagingHost queue, OrderedLock lock, QueuePaging paging, java.time.InstantSource clock) {
         this.queue = queue;
         this.lock = lock;
         this.paging = paging;

@@ -27,18 +27,16 @@ final class QueueAdministration {
     private final OrderedLock lock;
     private final QueueDispatch dispatch;
     private final QueueAccounting accounting;
-    private final QueuePaging paging;
-    private final Pager pager;
+    private final QueuePager paging;
     private final InstantSource clock;
 
     QueueAdministration(LocalQueue queue, OrderedLock lock, QueueDispatch dispatch, QueueAccounting accounting,
-                        QueuePaging paging, Pager pager, InstantSource clock) {
+                        QueuePager paging, InstantSource clock) {
         this.queue = queue;
         this.lock = lock;
         this.dispatch = dispatch;
         this.accounting = accounting;
         this.paging = paging;
-        this.pager = pager;
         this.clock = clock;
     }
 
@@ -139,10 +137,7 @@ final class QueueAdministration {
             whereDone.execute(() -> done.accept(0));
             return;
         }
-        pager.execute(() -> {
-            int shown = paging.browse(cursor, max, sink);
-            whereDone.execute(() -> done.accept(shown));
-        });
+        paging.browse(cursor, max, sink, whereDone, done);
     }
 
     /** As {@link #browsePaged(BrowseCursor, int, LocalQueue.BrowseSink, Executor, IntConsumer)}, waiting for it. */

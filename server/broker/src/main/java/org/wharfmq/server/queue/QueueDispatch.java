@@ -377,4 +377,26 @@ final class QueueDispatch {
         }
         return bytes;
     }
+
+    // ---- the consumers a hand-over reached ----
+
+    /** Adds {@code receiver} to {@code receivers} (created when null) unless it is there: the consumers to flush. */
+    static List<QueueConsumer> addReceiver(List<QueueConsumer> receivers, QueueConsumer receiver) {
+        if (receivers == null) {
+            receivers = new ArrayList<>(2);
+        }
+        if (!receivers.contains(receiver)) {
+            receivers.add(receiver);
+        }
+        return receivers;
+    }
+
+    /** Writes the deliveries recorded for {@code receivers} (null: none); once the queue's lock is released. */
+    static void flush(List<QueueConsumer> receivers) {
+        if (receivers != null) {
+            for (int i = 0; i < receivers.size(); i++) {
+                receivers.get(i).flushDeliveries();
+            }
+        }
+    }
 }

@@ -6,6 +6,8 @@ import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.Configuration;
+import org.wharfmq.server.LockOrder;
+import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
@@ -105,10 +107,16 @@ public final class QueueManager implements AutoCloseable {
     private final List<QueuedMessage> delayedRecovered = new ArrayList<>();
     /** The queues the configuration defines, by name. */
     private final Map<String, QueueDefinition> configured = new HashMap<>();
-    /** Definitions made at run time, by name, in the order made; the monitor serialises every administrator's change. */
+    /**
+     * Serialises every administrator's change of definitions (queues, aliases, remote definitions) and guards the
+     * definitions made at run time; the outermost lock ({@link LockOrder.Rank#DEFINITIONS}): a change takes a queue's
+     * lock under it (a deleted queue is retired, an altered one configured), never the other way.
+     */
+    private final OrderedLock definitions = new OrderedLock(LockOrder.Rank.DEFINITIONS, "the queue manager's definitions");
+    /** Definitions made at run time, by name, in the order made; under {@link #definitions}. */
     private final Map<String, QueueDefinition> runtimeDefinitions = new LinkedHashMap<>();
     private final QueueDefinitionFile definitionFile;
-    /** Aliases and remote definitions, and where each name leads; changed under {@link #runtimeDefinitions}'s monitor. */
+    /** Aliases and remote definitions, and where each name leads; changed under {@link #definitions}. */
     private final QueueNameResolver resolver;
     /** The configuration's aliases and remote definitions, by name (not deleted at run time). */
     private final Set<String> configuredReferences = new java.util.HashSet<>();
@@ -670,8 +678,11 @@ public final class QueueManager implements AutoCloseable {
             return QueueOrigin.TEMPORARY;
         }
         boolean runtime;
-        synchronized (runtimeDefinitions) {
+        definitions.lock();
+        try {
             runtime = runtimeDefinitions.containsKey(queue.name());
+        } finally {
+            definitions.unlock();
         }
         boolean inConfiguration = configured.containsKey(queue.name());
         if (runtime) {
@@ -716,7 +727,8 @@ public final class QueueManager implements AutoCloseable {
         checkAdministrable(name, "define");
         checkUnqualified(name);
         checkSettings(definition);
-        synchronized (runtimeDefinitions) {
+        definitions.lock();
+        try {
             QueueReference reference = resolver.reference(name);
             if (reference != null) {
                 throw WharfException.illegalState("'" + name + "' is defined already (" + reference.describe()
@@ -742,6 +754,8 @@ public final class QueueManager implements AutoCloseable {
             runtimeDefinitions.put(name, definition);
             saveDefinitions();
             return queue;
+        } finally {
+            definitions.unlock();
         }
     }
 
@@ -759,7 +773,8 @@ public final class QueueManager implements AutoCloseable {
     public LocalQueue alterQueue(QueueDefinition changes) {
         String name = changes.name();
         checkAdministrable(name, "alter");
-        synchronized (runtimeDefinitions) {
+        definitions.lock();
+        try {
             QueueDefinition altered = definitionOf(name).alteredBy(changes);
             checkSettings(altered);
             LocalQueue queue = queues.computeIfPresent(name, (n, q) -> { // one step with a deletion as unused
@@ -774,14 +789,19 @@ public final class QueueManager implements AutoCloseable {
             runtimeDefinitions.put(name, altered);
             saveDefinitions();
             return queue;
+        } finally {
+            definitions.unlock();
         }
     }
 
     /** The settings in force for the queue {@code name}: made at run time, else the configuration's, else defaults. */
     private QueueDefinition definitionOf(String name) {
-        synchronized (runtimeDefinitions) {
+        definitions.lock();
+        try {
             QueueDefinition runtime = runtimeDefinitions.get(name);
             return runtime != null ? runtime : configured.getOrDefault(name, new QueueDefinition(name, null));
+        } finally {
+            definitions.unlock();
         }
     }
 
@@ -821,7 +841,8 @@ public final class QueueManager implements AutoCloseable {
             throw WharfException.illegalState("Queue '" + name + "' is defined in the configuration file (queues:): "
                     + "remove it there and restart the queue manager. Deleted now, it would be back at the next start.");
         }
-        synchronized (runtimeDefinitions) {
+        definitions.lock();
+        try {
             Retirement[] result = {null};
             DurableWait removal = new DurableWait(1);
             queues.computeIfPresent(name, (n, queue) -> {
@@ -853,6 +874,8 @@ public final class QueueManager implements AutoCloseable {
                 saveDefinitions();
             }
             return r.discarded();
+        } finally {
+            definitions.unlock();
         }
     }
 
@@ -871,7 +894,8 @@ public final class QueueManager implements AutoCloseable {
         } catch (ConfigurationException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
-        synchronized (runtimeDefinitions) {
+        definitions.lock();
+        try {
             LocalQueue queue = find(name);
             if (queue != null) {
                 throw WharfException.illegalState("Queue '" + name + "' exists already (" + origin(queue).description()
@@ -887,6 +911,8 @@ public final class QueueManager implements AutoCloseable {
             resolver.put(reference);
             saveDefinitions();
             return reference;
+        } finally {
+            definitions.unlock();
         }
     }
 
@@ -897,7 +923,8 @@ public final class QueueManager implements AutoCloseable {
      * @throws WharfException UNKNOWN_DESTINATION when there is none; ILLEGAL_STATE for one of the configuration file
      */
     public QueueReference deleteReference(String name) {
-        synchronized (runtimeDefinitions) {
+        definitions.lock();
+        try {
             if (configuredReferences.contains(name)) {
                 throw WharfException.illegalState("'" + name + "' is defined in the configuration file (queues:): "
                         + "remove it there and restart the queue manager.");
@@ -910,6 +937,8 @@ public final class QueueManager implements AutoCloseable {
             resolver.remove(name);
             saveDefinitions();
             return removed;
+        } finally {
+            definitions.unlock();
         }
     }
 
@@ -961,8 +990,9 @@ public final class QueueManager implements AutoCloseable {
         return new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist.");
     }
 
-    /** Rewrites the definitions file; under the monitor of {@link #runtimeDefinitions}. */
+    /** Rewrites the definitions file; under {@link #definitions}. */
     private void saveDefinitions() {
+        assert definitions.isHeldByCurrentThread();
         definitionFile.write(runtimeDefinitions.values(), runtimeReferences.values());
     }
 

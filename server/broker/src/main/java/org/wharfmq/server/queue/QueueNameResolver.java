@@ -23,7 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A name that is a local queue costs the one map look-up it always did ({@link QueueManager#queue(String,
  * QueueCreator)}): the definitions here are asked only for names that are not local queues. Thread-safe: the
- * definitions are a concurrent map, changed by the queue manager under its administrators' monitor.
+ * definitions are a concurrent map, changed by the queue manager under its definitions lock.
  */
 public final class QueueNameResolver {
 

@@ -17,9 +17,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executor;
+import java.util.function.IntConsumer;
 
 /**
  * One {@link LocalQueue}'s paged messages (docs/resilience.md, "Paging"): those handed to the {@link Pager}'s thread
@@ -27,11 +27,16 @@ import java.util.concurrent.TimeUnit;
  * the paging thread's work for the queue: writing them, reading them back in order as its consumers catch up, and
  * finding a waiting consumer's match among them out of turn.
  *
+ * <h2>The seam with the queue</h2>
+ * The queue and its parts see this class only as a {@link QueuePager} (what they ask of paging); this class and its
+ * parts see the queue only as a {@link PagingHost} (what paging asks of the queue). Both interfaces list the whole
+ * seam; nothing else crosses it.
+ *
  * <h2>Order</h2>
  * Once the queue pages, every new message is paged too ({@link #pageOut}), until all paged ones are read back: none
  * may overtake a paged one, but for the matches consumers' selectors find out of turn (below), each the oldest for
  * its consumer. They are read back in the order paged, each offered as if it had just arrived
- * ({@link LocalQueue#offerReadBack}); the lists in memory keep sequence order, so FIFO per priority holds.
+ * ({@link PagingHost#offerReadBack}); the lists in memory keep sequence order, so FIFO per priority holds.
  *
  * <h2>Its parts</h2>
  * The consumers' lookups among the paged messages (a selector's scan of the page files, a correlation id's lookup
@@ -40,18 +45,24 @@ import java.util.concurrent.TimeUnit;
  * {@link PagingDiskFailure}'s. This class writes the paged messages and reads them back.
  *
  * <h2>Threading</h2>
- * Owned by its queue and guarded by the queue's lock, which the queue holds when it calls the methods documented as
- * "under the lock", and each of those asserts it. This class's own work runs on the paging thread ({@link #runPaging},
+ * Owned by its queue and guarded by the queue's lock: the paged messages not written yet ({@link #toPage}), their
+ * counts ({@link #paged}, {@link #pagedBytes}) and whether a turn is scheduled are read and changed only under it;
+ * the queue holds it when it calls the methods documented as "under the lock", and each of those asserts it. This class's own work runs on the paging thread ({@link #runPaging},
  * {@link #browse}, {@link #forgetStore}): it takes the queue's lock only to hand messages over and does its disk I/O,
  * and a scan's selector evaluations on disk records, outside it. The {@link PageStore} and the scans' positions are touched on
  * the paging thread alone, so no lock is ever held across I/O and no event loop reads or writes a page file.
  * {@link #blocksProducers} is read without the lock (a volatile).
  */
-final class QueuePaging {
+final class QueuePaging implements QueuePager {
 
     private static final System.Logger LOG = System.getLogger(QueuePaging.class.getName());
 
-    private final LocalQueue queue;
+    /** The queue, as far as paging needs it: its lock, budget, consumers and the hand-over of messages. */
+    private final PagingHost queue;
+    /** The queue's name, for messages. */
+    private final String name;
+    /** Whether the queue's persistent messages are in the store (a deleted queue's paged ones are removed from it). */
+    private final boolean journaled;
     /** The queue's lock, which guards this class's state (the paging thread's own fields aside). */
     private final OrderedLock lock;
     private final Pager pager;
@@ -85,14 +96,20 @@ final class QueuePaging {
     private PageStore pageStore;
 
     /**
+     * @param queue       what paging needs of its queue
+     * @param name        the queue's name
+     * @param journaled   whether the queue's persistent messages are in the store
+     * @param lock        the queue's lock
      * @param pager       the server's paging thread and disk budget; null for a queue that never pages
      * @param budget      the server's memory budget
      * @param arena       the queue's arena, guarded by its lock
      * @param persistence where the queue's persistent messages are stored
      */
-    QueuePaging(LocalQueue queue, OrderedLock lock, Pager pager, MemoryBudget budget, CompactionArena arena,
-                InstantSource clock, Persistence persistence) {
+    QueuePaging(PagingHost queue, String name, boolean journaled, OrderedLock lock, Pager pager, MemoryBudget budget,
+                CompactionArena arena, InstantSource clock, Persistence persistence) {
         this.queue = queue;
+        this.name = name;
+        this.journaled = journaled;
         this.lock = lock;
         this.pager = pager;
         this.budget = budget;
@@ -105,39 +122,48 @@ final class QueuePaging {
 
     // ---- under the queue's lock ----
 
-    /** Whether any message is paged (not read back yet): then every new message is paged too. Under the lock. */
-    boolean hasPaged() {
+    @Override
+    public boolean hasPaged() {
         assert lock.isHeldByCurrentThread();
         return paged > 0;
     }
 
-    /** Why the page files cannot be written or read now (a full disk, an I/O error), or null; under the lock. */
-    String diskFailure() {
+    @Override
+    public String diskFailure() {
         assert lock.isHeldByCurrentThread();
         return disk.failure();
     }
 
-    /** Messages paged and not read back yet; under the lock. */
-    long paged() {
+    @Override
+    public long paged() {
         assert lock.isHeldByCurrentThread();
         return paged;
     }
 
-    /** The bytes of the paged messages' records, as the disk budgets count them; under the lock. */
-    long pagedBytes() {
+    @Override
+    public long pagedBytes() {
         assert lock.isHeldByCurrentThread();
         return pagedBytes;
     }
 
-    /** Whether any paged message is persistent (a deleted queue's page files are read for those); under the lock. */
-    boolean anyPersistent() {
+    @Override
+    public boolean anyPersistent() {
         assert lock.isHeldByCurrentThread();
         return pagedPersistent > 0;
     }
 
-    /** Hands a message to the paging thread; it counts as paged from now on. Under the lock. */
-    void pageOut(QueuedMessage m) {
+    @Override
+    public QueueConsumer pageOut(QueuedMessage m) {
         assert lock.isHeldByCurrentThread();
+        QueueConsumer receiver = lookups.caughtUpConsumerFor(m);
+        if (receiver == null && m.undecodable == null) {
+            page(m);
+        }
+        return receiver;
+    }
+
+    /** Hands a message to the paging thread; it counts as paged from now on. Under the lock. */
+    private void page(QueuedMessage m) {
         toPage.addLast(m);
         paged++;
         if (m.correlationId() != null && queue.awaitsCorrelationId(m.correlationId())) {
@@ -153,21 +179,17 @@ final class QueuePaging {
         schedulePaging();
     }
 
-    /** The queue let memory go: under its low watermark now, the paging thread reads back. Under the lock. */
-    void readBackIfDue() {
+    @Override
+    public void readBackIfDue() {
         assert lock.isHeldByCurrentThread();
         if (paged > 0 && !pagingScheduled && readBackDue()) {
             schedulePaging();
         }
     }
 
-    /**
-     * The queue is deleted or the server stops: the messages not written yet go to {@code out} (the queue takes them
-     * out of the depth and the memory budgets), the others leave the disk budgets. Under the lock.
-     *
-     * @return how many were on disk (they leave the depth too; the paging thread forgets them: {@link #forgetStore})
-     */
-    long drop(List<QueuedMessage> out) {
+    @Override
+    public long drop(List<QueuedMessage> out) {
+        assert lock.isHeldByCurrentThread();
         out.addAll(toPage);
         long onDisk = paged - toPage.size();
         toPage.clear();
@@ -179,8 +201,8 @@ final class QueuePaging {
         return onDisk;
     }
 
-    /** A send that will be paged finds a disk budget spent and the page-full policy fail: refused. Under the lock. */
-    void refuseIfFull(QueuedMessage m) {
+    @Override
+    public void refuseIfFull(QueuedMessage m) {
         assert lock.isHeldByCurrentThread();
         MemoryLimit limit = queue.memoryLimit();
         if (!limit.pages() || limit.paging().whenFull() != MemoryPolicy.FAIL
@@ -209,7 +231,7 @@ final class QueuePaging {
 
     /**
      * Notes whether a disk budget is spent with the page-full policy block (producers held back); back under it, the
-     * queue wakes the producers waiting for it ({@link LocalQueue#pageFullEnded}). Under the lock.
+     * queue wakes the producers waiting for it ({@link PagingHost#pageFullEnded}). Under the lock.
      */
     void notePageFull() {
         assert lock.isHeldByCurrentThread();
@@ -238,38 +260,48 @@ final class QueuePaging {
         return toPage.iterator();
     }
 
-    /** Paged messages the consumers' selector scans have looked at, over the queue's life; under the lock. */
-    long recordsScanned() {
+    @Override
+    public long recordsScanned() {
         return lookups.recordsScanned();
     }
 
-    /** A consumer registers: see {@link PagedLookups#addConsumer}. Under the lock. */
-    void addConsumer(QueueConsumer consumer) {
+    @Override
+    public void addConsumer(QueueConsumer consumer) {
         lookups.addConsumer(consumer);
     }
 
-    /** A consumer leaves: see {@link PagedLookups#removeConsumer}. Under the lock. */
-    void removeConsumer(QueueConsumer consumer) {
+    @Override
+    public void removeConsumer(QueueConsumer consumer) {
         lookups.removeConsumer(consumer);
     }
 
-    /** A consumer with credit found nothing in memory: see {@link PagedLookups#lookFor(QueueConsumer)}. Under the lock. */
-    void lookFor(QueueConsumer consumer) {
+    @Override
+    public void lookFor(QueueConsumer consumer) {
         lookups.lookFor(consumer);
     }
 
-    /** A caught-up consumer with credit that takes {@code m} at once: see {@link PagedLookups#caughtUpConsumerFor}. */
-    QueueConsumer caughtUpConsumerFor(QueuedMessage m) {
-        return lookups.caughtUpConsumerFor(m);
-    }
-
-    /** Whether a disk budget is spent and the page-full policy is block; read without the lock. */
-    boolean blocksProducers() {
+    @Override
+    public boolean blocksProducers() {
         return pageFullBlocks;
     }
 
+    @Override
+    public PageFull pageFull() {
+        assert lock.isHeldByCurrentThread();
+        notePageFull();
+        if (!pageFullBlocks) {
+            return PageFull.NONE;
+        }
+        return ownDiskBudgetSpent() ? PageFull.OWN_BUDGET : PageFull.SERVER_BUDGET;
+    }
+
+    @Override
+    public void whenDiskAvailable(Runnable task) {
+        pager.diskBudget().whenAvailable(task);
+    }
+
     /** Whether the queue's own disk budget (its maxPageBytes) is spent; under the lock. */
-    boolean ownDiskBudgetSpent() {
+    private boolean ownDiskBudgetSpent() {
         assert lock.isHeldByCurrentThread();
         MemoryLimit.PageLimit own = queue.memoryLimit().paging();
         return own.limited() && pagedBytes >= own.maxBytes();
@@ -308,14 +340,8 @@ final class QueuePaging {
 
     // ---- any thread but an event loop ----
 
-    /**
-     * Has the paging thread read the next batch of paged messages back now, whatever the low watermark, and waits
-     * until it has: an administrator's clear or move takes the waiting messages in batches and reads the paged ones
-     * back this way. Takes the queue's lock; never call it on an event loop (it waits for disk I/O).
-     *
-     * @return false when nothing is paged
-     */
-    boolean readBackNow() {
+    @Override
+    public boolean readBackNow() {
         queue.lock();
         try {
             if (paged == 0 || queue.deleted()) {
@@ -330,12 +356,19 @@ final class QueuePaging {
         return true;
     }
 
+    @Override
+    public void recoveryPaged(long bytes) {
+        if (pager.recoveryPaged(bytes)) {
+            awaitPagingThread("writing the recovered messages of");
+        }
+    }
+
     /**
      * Waits until the paging thread has run every task handed to it so far, this queue's turn included (which runs
      * until nothing is left to do): an administrator's read-back, recovery's writes ({@link LocalQueue#restore}).
      * Takes no lock; never call it on an event loop.
      */
-    void awaitPagingThread(String doing) {
+    private void awaitPagingThread(String doing) {
         CountDownLatch done = new CountDownLatch(1);
         pager.execute(done::countDown);
         try {
@@ -343,15 +376,12 @@ final class QueuePaging {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new WharfException(ErrorCode.INTERNAL_ERROR, "Interrupted while the paging thread was " + doing
-                    + " queue '" + queue.name() + "'.");
+                    + " queue '" + name + "'.");
         }
     }
 
-    /**
-     * For a deleted queue whose page files held messages: has the paging thread remove its persistent paged messages
-     * from the store ({@code removed} runs then) and delete its page files ({@link #forgetStore}). Any thread.
-     */
-    void forgetStoreLater(boolean persistentPaged, StoreCompletion removed) {
+    @Override
+    public void forgetStoreLater(boolean persistentPaged, StoreCompletion removed) {
         pager.execute(() -> forgetStore(persistentPaged, removed));
     }
 
@@ -424,7 +454,7 @@ final class QueuePaging {
                 return;
             }
             disk.worked(correlationId != null || scan != null || writing != null || read);
-            LocalQueue.flush(receivers);
+            QueueDispatch.flush(receivers);
         }
     }
 
@@ -479,7 +509,7 @@ final class QueuePaging {
         queue.lock();
         try {
             for (int i = 0; i < writing.size(); i++) {
-                queue.letGoBytes(writing.get(i).memoryBytes());
+                queue.letGo(writing.get(i).memoryBytes());
             }
             lookups.movePastWritten(pageStore);
         } finally {
@@ -534,7 +564,7 @@ final class QueuePaging {
         buffer.skipBytes(4); // the correlation hash, for the page segment's set
         ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
         ByteBuf copy = arena.copy(bytes);
-        QueuedMessage m = new QueuedMessage(queue, copy, MessageHeaders.read(copy), null, true);
+        QueuedMessage m = queue.fromPage(copy);
         m.sequence = sequence;
         m.readBackWithDeliveryCount(deliveryCount);
         return m;
@@ -568,14 +598,23 @@ final class QueuePaging {
         notePageFull();
     }
 
+    @Override
+    public void browse(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink, Executor whereDone,
+                       IntConsumer done) {
+        pager.execute(() -> {
+            int shown = browse(cursor, max, sink);
+            whereDone.execute(() -> done.accept(shown));
+        });
+    }
+
     /**
-     * The paged part of a browse ({@link LocalQueue#browsePaged}): up to {@code max} more paged messages that the
-     * cursor's selector accepts, read from the page files in the order paged (those read back meanwhile are not
-     * shown again), each handed to {@code sink} as a copy of its own.
+     * The paged part of a browse ({@link LocalQueue#browsePaged}), on the paging thread: up to {@code max} more paged
+     * messages that the cursor's selector accepts, read from the page files in the order paged (those read back
+     * meanwhile are not shown again), each handed to {@code sink} as a copy of its own.
      *
      * @return how many were shown; fewer than {@code max} only once the cursor's paged part is finished
      */
-    int browse(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink) {
+    private int browse(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink) {
         PageStore store = pageStore;
         if (store == null || queue.deleted()) { // read without the lock: a deleted queue's files are going anyway
             cursor.pagedFinished = true;
@@ -609,7 +648,7 @@ final class QueuePaging {
                 continue; // arrived after the browse began
             }
             ByteBuf copy = CompactionArena.copyAlone(bytes, ByteBufAllocator.DEFAULT);
-            QueuedMessage m = new QueuedMessage(queue, copy, MessageHeaders.read(copy), null, true); // to select on
+            QueuedMessage m = queue.fromPage(copy); // to select on
             if (!m.isExpiredAt(now) && QueueDispatch.matches(cursor.selector, m)) {
                 sink.browsed(copy, deliveryCount);
                 shown++;
@@ -657,8 +696,8 @@ final class QueuePaging {
             long sequence = buffer.readLong();
             buffer.skipBytes(8);
             ByteBuf bytes = buffer.readSlice(length + 4 - PageStore.RECORD_HEADER_BYTES);
-            if (queue.journaled() && MessageHeaders.read(bytes).persistent()) {
-                persistent.add(new PagedMessage(queue.name(), sequence));
+            if (journaled && MessageHeaders.read(bytes).persistent()) {
+                persistent.add(new PagedMessage(name, sequence));
             }
         }
     }

@@ -17,23 +17,22 @@ final class QueueRecovery {
     private final OrderedLock lock;
     private final QueueDispatch dispatch;
     private final QueueAccounting accounting;
-    private final QueuePaging paging;
-    private final Pager pager;
+    private final QueuePager paging;
 
     QueueRecovery(LocalQueue queue, OrderedLock lock, QueueDispatch dispatch, QueueAccounting accounting,
-                  QueuePaging paging, Pager pager) {
+                  QueuePager paging) {
         this.queue = queue;
         this.lock = lock;
         this.dispatch = dispatch;
         this.accounting = accounting;
         this.paging = paging;
-        this.pager = pager;
     }
 
     /** See {@link LocalQueue#restore}. */
     void restore(QueuedMessage message, long sequence) {
-        if (restore(message, sequence, true)) {
-            paging.awaitPagingThread("writing the recovered messages of");
+        long pagedBytes = restore(message, sequence, true);
+        if (pagedBytes > 0) {
+            paging.recoveryPaged(pagedBytes);
         }
     }
 
@@ -42,8 +41,8 @@ final class QueueRecovery {
         restore(message, sequence, false);
     }
 
-    /** @return whether the caller is to wait for the paging thread: recovery has paged a batch's worth meanwhile */
-    private boolean restore(QueuedMessage message, long sequence, boolean available) {
+    /** @return the bytes of the message if it was paged (the caller tells paging, without the lock), else 0 */
+    private long restore(QueuedMessage message, long sequence, boolean available) {
         long pagedBytes = 0;
         queue.lock();
         try {
@@ -52,7 +51,7 @@ final class QueueRecovery {
             message.sequence = sequence;
             queue.numberAbove(sequence);
             if (!available) {
-                return false;
+                return 0;
             }
             // one backed out too often stays in memory: backOutRecovered() moves it before any consumer sees it
             if (!queue.backedOutTooOften(message) && (paging.hasPaged() || accounting.pagingDue())) {
@@ -64,7 +63,7 @@ final class QueueRecovery {
         } finally {
             queue.unlock();
         }
-        return pagedBytes > 0 && pager.recoveryPaged(pagedBytes);
+        return pagedBytes;
     }
 
     /** See {@link LocalQueue#backOutRecovered}. */

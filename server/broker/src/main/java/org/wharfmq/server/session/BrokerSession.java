@@ -624,7 +624,7 @@ public final class BrokerSession {
             return;
         }
         List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
-        committing.commit(acknowledged, false, eventLoop, failure -> {
+        committing.commit(acknowledged, false, eventLoop, failure -> { // settles them first once durable
             if (failure != null) {
                 LOG.log(System.Logger.Level.WARNING, "Could not store the commit of session " + id + ": " + failure);
                 for (int i = 0; i < acknowledged.size(); i++) {
@@ -635,7 +635,6 @@ public final class BrokerSession {
                         "The transaction was rolled back because the store could not record its commit: " + failure, id, 0);
                 return;
             }
-            acknowledged(acknowledged);
             replies.ok(requestId);
         });
     }

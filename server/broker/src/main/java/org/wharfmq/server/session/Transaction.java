@@ -124,31 +124,54 @@ final class Transaction {
     }
 
     /**
-     * Commits: records the consumption of {@code acknowledged} (empty when a prepare recorded it) and the commit
-     * marker; once that is durable, offers the sends (each at its JMS delivery time, by {@code eventLoop}'s timer) and
-     * retains the publications that asked for it. If the store fails, the sends are cancelled instead, unless
-     * {@code prepared}: a prepared transaction stays as it is, to be committed or rolled back again. Either way
-     * {@code then} runs next, on {@code eventLoop}, with the store's failure or null; it settles {@code acknowledged}
-     * and answers.
+     * Commits: records the consumption of {@code consumed} (unless {@code prepared}: the prepare recorded it) and the
+     * commit marker; once that is durable, settles {@code consumed} (each leaves its queue) and only then offers the
+     * sends (each at its JMS delivery time, by {@code eventLoop}'s timer) and retains the publications that asked for
+     * it, so that whoever receives a send of the transaction finds what it consumed gone (a flow's get-and-put never
+     * shows its input and its output at once). If the store fails, nothing is settled and the sends are cancelled
+     * instead, unless {@code prepared}: a prepared transaction stays as it is, to be committed or rolled back again.
+     * Either way {@code then} runs next, on {@code eventLoop}, with the store's failure or null; it answers (and,
+     * after a failure, gives {@code consumed} back).
      */
-    void commit(List<QueuedMessage> acknowledged, boolean prepared, EventLoop eventLoop, StoreCompletion then) {
-        for (int i = 0; i < acknowledged.size(); i++) {
-            persistence.removeInTransaction(id, acknowledged.get(i));
-        }
-        persistence.commit(id, failure -> onEventLoop(eventLoop, () -> {
-            if (failure == null) {
-                for (int i = 0; i < sends.size(); i++) {
-                    QueuedMessage m = sends.get(i);
-                    m.queue().offerWhenDue(m, eventLoop);
-                }
-                for (int i = 0; i < retains.size(); i++) {
-                    topics.retain(retains.get(i), StoreCompletion.NONE); // durable with the next synced batch
-                }
-            } else if (!prepared) {
-                cancel();
+    void commit(List<QueuedMessage> consumed, boolean prepared, EventLoop eventLoop, StoreCompletion then) {
+        if (!prepared) {
+            for (int i = 0; i < consumed.size(); i++) {
+                persistence.removeInTransaction(id, consumed.get(i));
             }
-            then.completed(failure);
-        }));
+        }
+        // one task either way, each capturing no more than the one it replaces: the commit path allocates as before
+        persistence.commit(id, failure -> {
+            if (failure == null) {
+                onEventLoop(eventLoop, () -> committed(consumed, eventLoop, then));
+            } else {
+                onEventLoop(eventLoop, () -> notCommitted(failure, prepared, then));
+            }
+        });
+    }
+
+    /**
+     * The commit is durable: what it consumed leaves its queues first, then its sends are offered (each at its JMS
+     * delivery time, by {@code eventLoop}'s timer) and its publications retained; {@code then} answers. On the event
+     * loop.
+     */
+    private void committed(List<QueuedMessage> consumed, EventLoop eventLoop, StoreCompletion then) {
+        BrokerSession.acknowledged(consumed);
+        for (int i = 0; i < sends.size(); i++) {
+            QueuedMessage m = sends.get(i);
+            m.queue().offerWhenDue(m, eventLoop);
+        }
+        for (int i = 0; i < retains.size(); i++) {
+            topics.retain(retains.get(i), StoreCompletion.NONE); // durable with the next synced batch
+        }
+        then.completed(null);
+    }
+
+    /** The store could not record the commit: the sends are cancelled unless {@code prepared}; on the event loop. */
+    private void notCommitted(Throwable failure, boolean prepared, StoreCompletion then) {
+        if (!prepared) {
+            cancel();
+        }
+        then.completed(failure);
     }
 
     /**

@@ -342,14 +342,13 @@ public final class XaBranches {
         }
         XaBranch committing = branch;
         List<QueuedMessage> consumed = branch.consumed;
-        branch.work.commit(onePhase ? consumed : List.of(), !onePhase, eventLoop, failure -> {
+        branch.work.commit(consumed, !onePhase, eventLoop, failure -> { // settles consumed first once durable
             if (failure == null) {
                 if (!onePhase) {
                     synchronized (this) {
                         branches.remove(xid, committing);
                     }
                 }
-                BrokerSession.acknowledged(consumed);
                 audit(who, committing, "committed" + (onePhase ? " in one phase" : ""), true);
                 replies.ok(requestId);
                 return;

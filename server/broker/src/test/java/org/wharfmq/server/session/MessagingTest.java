@@ -10,14 +10,20 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.FrameClient;
 import org.wharfmq.server.TestMessages;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.queue.DeliveryWindow;
+import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.QueueConsumer;
+import org.wharfmq.server.queue.QueuedMessage;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,7 +38,7 @@ class MessagingTest {
 
     @BeforeAll
     static void start() throws Exception {
-        testServer = TestServer.start(c -> c.queue("TINY", 1));
+        testServer = TestServer.start(c -> c.queue("TINY", 1).queue("FLOW.IN").queue("FLOW.OUT"));
         server = testServer.server();
     }
 
@@ -163,6 +169,55 @@ class MessagingTest {
             assertEquals(List.of("t1", "t2"), bodies(client.deliveries(2)));
             assertEquals(new Frame.Ok(commit), client.next());
         }
+    }
+
+    @Test
+    void aCommitSettlesWhatItConsumedBeforeItsSendsAreSeen() throws Exception {
+        // a consumer of the output that, as soon as it has a message, asks the server for the input's depth (the
+        // input queue's lock: a barrier); it runs where the commit hands the output over
+        ConcurrentLinkedQueue<Long> inputDepthSeen = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<QueuedMessage> received = new ConcurrentLinkedQueue<>();
+        QueueConsumer outputConsumer = new QueueConsumer() {
+            private final DeliveryWindow window = new DeliveryWindow(10, false);
+
+            @Override
+            public Selector selector() {
+                return Selector.ALL_MATCH;
+            }
+
+            @Override
+            public DeliveryWindow window() {
+                return window;
+            }
+
+            @Override
+            public void deliver(QueuedMessage message) {
+                received.add(message);
+            }
+
+            @Override
+            public void flushDeliveries() {
+                inputDepthSeen.add(server.queueManager().depth("FLOW.IN"));
+            }
+        };
+        LocalQueue output = server.queueManager().find("FLOW.OUT");
+        output.addConsumer(outputConsumer);
+        try (FrameClient client = FrameClient.connect(server)) {
+            client.createSession(1, false);
+            client.sendMessage(1, TestMessages.text("FLOW.IN", "input"));
+            client.createSession(2, true); // the flow: gets from FLOW.IN, puts to FLOW.OUT, commits both
+            client.createConsumer(2, 1, "FLOW.IN", null, 1);
+            Frame.Deliver input = client.expect(Frame.Deliver.class);
+            input.message().release();
+            client.sendMessageAsync(2, TestMessages.text("FLOW.OUT", "output"));
+            client.request(id -> new Frame.Commit(id, 2, List.of(new Frame.Consumed(1, input.deliveryId()))));
+        } finally {
+            output.removeConsumer(outputConsumer);
+        }
+        assertEquals(1, received.size(), "the output was handed over by the time the commit answered");
+        assertEquals(List.of(0L), List.copyOf(inputDepthSeen),
+                "the input had left its queue when the output's consumer saw the output");
+        received.forEach(output::acknowledge);
     }
 
     @Test

@@ -305,8 +305,6 @@ abstract class DatabaseFlowContract {
         assertEquals(1, receive("ORDERS.RECORDED", 1).get(0).getIntProperty("id"));
         assertEquals(List.of("erin"), audited(), "the backout path's insert committed");
         assertEquals(List.of(), rows(), "each failed delivery's insert rolled back");
-        // the commit offers the output before it removes the input: the flow's commit has returned once it stops
-        assertTrue(flowHost.undeploy("recorded"));
         assertEquals(0, testServer.server().queueManager().depth("ORDERS"), "the backout took the message");
     }
 
