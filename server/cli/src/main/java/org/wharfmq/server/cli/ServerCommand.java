@@ -132,7 +132,7 @@ final class ServerCommand implements Callable<Integer> {
             // (it listens once every route is registered)
             WharfServer.Starter starter = WharfServer.builder(config).plugins(channels,
                     flows, admin,
-                    new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows), http);
+                    new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows, channels), http);
             if (users != null) {
                 starter.authenticator(users).accessControl(users.accessControl());
             }
