@@ -147,7 +147,7 @@ public final class ServerMain {
         WharfServer.Starter starter = metrics == null
                 ? WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()))
                 : WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()),
-                new MetricsPlugin(http.routes(), flowHost), http); // as wharf server starts them
+                new MetricsPlugin(http.routes(), flowHost, null), http); // as wharf server starts them
         if (realm != null) {
             starter.authenticator(realm).accessControl(realm.accessControl());
         }

@@ -37,7 +37,8 @@ import java.util.TreeSet;
  * <p>Who may send a command is authorisation's business: the {@code SYSTEM.*} queues need the admin permission
  * (docs/security.md). The plugin itself connects anonymously in-VM, as the queue manager, which may do everything.
  * Every command is one audit line ({@link AuditLog#adminCommand}): who (the request's JMSXUserID, checked by the server
- * against the sender's login), what with which arguments, and the result. Commands run one at a time, on the
+ * against the sender's login), what with which arguments (a password's as {@code ***}: a channel's, say), and the
+ * result. Commands run one at a time, on the
  * plugin's session thread.
  */
 public final class AdminPlugin implements ServerPlugin {
@@ -227,7 +228,7 @@ public final class AdminPlugin implements ServerPlugin {
                 .append(request.user() == null ? "anonymous client" : "user '" + request.user() + "'")
                 .append(" ran '").append(request.command()).append('\'');
         request.arguments().forEach((property, value) -> line.append(' ').append(AdminRequest.nameOf(property))
-                .append('=').append(value));
+                .append('=').append(property.toLowerCase(java.util.Locale.ROOT).endsWith("password") ? "***" : value));
         line.append(" (").append(request.origin()).append("): ")
                 .append(failure == null ? "OK" : "FAILED: " + failure);
         AuditLog.adminCommand(line.toString(), failure == null);

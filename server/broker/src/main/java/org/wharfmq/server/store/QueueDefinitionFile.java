@@ -8,12 +8,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -245,18 +242,8 @@ public final class QueueDefinitionFile {
             append(text, TRANSMISSION_QUEUE, r.transmissionQueue());
             text.append('\n');
         }
-        Path temporary = file.resolveSibling(FILE_NAME + ".tmp");
         try {
-            Files.createDirectories(file.getParent());
-            try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                out.write(StandardCharsets.UTF_8.encode(text.toString()));
-                out.force(true);
-            }
-            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel directory = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-                directory.force(true); // the rename itself survives a crash
-            }
+            AtomicFile.write(file, text.toString(), false);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write the queues defined at run time to " + file + ": " + e, e);
         }

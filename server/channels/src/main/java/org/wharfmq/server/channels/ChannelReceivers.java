@@ -42,7 +42,8 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChannelReceivers.class.getName());
     private static final long TIMEOUT_MILLIS = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
 
-    private final Map<String, ChannelDefinition> receivers = new java.util.LinkedHashMap<>();
+    /** The receivers by name, in definition order: replaced whole when one is defined, altered or deleted. */
+    private volatile Map<String, ChannelDefinition> receivers = Map.of();
     private final ServerPlugin.Host host;
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "wharf-channel-receiver");
@@ -57,6 +58,8 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     private final Map<String, ReceiverState> states = new HashMap<>();
     /** {@link #states} as operators see it (the worker writes it after each commit). */
     private final Map<String, ReceiverState> reported = new ConcurrentHashMap<>();
+    /** What each receiver has committed since the start, by channel (the worker counts, operators read). */
+    private final Map<String, ChannelCounters> counters = new ConcurrentHashMap<>();
     /** Each receiver's session (its producers' ids by destination, its sync consumer); the worker's. */
     private final Map<String, Session> sessions = new HashMap<>();
     private CoreLink local;
@@ -73,9 +76,11 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     }
 
     ChannelReceivers(List<ChannelDefinition> definitions, ServerPlugin.Host host) {
+        Map<String, ChannelDefinition> all = new java.util.LinkedHashMap<>();
         for (ChannelDefinition d : definitions) {
-            receivers.put(d.name(), d);
+            all.put(d.name(), d);
         }
+        receivers = java.util.Collections.unmodifiableMap(all);
         this.host = host;
     }
 
@@ -87,18 +92,24 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
             local = CoreLink.open(host.vmUrl(), Map.of(), null, null, "channel receivers", 0,
                     ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS);
             for (String channel : receivers.keySet()) {
-                Session session = new Session(++nextSession);
-                sessions.put(channel, session);
-                local.call(id -> new Frame.CreateSession(id, session.id, true, 0), TIMEOUT_MILLIS);
-                local.receiveFor(session.id);
-                local.call(id -> new Frame.CreateConsumer(id, session.id, session.id,
-                        WireDestination.queue(ChannelConfiguration.SYNC_QUEUE),
-                        ReceiverState.CHANNEL + " = '" + channel.replace("'", "''") + "'", 0, 0, null), TIMEOUT_MILLIS);
-                states.put(channel, pullSyncRecord(session));
-                reported.put(channel, states.get(channel));
+                openSession(channel);
             }
             return null;
         }).get();
+    }
+
+    /** Opens receiver {@code channel}'s session and reads its sync record; on the worker. */
+    private void openSession(String channel) throws Exception {
+        Session session = new Session(++nextSession);
+        sessions.put(channel, session);
+        local.call(id -> new Frame.CreateSession(id, session.id, true, 0), TIMEOUT_MILLIS);
+        local.receiveFor(session.id);
+        local.call(id -> new Frame.CreateConsumer(id, session.id, session.id,
+                WireDestination.queue(ChannelConfiguration.SYNC_QUEUE),
+                ReceiverState.CHANNEL + " = '" + channel.replace("'", "''") + "'", 0, 0, null), TIMEOUT_MILLIS);
+        states.put(channel, pullSyncRecord(session));
+        reported.put(channel, states.get(channel));
+        counters.put(channel, new ChannelCounters());
     }
 
     /** The channel's sync record, delivered to its session and left unconsumed; NONE when it has none. */
@@ -130,7 +141,8 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
         if (definition == null) {
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue manager " + host.config().name()
                     + " has no receiver channel '" + channel + "' (its receivers: " + receivers.keySet() + "). Define"
-                    + " it under channels: in config/wharf.yaml with type: receiver (docs/distributed.md).");
+                    + " it under channels: in config/wharf.yaml with type: receiver, or with 'wharf admin define channel "
+                    + channel + " --type receiver' (docs/distributed.md).");
         }
         Identity who = peer.identity();
         if (definition.partnerUser() != null && !definition.partnerUser().equals(who.user())) {
@@ -160,8 +172,10 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
         List<ChannelStatus> all = new ArrayList<>();
         for (ChannelDefinition d : receivers.values()) {
             ReceiverState state = reported.getOrDefault(d.name(), ReceiverState.NONE);
+            ChannelCounters received = counters.getOrDefault(d.name(), ChannelCounters.NONE);
             all.add(new ChannelStatus(d.name(), "receiver", running.contains(d.name()) ? "RUNNING" : "INACTIVE",
-                    d.partnerQueueManager(), null, state.sequence(), state.sequence(), state.batchId()));
+                    d.partnerQueueManager(), null, received.messages(), state.sequence(), state.batchId(),
+                    received.bytes(), received.batches(), null, false));
         }
         return all;
     }
@@ -233,17 +247,13 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                         + (state.batchId() + 1) + " ending at " + (state.sequence() + messages.size()) + ": the"
                         + " sender's sequence is out of step. Start the channel again (it takes the receiver's).");
             }
+            long bytes = 0;
             for (ByteBuf message : messages) {
+                bytes += message.readableBytes();
                 put(session, partner, message, MessageHeaders.read(message));
             }
-            int syncProducer = producer(session, ChannelConfiguration.SYNC_QUEUE);
-            local.write(new Frame.Send(0, session.id, syncProducer, syncRecord(channel, sequence, batchId)));
-            List<Frame.Consumed> consumed = state.deliveryId() < 0 ? List.of()
-                    : List.of(new Frame.Consumed(session.id, state.deliveryId()));
-            local.call(id -> new Frame.Commit(id, session.id, consumed), TIMEOUT_MILLIS);
-            ReceiverState committed = pullSyncRecord(session);
-            states.put(channel, committed);
-            reported.put(channel, committed);
+            commitSyncRecord(channel, session, state, sequence, batchId);
+            counters.get(channel).add(messages.size(), bytes);
             return new Frame.Ok(requestId);
         } catch (Exception e) {
             LOG.log(System.Logger.Level.WARNING, "Channel " + channel + ": batch " + batchId + " not committed: "
@@ -256,6 +266,19 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
         } finally {
             messages.forEach(ByteBuf::release);
         }
+    }
+
+    /** Writes {@code channel}'s sync record in place of {@code state}'s and commits the session's transaction. */
+    private void commitSyncRecord(String channel, Session session, ReceiverState state, long sequence, long batchId)
+            throws Exception {
+        int syncProducer = producer(session, ChannelConfiguration.SYNC_QUEUE);
+        local.write(new Frame.Send(0, session.id, syncProducer, syncRecord(channel, sequence, batchId)));
+        List<Frame.Consumed> consumed = state.deliveryId() < 0 ? List.of()
+                : List.of(new Frame.Consumed(session.id, state.deliveryId()));
+        local.call(id -> new Frame.Commit(id, session.id, consumed), TIMEOUT_MILLIS);
+        ReceiverState committed = pullSyncRecord(session);
+        states.put(channel, committed);
+        reported.put(channel, committed);
     }
 
     private void rollBack(Session session) {
@@ -440,6 +463,79 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
         local.call(id -> new Frame.CreateProducer(id, session.id, producer, destination), TIMEOUT_MILLIS);
         session.producers.put(key, producer);
         return producer;
+    }
+
+    // ---- run-time definitions (ChannelsPlugin's, one change at a time) ----
+
+    /** Whether a partner runs receiver {@code channel} now. Any thread. */
+    boolean isRunning(String channel) {
+        return running.contains(channel);
+    }
+
+    /** Adds receiver {@code d} (a new name): its session opened and its sync record read before it accepts a partner. */
+    void define(ChannelDefinition d) throws Exception {
+        onWorker(() -> openSession(d.name()));
+        Map<String, ChannelDefinition> all = new java.util.LinkedHashMap<>(receivers);
+        all.put(d.name(), d);
+        receivers = java.util.Collections.unmodifiableMap(all);
+    }
+
+    /** Replaces receiver {@code d}'s definition (the same name): the next partner to open it meets the new one. */
+    void alter(ChannelDefinition d) {
+        Map<String, ChannelDefinition> all = new java.util.LinkedHashMap<>(receivers);
+        all.put(d.name(), d);
+        receivers = java.util.Collections.unmodifiableMap(all);
+    }
+
+    /**
+     * Removes receiver {@code channel}, not running (the caller checked): a partner opening it is refused from now on.
+     * Its sync record stays on {@link ChannelConfiguration#SYNC_QUEUE}: defined again, it goes on from its numbers.
+     */
+    void delete(String channel) throws Exception {
+        Map<String, ChannelDefinition> all = new java.util.LinkedHashMap<>(receivers);
+        all.remove(channel);
+        receivers = java.util.Collections.unmodifiableMap(all);
+        onWorker(() -> {
+            Session session = sessions.remove(channel);
+            local.call(id -> new Frame.CloseSession(id, session.id), TIMEOUT_MILLIS); // the sync record goes back
+            states.remove(channel);
+            reported.remove(channel);
+            counters.remove(channel);
+        });
+    }
+
+    /**
+     * Sets receiver {@code channel}'s sequence number to {@code sequence} (IBM MQ's RESET CHANNEL SEQNUM), in its sync
+     * record; its last batch id stays (the sender's batch in doubt is resolved against it). The sender takes it when it
+     * opens the channel next. The caller checked that no partner runs it.
+     */
+    void reset(String channel, long sequence) throws Exception {
+        onWorker(() -> {
+            Session session = sessions.get(channel);
+            ReceiverState state = states.get(channel);
+            try {
+                commitSyncRecord(channel, session, state, sequence, state.batchId());
+            } catch (Exception e) {
+                rollBack(session); // the old record stays
+                throw e;
+            }
+        });
+    }
+
+    /** What the worker does for an operator. */
+    private interface Work {
+        void run() throws Exception;
+    }
+
+    private void onWorker(Work work) throws Exception {
+        try {
+            worker.submit(() -> {
+                work.run();
+                return null;
+            }).get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
     }
 
     @Override

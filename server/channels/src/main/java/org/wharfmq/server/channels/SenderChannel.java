@@ -35,8 +35,9 @@ final class SenderChannel implements Runnable {
     private static final int SESSION = 1;
     private static final int CONSUMER = 1;
     /** The format id of the channels' XA branches ("WHCH"). */
-    private static final int XID_FORMAT = 0x57484348;
-    private static final String XID_PREFIX = "WHARF.CHANNEL/";
+    static final int XID_FORMAT = 0x57484348;
+    /** The start of the global id of the channels' XA branches, followed by the channel's name. */
+    static final String XID_PREFIX = "WHARF.CHANNEL/";
 
     /** What an operator sees of the channel. */
     enum State { STARTING, WAITING, RUNNING, RETRYING, STOPPED }
@@ -55,8 +56,8 @@ final class SenderChannel implements Runnable {
     private CoreLink partner;
     private long sequence;
     private long batchId;
-    /** Messages the partner has confirmed since the start (read by operators and tests). */
-    private volatile long messagesSent;
+    /** What the partner has confirmed since the start (read by operators and tests). */
+    private final ChannelCounters sent = new ChannelCounters();
     /** The sequence number and last batch id, as operators see them (written by the channel's thread). */
     private volatile Reported reported = new Reported(0, 0);
 
@@ -82,7 +83,8 @@ final class SenderChannel implements Runnable {
     /** What {@code wharf admin display chstatus} shows of it. */
     ChannelStatus status() {
         return new ChannelStatus(definition.name(), "sender", status.name(), definition.connection(),
-                definition.transmissionQueue(), messagesSent, reported.sequence, reported.batchId);
+                definition.transmissionQueue(), sent.messages(), reported.sequence, reported.batchId, sent.bytes(),
+                sent.batches(), null, false);
     }
 
     ChannelDefinition definition() {
@@ -90,7 +92,7 @@ final class SenderChannel implements Runnable {
     }
 
     long messagesSent() {
-        return messagesSent;
+        return sent.messages();
     }
 
     /** Test hooks ({@link #afterPrepare}, {@link #afterConfirm}). */
@@ -179,7 +181,9 @@ final class SenderChannel implements Runnable {
             return;
         }
         long lastDelivery = batch.get(batch.size() - 1).deliveryId();
+        long bytes = 0;
         for (int i = 0; i < batch.size(); i++) {
+            bytes += batch.get(i).message().readableBytes(); // before the frame owns it
             try {
                 partner.write(new Frame.ChannelMessage(batch.get(i).message())); // as stored; the frame owns it
             } catch (RuntimeException e) {
@@ -205,7 +209,7 @@ final class SenderChannel implements Runnable {
         afterConfirm.run();
         local.call(id -> new Frame.XaCommit(id, xid, false), timeout);
         local.write(new Frame.Credit(CONSUMER, batch.size()));
-        messagesSent += batch.size();
+        sent.add(batch.size(), bytes);
     }
 
     /** The XA branch of this channel's batch {@code batch}: its removal from the transmission queue. */

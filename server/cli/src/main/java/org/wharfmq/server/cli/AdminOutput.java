@@ -168,19 +168,53 @@ final class AdminOutput {
                 + n.get("description").asText() + ".");
     }
 
-    /** The prepared XA branches, oldest first: the age says which transaction manager to look at. */
+    /** The channels' status, senders first: state, in doubt, what they moved, their transmission queue's depth. */
     static void chstatus(JsonNode channels, PrintWriter out) {
         if (channels.isEmpty()) {
-            out.println("No channels (channels: in config/wharf.yaml).");
+            out.println("No channels (channels: in config/wharf.yaml, or wharf admin define channel).");
             return;
         }
-        Table table = new Table("CHANNEL", "TYPE", "STATE", "PARTNER", "XMITQ", ">MESSAGES", ">SEQUENCE", ">LAST BATCH");
+        Table table = new Table("CHANNEL", "TYPE", "STATE", "INDOUBT", "PARTNER", "XMITQ", ">DEPTH", ">MESSAGES",
+                ">BYTES", ">BATCHES", ">SEQUENCE", ">LAST BATCH");
         for (JsonNode c : channels) {
+            boolean sender = c.get("type").asText().equals("sender");
             table.row(c.get("name").asText(), c.get("type").asText(), c.get("state").asText(),
-                    orDash(c.get("partner")), orDash(c.get("transmissionQueue")), c.get("messages").asLong(),
+                    sender ? (c.path("inDoubt").asBoolean() ? "YES" : "NO") : "-", orDash(c.get("partner")),
+                    orDash(c.get("transmissionQueue")), orDash(c.get("transmissionQueueDepth")),
+                    c.get("messages").asLong(), c.path("bytes").asLong(), c.path("batches").asLong(),
                     c.get("sequence").asLong(), c.get("lastBatchId").asLong());
         }
         table.print(out);
+    }
+
+    /** Channel definitions, each with every attribute (secrets as ***), as IBM MQ's DISPLAY CHANNEL lists them. */
+    static void channels(JsonNode channels, PrintWriter out) {
+        if (channels.isEmpty()) {
+            out.println("No channels (channels: in config/wharf.yaml, or wharf admin define channel).");
+            return;
+        }
+        boolean first = true;
+        for (JsonNode c : channels) {
+            if (!first) {
+                out.println();
+            }
+            first = false;
+            channel(c, out);
+        }
+    }
+
+    /** One channel's definition: "Channel TO.QM2 (sender, defined at run time)", then its attributes. */
+    static void channel(JsonNode c, PrintWriter out) {
+        out.println("Channel " + c.get("name").asText() + " (" + c.get("type").asText() + ", "
+                + c.get("origin").asText() + (c.path("stopped").asBoolean() ? ", stopped by an operator" : "") + ")");
+        Fields fields = new Fields();
+        for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> it = c.fields(); it.hasNext(); ) {
+            java.util.Map.Entry<String, JsonNode> field = it.next();
+            if (!java.util.Set.of("name", "type", "origin", "stopped").contains(field.getKey())) {
+                fields.add(field.getKey(), field.getValue().asText());
+            }
+        }
+        fields.print(out);
     }
 
     private static String orDash(JsonNode node) {

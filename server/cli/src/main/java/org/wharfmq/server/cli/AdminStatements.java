@@ -67,7 +67,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
                 .addSubcommand("browse", new Browse())
                 .addSubcommand("end", new End())
                 .addSubcommand("start", new Start())
-                .addSubcommand("stop", new Stop());
+                .addSubcommand("stop", new Stop())
+                .addSubcommand("reset", new Reset())
+                .addSubcommand("resolve", new Resolve());
         commandLine.setOut(out).setErr(err);
         commandLine.setParameterExceptionHandler((e, args) -> {
             err.println("wharf: " + where + e.getMessage() + " ('help' lists the commands; 'COMMAND --help' shows one)");
@@ -94,7 +96,7 @@ final class AdminStatements implements Runnable, AutoCloseable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: define, alter, delete, display,"
-                + " clear, browse, move, copy, end, start or stop");
+                + " clear, browse, move, copy, end, start, stop, reset or resolve");
     }
 
     // ---- the commands ----
@@ -130,8 +132,21 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
     }
 
-    @Command(name = "define", description = "Defines a queue, a queue alias or a remote queue (it survives restarts).")
+    @Command(name = "define", description = "Defines a queue, a queue alias, a remote queue or a channel (it survives"
+            + " restarts).")
     final class Define extends Verb {
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Defines a sender or receiver"
+                + " channel to or from another queue manager (IBM MQ's DEFINE CHANNEL); it survives restarts. The"
+                + " attributes are those of channels: in config/wharf.yaml (docs/distributed.md).")
+        int channel(@Parameters(paramLabel = "NAME") String name, @Mixin ChannelOptions options) {
+            Map<String, Object> arguments = channelArguments(options, name, false);
+            if (arguments == null) {
+                return CommandLine.ExitCode.USAGE;
+            }
+            return send("define-channel", arguments,
+                    result -> done(() -> AdminOutput.channel(result, out)));
+        }
+
         @Command(name = "queue", mixinStandardHelpOptions = true, description = "Defines a queue; it exists until deleted, across restarts.")
         int queue(@Parameters(paramLabel = "NAME") String name, @Mixin QueueSettings settings) {
             return send("define-queue", settings.arguments(name, false),
@@ -165,13 +180,159 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
     }
 
-    @Command(name = "alter", description = "Changes a queue's settings (kept across restarts).")
+    @Command(name = "alter", description = "Changes a queue's or a channel's settings (kept across restarts).")
     final class Alter extends Verb {
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Changes a channel's attributes"
+                + " (kept across restarts). An attribute left out stays as it is; 'default' puts it back to its"
+                + " default. A running channel's partner (connection, user, transmission queue, TLS) is changed once"
+                + " it is stopped.")
+        int channel(@Parameters(paramLabel = "NAME") String name, @Mixin ChannelOptions options) {
+            Map<String, Object> arguments = channelArguments(options, name, true);
+            if (arguments == null) {
+                return CommandLine.ExitCode.USAGE;
+            }
+            return send("alter-channel", arguments, result -> done(() -> out.println(result.asText())));
+        }
+
         @Command(name = "queue", mixinStandardHelpOptions = true, description = "Changes a queue's settings; a queue created by use is kept from then on. "
                 + "A setting left out stays as it is; 'default' puts it back to its default.")
         int queue(@Parameters(paramLabel = "NAME") String name, @Mixin QueueSettings settings) {
             return send("alter-queue", settings.arguments(name, true),
                     result -> done(() -> AdminOutput.defined("Altered", result, out)));
+        }
+    }
+
+    /** A channel's attributes, as define and alter channel take them (config/wharf.yaml's channels: explains each). */
+    static final class ChannelOptions {
+        @Option(names = "--type", paramLabel = "sender|receiver", description = "What the channel is (define only).")
+        String type;
+
+        @Option(names = "--connection", paramLabel = "URL", description = "A sender's partner: tcp://HOST:PORT or"
+                + " ssl://HOST:PORT.")
+        String connection;
+
+        @Option(names = "--xmitq", paramLabel = "QUEUE", description = "A sender's transmission queue.")
+        String transmissionQueue;
+
+        @Option(names = "--user", paramLabel = "NAME", description = "The user a sender logs in to its partner as.")
+        String user;
+
+        @Option(names = "--password-file", paramLabel = "FILE", description = "A file whose first line is --user's"
+                + " password (never an argument: arguments show in ps).")
+        java.nio.file.Path passwordFile;
+
+        @Option(names = "--tls", paramLabel = "KEY=VALUE", description = "A sender's client TLS option (trustStore,"
+                + " trustStoreType, keyStore, keyStoreType, verifyHost, protocols, cipherSuites); repeat for each.")
+        Map<String, String> tls;
+
+        @Option(names = "--tls-password-file", paramLabel = "KEY=FILE", description = "trustStorePassword or"
+                + " keyStorePassword, from the first line of FILE.")
+        Map<String, java.nio.file.Path> tlsPasswordFiles;
+
+        @Option(names = "--batch-size", paramLabel = "N", description = "Messages a batch holds at most (BATCHSZ).")
+        String batchSize;
+
+        @Option(names = "--batch-bytes", paramLabel = "BYTES", description = "Bytes that end a batch (BATCHLIM).")
+        String batchBytes;
+
+        @Option(names = "--batch-interval-millis", paramLabel = "MS", description = "How long a batch waits for more"
+                + " messages (BATCHINT).")
+        String batchIntervalMillis;
+
+        @Option(names = "--disconnect-interval-millis", paramLabel = "MS", description = "A sender with nothing to"
+                + " send this long disconnects (DISCINT).")
+        String disconnectIntervalMillis;
+
+        @Option(names = "--retry-millis", paramLabel = "MS", description = "The first wait before connecting again.")
+        String retryMillis;
+
+        @Option(names = "--max-retry-millis", paramLabel = "MS", description = "The longest wait between attempts.")
+        String maxRetryMillis;
+
+        @Option(names = "--heartbeat-millis", paramLabel = "MS", description = "The heartbeat asked of the partner"
+                + " (HBINT).")
+        String heartbeatMillis;
+
+        @Option(names = "--connect-timeout-millis", paramLabel = "MS", description = "How long a connect may take.")
+        String connectTimeoutMillis;
+
+        @Option(names = "--partner-user", paramLabel = "NAME", description = "A receiver's: the user its partner must"
+                + " log in as.")
+        String partnerUser;
+
+        @Option(names = "--partner-qmgr", paramLabel = "QMGR", description = "A receiver's: the queue manager its"
+                + " partner must be.")
+        String partnerQueueManager;
+
+        /**
+         * The request's arguments; alter's 'default' is empty.
+         *
+         * @throws IllegalArgumentException when a password file cannot be read, or a TLS password is an argument
+         */
+        Map<String, Object> arguments(String name, boolean alter) {
+            Map<String, Object> a = new HashMap<>();
+            a.put(ChannelCommands.CHANNEL, name);
+            put(a, "type", type, alter);
+            put(a, "connection", connection, alter);
+            put(a, "transmissionQueue", transmissionQueue, alter);
+            put(a, "user", user, alter);
+            put(a, "batchSize", batchSize, alter);
+            put(a, "batchBytes", batchBytes, alter);
+            put(a, "batchIntervalMillis", batchIntervalMillis, alter);
+            put(a, "disconnectIntervalMillis", disconnectIntervalMillis, alter);
+            put(a, "retryMillis", retryMillis, alter);
+            put(a, "maxRetryMillis", maxRetryMillis, alter);
+            put(a, "heartbeatMillis", heartbeatMillis, alter);
+            put(a, "connectTimeoutMillis", connectTimeoutMillis, alter);
+            put(a, "partnerUser", partnerUser, alter);
+            put(a, "partnerQueueManager", partnerQueueManager, alter);
+            if (tls != null) {
+                for (Map.Entry<String, String> option : tls.entrySet()) {
+                    if (option.getKey().endsWith("Password")) {
+                        throw new IllegalArgumentException("--tls " + option.getKey() + "=... would show the"
+                                + " password in ps: use --tls-password-file " + option.getKey() + "=FILE");
+                    }
+                    put(a, "tls." + option.getKey(), option.getValue(), alter);
+                }
+            }
+            try {
+                if (passwordFile != null) {
+                    a.put(ChannelCommands.propertyOf("password"), firstLine(passwordFile));
+                }
+                if (tlsPasswordFiles != null) {
+                    for (Map.Entry<String, java.nio.file.Path> file : tlsPasswordFiles.entrySet()) {
+                        a.put(ChannelCommands.propertyOf("tls." + file.getKey()), firstLine(file.getValue()));
+                    }
+                }
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read the password file: " + e, e);
+            }
+            return a;
+        }
+
+        private static void put(Map<String, Object> a, String key, String value, boolean alter) {
+            if (value != null) {
+                a.put(ChannelCommands.propertyOf(key), alter && "default".equals(value) ? "" : value);
+            }
+        }
+
+        private static String firstLine(java.nio.file.Path file) throws IOException {
+            List<String> lines = java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8);
+            if (lines.isEmpty() || lines.get(0).isEmpty()) {
+                throw new IOException(file + " is empty");
+            }
+            return lines.get(0);
+        }
+    }
+
+    /** {@code options}' arguments, or null after saying why they cannot be had. */
+    private Map<String, Object> channelArguments(ChannelOptions options, String name, boolean alter) {
+        try {
+            return options.arguments(name, alter);
+        } catch (IllegalArgumentException e) {
+            err.println("wharf: " + where + e.getMessage());
+            err.flush();
+            return null;
         }
     }
 
@@ -234,8 +395,16 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
     }
 
-    @Command(name = "delete", description = "Deletes a queue, a queue alias, a remote queue or a durable subscription.")
+    @Command(name = "delete", description = "Deletes a queue, a queue alias, a remote queue, a durable subscription"
+            + " or a channel.")
     final class Delete extends Verb {
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Deletes a channel defined at run"
+                + " time: a sender stopped and with no batch in doubt, a receiver with no partner connected.")
+        int channel(@Parameters(paramLabel = "NAME") String name) {
+            return send("delete-channel", arguments(ChannelCommands.CHANNEL, name),
+                    result -> done(() -> out.println(result.asText())));
+        }
+
         @Command(name = "alias", mixinStandardHelpOptions = true, description = "Deletes a queue alias defined at run time.")
         int alias(@Parameters(paramLabel = "NAME") String name) {
             return send("delete-alias", arguments(AdminProtocol.QUEUE, name),
@@ -309,8 +478,16 @@ final class AdminStatements implements Runnable, AutoCloseable {
             return send("display-prepared", arguments(), result -> done(() -> AdminOutput.prepared(result, out)));
         }
 
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Shows a channel's definition,"
+                + " every attribute (IBM MQ's DISPLAY CHANNEL); without a name, every channel's.")
+        int channel(@Parameters(paramLabel = "NAME", arity = "0..1") String name) {
+            return send("display-channel", arguments(ChannelCommands.CHANNEL, name),
+                    result -> done(() -> AdminOutput.channels(result, out)));
+        }
+
         @Command(name = "chstatus", mixinStandardHelpOptions = true, description = "Lists the channels to and from other"
-                + " queue managers: state, partner, transmission queue, messages, sequence number, last batch.")
+                + " queue managers: state, batch in doubt, partner, transmission queue and its depth, messages, bytes,"
+                + " batches, sequence number, last batch.")
         int chstatus() {
             return send("display-chstatus", arguments(), result -> done(() -> AdminOutput.chstatus(result, out)));
         }
@@ -357,7 +534,8 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
     }
 
-    @Command(name = "start", description = "Starts a sender channel stopped with 'stop channel'.")
+    @Command(name = "start", description = "Starts a sender channel stopped with 'stop channel' (it stays stopped"
+            + " across restarts until then).")
     final class Start extends Verb {
         @Command(name = "channel", mixinStandardHelpOptions = true, description = "Starts a sender channel again.")
         int channel(@Parameters(paramLabel = "NAME") String name) {
@@ -372,6 +550,29 @@ final class AdminStatements implements Runnable, AutoCloseable {
                 + " nothing more, even when its transmission queue gets messages, until 'start channel'.")
         int channel(@Parameters(paramLabel = "NAME") String name) {
             return send("stop-channel", arguments(ChannelCommands.CHANNEL, name),
+                    result -> done(() -> out.println(result.asText())));
+        }
+    }
+
+    @Command(name = "reset", description = "Resets a receiver channel's sequence number.")
+    final class Reset extends Verb {
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Sets a receiver channel's sequence"
+                + " number (IBM MQ's RESET CHANNEL SEQNUM); its sender takes it when it next starts.")
+        int channel(@Parameters(paramLabel = "NAME") String name,
+                    @Option(names = "--sequence", required = true, paramLabel = "N") long sequence) {
+            return send("reset-channel", arguments(ChannelCommands.CHANNEL, name, ChannelCommands.SEQUENCE, sequence),
+                    result -> done(() -> out.println(result.asText())));
+        }
+    }
+
+    @Command(name = "resolve", description = "Completes a stopped sender channel's batch in doubt.")
+    final class Resolve extends Verb {
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Completes a stopped sender's batch"
+                + " in doubt (IBM MQ's RESOLVE CHANNEL): commit when the receiver has it (removed from the"
+                + " transmission queue), backout when it has not (sent again).")
+        int channel(@Parameters(paramLabel = "NAME") String name,
+                    @Option(names = "--action", required = true, paramLabel = "commit|backout") String action) {
+            return send("resolve-channel", arguments(ChannelCommands.CHANNEL, name, ChannelCommands.ACTION, action),
                     result -> done(() -> out.println(result.asText())));
         }
     }

@@ -135,7 +135,7 @@ final class ServerCommand implements Callable<Integer> {
             WharfServer.Starter starter = WharfServer.builder(config).plugins(new PubSubHierarchy(file.hierarchy()),
                     channels,
                     flows, admin,
-                    new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows), http);
+                    new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows, channels), http);
             if (users != null) {
                 starter.authenticator(users).accessControl(users.accessControl());
             }

@@ -66,6 +66,8 @@ final class ConsoleApi {
             read("topics"),
             read("stats", "flow"), // the flow host's: flows with their nodes' statistics (text)
             read("display-prepared"),
+            read("display-chstatus"), // the channels': their status
+            read("display-channel", "channel"),
             change("define-queue", QUEUE_SETTINGS),
             change("alter-queue", QUEUE_SETTINGS),
             change("delete-queue", "queue", "force"),
@@ -73,7 +75,9 @@ final class ConsoleApi {
             change("move", "from", "to", "selector", "limit"),
             change("copy", "from", "to", "selector", "limit"),
             change("end-connection", "connection"),
-            change("delete-subscription", "subscription", "clientId"));
+            change("delete-subscription", "subscription", "clientId"),
+            change("start-channel", "channel"),
+            change("stop-channel", "channel"));
 
     private final AdminPlugin admin;
     private final AccessControl accessControl;

@@ -15,6 +15,7 @@ import io.micrometer.jmx.JmxMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.channels.ChannelsPlugin;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpAnswer;
 import org.wharfmq.server.http.HttpRoutes;
@@ -26,7 +27,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The queue manager's metrics, a {@link ServerPlugin}, through Micrometer: the queues ({@link QueueMeters}), the
- * connections and the journal ({@link ServerMeters}), the flows ({@link FlowMeters}), the JVM and the process.
+ * connections and the journal ({@link ServerMeters}), the flows ({@link FlowMeters}), the channels to and from other
+ * queue managers ({@link ChannelMeters}), the JVM and the process.
  * Served in Prometheus' text format at {@value #PATH} on the HTTP listener (permission {@code monitor}) and as MBeans
  * in the domain {@value #JMX_DOMAIN} of the platform MBean server. Start it before the
  * {@link org.wharfmq.server.http.HttpPlugin} whose routes it registers on.
@@ -49,23 +51,27 @@ public final class MetricsPlugin implements ServerPlugin {
 
     private final HttpRoutes routes;
     private final FlowHost flows;
+    private final ChannelsPlugin channels;
     private CompositeMeterRegistry registry;
     private PrometheusMeterRegistry prometheus;
     private JmxMeterRegistry jmx;
     private ServerMeters server;
     private QueueMeters queues;
     private FlowMeters flowMeters;
+    private ChannelMeters channelMeters;
     private JvmGcMetrics gc;
     private ScheduledExecutorService refresher;
     private HttpRoutes.Registration route;
 
     /**
      * @param routes the HTTP listener's routes, where {@value #PATH} goes
-     * @param flows  the flow host whose flows to measure, or null for none
+     * @param flows    the flow host whose flows to measure, or null for none
+     * @param channels the channels to measure, or null for none
      */
-    public MetricsPlugin(HttpRoutes routes, FlowHost flows) {
+    public MetricsPlugin(HttpRoutes routes, FlowHost flows, ChannelsPlugin channels) {
         this.routes = routes;
         this.flows = flows;
+        this.channels = channels;
     }
 
     @Override
@@ -97,6 +103,7 @@ public final class MetricsPlugin implements ServerPlugin {
         server.bindTo(registry);
         queues = new QueueMeters(registry, host.management());
         flowMeters = flows == null ? null : new FlowMeters(registry, flows);
+        channelMeters = channels == null ? null : new ChannelMeters(registry, channels);
         refreshMeters();
         refresher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "wharf-metrics");
@@ -111,11 +118,14 @@ public final class MetricsPlugin implements ServerPlugin {
         });
     }
 
-    /** Lists the queues and flows anew: meters for new ones, none for gone ones. */
+    /** Lists the queues, flows and channels anew: meters for new ones, none for gone ones. */
     private void refreshMeters() {
         queues.refresh();
         if (flowMeters != null) {
             flowMeters.refresh();
+        }
+        if (channelMeters != null) {
+            channelMeters.refresh();
         }
     }
 

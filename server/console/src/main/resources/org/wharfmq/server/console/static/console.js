@@ -384,6 +384,31 @@ async function refreshFlows() {
   document.getElementById('flows').textContent = text;
 }
 
+// ---- channels ----
+
+async function refreshChannels() {
+  let channels;
+  try {
+    channels = await api('display-chstatus');
+  } catch (e) {
+    channels = []; // a queue manager without the channels plugin
+  }
+  document.querySelector('#channels tbody').replaceChildren(...channels.map(c => el('tr', { 'data-channel': c.name },
+    cell(c.name, 'name'), cell(c.type), cell(c.state), cell(c.type === 'sender' ? (c.inDoubt ? 'YES' : 'no') : '-'),
+    cell(c.partner), cell(c.transmissionQueue), cell(c.transmissionQueueDepth, 'num'), cell(c.messages, 'num'),
+    cell(bytes(c.bytes), 'num'), cell(c.batches, 'num'), cell(c.sequence, 'num'), cell(c.lastBatchId, 'num'),
+    el('td', { class: 'actions admin-only' }, c.type !== 'sender' ? null : c.state === 'STOPPED'
+      ? el('button', { type: 'button', text: 'Start', onclick: () => run('Start of channel ' + c.name,
+        'start-channel', { channel: c.name }, () => 'Started channel ' + c.name + '.') })
+      : el('button', { type: 'button', class: 'danger', text: 'Stop', onclick: () => stopChannel(c) })))));
+}
+
+async function stopChannel(c) {
+  if (!await confirmed('Stop channel ' + c.name + '? It sends nothing more, even across restarts, until started;'
+    + ' its transmission queue ' + c.transmissionQueue + ' keeps its messages.')) return;
+  run('Stop of channel ' + c.name, 'stop-channel', { channel: c.name }, () => 'Stopped channel ' + c.name + '.');
+}
+
 async function refreshServer() {
   const s = await api('display-server');
   document.getElementById('server-name').textContent = s.name;
@@ -407,7 +432,7 @@ async function refreshServer() {
 
 const REFRESHERS = {
   queues: refreshQueues, connections: refreshConnections, topics: refreshTopics, flows: refreshFlows,
-  server: () => Promise.resolve(),
+  channels: refreshChannels, server: () => Promise.resolve(),
 };
 
 let refreshing = false;

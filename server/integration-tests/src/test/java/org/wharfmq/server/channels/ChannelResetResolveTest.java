@@ -1,0 +1,193 @@
+package org.wharfmq.server.channels;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueReference;
+import org.wharfmq.server.it.Receive;
+
+import javax.jms.Connection;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code wharf admin resolve channel} on a real batch in doubt (the receiving queue manager stopped between the
+ * sender's prepare and the receiver's answer, or between the receiver's commit and the sender's), and {@code reset
+ * channel}: nothing lost, nothing twice.
+ */
+class ChannelResetResolveTest {
+
+    private final ChannelServers servers = new ChannelServers();
+    private final ChannelsPlugin[] qm1Channels = new ChannelsPlugin[1];
+    private final ChannelsPlugin[] qm2Channels = new ChannelsPlugin[1];
+    private TestServer qm1;
+    private TestServer qm2;
+
+    @AfterEach
+    void stop() throws Exception {
+        servers.close();
+    }
+
+    private void start() throws Exception {
+        int qm2Port = ChannelServers.freePort();
+        qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false).queue("ORDERS"),
+                qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
+        qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2"))
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), qm1Channels,
+                ChannelDefinition.sender("TO.QM2", "tcp://127.0.0.1:" + qm2Port, "QM2", null, null).withBatchSize(5)
+                        .withTimes(50, 60_000)));
+    }
+
+    @Test
+    void aBatchTheReceiverNeverCommittedIsBackedOutByHandAcrossARestartAndSentAgainOnce() throws Exception {
+        start();
+        CountDownLatch prepared = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean once = new AtomicBoolean();
+        qm1Channels[0].hooks("TO.QM2", () -> {
+            if (once.compareAndSet(false, true)) {
+                prepared.countDown();
+                await(release);
+            }
+        }, () -> { });
+        sendOrders(0, 5); // one batch of five
+        assertTrue(prepared.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS));
+        qm2.stop(); // the batch's end never reaches it
+        release.countDown();
+        AdminCli.ok(qm1.server().tcpUrl(), "stop", "channel", "TO.QM2");
+        qm1.restart(); // the channel stays stopped, its batch in doubt restored from the journal
+        String url1 = qm1.server().tcpUrl();
+
+        JsonNode status = ChannelDefinitionAdminTest.status(url1, "TO.QM2");
+        assertEquals("STOPPED", status.get("state").asText());
+        assertTrue(status.get("inDoubt").asBoolean(), status.toString());
+        assertEquals(5, status.get("transmissionQueueDepth").asLong(), "held by its prepared removal, still counted");
+        assertTrue(AdminCli.ok(url1, "display", "chstatus").contains(" YES "), "INDOUBT YES");
+        assertEquals("Channel 'TO.QM2': the action is commit (the receiver has the batch) or backout (it has not), not"
+                + " 'maybe'.", AdminCli.refused(url1, "resolve", "channel", "TO.QM2", "--action", "maybe"));
+
+        assertEquals("Channel TO.QM2: batch 1 backed out: its messages are back on QM2, sent again when the channel"
+                + " starts\n", AdminCli.ok(url1, "resolve", "channel", "TO.QM2", "--action", "backout"));
+        status = ChannelDefinitionAdminTest.status(url1, "TO.QM2");
+        assertFalse(status.get("inDoubt").asBoolean());
+        assertEquals(5, status.get("transmissionQueueDepth").asLong());
+        assertEquals("Channel 'TO.QM2' has no batch in doubt: nothing to resolve.",
+                AdminCli.refused(url1, "resolve", "channel", "TO.QM2", "--action", "commit"));
+
+        qm2.restart();
+        AdminCli.ok(url1, "start", "channel", "TO.QM2");
+        MessageConsumer orders = ordersOnQm2();
+        for (int i = 0; i < 5; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        Receive.nothingMore(orders);
+    }
+
+    @Test
+    void aBatchTheReceiverCommittedIsCommittedByHandAndNeverSentAgain() throws Exception {
+        start();
+        CountDownLatch confirmed = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean once = new AtomicBoolean();
+        qm1Channels[0].hooks("TO.QM2", () -> { }, () -> {
+            if (once.compareAndSet(false, true)) {
+                confirmed.countDown();
+                await(release);
+                throw new IllegalStateException("the test's crash between the receiver's commit and the removal's");
+            }
+        });
+        sendOrders(0, 5);
+        assertTrue(confirmed.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS));
+        qm2.stop(); // the channel cannot ask it what it has
+        release.countDown();
+        String url1 = qm1.server().tcpUrl();
+        assertTrue(AdminCli.refused(url1, "resolve", "channel", "TO.QM2", "--action", "commit").startsWith(
+                "Channel 'TO.QM2' is "), "a channel that runs resolves its batch itself");
+        AdminCli.ok(url1, "stop", "channel", "TO.QM2");
+        assertTrue(ChannelDefinitionAdminTest.status(url1, "TO.QM2").get("inDoubt").asBoolean());
+
+        assertEquals("Channel TO.QM2: batch 1 committed: its messages are removed from QM2\n",
+                AdminCli.ok(url1, "resolve", "channel", "TO.QM2", "--action", "commit"));
+        assertTrue(qm1.server().management().preparedBranches().isEmpty());
+        assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
+
+        sendOrders(5, 8);
+        qm2.restart();
+        AdminCli.ok(url1, "start", "channel", "TO.QM2");
+        MessageConsumer orders = ordersOnQm2();
+        for (int i = 0; i < 8; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        Receive.nothingMore(orders); // had the batch been backed out, orders 0 to 4 would come again
+    }
+
+    @Test
+    void aReceiversSequenceNumberIsResetAndTheSenderTakesIt() throws Exception {
+        start();
+        String url1 = qm1.server().tcpUrl();
+        String url2 = qm2.server().tcpUrl();
+        assertEquals("Channel 'TO.QM2' is a sender: it takes its sequence number from its receiver each time it"
+                + " starts. Reset the receiver's, on the partner queue manager ('wharf admin reset channel TO.QM2"
+                + " --sequence 100' there).", AdminCli.refused(url1, "reset", "channel", "TO.QM2", "--sequence", "100"));
+        assertEquals("Channel TO.QM2: sequence number reset to 100 (was 0); its sender takes it when it next starts\n",
+                AdminCli.ok(url2, "reset", "channel", "TO.QM2", "--sequence", "100"));
+        assertEquals(100, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong());
+
+        sendOrders(0, 2);
+        MessageConsumer orders = ordersOnQm2();
+        assertEquals("order 0", ((TextMessage) ChannelServers.next(orders)).getText());
+        assertEquals("order 1", ((TextMessage) ChannelServers.next(orders)).getText());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
+        while (qm1Channels[0].messagesSent("TO.QM2") < 2 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000); // polls the count the channel reports
+        }
+        assertEquals(102, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong());
+        JsonNode sender = ChannelDefinitionAdminTest.status(url1, "TO.QM2");
+        assertEquals(102, sender.get("sequence").asLong());
+        assertEquals(2, sender.get("messages").asLong());
+        assertEquals(1, sender.get("batches").asLong());
+        assertTrue(sender.get("bytes").asLong() > 2 * "order 0".length());
+        assertEquals("Receiver channel 'TO.QM2' has a partner connected: stop the sender on the partner queue manager"
+                + " first, then reset it.", AdminCli.refused(url2, "reset", "channel", "TO.QM2", "--sequence", "5"));
+    }
+
+    private void sendOrders(int from, int to) throws Exception {
+        try (Connection c = new WharfConnectionFactory(qm1.server().tcpUrl()).createConnection()) {
+            Session s = c.createSession(true, Session.SESSION_TRANSACTED);
+            MessageProducer producer = s.createProducer(s.createQueue("ORDERS"));
+            for (int i = from; i < to; i++) {
+                producer.send(s.createTextMessage("order " + i));
+            }
+            s.commit(); // all on the transmission queue at once: one batch of up to five
+        }
+    }
+
+    private MessageConsumer ordersOnQm2() throws Exception {
+        Session s = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        return s.createConsumer(s.createQueue("ORDERS"));
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("the test did not release the channel");
+            }
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("the channel stopped while held by the test");
+        }
+    }
+}
