@@ -16,6 +16,9 @@ import javax.jms.Queue;
  *   <li>{@code -co true}: one correlation id per thread and one long-lived consumer selecting it;</li>
  *   <li>{@code -oq ""}: a temporary reply queue per requester (RR-4b).</li>
  * </ul>
+ * With {@code -rm} the request's JMSReplyTo names the reply queue by a queue manager ({@code QM1.R2/REPLY2}), so
+ * that the responders' queue manager sends the reply back by that name's route (RR-5); the reply is still read
+ * from the reply queue itself.
  * Every request carries a sequence number that the responder copies: a reply is accepted only if it answers the
  * request just sent; no reply within {@code -to} is a loss, an older one a duplicate.
  */
@@ -52,7 +55,9 @@ class Requestor extends Worker {
             longLivedConsumer = session.createConsumer(replyTo);
         } else {
             sharedReplyQueue = provider.queue(session, options.replyQueue() + suffix);
-            replyTo = sharedReplyQueue;
+            // RR-5: named through a queue-manager alias of the pair, which the responders' queue manager routes by
+            replyTo = options.replyQueueManager().isEmpty() ? sharedReplyQueue
+                    : provider.queue(session, options.replyQueueManager() + suffix + "/" + options.replyQueue() + suffix);
             if (options.correlationIdPerThread()) {
                 String correlationId = "perf-" + runId + "-" + processId + "-" + index;
                 request.setJMSCorrelationID(correlationId);

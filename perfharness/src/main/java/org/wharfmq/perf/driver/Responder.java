@@ -13,7 +13,7 @@ import javax.jms.Queue;
  * id is the request's JMSCorrelationID when it has one, else the request's JMSMessageID (the IBM MQ convention).
  * With {@code -tx} the receive and the reply commit together, once per round trip. Over numbered queue pairs
  * ({@code -dn} with {@code -oq}, RR-2b) a request must name the reply queue of its own pair: one from REQUEST2 that
- * names REPLY1 is reported, as the pairs would be crossed.
+ * names REPLY1 is reported, as the pairs would be crossed (whatever queue manager the reply-to names it by, RR-5).
  */
 final class Responder extends Worker {
 
@@ -60,7 +60,7 @@ final class Responder extends Worker {
         Destination replyTo = request.getJMSReplyTo() != null ? request.getJMSReplyTo() : defaultReplyQueue;
         if (replyTo == null) {
             control.unexpected("request " + request.getJMSMessageID() + " has no JMSReplyTo and -oq is empty");
-        } else if (pairedReplyQueue != null && !(replyTo instanceof Queue q && pairedReplyQueue.equals(q.getQueueName()))) {
+        } else if (pairedReplyQueue != null && !(replyTo instanceof Queue q && pairedReplyQueue.equals(queueOf(q.getQueueName())))) {
             control.unexpected("request " + request.getJMSMessageID() + " of the pair answered on " + pairedReplyQueue
                     + " names " + replyTo + " as its reply queue: the queue pairs are crossed");
         } else {
@@ -70,5 +70,13 @@ final class Responder extends Worker {
             session.commit();
         }
         control.iterationDone();
+    }
+
+    /**
+     * The queue's own name without the queue manager a distributed reply-to names it by ({@code QM1/REPLY2},
+     * {@code QM1.R2/REPLY2}: RR-5).
+     */
+    static String queueOf(String name) {
+        return name.substring(name.lastIndexOf('/') + 1);
     }
 }

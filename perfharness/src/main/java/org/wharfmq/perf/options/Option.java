@@ -20,6 +20,9 @@ public enum Option {
     DN("dn", "0", "Multi-destination numeric range."),
     IQ("iq", "REQUEST", "Queue to place requests on."),
     OQ("oq", "REPLY", "Queue to place replies on; \"\" = a temporary reply queue per requester (RR-4b)."),
+    RM("rm", "", "Requestor with -oq: JMSReplyTo names the reply queue by a queue manager, <rm><n>/<oq><n> for queue "
+            + "pair n (a queue-manager alias that the responders' queue manager routes the replies by: RR-5's reply "
+            + "channels); the replies are read from <oq><n>. \"\" = JMSReplyTo is the reply queue itself."),
     CO("co", "false", "Requestor: one correlation id per thread and one long-lived reply consumer (else the reply is "
             + "picked by JMSCorrelationID = the request's JMSMessageID, a consumer per request)."),
     TO("to", "5", "Receive timeout in seconds; a request without a reply in this time is a loss."),

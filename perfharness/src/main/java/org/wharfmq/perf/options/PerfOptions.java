@@ -210,6 +210,11 @@ public final class PerfOptions {
         return raw(Option.OQ);
     }
 
+    /** The queue manager (alias) prefix JMSReplyTo names the reply queue by; empty for the reply queue alone. */
+    public String replyQueueManager() {
+        return raw(Option.RM);
+    }
+
     public boolean correlationIdPerThread() {
         return bool(Option.CO);
     }

@@ -1,5 +1,8 @@
 package org.wharfmq.perf.peer;
 
+import org.apache.activemq.artemis.api.core.QueueConfiguration;
+import org.apache.activemq.artemis.api.core.RoutingType;
+import org.apache.activemq.artemis.core.config.BridgeConfiguration;
 import org.apache.activemq.artemis.core.config.Configuration;
 import org.apache.activemq.artemis.core.config.impl.ConfigurationImpl;
 import org.apache.activemq.artemis.core.server.JournalType;
@@ -16,11 +19,17 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * {@code wharf perf artemis [--port N] [--sync true|false] [--persistence true|false]}: the built-in peer, an embedded Apache ActiveMQ
+ * {@code wharf perf artemis [--port N] [--sync true|false] [--persistence true|false] [--queues Q1,Q2,...]
+ * [--bridge tcp://HOST:PORT --forward Q1,...]}: the built-in peer, an embedded Apache ActiveMQ
  * Artemis broker in its own JVM, set up like Wharf: one TCP acceptor on 127.0.0.1, security off, queues created
  * on first use, persistence on with a journal that is synced before a persistent send or a commit is confirmed
  * (Wharf's rule), in a fresh temporary directory. Prints the same ready line as {@code wharf perf server} and
  * stops when standard input closes.
+ *
+ * <p>For the distributed queuing workloads (RR-5, OW-5) two of them run, joined as Artemis joins brokers: with
+ * {@code --queues} the broker has those anycast queues from the start, and with {@code --bridge} a core bridge per queue
+ * of {@code --forward} moves that queue's messages to the address of the same name on the broker at that URL, with
+ * the stock bridge settings (duplicate detection on, a 1 MiB confirmation window, retrying forever).
  *
  * <p>Where Wharf has no equivalent setting the peer follows what {@code artemis create} writes for a new broker, so
  * the comparison is against Artemis as its users run it: the audit loggers off (a stock {@code log4j2.properties}
@@ -49,11 +58,17 @@ public final class ArtemisPeerMain {
         int port = 0;
         boolean sync = true;
         boolean persistence = true;
+        List<String> queues = List.of();
+        String bridge = null;
+        List<String> forward = List.of();
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(args[i + 1]);
                 case "--sync" -> sync = Boolean.parseBoolean(args[i + 1]);
                 case "--persistence" -> persistence = Boolean.parseBoolean(args[i + 1]);
+                case "--queues" -> queues = names(args[i + 1]);
+                case "--bridge" -> bridge = args[i + 1];
+                case "--forward" -> forward = names(args[i + 1]);
                 default -> throw new OptionException("artemis: unknown option " + args[i]);
             }
         }
@@ -62,7 +77,9 @@ public final class ArtemisPeerMain {
         }
         silenceAuditLoggers();
         Path data = Files.createTempDirectory("wharf-perf-artemis");
-        EmbeddedActiveMQ broker = new EmbeddedActiveMQ().setConfiguration(configuration(port, sync, persistence, data));
+        Configuration configuration = configuration(port, sync, persistence, data);
+        bridged(configuration, queues, bridge, forward);
+        EmbeddedActiveMQ broker = new EmbeddedActiveMQ().setConfiguration(configuration);
         broker.start();
         try {
             System.out.println(ServerMain.READY_PREFIX + " tcp=tcp://127.0.0.1:" + port + " pid=" + ProcessHandle.current().pid()
@@ -94,6 +111,33 @@ public final class ArtemisPeerMain {
                 .setJournalSyncTransactional(sync)
                 .setJournalSyncNonTransactional(sync)
                 .addAcceptorConfiguration("tcp", "tcp://127.0.0.1:" + port + "?" + ACCEPTOR_PARAMETERS);
+    }
+
+    /**
+     * Adds the anycast {@code queues} and, when {@code bridge} is given, a core bridge from each queue of
+     * {@code forward} to the address of the same name on the broker at {@code bridge}.
+     */
+    static void bridged(Configuration configuration, List<String> queues, String bridge, List<String> forward) throws Exception {
+        for (String queue : queues) {
+            configuration.addQueueConfiguration(QueueConfiguration.of(queue).setAddress(queue).setRoutingType(RoutingType.ANYCAST));
+        }
+        if (forward.isEmpty()) {
+            return;
+        }
+        if (bridge == null) {
+            throw new OptionException("artemis: --forward needs --bridge, the broker the queues' messages go to");
+        }
+        configuration.addConnectorConfiguration("partner", bridge);
+        List<BridgeConfiguration> bridges = new java.util.ArrayList<>(configuration.getBridgeConfigurations());
+        for (String queue : forward) {
+            bridges.add(new BridgeConfiguration("bridge-" + queue).setQueueName(queue).setForwardingAddress(queue)
+                    .setStaticConnectors(List.of("partner")));
+        }
+        configuration.setBridgeConfigurations(bridges);
+    }
+
+    private static List<String> names(String list) {
+        return list.isEmpty() ? List.of() : List.of(list.split(","));
     }
 
     /** Turns Artemis's audit loggers off, as a stock broker has them. */

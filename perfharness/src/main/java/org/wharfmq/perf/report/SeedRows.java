@@ -25,6 +25,11 @@ public final class SeedRows {
             Map.entry("RR-3/204800", new Row("JMS Local Bindings (200KB Non-persistent) : RR-3", 14_761, 77.18, 17)),
             Map.entry("RR-4/2048", new Row("JMS Client Bindings (2KB Non-persistent) : RR-4", 56_159, 45.13, 65)),
             Map.entry("RR-4/204800", new Row("JMS Client Bindings (200KB Non-persistent) : RR-4", 2_752, 8.98, 37)),
+            // distributed queuing: requesters on one queue manager, responders on another, ten channels (section 3.4)
+            Map.entry("RR-5/2048", new Row("MQI Distributed Queuing (2KB Non-persistent) : RR-5", 166_111, 79.39, 251)),
+            Map.entry("RR-5/20480", new Row("MQI Distributed Queuing (20KB Non-persistent) : RR-5", 55_668, 34.5, 43)),
+            Map.entry("RR-5/204800", new Row("MQI Distributed Queuing (200KB Non-persistent) : RR-5", 5_671, 11.78, 21)),
+            Map.entry("RR-5/2097152", new Row("MQI Distributed Queuing (2MB Non-persistent) : RR-5", 552, 22.34, 37)),
             // the report's only persistent request/reply rows
             Map.entry("RR-1/2048/persistent", new Row("MQI Local Bindings (2KB Persistent) : RR-1", 18_391, 27.98, 17)),
             Map.entry("RR-1/20480/persistent", new Row("MQI Local Bindings (20KB Persistent) : RR-1", 8_419, 15.45, 21)),

@@ -17,6 +17,9 @@ import java.util.List;
  * logs in by SCRAM-SHA-256 and each producer, consumer, browser, subscription and anonymous send is checked against
  * a rule list, which is the cost issue 21 says must not be measurable on RR-4 and PS-N. The user's quotas of
  * connections and queues are unlimited: the built-in 500 connections per user would refuse RR-RATED's larger steps.
+ * A queue manager of RR-5, RR-5b or OW-5 ({@link QueueManagerPair}) also has its partner's channel user, in group
+ * {@code channels}: the {@code channel} permission and {@code send} on every queue, as docs/distributed.md sets a
+ * partner up.
  *
  * @param file     the security file written
  * @param password the password of {@value #USER}
@@ -39,7 +42,7 @@ record BenchmarkSecurity(Path file, String password) {
               - topic: "payroll/#"
                 subscribe: [user:payroll]
               - queue: "**"                   # the workloads' queues
-                send: [group:perf]
+                send: [group:perf, group:channels]
                 receive: [group:perf]
                 browse: [group:perf]
                 create: [group:perf]
@@ -47,23 +50,42 @@ record BenchmarkSecurity(Path file, String password) {
                 publish: [group:perf]
                 subscribe: [group:perf]
                 durable: [group:perf]
-              - connect: [group:perf]
+              - connect: [group:perf, group:channels]
+              - channel: [group:channels]     # RR-5, OW-5: the partner queue manager's channels log in as its user
 
             quotas:                           # every client of a run is this one user: RR-RATED has thousands
               "group:perf": {connections: unlimited, temporaryQueues: unlimited, createdQueues: unlimited}
             """;
 
+    private static final SecureRandom RANDOM = new SecureRandom();
+
     /** Writes the file into {@code directory}, with a new random password. */
     static BenchmarkSecurity create(Path directory) throws IOException {
-        SecureRandom random = new SecureRandom();
-        byte[] secret = new byte[12];
-        random.nextBytes(secret);
-        String password = HexFormat.of().formatHex(secret);
+        String password = newPassword();
         Path file = directory.resolve("security.yaml");
+        write(file, password, null, null);
+        return new BenchmarkSecurity(file, password);
+    }
+
+    /**
+     * Writes {@code file}: {@value #USER} with {@code password}, and when {@code channelUser} is not null that user
+     * (the partner queue manager's channel logs in as it) with {@code channelPassword} in group {@code channels}.
+     */
+    static void write(Path file, String password, String channelUser, String channelPassword) throws IOException {
         Files.writeString(file, RULES);
         UsersFileEditor editor = UsersFileEditor.open(file);
-        editor.put(USER, ScramCredential.create(password.toCharArray(), ScramCredential.MIN_ITERATIONS, random), List.of("perf"));
+        editor.put(USER, ScramCredential.create(password.toCharArray(), ScramCredential.MIN_ITERATIONS, RANDOM), List.of("perf"));
+        if (channelUser != null) {
+            editor.put(channelUser, ScramCredential.create(channelPassword.toCharArray(), ScramCredential.MIN_ITERATIONS,
+                    RANDOM), List.of("channels"));
+        }
         editor.save();
-        return new BenchmarkSecurity(file, password);
+    }
+
+    /** A password made up for one run. */
+    static String newPassword() {
+        byte[] secret = new byte[12];
+        RANDOM.nextBytes(secret);
+        return HexFormat.of().formatHex(secret);
     }
 }

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Samples a few times a second the server process's CPU time and the JIT compilers' CPU time in every JVM of the
+ * Samples a few times a second the server processes' CPU time and the JIT compilers' CPU time in every JVM of the
  * step, so the CPU used during a driver's measured period (known only when the driver reports it) can be read
  * afterwards.
  */
@@ -17,7 +17,7 @@ final class CpuSampler implements AutoCloseable {
     private record Sample(long wallMillis, double cpuSeconds, double jitSeconds, double allSeconds) {
     }
 
-    private final long pid;
+    private final List<Long> servers;
     private final List<Long> jvms;
     /** Per JVM, which of its thread ids are JIT compiler threads (sampler thread only). */
     private final Map<Long, Map<String, Boolean>> compilerThreads = new HashMap<>();
@@ -26,13 +26,13 @@ final class CpuSampler implements AutoCloseable {
     private volatile boolean running = true;
 
     /**
-     * @param pid  the server process
-     * @param jvms every JVM of the step (server and clients), whose JIT compiler threads are watched
+     * @param servers the server processes (two for RR-5's queue managers), whose CPU times are added up
+     * @param jvms    every JVM of the step (servers and clients), whose JIT compiler threads are watched
      */
-    CpuSampler(long pid, List<Long> jvms) {
-        this.pid = pid;
+    CpuSampler(List<Long> servers, List<Long> jvms) {
+        this.servers = List.copyOf(servers);
         this.jvms = List.copyOf(jvms);
-        this.thread = new Thread(this::sample, "perf-cpu-" + pid);
+        this.thread = new Thread(this::sample, "perf-cpu-" + servers.get(0));
         thread.setDaemon(true);
         thread.start();
     }
@@ -40,7 +40,10 @@ final class CpuSampler implements AutoCloseable {
     private void sample() {
         Object pause = new Object();
         while (running) {
-            double cpu = ProcCpu.cpuSeconds(pid);
+            double cpu = 0;
+            for (long server : servers) {
+                cpu += ProcCpu.cpuSeconds(server);
+            }
             double jit = 0;
             double all = 0;
             for (long jvm : jvms) {

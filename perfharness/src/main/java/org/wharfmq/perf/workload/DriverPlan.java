@@ -26,11 +26,17 @@ final class DriverPlan {
     private final List<Spec> clientBackground = new ArrayList<>();
     private final List<Spec> clientMeasured = new ArrayList<>();
     private final String vmUrl;
+    /** RR-5, RR-5b, OW-5: the queues on the second queue manager that the first one's clients put to. */
+    private final List<String> forwardQueues = new ArrayList<>();
+    /** RR-5: the reply queues on the first queue manager. */
+    private final List<String> replyQueues = new ArrayList<>();
 
     /**
      * @param messageFile F-*: the input message, else null (a body of {@code size} bytes)
+     * @param target      the server the step runs on (RR-5 names its reply queues through Wharf's queue-manager aliases)
      */
-    DriverPlan(Workload w, RunSettings s, int size, int clients, int responders, Path dir, String stepName, Path messageFile) {
+    DriverPlan(Workload w, RunSettings s, int size, int clients, int responders, Path dir, String stepName, Path messageFile,
+               Target target) {
         this.vmUrl = "vm://wharf-perf-" + ProcessHandle.current().pid();
         boolean pp = s.persistent();
         switch (w) {
@@ -50,12 +56,30 @@ final class DriverPlan {
                 clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
                         "-iq", "REQUEST", "-oq", "REPLY", "-dn", pairs, "-pp", b(pp), "-co", b(s.correlationPerThread())));
             }
-            case RR_4B -> {
+            case RR_4B, RR_5B -> {
+                if (w.twoQueueManagers()) { // RR-5b: the request queues on QM2, reached through channels
+                    forwardQueues.addAll(QueueManagerPair.numbered("REQUEST", s.queues()));
+                }
                 String queues = n(s.queues());
                 clientBackground.add(spec("resp", dir, stepName, false, s, size, "-tc", "jms.r11.Responder", "-nt", n(responders),
                         "-iq", "REQUEST", "-oq", "", "-dn", queues, "-pp", b(pp), "-tx", b(pp)));
                 clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
                         "-iq", "REQUEST", "-oq", "", "-dn", queues, "-pp", b(pp)));
+            }
+            case RR_5 -> {
+                // RR-2b's pairs on two queue managers: REQUESTk on QM2 through a channel, REPLYk on QM1, the reply
+                // named QM1.Rk/REPLYk so that QM2 sends it back on pair k's channel (QueueManagerPair)
+                String pairs = n(s.queues());
+                forwardQueues.addAll(QueueManagerPair.numbered("REQUEST", s.queues()));
+                replyQueues.addAll(QueueManagerPair.numbered("REPLY", s.queues()));
+                clientBackground.add(spec("resp", dir, stepName, false, s, size, "-tc", "jms.r11.Responder", "-nt", n(responders),
+                        "-iq", "REQUEST", "-oq", "REPLY", "-dn", pairs, "-pp", b(pp), "-tx", b(pp)));
+                List<String> req = new ArrayList<>(List.of("-tc", "jms.r11.Requestor", "-nt", n(clients),
+                        "-iq", "REQUEST", "-oq", "REPLY", "-dn", pairs, "-pp", b(pp), "-co", b(s.correlationPerThread())));
+                if (target == Target.WHARF) {
+                    req.addAll(List.of("-rm", QueueManagerPair.REPLY_ALIAS_PREFIX));
+                }
+                clientMeasured.add(spec("req", dir, stepName, true, s, size, req.toArray(String[]::new)));
             }
             case RR_RATED -> {
                 // as RR-4, every requester held to --rate round trips/s, the requesters spread over several JVMs
@@ -76,7 +100,10 @@ final class DriverPlan {
             }
             case CONNECT -> clientMeasured.add(spec("conn", dir, stepName, true, s, size, "-tc", "jms.r11.Connector",
                     "-nt", n(clients), "-rt", Double.toString(s.rate())));
-            case OW_1 -> {
+            case OW_1, OW_5 -> {
+                if (w.twoQueueManagers()) { // OW-5: the queues on QM2, reached through channels
+                    forwardQueues.addAll(QueueManagerPair.numbered("OW", clients));
+                }
                 clientBackground.add(spec("recv", dir, stepName, false, s, size, "-tc", "jms.r11.Receiver", "-nt", n(clients),
                         "-d", "OW", "-dn", n(clients)));
                 clientMeasured.add(spec("send", dir, stepName, true, s, size, "-tc", "jms.r11.Sender", "-nt", n(clients),
@@ -136,6 +163,16 @@ final class DriverPlan {
     /** Ids of the measured drivers inside the server. */
     List<String> hostedMeasuredIds() {
         return hostedMeasured.stream().map(Spec::id).toList();
+    }
+
+    /** RR-5, RR-5b, OW-5: the queues on the second queue manager that the first one's clients put to. */
+    List<String> forwardQueues() {
+        return forwardQueues;
+    }
+
+    /** RR-5: the reply queues on the first queue manager. */
+    List<String> replyQueues() {
+        return replyQueues;
     }
 
     List<Spec> clientBackground() {

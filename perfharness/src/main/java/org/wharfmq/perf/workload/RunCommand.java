@@ -30,7 +30,8 @@ public final class RunCommand {
 
     private static final String HELP = """
             Usage: wharf perf run|compare WORKLOAD [options]
-              WORKLOAD            RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b RR-RATED RR-SHORT CONNECT OW-1 PS-N PS-T PS-D F-PASS F-HDR F-PUB
+              WORKLOAD            RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b RR-5 RR-5b RR-RATED RR-SHORT CONNECT OW-1 OW-5 PS-N PS-T
+                                  PS-D F-PASS F-HDR F-PUB
                                   F-PARSE F-WRITE F-VALID F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT
                                   F-CSV-PARSE F-CSV-WRITE F-FIXED-PARSE F-FIXED-WRITE
               --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k; F-*: 4k]
@@ -41,8 +42,10 @@ public final class RunCommand {
                                   step whose median response time passes 1 s]
               --instances LIST    F-*: flow instances to step through        [1]
               --responders N      responders per step (0 = half the requesters; RR-RATED: 10)  [0]
-              --queues N          RR-4b request queues, RR-2b request/reply queue pairs  [4]
-              --rate R            OW-1: messages/s per producer             [1000]
+              --queues N          RR-4b, RR-5b request queues, RR-2b, RR-5 request/reply queue pairs  [4]
+              --channels N        RR-5, RR-5b, OW-5: channels each way between the two queue managers, 1 to 10;
+                                  queue k travels on channel k mod N      [1]
+              --rate R            OW-1, OW-5: messages/s per producer       [1000]
                                   RR-RATED: round trips/s per requester      [1.5]
                                   RR-SHORT, CONNECT: sessions/s per client (0 = as fast as it goes)  [0]
               --subscribers LIST  PS-N, PS-D, F-PUB: subscriber counts to step through  [1,10,100]
@@ -233,7 +236,8 @@ public final class RunCommand {
         List<Integer> instances = List.of(1);
         int responders = 0;
         int queues = 4;
-        double rate = workload == Workload.OW_1 ? 1000 : workload == Workload.RR_RATED ? RatedSteps.DEFAULT_RATE : 0;
+        int channels = 1;
+        double rate = workload == Workload.OW_1 || workload == Workload.OW_5 ? 1000 : workload == Workload.RR_RATED ? RatedSteps.DEFAULT_RATE : 0;
         int runLength = 20;
         int warmup = DEFAULT_WARMUP_SECONDS;
         int timeout = 10;
@@ -284,6 +288,16 @@ public final class RunCommand {
                             clients = Arrays.stream(v.split(",")).map(x -> nonNegative(a, x)).toList();
                         }
                         case "--queues" -> queues = positive(a, v);
+                        case "--channels" -> {
+                            if (!workload.twoQueueManagers()) {
+                                throw new OptionException("--channels joins two queue managers: only RR-5, RR-5b and OW-5 run two");
+                            }
+                            channels = positive(a, v);
+                            if (channels > QueueManagerPair.MAX_CHANNELS) {
+                                throw new OptionException("--channels " + v + ": at most " + QueueManagerPair.MAX_CHANNELS
+                                        + " (the seed's RR-5 uses 10)");
+                            }
+                        }
                         case "--rate" -> rate = Double.parseDouble(v);
                         case "--run-length" -> runLength = positive(a, v);
                         case "--warmup" -> warmup = nonNegative(a, v);
@@ -321,11 +335,19 @@ public final class RunCommand {
         if (output == null) {
             output = Path.of("perf-results", workload.id() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         }
+        if (url != null && workload.twoQueueManagers()) {
+            throw new OptionException(workload.id() + " starts its two queue managers itself, with the channels between "
+                    + "them: --url cannot be used with it");
+        }
         if (compare && url != null) {
             throw new OptionException("compare starts both servers itself: --url cannot be used with it");
         }
+        if (workload.twoQueueManagers() && workload != Workload.OW_5 && channels > queues) {
+            throw new OptionException("--channels " + channels + " with --queues " + queues + ": each channel carries the "
+                    + "requests of its own queues, so give at least as many queues as channels");
+        }
         List<Target> targets = compare ? List.of(Target.WHARF, peer) : List.of(peerGiven ? peer : Target.WHARF);
-        RunSettings settings = new RunSettings(workload, sizes, clients, instances, responders, queues, rate, runLength, warmup,
+        RunSettings settings = new RunSettings(workload, sizes, clients, instances, responders, queues, channels, rate, runLength, warmup,
                 timeout, persistent, perThread, tls, security, metrics, url, output, jvmOptions, inProcess);
         return new Parsed(settings, targets, verbose);
     }

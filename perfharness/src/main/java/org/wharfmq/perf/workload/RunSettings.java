@@ -11,8 +11,9 @@ import java.util.List;
  * @param clients        requester (or producer) counts to step through
  * @param instances      F-*: flow instances to step through (1 for the other workloads)
  * @param responders     responders (or consumers) per step; 0 = half the requesters, at least 1
- * @param queues         RR-4b: request queues
- * @param rate           OW-1: messages per second per producer
+ * @param queues         RR-4b, RR-5b: request queues; RR-2b, RR-5: request/reply queue pairs
+ * @param channels       RR-5, RR-5b, OW-5: the channels each way between the two queue managers (1 for the others)
+ * @param rate           OW-1, OW-5: messages per second per producer
  * @param runSeconds     measured seconds per step
  * @param warmupSeconds  warm-up seconds per step
  * @param timeoutSeconds receive timeout: a reply later than this is a loss
@@ -31,6 +32,7 @@ import java.util.List;
  * @param inProcess      run everything in this JVM (tests; not a measurement)
  */
 public record RunSettings(Workload workload, List<Integer> sizes, List<Integer> clients, List<Integer> instances, int responders, int queues,
+                          int channels,
                           double rate, int runSeconds, int warmupSeconds, int timeoutSeconds, boolean persistent,
                           boolean correlationPerThread, String tls, String security, String metrics,
                           String url, Path output, List<String> jvmOptions, boolean inProcess) {

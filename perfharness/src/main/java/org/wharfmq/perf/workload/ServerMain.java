@@ -8,6 +8,9 @@ import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.channels.ChannelSettings;
+import org.wharfmq.server.channels.ChannelsPlugin;
+import org.wharfmq.server.cli.ConfigurationFile;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
@@ -31,9 +34,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code wharf perf server [--port N] [--in-vm NAME] [--tls ENGINE] [--security rules] [--metrics on|scrape]
- * [--flow F-ID [--flow-instances N]]
+ * [--flow F-ID [--flow-instances N]] [--config WHARF.YAML]
  * [--driver "DRIVER ARGS"]...}:
- * a Wharf queue manager for the workload runner, optionally running one of the harness's message flows
+ * a Wharf queue manager for the workload runner (with {@code --config}, the one a wharf.yaml describes, its channels
+ * and security file included, in a fresh data directory: a queue manager of RR-5's pair, {@link QueueManagerPair}), optionally running one of the harness's message flows
  * ({@link BenchmarkFlow}) and hosting drivers in its own JVM over {@code vm://} (RR-1, RR-2's responders, RR-3).
  * Deploys the flow, prints {@code wharf-perf: server ready tcp=URL vm=URL}, starts the drivers one after the other
  * (each waits for the previous one to connect; with {@code --security rules} the line also says
@@ -52,6 +56,11 @@ public final class ServerMain {
     public static final String DRIVER_DONE_PREFIX = "wharf-perf: driver done";
     /** Prefix of the line with the flow's counts, printed when a server running a flow stops. */
     public static final String FLOW_PREFIX = "wharf-perf: flow";
+    /**
+     * Prefix of the line a server started with {@code --config} prints as it stops: each sender channel's messages
+     * confirmed by its partner, {@code wharf-perf: channels NAME=N ...} (the runner's check that the messages crossed).
+     */
+    public static final String CHANNELS_PREFIX = "wharf-perf: channels";
     /** How often {@code --metrics scrape} scrapes {@code /metrics}, in ms: every second, 15 times Prometheus' default. */
     static final long SCRAPE_INTERVAL_MILLIS = 1_000;
     /**
@@ -103,6 +112,7 @@ public final class ServerMain {
         String tlsEngine = null;
         String security = null;
         String metrics = null;
+        Path configFile = null;
         List<List<String>> driverArgs = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -118,11 +128,17 @@ public final class ServerMain {
                 case "--tls" -> tlsEngine = args.get(++i);
                 case "--security" -> security = args.get(++i);
                 case "--metrics" -> metrics = args.get(++i);
+                case "--config" -> configFile = Path.of(args.get(++i));
                 default -> throw new OptionException("server: unknown option " + a);
             }
         }
+        ConfigurationFile file = configFile == null ? null : ConfigurationFile.load(configFile);
+        if (file != null && security != null) {
+            throw new OptionException("server: --config " + configFile + " names its own security file: leave --security out");
+        }
         Path data = Files.createTempDirectory("wharf-perf-data");
-        ServerConfig.Builder builder = ServerConfig.builder().host("127.0.0.1").port(port).inVmName(inVm).dataDirectory(data)
+        ServerConfig.Builder builder = file != null ? file.server().toBuilder().dataDirectory(data)
+                : ServerConfig.builder().host("127.0.0.1").port(port).inVmName(inVm).dataDirectory(data)
                 .maxConnections(MAX_CONNECTIONS).maxConnectionsPerAddress(MAX_CONNECTIONS);
         SelfSignedTls tls = tlsEngine == null ? null : SelfSignedTls.create();
         if (tls != null) {
@@ -138,16 +154,19 @@ public final class ServerMain {
             throw new OptionException("server: --metrics " + metrics + ": on (running, not scraped) or scrape");
         }
         ServerConfig config = builder.build();
-        SecurityFileRealm realm = users == null ? null : SecurityFileRealm.open(users.file());
+        SecurityFileRealm realm = users != null ? SecurityFileRealm.open(users.file())
+                : file != null && file.security() != null ? SecurityFileRealm.open(file.security().file()) : null;
         List<Driver> drivers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
         FlowHost flowHost = new FlowHost(); // with the admin plugin, as in the distribution (the admin command queue)
+        ChannelsPlugin channels = new ChannelsPlugin(file == null ? ChannelSettings.none() : file.channels());
+        AdminPlugin admin = new AdminPlugin(flowHost.adminCommands(), channels.adminCommands());
         HttpPlugin http = new HttpPlugin(metrics == null ? null : HttpSettings.on("127.0.0.1"));
         WharfServer.Starter starter = metrics == null
-                ? WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()))
-                : WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()),
-                new MetricsPlugin(http.routes(), flowHost, null), http); // as wharf server starts them
+                ? WharfServer.builder(config).plugins(channels, flowHost, admin)
+                : WharfServer.builder(config).plugins(channels, flowHost, admin,
+                new MetricsPlugin(http.routes(), flowHost, channels), http); // as wharf server starts them
         if (realm != null) {
             starter.authenticator(realm).accessControl(realm.accessControl());
         }
@@ -159,7 +178,7 @@ public final class ServerMain {
                     + (tls == null ? "" : " tls=" + server.tlsUrl() + "?" + tls.clientOptions())
                     + (users == null ? "" : " user=" + BenchmarkSecurity.USER + " password=" + users.password())
                     + (metrics == null ? "" : " metrics=" + http.url() + MetricsPlugin.PATH)
-                    + " pid=" + ProcessHandle.current().pid());
+                    + " qm=" + config.name() + " pid=" + ProcessHandle.current().pid());
             out.flush();
             Thread scraper = !"scrape".equals(metrics) ? null : scraper(URI.create(http.url() + MetricsPlugin.PATH));
             for (List<String> a : driverArgs) {
@@ -195,6 +214,13 @@ public final class ServerMain {
             }
             if (flow != null) {
                 printFlowCounts(server, flowHost, flow);
+            }
+            if (file != null) {
+                StringBuilder line = new StringBuilder(CHANNELS_PREFIX);
+                channels.status().stream().filter(c -> c.type().equals("sender"))
+                        .forEach(c -> line.append(' ').append(c.name()).append('=').append(c.messages()));
+                out.println(line);
+                out.flush();
             }
         } finally {
             if (realm != null) {

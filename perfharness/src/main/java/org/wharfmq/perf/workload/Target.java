@@ -83,6 +83,50 @@ public enum Target {
         return command;
     }
 
+    /**
+     * The commands that start the two queue managers of {@code pair} (RR-5, RR-5b, OW-5), QM1's first: Wharf's from
+     * the pair's wharf.yaml files; Artemis's as two brokers joined by core bridges both ways, a bridge per queue
+     * (requests and OW-5's messages to QM2, RR-5's replies back), the queues defined on both.
+     *
+     * @param tls     must be null: the channels and clients of the pair run over TCP
+     * @param metrics must be null
+     */
+    List<List<String>> pairCommands(Workload w, QueueManagerPair pair, boolean persistent, String tls, String metrics) {
+        if (tls != null) {
+            throw new UnsupportedOperationException("--tls with two queue managers is not built yet: the pair's channels "
+                    + "and clients run over TCP");
+        }
+        if (metrics != null) {
+            throw new UnsupportedOperationException("--metrics is measured on one queue manager: leave it out of RR-5, "
+                    + "RR-5b and OW-5");
+        }
+        if (this == WHARF) {
+            return List.of(List.of("server", "--config", pair.qm1Config().toString()),
+                    List.of("server", "--config", pair.qm2Config().toString()));
+        }
+        if (this != ARTEMIS) {
+            throw new UnsupportedOperationException("Two brokers joined by bridges are built for Artemis only: the "
+                    + displayName + " peer has no bridged pair in the harness (its network connectors are not set up)");
+        }
+        if (w == Workload.RR_5B) {
+            throw new UnsupportedOperationException("RR-5b on Artemis: a temporary reply queue lives on the requester's "
+                    + "broker only, and a core bridge forwards a queue's messages, not replies to a temporary queue on the "
+                    + "other broker; use RR-5");
+        }
+        List<String> all = new java.util.ArrayList<>(pair.forward());
+        all.addAll(pair.replies());
+        String queues = String.join(",", all);
+        List<String> qm1 = new java.util.ArrayList<>(List.of("artemis", "--port", Integer.toString(pair.qm1Port()), "--sync",
+                Boolean.toString(persistent), "--queues", queues, "--bridge", "tcp://127.0.0.1:" + pair.qm2Port(),
+                "--forward", String.join(",", pair.forward())));
+        List<String> qm2 = new java.util.ArrayList<>(List.of("artemis", "--port", Integer.toString(pair.qm2Port()), "--sync",
+                Boolean.toString(persistent), "--queues", queues));
+        if (!pair.replies().isEmpty()) {
+            qm2.addAll(List.of("--bridge", "tcp://127.0.0.1:" + pair.qm1Port(), "--forward", String.join(",", pair.replies())));
+        }
+        return List.of(qm1, qm2);
+    }
+
     /** Driver options that connect to this server at {@code tcpUrl}, as {@code user} (null: no user) with {@code password}. */
     List<String> providerArgs(String tcpUrl, String user, String password) {
         if (this == ARTEMIS) {

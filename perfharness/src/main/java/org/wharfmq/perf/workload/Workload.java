@@ -27,7 +27,14 @@ public enum Workload {
             + "disconnects, again and again; responders over TCP in their own JVM", "round trips/s", false, false),
     CONNECT("CONNECT", "each client connects (the handshake and, with users, the login) and disconnects, again and "
             + "again; nothing is sent", "connections/s", false, false),
+    RR_5("RR-5", "distributed queuing: requesters on queue manager QM1, responders on QM2, over n request/reply queue "
+            + "pairs, requests and replies crossing channels (1 to 10 each way), each queue manager in its own JVM",
+            "round trips/s", false, false),
+    RR_5B("RR-5b", "as RR-5 with a temporary reply queue per requester (on QM1, its replies back by QM2's route to QM1)",
+            "round trips/s", false, false),
     OW_1("OW-1", "one-way: each rated producer has its own queue and consumer", "messages/s", false, false),
+    OW_5("OW-5", "one-way over channels: rated producers on QM1, each queue on QM2 with its consumer, every message "
+            + "crossing a channel; counted at the consumers", "messages/s", false, false),
     F_PASS("F-PASS", "message flow input -> output, the body a BLOB never parsed; requesters over TCP in their own JVM",
             "flow invocations/s", false, false),
     F_HDR("F-HDR", "message flow input -> JavaCompute setting two header fields (no payload out) -> output; "
@@ -106,6 +113,15 @@ public enum Workload {
         return id.startsWith("RR");
     }
 
+    /**
+     * True for the distributed queuing workloads (RR-5, RR-5b, OW-5): two queue managers joined by channels, the
+     * measured drivers (requesters, producers) on the first, the background ones (responders, consumers) on the
+     * second ({@link QueueManagerPair}).
+     */
+    public boolean twoQueueManagers() {
+        return this == RR_5 || this == RR_5B || this == OW_5;
+    }
+
     /** True for the workloads whose every operation opens and closes a connection of its own. */
     public boolean connectionPerOperation() {
         return this == RR_SHORT || this == CONNECT;
@@ -142,9 +158,6 @@ public enum Workload {
         if (t.equals("F-PERSIST")) {
             throw new OptionException(text + " is a flow workload with persistent messages: run any F-* workload with "
                     + "--persistent (each invocation is then one transaction)");
-        }
-        if (t.startsWith("RR-5")) {
-            throw new OptionException(text + " needs distributed queuing between queue managers, which Wharf does not support yet");
         }
         throw new OptionException("Unknown workload " + text + "; use " + ids());
     }

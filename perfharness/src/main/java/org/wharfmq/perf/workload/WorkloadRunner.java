@@ -68,7 +68,7 @@ public final class WorkloadRunner {
             return String.format("%s %s %s: unavailable (%s)", r.workload(), r.target(), Sizes.label(r.messageSize()), r.unavailable());
         }
         Workload w = Workload.parse(r.workload());
-        String unit = w == Workload.OW_1 ? "msg/s" : w == Workload.CONNECT ? "connections/s" : w.publishSubscribe() ? "deliveries/s"
+        String unit = w == Workload.OW_1 || w == Workload.OW_5 ? "msg/s" : w == Workload.CONNECT ? "connections/s" : w.publishSubscribe() ? "deliveries/s"
                 : w.flow() != null ? "invocations/s" : "rt/s";
         String instances = w.flow() != null ? " instances=" + r.responders() : "";
         String line = String.format("%s %s %s clients=%d%s: median %,.0f %s, server CPU %s, %s us CPU per op (all JVMs %s us),"
@@ -98,10 +98,10 @@ public final class WorkloadRunner {
         if (w.flow() != null) {
             responders = instances;
         }
-        if (w == Workload.RR_4B || w == Workload.RR_2B) {
+        if (w == Workload.RR_4B || w == Workload.RR_2B || w == Workload.RR_5 || w == Workload.RR_5B) {
             responders = Math.max(responders, settings.queues());
         }
-        if (w == Workload.OW_1) {
+        if (w == Workload.OW_1 || w == Workload.OW_5) {
             responders = clients;
         }
         if (w == Workload.RR_RATED && settings.responders() == 0) {
@@ -124,20 +124,37 @@ public final class WorkloadRunner {
             messageFile = dir.resolve(w.id() + "-" + Sizes.label(size) + ".msg");
             Files.write(messageFile, w.flow().message(size));
         }
-        DriverPlan plan = new DriverPlan(w, settings, size, clients, responders, dir, stepName, messageFile);
+        DriverPlan plan = new DriverPlan(w, settings, size, clients, responders, dir, stepName, messageFile, target);
 
         List<Launched> started = new ArrayList<>();
         try {
-            Launched server = null;
+            List<Launched> servers = new ArrayList<>();
             String tcpUrl = settings.url();
+            String backgroundUrl = null;
             String user = null;
             String password = null;
-            if (tcpUrl == null) {
-                server = launcher.launch(target.name().toLowerCase() + "-server",
+            if (tcpUrl == null && w.twoQueueManagers()) {
+                QueueManagerPair pair = QueueManagerPair.write(dir, stepName, plan.forwardQueues(), plan.replyQueues(),
+                        settings.channels());
+                List<List<String>> commands = target.pairCommands(w, pair, settings.persistent(), settings.tls(), settings.metrics());
+                for (int i = 0; i < 2; i++) {
+                    Launched qm = launcher.launch(target.name().toLowerCase() + "-qm" + (i + 1), commands.get(i));
+                    started.add(qm);
+                    servers.add(qm);
+                }
+                tcpUrl = field(servers.get(0).awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT), "tcp");
+                backgroundUrl = field(servers.get(1).awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT), "tcp");
+                if (target == Target.WHARF) {
+                    user = BenchmarkSecurity.USER;
+                    password = pair.password();
+                }
+            } else if (tcpUrl == null) {
+                Launched single = launcher.launch(target.name().toLowerCase() + "-server",
                         target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances, settings.tls(),
                                 settings.security(), settings.metrics()));
-                started.add(server);
-                String ready = server.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT);
+                started.add(single);
+                servers.add(single);
+                String ready = single.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT);
                 tcpUrl = field(ready, settings.tls() == null ? "tcp" : "tls");
                 if (settings.security() != null) {
                     user = field(ready, "user");
@@ -148,10 +165,13 @@ public final class WorkloadRunner {
             } else if (!plan.hostedDrivers().isEmpty()) {
                 throw new UnsupportedOperationException(w.id() + " runs its clients inside the server JVM: it cannot use a running server (--url)");
             }
+            Launched server = servers.isEmpty() ? null : servers.get(0);
             List<String> provider = target.providerArgs(tcpUrl, user, password);
+            // RR-5, OW-5: the responders (consumers) on the second queue manager
+            List<String> backgroundProvider = backgroundUrl == null ? provider : target.providerArgs(backgroundUrl, user, password);
             List<Launched> background = new ArrayList<>();
             for (DriverPlan.Spec spec : plan.clientBackground()) {
-                Launched l = launcher.launch(spec.id(), spec.args(provider));
+                Launched l = launcher.launch(spec.id(), spec.args(backgroundProvider));
                 started.add(l);
                 background.add(l);
                 l.awaitLine(org.wharfmq.perf.driver.Driver.READY_LINE, START_TIMEOUT);
@@ -164,7 +184,8 @@ public final class WorkloadRunner {
                     started.add(l);
                 }
                 if (server != null) {
-                    cpu = new CpuSampler(server.pid(), started.stream().map(Launched::pid).distinct().toList());
+                    cpu = new CpuSampler(servers.stream().map(Launched::pid).distinct().toList(),
+                            started.stream().map(Launched::pid).distinct().toList());
                 }
                 for (Launched l : started.subList(started.size() - plan.clientMeasured().size(), started.size())) {
                     l.awaitExit(runTimeout);
@@ -179,14 +200,22 @@ public final class WorkloadRunner {
                     l.awaitExit(Duration.ofSeconds(settings.timeoutSeconds() + 60L));
                 }
                 String flowCounts = null;
-                if (server != null) {
-                    server.stop();
-                    if (w.flow() != null) {
-                        flowCounts = server.awaitLine(ServerMain.FLOW_PREFIX, Duration.ofSeconds(120));
-                    }
-                    server.awaitExit(Duration.ofSeconds(60));
+                for (Launched s : servers) {
+                    s.stop();
                 }
-                return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps);
+                if (server != null && w.flow() != null) {
+                    flowCounts = server.awaitLine(ServerMain.FLOW_PREFIX, Duration.ofSeconds(120));
+                }
+                List<String> channelCounts = new ArrayList<>();
+                if (w.twoQueueManagers() && target == Target.WHARF) {
+                    for (Launched s : servers) {
+                        channelCounts.add(s.awaitLine(ServerMain.CHANNELS_PREFIX, Duration.ofSeconds(120)));
+                    }
+                }
+                for (Launched s : servers) {
+                    s.awaitExit(Duration.ofSeconds(60));
+                }
+                return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps, channelCounts);
             } finally {
                 if (cpu != null) {
                     cpu.close();
@@ -219,9 +248,10 @@ public final class WorkloadRunner {
     /**
      * @param flowCounts F-*: the server's {@link ServerMain#FLOW_PREFIX} line, else null
      * @param ps         PS-*: the publish/subscribe layout, else null
+     * @param channelCounts RR-5, RR-5b, OW-5 on Wharf: QM1's and QM2's {@link ServerMain#CHANNELS_PREFIX} lines, else empty
      */
     private StepResult evaluate(Target target, int size, int clients, int responders, DriverPlan plan, CpuSampler cpu,
-                                String flowCounts, PubSubPlan ps) throws IOException {
+                                String flowCounts, PubSubPlan ps, List<String> channelCounts) throws IOException {
         List<DriverResult> measured = new ArrayList<>();
         List<DriverResult> background = new ArrayList<>();
         for (DriverPlan.Spec spec : plan.allSpecs()) {
@@ -252,7 +282,10 @@ public final class WorkloadRunner {
         if (ps != null) {
             problems.addAll(PubSubCheck.subscriberCount(ps.subscribers(), background));
         }
-        StepRates rates = rates(ps != null, measured, background);
+        if (!channelCounts.isEmpty()) {
+            problems.addAll(channelCheck(settings.workload(), channelCounts.get(0), channelCounts.get(1), measured));
+        }
+        StepRates rates = rates(ps != null || settings.workload() == Workload.OW_5, measured, background);
         double median = rates.median();
         double mean = rates.mean();
         DriverResult main = measured.get(0);
@@ -286,12 +319,12 @@ public final class WorkloadRunner {
     }
 
     /**
-     * The step's rates: publish/subscribe deliveries as the subscriber JVMs (the background drivers) counted them
-     * in each second of the publisher's measured period, the other workloads' operations as their measured drivers
-     * counted them.
+     * The step's rates: publish/subscribe deliveries (and OW-5's messages, which must cross a channel) as the
+     * subscriber (consumer) JVMs, the background drivers, counted them in each second of the publisher's
+     * (producers') measured period; the other workloads' operations as their measured drivers counted them.
      */
-    static StepRates rates(boolean publishSubscribe, List<DriverResult> measured, List<DriverResult> background) {
-        return publishSubscribe ? StepRates.atSubscribers(background, measured.get(0)) : StepRates.ofMeasured(measured);
+    static StepRates rates(boolean atReceivers, List<DriverResult> measured, List<DriverResult> background) {
+        return atReceivers ? StepRates.atSubscribers(background, measured.get(0)) : StepRates.ofMeasured(measured);
     }
 
     /**
@@ -353,6 +386,41 @@ public final class WorkloadRunner {
             }
         }
         return problems;
+    }
+
+    /**
+     * The channels' side of a distributed step: every request (or OW-5 message) the measured drivers sent crossed
+     * from QM1 to QM2 on a channel exactly once, and (RR-5, RR-5b) each came back as one reply on a channel from QM2:
+     * a step whose clients met on one queue manager, or whose channels doubled or dropped messages, fails.
+     *
+     * @param qm1 QM1's {@link ServerMain#CHANNELS_PREFIX} line, its senders' counts
+     * @param qm2 QM2's
+     */
+    static List<String> channelCheck(Workload w, String qm1, String qm2, List<DriverResult> measured) {
+        List<String> problems = new ArrayList<>();
+        long sent = measured.stream().mapToLong(r -> r.totalIterations() + r.losses()).sum();
+        long forward = channelTotal(qm1);
+        long back = channelTotal(qm2);
+        if (forward != sent) {
+            problems.add("the channels from " + QueueManagerPair.QM1 + " carried " + forward + " messages for the " + sent
+                    + " " + (w.requestReply() ? "requests" : "messages") + " sent (" + qm1 + ")");
+        }
+        long replies = w.requestReply() ? forward : 0;
+        if (back != replies) {
+            problems.add("the channels from " + QueueManagerPair.QM2 + " carried " + back + " messages for " + replies
+                    + " replies (" + qm2 + ")");
+        }
+        return problems;
+    }
+
+    private static long channelTotal(String line) {
+        long total = 0;
+        for (String part : line.substring(ServerMain.CHANNELS_PREFIX.length()).trim().split(" ")) {
+            if (!part.isEmpty()) {
+                total += Long.parseLong(part.substring(part.indexOf('=') + 1));
+            }
+        }
+        return total;
     }
 
     private static List<DriverResult> concat(List<DriverResult> a, List<DriverResult> b) {

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ConnectionWorkloadsTest {
 
     private static RunSettings settings(Workload w, List<Integer> clients, double rate, String tls, Path out) {
-        return new RunSettings(w, List.of(2048), clients, List.of(1), 0, 1, rate, 3, 1, 10, false, false, tls, null, null,
+        return new RunSettings(w, List.of(2048), clients, List.of(1), 0, 1, 1, rate, 3, 1, 10, false, false, tls, null, null,
                 null, out, List.of("-Xmx256m"), true);
     }
 
@@ -38,7 +38,7 @@ class ConnectionWorkloadsTest {
     @Test
     void ratedRequestersAreHeldToTheirRateAndTheStepReportsItsClients(@TempDir Path out) throws Exception {
         RunSettings settings = settings(Workload.RR_RATED, List.of(20), 2, null, out);
-        DriverPlan plan = new DriverPlan(Workload.RR_RATED, settings, 2048, 20, 10, out, "plan", null);
+        DriverPlan plan = new DriverPlan(Workload.RR_RATED, settings, 2048, 20, 10, out, "plan", null, Target.WHARF);
         assertEquals(2, plan.clientMeasured().size(), "the requesters are spread over two driver JVMs");
         assertTrue(plan.clientMeasured().get(0).baseArgs().containsAll(List.of("-nt", "10", "-rt", "2.0")),
                 plan.clientMeasured().get(0).baseArgs().toString());

@@ -50,7 +50,7 @@ class EveryOptionTest {
 
     private static RunSettings settings(Workload w, boolean persistent, String tls, String metrics, Path out) {
         int requesters = w.flow() != null ? 4 : 2;
-        return new RunSettings(w, List.of(w.flow() != null ? 4096 : 2048), List.of(requesters), List.of(1), 0, 2, 100, 2, 1,
+        return new RunSettings(w, List.of(w.flow() != null ? 4096 : 2048), List.of(requesters), List.of(1), 0, 2, 1, 100, 2, 1,
                 10, persistent, w.flow() != null, tls, null, metrics, null, out, List.of("-Xmx256m"), true);
     }
 

@@ -28,7 +28,7 @@ class PubSubSmokeTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static StepResult runOneStep(Workload w, int clients, int responders, Path out) throws Exception {
-        RunSettings settings = new RunSettings(w, List.of(2048), List.of(clients), List.of(1), responders, 1, 0, 4, 1, 10, false, false, null, null, null,
+        RunSettings settings = new RunSettings(w, List.of(2048), List.of(clients), List.of(1), responders, 1, 1, 0, 4, 1, 10, false, false, null, null, null,
                 null, out, List.of("-Xmx256m"), true);
         List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
         assertEquals(1, steps.size());

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WorkloadSmokeTest {
 
     private static RunSettings settings(Workload w, Path out, boolean inProcess) {
-        return new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 100, 2, 1, 10, false, false, null, null, null, null, out, List.of("-Xmx256m"), inProcess);
+        return new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 1, 100, 2, 1, 10, false, false, null, null, null, null, out, List.of("-Xmx256m"), inProcess);
     }
 
     @ParameterizedTest
@@ -49,7 +49,7 @@ class WorkloadSmokeTest {
     @ParameterizedTest
     @EnumSource(value = Workload.class, names = {"RR_4", "PS_N"})
     void withSecurityRulesTheDriversLogInAndPassTheRules(Workload w, @TempDir Path out) throws Exception {
-        RunSettings settings = new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 100, 2, 1, 10, false, false, null,
+        RunSettings settings = new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 1, 100, 2, 1, 10, false, false, null,
                 "rules", null, null, out, List.of("-Xmx256m"), true);
         List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
         StepResult s = steps.get(0);
@@ -69,7 +69,7 @@ class WorkloadSmokeTest {
             "F_FILTER_LAST", "F_OPAQUE", "F_ROUTE", "F_COMPUTE", "F_XSLT", "F_CSV_PARSE", "F_CSV_WRITE", "F_FIXED_PARSE",
             "F_FIXED_WRITE"})
     void eachFlowWorkloadRunsTheFlowOncePerRequest(Workload w, @TempDir Path out) throws Exception {
-        RunSettings settings = new RunSettings(w, List.of(4096), List.of(4), List.of(2), 0, 0, 0, 4, 1, 10, false, true, null, null, null,
+        RunSettings settings = new RunSettings(w, List.of(4096), List.of(4), List.of(2), 0, 0, 1, 0, 4, 1, 10, false, true, null, null, null,
                 null, out, List.of("-Xmx256m"), true);
         List<String> progress = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), progress::add);
@@ -110,9 +110,9 @@ class WorkloadSmokeTest {
      */
     @Test
     void rr2bAnswersEveryRequestOnItsOwnQueuePair(@TempDir Path out) throws Exception {
-        RunSettings settings = new RunSettings(Workload.RR_2B, List.of(2048), List.of(4), List.of(1), 0, 2, 100, 2, 1, 10,
+        RunSettings settings = new RunSettings(Workload.RR_2B, List.of(2048), List.of(4), List.of(1), 0, 2, 1, 100, 2, 1, 10,
                 false, false, null, null, null, null, out, List.of("-Xmx256m"), true);
-        DriverPlan plan = new DriverPlan(Workload.RR_2B, settings, 2048, 4, 2, out, "plan", null);
+        DriverPlan plan = new DriverPlan(Workload.RR_2B, settings, 2048, 4, 2, out, "plan", null, Target.WHARF);
         String responders = plan.hostedDrivers().get(0);
         assertTrue(responders.contains("-iq REQUEST -oq REPLY -dn 2"), responders);
         List<String> requesters = plan.clientMeasured().get(0).baseArgs();

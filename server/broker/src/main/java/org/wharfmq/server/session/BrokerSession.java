@@ -72,6 +72,8 @@ public final class BrokerSession {
     private final int maxMessageLength;
     /** The user's name in UTF-8, compared in place with each message's JMSXUserID; null for an anonymous connection. */
     private final byte[] userUtf8;
+    /** Whether this is the queue manager's own connection, whose messages keep the JMSXUserID they carry. */
+    private final boolean queueManagerItself;
     /** What the connection may do, and who it is. */
     private final ConnectionAccess access;
     /**
@@ -128,6 +130,7 @@ public final class BrokerSession {
         this.access = access;
         Identity identity = access.identity(); // its sends must carry that user as JMSXUserID, and nothing else
         this.userUtf8 = identity.anonymous() ? null : identity.user().getBytes(StandardCharsets.UTF_8);
+        this.queueManagerItself = identity.server();
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.replies = replies;
@@ -395,10 +398,15 @@ public final class BrokerSession {
      * exactly its user once (the Wharf client sets it from HELLO_OK), one of an anonymous connection none. A property
      * section that names it twice is refused whatever the values, since a decoder keeps the last one and a check of
      * one alone could be fooled. The message is neither copied nor rewritten, so every stored message carries the
-     * verified user; the check compares bytes in place and allocates nothing unless it refuses.
+     * verified user; the check compares bytes in place and allocates nothing unless it refuses. The queue manager's
+     * own in-process connections ({@link Identity#SERVER}) put messages other connections sent and stamped (a channel
+     * receiver puts what the partner's clients sent): theirs keep the JMSXUserID they carry, named once.
      */
     private void checkUserId(MessageHeaders headers, ByteBuf content) {
         int tag = headers.userIdTag(content);
+        if (queueManagerItself && tag != PropertySection.DUPLICATE) {
+            return;
+        }
         if (userUtf8 == null ? tag == -1 : tag >= 0 && PropertySection.isString(content, tag, userUtf8)) {
             return;
         }

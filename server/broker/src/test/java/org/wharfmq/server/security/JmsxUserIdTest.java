@@ -105,6 +105,23 @@ class JmsxUserIdTest {
         }
     }
 
+    /**
+     * The queue manager's own in-process connection (a channel receiver putting what the partner's authenticated
+     * clients sent) keeps the JMSXUserID a message carries; named twice it is still refused.
+     */
+    @Test
+    void theQueueManagersOwnConnectionKeepsTheUserAMessageCarries() throws Exception {
+        try (FrameClient queueManager = FrameClient.inVm(testServer.server())) {
+            queueManager.hello();
+            queueManager.createSession(1, false);
+            queueManager.sendMessage(1, claiming("JMSX.CHANNEL", "alice"));
+            queueManager.sendMessage(1, claiming("JMSX.CHANNEL", null));
+            assertEquals(2, testServer.server().queueManager().queue("JMSX.CHANNEL").depth());
+            queueManager.requestFails(id -> new Frame.Send(id, 1, 1, twice("JMSX.CHANNEL", "alice", "root")),
+                    ErrorCode.NOT_AUTHORISED);
+        }
+    }
+
     @Test
     void anAnonymousClientSendsNoUser() throws Exception {
         try (FrameClient client = FrameClient.tcp(testServer.server())) {
