@@ -73,7 +73,8 @@ final class ConsoleApi {
             change("move", "from", "to", "selector", "limit"),
             change("copy", "from", "to", "selector", "limit"),
             change("end-connection", "connection"),
-            change("delete-subscription", "subscription", "clientId"));
+            change("delete-subscription", "subscription", "clientId"),
+            change("switchover", "member")); // a replicated queue manager's (docs/resilience.md)
 
     private final AdminPlugin admin;
     private final AccessControl accessControl;
