@@ -112,10 +112,10 @@ final class AdminStatements implements Runnable, AutoCloseable {
     }
 
     @Command(name = "switchover", mixinStandardHelpOptions = true, description = "Hands the active role of a "
-            + "replicated queue manager to a replica in sync (a planned switchover): it takes over, clients reconnect "
+            + "replicated queue manager to a replica (a planned switchover): it takes over, clients reconnect "
             + "to it, and this member ends, to be started again as a replica.")
-    int switchover(@Option(names = "--to", paramLabel = "ID", description = "The member to hand it to (default: a "
-            + "replica in sync).") String to) {
+    int switchover(@Option(names = "--to", paramLabel = "ID", description = "The member to hand it to (default: the "
+            + "replica least behind).") String to) {
         return send("switchover", arguments(ReplicationCommands.MEMBER, to),
                 result -> done(() -> out.println(result.asText())));
     }

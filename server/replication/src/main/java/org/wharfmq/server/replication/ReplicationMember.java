@@ -192,14 +192,15 @@ public final class ReplicationMember implements AutoCloseable {
     }
 
     /**
-     * Hands the active role to {@code to} (null: a replica in sync, the first by id), Ratis's leadership transfer:
+     * Hands the active role to {@code to} (null: the replica least behind, then the first by id), Ratis's leadership
+     * transfer, which first brings it up to date:
      * the new member takes over as after an election, and this one, fenced as it steps down, stops serving clients and
      * ends with {@code wharf server}'s status 3, to be started again as a replica. Starts the transfer a moment after
      * it returns, so that the command's answer leaves first.
      *
      * @return what was started, for the operator
-     * @throws IllegalStateException    when this member is not the active one, or no replica (or not {@code to}) is
-     *                                  in sync to take over
+     * @throws IllegalStateException    when this member is not the active one, or it hears from no replica (or not
+     *                                  from {@code to})
      * @throws IllegalArgumentException when {@code to} is not another member of the group
      */
     public String switchover(String to) {
@@ -214,13 +215,17 @@ public final class ReplicationMember implements AutoCloseable {
         }
         ReplicationState now = state();
         String target = to;
+        // a replica heard from qualifies even a few entries behind (under load one always is): the transfer brings it
+        // up to date before it takes over, or gives up after CHANGE_TIMEOUT and this member stays active
         if (target == null) {
             target = now.behind().entrySet().stream()
-                    .filter(e -> !e.getKey().equals(log.id()) && e.getValue() == 0)
-                    .map(Map.Entry::getKey).sorted().findFirst()
-                    .orElseThrow(() -> new IllegalStateException("No replica of group '" + group + "' is in sync to "
-                            + "take over (" + now.behind() + " entries behind): start the replicas, or wait until "
-                            + "'display server' shows one in sync."));
+                    .filter(e -> !e.getKey().equals(log.id()) && e.getValue() >= 0)
+                    .sorted(Map.Entry.<String, Long>comparingByValue()
+                            .thenComparing(Map.Entry.<String, Long>comparingByKey()))
+                    .map(Map.Entry::getKey).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("No replica of group '" + group + "' can take over: "
+                            + "the active member hears from none (" + now.behind() + "). Start the replicas, or wait "
+                            + "until 'display server' shows them in sync."));
         } else {
             membership.member(target); // refused, naming the members, when there is none
             if (target.equals(log.id())) {
@@ -228,11 +233,10 @@ public final class ReplicationMember implements AutoCloseable {
                         + "another member, or leave --to out.");
             }
             Long behind = now.behind().get(target);
-            if (behind == null || behind != 0) {
-                throw new IllegalStateException("Member " + target + " is not in sync ("
-                        + (behind == null || behind < 0 ? "the active instance has not heard from it"
-                        : behind + " entries behind") + "): start it, or wait until 'display server' shows it in "
-                        + "sync, then switch over.");
+            if (behind == null || behind < 0) {
+                throw new IllegalStateException("Member " + target + " cannot take over: the active member has not "
+                        + "heard from it. Start it, or wait until 'display server' shows it in sync, then switch "
+                        + "over.");
             }
         }
         String chosen = target;
