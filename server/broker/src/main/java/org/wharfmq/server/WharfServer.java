@@ -122,14 +122,14 @@ public final class WharfServer implements AutoCloseable {
 
     private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, Logins logins,
                         AccessControl accessControl, List<ServerPlugin> plugins,
-                        Supplier<ReplicationState> replication) {
+                        Supplier<ReplicationState> replication, QueueDefinitionFile definitions) {
         this.config = config;
         this.logins = logins;
         this.accessControl = accessControl;
         this.plugins = plugins;
         this.transport = NativeTransport.best();
         this.store = store;
-        this.queueManager = new QueueManager(config, store, clock, QueueDefinitionFile.in(config.dataDirectory()));
+        this.queueManager = new QueueManager(config, store, clock, definitions);
         this.topicManager = new TopicManager(config, queueManager);
         this.xaBranches = new XaBranches(queueManager.persistence(), topicManager, queueManager.clock());
         this.connections = new DefaultChannelGroup("wharf-connections", GlobalEventExecutor.INSTANCE);
@@ -174,6 +174,7 @@ public final class WharfServer implements AutoCloseable {
         private AccessControl accessControl;
         private List<ServerPlugin> plugins = List.of();
         private Supplier<ReplicationState> replication = () -> null;
+        private QueueDefinitionFile definitions;
 
         private Starter(ServerConfig config) {
             this.config = config;
@@ -221,6 +222,15 @@ public final class WharfServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Keeps the definitions made at run time in {@code definitions} (a replicated queue manager's, which its
+         * members share) instead of the data directory's own {@link QueueDefinitionFile}.
+         */
+        public Starter definitions(QueueDefinitionFile definitions) {
+            this.definitions = definitions;
+            return this;
+        }
+
         /** What runs beside the queue manager, started in this order once the listeners accept connections. */
         public Starter plugins(ServerPlugin... plugins) {
             this.plugins = List.of(plugins);
@@ -240,7 +250,8 @@ public final class WharfServer implements AutoCloseable {
             try {
                 server = new WharfServer(config, opened, clock,
                         new Logins(authenticator), accessControl != null ? accessControl : AccessControl.allowAll(),
-                        plugins, replication);
+                        plugins, replication, definitions != null ? definitions
+                                : QueueDefinitionFile.in(config.dataDirectory()));
             } catch (RuntimeException | Error e) {
                 opened.close();
                 throw e;
@@ -478,6 +489,20 @@ public final class WharfServer implements AutoCloseable {
      */
     EventLoopGroup connectionLoops(boolean inVm) {
         return inVm ? inVmGroup : ioGroup;
+    }
+
+    /**
+     * Stops serving network clients at once and leaves the rest to {@link #close}: the listeners stop accepting and
+     * every client connection is closed without a word, as a network cut would close it. For a replicated queue
+     * manager's member that stopped being the active one: its clients must see their connections lost (a commit's
+     * outcome unknown, a send sent again), never a failure answered for work the next active member may yet commit.
+     * Not on an event loop's thread.
+     */
+    public void disconnectClients() {
+        for (Channel listener : listeners) {
+            listener.close().awaitUninterruptibly();
+        }
+        connections.close().awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     }
 
     /**

@@ -28,6 +28,17 @@ public final class AtomicFile {
      * @throws IOException when it cannot be written (the old file is then left as it was)
      */
     public static void write(Path file, String text, boolean ownerOnly) throws IOException {
+        write(file, text.getBytes(StandardCharsets.UTF_8), ownerOnly);
+    }
+
+    /**
+     * Writes {@code content} as {@code file}'s whole content (also how a replica writes the versions of a file the
+     * replication brings it).
+     *
+     * @param ownerOnly whether only the file's owner may read it (where the file system has POSIX permissions)
+     * @throws IOException when it cannot be written (the old file is then left as it was)
+     */
+    public static void write(Path file, byte[] content, boolean ownerOnly) throws IOException {
         Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
         Files.createDirectories(file.getParent());
         if (ownerOnly && FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
@@ -37,7 +48,7 @@ public final class AtomicFile {
         }
         try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            out.write(StandardCharsets.UTF_8.encode(text));
+            out.write(java.nio.ByteBuffer.wrap(content));
             out.force(true);
         }
         Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

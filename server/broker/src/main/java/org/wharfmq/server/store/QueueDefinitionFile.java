@@ -41,9 +41,30 @@ import java.util.function.Function;
  * A new version is written to {@value #FILE_NAME}{@code .tmp}, forced to the disk, renamed over the old one
  * (atomically), and the directory forced: a crash leaves the old file or the new one, never a part of either.
  *
+ * <h2>Replicated</h2>
+ * On the active member of a replicated queue manager ({@link #replicated}) every new version is also handed, whole, to
+ * the replication, and a change is done only once a majority of the members has it: the next active member reads the
+ * same file (docs/resilience.md, "Replicated queue manager").
+ *
  * <p>Not thread-safe: the queue manager serialises its changes.
  */
 public final class QueueDefinitionFile {
+
+    /**
+     * Where a new version of the file goes besides this member's disk: the replicated queue manager's log.
+     */
+    @FunctionalInterface
+    public interface Replication {
+
+        /**
+         * Replicates {@code content}, the whole new file named {@code name}; returns once a majority of the members
+         * has it. Called on the thread that changes a definition (an admin command), never on a hot path.
+         *
+         * @throws IllegalStateException when it is not confirmed (this member is not, or no longer, the active one):
+         *                               the change is not done, and the message says why
+         */
+        void replicate(String name, byte[] content);
+    }
 
     /** The file's name in the data directory. */
     public static final String FILE_NAME = "queues.def";
@@ -85,19 +106,30 @@ public final class QueueDefinitionFile {
 
     /** The file, or null when definitions are not kept (a queue manager without a data directory of its own). */
     private final Path file;
+    /** Where each new version goes too; null on a queue manager of its own. */
+    private final Replication replication;
 
-    private QueueDefinitionFile(Path file) {
+    private QueueDefinitionFile(Path file, Replication replication) {
         this.file = file;
+        this.replication = replication;
     }
 
     /** The definitions file of the data directory {@code dataDirectory}. */
     public static QueueDefinitionFile in(Path dataDirectory) {
-        return new QueueDefinitionFile(dataDirectory.resolve(FILE_NAME));
+        return new QueueDefinitionFile(dataDirectory.resolve(FILE_NAME), null);
+    }
+
+    /**
+     * The definitions file of the active member of a replicated queue manager: every version written to
+     * {@code dataDirectory} and to {@code replication}.
+     */
+    public static QueueDefinitionFile replicated(Path dataDirectory, Replication replication) {
+        return new QueueDefinitionFile(dataDirectory.resolve(FILE_NAME), replication);
     }
 
     /** No file: definitions made at run time last until the queue manager stops (tests, benchmarks). */
     public static QueueDefinitionFile none() {
-        return new QueueDefinitionFile(null);
+        return new QueueDefinitionFile(null, null);
     }
 
     /** Where the definitions are kept; null for {@link #none()}. */
@@ -208,10 +240,11 @@ public final class QueueDefinitionFile {
     }
 
     /**
-     * Replaces the file's content with {@code definitions}, atomically (see the class comment); nothing with
-     * {@link #none()}.
+     * Replaces the file's content with {@code definitions}, atomically (see the class comment), and replicates it
+     * when {@link #replicated}; nothing with {@link #none()}.
      *
-     * @throws UncheckedIOException when it cannot be written (the old file is then left as it was)
+     * @throws UncheckedIOException  when it cannot be written (the old file is then left as it was)
+     * @throws IllegalStateException when the replication does not confirm it (see {@link Replication#replicate})
      */
     public void write(Collection<QueueDefinition> definitions, Collection<QueueReference> references) {
         if (file == null) {
@@ -242,10 +275,14 @@ public final class QueueDefinitionFile {
             append(text, TRANSMISSION_QUEUE, r.transmissionQueue());
             text.append('\n');
         }
+        byte[] content = text.toString().getBytes(StandardCharsets.UTF_8);
         try {
-            AtomicFile.write(file, text.toString(), false);
+            AtomicFile.write(file, content, false);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write the queues defined at run time to " + file + ": " + e, e);
+        }
+        if (replication != null) {
+            replication.replicate(FILE_NAME, content);
         }
     }
 }

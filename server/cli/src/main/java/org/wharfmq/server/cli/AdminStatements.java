@@ -3,6 +3,7 @@ package org.wharfmq.server.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.wharfmq.server.admin.AdminProtocol;
 import org.wharfmq.server.channels.ChannelCommands;
+import org.wharfmq.server.replication.ReplicationCommands;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -96,7 +97,7 @@ final class AdminStatements implements Runnable, AutoCloseable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: define, alter, delete, display,"
-                + " clear, browse, move, copy, end, start, stop, reset or resolve");
+                + " clear, browse, move, copy, end, start, stop, reset, resolve or switchover");
     }
 
     // ---- the commands ----
@@ -110,6 +111,15 @@ final class AdminStatements implements Runnable, AutoCloseable {
     @Command(name = "copy", mixinStandardHelpOptions = true, description = "Copies waiting messages to another queue, leaving them where they are.")
     int copy(@Mixin Transfer transfer) {
         return send("copy", transfer.arguments(), result -> AdminOutput.transferred("Copied", result, out, err));
+    }
+
+    @Command(name = "switchover", mixinStandardHelpOptions = true, description = "Hands the active role of a "
+            + "replicated queue manager to a replica (a planned switchover): it takes over, clients reconnect "
+            + "to it, and this member ends, to be started again as a replica.")
+    int switchover(@Option(names = "--to", paramLabel = "ID", description = "The member to hand it to (default: the "
+            + "replica least behind).") String to) {
+        return send("switchover", arguments(ReplicationCommands.MEMBER, to),
+                result -> done(() -> out.println(result.asText())));
     }
 
     /** What a move or copy takes: from where, to where, which messages, how many. */

@@ -10,6 +10,7 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.metrics.MetricsPlugin;
+import org.wharfmq.server.replication.ReplicationCommands;
 import org.wharfmq.server.replication.ReplicationConfiguration;
 import org.wharfmq.server.replication.ReplicationMember;
 import org.wharfmq.server.replication.ReplicationSettings;
@@ -127,7 +128,8 @@ final class ServerCommand implements Callable<Integer> {
             HttpPlugin http = new HttpPlugin(file.http());
             FlowHost flows = new FlowHost(file.flowHost(), http);
             ChannelsPlugin channels = new ChannelsPlugin(file.channels());
-            AdminPlugin admin = new AdminPlugin(flows.adminCommands(), channels.adminCommands());
+            AdminPlugin admin = new AdminPlugin(flows.adminCommands(), channels.adminCommands(),
+                    new ReplicationCommands(member));
             // the hierarchy's control queue before the channels that bring to it; the channels early (they move
             // messages whatever else runs), the admin plugin after the flows (its
             // command queue opens once they run), the console after the admin plugin (it runs its commands); HTTP last
@@ -140,7 +142,7 @@ final class ServerCommand implements Callable<Integer> {
                 starter.authenticator(users).accessControl(users.accessControl());
             }
             if (member != null) {
-                starter.store(member.takeOver()).replication(member::state);
+                starter.store(member.takeOver()).replication(member::state).definitions(member.definitions());
             }
             server = starter.start();
         } catch (BindException | IllegalStateException | ConfigurationException e) {
@@ -157,11 +159,18 @@ final class ServerCommand implements Callable<Integer> {
         int[] status = {0};
         if (replicated != null) {
             replicated.fenced().thenAccept(reason -> {
-                // the other two elect a new active instance: this one stops taking work at once, and ends
+                // the other two elect a new active instance: this one stops taking work at once, and ends. Its clients
+                // lose their connections before the failed batch's waiters hear of it (the member completes that
+                // failure only after this returns), then the rest closes on a thread of its own: closing the store
+                // waits for those waiters
+                server.disconnectClients();
                 System.err.println("wharf: " + reason);
-                server.close();
-                status[0] = FENCED;
-                stopped.countDown();
+                Thread closing = new Thread(() -> {
+                    server.close();
+                    status[0] = FENCED;
+                    stopped.countDown();
+                }, "wharf-fenced-close");
+                closing.start();
             });
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -77,7 +77,8 @@ final class ConsoleApi {
             change("end-connection", "connection"),
             change("delete-subscription", "subscription", "clientId"),
             change("start-channel", "channel"),
-            change("stop-channel", "channel"));
+            change("stop-channel", "channel"),
+            change("switchover", "member")); // a replicated queue manager's (docs/resilience.md)
 
     private final AdminPlugin admin;
     private final AccessControl accessControl;

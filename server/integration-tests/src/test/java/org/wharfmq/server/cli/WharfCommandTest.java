@@ -7,6 +7,7 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.WharfVersion;
 import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.replication.ReplicationCommands;
 import org.wharfmq.server.flow.TestJars;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import picocli.CommandLine;
@@ -377,7 +378,8 @@ class WharfCommandTest {
 
     /**
      * wharf admin against a server with a security file: a user without the admin permission is refused (the SYSTEM.*
-     * rule), an admin's commands run, read as a script from standard input after the password's line.
+     * rule), here a replicated queue manager's switchover, an admin's commands run, read as a script from standard
+     * input after the password's line.
      */
     @Test
     void adminNeedsTheAdminPermissionAndReadsAScriptAfterThePasswordOnStandardInput() throws Exception {
@@ -388,9 +390,10 @@ class WharfCommandTest {
                 + "permissions:\n  - connect: [user:app, group:admins]\n  - admin: [group:admins]\n");
         SecurityFileRealm realm = SecurityFileRealm.open(file);
         try (TestServer server = TestServer.start(c -> c, config -> WharfServer.builder(config).authenticator(realm)
-                .accessControl(realm.accessControl()).plugins(new AdminPlugin()).start())) {
+                .accessControl(realm.accessControl()).plugins(new AdminPlugin(new ReplicationCommands(null))).start())) {
             String url = server.server().tcpUrl();
-            Process refused = wharf("admin", "--url", url, "--user", "app", "--password-stdin", "display", "queues");
+            Process refused = wharf("admin", "--url", url, "--user", "app", "--password-stdin", "switchover", "--to",
+                    "b");
             refused.getOutputStream().write("app-pw\n".getBytes(StandardCharsets.UTF_8));
             refused.getOutputStream().close();
             assertTrue(refused.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));

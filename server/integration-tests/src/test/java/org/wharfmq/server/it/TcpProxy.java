@@ -14,11 +14,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link #killConnections()} resets both sockets of every relayed connection at once, with no orderly close;
  * {@link #cutClientSides()} resets only the client's side and leaves the server's open and silent, a half-open
  * connection as a pulled cable leaves it, which the server finds dead only when its heartbeat runs out.
+ * {@link #cut()} and {@link #heal()} take the path down and up again: while cut, every connection is reset, new ones
+ * included.
  */
 public final class TcpProxy implements AutoCloseable {
 
     private final ServerSocket listener;
     private final int targetPort;
+    /** Whether the path is down ({@link #cut}): connections made meanwhile are reset at once. */
+    private volatile boolean cut;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     /** The client side of each relayed connection; its server side is in {@link #sockets} too. */
     private final Set<Socket> clientSides = ConcurrentHashMap.newKeySet();
@@ -36,6 +40,28 @@ public final class TcpProxy implements AutoCloseable {
         TcpProxy proxy = new TcpProxy(listener, targetPort);
         daemon("tcp-proxy-accept", proxy::acceptLoop).start();
         return proxy;
+    }
+
+    /**
+     * Starts relaying connections made to {@code address}:{@code port} (a loopback address of its own, 127.0.x.y, so
+     * that several proxies to one port can stand for several paths) to 127.0.0.1:{@code targetPort}.
+     */
+    public static TcpProxy start(InetAddress address, int port, int targetPort) throws IOException {
+        ServerSocket listener = new ServerSocket(port, 50, address);
+        TcpProxy proxy = new TcpProxy(listener, targetPort);
+        daemon("tcp-proxy-accept", proxy::acceptLoop).start();
+        return proxy;
+    }
+
+    /** Takes the path down: every relayed connection is reset, and so is every new one until {@link #heal}. */
+    public void cut() {
+        cut = true;
+        killConnections();
+    }
+
+    /** Brings the path up again: new connections are relayed. */
+    public void heal() {
+        cut = false;
     }
 
     /** The broker URL that goes through this proxy. */
@@ -81,7 +107,17 @@ public final class TcpProxy implements AutoCloseable {
         while (!listener.isClosed()) {
             try {
                 Socket client = listener.accept();
-                Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                if (cut) {
+                    reset(client);
+                    continue;
+                }
+                Socket server;
+                try {
+                    server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                } catch (IOException refused) { // the server is down: so is this connection, not the proxy
+                    reset(client);
+                    continue;
+                }
                 client.setTcpNoDelay(true);
                 server.setTcpNoDelay(true);
                 sockets.add(client);

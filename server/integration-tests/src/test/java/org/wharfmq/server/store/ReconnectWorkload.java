@@ -113,11 +113,25 @@ final class ReconnectWorkload {
      * knew, and come back of unknown outcome instead of rolled back, which is not what the kill is meant to test.
      */
     Outage kill(ServerProcess server) throws InterruptedException {
+        return end(server::kill);
+    }
+
+    /** How a server process is ended: returns once it has ended. */
+    @FunctionalInterface
+    interface Ending {
+        void end() throws InterruptedException;
+    }
+
+    /**
+     * As {@link #kill}, the server ended by {@code ending} instead (a planned switchover: it stops and ends by
+     * itself), which returns once the process has ended.
+     */
+    Outage end(Ending ending) throws InterruptedException {
         Hold consuming = consumer.hold(); // first: it needs the producer's messages to have some in hand
         Hold producing = producer.hold();
         long[] lost = clients.stream().mapToLong(Client::disconnections).toArray();
         long killed = System.nanoTime();
-        server.kill();
+        ending.end();
         long dead = System.nanoTime(); // waited for: nothing the old process sends can arrive from here on
         for (Client c : clients) {
             c.watchFrom(dead);

@@ -92,7 +92,8 @@ public final class ServerProcess implements AutoCloseable {
         return launch(data, 0, List.of(), extraArgs);
     }
 
-    private static ServerProcess launch(Path data, int port, List<String> jvmOptions, String... extraArgs)
+    /** {@link #launch(Path, int, String...)} with options for its JVM. */
+    static ServerProcess launch(Path data, int port, List<String> jvmOptions, String... extraArgs)
             throws IOException {
         Process process = new ProcessBuilder(command(data, port, jvmOptions, extraArgs)).redirectErrorStream(true)
                 .start();

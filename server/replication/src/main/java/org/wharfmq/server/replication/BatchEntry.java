@@ -7,17 +7,22 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One Raft log entry: one group-commit batch of journal records, with the id of the member that appended it.
+ * One Raft log entry: one group-commit batch of journal records, with the id of the member that appended it, or
+ * (format {@link #FILE}) the whole new version of a file the queue manager keeps beside its journal (the definitions
+ * made at run time, {@code queues.def}).
  *
  * <pre>
  * u8 format (1) | u8 n | n bytes: origin member id (UTF-8) | the batch's records, as the journal writer gives them
+ * u8 format (2) | u8 n | n bytes: origin member id (UTF-8) | u8 m | m bytes: the file's name | the file's content
  * </pre>
  *
- * The records are opaque here; the sink reads them.
+ * The records and the file are opaque here; the sink reads them.
  */
 final class BatchEntry {
 
     static final byte FORMAT = 1;
+    /** An entry holding a file beside the journal. */
+    static final byte FILE = 2;
 
     private BatchEntry() {
     }
@@ -37,8 +42,41 @@ final class BatchEntry {
         return header.concat(UnsafeByteOperations.unsafeWrap(records.slice()));
     }
 
+    /** A file entry: {@code name}'s new {@code content}, appended by {@code origin}. */
+    static ByteString file(String origin, String name, byte[] content) {
+        byte[] id = origin.getBytes(StandardCharsets.UTF_8);
+        byte[] file = name.getBytes(StandardCharsets.UTF_8);
+        byte[] header = new byte[3 + id.length + file.length];
+        header[0] = FILE;
+        header[1] = (byte) id.length;
+        System.arraycopy(id, 0, header, 2, id.length);
+        header[2 + id.length] = (byte) file.length;
+        System.arraycopy(file, 0, header, 3 + id.length, file.length);
+        return ByteString.copyFrom(header).concat(ByteString.copyFrom(content));
+    }
+
+    /** Whether {@code entry} holds a file rather than journal records. */
+    static boolean isFile(ByteString entry) {
+        return entry.size() >= 2 && entry.byteAt(0) == FILE;
+    }
+
+    /** The name of a file entry's file. */
+    static String fileName(ByteString entry) {
+        int at = 2 + (entry.byteAt(1) & 0xFF);
+        return entry.substring(at + 1, at + 1 + (entry.byteAt(at) & 0xFF)).toString(StandardCharsets.UTF_8);
+    }
+
+    /** The content of a file entry's file, read-only. */
+    static ByteBuffer fileContent(ByteString entry) {
+        int at = 2 + (entry.byteAt(1) & 0xFF);
+        return entry.substring(at + 1 + (entry.byteAt(at) & 0xFF)).asReadOnlyByteBuffer();
+    }
+
     /** The origin member id of an entry. */
     static String origin(ByteString entry) {
+        if (isFile(entry)) {
+            return entry.substring(2, 2 + (entry.byteAt(1) & 0xFF)).toString(StandardCharsets.UTF_8);
+        }
         checkFormat(entry);
         int length = entry.byteAt(1) & 0xFF;
         return entry.substring(2, 2 + length).toString(StandardCharsets.UTF_8);

@@ -32,8 +32,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The replicated log's Ratis state machine: each committed entry is one batch of journal records
- * ({@link BatchEntry}), handed to the member's {@link ReplicaSink} in log order. A snapshot is the sink's state,
+ * The replicated log's Ratis state machine: each committed entry is one batch of journal records, or a file kept
+ * beside the journal ({@link BatchEntry}), handed to the member's {@link ReplicaSink} in log order. A snapshot is the sink's state,
  * in one file named by the term and index of the last batch applied (Ratis's {@link SimpleStateMachineStorage});
  * the leader sends it to a member whose log is too far behind (a new or wiped member), which loads it in place of
  * its state and applies the log from there.
@@ -121,8 +121,14 @@ final class JournalStateMachine extends BaseStateMachine {
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
         ByteString data = entry.getStateMachineLogEntry().getLogData();
+        boolean file = BatchEntry.isFile(data);
         try {
-            sink.apply(entry.getIndex(), BatchEntry.origin(data), BatchEntry.records(data));
+            if (file) {
+                sink.applyFile(entry.getIndex(), BatchEntry.origin(data), BatchEntry.fileName(data),
+                        BatchEntry.fileContent(data));
+            } else {
+                sink.apply(entry.getIndex(), BatchEntry.origin(data), BatchEntry.records(data));
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -130,7 +136,9 @@ final class JournalStateMachine extends BaseStateMachine {
         // which would leave a gap in this member's journal; a throw stops its state machine updater and closes the
         // member (fail-stop), and the other two go on. Restarted, it applies the log again from its latest snapshot.
         updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
-        batchesApplied.incrementAndGet();
+        if (!file) {
+            batchesApplied.incrementAndGet();
+        }
         return CompletableFuture.completedFuture(Message.EMPTY);
     }
 

@@ -27,6 +27,18 @@ public interface ReplicaSink {
     void apply(long index, String origin, ByteBuffer records) throws IOException;
 
     /**
+     * Applies the new version of a file the queue manager keeps beside its journal (the definitions made at run time):
+     * the whole file, replacing the one before.
+     *
+     * @param index   the entry's Raft log index, in the same sequence as the batches'
+     * @param origin  the id of the member that appended it as leader (its own id: that member wrote the file already)
+     * @param name    the file's name in the data directory
+     * @param content the file's bytes, valid during the call only
+     * @throws IOException (or any exception) as {@link #apply}
+     */
+    void applyFile(long index, String origin, String name, ByteBuffer content) throws IOException;
+
+    /**
      * Writes the sink's state as of the last batch applied, or nothing and returns false when it has none to give
      * now (the active instance: its state is the live queue manager's); the log then keeps its entries.
      */

@@ -16,6 +16,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
 import org.apache.ratis.rpc.SupportedRpcType;
@@ -180,6 +181,52 @@ public final class ReplicatedLog implements AutoCloseable {
         // busy machine): on this member's submitting thread, so the journal writer that calls here never waits
         return CompletableFuture.supplyAsync(() -> submit(request), submitter).thenCompose(reply -> reply)
                 .thenApply(this::committed);
+    }
+
+    /**
+     * Appends the whole new version of a file the queue manager keeps beside its journal ({@code queues.def}): one
+     * entry of its own, submitted from the calling thread (an admin command's; not the journal writer's path). The
+     * future completes as {@link #append}'s does.
+     */
+    public CompletableFuture<Long> appendFile(String name, byte[] content) {
+        if (content.length > ReplicationConfiguration.MAX_BATCH_BYTES) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("File " + name + " is "
+                    + content.length + " bytes, more than one replicated log entry carries ("
+                    + ReplicationConfiguration.MAX_BATCH_BYTES + " bytes)."));
+        }
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(server.getId())
+                .setGroupId(groupId)
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(Message.valueOf(BatchEntry.file(self.id(), name, content)))
+                .setType(RaftClientRequest.writeRequestType())
+                .build();
+        return submit(request).thenApply(this::committed);
+    }
+
+    /**
+     * Hands the leadership to member {@code to} (Ratis's transfer: this leader brings it up to date, tells it to start
+     * an election at once, and steps down once it wins). Completes when {@code to} leads, or fails (it could not
+     * catch up within {@code timeout}, or this member does not lead).
+     */
+    public CompletableFuture<Void> transferLeadership(String to, java.time.Duration timeout) {
+        membership.member(to); // refused, naming the members, when there is none
+        TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, server.getId(), groupId,
+                callIds.incrementAndGet(), RaftPeerId.valueOf(to), timeout.toMillis());
+        CompletableFuture<RaftClientReply> reply;
+        try {
+            reply = server.transferLeadershipAsync(request);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return reply.thenAccept(r -> {
+            if (!r.isSuccess()) {
+                throw new IllegalStateException("Replication member " + self.id() + " could not hand the leadership "
+                        + "to " + to + ": " + (r.getException() == null ? "refused" : r.getException().getMessage()),
+                        r.getException());
+            }
+        });
     }
 
     private CompletableFuture<RaftClientReply> submit(RaftClientRequest request) {

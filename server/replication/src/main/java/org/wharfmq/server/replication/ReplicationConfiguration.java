@@ -26,6 +26,11 @@ public final class ReplicationConfiguration {
      * record, with the record's fields, must fit in one entry.
      */
     public static final int MAX_MESSAGE_LENGTH = MAX_BATCH_BYTES - (64 << 10);
+    /**
+     * How long a change that the whole group must have (a definition made at run time, a switchover) waits for the
+     * group's answer before it is reported as failed.
+     */
+    public static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(30);
     /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
 

@@ -4,8 +4,11 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.Durability;
 import org.wharfmq.server.management.ReplicationState;
 import org.wharfmq.server.store.JournalMessageStore;
+import org.wharfmq.server.store.QueueDefinitionFile;
 import org.wharfmq.server.store.ReplicaJournal;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,6 +19,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -24,8 +30,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * over} as a standby does when it gets the data directory's lock: its journal closed, the queue manager's store
  * opened on it (recovery, as after a crash), with every later batch handed to the log before it is confirmed.
  *
- * <p>Fencing: once it has taken over, losing the leadership (cut off from both others, or a batch not committed)
- * {@link #onFenced fences} it: the caller stops serving clients and ends the process; restarted, it rejoins as a
+ * <p>The definitions made at run time ({@code queues.def}, {@link #definitions}) travel through the same log, each
+ * version whole, and a replica writes them into its own data directory ({@link ReplicatedFiles}).
+ *
+ * <p>Fencing: once it has taken over, losing the leadership (cut off from both others, a batch not committed, or a
+ * {@link #switchover}) {@link #fenced fences} it: the caller stops serving clients and ends the process; restarted, it rejoins as a
  * replica, its journal rebuilt from the log (so nothing it wrote without a majority survives).
  *
  * <p>Threads: the log applies batches on Ratis's applier thread; {@link #takeOver} runs on the caller's;
@@ -34,6 +43,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ReplicationMember implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(ReplicationMember.class.getName());
+    /** How long a switchover waits before it starts, so that the admin command's answer leaves first. */
+    private static final long SWITCHOVER_ANSWER_MILLIS = 500;
 
     private enum State { REPLICA, ACTIVE, FENCED, CLOSED }
 
@@ -43,6 +54,10 @@ public final class ReplicationMember implements AutoCloseable {
     private State state = State.REPLICA;
     /** This member's journal while a replica; closed at the takeover. Guarded by {@link #lock}. */
     private final ReplicaJournal replica;
+    /** The files beside the journal the log carries; written here while a replica. Guarded by {@link #lock}. */
+    private final ReplicatedFiles files;
+    /** The member a switchover hands the leadership to, while one is under way; else null. */
+    private volatile String switchingTo;
     private final CompletableFuture<Void> elected = new CompletableFuture<>();
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private ReplicatedLog log;
@@ -50,10 +65,15 @@ public final class ReplicationMember implements AutoCloseable {
     /** Bytes appended and not yet committed (or failed): the active member's backlog. */
     private final AtomicLong backlogBytes = new AtomicLong();
 
-    private ReplicationMember(ServerConfig config, String group, ReplicaJournal replica) {
+    private final Membership membership;
+
+    private ReplicationMember(ServerConfig config, Membership membership, ReplicaJournal replica,
+                              ReplicatedFiles files) {
         this.config = config;
-        this.group = group;
+        this.membership = membership;
+        this.group = membership.group();
         this.replica = replica;
+        this.files = files;
     }
 
     /**
@@ -79,15 +99,18 @@ public final class ReplicationMember implements AutoCloseable {
                     + ReplicationConfiguration.MAX_BATCH_BYTES + " bytes: set maxMessageLength to "
                     + ReplicationConfiguration.MAX_MESSAGE_LENGTH + " or less.");
         }
-        if (!Files.isDirectory(self.replicationDirectory()) && ReplicaJournal.holdsJournal(data)) {
-            throw new IllegalArgumentException("Data directory " + data + " holds the journal of a queue manager that "
-                    + "ran there on its own, and member '" + selfId + "' has no replicated log yet: a member starts "
-                    + "from an empty data directory (a member rebuilds its journal from the log). Give it an empty "
-                    + "directory, or move the old journal away.");
+        ReplicatedFiles files = new ReplicatedFiles(data);
+        if (!Files.isDirectory(self.replicationDirectory()) && (ReplicaJournal.holdsJournal(data) || files.any())) {
+            throw new IllegalArgumentException("Data directory " + data + " holds the journal or the definitions ("
+                    + ReplicatedFiles.NAMES + ") of a queue manager that ran there on its own, and member '" + selfId
+                    + "' has no replicated log yet: a member starts from an empty data directory (a member rebuilds "
+                    + "its journal and definitions from the log). Give it an empty directory, or move the old files "
+                    + "away.");
         }
         ReplicaJournal replica = ReplicaJournal.open(config);
-        ReplicationMember member = new ReplicationMember(config, membership.group(), replica);
+        ReplicationMember member = new ReplicationMember(config, membership, replica, files);
         try {
+            files.reset(); // rebuilt from the log, as the journal is
             member.log = ReplicatedLog.start(membership, selfId, tls, member.new Sink(), member.new Listener(),
                     timings);
         } catch (IOException | RuntimeException e) {
@@ -139,6 +162,101 @@ public final class ReplicationMember implements AutoCloseable {
     }
 
     /**
+     * The definitions file of the queue manager this member runs once it {@link #takeOver takes over}: every change
+     * is written to its data directory and committed through the log before it is done, so the next active member
+     * has it.
+     */
+    public QueueDefinitionFile definitions() {
+        return QueueDefinitionFile.replicated(config.dataDirectory(), this::replicateFile);
+    }
+
+    /** Commits a new version of a file beside the journal; a failure fences this member, as a batch's does. */
+    private void replicateFile(String name, byte[] content) {
+        Throwable failure;
+        try {
+            log.appendFile(name, content).get(ReplicationConfiguration.CHANGE_TIMEOUT.toMillis(),
+                    TimeUnit.MILLISECONDS);
+            return;
+        } catch (ExecutionException e) {
+            failure = e.getCause();
+        } catch (TimeoutException e) {
+            failure = new TimeoutException("no majority answered within " + ReplicationConfiguration.CHANGE_TIMEOUT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure = e;
+        }
+        fence("a change of " + name + " was not committed: " + failure.getMessage());
+        throw new IllegalStateException("The change was not confirmed by a majority of replication group '" + group
+                + "' (" + failure.getMessage() + "): this member stops being the active instance, and the next one "
+                + "decides whether the change was made. Display it there, and make it again if it is not.", failure);
+    }
+
+    /**
+     * Hands the active role to {@code to} (null: the replica least behind, then the first by id), Ratis's leadership
+     * transfer, which first brings it up to date:
+     * the new member takes over as after an election, and this one, fenced as it steps down, stops serving clients and
+     * ends with {@code wharf server}'s status 3, to be started again as a replica. Starts the transfer a moment after
+     * it returns, so that the command's answer leaves first.
+     *
+     * @return what was started, for the operator
+     * @throws IllegalStateException    when this member is not the active one, or it hears from no replica (or not
+     *                                  from {@code to})
+     * @throws IllegalArgumentException when {@code to} is not another member of the group
+     */
+    public String switchover(String to) {
+        synchronized (lock) {
+            if (state != State.ACTIVE) {
+                throw new IllegalStateException("Replication member " + log.id() + " is not the active instance ("
+                        + state + "): run switchover on the active one.");
+            }
+        }
+        if (switchingTo != null) {
+            throw new IllegalStateException("A switchover to member " + switchingTo + " is under way already.");
+        }
+        ReplicationState now = state();
+        String target = to;
+        // a replica heard from qualifies even a few entries behind (under load one always is): the transfer brings it
+        // up to date before it takes over, or gives up after CHANGE_TIMEOUT and this member stays active
+        if (target == null) {
+            target = now.behind().entrySet().stream()
+                    .filter(e -> !e.getKey().equals(log.id()) && e.getValue() >= 0)
+                    .sorted(Map.Entry.<String, Long>comparingByValue()
+                            .thenComparing(Map.Entry.<String, Long>comparingByKey()))
+                    .map(Map.Entry::getKey).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("No replica of group '" + group + "' can take over: "
+                            + "the active member hears from none (" + now.behind() + "). Start the replicas, or wait "
+                            + "until 'display server' shows them in sync."));
+        } else {
+            membership.member(target); // refused, naming the members, when there is none
+            if (target.equals(log.id())) {
+                throw new IllegalArgumentException("Member " + target + " is the active instance already: name "
+                        + "another member, or leave --to out.");
+            }
+            Long behind = now.behind().get(target);
+            if (behind == null || behind < 0) {
+                throw new IllegalStateException("Member " + target + " cannot take over: the active member has not "
+                        + "heard from it. Start it, or wait until 'display server' shows it in sync, then switch "
+                        + "over.");
+            }
+        }
+        String chosen = target;
+        switchingTo = chosen;
+        CompletableFuture.delayedExecutor(SWITCHOVER_ANSWER_MILLIS, TimeUnit.MILLISECONDS).execute(() ->
+                log.transferLeadership(chosen, ReplicationConfiguration.CHANGE_TIMEOUT).whenComplete((done, failure) -> {
+                    if (failure != null) {
+                        switchingTo = null;
+                        LOG.log(System.Logger.Level.WARNING, "The switchover to member " + chosen + " failed, member "
+                                + log.id() + " stays active: " + failure.getMessage());
+                    }
+                }));
+        LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + " hands the active role to "
+                + chosen + " (switchover)");
+        return "Switchover of group '" + group + "' from member " + log.id() + " to member " + chosen + " started: "
+                + chosen + " takes over and the clients reconnect to it; " + log.id() + " stops serving clients and "
+                + "ends (status 3): start it again to rejoin as a replica.";
+    }
+
+    /**
      * The store's {@link org.wharfmq.server.store.JournalReplication}: the batch in log entries of at most
      * {@link ReplicationConfiguration#MAX_BATCH_BYTES}, cut between records; done when the last is committed (the log
      * commits in order). Any failure fences this member: its journal holds the batch, the others may not.
@@ -162,17 +280,25 @@ public final class ReplicationMember implements AutoCloseable {
     private CompletableFuture<Long> append(ByteBuffer entry) {
         int bytes = entry.remaining();
         backlogBytes.addAndGet(bytes);
-        CompletableFuture<Long> appended = log.append(entry);
-        appended.whenComplete((index, failure) -> {
+        CompletableFuture<Long> confirmed = new CompletableFuture<>();
+        log.append(entry).whenComplete((index, failure) -> {
             backlogBytes.addAndGet(-bytes);
-            if (failure != null) {
-                fence("a batch was not committed: " + failure.getMessage());
+            if (failure == null) {
+                confirmed.complete(index);
+                return;
             }
+            // fenced first: the caller stops serving clients before the batch's waiters hear of the failure, so a
+            // client whose send or commit the batch held sees its connection lost (outcome unknown), never a failure
+            // for work the next active member may commit (an entry one replica has can be committed by the next term)
+            fence("a batch was not committed: " + failure.getMessage());
+            confirmed.completeExceptionally(failure);
         });
-        return appended;
+        return confirmed;
     }
 
-    private void fence(String why) {
+    private void fence(String cause) {
+        String to = switchingTo; // a planned switchover fails the appends in flight and ends the leadership as well
+        String why = to != null ? "it handed the active role to member " + to + " (switchover)" : cause;
         synchronized (lock) {
             if (state != State.ACTIVE) {
                 return;
@@ -246,11 +372,24 @@ public final class ReplicationMember implements AutoCloseable {
         }
 
         @Override
+        public void applyFile(long index, String origin, String name, ByteBuffer content) throws IOException {
+            synchronized (lock) {
+                if (state == State.REPLICA) {
+                    files.write(name, content);
+                } else if (state != State.CLOSED && !origin.equals(log.id())) {
+                    throw new IllegalStateException("Replication member " + log.id() + " took over but was given "
+                            + name + " at " + index + " appended by " + origin + ": it stops.");
+                }
+            }
+        }
+
+        @Override
         public boolean writeSnapshot(OutputStream out) throws IOException {
             synchronized (lock) {
                 if (state != State.REPLICA) {
                     return false; // the active instance's journal is the queue manager's: replicas take snapshots
                 }
+                files.writeSnapshot(new DataOutputStream(out));
                 replica.writeSnapshot(out);
                 return true;
             }
@@ -260,6 +399,7 @@ public final class ReplicationMember implements AutoCloseable {
         public void loadSnapshot(InputStream in) throws IOException {
             synchronized (lock) {
                 requireReplica("load a snapshot");
+                files.loadSnapshot(new DataInputStream(in));
                 replica.loadSnapshot(in);
             }
         }
@@ -268,6 +408,7 @@ public final class ReplicationMember implements AutoCloseable {
         public void reset() throws IOException {
             synchronized (lock) {
                 requireReplica("empty its journal");
+                files.reset();
                 replica.reset();
             }
         }

@@ -32,6 +32,11 @@ final class RecordingSink implements ReplicaSink {
     }
 
     @Override
+    public synchronized void applyFile(long index, String origin, String name, ByteBuffer content) {
+        throw new AssertionError("the test appended no file, but file " + name + " came at " + index);
+    }
+
+    @Override
     public synchronized boolean writeSnapshot(OutputStream out) throws IOException {
         DataOutputStream data = new DataOutputStream(out);
         data.writeLong(lastIndex);

@@ -6,7 +6,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.TestCertificates;
+import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.store.QueueDefinitionFile;
 import org.wharfmq.server.store.JournalMessageStore;
 import org.wharfmq.server.store.RecoveryTarget;
 import org.wharfmq.server.store.StoredMessage;
@@ -61,6 +63,12 @@ class ReplicationMemberTest {
             CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
 
             int first = takeOver();
+            // a queue defined at run time: its definitions file is committed through the log to the replicas
+            members[first].definitions().write(List.of(new QueueDefinition("RUNTIME.Q", 1234L)), List.of());
+            for (int i = 0; i < 3; i++) {
+                int member = i;
+                Trio.await("member " + i + "'s definitions", () -> definitions(member).equals(List.of("RUNTIME.Q")));
+            }
             assertNull(put(stores[first], "ORDERS", 1, "one"), "the first message was not confirmed");
             assertNull(put(stores[first], "ORDERS", 2, "two"), "the second message was not confirmed");
 
@@ -70,6 +78,8 @@ class ReplicationMemberTest {
             members[first] = null;
             int second = takeOver();
             assertEquals(List.of("ORDERS/1=one", "ORDERS/2=two"), recover(stores[second]));
+            assertEquals(1234L, QueueDefinitionFile.in(membership.members().get(second).dataDirectory()).read()
+                    .queues().get(0).maxDepth());
 
             // the first one rejoins as a replica: its journal is rebuilt from the log, and it follows the new one
             start(first);
@@ -77,6 +87,8 @@ class ReplicationMemberTest {
             long committed = members[second].log().status().committedIndex();
             Trio.await("the old active instance to catch up as a replica",
                     () -> members[first].log().appliedIndex() >= committed);
+            // its definitions were deleted at its start with its journal, and the log brought them back
+            assertEquals(List.of("RUNTIME.Q"), definitions(first));
 
             // cut off from both replicas, the active instance confirms nothing and is fenced
             for (int i = 0; i < 3; i++) {
@@ -113,6 +125,12 @@ class ReplicationMemberTest {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The queues member {@code i}'s definitions file holds. */
+    private List<String> definitions(int i) {
+        return QueueDefinitionFile.in(membership.members().get(i).dataDirectory()).read().queues().stream()
+                .map(QueueDefinition::name).toList();
     }
 
     /** Waits for a running member to be elected, and makes it take over; returns its position. */

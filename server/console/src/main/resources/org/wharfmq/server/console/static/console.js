@@ -425,6 +425,16 @@ async function refreshServer() {
       ['Queues', s.queues], ['Subscriptions', s.subscriptions], ['Connections', s.connections],
       ['Heap', bytes(s.heapUsedBytes) + ' of ' + bytes(s.heapMaxBytes)],
       ['Message buffers (direct memory)', bytes(s.directUsedBytes)]];
+    const r = s.replication;
+    if (r) { // a member of a replicated queue manager (docs/resilience.md): the active one, as replicas serve no one
+      const members = Object.entries(r.behind || {}).map(([id, n]) =>
+        id + (n === 0 ? ' in sync' : n < 0 ? ' not heard from' : ' ' + n + ' entries behind')).join(', ');
+      rows.push(['Replication', 'member ' + r.member + ' of group ' + r.group + ', ' + r.role + ' (active: '
+          + (r.active || '-') + ', term ' + r.term + ')'],
+        ['In sync', r.inSync + '/3' + (members ? ' (' + members + ')' : '')],
+        ['Replication backlog', bytes(r.backlogBytes)],
+        ['Last applied', r.appliedIndex + ' (committed ' + r.committedIndex + ')']);
+    }
     document.getElementById('server').replaceChildren(...rows.flatMap(([k, v]) =>
       [el('dt', { text: k }), el('dd', { text: v === null || v === undefined ? '-' : String(v) })]));
   }

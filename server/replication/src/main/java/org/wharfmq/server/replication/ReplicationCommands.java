@@ -1,0 +1,50 @@
+package org.wharfmq.server.replication;
+
+import org.wharfmq.server.admin.AdminCommand;
+import org.wharfmq.server.admin.AdminCommands;
+import org.wharfmq.server.admin.AdminException;
+import org.wharfmq.server.admin.AdminProtocol;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The replication's admin commands, served by the admin plugin on the admin command queue (so only a user with the
+ * admin permission may send them, and each is audited as every admin command is): {@code switchover} (optional
+ * {@value #MEMBER}: the member to hand the active role to). A queue manager that is not replicated answers them
+ * with a refusal saying so.
+ */
+public final class ReplicationCommands implements AdminCommands {
+
+    /** Request property: a member's id. */
+    public static final String MEMBER = "WharfMember";
+
+    /** The member this queue manager is, or null when it is not replicated. */
+    private final ReplicationMember member;
+
+    /** The commands of {@code member}; null for a queue manager that is not replicated. */
+    public ReplicationCommands(ReplicationMember member) {
+        this.member = member;
+    }
+
+    @Override
+    public Map<String, AdminCommand> commands() {
+        Map<String, AdminCommand> commands = new LinkedHashMap<>();
+        commands.put("switchover", r -> replicated("switchover").switchover(r.string(MEMBER)));
+        return commands;
+    }
+
+    private ReplicationMember replicated(String command) {
+        if (member == null) {
+            throw new AdminException(AdminProtocol.REFUSED, "This queue manager is not replicated, so '" + command
+                    + "' has nothing to do: it runs on the members of a replicated queue manager (a replication: "
+                    + "block, docs/resilience.md).");
+        }
+        return member;
+    }
+
+    @Override
+    public String toString() {
+        return "the replication";
+    }
+}
