@@ -26,6 +26,11 @@ public final class WorkloadRunner {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    /**
+     * The replicated queue manager's start: three JVMs, an election and a takeover, which took two minutes on the
+     * shared machine at load 40.
+     */
+    private static final Duration REPLICATED_START_TIMEOUT = Duration.ofSeconds(300);
 
     private final RunSettings settings;
     private final Launcher launcher;
@@ -129,6 +134,7 @@ public final class WorkloadRunner {
         List<Launched> started = new ArrayList<>();
         try {
             Launched server = null;
+            long serverPid = -1;
             String tcpUrl = settings.url();
             String user = null;
             String password = null;
@@ -137,8 +143,12 @@ public final class WorkloadRunner {
                         target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances, settings.tls(),
                                 settings.security(), settings.metrics()));
                 started.add(server);
-                String ready = server.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT);
+                String ready = server.awaitLine(ServerMain.READY_PREFIX,
+                        target == Target.REPLICATED ? REPLICATED_START_TIMEOUT : START_TIMEOUT);
                 tcpUrl = field(ready, settings.tls() == null ? "tcp" : "tls");
+                // the replicated queue manager's line names its active member's process, whose CPU is measured
+                String pid = ready.contains(" pid=") ? field(ready, "pid") : null;
+                serverPid = pid == null ? server.pid() : Long.parseLong(pid);
                 if (settings.security() != null) {
                     user = field(ready, "user");
                     password = field(ready, "password");
@@ -164,7 +174,7 @@ public final class WorkloadRunner {
                     started.add(l);
                 }
                 if (server != null) {
-                    cpu = new CpuSampler(server.pid(), started.stream().map(Launched::pid).distinct().toList());
+                    cpu = new CpuSampler(serverPid, started.stream().map(Launched::pid).distinct().toList());
                 }
                 for (Launched l : started.subList(started.size() - plan.clientMeasured().size(), started.size())) {
                     l.awaitExit(runTimeout);
