@@ -18,7 +18,7 @@ import java.util.Arrays;
  * {@code bin/wharf perf ...}: the driver when the first argument is an option ({@code -tc jms.r11.Requestor ...},
  * JMSPerfHarness's command line), else a subcommand: {@code run}, {@code compare}, {@code report}, {@code jmh}, {@code memory},
  * {@code footprint}, and the child
- * processes the runner starts ({@code server}, {@code artemis}, {@code classic}).
+ * processes the runner starts ({@code server}, {@code replicated}, {@code artemis}, {@code classic}).
  */
 public final class PerfMain {
 
@@ -53,6 +53,7 @@ public final class PerfMain {
                     yield 0;
                 }
                 case "server" -> ServerMain.run(rest);
+                case "replicated" -> org.wharfmq.perf.workload.ReplicatedServerMain.run(rest);
                 case "artemis" -> ArtemisPeerMain.run(rest);
                 case "classic" -> ClassicPeerMain.run(rest);
                 case "memory" -> QueueMemoryProbe.run(rest);

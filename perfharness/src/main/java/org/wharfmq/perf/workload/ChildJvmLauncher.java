@@ -140,6 +140,8 @@ public final class ChildJvmLauncher implements Launcher {
 
         @Override
         public void close() {
+            // its own children first (the replicated peer's members): killed forcibly, it could not stop them
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
             if (process.isAlive()) {
                 process.destroyForcibly();
             }

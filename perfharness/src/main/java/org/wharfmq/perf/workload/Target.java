@@ -4,9 +4,13 @@ import org.wharfmq.perf.flow.BenchmarkFlow;
 
 import java.util.List;
 
-/** The messaging server a workload runs against: Wharf, or a built-in peer (Apache ActiveMQ Artemis or Classic). */
+/**
+ * The messaging server a workload runs against: Wharf, Wharf as a replicated queue manager (three members, each a
+ * {@code wharf server} process: {@link ReplicatedServerMain}), or a built-in peer (Apache ActiveMQ Artemis or Classic).
+ */
 public enum Target {
     WHARF("Wharf"),
+    REPLICATED("Wharf replicated"),
     ARTEMIS("Artemis"),
     CLASSIC("ActiveMQ Classic");
 
@@ -27,8 +31,10 @@ public enum Target {
             case "wharf" -> WHARF;
             case "artemis" -> ARTEMIS;
             case "classic" -> CLASSIC;
+            case "replicated" -> REPLICATED;
             default -> throw new org.wharfmq.perf.options.OptionException("--peer " + text
-                    + ": the built-in peers are artemis (ActiveMQ Artemis) and classic (ActiveMQ Classic)");
+                    + ": the built-in peers are artemis (ActiveMQ Artemis) and classic (ActiveMQ Classic), and "
+                    + "replicated (Wharf as a replicated queue manager of three members)");
         };
     }
 
@@ -44,22 +50,26 @@ public enum Target {
     List<String> serverCommand(List<String> hostedDrivers, boolean persistent, BenchmarkFlow flow, int flowInstances,
                                String tls, String security, String metrics) {
         if (this != WHARF) {
-            String peer = "the " + displayName + " peer";
+            String peer = this == REPLICATED ? "the replicated queue manager" : "the " + displayName + " peer";
             if (metrics != null) {
-                throw new UnsupportedOperationException("--metrics is measured on Wharf only: " + peer + " runs without");
+                throw new UnsupportedOperationException("--metrics is measured on one Wharf instance only: " + peer + " runs without");
             }
             if (security != null) {
-                throw new UnsupportedOperationException("--security is measured on Wharf only: " + peer + " runs without users");
+                throw new UnsupportedOperationException("--security is measured on one Wharf instance only: " + peer + " runs without users");
             }
             if (tls != null) {
-                throw new UnsupportedOperationException("--tls is measured on Wharf only: " + peer + " runs without TLS");
+                throw new UnsupportedOperationException("--tls is measured on one Wharf instance only: " + peer + " runs without TLS");
             }
             if (flow != null) {
-                throw new UnsupportedOperationException("Message flows (F-*) run only in Wharf: " + peer + " has no flow engine");
+                throw new UnsupportedOperationException("Message flows (F-*) are measured on one Wharf instance only: " + peer
+                        + (this == REPLICATED ? " runs none" : " has no flow engine"));
             }
             if (!hostedDrivers.isEmpty()) {
                 throw new UnsupportedOperationException("In-VM workloads (RR-1, RR-2, RR-2b, RR-3) on " + peer + " are not supported yet: "
                         + "use RR-4, RR-4b or OW-1");
+            }
+            if (this == REPLICATED) {
+                return List.of("replicated");
             }
             return List.of(this == ARTEMIS ? "artemis" : "classic", "--port", "0", "--sync", Boolean.toString(persistent));
         }

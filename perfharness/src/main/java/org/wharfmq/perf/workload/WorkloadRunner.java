@@ -26,6 +26,11 @@ public final class WorkloadRunner {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    /**
+     * The replicated queue manager's start: three JVMs, an election and a takeover, which took two minutes on the
+     * shared machine at load 40.
+     */
+    private static final Duration REPLICATED_START_TIMEOUT = Duration.ofSeconds(300);
 
     private final RunSettings settings;
     private final Launcher launcher;
@@ -129,6 +134,7 @@ public final class WorkloadRunner {
         List<Launched> started = new ArrayList<>();
         try {
             List<Launched> servers = new ArrayList<>();
+            List<Long> serverPids = new ArrayList<>(); // whose CPU is the server's
             String tcpUrl = settings.url();
             String backgroundUrl = null;
             String user = null;
@@ -141,6 +147,7 @@ public final class WorkloadRunner {
                     Launched qm = launcher.launch(target.name().toLowerCase() + "-qm" + (i + 1), commands.get(i));
                     started.add(qm);
                     servers.add(qm);
+                    serverPids.add(qm.pid());
                 }
                 tcpUrl = field(servers.get(0).awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT), "tcp");
                 backgroundUrl = field(servers.get(1).awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT), "tcp");
@@ -154,8 +161,12 @@ public final class WorkloadRunner {
                                 settings.security(), settings.metrics()));
                 started.add(single);
                 servers.add(single);
-                String ready = single.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT);
+                String ready = single.awaitLine(ServerMain.READY_PREFIX,
+                        target == Target.REPLICATED ? REPLICATED_START_TIMEOUT : START_TIMEOUT);
                 tcpUrl = field(ready, settings.tls() == null ? "tcp" : "tls");
+                // the replicated queue manager's line names its active member's process, whose CPU is measured
+                String pid = ready.contains(" pid=") ? field(ready, "pid") : null;
+                serverPids.add(pid == null ? single.pid() : Long.parseLong(pid));
                 if (settings.security() != null) {
                     user = field(ready, "user");
                     password = field(ready, "password");
@@ -184,8 +195,7 @@ public final class WorkloadRunner {
                     started.add(l);
                 }
                 if (server != null) {
-                    cpu = new CpuSampler(servers.stream().map(Launched::pid).distinct().toList(),
-                            started.stream().map(Launched::pid).distinct().toList());
+                    cpu = new CpuSampler(serverPids, started.stream().map(Launched::pid).distinct().toList());
                 }
                 for (Launched l : started.subList(started.size() - plan.clientMeasured().size(), started.size())) {
                     l.awaitExit(runTimeout);

@@ -61,6 +61,8 @@ class RunCommandOptionsTest {
         assertEquals(List.of(Target.WHARF, Target.ARTEMIS), RunCommand.parse(new String[] {"RR-4"}, true).targets());
         assertEquals(List.of(Target.WHARF, Target.CLASSIC), RunCommand.parse(new String[] {"RR-4", "--peer", "classic"}, true).targets());
         assertEquals(List.of(Target.CLASSIC), RunCommand.parse(new String[] {"RR-4", "--peer", "classic"}, false).targets());
+        assertEquals(List.of(Target.WHARF, Target.REPLICATED),
+                RunCommand.parse(new String[] {"RR-4", "--peer", "replicated"}, true).targets());
         assertEquals(Workload.RR_2B, RunCommand.parse(new String[] {"rr-2b", "--queues", "3"}, false).settings().workload());
         assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--url", "tcp://h:1"}, true));
     }

@@ -1,0 +1,267 @@
+package org.wharfmq.perf.workload;
+
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.math.BigInteger;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code wharf perf replicated}: Wharf as a replicated queue manager for the workload runner ({@code --peer
+ * replicated}): three members, each a real {@code wharf server --config FILE --replica ID} process (a child JVM on
+ * this JVM's classpath) with its own data directory, replication port and member certificate from a CA made for the
+ * step (in this JVM, with Bouncy Castle: keytool took a minute on a loaded machine), all on 127.0.0.1 and so on this machine's one disk. Once one of them is elected and prints its ready
+ * line, prints {@code wharf-perf: server ready tcp=URL pid=PID} with the active member's client URL and process id
+ * (the CPU figure is the active member's), and stops the three (SIGTERM, as a service manager would) when standard
+ * input closes. A measurement of the replication's cost beside one instance, not a way to run members.
+ */
+public final class ReplicatedServerMain {
+
+    private static final String[] IDS = {"a", "b", "c"};
+    private static final String PASSWORD = "wharf-perf";
+    /** The queue manager's ready line ({@code wharf server}): its network URLs follow "ready on". */
+    private static final Pattern READY = Pattern.compile("ready on (tcp://[^, ]+)");
+    private static final long START_SECONDS = 290;
+
+    private final PrintStream out;
+    private final List<Process> members = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+
+    private ReplicatedServerMain(PrintStream out) {
+        this.out = out;
+    }
+
+    /** The {@code wharf perf replicated} command: runs until standard input closes. */
+    public static int run(String[] args) throws Exception {
+        if (args.length > 0) {
+            throw new org.wharfmq.perf.options.OptionException("replicated: no options (given " + String.join(" ", args)
+                    + ")");
+        }
+        ReplicatedServerMain main = new ReplicatedServerMain(System.out);
+        Thread watcher = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // only the end of the stream matters
+                }
+            } catch (IOException e) {
+                // a broken stdin stops the members like a closed one
+            }
+            main.stopSignal.countDown();
+        }, "perf-replicated-stdin");
+        watcher.setDaemon(true);
+        watcher.start();
+        return main.serve();
+    }
+
+    private int serve() throws Exception {
+        Path dir = Files.createTempDirectory("wharf-perf-replicated");
+        // stopped by a signal rather than by its input closing: the members go too
+        Thread stopMembers = new Thread(() -> members.forEach(Process::destroy), "perf-replicated-stop");
+        Runtime.getRuntime().addShutdownHook(stopMembers);
+        try {
+            List<Path> configs = configure(dir);
+            CompletableFuture<String> ready = new CompletableFuture<>();
+            for (int i = 0; i < IDS.length; i++) {
+                members.add(launch(IDS[i], configs.get(i), ready));
+            }
+            String line = ready.get(START_SECONDS, TimeUnit.SECONDS);
+            out.println(ServerMain.READY_PREFIX + " " + line);
+            out.flush();
+            stopSignal.await();
+            return 0;
+        } finally {
+            for (Process p : members) {
+                p.destroy();
+            }
+            for (Process p : members) {
+                if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            }
+            TempFiles.deleteTree(dir);
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopMembers);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs (or ran): nothing left to stop
+            }
+        }
+    }
+
+    /** A member's process; {@code ready} completes with the runner's fields once any member is active. */
+    private Process launch(String id, Path config, CompletableFuture<String> ready) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(JvmFlags.forChildren());
+        command.addAll(heapAndGcOptions());
+        command.add("-cp");
+        command.add(ChildJvmLauncher.currentClasspath());
+        command.add("org.wharfmq.server.cli.WharfCommand");
+        command.addAll(List.of("server", "--config", config.toString(), "--replica", id));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    Matcher m = READY.matcher(line);
+                    if (m.find()) {
+                        ready.complete("tcp=" + m.group(1) + " pid=" + process.pid() + " member=" + id);
+                    }
+                    synchronized (out) {
+                        out.println("[member " + id + "] " + line);
+                        out.flush();
+                    }
+                }
+            } catch (IOException e) {
+                // the member ended
+            }
+            ready.completeExceptionally(new IllegalStateException("replication member " + id + " ended before any "
+                    + "member was ready (status " + exitValue(process) + ")"));
+        }, "perf-member-" + id);
+        reader.setDaemon(true);
+        reader.start();
+        return process;
+    }
+
+    private static String exitValue(Process p) {
+        try {
+            return p.waitFor(5, TimeUnit.SECONDS) ? Integer.toString(p.exitValue()) : "still running";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+
+    /** The members get this JVM's heap, collector and system property options (the runner's {@code --jvm-opts}). */
+    private static List<String> heapAndGcOptions() {
+        List<String> options = new ArrayList<>();
+        for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (arg.startsWith("-Xm") || arg.startsWith("-XX:") || arg.startsWith("-D")) {
+                options.add(arg);
+            }
+        }
+        return options;
+    }
+
+    /** Certificates and one configuration file per member: the same replication block, its own key store. */
+    private static List<Path> configure(Path dir) throws Exception {
+        KeyPair caKeys = keys();
+        X500Name caName = new X500Name("CN=wharf-perf-replication-ca");
+        X509Certificate ca = sign(new JcaX509v3CertificateBuilder(caName, BigInteger.ONE, notBefore(), notAfter(),
+                caName, caKeys.getPublic()).addExtension(Extension.basicConstraints, true, new BasicConstraints(true)),
+                caKeys);
+        KeyStore trusted = KeyStore.getInstance("PKCS12");
+        trusted.load(null, null);
+        trusted.setCertificateEntry("ca", ca);
+        Path trust = store(trusted, dir.resolve("trust.p12"));
+        List<Integer> ports = freePorts(2 * IDS.length);
+        StringBuilder block = new StringBuilder("replication:\n  group: PERF\n  members:\n");
+        for (int i = 0; i < IDS.length; i++) {
+            block.append("    - id: ").append(IDS[i]).append('\n')
+                    .append("      address: 127.0.0.1:").append(ports.get(i)).append('\n')
+                    .append("      dataDirectory: ").append(dir.resolve(IDS[i])).append('\n');
+        }
+        List<Path> configs = new ArrayList<>();
+        for (int i = 0; i < IDS.length; i++) {
+            KeyPair keys = keys();
+            X509Certificate certificate = sign(new JcaX509v3CertificateBuilder(ca, BigInteger.valueOf(2 + i),
+                    notBefore(), notAfter(), new X500Name("CN=" + IDS[i] + ",O=Wharf perf"), keys.getPublic())
+                    .addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[]{
+                            new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                            new GeneralName(GeneralName.dNSName, "localhost")})), caKeys);
+            KeyStore member = KeyStore.getInstance("PKCS12");
+            member.load(null, null);
+            member.setKeyEntry("member", keys.getPrivate(), PASSWORD.toCharArray(),
+                    new Certificate[]{certificate, ca});
+            Path keyStore = store(member, dir.resolve(IDS[i] + ".p12"));
+            configs.add(Files.writeString(dir.resolve(IDS[i] + ".yaml"), "name: PERF\n"
+                    + "host: 127.0.0.1\n"
+                    + "port: " + ports.get(IDS.length + i) + "\n"
+                    + "maxMessageLength: 1048576\n"
+                    + "maxConnections: " + ServerMain.MAX_CONNECTIONS + "\n"
+                    + "maxConnectionsPerAddress: " + ServerMain.MAX_CONNECTIONS + "\n"
+                    + block
+                    + "  tls:\n"
+                    + "    keyStore: " + keyStore + "\n"
+                    + "    keyStorePassword: " + PASSWORD + "\n"
+                    + "    trustStore: " + trust + "\n"
+                    + "    trustStorePassword: " + PASSWORD + "\n"));
+        }
+        return configs;
+    }
+
+    private static KeyPair keys() throws Exception {
+        KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+        generator.initialize(256);
+        return generator.generateKeyPair();
+    }
+
+    private static X509Certificate sign(X509v3CertificateBuilder builder, KeyPair signer) throws Exception {
+        return new JcaX509CertificateConverter().getCertificate(
+                builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer.getPrivate())));
+    }
+
+    private static Date notBefore() {
+        return Date.from(Instant.now().minus(Duration.ofDays(1)));
+    }
+
+    private static Date notAfter() {
+        return Date.from(Instant.now().plus(Duration.ofDays(2)));
+    }
+
+    private static Path store(KeyStore store, Path file) throws Exception {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            store.store(out, PASSWORD.toCharArray());
+        }
+        return file;
+    }
+
+    /** Distinct free ports: the sockets are open at once, so the system cannot hand out one twice. */
+    private static List<Integer> freePorts(int n) throws IOException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            List<Integer> ports = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0);
+                sockets.add(s);
+                ports.add(s.getLocalPort());
+            }
+            return ports;
+        } finally {
+            for (ServerSocket s : sockets) {
+                s.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package org.wharfmq.perf.workload;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code --peer replicated}: a short persistent RR-4 on Wharf as a replicated queue manager, three {@code wharf
+ * server --replica} processes started by {@link ReplicatedServerMain} (its own child JVM): every request answered
+ * once, through the member elected active; and a workload whose clients run inside the server is refused, naming why.
+ */
+class ReplicatedPeerTest {
+
+    @Test
+    @Tag("slow")
+    void persistentRr4RunsOnTheActiveMemberAndEveryRoundTripCompletes(@TempDir Path out) throws Exception {
+        RunSettings settings = new RunSettings(Workload.RR_4, List.of(2048), List.of(2), List.of(1), 0, 2, 100, 2, 1, 10,
+                true, false, null, null, null, null, out, List.of("-Xmx256m"), false);
+        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.REPLICATED),
+                new ChildJvmLauncher(settings.jvmOptions(), line -> { }), line -> { });
+        assertEquals(1, steps.size());
+        StepResult s = steps.get(0);
+        assertNull(s.unavailable());
+        assertTrue(s.passed(), s.problems().toString());
+        assertEquals("Wharf replicated", s.target());
+        assertTrue(s.meanRate() > 0 && s.latencyMicros().count() > 0, "round trips were counted and timed");
+    }
+
+    @Test
+    void inVmWorkloadsAreRefusedNamingTheReplicatedQueueManager() {
+        UnsupportedOperationException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                UnsupportedOperationException.class, () -> Target.REPLICATED.serverCommand(List.of("-tc x"), true,
+                        null, 1, null, null, null));
+        assertTrue(refused.getMessage().contains("the replicated queue manager are not supported yet: use RR-4, RR-4b "
+                + "or OW-1"), refused.getMessage());
+        assertEquals(List.of("replicated"), Target.REPLICATED.serverCommand(List.of(), true, null, 1, null, null, null));
+    }
+}
