@@ -9,7 +9,8 @@ package org.wharfmq.server.channels;
  * @param sequence     the channel's sequence number as this end last knew it
  * @param lastBatchId  the id of the last batch committed (a receiver's) or confirmed (a sender's)
  * @param partner      a sender's connection; a receiver's partner queue manager, when it names one
+ * @param reason       why a sender stopped by itself (a batch its partner cannot take) and the fix; else null
  */
 public record ChannelStatus(String name, String type, String state, String partner, String transmissionQueue,
-                            long messages, long sequence, long lastBatchId) {
+                            long messages, long sequence, long lastBatchId, String reason) {
 }

@@ -181,6 +181,11 @@ final class AdminOutput {
                     c.get("sequence").asLong(), c.get("lastBatchId").asLong());
         }
         table.print(out);
+        for (JsonNode c : channels) {
+            if (text(c.get("reason")) != null) { // a channel that stopped by itself: why, and the fix
+                out.println("Channel " + c.get("name").asText() + " stopped: " + text(c.get("reason")));
+            }
+        }
     }
 
     private static String orDash(JsonNode node) {
