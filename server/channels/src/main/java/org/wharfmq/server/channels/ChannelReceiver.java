@@ -297,8 +297,8 @@ final class ChannelReceiver implements AutoCloseable {
                     : e instanceof WharfException w ? w.code()
                     : e instanceof ClientException c && c.code() != null ? c.code() : ErrorCode.ILLEGAL_STATE;
             return new Frame.Error(requestId, code, "Queue manager " + host.config().name() + " did not commit"
-                    + " batch " + batchId + " of channel '" + channel + "' (attempt " + failedAttempts + " of "
-                    + definition.maxBatchAttempts() + "): " + e.getMessage(), 0, 0);
+                    + " batch " + batchId + " of channel '" + channel + "'" + (inStep ? " (attempt " + failedAttempts
+                    + " of " + definition.maxBatchAttempts() + ")" : "") + ": " + e.getMessage(), 0, 0);
         } finally {
             messages.forEach(ByteBuf::release);
         }
