@@ -158,6 +158,12 @@ class ChannelDefinitionAdminTest {
         assertEquals("qm2", definition.get("partnerUser").asText());
 
         awaitInactive(url2, "TO.QM2"); // the sender's connection has ended there
+        long sequence = status(url2, "TO.QM2").get("sequence").asLong();
+        assertEquals(2, sequence, "both orders committed");
+        assertEquals("Channel TO.QM2 deleted\n", AdminCli.ok(url2, "delete", "channel", "TO.QM2"));
+        // defined again, a receiver goes on from its numbers (its sync record stays)
+        AdminCli.ok(url2, "define", "channel", "TO.QM2", "--type", "receiver");
+        assertEquals(sequence, status(url2, "TO.QM2").get("sequence").asLong());
         assertEquals("Channel TO.QM2 deleted\n", AdminCli.ok(url2, "delete", "channel", "TO.QM2"));
         assertEquals("No channels (channels: in config/wharf.yaml, or wharf admin define channel).\n",
                 AdminCli.ok(url2, "display", "chstatus"));
