@@ -56,6 +56,12 @@ public enum ErrorCode {
      */
     CONNECTION_ENDED(23),
     /**
+     * A receiver channel cannot take a batch, and trying again would not help: a message it could not put could not
+     * go to its dead-letter queue either. The message names why and the fix; the sending channel stops (nothing is
+     * lost: the batch stays on its transmission queue) until an operator starts it again (docs/distributed.md).
+     */
+    CHANNEL_STOPPED(30),
+    /**
      * XA: the request names a transaction branch the queue manager does not know (never started, already completed,
      * or rolled back by its transaction timeout); the client raises {@code XAException} XAER_NOTA.
      */

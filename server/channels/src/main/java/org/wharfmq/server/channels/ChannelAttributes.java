@@ -33,6 +33,8 @@ final class ChannelAttributes {
         if (d.type() == ChannelDefinition.Type.RECEIVER) {
             put(a, "partnerUser", d.partnerUser());
             put(a, "partnerQueueManager", d.partnerQueueManager());
+            a.put("nonPersistentSpeed", d.nonPersistentSpeed().name().toLowerCase(java.util.Locale.ROOT));
+            a.put("maxBatchAttempts", Integer.toString(d.maxBatchAttempts()));
             return a;
         }
         put(a, "connection", d.connection());
@@ -48,6 +50,7 @@ final class ChannelAttributes {
         a.put("maxRetryMillis", Long.toString(d.maxRetryMillis()));
         a.put("heartbeatMillis", Integer.toString(d.heartbeatMillis()));
         a.put("connectTimeoutMillis", Integer.toString(d.connectTimeoutMillis()));
+        a.put("pipelineLength", Integer.toString(d.pipelineLength()));
         return a;
     }
 

@@ -22,6 +22,29 @@ public final class ChannelConfiguration {
     public static final int DEFAULT_HEARTBEAT_MILLIS = 10_000;
     /** {@code connectTimeoutMillis}: how long a connect and its handshake may take. */
     public static final int DEFAULT_CONNECT_TIMEOUT_MILLIS = 10_000;
+    /**
+     * {@code pipelineLength}: how many batches a sender has on the way at once (IBM MQ's PIPELINELENGTH, whose
+     * default is 1 too): at 2 it sends the next batch while the receiver commits the last one.
+     */
+    public static final int DEFAULT_PIPELINE_LENGTH = 1;
+    /** The most batches a sender has on the way at once (as IBM MQ's PIPELINELENGTH). */
+    public static final int MAX_PIPELINE_LENGTH = 2;
+    /**
+     * {@code nonPersistentSpeed} of a receiver: FAST puts non-persistent messages at once, outside the batch's
+     * transaction (IBM MQ's NPMSPEED, whose default is FAST too).
+     */
+    public static final ChannelDefinition.NonPersistentSpeed DEFAULT_NON_PERSISTENT_SPEED =
+            ChannelDefinition.NonPersistentSpeed.FAST;
+    /**
+     * {@code maxBatchAttempts} of a receiver: a batch it could not commit this many times is put message by message,
+     * each message it cannot put going to the dead-letter queue with the reason (as IBM MQ's MRRTY).
+     */
+    public static final int DEFAULT_MAX_BATCH_ATTEMPTS = 10;
+    /**
+     * The most message ids of non-persistent messages a FAST receiver remembers as put but not yet in a committed
+     * batch (so that a batch sent again does not put them twice); beyond it, it forgets them all.
+     */
+    public static final int MAX_FAST_IDS = 100_000;
     /** How long a sender waits for the partner's answer to a batch before taking the channel for broken. */
     public static final long ANSWER_TIMEOUT_MILLIS = 60_000;
     /**

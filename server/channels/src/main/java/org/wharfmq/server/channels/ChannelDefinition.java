@@ -11,6 +11,10 @@ import java.util.Map;
  * the same name from a partner that logs in as {@code partnerUser}, when given, from {@code partnerQueueManager}, when
  * given). A sender and its receiver carry the same name.
  *
+ * @param pipelineLength     a sender's batches on the way at once (1 or 2; IBM MQ's PIPELINELENGTH)
+ * @param nonPersistentSpeed how a receiver puts non-persistent messages (IBM MQ's NPMSPEED)
+ * @param maxBatchAttempts   a receiver's commits of one batch before it puts it message by message, dead-lettering
+ *                           those refused
  * @param tls the client TLS options for an {@code ssl://} connection ({@code trustStore}, {@code trustStorePassword},
  *            ...: those of the client's URL; docs/security.md)
  */
@@ -18,10 +22,17 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                                 String password, Map<String, String> tls, int batchSize, long batchBytes,
                                 long batchIntervalMillis, long disconnectIntervalMillis, long retryMillis,
                                 long maxRetryMillis, int heartbeatMillis, int connectTimeoutMillis,
-                                String partnerUser, String partnerQueueManager) {
+                                String partnerUser, String partnerQueueManager, int pipelineLength,
+                                NonPersistentSpeed nonPersistentSpeed, int maxBatchAttempts) {
 
     /** What the channel does. */
     public enum Type { SENDER, RECEIVER }
+
+    /**
+     * How a receiver puts non-persistent messages (IBM MQ's NPMSPEED): FAST at once, outside the batch's transaction;
+     * NORMAL in the batch's transaction, with its persistent messages.
+     */
+    public enum NonPersistentSpeed { FAST, NORMAL }
 
     public ChannelDefinition {
         tls = Map.copyOf(tls);
@@ -52,7 +63,10 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                 entry.longValue("maxRetryMillis", ChannelConfiguration.DEFAULT_MAX_RETRY_MILLIS),
                 entry.intValue("heartbeatMillis", ChannelConfiguration.DEFAULT_HEARTBEAT_MILLIS),
                 entry.intValue("connectTimeoutMillis", ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS),
-                entry.text("partnerUser", null), entry.text("partnerQueueManager", null));
+                entry.text("partnerUser", null), entry.text("partnerQueueManager", null),
+                entry.intValue("pipelineLength", ChannelConfiguration.DEFAULT_PIPELINE_LENGTH),
+                speed(entry),
+                entry.intValue("maxBatchAttempts", ChannelConfiguration.DEFAULT_MAX_BATCH_ATTEMPTS));
         entry.refuseUnknown();
         if (name == null || name.isBlank()) {
             throw entry.invalid("name", "channel number " + (index + 1) + " needs a name, the same on both queue"
@@ -79,47 +93,83 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                 ChannelConfiguration.DEFAULT_BATCH_INTERVAL_MILLIS,
                 ChannelConfiguration.DEFAULT_DISCONNECT_INTERVAL_MILLIS, ChannelConfiguration.DEFAULT_RETRY_MILLIS,
                 ChannelConfiguration.DEFAULT_MAX_RETRY_MILLIS, ChannelConfiguration.DEFAULT_HEARTBEAT_MILLIS,
-                ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS, null, null).checked();
+                ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS, null, null,
+                ChannelConfiguration.DEFAULT_PIPELINE_LENGTH, ChannelConfiguration.DEFAULT_NON_PERSISTENT_SPEED,
+                ChannelConfiguration.DEFAULT_MAX_BATCH_ATTEMPTS).checked();
     }
 
     /** A receiver for partners that log in as {@code partnerUser} (null: any user with the channel permission). */
     public static ChannelDefinition receiver(String name, String partnerUser, String partnerQueueManager) {
         return new ChannelDefinition(name, Type.RECEIVER, null, null, null, null, Map.of(), 0, 0, 0, 0, 0, 0, 0, 0,
-                partnerUser, partnerQueueManager).checked();
+                partnerUser, partnerQueueManager, ChannelConfiguration.DEFAULT_PIPELINE_LENGTH,
+                ChannelConfiguration.DEFAULT_NON_PERSISTENT_SPEED, ChannelConfiguration.DEFAULT_MAX_BATCH_ATTEMPTS)
+                .checked();
     }
 
     /** This sender with batches of at most {@code size} messages. */
     public ChannelDefinition withBatchSize(int size) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, size, batchBytes,
                 batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerQueueManager).checked();
+                connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, nonPersistentSpeed,
+                maxBatchAttempts).checked();
     }
 
     /** This sender retrying first after {@code millis}, disconnecting after {@code idleMillis} with nothing to send. */
     public ChannelDefinition withTimes(long millis, long idleMillis) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
                 batchBytes, batchIntervalMillis, idleMillis, millis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerQueueManager).checked();
+                connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, nonPersistentSpeed,
+                maxBatchAttempts).checked();
     }
 
     /** This sender asking the partner for a heartbeat every {@code millis} (0: none). */
     public ChannelDefinition withHeartbeat(int millis) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
                 batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, millis,
-                connectTimeoutMillis, partnerUser, partnerQueueManager).checked();
+                connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, nonPersistentSpeed,
+                maxBatchAttempts).checked();
     }
 
     /** This sender with client TLS options for an {@code ssl://} connection. */
     public ChannelDefinition withTls(Map<String, String> options) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, options, batchSize,
                 batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
-                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager).checked();
+                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength,
+                nonPersistentSpeed, maxBatchAttempts).checked();
     }
 
     private ChannelDefinition withType(Type t) {
         return new ChannelDefinition(name, t, connection, transmissionQueue, user, password, tls, batchSize,
                 batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
-                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager);
+                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength,
+                nonPersistentSpeed, maxBatchAttempts);
+    }
+
+    /** This sender sending up to {@code length} batches before the first is confirmed (1 or 2). */
+    public ChannelDefinition withPipelineLength(int length) {
+        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
+                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager, length, nonPersistentSpeed,
+                maxBatchAttempts).checked();
+    }
+
+    /** This receiver putting non-persistent messages at {@code speed}, dead-lettering after {@code attempts}. */
+    public ChannelDefinition withReceiving(NonPersistentSpeed speed, int attempts) {
+        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
+                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, speed,
+                attempts).checked();
+    }
+
+    private static NonPersistentSpeed speed(Settings entry) {
+        String value = entry.text("nonPersistentSpeed", ChannelConfiguration.DEFAULT_NON_PERSISTENT_SPEED.name());
+        return switch (value) {
+            case "fast", "FAST" -> NonPersistentSpeed.FAST;
+            case "normal", "NORMAL" -> NonPersistentSpeed.NORMAL;
+            default -> throw entry.invalid("nonPersistentSpeed", "a receiver's nonPersistentSpeed is fast (non-persistent"
+                    + " messages put at once, outside the batch) or normal (in the batch's transaction), not '" + value
+                    + "'");
+        };
     }
 
     private ChannelDefinition checked() {
@@ -128,6 +178,11 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
     }
 
     private void check() {
+        if (pipelineLength < 1 || pipelineLength > ChannelConfiguration.MAX_PIPELINE_LENGTH || maxBatchAttempts < 1
+                || nonPersistentSpeed == null) {
+            throw new ConfigurationException("pipelineLength must be 1 or " + ChannelConfiguration.MAX_PIPELINE_LENGTH
+                    + ", maxBatchAttempts at least 1, nonPersistentSpeed fast or normal");
+        }
         if (type == Type.RECEIVER) {
             if (connection != null || transmissionQueue != null || user != null) {
                 throw new ConfigurationException("a receiver takes no connection, transmissionQueue or user (the"

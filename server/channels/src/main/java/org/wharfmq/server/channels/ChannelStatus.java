@@ -17,14 +17,16 @@ package org.wharfmq.server.channels;
  *                               missing)
  * @param inDoubt                whether a sender has a batch in doubt: its removal prepared on this queue manager,
  *                               its outcome waiting for the receiver's answer ({@code resolve channel})
+ * @param reason                 why a sender stopped by itself (a batch its partner cannot take) and the fix; else
+ *                               null
  */
 public record ChannelStatus(String name, String type, String state, String partner, String transmissionQueue,
                             long messages, long sequence, long lastBatchId, long bytes, long batches,
-                            Long transmissionQueueDepth, boolean inDoubt) {
+                            Long transmissionQueueDepth, boolean inDoubt, String reason) {
 
     /** This status with what the queue manager knows of the channel's transmission queue and branches. */
     ChannelStatus with(Long depth, boolean batchInDoubt) {
         return new ChannelStatus(name, type, state, partner, transmissionQueue, messages, sequence, lastBatchId, bytes,
-                batches, depth, batchInDoubt);
+                batches, depth, batchInDoubt, reason);
     }
 }

@@ -413,7 +413,8 @@ public final class ChannelsPlugin implements ServerPlugin {
         try {
             return ChannelAttributes.read(name, attributes, "the command '" + verb + " channel " + name + "'");
         } catch (ConfigurationException e) {
-            throw new IllegalArgumentException("Channel '" + name + "' is not " + verb + "d: " + e.getMessage()
+            String done = verb.endsWith("e") ? verb + "d" : verb + "ed"; // defined, altered
+            throw new IllegalArgumentException("Channel '" + name + "' is not " + done + ": " + e.getMessage()
                     + " (every attribute: docs/distributed.md, 'Channels defined at run time')");
         }
     }

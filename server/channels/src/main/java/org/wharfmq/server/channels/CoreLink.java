@@ -74,11 +74,26 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
      * @throws ClientException the server's ERROR, the link's loss, or no answer in time
      */
     PendingRequests.Request call(IntFunction<Frame> frame, long timeoutMillis) throws ClientException {
+        return await(send(frame), timeoutMillis);
+    }
+
+    /** Sends the request {@code frame} makes of a fresh request id without waiting: {@link #await} its answer. */
+    PendingRequests.Request send(IntFunction<Frame> frame) {
         int id = requests.nextId();
         PendingRequests.Request request = requests.register(id, link);
         link.write(frame.apply(id));
+        return request;
+    }
+
+    /**
+     * Waits for the answer to a request of {@link #send}.
+     *
+     * @return the request, answered OK
+     * @throws ClientException the server's ERROR, the link's loss, or no answer in time
+     */
+    PendingRequests.Request await(PendingRequests.Request request, long timeoutMillis) throws ClientException {
         if (!request.await(TimeUnit.MILLISECONDS.toNanos(timeoutMillis))) {
-            requests.forget(id);
+            requests.forget(request.id);
             throw new ClientException("No answer from " + link.address() + " within " + timeoutMillis + " ms", null);
         }
         Frame.Error error;

@@ -1,6 +1,8 @@
 package org.wharfmq.server.channels;
 
 import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.PendingRequests;
+import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.protocol.message.WireDestination;
@@ -8,7 +10,9 @@ import org.wharfmq.protocol.message.WireDestination;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 
@@ -24,7 +28,9 @@ import java.util.Map;
  * receiver commit the batch with the channel's sequence number and the batch's id, and committed once it answers OK.
  * A failure before the prepare rolls the removal back; one after it leaves the batch in doubt, resolved when the
  * channel starts again ({@link #resolve}): the removal is committed when the receiver has committed that batch (its
- * last batch id is the branch's), rolled back otherwise (the batch is sent again). Never lost, never twice.
+ * last batch id is at least the branch's), rolled back otherwise (the batch is sent again). Never lost, never twice.
+ * With {@code pipelineLength} 2 the next batch is sent and prepared before the last one is confirmed; the receiver
+ * commits batches in order, so the same rule resolves both branches when a failure leaves two in doubt.
  *
  * <p>The channel connects when its transmission queue gets a message, disconnects after
  * {@code disconnectIntervalMillis} with nothing to send, and while the partner cannot be reached tries again after
@@ -48,6 +54,8 @@ final class SenderChannel implements Runnable {
     private final Thread thread;
     private volatile boolean stopping;
     private volatile State status = State.STARTING;
+    /** Why the channel stopped by itself (its partner cannot take a batch), and the fix; null otherwise. */
+    private volatile String stoppedBecause;
     /** Test hook: runs after the partner confirmed a batch, before its removal from the transmission queue commits. */
     private volatile Runnable afterConfirm = () -> { };
     /** Test hook: runs once a batch's removal is prepared, before the batch ends on the partner. */
@@ -84,7 +92,7 @@ final class SenderChannel implements Runnable {
     ChannelStatus status() {
         return new ChannelStatus(definition.name(), "sender", status.name(), definition.connection(),
                 definition.transmissionQueue(), sent.messages(), reported.sequence, reported.batchId, sent.bytes(),
-                sent.batches(), null, false);
+                sent.batches(), null, false, stoppedBecause);
     }
 
     ChannelDefinition definition() {
@@ -114,7 +122,8 @@ final class SenderChannel implements Runnable {
                     // only now: a batch rolled back returns to the head of the queue before this consumer takes any
                     local.receiveFor(CONSUMER);
                     local.call(id -> new Frame.CreateConsumer(id, SESSION, CONSUMER,
-                            WireDestination.queue(definition.transmissionQueue()), null, definition.batchSize(), 0,
+                            WireDestination.queue(definition.transmissionQueue()), null,
+                            definition.batchSize() * definition.pipelineLength(), 0,
                             null), definition.connectTimeoutMillis());
                 }
                 status = State.WAITING;
@@ -130,6 +139,13 @@ final class SenderChannel implements Runnable {
                 break;
             } catch (Exception e) {
                 if (stopping) {
+                    break;
+                }
+                if (e instanceof ClientException c && c.code() == ErrorCode.CHANNEL_STOPPED) {
+                    // trying again would meet the same refusal: an operator has to make room first
+                    stoppedBecause = c.getMessage();
+                    LOG.log(System.Logger.Level.ERROR, "Channel " + definition.name() + " to "
+                            + definition.connection() + " stopped: " + c.getMessage());
                     break;
                 }
                 status = State.RETRYING;
@@ -150,35 +166,64 @@ final class SenderChannel implements Runnable {
         status = State.STOPPED;
     }
 
-    /** Sends batches, the first starting with {@code first}, until nothing comes for disconnectIntervalMillis. */
+    /** A batch on its way: prepared, ended on the partner, its confirmation awaited. */
+    private record Outstanding(WireXid xid, int size, long bytes, long sequence, long batchId,
+                               PendingRequests.Request answer) {
+    }
+
+    /**
+     * Sends batches, the first starting with {@code first}, until nothing comes for disconnectIntervalMillis. Up to
+     * {@code pipelineLength} batches are on the way at once: the next is gathered, sent and prepared while the last
+     * one's confirmation is awaited; they are confirmed, and their removals committed, in order.
+     */
     private void sendWhileBusy(Frame first) throws Exception {
+        Deque<Outstanding> outstanding = new ArrayDeque<>(definition.pipelineLength());
         Frame next = first;
-        while (next != null) {
-            List<Frame.Deliver> batch = new ArrayList<>();
-            try {
-                long bytes = 0;
-                while (next != null) {
-                    if (next instanceof Frame.Deliver d) {
-                        batch.add(d);
-                        bytes += d.message().readableBytes();
-                    }
-                    if (batch.size() >= definition.batchSize() || bytes >= definition.batchBytes()) {
-                        break;
-                    }
-                    next = local.next(definition.batchIntervalMillis());
+        while (next != null || !outstanding.isEmpty()) {
+            if (next != null && outstanding.size() < definition.pipelineLength()) {
+                Outstanding onItsWay = send(gather(next));
+                if (onItsWay != null) {
+                    outstanding.addLast(onItsWay);
                 }
-            } catch (Exception | Error e) {
-                batch.forEach(d -> d.message().release());
-                throw e;
+                next = local.next(0); // more waiting already: the next batch goes before this one is confirmed
+                continue;
             }
-            sendBatch(batch);
-            next = local.next(definition.disconnectIntervalMillis());
+            confirm(outstanding.removeFirst());
+            if (next == null) {
+                next = local.next(outstanding.isEmpty() ? definition.disconnectIntervalMillis() : 0);
+            }
         }
     }
 
-    private void sendBatch(List<Frame.Deliver> batch) throws Exception {
+    /** A batch's messages, the first {@code next}: until batchSize, batchBytes, or batchIntervalMillis of nothing. */
+    private List<Frame.Deliver> gather(Frame next) throws Exception {
+        List<Frame.Deliver> batch = new ArrayList<>();
+        try {
+            long bytes = 0;
+            while (next != null) {
+                if (next instanceof Frame.Deliver d) {
+                    batch.add(d);
+                    bytes += d.message().readableBytes();
+                }
+                if (batch.size() >= definition.batchSize() || bytes >= definition.batchBytes()) {
+                    break;
+                }
+                next = local.next(definition.batchIntervalMillis());
+            }
+        } catch (Exception | Error e) {
+            batch.forEach(d -> d.message().release());
+            throw e;
+        }
+        return batch;
+    }
+
+    /**
+     * Sends a batch, prepares its removal from the transmission queue and ends it on the partner, without waiting
+     * for the partner's answer; null for an empty batch.
+     */
+    private Outstanding send(List<Frame.Deliver> batch) throws Exception {
         if (batch.isEmpty()) {
-            return;
+            return null;
         }
         long lastDelivery = batch.get(batch.size() - 1).deliveryId();
         long bytes = 0;
@@ -202,14 +247,21 @@ final class SenderChannel implements Runnable {
                 List.of(new Frame.Consumed(CONSUMER, lastDelivery))), timeout);
         local.call(id -> new Frame.XaPrepare(id, xid), timeout); // from here the batch is in doubt until resolved
         afterPrepare.run();
-        partner.call(id -> new Frame.ChannelEndBatch(id, nextSequence, nextBatch), timeout);
+        PendingRequests.Request answer = partner.send(id -> new Frame.ChannelEndBatch(id, nextSequence, nextBatch));
         sequence = nextSequence;
         batchId = nextBatch;
-        reported = new Reported(sequence, batchId);
+        return new Outstanding(xid, batch.size(), bytes, nextSequence, nextBatch, answer);
+    }
+
+    /** Waits for the partner's commit of {@code batch}, then commits its removal from the transmission queue. */
+    private void confirm(Outstanding batch) throws Exception {
+        long timeout = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
+        partner.await(batch.answer(), timeout);
+        reported = new Reported(batch.sequence(), batch.batchId());
         afterConfirm.run();
-        local.call(id -> new Frame.XaCommit(id, xid, false), timeout);
+        local.call(id -> new Frame.XaCommit(id, batch.xid(), false), timeout);
         local.write(new Frame.Credit(CONSUMER, batch.size()));
-        sent.add(batch.size(), bytes);
+        sent.add(batch.size(), batch.bytes());
     }
 
     /** The XA branch of this channel's batch {@code batch}: its removal from the transmission queue. */

@@ -185,6 +185,11 @@ final class AdminOutput {
                     c.get("sequence").asLong(), c.get("lastBatchId").asLong());
         }
         table.print(out);
+        for (JsonNode c : channels) {
+            if (text(c.get("reason")) != null) { // a channel that stopped by itself: why, and the fix
+                out.println("Channel " + c.get("name").asText() + " stopped: " + text(c.get("reason")));
+            }
+        }
     }
 
     /** Channel definitions, each with every attribute (secrets as ***), as IBM MQ's DISPLAY CHANNEL lists them. */

@@ -266,6 +266,18 @@ final class AdminStatements implements Runnable, AutoCloseable {
         @Option(names = "--connect-timeout-millis", paramLabel = "MS", description = "How long a connect may take.")
         String connectTimeoutMillis;
 
+        @Option(names = "--pipeline-length", paramLabel = "1|2", description = "A sender's batches on the way at"
+                + " once: 2 sends the next while the last is confirmed (PIPELINELENGTH).")
+        String pipelineLength;
+
+        @Option(names = "--non-persistent-speed", paramLabel = "fast|normal", description = "A receiver's: fast puts"
+                + " non-persistent messages at once, outside the batch; normal in it (NPMSPEED).")
+        String nonPersistentSpeed;
+
+        @Option(names = "--max-batch-attempts", paramLabel = "N", description = "A receiver's: commits of one batch"
+                + " before it puts it message by message, refused ones to the dead-letter queue (MRRTY).")
+        String maxBatchAttempts;
+
         @Option(names = "--partner-user", paramLabel = "NAME", description = "A receiver's: the user its partner must"
                 + " log in as.")
         String partnerUser;
@@ -294,6 +306,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
             put(a, "maxRetryMillis", maxRetryMillis, alter);
             put(a, "heartbeatMillis", heartbeatMillis, alter);
             put(a, "connectTimeoutMillis", connectTimeoutMillis, alter);
+            put(a, "pipelineLength", pipelineLength, alter);
+            put(a, "nonPersistentSpeed", nonPersistentSpeed, alter);
+            put(a, "maxBatchAttempts", maxBatchAttempts, alter);
             put(a, "partnerUser", partnerUser, alter);
             put(a, "partnerQueueManager", partnerQueueManager, alter);
             if (tls != null) {

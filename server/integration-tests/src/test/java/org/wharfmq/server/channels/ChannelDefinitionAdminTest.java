@@ -58,12 +58,15 @@ class ChannelDefinitionAdminTest {
                 ChannelDefinition.receiver("TO.QM1", null, "QM2")));
         String url2 = qm2.server().tcpUrl();
 
-        assertEquals("Channel TO.QM2 (receiver, defined at run time)\n  partnerQueueManager  QM1\n",
-                AdminCli.ok(url2, "define", "channel", "TO.QM2", "--type", "receiver", "--partner-qmgr", "QM1"));
+        assertEquals("Channel TO.QM2 (receiver, defined at run time)\n  partnerQueueManager  QM1\n"
+                + "  nonPersistentSpeed   normal\n  maxBatchAttempts     3\n",
+                AdminCli.ok(url2, "define", "channel", "TO.QM2", "--type", "receiver", "--partner-qmgr", "QM1",
+                        "--non-persistent-speed", "normal", "--max-batch-attempts", "3"));
         String[] sender = {"channel", "TO.QM2", "--type", "sender", "--connection", "tcp://127.0.0.1:" + qm2Port,
-                "--xmitq", "QM2", "--retry-millis", "50"};
+                "--xmitq", "QM2", "--retry-millis", "50", "--pipeline-length", "2"};
         String shown = AdminCli.ok(qm1.server().tcpUrl(), concat("define", sender));
         assertTrue(shown.startsWith("Channel TO.QM2 (sender, defined at run time)\n  connection "), shown);
+        assertTrue(shown.contains("\n  pipelineLength            2\n"), shown);
         send(qm1, "order 1");
         MessageConsumer orders = ordersOn(qm2);
         assertEquals("order 1", ((TextMessage) ChannelServers.next(orders)).getText());
@@ -78,6 +81,16 @@ class ChannelDefinitionAdminTest {
                 AdminCli.refused(url1, "delete", "channel", "TO.QM2"));
         assertEquals("Channel TO.QM2 altered; they take effect when it next starts (it is RUNNING)\n",
                 AdminCli.ok(url1, "alter", "channel", "TO.QM2", "--batch-size", "7"));
+        assertTrue(AdminCli.refused(url1, "alter", "channel", "TO.QM2", "--pipeline-length", "3")
+                .contains("pipelineLength must be 1 or 2"));
+        // over the admin command queue: a receiver's attributes change while its partner runs (not its partner)
+        JsonNode altered = AdminCli.request(url2, null, "alter-channel", Map.of("WharfChannel", "TO.QM2",
+                "WharfMaxBatchAttempts", "5", "WharfNonPersistentSpeed", "fast"));
+        assertTrue(altered.get("ok").asBoolean(), altered.toString());
+        JsonNode receiver = JSON.readTree(AdminCli.ok(url2, "--json", "display", "channel", "TO.QM2"))
+                .get("result").get(0);
+        assertEquals("5", receiver.get("maxBatchAttempts").asText());
+        assertEquals("fast", receiver.get("nonPersistentSpeed").asText());
         assertEquals("Channel 'TO.QM1' is defined in the configuration (channels: in config/wharf.yaml): remove it"
                 + " there and restart the queue manager. 'delete channel' deletes the channels defined at run time.",
                 AdminCli.refused(url1, "delete", "channel", "TO.QM1"));
@@ -117,6 +130,7 @@ class ChannelDefinitionAdminTest {
                 .get("result").get(0);
         assertEquals("defined at run time", definition.get("origin").asText());
         assertEquals("7", definition.get("batchSize").asText());
+        assertEquals("2", definition.get("pipelineLength").asText());
         assertTrue(definition.get("stopped").asBoolean());
         assertEquals(1, qm1.server().queueManager().queue("QM2").depth());
         assertEquals("Channel TO.QM2 started\n", AdminCli.ok(url1, "start", "channel", "TO.QM2"));
@@ -144,6 +158,12 @@ class ChannelDefinitionAdminTest {
         assertEquals("qm2", definition.get("partnerUser").asText());
 
         awaitInactive(url2, "TO.QM2"); // the sender's connection has ended there
+        long sequence = status(url2, "TO.QM2").get("sequence").asLong();
+        assertEquals(2, sequence, "both orders committed");
+        assertEquals("Channel TO.QM2 deleted\n", AdminCli.ok(url2, "delete", "channel", "TO.QM2"));
+        // defined again, a receiver goes on from its numbers (its sync record stays)
+        AdminCli.ok(url2, "define", "channel", "TO.QM2", "--type", "receiver");
+        assertEquals(sequence, status(url2, "TO.QM2").get("sequence").asLong());
         assertEquals("Channel TO.QM2 deleted\n", AdminCli.ok(url2, "delete", "channel", "TO.QM2"));
         assertEquals("No channels (channels: in config/wharf.yaml, or wharf admin define channel).\n",
                 AdminCli.ok(url2, "display", "chstatus"));

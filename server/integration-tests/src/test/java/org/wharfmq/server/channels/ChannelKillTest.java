@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * The sending queue manager, then the receiving one, as a process of its own, killed with SIGKILL twice while the
- * channel moves batches of persistent messages: every message arrives once, in order.
+ * channel moves batches of persistent messages, two batches on the way at once (pipelineLength 2): every message
+ * arrives once, in order.
  */
 @Tag("slow")
 class ChannelKillTest {
@@ -45,7 +46,8 @@ class ChannelKillTest {
                     + "  - name: QM2\n    usage: transmission\n"
                     + "  - name: ORDERS\n    type: remote\n    remoteQueue: ORDERS\n    remoteQueueManager: QM2\n"
                     + "channels:\n  - name: TO.QM2\n    type: sender\n    connection: " + qm2.server().tcpUrl() + "\n"
-                    + "    transmissionQueue: QM2\n    batchSize: 10\n    retryMillis: 50\n    maxRetryMillis: 500\n");
+                    + "    transmissionQueue: QM2\n    batchSize: 10\n    pipelineLength: 2\n"
+                    + "    retryMillis: 50\n    maxRetryMillis: 500\n");
             Path data = dir.resolve("qm1-data");
             int port;
             try (ServerSocket free = new ServerSocket(0)) {
@@ -99,7 +101,8 @@ class ChannelKillTest {
                 .reference(org.wharfmq.server.config.QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
                 c -> {
                     channels[0] = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
-                            "tcp://127.0.0.1:" + port, "QM2", null, null).withBatchSize(10).withTimes(50, 60_000))));
+                            "tcp://127.0.0.1:" + port, "QM2", null, null).withBatchSize(10).withTimes(50, 60_000)
+                            .withPipelineLength(2))));
                     return WharfServer.builder(c).plugins(channels[0]).start();
                 })) {
             try (Connection producerConnection = new WharfConnectionFactory(qm1.server().tcpUrl()).createConnection()) {

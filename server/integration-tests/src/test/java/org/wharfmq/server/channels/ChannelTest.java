@@ -60,7 +60,8 @@ class ChannelTest {
         qm2 = TestServer.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS").queue("PAYROLL")
                 .queue(QueueDefinition.transmissionQueue("QM1")), config -> {
             List<ChannelDefinition> channels = new ArrayList<>();
-            channels.add(ChannelDefinition.receiver("TO.QM2", null, "QM1"));
+            channels.add(ChannelDefinition.receiver("TO.QM2", null, "QM1") // non-persistent in the batch's order
+                    .withReceiving(ChannelDefinition.NonPersistentSpeed.NORMAL, 10));
             if (qm1Url.get() != null) {
                 channels.add(ChannelDefinition.sender("TO.QM1", qm1Url.get(), "QM1", null, null).withTimes(50, 60_000));
             }

@@ -1,0 +1,189 @@
+package org.wharfmq.server.channels;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import org.wharfmq.protocol.TemporaryNames;
+import org.wharfmq.protocol.message.BodyType;
+import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.TransmissionHeader;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.DeadLetters;
+import org.wharfmq.server.queue.SystemQueues;
+import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.security.Permission;
+import org.wharfmq.server.topic.TopicNames;
+
+import java.util.Map;
+
+/**
+ * Where a message a receiver channel brings goes on this queue manager: the queue its transmission header names, as
+ * the partner's user may put to it; a publication a partner of the publish/subscribe hierarchy forwarded, its topic,
+ * as the partner's user may publish to it; else the dead-letter queue with the reason. Stateless; any thread.
+ */
+final class ReceiverPuts {
+    private static final System.Logger LOG = System.getLogger(ReceiverPuts.class.getName());
+
+    private final ServerPlugin.Host host;
+
+    ReceiverPuts(ServerPlugin.Host host) {
+        this.host = host;
+    }
+
+    /**
+     * A message routed: where to put it ({@code destination}: its queue or topic, or the dead-letter queue), the queue
+     * or topic it is for ({@code intended}, null when its header names none) and the bytes to put (the caller's to
+     * send).
+     */
+    record Routed(WireDestination destination, String intended, ByteBuf bytes) {
+
+        /** Whether it goes to the dead-letter queue. */
+        boolean deadLettered() {
+            return destination.equals(DEAD_LETTER_QUEUE);
+        }
+    }
+
+    private static final WireDestination DEAD_LETTER_QUEUE = WireDestination.queue(SystemQueues.DEAD_LETTER_QUEUE);
+
+    /** Routes {@code message} (left as it is: the bytes are a new buffer or a retained duplicate). */
+    Routed route(Identity partner, ByteBuf message) {
+        MessageHeaders headers = MessageHeaders.read(message);
+        Map<String, Object> properties = headers.readProperties(message);
+        Object queueManager = properties.get(TransmissionHeader.QUEUE_MANAGER);
+        Object queue = properties.get(TransmissionHeader.QUEUE);
+        String topic = HierarchyMessages.forwardedTopic(queueManager, queue, host.config().name(), properties);
+        if (topic != null) {
+            return publication(partner, message, topic);
+        }
+        if (!(queue instanceof String q)) {
+            return deadLetter(message, null, "it has no transmission header (" + TransmissionHeader.QUEUE + "): it"
+                    + " was put on the sender's transmission queue by its name");
+        }
+        String destination = queueManager == null || queueManager.equals(host.config().name()) ? q
+                : queueManager + String.valueOf(TransmissionHeader.QUALIFIER) + q;
+        String refusal = refusal(partner, destination);
+        if (refusal != null) {
+            return deadLetter(message, destination, refusal);
+        }
+        // a SEND goes where the message's JMSDestination says: the name the producer used on the sending queue
+        // manager (a remote definition's, say) becomes the queue here; the body stays as it is
+        WireDestination to = queue(destination);
+        ByteBuf bytes = headers.destination() != null && destination.equals(headers.destination().name())
+                ? message.retainedDuplicate()
+                : addressedTo(message, to);
+        return new Routed(to, destination, bytes);
+    }
+
+    /**
+     * A publication a queue manager of the publish/subscribe hierarchy forwarded (docs/distributed.md), for its topic
+     * here, published with the partner's authority; else for the dead-letter queue with the reason.
+     */
+    private Routed publication(Identity partner, ByteBuf message, String topic) {
+        String refusal = null;
+        try {
+            TopicNames.checkTopic(topic);
+            if (!host.accessControl().allows(partner, Permission.PUBLISH, topic)) {
+                refusal = "the channel's user, " + partner.describe() + ", may not publish to topic '" + topic
+                        + "' (no 'publish' permission on it)";
+            }
+        } catch (WharfException e) {
+            refusal = "the forwarded publication names no valid topic: " + e.getMessage();
+        }
+        if (refusal != null) {
+            return deadLetter(message, topic, refusal);
+        }
+        WireDestination to = WireDestination.topic(topic);
+        return new Routed(to, topic, addressedTo(message, to));
+    }
+
+    /** {@code message} for the dead-letter queue, saying why it is not on {@code destination}. */
+    Routed deadLetter(ByteBuf message, String destination, String reason) {
+        LOG.log(System.Logger.Level.WARNING, "A message for " + destination + " went to the dead-letter queue: "
+                + reason);
+        WireMessage m = WireMessage.decode(message.duplicate());
+        m.destination = WireDestination.queue(SystemQueues.DEAD_LETTER_QUEUE);
+        m.properties.put(DeadLetters.REASON_PROPERTY, "Channel: " + reason);
+        if (destination != null) {
+            m.properties.put(DeadLetters.QUEUE_PROPERTY, destination);
+        }
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
+        m.encode(out);
+        return new Routed(DEAD_LETTER_QUEUE, destination, out);
+    }
+
+    /** Why the partner may not put to {@code destination}, or null when it may. */
+    private String refusal(Identity partner, String destination) {
+        if (destination.equals(HierarchyMessages.CONTROL_QUEUE)) {
+            // a partner's proxy subscriptions need the channel permission, which opened the channel
+            return exists(destination) ? null : "queue manager " + host.config().name() + " is in no publish/subscribe"
+                    + " hierarchy (hierarchy: in config/wharf.yaml), so it takes no proxy subscriptions";
+        }
+        if (destination.startsWith(TemporaryNames.PREFIX)) {
+            return null; // anyone who has a temporary queue's name may send to it, as JMS has it
+        }
+        if (!host.accessControl().allows(partner, Permission.SEND, destination)) {
+            return "the channel's user, " + partner.describe() + ", may not send to '" + destination + "' (no 'send'"
+                    + " permission on it)";
+        }
+        if (destination.indexOf(TransmissionHeader.QUALIFIER) < 0 && !exists(destination)) {
+            if (!host.config().autoCreate()) {
+                return "queue manager " + host.config().name() + " has no queue '" + destination + "'";
+            }
+            if (!host.accessControl().allows(partner, Permission.CREATE, destination)) {
+                return "queue manager " + host.config().name() + " has no queue '" + destination + "', and the"
+                        + " channel's user, " + partner.describe() + ", may not create it (no 'create' permission)";
+            }
+        }
+        return null;
+    }
+
+    private boolean exists(String name) {
+        try {
+            host.management().queue(name);
+            return true;
+        } catch (RuntimeException e) {
+            return host.management().names().stream().anyMatch(n -> n.name().equals(name));
+        }
+    }
+
+    static WireDestination queue(String name) {
+        return name.startsWith(TemporaryNames.PREFIX) ? new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, name)
+                : WireDestination.queue(name);
+    }
+
+    /**
+     * {@code message} with JMSDestination {@code destination}: its header and property sections written anew, its
+     * body a retained slice of {@code message} (as {@link TransmissionHeader#wrap} keeps it).
+     */
+    private static ByteBuf addressedTo(ByteBuf message, WireDestination destination) {
+        ByteBuf in = message.duplicate();
+        int start = in.readerIndex();
+        WireMessage headers = WireMessage.decodeHeaders(in);
+        int bodySection = in.readerIndex();
+        headers.destination = destination;
+        ByteBuf head = ByteBufAllocator.DEFAULT.buffer(bodySection - start + 64);
+        headers.encodeHeaders(head);
+        CompositeByteBuf readdressed = ByteBufAllocator.DEFAULT.compositeBuffer(2);
+        readdressed.addComponent(true, head);
+        readdressed.addComponent(true, message.retainedSlice(bodySection, message.writerIndex() - bodySection));
+        return readdressed;
+    }
+
+    /** The channel's sync record: its sequence number and last batch id, a persistent message of the sync queue. */
+    static ByteBuf syncRecord(String channel, long sequence, long batchId) {
+        WireMessage m = new WireMessage();
+        m.bodyType = BodyType.MESSAGE;
+        m.persistent = true;
+        m.destination = WireDestination.queue(ChannelConfiguration.SYNC_QUEUE);
+        m.timestamp = System.currentTimeMillis();
+        m.properties.put(ReceiverState.CHANNEL, channel);
+        m.properties.put(ReceiverState.SEQUENCE, sequence);
+        m.properties.put(ReceiverState.BATCH, batchId);
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
+        m.encode(out);
+        return out;
+    }
+}
