@@ -58,6 +58,19 @@ public final class HttpInputNode extends Node {
     private Duration timeout = DEFAULT_TIMEOUT;
     private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
     private TransactionMode transactionMode = TransactionMode.YES;
+    private RunAs runAs = RunAs.CALLER;
+
+    /** Whose authority an invocation's sends to Wharf queues and topics have. */
+    public enum RunAs {
+        /**
+         * The HTTP caller's (default): each send needs the caller's {@code send} (queues) or {@code publish} (topics)
+         * permission and carries the caller as JMSXUserID; a refused send fails the invocation, which is answered
+         * 403 with nothing sent. An anonymous caller's invocation may send nothing.
+         */
+        CALLER,
+        /** The flow host's ({@code flowHostUser}), whoever called: the flow decides, from {@link #USER}, what a caller may do. */
+        FLOW
+    }
 
     private HttpInputNode(String path) {
         super("HTTPInput", List.of(), List.of("out", "failure"));
@@ -96,6 +109,17 @@ public final class HttpInputNode extends Node {
         return this;
     }
 
+    /** Whose authority the invocation's sends have: the caller's (CALLER, the default) or the flow host's (FLOW). */
+    public HttpInputNode runAs(RunAs runAs) {
+        this.runAs = runAs;
+        return this;
+    }
+
+    /** Whose authority the invocation's sends have. */
+    public RunAs runAs() {
+        return runAs;
+    }
+
     /** The path served. */
     public String servedPath() {
         return path;
@@ -129,6 +153,7 @@ public final class HttpInputNode extends Node {
         p.put("timeout", timeout);
         p.put("maxRequestBytes", maxRequestBytes);
         p.put("transactionMode", transactionMode);
+        p.put("runAs", runAs);
         return p;
     }
 
@@ -142,6 +167,9 @@ public final class HttpInputNode extends Node {
         }
         if (domain == null) {
             throw new FlowValidationException("an HTTPInput node needs a domain.");
+        }
+        if (runAs == null) {
+            throw new FlowValidationException("an HTTPInput node's runAs is CALLER or FLOW, not null.");
         }
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new FlowValidationException("an HTTPInput node's timeout must be above zero, was " + timeout + ".");
