@@ -1,6 +1,8 @@
 package org.wharfmq.flow;
 
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -37,6 +39,9 @@ public final class HttpExchange {
         }
     }
 
+    private static final SecureRandom IDS = new SecureRandom();
+
+    private final String id;
     private final String method;
     private final String path;
     private final Map<String, List<String>> query;
@@ -67,6 +72,17 @@ public final class HttpExchange {
         this.body = body;
         this.caller = caller;
         this.user = caller == null ? null : caller.user();
+        byte[] random = new byte[16];
+        IDS.nextBytes(random);
+        this.id = HexFormat.of().formatHex(random);
+    }
+
+    /**
+     * The request's identifier: 128 random bits in hex, unguessable, so a reply given by identifier (from another
+     * flow) reaches this request or none.
+     */
+    public String id() {
+        return id;
     }
 
     /** The request's method. */

@@ -45,6 +45,11 @@ public final class HttpInputNode extends Node {
     public static final String HEADERS = "HttpInputHeaders";
     /** LocalEnvironment field: the user the caller logged in as; absent for an anonymous caller. */
     public static final String USER = "HttpInputUser";
+    /**
+     * LocalEnvironment field and message user property: the request's identifier, with which an HTTPReply node of any
+     * flow of the server answers it (a node that {@link #replyLater}s; App Connect's RequestIdentifier).
+     */
+    public static final String REQUEST_ID = "HttpRequestIdentifier";
 
     /** Where the paths flows serve begin: {@value}. */
     public static final String PATH_PREFIX = "/flows/";
@@ -59,6 +64,7 @@ public final class HttpInputNode extends Node {
     private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
     private TransactionMode transactionMode = TransactionMode.YES;
     private RunAs runAs = RunAs.CALLER;
+    private boolean replyLater;
 
     /** Whose authority an invocation's sends to Wharf queues and topics have. */
     public enum RunAs {
@@ -115,6 +121,23 @@ public final class HttpInputNode extends Node {
         return this;
     }
 
+    /**
+     * Lets the reply come later, from any flow of the server (coordinated request/reply): the request's identifier is
+     * put in the message ({@link #REQUEST_ID}, a user property, which the flow's sends carry on, and the
+     * LocalEnvironment), and an invocation that commits without replying leaves the request waiting until an HTTPReply
+     * node given that identifier answers it, or the node's timeout does (504). Off by default: such an invocation is
+     * answered 500 at once.
+     */
+    public HttpInputNode replyLater() {
+        this.replyLater = true;
+        return this;
+    }
+
+    /** Whether the reply may come later, from any flow. */
+    public boolean repliesLater() {
+        return replyLater;
+    }
+
     /** Whose authority the invocation's sends have. */
     public RunAs runAs() {
         return runAs;
@@ -154,6 +177,7 @@ public final class HttpInputNode extends Node {
         p.put("maxRequestBytes", maxRequestBytes);
         p.put("transactionMode", transactionMode);
         p.put("runAs", runAs);
+        p.put("replyLater", replyLater);
         return p;
     }
 

@@ -88,6 +88,9 @@ final class HttpInput {
             answer.complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' is busy: "
                     + FlowConfiguration.MAX_QUEUED_HTTP_REQUESTS + " requests wait for it already. Try again shortly."));
         } else {
+            if (node.repliesLater()) {
+                flow.httpRequests().await(request);
+            }
             answer.completeOnTimeout(HttpExchange.Reply.text(504, "Flow '" + flow.name() + "' did not answer "
                     + request.method() + " " + request.path() + " within its HTTPInput node's timeout ("
                     + node.timeout().toMillis() + " ms)."), node.timeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -264,6 +267,8 @@ final class HttpInput {
                         + request.path() + ", answered 500:\n" + failure.render());
                 reply = HttpExchange.Reply.text(500, "Flow '" + flow.name() + "' failed on " + request.method() + " "
                         + request.path() + " (the server log has why).");
+            } else if (reply == null && node.repliesLater()) {
+                return; // committed: the request waits for an HTTPReply given its identifier, or its timeout
             } else if (reply == null) {
                 reply = HttpExchange.Reply.text(500, "Flow '" + flow.name() + "' finished " + request.method() + " "
                         + request.path() + " without replying: an HTTPReply node downstream of its HTTPInput node "
@@ -334,6 +339,10 @@ final class HttpInput {
                     .set(HttpInputNode.QUERY, request.query()).set(HttpInputNode.HEADERS, request.headers());
             if (request.user() != null) {
                 local.set(HttpInputNode.USER, request.user());
+            }
+            if (node.repliesLater()) {
+                local.set(HttpInputNode.REQUEST_ID, request.id());
+                assembly.message().setUserProperty(HttpInputNode.REQUEST_ID, request.id());
             }
             return assembly;
         }

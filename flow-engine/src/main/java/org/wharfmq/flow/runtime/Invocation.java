@@ -73,6 +73,8 @@ final class Invocation implements FlowContext {
     private boolean transactional;
     private boolean transactedWork;
     private HttpExchange exchange;
+    /** Requests of other invocations this one answers when it commits (HTTPReply by identifier), with their replies. */
+    private final Map<HttpExchange, HttpExchange.Reply> laterReplies = new HashMap<>();
     /** Whether the sends of this invocation are its HTTP caller's (HTTPInput runAs CALLER): asked before each. */
     private boolean asCaller;
     private boolean timing;
@@ -105,6 +107,7 @@ final class Invocation implements FlowContext {
         this.lostProvider = null;
         this.exchange = null;
         this.asCaller = false;
+        this.laterReplies.clear();
         this.timing = statistics.timing();
         this.depth = 0;
         this.childElapsed = 0;
@@ -207,6 +210,20 @@ final class Invocation implements FlowContext {
         } else if (transactional || transactedWork) {
             transacted.commit();
         }
+        answerLater();
+    }
+
+    /** Sends the replies this invocation gave to other invocations' requests, now that it committed. */
+    private void answerLater() {
+        laterReplies.forEach((request, reply) -> {
+            if (!request.answer().complete(reply)) {
+                System.getLogger(Invocation.class.getName()).log(System.Logger.Level.WARNING, "Flow '"
+                        + definition.name() + "': the HTTP request " + request.id() + " (" + request.method() + " "
+                        + request.path() + ") was answered before this invocation committed (status "
+                        + request.answer().join().status() + "): its reply (status " + reply.status() + ") is dropped.");
+            }
+        });
+        laterReplies.clear();
     }
 
     /** Commits the transacted session alone (or the coordinated transaction): a message moved as it is. */
@@ -236,6 +253,7 @@ final class Invocation implements FlowContext {
      * coordinated invocation's database work and message with its transaction).
      */
     void rollback() throws JMSException {
+        laterReplies.clear();
         database.rollback();
         for (Iterator<ProviderLink> i = links.values().iterator(); i.hasNext(); ) {
             ProviderLink link = i.next();
@@ -449,6 +467,19 @@ final class Invocation implements FlowContext {
     @Override
     public HttpExchange httpExchange() {
         return exchange;
+    }
+
+    @Override
+    public boolean replyTo(String requestId, HttpExchange.Reply reply) {
+        HttpExchange request = flow.httpRequests().waiting(requestId);
+        if (request == null) {
+            return false;
+        }
+        if (laterReplies.putIfAbsent(request, reply) != null) {
+            throw new IllegalStateException("HTTP request " + requestId + " has a reply from this invocation already: "
+                    + "one HTTPReply per request.");
+        }
+        return true;
     }
 
     @Override

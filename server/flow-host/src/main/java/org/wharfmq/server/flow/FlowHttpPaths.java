@@ -3,6 +3,7 @@ package org.wharfmq.server.flow;
 import org.wharfmq.flow.HttpExchange;
 import org.wharfmq.flow.node.HttpInputNode;
 import org.wharfmq.flow.runtime.HttpEndpoints;
+import org.wharfmq.flow.runtime.HttpRequests;
 import org.wharfmq.server.http.HttpAnswer;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.security.Permission;
@@ -25,6 +26,8 @@ final class FlowHttpPaths implements HttpEndpoints {
     private static final Set<String> CREDENTIALS = Set.of("authorization", "proxy-authorization");
 
     private final HttpPlugin http;
+    /** The requests of every flow of this flow host that wait for a reply from any flow. */
+    private final HttpRequests requests = new HttpRequests();
     /** Set by {@link #attach} when the flow host starts, before any flow serves a path. */
     private volatile HttpCallers callers;
 
@@ -55,6 +58,11 @@ final class FlowHttpPaths implements HttpEndpoints {
             throw new IllegalStateException("Flow '" + flow + "' cannot serve " + node + "'s path: " + e.getMessage(),
                     e);
         }
+    }
+
+    @Override
+    public HttpRequests requests() {
+        return requests;
     }
 
     private static Map<String, String> withoutCredentials(Map<String, String> headers) {
