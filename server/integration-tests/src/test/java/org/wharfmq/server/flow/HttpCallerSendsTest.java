@@ -9,23 +9,29 @@ import org.wharfmq.flow.node.HttpInputNode;
 import org.wharfmq.flow.node.HttpReplyNode;
 import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.http.HttpSettings;
+import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.security.InProcessLogins;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 
 import javax.jms.Connection;
+import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.Session;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -42,6 +48,8 @@ class HttpCallerSendsTest {
     private static SecurityFileRealm realm;
     private static TestServer server;
     private static final HttpPlugin HTTP = new HttpPlugin(HttpSettings.on("127.0.0.1"));
+    /** What the queue manager offers its plugins, as the flow host sees it. */
+    private static ServerPlugin.Host host;
 
     @BeforeAll
     static void start() throws Exception {
@@ -60,7 +68,16 @@ class HttpCallerSendsTest {
         server = TestServer.start(UnaryOperator.identity(), config -> {
             FlowHost flowHost = new FlowHost(FlowHostSettings.defaults(), HTTP); // the flow host: the queue manager's own
             WharfServer started = WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
-                    .plugins(flowHost, HTTP).start();
+                    .plugins(flowHost, HTTP, new ServerPlugin() {
+                        @Override
+                        public void start(Host server) {
+                            host = server;
+                        }
+
+                        @Override
+                        public void close() {
+                        }
+                    }).start();
             flowHost.deploy(() -> orders("orders", HttpInputNode.RunAs.CALLER), 1);
             flowHost.deploy(() -> orders("trusted", HttpInputNode.RunAs.FLOW), 1);
             return started;
@@ -156,5 +173,23 @@ class HttpCallerSendsTest {
         Message order = drain("CALLER.ORDERS");
         assertNotNull(order, "runAs FLOW: the flow host's authority");
         assertNull(order.getStringProperty("JMSXUserID"), "the flow host here is the queue manager's own connection");
+    }
+
+    @Test
+    void theLoginAPluginActsAsAUserWithIsRefusedOverTcp() throws Exception {
+        InProcessLogins.Login login = host.logins().inProcess().loginFor(new Identity("alice", Set.of("apps"), "TEST"));
+        WharfConnectionFactory overTcp = new WharfConnectionFactory("tcp://127.0.0.1:" + server.server().tcpPort());
+        JMSException refused = assertThrows(JMSException.class,
+                () -> overTcp.createConnection(login.name(), new String(login.password())).close());
+        assertTrue(refused.getMessage().toLowerCase().contains("authentication failed"), refused.getMessage());
+
+        WharfConnectionFactory inVm = new WharfConnectionFactory(server.server().vmUrl());
+        try (Connection asAlice = inVm.createConnection(login.name(), new String(login.password()))) {
+            Session session = asAlice.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            JMSException denied = assertThrows(JMSException.class, () -> session.createProducer(
+                    session.createQueue("CALLER.SECRET")).send(session.createTextMessage("x")));
+            assertTrue(denied.getMessage().contains("User 'alice' may not"),
+                    "in-VM, the login is alice with alice's permissions: " + denied.getMessage());
+        }
     }
 }
