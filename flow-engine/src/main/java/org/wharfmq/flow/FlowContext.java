@@ -81,6 +81,15 @@ public interface FlowContext {
     /** The HTTP request this invocation answers (it began at an HTTPInput node), or null. */
     HttpExchange httpExchange();
 
+    /**
+     * Answers the HTTP request with identifier {@code requestId}, one that waits for a reply from any flow (HTTPInput
+     * {@code replyLater}), with {@code reply} once this invocation commits (not when it rolls back).
+     *
+     * @return false when no request of that identifier waits in this server (unknown, answered, timed out): nothing
+     * will be sent
+     */
+    boolean replyTo(String requestId, HttpExchange.Reply reply);
+
     /** Whether Trace nodes write (switchable while the flow runs). */
     boolean traceEnabled();
 }

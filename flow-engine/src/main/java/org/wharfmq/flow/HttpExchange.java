@@ -1,6 +1,8 @@
 package org.wharfmq.flow;
 
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -37,15 +39,21 @@ public final class HttpExchange {
         }
     }
 
+    private static final SecureRandom IDS = new SecureRandom();
+
+    private final String id;
     private final String method;
     private final String path;
     private final Map<String, List<String>> query;
     private final Map<String, String> headers;
     private final byte[] body;
     private final String user;
+    private final HttpCaller caller;
     private final CompletableFuture<Reply> answer = new CompletableFuture<>();
     /** The reply of this invocation's HTTPReply node; on the invocation's thread. */
     private Reply pending;
+    /** Why a send of the invocation was refused for the caller (answered 403), or null; on the invocation's thread. */
+    private String refused;
 
     /**
      * @param method  the request's method
@@ -53,16 +61,28 @@ public final class HttpExchange {
      * @param query   its query parameters, each with its values in order
      * @param headers its headers by lower-case name
      * @param body    its body (not copied: the caller hands it over)
-     * @param user    the user it logged in as, or null for an anonymous caller
+     * @param caller  the user it logged in as, or null for an anonymous caller
      */
     public HttpExchange(String method, String path, Map<String, List<String>> query, Map<String, String> headers,
-                        byte[] body, String user) {
+                        byte[] body, HttpCaller caller) {
         this.method = method;
         this.path = path;
         this.query = Map.copyOf(query);
         this.headers = Map.copyOf(headers);
         this.body = body;
-        this.user = user;
+        this.caller = caller;
+        this.user = caller == null ? null : caller.user();
+        byte[] random = new byte[16];
+        IDS.nextBytes(random);
+        this.id = HexFormat.of().formatHex(random);
+    }
+
+    /**
+     * The request's identifier: 128 random bits in hex, unguessable, so a reply given by identifier (from another
+     * flow) reaches this request or none.
+     */
+    public String id() {
+        return id;
     }
 
     /** The request's method. */
@@ -93,6 +113,26 @@ public final class HttpExchange {
     /** The user the caller logged in as; null for an anonymous caller. */
     public String user() {
         return user;
+    }
+
+    /** The caller as the queue manager knows it; null for an anonymous caller. */
+    public HttpCaller caller() {
+        return caller;
+    }
+
+    /**
+     * Records that a send of the invocation was refused for the caller: the invocation then rolls back and the caller
+     * is answered 403 with {@code why}, even when a node caught the failure. For the runtime.
+     */
+    public void refuse(String why) {
+        if (refused == null) {
+            refused = why;
+        }
+    }
+
+    /** Why a send was refused for the caller, or null. For the runtime. */
+    public String refusal() {
+        return refused;
     }
 
     /** What the caller gets; completed once. */

@@ -45,6 +45,11 @@ public final class HttpInputNode extends Node {
     public static final String HEADERS = "HttpInputHeaders";
     /** LocalEnvironment field: the user the caller logged in as; absent for an anonymous caller. */
     public static final String USER = "HttpInputUser";
+    /**
+     * LocalEnvironment field and message user property: the request's identifier, with which an HTTPReply node of any
+     * flow of the server answers it (a node that {@link #replyLater}s; App Connect's RequestIdentifier).
+     */
+    public static final String REQUEST_ID = "HttpRequestIdentifier";
 
     /** Where the paths flows serve begin: {@value}. */
     public static final String PATH_PREFIX = "/flows/";
@@ -58,6 +63,20 @@ public final class HttpInputNode extends Node {
     private Duration timeout = DEFAULT_TIMEOUT;
     private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
     private TransactionMode transactionMode = TransactionMode.YES;
+    private RunAs runAs = RunAs.CALLER;
+    private boolean replyLater;
+
+    /** Whose authority an invocation's sends to Wharf queues and topics have. */
+    public enum RunAs {
+        /**
+         * The HTTP caller's (default): each send needs the caller's {@code send} (queues) or {@code publish} (topics)
+         * permission and carries the caller as JMSXUserID; a refused send fails the invocation, which is answered
+         * 403 with nothing sent. An anonymous caller's invocation may send nothing.
+         */
+        CALLER,
+        /** The flow host's ({@code flowHostUser}), whoever called: the flow decides, from {@link #USER}, what a caller may do. */
+        FLOW
+    }
 
     private HttpInputNode(String path) {
         super("HTTPInput", List.of(), List.of("out", "failure"));
@@ -96,6 +115,34 @@ public final class HttpInputNode extends Node {
         return this;
     }
 
+    /** Whose authority the invocation's sends have: the caller's (CALLER, the default) or the flow host's (FLOW). */
+    public HttpInputNode runAs(RunAs runAs) {
+        this.runAs = runAs;
+        return this;
+    }
+
+    /**
+     * Lets the reply come later, from any flow of the server (coordinated request/reply): the request's identifier is
+     * put in the message ({@link #REQUEST_ID}, a user property, which the flow's sends carry on, and the
+     * LocalEnvironment), and an invocation that commits without replying leaves the request waiting until an HTTPReply
+     * node given that identifier answers it, or the node's timeout does (504). Off by default: such an invocation is
+     * answered 500 at once.
+     */
+    public HttpInputNode replyLater() {
+        this.replyLater = true;
+        return this;
+    }
+
+    /** Whether the reply may come later, from any flow. */
+    public boolean repliesLater() {
+        return replyLater;
+    }
+
+    /** Whose authority the invocation's sends have. */
+    public RunAs runAs() {
+        return runAs;
+    }
+
     /** The path served. */
     public String servedPath() {
         return path;
@@ -129,6 +176,8 @@ public final class HttpInputNode extends Node {
         p.put("timeout", timeout);
         p.put("maxRequestBytes", maxRequestBytes);
         p.put("transactionMode", transactionMode);
+        p.put("runAs", runAs);
+        p.put("replyLater", replyLater);
         return p;
     }
 
@@ -142,6 +191,9 @@ public final class HttpInputNode extends Node {
         }
         if (domain == null) {
             throw new FlowValidationException("an HTTPInput node needs a domain.");
+        }
+        if (runAs == null) {
+            throw new FlowValidationException("an HTTPInput node's runAs is CALLER or FLOW, not null.");
         }
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new FlowValidationException("an HTTPInput node's timeout must be above zero, was " + timeout + ".");

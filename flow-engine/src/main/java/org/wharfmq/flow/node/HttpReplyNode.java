@@ -18,8 +18,15 @@ import java.util.stream.Collectors;
  * the caller once the invocation has committed (so a flow that fails after replying answers 500, not the reply); the
  * assembly then goes on to {@code out}.
  *
- * <p>No request to answer (the invocation began elsewhere), a request answered already (its timeout's 504, or another
- * HTTPReply), or a status outside 200-599 go to {@code failure}, or fail the path when it is unwired.
+ * <p><b>A request of another invocation</b> (coordinated request/reply): when the LocalEnvironment or the message (a
+ * user property) has an {@link HttpInputNode#REQUEST_ID} that is not the invocation's own request's, the node answers
+ * that request, of any flow of the server whose HTTPInput node {@link HttpInputNode#replyLater replies later}, once
+ * this invocation commits. An identifier no request waits with (unknown, answered, timed out) is logged and the reply
+ * dropped; the assembly goes on to {@code out} all the same.
+ *
+ * <p>No request to answer (the invocation began elsewhere and the message has no identifier), a request answered
+ * already (its timeout's 504, or another HTTPReply), or a status outside 200-599 go to {@code failure}, or fail the
+ * path when it is unwired.
  */
 public final class HttpReplyNode extends Node {
 
@@ -28,6 +35,8 @@ public final class HttpReplyNode extends Node {
     /** LocalEnvironment field: the answer's headers, a {@code Map<String, ?>} of a String (or a List of them) each. */
     public static final String HEADERS = "HttpReplyHeaders";
 
+    private static final System.Logger LOG = System.getLogger(HttpReplyNode.class.getName());
+
     public HttpReplyNode() {
         super("HTTPReply", List.of("in"), List.of("out", "failure"));
     }
@@ -35,7 +44,21 @@ public final class HttpReplyNode extends Node {
     @Override
     public void receive(String terminal, MessageAssembly assembly, FlowContext context) throws Exception {
         try {
-            reply(assembly, context.httpExchange());
+            HttpExchange.Reply reply = reply(assembly);
+            HttpExchange own = context.httpExchange();
+            String id = requestId(assembly);
+            if (own != null && (id == null || id.equals(own.id()))) {
+                own.reply(reply);
+            } else if (id == null) {
+                throw new IllegalStateException("no HTTP request to reply to: the invocation did not begin at an "
+                        + "HTTPInput node, and neither the LocalEnvironment nor the message has a "
+                        + HttpInputNode.REQUEST_ID + ".");
+            } else if (!context.replyTo(id, reply)) {
+                // unknown, answered or timed out: no one waits for it, so it goes to no one
+                LOG.log(System.Logger.Level.WARNING, this + " in flow '" + context.flowName() + "': no HTTP request "
+                        + "with identifier " + id + " waits for a reply (it timed out, was answered, or is not of "
+                        + "this server): the reply (status " + reply.status() + ") is dropped.");
+            }
         } catch (IllegalStateException | IllegalArgumentException e) {
             propagateFailure(assembly, e, context);
             return;
@@ -43,11 +66,16 @@ public final class HttpReplyNode extends Node {
         context.propagate(this, "out", assembly);
     }
 
-    private static void reply(MessageAssembly assembly, HttpExchange exchange) {
-        if (exchange == null) {
-            throw new IllegalStateException("no HTTP request to reply to: the invocation did not begin at an HTTPInput "
-                    + "node.");
+    /** The identifier of the request to answer: the LocalEnvironment's, else the message's; null when neither. */
+    private static String requestId(MessageAssembly assembly) {
+        Object id = assembly.localEnvironment().get(HttpInputNode.REQUEST_ID);
+        if (id == null) {
+            id = assembly.message().userProperty(HttpInputNode.REQUEST_ID);
         }
+        return id == null ? null : id.toString();
+    }
+
+    private static HttpExchange.Reply reply(MessageAssembly assembly) {
         Object statusField = assembly.localEnvironment().get(STATUS);
         int status = statusField == null ? 200 : statusField instanceof Number n ? n.intValue()
                 : Integer.parseInt(statusField.toString().trim());
@@ -77,6 +105,6 @@ public final class HttpReplyNode extends Node {
                 it.remove();
             }
         }
-        exchange.reply(new HttpExchange.Reply(status, contentType, headers, assembly.message().bodyBytes()));
+        return new HttpExchange.Reply(status, contentType, headers, assembly.message().bodyBytes());
     }
 }

@@ -6,6 +6,7 @@ import org.wharfmq.flow.FlowMessage;
 import org.wharfmq.flow.FlowValidationException;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
+import org.wharfmq.flow.records.RecordFormat;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -82,6 +83,8 @@ public final class HttpRequestNode extends Node {
     private Path trustStore;
     private char[] trustStorePassword;
     private Domain responseDomain = Domain.BLOB;
+    /** The layout of a RECORDS response, or null. */
+    private RecordFormat responseFormat;
     private int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
     /** Made by {@link #validate()} when the flow is built; read-only after. */
     private HttpClient client;
@@ -142,9 +145,23 @@ public final class HttpRequestNode extends Node {
         return this;
     }
 
-    /** Sets the domain that parses the response body (default BLOB). */
+    /**
+     * Sets the domain that parses the response body (default BLOB). RECORDS needs the records' layout: use
+     * {@link #responseRecords}.
+     */
     public HttpRequestNode responseDomain(Domain domain) {
         this.responseDomain = domain;
+        this.responseFormat = null;
+        return this;
+    }
+
+    /**
+     * Lays the response body out in {@code format} (delimited or fixed-length records): the RECORDS domain, parsed on
+     * first use into {@code message().records()}.
+     */
+    public HttpRequestNode responseRecords(RecordFormat format) {
+        this.responseDomain = Domain.RECORDS;
+        this.responseFormat = format;
         return this;
     }
 
@@ -164,6 +181,9 @@ public final class HttpRequestNode extends Node {
         p.put("retries", retries);
         p.put("retryDelay", retryDelay);
         p.put("responseDomain", responseDomain);
+        if (responseFormat != null) {
+            p.put("responseFormat", responseFormat);
+        }
         p.put("maxResponseBytes", maxResponseBytes);
         if (trustStore != null) {
             p.put("trustStore", trustStore.toString());
@@ -192,6 +212,13 @@ public final class HttpRequestNode extends Node {
         }
         if (maxResponseBytes < 0) {
             throw new FlowValidationException("an HTTPRequest node's maxResponseBytes cannot be negative.");
+        }
+        if (responseDomain == null) {
+            throw new FlowValidationException("an HTTPRequest node needs a response domain (BLOB by default).");
+        }
+        if (responseDomain == Domain.RECORDS && responseFormat == null) {
+            throw new FlowValidationException("an HTTPRequest node whose response is in the RECORDS domain needs the "
+                    + "records' layout: responseRecords(format) instead of responseDomain(RECORDS).");
         }
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER);
@@ -307,6 +334,9 @@ public final class HttpRequestNode extends Node {
     private MessageAssembly response(MessageAssembly assembly, HttpResponse<?> response, byte[] body) {
         FlowMessage input = assembly.message();
         FlowMessage message = FlowMessage.ofBytes(responseDomain, body);
+        if (responseFormat != null) {
+            message.parseAs(responseFormat);
+        }
         input.properties().asMap().forEach(message.properties()::set);
         input.headers().asMap().forEach(message.headers()::set);
         input.userProperties().asMap().forEach(message.userProperties()::set);

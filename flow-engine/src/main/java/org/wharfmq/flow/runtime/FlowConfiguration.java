@@ -41,6 +41,12 @@ public final class FlowConfiguration {
      */
     public static final int MAX_QUEUED_HTTP_REQUESTS = 1000;
 
+    /**
+     * Connections as HTTP callers (HTTPInput runAs CALLER) one instance of an HTTPInput node keeps open, at most:
+     * {@value}, the least recently used closed past that. A caller's next request on that instance connects again.
+     */
+    public static final int MAX_CALLER_CONNECTIONS = 8;
+
     private FlowConfiguration() {
     }
 }

@@ -32,4 +32,9 @@ public interface HttpEndpoints {
      */
     AutoCloseable serve(String flow, HttpInputNode node,
                         Function<HttpExchange, java.util.concurrent.CompletableFuture<HttpExchange.Reply>> requests);
+
+    /** The requests of these paths that any flow may answer (HTTPInput {@code replyLater}): one per server. */
+    default HttpRequests requests() {
+        return HttpRequests.NONE;
+    }
 }

@@ -4,6 +4,7 @@ import org.wharfmq.flow.ExceptionList;
 import org.wharfmq.flow.FlowException;
 import org.wharfmq.flow.FlowMessage;
 import org.wharfmq.flow.Folder;
+import org.wharfmq.flow.HttpCaller;
 import org.wharfmq.flow.HttpExchange;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
@@ -15,6 +16,8 @@ import javax.jms.JMSException;
 import javax.jms.Session;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -85,6 +88,9 @@ final class HttpInput {
             answer.complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' is busy: "
                     + FlowConfiguration.MAX_QUEUED_HTTP_REQUESTS + " requests wait for it already. Try again shortly."));
         } else {
+            if (node.repliesLater()) {
+                flow.httpRequests().await(request);
+            }
             answer.completeOnTimeout(HttpExchange.Reply.text(504, "Flow '" + flow.name() + "' did not answer "
                     + request.method() + " " + request.path() + " within its HTTPInput node's timeout ("
                     + node.timeout().toMillis() + " ms)."), node.timeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -100,6 +106,34 @@ final class HttpInput {
         }
     }
 
+    /** A connection as one HTTP caller, with its sessions and the invocation on them; on its instance's thread. */
+    private static final class CallerLink {
+        private final Connection connection;
+        private final Invocation invocation;
+
+        private CallerLink(Connection connection, Invocation invocation) {
+            this.connection = connection;
+            this.invocation = invocation;
+        }
+
+        static CallerLink open(HttpCaller caller, RunningFlow flow, DatabaseWork database) throws JMSException {
+            Connection connection = caller.connectionFactory().createConnection();
+            try {
+                Session transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
+                Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                return new CallerLink(connection, new Invocation(flow, transacted, plain, database));
+            } catch (JMSException | RuntimeException e) {
+                FlowInstance.closeQuietly(connection);
+                throw e;
+            }
+        }
+
+        void close() {
+            invocation.close();
+            FlowInstance.closeQuietly(connection);
+        }
+    }
+
     /** One instance thread: takes requests and runs the flow on each. */
     private final class Instance implements Runnable {
 
@@ -110,6 +144,8 @@ final class HttpInput {
         private final DatabaseWork database;
         private Connection connection;
         private Invocation invocation;
+        /** Connections as authenticated callers (runAs CALLER), least recently used first. */
+        private final Map<String, CallerLink> callers = new LinkedHashMap<>(16, 0.75f, true);
 
         Instance(ConnectionFactory connectionFactory) {
             this.connectionFactory = connectionFactory;
@@ -164,16 +200,63 @@ final class HttpInput {
         }
 
         private void close() {
+            callers.values().forEach(CallerLink::close);
+            callers.clear();
             FlowInstance.closeQuietly(connection);
             connection = null;
         }
 
+        /**
+         * The invocation that runs {@code request}: the instance's own (the flow host's authority) for runAs FLOW and
+         * for an anonymous caller (whose sends are refused), else one on a connection as the caller, opened on its
+         * first request on this instance.
+         */
+        private Invocation invocationFor(HttpExchange request) throws JMSException {
+            if (node.runAs() == HttpInputNode.RunAs.FLOW || request.caller() == null) {
+                return invocation;
+            }
+            CallerLink link = callers.get(request.caller().user());
+            if (link == null) {
+                link = CallerLink.open(request.caller(), flow, database);
+                callers.put(request.caller().user(), link);
+                if (callers.size() > FlowConfiguration.MAX_CALLER_CONNECTIONS) {
+                    var eldest = callers.entrySet().iterator();
+                    eldest.next().getValue().close();
+                    eldest.remove();
+                }
+            }
+            return link.invocation;
+        }
+
+        private void dropCaller(HttpExchange request) {
+            CallerLink link = callers.remove(request.caller().user());
+            if (link != null) {
+                link.close();
+            }
+        }
+
         /** Runs the flow on {@code request}, then answers it. */
         private void process(HttpExchange request) throws JMSException {
+            Invocation run;
+            try {
+                run = invocationFor(request);
+            } catch (JMSException | RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' cannot connect as user '"
+                        + request.user() + "' for " + request.method() + " " + request.path() + ": " + e);
+                request.answer().complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' cannot act as "
+                        + "user '" + request.user() + "' on the queue manager: " + e.getMessage()));
+                return;
+            }
             MessageAssembly assembly = assembly(request);
-            ExceptionList failure = invoke(request, assembly, false);
+            ExceptionList failure = invoke(run, request, assembly, false);
+            if (request.refusal() != null) { // rolled back: the caller may not make one of its sends
+                LOG.log(System.Logger.Level.INFO, "Flow '" + flow.name() + "' answered " + request.method() + " "
+                        + request.path() + " 403: " + request.refusal());
+                request.answer().complete(HttpExchange.Reply.text(403, request.refusal()));
+                return;
+            }
             if (failure != null && !flow.definition().targets(node, "failure").isEmpty()) {
-                ExceptionList failed = invoke(request, assembly.withExceptionList(failure), true);
+                ExceptionList failed = invoke(run, request, assembly.withExceptionList(failure), true);
                 if (failed == null) {
                     flow.statistics().backouts.increment();
                 }
@@ -184,6 +267,8 @@ final class HttpInput {
                         + request.path() + ", answered 500:\n" + failure.render());
                 reply = HttpExchange.Reply.text(500, "Flow '" + flow.name() + "' failed on " + request.method() + " "
                         + request.path() + " (the server log has why).");
+            } else if (reply == null && node.repliesLater()) {
+                return; // committed: the request waits for an HTTPReply given its identifier, or its timeout
             } else if (reply == null) {
                 reply = HttpExchange.Reply.text(500, "Flow '" + flow.name() + "' finished " + request.method() + " "
                         + request.path() + " without replying: an HTTPReply node downstream of its HTTPInput node "
@@ -198,16 +283,19 @@ final class HttpInput {
          * @return null when it committed, else why it failed (its reply forgotten)
          * @throws JMSException when the connection is gone (the request is answered 503 first)
          */
-        private ExceptionList invoke(HttpExchange request, MessageAssembly assembly, boolean failurePath)
-                throws JMSException {
+        private ExceptionList invoke(Invocation invocation, HttpExchange request, MessageAssembly assembly,
+                                     boolean failurePath) throws JMSException {
             flow.statistics().invocations.increment();
             invocation.reset(transactional);
-            invocation.answering(request);
+            invocation.answering(request, node.runAs() == HttpInputNode.RunAs.CALLER);
             try {
                 if (failurePath) {
                     invocation.runFrom(node, "failure", assembly);
                 } else {
                     invocation.run(node, "out", assembly);
+                }
+                if (request.refusal() != null) { // a node caught the refusal: the invocation fails all the same
+                    throw new IllegalStateException(request.refusal());
                 }
                 invocation.commit();
                 return null;
@@ -217,20 +305,30 @@ final class HttpInput {
                 try {
                     invocation.rollback();
                 } catch (JMSException gone) {
-                    request.answer().complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' lost its "
-                            + "connection to the queue manager: try again."));
-                    throw gone;
+                    return lost(invocation, request, gone);
                 }
                 return e instanceof FlowException fe && !fe.exceptionList().isEmpty() ? fe.exceptionList()
                         : ExceptionList.of(node, e);
             } catch (JMSException e) {
                 request.discardReply();
-                request.answer().complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' lost its "
-                        + "connection to the queue manager: try again."));
-                throw e;
+                return lost(invocation, request, e);
             } finally {
                 invocation.release();
             }
+        }
+
+        /**
+         * A connection lost under an invocation: the request is answered 503; a caller's connection is closed (the
+         * next request as that caller connects again), the instance's own is thrown for the instance to reconnect.
+         */
+        private ExceptionList lost(Invocation invocation, HttpExchange request, JMSException e) throws JMSException {
+            request.answer().complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' lost its "
+                    + "connection to the queue manager: try again."));
+            if (invocation == this.invocation) {
+                throw e;
+            }
+            dropCaller(request);
+            return ExceptionList.of(node, e);
         }
 
         private MessageAssembly assembly(HttpExchange request) {
@@ -241,6 +339,10 @@ final class HttpInput {
                     .set(HttpInputNode.QUERY, request.query()).set(HttpInputNode.HEADERS, request.headers());
             if (request.user() != null) {
                 local.set(HttpInputNode.USER, request.user());
+            }
+            if (node.repliesLater()) {
+                local.set(HttpInputNode.REQUEST_ID, request.id());
+                assembly.message().setUserProperty(HttpInputNode.REQUEST_ID, request.id());
             }
             return assembly;
         }

@@ -5,6 +5,7 @@ import org.wharfmq.flow.FlowContext;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowException;
 import org.wharfmq.flow.FlowMessage;
+import org.wharfmq.flow.HttpCaller;
 import org.wharfmq.flow.HttpExchange;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
@@ -14,9 +15,14 @@ import org.wharfmq.flow.node.LabelNode;
 import javax.jms.DeliveryMode;
 import javax.jms.Destination;
 import javax.jms.JMSException;
+import javax.jms.JMSSecurityException;
 import javax.jms.Message;
 import javax.jms.MessageProducer;
+import javax.jms.Queue;
 import javax.jms.Session;
+import javax.jms.TemporaryQueue;
+import javax.jms.TemporaryTopic;
+import javax.jms.Topic;
 import javax.jms.TransactionRolledBackException;
 import javax.transaction.HeuristicMixedException;
 import javax.transaction.HeuristicRollbackException;
@@ -67,6 +73,10 @@ final class Invocation implements FlowContext {
     private boolean transactional;
     private boolean transactedWork;
     private HttpExchange exchange;
+    /** Requests of other invocations this one answers when it commits (HTTPReply by identifier), with their replies. */
+    private final Map<HttpExchange, HttpExchange.Reply> laterReplies = new HashMap<>();
+    /** Whether the sends of this invocation are its HTTP caller's (HTTPInput runAs CALLER): asked before each. */
+    private boolean asCaller;
     private boolean timing;
     private int depth;
     private long childElapsed;
@@ -96,15 +106,43 @@ final class Invocation implements FlowContext {
         this.transactedWork = false;
         this.lostProvider = null;
         this.exchange = null;
+        this.asCaller = false;
+        this.laterReplies.clear();
         this.timing = statistics.timing();
         this.depth = 0;
         this.childElapsed = 0;
         this.childCpu = 0;
     }
 
-    /** Makes {@code request} the HTTP request this invocation answers (after {@link #reset}). */
-    void answering(HttpExchange request) {
+    /**
+     * Makes {@code request} the HTTP request this invocation answers (after {@link #reset}).
+     *
+     * @param asCaller whether its sends are the caller's: each is refused, before it is made, when the caller may not
+     *                 make it (an anonymous caller: any), and the refusal recorded on the request
+     */
+    void answering(HttpExchange request, boolean asCaller) {
         this.exchange = request;
+        this.asCaller = asCaller;
+    }
+
+    /** Refuses a send the HTTP caller may not make: recorded on the request (its answer is a 403), and thrown. */
+    private void checkCaller(Destination destination) throws JMSException {
+        if (destination instanceof TemporaryQueue || destination instanceof TemporaryTopic) {
+            return; // a connection's own (a JMSReplyTo): the queue manager decides who may send to it
+        }
+        boolean topic = destination instanceof Topic;
+        String name = topic ? ((Topic) destination).getTopicName() : ((Queue) destination).getQueueName();
+        HttpCaller caller = exchange.caller();
+        String why = caller != null ? caller.refusal(name, topic)
+                : "An anonymous HTTP caller may not " + (topic ? "publish to topic '" : "send to queue '") + name
+                + "' through flow '" + definition.name() + "': its HTTPInput node sends as the caller (runAs CALLER)"
+                + " and an anonymous caller has no permissions to send with. Call as a user with the '"
+                + (topic ? "publish" : "send") + "' permission on it, or give the node runAs(FLOW) when the flow "
+                + "decides itself what its callers may do.";
+        if (why != null) {
+            exchange.refuse(why);
+            throw new JMSSecurityException(why);
+        }
     }
 
     /** Whether something was sent on the transacted session (to commit or roll back). */
@@ -172,6 +210,20 @@ final class Invocation implements FlowContext {
         } else if (transactional || transactedWork) {
             transacted.commit();
         }
+        answerLater();
+    }
+
+    /** Sends the replies this invocation gave to other invocations' requests, now that it committed. */
+    private void answerLater() {
+        laterReplies.forEach((request, reply) -> {
+            if (!request.answer().complete(reply)) {
+                System.getLogger(Invocation.class.getName()).log(System.Logger.Level.WARNING, "Flow '"
+                        + definition.name() + "': the HTTP request " + request.id() + " (" + request.method() + " "
+                        + request.path() + ") was answered before this invocation committed (status "
+                        + request.answer().join().status() + "): its reply (status " + reply.status() + ") is dropped.");
+            }
+        });
+        laterReplies.clear();
     }
 
     /** Commits the transacted session alone (or the coordinated transaction): a message moved as it is. */
@@ -201,6 +253,7 @@ final class Invocation implements FlowContext {
      * coordinated invocation's database work and message with its transaction).
      */
     void rollback() throws JMSException {
+        laterReplies.clear();
         database.rollback();
         for (Iterator<ProviderLink> i = links.values().iterator(); i.hasNext(); ) {
             ProviderLink link = i.next();
@@ -357,6 +410,9 @@ final class Invocation implements FlowContext {
 
     @Override
     public void send(MessageAssembly assembly, Destination destination, TransactionMode mode) throws JMSException {
+        if (asCaller) {
+            checkCaller(destination);
+        }
         boolean inTransaction = mode == TransactionMode.YES || (mode == TransactionMode.AUTOMATIC && transactional);
         Session session = inTransaction ? transacted : plain;
         FlowMessage message = assembly.message();
@@ -411,6 +467,19 @@ final class Invocation implements FlowContext {
     @Override
     public HttpExchange httpExchange() {
         return exchange;
+    }
+
+    @Override
+    public boolean replyTo(String requestId, HttpExchange.Reply reply) {
+        HttpExchange request = flow.httpRequests().waiting(requestId);
+        if (request == null) {
+            return false;
+        }
+        if (laterReplies.putIfAbsent(request, reply) != null) {
+            throw new IllegalStateException("HTTP request " + requestId + " has a reply from this invocation already: "
+                    + "one HTTPReply per request.");
+        }
+        return true;
     }
 
     @Override

@@ -60,6 +60,8 @@ public final class RunningFlow implements AutoCloseable {
     private final List<HttpInput> httpInputs = new ArrayList<>();
     /** The paths the HTTPInput nodes serve, closed first when the flow stops. */
     private final List<AutoCloseable> httpPaths = new ArrayList<>();
+    /** The server's requests that wait for a reply from any flow; set at start. */
+    private HttpRequests httpRequests = HttpRequests.NONE;
     private final Map<String, ExceptionList> failures = new ConcurrentHashMap<>();
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean running = true;
@@ -144,6 +146,7 @@ public final class RunningFlow implements AutoCloseable {
             }
         }
         RunningFlow flow = new RunningFlow(definition, dataSources, jmsProviders, coordination, instances, timing);
+        flow.httpRequests = http.requests();
         flow.openFileWriters();
         int n = 0;
         for (InputNode input : definition.inputNodes()) {
@@ -203,6 +206,11 @@ public final class RunningFlow implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, "Flow '" + definition.name() + "' started with " + instances
                 + " instance(s) per input node (" + flow.readers.size() + " reader threads)");
         return flow;
+    }
+
+    /** The server's HTTP requests that wait for a reply from any flow. */
+    HttpRequests httpRequests() {
+        return httpRequests;
     }
 
     private void startReader(String threadName, InputNode input, ConnectionFactory connectionFactory,

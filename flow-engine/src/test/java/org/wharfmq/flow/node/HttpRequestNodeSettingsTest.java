@@ -2,6 +2,7 @@ package org.wharfmq.flow.node;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.flow.Domain;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowValidationException;
 
@@ -51,5 +52,12 @@ class HttpRequestNodeSettingsTest {
                 + "request PT1M).", refusal(HttpRequestNode.get("http://localhost/").connectTimeout(Duration.ZERO)));
         assertEquals("Flow 'f', node 'call': an HTTPRequest node's retries (-1) and retry delay (PT1S) cannot be "
                 + "negative.", refusal(HttpRequestNode.get("http://localhost/").retries(-1, Duration.ofSeconds(1))));
+    }
+
+    @Test
+    void aRecordsResponseWithoutItsLayoutIsRefused() {
+        assertEquals("Flow 'f', node 'call': an HTTPRequest node whose response is in the RECORDS domain needs the "
+                + "records' layout: responseRecords(format) instead of responseDomain(RECORDS).",
+                refusal(HttpRequestNode.get("http://localhost/").responseDomain(Domain.RECORDS)));
     }
 }

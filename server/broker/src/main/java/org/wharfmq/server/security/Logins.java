@@ -12,6 +12,7 @@ public final class Logins {
     private final Authenticator authenticator;
     private final LoginThrottle throttle;
     private final byte[] decoySecret;
+    private final InProcessLogins inProcess = new InProcessLogins();
 
     /** Logins checked by {@code authenticator}, throttled by the system clock. */
     public Logins(Authenticator authenticator) {
@@ -34,6 +35,11 @@ public final class Logins {
     /** Failed logins per user and address, and per address. */
     public LoginThrottle throttle() {
         return throttle;
+    }
+
+    /** The logins with which in-process code (a plugin) acts as a user over the in-VM listener. */
+    public InProcessLogins inProcess() {
+        return inProcess;
     }
 
     /** The secret SCRAM's decoy credentials are derived from (a copy). */

@@ -61,6 +61,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private String user = "";
     private ScramServer scram;
     private Authenticator.User scramUser;
+    /** Who an in-process login ({@link org.wharfmq.server.security.InProcessLogins}) is; null for any other. */
+    private Identity inProcessUser;
     private ScheduledFuture<?> deadline;
     /** The verified TLS client certificate's subject (RFC 2253), or null when the client sent none. */
     private String certificateSubject;
@@ -136,7 +138,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             certificateSubject = certificate.getSubjectX500Principal().getName();
             certificateUser = logins.authenticator().certificateUser(certificate.getSubjectX500Principal());
         });
-        offered = OfferedMechanisms.of(logins.authenticator(), ctx.channel(), certificateUser != null);
+        offered = OfferedMechanisms.of(logins.authenticator(), ctx.channel(), certificateUser != null,
+                logins.inProcess().any());
         if (offered.isEmpty()) {
             fail(ctx, "no mechanism is offered to this connection", nothingOffered(ctx));
             return;
@@ -185,7 +188,13 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onScramFirst(ChannelHandlerContext ctx, byte[] clientFirst) {
+        boolean inProcess = OfferedMechanisms.inProcess(ctx.channel());
         scram = new ScramServer(name -> {
+            // a plugin acting as a user (InProcessLogins): over the in-VM listener only
+            inProcessUser = inProcess ? logins.inProcess().identity(name) : null;
+            if (inProcessUser != null) {
+                return logins.inProcess().credential(name);
+            }
             scramUser = logins.authenticator().user(name);
             return scramUser == null ? null : scramUser.credential();
         }, logins.decoySecret());
@@ -202,7 +211,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private void onScramResponse(ChannelHandlerContext ctx, Frame.AuthResponse response) {
         try {
             byte[] serverFinal = scram.serverFinal(response.data());
-            succeed(ctx, new Identity(user, scramUser.groups(), Mechanisms.SCRAM_SHA_256), serverFinal);
+            succeed(ctx, inProcessUser != null ? inProcessUser
+                    : new Identity(user, scramUser.groups(), Mechanisms.SCRAM_SHA_256), serverFinal);
         } catch (ScramException e) {
             fail(ctx, e.getMessage(), null);
         }

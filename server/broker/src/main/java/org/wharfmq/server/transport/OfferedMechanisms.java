@@ -12,7 +12,7 @@ import java.util.List;
 /**
  * Which authentication mechanisms one connection is offered, in the server's order of preference: EXTERNAL when the
  * connection's verified TLS client certificate is mapped to a user ({@link Authenticator#certificateUser});
- * SCRAM-SHA-256 when users are configured; PLAIN only over TLS and when a login module checks passwords (the password
+ * SCRAM-SHA-256 when users are configured (in-process also when a plugin acts as a user: InProcessLogins); PLAIN only over TLS and when a login module checks passwords (the password
  * crosses the wire); ANONYMOUS over the in-VM listener (in-process code), and over TCP as
  * {@link Authenticator#anonymousAccess()} says.
  */
@@ -25,13 +25,15 @@ final class OfferedMechanisms {
      * The mechanisms for a connection on {@code channel}; empty when this client can use none.
      *
      * @param certificateMapped whether the connection's client certificate is mapped to a user
+     * @param inProcessLogins   whether plugins act as users ({@link org.wharfmq.server.security.InProcessLogins})
      */
-    static List<String> of(Authenticator authenticator, Channel channel, boolean certificateMapped) {
+    static List<String> of(Authenticator authenticator, Channel channel, boolean certificateMapped,
+                           boolean inProcessLogins) {
         List<String> offered = new ArrayList<>(4);
         if (certificateMapped) {
             offered.add(Mechanisms.EXTERNAL);
         }
-        if (authenticator.hasUsers()) {
+        if (authenticator.hasUsers() || (inProcessLogins && inProcess(channel))) {
             offered.add(Mechanisms.SCRAM_SHA_256);
         }
         if (authenticator.plainAvailable() && TlsPeer.isTls(channel)) {

@@ -136,6 +136,9 @@ public final class FlowHost implements ServerPlugin {
             asFlowUser.setUserName(settings.user()); // null: anonymous in-VM, as the queue manager itself
             asFlowUser.setPassword(settings.password());
             connectionFactory = asFlowUser;
+            if (http instanceof FlowHttpPaths paths) {
+                paths.attach(new HttpCallers(server));
+            }
             startDataSources(config, server.vmUrl());
             uploadDirectory = config.dataDirectory().resolve("flows");
             records = new DeploymentRecords(uploadDirectory);

@@ -3,6 +3,7 @@ package org.wharfmq.server.flow;
 import org.wharfmq.flow.HttpExchange;
 import org.wharfmq.flow.node.HttpInputNode;
 import org.wharfmq.flow.runtime.HttpEndpoints;
+import org.wharfmq.flow.runtime.HttpRequests;
 import org.wharfmq.server.http.HttpAnswer;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.security.Permission;
@@ -16,7 +17,7 @@ import java.util.function.Function;
 /**
  * The flows' HTTPInput paths on the server's HTTP listener: each a route of every method that needs the {@code call}
  * permission on its path and takes bodies up to its node's limit; a request becomes an {@link HttpExchange} (its
- * caller's user with it, its {@code Authorization} header without), and the flow's reply the answer. The route's handler returns at once: no listener thread
+ * caller with it ({@link HttpCallers}: the flow's sends can be made as the caller), its {@code Authorization} header without), and the flow's reply the answer. The route's handler returns at once: no listener thread
  * waits for the flow.
  */
 final class FlowHttpPaths implements HttpEndpoints {
@@ -25,9 +26,18 @@ final class FlowHttpPaths implements HttpEndpoints {
     private static final Set<String> CREDENTIALS = Set.of("authorization", "proxy-authorization");
 
     private final HttpPlugin http;
+    /** The requests of every flow of this flow host that wait for a reply from any flow. */
+    private final HttpRequests requests = new HttpRequests();
+    /** Set by {@link #attach} when the flow host starts, before any flow serves a path. */
+    private volatile HttpCallers callers;
 
     FlowHttpPaths(HttpPlugin http) {
         this.http = http;
+    }
+
+    /** The queue manager whose users call: their flows' sends are made as them. */
+    void attach(HttpCallers callers) {
+        this.callers = callers;
     }
 
     @Override
@@ -41,13 +51,18 @@ final class FlowHttpPaths implements HttpEndpoints {
         try {
             return http.routes().serve(node.servedPath(), Permission.CALL, node.maxRequestBytes(), call -> requests
                     .apply(new HttpExchange(call.method(), call.path(), call.query(), withoutCredentials(call.headers()),
-                            call.body(), call.who().anonymous() ? null : call.who().user()))
+                            call.body(), call.who().anonymous() ? null : callers.of(call.who())))
                     .thenApply(reply -> new HttpAnswer(reply.status(), reply.contentType(), reply.headers(),
                             reply.body())));
         } catch (IllegalStateException | IllegalArgumentException e) {
             throw new IllegalStateException("Flow '" + flow + "' cannot serve " + node + "'s path: " + e.getMessage(),
                     e);
         }
+    }
+
+    @Override
+    public HttpRequests requests() {
+        return requests;
     }
 
     private static Map<String, String> withoutCredentials(Map<String, String> headers) {

@@ -69,8 +69,7 @@ class HttpInputNodeTest {
     private static TestServer server;
     private static FlowHost flowHost;
     private static final HttpPlugin HTTP = new HttpPlugin(HttpSettings.on("127.0.0.1"));
-    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    private static final HttpClient CLIENT = HttpFlowCallers.CLIENT;
     /** Released by the test once the slow flow's request was answered 504. */
     private static final CountDownLatch SLOW = new CountDownLatch(1);
     /** Both requests of the pair flow are in the flow at once before either replies. */
@@ -78,8 +77,7 @@ class HttpInputNodeTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Path security = dir.resolve("security.yaml");
-        Files.writeString(security, """
+        realm = HttpFlowCallers.realm(dir, """
                 users: {}
                 allowAnonymous: true
                 permissions:
@@ -93,13 +91,6 @@ class HttpInputNodeTest {
                     create: [anyone]
                   - connect: [anyone]
                 """);
-        UsersFileEditor users = UsersFileEditor.open(security);
-        for (Map.Entry<String, String> user : Map.of("alice", "apps", "bob", "others").entrySet()) {
-            users.put(user.getKey(), ScramCredential.create((user.getKey() + "-pw").toCharArray(), 4096,
-                    new SecureRandom()), List.of(user.getValue()));
-        }
-        users.save();
-        realm = SecurityFileRealm.open(security);
         server = TestServer.start(UnaryOperator.identity(), config -> {
             flowHost = new FlowHost(FlowHostSettings.defaults(), HTTP);
             return WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
@@ -210,18 +201,11 @@ class HttpInputNodeTest {
     }
 
     private static HttpRequest.Builder request(String path, String user) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(HTTP.url() + path))
-                .timeout(Duration.ofSeconds(30));
-        if (user != null) {
-            request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + user + "-pw")
-                    .getBytes(StandardCharsets.UTF_8)));
-        }
-        return request;
+        return HttpFlowCallers.request(HTTP.url() + path, user);
     }
 
     private static HttpResponse<String> post(String path, String user, String body) throws Exception {
-        return CLIENT.send(request(path, user).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return HttpFlowCallers.post(HTTP.url() + path, user, body);
     }
 
     @Test

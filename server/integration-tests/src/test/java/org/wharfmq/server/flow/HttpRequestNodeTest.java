@@ -17,6 +17,7 @@ import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.node.HttpRequestNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.OutputNode;
+import org.wharfmq.flow.records.CsvFormat;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
@@ -191,6 +192,16 @@ class HttpRequestNodeTest {
             assertEquals(Map.of("method", "POST", "type", "application/octet-stream", "order", "42", "fixed", "yes"),
                     seen);
         }
+    }
+
+    @Test
+    void aRecordsResponseIsParsedWithTheNodesFormat() throws Exception {
+        String url = serve("/stock", exchange -> answer(exchange, 200, "tea;12\ncoffee;3\n"));
+        deploy("R", HttpRequestNode.get(url).responseRecords(CsvFormat.columns("item", "count").delimiter(';')), 1);
+        send("IN.R", "stock?", null);
+        Message out = receive("OUT.R");
+        assertEquals(2, out.getIntProperty("records"));
+        assertEquals("coffee", out.getStringProperty("lastItem"), "parsed with the node's columns and delimiter");
     }
 
     @Test
@@ -410,6 +421,11 @@ class HttpRequestNodeTest {
                     .ifPresent(e -> out.message().setUserProperty("service", e.getValue().get(0)));
             if (assembly.message().domain() == Domain.JSON) {
                 out.message().setUserProperty("echo", assembly.message().json().get("echo").asText());
+            }
+            if (assembly.message().domain() == Domain.RECORDS) {
+                var records = assembly.message().records();
+                out.message().setUserProperty("records", records.size());
+                out.message().setUserProperty("lastItem", records.get(records.size() - 1).get("item").asText());
             }
             propagate("out", out);
         }
