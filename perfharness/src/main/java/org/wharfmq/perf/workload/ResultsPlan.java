@@ -34,6 +34,8 @@ final class ResultsPlan {
                     List.of("--sizes", "2k", "--requesters", "8"), false, seed("RR-1", 2048, false)),
             new Row("RR-2 2 KB, 8 requesters", Workload.RR_2,
                     List.of("--sizes", "2k", "--requesters", "8"), false, seed("RR-2", 2048, false)),
+            new Row("RR-2 2 MB, 8 requesters", Workload.RR_2,
+                    List.of("--sizes", "2m", "--requesters", "8"), false, seed("RR-2", 2 << 20, false)),
             new Row("RR-4 2 KB, 8 requesters, reply by request id", Workload.RR_4,
                     List.of("--sizes", "2k", "--requesters", "8", "--responders", "4"), true, seed("RR-4", 2048, false)),
             new Row("RR-4 2 KB, 8 requesters, one correlation id per requester", Workload.RR_4,
@@ -56,6 +58,12 @@ final class ResultsPlan {
             new Row("F-PASS 4 KB persistent (F-PERSIST)", Workload.F_PASS,
                     List.of("--sizes", "4k", "--persistent"), false, flowSeed("F-PASS", 4096, true)),
             new Row("F-PARSE 4 KB", Workload.F_PARSE, List.of("--sizes", "4k"), false, flowSeed("F-PARSE", 4096, false)),
+            // the seed's large flow rows: two requesters keep the one flow instance busy (one message parsed while the
+            // other travels); the reply timeout scales with the size (RunSettings.timeoutSeconds(int))
+            new Row("F-PARSE 4 MB, 2 requesters", Workload.F_PARSE, List.of("--sizes", "4m", "--requesters", "2"), false,
+                    flowSeed("F-PARSE", 4 << 20, false)),
+            new Row("F-PARSE 8 MB, 2 requesters", Workload.F_PARSE, List.of("--sizes", "8m", "--requesters", "2"), false,
+                    flowSeed("F-PARSE", 8 << 20, false)),
             new Row("F-XSLT 4 KB", Workload.F_XSLT, List.of("--sizes", "4k"), false, flowSeed("F-XSLT", 4096, false)),
             new Row("F-CSV-PARSE 4 KB", Workload.F_CSV_PARSE, List.of("--sizes", "4k"), false,
                     flowSeed("F-CSV-PARSE", 4096, false)),
