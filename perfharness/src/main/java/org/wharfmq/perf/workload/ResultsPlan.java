@@ -80,7 +80,9 @@ final class ResultsPlan {
 
     private static String flowSeed(String workload, int size, boolean persistent) {
         SeedRows.FlowRow r = SeedRows.findFlow(workload, size, persistent);
-        return r == null ? null : String.format(java.util.Locale.ROOT, "%,.0f (seed 002: %s)", r.rate(), r.test());
+        // the large rows' rates are below 2 a second: whole numbers would show 1.37 and 0.69 both as 1
+        return r == null ? null : String.format(java.util.Locale.ROOT, r.rate() < 10 ? "%.2f (seed 002: %s)" : "%,.0f (seed 002: %s)",
+                r.rate(), r.test());
     }
 
     private static String pubSubSeed(int subscribers) {

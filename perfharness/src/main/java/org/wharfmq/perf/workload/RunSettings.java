@@ -42,9 +42,10 @@ public record RunSettings(Workload workload, List<Integer> sizes, List<Integer> 
     /**
      * What the default timeout adds per MiB of message. A reply that misses its timeout is not only a loss: the
      * requester sends its next request behind the late one, which the server still processes, so one miss makes
-     * the next ones miss too and a whole step is reported lost. An 8 MiB XML parse takes about 150 ms in a plain
-     * loop but 1-8 s per round trip through a flow with two requesters on a loaded 2-core machine (the
-     * flow instance serves one at a time); a flat 10 s lost every request of such a step.
+     * the next ones miss too and a whole step is reported lost. An 8 MiB XML parse takes 130-140 ms of CPU in a
+     * plain loop, but on a 2-core machine under a load of 20-30 the round trips of F-PARSE with two requesters
+     * (one flow instance, serving one at a time) took p50 0.4-2 s and p99 1-10 s, the first, cold parses the
+     * slowest (4 MiB: p99 10.3 s); a flat 10 s lost every request of such a step.
      */
     static final int TIMEOUT_SECONDS_PER_MIB = 4;
 
