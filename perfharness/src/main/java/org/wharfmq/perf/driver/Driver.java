@@ -17,9 +17,11 @@ import java.nio.file.Path;
 import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CountDownLatch;
@@ -116,7 +118,7 @@ public final class Driver {
             }
             if ((testClass == TestClass.REQUESTOR || testClass == TestClass.SHORT_SESSION) && !options.replyQueue().isEmpty()
                     && !options.correlationIdPerThread()) {
-                findStrayReplies(provider, runId, control);
+                findStrayReplies(provider, runId, control, workers);
             }
             Histogram latencies = LatencyHistograms.create();
             workers.forEach(w -> latencies.add(w.latencies()));
@@ -213,7 +215,10 @@ public final class Driver {
         out.flush();
     }
 
-    private void findStrayReplies(Provider provider, String runId, RunControl control) throws JMSException {
+    /** Replies left on the shared reply queues: duplicates, except the late replies of requests counted lost. */
+    private void findStrayReplies(Provider provider, String runId, RunControl control, List<Worker> workers) throws JMSException {
+        Map<String, Requestor> requestors = new HashMap<>();
+        workers.forEach(w -> requestors.put(w.name, (Requestor) w));
         Set<String> replyQueues = new LinkedHashSet<>();
         for (int i = 0; i < options.threads(); i++) {
             int n = options.destinations().numberFor(i);
@@ -227,6 +232,11 @@ public final class Driver {
                         Tags.RUN + " = '" + runId + "'")) {
                     Message stray;
                     while ((stray = strays.receive(STRAY_GRACE_MILLIS)) != null) {
+                        Requestor source = requestors.get(stray.getStringProperty(Tags.SOURCE));
+                        Object sequence = stray.getObjectProperty(Tags.SEQUENCE);
+                        if (source != null && sequence instanceof Number n && source.lateReplyOf(n.longValue())) {
+                            continue;
+                        }
                         control.duplicate("reply to request " + stray.getObjectProperty(Tags.SEQUENCE) + " of "
                                 + stray.getStringProperty(Tags.SOURCE) + " left on " + queue + " after its request was answered");
                     }

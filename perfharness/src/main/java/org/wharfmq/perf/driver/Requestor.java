@@ -6,6 +6,8 @@ import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Sends a request and waits for its reply (JMSPerfHarness {@code jms.r11.Requestor}). Three ways to find the
@@ -20,7 +22,8 @@ import javax.jms.Queue;
  * that the responders' queue manager sends the reply back by that name's route (RR-5); the reply is still read
  * from the reply queue itself.
  * Every request carries a sequence number that the responder copies: a reply is accepted only if it answers the
- * request just sent; no reply within {@code -to} is a loss, an older one a duplicate.
+ * request just sent; no reply within {@code -to} is a loss, a reply to a request already answered a duplicate. The
+ * late reply to a lost request is dropped: it is the loss already counted, not a second problem.
  */
 class Requestor extends Worker {
 
@@ -32,6 +35,11 @@ class Requestor extends Worker {
     private Queue sharedReplyQueue;
     private Message request;
     protected long sequence;
+    /**
+     * Sequences of this requester's lost requests whose late replies have not come (empty while none is lost);
+     * concurrent because the driver looks at it after a join that may have timed out.
+     */
+    private final Set<Long> lostAwaitingReply = ConcurrentHashMap.newKeySet();
 
     Requestor(WorkerSetup setup) {
         super(setup);
@@ -94,6 +102,7 @@ class Requestor extends Worker {
     protected final void roundTripDone(Message reply, long startNanos) {
         if (reply == null) {
             control.loss("no reply within " + options.timeoutSeconds() + " s to request " + sequence + " of " + name);
+            lostAwaitingReply.add(sequence);
         } else {
             recordLatency(startNanos);
             control.iterationDone();
@@ -116,12 +125,23 @@ class Requestor extends Worker {
             if (n == sequence) {
                 return reply;
             }
+            if (n < sequence && lateReplyOf(n)) {
+                continue;   // the late reply to a request counted lost
+            }
             if (n < sequence) {
                 control.duplicate("reply to request " + n + " of " + name + " arrived again (while waiting for " + sequence + ")");
             } else {
                 control.unexpected("reply to request " + n + " of " + name + " before that request was sent");
             }
         }
+    }
+
+    /**
+     * Whether a reply to request {@code n} is the late reply of a request already counted lost (once per request:
+     * a second reply to it is a duplicate). Called by this requester's thread, then by the driver once it has ended.
+     */
+    final boolean lateReplyOf(long n) {
+        return lostAwaitingReply.remove(n);
     }
 
     @Override
@@ -131,6 +151,9 @@ class Requestor extends Worker {
         }
         Message stray;
         while ((stray = longLivedConsumer.receive(Driver.STRAY_GRACE_MILLIS)) != null) {
+            if (stray.getObjectProperty(Tags.SEQUENCE) instanceof Number n && lateReplyOf(n.longValue())) {
+                continue;
+            }
             control.duplicate("reply to request " + stray.getObjectProperty(Tags.SEQUENCE) + " of " + name
                     + " arrived after its request was answered");
         }

@@ -133,7 +133,7 @@ final class DriverPlan {
     private Spec spec(String id, Path dir, String stepName, boolean measured, RunSettings s, int size, String... testArgs) {
         Path json = dir.resolve(stepName + "-" + id + ".json");
         List<String> args = new ArrayList<>(List.of(testArgs));
-        args.addAll(List.of("-ms", n(size), "-mt", "bytes", "-to", n(s.timeoutSeconds()), "-id", id, "-jo", json.toString()));
+        args.addAll(List.of("-ms", n(size), "-mt", "bytes", "-to", n(s.timeoutSeconds(size)), "-id", id, "-jo", json.toString()));
         if (measured) {
             args.addAll(List.of("-rl", n(s.warmupSeconds() + s.runSeconds()), "-sw", n(s.warmupSeconds()), "-ss", "5"));
         } else {

@@ -23,7 +23,7 @@ public final class ReportCommand {
     private static final String HELP = """
             Usage: wharf perf report [options]
               Runs each seed workload once (one message size, one client count) on Wharf and on the built-in
-              peers, and writes results.md: the results table of docs/performance.md. About 40 minutes.
+              peers, and writes results.md: the results table of docs/performance.md. About 45 minutes.
               --only LIST         only the rows of these workloads, e.g. RR-4,PS-N
               --peers LIST        the peers beside Wharf: artemis,classic, one of them, or none  [artemis,classic]
               --warmup S          warm-up seconds per run (not counted)      [30]

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * The rows of the results table ({@code wharf perf report}): each seed workload once, at one message size and one
- * client count near Wharf's peak on a small machine, so the whole set runs in about 40 minutes. A row runs on
+ * client count near Wharf's peak on a small machine, so the whole set runs in about 45 minutes. A row runs on
  * Wharf and, where the workload's clients are all over TCP, on each built-in peer with the same options.
  */
 final class ResultsPlan {
@@ -34,6 +34,8 @@ final class ResultsPlan {
                     List.of("--sizes", "2k", "--requesters", "8"), false, seed("RR-1", 2048, false)),
             new Row("RR-2 2 KB, 8 requesters", Workload.RR_2,
                     List.of("--sizes", "2k", "--requesters", "8"), false, seed("RR-2", 2048, false)),
+            new Row("RR-2 2 MB, 8 requesters", Workload.RR_2,
+                    List.of("--sizes", "2m", "--requesters", "8"), false, seed("RR-2", 2 << 20, false)),
             new Row("RR-4 2 KB, 8 requesters, reply by request id", Workload.RR_4,
                     List.of("--sizes", "2k", "--requesters", "8", "--responders", "4"), true, seed("RR-4", 2048, false)),
             new Row("RR-4 2 KB, 8 requesters, one correlation id per requester", Workload.RR_4,
@@ -59,6 +61,12 @@ final class ResultsPlan {
             new Row("F-PASS 4 KB persistent (F-PERSIST)", Workload.F_PASS,
                     List.of("--sizes", "4k", "--persistent"), false, flowSeed("F-PASS", 4096, true)),
             new Row("F-PARSE 4 KB", Workload.F_PARSE, List.of("--sizes", "4k"), false, flowSeed("F-PARSE", 4096, false)),
+            // the seed's large flow rows: two requesters keep the one flow instance busy (one message parsed while the
+            // other travels); the reply timeout scales with the size (RunSettings.timeoutSeconds(int))
+            new Row("F-PARSE 4 MB, 2 requesters", Workload.F_PARSE, List.of("--sizes", "4m", "--requesters", "2"), false,
+                    flowSeed("F-PARSE", 4 << 20, false)),
+            new Row("F-PARSE 8 MB, 2 requesters", Workload.F_PARSE, List.of("--sizes", "8m", "--requesters", "2"), false,
+                    flowSeed("F-PARSE", 8 << 20, false)),
             new Row("F-XSLT 4 KB", Workload.F_XSLT, List.of("--sizes", "4k"), false, flowSeed("F-XSLT", 4096, false)),
             new Row("F-CSV-PARSE 4 KB", Workload.F_CSV_PARSE, List.of("--sizes", "4k"), false,
                     flowSeed("F-CSV-PARSE", 4096, false)),
@@ -75,7 +83,9 @@ final class ResultsPlan {
 
     private static String flowSeed(String workload, int size, boolean persistent) {
         SeedRows.FlowRow r = SeedRows.findFlow(workload, size, persistent);
-        return r == null ? null : String.format(java.util.Locale.ROOT, "%,.0f (seed 002: %s)", r.rate(), r.test());
+        // the large rows' rates are below 2 a second: whole numbers would show 1.37 and 0.69 both as 1
+        return r == null ? null : String.format(java.util.Locale.ROOT, r.rate() < 10 ? "%.2f (seed 002: %s)" : "%,.0f (seed 002: %s)",
+                r.rate(), r.test());
     }
 
     private static String pubSubSeed(int subscribers) {

@@ -53,7 +53,8 @@ public final class RunCommand {
               --dummies LIST      PS-T: dummy subscription counts to step through  [0,1000,10000]
               --run-length S      measured seconds per step                  [20]
               --warmup S          warm-up seconds per step (not counted)     [20]
-              --timeout S         a reply later than this is a loss          [10]
+              --timeout S         a reply later than this is a loss          [10 + 4 per whole MB:
+                                  2k: 10, 8m: 42]
               --persistent        persistent messages, responders commit each round trip
               --correlation MODE  message: a reply selected by the request's JMSMessageID, a consumer per
                                   request (the spec's rule); thread: one correlation id and consumer per
@@ -247,7 +248,7 @@ public final class RunCommand {
         double rate = workload == Workload.OW_1 || workload == Workload.OW_5 ? 1000 : workload == Workload.RR_RATED ? RatedSteps.DEFAULT_RATE : 0;
         int runLength = 20;
         int warmup = DEFAULT_WARMUP_SECONDS;
-        int timeout = 10;
+        int timeout = 0; // scaled to the message size (RunSettings.timeoutSeconds(int))
         boolean persistent = false;
         boolean perThread = false;
         boolean inProcess = false;

@@ -16,7 +16,8 @@ import java.util.List;
  * @param rate           OW-1, OW-5: messages per second per producer
  * @param runSeconds     measured seconds per step
  * @param warmupSeconds  warm-up seconds per step
- * @param timeoutSeconds receive timeout: a reply later than this is a loss
+ * @param timeoutSeconds receive timeout: a reply later than this is a loss; 0 = scaled to the message size
+ *                       ({@link #timeoutSeconds(int)})
  * @param persistent     persistent messages (responders commit each round trip)
  * @param correlationPerThread requesters use one correlation id per thread ({@code -co true}) instead of
  *                       selecting each reply by the request's message id
@@ -36,4 +37,28 @@ public record RunSettings(Workload workload, List<Integer> sizes, List<Integer> 
                           double rate, int runSeconds, int warmupSeconds, int timeoutSeconds, boolean persistent,
                           boolean correlationPerThread, String tls, String security, String metrics,
                           String url, Path output, List<String> jvmOptions, boolean inProcess) {
+
+    /** The receive timeout when {@code --timeout} is not given, for messages under 1 MiB. */
+    static final int DEFAULT_TIMEOUT_SECONDS = 10;
+
+    /**
+     * What the default timeout adds per MiB of message. A reply that misses its timeout is not only a loss: the
+     * requester sends its next request behind the late one, which the server still processes, so one miss makes
+     * the next ones miss too and a whole step is reported lost. An 8 MiB XML parse takes 130-140 ms of CPU in a
+     * plain loop, but on a 2-core machine under a load of 20-30 the round trips of F-PARSE with two requesters
+     * (one flow instance, serving one at a time) took p50 0.4-2 s and p99 1-10 s, the first, cold parses the
+     * slowest (4 MiB: p99 10.3 s); a flat 10 s lost every request of such a step.
+     */
+    static final int TIMEOUT_SECONDS_PER_MIB = 4;
+
+    /**
+     * The receive timeout for messages of {@code size} bytes: {@code --timeout} if given, else
+     * {@value #DEFAULT_TIMEOUT_SECONDS} s plus {@value #TIMEOUT_SECONDS_PER_MIB} s per whole MiB (8 MiB: 42 s).
+     */
+    public int timeoutSeconds(int size) {
+        if (timeoutSeconds > 0) {
+            return timeoutSeconds;
+        }
+        return DEFAULT_TIMEOUT_SECONDS + (size >> 20) * TIMEOUT_SECONDS_PER_MIB;
+    }
 }

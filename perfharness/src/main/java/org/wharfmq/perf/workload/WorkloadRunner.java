@@ -189,7 +189,7 @@ public final class WorkloadRunner {
             }
             CpuSampler cpu = null;
             try {
-                Duration runTimeout = Duration.ofSeconds(settings.warmupSeconds() + settings.runSeconds() + settings.timeoutSeconds() + 120L);
+                Duration runTimeout = Duration.ofSeconds(settings.warmupSeconds() + settings.runSeconds() + settings.timeoutSeconds(size) + 120L);
                 for (DriverPlan.Spec spec : plan.clientMeasured()) {
                     Launched l = launcher.launch(spec.id(), spec.args(provider));
                     started.add(l);
@@ -207,7 +207,7 @@ public final class WorkloadRunner {
                     l.stop();
                 }
                 for (Launched l : background) {
-                    l.awaitExit(Duration.ofSeconds(settings.timeoutSeconds() + 60L));
+                    l.awaitExit(Duration.ofSeconds(settings.timeoutSeconds(size) + 60L));
                 }
                 String flowCounts = null;
                 for (Launched s : servers) {

@@ -4,6 +4,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
@@ -43,7 +45,7 @@ class ExactlyOnceCheckTest {
         server.close();
     }
 
-    private enum Fault { NONE, DROP_THIRD_REQUEST, ANSWER_SECOND_REQUEST_TWICE }
+    private enum Fault { NONE, DROP_THIRD_REQUEST, ANSWER_SECOND_REQUEST_TWICE, ANSWER_THIRD_REQUEST_LATE }
 
     /** A responder like the harness's own, except for the fault it is told to make. */
     private static Thread responder(String requestQueue, Fault fault, AtomicBoolean stop, List<Throwable> errors) {
@@ -54,6 +56,7 @@ class ExactlyOnceCheckTest {
                 MessageConsumer requests = s.createConsumer(s.createQueue(requestQueue));
                 MessageProducer replies = s.createProducer(null);
                 int n = 0;
+                Message held = null;
                 while (!stop.get()) {
                     Message request = requests.receive(100);
                     if (request == null) {
@@ -62,6 +65,14 @@ class ExactlyOnceCheckTest {
                     n++;
                     if (fault == Fault.DROP_THIRD_REQUEST && n == 3) {
                         continue;
+                    }
+                    if (fault == Fault.ANSWER_THIRD_REQUEST_LATE && n == 3) {
+                        held = request;   // answered once the requester has given up on it and sent the fourth
+                        continue;
+                    }
+                    if (held != null) {
+                        replies.send(held.getJMSReplyTo(), reply(s, held));
+                        held = null;
                     }
                     int copies = fault == Fault.ANSWER_SECOND_REQUEST_TWICE && n == 2 ? 2 : 1;
                     for (int i = 0; i < copies; i++) {
@@ -93,7 +104,7 @@ class ExactlyOnceCheckTest {
         List<Throwable> errors = new ArrayList<>();
         Thread responder = responder(queue, fault, stop, errors);
         try {
-            List<String> args = new ArrayList<>(List.of("-tc", "jms.r11.Requestor", "-nt", "1", "-rl", "2", "-to", Integer.toString(timeoutSeconds),
+            List<String> args = new ArrayList<>(List.of("-tc", "jms.r11.Requestor", "-nt", "1", "-rl", runSeconds(fault, timeoutSeconds), "-to", Integer.toString(timeoutSeconds),
                     "-ss", "0", "-ms", "16", "-mt", "bytes", "-iq", queue, "-oq", queue + ".REPLY", "-url", server.vmUrl()));
             args.addAll(List.of(extra));
             ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -105,6 +116,15 @@ class ExactlyOnceCheckTest {
             responder.join();
             assertTrue(errors.isEmpty(), "responder failed: " + errors);
         }
+    }
+
+    /**
+     * 2 s, or where the third request must go unanswered long enough for it to be sent on a loaded machine and for
+     * the requester to give up on it and send the next.
+     */
+    private static String runSeconds(Fault fault, int timeoutSeconds) {
+        boolean third = fault == Fault.DROP_THIRD_REQUEST || fault == Fault.ANSWER_THIRD_REQUEST_LATE;
+        return Integer.toString(third ? 2 + 2 * timeoutSeconds : 2);
     }
 
     @Test
@@ -140,6 +160,22 @@ class ExactlyOnceCheckTest {
         assertFalse(r.passed());
         assertEquals(1, r.duplicates(), r.problems().toString());
         assertEquals(0, r.losses());
+    }
+
+    /**
+     * Picked by message id, the late reply is left on the shared reply queue and the driver's look for strays meets
+     * it; with one correlation id per thread the requester meets it while waiting for the next reply.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void theLateReplyOfALostRequestIsThatLossNotADuplicate(boolean correlationIdPerThread) throws Exception {
+        DriverResult r = runRequestor(Fault.ANSWER_THIRD_REQUEST_LATE, correlationIdPerThread ? "EO.LATE.CORREL" : "EO.LATE.MSGID",
+                2, "-co", Boolean.toString(correlationIdPerThread));
+        assertFalse(r.passed());
+        assertTrue(r.problems().contains("loss: no reply within 2 s to request 2 of " + r.processId() + "-Requestor-0"),
+                r.problems().toString());
+        assertEquals(0, r.duplicates(), r.problems().toString());
+        assertTrue(r.totalIterations() > 2, "the requester went on after the loss (and the late reply was sent): " + r.totalIterations());
     }
 
     @Test

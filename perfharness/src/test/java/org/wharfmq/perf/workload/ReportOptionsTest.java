@@ -21,6 +21,20 @@ class ReportOptionsTest {
     }
 
     @Test
+    void theLargeRowsRunBesideTheSeedsLargeRows() {
+        assertEquals("498 (MQI Client Bindings (2MB Non-persistent) : RR-2, 23 clients)", row("RR-2 2 MB, 8 requesters").seedRow());
+        assertEquals("1.37 (seed 002: Parsing an XML Input Message 4096K)", row("F-PARSE 4 MB, 2 requesters").seedRow());
+        ResultsPlan.Row eight = row("F-PARSE 8 MB, 2 requesters");
+        assertEquals("0.69 (seed 002: Parsing an XML Input Message 8192K)", eight.seedRow());
+        assertEquals(List.of("--sizes", "8m", "--requesters", "2"), eight.options(),
+                "no --timeout: the runner's scales with the size");
+    }
+
+    private static ResultsPlan.Row row(String label) {
+        return ResultsPlan.ROWS.stream().filter(r -> r.label().equals(label)).findFirst().orElseThrow();
+    }
+
+    @Test
     void onlyChoosesTheRowsOfTheGivenWorkloads() {
         ReportCommand.Options o = ReportCommand.Options.parse(new String[] {"--only", "ps-n,RR-4b", "--peers", "none"});
         assertTrue(o.rows().stream().allMatch(r -> r.workload() == Workload.PS_N || r.workload() == Workload.RR_4B), o.rows().toString());

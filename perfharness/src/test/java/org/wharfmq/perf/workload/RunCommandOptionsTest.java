@@ -49,6 +49,16 @@ class RunCommandOptionsTest {
     }
 
     @Test
+    void theReplyTimeoutScalesWithTheMessageSizeUnlessGiven() {
+        RunSettings scaled = RunCommand.parse(new String[] {"F-PARSE", "--sizes", "4k,2m,8m"}, false).settings();
+        assertEquals(10, scaled.timeoutSeconds(4096), "small messages: 10 s");
+        assertEquals(18, scaled.timeoutSeconds(2 << 20), "2 MB: 10 s + 4 s per MB");
+        assertEquals(42, scaled.timeoutSeconds(8 << 20), "8 MB: 10 s + 4 s per MB");
+        RunSettings given = RunCommand.parse(new String[] {"F-PARSE", "--sizes", "8m", "--timeout", "7"}, false).settings();
+        assertEquals(7, given.timeoutSeconds(8 << 20), "--timeout is taken as given, whatever the size");
+    }
+
+    @Test
     void tlsNamesTheServersEngine() {
         assertEquals("openssl", RunCommand.parse(new String[] {"RR-4", "--tls", "openssl"}, false).settings().tls());
         assertNull(RunCommand.parse(new String[] {"RR-4"}, false).settings().tls(), "plain TCP by default");

@@ -94,6 +94,23 @@ class WorkloadSmokeTest {
         }
     }
 
+    /**
+     * The report's largest flow row in short: F-PARSE on 8 MB messages, two requesters, one flow instance, with the
+     * timeout the runner scales to the size. Every request got its output once and the flow ran once per request.
+     */
+    @Test
+    void anEightMegabyteParseRunsThroughTheFlowWithTheTimeoutScaledToItsSize(@TempDir Path out) throws Exception {
+        int size = 8 << 20;
+        RunSettings settings = new RunSettings(Workload.F_PARSE, List.of(size), List.of(2), List.of(1), 0, 0, 0, 4, 1, 0, false,
+                false, null, null, null, null, out, List.of("-Xmx256m"), true);
+        assertEquals(42, settings.timeoutSeconds(size), "no --timeout: 10 s + 4 s per MB");
+        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
+        StepResult s = steps.get(0);
+        assertNull(s.unavailable());
+        assertEquals(size, s.messageSize());
+        assertTrue(s.passed(), s.problems().toString());
+    }
+
     @Test
     void rr4bRunsWithATemporaryReplyQueuePerRequester(@TempDir Path out) throws Exception {
         List<StepResult> steps = RunCommand.execute(settings(Workload.RR_4B, out, true), List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });

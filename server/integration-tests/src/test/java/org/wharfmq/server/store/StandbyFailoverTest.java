@@ -4,7 +4,15 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.it.LargeMessages;
 
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.Session;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +22,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * Issue 22's promise for failover to a standby: the workload of {@link ServerRestartReconnectTest} (request/reply
@@ -22,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * clients whose URL names both: the active one is killed with SIGKILL, the standby (waiting on the data directory's
  * lock) takes over on its port, a new standby is started on the port just freed, and so on, alternating. Nothing may be
  * lost and no persistent message delivered twice without JMSRedelivered; here the client's marks matter more than after
- * a restart, since the standby knows of the active's deliveries only what reached the journal.
+ * a restart, since the standby knows of the active's deliveries only what reached the journal. A 20 MB persistent
+ * message waits on a queue of its own through every failover and is received byte for byte after the last.
  *
  * <p>Measures, per failover, the time from kill -9 to the standby's ready line and to the clients working again on it
  * (their first operations begun after the kill), and prints them with the median and max.
@@ -34,6 +45,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class StandbyFailoverTest {
 
     private static final int FAILOVERS = Integer.getInteger("wharf.it.failovers", 3);
+    private static final String LARGE_QUEUE = "FAILOVER.LARGE";
+    private static final int LARGE_SEED = 20;
     /** JournalMessageStore's line at the end of recovery. */
     private static final Pattern RECOVERED =
             Pattern.compile("Journal .* recovered in ([0-9.]+ s): .*, (\\d+) records read");
@@ -52,6 +65,7 @@ class StandbyFailoverTest {
         ServerProcess active = ServerProcess.start(data, ports[0]);
         ServerProcess standby = ServerProcess.startStandby(data, ports[1]);
         try {
+            sendLargeMessage(active);
             workload.start();
             for (int round = 0; round <= FAILOVERS; round++) {
                 workload.awaitRound(active);
@@ -74,6 +88,7 @@ class StandbyFailoverTest {
                 }
             }
             workload.finish();
+            receiveLargeMessage(active);
         } finally {
             workload.stopNow();
             standby.close(); // first: closing the active would hand the directory to it
@@ -83,6 +98,30 @@ class StandbyFailoverTest {
         System.out.println("StandbyFailoverTest: " + FAILOVERS + " failovers; " + workload.report() + "; kill -9 to the"
                 + " standby's ready line " + ReconnectWorkload.medianAndMax(takeovers) + "; "
                 + ReconnectWorkload.summary(recoveries));
+    }
+
+    /**
+     * A 20 MB persistent message, sent before the first failover and received after the last: the journal's large
+     * records cross every takeover whole. It waits on a queue of its own, beside the workload's.
+     */
+    private static void sendLargeMessage(ServerProcess active) throws JMSException {
+        try (Connection connection = new WharfConnectionFactory(active.url()).createConnection()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            session.createProducer(session.createQueue(LARGE_QUEUE)).send(
+                    LargeMessages.message(session, LargeMessages.TWENTY_MB, LARGE_SEED), DeliveryMode.PERSISTENT, 4, 0);
+        }
+    }
+
+    private static void receiveLargeMessage(ServerProcess active) throws JMSException {
+        try (Connection connection = new WharfConnectionFactory(active.url()).createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = session.createConsumer(session.createQueue(LARGE_QUEUE));
+            Message received = consumer.receive(60_000);
+            assertNotNull(received, "the 20 MB persistent message sent before the first failover");
+            assertEquals(LARGE_SEED, LargeMessages.assertIntact(received), "byte for byte, after " + FAILOVERS + " takeovers");
+            assertNull(consumer.receiveNoWait(), "once");
+        }
     }
 
     /** The time the standby's log gives for recovering the journal, the largest part of its takeover. */
