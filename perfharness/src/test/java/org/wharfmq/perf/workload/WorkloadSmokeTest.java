@@ -101,7 +101,7 @@ class WorkloadSmokeTest {
     @Test
     void anEightMegabyteParseRunsThroughTheFlowWithTheTimeoutScaledToItsSize(@TempDir Path out) throws Exception {
         int size = 8 << 20;
-        RunSettings settings = new RunSettings(Workload.F_PARSE, List.of(size), List.of(2), List.of(1), 0, 0, 0, 4, 1, 0, false,
+        RunSettings settings = new RunSettings(Workload.F_PARSE, List.of(size), List.of(2), List.of(1), 0, 0, 1, 0, 4, 1, 0, false,
                 false, null, null, null, null, out, List.of("-Xmx256m"), true);
         assertEquals(42, settings.timeoutSeconds(size), "no --timeout: 10 s + 4 s per MB");
         List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
