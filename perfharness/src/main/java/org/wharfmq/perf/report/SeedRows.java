@@ -178,7 +178,28 @@ public final class SeedRows {
             Map.entry("F-FIXED-WRITE/16384/persistent", new FlowRow("Writing a Custom Wire Format Output Message 16K persistent", 61.74, 26.33, 17.06)),
             Map.entry("F-FIXED-WRITE/65536/persistent", new FlowRow("Writing a Custom Wire Format Output Message 64K persistent", 22.74, 26.00, 45.73)),
             Map.entry("F-FIXED-WRITE/262144/persistent", new FlowRow("Writing a Custom Wire Format Output Message 256K persistent", 6.42, 26.00, 161.99)),
-            Map.entry("F-FIXED-WRITE/1048576/persistent", new FlowRow("Writing a Custom Wire Format Output Message 1024K persistent", 1.63, 26.00, 638.04)));
+            Map.entry("F-FIXED-WRITE/1048576/persistent", new FlowRow("Writing a Custom Wire Format Output Message 1024K persistent", 1.63, 26.00, 638.04)),
+            // "Accessing a Database from a Message Flow" (a compute node's INSERT or UPDATE on DB2)
+            Map.entry("F-DB-INSERT/4096", new FlowRow("Inserting into a Database 4K", 942.21, 25.67, 1.09)),
+            Map.entry("F-DB-INSERT/16384", new FlowRow("Inserting into a Database 16K", 887.68, 26.67, 1.20)),
+            Map.entry("F-DB-INSERT/65536", new FlowRow("Inserting into a Database 64K", 772.94, 34.67, 1.79)),
+            Map.entry("F-DB-INSERT/262144", new FlowRow("Inserting into a Database 256K", 383.40, 40.33, 4.21)),
+            Map.entry("F-DB-INSERT/1048576", new FlowRow("Inserting into a Database 1024K", 102.49, 34.00, 13.27)),
+            Map.entry("F-DB-INSERT/4096/persistent", new FlowRow("Inserting into a Database 4K persistent", 600.20, 29.00, 1.93)),
+            Map.entry("F-DB-INSERT/16384/persistent", new FlowRow("Inserting into a Database 16K persistent", 543.10, 29.33, 2.16)),
+            Map.entry("F-DB-INSERT/65536/persistent", new FlowRow("Inserting into a Database 64K persistent", 378.58, 31.33, 3.31)),
+            Map.entry("F-DB-INSERT/262144/persistent", new FlowRow("Inserting into a Database 256K persistent", 177.08, 33.00, 7.45)),
+            Map.entry("F-DB-INSERT/1048576/persistent", new FlowRow("Inserting into a Database 1024K persistent", 56.30, 36.00, 25.58)),
+            Map.entry("F-DB-UPDATE/4096", new FlowRow("Updating a row in a Database 4K", 1113.76, 32.00, 1.15)),
+            Map.entry("F-DB-UPDATE/16384", new FlowRow("Updating a row in a Database 16K", 1059.70, 34.00, 1.28)),
+            Map.entry("F-DB-UPDATE/65536", new FlowRow("Updating a row in a Database 64K", 883.90, 41.33, 1.87)),
+            Map.entry("F-DB-UPDATE/262144", new FlowRow("Updating a row in a Database 256K", 438.19, 45.67, 4.17)),
+            Map.entry("F-DB-UPDATE/1048576", new FlowRow("Updating a row in a Database 1024K", 102.70, 34.00, 13.24)),
+            Map.entry("F-DB-UPDATE/4096/persistent", new FlowRow("Updating a row in a Database 4K persistent", 622.53, 31.33, 2.01)),
+            Map.entry("F-DB-UPDATE/16384/persistent", new FlowRow("Updating a row in a Database 16K persistent", 572.32, 32.33, 2.26)),
+            Map.entry("F-DB-UPDATE/65536/persistent", new FlowRow("Updating a row in a Database 64K persistent", 382.53, 31.67, 3.31)),
+            Map.entry("F-DB-UPDATE/262144/persistent", new FlowRow("Updating a row in a Database 256K persistent", 175.60, 33.67, 7.67)),
+            Map.entry("F-DB-UPDATE/1048576/persistent", new FlowRow("Updating a row in a Database 1024K persistent", 56.40, 35.33, 25.06)));
 
     private SeedRows() {
     }

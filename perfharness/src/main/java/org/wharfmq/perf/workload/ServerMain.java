@@ -3,13 +3,16 @@ package org.wharfmq.perf.workload;
 import org.wharfmq.flow.runtime.FlowStatistics;
 import org.wharfmq.perf.driver.Driver;
 import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.flow.BenchmarkDatabase;
 import org.wharfmq.perf.flow.BenchmarkFlow;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.flow.DataSourceConfig;
 import org.wharfmq.server.flow.FlowHost;
+import org.wharfmq.server.flow.FlowHostSettings;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.metrics.MetricsPlugin;
@@ -23,6 +26,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -52,6 +56,8 @@ public final class ServerMain {
     public static final String DRIVER_DONE_PREFIX = "wharf-perf: driver done";
     /** Prefix of the line with the flow's counts, printed when a server running a flow stops. */
     public static final String FLOW_PREFIX = "wharf-perf: flow";
+    /** The field of the flow's line with a database workload's rows inserted or updates made. */
+    static final String DATABASE_WORK = "database-work";
     /** How often {@code --metrics scrape} scrapes {@code /metrics}, in ms: every second, 15 times Prometheus' default. */
     static final long SCRAPE_INTERVAL_MILLIS = 1_000;
     /**
@@ -142,7 +148,8 @@ public final class ServerMain {
         List<Driver> drivers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
-        FlowHost flowHost = new FlowHost(); // with the admin plugin, as in the distribution (the admin command queue)
+        String database = flow == null || flow.database() == null ? null : BenchmarkDatabase.url(data.resolve("h2"));
+        FlowHost flowHost = new FlowHost(flowHostSettings(flow, database)); // with the admin plugin, as in the distribution (the admin command queue)
         HttpPlugin http = new HttpPlugin(metrics == null ? null : HttpSettings.on("127.0.0.1"));
         WharfServer.Starter starter = metrics == null
                 ? WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()))
@@ -194,7 +201,7 @@ public final class ServerMain {
                 t.join(TimeUnit.MINUTES.toMillis(2));
             }
             if (flow != null) {
-                printFlowCounts(server, flowHost, flow);
+                printFlowCounts(server, flowHost, flow, database);
             }
         } finally {
             if (realm != null) {
@@ -232,13 +239,31 @@ public final class ServerMain {
         return t;
     }
 
-    /** The flow's counts once the clients have stopped: the runner checks one invocation per request. */
-    private void printFlowCounts(WharfServer server, FlowHost flowHost, BenchmarkFlow flow) {
+    /**
+     * The flow host's settings: the defaults, and for a database workload its data source
+     * ({@value BenchmarkDatabase#DATA_SOURCE}) on the H2 at {@code database}, whose tables are created first.
+     */
+    private static FlowHostSettings flowHostSettings(BenchmarkFlow flow, String database) throws SQLException {
+        if (database == null) {
+            return FlowHostSettings.defaults();
+        }
+        flow.database().create(database);
+        return FlowHostSettings.defaults().withDataSources(List.of(new DataSourceConfig(BenchmarkDatabase.DATA_SOURCE,
+                database, BenchmarkDatabase.USER, BenchmarkDatabase.PASSWORD)));
+    }
+
+    /**
+     * The flow's counts once the clients have stopped: the runner checks one invocation per request, and for a
+     * database workload one row inserted or update made per invocation ({@code database-work=N}).
+     */
+    private void printFlowCounts(WharfServer server, FlowHost flowHost, BenchmarkFlow flow, String database)
+            throws SQLException {
         FlowStatistics stats = flowHost.flow(flow.id()).running().statistics();
         flowHost.undeploy(flow.id()); // drains: every message read has been processed and its output sent
         out.println(FLOW_PREFIX + " " + flow.id() + " invocations=" + stats.invocations() + " failures=" + stats.failures()
                 + " backouts=" + stats.backouts() + " input-depth=" + depth(server, flow.inputQueue())
-                + " output-depth=" + depth(server, flow.outputQueue()));
+                + " output-depth=" + depth(server, flow.outputQueue())
+                + (database == null ? "" : " " + DATABASE_WORK + "=" + flow.database().count(database)));
         out.flush();
     }
 

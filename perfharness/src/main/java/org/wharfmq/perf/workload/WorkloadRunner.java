@@ -337,7 +337,8 @@ public final class WorkloadRunner {
 
     /**
      * The flow's side of exactly-once: it ran once per request the requesters sent (every request answered or
-     * lost), none failed or was backed out, and no input or output was left on a queue.
+     * lost), none failed or was backed out, no input or output was left on a queue, and a database workload's
+     * Database node wrote once per invocation.
      */
     static List<String> flowCheck(String flowCounts, List<DriverResult> requesters) {
         List<String> problems = new ArrayList<>();
@@ -345,6 +346,13 @@ public final class WorkloadRunner {
         long invocations = Long.parseLong(field(flowCounts, "invocations"));
         if (invocations != requests) {
             problems.add("the flow ran " + invocations + " times for " + requests + " requests");
+        }
+        if (flowCounts.contains(" " + ServerMain.DATABASE_WORK + "=")) {
+            long work = Long.parseLong(field(flowCounts, ServerMain.DATABASE_WORK));
+            if (work != invocations) {
+                problems.add("the flow's Database node did " + work + " inserts or updates in " + invocations
+                        + " invocations");
+            }
         }
         for (String counter : List.of("failures", "backouts", "input-depth", "output-depth")) {
             long n = Long.parseLong(field(flowCounts, counter));
