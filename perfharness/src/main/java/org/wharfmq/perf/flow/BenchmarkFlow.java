@@ -61,7 +61,8 @@ public enum BenchmarkFlow {
             () -> new ComputeFunctionNode(SaleRecords.writeAs(SaleRecords.FIXED)), "out"),
             () -> throughNode(Domain.XML, SaleRecords.writeAs(SaleRecords.FIXED))),
     F_DB_INSERT("F-DB-INSERT", DatabaseFlows.INSERT),
-    F_DB_UPDATE("F-DB-UPDATE", DatabaseFlows.UPDATE);
+    F_DB_UPDATE("F-DB-UPDATE", DatabaseFlows.UPDATE),
+    F_HTTP(new HttpFlow(), null, null, HttpFlow.Loop::new);
 
     private final FlowFactory factory;
     private final String inputQueue;
@@ -132,12 +133,17 @@ public enum BenchmarkFlow {
         return factory;
     }
 
-    /** Where the clients put the input messages. */
+    /** The path the flow serves on the server's HTTP listener, where its clients send their requests; else null. */
+    public String httpPath() {
+        return this == F_HTTP ? HttpFlow.PATH : null;
+    }
+
+    /** Where the clients put the input messages; null for F-HTTP, whose clients are HTTP clients. */
     public String inputQueue() {
         return inputQueue;
     }
 
-    /** Where the clients take the outputs; null for F-PUB, whose outputs are publications. */
+    /** Where the clients take the outputs; null for F-PUB, whose outputs are publications, and F-HTTP. */
     public String outputQueue() {
         return outputQueue;
     }

@@ -199,7 +199,13 @@ public final class SeedRows {
             Map.entry("F-DB-UPDATE/16384/persistent", new FlowRow("Updating a row in a Database 16K persistent", 572.32, 32.33, 2.26)),
             Map.entry("F-DB-UPDATE/65536/persistent", new FlowRow("Updating a row in a Database 64K persistent", 382.53, 31.67, 3.31)),
             Map.entry("F-DB-UPDATE/262144/persistent", new FlowRow("Updating a row in a Database 256K persistent", 175.60, 33.67, 7.67)),
-            Map.entry("F-DB-UPDATE/1048576/persistent", new FlowRow("Updating a row in a Database 1024K persistent", 56.40, 35.33, 25.06)));
+            Map.entry("F-DB-UPDATE/1048576/persistent", new FlowRow("Updating a row in a Database 1024K persistent", 56.40, 35.33, 25.06)),
+            // "Reading and Writing messages over the HTTP Transport" (HTTP Input -> HTTP Reply, persistent HTTP connections)
+            Map.entry("F-HTTP/4096", new FlowRow("HTTP Input -> HTTP Reply BLOB 4K", 3118.13, 66.00, 0.85)),
+            Map.entry("F-HTTP/16384", new FlowRow("HTTP Input -> HTTP Reply BLOB 16K", 2032.46, 78.67, 1.55)),
+            Map.entry("F-HTTP/65536", new FlowRow("HTTP Input -> HTTP Reply BLOB 64K", 577.16, 67.33, 4.67)),
+            Map.entry("F-HTTP/262144", new FlowRow("HTTP Input -> HTTP Reply BLOB 256K", 115.79, 52.33, 18.08)),
+            Map.entry("F-HTTP/1048576", new FlowRow("HTTP Input -> HTTP Reply BLOB 1024K", 13.34, 20.67, 61.95)));
 
     private SeedRows() {
     }

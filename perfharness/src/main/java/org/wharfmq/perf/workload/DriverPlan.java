@@ -89,6 +89,9 @@ final class DriverPlan {
                     clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
                             "-iq", w.flow().inputQueue(), "-oq", w.flow().outputQueue(), "-co", "true", "-pp", b(pp),
                             "-mf", messageFile.toString()));
+            case F_HTTP -> // HTTP clients; the runner gives them the flow's URL (-iq) once the server is up
+                    clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "HttpRequestor", "-nt", n(clients),
+                            "-mf", messageFile.toString()));
             case PS_N, PS_T, PS_D, F_PUB -> {
                 PubSubPlan ps = new PubSubPlan(w, clients, s.responders());
                 List<List<String>> subscribers = ps.subscriberArgs();

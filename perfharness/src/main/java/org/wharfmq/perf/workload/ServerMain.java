@@ -56,6 +56,8 @@ public final class ServerMain {
     public static final String DRIVER_DONE_PREFIX = "wharf-perf: driver done";
     /** Prefix of the line with the flow's counts, printed when a server running a flow stops. */
     public static final String FLOW_PREFIX = "wharf-perf: flow";
+    /** The field of the ready line with the HTTP listener's URL, when the flow serves a path on it (F-HTTP). */
+    static final String HTTP_FIELD = "http";
     /** The field of the flow's line with a database workload's rows inserted or updates made. */
     static final String DATABASE_WORK = "database-work";
     /** How often {@code --metrics scrape} scrapes {@code /metrics}, in ms: every second, 15 times Prometheus' default. */
@@ -149,12 +151,17 @@ public final class ServerMain {
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
         String database = flow == null || flow.database() == null ? null : BenchmarkDatabase.url(data.resolve("h2"));
-        FlowHost flowHost = new FlowHost(flowHostSettings(flow, database)); // with the admin plugin, as in the distribution (the admin command queue)
-        HttpPlugin http = new HttpPlugin(metrics == null ? null : HttpSettings.on("127.0.0.1"));
-        WharfServer.Starter starter = metrics == null
-                ? WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()))
-                : WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()),
-                new MetricsPlugin(http.routes(), flowHost), http); // as wharf server starts them
+        boolean flowPaths = flow != null && flow.httpPath() != null;
+        HttpPlugin http = new HttpPlugin(metrics == null && !flowPaths ? null : HttpSettings.on("127.0.0.1"));
+        // with the admin plugin, as in the distribution (the admin command queue); F-HTTP's flow serves its path on the
+        // HTTP listener
+        FlowHost flowHost = flowPaths ? new FlowHost(flowHostSettings(flow, database), http)
+                : new FlowHost(flowHostSettings(flow, database));
+        WharfServer.Starter starter = metrics != null
+                ? WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()),
+                new MetricsPlugin(http.routes(), flowHost), http) // as wharf server starts them
+                : flowPaths ? WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()), http)
+                : WharfServer.builder(config).plugins(flowHost, new AdminPlugin(flowHost.adminCommands()));
         if (realm != null) {
             starter.authenticator(realm).accessControl(realm.accessControl());
         }
@@ -166,6 +173,7 @@ public final class ServerMain {
                     + (tls == null ? "" : " tls=" + server.tlsUrl() + "?" + tls.clientOptions())
                     + (users == null ? "" : " user=" + BenchmarkSecurity.USER + " password=" + users.password())
                     + (metrics == null ? "" : " metrics=" + http.url() + MetricsPlugin.PATH)
+                    + (flowPaths ? " " + HTTP_FIELD + "=" + http.url() : "")
                     + " pid=" + ProcessHandle.current().pid());
             out.flush();
             Thread scraper = !"scrape".equals(metrics) ? null : scraper(URI.create(http.url() + MetricsPlugin.PATH));

@@ -132,6 +132,7 @@ public final class WorkloadRunner {
             String tcpUrl = settings.url();
             String user = null;
             String password = null;
+            String flowUrl = null;
             if (tcpUrl == null) {
                 server = launcher.launch(target.name().toLowerCase() + "-server",
                         target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances, settings.tls(),
@@ -139,6 +140,9 @@ public final class WorkloadRunner {
                 started.add(server);
                 String ready = server.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT);
                 tcpUrl = field(ready, settings.tls() == null ? "tcp" : "tls");
+                if (w.flow() != null && w.flow().httpPath() != null) {
+                    flowUrl = field(ready, ServerMain.HTTP_FIELD) + w.flow().httpPath();
+                }
                 if (settings.security() != null) {
                     user = field(ready, "user");
                     password = field(ready, "password");
@@ -148,7 +152,10 @@ public final class WorkloadRunner {
             } else if (!plan.hostedDrivers().isEmpty()) {
                 throw new UnsupportedOperationException(w.id() + " runs its clients inside the server JVM: it cannot use a running server (--url)");
             }
-            List<String> provider = target.providerArgs(tcpUrl, user, password);
+            List<String> provider = new ArrayList<>(target.providerArgs(tcpUrl, user, password));
+            if (flowUrl != null) { // F-HTTP: where the requesters send
+                provider.addAll(List.of("-iq", flowUrl));
+            }
             List<Launched> background = new ArrayList<>();
             for (DriverPlan.Spec spec : plan.clientBackground()) {
                 Launched l = launcher.launch(spec.id(), spec.args(provider));
