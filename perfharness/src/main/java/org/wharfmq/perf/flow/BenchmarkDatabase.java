@@ -14,7 +14,8 @@ import java.util.List;
  * invocations. The flow's data source and the ceiling's plain loop each open one of these in a directory of their own.
  *
  * @param schema the statements that create the tables and the rows the workload's statement needs
- * @param count  a query whose one number is the flow's work so far: rows inserted, or updates made
+ * @param count  a query whose one number is the flow's work so far: rows inserted, or updates made; null when the
+ *               flow writes nothing
  */
 public record BenchmarkDatabase(List<String> schema, String count) {
 

@@ -62,6 +62,7 @@ public enum BenchmarkFlow {
             () -> throughNode(Domain.XML, SaleRecords.writeAs(SaleRecords.FIXED))),
     F_DB_INSERT("F-DB-INSERT", DatabaseFlows.INSERT),
     F_DB_UPDATE("F-DB-UPDATE", DatabaseFlows.UPDATE),
+    F_DB_RETRIEVE("F-DB-RETRIEVE", DatabaseFlows.RETRIEVE),
     F_HTTP(new HttpFlow(), null, null, HttpFlow.Loop::new);
 
     private final FlowFactory factory;

@@ -271,7 +271,7 @@ public final class ServerMain {
         out.println(FLOW_PREFIX + " " + flow.id() + " invocations=" + stats.invocations() + " failures=" + stats.failures()
                 + " backouts=" + stats.backouts() + " input-depth=" + depth(server, flow.inputQueue())
                 + " output-depth=" + depth(server, flow.outputQueue())
-                + (database == null ? "" : " " + DATABASE_WORK + "=" + flow.database().count(database)));
+                + (database == null || flow.database().count() == null ? "" : " " + DATABASE_WORK + "=" + flow.database().count(database)));
         out.flush();
     }
 

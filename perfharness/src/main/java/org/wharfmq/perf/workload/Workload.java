@@ -61,6 +61,8 @@ public enum Workload {
             + "parameter) into an embedded H2 -> output", "flow invocations/s", false, false),
     F_DB_UPDATE("F-DB-UPDATE", "message flow input (XML) -> Database updating a row of an embedded H2 with the last "
             + "element's value -> output", "flow invocations/s", false, false),
+    F_DB_RETRIEVE("F-DB-RETRIEVE", "message flow input (XML) -> DatabaseRetrieve reading the row keyed by the last "
+            + "element's value from an embedded H2 into the LocalEnvironment -> output", "flow invocations/s", false, false),
     F_HTTP("F-HTTP", "message flow HTTPInput -> HTTPReply, the body a BLOB sent back unchanged; HTTP clients (the JDK's, "
             + "persistent connections) in their own JVM", "flow invocations/s", false, false),
     F_PUB("F-PUB", "message flow input -> Publication node on one topic with N subscribers; a publisher puts the input "
