@@ -51,6 +51,11 @@ final class Bodies {
         return bytes.length;
     }
 
+    /** The body's bytes (not a copy: the caller must not change them). */
+    byte[] bytes() {
+        return bytes;
+    }
+
     /** A new message carrying the body. */
     Message create(Session session) throws JMSException {
         if (type == MessageType.TEXT) {

@@ -148,6 +148,7 @@ public final class Driver {
             case PUT_GET -> new PutGet(setup);
             case SHORT_SESSION -> new ShortSession(setup);
             case CONNECTOR -> new Connector(setup);
+            case HTTP_REQUESTOR -> new HttpRequestor(setup);
         };
     }
 

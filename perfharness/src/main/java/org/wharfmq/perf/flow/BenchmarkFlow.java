@@ -59,7 +59,11 @@ public enum BenchmarkFlow {
             () -> throughRecords(SaleRecords.FIXED, SaleRecords::readLast), SaleRecords::fixedOfSize),
     F_FIXED_WRITE(SaleFlow.through("F-FIXED-WRITE",
             () -> new ComputeFunctionNode(SaleRecords.writeAs(SaleRecords.FIXED)), "out"),
-            () -> throughNode(Domain.XML, SaleRecords.writeAs(SaleRecords.FIXED)));
+            () -> throughNode(Domain.XML, SaleRecords.writeAs(SaleRecords.FIXED))),
+    F_DB_INSERT("F-DB-INSERT", DatabaseFlows.INSERT),
+    F_DB_UPDATE("F-DB-UPDATE", DatabaseFlows.UPDATE),
+    F_DB_RETRIEVE("F-DB-RETRIEVE", DatabaseFlows.RETRIEVE),
+    F_HTTP(new HttpFlow(), null, null, HttpFlow.Loop::new);
 
     private final FlowFactory factory;
     private final String inputQueue;
@@ -68,6 +72,8 @@ public enum BenchmarkFlow {
     private final Supplier<ToIntFunction<byte[]>> work;
     /** The input message of a size: the sale message, or its items as records. */
     private final IntFunction<byte[]> message;
+    /** The database the flow's Database node writes to, or null. */
+    private final BenchmarkDatabase database;
 
     BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work) {
         this(factory, inputQueue, outputQueue, work, SaleMessage::ofSize);
@@ -75,11 +81,17 @@ public enum BenchmarkFlow {
 
     BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work,
                   IntFunction<byte[]> message) {
+        this(factory, inputQueue, outputQueue, work, message, null);
+    }
+
+    BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work,
+                  IntFunction<byte[]> message, BenchmarkDatabase database) {
         this.factory = factory;
         this.inputQueue = inputQueue;
         this.outputQueue = outputQueue;
         this.work = work;
         this.message = message;
+        this.database = database;
     }
 
     BenchmarkFlow(SaleFlow flow, Supplier<ToIntFunction<byte[]>> work) {
@@ -88,6 +100,15 @@ public enum BenchmarkFlow {
 
     BenchmarkFlow(SaleFlow flow, Supplier<ToIntFunction<byte[]>> work, IntFunction<byte[]> message) {
         this(flow, flow.inputQueue(), flow.outputQueue(), work, message);
+    }
+
+    /** A database workload: the sale message through its statement's Database node, with a database of its own. */
+    BenchmarkFlow(String id, DatabaseFlows.Statement statement) {
+        this(SaleFlow.through(id, statement::node, "out"), statement);
+    }
+
+    private BenchmarkFlow(SaleFlow flow, DatabaseFlows.Statement statement) {
+        this(flow, flow.inputQueue(), flow.outputQueue(), statement::loop, SaleMessage::ofSize, statement.database());
     }
 
     /**
@@ -103,17 +124,27 @@ public enum BenchmarkFlow {
         return name().replace('_', '-');
     }
 
+    /** The database the flow writes to (its data source {@value BenchmarkDatabase#DATA_SOURCE}), or null. */
+    public BenchmarkDatabase database() {
+        return database;
+    }
+
     /** Builds the flow. */
     public FlowFactory factory() {
         return factory;
     }
 
-    /** Where the clients put the input messages. */
+    /** The path the flow serves on the server's HTTP listener, where its clients send their requests; else null. */
+    public String httpPath() {
+        return this == F_HTTP ? HttpFlow.PATH : null;
+    }
+
+    /** Where the clients put the input messages; null for F-HTTP, whose clients are HTTP clients. */
     public String inputQueue() {
         return inputQueue;
     }
 
-    /** Where the clients take the outputs; null for F-PUB, whose outputs are publications. */
+    /** Where the clients take the outputs; null for F-PUB, whose outputs are publications, and F-HTTP. */
     public String outputQueue() {
         return outputQueue;
     }
@@ -143,14 +174,24 @@ public enum BenchmarkFlow {
             throw new IllegalStateException(id() + " has no work of its own to time without messaging");
         }
         ToIntFunction<byte[]> ceilingWork = work.get();
-        loop(ceilingWork, body, warmupMillis);
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long cpuStart = threads.getCurrentThreadCpuTime();
-        long start = System.nanoTime();
-        long done = loop(ceilingWork, body, runMillis);
-        double seconds = (System.nanoTime() - start) / 1e9;
-        long cpuNanos = threads.getCurrentThreadCpuTime() - cpuStart;
-        return new Ceiling(done / seconds, done == 0 ? Double.NaN : cpuNanos / 1000.0 / done);
+        try {
+            loop(ceilingWork, body, warmupMillis);
+            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            long cpuStart = threads.getCurrentThreadCpuTime();
+            long start = System.nanoTime();
+            long done = loop(ceilingWork, body, runMillis);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            long cpuNanos = threads.getCurrentThreadCpuTime() - cpuStart;
+            return new Ceiling(done / seconds, done == 0 ? Double.NaN : cpuNanos / 1000.0 / done);
+        } finally {
+            if (ceilingWork instanceof AutoCloseable resources) { // a database of its own
+                try {
+                    resources.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(id() + "'s ceiling could not close its resources", e);
+                }
+            }
+        }
     }
 
     private static long loop(ToIntFunction<byte[]> work, byte[] body, long millis) {
@@ -173,7 +214,7 @@ public enum BenchmarkFlow {
      * A compute node's work as a ceiling: the message the input node would hand the flow (the body and the JMS
      * header fields the requester set), the node's function, and the output body it leaves with.
      */
-    private static ToIntFunction<byte[]> throughNode(Domain domain, UnaryOperator<MessageAssembly> node) {
+    static ToIntFunction<byte[]> throughNode(Domain domain, UnaryOperator<MessageAssembly> node) {
         return throughNode(body -> FlowMessage.ofBytes(domain, body), node);
     }
 

@@ -2,7 +2,7 @@ package org.wharfmq.perf.options;
 
 import java.util.Locale;
 
-/** The JMSPerfHarness test classes ({@code -tc}) this driver implements, and two of its own (the last two). */
+/** The JMSPerfHarness test classes ({@code -tc}) this driver implements, and three of its own (the last three). */
 public enum TestClass {
     REQUESTOR("Requestor"),
     RESPONDER("Responder"),
@@ -14,7 +14,9 @@ public enum TestClass {
     /** Not JMSPerfHarness's: a short session per operation (connect, one request and its reply, disconnect). */
     SHORT_SESSION("ShortSession"),
     /** Not JMSPerfHarness's: a connection opened and closed per operation, nothing sent. */
-    CONNECTOR("Connector");
+    CONNECTOR("Connector"),
+    /** Not JMSPerfHarness's: an HTTP client POSTing the body to the URL of {@code -iq}, the answer its round trip. */
+    HTTP_REQUESTOR("HttpRequestor");
 
     private final String simpleName;
 
@@ -36,6 +38,6 @@ public enum TestClass {
             }
         }
         throw new OptionException("-tc " + text + ": unknown test class; use one of jms.r11.Requestor, Responder, "
-                + "Sender, Receiver, PutGet, Publisher, Subscriber, ShortSession, Connector");
+                + "Sender, Receiver, PutGet, Publisher, Subscriber, ShortSession, Connector, HttpRequestor");
     }
 }

@@ -110,10 +110,14 @@ final class DriverPlan {
                         "-d", "OW", "-dn", n(clients), "-rt", Double.toString(s.rate()), "-pp", b(pp)));
             }
             case F_PASS, F_HDR, F_PARSE, F_WRITE, F_VALID, F_FILTER_FIRST, F_FILTER_LAST, F_OPAQUE,
-                 F_ROUTE, F_COMPUTE, F_XSLT, F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE, F_FIXED_WRITE ->
+                 F_ROUTE, F_COMPUTE, F_XSLT, F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE, F_FIXED_WRITE,
+                 F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE ->
                     // the flow is the responder: it keeps the requester's correlation id and properties
                     clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
                             "-iq", w.flow().inputQueue(), "-oq", w.flow().outputQueue(), "-co", "true", "-pp", b(pp),
+                            "-mf", messageFile.toString()));
+            case F_HTTP -> // HTTP clients; the runner gives them the flow's URL (-iq) once the server is up
+                    clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "HttpRequestor", "-nt", n(clients),
                             "-mf", messageFile.toString()));
             case PS_N, PS_T, PS_D, F_PUB -> {
                 PubSubPlan ps = new PubSubPlan(w, clients, s.responders());

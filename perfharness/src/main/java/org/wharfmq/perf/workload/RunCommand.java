@@ -33,7 +33,8 @@ public final class RunCommand {
               WORKLOAD            RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b RR-5 RR-5b RR-RATED RR-SHORT CONNECT OW-1 OW-5 PS-N PS-T
                                   PS-D F-PASS F-HDR F-PUB
                                   F-PARSE F-WRITE F-VALID F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT
-                                  F-CSV-PARSE F-CSV-WRITE F-FIXED-PARSE F-FIXED-WRITE
+                                  F-CSV-PARSE F-CSV-WRITE F-FIXED-PARSE F-FIXED-WRITE F-DB-INSERT F-DB-UPDATE
+                                  F-DB-RETRIEVE F-HTTP
               --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k; F-*: 4k]
                                   (F-*: the seed's sale message, SaleList repeated to about that size)
                                   (F-CSV-PARSE, F-FIXED-PARSE: that message's items as records)

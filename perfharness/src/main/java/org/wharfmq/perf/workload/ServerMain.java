@@ -3,6 +3,7 @@ package org.wharfmq.perf.workload;
 import org.wharfmq.flow.runtime.FlowStatistics;
 import org.wharfmq.perf.driver.Driver;
 import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.flow.BenchmarkDatabase;
 import org.wharfmq.perf.flow.BenchmarkFlow;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
@@ -12,7 +13,9 @@ import org.wharfmq.server.channels.ChannelSettings;
 import org.wharfmq.server.channels.ChannelsPlugin;
 import org.wharfmq.server.cli.ConfigurationFile;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.flow.DataSourceConfig;
 import org.wharfmq.server.flow.FlowHost;
+import org.wharfmq.server.flow.FlowHostSettings;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.metrics.MetricsPlugin;
@@ -26,6 +29,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -61,6 +65,10 @@ public final class ServerMain {
      * confirmed by its partner, {@code wharf-perf: channels NAME=N ...} (the runner's check that the messages crossed).
      */
     public static final String CHANNELS_PREFIX = "wharf-perf: channels";
+    /** The field of the ready line with the HTTP listener's URL, when the flow serves a path on it (F-HTTP). */
+    static final String HTTP_FIELD = "http";
+    /** The field of the flow's line with a database workload's rows inserted or updates made. */
+    static final String DATABASE_WORK = "database-work";
     /** How often {@code --metrics scrape} scrapes {@code /metrics}, in ms: every second, 15 times Prometheus' default. */
     static final long SCRAPE_INTERVAL_MILLIS = 1_000;
     /**
@@ -159,14 +167,20 @@ public final class ServerMain {
         List<Driver> drivers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
-        FlowHost flowHost = new FlowHost(); // with the admin plugin, as in the distribution (the admin command queue)
+        String database = flow == null || flow.database() == null ? null : BenchmarkDatabase.url(data.resolve("h2"));
+        boolean flowPaths = flow != null && flow.httpPath() != null;
+        HttpPlugin http = new HttpPlugin(metrics == null && !flowPaths ? null : HttpSettings.on("127.0.0.1"));
+        // with the admin plugin, as in the distribution (the admin command queue); F-HTTP's flow serves its path on the
+        // HTTP listener
+        FlowHost flowHost = flowPaths ? new FlowHost(flowHostSettings(flow, database), http)
+                : new FlowHost(flowHostSettings(flow, database));
         ChannelsPlugin channels = new ChannelsPlugin(file == null ? ChannelSettings.none() : file.channels());
         AdminPlugin admin = new AdminPlugin(flowHost.adminCommands(), channels.adminCommands());
-        HttpPlugin http = new HttpPlugin(metrics == null ? null : HttpSettings.on("127.0.0.1"));
-        WharfServer.Starter starter = metrics == null
-                ? WharfServer.builder(config).plugins(channels, flowHost, admin)
-                : WharfServer.builder(config).plugins(channels, flowHost, admin,
-                new MetricsPlugin(http.routes(), flowHost, channels), http); // as wharf server starts them
+        WharfServer.Starter starter = metrics != null
+                ? WharfServer.builder(config).plugins(channels, flowHost, admin,
+                new MetricsPlugin(http.routes(), flowHost, channels), http) // as wharf server starts them
+                : flowPaths ? WharfServer.builder(config).plugins(channels, flowHost, admin, http)
+                : WharfServer.builder(config).plugins(channels, flowHost, admin);
         if (realm != null) {
             starter.authenticator(realm).accessControl(realm.accessControl());
         }
@@ -178,6 +192,7 @@ public final class ServerMain {
                     + (tls == null ? "" : " tls=" + server.tlsUrl() + "?" + tls.clientOptions())
                     + (users == null ? "" : " user=" + BenchmarkSecurity.USER + " password=" + users.password())
                     + (metrics == null ? "" : " metrics=" + http.url() + MetricsPlugin.PATH)
+                    + (flowPaths ? " " + HTTP_FIELD + "=" + http.url() : "")
                     + " qm=" + config.name() + " pid=" + ProcessHandle.current().pid());
             out.flush();
             Thread scraper = !"scrape".equals(metrics) ? null : scraper(URI.create(http.url() + MetricsPlugin.PATH));
@@ -213,7 +228,7 @@ public final class ServerMain {
                 t.join(TimeUnit.MINUTES.toMillis(2));
             }
             if (flow != null) {
-                printFlowCounts(server, flowHost, flow);
+                printFlowCounts(server, flowHost, flow, database);
             }
             if (file != null) {
                 StringBuilder line = new StringBuilder(CHANNELS_PREFIX);
@@ -258,13 +273,31 @@ public final class ServerMain {
         return t;
     }
 
-    /** The flow's counts once the clients have stopped: the runner checks one invocation per request. */
-    private void printFlowCounts(WharfServer server, FlowHost flowHost, BenchmarkFlow flow) {
+    /**
+     * The flow host's settings: the defaults, and for a database workload its data source
+     * ({@value BenchmarkDatabase#DATA_SOURCE}) on the H2 at {@code database}, whose tables are created first.
+     */
+    private static FlowHostSettings flowHostSettings(BenchmarkFlow flow, String database) throws SQLException {
+        if (database == null) {
+            return FlowHostSettings.defaults();
+        }
+        flow.database().create(database);
+        return FlowHostSettings.defaults().withDataSources(List.of(new DataSourceConfig(BenchmarkDatabase.DATA_SOURCE,
+                database, BenchmarkDatabase.USER, BenchmarkDatabase.PASSWORD)));
+    }
+
+    /**
+     * The flow's counts once the clients have stopped: the runner checks one invocation per request, and for a
+     * database workload one row inserted or update made per invocation ({@code database-work=N}).
+     */
+    private void printFlowCounts(WharfServer server, FlowHost flowHost, BenchmarkFlow flow, String database)
+            throws SQLException {
         FlowStatistics stats = flowHost.flow(flow.id()).running().statistics();
         flowHost.undeploy(flow.id()); // drains: every message read has been processed and its output sent
         out.println(FLOW_PREFIX + " " + flow.id() + " invocations=" + stats.invocations() + " failures=" + stats.failures()
                 + " backouts=" + stats.backouts() + " input-depth=" + depth(server, flow.inputQueue())
-                + " output-depth=" + depth(server, flow.outputQueue()));
+                + " output-depth=" + depth(server, flow.outputQueue())
+                + (database == null || flow.database().count() == null ? "" : " " + DATABASE_WORK + "=" + flow.database().count(database)));
         out.flush();
     }
 

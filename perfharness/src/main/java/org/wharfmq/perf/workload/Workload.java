@@ -64,6 +64,14 @@ public enum Workload {
             + "last field (a full parse), headers only out -> output", "flow invocations/s", false, false),
     F_FIXED_WRITE("F-FIXED-WRITE", "message flow input (XML) -> JavaCompute turning the sale's items into records -> "
             + "output (written as fixed-length records)", "flow invocations/s", false, false),
+    F_DB_INSERT("F-DB-INSERT", "message flow input (XML) -> Database inserting the last element's value (a bound "
+            + "parameter) into an embedded H2 -> output", "flow invocations/s", false, false),
+    F_DB_UPDATE("F-DB-UPDATE", "message flow input (XML) -> Database updating a row of an embedded H2 with the last "
+            + "element's value -> output", "flow invocations/s", false, false),
+    F_DB_RETRIEVE("F-DB-RETRIEVE", "message flow input (XML) -> DatabaseRetrieve reading the row keyed by the last "
+            + "element's value from an embedded H2 into the LocalEnvironment -> output", "flow invocations/s", false, false),
+    F_HTTP("F-HTTP", "message flow HTTPInput -> HTTPReply, the body a BLOB sent back unchanged; HTTP clients (the JDK's, "
+            + "persistent connections) in their own JVM", "flow invocations/s", false, false),
     F_PUB("F-PUB", "message flow input -> Publication node on one topic with N subscribers; a publisher puts the input "
             + "on the flow's queue, each side in its own JVMs over TCP", "deliveries/s", false, false),
     PS_N("PS-N", "1 publisher, 1 topic, N non-durable subscribers, each side in its own JVMs over TCP", "deliveries/s", false, false),

@@ -139,6 +139,7 @@ public final class WorkloadRunner {
             String backgroundUrl = null;
             String user = null;
             String password = null;
+            String flowUrl = null;
             if (tcpUrl == null && w.twoQueueManagers()) {
                 QueueManagerPair pair = QueueManagerPair.write(dir, stepName, plan.forwardQueues(), plan.replyQueues(),
                         settings.channels());
@@ -167,6 +168,9 @@ public final class WorkloadRunner {
                 // the replicated queue manager's line names its active member's process, whose CPU is measured
                 String pid = ready.contains(" pid=") ? field(ready, "pid") : null;
                 serverPids.add(pid == null ? single.pid() : Long.parseLong(pid));
+                if (w.flow() != null && w.flow().httpPath() != null) {
+                    flowUrl = field(ready, ServerMain.HTTP_FIELD) + w.flow().httpPath();
+                }
                 if (settings.security() != null) {
                     user = field(ready, "user");
                     password = field(ready, "password");
@@ -177,7 +181,10 @@ public final class WorkloadRunner {
                 throw new UnsupportedOperationException(w.id() + " runs its clients inside the server JVM: it cannot use a running server (--url)");
             }
             Launched server = servers.isEmpty() ? null : servers.get(0);
-            List<String> provider = target.providerArgs(tcpUrl, user, password);
+            List<String> provider = new ArrayList<>(target.providerArgs(tcpUrl, user, password));
+            if (flowUrl != null) { // F-HTTP: where the requesters send
+                provider.addAll(List.of("-iq", flowUrl));
+            }
             // RR-5, OW-5: the responders (consumers) on the second queue manager
             List<String> backgroundProvider = backgroundUrl == null ? provider : target.providerArgs(backgroundUrl, user, password);
             List<Launched> background = new ArrayList<>();
@@ -380,7 +387,8 @@ public final class WorkloadRunner {
 
     /**
      * The flow's side of exactly-once: it ran once per request the requesters sent (every request answered or
-     * lost), none failed or was backed out, and no input or output was left on a queue.
+     * lost), none failed or was backed out, no input or output was left on a queue, and a database workload's
+     * Database node wrote once per invocation.
      */
     static List<String> flowCheck(String flowCounts, List<DriverResult> requesters) {
         List<String> problems = new ArrayList<>();
@@ -388,6 +396,13 @@ public final class WorkloadRunner {
         long invocations = Long.parseLong(field(flowCounts, "invocations"));
         if (invocations != requests) {
             problems.add("the flow ran " + invocations + " times for " + requests + " requests");
+        }
+        if (flowCounts.contains(" " + ServerMain.DATABASE_WORK + "=")) {
+            long work = Long.parseLong(field(flowCounts, ServerMain.DATABASE_WORK));
+            if (work != invocations) {
+                problems.add("the flow's Database node did " + work + " inserts or updates in " + invocations
+                        + " invocations");
+            }
         }
         for (String counter : List.of("failures", "backouts", "input-depth", "output-depth")) {
             long n = Long.parseLong(field(flowCounts, counter));

@@ -70,4 +70,15 @@ class CrossCheckTest {
         assertEquals(List.of("the flow ran 9 times for 10 requests", "flow input-depth=1 (expected 0)"), WorkloadRunner.flowCheck(
                 "wharf-perf: flow F-PASS invocations=9 failures=0 backouts=0 input-depth=1 output-depth=0", List.of(requesters)));
     }
+
+    /** A database workload's Database node must have inserted a row (or made an update) once per invocation. */
+    @Test
+    void theDatabaseWorkMustMatchTheInvocations() {
+        DriverResult requesters = result("req", Map.of(), Map.of(), List.of()); // 10 requests, all answered
+        assertEquals(List.of(), WorkloadRunner.flowCheck("wharf-perf: flow F-DB-INSERT invocations=10 failures=0 "
+                + "backouts=0 input-depth=0 output-depth=0 database-work=10", List.of(requesters)));
+        assertEquals(List.of("the flow's Database node did 7 inserts or updates in 10 invocations"),
+                WorkloadRunner.flowCheck("wharf-perf: flow F-DB-INSERT invocations=10 failures=0 backouts=0 "
+                        + "input-depth=0 output-depth=0 database-work=7", List.of(requesters)));
+    }
 }
