@@ -46,6 +46,11 @@ final class Bodies {
         return new Bodies(options.messageType(), bytes);
     }
 
+    /** The body's bytes (not a copy: callers only read them). */
+    byte[] bytes() {
+        return bytes;
+    }
+
     /** The body's length in bytes. */
     int size() {
         return bytes.length;

@@ -124,10 +124,12 @@ public final class WorkloadRunner {
             messageFile = dir.resolve(w.id() + "-" + Sizes.label(size) + ".msg");
             Files.write(messageFile, w.flow().message(size));
         }
-        DriverPlan plan = new DriverPlan(w, settings, size, clients, responders, dir, stepName, messageFile);
+        DriverPlan plan = new DriverPlan(w, settings, size, clients, responders, dir, stepName, messageFile,
+                target.clientsAlwaysOverTcp());
 
         List<Launched> started = new ArrayList<>();
         try {
+            target.checkRuns(w, settings.persistent());
             Launched server = null;
             String tcpUrl = settings.url();
             String user = null;

@@ -38,7 +38,7 @@ class ConnectionWorkloadsTest {
     @Test
     void ratedRequestersAreHeldToTheirRateAndTheStepReportsItsClients(@TempDir Path out) throws Exception {
         RunSettings settings = settings(Workload.RR_RATED, List.of(20), 2, null, out);
-        DriverPlan plan = new DriverPlan(Workload.RR_RATED, settings, 2048, 20, 10, out, "plan", null);
+        DriverPlan plan = new DriverPlan(Workload.RR_RATED, settings, 2048, 20, 10, out, "plan", null, false);
         assertEquals(2, plan.clientMeasured().size(), "the requesters are spread over two driver JVMs");
         assertTrue(plan.clientMeasured().get(0).baseArgs().containsAll(List.of("-nt", "10", "-rt", "2.0")),
                 plan.clientMeasured().get(0).baseArgs().toString());

@@ -112,7 +112,7 @@ class WorkloadSmokeTest {
     void rr2bAnswersEveryRequestOnItsOwnQueuePair(@TempDir Path out) throws Exception {
         RunSettings settings = new RunSettings(Workload.RR_2B, List.of(2048), List.of(4), List.of(1), 0, 2, 100, 2, 1, 10,
                 false, false, null, null, null, null, out, List.of("-Xmx256m"), true);
-        DriverPlan plan = new DriverPlan(Workload.RR_2B, settings, 2048, 4, 2, out, "plan", null);
+        DriverPlan plan = new DriverPlan(Workload.RR_2B, settings, 2048, 4, 2, out, "plan", null, false);
         String responders = plan.hostedDrivers().get(0);
         assertTrue(responders.contains("-iq REQUEST -oq REPLY -dn 2"), responders);
         List<String> requesters = plan.clientMeasured().get(0).baseArgs();
