@@ -7,6 +7,7 @@ import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.peer.ArtemisPeerMain;
 import org.wharfmq.perf.peer.ClassicPeerMain;
+import org.wharfmq.perf.relay.RelayServer;
 import org.wharfmq.perf.workload.FootprintCommand;
 import org.wharfmq.perf.workload.ReportCommand;
 import org.wharfmq.perf.workload.RunCommand;
@@ -18,7 +19,7 @@ import java.util.Arrays;
  * {@code bin/wharf perf ...}: the driver when the first argument is an option ({@code -tc jms.r11.Requestor ...},
  * JMSPerfHarness's command line), else a subcommand: {@code run}, {@code compare}, {@code report}, {@code jmh}, {@code memory},
  * {@code footprint}, and the child
- * processes the runner starts ({@code server}, {@code replicated}, {@code artemis}, {@code classic}).
+ * processes the runner starts ({@code server}, {@code replicated}, {@code artemis}, {@code classic}, {@code relay}).
  */
 public final class PerfMain {
 
@@ -56,6 +57,7 @@ public final class PerfMain {
                 case "replicated" -> org.wharfmq.perf.workload.ReplicatedServerMain.run(rest);
                 case "artemis" -> ArtemisPeerMain.run(rest);
                 case "classic" -> ClassicPeerMain.run(rest);
+                case "relay" -> RelayServer.run(rest);
                 case "memory" -> QueueMemoryProbe.run(rest);
                 case "footprint" -> FootprintCommand.run(rest);
                 default -> drive(args);

@@ -46,14 +46,14 @@ final class Bodies {
         return new Bodies(options.messageType(), bytes);
     }
 
+    /** The body's bytes (not a copy: callers only read them). */
+    byte[] bytes() {
+        return bytes;
+    }
+
     /** The body's length in bytes. */
     int size() {
         return bytes.length;
-    }
-
-    /** The body's bytes (not a copy: the caller must not change them). */
-    byte[] bytes() {
-        return bytes;
     }
 
     /** A new message carrying the body. */

@@ -72,7 +72,10 @@ public final class Driver {
         RunControl control = new RunControl(options.threads());
         Bodies bodies = Bodies.of(options);
         if (options.stopOnStdinClose()) {
-            watchStdin();
+            StdinClose.then(this::stop, "perf-stdin-watch");
+        }
+        if (options.usesRelay()) {
+            return runRelay(testClass, processId, control, bodies);
         }
         String clientIds = options.durable() ? "perf-" + processId + "-" + runId + "-c" : null;
         try (Provider provider = Provider.open(options);
@@ -122,15 +125,41 @@ public final class Driver {
             }
             Histogram latencies = LatencyHistograms.create();
             workers.forEach(w -> latencies.add(w.latencies()));
-            DriverResult result = result(testClass, processId, control, m, perWallSecond, latencies, bodies.size());
-            printSummary(result);
-            if (!options.jsonOutput().isEmpty()) {
-                JSON.writeValue(Path.of(options.jsonOutput()).toFile(), result);
-            }
-            return result;
+            return report(result(testClass, processId, control, m, perWallSecond, latencies, bodies.size()));
         } finally {
             ready.countDown();
         }
+    }
+
+    /** {@code -pc Relay}: the same measurement of the bare Netty relay's clients ({@link RelayClients}). */
+    private DriverResult runRelay(TestClass testClass, String processId, RunControl control, Bodies bodies) throws Exception {
+        try (RelayClients clients = RelayClients.connect(options, testClass, control, bodies.bytes())) {
+            out.println(READY_LINE);
+            out.flush();
+            ready.countDown();
+            clients.begin();
+            WallClockSeconds wallClock = WallClockSeconds.start(control::iterations, processId);
+            Measurement m;
+            try {
+                m = measure(control);
+            } finally {
+                wallClock.stop();
+            }
+            control.stop();
+            Histogram latencies = clients.finish(options.timeoutSeconds());
+            return report(result(testClass, processId, control, m, wallClock.perSecond(), latencies, bodies.size()));
+        } finally {
+            ready.countDown();
+        }
+    }
+
+    /** Prints the result's summary and writes its JSON ({@code -jo}). */
+    private DriverResult report(DriverResult result) throws IOException {
+        printSummary(result);
+        if (!options.jsonOutput().isEmpty()) {
+            JSON.writeValue(Path.of(options.jsonOutput()).toFile(), result);
+        }
+        return result;
     }
 
     private static List<Receiver> receivers(List<Worker> workers) {
@@ -281,20 +310,5 @@ public final class Driver {
         }
         r.problems().forEach(p -> out.println("problem: " + p));
         out.flush();
-    }
-
-    private void watchStdin() {
-        Thread t = new Thread(() -> {
-            try {
-                while (System.in.read() >= 0) {
-                    // anything typed is ignored: only the end of the stream stops the run
-                }
-            } catch (IOException e) {
-                // a broken stdin ends the run like a closed one
-            }
-            stop();
-        }, "perf-stdin-watch");
-        t.setDaemon(true);
-        t.start();
     }
 }

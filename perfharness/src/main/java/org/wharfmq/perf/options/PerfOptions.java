@@ -87,9 +87,13 @@ public final class PerfOptions {
                     + runLengthSeconds() + ")");
         }
         String pc = raw(Option.PC).toLowerCase(Locale.ROOT);
-        if (!pc.equals("wharf") && !pc.equals("jndi")) {
-            throw new OptionException("-pc " + raw(Option.PC) + ": use Wharf or JNDI (any other provider is reached "
+        if (!pc.equals("wharf") && !pc.equals("jndi") && !pc.equals("relay")) {
+            throw new OptionException("-pc " + raw(Option.PC) + ": use Wharf, JNDI or Relay (any other provider is reached "
                     + "through JNDI: -pc JNDI -ii FACTORY -iu URL, or -jf FILE)");
+        }
+        if (usesRelay() && testClass() != TestClass.REQUESTOR && testClass() != TestClass.RESPONDER) {
+            throw new OptionException("-pc Relay runs " + TestClass.REQUESTOR.harnessName() + " and "
+                    + TestClass.RESPONDER.harnessName() + " only: the bare Netty relay forwards frames, it has no queues or topics");
         }
         if (usesJndi() && raw(Option.II).isEmpty() && raw(Option.JF).isEmpty()) {
             throw new OptionException("-pc JNDI needs -ii (initial context factory) or -jf (JNDI properties file)");
@@ -246,6 +250,11 @@ public final class PerfOptions {
 
     public boolean usesJndi() {
         return raw(Option.PC).equalsIgnoreCase("jndi");
+    }
+
+    /** -pc Relay: the bare Netty relay's clients ({@code wharf perf relay}), Netty handlers with no JMS. */
+    public boolean usesRelay() {
+        return raw(Option.PC).equalsIgnoreCase("relay");
     }
 
     public String jndiPropertiesFile() {

@@ -33,10 +33,13 @@ final class DriverPlan {
 
     /**
      * @param messageFile F-*: the input message, else null (a body of {@code size} bytes)
-     * @param target      the server the step runs on (RR-5 names its reply queues through Wharf's queue-manager aliases)
+     * @param target      the server the step runs on (RR-5 names its reply queues through Wharf's queue-manager aliases;
+     *                    the relay has every client in a JVM of its own, whatever the workload says:
+     *                    {@link Target#clientsAlwaysOverTcp})
      */
     DriverPlan(Workload w, RunSettings s, int size, int clients, int responders, Path dir, String stepName, Path messageFile,
                Target target) {
+        boolean overTcp = target.clientsAlwaysOverTcp();
         this.vmUrl = "vm://wharf-perf-" + ProcessHandle.current().pid();
         boolean pp = s.persistent();
         switch (w) {
@@ -45,8 +48,8 @@ final class DriverPlan {
                         "-iq", "REQUEST", "-oq", "REPLY", "-pp", b(pp), "-tx", b(pp));
                 Spec req = spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
                         "-iq", "REQUEST", "-oq", "REPLY", "-pp", b(pp), "-co", b(s.correlationPerThread()));
-                (w.respondersInServer() ? hostedBackground : clientBackground).add(resp);
-                (w.requestersInServer() ? hostedMeasured : clientMeasured).add(req);
+                (w.respondersInServer() && !overTcp ? hostedBackground : clientBackground).add(resp);
+                (w.requestersInServer() && !overTcp ? hostedMeasured : clientMeasured).add(req);
             }
             case RR_2B -> {
                 // requester i and responder i use pair i mod n: REQUESTk in, REPLYk out

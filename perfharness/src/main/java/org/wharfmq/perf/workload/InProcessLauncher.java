@@ -2,6 +2,7 @@ package org.wharfmq.perf.workload;
 
 import org.wharfmq.perf.driver.Driver;
 import org.wharfmq.perf.options.PerfOptions;
+import org.wharfmq.perf.relay.RelayServer;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -39,12 +40,16 @@ public final class InProcessLauncher implements Launcher {
             ServerMain server = new ServerMain(args.subList(1, args.size()), out);
             stop = server::stop;
             thread = new Thread(() -> complete(exit, lines, server::run), "perf-inproc-" + name);
+        } else if (args.get(0).equals("relay")) {
+            RelayServer relay = new RelayServer(args.subList(1, args.size()), out);
+            stop = relay::stop;
+            thread = new Thread(() -> complete(exit, lines, relay::serve), "perf-inproc-" + name);
         } else if (args.get(0).startsWith("-")) {
             Driver driver = new Driver(PerfOptions.parse(args.toArray(String[]::new)), out);
             stop = driver::stop;
             thread = new Thread(() -> complete(exit, lines, () -> driver.run().passed() ? 0 : 1), "perf-inproc-" + name);
         } else {
-            throw new IllegalArgumentException("In-process runs support the Wharf server and drivers only, not '" + args.get(0) + "'");
+            throw new IllegalArgumentException("In-process runs support the Wharf server, the relay and drivers only, not '" + args.get(0) + "'");
         }
         thread.setDaemon(true);
         thread.start();

@@ -67,10 +67,11 @@ public final class RunCommand {
               --metrics on|scrape the server runs its metrics (Micrometer, JMX) and HTTP listener; with
                                   scrape it also scrapes its own /metrics every second (Wharf only)
               --url URL           use a running Wharf instead of starting one (no CPU figures)
-              --peer PEER         artemis (ActiveMQ Artemis) or classic (ActiveMQ Classic), built in, or
+              --peer PEER         artemis (ActiveMQ Artemis) or classic (ActiveMQ Classic), built in;
                                   replicated (Wharf as a replicated queue manager: three wharf server
-                                  members on this machine, RR-4, RR-4b and OW-1); run: on the peer instead
-                                  of Wharf; compare: the peer to compare with  [artemis]
+                                  members on this machine, RR-4, RR-4b and OW-1); or relay (a bare Netty
+                                  relay, RR-1 to RR-4 only: the floor of a round trip); run: on the peer
+                                  instead of Wharf; compare: the peer to compare with  [artemis]
               --out DIR           report directory       [perf-results/WORKLOAD-TIMESTAMP]
               --jvm-opts "OPTS"   options of the child JVMs                  [-Xmx1g]
               --in-process        everything in this JVM (a quick check, not a measurement)
@@ -183,6 +184,10 @@ public final class RunCommand {
             PubSubReport.ratioLines(settings.workload().id(), byTarget).forEach(line -> progress.accept("ratio " + line));
             return;
         }
+        if (peer == Target.RELAY) {
+            relayRatios(settings.workload().id(), byTarget).forEach(line -> progress.accept("ratio " + line));
+            return;
+        }
         for (int size : settings.sizes()) {
             StepResult w = MarkdownReport.peak(byTarget.getOrDefault(Target.WHARF.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
             StepResult a = MarkdownReport.peak(byTarget.getOrDefault(peer.displayName(), List.of()).stream().filter(s -> s.messageSize() == size).toList());
@@ -199,6 +204,31 @@ public final class RunCommand {
                 progress.accept("ratio " + settings.workload().id() + " " + Sizes.label(size) + ": not available (a side has no result)");
             }
         }
+    }
+
+    /**
+     * Against the relay the round trip is what is compared (the team's target: Wharf's median within 1.5x the
+     * relay's), step by step at the same requester count, since a median round trip depends on the count.
+     */
+    static List<String> relayRatios(String workload, Map<String, List<StepResult>> byTarget) {
+        List<String> lines = new java.util.ArrayList<>();
+        for (StepResult w : byTarget.getOrDefault(Target.WHARF.displayName(), List.of())) {
+            StepResult r = byTarget.getOrDefault(Target.RELAY.displayName(), List.of()).stream()
+                    .filter(s -> s.messageSize() == w.messageSize() && s.clients() == w.clients()).findFirst().orElse(null);
+            String step = workload + " " + Sizes.label(w.messageSize()) + " requesters=" + w.clients();
+            if (r == null || w.unavailable() != null || r.unavailable() != null || r.latencyMicros().count() == 0
+                    || w.latencyMicros().count() == 0) {
+                lines.add(step + ": not available (a side has no result)");
+                continue;
+            }
+            lines.add(String.format(java.util.Locale.ROOT,
+                    "%s: median round trip Wharf/%s = %.2f (%s vs %s; p99 %s vs %s; %s vs %s rt/s)", step,
+                    Target.RELAY.displayName(), (double) w.latencyMicros().p50() / Math.max(1, r.latencyMicros().p50()),
+                    Sizes.micros(w.latencyMicros().p50()), Sizes.micros(r.latencyMicros().p50()),
+                    Sizes.micros(w.latencyMicros().p99()), Sizes.micros(r.latencyMicros().p99()),
+                    Sizes.rate(w.medianRate()), Sizes.rate(r.medianRate())));
+        }
+        return lines;
     }
 
     /** Writes report.md, results.json and the charts into the settings' output directory. */

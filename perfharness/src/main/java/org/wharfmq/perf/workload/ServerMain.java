@@ -21,7 +21,6 @@ import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.metrics.MetricsPlugin;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -91,18 +90,7 @@ public final class ServerMain {
     /** The {@code wharf perf server} command: runs until standard input closes. */
     public static int run(String[] args) throws Exception {
         ServerMain server = new ServerMain(Arrays.asList(args), System.out);
-        Thread watcher = new Thread(() -> {
-            try {
-                while (System.in.read() >= 0) {
-                    // only the end of the stream matters
-                }
-            } catch (IOException e) {
-                // a broken stdin stops the server like a closed one
-            }
-            server.stop();
-        }, "perf-server-stdin");
-        watcher.setDaemon(true);
-        watcher.start();
+        org.wharfmq.perf.driver.StdinClose.then(server::stop, "perf-server-stdin");
         return server.run();
     }
 

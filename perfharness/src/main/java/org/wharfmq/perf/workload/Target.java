@@ -6,13 +6,19 @@ import java.util.List;
 
 /**
  * The messaging server a workload runs against: Wharf, Wharf as a replicated queue manager (three members, each a
- * {@code wharf server} process: {@link ReplicatedServerMain}), or a built-in peer (Apache ActiveMQ Artemis or Classic).
+ * {@code wharf server} process: {@link ReplicatedServerMain}), a built-in peer (Apache ActiveMQ Artemis or Classic),
+ * or the bare Netty relay, the floor of a request/reply round trip (docs/benchmarks.md, "The floor").
  */
 public enum Target {
     WHARF("Wharf"),
     REPLICATED("Wharf replicated"),
     ARTEMIS("Artemis"),
-    CLASSIC("ActiveMQ Classic");
+    CLASSIC("ActiveMQ Classic"),
+    RELAY("Netty relay");
+
+    /** The workloads the relay runs: request/reply with one request and one reply queue. */
+    private static final java.util.Set<Workload> RELAY_WORKLOADS = java.util.EnumSet.of(Workload.RR_1, Workload.RR_2,
+            Workload.RR_3, Workload.RR_4);
 
     private final String displayName;
 
@@ -25,16 +31,34 @@ public enum Target {
         return displayName;
     }
 
-    /** Parses {@code wharf}, {@code artemis} or {@code classic}. */
+    /**
+     * True when this target runs every client in a JVM of its own over TCP, whatever the workload says: the relay
+     * has no in-process clients, so its RR-1 and RR-2 are RR-4's traffic (docs/benchmarks.md, "The floor").
+     */
+    boolean clientsAlwaysOverTcp() {
+        return this == RELAY;
+    }
+
+    /** Refuses, as unavailable, what this target cannot run: the relay runs non-persistent RR-1 to RR-4 only. */
+    void checkRuns(Workload w, boolean persistent) {
+        if (this == RELAY && (!RELAY_WORKLOADS.contains(w) || persistent)) {
+            throw new UnsupportedOperationException("the Netty relay runs the non-persistent request/reply traffic of "
+                    + "RR-1, RR-2, RR-3 and RR-4 only: it forwards frames and has no queues, topics, flows or disk");
+        }
+    }
+
+    /** Parses {@code wharf}, {@code artemis}, {@code classic} or {@code relay}. */
     public static Target parse(String text) {
         return switch (text.toLowerCase(java.util.Locale.ROOT)) {
             case "wharf" -> WHARF;
             case "artemis" -> ARTEMIS;
             case "classic" -> CLASSIC;
             case "replicated" -> REPLICATED;
+            case "relay" -> RELAY;
             default -> throw new org.wharfmq.perf.options.OptionException("--peer " + text
-                    + ": the built-in peers are artemis (ActiveMQ Artemis) and classic (ActiveMQ Classic), and "
-                    + "replicated (Wharf as a replicated queue manager of three members)");
+                    + ": the built-in peers are artemis (ActiveMQ Artemis), classic (ActiveMQ Classic), replicated "
+                    + "(Wharf as a replicated queue manager of three members) and relay (a bare Netty relay, the floor "
+                    + "of a round trip)");
         };
     }
 
@@ -70,6 +94,9 @@ public enum Target {
             }
             if (this == REPLICATED) {
                 return List.of("replicated");
+            }
+            if (this == RELAY) {
+                return List.of("relay", "--port", "0");
             }
             return List.of(this == ARTEMIS ? "artemis" : "classic", "--port", "0", "--sync", Boolean.toString(persistent));
         }
@@ -146,6 +173,9 @@ public enum Target {
         if (this == CLASSIC) {
             return List.of("-pc", "JNDI", "-ii", "org.apache.activemq.jndi.ActiveMQInitialContextFactory",
                     "-iu", tcpUrl, "-cf", "ConnectionFactory");
+        }
+        if (this == RELAY) {
+            return List.of("-pc", "Relay", "-url", tcpUrl);
         }
         return user == null ? List.of("-pc", "Wharf", "-url", tcpUrl)
                 : List.of("-pc", "Wharf", "-url", tcpUrl, "-us", user, "-pw", password);

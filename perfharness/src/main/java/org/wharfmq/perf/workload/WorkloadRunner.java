@@ -133,6 +133,7 @@ public final class WorkloadRunner {
 
         List<Launched> started = new ArrayList<>();
         try {
+            target.checkRuns(w, settings.persistent());
             List<Launched> servers = new ArrayList<>();
             List<Long> serverPids = new ArrayList<>(); // whose CPU is the server's
             String tcpUrl = settings.url();
