@@ -219,15 +219,25 @@ final class FakeServer implements AutoCloseable {
     }
 
     /**
-     * Waits until the client's {@code thread} parks (a send waiting for credit), looking at its state, never sleeping
-     * on a guess.
+     * Waits until the client's {@code thread} waits (a send waiting for credit), looking at its state and stack, never
+     * sleeping on a guess: parked, or inside the client's one wait primitive ({@code FrameWait.await}), where a
+     * waiting thread may be reading the link for every waiter and so shows as RUNNABLE.
      */
     static void awaitParked(Thread thread) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (thread.getState() != Thread.State.WAITING) {
+        while (thread.getState() != Thread.State.WAITING && !insideFrameWait(thread)) {
             assertTrue(System.nanoTime() < deadline && thread.isAlive(), thread + " did not wait: " + thread.getState());
             Thread.onSpinWait();
         }
+    }
+
+    private static boolean insideFrameWait(Thread thread) {
+        for (StackTraceElement e : thread.getStackTrace()) {
+            if (e.getClassName().endsWith(".FrameWait") && e.getMethodName().equals("await")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The request id of a frame, 0 for frames without one. */
