@@ -167,6 +167,10 @@ final class ServerCommand implements Callable<Integer> {
                 System.err.println("wharf: " + reason);
                 Thread closing = new Thread(() -> {
                     server.close();
+                    // still a member of the log: its vote may elect the next active instance (a switchover's)
+                    String next = replicated.awaitSuccessor(ReplicationConfiguration.SUCCESSOR_WAIT);
+                    System.err.println("wharf: " + (next == null ? "no other member became active within "
+                            + ReplicationConfiguration.SUCCESSOR_WAIT : "member " + next + " is active") + ": ending");
                     status[0] = FENCED;
                     stopped.countDown();
                 }, "wharf-fenced-close");

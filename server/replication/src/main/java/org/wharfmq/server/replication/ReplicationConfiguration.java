@@ -31,6 +31,11 @@ public final class ReplicationConfiguration {
      * group's answer before it is reported as failed.
      */
     public static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long a member that stopped being the active instance stays in the group before its process ends, waiting
+     * for another member to lead: its vote may be needed for that (a switchover's chosen member asks it).
+     */
+    public static final Duration SUCCESSOR_WAIT = Duration.ofSeconds(10);
     /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
 

@@ -64,6 +64,8 @@ public final class ReplicationMember implements AutoCloseable {
     private final String group;
     /** Bytes appended and not yet committed (or failed): the active member's backlog. */
     private final AtomicLong backlogBytes = new AtomicLong();
+    /** Where the journal's batches go once this member is active: held still while a switchover runs. */
+    private final SwitchoverGate gate = new SwitchoverGate(this::replicate);
 
     private final Membership membership;
 
@@ -154,7 +156,7 @@ public final class ReplicationMember implements AutoCloseable {
             // the journal is not forced: the Raft log (forced on a majority before a batch is confirmed) is the durable
             // copy, and every member rebuilds its journal from it when it starts; a force here would only add a sync
             return JournalMessageStore.openReplicated(config.toBuilder().durability(Durability.OS).build(),
-                    this::replicate);
+                    gate::pass);
         } catch (IOException | RuntimeException e) {
             fence("its journal could not be opened: " + e);
             throw e;
@@ -242,18 +244,37 @@ public final class ReplicationMember implements AutoCloseable {
         String chosen = target;
         switchingTo = chosen;
         CompletableFuture.delayedExecutor(SWITCHOVER_ANSWER_MILLIS, TimeUnit.MILLISECONDS).execute(() ->
-                log.transferLeadership(chosen, ReplicationConfiguration.CHANGE_TIMEOUT).whenComplete((done, failure) -> {
-                    if (failure != null) {
-                        switchingTo = null;
-                        LOG.log(System.Logger.Level.WARNING, "The switchover to member " + chosen + " failed, member "
-                                + log.id() + " stays active: " + failure.getMessage());
-                    }
-                }));
+                handOver(chosen));
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + " hands the active role to "
                 + chosen + " (switchover)");
         return "Switchover of group '" + group + "' from member " + log.id() + " to member " + chosen + " started: "
                 + chosen + " takes over and the clients reconnect to it; " + log.id() + " stops serving clients and "
                 + "ends (status 3): start it again to rejoin as a replica.";
+    }
+
+    /**
+     * The switchover itself: the journal's batches held ({@link SwitchoverGate}) until those appended are committed,
+     * so that the log stands still while Ratis brings {@code to} up to date and has it elected; then this member is
+     * fenced and the held batches fail (they are in no log: their clients see the connection lost and go to the new
+     * active member). If it fails, the held batches are appended and this member stays active.
+     */
+    private void handOver(String to) {
+        gate.close().orTimeout(ReplicationConfiguration.CHANGE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                .thenCompose(drained -> log.transferLeadership(to, ReplicationConfiguration.CHANGE_TIMEOUT))
+                .whenComplete((done, failure) -> {
+                    if (failure == null) {
+                        fence("it handed the active role to member " + to + " (switchover)");
+                        gate.open(new NotActiveException("Replication member " + log.id() + " handed the active "
+                                + "role to member " + to + " (switchover) before this batch was appended.", to));
+                        return;
+                    }
+                    switchingTo = null;
+                    int held = gate.heldBatches();
+                    gate.open(null);
+                    LOG.log(System.Logger.Level.WARNING, "The switchover to member " + to + " failed, member "
+                            + log.id() + " stays active (" + held + " batches held meanwhile go on): "
+                            + failure.getMessage());
+                });
     }
 
     /**
@@ -309,6 +330,27 @@ public final class ReplicationMember implements AutoCloseable {
                 + "stops serving clients; restart it to rejoin as a replica.";
         LOG.log(System.Logger.Level.ERROR, reason);
         fenced.complete(reason);
+    }
+
+    /**
+     * After this member is {@link #fenced}: waits, at most {@code max}, until another member is known to lead the
+     * log. Until then this member is still one of three: its vote and its log may be what the next election needs (a
+     * switchover's chosen member asks for it; after a cut, the cut may heal). The caller ends the process after.
+     *
+     * @return the member now active, or null if none became known within {@code max}
+     */
+    public String awaitSuccessor(java.time.Duration max) {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (true) {
+            String active = log.status().active();
+            if (active != null && !active.equals(log.id())) {
+                return active;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return null;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
     }
 
     /** This member's replicated log, for its status. */

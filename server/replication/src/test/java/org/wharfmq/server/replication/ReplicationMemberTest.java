@@ -22,9 +22,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Three members of a replicated queue manager in this JVM, each with its own data directory and journal: a
@@ -48,20 +50,8 @@ class ReplicationMemberTest {
     @Test
     void aConfirmedPersistentMessageIsOnAMajorityAndAnActiveInstanceWithoutOneConfirmsNothing(@TempDir Path dir)
             throws Exception {
-        ca = TestCertificates.ca("replication-group");
-        List<Member> list = new ArrayList<>();
-        for (String id : new String[] {"a", "b", "c"}) {
-            list.add(new Member(id, "127.0.0.1", Trio.freePort(), dir.resolve(id)));
-        }
-        membership = new Membership("TEST", list);
+        startAll(dir);
         try {
-            List<CompletableFuture<Void>> starts = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                int member = i;
-                starts.add(CompletableFuture.runAsync(() -> start(member)));
-            }
-            CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
-
             int first = takeOver();
             // a queue defined at run time: its definitions file is committed through the log to the replicas
             members[first].definitions().write(List.of(new QueueDefinition("RUNTIME.Q", 1234L)), List.of());
@@ -103,13 +93,131 @@ class ReplicationMemberTest {
             String reason = members[second].fenced().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             assertNotNull(reason);
         } finally {
-            for (int i = 0; i < 3; i++) {
-                if (stores[i] != null) {
-                    stores[i].close();
+            closeAll();
+        }
+    }
+
+    /**
+     * A planned switchover while the active instance is busy confirming messages lands on the member it names, every
+     * time: the journal's batches wait while it runs, so the named member's log is as long as the leader's when it
+     * stands and the other replica votes for it (without the wait, a batch appended meanwhile made the other replica's
+     * log the longer one, and it could win the election instead). Held batches fail (they are in no log), and the
+     * messages confirmed before are on the new active instance.
+     */
+    @Test
+    void aSwitchoverUnderLoadHandsTheActiveRoleToTheMemberItNames(@TempDir Path dir) throws Exception {
+        startAll(dir);
+        try {
+            int active = takeOver();
+            long sequence = 0;
+            for (int round = 0; round < 3; round++) {
+                int to = (active + 2) % 3; // each member in turn
+                Load load = new Load(stores[active], "ORDERS", sequence);
+                load.awaitConfirmed(20);
+                String started = members[active].switchover(membership.members().get(to).id());
+                assertTrue(started.contains("to member " + membership.members().get(to).id()), started);
+                assertNotNull(members[active].fenced().get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+                List<Long> confirmed = load.stop();
+                int other = 3 - active - to;
+                CompletableFuture.anyOf(members[to].elected(), members[other].elected())
+                        .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                assertFalse(members[other].elected().isDone(), "round " + round + ": member " + other
+                        + " was elected, not member " + to + ", the one the switchover named");
+                stores[active].close();
+                stores[active] = null;
+                members[active].close();
+                int old = active;
+                stores[to] = members[to].takeOver();
+                active = to;
+                List<String> recovered = recover(stores[active]);
+                for (long s : confirmed) {
+                    assertTrue(recovered.stream().anyMatch(r -> r.startsWith("ORDERS/" + s + "=")),
+                            "message " + s + ", confirmed before the switchover, is not on member " + to);
                 }
-                if (members[i] != null) {
-                    members[i].close();
-                }
+                sequence = load.next();
+                start(old); // rejoins as a replica, for the next round's majority
+                long committed = members[active].log().status().committedIndex();
+                Trio.await("member " + old + " to catch up", () -> members[old].log().appliedIndex() >= committed);
+            }
+        } finally {
+            closeAll();
+        }
+    }
+
+    /** Puts messages on one store as fast as it confirms them (64 at a time) until stopped or refused. */
+    private static final class Load {
+        private final JournalMessageStore store;
+        private final String queue;
+        private final java.util.concurrent.Semaphore window = new java.util.concurrent.Semaphore(64);
+        private final java.util.concurrent.ConcurrentLinkedQueue<Long> confirmed =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private final java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        private volatile boolean stopped;
+        private final Thread thread;
+        private long next;
+
+        Load(JournalMessageStore store, String queue, long first) {
+            this.store = store;
+            this.queue = queue;
+            this.next = first;
+            thread = new Thread(this::run, "load");
+            thread.start();
+        }
+
+        private void run() {
+            while (!stopped && refused.get() == 0) {
+                window.acquireUninterruptibly();
+                long s = ++next;
+                store.put(new Message(queue, s, Unpooled.copiedBuffer("m" + s, StandardCharsets.UTF_8)), failure -> {
+                    if (failure == null) {
+                        confirmed.add(s);
+                    } else {
+                        refused.incrementAndGet();
+                    }
+                    window.release();
+                });
+            }
+        }
+
+        void awaitConfirmed(int n) {
+            Trio.await(n + " messages confirmed", () -> confirmed.size() >= n);
+        }
+
+        /** Stops putting; returns the sequences confirmed so far. */
+        List<Long> stop() throws InterruptedException {
+            stopped = true;
+            window.release(64); // a put the fenced store never answers must not hold the thread
+            thread.join(WAIT.toMillis());
+            return List.copyOf(confirmed);
+        }
+
+        long next() {
+            return next;
+        }
+    }
+
+    private void startAll(Path dir) throws Exception {
+        ca = TestCertificates.ca("replication-group");
+        List<Member> list = new ArrayList<>();
+        for (String id : new String[] {"a", "b", "c"}) {
+            list.add(new Member(id, "127.0.0.1", Trio.freePort(), dir.resolve(id)));
+        }
+        membership = new Membership("TEST", list);
+        List<CompletableFuture<Void>> starts = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            int member = i;
+            starts.add(CompletableFuture.runAsync(() -> start(member)));
+        }
+        CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
+    }
+
+    private void closeAll() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            if (stores[i] != null) {
+                stores[i].close();
+            }
+            if (members[i] != null) {
+                members[i].close();
             }
         }
     }
