@@ -125,9 +125,8 @@ final class Transaction {
 
     /**
      * Commits: records the consumption of {@code consumed} (unless {@code prepared}: the prepare recorded it) and the
-     * commit marker; once that is durable, settles {@code consumed} (each leaves its queue) and only then offers the
-     * sends (each at its JMS delivery time, by {@code eventLoop}'s timer) and retains the publications that asked for
-     * it, so that whoever receives a send of the transaction finds what it consumed gone (a flow's get-and-put never
+     * commit marker; once that is durable, settles {@code consumed} (each leaves its queue) and only then retains the
+     * publications that asked for it and offers the sends (each at its JMS delivery time, by {@code eventLoop}'s timer), so that whoever receives a send of the transaction finds what it consumed gone (a flow's get-and-put never
      * shows its input and its output at once). If the store fails, nothing is settled and the sends are cancelled
      * instead, unless {@code prepared}: a prepared transaction stays as it is, to be committed or rolled back again.
      * Either way {@code then} runs next, on {@code eventLoop}, with the store's failure or null; it answers (and,
@@ -150,18 +149,19 @@ final class Transaction {
     }
 
     /**
-     * The commit is durable: what it consumed leaves its queues first, then its sends are offered (each at its JMS
-     * delivery time, by {@code eventLoop}'s timer) and its publications retained; {@code then} answers. On the event
+     * The commit is durable: what it consumed leaves its queues first, then its publications are retained and its
+     * sends offered (each at its JMS delivery time, by {@code eventLoop}'s timer); {@code then} answers. On the event
      * loop.
      */
     private void committed(List<QueuedMessage> consumed, EventLoop eventLoop, StoreCompletion then) {
         BrokerSession.acknowledged(consumed);
+        // retained before any copy is offered: whoever has received a copy and subscribes again finds it retained
+        for (int i = 0; i < retains.size(); i++) {
+            topics.retain(retains.get(i), StoreCompletion.NONE); // durable with the next synced batch
+        }
         for (int i = 0; i < sends.size(); i++) {
             QueuedMessage m = sends.get(i);
             m.queue().offerWhenDue(m, eventLoop);
-        }
-        for (int i = 0; i < retains.size(); i++) {
-            topics.retain(retains.get(i), StoreCompletion.NONE); // durable with the next synced batch
         }
         then.completed(null);
     }

@@ -351,17 +351,18 @@ public final class TopicManager {
     }
 
     /**
-     * Publishes a routed (and, when {@link #stores}, stored) publication: each copy is offered to its subscription's
-     * queue at its JMS delivery time (a delayed one by a task on {@code timer}), and a retained one becomes its
-     * topic's retained publication (a no-op when {@link #store} made it so).
+     * Publishes a routed (and, when {@link #stores}, stored) publication: a retained one becomes its topic's retained
+     * publication (a no-op when {@link #store} made it so), then each copy is offered to its subscription's queue at
+     * its JMS delivery time (a delayed one by a task on {@code timer}).
      */
     public void publish(Publication publication, ScheduledExecutorService timer) {
+        // retained before any copy is offered: whoever has received a copy and subscribes again finds it retained
+        retain(publication, StoreCompletion.NONE);
         List<QueuedMessage> copies = publication.copies();
         for (int i = 0; i < copies.size(); i++) {
             QueuedMessage copy = copies.get(i);
             copy.queue().offerWhenDue(copy, timer);
         }
-        retain(publication, StoreCompletion.NONE);
     }
 
     /**
