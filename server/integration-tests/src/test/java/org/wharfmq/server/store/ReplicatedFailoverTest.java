@@ -48,8 +48,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the next one can only be elected with the rejoined member's vote and log, and the work goes on there; its
  * {@code display server} shows it LEADER with two of three in sync, the rejoined member among them, and so do its
  * metrics. A queue defined at run time on the first active member, with its messages, is on every later one. Then a
- * planned switchover to the rejoined member (to the third if the rejoined one was elected), and a partition cutting the active member off from both others: it
- * ends, the other two go on, and restarted it rejoins once the cut heals (docs/resilience.md lists the steps).
+ * planned switchover to the rejoined member (to the third if the rejoined one was elected), and a partition cutting
+ * the active member off from both others: it ends, the other two go on, and restarted it rejoins once the cut heals
+ * (docs/resilience.md lists the steps).
  */
 @Tag("slow")
 class ReplicatedFailoverTest {
