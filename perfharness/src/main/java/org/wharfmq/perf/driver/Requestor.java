@@ -6,6 +6,7 @@ import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Queue;
+import javax.jms.Session;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -27,9 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 class Requestor extends Worker {
 
-    protected final Bodies bodies;
+    private final Bodies bodies;
     private final String processId;
-    protected final String runId;
+    private final String runId;
     private MessageProducer producer;
     private MessageConsumer longLivedConsumer;
     private Queue sharedReplyQueue;
@@ -54,9 +55,7 @@ class Requestor extends Worker {
         String suffix = number < 0 ? "" : String.valueOf(number);
         producer = session.createProducer(provider.queue(session, options.requestQueue() + suffix));
         producer.setDeliveryMode(deliveryMode);
-        request = bodies.create(session);
-        request.setStringProperty(Tags.RUN, runId);
-        request.setStringProperty(Tags.SOURCE, name);
+        request = newRequest(session);
         Destination replyTo;
         if (options.replyQueue().isEmpty()) {
             replyTo = session.createTemporaryQueue();
@@ -79,23 +78,43 @@ class Requestor extends Worker {
     void iterate() throws JMSException {
         request.setLongProperty(Tags.SEQUENCE, sequence);
         long start = System.nanoTime();
+        roundTripDone(exchange(session, producer, request, sharedReplyQueue), start);
+    }
+
+    /** A request on {@code s} with this run's and this requester's tags; its sequence and reply queue still to set. */
+    protected final Message newRequest(Session s) throws JMSException {
+        Message m = bodies.create(s);
+        m.setStringProperty(Tags.RUN, runId);
+        m.setStringProperty(Tags.SOURCE, name);
+        return m;
+    }
+
+    /**
+     * Sends {@code request} with {@code producer} of {@code s} and takes its reply: from the long-lived consumer, else
+     * by a consumer of {@code replyQueue} selecting the request's JMSMessageID (the IBM MQ convention). The send and
+     * the receive are each committed when {@code -tx}.
+     *
+     * @return the reply, or null when none came within {@code -to}
+     */
+    protected final Message exchange(Session s, MessageProducer producer, Message request, Queue replyQueue)
+            throws JMSException {
         producer.send(request);
         if (options.transacted()) {
-            session.commit();
+            s.commit();
         }
         Message reply;
         if (longLivedConsumer != null) {
             reply = receiveAnswer(longLivedConsumer);
         } else {
             String id = request.getJMSMessageID();
-            try (MessageConsumer consumer = session.createConsumer(sharedReplyQueue, "JMSCorrelationID = '" + id + "'")) {
+            try (MessageConsumer consumer = s.createConsumer(replyQueue, "JMSCorrelationID = '" + id + "'")) {
                 reply = receiveAnswer(consumer);
             }
         }
         if (options.transacted()) {
-            session.commit();
+            s.commit();
         }
-        roundTripDone(reply, start);
+        return reply;
     }
 
     /** Counts the round trip of the request just sent, begun at {@code startNanos}: a loss without its reply. */

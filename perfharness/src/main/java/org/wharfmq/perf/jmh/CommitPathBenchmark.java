@@ -15,13 +15,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
-import org.wharfmq.server.config.ServerConfig;
-import org.wharfmq.server.queue.QueueManager;
-import org.wharfmq.server.store.InMemoryMessageStore;
-import org.wharfmq.server.topic.TopicManager;
-import org.wharfmq.server.transport.ServerContext;
 
-import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -30,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * delivered to the flow's consumer in a transacted session, which sends a persistent message to BENCH.OUT and
  * commits with the one it consumed; the commit settles the input, offers the output to BENCH.OUT's waiting consumer
  * (another connection, written as a DELIVER) and answers. The consumers return credit, and BENCH.OUT's acknowledges,
- * every {@link #BATCH} messages. Embedded channels and the in-memory store, as in {@link ServerPathBenchmark}: the
+ * every {@link #BATCH} messages. Embedded channels and the in-memory store ({@link EmbeddedServer}): the
  * commit's store completion runs inline, so this measures the commit path's own work and allocation.
  */
 @State(Scope.Thread)
@@ -53,19 +47,15 @@ public class CommitPathBenchmark {
     private EmbeddedChannel consumer;
     private ByteBuf input;
     private ByteBuf output;
-    private QueueManager queues;
-    private TopicManager topics;
+    private EmbeddedServer server;
     private long steps;
 
     @Setup
     public void setUp() {
-        ServerConfig config = ServerConfig.builder().heartbeatMillis(0).maxQueueDepth(1_000_000).build();
-        queues = new QueueManager(config, new InMemoryMessageStore(), InstantSource.system());
-        topics = new TopicManager(config, queues);
-        ServerContext context = EmbeddedConnections.context(config, queues, topics);
-        producer = EmbeddedConnections.connect(context, null);
-        flow = EmbeddedConnections.connect(context, null);
-        consumer = EmbeddedConnections.connect(context, null);
+        server = new EmbeddedServer();
+        producer = server.connect(null);
+        flow = server.connect(null);
+        consumer = server.connect(null);
         WireDestination in = WireDestination.queue("BENCH.IN");
         WireDestination out = WireDestination.queue("BENCH.OUT");
         flow.writeInbound(new Frame.CreateSession(2, FLOW_SESSION, true, 1));
@@ -99,14 +89,13 @@ public class CommitPathBenchmark {
 
     @TearDown
     public void tearDown() {
-        if (queues.depth("BENCH.IN") != 0) { // the commits settled every input
-            throw new IllegalStateException("BENCH.IN holds " + queues.depth("BENCH.IN") + " messages");
+        if (server.depth("BENCH.IN") != 0) { // the commits settled every input
+            throw new IllegalStateException("BENCH.IN holds " + server.depth("BENCH.IN") + " messages");
         }
         producer.finishAndReleaseAll();
         flow.finishAndReleaseAll();
         consumer.finishAndReleaseAll();
-        topics.close();
-        queues.close();
+        server.close();
         input.release();
         output.release();
     }

@@ -4,27 +4,19 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.auth.Mechanisms;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
-import org.wharfmq.server.config.ServerConfig;
-import org.wharfmq.server.queue.QueueManager;
-import org.wharfmq.server.security.AccessControl;
-import org.wharfmq.server.security.Authenticator;
-import org.wharfmq.server.security.Logins;
-import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.transport.ServerChannelInitializer;
 import org.wharfmq.server.transport.ServerContext;
 
 /**
- * Client connections to a server's real pipeline as Netty embedded channels, for the benchmarks of the server's
- * path ({@link ServerPathBenchmark}, {@link FanOutBenchmark}): the channel's event loop is the calling thread, so a
- * frame written inbound is handled, and what it causes written, before the call returns.
+ * Client connections to a server's real pipeline ({@link EmbeddedServer}'s) as Netty embedded channels, for the
+ * benchmarks of the server's path: the channel's event loop is the calling thread, so a frame written inbound is
+ * handled, and what it causes written, before the call returns.
  */
 final class EmbeddedConnections {
 
@@ -32,16 +24,6 @@ final class EmbeddedConnections {
     static final int SESSION = 1;
 
     private EmbeddedConnections() {
-    }
-
-    /**
-     * What the connections share: the queues and topics given, every client allowed everything, and anonymous logins
-     * from anywhere (an embedded channel has no loopback address).
-     */
-    static ServerContext context(ServerConfig config, QueueManager queues, TopicManager topics) {
-        return new ServerContext(config, queues, topics, AccessControl.allowAll(),
-                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), "bench",
-                new Logins(Authenticator.noUsers(Authenticator.AnonymousAccess.ANYWHERE)));
     }
 
     /** A connection through the handshake with session {@link #SESSION} open, and {@code clientId} set unless null. */

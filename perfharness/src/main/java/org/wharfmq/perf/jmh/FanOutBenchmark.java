@@ -2,8 +2,6 @@ package org.wharfmq.perf.jmh;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -18,15 +16,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
-import org.wharfmq.server.config.ServerConfig;
-import org.wharfmq.server.queue.QueueManager;
-import org.wharfmq.server.security.AccessControl;
-import org.wharfmq.server.store.InMemoryMessageStore;
-import org.wharfmq.server.store.MessageStore;
-import org.wharfmq.server.topic.TopicManager;
-import org.wharfmq.server.transport.ServerContext;
 
-import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -58,32 +48,23 @@ public class FanOutBenchmark {
     private EmbeddedChannel publisher;
     private EmbeddedChannel[] subscriberChannels;
     private ByteBuf message;
-    private QueueManager queues;
-    private TopicManager topics;
+    private EmbeddedServer server;
     private long published;
 
     @Setup
     public void setUp() {
-        ServerConfig config = ServerConfig.builder().heartbeatMillis(0).maxQueueDepth(1_000_000).build();
-        MessageStore store = new InMemoryMessageStore();
-        queues = new QueueManager(config, store, InstantSource.system());
-        topics = new TopicManager(config, queues);
-        ServerContext context = EmbeddedConnections.context(config, queues, topics);
-        publisher = EmbeddedConnections.connect(context, null);
+        server = new EmbeddedServer();
+        publisher = server.connect(null);
         WireDestination topic = WireDestination.topic("bench/prices");
         subscriberChannels = new EmbeddedChannel[subscribers];
         for (int i = 0; i < subscribers; i++) {
-            subscriberChannels[i] = EmbeddedConnections.connect(context, null);
+            subscriberChannels[i] = server.connect(null);
             subscriberChannels[i].writeInbound(new Frame.CreateConsumer(1, SESSION, CONSUMER, topic, null, 2 * BATCH,
                     0, null));
             EmbeddedConnections.expectOk(subscriberChannels[i]);
         }
         message = EmbeddedConnections.message(topic, false);
     }
-
-
-
-
 
     @Benchmark
     public int publish() {
@@ -110,8 +91,7 @@ public class FanOutBenchmark {
         for (EmbeddedChannel subscriber : subscriberChannels) {
             subscriber.finishAndReleaseAll();
         }
-        topics.close();
-        queues.close();
+        server.close();
         message.release();
     }
 }

@@ -2,8 +2,6 @@ package org.wharfmq.perf.jmh;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -18,15 +16,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
-import org.wharfmq.server.config.ServerConfig;
-import org.wharfmq.server.queue.QueueManager;
-import org.wharfmq.server.security.AccessControl;
-import org.wharfmq.server.store.InMemoryMessageStore;
-import org.wharfmq.server.store.MessageStore;
-import org.wharfmq.server.topic.TopicManager;
-import org.wharfmq.server.transport.ServerContext;
 
-import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -36,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * waiting consumer of another connection and written as a DELIVER, which is encoded and dropped. The consumer returns
  * credit and acknowledges every {@link #BATCH} messages, as the client does. Both connections are embedded channels,
  * whose event loop is the calling thread, so a delivery is written inline as it is on a real event loop; the store
- * is the in-memory one (completes at once), so a persistent send pays the session's store path but no journal.
+ * is the in-memory one ({@link EmbeddedServer}: completes at once), so a persistent send pays the session's store path
+ * but no journal.
  * Frame decoding is {@link FrameCodecBenchmark}'s.
  */
 @State(Scope.Thread)
@@ -63,19 +54,14 @@ public class ServerPathBenchmark {
     private EmbeddedChannel producer;
     private EmbeddedChannel consumer;
     private ByteBuf message;
-    private QueueManager queues;
-    private TopicManager topics;
+    private EmbeddedServer server;
     private long delivered;
 
     @Setup
     public void setUp() {
-        ServerConfig config = ServerConfig.builder().heartbeatMillis(0).maxQueueDepth(1_000_000).build();
-        MessageStore store = new InMemoryMessageStore();
-        queues = new QueueManager(config, store, InstantSource.system());
-        topics = new TopicManager(config, queues);
-        ServerContext context = EmbeddedConnections.context(config, queues, topics);
-        producer = EmbeddedConnections.connect(context, null);
-        consumer = EmbeddedConnections.connect(context, "bench-subscriber");
+        server = new EmbeddedServer();
+        producer = server.connect(null);
+        consumer = server.connect("bench-subscriber");
         boolean topic = destination.equals("topic");
         WireDestination target = topic ? WireDestination.topic("bench/prices") : WireDestination.queue("BENCH");
         consumer.writeInbound(new Frame.CreateConsumer(1, SESSION, CONSUMER, target, null, 2 * BATCH,
@@ -83,10 +69,6 @@ public class ServerPathBenchmark {
         EmbeddedConnections.expectOk(consumer);
         message = EmbeddedConnections.message(target, persistent);
     }
-
-
-
-
 
     @Benchmark
     public int sendDeliver() {
@@ -105,8 +87,7 @@ public class ServerPathBenchmark {
     public void tearDown() {
         producer.finishAndReleaseAll();
         consumer.finishAndReleaseAll();
-        topics.close();
-        queues.close();
+        server.close();
         message.release();
     }
 }

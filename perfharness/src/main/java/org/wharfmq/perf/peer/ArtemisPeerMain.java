@@ -9,9 +9,9 @@ import org.apache.activemq.artemis.core.server.JournalType;
 import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.workload.ServerMain;
+import org.wharfmq.server.FreePorts;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -73,7 +73,7 @@ public final class ArtemisPeerMain {
             }
         }
         if (port == 0) {
-            port = freePort();
+            port = FreePorts.take(1)[0];
         }
         silenceAuditLoggers();
         Path data = Files.createTempDirectory("wharf-perf-artemis");
@@ -143,11 +143,5 @@ public final class ArtemisPeerMain {
     /** Turns Artemis's audit loggers off, as a stock broker has them. */
     static void silenceAuditLoggers() {
         AUDIT_LOGGERS.forEach(logger -> logger.setLevel(Level.OFF));
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -1,8 +1,8 @@
 package org.wharfmq.perf.workload;
 
+import org.wharfmq.server.FreePorts;
+
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,7 +57,7 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
      */
     static QueueManagerPair write(Path dir, String step, List<String> forward, List<String> replies, int channels)
             throws IOException {
-        int[] ports = freePorts();
+        int[] ports = FreePorts.take(2);
         String password = BenchmarkSecurity.newPassword();
         String qm1Channel = BenchmarkSecurity.newPassword();
         String qm2Channel = BenchmarkSecurity.newPassword();
@@ -157,14 +157,6 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
                     .append("    type: receiver\n")
                     .append("    partnerUser: ").append(partner.toLowerCase(java.util.Locale.ROOT)).append('\n')
                     .append("    partnerQueueManager: ").append(partner).append('\n');
-        }
-    }
-
-    /** Two ports free on 127.0.0.1 now (held together so they differ). */
-    static int[] freePorts() throws IOException {
-        InetAddress loopback = InetAddress.getLoopbackAddress();
-        try (ServerSocket a = new ServerSocket(0, 1, loopback); ServerSocket b = new ServerSocket(0, 1, loopback)) {
-            return new int[] {a.getLocalPort(), b.getLocalPort()};
         }
     }
 }

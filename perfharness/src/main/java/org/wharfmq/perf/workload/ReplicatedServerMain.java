@@ -1,35 +1,18 @@
 package org.wharfmq.perf.workload;
 
-import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.BasicConstraints;
-import org.bouncycastle.asn1.x509.Extension;
-import org.bouncycastle.asn1.x509.GeneralName;
-import org.bouncycastle.asn1.x509.GeneralNames;
-import org.bouncycastle.cert.X509v3CertificateBuilder;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.wharfmq.server.FreePorts;
+import org.wharfmq.server.TestCertificates;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.math.BigInteger;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -41,15 +24,16 @@ import java.util.regex.Pattern;
  * {@code wharf perf replicated}: Wharf as a replicated queue manager for the workload runner ({@code --peer
  * replicated}): three members, each a real {@code wharf server --config FILE --replica ID} process (a child JVM on
  * this JVM's classpath) with its own data directory, replication port and member certificate from a CA made for the
- * step (in this JVM, with Bouncy Castle: keytool took a minute on a loaded machine), all on 127.0.0.1 and so on this machine's one disk. Once one of them is elected and prints its ready
- * line, prints {@code wharf-perf: server ready tcp=URL pid=PID} with the active member's client URL and process id
- * (the CPU figure is the active member's), and stops the three (SIGTERM, as a service manager would) when standard
- * input closes. A measurement of the replication's cost beside one instance, not a way to run members.
+ * step ({@link TestCertificates}, in this JVM: keytool took a minute on a loaded machine), all on 127.0.0.1 and so on
+ * this machine's one disk. Once one of them is elected and prints its ready line, prints {@code wharf-perf: server
+ * ready tcp=URL pid=PID} with the active member's client URL and process id (the CPU figure is the active member's),
+ * and stops the three (SIGTERM, as a service manager would) when standard input closes. A measurement of the replication's cost beside one instance, not a way to run members.
  */
 public final class ReplicatedServerMain {
 
     private static final String[] IDS = {"a", "b", "c"};
-    private static final String PASSWORD = "wharf-perf";
+    /** How long the members' certificates are valid: longer than a step runs. */
+    private static final Duration CERTIFICATE_VALIDITY = Duration.ofDays(2);
     /** The queue manager's ready line ({@code wharf server}): its network URLs follow "ready on". */
     private static final Pattern READY = Pattern.compile("ready on (tcp://[^, ]+)");
     private static final long START_SECONDS = 290;
@@ -176,92 +160,32 @@ public final class ReplicatedServerMain {
 
     /** Certificates and one configuration file per member: the same replication block, its own key store. */
     private static List<Path> configure(Path dir) throws Exception {
-        KeyPair caKeys = keys();
-        X500Name caName = new X500Name("CN=wharf-perf-replication-ca");
-        X509Certificate ca = sign(new JcaX509v3CertificateBuilder(caName, BigInteger.ONE, notBefore(), notAfter(),
-                caName, caKeys.getPublic()).addExtension(Extension.basicConstraints, true, new BasicConstraints(true)),
-                caKeys);
-        KeyStore trusted = KeyStore.getInstance("PKCS12");
-        trusted.load(null, null);
-        trusted.setCertificateEntry("ca", ca);
-        Path trust = store(trusted, dir.resolve("trust.p12"));
-        List<Integer> ports = freePorts(2 * IDS.length);
+        TestCertificates.Issued ca = TestCertificates.ca("wharf-perf-replication-ca");
+        Path trust = TestCertificates.trustStore(dir.resolve("trust.p12"), ca.certificate());
+        int[] ports = FreePorts.take(2 * IDS.length);
         StringBuilder block = new StringBuilder("replication:\n  group: PERF\n  members:\n");
         for (int i = 0; i < IDS.length; i++) {
             block.append("    - id: ").append(IDS[i]).append('\n')
-                    .append("      address: 127.0.0.1:").append(ports.get(i)).append('\n')
+                    .append("      address: 127.0.0.1:").append(ports[i]).append('\n')
                     .append("      dataDirectory: ").append(dir.resolve(IDS[i])).append('\n');
         }
         List<Path> configs = new ArrayList<>();
         for (int i = 0; i < IDS.length; i++) {
-            KeyPair keys = keys();
-            X509Certificate certificate = sign(new JcaX509v3CertificateBuilder(ca, BigInteger.valueOf(2 + i),
-                    notBefore(), notAfter(), new X500Name("CN=" + IDS[i] + ",O=Wharf perf"), keys.getPublic())
-                    .addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[]{
-                            new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-                            new GeneralName(GeneralName.dNSName, "localhost")})), caKeys);
-            KeyStore member = KeyStore.getInstance("PKCS12");
-            member.load(null, null);
-            member.setKeyEntry("member", keys.getPrivate(), PASSWORD.toCharArray(),
-                    new Certificate[]{certificate, ca});
-            Path keyStore = store(member, dir.resolve(IDS[i] + ".p12"));
+            Path keyStore = TestCertificates.issue(ca, "CN=" + IDS[i] + ",O=Wharf perf", CERTIFICATE_VALIDITY,
+                    "127.0.0.1", "localhost").pkcs12(dir.resolve(IDS[i] + ".p12"));
             configs.add(Files.writeString(dir.resolve(IDS[i] + ".yaml"), "name: PERF\n"
                     + "host: 127.0.0.1\n"
-                    + "port: " + ports.get(IDS.length + i) + "\n"
+                    + "port: " + ports[IDS.length + i] + "\n"
                     + "maxMessageLength: 1048576\n"
                     + "maxConnections: " + ServerMain.MAX_CONNECTIONS + "\n"
                     + "maxConnectionsPerAddress: " + ServerMain.MAX_CONNECTIONS + "\n"
                     + block
                     + "  tls:\n"
                     + "    keyStore: " + keyStore + "\n"
-                    + "    keyStorePassword: " + PASSWORD + "\n"
+                    + "    keyStorePassword: " + TestCertificates.PASSWORD + "\n"
                     + "    trustStore: " + trust + "\n"
-                    + "    trustStorePassword: " + PASSWORD + "\n"));
+                    + "    trustStorePassword: " + TestCertificates.PASSWORD + "\n"));
         }
         return configs;
-    }
-
-    private static KeyPair keys() throws Exception {
-        KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
-        generator.initialize(256);
-        return generator.generateKeyPair();
-    }
-
-    private static X509Certificate sign(X509v3CertificateBuilder builder, KeyPair signer) throws Exception {
-        return new JcaX509CertificateConverter().getCertificate(
-                builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer.getPrivate())));
-    }
-
-    private static Date notBefore() {
-        return Date.from(Instant.now().minus(Duration.ofDays(1)));
-    }
-
-    private static Date notAfter() {
-        return Date.from(Instant.now().plus(Duration.ofDays(2)));
-    }
-
-    private static Path store(KeyStore store, Path file) throws Exception {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            store.store(out, PASSWORD.toCharArray());
-        }
-        return file;
-    }
-
-    /** Distinct free ports: the sockets are open at once, so the system cannot hand out one twice. */
-    private static List<Integer> freePorts(int n) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            List<Integer> ports = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0);
-                sockets.add(s);
-                ports.add(s.getLocalPort());
-            }
-            return ports;
-        } finally {
-            for (ServerSocket s : sockets) {
-                s.close();
-            }
-        }
     }
 }

@@ -29,38 +29,42 @@ public final class ChannelCommands implements AdminCommands {
     public static final String ACTION = "WharfAction";
     private static final String PREFIX = "Wharf";
 
-    private final ChannelsPlugin channels;
+    private final ChannelAdmin admin;
+    private final ChannelDefinitions definitions;
+    private final ChannelStatusView status;
 
-    ChannelCommands(ChannelsPlugin channels) {
-        this.channels = channels;
+    ChannelCommands(ChannelAdmin admin, ChannelDefinitions definitions, ChannelStatusView status) {
+        this.admin = admin;
+        this.definitions = definitions;
+        this.status = status;
     }
 
     @Override
     public Map<String, AdminCommand> commands() {
         Map<String, AdminCommand> commands = new LinkedHashMap<>();
-        commands.put("display-chstatus", r -> channels.status());
+        commands.put("display-chstatus", r -> status.status());
         commands.put("display-channel", r -> {
             String name = r.string(CHANNEL);
             if (name != null) {
-                return List.of(shown(channels.definition(name)));
+                return List.of(shown(definitions.definition(name)));
             }
             List<Map<String, Object>> all = new ArrayList<>();
-            for (ChannelDefinition d : channels.definitions()) {
+            for (ChannelDefinition d : definitions.definitions()) {
                 all.add(shown(d));
             }
             return all;
         });
-        commands.put("define-channel", r -> shown(channels.define(name(r), attributes(r))));
-        commands.put("alter-channel", r -> channels.alter(name(r), attributes(r)));
-        commands.put("delete-channel", r -> channels.delete(name(r)));
+        commands.put("define-channel", r -> shown(admin.define(name(r), attributes(r))));
+        commands.put("alter-channel", r -> admin.alter(name(r), attributes(r)));
+        commands.put("delete-channel", r -> admin.delete(name(r)));
         commands.put("start-channel", r -> {
             String name = name(r);
-            channels.startSender(name);
+            admin.startSender(name);
             return "Channel " + name + " started";
         });
         commands.put("stop-channel", r -> {
             String name = name(r);
-            channels.stopSender(name);
+            admin.stopSender(name);
             return "Channel " + name + " stopped (its transmission queue keeps what it has not sent)";
         });
         commands.put("reset-channel", r -> {
@@ -68,7 +72,7 @@ public final class ChannelCommands implements AdminCommands {
             if (sequence == null) {
                 throw new IllegalArgumentException("reset channel needs the new sequence number (--sequence N).");
             }
-            return channels.reset(name(r), sequence);
+            return admin.reset(name(r), sequence);
         });
         commands.put("resolve-channel", r -> {
             String action = r.required(ACTION, "an action, commit or backout");
@@ -78,7 +82,7 @@ public final class ChannelCommands implements AdminCommands {
                 default -> throw new IllegalArgumentException("Channel '" + name(r) + "': the action is commit (the"
                         + " receiver has the batch) or backout (it has not), not '" + action + "'.");
             };
-            return channels.resolve(name(r), commit);
+            return admin.resolve(name(r), commit);
         });
         return commands;
     }
@@ -91,9 +95,9 @@ public final class ChannelCommands implements AdminCommands {
     private Map<String, Object> shown(ChannelDefinition d) {
         Map<String, Object> shown = new LinkedHashMap<>();
         shown.put("name", d.name());
-        shown.put("origin", channels.origin(d.name()));
+        shown.put("origin", definitions.origin(d.name()));
         if (d.type() == ChannelDefinition.Type.SENDER) {
-            shown.put("stopped", channels.stopped(d.name()));
+            shown.put("stopped", definitions.stopped(d.name()));
         }
         shown.putAll(ChannelAttributes.shown(d));
         return shown;

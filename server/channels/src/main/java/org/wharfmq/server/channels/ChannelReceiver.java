@@ -55,7 +55,7 @@ final class ChannelReceiver implements AutoCloseable {
     private static final int FAST_SESSION = 2;
     private static final WireDestination SYNC_QUEUE = WireDestination.queue(ChannelConfiguration.SYNC_QUEUE);
 
-    /** The definition in force (ChannelsPlugin replaces it; a partner takes it at its open). Any thread. */
+    /** The definition in force (ChannelAdmin replaces it; a partner takes it at its open). Any thread. */
     private volatile ChannelDefinition definition;
     private final ServerPlugin.Host host;
     private final ReceiverPuts puts;
@@ -128,7 +128,7 @@ final class ChannelReceiver implements AutoCloseable {
 
     /**
      * Replaces the definition (the same name and type): the next partner to open the channel meets it; a partner
-     * connected now keeps the one it opened with (ChannelsPlugin refuses a change of partner under it).
+     * connected now keeps the one it opened with (ChannelAdmin refuses a change of partner under it).
      */
     void alter(ChannelDefinition altered) {
         definition = altered;

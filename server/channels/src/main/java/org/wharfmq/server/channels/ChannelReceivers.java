@@ -17,7 +17,7 @@ import java.util.Map;
  * The receiver channels of a queue manager: the {@link ChannelAcceptor} its listeners hand CHANNEL_OPEN to, which
  * checks the partner and gives the channel to its {@link ChannelReceiver} (each with a thread and an in-VM connection
  * of its own, so that ten channels from one partner commit side by side). Receivers defined, altered or deleted at run
- * time ({@link ChannelsPlugin}, one change at a time) get, change or lose their ChannelReceiver here.
+ * time ({@link ChannelAdmin}, one change at a time) get, change or lose their ChannelReceiver here.
  */
 final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChannelReceivers.class.getName());
@@ -83,7 +83,7 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
         return all;
     }
 
-    // ---- run-time definitions (ChannelsPlugin's, one change at a time) ----
+    // ---- run-time definitions (ChannelAdmin's, one change at a time) ----
 
     /** Whether a partner runs receiver {@code channel} now. Any thread. */
     boolean isRunning(String channel) {

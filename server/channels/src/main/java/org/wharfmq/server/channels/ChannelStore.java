@@ -32,7 +32,7 @@ import java.util.Set;
  * A sender's password is kept as config/wharf.yaml keeps it, so the file is written readable by its owner only
  * (where the file system has POSIX permissions).
  *
- * <p>Not thread-safe: its owner, {@link ChannelsPlugin}, serialises the changes.
+ * <p>Not thread-safe: its owner, {@link ChannelDefinitions}, serialises the changes.
  */
 final class ChannelStore {
 

@@ -10,13 +10,8 @@ import org.wharfmq.flow.node.HttpReplyNode;
 import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.ServerPlugin;
-import org.wharfmq.server.TestServer;
-import org.wharfmq.server.WharfServer;
-import org.wharfmq.server.http.HttpPlugin;
-import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.InProcessLogins;
-import org.wharfmq.server.security.file.SecurityFileRealm;
 
 import javax.jms.Connection;
 import javax.jms.JMSException;
@@ -26,7 +21,6 @@ import javax.jms.Session;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.Set;
-import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -45,15 +39,13 @@ class HttpCallerSendsTest {
     @TempDir
     static Path dir;
 
-    private static SecurityFileRealm realm;
-    private static TestServer server;
-    private static final HttpPlugin HTTP = new HttpPlugin(HttpSettings.on("127.0.0.1"));
+    private static HttpFlowServer flows;
     /** What the queue manager offers its plugins, as the flow host sees it. */
     private static ServerPlugin.Host host;
 
     @BeforeAll
     static void start() throws Exception {
-        realm = HttpFlowCallers.realm(dir, """
+        flows = HttpFlowServer.start(dir, """
                 users: {}
                 allowAnonymous: true
                 permissions:
@@ -64,25 +56,19 @@ class HttpCallerSendsTest {
                   - queue: "CALLER.LOG"
                     send: [anyone]
                   - connect: [anyone]
-                """);
-        server = TestServer.start(UnaryOperator.identity(), config -> {
-            FlowHost flowHost = new FlowHost(FlowHostSettings.defaults(), HTTP); // the flow host: the queue manager's own
-            WharfServer started = WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
-                    .plugins(flowHost, HTTP, new ServerPlugin() {
-                        @Override
-                        public void start(Host server) {
-                            host = server;
-                        }
+                """, new ServerPlugin() {
+                    @Override
+                    public void start(Host server) {
+                        host = server;
+                    }
 
-                        @Override
-                        public void close() {
-                        }
-                    }).start();
-            flowHost.deploy(() -> orders("orders", HttpInputNode.RunAs.CALLER), 1);
-            flowHost.deploy(() -> orders("trusted", HttpInputNode.RunAs.FLOW), 1);
-            return started;
-        });
-        try (Connection connection = new WharfConnectionFactory(server.server().vmUrl()).createConnection()) {
+                    @Override
+                    public void close() {
+                    }
+                });
+        flows.flowHost().deploy(() -> orders("orders", HttpInputNode.RunAs.CALLER), 1);
+        flows.flowHost().deploy(() -> orders("trusted", HttpInputNode.RunAs.FLOW), 1);
+        try (Connection connection = new WharfConnectionFactory(flows.server().vmUrl()).createConnection()) {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             session.createConsumer(session.createQueue("CALLER.ORDERS")).close(); // defined by use: depth is asked
             session.createConsumer(session.createQueue("CALLER.LOG")).close();
@@ -104,25 +90,22 @@ class HttpCallerSendsTest {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (realm != null) {
-            realm.close();
+        if (flows != null) {
+            flows.close();
         }
     }
 
     private static HttpResponse<String> post(String path, String user, String body) throws Exception {
-        return HttpFlowCallers.post(HTTP.url() + path, user, body);
+        return flows.post(path, user, body);
     }
 
     private static long depth(String queue) {
-        return server.server().queueManager().depth(queue);
+        return flows.server().queueManager().depth(queue);
     }
 
     /** Takes the messages waiting on {@code queue}; the last one, or null. */
     private static Message drain(String queue) throws Exception {
-        try (Connection connection = new WharfConnectionFactory(server.server().vmUrl()).createConnection()) {
+        try (Connection connection = new WharfConnectionFactory(flows.server().vmUrl()).createConnection()) {
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageConsumer consumer = session.createConsumer(session.createQueue(queue));
@@ -178,12 +161,12 @@ class HttpCallerSendsTest {
     @Test
     void theLoginAPluginActsAsAUserWithIsRefusedOverTcp() throws Exception {
         InProcessLogins.Login login = host.logins().inProcess().loginFor(new Identity("alice", Set.of("apps"), "TEST"));
-        WharfConnectionFactory overTcp = new WharfConnectionFactory("tcp://127.0.0.1:" + server.server().tcpPort());
+        WharfConnectionFactory overTcp = new WharfConnectionFactory("tcp://127.0.0.1:" + flows.server().tcpPort());
         JMSException refused = assertThrows(JMSException.class,
                 () -> overTcp.createConnection(login.name(), new String(login.password())).close());
         assertTrue(refused.getMessage().toLowerCase().contains("authentication failed"), refused.getMessage());
 
-        WharfConnectionFactory inVm = new WharfConnectionFactory(server.server().vmUrl());
+        WharfConnectionFactory inVm = new WharfConnectionFactory(flows.server().vmUrl());
         try (Connection asAlice = inVm.createConnection(login.name(), new String(login.password()))) {
             Session session = asAlice.createSession(false, Session.AUTO_ACKNOWLEDGE);
             JMSException denied = assertThrows(JMSException.class, () -> session.createProducer(

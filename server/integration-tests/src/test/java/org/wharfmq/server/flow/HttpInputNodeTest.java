@@ -13,13 +13,6 @@ import org.wharfmq.flow.node.HttpReplyNode;
 import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.flow.node.ThrowNode;
 import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.protocol.auth.ScramCredential;
-import org.wharfmq.server.TestServer;
-import org.wharfmq.server.WharfServer;
-import org.wharfmq.server.http.HttpPlugin;
-import org.wharfmq.server.http.HttpSettings;
-import org.wharfmq.server.security.file.SecurityFileRealm;
-import org.wharfmq.server.security.file.UsersFileEditor;
 
 import javax.jms.Connection;
 import javax.jms.MessageConsumer;
@@ -28,23 +21,17 @@ import javax.jms.TextMessage;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -65,10 +52,8 @@ class HttpInputNodeTest {
     @TempDir
     static Path dir;
 
-    private static SecurityFileRealm realm;
-    private static TestServer server;
+    private static HttpFlowServer flows;
     private static FlowHost flowHost;
-    private static final HttpPlugin HTTP = new HttpPlugin(HttpSettings.on("127.0.0.1"));
     private static final HttpClient CLIENT = HttpFlowCallers.CLIENT;
     /** Released by the test once the slow flow's request was answered 504. */
     private static final CountDownLatch SLOW = new CountDownLatch(1);
@@ -77,7 +62,7 @@ class HttpInputNodeTest {
 
     @BeforeAll
     static void start() throws Exception {
-        realm = HttpFlowCallers.realm(dir, """
+        flows = HttpFlowServer.start(dir, """
                 users: {}
                 allowAnonymous: true
                 permissions:
@@ -91,11 +76,7 @@ class HttpInputNodeTest {
                     create: [anyone]
                   - connect: [anyone]
                 """);
-        server = TestServer.start(UnaryOperator.identity(), config -> {
-            flowHost = new FlowHost(FlowHostSettings.defaults(), HTTP);
-            return WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
-                    .plugins(flowHost, HTTP).start();
-        });
+        flowHost = flows.flowHost();
         flowHost.deploy(() -> FlowDefinition.builder("echo")
                 .node("in", HttpInputNode.path("/flows/echo").domain(Domain.JSON))
                 .node("answer", new Answer())
@@ -145,11 +126,8 @@ class HttpInputNodeTest {
     @AfterAll
     static void stop() {
         SLOW.countDown();
-        if (server != null) {
-            server.close();
-        }
-        if (realm != null) {
-            realm.close();
+        if (flows != null) {
+            flows.close();
         }
     }
 
@@ -201,11 +179,11 @@ class HttpInputNodeTest {
     }
 
     private static HttpRequest.Builder request(String path, String user) {
-        return HttpFlowCallers.request(HTTP.url() + path, user);
+        return flows.request(path, user);
     }
 
     private static HttpResponse<String> post(String path, String user, String body) throws Exception {
-        return HttpFlowCallers.post(HTTP.url() + path, user, body);
+        return flows.post(path, user, body);
     }
 
     @Test
@@ -219,7 +197,7 @@ class HttpInputNodeTest {
                 + "\"password seen\": false}", response.body());
         assertEquals("echo", response.headers().firstValue("X-Flow").orElse(null));
         assertEquals("application/json", response.headers().firstValue("Content-Type").orElse(null));
-        try (Connection connection = new WharfConnectionFactory(server.server().vmUrl()).createConnection()) {
+        try (Connection connection = new WharfConnectionFactory(flows.server().vmUrl()).createConnection()) {
             connection.start();
             MessageConsumer copies = connection.createSession(false, Session.AUTO_ACKNOWLEDGE)
                     .createConsumer(connection.createSession(false, Session.AUTO_ACKNOWLEDGE)
@@ -248,7 +226,7 @@ class HttpInputNodeTest {
         assertEquals(200, post("/flows/small", "alice", "x".repeat(100)).statusCode(), "at the limit");
 
         // a gigabyte declared and none of it sent: answered at once, so the body was never waited for, let alone held
-        try (Socket socket = new Socket("127.0.0.1", HTTP.port())) {
+        try (Socket socket = new Socket("127.0.0.1", flows.httpPort())) {
             OutputStream out = socket.getOutputStream();
             out.write(("POST /flows/small HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
@@ -259,7 +237,7 @@ class HttpInputNodeTest {
             assertEquals("HTTP/1.1 413", status);
         }
         // chunks with no length declared: refused once they pass the limit, with the request's end still to come
-        try (Socket socket = new Socket("127.0.0.1", HTTP.port())) {
+        try (Socket socket = new Socket("127.0.0.1", flows.httpPort())) {
             OutputStream out = socket.getOutputStream();
             out.write(("POST /flows/small HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + "64\r\n" + "x".repeat(100) + "\r\n1\r\ny\r\n").getBytes(StandardCharsets.US_ASCII));
@@ -300,8 +278,8 @@ class HttpInputNodeTest {
         HttpResponse<String> refused = post("/flows/strict", "alice", "an order");
         assertEquals(400, refused.statusCode(), "the failure path's reply, not the one the failed path gave");
         assertTrue(refused.body().startsWith("refused: orders are closed"), refused.body());
-        assertEquals(0, server.server().queueManager().exists("HTTP.STRICT.OUT")
-                ? server.server().queueManager().depth("HTTP.STRICT.OUT") : 0, "the failed invocation's send rolled back");
+        assertEquals(0, flows.server().queueManager().exists("HTTP.STRICT.OUT")
+                ? flows.server().queueManager().depth("HTTP.STRICT.OUT") : 0, "the failed invocation's send rolled back");
 
         HttpResponse<String> failed = post("/flows/failing", "alice", "x");
         assertEquals(500, failed.statusCode(), failed.body());

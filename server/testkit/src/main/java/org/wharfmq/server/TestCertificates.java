@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Certificates made for a test run (never checked-in keys): a CA, and certificates it issues, valid, expired or for
  * another host, as PKCS#12 stores (in memory, or written) or PEM files into a directory of the test's. The TLS
- * listener's tests and the replication members' share it.
+ * listener's tests, the replication members' and the perf harness's replicated peer share it.
  */
 public final class TestCertificates {
 

@@ -1,0 +1,280 @@
+package org.wharfmq.server.channels;
+
+import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.session.XaBranches.PreparedBranch;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What operators do to the channels at run time ({@link ChannelCommands}, {@code wharf admin ... channel}): define,
+ * alter, delete, start and stop a sender, reset a receiver's sequence number, resolve a sender's batch in doubt. Each
+ * changes the {@link ChannelDefinitions} and the {@link RunningChannels} together; the changes are serialised
+ * (synchronized), the start of the channels among them ({@link ChannelsPlugin#start}).
+ */
+final class ChannelAdmin {
+    private static final System.Logger LOG = System.getLogger(ChannelAdmin.class.getName());
+
+    private final ChannelDefinitions definitions;
+    private final RunningChannels running;
+
+    ChannelAdmin(ChannelDefinitions definitions, RunningChannels running) {
+        this.definitions = definitions;
+        this.running = running;
+    }
+
+    /** Starts sender {@code name} again after {@link #stopSender}, with its definition in force; refused when it runs. */
+    synchronized void startSender(String name) {
+        SenderChannel sender = running.sender(name);
+        if (sender.state() != SenderChannel.State.STOPPED) {
+            throw new IllegalArgumentException("Channel " + name + " is not stopped (it is " + sender.state() + ").");
+        }
+        definitions.start(name);
+        SenderChannel again = running.newSender(definitions.definition(name));
+        running.replace(sender, again);
+        again.start();
+    }
+
+    /**
+     * Stops sender {@code name}: a batch under way is left in doubt (resolved when it starts again); its transmission
+     * queue keeps what it has not sent, and it does not start again on a new message, nor at the queue manager's next
+     * start, until {@link #startSender}.
+     */
+    synchronized void stopSender(String name) {
+        SenderChannel sender = running.sender(name);
+        definitions.stop(name);
+        sender.stop();
+    }
+
+    /**
+     * Defines channel {@code name} with {@code attributes} (as config/wharf.yaml names them), kept across restarts; a
+     * sender starts at once (it waits for a message on its transmission queue), a receiver accepts its partner.
+     *
+     * @throws IllegalArgumentException for a name taken or an attribute unknown or wrong, naming it and the fix
+     */
+    synchronized ChannelDefinition define(String name, Map<String, String> attributes) throws Exception {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("A channel needs a name, the same on both queue managers.");
+        }
+        if (definitions.exists(name)) {
+            throw new IllegalArgumentException("Channel '" + name + "' exists already (" + definitions.origin(name)
+                    + "): change it with 'alter channel " + name + "', or give the new channel another name.");
+        }
+        ChannelDefinition d = read(name, attributes, "define");
+        definitions.put(name, d);
+        try {
+            if (d.type() == ChannelDefinition.Type.SENDER) {
+                SenderChannel sender = running.newSender(d);
+                running.add(sender);
+                sender.start();
+            } else {
+                running.receive(d);
+            }
+        } catch (Exception | Error e) {
+            definitions.remove(name);
+            throw e;
+        }
+        definitions.save();
+        LOG.log(System.Logger.Level.INFO, "Channel " + name + " defined: " + ChannelAttributes.shown(d));
+        return d;
+    }
+
+    /**
+     * Changes channel {@code name}'s attributes: {@code changes} as config/wharf.yaml names them, an empty value
+     * putting one back to its default. A channel with a partner connected keeps the partner it has (a change of it is
+     * refused: stop the channel first); a sender's other changes take effect when it next starts.
+     *
+     * @return what the operator is told
+     */
+    synchronized String alter(String name, Map<String, String> changes) throws Exception {
+        ChannelDefinition current = definitions.definition(name);
+        Map<String, String> attributes = ChannelAttributes.of(current);
+        String type = changes.get("type");
+        if (type != null && !type.equals(attributes.get("type"))) {
+            throw new IllegalArgumentException("Channel '" + name + "' is a " + attributes.get("type") + ": its type"
+                    + " cannot change. Delete it and define it again as a " + type + ".");
+        }
+        changes.forEach((key, value) -> {
+            if (value == null || value.isEmpty()) {
+                attributes.remove(key);
+            } else {
+                attributes.put(key, value);
+            }
+        });
+        ChannelDefinition altered = read(name, attributes, "alter");
+        List<String> partner = partnerChanges(current, altered);
+        String effect;
+        if (altered.type() == ChannelDefinition.Type.SENDER) {
+            SenderChannel sender = running.sender(name);
+            SenderChannel.State state = sender.state();
+            boolean idle = state == SenderChannel.State.STOPPED || state == SenderChannel.State.WAITING;
+            if (!partner.isEmpty() && !idle) {
+                throw new IllegalArgumentException("Channel '" + name + "' is " + state + ": its " + partner + " cannot"
+                        + " change under it. Stop it first ('wharf admin stop channel " + name + "'), alter it, then"
+                        + " start it.");
+            }
+            definitions.commit(name, altered);
+            SenderChannel replacement = running.newSender(altered);
+            if (state == SenderChannel.State.STOPPED) {
+                replacement.stop(); // stays stopped, showing its new definition
+                running.replace(sender, replacement);
+                effect = "it stays stopped";
+            } else if (state == SenderChannel.State.WAITING) {
+                sender.stop(); // nothing under way: started again with the new definition
+                running.replace(sender, replacement);
+                replacement.start();
+                effect = "it has started again with them";
+            } else {
+                effect = "they take effect when it next starts (it is " + state + ")";
+            }
+        } else {
+            ChannelReceivers receivers = running.receivers();
+            if (!partner.isEmpty() && receivers.isRunning(name)) {
+                throw new IllegalArgumentException("Receiver channel '" + name + "' has a partner connected: its "
+                        + partner + " cannot change under it. Stop the sender on the partner queue manager first, then"
+                        + " alter it.");
+            }
+            definitions.commit(name, altered);
+            receivers.alter(altered);
+            effect = "the next partner to open it meets them";
+        }
+        LOG.log(System.Logger.Level.INFO, "Channel " + name + " altered: " + ChannelAttributes.shown(altered));
+        return "Channel " + name + " altered; " + effect;
+    }
+
+    /** The partner attributes (and TLS options) that differ between {@code a} and {@code b}. */
+    private static List<String> partnerChanges(ChannelDefinition a, ChannelDefinition b) {
+        Map<String, String> before = ChannelAttributes.of(a);
+        Map<String, String> after = ChannelAttributes.of(b);
+        Set<String> keys = new LinkedHashSet<>(before.keySet());
+        keys.addAll(after.keySet());
+        List<String> changed = new ArrayList<>();
+        for (String key : keys) {
+            if ((ChannelAttributes.PARTNER.contains(key) || key.startsWith(ChannelAttributes.TLS))
+                    && !java.util.Objects.equals(before.get(key), after.get(key))) {
+                changed.add(key);
+            }
+        }
+        return changed;
+    }
+
+    /**
+     * Deletes channel {@code name}, defined at run time: a sender must be stopped, with no batch in doubt; a receiver
+     * must have no partner connected. What a sender's transmission queue holds stays there.
+     */
+    synchronized String delete(String name) throws Exception {
+        ChannelDefinition d = definitions.definition(name);
+        if (definitions.configured(name)) {
+            throw new IllegalArgumentException("Channel '" + name + "' is defined in the configuration (channels: in"
+                    + " config/wharf.yaml): remove it there and restart the queue manager. 'delete channel' deletes"
+                    + " the channels defined at run time.");
+        }
+        if (d.type() == ChannelDefinition.Type.SENDER) {
+            SenderChannel sender = running.sender(name);
+            if (sender.state() != SenderChannel.State.STOPPED) {
+                throw new IllegalArgumentException("Channel '" + name + "' is " + sender.state() + ": stop it first"
+                        + " ('wharf admin stop channel " + name + "'), then delete it.");
+            }
+            List<PreparedBranch> doubt = ChannelResolution.inDoubt(
+                    running.host().management().preparedBranches(), name);
+            if (!doubt.isEmpty()) {
+                throw new IllegalArgumentException("Channel '" + name + "' has batch "
+                        + ChannelResolution.batch(doubt.get(0)) + " in doubt (its messages held on "
+                        + d.transmissionQueue() + "): resolve it first ('wharf admin resolve"
+                        + " channel " + name + " --action commit|backout'), then delete it.");
+            }
+            running.remove(sender);
+        } else {
+            ChannelReceivers receivers = running.receivers();
+            if (receivers.isRunning(name)) {
+                throw new IllegalArgumentException("Receiver channel '" + name + "' has a partner connected: stop the"
+                        + " sender on the partner queue manager first, then delete it.");
+            }
+            receivers.delete(name);
+        }
+        definitions.delete(name);
+        LOG.log(System.Logger.Level.INFO, "Channel " + name + " deleted");
+        return "Channel " + name + " deleted"
+                + (d.type() == ChannelDefinition.Type.SENDER ? " (its transmission queue " + d.transmissionQueue()
+                + " keeps what it holds)" : "");
+    }
+
+    /**
+     * Sets receiver {@code name}'s sequence number (IBM MQ's RESET CHANNEL SEQNUM); its sender takes it when it next
+     * starts. Refused for a sender (it takes its number from the receiver) and for a receiver with a partner connected.
+     */
+    synchronized String reset(String name, long sequence) throws Exception {
+        ChannelDefinition d = definitions.definition(name);
+        if (sequence < 0) {
+            throw new IllegalArgumentException("Channel '" + name + "': sequence must be 0 or more, not " + sequence
+                    + ".");
+        }
+        if (d.type() == ChannelDefinition.Type.SENDER) {
+            throw new IllegalArgumentException("Channel '" + name + "' is a sender: it takes its sequence number from"
+                    + " its receiver each time it starts. Reset the receiver's, on the partner queue manager ('wharf"
+                    + " admin reset channel " + name + " --sequence " + sequence + "' there).");
+        }
+        ChannelReceivers receivers = running.receivers();
+        if (receivers.isRunning(name)) {
+            throw new IllegalArgumentException("Receiver channel '" + name + "' has a partner connected: stop the"
+                    + " sender on the partner queue manager first, then reset it.");
+        }
+        long before = receiverStatus(receivers, name).sequence();
+        receivers.reset(name, sequence);
+        LOG.log(System.Logger.Level.INFO, "Channel " + name + ": sequence number reset to " + sequence + " (was "
+                + before + ")");
+        return "Channel " + name + ": sequence number reset to " + sequence + " (was " + before + "); its sender"
+                + " takes it when it next starts";
+    }
+
+    private static ChannelStatus receiverStatus(ChannelReceivers receivers, String name) {
+        return receivers.status().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    /**
+     * Completes stopped sender {@code name}'s batch in doubt by hand (IBM MQ's RESOLVE CHANNEL): {@code commit} when
+     * the receiver has it (removed from the transmission queue for good), otherwise backed out (back on the
+     * transmission queue, first, sent again when the channel starts).
+     */
+    synchronized String resolve(String name, boolean commit) throws Exception {
+        ChannelDefinition d = definitions.definition(name);
+        if (d.type() != ChannelDefinition.Type.SENDER) {
+            throw new IllegalArgumentException("Channel '" + name + "' is a receiver: a batch is in doubt on its sender"
+                    + " only. Resolve it on the partner queue manager.");
+        }
+        SenderChannel sender = running.sender(name);
+        if (sender.state() != SenderChannel.State.STOPPED) {
+            throw new IllegalArgumentException("Channel '" + name + "' is " + sender.state() + ": a channel that runs"
+                    + " resolves its batch in doubt itself, with its receiver. Stop it first ('wharf admin stop"
+                    + " channel " + name + "') to resolve it by hand.");
+        }
+        List<PreparedBranch> doubt = ChannelResolution.inDoubt(running.host().management().preparedBranches(), name);
+        if (doubt.isEmpty()) {
+            throw new IllegalArgumentException("Channel '" + name + "' has no batch in doubt: nothing to resolve.");
+        }
+        StringBuilder said = new StringBuilder();
+        for (PreparedBranch branch : doubt) {
+            ChannelResolution.complete(running.host().vmUrl(), name, branch, commit);
+            String line = "Channel " + name + ": batch " + ChannelResolution.batch(branch) + " "
+                    + (commit ? "committed: its messages are removed from " + d.transmissionQueue()
+                    : "backed out: its messages are back on " + d.transmissionQueue() + ", sent again when the"
+                    + " channel starts");
+            LOG.log(System.Logger.Level.WARNING, line + " (resolved by an operator)");
+            said.append(said.isEmpty() ? "" : "\n").append(line);
+        }
+        return said.toString();
+    }
+
+    private ChannelDefinition read(String name, Map<String, String> attributes, String verb) {
+        try {
+            return ChannelAttributes.read(name, attributes, "the command '" + verb + " channel " + name + "'");
+        } catch (ConfigurationException e) {
+            String done = verb.endsWith("e") ? verb + "d" : verb + "ed"; // defined, altered
+            throw new IllegalArgumentException("Channel '" + name + "' is not " + done + ": " + e.getMessage()
+                    + " (every attribute: docs/distributed.md, 'Channels defined at run time')");
+        }
+    }
+}
