@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestCertificates;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.cli.FlowCommandAccess;
@@ -18,7 +19,6 @@ import javax.jms.Session;
 import javax.jms.TextMessage;
 
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -339,13 +339,13 @@ class ReplicatedFailoverTest {
     private void writeConfigurations() throws Exception {
         TestCertificates.Issued ca = TestCertificates.ca("replication-group");
         Path trust = TestCertificates.trustStore(dir.resolve("ca.p12"), ca.certificate());
-        List<Integer> ports = freePorts(9);
+        int[] ports = FreePorts.take(9);
         StringBuilder members = new StringBuilder();
         for (int i = 0; i < 3; i++) {
-            clientPorts[i] = ports.get(3 + i);
-            httpPorts[i] = ports.get(6 + i);
+            clientPorts[i] = ports[3 + i];
+            httpPorts[i] = ports[6 + i];
             members.append("    - id: ").append(IDS[i]).append('\n')
-                    .append("      address: ").append(host(i)).append(':').append(ports.get(i)).append('\n')
+                    .append("      address: ").append(host(i)).append(':').append(ports[i]).append('\n')
                     .append("      dataDirectory: ").append(dir.resolve(IDS[i])).append('\n');
         }
         String localHost = InetAddress.getLocalHost().getHostName();
@@ -354,7 +354,7 @@ class ReplicatedFailoverTest {
             for (int j = 0; j < 3; j++) {
                 if (j != i) {
                     InetAddress path = InetAddress.getByAddress(new byte[] {127, 0, (byte) (i + 1), (byte) (j + 1)});
-                    links[i][j] = TcpProxy.start(path, ports.get(j), ports.get(j));
+                    links[i][j] = TcpProxy.start(path, ports[j], ports[j]);
                     hosts.append(path.getHostAddress()).append(' ').append(host(j)).append('\n');
                 }
             }
@@ -382,23 +382,5 @@ class ReplicatedFailoverTest {
     /** The host name of member {@code i}'s replication address. */
     private static String host(int i) {
         return "member-" + IDS[i];
-    }
-
-    /** Distinct free ports: the sockets are open at once, so the system cannot hand out one twice. */
-    private static List<Integer> freePorts(int n) throws Exception {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            List<Integer> ports = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0);
-                sockets.add(s);
-                ports.add(s.getLocalPort());
-            }
-            return ports;
-        } finally {
-            for (ServerSocket s : sockets) {
-                s.close();
-            }
-        }
     }
 }
