@@ -193,7 +193,7 @@ final class ServerCommand implements Callable<Integer> {
     private String memberId(ReplicationSettings replication) {
         String id = replica != null ? replica : replication.member();
         if (id == null) {
-            throw new ConfigurationException("The replication block names three members but not which one this "
+            throw new ConfigurationException("The replication block names the members but not which one this "
                     + "instance is: give replication.member, or --replica ID (one of "
                     + replication.membership().members().stream().map(m -> m.id()).toList() + ").");
         }
