@@ -145,6 +145,24 @@ public final class ServerProcess implements AutoCloseable {
         return command;
     }
 
+    /** Distinct free ports: the sockets are open at once, so the system cannot hand out one twice. */
+    static List<Integer> freePorts(int n) throws IOException {
+        List<java.net.ServerSocket> sockets = new ArrayList<>();
+        try {
+            List<Integer> ports = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                java.net.ServerSocket s = new java.net.ServerSocket(0);
+                sockets.add(s);
+                ports.add(s.getLocalPort());
+            }
+            return ports;
+        } finally {
+            for (java.net.ServerSocket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
     /** The port of a server's ready line, or -1 when {@code line} is not it. */
     static int readyPort(String line) {
         Matcher m = READY.matcher(line);
