@@ -70,7 +70,7 @@ final class MemberChanges {
     }
 
     /**
-     * Removes member {@code id}, which may be stopped already; refused for the active member, below
+     * Removes member {@code id}, stopped first (docs/resilience.md; the change works on a running one too); refused for the active member, below
      * {@link Membership#MIN_MEMBERS}, and when the members left that answer would not be a majority of them.
      */
     String remove(String id) {
@@ -101,8 +101,8 @@ final class MemberChanges {
                     + "that do not answer, or wait until 'display server' shows them in sync, then remove " + id + ".");
         }
         return change("remove member " + id, wanted, "Member " + id + " left replication group '" + group
-                + "': its members are " + wanted.keySet() + ". Stop member " + id + " (it takes no part any more), "
-                + "and make replication.members the same list in every member's configuration file.",
+                + "': its members are " + wanted.keySet() + ". Keep member " + id + " stopped (it takes no part any "
+                + "more), and make replication.members the same list in every member's configuration file.",
                 "Check with 'display server' that the members answer, then remove " + id + " again.");
     }
 
