@@ -70,8 +70,9 @@ final class MemberChanges {
     }
 
     /**
-     * Removes member {@code id}, stopped first (docs/resilience.md; the change works on a running one too); refused for the active member, below
-     * {@link Membership#MIN_MEMBERS}, and when the members left that answer would not be a majority of them.
+     * Removes member {@code id}, stopped first (docs/resilience.md; the change works on a running one too); refused
+     * for the active member, below {@link Membership#MIN_MEMBERS}, and when the members left that answer would not be
+     * a majority of them.
      */
     String remove(String id) {
         Map<String, String> members = log.members();
