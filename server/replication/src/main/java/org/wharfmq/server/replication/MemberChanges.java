@@ -1,5 +1,8 @@
 package org.wharfmq.server.replication;
 
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +11,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Adding and removing a member of a running group ({@code wharf admin define member} and {@code delete member}), on the active member:
@@ -18,10 +22,16 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Threads: admin command threads; {@link #underWay} lets one change run at a time (Ratis refuses a second one
  * anyway, less clearly).
+ *
+ * <p>A new member that has not answered yet (started a moment ago) makes Ratis give up the change after three election
+ * timeouts; the change is then tried again until {@code timeout} is spent, so an operator who starts the member and
+ * adds it at once is not refused for being quick.
  */
 final class MemberChanges {
 
     private static final System.Logger LOG = System.getLogger(MemberChanges.class.getName());
+    /** The pause before asking again while Ratis still ends an earlier attempt. */
+    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final ReplicatedLog log;
     private final String group;
@@ -120,6 +130,23 @@ final class MemberChanges {
         return answer;
     }
 
+    /**
+     * Whether a change that failed with {@code failure} is tried again before {@code deadline}: when a new member made
+     * no progress (Ratis gives up after three election timeouts without its answer, and a member just started, or
+     * whose connection was failing a moment ago, may answer later) or an earlier attempt of this change is still
+     * being ended by Ratis. Other failures are answered at once.
+     */
+    private static boolean again(Throwable failure, long deadline) {
+        if (System.nanoTime() >= deadline) {
+            return false;
+        }
+        if (failure instanceof ReconfigurationInProgressException) {
+            LockSupport.parkNanos(RETRY_PAUSE_NANOS); // Ratis answers this at once: no busy loop
+            return true;
+        }
+        return failure instanceof ReconfigurationTimeoutException;
+    }
+
     private String change(String what, Map<String, String> wanted, String done, String fix) {
         synchronized (this) {
             if (underWay != null) {
@@ -136,14 +163,24 @@ final class MemberChanges {
         }
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + ": " + what + ", members to be "
                 + wanted);
+        long deadline = System.nanoTime() + timeout.toNanos();
         try {
-            log.setMembers(wanted).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + ": " + done);
-            return done;
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("Replication group '" + group + "' could not " + what + ": "
-                    + e.getCause().getMessage() + ". The members stay " + log.members().keySet() + ". " + fix,
-                    e.getCause());
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    log.setMembers(wanted).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + ": " + done);
+                    return done;
+                } catch (ExecutionException e) {
+                    if (!again(e.getCause(), deadline)) {
+                        throw new IllegalStateException("Replication group '" + group + "' could not " + what + ": "
+                                + e.getCause().getMessage() + ". The members stay " + log.members().keySet() + ". "
+                                + fix, e.getCause());
+                    }
+                    int tried = attempt;
+                    LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + ": " + what
+                            + " again (attempt " + tried + ": " + e.getCause().getMessage() + ")");
+                }
+            }
         } catch (TimeoutException e) {
             throw new IllegalStateException("Replication group '" + group + "' did not " + what + " within "
                     + timeout.toSeconds() + " s: it may still end either way ('display server' lists the members "

@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -227,18 +228,10 @@ public final class ReplicatedLog implements AutoCloseable {
         requireMember(to);
         TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, server.getId(), groupId,
                 callIds.incrementAndGet(), RaftPeerId.valueOf(to), timeout.toMillis());
-        CompletableFuture<RaftClientReply> reply;
-        try {
-            reply = server.transferLeadershipAsync(request);
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return reply.thenAccept(r -> {
-            if (!r.isSuccess()) {
-                throw new IllegalStateException("Replication member " + self.id() + " could not hand the leadership "
-                        + "to " + to + ": " + (r.getException() == null ? "refused" : r.getException().getMessage()),
-                        r.getException());
-            }
+        return succeeded(() -> server.transferLeadershipAsync(request)).exceptionally(failure -> {
+            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+            throw new IllegalStateException("Replication member " + self.id() + " could not hand the leadership "
+                    + "to " + to + ": " + cause.getMessage(), cause);
         });
     }
 
@@ -255,16 +248,27 @@ public final class ReplicatedLog implements AutoCloseable {
                 .toList();
         SetConfigurationRequest request = new SetConfigurationRequest(clientId, server.getId(), groupId,
                 callIds.incrementAndGet(), peers);
+        return succeeded(() -> server.setConfigurationAsync(request));
+    }
+
+    /** One of Ratis's admin requests (an IOException of its own when it cannot be sent). */
+    @FunctionalInterface
+    private interface AdminRequest {
+        CompletableFuture<RaftClientReply> send() throws IOException;
+    }
+
+    /** Completes when {@code request}'s answer is a success; else fails with Ratis's exception, which says why. */
+    private static CompletableFuture<Void> succeeded(AdminRequest request) {
         CompletableFuture<RaftClientReply> reply;
         try {
-            reply = server.setConfigurationAsync(request);
+            reply = request.send();
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
         return reply.thenAccept(r -> {
             if (!r.isSuccess()) {
-                RaftException failure = r.getException();
-                throw new IllegalStateException(failure == null ? "refused" : failure.getMessage(), failure);
+                throw new CompletionException(r.getException() != null ? r.getException()
+                        : new IllegalStateException("refused"));
             }
         });
     }
