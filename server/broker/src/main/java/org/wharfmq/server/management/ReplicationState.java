@@ -17,12 +17,19 @@ import java.util.Map;
  * @param backlogBytes   bytes this member appended and a majority has not yet confirmed (0 on a replica)
  * @param behind         entries each member is behind the committed index, as this member last heard (-1: no word
  *                       of it); on a replica, only its own
+ * @param members        the group's members, id to replication address, as this member's log has them (changed at
+ *                       run time by {@code define member} and {@code delete member})
+ * @param lastContactMillis how long ago this member last heard from each member it tracks, in milliseconds: on the
+ *                       active member, each replica's last answer; on a replica, the active member's last call
  */
 public record ReplicationState(String group, String member, String role, String active, long term,
                                long committedIndex, long appliedIndex, int inSync, long backlogBytes,
-                               Map<String, Long> behind) {
+                               Map<String, Long> behind, Map<String, String> members,
+                               Map<String, Long> lastContactMillis) {
 
     public ReplicationState {
         behind = Map.copyOf(behind);
+        members = Map.copyOf(members);
+        lastContactMillis = Map.copyOf(lastContactMillis);
     }
 }

@@ -99,10 +99,21 @@ final class AdminOutput {
             r.get("behind").fields().forEachRemaining(m -> members.append(members.length() == 0 ? "" : ", ")
                     .append(m.getKey()).append(m.getValue().asLong() == 0 ? " in sync"
                             : m.getValue().asLong() < 0 ? " not heard from" : " " + m.getValue().asLong() + " behind"));
-            fields.add("in sync", r.get("inSync").asInt() + "/3" + (members.length() == 0 ? "" : " (" + members + ")"));
+            fields.add("in sync", r.get("inSync").asInt() + "/" + r.get("members").size()
+                    + (members.length() == 0 ? "" : " (" + members + ")"));
             fields.add("backlog", bytes(r.get("backlogBytes").asLong()));
             fields.add("last applied", r.get("appliedIndex").asLong() + " (committed " + r.get("committedIndex").asLong()
                     + ")");
+            StringBuilder group = new StringBuilder();
+            r.get("members").fields().forEachRemaining(m -> group.append(group.length() == 0 ? "" : ", ")
+                    .append(m.getKey()).append(" ").append(m.getValue().asText()));
+            fields.add("members", group);
+            StringBuilder contact = new StringBuilder();
+            r.get("lastContactMillis").fields().forEachRemaining(m -> contact.append(contact.length() == 0 ? "" : ", ")
+                    .append(m.getKey()).append(" ").append(duration(m.getValue().asLong())).append(" ago"));
+            if (contact.length() > 0) {
+                fields.add("last contact", contact);
+            }
         }
         fields.print(out);
     }

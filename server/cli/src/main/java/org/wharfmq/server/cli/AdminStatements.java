@@ -143,8 +143,19 @@ final class AdminStatements implements Runnable, AutoCloseable {
     }
 
     @Command(name = "define", description = "Defines a queue, a queue alias, a remote queue or a channel (it survives"
-            + " restarts).")
+            + " restarts), or adds a member to a replicated queue manager.")
     final class Define extends Verb {
+        @Command(name = "member", mixinStandardHelpOptions = true, description = "Adds a member to a replicated queue"
+                + " manager, on its active member (docs/resilience.md). Start the new member first, its"
+                + " replication.members listing the group with it; it catches up before it counts.")
+        int member(@Parameters(paramLabel = "ID") String id,
+                   @Option(names = "--address", required = true, paramLabel = "HOST:PORT",
+                           description = "The new member's replication listener (its replication.members address).")
+                   String address) {
+            return send("define-member", arguments(ReplicationCommands.MEMBER, id, ReplicationCommands.ADDRESS,
+                    address), result -> done(() -> out.println(result.asText())));
+        }
+
         @Command(name = "channel", mixinStandardHelpOptions = true, description = "Defines a sender or receiver"
                 + " channel to or from another queue manager (IBM MQ's DEFINE CHANNEL); it survives restarts. The"
                 + " attributes are those of channels: in config/wharf.yaml (docs/distributed.md).")
@@ -421,8 +432,15 @@ final class AdminStatements implements Runnable, AutoCloseable {
     }
 
     @Command(name = "delete", description = "Deletes a queue, a queue alias, a remote queue, a durable subscription"
-            + " or a channel.")
+            + " or a channel, or removes a member from a replicated queue manager.")
     final class Delete extends Verb {
+        @Command(name = "member", mixinStandardHelpOptions = true, description = "Removes a member from a replicated"
+                + " queue manager, on its active member (docs/resilience.md); stop it afterwards.")
+        int member(@Parameters(paramLabel = "ID") String id) {
+            return send("delete-member", arguments(ReplicationCommands.MEMBER, id),
+                    result -> done(() -> out.println(result.asText())));
+        }
+
         @Command(name = "channel", mixinStandardHelpOptions = true, description = "Deletes a channel defined at run"
                 + " time: a sender stopped and with no batch in doubt, a receiver with no partner connected.")
         int channel(@Parameters(paramLabel = "NAME") String name) {

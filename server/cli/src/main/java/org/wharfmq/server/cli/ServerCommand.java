@@ -108,19 +108,20 @@ final class ServerCommand implements Callable<Integer> {
         ReplicationMember member = null;
         if (file.replication() != null) {
             try {
-                member = startMember(file.replication(), config);
+                member = startMember(file, config, users);
                 if (member == null) {
                     if (users != null) {
                         users.close();
                     }
                     return 0;
                 }
-            } catch (ConfigurationException | IllegalArgumentException e) {
+            } catch (ConfigurationException | IllegalArgumentException | BindException e) {
+                // BindException: the replica's HTTP listener (its status) cannot listen
                 System.err.println("wharf: " + e.getMessage());
                 if (users != null) {
                     users.close();
                 }
-                return BAD_CONFIGURATION;
+                return e instanceof BindException ? CANNOT_LISTEN : BAD_CONFIGURATION;
             }
         }
         WharfServer server;
@@ -197,7 +198,7 @@ final class ServerCommand implements Callable<Integer> {
     private String memberId(ReplicationSettings replication) {
         String id = replica != null ? replica : replication.member();
         if (id == null) {
-            throw new ConfigurationException("The replication block names three members but not which one this "
+            throw new ConfigurationException("The replication block names the members but not which one this "
                     + "instance is: give replication.member, or --replica ID (one of "
                     + replication.membership().members().stream().map(m -> m.id()).toList() + ").");
         }
@@ -207,12 +208,24 @@ final class ServerCommand implements Callable<Integer> {
 
     /**
      * Starts this instance's member and waits, as a replica, until it is elected active: only the active instance
-     * opens its listeners, so clients' address lists find it. Returns null when the process is stopped meanwhile.
+     * opens its client listeners, so clients' address lists find it. Meanwhile its HTTP listener, when it has one,
+     * answers for the replica's own status ({@link ReplicaListener}); it is closed before the takeover. Returns null
+     * when the process is stopped meanwhile.
      */
-    private ReplicationMember startMember(ReplicationSettings replication, ServerConfig config) throws Exception {
+    private ReplicationMember startMember(ConfigurationFile file, ServerConfig config, SecurityFileRealm users)
+            throws Exception {
+        ReplicationSettings replication = file.replication();
         String id = memberId(replication);
         ReplicationMember member = ReplicationMember.start(config, replication.membership(), id, replication.tls(),
                 ReplicationConfiguration.Timings.DEFAULT);
+        ReplicaListener status;
+        try {
+            status = ReplicaListener.open(file.http(), config, users, users == null ? null : users.accessControl(),
+                    member::state);
+        } catch (Exception | Error e) {
+            closeQuietly(member);
+            throw e;
+        }
         Thread waiting = Thread.currentThread();
         Thread stop = new Thread(() -> {
             closeQuietly(member);
@@ -229,6 +242,10 @@ final class ServerCommand implements Callable<Integer> {
             System.out.println("Wharf queue manager " + config.name() + ": member " + id + " stopped");
             System.out.flush();
             return null;
+        } finally {
+            if (status != null) {
+                status.close(); // the queue manager's own HTTP listener opens on its port at the takeover
+            }
         }
         Runtime.getRuntime().removeShutdownHook(stop);
         return member;

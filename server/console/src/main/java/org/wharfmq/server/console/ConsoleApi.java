@@ -78,7 +78,10 @@ final class ConsoleApi {
             change("delete-subscription", "subscription", "clientId"),
             change("start-channel", "channel"),
             change("stop-channel", "channel"),
-            change("switchover", "member")); // a replicated queue manager's (docs/resilience.md)
+            // a replicated queue manager's (docs/resilience.md)
+            change("switchover", "member"),
+            change("define-member", "member", "address"),
+            change("delete-member", "member"));
 
     private final AdminPlugin admin;
     private final AccessControl accessControl;

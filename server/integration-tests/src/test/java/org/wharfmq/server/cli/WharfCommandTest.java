@@ -410,6 +410,17 @@ class WharfCommandTest {
             assertTrue(lines[1].startsWith("{\"command\":\"display-queue\",\"ok\":true,\"result\":{\"name\":\"FROM.STDIN\""),
                     lines[1]);
             assertEquals(2, lines.length, out);
+
+            // the replication's member commands reach the server (here not replicated), for an admin
+            Process member = wharf("admin", "--url", url, "--user", "ops", "--password-stdin", "define", "member", "d",
+                    "--address", "mq4:7420");
+            member.getOutputStream().write("ops-pw\n".getBytes(StandardCharsets.UTF_8));
+            member.getOutputStream().close();
+            assertTrue(member.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+            String memberErr = new String(member.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(1, member.exitValue(), memberErr);
+            assertTrue(memberErr.contains("This queue manager is not replicated, so 'define member' has nothing to "
+                    + "do"), memberErr);
         } finally {
             realm.close();
         }

@@ -47,7 +47,7 @@ public final class MetricsPlugin implements ServerPlugin {
     /** How often queues and flows are listed for JMX clients (scrapes list them themselves), in seconds. */
     static final long REFRESH_SECONDS = 10;
     /** The media type of Prometheus' text format, version 0.0.4 (what {@link PrometheusMeterRegistry#scrape()} writes). */
-    private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+    static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
     private final HttpRoutes routes;
     private final FlowHost flows;

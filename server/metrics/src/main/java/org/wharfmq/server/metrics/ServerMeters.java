@@ -9,7 +9,6 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.wharfmq.server.management.ConnectionTotals;
 import org.wharfmq.server.management.JournalStatus;
 import org.wharfmq.server.management.Management;
-import org.wharfmq.server.management.ReplicationState;
 import org.wharfmq.server.management.ServerStatus;
 
 import java.time.Duration;
@@ -83,31 +82,8 @@ final class ServerMeters implements MeterBinder {
             bindJournal(registry);
         }
         if (status.replication() != null) {
-            bindReplication(registry);
+            new ReplicationMeters(() -> server.get().replication()).bindTo(registry);
         }
-    }
-
-    /** A replicated queue manager's active instance: its place in the group (docs/resilience.md). */
-    private void bindReplication(MeterRegistry registry) {
-        replicationGauge(registry, "wharf.replication.in.sync", "Members whose log holds every committed entry, "
-                + "as the active instance last heard (itself counting)", ReplicationState::inSync);
-        replicationGauge(registry, "wharf.replication.term", "The Raft term (it rises with each election)",
-                ReplicationState::term);
-        replicationGauge(registry, "wharf.replication.committed.index", "The last log entry a majority has",
-                ReplicationState::committedIndex);
-        replicationGauge(registry, "wharf.replication.applied.index", "The last log entry applied here",
-                ReplicationState::appliedIndex);
-        Gauge.builder("wharf.replication.backlog", this, m -> replication(m).backlogBytes()).baseUnit("bytes")
-                .description("Bytes appended that a majority has not yet confirmed").register(registry);
-    }
-
-    private void replicationGauge(MeterRegistry registry, String name, String description,
-                                  ToDoubleFunction<ReplicationState> f) {
-        Gauge.builder(name, this, m -> f.applyAsDouble(replication(m))).description(description).register(registry);
-    }
-
-    private static ReplicationState replication(ServerMeters m) {
-        return m.server.get().replication();
     }
 
     private void bindJournal(MeterRegistry registry) {

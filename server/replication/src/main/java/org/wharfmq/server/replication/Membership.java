@@ -25,13 +25,16 @@ import java.util.UUID;
  *       ...
  * </pre>
  *
- * Exactly three members: Raft needs a majority, and three survive the loss of one (two would stop at the loss of
- * either, and a majority of four is three).
+ * At least three members: Raft needs a majority, and three survive the loss of one (two would stop at the loss of
+ * either). The block is the group a member founds when its replicated log is new; once the log exists, the members
+ * are the ones its latest configuration entry names (changed at run time by {@code define member} and
+ * {@code delete member}), and the block only has to name this member as it is (docs/resilience.md, "Adding,
+ * removing and replacing a member").
  */
 public record Membership(String group, List<Member> members) {
 
-    /** Raft members in a group; see the class comment. */
-    public static final int MEMBERS = 3;
+    /** The fewest members a group may have; see the class comment. */
+    public static final int MIN_MEMBERS = 3;
 
     public Membership {
         if (group == null || group.isBlank()) {
@@ -39,10 +42,10 @@ public record Membership(String group, List<Member> members) {
                     + "replicated queue manager's name, the same on every member.");
         }
         members = List.copyOf(members);
-        if (members.size() != MEMBERS) {
+        if (members.size() < MIN_MEMBERS) {
             throw new IllegalArgumentException("Replication group '" + group + "' has " + members.size()
-                    + " members; it needs exactly " + MEMBERS + " (a majority of three survives the loss of one). "
-                    + "List three under replication.members.");
+                    + " members; it needs at least " + MIN_MEMBERS + " (a majority of three survives the loss of "
+                    + "one). List three under replication.members.");
         }
         Set<String> ids = new HashSet<>();
         Set<String> addresses = new HashSet<>();
@@ -76,14 +79,13 @@ public record Membership(String group, List<Member> members) {
             String address = required(entry, "address");
             String dataDirectory = required(entry, "dataDirectory");
             entry.refuseUnknown();
-            int colon = address.lastIndexOf(':');
-            Integer port = colon <= 0 ? null : port(address.substring(colon + 1));
-            if (port == null) {
+            int port = Member.port(address);
+            if (port < 0) {
                 throw entry.invalid("address", "'" + address + "' is not host:port; give the member's replication "
                         + "address as host:port");
             }
             try {
-                members.add(new Member(id, address.substring(0, colon), port, Path.of(dataDirectory)));
+                members.add(new Member(id, Member.host(address), port, Path.of(dataDirectory)));
             } catch (IllegalArgumentException e) {
                 throw new ConfigurationException(e.getMessage() + " (in " + file.source() + ", "
                         + block.path("members") + ")", e);
@@ -102,14 +104,6 @@ public record Membership(String group, List<Member> members) {
             throw entry.invalid(key, "every member needs id, address (host:port) and dataDirectory");
         }
         return value;
-    }
-
-    private static Integer port(String text) {
-        try {
-            return Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            return null;
-        }
     }
 
     /** The member with {@code id}; refused, naming the members, when there is none. */

@@ -16,6 +16,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
@@ -35,7 +36,9 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -124,7 +127,18 @@ public final class ReplicatedLog implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self.id() + " of group '" + membership.group()
                 + "' listens on " + self.address() + " (" + (existing ? "log recovered" : "new log") + " in "
                 + directory + ")");
-        return new ReplicatedLog(membership, self, server, groupId, stateMachine);
+        ReplicatedLog log = new ReplicatedLog(membership, self, server, groupId, stateMachine);
+        Map<String, String> listed = new TreeMap<>();
+        membership.members().forEach(m -> listed.put(m.id(), m.address()));
+        Map<String, String> logged = log.members();
+        if (existing && !logged.isEmpty() && !logged.equals(listed)) {
+            // the log's configuration is the group's (a member added or removed at run time): the block only founds one
+            LOG.log(System.Logger.Level.WARNING, () -> "Replication member " + self.id() + " of group '"
+                    + membership.group() + "': the group's members are " + logged + " (its replicated log), not the "
+                    + listed + " of the replication block; the log's are used. Make replication.members the same on "
+                    + "every member (docs/resilience.md, \"Adding, removing and replacing a member\").");
+        }
+        return log;
     }
 
     /** Mutual TLS on the server, client and admin sides alike: no replication connection is plain. */
@@ -211,22 +225,108 @@ public final class ReplicatedLog implements AutoCloseable {
      * catch up within {@code timeout}, or this member does not lead).
      */
     public CompletableFuture<Void> transferLeadership(String to, java.time.Duration timeout) {
-        membership.member(to); // refused, naming the members, when there is none
+        requireMember(to);
         TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, server.getId(), groupId,
                 callIds.incrementAndGet(), RaftPeerId.valueOf(to), timeout.toMillis());
+        return succeeded(() -> server.transferLeadershipAsync(request)).exceptionally(failure -> {
+            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+            throw new IllegalStateException("Replication member " + self.id() + " could not hand the leadership "
+                    + "to " + to + ": " + cause.getMessage(), cause);
+        });
+    }
+
+    /**
+     * Makes the group's members {@code members} (id to host:port), Ratis's configuration change: the leader first
+     * brings every new member up to date (from its log, or by sending it the latest snapshot), then commits the old
+     * and new members together and then the new alone (Raft's joint consensus), so a majority of both agrees at every
+     * step. Completes when the new members are committed; fails when this member does not lead, a change is under way,
+     * or a new member did not catch up in time.
+     */
+    public CompletableFuture<Void> setMembers(Map<String, String> members) {
+        List<RaftPeer> peers = members.entrySet().stream()
+                .map(m -> RaftPeer.newBuilder().setId(m.getKey()).setAddress(m.getValue()).build())
+                .toList();
+        SetConfigurationRequest request = new SetConfigurationRequest(clientId, server.getId(), groupId,
+                callIds.incrementAndGet(), peers);
+        return succeeded(() -> server.setConfigurationAsync(request));
+    }
+
+    /** One of Ratis's admin requests (an IOException of its own when it cannot be sent). */
+    @FunctionalInterface
+    private interface AdminRequest {
+        CompletableFuture<RaftClientReply> send() throws IOException;
+    }
+
+    /** Completes when {@code request}'s answer is a success; else fails with Ratis's exception, which says why. */
+    private static CompletableFuture<Void> succeeded(AdminRequest request) {
         CompletableFuture<RaftClientReply> reply;
         try {
-            reply = server.transferLeadershipAsync(request);
+            reply = request.send();
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
         return reply.thenAccept(r -> {
             if (!r.isSuccess()) {
-                throw new IllegalStateException("Replication member " + self.id() + " could not hand the leadership "
-                        + "to " + to + ": " + (r.getException() == null ? "refused" : r.getException().getMessage()),
-                        r.getException());
+                throw new CompletionException(r.getException() != null ? r.getException()
+                        : new IllegalStateException("refused"));
             }
         });
+    }
+
+    /**
+     * The group's members as this member's Raft configuration has them (the latest configuration entry in its log):
+     * id to host:port, in id order; during a change, the new members.
+     */
+    public Map<String, String> members() {
+        Map<String, String> members = new TreeMap<>();
+        RaftServer.Division division = division();
+        if (division != null) {
+            for (RaftPeer peer : division.getRaftConf().getCurrentPeers()) {
+                members.put(peer.getId().toString(), peer.getAddress());
+            }
+        }
+        return members;
+    }
+
+    /** Whether a change of the members is under way: the old and the new members both count until it is done. */
+    public boolean changingMembers() {
+        RaftServer.Division division = division();
+        return division != null && !division.getRaftConf().getPreviousPeers().isEmpty();
+    }
+
+    /** Refused, naming the members, when {@code id} is not one of the group's (its latest configuration's). */
+    String requireMember(String id) {
+        Map<String, String> members = members();
+        String address = members.get(id);
+        if (address == null) {
+            throw new IllegalArgumentException("Replication group '" + membership.group() + "' has no member '" + id
+                    + "'; its members are " + members.keySet() + ".");
+        }
+        return address;
+    }
+
+    /**
+     * How long ago, in milliseconds, this member last heard from each other member it tracks: on the active member,
+     * each other member's last answer; on a replica, the active member's last call. Empty during an election.
+     */
+    public Map<String, Long> lastContactMillis() {
+        DivisionInfo info = info();
+        Map<String, Long> contact = new TreeMap<>();
+        if (info == null) {
+            return contact;
+        }
+        RaftProtos.RoleInfoProto role = info.getRoleInfoProto();
+        if (role.hasLeaderInfo()) {
+            for (RaftProtos.ServerRpcProto follower : role.getLeaderInfo().getFollowerInfoList()) {
+                contact.put(RaftPeerId.valueOf(follower.getId().getId()).toString(),
+                        follower.getLastRpcElapsedTimeMs());
+            }
+        } else if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()
+                && !role.getFollowerInfo().getLeaderInfo().getId().getId().isEmpty()) {
+            RaftProtos.ServerRpcProto leader = role.getFollowerInfo().getLeaderInfo();
+            contact.put(RaftPeerId.valueOf(leader.getId().getId()).toString(), leader.getLastRpcElapsedTimeMs());
+        }
+        return contact;
     }
 
     private CompletableFuture<RaftClientReply> submit(RaftClientRequest request) {
@@ -257,7 +357,7 @@ public final class ReplicatedLog implements AutoCloseable {
 
     private NotActiveException notActive(String active) {
         String where = active == null ? "no active instance is known yet (an election is under way)"
-                : "the active instance is " + active + " (" + membership.member(active).address() + ")";
+                : "the active instance is " + active + " (" + members().getOrDefault(active, "address unknown") + ")";
         return new NotActiveException("Replication member " + self.id() + " of group '" + membership.group()
                 + "' is not the active instance: " + where + ". Only the active instance takes work; a batch "
                 + "refused here was not confirmed and is in the log on every member or on none.", active);
@@ -355,8 +455,13 @@ public final class ReplicatedLog implements AutoCloseable {
     }
 
     private DivisionInfo info() {
+        RaftServer.Division division = division();
+        return division == null ? null : division.getInfo();
+    }
+
+    private RaftServer.Division division() {
         try {
-            return server.getDivision(groupId).getInfo();
+            return server.getDivision(groupId);
         } catch (IOException e) {
             return null;
         }

@@ -11,13 +11,16 @@ import java.util.Map;
 /**
  * The replication's admin commands, served by the admin plugin on the admin command queue (so only a user with the
  * admin permission may send them, and each is audited as every admin command is): {@code switchover} (optional
- * {@value #MEMBER}: the member to hand the active role to). A queue manager that is not replicated answers them
- * with a refusal saying so.
+ * {@value #MEMBER}: the member to hand the active role to), {@code define-member} ({@value #MEMBER} and
+ * {@value #ADDRESS}: a member joining the group) and {@code delete-member} ({@value #MEMBER}: one leaving it). A queue manager that is
+ * not replicated answers them with a refusal saying so.
  */
 public final class ReplicationCommands implements AdminCommands {
 
     /** Request property: a member's id. */
     public static final String MEMBER = "WharfMember";
+    /** Request property: a member's replication address, host:port. */
+    public static final String ADDRESS = "WharfAddress";
 
     /** The member this queue manager is, or null when it is not replicated. */
     private final ReplicationMember member;
@@ -31,6 +34,10 @@ public final class ReplicationCommands implements AdminCommands {
     public Map<String, AdminCommand> commands() {
         Map<String, AdminCommand> commands = new LinkedHashMap<>();
         commands.put("switchover", r -> replicated("switchover").switchover(r.string(MEMBER)));
+        commands.put("define-member", r -> replicated("define member").addMember(r.required(MEMBER, "the new "
+                + "member's id"), r.required(ADDRESS, "its replication address, host:port")));
+        commands.put("delete-member", r -> replicated("delete member").removeMember(r.required(MEMBER,
+                "the id of the member to remove")));
         return commands;
     }
 

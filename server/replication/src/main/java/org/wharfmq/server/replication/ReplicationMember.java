@@ -61,6 +61,8 @@ public final class ReplicationMember implements AutoCloseable {
     private final CompletableFuture<Void> elected = new CompletableFuture<>();
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private ReplicatedLog log;
+    /** Adding and removing members, on the active member. */
+    private MemberChanges changes;
     private final String group;
     /** Bytes appended and not yet committed (or failed): the active member's backlog. */
     private final AtomicLong backlogBytes = new AtomicLong();
@@ -115,6 +117,8 @@ public final class ReplicationMember implements AutoCloseable {
             files.reset(); // rebuilt from the log, as the journal is
             member.log = ReplicatedLog.start(membership, selfId, tls, member.new Sink(), member.new Listener(),
                     timings);
+            member.changes = new MemberChanges(member.log, member.group, timings.electionTimeoutMax(),
+                    ReplicationConfiguration.CHANGE_TIMEOUT);
         } catch (IOException | RuntimeException e) {
             replica.close();
             throw e;
@@ -229,7 +233,7 @@ public final class ReplicationMember implements AutoCloseable {
                             + "the active member hears from none (" + now.behind() + "). Start the replicas, or wait "
                             + "until 'display server' shows them in sync."));
         } else {
-            membership.member(target); // refused, naming the members, when there is none
+            log.requireMember(target); // refused, naming the members (as the log has them), when there is none
             if (target.equals(log.id())) {
                 throw new IllegalArgumentException("Member " + target + " is the active instance already: name "
                         + "another member, or leave --to out.");
@@ -275,6 +279,45 @@ public final class ReplicationMember implements AutoCloseable {
                             + log.id() + " stays active (" + held + " batches held meanwhile go on): "
                             + failure.getMessage());
                 });
+    }
+
+    /**
+     * Adds member {@code id}, listening for the replication at {@code address} (host:port), to the group: it must run
+     * already, started with the new member list; the active member brings it up to date (from the log, or its latest
+     * snapshot) before it counts. Answers once a majority of the old and of the new members have the change.
+     *
+     * @return what was done, for the operator
+     * @throws IllegalStateException    when this member is not the active one, or the change failed (naming why)
+     * @throws IllegalArgumentException for an id or address the group has already, or one that is not valid
+     */
+    public String addMember(String id, String address) {
+        requireActive("define member");
+        return changes.add(id, address);
+    }
+
+    /**
+     * Removes member {@code id} from the group (it may be stopped already).
+     *
+     * @return what was done, for the operator
+     * @throws IllegalStateException    when this member is not the active one, the members left that answer would not
+     *                                  be a majority of them, or the change failed
+     * @throws IllegalArgumentException for a member the group does not have, the active member itself, or one that
+     *                                  would leave fewer than {@link Membership#MIN_MEMBERS}
+     */
+    public String removeMember(String id) {
+        requireActive("delete member");
+        return changes.remove(id);
+    }
+
+    private void requireActive(String command) {
+        synchronized (lock) {
+            if (state != State.ACTIVE) {
+                String active = log.leader();
+                throw new IllegalStateException("Replication member " + log.id() + " is not the active instance ("
+                        + state + "): run " + command + " on the active one" + (active == null ? "" : " (" + active
+                        + ")") + ".");
+            }
+        }
     }
 
     /**
@@ -342,7 +385,7 @@ public final class ReplicationMember implements AutoCloseable {
     public String awaitSuccessor(java.time.Duration max) {
         long deadline = System.nanoTime() + max.toNanos();
         while (true) {
-            String active = log.status().active();
+            String active = log.leader();
             if (active != null && !active.equals(log.id())) {
                 return active;
             }
@@ -374,9 +417,14 @@ public final class ReplicationMember implements AutoCloseable {
             behind.put(id, logged == null ? status.behind(id) : Math.max(0, status.committedIndex() - logged));
         }
         logs.forEach((id, logged) -> behind.putIfAbsent(id, Math.max(0, status.committedIndex() - logged)));
+        Map<String, String> members = log.members();
+        if (!members.isEmpty()) {
+            behind.keySet().retainAll(members.keySet()); // a removed member's last figures linger in Ratis's
+        }
         int inSync = (int) behind.values().stream().filter(entries -> entries == 0).count();
         return new ReplicationState(group, status.member(), status.role(), status.active(), status.term(),
-                status.committedIndex(), status.appliedIndex(), inSync, backlogBytes.get(), behind);
+                status.committedIndex(), status.appliedIndex(), inSync, backlogBytes.get(), behind, members,
+                log.lastContactMillis());
     }
 
     /** Stops the replicated log (and the replica journal, while a replica); the store is the caller's to close. */

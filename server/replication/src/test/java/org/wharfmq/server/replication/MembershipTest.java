@@ -34,7 +34,7 @@ class MembershipTest {
 
     @Test
     void refusesWhatCannotMakeAGroupNamingTheSettingAndTheFix() {
-        refused("needs exactly 3", file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b")));
+        refused("needs at least 3", file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b")));
         refused("names member 'a' twice", file("G", member("a", "h:1", "/a"), member("a", "h:2", "/b"),
                 member("c", "h:3", "/c")));
         refused("share the data directory", file("G", member("a", "h:1", "/a"), member("b", "h:2", "/a/"),

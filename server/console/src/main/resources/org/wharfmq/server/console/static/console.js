@@ -431,7 +431,8 @@ async function refreshServer() {
         id + (n === 0 ? ' in sync' : n < 0 ? ' not heard from' : ' ' + n + ' entries behind')).join(', ');
       rows.push(['Replication', 'member ' + r.member + ' of group ' + r.group + ', ' + r.role + ' (active: '
           + (r.active || '-') + ', term ' + r.term + ')'],
-        ['In sync', r.inSync + '/3' + (members ? ' (' + members + ')' : '')],
+        ['In sync', r.inSync + '/' + Object.keys(r.members || {}).length + (members ? ' (' + members + ')' : '')],
+        ['Members', Object.entries(r.members || {}).map(([id, address]) => id + ' ' + address).join(', ')],
         ['Replication backlog', bytes(r.backlogBytes)],
         ['Last applied', r.appliedIndex + ' (committed ' + r.committedIndex + ')']);
     }

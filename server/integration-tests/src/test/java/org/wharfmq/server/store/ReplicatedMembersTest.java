@@ -1,0 +1,310 @@
+package org.wharfmq.server.store;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.protocol.auth.ScramCredential;
+import org.wharfmq.server.FreePorts;
+import org.wharfmq.server.TestCertificates;
+
+import javax.jms.Connection;
+import javax.jms.DeliveryMode;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A replicated queue manager's members as processes ({@code wharf server --replica}), secured by a security file:
+ * each replica answers for itself over its HTTP listener ({@code /api/display-server}, {@code /metrics}) to a user
+ * with the monitor permission, and refuses others; a member is added on the active member (through the console's
+ * API: the admin command {@code define-member}) after it was started with the new member list, catches up and
+ * counts; another is stopped and removed; after a kill -9 of the active member the changed group elects the next and keeps every
+ * persistent message; and a member restarted on its old configuration file takes the group's members from its log.
+ * Tagged slow (processes, elections).
+ */
+@Tag("slow")
+class ReplicatedMembersTest {
+
+    private static final String[] IDS = {"a", "b", "c", "d"};
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final List<String> BODIES = List.of("one", "two", "three");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    @TempDir
+    Path dir;
+
+    private final int[] replicationPorts = new int[4];
+    private final int[] clientPorts = new int[4];
+    private final int[] httpPorts = new int[4];
+    private final Path[] configs = new Path[4];
+    private final ServerProcess[] members = new ServerProcess[4];
+
+    @Test
+    void aReplicaAnswersForItselfAndMembersAreAddedAndRemovedAtRunTime() throws Exception {
+        writeConfigurations();
+        try {
+            for (int i = 0; i < 3; i++) {
+                start(i);
+            }
+            int active = awaitActive(-1);
+            String activeId = IDS[active];
+            sendTo(active);
+
+            // each replica answers for itself, to a user with the monitor permission only
+            for (int i = 0; i < 3; i++) {
+                if (i != active) {
+                    JsonNode replica = awaitStatus(i, r -> r.path("role").asText().equals("FOLLOWER")
+                            && r.path("active").asText().equals(activeId)
+                            && r.path("lastContactMillis").has(activeId)).path("replication");
+                    assertEquals(IDS[i], replica.path("member").asText());
+                    assertEquals(Set.of("a", "b", "c"), names(replica.path("members")), replica.toString());
+                    assertTrue(replica.path("term").asLong() >= 1, replica.toString());
+                    assertTrue(replica.path("appliedIndex").asLong() >= 1, replica.toString());
+                    String metrics = get(i, "/metrics", "root").body();
+                    assertTrue(metrics.contains("wharf_replication_leader 0.0"), metrics);
+                    assertTrue(metrics.contains("wharf_replication_members 3.0"), metrics);
+                    HttpResponse<String> bob = get(i, "/api/display-server", "bob");
+                    assertEquals(403, bob.statusCode(), bob.body());
+                    assertTrue(bob.body().contains("bob"), bob.body());
+                    assertEquals(401, get(i, "/api/display-server", null).statusCode(), "no login");
+                    assertEquals(403, get(i, "/metrics", "bob").statusCode(), "bob's metrics");
+                }
+            }
+
+            // d, started with the new member list, is added on the active member: an admin only
+            start(3);
+            awaitStatus(3, r -> r.path("member").asText().equals("d")); // its log listens before its status does
+            String address = "127.0.0.1:" + replicationPorts[3];
+            HttpResponse<String> refused = post(active, "/api/define-member", "bob",
+                    "{\"member\": \"d\", \"address\": \"" + address + "\"}");
+            assertEquals(403, refused.statusCode(), refused.body());
+            HttpResponse<String> added = post(active, "/api/define-member", "root",
+                    "{\"member\": \"d\", \"address\": \"" + address + "\"}");
+            assertEquals(200, added.statusCode(), added.body());
+            assertTrue(added.body().contains("joined replication group 'TEST'"), added.body());
+            long committed = status(active).path("replication").path("committedIndex").asLong();
+            JsonNode d = awaitStatus(3, r -> r.path("active").asText().equals(activeId)
+                    && r.path("appliedIndex").asLong() >= committed).path("replication");
+            assertEquals(Set.of("a", "b", "c", "d"), names(d.path("members")), d.toString());
+
+            // the active member cannot remove itself; a founder is stopped, then removed (as the docs say)
+            HttpResponse<String> self = post(active, "/api/delete-member", "root",
+                    "{\"member\": \"" + activeId + "\"}");
+            assertEquals(400, self.statusCode(), self.body());
+            assertTrue(self.body().contains("is the active instance, which cannot remove itself"), self.body());
+            int leaving = active == 2 ? 1 : 2;
+            members[leaving].close();
+            members[leaving] = null;
+            HttpResponse<String> removed = post(active, "/api/delete-member", "root",
+                    "{\"member\": \"" + IDS[leaving] + "\"}");
+            assertEquals(200, removed.statusCode(), removed.body());
+            Set<String> group = new TreeSet<>(Set.of("a", "b", "c", "d"));
+            group.remove(IDS[leaving]);
+            assertEquals(group, names(status(active).path("replication").path("members")));
+
+            // the changed group survives its active member: the next one (d among the candidates) has every message
+            members[active].kill();
+            members[active] = null;
+            int next = awaitActive(active);
+            assertEquals(BODIES, receiveFrom(next));
+
+            // the killed member comes back on its old configuration file (listing a, b and c): the log's members win
+            start(active);
+            JsonNode back = awaitStatus(active, r -> r.path("role").asText().equals("FOLLOWER")
+                    && r.path("active").asText().equals(IDS[next])).path("replication");
+            assertEquals(group, names(back.path("members")), back.toString());
+        } finally {
+            for (ServerProcess member : members) {
+                if (member != null) {
+                    member.kill();
+                }
+            }
+        }
+    }
+
+    private static Set<String> names(JsonNode object) {
+        Set<String> names = new TreeSet<>();
+        object.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    private void start(int i) throws Exception {
+        members[i] = ServerProcess.launch(dir.resolve(IDS[i]), clientPorts[i], "--config", configs[i].toString(),
+                "--replica", IDS[i]);
+    }
+
+    /** Waits for a running member other than {@code not} to print its ready line; returns its position. */
+    private int awaitActive(int not) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (int i = 0; i < members.length; i++) {
+                if (i != not && members[i] != null && members[i].ready()) {
+                    return i;
+                }
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        StringBuilder out = new StringBuilder();
+        for (ServerProcess m : members) {
+            out.append(m == null ? "" : m.outputSoFar()).append("\n----\n");
+        }
+        throw new AssertionError("no member became active within " + WAIT + ":\n" + out);
+    }
+
+    /** Asks member {@code i} for its status (as root) until its replication part passes {@code test}. */
+    private JsonNode awaitStatus(int i, Predicate<JsonNode> test) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            try {
+                HttpResponse<String> answer = get(i, "/api/display-server", "root");
+                last = answer.statusCode() + " " + answer.body();
+                if (answer.statusCode() == 200) {
+                    JsonNode status = JSON.readTree(answer.body());
+                    if (test.test(status.path("replication"))) {
+                        return status;
+                    }
+                }
+            } catch (java.io.IOException notYetListening) {
+                last = notYetListening.toString();
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        throw new AssertionError("member " + IDS[i] + "'s status never passed: " + last + "\n"
+                + members[i].outputSoFar());
+    }
+
+    private JsonNode status(int i) throws Exception {
+        HttpResponse<String> answer = get(i, "/api/display-server", "root");
+        assertEquals(200, answer.statusCode(), answer.body());
+        return JSON.readTree(answer.body());
+    }
+
+    private HttpResponse<String> get(int i, String path, String user) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPorts[i] + path));
+        if (user != null) {
+            request.header("Authorization", basic(user));
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(int i, String path, String user, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPorts[i] + path))
+                .header("Authorization", basic(user)).header("X-Wharf-Console", "1")
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body))
+                .timeout(WAIT).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String basic(String user) {
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + user + "-pw")
+                .getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Sends {@link #BODIES} persistent to queue KEPT through member {@code i}, as root. */
+    private void sendTo(int i) throws Exception {
+        try (Connection c = new WharfConnectionFactory(members[i].url()).createConnection("root", "root-pw")) {
+            Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("KEPT"));
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+            for (String body : BODIES) {
+                producer.send(session.createTextMessage(body));
+            }
+        }
+    }
+
+    private List<String> receiveFrom(int i) throws Exception {
+        try (Connection c = new WharfConnectionFactory(members[i].url()).createConnection("root", "root-pw")) {
+            c.start();
+            Session session = c.createSession(true, Session.SESSION_TRANSACTED);
+            MessageConsumer consumer = session.createConsumer(session.createQueue("KEPT"));
+            List<String> bodies = new ArrayList<>();
+            for (int k = 0; k < BODIES.size(); k++) {
+                Message m = consumer.receive(WAIT.toMillis());
+                assertNotNull(m, "message " + k + " of KEPT on member " + IDS[i]);
+                bodies.add(((TextMessage) m).getText());
+            }
+            session.commit();
+            return bodies;
+        }
+    }
+
+    /**
+     * The founders' files list a, b and c; d's lists the four (it joins them). Users root (admins: every admin
+     * command, and monitor) and bob (may connect only), each with the password NAME-pw.
+     */
+    private void writeConfigurations() throws Exception {
+        Path security = Files.writeString(dir.resolve("security.yaml"), "users:\n"
+                + "  root:\n    password: \"" + verifier("root-pw") + "\"\n    groups: [admins]\n"
+                + "  bob:\n    password: \"" + verifier("bob-pw") + "\"\n    groups: [apps]\n"
+                + "permissions:\n"
+                + "  - queue: \"**\"\n    send: [anyone]\n    receive: [anyone]\n    create: [anyone]\n"
+                + "  - connect: [anyone]\n"
+                + "  - admin: [group:admins]\n");
+        TestCertificates.Issued ca = TestCertificates.ca("replication-group");
+        Path trust = TestCertificates.trustStore(dir.resolve("ca.p12"), ca.certificate());
+        int[] ports = FreePorts.take(12);
+        StringBuilder list = new StringBuilder();
+        for (int i = 0; i < 4; i++) {
+            replicationPorts[i] = ports[i];
+            clientPorts[i] = ports[4 + i];
+            httpPorts[i] = ports[8 + i];
+            list.append("    - id: ").append(IDS[i]).append('\n')
+                    .append("      address: 127.0.0.1:").append(replicationPorts[i]).append('\n')
+                    .append("      dataDirectory: ").append(dir.resolve(IDS[i])).append('\n');
+            if (i == 2) {
+                list.append("#founders\n");
+            }
+        }
+        String founders = list.substring(0, list.indexOf("#founders\n"));
+        String joined = list.toString().replace("#founders\n", "");
+        for (int i = 0; i < 4; i++) {
+            Path keys = TestCertificates.issue(ca, "CN=" + IDS[i] + ",O=Wharf Test", Duration.ofDays(1), "127.0.0.1")
+                    .pkcs12(dir.resolve(IDS[i] + ".p12"));
+            configs[i] = Files.writeString(dir.resolve(IDS[i] + ".yaml"), "maxMessageLength: 1048576\n"
+                    + "securityFile: " + security + "\n"
+                    + "http:\n"
+                    + "  host: 127.0.0.1\n"
+                    + "  port: " + httpPorts[i] + "\n"
+                    + "replication:\n"
+                    + "  group: TEST\n"
+                    + "  members:\n" + (i < 3 ? founders : joined)
+                    + "  tls:\n"
+                    + "    keyStore: " + keys + "\n"
+                    + "    keyStorePassword: " + TestCertificates.PASSWORD + "\n"
+                    + "    trustStore: " + trust + "\n"
+                    + "    trustStorePassword: " + TestCertificates.PASSWORD + "\n");
+        }
+    }
+
+    private static String verifier(String password) {
+        return ScramCredential.create(password.toCharArray(), 4096, new SecureRandom()).verifier();
+    }
+}

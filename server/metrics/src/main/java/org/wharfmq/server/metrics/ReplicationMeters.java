@@ -1,0 +1,62 @@
+package org.wharfmq.server.metrics;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.wharfmq.server.management.ReplicationState;
+
+import java.util.Collections;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * A member of a replicated queue manager, as it sees its group (docs/resilience.md, docs/operations.md "Metrics"):
+ * bound on the active instance's metrics and on a replica's own ({@code wharf_replication_*}), so that any member can
+ * be asked. Reads the state at most once a second ({@link Snapshot}).
+ */
+public final class ReplicationMeters implements MeterBinder {
+
+    private final Snapshot<ReplicationState> state;
+
+    /** Meters of {@code state}, this member's place in its group (never null). */
+    public ReplicationMeters(Supplier<ReplicationState> state) {
+        this.state = new Snapshot<>(state);
+    }
+
+    /** Takes the state anew, before a scrape. */
+    public void refresh() {
+        state.refresh();
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        gauge(registry, "wharf.replication.leader", "1 when this member is the active instance (the Raft leader), "
+                + "else 0", s -> "LEADER".equals(s.role()) ? 1 : 0);
+        gauge(registry, "wharf.replication.members", "The group's members, as this member's log has them",
+                s -> s.members().size());
+        gauge(registry, "wharf.replication.in.sync", "Members whose log holds every committed entry, as this member "
+                + "last heard (itself counting; on a replica, itself only)", ReplicationState::inSync);
+        gauge(registry, "wharf.replication.term", "The Raft term (it rises with each election)",
+                ReplicationState::term);
+        gauge(registry, "wharf.replication.committed.index", "The last log entry this member knows a majority has",
+                ReplicationState::committedIndex);
+        gauge(registry, "wharf.replication.applied.index", "The last log entry applied here",
+                ReplicationState::appliedIndex);
+        Gauge.builder("wharf.replication.backlog", this, m -> m.state.get().backlogBytes()).baseUnit("bytes")
+                .description("Bytes appended that a majority has not yet confirmed (0 on a replica)")
+                .register(registry);
+        Gauge.builder("wharf.replication.last.contact", this, ReplicationMeters::lastContactSeconds)
+                .baseUnit("seconds").description("On a replica, since the active member's last call; on the active "
+                        + "member, since the replica heard from least lately last answered; -1: none (an election)")
+                .register(registry);
+    }
+
+    private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<ReplicationState> f) {
+        Gauge.builder(name, this, m -> f.applyAsDouble(m.state.get())).description(description).register(registry);
+    }
+
+    private static double lastContactSeconds(ReplicationMeters m) {
+        var contact = m.state.get().lastContactMillis().values();
+        return contact.isEmpty() ? -1 : Collections.max(contact) / 1000.0;
+    }
+}
