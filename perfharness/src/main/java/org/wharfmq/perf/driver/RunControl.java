@@ -27,6 +27,8 @@ final class RunControl {
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicLong unexpected = new AtomicLong();
     private final List<String> problems = Collections.synchronizedList(new ArrayList<>());
+    /** Problems past {@link #MAX_REPORTED_PROBLEMS}: counted, not described. */
+    private final AtomicLong unlisted = new AtomicLong();
     private final ConcurrentMap<String, AtomicLong> sent = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, AtomicLong> published = new ConcurrentHashMap<>();
     private final SequenceLedger received = new SequenceLedger();
@@ -119,9 +121,13 @@ final class RunControl {
     }
 
     private void problem(String text) {
-        if (problems.size() < MAX_REPORTED_PROBLEMS) {
-            problems.add(text);
+        synchronized (problems) {
+            if (problems.size() < MAX_REPORTED_PROBLEMS) {
+                problems.add(text);
+                return;
+            }
         }
+        unlisted.incrementAndGet();
     }
 
     /** A producer sent {@code count} messages with this source key, to a queue or published to a topic. */
@@ -167,8 +173,18 @@ final class RunControl {
         return unexpected.get();
     }
 
+    /**
+     * The first problems described, then, when there were more, a line saying how many were left out and the counts
+     * of each kind: the list alone once made 18 duplicates read as 2.
+     */
     List<String> problems() {
-        return List.copyOf(problems);
+        List<String> listed = new ArrayList<>(problems);
+        long more = unlisted.get();
+        if (more > 0) {
+            listed.add("and " + more + " more problems not listed (in all: " + losses() + " losses, " + duplicates()
+                    + " duplicates, " + unexpectedCount() + " unexpected)");
+        }
+        return List.copyOf(listed);
     }
 
     String unavailable() {

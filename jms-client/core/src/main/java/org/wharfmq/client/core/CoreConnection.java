@@ -400,8 +400,8 @@ public final class CoreConnection {
      * Waits up to requestTimeout for a registered request's answer (see {@link #request}).
      *
      * @throws LinkLostException when the request's link was lost before the answer, while the connection reconnects
-     * @throws ClientException   when no answer came in time, or the connection was closed or lost (the cause is then
-     *                           {@link #lostCause()})
+     * @throws RequestTimeoutException when no answer came in time
+     * @throws ClientException   when the connection was closed or lost (the cause is then {@link #lostCause()})
      */
     public Frame.Error await(PendingRequests.Request request, String what) throws ClientException {
         boolean answered = request.await(TimeUnit.MILLISECONDS.toNanos(settings.requestTimeoutMillis()));
@@ -410,8 +410,8 @@ public final class CoreConnection {
             if (Thread.currentThread().isInterrupted()) {
                 throw new ClientException("Interrupted while waiting for the answer to " + what, null);
             }
-            throw new ClientException("No answer from Wharf at " + request.on.address() + " to " + what + " within "
-                    + settings.requestTimeoutMillis() + " ms (requestTimeout)", null);
+            throw new RequestTimeoutException("No answer from Wharf at " + request.on.address() + " to " + what
+                    + " within " + settings.requestTimeoutMillis() + " ms (requestTimeout)");
         }
         try {
             return request.answer().join();

@@ -312,8 +312,9 @@ public final class CoreSettlement {
      * forgets its consumed-list and throws that refusal.
      *
      * <p>After a reconnection: a transaction that did work over the lost link is rolled back (what it did over the new
-     * one too) and a TRANSACTION_ROLLED_BACK refusal says so. A COMMIT whose link is lost before its answer has an
-     * outcome nobody on this side knows: {@link TransactionOutcomeUnknownException} says so.
+     * one too) and a TRANSACTION_ROLLED_BACK refusal says so. A COMMIT whose link is lost before its answer, or whose
+     * answer does not come within requestTimeout, has an outcome nobody on this side knows:
+     * {@link TransactionOutcomeUnknownException} says so.
      *
      * <p>The session's asynchronous sends complete first; a failure of a fire-and-forget send is the COMMIT answer's to
      * report.
@@ -344,6 +345,18 @@ public final class CoreSettlement {
                     + " transaction may have been committed (its sends delivered, its received messages acknowledged) or"
                     + " rolled back (its sends dropped, its received messages delivered again marked JMSRedelivered). The"
                     + " connection has been made again and a new transaction has begun.");
+        } catch (RequestTimeoutException late) {
+            // the server has the COMMIT and may still carry it out (a replicated queue manager waits for a majority):
+            // a plain failure would tell the application to do the work again, which may then be done twice. What the
+            // transaction consumed is the server's to settle now: committed, or delivered again marked
+            forget(list);
+            ledger.settle(upTo);
+            workSettled();
+            throw new TransactionOutcomeUnknownException("The outcome of the commit is unknown: " + late.getMessage()
+                    + ". The server may still commit the transaction (its sends delivered, its received messages"
+                    + " acknowledged) or roll it back (its sends dropped, its received messages delivered again marked"
+                    + " JMSRedelivered). A new transaction has begun; raise requestTimeout if the server is slow to"
+                    + " answer.");
         }
         if (error == null || error.code() == ErrorCode.TRANSACTION_ROLLED_BACK) {
             forget(list);

@@ -49,7 +49,6 @@ final class JournalStateMachine extends BaseStateMachine {
     private final ReplicaSink sink;
     private final ActiveListener listener;
     private final AtomicLong batchesApplied = new AtomicLong();
-    private final AtomicLong snapshotsLoaded = new AtomicLong();
 
     JournalStateMachine(ReplicaSink sink, ActiveListener listener) {
         this.sink = sink;
@@ -107,7 +106,6 @@ final class JournalStateMachine extends BaseStateMachine {
             sink.loadSnapshot(in);
         }
         setLastAppliedTermIndex(snapshot.getTermIndex());
-        snapshotsLoaded.incrementAndGet();
         LOG.log(System.Logger.Level.INFO, () -> getId() + ": replicated journal state loaded from snapshot at index "
                 + snapshot.getIndex() + " (" + file + ")");
     }
@@ -175,10 +173,5 @@ final class JournalStateMachine extends BaseStateMachine {
     /** Batches applied to the sink since this state machine was made. */
     long batchesApplied() {
         return batchesApplied.get();
-    }
-
-    /** Snapshots loaded into the sink (at start, or installed by the leader) since this state machine was made. */
-    long snapshotsLoaded() {
-        return snapshotsLoaded.get();
     }
 }

@@ -407,11 +407,6 @@ public final class ReplicatedLog implements AutoCloseable {
         }
     }
 
-    /** Snapshots loaded into the sink since this member started (at start, or sent by the leader). */
-    public long snapshotsLoaded() {
-        return stateMachine.snapshotsLoaded();
-    }
-
     /** This member's view of the replication: its role, the active member, indexes, and how far each member is. */
     public ReplicationStatus status() {
         RaftServer.Division division;

@@ -16,6 +16,8 @@ final class RecordingSink implements ReplicaSink {
     private final List<String> batches = new ArrayList<>();
     private long lastIndex = -1;
     private boolean failNext;
+    /** Snapshots loaded: counted under the lock the batches are read under (ReplicatedLogTest's barrier). */
+    private int snapshotsLoaded;
 
     @Override
     public synchronized void apply(long index, String origin, ByteBuffer records) throws IOException {
@@ -58,6 +60,7 @@ final class RecordingSink implements ReplicaSink {
         for (int i = 0; i < n; i++) {
             batches.add(new String(data.readNBytes(data.readInt()), StandardCharsets.UTF_8));
         }
+        snapshotsLoaded++;
     }
 
     @Override
@@ -77,5 +80,10 @@ final class RecordingSink implements ReplicaSink {
 
     synchronized int size() {
         return batches.size();
+    }
+
+    /** Snapshots loaded into this sink (at its member's start, or installed by the leader). */
+    synchronized int snapshotsLoaded() {
+        return snapshotsLoaded;
     }
 }
