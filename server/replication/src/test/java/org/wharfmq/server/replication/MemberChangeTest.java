@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -198,15 +199,41 @@ class MemberChangeTest {
         return found[0];
     }
 
+    /** Appends {@code n} batches, one at a time, each once ({@link #appendOnce}). */
     private void append(int active, String prefix, int n) throws Exception {
-        List<CompletableFuture<Long>> futures = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             String batch = prefix + "-" + sent.size();
+            appendOnce(active, batch);
             sent.add(batch);
-            futures.add(logs[active].append(ByteBuffer.wrap(batch.getBytes(StandardCharsets.UTF_8))));
+            active = awaitActive();
         }
-        for (CompletableFuture<Long> f : futures) {
-            f.get(Trio.WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    /**
+     * Appends one batch. On a loaded machine the leadership may change under it, above all around a change of the
+     * members: the batch is then refused (NotActiveException) and is in the log on every member or on none, so the
+     * next active member, once it has applied what is committed, says which; if none, it is appended again there.
+     */
+    private void appendOnce(int active, String batch) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                logs[active].append(ByteBuffer.wrap(batch.getBytes(StandardCharsets.UTF_8)))
+                        .get(Trio.WAIT.toSeconds(), TimeUnit.SECONDS);
+                return;
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof NotActiveException) || attempt == 5) {
+                    throw e;
+                }
+            }
+            int now = awaitActive();
+            long committed = logs[now].status().committedIndex();
+            Trio.await("member " + IDS[now] + " to apply what is committed",
+                    () -> logs[now].appliedIndex() >= committed);
+            List<String> held = sinks[now].batches();
+            if (!held.isEmpty() && held.get(held.size() - 1).equals(batch)) {
+                return;
+            }
+            active = now;
         }
     }
 
