@@ -89,11 +89,6 @@ final class SessionSender {
         }
     }
 
-    /** The session is closing: a send waiting for credit stops; waits for the asynchronous sends' listeners. */
-    void close() {
-        core.close();
-    }
-
     private static void stampHeaders(Message m, Destination destination, int deliveryMode, int priority, String messageId,
                                      long timestamp, long expiration, long deliveryTime) throws JMSException {
         m.setJMSDestination(destination);

@@ -2,18 +2,13 @@ package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.ConnectedLink;
-import org.wharfmq.client.core.CoreConsumer;
 import org.wharfmq.client.core.CoreSettlement;
 
 import org.wharfmq.jms.message.MessageAcknowledger;
 import org.wharfmq.jms.message.WharfMessage;
-import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.JMSException;
 import javax.jms.Session;
-import java.util.List;
-import java.util.function.Function;
-import java.util.function.IntFunction;
 
 /**
  * One session's acknowledgement and transactions in JMS terms, over the core's {@link CoreSettlement}, which settles
@@ -37,32 +32,9 @@ final class SessionSettlement {
         this.clientAcknowledger = mode == Session.CLIENT_ACKNOWLEDGE ? this::acknowledge : null;
     }
 
-    /** The core settlement under this one. */
-    CoreSettlement core() {
-        return core;
-    }
-
-    /** The session's consumers, closed ones included until settled. */
-    List<CoreConsumer> consumers() {
-        return core.consumers();
-    }
-
-    void added(ClientConsumer consumer) {
-        core.added(consumer.core());
-    }
-
-    /** A consumer closed (or was never accepted): it stays only while what it consumed awaits settling. */
-    void closed(ClientConsumer consumer) {
-        core.closed(consumer.core());
-    }
-
     /** What {@code Message.acknowledge()} calls: in CLIENT_ACKNOWLEDGE mode, {@link #acknowledge}; else null. */
     MessageAcknowledger clientAcknowledger() {
         return clientAcknowledger;
-    }
-
-    boolean isDiscarding() {
-        return core.isDiscarding();
     }
 
     int rollbackCount() {
@@ -77,11 +49,6 @@ final class SessionSettlement {
         if (core.handOut(message.getJMSMessageID(), on)) {
             message.setDeliveryCount(Math.max(2, message.getDeliveryCount()));
         }
-    }
-
-    /** The open transaction sent, received or was handed a message over {@code on}. */
-    void work(ConnectedLink on) {
-        core.work(on);
     }
 
     /** A synchronous receive consumed a delivery. */
@@ -108,11 +75,6 @@ final class SessionSettlement {
         core.afterHandler(consumer.core(), deliveryId, rollbacksBefore);
     }
 
-    /** Writes one unanswered ACK for everything consumed and not yet acknowledged, at once: DUPS_OK's batch. */
-    void acknowledgeConsumedNow() {
-        core.acknowledgeConsumedNow();
-    }
-
     /** Message.acknowledge() in CLIENT_ACKNOWLEDGE mode: {@link CoreSettlement#acknowledge}. */
     void acknowledge() throws JMSException {
         try {
@@ -135,20 +97,6 @@ final class SessionSettlement {
     void rollback(String what) throws JMSException {
         try {
             core.rollback(what);
-        } catch (ClientException e) {
-            throw toJms(e);
-        }
-    }
-
-    /** The session's link was lost: buffered deliveries are dropped, and closed consumers can be settled by nobody. */
-    void linkLost() {
-        core.linkLost();
-    }
-
-    /** An XA session's XA_END: {@link CoreSettlement#endBranch}. */
-    Frame.Error endBranch(Function<List<Frame.Consumed>, IntFunction<Frame>> end) throws JMSException {
-        try {
-            return core.endBranch(end);
         } catch (ClientException e) {
             throw toJms(e);
         }

@@ -384,6 +384,11 @@ public final class CoreConsumer implements DeliveryTarget {
         }
     }
 
+    /** Whether it hands its deliveries on to a {@link Handler} rather than to {@link #take}. */
+    public boolean handsOn() {
+        return handler != null;
+    }
+
     // ---- consuming: credit and acknowledgement bookkeeping ----
 
     /** Counts the delivery last taken as consumed: CLOSE_CONSUMER position, and credit, returned at once in batches. */

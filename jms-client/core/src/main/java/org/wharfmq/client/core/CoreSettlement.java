@@ -41,8 +41,8 @@ public final class CoreSettlement {
     public static final int DUPS_OK_ACKNOWLEDGE = 3;
 
     private final CoreConnection connection;
-    /** Its session's user: whether the session is closing or closed, and what to forget on a rollback. */
-    private final CoreSession.Hooks session;
+    /** Its session: whether it is closing or closed, and what its user forgets on a rollback. */
+    private final CoreSession session;
     /** The session's sending side: a commit or rollback settles its sends too. */
     private final CoreSender sender;
     private final int sessionId;
@@ -70,17 +70,16 @@ public final class CoreSettlement {
     private volatile boolean inBranch;
 
     /**
-     * @param mode      {@link #SESSION_TRANSACTED}, {@link #AUTO_ACKNOWLEDGE}, {@link #CLIENT_ACKNOWLEDGE},
-     *                  {@link #DUPS_OK_ACKNOWLEDGE} or {@link Frame#SESSION_XA}
+     * @param session   its session, whose mode ({@link #SESSION_TRANSACTED}, {@link #AUTO_ACKNOWLEDGE},
+     *                  {@link #CLIENT_ACKNOWLEDGE}, {@link #DUPS_OK_ACKNOWLEDGE} or {@link Frame#SESSION_XA}) it follows
      * @param batchSize DUPS_OK acknowledgements, and the confirmations of AUTO ones, go every this many messages
      */
-    CoreSettlement(CoreConnection connection, CoreSession.Hooks session, int sessionId, int mode, int batchSize,
-                   CoreSender sender) {
-        this.connection = connection;
+    CoreSettlement(CoreSession session, int batchSize, CoreSender sender) {
+        this.connection = session.connection();
         this.session = session;
         this.sender = sender;
-        this.sessionId = sessionId;
-        this.mode = mode;
+        this.sessionId = session.id();
+        this.mode = session.mode();
         this.batchSize = batchSize;
     }
 
@@ -379,7 +378,7 @@ public final class CoreSettlement {
         for (CoreConsumer c : consumers) {
             c.releaseBuffer();
         }
-        session.forgetHandedOn();
+        session.hooks().forgetHandedOn();
         // registered before the write, so it runs on the thread that reads the answer, before any later delivery
         request.answer().whenComplete((error, failure) -> discarding = false);
         on.write(new Frame.Rollback(request.id, sessionId, list));
@@ -405,7 +404,7 @@ public final class CoreSettlement {
         for (CoreConsumer c : consumers) {
             c.linkLost();
         }
-        session.forgetHandedOn();
+        session.hooks().forgetHandedOn();
         consumers.removeIf(CoreConsumer::isClosed);
     }
 

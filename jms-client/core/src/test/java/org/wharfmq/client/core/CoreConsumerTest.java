@@ -16,6 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.wharfmq.client.core.TestSessions.consume;
+import static org.wharfmq.client.core.TestSessions.open;
+import static org.wharfmq.client.core.TestSessions.producer;
 
 /**
  * The core client's consumer and its session's settlement against a real server, through the core's API alone:
@@ -53,7 +56,7 @@ class CoreConsumerTest {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
         c.start();
         CoreSession session = open(c, CoreSettlement.CLIENT_ACKNOWLEDGE);
-        int producer = producer(c, session);
+        int producer = producer(session, QUEUE);
         for (int i = 1; i <= 10; i++) {
             send(session, producer, "m" + i);
         }
@@ -81,7 +84,7 @@ class CoreConsumerTest {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
         c.start();
         CoreSession session = open(c, CoreSettlement.SESSION_TRANSACTED);
-        int producer = producer(c, session);
+        int producer = producer(session, QUEUE);
         send(session, producer, "t1");
         session.settlement().commit();
 
@@ -122,7 +125,7 @@ class CoreConsumerTest {
         assertEquals(Reconnector.Step.DISCONNECTED, steps.poll(10, TimeUnit.SECONDS));
         assertEquals(Reconnector.Step.RECONNECTED, steps.poll(10, TimeUnit.SECONDS));
 
-        int producer = producer(c, session);
+        int producer = producer(session, QUEUE);
         send(session, producer, "after");
         Frame.Deliver d = consumer.take(WAIT);
         assertNotNull(d, "the consumer was not created again on the new link");
@@ -131,28 +134,9 @@ class CoreConsumerTest {
         assertTrue(consumer.takenLink().generation() > 1);
     }
 
-    private static CoreSession open(CoreConnection c, int mode) throws ClientException {
-        CoreSession session = new CoreSession(c, mode, 5, false, CoreSession.Hooks.NONE);
-        session.open();
-        return session;
-    }
-
-    private static int producer(CoreConnection c, CoreSession session) throws ClientException {
-        int producer = c.nextProducerId();
-        session.createProducer(producer, QUEUE);
-        return producer;
-    }
-
     /** A consumer of {@link #QUEUE} in {@code session}, created on the server. */
     private static CoreConsumer consumer(CoreSession session, int prefetch, int creditBatch) throws ClientException {
         return session.createConsumer(new CoreConsumer.Spec(session.id(), QUEUE, null, prefetch, 0, null), creditBatch);
-    }
-
-    /** The user got {@code d}: its credit goes back, and the session's settlement counts it. */
-    private static void consume(CoreSession session, CoreConsumer consumer, Frame.Deliver d) {
-        session.settlement().handOut(null, consumer.takenLink());
-        consumer.consumed(d.deliveryId());
-        session.settlement().received(consumer, d.deliveryId());
     }
 
     private static void send(CoreSession session, int producer, String text) throws ClientException {
