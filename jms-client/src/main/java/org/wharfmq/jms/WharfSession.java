@@ -59,9 +59,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@code CoreConsumer}); acknowledgement in the session's mode, commit, rollback and recover are its
  * {@link SessionSettlement}'s (over the core's {@code CoreSettlement}); MessageListeners run on its
  * {@link SessionDispatcher}. The core connection sees the session as a {@code SessionMember}.
- * What is left here is the JMS API, the session's producers and browsers, and closing. {@code close},
- * {@code commit} and {@code rollback} wait for asynchronous sends first, and refuse to run on their listener's
- * thread.
+ * What is left here is the JMS API, the session's producers and browsers, and the JMS rules of closing (the close
+ * itself is the core session's). {@code close}, {@code commit} and {@code rollback} wait for asynchronous sends
+ * first, and refuse to run on their listener's thread.
  *
  * <p>Extended only by {@link WharfXASession}, an XA session.
  */

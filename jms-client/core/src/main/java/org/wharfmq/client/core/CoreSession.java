@@ -137,7 +137,7 @@ public final class CoreSession {
     /**
      * Creates a consumer on the server. A plain queue consumer where the server has accepted one on this connection
      * before is not waited for: it leaves in one packet with what the user sends next (or when it waits), and a refusal
-     * (the queue deleted since) is raised by its {@link CoreConsumer#take}; any other waits for the server's answer.
+     * (the queue deleted since) is raised by its {@link CoreConsumer#receive}; any other waits for the server's answer.
      * Registered before the request, since deliveries may follow the answer at once.
      *
      * @param creditBatch credit goes back in batches of this many consumed deliveries
@@ -145,8 +145,7 @@ public final class CoreSession {
      *                         failure
      */
     public CoreConsumer createConsumer(CoreConsumer.Spec spec, int creditBatch) throws ClientException {
-        CoreConsumer consumer = new CoreConsumer(connection, connection.nextConsumerId(), creditBatch, spec,
-                settlement::isDiscarding);
+        CoreConsumer consumer = new CoreConsumer(connection, connection.nextConsumerId(), creditBatch, spec, settlement);
         WireDestination destination = spec.destination();
         ConsumerRegistry registry = connection.consumers();
         try {

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.transport.BrokerAddress;
-import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.TestServer;
 
@@ -16,13 +15,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.wharfmq.client.core.TestSessions.consume;
+import static org.wharfmq.client.core.TestSessions.receive;
+import static org.wharfmq.client.core.TestSessions.receiveNoWait;
 import static org.wharfmq.client.core.TestSessions.open;
 import static org.wharfmq.client.core.TestSessions.producer;
 
 /**
  * The core client's consumer and its session's settlement against a real server, through the core's API alone:
- * deliveries taken from its buffer with its credit returned in batches, acknowledgement, a transaction's rollback and
+ * messages received from its buffer ({@link CoreConsumer#receive}) with its credit returned in batches, acknowledgement, a transaction's rollback and
  * commit, a recover (a PULL then finds nothing left), and the consumer created again after the server comes back.
  */
 class CoreConsumerTest {
@@ -64,11 +64,10 @@ class CoreConsumerTest {
         CoreConsumer consumer = consumer(session, 4, 2);
         long last = 0;
         for (int i = 1; i <= 10; i++) {
-            Frame.Deliver d = consumer.take(WAIT);
-            assertNotNull(d, "message " + i + " did not come");
-            assertEquals("m" + i, text(d));
-            consume(session, consumer, d);
-            last = d.deliveryId();
+            TestMessages.Received m = receive(consumer, WAIT);
+            assertNotNull(m, "message " + i + " did not come");
+            assertEquals("m" + i, m.text);
+            last = m.deliveryId;
         }
         assertEquals(last, consumer.unacknowledged());
         session.settlement().acknowledge();
@@ -76,7 +75,7 @@ class CoreConsumerTest {
 
         // acknowledged: a recover (ROLLBACK) of the session gives back nothing
         session.settlement().rollback("ROLLBACK (recover)");
-        assertNull(consumer.takeNow(), "the PULL found a message the acknowledgement should have settled");
+        assertNull(receiveNoWait(consumer), "the PULL found a message the acknowledgement should have settled");
     }
 
     @Test
@@ -89,22 +88,20 @@ class CoreConsumerTest {
         session.settlement().commit();
 
         CoreConsumer consumer = consumer(session, 10, 5);
-        Frame.Deliver first = consumer.take(WAIT);
-        assertEquals(1, first.deliveryCount());
-        assertEquals("t1", text(first));
-        consume(session, consumer, first);
+        TestMessages.Received first = receive(consumer, WAIT);
+        assertEquals(1, first.deliveryCount);
+        assertEquals("t1", first.text);
         // the server takes back what the transaction consumed, and what it sent ahead, and sends it again
         session.settlement().rollback("ROLLBACK");
 
-        Frame.Deliver again = consumer.take(WAIT);
-        assertEquals(2, again.deliveryCount(), "delivered again after the rollback");
-        assertEquals("t1", text(again));
-        consume(session, consumer, again);
+        TestMessages.Received again = receive(consumer, WAIT);
+        assertEquals(2, again.deliveryCount, "delivered again after the rollback");
+        assertEquals("t1", again.text);
         session.settlement().commit();
         assertEquals(0, consumer.unacknowledged());
 
         session.settlement().rollback("ROLLBACK");
-        assertNull(consumer.takeNow(), "the commit should have settled it");
+        assertNull(receiveNoWait(consumer), "the commit should have settled it");
     }
 
     @Test
@@ -127,9 +124,9 @@ class CoreConsumerTest {
 
         int producer = producer(session, QUEUE);
         send(session, producer, "after");
-        Frame.Deliver d = consumer.take(WAIT);
+        TestMessages.Received d = receive(consumer, WAIT);
         assertNotNull(d, "the consumer was not created again on the new link");
-        assertEquals("after", text(d));
+        assertEquals("after", d.text);
         assertEquals(c.current(), consumer.takenLink());
         assertTrue(consumer.takenLink().generation() > 1);
     }
@@ -141,9 +138,5 @@ class CoreConsumerTest {
 
     private static void send(CoreSession session, int producer, String text) throws ClientException {
         TestMessages.send(session, producer, QUEUE, text);
-    }
-
-    private static String text(Frame.Deliver d) {
-        return TestMessages.text(d);
     }
 }

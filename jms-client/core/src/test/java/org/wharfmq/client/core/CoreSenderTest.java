@@ -4,7 +4,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.protocol.frame.ErrorCode;
-import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
@@ -30,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.wharfmq.client.core.TestSessions.consume;
+import static org.wharfmq.client.core.TestSessions.receive;
 import static org.wharfmq.client.core.TestSessions.open;
 import static org.wharfmq.client.core.TestSessions.producer;
 
@@ -121,10 +120,9 @@ class CoreSenderTest {
         CoreSession reader = open(consuming, CoreSettlement.AUTO_ACKNOWLEDGE);
         CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null), 5);
         for (int i = 0; i < messages; i++) {
-            Frame.Deliver d = consumer.take(WAIT_NANOS);
-            assertNotNull(d, "message " + i + " never came: the sender did not go on when credit returned");
-            consume(reader, consumer, d); // its credit goes back, and the session acknowledges it
-            assertEquals(i + ":" + body, TestMessages.text(d));
+            TestMessages.Received m = receive(consumer, WAIT_NANOS); // its credit goes back, and it is acknowledged
+            assertNotNull(m, "message " + i + " never came: the sender did not go on when credit returned");
+            assertEquals(i + ":" + body, m.text);
             assertTrue(queue().heldBytes() <= bound, () -> "the queue holds " + queue().heldBytes() + " bytes");
         }
         producing.get(10, TimeUnit.SECONDS);
@@ -210,8 +208,8 @@ class CoreSenderTest {
         CoreSession reader = open(connection, CoreSettlement.AUTO_ACKNOWLEDGE);
         connection.start();
         CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null), 5);
-        assertEquals("committed", TestMessages.text(consumer.take(WAIT_NANOS)));
-        assertEquals("the next transaction", TestMessages.text(consumer.take(WAIT_NANOS)));
+        assertEquals("committed", receive(consumer, WAIT_NANOS).text);
+        assertEquals("the next transaction", receive(consumer, WAIT_NANOS).text);
     }
 
     /** A persistent send in the session's transaction: not waited for, whatever its persistence. */

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.protocol.frame.ErrorCode;
-import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.config.MemoryPolicy;
@@ -29,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.wharfmq.client.core.TestSessions.consume;
+import static org.wharfmq.client.core.TestSessions.receive;
+import static org.wharfmq.client.core.TestSessions.receiveNoWait;
 import static org.wharfmq.client.core.TestSessions.open;
 import static org.wharfmq.client.core.TestSessions.producer;
 
@@ -77,17 +77,16 @@ class CoreSessionCloseTest {
         }
         CoreConsumer consumer = consumer(session);
         for (int i = 1; i <= 2; i++) {
-            Frame.Deliver d = consumer.take(WAIT);
-            assertNotNull(d, "message " + i + " did not come");
-            consume(session, consumer, d);
-            assertEquals("m" + i, TestMessages.text(d));
+            TestMessages.Received m = receive(consumer, WAIT);
+            assertNotNull(m, "message " + i + " did not come");
+            assertEquals("m" + i, m.text);
         }
         awaitTrue(() -> consumer.buffered() == 3, "the other three are buffered");
 
         session.close();
 
         assertTrue(session.isClosed());
-        assertNull(consumer.take(0), "a closed consumer hands nothing out");
+        assertNull(receive(consumer, 0), "a closed consumer hands nothing out");
         assertEquals(ErrorCode.ILLEGAL_STATE, assertThrows(ClientException.class,
                 () -> session.settlement().acknowledge()).code());
         assertEquals(ErrorCode.ILLEGAL_STATE, assertThrows(ClientException.class,
@@ -105,10 +104,7 @@ class CoreSessionCloseTest {
         TestMessages.send(session, producer, QUEUE, "committed");
         session.settlement().commit();
         CoreConsumer consumer = consumer(session);
-        Frame.Deliver d = consumer.take(WAIT);
-        assertNotNull(d);
-        consume(session, consumer, d);
-        assertEquals("committed", TestMessages.text(d));
+        assertEquals("committed", receive(consumer, WAIT).text);
         TestMessages.send(session, producer, QUEUE, "not committed");
         producer(session, QUEUE); // answered once the server has handled the send before it
         assertEquals(1, queue().snapshot().enqueued(), "only the committed send is on the queue");
@@ -207,10 +203,8 @@ class CoreSessionCloseTest {
     private static Map<String, Integer> drain(CoreSession session) throws ClientException {
         CoreConsumer consumer = consumer(session);
         Map<String, Integer> counts = new TreeMap<>();
-        for (Frame.Deliver d; (d = consumer.takeNow()) != null; ) {
-            consume(session, consumer, d);
-            int deliveryCount = d.deliveryCount();
-            assertNull(counts.put(TestMessages.text(d), deliveryCount), "delivered twice");
+        for (TestMessages.Received m; (m = receiveNoWait(consumer)) != null; ) {
+            assertNull(counts.put(m.text, m.deliveryCount), "delivered twice");
         }
         return counts;
     }

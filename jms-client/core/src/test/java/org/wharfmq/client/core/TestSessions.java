@@ -1,9 +1,8 @@
 package org.wharfmq.client.core;
 
-import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 
-/** Sessions, producers and consumption through the core's API alone, for the core's tests. */
+/** Sessions, producers and receiving through the core's API alone, for the core's tests. */
 final class TestSessions {
     private TestSessions() {
     }
@@ -22,10 +21,13 @@ final class TestSessions {
         return producer;
     }
 
-    /** The user got {@code d}, just taken from {@code consumer}: its credit goes back, and the session counts it. */
-    static void consume(CoreSession session, CoreConsumer consumer, Frame.Deliver d) {
-        session.settlement().handOut(null, consumer.takenLink());
-        consumer.consumed(d.deliveryId());
-        session.settlement().received(consumer, d.deliveryId());
+    /** The next message of {@code consumer}, waiting up to {@code timeoutNanos}, consumed and settled; or null. */
+    static TestMessages.Received receive(CoreConsumer consumer, long timeoutNanos) throws ClientException {
+        return consumer.receive(timeoutNanos, false, TestMessages.RECEIVED);
+    }
+
+    /** A message already queued for {@code consumer} (it asks the server with a PULL), consumed and settled; or null. */
+    static TestMessages.Received receiveNoWait(CoreConsumer consumer) throws ClientException {
+        return consumer.receive(0, true, TestMessages.RECEIVED);
     }
 }
