@@ -4,8 +4,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.TestServer;
+import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.SystemQueues;
 
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -22,8 +26,9 @@ import static org.wharfmq.client.core.TestSessions.producer;
 
 /**
  * The core client's consumer and its session's settlement against a real server, through the core's API alone:
- * messages received from its buffer ({@link CoreConsumer#receive}) with its credit returned in batches, acknowledgement, a transaction's rollback and
- * commit, a recover (a PULL then finds nothing left), and the consumer created again after the server comes back.
+ * messages received from its buffer ({@link CoreConsumer#receive}) with its credit returned in batches,
+ * acknowledgement, a transaction's rollback and commit, a recover (a PULL then finds nothing left), a delivery its
+ * decoder cannot read rejected to the dead-letter queue, and the consumer created again after the server comes back.
  */
 class CoreConsumerTest {
     private static final WireDestination QUEUE = WireDestination.queue("CORE.CONSUMED");
@@ -102,6 +107,41 @@ class CoreConsumerTest {
 
         session.settlement().rollback("ROLLBACK");
         assertNull(receiveNoWait(consumer), "the commit should have settled it");
+    }
+
+    @Test
+    void aDeliveryTheDecoderCannotReadIsRejectedToTheDeadLetterQueueAndTheNextIsReceived() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        c.start();
+        CoreSession session = open(c, CoreSettlement.AUTO_ACKNOWLEDGE);
+        int producer = producer(session, QUEUE);
+        send(session, producer, "unreadable");
+        send(session, producer, "readable");
+        CoreConsumer.Decoder<TestMessages.Received> refusing = new CoreConsumer.Decoder<>() {
+            @Override
+            public TestMessages.Received decode(Frame.Deliver delivery) {
+                TestMessages.Received m = TestMessages.RECEIVED.decode(delivery);
+                if (m.text.equals("unreadable")) {
+                    throw new MalformedFrameException("the test's decoder cannot read it");
+                }
+                return m;
+            }
+
+            @Override
+            public String messageId(TestMessages.Received message) {
+                return null;
+            }
+
+            @Override
+            public void markRedelivered(TestMessages.Received message) {
+            }
+        };
+
+        assertEquals("readable", consumer(session, 10, 5).receive(WAIT, false, refusing).text);
+        producer(session, QUEUE); // answered once the server has handled the REJECT before it
+        LocalQueue deadLetters = server.server().queueManager().queue(SystemQueues.DEAD_LETTER_QUEUE);
+        assertEquals(1, deadLetters.depth(), "the unreadable delivery is not in the dead-letter queue");
+        assertEquals(0, server.server().queueManager().queue(QUEUE.name()).depth());
     }
 
     @Test
