@@ -116,8 +116,8 @@ final class ClientConsumer implements CoreConsumer.Decoder<WharfMessage> {
         int buffered = core.handleWith(listener == null ? null : count -> dispatcher.ready(this, count));
         if (listener != null) {
             dispatcher.start();
-            connection.listenerInUse();
-            connection.flushSoonFrames(); // the consumer's opening may still wait for a ride; a listener waits
+            connection.core().readerOnly(); // only the links' reader threads read from now on
+            connection.core().flushSoonFrames(); // the consumer's opening may still wait for a ride; a listener waits
             dispatcher.ready(this, buffered);
         }
     }

@@ -56,7 +56,7 @@ final class SessionSender {
         }
         WharfMessage wharf = message instanceof WharfMessage w ? w : MessageCodec.copyOf(message);
         long now = System.currentTimeMillis();
-        String messageId = disableMessageId ? null : connection.nextMessageId();
+        String messageId = disableMessageId ? null : core.connection().nextMessageId();
         long timestamp = disableTimestamp ? 0 : now;
         long expiration = timeToLive > 0 ? now + timeToLive : 0;
         long deliveryTime = deliveryDelay > 0 ? now + deliveryDelay : 0;

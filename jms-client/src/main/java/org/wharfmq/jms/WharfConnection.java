@@ -2,14 +2,12 @@ package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.CoreSender;
-import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.ConnectionListener;
 import org.wharfmq.client.core.ConnectionSettings;
 import org.wharfmq.client.core.CoreConnection;
 import org.wharfmq.client.core.LinkLostException;
 import org.wharfmq.client.core.Reconnector;
 import org.wharfmq.client.core.transport.BrokerAddress;
-import org.wharfmq.client.core.transport.FrameLink;
 
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
@@ -114,15 +112,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         return core;
     }
 
-    /** The newest link: what waiting threads read, and what an in-flight delivery's link is compared with. */
-    ConnectedLink current() {
-        return core.current();
-    }
-
-    boolean isStarted() {
-        return core.isStarted();
-    }
-
     /** Non-null once the connection has been lost for good. */
     JMSException lostCause() {
         ClientException lost = core.lostCause();
@@ -142,14 +131,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         return temporaries;
     }
 
-    int nextProducerId() {
-        return core.nextProducerId();
-    }
-
-    String nextMessageId() {
-        return core.nextMessageId();
-    }
-
     /** Throws once the connection is closed or lost for good; never waits (the connection may be reconnecting). */
     void checkOpen() throws JMSException {
         if (core.isClosing()) {
@@ -159,11 +140,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         if (lost != null) {
             throw lostException(lost);
         }
-    }
-
-    /** The usable link, or null while reconnecting, once lost, or closed: for frames worth sending only now. */
-    ConnectedLink usableOrNull() {
-        return core.usableOrNull();
     }
 
     /** A fresh exception, thrown on the caller's thread, that says the connection was lost and why. */
@@ -208,11 +184,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         return e;
     }
 
-    /** Sends the frames {@link FrameLink#writeSoon} left waiting: called before the application blocks. */
-    void flushSoonFrames() {
-        core.flushSoonFrames();
-    }
-
     /** {@link CoreConnection#requestOkRetrying}, in JMS terms. */
     void requestOkRetrying(IntFunction<Frame> frame, String what) throws JMSException {
         requestOkRetrying(frame, what, null);
@@ -225,11 +196,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         } catch (ClientException e) {
             throw toJms(e);
         }
-    }
-
-    /** A MessageListener is in use: only the links' reader threads read from now on ({@link FrameLink#readerOnly}). */
-    void listenerInUse() {
-        core.readerOnly();
     }
 
     /** What the core connection tells this one: the ExceptionListener's and the FailoverListener's events. */

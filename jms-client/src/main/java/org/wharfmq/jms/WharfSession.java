@@ -286,7 +286,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     private WharfMessageProducer newProducer(Destination destination) throws JMSException {
         checkOpen();
         WireDestination wire = destination == null ? null : wireDestination(destination);
-        int producerId = connection.nextProducerId();
+        int producerId = core.connection().nextProducerId();
         try {
             core.createProducer(producerId, wire);
         } catch (ClientException e) {
@@ -298,7 +298,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     }
 
     void producerClosed(WharfMessageProducer producer) {
-        ConnectedLink on = connection.usableOrNull();
+        ConnectedLink on = core.connection().usableOrNull();
         if (producers.remove(producer) && on != null && !core.isClosing()) {
             on.write(new Frame.CloseProducer(0, id, producer.id()));
         }
