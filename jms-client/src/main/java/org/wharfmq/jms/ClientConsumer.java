@@ -3,26 +3,27 @@ package org.wharfmq.jms;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.CoreConsumer;
 
-import io.netty.buffer.ByteBuf;
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
 import org.wharfmq.jms.message.WharfStreamMessage;
 import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.frame.MalformedFrameException;
 
 import javax.jms.JMSException;
 import javax.jms.MessageListener;
+import java.util.function.BiConsumer;
 
 /**
  * One consumer under its JMS facades ({@link WharfMessageConsumer}, {@link WharfJMSConsumer}), over the core's
  * {@link CoreConsumer}, which owns the deliveries the server has pushed ahead of the application (its buffer), the
- * credit it returns, its PULLs and its acknowledgement bookkeeping. This class makes JMS messages of what the core
- * consumer hands out (decoding, expiry, rejecting what cannot be decoded), runs the MessageListener on its session's
- * {@link SessionDispatcher}, and tells its session's {@link SessionSettlement} what was consumed.
+ * credit it returns, its PULLs, its acknowledgement bookkeeping, and what handing a message out and settling it takes
+ * (expired deliveries dropped, undecodable ones rejected, the session told). This class is the core consumer's
+ * {@link CoreConsumer.Decoder} of JMS messages, adds receiveBody's rules, runs the MessageListener through the core on
+ * its session's {@link SessionDispatcher}, and gives the core's failures as JMS exceptions.
  */
-final class ClientConsumer {
-    private static final System.Logger LOG = System.getLogger(ClientConsumer.class.getName());
+final class ClientConsumer implements CoreConsumer.Decoder<WharfMessage> {
+    /** Runs a listener on a message: one for all, so a dispatch allocates nothing for it. */
+    private static final BiConsumer<MessageListener, WharfMessage> ON_MESSAGE = MessageListener::onMessage;
 
     private final WharfConnection connection;
     private final SessionSettlement settlement;
@@ -59,28 +60,17 @@ final class ClientConsumer {
     // ---- synchronous receive ----
 
     /**
-     * The next message, consumed and acknowledged as the session mode says; expired and undecodable deliveries
-     * are skipped (they count as consumed).
+     * The next message ({@link CoreConsumer#receive}), consumed and acknowledged as the session mode says.
      *
      * @param timeoutNanos how long to wait; negative without limit
      * @param noWait       receiveNoWait: do not wait for a delivery, ask the server (PULL) for one already queued
      * @return null on timeout, when the thread is interrupted, or once the consumer is closed
      */
     WharfMessage receive(long timeoutNanos, boolean noWait) throws JMSException {
-        long deadline = System.nanoTime() + timeoutNanos;
-        while (true) {
-            Frame.Deliver d = next(timeoutNanos, noWait, deadline);
-            if (d == null) {
-                return null;
-            }
-            WharfMessage m = consume(d);
-            if (m != null) {
-                settlement.handOut(m, core.takenLink());
-            }
-            settlement.received(this, d.deliveryId());
-            if (m != null) {
-                return m;
-            }
+        try {
+            return core.receive(timeoutNanos, noWait, this);
+        } catch (ClientException e) {
+            throw connection.toJms(e);
         }
     }
 
@@ -91,19 +81,11 @@ final class ClientConsumer {
      * MessageListener had thrown; in CLIENT_ACKNOWLEDGE and transacted mode it counts as delivered (JMS 2.0).
      */
     <T> BodyReceipt<T> receiveBody(Class<T> type, long timeoutNanos, boolean noWait) throws JMSException {
-        long deadline = System.nanoTime() + timeoutNanos;
-        while (true) {
-            Frame.Deliver d = next(timeoutNanos, noWait, deadline);
-            if (d == null) {
+        try {
+            WharfMessage message = core.next(timeoutNanos, noWait, this);
+            if (message == null) {
                 return null;
             }
-            WharfMessage message = consume(d);
-            long deliveryId = d.deliveryId();
-            if (message == null) {
-                settlement.received(this, deliveryId);
-                continue;
-            }
-            settlement.handOut(message, core.takenLink());
             T body;
             try {
                 if (message instanceof WharfStreamMessage || message.getClass() == WharfMessage.class) {
@@ -112,25 +94,18 @@ final class ClientConsumer {
                 }
                 body = message.getBody(type);
             } catch (JMSException e) {
-                settlement.bodyRefused(this, deliveryId);
+                core.refused();
                 throw e;
             }
-            settlement.received(this, deliveryId);
+            core.received();
             return new BodyReceipt<>(body);
+        } catch (ClientException e) {
+            throw connection.toJms(e);
         }
     }
 
     /** The body receiveBody returns; a record so that a null body differs from "no message". */
     record BodyReceipt<T>(T body) {
-    }
-
-    /** The next delivery: {@link CoreConsumer#takeNow} for receiveNoWait, else {@link CoreConsumer#take}. */
-    private Frame.Deliver next(long timeoutNanos, boolean noWait, long deadline) throws JMSException {
-        try {
-            return noWait ? core.takeNow() : core.take(timeoutNanos < 0 ? -1 : Math.max(0, deadline - System.nanoTime()));
-        } catch (ClientException e) {
-            throw connection.toJms(e);
-        }
     }
 
     // ---- MessageListener ----
@@ -141,8 +116,8 @@ final class ClientConsumer {
         int buffered = core.handleWith(listener == null ? null : count -> dispatcher.ready(this, count));
         if (listener != null) {
             dispatcher.start();
-            connection.listenerInUse();
-            connection.flushSoonFrames(); // the consumer's opening may still wait for a ride; a listener waits
+            connection.core().readerOnly(); // only the links' reader threads read from now on
+            connection.core().flushSoonFrames(); // the consumer's opening may still wait for a ride; a listener waits
             dispatcher.ready(this, buffered);
         }
     }
@@ -152,69 +127,31 @@ final class ClientConsumer {
         return listener == null || core.isClosed() ? null : core.poll();
     }
 
-    /** Runs the listener on a delivery taken for it (the session's listener thread), then acknowledges it. */
+    /** Runs the listener on a delivery taken for it, on the session's listener thread ({@link CoreConsumer#dispatch}). */
     void dispatch(MessageListener current, Frame.Deliver deliver) {
-        WharfMessage message = consume(deliver);
-        long deliveryId = deliver.deliveryId();
-        // recorded before onMessage so that acknowledge(), commit() or recover() inside it include this message
-        recordConsumed(deliveryId);
-        int rollbacks = settlement.rollbackCount();
-        if (message != null) {
-            settlement.handOut(message, core.takenLink());
-            try {
-                current.onMessage(message);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "MessageListener of consumer " + core.id() + " threw on "
-                        + message.getJMSMessageID(), e);
-                if (settlement.recoverAfterListenerFailure()) {
-                    return;
-                }
-            }
-        }
-        settlement.afterListener(this, deliveryId, rollbacks);
+        core.dispatch(deliver, this, current, ON_MESSAGE);
     }
 
-    // ---- consuming: credit and acknowledgement bookkeeping ----
+    // ---- what makes a JMS message of a delivery ----
 
-    /**
-     * Decodes a delivery and counts it as consumed for credit and CLOSE_CONSUMER. Returns null, and the caller goes
-     * on to the next delivery, when it has expired (dropped, as JMS allows) or cannot be decoded: that one is
-     * rejected back to the server, which moves it to its dead-letter queue with the reason, so it is neither lost
-     * nor delivered again and again. (JMS has no way to hand the application a message it cannot build; an
-     * acknowledgement that covers its delivery id later leaves it in the dead-letter queue.)
-     */
-    private WharfMessage consume(Frame.Deliver deliver) {
-        ByteBuf buffer = deliver.message();
-        WharfMessage message = null;
-        try {
-            long expiration = MessageCodec.expirationOf(buffer);
-            if (expiration == 0 || expiration > System.currentTimeMillis()) {
-                message = MessageCodec.decode(buffer, deliver.deliveryCount());
-                message.setAcknowledger(settlement.clientAcknowledger());
-                if (message instanceof WharfObjectMessage object) {
-                    object.setDeserializationPolicy(connection.url().deserialization());
-                }
-            }
-        } catch (MalformedFrameException | IndexOutOfBoundsException e) {
-            LOG.log(System.Logger.Level.WARNING, "Delivery " + deliver.deliveryId() + " for consumer " + core.id()
-                    + " cannot be decoded (" + e.getMessage() + "); rejected: the server moves it to its"
-                    + " dead-letter queue");
-            core.reject(deliver.deliveryId(), e.getMessage());
-        } finally {
-            buffer.release();
+    @Override
+    public WharfMessage decode(Frame.Deliver delivery) {
+        WharfMessage message = MessageCodec.decode(delivery.message(), delivery.deliveryCount());
+        message.setAcknowledger(settlement.clientAcknowledger());
+        if (message instanceof WharfObjectMessage object) {
+            object.setDeserializationPolicy(connection.url().deserialization());
         }
-        core.consumed(deliver.deliveryId());
         return message;
     }
 
-    /** {@link CoreConsumer#recordConsumed}. */
-    void recordConsumed(long deliveryId) {
-        core.recordConsumed(deliveryId);
+    @Override
+    public String messageId(WharfMessage message) {
+        return message.getJMSMessageID();
     }
 
-    /** Stops this consumer ({@link CoreConsumer#close}); false if it was closed already. */
-    boolean close() {
-        return core.close();
+    /** JMSRedelivered, and a JMSXDeliveryCount of at least 2. */
+    @Override
+    public void markRedelivered(WharfMessage message) {
+        message.setDeliveryCount(Math.max(2, message.getDeliveryCount()));
     }
-
 }

@@ -1,5 +1,6 @@
 package org.wharfmq.jms;
 
+import org.wharfmq.client.core.CoreConnection;
 import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.MessageListener;
@@ -19,7 +20,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class SessionDispatcher {
     private final WharfSession session;
-    private final WharfConnection connection;
+    /** The core connection: whether it is started or lost, and its address for the thread's name. */
+    private final CoreConnection connection;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition dispatchable = lock.newCondition();
     /** One entry per buffered delivery of a consumer with a listener, in arrival order across consumers. */
@@ -31,7 +33,7 @@ final class SessionDispatcher {
 
     SessionDispatcher(WharfSession session) {
         this.session = session;
-        this.connection = session.connection();
+        this.connection = session.connection().core();
     }
 
     /** The thread that runs one session's MessageListeners. */

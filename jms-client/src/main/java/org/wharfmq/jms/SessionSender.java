@@ -56,7 +56,7 @@ final class SessionSender {
         }
         WharfMessage wharf = message instanceof WharfMessage w ? w : MessageCodec.copyOf(message);
         long now = System.currentTimeMillis();
-        String messageId = disableMessageId ? null : connection.nextMessageId();
+        String messageId = disableMessageId ? null : core.connection().nextMessageId();
         long timestamp = disableTimestamp ? 0 : now;
         long expiration = timeToLive > 0 ? now + timeToLive : 0;
         long deliveryTime = deliveryDelay > 0 ? now + deliveryDelay : 0;
@@ -87,11 +87,6 @@ final class SessionSender {
         if (isCompletionThread()) {
             throw new IllegalStateException("A CompletionListener must not " + what + " (JMS 2.0 section 7.3.8)");
         }
-    }
-
-    /** The session is closing: a send waiting for credit stops; waits for the asynchronous sends' listeners. */
-    void close() {
-        core.close();
     }
 
     private static void stampHeaders(Message m, Destination destination, int deliveryMode, int priority, String messageId,

@@ -1,27 +1,19 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
-import org.wharfmq.client.core.ConnectedLink;
-import org.wharfmq.client.core.CoreConsumer;
 import org.wharfmq.client.core.CoreSettlement;
 
 import org.wharfmq.jms.message.MessageAcknowledger;
-import org.wharfmq.jms.message.WharfMessage;
-import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.JMSException;
 import javax.jms.Session;
-import java.util.List;
-import java.util.function.Function;
-import java.util.function.IntFunction;
 
 /**
  * One session's acknowledgement and transactions in JMS terms, over the core's {@link CoreSettlement}, which settles
  * what the session's consumers consume as its mode says (ACK, COMMIT, ROLLBACK, the DUPS_OK batch, the rollback state,
- * the ledger of what was handed out, a transaction's work across a reconnection). This class marks a message handed
- * out again after a reconnection JMSRedelivered, gives {@code Message.acknowledge()} its acknowledger in
- * CLIENT_ACKNOWLEDGE mode, and gives the core's refusals as JMS exceptions (a commit of unknown outcome as a
- * JMSException with error code {@value #TRANSACTION_OUTCOME_UNKNOWN}).
+ * the ledger of what was handed out, a transaction's work across a reconnection). This class gives
+ * {@code Message.acknowledge()} its acknowledger in CLIENT_ACKNOWLEDGE mode, and the core's refusals as JMS exceptions
+ * (a commit of unknown outcome as a JMSException with error code {@value #TRANSACTION_OUTCOME_UNKNOWN}).
  */
 final class SessionSettlement {
     /** Error code of the JMSException a commit throws when its link was lost before the answer. */
@@ -37,80 +29,9 @@ final class SessionSettlement {
         this.clientAcknowledger = mode == Session.CLIENT_ACKNOWLEDGE ? this::acknowledge : null;
     }
 
-    /** The core settlement under this one. */
-    CoreSettlement core() {
-        return core;
-    }
-
-    /** The session's consumers, closed ones included until settled. */
-    List<CoreConsumer> consumers() {
-        return core.consumers();
-    }
-
-    void added(ClientConsumer consumer) {
-        core.added(consumer.core());
-    }
-
-    /** A consumer closed (or was never accepted): it stays only while what it consumed awaits settling. */
-    void closed(ClientConsumer consumer) {
-        core.closed(consumer.core());
-    }
-
     /** What {@code Message.acknowledge()} calls: in CLIENT_ACKNOWLEDGE mode, {@link #acknowledge}; else null. */
     MessageAcknowledger clientAcknowledger() {
         return clientAcknowledger;
-    }
-
-    boolean isDiscarding() {
-        return core.isDiscarding();
-    }
-
-    int rollbackCount() {
-        return core.rollbackCount();
-    }
-
-    /**
-     * The application is about to get {@code message}, which came over {@code on}: marked JMSRedelivered if it was
-     * handed out before a reconnection and not settled, and counted as the open transaction's work.
-     */
-    void handOut(WharfMessage message, ConnectedLink on) {
-        if (core.handOut(message.getJMSMessageID(), on)) {
-            message.setDeliveryCount(Math.max(2, message.getDeliveryCount()));
-        }
-    }
-
-    /** The open transaction sent, received or was handed a message over {@code on}. */
-    void work(ConnectedLink on) {
-        core.work(on);
-    }
-
-    /** A synchronous receive consumed a delivery. */
-    void received(ClientConsumer consumer, long deliveryId) {
-        core.received(consumer.core(), deliveryId);
-    }
-
-    /** {@link CoreSettlement#bodyRefused}. */
-    void bodyRefused(ClientConsumer consumer, long deliveryId) throws JMSException {
-        try {
-            core.bodyRefused(consumer.core(), deliveryId);
-        } catch (ClientException e) {
-            throw toJms(e);
-        }
-    }
-
-    /** A listener threw: {@link CoreSettlement#recoverAfterHandlerFailure}. */
-    boolean recoverAfterListenerFailure() {
-        return core.recoverAfterHandlerFailure();
-    }
-
-    /** A listener returned: {@link CoreSettlement#afterHandler}. */
-    void afterListener(ClientConsumer consumer, long deliveryId, int rollbacksBefore) {
-        core.afterHandler(consumer.core(), deliveryId, rollbacksBefore);
-    }
-
-    /** Writes one unanswered ACK for everything consumed and not yet acknowledged, at once: DUPS_OK's batch. */
-    void acknowledgeConsumedNow() {
-        core.acknowledgeConsumedNow();
     }
 
     /** Message.acknowledge() in CLIENT_ACKNOWLEDGE mode: {@link CoreSettlement#acknowledge}. */
@@ -135,20 +56,6 @@ final class SessionSettlement {
     void rollback(String what) throws JMSException {
         try {
             core.rollback(what);
-        } catch (ClientException e) {
-            throw toJms(e);
-        }
-    }
-
-    /** The session's link was lost: buffered deliveries are dropped, and closed consumers can be settled by nobody. */
-    void linkLost() {
-        core.linkLost();
-    }
-
-    /** An XA session's XA_END: {@link CoreSettlement#endBranch}. */
-    Frame.Error endBranch(Function<List<Frame.Consumed>, IntFunction<Frame>> end) throws JMSException {
-        try {
-            return core.endBranch(end);
         } catch (ClientException e) {
             throw toJms(e);
         }

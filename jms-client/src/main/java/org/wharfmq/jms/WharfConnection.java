@@ -2,16 +2,12 @@ package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.CoreSender;
-import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.ConnectionListener;
 import org.wharfmq.client.core.ConnectionSettings;
 import org.wharfmq.client.core.CoreConnection;
 import org.wharfmq.client.core.LinkLostException;
-import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.client.core.Reconnector;
 import org.wharfmq.client.core.transport.BrokerAddress;
-import org.wharfmq.client.core.transport.FrameLink;
-import org.wharfmq.client.core.transport.FrameWait;
 
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
@@ -33,7 +29,6 @@ import javax.jms.Topic;
 import javax.jms.TopicConnection;
 import javax.jms.TopicSession;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
 /**
@@ -117,20 +112,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         return core;
     }
 
-    /** The newest link: what waiting threads read, and what an in-flight delivery's link is compared with. */
-    ConnectedLink current() {
-        return core.current();
-    }
-
-    /** The link of {@link #current()}, for the waits of this connection's consumers ({@link FrameWait}). */
-    FrameLink link() {
-        return core.link();
-    }
-
-    boolean isStarted() {
-        return core.isStarted();
-    }
-
     /** Non-null once the connection has been lost for good. */
     JMSException lostCause() {
         ClientException lost = core.lostCause();
@@ -150,22 +131,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         return temporaries;
     }
 
-    int nextProducerId() {
-        return core.nextProducerId();
-    }
-
-    int nextConsumerId() {
-        return core.nextConsumerId();
-    }
-
-    String nextMessageId() {
-        return core.nextMessageId();
-    }
-
-    void removeSession(WharfSession session) {
-        core.removeSession(session.core().member());
-    }
-
     /** Throws once the connection is closed or lost for good; never waits (the connection may be reconnecting). */
     void checkOpen() throws JMSException {
         if (core.isClosing()) {
@@ -174,28 +139,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         JMSException lost = lostCause();
         if (lost != null) {
             throw lostException(lost);
-        }
-    }
-
-    /** The usable link, or null while reconnecting, once lost, or closed: for frames worth sending only now. */
-    ConnectedLink usableOrNull() {
-        return core.usableOrNull();
-    }
-
-    /**
-     * The link to send on: at once while the connection is up; while it reconnects, waits until it is up again.
-     *
-     * @throws JMSException once closed or lost for good (reconnecting gave up), or when interrupted while waiting
-     */
-    ConnectedLink usableLink() throws JMSException {
-        ConnectedLink link = core.usableOrNull();
-        if (link != null) {
-            return link;
-        }
-        try {
-            return core.usableLink();
-        } catch (ClientException e) {
-            throw toJms(e);
         }
     }
 
@@ -241,35 +184,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         return e;
     }
 
-    /** Sends the frames {@link FrameLink#writeSoon} left waiting: called before the application blocks. */
-    void flushSoonFrames() {
-        core.flushSoonFrames();
-    }
-
-    /** Gives up on a registered request whose answer is no longer awaited. */
-    void forgetRequest(int requestId) {
-        core.forgetRequest(requestId);
-    }
-
-    /** Registers a request that goes out on {@code on}, before its frame is written. */
-    PendingRequests.Request register(ConnectedLink on) {
-        return core.register(on);
-    }
-
-    /** {@link CoreConnection#request}, in JMS terms. */
-    Frame.Error request(IntFunction<Frame> frame, String what) throws JMSException {
-        return request(usableLink(), frame, what);
-    }
-
-    /** {@link CoreConnection#request} on a given link, in JMS terms. */
-    Frame.Error request(ConnectedLink on, IntFunction<Frame> frame, String what) throws JMSException {
-        try {
-            return core.request(on, frame, what);
-        } catch (ClientException e) {
-            throw toJms(e);
-        }
-    }
-
     /** {@link CoreConnection#requestOkRetrying}, in JMS terms. */
     void requestOkRetrying(IntFunction<Frame> frame, String what) throws JMSException {
         requestOkRetrying(frame, what, null);
@@ -282,25 +196,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         } catch (ClientException e) {
             throw toJms(e);
         }
-    }
-
-    /** {@link CoreConnection#unregister}. */
-    void unregister(Consumer<ConnectedLink> change) {
-        core.unregister(change);
-    }
-
-    /** {@link CoreConnection#await}, in JMS terms. */
-    Frame.Error await(PendingRequests.Request request, String what) throws JMSException {
-        try {
-            return core.await(request, what);
-        } catch (ClientException e) {
-            throw toJms(e);
-        }
-    }
-
-    /** A MessageListener is in use: only the links' reader threads read from now on ({@link FrameLink#readerOnly}). */
-    void listenerInUse() {
-        core.readerOnly();
     }
 
     /** What the core connection tells this one: the ExceptionListener's and the FailoverListener's events. */

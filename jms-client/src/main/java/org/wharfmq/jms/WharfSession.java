@@ -4,7 +4,6 @@ import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.CoreConsumer;
 import org.wharfmq.client.core.CoreSession;
-import org.wharfmq.client.core.PendingRequests;
 
 import org.wharfmq.jms.message.WharfBytesMessage;
 import org.wharfmq.jms.message.WharfMapMessage;
@@ -47,7 +46,6 @@ import javax.jms.TopicSession;
 import javax.jms.TopicSubscriber;
 import java.io.Serializable;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A Wharf session. Used by one application thread at a time (or by its dispatcher thread once it has
@@ -61,9 +59,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code CoreConsumer}); acknowledgement in the session's mode, commit, rollback and recover are its
  * {@link SessionSettlement}'s (over the core's {@code CoreSettlement}); MessageListeners run on its
  * {@link SessionDispatcher}. The core connection sees the session as a {@code SessionMember}.
- * What is left here is the JMS API, the session's producers and browsers, and closing. {@code close},
- * {@code commit} and {@code rollback} wait for asynchronous sends first, and refuse to run on their listener's
- * thread.
+ * What is left here is the JMS API, the session's producers and browsers, and the JMS rules of closing (the close
+ * itself is the core session's). {@code close}, {@code commit} and {@code rollback} wait for asynchronous sends
+ * first, and refuse to run on their listener's thread.
  *
  * <p>Extended only by {@link WharfXASession}, an XA session.
  */
@@ -86,8 +84,6 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     private final SessionSender sender;
     private final CopyOnWriteArrayList<WharfMessageProducer> producers = new CopyOnWriteArrayList<>();
     private final CopyOnWriteArrayList<WharfQueueBrowser> browsers = new CopyOnWriteArrayList<>();
-    private final AtomicBoolean closing = new AtomicBoolean();
-    private volatile boolean closed;
     /** The core session under this one: its consumers, producers, settlement and re-creation after a reconnection. */
     private final CoreSession core;
 
@@ -141,19 +137,10 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     /** Throws once the session or its connection is closed, or the connection lost for good; never waits. */
     void checkOpen() throws JMSException {
-        if (closing.get()) {
+        if (core.isClosing()) {
             throw new IllegalStateException("The session is closed");
         }
         connection.checkOpen();
-    }
-
-    boolean isClosing() {
-        return closing.get();
-    }
-
-    /** True once {@link #close()} has completed. */
-    boolean isClosed() {
-        return closed;
     }
 
     /** Refuses a method of the other domain on a QueueSession or TopicSession (JMS 1.1 section 4.11). */
@@ -299,7 +286,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     private WharfMessageProducer newProducer(Destination destination) throws JMSException {
         checkOpen();
         WireDestination wire = destination == null ? null : wireDestination(destination);
-        int producerId = connection.nextProducerId();
+        int producerId = core.connection().nextProducerId();
         try {
             core.createProducer(producerId, wire);
         } catch (ClientException e) {
@@ -311,8 +298,8 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     }
 
     void producerClosed(WharfMessageProducer producer) {
-        ConnectedLink on = connection.usableOrNull();
-        if (producers.remove(producer) && on != null && !closing.get()) {
+        ConnectedLink on = core.connection().usableOrNull();
+        if (producers.remove(producer) && on != null && !core.isClosing()) {
             on.write(new Frame.CloseProducer(0, id, producer.id()));
         }
     }
@@ -509,11 +496,6 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     // ---- delivery ----
 
-    /** Wakes every waiting receive and the listener thread: start, close and connection loss change what they wait for. */
-    void wakeAll() {
-        core.member().wakeAll();
-    }
-
     /** True on this session's MessageListener thread. */
     boolean isListenerThread() {
         return dispatcher.isListenerThread();
@@ -544,7 +526,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     }
 
     void checkNotClosed() throws IllegalStateException {
-        if (closing.get()) {
+        if (core.isClosing()) {
             throw new IllegalStateException("The session is closed");
         }
     }
@@ -586,91 +568,31 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     // ---- closing ----
 
-    /** Called by a consumer's close(): stops it locally, then tells the server how far it consumed (no answer). */
+    /** Called by a consumer's close(): {@link CoreSession#closeConsumer}. */
     void closeConsumer(ClientConsumer consumer) {
-        if (!consumer.close()) {
-            return;
-        }
-        if (consumer.listener() != null) {
-            awaitListenerIdle();
-        }
-        core.closeOnServer(consumer.core());
+        core.closeConsumer(consumer.core());
     }
 
     /**
-     * Closes consumers and producers, waiting for a running MessageListener and for incomplete asynchronous sends;
-     * the server rolls back an open transaction. Not allowed from this session's CompletionListener, nor from its
-     * MessageListener: Jakarta Messaging lets a provider either refuse that or close, and Wharf refuses it with
-     * IllegalStateException as it refuses Connection.close and stop and JMSContext.close from a listener (and as the
-     * Jakarta Messaging TCK requires).
+     * Closes the session ({@link CoreSession#close}): its asynchronous sends complete, a running MessageListener is
+     * waited for, its consumers and producers close, and the server rolls back an open transaction and gives back
+     * what was received and not acknowledged, marked redelivered. Not allowed from this session's CompletionListener,
+     * nor from its MessageListener: Jakarta Messaging lets a provider either refuse that or close, and Wharf refuses
+     * it with IllegalStateException as it refuses Connection.close and stop and JMSContext.close from a listener (and
+     * as the Jakarta Messaging TCK requires).
      */
     @Override
     public void close() throws JMSException {
         sender.checkNotInCompletionListener("close its own session");
-        if (isListenerThread() && !closing.get()) {
+        if (isListenerThread() && !core.isClosing()) {
             throw new IllegalStateException("A MessageListener must not close its own session; return from onMessage"
                     + " and close the session from another thread (or close the listener's consumer)");
         }
-        if (closeLocally()) {
-            try {
-                // not waiting for a reconnection: a session closing before it is not created again, and one created
-                // again before it closed is closed on the new link
-                PendingRequests.Request[] closing = new PendingRequests.Request[1];
-                connection.unregister(link -> {
-                    if (link != null) {
-                        closing[0] = connection.register(link);
-                        link.write(new Frame.CloseSession(closing[0].id, id));
-                    }
-                });
-                if (closing[0] != null) {
-                    try {
-                        Frame.Error error = connection.await(closing[0], "CLOSE_SESSION");
-                        if (error != null) {
-                            throw JmsErrors.toException(error);
-                        }
-                    } catch (ReconnectingException lost) {
-                        // the server forgot the session with the link, and the reconnection does not create it again
-                    }
-                }
-            } finally {
-                closed = true;
-                connection.removeSession(this);
-            }
+        try {
+            core.close();
+        } catch (ClientException e) {
+            throw connection.toJms(e);
         }
-    }
-
-    /** Connection.close(): the connection's CLOSE releases the session on the server, so no CLOSE_SESSION. */
-    void closeForConnection() {
-        if (closeLocally()) {
-            closed = true;
-            connection.removeSession(this);
-        }
-    }
-
-    /** @return false when already closed */
-    private boolean closeLocally() {
-        if (!closing.compareAndSet(false, true)) {
-            return false;
-        }
-        sender.close();
-        dispatcher.close();
-        wakeAll();
-        awaitListenerIdle();
-        if (mode == DUPS_OK_ACKNOWLEDGE) {
-            settlement.acknowledgeConsumedNow();
-        }
-        for (CoreConsumer c : core.settlement().consumers()) {
-            core.closeConsumer(c); // no listener runs: awaited above
-        }
-        for (WharfMessageProducer p : producers) {
-            p.markClosed();
-        }
-        producers.clear();
-        for (WharfQueueBrowser b : browsers) {
-            b.close();
-        }
-        browsers.clear();
-        return true;
     }
 
     // ---- not supported yet ----
@@ -694,18 +616,8 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     public String toString() {
         return "WharfSession[" + id + ", mode=" + mode + ", " + connection + "]";
     }
-    /** What the JMS session adds to its core session: the listener thread, closing. */
+    /** What the JMS session adds to its core session: the listener thread, its producers and browsers. */
     private final class Hooks implements CoreSession.Hooks {
-        @Override
-        public boolean isClosing() {
-            return WharfSession.this.isClosing();
-        }
-
-        @Override
-        public boolean isClosed() {
-            return WharfSession.this.isClosed();
-        }
-
         @Override
         public void forgetHandedOn() {
             dispatcher.clear();
@@ -722,8 +634,16 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         }
 
         @Override
-        public void closeForConnection() {
-            WharfSession.this.closeForConnection();
+        public void closing() {
+            dispatcher.close();
+            for (WharfMessageProducer p : producers) {
+                p.markClosed();
+            }
+            producers.clear();
+            for (WharfQueueBrowser b : browsers) {
+                b.close();
+            }
+            browsers.clear();
         }
     }
 }

@@ -221,10 +221,11 @@ final class FakeServer implements AutoCloseable {
     /**
      * Waits until the client's {@code thread} waits (a send waiting for credit), looking at its state and stack, never
      * sleeping on a guess: parked, or inside the client's one wait primitive ({@code FrameWait.await}), where a
-     * waiting thread may be reading the link for every waiter and so shows as RUNNABLE.
+     * waiting thread may be reading the link for every waiter and so shows as RUNNABLE. Up to 30 s: a thread may first
+     * have to spend a large window (ProducerTest's 1 MiB in small sends), slow on a loaded machine (5 s failed there).
      */
     static void awaitParked(Thread thread) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (thread.getState() != Thread.State.WAITING && !insideFrameWait(thread)) {
             assertTrue(System.nanoTime() < deadline && thread.isAlive(), thread + " did not wait: " + thread.getState());
             Thread.onSpinWait();

@@ -4,18 +4,23 @@ import org.wharfmq.client.core.transport.FrameLink;
 import org.wharfmq.client.core.transport.FrameWait;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.protocol.message.WireDestination;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.function.BiConsumer;
 
 /**
  * One consumer of a {@link CoreConnection}, without JMS: owns the deliveries the server has pushed ahead of its user
  * (its buffer, the messages in the protocol's encoded form, {@link Frame.Deliver}), the credit it returns as they are
  * consumed ({@code CREDIT}, in batches), its PULLs, and its acknowledgement bookkeeping (the last delivery consumed and
  * not yet acknowledged, which its session lists in ACK, COMMIT and ROLLBACK). Nothing outside this class touches those.
- * The JMS facade's {@code ClientConsumer} decodes what it takes into JMS messages and runs MessageListeners.
+ * It hands its user messages ({@link #receive}, {@link #dispatch}): each delivery made a message by the user's
+ * {@link Decoder}, an expired one dropped and one that cannot be decoded rejected (both count as consumed), its credit
+ * counted, and the session's {@link CoreSettlement} told, as its mode says. The JMS facade's {@code ClientConsumer}
+ * is a {@link Decoder} of JMS messages and runs MessageListeners through {@link #dispatch}.
  *
  * <p>Deliveries come in on whichever thread reads the connection (often the receiving thread itself: see
  * {@link FrameWait}) straight from the connection's {@link ConsumerRegistry}; the buffer and what the reading
@@ -29,6 +34,7 @@ import java.util.function.BooleanSupplier;
  * delivery came on, so nothing meant for the old link ever settles a delivery of the new one that has the same id.
  */
 public final class CoreConsumer implements DeliveryTarget {
+    private static final System.Logger LOG = System.getLogger(CoreConsumer.class.getName());
 
     /** Bits of {@link #lastConsumed} below the link's generation: delivery ids stay far below 2^40 per session. */
     private static final int GENERATION_SHIFT = 40;
@@ -56,12 +62,37 @@ public final class CoreConsumer implements DeliveryTarget {
         void ready(int count);
     }
 
+    /**
+     * How the user makes its messages of deliveries: one per consumer (no allocation per message), called on the
+     * thread that receives or handles.
+     *
+     * @param <M> the user's message
+     */
+    public interface Decoder<M> {
+        /**
+         * The message in {@code delivery}'s buffer, which the core releases afterwards (a message must not keep it).
+         *
+         * @throws MalformedFrameException   or {@link IndexOutOfBoundsException} when the bytes cannot be decoded: the
+         *                                   delivery is rejected (the server moves it to its dead-letter queue)
+         */
+        M decode(Frame.Deliver delivery);
+
+        /** The message's id, null when it has none: how a message handed out before a reconnection is known again. */
+        String messageId(M message);
+
+        /** The message was handed out before a reconnection and not settled: mark it redelivered. */
+        void markRedelivered(M message);
+    }
+
     private final CoreConnection connection;
     private final int id;
     /** Credit is returned in batches of this many consumed deliveries. */
     private final int creditBatch;
-    /** Whether the session drops what arrives (between a ROLLBACK and its answer); read on the reading thread. */
-    private final BooleanSupplier discarding;
+    /**
+     * Its session's settlement: whether the session drops what arrives (between a ROLLBACK and its answer, read on the
+     * reading thread), and what each message handed out counts as.
+     */
+    private final CoreSettlement settlement;
     /** What the server needs to create this consumer (again, after a reconnection). */
     private final Spec spec;
     /** Whether the server holds this consumer's window back until the connection starts ({@link #createFrame}). */
@@ -99,18 +130,20 @@ public final class CoreConsumer implements DeliveryTarget {
     private volatile long lastConsumed;
     /** Deliveries consumed since credit was last returned; receiving thread. */
     private int unreturnedCredit;
+    /** The delivery of the message {@link #next} handed out last, for {@link #received} or {@link #refused}. */
+    private long handedOut;
 
     /**
      * @param id          from {@link CoreConnection#nextConsumerId()}
      * @param creditBatch credit is returned in batches of this many consumed deliveries (half the prefetch window)
-     * @param discarding  whether the session drops deliveries now (a ROLLBACK awaits its answer); a cheap read
+     * @param settlement  its session's ({@link CoreSession#settlement()})
      */
-    public CoreConsumer(CoreConnection connection, int id, int creditBatch, Spec spec, BooleanSupplier discarding) {
+    CoreConsumer(CoreConnection connection, int id, int creditBatch, Spec spec, CoreSettlement settlement) {
         this.connection = connection;
         this.id = id;
         this.creditBatch = creditBatch;
         this.spec = spec;
-        this.discarding = discarding;
+        this.settlement = settlement;
         this.arrival = new FrameWait(null) {
             @Override
             protected FrameLink link() {
@@ -206,7 +239,7 @@ public final class CoreConsumer implements DeliveryTarget {
         Handler current;
         synchronized (this) {
             // between a ROLLBACK and its answer the server takes back whatever it sent meanwhile
-            if (closed || discarding.getAsBoolean()) {
+            if (closed || settlement.isDiscarding()) {
                 deliver.message().release();
                 return;
             }
@@ -253,7 +286,7 @@ public final class CoreConsumer implements DeliveryTarget {
      * @return null on timeout, when the thread is interrupted or once the consumer is closed
      * @throws ClientException when the connection is lost for good or the server refused this consumer
      */
-    public Frame.Deliver take(long timeoutNanos) throws ClientException {
+    Frame.Deliver take(long timeoutNanos) throws ClientException {
         long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
             if (closedOrFailed()) {
@@ -280,7 +313,7 @@ public final class CoreConsumer implements DeliveryTarget {
      * The buffered head, else a PULL so that a message already on the queue is found; returns null only once
      * PULL_DONE says the queue had none (or while the connection is stopped or reconnecting).
      */
-    public Frame.Deliver takeNow() throws ClientException {
+    Frame.Deliver takeNow() throws ClientException {
         if (closed || !connection.isStarted()) {
             return null;
         }
@@ -318,6 +351,122 @@ public final class CoreConsumer implements DeliveryTarget {
             }
         } finally {
             awaitedPull = 0;
+        }
+    }
+
+    // ---- handing messages to the user ----
+
+    /**
+     * The next message, consumed and settled as the session's mode says: {@link #next}, then {@link #received}.
+     *
+     * @param timeoutNanos how long to wait; negative without limit
+     * @param noWait       wait for no delivery: ask the server (PULL) for one already queued ({@link #takeNow})
+     * @return null on timeout, when the thread is interrupted, or once the consumer is closed
+     * @throws ClientException when the connection is lost for good or the server refused this consumer
+     */
+    public <M> M receive(long timeoutNanos, boolean noWait, Decoder<M> decoder) throws ClientException {
+        M message = next(timeoutNanos, noWait, decoder);
+        if (message != null) {
+            received();
+        }
+        return message;
+    }
+
+    /**
+     * The next message, consumed (its credit counted) and handed out (marked redelivered when it was handed out before
+     * a reconnection, counted as the open transaction's work), but not yet settled: the caller says {@link #received}
+     * or, when it cannot use it as asked, {@link #refused}. Expired deliveries are dropped and those that cannot be
+     * decoded rejected; both are settled as received and skipped.
+     *
+     * @see #receive
+     */
+    public <M> M next(long timeoutNanos, boolean noWait, Decoder<M> decoder) throws ClientException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            Frame.Deliver d = noWait ? takeNow() : take(timeoutNanos < 0 ? -1 : Math.max(0, deadline - System.nanoTime()));
+            if (d == null) {
+                return null;
+            }
+            M message = consume(d, decoder);
+            handedOut = d.deliveryId();
+            if (message != null) {
+                handOut(message, decoder);
+                return message;
+            }
+            received();
+        }
+    }
+
+    /** The message {@link #next} handed out is the user's: settled as the session's mode says. */
+    public void received() {
+        settlement.received(this, handedOut);
+    }
+
+    /**
+     * The message {@link #next} handed out could not be used as asked (a body of another type): in AUTO and DUPS_OK
+     * mode it is recovered, to be delivered again; otherwise it counts as delivered ({@link CoreSettlement#bodyRefused}).
+     */
+    public void refused() throws ClientException {
+        settlement.bodyRefused(this, handedOut);
+    }
+
+    /**
+     * Runs {@code handler} on a delivery taken for it ({@link #poll}, on the handler's thread), then settles it: recorded
+     * as consumed before the handler runs, so that an acknowledgement, commit or recover inside it includes it;
+     * acknowledged after it returns as the session's mode says, unless a rollback, a recover or a close came in
+     * between. When the handler throws, an AUTO or DUPS_OK session recovers (the message comes again).
+     *
+     * @param call how to run the handler on a message, without allocating per message
+     */
+    public <H, M> void dispatch(Frame.Deliver deliver, Decoder<M> decoder, H handler, BiConsumer<H, M> call) {
+        M message = consume(deliver, decoder);
+        long deliveryId = deliver.deliveryId();
+        recordConsumed(deliveryId);
+        int rollbacks = settlement.rollbackCount();
+        if (message != null) {
+            handOut(message, decoder);
+            try {
+                call.accept(handler, message);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "The message handler of consumer " + id + " threw on "
+                        + decoder.messageId(message), e);
+                if (settlement.recoverAfterHandlerFailure()) {
+                    return;
+                }
+            }
+        }
+        settlement.afterHandler(this, deliveryId, rollbacks);
+    }
+
+    /**
+     * Decodes a delivery and counts it as consumed for credit and CLOSE_CONSUMER. Returns null, and the caller goes
+     * on to the next delivery, when it has expired (dropped) or cannot be decoded: that one is rejected back to the
+     * server, which moves it to its dead-letter queue with the reason, so it is neither lost nor delivered again and
+     * again (an acknowledgement that covers its delivery id later leaves it there). Releases the delivery's buffer.
+     */
+    private <M> M consume(Frame.Deliver deliver, Decoder<M> decoder) {
+        M message = null;
+        try {
+            long expiration = MessageReader.expirationOf(deliver.message());
+            if (expiration == 0 || expiration > System.currentTimeMillis()) {
+                message = decoder.decode(deliver);
+            }
+        } catch (MalformedFrameException | IndexOutOfBoundsException e) {
+            LOG.log(System.Logger.Level.WARNING, "Delivery " + deliver.deliveryId() + " for consumer " + id
+                    + " cannot be decoded (" + e.getMessage() + "); rejected: the server moves it to its"
+                    + " dead-letter queue");
+            reject(deliver.deliveryId(), e.getMessage());
+        } finally {
+            deliver.message().release();
+        }
+        consumed(deliver.deliveryId());
+        return message;
+    }
+
+    /** The user is about to get {@code message}, taken last: marked redelivered if it was handed out before. */
+    private <M> void handOut(M message, Decoder<M> decoder) {
+        if (settlement.handOut(decoder.messageId(message), takenLink)) {
+            decoder.markRedelivered(message);
         }
     }
 
@@ -368,12 +517,12 @@ public final class CoreConsumer implements DeliveryTarget {
     }
 
     /** Whether the last take emptied the buffer: DUPS_OK flushes its acknowledgements then. Receiving thread. */
-    public boolean drained() {
+    boolean drained() {
         return drained;
     }
 
     /**
-     * Hands every later delivery to {@code handler} (null: back to {@link #take}).
+     * Hands every later delivery to {@code handler} (null: back to {@link #receive}).
      *
      * @return how many deliveries are buffered now, for the handler to be told of: 0 when {@code handler} is null
      */
@@ -384,10 +533,15 @@ public final class CoreConsumer implements DeliveryTarget {
         }
     }
 
+    /** Whether it hands its deliveries on to a {@link Handler} rather than to {@link #receive}. */
+    public boolean handsOn() {
+        return handler != null;
+    }
+
     // ---- consuming: credit and acknowledgement bookkeeping ----
 
     /** Counts the delivery last taken as consumed: CLOSE_CONSUMER position, and credit, returned at once in batches. */
-    public void consumed(long deliveryId) {
+    void consumed(long deliveryId) {
         ConnectedLink on = takenLink;
         lastConsumed = (long) on.generation() << GENERATION_SHIFT | deliveryId;
         if (on != creditLink) {
@@ -401,7 +555,7 @@ public final class CoreConsumer implements DeliveryTarget {
     }
 
     /** Rejects the delivery last taken, which cannot be used: the server moves it to its dead-letter queue. */
-    public void reject(long deliveryId, String reason) {
+    void reject(long deliveryId, String reason) {
         takenLink.write(new Frame.Reject(id, deliveryId, reason));
     }
 
@@ -409,14 +563,14 @@ public final class CoreConsumer implements DeliveryTarget {
      * Records a consumed delivery (the one last taken) that an ACK, COMMIT or ROLLBACK of the session is to settle;
      * one that came on a link since lost is settled by nobody: the server has taken it back.
      */
-    public synchronized void recordConsumed(long deliveryId) {
+    synchronized void recordConsumed(long deliveryId) {
         if (takenLink == link) {
             unacknowledged = deliveryId;
         }
     }
 
     /** The last delivery consumed on {@code on} and not yet acknowledged, or 0. */
-    public synchronized long unacknowledgedOn(ConnectedLink on) {
+    synchronized long unacknowledgedOn(ConnectedLink on) {
         return link == on ? unacknowledged : 0;
     }
 
@@ -426,7 +580,7 @@ public final class CoreConsumer implements DeliveryTarget {
     }
 
     /** An ACK or COMMIT settled the deliveries up to {@code deliveryId}; a later one stays unacknowledged. */
-    public synchronized void acknowledged(long deliveryId) {
+    synchronized void acknowledged(long deliveryId) {
         if (unacknowledged == deliveryId) {
             unacknowledged = 0;
         }
@@ -436,7 +590,7 @@ public final class CoreConsumer implements DeliveryTarget {
      * A ROLLBACK is under way: the server takes back everything this consumer was sent, so nothing is unacknowledged
      * any more and the consumer restarts at its initial credit.
      */
-    public void rolledBack() {
+    void rolledBack() {
         synchronized (this) {
             unacknowledged = 0;
         }

@@ -72,7 +72,6 @@ public final class CoreSender {
     private final CoreSession session;
     private final CoreConnection connection;
     private final int sessionId;
-    private final CoreSession.Hooks hooks;
     private final boolean syncSends;
     private final ProducerCredit credit = new ProducerCredit(new CreditSession());
     /** The first failed fire-and-forget send not yet reported to the user. */
@@ -81,11 +80,10 @@ public final class CoreSender {
     private volatile SendCompletions completions;
 
     /** @param syncSends every send waits for the server's answer */
-    CoreSender(CoreSession session, CoreSession.Hooks hooks, boolean syncSends) {
+    CoreSender(CoreSession session, boolean syncSends) {
         this.session = session;
         this.connection = session.connection();
         this.sessionId = session.id();
-        this.hooks = hooks;
         this.syncSends = syncSends;
     }
 
@@ -108,7 +106,7 @@ public final class CoreSender {
      */
     public <M> void send(int producerId, WireDestination destination, M message, Encoder<? super M> encoder,
                          boolean persistent, Completion completion) throws ClientException {
-        if (hooks.isClosing()) {
+        if (session.isClosing()) {
             throw sessionClosed();
         }
         throwAsyncSendError();
@@ -278,10 +276,10 @@ public final class CoreSender {
     }
 
     /**
-     * The session closes: a send waiting for credit stops; waits for the asynchronous sends' completions, then ends
-     * their thread. Idempotent.
+     * The session closes ({@link CoreSession#close}): a send waiting for credit stops; waits for the asynchronous
+     * sends' completions, then ends their thread. Idempotent.
      */
-    public void close() {
+    void close() {
         credit.stopWaiting();
         SendCompletions c = completions;
         if (c != null) {
@@ -304,12 +302,12 @@ public final class CoreSender {
 
         @Override
         public boolean stopped() {
-            return hooks.isClosing() || connection.isClosing() || connection.lostCause() != null;
+            return session.isClosing() || connection.isClosing() || connection.lostCause() != null;
         }
 
         @Override
         public void checkOpen() throws ClientException {
-            if (hooks.isClosing()) {
+            if (session.isClosing()) {
                 throw sessionClosed();
             }
             connection.checkOpen();

@@ -4,14 +4,19 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One session of a {@link CoreConnection}, without JMS: creates its consumers ({@link CoreConsumer}) and producers on
  * the server, sends through its {@link CoreSender} (producer credit, synchronous and asynchronous sends, sends in a
- * transaction), settles what the consumers consume ({@link CoreSettlement}: acknowledgement, commit, rollback), and is
- * created again, consumers and all, after a reconnection. The user's own parts of a session (message handlers,
- * closing) hear of the connection's events through its {@link Hooks}. Used by one thread at a time, as the user's session is; creating and closing consumers may come from
+ * transaction), settles what the consumers consume ({@link CoreSettlement}: acknowledgement, commit, rollback), is
+ * created again, consumers and all, after a reconnection, and closes ({@link #close}). The user's own parts of a
+ * session (message handlers, what it made of the session) hear of the connection's events and of the close through its
+ * {@link Hooks}. Used by one thread at a time, as the user's session is; closing it and its consumers may come from
  * others.
+ *
+ * <p>Owns whether the session is closing or closed: set by {@link #close} or by its connection's close, read by any
+ * thread.
  */
 public final class CoreSession {
 
@@ -20,16 +25,6 @@ public final class CoreSession {
         /** Hears nothing. */
         Hooks NONE = new Hooks() {
         };
-
-        /** Whether the user has closed (or is closing) the session: a reconnection does not create it again. */
-        default boolean isClosing() {
-            return false;
-        }
-
-        /** Whether the user has closed the session. */
-        default boolean isClosed() {
-            return isClosing();
-        }
 
         /** A rollback or a lost link emptied the consumers' buffers: forget what was handed to a handler, not yet run. */
         default void forgetHandedOn() {
@@ -51,8 +46,12 @@ public final class CoreSession {
         default void onConnectionLost() {
         }
 
-        /** The connection closes: the session closes locally (the connection's CLOSE releases it on the server). */
-        default void closeForConnection() {
+        /**
+         * The session closes ({@link #close}, or its connection's close): the user's handlers take no more deliveries,
+         * and what the user made of the session (producers, browsers) is closed. Called once, after the session's
+         * asynchronous sends completed and before it waits for a running handler ({@link #awaitIdle}).
+         */
+        default void closing() {
         }
     }
 
@@ -63,6 +62,10 @@ public final class CoreSession {
     private final CoreSettlement settlement;
     private final CoreSender sender;
     private final Member member = new Member();
+    /** Set once by the close, its user's or its connection's: sends, acknowledgements and reconnections see it. */
+    private final AtomicBoolean closing = new AtomicBoolean();
+    /** Set once the close has completed (the server answered, or had forgotten the session). */
+    private volatile boolean closed;
 
     /**
      * A session not yet created on the server ({@link #open}).
@@ -78,8 +81,8 @@ public final class CoreSession {
         this.id = connection.nextSessionId();
         this.mode = mode;
         this.hooks = hooks;
-        this.sender = new CoreSender(this, hooks, syncSends);
-        this.settlement = new CoreSettlement(connection, hooks, id, mode, batchSize, sender);
+        this.sender = new CoreSender(this, syncSends);
+        this.settlement = new CoreSettlement(this, batchSize, sender);
     }
 
     /** Creates the session on the server; a reconnection from now on creates it again. */
@@ -93,6 +96,21 @@ public final class CoreSession {
 
     public int mode() {
         return mode;
+    }
+
+    /** Whether the session is closing or closed ({@link #close}, or its connection's close). */
+    public boolean isClosing() {
+        return closing.get();
+    }
+
+    /** Whether the session's close has completed. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** What the user adds to the session. */
+    Hooks hooks() {
+        return hooks;
     }
 
     public CoreConnection connection() {
@@ -109,11 +127,6 @@ public final class CoreSession {
         return sender;
     }
 
-    /** The session as its connection registers it. */
-    public SessionMember member() {
-        return member;
-    }
-
     /** CREATE_SESSION for this session (again, after a reconnection). */
     public Frame.CreateSession createFrame(int requestId) {
         return new Frame.CreateSession(requestId, id, mode == CoreSettlement.SESSION_TRANSACTED, mode);
@@ -124,7 +137,7 @@ public final class CoreSession {
     /**
      * Creates a consumer on the server. A plain queue consumer where the server has accepted one on this connection
      * before is not waited for: it leaves in one packet with what the user sends next (or when it waits), and a refusal
-     * (the queue deleted since) is raised by its {@link CoreConsumer#take}; any other waits for the server's answer.
+     * (the queue deleted since) is raised by its {@link CoreConsumer#receive}; any other waits for the server's answer.
      * Registered before the request, since deliveries may follow the answer at once.
      *
      * @param creditBatch credit goes back in batches of this many consumed deliveries
@@ -132,8 +145,7 @@ public final class CoreSession {
      *                         failure
      */
     public CoreConsumer createConsumer(CoreConsumer.Spec spec, int creditBatch) throws ClientException {
-        CoreConsumer consumer = new CoreConsumer(connection, connection.nextConsumerId(), creditBatch, spec,
-                settlement::isDiscarding);
+        CoreConsumer consumer = new CoreConsumer(connection, connection.nextConsumerId(), creditBatch, spec, settlement);
         WireDestination destination = spec.destination();
         ConsumerRegistry registry = connection.consumers();
         try {
@@ -173,8 +185,10 @@ public final class CoreSession {
     }
 
     /**
-     * Stops {@code consumer} and tells the server how far it consumed (no answer): what it had buffered goes back to
-     * the queue now. What it consumed stays to be settled by the session.
+     * Closes {@code consumer}: a waiting take returns null, its buffered deliveries are released, a running handler of
+     * the session is waited for when the consumer hands its deliveries on (unless the caller is that handler), and
+     * the server is told how far it consumed (no answer): what it had buffered goes back to the queue now. What it
+     * consumed stays to be settled by the session.
      *
      * @return false if it was closed already
      */
@@ -182,12 +196,9 @@ public final class CoreSession {
         if (!consumer.close()) {
             return false;
         }
-        closeOnServer(consumer);
-        return true;
-    }
-
-    /** The server's side of closing a consumer already stopped locally ({@link CoreConsumer#close}). */
-    public void closeOnServer(CoreConsumer consumer) {
+        if (consumer.handsOn()) {
+            hooks.awaitIdle(); // what the running handler consumes counts in how far the consumer got
+        }
         connection.unregister(link -> {
             connection.consumers().unregisterConsumer(consumer.id(), consumer);
             settlement.closed(consumer);
@@ -197,6 +208,7 @@ public final class CoreSession {
                 link.write(new Frame.CloseConsumer(0, id, consumer.id(), consumer.lastConsumedOn(link)));
             }
         });
+        return true;
     }
 
     /**
@@ -206,6 +218,72 @@ public final class CoreSession {
      */
     public void createProducer(int producerId, WireDestination destination) throws ClientException {
         connection.requestOkRetrying(rid -> new Frame.CreateProducer(rid, id, producerId, destination), "CREATE_PRODUCER");
+    }
+
+    // ---- closing ----
+
+    /**
+     * Closes the session, the one way to (its connection's close does the same without CLOSE_SESSION, since the
+     * connection's CLOSE releases it on the server). In order: sends stop (a send waiting for producer credit gives
+     * up) and the asynchronous sends complete, their completions returned; the user's handlers stop ({@link
+     * Hooks#closing}) and a running one is waited for (unless the caller is that handler); DUPS_OK's pending
+     * acknowledgements go out; each consumer closes, telling the server how far it consumed, so what it had buffered
+     * goes back to the queue as it was; and CLOSE_SESSION tells the server, which rolls back the open transaction and
+     * gives back, marked redelivered, what was consumed and not settled; its answer is awaited. While the connection
+     * reconnects nothing is waited for: the server forgot the session with the link, and the reconnection does not
+     * create it again. Idempotent; any thread.
+     *
+     * @throws ClientException the server's refusal of CLOSE_SESSION or no answer in time, or the connection closed
+     *                         meanwhile: the session is closed on this side all the same
+     */
+    public void close() throws ClientException {
+        if (!closeLocally()) {
+            return;
+        }
+        try {
+            PendingRequests.Request[] request = new PendingRequests.Request[1];
+            connection.unregister(link -> {
+                if (link != null) {
+                    request[0] = connection.register(link);
+                    link.write(new Frame.CloseSession(request[0].id, id));
+                }
+            });
+            if (request[0] != null) {
+                try {
+                    Frame.Error error = connection.await(request[0], "CLOSE_SESSION");
+                    if (error != null) {
+                        throw ClientException.of(error);
+                    }
+                } catch (LinkLostException lost) {
+                    // the server forgot the session with the link, and the reconnection does not create it again
+                }
+            }
+        } finally {
+            closedLocally();
+        }
+    }
+
+    /** Everything {@link #close} does but tell the server. @return false when closing already */
+    private boolean closeLocally() {
+        if (!closing.compareAndSet(false, true)) {
+            return false;
+        }
+        sender.close();
+        hooks.closing();
+        member.wakeAll();
+        hooks.awaitIdle(); // what a running handler consumes counts in how far each consumer got
+        if (mode == CoreSettlement.DUPS_OK_ACKNOWLEDGE) {
+            settlement.acknowledgeConsumedNow();
+        }
+        for (CoreConsumer c : settlement.consumers()) {
+            closeConsumer(c);
+        }
+        return true;
+    }
+
+    private void closedLocally() {
+        closed = true;
+        connection.removeSession(member);
     }
 
     // ---- what the connection asks of the session ----
@@ -219,7 +297,7 @@ public final class CoreSession {
 
         @Override
         public boolean isClosing() {
-            return hooks.isClosing();
+            return closing.get();
         }
 
         @Override
@@ -295,10 +373,12 @@ public final class CoreSession {
             }
         }
 
+        /** The connection closes: the session closes locally (the connection's CLOSE releases it on the server). */
         @Override
         public void closeForConnection() {
-            hooks.closeForConnection();
-            sender.close();
+            if (closeLocally()) {
+                closedLocally();
+            }
         }
     }
 }

@@ -41,8 +41,8 @@ public final class CoreSettlement {
     public static final int DUPS_OK_ACKNOWLEDGE = 3;
 
     private final CoreConnection connection;
-    /** Its session's user: whether the session is closing or closed, and what to forget on a rollback. */
-    private final CoreSession.Hooks session;
+    /** Its session: whether it is closing or closed, and what its user forgets on a rollback. */
+    private final CoreSession session;
     /** The session's sending side: a commit or rollback settles its sends too. */
     private final CoreSender sender;
     private final int sessionId;
@@ -70,31 +70,30 @@ public final class CoreSettlement {
     private volatile boolean inBranch;
 
     /**
-     * @param mode      {@link #SESSION_TRANSACTED}, {@link #AUTO_ACKNOWLEDGE}, {@link #CLIENT_ACKNOWLEDGE},
-     *                  {@link #DUPS_OK_ACKNOWLEDGE} or {@link Frame#SESSION_XA}
+     * @param session   its session, whose mode ({@link #SESSION_TRANSACTED}, {@link #AUTO_ACKNOWLEDGE},
+     *                  {@link #CLIENT_ACKNOWLEDGE}, {@link #DUPS_OK_ACKNOWLEDGE} or {@link Frame#SESSION_XA}) it follows
      * @param batchSize DUPS_OK acknowledgements, and the confirmations of AUTO ones, go every this many messages
      */
-    CoreSettlement(CoreConnection connection, CoreSession.Hooks session, int sessionId, int mode, int batchSize,
-                   CoreSender sender) {
-        this.connection = connection;
+    CoreSettlement(CoreSession session, int batchSize, CoreSender sender) {
+        this.connection = session.connection();
         this.session = session;
         this.sender = sender;
-        this.sessionId = sessionId;
-        this.mode = mode;
+        this.sessionId = session.id();
+        this.mode = session.mode();
         this.batchSize = batchSize;
     }
 
     /** The session's consumers, closed ones included until settled. */
-    public List<CoreConsumer> consumers() {
+    List<CoreConsumer> consumers() {
         return consumers;
     }
 
-    public void added(CoreConsumer consumer) {
+    void added(CoreConsumer consumer) {
         consumers.add(consumer);
     }
 
     /** A consumer closed (or was never accepted): it stays only while what it consumed awaits settling. */
-    public void closed(CoreConsumer consumer) {
+    void closed(CoreConsumer consumer) {
         if (mode == DUPS_OK_ACKNOWLEDGE) {
             acknowledgeConsumedNow();
         }
@@ -104,11 +103,11 @@ public final class CoreSettlement {
     }
 
     /** Whether deliveries for this session are dropped now (a ROLLBACK awaits its answer); the reading thread. */
-    public boolean isDiscarding() {
+    boolean isDiscarding() {
         return discarding;
     }
 
-    public int rollbackCount() {
+    int rollbackCount() {
         return rollbackCount;
     }
 
@@ -116,7 +115,7 @@ public final class CoreSettlement {
      * An XA session's association with a branch starts (true: its sends are the branch's, sent without waiting) or ends
      * (false: XA_END has reported the branch's failed sends).
      */
-    public void inBranch(boolean associated) {
+    void inBranch(boolean associated) {
         inBranch = associated;
         if (!associated) {
             sender.forgetAsyncSendError();
@@ -124,7 +123,7 @@ public final class CoreSettlement {
     }
 
     /** Whether the session's sends are a transaction's: a transacted session's always, an XA session's in a branch. */
-    public boolean inTransaction() {
+    boolean inTransaction() {
         return mode == SESSION_TRANSACTED || (mode == Frame.SESSION_XA && inBranch);
     }
 
@@ -136,7 +135,7 @@ public final class CoreSettlement {
      *
      * @return whether it was handed out before a reconnection and not settled: mark it redelivered
      */
-    public boolean handOut(String messageId, ConnectedLink on) {
+    boolean handOut(String messageId, ConnectedLink on) {
         boolean seenBefore = ledger.handOut(messageId, on.generation());
         if (mode == SESSION_TRANSACTED) {
             work(on);
@@ -145,7 +144,7 @@ public final class CoreSettlement {
     }
 
     /** The open transaction sent, received or was handed a message over {@code on}. */
-    public void work(ConnectedLink on) {
+    void work(ConnectedLink on) {
         int generation = on.generation();
         if (workGeneration == 0) {
             workGeneration = generation;
@@ -165,7 +164,7 @@ public final class CoreSettlement {
     }
 
     /** A synchronous receive consumed a delivery. */
-    public void received(CoreConsumer consumer, long deliveryId) {
+    void received(CoreConsumer consumer, long deliveryId) {
         switch (mode) {
             case AUTO_ACKNOWLEDGE -> acknowledgeSoon(consumer, deliveryId);
             case Frame.SESSION_XA -> {
@@ -193,7 +192,7 @@ public final class CoreSettlement {
      * A delivery could not be used as asked (receiveBody could not return its body): in AUTO and DUPS_OK mode it is
      * recovered, to be delivered again; in CLIENT_ACKNOWLEDGE and transacted mode it counts as delivered (JMS 2.0).
      */
-    public void bodyRefused(CoreConsumer consumer, long deliveryId) throws ClientException {
+    void bodyRefused(CoreConsumer consumer, long deliveryId) throws ClientException {
         consumer.recordConsumed(deliveryId);
         if (acknowledgesAutomatically()) {
             rollback("ROLLBACK (recover after receiveBody could not return the body)");
@@ -205,7 +204,7 @@ public final class CoreSettlement {
      *
      * @return true if the session recovered (the delivery is then not acknowledged)
      */
-    public boolean recoverAfterHandlerFailure() {
+    boolean recoverAfterHandlerFailure() {
         if (!acknowledgesAutomatically()) {
             return false;
         }
@@ -222,7 +221,7 @@ public final class CoreSettlement {
      * A handler returned from a delivery recorded before it ran: acknowledged now in AUTO mode, counted in DUPS_OK
      * mode, unless a rollback or recover (perhaps the handler's own) or a close came in between.
      */
-    public void afterHandler(CoreConsumer consumer, long deliveryId, int rollbacksBefore) {
+    void afterHandler(CoreConsumer consumer, long deliveryId, int rollbacksBefore) {
         if (rollbacksBefore != rollbackCount || session.isClosed() || connection.lostCause() != null) {
             return;
         }
@@ -236,7 +235,7 @@ public final class CoreSettlement {
     }
 
     /** AUTO_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE, or an XA session outside a branch: redelivered after a failure. */
-    public boolean acknowledgesAutomatically() {
+    boolean acknowledgesAutomatically() {
         return mode == AUTO_ACKNOWLEDGE || mode == DUPS_OK_ACKNOWLEDGE || (mode == Frame.SESSION_XA && !inBranch);
     }
 
@@ -247,7 +246,7 @@ public final class CoreSettlement {
     }
 
     /** Writes one unanswered ACK for everything consumed and not yet acknowledged, at once: DUPS_OK's batch. */
-    public void acknowledgeConsumedNow() {
+    void acknowledgeConsumedNow() {
         dupsOkPending = 0;
         ConnectedLink on = connection.current();
         List<Frame.Consumed> list = consumedList(on);
@@ -392,7 +391,7 @@ public final class CoreSettlement {
         for (CoreConsumer c : consumers) {
             c.releaseBuffer();
         }
-        session.forgetHandedOn();
+        session.hooks().forgetHandedOn();
         // registered before the write, so it runs on the thread that reads the answer, before any later delivery
         request.answer().whenComplete((error, failure) -> discarding = false);
         on.write(new Frame.Rollback(request.id, sessionId, list));
@@ -414,11 +413,11 @@ public final class CoreSettlement {
     }
 
     /** The session's link was lost: buffered deliveries are dropped, and closed consumers can be settled by nobody. */
-    public void linkLost() {
+    void linkLost() {
         for (CoreConsumer c : consumers) {
             c.linkLost();
         }
-        session.forgetHandedOn();
+        session.hooks().forgetHandedOn();
         consumers.removeIf(CoreConsumer::isClosed);
     }
 
@@ -429,7 +428,7 @@ public final class CoreSettlement {
      *
      * @return the server's ERROR, or null for OK
      */
-    public Frame.Error endBranch(Function<List<Frame.Consumed>, IntFunction<Frame>> end) throws ClientException {
+    Frame.Error endBranch(Function<List<Frame.Consumed>, IntFunction<Frame>> end) throws ClientException {
         ConnectedLink on = connection.usableLink();
         List<Frame.Consumed> list = consumedList(on);
         Frame.Error error = connection.request(on, end.apply(list), "XA_END");

@@ -6,8 +6,9 @@
  * ({@link org.wharfmq.client.core.LinkHandler}: deliveries to the {@link org.wharfmq.client.core.ConsumerRegistry},
  * answers to the {@link org.wharfmq.client.core.PendingRequests}, the rest to the connection's
  * {@link org.wharfmq.client.core.LinkEvents}), reconnection ({@link org.wharfmq.client.core.Reconnector}), sessions
- * ({@link org.wharfmq.client.core.CoreSession}: consumers, producers, sends), a consumer's buffer, credit and PULLs
- * ({@link org.wharfmq.client.core.CoreConsumer}), a queue's browse ({@link org.wharfmq.client.core.CoreBrowser}), a
+ * ({@link org.wharfmq.client.core.CoreSession}: consumers, producers, sends, closing), a consumer's buffer, credit,
+ * PULLs and the messages it hands its user ({@link org.wharfmq.client.core.CoreConsumer}, through the user's
+ * {@link org.wharfmq.client.core.CoreConsumer.Decoder}), a queue's browse ({@link org.wharfmq.client.core.CoreBrowser}), a
  * session's acknowledgement and transactions
  * ({@link org.wharfmq.client.core.CoreSettlement}) and XA ({@link org.wharfmq.client.core.CoreXaResource}), its
  * producer credit

@@ -5,8 +5,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.TestServer;
+import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.SystemQueues;
 
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -16,11 +19,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.wharfmq.client.core.TestSessions.receive;
+import static org.wharfmq.client.core.TestSessions.receiveNoWait;
+import static org.wharfmq.client.core.TestSessions.open;
+import static org.wharfmq.client.core.TestSessions.producer;
 
 /**
  * The core client's consumer and its session's settlement against a real server, through the core's API alone:
- * deliveries taken from its buffer with its credit returned in batches, acknowledgement, a transaction's rollback and
- * commit, a recover (a PULL then finds nothing left), and the consumer created again after the server comes back.
+ * messages received from its buffer ({@link CoreConsumer#receive}) with its credit returned in batches,
+ * acknowledgement, a transaction's rollback and commit, a recover (a PULL then finds nothing left), a delivery its
+ * decoder cannot read rejected to the dead-letter queue, and the consumer created again after the server comes back.
  */
 class CoreConsumerTest {
     private static final WireDestination QUEUE = WireDestination.queue("CORE.CONSUMED");
@@ -53,7 +61,7 @@ class CoreConsumerTest {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
         c.start();
         CoreSession session = open(c, CoreSettlement.CLIENT_ACKNOWLEDGE);
-        int producer = producer(c, session);
+        int producer = producer(session, QUEUE);
         for (int i = 1; i <= 10; i++) {
             send(session, producer, "m" + i);
         }
@@ -61,11 +69,10 @@ class CoreConsumerTest {
         CoreConsumer consumer = consumer(session, 4, 2);
         long last = 0;
         for (int i = 1; i <= 10; i++) {
-            Frame.Deliver d = consumer.take(WAIT);
-            assertNotNull(d, "message " + i + " did not come");
-            assertEquals("m" + i, text(d));
-            consume(session, consumer, d);
-            last = d.deliveryId();
+            TestMessages.Received m = receive(consumer, WAIT);
+            assertNotNull(m, "message " + i + " did not come");
+            assertEquals("m" + i, m.text);
+            last = m.deliveryId;
         }
         assertEquals(last, consumer.unacknowledged());
         session.settlement().acknowledge();
@@ -73,7 +80,7 @@ class CoreConsumerTest {
 
         // acknowledged: a recover (ROLLBACK) of the session gives back nothing
         session.settlement().rollback("ROLLBACK (recover)");
-        assertNull(consumer.takeNow(), "the PULL found a message the acknowledgement should have settled");
+        assertNull(receiveNoWait(consumer), "the PULL found a message the acknowledgement should have settled");
     }
 
     @Test
@@ -81,27 +88,60 @@ class CoreConsumerTest {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
         c.start();
         CoreSession session = open(c, CoreSettlement.SESSION_TRANSACTED);
-        int producer = producer(c, session);
+        int producer = producer(session, QUEUE);
         send(session, producer, "t1");
         session.settlement().commit();
 
         CoreConsumer consumer = consumer(session, 10, 5);
-        Frame.Deliver first = consumer.take(WAIT);
-        assertEquals(1, first.deliveryCount());
-        assertEquals("t1", text(first));
-        consume(session, consumer, first);
+        TestMessages.Received first = receive(consumer, WAIT);
+        assertEquals(1, first.deliveryCount);
+        assertEquals("t1", first.text);
         // the server takes back what the transaction consumed, and what it sent ahead, and sends it again
         session.settlement().rollback("ROLLBACK");
 
-        Frame.Deliver again = consumer.take(WAIT);
-        assertEquals(2, again.deliveryCount(), "delivered again after the rollback");
-        assertEquals("t1", text(again));
-        consume(session, consumer, again);
+        TestMessages.Received again = receive(consumer, WAIT);
+        assertEquals(2, again.deliveryCount, "delivered again after the rollback");
+        assertEquals("t1", again.text);
         session.settlement().commit();
         assertEquals(0, consumer.unacknowledged());
 
         session.settlement().rollback("ROLLBACK");
-        assertNull(consumer.takeNow(), "the commit should have settled it");
+        assertNull(receiveNoWait(consumer), "the commit should have settled it");
+    }
+
+    @Test
+    void aDeliveryTheDecoderCannotReadIsRejectedToTheDeadLetterQueueAndTheNextIsReceived() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        c.start();
+        CoreSession session = open(c, CoreSettlement.AUTO_ACKNOWLEDGE);
+        int producer = producer(session, QUEUE);
+        send(session, producer, "unreadable");
+        send(session, producer, "readable");
+        CoreConsumer.Decoder<TestMessages.Received> refusing = new CoreConsumer.Decoder<>() {
+            @Override
+            public TestMessages.Received decode(Frame.Deliver delivery) {
+                TestMessages.Received m = TestMessages.RECEIVED.decode(delivery);
+                if (m.text.equals("unreadable")) {
+                    throw new MalformedFrameException("the test's decoder cannot read it");
+                }
+                return m;
+            }
+
+            @Override
+            public String messageId(TestMessages.Received message) {
+                return null;
+            }
+
+            @Override
+            public void markRedelivered(TestMessages.Received message) {
+            }
+        };
+
+        assertEquals("readable", consumer(session, 10, 5).receive(WAIT, false, refusing).text);
+        producer(session, QUEUE); // answered once the server has handled the REJECT before it
+        LocalQueue deadLetters = server.server().queueManager().queue(SystemQueues.DEAD_LETTER_QUEUE);
+        assertEquals(1, deadLetters.depth(), "the unreadable delivery is not in the dead-letter queue");
+        assertEquals(0, server.server().queueManager().queue(QUEUE.name()).depth());
     }
 
     @Test
@@ -122,25 +162,13 @@ class CoreConsumerTest {
         assertEquals(Reconnector.Step.DISCONNECTED, steps.poll(10, TimeUnit.SECONDS));
         assertEquals(Reconnector.Step.RECONNECTED, steps.poll(10, TimeUnit.SECONDS));
 
-        int producer = producer(c, session);
+        int producer = producer(session, QUEUE);
         send(session, producer, "after");
-        Frame.Deliver d = consumer.take(WAIT);
+        TestMessages.Received d = receive(consumer, WAIT);
         assertNotNull(d, "the consumer was not created again on the new link");
-        assertEquals("after", text(d));
+        assertEquals("after", d.text);
         assertEquals(c.current(), consumer.takenLink());
         assertTrue(consumer.takenLink().generation() > 1);
-    }
-
-    private static CoreSession open(CoreConnection c, int mode) throws ClientException {
-        CoreSession session = new CoreSession(c, mode, 5, false, CoreSession.Hooks.NONE);
-        session.open();
-        return session;
-    }
-
-    private static int producer(CoreConnection c, CoreSession session) throws ClientException {
-        int producer = c.nextProducerId();
-        session.createProducer(producer, QUEUE);
-        return producer;
     }
 
     /** A consumer of {@link #QUEUE} in {@code session}, created on the server. */
@@ -148,18 +176,7 @@ class CoreConsumerTest {
         return session.createConsumer(new CoreConsumer.Spec(session.id(), QUEUE, null, prefetch, 0, null), creditBatch);
     }
 
-    /** The user got {@code d}: its credit goes back, and the session's settlement counts it. */
-    private static void consume(CoreSession session, CoreConsumer consumer, Frame.Deliver d) {
-        session.settlement().handOut(null, consumer.takenLink());
-        consumer.consumed(d.deliveryId());
-        session.settlement().received(consumer, d.deliveryId());
-    }
-
     private static void send(CoreSession session, int producer, String text) throws ClientException {
         TestMessages.send(session, producer, QUEUE, text);
-    }
-
-    private static String text(Frame.Deliver d) {
-        return TestMessages.text(d);
     }
 }

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.protocol.frame.ErrorCode;
-import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
@@ -30,6 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.wharfmq.client.core.TestSessions.receive;
+import static org.wharfmq.client.core.TestSessions.open;
+import static org.wharfmq.client.core.TestSessions.producer;
 
 /**
  * The core client's sending side ({@link CoreSender}) against a real server, through the core's API alone: a send
@@ -79,18 +81,6 @@ class CoreSenderTest {
         assertEquals(Reconnector.Step.RECONNECTED, steps.poll(10, TimeUnit.SECONDS));
     }
 
-    private static CoreSession open(CoreConnection c, int mode) throws ClientException {
-        CoreSession session = new CoreSession(c, mode, 5, false, CoreSession.Hooks.NONE);
-        session.open();
-        return session;
-    }
-
-    private static int producer(CoreSession session) throws ClientException {
-        int producer = session.connection().nextProducerId();
-        session.createProducer(producer, QUEUE);
-        return producer;
-    }
-
     private LocalQueue queue() {
         return server.server().queueManager().queue(QUEUE_NAME);
     }
@@ -109,7 +99,7 @@ class CoreSenderTest {
         long bound = budget + window + 2L * body.length();
         startServer(c -> c.producerWindowBytes(window).queue(QUEUE_NAME, budget, MemoryPolicy.BLOCK));
         CoreSession session = open(connect(ReconnectPolicy.NONE), CoreSettlement.AUTO_ACKNOWLEDGE);
-        int producer = producer(session);
+        int producer = producer(session, QUEUE);
 
         CompletableFuture<Void> producing = CompletableFuture.runAsync(() -> {
             try {
@@ -130,11 +120,9 @@ class CoreSenderTest {
         CoreSession reader = open(consuming, CoreSettlement.AUTO_ACKNOWLEDGE);
         CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null), 5);
         for (int i = 0; i < messages; i++) {
-            Frame.Deliver d = consumer.take(WAIT_NANOS);
-            assertNotNull(d, "message " + i + " never came: the sender did not go on when credit returned");
-            consumer.consumed(d.deliveryId()); // its credit goes back, and the session acknowledges it
-            reader.settlement().received(consumer, d.deliveryId());
-            assertEquals(i + ":" + body, TestMessages.text(d));
+            TestMessages.Received m = receive(consumer, WAIT_NANOS); // its credit goes back, and it is acknowledged
+            assertNotNull(m, "message " + i + " never came: the sender did not go on when credit returned");
+            assertEquals(i + ":" + body, m.text);
             assertTrue(queue().heldBytes() <= bound, () -> "the queue holds " + queue().heldBytes() + " bytes");
         }
         producing.get(10, TimeUnit.SECONDS);
@@ -144,7 +132,7 @@ class CoreSenderTest {
     void asynchronousSendsCompleteInSendOrderOnTheCompletionThread() throws Exception {
         startServer(c -> c);
         CoreSession session = open(connect(ReconnectPolicy.NONE), CoreSettlement.AUTO_ACKNOWLEDGE);
-        int producer = producer(session);
+        int producer = producer(session, QUEUE);
         int count = 200;
         Recorder recorder = new Recorder(count);
         List<Integer> expected = new ArrayList<>();
@@ -170,7 +158,7 @@ class CoreSenderTest {
         server = TestServer.start(c -> c, config -> WharfServer.builder(config).store(store).start());
         CoreConnection connection = connect(QUICKLY);
         CoreSession session = open(connection, CoreSettlement.AUTO_ACKNOWLEDGE);
-        int producer = producer(session);
+        int producer = producer(session, QUEUE);
         int count = 3;
         Recorder recorder = new Recorder(count);
         for (int i = 0; i < count; i++) {
@@ -199,16 +187,16 @@ class CoreSenderTest {
         startServer(c -> c.queue(QUEUE_NAME));
         CoreConnection connection = connect(QUICKLY);
         CoreSession session = open(connection, CoreSettlement.SESSION_TRANSACTED);
-        int producer = producer(session);
+        int producer = producer(session, QUEUE);
 
         send(session, producer, "committed");
-        producer(session); // a request after the send: the server has handled the send once it answers
+        producer(session, QUEUE); // a request after the send: the server has handled the send once it answers
         assertEquals(0, enqueued(), "a send of a transaction not committed is on the queue");
         session.settlement().commit();
         assertEquals(1, enqueued(), "the committed send is not on the queue");
 
         send(session, producer, "lost with its link");
-        producer(session);
+        producer(session, QUEUE);
         loseLink(connection);
         ClientException rolledBack = assertThrows(ClientException.class, () -> session.settlement().commit());
         assertEquals(ErrorCode.TRANSACTION_ROLLED_BACK, rolledBack.code(), rolledBack.getMessage());
@@ -220,8 +208,8 @@ class CoreSenderTest {
         CoreSession reader = open(connection, CoreSettlement.AUTO_ACKNOWLEDGE);
         connection.start();
         CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null), 5);
-        assertEquals("committed", TestMessages.text(consumer.take(WAIT_NANOS)));
-        assertEquals("the next transaction", TestMessages.text(consumer.take(WAIT_NANOS)));
+        assertEquals("committed", receive(consumer, WAIT_NANOS).text);
+        assertEquals("the next transaction", receive(consumer, WAIT_NANOS).text);
     }
 
     /** A persistent send in the session's transaction: not waited for, whatever its persistence. */

@@ -54,9 +54,9 @@ class CoreXaResourceTest extends ConnectedTest {
         assertArrayEquals(xid.getGlobalTransactionId(), prepared[0].getGlobalTransactionId());
 
         resource.commit(xid, false);
-        Frame.Deliver d = consumer.take(TimeUnit.SECONDS.toNanos(10));
+        TestMessages.Received d = TestSessions.receive(consumer, TimeUnit.SECONDS.toNanos(10));
         assertNotNull(d, "the committed branch's send did not come");
-        assertEquals("in the branch", TestMessages.text(d));
+        assertEquals("in the branch", d.text);
         assertEquals(XAException.XAER_NOTA, assertThrows(XAException.class, () -> resource.commit(xid, false)).errorCode);
     }
 

@@ -9,11 +9,6 @@ final class CountingHooks implements CoreSession.Hooks {
     final AtomicInteger closed = new AtomicInteger();
 
     @Override
-    public boolean isClosing() {
-        return closed.get() > 0;
-    }
-
-    @Override
     public void onLinkLost() {
         linksLost.incrementAndGet();
     }
@@ -24,7 +19,7 @@ final class CountingHooks implements CoreSession.Hooks {
     }
 
     @Override
-    public void closeForConnection() {
+    public void closing() {
         closed.incrementAndGet();
     }
 }

@@ -24,6 +24,38 @@ final class TestMessages {
         session.sender().send(producer, destination, message(text, true), CoreSender.WIRE_MESSAGE, true, null);
     }
 
+    /** A message received through {@link CoreConsumer#receive}: its text and delivery count, 2 or more when redelivered. */
+    static final class Received {
+        final String text;
+        final long deliveryId;
+        int deliveryCount;
+
+        Received(String text, long deliveryId, int deliveryCount) {
+            this.text = text;
+            this.deliveryId = deliveryId;
+            this.deliveryCount = deliveryCount;
+        }
+    }
+
+    /** Makes a {@link Received} of a delivery; no message id, so the core's ledger knows none again. */
+    static final CoreConsumer.Decoder<Received> RECEIVED = new CoreConsumer.Decoder<>() {
+        @Override
+        public Received decode(Frame.Deliver delivery) {
+            return new Received(new String(WireMessage.decode(delivery.message()).body, StandardCharsets.UTF_8),
+                    delivery.deliveryId(), delivery.deliveryCount());
+        }
+
+        @Override
+        public String messageId(Received message) {
+            return null;
+        }
+
+        @Override
+        public void markRedelivered(Received message) {
+            message.deliveryCount = Math.max(2, message.deliveryCount);
+        }
+    };
+
     /** The body of a delivered message as text; releases the delivery's buffer. */
     static String text(Frame.Deliver d) {
         try {

@@ -54,7 +54,8 @@ final class ProducerWindow {
     private final Map<Object, Long> heldBack = new HashMap<>(4);
     /** The queues this session's sends found over budget (policy block) and that have not been seen under it since. */
     private final Set<LocalQueue> blocking = new LinkedHashSet<>(4);
-    private boolean closed;
+    /** Written on the event loop; read also by the thread that wakes a held-back window (see {@link #holdBack}). */
+    private volatile boolean closed;
 
     /**
      * @param windowBytes       the bytes a session may send before credit comes back (setting producerWindowBytes)
@@ -165,7 +166,13 @@ final class ProducerWindow {
         Long before = heldBack.get(holder);
         heldBack.put(holder, before == null ? bytes : before + bytes);
         if (before == null) {
-            whenFree.accept(() -> eventLoop.execute(() -> release(holder)));
+            // the wake of a closed session's window is dropped where it runs: it may be the server's close emptying
+            // the queues after the event loops have ended (every session is closed by then)
+            whenFree.accept(() -> {
+                if (!closed) {
+                    eventLoop.execute(() -> release(holder));
+                }
+            });
         }
     }
 
