@@ -24,6 +24,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.ToIntFunction;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * F-JMS: JMSInput → JMSOutput, both on another JMS provider (seed 002, "Receiving and sending JMS Messages": the
@@ -91,8 +93,12 @@ public final class JmsFlow implements FlowFactory {
         private final MessageConsumer fromInput;
         private final MessageConsumer fromOutput;
         private final Session session;
+        /** The server's INFO lines (its start, its listeners) would land among the runner's progress lines. */
+        private final Logger serverLog = Logger.getLogger("org.wharfmq.server");
+        private final Level serverLogLevel = serverLog.getLevel();
 
         Loop() {
+            serverLog.setLevel(Level.WARNING);
             try {
                 data = Files.createTempDirectory("wharf-perf-ceiling-jms");
                 server = WharfServer.builder(ServerConfig.builder().host("127.0.0.1").port(0).inVmName("wharf-perf-ceiling")
@@ -139,6 +145,7 @@ public final class JmsFlow implements FlowFactory {
             } finally {
                 server.close();
                 TempFiles.deleteTree(data);
+                serverLog.setLevel(serverLogLevel);
             }
         }
     }
