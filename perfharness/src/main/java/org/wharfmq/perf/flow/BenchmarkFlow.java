@@ -67,6 +67,8 @@ public enum BenchmarkFlow {
     F_HTTP(new HttpFlow(), null, null, HttpFlow.Loop::new),
     /** Its flow watches a folder of the server's data directory: {@link #factory(Path, boolean)}. */
     F_FILE(null, null, FileFlow.OUTPUT_QUEUE, FileFlow.Loop::new),
+    /** Its flow writes to a folder of the server's data directory: {@link #factory(Path, boolean)}. */
+    F_FILE_OUT(null, FileOutputFlow.INPUT_QUEUE, FileOutputFlow.OUTPUT_QUEUE, FileOutputFlow.Loop::new),
     /** Its queues are the other provider's, not the flow's server's. */
     F_JMS(null, JmsFlow.INPUT_QUEUE, JmsFlow.OUTPUT_QUEUE, JmsFlow.Loop::new);
 
@@ -136,12 +138,13 @@ public enum BenchmarkFlow {
 
     /**
      * Builds the flow for a server whose data directory is {@code data}, the run's messages persistent or not: F-FILE
-     * watches a folder in that directory ({@link FileFlow#directory}), and F-FILE and F-JMS read in a transaction
+     * watches a folder in that directory ({@link FileFlow#directory}) and F-FILE-OUT writes to one, and F-FILE and F-JMS read in a transaction
      * only for persistent runs (their input nodes have no AUTOMATIC mode to follow the message's persistence).
      */
     public FlowFactory factory(Path data, boolean persistent) {
         return switch (this) {
             case F_FILE -> new FileFlow(FileFlow.directory(data), persistent);
+            case F_FILE_OUT -> new FileOutputFlow(FileOutputFlow.directory(data));
             case F_JMS -> new JmsFlow(persistent);
             default -> factory;
         };
@@ -150,6 +153,11 @@ public enum BenchmarkFlow {
     /** The folder the flow takes its files from in a server whose data directory is {@code data}; else null. */
     public Path inputDirectory(Path data) {
         return this == F_FILE ? FileFlow.directory(data) : null;
+    }
+
+    /** The folder the flow writes its files to in a server whose data directory is {@code data}; else null. */
+    public Path outputDirectory(Path data) {
+        return this == F_FILE_OUT ? FileOutputFlow.directory(data) : null;
     }
 
     /** Whether the flow's input and output queues are another JMS provider's (F-JMS), not its own server's. */

@@ -101,11 +101,15 @@ public final class FileFlow implements FlowFactory {
     /**
      * The ceiling, a file copy: the body written to a file (under a {@code .part} name, then renamed, as the feeders
      * deliver), read back whole, and moved to an archive folder, as the node reads and archives it; on this thread,
-     * in a temporary folder deleted when the loop is closed.
+     * in a temporary folder deleted when the loop is closed. The archive keeps the last {@value #ARCHIVED} files (one
+     * more delete per file, as the node deletes its checkpoint per file): a loop that runs for half a minute makes
+     * hundreds of thousands of files, whose deletion took minutes after the measurement on the busy machine.
      */
     static final class Loop implements ToIntFunction<byte[]>, AutoCloseable {
+        private static final int ARCHIVED = 1000;
         private final Path directory;
         private final Path archive;
+        private final Path[] archived = new Path[ARCHIVED];
         private long number;
 
         Loop() {
@@ -124,7 +128,11 @@ public final class FileFlow implements FlowFactory {
                 Path part = Files.write(directory.resolve(name + ".part"), body);
                 Path file = Files.move(part, directory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
                 int read = Files.readAllBytes(file).length;
-                Files.move(file, archive.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+                int slot = (int) (number % ARCHIVED);
+                if (archived[slot] != null) {
+                    Files.delete(archived[slot]);
+                }
+                archived[slot] = Files.move(file, archive.resolve(name), StandardCopyOption.ATOMIC_MOVE);
                 return read;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

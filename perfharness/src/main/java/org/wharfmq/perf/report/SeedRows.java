@@ -284,6 +284,15 @@ public final class SeedRows {
             Map.entry("F-FILE/1048576", new FlowRow("File Input (whole file) -> MQ Output BLOB 1024K", 73.91, 48.33, 26.16)),
             Map.entry("F-FILE/4194304", new FlowRow("File Input (whole file) -> MQ Output BLOB 4096K", 18.87, 50.33, 106.71)),
             Map.entry("F-FILE/8388608", new FlowRow("File Input (whole file) -> MQ Output BLOB 8192K", 9.13, 51.00, 223.36)),
+            // "Writing MQ Messages as Delimited Records in Large Files" (MQ Input -> Compute -> File Output, the line end
+            // as delimiter, a file closed at 1 GB -> Compute -> an empty message to MQ Output); non-persistent only
+            Map.entry("F-FILE-OUT/4096", new FlowRow("MQ Input -> File Output (delimited records) BLOB 4K", 758.87, 32.00, 1.69)),
+            Map.entry("F-FILE-OUT/16384", new FlowRow("MQ Input -> File Output (delimited records) BLOB 16K", 699.72, 34.33, 1.96)),
+            Map.entry("F-FILE-OUT/65536", new FlowRow("MQ Input -> File Output (delimited records) BLOB 64K", 503.06, 38.67, 3.07)),
+            Map.entry("F-FILE-OUT/262144", new FlowRow("MQ Input -> File Output (delimited records) BLOB 256K", 198.06, 49.33, 9.96)),
+            Map.entry("F-FILE-OUT/1048576", new FlowRow("MQ Input -> File Output (delimited records) BLOB 1024K", 78.00, 50.00, 25.64)),
+            Map.entry("F-FILE-OUT/4194304", new FlowRow("MQ Input -> File Output (delimited records) BLOB 4096K", 19.55, 50.33, 103.00)),
+            Map.entry("F-FILE-OUT/8388608", new FlowRow("MQ Input -> File Output (delimited records) BLOB 8192K", 9.54, 51.00, 213.76)),
             // "Receiving and sending JMS Messages" (JMSInput -> JMSOutput, JMS Bytes messages, the provider the queue
             // manager the broker ran on); non-persistent only
             Map.entry("F-JMS/4096", new FlowRow("JMSInput -> JMSOutput Bytes 4K", 851.89, 34.33, 1.61)),

@@ -6,6 +6,7 @@ import org.wharfmq.perf.driver.DriverResult;
 import org.wharfmq.perf.flow.BenchmarkDatabase;
 import org.wharfmq.perf.flow.BenchmarkFlow;
 import org.wharfmq.perf.flow.FileFlow;
+import org.wharfmq.perf.flow.FileOutputFlow;
 import org.wharfmq.perf.flow.JmsFlow;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
@@ -73,6 +74,8 @@ public final class ServerMain {
     static final String HTTP_FIELD = "http";
     /** The field of the ready line with the folder the flow takes its files from (F-FILE). */
     static final String FILES_FIELD = "files";
+    /** The field of the flow's line with F-FILE-OUT's records in its files (once its node finished the open one). */
+    static final String FILE_WORK = "file-work";
     /** The field of the flow's line with a database workload's rows inserted or updates made. */
     static final String DATABASE_WORK = "database-work";
     /** How often {@code --metrics scrape} scrapes {@code /metrics}, in ms: every second, 15 times Prometheus' default. */
@@ -231,7 +234,7 @@ public final class ServerMain {
                 t.join(TimeUnit.MINUTES.toMillis(2));
             }
             if (flow != null) {
-                printFlowCounts(server, flowHost, flow, database, flow.inputDirectory(data));
+                printFlowCounts(server, flowHost, flow, database, data);
             }
             if (file != null) {
                 StringBuilder line = new StringBuilder(CHANNELS_PREFIX);
@@ -279,7 +282,7 @@ public final class ServerMain {
     /**
      * The flow host's settings: the defaults; for a database workload its data source
      * ({@value BenchmarkDatabase#DATA_SOURCE}) on the H2 at {@code database}, whose tables are created first; for
-     * F-FILE its folder (created) as the one directory flows may use; for F-JMS the other provider, the Wharf server
+     * F-FILE and F-FILE-OUT their folder (created) as the one directory flows may use; for F-JMS the other provider, the Wharf server
      * at {@code jmsProvider}.
      */
     private static FlowHostSettings flowHostSettings(BenchmarkFlow flow, String database, Path data, String jmsProvider)
@@ -290,7 +293,8 @@ public final class ServerMain {
             settings = settings.withDataSources(List.of(new DataSourceConfig(BenchmarkDatabase.DATA_SOURCE,
                     database, BenchmarkDatabase.USER, BenchmarkDatabase.PASSWORD)));
         }
-        Path files = flow == null ? null : flow.inputDirectory(data);
+        Path files = flow == null ? null : flow.inputDirectory(data) != null ? flow.inputDirectory(data)
+                : flow.outputDirectory(data);
         if (files != null) {
             settings = settings.withFileDirectories(List.of(Files.createDirectories(files).getParent()));
         }
@@ -304,14 +308,17 @@ public final class ServerMain {
      * The flow's counts once the clients have stopped: the runner checks one invocation per request, and for a
      * database workload one row inserted or update made per invocation ({@code database-work=N}).
      */
-    private void printFlowCounts(WharfServer server, FlowHost flowHost, BenchmarkFlow flow, String database, Path files)
+    private void printFlowCounts(WharfServer server, FlowHost flowHost, BenchmarkFlow flow, String database, Path data)
             throws SQLException, java.io.IOException {
+        Path files = flow.inputDirectory(data);
+        Path written = flow.outputDirectory(data);
         FlowStatistics stats = flowHost.flow(flow.id()).running().statistics();
         flowHost.undeploy(flow.id()); // drains: every message read has been processed and its output sent
         out.println(FLOW_PREFIX + " " + flow.id() + " invocations=" + stats.invocations() + " failures=" + stats.failures()
                 + " backouts=" + stats.backouts() + " input-depth=" + (files != null ? filesLeft(files) : depth(server, flow.inputQueue()))
                 + " output-depth=" + depth(server, flow.outputQueue())
-                + (database == null || flow.database().count() == null ? "" : " " + DATABASE_WORK + "=" + flow.database().count(database)));
+                + (database == null || flow.database().count() == null ? "" : " " + DATABASE_WORK + "=" + flow.database().count(database))
+                + (written == null ? "" : " " + FILE_WORK + "=" + FileOutputFlow.records(written)));
         out.flush();
     }
 

@@ -74,6 +74,8 @@ public enum Workload {
             + "persistent connections) in their own JVM", "flow invocations/s", false, false),
     F_FILE("F-FILE", "message flow FileInput (a whole file, BLOB) -> output; file feeders in their own JVM keep the "
             + "watched folder topped up and take the outputs", "flow invocations/s", false, false),
+    F_FILE_OUT("F-FILE-OUT", "message flow input -> FileOutput appending each message as a line to a large file -> an "
+            + "empty message to the output", "flow invocations/s", false, false),
     F_JMS("F-JMS", "message flow JMSInput -> JMSOutput, both on another JMS provider (a second Wharf server, through "
             + "its JMS client); requesters on that provider", "flow invocations/s", false, false),
     F_PUB("F-PUB", "message flow input -> Publication node on one topic with N subscribers; a publisher puts the input "

@@ -416,8 +416,8 @@ public final class WorkloadRunner {
 
     /**
      * The flow's side of exactly-once: it ran once per request the requesters sent (every request answered or
-     * lost), none failed or was backed out, no input or output was left on a queue, and a database workload's
-     * Database node wrote once per invocation.
+     * lost), none failed or was backed out, no input or output was left on a queue, a database workload's
+     * Database node wrote once per invocation, and F-FILE-OUT's FileOutput node wrote one record per invocation.
      */
     static List<String> flowCheck(String flowCounts, List<DriverResult> requesters) {
         List<String> problems = new ArrayList<>();
@@ -431,6 +431,12 @@ public final class WorkloadRunner {
             if (work != invocations) {
                 problems.add("the flow's Database node did " + work + " inserts or updates in " + invocations
                         + " invocations");
+            }
+        }
+        if (flowCounts.contains(" " + ServerMain.FILE_WORK + "=")) {
+            long records = Long.parseLong(field(flowCounts, ServerMain.FILE_WORK));
+            if (records != invocations) {
+                problems.add("the flow's FileOutput node wrote " + records + " records in " + invocations + " invocations");
             }
         }
         for (String counter : List.of("failures", "backouts", "input-depth", "output-depth")) {

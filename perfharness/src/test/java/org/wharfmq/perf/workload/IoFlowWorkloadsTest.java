@@ -13,17 +13,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Short runs of the flows whose input is not a Wharf queue of their own server: F-FILE (file feeders write into the
- * FileInput node's folder and take the outputs) and F-JMS (the flow's JMSInput and JMSOutput nodes on a second Wharf
- * server, the requesters on that one), non-persistent (the input nodes read without a transaction) and persistent (in
- * one). Each step passes only if every file or request came out exactly once, the flow ran once per file or request,
- * and nothing was left in the folder or on the flow's queues; each reports its plain-loop ceiling.
+ * Short runs of the flows whose input or output is not a Wharf queue of their own server: F-FILE (file feeders write
+ * into the FileInput node's folder and take the outputs), F-FILE-OUT (requesters whose messages a FileOutput node
+ * appends to a file) and F-JMS (the flow's JMSInput and JMSOutput nodes on a second Wharf server, the requesters on
+ * that one), non-persistent and persistent. Each step passes only if every file or request came out exactly once,
+ * the flow ran once per file or request (F-FILE-OUT: and its files hold one record per invocation), and nothing was
+ * left in the folder or on the flow's queues; each reports its plain-loop ceiling.
  */
 @Tag("slow")
 class IoFlowWorkloadsTest {
 
     @ParameterizedTest(name = "{0} persistent={1}")
-    @CsvSource({"F_FILE,false", "F_FILE,true", "F_JMS,false", "F_JMS,true"})
+    @CsvSource({"F_FILE,false", "F_FILE,true", "F_FILE_OUT,false", "F_FILE_OUT,true", "F_JMS,false", "F_JMS,true"})
     void everyFileOrRequestComesOutOnceAndTheFlowRanOncePerInput(Workload w, boolean persistent, @TempDir Path out)
             throws Exception {
         RunSettings settings = new RunSettings(w, List.of(4096), List.of(3), List.of(1), 0, 0, 1, 0, 3, 1, 30, persistent,
