@@ -178,6 +178,7 @@ public final class Driver {
             case SHORT_SESSION -> new ShortSession(setup);
             case CONNECTOR -> new Connector(setup);
             case HTTP_REQUESTOR -> new HttpRequestor(setup);
+            case FILE_FEEDER -> new FileFeeder(setup);
         };
     }
 

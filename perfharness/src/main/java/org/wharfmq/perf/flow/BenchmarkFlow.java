@@ -15,6 +15,7 @@ import org.wharfmq.flow.node.XsltNode;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -63,7 +64,13 @@ public enum BenchmarkFlow {
     F_DB_INSERT("F-DB-INSERT", DatabaseFlows.INSERT),
     F_DB_UPDATE("F-DB-UPDATE", DatabaseFlows.UPDATE),
     F_DB_RETRIEVE("F-DB-RETRIEVE", DatabaseFlows.RETRIEVE),
-    F_HTTP(new HttpFlow(), null, null, HttpFlow.Loop::new);
+    F_HTTP(new HttpFlow(), null, null, HttpFlow.Loop::new),
+    /** Its flow watches a folder of the server's data directory: {@link #factory(Path, boolean)}. */
+    F_FILE(null, null, FileFlow.OUTPUT_QUEUE, FileFlow.Loop::new),
+    /** Its flow writes to a folder of the server's data directory: {@link #factory(Path, boolean)}. */
+    F_FILE_OUT(null, FileOutputFlow.INPUT_QUEUE, FileOutputFlow.OUTPUT_QUEUE, FileOutputFlow.Loop::new),
+    /** Its queues are the other provider's, not the flow's server's. */
+    F_JMS(null, JmsFlow.INPUT_QUEUE, JmsFlow.OUTPUT_QUEUE, JmsFlow.Loop::new);
 
     private final FlowFactory factory;
     private final String inputQueue;
@@ -129,9 +136,33 @@ public enum BenchmarkFlow {
         return database;
     }
 
-    /** Builds the flow. */
-    public FlowFactory factory() {
-        return factory;
+    /**
+     * Builds the flow for a server whose data directory is {@code data}, the run's messages persistent or not: F-FILE
+     * watches a folder in that directory ({@link FileFlow#directory}) and F-FILE-OUT writes to one, and F-FILE and F-JMS read in a transaction
+     * only for persistent runs (their input nodes have no AUTOMATIC mode to follow the message's persistence).
+     */
+    public FlowFactory factory(Path data, boolean persistent) {
+        return switch (this) {
+            case F_FILE -> new FileFlow(FileFlow.directory(data), persistent);
+            case F_FILE_OUT -> new FileOutputFlow(FileOutputFlow.directory(data));
+            case F_JMS -> new JmsFlow(persistent);
+            default -> factory;
+        };
+    }
+
+    /** The folder the flow takes its files from in a server whose data directory is {@code data}; else null. */
+    public Path inputDirectory(Path data) {
+        return this == F_FILE ? FileFlow.directory(data) : null;
+    }
+
+    /** The folder the flow writes its files to in a server whose data directory is {@code data}; else null. */
+    public Path outputDirectory(Path data) {
+        return this == F_FILE_OUT ? FileOutputFlow.directory(data) : null;
+    }
+
+    /** Whether the flow's input and output queues are another JMS provider's (F-JMS), not its own server's. */
+    public boolean usesOtherProvider() {
+        return this == F_JMS;
     }
 
     /** The path the flow serves on the server's HTTP listener, where its clients send their requests; else null. */
@@ -139,7 +170,10 @@ public enum BenchmarkFlow {
         return this == F_HTTP ? HttpFlow.PATH : null;
     }
 
-    /** Where the clients put the input messages; null for F-HTTP, whose clients are HTTP clients. */
+    /**
+     * Where the clients put the input messages; null for F-HTTP, whose clients are HTTP clients, and F-FILE, whose
+     * clients write files.
+     */
     public String inputQueue() {
         return inputQueue;
     }

@@ -47,7 +47,8 @@ public enum Option {
     DU("du", "false", "Subscriber: durable subscriptions (a client ID per connection, unsubscribed at the end)."),
     DD("dd", "0", "Subscriber: also hold this many dummy subscriptions on topics <d>DUMMY<n> nobody publishes to."),
     FW("fw", "0", "Flow window. Publisher: publish at most this many messages ahead of the slowest subscriber "
-            + "process (-fp of them report); Subscriber: > 0 = report progress for the publisher's window. 0 = off."),
+            + "process (-fp of them report); Subscriber: > 0 = report progress for the publisher's window. 0 = off. "
+            + "FileFeeder: the files each worker keeps in the flow's folder (0 = 10)."),
     FP("fp", "1", "Publisher with -fw: how many subscriber processes report progress (it waits for all of them)."),
     FQ("fq", "", "Publisher: put each message on this queue, where a message flow publishes it on the topic -d "
             + "names (F-PUB); \"\" = publish on the topic directly.");

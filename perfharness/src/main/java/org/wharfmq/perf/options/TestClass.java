@@ -2,7 +2,7 @@ package org.wharfmq.perf.options;
 
 import java.util.Locale;
 
-/** The JMSPerfHarness test classes ({@code -tc}) this driver implements, and three of its own (the last three). */
+/** The JMSPerfHarness test classes ({@code -tc}) this driver implements, and four of its own (the last four). */
 public enum TestClass {
     REQUESTOR("Requestor"),
     RESPONDER("Responder"),
@@ -16,7 +16,12 @@ public enum TestClass {
     /** Not JMSPerfHarness's: a connection opened and closed per operation, nothing sent. */
     CONNECTOR("Connector"),
     /** Not JMSPerfHarness's: an HTTP client POSTing the body to the URL of {@code -iq}, the answer its round trip. */
-    HTTP_REQUESTOR("HttpRequestor");
+    HTTP_REQUESTOR("HttpRequestor"),
+    /**
+     * Not JMSPerfHarness's: writes files into the folder of {@code -iq} for a FileInput flow, keeping {@code -fw} of its
+     * own there, and takes the flow's outputs from {@code -oq}.
+     */
+    FILE_FEEDER("FileFeeder");
 
     private final String simpleName;
 
@@ -38,6 +43,6 @@ public enum TestClass {
             }
         }
         throw new OptionException("-tc " + text + ": unknown test class; use one of jms.r11.Requestor, Responder, "
-                + "Sender, Receiver, PutGet, Publisher, Subscriber, ShortSession, Connector, HttpRequestor");
+                + "Sender, Receiver, PutGet, Publisher, Subscriber, ShortSession, Connector, HttpRequestor, FileFeeder");
     }
 }

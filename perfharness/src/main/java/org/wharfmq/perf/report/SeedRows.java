@@ -274,7 +274,34 @@ public final class SeedRows {
             Map.entry("F-HTTP/16384", new FlowRow("HTTP Input -> HTTP Reply BLOB 16K", 2032.46, 78.67, 1.55)),
             Map.entry("F-HTTP/65536", new FlowRow("HTTP Input -> HTTP Reply BLOB 64K", 577.16, 67.33, 4.67)),
             Map.entry("F-HTTP/262144", new FlowRow("HTTP Input -> HTTP Reply BLOB 256K", 115.79, 52.33, 18.08)),
-            Map.entry("F-HTTP/1048576", new FlowRow("HTTP Input -> HTTP Reply BLOB 1024K", 13.34, 20.67, 61.95)));
+            Map.entry("F-HTTP/1048576", new FlowRow("HTTP Input -> HTTP Reply BLOB 1024K", 13.34, 20.67, 61.95)),
+            // "Reading Whole Files and Writing them as MQ Messages" (File Input, whole file, BLOB -> MQ Output; input
+            // files deleted once processed, the folder kept topped up by a script); non-persistent only
+            Map.entry("F-FILE/4096", new FlowRow("File Input (whole file) -> MQ Output BLOB 4K", 749.97, 32.00, 1.71)),
+            Map.entry("F-FILE/16384", new FlowRow("File Input (whole file) -> MQ Output BLOB 16K", 692.63, 33.00, 1.91)),
+            Map.entry("F-FILE/65536", new FlowRow("File Input (whole file) -> MQ Output BLOB 64K", 495.91, 39.67, 3.20)),
+            Map.entry("F-FILE/262144", new FlowRow("File Input (whole file) -> MQ Output BLOB 256K", 197.85, 49.00, 9.91)),
+            Map.entry("F-FILE/1048576", new FlowRow("File Input (whole file) -> MQ Output BLOB 1024K", 73.91, 48.33, 26.16)),
+            Map.entry("F-FILE/4194304", new FlowRow("File Input (whole file) -> MQ Output BLOB 4096K", 18.87, 50.33, 106.71)),
+            Map.entry("F-FILE/8388608", new FlowRow("File Input (whole file) -> MQ Output BLOB 8192K", 9.13, 51.00, 223.36)),
+            // "Writing MQ Messages as Delimited Records in Large Files" (MQ Input -> Compute -> File Output, the line end
+            // as delimiter, a file closed at 1 GB -> Compute -> an empty message to MQ Output); non-persistent only
+            Map.entry("F-FILE-OUT/4096", new FlowRow("MQ Input -> File Output (delimited records) BLOB 4K", 758.87, 32.00, 1.69)),
+            Map.entry("F-FILE-OUT/16384", new FlowRow("MQ Input -> File Output (delimited records) BLOB 16K", 699.72, 34.33, 1.96)),
+            Map.entry("F-FILE-OUT/65536", new FlowRow("MQ Input -> File Output (delimited records) BLOB 64K", 503.06, 38.67, 3.07)),
+            Map.entry("F-FILE-OUT/262144", new FlowRow("MQ Input -> File Output (delimited records) BLOB 256K", 198.06, 49.33, 9.96)),
+            Map.entry("F-FILE-OUT/1048576", new FlowRow("MQ Input -> File Output (delimited records) BLOB 1024K", 78.00, 50.00, 25.64)),
+            Map.entry("F-FILE-OUT/4194304", new FlowRow("MQ Input -> File Output (delimited records) BLOB 4096K", 19.55, 50.33, 103.00)),
+            Map.entry("F-FILE-OUT/8388608", new FlowRow("MQ Input -> File Output (delimited records) BLOB 8192K", 9.54, 51.00, 213.76)),
+            // "Receiving and sending JMS Messages" (JMSInput -> JMSOutput, JMS Bytes messages, the provider the queue
+            // manager the broker ran on); non-persistent only
+            Map.entry("F-JMS/4096", new FlowRow("JMSInput -> JMSOutput Bytes 4K", 851.89, 34.33, 1.61)),
+            Map.entry("F-JMS/16384", new FlowRow("JMSInput -> JMSOutput Bytes 16K", 681.61, 38.00, 2.23)),
+            Map.entry("F-JMS/65536", new FlowRow("JMSInput -> JMSOutput Bytes 64K", 274.28, 55.67, 8.12)),
+            Map.entry("F-JMS/262144", new FlowRow("JMSInput -> JMSOutput Bytes 256K", 186.81, 55.33, 11.85)),
+            Map.entry("F-JMS/1048576", new FlowRow("JMSInput -> JMSOutput Bytes 1024K", 41.41, 55.33, 53.45)),
+            Map.entry("F-JMS/4194304", new FlowRow("JMSInput -> JMSOutput Bytes 4096K", 8.87, 49.67, 224.06)),
+            Map.entry("F-JMS/8388608", new FlowRow("JMSInput -> JMSOutput Bytes 8192K", 4.54, 47.33, 416.73)));
 
     private SeedRows() {
     }

@@ -114,7 +114,7 @@ final class DriverPlan {
             }
             case F_PASS, F_HDR, F_PARSE, F_WRITE, F_VALID, F_FILTER_FIRST, F_FILTER_LAST, F_OPAQUE,
                  F_ROUTE, F_COMPUTE, F_XSLT, F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE, F_FIXED_WRITE,
-                 F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE ->
+                 F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE, F_FILE_OUT, F_JMS ->
                     // the flow is the responder: it keeps the requester's correlation id and properties
                     clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
                             "-iq", w.flow().inputQueue(), "-oq", w.flow().outputQueue(), "-co", "true", "-pp", b(pp),
@@ -122,6 +122,9 @@ final class DriverPlan {
             case F_HTTP -> // HTTP clients; the runner gives them the flow's URL (-iq) once the server is up
                     clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "HttpRequestor", "-nt", n(clients),
                             "-mf", messageFile.toString()));
+            case F_FILE -> // file feeders; the runner gives them the flow's folder (-iq) once the server is up
+                    clientMeasured.add(spec("feed", dir, stepName, true, s, size, "-tc", "FileFeeder", "-nt", n(clients),
+                            "-oq", w.flow().outputQueue(), "-mf", messageFile.toString()));
             case PS_N, PS_T, PS_D, F_PUB -> {
                 PubSubPlan ps = new PubSubPlan(w, clients, s.responders());
                 List<List<String>> subscribers = ps.subscriberArgs();

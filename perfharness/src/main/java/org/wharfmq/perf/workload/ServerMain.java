@@ -5,6 +5,9 @@ import org.wharfmq.perf.driver.Driver;
 import org.wharfmq.perf.driver.DriverResult;
 import org.wharfmq.perf.flow.BenchmarkDatabase;
 import org.wharfmq.perf.flow.BenchmarkFlow;
+import org.wharfmq.perf.flow.FileFlow;
+import org.wharfmq.perf.flow.FileOutputFlow;
+import org.wharfmq.perf.flow.JmsFlow;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
@@ -37,12 +40,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code wharf perf server [--port N] [--in-vm NAME] [--tls ENGINE] [--security rules] [--metrics on|scrape]
- * [--flow F-ID [--flow-instances N]] [--config WHARF.YAML]
+ * [--flow F-ID [--flow-instances N] [--persistent BOOL] [--jms-provider URL]] [--config WHARF.YAML]
  * [--driver "DRIVER ARGS"]...}:
  * a Wharf queue manager for the workload runner (with {@code --config}, the one a wharf.yaml describes, its channels
  * and security file included, in a fresh data directory: a queue manager of RR-5's pair, {@link QueueManagerPair}), optionally running one of the harness's message flows
  * ({@link BenchmarkFlow}) and hosting drivers in its own JVM over {@code vm://} (RR-1, RR-2's responders, RR-3).
- * Deploys the flow, prints {@code wharf-perf: server ready tcp=URL vm=URL}, starts the drivers one after the other
+ * ({@code --persistent}: the run's messages are, which F-FILE's and F-JMS's input nodes follow; {@code --jms-provider}:
+ * the Wharf server F-JMS's nodes use as the other JMS provider).
+ * Deploys the flow, prints {@code wharf-perf: server ready tcp=URL vm=URL} (F-FILE: and {@code files=DIR}, the
+ * folder its feeders write to), starts the drivers one after the other
  * (each waits for the previous one to connect; with {@code --security rules} the line also says
  * {@code user=U password=P}, the {@link BenchmarkSecurity} user the network drivers log in as), prints {@code wharf-perf: driver done id=ID passed=BOOL} as each
  * one ends, and stops when standard input closes (or {@link #stop()}); with a flow it prints, just before
@@ -66,6 +72,10 @@ public final class ServerMain {
     public static final String CHANNELS_PREFIX = "wharf-perf: channels";
     /** The field of the ready line with the HTTP listener's URL, when the flow serves a path on it (F-HTTP). */
     static final String HTTP_FIELD = "http";
+    /** The field of the ready line with the folder the flow takes its files from (F-FILE). */
+    static final String FILES_FIELD = "files";
+    /** The field of the flow's line with F-FILE-OUT's records in its files (once its node finished the open one). */
+    static final String FILE_WORK = "file-work";
     /** The field of the flow's line with a database workload's rows inserted or updates made. */
     static final String DATABASE_WORK = "database-work";
     /** How often {@code --metrics scrape} scrapes {@code /metrics}, in ms: every second, 15 times Prometheus' default. */
@@ -108,6 +118,8 @@ public final class ServerMain {
         String tlsEngine = null;
         String security = null;
         String metrics = null;
+        boolean persistent = false;
+        String jmsProvider = null;
         Path configFile = null;
         List<List<String>> driverArgs = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
@@ -121,6 +133,8 @@ public final class ServerMain {
                 case "--driver" -> driverArgs.add(Arrays.asList(args.get(++i).trim().split("\\s+")));
                 case "--flow" -> flow = BenchmarkFlow.of(args.get(++i));
                 case "--flow-instances" -> flowInstances = Integer.parseInt(args.get(++i));
+                case "--persistent" -> persistent = Boolean.parseBoolean(args.get(++i));
+                case "--jms-provider" -> jmsProvider = args.get(++i);
                 case "--tls" -> tlsEngine = args.get(++i);
                 case "--security" -> security = args.get(++i);
                 case "--metrics" -> metrics = args.get(++i);
@@ -160,8 +174,11 @@ public final class ServerMain {
         HttpPlugin http = new HttpPlugin(metrics == null && !flowPaths ? null : HttpSettings.on("127.0.0.1"));
         // with the admin plugin, as in the distribution (the admin command queue); F-HTTP's flow serves its path on the
         // HTTP listener
-        FlowHost flowHost = flowPaths ? new FlowHost(flowHostSettings(flow, database), http)
-                : new FlowHost(flowHostSettings(flow, database));
+        if (flow != null && flow.usesOtherProvider() && jmsProvider == null) {
+            throw new OptionException("server: --flow " + flow.id() + " needs --jms-provider URL, the other provider's server");
+        }
+        FlowHostSettings flowSettings = flowHostSettings(flow, database, data, jmsProvider);
+        FlowHost flowHost = flowPaths ? new FlowHost(flowSettings, http) : new FlowHost(flowSettings);
         ChannelsPlugin channels = new ChannelsPlugin(file == null ? ChannelSettings.none() : file.channels());
         AdminPlugin admin = new AdminPlugin(flowHost.adminCommands(), channels.adminCommands());
         WharfServer.Starter starter = metrics != null
@@ -174,13 +191,14 @@ public final class ServerMain {
         }
         try (WharfServer server = starter.start()) {
             if (flow != null) {
-                flowHost.deploy(flow.factory(), flowInstances);
+                flowHost.deploy(flow.factory(data, persistent), flowInstances);
             }
             out.println(READY_PREFIX + " tcp=" + server.tcpUrl() + " vm=" + server.vmUrl()
                     + (tls == null ? "" : " tls=" + server.tlsUrl() + "?" + tls.clientOptions())
                     + (users == null ? "" : " user=" + BenchmarkSecurity.USER + " password=" + users.password())
                     + (metrics == null ? "" : " metrics=" + http.url() + MetricsPlugin.PATH)
                     + (flowPaths ? " " + HTTP_FIELD + "=" + http.url() : "")
+                    + (flow == null || flow.inputDirectory(data) == null ? "" : " " + FILES_FIELD + "=" + flow.inputDirectory(data))
                     + " qm=" + config.name() + " pid=" + ProcessHandle.current().pid());
             out.flush();
             Thread scraper = !"scrape".equals(metrics) ? null : scraper(URI.create(http.url() + MetricsPlugin.PATH));
@@ -216,7 +234,7 @@ public final class ServerMain {
                 t.join(TimeUnit.MINUTES.toMillis(2));
             }
             if (flow != null) {
-                printFlowCounts(server, flowHost, flow, database);
+                printFlowCounts(server, flowHost, flow, database, data);
             }
             if (file != null) {
                 StringBuilder line = new StringBuilder(CHANNELS_PREFIX);
@@ -262,31 +280,53 @@ public final class ServerMain {
     }
 
     /**
-     * The flow host's settings: the defaults, and for a database workload its data source
-     * ({@value BenchmarkDatabase#DATA_SOURCE}) on the H2 at {@code database}, whose tables are created first.
+     * The flow host's settings: the defaults; for a database workload its data source
+     * ({@value BenchmarkDatabase#DATA_SOURCE}) on the H2 at {@code database}, whose tables are created first; for
+     * F-FILE and F-FILE-OUT their folder (created) as the one directory flows may use; for F-JMS the other provider, the Wharf server
+     * at {@code jmsProvider}.
      */
-    private static FlowHostSettings flowHostSettings(BenchmarkFlow flow, String database) throws SQLException {
-        if (database == null) {
-            return FlowHostSettings.defaults();
+    private static FlowHostSettings flowHostSettings(BenchmarkFlow flow, String database, Path data, String jmsProvider)
+            throws SQLException, java.io.IOException {
+        FlowHostSettings settings = FlowHostSettings.defaults();
+        if (database != null) {
+            flow.database().create(database);
+            settings = settings.withDataSources(List.of(new DataSourceConfig(BenchmarkDatabase.DATA_SOURCE,
+                    database, BenchmarkDatabase.USER, BenchmarkDatabase.PASSWORD)));
         }
-        flow.database().create(database);
-        return FlowHostSettings.defaults().withDataSources(List.of(new DataSourceConfig(BenchmarkDatabase.DATA_SOURCE,
-                database, BenchmarkDatabase.USER, BenchmarkDatabase.PASSWORD)));
+        Path files = flow == null ? null : flow.inputDirectory(data) != null ? flow.inputDirectory(data)
+                : flow.outputDirectory(data);
+        if (files != null) {
+            settings = settings.withFileDirectories(List.of(Files.createDirectories(files).getParent()));
+        }
+        if (jmsProvider != null) {
+            settings = settings.withJmsProviders(List.of(JmsFlow.provider(jmsProvider)));
+        }
+        return settings;
     }
 
     /**
      * The flow's counts once the clients have stopped: the runner checks one invocation per request, and for a
      * database workload one row inserted or update made per invocation ({@code database-work=N}).
      */
-    private void printFlowCounts(WharfServer server, FlowHost flowHost, BenchmarkFlow flow, String database)
-            throws SQLException {
+    private void printFlowCounts(WharfServer server, FlowHost flowHost, BenchmarkFlow flow, String database, Path data)
+            throws SQLException, java.io.IOException {
+        Path files = flow.inputDirectory(data);
+        Path written = flow.outputDirectory(data);
         FlowStatistics stats = flowHost.flow(flow.id()).running().statistics();
         flowHost.undeploy(flow.id()); // drains: every message read has been processed and its output sent
         out.println(FLOW_PREFIX + " " + flow.id() + " invocations=" + stats.invocations() + " failures=" + stats.failures()
-                + " backouts=" + stats.backouts() + " input-depth=" + depth(server, flow.inputQueue())
+                + " backouts=" + stats.backouts() + " input-depth=" + (files != null ? filesLeft(files) : depth(server, flow.inputQueue()))
                 + " output-depth=" + depth(server, flow.outputQueue())
-                + (database == null || flow.database().count() == null ? "" : " " + DATABASE_WORK + "=" + flow.database().count(database)));
+                + (database == null || flow.database().count() == null ? "" : " " + DATABASE_WORK + "=" + flow.database().count(database))
+                + (written == null ? "" : " " + FILE_WORK + "=" + FileOutputFlow.records(written)));
         out.flush();
+    }
+
+    /** F-FILE's input depth: the files its node has not taken (still in its folder, not archived). */
+    private static long filesLeft(Path folder) throws java.io.IOException {
+        try (var files = Files.list(folder)) {
+            return files.filter(Files::isRegularFile).filter(f -> f.getFileName().toString().endsWith(FileFlow.SUFFIX)).count();
+        }
     }
 
     private static long depth(WharfServer server, String queue) {

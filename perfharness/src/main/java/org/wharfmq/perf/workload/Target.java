@@ -111,7 +111,8 @@ public enum Target {
             command.addAll(List.of("--metrics", metrics));
         }
         if (flow != null) {
-            command.addAll(List.of("--flow", flow.id(), "--flow-instances", Integer.toString(flowInstances)));
+            command.addAll(List.of("--flow", flow.id(), "--flow-instances", Integer.toString(flowInstances),
+                    "--persistent", Boolean.toString(persistent)));
         }
         for (String d : hostedDrivers) {
             command.add("--driver");

@@ -72,6 +72,12 @@ public enum Workload {
             + "element's value from an embedded H2 into the LocalEnvironment -> output", "flow invocations/s", false, false),
     F_HTTP("F-HTTP", "message flow HTTPInput -> HTTPReply, the body a BLOB sent back unchanged; HTTP clients (the JDK's, "
             + "persistent connections) in their own JVM", "flow invocations/s", false, false),
+    F_FILE("F-FILE", "message flow FileInput (a whole file, BLOB) -> output; file feeders in their own JVM keep the "
+            + "watched folder topped up and take the outputs", "flow invocations/s", false, false),
+    F_FILE_OUT("F-FILE-OUT", "message flow input -> FileOutput appending each message as a line to a large file -> an "
+            + "empty message to the output", "flow invocations/s", false, false),
+    F_JMS("F-JMS", "message flow JMSInput -> JMSOutput, both on another JMS provider (a second Wharf server, through "
+            + "its JMS client); requesters on that provider", "flow invocations/s", false, false),
     F_PUB("F-PUB", "message flow input -> Publication node on one topic with N subscribers; a publisher puts the input "
             + "on the flow's queue, each side in its own JVMs over TCP", "deliveries/s", false, false),
     PS_N("PS-N", "1 publisher, 1 topic, N non-durable subscribers, each side in its own JVMs over TCP", "deliveries/s", false, false),

@@ -140,7 +140,20 @@ public final class WorkloadRunner {
             String backgroundUrl = null;
             String user = null;
             String password = null;
-            String flowUrl = null;
+            String flowInput = null;    // F-HTTP: the URL the requesters send to; F-FILE: the folder the feeders write to
+            Launched otherProvider = null;
+            String otherProviderUrl = null;
+            if (tcpUrl == null && target == Target.WHARF && w.flow() != null && w.flow().usesOtherProvider()) {
+                // F-JMS: the other JMS provider, a second Wharf server the flow's nodes and the requesters use
+                if (settings.tls() != null || settings.security() != null) {
+                    throw new UnsupportedOperationException(w.id() + " runs its other provider without TLS or users: "
+                            + "leave out --tls and --security");
+                }
+                otherProvider = launcher.launch(target.name().toLowerCase() + "-provider", List.of("server", "--port", "0",
+                        "--in-vm", "wharf-perf-provider-" + ProcessHandle.current().pid()));
+                started.add(otherProvider);
+                otherProviderUrl = field(otherProvider.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT), "tcp");
+            }
             if (tcpUrl == null && w.twoQueueManagers()) {
                 QueueManagerPair pair = QueueManagerPair.write(dir, stepName, plan.forwardQueues(), plan.replyQueues(),
                         settings.channels());
@@ -158,9 +171,12 @@ public final class WorkloadRunner {
                     password = pair.password();
                 }
             } else if (tcpUrl == null) {
-                Launched single = launcher.launch(target.name().toLowerCase() + "-server",
-                        target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(), instances, settings.tls(),
-                                settings.security(), settings.metrics()));
+                List<String> command = new ArrayList<>(target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(),
+                        instances, settings.tls(), settings.security(), settings.metrics()));
+                if (otherProviderUrl != null) {
+                    command.addAll(List.of("--jms-provider", otherProviderUrl));
+                }
+                Launched single = launcher.launch(target.name().toLowerCase() + "-server", command);
                 started.add(single);
                 servers.add(single);
                 String ready = single.awaitLine(ServerMain.READY_PREFIX,
@@ -170,7 +186,13 @@ public final class WorkloadRunner {
                 String pid = ready.contains(" pid=") ? field(ready, "pid") : null;
                 serverPids.add(pid == null ? single.pid() : Long.parseLong(pid));
                 if (w.flow() != null && w.flow().httpPath() != null) {
-                    flowUrl = field(ready, ServerMain.HTTP_FIELD) + w.flow().httpPath();
+                    flowInput = field(ready, ServerMain.HTTP_FIELD) + w.flow().httpPath();
+                }
+                if (ready.contains(" " + ServerMain.FILES_FIELD + "=")) {
+                    flowInput = field(ready, ServerMain.FILES_FIELD);
+                }
+                if (otherProvider != null && !serverPids.contains(otherProvider.pid())) { // its CPU is the flow's too
+                    serverPids.add(otherProvider.pid());
                 }
                 if (settings.security() != null) {
                     user = field(ready, "user");
@@ -182,9 +204,11 @@ public final class WorkloadRunner {
                 throw new UnsupportedOperationException(w.id() + " runs its clients inside the server JVM: it cannot use a running server (--url)");
             }
             Launched server = servers.isEmpty() ? null : servers.get(0);
-            List<String> provider = new ArrayList<>(target.providerArgs(tcpUrl, user, password));
-            if (flowUrl != null) { // F-HTTP: where the requesters send
-                provider.addAll(List.of("-iq", flowUrl));
+            // F-JMS: the requesters use the other provider, whose queues the flow reads and writes
+            List<String> provider = new ArrayList<>(target.providerArgs(otherProviderUrl != null ? otherProviderUrl : tcpUrl,
+                    user, password));
+            if (flowInput != null) {
+                provider.addAll(List.of("-iq", flowInput));
             }
             // RR-5, OW-5: the responders (consumers) on the second queue manager
             List<String> backgroundProvider = backgroundUrl == null ? provider : target.providerArgs(backgroundUrl, user, password);
@@ -232,6 +256,10 @@ public final class WorkloadRunner {
                 }
                 for (Launched s : servers) {
                     s.awaitExit(Duration.ofSeconds(60));
+                }
+                if (otherProvider != null) { // after the flow has drained, which needs it
+                    otherProvider.stop();
+                    otherProvider.awaitExit(Duration.ofSeconds(60));
                 }
                 return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps, channelCounts);
             } finally {
@@ -388,8 +416,8 @@ public final class WorkloadRunner {
 
     /**
      * The flow's side of exactly-once: it ran once per request the requesters sent (every request answered or
-     * lost), none failed or was backed out, no input or output was left on a queue, and a database workload's
-     * Database node wrote once per invocation.
+     * lost), none failed or was backed out, no input or output was left on a queue, a database workload's
+     * Database node wrote once per invocation, and F-FILE-OUT's FileOutput node wrote one record per invocation.
      */
     static List<String> flowCheck(String flowCounts, List<DriverResult> requesters) {
         List<String> problems = new ArrayList<>();
@@ -403,6 +431,12 @@ public final class WorkloadRunner {
             if (work != invocations) {
                 problems.add("the flow's Database node did " + work + " inserts or updates in " + invocations
                         + " invocations");
+            }
+        }
+        if (flowCounts.contains(" " + ServerMain.FILE_WORK + "=")) {
+            long records = Long.parseLong(field(flowCounts, ServerMain.FILE_WORK));
+            if (records != invocations) {
+                problems.add("the flow's FileOutput node wrote " + records + " records in " + invocations + " invocations");
             }
         }
         for (String counter : List.of("failures", "backouts", "input-depth", "output-depth")) {
