@@ -9,9 +9,11 @@ import org.wharfmq.server.security.Identity;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The receiver channels of a queue manager: the {@link ChannelAcceptor} its listeners hand CHANNEL_OPEN to, which
@@ -26,6 +28,8 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     private volatile Map<String, ChannelReceiver> receivers;
     private final ServerPlugin.Host host;
     private final ReceiverPuts puts;
+    /** The receivers an operator stopped: they refuse their partner. Guarded by itself, with a partner's open. */
+    private final Set<String> stopped = new HashSet<>();
 
     ChannelReceivers(List<ChannelDefinition> definitions, ServerPlugin.Host host) {
         this.host = host;
@@ -47,7 +51,7 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     }
 
     @Override
-    public Inbound open(Peer peer, int requestId, String channel, String queueManager) {
+    public Inbound open(Peer peer, int requestId, String channel, String queueManager, long resetSequence) {
         Map<String, ChannelReceiver> all = receivers;
         ChannelReceiver receiver = all.get(channel);
         if (receiver == null) {
@@ -68,7 +72,15 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                     + host.config().name() + " is for queue manager " + definition.partnerQueueManager() + ", not "
                     + queueManager + ". Use the channel defined for your queue manager.");
         }
-        Inbound inbound = receiver.open(peer, requestId, definition);
+        Inbound inbound;
+        synchronized (stopped) { // a stop after this open ends the session it opens
+            if (stopped.contains(channel)) {
+                throw new WharfException(ErrorCode.ILLEGAL_STATE, "Receiver channel '" + channel + "' of queue manager "
+                        + host.config().name() + " is stopped by an operator: its sender retries until it is started"
+                        + " ('wharf admin start channel " + channel + "' on " + host.config().name() + ").");
+            }
+            inbound = receiver.open(peer, requestId, definition, resetSequence);
+        }
         LOG.log(System.Logger.Level.INFO, "Channel " + channel + " from queue manager " + queueManager + " ("
                 + who.describe() + " at " + peer.remoteAddress() + ") is running");
         return inbound;
@@ -78,9 +90,39 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     List<ChannelStatus> status() {
         List<ChannelStatus> all = new ArrayList<>();
         for (ChannelReceiver receiver : receivers.values()) {
-            all.add(receiver.status());
+            ChannelStatus status = receiver.status();
+            all.add(isStopped(status.name()) ? status.stoppedByOperator() : status);
         }
         return all;
+    }
+
+    /**
+     * Stops receiver {@code channel} (IBM MQ's STOP CHANNEL on a receiver): a partner opening it is refused from now
+     * on, and the session of the one connected ends once the batches it has ended are committed and answered. Its
+     * sender retries as its retry settings say, until {@link #start}.
+     */
+    void stop(String channel) {
+        ChannelReceiver receiver = receiver(channel);
+        synchronized (stopped) {
+            stopped.add(channel);
+            receiver.endPartner("Receiver channel '" + channel + "' of queue manager " + host.config().name()
+                    + " was stopped by an operator; the sender retries until it is started again.");
+        }
+    }
+
+    /** Lets receiver {@code channel}'s partner open it again (after {@link #stop}). */
+    void start(String channel) {
+        receiver(channel);
+        synchronized (stopped) {
+            stopped.remove(channel);
+        }
+    }
+
+    /** Whether an operator stopped receiver {@code channel}. Any thread. */
+    boolean isStopped(String channel) {
+        synchronized (stopped) {
+            return stopped.contains(channel);
+        }
     }
 
     // ---- run-time definitions (ChannelsPlugin's, one change at a time) ----
@@ -122,6 +164,9 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
         Map<String, ChannelReceiver> all = new LinkedHashMap<>(receivers);
         all.remove(channel);
         receivers = Collections.unmodifiableMap(all);
+        synchronized (stopped) {
+            stopped.remove(channel); // defined again, it accepts its partner
+        }
         receiver.delete();
     }
 

@@ -36,6 +36,10 @@ public final class ChannelsPlugin implements ServerPlugin {
     /** The senders an operator stopped (kept in {@link #store}). */
     private final Set<String> stopped = new LinkedHashSet<>();
     private ChannelStore store;
+    /** The sequence numbers operators set on senders, for their receivers (kept in {@link #store}). */
+    private SenderResets resets;
+    /** {@link #stopped} as status readers on any thread see it, replaced at every {@link #save}. */
+    private volatile Set<String> stoppedNow = Set.of();
     private volatile ChannelReceivers receivers;
     private Host host;
 
@@ -53,6 +57,8 @@ public final class ChannelsPlugin implements ServerPlugin {
         }
         defined.putAll(kept.defined());
         stopped.addAll(kept.stopped());
+        stoppedNow = Set.copyOf(stopped);
+        resets = new SenderResets(kept.resets(), this::saveSoon);
         for (String name : defined.keySet()) {
             if (configured.containsKey(name)) {
                 LOG.log(System.Logger.Level.INFO, "Channel " + name + ": the definition made at run time (kept in "
@@ -67,10 +73,17 @@ public final class ChannelsPlugin implements ServerPlugin {
         }
         if (!receiving.isEmpty()) {
             receivers(receiving);
+            for (ChannelDefinition d : receiving) {
+                if (stopped.contains(d.name())) {
+                    receivers.stop(d.name());
+                    LOG.log(System.Logger.Level.INFO, "Receiver channel " + d.name() + " stays stopped ('wharf admin"
+                            + " start channel " + d.name() + "' starts it)");
+                }
+            }
         }
         for (ChannelDefinition d : definitions()) {
             if (d.type() == ChannelDefinition.Type.SENDER) {
-                SenderChannel sender = new SenderChannel(d, server.vmUrl(), server.config().name());
+                SenderChannel sender = newSender(d);
                 senders.add(sender);
                 if (stopped.contains(d.name())) {
                     sender.stop(); // never started: STOPPED, as the operator left it
@@ -131,7 +144,9 @@ public final class ChannelsPlugin implements ServerPlugin {
             } catch (RuntimeException missing) {
                 depth = null; // the transmission queue is not defined (the channel retries, saying so)
             }
-            all.add(s.status().with(depth, !ChannelResolution.inDoubt(branches, s.definition().name()).isEmpty()));
+            ChannelStatus status = s.status().with(depth,
+                    !ChannelResolution.inDoubt(branches, s.definition().name()).isEmpty());
+            all.add(stoppedNow.contains(status.name()) ? status.stoppedByOperator() : status);
         }
         ChannelReceivers r = receivers;
         if (r != null) {
@@ -140,29 +155,60 @@ public final class ChannelsPlugin implements ServerPlugin {
         return all;
     }
 
-    /** Starts sender {@code name} again after {@link #stopSender}, with its definition in force; refused when it runs. */
-    public synchronized void startSender(String name) {
+    /**
+     * Starts channel {@code name} again after {@link #stopChannel}: a sender with its definition in force, a receiver
+     * accepting its partner again; refused when it is not stopped.
+     *
+     * @return what the operator is told
+     */
+    public synchronized String startChannel(String name) {
+        if (definition(name).type() == ChannelDefinition.Type.RECEIVER) {
+            if (!stopped.contains(name)) {
+                throw new IllegalArgumentException("Receiver channel " + name + " is not stopped (it accepts its"
+                        + " partner): nothing to start.");
+            }
+            stopped.remove(name);
+            save();
+            receivers.start(name);
+            return "Channel " + name + " started (its sender connects at its next retry)";
+        }
         SenderChannel sender = sender(name);
         if (sender.state() != SenderChannel.State.STOPPED) {
             throw new IllegalArgumentException("Channel " + name + " is not stopped (it is " + sender.state() + ").");
         }
         stopped.remove(name);
         save();
-        SenderChannel again = new SenderChannel(definition(name), host.vmUrl(), host.config().name());
+        SenderChannel again = newSender(definition(name));
         senders.set(senders.indexOf(sender), again);
         again.start();
+        return "Channel " + name + " started";
     }
 
     /**
-     * Stops sender {@code name}: a batch under way is left in doubt (resolved when it starts again); its transmission
-     * queue keeps what it has not sent, and it does not start again on a new message, nor at the queue manager's next
-     * start, until {@link #startSender}.
+     * Stops channel {@code name} until {@link #startChannel}, across restarts too. A sender: a batch under way is left
+     * in doubt (resolved when it starts again); its transmission queue keeps what it has not sent, and it does not
+     * start again on a new message. A receiver: its partner's session ends once the batches it has ended are
+     * committed, and the partner is refused until then, retrying as its retry settings say.
+     *
+     * @return what the operator is told
      */
-    public synchronized void stopSender(String name) {
+    public synchronized String stopChannel(String name) {
+        if (definition(name).type() == ChannelDefinition.Type.RECEIVER) {
+            stopped.add(name);
+            save();
+            receivers.stop(name);
+            return "Channel " + name + " stopped (its partner's session ends; the sender retries until it is started)";
+        }
         SenderChannel sender = sender(name);
         stopped.add(name);
         save();
         sender.stop();
+        return "Channel " + name + " stopped (its transmission queue keeps what it has not sent)";
+    }
+
+    /** A sender of definition {@code d}, not started. */
+    private SenderChannel newSender(ChannelDefinition d) {
+        return new SenderChannel(d, host.vmUrl(), host.config().name(), resets);
     }
 
     /**
@@ -183,7 +229,7 @@ public final class ChannelsPlugin implements ServerPlugin {
         defined.put(name, d);
         try {
             if (d.type() == ChannelDefinition.Type.SENDER) {
-                SenderChannel sender = new SenderChannel(d, host.vmUrl(), host.config().name());
+                SenderChannel sender = newSender(d);
                 senders.add(sender);
                 sender.start();
             } else if (receivers == null) {
@@ -235,7 +281,7 @@ public final class ChannelsPlugin implements ServerPlugin {
                         + " start it.");
             }
             commit(name, altered);
-            SenderChannel replacement = new SenderChannel(altered, host.vmUrl(), host.config().name());
+            SenderChannel replacement = newSender(altered);
             if (state == SenderChannel.State.STOPPED) {
                 replacement.stop(); // stays stopped, showing its new definition
                 senders.set(senders.indexOf(sender), replacement);
@@ -326,6 +372,7 @@ public final class ChannelsPlugin implements ServerPlugin {
         }
         defined.remove(name);
         stopped.remove(name);
+        resets.forget(name);
         save();
         LOG.log(System.Logger.Level.INFO, "Channel " + name + " deleted");
         return "Channel " + name + " deleted"
@@ -334,8 +381,10 @@ public final class ChannelsPlugin implements ServerPlugin {
     }
 
     /**
-     * Sets receiver {@code name}'s sequence number (IBM MQ's RESET CHANNEL SEQNUM); its sender takes it when it next
-     * starts. Refused for a sender (it takes its number from the receiver) and for a receiver with a partner connected.
+     * Sets channel {@code name}'s sequence number (IBM MQ's RESET CHANNEL SEQNUM). On a receiver at once (refused
+     * while a partner is connected); its sender takes it when it next starts. On a sender, whatever its state: kept
+     * (across restarts too) until the sender next opens the channel, when its receiver takes it; the last batch id
+     * stays on both, so a batch in doubt is resolved as before.
      */
     public synchronized String reset(String name, long sequence) throws Exception {
         ChannelDefinition d = definition(name);
@@ -344,9 +393,14 @@ public final class ChannelsPlugin implements ServerPlugin {
                     + ".");
         }
         if (d.type() == ChannelDefinition.Type.SENDER) {
-            throw new IllegalArgumentException("Channel '" + name + "' is a sender: it takes its sequence number from"
-                    + " its receiver each time it starts. Reset the receiver's, on the partner queue manager ('wharf"
-                    + " admin reset channel " + name + " --sequence " + sequence + "' there).");
+            resets.set(name, sequence);
+            save();
+            SenderChannel.State state = sender(name).state();
+            LOG.log(System.Logger.Level.INFO, "Channel " + name + ": sequence number reset to " + sequence + "; its"
+                    + " receiver takes it at the channel's next start");
+            return "Channel " + name + ": sequence number reset to " + sequence + "; its receiver on the partner"
+                    + " queue manager takes it when the channel next starts (it is " + state + (state
+                    == SenderChannel.State.RUNNING ? ": after this connection ends, or stop and start it" : "") + ")";
         }
         if (receivers.isRunning(name)) {
             throw new IllegalArgumentException("Receiver channel '" + name + "' has a partner connected: stop the"
@@ -420,7 +474,22 @@ public final class ChannelsPlugin implements ServerPlugin {
     }
 
     private void save() {
-        store.write(new ChannelStore.Contents(defined, stopped));
+        store.write(new ChannelStore.Contents(defined, stopped, resets.all()));
+        stoppedNow = Set.copyOf(stopped);
+    }
+
+    /** Rewrites the store off the calling thread (a sender's, which must not wait for this plugin's changes). */
+    private void saveSoon() {
+        java.util.concurrent.CompletableFuture.runAsync(() -> {
+            synchronized (this) {
+                try {
+                    save();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "The channels' store was not rewritten after a reset was"
+                            + " delivered: " + e.getMessage());
+                }
+            }
+        });
     }
 
     private SenderChannel sender(String name) {

@@ -56,7 +56,7 @@ class ChannelStatusViewsTest {
                     qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 60_000))));
             AdminPlugin admin = new AdminPlugin(channels[0].adminCommands());
             return WharfServer.builder(config).plugins(channels[0], admin, new ConsolePlugin(http, admin),
-                    new MetricsPlugin(http.routes(), null, channels[0]), http).start();
+                    new MetricsPlugin(http.routes(), null, channels[0], null), http).start();
         }));
         Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(true, Session.SESSION_TRANSACTED);
         for (int i = 0; i < 3; i++) {
