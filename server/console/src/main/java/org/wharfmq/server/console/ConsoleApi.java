@@ -68,6 +68,7 @@ final class ConsoleApi {
             read("display-prepared"),
             read("display-chstatus"), // the channels': their status
             read("display-channel", "channel"),
+            read("display-pubsub"), // the publish/subscribe hierarchy's partners
             change("define-queue", QUEUE_SETTINGS),
             change("alter-queue", QUEUE_SETTINGS),
             change("delete-queue", "queue", "force"),
