@@ -106,7 +106,8 @@ class ChannelStatusViewsTest {
         assertEquals(1, console.get(0).get("transmissionQueueDepth").asLong());
     }
 
-    private static String get(String url) throws Exception {
+    /** GETs {@code url}, which must answer 200; its body. */
+    static String get(String url) throws Exception {
         HttpResponse<String> answer = CLIENT.send(HttpRequest.newBuilder(URI.create(url)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, answer.statusCode(), answer.body());
@@ -114,7 +115,7 @@ class ChannelStatusViewsTest {
     }
 
     /** The value of the sample of {@code name} whose labels include every one of {@code labels}. */
-    private static double value(String scrape, String name, String... labels) {
+    static double value(String scrape, String name, String... labels) {
         for (String line : scrape.split("\n")) {
             if (line.startsWith(name + "{") && java.util.Arrays.stream(labels).allMatch(line::contains)) {
                 return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));

@@ -17,11 +17,6 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,7 +34,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PubSubHierarchyStatusTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private final ChannelServers servers = new ChannelServers();
     private final Map<String, Integer> ports = new ConcurrentHashMap<>();
@@ -56,14 +50,9 @@ class PubSubHierarchyStatusTest {
             hierarchy.partners().forEach(partner -> c.queue(QueueDefinition.transmissionQueue(partner)));
             return c;
         }, c -> {
-            List<ChannelDefinition> channels = new ArrayList<>();
-            for (String partner : hierarchy.partners()) {
-                channels.add(ChannelDefinition.sender(name + ".TO." + partner, "tcp://127.0.0.1:" + ports.get(partner),
-                        partner, null, null).withTimes(50, 60_000));
-                channels.add(ChannelDefinition.receiver(partner + ".TO." + name, null, partner));
-            }
             PubSubHierarchy plugin = new PubSubHierarchy(hierarchy);
-            ChannelsPlugin channelsPlugin = new ChannelsPlugin(new ChannelSettings(channels));
+            ChannelsPlugin channelsPlugin = new ChannelsPlugin(new ChannelSettings(
+                    PubSubHierarchyTest.channels(name, hierarchy, ports)));
             AdminPlugin admin = new AdminPlugin(channelsPlugin.adminCommands(), plugin.adminCommands());
             WharfServer.Starter starter = views
                     ? WharfServer.builder(c).plugins(plugin, channelsPlugin, admin, new ConsolePlugin(http, admin),
@@ -107,15 +96,15 @@ class PubSubHierarchyStatusTest {
         assertEquals(1, parent.get("subscriptionsSent").asLong(), "QM2 told its parent of prices/#");
         assertEquals(0, parent.get("publicationsForwarded").asLong());
 
-        String metrics = get(http.url() + MetricsPlugin.PATH);
+        String metrics = ChannelStatusViewsTest.get(http.url() + MetricsPlugin.PATH);
         String qm2Labels = "partner=\"QM2\"";
-        assertEquals(1.0, value(metrics, "wharf_hierarchy_proxy_subscriptions", qm2Labels, "relation=\"child\""));
-        assertEquals(2.0, value(metrics, "wharf_hierarchy_publications_forwarded_total", qm2Labels));
-        assertEquals(0.0, value(metrics, "wharf_hierarchy_subscriptions_sent", qm2Labels), "QM1 has none to tell");
-        assertEquals(1.0, value(metrics, "wharf_hierarchy_state", qm2Labels, "state=\"ACTIVE\""));
-        assertEquals(0.0, value(metrics, "wharf_hierarchy_state", qm2Labels, "state=\"ERROR\""));
+        assertEquals(1.0, ChannelStatusViewsTest.value(metrics, "wharf_hierarchy_proxy_subscriptions", qm2Labels, "relation=\"child\""));
+        assertEquals(2.0, ChannelStatusViewsTest.value(metrics, "wharf_hierarchy_publications_forwarded_total", qm2Labels));
+        assertEquals(0.0, ChannelStatusViewsTest.value(metrics, "wharf_hierarchy_subscriptions_sent", qm2Labels), "QM1 has none to tell");
+        assertEquals(1.0, ChannelStatusViewsTest.value(metrics, "wharf_hierarchy_state", qm2Labels, "state=\"ACTIVE\""));
+        assertEquals(0.0, ChannelStatusViewsTest.value(metrics, "wharf_hierarchy_state", qm2Labels, "state=\"ERROR\""));
 
-        JsonNode console = JSON.readTree(get(http.url() + "/api/display-pubsub"));
+        JsonNode console = JSON.readTree(ChannelStatusViewsTest.get(http.url() + "/api/display-pubsub"));
         assertEquals("QM1", console.get("queueManager").asText());
         assertEquals("QM2", console.get("children").get(0).asText());
         assertEquals(2, console.get("partners").get(0).get("publicationsForwarded").asLong());
@@ -148,22 +137,5 @@ class PubSubHierarchyStatusTest {
         }
         assertTrue(wanted.test(p), p.toString());
         return p;
-    }
-
-    private static String get(String url) throws Exception {
-        HttpResponse<String> answer = CLIENT.send(HttpRequest.newBuilder(URI.create(url)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, answer.statusCode(), answer.body());
-        return answer.body();
-    }
-
-    /** The value of the sample of {@code name} whose labels include every one of {@code labels}. */
-    private static double value(String scrape, String name, String... labels) {
-        for (String line : scrape.split("\n")) {
-            if (line.startsWith(name + "{") && java.util.Arrays.stream(labels).allMatch(line::contains)) {
-                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        throw new AssertionError("no " + name + " " + List.of(labels) + " in the scrape:\n" + scrape);
     }
 }
