@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -97,6 +98,16 @@ final class ConsoleServer implements AutoCloseable {
     static String basic(String user) {
         return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password(user))
                 .getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** What GET {@code path} answers {@code user} (it must be 200). */
+    String get(String path, String user) throws Exception {
+        java.net.http.HttpResponse<String> answer = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url() + path))
+                        .header("Authorization", basic(user)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, answer.statusCode(), answer.body());
+        return answer.body();
     }
 
     /** A JMS connection of {@code user} over TCP, not started. */
