@@ -1,6 +1,7 @@
 package org.wharfmq.server.channels;
 
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.ChannelAcceptor;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
@@ -71,6 +72,12 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
             throw new WharfException(ErrorCode.NOT_AUTHORISED, "Receiver channel '" + channel + "' of queue manager "
                     + host.config().name() + " is for queue manager " + definition.partnerQueueManager() + ", not "
                     + queueManager + ". Use the channel defined for your queue manager.");
+        }
+        if (resetSequence < 0 && resetSequence != Frame.ChannelOpen.NO_RESET) {
+            throw new WharfException(ErrorCode.ILLEGAL_STATE, "Receiver channel '" + channel + "' of queue manager "
+                    + host.config().name() + " refused the sequence number " + resetSequence + " its sender was reset"
+                    + " to: a sequence number is 0 or more. Reset the sender again ('wharf admin reset channel "
+                    + channel + " --sequence N' on queue manager " + queueManager + ").");
         }
         Inbound inbound;
         synchronized (stopped) { // a stop after this open ends the session it opens

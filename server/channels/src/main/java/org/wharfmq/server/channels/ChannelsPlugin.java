@@ -20,7 +20,7 @@ import java.util.Set;
  *
  * <p>Its channels are those of {@code channels:} in config/wharf.yaml, and those defined or altered at run time
  * ({@link #define}, {@link #alter}, {@link #delete}), which win over the configuration's of the same name; both, and
- * which senders an operator stopped, are kept in {@link ChannelStore} across restarts. The plugin owns the
+ * which channels an operator stopped, are kept in {@link ChannelStore} across restarts. The plugin owns the
  * definitions; its changes are serialised (synchronized), its status readable from any thread.
  */
 public final class ChannelsPlugin implements ServerPlugin {
@@ -33,7 +33,7 @@ public final class ChannelsPlugin implements ServerPlugin {
     private final Map<String, ChannelDefinition> configured = new LinkedHashMap<>();
     /** The channels defined or altered at run time, by name (kept in {@link #store}). */
     private final Map<String, ChannelDefinition> defined = new LinkedHashMap<>();
-    /** The senders an operator stopped (kept in {@link #store}). */
+    /** The channels an operator stopped, senders and receivers (kept in {@link #store}). */
     private final Set<String> stopped = new LinkedHashSet<>();
     private ChannelStore store;
     /** The sequence numbers operators set on senders, for their receivers (kept in {@link #store}). */
@@ -127,7 +127,7 @@ public final class ChannelsPlugin implements ServerPlugin {
         return "defined at run time";
     }
 
-    /** Whether an operator stopped sender {@code name} (it stays stopped across restarts until started). */
+    /** Whether an operator stopped channel {@code name} (it stays stopped across restarts until started). */
     synchronized boolean stopped(String name) {
         return stopped.contains(name);
     }
