@@ -17,7 +17,9 @@ import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -99,6 +101,51 @@ class ChannelReceiverStopTest {
             LockSupport.parkNanos(1_000_000); // until the batch's removal commits: confirmed, so never sent again
         }
         assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
+        Receive.nothingMore(orders);
+    }
+
+    @Test
+    void aReceiverStoppedInTheMiddleOfAPersistentBatchLosesNothingAndDoublesNothing() throws Exception {
+        int qm2Port = ChannelServers.freePort();
+        TestServer qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false)
+                .queue("ORDERS"), qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
+        TestServer qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2"))
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), qm1Channels,
+                ChannelDefinition.sender("TO.QM2", "tcp://127.0.0.1:" + qm2Port, "QM2", null, null).withBatchSize(5)
+                        .withTimes(50, 60_000)));
+        String url1 = qm1.server().tcpUrl();
+        String url2 = qm2.server().tcpUrl();
+        CountDownLatch prepared = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean once = new AtomicBoolean();
+        qm1Channels[0].hooks("TO.QM2", () -> {
+            if (once.compareAndSet(false, true)) {
+                prepared.countDown(); // the batch's messages are on their way, its end not yet
+                try {
+                    release.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }, () -> { });
+        sendOrders(url1, 0, 5);
+        assertTrue(prepared.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS));
+        AdminCli.ok(url2, "stop", "channel", "TO.QM2");
+        release.countDown(); // the batch ends on a session the receiver has ended: the sender has it in doubt
+        awaitState(url1, "RETRYING");
+
+        AdminCli.ok(url2, "start", "channel", "TO.QM2"); // the sender resolves its batch with the receiver, once
+        MessageConsumer orders = ordersOn(url2);
+        for (int i = 0; i < 5; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
+        while (qm1.server().queueManager().queue("QM2").depth() > 0 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000); // until the batch's removal commits: never sent again after that
+        }
+        assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
+        assertTrue(qm1.server().management().preparedBranches().isEmpty(), "nothing left in doubt");
         Receive.nothingMore(orders);
     }
 
