@@ -82,6 +82,7 @@ class ChannelStatusViewsTest {
         assertEquals(0.0, value(metrics, "wharf_channel_in_doubt", "channel=\"TO.QM2\""));
         assertEquals(1.0, value(metrics, "wharf_channel_state", "channel=\"TO.QM2\"", "state=\"RUNNING\""));
         assertEquals(0.0, value(metrics, "wharf_channel_state", "channel=\"TO.QM2\"", "state=\"STOPPED\""));
+        assertEquals(0.0, value(metrics, "wharf_channel_stop_cause", "channel=\"TO.QM2\"", "cause=\"operator\""));
 
         JsonNode console = JSON.readTree(get(http.url() + "/api/display-chstatus"));
         assertEquals("TO.QM2", console.get(0).get("name").asText());
@@ -101,8 +102,13 @@ class ChannelStatusViewsTest {
         assertEquals(1.0, value(metrics, "wharf_channel_state", "channel=\"TO.QM2\"", "state=\"STOPPED\""));
         assertEquals(0.0, value(metrics, "wharf_channel_state", "channel=\"TO.QM2\"", "state=\"RUNNING\""));
         assertEquals(1.0, value(metrics, "wharf_channel_transmission_queue_depth", "channel=\"TO.QM2\""));
+        assertEquals(1.0, value(metrics, "wharf_channel_stop_cause", "channel=\"TO.QM2\"", "cause=\"operator\""));
+        assertEquals(0.0, value(metrics, "wharf_channel_stop_cause", "channel=\"TO.QM2\"", "cause=\"batch_refused\""));
         console = JSON.readTree(get(http.url() + "/api/display-chstatus"));
         assertEquals("STOPPED", console.get(0).get("state").asText());
+        assertEquals("operator", console.get(0).get("stopCause").asText());
+        assertEquals("stopped by an operator; 'wharf admin start channel TO.QM2' starts it",
+                console.get(0).get("reason").asText());
         assertEquals(1, console.get(0).get("transmissionQueueDepth").asLong());
     }
 
