@@ -125,7 +125,7 @@ class ConsoleBrowserTest {
             waitForRefreshAfter(lastRefresh());
             assertTrue(((Number) script("return document.querySelectorAll('#queues td.chart canvas').length"))
                     .intValue() >= 2, "uPlot drew each queue's chart (its script loaded under the page's policy)");
-            screenshot();
+            screenshot("console.png");
         }
 
         row("CONSOLE.ORDERS").findElement(By.cssSelector("button.purge")).click();
@@ -193,6 +193,7 @@ class ConsoleBrowserTest {
         sequence.sendKeys("7");
         browser.findElement(By.id("channel-ok")).click();
         waitForChannel("BROWSER.IN", 11, "7");
+        screenshot("console-channels.png");
         assertTrue(browser.findElement(By.id("status")).getText().startsWith("Channel BROWSER.IN: sequence number"
                 + " reset to 7 (was 0)"), browser.findElement(By.id("status")).getText());
 
@@ -254,8 +255,9 @@ class ConsoleBrowserTest {
         return new WebDriverWait(browser, timeout);
     }
 
-    private static void screenshot() throws Exception {
+    /** Leaves what the browser shows in target/{@code file}. */
+    private static void screenshot(String file) throws Exception {
         Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
-        Files.copy(shot, Path.of("target", "console.png"), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(shot, Path.of("target", file), StandardCopyOption.REPLACE_EXISTING);
     }
 }

@@ -505,6 +505,7 @@ async function refreshHierarchy() {
   document.getElementById('hierarchy-summary').textContent = !h || partners.length === 0
     ? 'Not in a publish/subscribe hierarchy.'
     : h.queueManager + ': parent ' + (h.parent || 'none') + ', children ' + (h.children.join(', ') || 'none') + '.';
+  document.getElementById('hierarchy').hidden = partners.length === 0;
   document.querySelector('#hierarchy tbody').replaceChildren(...partners.map(p => el('tr', { 'data-partner':
       p.queueManager }, cell(p.queueManager, 'name'), cell(p.relation), cell(p.state),
     cell(p.proxySubscriptions, 'num'), cell(p.subscriptionsSent === null ? '-' : p.subscriptionsSent, 'num'),
