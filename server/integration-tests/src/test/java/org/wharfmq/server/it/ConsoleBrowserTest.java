@@ -38,8 +38,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code chromium} and {@code chromium-driver}, which .ci/run installs). An admin logs in, sees a queue's depth after
  * messages are sent with the JMS client, purges it through the page's button and its confirmation, and the server
  * holds none; a message body that is markup is shown as text; a monitor sees the queues without the actions, and the page's own scripts cannot POST without the
- * console's header. Skipped, saying why, where there is no Chromium, except under CI (the variable {@code CI} set),
- * where its absence fails. Leaves a screenshot in target/console.png (docs/images/console.png is one).
+ * console's header; an admin defines a receiver channel, stops it (the page says why it is stopped), resets its
+ * sequence number and deletes it. Skipped, saying why, where there is no Chromium, except under CI (the variable
+ * {@code CI} set), where its absence fails. Leaves screenshots in target/console.png (docs/images/console.png is one)
+ * and target/console-channels.png.
  */
 class ConsoleBrowserTest {
 
