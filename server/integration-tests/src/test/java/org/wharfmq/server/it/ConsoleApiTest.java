@@ -197,6 +197,8 @@ class ConsoleApiTest {
         assertTrue(refused.body().startsWith("User 'alice' may not administer the queue manager"), refused.body());
         assertEquals(403, post("/api/define-channel", "root", receiver, false).statusCode(), "the anti-CSRF header");
         assertEquals(0, channels("alice").size(), "neither defined one");
+        assertEquals(403, get("/api/display-chstatus", "bob").statusCode(), "bob may only connect");
+        assertEquals(403, get("/api/display-pubsub", "bob").statusCode());
 
         List<String> audit;
         HttpResponse<String> defined;
