@@ -234,8 +234,9 @@ class ChannelScaleTest {
             assertEquals("order " + i, ((TextMessage) m).getText());
             assertEquals(DeliveryMode.PERSISTENT, m.getJMSDeliveryMode());
             String reason = m.getStringProperty(DeadLetters.REASON_PROPERTY);
-            assertTrue(reason.startsWith("Channel: queue manager QM2 could not put it on 'ORDERS' (batch 1, attempt"
-                    + " 2): Queue 'ORDERS' is full"), reason);
+            // batch 1, unless the five reached the sender in several batches (a busy machine): the same outcome
+            assertTrue(reason.matches("Channel: queue manager QM2 could not put it on 'ORDERS' \\(batch \\d+, attempt"
+                    + " 2\\): Queue 'ORDERS' is full(?s).*"), reason);
             assertEquals("ORDERS", m.getStringProperty(DeadLetters.QUEUE_PROPERTY));
         }
         Receive.nothingMore(dead);
