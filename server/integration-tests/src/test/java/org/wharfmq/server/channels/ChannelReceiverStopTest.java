@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -36,6 +37,8 @@ class ChannelReceiverStopTest {
     private final ChannelServers servers = new ChannelServers();
     private final ChannelsPlugin[] qm1Channels = new ChannelsPlugin[1];
     private final ChannelsPlugin[] qm2Channels = new ChannelsPlugin[1];
+    private TestServer qm1;
+    private TestServer qm2;
 
     @AfterEach
     void stop() throws Exception {
@@ -45,14 +48,7 @@ class ChannelReceiverStopTest {
     @Test
     void aStoppedReceiverEndsItsPartnersSessionAndRefusesItUntilStartedThenTheMessagesThatWaitedArriveOnce()
             throws Exception {
-        int qm2Port = ChannelServers.freePort();
-        TestServer qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false)
-                .queue("ORDERS"), qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
-        TestServer qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
-                .queue(QueueDefinition.transmissionQueue("QM2"))
-                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), qm1Channels,
-                ChannelDefinition.sender("TO.QM2", "tcp://127.0.0.1:" + qm2Port, "QM2", null, null)
-                        .withTimes(50, 60_000)));
+        startPair(UnaryOperator.identity());
         String url1 = qm1.server().tcpUrl();
         String url2 = qm2.server().tcpUrl();
         sendOrders(url1, 0, 3);
@@ -96,24 +92,13 @@ class ChannelReceiverStopTest {
         for (int i = 3; i < 5; i++) {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
-        while (qm1.server().queueManager().queue("QM2").depth() > 0 && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(1_000_000); // until the batch's removal commits: confirmed, so never sent again
-        }
-        assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
+        awaitTransmissionQueueEmpty();
         Receive.nothingMore(orders);
     }
 
     @Test
     void aReceiverStoppedInTheMiddleOfAPersistentBatchLosesNothingAndDoublesNothing() throws Exception {
-        int qm2Port = ChannelServers.freePort();
-        TestServer qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false)
-                .queue("ORDERS"), qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
-        TestServer qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
-                .queue(QueueDefinition.transmissionQueue("QM2"))
-                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), qm1Channels,
-                ChannelDefinition.sender("TO.QM2", "tcp://127.0.0.1:" + qm2Port, "QM2", null, null).withBatchSize(5)
-                        .withTimes(50, 60_000)));
+        startPair(sender -> sender.withBatchSize(5));
         String url1 = qm1.server().tcpUrl();
         String url2 = qm2.server().tcpUrl();
         CountDownLatch prepared = new CountDownLatch(1);
@@ -140,13 +125,30 @@ class ChannelReceiverStopTest {
         for (int i = 0; i < 5; i++) {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
-        while (qm1.server().queueManager().queue("QM2").depth() > 0 && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(1_000_000); // until the batch's removal commits: never sent again after that
-        }
-        assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
+        awaitTransmissionQueueEmpty();
         assertTrue(qm1.server().management().preparedBranches().isEmpty(), "nothing left in doubt");
         Receive.nothingMore(orders);
+    }
+
+    /** Starts QM2 with receiver TO.QM2, then QM1 with sender TO.QM2 to it ({@code sender} changing its definition). */
+    private void startPair(UnaryOperator<ChannelDefinition> sender) throws Exception {
+        int qm2Port = ChannelServers.freePort();
+        qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false)
+                .queue("ORDERS"), qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
+        qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2"))
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), qm1Channels,
+                sender.apply(ChannelDefinition.sender("TO.QM2", "tcp://127.0.0.1:" + qm2Port, "QM2", null, null))
+                        .withTimes(50, 60_000)));
+    }
+
+    /** Asks QM1 for its transmission queue's depth until it is 0: the batch's removal committed, never sent again. */
+    private void awaitTransmissionQueueEmpty() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
+        while (qm1.server().queueManager().queue("QM2").depth() > 0 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
     }
 
     private void sendOrders(String url, int from, int to) throws Exception {
