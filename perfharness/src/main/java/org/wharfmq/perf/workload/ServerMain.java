@@ -183,7 +183,7 @@ public final class ServerMain {
         AdminPlugin admin = new AdminPlugin(flowHost.adminCommands(), channels.adminCommands());
         WharfServer.Starter starter = metrics != null
                 ? WharfServer.builder(config).plugins(channels, flowHost, admin,
-                new MetricsPlugin(http.routes(), flowHost, channels), http) // as wharf server starts them
+                new MetricsPlugin(http.routes(), flowHost, channels, null), http) // as wharf server starts them
                 : flowPaths ? WharfServer.builder(config).plugins(channels, flowHost, admin, http)
                 : WharfServer.builder(config).plugins(channels, flowHost, admin);
         if (realm != null) {

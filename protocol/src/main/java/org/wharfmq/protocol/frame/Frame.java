@@ -1205,8 +1205,15 @@ public sealed interface Frame {
      * {@link ChannelStatus} with the receiver's last committed batch, or {@link Error} (NOT_AUTHORISED, or
      * UNKNOWN_DESTINATION for a channel the server has no receiver of). After it the connection carries the channel's
      * {@link ChannelMessage} and {@link ChannelEndBatch} frames only.
+     *
+     * <p>{@code resetSequence}, when not {@link #NO_RESET}, is the sequence number an operator set on the sender
+     * ({@code reset channel}): the receiver takes it, keeping its last batch id, before it answers. It is written only
+     * then, so an open without a reset is the frame it always was.
      */
-    record ChannelOpen(int requestId, String channel, String queueManager) implements FromClient {
+    record ChannelOpen(int requestId, String channel, String queueManager, long resetSequence) implements FromClient {
+        /** {@link #resetSequence} of an open that resets nothing. */
+        public static final long NO_RESET = -1;
+
         public FrameType type() {
             return FrameType.CHANNEL_OPEN;
         }
@@ -1219,11 +1226,17 @@ public sealed interface Frame {
             out.writeInt(requestId);
             WireStrings.write(out, channel);
             WireStrings.write(out, queueManager);
+            if (resetSequence != NO_RESET) {
+                out.writeLong(resetSequence);
+            }
         }
 
         /** Reads the payload {@link #writePayload} wrote. */
         public static ChannelOpen read(ByteBuf in) {
-            return new ChannelOpen(in.readInt(), WireStrings.read(in), WireStrings.read(in));
+            int requestId = in.readInt();
+            String channel = WireStrings.read(in);
+            String queueManager = WireStrings.read(in);
+            return new ChannelOpen(requestId, channel, queueManager, in.isReadable() ? in.readLong() : NO_RESET);
         }
     }
 

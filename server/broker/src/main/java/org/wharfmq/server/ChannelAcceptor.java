@@ -19,13 +19,14 @@ public interface ChannelAcceptor {
     /**
      * A connection opens channel {@code channel} from queue manager {@code queueManager}. Answer it with
      * {@link Peer#send} of a {@link Frame.ChannelStatus} carrying {@code requestId} (or an {@link Frame.Error}), now or
-     * later.
+     * later. {@code resetSequence} is the sequence number an operator set on the sender ({@code reset channel}), for
+     * the receiver to take before it answers; {@link Frame.ChannelOpen#NO_RESET} for none.
      *
      * @return where the channel's frames go from now on
      * @throws WharfException to refuse the channel (an unknown channel, a partner it is not for); the connection is
      *                        answered ERROR with the message and stays open
      */
-    Inbound open(Peer peer, int requestId, String channel, String queueManager);
+    Inbound open(Peer peer, int requestId, String channel, String queueManager, long resetSequence);
 
     /** The connection a channel arrived on. Any thread. */
     interface Peer {

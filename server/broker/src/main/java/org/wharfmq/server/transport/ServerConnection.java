@@ -560,7 +560,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
                         + " receives no channels: it defines no receiver channel. Define receiver channel '"
                         + f.channel() + "' under channels: in its config/wharf.yaml (docs/distributed.md).");
             }
-            inboundChannel = acceptor.open(channelPeer(), f.requestId(), f.channel(), f.queueManager());
+            inboundChannel = acceptor.open(channelPeer(), f.requestId(), f.channel(), f.queueManager(),
+                    f.resetSequence());
         } catch (WharfException e) {
             replies.error(f.requestId(), e, 0, 0);
         }

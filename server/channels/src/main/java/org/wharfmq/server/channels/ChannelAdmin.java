@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * What operators do to the channels at run time ({@link ChannelCommands}, {@code wharf admin ... channel}): define,
- * alter, delete, start and stop a sender, reset a receiver's sequence number, resolve a sender's batch in doubt. Each
+ * alter, delete, start and stop, reset a channel's sequence number, resolve a sender's batch in doubt. Each
  * changes the {@link ChannelDefinitions} and the {@link RunningChannels} together; the changes are serialised
  * (synchronized), the start of the channels among them ({@link ChannelsPlugin#start}).
  */
@@ -26,8 +26,21 @@ final class ChannelAdmin {
         this.running = running;
     }
 
-    /** Starts sender {@code name} again after {@link #stopSender}, with its definition in force; refused when it runs. */
-    synchronized void startSender(String name) {
+    /**
+     * Starts channel {@code name} again after {@link #stopChannel}: a sender with its definition in force, a receiver
+     * accepting its partner again; refused when it is not stopped.
+     *
+     * @return what the operator is told
+     */
+    synchronized String startChannel(String name) {
+        if (definitions.definition(name).type() == ChannelDefinition.Type.RECEIVER) {
+            if (!definitions.stopped(name)) {
+                throw new IllegalArgumentException("Receiver channel " + name + " is not stopped (it accepts its"
+                        + " partner): nothing to start.");
+            }
+            definitions.start(name);
+            return "Channel " + name + " started (its sender connects at its next retry)";
+        }
         SenderChannel sender = running.sender(name);
         if (sender.state() != SenderChannel.State.STOPPED) {
             throw new IllegalArgumentException("Channel " + name + " is not stopped (it is " + sender.state() + ").");
@@ -36,17 +49,27 @@ final class ChannelAdmin {
         SenderChannel again = running.newSender(definitions.definition(name));
         running.replace(sender, again);
         again.start();
+        return "Channel " + name + " started";
     }
 
     /**
-     * Stops sender {@code name}: a batch under way is left in doubt (resolved when it starts again); its transmission
-     * queue keeps what it has not sent, and it does not start again on a new message, nor at the queue manager's next
-     * start, until {@link #startSender}.
+     * Stops channel {@code name} until {@link #startChannel}, across restarts too. A sender: a batch under way is left
+     * in doubt (resolved when it starts again); its transmission queue keeps what it has not sent, and it does not
+     * start again on a new message. A receiver: its partner's session ends once the batches it has ended are
+     * committed, and the partner is refused until then, retrying as its retry settings say.
+     *
+     * @return what the operator is told
      */
-    synchronized void stopSender(String name) {
+    synchronized String stopChannel(String name) {
+        if (definitions.definition(name).type() == ChannelDefinition.Type.RECEIVER) {
+            definitions.stop(name); // its partner's next open is refused
+            running.receivers().endPartner(name);
+            return "Channel " + name + " stopped (its partner's session ends; the sender retries until it is started)";
+        }
         SenderChannel sender = running.sender(name);
         definitions.stop(name);
         sender.stop();
+        return "Channel " + name + " stopped (its transmission queue keeps what it has not sent)";
     }
 
     /**
@@ -203,8 +226,10 @@ final class ChannelAdmin {
     }
 
     /**
-     * Sets receiver {@code name}'s sequence number (IBM MQ's RESET CHANNEL SEQNUM); its sender takes it when it next
-     * starts. Refused for a sender (it takes its number from the receiver) and for a receiver with a partner connected.
+     * Sets channel {@code name}'s sequence number (IBM MQ's RESET CHANNEL SEQNUM). On a receiver at once (refused
+     * while a partner is connected); its sender takes it when it next starts. On a sender, whatever its state: kept
+     * (across restarts too) until the sender next opens the channel, when its receiver takes it; the last batch id
+     * stays on both, so a batch in doubt is resolved as before.
      */
     synchronized String reset(String name, long sequence) throws Exception {
         ChannelDefinition d = definitions.definition(name);
@@ -213,9 +238,13 @@ final class ChannelAdmin {
                     + ".");
         }
         if (d.type() == ChannelDefinition.Type.SENDER) {
-            throw new IllegalArgumentException("Channel '" + name + "' is a sender: it takes its sequence number from"
-                    + " its receiver each time it starts. Reset the receiver's, on the partner queue manager ('wharf"
-                    + " admin reset channel " + name + " --sequence " + sequence + "' there).");
+            definitions.reset(name, sequence);
+            SenderChannel.State state = running.sender(name).state();
+            LOG.log(System.Logger.Level.INFO, "Channel " + name + ": sequence number reset to " + sequence + "; its"
+                    + " receiver takes it at the channel's next start");
+            return "Channel " + name + ": sequence number reset to " + sequence + "; its receiver on the partner"
+                    + " queue manager takes it when the channel next starts (it is " + state + (state
+                    == SenderChannel.State.RUNNING ? ": after this connection ends, or stop and start it" : "") + ")";
         }
         ChannelReceivers receivers = running.receivers();
         if (receivers.isRunning(name)) {

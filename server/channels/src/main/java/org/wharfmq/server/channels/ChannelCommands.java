@@ -23,7 +23,7 @@ public final class ChannelCommands implements AdminCommands {
 
     /** Request property: the channel's name. */
     public static final String CHANNEL = "WharfChannel";
-    /** Request property of reset-channel: the receiver's new sequence number. */
+    /** Request property of reset-channel: the channel's new sequence number. */
     public static final String SEQUENCE = "WharfSequence";
     /** Request property of resolve-channel: {@code commit} or {@code backout}. */
     public static final String ACTION = "WharfAction";
@@ -57,16 +57,8 @@ public final class ChannelCommands implements AdminCommands {
         commands.put("define-channel", r -> shown(admin.define(name(r), attributes(r))));
         commands.put("alter-channel", r -> admin.alter(name(r), attributes(r)));
         commands.put("delete-channel", r -> admin.delete(name(r)));
-        commands.put("start-channel", r -> {
-            String name = name(r);
-            admin.startSender(name);
-            return "Channel " + name + " started";
-        });
-        commands.put("stop-channel", r -> {
-            String name = name(r);
-            admin.stopSender(name);
-            return "Channel " + name + " stopped (its transmission queue keeps what it has not sent)";
-        });
+        commands.put("start-channel", r -> admin.startChannel(name(r)));
+        commands.put("stop-channel", r -> admin.stopChannel(name(r)));
         commands.put("reset-channel", r -> {
             Long sequence = r.number(SEQUENCE);
             if (sequence == null) {
@@ -96,9 +88,7 @@ public final class ChannelCommands implements AdminCommands {
         Map<String, Object> shown = new LinkedHashMap<>();
         shown.put("name", d.name());
         shown.put("origin", definitions.origin(d.name()));
-        if (d.type() == ChannelDefinition.Type.SENDER) {
-            shown.put("stopped", definitions.stopped(d.name()));
-        }
+        shown.put("stopped", definitions.stopped(d.name()));
         shown.putAll(ChannelAttributes.shown(d));
         return shown;
     }

@@ -7,14 +7,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The channels' definitions: those of {@code channels:} in config/wharf.yaml, and those defined or altered at run time,
- * which win over the configuration's of the same name; both, and which senders an operator stopped, are kept in
- * {@link ChannelStore} across restarts.
+ * which win over the configuration's of the same name; both, which channels an operator stopped and the sequence
+ * numbers operators reset senders to ({@link SenderResets}) are kept in {@link ChannelStore} across restarts.
  *
- * <p>Owns the definitions: {@link ChannelAdmin} changes them, one change at a time; they are readable from any thread
- * (synchronized).
+ * <p>Owns the definitions, the stopped channels and the resets: {@link ChannelAdmin} changes them, one change at a
+ * time; they are readable from any thread (synchronized; which channels are stopped without a lock, for the status and
+ * a partner's open).
  */
 final class ChannelDefinitions {
     private static final System.Logger LOG = System.getLogger(ChannelDefinitions.class.getName());
@@ -23,8 +25,12 @@ final class ChannelDefinitions {
     private final Map<String, ChannelDefinition> configured = new LinkedHashMap<>();
     /** The channels defined or altered at run time, by name (kept in {@link #store}). */
     private final Map<String, ChannelDefinition> defined = new LinkedHashMap<>();
-    /** The senders an operator stopped (kept in {@link #store}). */
+    /** The channels an operator stopped, senders and receivers (kept in {@link #store}). */
     private final Set<String> stopped = new LinkedHashSet<>();
+    /** {@link #stopped} as readers on any thread see it, replaced at every {@link #save}. */
+    private volatile Set<String> stoppedNow = Set.of();
+    /** The sequence numbers operators reset senders to, for their receivers (kept in {@link #store}). */
+    private SenderResets resets;
     private ChannelStore store;
 
     /** Takes the configuration's channels, then what the store in {@code dataDirectory} kept. */
@@ -36,6 +42,8 @@ final class ChannelDefinitions {
         }
         defined.putAll(kept.defined());
         stopped.addAll(kept.stopped());
+        stoppedNow = Set.copyOf(stopped);
+        resets = new SenderResets(kept.resets(), this::saveSoon);
         for (String name : defined.keySet()) {
             if (configured.containsKey(name)) {
                 LOG.log(System.Logger.Level.INFO, "Channel " + name + ": the definition made at run time (kept in "
@@ -80,20 +88,31 @@ final class ChannelDefinitions {
         return "defined at run time";
     }
 
-    /** Whether an operator stopped sender {@code name} (it stays stopped across restarts until started). */
-    synchronized boolean stopped(String name) {
-        return stopped.contains(name);
+    /** Whether an operator stopped channel {@code name} (it stays stopped across restarts until started). Any thread. */
+    boolean stopped(String name) {
+        return stoppedNow.contains(name);
     }
 
-    /** Marks sender {@code name} stopped by an operator, kept. */
+    /** Marks channel {@code name} stopped by an operator, kept. */
     synchronized void stop(String name) {
         stopped.add(name);
         save();
     }
 
-    /** Marks sender {@code name} started again by an operator, kept. */
+    /** Marks channel {@code name} started again by an operator, kept. */
     synchronized void start(String name) {
         stopped.remove(name);
+        save();
+    }
+
+    /** The sequence numbers operators reset senders to, which the senders give their receivers at the next open. */
+    synchronized SenderResets resets() {
+        return resets;
+    }
+
+    /** Sender {@code name}'s receiver is to take {@code sequence} at the channel's next open, kept. */
+    synchronized void reset(String name, long sequence) {
+        resets.set(name, sequence);
         save();
     }
 
@@ -122,15 +141,29 @@ final class ChannelDefinitions {
         }
     }
 
-    /** Forgets channel {@code name}, defined at run time, and that it was stopped, kept. */
+    /** Forgets channel {@code name}, defined at run time, that it was stopped and its reset, kept. */
     synchronized void delete(String name) {
         defined.remove(name);
         stopped.remove(name);
+        resets.forget(name);
         save();
     }
 
-    /** Writes the run-time definitions and the stopped senders to the store. */
+    /** Writes the run-time definitions, the stopped channels and the resets to the store. */
     synchronized void save() {
-        store.write(new ChannelStore.Contents(defined, stopped));
+        store.write(new ChannelStore.Contents(defined, stopped, resets.all()));
+        stoppedNow = Set.copyOf(stopped);
+    }
+
+    /** Rewrites the store off the calling thread (a sender's, which delivered a reset and must not wait for it). */
+    private void saveSoon() {
+        CompletableFuture.runAsync(() -> {
+            try {
+                save();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "The channels' store was not rewritten after a reset was"
+                        + " delivered: " + e.getMessage());
+            }
+        });
     }
 }

@@ -183,18 +183,55 @@ final class ChannelReceiver implements AutoCloseable {
      * A partner opens the channel (on its connection's event loop): answered with the sequence number and last batch
      * id, on the worker, after whatever it still has to do.
      */
-    ChannelAcceptor.Inbound open(ChannelAcceptor.Peer partner, int requestId, ChannelDefinition opened) {
+    ChannelAcceptor.Inbound open(ChannelAcceptor.Peer partner, int requestId, ChannelDefinition opened,
+                                 long resetSequence) {
         if (!running.compareAndSet(false, true)) {
             throw WharfException.illegalState("Channel '" + definition.name() + "' is running already (one connection"
                     + " carries a channel at a time); it may be a connection that is not yet found dead: try again"
                     + " after the heartbeat interval.");
         }
         peer = partner;
-        worker.execute(() -> partner.send(state == null
-                ? new Frame.Error(requestId, ErrorCode.ILLEGAL_STATE, "Receiver channel '" + definition.name()
-                        + "' is not ready: its sync record could not be read.", 0, 0)
-                : new Frame.ChannelStatus(requestId, state.sequence(), state.batchId())));
+        worker.execute(() -> partner.send(opened(requestId, resetSequence)));
         return new Inbound(partner, opened);
+    }
+
+    /**
+     * The answer to a partner's open: the sync record's numbers, after the sequence number its operator set on the
+     * sender ({@code reset channel}, IBM MQ's RESET CHANNEL SEQNUM), if any, is committed in it.
+     */
+    private Frame.FromServer opened(int requestId, long resetSequence) {
+        if (state == null) {
+            return new Frame.Error(requestId, ErrorCode.ILLEGAL_STATE, "Receiver channel '" + definition.name()
+                    + "' is not ready: its sync record could not be read.", 0, 0);
+        }
+        if (resetSequence != Frame.ChannelOpen.NO_RESET) {
+            long before = state.sequence();
+            try {
+                commitSyncRecord(resetSequence, state.batchId());
+            } catch (Exception e) {
+                rollBack(); // the old record stays
+                return new Frame.Error(requestId, ErrorCode.ILLEGAL_STATE, "Receiver channel '" + definition.name()
+                        + "' could not take the sequence number " + resetSequence + " its sender was reset to: "
+                        + e.getMessage() + ". The sender tries again when it opens the channel next.", 0, 0);
+            }
+            LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + ": sequence number reset to "
+                    + resetSequence + " (was " + before + ") by the sender's operator");
+        }
+        return new Frame.ChannelStatus(requestId, state.sequence(), state.batchId());
+    }
+
+    /**
+     * Ends the partner's session, if one is open, once the batches it has ended are committed and answered (an
+     * operator stopped the channel): a batch it has not ended is dropped, and its sender resolves it when it opens the
+     * channel again. Any thread.
+     */
+    void endPartner(String reason) {
+        run(() -> {
+            ChannelAcceptor.Peer open = peer;
+            if (open != null) {
+                open.close(reason);
+            }
+        }, () -> { });
     }
 
     /** What {@code wharf admin display chstatus} shows. Any thread. */

@@ -1,6 +1,7 @@
 package org.wharfmq.server.channels;
 
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.ChannelAcceptor;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
@@ -12,6 +13,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The receiver channels of a queue manager: the {@link ChannelAcceptor} its listeners hand CHANNEL_OPEN to, which
@@ -26,9 +28,14 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     private volatile Map<String, ChannelReceiver> receivers;
     private final ServerPlugin.Host host;
     private final ReceiverPuts puts;
+    /** Whether an operator stopped a receiver: it refuses its partner ({@link ChannelDefinitions} owns that). */
+    private final Predicate<String> stopped;
+    /** Held by a partner's open and an operator's stop, so that a stop ends the session an open before it began. */
+    private final Object opening = new Object();
 
-    ChannelReceivers(List<ChannelDefinition> definitions, ServerPlugin.Host host) {
+    ChannelReceivers(List<ChannelDefinition> definitions, ServerPlugin.Host host, Predicate<String> stopped) {
         this.host = host;
+        this.stopped = stopped;
         this.puts = new ReceiverPuts(host);
         Map<String, ChannelReceiver> all = new LinkedHashMap<>();
         for (ChannelDefinition d : definitions) {
@@ -47,7 +54,7 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     }
 
     @Override
-    public Inbound open(Peer peer, int requestId, String channel, String queueManager) {
+    public Inbound open(Peer peer, int requestId, String channel, String queueManager, long resetSequence) {
         Map<String, ChannelReceiver> all = receivers;
         ChannelReceiver receiver = all.get(channel);
         if (receiver == null) {
@@ -68,7 +75,21 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                     + host.config().name() + " is for queue manager " + definition.partnerQueueManager() + ", not "
                     + queueManager + ". Use the channel defined for your queue manager.");
         }
-        Inbound inbound = receiver.open(peer, requestId, definition);
+        if (resetSequence < 0 && resetSequence != Frame.ChannelOpen.NO_RESET) {
+            throw new WharfException(ErrorCode.ILLEGAL_STATE, "Receiver channel '" + channel + "' of queue manager "
+                    + host.config().name() + " refused the sequence number " + resetSequence + " its sender was reset"
+                    + " to: a sequence number is 0 or more. Reset the sender again ('wharf admin reset channel "
+                    + channel + " --sequence N' on queue manager " + queueManager + ").");
+        }
+        Inbound inbound;
+        synchronized (opening) { // a stop after this open ends the session it opens
+            if (stopped.test(channel)) {
+                throw new WharfException(ErrorCode.ILLEGAL_STATE, "Receiver channel '" + channel + "' of queue manager "
+                        + host.config().name() + " is stopped by an operator: its sender retries until it is started"
+                        + " ('wharf admin start channel " + channel + "' on " + host.config().name() + ").");
+            }
+            inbound = receiver.open(peer, requestId, definition, resetSequence);
+        }
         LOG.log(System.Logger.Level.INFO, "Channel " + channel + " from queue manager " + queueManager + " ("
                 + who.describe() + " at " + peer.remoteAddress() + ") is running");
         return inbound;
@@ -81,6 +102,19 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
             all.add(receiver.status());
         }
         return all;
+    }
+
+    /**
+     * Ends the session of receiver {@code channel}'s partner, an operator having stopped the channel (IBM MQ's STOP
+     * CHANNEL on a receiver; {@link ChannelDefinitions} refuses its partner's next open): once the batches it has ended
+     * are committed and answered. Its sender retries as its retry settings say, until the channel is started again.
+     */
+    void endPartner(String channel) {
+        ChannelReceiver receiver = receiver(channel);
+        synchronized (opening) {
+            receiver.endPartner("Receiver channel '" + channel + "' of queue manager " + host.config().name()
+                    + " was stopped by an operator; the sender retries until it is started again.");
+        }
     }
 
     // ---- run-time definitions (ChannelAdmin's, one change at a time) ----

@@ -17,16 +17,40 @@ package org.wharfmq.server.channels;
  *                               missing)
  * @param inDoubt                whether a sender has a batch in doubt: its removal prepared on this queue manager,
  *                               its outcome waiting for the receiver's answer ({@code resolve channel})
- * @param reason                 why a sender stopped by itself (a batch its partner cannot take) and the fix; else
- *                               null
+ * @param reason                 why the channel is stopped, and the fix: an operator stopped it, or a sender
+ *                               stopped by itself (a batch its partner cannot take); else null
+ * @param stopCause              what stopped it, for alerts: {@value #OPERATOR} or {@value #BATCH_REFUSED}; null
+ *                               when it is not stopped
  */
 public record ChannelStatus(String name, String type, String state, String partner, String transmissionQueue,
                             long messages, long sequence, long lastBatchId, long bytes, long batches,
-                            Long transmissionQueueDepth, boolean inDoubt, String reason) {
+                            Long transmissionQueueDepth, boolean inDoubt, String reason, String stopCause) {
+
+    /** A stop cause: an operator stopped the channel ({@code wharf admin stop channel}). */
+    public static final String OPERATOR = "operator";
+    /** A stop cause: a sender stopped by itself, its partner unable to take a batch (not even on its DLQ). */
+    public static final String BATCH_REFUSED = "batch_refused";
+    /** Every stop cause. */
+    public static final java.util.List<String> STOP_CAUSES = java.util.List.of(OPERATOR, BATCH_REFUSED);
+
+    /** A channel's status as it reports it: stopped by itself when it gives a reason. */
+    ChannelStatus(String name, String type, String state, String partner, String transmissionQueue, long messages,
+                  long sequence, long lastBatchId, long bytes, long batches, Long transmissionQueueDepth,
+                  boolean inDoubt, String reason) {
+        this(name, type, state, partner, transmissionQueue, messages, sequence, lastBatchId, bytes, batches,
+                transmissionQueueDepth, inDoubt, reason, reason == null ? null : BATCH_REFUSED);
+    }
 
     /** This status with what the queue manager knows of the channel's transmission queue and branches. */
     ChannelStatus with(Long depth, boolean batchInDoubt) {
         return new ChannelStatus(name, type, state, partner, transmissionQueue, messages, sequence, lastBatchId, bytes,
-                batches, depth, batchInDoubt, reason);
+                batches, depth, batchInDoubt, reason, stopCause);
+    }
+
+    /** This status of a channel an operator stopped (a receiver may still be ending its partner's session). */
+    ChannelStatus stoppedByOperator() {
+        return new ChannelStatus(name, type, "STOPPED", partner, transmissionQueue, messages, sequence, lastBatchId,
+                bytes, batches, transmissionQueueDepth, inDoubt, "stopped by an operator; 'wharf admin start channel "
+                + name + "' starts it" + (type.equals("sender") ? "" : " (its sender retries until then)"), OPERATOR);
     }
 }

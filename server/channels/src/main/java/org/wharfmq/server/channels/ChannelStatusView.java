@@ -7,15 +7,17 @@ import java.util.List;
 
 /**
  * What {@code display chstatus}, the metrics and the console show of the running channels: each one's
- * {@link ChannelStatus}, a sender's with its transmission queue's depth and whether a batch of it is in doubt. Holds no
- * state of its own; any thread.
+ * {@link ChannelStatus}, a sender's with its transmission queue's depth and whether a batch of it is in doubt, a
+ * channel an operator stopped saying so ({@link ChannelDefinitions}). Holds no state of its own; any thread.
  */
 final class ChannelStatusView {
 
     private final RunningChannels running;
+    private final ChannelDefinitions definitions;
 
-    ChannelStatusView(RunningChannels running) {
+    ChannelStatusView(RunningChannels running, ChannelDefinitions definitions) {
         this.running = running;
+        this.definitions = definitions;
     }
 
     /** Every channel's status: the senders, then the receivers, each in definition order. */
@@ -31,12 +33,20 @@ final class ChannelStatusView {
             } catch (RuntimeException missing) {
                 depth = null; // the transmission queue is not defined (the channel retries, saying so)
             }
-            all.add(s.status().with(depth, !ChannelResolution.inDoubt(branches, s.definition().name()).isEmpty()));
+            all.add(shown(s.status().with(depth,
+                    !ChannelResolution.inDoubt(branches, s.definition().name()).isEmpty())));
         }
         ChannelReceivers r = running.receivers();
         if (r != null) {
-            all.addAll(r.status());
+            for (ChannelStatus receiver : r.status()) {
+                all.add(shown(receiver));
+            }
         }
         return all;
+    }
+
+    /** {@code status} as shown: stopped by an operator when one stopped it (a receiver may still be ending a session). */
+    private ChannelStatus shown(ChannelStatus status) {
+        return definitions.stopped(status.name()) ? status.stoppedByOperator() : status;
     }
 }

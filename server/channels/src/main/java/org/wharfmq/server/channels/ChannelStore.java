@@ -26,7 +26,8 @@ import java.util.Set;
  * UTF-8 lines; {@code #} starts a comment. One channel per line: its name, then {@code key=value} fields, separated by
  * tabs, names and values URL-encoded. The keys are the channel's attributes as config/wharf.yaml names them
  * ({@link ChannelAttributes}); a line with {@code type} is a definition (it wins over the configuration's channel of
- * that name), one without only a state. {@code stopped=true} marks a channel an operator stopped.
+ * that name), one without only a state. {@code stopped=true} marks a channel an operator stopped;
+ * {@code resetSequence=N} a sender whose receiver takes sequence number N at its next open ({@code reset channel}).
  *
  * <h2>Secrets</h2>
  * A sender's password is kept as config/wharf.yaml keeps it, so the file is written readable by its owner only
@@ -39,9 +40,10 @@ final class ChannelStore {
     /** The file's name in the data directory. */
     static final String FILE_NAME = "channels.def";
     private static final String STOPPED = "stopped";
+    private static final String RESET = "resetSequence";
     private static final String HEADER = """
-            # Channels defined or altered at run time (wharf admin define|alter channel), and channels stopped with
-            # wharf admin stop channel; written by the queue manager after every change and read at its start. A
+            # Channels defined or altered at run time (wharf admin define|alter channel), channels stopped with
+            # wharf admin stop channel and senders reset with wharf admin reset channel; written by the queue manager after every change and read at its start. A
             # definition here wins over the configuration's channel of the same name (docs/distributed.md). Do not edit
             # while the queue manager runs. One channel per line: its name, then key=value (URL-encoded), tab-separated.
             """;
@@ -51,8 +53,9 @@ final class ChannelStore {
      *
      * @param defined the channels defined or altered at run time, by name, in the order they were first defined
      * @param stopped the channels an operator stopped
+     * @param resets  the sequence numbers senders' receivers are to take at the next open, by channel
      */
-    record Contents(Map<String, ChannelDefinition> defined, Set<String> stopped) {
+    record Contents(Map<String, ChannelDefinition> defined, Set<String> stopped, Map<String, Long> resets) {
     }
 
     private final Path file;
@@ -73,8 +76,9 @@ final class ChannelStore {
     Contents read() {
         Map<String, ChannelDefinition> defined = new LinkedHashMap<>();
         Set<String> stopped = new LinkedHashSet<>();
+        Map<String, Long> resets = new LinkedHashMap<>();
         if (!Files.exists(file)) {
-            return new Contents(defined, stopped);
+            return new Contents(defined, stopped, resets);
         }
         List<String> lines;
         try {
@@ -100,6 +104,14 @@ final class ChannelStore {
             if (Boolean.parseBoolean(attributes.remove(STOPPED))) {
                 stopped.add(name);
             }
+            String reset = attributes.remove(RESET);
+            if (reset != null) {
+                try {
+                    resets.put(name, Long.parseLong(reset));
+                } catch (NumberFormatException e) {
+                    throw bad(i + 1, RESET + " '" + reset + "' is not a whole number");
+                }
+            }
             if (attributes.containsKey("type")) {
                 try {
                     defined.put(name, ChannelAttributes.read(name, attributes, file.toString()));
@@ -110,7 +122,7 @@ final class ChannelStore {
                 throw bad(i + 1, "attributes " + attributes.keySet() + " without a type");
             }
         }
-        return new Contents(defined, stopped);
+        return new Contents(defined, stopped, resets);
     }
 
     private ConfigurationException bad(int line, String what) {
@@ -132,6 +144,7 @@ final class ChannelStore {
         StringBuilder text = new StringBuilder(HEADER);
         Set<String> names = new LinkedHashSet<>(contents.defined().keySet());
         names.addAll(contents.stopped());
+        names.addAll(contents.resets().keySet());
         for (String name : names) {
             text.append(encode(name));
             ChannelDefinition d = contents.defined().get(name);
@@ -141,6 +154,10 @@ final class ChannelStore {
             }
             if (contents.stopped().contains(name)) {
                 text.append('\t').append(STOPPED).append("=true");
+            }
+            Long reset = contents.resets().get(name);
+            if (reset != null) {
+                text.append('\t').append(RESET).append('=').append(reset);
             }
             text.append('\n');
         }

@@ -18,7 +18,7 @@ public final class ChannelsPlugin implements ServerPlugin {
     private final ChannelSettings settings;
     private final ChannelDefinitions definitions = new ChannelDefinitions();
     private final RunningChannels running = new RunningChannels();
-    private final ChannelStatusView status = new ChannelStatusView(running);
+    private final ChannelStatusView status = new ChannelStatusView(running, definitions);
     private final ChannelAdmin admin = new ChannelAdmin(definitions, running);
 
     public ChannelsPlugin(ChannelSettings settings) {

@@ -50,6 +50,10 @@ final class ProxyAdvertiser implements AutoCloseable {
     private volatile boolean closing;
     /** How many sets went out since the start (read by tests and status). */
     private volatile long setsSent;
+    /** The size of the set each partner was last sent, absent after a failure (read by status, any thread). */
+    private final Map<String, Integer> advertised = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Why the last sending to each partner failed, absent once one succeeds (read by status, any thread). */
+    private final Map<String, String> failures = new java.util.concurrent.ConcurrentHashMap<>();
     private CoreLink local;
 
     ProxyAdvertiser(ServerPlugin.Host host, List<String> partners) {
@@ -102,12 +106,18 @@ final class ProxyAdvertiser implements AutoCloseable {
             try {
                 send(partner, filters);
                 sent.put(partner, filters);
+                advertised.put(partner, filters.size());
+                failures.remove(partner);
                 setsSent++;
             } catch (Exception e) {
                 if (closing) {
                     return; // the queue manager stops: the next start sends every set again
                 }
                 sent.remove(partner);
+                advertised.remove(partner);
+                failures.put(partner, "the last set of subscriptions could not be sent to it (" + e.getMessage()
+                        + "); a set goes again with the next change of subscriptions here. Check that a transmission queue leads to "
+                        + partner + " and that its channel runs ('wharf admin display chstatus').");
                 LOG.log(System.Logger.Level.WARNING, "Queue manager " + queueManager + " could not send its"
                         + " subscriptions to queue manager " + partner + " (" + e.getMessage() + "); it sends them"
                         + " with the next change of its subscriptions. Check that a transmission queue leads to "
@@ -115,6 +125,16 @@ final class ProxyAdvertiser implements AutoCloseable {
                 closeLocal();
             }
         }
+    }
+
+    /** How many topics partner {@code partner} was last told of; null when no set went out (or the last failed). */
+    Integer advertisedTo(String partner) {
+        return advertised.get(partner);
+    }
+
+    /** Why the last sending to {@code partner} failed, and the fix; null when it did not. */
+    String failure(String partner) {
+        return failures.get(partner);
     }
 
     /** The filters partner {@code partner} is told of. */

@@ -71,6 +71,8 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     private final Map<Integer, Long> taken = new HashMap<>();
     /** Publications sent on to each partner since the start, for status and tests. */
     private final Map<String, Long> forwarded = new ConcurrentHashMap<>();
+    /** Proxy subscription sets received from each partner since the start, for status. */
+    private final Map<String, Long> setsReceived = new ConcurrentHashMap<>();
 
     ProxySubscriptions(ServerPlugin.Host host, List<String> partners, long retryMillis) {
         this.host = host;
@@ -88,6 +90,22 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     /** Publications forwarded to {@code partner} since the start. */
     long forwardedTo(String partner) {
         return forwarded.getOrDefault(partner, 0L);
+    }
+
+    /** Proxy subscription sets received from {@code partner} since the start. */
+    long setsFrom(String partner) {
+        return setsReceived.getOrDefault(partner, 0L);
+    }
+
+    /** How many proxy subscriptions {@code partner} has here now, as the queue manager lists them. Any thread. */
+    long proxiesOf(String partner) {
+        long n = 0;
+        for (SubscriptionInfo s : host.management().subscriptions()) {
+            if (s.name() != null && HierarchyMessages.isProxyOf(s.name(), partner)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     @Override
@@ -242,6 +260,7 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
                     + " config/wharf.yaml has " + partners + ")");
             return;
         }
+        setsReceived.merge(partner, 1L, Long::sum);
         Set<String> wanted = new LinkedHashSet<>();
         for (String filter : HierarchyMessages.filters(properties)) {
             if (filter.startsWith(TemporaryNames.PREFIX) || TopicNames.isSystemTopic(filter)) {

@@ -1,6 +1,10 @@
 package org.wharfmq.server.channels;
 
 import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.admin.AdminCommands;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Publish/subscribe across queue managers (docs/distributed.md): a plugin of the broker that makes this queue manager
@@ -16,8 +20,9 @@ import org.wharfmq.server.ServerPlugin;
  */
 public final class PubSubHierarchy implements ServerPlugin {
     private final HierarchySettings settings;
-    private ProxyAdvertiser advertiser;
-    private ProxySubscriptions proxies;
+    private volatile ProxyAdvertiser advertiser;
+    private volatile ProxySubscriptions proxies;
+    private volatile String queueManager;
 
     public PubSubHierarchy(HierarchySettings settings) {
         this.settings = settings;
@@ -30,6 +35,7 @@ public final class PubSubHierarchy implements ServerPlugin {
      */
     @Override
     public void start(Host server) throws InterruptedException {
+        queueManager = server.config().name();
         if (settings.partners().isEmpty()) {
             return;
         }
@@ -38,6 +44,27 @@ public final class PubSubHierarchy implements ServerPlugin {
         advertiser.start(); // first: it refuses a partner that nothing leads to
         proxies = new ProxySubscriptions(server, settings.partners(), ChannelConfiguration.DEFAULT_RETRY_MILLIS);
         proxies.start();
+    }
+
+    /** The admin command of the hierarchy ({@code wharf admin display pubsub}): give it to the AdminPlugin. */
+    public AdminCommands adminCommands() {
+        return new HierarchyCommands(this);
+    }
+
+    /** This queue manager's parent and children, and what it knows of each. Any thread. */
+    public HierarchyStatus status() {
+        List<HierarchyStatus.Partner> partners = new ArrayList<>();
+        ProxyAdvertiser a = advertiser;
+        ProxySubscriptions p = proxies;
+        for (String partner : settings.partners()) {
+            Integer sent = a == null ? null : a.advertisedTo(partner);
+            String failure = a == null ? null : a.failure(partner);
+            String state = failure != null ? "ERROR" : sent == null ? "STARTING" : "ACTIVE";
+            partners.add(new HierarchyStatus.Partner(partner, partner.equals(settings.parent()) ? "parent" : "child",
+                    state, p == null ? 0 : p.proxiesOf(partner), sent, p == null ? 0 : p.setsFrom(partner),
+                    p == null ? 0 : p.forwardedTo(partner), failure));
+        }
+        return new HierarchyStatus(queueManager, settings.parent(), settings.children(), partners);
     }
 
     /** Publications forwarded to partner {@code partner} since the start. */

@@ -22,14 +22,21 @@ final class RunningChannels {
     private final List<SenderChannel> senders = new CopyOnWriteArrayList<>();
     private volatile ChannelReceivers receivers;
     private volatile Host host;
+    /** The definitions: which receivers an operator stopped, the senders' resets. */
+    private volatile ChannelDefinitions definitions;
 
     /** Starts the receivers of {@code definitions}, then its senders, but those an operator stopped. */
     void start(Host server, ChannelDefinitions definitions) throws Exception {
         host = server;
+        this.definitions = definitions;
         List<ChannelDefinition> receiving = new ArrayList<>();
         for (ChannelDefinition d : definitions.definitions()) {
             if (d.type() == ChannelDefinition.Type.RECEIVER) {
                 receiving.add(d);
+                if (definitions.stopped(d.name())) {
+                    LOG.log(System.Logger.Level.INFO, "Receiver channel " + d.name() + " stays stopped ('wharf admin"
+                            + " start channel " + d.name() + "' starts it)");
+                }
             }
         }
         if (!receiving.isEmpty()) {
@@ -53,7 +60,7 @@ final class RunningChannels {
     /** The receivers, started (with {@code first}) when the first receiver is defined. */
     private ChannelReceivers receivers(List<ChannelDefinition> first) throws Exception {
         if (receivers == null) {
-            ChannelReceivers started = new ChannelReceivers(first, host);
+            ChannelReceivers started = new ChannelReceivers(first, host, definitions::stopped);
             started.start();
             host.acceptChannels(started);
             receivers = started;
@@ -82,7 +89,7 @@ final class RunningChannels {
 
     /** A sender for {@code d}, not started. */
     SenderChannel newSender(ChannelDefinition d) {
-        return new SenderChannel(d, host.vmUrl(), host.config().name());
+        return new SenderChannel(d, host.vmUrl(), host.config().name(), definitions.resets());
     }
 
     /** The senders, in definition order (a snapshot as it is iterated). */

@@ -51,6 +51,8 @@ final class SenderChannel implements Runnable {
     private final ChannelDefinition definition;
     private final String vmUrl;
     private final String queueManager;
+    /** Where an operator's {@code reset channel} waits for the next open. */
+    private final SenderResets resets;
     private final Thread thread;
     private volatile boolean stopping;
     private volatile State status = State.STARTING;
@@ -72,10 +74,11 @@ final class SenderChannel implements Runnable {
     private record Reported(long sequence, long batchId) {
     }
 
-    SenderChannel(ChannelDefinition definition, String vmUrl, String queueManager) {
+    SenderChannel(ChannelDefinition definition, String vmUrl, String queueManager, SenderResets resets) {
         this.definition = definition;
         this.vmUrl = vmUrl;
         this.queueManager = queueManager;
+        this.resets = resets;
         this.thread = new Thread(this, "wharf-channel-" + definition.name());
         thread.setDaemon(true);
     }
@@ -311,8 +314,14 @@ final class SenderChannel implements Runnable {
         partner = CoreLink.open(definition.connection(), definition.tls(), definition.user(), definition.password(),
                 "channel " + definition.name() + " from " + queueManager, definition.heartbeatMillis(),
                 definition.connectTimeoutMillis());
-        Frame.ChannelStatus status = partner.call(id -> new Frame.ChannelOpen(id, definition.name(), queueManager),
-                definition.connectTimeoutMillis()).channelStatus();
+        Long reset = resets.pending(definition.name());
+        Frame.ChannelStatus status = partner.call(id -> new Frame.ChannelOpen(id, definition.name(), queueManager,
+                reset == null ? Frame.ChannelOpen.NO_RESET : reset), definition.connectTimeoutMillis()).channelStatus();
+        if (reset != null) {
+            resets.delivered(definition.name(), reset);
+            LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + ": the receiver took the sequence"
+                    + " number " + reset + " an operator reset the channel to");
+        }
         sequence = status.sequence();
         batchId = status.lastBatchId();
         reported = new Reported(sequence, batchId);

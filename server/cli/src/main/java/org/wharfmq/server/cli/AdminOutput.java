@@ -203,6 +203,29 @@ final class AdminOutput {
         }
     }
 
+    /** The publish/subscribe hierarchy: this queue manager's parent and children, a line each, then any error. */
+    static void pubsub(JsonNode h, PrintWriter out) {
+        JsonNode partners = h.path("partners");
+        if (partners.isEmpty()) {
+            out.println("Queue manager " + h.path("queueManager").asText() + " is in no publish/subscribe hierarchy"
+                    + " (hierarchy: in config/wharf.yaml, docs/distributed.md).");
+            return;
+        }
+        Table table = new Table("QUEUE MANAGER", "RELATION", "STATE", ">PROXY SUBS", ">TOPICS SENT", ">SETS RECEIVED",
+                ">FORWARDED");
+        for (JsonNode p : partners) {
+            table.row(p.get("queueManager").asText(), p.get("relation").asText(), p.get("state").asText(),
+                    p.get("proxySubscriptions").asLong(), orDash(p.get("subscriptionsSent")),
+                    p.get("subscriptionSetsReceived").asLong(), p.get("publicationsForwarded").asLong());
+        }
+        table.print(out);
+        for (JsonNode p : partners) {
+            if (text(p.get("reason")) != null) {
+                out.println("Queue manager " + p.get("queueManager").asText() + ": " + text(p.get("reason")));
+            }
+        }
+    }
+
     /** Channel definitions, each with every attribute (secrets as ***), as IBM MQ's DISPLAY CHANNEL lists them. */
     static void channels(JsonNode channels, PrintWriter out) {
         if (channels.isEmpty()) {

@@ -535,6 +535,13 @@ final class AdminStatements implements Runnable, AutoCloseable {
             return send("display-chstatus", arguments(), result -> done(() -> AdminOutput.chstatus(result, out)));
         }
 
+        @Command(name = "pubsub", mixinStandardHelpOptions = true, description = "Shows the queue manager's place in its"
+                + " publish/subscribe hierarchy (IBM MQ's DISPLAY PUBSUB): its parent and children, each one's state,"
+                + " proxy subscriptions, the topics it was told of, and the publications forwarded to it.")
+        int pubsub() {
+            return send("display-pubsub", arguments(), result -> done(() -> AdminOutput.pubsub(result, out)));
+        }
+
         @Command(name = "server", mixinStandardHelpOptions = true, description = "Shows the queue manager: version, uptime, listeners, journal, memory.")
         int server() {
             return send("display-server", arguments(), result -> done(() -> AdminOutput.server(result, out)));
@@ -577,30 +584,33 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
     }
 
-    @Command(name = "start", description = "Starts a sender channel stopped with 'stop channel' (it stays stopped"
-            + " across restarts until then).")
+    @Command(name = "start", description = "Starts a channel stopped with 'stop channel' (it stays stopped across"
+            + " restarts until then).")
     final class Start extends Verb {
-        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Starts a sender channel again.")
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Starts a channel again: a sender"
+                + " sends, a receiver accepts its partner (whose sender connects at its next retry).")
         int channel(@Parameters(paramLabel = "NAME") String name) {
             return send("start-channel", arguments(ChannelCommands.CHANNEL, name),
                     result -> done(() -> out.println(result.asText())));
         }
     }
 
-    @Command(name = "stop", description = "Stops a sender channel.")
+    @Command(name = "stop", description = "Stops a sender or receiver channel.")
     final class Stop extends Verb {
-        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Stops a sender channel: it sends"
-                + " nothing more, even when its transmission queue gets messages, until 'start channel'.")
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Stops a channel until 'start"
+                + " channel', across restarts too. A sender sends nothing more, even when its transmission queue gets"
+                + " messages; a receiver ends its partner's session and refuses it (the sender retries).")
         int channel(@Parameters(paramLabel = "NAME") String name) {
             return send("stop-channel", arguments(ChannelCommands.CHANNEL, name),
                     result -> done(() -> out.println(result.asText())));
         }
     }
 
-    @Command(name = "reset", description = "Resets a receiver channel's sequence number.")
+    @Command(name = "reset", description = "Resets a channel's sequence number.")
     final class Reset extends Verb {
-        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Sets a receiver channel's sequence"
-                + " number (IBM MQ's RESET CHANNEL SEQNUM); its sender takes it when it next starts.")
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Sets a channel's sequence number"
+                + " (IBM MQ's RESET CHANNEL SEQNUM). On a receiver at once (no partner connected), its sender taking it"
+                + " when it next starts; on a sender, its receiver takes it when the channel next starts.")
         int channel(@Parameters(paramLabel = "NAME") String name,
                     @Option(names = "--sequence", required = true, paramLabel = "N") long sequence) {
             return send("reset-channel", arguments(ChannelCommands.CHANNEL, name, ChannelCommands.SEQUENCE, sequence),

@@ -129,16 +129,17 @@ final class ServerCommand implements Callable<Integer> {
             HttpPlugin http = new HttpPlugin(file.http());
             FlowHost flows = new FlowHost(file.flowHost(), http);
             ChannelsPlugin channels = new ChannelsPlugin(file.channels());
+            PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy());
             AdminPlugin admin = new AdminPlugin(flows.adminCommands(), channels.adminCommands(),
-                    new ReplicationCommands(member));
+                    hierarchy.adminCommands(), new ReplicationCommands(member));
             // the hierarchy's control queue before the channels that bring to it; the channels early (they move
             // messages whatever else runs), the admin plugin after the flows (its
             // command queue opens once they run), the console after the admin plugin (it runs its commands); HTTP last
             // (it listens once every route is registered)
-            WharfServer.Starter starter = WharfServer.builder(config).plugins(new PubSubHierarchy(file.hierarchy()),
+            WharfServer.Starter starter = WharfServer.builder(config).plugins(hierarchy,
                     channels,
                     flows, admin,
-                    new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows, channels), http);
+                    new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows, channels, hierarchy), http);
             if (users != null) {
                 starter.authenticator(users).accessControl(users.accessControl());
             }

@@ -51,6 +51,17 @@ final class ConsoleApi {
             "pageFullPolicy", "backoutThreshold",
             "backoutQueue", "depthHighEvent", "depthLowEvent", "fullEvent"};
 
+    /**
+     * What define-channel and alter-channel take: a channel's name and its attributes, named as config/wharf.yaml's
+     * channels: names them, a TLS option as {@code tlsTrustStore} for {@code tls.trustStore} (docs/distributed.md).
+     */
+    private static final String[] CHANNEL_ATTRIBUTES = {"channel", "type", "connection", "transmissionQueue", "user",
+            "password", "batchSize", "batchBytes", "batchIntervalMillis", "disconnectIntervalMillis", "retryMillis",
+            "maxRetryMillis", "heartbeatMillis", "connectTimeoutMillis", "pipelineLength", "partnerUser",
+            "partnerQueueManager", "nonPersistentSpeed", "maxBatchAttempts", "tlsTrustStore", "tlsTrustStorePassword",
+            "tlsTrustStoreType", "tlsKeyStore", "tlsKeyStorePassword", "tlsKeyStoreType", "tlsVerifyHost",
+            "tlsProtocols", "tlsCipherSuites"};
+
     /** A command the API serves: its name, whether it changes anything, who may run it, the arguments it takes. */
     private record Command(String name, boolean changes, Permission permission, Set<String> arguments) {
     }
@@ -68,6 +79,7 @@ final class ConsoleApi {
             read("display-prepared"),
             read("display-chstatus"), // the channels': their status
             read("display-channel", "channel"),
+            read("display-pubsub"), // the publish/subscribe hierarchy's partners
             change("define-queue", QUEUE_SETTINGS),
             change("alter-queue", QUEUE_SETTINGS),
             change("delete-queue", "queue", "force"),
@@ -76,8 +88,13 @@ final class ConsoleApi {
             change("copy", "from", "to", "selector", "limit"),
             change("end-connection", "connection"),
             change("delete-subscription", "subscription", "clientId"),
+            change("define-channel", CHANNEL_ATTRIBUTES),
+            change("alter-channel", CHANNEL_ATTRIBUTES),
+            change("delete-channel", "channel"),
             change("start-channel", "channel"),
             change("stop-channel", "channel"),
+            change("reset-channel", "channel", "sequence"),
+            change("resolve-channel", "channel", "action"),
             // a replicated queue manager's (docs/resilience.md)
             change("switchover", "member"),
             change("define-member", "member", "address"),

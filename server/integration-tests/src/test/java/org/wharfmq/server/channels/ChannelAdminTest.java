@@ -62,7 +62,8 @@ class ChannelAdminTest {
         assertEquals("held", ((TextMessage) m).getText());
 
         FlowCommandAccess.Result unknown = FlowCommandAccess.run("admin", "--url", url, "stop", "channel", "NOPE");
-        assertTrue(unknown.err().contains("No sender channel named 'NOPE' is defined (its senders: [TO.QM2])"),
+        assertTrue(unknown.err().contains("No channel named 'NOPE' is defined (its channels: [TO.QM2, TO.QM1])."
+                + " Define it with 'wharf admin define channel NOPE'."),
                 unknown.err());
     }
 

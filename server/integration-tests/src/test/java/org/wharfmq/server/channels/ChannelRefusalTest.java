@@ -86,7 +86,8 @@ class ChannelRefusalTest {
             assertClosedFor(closed, "CHANNEL_END_BATCH before CHANNEL_OPEN was accepted");
         }
         try (CoreLink hostile = CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "hostile", 0, 5_000)) {
-            assertThrows(ClientException.class, () -> hostile.call(id -> new Frame.ChannelOpen(id, "TO.QM9", "QM1"),
+            assertThrows(ClientException.class, () -> hostile.call(id -> new Frame.ChannelOpen(id, "TO.QM9", "QM1",
+                    Frame.ChannelOpen.NO_RESET),
                     ChannelServers.EXPECTED_MS)); // refused: no such receiver; the connection stays, unopened
             hostile.write(new Frame.ChannelMessage(forged()));
             ClientException closed = assertThrows(ClientException.class,

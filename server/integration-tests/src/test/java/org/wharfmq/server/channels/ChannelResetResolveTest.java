@@ -140,9 +140,6 @@ class ChannelResetResolveTest {
         start();
         String url1 = qm1.server().tcpUrl();
         String url2 = qm2.server().tcpUrl();
-        assertEquals("Channel 'TO.QM2' is a sender: it takes its sequence number from its receiver each time it"
-                + " starts. Reset the receiver's, on the partner queue manager ('wharf admin reset channel TO.QM2"
-                + " --sequence 100' there).", AdminCli.refused(url1, "reset", "channel", "TO.QM2", "--sequence", "100"));
         assertEquals("Channel TO.QM2: sequence number reset to 100 (was 0); its sender takes it when it next starts\n",
                 AdminCli.ok(url2, "reset", "channel", "TO.QM2", "--sequence", "100"));
         assertEquals(100, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong());
@@ -163,6 +160,60 @@ class ChannelResetResolveTest {
         assertTrue(sender.get("bytes").asLong() > 2 * "order 0".length());
         assertEquals("Receiver channel 'TO.QM2' has a partner connected: stop the sender on the partner queue manager"
                 + " first, then reset it.", AdminCli.refused(url2, "reset", "channel", "TO.QM2", "--sequence", "5"));
+    }
+
+    @Test
+    void aSendersResetIsKeptAcrossARestartAndTakenByItsReceiverAtTheNextStartOnly() throws Exception {
+        start();
+        String url1 = qm1.server().tcpUrl();
+        String url2 = qm2.server().tcpUrl();
+        sendOrders(0, 2);
+        MessageConsumer orders = ordersOnQm2();
+        assertEquals("order 0", ((TextMessage) ChannelServers.next(orders)).getText());
+        assertEquals("order 1", ((TextMessage) ChannelServers.next(orders)).getText());
+        awaitSent(2);
+        AdminCli.ok(url1, "stop", "channel", "TO.QM2");
+
+        assertEquals("Channel 'TO.QM2': sequence must be 0 or more, not -1.",
+                AdminCli.refused(url1, "reset", "channel", "TO.QM2", "--sequence", "-1"));
+        assertTrue(AdminCli.refused(url1, "reset", "channel", "TO.NOWHERE", "--sequence", "1").startsWith(
+                "No channel named 'TO.NOWHERE' is defined"));
+        assertEquals("Channel TO.QM2: sequence number reset to 500; its receiver on the partner queue manager takes it"
+                + " when the channel next starts (it is STOPPED)\n",
+                AdminCli.ok(url1, "reset", "channel", "TO.QM2", "--sequence", "500"));
+        assertEquals(2, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong(),
+                "the receiver takes it when the channel starts, not before");
+
+        qm1.restart(); // the reset is kept with the channel's stopped state
+        url1 = qm1.server().tcpUrl();
+        AdminCli.ok(url1, "start", "channel", "TO.QM2");
+        sendOrders(2, 3);
+        assertEquals("order 2", ((TextMessage) ChannelServers.next(orders)).getText());
+        awaitSent(1);
+        assertEquals(501, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong());
+        assertEquals(501, ChannelDefinitionAdminTest.status(url1, "TO.QM2").get("sequence").asLong());
+        assertEquals(2, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("lastBatchId").asLong(),
+                "the batch ids go on: a reset changes the sequence number only");
+
+        // delivered once: a later start of the channel does not take the receiver back to 500
+        AdminCli.ok(url1, "stop", "channel", "TO.QM2");
+        qm1.restart();
+        url1 = qm1.server().tcpUrl();
+        AdminCli.ok(url1, "start", "channel", "TO.QM2");
+        sendOrders(3, 4);
+        assertEquals("order 3", ((TextMessage) ChannelServers.next(orders)).getText());
+        awaitSent(1);
+        assertEquals(502, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong());
+        Receive.nothingMore(orders);
+    }
+
+    /** Polls the count of messages sender TO.QM2 had confirmed since it started, until it is {@code n}. */
+    private void awaitSent(long n) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
+        while (qm1Channels[0].messagesSent("TO.QM2") < n && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000); // polls the count the channel reports
+        }
+        assertEquals(n, qm1Channels[0].messagesSent("TO.QM2"));
     }
 
     private void sendOrders(int from, int to) throws Exception {

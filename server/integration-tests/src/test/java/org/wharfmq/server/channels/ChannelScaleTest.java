@@ -268,6 +268,7 @@ class ChannelScaleTest {
         onQm1.commit(); // 1 fits on ORDERS, 2 on the dead-letter queue, the fourth nowhere
 
         ChannelStatus stopped = awaitStopped(qm1Channels);
+        assertEquals(ChannelStatus.BATCH_REFUSED, stopped.stopCause(), "what the metrics alert on");
         assertTrue(stopped.reason().contains("could not go to the dead-letter queue SYSTEM.DEAD.LETTER.QUEUE either"),
                 stopped.reason());
         assertTrue(stopped.reason().contains("start the channel again on the sending queue manager (wharf admin start"

@@ -56,7 +56,7 @@ class ChannelStatusViewsTest {
                     qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 60_000))));
             AdminPlugin admin = new AdminPlugin(channels[0].adminCommands());
             return WharfServer.builder(config).plugins(channels[0], admin, new ConsolePlugin(http, admin),
-                    new MetricsPlugin(http.routes(), null, channels[0]), http).start();
+                    new MetricsPlugin(http.routes(), null, channels[0], null), http).start();
         }));
         Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(true, Session.SESSION_TRANSACTED);
         for (int i = 0; i < 3; i++) {
@@ -82,6 +82,7 @@ class ChannelStatusViewsTest {
         assertEquals(0.0, value(metrics, "wharf_channel_in_doubt", "channel=\"TO.QM2\""));
         assertEquals(1.0, value(metrics, "wharf_channel_state", "channel=\"TO.QM2\"", "state=\"RUNNING\""));
         assertEquals(0.0, value(metrics, "wharf_channel_state", "channel=\"TO.QM2\"", "state=\"STOPPED\""));
+        assertEquals(0.0, value(metrics, "wharf_channel_stop_cause", "channel=\"TO.QM2\"", "cause=\"operator\""));
 
         JsonNode console = JSON.readTree(get(http.url() + "/api/display-chstatus"));
         assertEquals("TO.QM2", console.get(0).get("name").asText());
@@ -101,12 +102,18 @@ class ChannelStatusViewsTest {
         assertEquals(1.0, value(metrics, "wharf_channel_state", "channel=\"TO.QM2\"", "state=\"STOPPED\""));
         assertEquals(0.0, value(metrics, "wharf_channel_state", "channel=\"TO.QM2\"", "state=\"RUNNING\""));
         assertEquals(1.0, value(metrics, "wharf_channel_transmission_queue_depth", "channel=\"TO.QM2\""));
+        assertEquals(1.0, value(metrics, "wharf_channel_stop_cause", "channel=\"TO.QM2\"", "cause=\"operator\""));
+        assertEquals(0.0, value(metrics, "wharf_channel_stop_cause", "channel=\"TO.QM2\"", "cause=\"batch_refused\""));
         console = JSON.readTree(get(http.url() + "/api/display-chstatus"));
         assertEquals("STOPPED", console.get(0).get("state").asText());
+        assertEquals("operator", console.get(0).get("stopCause").asText());
+        assertEquals("stopped by an operator; 'wharf admin start channel TO.QM2' starts it",
+                console.get(0).get("reason").asText());
         assertEquals(1, console.get(0).get("transmissionQueueDepth").asLong());
     }
 
-    private static String get(String url) throws Exception {
+    /** GETs {@code url}, which must answer 200; its body. */
+    static String get(String url) throws Exception {
         HttpResponse<String> answer = CLIENT.send(HttpRequest.newBuilder(URI.create(url)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, answer.statusCode(), answer.body());
@@ -114,7 +121,7 @@ class ChannelStatusViewsTest {
     }
 
     /** The value of the sample of {@code name} whose labels include every one of {@code labels}. */
-    private static double value(String scrape, String name, String... labels) {
+    static double value(String scrape, String name, String... labels) {
         for (String line : scrape.split("\n")) {
             if (line.startsWith(name + "{") && java.util.Arrays.stream(labels).allMatch(line::contains)) {
                 return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));

@@ -82,18 +82,23 @@ class PubSubHierarchyTest {
             return c;
         };
         return servers.keep(TestServer.start(config, c -> {
-            List<ChannelDefinition> channels = new ArrayList<>();
-            for (String partner : hierarchy.partners()) {
-                channels.add(ChannelDefinition.sender(name + ".TO." + partner, "tcp://127.0.0.1:" + ports.get(partner),
-                        partner, null, null).withTimes(50, 60_000));
-                channels.add(ChannelDefinition.receiver(partner + ".TO." + name, null, partner));
-            }
             PubSubHierarchy plugin = new PubSubHierarchy(hierarchy);
             hierarchies.put(name, plugin);
             WharfServer.Starter starter = WharfServer.builder(c).plugins(plugin,
-                    new ChannelsPlugin(new ChannelSettings(channels)));
+                    new ChannelsPlugin(new ChannelSettings(channels(name, hierarchy, ports))));
             return (rules == null ? starter : starter.accessControl(rules)).start();
         }));
+    }
+
+    /** Member {@code name}'s channels: a sender to each partner of {@code hierarchy} and a receiver from each. */
+    static List<ChannelDefinition> channels(String name, HierarchySettings hierarchy, Map<String, Integer> ports) {
+        List<ChannelDefinition> channels = new ArrayList<>();
+        for (String partner : hierarchy.partners()) {
+            channels.add(ChannelDefinition.sender(name + ".TO." + partner, "tcp://127.0.0.1:" + ports.get(partner),
+                    partner, null, null).withTimes(50, 60_000));
+            channels.add(ChannelDefinition.receiver(partner + ".TO." + name, null, partner));
+        }
+        return channels;
     }
 
     private Session session(String member) throws Exception {

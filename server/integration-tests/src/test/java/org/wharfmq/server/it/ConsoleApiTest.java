@@ -189,6 +189,81 @@ class ConsoleApiTest {
         assertEquals("text/javascript; charset=utf-8", chart.headers().firstValue("Content-Type").orElseThrow());
     }
 
+    @Test
+    void anAdminDefinesAltersResetsStopsResolvesAndDeletesChannelsAndAMonitorMayNot() throws Exception {
+        String receiver = "{\"channel\": \"CONSOLE.IN\", \"type\": \"receiver\", \"partnerQueueManager\": \"QM9\"}";
+        HttpResponse<String> refused = post("/api/define-channel", "alice", receiver, true);
+        assertEquals(403, refused.statusCode());
+        assertTrue(refused.body().startsWith("User 'alice' may not administer the queue manager"), refused.body());
+        assertEquals(403, post("/api/define-channel", "root", receiver, false).statusCode(), "the anti-CSRF header");
+        assertEquals(0, channels("alice").size(), "neither defined one");
+        assertEquals(403, get("/api/display-chstatus", "bob").statusCode(), "bob may only connect");
+        assertEquals(403, get("/api/display-pubsub", "bob").statusCode());
+
+        List<String> audit;
+        HttpResponse<String> defined;
+        try (LogCapture capture = LogCapture.of(AuditLog.NAME)) {
+            defined = post("/api/define-channel", "root", receiver, true);
+            audit = capture.messages();
+        }
+        assertEquals(200, defined.statusCode(), defined.body());
+        assertEquals("defined at run time", JSON.readTree(defined.body()).get("origin").asText());
+        assertTrue(audit.stream().anyMatch(line -> line.startsWith("ADMIN user 'root' ran 'define-channel'")
+                && line.endsWith("(web console over HTTP): OK")), audit.toString());
+        assertEquals(200, post("/api/define-channel", "root", "{\"channel\": \"CONSOLE.OUT\", \"type\": \"sender\","
+                + " \"connection\": \"tcp://127.0.0.1:1\", \"transmissionQueue\": \"CONSOLE.XMITQ\", \"batchSize\": 7}",
+                true).statusCode());
+        HttpResponse<String> unknown = post("/api/define-channel", "root", "{\"channel\": \"X\", \"colour\": 1}", true);
+        assertEquals(400, unknown.statusCode());
+        assertTrue(unknown.body().startsWith("'define-channel' takes the arguments "), unknown.body());
+        assertTrue(unknown.body().strip().endsWith(", not 'colour'."), unknown.body());
+
+        HttpResponse<String> altered = post("/api/alter-channel", "root",
+                "{\"channel\": \"CONSOLE.OUT\", \"batchSize\": 9}", true);
+        assertEquals(200, altered.statusCode(), altered.body());
+        assertTrue(JSON.readTree(altered.body()).asText().startsWith("Channel CONSOLE.OUT altered;"), altered.body());
+        JsonNode out = JSON.readTree(get("/api/display-channel?channel=CONSOLE.OUT", "alice").body()).get(0);
+        assertEquals("9", out.get("batchSize").asText());
+
+        assertEquals(200, post("/api/reset-channel", "root", "{\"channel\": \"CONSOLE.IN\", \"sequence\": 42}", true)
+                .statusCode());
+        assertEquals(42, status("CONSOLE.IN").get("sequence").asLong());
+        assertEquals(200, post("/api/stop-channel", "root", "{\"channel\": \"CONSOLE.IN\"}", true).statusCode());
+        assertEquals("operator", status("CONSOLE.IN").get("stopCause").asText());
+        assertEquals(200, post("/api/start-channel", "root", "{\"channel\": \"CONSOLE.IN\"}", true).statusCode());
+        assertEquals("INACTIVE", status("CONSOLE.IN").get("state").asText());
+
+        HttpResponse<String> running = post("/api/resolve-channel", "root",
+                "{\"channel\": \"CONSOLE.OUT\", \"action\": \"commit\"}", true);
+        assertEquals(400, running.statusCode());
+        assertTrue(running.body().contains("Stop it first ('wharf admin stop channel CONSOLE.OUT') to resolve it by"
+                + " hand."), running.body());
+        assertEquals(200, post("/api/stop-channel", "root", "{\"channel\": \"CONSOLE.OUT\"}", true).statusCode());
+        HttpResponse<String> nothing = post("/api/resolve-channel", "root",
+                "{\"channel\": \"CONSOLE.OUT\", \"action\": \"backout\"}", true);
+        assertEquals(400, nothing.statusCode());
+        assertEquals("Channel 'CONSOLE.OUT' has no batch in doubt: nothing to resolve.", nothing.body().strip());
+
+        assertEquals(200, post("/api/delete-channel", "root", "{\"channel\": \"CONSOLE.OUT\"}", true).statusCode());
+        assertEquals(200, post("/api/delete-channel", "root", "{\"channel\": \"CONSOLE.IN\"}", true).statusCode());
+        assertEquals(0, channels("root").size());
+    }
+
+    private static JsonNode channels(String user) throws Exception {
+        HttpResponse<String> channels = get("/api/display-channel", user);
+        assertEquals(200, channels.statusCode(), channels.body());
+        return JSON.readTree(channels.body());
+    }
+
+    private static JsonNode status(String channel) throws Exception {
+        for (JsonNode c : JSON.readTree(get("/api/display-chstatus", "alice").body())) {
+            if (c.get("name").asText().equals(channel)) {
+                return c;
+            }
+        }
+        throw new AssertionError("no " + channel + " in display-chstatus");
+    }
+
     private static HttpResponse<String> get(String path, String user) throws Exception {
         return send(request(path, user).GET().build());
     }

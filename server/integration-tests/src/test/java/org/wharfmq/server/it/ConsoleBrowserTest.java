@@ -38,8 +38,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code chromium} and {@code chromium-driver}, which .ci/run installs). An admin logs in, sees a queue's depth after
  * messages are sent with the JMS client, purges it through the page's button and its confirmation, and the server
  * holds none; a message body that is markup is shown as text; a monitor sees the queues without the actions, and the page's own scripts cannot POST without the
- * console's header. Skipped, saying why, where there is no Chromium, except under CI (the variable {@code CI} set),
- * where its absence fails. Leaves a screenshot in target/console.png (docs/images/console.png is one).
+ * console's header; an admin defines a receiver channel, stops it (the page says why it is stopped), resets its
+ * sequence number and deletes it. Skipped, saying why, where there is no Chromium, except under CI (the variable
+ * {@code CI} set), where its absence fails. Leaves screenshots in target/console.png (docs/images/console.png is one)
+ * and target/console-channels.png.
  */
 class ConsoleBrowserTest {
 
@@ -125,7 +127,7 @@ class ConsoleBrowserTest {
             waitForRefreshAfter(lastRefresh());
             assertTrue(((Number) script("return document.querySelectorAll('#queues td.chart canvas').length"))
                     .intValue() >= 2, "uPlot drew each queue's chart (its script loaded under the page's policy)");
-            screenshot();
+            screenshot("console.png");
         }
 
         row("CONSOLE.ORDERS").findElement(By.cssSelector("button.purge")).click();
@@ -168,6 +170,53 @@ class ConsoleBrowserTest {
         assertEquals(2, server.browse("CONSOLE.WATCHED"));
     }
 
+    @Test
+    void anAdminDefinesStopsResetsAndDeletesAChannelFromThePage() throws Exception {
+        open("root");
+        showTab("channels");
+        assertEquals("Not in a publish/subscribe hierarchy.", browser.findElement(By.id("hierarchy-summary")).getText());
+        WebElement define = browser.findElement(By.id("define-channel"));
+        define.findElement(By.name("channel")).sendKeys("BROWSER.IN");
+        new org.openqa.selenium.support.ui.Select(define.findElement(By.name("type"))).selectByValue("receiver");
+        define.findElement(By.name("partnerQueueManager")).sendKeys("QM9");
+        define.findElement(By.cssSelector("button[type='submit']")).click();
+        waitForChannel("BROWSER.IN", 3, "INACTIVE");
+        assertEquals("Defined receiver channel BROWSER.IN.", browser.findElement(By.id("status")).getText());
+
+        channelButton("BROWSER.IN", "Stop").click();
+        wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(By.id("confirm-ok"))).click();
+        waitForChannel("BROWSER.IN", 3, "STOPPED");
+        assertTrue(browser.findElement(By.cssSelector("#channels tr[data-channel='BROWSER.IN'] td.reason")).getText()
+                .startsWith("stopped by an operator; 'wharf admin start channel BROWSER.IN' starts it"));
+
+        channelButton("BROWSER.IN", "Reset").click();
+        WebElement sequence = wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(
+                By.cssSelector("#channel-fields input[name='sequence']")));
+        sequence.sendKeys("7");
+        browser.findElement(By.id("channel-ok")).click();
+        waitForChannel("BROWSER.IN", 11, "7");
+        screenshot("console-channels.png");
+        assertTrue(browser.findElement(By.id("status")).getText().startsWith("Channel BROWSER.IN: sequence number"
+                + " reset to 7 (was 0)"), browser.findElement(By.id("status")).getText());
+
+        channelButton("BROWSER.IN", "Delete").click();
+        wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(By.id("confirm-ok"))).click();
+        wait(PAGE_WAIT).until(b -> b.findElements(By.cssSelector("#channels tr[data-channel='BROWSER.IN']")).isEmpty());
+        assertEquals("Channel BROWSER.IN deleted.", browser.findElement(By.id("status")).getText());
+        assertEquals("[]", server.get("/api/display-channel", "root"), "the server has no channel left");
+    }
+
+    private static WebElement channelButton(String channel, String text) {
+        return browser.findElement(By.xpath("//table[@id='channels']//tr[@data-channel='" + channel
+                + "']//button[text()='" + text + "']"));
+    }
+
+    /** Waits until the {@code column}th cell (from 1) of channel {@code channel}'s row shows {@code text}. */
+    private static void waitForChannel(String channel, int column, String text) {
+        wait(PAGE_WAIT).until(ExpectedConditions.textToBe(By.cssSelector("#channels tr[data-channel='" + channel
+                + "'] td:nth-child(" + column + ")"), text));
+    }
+
     /** Opens the console as {@code user}, the password in the URL (Chromium keeps it for the page's requests). */
     private static void open(String user) {
         browser.get("http://" + user + ":" + ConsoleServer.password(user) + "@127.0.0.1:" + server.httpPort() + "/");
@@ -208,8 +257,9 @@ class ConsoleBrowserTest {
         return new WebDriverWait(browser, timeout);
     }
 
-    private static void screenshot() throws Exception {
+    /** Leaves what the browser shows in target/{@code file}. */
+    private static void screenshot(String file) throws Exception {
         Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
-        Files.copy(shot, Path.of("target", "console.png"), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(shot, Path.of("target", file), StandardCopyOption.REPLACE_EXISTING);
     }
 }

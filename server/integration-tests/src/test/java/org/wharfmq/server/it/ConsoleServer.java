@@ -5,6 +5,8 @@ import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.channels.ChannelSettings;
+import org.wharfmq.server.channels.ChannelsPlugin;
 import org.wharfmq.server.console.ConsolePlugin;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.http.HttpSettings;
@@ -26,11 +28,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A secured queue manager with the web console, as {@code wharf server} runs it (admin plugin, console, HTTP
- * listener), for the console's tests: users {@code root} (admin), {@code alice} (monitor) and {@code bob} (may only
+ * A secured queue manager with the web console, as {@code wharf server} runs it (channels, admin plugin, console,
+ * HTTP listener), for the console's tests: users {@code root} (admin), {@code alice} (monitor) and {@code bob} (may only
  * connect), each with the password {@code NAME-pw}; anyone may connect, until {@link #connectRule} says otherwise.
  */
 final class ConsoleServer implements AutoCloseable {
@@ -62,10 +65,12 @@ final class ConsoleServer implements AutoCloseable {
         }
         users.save();
         realm = SecurityFileRealm.open(security);
-        AdminPlugin admin = new AdminPlugin();
-        server = TestServer.start(UnaryOperator.identity(),
-                config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
-                        .plugins(admin, new ConsolePlugin(http, admin), http).start());
+        server = TestServer.start(UnaryOperator.identity(), config -> {
+            ChannelsPlugin channels = new ChannelsPlugin(ChannelSettings.none()); // defined at run time, if at all
+            AdminPlugin admin = new AdminPlugin(channels.adminCommands());
+            return WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
+                    .plugins(channels, admin, new ConsolePlugin(http, admin), http).start();
+        });
     }
 
     /** Puts a new rule of who may connect in force ({@code [group:ops]}, as the security file writes it). */
@@ -93,6 +98,16 @@ final class ConsoleServer implements AutoCloseable {
     static String basic(String user) {
         return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password(user))
                 .getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** What GET {@code path} answers {@code user} (it must be 200). */
+    String get(String path, String user) throws Exception {
+        java.net.http.HttpResponse<String> answer = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url() + path))
+                        .header("Authorization", basic(user)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, answer.statusCode(), answer.body());
+        return answer.body();
     }
 
     /** A JMS connection of {@code user} over TCP, not started. */

@@ -63,7 +63,7 @@ class MetricsTest {
     static void start() throws Exception {
         http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
         flows = new FlowHost();
-        MetricsPlugin metrics = new MetricsPlugin(http.routes(), flows, null);
+        MetricsPlugin metrics = new MetricsPlugin(http.routes(), flows, null, null);
         server = TestServer.start(c -> c.queue("ORDERS").queue("PAYMENTS"),
                 config -> WharfServer.start(config, flows, metrics, http));
     }

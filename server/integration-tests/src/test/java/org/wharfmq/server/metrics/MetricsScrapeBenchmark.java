@@ -35,7 +35,7 @@ public final class MetricsScrapeBenchmark {
             config.queue("APP.QUEUE." + i);
         }
         HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
-        try (WharfServer server = WharfServer.start(config.build(), new MetricsPlugin(http.routes(), null, null), http)) {
+        try (WharfServer server = WharfServer.start(config.build(), new MetricsPlugin(http.routes(), null, null, null), http)) {
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             HttpRequest scrape = HttpRequest.newBuilder(URI.create(http.url() + MetricsPlugin.PATH)).build();
             long[] millis = new long[scrapes];

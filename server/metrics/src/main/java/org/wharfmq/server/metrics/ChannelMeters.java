@@ -18,7 +18,7 @@ import java.util.function.ToDoubleFunction;
 /**
  * The meters of each channel to and from other queue managers ({@code wharf_channel_messages_total{channel="TO.QM2",
  * type="sender"}}, its bytes, batches, sequence number, transmission queue depth, batch in doubt, and its state as
- * one gauge per state, 1 for the one it is in), read from what {@code wharf admin display chstatus} shows
+ * one gauge per state, 1 for the one it is in, and what stopped it, one gauge per cause), read from what {@code wharf admin display chstatus} shows
  * ({@link ChannelStatus}): one listing per scrape ({@link Snapshot}). Channels are defined and deleted at run time:
  * {@link #refresh()} registers the meters of new ones and removes those of gone ones.
  */
@@ -26,7 +26,7 @@ final class ChannelMeters {
 
     /** A sender's states and a receiver's, as {@link ChannelStatus#state()} names them. */
     private static final List<String> SENDER_STATES = List.of("STARTING", "WAITING", "RUNNING", "RETRYING", "STOPPED");
-    private static final List<String> RECEIVER_STATES = List.of("RUNNING", "INACTIVE");
+    private static final List<String> RECEIVER_STATES = List.of("RUNNING", "INACTIVE", "STOPPED");
 
     private final MeterRegistry registry;
     private final Snapshot<Map<String, ChannelStatus>> channels;
@@ -87,6 +87,11 @@ final class ChannelMeters {
         for (String state : sender ? SENDER_STATES : RECEIVER_STATES) {
             list.add(gauge("wharf.channel.state", "1 for the state the channel is in, 0 for the others",
                     tags.and("state", state), key, s -> s.state().equals(state) ? 1 : 0));
+        }
+        for (String cause : ChannelStatus.STOP_CAUSES) {
+            list.add(gauge("wharf.channel.stop.cause", "1 for what stopped the channel (an operator, or a batch its"
+                    + " partner could not take: display chstatus says why and the fix), 0 for the others",
+                    tags.and("cause", cause), key, s -> cause.equals(s.stopCause()) ? 1 : 0));
         }
         return list;
     }

@@ -16,6 +16,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.channels.ChannelsPlugin;
+import org.wharfmq.server.channels.PubSubHierarchy;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpAnswer;
 import org.wharfmq.server.http.HttpRoutes;
@@ -28,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The queue manager's metrics, a {@link ServerPlugin}, through Micrometer: the queues ({@link QueueMeters}), the
  * connections and the journal ({@link ServerMeters}), the flows ({@link FlowMeters}), the channels to and from other
- * queue managers ({@link ChannelMeters}), the JVM and the process.
+ * queue managers ({@link ChannelMeters}) and the publish/subscribe hierarchy ({@link HierarchyMeters}), the JVM and the process.
  * Served in Prometheus' text format at {@value #PATH} on the HTTP listener (permission {@code monitor}) and as MBeans
  * in the domain {@value #JMX_DOMAIN} of the platform MBean server. Start it before the
  * {@link org.wharfmq.server.http.HttpPlugin} whose routes it registers on.
@@ -52,6 +53,7 @@ public final class MetricsPlugin implements ServerPlugin {
     private final HttpRoutes routes;
     private final FlowHost flows;
     private final ChannelsPlugin channels;
+    private final PubSubHierarchy hierarchy;
     private CompositeMeterRegistry registry;
     private PrometheusMeterRegistry prometheus;
     private JmxMeterRegistry jmx;
@@ -59,6 +61,7 @@ public final class MetricsPlugin implements ServerPlugin {
     private QueueMeters queues;
     private FlowMeters flowMeters;
     private ChannelMeters channelMeters;
+    private HierarchyMeters hierarchyMeters;
     private JvmGcMetrics gc;
     private ScheduledExecutorService refresher;
     private HttpRoutes.Registration route;
@@ -67,11 +70,13 @@ public final class MetricsPlugin implements ServerPlugin {
      * @param routes the HTTP listener's routes, where {@value #PATH} goes
      * @param flows    the flow host whose flows to measure, or null for none
      * @param channels the channels to measure, or null for none
+     * @param hierarchy the publish/subscribe hierarchy to measure, or null for none (started before this plugin)
      */
-    public MetricsPlugin(HttpRoutes routes, FlowHost flows, ChannelsPlugin channels) {
+    public MetricsPlugin(HttpRoutes routes, FlowHost flows, ChannelsPlugin channels, PubSubHierarchy hierarchy) {
         this.routes = routes;
         this.flows = flows;
         this.channels = channels;
+        this.hierarchy = hierarchy;
     }
 
     @Override
@@ -104,6 +109,7 @@ public final class MetricsPlugin implements ServerPlugin {
         queues = new QueueMeters(registry, host.management());
         flowMeters = flows == null ? null : new FlowMeters(registry, flows);
         channelMeters = channels == null ? null : new ChannelMeters(registry, channels);
+        hierarchyMeters = hierarchy == null ? null : new HierarchyMeters(registry, hierarchy);
         refreshMeters();
         refresher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "wharf-metrics");
@@ -126,6 +132,9 @@ public final class MetricsPlugin implements ServerPlugin {
         }
         if (channelMeters != null) {
             channelMeters.refresh();
+        }
+        if (hierarchyMeters != null) {
+            hierarchyMeters.refresh();
         }
     }
 

@@ -386,6 +386,14 @@ async function refreshFlows() {
 
 // ---- channels ----
 
+/** A channel's attributes an operator may alter from the page (docs/distributed.md lists each). */
+const CHANNEL_ATTRIBUTES = {
+  sender: ['connection', 'transmissionQueue', 'user', 'batchSize', 'batchBytes', 'batchIntervalMillis',
+    'disconnectIntervalMillis', 'retryMillis', 'maxRetryMillis', 'heartbeatMillis', 'connectTimeoutMillis',
+    'pipelineLength'],
+  receiver: ['partnerUser', 'partnerQueueManager', 'nonPersistentSpeed', 'maxBatchAttempts'],
+};
+
 async function refreshChannels() {
   let channels;
   try {
@@ -397,16 +405,111 @@ async function refreshChannels() {
     cell(c.name, 'name'), cell(c.type), cell(c.state), cell(c.type === 'sender' ? (c.inDoubt ? 'YES' : 'no') : '-'),
     cell(c.partner), cell(c.transmissionQueue), cell(c.transmissionQueueDepth, 'num'), cell(c.messages, 'num'),
     cell(bytes(c.bytes), 'num'), cell(c.batches, 'num'), cell(c.sequence, 'num'), cell(c.lastBatchId, 'num'),
-    el('td', { class: 'actions admin-only' }, c.type !== 'sender' ? null : c.state === 'STOPPED'
-      ? el('button', { type: 'button', text: 'Start', onclick: () => run('Start of channel ' + c.name,
-        'start-channel', { channel: c.name }, () => 'Started channel ' + c.name + '.') })
-      : el('button', { type: 'button', class: 'danger', text: 'Stop', onclick: () => stopChannel(c) })))));
+    cell(c.reason, 'reason'), el('td', { class: 'actions admin-only' }, ...channelActions(c)))));
+  await refreshHierarchy();
+}
+
+/** The buttons of a channel's row: start or stop, alter, reset, resolve (a sender with a batch in doubt), delete. */
+function channelActions(c) {
+  const name = c.name;
+  return [
+    c.state === 'STOPPED'
+      ? el('button', { type: 'button', text: 'Start', onclick: () => run('Start of channel ' + name,
+        'start-channel', { channel: name }, text => text + '.') })
+      : el('button', { type: 'button', class: 'danger', text: 'Stop', onclick: () => stopChannel(c) }),
+    el('button', { type: 'button', text: 'Alter', onclick: () => alterChannel(c) }),
+    el('button', { type: 'button', text: 'Reset', onclick: () => resetChannel(c) }),
+    c.inDoubt ? el('button', { type: 'button', text: 'Resolve', onclick: () => resolveChannel(c) }) : null,
+    el('button', { type: 'button', class: 'danger', text: 'Delete', onclick: () => deleteChannel(c) }),
+  ];
 }
 
 async function stopChannel(c) {
-  if (!await confirmed('Stop channel ' + c.name + '? It sends nothing more, even across restarts, until started;'
-    + ' its transmission queue ' + c.transmissionQueue + ' keeps its messages.')) return;
-  run('Stop of channel ' + c.name, 'stop-channel', { channel: c.name }, () => 'Stopped channel ' + c.name + '.');
+  const what = c.type === 'sender'
+    ? 'It sends nothing more, even across restarts, until started; its transmission queue ' + c.transmissionQueue
+      + ' keeps its messages.'
+    : "Its partner's session ends and the partner is refused, even across restarts, until started; the sender"
+      + ' retries.';
+  if (!await confirmed('Stop channel ' + c.name + '? ' + what)) return;
+  run('Stop of channel ' + c.name, 'stop-channel', { channel: c.name }, text => text + '.');
+}
+
+/**
+ * Asks for a few values in the channel dialog: each field a [name, label, kind] (kind: 'text', 'number' or an array
+ * of choices). Resolves to the values by name, or null when cancelled.
+ */
+function ask(title, fields) {
+  const dialog = document.getElementById('channel-dialog');
+  const form = document.getElementById('channel-form');
+  document.getElementById('channel-title').textContent = title;
+  document.getElementById('channel-fields').replaceChildren(...fields.map(([name, label, kind]) => el('label', {},
+    label + ' ', Array.isArray(kind)
+      ? el('select', { name }, ...kind.map(choice => el('option', { value: choice, text: choice })))
+      : el('input', { name, type: kind, required: '' }))));
+  return new Promise(resolve => {
+    const cancel = document.getElementById('channel-cancel');
+    const done = values => {
+      form.removeEventListener('submit', submit);
+      cancel.removeEventListener('click', no);
+      dialog.removeEventListener('cancel', no); // Escape
+      dialog.close();
+      resolve(values);
+    };
+    const submit = event => {
+      event.preventDefault();
+      done(Object.fromEntries(fields.map(([name]) => [name, form.elements[name].value])));
+    };
+    const no = () => done(null);
+    form.addEventListener('submit', submit);
+    cancel.addEventListener('click', no);
+    dialog.addEventListener('cancel', no);
+    dialog.showModal();
+  });
+}
+
+async function alterChannel(c) {
+  const v = await ask('Alter channel ' + c.name + ' (an empty value puts the default back)',
+    [['attribute', 'Attribute', CHANNEL_ATTRIBUTES[c.type]], ['value', 'Value', 'text']]);
+  if (!v) return;
+  run('Alter of channel ' + c.name, 'alter-channel', { channel: c.name, [v.attribute]: v.value }, text => text + '.');
+}
+
+async function resetChannel(c) {
+  const v = await ask('Reset the sequence number of channel ' + c.name, [['sequence', 'Sequence number', 'number']]);
+  if (!v) return;
+  run('Reset of channel ' + c.name, 'reset-channel', { channel: c.name, sequence: Number(v.sequence) },
+    text => text + '.');
+}
+
+async function resolveChannel(c) {
+  const v = await ask('Resolve the batch in doubt of channel ' + c.name + ': commit if the receiver has it, backout'
+    + ' if not', [['action', 'Action', ['backout', 'commit']]]);
+  if (!v) return;
+  run('Resolve of channel ' + c.name, 'resolve-channel', { channel: c.name, action: v.action }, text => text);
+}
+
+async function deleteChannel(c) {
+  if (!await confirmed('Delete channel ' + c.name + '? A sender must be stopped first; its transmission queue keeps'
+    + ' its messages.')) return;
+  run('Delete of channel ' + c.name, 'delete-channel', { channel: c.name }, text => text + '.');
+}
+
+async function refreshHierarchy() {
+  let h;
+  try {
+    h = await api('display-pubsub');
+  } catch (e) {
+    h = null; // a queue manager without the hierarchy plugin
+  }
+  const partners = h ? h.partners : [];
+  document.getElementById('hierarchy-summary').textContent = !h || partners.length === 0
+    ? 'Not in a publish/subscribe hierarchy.'
+    : h.queueManager + ': parent ' + (h.parent || 'none') + ', children ' + (h.children.join(', ') || 'none') + '.';
+  document.getElementById('hierarchy').hidden = partners.length === 0;
+  document.querySelector('#hierarchy tbody').replaceChildren(...partners.map(p => el('tr', { 'data-partner':
+      p.queueManager }, cell(p.queueManager, 'name'), cell(p.relation), cell(p.state),
+    cell(p.proxySubscriptions, 'num'), cell(p.subscriptionsSent === null ? '-' : p.subscriptionsSent, 'num'),
+    cell(p.subscriptionSetsReceived, 'num'), cell(p.publicationsForwarded, 'num'), cell(p.reason, 'reason'))));
 }
 
 async function refreshServer() {
@@ -500,6 +603,17 @@ async function start() {
     run('Define queue ' + name, 'define-queue', { queue: name, maxDepth: maxDepth ? Number(maxDepth) : null },
       q => 'Defined queue ' + q.name + ' (at most ' + q.maxDepth + ' messages).');
     define.reset();
+  });
+  const defineChannel = document.getElementById('define-channel');
+  defineChannel.addEventListener('submit', event => {
+    event.preventDefault();
+    const f = defineChannel.elements;
+    const args = { channel: f.channel.value.trim(), type: f.type.value };
+    const wanted = f.type.value === 'sender' ? ['connection', 'transmissionQueue'] : ['partnerQueueManager'];
+    for (const name of wanted) if (f[name].value.trim()) args[name] = f[name].value.trim();
+    run('Define channel ' + args.channel, 'define-channel', args, d => 'Defined ' + d.type + ' channel ' + d.name
+      + '.');
+    defineChannel.reset();
   });
   await refresh();
   setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MILLIS);

@@ -1,0 +1,41 @@
+package org.wharfmq.server.channels;
+
+import java.util.List;
+
+/**
+ * This queue manager's place in its publish/subscribe hierarchy as {@code wharf admin display pubsub} shows it (IBM
+ * MQ's DISPLAY PUBSUB), the metrics count it ({@code wharf_hierarchy_*}) and the console lists it.
+ *
+ * @param queueManager this queue manager's name
+ * @param parent       its parent's name, or null
+ * @param children     its children's names
+ * @param partners     the parent, then the children, each with what this queue manager knows of it
+ */
+public record HierarchyStatus(String queueManager, String parent, List<String> children, List<Partner> partners) {
+
+    /** The states of a partner, as {@link Partner#state()} names them. */
+    public static final List<String> STATES = List.of("STARTING", "ACTIVE", "ERROR");
+
+    public HierarchyStatus {
+        children = List.copyOf(children);
+        partners = List.copyOf(partners);
+    }
+
+    /**
+     * One partner of the hierarchy.
+     *
+     * @param queueManager             its name
+     * @param relation                 {@code parent} or {@code child}
+     * @param state                    STARTING (this queue manager's subscriptions not yet sent to it), ACTIVE (sent),
+     *                                 ERROR (the last sending failed: {@code reason} says why and the fix)
+     * @param proxySubscriptions       its proxy subscriptions held here: the topics it wants publications of
+     * @param subscriptionsSent        the topics this queue manager last told it of (null until a set went out)
+     * @param subscriptionSetsReceived the proxy subscription sets it sent here since this queue manager started
+     * @param publicationsForwarded    the publications forwarded to it since this queue manager started
+     * @param reason                   why the last sending failed, and the fix; null otherwise
+     */
+    public record Partner(String queueManager, String relation, String state, long proxySubscriptions,
+                          Integer subscriptionsSent, long subscriptionSetsReceived, long publicationsForwarded,
+                          String reason) {
+    }
+}

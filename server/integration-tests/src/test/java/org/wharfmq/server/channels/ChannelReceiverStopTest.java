@@ -1,0 +1,180 @@
+package org.wharfmq.server.channels;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueReference;
+import org.wharfmq.server.it.Receive;
+
+import javax.jms.Connection;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.UnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code wharf admin stop channel} on the receiving queue manager (IBM MQ's STOP CHANNEL on a receiver): the partner's
+ * session ends, its sender retries (its messages wait on its transmission queue) and is refused, naming the channel
+ * and the fix, until {@code start channel} there, across a restart too; then what waited arrives once.
+ */
+class ChannelReceiverStopTest {
+
+    private final ChannelServers servers = new ChannelServers();
+    private final ChannelsPlugin[] qm1Channels = new ChannelsPlugin[1];
+    private final ChannelsPlugin[] qm2Channels = new ChannelsPlugin[1];
+    private TestServer qm1;
+    private TestServer qm2;
+
+    @AfterEach
+    void stop() throws Exception {
+        servers.close();
+    }
+
+    @Test
+    void aStoppedReceiverEndsItsPartnersSessionAndRefusesItUntilStartedThenTheMessagesThatWaitedArriveOnce()
+            throws Exception {
+        startPair(UnaryOperator.identity());
+        String url1 = qm1.server().tcpUrl();
+        String url2 = qm2.server().tcpUrl();
+        sendOrders(url1, 0, 3);
+        try (Connection before = new WharfConnectionFactory(url2).createConnection()) { // not across QM2's restart
+            before.start();
+            Session s = before.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer orders = s.createConsumer(s.createQueue("ORDERS"));
+            for (int i = 0; i < 3; i++) {
+                assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+            }
+        }
+        awaitState(url2, "RUNNING");
+
+        assertEquals("Channel TO.QM2 stopped (its partner's session ends; the sender retries until it is started)\n",
+                AdminCli.ok(url2, "stop", "channel", "TO.QM2"));
+        JsonNode receiver = ChannelDefinitionAdminTest.status(url2, "TO.QM2");
+        assertEquals("STOPPED", receiver.get("state").asText());
+        assertEquals("operator", receiver.get("stopCause").asText());
+        assertEquals("stopped by an operator; 'wharf admin start channel TO.QM2' starts it (its sender retries until"
+                + " then)", receiver.get("reason").asText());
+        assertTrue(AdminCli.ok(url2, "display", "chstatus").contains("Channel TO.QM2 stopped: stopped by an operator"));
+
+        sendOrders(url1, 3, 5); // the sender finds its session ended, and is refused when it tries again
+        awaitState(url1, "RETRYING");
+        assertEquals(2, qm1.server().queueManager().queue("QM2").depth(), "they wait on the transmission queue");
+        try (CoreLink link = CoreLink.open(url2, Map.of(), null, null, "a partner", 0, 5_000)) {
+            ClientException refused = assertThrows(ClientException.class, () -> link.call(id -> new Frame.ChannelOpen(
+                    id, "TO.QM2", "QM1", Frame.ChannelOpen.NO_RESET), 5_000));
+            assertEquals("Receiver channel 'TO.QM2' of queue manager QM2 is stopped by an operator: its sender retries"
+                    + " until it is started ('wharf admin start channel TO.QM2' on QM2).", refused.getMessage());
+        }
+
+        qm2.restart(); // it stays stopped
+        url2 = qm2.server().tcpUrl();
+        assertEquals("STOPPED", ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("state").asText());
+        assertEquals("Channel TO.QM2 started (its sender connects at its next retry)\n",
+                AdminCli.ok(url2, "start", "channel", "TO.QM2"));
+        assertEquals("Receiver channel TO.QM2 is not stopped (it accepts its partner): nothing to start.",
+                AdminCli.refused(url2, "start", "channel", "TO.QM2"));
+        MessageConsumer orders = ordersOn(url2);
+        for (int i = 3; i < 5; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        awaitTransmissionQueueEmpty();
+        Receive.nothingMore(orders);
+    }
+
+    @Test
+    void aReceiverStoppedInTheMiddleOfAPersistentBatchLosesNothingAndDoublesNothing() throws Exception {
+        startPair(sender -> sender.withBatchSize(5));
+        String url1 = qm1.server().tcpUrl();
+        String url2 = qm2.server().tcpUrl();
+        CountDownLatch prepared = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean once = new AtomicBoolean();
+        qm1Channels[0].hooks("TO.QM2", () -> {
+            if (once.compareAndSet(false, true)) {
+                prepared.countDown(); // the batch's messages are on their way, its end not yet
+                try {
+                    release.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }, () -> { });
+        sendOrders(url1, 0, 5);
+        assertTrue(prepared.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS));
+        AdminCli.ok(url2, "stop", "channel", "TO.QM2");
+        release.countDown(); // the batch ends on a session the receiver has ended: the sender has it in doubt
+        awaitState(url1, "RETRYING");
+
+        AdminCli.ok(url2, "start", "channel", "TO.QM2"); // the sender resolves its batch with the receiver, once
+        MessageConsumer orders = ordersOn(url2);
+        for (int i = 0; i < 5; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        awaitTransmissionQueueEmpty();
+        assertTrue(qm1.server().management().preparedBranches().isEmpty(), "nothing left in doubt");
+        Receive.nothingMore(orders);
+    }
+
+    /** Starts QM2 with receiver TO.QM2, then QM1 with sender TO.QM2 to it ({@code sender} changing its definition). */
+    private void startPair(UnaryOperator<ChannelDefinition> sender) throws Exception {
+        int qm2Port = ChannelServers.freePort();
+        qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false)
+                .queue("ORDERS"), qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
+        qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2"))
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), qm1Channels,
+                sender.apply(ChannelDefinition.sender("TO.QM2", "tcp://127.0.0.1:" + qm2Port, "QM2", null, null))
+                        .withTimes(50, 60_000)));
+    }
+
+    /** Asks QM1 for its transmission queue's depth until it is 0: the batch's removal committed, never sent again. */
+    private void awaitTransmissionQueueEmpty() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
+        while (qm1.server().queueManager().queue("QM2").depth() > 0 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
+    }
+
+    private void sendOrders(String url, int from, int to) throws Exception {
+        try (Connection c = new WharfConnectionFactory(url).createConnection()) {
+            Session s = c.createSession(true, Session.SESSION_TRANSACTED);
+            MessageProducer producer = s.createProducer(s.createQueue("ORDERS"));
+            for (int i = from; i < to; i++) {
+                producer.send(s.createTextMessage("order " + i));
+            }
+            s.commit();
+        }
+    }
+
+    private MessageConsumer ordersOn(String url) throws Exception {
+        Session s = servers.connect(url).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        return s.createConsumer(s.createQueue("ORDERS"));
+    }
+
+    /** Asks the queue manager at {@code url} for channel TO.QM2's state until it is {@code state}. */
+    private static void awaitState(String url, String state) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
+        String now = ChannelDefinitionAdminTest.status(url, "TO.QM2").get("state").asText();
+        while (!now.equals(state) && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(10_000_000);
+            now = ChannelDefinitionAdminTest.status(url, "TO.QM2").get("state").asText();
+        }
+        assertEquals(state, now);
+    }
+}
