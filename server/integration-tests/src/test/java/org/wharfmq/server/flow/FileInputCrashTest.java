@@ -2,6 +2,7 @@ package org.wharfmq.server.flow;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
@@ -44,6 +45,7 @@ class FileInputCrashTest {
     Path dir;
 
     @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aKilledFlowGoesOnAfterItsLastCheckpointLosingNoLineAndRedoingAtMostOne() throws Exception {
         Path in = Files.createDirectories(dir.resolve("in"));
         Path jar = TestJars.build(dir, "file-flow.jar", Map.of("flows.Files", """
