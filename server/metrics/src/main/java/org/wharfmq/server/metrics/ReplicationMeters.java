@@ -12,7 +12,8 @@ import java.util.function.ToDoubleFunction;
 /**
  * A member of a replicated queue manager, as it sees its group (docs/resilience.md, docs/operations.md "Metrics"):
  * bound on the active instance's metrics and on a replica's own ({@code wharf_replication_*}), so that any member can
- * be asked. Reads the state at most once a second ({@link Snapshot}).
+ * be asked. Reads the state at most once a second ({@link Snapshot}). Its gauges hold it strongly: whoever binds it
+ * need not keep it (Micrometer's gauges hold their object weakly by default, and read NaN once it is collected).
  */
 public final class ReplicationMeters implements MeterBinder {
 
@@ -44,15 +45,16 @@ public final class ReplicationMeters implements MeterBinder {
                 ReplicationState::appliedIndex);
         Gauge.builder("wharf.replication.backlog", this, m -> m.state.get().backlogBytes()).baseUnit("bytes")
                 .description("Bytes appended that a majority has not yet confirmed (0 on a replica)")
-                .register(registry);
+                .strongReference(true).register(registry);
         Gauge.builder("wharf.replication.last.contact", this, ReplicationMeters::lastContactSeconds)
                 .baseUnit("seconds").description("On a replica, since the active member's last call; on the active "
                         + "member, since the replica heard from least lately last answered; -1: none (an election)")
-                .register(registry);
+                .strongReference(true).register(registry);
     }
 
     private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<ReplicationState> f) {
-        Gauge.builder(name, this, m -> f.applyAsDouble(m.state.get())).description(description).register(registry);
+        Gauge.builder(name, this, m -> f.applyAsDouble(m.state.get())).description(description).strongReference(true)
+                .register(registry);
     }
 
     private static double lastContactSeconds(ReplicationMeters m) {
