@@ -79,8 +79,10 @@ class FrameCodecTest {
                 new Frame.XaRecover(19),
                 new Frame.XaResult(19, Frame.XA_OK, List.of(XID, new WireXid(-7, new byte[64], new byte[0]))),
                 new Frame.XaResult(16, Frame.XA_RDONLY, List.of()),
-                new Frame.ChannelOpen(20, "TO.QM2", "QM1"),
-                new Frame.ChannelStatus(20, 1_234_567_890_123L, 42),
+                new Frame.ChannelOpen(20, "TO.QM2", "QM1", true),
+                new Frame.ChannelOpen(20, "TO.QM2", "QM1", false),
+                new Frame.ChannelStatus(20, 1_234_567_890_123L, 42, true),
+                new Frame.ChannelStatus(20, 1_234_567_890_123L, 42, false),
                 new Frame.ChannelEndBatch(21, 50, 1));
         for (Frame f : frames) {
             assertEquals(f, roundTrip(f));
@@ -131,6 +133,11 @@ class FrameCodecTest {
                 new Frame.ChannelMessage(Unpooled.wrappedBuffer(message)));
         assertArrayEquals(message, bytes(carried.message()));
         carried.message().release();
+
+        Frame.ChannelFastMessage fast = (Frame.ChannelFastMessage) roundTrip(
+                new Frame.ChannelFastMessage(Unpooled.wrappedBuffer(message)));
+        assertArrayEquals(message, bytes(fast.message()));
+        fast.message().release();
     }
 
     @Test

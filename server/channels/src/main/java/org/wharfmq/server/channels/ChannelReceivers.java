@@ -47,7 +47,7 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     }
 
     @Override
-    public Inbound open(Peer peer, int requestId, String channel, String queueManager) {
+    public Inbound open(Peer peer, int requestId, String channel, String queueManager, boolean fastNonPersistent) {
         Map<String, ChannelReceiver> all = receivers;
         ChannelReceiver receiver = all.get(channel);
         if (receiver == null) {
@@ -68,9 +68,13 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                     + host.config().name() + " is for queue manager " + definition.partnerQueueManager() + ", not "
                     + queueManager + ". Use the channel defined for your queue manager.");
         }
-        Inbound inbound = receiver.open(peer, requestId, definition);
+        // IBM MQ's NPMSPEED: FAST only when both ends say so; either end's NORMAL wins
+        boolean fast = fastNonPersistent
+                && definition.nonPersistentSpeed() == ChannelDefinition.NonPersistentSpeed.FAST;
+        Inbound inbound = receiver.open(peer, requestId, definition, fast);
         LOG.log(System.Logger.Level.INFO, "Channel " + channel + " from queue manager " + queueManager + " ("
-                + who.describe() + " at " + peer.remoteAddress() + ") is running");
+                + who.describe() + " at " + peer.remoteAddress() + ") is running (nonPersistentSpeed "
+                + (fast ? "fast" : "normal") + ")");
         return inbound;
     }
 

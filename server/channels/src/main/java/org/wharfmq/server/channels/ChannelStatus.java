@@ -19,14 +19,16 @@ package org.wharfmq.server.channels;
  *                               its outcome waiting for the receiver's answer ({@code resolve channel})
  * @param reason                 why a sender stopped by itself (a batch its partner cannot take) and the fix; else
  *                               null
+ * @param nonPersistentSpeed     the nonPersistentSpeed both ends agreed when the channel opened ({@code fast} or
+ *                               {@code normal}); null while it is not connected
  */
 public record ChannelStatus(String name, String type, String state, String partner, String transmissionQueue,
                             long messages, long sequence, long lastBatchId, long bytes, long batches,
-                            Long transmissionQueueDepth, boolean inDoubt, String reason) {
+                            Long transmissionQueueDepth, boolean inDoubt, String reason, String nonPersistentSpeed) {
 
     /** This status with what the queue manager knows of the channel's transmission queue and branches. */
     ChannelStatus with(Long depth, boolean batchInDoubt) {
         return new ChannelStatus(name, type, state, partner, transmissionQueue, messages, sequence, lastBatchId, bytes,
-                batches, depth, batchInDoubt, reason);
+                batches, depth, batchInDoubt, reason, nonPersistentSpeed);
     }
 }

@@ -81,23 +81,23 @@ class ChannelLoginTest {
         TestServer qm2 = startQm2();
         try (CoreLink app = CoreLink.open(qm2.server().tcpUrl(), Map.of(), "app", "app-pw", "hostile", 0, 5_000)) {
             ClientException refused = assertThrows(ClientException.class,
-                    () -> app.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1"), 5_000));
+                    () -> app.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", true), 5_000));
             assertTrue(refused.getMessage().startsWith("Channel 'TO.QM2' from queue manager QM1 is refused: only a"
                     + " user with the 'channel' permission runs a channel (docs/distributed.md). User 'app' may not"),
                     refused.getMessage());
         }
         try (CoreLink other = CoreLink.open(qm2.server().tcpUrl(), Map.of(), "other", "other-pw", "other", 0, 5_000)) {
             ClientException refused = assertThrows(ClientException.class,
-                    () -> other.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1"), 5_000));
+                    () -> other.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", true), 5_000));
             assertEquals("Receiver channel 'TO.QM2' of queue manager QM2 is for partner user 'qm1', not user 'other'."
                     + " Log in as that user, or change the receiver's partnerUser.", refused.getMessage());
         }
         try (CoreLink qm1 = CoreLink.open(qm2.server().tcpUrl(), Map.of(), "qm1", "qm1-pw", "qm1", 0, 5_000)) {
             ClientException refused = assertThrows(ClientException.class,
-                    () -> qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM9", "QM1"), 5_000));
+                    () -> qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM9", "QM1", true), 5_000));
             assertTrue(refused.getMessage().startsWith("Queue manager QM2 has no receiver channel 'TO.QM9'"),
                     refused.getMessage());
-            assertEquals(0, qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1"), 5_000).channelStatus()
+            assertEquals(0, qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", true), 5_000).channelStatus()
                     .lastBatchId());
             ClientException replayed = assertThrows(ClientException.class,
                     () -> qm1.call(id -> new Frame.ChannelEndBatch(id, 5, 7), 5_000)); // not the next batch

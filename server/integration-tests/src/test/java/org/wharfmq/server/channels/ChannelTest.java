@@ -251,7 +251,7 @@ class ChannelTest {
                 new AtomicReference<>());
         try (CoreLink link = CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "hostile", 0, 5_000)) {
             ClientException refused = assertThrows(ClientException.class,
-                    () -> link.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1"), 5_000));
+                    () -> link.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", true), 5_000));
             assertTrue(refused.getMessage().startsWith("Channel 'TO.QM2' from queue manager QM1 is refused: only a"
                     + " user with the 'channel' permission runs a channel"), refused.getMessage());
         }
