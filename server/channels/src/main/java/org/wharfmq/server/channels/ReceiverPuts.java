@@ -140,13 +140,10 @@ final class ReceiverPuts {
         return null;
     }
 
+    /** A queue, or a name defined for one (an alias, a remote definition): a look-up for every message it puts. */
     private boolean exists(String name) {
-        try {
-            host.management().queue(name);
-            return true;
-        } catch (RuntimeException e) {
-            return host.management().names().stream().anyMatch(n -> n.name().equals(name));
-        }
+        return host.management().queueExists(name)
+                || host.management().names().stream().anyMatch(n -> n.name().equals(name));
     }
 
     static WireDestination queue(String name) {
