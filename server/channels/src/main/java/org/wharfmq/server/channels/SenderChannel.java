@@ -1,5 +1,6 @@
 package org.wharfmq.server.channels;
 
+import io.netty.buffer.ByteBuf;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.protocol.frame.ErrorCode;
@@ -7,7 +8,6 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.protocol.message.WireDestination;
-import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
