@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One receiver channel: puts the batches its partner sends, on a thread of its own
@@ -44,8 +45,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (CHANNEL_FAST_MESSAGE: it took it off its transmission queue without a unit of work, so it never comes again), and
  * one that came in a batch; the ids of the latter, put and not yet in a committed batch, are kept ({@link #fastIds})
  * so that a batch sent again after a failure does not put them twice (nor does a batch sent again after an alter to
- * {@code normal}). The answers of those puts are read as they come ({@link #settleAnsweredFastPuts}), and all of
- * them before a batch commits.
+ * {@code normal}). The answers of those puts are read as they come ({@link #settleAnsweredFastPuts}), all of them
+ * once no more messages wait to be put, and before a batch commits.
  *
  * <p>Its definition may be altered at run time ({@link #alter}): a partner meets the definition in force when it
  * opens the channel. An operator's reset of the sequence number ({@link #reset}) runs on the channel's thread too.
@@ -85,6 +86,8 @@ final class ChannelReceiver implements AutoCloseable {
     private final Set<String> fastIds = new HashSet<>();
     /** FAST puts sent, oldest first, whose answers are read as they come and all of them before a batch commits. */
     private final ArrayDeque<FastPut> unanswered = new ArrayDeque<>();
+    /** Messages outside the batches handed to the worker and not yet put (an event loop adds, the worker takes). */
+    private final AtomicInteger fastWaiting = new AtomicInteger();
     /** {@link #reported}'s companion: the nonPersistentSpeed agreed with the partner connected now, null when none. */
     private volatile ChannelDefinition.NonPersistentSpeed agreedSpeed;
 
@@ -264,7 +267,11 @@ final class ChannelReceiver implements AutoCloseable {
                         + " channel again (docs/distributed.md, nonPersistentSpeed).");
                 return;
             }
-            run(() -> putOutsideBatch(partner.identity(), message), message::release);
+            fastWaiting.incrementAndGet();
+            run(() -> putOutsideBatch(partner.identity(), message), () -> {
+                fastWaiting.decrementAndGet();
+                message.release();
+            });
         }
 
         @Override
@@ -345,13 +352,13 @@ final class ChannelReceiver implements AutoCloseable {
      * too many are waiting for theirs.
      */
     private void putOutsideBatch(Identity partner, ByteBuf message) {
+        boolean last = fastWaiting.decrementAndGet() == 0;
         long bytes = message.readableBytes();
-        if (!sendFastPut(partner, message)) {
-            return;
+        if (sendFastPut(partner, message)) {
+            received.addOutsideBatch(bytes);
         }
-        received.addOutsideBatch(bytes);
         try {
-            settleAnsweredFastPuts();
+            settleAnsweredFastPuts(last); // with nothing more to put, every answer: a refused one is dead-lettered now
         } catch (Exception e) {
             LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + ": a non-persistent message"
                     + " refused by its queue (nonPersistentSpeed fast) could not go to the dead-letter queue: "
@@ -361,13 +368,13 @@ final class ChannelReceiver implements AutoCloseable {
 
     /**
      * Reads the answers of the FAST puts that have them, oldest first, and waits for the oldest while more than
-     * {@link ChannelConfiguration#MAX_UNANSWERED_FAST_PUTS} wait: one refused goes to the dead-letter queue, outside
-     * any unit of work (and is lost when that refuses it too, as fast allows).
+     * {@link ChannelConfiguration#MAX_UNANSWERED_FAST_PUTS} wait, or for every one when {@code all}: one refused goes
+     * to the dead-letter queue, outside any unit of work (and is lost when that refuses it too, as fast allows).
      */
-    private void settleAnsweredFastPuts() throws ClientException {
+    private void settleAnsweredFastPuts(boolean all) throws ClientException {
         FastPut put;
-        while ((put = unanswered.peekFirst()) != null
-                && (put.request().answer().isDone() || unanswered.size() > ChannelConfiguration.MAX_UNANSWERED_FAST_PUTS)) {
+        while ((put = unanswered.peekFirst()) != null && (all || put.request().answer().isDone()
+                || unanswered.size() > ChannelConfiguration.MAX_UNANSWERED_FAST_PUTS)) {
             unanswered.removeFirst();
             try {
                 local.await(put.request(), TIMEOUT_MILLIS);

@@ -11,6 +11,8 @@ import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.it.Receive;
 import org.wharfmq.server.it.TcpProxy;
 import org.wharfmq.server.management.JournalStatus;
+import org.wharfmq.server.queue.DeadLetters;
+import org.wharfmq.server.queue.SystemQueues;
 
 import javax.jms.DeliveryMode;
 import javax.jms.Message;
@@ -52,10 +54,15 @@ class ChannelFastTest {
 
     /** QM2 with ORDERS and receiver TO.QM2 at {@code speed}. */
     private void startQm2(ChannelDefinition.NonPersistentSpeed speed) throws Exception {
+        startQm2(speed, 0);
+    }
+
+    /** QM2 with ORDERS (at most {@code maxDepth} messages, 0: the default) and receiver TO.QM2 at {@code speed}. */
+    private void startQm2(ChannelDefinition.NonPersistentSpeed speed, int maxDepth) throws Exception {
         qm2Channels = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.receiver("TO.QM2", null, "QM1")
                 .withReceiving(speed, 10))));
-        qm2 = servers.keep(TestServer.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
-                c -> WharfServer.builder(c).plugins(qm2Channels).start()));
+        qm2 = servers.keep(TestServer.start(c -> maxDepth > 0 ? c.name("QM2").autoCreate(false).queue("ORDERS", maxDepth)
+                : c.name("QM2").autoCreate(false).queue("ORDERS"), c -> WharfServer.builder(c).plugins(qm2Channels).start()));
     }
 
     /** QM1 whose sender TO.QM2 asks for {@code speed} and reaches QM2 at {@code url}. */
@@ -106,6 +113,34 @@ class ChannelFastTest {
         assertEquals(qm2Before.records(), qm2.server().management().journal().records(), "QM2 wrote to its journal");
         assertEquals(qm2Before.syncs(), qm2.server().management().journal().syncs(), "QM2 synced its journal");
         Receive.nothingMore(orders);
+    }
+
+    @Test
+    void aNonPersistentMessageOutsideTheBatchesThatItsQueueRefusesGoesToTheDeadLetterQueueWithTheReason()
+            throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.FAST, 3);
+        startQm1(ChannelDefinition.NonPersistentSpeed.FAST, qm2.server().tcpUrl(), 50);
+        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+        for (int i = 0; i < 5; i++) {
+            producer.send(onQm1.createTextMessage("order " + i));
+        }
+        Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer dead = onQm2.createConsumer(onQm2.createQueue(SystemQueues.DEAD_LETTER_QUEUE));
+        for (int i = 3; i < 5; i++) { // the last messages of the channel: no later put reads their answers
+            Message m = ChannelServers.next(dead);
+            assertEquals("order " + i, ((TextMessage) m).getText());
+            assertTrue(m.getStringProperty(DeadLetters.REASON_PROPERTY).startsWith("Channel: queue manager QM2 could"
+                    + " not put it on 'ORDERS'"), m.getStringProperty(DeadLetters.REASON_PROPERTY));
+        }
+        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
+        for (int i = 0; i < 3; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        assertEquals("fast", await(qm2Channels, s -> s.messages() == 5).nonPersistentSpeed());
+        Receive.nothingMore(orders);
+        Receive.nothingMore(dead);
     }
 
     @Test
