@@ -104,5 +104,8 @@ public interface ClientFrameHandler {
 
     void onChannelMessage(Frame.ChannelMessage frame);
 
+    /** CHANNEL_FAST_MESSAGE: a non-persistent message outside the batches, on a channel that agreed to them. */
+    void onChannelFastMessage(Frame.ChannelFastMessage frame);
+
     void onChannelEndBatch(Frame.ChannelEndBatch frame);
 }

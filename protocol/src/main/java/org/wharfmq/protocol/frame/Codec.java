@@ -122,6 +122,7 @@ final class Codec {
             case CHANNEL_STATUS -> Frame.ChannelStatus.read(in);
             case CHANNEL_MESSAGE -> Frame.ChannelMessage.read(in);
             case CHANNEL_END_BATCH -> Frame.ChannelEndBatch.read(in);
+            case CHANNEL_FAST_MESSAGE -> Frame.ChannelFastMessage.read(in);
         };
         if (in.isReadable()) {
             ByteBuf message = FrameEncoder.messageOf(frame);

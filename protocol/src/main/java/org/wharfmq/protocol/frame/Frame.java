@@ -1204,13 +1204,15 @@ public sealed interface Frame {
      * channel {@code channel} the server defines as a receiver. Needs the {@code channel} permission. Answered
      * {@link ChannelStatus} with the receiver's last committed batch, or {@link Error} (NOT_AUTHORISED, or
      * UNKNOWN_DESTINATION for a channel the server has no receiver of). After it the connection carries the channel's
-     * {@link ChannelMessage} and {@link ChannelEndBatch} frames only.
+     * {@link ChannelMessage}, {@link ChannelFastMessage} and {@link ChannelEndBatch} frames only.
      *
-     * <p>{@code resetSequence}, when not {@link #NO_RESET}, is the sequence number an operator set on the sender
-     * ({@code reset channel}): the receiver takes it, keeping its last batch id, before it answers. It is written only
-     * then, so an open without a reset is the frame it always was.
+     * <p>{@code fastNonPersistent} is the sender's NPMSPEED: whether it would send non-persistent messages outside the
+     * batches ({@link ChannelFastMessage}); the answer says whether the receiver agrees. {@code resetSequence}, when
+     * not {@link #NO_RESET}, is the sequence number an operator set on the sender ({@code reset channel}): the
+     * receiver takes it, keeping its last batch id, before it answers.
      */
-    record ChannelOpen(int requestId, String channel, String queueManager, long resetSequence) implements FromClient {
+    record ChannelOpen(int requestId, String channel, String queueManager, boolean fastNonPersistent,
+                       long resetSequence) implements FromClient {
         /** {@link #resetSequence} of an open that resets nothing. */
         public static final long NO_RESET = -1;
 
@@ -1226,26 +1228,25 @@ public sealed interface Frame {
             out.writeInt(requestId);
             WireStrings.write(out, channel);
             WireStrings.write(out, queueManager);
-            if (resetSequence != NO_RESET) {
-                out.writeLong(resetSequence);
-            }
+            out.writeBoolean(fastNonPersistent);
+            out.writeLong(resetSequence);
         }
 
         /** Reads the payload {@link #writePayload} wrote. */
         public static ChannelOpen read(ByteBuf in) {
-            int requestId = in.readInt();
-            String channel = WireStrings.read(in);
-            String queueManager = WireStrings.read(in);
-            return new ChannelOpen(requestId, channel, queueManager, in.isReadable() ? in.readLong() : NO_RESET);
+            return new ChannelOpen(in.readInt(), WireStrings.read(in), WireStrings.read(in), in.readBoolean(),
+                    in.readLong());
         }
     }
 
     /**
      * Server → client: the answer to {@link ChannelOpen}: the channel's sequence number (messages committed on it
-     * since it was first used) and the id of the last batch the receiver committed (0: none), which the sender
-     * compares with its own in-doubt batch.
+     * since it was first used), the id of the last batch the receiver committed (0: none), which the sender
+     * compares with its own in-doubt batch, and whether non-persistent messages travel outside the batches
+     * ({@code fastNonPersistent}: true only when the sender asked for it and the receiver's NPMSPEED is FAST too).
      */
-    record ChannelStatus(int requestId, long sequence, long lastBatchId) implements FromServer {
+    record ChannelStatus(int requestId, long sequence, long lastBatchId, boolean fastNonPersistent)
+            implements FromServer {
         public FrameType type() {
             return FrameType.CHANNEL_STATUS;
         }
@@ -1258,11 +1259,12 @@ public sealed interface Frame {
             out.writeInt(requestId);
             out.writeLong(sequence);
             out.writeLong(lastBatchId);
+            out.writeBoolean(fastNonPersistent);
         }
 
         /** Reads the payload {@link #writePayload} wrote. */
         public static ChannelStatus read(ByteBuf in) {
-            return new ChannelStatus(in.readInt(), in.readLong(), in.readLong());
+            return new ChannelStatus(in.readInt(), in.readLong(), in.readLong(), in.readBoolean());
         }
     }
 
@@ -1287,6 +1289,31 @@ public sealed interface Frame {
         /** Reads the payload; the message is a retained slice of {@code in}. */
         public static ChannelMessage read(ByteBuf in) {
             return new ChannelMessage(in.readRetainedSlice(in.readableBytes()));
+        }
+    }
+
+    /**
+     * Client → server, on a channel opened with {@code fastNonPersistent} agreed: a non-persistent message outside any
+     * batch (IBM MQ's NPMSPEED FAST), its bytes as they are stored on the sender's transmission queue, not answered.
+     * The sender removed it from its transmission queue without a unit of work; the receiver puts it at once, without
+     * one, and it counts in no batch's sequence number. Owns one reference to its buffer, as {@link Send} does.
+     */
+    record ChannelFastMessage(ByteBuf message) implements FromClient {
+        public FrameType type() {
+            return FrameType.CHANNEL_FAST_MESSAGE;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onChannelFastMessage(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            // the message bytes follow (FrameEncoder#messageOf)
+        }
+
+        /** Reads the payload; the message is a retained slice of {@code in}. */
+        public static ChannelFastMessage read(ByteBuf in) {
+            return new ChannelFastMessage(in.readRetainedSlice(in.readableBytes()));
         }
     }
 

@@ -41,7 +41,7 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         }
     }
 
-    /** The message bytes a SEND, DELIVER or CHANNEL_MESSAGE frame carries after its header, or null for every other frame. */
+    /** The message bytes a SEND, DELIVER, CHANNEL_MESSAGE or CHANNEL_FAST_MESSAGE frame carries after its header, or null for every other frame. */
     public static ByteBuf messageOf(Frame frame) {
         if (frame instanceof Frame.Send s) {
             return s.message();
@@ -50,6 +50,9 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
             return d.message();
         }
         if (frame instanceof Frame.ChannelMessage m) {
+            return m.message();
+        }
+        if (frame instanceof Frame.ChannelFastMessage m) {
             return m.message();
         }
         return null;

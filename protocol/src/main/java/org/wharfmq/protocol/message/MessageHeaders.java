@@ -89,6 +89,22 @@ public final class MessageHeaders {
     }
 
     /**
+     * The property {@code name} of {@code message} (the buffer these headers were read from), {@code nameUtf8} its
+     * UTF-8 bytes: read in place, the other properties left undecoded; null when it has none. Of a name the section
+     * holds more than once, the last, as {@link #readProperties} has it.
+     */
+    public Object property(ByteBuf message, String name, byte[] nameUtf8) {
+        int properties = message.readerIndex() + propertiesOffset;
+        if (PropertySection.isEmpty(message, properties)) {
+            return null;
+        }
+        int tag = PropertySection.tagOf(message, properties, nameUtf8);
+        return tag == -1 ? null
+                : tag == PropertySection.DUPLICATE ? readProperties(message).get(name)
+                : PropertySection.valueOf(message, tag);
+    }
+
+    /**
      * Where the JMSXUserID property of {@code message} (the buffer these headers were read from) is: the index of its
      * type tag ({@link PropertySection#isString}, {@link PropertySection#valueOf}), -1 when it has none, or
      * {@link PropertySection#DUPLICATE} when it has more than one. A walk over the checked properties, on demand (the

@@ -79,10 +79,12 @@ class FrameCodecTest {
                 new Frame.XaRecover(19),
                 new Frame.XaResult(19, Frame.XA_OK, List.of(XID, new WireXid(-7, new byte[64], new byte[0]))),
                 new Frame.XaResult(16, Frame.XA_RDONLY, List.of()),
-                new Frame.ChannelOpen(20, "TO.QM2", "QM1", Frame.ChannelOpen.NO_RESET),
-                new Frame.ChannelOpen(21, "TO.QM2", "QM1", 0),
-                new Frame.ChannelOpen(22, "TO.QM2", "QM1", 1_000_000_000_000L),
-                new Frame.ChannelStatus(20, 1_234_567_890_123L, 42),
+                new Frame.ChannelOpen(20, "TO.QM2", "QM1", true, Frame.ChannelOpen.NO_RESET),
+                new Frame.ChannelOpen(20, "TO.QM2", "QM1", false, Frame.ChannelOpen.NO_RESET),
+                new Frame.ChannelOpen(21, "TO.QM2", "QM1", true, 0),
+                new Frame.ChannelOpen(22, "TO.QM2", "QM1", false, 1_000_000_000_000L),
+                new Frame.ChannelStatus(20, 1_234_567_890_123L, 42, true),
+                new Frame.ChannelStatus(20, 1_234_567_890_123L, 42, false),
                 new Frame.ChannelEndBatch(21, 50, 1));
         for (Frame f : frames) {
             assertEquals(f, roundTrip(f));
@@ -133,6 +135,11 @@ class FrameCodecTest {
                 new Frame.ChannelMessage(Unpooled.wrappedBuffer(message)));
         assertArrayEquals(message, bytes(carried.message()));
         carried.message().release();
+
+        Frame.ChannelFastMessage fast = (Frame.ChannelFastMessage) roundTrip(
+                new Frame.ChannelFastMessage(Unpooled.wrappedBuffer(message)));
+        assertArrayEquals(message, bytes(fast.message()));
+        fast.message().release();
     }
 
     @Test

@@ -154,6 +154,15 @@ class EncodingCompatibilityTest {
         assertEquals("order", h.type());
         assertEquals(13, h.bodyLength());
         assertEquals(everyPropertyType(), h.readProperties(buf));
+        for (Map.Entry<String, Object> p : everyPropertyType().entrySet()) { // each read in place, as decoded
+            Object inPlace = h.property(buf, p.getKey(), p.getKey().getBytes(StandardCharsets.UTF_8));
+            if (p.getValue() instanceof byte[] bytesValue) {
+                assertArrayEquals(bytesValue, (byte[]) inPlace, p.getKey());
+            } else {
+                assertEquals(p.getValue(), inPlace, p.getKey());
+            }
+        }
+        assertNull(h.property(buf, "absent", "absent".getBytes(StandardCharsets.UTF_8)));
 
         MessageHeaders bytes = MessageHeaders.read(Unpooled.wrappedBuffer(BYTE_CORRELATION_ID));
         assertEquals("ID:0001feff", bytes.correlationId());

@@ -8,7 +8,8 @@ import org.wharfmq.server.security.Identity;
  * The receiving end of channels from other queue managers, which a plugin (module {@code server/channels}) gives the
  * queue manager ({@link ServerPlugin.Host#acceptChannels}): a connection on the queue manager's listeners that sends
  * CHANNEL_OPEN (docs/protocol.md) after its handshake, and whose user has the {@code channel} permission, is handed to
- * it; every later CHANNEL_MESSAGE and CHANNEL_END_BATCH of that connection goes to the {@link Inbound} it returned.
+ * it; every later CHANNEL_MESSAGE, CHANNEL_FAST_MESSAGE and CHANNEL_END_BATCH of that connection goes to the
+ * {@link Inbound} it returned.
  * The broker checks the permission and routes; what the channel does with its messages is the plugin's.
  *
  * <p>{@link #open} and the {@link Inbound}'s methods are called on the connection's event loop, one at a time, in the
@@ -17,16 +18,18 @@ import org.wharfmq.server.security.Identity;
 public interface ChannelAcceptor {
 
     /**
-     * A connection opens channel {@code channel} from queue manager {@code queueManager}. Answer it with
-     * {@link Peer#send} of a {@link Frame.ChannelStatus} carrying {@code requestId} (or an {@link Frame.Error}), now or
-     * later. {@code resetSequence} is the sequence number an operator set on the sender ({@code reset channel}), for
-     * the receiver to take before it answers; {@link Frame.ChannelOpen#NO_RESET} for none.
+     * A connection opens channel {@code channel} from queue manager {@code queueManager}, whose sender would send
+     * non-persistent messages outside the batches when {@code fastNonPersistent}. Answer it with {@link Peer#send} of
+     * a {@link Frame.ChannelStatus} carrying {@code requestId} (or an {@link Frame.Error}), now or later.
+     * {@code resetSequence} is the sequence number an operator set on the sender ({@code reset channel}), for the
+     * receiver to take before it answers; {@link Frame.ChannelOpen#NO_RESET} for none.
      *
      * @return where the channel's frames go from now on
      * @throws WharfException to refuse the channel (an unknown channel, a partner it is not for); the connection is
      *                        answered ERROR with the message and stays open
      */
-    Inbound open(Peer peer, int requestId, String channel, String queueManager, long resetSequence);
+    Inbound open(Peer peer, int requestId, String channel, String queueManager, boolean fastNonPersistent,
+                 long resetSequence);
 
     /** The connection a channel arrived on. Any thread. */
     interface Peer {
@@ -49,6 +52,12 @@ public interface ChannelAcceptor {
 
         /** A message of the current batch; the callee owns the buffer. */
         void message(ByteBuf message);
+
+        /**
+         * A non-persistent message outside the batches (CHANNEL_FAST_MESSAGE); the callee owns the buffer, and refuses
+         * it (closing the connection) unless the channel agreed to such messages at its open.
+         */
+        void fastMessage(ByteBuf message);
 
         /** The current batch ends: commit it with {@code sequence} and {@code batchId}, then answer {@code requestId}. */
         void endBatch(int requestId, long sequence, long batchId);

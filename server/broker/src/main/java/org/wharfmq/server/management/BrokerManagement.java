@@ -103,6 +103,11 @@ public final class BrokerManagement implements Management {
         return status(existing(name), queues.clock().millis());
     }
 
+    @Override
+    public boolean queueExists(String name) {
+        return name != null && queues.find(name) != null;
+    }
+
     private QueueStatus status(LocalQueue queue, long now) {
         QueueSnapshot s = queue.snapshot();
         Long age = s.oldestTimestamp() == 0 ? null : Math.max(0, now - s.oldestTimestamp());

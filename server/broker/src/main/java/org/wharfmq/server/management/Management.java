@@ -39,6 +39,12 @@ public interface Management {
     QueueStatus queue(String name);
 
     /**
+     * Whether a queue of that name exists (a named queue, or a live temporary queue): one look-up, nothing made, for
+     * a check on every message (a channel's puts); {@link #queue} gives its status.
+     */
+    boolean queueExists(String name);
+
+    /**
      * Defines a queue at run time with its settings (each null one at its default; it survives restarts; see
      * docs/operations.md for which wins against the configuration file).
      */

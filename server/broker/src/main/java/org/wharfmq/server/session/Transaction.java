@@ -16,8 +16,10 @@ import java.util.List;
  * send order), each reserved on its queue but offered only at commit; the publications that become their topic's
  * retained one at commit; and, once a fire-and-forget send of it has failed, the cause that makes its commit roll
  * back instead. Its stored sends and consumptions are recorded under its store transaction id and take effect with
- * the commit marker. The one way of committing and of cancelling, for a transacted session's transactions and for
- * XA branches ({@link XaBranch}) alike.
+ * the commit marker. Work that left no record in the store (non-persistent messages only: nothing of it outlives a
+ * restart) is prepared, committed and rolled back without one, so it waits for no journal write. The one way of
+ * committing and of cancelling, for a transacted session's transactions and for XA branches ({@link XaBranch})
+ * alike.
  *
  * <p>Used once: a transacted session starts a new one as one ends. Owned by one event loop at a time (its session's,
  * or, for an XA branch, whoever holds the branch under {@link XaBranches}' lock); store completions hop back to the
@@ -31,6 +33,8 @@ final class Transaction {
     private final List<QueuedMessage> sends = new ArrayList<>();
     private final List<Publication> retains = new ArrayList<>();
     private WharfException rollbackOnlyCause;
+    /** Whether any record of it is in the store: a persistent send or consumption, a prepare, a recovered send. */
+    private boolean inStore;
 
     /** A new transaction, under a new store transaction id. */
     Transaction(Persistence persistence, TopicManager topics) {
@@ -60,6 +64,7 @@ final class Transaction {
     /** A message sent in the transaction, reserved on its queue: offered at commit. */
     void send(QueuedMessage message) {
         sends.add(message);
+        inStore |= persistence.stores(message);
         persistence.putInTransaction(id, message);
     }
 
@@ -77,6 +82,7 @@ final class Transaction {
     /** A send recovered from the store with its transaction (already recorded there), reserved on its queue. */
     void recovered(QueuedMessage message) {
         sends.add(message);
+        inStore = true;
     }
 
     /** A fire-and-forget send of the transaction failed: its commit rolls it back, naming the first such failure. */
@@ -106,6 +112,8 @@ final class Transaction {
         if (rollbackOnlyCause != null) {
             target.sendFailed(rollbackOnlyCause);
         }
+        target.inStore |= inStore;
+        inStore = false;
         sends.clear();
         retains.clear();
         rollbackOnlyCause = null;
@@ -114,9 +122,15 @@ final class Transaction {
     /**
      * The first phase of an XA branch's commit: records the consumption of {@code consumed} and the PREPARE record
      * naming the branch ({@link XaBranch#storeKey}); {@code then} runs once they are durable (or the store failed), on
-     * whatever thread completes them. Nothing becomes visible.
+     * whatever thread completes them. Nothing becomes visible. A branch of non-persistent work only writes nothing
+     * ({@code then} runs at once): nothing of it would outlive a restart, so a restart forgets the branch with it.
      */
     void prepare(List<QueuedMessage> consumed, byte[] branch, StoreCompletion then) {
+        if (!inStore && !persistence.storesAny(consumed)) {
+            then.completed(null);
+            return;
+        }
+        inStore = true;
         for (int i = 0; i < consumed.size(); i++) {
             persistence.removeInTransaction(id, consumed.get(i));
         }
@@ -130,9 +144,14 @@ final class Transaction {
      * shows its input and its output at once). If the store fails, nothing is settled and the sends are cancelled
      * instead, unless {@code prepared}: a prepared transaction stays as it is, to be committed or rolled back again.
      * Either way {@code then} runs next, on {@code eventLoop}, with the store's failure or null; it answers (and,
-     * after a failure, gives {@code consumed} back).
+     * after a failure, gives {@code consumed} back). Work with no record in the store needs no commit marker: it
+     * commits at once.
      */
     void commit(List<QueuedMessage> consumed, boolean prepared, EventLoop eventLoop, StoreCompletion then) {
+        if (!inStore && !persistence.storesAny(consumed)) {
+            onEventLoop(eventLoop, () -> committed(consumed, eventLoop, then));
+            return;
+        }
         if (!prepared) {
             for (int i = 0; i < consumed.size(); i++) {
                 persistence.removeInTransaction(id, consumed.get(i));
@@ -182,7 +201,11 @@ final class Transaction {
      */
     void rollback(StoreCompletion then) {
         cancel();
-        persistence.rollback(id, then);
+        if (inStore) {
+            persistence.rollback(id, then);
+        } else {
+            then.completed(null); // nothing of it is in the store to discard
+        }
     }
 
     private void cancel() {

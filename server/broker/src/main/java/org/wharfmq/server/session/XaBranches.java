@@ -38,7 +38,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>Prepare, commit and rollback need a branch with no active or suspended association (XAER_PROTO). Prepare of a
  *       branch that did nothing answers XA_RDONLY and forgets it; of a rollback-only one rolls it back
  *       (XA_RBROLLBACK). A prepared branch waits for its transaction manager for ever, across restarts: the queue
- *       manager never decides its outcome alone, so it reports no heuristic outcome either.</li>
+ *       manager never decides its outcome alone, so it reports no heuristic outcome either. One whose work is all
+ *       non-persistent is prepared without a journal record ({@link Transaction#prepare}): a restart, which loses its
+ *       messages, forgets it too (its commit is then answered XAER_NOTA).</li>
  *   <li>A branch belongs to the user that started it ({@link XaBranch#owner}, journaled with its PREPARE record):
  *       another user's XA_START JOIN or RESUME, prepare, commit or rollback of it is refused with NOT_AUTHORISED
  *       naming the Xid, and XA_RECOVER lists a user's own branches only. A user with the admin permission may also

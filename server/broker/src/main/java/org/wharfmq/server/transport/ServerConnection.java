@@ -561,7 +561,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
                         + f.channel() + "' under channels: in its config/wharf.yaml (docs/distributed.md).");
             }
             inboundChannel = acceptor.open(channelPeer(), f.requestId(), f.channel(), f.queueManager(),
-                    f.resetSequence());
+                    f.fastNonPersistent(), f.resetSequence());
         } catch (WharfException e) {
             replies.error(f.requestId(), e, 0, 0);
         }
@@ -575,6 +575,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             return;
         }
         inboundChannel.message(f.message());
+    }
+
+    @Override
+    public void onChannelFastMessage(Frame.ChannelFastMessage f) {
+        if (inboundChannel == null) {
+            f.message().release();
+            ProtocolFailures.protocolError(ctx, "CHANNEL_FAST_MESSAGE before CHANNEL_OPEN was accepted");
+            return;
+        }
+        inboundChannel.fastMessage(f.message());
     }
 
     @Override

@@ -33,7 +33,7 @@ final class ChannelAttributes {
         if (d.type() == ChannelDefinition.Type.RECEIVER) {
             put(a, "partnerUser", d.partnerUser());
             put(a, "partnerQueueManager", d.partnerQueueManager());
-            a.put("nonPersistentSpeed", d.nonPersistentSpeed().name().toLowerCase(java.util.Locale.ROOT));
+            a.put("nonPersistentSpeed", d.nonPersistentSpeed().text());
             a.put("maxBatchAttempts", Integer.toString(d.maxBatchAttempts()));
             return a;
         }
@@ -51,6 +51,7 @@ final class ChannelAttributes {
         a.put("heartbeatMillis", Integer.toString(d.heartbeatMillis()));
         a.put("connectTimeoutMillis", Integer.toString(d.connectTimeoutMillis()));
         a.put("pipelineLength", Integer.toString(d.pipelineLength()));
+        a.put("nonPersistentSpeed", d.nonPersistentSpeed().text());
         return a;
     }
 

@@ -30,8 +30,8 @@ public final class ChannelConfiguration {
     /** The most batches a sender has on the way at once (as IBM MQ's PIPELINELENGTH). */
     public static final int MAX_PIPELINE_LENGTH = 2;
     /**
-     * {@code nonPersistentSpeed} of a receiver: FAST puts non-persistent messages at once, outside the batch's
-     * transaction (IBM MQ's NPMSPEED, whose default is FAST too).
+     * {@code nonPersistentSpeed} of a sender and of a receiver: FAST (when both ends say so) sends non-persistent
+     * messages outside the batches, with no unit of work at either end (IBM MQ's NPMSPEED, whose default is FAST too).
      */
     public static final ChannelDefinition.NonPersistentSpeed DEFAULT_NON_PERSISTENT_SPEED =
             ChannelDefinition.NonPersistentSpeed.FAST;
@@ -45,6 +45,11 @@ public final class ChannelConfiguration {
      * batch (so that a batch sent again does not put them twice); beyond it, it forgets them all.
      */
     public static final int MAX_FAST_IDS = 100_000;
+    /**
+     * The most puts of non-persistent messages a FAST receiver has sent without reading their answers: beyond it, it
+     * waits for the oldest (each holds its message until answered, for the dead-letter queue if refused).
+     */
+    public static final int MAX_UNANSWERED_FAST_PUTS = 1024;
     /** How long a sender waits for the partner's answer to a batch before taking the channel for broken. */
     public static final long ANSWER_TIMEOUT_MILLIS = 60_000;
     /**

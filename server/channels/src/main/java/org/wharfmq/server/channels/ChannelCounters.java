@@ -2,7 +2,8 @@ package org.wharfmq.server.channels;
 
 /**
  * What one channel has moved since it started: messages, their bytes, batches. Written by the one thread that moves
- * the channel's batches (a sender's thread, the receivers' worker), once per batch; read by operators and the metrics.
+ * the channel's batches (a sender's thread, the receivers' worker), once per batch or per non-persistent message
+ * outside the batches; read by operators and the metrics.
  */
 final class ChannelCounters {
 
@@ -18,6 +19,12 @@ final class ChannelCounters {
         messages += count;
         bytes += size;
         batches++;
+    }
+
+    /** Counts a non-persistent message of {@code size} bytes that travelled outside the batches; by the one writer. */
+    void addOutsideBatch(long size) {
+        messages++;
+        bytes += size;
     }
 
     long messages() {

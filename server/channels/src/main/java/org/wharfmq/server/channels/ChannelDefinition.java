@@ -12,7 +12,8 @@ import java.util.Map;
  * given). A sender and its receiver carry the same name.
  *
  * @param pipelineLength     a sender's batches on the way at once (1 or 2; IBM MQ's PIPELINELENGTH)
- * @param nonPersistentSpeed how a receiver puts non-persistent messages (IBM MQ's NPMSPEED)
+ * @param nonPersistentSpeed how non-persistent messages travel (IBM MQ's NPMSPEED), a sender's and a receiver's
+ *                           attribute: FAST only when both ends say so
  * @param maxBatchAttempts   a receiver's commits of one batch before it puts it message by message, dead-lettering
  *                           those refused
  * @param tls the client TLS options for an {@code ssl://} connection ({@code trustStore}, {@code trustStorePassword},
@@ -29,10 +30,18 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
     public enum Type { SENDER, RECEIVER }
 
     /**
-     * How a receiver puts non-persistent messages (IBM MQ's NPMSPEED): FAST at once, outside the batch's transaction;
-     * NORMAL in the batch's transaction, with its persistent messages.
+     * How non-persistent messages travel (IBM MQ's NPMSPEED), agreed by both ends when the channel opens (either
+     * end's NORMAL wins): FAST outside the batches (the sender takes them off its transmission queue without a unit
+     * of work, the receiver puts them at once without one); NORMAL in the batches, with the persistent messages.
      */
-    public enum NonPersistentSpeed { FAST, NORMAL }
+    public enum NonPersistentSpeed {
+        FAST, NORMAL;
+
+        /** As config/wharf.yaml writes it: {@code fast}, {@code normal}. */
+        public String text() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
 
     public ChannelDefinition {
         tls = Map.copyOf(tls);
@@ -153,6 +162,14 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                 maxBatchAttempts).checked();
     }
 
+    /** This sender asking its partner for non-persistent messages at {@code speed}. */
+    public ChannelDefinition withNonPersistentSpeed(NonPersistentSpeed speed) {
+        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
+                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, speed,
+                maxBatchAttempts).checked();
+    }
+
     /** This receiver putting non-persistent messages at {@code speed}, dead-lettering after {@code attempts}. */
     public ChannelDefinition withReceiving(NonPersistentSpeed speed, int attempts) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
@@ -166,9 +183,8 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
         return switch (value) {
             case "fast", "FAST" -> NonPersistentSpeed.FAST;
             case "normal", "NORMAL" -> NonPersistentSpeed.NORMAL;
-            default -> throw entry.invalid("nonPersistentSpeed", "a receiver's nonPersistentSpeed is fast (non-persistent"
-                    + " messages put at once, outside the batch) or normal (in the batch's transaction), not '" + value
-                    + "'");
+            default -> throw entry.invalid("nonPersistentSpeed", "nonPersistentSpeed is fast (non-persistent messages"
+                    + " outside the batches, when both ends say so) or normal (in the batches), not '" + value + "'");
         };
     }
 

@@ -14,6 +14,7 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.security.Identity;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One receiver channel: puts the batches its partner sends, on a thread of its own
@@ -38,10 +40,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the dead-letter queue with the reason; a message the dead-letter queue refuses too stops the channel
  * ({@link ErrorCode#CHANNEL_STOPPED}): nothing is lost, the batch stays with the sender.
  *
- * <p>With {@code nonPersistentSpeed: fast} a non-persistent message is put at once on a session of its own, outside
- * the batch's transaction; the ids of those put and not yet in a committed batch are kept ({@link #fastIds}) so that
- * a batch sent again after a failure does not put them twice (nor does a batch sent again after an alter to
- * {@code normal}).
+ * <p>With {@code nonPersistentSpeed: fast} agreed by both ends at the channel's open, a non-persistent message is put
+ * at once on a session of its own, outside the batch's transaction: one the sender sent outside the batches
+ * (CHANNEL_FAST_MESSAGE: it took it off its transmission queue without a unit of work, so it never comes again), and
+ * one that came in a batch; the ids of the latter, put and not yet in a committed batch, are kept ({@link #fastIds})
+ * so that a batch sent again after a failure does not put them twice (nor does a batch sent again after an alter to
+ * {@code normal}). The answers of those puts are read as they come ({@link #settleAnsweredFastPuts}), all of them
+ * once no more messages wait to be put, and before a batch commits.
  *
  * <p>Its definition may be altered at run time ({@link #alter}): a partner meets the definition in force when it
  * opens the channel. An operator's reset of the sequence number ({@link #reset}) runs on the channel's thread too.
@@ -79,8 +84,12 @@ final class ChannelReceiver implements AutoCloseable {
     private int failedAttempts;
     /** The ids of non-persistent messages put FAST whose batch has not been committed yet. */
     private final Set<String> fastIds = new HashSet<>();
-    /** FAST puts sent, whose answers the next batch's commit reads. */
-    private final List<FastPut> unanswered = new ArrayList<>();
+    /** FAST puts sent, oldest first, whose answers are read as they come and all of them before a batch commits. */
+    private final ArrayDeque<FastPut> unanswered = new ArrayDeque<>();
+    /** Messages outside the batches handed to the worker and not yet put (an event loop adds, the worker takes). */
+    private final AtomicInteger fastWaiting = new AtomicInteger();
+    /** {@link #reported}'s companion: the nonPersistentSpeed agreed with the partner connected now, null when none. */
+    private volatile ChannelDefinition.NonPersistentSpeed agreedSpeed;
 
     /**
      * A FAST put on its way: the message kept until it is answered, for the dead-letter queue if refused; {@code
@@ -180,10 +189,11 @@ final class ChannelReceiver implements AutoCloseable {
     }
 
     /**
-     * A partner opens the channel (on its connection's event loop): answered with the sequence number and last batch
-     * id, on the worker, after whatever it still has to do.
+     * A partner opens the channel (on its connection's event loop): answered with the sequence number, last batch id
+     * and the nonPersistentSpeed agreed ({@code fast}: both ends said FAST), on the worker, after whatever it still
+     * has to do.
      */
-    ChannelAcceptor.Inbound open(ChannelAcceptor.Peer partner, int requestId, ChannelDefinition opened,
+    ChannelAcceptor.Inbound open(ChannelAcceptor.Peer partner, int requestId, ChannelDefinition opened, boolean fast,
                                  long resetSequence) {
         if (!running.compareAndSet(false, true)) {
             throw WharfException.illegalState("Channel '" + definition.name() + "' is running already (one connection"
@@ -191,15 +201,16 @@ final class ChannelReceiver implements AutoCloseable {
                     + " after the heartbeat interval.");
         }
         peer = partner;
-        worker.execute(() -> partner.send(opened(requestId, resetSequence)));
-        return new Inbound(partner, opened);
+        agreedSpeed = fast ? ChannelDefinition.NonPersistentSpeed.FAST : ChannelDefinition.NonPersistentSpeed.NORMAL;
+        worker.execute(() -> partner.send(opened(requestId, fast, resetSequence)));
+        return new Inbound(partner, opened, fast);
     }
 
     /**
      * The answer to a partner's open: the sync record's numbers, after the sequence number its operator set on the
      * sender ({@code reset channel}, IBM MQ's RESET CHANNEL SEQNUM), if any, is committed in it.
      */
-    private Frame.FromServer opened(int requestId, long resetSequence) {
+    private Frame.FromServer opened(int requestId, boolean fast, long resetSequence) {
         if (state == null) {
             return new Frame.Error(requestId, ErrorCode.ILLEGAL_STATE, "Receiver channel '" + definition.name()
                     + "' is not ready: its sync record could not be read.", 0, 0);
@@ -217,7 +228,7 @@ final class ChannelReceiver implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + ": sequence number reset to "
                     + resetSequence + " (was " + before + ") by the sender's operator");
         }
-        return new Frame.ChannelStatus(requestId, state.sequence(), state.batchId());
+        return new Frame.ChannelStatus(requestId, state.sequence(), state.batchId(), fast);
     }
 
     /**
@@ -238,9 +249,11 @@ final class ChannelReceiver implements AutoCloseable {
     ChannelStatus status() {
         ReceiverState shown = reported;
         ChannelDefinition d = definition;
-        return new ChannelStatus(d.name(), "receiver", running.get() ? "RUNNING" : "INACTIVE",
+        boolean running = this.running.get();
+        return new ChannelStatus(d.name(), "receiver", running ? "RUNNING" : "INACTIVE",
                 d.partnerQueueManager(), null, received.messages(), shown.sequence(), shown.batchId(),
-                received.bytes(), received.batches(), null, false, null);
+                received.bytes(), received.batches(), null, false, null,
+                running && agreedSpeed != null ? agreedSpeed.text() : null);
     }
 
     /** One open channel's batch in the making; on its connection's event loop. */
@@ -248,20 +261,23 @@ final class ChannelReceiver implements AutoCloseable {
         private final ChannelAcceptor.Peer partner;
         /** The definition the partner opened the channel with. */
         private final ChannelDefinition opened;
+        /** Whether both ends agreed on nonPersistentSpeed FAST at the open. */
+        private final boolean fastAgreed;
         private List<ByteBuf> batch = new ArrayList<>();
         /** The ids of this batch's messages put FAST. */
         private List<String> fast = new ArrayList<>();
         /** The bytes of this batch's messages put FAST. */
         private long fastBytes;
 
-        Inbound(ChannelAcceptor.Peer partner, ChannelDefinition opened) {
+        Inbound(ChannelAcceptor.Peer partner, ChannelDefinition opened, boolean fast) {
             this.partner = partner;
             this.opened = opened;
+            this.fastAgreed = fast;
         }
 
         @Override
         public void message(ByteBuf message) {
-            if (opened.nonPersistentSpeed() == ChannelDefinition.NonPersistentSpeed.FAST) {
+            if (fastAgreed) {
                 MessageHeaders headers = MessageHeaders.read(message);
                 String id = headers.messageId();
                 if (!headers.persistent() && id != null) { // without an id it could be put twice: with the batch
@@ -275,6 +291,28 @@ final class ChannelReceiver implements AutoCloseable {
         }
 
         @Override
+        public void fastMessage(ByteBuf message) {
+            String refusal = !fastAgreed ? "the channel agreed on nonPersistentSpeed normal at its open, so every message"
+                    + " comes in a batch"
+                    : MessageHeaders.read(message).persistent() ? "a persistent message travels in a batch only, so"
+                    + " that it is committed exactly once" : null;
+            if (refusal != null) {
+                message.release();
+                LOG.log(System.Logger.Level.WARNING, "Channel " + opened.name() + ": a message outside the batches"
+                        + " (CHANNEL_FAST_MESSAGE) was refused: " + refusal);
+                partner.close("Queue manager " + host.config().name() + " refused a message outside the batches"
+                        + " (CHANNEL_FAST_MESSAGE) on channel '" + opened.name() + "': " + refusal + ". Start the"
+                        + " channel again (docs/distributed.md, nonPersistentSpeed).");
+                return;
+            }
+            fastWaiting.incrementAndGet();
+            run(() -> putOutsideBatch(partner.identity(), message), () -> {
+                fastWaiting.decrementAndGet();
+                message.release();
+            });
+        }
+
+        @Override
         public void endBatch(int requestId, long sequence, long batchId) {
             List<ByteBuf> messages = batch;
             List<String> ids = fast;
@@ -282,8 +320,8 @@ final class ChannelReceiver implements AutoCloseable {
             batch = new ArrayList<>();
             fast = new ArrayList<>();
             fastBytes = 0;
-            run(() -> partner.send(commit(opened, partner.identity(), messages, ids, idsBytes, requestId, sequence,
-                    batchId)), () -> {
+            run(() -> partner.send(commit(opened, fastAgreed, partner.identity(), messages, ids, idsBytes, requestId,
+                    sequence, batchId)), () -> {
                 messages.forEach(ByteBuf::release);
                 partner.close("Queue manager " + host.config().name() + " is stopping its channels.");
             });
@@ -296,6 +334,7 @@ final class ChannelReceiver implements AutoCloseable {
             peer = null;
             Runnable release = () -> {
                 messages.forEach(ByteBuf::release);
+                agreedSpeed = null;
                 running.set(false);
             };
             run(release, release); // the plugin stopped: nothing of the batch was committed
@@ -320,6 +359,15 @@ final class ChannelReceiver implements AutoCloseable {
             message.release();
             return;
         }
+        sendFastPut(partner, message);
+    }
+
+    /**
+     * Sends the put of a non-persistent message on {@link #FAST_SESSION}, its answer read later ({@link #unanswered},
+     * which keeps the message until then); false when it could not be sent (the message is released, and lost, as
+     * FAST allows).
+     */
+    private boolean sendFastPut(Identity partner, ByteBuf message) {
         try {
             ReceiverPuts.Routed routed = puts.route(partner, message);
             int producer = producer(FAST_SESSION, routed.destination());
@@ -327,11 +375,62 @@ final class ChannelReceiver implements AutoCloseable {
                     routed.bytes()));
             // one for the dead-letter queue already has nowhere else to go when refused
             unanswered.add(new FastPut(request, message, routed.deadLettered() ? null : routed.intended()));
+            return true;
         } catch (Exception | Error e) {
             message.release();
             LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + ": a non-persistent message"
                     + " (nonPersistentSpeed fast) was not put: " + e.getMessage());
+            return false;
         }
+    }
+
+    /**
+     * Puts a non-persistent message the sender sent outside the batches: at once, without a unit of work, never twice
+     * (the sender took it off its transmission queue as it sent it). Its answer is read when it has come, or when
+     * too many are waiting for theirs.
+     */
+    private void putOutsideBatch(Identity partner, ByteBuf message) {
+        boolean last = fastWaiting.decrementAndGet() == 0;
+        long bytes = message.readableBytes();
+        if (sendFastPut(partner, message)) {
+            received.addOutsideBatch(bytes);
+        }
+        try {
+            settleAnsweredFastPuts(last); // with nothing more to put, every answer: a refused one is dead-lettered now
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + ": a non-persistent message"
+                    + " refused by its queue (nonPersistentSpeed fast) could not go to the dead-letter queue: "
+                    + e.getMessage());
+        }
+    }
+
+    /**
+     * Reads the answers of the FAST puts that have them, oldest first, and waits for the oldest while more than
+     * {@link ChannelConfiguration#MAX_UNANSWERED_FAST_PUTS} wait, or for every one when {@code all}: one refused goes
+     * to the dead-letter queue, outside any unit of work (and is lost when that refuses it too, as fast allows).
+     */
+    private void settleAnsweredFastPuts(boolean all) throws ClientException {
+        FastPut put;
+        while ((put = unanswered.peekFirst()) != null && (all || put.request().answer().isDone()
+                || unanswered.size() > ChannelConfiguration.MAX_UNANSWERED_FAST_PUTS)) {
+            unanswered.removeFirst();
+            try {
+                local.await(put.request(), TIMEOUT_MILLIS);
+            } catch (ClientException refused) {
+                if (put.destination() != null) {
+                    ReceiverPuts.Routed dead = deadLetter(put, refused);
+                    local.write(new Frame.Send(0, FAST_SESSION, producer(FAST_SESSION, dead.destination()),
+                            dead.bytes()));
+                }
+            } finally {
+                put.message().release();
+            }
+        }
+    }
+
+    private ReceiverPuts.Routed deadLetter(FastPut put, ClientException refused) {
+        return puts.deadLetter(put.message(), put.destination(), "queue manager " + host.config().name()
+                + " could not put it on '" + put.destination() + "': " + refused.getMessage());
     }
 
     /**
@@ -347,9 +446,7 @@ final class ChannelReceiver implements AutoCloseable {
                     if (put.destination() == null) {
                         continue; // it was for the dead-letter queue already: lost, as fast allows
                     }
-                    ReceiverPuts.Routed dead = puts.deadLetter(put.message(), put.destination(), "queue manager "
-                            + host.config().name() + " could not put it on '" + put.destination() + "': "
-                            + refused.getMessage());
+                    ReceiverPuts.Routed dead = deadLetter(put, refused);
                     int producer = producer(SESSION, dead.destination());
                     local.write(new Frame.Send(0, SESSION, producer, dead.bytes()));
                 }
@@ -362,9 +459,10 @@ final class ChannelReceiver implements AutoCloseable {
 
     /**
      * Puts a batch and the channel's sync record in one transaction; the answer for the partner. {@code opened} is
-     * the definition its partner opened the channel with.
+     * the definition its partner opened the channel with, {@code fastAgreed} whether nonPersistentSpeed FAST was
+     * agreed.
      */
-    private Frame.FromServer commit(ChannelDefinition opened, Identity partner, List<ByteBuf> messages,
+    private Frame.FromServer commit(ChannelDefinition opened, boolean fastAgreed, Identity partner, List<ByteBuf> messages,
                                     List<String> fast, long fastBytes, int requestId, long sequence, long batchId) {
         String channel = opened.name();
         boolean inStep = false;
@@ -385,8 +483,7 @@ final class ChannelReceiver implements AutoCloseable {
             for (ByteBuf message : messages) {
                 bytes += message.readableBytes();
                 // only a batch sent again after an alter from fast to normal holds messages put FAST already
-                String id = opened.nonPersistentSpeed() == ChannelDefinition.NonPersistentSpeed.FAST
-                        || fastIds.isEmpty() ? null : putFastAlready(message);
+                String id = fastAgreed || fastIds.isEmpty() ? null : putFastAlready(message);
                 if (id != null) {
                     putAlready = putAlready.isEmpty() ? new ArrayList<>() : putAlready;
                     putAlready.add(id);

@@ -54,7 +54,8 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
     }
 
     @Override
-    public Inbound open(Peer peer, int requestId, String channel, String queueManager, long resetSequence) {
+    public Inbound open(Peer peer, int requestId, String channel, String queueManager, boolean fastNonPersistent,
+                        long resetSequence) {
         Map<String, ChannelReceiver> all = receivers;
         ChannelReceiver receiver = all.get(channel);
         if (receiver == null) {
@@ -81,6 +82,9 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                     + " to: a sequence number is 0 or more. Reset the sender again ('wharf admin reset channel "
                     + channel + " --sequence N' on queue manager " + queueManager + ").");
         }
+        // IBM MQ's NPMSPEED: FAST only when both ends say so; either end's NORMAL wins
+        boolean fast = fastNonPersistent
+                && definition.nonPersistentSpeed() == ChannelDefinition.NonPersistentSpeed.FAST;
         Inbound inbound;
         synchronized (opening) { // a stop after this open ends the session it opens
             if (stopped.test(channel)) {
@@ -88,10 +92,11 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                         + host.config().name() + " is stopped by an operator: its sender retries until it is started"
                         + " ('wharf admin start channel " + channel + "' on " + host.config().name() + ").");
             }
-            inbound = receiver.open(peer, requestId, definition, resetSequence);
+            inbound = receiver.open(peer, requestId, definition, fast, resetSequence);
         }
         LOG.log(System.Logger.Level.INFO, "Channel " + channel + " from queue manager " + queueManager + " ("
-                + who.describe() + " at " + peer.remoteAddress() + ") is running");
+                + who.describe() + " at " + peer.remoteAddress() + ") is running (nonPersistentSpeed "
+                + (fast ? "fast" : "normal") + ")");
         return inbound;
     }
 

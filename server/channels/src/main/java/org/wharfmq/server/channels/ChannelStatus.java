@@ -21,10 +21,13 @@ package org.wharfmq.server.channels;
  *                               stopped by itself (a batch its partner cannot take); else null
  * @param stopCause              what stopped it, for alerts: {@value #OPERATOR} or {@value #BATCH_REFUSED}; null
  *                               when it is not stopped
+ * @param nonPersistentSpeed     the nonPersistentSpeed both ends agreed when the channel opened ({@code fast} or
+ *                               {@code normal}); null while it is not connected
  */
 public record ChannelStatus(String name, String type, String state, String partner, String transmissionQueue,
                             long messages, long sequence, long lastBatchId, long bytes, long batches,
-                            Long transmissionQueueDepth, boolean inDoubt, String reason, String stopCause) {
+                            Long transmissionQueueDepth, boolean inDoubt, String reason, String stopCause,
+                            String nonPersistentSpeed) {
 
     /** A stop cause: an operator stopped the channel ({@code wharf admin stop channel}). */
     public static final String OPERATOR = "operator";
@@ -36,21 +39,22 @@ public record ChannelStatus(String name, String type, String state, String partn
     /** A channel's status as it reports it: stopped by itself when it gives a reason. */
     ChannelStatus(String name, String type, String state, String partner, String transmissionQueue, long messages,
                   long sequence, long lastBatchId, long bytes, long batches, Long transmissionQueueDepth,
-                  boolean inDoubt, String reason) {
+                  boolean inDoubt, String reason, String nonPersistentSpeed) {
         this(name, type, state, partner, transmissionQueue, messages, sequence, lastBatchId, bytes, batches,
-                transmissionQueueDepth, inDoubt, reason, reason == null ? null : BATCH_REFUSED);
+                transmissionQueueDepth, inDoubt, reason, reason == null ? null : BATCH_REFUSED, nonPersistentSpeed);
     }
 
     /** This status with what the queue manager knows of the channel's transmission queue and branches. */
     ChannelStatus with(Long depth, boolean batchInDoubt) {
         return new ChannelStatus(name, type, state, partner, transmissionQueue, messages, sequence, lastBatchId, bytes,
-                batches, depth, batchInDoubt, reason, stopCause);
+                batches, depth, batchInDoubt, reason, stopCause, nonPersistentSpeed);
     }
 
     /** This status of a channel an operator stopped (a receiver may still be ending its partner's session). */
     ChannelStatus stoppedByOperator() {
         return new ChannelStatus(name, type, "STOPPED", partner, transmissionQueue, messages, sequence, lastBatchId,
                 bytes, batches, transmissionQueueDepth, inDoubt, "stopped by an operator; 'wharf admin start channel "
-                + name + "' starts it" + (type.equals("sender") ? "" : " (its sender retries until then)"), OPERATOR);
+                + name + "' starts it" + (type.equals("sender") ? "" : " (its sender retries until then)"), OPERATOR,
+                nonPersistentSpeed);
     }
 }

@@ -125,13 +125,10 @@ final class HierarchyMessages {
     }
 
     /**
-     * The topic of a forwarded publication that arrived on a channel for queue manager {@code here} (its
-     * transmission header names {@code queueManager} and {@code queue}); null for any other message.
+     * Whether a message that arrived on a channel for queue manager {@code here} (its transmission header names
+     * {@code queueManager} and {@code queue}) is a forwarded publication, whose topic is its {@link #TOPIC} property.
      */
-    static String forwardedTopic(Object queueManager, Object queue, String here, Map<String, Object> properties) {
-        if (!PUBLICATIONS_QUEUE.equals(queue) || !(queueManager == null || queueManager.equals(here))) {
-            return null;
-        }
-        return properties.get(TOPIC) instanceof String topic ? topic : "";
+    static boolean isForwardedPublication(Object queueManager, Object queue, String here) {
+        return PUBLICATIONS_QUEUE.equals(queue) && (queueManager == null || queueManager.equals(here));
     }
 }

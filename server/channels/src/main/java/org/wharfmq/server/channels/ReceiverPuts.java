@@ -17,7 +17,7 @@ import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.topic.TopicNames;
 
-import java.util.Map;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Where a message a receiver channel brings goes on this queue manager: the queue its transmission header names, as
@@ -47,16 +47,20 @@ final class ReceiverPuts {
     }
 
     private static final WireDestination DEAD_LETTER_QUEUE = WireDestination.queue(SystemQueues.DEAD_LETTER_QUEUE);
+    private static final byte[] QUEUE_MANAGER_UTF8 = TransmissionHeader.QUEUE_MANAGER.getBytes(StandardCharsets.UTF_8);
+    private static final byte[] QUEUE_UTF8 = TransmissionHeader.QUEUE.getBytes(StandardCharsets.UTF_8);
 
-    /** Routes {@code message} (left as it is: the bytes are a new buffer or a retained duplicate). */
+    /**
+     * Routes {@code message} (left as it is: the bytes are a new buffer or a retained duplicate). Reads the two
+     * properties of its transmission header in place, for every message a channel brings.
+     */
     Routed route(Identity partner, ByteBuf message) {
         MessageHeaders headers = MessageHeaders.read(message);
-        Map<String, Object> properties = headers.readProperties(message);
-        Object queueManager = properties.get(TransmissionHeader.QUEUE_MANAGER);
-        Object queue = properties.get(TransmissionHeader.QUEUE);
-        String topic = HierarchyMessages.forwardedTopic(queueManager, queue, host.config().name(), properties);
-        if (topic != null) {
-            return publication(partner, message, topic);
+        Object queueManager = headers.property(message, TransmissionHeader.QUEUE_MANAGER, QUEUE_MANAGER_UTF8);
+        Object queue = headers.property(message, TransmissionHeader.QUEUE, QUEUE_UTF8);
+        if (HierarchyMessages.isForwardedPublication(queueManager, queue, host.config().name())) {
+            Object topic = headers.readProperties(message).get(HierarchyMessages.TOPIC);
+            return publication(partner, message, topic instanceof String t ? t : "");
         }
         if (!(queue instanceof String q)) {
             return deadLetter(message, null, "it has no transmission header (" + TransmissionHeader.QUEUE + "): it"
@@ -140,13 +144,10 @@ final class ReceiverPuts {
         return null;
     }
 
+    /** A queue, or a name defined for one (an alias, a remote definition): a look-up for every message it puts. */
     private boolean exists(String name) {
-        try {
-            host.management().queue(name);
-            return true;
-        } catch (RuntimeException e) {
-            return host.management().names().stream().anyMatch(n -> n.name().equals(name));
-        }
+        return host.management().queueExists(name)
+                || host.management().names().stream().anyMatch(n -> n.name().equals(name));
     }
 
     static WireDestination queue(String name) {

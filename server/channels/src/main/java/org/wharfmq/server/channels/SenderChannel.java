@@ -1,10 +1,12 @@
 package org.wharfmq.server.channels;
 
+import io.netty.buffer.ByteBuf;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.WireXid;
+import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.protocol.message.WireDestination;
 
 import java.nio.charset.StandardCharsets;
@@ -31,6 +33,15 @@ import java.util.Map;
  * last batch id is at least the branch's), rolled back otherwise (the batch is sent again). Never lost, never twice.
  * With {@code pipelineLength} 2 the next batch is sent and prepared before the last one is confirmed; the receiver
  * commits batches in order, so the same rule resolves both branches when a failure leaves two in doubt.
+ *
+ * <p>With {@code nonPersistentSpeed} FAST agreed with the partner at CHANNEL_OPEN (IBM MQ's NPMSPEED FAST), a
+ * non-persistent message that comes while no batch is being gathered goes at once, outside the batches
+ * (CHANNEL_FAST_MESSAGE): no XA branch, no sequence number, no sync record, no journal write at either end. It is
+ * acknowledged on the transmission queue (the XA session outside a branch acknowledges like AUTO_ACKNOWLEDGE) when
+ * the run of such messages ends, before a batch's XA_END would cover later deliveries, and before the local
+ * connection closes, so it is never sent twice; one on its way when the channel fails may be lost, as FAST allows.
+ * One that comes while a batch is being gathered goes in that batch (the receiver still puts it at once). Persistent
+ * messages always go in batches.
  *
  * <p>The channel connects when its transmission queue gets a message, disconnects after
  * {@code disconnectIntervalMillis} with nothing to send, and while the partner cannot be reached tries again after
@@ -66,6 +77,14 @@ final class SenderChannel implements Runnable {
     private CoreLink partner;
     private long sequence;
     private long batchId;
+    /** Whether the partner agreed to nonPersistentSpeed FAST when the channel opened (the connection's). */
+    private boolean fast;
+    /** What operators see of {@link #fast}: null while not connected. */
+    private volatile ChannelDefinition.NonPersistentSpeed agreedSpeed;
+    /** The last delivery sent outside the batches and not yet acknowledged on the transmission queue; -1: none. */
+    private long unsettledUpTo = -1;
+    /** The deliveries sent outside the batches and not yet acknowledged: the credit their acknowledgement returns. */
+    private int unsettled;
     /** What the partner has confirmed since the start (read by operators and tests). */
     private final ChannelCounters sent = new ChannelCounters();
     /** The sequence number and last batch id, as operators see them (written by the channel's thread). */
@@ -95,7 +114,7 @@ final class SenderChannel implements Runnable {
     ChannelStatus status() {
         return new ChannelStatus(definition.name(), "sender", status.name(), definition.connection(),
                 definition.transmissionQueue(), sent.messages(), reported.sequence, reported.batchId, sent.bytes(),
-                sent.batches(), null, false, stoppedBecause);
+                sent.batches(), null, false, stoppedBecause, agreedSpeed == null ? null : agreedSpeed.text());
     }
 
     ChannelDefinition definition() {
@@ -183,7 +202,19 @@ final class SenderChannel implements Runnable {
         Deque<Outstanding> outstanding = new ArrayDeque<>(definition.pipelineLength());
         Frame next = first;
         while (next != null || !outstanding.isEmpty()) {
+            if (fast && next instanceof Frame.Deliver d && !persistent(d.message())) {
+                sendOutsideBatch(d); // whatever batches are on their way: it overtakes them
+                next = local.next(0);
+                if (next == null || unsettled >= definition.batchSize()) {
+                    settleOutsideBatch(); // the run ends (or the credit runs low): off the transmission queue
+                }
+                if (next == null && outstanding.isEmpty()) {
+                    next = local.next(definition.disconnectIntervalMillis());
+                }
+                continue;
+            }
             if (next != null && outstanding.size() < definition.pipelineLength()) {
+                settleOutsideBatch(); // before the batch's XA_END, which covers every delivery up to its last
                 Outstanding onItsWay = send(gather(next));
                 if (onItsWay != null) {
                     outstanding.addLast(onItsWay);
@@ -195,6 +226,55 @@ final class SenderChannel implements Runnable {
             if (next == null) {
                 next = local.next(outstanding.isEmpty() ? definition.disconnectIntervalMillis() : 0);
             }
+        }
+    }
+
+    /**
+     * Sends a non-persistent message outside the batches (the partner agreed to FAST); it is acknowledged on the
+     * transmission queue by {@link #settleOutsideBatch}.
+     */
+    private void sendOutsideBatch(Frame.Deliver d) {
+        long bytes = d.message().readableBytes(); // before the frame owns it
+        unsettledUpTo = d.deliveryId();
+        unsettled++;
+        partner.write(new Frame.ChannelFastMessage(d.message())); // as stored; the frame owns it
+        sent.addOutsideBatch(bytes);
+    }
+
+    /**
+     * Acknowledges the messages sent outside the batches on the transmission queue (they leave it for good, without
+     * a journal write: they are non-persistent) and gives their credit back. With {@code answered}, waits for the
+     * acknowledgement: before the local connection closes, which drops frames not yet written (so they do not come
+     * back to be sent twice).
+     */
+    private void settleOutsideBatch(boolean answered) throws ClientException {
+        if (unsettled == 0) {
+            return;
+        }
+        List<Frame.Consumed> consumed = List.of(new Frame.Consumed(CONSUMER, unsettledUpTo));
+        int credit = unsettled;
+        unsettled = 0;
+        unsettledUpTo = -1;
+        if (answered) {
+            local.call(id -> new Frame.Ack(id, SESSION, consumed), definition.connectTimeoutMillis());
+        } else {
+            local.write(new Frame.Ack(0, SESSION, consumed));
+            local.write(new Frame.Credit(CONSUMER, credit));
+        }
+    }
+
+    private void settleOutsideBatch() throws ClientException {
+        settleOutsideBatch(false);
+    }
+
+    /** Whether a stored message is persistent: its flags, read in place. */
+    private static boolean persistent(ByteBuf message) {
+        int at = message.readerIndex();
+        try {
+            MessageReader.readBodyType(message);
+            return MessageReader.persistent(MessageReader.readFlags(message));
+        } finally {
+            message.readerIndex(at);
         }
     }
 
@@ -315,8 +395,10 @@ final class SenderChannel implements Runnable {
                 "channel " + definition.name() + " from " + queueManager, definition.heartbeatMillis(),
                 definition.connectTimeoutMillis());
         Long reset = resets.pending(definition.name());
+        boolean askFast = definition.nonPersistentSpeed() == ChannelDefinition.NonPersistentSpeed.FAST;
         Frame.ChannelStatus status = partner.call(id -> new Frame.ChannelOpen(id, definition.name(), queueManager,
-                reset == null ? Frame.ChannelOpen.NO_RESET : reset), definition.connectTimeoutMillis()).channelStatus();
+                askFast, reset == null ? Frame.ChannelOpen.NO_RESET : reset), definition.connectTimeoutMillis())
+                .channelStatus();
         if (reset != null) {
             resets.delivered(definition.name(), reset);
             LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + ": the receiver took the sequence"
@@ -324,11 +406,13 @@ final class SenderChannel implements Runnable {
         }
         sequence = status.sequence();
         batchId = status.lastBatchId();
+        fast = askFast && status.fastNonPersistent(); // the partner may say normal: then every message goes in batches
+        agreedSpeed = fast ? ChannelDefinition.NonPersistentSpeed.FAST : ChannelDefinition.NonPersistentSpeed.NORMAL;
         reported = new Reported(sequence, batchId);
         resolve(batchId);
         LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + " to queue manager "
                 + partner.serverName() + " at " + definition.connection() + " is running (sequence " + sequence
-                + ", last batch " + batchId + ")");
+                + ", last batch " + batchId + ", nonPersistentSpeed " + agreedSpeed.text() + ")");
     }
 
     private void closePartner() {
@@ -336,10 +420,18 @@ final class SenderChannel implements Runnable {
             partner.close();
             partner = null;
         }
+        agreedSpeed = null;
     }
 
     private void closeLocal() {
         if (local != null) {
+            try {
+                settleOutsideBatch(true); // what went outside the batches must not come back to go twice
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + ": messages sent outside the"
+                        + " batches could not be acknowledged on " + definition.transmissionQueue()
+                        + " (they may go again): " + e.getMessage());
+            }
             local.close();
             local = null;
         }

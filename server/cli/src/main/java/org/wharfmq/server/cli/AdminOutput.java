@@ -179,21 +179,24 @@ final class AdminOutput {
                 + n.get("description").asText() + ".");
     }
 
-    /** The channels' status, senders first: state, in doubt, what they moved, their transmission queue's depth. */
+    /**
+     * The channels' status, senders first: state, in doubt, what they moved, their transmission queue's depth, the
+     * nonPersistentSpeed agreed with the partner connected now.
+     */
     static void chstatus(JsonNode channels, PrintWriter out) {
         if (channels.isEmpty()) {
             out.println("No channels (channels: in config/wharf.yaml, or wharf admin define channel).");
             return;
         }
         Table table = new Table("CHANNEL", "TYPE", "STATE", "INDOUBT", "PARTNER", "XMITQ", ">DEPTH", ">MESSAGES",
-                ">BYTES", ">BATCHES", ">SEQUENCE", ">LAST BATCH");
+                ">BYTES", ">BATCHES", ">SEQUENCE", ">LAST BATCH", "NPMSPEED");
         for (JsonNode c : channels) {
             boolean sender = c.get("type").asText().equals("sender");
             table.row(c.get("name").asText(), c.get("type").asText(), c.get("state").asText(),
                     sender ? (c.path("inDoubt").asBoolean() ? "YES" : "NO") : "-", orDash(c.get("partner")),
                     orDash(c.get("transmissionQueue")), orDash(c.get("transmissionQueueDepth")),
                     c.get("messages").asLong(), c.path("bytes").asLong(), c.path("batches").asLong(),
-                    c.get("sequence").asLong(), c.get("lastBatchId").asLong());
+                    c.get("sequence").asLong(), c.get("lastBatchId").asLong(), orDash(c.get("nonPersistentSpeed")));
         }
         table.print(out);
         for (JsonNode c : channels) {

@@ -281,8 +281,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
                 + " once: 2 sends the next while the last is confirmed (PIPELINELENGTH).")
         String pipelineLength;
 
-        @Option(names = "--non-persistent-speed", paramLabel = "fast|normal", description = "A receiver's: fast puts"
-                + " non-persistent messages at once, outside the batch; normal in it (NPMSPEED).")
+        @Option(names = "--non-persistent-speed", paramLabel = "fast|normal", description = "A sender's and a receiver's:"
+                + " fast sends non-persistent messages outside the batches when both ends say fast; normal in them"
+                + " (NPMSPEED).")
         String nonPersistentSpeed;
 
         @Option(names = "--max-batch-attempts", paramLabel = "N", description = "A receiver's: commits of one batch"

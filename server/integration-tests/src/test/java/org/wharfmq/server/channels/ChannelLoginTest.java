@@ -81,29 +81,29 @@ class ChannelLoginTest {
         TestServer qm2 = startQm2();
         try (CoreLink app = CoreLink.open(qm2.server().tcpUrl(), Map.of(), "app", "app-pw", "hostile", 0, 5_000)) {
             ClientException refused = assertThrows(ClientException.class,
-                    () -> app.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", 77), 5_000)); // and a reset
+                    () -> app.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", true, 77), 5_000)); // and a reset
             assertTrue(refused.getMessage().startsWith("Channel 'TO.QM2' from queue manager QM1 is refused: only a"
                     + " user with the 'channel' permission runs a channel (docs/distributed.md). User 'app' may not"),
                     refused.getMessage());
         }
         try (CoreLink other = CoreLink.open(qm2.server().tcpUrl(), Map.of(), "other", "other-pw", "other", 0, 5_000)) {
             ClientException refused = assertThrows(ClientException.class,
-                    () -> other.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", 77), 5_000));
+                    () -> other.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", true, 77), 5_000));
             assertEquals("Receiver channel 'TO.QM2' of queue manager QM2 is for partner user 'qm1', not user 'other'."
                     + " Log in as that user, or change the receiver's partnerUser.", refused.getMessage());
         }
         try (CoreLink qm1 = CoreLink.open(qm2.server().tcpUrl(), Map.of(), "qm1", "qm1-pw", "qm1", 0, 5_000)) {
             ClientException refused = assertThrows(ClientException.class,
-                    () -> qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM9", "QM1",
+                    () -> qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM9", "QM1", true,
                             Frame.ChannelOpen.NO_RESET), 5_000));
             assertTrue(refused.getMessage().startsWith("Queue manager QM2 has no receiver channel 'TO.QM9'"),
                     refused.getMessage());
             ClientException negative = assertThrows(ClientException.class,
-                    () -> qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", -5), 5_000));
+                    () -> qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", true, -5), 5_000));
             assertEquals("Receiver channel 'TO.QM2' of queue manager QM2 refused the sequence number -5 its sender was"
                     + " reset to: a sequence number is 0 or more. Reset the sender again ('wharf admin reset channel"
                     + " TO.QM2 --sequence N' on queue manager QM1).", negative.getMessage());
-            Frame.ChannelStatus opened = qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1",
+            Frame.ChannelStatus opened = qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", true,
                     Frame.ChannelOpen.NO_RESET), 5_000).channelStatus();
             assertEquals(0, opened.sequence(), "the refused partners' resets changed nothing");
             assertEquals(0, opened.lastBatchId());

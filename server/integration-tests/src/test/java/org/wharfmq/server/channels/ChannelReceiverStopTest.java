@@ -76,7 +76,7 @@ class ChannelReceiverStopTest {
         assertEquals(2, qm1.server().queueManager().queue("QM2").depth(), "they wait on the transmission queue");
         try (CoreLink link = CoreLink.open(url2, Map.of(), null, null, "a partner", 0, 5_000)) {
             ClientException refused = assertThrows(ClientException.class, () -> link.call(id -> new Frame.ChannelOpen(
-                    id, "TO.QM2", "QM1", Frame.ChannelOpen.NO_RESET), 5_000));
+                    id, "TO.QM2", "QM1", true, Frame.ChannelOpen.NO_RESET), 5_000));
             assertEquals("Receiver channel 'TO.QM2' of queue manager QM2 is stopped by an operator: its sender retries"
                     + " until it is started ('wharf admin start channel TO.QM2' on QM2).", refused.getMessage());
         }

@@ -1,8 +1,6 @@
 package org.wharfmq.server.channels;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,10 +8,6 @@ import org.wharfmq.client.core.ClientException;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.message.BodyType;
-import org.wharfmq.protocol.message.TransmissionHeader;
-import org.wharfmq.protocol.message.WireDestination;
-import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
@@ -75,7 +69,7 @@ class ChannelRefusalTest {
         assertEquals("before", ((TextMessage) ChannelServers.next(orders)).getText());
 
         try (CoreLink hostile = CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "hostile", 0, 5_000)) {
-            hostile.write(new Frame.ChannelMessage(forged()));
+            hostile.write(new Frame.ChannelMessage(ChannelServers.forged(true)));
             ClientException closed = assertThrows(ClientException.class, // the server closes it at the message
                     () -> hostile.call(id -> new Frame.ChannelEndBatch(id, 1, 1), ChannelServers.EXPECTED_MS));
             assertClosedFor(closed, "CHANNEL_MESSAGE before CHANNEL_OPEN was accepted");
@@ -87,9 +81,9 @@ class ChannelRefusalTest {
         }
         try (CoreLink hostile = CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "hostile", 0, 5_000)) {
             assertThrows(ClientException.class, () -> hostile.call(id -> new Frame.ChannelOpen(id, "TO.QM9", "QM1",
-                    Frame.ChannelOpen.NO_RESET),
+                    true, Frame.ChannelOpen.NO_RESET),
                     ChannelServers.EXPECTED_MS)); // refused: no such receiver; the connection stays, unopened
-            hostile.write(new Frame.ChannelMessage(forged()));
+            hostile.write(new Frame.ChannelMessage(ChannelServers.forged(true)));
             ClientException closed = assertThrows(ClientException.class,
                     () -> hostile.call(id -> new Frame.ChannelEndBatch(id, 1, 1), ChannelServers.EXPECTED_MS));
             assertClosedFor(closed, "CHANNEL_MESSAGE before CHANNEL_OPEN was accepted");
@@ -110,20 +104,6 @@ class ChannelRefusalTest {
     private static void assertClosedFor(ClientException closed, String reason) {
         String m = closed.getMessage();
         assertTrue(m.contains("Protocol error: " + reason) || m.contains("was lost: the connection was closed"), m);
-    }
-
-    /** A message a partner would send for ORDERS on QM2, transmission header and all. */
-    private static ByteBuf forged() {
-        WireMessage m = new WireMessage();
-        m.bodyType = BodyType.MESSAGE;
-        m.persistent = true;
-        m.destination = WireDestination.queue("ORDERS");
-        m.timestamp = System.currentTimeMillis();
-        m.properties.put(TransmissionHeader.QUEUE_MANAGER, "QM2");
-        m.properties.put(TransmissionHeader.QUEUE, "ORDERS");
-        ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
-        m.encode(out);
-        return out;
     }
 
     @Test

@@ -1,6 +1,12 @@
 package org.wharfmq.server.channels;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.protocol.message.BodyType;
+import org.wharfmq.protocol.message.TransmissionHeader;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
@@ -11,6 +17,7 @@ import javax.jms.MessageConsumer;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -46,6 +53,21 @@ final class ChannelServers implements AutoCloseable {
         Message message = consumer.receive(EXPECTED_MS);
         assertNotNull(message, "no message within " + EXPECTED_MS + " ms");
         return message;
+    }
+
+    /** A message a partner would send for ORDERS on QM2, transmission header and all, with a message id. */
+    static ByteBuf forged(boolean persistent) {
+        WireMessage m = new WireMessage();
+        m.bodyType = BodyType.MESSAGE;
+        m.persistent = persistent;
+        m.messageId = "ID:" + UUID.randomUUID();
+        m.destination = WireDestination.queue("ORDERS");
+        m.timestamp = System.currentTimeMillis();
+        m.properties.put(TransmissionHeader.QUEUE_MANAGER, "QM2");
+        m.properties.put(TransmissionHeader.QUEUE, "ORDERS");
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
+        m.encode(out);
+        return out;
     }
 
     static int freePort() throws Exception {

@@ -1,0 +1,289 @@
+package org.wharfmq.server.channels;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueReference;
+import org.wharfmq.server.it.Receive;
+import org.wharfmq.server.it.TcpProxy;
+import org.wharfmq.server.management.JournalStatus;
+import org.wharfmq.server.queue.DeadLetters;
+import org.wharfmq.server.queue.SystemQueues;
+
+import javax.jms.DeliveryMode;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * nonPersistentSpeed FAST agreed by both ends (IBM MQ's NPMSPEED FAST): non-persistent messages travel outside the
+ * batches, with no XA branch, no sync record and no journal write at either end; persistent messages keep the
+ * batches, exactly once across a connection cut in the middle of one; either end's normal makes the channel fall back
+ * to batches for every message. Two queue managers in one JVM, through the real JMS client at both ends.
+ */
+class ChannelFastTest {
+
+    private final ChannelServers servers = new ChannelServers();
+    private TestServer qm1;
+    private TestServer qm2;
+    private ChannelsPlugin qm1Channels;
+    private ChannelsPlugin qm2Channels;
+
+    @AfterEach
+    void stop() throws Exception {
+        servers.close();
+    }
+
+    /** QM2 with ORDERS and receiver TO.QM2 at {@code speed}. */
+    private void startQm2(ChannelDefinition.NonPersistentSpeed speed) throws Exception {
+        startQm2(speed, 0);
+    }
+
+    /** QM2 with ORDERS (at most {@code maxDepth} messages, 0: the default) and receiver TO.QM2 at {@code speed}. */
+    private void startQm2(ChannelDefinition.NonPersistentSpeed speed, int maxDepth) throws Exception {
+        qm2Channels = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.receiver("TO.QM2", null, "QM1")
+                .withReceiving(speed, 10))));
+        qm2 = servers.keep(TestServer.start(c -> maxDepth > 0 ? c.name("QM2").autoCreate(false).queue("ORDERS", maxDepth)
+                : c.name("QM2").autoCreate(false).queue("ORDERS"), c -> WharfServer.builder(c).plugins(qm2Channels).start()));
+    }
+
+    /** QM1 whose sender TO.QM2 asks for {@code speed} and reaches QM2 at {@code url}. */
+    private void startQm1(ChannelDefinition.NonPersistentSpeed speed, String url, int batchSize) throws Exception {
+        qm1Channels = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2", url, "QM2",
+                null, null).withBatchSize(batchSize).withTimes(50, 60_000).withHeartbeat(300)
+                .withNonPersistentSpeed(speed))));
+        qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2"))
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
+                c -> WharfServer.builder(c).plugins(qm1Channels).start()));
+    }
+
+    @Test
+    void nonPersistentMessagesCrossOutsideTheBatchesWithoutAJournalWriteAtEitherEnd() throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.FAST);
+        startQm1(ChannelDefinition.NonPersistentSpeed.FAST, qm2.server().tcpUrl(), 50);
+        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+        Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
+        producer.send(onQm1.createTextMessage("first")); // the channel starts
+        assertEquals("first", ((TextMessage) ChannelServers.next(orders)).getText());
+        JournalStatus qm1Before = qm1.server().management().journal();
+        JournalStatus qm2Before = qm2.server().management().journal();
+
+        for (int i = 0; i < 100; i++) {
+            producer.send(onQm1.createTextMessage("order " + i));
+        }
+        for (int i = 0; i < 100; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        // barriers: the receiver counted all 101 (a batch's are counted once its sync record is committed), the
+        // sender sent them all and took them off its transmission queue for good
+        ChannelStatus received = await(qm2Channels, s -> s.messages() == 101);
+        ChannelStatus sent = await(qm1Channels, s -> s.messages() == 101
+                && Long.valueOf(0).equals(s.transmissionQueueDepth()));
+        assertEquals("fast", received.nonPersistentSpeed());
+        assertEquals("fast", sent.nonPersistentSpeed());
+        assertEquals(0, received.batches(), "no batch: " + received);
+        assertEquals(0, sent.batches(), "no batch: " + sent);
+        assertEquals(0, received.sequence(), "they count in no sequence number: " + received);
+        assertTrue(qm1.server().management().preparedBranches().isEmpty());
+        // not one journal record, let alone a forced write, on either queue manager
+        assertEquals(qm1Before.records(), qm1.server().management().journal().records(), "QM1 wrote to its journal");
+        assertEquals(qm1Before.syncs(), qm1.server().management().journal().syncs(), "QM1 synced its journal");
+        assertEquals(qm2Before.records(), qm2.server().management().journal().records(), "QM2 wrote to its journal");
+        assertEquals(qm2Before.syncs(), qm2.server().management().journal().syncs(), "QM2 synced its journal");
+        Receive.nothingMore(orders);
+    }
+
+    @Test
+    void aNonPersistentMessageOutsideTheBatchesThatItsQueueRefusesGoesToTheDeadLetterQueueWithTheReason()
+            throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.FAST, 3);
+        startQm1(ChannelDefinition.NonPersistentSpeed.FAST, qm2.server().tcpUrl(), 50);
+        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+        for (int i = 0; i < 5; i++) {
+            producer.send(onQm1.createTextMessage("order " + i));
+        }
+        Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer dead = onQm2.createConsumer(onQm2.createQueue(SystemQueues.DEAD_LETTER_QUEUE));
+        for (int i = 3; i < 5; i++) { // the last messages of the channel: no later put reads their answers
+            Message m = ChannelServers.next(dead);
+            assertEquals("order " + i, ((TextMessage) m).getText());
+            assertTrue(m.getStringProperty(DeadLetters.REASON_PROPERTY).startsWith("Channel: queue manager QM2 could"
+                    + " not put it on 'ORDERS'"), m.getStringProperty(DeadLetters.REASON_PROPERTY));
+        }
+        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
+        for (int i = 0; i < 3; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        assertEquals("fast", await(qm2Channels, s -> s.messages() == 5).nonPersistentSpeed());
+        Receive.nothingMore(orders);
+        Receive.nothingMore(dead);
+    }
+
+    @Test
+    void aReceiverThatSaysNormalMakesTheSenderPutEveryMessageInBatchesInOrder() throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.NORMAL);
+        startQm1(ChannelDefinition.NonPersistentSpeed.FAST, qm2.server().tcpUrl(), 7);
+        crossInBatchesInOrder();
+    }
+
+    @Test
+    void aSenderThatSaysNormalPutsEveryMessageInBatchesInOrder() throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.FAST);
+        startQm1(ChannelDefinition.NonPersistentSpeed.NORMAL, qm2.server().tcpUrl(), 7);
+        crossInBatchesInOrder();
+    }
+
+    /** 40 messages, persistent and not by turns, arrive in one order, all in batches. */
+    private void crossInBatchesInOrder() throws Exception {
+        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        for (int i = 0; i < 40; i++) {
+            producer.send(onQm1.createTextMessage("order " + i),
+                    i % 2 == 0 ? DeliveryMode.NON_PERSISTENT : DeliveryMode.PERSISTENT, 4, 0);
+        }
+        onQm1.commit();
+        Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
+        for (int i = 0; i < 40; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        ChannelStatus received = await(qm2Channels, s -> s.messages() == 40);
+        ChannelStatus sent = await(qm1Channels, s -> s.messages() == 40);
+        assertEquals("normal", received.nonPersistentSpeed());
+        assertEquals("normal", sent.nonPersistentSpeed());
+        assertEquals(40, received.sequence(), "every message in a batch: " + received);
+        assertTrue(received.batches() >= 6, "batches of at most 7: " + received);
+        Receive.nothingMore(orders);
+    }
+
+    @Test
+    void persistentMessagesCrossExactlyOnceInOrderAcrossACutInTheMiddleOfABatchBesideFastOnes() throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.FAST);
+        TcpProxy proxy = servers.keep(TcpProxy.start(qm2.server().tcpPort()));
+        startQm1(ChannelDefinition.NonPersistentSpeed.FAST, proxy.url(), 10);
+        AtomicInteger prepared = new AtomicInteger();
+        qm1Channels.hooks("TO.QM2", () -> {
+            if (prepared.incrementAndGet() == 3) {
+                proxy.killConnections(); // batch 3 is prepared on QM1 and on its way: its end never arrives
+            }
+        }, () -> { });
+        // runs of ten persistent then ten non-persistent messages, persistent ones last: the persistent ones fill
+        // batches of ten, the non-persistent ones go outside the batches
+        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        for (int i = 0; i < 210; i++) {
+            producer.send(onQm1.createTextMessage("order " + i),
+                    i / 10 % 2 == 0 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT, 4, 0);
+        }
+        onQm1.commit();
+
+        Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
+        List<Integer> persistent = new ArrayList<>();
+        List<Integer> nonPersistent = new ArrayList<>();
+        // the last persistent batch is committed after the receiver put every non-persistent message before it, so
+        // those come first off the queue: once it is in, every one not lost is
+        while (persistent.size() < 110) {
+            Message m = ChannelServers.next(orders);
+            int n = Integer.parseInt(((TextMessage) m).getText().substring("order ".length()));
+            (m.getJMSDeliveryMode() == DeliveryMode.PERSISTENT ? persistent : nonPersistent).add(n);
+        }
+        // every persistent message once, in order; the non-persistent ones at most once each, in order (one on its
+        // way when the connection was cut may be lost, as FAST allows)
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < 210; i++) {
+            if (i / 10 % 2 == 0) {
+                expected.add(i);
+            }
+        }
+        assertEquals(expected, persistent);
+        ChannelStatus sent = await(qm1Channels, s -> Long.valueOf(0).equals(s.transmissionQueueDepth())
+                && s.nonPersistentSpeed() != null);
+        // 110 and more: a non-persistent message that comes while a batch is gathered goes in it
+        ChannelStatus received = await(qm2Channels, s -> s.sequence() >= 110);
+        for (int i = 1; i < nonPersistent.size(); i++) {
+            assertTrue(nonPersistent.get(i) > nonPersistent.get(i - 1), "twice or out of order: " + nonPersistent);
+        }
+        assertTrue(nonPersistent.size() >= 80, "the non-persistent messages after the cut arrived: " + nonPersistent);
+        assertTrue(prepared.get() > 3, "the cut batch went again: " + prepared.get());
+        assertEquals("fast", sent.nonPersistentSpeed());
+        assertTrue(received.sequence() < 210, "the non-persistent messages mostly outside the batches: " + received);
+        assertTrue(qm1.server().management().preparedBranches().isEmpty());
+        Receive.nothingMore(orders);
+    }
+
+    @Test
+    void aPartnerSendingAMessageOutsideTheBatchesWhenNotAgreedIsClosedAndNothingIsPut() throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.NORMAL);
+        try (CoreLink hostile = CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "hostile", 0, 5_000)) {
+            assertFalse(hostile.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", true,
+                    Frame.ChannelOpen.NO_RESET),
+                    ChannelServers.EXPECTED_MS).channelStatus().fastNonPersistent(), "the receiver says normal");
+            hostile.write(new Frame.ChannelFastMessage(ChannelServers.forged(false)));
+            assertClosed(hostile, "the channel agreed on nonPersistentSpeed normal at its open");
+        }
+        assertEquals(0, qm2.server().queueManager().queue("ORDERS").depth()); // refused on the connection's loop
+        await(qm2Channels, s -> s.state().equals("INACTIVE"));
+    }
+
+    @Test
+    void aPartnerSendingAPersistentMessageOutsideTheBatchesIsClosedAndNothingIsPut() throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.FAST);
+        try (CoreLink hostile = CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "hostile", 0, 5_000)) {
+            assertTrue(hostile.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", true,
+                    Frame.ChannelOpen.NO_RESET),
+                    ChannelServers.EXPECTED_MS).channelStatus().fastNonPersistent(), "both ends say fast");
+            hostile.write(new Frame.ChannelFastMessage(ChannelServers.forged(true)));
+            assertClosed(hostile, "a persistent message travels in a batch only");
+        }
+        assertEquals(0, qm2.server().queueManager().queue("ORDERS").depth());
+        await(qm2Channels, s -> s.state().equals("INACTIVE"));
+    }
+
+    /**
+     * The receiver closed the connection: the next request fails with its reason, or, when the close overtook the
+     * error frame, only with the connection's loss.
+     */
+    private static void assertClosed(CoreLink hostile, String reason) {
+        ClientException closed = assertThrows(ClientException.class,
+                () -> hostile.call(id -> new Frame.ChannelEndBatch(id, 0, 1), ChannelServers.EXPECTED_MS));
+        String m = closed.getMessage();
+        assertTrue(m.contains(reason) || m.contains("was lost"), m);
+    }
+
+    /** The status of the one channel of {@code plugin} once {@code condition} holds (it polls what it reports). */
+    private static ChannelStatus await(ChannelsPlugin plugin, Predicate<ChannelStatus> condition) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
+        ChannelStatus status = plugin.status().get(0);
+        while (!condition.test(status) && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000);
+            status = plugin.status().get(0);
+        }
+        assertTrue(condition.test(status), "the channel did not get there: " + status);
+        return status;
+    }
+}
