@@ -38,6 +38,8 @@ public final class JournalMessageStore implements MessageStore {
     private final Map<String, Long> recoveredQueues;
     private final List<SubscriptionRecord> recoveredSubscriptions;
     private final List<String> recoveryDamage;
+    /** Records recovery read back from the journal's files at the open. */
+    private final long recordsReadAtOpen;
     private volatile boolean closed;
 
     private JournalMessageStore(Journal journal, Recovery recovery, ServerConfig config, DataDirectoryLock lockFile,
@@ -54,6 +56,7 @@ public final class JournalMessageStore implements MessageStore {
         this.recoveredSubscriptions = recovery.state.subscriptions().values().stream()
                 .map(JournalState.Definition::subscription).toList();
         this.recoveryDamage = List.copyOf(recovery.damage);
+        this.recordsReadAtOpen = recovery.recordsRead;
         long reserve = Math.max(MIN_DISK_RESERVE, 2L * config.maxMessageLength());
         this.space = new JournalSpace(journal, recovery.state, config.journalFileBytes(), config.journalSlackBytes(),
                 config.journalMaxBytes(), reserve, freeSpace);
@@ -84,7 +87,19 @@ public final class JournalMessageStore implements MessageStore {
      */
     public static JournalMessageStore openReplicated(ServerConfig config, JournalReplication replication)
             throws IOException {
-        return open(config, JournalSpace.diskFreeSpace(), new DiskBlockClaims(), replication);
+        return open(config, JournalSpace.diskFreeSpace(), new DiskBlockClaims(), replication, null);
+    }
+
+    /**
+     * {@link #openReplicated(ServerConfig, JournalReplication)} on the journal of a replica that takes over: the
+     * state it kept as the records came ({@link ReplicaJournal}) is the recovered state, and the journal is not read
+     * back (but for the bodies of the messages, as their queues take them, and of the prepared transactions).
+     *
+     * @param replica closed: its journal is in {@code config}'s data directory
+     */
+    public static JournalMessageStore openReplicated(ServerConfig config, JournalReplication replication,
+                                                     ReplicaJournal replica) throws IOException {
+        return open(config, JournalSpace.diskFreeSpace(), new DiskBlockClaims(), replication, replica.handOver());
     }
 
     /** {@link #open(ServerConfig)} with the disk's free space read by {@code freeSpace}: tests fill a disk so. */
@@ -95,11 +110,12 @@ public final class JournalMessageStore implements MessageStore {
     /** {@link #open(ServerConfig)} with the disk's free space and block claims given: tests run out of disk so. */
     static JournalMessageStore open(ServerConfig config, ToLongFunction<Path> freeSpace, DiskBlockClaims claims)
             throws IOException {
-        return open(config, freeSpace, claims, null);
+        return open(config, freeSpace, claims, null, null);
     }
 
+    /** @param recovered the state a replica kept, finished; null: read it back from the journal (crash recovery) */
     private static JournalMessageStore open(ServerConfig config, ToLongFunction<Path> freeSpace, DiskBlockClaims claims,
-                                            JournalReplication replication) throws IOException {
+                                            JournalReplication replication, Recovery recovered) throws IOException {
         Path data = config.dataDirectory().toAbsolutePath();
         Files.createDirectories(data);
         DataDirectoryLock lockFile = DataDirectoryLock.acquire(data, config.name(), config.standby());
@@ -108,17 +124,18 @@ public final class JournalMessageStore implements MessageStore {
         try {
             journal = Journal.open(data.resolve(Journal.DIRECTORY), config.durability() == Durability.FSYNC,
                     Journal.blockSize(config), claims);
-            Recovery recovery = Recovery.run(journal);
+            Recovery recovery = recovered != null ? recovered : Recovery.run(journal);
             journal.startAfter(recovery.lastSegment); // here rather than on the writer: a failure stops the start
             recovery.state.segment(journal.currentSegment());
             JournalMessageStore store = new JournalMessageStore(journal, recovery, config, lockFile, freeSpace,
                     replication);
             double seconds = (System.nanoTime() - start) / 1e9;
             LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
-                    "Journal %s recovered in %.3f s: %d messages restored on %d queues, %d records read, %d open "
+                    "Journal %s recovered in %.3f s: %d messages restored on %d queues, %d records %s, %d open "
                             + "transactions rolled back, %d prepared XA transactions in doubt%s; durability %s",
                     journal.directory(), seconds, store.recovered.size(), recovery.lastSequences.size(),
-                    recovery.records, recovery.rolledBackTransactions, store.prepared.size(),
+                    recovery.records, recovered != null ? "applied as the replica received them" : "read",
+                    recovery.rolledBackTransactions, store.prepared.size(),
                     recovery.damage.isEmpty() ? (recovery.closedCleanly ? "" : "; the last run did not stop in order")
                             : "; DAMAGE IGNORED: " + String.join("; ", recovery.damage),
                     config.durability()));
@@ -246,6 +263,14 @@ public final class JournalMessageStore implements MessageStore {
     /** Records appended so far. */
     public long records() {
         return writer.records();
+    }
+
+    /**
+     * Records recovery read back from the journal's files when the store opened: all of them after a crash or a
+     * restart; none on a replica that took over (it kept the state as the records came).
+     */
+    public long recordsReadAtOpen() {
+        return recordsReadAtOpen;
     }
 
     /** What recovery found damaged and ignored (a torn or overwritten tail), one line per segment; empty if none. */

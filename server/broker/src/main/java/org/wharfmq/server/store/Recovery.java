@@ -11,14 +11,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Replays the journal at startup into a {@link JournalState}: committed, unconsumed messages with their delivery
- * counts, queues defined at run time, the highest sequence seen per queue and the highest transaction id.
+ * Replays the journal into a {@link JournalState}: committed, unconsumed messages with their delivery counts, queues
+ * defined at run time, the highest sequence seen per queue and the highest transaction id.
+ *
+ * <p>Two ways in, one model: {@link #run} reads a whole journal at startup (crash recovery); a replica of a
+ * replicated queue manager feeds the same model one record at a time as it appends them to its journal
+ * ({@link ReplicaJournal}, {@link #record}), so that a takeover starts from it without reading the journal back.
+ * Either way {@link #finish} ends it once, before the store takes it.
  *
  * <p>Files are read one by one, oldest first. A record whose CRC does not match (a torn write, garbage over the
  * tail) ends the reading of its file: it and whatever follows in that file are ignored and reported, never fatal.
  * A record cut short by a crash is never complete in Chronicle's framing, so it is not even seen. Transactions
  * without a commit marker are rolled back, but prepared ones (a PREPARE record and no COMMIT or ROLLBACK): those are in
  * doubt, for their transaction manager to decide.
+ *
+ * <p>Not thread-safe: one thread builds it (the startup, or the replica's applier), then hands it to the store.
  */
 final class Recovery {
 
@@ -31,16 +38,29 @@ final class Recovery {
     final Map<String, Long> lastSequences = new LinkedHashMap<>();
     final List<String> damage = new ArrayList<>();
     long highestTransaction;
+    /** Records applied to the model. */
     long records;
+    /** Records read back from the journal's files ({@link #read}): none when a replica built the model live. */
+    long recordsRead;
     int lastSegment;
     boolean closedCleanly = true;
     int rolledBackTransactions;
 
-    private Recovery() {
+    private boolean finished;
+
+    /** An empty model, to be fed {@link #record records} as they are appended. */
+    Recovery() {
     }
 
-    /** Reads the whole journal. */
+    /** Reads the whole journal and {@link #finish finishes}: crash recovery. */
     static Recovery run(Journal journal) throws java.io.IOException {
+        Recovery recovery = read(journal);
+        recovery.finish();
+        return recovery;
+    }
+
+    /** Reads the whole journal into a new model, not finished: more records may follow ({@link #record}). */
+    static Recovery read(Journal journal) throws java.io.IOException {
         Recovery recovery = new Recovery();
         ByteBuf record = Unpooled.buffer(256);
         try {
@@ -51,16 +71,59 @@ final class Recovery {
             record.release();
             journal.closeReaders();
         }
-        recovery.rolledBackTransactions = recovery.state.rollbackAllPending();
-        for (String queue : recovery.state.queueDefinitions().keySet()) {
-            recovery.lastSequences.putIfAbsent(queue, 0L);
-        }
         return recovery;
     }
 
-    private void readSegment(Journal journal, int segment, ByteBuf record) throws java.io.IOException {
+    /** Records go to {@code segment} from now on (a new, empty segment). */
+    void segmentStarted(int segment) {
+        requireOpen();
         lastSegment = Math.max(lastSegment, segment);
         state.segment(segment);
+    }
+
+    /**
+     * Applies one record just appended to the journal at {@code index} of {@code segment}, as {@link #run} would read
+     * it back: {@code fields} are its bytes without the CRC (read, not changed: its reader index is restored), and
+     * {@code bytes} is what it takes in the segment (its document, CRC and Chronicle's header included).
+     *
+     * @throws IllegalStateException when the record cannot be parsed
+     */
+    void record(ByteBuf fields, int segment, long index, int bytes) {
+        requireOpen();
+        int at = fields.readerIndex();
+        state.written(segment, bytes);
+        try {
+            apply(fields, segment, index, bytes);
+        } catch (IndexOutOfBoundsException e) {
+            throw new IllegalStateException("A journal record at index " + Long.toHexString(index) + " of segment "
+                    + segment + " cannot be parsed (" + e.getMessage() + ")", e);
+        } finally {
+            fields.readerIndex(at);
+        }
+        records++;
+    }
+
+    /**
+     * Ends the replay: the transactions still open are rolled back (not the prepared ones), and every queue defined
+     * at run time is one that must exist. Once; the model takes no record after.
+     */
+    void finish() {
+        requireOpen();
+        finished = true;
+        rolledBackTransactions = state.rollbackAllPending();
+        for (String queue : state.queueDefinitions().keySet()) {
+            lastSequences.putIfAbsent(queue, 0L);
+        }
+    }
+
+    private void requireOpen() {
+        if (finished) {
+            throw new IllegalStateException("The recovered journal state was finished and handed over already");
+        }
+    }
+
+    private void readSegment(Journal journal, int segment, ByteBuf record) throws java.io.IOException {
+        segmentStarted(segment);
         java.nio.file.Path unfinished = journal.fileWithoutHeader(segment);
         if (unfinished != null) {
             // nothing to read, and nothing lost: a record is only ever written after the header
@@ -99,6 +162,7 @@ final class Recovery {
                     return;
                 }
                 records++;
+                recordsRead++;
             }
         }
         // only the newest segment tells whether the last run ended in order

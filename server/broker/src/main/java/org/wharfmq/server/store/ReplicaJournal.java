@@ -19,16 +19,26 @@ import java.util.stream.Stream;
 /**
  * A replica's journal: the records the active instance of a replicated queue manager handed to its
  * {@link JournalReplication}, appended as they arrive, in the order committed, to this member's own journal (its
- * own data directory). Nothing reads them while it is a replica; when it takes over, the journal is closed and the
- * queue manager starts on it as after a crash ({@link JournalMessageStore#open}: recovery).
+ * own data directory), and applied as they are appended to the state recovery would read back from that journal
+ * (a {@link Recovery} fed one record at a time: the live messages per queue as positions in the journal, their
+ * delivery counts, the transactions open and prepared, the queues and subscriptions defined). When it takes over,
+ * the journal is closed and the queue manager's store opens on it with that state
+ * ({@link JournalMessageStore#openReplicated(ServerConfig, JournalReplication, ReplicaJournal)}): it reads the
+ * journal back no more than a replica's snapshot makes it (below), and a takeover takes as long as the live messages
+ * do, not the journal.
+ *
+ * <p>The state holds what an active instance's journal writer holds (a few dozen bytes a live message), not the
+ * messages' bodies: those stay in the journal, read back one by one as their queues take them at the takeover, as
+ * after a crash, within the queues' memory budgets.
  *
  * <p>Every start begins with an empty journal ({@link #open} wipes it) and the replicated log applies its entries
  * again from its latest snapshot: so a member that was active and lost its leadership never keeps records it wrote
  * but the others never committed. A replica reclaims nothing: its journal grows until it takes over (or restarts
  * from a snapshot).
  *
- * <p>Holds the data directory's lock ({@link DataDirectoryLock}) while open. Not thread-safe: one thread at a time
- * (the replicated log's applier).
+ * <p>Holds the data directory's lock ({@link DataDirectoryLock}) while open. Not thread-safe: the state has one
+ * owner, the thread that applies the records (the replicated log's applier: asserted), until {@link #close} and
+ * the store's open take it over; the caller orders those (the member's lock).
  */
 public final class ReplicaJournal implements AutoCloseable {
 
@@ -41,6 +51,10 @@ public final class ReplicaJournal implements AutoCloseable {
     private long records;
     /** The record being appended, copied from the batch. */
     private final ByteBuf scratch = Unpooled.buffer(64 << 10);
+    /** What recovery would read back from the journal, kept current record by record; null once handed over. */
+    private Recovery live;
+    /** The one thread that applies records to {@link #live} (bound by the first after the state was made). */
+    private Thread applier;
 
     private ReplicaJournal(ServerConfig config, Path root, DataDirectoryLock lock) {
         this.config = config;
@@ -81,8 +95,16 @@ public final class ReplicaJournal implements AutoCloseable {
         return replica;
     }
 
-    /** Appends a batch of records, framed as {@link JournalReplication#replicate} gives them. */
+    /**
+     * Appends a batch of records, framed as {@link JournalReplication#replicate} gives them, and applies each to the
+     * recovered state.
+     */
     public void apply(ByteBuffer batch) {
+        if (applier == null) {
+            applier = Thread.currentThread();
+        }
+        assert applier == Thread.currentThread()
+                : "the replica's recovered state is applied by " + applier + " and by " + Thread.currentThread();
         ByteBuffer records = batch.duplicate().order(java.nio.ByteOrder.BIG_ENDIAN);
         while (records.hasRemaining()) {
             int length = records.getInt();
@@ -94,13 +116,14 @@ public final class ReplicaJournal implements AutoCloseable {
             ByteBuffer fields = records.slice(records.position(), length - JournalRecord.CRC_BYTES);
             int crc = records.getInt(end - JournalRecord.CRC_BYTES);
             if (segmentBytes > config.journalFileBytes()) {
-                journal.roll();
-                segmentBytes = 0;
+                roll();
             }
             // copied: the batch's buffer is read-only, and Chronicle writes a buffer without an array through its
             // (refused) array
             scratch.clear().writeBytes(fields);
-            journal.append(scratch, null, crc);
+            long index = journal.append(scratch, null, crc);
+            // the document holds the fields and the CRC; Chronicle's header before it counts as recovery counts it
+            live.record(scratch, journal.currentSegment(), index, length + 4);
             segmentBytes += length + 4;
             records.position(end);
             this.records++;
@@ -117,7 +140,19 @@ public final class ReplicaJournal implements AutoCloseable {
         journal.sync();
     }
 
-    /** Deletes the journal and opens an empty one. */
+    /** Records recovery would have read back from the journal for the state, since it was last emptied: 0 when the
+     * state was built as the records came, the snapshot's records when one was loaded. */
+    public long recordsReadBack() {
+        return live == null ? 0 : live.recordsRead;
+    }
+
+    private void roll() {
+        journal.roll();
+        segmentBytes = 0;
+        live.segmentStarted(journal.currentSegment());
+    }
+
+    /** Deletes the journal and opens an empty one, with an empty state. */
     public void reset() throws IOException {
         if (journal != null) {
             journal.close();
@@ -126,6 +161,9 @@ public final class ReplicaJournal implements AutoCloseable {
         deleteTree(root);
         journal = Journal.open(root, true, Journal.blockSize(config));
         journal.startAfter(0);
+        live = new Recovery();
+        live.segmentStarted(journal.currentSegment());
+        applier = null;
         segmentBytes = 0;
         records = 0;
     }
@@ -136,8 +174,7 @@ public final class ReplicaJournal implements AutoCloseable {
      */
     public void writeSnapshot(OutputStream out) throws IOException {
         journal.sync();
-        journal.roll();
-        segmentBytes = 0;
+        roll();
         int current = journal.currentSegment();
         DataOutputStream data = new DataOutputStream(out);
         List<Path> files;
@@ -156,7 +193,11 @@ public final class ReplicaJournal implements AutoCloseable {
         data.flush();
     }
 
-    /** Replaces the journal with one {@link #writeSnapshot} wrote (here or on another member). */
+    /**
+     * Replaces the journal with one {@link #writeSnapshot} wrote (here or on another member), and the state with the
+     * one read back from it: the one time a replica reads its journal back (a member that was too far behind, or
+     * restarts with a snapshot).
+     */
     public void loadSnapshot(InputStream in) throws IOException {
         journal.close();
         journal = null;
@@ -183,8 +224,27 @@ public final class ReplicaJournal implements AutoCloseable {
             }
         }
         journal = Journal.open(root, true, Journal.blockSize(config));
-        journal.startAfter(journal.segments().isEmpty() ? 0 : journal.segments().last());
+        live = Recovery.read(journal); // not finished: the transactions open at the snapshot may end after it
+        journal.startAfter(live.lastSegment);
+        live.segmentStarted(journal.currentSegment());
+        applier = null;
         segmentBytes = 0;
+    }
+
+    /**
+     * Hands the recovered state to the store that opens on this journal once it is {@link #close closed} (the
+     * takeover): finished as crash recovery finishes it (the transactions still open rolled back, not the prepared
+     * ones). Once.
+     */
+    Recovery handOver() {
+        if (journal != null || live == null) {
+            throw new IllegalStateException("A replica journal hands its recovered state over once, after it was "
+                    + "closed (" + (live == null ? "handed over already" : "still open") + ")");
+        }
+        Recovery recovered = live;
+        live = null;
+        recovered.finish();
+        return recovered;
     }
 
     private static void deleteTree(Path root) throws IOException {

@@ -28,6 +28,8 @@ final class StoreHarness {
 
     /** What recovery handed over. */
     static final class Recovered implements RecoveryTarget {
+        /** The durable subscriptions' queues. */
+        final List<String> subscriptions = new ArrayList<>();
         final Map<String, Long> queues = new LinkedHashMap<>();
         final List<String> messages = new ArrayList<>();
         final Map<String, Integer> deliveryCounts = new LinkedHashMap<>();
@@ -35,6 +37,11 @@ final class StoreHarness {
         final List<String> prepared = new ArrayList<>();
         /** Their ids, to commit or roll them back with, in the same order. */
         final List<Long> preparedIds = new ArrayList<>();
+
+        @Override
+        public void subscriptionRecovered(SubscriptionRecord subscription) {
+            subscriptions.add(subscription.queueName());
+        }
 
         @Override
         public void queueRecovered(String queueName, long lastSequence) {

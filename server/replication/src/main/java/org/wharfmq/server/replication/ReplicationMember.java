@@ -26,9 +26,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One instance of a replicated queue manager, the broker's side of its {@link ReplicatedLog}: while a replica, it
- * applies what the log commits to its own journal ({@link ReplicaJournal}); once elected, it {@link #takeOver takes
- * over} as a standby does when it gets the data directory's lock: its journal closed, the queue manager's store
- * opened on it (recovery, as after a crash), with every later batch handed to the log before it is confirmed.
+ * applies what the log commits to its own journal and to the state recovery would read back from it
+ * ({@link ReplicaJournal}); once elected, it {@link #takeOver takes over} as a standby does when it gets the data
+ * directory's lock: its journal closed, the queue manager's store opened on it from that state (the journal is not
+ * read back), with every later batch handed to the log before it is confirmed.
  *
  * <p>The definitions made at run time ({@code queues.def}, {@link #definitions}) travel through the same log, each
  * version whole, and a replica writes them into its own data directory ({@link ReplicatedFiles}).
@@ -37,8 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #switchover}) {@link #fenced fences} it: the caller stops serving clients and ends the process; restarted, it rejoins as a
  * replica, its journal rebuilt from the log (so nothing it wrote without a majority survives).
  *
- * <p>Threads: the log applies batches on Ratis's applier thread; {@link #takeOver} runs on the caller's;
- * {@link #lock} orders the two around the replica journal, which is closed at the takeover.
+ * <p>Threads: the log applies batches on Ratis's applier thread, the one owner of the replica's state until the
+ * takeover; {@link #takeOver} runs on the caller's; {@link #lock} orders the two around the replica journal, which
+ * is closed at the takeover and its state handed to the store.
  */
 public final class ReplicationMember implements AutoCloseable {
 
@@ -140,9 +142,10 @@ public final class ReplicationMember implements AutoCloseable {
     }
 
     /**
-     * Becomes the active instance, once {@link #elected}: closes the replica journal and opens the queue manager's
-     * store on it (recovery), every later batch replicated before it is confirmed. The caller starts the queue
-     * manager with the store.
+     * Becomes the active instance, once {@link #elected} (it has applied every batch committed before): closes the
+     * replica journal and opens the queue manager's store on it with the state the replica kept (no replay of the
+     * journal), every later batch replicated before it is confirmed. The caller starts the queue manager with the
+     * store.
      */
     public JournalMessageStore takeOver() throws IOException {
         elected.join();
@@ -152,15 +155,15 @@ public final class ReplicationMember implements AutoCloseable {
                         + state + ".");
             }
             replica.close();
-            state = State.ACTIVE;
+            state = State.ACTIVE; // from here no batch reaches the replica's state: the store below takes it
         }
-        LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + " is the active instance: its "
-                + "journal recovers and the queue manager starts on it");
+        LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + " is the active instance: the "
+                + "queue manager starts on its journal, from the state it kept as a replica");
         try {
             // the journal is not forced: the Raft log (forced on a majority before a batch is confirmed) is the durable
             // copy, and every member rebuilds its journal from it when it starts; a force here would only add a sync
             return JournalMessageStore.openReplicated(config.toBuilder().durability(Durability.OS).build(),
-                    gate::pass);
+                    gate::pass, replica);
         } catch (IOException | RuntimeException e) {
             fence("its journal could not be opened: " + e);
             throw e;

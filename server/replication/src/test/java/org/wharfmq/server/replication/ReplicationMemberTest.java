@@ -144,6 +144,123 @@ class ReplicationMemberTest {
         }
     }
 
+    /**
+     * A replica keeps the recovered state current as the batches come: after many batches (messages put and consumed,
+     * delivered again, transactions committed, prepared and in doubt, and open; a queue defined and deleted), the
+     * member that takes over recovers exactly what crash recovery reads back from its journal, and reads none of it
+     * back to do so.
+     */
+    @Test
+    void aTakeoverStartsFromTheStateTheReplicaKeptAndRecoversWhatCrashRecoveryWould(@TempDir Path dir)
+            throws Exception {
+        startAll(dir);
+        try {
+            int first = takeOver();
+            JournalMessageStore active = stores[first];
+            active.queueCreated("TEMP.Q");
+            assertNull(put(active, "TEMP.Q", 1, "gone with its queue"));
+            assertNull(done(c -> active.remove(List.of(message("TEMP.Q", 1, "")), c)));
+            active.queueDeleted("TEMP.Q");
+            active.queueCreated("KEPT.Q");
+            List<CompletableFuture<Throwable>> puts = new ArrayList<>();
+            for (int i = 1; i <= 300; i++) {
+                CompletableFuture<Throwable> confirmed = new CompletableFuture<>();
+                active.put(message("ORDERS", i, "m" + i), confirmed::complete);
+                puts.add(confirmed);
+                if (i % 10 == 0) {
+                    active.delivered(message("ORDERS", i, ""), 1);
+                }
+            }
+            for (CompletableFuture<Throwable> confirmed : puts) {
+                assertNull(confirmed.get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+            }
+            for (int i = 1; i <= 270; i += 90) {
+                List<StoredMessage> consumed = new ArrayList<>();
+                for (int j = i; j < i + 90; j++) {
+                    consumed.add(message("ORDERS", j, ""));
+                }
+                assertNull(done(c -> active.remove(consumed, c)));
+            }
+            active.putInTransaction(1, message("ORDERS", 301, "sent in tx 1"));
+            active.removeInTransaction(1, message("ORDERS", 271, ""));
+            assertNull(done(c -> active.commit(1, c)));
+            active.putInTransaction(2, message("ORDERS", 302, "sent in tx 2, in doubt"));
+            active.removeInTransaction(2, message("ORDERS", 272, ""));
+            assertNull(done(c -> active.prepare(2, "xid-2".getBytes(StandardCharsets.UTF_8), c)));
+            active.putInTransaction(3, message("ORDERS", 303, "sent in tx 3, open"));
+            assertNull(put(active, "KEPT.Q", 1, "after tx 3's send"));
+
+            stores[first].close();
+            members[first].close();
+            members[first] = null;
+            int second = takeOver();
+            assertEquals(0, stores[second].recordsReadAtOpen(), "the takeover read the journal back");
+            List<String> live = recoverAll(stores[second]);
+            stores[second].close();
+            stores[second] = null;
+            ServerConfig config = ServerConfig.builder().name("TEST")
+                    .dataDirectory(membership.members().get(second).dataDirectory()).maxMessageLength(1 << 20).build();
+            try (JournalMessageStore crash = JournalMessageStore.open(config)) {
+                assertTrue(crash.recordsReadAtOpen() > 300, "crash recovery read " + crash.recordsReadAtOpen());
+                assertEquals(recoverAll(crash), live);
+            }
+            assertTrue(live.contains("queue KEPT.Q 1") && live.stream().noneMatch(l -> l.contains("TEMP.Q")), "" + live);
+            assertTrue(live.contains("ORDERS/273=m273 1") && live.contains("ORDERS/280=m280 2")
+                    && live.contains("ORDERS/301=sent in tx 1 1") && live.contains("KEPT.Q/1=after tx 3's send 1")
+                    && live.stream().noneMatch(l -> l.startsWith("ORDERS/271=") || l.startsWith("ORDERS/272=") || l.startsWith("ORDERS/303=")),
+                    "" + live);
+            assertTrue(live.stream().anyMatch(l -> l.startsWith("in doubt xid-2: sends [ORDERS/302] consumed "
+                    + "[ORDERS/272] as ")), "" + live);
+        } finally {
+            closeAll();
+        }
+    }
+
+    /** Runs {@code call} with a store completion and waits for it: null when done. */
+    private static Throwable done(java.util.function.Consumer<org.wharfmq.server.store.StoreCompletion> call)
+            throws Exception {
+        CompletableFuture<Throwable> done = new CompletableFuture<>();
+        call.accept(done::complete);
+        return done.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static Message message(String queue, long sequence, String body) {
+        return new Message(queue, sequence, Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+    }
+
+    /** Everything the store recovered, one line each, in the order it came. */
+    private static List<String> recoverAll(JournalMessageStore store) {
+        List<String> recovered = new ArrayList<>();
+        store.recover(new RecoveryTarget() {
+            @Override
+            public void subscriptionRecovered(org.wharfmq.server.store.SubscriptionRecord subscription) {
+                recovered.add("subscription " + subscription);
+            }
+
+            @Override
+            public void queueRecovered(String queueName, long lastSequence) {
+                recovered.add("queue " + queueName + " " + lastSequence);
+            }
+
+            @Override
+            public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
+                recovered.add(queueName + "/" + sequence + "=" + content.toString(StandardCharsets.UTF_8) + " "
+                        + deliveryCount);
+                content.release();
+            }
+
+            @Override
+            public void transactionPrepared(org.wharfmq.server.store.PreparedTransaction transaction) {
+                recovered.add("in doubt " + new String(transaction.branch(), StandardCharsets.UTF_8) + ": sends "
+                        + transaction.sends().stream().map(m -> m.queueName() + "/" + m.sequence()).toList()
+                        + " consumed " + transaction.consumed().stream().map(m -> m.queueName() + "/" + m.sequence())
+                        .toList() + " as " + transaction.transactionId());
+                transaction.release();
+            }
+        });
+        return recovered;
+    }
+
     /** Puts messages on one store as fast as it confirms them (64 at a time) until stopped or refused. */
     private static final class Load {
         private final JournalMessageStore store;
