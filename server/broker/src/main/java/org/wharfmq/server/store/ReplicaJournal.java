@@ -247,7 +247,7 @@ public final class ReplicaJournal implements AutoCloseable {
         return recovered;
     }
 
-    private static void deleteTree(Path root) throws IOException {
+    static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root)) {
             return;
         }

@@ -6,8 +6,9 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 
 /**
- * What a member's replicated log applies committed batches to: on the broker side, the member's own journal (and,
- * later, its queues). Called by one thread at a time, Ratis's state machine updater, in log order.
+ * What a member's replicated log applies committed batches to: on the broker side, the member's own journal and the
+ * state recovery would read back from it ({@link org.wharfmq.server.store.ReplicaJournal}). Called by one thread at a
+ * time, Ratis's state machine updater, in log order.
  *
  * <p>After a restart, the log re-applies every batch after the latest snapshot ({@link #loadSnapshot} first, if
  * there is one): a sink that keeps state across restarts by itself skips the indexes it already holds.
