@@ -7,8 +7,10 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.StoreHarness.Message;
 import org.wharfmq.server.store.StoreHarness.Recovered;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -92,9 +94,13 @@ class ReplicaJournalTest {
                 StoreHarness.put(active, Message.of("Q", 1, "one"));
                 active.putInTransaction(1, Message.of("Q", 2, "two, in a transaction across the snapshot"));
                 StoreHarness.put(active, Message.of("Q", 3, "three"));
-                ByteArrayOutputStream snapshot = new ByteArrayOutputStream();
-                first.writeSnapshot(snapshot);
-                second.loadSnapshot(new ByteArrayInputStream(snapshot.toByteArray()));
+                Path snapshot = dir.resolve("snapshot");
+                try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(snapshot))) {
+                    first.writeSnapshot(out);
+                }
+                try (InputStream in = new BufferedInputStream(Files.newInputStream(snapshot))) {
+                    second.loadSnapshot(in);
+                }
                 assertEquals(3, second.recordsReadBack(), "the snapshot's records are read back");
                 to.set(second);
                 StoreHarness.Done commit = new StoreHarness.Done();
