@@ -14,13 +14,14 @@ import java.util.stream.Stream;
 
 /**
  * Measures a replicated queue manager's takeover with and without the state a replica keeps as the records come: a
- * store puts MESSAGES persistent messages of BODY bytes and consumes the first CONSUMED; its replication hook keeps
+ * store puts MESSAGES persistent messages of BODY bytes and consumes the first CONSUMED (CONSUMED_PER_RECORD in each REMOVE record); its replication hook keeps
  * every batch. Each round applies the batches to a new replica's journal (as the replicated log does), then times
  * the store's open and the recovery handed to a queue manager (every message's bytes read back) once from the
  * replica's state (a takeover now) and once by crash recovery of a copy of the same journal (a takeover before),
  * alternated. See docs/resilience.md, "Replicated queue manager".
  *
- * <pre>java @bin/jvm.options -cp ... org.wharfmq.server.store.ReplicaTakeoverProbe DIRECTORY [MESSAGES] [CONSUMED] [BODY] [ROUNDS]</pre>
+ * <pre>java @bin/jvm.options -cp ... org.wharfmq.server.store.ReplicaTakeoverProbe DIRECTORY [MESSAGES] [CONSUMED] [BODY]
+ *     [ROUNDS] [CONSUMED_PER_RECORD]</pre>
  */
 public final class ReplicaTakeoverProbe {
 
@@ -33,11 +34,12 @@ public final class ReplicaTakeoverProbe {
         int consumed = args.length > 2 ? Integer.parseInt(args[2]) : 90_000;
         int body = args.length > 3 ? Integer.parseInt(args[3]) : 1024;
         int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 3;
+        int perRemove = args.length > 5 ? Integer.parseInt(args[5]) : 100;
         ReplicaJournal.deleteTree(root);
-        List<ByteBuffer> batches = record(root.resolve("active"), messages, consumed, body);
+        List<ByteBuffer> batches = record(root.resolve("active"), messages, consumed, body, perRemove);
         long bytes = batches.stream().mapToLong(ByteBuffer::remaining).sum();
-        System.out.printf("messages=%d consumed=%d body=%d batches=%d replicatedBytes=%d%n", messages, consumed, body,
-                batches.size(), bytes);
+        System.out.printf("messages=%d consumed=%d body=%d consumedPerRecord=%d batches=%d replicatedBytes=%d%n",
+                messages, consumed, body, perRemove, batches.size(), bytes);
         for (int round = 1; round <= rounds; round++) {
             Path data = root.resolve("replica" + round);
             ServerConfig config = StoreHarness.config(data).toBuilder().durability(Durability.OS).build();
@@ -105,7 +107,8 @@ public final class ReplicaTakeoverProbe {
     }
 
     /** Runs the workload on a store in {@code data}; the batches its replication hook was given, copied. */
-    private static List<ByteBuffer> record(Path data, int messages, int consumed, int body) throws Exception {
+    private static List<ByteBuffer> record(Path data, int messages, int consumed, int body, int perRemove)
+            throws Exception {
         List<ByteBuffer> batches = new ArrayList<>();
         ServerConfig config = StoreHarness.config(data).toBuilder().durability(Durability.OS).build();
         String text = "x".repeat(body);
@@ -120,16 +123,16 @@ public final class ReplicaTakeoverProbe {
                 store.put(StoreHarness.Message.of("ORDERS", i, text), failure -> puts.countDown());
             }
             puts.await();
+            CountDownLatch removes = new CountDownLatch((consumed + perRemove - 1) / perRemove);
             List<StoredMessage> batch = new ArrayList<>();
             for (int i = 1; i <= consumed; i++) {
                 batch.add(StoreHarness.Message.of("ORDERS", i, ""));
-                if (batch.size() == 100 || i == consumed) {
-                    StoreHarness.Done done = new StoreHarness.Done();
-                    store.remove(batch, done);
-                    done.await();
+                if (batch.size() == perRemove || i == consumed) {
+                    store.remove(batch, failure -> removes.countDown());
                     batch = new ArrayList<>();
                 }
             }
+            removes.await();
         }
         return batches; // the writer thread added them; its stop (the close) came before
     }
