@@ -50,9 +50,9 @@ class PubSubHierarchyStatusTest {
             hierarchy.partners().forEach(partner -> c.queue(QueueDefinition.transmissionQueue(partner)));
             return c;
         }, c -> {
-            PubSubHierarchy plugin = new PubSubHierarchy(hierarchy);
             ChannelsPlugin channelsPlugin = new ChannelsPlugin(new ChannelSettings(
                     PubSubHierarchyTest.channels(name, hierarchy, ports)));
+            PubSubHierarchy plugin = new PubSubHierarchy(hierarchy, channelsPlugin);
             AdminPlugin admin = new AdminPlugin(channelsPlugin.adminCommands(), plugin.adminCommands());
             WharfServer.Starter starter = views
                     ? WharfServer.builder(c).plugins(plugin, channelsPlugin, admin, new ConsolePlugin(http, admin),

@@ -82,10 +82,10 @@ class PubSubHierarchyTest {
             return c;
         };
         return servers.keep(TestServer.start(config, c -> {
-            PubSubHierarchy plugin = new PubSubHierarchy(hierarchy);
+            ChannelsPlugin channels = new ChannelsPlugin(new ChannelSettings(channels(name, hierarchy, ports)));
+            PubSubHierarchy plugin = new PubSubHierarchy(hierarchy, channels);
             hierarchies.put(name, plugin);
-            WharfServer.Starter starter = WharfServer.builder(c).plugins(plugin,
-                    new ChannelsPlugin(new ChannelSettings(channels(name, hierarchy, ports))));
+            WharfServer.Starter starter = WharfServer.builder(c).plugins(plugin, channels);
             return (rules == null ? starter : starter.accessControl(rules)).start();
         }));
     }
@@ -156,7 +156,7 @@ class PubSubHierarchyTest {
     void aQueueManagerDoesNotStartWithAPartnerNothingLeadsTo() {
         IllegalStateException refused = assertThrows(IllegalStateException.class, () -> TestServer.start(
                 c -> c.name("QM9"), c -> WharfServer.builder(c).plugins(new PubSubHierarchy(
-                        new HierarchySettings("QM1", List.of()))).start()));
+                        new HierarchySettings("QM1", List.of()), new ChannelsPlugin(ChannelSettings.none()))).start()));
         assertTrue(refused.getMessage().startsWith("Queue manager QM9 cannot reach a partner of its publish/subscribe"
                 + " hierarchy ([QM1]): "), refused.getMessage());
         assertTrue(refused.getMessage().contains("no transmission queue is named QM1"), refused.getMessage());
