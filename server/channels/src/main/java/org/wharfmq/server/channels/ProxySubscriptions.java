@@ -280,13 +280,13 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
         try {
             local.call(id -> new Frame.Send(id, SESSION, producer, bytes), TIMEOUT_MILLIS);
             return true;
-        } catch (ClientException refused) {
-            if (!POISON.contains(refused.code())) {
-                throw refused;
+        } catch (ClientException refusal) {
+            if (!POISON.contains(refusal.code())) {
+                throw refusal;
             }
             String target = HierarchyMessages.publicationsQueueOf(partner).name();
             String reason = "Publish/subscribe hierarchy: queue manager " + queueManager + " could not forward a"
-                    + " publication on topic '" + topic + "' to queue manager " + partner + ": " + refused.getMessage();
+                    + " publication on topic '" + topic + "' to queue manager " + partner + ": " + refusal.getMessage();
             WireMessage dead = WireMessage.decode(d.message().duplicate()); // as published, not as forwarded
             dead.destination = WireDestination.queue(SystemQueues.DEAD_LETTER_QUEUE);
             dead.properties.put(DeadLetters.REASON_PROPERTY, reason);

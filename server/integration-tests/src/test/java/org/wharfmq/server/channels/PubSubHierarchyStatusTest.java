@@ -109,6 +109,18 @@ class PubSubHierarchyStatusTest {
         assertEquals("QM2", console.get("children").get(0).asText());
         assertEquals(2, console.get("partners").get(0).get("publicationsForwarded").asLong());
         assertTrue(AdminCli.ok(url2, "display", "pubsub").contains("QM1"));
+
+        // the sender channel under the relation: what carries the sets and the publications to the partner
+        JsonNode toQm2 = partner(url1);
+        assertEquals("QM2", toQm2.get("transmissionQueue").asText());
+        assertEquals(1, toQm2.get("channels").size(), toQm2.toString());
+        assertEquals("QM1.TO.QM2", toQm2.get("channels").get(0).get("name").asText());
+        assertTrue(List.of("RUNNING", "WAITING").contains(toQm2.get("channels").get(0).get("state").asText()),
+                toQm2.toString());
+        AdminCli.ok(url1, "stop", "channel", "QM1.TO.QM2");
+        String stopped = AdminCli.ok(url1, "display", "pubsub");
+        assertTrue(stopped.matches("(?s).*QM2 +child +ACTIVE +1 +0 +\\d+ +2 +QM1\\.TO\\.QM2 STOPPED\\s.*"), stopped);
+        assertEquals("STOPPED", partner(url1).get("channels").get(0).get("state").asText());
     }
 
     @Test
