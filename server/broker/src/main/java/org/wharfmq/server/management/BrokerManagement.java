@@ -2,6 +2,8 @@ package org.wharfmq.server.management;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.TransmissionHeader;
+import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.WharfVersion;
@@ -9,6 +11,8 @@ import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.queue.QueueCreator;
+import org.wharfmq.server.queue.QueueNameResolver;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueueSnapshot;
 import org.wharfmq.server.session.XaBranches;
@@ -106,6 +110,17 @@ public final class BrokerManagement implements Management {
     @Override
     public boolean queueExists(String name) {
         return name != null && queues.find(name) != null;
+    }
+
+    @Override
+    public String transmissionQueueTo(String queueManager) {
+        try {
+            QueueNameResolver.Resolution r = queues.resolver().resolve(WireDestination.queue(queueManager
+                    + TransmissionHeader.QUALIFIER + "Q"), QueueCreator.ANYONE);
+            return r.remote() ? r.queue().name() : null;
+        } catch (WharfException nowhere) {
+            return null;
+        }
     }
 
     private QueueStatus status(LocalQueue queue, long now) {

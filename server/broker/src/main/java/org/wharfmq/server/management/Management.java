@@ -45,6 +45,13 @@ public interface Management {
     boolean queueExists(String name);
 
     /**
+     * The transmission queue a message for queue manager {@code queueManager} goes on, as a put to
+     * {@code queueManager/Q} resolves it (a queue-manager alias's, the transmission queue named as it, the default
+     * one); null when nothing leads there, or when it is this queue manager.
+     */
+    String transmissionQueueTo(String queueManager);
+
+    /**
      * Defines a queue at run time with its settings (each null one at its default; it survives restarts; see
      * docs/operations.md for which wins against the configuration file).
      */

@@ -78,6 +78,9 @@ public final class CompactionArena {
             return copyAlone(content, allocator);
         }
         if (region == null || region.writableBytes() < length) {
+            while (nextRegionBytes < length) { // a message longer than the first region (up to MAX_SHARED_BYTES)
+                nextRegionBytes = Math.min(2 * nextRegionBytes, MAX_REGION_BYTES);
+            }
             ByteBuf next = allocator.directBuffer(nextRegionBytes, nextRegionBytes);
             nextRegionBytes = Math.min(2 * nextRegionBytes, MAX_REGION_BYTES);
             if (region != null) {

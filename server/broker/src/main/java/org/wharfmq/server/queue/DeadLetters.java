@@ -62,6 +62,11 @@ public final class DeadLetters {
     public static final String UNDECODABLE = "UNDECODABLE";
     /** A longer reason is cut: a dead letter is its original plus a few hundred bytes, never much more. */
     static final int MAX_REASON_LENGTH = 1000;
+    /**
+     * How much longer than maxMessageLength a dead letter the queue manager's own code puts (a channel's, the
+     * publish/subscribe hierarchy's) may be: its original, within the limit, and the reason properties.
+     */
+    public static final int HEADROOM_BYTES = 4 * 1024;
     private static final int DEFAULT_PRIORITY = 4;
 
     private static final System.Logger LOG = System.getLogger(DeadLetters.class.getName());

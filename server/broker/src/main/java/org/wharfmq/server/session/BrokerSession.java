@@ -18,10 +18,12 @@ import org.wharfmq.server.LockOrder;
 import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.CompactionArena;
+import org.wharfmq.server.queue.DeadLetters;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueueNameResolver;
 import org.wharfmq.server.queue.QueuedMessage;
+import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Permission;
@@ -60,6 +62,7 @@ import java.util.Map;
 public final class BrokerSession {
 
     private static final System.Logger LOG = System.getLogger(BrokerSession.class.getName());
+    private static final WireDestination DEAD_LETTER_QUEUE = WireDestination.queue(SystemQueues.DEAD_LETTER_QUEUE);
 
     private final int id;
     private final Channel channel;
@@ -433,18 +436,34 @@ public final class BrokerSession {
 
     private MessageHeaders read(ByteBuf content) {
         int length = content.readableBytes();
-        if (length > maxMessageLength) {
-            throw new WharfException(ErrorCode.MESSAGE_TOO_LARGE, "The message is " + length
-                    + " bytes long, more than the maximum message length of " + maxMessageLength
-                    + " bytes (setting maxMessageLength).");
-        }
         try {
-            return MessageHeaders.read(content);
+            MessageHeaders headers = MessageHeaders.read(content);
+            if (length > maxMessageLength && !deadLetterOfTheQueueManager(length, headers)) {
+                throw new WharfException(ErrorCode.MESSAGE_TOO_LARGE, "The message is " + length
+                        + " bytes long, more than the maximum message length of " + maxMessageLength
+                        + " bytes (setting maxMessageLength).");
+            }
+            return headers;
         } catch (MalformedFrameException e) {
+            if (length > maxMessageLength) {
+                throw new WharfException(ErrorCode.MESSAGE_TOO_LARGE, "The message is " + length
+                        + " bytes long, more than the maximum message length of " + maxMessageLength
+                        + " bytes (setting maxMessageLength).");
+            }
             throw new WharfException(ErrorCode.MALFORMED_MESSAGE, "The message was refused and not stored: "
                     + e.getMessage() + ". It does not follow Wharf's message encoding (docs/protocol.md, \"Message "
                     + "encoding\"): the producer's client library encoded it wrongly.");
         }
+    }
+
+    /**
+     * Whether a message over maxMessageLength is the queue manager's own code's (a channel's, the hierarchy's) for the
+     * dead-letter queue, with no more than {@link DeadLetters#HEADROOM_BYTES} over: a message that was within the
+     * limit and gained the reason properties on its way there (as the queue manager's own dead letters do).
+     */
+    private boolean deadLetterOfTheQueueManager(int length, MessageHeaders headers) {
+        return length <= (long) maxMessageLength + DeadLetters.HEADROOM_BYTES && access.identity().server()
+                && DEAD_LETTER_QUEUE.equals(headers.destination());
     }
 
     private QueuedMessage accept(ByteBuf content, MessageHeaders headers) {

@@ -131,6 +131,14 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                 maxBatchAttempts).checked();
     }
 
+    /** This sender doubling its retry interval up to {@code millis} while the partner cannot be reached. */
+    public ChannelDefinition withMaxRetry(long millis) {
+        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, millis, heartbeatMillis,
+                connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, nonPersistentSpeed,
+                maxBatchAttempts).checked();
+    }
+
     /** This sender asking the partner for a heartbeat every {@code millis} (0: none). */
     public ChannelDefinition withHeartbeat(int millis) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,

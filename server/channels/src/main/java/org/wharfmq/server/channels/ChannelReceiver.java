@@ -12,7 +12,6 @@ import org.wharfmq.server.ChannelAcceptor;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.SystemQueues;
-import org.wharfmq.server.security.Identity;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -263,6 +262,8 @@ final class ChannelReceiver implements AutoCloseable {
         private final ChannelDefinition opened;
         /** Whether both ends agreed on nonPersistentSpeed FAST at the open. */
         private final boolean fastAgreed;
+        /** Who the messages come from: the partner's user and the queue manager the channel is bound to. */
+        private final ReceiverPuts.Partner from;
         private List<ByteBuf> batch = new ArrayList<>();
         /** The ids of this batch's messages put FAST. */
         private List<String> fast = new ArrayList<>();
@@ -273,6 +274,7 @@ final class ChannelReceiver implements AutoCloseable {
             this.partner = partner;
             this.opened = opened;
             this.fastAgreed = fast;
+            this.from = new ReceiverPuts.Partner(partner.identity(), opened.partnerQueueManager());
         }
 
         @Override
@@ -283,7 +285,7 @@ final class ChannelReceiver implements AutoCloseable {
                 if (!headers.persistent() && id != null) { // without an id it could be put twice: with the batch
                     fast.add(id);
                     fastBytes += message.readableBytes();
-                    run(() -> putFast(partner.identity(), message, id), message::release);
+                    run(() -> putFast(from, message, id), message::release);
                     return;
                 }
             }
@@ -306,7 +308,7 @@ final class ChannelReceiver implements AutoCloseable {
                 return;
             }
             fastWaiting.incrementAndGet();
-            run(() -> putOutsideBatch(partner.identity(), message), () -> {
+            run(() -> putOutsideBatch(from, message), () -> {
                 fastWaiting.decrementAndGet();
                 message.release();
             });
@@ -320,7 +322,7 @@ final class ChannelReceiver implements AutoCloseable {
             batch = new ArrayList<>();
             fast = new ArrayList<>();
             fastBytes = 0;
-            run(() -> partner.send(commit(opened, fastAgreed, partner.identity(), messages, ids, idsBytes, requestId,
+            run(() -> partner.send(commit(opened, fastAgreed, from, messages, ids, idsBytes, requestId,
                     sequence, batchId)), () -> {
                 messages.forEach(ByteBuf::release);
                 partner.close("Queue manager " + host.config().name() + " is stopping its channels.");
@@ -351,7 +353,7 @@ final class ChannelReceiver implements AutoCloseable {
     }
 
     /** Puts a non-persistent message at once, outside the batch, unless an earlier sending of its batch did. */
-    private void putFast(Identity partner, ByteBuf message, String id) {
+    private void putFast(ReceiverPuts.Partner partner, ByteBuf message, String id) {
         if (fastIds.size() >= ChannelConfiguration.MAX_FAST_IDS) {
             fastIds.clear(); // ids of batches that never came back (their sender lost them with a restart)
         }
@@ -367,7 +369,7 @@ final class ChannelReceiver implements AutoCloseable {
      * which keeps the message until then); false when it could not be sent (the message is released, and lost, as
      * FAST allows).
      */
-    private boolean sendFastPut(Identity partner, ByteBuf message) {
+    private boolean sendFastPut(ReceiverPuts.Partner partner, ByteBuf message) {
         try {
             ReceiverPuts.Routed routed = puts.route(partner, message);
             int producer = producer(FAST_SESSION, routed.destination());
@@ -389,7 +391,7 @@ final class ChannelReceiver implements AutoCloseable {
      * (the sender took it off its transmission queue as it sent it). Its answer is read when it has come, or when
      * too many are waiting for theirs.
      */
-    private void putOutsideBatch(Identity partner, ByteBuf message) {
+    private void putOutsideBatch(ReceiverPuts.Partner partner, ByteBuf message) {
         boolean last = fastWaiting.decrementAndGet() == 0;
         long bytes = message.readableBytes();
         if (sendFastPut(partner, message)) {
@@ -462,7 +464,7 @@ final class ChannelReceiver implements AutoCloseable {
      * the definition its partner opened the channel with, {@code fastAgreed} whether nonPersistentSpeed FAST was
      * agreed.
      */
-    private Frame.FromServer commit(ChannelDefinition opened, boolean fastAgreed, Identity partner, List<ByteBuf> messages,
+    private Frame.FromServer commit(ChannelDefinition opened, boolean fastAgreed, ReceiverPuts.Partner partner, List<ByteBuf> messages,
                                     List<String> fast, long fastBytes, int requestId, long sequence, long batchId) {
         String channel = opened.name();
         boolean inStep = false;
@@ -552,7 +554,7 @@ final class ChannelReceiver implements AutoCloseable {
     }
 
     /** Puts one message of a batch tried too often, answered: refused, it goes to the dead-letter queue. */
-    private void putOrDeadLetter(Identity partner, ByteBuf message, long batchId, int attempt)
+    private void putOrDeadLetter(ReceiverPuts.Partner partner, ByteBuf message, long batchId, int attempt)
             throws ClientException, DeadLetterQueueRefused {
         ReceiverPuts.Routed routed = puts.route(partner, message);
         int producer = producer(SESSION, routed.destination());

@@ -8,7 +8,7 @@ import org.wharfmq.protocol.message.WireMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedSet;
+import java.util.Collection;
 
 /**
  * What the queue managers of a publish/subscribe hierarchy send each other over their channels, as IBM MQ's:
@@ -35,6 +35,11 @@ final class HierarchyMessages {
     static final String FILTERS = "WHARF_PUBSUB_FILTERS";
     /** A proxy subscription set: the prefix of each filter's property. */
     static final String FILTER = "WHARF_PUBSUB_FILTER_";
+    /**
+     * A proxy subscription set as the receiving queue manager took it: the filters it left out, which the channel's
+     * user may not subscribe to, and why (set by the receiver channel, never taken from the partner).
+     */
+    static final String REFUSED = "WHARF_PUBSUB_REFUSED";
     /** A forwarded publication: its topic. */
     static final String TOPIC = "WHARF_PUBSUB_TOPIC";
     /** A forwarded publication: the queue manager that forwarded it last (never sent back there). */
@@ -69,13 +74,13 @@ final class HierarchyMessages {
         return FROM + " IS NULL OR (" + FROM + " <> " + quoted + " AND " + ORIGIN + " <> " + quoted + ")";
     }
 
-    /** The proxy subscription set {@code filters} of {@code queueManager}, for {@code partner}. */
-    static WireMessage subscriptionSet(String queueManager, String partner, SortedSet<String> filters) {
+    /** The proxy subscription set {@code filters} of {@code queueManager}, for {@code to} (a control queue). */
+    static WireMessage subscriptionSet(String queueManager, WireDestination to, Collection<String> filters) {
         WireMessage m = new WireMessage();
         m.bodyType = BodyType.MESSAGE;
         m.persistent = true;
         m.timestamp = System.currentTimeMillis();
-        m.destination = controlQueueOf(partner);
+        m.destination = to;
         m.properties.put(QUEUE_MANAGER, queueManager);
         m.properties.put(FILTERS, filters.size());
         int i = 0;

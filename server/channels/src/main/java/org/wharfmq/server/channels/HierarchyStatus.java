@@ -33,9 +33,27 @@ public record HierarchyStatus(String queueManager, String parent, List<String> c
      * @param subscriptionSetsReceived the proxy subscription sets it sent here since this queue manager started
      * @param publicationsForwarded    the publications forwarded to it since this queue manager started
      * @param reason                   why the last sending failed, and the fix; null otherwise
+     * @param refused                  the filters of its last proxy subscription set this queue manager refused, and
+     *                                 why (its channel's user may not subscribe to them); null when none were
+     * @param transmissionQueue        the transmission queue that leads to it (what is sent to it waits there); null
+     *                                 when none does
+     * @param channels                 the sender channels of that transmission queue, and their states (as
+     *                                 {@code display chstatus} shows them); empty when none serves it
      */
     public record Partner(String queueManager, String relation, String state, long proxySubscriptions,
                           Integer subscriptionsSent, long subscriptionSetsReceived, long publicationsForwarded,
-                          String reason) {
+                          String reason, String refused, String transmissionQueue, List<Channel> channels) {
+        public Partner {
+            channels = List.copyOf(channels);
+        }
+    }
+
+    /**
+     * A sender channel to a partner.
+     *
+     * @param name  its name
+     * @param state its state: STARTING, WAITING, RUNNING, RETRYING or STOPPED
+     */
+    public record Channel(String name, String state) {
     }
 }

@@ -153,7 +153,7 @@ final class ProxyAdvertiser implements AutoCloseable {
     private void send(String partner, SortedSet<String> filters) throws Exception {
         int producer = producer(partner);
         ByteBuf bytes = ByteBufAllocator.DEFAULT.buffer();
-        HierarchyMessages.subscriptionSet(queueManager, partner, filters).encode(bytes);
+        HierarchyMessages.subscriptionSet(queueManager, HierarchyMessages.controlQueueOf(partner), filters).encode(bytes);
         local.call(id -> new Frame.Send(id, SESSION, producer, bytes), TIMEOUT_MILLIS);
     }
 

@@ -4,16 +4,19 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.protocol.TemporaryNames;
+import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.queue.DeadLetters;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
 import org.wharfmq.server.topic.TopicNames;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -34,6 +37,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       over the channels ({@link HierarchyMessages#forwarded}), taken from the subscription and put on the
  *       transmission queue in one local transaction: once. When several of a partner's filters match its topic,
  *       only its oldest proxy subscription among them forwards it, so the partner gets it once.</li>
+ *   <li>A publication that cannot be forwarded for what it is (too large once it carries the forwarding's
+ *       properties and transmission header) goes to the dead-letter queue with the reason, so that it does not fail
+ *       every transaction after it (found by forwarding one at a time once a transaction failed).</li>
  * </ul>
  * A failure (the in-VM link, a commit) rolls back what was under way, which is delivered again after the link is
  * opened again.
@@ -43,6 +49,11 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     private static final int SESSION = 1;
     private static final int CONTROL = 1;
     private static final long TIMEOUT_MILLIS = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
+    /** A refused forward with one of these codes would be refused every time: it goes to the dead-letter queue. */
+    private static final Set<ErrorCode> POISON = EnumSet.of(ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.MALFORMED_MESSAGE,
+            ErrorCode.NOT_AUTHORISED);
+    /** The key of the dead-letter queue's producer among the partners'. */
+    private static final String DEAD_LETTERS = "";
     /** Deliveries a consumer may have outstanding, and the most handled in one transaction. */
     private static final int CREDIT = 100;
 
@@ -73,6 +84,15 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     private final Map<String, Long> forwarded = new ConcurrentHashMap<>();
     /** Proxy subscription sets received from each partner since the start, for status. */
     private final Map<String, Long> setsReceived = new ConcurrentHashMap<>();
+    /** Publications for each partner that went to the dead-letter queue since the start, for status and tests. */
+    private final Map<String, Long> deadLettered = new ConcurrentHashMap<>();
+    /**
+     * Whether the last transaction failed: until one commits, each publication is forwarded answered, so that one
+     * refused for what it is goes to the dead-letter queue rather than fail every transaction after it.
+     */
+    private boolean careful;
+    /** What the receiving channel left out of each partner's last set, and why (absent: nothing), for status. */
+    private final Map<String, String> refused = new ConcurrentHashMap<>();
 
     ProxySubscriptions(ServerPlugin.Host host, List<String> partners, long retryMillis) {
         this.host = host;
@@ -92,9 +112,19 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
         return forwarded.getOrDefault(partner, 0L);
     }
 
+    /** Publications for {@code partner} that went to the dead-letter queue since the start. */
+    long deadLetteredFor(String partner) {
+        return deadLettered.getOrDefault(partner, 0L);
+    }
+
     /** Proxy subscription sets received from {@code partner} since the start. */
     long setsFrom(String partner) {
         return setsReceived.getOrDefault(partner, 0L);
+    }
+
+    /** What this queue manager refused of {@code partner}'s last proxy subscription set, and why; null: nothing. */
+    String refusedFrom(String partner) {
+        return refused.get(partner);
     }
 
     /** How many proxy subscriptions {@code partner} has here now, as the queue manager lists them. Any thread. */
@@ -133,7 +163,8 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
                 }
                 LOG.log(System.Logger.Level.WARNING, "Publish/subscribe hierarchy of queue manager " + queueManager
                         + ": " + e.getMessage() + "; what was under way is rolled back and taken again in "
-                        + retryMillis + " ms");
+                        + retryMillis + " ms, one publication at a time");
+                careful = true;
                 closeLocal();
                 try {
                     Thread.sleep(retryMillis); // the retry interval, not a synchronisation
@@ -218,17 +249,56 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
                 return; // a proxy just deleted: its undelivered messages went with it
             }
             WireMessage publication = WireMessage.decode(d.message().duplicate());
-            if (firstToForward(proxy, publication.destination.name())) {
+            String topic = publication.destination.name();
+            if (firstToForward(proxy, topic)) {
                 ByteBuf bytes = ByteBufAllocator.DEFAULT.buffer(d.message().readableBytes() + 128);
                 HierarchyMessages.forwarded(publication, queueManager, proxy.partner()).encode(bytes);
                 int producer = producer(proxy.partner());
-                // not answered: a put that fails makes the commit fail, and all is taken again
-                local.write(new Frame.Send(0, SESSION, producer, bytes));
+                if (!careful) {
+                    // not answered: a put that fails makes the commit fail, and all is taken again, carefully
+                    local.write(new Frame.Send(0, SESSION, producer, bytes));
+                } else if (!forwardedOrDeadLettered(d, proxy.partner(), topic, producer, bytes)) {
+                    taken(d);
+                    return;
+                }
                 forwarded.merge(proxy.partner(), 1L, Long::sum);
             }
             taken(d);
         } finally {
             d.message().release();
+        }
+    }
+
+    /**
+     * Puts a forwarded publication on its way, answered (after a commit failed): true when it went; false when it was
+     * refused for what it is (too large once it carries the forwarding's properties, say), so that it could never
+     * go, and went to the dead-letter queue instead with the reason, in the same transaction, and the forwarding goes
+     * on. Any other refusal (a full transmission queue) is thrown: all is taken again after the retry interval.
+     */
+    private boolean forwardedOrDeadLettered(Frame.Deliver d, String partner, String topic, int producer, ByteBuf bytes)
+            throws ClientException {
+        try {
+            local.call(id -> new Frame.Send(id, SESSION, producer, bytes), TIMEOUT_MILLIS);
+            return true;
+        } catch (ClientException refusal) {
+            if (!POISON.contains(refusal.code())) {
+                throw refusal;
+            }
+            String target = HierarchyMessages.publicationsQueueOf(partner).name();
+            String reason = "Publish/subscribe hierarchy: queue manager " + queueManager + " could not forward a"
+                    + " publication on topic '" + topic + "' to queue manager " + partner + ": " + refusal.getMessage();
+            WireMessage dead = WireMessage.decode(d.message().duplicate()); // as published, not as forwarded
+            dead.destination = WireDestination.queue(SystemQueues.DEAD_LETTER_QUEUE);
+            dead.properties.put(DeadLetters.REASON_PROPERTY, reason);
+            dead.properties.put(DeadLetters.QUEUE_PROPERTY, target);
+            ByteBuf out = ByteBufAllocator.DEFAULT.buffer(d.message().readableBytes() + 256);
+            dead.encode(out);
+            int deadLetters = producer(DEAD_LETTERS);
+            local.call(id -> new Frame.Send(id, SESSION, deadLetters, out), TIMEOUT_MILLIS); // refused: all again
+            deadLettered.merge(partner, 1L, Long::sum);
+            LOG.log(System.Logger.Level.WARNING, reason + ". It went to the dead-letter queue "
+                    + SystemQueues.DEAD_LETTER_QUEUE + "; the forwarding goes on.");
+            return false;
         }
     }
 
@@ -261,6 +331,11 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
             return;
         }
         setsReceived.merge(partner, 1L, Long::sum);
+        if (properties.get(HierarchyMessages.REFUSED) instanceof String why) {
+            refused.put(partner, why);
+        } else {
+            refused.remove(partner);
+        }
         Set<String> wanted = new LinkedHashSet<>();
         for (String filter : HierarchyMessages.filters(properties)) {
             if (filter.startsWith(TemporaryNames.PREFIX) || TopicNames.isSystemTopic(filter)) {
@@ -307,14 +382,16 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
                 TIMEOUT_MILLIS);
     }
 
+    /** The producer of {@code partner}'s forwarded publications, or of the dead-letter queue ({@link #DEAD_LETTERS}). */
     private int producer(String partner) throws ClientException {
         Integer known = producers.get(partner);
         if (known != null) {
             return known;
         }
         int producer = producers.size() + 1;
-        local.call(id -> new Frame.CreateProducer(id, SESSION, producer, HierarchyMessages.publicationsQueueOf(partner)),
-                TIMEOUT_MILLIS);
+        WireDestination to = partner.equals(DEAD_LETTERS) ? WireDestination.queue(SystemQueues.DEAD_LETTER_QUEUE)
+                : HierarchyMessages.publicationsQueueOf(partner);
+        local.call(id -> new Frame.CreateProducer(id, SESSION, producer, to), TIMEOUT_MILLIS);
         producers.put(partner, producer);
         return producer;
     }
@@ -327,6 +404,7 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
         List<Frame.Consumed> all = new ArrayList<>();
         consumed.forEach((consumer, delivery) -> all.add(new Frame.Consumed(consumer, delivery)));
         local.call(id -> new Frame.Commit(id, SESSION, all), TIMEOUT_MILLIS);
+        careful = false;
         consumedCounts.forEach((consumer, n) -> local.write(new Frame.Credit(consumer, n)));
         consumed.clear();
         consumedCounts.clear();

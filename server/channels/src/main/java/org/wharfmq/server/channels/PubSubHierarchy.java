@@ -2,6 +2,7 @@ package org.wharfmq.server.channels;
 
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.admin.AdminCommands;
+import org.wharfmq.server.queue.SystemQueues;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,12 +21,16 @@ import java.util.List;
  */
 public final class PubSubHierarchy implements ServerPlugin {
     private final HierarchySettings settings;
+    private final ChannelsPlugin channels;
+    private volatile Host host;
     private volatile ProxyAdvertiser advertiser;
     private volatile ProxySubscriptions proxies;
     private volatile String queueManager;
 
-    public PubSubHierarchy(HierarchySettings settings) {
+    /** {@code channels}: the queue manager's channels, which the status shows the senders to each partner of. */
+    public PubSubHierarchy(HierarchySettings settings, ChannelsPlugin channels) {
         this.settings = settings;
+        this.channels = channels;
     }
 
     /**
@@ -36,10 +41,12 @@ public final class PubSubHierarchy implements ServerPlugin {
     @Override
     public void start(Host server) throws InterruptedException {
         queueManager = server.config().name();
+        host = server;
         if (settings.partners().isEmpty()) {
             return;
         }
         server.management().systemQueue(HierarchyMessages.CONTROL_QUEUE);
+        server.management().systemQueue(SystemQueues.DEAD_LETTER_QUEUE); // where a poison forward goes
         advertiser = new ProxyAdvertiser(server, settings.partners());
         advertiser.start(); // first: it refuses a partner that nothing leads to
         proxies = new ProxySubscriptions(server, settings.partners(), ChannelConfiguration.DEFAULT_RETRY_MILLIS);
@@ -56,13 +63,24 @@ public final class PubSubHierarchy implements ServerPlugin {
         List<HierarchyStatus.Partner> partners = new ArrayList<>();
         ProxyAdvertiser a = advertiser;
         ProxySubscriptions p = proxies;
+        Host h = host;
+        List<ChannelStatus> all = h == null || settings.partners().isEmpty() ? List.of() : channels.status();
         for (String partner : settings.partners()) {
             Integer sent = a == null ? null : a.advertisedTo(partner);
             String failure = a == null ? null : a.failure(partner);
             String state = failure != null ? "ERROR" : sent == null ? "STARTING" : "ACTIVE";
+            String transmissionQueue = h == null ? null : h.management().transmissionQueueTo(partner);
+            List<HierarchyStatus.Channel> senders = new ArrayList<>();
+            for (ChannelStatus c : all) {
+                if (c.type().equals("sender") && transmissionQueue != null
+                        && transmissionQueue.equals(c.transmissionQueue())) {
+                    senders.add(new HierarchyStatus.Channel(c.name(), c.state()));
+                }
+            }
             partners.add(new HierarchyStatus.Partner(partner, partner.equals(settings.parent()) ? "parent" : "child",
                     state, p == null ? 0 : p.proxiesOf(partner), sent, p == null ? 0 : p.setsFrom(partner),
-                    p == null ? 0 : p.forwardedTo(partner), failure));
+                    p == null ? 0 : p.forwardedTo(partner), failure, p == null ? null : p.refusedFrom(partner),
+                    transmissionQueue, senders));
         }
         return new HierarchyStatus(queueManager, settings.parent(), settings.children(), partners);
     }
@@ -70,6 +88,11 @@ public final class PubSubHierarchy implements ServerPlugin {
     /** Publications forwarded to partner {@code partner} since the start. */
     public long forwardedTo(String partner) {
         return proxies == null ? 0 : proxies.forwardedTo(partner);
+    }
+
+    /** Publications for partner {@code partner} that could not be forwarded and went to the dead-letter queue. */
+    public long deadLetteredFor(String partner) {
+        return proxies == null ? 0 : proxies.deadLetteredFor(partner);
     }
 
     /** How many proxy subscription sets this queue manager has sent its partners since it started. */

@@ -18,6 +18,8 @@ import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.topic.TopicNames;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Where a message a receiver channel brings goes on this queue manager: the queue its transmission header names, as
@@ -51,10 +53,18 @@ final class ReceiverPuts {
     private static final byte[] QUEUE_UTF8 = TransmissionHeader.QUEUE.getBytes(StandardCharsets.UTF_8);
 
     /**
-     * Routes {@code message} (left as it is: the bytes are a new buffer or a retained duplicate). Reads the two
-     * properties of its transmission header in place, for every message a channel brings.
+     * Who a receiver channel's messages come from: the user its partner logged in as, and the queue manager the
+     * channel is bound to (its {@code partnerQueueManager}, null when it has none).
      */
-    Routed route(Identity partner, ByteBuf message) {
+    record Partner(Identity user, String queueManager) {
+    }
+
+    /**
+     * Routes {@code message} (left as it is: the bytes are a new buffer or a retained duplicate), which came from
+     * {@code from}. Reads the two properties of its transmission header in place, for every message a channel brings.
+     */
+    Routed route(Partner from, ByteBuf message) {
+        Identity partner = from.user();
         MessageHeaders headers = MessageHeaders.read(message);
         Object queueManager = headers.property(message, TransmissionHeader.QUEUE_MANAGER, QUEUE_MANAGER_UTF8);
         Object queue = headers.property(message, TransmissionHeader.QUEUE, QUEUE_UTF8);
@@ -68,6 +78,9 @@ final class ReceiverPuts {
         }
         String destination = queueManager == null || queueManager.equals(host.config().name()) ? q
                 : queueManager + String.valueOf(TransmissionHeader.QUALIFIER) + q;
+        if (destination.equals(HierarchyMessages.CONTROL_QUEUE)) {
+            return subscriptionSet(partner, from.queueManager(), message);
+        }
         String refusal = refusal(partner, destination);
         if (refusal != null) {
             return deadLetter(message, destination, refusal);
@@ -118,13 +131,54 @@ final class ReceiverPuts {
         return new Routed(DEAD_LETTER_QUEUE, destination, out);
     }
 
+    /**
+     * A partner's proxy subscription set (docs/distributed.md), for {@link HierarchyMessages#CONTROL_QUEUE}: taken
+     * only from the queue manager the channel is bound to, and only with the filters the channel's user may subscribe
+     * to (the others are left out of it and named in {@link HierarchyMessages#REFUSED}), made anew with those
+     * alone; else for the dead-letter
+     * queue with the reason. A queue manager's channel may put here whatever the queue rules say: the proxy
+     * subscriptions are its, so the set speaks for it alone, with its user's authority.
+     */
+    private Routed subscriptionSet(Identity partner, String partnerQueueManager, ByteBuf message) {
+        String queue = HierarchyMessages.CONTROL_QUEUE;
+        if (!exists(queue)) {
+            return deadLetter(message, queue, "queue manager " + host.config().name() + " is in no publish/subscribe"
+                    + " hierarchy (hierarchy: in config/wharf.yaml), so it takes no proxy subscriptions");
+        }
+        WireMessage set = WireMessage.decode(message.duplicate());
+        Object claimed = set.properties.get(HierarchyMessages.QUEUE_MANAGER);
+        if (partnerQueueManager == null) {
+            return deadLetter(message, queue, "the proxy subscriptions of queue manager " + claimed + " came over a"
+                    + " receiver channel bound to no partner queue manager, which could be any queue manager's: set"
+                    + " the receiver's partnerQueueManager (and partnerUser) to the partner it is for");
+        }
+        if (!partnerQueueManager.equals(claimed)) {
+            return deadLetter(message, queue, "the proxy subscriptions of queue manager " + claimed + " came over the"
+                    + " receiver channel of queue manager " + partnerQueueManager + " (its partnerQueueManager): a"
+                    + " partner may send its own subscriptions only");
+        }
+        List<String> allowed = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        for (String filter : HierarchyMessages.filters(set.properties)) {
+            (host.accessControl().allows(partner, Permission.SUBSCRIBE, filter) ? allowed : refused).add(filter);
+        }
+        // made anew, so that nothing else the partner wrote in it (a refusal of its own making, say) is taken
+        WireDestination to = WireDestination.queue(queue);
+        WireMessage taken = HierarchyMessages.subscriptionSet(partnerQueueManager, to, allowed);
+        if (!refused.isEmpty()) {
+            String why = "the channel's user, " + partner.describe() + ", may not subscribe to " + refused + " (no"
+                    + " 'subscribe' permission on " + (refused.size() == 1 ? "it" : "them") + ")";
+            LOG.log(System.Logger.Level.WARNING, "Queue manager " + host.config().name() + " refused proxy"
+                    + " subscriptions of queue manager " + partnerQueueManager + ": " + why);
+            taken.properties.put(HierarchyMessages.REFUSED, why);
+        }
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
+        taken.encode(out);
+        return new Routed(to, queue, out);
+    }
+
     /** Why the partner may not put to {@code destination}, or null when it may. */
     private String refusal(Identity partner, String destination) {
-        if (destination.equals(HierarchyMessages.CONTROL_QUEUE)) {
-            // a partner's proxy subscriptions need the channel permission, which opened the channel
-            return exists(destination) ? null : "queue manager " + host.config().name() + " is in no publish/subscribe"
-                    + " hierarchy (hierarchy: in config/wharf.yaml), so it takes no proxy subscriptions";
-        }
         if (destination.startsWith(TemporaryNames.PREFIX)) {
             return null; // anyone who has a temporary queue's name may send to it, as JMS has it
         }

@@ -215,18 +215,37 @@ final class AdminOutput {
             return;
         }
         Table table = new Table("QUEUE MANAGER", "RELATION", "STATE", ">PROXY SUBS", ">TOPICS SENT", ">SETS RECEIVED",
-                ">FORWARDED");
+                ">FORWARDED", "CHANNEL");
         for (JsonNode p : partners) {
             table.row(p.get("queueManager").asText(), p.get("relation").asText(), p.get("state").asText(),
                     p.get("proxySubscriptions").asLong(), orDash(p.get("subscriptionsSent")),
-                    p.get("subscriptionSetsReceived").asLong(), p.get("publicationsForwarded").asLong());
+                    p.get("subscriptionSetsReceived").asLong(), p.get("publicationsForwarded").asLong(),
+                    senders(p.path("channels")));
         }
         table.print(out);
         for (JsonNode p : partners) {
+            String partner = "Queue manager " + p.get("queueManager").asText() + ": ";
             if (text(p.get("reason")) != null) {
-                out.println("Queue manager " + p.get("queueManager").asText() + ": " + text(p.get("reason")));
+                out.println(partner + text(p.get("reason")));
+            }
+            if (text(p.get("refused")) != null) {
+                out.println(partner + "proxy subscriptions refused: " + text(p.get("refused")));
+            }
+            if (p.path("channels").isEmpty()) {
+                out.println(partner + (text(p.get("transmissionQueue")) == null ? "no transmission queue leads to it"
+                        : "no sender channel serves its transmission queue " + text(p.get("transmissionQueue"))
+                        + ": what is sent to it waits there") + " (docs/distributed.md).");
             }
         }
+    }
+
+    /** The sender channels to a partner of the hierarchy, with their states: "QM1.TO.QM2 RUNNING", or "-". */
+    private static String senders(JsonNode channels) {
+        List<String> all = new ArrayList<>();
+        for (JsonNode c : channels) {
+            all.add(c.get("name").asText() + " " + c.get("state").asText());
+        }
+        return all.isEmpty() ? "-" : String.join(", ", all);
     }
 
     /** Channel definitions, each with every attribute (secrets as ***), as IBM MQ's DISPLAY CHANNEL lists them. */

@@ -129,7 +129,7 @@ final class ServerCommand implements Callable<Integer> {
             HttpPlugin http = new HttpPlugin(file.http());
             FlowHost flows = new FlowHost(file.flowHost(), http);
             ChannelsPlugin channels = new ChannelsPlugin(file.channels());
-            PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy());
+            PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
             AdminPlugin admin = new AdminPlugin(flows.adminCommands(), channels.adminCommands(),
                     hierarchy.adminCommands(), new ReplicationCommands(member));
             // the hierarchy's control queue before the channels that bring to it; the channels early (they move

@@ -50,9 +50,9 @@ class PubSubHierarchyStatusTest {
             hierarchy.partners().forEach(partner -> c.queue(QueueDefinition.transmissionQueue(partner)));
             return c;
         }, c -> {
-            PubSubHierarchy plugin = new PubSubHierarchy(hierarchy);
             ChannelsPlugin channelsPlugin = new ChannelsPlugin(new ChannelSettings(
                     PubSubHierarchyTest.channels(name, hierarchy, ports)));
+            PubSubHierarchy plugin = new PubSubHierarchy(hierarchy, channelsPlugin);
             AdminPlugin admin = new AdminPlugin(channelsPlugin.adminCommands(), plugin.adminCommands());
             WharfServer.Starter starter = views
                     ? WharfServer.builder(c).plugins(plugin, channelsPlugin, admin, new ConsolePlugin(http, admin),
@@ -88,7 +88,9 @@ class PubSubHierarchyStatusTest {
         assertEquals("hake 3", ((TextMessage) ChannelServers.next(prices)).getText());
 
         String table = AdminCli.ok(url1, "display", "pubsub");
-        assertTrue(table.matches("(?s).*QM2 +child +ACTIVE +1 +0 +\\d+ +2\\s.*"), table);
+        // the sender channel under the relation: what carries the sets and the publications to the partner
+        assertTrue(table.matches("(?s).*QM2 +child +ACTIVE +1 +0 +\\d+ +2 +QM1\\.TO\\.QM2 (RUNNING|WAITING)\\s.*"),
+                table);
         JsonNode parent = partner(url2);
         assertEquals("QM1", parent.get("queueManager").asText());
         assertEquals("parent", parent.get("relation").asText());
@@ -107,8 +109,16 @@ class PubSubHierarchyStatusTest {
         JsonNode console = JSON.readTree(ChannelStatusViewsTest.get(http.url() + "/api/display-pubsub"));
         assertEquals("QM1", console.get("queueManager").asText());
         assertEquals("QM2", console.get("children").get(0).asText());
-        assertEquals(2, console.get("partners").get(0).get("publicationsForwarded").asLong());
+        JsonNode toQm2 = console.get("partners").get(0);
+        assertEquals(2, toQm2.get("publicationsForwarded").asLong());
+        assertEquals("QM2", toQm2.get("transmissionQueue").asText());
+        assertEquals(1, toQm2.get("channels").size(), toQm2.toString());
+        assertEquals("QM1.TO.QM2", toQm2.get("channels").get(0).get("name").asText());
         assertTrue(AdminCli.ok(url2, "display", "pubsub").contains("QM1"));
+
+        AdminCli.ok(url1, "stop", "channel", "QM1.TO.QM2");
+        String stopped = AdminCli.ok(url1, "display", "pubsub");
+        assertTrue(stopped.matches("(?s).*QM2 +child +ACTIVE +1 +0 +\\d+ +2 +QM1\\.TO\\.QM2 STOPPED\\s.*"), stopped);
     }
 
     @Test

@@ -63,29 +63,36 @@ class PubSubHierarchyTest {
 
     /** Starts QM1, QM2 and QM3; {@code qm1Rules} are QM1's permissions (null: everything allowed). */
     private void startHierarchy(AccessControl qm1Rules) throws Exception {
+        startHierarchy(qm1Rules, c -> c);
+    }
+
+    /** Starts QM1, QM2 and QM3, QM1 with {@code qm1Rules} and {@code qm1Config}'s settings too. */
+    private void startHierarchy(AccessControl qm1Rules, UnaryOperator<ServerConfig.Builder> qm1Config)
+            throws Exception {
         for (String name : NAMES) {
             ports.put(name, ChannelServers.freePort());
         }
         for (String name : NAMES) {
-            members.put(name, start(name, name.equals("QM1") ? qm1Rules : null));
+            members.put(name, name.equals("QM1") ? start(name, qm1Rules, qm1Config) : start(name, null, c -> c));
         }
     }
 
-    private TestServer start(String name, AccessControl rules) throws Exception {
+    private TestServer start(String name, AccessControl rules, UnaryOperator<ServerConfig.Builder> more)
+            throws Exception {
         HierarchySettings hierarchy = name.equals("QM1") ? new HierarchySettings(null, List.of("QM2", "QM3"))
                 : new HierarchySettings("QM1", List.of());
         UnaryOperator<ServerConfig.Builder> config = c -> {
-            c.name(name).port(ports.get(name)).autoCreate(false);
+            more.apply(c).name(name).port(ports.get(name)).autoCreate(false);
             for (String partner : hierarchy.partners()) {
                 c.queue(QueueDefinition.transmissionQueue(partner));
             }
             return c;
         };
         return servers.keep(TestServer.start(config, c -> {
-            PubSubHierarchy plugin = new PubSubHierarchy(hierarchy);
+            ChannelsPlugin channels = new ChannelsPlugin(new ChannelSettings(channels(name, hierarchy, ports)));
+            PubSubHierarchy plugin = new PubSubHierarchy(hierarchy, channels);
             hierarchies.put(name, plugin);
-            WharfServer.Starter starter = WharfServer.builder(c).plugins(plugin,
-                    new ChannelsPlugin(new ChannelSettings(channels(name, hierarchy, ports))));
+            WharfServer.Starter starter = WharfServer.builder(c).plugins(plugin, channels);
             return (rules == null ? starter : starter.accessControl(rules)).start();
         }));
     }
@@ -96,7 +103,9 @@ class PubSubHierarchyTest {
         for (String partner : hierarchy.partners()) {
             channels.add(ChannelDefinition.sender(name + ".TO." + partner, "tcp://127.0.0.1:" + ports.get(partner),
                     partner, null, null).withTimes(50, 60_000));
-            channels.add(ChannelDefinition.receiver(partner + ".TO." + name, null, partner));
+            // a batch refused twice is put message by message, a message refused going to the dead-letter queue
+            channels.add(ChannelDefinition.receiver(partner + ".TO." + name, null, partner)
+                    .withReceiving(ChannelConfiguration.DEFAULT_NON_PERSISTENT_SPEED, 2));
         }
         return channels;
     }
@@ -156,7 +165,7 @@ class PubSubHierarchyTest {
     void aQueueManagerDoesNotStartWithAPartnerNothingLeadsTo() {
         IllegalStateException refused = assertThrows(IllegalStateException.class, () -> TestServer.start(
                 c -> c.name("QM9"), c -> WharfServer.builder(c).plugins(new PubSubHierarchy(
-                        new HierarchySettings("QM1", List.of()))).start()));
+                        new HierarchySettings("QM1", List.of()), new ChannelsPlugin(ChannelSettings.none()))).start()));
         assertTrue(refused.getMessage().startsWith("Queue manager QM9 cannot reach a partner of its publish/subscribe"
                 + " hierarchy ([QM1]): "), refused.getMessage());
         assertTrue(refused.getMessage().contains("no transmission queue is named QM1"), refused.getMessage());
@@ -314,5 +323,100 @@ class PubSubHierarchyTest {
                 onQm1.createQueue(HierarchyMessages.CONTROL_QUEUE)).send(onQm1.createTextMessage("proxy")));
         assertTrue(refused.getMessage().contains("the SYSTEM.* queues need the admin permission"),
                 refused.getMessage());
+    }
+
+    @Test
+    void aPartnerSpeaksOnlyForItselfAndOnlyForTopicsItsChannelUserMaySubscribeTo() throws Exception {
+        startHierarchy(new AccessControl(PermissionRules.builder().connect("anyone").channel("anyone")
+                .topic("#", Permission.PUBLISH, "anyone").topic("news/#", Permission.SUBSCRIBE, "anyone")
+                .queue("**", Permission.SEND, "anyone").build(), "security file test.yaml"));
+        // QM2's own subscribers: secret/# its channel's user may not subscribe to on QM1, then news/#
+        Session onQm2 = session("QM2");
+        onQm2.createConsumer(onQm2.createTopic("secret/#"));
+        MessageConsumer news = onQm2.createConsumer(onQm2.createTopic("news/#"));
+        awaitProxies("QM1", proxyName("QM2", "news/#")); // from a set that holds secret/# too
+        assertTrue(!proxies("QM1").contains(proxyName("QM2", "secret/#")), proxies("QM1").toString());
+        HierarchyStatus.Partner qm2 = hierarchies.get("QM1").status().partners().get(0);
+        assertEquals("QM2", qm2.queueManager());
+        assertEquals("the channel's user, an anonymous client, may not subscribe to [secret/#] (no 'subscribe'"
+                + " permission on it)", qm2.refused());
+        Session onQm1 = session("QM1");
+        publish(onQm1, "secret/plans", "hidden");
+        publish(onQm1, "news/today", "fine");
+        assertEquals("fine", ((TextMessage) ChannelServers.next(news)).getText());
+
+        // a hostile QM2 (its own administrator) sends QM1 a set in QM3's name, over its own channel
+        Session hostile = servers.connect(members.get("QM2").server().vmUrl())
+                .createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Message forged = hostile.createMessage();
+        forged.setStringProperty(HierarchyMessages.QUEUE_MANAGER, "QM3");
+        forged.setIntProperty(HierarchyMessages.FILTERS, 1);
+        forged.setStringProperty(HierarchyMessages.FILTER + "0", "news/#");
+        hostile.createProducer(hostile.createQueue("QM1/" + HierarchyMessages.CONTROL_QUEUE)).send(forged);
+
+        Session inside = servers.connect(members.get("QM1").server().vmUrl())
+                .createSession(false, Session.AUTO_ACKNOWLEDGE); // the dead-letter queue is the admins'
+        Message dead = ChannelServers.next(inside.createConsumer(inside.createQueue(DeadLetters.QUEUE)));
+        assertEquals("QM3", dead.getStringProperty(HierarchyMessages.QUEUE_MANAGER));
+        assertEquals("Channel: the proxy subscriptions of queue manager QM3 came over the receiver channel of queue"
+                + " manager QM2 (its partnerQueueManager): a partner may send its own subscriptions only",
+                dead.getStringProperty(DeadLetters.REASON_PROPERTY));
+        assertTrue(!proxies("QM1").contains(proxyName("QM3", "news/#")), proxies("QM1").toString());
+        Receive.nothingMore(news);
+    }
+
+    @Test
+    void aPublicationThatCannotBeForwardedGoesToTheDeadLetterQueueAndTheForwardingGoesOn() throws Exception {
+        int max = 4096; // QM1's; QM2's is the default, larger
+        startHierarchy(null, c -> c.maxMessageLength(max));
+        Session onQm2 = session("QM2");
+        MessageConsumer big = onQm2.createConsumer(onQm2.createTopic("big/#"));
+        Session onQm1 = session("QM1");
+        MessageConsumer large = onQm1.createConsumer(onQm1.createTopic("large/#"));
+        awaitProxies("QM1", proxyName("QM2", "big/#"));
+        awaitProxies("QM2", proxyName("QM1", "large/#"));
+
+        // QM2 forwards one larger than QM1 takes: QM1's channel puts it on its dead-letter queue and goes on
+        MessageProducer onLarge = onQm2.createProducer(onQm2.createTopic("large/one"));
+        String longer = "y".repeat(max + 1000);
+        onLarge.send(onQm2.createTextMessage(longer));
+        onLarge.send(onQm2.createTextMessage("small"));
+        assertEquals("small", ((TextMessage) ChannelServers.next(large)).getText());
+        Session inside = servers.connect(members.get("QM1").server().vmUrl())
+                .createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer deadLetters = inside.createConsumer(inside.createQueue(DeadLetters.QUEUE));
+        Message refused = ChannelServers.next(deadLetters);
+        assertEquals(longer, ((TextMessage) refused).getText());
+        String why = refused.getStringProperty(DeadLetters.REASON_PROPERTY);
+        assertTrue(why.startsWith("Channel: queue manager QM1 could not put it on 'large/one'"), why);
+        assertTrue(why.contains("maxMessageLength"), why);
+
+        // QM1 cannot forward one: too large once it carries the forwarding's properties
+        MessageProducer producer = onQm1.createProducer(onQm1.createTopic("big/one"));
+        producer.send(onQm1.createTextMessage("before"));
+        // the largest publication QM1 takes: its forwarding's properties and transmission header make it too large
+        String poison = null;
+        for (int length = max; poison == null; length -= 8) {
+            try {
+                producer.send(onQm1.createTextMessage("x".repeat(length)));
+                poison = "x".repeat(length);
+            } catch (JMSException tooLarge) {
+                assertTrue(tooLarge.getMessage().contains("maxMessageLength"), tooLarge.getMessage());
+            }
+        }
+        producer.send(onQm1.createTextMessage("after"));
+
+        assertEquals(List.of("before", "after"), texts(big, 2), "the forwarding went on past the one it could not");
+        Message dead = ChannelServers.next(deadLetters);
+        assertEquals(poison, ((TextMessage) dead).getText());
+        String reason = dead.getStringProperty(DeadLetters.REASON_PROPERTY);
+        assertTrue(reason.startsWith("Publish/subscribe hierarchy: queue manager QM1 could not forward a publication"
+                + " on topic 'big/one' to queue manager QM2: "), reason);
+        assertTrue(reason.contains("maxMessageLength"), reason);
+        assertEquals("QM2/" + HierarchyMessages.PUBLICATIONS_QUEUE, dead.getStringProperty(DeadLetters.QUEUE_PROPERTY));
+        assertEquals(1, hierarchies.get("QM1").deadLetteredFor("QM2"));
+        Receive.nothingMore(big);
+        Receive.nothingMore(large);
+        Receive.nothingMore(deadLetters);
     }
 }

@@ -509,7 +509,10 @@ async function refreshHierarchy() {
   document.querySelector('#hierarchy tbody').replaceChildren(...partners.map(p => el('tr', { 'data-partner':
       p.queueManager }, cell(p.queueManager, 'name'), cell(p.relation), cell(p.state),
     cell(p.proxySubscriptions, 'num'), cell(p.subscriptionsSent === null ? '-' : p.subscriptionsSent, 'num'),
-    cell(p.subscriptionSetsReceived, 'num'), cell(p.publicationsForwarded, 'num'), cell(p.reason, 'reason'))));
+    cell(p.subscriptionSetsReceived, 'num'), cell(p.publicationsForwarded, 'num'),
+    cell(p.channels.length ? p.channels.map(c => c.name + ' ' + c.state).join(', ') : '-'),
+    cell([p.reason, p.refused && 'proxy subscriptions refused: ' + p.refused].filter(Boolean).join('; ') || null,
+      'reason'))));
 }
 
 async function refreshServer() {
