@@ -5,6 +5,7 @@ import org.wharfmq.client.core.CoreSender;
 import org.wharfmq.client.core.ConnectionListener;
 import org.wharfmq.client.core.ConnectionSettings;
 import org.wharfmq.client.core.CoreConnection;
+import org.wharfmq.client.core.CoreSession;
 import org.wharfmq.client.core.LinkLostException;
 import org.wharfmq.client.core.Reconnector;
 import org.wharfmq.client.core.transport.BrokerAddress;
@@ -403,7 +404,8 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
     }
 
     private boolean isOwnDispatcherThread() {
-        return Thread.currentThread() instanceof SessionDispatcher.ListenerThread t && t.session().connection() == this;
+        CoreSession dispatching = CoreSession.dispatching();
+        return dispatching != null && dispatching.connection() == core;
     }
 
     private boolean isOwnCompletionThread() {
