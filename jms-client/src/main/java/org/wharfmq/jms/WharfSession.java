@@ -1,7 +1,6 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
-import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.CoreConsumer;
 import org.wharfmq.client.core.CoreSession;
 
@@ -295,9 +294,8 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     }
 
     void producerClosed(WharfMessageProducer producer) {
-        ConnectedLink on = core.connection().usableOrNull();
-        if (producers.remove(producer) && on != null && !core.isClosing()) {
-            on.write(new Frame.CloseProducer(0, id, producer.id()));
+        if (producers.remove(producer)) {
+            core.closeProducer(producer.id());
         }
     }
 
@@ -424,8 +422,11 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         requireDomain(MessagingDomain.TOPIC, "unsubscribe");
         checkOpen();
         requireSubscriptionName(name);
-        // asked again after a reconnection: "no such subscription" may be the first request's work
-        connection.requestOkRetrying(rid -> new Frame.Unsubscribe(rid, name), "UNSUBSCRIBE", ErrorCode.UNKNOWN_DESTINATION);
+        try {
+            core.connection().unsubscribe(name);
+        } catch (ClientException e) {
+            throw connection.toJms(e);
+        }
     }
 
     private static void requireSubscriptionName(String name) throws JMSException {

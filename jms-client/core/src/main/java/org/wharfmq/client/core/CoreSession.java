@@ -223,6 +223,18 @@ public final class CoreSession {
         connection.requestOkRetrying(rid -> new Frame.CreateProducer(rid, id, producerId, destination), "CREATE_PRODUCER");
     }
 
+    /**
+     * Tells the server that producer {@code producerId} is closed; no answer. Nothing is sent while the connection
+     * reconnects or once the session closes: the server has forgotten the producer with the link, or does with the
+     * session.
+     */
+    public void closeProducer(int producerId) {
+        ConnectedLink on = connection.usableOrNull();
+        if (on != null && !isClosing()) {
+            on.write(new Frame.CloseProducer(0, id, producerId));
+        }
+    }
+
     // ---- closing ----
 
     /**
