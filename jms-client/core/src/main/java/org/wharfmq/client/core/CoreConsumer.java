@@ -379,11 +379,16 @@ public final class CoreConsumer implements DeliveryTarget {
      * The next message, consumed (its credit counted) and handed out (marked redelivered when it was handed out before
      * a reconnection, counted as the open transaction's work), but not yet settled: the caller says {@link #received}
      * or, when it cannot use it as asked, {@link #refused}. Expired deliveries are dropped and those that cannot be
-     * decoded rejected; both are settled as received and skipped.
+     * decoded rejected; both are settled as received and skipped. Refused (ILLEGAL_STATE) while the consumer hands its
+     * deliveries to a {@link MessageHandler}: the dispatch thread takes them.
      *
      * @see #receive
      */
     public <M> M next(long timeoutNanos, boolean noWait, Decoder<M> decoder) throws ClientException {
+        if (handling != null) {
+            throw new ClientException(ErrorCode.ILLEGAL_STATE, "Consumer " + id + " hands its messages to a message"
+                    + " handler, so it cannot also receive them; call handleWith(decoder, null) first");
+        }
         long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
             Frame.Deliver d = noWait ? takeNow() : take(timeoutNanos < 0 ? -1 : Math.max(0, deadline - System.nanoTime()));

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.TestServer;
 
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.wharfmq.client.core.TestSessions.open;
 import static org.wharfmq.client.core.TestSessions.producer;
@@ -92,7 +94,7 @@ class CoreMessageHandlerTest {
         }, failure);
         MessageHandler<TestMessages.Received> onB = m -> run(running, overlaps, threads, all, () -> fromB.add(m.text),
                 failure);
-        handler(session, a, onA);
+        CoreConsumer consumerA = handler(session, a, onA);
         handler(session, b, onB);
 
         CoreSession sending = open(c, CoreSettlement.AUTO_ACKNOWLEDGE);
@@ -115,6 +117,9 @@ class CoreMessageHandlerTest {
         assertTrue(handlerThread.getName().startsWith("wharf-session-" + session.id() + "-"), handlerThread.getName());
         awaitTrue(() -> depth(a) == 0 && depth(b) == 0, "every handled message acknowledged");
         assertEquals(count, depth(replies), "every handler's send is on the queue");
+        ClientException refused = assertThrows(ClientException.class, () -> TestSessions.receive(consumerA, 0),
+                "a consumer with a handler also received");
+        assertEquals(ErrorCode.ILLEGAL_STATE, refused.code(), refused.getMessage());
     }
 
     @Test
