@@ -11,32 +11,26 @@ import org.wharfmq.protocol.frame.Frame;
 
 import javax.jms.JMSException;
 import javax.jms.MessageListener;
-import java.util.function.BiConsumer;
 
 /**
  * One consumer under its JMS facades ({@link WharfMessageConsumer}, {@link WharfJMSConsumer}), over the core's
  * {@link CoreConsumer}, which owns the deliveries the server has pushed ahead of the application (its buffer), the
  * credit it returns, its PULLs, its acknowledgement bookkeeping, and what handing a message out and settling it takes
  * (expired deliveries dropped, undecodable ones rejected, the session told). This class is the core consumer's
- * {@link CoreConsumer.Decoder} of JMS messages, adds receiveBody's rules, runs the MessageListener through the core on
- * its session's {@link SessionDispatcher}, and gives the core's failures as JMS exceptions.
+ * {@link CoreConsumer.Decoder} of JMS messages, adds receiveBody's rules, hands the core its MessageListener as a
+ * {@link org.wharfmq.client.core.MessageHandler} (the core's session runs it), and gives the core's failures as JMS
+ * exceptions.
  */
 final class ClientConsumer implements CoreConsumer.Decoder<WharfMessage> {
-    /** Runs a listener on a message: one for all, so a dispatch allocates nothing for it. */
-    private static final BiConsumer<MessageListener, WharfMessage> ON_MESSAGE = MessageListener::onMessage;
-
     private final WharfConnection connection;
     private final SessionSettlement settlement;
-    private final SessionDispatcher dispatcher;
     private final CoreConsumer core;
     private volatile MessageListener listener;
 
     /** @param core the consumer, created on the server ({@link org.wharfmq.client.core.CoreSession#createConsumer}) */
-    ClientConsumer(WharfConnection connection, SessionSettlement settlement, SessionDispatcher dispatcher,
-                   CoreConsumer core) {
+    ClientConsumer(WharfConnection connection, SessionSettlement settlement, CoreConsumer core) {
         this.connection = connection;
         this.settlement = settlement;
-        this.dispatcher = dispatcher;
         this.core = core;
     }
 
@@ -110,26 +104,10 @@ final class ClientConsumer implements CoreConsumer.Decoder<WharfMessage> {
 
     // ---- MessageListener ----
 
-    /** Sets the listener; what is buffered goes to it, and so does every later delivery. */
+    /** Sets the listener; what is buffered goes to it, and so does every later delivery ({@link CoreConsumer#handleWith}). */
     void listen(MessageListener listener) {
         this.listener = listener;
-        int buffered = core.handleWith(listener == null ? null : count -> dispatcher.ready(this, count));
-        if (listener != null) {
-            dispatcher.start();
-            connection.core().readerOnly(); // only the links' reader threads read from now on
-            connection.core().flushSoonFrames(); // the consumer's opening may still wait for a ride; a listener waits
-            dispatcher.ready(this, buffered);
-        }
-    }
-
-    /** The next delivery for {@code listener}, or null if there is none or the consumer is closed. */
-    Frame.Deliver takeForListener(MessageListener listener) {
-        return listener == null || core.isClosed() ? null : core.poll();
-    }
-
-    /** Runs the listener on a delivery taken for it, on the session's listener thread ({@link CoreConsumer#dispatch}). */
-    void dispatch(MessageListener current, Frame.Deliver deliver) {
-        core.dispatch(deliver, this, current, ON_MESSAGE);
+        core.handleWith(this, listener == null ? null : listener::onMessage);
     }
 
     // ---- what makes a JMS message of a delivery ----

@@ -5,6 +5,7 @@ import org.wharfmq.client.core.CoreSender;
 import org.wharfmq.client.core.ConnectionListener;
 import org.wharfmq.client.core.ConnectionSettings;
 import org.wharfmq.client.core.CoreConnection;
+import org.wharfmq.client.core.CoreSession;
 import org.wharfmq.client.core.LinkLostException;
 import org.wharfmq.client.core.Reconnector;
 import org.wharfmq.client.core.transport.BrokerAddress;
@@ -29,7 +30,6 @@ import javax.jms.Topic;
 import javax.jms.TopicConnection;
 import javax.jms.TopicSession;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.IntFunction;
 
 /**
  * A JMS connection to a Wharf server, shared by all its sessions: a facade over the core client's
@@ -182,20 +182,6 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
             e.initCause(linked);
         }
         return e;
-    }
-
-    /** {@link CoreConnection#requestOkRetrying}, in JMS terms. */
-    void requestOkRetrying(IntFunction<Frame> frame, String what) throws JMSException {
-        requestOkRetrying(frame, what, null);
-    }
-
-    /** {@link CoreConnection#requestOkRetrying}, in JMS terms. */
-    void requestOkRetrying(IntFunction<Frame> frame, String what, ErrorCode doneBefore) throws JMSException {
-        try {
-            core.requestOkRetrying(frame, what, doneBefore);
-        } catch (ClientException e) {
-            throw toJms(e);
-        }
     }
 
     /** What the core connection tells this one: the ExceptionListener's and the FailoverListener's events. */
@@ -403,7 +389,8 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
     }
 
     private boolean isOwnDispatcherThread() {
-        return Thread.currentThread() instanceof SessionDispatcher.ListenerThread t && t.session().connection() == this;
+        CoreSession dispatching = CoreSession.dispatching();
+        return dispatching != null && dispatching.connection() == core;
     }
 
     private boolean isOwnCompletionThread() {

@@ -1,7 +1,6 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
-import org.wharfmq.client.core.ConnectedLink;
 import org.wharfmq.client.core.CoreConsumer;
 import org.wharfmq.client.core.CoreSession;
 
@@ -57,8 +56,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * CompletionListeners added by its {@link SessionSender}; each consumer's deliveries, credit and
  * acknowledgement bookkeeping are its core consumer's ({@link ClientConsumer} over the core client's
  * {@code CoreConsumer}); acknowledgement in the session's mode, commit, rollback and recover are its
- * {@link SessionSettlement}'s (over the core's {@code CoreSettlement}); MessageListeners run on its
- * {@link SessionDispatcher}. The core connection sees the session as a {@code SessionMember}.
+ * {@link SessionSettlement}'s (over the core's {@code CoreSettlement}); MessageListeners run on the core session's
+ * dispatch thread. The core connection sees the session as a {@code SessionMember}.
  * What is left here is the JMS API, the session's producers and browsers, and the JMS rules of closing (the close
  * itself is the core session's). {@code close}, {@code commit} and {@code rollback} wait for asynchronous sends
  * first, and refuse to run on their listener's thread.
@@ -76,8 +75,6 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     /** Credit is returned, and DUPS_OK acks are sent, in batches of half the prefetch window. */
     private final int batchSize;
 
-    /** The MessageListener side: which consumer's delivery runs next, on the session's listener thread. */
-    private final SessionDispatcher dispatcher;
     /** Acknowledgement, commit and rollback of what the consumers consume; holds the session's consumers. */
     final SessionSettlement settlement;
     /** Sending: JMS headers, encoding and CompletionListeners over the core session's sender. */
@@ -97,7 +94,6 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         this.domain = domain;
         this.prefetch = connection.url().prefetch();
         this.batchSize = Math.max(1, prefetch / 2);
-        this.dispatcher = new SessionDispatcher(this);
         this.core = new CoreSession(connection.core(), mode, batchSize, connection.url().syncSends(), new Hooks());
         this.id = core.id();
         this.settlement = new SessionSettlement(connection, core.settlement(), mode);
@@ -298,9 +294,8 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     }
 
     void producerClosed(WharfMessageProducer producer) {
-        ConnectedLink on = core.connection().usableOrNull();
-        if (producers.remove(producer) && on != null && !core.isClosing()) {
-            on.write(new Frame.CloseProducer(0, id, producer.id()));
+        if (producers.remove(producer)) {
+            core.closeProducer(producer.id());
         }
     }
 
@@ -427,8 +422,11 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         requireDomain(MessagingDomain.TOPIC, "unsubscribe");
         checkOpen();
         requireSubscriptionName(name);
-        // asked again after a reconnection: "no such subscription" may be the first request's work
-        connection.requestOkRetrying(rid -> new Frame.Unsubscribe(rid, name), "UNSUBSCRIBE", ErrorCode.UNKNOWN_DESTINATION);
+        try {
+            core.connection().unsubscribe(name);
+        } catch (ClientException e) {
+            throw connection.toJms(e);
+        }
     }
 
     private static void requireSubscriptionName(String name) throws JMSException {
@@ -447,7 +445,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         } catch (ClientException e) {
             throw connection.toJms(e);
         }
-        return new WharfMessageConsumer(this, new ClientConsumer(connection, settlement, dispatcher, consumer),
+        return new WharfMessageConsumer(this, new ClientConsumer(connection, settlement, consumer),
                 destination, selectorText, (flags & Frame.CONSUMER_NO_LOCAL) != 0);
     }
 
@@ -498,17 +496,12 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     /** True on this session's MessageListener thread. */
     boolean isListenerThread() {
-        return dispatcher.isListenerThread();
+        return core.isDispatchThread();
     }
 
     /** Message.acknowledge() in CLIENT_ACKNOWLEDGE mode: acknowledges every message the session has consumed. */
     void acknowledgeConsumed() throws JMSException {
         settlement.acknowledge();
-    }
-
-    /** Returns once no listener of this session is running (unless called by that listener). */
-    void awaitListenerIdle() {
-        dispatcher.awaitIdle();
     }
 
     // ---- acknowledgement and transactions ----
@@ -616,26 +609,10 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     public String toString() {
         return "WharfSession[" + id + ", mode=" + mode + ", " + connection + "]";
     }
-    /** What the JMS session adds to its core session: the listener thread, its producers and browsers. */
+    /** What the JMS session adds to its core session: its producers and browsers. */
     private final class Hooks implements CoreSession.Hooks {
         @Override
-        public void forgetHandedOn() {
-            dispatcher.clear();
-        }
-
-        @Override
-        public void wake() {
-            dispatcher.wake();
-        }
-
-        @Override
-        public void awaitIdle() {
-            awaitListenerIdle();
-        }
-
-        @Override
         public void closing() {
-            dispatcher.close();
             for (WharfMessageProducer p : producers) {
                 p.markClosed();
             }

@@ -468,6 +468,15 @@ public final class CoreConnection {
     }
 
     /**
+     * Deletes the durable subscription {@code name} of this connection's client ID: UNKNOWN_DESTINATION when there is
+     * none of that name, ILLEGAL_STATE while a consumer is open on it. Asked again after a reconnection, where "no such
+     * subscription" may be the first request's work.
+     */
+    public void unsubscribe(String name) throws ClientException {
+        requestOkRetrying(rid -> new Frame.Unsubscribe(rid, name), "UNSUBSCRIBE", ErrorCode.UNKNOWN_DESTINATION);
+    }
+
+    /**
      * Sets the client ID on the server, which keeps client IDs unique across its connections (INVALID_CLIENT_ID when
      * another connection holds it); every link the connection makes after a reconnection sets it again. The caller
      * makes sure it is set once.

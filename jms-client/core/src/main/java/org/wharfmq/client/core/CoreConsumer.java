@@ -10,23 +10,23 @@ import org.wharfmq.protocol.message.WireDestination;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 
 /**
  * One consumer of a {@link CoreConnection}, without JMS: owns the deliveries the server has pushed ahead of its user
  * (its buffer, the messages in the protocol's encoded form, {@link Frame.Deliver}), the credit it returns as they are
  * consumed ({@code CREDIT}, in batches), its PULLs, and its acknowledgement bookkeeping (the last delivery consumed and
  * not yet acknowledged, which its session lists in ACK, COMMIT and ROLLBACK). Nothing outside this class touches those.
- * It hands its user messages ({@link #receive}, {@link #dispatch}): each delivery made a message by the user's
- * {@link Decoder}, an expired one dropped and one that cannot be decoded rejected (both count as consumed), its credit
- * counted, and the session's {@link CoreSettlement} told, as its mode says. The JMS facade's {@code ClientConsumer}
- * is a {@link Decoder} of JMS messages and runs MessageListeners through {@link #dispatch}.
+ * It hands its user messages, on the user's thread ({@link #receive}) or to a {@link MessageHandler} on its session's
+ * dispatch thread ({@link #handleWith}): each delivery made a message by the user's {@link Decoder}, an expired one
+ * dropped and one that cannot be decoded rejected (both count as consumed), its credit counted, and the session's
+ * {@link CoreSettlement} told, as its mode says. The JMS facade's {@code ClientConsumer} is a {@link Decoder} of JMS
+ * messages, and adapts a MessageListener to a {@link MessageHandler}.
  *
  * <p>Deliveries come in on whichever thread reads the connection (often the receiving thread itself: see
  * {@link FrameWait}) straight from the connection's {@link ConsumerRegistry}; the buffer and what the reading
  * thread writes are guarded by this object's monitor, held only briefly and never across I/O or a wait. Consuming
- * (credit, acknowledging) happens on the thread that receives, outside it: the user's thread, or the thread a
- * {@link Handler} hands deliveries to.
+ * (credit, acknowledging) happens on the thread that receives, outside it: the user's thread, or its session's
+ * dispatch thread ({@link SessionDispatcher}).
  *
  * <p>Across a reconnection: the consumer lives on its {@link ConnectedLink}; when that is lost, what it buffered is
  * dropped (the server takes it back), and the reconnection creates it again on the new link ({@link #reattach}), from
@@ -54,12 +54,10 @@ public final class CoreConsumer implements DeliveryTarget {
     }
 
     /**
-     * Where a consumer that hands its deliveries on (a message listener) says how many more it buffered; called on the
-     * reading thread, so it only notes and returns.
+     * The handler a consumer hands its deliveries to, with the decoder that makes its messages: one per
+     * {@link #handleWith}, so that a dispatch reads both at once and allocates nothing.
      */
-    @FunctionalInterface
-    public interface Handler {
-        void ready(int count);
+    record Handling<M>(Decoder<M> decoder, MessageHandler<? super M> handler) {
     }
 
     /**
@@ -93,6 +91,8 @@ public final class CoreConsumer implements DeliveryTarget {
      * reading thread), and what each message handed out counts as.
      */
     private final CoreSettlement settlement;
+    /** Its session's dispatch thread, which runs the handler. */
+    private final SessionDispatcher dispatcher;
     /** What the server needs to create this consumer (again, after a reconnection). */
     private final Spec spec;
     /** Whether the server holds this consumer's window back until the connection starts ({@link #createFrame}). */
@@ -114,8 +114,8 @@ public final class CoreConsumer implements DeliveryTarget {
     private long unacknowledged;
     /** Whether the last take emptied the buffer (DUPS_OK flushes its acknowledgements then); receiving thread. */
     private boolean drained;
-    /** Where deliveries are announced when they are handed on rather than received; null for receive. */
-    private volatile Handler handler;
+    /** The handler deliveries are handed to, rather than received; null for receive. */
+    private volatile Handling<?> handling;
     private volatile boolean closed;
     private volatile ErrorCode failureCode;
     private volatile String failureMessage;
@@ -137,13 +137,16 @@ public final class CoreConsumer implements DeliveryTarget {
      * @param id          from {@link CoreConnection#nextConsumerId()}
      * @param creditBatch credit is returned in batches of this many consumed deliveries (half the prefetch window)
      * @param settlement  its session's ({@link CoreSession#settlement()})
+     * @param dispatcher  its session's
      */
-    CoreConsumer(CoreConnection connection, int id, int creditBatch, Spec spec, CoreSettlement settlement) {
+    CoreConsumer(CoreConnection connection, int id, int creditBatch, Spec spec, CoreSettlement settlement,
+                 SessionDispatcher dispatcher) {
         this.connection = connection;
         this.id = id;
         this.creditBatch = creditBatch;
         this.spec = spec;
         this.settlement = settlement;
+        this.dispatcher = dispatcher;
         this.arrival = new FrameWait(null) {
             @Override
             protected FrameLink link() {
@@ -233,10 +236,10 @@ public final class CoreConsumer implements DeliveryTarget {
 
     // ---- the reading thread's side ----
 
-    /** A DELIVER for this consumer: buffered, for a receive to take or the handler's thread. */
+    /** A DELIVER for this consumer: buffered, for a receive to take or the dispatch thread. */
     @Override
     public void deliver(Frame.Deliver deliver) {
-        Handler current;
+        boolean handedOn;
         synchronized (this) {
             // between a ROLLBACK and its answer the server takes back whatever it sent meanwhile
             if (closed || settlement.isDiscarding()) {
@@ -244,10 +247,10 @@ public final class CoreConsumer implements DeliveryTarget {
                 return;
             }
             buffer.addLast(deliver);
-            current = handler;
+            handedOn = handling != null;
         }
-        if (current != null) {
-            current.ready(1);
+        if (handedOn) {
+            dispatcher.ready(this, 1);
         } else {
             arrival.wake();
         }
@@ -376,11 +379,16 @@ public final class CoreConsumer implements DeliveryTarget {
      * The next message, consumed (its credit counted) and handed out (marked redelivered when it was handed out before
      * a reconnection, counted as the open transaction's work), but not yet settled: the caller says {@link #received}
      * or, when it cannot use it as asked, {@link #refused}. Expired deliveries are dropped and those that cannot be
-     * decoded rejected; both are settled as received and skipped.
+     * decoded rejected; both are settled as received and skipped. Refused (ILLEGAL_STATE) while the consumer hands its
+     * deliveries to a {@link MessageHandler}: the dispatch thread takes them.
      *
      * @see #receive
      */
     public <M> M next(long timeoutNanos, boolean noWait, Decoder<M> decoder) throws ClientException {
+        if (handling != null) {
+            throw new ClientException(ErrorCode.ILLEGAL_STATE, "Consumer " + id + " hands its messages to a message"
+                    + " handler, so it cannot also receive them; call handleWith(decoder, null) first");
+        }
         long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
             Frame.Deliver d = noWait ? takeNow() : take(timeoutNanos < 0 ? -1 : Math.max(0, deadline - System.nanoTime()));
@@ -411,14 +419,15 @@ public final class CoreConsumer implements DeliveryTarget {
     }
 
     /**
-     * Runs {@code handler} on a delivery taken for it ({@link #poll}, on the handler's thread), then settles it: recorded
-     * as consumed before the handler runs, so that an acknowledgement, commit or recover inside it includes it;
+     * Runs the handler on a delivery taken for it ({@link #poll}, on the dispatch thread), then settles it: recorded as
+     * consumed before the handler runs, so that an acknowledgement, commit or recover inside it includes it;
      * acknowledged after it returns as the session's mode says, unless a rollback, a recover or a close came in
      * between. When the handler throws, an AUTO or DUPS_OK session recovers (the message comes again).
      *
-     * @param call how to run the handler on a message, without allocating per message
+     * @param handling the handler as it was when the delivery was taken
      */
-    public <H, M> void dispatch(Frame.Deliver deliver, Decoder<M> decoder, H handler, BiConsumer<H, M> call) {
+    <M> void dispatch(Frame.Deliver deliver, Handling<M> handling) {
+        Decoder<M> decoder = handling.decoder();
         M message = consume(deliver, decoder);
         long deliveryId = deliver.deliveryId();
         recordConsumed(deliveryId);
@@ -426,7 +435,7 @@ public final class CoreConsumer implements DeliveryTarget {
         if (message != null) {
             handOut(message, decoder);
             try {
-                call.accept(handler, message);
+                handling.handler().onMessage(message);
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "The message handler of consumer " + id + " threw on "
                         + decoder.messageId(message), e);
@@ -503,7 +512,7 @@ public final class CoreConsumer implements DeliveryTarget {
     }
 
     /** Takes the head of the buffer, if any, noting whether that emptied it and the link it came on. */
-    public synchronized Frame.Deliver poll() {
+    synchronized Frame.Deliver poll() {
         Frame.Deliver d = buffer.pollFirst();
         if (d != null) {
             drained = buffer.isEmpty();
@@ -522,20 +531,32 @@ public final class CoreConsumer implements DeliveryTarget {
     }
 
     /**
-     * Hands every later delivery to {@code handler} (null: back to {@link #receive}).
-     *
-     * @return how many deliveries are buffered now, for the handler to be told of: 0 when {@code handler} is null
+     * Hands what is buffered and every later delivery to {@code handler} on the session's dispatch thread, made
+     * messages by {@code decoder} ({@link MessageHandler} says how it is called); null: back to {@link #receive}. From
+     * now on only the links' reader threads read the connection, since no thread of the user's waits in a receive.
      */
-    public int handleWith(Handler handler) {
+    public <M> void handleWith(Decoder<M> decoder, MessageHandler<? super M> handler) {
+        int buffered;
         synchronized (this) {
-            this.handler = handler;
-            return handler == null ? 0 : buffer.size();
+            handling = handler == null ? null : new Handling<>(decoder, handler);
+            buffered = handler == null ? 0 : buffer.size();
+        }
+        if (handler != null) {
+            dispatcher.start();
+            connection.readerOnly();
+            connection.flushSoonFrames(); // the consumer's opening may still wait for a ride; a handler waits for it
+            dispatcher.ready(this, buffered);
         }
     }
 
-    /** Whether it hands its deliveries on to a {@link Handler} rather than to {@link #receive}. */
-    public boolean handsOn() {
-        return handler != null;
+    /** The handler it hands its deliveries to, or null when they are for {@link #receive}. */
+    Handling<?> handling() {
+        return handling;
+    }
+
+    /** Whether it hands its deliveries on to a {@link MessageHandler} rather than to {@link #receive}. */
+    boolean handsOn() {
+        return handling != null;
     }
 
     // ---- consuming: credit and acknowledgement bookkeeping ----

@@ -10,10 +10,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * One session of a {@link CoreConnection}, without JMS: creates its consumers ({@link CoreConsumer}) and producers on
  * the server, sends through its {@link CoreSender} (producer credit, synchronous and asynchronous sends, sends in a
  * transaction), settles what the consumers consume ({@link CoreSettlement}: acknowledgement, commit, rollback), is
- * created again, consumers and all, after a reconnection, and closes ({@link #close}). The user's own parts of a
- * session (message handlers, what it made of the session) hear of the connection's events and of the close through its
- * {@link Hooks}. Used by one thread at a time, as the user's session is; closing it and its consumers may come from
- * others.
+ * created again, consumers and all, after a reconnection, runs its consumers' {@link MessageHandler}s on its dispatch
+ * thread ({@link SessionDispatcher}), and closes ({@link #close}). What the user made of the session (producers,
+ * browsers) hears of the connection's events and of the close through its {@link Hooks}. Used by one thread at a time,
+ * as the user's session is (its dispatch thread, once a consumer has a handler); closing it and its consumers may come
+ * from others.
  *
  * <p>Owns whether the session is closing or closed: set by {@link #close} or by its connection's close, read by any
  * thread.
@@ -26,18 +27,6 @@ public final class CoreSession {
         Hooks NONE = new Hooks() {
         };
 
-        /** A rollback or a lost link emptied the consumers' buffers: forget what was handed to a handler, not yet run. */
-        default void forgetHandedOn() {
-        }
-
-        /** Threads waiting on the session's handlers should look again: start, close, a loss. */
-        default void wake() {
-        }
-
-        /** Returns once none of the session's message handlers runs (unless called by one). */
-        default void awaitIdle() {
-        }
-
         /** The link was lost and the connection reconnects (after the consumers dropped their buffers). */
         default void onLinkLost() {
         }
@@ -47,9 +36,9 @@ public final class CoreSession {
         }
 
         /**
-         * The session closes ({@link #close}, or its connection's close): the user's handlers take no more deliveries,
-         * and what the user made of the session (producers, browsers) is closed. Called once, after the session's
-         * asynchronous sends completed and before it waits for a running handler ({@link #awaitIdle}).
+         * The session closes ({@link #close}, or its connection's close): what the user made of the session (producers,
+         * browsers) is closed. Called once, after the session's asynchronous sends completed and its handlers took
+         * their last delivery, before it waits for a running handler.
          */
         default void closing() {
         }
@@ -61,6 +50,8 @@ public final class CoreSession {
     private final Hooks hooks;
     private final CoreSettlement settlement;
     private final CoreSender sender;
+    /** Runs the consumers' message handlers. */
+    private final SessionDispatcher dispatcher;
     private final Member member = new Member();
     /** Set once by the close, its user's or its connection's: sends, acknowledgements and reconnections see it. */
     private final AtomicBoolean closing = new AtomicBoolean();
@@ -83,6 +74,7 @@ public final class CoreSession {
         this.hooks = hooks;
         this.sender = new CoreSender(this, syncSends);
         this.settlement = new CoreSettlement(this, batchSize, sender);
+        this.dispatcher = new SessionDispatcher(this);
     }
 
     /** Creates the session on the server; a reconnection from now on creates it again. */
@@ -108,9 +100,19 @@ public final class CoreSession {
         return closed;
     }
 
-    /** What the user adds to the session. */
-    Hooks hooks() {
-        return hooks;
+    /** The thread that runs the consumers' message handlers. */
+    SessionDispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    /** True on this session's dispatch thread, inside one of its consumers' {@link MessageHandler}s. */
+    public boolean isDispatchThread() {
+        return dispatcher.isDispatchThread();
+    }
+
+    /** The session whose dispatch thread the caller is (inside one of its {@link MessageHandler}s), or null. */
+    public static CoreSession dispatching() {
+        return SessionDispatcher.current();
     }
 
     public CoreConnection connection() {
@@ -145,7 +147,8 @@ public final class CoreSession {
      *                         failure
      */
     public CoreConsumer createConsumer(CoreConsumer.Spec spec, int creditBatch) throws ClientException {
-        CoreConsumer consumer = new CoreConsumer(connection, connection.nextConsumerId(), creditBatch, spec, settlement);
+        CoreConsumer consumer = new CoreConsumer(connection, connection.nextConsumerId(), creditBatch, spec, settlement,
+                dispatcher);
         WireDestination destination = spec.destination();
         ConsumerRegistry registry = connection.consumers();
         try {
@@ -197,7 +200,7 @@ public final class CoreSession {
             return false;
         }
         if (consumer.handsOn()) {
-            hooks.awaitIdle(); // what the running handler consumes counts in how far the consumer got
+            dispatcher.awaitIdle(); // what the running handler consumes counts in how far the consumer got
         }
         connection.unregister(link -> {
             connection.consumers().unregisterConsumer(consumer.id(), consumer);
@@ -220,13 +223,26 @@ public final class CoreSession {
         connection.requestOkRetrying(rid -> new Frame.CreateProducer(rid, id, producerId, destination), "CREATE_PRODUCER");
     }
 
+    /**
+     * Tells the server that producer {@code producerId} is closed; no answer. Nothing is sent while the connection
+     * reconnects or once the session closes: the server has forgotten the producer with the link, or does with the
+     * session.
+     */
+    public void closeProducer(int producerId) {
+        ConnectedLink on = connection.usableOrNull();
+        if (on != null && !isClosing()) {
+            on.write(new Frame.CloseProducer(0, id, producerId));
+        }
+    }
+
     // ---- closing ----
 
     /**
      * Closes the session, the one way to (its connection's close does the same without CLOSE_SESSION, since the
      * connection's CLOSE releases it on the server). In order: sends stop (a send waiting for producer credit gives
-     * up) and the asynchronous sends complete, their completions returned; the user's handlers stop ({@link
-     * Hooks#closing}) and a running one is waited for (unless the caller is that handler); DUPS_OK's pending
+     * up) and the asynchronous sends complete, their completions returned; the handlers take no more deliveries, what
+     * the user made of the session closes ({@link Hooks#closing}) and a running handler is waited for (unless the
+     * caller is that handler); DUPS_OK's pending
      * acknowledgements go out; each consumer closes, telling the server how far it consumed, so what it had buffered
      * goes back to the queue as it was; and CLOSE_SESSION tells the server, which rolls back the open transaction and
      * gives back, marked redelivered, what was consumed and not settled; its answer is awaited. While the connection
@@ -269,9 +285,10 @@ public final class CoreSession {
             return false;
         }
         sender.close();
+        dispatcher.close();
         hooks.closing();
         member.wakeAll();
-        hooks.awaitIdle(); // what a running handler consumes counts in how far each consumer got
+        dispatcher.awaitIdle(); // what a running handler consumes counts in how far each consumer got
         if (mode == CoreSettlement.DUPS_OK_ACKNOWLEDGE) {
             settlement.acknowledgeConsumedNow();
         }
@@ -340,7 +357,7 @@ public final class CoreSession {
 
         @Override
         public void awaitIdle() {
-            hooks.awaitIdle();
+            dispatcher.awaitIdle();
         }
 
         /** The link was lost and the connection reconnects: buffered deliveries are dropped; takes wait on. */
@@ -358,16 +375,16 @@ public final class CoreSession {
             for (CoreConsumer c : settlement.consumers()) {
                 c.releaseBuffer();
             }
-            hooks.forgetHandedOn();
+            dispatcher.clear();
             sender.connectionLost();
             hooks.onConnectionLost();
             wakeAll();
         }
 
-        /** Wakes every waiting take and the hooks' threads: start, close and connection loss change what they wait for. */
+        /** Wakes every waiting take and the dispatch thread: start, close and connection loss change what they wait for. */
         @Override
         public void wakeAll() {
-            hooks.wake();
+            dispatcher.wake();
             for (CoreConsumer c : settlement.consumers()) {
                 c.wake();
             }

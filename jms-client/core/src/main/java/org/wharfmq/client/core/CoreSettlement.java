@@ -391,7 +391,7 @@ public final class CoreSettlement {
         for (CoreConsumer c : consumers) {
             c.releaseBuffer();
         }
-        session.hooks().forgetHandedOn();
+        session.dispatcher().clear();
         // registered before the write, so it runs on the thread that reads the answer, before any later delivery
         request.answer().whenComplete((error, failure) -> discarding = false);
         on.write(new Frame.Rollback(request.id, sessionId, list));
@@ -417,7 +417,7 @@ public final class CoreSettlement {
         for (CoreConsumer c : consumers) {
             c.linkLost();
         }
-        session.hooks().forgetHandedOn();
+        session.dispatcher().clear();
         consumers.removeIf(CoreConsumer::isClosed);
     }
 

@@ -8,7 +8,9 @@
  * {@link org.wharfmq.client.core.LinkEvents}), reconnection ({@link org.wharfmq.client.core.Reconnector}), sessions
  * ({@link org.wharfmq.client.core.CoreSession}: consumers, producers, sends, closing), a consumer's buffer, credit,
  * PULLs and the messages it hands its user ({@link org.wharfmq.client.core.CoreConsumer}, through the user's
- * {@link org.wharfmq.client.core.CoreConsumer.Decoder}), a queue's browse ({@link org.wharfmq.client.core.CoreBrowser}), a
+ * {@link org.wharfmq.client.core.CoreConsumer.Decoder}; received, or run by the session's dispatch thread,
+ * {@link org.wharfmq.client.core.SessionDispatcher}, through the user's
+ * {@link org.wharfmq.client.core.MessageHandler}), a queue's browse ({@link org.wharfmq.client.core.CoreBrowser}), a
  * session's acknowledgement and transactions
  * ({@link org.wharfmq.client.core.CoreSettlement}) and XA ({@link org.wharfmq.client.core.CoreXaResource}), its
  * producer credit
@@ -18,7 +20,8 @@
  * ({@link org.wharfmq.client.core.ClientConfiguration}). Messages are the protocol's encoded form
  * ({@link org.wharfmq.protocol.frame.Frame.Deliver}, {@link org.wharfmq.protocol.message.WireMessage}). Failures are
  * {@link org.wharfmq.client.core.ClientException}s carrying the protocol's error code. What the core hands its user goes
- * through the core's own interfaces ({@link org.wharfmq.client.core.SessionMember},
+ * through the core's own interfaces ({@link org.wharfmq.client.core.MessageHandler},
+ * {@link org.wharfmq.client.core.SessionMember},
  * {@link org.wharfmq.client.core.CoreSession.Hooks},
  * {@link org.wharfmq.client.core.DeliveryTarget}, {@link org.wharfmq.client.core.ConnectionListener}). The JMS clients
  * are a facade over it; the core never calls them (docs/architecture.md, "Modules").

@@ -18,8 +18,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,6 +30,7 @@ import static org.wharfmq.client.core.TestSessions.receive;
 import static org.wharfmq.client.core.TestSessions.receiveNoWait;
 import static org.wharfmq.client.core.TestSessions.open;
 import static org.wharfmq.client.core.TestSessions.producer;
+import static org.wharfmq.client.core.TestWaits.awaitTrue;
 
 /**
  * A core session's close ({@link CoreSession#close}) against a real server, through the core's API alone: what was
@@ -215,23 +214,6 @@ class CoreSessionCloseTest {
 
     /** Whether {@code t} is parked waiting for the session's asynchronous sends to complete. */
     private static boolean waitsForCompletions(Thread t) {
-        if (t.getState() != Thread.State.WAITING) {
-            return false;
-        }
-        for (StackTraceElement frame : t.getStackTrace()) {
-            if (frame.getClassName().equals(SendCompletions.class.getName()) && frame.getMethodName().equals("awaitIdle")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Waits (polling, up to 10 s) until {@code condition} holds. */
-    private static void awaitTrue(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + WAIT;
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "never: " + what);
-            LockSupport.parkNanos(100_000);
-        }
+        return TestWaits.waitsIn(t, SendCompletions.class, "awaitIdle");
     }
 }
