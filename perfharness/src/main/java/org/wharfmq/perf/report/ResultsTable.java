@@ -152,6 +152,11 @@ public final class ResultsTable {
         return new Line(label, seedRow, slug, cells, false, null);
     }
 
+    /** The line of a row that failed to run (a process hung or died; the progress says why): Wharf's cell says so. */
+    public static Line failed(String label, String seedRow) {
+        return new Line(label, seedRow, null, Map.of("Wharf", new Cell(0, "failed to run", Double.NaN, 0, false, null)), false, null);
+    }
+
     /** A memory line (the footprint): per target, bytes per item, lower is better. */
     public static Line memory(String label, String seedRow, Map<String, Cell> cells) {
         return new Line(label, seedRow, null, cells, true, null);

@@ -89,7 +89,14 @@ public final class ReportCommand {
                     "--out", o.output.resolve(row.slug()).toString(), "--jvm-opts", String.join(" ", o.jvmOptions)));
             RunCommand.Parsed parsed = RunCommand.parse(runArgs.toArray(String[]::new), false);
             Launcher launcher = new ChildJvmLauncher(parsed.settings().jvmOptions(), echo);
-            List<StepResult> steps = RunCommand.execute(parsed.settings(), targets, launcher, line -> { });
+            List<StepResult> steps;
+            try {
+                steps = RunCommand.execute(parsed.settings(), targets, launcher, line -> { });
+            } catch (Exception e) { // a process that hung or died: the row fails, the others still run and are written
+                progress.accept("  failed to run: " + e);
+                lines.add(ResultsTable.failed(row.label(), row.seedRow()));
+                continue;
+            }
             RunCommand.writeReport(parsed.settings(), steps, "bin/wharf perf run " + String.join(" ", runArgs));
             ResultsTable.Line line = row.kind() == ResultsPlan.Kind.RATED ? ResultsTable.rated(row.label(), row.seedRow(), row.slug(), steps)
                     : ResultsTable.line(row.label(), row.seedRow(), row.slug(), steps);
@@ -121,7 +128,7 @@ public final class ReportCommand {
                 try {
                     r = FootprintCommand.measure(t, queues, connections, null, new ChildJvmLauncher(o.jvmOptions, echo),
                             new java.io.PrintStream(text, true, java.nio.charset.StandardCharsets.UTF_8));
-                } catch (RuntimeException e) {
+                } catch (Exception e) { // a refusal, or a server that hung: this target's cells say so, the report goes on
                     echo.accept("unavailable: " + t.displayName() + "'s footprint: " + e.getMessage());
                     cells.put(t.displayName(), new ResultsTable.Cell(0, "n/a", Double.NaN, 0, false, String.valueOf(e.getMessage())));
                     continue;

@@ -59,6 +59,13 @@ class ResultsTableTest {
     }
 
     @Test
+    void aRowThatFailedToRunFailsTheReportAndSaysSo() {
+        ResultsTable.Line line = ResultsTable.failed("RR-RATED", null);
+        assertFalse(line.passed());
+        assertTrue(ResultsTable.render(List.of(line), List.of(), "c", 1, 1).contains("| RR-RATED | failed to run (check FAILED) |"));
+    }
+
+    @Test
     void aMemoryLineIsBetterLowerAndItsRatioStillReadsAboveOneAsWharfAhead() {
         Map<String, ResultsTable.Cell> cells = new LinkedHashMap<>();
         cells.put("Wharf", ResultsTable.memoryCell(10 * 1024, 20 * 1024));
