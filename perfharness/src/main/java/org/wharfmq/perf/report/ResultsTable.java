@@ -152,9 +152,12 @@ public final class ResultsTable {
         return new Line(label, seedRow, slug, cells, false, null);
     }
 
-    /** The line of a row that failed to run (a process hung or died; the progress says why): Wharf's cell says so. */
+    /** The cell of a target whose run failed (a process hung or died; the progress says why): it fails the report. */
+    public static final Cell FAILED_TO_RUN = new Cell(0, "failed to run", Double.NaN, 0, false, null);
+
+    /** The line of a row that failed to run: Wharf's cell says so. */
     public static Line failed(String label, String seedRow) {
-        return new Line(label, seedRow, null, Map.of("Wharf", new Cell(0, "failed to run", Double.NaN, 0, false, null)), false, null);
+        return new Line(label, seedRow, null, Map.of("Wharf", FAILED_TO_RUN), false, null);
     }
 
     /** A memory line (the footprint): per target, bytes per item, lower is better. */

@@ -25,7 +25,7 @@ public final class ReportCommand {
     private static final String HELP = """
             Usage: wharf perf report [options]
               Runs each seed workload once (one message size, one client count) on Wharf and on the built-in
-              peers, and writes results.md: the results table of docs/performance.md. About 45 minutes.
+              peers, and writes results.md: the results table of docs/performance.md. About an hour.
               --only LIST         only the rows of these workloads, e.g. RR-4,PS-N (FOOTPRINT: the memory rows)
               --peers LIST        the peers beside Wharf: artemis,classic, one of them, or none  [artemis,classic]
               --warmup S          warm-up seconds per run (not counted)      [30]
@@ -128,9 +128,9 @@ public final class ReportCommand {
                 try {
                     r = FootprintCommand.measure(t, queues, connections, null, new ChildJvmLauncher(o.jvmOptions, echo),
                             new java.io.PrintStream(text, true, java.nio.charset.StandardCharsets.UTF_8));
-                } catch (Exception e) { // a refusal, or a server that hung: this target's cells say so, the report goes on
-                    echo.accept("unavailable: " + t.displayName() + "'s footprint: " + e.getMessage());
-                    cells.put(t.displayName(), new ResultsTable.Cell(0, "n/a", Double.NaN, 0, false, String.valueOf(e.getMessage())));
+                } catch (Exception e) { // a server that hung or died: this target's cells say so, the report goes on
+                    echo.accept("problem: " + t.displayName() + "'s footprint failed: " + e);
+                    cells.put(t.displayName(), ResultsTable.FAILED_TO_RUN);
                     continue;
                 }
                 text.toString(java.nio.charset.StandardCharsets.UTF_8).lines().forEach(echo);

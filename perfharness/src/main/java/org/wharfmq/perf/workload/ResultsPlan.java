@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * The rows of the results table ({@code wharf perf report}): each seed workload once, at one message size and one
- * client count near Wharf's peak on a small machine, so the whole set runs in about 45 minutes. A row runs on
+ * client count near Wharf's peak on a small machine, so the whole set runs in about an hour. A row runs on
  * Wharf and, where the workload's clients are all over TCP, on each built-in peer with the same options.
  */
 final class ResultsPlan {
