@@ -142,6 +142,7 @@ class Requestor extends Worker {
             }
             long n = ((Number) replySequence).longValue();
             if (n == sequence) {
+                checkLength(reply);
                 return reply;
             }
             if (n < sequence && lateReplyOf(n)) {
@@ -152,6 +153,18 @@ class Requestor extends Worker {
             } else {
                 control.unexpected("reply to request " + n + " of " + name + " before that request was sent");
             }
+        }
+    }
+
+    /**
+     * A reply to a request of {@code -ms} bytes, which the responders answer with the request's body, must be as long:
+     * a large message cut short on its way fails the run. (A flow's output, from a message file, has a length of its
+     * own.) Its length only: reading every byte would make the client's cost grow with the size.
+     */
+    private void checkLength(Message reply) throws JMSException {
+        if (options.messageFile().isEmpty() && reply instanceof javax.jms.BytesMessage b && b.getBodyLength() != bodies.size()) {
+            control.unexpected("reply to request " + sequence + " of " + name + " carries " + b.getBodyLength()
+                    + " bytes, the request " + bodies.size());
         }
     }
 

@@ -197,6 +197,21 @@ public enum BenchmarkFlow {
     }
 
     /**
+     * What the flow's plain loop is, as reports name it beside the flow: a plain JMS loop for F-JMS, a file copy for
+     * F-FILE, a JDBC statement for the database flows, the flow's own work (a parse, a transformation) for the others.
+     */
+    public String plainLoop() {
+        return switch (this) {
+            case F_JMS -> "plain JMS loop, no flow engine";
+            case F_FILE -> "file copy, no messaging";
+            case F_FILE_OUT -> "file append, no messaging";
+            case F_HTTP -> "JDK HTTP client and server, no broker";
+            case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> "JDBC statement, no messaging";
+            default -> "the flow's work, no messaging";
+        };
+    }
+
+    /**
      * The ceiling: the flow's own work on {@code body} in a plain loop on this thread, no messaging, no flow
      * engine around it.
      *

@@ -1,5 +1,7 @@
 package org.wharfmq.perf.report;
 
+import org.wharfmq.perf.workload.RatedSteps;
+import org.wharfmq.perf.workload.RunCommand;
 import org.wharfmq.perf.workload.Sizes;
 import org.wharfmq.perf.workload.StepResult;
 import org.wharfmq.server.WharfVersion;
@@ -20,39 +22,72 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ResultsTable {
 
-    /** What one target measured on a line. */
-    public record Cell(double rate, double cpuMicrosPerOp, long p50Micros, boolean passed, String unavailable) {
+    /**
+     * What one target measured on a line.
+     *
+     * @param value  what is compared: a rate, the clients served (RR-RATED), bytes per item (the footprint)
+     * @param shown  how the table writes it
+     */
+    public record Cell(double value, String shown, double cpuMicrosPerOp, long p50Micros, boolean passed, String unavailable) {
+
+        /** A rate row's cell: the step's median rate. */
+        static Cell ofStep(StepResult s) {
+            return new Cell(s.medianRate(), Sizes.rate(s.medianRate()), s.cpuMicrosPerOp(), s.latencyMicros().p50(), s.passed(),
+                    s.unavailable());
+        }
 
         String text() {
             if (unavailable != null) {
                 return "n/a";
             }
-            return passed ? Sizes.rate(rate) : Sizes.rate(rate) + " (check FAILED)";
+            return passed ? shown : shown + " (check FAILED)";
         }
+    }
+
+    /**
+     * A flow's plain loop beside it: what the loop is and its rate on one thread.
+     *
+     * @param name what the loop is ({@link org.wharfmq.perf.flow.BenchmarkFlow#plainLoop()})
+     */
+    public record PlainLoop(String name, double rate) {
     }
 
     /**
      * One line of the table.
      *
-     * @param label   the workload as the table names it
-     * @param seedRow the seed's published row, or null
-     * @param slug    the directory of the line's own report
-     * @param cells   per target's display name, what it measured
+     * @param label         the workload as the table names it
+     * @param seedRow       the seed's published row, or null
+     * @param slug          the directory of the line's own report, or null when it has none
+     * @param cells         per target's display name, what it measured
+     * @param lowerIsBetter whether less is better (memory), not more (rates, clients)
+     * @param loop          a flow's plain loop, or null
      */
-    public record Line(String label, String seedRow, String slug, Map<String, Cell> cells) {
+    public record Line(String label, String seedRow, String slug, Map<String, Cell> cells, boolean lowerIsBetter, PlainLoop loop) {
 
         /** Whether every target that ran passed its exactly-once checks. */
         public boolean passed() {
             return cells.values().stream().allMatch(c -> c.unavailable() != null || c.passed());
         }
 
-        /** Wharf's rate over the best peer's that ran and passed, or NaN. */
+        /**
+         * Wharf over the best peer that ran and passed, or NaN; for memory the best peer's over Wharf's, so that above 1
+         * is Wharf ahead on every line.
+         */
         public double ratio() {
             Cell w = cells.get("Wharf");
-            double best = cells.entrySet().stream().filter(e -> !e.getKey().equals("Wharf"))
-                    .map(Map.Entry::getValue).filter(c -> c.unavailable() == null && c.passed())
-                    .mapToDouble(Cell::rate).max().orElse(Double.NaN);
-            return w == null || w.unavailable() != null || !(best > 0) ? Double.NaN : w.rate() / best;
+            java.util.stream.DoubleStream peers = cells.entrySet().stream().filter(e -> !e.getKey().equals("Wharf"))
+                    .map(Map.Entry::getValue).filter(c -> c.unavailable() == null && c.passed()).mapToDouble(Cell::value);
+            double best = (lowerIsBetter ? peers.min() : peers.max()).orElse(Double.NaN);
+            if (w == null || w.unavailable() != null || !(best > 0) || !(w.value() > 0)) {
+                return Double.NaN;
+            }
+            return lowerIsBetter ? best / w.value() : w.value() / best;
+        }
+
+        /** Wharf's rate over its plain loop's, or NaN. */
+        public double loopRatio() {
+            Cell w = cells.get("Wharf");
+            return loop == null || w == null || w.unavailable() != null || !(loop.rate() > 0) ? Double.NaN : w.value() / loop.rate();
         }
 
         /** The progress line of this line. */
@@ -63,6 +98,9 @@ public final class ResultsTable {
             if (!Double.isNaN(r)) {
                 s.append(String.format(Locale.ROOT, ", Wharf / best peer %.2f", r));
             }
+            if (loop != null) {
+                s.append(String.format(Locale.ROOT, ", %s %s/s, Wharf / loop %.2f", loop.name(), Sizes.rate(loop.rate()), loopRatio()));
+            }
             return s.toString();
         }
     }
@@ -70,16 +108,67 @@ public final class ResultsTable {
     private ResultsTable() {
     }
 
-    /** The line of {@code steps} (one step per target; a flow's ceiling is left out). */
+    /** The line of a rate row's {@code steps}: one step per target, and a flow's plain loop set beside them. */
     public static Line line(String label, String seedRow, String slug, List<StepResult> steps) {
         Map<String, Cell> cells = new LinkedHashMap<>();
+        PlainLoop loop = null;
         for (StepResult s : steps) {
-            if (s.target().startsWith("Ceiling")) {
+            if (RunCommand.isPlainLoop(s.target())) {
+                loop = new PlainLoop(s.target().substring(RunCommand.PLAIN_LOOP.length() + 2, s.target().length() - 1), s.medianRate());
                 continue;
             }
-            cells.put(s.target(), new Cell(s.medianRate(), s.cpuMicrosPerOp(), s.latencyMicros().p50(), s.passed(), s.unavailable()));
+            cells.put(s.target(), Cell.ofStep(s));
         }
-        return new Line(label, seedRow, slug, cells);
+        return new Line(label, seedRow, slug, cells, false, loop);
+    }
+
+    /**
+     * The line of a rated row (RR-RATED): per target the clients served, the largest step whose median response stayed
+     * within the threshold, with what stopped the stepping after it; its CPU and median are that step's. The step that
+     * stopped it may have failed its checks (replies past the timeout at overload): that is where the stepping ends,
+     * not a failed line, which is one whose served steps failed (none served, and its first step failed).
+     */
+    public static Line rated(String label, String seedRow, String slug, List<StepResult> steps) {
+        Map<String, Cell> cells = new LinkedHashMap<>();
+        for (List<StepResult> target : MarkdownReport.byTarget(steps).values()) {
+            StepResult first = target.get(0);
+            if (first.unavailable() != null) {
+                cells.put(first.target(), new Cell(0, "n/a", Double.NaN, 0, false, first.unavailable()));
+                continue;
+            }
+            int served = RatedSteps.clientsServed(target);
+            StepResult at = target.stream().filter(s -> s.clients() == served && RatedSteps.served(s)).findFirst().orElse(null);
+            StepResult last = target.get(target.size() - 1);
+            StringBuilder shown = new StringBuilder(String.format(Locale.ROOT, "%,d", served));
+            if (last != at) {
+                shown.append(String.format(Locale.ROOT, " (%,d: %s)", last.clients(), !last.passed() ? "check failed"
+                        : "median " + Sizes.micros(last.latencyMicros().p50())));
+            } else {
+                shown.append(" (every step)");
+            }
+            cells.put(first.target(), new Cell(served, shown.toString(), at == null ? Double.NaN : at.cpuMicrosPerOp(),
+                    at == null ? 0 : at.latencyMicros().p50(), at != null || first.passed(), null));
+        }
+        return new Line(label, seedRow, slug, cells, false, null);
+    }
+
+    /** The cell of a target whose run failed (a process hung or died; the progress says why): it fails the report. */
+    public static final Cell FAILED_TO_RUN = new Cell(0, "failed to run", Double.NaN, 0, false, null);
+
+    /** The line of a row that failed to run: Wharf's cell says so. */
+    public static Line failed(String label, String seedRow) {
+        return new Line(label, seedRow, null, Map.of("Wharf", FAILED_TO_RUN), false, null);
+    }
+
+    /** A memory line (the footprint): per target, bytes per item, lower is better. */
+    public static Line memory(String label, String seedRow, Map<String, Cell> cells) {
+        return new Line(label, seedRow, null, cells, true, null);
+    }
+
+    /** A memory cell: {@code heapBytes} of live heap per item, and the resident set's growth per item beside it. */
+    public static Cell memoryCell(double heapBytes, double residentBytes) {
+        return new Cell(heapBytes, String.format(Locale.ROOT, "%.1f KB (RSS %.1f KB)", heapBytes / 1024, residentBytes / 1024),
+                Double.NaN, 0, true, null);
     }
 
     /** The Markdown page. */
@@ -94,11 +183,12 @@ public final class ResultsTable {
                 .append(" s warm-up, ").append(runLength).append(" s measured; the servers one after the other).\n\n");
         md.append("| workload |");
         columns.forEach(c -> md.append(' ').append(c).append(" |"));
-        md.append(" Wharf / best peer | Wharf server CPU per op | Wharf median latency | seed's row (its own hardware) |\n|---|");
+        md.append(" Wharf / best peer | Wharf server CPU per op | Wharf median latency | plain loop on one thread (Wharf / loop) |"
+                + " seed's row (its own hardware) |\n|---|");
         columns.forEach(c -> md.append("---:|"));
-        md.append("---:|---:|---:|---|\n");
+        md.append("---:|---:|---:|---|---|\n");
         for (Line l : lines) {
-            md.append("| [").append(l.label()).append("](").append(l.slug()).append("/report.md) |");
+            md.append("| ").append(l.slug() == null ? l.label() : "[" + l.label() + "](" + l.slug() + "/report.md)").append(" |");
             for (String c : columns) {
                 Cell cell = l.cells().get(c);
                 md.append(' ').append(cell == null ? "-" : cell.text()).append(" |");
@@ -106,13 +196,20 @@ public final class ResultsTable {
             double r = l.ratio();
             Cell w = l.cells().get("Wharf");
             md.append(' ').append(Double.isNaN(r) ? "-" : String.format(Locale.ROOT, "**%.2f**", r)).append(" |");
-            md.append(' ').append(w == null ? "n/a" : Sizes.decimal(w.cpuMicrosPerOp()) + " us").append(" |");
-            md.append(' ').append(w == null || w.p50Micros() == 0 ? "n/a" : Sizes.micros(w.p50Micros())).append(" |");
+            md.append(' ').append(w == null || Double.isNaN(w.cpuMicrosPerOp()) ? "-" : Sizes.decimal(w.cpuMicrosPerOp()) + " us").append(" |");
+            md.append(' ').append(w == null || w.p50Micros() == 0 ? "-" : Sizes.micros(w.p50Micros())).append(" |");
+            md.append(' ').append(l.loop() == null ? "-" : String.format(Locale.ROOT, "%s/s, %s (%.2f)", Sizes.rate(l.loop().rate()),
+                    l.loop().name(), l.loopRatio())).append(" |");
             md.append(' ').append(l.seedRow() == null ? "-" : l.seedRow()).append(" |\n");
         }
         md.append("\nRates are medians of the per-second rates after the warm-up: round trips/s for RR-*, deliveries/s at ")
                 .append("the subscribers for PS-*, flow invocations/s for F-*. \"-\": the peer does not run that workload ")
-                .append("(in-VM clients or a message flow). The seeds' rows come from other, larger machines: a reference, ")
+                .append("(in-VM clients or a message flow). RR-RATED: the clients served, the largest step whose median ")
+                .append("response stayed within 1 s, and what stopped the stepping after it. Memory: live heap per idle ")
+                .append("connection or defined queue (the resident set's growth beside it), and the best peer's over Wharf's ")
+                .append("as the ratio, so that above 1 is Wharf ahead on every line. A flow's plain loop does its work, or what ")
+                .append("the flow stands in for, on one thread with no broker (issue 36's target: Wharf / loop 0.77 or more). ")
+                .append("The seeds' rows come from other, larger machines: a reference, ")
                 .append("not a target. Each workload is defined in docs/benchmarks.md.\n");
         return md.toString();
     }

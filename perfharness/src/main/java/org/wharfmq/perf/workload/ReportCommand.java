@@ -9,7 +9,9 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -23,12 +25,13 @@ public final class ReportCommand {
     private static final String HELP = """
             Usage: wharf perf report [options]
               Runs each seed workload once (one message size, one client count) on Wharf and on the built-in
-              peers, and writes results.md: the results table of docs/performance.md. About 45 minutes.
-              --only LIST         only the rows of these workloads, e.g. RR-4,PS-N
+              peers, and writes results.md: the results table of docs/performance.md. About an hour.
+              --only LIST         only the rows of these workloads, e.g. RR-4,PS-N (FOOTPRINT: the memory rows)
               --peers LIST        the peers beside Wharf: artemis,classic, one of them, or none  [artemis,classic]
               --warmup S          warm-up seconds per run (not counted)      [30]
               --run-length S      measured seconds per run                   [20]
-              --quick             warm-up 2 s, 3 s measured: checks that every row runs, measures nothing
+              --quick             warm-up 2 s, 3 s measured, a footprint of 20 queues and connections:
+                                  checks that every row runs, measures nothing
               --out DIR           where results.md and each row's report go  [perf-results/report-TIMESTAMP]
               --jvm-opts "OPTS"   options of the child JVMs                  [-Xmx1g]
               --verbose           show every line the child processes print
@@ -60,6 +63,7 @@ public final class ReportCommand {
         };
         List<ResultsPlan.Row> rows = o.rows();
         List<ResultsTable.Line> lines = new ArrayList<>();
+        Map<Target, FootprintCommand.Result> footprints = new LinkedHashMap<>(); // both memory rows from one measurement
         int n = 0;
         for (ResultsPlan.Row row : rows) {
             n++;
@@ -69,16 +73,33 @@ public final class ReportCommand {
             }
             progress.accept(String.format("[%d/%d] %s on %s", n, rows.size(), row.label(),
                     String.join(", ", targets.stream().map(Target::displayName).toList())));
+            if (row.kind().footprint()) {
+                ResultsTable.Line line = footprintLine(row, targets, footprints, o, echo);
+                progress.accept("  " + line.summary());
+                lines.add(line);
+                continue;
+            }
             List<String> runArgs = new ArrayList<>();
             runArgs.add(row.workload().id());
             runArgs.addAll(row.options());
+            if (o.quick && row.kind() == ResultsPlan.Kind.RATED) { // thousands of connections would make it a measurement
+                runArgs.addAll(List.of("--requesters", ResultsPlan.QUICK_RATED_REQUESTERS));
+            }
             runArgs.addAll(List.of("--warmup", Integer.toString(o.warmup), "--run-length", Integer.toString(o.runLength),
                     "--out", o.output.resolve(row.slug()).toString(), "--jvm-opts", String.join(" ", o.jvmOptions)));
             RunCommand.Parsed parsed = RunCommand.parse(runArgs.toArray(String[]::new), false);
             Launcher launcher = new ChildJvmLauncher(parsed.settings().jvmOptions(), echo);
-            List<StepResult> steps = RunCommand.execute(parsed.settings(), targets, launcher, line -> { });
+            List<StepResult> steps;
+            try {
+                steps = RunCommand.execute(parsed.settings(), targets, launcher, line -> { });
+            } catch (Exception e) { // a process that hung or died: the row fails, the others still run and are written
+                progress.accept("  failed to run: " + e);
+                lines.add(ResultsTable.failed(row.label(), row.seedRow()));
+                continue;
+            }
             RunCommand.writeReport(parsed.settings(), steps, "bin/wharf perf run " + String.join(" ", runArgs));
-            ResultsTable.Line line = ResultsTable.line(row.label(), row.seedRow(), row.slug(), steps);
+            ResultsTable.Line line = row.kind() == ResultsPlan.Kind.RATED ? ResultsTable.rated(row.label(), row.seedRow(), row.slug(), steps)
+                    : ResultsTable.line(row.label(), row.seedRow(), row.slug(), steps);
             progress.accept("  " + line.summary());
             lines.add(line);
         }
@@ -91,9 +112,40 @@ public final class ReportCommand {
         return lines.stream().allMatch(ResultsTable.Line::passed) ? 0 : 1;
     }
 
+    /**
+     * A memory row: each target's footprint (measured once for both memory rows, kept in {@code footprints}), its
+     * heap per connection or per queue; a target that cannot be measured is n/a with the reason.
+     */
+    private static ResultsTable.Line footprintLine(ResultsPlan.Row row, List<Target> targets, Map<Target, FootprintCommand.Result> footprints,
+                                                   Options o, Consumer<String> echo) throws Exception {
+        int connections = o.quick ? ResultsPlan.QUICK_FOOTPRINT_ITEMS : ResultsPlan.FOOTPRINT_CONNECTIONS;
+        int queues = o.quick ? ResultsPlan.QUICK_FOOTPRINT_ITEMS : ResultsPlan.FOOTPRINT_QUEUES;
+        Map<String, ResultsTable.Cell> cells = new LinkedHashMap<>();
+        for (Target t : targets) {
+            FootprintCommand.Result r = footprints.get(t);
+            if (r == null) {
+                java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+                try {
+                    r = FootprintCommand.measure(t, queues, connections, null, new ChildJvmLauncher(o.jvmOptions, echo),
+                            new java.io.PrintStream(text, true, java.nio.charset.StandardCharsets.UTF_8));
+                } catch (Exception e) { // a server that hung or died: this target's cells say so, the report goes on
+                    echo.accept("problem: " + t.displayName() + "'s footprint failed: " + e);
+                    cells.put(t.displayName(), ResultsTable.FAILED_TO_RUN);
+                    continue;
+                }
+                text.toString(java.nio.charset.StandardCharsets.UTF_8).lines().forEach(echo);
+                footprints.put(t, r);
+            }
+            cells.put(t.displayName(), row.kind() == ResultsPlan.Kind.MEMORY_PER_CONNECTION
+                    ? ResultsTable.memoryCell(r.heapBytesPerConnection(), r.residentBytesPerConnection())
+                    : ResultsTable.memoryCell(r.heapBytesPerQueue(), r.residentBytesPerQueue()));
+        }
+        return ResultsTable.memory(row.label(), row.seedRow(), cells);
+    }
+
     /** The parsed command line. */
     record Options(List<String> only, List<Target> peers, int warmup, int runLength, Path output, List<String> jvmOptions,
-                   boolean verbose) {
+                   boolean verbose, boolean quick) {
 
         static Options parse(String[] args) {
             List<String> only = List.of();
@@ -103,12 +155,14 @@ public final class ReportCommand {
             Path output = null;
             List<String> jvmOptions = List.of("-Xmx1g");
             boolean verbose = false;
+            boolean quick = false;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
                     case "--quick" -> {
                         warmup = 2;
                         runLength = 3;
+                        quick = true;
                     }
                     case "--verbose" -> verbose = true;
                     default -> {
@@ -117,7 +171,8 @@ public final class ReportCommand {
                         }
                         String v = args[++i];
                         switch (a) {
-                            case "--only" -> only = Arrays.stream(v.split(",")).map(s -> Workload.parse(s.trim()).id()).toList();
+                            case "--only" -> only = Arrays.stream(v.split(",")).map(s -> s.trim().equalsIgnoreCase(ResultsPlan.FOOTPRINT)
+                                    ? ResultsPlan.FOOTPRINT : Workload.parse(s.trim()).id()).toList();
                             case "--peers" -> peers = v.equals("none") ? List.of()
                                     : Arrays.stream(v.split(",")).map(s -> peer(s.trim())).distinct().toList();
                             case "--warmup" -> warmup = seconds(a, v, 0);
@@ -132,15 +187,15 @@ public final class ReportCommand {
             if (output == null) {
                 output = Path.of("perf-results", "report-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
             }
-            return new Options(only, peers, warmup, runLength, output, jvmOptions, verbose);
+            return new Options(only, peers, warmup, runLength, output, jvmOptions, verbose, quick);
         }
 
         /** The plan's rows this run measures. */
         List<ResultsPlan.Row> rows() {
-            List<ResultsPlan.Row> rows = ResultsPlan.ROWS.stream().filter(r -> only.isEmpty() || only.contains(r.workload().id())).toList();
+            List<ResultsPlan.Row> rows = ResultsPlan.ROWS.stream().filter(r -> only.isEmpty() || only.contains(r.id())).toList();
             if (rows.isEmpty()) {
                 throw new OptionException("--only " + String.join(",", only) + ": the results table has no row of these workloads; its rows are "
-                        + String.join(", ", ResultsPlan.ROWS.stream().map(r -> r.workload().id()).distinct().toList()));
+                        + String.join(", ", ResultsPlan.ROWS.stream().map(ResultsPlan.Row::id).distinct().toList()));
             }
             return rows;
         }

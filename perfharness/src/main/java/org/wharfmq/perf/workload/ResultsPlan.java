@@ -7,27 +7,68 @@ import java.util.List;
 
 /**
  * The rows of the results table ({@code wharf perf report}): each seed workload once, at one message size and one
- * client count near Wharf's peak on a small machine, so the whole set runs in about 45 minutes. A row runs on
+ * client count near Wharf's peak on a small machine, so the whole set runs in about an hour. A row runs on
  * Wharf and, where the workload's clients are all over TCP, on each built-in peer with the same options.
  */
 final class ResultsPlan {
+
+    /** What a row compares. */
+    enum Kind {
+        /** The median rate of one step ({@code wharf perf run}). */
+        RATE,
+        /** RR-RATED's clients served: its requesters stepped until the median response passes 1 s. */
+        RATED,
+        /** {@code wharf perf footprint}'s live heap per idle connection. */
+        MEMORY_PER_CONNECTION,
+        /** {@code wharf perf footprint}'s live heap per defined queue. */
+        MEMORY_PER_QUEUE;
+
+        boolean footprint() {
+            return this == MEMORY_PER_CONNECTION || this == MEMORY_PER_QUEUE;
+        }
+    }
+
+    /** The id {@code --only} names the footprint's rows by. */
+    static final String FOOTPRINT = "FOOTPRINT";
 
     /**
      * One row.
      *
      * @param label    what the row measures, as the table shows it
-     * @param workload the workload
-     * @param options  the runner's options for it ({@code wharf perf run WORKLOAD options...})
+     * @param workload the workload; null for the footprint's rows
+     * @param options  the runner's options for it ({@code wharf perf run WORKLOAD options...}; the footprint's:
+     *                 {@code wharf perf footprint options...})
      * @param peers    whether the built-in peers run it too (their clients are all over TCP)
      * @param seedRow  the seed's published row for reference, or null
+     * @param kind     what the row compares
      */
-    record Row(String label, Workload workload, List<String> options, boolean peers, String seedRow) {
+    record Row(String label, Workload workload, List<String> options, boolean peers, String seedRow, Kind kind) {
+
+        Row(String label, Workload workload, List<String> options, boolean peers, String seedRow) {
+            this(label, workload, options, peers, seedRow, workload == Workload.RR_RATED ? Kind.RATED : Kind.RATE);
+        }
+
+        /** The id {@code --only} chooses the row by: its workload's, or {@value #FOOTPRINT}. */
+        String id() {
+            return kind.footprint() ? FOOTPRINT : workload.id();
+        }
 
         /** A short name for the row's own report directory. */
         String slug() {
             return label.replaceAll("[^A-Za-z0-9]+", "-").replaceAll("(^-|-$)", "");
         }
     }
+
+    /**
+     * The footprint's items: as many queues as seed 004's tests reached by the hundred, and fewer connections than
+     * ActiveMQ Classic's stock limit of 1,000 (its footprint would fail past it).
+     */
+    static final int FOOTPRINT_QUEUES = 2000;
+    static final int FOOTPRINT_CONNECTIONS = 900;
+    /** RR-RATED's requester steps in {@code --quick}, which checks that the rows run. */
+    static final String QUICK_RATED_REQUESTERS = "10,20";
+    /** The footprint's items in {@code --quick}. */
+    static final int QUICK_FOOTPRINT_ITEMS = 20;
 
     static final List<Row> ROWS = List.of(
             new Row("RR-1 2 KB, 8 requesters", Workload.RR_1,
@@ -71,7 +112,23 @@ final class ResultsPlan {
             new Row("F-CSV-PARSE 4 KB", Workload.F_CSV_PARSE, List.of("--sizes", "4k"), false,
                     flowSeed("F-CSV-PARSE", 4096, false)),
             new Row("F-FIXED-PARSE 4 KB", Workload.F_FIXED_PARSE, List.of("--sizes", "4k"), false,
-                    flowSeed("F-FIXED-PARSE", 4096, false)));
+                    flowSeed("F-FIXED-PARSE", 4096, false)),
+            // the integration nodes (issue 36): beside their plain loops (a file copy, a file append, a plain JMS loop)
+            new Row("F-FILE 4 KB (files in)", Workload.F_FILE, List.of("--sizes", "4k"), false, flowSeed("F-FILE", 4096, false)),
+            new Row("F-FILE-OUT 4 KB (files out)", Workload.F_FILE_OUT, List.of("--sizes", "4k"), false,
+                    flowSeed("F-FILE-OUT", 4096, false)),
+            new Row("F-JMS 4 KB (another JMS provider)", Workload.F_JMS, List.of("--sizes", "4k"), false,
+                    flowSeed("F-JMS", 4096, false)),
+            // ActiveMQ Classic's stock 1,000 connections end its stepping at 1,000 requesters
+            new Row("RR-RATED 2 KB, 1.5 round trips/s per requester, 250 / 1,000 / 2,000 requesters (clients served)",
+                    Workload.RR_RATED, List.of("--sizes", "2k", "--requesters", "250,1000,2000"), true,
+                    "35,000 (seed 004 3.8.2: MQI client bindings, 2KB non-persistent, 1.5 round trips/s per client)"),
+            new Row(String.format(java.util.Locale.ROOT, "Memory per idle connection (%,d connections)", FOOTPRINT_CONNECTIONS), null,
+                    List.of("--connections", Integer.toString(FOOTPRINT_CONNECTIONS), "--queues", Integer.toString(FOOTPRINT_QUEUES)),
+                    true, "97.93 KB (seed 004 3.6: memory per additional client, MQ V8.0)", Kind.MEMORY_PER_CONNECTION),
+            new Row(String.format(java.util.Locale.ROOT, "Memory per defined queue (%,d queues, a 16-byte message each)", FOOTPRINT_QUEUES),
+                    null, List.of("--connections", Integer.toString(FOOTPRINT_CONNECTIONS), "--queues", Integer.toString(FOOTPRINT_QUEUES)),
+                    true, "32.85 KB (seed 004 3.6: memory per additional queue, MQ V8.0)", Kind.MEMORY_PER_QUEUE));
 
     private ResultsPlan() {
     }

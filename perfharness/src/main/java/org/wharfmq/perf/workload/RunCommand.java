@@ -149,8 +149,8 @@ public final class RunCommand {
         if (flow != null && flow.hasCeiling()) {
             for (int size : settings.sizes()) {
                 StepResult ceiling = ceiling(settings, flow, size);
-                progress.accept(String.format(java.util.Locale.ROOT, "%s ceiling %s: %s/s in a plain loop on one thread, "
-                        + "no messaging, %s us CPU each", flow.id(), Sizes.label(size), Sizes.rate(ceiling.medianRate()),
+                progress.accept(String.format(java.util.Locale.ROOT, "%s ceiling %s: %s/s in a plain loop on one thread (%s), "
+                        + "%s us CPU each", flow.id(), Sizes.label(size), Sizes.rate(ceiling.medianRate()), flow.plainLoop(),
                         Sizes.decimal(ceiling.cpuMicrosPerOp())));
                 all.add(ceiling);
             }
@@ -158,8 +158,21 @@ public final class RunCommand {
         return all;
     }
 
-    /** Name of the ceiling's results (the flow's own work timed without messaging), as a target's. */
-    public static final String CEILING = "Ceiling (no messaging)";
+    /**
+     * How the name of a flow's ceiling (its plain loop: the flow's work, or what the flow stands in for, timed on one
+     * thread) starts, as a target's; the rest says what the loop is ({@link BenchmarkFlow#plainLoop()}).
+     */
+    public static final String PLAIN_LOOP = "Plain loop";
+
+    /** The target name of {@code flow}'s ceiling, e.g. {@code Plain loop (plain JMS loop, no flow engine)}. */
+    public static String plainLoop(BenchmarkFlow flow) {
+        return PLAIN_LOOP + " (" + flow.plainLoop() + ")";
+    }
+
+    /** Whether {@code target} is a flow's ceiling rather than a server. */
+    public static boolean isPlainLoop(String target) {
+        return target.startsWith(PLAIN_LOOP + " (");
+    }
     /** Longest the ceiling loop is measured. */
     private static final int CEILING_MAX_SECONDS = 10;
     /**
@@ -174,7 +187,7 @@ public final class RunCommand {
         long warmup = Math.min(settings.warmupSeconds(), CEILING_MAX_WARMUP_SECONDS) * 1000L;
         long run = Math.min(settings.runSeconds(), CEILING_MAX_SECONDS) * 1000L;
         BenchmarkFlow.Ceiling c = flow.ceiling(flow.message(size), warmup, run);
-        return new StepResult(settings.workload().id(), CEILING, size, 1, 1, c.rate(), c.rate(), Double.NaN,
+        return new StepResult(settings.workload().id(), plainLoop(flow), size, 1, 1, c.rate(), c.rate(), Double.NaN,
                 c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE, true, null, List.of());
     }
 
@@ -240,7 +253,7 @@ public final class RunCommand {
         for (int size : settings.sizes()) {
             Map<String, List<StepResult>> series = new LinkedHashMap<>();
             byTarget.forEach((t, steps) -> {
-                if (!t.equals(CEILING)) { // one point, orders of magnitude above: it would flatten the others
+                if (!isPlainLoop(t)) { // one point, orders of magnitude above: it would flatten the others
                     series.put(t, steps.stream().filter(s -> s.messageSize() == size).toList());
                 }
             });

@@ -52,7 +52,8 @@ import java.util.concurrent.TimeUnit;
  * (each waits for the previous one to connect; with {@code --security rules} the line also says
  * {@code user=U password=P}, the {@link BenchmarkSecurity} user the network drivers log in as), prints {@code wharf-perf: driver done id=ID passed=BOOL} as each
  * one ends, and stops when standard input closes (or {@link #stop()}); with a flow it prints, just before
- * stopping, {@code wharf-perf: flow F-ID invocations=N failures=N backouts=N input-depth=N output-depth=N}.
+ * stopping, {@code wharf-perf: flow F-ID invocations=N failures=N backouts=N input-depth=N output-depth=N}; then, with
+ * or without a flow, the most its queues held against its memory budget ({@link MemoryWatch#line()}).
  * With {@code --metrics on} it runs the distribution's metrics and HTTP listener (on a free port of 127.0.0.1); with
  * {@code --metrics scrape} also a thread of its own that scrapes {@code /metrics} every {@value #SCRAPE_INTERVAL_MILLIS} ms, as a Prometheus would:
  * what metrics cost a running server (docs/performance-log.md).
@@ -189,7 +190,7 @@ public final class ServerMain {
         if (realm != null) {
             starter.authenticator(realm).accessControl(realm.accessControl());
         }
-        try (WharfServer server = starter.start()) {
+        try (WharfServer server = starter.start(); MemoryWatch memory = MemoryWatch.start(server.queueManager().memoryBudget())) {
             if (flow != null) {
                 flowHost.deploy(flow.factory(data, persistent), flowInstances);
             }
@@ -236,6 +237,9 @@ public final class ServerMain {
             if (flow != null) {
                 printFlowCounts(server, flowHost, flow, database, data);
             }
+            memory.close();
+            out.println(memory.line());
+            out.flush();
             if (file != null) {
                 StringBuilder line = new StringBuilder(CHANNELS_PREFIX);
                 channels.status().stream().filter(c -> c.type().equals("sender"))

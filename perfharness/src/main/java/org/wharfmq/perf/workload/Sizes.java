@@ -10,13 +10,19 @@ public final class Sizes {
     private Sizes() {
     }
 
-    /** 2048 → {@code 2KB}, 204800 → {@code 200KB}, 2097152 → {@code 2MB}, 256 → {@code 256B}. */
+    /**
+     * 2048 → {@code 2KB}, 204800 → {@code 200KB}, 2097152 → {@code 2MB}, 256 → {@code 256B}; a size in decimal
+     * megabytes, 100000000 → {@code 100e6B} (not {@code 100MB}, which is 100 MiB here).
+     */
     public static String label(int bytes) {
         if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0) {
             return bytes / (1024 * 1024) + "MB";
         }
         if (bytes >= 1024 && bytes % 1024 == 0) {
             return bytes / 1024 + "KB";
+        }
+        if (bytes >= 1_000_000 && bytes % 1_000_000 == 0) {
+            return bytes / 1_000_000 + "e6B";
         }
         return bytes + "B";
     }

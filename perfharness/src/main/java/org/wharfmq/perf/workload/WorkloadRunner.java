@@ -248,6 +248,11 @@ public final class WorkloadRunner {
                 if (server != null && w.flow() != null) {
                     flowCounts = server.awaitLine(ServerMain.FLOW_PREFIX, Duration.ofSeconds(120));
                 }
+                String memory = null;
+                if (server != null && target == Target.WHARF && !w.twoQueueManagers()) {
+                    memory = server.awaitLine(MemoryWatch.PREFIX, Duration.ofSeconds(120));
+                    progress.accept("  server " + MemoryWatch.describe(memory));
+                }
                 List<String> channelCounts = new ArrayList<>();
                 if (w.twoQueueManagers() && target == Target.WHARF) {
                     for (Launched s : servers) {
@@ -261,7 +266,7 @@ public final class WorkloadRunner {
                     otherProvider.stop();
                     otherProvider.awaitExit(Duration.ofSeconds(60));
                 }
-                return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps, channelCounts);
+                return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps, channelCounts, memory);
             } finally {
                 if (cpu != null) {
                     cpu.close();
@@ -295,9 +300,10 @@ public final class WorkloadRunner {
      * @param flowCounts F-*: the server's {@link ServerMain#FLOW_PREFIX} line, else null
      * @param ps         PS-*: the publish/subscribe layout, else null
      * @param channelCounts RR-5, RR-5b, OW-5 on Wharf: QM1's and QM2's {@link ServerMain#CHANNELS_PREFIX} lines, else empty
+     * @param memory     a Wharf server's {@link MemoryWatch#PREFIX} line, else null
      */
     private StepResult evaluate(Target target, int size, int clients, int responders, DriverPlan plan, CpuSampler cpu,
-                                String flowCounts, PubSubPlan ps, List<String> channelCounts) throws IOException {
+                                String flowCounts, PubSubPlan ps, List<String> channelCounts, String memory) throws IOException {
         List<DriverResult> measured = new ArrayList<>();
         List<DriverResult> background = new ArrayList<>();
         for (DriverPlan.Spec spec : plan.allSpecs()) {
@@ -327,6 +333,9 @@ public final class WorkloadRunner {
         }
         if (ps != null) {
             problems.addAll(PubSubCheck.subscriberCount(ps.subscribers(), background));
+        }
+        if (memory != null && settings.workload().requestReply()) {
+            problems.addAll(MemoryWatch.check(memory, size));
         }
         if (!channelCounts.isEmpty()) {
             problems.addAll(channelCheck(settings.workload(), channelCounts.get(0), channelCounts.get(1), measured));

@@ -30,6 +30,21 @@ class ReportOptionsTest {
                 "no --timeout: the runner's scales with the size");
     }
 
+    @Test
+    void theIntegrationNodesRatedScalingAndTheFootprintHaveRowsBesideTheSeeds() {
+        assertEquals("750 (seed 002: File Input (whole file) -> MQ Output BLOB 4K)", row("F-FILE 4 KB (files in)").seedRow());
+        assertEquals("759 (seed 002: MQ Input -> File Output (delimited records) BLOB 4K)", row("F-FILE-OUT 4 KB (files out)").seedRow());
+        assertEquals("852 (seed 002: JMSInput -> JMSOutput Bytes 4K)", row("F-JMS 4 KB (another JMS provider)").seedRow());
+        ResultsPlan.Row rated = ResultsPlan.ROWS.stream().filter(r -> r.workload() == Workload.RR_RATED).findFirst().orElseThrow();
+        assertEquals(ResultsPlan.Kind.RATED, rated.kind());
+        assertTrue(rated.peers(), "its clients are all over TCP: the peers run it");
+        ReportCommand.Options footprint = ReportCommand.Options.parse(new String[] {"--only", "footprint", "--quick"});
+        assertEquals(List.of(ResultsPlan.Kind.MEMORY_PER_CONNECTION, ResultsPlan.Kind.MEMORY_PER_QUEUE),
+                footprint.rows().stream().map(ResultsPlan.Row::kind).toList());
+        assertTrue(footprint.rows().stream().allMatch(r -> r.peers() && r.seedRow().contains("seed 004 3.6")), footprint.rows().toString());
+        assertTrue(footprint.quick());
+    }
+
     private static ResultsPlan.Row row(String label) {
         return ResultsPlan.ROWS.stream().filter(r -> r.label().equals(label)).findFirst().orElseThrow();
     }

@@ -1,0 +1,80 @@
+package org.wharfmq.perf.report;
+
+import org.junit.jupiter.api.Test;
+import org.wharfmq.perf.driver.LatencySummary;
+import org.wharfmq.perf.flow.BenchmarkFlow;
+import org.wharfmq.perf.workload.RunCommand;
+import org.wharfmq.perf.workload.StepResult;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The lines of {@code wharf perf report}'s table that are more than one rate: a flow beside its plain loop, named by
+ * what the loop is; RR-RATED's clients served; the footprint's memory, where less is better.
+ */
+class ResultsTableTest {
+
+    private static StepResult step(String workload, String target, int clients, double rate, long p50Micros, boolean passed) {
+        LatencySummary latency = new LatencySummary(100, p50Micros, p50Micros, p50Micros, p50Micros, p50Micros, p50Micros, p50Micros);
+        return new StepResult(workload, target, 4096, clients, 1, rate, rate, 50, 40.0, 80.0, 1, latency, passed, null,
+                passed ? List.of() : List.of("loss"));
+    }
+
+    @Test
+    void aFlowIsSetBesideItsPlainLoopNamedByWhatItIs() {
+        StepResult loop = step("F-JMS", RunCommand.plainLoop(BenchmarkFlow.F_JMS), 1, 20_000, 0, true);
+        ResultsTable.Line line = ResultsTable.line("F-JMS 4 KB", "852 (seed 002)", "F-JMS-4-KB",
+                List.of(step("F-JMS", "Wharf", 20, 15_000, 800, true), loop));
+        assertEquals(List.of("Wharf"), List.copyOf(line.cells().keySet()), "the loop is no server's cell");
+        assertEquals("plain JMS loop, no flow engine", line.loop().name());
+        assertEquals(0.75, line.loopRatio(), 1e-9);
+        String table = ResultsTable.render(List.of(line), List.of("Artemis"), "bin/wharf perf report", 30, 20);
+        assertTrue(table.contains("| [F-JMS 4 KB](F-JMS-4-KB/report.md) | 15,000 | - | - | 40.0 us | 800us "
+                + "| 20,000/s, plain JMS loop, no flow engine (0.75) | 852 (seed 002) |"), table);
+        assertFalse(table.contains("Ceiling"), table);
+        assertEquals("Plain loop (file copy, no messaging)", RunCommand.plainLoop(BenchmarkFlow.F_FILE));
+        assertEquals("Plain loop (the flow's work, no messaging)", RunCommand.plainLoop(BenchmarkFlow.F_XSLT));
+    }
+
+    @Test
+    void aRatedLineGivesTheClientsServedAndWhatStoppedTheStepping() {
+        ResultsTable.Line line = ResultsTable.rated("RR-RATED", "35,000 (seed 004)", "RR-RATED", List.of(
+                step("RR-RATED", "Wharf", 250, 370, 2_000, true), step("RR-RATED", "Wharf", 1000, 1_490, 20_000, true),
+                step("RR-RATED", "Wharf", 2000, 2_900, 60_000, true),
+                step("RR-RATED", "ActiveMQ Classic", 250, 370, 3_000, true),
+                step("RR-RATED", "ActiveMQ Classic", 1000, 200, 4_000, false),
+                step("RR-RATED", "Artemis", 250, 300, 1_400_000, true)));
+        assertEquals("2,000 (every step)", line.cells().get("Wharf").text());
+        assertEquals(60_000, line.cells().get("Wharf").p50Micros(), "the served step's median");
+        assertEquals("250 (1,000: check failed)", line.cells().get("ActiveMQ Classic").text());
+        assertTrue(line.cells().get("ActiveMQ Classic").passed(), "a step failed at overload ends the stepping, not the line");
+        assertEquals("0 (250: median 1400.00ms)", line.cells().get("Artemis").text(), "served none: its first step was too slow");
+        assertEquals(8.0, line.ratio(), 1e-9, "2,000 served against the best peer's 250");
+    }
+
+    @Test
+    void aRowThatFailedToRunFailsTheReportAndSaysSo() {
+        ResultsTable.Line line = ResultsTable.failed("RR-RATED", null);
+        assertFalse(line.passed());
+        assertTrue(ResultsTable.render(List.of(line), List.of(), "c", 1, 1).contains("| RR-RATED | failed to run (check FAILED) |"));
+    }
+
+    @Test
+    void aMemoryLineIsBetterLowerAndItsRatioStillReadsAboveOneAsWharfAhead() {
+        Map<String, ResultsTable.Cell> cells = new LinkedHashMap<>();
+        cells.put("Wharf", ResultsTable.memoryCell(10 * 1024, 20 * 1024));
+        cells.put("Artemis", ResultsTable.memoryCell(30 * 1024, 40 * 1024));
+        cells.put("ActiveMQ Classic", ResultsTable.memoryCell(25 * 1024, 50 * 1024));
+        ResultsTable.Line line = ResultsTable.memory("Memory per idle connection", "97.93 KB (seed 004)", cells);
+        assertEquals(2.5, line.ratio(), 1e-9, "the best peer's 25 KB over Wharf's 10 KB");
+        String table = ResultsTable.render(List.of(line), List.of("Artemis", "ActiveMQ Classic"), "bin/wharf perf report", 30, 20);
+        assertTrue(table.contains("| Memory per idle connection | 10.0 KB (RSS 20.0 KB) | 30.0 KB (RSS 40.0 KB) | "
+                + "25.0 KB (RSS 50.0 KB) | **2.50** | - | - | - | 97.93 KB (seed 004) |"), table);
+    }
+}
