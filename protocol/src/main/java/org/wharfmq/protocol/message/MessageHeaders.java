@@ -77,6 +77,15 @@ public final class MessageHeaders {
                 deliveryTime, messageId, correlationId, destination, type, propertiesOffset, bodyLength);
     }
 
+    /**
+     * These headers for the same message written anew with JMSDestination {@code destination} and its property section
+     * at {@code propertiesOffset} ({@link TransmissionHeader#headersOf}).
+     */
+    MessageHeaders readdressed(WireDestination destination, int propertiesOffset) {
+        return new MessageHeaders(bodyType, persistent, priority, timestamp, expiration, deliveryTime, messageId,
+                correlationId, destination, type, propertiesOffset, bodyLength);
+    }
+
     /** Decodes the properties of {@code message} (the same buffer these headers were read from). */
     public Map<String, Object> readProperties(ByteBuf message) {
         int start = message.readerIndex();

@@ -105,6 +105,16 @@ public final class MessageReader {
     }
 
     /**
+     * Whether the message occupying {@code message}'s readable bytes is persistent: its flags read in place and alone
+     * (nothing is checked, the indexes do not move); false for a message too short to have flags, which whoever reads
+     * it next refuses.
+     */
+    public static boolean persistentOf(ByteBuf message) {
+        return message.readableBytes() > MessageEncoding.FLAGS_OFFSET
+                && persistent(message.getByte(message.readerIndex() + MessageEncoding.FLAGS_OFFSET));
+    }
+
+    /**
      * JMSExpiration of the message occupying {@code message}'s readable bytes, read in place and alone (nothing is
      * checked, the indexes do not move): lets a consumer drop an expired message undecoded.
      *

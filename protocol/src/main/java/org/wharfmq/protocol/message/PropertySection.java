@@ -141,7 +141,7 @@ public final class PropertySection {
                 }
                 found = tagAt;
             }
-            at = tagAt + 1 + (int) valueLength(buf, buf.getByte(tagAt), tagAt + 1, end);
+            at = next(buf, tagAt, end);
         }
         return found;
     }
@@ -157,7 +157,16 @@ public final class PropertySection {
         return valueAt(buf, buf.getByte(tagAt), tagAt + 1);
     }
 
-    private static boolean sameBytes(ByteBuf buf, int at, byte[] bytes) {
+    /**
+     * The index after the property whose type tag is at {@code tagAt}, in a section {@link #skip} has checked that
+     * ends at {@code end}.
+     */
+    static int next(ByteBuf buf, int tagAt, int end) {
+        return tagAt + 1 + (int) valueLength(buf, buf.getByte(tagAt), tagAt + 1, end);
+    }
+
+    /** Whether the bytes at {@code at} are {@code bytes}. */
+    static boolean sameBytes(ByteBuf buf, int at, byte[] bytes) {
         for (int i = 0; i < bytes.length; i++) {
             if (buf.getByte(at + i) != bytes[i]) {
                 return false;

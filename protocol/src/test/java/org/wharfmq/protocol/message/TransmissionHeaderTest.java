@@ -6,6 +6,7 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,7 +39,8 @@ class TransmissionHeaderTest {
         assertEquals("QM1", decoded.properties.get(TransmissionHeader.REPLY_TO_QUEUE_MANAGER));
         assertEquals("EU", decoded.properties.get("region"));
         assertEquals(new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, "QM1/TMP.a.1"), decoded.replyTo);
-        assertEquals(original.destination, decoded.destination);
+        assertEquals(WireDestination.queue("ORDERS"), decoded.destination, "the queue it is put on there");
+        assertEquals(BodyType.TEXT, decoded.bodyType);
         assertEquals("ID:1", decoded.messageId);
         assertArrayEquals(new byte[] {1, 2}, decoded.correlationIdBytes);
         assertArrayEquals(original.body, decoded.body);
@@ -61,6 +63,57 @@ class TransmissionHeaderTest {
         WireMessage decoded = WireMessage.decode(wrapped.duplicate());
         assertEquals(WireDestination.queue("QM7/REPLIES"), decoded.replyTo);
         assertEquals("QM7", decoded.properties.get(TransmissionHeader.REPLY_TO_QUEUE_MANAGER));
+        wrapped.release();
+        message.release();
+    }
+
+    @Test
+    void aMessageWrappedAgainOnItsWayToAThirdQueueManagerCarriesOneHeaderTheNewOne() {
+        WireMessage original = new WireMessage();
+        original.persistent = false;
+        original.priority = 7;
+        original.expiration = 1234;
+        original.correlationId = "C1";
+        original.type = "order";
+        original.destination = WireDestination.queue("QM3/ORDERS");
+        original.properties.put("first", 1);
+        original.properties.put(TransmissionHeader.QUEUE_MANAGER, "QM2");
+        original.properties.put("middle", true);
+        original.properties.put(TransmissionHeader.QUEUE, "QM3/ORDERS");
+        original.properties.put(TransmissionHeader.SOURCE_QUEUE_MANAGER, "QM1");
+        original.properties.put(TransmissionHeader.REPLY_TO_QUEUE_MANAGER, "QM1");
+        original.properties.put("last", "x");
+        original.body = new byte[] {9, 8, 7};
+        ByteBuf message = ALLOC.heapBuffer();
+        original.encode(message);
+
+        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM3", "TMP.a.1", "QM2");
+        MessageHeaders read = MessageHeaders.read(wrapped); // the layout holds
+        MessageHeaders known = TransmissionHeader.headersOf(wrapped, MessageHeaders.read(message), "TMP.a.1");
+        assertEquals(read.propertiesOffset(), known.propertiesOffset());
+        assertEquals(read.destination(), known.destination());
+        assertEquals(read.bodyLength(), known.bodyLength());
+        assertEquals(read.correlationId(), known.correlationId());
+        assertEquals(read.priority(), known.priority());
+        assertEquals(read.persistent(), known.persistent());
+        WireMessage decoded = WireMessage.decode(wrapped.duplicate());
+        assertEquals(List.of("first", "middle", "last", TransmissionHeader.QUEUE_MANAGER,
+                TransmissionHeader.QUEUE, TransmissionHeader.SOURCE_QUEUE_MANAGER), List.copyOf(
+                decoded.properties.keySet()), "the old header's properties dropped, the others kept in order");
+        assertEquals(1, decoded.properties.get("first"));
+        assertEquals(true, decoded.properties.get("middle"));
+        assertEquals("x", decoded.properties.get("last"));
+        assertEquals("QM3", decoded.properties.get(TransmissionHeader.QUEUE_MANAGER));
+        assertEquals("TMP.a.1", decoded.properties.get(TransmissionHeader.QUEUE));
+        assertEquals("QM2", decoded.properties.get(TransmissionHeader.SOURCE_QUEUE_MANAGER));
+        assertEquals(new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, "TMP.a.1"), decoded.destination);
+        assertEquals(null, decoded.replyTo);
+        assertFalse(decoded.persistent);
+        assertEquals(7, decoded.priority);
+        assertEquals(1234, decoded.expiration);
+        assertEquals("C1", decoded.correlationId);
+        assertEquals("order", decoded.type);
+        assertArrayEquals(original.body, decoded.body);
         wrapped.release();
         message.release();
     }

@@ -477,7 +477,7 @@ public final class BrokerSession {
                 QueueNameResolver.Resolution resolution = queueManager.resolver().resolve(destination,
                         access.createCheck());
                 if (resolution.remote()) {
-                    return toTransmissionQueue(content, resolution);
+                    return toTransmissionQueue(content, headers, resolution);
                 }
                 queue = resolution.queue();
             }
@@ -495,7 +495,8 @@ public final class BrokerSession {
      * qualified by the queue manager ({@code QM2/ORDERS}) needs the send permission on the transmission queue too,
      * as IBM MQ checks it.
      */
-    private QueuedMessage toTransmissionQueue(ByteBuf content, QueueNameResolver.Resolution resolution) {
+    private QueuedMessage toTransmissionQueue(ByteBuf content, MessageHeaders headers,
+                                              QueueNameResolver.Resolution resolution) {
         LocalQueue queue = resolution.queue();
         if (resolution.qualified()) {
             access.check(Permission.SEND, queue.name());
@@ -503,7 +504,8 @@ public final class BrokerSession {
         ByteBuf wrapped = TransmissionHeader.wrap(channel.alloc(), content, resolution.queueManager(),
                 resolution.remoteQueue(), queueManager.resolver().queueManagerName());
         try {
-            QueuedMessage message = new QueuedMessage(queue, wrapped, MessageHeaders.read(wrapped));
+            QueuedMessage message = new QueuedMessage(queue, wrapped,
+                    TransmissionHeader.headersOf(wrapped, headers, resolution.remoteQueue()));
             if (!queue.reserve(message)) {
                 throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Transmission queue '" + queue.name()
                         + "' was deleted while the message was put to it: define it again.");

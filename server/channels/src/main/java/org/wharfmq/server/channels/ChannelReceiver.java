@@ -6,6 +6,7 @@ import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.ChannelAcceptor;
@@ -296,7 +297,7 @@ final class ChannelReceiver implements AutoCloseable {
         public void fastMessage(ByteBuf message) {
             String refusal = !fastAgreed ? "the channel agreed on nonPersistentSpeed normal at its open, so every message"
                     + " comes in a batch"
-                    : MessageHeaders.read(message).persistent() ? "a persistent message travels in a batch only, so"
+                    : MessageReader.persistentOf(message) ? "a persistent message travels in a batch only, so"
                     + " that it is committed exactly once" : null;
             if (refusal != null) {
                 message.release();

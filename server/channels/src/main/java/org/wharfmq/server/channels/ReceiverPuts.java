@@ -85,9 +85,10 @@ final class ReceiverPuts {
         if (refusal != null) {
             return deadLetter(message, destination, refusal);
         }
-        // a SEND goes where the message's JMSDestination says: the name the producer used on the sending queue
-        // manager (a remote definition's, say) becomes the queue here; the body stays as it is
-        WireDestination to = queue(destination);
+        // a SEND goes where the message's JMSDestination says, which the sending queue manager wrote as the queue
+        // here (TransmissionHeader.wrap); a message for a third queue manager, or from a sender that wrote the name
+        // its producer used, is written anew (the body stays as it is)
+        WireDestination to = TransmissionHeader.destinationOf(destination);
         ByteBuf bytes = headers.destination() != null && destination.equals(headers.destination().name())
                 ? message.retainedDuplicate()
                 : addressedTo(message, to);
@@ -202,11 +203,6 @@ final class ReceiverPuts {
     private boolean exists(String name) {
         return host.management().queueExists(name)
                 || host.management().names().stream().anyMatch(n -> n.name().equals(name));
-    }
-
-    static WireDestination queue(String name) {
-        return name.startsWith(TemporaryNames.PREFIX) ? new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, name)
-                : WireDestination.queue(name);
     }
 
     /**

@@ -202,7 +202,7 @@ final class SenderChannel implements Runnable {
         Deque<Outstanding> outstanding = new ArrayDeque<>(definition.pipelineLength());
         Frame next = first;
         while (next != null || !outstanding.isEmpty()) {
-            if (fast && next instanceof Frame.Deliver d && !persistent(d.message())) {
+            if (fast && next instanceof Frame.Deliver d && !MessageReader.persistentOf(d.message())) {
                 sendOutsideBatch(d); // whatever batches are on their way: it overtakes them
                 next = local.next(0);
                 if (next == null || unsettled >= definition.batchSize()) {
@@ -265,17 +265,6 @@ final class SenderChannel implements Runnable {
 
     private void settleOutsideBatch() throws ClientException {
         settleOutsideBatch(false);
-    }
-
-    /** Whether a stored message is persistent: its flags, read in place. */
-    private static boolean persistent(ByteBuf message) {
-        int at = message.readerIndex();
-        try {
-            MessageReader.readBodyType(message);
-            return MessageReader.persistent(MessageReader.readFlags(message));
-        } finally {
-            message.readerIndex(at);
-        }
     }
 
     /** A batch's messages, the first {@code next}: until batchSize, batchBytes, or batchIntervalMillis of nothing. */

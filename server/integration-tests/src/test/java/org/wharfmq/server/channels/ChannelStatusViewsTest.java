@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A channel's status where operators look: the metrics ({@code wharf_channel_*} at {@code /metrics}, scraped over
- * HTTP) and the web console's JSON API ({@code /api/display-chstatus}, {@code /api/stop-channel}).
+ * HTTP), the web console's JSON API ({@code /api/display-chstatus}, {@code /api/stop-channel}) and its Channels tab,
+ * and {@code wharf admin display chstatus}.
  */
 class ChannelStatusViewsTest {
 
@@ -83,8 +84,18 @@ class ChannelStatusViewsTest {
         assertEquals(1.0, value(metrics, "wharf_channel_state", "channel=\"TO.QM2\"", "state=\"RUNNING\""));
         assertEquals(0.0, value(metrics, "wharf_channel_state", "channel=\"TO.QM2\"", "state=\"STOPPED\""));
         assertEquals(0.0, value(metrics, "wharf_channel_stop_cause", "channel=\"TO.QM2\"", "cause=\"operator\""));
+        // the nonPersistentSpeed both ends agreed (the defaults: fast), in the metrics, the console and chstatus
+        assertEquals(1.0, value(metrics, "wharf_channel_non_persistent_speed", "channel=\"TO.QM2\"", "speed=\"fast\""));
+        assertEquals(0.0, value(metrics, "wharf_channel_non_persistent_speed", "channel=\"TO.QM2\"",
+                "speed=\"normal\""));
+        String table = AdminCli.ok(qm1.server().tcpUrl(), "display", "chstatus");
+        assertTrue(table.lines().map(String::strip).anyMatch(l -> l.startsWith("TO.QM2") && l.endsWith(" fast")),
+                table);
+        assertTrue(table.lines().findFirst().orElseThrow().strip().endsWith("NPMSPEED"), table);
+        assertTrue(get(http.url() + "/console/console.js").contains("c.nonPersistentSpeed"), "the Channels tab's column");
 
         JsonNode console = JSON.readTree(get(http.url() + "/api/display-chstatus"));
+        assertEquals("fast", console.get(0).get("nonPersistentSpeed").asText());
         assertEquals("TO.QM2", console.get(0).get("name").asText());
         assertEquals("RUNNING", console.get(0).get("state").asText());
         assertEquals(3, console.get(0).get("messages").asLong());

@@ -77,7 +77,7 @@ class QueueNameResolutionTest {
         assertEquals("QM1", waiting.getStringProperty(TransmissionHeader.SOURCE_QUEUE_MANAGER));
         assertEquals("QM1", waiting.getStringProperty(TransmissionHeader.REPLY_TO_QUEUE_MANAGER));
         assertEquals("QM1/REPLIES", ((Queue) waiting.getJMSReplyTo()).getQueueName());
-        assertEquals("ORDERS.REMOTE", ((Queue) waiting.getJMSDestination()).getQueueName());
+        assertEquals("ORDERS", ((Queue) waiting.getJMSDestination()).getQueueName()); // the queue there
         assertEquals(DeliveryMode.PERSISTENT, waiting.getJMSDeliveryMode());
         assertEquals(order.getJMSMessageID(), waiting.getJMSMessageID());
         assertEquals(0, depth("LOCAL.ORDERS"));

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import org.wharfmq.server.channels.ChannelDefinition;
 import org.wharfmq.server.channels.ChannelStatus;
 import org.wharfmq.server.channels.ChannelsPlugin;
 
@@ -18,7 +19,8 @@ import java.util.function.ToDoubleFunction;
 /**
  * The meters of each channel to and from other queue managers ({@code wharf_channel_messages_total{channel="TO.QM2",
  * type="sender"}}, its bytes, batches, sequence number, transmission queue depth, batch in doubt, and its state as
- * one gauge per state, 1 for the one it is in, and what stopped it, one gauge per cause), read from what {@code wharf admin display chstatus} shows
+ * one gauge per state, 1 for the one it is in, the nonPersistentSpeed agreed, one gauge per speed, and what stopped
+ * it, one gauge per cause), read from what {@code wharf admin display chstatus} shows
  * ({@link ChannelStatus}): one listing per scrape ({@link Snapshot}). Channels are defined and deleted at run time:
  * {@link #refresh()} registers the meters of new ones and removes those of gone ones.
  */
@@ -87,6 +89,12 @@ final class ChannelMeters {
         for (String state : sender ? SENDER_STATES : RECEIVER_STATES) {
             list.add(gauge("wharf.channel.state", "1 for the state the channel is in, 0 for the others",
                     tags.and("state", state), key, s -> s.state().equals(state) ? 1 : 0));
+        }
+        for (ChannelDefinition.NonPersistentSpeed speed : ChannelDefinition.NonPersistentSpeed.values()) {
+            String text = speed.text();
+            list.add(gauge("wharf.channel.non.persistent.speed", "1 for the nonPersistentSpeed both ends agreed when"
+                    + " the channel opened (fast only when both say fast), 0 for the other; both 0 while it is not"
+                    + " connected", tags.and("speed", text), key, s -> text.equals(s.nonPersistentSpeed()) ? 1 : 0));
         }
         for (String cause : ChannelStatus.STOP_CAUSES) {
             list.add(gauge("wharf.channel.stop.cause", "1 for what stopped the channel (an operator, or a batch its"

@@ -405,7 +405,7 @@ async function refreshChannels() {
     cell(c.name, 'name'), cell(c.type), cell(c.state), cell(c.type === 'sender' ? (c.inDoubt ? 'YES' : 'no') : '-'),
     cell(c.partner), cell(c.transmissionQueue), cell(c.transmissionQueueDepth, 'num'), cell(c.messages, 'num'),
     cell(bytes(c.bytes), 'num'), cell(c.batches, 'num'), cell(c.sequence, 'num'), cell(c.lastBatchId, 'num'),
-    cell(c.reason, 'reason'), el('td', { class: 'actions admin-only' }, ...channelActions(c)))));
+    cell(c.nonPersistentSpeed || '-', 'speed'), cell(c.reason, 'reason'), el('td', { class: 'actions admin-only' }, ...channelActions(c)))));
   await refreshHierarchy();
 }
 
