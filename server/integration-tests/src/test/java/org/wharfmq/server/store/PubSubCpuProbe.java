@@ -160,8 +160,8 @@ public final class PubSubCpuProbe {
     }
 
     /**
-     * CPU nanoseconds and allocated bytes of the live threads, summed by kind: the thread's name up to its first space,
-     * without its numbers.
+     * CPU nanoseconds and allocated bytes of the live threads, summed by kind: the thread's name up to its first digit
+     * ({@code subscriber-7}, {@code wharf-io-2}, {@code wharf-client-reader-127.0.0.1:...}).
      */
     private static Map<String, long[]> threadTotals() {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -172,7 +172,7 @@ public final class PubSubCpuProbe {
                 continue;
             }
             String kind = t.getName().equals("main") ? "publisher"
-                    : t.getName().split(" ")[0].replaceAll("[-#]?\\d+", "");
+                    : t.getName().replaceAll("[-#]?\\d.*$", "");
             long[] sum = totals.computeIfAbsent(kind, k -> new long[2]);
             sum[0] += cpu;
             sum[1] += threads.getThreadAllocatedBytes(t.getId());
