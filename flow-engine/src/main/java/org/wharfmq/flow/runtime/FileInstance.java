@@ -16,7 +16,6 @@ import javax.jms.JMSException;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +51,8 @@ import java.util.Map;
  * there and goes to the backout folder with its reason. Non-transactional (NO): sends are visible at once and a
  * failing record goes down the backout path at once. A crash after a record's commit and before its checkpoint is
  * written (the time of one small file write) gives that one record again after the restart; a stop (undeploy,
- * redeploy, server stop) finishes the record in progress and its checkpoint, so it redoes nothing.
+ * redeploy, server stop) finishes the record in progress and its checkpoint, so it redoes nothing, and when that
+ * record was the file's last, moves the file too: whoever stopped the flow finds every file it finished archived.
  */
 final class FileInstance extends InputReader {
 
@@ -168,8 +168,10 @@ final class FileInstance extends InputReader {
             channel.position(from);
             RecordReader reader = new RecordReader(new BufferedInputStream(Channels.newInputStream(channel)), from);
             while (failure == null) {
-                if (!flow.isRunning()) {
-                    return; // the checkpoint says where to go on
+                if (!flow.isRunning() && !reader.atEnd()) {
+                    // the checkpoint says where to go on; a file whose records are all done is finished below, so
+                    // that a stop right after its last commit does not leave it in the directory
+                    return;
                 }
                 byte[] record;
                 long number = checkpoint.records() + 1;
@@ -346,16 +348,27 @@ final class FileInstance extends InputReader {
 
     /** Cuts a file into records from an offset on, counting the bytes it consumes. */
     private final class RecordReader {
-        private final InputStream in;
+        private final BufferedInputStream in;
         private long offset;
 
-        RecordReader(InputStream in, long offset) {
+        RecordReader(BufferedInputStream in, long offset) {
             this.in = in;
             this.offset = offset;
         }
 
         long offset() {
             return offset;
+        }
+
+        /** Whether no record is left: {@link #next()} would give null (a short fixed-length record is one left). */
+        boolean atEnd() throws IOException {
+            if (input.records() == FileInputNode.Records.WHOLE_FILE) {
+                return offset > 0;
+            }
+            in.mark(1);
+            boolean end = in.read() == -1;
+            in.reset();
+            return end;
         }
 
         byte[] next() throws IOException, RecordException {

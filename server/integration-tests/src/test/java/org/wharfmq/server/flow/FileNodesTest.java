@@ -333,6 +333,50 @@ class FileNodesTest {
         }
     }
 
+    /** Holds every record until the test lets it go, so that the flow is stopped while its file's last one runs. */
+    public static final class LastRecordGate extends JavaComputeNode {
+        static final CountDownLatch REACHED = new CountDownLatch(1);
+        static final CountDownLatch RELEASE = new CountDownLatch(1);
+
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            REACHED.countDown();
+            assertTrue(RELEASE.await(WAIT_MILLIS, TimeUnit.MILLISECONDS));
+            propagate("out", assembly);
+        }
+    }
+
+    @Test
+    void aFlowStoppedWhileItsFilesLastRecordRunsArchivesTheFileBeforeTheStopReturns() throws Exception {
+        deploy(() -> FlowDefinition.builder("last")
+                .node("in", FileInputNode.directory(in).pollInterval(Duration.ofMillis(20)))
+                .node("gate", new LastRecordGate())
+                .node("out", OutputNode.queue("LAST.OUT"))
+                .wire("in", "out", "gate")
+                .wire("gate", "out", "out")
+                .build());
+        Files.move(Files.writeString(in.resolve("whole.msg.part"), "whole"), in.resolve("whole.msg"),
+                StandardCopyOption.ATOMIC_MOVE);
+        assertTrue(LastRecordGate.REACHED.await(WAIT_MILLIS, TimeUnit.MILLISECONDS));
+        RunningFlow running = flowHost.flow("last").running();
+        Thread undeploy = new Thread(() -> flowHost.undeploy("last"));
+        undeploy.start();
+        while (running.isRunning()) {
+            Thread.onSpinWait(); // the stop has begun: the record held at the gate commits after it
+        }
+        LastRecordGate.RELEASE.countDown();
+        undeploy.join(WAIT_MILLIS);
+        assertFalse(undeploy.isAlive());
+        // the stop drained: the file's one record committed, so the file is done and archived, its checkpoint gone
+        assertFalse(Files.exists(in.resolve("whole.msg")), "the stop returned with a finished file left unarchived");
+        assertEquals("whole", Files.readString(in.resolve("archive/whole.msg")));
+        assertFalse(Files.exists(in.resolve(".wharf-last-in.checkpoint")));
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue("LAST.OUT"))) {
+            assertNotNull(consumer.receive(WAIT_MILLIS));
+            Receive.nothingMore(consumer);
+        }
+    }
+
     @Test
     void outputFilesAreRolledByRecordCountAndAppearOnlyComplete() throws Exception {
         deploy(() -> FlowDefinition.builder("writer")
