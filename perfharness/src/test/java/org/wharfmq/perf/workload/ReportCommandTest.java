@@ -2,10 +2,12 @@ package org.wharfmq.perf.workload;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,6 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * server's JVM) and RR-4b (Wharf and the Artemis peer), each a real server and real clients in child JVMs.
  */
 @Tag("slow")
+// three runs, each a server and its clients in child JVMs: with the other test JVM beside it under a load of 30-45
+// the default 120 s ran out
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ReportCommandTest {
 
     @Test
