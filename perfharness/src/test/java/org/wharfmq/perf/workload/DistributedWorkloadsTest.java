@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DistributedWorkloadsTest {
 
     private static RunSettings settings(Workload w, int queues, int channels, boolean persistent, Path out) {
-        return new RunSettings(w, List.of(2048), List.of(4), List.of(1), 0, queues, channels, 200, 3, 1, 10, persistent,
+        return new RunSettings(w, List.of(2048), List.of(4), List.of(1), 0, queues, channels, 200, 2, 1, 10, persistent,
                 false, null, null, null, null, out, List.of("-Xmx256m"), true);
     }
 
@@ -90,7 +90,7 @@ class DistributedWorkloadsTest {
      */
     @Test
     void compareWithTwoBridgedArtemisBrokers(@TempDir Path out) throws Exception {
-        int status = RunCommand.run(new String[] {"RR-5", "--requesters", "2", "--queues", "2", "--warmup", "2",
+        int status = RunCommand.run(new String[] {"RR-5", "--requesters", "2", "--queues", "2", "--warmup", "1",
                 "--run-length", "2", "--out", out.toString(), "--jvm-opts", "-Xmx256m"}, true);
         assertEquals(0, status, "every step passed its checks");
         String report = Files.readString(out.resolve("report.md"));

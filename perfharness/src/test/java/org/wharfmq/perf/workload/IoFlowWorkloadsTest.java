@@ -27,7 +27,7 @@ class IoFlowWorkloadsTest {
     @CsvSource({"F_FILE,false", "F_FILE,true", "F_FILE_OUT,false", "F_FILE_OUT,true", "F_JMS,false", "F_JMS,true"})
     void everyFileOrRequestComesOutOnceAndTheFlowRanOncePerInput(Workload w, boolean persistent, @TempDir Path out)
             throws Exception {
-        RunSettings settings = new RunSettings(w, List.of(4096), List.of(3), List.of(1), 0, 0, 1, 0, 3, 1, 30, persistent,
+        RunSettings settings = new RunSettings(w, List.of(4096), List.of(3), List.of(1), 0, 0, 1, 0, 2, 0, 30, persistent,
                 true, null, null, null, null, out, List.of("-Xmx256m"), true);
         List<String> progress = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }),

@@ -2,9 +2,11 @@ package org.wharfmq.perf.workload;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,6 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * server --replica} processes started by {@link ReplicatedServerMain} (its own child JVM): every request answered
  * once, through the member elected active; and a workload whose clients run inside the server is refused, naming why.
  */
+// three replication members in child JVMs, whose start the runner itself allows 300 s: with the other test JVM
+// beside it under a load of 30-45 the default 120 s ran out
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ReplicatedPeerTest {
 
     @Test

@@ -16,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A short run of each workload against a server in this JVM: it checks that the steps run and count every
- * message exactly once, never how fast.
+ * A short run of each request/reply and one-way workload against a server in this JVM: it checks that the steps run
+ * and count every message exactly once, never how fast (the flow workloads: FlowWorkloadsTest).
  */
 @Tag("slow")
 class WorkloadSmokeTest {
@@ -56,61 +56,6 @@ class WorkloadSmokeTest {
         assertNull(s.unavailable());
         assertTrue(s.passed(), s.problems().toString());
         assertTrue(s.meanRate() > 0, "something was counted");
-    }
-
-    /**
-     * A 5-second run (1 s warm-up + 4 s) of each flow workload at 4 KB with 4 requesters and 2 flow instances: every
-     * request got its own output, and the flow ran exactly once per request with nothing left on its queues (the
-     * runner's flow check: a message an XML node refused would show as a failure or backout; a database workload's
-     * rows inserted or updates made must equal the invocations; F-HTTP's requesters are HTTP clients, each answer a
-     * 200 with the body sent); each flow with work of its own also reports its
-     * ceiling.
-     */
-    @ParameterizedTest
-    @EnumSource(value = Workload.class, names = {"F_PASS", "F_HDR", "F_PARSE", "F_WRITE", "F_VALID", "F_FILTER_FIRST",
-            "F_FILTER_LAST", "F_OPAQUE", "F_ROUTE", "F_COMPUTE", "F_XSLT", "F_CSV_PARSE", "F_CSV_WRITE", "F_FIXED_PARSE",
-            "F_FIXED_WRITE", "F_DB_INSERT", "F_DB_UPDATE", "F_DB_RETRIEVE", "F_HTTP"})
-    void eachFlowWorkloadRunsTheFlowOncePerRequest(Workload w, @TempDir Path out) throws Exception {
-        RunSettings settings = new RunSettings(w, List.of(4096), List.of(4), List.of(2), 0, 0, 1, 0, 4, 1, 10, false, true, null, null, null,
-                null, out, List.of("-Xmx256m"), true);
-        List<String> progress = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), progress::add);
-        StepResult s = steps.get(0);
-        assertNull(s.unavailable());
-        assertTrue(s.passed(), s.problems().toString());
-        assertEquals(2, s.responders(), "the step reports the flow's instances");
-        assertTrue(s.meanRate() > 0 && s.latencyMicros().count() > 0, "invocations were counted and timed");
-        assertTrue(progress.stream().anyMatch(l -> l.contains("instances=2") && l.contains("invocations/s")), progress.toString());
-        if (w != Workload.F_PASS) {
-            assertEquals(2, steps.size());
-            assertEquals(RunCommand.plainLoop(w.flow()), steps.get(1).target());
-            assertTrue(steps.get(1).medianRate() > 0);
-        } else {
-            assertEquals(1, steps.size(), "F-PASS does no work of its own: no ceiling");
-        }
-        RunCommand.writeReport(settings, steps, "bin/wharf perf run " + w.id() + " (test)");
-        String report = Files.readString(out.resolve("report.md"));
-        assertTrue(report.contains("| " + w.id() + " 4KB non-persistent | "), report);
-        if (w == Workload.F_PASS) {
-            assertTrue(report.contains("7,144 | 68.67 | 0.38"), "the seed's row is shown for reference: " + report);
-        }
-    }
-
-    /**
-     * The report's largest flow row in short: F-PARSE on 8 MB messages, two requesters, one flow instance, with the
-     * timeout the runner scales to the size. Every request got its output once and the flow ran once per request.
-     */
-    @Test
-    void anEightMegabyteParseRunsThroughTheFlowWithTheTimeoutScaledToItsSize(@TempDir Path out) throws Exception {
-        int size = 8 << 20;
-        RunSettings settings = new RunSettings(Workload.F_PARSE, List.of(size), List.of(2), List.of(1), 0, 0, 1, 0, 4, 1, 0, false,
-                false, null, null, null, null, out, List.of("-Xmx256m"), true);
-        assertEquals(42, settings.timeoutSeconds(size), "no --timeout: 10 s + 4 s per MB");
-        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
-        StepResult s = steps.get(0);
-        assertNull(s.unavailable());
-        assertEquals(size, s.messageSize());
-        assertTrue(s.passed(), s.problems().toString());
     }
 
     @Test
