@@ -32,12 +32,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Three members of a replicated queue manager in this JVM, each with its own data directory and journal: a
  * persistent message the active instance confirms is on a majority (the next active instance recovers it from its
  * own journal), a member that was active rejoins as a replica, and an active instance without a majority confirms
- * nothing and is fenced. Tagged slow (elections on a loaded machine).
+ * nothing and is fenced; a message of 20 MiB (five times Ratis's default entry limit) goes through the takeover and
+ * the rejoin. Tagged slow (elections on a loaded machine).
  */
 @Tag("slow")
 class ReplicationMemberTest {
 
     private static final Duration WAIT = Trio.WAIT;
+    /** A message five times Ratis's default entry limit (4 MB), under the members' maxMessageLength. */
+    private static final int LARGE_BYTES = 20 << 20;
+    private static final int MAX_MESSAGE_LENGTH = LARGE_BYTES + (1 << 20);
 
     private final ReplicationMember[] members = new ReplicationMember[3];
     private final JournalMessageStore[] stores = new JournalMessageStore[3];
@@ -61,13 +65,23 @@ class ReplicationMemberTest {
             }
             assertNull(put(stores[first], "ORDERS", 1, "one"), "the first message was not confirmed");
             assertNull(put(stores[first], "ORDERS", 2, "two"), "the second message was not confirmed");
+            // a message larger than Ratis's default entry limit (4 MB) travels in one entry of its own
+            ByteBuf large = largeBody();
+            String largeSeen = describe(large);
+            Runtime runtime = Runtime.getRuntime();
+            long heapBefore = runtime.totalMemory() - runtime.freeMemory();
+            assertNull(put(stores[first], "LARGE", 1, large), "the large message was not confirmed");
+            System.out.println("ReplicationMemberTest: heap in use before a " + LARGE_BYTES + "-byte message "
+                    + heapBefore / (1 << 20) + " MiB, after it was confirmed "
+                    + (runtime.totalMemory() - runtime.freeMemory()) / (1 << 20) + " MiB (three members)");
 
-            // the active instance goes: another one is elected, and its own journal has both messages
+            // the active instance goes: another one is elected, and its own journal has all three messages
             stores[first].close();
             members[first].close();
             members[first] = null;
             int second = takeOver();
-            assertEquals(List.of("ORDERS/1=one", "ORDERS/2=two"), recover(stores[second]));
+            assertEquals(List.of("LARGE/1=" + largeSeen, "ORDERS/1=one", "ORDERS/2=two"),
+                    recover(stores[second]).stream().sorted().toList()); // recovered queue by queue
             assertEquals(1234L, QueueDefinitionFile.in(membership.members().get(second).dataDirectory()).read()
                     .queues().get(0).maxDepth());
 
@@ -75,6 +89,7 @@ class ReplicationMemberTest {
             start(first);
             assertNull(put(stores[second], "ORDERS", 3, "three"), "a message after the failover was not confirmed");
             long committed = members[second].log().status().committedIndex();
+            // its own log, the large entry in it, read back from the log file as it rebuilds its journal
             Trio.await("the old active instance to catch up as a replica",
                     () -> members[first].log().appliedIndex() >= committed);
             // its definitions were deleted at its start with its journal, and the log brought them back
@@ -227,7 +242,7 @@ class ReplicationMemberTest {
         Trio.awaitFree(member.port());
         try {
             ServerConfig config = ServerConfig.builder().name("TEST").dataDirectory(member.dataDirectory())
-                    .maxMessageLength(1 << 20).build();
+                    .maxMessageLength(MAX_MESSAGE_LENGTH).build();
             members[i] = ReplicationMember.start(config, membership, member.id(), Trio.memberTls(ca, member.id()),
                     timings);
         } catch (Exception e) {
@@ -260,10 +275,33 @@ class ReplicationMemberTest {
     /** Puts a message and waits for the store's answer: null when confirmed, else why not. */
     private static Throwable put(JournalMessageStore store, String queue, long sequence, String body)
             throws Exception {
+        return put(store, queue, sequence, Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+    }
+
+    private static Throwable put(JournalMessageStore store, String queue, long sequence, ByteBuf content)
+            throws Exception {
         CompletableFuture<Throwable> done = new CompletableFuture<>();
-        ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
         store.put(new Message(queue, sequence, content), done::complete);
         return done.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** {@link #LARGE_BYTES} bytes, no two neighbouring kilobytes alike. */
+    private static ByteBuf largeBody() {
+        ByteBuf body = Unpooled.buffer(LARGE_BYTES);
+        for (int i = 0; i < LARGE_BYTES / 4; i++) {
+            body.writeInt(i * 31 + 7);
+        }
+        return body;
+    }
+
+    /** A body as text, or a large one as its length and checksum. */
+    private static String describe(ByteBuf content) {
+        if (content.readableBytes() <= 1024) {
+            return content.toString(StandardCharsets.UTF_8);
+        }
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(content.nioBuffer());
+        return content.readableBytes() + " bytes, crc " + Long.toHexString(crc.getValue());
     }
 
     private record Message(String queueName, long sequence, ByteBuf content) implements StoredMessage {
@@ -279,7 +317,7 @@ class ReplicationMemberTest {
 
             @Override
             public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
-                recovered.add(queueName + "/" + sequence + "=" + content.toString(StandardCharsets.UTF_8));
+                recovered.add(queueName + "/" + sequence + "=" + describe(content));
                 content.release();
             }
         });
