@@ -156,8 +156,9 @@ public final class ReplicatedLog implements AutoCloseable {
      * Ratis's settings. Its limits are raised to carry an entry of {@code maxEntryBytes} (a message's record does not
      * fit Ratis's 4 MB default): the appender's buffer (the largest entry appended, sent and read back from the log
      * file), the log's write buffer (direct memory of that size, held for the member's life), the gRPC message (1 MB
-     * above the appender's, as Ratis requires), the bytes of pending appends and the time a follower has to answer an
-     * append; never below Ratis's defaults.
+     * above the appender's, as Ratis requires), the bytes of pending appends and of the log writer's queue (64 MB
+     * by default: a 100 MiB entry was refused there, and its leader stepped down) and the time a follower has to answer
+     * an append; never below Ratis's defaults.
      */
     private static RaftProperties properties(Member self, Path directory, ReplicationConfiguration.Timings timings,
                                              int maxEntryBytes) {
@@ -185,8 +186,11 @@ public final class ReplicatedLog implements AutoCloseable {
         long entryMillis = entry / ReplicationConfiguration.SLOWEST_MEMBER_BYTES_PER_SECOND * 1000;
         RaftServerConfigKeys.Rpc.setRequestTimeout(p, millis(Math.max(
                 RaftServerConfigKeys.Rpc.REQUEST_TIMEOUT_DEFAULT.toLong(TimeUnit.MILLISECONDS), entryMillis)));
-        RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf(
-                Math.min(Integer.MAX_VALUE, Math.max(RaftServerConfigKeys.Write.BYTE_LIMIT_DEFAULT.getSize(), 2 * entry))));
+        // the appends waiting for their commit, and the entries waiting for the log's writer: room for two of the largest
+        SizeInBytes pending = SizeInBytes.valueOf(Math.min(Integer.MAX_VALUE,
+                Math.max(RaftServerConfigKeys.Write.BYTE_LIMIT_DEFAULT.getSize(), 2 * entry)));
+        RaftServerConfigKeys.Write.setByteLimit(p, pending);
+        RaftServerConfigKeys.Log.setQueueByteLimit(p, pending);
         return p;
     }
 
