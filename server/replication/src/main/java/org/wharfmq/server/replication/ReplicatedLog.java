@@ -155,8 +155,8 @@ public final class ReplicatedLog implements AutoCloseable {
     /**
      * Ratis's settings. Its limits are raised to carry an entry of {@code maxEntryBytes} (a message's record does not
      * fit Ratis's 4 MB default): the appender's buffer (the largest entry appended, sent and read back from the log
-     * file), the log's write buffer (direct memory of that size, held for the member's life), the gRPC message (1 MB
-     * above the appender's, as Ratis requires), the bytes of pending appends and of the log writer's queue (64 MB
+     * file), the log's write buffer (direct memory of that size, held for the member's life), the gRPC message (2 MiB
+     * above the appender's; Ratis requires 1 MB), the bytes of pending appends and of the log writer's queue (64 MB
      * by default: a 100 MiB entry was refused there, and its leader stepped down) and the time a follower has to answer
      * an append; never below Ratis's defaults.
      */
