@@ -83,13 +83,18 @@ final class AdminOutput {
         s.get("listeners").forEach(l -> listeners.append(listeners.length() == 0 ? "" : ", ").append(l.asText()));
         fields.add("listeners", listeners);
         fields.add("data directory", s.get("dataDirectory").asText());
-        long journal = s.get("journalBytes").asLong();
-        fields.add("journal", journal < 0 ? "none (messages kept in memory)" : bytes(journal));
-        fields.add("queues", s.get("queues").asInt());
-        fields.add("subscriptions", s.get("subscriptions").asInt());
-        fields.add("connections", s.get("connections").asInt());
+        // a replica's own status (over its HTTP listener) has no queue manager's: no journal, queues or connections
+        if (s.has("journalBytes")) {
+            long journal = s.get("journalBytes").asLong();
+            fields.add("journal", journal < 0 ? "none (messages kept in memory)" : bytes(journal));
+            fields.add("queues", s.get("queues").asInt());
+            fields.add("subscriptions", s.get("subscriptions").asInt());
+            fields.add("connections", s.get("connections").asInt());
+        }
         fields.add("heap", bytes(s.get("heapUsedBytes").asLong()) + " of " + bytes(s.get("heapMaxBytes").asLong()));
-        fields.add("direct memory", bytes(s.get("directUsedBytes").asLong()));
+        if (s.has("directUsedBytes")) {
+            fields.add("direct memory", bytes(s.get("directUsedBytes").asLong()));
+        }
         JsonNode r = s.get("replication");
         if (r != null && !r.isNull()) {
             fields.add("replication", "member " + r.get("member").asText() + " of group " + r.get("group").asText()

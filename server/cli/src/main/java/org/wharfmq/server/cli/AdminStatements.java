@@ -666,6 +666,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
     }
 
     private int send(String command, Map<String, Object> arguments, Render render) {
+        if (HttpStatus.isHttp(server.url)) {
+            return sendOverHttp(command, render);
+        }
         AdminClient.Reply reply;
         try {
             if (client == null) {
@@ -681,6 +684,32 @@ final class AdminStatements implements Runnable, AutoCloseable {
             err.flush();
             return AdminClient.NO_ANSWER;
         }
+        return present(reply, render);
+    }
+
+    /**
+     * A command to a member's HTTP listener ({@link HttpStatus}): its status is asked first, and is the answer to
+     * {@code display-server}; any other command is refused, naming the active member the status names.
+     */
+    private int sendOverHttp(String command, Render render) {
+        AdminClient.Reply status;
+        try {
+            status = HttpStatus.displayServer(server);
+        } catch (IOException | IllegalArgumentException e) {
+            err.println("wharf: " + where + "cannot talk to the member at " + server.url + ": " + e.getMessage());
+            err.flush();
+            return e instanceof IllegalArgumentException ? AdminClient.COMMAND_FAILED : AdminClient.NO_ANSWER;
+        }
+        if (!command.equals("display-server")) {
+            err.println("wharf: " + where + HttpStatus.refusal(command, server.url, status));
+            err.flush();
+            return AdminClient.COMMAND_FAILED;
+        }
+        return present(status, render);
+    }
+
+    /** Prints an answer (null: none came) as a table or as JSON; returns the exit status. */
+    private int present(AdminClient.Reply reply, Render render) {
         int status;
         if (reply == null) {
             err.println("wharf: " + where + "no answer from " + server.url + " within "

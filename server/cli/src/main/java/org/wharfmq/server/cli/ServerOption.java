@@ -14,7 +14,8 @@ import java.util.Arrays;
 final class ServerOption {
 
     @Option(names = "--url", paramLabel = "URL", defaultValue = "tcp://localhost:7414",
-            description = "Server URL (default: ${DEFAULT-VALUE}).")
+            description = "Server URL (default: ${DEFAULT-VALUE}). wharf admin also takes a member's HTTP listener, "
+                    + "http(s)://HOST:PORT, for 'display server' alone: the way to a replica's own status.")
     String url;
 
     @Option(names = "--user", paramLabel = "NAME", description = "Log in as this user (SCRAM-SHA-256: the password"
@@ -38,6 +39,21 @@ final class ServerOption {
         if (user != null && password == null) {
             password = Passwords.read(passwordStdin, false);
         }
+    }
+
+    /**
+     * The HTTP Basic {@code Authorization} header of {@link #user} (reading the password if not yet), for a member's
+     * HTTP listener ({@link HttpStatus}); null without a user.
+     */
+    String basicAuthorization() throws IOException {
+        if (user == null) {
+            return null;
+        }
+        readPassword();
+        byte[] login = (user + ":" + new String(password)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Arrays.fill(password, '\0');
+        password = null;
+        return "Basic " + java.util.Base64.getEncoder().encodeToString(login);
     }
 
     /** A factory for {@link #url} that logs in as {@link #user} when one is given (reading the password if not yet). */

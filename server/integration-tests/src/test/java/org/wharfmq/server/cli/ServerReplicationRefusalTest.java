@@ -41,7 +41,8 @@ class ServerReplicationRefusalTest {
                 + "block", config("maxMessageLength: 1048576\n"), "--replica", "a");
         refused("is no shared-disk standby", config("maxMessageLength: 1048576\nstandby: true\n" + block),
                 "--replica", "a");
-        refused("set maxMessageLength to 4124672 or less", config(block), "--replica", "a");
+        refused("set maxMessageLength to 1073741824 or less", config("maxMessageLength: 1073741825\n" + block),
+                "--replica", "a");
     }
 
     private String member(String id, int port) {

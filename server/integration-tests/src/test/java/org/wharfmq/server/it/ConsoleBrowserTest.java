@@ -39,9 +39,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * messages are sent with the JMS client, purges it through the page's button and its confirmation, and the server
  * holds none; a message body that is markup is shown as text; a monitor sees the queues without the actions, and the page's own scripts cannot POST without the
  * console's header; an admin defines a receiver channel, stops it (the page says why it is stopped), resets its
- * sequence number and deletes it. Skipped, saying why, where there is no Chromium, except under CI (the variable
- * {@code CI} set), where its absence fails. Leaves screenshots in target/console.png (docs/images/console.png is one)
- * and target/console-channels.png.
+ * sequence number and deletes it; on a replicated queue manager (members in this JVM) an admin adds a member and
+ * deletes it. Skipped, saying why, where there is no Chromium, except under CI (the variable
+ * {@code CI} set), where its absence fails. Leaves screenshots in target/console.png (docs/images/console.png is one),
+ * target/console-channels.png and target/console-members.png.
  */
 class ConsoleBrowserTest {
 
@@ -206,6 +207,64 @@ class ConsoleBrowserTest {
         assertEquals("[]", server.get("/api/display-channel", "root"), "the server has no channel left");
     }
 
+    /**
+     * The members of a replicated queue manager (three in this JVM, the console on the active one's queue manager):
+     * each replica's row has its two buttons, the active member's none (it can neither remove nor hand the role to
+     * itself); an admin adds a fourth member, started first on the grown list, from the page's form, and sees it in
+     * sync; it is stopped and deleted through its row's button and its confirmation, and the server no longer has it.
+     * (Switchover's button posts {@code switchover}, which ReplicatedFailoverTest runs: it would end this member.)
+     */
+    @Test
+    void anAdminAddsAndDeletesAMemberOfAReplicatedQueueManagerFromThePage() throws Exception {
+        try (InProcessGroup group = new InProcessGroup(Files.createDirectories(dir.resolve("group")), "a", "b", "c");
+             ConsoleServer replicated = new ConsoleServer(Files.createDirectories(dir.resolve("replicated")),
+                     group.awaitElected())) {
+            open(replicated, "root");
+            showTab("server");
+            String active = replication(replicated).path("active").asText();
+            wait(PAGE_WAIT).until(b -> b.findElements(By.cssSelector("#members tbody tr")).size() == 3);
+            for (String id : List.of("a", "b", "c")) {
+                assertEquals(id.equals(active) ? List.of() : List.of("Switch over to", "Delete"),
+                        browser.findElements(By.cssSelector("#members tr[data-member='" + id + "'] button")).stream()
+                                .map(WebElement::getText).toList(), "member " + id + "'s buttons (" + active
+                                + " is active)");
+            }
+
+            org.wharfmq.server.replication.Member d = group.newMember("d");
+            group.join(d);
+            WebElement define = browser.findElement(By.id("define-member"));
+            define.findElement(By.name("member")).sendKeys("d");
+            define.findElement(By.name("address")).sendKeys(d.address());
+            define.findElement(By.cssSelector("button[type='submit']")).click();
+            wait(Duration.ofSeconds(60)).until(ExpectedConditions.textToBe(By.cssSelector(
+                    "#members tr[data-member='d'] td:nth-child(3)"), "in sync"));
+            assertTrue(browser.findElement(By.id("status")).getText().startsWith("Member d (" + d.address()
+                    + ") joined replication group"), browser.findElement(By.id("status")).getText());
+            script("document.getElementById('replication').scrollIntoView()");
+            screenshot("console-members.png");
+
+            group.stop("d");
+            memberButton("d", "Delete").click();
+            wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(By.id("confirm-ok"))).click();
+            wait(Duration.ofSeconds(60)).until(b -> b.findElements(By.cssSelector("#members tr[data-member='d']"))
+                    .isEmpty());
+            assertTrue(browser.findElement(By.id("status")).getText().startsWith("Member d left replication group"),
+                    browser.findElement(By.id("status")).getText());
+            assertFalse(replication(replicated).path("members").has("d"), "the server still has member d");
+        }
+    }
+
+    /** The replication part of what the console's API answers for display-server. */
+    private static com.fasterxml.jackson.databind.JsonNode replication(ConsoleServer console) throws Exception {
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(console.get("/api/display-server", "root"))
+                .path("replication");
+    }
+
+    private static WebElement memberButton(String member, String text) {
+        return browser.findElement(By.xpath("//table[@id='members']//tr[@data-member='" + member
+                + "']//button[text()='" + text + "']"));
+    }
+
     private static WebElement channelButton(String channel, String text) {
         return browser.findElement(By.xpath("//table[@id='channels']//tr[@data-channel='" + channel
                 + "']//button[text()='" + text + "']"));
@@ -219,7 +278,11 @@ class ConsoleBrowserTest {
 
     /** Opens the console as {@code user}, the password in the URL (Chromium keeps it for the page's requests). */
     private static void open(String user) {
-        browser.get("http://" + user + ":" + ConsoleServer.password(user) + "@127.0.0.1:" + server.httpPort() + "/");
+        open(server, user);
+    }
+
+    private static void open(ConsoleServer console, String user) {
+        browser.get("http://" + user + ":" + ConsoleServer.password(user) + "@127.0.0.1:" + console.httpPort() + "/");
         wait(PAGE_WAIT).until(b -> !lastRefresh().isEmpty());
     }
 

@@ -10,6 +10,8 @@ import org.wharfmq.server.channels.ChannelsPlugin;
 import org.wharfmq.server.console.ConsolePlugin;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.http.HttpSettings;
+import org.wharfmq.server.replication.ReplicationCommands;
+import org.wharfmq.server.replication.ReplicationMember;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import org.wharfmq.server.security.file.UsersFileEditor;
 
@@ -44,6 +46,14 @@ final class ConsoleServer implements AutoCloseable {
     private final TestServer server;
 
     ConsoleServer(Path dir) throws Exception {
+        this(dir, null);
+    }
+
+    /**
+     * As {@link #ConsoleServer(Path)}, the active member of a replicated queue manager when {@code member} is not null
+     * (elected, not yet taken over): its journal is the replicated one, and it serves the replication's commands.
+     */
+    ConsoleServer(Path dir, ReplicationMember member) throws Exception {
         security = dir.resolve("security.yaml");
         Files.writeString(security, """
                 users: {}
@@ -67,9 +77,13 @@ final class ConsoleServer implements AutoCloseable {
         realm = SecurityFileRealm.open(security);
         server = TestServer.start(UnaryOperator.identity(), config -> {
             ChannelsPlugin channels = new ChannelsPlugin(ChannelSettings.none()); // defined at run time, if at all
-            AdminPlugin admin = new AdminPlugin(channels.adminCommands());
-            return WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
-                    .plugins(channels, admin, new ConsolePlugin(http, admin), http).start();
+            AdminPlugin admin = new AdminPlugin(channels.adminCommands(), new ReplicationCommands(member));
+            WharfServer.Starter starter = WharfServer.builder(config).authenticator(realm)
+                    .accessControl(realm.accessControl()).plugins(channels, admin, new ConsolePlugin(http, admin), http);
+            if (member != null) {
+                starter.store(member.takeOver()).replication(member::state).definitions(member.definitions());
+            }
+            return starter.start();
         });
     }
 

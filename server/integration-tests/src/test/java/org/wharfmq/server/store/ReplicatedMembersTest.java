@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.auth.ScramCredential;
@@ -68,6 +69,7 @@ class ReplicatedMembersTest {
     private final ServerProcess[] members = new ServerProcess[4];
 
     @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS) // four member processes, elections and a catch-up: over 120 s at load 40
     void aReplicaAnswersForItselfAndMembersAreAddedAndRemovedAtRunTime() throws Exception {
         writeConfigurations();
         try {
@@ -141,6 +143,21 @@ class ReplicatedMembersTest {
             JsonNode back = awaitStatus(active, r -> r.path("role").asText().equals("FOLLOWER")
                     && r.path("active").asText().equals(IDS[next])).path("replication");
             assertEquals(group, names(back.path("members")), back.toString());
+
+            // wharf admin asks the rejoined replica over its HTTP listener: its status, as the user, and nothing else
+            // (last: each is a JVM started, which a loaded machine feels, and nothing after depends on the timing)
+            String url = "http://127.0.0.1:" + httpPorts[active];
+            String[] shown = admin("root", "--url", url, "display", "server");
+            assertEquals("0", shown[0], shown[2]);
+            assertTrue(shown[1].contains("member " + IDS[active] + " of group TEST, FOLLOWER (active: " + IDS[next]),
+                    shown[1]);
+            String[] elsewhere = admin("root", "--url", url, "define", "queue", "Q");
+            assertEquals("1", elsewhere[0], elsewhere[2]);
+            assertTrue(elsewhere[2].contains("'define-queue' is not run over HTTP")
+                    && elsewhere[2].contains("says the active member is " + IDS[next]), elsewhere[2]);
+            String[] denied = admin("bob", "--url", url, "display", "server");
+            assertEquals("1", denied[0], denied[2]);
+            assertTrue(denied[2].contains("bob") && denied[2].contains("HTTP 403"), denied[2]);
         } finally {
             for (ServerProcess member : members) {
                 if (member != null) {
@@ -214,6 +231,19 @@ class ReplicatedMembersTest {
             request.header("Authorization", basic(user));
         }
         return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Runs {@code wharf admin --user USER --password-stdin ARGUMENTS} as a process: its status, output and errors. */
+    private static String[] admin(String user, String... arguments) throws Exception {
+        List<String> words = new ArrayList<>(List.of("admin", "--user", user, "--password-stdin"));
+        words.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(ServerProcess.wharf(List.of(), words)).start();
+        process.getOutputStream().write((user + "-pw\n").getBytes(StandardCharsets.UTF_8));
+        process.getOutputStream().close();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), "wharf admin " + words);
+        return new String[] {String.valueOf(process.exitValue()), out, err};
     }
 
     private HttpResponse<String> post(int i, String path, String user, String body) throws Exception {

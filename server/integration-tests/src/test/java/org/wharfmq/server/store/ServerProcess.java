@@ -124,6 +124,14 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     private static List<String> command(Path data, int port, List<String> jvmOptions, String... extraArgs) {
+        List<String> arguments = new ArrayList<>(List.of("server", "--port", String.valueOf(port), "--data",
+                data.toString()));
+        arguments.addAll(List.of(extraArgs));
+        return wharf(jvmOptions, arguments);
+    }
+
+    /** The command line of {@code wharf ARGUMENTS} (any command: {@code admin ...}) on this JVM's class path. */
+    static List<String> wharf(List<String> jvmOptions, List<String> arguments) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -136,12 +144,7 @@ public final class ServerProcess implements AutoCloseable {
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(WharfCommand.class.getName());
-        command.add("server");
-        command.add("--port");
-        command.add(String.valueOf(port));
-        command.add("--data");
-        command.add(data.toString());
-        command.addAll(List.of(extraArgs));
+        command.addAll(arguments);
         return command;
     }
 

@@ -78,6 +78,8 @@ public final class ReplicatedLog implements AutoCloseable {
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final ByteString header;
+    /** The largest entry this member appends (and reads: {@link #properties}). */
+    private final int maxEntryBytes;
     /** Submits appends to Ratis, one at a time in the order appended. */
     private final ExecutorService submitter = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "wharf-replication-submit");
@@ -86,24 +88,26 @@ public final class ReplicatedLog implements AutoCloseable {
     });
 
     private ReplicatedLog(Membership membership, Member self, RaftServer server, RaftGroupId groupId,
-                          JournalStateMachine stateMachine) {
+                          JournalStateMachine stateMachine, int maxEntryBytes) {
         this.membership = membership;
         this.self = self;
         this.server = server;
         this.groupId = groupId;
         this.stateMachine = stateMachine;
         this.header = BatchEntry.header(self.id());
+        this.maxEntryBytes = maxEntryBytes;
     }
 
     /**
      * Starts member {@code selfId} of {@code membership}: its replication listener on its address, its Raft log in
      * its data directory (made on first start, recovered afterwards), every connection from and to the others
      * over mutual TLS with {@code tls}. The members elect a leader once two of them run; {@code listener} hears when
-     * this member becomes and stops being the active one.
+     * this member becomes and stops being the active one. Its entries are at most {@code maxEntryBytes}
+     * ({@link ReplicationConfiguration#maxEntryBytes}), which must be the same on every member.
      */
     public static ReplicatedLog start(Membership membership, String selfId, MemberTls tls, ReplicaSink sink,
-                                      ActiveListener listener, ReplicationConfiguration.Timings timings)
-            throws IOException {
+                                      ActiveListener listener, ReplicationConfiguration.Timings timings,
+                                      int maxEntryBytes) throws IOException {
         Member self = membership.member(selfId);
         RaftGroupId groupId = RaftGroupId.valueOf(membership.groupUuid());
         List<RaftPeer> peers = membership.members().stream()
@@ -119,7 +123,7 @@ public final class ReplicatedLog implements AutoCloseable {
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)
                 .setStateMachine(stateMachine)
-                .setProperties(properties(self, directory, timings))
+                .setProperties(properties(self, directory, timings, maxEntryBytes))
                 .setParameters(parameters(tls))
                 .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
@@ -127,7 +131,7 @@ public final class ReplicatedLog implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self.id() + " of group '" + membership.group()
                 + "' listens on " + self.address() + " (" + (existing ? "log recovered" : "new log") + " in "
                 + directory + ")");
-        ReplicatedLog log = new ReplicatedLog(membership, self, server, groupId, stateMachine);
+        ReplicatedLog log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxEntryBytes);
         Map<String, String> listed = new TreeMap<>();
         membership.members().forEach(m -> listed.put(m.id(), m.address()));
         Map<String, String> logged = log.members();
@@ -148,7 +152,16 @@ public final class ReplicatedLog implements AutoCloseable {
         return parameters;
     }
 
-    private static RaftProperties properties(Member self, Path directory, ReplicationConfiguration.Timings timings) {
+    /**
+     * Ratis's settings. Its limits are raised to carry an entry of {@code maxEntryBytes} (a message's record does not
+     * fit Ratis's 4 MB default): the appender's buffer (the largest entry appended, sent and read back from the log
+     * file), the log's write buffer (direct memory of that size, held for the member's life), the gRPC message (2 MiB
+     * above the appender's; Ratis requires 1 MB), the bytes of pending appends and of the log writer's queue (64 MB
+     * by default: a 100 MiB entry was refused there, and its leader stepped down) and the time a follower has to answer
+     * an append; never below Ratis's defaults.
+     */
+    private static RaftProperties properties(Member self, Path directory, ReplicationConfiguration.Timings timings,
+                                             int maxEntryBytes) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
         GrpcConfigKeys.Server.setHost(p, self.host());
@@ -162,6 +175,22 @@ public final class ReplicatedLog implements AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, timings.snapshotEveryBatches()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(timings.logSegmentBytes()));
+        long entry = Math.max(RaftServerConfigKeys.Log.Appender.BUFFER_BYTE_LIMIT_DEFAULT.getSize(),
+                (long) maxEntryBytes + ReplicationConfiguration.ENTRY_ROOM);
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(entry));
+        RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(
+                Math.max(RaftServerConfigKeys.Log.WRITE_BUFFER_SIZE_DEFAULT.getSize(), entry + 8)));
+        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(
+                Math.max(GrpcConfigKeys.MESSAGE_SIZE_MAX_DEFAULT.getSize(), entry + (2 << 20))));
+        // an append to a follower not answered within this is sent again, whole: give the largest entry time to cross
+        long entryMillis = entry / ReplicationConfiguration.SLOWEST_MEMBER_BYTES_PER_SECOND * 1000;
+        RaftServerConfigKeys.Rpc.setRequestTimeout(p, millis(Math.max(
+                RaftServerConfigKeys.Rpc.REQUEST_TIMEOUT_DEFAULT.toLong(TimeUnit.MILLISECONDS), entryMillis)));
+        // the appends waiting for their commit, and the entries waiting for the log's writer: room for two of the largest
+        SizeInBytes pending = SizeInBytes.valueOf(Math.min(Integer.MAX_VALUE,
+                Math.max(RaftServerConfigKeys.Write.BYTE_LIMIT_DEFAULT.getSize(), 2 * entry)));
+        RaftServerConfigKeys.Write.setByteLimit(p, pending);
+        RaftServerConfigKeys.Log.setQueueByteLimit(p, pending);
         return p;
     }
 
@@ -173,15 +202,14 @@ public final class ReplicatedLog implements AutoCloseable {
      * Appends one group-commit batch of journal records: one Raft log entry. The future completes with the entry's
      * log index once a majority has it on disk and this member has applied it, or fails with
      * {@link NotActiveException} when this member is not, or stops being, the active one, or at once with an
-     * {@link IllegalArgumentException} when it holds more than {@link ReplicationConfiguration#MAX_BATCH_BYTES}.
+     * {@link IllegalArgumentException} when it holds more than the log's largest entry.
      * {@code records} is not copied: its bytes must not change until the future completes.
      */
     public CompletableFuture<Long> append(ByteBuffer records) {
-        if (records.remaining() > ReplicationConfiguration.MAX_BATCH_BYTES) {
+        if (records.remaining() > maxEntryBytes) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("A batch of " + records.remaining()
-                    + " bytes cannot be replicated as one entry: the limit is "
-                    + ReplicationConfiguration.MAX_BATCH_BYTES + " bytes (ReplicationConfiguration.MAX_BATCH_BYTES). "
-                    + "Append it in several batches."));
+                    + " bytes cannot be replicated as one entry: the limit is " + maxEntryBytes + " bytes "
+                    + "(ReplicationConfiguration.maxEntryBytes of maxMessageLength). Append it in several batches."));
         }
         RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)
@@ -203,10 +231,10 @@ public final class ReplicatedLog implements AutoCloseable {
      * future completes as {@link #append}'s does.
      */
     public CompletableFuture<Long> appendFile(String name, byte[] content) {
-        if (content.length > ReplicationConfiguration.MAX_BATCH_BYTES) {
+        if (content.length > maxEntryBytes) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("File " + name + " is "
-                    + content.length + " bytes, more than one replicated log entry carries ("
-                    + ReplicationConfiguration.MAX_BATCH_BYTES + " bytes)."));
+                    + content.length + " bytes, more than one replicated log entry carries (" + maxEntryBytes
+                    + " bytes)."));
         }
         RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)

@@ -99,12 +99,7 @@ public final class ReplicationMember implements AutoCloseable {
                     + self.dataDirectory() + " but the queue manager is given " + config.dataDirectory()
                     + ": they must be one (leave dataDirectory out, or make it the member's).");
         }
-        if (config.maxMessageLength() > ReplicationConfiguration.MAX_MESSAGE_LENGTH) {
-            throw new IllegalArgumentException("maxMessageLength is " + config.maxMessageLength() + " bytes, but a "
-                    + "replicated queue manager carries a message in one log entry of at most "
-                    + ReplicationConfiguration.MAX_BATCH_BYTES + " bytes: set maxMessageLength to "
-                    + ReplicationConfiguration.MAX_MESSAGE_LENGTH + " or less.");
-        }
+        int maxEntryBytes = ReplicationConfiguration.maxEntryBytes(config.maxMessageLength());
         ReplicatedFiles files = new ReplicatedFiles(data);
         if (!Files.isDirectory(self.replicationDirectory()) && (ReplicaJournal.holdsJournal(data) || files.any())) {
             throw new IllegalArgumentException("Data directory " + data + " holds the journal or the definitions ("
@@ -118,7 +113,7 @@ public final class ReplicationMember implements AutoCloseable {
         try {
             files.reset(); // rebuilt from the log, as the journal is
             member.log = ReplicatedLog.start(membership, selfId, tls, member.new Sink(), member.new Listener(),
-                    timings);
+                    timings, maxEntryBytes);
             member.changes = new MemberChanges(member.log, member.group, timings.electionTimeoutMax(),
                     ReplicationConfiguration.CHANGE_TIMEOUT);
         } catch (IOException | RuntimeException e) {
@@ -325,7 +320,7 @@ public final class ReplicationMember implements AutoCloseable {
 
     /**
      * The store's {@link org.wharfmq.server.store.JournalReplication}: the batch in log entries of at most
-     * {@link ReplicationConfiguration#MAX_BATCH_BYTES}, cut between records; done when the last is committed (the log
+     * {@link ReplicationConfiguration#MAX_BATCH_BYTES}, cut between records (a larger record goes alone in one); done when the last is committed (the log
      * commits in order). Any failure fences this member: its journal holds the batch, the others may not.
      */
     private CompletionStage<?> replicate(ByteBuffer records) {

@@ -32,12 +32,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Three members of a replicated queue manager in this JVM, each with its own data directory and journal: a
  * persistent message the active instance confirms is on a majority (the next active instance recovers it, from the
  * state it kept as a replica: what crash recovery of its journal would give, without reading it back), a member that was active rejoins as a replica, and an active instance without a majority confirms
- * nothing and is fenced. Tagged slow (elections on a loaded machine).
+ * nothing and is fenced; a message of 20 MiB (five times Ratis's default entry limit) goes through the takeover and
+ * the rejoin. Tagged slow (elections on a loaded machine).
  */
 @Tag("slow")
 class ReplicationMemberTest {
 
     private static final Duration WAIT = Trio.WAIT;
+    /** A message five times Ratis's default entry limit (4 MB), under the members' maxMessageLength. */
+    private static final int LARGE_BYTES = 20 << 20;
+    private static final int MAX_MESSAGE_LENGTH = LARGE_BYTES + (1 << 20);
 
     private final ReplicationMember[] members = new ReplicationMember[3];
     private final JournalMessageStore[] stores = new JournalMessageStore[3];
@@ -52,24 +56,41 @@ class ReplicationMemberTest {
             throws Exception {
         startAll(dir);
         try {
-            int first = takeOver();
+            int elected = takeOver();
             // a queue defined at run time: its definitions file is committed through the log to the replicas
-            members[first].definitions().write(List.of(new QueueDefinition("RUNTIME.Q", 1234L)), List.of());
+            members[elected].definitions().write(List.of(new QueueDefinition("RUNTIME.Q", 1234L)), List.of());
             for (int i = 0; i < 3; i++) {
                 int member = i;
                 Trio.await("member " + i + "'s definitions", () -> definitions(member).equals(List.of("RUNTIME.Q")));
             }
-            assertNull(put(stores[first], "ORDERS", 1, "one"), "the first message was not confirmed");
-            assertNull(put(stores[first], "ORDERS", 2, "two"), "the second message was not confirmed");
+            assertNull(put(stores[elected], "ORDERS", 1, "one"), "the first message was not confirmed");
+            assertNull(put(stores[elected], "ORDERS", 2, "two"), "the second message was not confirmed");
+            // a message larger than Ratis's default entry limit (4 MB) travels in one entry of its own
+            ByteBuf large = largeBody();
+            String largeSeen = describe(large);
+            Runtime runtime = Runtime.getRuntime();
+            long heapBefore = runtime.totalMemory() - runtime.freeMemory();
+            Confirmed confirmed = putLarge(elected, large);
+            System.out.println("ReplicationMemberTest: heap in use before a " + LARGE_BYTES + "-byte message "
+                    + heapBefore / (1 << 20) + " MiB, after it was confirmed "
+                    + (runtime.totalMemory() - runtime.freeMemory()) / (1 << 20) + " MiB (three members), attempt "
+                    + confirmed.sequence());
+            int first = confirmed.member();
             workload(stores[first]);
 
-            // the active instance goes: another one is elected, and starts from the state it kept as a replica (both
-            // messages, and the workload's), which is what crash recovery of its journal gives, without reading it back
+            // the active instance goes: another one is elected, and starts from the state it kept as a replica (the
+            // three messages, and the workload's), which is what crash recovery of its journal gives, without reading it
+            // back (an attempt at the large one that was not confirmed is there only if it was committed after all, and
+            // then whole)
             stores[first].close();
             members[first].close();
             members[first] = null;
             int second = takeOver();
-            assertRecoveredAsCrashRecoveryWould(second, copyJournal(second, dir.resolve("copy")));
+            List<String> live = assertRecoveredAsCrashRecoveryWould(second, copyJournal(second, dir.resolve("copy")));
+            assertTrue(live.contains("LARGE/" + confirmed.sequence() + "=" + largeSeen + " 1"), "the large message");
+            for (String r : live) {
+                assertTrue(!r.startsWith("LARGE/") || r.endsWith("=" + largeSeen + " 1"), r);
+            }
             assertEquals(1234L, QueueDefinitionFile.in(membership.members().get(second).dataDirectory()).read()
                     .queues().get(0).maxDepth());
 
@@ -77,6 +98,7 @@ class ReplicationMemberTest {
             start(first);
             assertNull(put(stores[second], "ORDERS", 3, "three"), "a message after the failover was not confirmed");
             long committed = members[second].log().status().committedIndex();
+            // its own log, the large entry in it, read back from the log file as it rebuilds its journal
             Trio.await("the old active instance to catch up as a replica",
                     () -> members[first].log().appliedIndex() >= committed);
             // its definitions were deleted at its start with its journal, and the log brought them back
@@ -146,6 +168,36 @@ class ReplicationMemberTest {
         }
     }
 
+    /** Which member confirmed the large message, under which sequence number. */
+    private record Confirmed(int member, long sequence) {
+    }
+
+    /**
+     * Puts {@code large} on active member {@code active} until one confirms it. On a loaded machine the followers may
+     * take longer than the election timeout to take in its entry (seen at load 63): they elect another member, this
+     * one is fenced and the message is not confirmed (it is in the log on every member or on none). The fenced member
+     * is restarted, to rejoin as a replica, the next one takes over, and the message is put again there under the
+     * next sequence number, as a producer sends it again after losing its connection.
+     */
+    private Confirmed putLarge(int active, ByteBuf large) throws Exception {
+        for (long sequence = 1; ; sequence++) {
+            Throwable refused = put(stores[active], "LARGE", sequence, large.retainedDuplicate());
+            if (refused == null) {
+                return new Confirmed(active, sequence);
+            }
+            if (!(refused instanceof NotActiveException) || sequence == 3) {
+                throw new AssertionError("the large message was not confirmed", refused);
+            }
+            stores[active].close();
+            stores[active] = null;
+            members[active].close();
+            members[active] = null;
+            int fenced = active;
+            active = takeOver();
+            start(fenced);
+        }
+    }
+
     /**
      * Many batches on the active member: messages put and consumed, some delivered again; transactions committed,
      * prepared and in doubt, and open; a queue defined and deleted.
@@ -189,10 +241,11 @@ class ReplicationMemberTest {
      * What the member that took over recovered from the state it kept as a replica, checked against crash recovery
      * of a copy of its journal as the takeover found it, and against what {@link #workload} left.
      */
-    private void assertRecoveredAsCrashRecoveryWould(int member, Path copy) throws Exception {
+    private List<String> assertRecoveredAsCrashRecoveryWould(int member, Path copy) throws Exception {
         assertEquals(0, stores[member].recordsReadAtOpen(), "the takeover read the journal back");
         List<String> live = recoverAll(stores[member]);
-        ServerConfig config = ServerConfig.builder().name("TEST").dataDirectory(copy).maxMessageLength(1 << 20).build();
+        ServerConfig config = ServerConfig.builder().name("TEST").dataDirectory(copy).maxMessageLength(MAX_MESSAGE_LENGTH)
+                .build();
         try (JournalMessageStore crash = JournalMessageStore.open(config)) {
             assertTrue(crash.recordsReadAtOpen() > 300, "crash recovery read " + crash.recordsReadAtOpen());
             assertEquals(recoverAll(crash), live);
@@ -205,6 +258,7 @@ class ReplicationMemberTest {
                         || l.startsWith("WORK/303=")), "" + live);
         assertTrue(live.stream().anyMatch(l -> l.startsWith("in doubt xid-2: sends [WORK/302] consumed "
                 + "[WORK/272] as ")), "" + live);
+        return live;
     }
 
     /** A copy of member {@code i}'s journal, in {@code to}'s. */
@@ -248,8 +302,7 @@ class ReplicationMemberTest {
 
             @Override
             public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
-                recovered.add(queueName + "/" + sequence + "=" + content.toString(StandardCharsets.UTF_8) + " "
-                        + deliveryCount);
+                recovered.add(queueName + "/" + sequence + "=" + describe(content) + " " + deliveryCount);
                 content.release();
             }
 
@@ -348,7 +401,7 @@ class ReplicationMemberTest {
         Trio.awaitFree(member.port());
         try {
             ServerConfig config = ServerConfig.builder().name("TEST").dataDirectory(member.dataDirectory())
-                    .maxMessageLength(1 << 20).build();
+                    .maxMessageLength(MAX_MESSAGE_LENGTH).build();
             members[i] = ReplicationMember.start(config, membership, member.id(), Trio.memberTls(ca, member.id()),
                     timings);
         } catch (Exception e) {
@@ -381,10 +434,33 @@ class ReplicationMemberTest {
     /** Puts a message and waits for the store's answer: null when confirmed, else why not. */
     private static Throwable put(JournalMessageStore store, String queue, long sequence, String body)
             throws Exception {
+        return put(store, queue, sequence, Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+    }
+
+    private static Throwable put(JournalMessageStore store, String queue, long sequence, ByteBuf content)
+            throws Exception {
         CompletableFuture<Throwable> done = new CompletableFuture<>();
-        ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
         store.put(new Message(queue, sequence, content), done::complete);
         return done.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** {@link #LARGE_BYTES} bytes, no two neighbouring kilobytes alike. */
+    private static ByteBuf largeBody() {
+        ByteBuf body = Unpooled.buffer(LARGE_BYTES);
+        for (int i = 0; i < LARGE_BYTES / 4; i++) {
+            body.writeInt(i * 31 + 7);
+        }
+        return body;
+    }
+
+    /** A body as text, or a large one as its length and checksum. */
+    private static String describe(ByteBuf content) {
+        if (content.readableBytes() <= 1024) {
+            return content.toString(StandardCharsets.UTF_8);
+        }
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(content.nioBuffer());
+        return content.readableBytes() + " bytes, crc " + Long.toHexString(crc.getValue());
     }
 
     private record Message(String queueName, long sequence, ByteBuf content) implements StoredMessage {
@@ -400,7 +476,7 @@ class ReplicationMemberTest {
 
             @Override
             public void messageRecovered(String queueName, long sequence, ByteBuf content, int deliveryCount) {
-                recovered.add(queueName + "/" + sequence + "=" + content.toString(StandardCharsets.UTF_8));
+                recovered.add(queueName + "/" + sequence + "=" + describe(content));
                 content.release();
             }
         });

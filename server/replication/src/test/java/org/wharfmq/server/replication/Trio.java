@@ -24,6 +24,8 @@ final class Trio implements AutoCloseable {
 
     /** Generous: the build machine is shared and loaded. */
     static final Duration WAIT = Duration.ofSeconds(30);
+    /** The members' largest entry: above Ratis's default limit (4 MB), so that a test shows the limits raised. */
+    static final int MAX_ENTRY_BYTES = 6 << 20;
 
     final Membership membership;
     final ReplicationConfiguration.Timings timings;
@@ -118,7 +120,7 @@ final class Trio implements AutoCloseable {
         awaitFree(membership.members().get(i).port());
         sinks[i] = new RecordingSink();
         activity[i] = new Activity();
-        logs[i] = ReplicatedLog.start(membership, id, tls, sinks[i], activity[i], timings);
+        logs[i] = ReplicatedLog.start(membership, id, tls, sinks[i], activity[i], timings, MAX_ENTRY_BYTES);
     }
 
     void stop(int i) throws IOException {

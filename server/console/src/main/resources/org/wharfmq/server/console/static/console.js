@@ -544,7 +544,45 @@ async function refreshServer() {
     }
     document.getElementById('server').replaceChildren(...rows.flatMap(([k, v]) =>
       [el('dt', { text: k }), el('dd', { text: v === null || v === undefined ? '-' : String(v) })]));
+    showMembers(r);
   }
+}
+
+// ---- the members of a replicated queue manager (docs/resilience.md) ----
+
+/** The members' table, with their actions, when this queue manager is replicated; hidden otherwise. */
+function showMembers(r) {
+  document.getElementById('replication').hidden = !r;
+  if (!r) return;
+  document.querySelector('#members tbody').replaceChildren(...Object.entries(r.members || {}).map(([id, address]) => {
+    const behind = (r.behind || {})[id];
+    const active = id === r.active;
+    const what = active ? 'active' : behind === undefined ? '-' : behind === 0 ? 'in sync'
+      : behind < 0 ? 'not heard from' : behind + ' entries behind';
+    return el('tr', { 'data-member': id }, cell(id, 'name'), cell(address), cell(what),
+      el('td', { class: 'actions admin-only' }, ...(active ? [] : memberActions(id))));
+  }));
+}
+
+/** A replica's buttons: hand it the active role, remove it from the group. The active member has none. */
+function memberActions(id) {
+  return [
+    el('button', { type: 'button', text: 'Switch over to', onclick: () => switchover(id) }),
+    el('button', { type: 'button', class: 'danger', text: 'Delete', onclick: () => deleteMember(id) }),
+  ];
+}
+
+async function switchover(id) {
+  if (!await confirmed('Hand the active role to member ' + id + '? This member stops serving clients and ends (start'
+    + ' it again to rejoin as a replica); clients reconnect to ' + id + ', transactions open now are rolled back.'
+    + ' The third member must run.')) return;
+  run('Switchover to member ' + id, 'switchover', { member: id }, text => text);
+}
+
+async function deleteMember(id) {
+  if (!await confirmed('Remove member ' + id + ' from the group? Stop its process first; wipe its data directory'
+    + ' before it ever joins again.')) return;
+  run('Delete of member ' + id, 'delete-member', { member: id }, text => text);
 }
 
 const REFRESHERS = {
@@ -617,6 +655,15 @@ async function start() {
     run('Define channel ' + args.channel, 'define-channel', args, d => 'Defined ' + d.type + ' channel ' + d.name
       + '.');
     defineChannel.reset();
+  });
+  const defineMember = document.getElementById('define-member');
+  defineMember.addEventListener('submit', event => {
+    event.preventDefault();
+    const f = defineMember.elements;
+    const args = { member: f.member.value.trim(), address: f.address.value.trim() };
+    say('Adding member ' + args.member + ': the active member brings it up to date first (up to 30 s).');
+    run('Adding member ' + args.member, 'define-member', args, text => text);
+    defineMember.reset();
   });
   await refresh();
   setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MILLIS);
