@@ -303,13 +303,17 @@ class PubSubHierarchyTest {
         Session onQm1 = session("QM1");
         MessageConsumer secret = onQm1.createConsumer(onQm1.createTopic("secret/#"));
         MessageConsumer news = onQm1.createConsumer(onQm1.createTopic("news/#"));
+        Session onQm3 = session("QM3");
+        MessageConsumer newsOnQm3 = onQm3.createConsumer(onQm3.createTopic("news/#"));
         awaitProxies("QM2", proxyName("QM1", "secret/#"), proxyName("QM1", "news/#"));
+        awaitProxies("QM1", proxyName("QM3", "news/#"));
 
         Session onQm2 = session("QM2");
         publish(onQm2, "secret/plans", "forged");
         publish(onQm2, "news/today", "fine");
 
         assertEquals("fine", ((TextMessage) ChannelServers.next(news)).getText());
+        assertEquals("fine", ((TextMessage) ChannelServers.next(newsOnQm3)).getText());
         Session inside = servers.connect(members.get("QM1").server().vmUrl())
                 .createSession(false, Session.AUTO_ACKNOWLEDGE); // the dead-letter queue is the admins'
         Message dead = ChannelServers.next(inside.createConsumer(inside.createQueue(DeadLetters.QUEUE)));
@@ -317,6 +321,23 @@ class PubSubHierarchyTest {
         assertEquals("Channel: the channel's user, an anonymous client, may not publish to topic 'secret/plans' (no"
                 + " 'publish' permission on it)", dead.getStringProperty(DeadLetters.REASON_PROPERTY));
         Receive.nothingMore(secret);
+
+        // a hostile QM2 (its own administrator) forwards a publication as if from QM3, with an origin that is no
+        // name: QM1 takes it as from QM2, the partner its channel is bound to, so it still goes on to QM3
+        Session hostile = servers.connect(members.get("QM2").server().vmUrl())
+                .createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Message posing = hostile.createTextMessage("posing");
+        posing.setStringProperty(HierarchyMessages.TOPIC, "news/posing");
+        posing.setStringProperty(HierarchyMessages.FROM, "QM3");
+        posing.setIntProperty(HierarchyMessages.ORIGIN, 3);
+        hostile.createProducer(hostile.createQueue("QM1/" + HierarchyMessages.PUBLICATIONS_QUEUE)).send(posing);
+        Message here = ChannelServers.next(news);
+        assertEquals("posing", ((TextMessage) here).getText());
+        assertEquals("QM2", here.getStringProperty(HierarchyMessages.FROM));
+        assertEquals("QM2", here.getStringProperty(HierarchyMessages.ORIGIN));
+        Message there = ChannelServers.next(newsOnQm3);
+        assertEquals("posing", ((TextMessage) there).getText());
+        assertEquals("QM1", there.getStringProperty(HierarchyMessages.FROM));
 
         // a client of QM1, which may send to every queue, cannot pose as a partner
         JMSException refused = assertThrows(JMSException.class, () -> onQm1.createProducer(
