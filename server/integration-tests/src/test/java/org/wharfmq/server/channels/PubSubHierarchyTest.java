@@ -55,6 +55,8 @@ class PubSubHierarchyTest {
     /** Each member's hierarchy plugin, the latest one after a restart. */
     private final Map<String, PubSubHierarchy> hierarchies = new ConcurrentHashMap<>();
     private final Map<String, TestServer> members = new ConcurrentHashMap<>();
+    /** A receiver channel of QM1 defined with no partnerQueueManager, or null. */
+    private String unboundReceiver;
 
     @AfterEach
     void stop() throws Exception {
@@ -89,7 +91,12 @@ class PubSubHierarchyTest {
             return c;
         };
         return servers.keep(TestServer.start(config, c -> {
-            ChannelsPlugin channels = new ChannelsPlugin(new ChannelSettings(channels(name, hierarchy, ports)));
+            List<ChannelDefinition> defined = new ArrayList<>();
+            for (ChannelDefinition d : channels(name, hierarchy, ports)) {
+                defined.add(!name.equals("QM1") || !d.name().equals(unboundReceiver) ? d
+                        : ChannelDefinition.receiver(d.name(), null, null).withReceiving(d.nonPersistentSpeed(), 2));
+            }
+            ChannelsPlugin channels = new ChannelsPlugin(new ChannelSettings(defined));
             PubSubHierarchy plugin = new PubSubHierarchy(hierarchy, channels);
             hierarchies.put(name, plugin);
             WharfServer.Starter starter = WharfServer.builder(c).plugins(plugin, channels);
@@ -383,6 +390,34 @@ class PubSubHierarchyTest {
                 + " manager QM2 (its partnerQueueManager): a partner may send its own subscriptions only",
                 dead.getStringProperty(DeadLetters.REASON_PROPERTY));
         assertTrue(!proxies("QM1").contains(proxyName("QM3", "news/#")), proxies("QM1").toString());
+        Receive.nothingMore(news);
+    }
+
+    @Test
+    void aReceiverBoundToNoPartnerQueueManagerTakesNeitherSetsNorPublications() throws Exception {
+        unboundReceiver = "QM2.TO.QM1";
+        startHierarchy(null);
+        Session onQm1 = session("QM1");
+        MessageConsumer news = onQm1.createConsumer(onQm1.createTopic("news/#"));
+        awaitProxies("QM2", proxyName("QM1", "news/#")); // QM2's receiver from QM1 is bound: it takes QM1's sets
+        publish(session("QM2"), "news/today", "unbound");
+
+        Session inside = servers.connect(members.get("QM1").server().vmUrl())
+                .createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer deadLetters = inside.createConsumer(inside.createQueue(DeadLetters.QUEUE));
+        Message dead = ChannelServers.next(deadLetters);
+        for (; !(dead instanceof TextMessage); dead = ChannelServers.next(deadLetters)) { // QM2's sets, then it
+            assertEquals("QM2", dead.getStringProperty(HierarchyMessages.QUEUE_MANAGER));
+            assertEquals("Channel: the proxy subscriptions of queue manager QM2 came over a receiver channel bound to"
+                    + " no partner queue manager, which could be any queue manager's: set the receiver's"
+                    + " partnerQueueManager (and partnerUser) to the partner it is for",
+                    dead.getStringProperty(DeadLetters.REASON_PROPERTY));
+        }
+        assertEquals("unbound", ((TextMessage) dead).getText());
+        assertEquals("Channel: a publication forwarded on topic 'news/today' came over a receiver channel bound to no"
+                + " partner queue manager, which could be any queue manager's: set the receiver's partnerQueueManager"
+                + " (and partnerUser) to the partner it is for", dead.getStringProperty(DeadLetters.REASON_PROPERTY));
+        assertEquals(0, hierarchies.get("QM1").status().partners().get(0).proxySubscriptions());
         Receive.nothingMore(news);
     }
 
