@@ -113,7 +113,7 @@ final class HierarchyMessages {
     static List<String> filters(Map<String, Object> properties) {
         List<String> filters = new ArrayList<>();
         if (properties.get(FILTERS) instanceof Integer n) {
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < Math.min(n, properties.size()); i++) { // a forged count reads no further than it has
                 if (properties.get(FILTER + i) instanceof String f) {
                     filters.add(f);
                 }

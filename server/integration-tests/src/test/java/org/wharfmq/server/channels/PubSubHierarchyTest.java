@@ -55,6 +55,8 @@ class PubSubHierarchyTest {
     /** Each member's hierarchy plugin, the latest one after a restart. */
     private final Map<String, PubSubHierarchy> hierarchies = new ConcurrentHashMap<>();
     private final Map<String, TestServer> members = new ConcurrentHashMap<>();
+    /** The most proxy subscriptions each partner may have on QM1. */
+    private int qm1MaxProxies = ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS;
     /** A receiver channel of QM1 defined with no partnerQueueManager, or null. */
     private String unboundReceiver;
 
@@ -81,7 +83,8 @@ class PubSubHierarchyTest {
 
     private TestServer start(String name, AccessControl rules, UnaryOperator<ServerConfig.Builder> more)
             throws Exception {
-        HierarchySettings hierarchy = name.equals("QM1") ? new HierarchySettings(null, List.of("QM2", "QM3"))
+        HierarchySettings hierarchy = name.equals("QM1")
+                ? new HierarchySettings(null, List.of("QM2", "QM3"), qm1MaxProxies)
                 : new HierarchySettings("QM1", List.of());
         UnaryOperator<ServerConfig.Builder> config = c -> {
             more.apply(c).name(name).port(ports.get(name)).autoCreate(false);
@@ -391,6 +394,29 @@ class PubSubHierarchyTest {
                 dead.getStringProperty(DeadLetters.REASON_PROPERTY));
         assertTrue(!proxies("QM1").contains(proxyName("QM3", "news/#")), proxies("QM1").toString());
         Receive.nothingMore(news);
+    }
+
+    @Test
+    void aPartnerHasNoMoreProxySubscriptionsThanTheLimitAndKeepsThoseItHad() throws Exception {
+        qm1MaxProxies = 2;
+        startHierarchy(null);
+        Session onQm2 = session("QM2");
+        onQm2.createConsumer(onQm2.createTopic("a/#"));
+        MessageConsumer c = onQm2.createConsumer(onQm2.createTopic("c/#"));
+        awaitProxies("QM1", proxyName("QM2", "a/#"), proxyName("QM2", "c/#"));
+        onQm2.createConsumer(onQm2.createTopic("b/#")); // its set [a/#, b/#, c/#]: b/# is one too many
+
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);
+        while (hierarchies.get("QM1").status().partners().get(0).refused() == null && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000); // asks QM1 for its status again
+        }
+        assertEquals("queue manager QM2 asked for 3 proxy subscriptions, more than the 2 a partner may have on queue"
+                + " manager QM1, so [b/#] was refused and the others kept: raise maxProxySubscriptions under"
+                + " hierarchy: in QM1's config/wharf.yaml, or subscribe to fewer topic filters on QM2 (one wildcard"
+                + " covers many)", hierarchies.get("QM1").status().partners().get(0).refused());
+        assertEquals(Set.of(proxyName("QM2", "a/#"), proxyName("QM2", "c/#")), proxies("QM1"));
+        publish(session("QM1"), "c/one", "kept");
+        assertEquals("kept", ((TextMessage) ChannelServers.next(c)).getText());
     }
 
     @Test
