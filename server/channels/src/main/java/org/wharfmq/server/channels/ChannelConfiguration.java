@@ -50,6 +50,11 @@ public final class ChannelConfiguration {
      * waits for the oldest (each holds its message until answered, for the dead-letter queue if refused).
      */
     public static final int MAX_UNANSWERED_FAST_PUTS = 1024;
+    /**
+     * {@code maxProxySubscriptions} of {@code hierarchy:}: the most proxy subscriptions each partner of the
+     * publish/subscribe hierarchy may have on this queue manager; the filters of its set beyond it are refused.
+     */
+    public static final int DEFAULT_MAX_PROXY_SUBSCRIPTIONS = 10_000;
     /** How long a sender waits for the partner's answer to a batch before taking the channel for broken. */
     public static final long ANSWER_TIMEOUT_MILLIS = 60_000;
     /**

@@ -42,11 +42,20 @@ final class HierarchyMessages {
     static final String REFUSED = "WHARF_PUBSUB_REFUSED";
     /** A forwarded publication: its topic. */
     static final String TOPIC = "WHARF_PUBSUB_TOPIC";
-    /** A forwarded publication: the queue manager that forwarded it last (never sent back there). */
+    /**
+     * A forwarded publication: the queue manager that forwarded it last (never sent back there); the receiver writes
+     * it anew as the partner its channel is bound to.
+     */
     static final String FROM = "WHARF_PUBSUB_FROM";
-    /** A forwarded publication: the queue manager it was published on (never sent back there). */
+    /**
+     * A forwarded publication: the queue manager it was published on (never sent back there); the partner's word,
+     * which can only keep it from the queue manager it names.
+     */
     static final String ORIGIN = "WHARF_PUBSUB_ORIGIN";
-    /** A forwarded publication: the JMSXUserID it was published with (a queue manager's own connection sends none). */
+    /**
+     * A forwarded publication: the JMSXUserID it was published with (a queue manager's own connection sends none); the
+     * partner's word, against which nothing is checked.
+     */
     static final String PUBLISHER = "WHARF_PUBSUB_PUBLISHER";
     /** The names of proxy subscriptions: this, the partner's name, {@code :}, the filter. */
     static final String PROXY_PREFIX = "WHARF.PROXY:";
@@ -104,7 +113,7 @@ final class HierarchyMessages {
     static List<String> filters(Map<String, Object> properties) {
         List<String> filters = new ArrayList<>();
         if (properties.get(FILTERS) instanceof Integer n) {
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < Math.min(n, properties.size()); i++) { // a forged count reads no further than it has
                 if (properties.get(FILTER + i) instanceof String f) {
                     filters.add(f);
                 }

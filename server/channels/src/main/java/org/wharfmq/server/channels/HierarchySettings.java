@@ -13,13 +13,16 @@ import java.util.Set;
 /**
  * This queue manager's place in a publish/subscribe hierarchy (seed 001, IBM MQ's {@code ALTER QMGR PARENT}): the
  * section {@code hierarchy:} of config/wharf.yaml, {@code parent:} (the queue manager above this one, if any) and
- * {@code children:} (those below). Each is reached over the channels, by its transmission queue (docs/distributed.md,
- * "Publish/subscribe across queue managers"). No section: no hierarchy.
+ * {@code children:} (those below), and {@code maxProxySubscriptions:} (the most a partner may have here). Each is
+ * reached over the channels, by its transmission queue (docs/distributed.md, "Publish/subscribe across queue
+ * managers"). No section: no hierarchy.
  *
- * @param parent   the parent's queue manager name, or null
- * @param children the children's names
+ * @param parent                the parent's queue manager name, or null
+ * @param children              the children's names
+ * @param maxProxySubscriptions the most proxy subscriptions each partner may have on this queue manager (a set with
+ *                              more is taken up to it, the rest refused): one set cannot fill it with subscriptions
  */
-public record HierarchySettings(String parent, List<String> children) {
+public record HierarchySettings(String parent, List<String> children, int maxProxySubscriptions) {
 
     /**
      * Reads {@code hierarchy:}.
@@ -33,17 +36,32 @@ public record HierarchySettings(String parent, List<String> children) {
         }
         String parent = section.text("parent", null);
         List<String> children = section.texts("children", List.of());
+        int maxProxySubscriptions = section.intValue("maxProxySubscriptions",
+                ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS);
         section.refuseUnknown();
         try {
-            return new HierarchySettings(parent, children);
+            return new HierarchySettings(parent, children, maxProxySubscriptions);
         } catch (ConfigurationException e) {
             throw new ConfigurationException("Invalid hierarchy: " + e.getMessage() + " (in " + section.source() + ")");
         }
     };
 
-    /** Checks the names: each a queue manager's (no {@code /}), none twice, the parent not among the children. */
+    /** With the default {@link ChannelConfiguration#DEFAULT_MAX_PROXY_SUBSCRIPTIONS}. */
+    public HierarchySettings(String parent, List<String> children) {
+        this(parent, children, ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS);
+    }
+
+    /**
+     * Checks the names: each a queue manager's (no {@code /}), none twice, the parent not among the children; and that
+     * {@code maxProxySubscriptions} is at least 1.
+     */
     public HierarchySettings {
         children = List.copyOf(children);
+        if (maxProxySubscriptions < 1) {
+            throw new ConfigurationException("maxProxySubscriptions is " + maxProxySubscriptions + ": give the most"
+                    + " proxy subscriptions a partner may have here, at least 1 (default "
+                    + ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS + ")");
+        }
         Set<String> names = new HashSet<>();
         List<String> all = new ArrayList<>(children);
         if (parent != null) {

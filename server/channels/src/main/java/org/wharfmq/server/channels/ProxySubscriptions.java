@@ -64,6 +64,8 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     private final ServerPlugin.Host host;
     private final String queueManager;
     private final Set<String> partners;
+    /** The most proxy subscriptions each partner may have here ({@link HierarchySettings#maxProxySubscriptions}). */
+    private final int maxProxies;
     private final long retryMillis;
     private final Thread thread;
     private volatile boolean stopping;
@@ -91,13 +93,17 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
      * refused for what it is goes to the dead-letter queue rather than fail every transaction after it.
      */
     private boolean careful;
-    /** What the receiving channel left out of each partner's last set, and why (absent: nothing), for status. */
+    /**
+     * What the receiving channel left out of each partner's last set, and what was beyond {@link #maxProxies}, and why
+     * (absent: nothing), for status.
+     */
     private final Map<String, String> refused = new ConcurrentHashMap<>();
 
-    ProxySubscriptions(ServerPlugin.Host host, List<String> partners, long retryMillis) {
+    ProxySubscriptions(ServerPlugin.Host host, List<String> partners, int maxProxies, long retryMillis) {
         this.host = host;
         this.queueManager = host.config().name();
         this.partners = new LinkedHashSet<>(partners);
+        this.maxProxies = maxProxies;
         this.retryMillis = retryMillis;
         this.thread = new Thread(this, "wharf-pubsub");
         thread.setDaemon(true);
@@ -321,7 +327,10 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
         consumedCounts.merge(d.consumerId(), 1, Integer::sum);
     }
 
-    /** Makes a partner's proxy subscriptions those of the set it sent. */
+    /**
+     * Makes a partner's proxy subscriptions those of the set it sent, up to {@link #maxProxies}: those it has keep
+     * their place, and the filters beyond the limit are refused (named in its status and the log).
+     */
     private void apply(Map<String, Object> properties) throws ClientException {
         Object from = properties.get(HierarchyMessages.QUEUE_MANAGER);
         if (!(from instanceof String partner) || !partners.contains(partner)) {
@@ -331,11 +340,6 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
             return;
         }
         setsReceived.merge(partner, 1L, Long::sum);
-        if (properties.get(HierarchyMessages.REFUSED) instanceof String why) {
-            refused.put(partner, why);
-        } else {
-            refused.remove(partner);
-        }
         Set<String> wanted = new LinkedHashSet<>();
         for (String filter : HierarchyMessages.filters(properties)) {
             if (filter.startsWith(TemporaryNames.PREFIX) || TopicNames.isSystemTopic(filter)) {
@@ -343,13 +347,37 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
             }
             wanted.add(filter);
         }
+        int asked = wanted.size();
+        List<String> over = new ArrayList<>();
         List<Proxy> current = new ArrayList<>(byPartner.getOrDefault(partner, List.of()));
         for (Proxy proxy : current) {
             if (!wanted.remove(proxy.filter())) {
                 detach(proxy);
             }
         }
+        List<Proxy> kept = byPartner.getOrDefault(partner, List.of());
+        while (kept.size() > maxProxies) { // the limit was lowered since they were made: the newest go
+            Proxy newest = kept.get(kept.size() - 1);
+            over.add(newest.filter());
+            detach(newest);
+        }
+        List<String> added = new ArrayList<>();
         for (String filter : wanted) {
+            (kept.size() + added.size() < maxProxies ? added : over).add(filter);
+        }
+        String why = properties.get(HierarchyMessages.REFUSED) instanceof String w ? w : null;
+        if (!over.isEmpty()) {
+            String limit = overLimit(partner, asked, over);
+            LOG.log(System.Logger.Level.WARNING, "Queue manager " + queueManager + " refused proxy subscriptions of"
+                    + " queue manager " + partner + ": " + limit);
+            why = why == null ? limit : why + "; " + limit;
+        }
+        if (why == null) {
+            refused.remove(partner);
+        } else {
+            refused.put(partner, why);
+        }
+        for (String filter : added) {
             try {
                 attach(partner, filter);
             } catch (ClientException e) {
@@ -357,6 +385,17 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
                         + " '" + filter + "' of queue manager " + partner + ": " + e.getMessage());
             }
         }
+    }
+
+    /** Why the filters {@code over} of {@code partner}'s set of {@code asked} were refused, and the fix. */
+    private String overLimit(String partner, int asked, List<String> over) {
+        int shown = Math.min(over.size(), 10);
+        String named = over.subList(0, shown) + (shown < over.size() ? " and " + (over.size() - shown) + " more" : "");
+        return "queue manager " + partner + " asked for " + asked + " proxy subscriptions, more than the "
+                + maxProxies + " a partner may have on queue manager " + queueManager + ", so " + named
+                + (over.size() == 1 ? " was" : " were") + " refused and the others kept: raise maxProxySubscriptions"
+                + " under hierarchy: in " + queueManager + "'s config/wharf.yaml, or subscribe to fewer topic filters"
+                + " on " + partner + " (one wildcard covers many)";
     }
 
     /** Creates or resumes {@code partner}'s proxy subscription on {@code filter}. */

@@ -49,7 +49,8 @@ public final class PubSubHierarchy implements ServerPlugin {
         server.management().systemQueue(SystemQueues.DEAD_LETTER_QUEUE); // where a poison forward goes
         advertiser = new ProxyAdvertiser(server, settings.partners());
         advertiser.start(); // first: it refuses a partner that nothing leads to
-        proxies = new ProxySubscriptions(server, settings.partners(), ChannelConfiguration.DEFAULT_RETRY_MILLIS);
+        proxies = new ProxySubscriptions(server, settings.partners(), settings.maxProxySubscriptions(),
+                ChannelConfiguration.DEFAULT_RETRY_MILLIS);
         proxies.start();
     }
 

@@ -70,7 +70,7 @@ final class ReceiverPuts {
         Object queue = headers.property(message, TransmissionHeader.QUEUE, QUEUE_UTF8);
         if (HierarchyMessages.isForwardedPublication(queueManager, queue, host.config().name())) {
             Object topic = headers.readProperties(message).get(HierarchyMessages.TOPIC);
-            return publication(partner, message, topic instanceof String t ? t : "");
+            return publication(from, message, topic instanceof String t ? t : "");
         }
         if (!(queue instanceof String q)) {
             return deadLetter(message, null, "it has no transmission header (" + TransmissionHeader.QUEUE + "): it"
@@ -91,19 +91,29 @@ final class ReceiverPuts {
         WireDestination to = TransmissionHeader.destinationOf(destination);
         ByteBuf bytes = headers.destination() != null && destination.equals(headers.destination().name())
                 ? message.retainedDuplicate()
-                : addressedTo(message, to);
+                : addressedTo(message, to, null);
         return new Routed(to, destination, bytes);
     }
 
     /**
      * A publication a queue manager of the publish/subscribe hierarchy forwarded (docs/distributed.md), for its topic
-     * here, published with the partner's authority; else for the dead-letter queue with the reason.
+     * here, published with the partner's authority and as from the queue manager the channel is bound to; else for
+     * the dead-letter queue with the reason. The partner's word is taken for nothing that widens where it goes:
+     * {@link HierarchyMessages#FROM} is written anew as the bound partner (a forged one would keep it from going back
+     * there, or from another member), {@link HierarchyMessages#ORIGIN} is kept only as a name (it can only keep the
+     * publication from the member it names, as the partner could by not forwarding it) and is the partner when it has
+     * none, and {@link HierarchyMessages#PUBLISHER} stays the partner's claim.
      */
-    private Routed publication(Identity partner, ByteBuf message, String topic) {
+    private Routed publication(Partner from, ByteBuf message, String topic) {
+        Identity partner = from.user();
         String refusal = null;
         try {
             TopicNames.checkTopic(topic);
-            if (!host.accessControl().allows(partner, Permission.PUBLISH, topic)) {
+            if (from.queueManager() == null) {
+                refusal = "a publication forwarded on topic '" + topic + "' came over a receiver channel bound to no"
+                        + " partner queue manager, which could be any queue manager's: set the receiver's"
+                        + " partnerQueueManager (and partnerUser) to the partner it is for";
+            } else if (!host.accessControl().allows(partner, Permission.PUBLISH, topic)) {
                 refusal = "the channel's user, " + partner.describe() + ", may not publish to topic '" + topic
                         + "' (no 'publish' permission on it)";
             }
@@ -114,7 +124,7 @@ final class ReceiverPuts {
             return deadLetter(message, topic, refusal);
         }
         WireDestination to = WireDestination.topic(topic);
-        return new Routed(to, topic, addressedTo(message, to));
+        return new Routed(to, topic, addressedTo(message, to, from.queueManager()));
     }
 
     /** {@code message} for the dead-letter queue, saying why it is not on {@code destination}. */
@@ -207,14 +217,22 @@ final class ReceiverPuts {
 
     /**
      * {@code message} with JMSDestination {@code destination}: its header and property sections written anew, its
-     * body a retained slice of {@code message} (as {@link TransmissionHeader#wrap} keeps it).
+     * body a retained slice of {@code message} (as {@link TransmissionHeader#wrap} keeps it). {@code forwardedBy}: for
+     * a forwarded publication, the partner it came from, written as its {@link HierarchyMessages#FROM} (and
+     * {@link HierarchyMessages#ORIGIN} when it names none); null for any other message.
      */
-    private static ByteBuf addressedTo(ByteBuf message, WireDestination destination) {
+    private static ByteBuf addressedTo(ByteBuf message, WireDestination destination, String forwardedBy) {
         ByteBuf in = message.duplicate();
         int start = in.readerIndex();
         WireMessage headers = WireMessage.decodeHeaders(in);
         int bodySection = in.readerIndex();
         headers.destination = destination;
+        if (forwardedBy != null) {
+            headers.properties.put(HierarchyMessages.FROM, forwardedBy);
+            if (!(headers.properties.get(HierarchyMessages.ORIGIN) instanceof String)) {
+                headers.properties.put(HierarchyMessages.ORIGIN, forwardedBy); // none would match no proxy's selector
+            }
+        }
         ByteBuf head = ByteBufAllocator.DEFAULT.buffer(bodySection - start + 64);
         headers.encodeHeaders(head);
         CompositeByteBuf readdressed = ByteBufAllocator.DEFAULT.compositeBuffer(2);

@@ -272,6 +272,11 @@ class ConfigurationFileTest {
         HierarchySettings parent = ConfigurationFile.load(write("hierarchy:\n  children: [QM2, QM3]\n")).hierarchy();
         assertNull(parent.parent());
         assertEquals(List.of("QM2", "QM3"), parent.partners());
+        assertEquals(ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS, parent.maxProxySubscriptions());
+        assertEquals(50, ConfigurationFile.load(write("hierarchy:\n  parent: QM1\n  maxProxySubscriptions: 50\n"))
+                .hierarchy().maxProxySubscriptions());
+        assertRefused("hierarchy:\n  parent: QM1\n  maxProxySubscriptions: 0\n",
+                "Invalid hierarchy: maxProxySubscriptions is 0: give the most proxy subscriptions a partner may have");
         assertEquals(List.of(), ConfigurationFile.load(write("name: QM1\n")).hierarchy().partners());
         assertRefused("hierarchy:\n  parent: QM1\n  children: [QM2, QM1]\n", "Invalid hierarchy: queue manager QM1 is named twice");
         assertRefused("hierarchy:\n  parent: QM1/X\n", "Invalid hierarchy: 'QM1/X' is not a queue manager's name");

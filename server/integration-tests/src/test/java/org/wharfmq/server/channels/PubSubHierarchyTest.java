@@ -55,6 +55,10 @@ class PubSubHierarchyTest {
     /** Each member's hierarchy plugin, the latest one after a restart. */
     private final Map<String, PubSubHierarchy> hierarchies = new ConcurrentHashMap<>();
     private final Map<String, TestServer> members = new ConcurrentHashMap<>();
+    /** The most proxy subscriptions each partner may have on QM1. */
+    private int qm1MaxProxies = ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS;
+    /** A receiver channel of QM1 defined with no partnerQueueManager, or null. */
+    private String unboundReceiver;
 
     @AfterEach
     void stop() throws Exception {
@@ -79,7 +83,8 @@ class PubSubHierarchyTest {
 
     private TestServer start(String name, AccessControl rules, UnaryOperator<ServerConfig.Builder> more)
             throws Exception {
-        HierarchySettings hierarchy = name.equals("QM1") ? new HierarchySettings(null, List.of("QM2", "QM3"))
+        HierarchySettings hierarchy = name.equals("QM1")
+                ? new HierarchySettings(null, List.of("QM2", "QM3"), qm1MaxProxies)
                 : new HierarchySettings("QM1", List.of());
         UnaryOperator<ServerConfig.Builder> config = c -> {
             more.apply(c).name(name).port(ports.get(name)).autoCreate(false);
@@ -89,7 +94,12 @@ class PubSubHierarchyTest {
             return c;
         };
         return servers.keep(TestServer.start(config, c -> {
-            ChannelsPlugin channels = new ChannelsPlugin(new ChannelSettings(channels(name, hierarchy, ports)));
+            List<ChannelDefinition> defined = new ArrayList<>();
+            for (ChannelDefinition d : channels(name, hierarchy, ports)) {
+                defined.add(!name.equals("QM1") || !d.name().equals(unboundReceiver) ? d
+                        : ChannelDefinition.receiver(d.name(), null, null).withReceiving(d.nonPersistentSpeed(), 2));
+            }
+            ChannelsPlugin channels = new ChannelsPlugin(new ChannelSettings(defined));
             PubSubHierarchy plugin = new PubSubHierarchy(hierarchy, channels);
             hierarchies.put(name, plugin);
             WharfServer.Starter starter = WharfServer.builder(c).plugins(plugin, channels);
@@ -303,13 +313,17 @@ class PubSubHierarchyTest {
         Session onQm1 = session("QM1");
         MessageConsumer secret = onQm1.createConsumer(onQm1.createTopic("secret/#"));
         MessageConsumer news = onQm1.createConsumer(onQm1.createTopic("news/#"));
+        Session onQm3 = session("QM3");
+        MessageConsumer newsOnQm3 = onQm3.createConsumer(onQm3.createTopic("news/#"));
         awaitProxies("QM2", proxyName("QM1", "secret/#"), proxyName("QM1", "news/#"));
+        awaitProxies("QM1", proxyName("QM3", "news/#"));
 
         Session onQm2 = session("QM2");
         publish(onQm2, "secret/plans", "forged");
         publish(onQm2, "news/today", "fine");
 
         assertEquals("fine", ((TextMessage) ChannelServers.next(news)).getText());
+        assertEquals("fine", ((TextMessage) ChannelServers.next(newsOnQm3)).getText());
         Session inside = servers.connect(members.get("QM1").server().vmUrl())
                 .createSession(false, Session.AUTO_ACKNOWLEDGE); // the dead-letter queue is the admins'
         Message dead = ChannelServers.next(inside.createConsumer(inside.createQueue(DeadLetters.QUEUE)));
@@ -317,6 +331,23 @@ class PubSubHierarchyTest {
         assertEquals("Channel: the channel's user, an anonymous client, may not publish to topic 'secret/plans' (no"
                 + " 'publish' permission on it)", dead.getStringProperty(DeadLetters.REASON_PROPERTY));
         Receive.nothingMore(secret);
+
+        // a hostile QM2 (its own administrator) forwards a publication as if from QM3, with an origin that is no
+        // name: QM1 takes it as from QM2, the partner its channel is bound to, so it still goes on to QM3
+        Session hostile = servers.connect(members.get("QM2").server().vmUrl())
+                .createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Message posing = hostile.createTextMessage("posing");
+        posing.setStringProperty(HierarchyMessages.TOPIC, "news/posing");
+        posing.setStringProperty(HierarchyMessages.FROM, "QM3");
+        posing.setIntProperty(HierarchyMessages.ORIGIN, 3);
+        hostile.createProducer(hostile.createQueue("QM1/" + HierarchyMessages.PUBLICATIONS_QUEUE)).send(posing);
+        Message here = ChannelServers.next(news);
+        assertEquals("posing", ((TextMessage) here).getText());
+        assertEquals("QM2", here.getStringProperty(HierarchyMessages.FROM));
+        assertEquals("QM2", here.getStringProperty(HierarchyMessages.ORIGIN));
+        Message there = ChannelServers.next(newsOnQm3);
+        assertEquals("posing", ((TextMessage) there).getText());
+        assertEquals("QM1", there.getStringProperty(HierarchyMessages.FROM));
 
         // a client of QM1, which may send to every queue, cannot pose as a partner
         JMSException refused = assertThrows(JMSException.class, () -> onQm1.createProducer(
@@ -362,6 +393,57 @@ class PubSubHierarchyTest {
                 + " manager QM2 (its partnerQueueManager): a partner may send its own subscriptions only",
                 dead.getStringProperty(DeadLetters.REASON_PROPERTY));
         assertTrue(!proxies("QM1").contains(proxyName("QM3", "news/#")), proxies("QM1").toString());
+        Receive.nothingMore(news);
+    }
+
+    @Test
+    void aPartnerHasNoMoreProxySubscriptionsThanTheLimitAndKeepsThoseItHad() throws Exception {
+        qm1MaxProxies = 2;
+        startHierarchy(null);
+        Session onQm2 = session("QM2");
+        onQm2.createConsumer(onQm2.createTopic("a/#"));
+        MessageConsumer c = onQm2.createConsumer(onQm2.createTopic("c/#"));
+        awaitProxies("QM1", proxyName("QM2", "a/#"), proxyName("QM2", "c/#"));
+        onQm2.createConsumer(onQm2.createTopic("b/#")); // its set [a/#, b/#, c/#]: b/# is one too many
+
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);
+        while (hierarchies.get("QM1").status().partners().get(0).refused() == null && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000); // asks QM1 for its status again
+        }
+        assertEquals("queue manager QM2 asked for 3 proxy subscriptions, more than the 2 a partner may have on queue"
+                + " manager QM1, so [b/#] was refused and the others kept: raise maxProxySubscriptions under"
+                + " hierarchy: in QM1's config/wharf.yaml, or subscribe to fewer topic filters on QM2 (one wildcard"
+                + " covers many)", hierarchies.get("QM1").status().partners().get(0).refused());
+        assertEquals(Set.of(proxyName("QM2", "a/#"), proxyName("QM2", "c/#")), proxies("QM1"));
+        publish(session("QM1"), "c/one", "kept");
+        assertEquals("kept", ((TextMessage) ChannelServers.next(c)).getText());
+    }
+
+    @Test
+    void aReceiverBoundToNoPartnerQueueManagerTakesNeitherSetsNorPublications() throws Exception {
+        unboundReceiver = "QM2.TO.QM1";
+        startHierarchy(null);
+        Session onQm1 = session("QM1");
+        MessageConsumer news = onQm1.createConsumer(onQm1.createTopic("news/#"));
+        awaitProxies("QM2", proxyName("QM1", "news/#")); // QM2's receiver from QM1 is bound: it takes QM1's sets
+        publish(session("QM2"), "news/today", "unbound");
+
+        Session inside = servers.connect(members.get("QM1").server().vmUrl())
+                .createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer deadLetters = inside.createConsumer(inside.createQueue(DeadLetters.QUEUE));
+        Message dead = ChannelServers.next(deadLetters);
+        for (; !(dead instanceof TextMessage); dead = ChannelServers.next(deadLetters)) { // QM2's sets, then it
+            assertEquals("QM2", dead.getStringProperty(HierarchyMessages.QUEUE_MANAGER));
+            assertEquals("Channel: the proxy subscriptions of queue manager QM2 came over a receiver channel bound to"
+                    + " no partner queue manager, which could be any queue manager's: set the receiver's"
+                    + " partnerQueueManager (and partnerUser) to the partner it is for",
+                    dead.getStringProperty(DeadLetters.REASON_PROPERTY));
+        }
+        assertEquals("unbound", ((TextMessage) dead).getText());
+        assertEquals("Channel: a publication forwarded on topic 'news/today' came over a receiver channel bound to no"
+                + " partner queue manager, which could be any queue manager's: set the receiver's partnerQueueManager"
+                + " (and partnerUser) to the partner it is for", dead.getStringProperty(DeadLetters.REASON_PROPERTY));
+        assertEquals(0, hierarchies.get("QM1").status().partners().get(0).proxySubscriptions());
         Receive.nothingMore(news);
     }
 
