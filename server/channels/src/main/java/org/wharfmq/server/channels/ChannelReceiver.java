@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (CHANNEL_FAST_MESSAGE: it took it off its transmission queue without a unit of work, so it never comes again), and
  * one that came in a batch; the ids of the latter, put and not yet in a committed batch, are kept ({@link #fastIds})
  * so that a batch sent again after a failure does not put them twice (nor does a batch sent again after an alter to
- * {@code normal}). The answers of those puts are read as they come ({@link #settleAnsweredFastPuts}), all of them
+ * {@code normal}, nor the sender sending one of them again outside the batches). The answers of those puts are read as they come ({@link #settleAnsweredFastPuts}), all of them
  * once no more messages wait to be put, and before a batch commits.
  *
  * <p>Its definition may be altered at run time ({@link #alter}): a partner meets the definition in force when it
@@ -395,7 +395,13 @@ final class ChannelReceiver implements AutoCloseable {
     private void putOutsideBatch(ReceiverPuts.Partner partner, ByteBuf message) {
         boolean last = fastWaiting.decrementAndGet() == 0;
         long bytes = message.readableBytes();
-        if (sendFastPut(partner, message)) {
+        // a message put FAST from a batch that then failed comes back to the sender, which may send it outside the
+        // batches this time (its batch cut short where the redelivered messages came apart): put already, not again
+        String putAlready = fastIds.isEmpty() ? null : putFastAlready(message);
+        if (putAlready != null) {
+            fastIds.remove(putAlready); // taken off the sender's transmission queue now: it does not come again
+            message.release();
+        } else if (sendFastPut(partner, message)) {
             received.addOutsideBatch(bytes);
         }
         try {

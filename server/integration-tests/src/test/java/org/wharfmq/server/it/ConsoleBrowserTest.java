@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -184,13 +185,13 @@ class ConsoleBrowserTest {
         waitForChannel("BROWSER.IN", 3, "INACTIVE");
         assertEquals("Defined receiver channel BROWSER.IN.", browser.findElement(By.id("status")).getText());
 
-        channelButton("BROWSER.IN", "Stop").click();
+        clickChannelButton("BROWSER.IN", "Stop");
         wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(By.id("confirm-ok"))).click();
         waitForChannel("BROWSER.IN", 3, "STOPPED");
         assertTrue(browser.findElement(By.cssSelector("#channels tr[data-channel='BROWSER.IN'] td.reason")).getText()
                 .startsWith("stopped by an operator; 'wharf admin start channel BROWSER.IN' starts it"));
 
-        channelButton("BROWSER.IN", "Reset").click();
+        clickChannelButton("BROWSER.IN", "Reset");
         WebElement sequence = wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(
                 By.cssSelector("#channel-fields input[name='sequence']")));
         sequence.sendKeys("7");
@@ -200,7 +201,7 @@ class ConsoleBrowserTest {
         assertTrue(browser.findElement(By.id("status")).getText().startsWith("Channel BROWSER.IN: sequence number"
                 + " reset to 7 (was 0)"), browser.findElement(By.id("status")).getText());
 
-        channelButton("BROWSER.IN", "Delete").click();
+        clickChannelButton("BROWSER.IN", "Delete");
         wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(By.id("confirm-ok"))).click();
         wait(PAGE_WAIT).until(b -> b.findElements(By.cssSelector("#channels tr[data-channel='BROWSER.IN']")).isEmpty());
         assertEquals("Channel BROWSER.IN deleted.", browser.findElement(By.id("status")).getText());
@@ -223,12 +224,15 @@ class ConsoleBrowserTest {
             showTab("server");
             String active = replication(replicated).path("active").asText();
             wait(PAGE_WAIT).until(b -> b.findElements(By.cssSelector("#members tbody tr")).size() == 3);
-            for (String id : List.of("a", "b", "c")) {
-                assertEquals(id.equals(active) ? List.of() : List.of("Switch over to", "Delete"),
-                        browser.findElements(By.cssSelector("#members tr[data-member='" + id + "'] button")).stream()
-                                .map(WebElement::getText).toList(), "member " + id + "'s buttons (" + active
-                                + " is active)");
-            }
+            wait(PAGE_WAIT).ignoring(StaleElementReferenceException.class).until(b -> { // read again if redrawn
+                for (String id : List.of("a", "b", "c")) {
+                    assertEquals(id.equals(active) ? List.of() : List.of("Switch over to", "Delete"),
+                            b.findElements(By.cssSelector("#members tr[data-member='" + id + "'] button")).stream()
+                                    .map(WebElement::getText).toList(), "member " + id + "'s buttons (" + active
+                                    + " is active)");
+                }
+                return true;
+            });
 
             org.wharfmq.server.replication.Member d = group.newMember("d");
             group.join(d);
@@ -244,7 +248,7 @@ class ConsoleBrowserTest {
             screenshot("console-members.png");
 
             group.stop("d");
-            memberButton("d", "Delete").click();
+            clickMemberButton("d", "Delete");
             wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(By.id("confirm-ok"))).click();
             wait(Duration.ofSeconds(60)).until(b -> b.findElements(By.cssSelector("#members tr[data-member='d']"))
                     .isEmpty());
@@ -260,14 +264,23 @@ class ConsoleBrowserTest {
                 .path("replication");
     }
 
-    private static WebElement memberButton(String member, String text) {
-        return browser.findElement(By.xpath("//table[@id='members']//tr[@data-member='" + member
-                + "']//button[text()='" + text + "']"));
+    private static void clickMemberButton(String member, String text) {
+        click(By.xpath("//table[@id='members']//tr[@data-member='" + member + "']//button[text()='" + text + "']"));
     }
 
-    private static WebElement channelButton(String channel, String text) {
-        return browser.findElement(By.xpath("//table[@id='channels']//tr[@data-channel='" + channel
-                + "']//button[text()='" + text + "']"));
+    private static void clickChannelButton(String channel, String text) {
+        click(By.xpath("//table[@id='channels']//tr[@data-channel='" + channel + "']//button[text()='" + text + "']"));
+    }
+
+    /**
+     * Clicks what {@code button} finds, found again when the page redrew its table between the finding and the
+     * click (the console refreshes its tables on a timer, so a row found a moment ago may be gone).
+     */
+    private static void click(By button) {
+        wait(PAGE_WAIT).ignoring(StaleElementReferenceException.class).until(b -> {
+            b.findElement(button).click();
+            return true;
+        });
     }
 
     /** Waits until the {@code column}th cell (from 1) of channel {@code channel}'s row shows {@code text}. */
