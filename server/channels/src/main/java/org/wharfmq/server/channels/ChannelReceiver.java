@@ -45,8 +45,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (CHANNEL_FAST_MESSAGE: it took it off its transmission queue without a unit of work, so it never comes again), and
  * one that came in a batch; the ids of the latter, put and not yet in a committed batch, are kept ({@link #fastIds})
  * so that a batch sent again after a failure does not put them twice (nor does a batch sent again after an alter to
- * {@code normal}, nor the sender sending one of them again outside the batches). The answers of those puts are read as they come ({@link #settleAnsweredFastPuts}), all of them
- * once no more messages wait to be put, and before a batch commits.
+ * {@code normal}, nor the sender sending one of them again outside the batches). The answers of those puts are read
+ * as they come ({@link #settleAnsweredFastPuts}), all of them once no more messages wait to be put, and before a
+ * batch commits.
  *
  * <p>Its definition may be altered at run time ({@link #alter}): a partner meets the definition in force when it
  * opens the channel. An operator's reset of the sequence number ({@link #reset}) runs on the channel's thread too.
