@@ -186,13 +186,7 @@ class ChannelScaleTest {
                 throw new IllegalStateException("the test's crash before the first batch ends");
             }
         }, () -> { });
-        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(true, Session.SESSION_TRANSACTED);
-        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
-        for (int i = 0; i < 18; i++) {
-            producer.send(onQm1.createTextMessage("order " + i),
-                    i % 2 == 0 ? DeliveryMode.NON_PERSISTENT : DeliveryMode.PERSISTENT, 4, 0);
-        }
-        onQm1.commit();
+        servers.sendOrdersByTurns(qm1.server().tcpUrl(), 18);
 
         Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));

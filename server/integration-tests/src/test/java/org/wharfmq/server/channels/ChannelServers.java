@@ -12,8 +12,11 @@ import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
 
 import javax.jms.Connection;
+import javax.jms.DeliveryMode;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +50,20 @@ final class ChannelServers implements AutoCloseable {
         Connection connection = keep(new WharfConnectionFactory(url).createConnection());
         connection.start();
         return connection;
+    }
+
+    /**
+     * Sends "order 0" to "order {@code count - 1}" to ORDERS on the queue manager at {@code url} in one transaction,
+     * non-persistent and persistent by turns (order 0 non-persistent).
+     */
+    void sendOrdersByTurns(String url, int count) throws Exception {
+        Session session = connect(url).createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = session.createProducer(session.createQueue("ORDERS"));
+        for (int i = 0; i < count; i++) {
+            producer.send(session.createTextMessage("order " + i),
+                    i % 2 == 0 ? DeliveryMode.NON_PERSISTENT : DeliveryMode.PERSISTENT, 4, 0);
+        }
+        session.commit();
     }
 
     static Message next(MessageConsumer consumer) throws Exception {
