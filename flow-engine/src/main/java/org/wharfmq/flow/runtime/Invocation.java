@@ -70,6 +70,11 @@ final class Invocation implements FlowContext {
     private final Map<String, ProviderLink> links = new HashMap<>();
     /** A provider whose connection failed with sends of this transaction on it (they are gone), or null. */
     private String lostProvider;
+    /**
+     * The transactional JMSInput's link to the provider this invocation's message came from, or null: sends to that
+     * provider go on its transacted session, and its reader commits them with the get ({@link #readingFrom}).
+     */
+    private ProviderLink inputLink;
     private boolean transactional;
     private boolean transactedWork;
     private HttpExchange exchange;
@@ -105,6 +110,7 @@ final class Invocation implements FlowContext {
         this.transactional = transactionalInvocation;
         this.transactedWork = false;
         this.lostProvider = null;
+        this.inputLink = null;
         this.exchange = null;
         this.asCaller = false;
         this.laterReplies.clear();
@@ -112,6 +118,17 @@ final class Invocation implements FlowContext {
         this.depth = 0;
         this.childElapsed = 0;
         this.childCpu = 0;
+    }
+
+    /**
+     * Makes the invocation's message one its reader took from another provider in the transacted session of
+     * {@code link} (after {@link #reset}): this invocation's transactional sends to that provider go on the same
+     * session, so the reader's one commit takes the message off the provider and makes the sends visible together,
+     * after {@link #commit()}; that commit and its rollback are the reader's. Wharf's session then commits only what
+     * was sent on it: it holds no get.
+     */
+    void readingFrom(ProviderLink link) {
+        this.inputLink = link;
     }
 
     /**
@@ -185,8 +202,8 @@ final class Invocation implements FlowContext {
 
     /**
      * Ends an invocation that succeeded: its database work commits first, then its sends to other JMS providers
-     * (JMSOutput nodes), then the message's transaction on Wharf (when the invocation is transactional or sent on the
-     * transacted session). A failure between them (a crash, a refused commit) leaves what committed done and the
+     * (JMSOutput nodes; not those on the input's own session, {@link #readingFrom}, which its reader commits after
+     * this), then the message's transaction on Wharf (when it holds the get, or sends). A failure between them (a crash, a refused commit) leaves what committed done and the
      * message or record processed again (a duplicate, never a loss). A coordinated invocation commits its sends to
      * other providers first, then its transaction, in which the transaction manager commits the database work and
      * the message's transaction together.
@@ -207,7 +224,7 @@ final class Invocation implements FlowContext {
         }
         if (coordinator != null) {
             commitCoordinated();
-        } else if (transactional || transactedWork) {
+        } else if (wharfWork()) {
             transacted.commit();
         }
         answerLater();
@@ -274,9 +291,17 @@ final class Invocation implements FlowContext {
             } catch (SystemException | RuntimeException e) {
                 throw jmsException("cannot roll back its transaction", e);
             }
-        } else if (transactional || transactedWork) {
+        } else if (wharfWork()) {
             transacted.rollback();
         }
+    }
+
+    /**
+     * Whether Wharf's transacted session has work to end: what was sent on it, and the get when the input came from
+     * Wharf (a transactional invocation whose input is not another provider's).
+     */
+    private boolean wharfWork() {
+        return transactedWork || (transactional && inputLink == null);
     }
 
     private JMSException jmsException(String what, Exception cause) {
@@ -429,6 +454,10 @@ final class Invocation implements FlowContext {
     public void sendTo(String provider, String destination, MessageAssembly assembly, TransactionMode mode)
             throws JMSException {
         boolean inTransaction = mode == TransactionMode.YES || (mode == TransactionMode.AUTOMATIC && transactional);
+        if (inTransaction && inputLink != null && inputLink.provider().name().equals(provider)) {
+            sendWithInput(destination, assembly);
+            return;
+        }
         ProviderLink link = links.get(provider);
         if (link == null) {
             JmsProvider configured = flow.jmsProviders().get(provider);
@@ -450,6 +479,24 @@ final class Invocation implements FlowContext {
             }
             link.close();
             links.remove(provider);
+            throw e;
+        }
+    }
+
+    /**
+     * A transactional send to the provider the message came from, on its reader's session ({@link #readingFrom}). A
+     * failed send leaves the connection to the reader, which learns of a broken one at its commit; when earlier sends
+     * of this transaction were on it, they may be gone, so the invocation cannot commit.
+     */
+    private void sendWithInput(String destination, MessageAssembly assembly) throws JMSException {
+        boolean earlierSends = inputLink.transactedWork;
+        try {
+            inputLink.checkAlive();
+            inputLink.send(destination, assembly.message(), true);
+        } catch (JMSException | RuntimeException e) {
+            if (earlierSends) {
+                lostProvider = inputLink.provider().name();
+            }
             throw e;
         }
     }

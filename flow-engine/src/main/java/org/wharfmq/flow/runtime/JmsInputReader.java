@@ -24,7 +24,8 @@ import java.sql.SQLException;
  * <h2>An invocation</h2>
  * Transactional (YES): the consumer's session on the provider is transacted. The invocation's database work, its
  * sends to other providers and its work on Wharf commit first ({@link Invocation#commit()}), then the provider's
- * session, which takes the message off the provider. A crash or a lost connection between the two leaves the
+ * session, which takes the message off the provider together with the invocation's sends to this same provider (they
+ * go on that session: {@link Invocation#readingFrom}). A crash or a lost connection between the two leaves the
  * message on the provider and it is processed again: a duplicate downstream, never a loss. A failure rolls both back
  * and the provider delivers the message again, until its delivery count passes the backout threshold: then it goes
  * to the failure terminal if wired, else to Wharf's dead-letter queue (with its ExceptionList), in a transaction of
@@ -107,6 +108,9 @@ final class JmsInputReader extends InputReader {
             return;
         }
         invocation.reset(transactional);
+        if (transactional) {
+            invocation.readingFrom(link);
+        }
         try {
             invocation.run(input, "out", assembly);
             invocation.commit();

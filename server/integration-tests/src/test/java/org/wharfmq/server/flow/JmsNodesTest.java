@@ -287,6 +287,42 @@ class JmsNodesTest {
         assertEquals(0, fixture.depth("MID"));
     }
 
+    /**
+     * A flow that reads from Artemis and sends back to it sends on its input's transacted session: the send and the
+     * get commit together, in one commit on one connection per instance (not a connection and a commit of their own
+     * for the send), and a delivery that fails after the send takes both back.
+     */
+    @Test
+    void aSendBackToTheInputsProviderCommitsWithTheGetOnTheInputsConnection() throws Exception {
+        connectToArtemis();
+        int n = 20;
+        sendToArtemis("SAME.IN", 1, n);
+        // sends each message back to Artemis, then fails on its first delivery: the send rolls back with the get
+        RunningFlow flow = fixture.run(FlowDefinition.builder("artemis-to-artemis")
+                .node("in", JmsInputNode.from("artemis", "jms/SAME.IN"))
+                .node("compute", new FailOnMessage(-1, true))
+                .node("out", JmsOutputNode.to("artemis", "jms/SAME.OUT"))
+                .wire("in", "out", "compute")
+                .wire("compute", "out", "out")
+                .build(), 1, artemis.provider("artemis", "SAME.IN", "SAME.OUT"));
+        List<Integer> seqs = new ArrayList<>();
+        try (MessageConsumer consumer = artemisSession.createConsumer(artemisSession.createQueue("SAME.OUT"))) {
+            for (int i = 0; i < n; i++) {
+                Message message = consumer.receive(WAIT_MILLIS);
+                assertNotNull(message, "only " + i + " of " + n + " messages reached SAME.OUT");
+                assertEquals(2, message.getIntProperty("attempt"), "the send of a rolled-back delivery reached Artemis");
+                seqs.add(message.getIntProperty("seq"));
+            }
+            assertEquals(2, artemis.connectionCount(), "the test's connection and the instance's one: the flow opened "
+                    + "a connection of its own for its sends");
+        }
+        flow.close(); // drains: what was in progress has committed
+        assertEquals(n, seqs.stream().distinct().count(), "a message reached SAME.OUT twice: " + seqs);
+        assertEquals(0, artemis.messageCount("SAME.OUT"), "a message reached SAME.OUT twice");
+        assertEquals(0, artemis.messageCount("SAME.IN"), "a message was not taken off Artemis");
+        assertEquals(n, flow.statistics().failures());
+    }
+
     @Test
     void aMessageFailingPastTheBackoutThresholdGoesToTheDeadLetterQueueAndOffTheProvider() throws Exception {
         connectToArtemis();

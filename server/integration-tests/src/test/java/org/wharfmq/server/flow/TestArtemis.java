@@ -109,6 +109,11 @@ final class TestArtemis implements AutoCloseable {
         return q == null ? 0 : q.getMessageCount();
     }
 
+    /** The clients' connections the broker has open now. */
+    int connectionCount() {
+        return broker.getActiveMQServer().getConnectionCount();
+    }
+
     @Override
     public void close() throws Exception {
         stop();
