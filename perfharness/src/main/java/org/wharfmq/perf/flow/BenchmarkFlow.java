@@ -68,15 +68,18 @@ public enum BenchmarkFlow {
     /** Its flow watches a folder of the server's data directory: {@link #factory(Path, boolean)}. */
     F_FILE(null, null, FileFlow.OUTPUT_QUEUE, FileFlow.Loop::new),
     /** Its flow writes to a folder of the server's data directory: {@link #factory(Path, boolean)}. */
-    F_FILE_OUT(null, FileOutputFlow.INPUT_QUEUE, FileOutputFlow.OUTPUT_QUEUE, FileOutputFlow.Loop::new),
+    F_FILE_OUT(FileOutputFlow.INPUT_QUEUE, FileOutputFlow.OUTPUT_QUEUE, FileOutputFlow.Loop::new),
     /** Its queues are the other provider's, not the flow's server's. */
-    F_JMS(null, JmsFlow.INPUT_QUEUE, JmsFlow.OUTPUT_QUEUE, JmsFlow.Loop::new);
+    F_JMS(JmsFlow.INPUT_QUEUE, JmsFlow.OUTPUT_QUEUE, JmsFlow.Loop::new);
 
     private final FlowFactory factory;
     private final String inputQueue;
     private final String outputQueue;
-    /** Makes the ceiling's work: the flow's own work on a body, returning a number that keeps the result alive. */
-    private final Supplier<ToIntFunction<byte[]>> work;
+    /**
+     * Makes the ceiling's work for a run persistent or not: the flow's own work on a body, returning a number that
+     * keeps the result alive.
+     */
+    private final Function<Boolean, ToIntFunction<byte[]>> work;
     /** The input message of a size: the sale message, or its items as records. */
     private final IntFunction<byte[]> message;
     /** The database the flow's Database node writes to, or null. */
@@ -93,6 +96,20 @@ public enum BenchmarkFlow {
 
     BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work,
                   IntFunction<byte[]> message, BenchmarkDatabase database) {
+        this(factory, inputQueue, outputQueue, work == null ? null : persistent -> work.get(), message, database);
+    }
+
+    /**
+     * A flow whose plain loop does durable work when the run is persistent, as the flow then does (F-FILE-OUT, F-JMS);
+     * the flow is built by {@link #factory(Path, boolean)}.
+     */
+    BenchmarkFlow(String inputQueue, String outputQueue, Function<Boolean, ToIntFunction<byte[]>> loop) {
+        this(null, inputQueue, outputQueue, loop, SaleMessage::ofSize, null);
+    }
+
+    private BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue,
+                          Function<Boolean, ToIntFunction<byte[]>> work, IntFunction<byte[]> message,
+                          BenchmarkDatabase database) {
         this.factory = factory;
         this.inputQueue = inputQueue;
         this.outputQueue = outputQueue;
@@ -198,13 +215,15 @@ public enum BenchmarkFlow {
 
     /**
      * What the flow's plain loop is, as reports name it beside the flow: a plain JMS loop for F-JMS, a file copy for
-     * F-FILE, a JDBC statement for the database flows, the flow's own work (a parse, a transformation) for the others.
+     * F-FILE, a JDBC statement for the database flows, the flow's own work (a parse, a transformation) for the others;
+     * for a persistent run, the durable work it does as the flow does (a transaction, a sync per record).
      */
-    public String plainLoop() {
+    public String plainLoop(boolean persistent) {
         return switch (this) {
-            case F_JMS -> "plain JMS loop, no flow engine";
-            case F_FILE -> "file copy, no messaging";
-            case F_FILE_OUT -> "file append, no messaging";
+            case F_JMS -> persistent ? "persistent JMS loop, a transaction per message, no flow engine"
+                    : "plain JMS loop, no flow engine";
+            case F_FILE -> "file copy synced per file, no messaging";
+            case F_FILE_OUT -> persistent ? "file append synced per record, no messaging" : "file append, no messaging";
             case F_HTTP -> "JDK HTTP client and server, no broker";
             case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> "JDBC statement, no messaging";
             default -> "the flow's work, no messaging";
@@ -217,12 +236,14 @@ public enum BenchmarkFlow {
      *
      * @param warmupMillis time spent looping before the measurement (the JIT compiles the loop)
      * @param runMillis    time measured
+     * @param persistent   whether the run is persistent: the loop then does the durable work the flow does
+     *                     ({@link #plainLoop(boolean)})
      */
-    public Ceiling ceiling(byte[] body, long warmupMillis, long runMillis) {
+    public Ceiling ceiling(byte[] body, long warmupMillis, long runMillis, boolean persistent) {
         if (work == null) {
             throw new IllegalStateException(id() + " has no work of its own to time without messaging");
         }
-        ToIntFunction<byte[]> ceilingWork = work.get();
+        ToIntFunction<byte[]> ceilingWork = work.apply(persistent);
         try {
             loop(ceilingWork, body, warmupMillis);
             ThreadMXBean threads = ManagementFactory.getThreadMXBean();

@@ -12,9 +12,12 @@ import org.wharfmq.perf.workload.TempFiles;
 import javax.jms.DeliveryMode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.function.ToIntFunction;
 
@@ -99,8 +102,9 @@ public final class FileFlow implements FlowFactory {
     }
 
     /**
-     * The ceiling, a file copy: the body written to a file (under a {@code .part} name, then renamed, as the feeders
-     * deliver), read back whole, and moved to an archive folder, as the node reads and archives it; on this thread,
+     * The ceiling, a file copy: the body written to a file (under a {@code .part} name, forced to disk, then renamed,
+     * as the feeders deliver: one sync per file, as the node forces its checkpoint once per file), read back whole, and
+     * moved to an archive folder, as the node reads and archives it; on this thread,
      * in a temporary folder deleted when the loop is closed. The archive keeps the last {@value #ARCHIVED} files (one
      * more delete per file, as the node deletes its checkpoint per file): a loop that runs for half a minute makes
      * hundreds of thousands of files, whose deletion took minutes after the measurement on the busy machine.
@@ -125,7 +129,14 @@ public final class FileFlow implements FlowFactory {
         public int applyAsInt(byte[] body) {
             String name = fileName("ceiling", number++);
             try {
-                Path part = Files.write(directory.resolve(name + ".part"), body);
+                Path part = directory.resolve(name + ".part");
+                try (FileChannel channel = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                    ByteBuffer content = ByteBuffer.wrap(body);
+                    while (content.hasRemaining()) {
+                        channel.write(content);
+                    }
+                    channel.force(false);
+                }
                 Path file = Files.move(part, directory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
                 int read = Files.readAllBytes(file).length;
                 int slot = (int) (number % ARCHIVED);

@@ -99,9 +99,11 @@ public final class FileOutputFlow implements FlowFactory {
     /**
      * The ceiling: the body and a line end appended to a file on this thread, the file finished at the same size as
      * the node's (forced to disk and renamed from its {@code .part} name), in a temporary folder; a finished file is
-     * deleted, so that the loop's disk use stays within one file.
+     * deleted, so that the loop's disk use stays within one file. Persistent: each record forced to disk as it is
+     * appended, one sync per message as the persistent flow's commit makes.
      */
     static final class Loop implements ToIntFunction<byte[]>, AutoCloseable {
+        private final boolean syncEachRecord;
         private final Path directory;
         private final ByteBuffer lineEnd = ByteBuffer.wrap(new byte[] {'\n'});
         private FileChannel channel;
@@ -109,7 +111,9 @@ public final class FileOutputFlow implements FlowFactory {
         private long size;
         private long files;
 
-        Loop() {
+        /** @param syncEachRecord whether each record is forced to disk as it is appended */
+        Loop(boolean syncEachRecord) {
+            this.syncEachRecord = syncEachRecord;
             try {
                 directory = Files.createTempDirectory("wharf-perf-ceiling-file-out");
             } catch (IOException e) {
@@ -132,6 +136,8 @@ public final class FileOutputFlow implements FlowFactory {
                 size += body.length + 1;
                 if (size >= MAX_FILE_BYTES) {
                     finish();
+                } else if (syncEachRecord) {
+                    channel.force(false);
                 }
                 return body.length;
             } catch (IOException e) {

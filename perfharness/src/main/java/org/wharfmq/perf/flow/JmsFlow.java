@@ -81,7 +81,9 @@ public final class JmsFlow implements FlowFactory {
     /**
      * The ceiling, a plain JMS loop with no flow engine: on one thread, over one connection to a Wharf server of its
      * own in this JVM (TCP on 127.0.0.1), the message sent to the input queue, received from it, sent to the output
-     * queue and received from it: the requester's work and the flow's, non-persistent and without transactions.
+     * queue and received from it: the requester's work and the flow's. Non-persistent: without transactions.
+     * Persistent: the messages persistent, and the flow's part (the receive from the input and the send to the output)
+     * in a transacted session committed once per message, as the flow's instance commits both on the provider at once.
      */
     static final class Loop implements ToIntFunction<byte[]>, AutoCloseable {
         private static final long RECEIVE_TIMEOUT_MILLIS = 10_000;
@@ -92,12 +94,16 @@ public final class JmsFlow implements FlowFactory {
         private final MessageProducer toOutput;
         private final MessageConsumer fromInput;
         private final MessageConsumer fromOutput;
+        /** The requester's session. */
         private final Session session;
+        /** The flow's session: the requester's without transactions, else a transacted one of its own. */
+        private final Session flowSession;
         /** The server's INFO lines (its start, its listeners) would land among the runner's progress lines. */
         private final Logger serverLog = Logger.getLogger("org.wharfmq.server");
         private final Level serverLogLevel = serverLog.getLevel();
 
-        Loop() {
+        /** @param persistent whether the messages are persistent and the flow's part transacted */
+        Loop(boolean persistent) {
             serverLog.setLevel(Level.WARNING);
             try {
                 data = Files.createTempDirectory("wharf-perf-ceiling-jms");
@@ -105,11 +111,13 @@ public final class JmsFlow implements FlowFactory {
                         .dataDirectory(data).build()).start();
                 connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
                 session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                flowSession = persistent ? connection.createSession(true, Session.SESSION_TRANSACTED) : session;
+                int mode = persistent ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT;
                 toInput = session.createProducer(session.createQueue(INPUT_QUEUE));
-                toOutput = session.createProducer(session.createQueue(OUTPUT_QUEUE));
-                toInput.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
-                toOutput.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
-                fromInput = session.createConsumer(session.createQueue(INPUT_QUEUE));
+                toOutput = flowSession.createProducer(flowSession.createQueue(OUTPUT_QUEUE));
+                toInput.setDeliveryMode(mode);
+                toOutput.setDeliveryMode(mode);
+                fromInput = flowSession.createConsumer(flowSession.createQueue(INPUT_QUEUE));
                 fromOutput = session.createConsumer(session.createQueue(OUTPUT_QUEUE));
                 connection.start();
             } catch (Exception e) { // the server's start says only Exception
@@ -128,6 +136,9 @@ public final class JmsFlow implements FlowFactory {
                     throw new IllegalStateException("the ceiling's message did not arrive on " + INPUT_QUEUE);
                 }
                 toOutput.send(read);
+                if (flowSession.getTransacted()) {
+                    flowSession.commit();
+                }
                 BytesMessage output = (BytesMessage) fromOutput.receive(RECEIVE_TIMEOUT_MILLIS);
                 if (output == null) {
                     throw new IllegalStateException("the ceiling's message did not arrive on " + OUTPUT_QUEUE);

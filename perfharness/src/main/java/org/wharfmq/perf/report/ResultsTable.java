@@ -47,7 +47,7 @@ public final class ResultsTable {
     /**
      * A flow's plain loop beside it: what the loop is and its rate on one thread.
      *
-     * @param name what the loop is ({@link org.wharfmq.perf.flow.BenchmarkFlow#plainLoop()})
+     * @param name what the loop is ({@link org.wharfmq.perf.flow.BenchmarkFlow#plainLoop(boolean)})
      */
     public record PlainLoop(String name, double rate) {
     }

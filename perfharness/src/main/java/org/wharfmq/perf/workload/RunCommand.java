@@ -150,7 +150,7 @@ public final class RunCommand {
             for (int size : settings.sizes()) {
                 StepResult ceiling = ceiling(settings, flow, size);
                 progress.accept(String.format(java.util.Locale.ROOT, "%s ceiling %s: %s/s in a plain loop on one thread (%s), "
-                        + "%s us CPU each", flow.id(), Sizes.label(size), Sizes.rate(ceiling.medianRate()), flow.plainLoop(),
+                        + "%s us CPU each", flow.id(), Sizes.label(size), Sizes.rate(ceiling.medianRate()), flow.plainLoop(settings.persistent()),
                         Sizes.decimal(ceiling.cpuMicrosPerOp())));
                 all.add(ceiling);
             }
@@ -160,13 +160,16 @@ public final class RunCommand {
 
     /**
      * How the name of a flow's ceiling (its plain loop: the flow's work, or what the flow stands in for, timed on one
-     * thread) starts, as a target's; the rest says what the loop is ({@link BenchmarkFlow#plainLoop()}).
+     * thread) starts, as a target's; the rest says what the loop is ({@link BenchmarkFlow#plainLoop(boolean)}).
      */
     public static final String PLAIN_LOOP = "Plain loop";
 
-    /** The target name of {@code flow}'s ceiling, e.g. {@code Plain loop (plain JMS loop, no flow engine)}. */
-    public static String plainLoop(BenchmarkFlow flow) {
-        return PLAIN_LOOP + " (" + flow.plainLoop() + ")";
+    /**
+     * The target name of {@code flow}'s ceiling in a persistent run or not, e.g.
+     * {@code Plain loop (plain JMS loop, no flow engine)}.
+     */
+    public static String plainLoop(BenchmarkFlow flow, boolean persistent) {
+        return PLAIN_LOOP + " (" + flow.plainLoop(persistent) + ")";
     }
 
     /** Whether {@code target} is a flow's ceiling rather than a server. */
@@ -186,8 +189,8 @@ public final class RunCommand {
     private static StepResult ceiling(RunSettings settings, BenchmarkFlow flow, int size) {
         long warmup = Math.min(settings.warmupSeconds(), CEILING_MAX_WARMUP_SECONDS) * 1000L;
         long run = Math.min(settings.runSeconds(), CEILING_MAX_SECONDS) * 1000L;
-        BenchmarkFlow.Ceiling c = flow.ceiling(flow.message(size), warmup, run);
-        return new StepResult(settings.workload().id(), plainLoop(flow), size, 1, 1, c.rate(), c.rate(), Double.NaN,
+        BenchmarkFlow.Ceiling c = flow.ceiling(flow.message(size), warmup, run, settings.persistent());
+        return new StepResult(settings.workload().id(), plainLoop(flow, settings.persistent()), size, 1, 1, c.rate(), c.rate(), Double.NaN,
                 c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE, true, null, List.of());
     }
 

@@ -98,7 +98,7 @@ class SaleFlowsTest {
                 if (!flow.hasCeiling()) {
                     continue;
                 }
-                BenchmarkFlow.Ceiling ceiling = flow.ceiling(flow.message(size), 0, 20);
+                BenchmarkFlow.Ceiling ceiling = flow.ceiling(flow.message(size), 0, 20, false);
                 assertTrue(ceiling.rate() > 0, flow + " at " + size);
             }
             assertTrue(XPathQuery.compile("/Parent/First = '1'").test(FlowMessage.ofBytes(Domain.XML, body)));

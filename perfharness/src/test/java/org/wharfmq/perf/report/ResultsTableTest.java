@@ -28,7 +28,7 @@ class ResultsTableTest {
 
     @Test
     void aFlowIsSetBesideItsPlainLoopNamedByWhatItIs() {
-        StepResult loop = step("F-JMS", RunCommand.plainLoop(BenchmarkFlow.F_JMS), 1, 20_000, 0, true);
+        StepResult loop = step("F-JMS", RunCommand.plainLoop(BenchmarkFlow.F_JMS, false), 1, 20_000, 0, true);
         ResultsTable.Line line = ResultsTable.line("F-JMS 4 KB", "852 (seed 002)", "F-JMS-4-KB",
                 List.of(step("F-JMS", "Wharf", 20, 15_000, 800, true), loop));
         assertEquals(List.of("Wharf"), List.copyOf(line.cells().keySet()), "the loop is no server's cell");
@@ -38,8 +38,8 @@ class ResultsTableTest {
         assertTrue(table.contains("| [F-JMS 4 KB](F-JMS-4-KB/report.md) | 15,000 | - | - | 40.0 us | 800us "
                 + "| 20,000/s, plain JMS loop, no flow engine (0.75) | 852 (seed 002) |"), table);
         assertFalse(table.contains("Ceiling"), table);
-        assertEquals("Plain loop (file copy, no messaging)", RunCommand.plainLoop(BenchmarkFlow.F_FILE));
-        assertEquals("Plain loop (the flow's work, no messaging)", RunCommand.plainLoop(BenchmarkFlow.F_XSLT));
+        assertEquals("Plain loop (file copy synced per file, no messaging)", RunCommand.plainLoop(BenchmarkFlow.F_FILE, false));
+        assertEquals("Plain loop (the flow's work, no messaging)", RunCommand.plainLoop(BenchmarkFlow.F_XSLT, false));
     }
 
     @Test

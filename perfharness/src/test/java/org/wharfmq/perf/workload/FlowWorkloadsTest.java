@@ -51,7 +51,7 @@ class FlowWorkloadsTest {
         assertTrue(progress.stream().anyMatch(l -> l.contains("instances=2") && l.contains("invocations/s")), progress.toString());
         if (w != Workload.F_PASS) {
             assertEquals(2, steps.size());
-            assertEquals(RunCommand.plainLoop(w.flow()), steps.get(1).target());
+            assertEquals(RunCommand.plainLoop(w.flow(), false), steps.get(1).target());
             assertTrue(steps.get(1).medianRate() > 0);
         } else {
             assertEquals(1, steps.size(), "F-PASS does no work of its own: no ceiling");

@@ -37,10 +37,15 @@ class IoFlowWorkloadsTest {
         assertTrue(s.passed(), s.problems().toString());
         assertTrue(s.meanRate() > 0 && s.latencyMicros().count() > 0, "outputs were counted and timed: " + progress);
         assertEquals(2, steps.size(), "the flow and its ceiling: " + progress);
-        assertEquals(RunCommand.plainLoop(w.flow()), steps.get(1).target());
-        assertEquals(w == Workload.F_JMS ? "Plain loop (plain JMS loop, no flow engine)" : w == Workload.F_FILE
-                ? "Plain loop (file copy, no messaging)" : "Plain loop (file append, no messaging)", steps.get(1).target(),
-                "the loop is named by what it is");
+        assertEquals(RunCommand.plainLoop(w.flow(), persistent), steps.get(1).target());
+        String loop = switch (w) {
+            case F_JMS -> persistent ? "persistent JMS loop, a transaction per message, no flow engine"
+                    : "plain JMS loop, no flow engine";
+            case F_FILE -> "file copy synced per file, no messaging";
+            default -> persistent ? "file append synced per record, no messaging" : "file append, no messaging";
+        };
+        assertEquals("Plain loop (" + loop + ")", steps.get(1).target(),
+                "the loop is named by what it is, with the durable work it does as the flow does");
         assertTrue(steps.get(1).medianRate() > 0, "the plain loop ran");
     }
 }
