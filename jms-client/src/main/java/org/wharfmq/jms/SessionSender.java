@@ -18,17 +18,23 @@ import javax.jms.Message;
 
 /**
  * The JMS side of one session's sends, over the core's {@link CoreSender} (which owns producer credit, synchronous and
- * asynchronous sends, their completion order and sends in a transaction): stamps a message's JMS headers, encodes it
- * with {@link MessageCodec} for the link the core sends it on, calls an asynchronous send's CompletionListener from the
- * core's completion, gives the core's failures as JMS exceptions, and refuses what JMS forbids a CompletionListener.
+ * asynchronous sends, their completion order, sends in a transaction, and the headers each send gets: message id,
+ * timestamp, expiration and delivery time): sets the JMS headers the application chose (destination, delivery mode,
+ * priority), is the core's {@link CoreSender.Encoder} of JMS messages ({@link MessageCodec}, for the link the core sends
+ * on), calls an asynchronous send's CompletionListener from the core's completion, gives the core's failures as JMS
+ * exceptions, and refuses what JMS forbids a CompletionListener.
+ *
+ * <p>Used by the session's one sending thread at a time, as the core sender is.
  */
-final class SessionSender {
-
-    /** A WharfMessage in the protocol's encoding: JMSXUserID the link's user, within the server's maximum length. */
-    private static final CoreSender.Encoder<WharfMessage> ENCODER = new JmsEncoder();
+final class SessionSender implements CoreSender.Encoder<WharfMessage> {
 
     private final WharfConnection connection;
     private final CoreSender core;
+    /**
+     * The application's own message while a send of a copy of it (a message of another provider) is under way: it gets
+     * the headers the copy gets; null otherwise. The sending thread's.
+     */
+    private Message foreign;
 
     SessionSender(WharfConnection connection, CoreSender core) {
         this.connection = connection;
@@ -55,20 +61,19 @@ final class SessionSender {
             throw new javax.jms.MessageFormatException("The message must not be null");
         }
         WharfMessage wharf = message instanceof WharfMessage w ? w : MessageCodec.copyOf(message);
-        long now = System.currentTimeMillis();
-        String messageId = disableMessageId ? null : core.connection().nextMessageId();
-        long timestamp = disableTimestamp ? 0 : now;
-        long expiration = timeToLive > 0 ? now + timeToLive : 0;
-        long deliveryTime = deliveryDelay > 0 ? now + deliveryDelay : 0;
-        stampHeaders(wharf, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
+        setChosenHeaders(wharf, destination, deliveryMode, priority);
         if (wharf != message) {
-            stampHeaders(message, destination, deliveryMode, priority, messageId, timestamp, expiration, deliveryTime);
+            setChosenHeaders(message, destination, deliveryMode, priority);
+            foreign = message;
         }
         try {
-            core.send(producerId, wire, wharf, ENCODER, deliveryMode == DeliveryMode.PERSISTENT,
+            core.send(producerId, wire, wharf, this, deliveryMode == DeliveryMode.PERSISTENT, timeToLive, deliveryDelay,
+                    (disableMessageId ? CoreSender.NO_MESSAGE_ID : 0) | (disableTimestamp ? CoreSender.NO_TIMESTAMP : 0),
                     completionListener == null ? null : new ListenerCompletion(connection, message, completionListener));
         } catch (ClientException e) {
             throw connection.toJms(e);
+        } finally {
+            foreign = null;
         }
     }
 
@@ -89,15 +94,33 @@ final class SessionSender {
         }
     }
 
-    private static void stampHeaders(Message m, Destination destination, int deliveryMode, int priority, String messageId,
-                                     long timestamp, long expiration, long deliveryTime) throws JMSException {
+    /** The headers the application chose for the send. */
+    private static void setChosenHeaders(Message m, Destination destination, int deliveryMode, int priority)
+            throws JMSException {
         m.setJMSDestination(destination);
         m.setJMSDeliveryMode(deliveryMode);
         m.setJMSPriority(priority);
-        m.setJMSMessageID(messageId);
-        m.setJMSTimestamp(timestamp);
-        m.setJMSExpiration(expiration);
-        m.setJMSDeliveryTime(deliveryTime);
+    }
+
+    /** The headers the core gives the send: the message's, and its original's when it is a copy. */
+    @Override
+    public void stamp(WharfMessage wharf, String messageId, long timestamp, long expiration, long deliveryTime)
+            throws ClientException {
+        wharf.setJMSMessageID(messageId);
+        wharf.setJMSTimestamp(timestamp);
+        wharf.setJMSExpiration(expiration);
+        wharf.setJMSDeliveryTime(deliveryTime);
+        Message original = foreign;
+        if (original != null) {
+            try {
+                original.setJMSMessageID(messageId);
+                original.setJMSTimestamp(timestamp);
+                original.setJMSExpiration(expiration);
+                original.setJMSDeliveryTime(deliveryTime);
+            } catch (JMSException e) {
+                throw JmsErrors.toCore(e); // another provider's message that refuses its own setters
+            }
+        }
     }
 
     /**
@@ -106,26 +129,24 @@ final class SessionSender {
      * JMSException goes to the core as the cause of a ClientException, and comes back out as it is
      * ({@link WharfConnection#toJms}).
      */
-    private static final class JmsEncoder implements CoreSender.Encoder<WharfMessage> {
-        @Override
-        public ByteBuf encode(WharfMessage wharf, WireDestination wire, ConnectedLink on) throws ClientException {
-            try {
-                wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, on.userName());
-                long bodyLength = MessageCodec.bodyLength(wharf);
-                if (bodyLength > on.maxMessageLength()) {
-                    throw CoreSender.tooLarge(bodyLength, on.maxMessageLength());
-                }
-                ByteBuf buffer = on.link().alloc().ioBuffer(MessageCodec.sizeHint(wharf));
-                try {
-                    MessageCodec.encode(wharf, wire, buffer);
-                } catch (JMSException | RuntimeException e) {
-                    buffer.release();
-                    throw e;
-                }
-                return buffer;
-            } catch (JMSException e) {
-                throw JmsErrors.toCore(e);
+    @Override
+    public ByteBuf encode(WharfMessage wharf, WireDestination wire, ConnectedLink on) throws ClientException {
+        try {
+            wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, on.userName());
+            long bodyLength = MessageCodec.bodyLength(wharf);
+            if (bodyLength > on.maxMessageLength()) {
+                throw CoreSender.tooLarge(bodyLength, on.maxMessageLength());
             }
+            ByteBuf buffer = on.link().alloc().ioBuffer(MessageCodec.sizeHint(wharf));
+            try {
+                MessageCodec.encode(wharf, wire, buffer);
+            } catch (JMSException | RuntimeException e) {
+                buffer.release();
+                throw e;
+            }
+            return buffer;
+        } catch (JMSException e) {
+            throw JmsErrors.toCore(e);
         }
     }
 

@@ -57,8 +57,4 @@ final class TemporaryDestinationOwner {
             throw connection.toJms(e);
         }
     }
-
-    boolean isDeleted(WharfDestination destination) {
-        return core.isDeleted(destination.getPhysicalName());
-    }
 }

@@ -190,10 +190,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         public void lost(ClientException why) {
             ExceptionListener listener = exceptionListener;
             if (listener != null) {
-                JMSException lost = lostCause();
-                Thread notifier = new Thread(() -> listener.onException(lost), "wharf-exception-listener");
-                notifier.setDaemon(true);
-                notifier.start();
+                listener.onException(lostCause()); // on the core's own thread for it
             }
         }
 

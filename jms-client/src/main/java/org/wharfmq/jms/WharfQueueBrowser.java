@@ -2,12 +2,12 @@ package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.CoreBrowser;
+import org.wharfmq.client.core.CoreConsumer;
 
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
 import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.WireDestination;
 
 import javax.jms.IllegalStateException;
@@ -30,7 +30,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * means the browse is over. So a deep queue is browsed page by page, never all at once.
  *
  * <p>An enumeration is the JMS face of a core browse ({@code CoreBrowser}), which owns the buffer, the credit and the
- * PULLs; it decodes what the browse shows. It is used by one thread at a time (like the session).
+ * PULLs, and skips a message that has expired or cannot be decoded; the browser's {@link Decoding} makes JMS messages
+ * of what it shows. An enumeration is used by one thread at a time (like the session).
  *
  * <p>A reconnection ends the enumerations open at the time: the server's place in the queue went with the link, and
  * starting again from the head would show messages twice. Their next {@code hasMoreElements} throws saying so; the
@@ -38,33 +39,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class WharfQueueBrowser implements QueueBrowser {
 
-    private static final System.Logger LOG = System.getLogger(WharfQueueBrowser.class.getName());
-
     private final WharfSession session;
     private final Queue queue;
     private final WireDestination wire;
     private final String selector;
     private final CopyOnWriteArrayList<Cursor> open = new CopyOnWriteArrayList<>();
+    private final Decoding decoding = new Decoding();
     private volatile boolean closed;
 
+    /** @param selector as the server accepted it ({@code CoreBrowser.validate}) */
     WharfQueueBrowser(WharfSession session, Queue queue, WireDestination wire, String selector) {
         this.session = session;
         this.queue = queue;
         this.wire = wire;
         this.selector = selector;
-    }
-
-    /**
-     * Asks the server whether the queue and selector are valid, by opening and at once closing a browse without
-     * credit, so that createBrowser fails as JMS requires (InvalidDestinationException, InvalidSelectorException).
-     */
-    void validate() throws JMSException {
-        WharfConnection connection = session.connection();
-        try {
-            CoreBrowser.validate(connection.core(), session.id(), wire, selector);
-        } catch (ClientException e) {
-            throw connection.toJms(e);
-        }
     }
 
     private void checkOpen() throws JMSException {
@@ -92,8 +80,7 @@ public final class WharfQueueBrowser implements QueueBrowser {
         checkOpen();
         WharfConnection connection = session.connection();
         try {
-            Cursor cursor = new Cursor(CoreBrowser.open(connection.core(), session.id(), wire, selector,
-                    session.prefetch(), session.batchSize()));
+            Cursor cursor = new Cursor(CoreBrowser.open(session.core(), wire, selector));
             open.add(cursor);
             return cursor;
         } catch (ClientException e) {
@@ -111,6 +98,29 @@ public final class WharfQueueBrowser implements QueueBrowser {
         session.browserClosed(this);
     }
 
+    /** The browses' {@link CoreConsumer.Decoder} of JMS messages: one per browser. */
+    private final class Decoding implements CoreConsumer.Decoder<WharfMessage> {
+        @Override
+        public WharfMessage decode(Frame.Deliver delivery) {
+            WharfMessage m = MessageCodec.decode(delivery.message(), delivery.deliveryCount());
+            if (m instanceof WharfObjectMessage object) {
+                object.setDeserializationPolicy(session.connection().url().deserialization());
+            }
+            return m;
+        }
+
+        @Override
+        public String messageId(WharfMessage message) {
+            return message.getJMSMessageID();
+        }
+
+        /** Never called: a browse hands nothing out twice (a reconnection ends it). */
+        @Override
+        public void markRedelivered(WharfMessage message) {
+            throw new UnsupportedOperationException("A browse is never redelivered");
+        }
+    }
+
     /** One enumeration: a core browse, and the next message, decoded. */
     final class Cursor implements Enumeration<Message> {
         private final CoreBrowser core;
@@ -122,7 +132,7 @@ public final class WharfQueueBrowser implements QueueBrowser {
         }
 
         /**
-         * Whether another message follows. Expired messages are skipped. Throws JMSRuntimeException (an Enumeration
+         * Whether another message follows; the core skips expired ones and those it cannot decode. Throws JMSRuntimeException (an Enumeration
          * cannot throw JMSException) when the connection is lost or the server does not answer: a browse is never
          * cut short silently.
          */
@@ -147,48 +157,18 @@ public final class WharfQueueBrowser implements QueueBrowser {
         }
 
         private boolean advance() throws JMSException {
-            while (next == null) {
-                Frame.Deliver d;
+            if (next == null) {
                 try {
-                    d = core.take();
+                    next = core.next(decoding);
                 } catch (ClientException e) {
                     throw session.connection().toJms(e);
                 }
-                if (d == null) {
+                if (next == null) {
                     finish();
                     return false;
                 }
-                next = decode(d);
-                core.consumed();
             }
             return true;
-        }
-
-        /**
-         * Decodes a browsed message; null when it has expired since the server showed it, or when it cannot be
-         * decoded. Such a message is skipped with a warning, not thrown at the application (an Enumeration could
-         * only throw a runtime exception, ending the browse): it stays on the queue, and a consumer's delivery of
-         * it moves it to the dead-letter queue with the reason.
-         */
-        private WharfMessage decode(Frame.Deliver d) {
-            try {
-                long expiration = MessageCodec.expirationOf(d.message());
-                if (expiration != 0 && expiration <= System.currentTimeMillis()) {
-                    return null;
-                }
-                WharfMessage m = MessageCodec.decode(d.message(), d.deliveryCount());
-                if (m instanceof WharfObjectMessage object) {
-                    object.setDeserializationPolicy(session.connection().url().deserialization());
-                }
-                return m;
-            } catch (MalformedFrameException | IndexOutOfBoundsException e) {
-                LOG.log(System.Logger.Level.WARNING, "Browsing " + queue + ": a message cannot be decoded ("
-                        + e.getMessage() + "); skipped. It stays on the queue; a consumer's delivery of it moves it"
-                        + " to the dead-letter queue.");
-                return null;
-            } finally {
-                d.message().release();
-            }
         }
 
         /** Ends the enumeration: releases what is buffered and tells the server (no answer awaited). */

@@ -1,6 +1,7 @@
 package org.wharfmq.jms;
 
 import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.CoreBrowser;
 import org.wharfmq.client.core.CoreConsumer;
 import org.wharfmq.client.core.CoreSession;
 
@@ -10,18 +11,14 @@ import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
 import org.wharfmq.jms.message.WharfStreamMessage;
 import org.wharfmq.jms.message.WharfTextMessage;
-import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
-import org.wharfmq.protocol.selector.Selector;
-import org.wharfmq.protocol.selector.SelectorParseException;
 
 import javax.jms.BytesMessage;
 import javax.jms.CompletionListener;
 import javax.jms.Destination;
 import javax.jms.IllegalStateException;
 import javax.jms.InvalidDestinationException;
-import javax.jms.InvalidSelectorException;
 import javax.jms.JMSException;
 import javax.jms.MapMessage;
 import javax.jms.Message;
@@ -71,9 +68,6 @@ public class WharfSession implements Session, QueueSession, TopicSession {
     private final int mode;
     /** Which of the JMS 1.1 domains' methods this session accepts: a QueueSession refuses topic ones. */
     private final MessagingDomain domain;
-    private final int prefetch;
-    /** Credit is returned, and DUPS_OK acks are sent, in batches of half the prefetch window. */
-    private final int batchSize;
 
     /** Acknowledgement, commit and rollback of what the consumers consume; holds the session's consumers. */
     final SessionSettlement settlement;
@@ -92,9 +86,8 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         this.connection = connection;
         this.mode = mode;
         this.domain = domain;
-        this.prefetch = connection.url().prefetch();
-        this.batchSize = Math.max(1, prefetch / 2);
-        this.core = new CoreSession(connection.core(), mode, batchSize, connection.url().syncSends(), new Hooks());
+        this.core = new CoreSession(connection.core(), mode, connection.url().prefetch(), connection.url().syncSends(),
+                new Hooks());
         this.id = core.id();
         this.settlement = new SessionSettlement(connection, core.settlement(), mode);
         this.sender = new SessionSender(connection, core.sender());
@@ -121,14 +114,6 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     WharfConnection connection() {
         return connection;
-    }
-
-    int prefetch() {
-        return prefetch;
-    }
-
-    int batchSize() {
-        return batchSize;
     }
 
     /** Throws once the session or its connection is closed, or the connection lost for good; never waits. */
@@ -236,18 +221,13 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         return connection.temporaries().createTopic();
     }
 
-    /** The wire form of a queue or topic a producer or consumer names. */
+    /**
+     * The wire form of a queue or topic a producer or consumer names (the core refuses a temporary one its connection
+     * deleted).
+     */
     private static WireDestination wireDestination(Destination destination) throws JMSException {
         if (destination == null) {
             throw new InvalidDestinationException("The destination must not be null");
-        }
-        if (destination instanceof WharfTemporaryQueue t && t.isDeleted()) {
-            throw new InvalidDestinationException("Temporary queue '" + t.getQueueName() + "' has been deleted",
-                    ErrorCode.UNKNOWN_DESTINATION.name());
-        }
-        if (destination instanceof WharfTemporaryTopic t && t.isDeleted()) {
-            throw new InvalidDestinationException("Temporary topic '" + t.getTopicName() + "' has been deleted",
-                    ErrorCode.UNKNOWN_DESTINATION.name());
         }
         return WharfDestination.toWire(destination);
     }
@@ -437,16 +417,15 @@ public class WharfSession implements Session, QueueSession, TopicSession {
 
     private WharfMessageConsumer newConsumer(Destination destination, WireDestination wire, String selector, int flags,
                                              String subscriptionName) throws JMSException {
-        String selectorText = parsedSelector(selector);
         CoreConsumer consumer;
         try {
-            consumer = core.createConsumer(new CoreConsumer.Spec(id, wire, selectorText, prefetch, flags, subscriptionName),
-                    batchSize);
+            consumer = core.createConsumer(new CoreConsumer.Spec(id, wire, selector, core.prefetch(), flags,
+                    subscriptionName));
         } catch (ClientException e) {
             throw connection.toJms(e);
         }
         return new WharfMessageConsumer(this, new ClientConsumer(connection, settlement, consumer),
-                destination, selectorText, (flags & Frame.CONSUMER_NO_LOCAL) != 0);
+                destination, consumer.spec().selector(), (flags & Frame.CONSUMER_NO_LOCAL) != 0);
     }
 
     // ---- browsers ----
@@ -468,28 +447,18 @@ public class WharfSession implements Session, QueueSession, TopicSession {
             throw new InvalidDestinationException("The queue to browse must not be null");
         }
         WireDestination wire = wireDestination(queue);
-        String selectorText = parsedSelector(messageSelector);
-        WharfQueueBrowser browser = new WharfQueueBrowser(this, queue, wire, selectorText);
-        browser.validate();
+        WharfQueueBrowser browser;
+        try {
+            browser = new WharfQueueBrowser(this, queue, wire, CoreBrowser.validate(core, wire, messageSelector));
+        } catch (ClientException e) {
+            throw connection.toJms(e);
+        }
         browsers.add(browser);
         return browser;
     }
 
     void browserClosed(WharfQueueBrowser browser) {
         browsers.remove(browser);
-    }
-
-    /** The selector as sent to the server (null when blank), checked here first so a bad one fails at once. */
-    private static String parsedSelector(String selector) throws InvalidSelectorException {
-        String selectorText = selector == null || selector.isBlank() ? null : selector;
-        try {
-            Selector.parse(selectorText);
-        } catch (SelectorParseException e) {
-            InvalidSelectorException ex = new InvalidSelectorException(e.getMessage(), ErrorCode.INVALID_SELECTOR.name());
-            ex.initCause(e);
-            throw ex;
-        }
-        return selectorText;
     }
 
     // ---- delivery ----

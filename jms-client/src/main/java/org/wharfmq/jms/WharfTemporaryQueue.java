@@ -24,11 +24,6 @@ public final class WharfTemporaryQueue extends WharfQueue implements TemporaryQu
         this.owner = owner;
     }
 
-    /** Whether this object is the one whose connection has deleted it: sending to it would fail. */
-    boolean isDeleted() {
-        return owner != null && owner.isDeleted(this);
-    }
-
     /**
      * Deletes the queue on the server.
      *

@@ -20,11 +20,6 @@ public final class WharfTemporaryTopic extends WharfTopic implements TemporaryTo
         this.owner = owner;
     }
 
-    /** Whether this object is the one whose connection has deleted it. */
-    boolean isDeleted() {
-        return owner != null && owner.isDeleted(this);
-    }
-
     /**
      * Deletes the topic on the server.
      *

@@ -170,7 +170,7 @@ class ConnectionTest {
             Throwable t = receiveOutcome.get(5, TimeUnit.SECONDS);
             assertTrue(t instanceof JMSException && t.getMessage().contains("was lost"), String.valueOf(t));
             assertTrue(notified.await(5, TimeUnit.SECONDS));
-            assertEquals("wharf-exception-listener", listenerThread.get().getName(), "not the link's reader thread");
+            assertEquals("wharf-connection-lost", listenerThread.get().getName(), "not the core's own thread for it");
             JMSException send = assertThrows(JMSException.class, () -> s.createProducer(s.createQueue("Q")));
             assertTrue(send.getMessage().contains("was lost"), send.getMessage());
             c.close();

@@ -64,11 +64,6 @@ public final class MessageCodec {
         }
     }
 
-    /** JMSExpiration of an encoded message, read in place: lets the consumer drop an expired message undecoded. */
-    public static long expirationOf(ByteBuf message) {
-        return MessageReader.expirationOf(message);
-    }
-
     /**
      * Decodes a delivered message occupying {@code in}'s readable bytes ({@link MessageReader}), advancing the
      * reader index past it; the result has read-only properties and body. An ObjectMessage's body stays serialised

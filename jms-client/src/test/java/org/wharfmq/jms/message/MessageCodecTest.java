@@ -10,6 +10,7 @@ import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.MessageEncoding;
 import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 
@@ -64,7 +65,7 @@ class MessageCodecTest {
         assertEquals(22, w.expiration);
         assertEquals(33, w.deliveryTime);
         assertEquals(Map.of("i", 1, "s", "v", "b", true, "d", 1.5), w.properties);
-        assertEquals(22, MessageCodec.expirationOf(buf));
+        assertEquals(22, MessageReader.expirationOf(buf));
     }
 
     @Test

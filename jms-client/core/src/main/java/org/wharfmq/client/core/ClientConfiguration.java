@@ -24,6 +24,15 @@ public final class ClientConfiguration {
     /** {@code prefetch}: messages the server may push to a consumer ahead of the application: {@value}. */
     public static final int DEFAULT_PREFETCH = 1000;
 
+    /**
+     * How many consumed messages a consumer's or a browse's credit goes back in, and a DUPS_OK session's
+     * acknowledgements: half its {@code prefetch} window (at least 1), so the server refills the window before it runs
+     * dry and one CREDIT frame serves many messages.
+     */
+    public static int creditBatch(int prefetch) {
+        return Math.max(1, prefetch / 2);
+    }
+
     /** {@code heartbeat}: the heartbeat interval the client asks for, in ms: {@value} (the server may lower it). */
     public static final int DEFAULT_HEARTBEAT_MILLIS = 10_000;
 

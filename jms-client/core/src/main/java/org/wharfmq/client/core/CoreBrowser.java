@@ -1,6 +1,8 @@
 package org.wharfmq.client.core;
 
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.protocol.message.WireDestination;
 
 import java.util.ArrayDeque;
@@ -11,15 +13,23 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * One browse of a queue, without JMS: a look at the messages waiting on it now, in delivery order, filtered by a
  * selector, without consuming or locking any. On the wire it is a consumer with the browser flag
- * ({@code docs/protocol.md}, "Browsing"): the server sends up to {@code prefetch} messages ahead, {@link #consumed}
- * returns credit in batches as the user reads, and when the buffer is empty {@link #take} sends PULL: a PULL_DONE
- * with nothing before it means the browse is over. So a deep queue is browsed page by page, never all at once.
+ * ({@code docs/protocol.md}, "Browsing"): the server sends up to {@code prefetch} messages ahead, credit goes back in
+ * batches of half that window as the user reads ({@link ClientConfiguration#creditBatch}), and when the buffer is empty
+ * {@link #take} sends PULL: a PULL_DONE with nothing before it means the browse is over. So a deep queue is browsed page
+ * by page, never all at once.
+ *
+ * <p>{@link #next} hands the user each message made by its {@link CoreConsumer.Decoder}, as a consumer's receive does:
+ * one that has expired since the server showed it is skipped, and so is one that cannot be decoded, with a WARNING
+ * naming the queue and the reason (browsing takes nothing: it stays on its queue, and a consumer's delivery of it
+ * moves it to the dead-letter queue).
  *
  * <p>Used by one thread at a time; its buffer is guarded by its own lock, shared with the reading thread that fills
  * it. A reconnection ends it: the server's place in the queue went with the link, and starting again from the head
  * would show messages twice, so the next {@link #take} throws saying so.
  */
 public final class CoreBrowser implements DeliveryTarget {
+    private static final System.Logger LOG = System.getLogger(CoreBrowser.class.getName());
+
     private final CoreConnection connection;
     private final int sessionId;
     private final int id;
@@ -49,24 +59,27 @@ public final class CoreBrowser implements DeliveryTarget {
     }
 
     /**
-     * Starts a browse of {@code queue} in session {@code sessionId}, on the usable link (made again first if a
-     * reconnection is under way).
+     * Starts a browse of {@code queue} in {@code session}, with the session's window, on the usable link (made again
+     * first if a reconnection is under way).
      *
-     * @param selector    the selector as sent, or null
-     * @param prefetch    messages the server may send ahead
-     * @param creditBatch credit goes back in batches of this many read
-     * @throws ClientException the server's refusal (no such queue, a bad selector, no permission), or the connection's
-     *                         failure
+     * @param selector the selector, or null; a blank one is none
+     * @throws ClientException the server's refusal (no such queue, no permission), or the connection's failure; and
+     *                         before anything is sent, a selector the grammar refuses ({@code INVALID_SELECTOR}) or a
+     *                         temporary queue this connection deleted ({@code UNKNOWN_DESTINATION})
      */
-    public static CoreBrowser open(CoreConnection connection, int sessionId, WireDestination queue, String selector,
-                                   int prefetch, int creditBatch) throws ClientException {
+    public static CoreBrowser open(CoreSession session, WireDestination queue, String selector) throws ClientException {
+        CoreConnection connection = session.connection();
+        int sessionId = session.id();
+        int prefetch = session.prefetch();
+        String sent = checked(connection, queue, selector);
         while (true) {
             ConnectedLink on = connection.usableLink();
-            CoreBrowser browser = new CoreBrowser(connection, sessionId, queue, creditBatch, on);
+            CoreBrowser browser = new CoreBrowser(connection, sessionId, queue, ClientConfiguration.creditBatch(prefetch),
+                    on);
             connection.consumers().registerBrowser(browser.id, browser);
             try {
                 Frame.Error error = connection.request(on, rid -> new Frame.CreateConsumer(rid, sessionId, browser.id,
-                        queue, selector, prefetch, Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
+                        queue, sent, prefetch, Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
                 if (error != null) {
                     throw ClientException.of(error);
                 }
@@ -81,19 +94,32 @@ public final class CoreBrowser implements DeliveryTarget {
     }
 
     /**
-     * Asks the server whether {@code queue} and {@code selector} can be browsed, by opening and at once closing a
-     * browse without credit: the server's refusal as a {@link ClientException}.
+     * Asks the server whether {@code queue} and {@code selector} can be browsed in {@code session}, by opening and at
+     * once closing a browse without credit: the server's refusal as a {@link ClientException}, and before anything is
+     * sent the refusals {@link #open} makes itself.
+     *
+     * @return the selector as a browse sends it: null for none or a blank one
      */
-    public static void validate(CoreConnection connection, int sessionId, WireDestination queue, String selector)
-            throws ClientException {
+    public static String validate(CoreSession session, WireDestination queue, String selector) throws ClientException {
+        CoreConnection connection = session.connection();
+        int sessionId = session.id();
+        String sent = checked(connection, queue, selector);
         int id = connection.nextConsumerId();
         // nothing to keep: asked again after a reconnection
-        connection.requestOkRetrying(rid -> new Frame.CreateConsumer(rid, sessionId, id, queue, selector, 0,
+        connection.requestOkRetrying(rid -> new Frame.CreateConsumer(rid, sessionId, id, queue, sent, 0,
                 Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
         ConnectedLink link = connection.usableOrNull();
         if (link != null) {
             link.write(new Frame.CloseConsumer(0, sessionId, id, 0));
         }
+        return sent;
+    }
+
+    /** The selector as sent, once it and the queue passed the checks made before anything is sent. */
+    private static String checked(CoreConnection connection, WireDestination queue, String selector)
+            throws ClientException {
+        connection.temporaries().checkNotDeleted(queue);
+        return Selectors.checked(selector);
     }
 
     public int id() {
@@ -151,13 +177,51 @@ public final class CoreBrowser implements DeliveryTarget {
     // ---- the browsing thread's side ----
 
     /**
-     * The next message shown, pulling one when the buffer is empty; null once the server has no more (the browse is
+     * The next message shown, made by {@code decoder}; null once the server has no more (the browse is then over).
+     * Skips, and counts as read, one that has expired since the server showed it and one that cannot be decoded (with
+     * a WARNING naming the queue and why). The delivery's buffer is released before this returns.
+     *
+     * @throws ClientException as {@link #take}
+     */
+    public <M> M next(CoreConsumer.Decoder<M> decoder) throws ClientException {
+        while (true) {
+            Frame.Deliver d = take();
+            if (d == null) {
+                return null;
+            }
+            M message = decode(d, decoder);
+            consumed();
+            if (message != null) {
+                return message;
+            }
+        }
+    }
+
+    /** The message of a delivery shown, or null when it has expired or cannot be decoded; releases its buffer. */
+    private <M> M decode(Frame.Deliver d, CoreConsumer.Decoder<M> decoder) {
+        try {
+            long expiration = MessageReader.expirationOf(d.message());
+            if (expiration != 0 && expiration <= System.currentTimeMillis()) {
+                return null;
+            }
+            return decoder.decode(d);
+        } catch (MalformedFrameException | IndexOutOfBoundsException e) {
+            LOG.log(System.Logger.Level.WARNING, "Browsing " + queue + ": a message cannot be decoded (" + e.getMessage()
+                    + "); skipped. It stays on the queue; a consumer's delivery of it moves it to the dead-letter queue.");
+            return null;
+        } finally {
+            d.message().release();
+        }
+    }
+
+    /**
+     * The next delivery shown, pulling one when the buffer is empty; null once the server has no more (the browse is
      * then over). The caller owns its buffer and calls {@link #consumed} once it has read it.
      *
      * @throws ClientException when the connection is lost, a reconnection cut the browse short, or the server does not
      *                         answer the PULL within requestTimeout
      */
-    public Frame.Deliver take() throws ClientException {
+    Frame.Deliver take() throws ClientException {
         checkNotInterrupted();
         long pullId;
         lock.lock();
@@ -216,7 +280,7 @@ public final class CoreBrowser implements DeliveryTarget {
     }
 
     /** A message taken was read: it frees a place in the window; credit goes back in batches. */
-    public void consumed() {
+    void consumed() {
         if (++unreturnedCredit >= creditBatch) {
             on.write(new Frame.Credit(id, unreturnedCredit));
             unreturnedCredit = 0;

@@ -634,8 +634,25 @@ public final class CoreConnection {
         consumers.wakeBrowsers();
         current.link().close(0);
         if (!closing.get()) {
-            listener.lost(lost);
+            notifyLost(lost);
         }
+    }
+
+    /**
+     * Tells the listener the connection is lost, on a thread of its own ({@code wharf-connection-lost}, a daemon): the
+     * thread that found it out (a link's reader, a reconnection) must not wait for the user's code, and that code may
+     * call the connection back (close it, make another). What the listener throws is logged.
+     */
+    private void notifyLost(ClientException lost) {
+        Thread notifier = new Thread(() -> {
+            try {
+                listener.lost(lost);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "The connection listener threw on the loss of the connection", e);
+            }
+        }, "wharf-connection-lost");
+        notifier.setDaemon(true);
+        notifier.start();
     }
 
     /**

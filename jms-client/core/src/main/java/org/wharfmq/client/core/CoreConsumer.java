@@ -51,6 +51,10 @@ public final class CoreConsumer implements DeliveryTarget {
      */
     public record Spec(int sessionId, WireDestination destination, String selector, int prefetch, int flags,
                        String subscriptionName) {
+        /** A blank selector is none: every message. */
+        public Spec {
+            selector = selector == null || selector.isBlank() ? null : selector;
+        }
     }
 
     /**

@@ -42,14 +42,43 @@ public final class CoreSender {
          * @throws ClientException the message cannot be encoded (too large, a bad property), said in the user's terms
          */
         ByteBuf encode(M message, WireDestination destination, ConnectedLink on) throws ClientException;
+
+        /**
+         * Gives the message the headers the core sets on each send ({@link #send}), once per send and before it is
+         * encoded: an encoder that forwards messages as they are (a channel's) leaves them.
+         *
+         * @param messageId    the connection's next message id, or null when the send asked for none
+         * @param timestamp    when it was sent, in ms since the epoch, or 0 when the send asked for none
+         * @param expiration   when it expires, or 0 for never
+         * @param deliveryTime the earliest it may be delivered, or 0 for at once
+         * @throws ClientException the message refuses a header, said in the user's terms: the send fails with it
+         */
+        void stamp(M message, String messageId, long timestamp, long expiration, long deliveryTime)
+                throws ClientException;
     }
 
-    /** Encodes a {@link WireMessage}, to the send's destination. */
-    public static final Encoder<WireMessage> WIRE_MESSAGE = (message, destination, on) -> {
-        message.destination = destination;
-        ByteBuf buffer = on.link().alloc().ioBuffer();
-        message.encode(buffer);
-        return buffer;
+    /** {@link #send}'s {@code stamps}: the message gets no id (JMS's {@code setDisableMessageID}). */
+    public static final int NO_MESSAGE_ID = 1;
+    /** {@link #send}'s {@code stamps}: the message gets no timestamp (JMS's {@code setDisableMessageTimestamp}). */
+    public static final int NO_TIMESTAMP = 2;
+
+    /** Encodes a {@link WireMessage}, to the send's destination, with the headers the core gives it. */
+    public static final Encoder<WireMessage> WIRE_MESSAGE = new Encoder<>() {
+        @Override
+        public ByteBuf encode(WireMessage message, WireDestination destination, ConnectedLink on) {
+            message.destination = destination;
+            ByteBuf buffer = on.link().alloc().ioBuffer();
+            message.encode(buffer);
+            return buffer;
+        }
+
+        @Override
+        public void stamp(WireMessage message, String messageId, long timestamp, long expiration, long deliveryTime) {
+            message.messageId = messageId;
+            message.timestamp = timestamp;
+            message.expiration = expiration;
+            message.deliveryTime = deliveryTime;
+        }
     };
 
     /**
@@ -92,24 +121,44 @@ public final class CoreSender {
     }
 
     /**
-     * Sends {@code message} through producer {@code producerId} (created with {@link CoreSession#createProducer}). An
-     * earlier fire-and-forget send's failure is thrown here instead, and this message is not sent. While the
-     * connection reconnects the send waits for it; while the server holds the session's producer credit back, it
-     * waits for credit.
+     * {@link #send(int, WireDestination, Object, Encoder, boolean, long, long, int, Completion) send} for ever, at
+     * once, with an id and a timestamp.
+     */
+    public <M> void send(int producerId, WireDestination destination, M message, Encoder<? super M> encoder,
+                         boolean persistent, Completion completion) throws ClientException {
+        send(producerId, destination, message, encoder, persistent, 0, 0, 0, completion);
+    }
+
+    /**
+     * Sends {@code message} through producer {@code producerId} (created with {@link CoreSession#createProducer}),
+     * stamped first ({@link Encoder#stamp}): the connection's next message id, the time now, when it expires and when
+     * it may be delivered, from {@code timeToLive} and {@code deliveryDelay}. An earlier fire-and-forget send's failure
+     * is thrown here instead, and this message is not sent; so is a temporary destination this connection deleted
+     * ({@code UNKNOWN_DESTINATION}). While the connection reconnects the send waits for it; while the server holds the
+     * session's producer credit back, it waits for credit.
      *
-     * @param persistent whether the message is persistent: such a send outside a transaction waits for the server
-     * @param completion null to send synchronously as {@code persistent} and {@code syncSends} say; else the send
-     *                   returns once written, and {@code completion} hears the outcome
+     * @param persistent    whether the message is persistent: such a send outside a transaction waits for the server
+     * @param timeToLive    ms the message lives after it is sent; 0 for ever
+     * @param deliveryDelay ms before the message may be delivered; 0 at once
+     * @param stamps        what the message goes without: {@link #NO_MESSAGE_ID}, {@link #NO_TIMESTAMP}, or 0
+     * @param completion    null to send synchronously as {@code persistent} and {@code syncSends} say; else the send
+     *                      returns once written, and {@code completion} hears the outcome
      * @throws ClientException the server's refusal of a synchronous send (a full queue, no permission), an encoding
      *                         failure, the session closed or the connection lost (while waiting too), or an earlier
      *                         fire-and-forget send's refusal
      */
     public <M> void send(int producerId, WireDestination destination, M message, Encoder<? super M> encoder,
-                         boolean persistent, Completion completion) throws ClientException {
+                         boolean persistent, long timeToLive, long deliveryDelay, int stamps, Completion completion)
+            throws ClientException {
         if (session.isClosing()) {
             throw sessionClosed();
         }
         throwAsyncSendError();
+        connection.temporaries().checkNotDeleted(destination);
+        long now = System.currentTimeMillis();
+        encoder.stamp(message, (stamps & NO_MESSAGE_ID) != 0 ? null : connection.nextMessageId(),
+                (stamps & NO_TIMESTAMP) != 0 ? 0 : now, timeToLive > 0 ? now + timeToLive : 0,
+                deliveryDelay > 0 ? now + deliveryDelay : 0);
         ConnectedLink on = connection.usableLink();
         ByteBuf buffer;
         while ((buffer = encodeAndSpend(message, destination, encoder, on)) == null) {

@@ -47,6 +47,8 @@ public final class CoreSession {
     private final CoreConnection connection;
     private final int id;
     private final int mode;
+    /** The window of the session's consumers and browses. */
+    private final int prefetch;
     private final Hooks hooks;
     private final CoreSettlement settlement;
     private final CoreSender sender;
@@ -64,16 +66,19 @@ public final class CoreSession {
      * @param mode      {@link CoreSettlement#SESSION_TRANSACTED}, {@link CoreSettlement#AUTO_ACKNOWLEDGE},
      *                  {@link CoreSettlement#CLIENT_ACKNOWLEDGE}, {@link CoreSettlement#DUPS_OK_ACKNOWLEDGE} or
      *                  {@link Frame#SESSION_XA}
-     * @param batchSize credit and DUPS_OK acknowledgements go back in batches of this many (half the prefetch window)
+     * @param prefetch  the window of the session's consumers and browses: messages the server may send each ahead of
+     *                  its user; DUPS_OK acknowledgements go back in batches of half of it
+     *                  ({@link ClientConfiguration#creditBatch})
      * @param syncSends every send waits for the server's answer, not only a persistent one outside a transaction
      */
-    public CoreSession(CoreConnection connection, int mode, int batchSize, boolean syncSends, Hooks hooks) {
+    public CoreSession(CoreConnection connection, int mode, int prefetch, boolean syncSends, Hooks hooks) {
         this.connection = connection;
         this.id = connection.nextSessionId();
         this.mode = mode;
+        this.prefetch = prefetch;
         this.hooks = hooks;
         this.sender = new CoreSender(this, syncSends);
-        this.settlement = new CoreSettlement(this, batchSize, sender);
+        this.settlement = new CoreSettlement(this, ClientConfiguration.creditBatch(prefetch), sender);
         this.dispatcher = new SessionDispatcher(this);
     }
 
@@ -88,6 +93,11 @@ public final class CoreSession {
 
     public int mode() {
         return mode;
+    }
+
+    /** The window of the session's consumers and browses: messages the server may send each ahead of its user. */
+    public int prefetch() {
+        return prefetch;
     }
 
     /** Whether the session is closing or closed ({@link #close}, or its connection's close). */
@@ -140,16 +150,20 @@ public final class CoreSession {
      * Creates a consumer on the server. A plain queue consumer where the server has accepted one on this connection
      * before is not waited for: it leaves in one packet with what the user sends next (or when it waits), and a refusal
      * (the queue deleted since) is raised by its {@link CoreConsumer#receive}; any other waits for the server's answer.
-     * Registered before the request, since deliveries may follow the answer at once.
+     * Registered before the request, since deliveries may follow the answer at once. Its credit goes back in batches of
+     * half its window ({@link ClientConfiguration#creditBatch}). Refused before anything is sent: a selector the
+     * grammar refuses ({@code INVALID_SELECTOR}, saying what is wrong where), a temporary destination this connection
+     * deleted ({@code UNKNOWN_DESTINATION}).
      *
-     * @param creditBatch credit goes back in batches of this many consumed deliveries
      * @throws ClientException the server's refusal (no such queue, no permission, a bad selector), or the connection's
      *                         failure
      */
-    public CoreConsumer createConsumer(CoreConsumer.Spec spec, int creditBatch) throws ClientException {
-        CoreConsumer consumer = new CoreConsumer(connection, connection.nextConsumerId(), creditBatch, spec, settlement,
-                dispatcher);
+    public CoreConsumer createConsumer(CoreConsumer.Spec spec) throws ClientException {
         WireDestination destination = spec.destination();
+        connection.temporaries().checkNotDeleted(destination);
+        Selectors.checked(spec.selector());
+        CoreConsumer consumer = new CoreConsumer(connection, connection.nextConsumerId(),
+                ClientConfiguration.creditBatch(spec.prefetch()), spec, settlement, dispatcher);
         ConsumerRegistry registry = connection.consumers();
         try {
             boolean plainQueue = spec.flags() == 0 && destination.kind().isQueue();
@@ -217,9 +231,13 @@ public final class CoreSession {
     /**
      * Creates producer {@code producerId} (from {@link CoreConnection#nextProducerId()}) for {@code destination}, null
      * for one that names its destination per message. Producers hold no state on the server, which only checks the
-     * destination: asked again after a reconnection.
+     * destination: asked again after a reconnection. A temporary destination this connection deleted is refused
+     * without asking ({@code UNKNOWN_DESTINATION}).
      */
     public void createProducer(int producerId, WireDestination destination) throws ClientException {
+        if (destination != null) {
+            connection.temporaries().checkNotDeleted(destination);
+        }
         connection.requestOkRetrying(rid -> new Frame.CreateProducer(rid, id, producerId, destination), "CREATE_PRODUCER");
     }
 

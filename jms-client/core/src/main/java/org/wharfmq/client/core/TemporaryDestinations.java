@@ -59,9 +59,19 @@ public final class TemporaryDestinations {
         connection.consumers().queueGone(destination); // a consumer there must wait for the server's refusal again
     }
 
-    /** Whether the temporary destination named {@code name} was deleted through this connection. */
-    public boolean isDeleted(String name) {
-        return deleted.contains(name);
+    /**
+     * Refuses a temporary destination deleted through this connection, before anything goes to the server: a
+     * producer, consumer or browse of it, or a send to it. Other destinations pass at the cost of one comparison.
+     *
+     * @throws ClientException {@link ErrorCode#UNKNOWN_DESTINATION}, naming it and saying what to do instead
+     */
+    public void checkNotDeleted(WireDestination destination) throws ClientException {
+        if (destination.kind().isTemporary() && deleted.contains(destination.name())) {
+            String kind = destination.kind().isQueue() ? "queue" : "topic";
+            throw new ClientException(ErrorCode.UNKNOWN_DESTINATION, "Temporary " + kind + " '" + destination.name()
+                    + "' has been deleted by this connection: nothing can be sent to it or received from it any more;"
+                    + " create a new temporary " + kind + " instead");
+        }
     }
 
     /**

@@ -56,7 +56,7 @@ class CoreConnectionTest {
 
     /** A CLIENT_ACKNOWLEDGE session of {@code c}, created on the server, telling {@code hooks}. */
     private static CoreSession open(CoreConnection c, CountingHooks hooks) throws ClientException {
-        CoreSession session = new CoreSession(c, CoreSettlement.CLIENT_ACKNOWLEDGE, 5, false, hooks);
+        CoreSession session = new CoreSession(c, CoreSettlement.CLIENT_ACKNOWLEDGE, 10, false, hooks);
         session.open();
         return session;
     }
@@ -71,9 +71,39 @@ class CoreConnectionTest {
         WireDestination temporary = new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, c.temporaries().nextName());
         c.temporaries().create(temporary);
         c.temporaries().delete(temporary);
-        assertTrue(c.temporaries().isDeleted(temporary.name()));
+        ClientException gone = assertThrows(ClientException.class, () -> c.temporaries().checkNotDeleted(temporary));
+        assertEquals(ErrorCode.UNKNOWN_DESTINATION, gone.code(), gone.getMessage());
         ClientException refused = assertThrows(ClientException.class, () -> c.temporaries().delete(temporary));
         assertEquals(ErrorCode.UNKNOWN_DESTINATION, refused.code(), refused.getMessage());
+    }
+
+    /**
+     * A temporary queue this connection deleted is refused by the client, naming it, before anything is sent: a
+     * producer of it, a send to it (by a producer of no destination), a consumer and a browse of it. The server would
+     * refuse them too, with the same code: the client's message, which says what to do, shows who refused.
+     */
+    @Test
+    void aDeletedTemporaryQueueIsRefusedBeforeAnythingIsSent() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        CoreSession session = open(c, new CountingHooks());
+        WireDestination temporary = new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, c.temporaries().nextName());
+        c.temporaries().create(temporary);
+        int anonymous = c.nextProducerId();
+        session.createProducer(anonymous, null);
+        TestMessages.send(session, anonymous, temporary, "before"); // sent: it exists
+        c.temporaries().delete(temporary);
+
+        List<ClientException> refusals = List.of(
+                assertThrows(ClientException.class, () -> session.createProducer(c.nextProducerId(), temporary)),
+                assertThrows(ClientException.class, () -> TestMessages.send(session, anonymous, temporary, "after")),
+                assertThrows(ClientException.class, () -> session.createConsumer(
+                        new CoreConsumer.Spec(session.id(), temporary, null, 10, 0, null))),
+                assertThrows(ClientException.class, () -> CoreBrowser.open(session, temporary, null)));
+        for (ClientException e : refusals) {
+            assertEquals(ErrorCode.UNKNOWN_DESTINATION, e.code(), e.getMessage());
+            assertTrue(e.getMessage().contains("Temporary queue '" + temporary.name() + "' has been deleted by this"
+                    + " connection") && e.getMessage().contains("create a new temporary queue"), e.getMessage());
+        }
     }
 
     @Test
@@ -144,25 +174,47 @@ class CoreConnectionTest {
         assertEquals(ErrorCode.INVALID_CLIENT_ID, taken.code());
     }
 
+    /**
+     * The listener hears of the loss on a thread of its own, where it may call the connection back (here: close it,
+     * after the test has looked at the connection: it holds up no thread of the connection's).
+     */
     @Test
-    void aConnectionLostForGoodTellsItsListenerItsSessionsAndItsCallers() throws Exception {
+    void aConnectionLostForGoodTellsItsListenerOnItsOwnThreadItsSessionsAndItsCallers() throws Exception {
         CountDownLatch lost = new CountDownLatch(1);
+        CountDownLatch looked = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        List<String> listenerThread = new CopyOnWriteArrayList<>();
+        CoreConnection[] connection = new CoreConnection[1];
         CoreConnection c = connect(ReconnectPolicy.NONE, new ConnectionListener() {
             @Override
             public void lost(ClientException why) {
+                listenerThread.add(Thread.currentThread().getName());
                 lost.countDown();
+                try {
+                    if (looked.await(30, TimeUnit.SECONDS)) {
+                        connection[0].close();
+                        closed.countDown();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         });
+        connection[0] = c;
         CountingHooks hooks = new CountingHooks();
         open(c, hooks);
 
         server.stop();
         assertTrue(lost.await(10, TimeUnit.SECONDS), "the listener hears of the loss");
+        assertEquals(List.of("wharf-connection-lost"), listenerThread, "not on the connection's own thread for it");
         assertEquals(1, hooks.connectionsLost.get());
         ClientException why = assertThrows(ClientException.class, c::checkOpen);
         assertSame(c.lostCause(), why.getCause(), "said afresh on the caller's thread, the loss as its cause");
         assertTrue(why.getMessage().contains("was lost"), why.getMessage());
         assertThrows(ClientException.class, () -> c.request(rid -> new Frame.SetClientId(rid, "x"), "SET_CLIENT_ID"));
+        looked.countDown();
+        assertTrue(closed.await(10, TimeUnit.SECONDS), "the listener could not close the connection");
+        assertEquals(List.of("wharf-connection-lost"), listenerThread, "told more than once");
     }
 
     @Test

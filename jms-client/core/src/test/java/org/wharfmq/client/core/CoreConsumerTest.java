@@ -66,7 +66,7 @@ class CoreConsumerTest {
             send(session, producer, "m" + i);
         }
         // a window of 4, returned 2 at a time as they are consumed: all ten come only if the credit goes back
-        CoreConsumer consumer = consumer(session, 4, 2);
+        CoreConsumer consumer = consumer(session, 4);
         long last = 0;
         for (int i = 1; i <= 10; i++) {
             TestMessages.Received m = receive(consumer, WAIT);
@@ -92,7 +92,7 @@ class CoreConsumerTest {
         send(session, producer, "t1");
         session.settlement().commit();
 
-        CoreConsumer consumer = consumer(session, 10, 5);
+        CoreConsumer consumer = consumer(session, 10);
         TestMessages.Received first = receive(consumer, WAIT);
         assertEquals(1, first.deliveryCount);
         assertEquals("t1", first.text);
@@ -137,7 +137,7 @@ class CoreConsumerTest {
             }
         };
 
-        assertEquals("readable", consumer(session, 10, 5).receive(WAIT, false, refusing).text);
+        assertEquals("readable", consumer(session, 10).receive(WAIT, false, refusing).text);
         producer(session, QUEUE); // answered once the server has handled the REJECT before it
         LocalQueue deadLetters = server.server().queueManager().queue(SystemQueues.DEAD_LETTER_QUEUE);
         assertEquals(1, deadLetters.depth(), "the unreadable delivery is not in the dead-letter queue");
@@ -156,7 +156,7 @@ class CoreConsumerTest {
         });
         c.start();
         CoreSession session = open(c, CoreSettlement.CLIENT_ACKNOWLEDGE);
-        CoreConsumer consumer = consumer(session, 10, 5);
+        CoreConsumer consumer = consumer(session, 10);
 
         server.restart(config -> config.port(port));
         assertEquals(Reconnector.Step.DISCONNECTED, steps.poll(10, TimeUnit.SECONDS));
@@ -172,8 +172,8 @@ class CoreConsumerTest {
     }
 
     /** A consumer of {@link #QUEUE} in {@code session}, created on the server. */
-    private static CoreConsumer consumer(CoreSession session, int prefetch, int creditBatch) throws ClientException {
-        return session.createConsumer(new CoreConsumer.Spec(session.id(), QUEUE, null, prefetch, 0, null), creditBatch);
+    private static CoreConsumer consumer(CoreSession session, int prefetch) throws ClientException {
+        return session.createConsumer(new CoreConsumer.Spec(session.id(), QUEUE, null, prefetch, 0, null));
     }
 
     private static void send(CoreSession session, int producer, String text) throws ClientException {

@@ -213,7 +213,7 @@ class CoreMessageHandlerTest {
         List<String> handled = new CopyOnWriteArrayList<>();
         CoreConsumer[] consumer = new CoreConsumer[1];
         CountDownLatch closed = new CountDownLatch(1);
-        consumer[0] = session.createConsumer(new CoreConsumer.Spec(session.id(), q, null, 10, 0, null), 5);
+        consumer[0] = session.createConsumer(new CoreConsumer.Spec(session.id(), q, null, 10, 0, null));
         consumer[0].handleWith(TestMessages.RECEIVED, m -> {
             handled.add(m.text);
             session.closeConsumer(consumer[0]);
@@ -271,7 +271,7 @@ class CoreMessageHandlerTest {
     /** A consumer of {@code queue} in {@code session} (prefetch 10) that hands its messages to {@code handler}. */
     private static CoreConsumer handler(CoreSession session, WireDestination queue,
                                         MessageHandler<TestMessages.Received> handler) throws ClientException {
-        CoreConsumer consumer = session.createConsumer(new CoreConsumer.Spec(session.id(), queue, null, 10, 0, null), 5);
+        CoreConsumer consumer = session.createConsumer(new CoreConsumer.Spec(session.id(), queue, null, 10, 0, null));
         consumer.handleWith(TestMessages.RECEIVED, handler);
         return consumer;
     }
@@ -303,7 +303,7 @@ class CoreMessageHandlerTest {
      * says there is no more: each text with its delivery count.
      */
     private static Map<String, Integer> drain(CoreSession session, WireDestination queue) throws ClientException {
-        CoreConsumer consumer = session.createConsumer(new CoreConsumer.Spec(session.id(), queue, null, 10, 0, null), 5);
+        CoreConsumer consumer = session.createConsumer(new CoreConsumer.Spec(session.id(), queue, null, 10, 0, null));
         Map<String, Integer> counts = new TreeMap<>();
         for (TestMessages.Received m; (m = receiveNoWait(consumer)) != null; ) {
             assertNull(counts.put(m.text, m.deliveryCount), "delivered twice");

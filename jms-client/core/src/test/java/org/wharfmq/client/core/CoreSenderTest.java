@@ -4,7 +4,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.MemoryPolicy;
@@ -26,7 +28,9 @@ import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.wharfmq.client.core.TestSessions.receive;
@@ -44,6 +48,7 @@ class CoreSenderTest {
     private static final WireDestination QUEUE = WireDestination.queue(QUEUE_NAME);
     private static final ReconnectPolicy QUICKLY = new ReconnectPolicy(100, 20, 50);
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final long HOUR = 3_600_000;
 
     private TestServer server;
     private final List<CoreConnection> connections = new CopyOnWriteArrayList<>();
@@ -124,7 +129,7 @@ class CoreSenderTest {
         CoreConnection consuming = connect(ReconnectPolicy.NONE);
         consuming.start();
         CoreSession reader = open(consuming, CoreSettlement.AUTO_ACKNOWLEDGE);
-        CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null), 5);
+        CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null));
         for (int i = 0; i < messages; i++) {
             TestMessages.Received m = receive(consumer, WAIT_NANOS); // its credit goes back, and it is acknowledged
             assertNotNull(m, "message " + i + " never came: the sender did not go on when credit returned");
@@ -214,10 +219,72 @@ class CoreSenderTest {
         assertEquals(2, enqueued());
         CoreSession reader = open(connection, CoreSettlement.AUTO_ACKNOWLEDGE);
         connection.start();
-        CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null), 5);
+        CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null));
         assertEquals("committed", receive(consumer, WAIT_NANOS).text);
         assertEquals("the next transaction", receive(consumer, WAIT_NANOS).text);
     }
+
+    /**
+     * The core stamps each send: the connection's next message id, the time, the expiry from the time to live and the
+     * delivery time from the delay; none of the id and time when asked (what the user had set is overwritten). What
+     * went on the wire is what the message was stamped with, and the server holds the delayed one back.
+     */
+    @Test
+    void eachSendIsStampedWithAnIdTheTimeItsExpiryAndItsDeliveryTime() throws Exception {
+        startServer(config -> config);
+        CoreConnection connection = connect(ReconnectPolicy.NONE);
+        connection.start();
+        CoreSession session = open(connection, CoreSettlement.AUTO_ACKNOWLEDGE);
+        int producer = producer(session, QUEUE);
+        long before = System.currentTimeMillis();
+        WireMessage lives = TestMessages.message("lives a minute", true);
+        session.sender().send(producer, QUEUE, lives, CoreSender.WIRE_MESSAGE, true, 60_000, 0, 0, null);
+        WireMessage bare = TestMessages.message("no id, no time", true);
+        bare.messageId = "the user's";
+        bare.timestamp = 1;
+        session.sender().send(producer, QUEUE, bare, CoreSender.WIRE_MESSAGE, true, 0, 0,
+                CoreSender.NO_MESSAGE_ID | CoreSender.NO_TIMESTAMP, null);
+        WireMessage later = TestMessages.message("in an hour", true);
+        session.sender().send(producer, QUEUE, later, CoreSender.WIRE_MESSAGE, true, 0, HOUR, 0, null);
+        long after = System.currentTimeMillis();
+
+        assertNotNull(lives.messageId);
+        assertNotEquals(lives.messageId, later.messageId, "each send its own id");
+        assertTrue(lives.timestamp >= before && lives.timestamp <= after, String.valueOf(lives.timestamp));
+        assertEquals(lives.timestamp + 60_000, lives.expiration);
+        assertEquals(0, lives.deliveryTime);
+        assertNull(bare.messageId);
+        assertEquals(0, bare.timestamp);
+        assertEquals(0, bare.expiration);
+        assertEquals(later.timestamp + HOUR, later.deliveryTime);
+        assertEquals(0, later.expiration);
+
+        CoreConsumer consumer = session.createConsumer(new CoreConsumer.Spec(session.id(), QUEUE, null, 10, 0, null));
+        WireMessage first = consumer.receive(WAIT_NANOS, false, WIRE);
+        assertEquals(List.of(lives.messageId, lives.timestamp, lives.expiration),
+                List.of(first.messageId, first.timestamp, first.expiration));
+        WireMessage second = consumer.receive(WAIT_NANOS, false, WIRE);
+        assertNull(second.messageId);
+        assertEquals(0, second.timestamp);
+        assertNull(consumer.receive(0, true, WIRE), "delivered before its delivery time");
+    }
+
+    /** The message of a delivery as the protocol has it. */
+    private static final CoreConsumer.Decoder<WireMessage> WIRE = new CoreConsumer.Decoder<>() {
+        @Override
+        public WireMessage decode(Frame.Deliver delivery) {
+            return WireMessage.decode(delivery.message());
+        }
+
+        @Override
+        public String messageId(WireMessage message) {
+            return message.messageId;
+        }
+
+        @Override
+        public void markRedelivered(WireMessage message) {
+        }
+    };
 
     /** A persistent send in the session's transaction: not waited for, whatever its persistence. */
     private static void send(CoreSession session, int producer, String text) throws ClientException {

@@ -192,7 +192,7 @@ class CoreSessionCloseTest {
     // ---- helpers ----
 
     private static CoreConsumer consumer(CoreSession session) throws ClientException {
-        return session.createConsumer(new CoreConsumer.Spec(session.id(), QUEUE, null, 10, 0, null), 5);
+        return session.createConsumer(new CoreConsumer.Spec(session.id(), QUEUE, null, 10, 0, null));
     }
 
     /**

@@ -31,7 +31,7 @@ class CoreXaResourceTest extends ConnectedTest {
 
     @Test
     void aBranchsSendIsSeenOnceItIsPreparedAndCommitted() throws Exception {
-        CoreSession xaSession = new CoreSession(connection, Frame.SESSION_XA, 5, false, CoreSession.Hooks.NONE);
+        CoreSession xaSession = new CoreSession(connection, Frame.SESSION_XA, 10, false, CoreSession.Hooks.NONE);
         xaSession.open();
         CoreXaResource resource = new CoreXaResource(xaSession);
         int producer = connection.nextProducerId();
@@ -42,9 +42,9 @@ class CoreXaResourceTest extends ConnectedTest {
         TestMessages.send(xaSession, producer, QUEUE, "in the branch");
         resource.end(xid, XAResource.TMSUCCESS);
 
-        CoreSession reader = new CoreSession(connection, CoreSettlement.AUTO_ACKNOWLEDGE, 5, false, CoreSession.Hooks.NONE);
+        CoreSession reader = new CoreSession(connection, CoreSettlement.AUTO_ACKNOWLEDGE, 10, false, CoreSession.Hooks.NONE);
         reader.open();
-        CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null), 5);
+        CoreConsumer consumer = reader.createConsumer(new CoreConsumer.Spec(reader.id(), QUEUE, null, 10, 0, null));
         assertNull(consumer.takeNow(), "a send of a branch not committed was delivered");
 
         assertEquals(XAResource.XA_OK, resource.prepare(xid));

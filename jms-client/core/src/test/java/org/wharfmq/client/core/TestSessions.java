@@ -7,9 +7,9 @@ final class TestSessions {
     private TestSessions() {
     }
 
-    /** A session of {@code c} in {@code mode}, created on the server, with credit batches of 5 and no hooks. */
+    /** A session of {@code c} in {@code mode}, created on the server, with a window of 10 (credit batches of 5) and no hooks. */
     static CoreSession open(CoreConnection c, int mode) throws ClientException {
-        CoreSession session = new CoreSession(c, mode, 5, false, CoreSession.Hooks.NONE);
+        CoreSession session = new CoreSession(c, mode, 10, false, CoreSession.Hooks.NONE);
         session.open();
         return session;
     }
