@@ -216,7 +216,7 @@ public final class Driver {
      * than it does not measure nothing. It waits so at most {@code -to} seconds past {@code -sw} (an operation that
      * takes longer is a loss by then). The measured period then lasts {@code -rl} minus {@code -sw} seconds, so a
      * warm-up held by that barrier makes the run longer, not the measurement shorter. A driver that runs until stopped
-     * ({@code -rl 0}: the runner's receivers and responders) measures from its start without a warm-up.
+     * ({@code -rl 0}: the runner's receivers and responders) has no barrier: its warm-up is {@code -sw} seconds.
      */
     private Measurement measure(RunControl control) throws InterruptedException {
         control.start();
