@@ -37,6 +37,8 @@ public final class Driver {
 
     /** How long the end-of-run check waits for a stray reply that is still on its way. */
     static final long STRAY_GRACE_MILLIS = 500;
+    /** How long a driver waits for its workers to connect without one of them connecting, in seconds. */
+    static final long CONNECT_STALL_SECONDS = 120;
     /** The line a driver prints when every worker is connected; the workload runner waits for it. */
     public static final String READY_LINE = "wharf-perf: ready";
 
@@ -79,7 +81,8 @@ public final class Driver {
         }
         String clientIds = options.durable() ? "perf-" + processId + "-" + runId + "-c" : null;
         try (Provider provider = Provider.open(options);
-             SharedConnections connections = new SharedConnections(provider, options.threadsPerConnection(), clientIds);
+             SharedConnections connections = new SharedConnections(provider, options.threads(),
+                     options.threadsPerConnection(), clientIds);
              PublishWindow window = testClass == TestClass.PUBLISHER && options.flowWindow() > 0
                      ? PublishWindow.open(provider, options.destinationPrefix(), options.flowWindow(), options.progressProcesses()) : null;
              DummySubscriptions dummies = options.dummySubscriptions() > 0
@@ -96,8 +99,10 @@ public final class Driver {
                 threads.add(t);
                 t.start();
             }
-            if (!control.readyLatch().await(120, TimeUnit.SECONDS)) {
-                control.failed("driver", new IllegalStateException("workers did not connect within 120 s"));
+            long waiting = awaitConnected(control.readyLatch());
+            if (waiting > 0) {
+                control.failed("driver", new IllegalStateException(waiting + " of " + options.threads()
+                        + " workers did not connect: none connected in the last " + CONNECT_STALL_SECONDS + " s"));
             }
             Measurement m;
             SortedMap<Long, Long> perWallSecond;
@@ -129,6 +134,24 @@ public final class Driver {
         } finally {
             ready.countDown();
         }
+    }
+
+    /**
+     * Waits for the workers to connect as long as they keep connecting: thousands of rated requesters take minutes on
+     * a busy machine, so the wait is not a fixed time but ends only when none connected for
+     * {@value #CONNECT_STALL_SECONDS} s.
+     *
+     * @return the workers still not connected then, 0 when all are
+     */
+    static long awaitConnected(CountDownLatch ready) throws InterruptedException {
+        long left = ready.getCount();
+        while (!ready.await(CONNECT_STALL_SECONDS, TimeUnit.SECONDS)) {
+            if (ready.getCount() == left) {
+                return left;
+            }
+            left = ready.getCount();
+        }
+        return 0;
     }
 
     /** {@code -pc Relay}: the same measurement of the bare Netty relay's clients ({@link RelayClients}). */
@@ -186,13 +209,25 @@ public final class Driver {
     private record Measurement(long windowStartMillis, long windowEndMillis, long measured, List<Long> perSecond) {
     }
 
+    /**
+     * Runs the warm-up and the measured period. The warm-up lasts {@code -sw} seconds and, in a run of a set length
+     * ({@code -rl}), until every worker's first operation has ended, at a whole second: a cold first operation (a
+     * flow's first XML write in a JVM took seconds under load) is never in the measured period, and a run shorter
+     * than it does not measure nothing. It waits so at most {@code -to} seconds past {@code -sw} (an operation that
+     * takes longer is a loss by then). The measured period then lasts {@code -rl} minus {@code -sw} seconds, so a
+     * warm-up held by that barrier makes the run longer, not the measurement shorter. A driver that runs until stopped
+     * ({@code -rl 0}: the runner's receivers and responders) has no barrier: its warm-up is {@code -sw} seconds.
+     */
     private Measurement measure(RunControl control) throws InterruptedException {
         control.start();
         long startNanos = System.nanoTime();
         long windowStartNanos = startNanos;
         long windowStartMillis = System.currentTimeMillis();
         long windowStartCount = 0;
-        if (options.warmupSeconds() == 0) {
+        boolean bounded = options.runLengthSeconds() > 0;
+        int measuredSeconds = Math.max(0, options.runLengthSeconds() - options.warmupSeconds());
+        int measuredFrom = 0;
+        if (options.warmupSeconds() == 0 && !bounded) {
             control.startMeasuring();
         }
         List<Long> perSecond = new ArrayList<>();
@@ -208,8 +243,10 @@ public final class Driver {
             }
             if (control.measuring()) {
                 perSecond.add(now - last);
-            } else if (second >= options.warmupSeconds()) {
+            } else if (second >= options.warmupSeconds() && (!bounded || control.everyWorkerOperated()
+                    || second >= options.warmupSeconds() + options.timeoutSeconds())) {
                 control.startMeasuring();
+                measuredFrom = second;
                 windowStartNanos = System.nanoTime();
                 windowStartMillis = System.currentTimeMillis();
                 windowStartCount = now;
@@ -222,7 +259,7 @@ public final class Driver {
                 lastReported = now;
                 lastReportNanos = t;
             }
-            if (options.runLengthSeconds() > 0 && second >= options.runLengthSeconds()) {
+            if (bounded && control.measuring() && second - measuredFrom >= measuredSeconds) {
                 break;
             }
         }

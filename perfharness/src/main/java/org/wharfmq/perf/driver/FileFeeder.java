@@ -1,5 +1,6 @@
 package org.wharfmq.perf.driver;
 
+import org.wharfmq.flow.node.FileInputNode;
 import org.wharfmq.perf.flow.FileFlow;
 
 import javax.jms.JMSException;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.BitSet;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Not JMSPerfHarness's: feeds a FileInput flow (F-FILE) and takes what it produced. Each worker keeps up to
@@ -21,9 +23,13 @@ import java.util.BitSet;
  * outputs from {@code -oq} with a consumer selecting its key as correlation id. An operation is an output received;
  * its latency runs from the file's rename to its output's receipt.
  *
- * <p>Every file must come out once: an output whose number already came is a duplicate, and when none comes within
- * {@code -to} every file still outstanding is a loss (and the worker stops: its window is stuck). When the run
- * stops the worker waits for the outputs of the files it has written.
+ * <p>Every file must come out once: an output whose number already came is a duplicate. How long a file waits for
+ * its turn follows how many are in flight (every feeder's window over the node's rate: at a few syncs a second on a
+ * busy disk, tens of seconds), so the wait is not a fixed time but watches progress: a feeder waits as long as a file
+ * of its own is still in the folder and the node archives files ({@link ArchiveWatch}), and gives up only when for
+ * {@code -to} seconds no output came and either the node archived no file or none of its files was left to take. Then
+ * every file still outstanding is a loss (and the worker stops: its window is stuck). When the run stops the worker
+ * waits for the outputs of the files it has written, by the same rule.
  */
 final class FileFeeder extends Worker {
 
@@ -37,7 +43,9 @@ final class FileFeeder extends Worker {
     private final long[] writtenNanos;
     /** The numbers whose output came. */
     private final BitSet arrived = new BitSet();
+    private final long timeoutNanos;
     private Path directory;
+    private ArchiveWatch archive;
     private MessageConsumer consumer;
     private long written;
     /** The lowest number whose output has not come: every outstanding file is in [lowest, lowest + window). */
@@ -49,6 +57,7 @@ final class FileFeeder extends Worker {
         this.key = "perf-" + setup.runId() + "-" + setup.processId() + "-" + index;
         this.window = options.flowWindow() > 0 ? options.flowWindow() : DEFAULT_WINDOW;
         this.writtenNanos = new long[window];
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(receiveTimeoutMillis);
     }
 
     @Override
@@ -57,6 +66,7 @@ final class FileFeeder extends Worker {
         if (!Files.isDirectory(directory)) {
             throw new IllegalStateException("-iq " + directory + ": the flow's folder does not exist");
         }
+        archive = new ArchiveWatch(FileInputNode.directory(directory).archiveFolder());
         consumer = session.createConsumer(provider.queue(session, options.replyQueue()), "JMSCorrelationID = '" + key + "'");
     }
 
@@ -66,8 +76,8 @@ final class FileFeeder extends Worker {
             write();
         }
         if (!take()) {
-            throw new IllegalStateException("no output from F-FILE within " + options.timeoutSeconds() + " s: "
-                    + (written - arrived.cardinality()) + " file(s) of " + name + " lost");
+            throw new IllegalStateException("F-FILE stalled: " + (written - arrived.cardinality()) + " file(s) of "
+                    + name + " lost");
         }
     }
 
@@ -78,6 +88,16 @@ final class FileFeeder extends Worker {
                 return;
             }
         }
+    }
+
+    /** Whether a file of this feeder's is still in the folder, waiting for the node to take it. */
+    private boolean waitingInFolder() {
+        for (int n = arrived.nextClearBit(lowest); n < written; n = arrived.nextClearBit(n + 1)) {
+            if (Files.exists(directory.resolve(FileFlow.fileName(key, n)))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void write() {
@@ -92,15 +112,24 @@ final class FileFeeder extends Worker {
         written++;
     }
 
-    /** Takes one output; false (every outstanding file counted lost) when none comes within the timeout. */
+    /**
+     * Takes one output; false (every outstanding file counted lost) when for {@code -to} seconds none came and the
+     * node made no progress this feeder waits on: it archived no file while one of this feeder's was in the folder.
+     */
     private boolean take() throws JMSException {
-        Message output = consumer.receive(receiveTimeoutMillis);
-        if (output == null) {
-            for (int n = arrived.nextClearBit(lowest); n < written; n = arrived.nextClearBit(n + 1)) {
-                control.loss("no output within " + options.timeoutSeconds() + " s for file "
-                        + FileFlow.fileName(key, n) + " of " + name);
+        long progressNanos = System.nanoTime();
+        Message output;
+        while ((output = consumer.receive(pollMillis())) == null) {
+            if (archive.advanced() && waitingInFolder()) {
+                progressNanos = System.nanoTime();
+            } else if (System.nanoTime() - progressNanos >= timeoutNanos) {
+                String why = waitingInFolder() ? "no file archived by the node in " + options.timeoutSeconds() + " s"
+                        : "no output within " + options.timeoutSeconds() + " s of the node taking it";
+                for (int n = arrived.nextClearBit(lowest); n < written; n = arrived.nextClearBit(n + 1)) {
+                    control.loss(why + ": file " + FileFlow.fileName(key, n) + " of " + name);
+                }
+                return false;
             }
-            return false;
         }
         int number = (int) output.getLongProperty(FileFlow.NUMBER);
         if (number < 0 || number >= written) {

@@ -147,6 +147,9 @@ final class RelayClients implements AutoCloseable {
                 return;
             }
             waiting = false;
+            if (answers == 1) {
+                control.firstOperationEnded();
+            }
             if (control.measuring()) {
                 latencies.recordValue(Math.max(0, (now - sentNanos) / 1000));
             }

@@ -19,6 +19,8 @@ final class RunControl {
     private static final int MAX_REPORTED_PROBLEMS = 20;
 
     private final CountDownLatch ready;
+    /** Counted down once by each worker as its first operation ends (done or lost): the warm-up's barrier. */
+    private final CountDownLatch firstOperations;
     private final CountDownLatch start = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean measuring;
@@ -37,6 +39,7 @@ final class RunControl {
 
     RunControl(int workers) {
         this.ready = new CountDownLatch(workers);
+        this.firstOperations = new CountDownLatch(workers);
     }
 
     /** A worker has opened its resources (or failed to). */
@@ -64,6 +67,16 @@ final class RunControl {
     void stop() {
         running = false;
         start.countDown();
+    }
+
+    /** A worker's first operation has ended, done or lost (called once per worker). */
+    void firstOperationEnded() {
+        firstOperations.countDown();
+    }
+
+    /** Whether every worker's first operation has ended: the cold ones are behind the driver. */
+    boolean everyWorkerOperated() {
+        return firstOperations.getCount() == 0;
     }
 
     /** True once the warm-up is over: latencies are recorded only then. */

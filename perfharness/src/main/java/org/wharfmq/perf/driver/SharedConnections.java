@@ -2,8 +2,7 @@ package org.wharfmq.perf.driver;
 
 import javax.jms.Connection;
 import javax.jms.JMSException;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.concurrent.Semaphore;
 
 /**
  * The connections of one driver run: worker {@code i} uses connection {@code i / -sc}, so many subscribers can
@@ -11,54 +10,75 @@ import java.util.List;
  * worker has a connection of its own, as in JMSPerfHarness. For durable subscriptions each connection gets a
  * client ID unique to the process and run (JMS 1.1 needs one before a durable subscription is made).
  *
- * <p>Connections are created on first use under this object's monitor (workers start concurrently) and closed by
- * the driver once every worker has ended.
+ * <p>Connections are created on first use, each under its own slot's monitor (the workers sharing it start
+ * concurrently), at most {@value #CONNECTING_AT_ONCE} at a time: a thousand rated requesters connecting one after
+ * the other took more than 150 s on the busy machine (each connect is mostly waiting for the server's answers),
+ * and all at once they would queue their handshakes at the server past its handshake timeout. Closed by the driver
+ * once every worker has ended.
  */
 final class SharedConnections implements AutoCloseable {
+
+    /** Connections a driver process opens at the same time. */
+    static final int CONNECTING_AT_ONCE = 8;
 
     private final Provider provider;
     private final int perConnection;
     private final String clientIdPrefix;
-    private final List<Connection> connections = new ArrayList<>();
+    /** The monitor of each connection's slot, which guards {@link #connections}' element of that number. */
+    private final Object[] slots;
+    private final Connection[] connections;
+    private final Semaphore connecting = new Semaphore(CONNECTING_AT_ONCE);
 
     /**
+     * @param workers        the run's workers
      * @param clientIdPrefix client IDs are this plus the connection's number; null = no client ID
      */
-    SharedConnections(Provider provider, int perConnection, String clientIdPrefix) {
+    SharedConnections(Provider provider, int workers, int perConnection, String clientIdPrefix) {
         this.provider = provider;
         this.perConnection = perConnection;
         this.clientIdPrefix = clientIdPrefix;
+        int count = (workers + perConnection - 1) / perConnection;
+        this.slots = new Object[count];
+        this.connections = new Connection[count];
+        for (int n = 0; n < count; n++) {
+            slots[n] = new Object();
+        }
     }
 
     /** The started connection of worker {@code index}. */
-    synchronized Connection forWorker(int index) throws JMSException {
+    Connection forWorker(int index) throws JMSException {
         int n = index / perConnection;
-        while (connections.size() <= n) {
-            connections.add(null);
-        }
-        Connection c = connections.get(n);
-        if (c == null) {
-            c = provider.connect();
-            if (clientIdPrefix != null) {
-                c.setClientID(clientIdPrefix + n);
+        synchronized (slots[n]) {
+            if (connections[n] == null) {
+                connecting.acquireUninterruptibly();
+                try {
+                    Connection c = provider.connect();
+                    if (clientIdPrefix != null) {
+                        c.setClientID(clientIdPrefix + n);
+                    }
+                    c.start();
+                    connections[n] = c;
+                } finally {
+                    connecting.release();
+                }
             }
-            c.start();
-            connections.set(n, c);
+            return connections[n];
         }
-        return c;
     }
 
     @Override
-    public synchronized void close() {
-        for (Connection c : connections) {
-            if (c != null) {
-                try {
-                    c.close();
-                } catch (JMSException e) {
-                    // the run is over: a connection that will not close cleanly is dropped
+    public void close() {
+        for (int n = 0; n < slots.length; n++) {
+            synchronized (slots[n]) {
+                if (connections[n] != null) {
+                    try {
+                        connections[n].close();
+                    } catch (JMSException e) {
+                        // the run is over: a connection that will not close cleanly is dropped
+                    }
+                    connections[n] = null;
                 }
             }
         }
-        connections.clear();
     }
 }

@@ -55,10 +55,15 @@ abstract class Worker implements Runnable {
             control.workerReady();
             ready = true;
             control.awaitStart();
-            Pacer pacer = new Pacer(options.rate());
+            Pacer pacer = new Pacer(options.rate(), (double) index / options.threads());
+            boolean first = true;
             while (control.running()) {
                 pacer.pace();
                 iterate();
+                if (first) {
+                    control.firstOperationEnded();
+                    first = false;
+                }
             }
             finish();
         } catch (Exception e) {

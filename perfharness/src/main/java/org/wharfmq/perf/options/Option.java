@@ -7,7 +7,8 @@ package org.wharfmq.perf.options;
 public enum Option {
     TC("tc", "jms.r11.PutGet", "Test class: jms.r11.Requestor, Responder, Sender, Receiver, PutGet, Publisher, Subscriber."),
     NT("nt", "1", "Number of worker threads."),
-    RL("rl", "60", "Run length in seconds (0 = until stopped)."),
+    RL("rl", "60", "Run length in seconds, the warm-up included (0 = until stopped); the measured period is rl - sw "
+            + "seconds after a warm-up that also waits for every worker's first operation."),
     MS("ms", "1000", "Message size in bytes."),
     MT("mt", "text", "Message type: text or bytes."),
     MF("mf", "", "Message file: the body is this file's content (-ms is then ignored)."),

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -26,6 +27,8 @@ public final class WorkloadRunner {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    /** Clients of a step per {@link #START_TIMEOUT} the runner gives its client JVMs to connect ({@link #connectTimeout}). */
+    private static final int CLIENTS_PER_START_TIMEOUT = 500;
     /**
      * The replicated queue manager's start: three JVMs, an election and a takeover, which took two minutes on the
      * shared machine at load 40.
@@ -229,7 +232,11 @@ public final class WorkloadRunner {
                 if (server != null) {
                     cpu = new CpuSampler(serverPids, started.stream().map(Launched::pid).distinct().toList());
                 }
-                for (Launched l : started.subList(started.size() - plan.clientMeasured().size(), started.size())) {
+                List<Launched> measured = started.subList(started.size() - plan.clientMeasured().size(), started.size());
+                for (Launched l : measured) { // the run's clock starts once its clients have connected
+                    awaitConnected(l, connectTimeout(clients));
+                }
+                for (Launched l : measured) {
                     l.awaitExit(runTimeout);
                 }
                 for (String id : plan.hostedMeasuredIds()) {
@@ -277,6 +284,28 @@ public final class WorkloadRunner {
         } finally {
             for (Launched l : started) {
                 l.close();
+            }
+        }
+    }
+
+    /**
+     * How long the runner waits for a measured client JVM to connect its clients: {@link #START_TIMEOUT} and as much
+     * again per {@value #CLIENTS_PER_START_TIMEOUT} clients of the step (RR-RATED's thousands of connections take
+     * minutes on a busy machine). A backstop: the driver gives up by itself when its clients stop connecting.
+     */
+    static Duration connectTimeout(int clients) {
+        return START_TIMEOUT.multipliedBy(1 + clients / CLIENTS_PER_START_TIMEOUT);
+    }
+
+    /** Waits for a client JVM's ready line; one that ended without it is left to its result to explain. */
+    private static void awaitConnected(Launched l, Duration timeout) throws TimeoutException, InterruptedException {
+        try {
+            l.awaitLine(org.wharfmq.perf.driver.Driver.READY_LINE, timeout);
+        } catch (TimeoutException notConnected) {
+            try {
+                l.awaitExit(Duration.ZERO); // ended: its result, or the lack of one, says why
+            } catch (TimeoutException stillRunning) {
+                throw notConnected;
             }
         }
     }
