@@ -69,6 +69,12 @@ final class JournalStateMachine extends BaseStateMachine {
         return CompletableFuture.completedFuture(Message.valueOf(settings.encode()));
     }
 
+    /** The settings do not depend on what was applied: answered at once, also before anything was. */
+    @Override
+    public CompletableFuture<Message> queryStale(Message request, long minIndex) {
+        return query(request);
+    }
+
     /**
      * Ratis: an entry that is not a batch was applied (each leader's first entry, a change of members): a batch of
      * an earlier term still being joined was left unfinished by its appender.
@@ -100,9 +106,15 @@ final class JournalStateMachine extends BaseStateMachine {
         });
     }
 
-    /** Before the leader installs a snapshot here: Ratis checks that the state machine is PAUSED. */
+    /**
+     * Before the leader installs a snapshot here: Ratis checks that the state machine is PAUSED. Called again for
+     * each further part of a snapshot larger than one install request (16 MiB): paused already, it stays so.
+     */
     @Override
     public void pause() {
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            return;
+        }
         getLifeCycle().transition(LifeCycle.State.PAUSING);
         getLifeCycle().transition(LifeCycle.State.PAUSED);
     }

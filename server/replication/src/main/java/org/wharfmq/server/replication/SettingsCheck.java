@@ -7,6 +7,7 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -69,8 +70,18 @@ final class SettingsCheck {
                 .setRetryPolicy(RetryPolicies.noRetry())
                 .build()) {
             Map<String, CompletableFuture<RaftClientReply>> answers = new LinkedHashMap<>();
+            long callId = 0;
             for (String id : others.keySet()) {
-                answers.put(id, client.async().sendStaleRead(Message.EMPTY, 0, RaftPeerId.valueOf(id)));
+                // straight to the member's RPC: the client's ordered path logs every member not running as SEVERE
+                RaftClientRequest ask = RaftClientRequest.newBuilder()
+                        .setClientId(client.getId())
+                        .setServerId(RaftPeerId.valueOf(id))
+                        .setGroupId(groupId)
+                        .setCallId(++callId)
+                        .setMessage(Message.EMPTY)
+                        .setType(RaftClientRequest.staleReadRequestType(-1)) // also before its first commit
+                        .build();
+                answers.put(id, client.getClientRpc().sendRequestAsyncUnordered(ask));
             }
             long deadline = System.nanoTime() + timeout.toNanos();
             for (Map.Entry<String, CompletableFuture<RaftClientReply>> answer : answers.entrySet()) {
