@@ -132,7 +132,7 @@ class ReplicatedLogTest {
         assertInstanceOf(IllegalArgumentException.class, tooLarge.getCause());
         assertTrue(tooLarge.getCause().getMessage().contains("the limit is " + Trio.MAX_BATCH_BYTES + " bytes"),
                 tooLarge.getCause().getMessage());
-        // the largest (ten times what one entry carries, Ratis's limits at their defaults) reaches every member
+        // the largest (six entries' worth, Ratis's limits at their defaults) reaches every member
         // whole, in pieces of one entry each, and counts as one batch
         int follower = (active + 1) % 3;
         long applied = trio.log(follower).batchesApplied();
@@ -160,7 +160,7 @@ class ReplicatedLogTest {
         long dropped = trio.log(follower).batchesDropped();
         String batch = "M".repeat(Trio.MAX_BATCH_BYTES - 20) + "-" + sent.size();
         // the active member stops (fail-stop) as it applies the first piece, committed: it never sees that piece's
-        // commit, so it appends no more than the pieces in flight (four of ten)
+        // commit, so it appends no more than the pieces in flight (four of six)
         trio.sink(active).failAtNextPiece();
         CompletableFuture<Long> cut = trio.log(active).append(bytes(batch));
         Trio.await("the active member to stop", () -> trio.log(active).status().role().equals("CLOSED"));

@@ -25,10 +25,10 @@ final class Trio implements AutoCloseable {
     /** Generous: the build machine is shared and loaded. */
     static final Duration WAIT = Duration.ofSeconds(30);
     /**
-     * The members' settings: messages of up to 40 MiB, ten times the most one log entry carries (4 MiB), so that a
-     * batch of the largest has more pieces than the active member has uncommitted at once.
+     * The members' settings: messages of up to 20 MiB, five times the most one log entry carries (4 MiB), so that a
+     * batch of the largest has more pieces (six) than the active member has uncommitted at once (four).
      */
-    static final GroupSettings SETTINGS = GroupSettings.of("TEST", 40 << 20);
+    static final GroupSettings SETTINGS = GroupSettings.of("TEST", 20 << 20);
     /** The largest batch the members take: a record of the largest message, appended in pieces. */
     static final int MAX_BATCH_BYTES = ReplicationConfiguration.maxRecordBytes(SETTINGS.maxMessageLength());
 
