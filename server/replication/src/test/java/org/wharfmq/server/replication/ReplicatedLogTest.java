@@ -44,7 +44,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>One group for the whole class, the cases in order (each leaves all three running, but the last), and
  * {@link #sent} the batches committed so far: starting a group and electing its first leader is most of the cost
- * (seconds on a loaded machine), so it is paid once. Tagged slow (20 to 40 s): {@code -Pquick} leaves it out.
+ * (seconds on a loaded machine), so it is paid once. Tagged slow (120 to 170 s at load 50 to 60, the batches in
+ * pieces and the restarts most of it): {@code -Pquick} leaves it out.
  */
 @Tag("slow")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
