@@ -8,21 +8,27 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * One Raft log entry: one group-commit batch of journal records, with the id of the member that appended it, or
+ * (format {@link #CHUNK}) a piece of a batch too large for one entry (a large message's record), or
  * (format {@link #FILE}) the whole new version of a file the queue manager keeps beside its journal (the definitions
  * made at run time, {@code queues.def}).
  *
  * <pre>
  * u8 format (1) | u8 n | n bytes: origin member id (UTF-8) | the batch's records, as the journal writer gives them
  * u8 format (2) | u8 n | n bytes: origin member id (UTF-8) | u8 m | m bytes: the file's name | the file's content
+ * u8 format (3) | u8 n | n bytes: origin member id (UTF-8) | i32 the batch's length | i32 this piece's offset in it
+ *               | the piece's bytes
  * </pre>
  *
- * The records and the file are opaque here; the sink reads them.
+ * The records and the file are opaque here; the sink reads them. A batch's pieces are consecutive entries of one term,
+ * offsets from 0 up; {@link ChunkJoiner} puts them together again.
  */
 final class BatchEntry {
 
     static final byte FORMAT = 1;
     /** An entry holding a file beside the journal. */
     static final byte FILE = 2;
+    /** An entry holding a piece of a batch. */
+    static final byte CHUNK = 3;
 
     private BatchEntry() {
     }
@@ -55,6 +61,42 @@ final class BatchEntry {
         return ByteString.copyFrom(header).concat(ByteString.copyFrom(content));
     }
 
+    /**
+     * A piece of a batch appended by {@code origin}: {@code piece}, at {@code offset} of the batch's {@code total}
+     * bytes, without copying it (it must not change until committed).
+     */
+    static ByteString chunk(String origin, int total, int offset, ByteBuffer piece) {
+        byte[] id = origin.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer header = ByteBuffer.allocate(2 + id.length + 8);
+        header.put(CHUNK).put((byte) id.length).put(id).putInt(total).putInt(offset);
+        return ByteString.copyFrom(header.array()).concat(UnsafeByteOperations.unsafeWrap(piece.slice()));
+    }
+
+    /** Whether {@code entry} holds a piece of a batch. */
+    static boolean isChunk(ByteString entry) {
+        return entry.size() >= 2 && entry.byteAt(0) == CHUNK;
+    }
+
+    /** A piece's batch length. */
+    static int chunkTotal(ByteString entry) {
+        return intAt(entry, 2 + (entry.byteAt(1) & 0xFF));
+    }
+
+    /** A piece's offset in its batch. */
+    static int chunkOffset(ByteString entry) {
+        return intAt(entry, 6 + (entry.byteAt(1) & 0xFF));
+    }
+
+    /** A piece's bytes, read-only. */
+    static ByteBuffer chunkBytes(ByteString entry) {
+        return entry.substring(10 + (entry.byteAt(1) & 0xFF)).asReadOnlyByteBuffer();
+    }
+
+    private static int intAt(ByteString entry, int at) {
+        return (entry.byteAt(at) & 0xFF) << 24 | (entry.byteAt(at + 1) & 0xFF) << 16
+                | (entry.byteAt(at + 2) & 0xFF) << 8 | entry.byteAt(at + 3) & 0xFF;
+    }
+
     /** Whether {@code entry} holds a file rather than journal records. */
     static boolean isFile(ByteString entry) {
         return entry.size() >= 2 && entry.byteAt(0) == FILE;
@@ -74,7 +116,7 @@ final class BatchEntry {
 
     /** The origin member id of an entry. */
     static String origin(ByteString entry) {
-        if (isFile(entry)) {
+        if (isFile(entry) || isChunk(entry)) {
             return entry.substring(2, 2 + (entry.byteAt(1) & 0xFF)).toString(StandardCharsets.UTF_8);
         }
         checkFormat(entry);

@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,11 +33,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The replicated log's Ratis state machine: each committed entry is one batch of journal records, or a file kept
- * beside the journal ({@link BatchEntry}), handed to the member's {@link ReplicaSink} in log order. A snapshot is the sink's state,
+ * The replicated log's Ratis state machine: each committed entry is one batch of journal records, a piece of a batch
+ * too large for one entry (joined by {@link ChunkJoiner}: the sink gets the batch whole, at its last piece's index, or
+ * never), or a file kept beside the journal ({@link BatchEntry}), handed to the member's {@link ReplicaSink} in log
+ * order. A snapshot is the sink's state,
  * in one file named by the term and index of the last batch applied (Ratis's {@link SimpleStateMachineStorage});
  * the leader sends it to a member whose log is too far behind (a new or wiped member), which loads it in place of
- * its state and applies the log from there.
+ * its state and applies the log from there. A snapshot is never taken inside a batch of several entries.
  *
  * <p>Ratis calls {@link #applyTransaction}, {@link #takeSnapshot} and {@link #reinitialize} on one thread, its
  * state machine updater, so the sink is never applied to while a snapshot is written.
@@ -49,10 +52,37 @@ final class JournalStateMachine extends BaseStateMachine {
     private final ReplicaSink sink;
     private final ActiveListener listener;
     private final AtomicLong batchesApplied = new AtomicLong();
+    private final ChunkJoiner joiner;
+    /** This member's settings that every member must share, answered to a member that asks ({@link #query}). */
+    private final GroupSettings settings;
 
-    JournalStateMachine(ReplicaSink sink, ActiveListener listener) {
+    JournalStateMachine(ReplicaSink sink, ActiveListener listener, ChunkJoiner joiner, GroupSettings settings) {
         this.sink = sink;
         this.listener = listener;
+        this.joiner = joiner;
+        this.settings = settings;
+    }
+
+    /** Another member asks for this one's settings (at its start): they must be the same. */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        return CompletableFuture.completedFuture(Message.valueOf(settings.encode()));
+    }
+
+    /** The settings do not depend on what was applied: answered at once, also before anything was. */
+    @Override
+    public CompletableFuture<Message> queryStale(Message request, long minIndex) {
+        return query(request);
+    }
+
+    /**
+     * Ratis: an entry that is not a batch was applied (each leader's first entry, a change of members): a batch of
+     * an earlier term still being joined was left unfinished by its appender.
+     */
+    @Override
+    public void notifyTermIndexUpdated(long term, long index) {
+        joiner.newTerm(term);
+        super.notifyTermIndexUpdated(term, index);
     }
 
     /** Ratis: this member leads and has applied its term's first entry. */
@@ -76,9 +106,15 @@ final class JournalStateMachine extends BaseStateMachine {
         });
     }
 
-    /** Before the leader installs a snapshot here: Ratis checks that the state machine is PAUSED. */
+    /**
+     * Before the leader installs a snapshot here: Ratis checks that the state machine is PAUSED. Called again for
+     * each further part of a snapshot larger than one install request (16 MiB): paused already, it stays so.
+     */
     @Override
     public void pause() {
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            return;
+        }
         getLifeCycle().transition(LifeCycle.State.PAUSING);
         getLifeCycle().transition(LifeCycle.State.PAUSED);
     }
@@ -86,6 +122,7 @@ final class JournalStateMachine extends BaseStateMachine {
     /** After the leader installed a snapshot here: the sink's state becomes the snapshot's. */
     @Override
     public void reinitialize() throws IOException {
+        joiner.reset();
         load(storage.loadLatestSnapshot());
         if (getLifeCycleState() == LifeCycle.State.PAUSED) {
             getLifeCycle().transition(LifeCycle.State.STARTING);
@@ -120,11 +157,22 @@ final class JournalStateMachine extends BaseStateMachine {
         LogEntryProto entry = trx.getLogEntry();
         ByteString data = entry.getStateMachineLogEntry().getLogData();
         boolean file = BatchEntry.isFile(data);
+        boolean batch = !file;
         try {
             if (file) {
                 sink.applyFile(entry.getIndex(), BatchEntry.origin(data), BatchEntry.fileName(data),
                         BatchEntry.fileContent(data));
+            } else if (BatchEntry.isChunk(data)) {
+                String origin = BatchEntry.origin(data);
+                batch = joiner.offer(entry.getTerm(), origin, data, sink.takes(origin));
+                if (batch) {
+                    ByteBuffer records = joiner.take();
+                    if (records != null) {
+                        sink.apply(entry.getIndex(), origin, records);
+                    }
+                }
             } else {
+                joiner.interrupt();
                 sink.apply(entry.getIndex(), BatchEntry.origin(data), BatchEntry.records(data));
             }
         } catch (IOException e) {
@@ -134,7 +182,7 @@ final class JournalStateMachine extends BaseStateMachine {
         // which would leave a gap in this member's journal; a throw stops its state machine updater and closes the
         // member (fail-stop), and the other two go on. Restarted, it applies the log again from its latest snapshot.
         updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
-        if (!file) {
+        if (batch) {
             batchesApplied.incrementAndGet();
         }
         return CompletableFuture.completedFuture(Message.EMPTY);
@@ -150,6 +198,10 @@ final class JournalStateMachine extends BaseStateMachine {
         if (last == null || last.getIndex() < 0) {
             return -1;
         }
+        if (joiner.pending()) {
+            // never inside a batch of several entries: a member loading the snapshot would get its later pieces only
+            return latestSnapshotIndex();
+        }
         File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
         Path tmp = file.toPath().resolveSibling(file.getName() + ".writing");
         boolean written;
@@ -158,8 +210,7 @@ final class JournalStateMachine extends BaseStateMachine {
         }
         if (!written) {
             Files.delete(tmp);
-            SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
-            return latest == null ? -1 : latest.getIndex();
+            return latestSnapshotIndex();
         }
         try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
             channel.force(true);
@@ -168,6 +219,16 @@ final class JournalStateMachine extends BaseStateMachine {
         FileInfo info = new FileInfo(file.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(file));
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(info, last));
         return last.getIndex();
+    }
+
+    private long latestSnapshotIndex() {
+        SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
+        return latest == null ? -1 : latest.getIndex();
+    }
+
+    /** The joiner of batches in pieces. */
+    ChunkJoiner joiner() {
+        return joiner;
     }
 
     /** Batches applied to the sink since this state machine was made. */

@@ -28,6 +28,15 @@ public interface ReplicaSink {
     void apply(long index, String origin, ByteBuffer records) throws IOException;
 
     /**
+     * Whether the batches appended by {@code origin} are applied here now: false where {@link #apply} would ignore
+     * them (the active member's own, which its journal writer wrote already). The log then does not join a batch
+     * that came in pieces (a large message's record) for nothing, and does not call {@link #apply} with it.
+     */
+    default boolean takes(String origin) {
+        return true;
+    }
+
+    /**
      * Applies the new version of a file the queue manager keeps beside its journal (the definitions made at run time):
      * the whole file, replacing the one before.
      *

@@ -78,8 +78,8 @@ public final class ReplicatedLog implements AutoCloseable {
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final ByteString header;
-    /** The largest entry this member appends (and reads: {@link #properties}). */
-    private final int maxEntryBytes;
+    /** The largest batch this member appends (and takes from the others: {@link ChunkJoiner}). */
+    private final int maxBatchBytes;
     /** Submits appends to Ratis, one at a time in the order appended. */
     private final ExecutorService submitter = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "wharf-replication-submit");
@@ -88,26 +88,31 @@ public final class ReplicatedLog implements AutoCloseable {
     });
 
     private ReplicatedLog(Membership membership, Member self, RaftServer server, RaftGroupId groupId,
-                          JournalStateMachine stateMachine, int maxEntryBytes) {
+                          JournalStateMachine stateMachine, int maxBatchBytes) {
         this.membership = membership;
         this.self = self;
         this.server = server;
         this.groupId = groupId;
         this.stateMachine = stateMachine;
         this.header = BatchEntry.header(self.id());
-        this.maxEntryBytes = maxEntryBytes;
+        this.maxBatchBytes = maxBatchBytes;
     }
 
     /**
      * Starts member {@code selfId} of {@code membership}: its replication listener on its address, its Raft log in
      * its data directory (made on first start, recovered afterwards), every connection from and to the others
      * over mutual TLS with {@code tls}. The members elect a leader once two of them run; {@code listener} hears when
-     * this member becomes and stops being the active one. Its entries are at most {@code maxEntryBytes}
-     * ({@link ReplicationConfiguration#maxEntryBytes}), which must be the same on every member.
+     * this member becomes and stops being the active one. Its {@code settings} must be every member's: compared at
+     * once with those of the members that run ({@link SettingsCheck}), and the start refused, the member stopped,
+     * when one differs. A batch is at most {@link ReplicationConfiguration#maxRecordBytes} of their
+     * {@code maxMessageLength}.
+     *
+     * @throws IllegalArgumentException when a running member's settings differ, naming both values and the fix
      */
     public static ReplicatedLog start(Membership membership, String selfId, MemberTls tls, ReplicaSink sink,
                                       ActiveListener listener, ReplicationConfiguration.Timings timings,
-                                      int maxEntryBytes) throws IOException {
+                                      GroupSettings settings) throws IOException {
+        int maxBatchBytes = ReplicationConfiguration.maxRecordBytes(settings.maxMessageLength());
         Member self = membership.member(selfId);
         RaftGroupId groupId = RaftGroupId.valueOf(membership.groupUuid());
         List<RaftPeer> peers = membership.members().stream()
@@ -118,12 +123,14 @@ public final class ReplicatedLog implements AutoCloseable {
         boolean existing = Files.isDirectory(directory.resolve(groupId.getUuid().toString()));
         Files.createDirectories(directory);
 
-        JournalStateMachine stateMachine = new JournalStateMachine(sink, listener);
+        ChunkJoiner joiner = new ChunkJoiner(self.id(), maxBatchBytes, "maxMessageLength "
+                + settings.maxMessageLength() + " and " + ReplicationConfiguration.RECORD_ROOM + " bytes of record");
+        JournalStateMachine stateMachine = new JournalStateMachine(sink, listener, joiner, settings);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)
                 .setStateMachine(stateMachine)
-                .setProperties(properties(self, directory, timings, maxEntryBytes))
+                .setProperties(properties(self, directory, timings))
                 .setParameters(parameters(tls))
                 .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
@@ -131,10 +138,16 @@ public final class ReplicatedLog implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self.id() + " of group '" + membership.group()
                 + "' listens on " + self.address() + " (" + (existing ? "log recovered" : "new log") + " in "
                 + directory + ")");
-        ReplicatedLog log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxEntryBytes);
+        ReplicatedLog log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxBatchBytes);
         Map<String, String> listed = new TreeMap<>();
         membership.members().forEach(m -> listed.put(m.id(), m.address()));
         Map<String, String> logged = log.members();
+        List<String> differ = SettingsCheck.compare(membership.group(), groupId, self.id(), settings,
+                logged.isEmpty() ? listed : logged, parameters(tls), ReplicationConfiguration.SETTINGS_CHECK_TIMEOUT);
+        if (!differ.isEmpty()) {
+            log.close();
+            throw new IllegalArgumentException(String.join(" ", differ));
+        }
         if (existing && !logged.isEmpty() && !logged.equals(listed)) {
             // the log's configuration is the group's (a member added or removed at run time): the block only founds one
             LOG.log(System.Logger.Level.WARNING, () -> "Replication member " + self.id() + " of group '"
@@ -153,15 +166,11 @@ public final class ReplicatedLog implements AutoCloseable {
     }
 
     /**
-     * Ratis's settings. Its limits are raised to carry an entry of {@code maxEntryBytes} (a message's record does not
-     * fit Ratis's 4 MB default): the appender's buffer (the largest entry appended, sent and read back from the log
-     * file), the log's write buffer (direct memory of that size, held for the member's life), the gRPC message (2 MiB
-     * above the appender's; Ratis requires 1 MB), the bytes of pending appends and of the log writer's queue (64 MB
-     * by default: a 100 MiB entry was refused there, and its leader stepped down) and the time a follower has to answer
-     * an append; never below Ratis's defaults.
+     * Ratis's settings. Its limits stay Ratis's defaults (an entry of 4 MiB at most, {@link
+     * ReplicationConfiguration#MAX_BATCH_BYTES}; 64 MiB of pending appends; an append answered within 3 s), whatever
+     * {@code maxMessageLength}: a larger record travels in pieces.
      */
-    private static RaftProperties properties(Member self, Path directory, ReplicationConfiguration.Timings timings,
-                                             int maxEntryBytes) {
+    private static RaftProperties properties(Member self, Path directory, ReplicationConfiguration.Timings timings) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
         GrpcConfigKeys.Server.setHost(p, self.host());
@@ -175,22 +184,6 @@ public final class ReplicatedLog implements AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, timings.snapshotEveryBatches()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(timings.logSegmentBytes()));
-        long entry = Math.max(RaftServerConfigKeys.Log.Appender.BUFFER_BYTE_LIMIT_DEFAULT.getSize(),
-                (long) maxEntryBytes + ReplicationConfiguration.ENTRY_ROOM);
-        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(entry));
-        RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(
-                Math.max(RaftServerConfigKeys.Log.WRITE_BUFFER_SIZE_DEFAULT.getSize(), entry + 8)));
-        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(
-                Math.max(GrpcConfigKeys.MESSAGE_SIZE_MAX_DEFAULT.getSize(), entry + (2 << 20))));
-        // an append to a follower not answered within this is sent again, whole: give the largest entry time to cross
-        long entryMillis = entry / ReplicationConfiguration.SLOWEST_MEMBER_BYTES_PER_SECOND * 1000;
-        RaftServerConfigKeys.Rpc.setRequestTimeout(p, millis(Math.max(
-                RaftServerConfigKeys.Rpc.REQUEST_TIMEOUT_DEFAULT.toLong(TimeUnit.MILLISECONDS), entryMillis)));
-        // the appends waiting for their commit, and the entries waiting for the log's writer: room for two of the largest
-        SizeInBytes pending = SizeInBytes.valueOf(Math.min(Integer.MAX_VALUE,
-                Math.max(RaftServerConfigKeys.Write.BYTE_LIMIT_DEFAULT.getSize(), 2 * entry)));
-        RaftServerConfigKeys.Write.setByteLimit(p, pending);
-        RaftServerConfigKeys.Log.setQueueByteLimit(p, pending);
         return p;
     }
 
@@ -199,30 +192,77 @@ public final class ReplicatedLog implements AutoCloseable {
     }
 
     /**
-     * Appends one group-commit batch of journal records: one Raft log entry. The future completes with the entry's
-     * log index once a majority has it on disk and this member has applied it, or fails with
-     * {@link NotActiveException} when this member is not, or stops being, the active one, or at once with an
-     * {@link IllegalArgumentException} when it holds more than the log's largest entry.
+     * Appends one group-commit batch of journal records: one Raft log entry, or, above
+     * {@link ReplicationConfiguration#MAX_BATCH_BYTES} (a large message's record), consecutive entries of pieces of
+     * it ({@link #appendPieces}). The future completes with the (last) entry's log index once a majority has it on
+     * disk and this member has applied it, or fails with {@link NotActiveException} when this member is not, or stops
+     * being, the active one, or at once with an {@link IllegalArgumentException} when it holds more than the largest
+     * batch ({@link ReplicationConfiguration#maxRecordBytes}).
      * {@code records} is not copied: its bytes must not change until the future completes.
      */
     public CompletableFuture<Long> append(ByteBuffer records) {
-        if (records.remaining() > maxEntryBytes) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("A batch of " + records.remaining()
-                    + " bytes cannot be replicated as one entry: the limit is " + maxEntryBytes + " bytes "
-                    + "(ReplicationConfiguration.maxEntryBytes of maxMessageLength). Append it in several batches."));
+        if (records.remaining() > ReplicationConfiguration.MAX_BATCH_BYTES) {
+            return appendPieces(records);
         }
-        RaftClientRequest request = RaftClientRequest.newBuilder()
-                .setClientId(clientId)
-                .setServerId(server.getId())
-                .setGroupId(groupId)
-                .setCallId(callIds.incrementAndGet())
-                .setMessage(Message.valueOf(BatchEntry.encode(header, records)))
-                .setType(RaftClientRequest.writeRequestType())
-                .build();
+        RaftClientRequest request = writeRequest(BatchEntry.encode(header, records));
         // Ratis's submit waits for its own client executor to take the request (a thread hand-off, milliseconds on a
         // busy machine): on this member's submitting thread, so the journal writer that calls here never waits
         return CompletableFuture.supplyAsync(() -> submit(request), submitter).thenCompose(reply -> reply)
                 .thenApply(this::committed);
+    }
+
+    /**
+     * Appends a batch larger than one entry carries, in pieces of {@link ReplicationConfiguration#MAX_BATCH_BYTES}:
+     * consecutive entries (nothing else of the journal's is submitted meanwhile), of which the members apply nothing
+     * until they have the last ({@link ChunkJoiner}). The future completes when every piece is committed, or fails
+     * with the first failure (the pieces after it are not appended, and the members drop those before).
+     */
+    private CompletableFuture<Long> appendPieces(ByteBuffer records) {
+        if (records.remaining() > maxBatchBytes) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("A batch of " + records.remaining()
+                    + " bytes cannot be replicated: the limit is " + maxBatchBytes + " bytes (a record of "
+                    + "maxMessageLength, ReplicationConfiguration.maxRecordBytes)."));
+        }
+        ByteBuffer batch = records.slice();
+        return CompletableFuture.supplyAsync(() -> submitPieces(batch), submitter).thenCompose(pieces -> pieces);
+    }
+
+    /**
+     * On the submitting thread: each piece of {@code batch} handed to Ratis once the piece {@link
+     * ReplicationConfiguration#PIECES_IN_FLIGHT} before it is committed, so a record of any size stays within Ratis's
+     * limits on pending appends. The thread waits meanwhile: the journal's next batches come after the record anyway.
+     */
+    private CompletableFuture<Long> submitPieces(ByteBuffer batch) {
+        int total = batch.remaining();
+        int size = ReplicationConfiguration.MAX_BATCH_BYTES;
+        List<CompletableFuture<Long>> pieces = new java.util.ArrayList<>(total / size + 1);
+        for (int offset = 0; offset < total; offset += size) {
+            if (pieces.size() >= ReplicationConfiguration.PIECES_IN_FLIGHT) {
+                CompletableFuture<Long> oldest = pieces.get(pieces.size() - ReplicationConfiguration.PIECES_IN_FLIGHT);
+                try {
+                    oldest.join();
+                } catch (RuntimeException failed) {
+                    break; // the batch fails with it (below); the members drop the pieces appended
+                }
+            }
+            ByteBuffer piece = batch.slice(offset, Math.min(size, total - offset));
+            pieces.add(submit(writeRequest(BatchEntry.chunk(self.id(), total, offset, piece)))
+                    .thenApply(this::committed));
+        }
+        CompletableFuture<Long> last = pieces.get(pieces.size() - 1);
+        return CompletableFuture.allOf(pieces.toArray(CompletableFuture[]::new)).thenCompose(all -> last);
+    }
+
+    /** A write request carrying {@code entry}: one log entry. */
+    private RaftClientRequest writeRequest(ByteString entry) {
+        return RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(server.getId())
+                .setGroupId(groupId)
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(Message.valueOf(entry))
+                .setType(RaftClientRequest.writeRequestType())
+                .build();
     }
 
     /**
@@ -231,20 +271,12 @@ public final class ReplicatedLog implements AutoCloseable {
      * future completes as {@link #append}'s does.
      */
     public CompletableFuture<Long> appendFile(String name, byte[] content) {
-        if (content.length > maxEntryBytes) {
+        if (content.length > ReplicationConfiguration.MAX_BATCH_BYTES) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("File " + name + " is "
-                    + content.length + " bytes, more than one replicated log entry carries (" + maxEntryBytes
-                    + " bytes)."));
+                    + content.length + " bytes, more than one replicated log entry carries ("
+                    + ReplicationConfiguration.MAX_BATCH_BYTES + " bytes)."));
         }
-        RaftClientRequest request = RaftClientRequest.newBuilder()
-                .setClientId(clientId)
-                .setServerId(server.getId())
-                .setGroupId(groupId)
-                .setCallId(callIds.incrementAndGet())
-                .setMessage(Message.valueOf(BatchEntry.file(self.id(), name, content)))
-                .setType(RaftClientRequest.writeRequestType())
-                .build();
-        return submit(request).thenApply(this::committed);
+        return submit(writeRequest(BatchEntry.file(self.id(), name, content))).thenApply(this::committed);
     }
 
     /**
@@ -421,9 +453,19 @@ public final class ReplicatedLog implements AutoCloseable {
         return info == null ? -1 : info.getLastAppliedIndex();
     }
 
-    /** Batches applied to the sink since this member started. */
+    /** Batches applied to the sink since this member started (a batch in pieces counting once, at its last). */
     public long batchesApplied() {
         return stateMachine.batchesApplied();
+    }
+
+    /** The bytes of a batch in pieces this member has taken so far and not applied yet (0 when none). */
+    public int joiningBytes() {
+        return stateMachine.joiner().pendingBytes();
+    }
+
+    /** Batches in pieces this member dropped unfinished (their appender lost the leadership or failed). */
+    public long batchesDropped() {
+        return stateMachine.joiner().dropped();
     }
 
     /** The first index this member's log still holds: above 0 once a snapshot let it purge the entries before. */

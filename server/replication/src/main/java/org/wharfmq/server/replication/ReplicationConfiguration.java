@@ -16,26 +16,27 @@ public final class ReplicationConfiguration {
     /** A snapshot of the sink is taken every this many applied batches; the log before it is then purged. */
     public static final long SNAPSHOT_EVERY_BATCHES = 100_000;
     /**
-     * Where a journal batch is cut into entries (between records): a batch larger than this goes in several entries,
-     * so that the entries of small messages stay small (Ratis's appender sends a follower up to one entry limit at
-     * once, and holds it in memory). The rest of 4 MiB is room for the entry's own fields.
+     * The most journal bytes one log entry carries, so that every entry fits Ratis's default limits (its appender's
+     * buffer and largest log record, 4 MiB; the rest of 4 MiB is room for the entry's own fields): a batch is cut
+     * into entries of at most this between records, and a larger record (a large message's) goes in pieces of this
+     * size, which the members join again before they apply it ({@link ChunkJoiner}).
      */
     public static final int MAX_BATCH_BYTES = (4 << 20) - (4 << 10);
-    /** Room in an entry, beyond {@code maxMessageLength}, for the fields of the message's journal record. */
-    public static final int RECORD_ROOM = 64 << 10;
-    /** Room in a Ratis log entry, beyond its data, for the entry's own fields (term, index, client and call ids). */
-    public static final int ENTRY_ROOM = 4 << 10;
     /**
-     * The largest {@code maxMessageLength} a replicated queue manager takes: each member holds a log write buffer of
-     * the largest entry (direct memory), and Ratis sizes its buffers and gRPC messages in {@code int}s.
+     * The pieces of one large record the active member has handed to Ratis and not yet seen committed: the next waits
+     * for the oldest's commit, so a record of any size keeps at most this many pieces (16 MiB) in Ratis's queues,
+     * within its default limits (64 MiB of pending appends).
+     */
+    public static final int PIECES_IN_FLIGHT = 4;
+    /** Room in a record, beyond {@code maxMessageLength}, for the fields of the message's journal record. */
+    public static final int RECORD_ROOM = 64 << 10;
+    /**
+     * The largest {@code maxMessageLength} a replicated queue manager takes: each member joins a large record's
+     * pieces on its heap, in one array.
      */
     public static final int MAX_MESSAGE_LENGTH = 1 << 30;
-    /**
-     * The slowest a member is assumed to take in an entry (TLS, its log's force): an append to a follower waits for
-     * its answer at least as long as the largest entry takes at this rate (Ratis's 3 s otherwise), then sends it
-     * again. A 100 MiB message's entry is given 12.5 s.
-     */
-    public static final long SLOWEST_MEMBER_BYTES_PER_SECOND = 8L << 20;
+    /** How long a starting member waits for the others' settings ({@link SettingsCheck}). */
+    public static final Duration SETTINGS_CHECK_TIMEOUT = Duration.ofSeconds(3);
     /**
      * How long a change that the whole group must have (a definition made at run time, a switchover) waits for the
      * group's answer before it is reported as failed.
@@ -53,17 +54,16 @@ public final class ReplicationConfiguration {
     }
 
     /**
-     * The largest log entry of a queue manager whose messages are at most {@code maxMessageLength} bytes: one
-     * message's journal record goes in one entry (a batch is cut between records, never inside one), so a record of
-     * the largest message must fit. Never less than {@link #MAX_BATCH_BYTES}. Every member of a group must use the
-     * same (the same {@code maxMessageLength}): a member reads entries only up to its own limit.
+     * The largest batch a member of a queue manager whose messages are at most {@code maxMessageLength} bytes takes
+     * from the log: the journal record of its largest message. Every member of a group must use the same
+     * ({@link SettingsCheck}).
      */
-    public static int maxEntryBytes(int maxMessageLength) {
+    public static int maxRecordBytes(int maxMessageLength) {
         if (maxMessageLength < 1 || maxMessageLength > MAX_MESSAGE_LENGTH) {
             throw new IllegalArgumentException("maxMessageLength is " + maxMessageLength + " bytes, but a replicated "
-                    + "queue manager carries a message in one log entry, of at most " + MAX_MESSAGE_LENGTH + " bytes "
-                    + "(ReplicationConfiguration.MAX_MESSAGE_LENGTH): set maxMessageLength to " + MAX_MESSAGE_LENGTH
-                    + " or less.");
+                    + "queue manager's members join a message's record in one array of at most " + MAX_MESSAGE_LENGTH
+                    + " bytes (ReplicationConfiguration.MAX_MESSAGE_LENGTH): set maxMessageLength to "
+                    + MAX_MESSAGE_LENGTH + " or less.");
         }
         return Math.max(MAX_BATCH_BYTES, maxMessageLength + RECORD_ROOM);
     }

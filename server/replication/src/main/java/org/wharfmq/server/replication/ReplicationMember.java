@@ -86,9 +86,10 @@ public final class ReplicationMember implements AutoCloseable {
      * Starts member {@code selfId} of {@code membership} on {@code config}, whose data directory must be the
      * member's: its journal emptied and the replicated log applied to it again from its latest snapshot.
      *
-     * @throws IllegalArgumentException when the data directory is not the member's, messages may be larger than one
-     *                                  log entry carries, or the directory holds the journal of a queue manager
-     *                                  that ran there on its own
+     * @throws IllegalArgumentException when the data directory is not the member's, {@code maxMessageLength} is above
+     *                                  {@link ReplicationConfiguration#MAX_MESSAGE_LENGTH}, a running member's
+     *                                  {@code name} or {@code maxMessageLength} differs ({@link SettingsCheck}), or
+     *                                  the directory holds the journal of a queue manager that ran there on its own
      */
     public static ReplicationMember start(ServerConfig config, Membership membership, String selfId, MemberTls tls,
                                           ReplicationConfiguration.Timings timings) throws IOException {
@@ -99,7 +100,8 @@ public final class ReplicationMember implements AutoCloseable {
                     + self.dataDirectory() + " but the queue manager is given " + config.dataDirectory()
                     + ": they must be one (leave dataDirectory out, or make it the member's).");
         }
-        int maxEntryBytes = ReplicationConfiguration.maxEntryBytes(config.maxMessageLength());
+        GroupSettings settings = GroupSettings.of(config.name(), config.maxMessageLength());
+        ReplicationConfiguration.maxRecordBytes(config.maxMessageLength()); // refused here, before anything starts
         ReplicatedFiles files = new ReplicatedFiles(data);
         if (!Files.isDirectory(self.replicationDirectory()) && (ReplicaJournal.holdsJournal(data) || files.any())) {
             throw new IllegalArgumentException("Data directory " + data + " holds the journal or the definitions ("
@@ -113,7 +115,7 @@ public final class ReplicationMember implements AutoCloseable {
         try {
             files.reset(); // rebuilt from the log, as the journal is
             member.log = ReplicatedLog.start(membership, selfId, tls, member.new Sink(), member.new Listener(),
-                    timings, maxEntryBytes);
+                    timings, settings);
             member.changes = new MemberChanges(member.log, member.group, timings.electionTimeoutMax(),
                     ReplicationConfiguration.CHANGE_TIMEOUT);
         } catch (IOException | RuntimeException e) {
@@ -320,8 +322,8 @@ public final class ReplicationMember implements AutoCloseable {
 
     /**
      * The store's {@link org.wharfmq.server.store.JournalReplication}: the batch in log entries of at most
-     * {@link ReplicationConfiguration#MAX_BATCH_BYTES}, cut between records (a larger record goes alone in one); done when the last is committed (the log
-     * commits in order). Any failure fences this member: its journal holds the batch, the others may not.
+     * {@link ReplicationConfiguration#MAX_BATCH_BYTES}, cut between records (a larger record goes alone, in pieces:
+     * {@link ReplicatedLog#append}); done when the last is committed (the log commits in order). Any failure fences this member: its journal holds the batch, the others may not.
      */
     private CompletionStage<?> replicate(ByteBuffer records) {
         CompletableFuture<Long> last = null;
@@ -446,6 +448,13 @@ public final class ReplicationMember implements AutoCloseable {
 
     /** Applies committed batches to the replica journal until the takeover; the active one's are its own. */
     private final class Sink implements ReplicaSink {
+
+        @Override
+        public boolean takes(String origin) {
+            synchronized (lock) {
+                return state != State.ACTIVE || !origin.equals(log.id());
+            }
+        }
 
         @Override
         public void apply(long index, String origin, ByteBuffer records) throws IOException {

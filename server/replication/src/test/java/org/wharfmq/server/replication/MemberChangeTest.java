@@ -174,7 +174,7 @@ class MemberChangeTest {
             Trio.awaitFree(members[i].port());
             sinks[i] = new RecordingSink();
             logs[i] = ReplicatedLog.start(blocks[i], IDS[i], Trio.memberTls(ca, IDS[i]), sinks[i],
-                    ActiveListener.NONE, TIMINGS, Trio.MAX_ENTRY_BYTES);
+                    ActiveListener.NONE, TIMINGS, Trio.SETTINGS);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -16,6 +16,7 @@ final class RecordingSink implements ReplicaSink {
     private final List<String> batches = new ArrayList<>();
     private long lastIndex = -1;
     private boolean failNext;
+    private boolean failAtNextPiece;
     /** Snapshots loaded: counted under the lock the batches are read under (ReplicatedLogTest's barrier). */
     private int snapshotsLoaded;
 
@@ -31,6 +32,15 @@ final class RecordingSink implements ReplicaSink {
         byte[] bytes = new byte[records.remaining()];
         records.get(bytes);
         batches.add(new String(bytes, StandardCharsets.UTF_8));
+    }
+
+    /** Asked at every piece of a batch in pieces. */
+    @Override
+    public synchronized boolean takes(String origin) {
+        if (failAtNextPiece) {
+            throw new IllegalStateException("the test's sink refuses a piece");
+        }
+        return true;
     }
 
     @Override
@@ -72,6 +82,11 @@ final class RecordingSink implements ReplicaSink {
     /** The next batch applied fails, as a full or broken disk would. */
     synchronized void failNext() {
         failNext = true;
+    }
+
+    /** The next piece of a batch in pieces applied fails, as a full disk would. */
+    synchronized void failAtNextPiece() {
+        failAtNextPiece = true;
     }
 
     synchronized List<String> batches() {

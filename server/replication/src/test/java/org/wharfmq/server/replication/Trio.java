@@ -24,8 +24,13 @@ final class Trio implements AutoCloseable {
 
     /** Generous: the build machine is shared and loaded. */
     static final Duration WAIT = Duration.ofSeconds(30);
-    /** The members' largest entry: above Ratis's default limit (4 MB), so that a test shows the limits raised. */
-    static final int MAX_ENTRY_BYTES = 6 << 20;
+    /**
+     * The members' settings: messages of up to 20 MiB, five times the most one log entry carries (4 MiB), so that a
+     * batch of the largest has more pieces (six) than the active member has uncommitted at once (four).
+     */
+    static final GroupSettings SETTINGS = GroupSettings.of("TEST", 20 << 20);
+    /** The largest batch the members take: a record of the largest message, appended in pieces. */
+    static final int MAX_BATCH_BYTES = ReplicationConfiguration.maxRecordBytes(SETTINGS.maxMessageLength());
 
     final Membership membership;
     final ReplicationConfiguration.Timings timings;
@@ -120,7 +125,7 @@ final class Trio implements AutoCloseable {
         awaitFree(membership.members().get(i).port());
         sinks[i] = new RecordingSink();
         activity[i] = new Activity();
-        logs[i] = ReplicatedLog.start(membership, id, tls, sinks[i], activity[i], timings, MAX_ENTRY_BYTES);
+        logs[i] = ReplicatedLog.start(membership, id, tls, sinks[i], activity[i], timings, SETTINGS);
     }
 
     void stop(int i) throws IOException {
