@@ -111,9 +111,34 @@ public final class CoreConnection {
         ConnectedLink first = connection.connectFirst();
         connection.current = first;
         connection.usable = first;
-        // not waited for: a fresh key is nobody else's, and it leaves with the first frame the application sends
-        first.writeSoon(new Frame.ClaimKey(0, connection.key));
+        if (!first.statusSession()) {
+            // not waited for: a fresh key is nobody else's, and it leaves with the first frame the application sends
+            first.writeSoon(new Frame.ClaimKey(0, connection.key));
+        }
         return connection;
+    }
+
+    /**
+     * Whether the server made this connection a replica's status session (it asked with
+     * {@link org.wharfmq.protocol.frame.Frame.Hello#STATUS_SESSION}): then it takes {@link #status} alone.
+     */
+    public boolean statusSession() {
+        return current.statusSession();
+    }
+
+    /**
+     * Runs the read-only admin command {@code command} in this status session (STATUS_REQUEST).
+     *
+     * @return the command's answer, the admin protocol's JSON
+     * @throws ClientException the server's refusal (NOT_AUTHORISED, NOT_ACTIVE naming the active member), or the
+     *                         connection's failure
+     */
+    public String status(String command) throws ClientException {
+        ConnectedLink on = usableLink();
+        PendingRequests.Request request = register(on);
+        on.write(new Frame.StatusRequest(request.id, command));
+        throwIfError(await(request, "STATUS_REQUEST " + command));
+        return request.statusReply().json();
     }
 
     /** The first link: the addresses in order, each once. */
@@ -713,7 +738,8 @@ public final class CoreConnection {
         @Override
         public ConnectedLink open(BrokerAddress address) throws ClientException {
             return LinkHandler.open(address, settings.tls(), settings.user(), settings.password(), settings.clientName(),
-                    settings.heartbeatMillis(), settings.connectTimeoutMillis(), lastGeneration::incrementAndGet,
+                    settings.heartbeatMillis(), settings.helloFlags(), settings.connectTimeoutMillis(),
+                    lastGeneration::incrementAndGet,
                     requests, consumers, events);
         }
 
