@@ -103,7 +103,8 @@ public final class CoreConnection {
      * agrees the heartbeat. The connection starts stopped: consumers get no messages until {@link #start}.
      *
      * @param listener hears of reconnections and of the connection's loss
-     * @throws ClientException why no address could be connected to (the last address's failure, or all of them named);
+     * @throws ClientException why no address could be connected to (the last address's failure, or all of them named,
+     *                         with the code NOT_ACTIVE when a replica of a replicated queue manager was among them);
      *                         a refusal of the credentials at once, since every address would refuse them
      */
     public static CoreConnection connect(ConnectionSettings settings, ConnectionListener listener) throws ClientException {
@@ -161,7 +162,9 @@ public final class CoreConnection {
         for (int i = 0; i < failures.size(); i++) {
             why.append(i == 0 ? "" : "; ").append(failures.get(i).getMessage());
         }
-        throw new ClientException(why.toString(), failures.get(0));
+        // a replica among them (a replicated queue manager whose active member was not reached): said by the code
+        boolean replica = failures.stream().anyMatch(f -> f.code() == ErrorCode.NOT_ACTIVE);
+        throw new ClientException(replica ? ErrorCode.NOT_ACTIVE : null, why.toString(), failures.get(0));
     }
 
     // ---- state ----
