@@ -18,8 +18,9 @@ import java.util.function.Supplier;
 
 /**
  * A replica's own status, while it follows (docs/resilience.md, "A member's own status"): a replicated queue
- * manager's member runs no queue manager and takes no client until it is elected, but opens its HTTP listener (its
- * {@code http:} block) for two routes, with the users and permissions of its security file as on the active
+ * manager's member runs no queue manager and serves no application until it is elected, but opens its HTTP listener
+ * (its {@code http:} block; beside its client ports' status sessions, {@link org.wharfmq.server.transport.StatusListener})
+ * for two routes, with the users and permissions of its security file as on the active
  * instance: {@code GET /api/display-server}, the admin command {@code display-server} as the console's API answers
  * it ({@link ReplicaStatusReport}), and {@code GET /metrics} ({@link ReplicaMetrics}). Both need the {@code monitor} permission, as there.
  * Closed before the member takes over, so the queue manager's own HTTP listener opens on the same port.

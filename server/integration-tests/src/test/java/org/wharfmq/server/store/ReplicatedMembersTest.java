@@ -234,7 +234,7 @@ class ReplicatedMembersTest {
         String log = members[i].outputSoFar();
         assertTrue(log.contains("CREATE_SESSION in the status session of a replica"), log);
         assertTrue(log.contains("'define-queue' in the status session of a replica"), log);
-        assertTrue(log.contains("DENIED bob"), log);
+        assertTrue(log.contains("DENIED user 'bob'") && log.contains("monitor the queue manager"), log);
     }
 
     private void awaitOutput(int i, String text) {
