@@ -61,7 +61,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReplicatedMembersTest {
 
     private static final String[] IDS = {"a", "b", "c", "d"};
-    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final Duration WAIT = Duration.ofSeconds(180); // a member JVM took 100 s to start at load 50
     private static final List<String> BODIES = List.of("one", "two", "three");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -77,7 +77,8 @@ class ReplicatedMembersTest {
     private final ServerProcess[] members = new ServerProcess[4];
 
     @Test
-    @Timeout(value = 300, unit = TimeUnit.SECONDS) // four member processes, elections and a catch-up: over 120 s at load 40
+    // four member processes, elections, a catch-up and five wharf admin processes: 190 s at load 40, over 300 s at 65-100
+    @Timeout(value = 480, unit = TimeUnit.SECONDS)
     void aReplicaAnswersForItselfAndMembersAreAddedAndRemovedAtRunTime() throws Exception {
         writeConfigurations();
         try {
@@ -186,13 +187,8 @@ class ReplicatedMembersTest {
         String replica = "tcp://127.0.0.1:" + clientPorts[i];
         String[] shown = admin("mon", "--url", replica, "display", "server");
         assertEquals("0", shown[0], shown[2]);
-        assertTrue(shown[1].contains("member " + IDS[i] + " of group TEST, FOLLOWER (active: " + IDS[active]),
-                shown[1]);
-        String[] json = admin("mon", "--url", replica, "--json", "display", "server");
-        assertEquals("0", json[0], json[2]);
-        JsonNode own = JSON.readTree(json[1]).path("result").path("replication");
-        assertEquals(IDS[i], own.path("member").asText(), json[1]);
-        assertTrue(own.path("appliedIndex").asLong() >= 1, json[1]);
+        assertTrue(shown[1].contains("member " + IDS[i] + " of group TEST, FOLLOWER (active: " + IDS[active])
+                && shown[1].contains("last applied"), shown[1]);
 
         // an application: refused before it logs in, and its address list finds the active member
         javax.jms.JMSException refused = org.junit.jupiter.api.Assertions.assertThrows(javax.jms.JMSException.class,
@@ -205,10 +201,14 @@ class ReplicatedMembersTest {
             c.createSession(false, Session.AUTO_ACKNOWLEDGE).close();
         }
 
-        // no monitor permission: refused at the handshake, audited
-        String[] bob = admin("bob", "--url", replica, "display", "server");
-        assertEquals("1", bob[0], bob[2]);
-        assertTrue(bob[2].contains("bob") && bob[2].contains("'monitor'"), bob[2]);
+        // no monitor permission: refused at the handshake, audited (in this JVM: each wharf admin is a JVM started)
+        int bobsBefore = members[i].outputSoFar().split("DENIED user 'bob'", -1).length; // the HTTP checks' too
+        WharfConnectionFactory asBob = new WharfConnectionFactory(replica);
+        asBob.setUserName("bob");
+        asBob.setPassword("bob-pw");
+        javax.jms.JMSSecurityException bob = org.junit.jupiter.api.Assertions.assertThrows(
+                javax.jms.JMSSecurityException.class, asBob::createStatusSession);
+        assertTrue(bob.getMessage().contains("bob") && bob.getMessage().contains("'monitor'"), bob.getMessage());
         // an administrator, but on a replica: the command is refused naming the active member, audited
         String[] define = admin("root", "--url", replica, "define", "queue", "Q");
         assertEquals("1", define[0], define[2]);
@@ -234,7 +234,7 @@ class ReplicatedMembersTest {
         String log = members[i].outputSoFar();
         assertTrue(log.contains("CREATE_SESSION in the status session of a replica"), log);
         assertTrue(log.contains("'define-queue' in the status session of a replica"), log);
-        assertTrue(log.contains("DENIED user 'bob'") && log.contains("monitor the queue manager"), log);
+        assertTrue(log.split("DENIED user 'bob'", -1).length > bobsBefore, log);
     }
 
     private void awaitOutput(int i, String text) {
