@@ -242,6 +242,15 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
         return url;
     }
 
+    /**
+     * Not JMS: opens a status session with a replica of a replicated queue manager, as this factory's user, for an
+     * administrator's tool ({@link WharfStatusSession}; {@code wharf admin} uses it when the members refuse its
+     * connection as replicas).
+     */
+    public WharfStatusSession createStatusSession() throws JMSException {
+        return WharfStatusSession.open(url(), userName, password);
+    }
+
     @Override
     public Connection createConnection() throws JMSException {
         return new WharfConnection(url(), userName, password, MessagingDomain.BOTH);

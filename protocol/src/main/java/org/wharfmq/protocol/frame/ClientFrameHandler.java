@@ -107,5 +107,8 @@ public interface ClientFrameHandler {
     /** CHANNEL_FAST_MESSAGE: a non-persistent message outside the batches, on a channel that agreed to them. */
     void onChannelFastMessage(Frame.ChannelFastMessage frame);
 
+    /** STATUS_REQUEST: a read-only admin command, in a replica's status session only. */
+    void onStatusRequest(Frame.StatusRequest frame);
+
     void onChannelEndBatch(Frame.ChannelEndBatch frame);
 }

@@ -123,6 +123,8 @@ final class Codec {
             case CHANNEL_MESSAGE -> Frame.ChannelMessage.read(in);
             case CHANNEL_END_BATCH -> Frame.ChannelEndBatch.read(in);
             case CHANNEL_FAST_MESSAGE -> Frame.ChannelFastMessage.read(in);
+            case STATUS_REQUEST -> Frame.StatusRequest.read(in);
+            case STATUS_REPLY -> Frame.StatusReply.read(in);
         };
         if (in.isReadable()) {
             ByteBuf message = FrameEncoder.messageOf(frame);

@@ -56,6 +56,13 @@ public enum ErrorCode {
      */
     CONNECTION_ENDED(23),
     /**
+     * This member of a replicated queue manager is a replica, not the active instance: it refuses the HELLO of an
+     * application (whose address list goes on to the next member), and in a status session any command other than
+     * the read-only ones, naming the active member. An older client reads it as {@link #INTERNAL_ERROR}, and goes on
+     * to its next address just the same.
+     */
+    NOT_ACTIVE(24),
+    /**
      * A receiver channel cannot take a batch, and trying again would not help: a message it could not put could not
      * go to its dead-letter queue either. The message names why and the fix; the sending channel stops (nothing is
      * lost: the batch stays on its transmission queue) until an operator starts it again (docs/distributed.md).

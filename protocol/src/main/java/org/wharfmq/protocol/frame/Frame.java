@@ -56,9 +56,39 @@ public sealed interface Frame {
     /**
      * Client → server, first frame on a connection: the protocol version and the client's wishes. The server answers
      * {@link AuthMechanisms} (or {@link Error} UNSUPPORTED_VERSION, or AUTHENTICATION_FAILED when it accepts nothing
-     * from this client).
+     * from this client, or NOT_ACTIVE from a replica of a replicated queue manager to a client that did not ask for a
+     * status session).
+     *
+     * <p>{@code flags} is an optional trailing int, written only when not 0, so a HELLO without flags is byte for byte
+     * the HELLO of clients that know none (and an older server, which refuses trailing bytes, never sees one unless
+     * the client asked for something): {@link #STATUS_SESSION}. Any other bit is a malformed frame.
      */
-    record Hello(short version, String clientName, int heartbeatMillis) implements FromClient {
+    record Hello(short version, String clientName, int heartbeatMillis, int flags) implements FromClient {
+
+        /**
+         * The client (an administrator's tool, {@code wharf admin}) takes a status-only session should this member be
+         * a replica of a replicated queue manager ({@link StatusRequest}); the active member ignores it.
+         */
+        public static final int STATUS_SESSION = 1;
+        private static final int KNOWN_FLAGS = STATUS_SESSION;
+
+        /** A HELLO without flags: what every application sends. */
+        public Hello(short version, String clientName, int heartbeatMillis) {
+            this(version, clientName, heartbeatMillis, 0);
+        }
+
+        public Hello {
+            if ((flags & ~KNOWN_FLAGS) != 0) {
+                throw new MalformedFrameException("HELLO flags 0x" + Integer.toHexString(flags) + " include bits this"
+                        + " protocol does not define (known: 0x" + Integer.toHexString(KNOWN_FLAGS) + ")");
+            }
+        }
+
+        /** Whether the client asked for a status session, should this member be a replica. */
+        public boolean wantsStatusSession() {
+            return (flags & STATUS_SESSION) != 0;
+        }
+
         public FrameType type() {
             return FrameType.HELLO;
         }
@@ -72,6 +102,9 @@ public sealed interface Frame {
             out.writeShort(version);
             WireStrings.write(out, clientName);
             out.writeInt(heartbeatMillis);
+            if (flags != 0) {
+                out.writeInt(flags);
+            }
         }
 
         /**
@@ -87,7 +120,9 @@ public sealed interface Frame {
             }
             short version = in.readShort();
             if (version == org.wharfmq.protocol.ProtocolVersion.CURRENT) {
-                return new Hello(version, WireStrings.read(in), in.readInt());
+                String clientName = WireStrings.read(in);
+                int heartbeatMillis = in.readInt();
+                return new Hello(version, clientName, heartbeatMillis, in.isReadable() ? in.readInt() : 0);
             }
             String clientName = null;
             try {
@@ -243,10 +278,29 @@ public sealed interface Frame {
     /**
      * Server → client: the client is authenticated as {@code user} ("" for anonymous) and may use the connection;
      * the limits it must respect; {@code data} is the mechanism's last message (SCRAM's server-final-message, which
-     * the client checks: the server proves it knows the user's key), empty for the others.
+     * the client checks: the server proves it knows the user's key), empty for the others. {@code flags}, an optional
+     * trailing int written only when not 0 (so only to a client whose HELLO had flags): {@link #STATUS_SESSION}.
      */
     record HelloOk(short version, String serverName, String serverVersion, int heartbeatMillis, int maxMessageLength,
-                   String user, byte[] data) implements FromServer {
+                   String user, byte[] data, int flags) implements FromServer {
+
+        /**
+         * This connection is a status session: the member is a replica of a replicated queue manager, and the
+         * connection takes {@link StatusRequest}, PING and CLOSE only.
+         */
+        public static final int STATUS_SESSION = Hello.STATUS_SESSION;
+
+        /** A HELLO_OK without flags: a session of the active queue manager. */
+        public HelloOk(short version, String serverName, String serverVersion, int heartbeatMillis,
+                       int maxMessageLength, String user, byte[] data) {
+            this(version, serverName, serverVersion, heartbeatMillis, maxMessageLength, user, data, 0);
+        }
+
+        /** Whether this connection is a status session of a replica. */
+        public boolean statusSession() {
+            return (flags & STATUS_SESSION) != 0;
+        }
+
         public FrameType type() {
             return FrameType.HELLO_OK;
         }
@@ -263,33 +317,37 @@ public sealed interface Frame {
             out.writeInt(maxMessageLength);
             WireStrings.write(out, user);
             WireBytes.write(out, data);
+            if (flags != 0) {
+                out.writeInt(flags);
+            }
         }
 
         /** Reads the payload {@link #writePayload} wrote. */
         public static HelloOk read(ByteBuf in) {
             return new HelloOk(in.readShort(), WireStrings.read(in), WireStrings.read(in), in.readInt(), in.readInt(),
-                    WireStrings.read(in), WireBytes.read(in));
+                    WireStrings.read(in), WireBytes.read(in), in.isReadable() ? in.readInt() : 0);
         }
 
         @Override
         public boolean equals(Object o) {
             return o instanceof HelloOk h && version == h.version && heartbeatMillis == h.heartbeatMillis
-                    && maxMessageLength == h.maxMessageLength && java.util.Objects.equals(serverName, h.serverName)
+                    && maxMessageLength == h.maxMessageLength && flags == h.flags
+                    && java.util.Objects.equals(serverName, h.serverName)
                     && java.util.Objects.equals(serverVersion, h.serverVersion) && java.util.Objects.equals(user, h.user)
                     && java.util.Arrays.equals(data, h.data);
         }
 
         @Override
         public int hashCode() {
-            return java.util.Objects.hash(version, serverName, serverVersion, heartbeatMillis, maxMessageLength, user)
-                    * 31 + java.util.Arrays.hashCode(data);
+            return java.util.Objects.hash(version, serverName, serverVersion, heartbeatMillis, maxMessageLength, user,
+                    flags) * 31 + java.util.Arrays.hashCode(data);
         }
 
         @Override
         public String toString() {
             return "HelloOk[version=" + version + ", serverName=" + serverName + ", serverVersion=" + serverVersion
                     + ", heartbeatMillis=" + heartbeatMillis + ", maxMessageLength=" + maxMessageLength + ", user=" + user
-                    + ", " + data.length + " bytes]";
+                    + ", " + data.length + " bytes, flags=" + flags + "]";
         }
     }
 
@@ -1341,6 +1399,57 @@ public sealed interface Frame {
         /** Reads the payload {@link #writePayload} wrote. */
         public static ChannelEndBatch read(ByteBuf in) {
             return new ChannelEndBatch(in.readInt(), in.readLong(), in.readLong());
+        }
+    }
+
+    // ---- status session (a replica's, docs/protocol.md "Status sessions") ----
+
+    /**
+     * Client → server, in a status session only: run the read-only admin command {@code command} (its admin protocol
+     * name, {@code display-server}) and answer {@link StatusReply}, or {@link Error} (NOT_AUTHORISED without the
+     * monitor permission; NOT_ACTIVE for a command a replica does not run, naming the active member).
+     */
+    record StatusRequest(int requestId, String command) implements FromClient {
+        public FrameType type() {
+            return FrameType.STATUS_REQUEST;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onStatusRequest(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            WireStrings.write(out, command);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static StatusRequest read(ByteBuf in) {
+            return new StatusRequest(in.readInt(), WireStrings.read(in));
+        }
+    }
+
+    /**
+     * Server → client, answers a {@link StatusRequest}: the admin command's answer, the JSON the admin reply queue
+     * carries ({@code {"command": ..., "ok": true, "result": {...}}}).
+     */
+    record StatusReply(int requestId, String json) implements FromServer {
+        public FrameType type() {
+            return FrameType.STATUS_REPLY;
+        }
+
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onStatusReply(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+            WireStrings.write(out, json);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static StatusReply read(ByteBuf in) {
+            return new StatusReply(in.readInt(), WireStrings.read(in));
         }
     }
 }

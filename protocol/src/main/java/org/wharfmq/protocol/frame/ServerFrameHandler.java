@@ -44,4 +44,7 @@ public interface ServerFrameHandler {
     void onXaResult(Frame.XaResult frame);
 
     void onChannelStatus(Frame.ChannelStatus frame);
+
+    /** STATUS_REPLY: the answer to a STATUS_REQUEST, in a status session. */
+    void onStatusReply(Frame.StatusReply frame);
 }

@@ -85,7 +85,12 @@ class FrameCodecTest {
                 new Frame.ChannelOpen(22, "TO.QM2", "QM1", false, 1_000_000_000_000L),
                 new Frame.ChannelStatus(20, 1_234_567_890_123L, 42, true),
                 new Frame.ChannelStatus(20, 1_234_567_890_123L, 42, false),
-                new Frame.ChannelEndBatch(21, 50, 1));
+                new Frame.ChannelEndBatch(21, 50, 1),
+                new Frame.Hello(ProtocolVersion.CURRENT, "wharf admin", 5000, Frame.Hello.STATUS_SESSION),
+                new Frame.HelloOk(ProtocolVersion.CURRENT, "WHARF", "0.1.0", 10000, 100 << 20, "ops", new byte[0],
+                        Frame.HelloOk.STATUS_SESSION),
+                new Frame.StatusRequest(23, "display-server"),
+                new Frame.StatusReply(23, "{\"command\":\"display-server\",\"ok\":true,\"result\":{}}"));
         for (Frame f : frames) {
             assertEquals(f, roundTrip(f));
         }
@@ -195,6 +200,50 @@ class FrameCodecTest {
         assertTrue(e.getMessage().contains("1 to 64 bytes, not 65"), e.getMessage());
         assertThrows(MalformedFrameException.class, () -> new WireXid(0, new byte[0], new byte[0]));
         assertThrows(MalformedFrameException.class, () -> new WireXid(0, new byte[1], new byte[65]));
+    }
+
+    /**
+     * A HELLO and a HELLO_OK without flags are byte for byte what clients and servers that know no flags write and
+     * read (the flags are a trailing int written only when not 0); a HELLO with a bit no flag defines is malformed.
+     */
+    @Test
+    void helloFlagsTrailOnlyWhenSetSoFramesWithoutThemAreUnchanged() {
+        ByteBuf old = Unpooled.buffer();
+        old.writeInt(ProtocolVersion.MAGIC).writeShort(ProtocolVersion.CURRENT);
+        WireStrings.write(old, "app");
+        old.writeInt(5000);
+        assertArrayEquals(bytes(old), payload(new Frame.Hello(ProtocolVersion.CURRENT, "app", 5000)));
+        Frame.Hello decoded = (Frame.Hello) roundTrip(new Frame.Hello(ProtocolVersion.CURRENT, "app", 5000));
+        assertFalse(decoded.wantsStatusSession());
+        byte[] flagged = payload(new Frame.Hello(ProtocolVersion.CURRENT, "app", 5000, Frame.Hello.STATUS_SESSION));
+        assertEquals(old.readableBytes() + 4, flagged.length);
+        assertTrue(((Frame.Hello) roundTrip(new Frame.Hello(ProtocolVersion.CURRENT, "app", 5000,
+                Frame.Hello.STATUS_SESSION))).wantsStatusSession());
+
+        Frame.HelloOk plain = new Frame.HelloOk(ProtocolVersion.CURRENT, "QM", "1", 0, 1024, "u", new byte[]{1});
+        ByteBuf oldOk = Unpooled.buffer();
+        oldOk.writeShort(ProtocolVersion.CURRENT);
+        WireStrings.write(oldOk, "QM");
+        WireStrings.write(oldOk, "1");
+        oldOk.writeInt(0).writeInt(1024);
+        WireStrings.write(oldOk, "u");
+        WireBytes.write(oldOk, new byte[]{1});
+        assertArrayEquals(bytes(oldOk), payload(plain));
+        assertFalse(((Frame.HelloOk) roundTrip(plain)).statusSession());
+
+        ByteBuf unknown = Unpooled.buffer();
+        unknown.writeBytes(old.duplicate()).writeInt(2);
+        ByteBuf frame = Unpooled.buffer().writeInt(1 + unknown.readableBytes()).writeByte(FrameType.HELLO.code())
+                .writeBytes(unknown);
+        DecoderException e = assertThrows(DecoderException.class,
+                () -> new EmbeddedChannel(new FrameDecoder(1024)).writeInbound(frame));
+        assertTrue(e.getCause().getMessage().contains("HELLO flags 0x2"), e.getCause().getMessage());
+    }
+
+    private static byte[] payload(Frame frame) {
+        ByteBuf out = Unpooled.buffer();
+        frame.writePayload(out);
+        return bytes(out);
     }
 
     @Test

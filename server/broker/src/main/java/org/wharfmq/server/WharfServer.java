@@ -3,7 +3,6 @@ package org.wharfmq.server;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -37,6 +36,7 @@ import org.wharfmq.server.store.QueueDefinitionFile;
 import org.wharfmq.server.transport.NativeTransport;
 import org.wharfmq.server.transport.ConnectionLimits;
 import org.wharfmq.server.transport.ServerChannelInitializer;
+import org.wharfmq.server.transport.TcpListener;
 import org.wharfmq.server.transport.ServerContext;
 
 import java.net.BindException;
@@ -318,29 +318,9 @@ public final class WharfServer implements AutoCloseable {
 
     /** Binds a TCP listener on the configured host; {@code setting} names the port in errors. */
     private Channel bindTcp(int port, String setting, ServerChannelInitializer initializer) throws Exception {
-        ChannelFuture tcp = new ServerBootstrap()
-                .group(acceptorGroup, ioGroup)
-                .channel(transport.serverChannelClass())
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childHandler(initializer)
-                .bind(config.host(), port)
-                .awaitUninterruptibly();
-        if (!tcp.isSuccess()) {
-            Throwable cause = tcp.cause();
-            if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("in use")) {
-                BindException e = new BindException("Port " + port + " on " + config.host()
-                        + " is already in use (another Wharf or another program listens there). Stop that program or"
-                        + " choose another port (" + (setting.equals("port") ? "--port N, or " : "") + "setting " + setting + ").");
-                e.initCause(cause);
-                throw e;
-            }
-            throw new IllegalStateException("Cannot listen on " + config.host() + ":" + port + ": " + cause, cause);
-        }
-        listeners.add(tcp.channel());
-        return tcp.channel();
+        Channel tcp = TcpListener.bind(transport, acceptorGroup, ioGroup, config.host(), port, setting, initializer);
+        listeners.add(tcp);
+        return tcp;
     }
 
     private void startPlugins() throws Exception {

@@ -136,6 +136,11 @@ public final class ClientHandshake implements ServerFrameHandler {
         unexpected(frame);
     }
 
+    @Override
+    public void onStatusReply(Frame.StatusReply frame) {
+        unexpected(frame);
+    }
+
     /** A frame that has no place in the handshake: the handshake fails. */
     public void unexpected(Frame frame) {
         done.completeExceptionally(new IllegalStateException("the server sent " + frame.type() + " during the handshake"));

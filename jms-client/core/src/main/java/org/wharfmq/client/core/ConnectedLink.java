@@ -19,15 +19,16 @@ import org.wharfmq.protocol.frame.Frame;
  * @param maxMessageLength the largest message the server accepts (HELLO_OK)
  * @param userName         the user the server authenticated, null for anonymous
  * @param heartbeatMillis  the agreed heartbeat interval, 0 for none
+ * @param statusSession    whether the server made this a replica's status session (HELLO_OK's flag)
  */
 public record ConnectedLink(int generation, FrameLink link, BrokerAddress address, String serverName, int maxMessageLength,
-                     String userName, int heartbeatMillis) {
+                     String userName, int heartbeatMillis, boolean statusSession) {
 
     /** The server's HELLO_OK, on link number {@code generation}, with the heartbeat the client asked for. */
     public static ConnectedLink of(int generation, FrameLink link, BrokerAddress address, Frame.HelloOk ok, int heartbeatWanted) {
         return new ConnectedLink(generation, link, address, ok.serverName(), ok.maxMessageLength(),
                 ok.user().isEmpty() ? null : ok.user(),
-                agreedHeartbeat(heartbeatWanted, ok.heartbeatMillis()));
+                agreedHeartbeat(heartbeatWanted, ok.heartbeatMillis()), ok.statusSession());
     }
 
     /** The smaller non-zero interval of the two sides; 0 when both are 0. */

@@ -103,7 +103,8 @@ public final class CoreConnection {
      * agrees the heartbeat. The connection starts stopped: consumers get no messages until {@link #start}.
      *
      * @param listener hears of reconnections and of the connection's loss
-     * @throws ClientException why no address could be connected to (the last address's failure, or all of them named);
+     * @throws ClientException why no address could be connected to (the last address's failure, or all of them named,
+     *                         with the code NOT_ACTIVE when a replica of a replicated queue manager was among them);
      *                         a refusal of the credentials at once, since every address would refuse them
      */
     public static CoreConnection connect(ConnectionSettings settings, ConnectionListener listener) throws ClientException {
@@ -111,9 +112,34 @@ public final class CoreConnection {
         ConnectedLink first = connection.connectFirst();
         connection.current = first;
         connection.usable = first;
-        // not waited for: a fresh key is nobody else's, and it leaves with the first frame the application sends
-        first.writeSoon(new Frame.ClaimKey(0, connection.key));
+        if (!first.statusSession()) {
+            // not waited for: a fresh key is nobody else's, and it leaves with the first frame the application sends
+            first.writeSoon(new Frame.ClaimKey(0, connection.key));
+        }
         return connection;
+    }
+
+    /**
+     * Whether the server made this connection a replica's status session (it asked with
+     * {@link org.wharfmq.protocol.frame.Frame.Hello#STATUS_SESSION}): then it takes {@link #status} alone.
+     */
+    public boolean statusSession() {
+        return current.statusSession();
+    }
+
+    /**
+     * Runs the read-only admin command {@code command} in this status session (STATUS_REQUEST).
+     *
+     * @return the command's answer, the admin protocol's JSON
+     * @throws ClientException the server's refusal (NOT_AUTHORISED, NOT_ACTIVE naming the active member), or the
+     *                         connection's failure
+     */
+    public String status(String command) throws ClientException {
+        ConnectedLink on = usableLink();
+        PendingRequests.Request request = register(on);
+        on.write(new Frame.StatusRequest(request.id, command));
+        throwIfError(await(request, "STATUS_REQUEST " + command));
+        return request.statusReply().json();
     }
 
     /** The first link: the addresses in order, each once. */
@@ -136,7 +162,9 @@ public final class CoreConnection {
         for (int i = 0; i < failures.size(); i++) {
             why.append(i == 0 ? "" : "; ").append(failures.get(i).getMessage());
         }
-        throw new ClientException(why.toString(), failures.get(0));
+        // a replica among them (a replicated queue manager whose active member was not reached): said by the code
+        boolean replica = failures.stream().anyMatch(f -> f.code() == ErrorCode.NOT_ACTIVE);
+        throw new ClientException(replica ? ErrorCode.NOT_ACTIVE : null, why.toString(), failures.get(0));
     }
 
     // ---- state ----
@@ -730,7 +758,8 @@ public final class CoreConnection {
         @Override
         public ConnectedLink open(BrokerAddress address) throws ClientException {
             return LinkHandler.open(address, settings.tls(), settings.user(), settings.password(), settings.clientName(),
-                    settings.heartbeatMillis(), settings.connectTimeoutMillis(), lastGeneration::incrementAndGet,
+                    settings.heartbeatMillis(), settings.helloFlags(), settings.connectTimeoutMillis(),
+                    lastGeneration::incrementAndGet,
                     requests, consumers, events);
         }
 

@@ -60,13 +60,15 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
      * @param password             the password, null for none
      * @param clientName           the name the server shows for the connection
      * @param heartbeatMillis      the heartbeat interval the client asks for (0: none)
+     * @param helloFlags           the HELLO's flags (0 for an application)
      * @param connectTimeoutMillis how long the connect and the handshake may take
      * @param generation           gives the link its generation once it is handshaken
      * @throws ClientException why the link could not be opened (AUTHENTICATION_FAILED and the like when the server
      *                         refused; no code when it could not be reached or did not complete the handshake)
      */
     public static ConnectedLink open(BrokerAddress address, ClientTls tls, String user, String password, String clientName,
-                                     int heartbeatMillis, int connectTimeoutMillis, IntSupplier generation,
+                                     int heartbeatMillis, int helloFlags, int connectTimeoutMillis,
+                                     IntSupplier generation,
                                      PendingRequests requests, ConsumerRegistry consumers, LinkEvents events)
             throws ClientException {
         // PLAIN (a password in clear) only over TLS
@@ -77,7 +79,7 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
         handshake.link(link);
         Frame.HelloOk ok;
         try {
-            link.write(new Frame.Hello(ProtocolVersion.CURRENT, clientName, heartbeatMillis));
+            link.write(new Frame.Hello(ProtocolVersion.CURRENT, clientName, heartbeatMillis, helloFlags));
             ok = handler.hello.get(connectTimeoutMillis, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             link.close(connectTimeoutMillis);
@@ -148,6 +150,14 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
     public void onXaResult(Frame.XaResult frame) {
         if (!requests.answer(frame)) {
             LOG.log(System.Logger.Level.WARNING, "Wharf at {0} answered XA request {1}, which no longer waits",
+                    connected.address(), frame.requestId());
+        }
+    }
+
+    @Override
+    public void onStatusReply(Frame.StatusReply frame) {
+        if (!requests.answer(frame)) {
+            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} answered status request {1}, which no longer waits",
                     connected.address(), frame.requestId());
         }
     }

@@ -33,6 +33,8 @@ public final class PendingRequests {
         private volatile Frame.XaResult xaResult;
         /** The CHANNEL_STATUS that answered a CHANNEL_OPEN; written before {@link #answer} completes. */
         private volatile Frame.ChannelStatus channelStatus;
+        /** The STATUS_REPLY that answered a STATUS_REQUEST; written before {@link #answer} completes. */
+        private volatile Frame.StatusReply statusReply;
 
         private Request(int id, ConnectedLink on) {
             super(on.link());
@@ -53,6 +55,11 @@ public final class PendingRequests {
         /** The CHANNEL_STATUS of an answered CHANNEL_OPEN; null for any other answer. */
         public Frame.ChannelStatus channelStatus() {
             return channelStatus;
+        }
+
+        /** The STATUS_REPLY of an answered STATUS_REQUEST; null for any other answer. */
+        public Frame.StatusReply statusReply() {
+            return statusReply;
         }
 
         @Override
@@ -122,6 +129,22 @@ public final class PendingRequests {
             return false;
         }
         request.xaResult = result;
+        request.complete(null);
+        return true;
+    }
+
+    /**
+     * Completes a STATUS_REQUEST with the server's STATUS_REPLY (on the IO thread): as an OK whose
+     * {@link Request#statusReply()} is {@code reply}.
+     *
+     * @return false when no request had that id
+     */
+    public boolean answer(Frame.StatusReply reply) {
+        Request request = pending.remove(reply.requestId());
+        if (request == null) {
+            return false;
+        }
+        request.statusReply = reply;
         request.complete(null);
         return true;
     }

@@ -28,8 +28,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * connection may use ({@link OfferedMechanisms}); AUTH with the client's choice; for SCRAM-SHA-256 one
  * AUTH_CHALLENGE / AUTH_RESPONSE round ({@link ScramServer}); for PLAIN the login module's verdict, asked off the event
  * loop; for EXTERNAL the user the verified TLS client certificate is mapped to ({@link TlsPeer}). Success: HELLO_OK
- * with the authenticated user, the agreed heartbeat ({@link HeartbeatHandler} takes over) and a
- * {@link ServerConnection} holding the connection's {@link Identity}. Failure: ERROR AUTHENTICATION_FAILED saying only
+ * with the authenticated user, the agreed heartbeat ({@link HeartbeatHandler} takes over) and what the listener's
+ * {@link Admission} makes of the connection: a {@link ServerConnection} holding the connection's {@link Identity} on
+ * the active queue manager, a {@link StatusConnection} on a replica (which refuses an application's HELLO at once,
+ * ERROR NOT_ACTIVE, before anything else). Failure: ERROR AUTHENTICATION_FAILED saying only
  * that it failed for the user named (an unknown user and a wrong password look the same), a WARNING and an audit
  * line with the reason and the peer address, then close.
  *
@@ -52,7 +54,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
      */
     private enum Step { HELLO, AUTH, SCRAM_RESPONSE, VERIFYING, ANSWERING }
 
-    private final ServerContext context;
+    private final Doorway context;
     private final Logins logins;
     private Step step = Step.HELLO;
     private Frame.Hello hello;
@@ -69,7 +71,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     /** Who that certificate logs in as (EXTERNAL), or null when it is mapped to no user. */
     private Identity certificateUser;
 
-    HandshakeHandler(ServerContext context) {
+    HandshakeHandler(Doorway context) {
         this.context = context;
         this.logins = context.logins();
     }
@@ -131,6 +133,13 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             ProtocolFailures.closeWith(ctx, ErrorCode.UNSUPPORTED_VERSION, "Protocol version " + h.version()
                     + " is not supported: this server speaks version " + ProtocolVersion.CURRENT
                     + "; upgrade the client to a Wharf client of the server's version.");
+            return;
+        }
+        String refusal = context.admission().refusal(h);
+        if (refusal != null) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "Refusing " + ctx.channel().remoteAddress() + " ("
+                    + h.clientName() + "): " + refusal);
+            ProtocolFailures.closeWith(ctx, ErrorCode.NOT_ACTIVE, refusal);
             return;
         }
         hello = h;
@@ -284,6 +293,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private void succeed(ChannelHandlerContext ctx, Identity identity, byte[] lastMessage) {
         try {
             context.accessControl().admit(identity, ctx.channel().remoteAddress());
+            context.admission().check(identity, ctx.channel().remoteAddress());
         } catch (WharfException denied) { // authenticated, but not let in: said to the client, which then closes
             answer(ctx, () -> ProtocolFailures.closeWith(ctx, ErrorCode.NOT_AUTHORISED, denied.getMessage()));
             return;
@@ -307,16 +317,16 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             ServerConfig config = context.config();
             int heartbeat = agreedHeartbeat(hello.heartbeatMillis(), config.heartbeatMillis());
             ctx.writeAndFlush(new Frame.HelloOk(ProtocolVersion.CURRENT, config.name(), context.serverVersion(), heartbeat,
-                    config.maxMessageLength(), identity.user(), lastMessage), ctx.voidPromise());
+                    config.maxMessageLength(), identity.user(), lastMessage, context.admission().helloOkFlags()),
+                    ctx.voidPromise());
             if (heartbeat > 0) {
                 ctx.pipeline().addBefore(ctx.name(), "heartbeat", new HeartbeatHandler(heartbeat, hello.clientName()));
             }
             LOG.log(System.Logger.Level.DEBUG, () -> "Client '" + hello.clientName() + "' from "
                     + ctx.channel().remoteAddress() + " authenticated as " + identity.describe() + " (" + mechanism + ")");
-            ctx.pipeline().replace(this, "connection", new ServerConnection(context, hello.clientName(), identity,
-                    giveBack));
+            ctx.pipeline().replace(this, "connection", context.admission().connection(hello, identity, giveBack));
             // last: the bytes the handshake's decoder holds (frames sent right behind the AUTH) go to the connection
-            ServerChannelInitializer.handshakeDone(ctx.pipeline(), context);
+            ServerChannelInitializer.handshakeDone(ctx.pipeline(), context.admission().maxFrameLength());
         });
     }
 

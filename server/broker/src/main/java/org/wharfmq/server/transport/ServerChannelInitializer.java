@@ -24,6 +24,7 @@ import org.wharfmq.server.Configuration;
  *             and replaces itself with:
  *   connection  ServerConnection         dispatches each frame to its session, consumer or queue; at each read's
  *                                        end hands what it delivered to other loops' sessions to those loops
+ *               or StatusConnection      on a replica ({@link StatusListener}): the read-only admin commands alone
  * handshake   ConnectionRefusal          instead, for a TCP or TLS connection past maxConnections or
  *                                        maxConnectionsPerAddress ({@link ConnectionLimits}): answers its HELLO
  *                                        with TOO_MANY_CONNECTIONS and closes
@@ -38,7 +39,7 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
     /** Pipeline name of the frame decoder, replaced at HELLO_OK. */
     private static final String DECODER = "decoder";
 
-    private final ServerContext context;
+    private final Doorway context;
     /** The TLS listener's context; null for the plain and in-VM listeners. */
     private final SslContext sslContext;
 
@@ -52,7 +53,15 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
      * @param sslContext the TLS listener's one context (every connection's SslHandler comes from it); null = plain
      */
     public ServerChannelInitializer(ServerContext context, SslContext sslContext) {
-        this.context = context;
+        this(context.doorway(), sslContext);
+    }
+
+    /**
+     * @param doorway    what the listener's connections share through their handshake
+     * @param sslContext the TLS listener's one context; null = plain
+     */
+    ServerChannelInitializer(Doorway doorway, SslContext sslContext) {
+        this.context = doorway;
         this.sslContext = sslContext;
     }
 
@@ -76,7 +85,7 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
      * The connection has completed its handshake (HELLO_OK): from now on it may send frames up to the maximum message
      * length plus room for the frame's fields. The bytes the handshake's decoder still holds pass on to the new one.
      */
-    static void handshakeDone(ChannelPipeline pipeline, ServerContext context) {
-        pipeline.replace(DECODER, DECODER, new FrameDecoder(context.maxFrameLength()));
+    static void handshakeDone(ChannelPipeline pipeline, int maxFrameLength) {
+        pipeline.replace(DECODER, DECODER, new FrameDecoder(maxFrameLength));
     }
 }

@@ -596,6 +596,14 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         inboundChannel.endBatch(f.requestId(), f.sequence(), f.batchId());
     }
 
+    /** STATUS_REQUEST belongs to a replica's status session; the active queue manager has its admin command queue. */
+    @Override
+    public void onStatusRequest(Frame.StatusRequest f) {
+        replies.error(f.requestId(), WharfException.illegalState("Queue manager " + context.config().name()
+                + " is active: '" + f.command() + "' goes to its admin command queue (SYSTEM.ADMIN.COMMAND.QUEUE),"
+                + " as wharf admin sends it; STATUS_REQUEST is for a replica's status session."), 0, 0);
+    }
+
     private ChannelAcceptor.Peer channelPeer() {
         return new ChannelAcceptor.Peer() {
             @Override

@@ -52,6 +52,39 @@ public record ServerContext(ServerConfig config, QueueManager queueManager, Topi
                 serverVersion, logins, connectionLimits, xaBranches, openConnections, new ChannelAcceptorSlot());
     }
 
+    /** What the queue manager's listeners share through the handshake: every connection becomes a ServerConnection. */
+    Doorway doorway() {
+        ServerContext context = this;
+        return new Doorway(config, logins, accessControl, serverVersion, connections, connectionLimits, new Admission() {
+            @Override
+            public String refusal(org.wharfmq.protocol.frame.Frame.Hello hello) {
+                return null; // the active queue manager serves every client; STATUS_SESSION asks nothing of it
+            }
+
+            @Override
+            public void check(org.wharfmq.server.security.Identity who, java.net.SocketAddress peer) {
+                // the connect permission (AccessControl.admit) is all a session needs
+            }
+
+            @Override
+            public int helloOkFlags() {
+                return 0;
+            }
+
+            @Override
+            public io.netty.channel.ChannelHandler connection(org.wharfmq.protocol.frame.Frame.Hello hello,
+                                                              org.wharfmq.server.security.Identity identity,
+                                                              Runnable giveBack) {
+                return new ServerConnection(context, hello.clientName(), identity, giveBack);
+            }
+
+            @Override
+            public int maxFrameLength() {
+                return context.maxFrameLength();
+            }
+        });
+    }
+
     /** The decoder's limit: the longest message plus room for the frame's own fields. */
     public int maxFrameLength() {
         return config.maxMessageLength() + Configuration.FRAME_OVERHEAD_ALLOWANCE;

@@ -47,7 +47,7 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
     static CoreLink open(String url, Map<String, String> tls, String user, String password, String clientName,
                          int heartbeatMillis, int connectTimeoutMillis) throws ClientException {
         CoreLink core = new CoreLink();
-        core.link = LinkHandler.open(address(url), ClientTls.of(tls), user, password, clientName, heartbeatMillis,
+        core.link = LinkHandler.open(address(url), ClientTls.of(tls), user, password, clientName, heartbeatMillis, 0,
                 connectTimeoutMillis, () -> 1, core.requests, core.consumers, core);
         core.link.link().readerOnly();
         return core;

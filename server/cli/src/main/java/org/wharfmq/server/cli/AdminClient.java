@@ -2,6 +2,7 @@ package org.wharfmq.server.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.admin.AdminProtocol;
 import org.wharfmq.server.queue.SystemQueues;
 
@@ -56,9 +57,18 @@ final class AdminClient implements AutoCloseable {
      * @throws IllegalArgumentException when there is no console to ask the password at, or it is empty
      */
     static AdminClient connect(ServerOption server) throws JMSException, IOException {
-        Connection connection = server.factory().createConnection();
+        return connect(server.url, server.factory());
+    }
+
+    /**
+     * Connects to {@code url} with {@code factory} (its user).
+     *
+     * @throws JMSException when the server cannot be reached or refuses the login (NOT_ACTIVE: a replica)
+     */
+    static AdminClient connect(String url, WharfConnectionFactory factory) throws JMSException {
+        Connection connection = factory.createConnection();
         try {
-            return new AdminClient(server.url, connection);
+            return new AdminClient(url, connection);
         } catch (JMSException | RuntimeException e) {
             connection.close();
             throw e;

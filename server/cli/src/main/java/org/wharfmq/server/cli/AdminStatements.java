@@ -1,6 +1,7 @@
 package org.wharfmq.server.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.admin.AdminProtocol;
 import org.wharfmq.server.channels.ChannelCommands;
 import org.wharfmq.server.replication.ReplicationCommands;
@@ -24,7 +25,8 @@ import java.util.Map;
 /**
  * The commands {@code wharf admin} runs, one per call of {@link #run}: from its arguments, a line of a script or a line
  * typed at its prompt, all parsed the same way (picocli). Each becomes one request on the admin command queue
- * ({@link AdminClient}, connected when the first command needs it, so {@code help} works without a server); the
+ * ({@link AdminClient}, connected when the first command needs it, so {@code help} works without a server; on a
+ * replica of a replicated queue manager, which refuses it, a status session there instead, {@link StatusClient}); the
  * answer is printed for people ({@link AdminOutput}) or, with {@code --json} (anywhere on the line, or for the whole
  * run), as the server's JSON on one line. The caller closes it ({@link #close}).
  *
@@ -38,6 +40,8 @@ final class AdminStatements implements Runnable, AutoCloseable {
     private final ServerOption server;
     /** Connected by the first command that needs the server; null until then. */
     private AdminClient client;
+    /** The status session with a replica, when the URL named one; then {@link #client} is null. */
+    private StatusClient status;
     private final PrintWriter out;
     private final PrintWriter err;
     private final boolean jsonAlways;
@@ -671,10 +675,10 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
         AdminClient.Reply reply;
         try {
-            if (client == null) {
-                client = AdminClient.connect(server);
+            if (client == null && status == null) {
+                connect();
             }
-            reply = client.send(command, arguments);
+            reply = status != null ? status.send(command) : client.send(command, arguments);
         } catch (JMSSecurityException e) { // a login refused, or no admin permission
             err.println("wharf: " + where + e.getMessage());
             err.flush();
@@ -685,6 +689,23 @@ final class AdminStatements implements Runnable, AutoCloseable {
             return AdminClient.NO_ANSWER;
         }
         return present(reply, render);
+    }
+
+    /**
+     * Connects as the user: a JMS connection to the admin command queue of the active instance, or, when the
+     * address (every address of the URL) is a replica's, which refuses it (NOT_ACTIVE), a status session there
+     * ({@link StatusClient}: {@code display server} only).
+     */
+    private void connect() throws JMSException, IOException {
+        WharfConnectionFactory factory = server.factory();
+        try {
+            client = AdminClient.connect(server.url, factory);
+        } catch (JMSException e) {
+            if (!StatusClient.refusedAsReplica(e)) {
+                throw e;
+            }
+            status = StatusClient.open(factory);
+        }
     }
 
     /**
@@ -734,6 +755,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
     public void close() {
         if (client != null) {
             client.close();
+        }
+        if (status != null) {
+            status.close();
         }
     }
 }

@@ -14,9 +14,9 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * {@code wharf admin --url http://HOST:PORT} (or {@code https://}): a member's own status over its HTTP listener, the
- * one way a replica of a replicated queue manager answers, since it takes no client connection until it is elected
- * (docs/resilience.md, "A member's own status"). One request, {@code GET /api/display-server}, as the user (HTTP Basic,
+ * {@code wharf admin --url http://HOST:PORT} (or {@code https://}): a member's own status over its HTTP listener,
+ * one of the two ways a replica of a replicated queue manager answers (the other is a status session on its client
+ * address, {@link StatusClient}; docs/resilience.md, "A member's own status"). One request, {@code GET /api/display-server}, as the user (HTTP Basic,
  * checked against the member's security file; the {@code monitor} permission, as on the admin command queue). Any
  * other command is refused here, before it is sent, naming the active member (as this member's status says) and the
  * fix. No new entry point on the server: the route is the one the console and the replica's listener serve.

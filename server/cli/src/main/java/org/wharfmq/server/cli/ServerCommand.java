@@ -14,7 +14,11 @@ import org.wharfmq.server.replication.ReplicationCommands;
 import org.wharfmq.server.replication.ReplicationConfiguration;
 import org.wharfmq.server.replication.ReplicationMember;
 import org.wharfmq.server.replication.ReplicationSettings;
+import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.security.file.SecurityFileRealm;
+import org.wharfmq.server.transport.StatusListener;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -115,13 +119,14 @@ final class ServerCommand implements Callable<Integer> {
                     }
                     return 0;
                 }
-            } catch (ConfigurationException | IllegalArgumentException | BindException e) {
-                // BindException: the replica's HTTP listener (its status) cannot listen
+            } catch (ConfigurationException | IllegalArgumentException | BindException | IllegalStateException e) {
+                // BindException, IllegalStateException: the replica's client or HTTP listener cannot listen
                 System.err.println("wharf: " + e.getMessage());
                 if (users != null) {
                     users.close();
                 }
-                return e instanceof BindException ? CANNOT_LISTEN : BAD_CONFIGURATION;
+                return e instanceof BindException || e instanceof IllegalStateException ? CANNOT_LISTEN
+                        : BAD_CONFIGURATION;
             }
         }
         WharfServer server;
@@ -209,9 +214,10 @@ final class ServerCommand implements Callable<Integer> {
 
     /**
      * Starts this instance's member and waits, as a replica, until it is elected active: only the active instance
-     * opens its client listeners, so clients' address lists find it. Meanwhile its HTTP listener, when it has one,
-     * answers for the replica's own status ({@link ReplicaListener}); it is closed before the takeover. Returns null
-     * when the process is stopped meanwhile.
+     * serves applications, so clients' address lists find it. Meanwhile its client ports take status sessions alone
+     * ({@link StatusListener}: wharf admin's read-only commands; applications are refused) and its HTTP listener, when
+     * it has one, answers for the replica's own status ({@link ReplicaListener}); both close before the takeover.
+     * Returns null when the process is stopped meanwhile.
      */
     private ReplicationMember startMember(ConfigurationFile file, ServerConfig config, SecurityFileRealm users)
             throws Exception {
@@ -219,11 +225,20 @@ final class ServerCommand implements Callable<Integer> {
         String id = memberId(replication);
         ReplicationMember member = ReplicationMember.start(config, replication.membership(), id, replication.tls(),
                 ReplicationConfiguration.Timings.DEFAULT);
-        ReplicaListener status;
+        // the replica's doors, both with the users and permissions the queue manager will have: its client ports for
+        // wharf admin's status sessions (applications refused, so their address lists go on), its HTTP listener
+        Logins logins = new Logins(users != null ? users : Authenticator.localOnly());
+        AccessControl access = users != null ? users.accessControl() : AccessControl.allowAll();
+        ReplicaStatusReport report = new ReplicaStatusReport(config, member::state);
+        StatusListener clients = null;
+        ReplicaListener status = null;
         try {
-            status = ReplicaListener.open(file.http(), config, users, users == null ? null : users.accessControl(),
-                    member::state);
+            clients = StatusListener.open(config, logins, access, report);
+            status = ReplicaListener.open(file.http(), config, logins, access, report, member::state);
         } catch (Exception | Error e) {
+            if (clients != null) {
+                clients.close();
+            }
             closeQuietly(member);
             throw e;
         }
@@ -244,8 +259,9 @@ final class ServerCommand implements Callable<Integer> {
             System.out.flush();
             return null;
         } finally {
+            clients.close(); // the queue manager's listeners open on these ports at the takeover
             if (status != null) {
-                status.close(); // the queue manager's own HTTP listener opens on its port at the takeover
+                status.close(); // and its own HTTP listener on this one
             }
         }
         Runtime.getRuntime().removeShutdownHook(stop);

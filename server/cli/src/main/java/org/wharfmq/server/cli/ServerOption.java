@@ -14,8 +14,9 @@ import java.util.Arrays;
 final class ServerOption {
 
     @Option(names = "--url", paramLabel = "URL", defaultValue = "tcp://localhost:7414",
-            description = "Server URL (default: ${DEFAULT-VALUE}). wharf admin also takes a member's HTTP listener, "
-                    + "http(s)://HOST:PORT, for 'display server' alone: the way to a replica's own status.")
+            description = "Server URL (default: ${DEFAULT-VALUE}); several addresses, separated by commas, go to the "
+                    + "active member of a replicated queue manager. A replica's address answers 'display server' "
+                    + "alone (its own status), as does a member's HTTP listener, http(s)://HOST:PORT.")
     String url;
 
     @Option(names = "--user", paramLabel = "NAME", description = "Log in as this user (SCRAM-SHA-256: the password"

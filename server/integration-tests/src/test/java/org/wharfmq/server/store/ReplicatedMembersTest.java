@@ -6,7 +6,14 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.ConnectionListener;
+import org.wharfmq.client.core.ConnectionSettings;
+import org.wharfmq.client.core.CoreConnection;
+import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.jms.WharfStatusSession;
+import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestCertificates;
@@ -42,8 +49,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A replicated queue manager's members as processes ({@code wharf server --replica}), secured by a security file:
- * each replica answers for itself over its HTTP listener ({@code /api/display-server}, {@code /metrics}) to a user
- * with the monitor permission, and refuses others; a member is added on the active member (through the console's
+ * each replica answers for itself over its HTTP listener ({@code /api/display-server}, {@code /metrics}) and in a
+ * status session on its client port ({@code wharf admin --url tcp://...}) to a user with the monitor permission, and
+ * refuses others, applications and any command but display server; a member is added on the active member (through the console's
  * API: the admin command {@code define-member}) after it was started with the new member list, catches up and
  * counts; another is stopped and removed; after a kill -9 of the active member the changed group elects the next and keeps every
  * persistent message; and a member restarted on its old configuration file takes the group's members from its log.
@@ -53,7 +61,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReplicatedMembersTest {
 
     private static final String[] IDS = {"a", "b", "c", "d"};
-    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final Duration WAIT = Duration.ofSeconds(180); // a member JVM took 100 s to start at load 50
     private static final List<String> BODIES = List.of("one", "two", "three");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -69,7 +77,8 @@ class ReplicatedMembersTest {
     private final ServerProcess[] members = new ServerProcess[4];
 
     @Test
-    @Timeout(value = 300, unit = TimeUnit.SECONDS) // four member processes, elections and a catch-up: over 120 s at load 40
+    // four member processes, elections, a catch-up and five wharf admin processes: 190 s at load 40, over 300 s at 65-100
+    @Timeout(value = 480, unit = TimeUnit.SECONDS)
     void aReplicaAnswersForItselfAndMembersAreAddedAndRemovedAtRunTime() throws Exception {
         writeConfigurations();
         try {
@@ -100,6 +109,7 @@ class ReplicatedMembersTest {
                     assertEquals(403, get(i, "/metrics", "bob").statusCode(), "bob's metrics");
                 }
             }
+            statusSessionOnAReplica(active == 0 ? 1 : 0, active);
 
             // d, started with the new member list, is added on the active member: an admin only
             start(3);
@@ -164,6 +174,73 @@ class ReplicatedMembersTest {
                     member.kill();
                 }
             }
+        }
+    }
+
+    /**
+     * Replica {@code i}'s client port: wharf admin's status session shows the replica's own status to a monitor; an
+     * application is refused NOT_ACTIVE (and its address list goes on to the active member); a user without the
+     * monitor permission is refused; a status session asking for more (an admin command, a JMS session) is refused,
+     * and each refusal is an audit line on the replica.
+     */
+    private void statusSessionOnAReplica(int i, int active) throws Exception {
+        String replica = "tcp://127.0.0.1:" + clientPorts[i];
+        String[] shown = admin("mon", "--url", replica, "display", "server");
+        assertEquals("0", shown[0], shown[2]);
+        assertTrue(shown[1].contains("member " + IDS[i] + " of group TEST, FOLLOWER (active: " + IDS[active])
+                && shown[1].contains("last applied"), shown[1]);
+
+        // an application: refused before it logs in, and its address list finds the active member
+        javax.jms.JMSException refused = org.junit.jupiter.api.Assertions.assertThrows(javax.jms.JMSException.class,
+                () -> new WharfConnectionFactory(replica).createConnection("root", "root-pw").close());
+        assertEquals("NOT_ACTIVE", refused.getErrorCode(), refused.getMessage());
+        assertTrue(refused.getMessage().contains("is a replica") && refused.getMessage().contains("every member's "
+                + "address"), refused.getMessage());
+        try (Connection c = new WharfConnectionFactory(replica + "," + members[active].url())
+                .createConnection("root", "root-pw")) {
+            c.createSession(false, Session.AUTO_ACKNOWLEDGE).close();
+        }
+
+        // no monitor permission: refused at the handshake, audited (in this JVM: each wharf admin is a JVM started)
+        int bobsBefore = members[i].outputSoFar().split("DENIED user 'bob'", -1).length; // the HTTP checks' too
+        WharfConnectionFactory asBob = new WharfConnectionFactory(replica);
+        asBob.setUserName("bob");
+        asBob.setPassword("bob-pw");
+        javax.jms.JMSSecurityException bob = org.junit.jupiter.api.Assertions.assertThrows(
+                javax.jms.JMSSecurityException.class, asBob::createStatusSession);
+        assertTrue(bob.getMessage().contains("bob") && bob.getMessage().contains("'monitor'"), bob.getMessage());
+        // an administrator, but on a replica: the command is refused naming the active member, audited
+        String[] define = admin("root", "--url", replica, "define", "queue", "Q");
+        assertEquals("1", define[0], define[2]);
+        assertTrue(define[2].contains("'define-queue' is not run here") && define[2].contains("follows the active "
+                + "member " + IDS[active]), define[2]);
+        // a status session that asks for a JMS session (what a put, get, subscription or browser needs): refused,
+        // the connection closed, audited
+        try (WharfStatusSession session = new WharfConnectionFactory(replica).createStatusSession()) {
+            org.junit.jupiter.api.Assertions.fail("an anonymous status session was let in: " + session.serverName());
+        } catch (javax.jms.JMSException anonymous) {
+            assertTrue(anonymous.getMessage().contains("user name"), anonymous.getMessage());
+        }
+        CoreConnection core = CoreConnection.connect(ConnectionSettings.of(BrokerAddress.tcp("127.0.0.1", clientPorts[i]), "root",
+                "root-pw", "test").withHelloFlags(Frame.Hello.STATUS_SESSION), ConnectionListener.NONE);
+        try {
+            assertTrue(core.statusSession());
+            org.junit.jupiter.api.Assertions.assertThrows(ClientException.class, () -> core.requestOk(
+                    id -> new Frame.CreateSession(id, 1, false, Session.AUTO_ACKNOWLEDGE), "CREATE_SESSION"));
+        } finally {
+            core.close();
+        }
+        awaitOutput(i, "REFUSED root");
+        String log = members[i].outputSoFar();
+        assertTrue(log.contains("CREATE_SESSION in the status session of a replica"), log);
+        assertTrue(log.contains("'define-queue' in the status session of a replica"), log);
+        assertTrue(log.split("DENIED user 'bob'", -1).length > bobsBefore, log);
+    }
+
+    private void awaitOutput(int i, String text) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!members[i].outputSoFar().contains(text) && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }
     }
 
@@ -294,10 +371,12 @@ class ReplicatedMembersTest {
         Path security = Files.writeString(dir.resolve("security.yaml"), "users:\n"
                 + "  root:\n    password: \"" + verifier("root-pw") + "\"\n    groups: [admins]\n"
                 + "  bob:\n    password: \"" + verifier("bob-pw") + "\"\n    groups: [apps]\n"
+                + "  mon:\n    password: \"" + verifier("mon-pw") + "\"\n    groups: [apps]\n"
                 + "permissions:\n"
                 + "  - queue: \"**\"\n    send: [anyone]\n    receive: [anyone]\n    create: [anyone]\n"
                 + "  - connect: [anyone]\n"
-                + "  - admin: [group:admins]\n");
+                + "  - admin: [group:admins]\n"
+                + "  - monitor: [user:mon]\n");
         TestCertificates.Issued ca = TestCertificates.ca("replication-group");
         Path trust = TestCertificates.trustStore(dir.resolve("ca.p12"), ca.certificate());
         int[] ports = FreePorts.take(12);
