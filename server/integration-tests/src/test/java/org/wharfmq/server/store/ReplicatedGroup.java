@@ -32,6 +32,8 @@ final class ReplicatedGroup implements AutoCloseable {
     static final String[] IDS = {"a", "b", "c"};
     /** How long an election, a member's start or a status the test waits for may take on a loaded machine. */
     static final Duration ELECTION = Duration.ofSeconds(90);
+    /** How long the first election may take: three JVMs starting at once on a loaded machine. */
+    private static final Duration FIRST_ELECTION = Duration.ofSeconds(180);
 
     private final Path dir;
     private final MemberNetwork network;
@@ -99,7 +101,7 @@ final class ReplicatedGroup implements AutoCloseable {
         for (int i = 0; i < 3; i++) {
             start(i);
         }
-        return awaitActive(null);
+        return awaitActive(null, FIRST_ELECTION);
     }
 
     /** Starts member {@code i} (again), returning at once: it prints its ready line once elected active. */
@@ -153,7 +155,11 @@ final class ReplicatedGroup implements AutoCloseable {
      * line, and returns its position: that member may be {@code ended}'s, started again, if it was elected.
      */
     int awaitActive(ServerProcess ended) {
-        long deadline = System.nanoTime() + ELECTION.toNanos();
+        return awaitActive(ended, ELECTION);
+    }
+
+    private int awaitActive(ServerProcess ended, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
         while (System.nanoTime() < deadline) {
             for (int i = 0; i < 3; i++) {
                 if (members[i] != null && members[i] != ended && members[i].ready()) {
@@ -167,7 +173,7 @@ final class ReplicatedGroup implements AutoCloseable {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
-        throw new AssertionError("no member became active within " + ELECTION + ":\n" + outputs());
+        throw new AssertionError("no member became active within " + within + ":\n" + outputs());
     }
 
     /** What every member has printed, for a failure's message. */

@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Issue 35's twenty kills: a replicated queue manager of three member processes ({@link ReplicatedGroup}) under the
  * clients of {@link ReconnectWorkload}, whose transacted producer and consumer each hold a transaction open at every
- * kill. Twenty times over, the active member is killed with SIGKILL and started again at once (as a service manager
- * would), a member is elected (another, unless the restarted one is quicker) and every client completes an operation
- * with it; the active member's status shows the three in sync before the next kill, so that a quorum always remains.
+ * kill. Twenty times over, the active member is killed with SIGKILL, another is elected and every client completes an
+ * operation with it, and the killed one is started again: the active member's status shows the three in sync before
+ * the next kill, so that a quorum always remains.
  * At the end every message whose commit the producer saw is consumed exactly once (twice only for a batch whose commit
  * was in doubt, which the producer sent again); a batch rolled back at a kill, which the producer sends again, is
  * never consumed twice (its rolled-back copy never comes back); no delivery after the first is unmarked. Prints the
@@ -46,10 +46,10 @@ class ReplicatedKillsTest {
                 ServerProcess ended = members.member(killed);
                 ReconnectWorkload.Outage outage = workload.kill(ended);
                 outage.release();
-                members.start(killed); // at once, as a service manager would: its start overlaps the election
-                active = members.awaitActive(ended); // the new process of the killed member, if it is elected
+                active = members.awaitActive(ended);
                 actives.add(ReplicatedGroup.IDS[active]);
                 recoveries.add(outage.awaitWorking(members.member(active)));
+                members.start(killed);
                 // the next kill only once it is back in sync: the two left then make a quorum
                 members.awaitStatus(active, "in sync\\s+3/3");
             }
