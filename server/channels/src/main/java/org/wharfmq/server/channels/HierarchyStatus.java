@@ -29,6 +29,8 @@ public record HierarchyStatus(String queueManager, String parent, List<String> c
      * @param state                    STARTING (this queue manager's subscriptions not yet sent to it), ACTIVE (sent),
      *                                 ERROR (the last sending failed: {@code reason} says why and the fix)
      * @param proxySubscriptions       its proxy subscriptions held here: the topics it wants publications of
+     * @param proxySubscriptionsRefused the filters of its last proxy subscription set refused for the
+     *                                 {@code maxProxySubscriptions} limit ({@code refused} names them)
      * @param subscriptionsSent        the topics this queue manager last told it of (null until a set went out)
      * @param subscriptionSetsReceived the proxy subscription sets it sent here since this queue manager started
      * @param publicationsForwarded    the publications forwarded to it since this queue manager started
@@ -41,8 +43,8 @@ public record HierarchyStatus(String queueManager, String parent, List<String> c
      *                                 {@code display chstatus} shows them); empty when none serves it
      */
     public record Partner(String queueManager, String relation, String state, long proxySubscriptions,
-                          Integer subscriptionsSent, long subscriptionSetsReceived, long publicationsForwarded,
-                          String reason, String refused, String transmissionQueue, List<Channel> channels) {
+                          int proxySubscriptionsRefused, Integer subscriptionsSent, long subscriptionSetsReceived,
+                          long publicationsForwarded,                          String reason, String refused, String transmissionQueue, List<Channel> channels) {
         public Partner {
             channels = List.copyOf(channels);
         }

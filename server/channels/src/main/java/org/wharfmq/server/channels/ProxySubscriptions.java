@@ -98,6 +98,8 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
      * (absent: nothing), for status.
      */
     private final Map<String, String> refused = new ConcurrentHashMap<>();
+    /** How many filters of each partner's last set were beyond {@link #maxProxies} (absent: none), for status. */
+    private final Map<String, Integer> overLimit = new ConcurrentHashMap<>();
 
     ProxySubscriptions(ServerPlugin.Host host, List<String> partners, int maxProxies, long retryMillis) {
         this.host = host;
@@ -131,6 +133,11 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     /** What this queue manager refused of {@code partner}'s last proxy subscription set, and why; null: nothing. */
     String refusedFrom(String partner) {
         return refused.get(partner);
+    }
+
+    /** How many filters of {@code partner}'s last proxy subscription set the maxProxySubscriptions limit refused. */
+    int refusedOverLimitFrom(String partner) {
+        return overLimit.getOrDefault(partner, 0);
     }
 
     /** How many proxy subscriptions {@code partner} has here now, as the queue manager lists them. Any thread. */
@@ -371,6 +378,11 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "Queue manager " + queueManager + " refused proxy subscriptions of"
                     + " queue manager " + partner + ": " + limit);
             why = why == null ? limit : why + "; " + limit;
+        }
+        if (over.isEmpty()) {
+            overLimit.remove(partner);
+        } else {
+            overLimit.put(partner, over.size());
         }
         if (why == null) {
             refused.remove(partner);

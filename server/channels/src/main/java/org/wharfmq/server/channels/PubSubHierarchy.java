@@ -79,9 +79,9 @@ public final class PubSubHierarchy implements ServerPlugin {
                 }
             }
             partners.add(new HierarchyStatus.Partner(partner, partner.equals(settings.parent()) ? "parent" : "child",
-                    state, p == null ? 0 : p.proxiesOf(partner), sent, p == null ? 0 : p.setsFrom(partner),
-                    p == null ? 0 : p.forwardedTo(partner), failure, p == null ? null : p.refusedFrom(partner),
-                    transmissionQueue, senders));
+                    state, p == null ? 0 : p.proxiesOf(partner), p == null ? 0 : p.refusedOverLimitFrom(partner), sent,
+                    p == null ? 0 : p.setsFrom(partner), p == null ? 0 : p.forwardedTo(partner), failure,
+                    p == null ? null : p.refusedFrom(partner), transmissionQueue, senders));
         }
         return new HierarchyStatus(queueManager, settings.parent(), settings.children(), partners);
     }

@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The publish/subscribe hierarchy where operators look: {@code wharf admin display pubsub} (the real admin CLI), the
  * metrics ({@code wharf_hierarchy_*} at {@code /metrics}) and the console's {@code /api/display-pubsub}, on two queue
- * managers, QM1 the parent of QM2, joined by a channel each way.
+ * managers, QM1 the parent of QM2, joined by a channel each way; and the filters of QM2's set beyond QM1's
+ * {@code maxProxySubscriptions}, counted there.
  */
 class PubSubHierarchyStatusTest {
 
@@ -119,6 +120,34 @@ class PubSubHierarchyStatusTest {
         AdminCli.ok(url1, "stop", "channel", "QM1.TO.QM2");
         String stopped = AdminCli.ok(url1, "display", "pubsub");
         assertTrue(stopped.matches("(?s).*QM2 +child +ACTIVE +1 +0 +\\d+ +2 +QM1\\.TO\\.QM2 STOPPED\\s.*"), stopped);
+    }
+
+    @Test
+    void theFiltersAPartnersLimitRefusedAreCountedUntilALaterSetFits() throws Exception {
+        ports.put("QM1", ChannelServers.freePort());
+        ports.put("QM2", ChannelServers.freePort());
+        TestServer qm1 = start("QM1", new HierarchySettings(null, List.of("QM2"), 1), true);
+        TestServer qm2 = start("QM2", new HierarchySettings("QM1", List.of()), false);
+        String url1 = qm1.server().tcpUrl();
+
+        Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer first = onQm2.createConsumer(onQm2.createTopic("a/#"));
+        onQm2.createConsumer(onQm2.createTopic("b/#"));
+        JsonNode child = awaitPartner(url1, p -> p.get("proxySubscriptionsRefused").asInt() == 1);
+        assertEquals(1, child.get("proxySubscriptions").asLong(), child.toString());
+        assertTrue(child.get("refused").asText().contains("more than the 1 a partner may have on queue manager QM1"),
+                child.toString());
+        String labels = "partner=\"QM2\"";
+        String metrics = ChannelStatusViewsTest.get(http.url() + MetricsPlugin.PATH);
+        assertEquals(1.0, ChannelStatusViewsTest.value(metrics, "wharf_hierarchy_proxy_subscriptions_refused", labels,
+                "relation=\"child\""));
+
+        first.close(); // QM2's next set has one filter: within the limit
+        child = awaitPartner(url1, p -> p.get("proxySubscriptionsRefused").asInt() == 0);
+        assertEquals(1, child.get("proxySubscriptions").asLong(), child.toString());
+        assertTrue(child.get("refused").isNull(), child.toString());
+        metrics = ChannelStatusViewsTest.get(http.url() + MetricsPlugin.PATH);
+        assertEquals(0.0, ChannelStatusViewsTest.value(metrics, "wharf_hierarchy_proxy_subscriptions_refused", labels));
     }
 
     @Test

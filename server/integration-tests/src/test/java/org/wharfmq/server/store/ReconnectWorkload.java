@@ -112,21 +112,21 @@ final class ReconnectWorkload {
      * up: a commit waits for the link): released earlier, a commit could go out on the dead link before the client
      * knew, and come back of unknown outcome instead of rolled back, which is not what the kill is meant to test.
      */
-    Outage kill(ServerProcess server) throws InterruptedException {
+    Outage kill(ServerProcess server) throws Exception {
         return end(server::kill);
     }
 
     /** How a server process is ended: returns once it has ended. */
     @FunctionalInterface
     interface Ending {
-        void end() throws InterruptedException;
+        void end() throws Exception;
     }
 
     /**
      * As {@link #kill}, the server ended by {@code ending} instead (a planned switchover: it stops and ends by
      * itself), which returns once the process has ended.
      */
-    Outage end(Ending ending) throws InterruptedException {
+    Outage end(Ending ending) throws Exception {
         Hold consuming = consumer.hold(); // first: it needs the producer's messages to have some in hand
         Hold producing = producer.hold();
         long[] lost = clients.stream().mapToLong(Client::disconnections).toArray();

@@ -27,13 +27,16 @@ public final class ServerProcess implements AutoCloseable {
     private static final String WAITING_AS_STANDBY = "waits as its standby";
 
     private final Process process;
+    /** The address its clients reach it at: 127.0.0.1, or its address in a network namespace of its own. */
+    private final String host;
     private final CompletableFuture<Integer> port = new CompletableFuture<>();
     private final CompletableFuture<Void> waiting = new CompletableFuture<>();
     private final CompletableFuture<String> log = new CompletableFuture<>();
     private final StringBuilder seen = new StringBuilder();
 
-    private ServerProcess(Process process) {
+    private ServerProcess(Process process, String host) {
         this.process = process;
+        this.host = host;
     }
 
     /** Starts the server and waits for its ready line. */
@@ -95,9 +98,19 @@ public final class ServerProcess implements AutoCloseable {
     /** {@link #launch(Path, int, String...)} with options for its JVM. */
     static ServerProcess launch(Path data, int port, List<String> jvmOptions, String... extraArgs)
             throws IOException {
-        Process process = new ProcessBuilder(command(data, port, jvmOptions, extraArgs)).redirectErrorStream(true)
-                .start();
-        ServerProcess server = new ServerProcess(process);
+        return launch(List.of(), "127.0.0.1", data, port, jvmOptions, extraArgs);
+    }
+
+    /**
+     * {@link #launch(Path, int, List, String...)} with the command behind {@code prefix} ({@code ip netns exec NS}: a
+     * process of the same id, in a network namespace), its clients reaching it at {@code host}.
+     */
+    static ServerProcess launch(List<String> prefix, String host, Path data, int port, List<String> jvmOptions,
+            String... extraArgs) throws IOException {
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(command(data, port, jvmOptions, extraArgs));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        ServerProcess server = new ServerProcess(process, host);
         server.collect(new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)));
         return server;
     }
@@ -190,7 +203,7 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     public String url() {
-        return "tcp://127.0.0.1:" + port.join();
+        return "tcp://" + host + ":" + port.join();
     }
 
     /** Whether it has printed its ready line. */

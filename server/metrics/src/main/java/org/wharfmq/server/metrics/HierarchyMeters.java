@@ -13,7 +13,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The meters of each partner of the publish/subscribe hierarchy ({@code wharf_hierarchy_proxy_subscriptions{partner=
- * "QM0", relation="parent"}}, the topics it was last told of, the subscription sets it sent, the publications forwarded
+ * "QM0", relation="parent"}}, the filters of its last set the limit refused, the topics it was last told of, the subscription sets it sent, the publications forwarded
  * to it, and its state as one gauge per state, 1 for the one it is in), read from what {@code wharf admin display
  * pubsub} shows ({@link HierarchyStatus}): one listing per scrape ({@link Snapshot}). The partners come from the
  * configuration, so they are registered once.
@@ -40,6 +40,9 @@ final class HierarchyMeters {
         Tags tags = Tags.of("partner", name, "relation", p.relation());
         gauge(registry, "wharf.hierarchy.proxy.subscriptions", "The partner's proxy subscriptions held here: the"
                 + " topics it wants publications of", tags, name, HierarchyStatus.Partner::proxySubscriptions);
+        gauge(registry, "wharf.hierarchy.proxy.subscriptions.refused", "The filters of the partner's last proxy"
+                + " subscription set refused for the maxProxySubscriptions limit", tags, name,
+                HierarchyStatus.Partner::proxySubscriptionsRefused);
         gauge(registry, "wharf.hierarchy.subscriptions.sent", "The topics this queue manager last told the partner"
                 + " of (NaN until a set went out)", tags, name,
                 s -> s.subscriptionsSent() == null ? Double.NaN : s.subscriptionsSent());

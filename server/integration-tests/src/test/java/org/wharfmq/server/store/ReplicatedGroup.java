@@ -1,0 +1,285 @@
+package org.wharfmq.server.store;
+
+import org.wharfmq.server.FreePorts;
+import org.wharfmq.server.TestCertificates;
+import org.wharfmq.server.cli.FlowCommandAccess;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 35's replicated queue manager as three {@code wharf server --replica ID} processes on this machine, each with
+ * its own data directory, a {@code replication:} block naming the three (group TEST), its member certificate and an
+ * HTTP listener (metrics), in a {@link MemberNetwork}: loopback and TCP proxies, or network namespaces. The test owns
+ * the group and calls it from its own thread; {@link #close} ends what is still running and takes the network down.
+ */
+final class ReplicatedGroup implements AutoCloseable {
+
+    static final String[] IDS = {"a", "b", "c"};
+    /** How long an election, a member's start or a status the test waits for may take on a loaded machine. */
+    static final Duration ELECTION = Duration.ofSeconds(90);
+    /** How long the first election may take: three JVMs starting at once on a loaded machine. */
+    private static final Duration FIRST_ELECTION = Duration.ofSeconds(180);
+
+    private final Path dir;
+    private final MemberNetwork network;
+    private final int[] clientPorts;
+    private final int[] httpPorts;
+    private final Path[] configs = new Path[3];
+    private final ServerProcess[] members = new ServerProcess[3];
+
+    /** Opens the network of members listening for each other on {@code replicationPorts}. */
+    @FunctionalInterface
+    interface Network {
+        MemberNetwork open(Path dir, String[] ids, int[] replicationPorts) throws Exception;
+    }
+
+    private ReplicatedGroup(Path dir, MemberNetwork network, int[] clientPorts, int[] httpPorts) {
+        this.dir = dir;
+        this.network = network;
+        this.clientPorts = clientPorts;
+        this.httpPorts = httpPorts;
+    }
+
+    /** The configuration files of a group in {@code dir} whose members talk through {@code network}; none started. */
+    static ReplicatedGroup configure(Path dir, Network network) throws Exception {
+        int[] ports = FreePorts.take(9);
+        int[] replicationPorts = {ports[0], ports[1], ports[2]};
+        MemberNetwork net = network.open(dir, IDS, replicationPorts);
+        ReplicatedGroup group = new ReplicatedGroup(dir, net, new int[] {ports[3], ports[4], ports[5]},
+                new int[] {ports[6], ports[7], ports[8]});
+        try {
+            group.writeConfigurations(replicationPorts);
+            return group;
+        } catch (Exception | Error e) {
+            net.close();
+            throw e;
+        }
+    }
+
+    /** A group on this machine's loopback ({@link LoopbackNetwork}). */
+    static ReplicatedGroup onLoopback(Path dir) throws Exception {
+        return configure(dir, LoopbackNetwork::open);
+    }
+
+    /** The broker URL of the three members, without options. */
+    String addresses() {
+        StringBuilder addresses = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            addresses.append(i == 0 ? "" : ",").append("tcp://").append(network.clientHost(i)).append(':')
+                    .append(clientPorts[i]);
+        }
+        return addresses.toString();
+    }
+
+    /** The URL of member {@code i} alone. */
+    String url(int i) {
+        return "tcp://" + network.clientHost(i) + ":" + clientPorts[i];
+    }
+
+    /** Member {@code i}'s process: the last one started. */
+    ServerProcess member(int i) {
+        return members[i];
+    }
+
+    /** Starts the three members and waits for one to be elected; returns its position. */
+    int startAll() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        return awaitActive(null, FIRST_ELECTION);
+    }
+
+    /** Starts member {@code i} (again), returning at once: it prints its ready line once elected active. */
+    void start(int i) throws Exception {
+        members[i] = ServerProcess.launch(network.commandPrefix(i), network.clientHost(i), dir.resolve(IDS[i]),
+                clientPorts[i], network.jvmOptions(i), "--config", configs[i].toString(), "--replica", IDS[i]);
+    }
+
+    /** Cuts every path between member {@code i} and the others, both ways (not its clients'). */
+    void cut(int i) throws Exception {
+        network.cut(i);
+    }
+
+    /** Heals what {@link #cut} cut. */
+    void heal(int i) throws Exception {
+        network.heal(i);
+    }
+
+    /**
+     * Issue 35's partition, the clients of {@code workload} at work throughout: the active member {@code active}, with
+     * the others in sync, is cut off from both ({@link #cut}; its clients' paths stay); it stops taking work and ends
+     * (status 3), the other two elect a new active member and the clients go on with it; started again while still cut
+     * off (as a service manager would), the old one rejoins as a replica once the cut heals, in sync in the new active
+     * member's status. Prints how long the cut-off member took to end, for {@code test}; returns the new active member.
+     */
+    int partition(int active, ReconnectWorkload workload, String test) throws Exception {
+        awaitStatus(active, "in sync\\s+3/3");
+        ServerProcess cutOff = members[active];
+        long[] cutAt = new long[1];
+        ReconnectWorkload.Outage outage = workload.end(() -> {
+            cutAt[0] = System.nanoTime();
+            cut(active);
+            assertEquals(3, cutOff.awaitExit(90), cutOff.outputSoFar());
+        });
+        long endedAfter = System.nanoTime() - cutAt[0];
+        outage.release();
+        int next = awaitActive(cutOff);
+        System.out.printf("%s: %s cut off, ended after %.0f ms, %s took over; %s%n", test, IDS[active],
+                endedAfter / 1e6, IDS[next], outage.awaitWorking(members[next]));
+        workload.awaitRound(members[next]);
+        start(active);
+        heal(active);
+        String status = awaitStatus(next, "in sync\\s+3/3");
+        assertTrue(Pattern.compile("\\b" + IDS[active] + " in sync").matcher(status).find(), status);
+        workload.awaitRound(members[next]);
+        return next;
+    }
+
+    /**
+     * Waits for a member's process other than {@code ended} (the one killed or cut off; null: none) to print its ready
+     * line, and returns its position: that member may be {@code ended}'s, started again, if it was elected.
+     */
+    int awaitActive(ServerProcess ended) {
+        return awaitActive(ended, ELECTION);
+    }
+
+    private int awaitActive(ServerProcess ended, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (int i = 0; i < 3; i++) {
+                if (members[i] != null && members[i] != ended && members[i].ready()) {
+                    return i;
+                }
+            }
+            for (int i = 0; i < 3; i++) {
+                int gone = i;
+                assertFalse(members[i] != null && members[i] != ended && !members[i].alive(),
+                        () -> "member " + IDS[gone] + " ended:\n" + members[gone].outputSoFar());
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        throw new AssertionError("no member became active within " + within + ":\n" + outputs());
+    }
+
+    /** What every member has printed, for a failure's message. */
+    String outputs() {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            out.append("---- member ").append(IDS[i]).append(":\n")
+                    .append(members[i] == null ? "" : members[i].outputSoFar());
+        }
+        return out.toString();
+    }
+
+    /** Runs {@code wharf admin} against {@code member}. */
+    static FlowCommandAccess.Result admin(ServerProcess member, String... command) {
+        List<String> args = new ArrayList<>(List.of("admin", "--url", member.url()));
+        args.addAll(List.of(command));
+        return FlowCommandAccess.run(args.toArray(String[]::new));
+    }
+
+    /**
+     * Asks member {@code i} ({@code wharf admin display server}) until its answer matches {@code expected}, and
+     * returns the last answer.
+     */
+    String awaitStatus(int i, String expected) {
+        Pattern pattern = Pattern.compile(expected);
+        long deadline = System.nanoTime() + ELECTION.toNanos();
+        String out = "";
+        while (System.nanoTime() < deadline) {
+            FlowCommandAccess.Result result = admin(members[i], "display", "server");
+            out = result.out() + result.err();
+            if (result.status() == 0 && pattern.matcher(out).find()) {
+                return out;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        throw new AssertionError("display server never showed " + expected + ":\n" + out);
+    }
+
+    /**
+     * Scrapes member {@code i}'s metrics (Prometheus's text format) until they match {@code expected}; returns the
+     * last scrape.
+     */
+    String awaitMetrics(int i, String expected) throws Exception {
+        Pattern pattern = Pattern.compile(expected);
+        HttpClient client = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + ELECTION.toNanos();
+        String body = "";
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://"
+                    + network.clientHost(i) + ":" + httpPorts[i] + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, response.statusCode(), response.body());
+            body = response.body();
+            if (pattern.matcher(body).find()) {
+                return body;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        throw new AssertionError("the metrics never showed " + expected + ":\n" + body);
+    }
+
+    /** Ends the members still running (SIGTERM), then takes the network down. */
+    @Override
+    public void close() throws Exception {
+        try {
+            for (ServerProcess m : members) {
+                if (m != null && m.alive()) {
+                    m.close();
+                }
+            }
+        } finally {
+            network.close();
+        }
+    }
+
+    /** One configuration file per member: the same replication block, its own certificate. */
+    private void writeConfigurations(int[] replicationPorts) throws Exception {
+        TestCertificates.Issued ca = TestCertificates.ca("replication-group");
+        Path trust = TestCertificates.trustStore(dir.resolve("ca.p12"), ca.certificate());
+        // clients from another address (a network namespace's) are anonymous too, as local ones are without users
+        String security = network.clientsLocal() ? "" : "securityFile: "
+                + Files.writeString(dir.resolve("security.yaml"), "allowAnonymous: true\n") + "\n";
+        StringBuilder block = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            block.append("    - id: ").append(IDS[i]).append('\n')
+                    .append("      address: ").append(MemberNetwork.host(IDS[i])).append(':')
+                    .append(replicationPorts[i]).append('\n')
+                    .append("      dataDirectory: ").append(dir.resolve(IDS[i])).append('\n');
+        }
+        for (int i = 0; i < 3; i++) {
+            Path keys = TestCertificates.issue(ca, "CN=" + IDS[i] + ",O=Wharf Test", Duration.ofDays(1),
+                            MemberNetwork.host(IDS[i]), "127.0.0.1")
+                    .pkcs12(dir.resolve(IDS[i] + ".p12"));
+            configs[i] = Files.writeString(dir.resolve(IDS[i] + ".yaml"), "maxMessageLength: 1048576\n"
+                    + security
+                    + "http:\n"
+                    + "  host: " + network.clientHost(i) + "\n"
+                    + "  port: " + httpPorts[i] + "\n"
+                    + "replication:\n"
+                    + "  group: TEST\n"
+                    + "  members:\n" + block
+                    + "  tls:\n"
+                    + "    keyStore: " + keys + "\n"
+                    + "    keyStorePassword: " + TestCertificates.PASSWORD + "\n"
+                    + "    trustStore: " + trust + "\n"
+                    + "    trustStorePassword: " + TestCertificates.PASSWORD + "\n");
+        }
+    }
+}
