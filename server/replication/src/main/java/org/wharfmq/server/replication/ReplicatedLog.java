@@ -168,7 +168,8 @@ public final class ReplicatedLog implements AutoCloseable {
     /**
      * Ratis's settings. Its limits stay Ratis's defaults (an entry of 4 MiB at most, {@link
      * ReplicationConfiguration#MAX_BATCH_BYTES}; 64 MiB of pending appends; an append answered within 3 s), whatever
-     * {@code maxMessageLength}: a larger record travels in pieces.
+     * {@code maxMessageLength}: a larger record travels in pieces. Each replica gets one append at a time, carrying
+     * every entry ready ({@link ReplicationConfiguration#APPENDS_IN_FLIGHT}).
      */
     private static RaftProperties properties(Member self, Path directory, ReplicationConfiguration.Timings timings) {
         RaftProperties p = new RaftProperties();
@@ -184,6 +185,7 @@ public final class ReplicatedLog implements AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, timings.snapshotEveryBatches()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(timings.logSegmentBytes()));
+        GrpcConfigKeys.Server.setLeaderOutstandingAppendsMax(p, ReplicationConfiguration.APPENDS_IN_FLIGHT);
         return p;
     }
 

@@ -47,6 +47,14 @@ public final class ReplicationConfiguration {
      * for another member to lead: its vote may be needed for that (a switchover's chosen member asks it).
      */
     public static final Duration SUCCESSOR_WAIT = Duration.ofSeconds(10);
+    /**
+     * Appends the active member keeps in flight to each replica: one. A replica of Ratis 3.2.1 writes and forces one
+     * append's entries only once the previous append's are forced, so appends in flight (Ratis's default is 8) each
+     * carry the one or two batches ready when they left and wait in line for a force each; with one, the next append
+     * leaves when the previous is answered and carries every batch the journal wrote meanwhile, one force for all of
+     * them on each member (docs/performance-log.md, "Replicated queue manager: one append in flight").
+     */
+    public static final int APPENDS_IN_FLIGHT = 1;
     /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
 

@@ -1,0 +1,59 @@
+package org.wharfmq.server.replication;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Not a test: the replicated log's commit latency alone, without the broker (docs/performance-log.md, "Replicated
+ * queue manager"). Three members in this JVM ({@link Trio}); one thread appends batches of {@code bytes} as the journal
+ * writer does, keeping {@code inFlight} appends outstanding (a closed loop: a new one as soon as one is committed);
+ * prints the rate and the latency percentiles of each {@code seconds}-long round.
+ *
+ * <pre>java -cp ... org.wharfmq.server.replication.AppendLatencyProbe DIR inFlight bytes seconds rounds</pre>
+ */
+public final class AppendLatencyProbe {
+
+    private AppendLatencyProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path root = Files.createDirectories(Path.of(args[0]));
+        int inFlight = Integer.parseInt(args[1]);
+        int bytes = Integer.parseInt(args[2]);
+        int seconds = Integer.parseInt(args[3]);
+        int rounds = Integer.parseInt(args[4]);
+        try (Trio trio = new Trio(Files.createTempDirectory(root, "probe"), ReplicationConfiguration.Timings.DEFAULT)) {
+            ReplicatedLog log = trio.log(trio.awaitActive());
+            ByteBuffer batch = ByteBuffer.allocate(bytes);
+            for (int round = 0; round < rounds; round++) {
+                long[] latencies = new long[1 << 22];
+                AtomicInteger done = new AtomicInteger();
+                Semaphore slots = new Semaphore(inFlight);
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+                while (System.nanoTime() < end) {
+                    slots.acquire();
+                    long start = System.nanoTime();
+                    log.append(batch.duplicate()).whenComplete((index, failure) -> {
+                        int n = done.getAndIncrement();
+                        if (n < latencies.length) {
+                            latencies[n] = System.nanoTime() - start;
+                        }
+                        slots.release();
+                    });
+                }
+                slots.acquire(inFlight);
+                int n = Math.min(done.get(), latencies.length);
+                long[] sorted = Arrays.copyOf(latencies, n);
+                Arrays.sort(sorted);
+                System.out.printf("round %d: %d appends in flight, %d bytes: %.0f commits/s, p50 %.2f ms, p90 %.2f ms,"
+                                + " p99 %.2f ms%n", round, inFlight, bytes, n / (double) seconds,
+                        sorted[n / 2] / 1e6, sorted[n * 9 / 10] / 1e6, sorted[n * 99 / 100] / 1e6);
+            }
+        }
+    }
+}
