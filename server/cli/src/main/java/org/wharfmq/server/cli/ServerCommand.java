@@ -167,10 +167,11 @@ final class ServerCommand implements Callable<Integer> {
         if (replicated != null) {
             replicated.fenced().thenAccept(reason -> {
                 // the other two elect a new active instance: this one stops taking work at once, and ends. Its clients
-                // lose their connections before the failed batch's waiters hear of it (the member completes that
-                // failure only after this returns), then the rest closes on a thread of its own: closing the store
-                // waits for those waiters
+                // lose their connections before the failed batches' waiters hear of it (the member fails them only
+                // once told, even when the fence came while the server started, before this was registered), then the
+                // rest closes on a thread of its own: closing the store waits for those waiters
                 server.disconnectClients();
+                replicated.stoppedServing();
                 System.err.println("wharf: " + reason);
                 Thread closing = new Thread(() -> {
                     server.close();
