@@ -47,6 +47,13 @@ public final class ReplicationConfiguration {
      * for another member to lead: its vote may be needed for that (a switchover's chosen member asks it).
      */
     public static final Duration SUCCESSOR_WAIT = Duration.ofSeconds(10);
+    /**
+     * How long a fenced member holds the failures of its batches for its caller to stop serving clients
+     * ({@link ReplicationMember#stoppedServing}) before it lets them go all the same (a queue manager whose start
+     * failed after the fence closes its store, which waits for them): above a queue manager's start on a loaded
+     * machine.
+     */
+    public static final Duration STOP_SERVING_WAIT = Duration.ofSeconds(60);
     /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
 

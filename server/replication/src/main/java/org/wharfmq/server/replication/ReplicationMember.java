@@ -64,8 +64,9 @@ public final class ReplicationMember implements AutoCloseable {
     private final CompletableFuture<Void> elected = new CompletableFuture<>();
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     /**
-     * Completed by the caller once it stopped serving clients after the fence ({@link #stoppedServing}), or at
-     * {@link #close}: the batches failed by the fence fail their waiters only then.
+     * Completed by the caller once it stopped serving clients after the fence ({@link #stoppedServing}), at
+     * {@link #close}, or {@link ReplicationConfiguration#STOP_SERVING_WAIT} after the fence: the batches failed by the
+     * fence fail their waiters only then.
      */
     private final CompletableFuture<Void> stoppedServing = new CompletableFuture<>();
     /** Why it lost the leadership after it was elected and before it took over; else null. Guarded by {@link #lock}. */
@@ -150,9 +151,10 @@ public final class ReplicationMember implements AutoCloseable {
 
     /**
      * The caller's answer to {@link #fenced}: it serves no client any more (their connections are closed). Until then
-     * the batches the fence failed do not fail their waiters, so that no client is told of a failure for work the
-     * next active member may commit: a client whose send or commit such a batch held sees its connection lost
-     * (outcome unknown, as a failover's), whenever the leadership was lost (even while the queue manager starts).
+     * (or {@link #close}, or at most {@link ReplicationConfiguration#STOP_SERVING_WAIT}) the batches the fence failed
+     * do not fail their waiters, so that no client is told of a failure for work the next active member may commit: a
+     * client whose send or commit such a batch held sees its connection lost (outcome unknown, as a failover's),
+     * whenever the leadership was lost (even while the queue manager starts).
      */
     public void stoppedServing() {
         stoppedServing.complete(null);
@@ -294,8 +296,10 @@ public final class ReplicationMember implements AutoCloseable {
                 .whenComplete((done, failure) -> {
                     if (failure == null) {
                         fence("it handed the active role to member " + to + " (switchover)");
-                        stoppedServing.thenRun(() -> gate.open(new NotActiveException("Replication member " + log.id() + " handed the active "
-                                + "role to member " + to + " (switchover) before this batch was appended.", to)));
+                        NotActiveException handed = new NotActiveException("Replication member " + log.id()
+                                + " handed the active role to member " + to + " (switchover) before this batch was "
+                                + "appended.", to);
+                        stoppedServing.thenRun(() -> gate.open(handed));
                         return;
                     }
                     switchingTo = null;
@@ -402,6 +406,14 @@ public final class ReplicationMember implements AutoCloseable {
         String reason = "Replication member " + log.id() + " stopped being the active instance (" + why + "): it "
                 + "stops serving clients; restart it to rejoin as a replica.";
         LOG.log(System.Logger.Level.ERROR, reason);
+        CompletableFuture.delayedExecutor(ReplicationConfiguration.STOP_SERVING_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                .execute(() -> {
+                    if (stoppedServing.complete(null)) {
+                        LOG.log(System.Logger.Level.WARNING, "Replication member " + log.id() + " was not told it "
+                                + "stopped serving clients within " + ReplicationConfiguration.STOP_SERVING_WAIT
+                                + " of its fence: the sends and commits its failed batches held fail now");
+                    }
+                });
         fenced.complete(reason);
     }
 

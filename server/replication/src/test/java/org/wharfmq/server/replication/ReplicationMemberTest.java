@@ -228,7 +228,8 @@ class ReplicationMemberTest {
                     ReplicationConfiguration.CHANGE_TIMEOUT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             members[next].elected().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
 
-            stores[first] = members[first].takeOver(); // as wharf server does once elected: it lost the leadership since
+            // as wharf server does once elected: it lost the leadership since
+            stores[first] = members[first].takeOver();
             assertTrue(members[first].fenced().isDone(), "a member that lost the leadership after its election took "
                     + "over without being fenced");
             assertTrue(members[first].fenced().join().contains("lost the leadership"),
