@@ -22,6 +22,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -69,6 +70,8 @@ public final class ReplicationMember implements AutoCloseable {
      * fence fail their waiters only then.
      */
     private final CompletableFuture<Void> stoppedServing = new CompletableFuture<>();
+    /** Failed batches whose waiters wait for {@link #stoppedServing}. */
+    private final AtomicInteger failuresHeld = new AtomicInteger();
     /** Why it lost the leadership after it was elected and before it took over; else null. Guarded by {@link #lock}. */
     private String lostBeforeTakeOver;
     private ReplicatedLog log;
@@ -158,6 +161,11 @@ public final class ReplicationMember implements AutoCloseable {
      */
     public void stoppedServing() {
         stoppedServing.complete(null);
+    }
+
+    /** Failed batches whose waiters have not heard of it yet, waiting for {@link #stoppedServing}. */
+    int failuresHeld() {
+        return failuresHeld.get();
     }
 
     /**
@@ -385,7 +393,11 @@ public final class ReplicationMember implements AutoCloseable {
             // client whose send or commit the batch held sees its connection lost (outcome unknown), never a failure
             // for work the next active member may commit (an entry one replica has can be committed by the next term)
             fence("a batch was not committed: " + failure.getMessage());
-            stoppedServing.thenRun(() -> confirmed.completeExceptionally(failure));
+            failuresHeld.incrementAndGet();
+            stoppedServing.thenRun(() -> {
+                failuresHeld.decrementAndGet();
+                confirmed.completeExceptionally(failure);
+            });
         });
         return confirmed;
     }

@@ -240,6 +240,8 @@ class ReplicationMemberTest {
             CompletableFuture<Throwable> answer = new CompletableFuture<>();
             stores[first].put(new Message("ORDERS", 1, Unpooled.copiedBuffer("in doubt", StandardCharsets.UTF_8)),
                     answer::complete);
+            Trio.await("the send's batch to fail", () -> members[first].failuresHeld() == 1);
+            assertFalse(answer.isDone(), "a fenced member failed a send before it stopped serving its clients");
             members[first].stoppedServing();
             assertInstanceOf(NotActiveException.class, answer.get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
 
