@@ -159,6 +159,11 @@ final class ServerCommand implements Callable<Integer> {
                 users.close();
             }
             closeQuietly(member);
+            if (member != null && member.fenced().isDone()) {
+                // it lost the leadership while it started (what failed may be a plugin's change refused for that)
+                System.err.println("wharf: " + member.fenced().join());
+                return FENCED;
+            }
             return e instanceof ConfigurationException ? BAD_CONFIGURATION : CANNOT_LISTEN;
         }
         ReplicationMember replicated = member;
