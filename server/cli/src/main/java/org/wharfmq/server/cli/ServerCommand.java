@@ -159,6 +159,11 @@ final class ServerCommand implements Callable<Integer> {
                 users.close();
             }
             closeQuietly(member);
+            if (member != null && member.fenced().isDone()) {
+                // it lost the leadership while it started (what failed may be a plugin's change refused for that)
+                System.err.println("wharf: " + member.fenced().join());
+                return FENCED;
+            }
             return e instanceof ConfigurationException ? BAD_CONFIGURATION : CANNOT_LISTEN;
         }
         ReplicationMember replicated = member;
@@ -167,10 +172,11 @@ final class ServerCommand implements Callable<Integer> {
         if (replicated != null) {
             replicated.fenced().thenAccept(reason -> {
                 // the other two elect a new active instance: this one stops taking work at once, and ends. Its clients
-                // lose their connections before the failed batch's waiters hear of it (the member completes that
-                // failure only after this returns), then the rest closes on a thread of its own: closing the store
-                // waits for those waiters
+                // lose their connections before the failed batches' waiters hear of it (the member fails them only
+                // once told, even when the fence came while the server started, before this was registered), then the
+                // rest closes on a thread of its own: closing the store waits for those waiters
                 server.disconnectClients();
+                replicated.stoppedServing();
                 System.err.println("wharf: " + reason);
                 Thread closing = new Thread(() -> {
                     server.close();

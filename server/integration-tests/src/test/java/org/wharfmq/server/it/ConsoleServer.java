@@ -83,7 +83,16 @@ final class ConsoleServer implements AutoCloseable {
             if (member != null) {
                 starter.store(member.takeOver()).replication(member::state).definitions(member.definitions());
             }
-            return starter.start();
+            WharfServer started = starter.start();
+            if (member != null) {
+                // fenced (an election under load): its clients go, then the failed batches' waiters hear of it, as in
+                // wharf server
+                member.fenced().thenRun(() -> {
+                    started.disconnectClients();
+                    member.stoppedServing();
+                });
+            }
+            return started;
         });
     }
 

@@ -55,6 +55,13 @@ public final class ReplicationConfiguration {
      * them on each member (docs/performance-log.md, "Replicated queue manager: one append in flight").
      */
     public static final int APPENDS_IN_FLIGHT = 1;
+    /**
+     * How long a fenced member holds the failures of its batches for its caller to stop serving clients
+     * ({@link ReplicationMember#stoppedServing}) before it lets them go all the same (a queue manager whose start
+     * failed after the fence closes its store, which waits for them): above a queue manager's start on a loaded
+     * machine.
+     */
+    public static final Duration STOP_SERVING_WAIT = Duration.ofSeconds(60);
     /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
 

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -34,9 +35,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The definitions made at run time ({@code queues.def}, {@link #definitions}) travel through the same log, each
  * version whole, and a replica writes them into its own data directory ({@link ReplicatedFiles}).
  *
- * <p>Fencing: once it has taken over, losing the leadership (cut off from both others, a batch not committed, or a
- * {@link #switchover}) {@link #fenced fences} it: the caller stops serving clients and ends the process; restarted, it rejoins as a
- * replica, its journal rebuilt from the log (so nothing it wrote without a majority survives).
+ * <p>Fencing: once it is elected, losing the leadership (cut off from both others, a batch not committed, a
+ * {@link #switchover}, or an election lost before it took over) {@link #fenced fences} it: the caller stops serving
+ * clients ({@link #stoppedServing}, before which no failed batch fails its waiters) and ends the process; restarted,
+ * it rejoins as a replica, its journal rebuilt from the log (so nothing it wrote without a majority survives).
  *
  * <p>Threads: the log applies batches on Ratis's applier thread, the one owner of the replica's state until the
  * takeover; {@link #takeOver} runs on the caller's; {@link #lock} orders the two around the replica journal, which
@@ -62,6 +64,16 @@ public final class ReplicationMember implements AutoCloseable {
     private volatile String switchingTo;
     private final CompletableFuture<Void> elected = new CompletableFuture<>();
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
+    /**
+     * Completed by the caller once it stopped serving clients after the fence ({@link #stoppedServing}), at
+     * {@link #close}, or {@link ReplicationConfiguration#STOP_SERVING_WAIT} after the fence: the batches failed by the
+     * fence fail their waiters only then.
+     */
+    private final CompletableFuture<Void> stoppedServing = new CompletableFuture<>();
+    /** Failed batches whose waiters wait for {@link #stoppedServing}. */
+    private final AtomicInteger failuresHeld = new AtomicInteger();
+    /** Why it lost the leadership after it was elected and before it took over; else null. Guarded by {@link #lock}. */
+    private String lostBeforeTakeOver;
     private ReplicatedLog log;
     /** Adding and removing members, on the active member. */
     private MemberChanges changes;
@@ -132,10 +144,28 @@ public final class ReplicationMember implements AutoCloseable {
 
     /**
      * Completes, with the reason, when this member stopped being the active instance after it took over: the caller
-     * stops serving clients at once (the others elect a new active instance) and ends the process.
+     * stops serving clients at once (the others elect a new active instance), says so with {@link #stoppedServing},
+     * and ends the process. A member that loses the leadership after it is {@link #elected} and before it {@link
+     * #takeOver takes over} is fenced by the takeover, at once.
      */
     public CompletableFuture<String> fenced() {
         return fenced;
+    }
+
+    /**
+     * The caller's answer to {@link #fenced}: it serves no client any more (their connections are closed). Until then
+     * (or {@link #close}, or at most {@link ReplicationConfiguration#STOP_SERVING_WAIT}) the batches the fence failed
+     * do not fail their waiters, so that no client is told of a failure for work the next active member may commit: a
+     * client whose send or commit such a batch held sees its connection lost (outcome unknown, as a failover's),
+     * whenever the leadership was lost (even while the queue manager starts).
+     */
+    public void stoppedServing() {
+        stoppedServing.complete(null);
+    }
+
+    /** Failed batches whose waiters have not heard of it yet, waiting for {@link #stoppedServing}. */
+    int failuresHeld() {
+        return failuresHeld.get();
     }
 
     /**
@@ -146,6 +176,7 @@ public final class ReplicationMember implements AutoCloseable {
      */
     public JournalMessageStore takeOver() throws IOException {
         elected.join();
+        String lost;
         synchronized (lock) {
             if (state != State.REPLICA) {
                 throw new IllegalStateException("Replication member " + log.id() + " cannot take over: it is "
@@ -153,14 +184,19 @@ public final class ReplicationMember implements AutoCloseable {
             }
             replica.close();
             state = State.ACTIVE; // from here no batch reaches the replica's state: the store below takes it
+            lost = lostBeforeTakeOver;
         }
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + " is the active instance: the "
                 + "queue manager starts on its journal, from the state it kept as a replica");
         try {
             // the journal is not forced: the Raft log (forced on a majority before a batch is confirmed) is the durable
             // copy, and every member rebuilds its journal from it when it starts; a force here would only add a sync
-            return JournalMessageStore.openReplicated(config.toBuilder().durability(Durability.OS).build(),
-                    gate::pass, replica);
+            JournalMessageStore store = JournalMessageStore.openReplicated(
+                    config.toBuilder().durability(Durability.OS).build(), gate::pass, replica);
+            if (lost != null) {
+                fence(lost); // the caller stops serving clients as soon as it hears: the next one is elected
+            }
+            return store;
         } catch (IOException | RuntimeException e) {
             fence("its journal could not be opened: " + e);
             throw e;
@@ -268,8 +304,10 @@ public final class ReplicationMember implements AutoCloseable {
                 .whenComplete((done, failure) -> {
                     if (failure == null) {
                         fence("it handed the active role to member " + to + " (switchover)");
-                        gate.open(new NotActiveException("Replication member " + log.id() + " handed the active "
-                                + "role to member " + to + " (switchover) before this batch was appended.", to));
+                        NotActiveException handed = new NotActiveException("Replication member " + log.id()
+                                + " handed the active role to member " + to + " (switchover) before this batch was "
+                                + "appended.", to);
+                        stoppedServing.thenRun(() -> gate.open(handed));
                         return;
                     }
                     switchingTo = null;
@@ -351,11 +389,15 @@ public final class ReplicationMember implements AutoCloseable {
                 confirmed.complete(index);
                 return;
             }
-            // fenced first: the caller stops serving clients before the batch's waiters hear of the failure, so a
+            // fenced first, and the batch's waiters hear of the failure once the caller stopped serving clients, so a
             // client whose send or commit the batch held sees its connection lost (outcome unknown), never a failure
             // for work the next active member may commit (an entry one replica has can be committed by the next term)
             fence("a batch was not committed: " + failure.getMessage());
-            confirmed.completeExceptionally(failure);
+            failuresHeld.incrementAndGet();
+            stoppedServing.thenRun(() -> {
+                failuresHeld.decrementAndGet();
+                confirmed.completeExceptionally(failure);
+            });
         });
         return confirmed;
     }
@@ -364,6 +406,10 @@ public final class ReplicationMember implements AutoCloseable {
         String to = switchingTo; // a planned switchover fails the appends in flight and ends the leadership as well
         String why = to != null ? "it handed the active role to member " + to + " (switchover)" : cause;
         synchronized (lock) {
+            if (state == State.REPLICA && elected.isDone() && lostBeforeTakeOver == null) {
+                lostBeforeTakeOver = why; // elected, then not: its takeover fences it (the caller is on its way)
+                return;
+            }
             if (state != State.ACTIVE) {
                 return;
             }
@@ -372,6 +418,14 @@ public final class ReplicationMember implements AutoCloseable {
         String reason = "Replication member " + log.id() + " stopped being the active instance (" + why + "): it "
                 + "stops serving clients; restart it to rejoin as a replica.";
         LOG.log(System.Logger.Level.ERROR, reason);
+        CompletableFuture.delayedExecutor(ReplicationConfiguration.STOP_SERVING_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                .execute(() -> {
+                    if (stoppedServing.complete(null)) {
+                        LOG.log(System.Logger.Level.WARNING, "Replication member " + log.id() + " was not told it "
+                                + "stopped serving clients within " + ReplicationConfiguration.STOP_SERVING_WAIT
+                                + " of its fence: the sends and commits its failed batches held fail now");
+                    }
+                });
         fenced.complete(reason);
     }
 
@@ -435,6 +489,7 @@ public final class ReplicationMember implements AutoCloseable {
             replicaOpen = state == State.REPLICA;
             state = State.CLOSED;
         }
+        stoppedServing(); // nobody is served any more: what still waits on a failed batch hears of it
         try {
             log.close();
         } finally {

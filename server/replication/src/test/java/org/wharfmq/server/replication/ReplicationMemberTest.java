@@ -189,7 +189,7 @@ class ReplicationMemberTest {
                 stores[active] = null;
                 members[active].close();
                 int old = active;
-                stores[to] = members[to].takeOver();
+                stores[to] = takeOver(to);
                 active = to;
                 List<String> recovered = recover(stores[active]);
                 for (long s : confirmed) {
@@ -201,6 +201,52 @@ class ReplicationMemberTest {
                 long committed = members[active].log().status().committedIndex();
                 Trio.await("member " + old + " to catch up", () -> members[old].log().appliedIndex() >= committed);
             }
+        } finally {
+            closeAll();
+        }
+    }
+
+    /**
+     * Issue 35: a member elected, then not (the next election, under load, seconds later), before it took over or
+     * while its queue manager starts. Its takeover fences it at once, and a send's failed batch fails its waiter only
+     * once the caller stopped serving clients: a client sees its connection lost, never a storage error.
+     */
+    @Test
+    void aMemberThatLosesTheLeadershipBeforeItTakesOverIsFencedAndFailsNoSendBeforeItsClientsAreGone(
+            @TempDir Path dir) throws Exception {
+        startAll(dir);
+        try {
+            List<CompletableFuture<Void>> elected = new ArrayList<>();
+            for (ReplicationMember m : members) {
+                elected.add(m.elected());
+            }
+            CompletableFuture.anyOf(elected.toArray(CompletableFuture[]::new))
+                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            int first = elected.get(0).isDone() ? 0 : elected.get(1).isDone() ? 1 : 2;
+            int next = (first + 1) % 3;
+            members[first].log().transferLeadership(membership.members().get(next).id(),
+                    ReplicationConfiguration.CHANGE_TIMEOUT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            members[next].elected().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+
+            // as wharf server does once elected: it lost the leadership since
+            stores[first] = members[first].takeOver();
+            assertTrue(members[first].fenced().isDone(), "a member that lost the leadership after its election took "
+                    + "over without being fenced");
+            assertTrue(members[first].fenced().join().contains("lost the leadership"),
+                    members[first].fenced().join());
+
+            // a send reaching it meanwhile (its queue manager starts, clients connect): its batch is refused, and its
+            // waiter hears of it once the member stopped serving clients (the caller's answer to the fence)
+            CompletableFuture<Throwable> answer = new CompletableFuture<>();
+            stores[first].put(new Message("ORDERS", 1, Unpooled.copiedBuffer("in doubt", StandardCharsets.UTF_8)),
+                    answer::complete);
+            Trio.await("the send's batch to fail", () -> members[first].failuresHeld() == 1);
+            assertFalse(answer.isDone(), "a fenced member failed a send before it stopped serving its clients");
+            members[first].stoppedServing();
+            assertInstanceOf(NotActiveException.class, answer.get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+
+            stores[next] = takeOver(next);
+            assertNull(put(stores[next], "ORDERS", 1, "sent again"), "the new active member confirmed nothing");
         } finally {
             closeAll();
         }
@@ -462,11 +508,18 @@ class ReplicationMemberTest {
         CompletableFuture.anyOf(elected.toArray(CompletableFuture[]::new)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         for (int i = 0; i < 3; i++) {
             if (elected.get(i).isDone()) {
-                stores[i] = members[i].takeOver();
+                stores[i] = takeOver(i);
                 return i;
             }
         }
         throw new AssertionError("no member elected");
+    }
+
+    /** Member {@code i} takes over, and stops serving as soon as it is fenced, as {@code wharf server} does. */
+    private JournalMessageStore takeOver(int i) throws Exception {
+        JournalMessageStore store = members[i].takeOver();
+        members[i].fenced().thenRun(members[i]::stoppedServing);
+        return store;
     }
 
     /** Puts a message and waits for the store's answer: null when confirmed, else why not. */
