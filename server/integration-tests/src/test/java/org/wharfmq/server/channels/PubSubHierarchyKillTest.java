@@ -222,7 +222,11 @@ class PubSubHierarchyKillTest {
 
     /**
      * Receives up to "end": every persistent publication once and in order, each non-persistent one at most once and
-     * in order; {@code failure} runs once FAILURE_AT persistent ones arrived. Then nothing more.
+     * in order; {@code failure} runs once FAILURE_AT persistent ones arrived. Then nothing more. The one repeat
+     * allowed: the last persistent publication received before the failure, once, as the next persistent one after
+     * it. The subscriber acknowledges automatically, and such an acknowledgement is not answered, so the member
+     * killed just after it may not have it on disk yet (JMS 1.1 section 4.4.13: "prepared for redelivery of the last
+     * consumed message"; docs/persistence.md).
      */
     private static void receiveAll(MessageConsumer subscriber, Failure failure, OutputSource output)
             throws Exception {
@@ -231,10 +235,12 @@ class PubSubHierarchyKillTest {
         List<String> received = new ArrayList<>();
         MessageConsumer reading = subscriber;
         boolean failed = false;
+        boolean repeatAllowed = false;
         while (true) {
             if (persistent == FAILURE_AT && !failed) {
                 reading = failure.fail(reading);
                 failed = true;
+                repeatAllowed = true;
             }
             Message m = reading.receive(ARRIVAL_MS);
             assertNotNull(m, "after " + tail(received) + " nothing arrived within " + ARRIVAL_MS + " ms; the process"
@@ -246,6 +252,11 @@ class PubSubHierarchyKillTest {
             }
             int i = Integer.parseInt(text.substring(2));
             if (text.startsWith("p ")) {
+                if (repeatAllowed && i == persistent - 1) {
+                    repeatAllowed = false; // the last one acknowledged before the failure, once
+                    continue;
+                }
+                repeatAllowed = false;
                 assertEquals(persistent, i, "persistent publications once and in order; after " + tail(received));
                 persistent++;
             } else {
