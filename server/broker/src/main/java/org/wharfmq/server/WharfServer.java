@@ -3,12 +3,10 @@ package org.wharfmq.server;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.local.LocalAddress;
-import io.netty.channel.local.LocalServerChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -37,6 +35,7 @@ import org.wharfmq.server.transport.NativeTransport;
 import org.wharfmq.server.transport.ConnectionLimits;
 import org.wharfmq.server.transport.ServerChannelInitializer;
 import org.wharfmq.server.transport.TcpListener;
+import org.wharfmq.server.transport.InVmListener;
 import org.wharfmq.server.transport.ServerContext;
 
 import java.net.BindException;
@@ -136,7 +135,7 @@ public final class WharfServer implements AutoCloseable {
         this.connectionLimits = new ConnectionLimits(config);
         this.acceptorGroup = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-accept", true));
         this.ioGroup = transport.eventLoopGroup(config.ioThreads(), new DefaultThreadFactory("wharf-io", true));
-        this.inVmGroup = new DefaultEventLoopGroup(0, new DefaultThreadFactory("wharf-vm", true));
+        this.inVmGroup = InVmListener.loops();
         queueManager.publishEventsTo(new QueueEventPublisher(topicManager, ioGroup));
         this.management = new BrokerManagement(config, queueManager, topicManager, openConnections, store, xaBranches,
                 this::listenerUrls, System.currentTimeMillis(), replication);
@@ -292,7 +291,7 @@ public final class WharfServer implements AutoCloseable {
 
         ChannelFuture vm = new ServerBootstrap()
                 .group(inVmGroup)
-                .channel(LocalServerChannel.class)
+                .channel(InVmListener.channelClass())
                 .childHandler(initializer)
                 .bind(new LocalAddress(config.inVmName()))
                 .awaitUninterruptibly();
@@ -464,11 +463,11 @@ public final class WharfServer implements AutoCloseable {
     }
 
     /**
-     * The event loops of TCP and TLS connections ({@code inVm} false) or of in-VM ones: for tests that hold them up to
-     * see what connections of the other kind queue on them.
+     * The event loops of TCP and TLS connections: for tests that hold them up to see what connections queue on them.
+     * An in-VM connection runs on its client's loop ({@link InVmListener}).
      */
-    EventLoopGroup connectionLoops(boolean inVm) {
-        return inVm ? inVmGroup : ioGroup;
+    EventLoopGroup networkLoops() {
+        return ioGroup;
     }
 
     /**

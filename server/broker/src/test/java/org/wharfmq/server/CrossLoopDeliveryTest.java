@@ -66,7 +66,7 @@ class CrossLoopDeliveryTest {
             publisher.createSession(1, false);
 
             List<SingleThreadEventExecutor> held = new ArrayList<>();
-            for (EventExecutor loop : server.connectionLoops(subscribersInVm)) {
+            for (EventExecutor loop : subscribersInVm ? FrameClient.inVmLoops() : server.networkLoops()) {
                 held.add((SingleThreadEventExecutor) loop);
             }
             CountDownLatch holding = new CountDownLatch(held.size());

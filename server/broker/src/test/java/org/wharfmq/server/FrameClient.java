@@ -79,6 +79,11 @@ public final class FrameClient implements AutoCloseable {
                 .option(ChannelOption.TCP_NODELAY, true), new java.net.InetSocketAddress("127.0.0.1", server.tcpPort()));
     }
 
+    /** The loop of the in-VM test clients, which their connections' server ends share (InVmListener). */
+    static EventLoopGroup inVmLoops() {
+        return VM_GROUP;
+    }
+
     /** Connects to the server's in-VM listener without a handshake. */
     public static FrameClient inVm(WharfServer server) throws InterruptedException {
         return new FrameClient(new Bootstrap().group(VM_GROUP).channel(LocalChannel.class),
