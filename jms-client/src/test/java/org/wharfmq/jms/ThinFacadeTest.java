@@ -3,6 +3,8 @@ package org.wharfmq.jms;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,7 +25,14 @@ class ThinFacadeTest {
 
     @Test
     void noClassOfTheFacadeNamesWhatTheCoreDoes() throws Exception {
-        Path classes = Path.of(WharfConnection.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path location = Path.of(WharfConnection.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        // a directory of classes here; the jakarta client's jar where jakarta-tests run this test transformed
+        try (FileSystem jar = Files.isRegularFile(location) ? FileSystems.newFileSystem(location) : null) {
+            check(jar == null ? location : jar.getPath("/"), location);
+        }
+    }
+
+    private static void check(Path classes, Path location) throws Exception {
         List<String> offenders = new ArrayList<>();
         int checked = 0;
         try (Stream<Path> files = Files.walk(classes)) {
@@ -32,12 +41,12 @@ class ThinFacadeTest {
                 String text = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
                 for (String name : CORE_ONLY) {
                     if (text.contains(name)) {
-                        offenders.add(classes.relativize(file) + " names " + name);
+                        offenders.add(file + " names " + name);
                     }
                 }
             }
         }
-        assertTrue(checked > 20, "found the facade's classes in " + classes + ": " + checked);
+        assertTrue(checked > 20, "found the facade's classes in " + location + ": " + checked);
         assertEquals(List.of(), offenders);
     }
 }
