@@ -186,8 +186,10 @@ class MemoryBudgetTest {
             assertTrue(received.get(i) > received.get(i - 1), () -> "order kept: " + received);
         }
         assertEquals(publications - 1, received.get(received.size() - 1), "the newest is never the one dropped");
-        // 0 and 1 were delivered before the budget was reached; 2 was then the oldest waiting
-        assertFalse(received.contains(2), () -> "the oldest waiting ones were dropped: " + received);
+        // 0 was delivered before the budget was reached, and 1 too when the consumer's credit came back in time;
+        // the oldest waiting one then is the first dropped, so 1 or 2 is missing (a policy dropping the newest
+        // would have kept both and lost 59)
+        assertFalse(received.containsAll(List.of(1, 2)), () -> "the oldest waiting ones were dropped: " + received);
     }
 
     @Test
