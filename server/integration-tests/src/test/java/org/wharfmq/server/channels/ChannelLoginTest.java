@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
@@ -17,9 +16,7 @@ import javax.jms.Connection;
 import javax.jms.Message;
 import javax.jms.Session;
 import javax.jms.TextMessage;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
 
@@ -39,19 +36,11 @@ class ChannelLoginTest {
         servers.close();
     }
 
-    private static String user(String name) {
-        return "  " + name + ":\n    password: \"" + ScramCredential.create((name + "-pw").toCharArray(), 4096,
-                new SecureRandom()).verifier() + "\"\n";
-    }
-
     private TestServer startQm2() throws Exception {
-        Path file = dir.resolve("security.yaml");
-        Files.writeString(file, "users:\n" + user("qm1") + user("other") + user("app")
-                + "permissions:\n"
-                + "  - connect: [user:qm1, user:other, user:app]\n"
+        SecurityFileRealm realm = servers.realm(dir, List.of("qm1", "other", "app"),
+                "  - connect: [user:qm1, user:other, user:app]\n"
                 + "  - channel: [user:qm1, user:other]\n"
                 + "  - queue: ORDERS\n    send: [user:qm1]\n    receive: [user:app]\n");
-        SecurityFileRealm realm = servers.keep(SecurityFileRealm.open(file));
         return servers.keep(TestServer.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
                 config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                         .plugins(new ChannelsPlugin(new ChannelSettings(List.of(

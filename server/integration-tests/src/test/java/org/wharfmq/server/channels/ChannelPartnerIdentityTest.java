@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
@@ -28,9 +27,7 @@ import javax.jms.Connection;
 import javax.jms.Message;
 import javax.jms.Session;
 import javax.jms.TextMessage;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -109,11 +106,6 @@ class ChannelPartnerIdentityTest {
         servers.close();
     }
 
-    private static String user(String name) {
-        return "  " + name + ":\n    password: \"" + ScramCredential.create((name + "-pw").toCharArray(), 4096,
-                new SecureRandom()).verifier() + "\"\n";
-    }
-
     /**
      * QM2: a plain listener and a TLS one asking for client certificates (optional) from the client CA; users qm1 and
      * mallory with the channel permission and send on ORDERS, app to read it; the bound receiver (its certificate's
@@ -121,13 +113,10 @@ class ChannelPartnerIdentityTest {
      * child in a publish/subscribe hierarchy.
      */
     private TestServer startQm2() throws Exception {
-        Path file = dir.resolve("security.yaml");
-        Files.writeString(file, "users:\n" + user("qm1") + user("mallory") + user("app")
-                + "permissions:\n"
-                + "  - connect: [user:qm1, user:mallory, user:app]\n"
+        SecurityFileRealm realm = servers.realm(dir, List.of("qm1", "mallory", "app"),
+                "  - connect: [user:qm1, user:mallory, user:app]\n"
                 + "  - channel: [user:qm1, user:mallory]\n"
                 + "  - queue: ORDERS\n    send: [user:qm1, user:mallory]\n    receive: [user:app]\n");
-        SecurityFileRealm realm = servers.keep(SecurityFileRealm.open(file));
         TlsConfig tls = TlsConfig.builder().port(0).engine(TlsConfig.Engine.JDK).keyStore(qm2Keys)
                 .keyStorePassword(TestCertificates.PASSWORD).clientAuth(TlsConfig.ClientAuth.OPTIONAL)
                 .trustCertificates(clientCa).build();
