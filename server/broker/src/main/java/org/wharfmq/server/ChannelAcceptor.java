@@ -4,6 +4,9 @@ import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.security.Identity;
 
+import javax.security.auth.x500.X500Principal;
+import java.util.Optional;
+
 /**
  * The receiving end of channels from other queue managers, which a plugin (module {@code server/channels}) gives the
  * queue manager ({@link ServerPlugin.Host#acceptChannels}): a connection on the queue manager's listeners that sends
@@ -39,6 +42,15 @@ public interface ChannelAcceptor {
 
         /** Where it connects from. */
         String remoteAddress();
+
+        /** Whether it connected through a TLS listener. */
+        boolean tls();
+
+        /**
+         * The subject of the TLS client certificate it connected with, verified against the listener's trusted CAs;
+         * empty without one (plain TCP, or TLS without a client certificate).
+         */
+        Optional<X500Principal> certificateSubject();
 
         /** Sends the partner a frame (an answer: OK, ERROR, CHANNEL_STATUS). */
         void send(Frame.FromServer frame);

@@ -24,7 +24,10 @@ import org.wharfmq.server.session.Replies;
 import org.wharfmq.server.session.TemporaryDestinations;
 import org.wharfmq.server.session.XaBranches;
 
+import javax.security.auth.x500.X500Principal;
 import java.security.MessageDigest;
+import java.security.cert.X509Certificate;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 import java.util.ArrayList;
@@ -614,6 +617,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             @Override
             public String remoteAddress() {
                 return String.valueOf(channel.remoteAddress());
+            }
+
+            @Override
+            public boolean tls() {
+                return TlsPeer.isTls(channel);
+            }
+
+            @Override
+            public Optional<X500Principal> certificateSubject() {
+                return TlsPeer.certificate(channel).map(X509Certificate::getSubjectX500Principal);
             }
 
             @Override

@@ -68,6 +68,8 @@ final class ChannelReceiver implements AutoCloseable {
     private final ExecutorService worker;
     /** Whether a partner has the channel open now (any thread: an event loop sets it, the worker clears it). */
     private final AtomicBoolean running = new AtomicBoolean();
+    /** Whether the log has said that a partner opened it bound to no partner identity (any thread). */
+    private final AtomicBoolean unboundOpened = new AtomicBoolean();
     /** The connection of the partner that has the channel open, which stopping ends (any thread). */
     private volatile ChannelAcceptor.Peer peer;
     /** {@link #state} as operators see it (written after each commit). */
@@ -129,6 +131,11 @@ final class ChannelReceiver implements AutoCloseable {
 
     ChannelDefinition definition() {
         return definition;
+    }
+
+    /** True the first time a partner opens it while it is bound to no partner identity, for the warning. Any thread. */
+    boolean firstUnboundOpen() {
+        return unboundOpened.compareAndSet(false, true);
     }
 
     /** Whether a partner has the channel open now. Any thread. */
@@ -276,7 +283,8 @@ final class ChannelReceiver implements AutoCloseable {
             this.partner = partner;
             this.opened = opened;
             this.fastAgreed = fast;
-            this.from = new ReceiverPuts.Partner(partner.identity(), opened.partnerQueueManager());
+            this.from = new ReceiverPuts.Partner(partner.identity(), opened.partnerQueueManager(),
+                    PartnerBinding.boundToIdentity(opened));
         }
 
         @Override

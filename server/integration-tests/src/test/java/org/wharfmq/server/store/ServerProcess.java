@@ -105,7 +105,7 @@ public final class ServerProcess implements AutoCloseable {
      * {@link #launch(Path, int, List, String...)} with the command behind {@code prefix} ({@code ip netns exec NS}: a
      * process of the same id, in a network namespace), its clients reaching it at {@code host}.
      */
-    static ServerProcess launch(List<String> prefix, String host, Path data, int port, List<String> jvmOptions,
+    public static ServerProcess launch(List<String> prefix, String host, Path data, int port, List<String> jvmOptions,
             String... extraArgs) throws IOException {
         List<String> command = new ArrayList<>(prefix);
         command.addAll(command(data, port, jvmOptions, extraArgs));
@@ -120,7 +120,7 @@ public final class ServerProcess implements AutoCloseable {
      *
      * @throws IllegalStateException with everything the server printed when it ended before it was ready
      */
-    int awaitReady(long seconds) throws Exception {
+    public int awaitReady(long seconds) throws Exception {
         try {
             return port.get(seconds, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {

@@ -391,7 +391,7 @@ const CHANNEL_ATTRIBUTES = {
   sender: ['connection', 'transmissionQueue', 'user', 'batchSize', 'batchBytes', 'batchIntervalMillis',
     'disconnectIntervalMillis', 'retryMillis', 'maxRetryMillis', 'heartbeatMillis', 'connectTimeoutMillis',
     'pipelineLength'],
-  receiver: ['partnerUser', 'partnerQueueManager', 'nonPersistentSpeed', 'maxBatchAttempts'],
+  receiver: ['partnerUser', 'partnerCertificate', 'partnerQueueManager', 'nonPersistentSpeed', 'maxBatchAttempts'],
 };
 
 async function refreshChannels() {
