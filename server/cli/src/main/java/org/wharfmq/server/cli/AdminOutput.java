@@ -95,6 +95,10 @@ final class AdminOutput {
         if (s.has("directUsedBytes")) {
             fields.add("direct memory", bytes(s.get("directUsedBytes").asLong()));
         }
+        if (s.has("memoryUsedBytes")) {
+            fields.add("message memory", bytes(s.get("memoryUsedBytes").asLong()) + " of "
+                    + bytes(s.get("memoryMaxBytes").asLong()) + " (maxMemoryBytes)");
+        }
         JsonNode r = s.get("replication");
         if (r != null && !r.isNull()) {
             fields.add("replication", "member " + r.get("member").asText() + " of group " + r.get("group").asText()

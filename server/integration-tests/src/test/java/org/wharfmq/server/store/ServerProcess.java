@@ -71,9 +71,20 @@ public final class ServerProcess implements AutoCloseable {
 
     /** {@link #startStandby(Path, String...)} that will listen on TCP port {@code port} once it has taken over. */
     static ServerProcess startStandby(Path data, int port, String... extraArgs) throws Exception {
+        return startStandby(data, port, List.of(), extraArgs);
+    }
+
+    /** {@link #startStandby(Path, String...)} with options for its JVM. */
+    static ServerProcess startStandbyWithJvmOptions(Path data, List<String> jvmOptions, String... extraArgs)
+            throws Exception {
+        return startStandby(data, 0, jvmOptions, extraArgs);
+    }
+
+    private static ServerProcess startStandby(Path data, int port, List<String> jvmOptions, String... extraArgs)
+            throws Exception {
         List<String> args = new ArrayList<>(List.of(extraArgs));
         args.add("--standby");
-        ServerProcess server = launch(data, port, List.of(), args.toArray(String[]::new));
+        ServerProcess server = launch(data, port, jvmOptions, args.toArray(String[]::new));
         try {
             server.waiting.get(60, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {

@@ -530,7 +530,8 @@ async function refreshServer() {
       ['Journal', s.journalBytes < 0 ? 'none (no persistence)' : bytes(s.journalBytes) + ' of records, live and dead'],
       ['Queues', s.queues], ['Subscriptions', s.subscriptions], ['Connections', s.connections],
       ['Heap', bytes(s.heapUsedBytes) + ' of ' + bytes(s.heapMaxBytes)],
-      ['Message buffers (direct memory)', bytes(s.directUsedBytes)]];
+      ['Message buffers (direct memory)', bytes(s.directUsedBytes)],
+      ['Messages in memory', bytes(s.memoryUsedBytes) + ' of ' + bytes(s.memoryMaxBytes) + ' (maxMemoryBytes)']];
     const r = s.replication;
     if (r) { // a member of a replicated queue manager (docs/resilience.md): the active one, as replicas serve no one
       const members = Object.entries(r.behind || {}).map(([id, n]) =>
