@@ -135,7 +135,7 @@ public final class ReportCommand {
         for (ResultsPlan.Row row : rows) {
             long estimate = estimate(row, o);
             total += estimate;
-            out.accept(String.format(Locale.ROOT, "%3d  %-14s about %-10s %s%s", ResultsPlan.number(row), row.id(), duration(estimate),
+            out.accept(String.format(Locale.ROOT, "%3d  %-14s about %-12s %s%s", ResultsPlan.number(row), row.id(), duration(estimate),
                     row.label(), row.peers() ? "" : " (Wharf only)"));
         }
         out.accept(String.format(Locale.ROOT, "%d rows: about %s with %s beside Wharf, %d s of warm-up and %d s measured per run",
