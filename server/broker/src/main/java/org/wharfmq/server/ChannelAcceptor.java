@@ -52,6 +52,18 @@ public interface ChannelAcceptor {
          */
         Optional<X500Principal> certificateSubject();
 
+        /**
+         * Puts a message the partner brought on this queue manager now, outside any unit of work, inside the queue
+         * manager: through a session of the partner's connection with the queue manager's own authority (the plugin
+         * checks the partner's: its user's permissions on where the message goes), with no frame and no thread
+         * hand-off ({@code session.InProcessPuts}). A non-persistent message is on its queue when this returns, a
+         * persistent one once the journal has it (a failure to store it is logged). On the connection's event loop,
+         * from an {@link Inbound} method. Takes over {@code message}.
+         *
+         * @throws WharfException why it was refused (its queue full, say): nothing was put
+         */
+        void put(ByteBuf message);
+
         /** Sends the partner a frame (an answer: OK, ERROR, CHANNEL_STATUS). */
         void send(Frame.FromServer frame);
 

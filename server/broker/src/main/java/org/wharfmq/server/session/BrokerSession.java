@@ -148,7 +148,8 @@ public final class BrokerSession {
         this.transacted = transacted;
         this.xaBranches = transacted ? null : xaBranches;
         this.transaction = transacted ? new Transaction(persistence, topics) : null;
-        this.producers = new ProducerWindow(id, channel, producerWindow, fanOutWindow, queueManager.memoryBudget());
+        this.producers = new ProducerWindow(id, replies, eventLoop, producerWindow, fanOutWindow,
+                queueManager.memoryBudget());
     }
 
     /** Gives the session's producers their first window of credit: before the OK to CREATE_SESSION. */
