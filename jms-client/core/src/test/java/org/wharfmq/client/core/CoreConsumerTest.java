@@ -98,7 +98,6 @@ class CoreConsumerTest {
         for (int i = 1; i <= 30; i++) {
             send(session, producer, "m" + i);
         }
-        assertEquals(5, ClientConfiguration.creditBatch(10));
         CoreConsumer consumer = consumer(session, 10);
         assertEquals(20, heldBack(session), "a window of 10 sent ahead");
         take(consumer, 4);
