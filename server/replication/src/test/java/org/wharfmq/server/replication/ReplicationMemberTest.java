@@ -285,6 +285,7 @@ class ReplicationMemberTest {
             members[first].close();
             members[first] = null;
             int active = takeOver();
+            recoverAll(stores[active]); // as the queue manager does at its start: its journal's reclamation waits for it
             // the active member's status: the stopped member lacks what it committed since, the other replica nothing
             assertNull(put(stores[active], "KEEP", 9, "while " + first + " is down"));
             Map<String, Long> lacking = members[active].state().behindBytes();
