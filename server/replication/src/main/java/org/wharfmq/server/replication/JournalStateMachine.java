@@ -3,6 +3,7 @@ package org.wharfmq.server.replication;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;
@@ -36,7 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The replicated log's Ratis state machine: each committed entry is one batch of journal records, a piece of a batch
  * too large for one entry (joined by {@link ChunkJoiner}: the sink gets the batch whole, at its last piece's index, or
  * never), or a file kept beside the journal ({@link BatchEntry}), handed to the member's {@link ReplicaSink} in log
- * order. A snapshot is the sink's state,
+ * order; or the settings a member appends once elected, which every member compares with its own as it applies
+ * them ({@link #compareSettings}). A snapshot is the sink's state,
  * in one file named by the term and index of the last batch applied (Ratis's {@link SimpleStateMachineStorage});
  * the leader sends it to a member whose log is too far behind (a new or wiped member), which loads it in place of
  * its state and applies the log from there. A snapshot is never taken inside a batch of several entries.
@@ -52,15 +54,25 @@ final class JournalStateMachine extends BaseStateMachine {
     private final ReplicaSink sink;
     private final ActiveListener listener;
     private final AtomicLong batchesApplied = new AtomicLong();
+    /** The term of the last entry applied (or of the snapshot loaded); the updater's thread only. */
+    private long appliedTerm = -1;
     private final ChunkJoiner joiner;
     /** This member's settings that every member must share, answered to a member that asks ({@link #query}). */
     private final GroupSettings settings;
 
-    JournalStateMachine(ReplicaSink sink, ActiveListener listener, ChunkJoiner joiner, GroupSettings settings) {
+    /** The group's name, for a refusal. */
+    private final String group;
+    /** Run when this member is elected, before the listener hears it: appends its settings ({@link ReplicatedLog}). */
+    private final Runnable elected;
+
+    JournalStateMachine(String group, ReplicaSink sink, ActiveListener listener, ChunkJoiner joiner,
+                        GroupSettings settings, Runnable elected) {
+        this.group = group;
         this.sink = sink;
         this.listener = listener;
         this.joiner = joiner;
         this.settings = settings;
+        this.elected = elected;
     }
 
     /** Another member asks for this one's settings (at its start): they must be the same. */
@@ -82,12 +94,27 @@ final class JournalStateMachine extends BaseStateMachine {
     @Override
     public void notifyTermIndexUpdated(long term, long index) {
         joiner.newTerm(term);
+        termSeen(term);
         super.notifyTermIndexUpdated(term, index);
+    }
+
+    /** Tells the sink of each new term, before its first entry (the updater's thread, in log order). */
+    private void termSeen(long term) {
+        if (term <= appliedTerm) {
+            return;
+        }
+        appliedTerm = term;
+        try {
+            sink.newTerm(term);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Ratis: this member leads and has applied its term's first entry. */
     @Override
     public void notifyLeaderReady() {
+        elected.run();
         listener.active();
     }
 
@@ -143,6 +170,7 @@ final class JournalStateMachine extends BaseStateMachine {
             sink.loadSnapshot(in);
         }
         setLastAppliedTermIndex(snapshot.getTermIndex());
+        appliedTerm = snapshot.getTerm();
         LOG.log(System.Logger.Level.INFO, () -> getId() + ": replicated journal state loaded from snapshot at index "
                 + snapshot.getIndex() + " (" + file + ")");
     }
@@ -155,6 +183,7 @@ final class JournalStateMachine extends BaseStateMachine {
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
+        termSeen(entry.getTerm());
         ByteString data = entry.getStateMachineLogEntry().getLogData();
         boolean file = BatchEntry.isFile(data);
         boolean batch = !file;
@@ -162,6 +191,10 @@ final class JournalStateMachine extends BaseStateMachine {
             if (file) {
                 sink.applyFile(entry.getIndex(), BatchEntry.origin(data), BatchEntry.fileName(data),
                         BatchEntry.fileContent(data));
+            } else if (BatchEntry.isSettings(data)) {
+                batch = false;
+                joiner.interrupt();
+                compareSettings(entry, BatchEntry.origin(data), BatchEntry.settingsOf(data));
             } else if (BatchEntry.isChunk(data)) {
                 String origin = BatchEntry.origin(data);
                 batch = joiner.offer(entry.getTerm(), origin, data, sink.takes(origin));
@@ -186,6 +219,40 @@ final class JournalStateMachine extends BaseStateMachine {
             batchesApplied.incrementAndGet();
         }
         return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    /**
+     * Compares the settings the leader of the current term appended when it was elected with this member's: on a
+     * difference this member is refused (its listener hears why) and stops, fail-stop, as for any entry it cannot
+     * apply; the others go on. So members started at the same moment, which could not compare their settings at their
+     * start ({@link SettingsCheck}), compare them at the first election: the active member's are the group's. The
+     * entries of earlier terms, or of a member not known as the leader (applied again at a restart, or caught up
+     * with), are not compared: the members may all have changed a setting together since.
+     */
+    private void compareSettings(LogEntryProto entry, String origin, GroupSettings theirs) {
+        String self = getId().toString();
+        if (origin.equals(self)) {
+            return;
+        }
+        DivisionInfo info;
+        try {
+            info = getServer().join().getDivision(getGroupId()).getInfo();
+        } catch (IOException e) {
+            return; // closing
+        }
+        if (entry.getTerm() != info.getCurrentTerm() || info.getLeaderId() == null
+                || !info.getLeaderId().toString().equals(origin)) {
+            return;
+        }
+        java.util.List<String> differ = settings.differences(theirs);
+        if (differ.isEmpty()) {
+            return;
+        }
+        String reason = String.join(" ", differ.stream()
+                .map(setting -> SettingsCheck.refusal(group, self, settings, origin, theirs, setting)).toList());
+        LOG.log(System.Logger.Level.ERROR, reason);
+        listener.refused(reason);
+        throw new IllegalStateException(reason);
     }
 
     /**
