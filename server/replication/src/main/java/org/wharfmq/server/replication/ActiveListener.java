@@ -28,12 +28,4 @@ public interface ActiveListener {
      * its appends in flight have failed; clients must be refused from now on.
      */
     void inactive();
-
-    /**
-     * This member cannot go on in its group: its settings differ from those the active member appended at the start of
-     * its term (a member started at the same moment as the others, before they could compare, {@link SettingsCheck}).
-     * Its log has stopped; {@code reason} names the setting, both values, both members and the fix.
-     */
-    default void refused(String reason) {
-    }
 }

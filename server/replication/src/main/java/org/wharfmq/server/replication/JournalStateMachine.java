@@ -3,7 +3,6 @@ package org.wharfmq.server.replication;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;
@@ -37,8 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The replicated log's Ratis state machine: each committed entry is one batch of journal records, a piece of a batch
  * too large for one entry (joined by {@link ChunkJoiner}: the sink gets the batch whole, at its last piece's index, or
  * never), or a file kept beside the journal ({@link BatchEntry}), handed to the member's {@link ReplicaSink} in log
- * order; or the settings a member appends once elected, which every member compares with its own as it applies
- * them ({@link #compareSettings}). A snapshot is the sink's state,
+ * order. A snapshot is the sink's state,
  * in one file named by the term and index of the last batch applied (Ratis's {@link SimpleStateMachineStorage});
  * the leader sends it to a member whose log is too far behind (a new or wiped member), which loads it in place of
  * its state and applies the log from there. A snapshot is never taken inside a batch of several entries.
@@ -60,19 +58,11 @@ final class JournalStateMachine extends BaseStateMachine {
     /** This member's settings that every member must share, answered to a member that asks ({@link #query}). */
     private final GroupSettings settings;
 
-    /** The group's name, for a refusal. */
-    private final String group;
-    /** Run when this member is elected, before the listener hears it: appends its settings ({@link ReplicatedLog}). */
-    private final Runnable elected;
-
-    JournalStateMachine(String group, ReplicaSink sink, ActiveListener listener, ChunkJoiner joiner,
-                        GroupSettings settings, Runnable elected) {
-        this.group = group;
+    JournalStateMachine(ReplicaSink sink, ActiveListener listener, ChunkJoiner joiner, GroupSettings settings) {
         this.sink = sink;
         this.listener = listener;
         this.joiner = joiner;
         this.settings = settings;
-        this.elected = elected;
     }
 
     /** Another member asks for this one's settings (at its start): they must be the same. */
@@ -114,7 +104,6 @@ final class JournalStateMachine extends BaseStateMachine {
     /** Ratis: this member leads and has applied its term's first entry. */
     @Override
     public void notifyLeaderReady() {
-        elected.run();
         listener.active();
     }
 
@@ -191,10 +180,6 @@ final class JournalStateMachine extends BaseStateMachine {
             if (file) {
                 sink.applyFile(entry.getIndex(), BatchEntry.origin(data), BatchEntry.fileName(data),
                         BatchEntry.fileContent(data));
-            } else if (BatchEntry.isSettings(data)) {
-                batch = false;
-                joiner.interrupt();
-                compareSettings(entry, BatchEntry.origin(data), BatchEntry.settingsOf(data));
             } else if (BatchEntry.isChunk(data)) {
                 String origin = BatchEntry.origin(data);
                 batch = joiner.offer(entry.getTerm(), origin, data, sink.takes(origin));
@@ -219,40 +204,6 @@ final class JournalStateMachine extends BaseStateMachine {
             batchesApplied.incrementAndGet();
         }
         return CompletableFuture.completedFuture(Message.EMPTY);
-    }
-
-    /**
-     * Compares the settings the leader of the current term appended when it was elected with this member's: on a
-     * difference this member is refused (its listener hears why) and stops, fail-stop, as for any entry it cannot
-     * apply; the others go on. So members started at the same moment, which could not compare their settings at their
-     * start ({@link SettingsCheck}), compare them at the first election: the active member's are the group's. The
-     * entries of earlier terms, or of a member not known as the leader (applied again at a restart, or caught up
-     * with), are not compared: the members may all have changed a setting together since.
-     */
-    private void compareSettings(LogEntryProto entry, String origin, GroupSettings theirs) {
-        String self = getId().toString();
-        if (origin.equals(self)) {
-            return;
-        }
-        DivisionInfo info;
-        try {
-            info = getServer().join().getDivision(getGroupId()).getInfo();
-        } catch (IOException e) {
-            return; // closing
-        }
-        if (entry.getTerm() != info.getCurrentTerm() || info.getLeaderId() == null
-                || !info.getLeaderId().toString().equals(origin)) {
-            return;
-        }
-        java.util.List<String> differ = settings.differences(theirs);
-        if (differ.isEmpty()) {
-            return;
-        }
-        String reason = String.join(" ", differ.stream()
-                .map(setting -> SettingsCheck.refusal(group, self, settings, origin, theirs, setting)).toList());
-        LOG.log(System.Logger.Level.ERROR, reason);
-        listener.refused(reason);
-        throw new IllegalStateException(reason);
     }
 
     /**

@@ -112,18 +112,6 @@ public final class ReplicatedLog implements AutoCloseable {
     public static ReplicatedLog start(Membership membership, String selfId, MemberTls tls, ReplicaSink sink,
                                       ActiveListener listener, ReplicationConfiguration.Timings timings,
                                       GroupSettings settings) throws IOException {
-        return start(membership, selfId, tls, sink, listener, timings, settings,
-                ReplicationConfiguration.SETTINGS_CHECK_TIMEOUT);
-    }
-
-    /**
-     * {@link #start(Membership, String, MemberTls, ReplicaSink, ActiveListener, ReplicationConfiguration.Timings,
-     * GroupSettings)}, waiting at most {@code settingsCheck} for the others' settings (tests: zero, none asked, as when
-     * none is up yet).
-     */
-    static ReplicatedLog start(Membership membership, String selfId, MemberTls tls, ReplicaSink sink,
-                               ActiveListener listener, ReplicationConfiguration.Timings timings,
-                               GroupSettings settings, java.time.Duration settingsCheck) throws IOException {
         int maxBatchBytes = ReplicationConfiguration.maxRecordBytes(settings.maxMessageLength());
         Member self = membership.member(selfId);
         RaftGroupId groupId = RaftGroupId.valueOf(membership.groupUuid());
@@ -137,10 +125,7 @@ public final class ReplicatedLog implements AutoCloseable {
 
         ChunkJoiner joiner = new ChunkJoiner(self.id(), maxBatchBytes, "maxMessageLength "
                 + settings.maxMessageLength() + " and " + ReplicationConfiguration.RECORD_ROOM + " bytes of record");
-        // once elected, the member's first entry is its settings, compared by every member as it applies them
-        CompletableFuture<ReplicatedLog> built = new CompletableFuture<>();
-        JournalStateMachine stateMachine = new JournalStateMachine(membership.group(), sink, listener, joiner,
-                settings, () -> built.thenAccept(started -> started.appendSettings(settings)));
+        JournalStateMachine stateMachine = new JournalStateMachine(sink, listener, joiner, settings);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)
@@ -154,12 +139,11 @@ public final class ReplicatedLog implements AutoCloseable {
                 + "' listens on " + self.address() + " (" + (existing ? "log recovered" : "new log") + " in "
                 + directory + ")");
         ReplicatedLog log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxBatchBytes);
-        built.complete(log);
         Map<String, String> listed = new TreeMap<>();
         membership.members().forEach(m -> listed.put(m.id(), m.address()));
         Map<String, String> logged = log.members();
-        List<String> differ = settingsCheck.isZero() ? List.of() : SettingsCheck.compare(membership.group(), groupId,
-                self.id(), settings, logged.isEmpty() ? listed : logged, parameters(tls), settingsCheck);
+        List<String> differ = SettingsCheck.compare(membership.group(), groupId, self.id(), settings,
+                logged.isEmpty() ? listed : logged, parameters(tls), ReplicationConfiguration.SETTINGS_CHECK_TIMEOUT);
         if (!differ.isEmpty()) {
             log.close();
             throw new IllegalArgumentException(String.join(" ", differ));
@@ -271,26 +255,6 @@ public final class ReplicatedLog implements AutoCloseable {
         }
         CompletableFuture<Long> last = pieces.get(pieces.size() - 1);
         return CompletableFuture.allOf(pieces.toArray(CompletableFuture[]::new)).thenCompose(all -> last);
-    }
-
-    /**
-     * Appends this member's settings, as its first entry once elected (on the submitting thread, so before any batch
-     * of its term). A member that cannot append it is not the leader any more: the next one appends its own.
-     */
-    private void appendSettings(GroupSettings settings) {
-        RaftClientRequest request = writeRequest(BatchEntry.settings(self.id(), settings));
-        CompletableFuture<RaftClientReply> reply;
-        try {
-            reply = CompletableFuture.supplyAsync(() -> submit(request), submitter).thenCompose(r -> r);
-        } catch (java.util.concurrent.RejectedExecutionException closed) {
-            return; // this member is closing
-        }
-        reply.thenApply(this::committed).whenComplete((index, failure) -> {
-            if (failure != null) {
-                LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self.id() + " could not append its "
-                        + "settings once elected: " + failure.getMessage());
-            }
-        });
     }
 
     /** A write request carrying {@code entry}: one log entry. */

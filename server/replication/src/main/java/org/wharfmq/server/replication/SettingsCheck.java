@@ -33,9 +33,7 @@ import java.util.concurrent.TimeUnit;
  * with a changed file is checked against those that run.
  *
  * <p>A member that does not answer within {@link ReplicationConfiguration#SETTINGS_CHECK_TIMEOUT} (not started yet,
- * unreachable) is not compared here: it compares itself with this one when it starts, and members started at the same
- * moment compare theirs at the first election, with the settings the elected member appends as its first entry
- * ({@link JournalStateMachine}).
+ * unreachable) is not compared: it compares itself with this one when it starts.
  */
 final class SettingsCheck {
 

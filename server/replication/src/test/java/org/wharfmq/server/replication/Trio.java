@@ -134,14 +134,7 @@ final class Trio implements AutoCloseable {
     }
 
     void wipe(int i) throws IOException {
-        deleteTree(membership.members().get(i).dataDirectory());
-    }
-
-    /** Deletes {@code dir} and everything in it. */
-    static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
+        Path dir = membership.members().get(i).dataDirectory();
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {
