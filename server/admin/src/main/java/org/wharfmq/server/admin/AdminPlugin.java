@@ -13,7 +13,6 @@ import org.wharfmq.client.core.CoreSender;
 import org.wharfmq.client.core.CoreSession;
 import org.wharfmq.client.core.CoreSettlement;
 import org.wharfmq.client.core.transport.BrokerAddress;
-import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
@@ -106,30 +105,9 @@ public final class AdminPlugin implements ServerPlugin {
         session.createProducer(replier, null);
         CoreConsumer requests = session.createConsumer(new CoreConsumer.Spec(session.id(),
                 WireDestination.queue(SystemQueues.ADMIN_COMMAND_QUEUE), null, PREFETCH, 0, null));
-        requests.handleWith(REQUESTS, this::serve);
+        requests.handleWith(CoreConsumer.WIRE_MESSAGE, this::serve);
         connection.start();
     }
-
-    /**
-     * Makes each delivery the whole message (a request is small, but for a flow jar's body): nothing of the delivery's
-     * buffer is kept. A message that cannot be decoded is rejected by the core (to the dead-letter queue).
-     */
-    private static final CoreConsumer.Decoder<WireMessage> REQUESTS = new CoreConsumer.Decoder<>() {
-        @Override
-        public WireMessage decode(Frame.Deliver delivery) {
-            return WireMessage.decode(delivery.message());
-        }
-
-        @Override
-        public String messageId(WireMessage message) {
-            return message.messageId;
-        }
-
-        @Override
-        public void markRedelivered(WireMessage message) {
-            // a command is answered once: the plugin never looks at redelivery
-        }
-    };
 
     private void serve(WireMessage message) {
         AdminRequest request = AdminRequest.of(message);
