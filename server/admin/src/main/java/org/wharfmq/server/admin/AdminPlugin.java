@@ -86,6 +86,7 @@ public final class AdminPlugin implements ServerPlugin {
         }
         commands.putAll(new ManagementCommands(server.management()).commands());
         commands.put("topics", request -> server.topicReport());
+        commands.put("display-settings", request -> server.config().byKey());
         for (AdminCommands contributor : contributors) {
             contributor.commands().forEach((name, command) -> {
                 if (commands.putIfAbsent(name, command) != null) {

@@ -102,6 +102,17 @@ public final class ServerConfig {
         return SETTINGS;
     }
 
+    /**
+     * The scalar settings in force by key, in {@link Configuration}'s order, each as config/wharf.yaml writes it (a
+     * policy in lower case): what {@code wharf admin display settings} shows.
+     */
+    public Map<String, Object> byKey() {
+        Map<String, Object> byKey = new LinkedHashMap<>();
+        values.values.forEach((setting, value) -> byKey.put(setting.key(), value instanceof Enum<?> ? value.toString()
+                : value));
+        return byKey;
+    }
+
     /** The queue manager name. */
     public String name() {
         return get(Configuration.NAME);
@@ -298,7 +309,7 @@ public final class ServerConfig {
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder("ServerConfig[");
-        values.values.forEach((setting, value) -> text.append(setting.key()).append('=').append(value).append(", "));
+        byKey().forEach((key, value) -> text.append(key).append('=').append(value).append(", "));
         return text.append("queues=").append(values.queues).append(", references=").append(values.references)
                 .append(", topics=").append(values.topics).append(", tls=").append(values.tls).append(']').toString();
     }
