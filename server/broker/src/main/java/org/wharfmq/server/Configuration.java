@@ -1,37 +1,58 @@
 package org.wharfmq.server;
 
 import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.Setting;
+import org.wharfmq.server.store.Durability;
 
 /**
- * The queue manager's defaults and limits, each default named after the YAML key it is the default for. A config
- * file only needs the settings it changes; {@link org.wharfmq.server.config.ServerConfig#defaults()} is all of these.
- * The plugins keep theirs beside their own settings (the HTTP listener's {@code HttpConfiguration}, the flow host's
- * {@code FlowHostConfiguration}, the security file's {@code SecurityConfiguration}).
+ * The queue manager's settings and limits. Each setting of {@code config/wharf.yaml}'s top level is one
+ * {@link Setting} here, named after its key ({@code maxQueues} is {@link #MAX_QUEUES}): its key, its default and the
+ * values it accepts in one declaration, documented where it is declared. {@code ServerConfig} reads, sets, checks and
+ * hands out every one declared here ({@code config.get(Configuration.MAX_QUEUES)}), and a test holds config/wharf.yaml,
+ * the operators' explanation, to them (each key there, with its default). A new setting is a declaration here and its
+ * lines in config/wharf.yaml. The blocks {@code tls:}, {@code queues:} and {@code topics:} are read by their own
+ * classes ({@code TlsConfig}, {@code QueueDefinition}, {@code QueueReference}, {@code TopicDefinition}); the other
+ * constants are fixed limits, not settings. A config file only needs the settings it changes;
+ * {@link org.wharfmq.server.config.ServerConfig#defaults()} is all of these. The plugins keep theirs beside their own
+ * settings (the HTTP listener's {@code HttpConfiguration}, the flow host's {@code FlowHostConfiguration}, the security
+ * file's {@code SecurityConfiguration}).
  */
 public final class Configuration {
 
-    /** Queue manager name, shown to clients in HELLO_OK and in the ready line: {@value}. */
-    public static final String DEFAULT_NAME = "WHARF";
-    /** No default transmission queue: a message for an unknown queue manager is refused (docs/distributed.md). */
-    public static final String DEFAULT_TRANSMISSION_QUEUE = null;
+    /**
+     * Queue manager name, shown to clients in HELLO_OK, in the ready line and by {@code display server}: default
+     * WHARF. Other queue managers reach this one by it ({@code queue://WHARF/ORDERS}), so it holds no '/'.
+     */
+    public static final Setting<String> NAME = Setting.text("name", "WHARF").required()
+            .check(n -> n.indexOf('/') < 0, n -> "must not hold a '/' (it separates a queue manager's name from a "
+                    + "queue's: queue://QM2/ORDERS), was " + n);
 
-    /** Interface the TCP listener binds: {@value} (every interface). */
-    public static final String DEFAULT_HOST = "0.0.0.0";
+    /**
+     * The transmission queue of messages for a queue manager nothing else leads to (IBM MQ's DEFXMITQ): by default
+     * none, and such a message is refused (docs/distributed.md). It must be a queue with usage transmission under
+     * {@code queues:} ({@code ServerConfig.Builder.build} checks it).
+     */
+    public static final Setting<String> DEFAULT_TRANSMISSION_QUEUE = Setting.text("defaultTransmissionQueue", null);
 
-    /** TCP listener port: {@value}. Port 0 picks a free port (tests). */
-    public static final int DEFAULT_PORT = ProtocolVersion.DEFAULT_PORT;
+    /** Interface the TCP listener binds: default 0.0.0.0 (every interface). */
+    public static final Setting<String> HOST = Setting.text("host", "0.0.0.0").required();
 
-    /** Name of the in-VM listener, reached as {@code vm://NAME}: {@value}. */
-    public static final String DEFAULT_IN_VM_NAME = "wharf";
+    /** TCP listener port: default 7414. Port 0 picks a free port (tests). */
+    public static final Setting<Integer> PORT = Setting.integer("port", ProtocolVersion.DEFAULT_PORT)
+            .between(0, 65535, "");
 
-    /** Whether a queue that is not defined is created when first used: {@value}. */
-    public static final boolean DEFAULT_AUTO_CREATE = true;
+    /** Name of the in-VM listener, reached as {@code vm://NAME}: default wharf. */
+    public static final Setting<String> IN_VM_NAME = Setting.text("inVmName", "wharf").required();
+
+    /** Whether a queue that is not defined is created when first used: default true. */
+    public static final Setting<Boolean> AUTO_CREATE = Setting.flag("autoCreate", true);
 
     /**
      * Whether a queue manager that finds its data directory locked by another waits as its standby (true) or refuses
      * to start (false). Off by default: two servers given the same directory by mistake must not look like a pair.
      */
-    public static final boolean DEFAULT_STANDBY = false;
+    public static final Setting<Boolean> STANDBY = Setting.flag("standby", false);
 
     /**
      * The transaction timeout of an XA branch whose XA_START names none (the client's
@@ -41,25 +62,33 @@ public final class Configuration {
      */
     public static final int XA_TRANSACTION_TIMEOUT_SECONDS = 300;
 
-    /** Longest encoded message accepted, in bytes: {@value} (100 MiB). */
-    public static final int DEFAULT_MAX_MESSAGE_LENGTH = 100 * 1024 * 1024;
-
-    /** Most messages a queue holds, counting those delivered but not yet acknowledged: {@value}. */
-    public static final long DEFAULT_MAX_QUEUE_DEPTH = 5_000_000L;
+    /**
+     * Longest encoded message accepted, in bytes: default 104857600 (100 MiB); at most what a frame can carry beside
+     * its header fields ({@link #FRAME_OVERHEAD_ALLOWANCE}).
+     */
+    public static final Setting<Integer> MAX_MESSAGE_LENGTH = Setting.integer("maxMessageLength", 100 * 1024 * 1024)
+            .between(1, Integer.MAX_VALUE - Configuration.FRAME_OVERHEAD_ALLOWANCE, "bytes");
 
     /**
-     * Most queues the queue manager holds: {@value}. Queues defined in the configuration, queues created by use and
-     * temporary queues count; subscription queues (one per topic subscriber) do not. Creating one more is refused
-     * (TOO_MANY_QUEUES); queues that exist are never refused anything because of it.
+     * Most messages a queue holds, counting those delivered but not yet acknowledged: default 5000000. A queue may
+     * set its own ({@code maxDepth}).
      */
-    public static final int DEFAULT_MAX_QUEUES = 10_000;
+    public static final Setting<Long> MAX_QUEUE_DEPTH = Setting.whole("maxQueueDepth", 5_000_000L).atLeast(1);
+
+    /**
+     * Most queues the queue manager holds: default 10000. Queues defined in the configuration, queues created by use
+     * and temporary queues count; subscription queues (one per topic subscriber) do not. Creating one more is refused
+     * (TOO_MANY_QUEUES); queues that exist are never refused anything because of it. At least the number of queues
+     * defined ({@code ServerConfig.Builder.build} checks it).
+     */
+    public static final Setting<Integer> MAX_QUEUES = Setting.integer("maxQueues", 10_000);
 
     /**
      * How long a queue created by use stays once it is unused (no message, consumer or browser) before it is
-     * deleted, in ms: {@value} (5 minutes). 0 or less: never deleted. Queues defined in the configuration and queues
-     * holding a message are never deleted this way.
+     * deleted, in ms: default 300000 (5 minutes). 0 or less: never deleted. Queues defined in the configuration and
+     * queues holding a message are never deleted this way.
      */
-    public static final long DEFAULT_AUTO_DELETE_DELAY_MILLIS = 5 * 60_000L;
+    public static final Setting<Long> AUTO_DELETE_DELAY_MILLIS = Setting.whole("autoDeleteDelayMillis", 5 * 60_000L);
 
     /**
      * Longest time between two looks for unused queues created by use, in ms: {@value}. They are looked for every
@@ -68,32 +97,42 @@ public final class Configuration {
     public static final long AUTO_DELETE_SCAN_MILLIS = 10_000L;
 
     /**
-     * Network threads (Netty event loops) serving client connections: {@value} = one per available processor.
+     * Network threads (Netty event loops) serving client connections: default 0 = one per available processor.
      * Netty's own default is two per processor; measured here (docs/performance-log.md, RR-4) that spends about 60 %
      * more server CPU per round trip, because more of a message's hops cross from one event loop to another.
      */
-    public static final int DEFAULT_IO_THREADS = 0;
+    public static final Setting<Integer> IO_THREADS = Setting.integer("ioThreads", 0).zeroOrMore("one per processor");
 
-    /** Heartbeat interval the server offers, in ms: {@value}. 0 disables heartbeats from the server's side. */
-    public static final int DEFAULT_HEARTBEAT_MILLIS = 10_000;
+    /** Heartbeat interval the server offers, in ms: default 10000. 0 disables heartbeats from the server's side. */
+    public static final Setting<Integer> HEARTBEAT_MILLIS = Setting.integer("heartbeatMillis", 10_000)
+            .zeroOrMore("off");
 
-    /** Directory for persistent data (the journal): {@value}, relative to the working directory. */
-    public static final String DEFAULT_DATA_DIRECTORY = "data";
+    /** Directory for persistent data (the journal): default data, relative to the working directory. */
+    public static final Setting<String> DATA_DIRECTORY = Setting.text("dataDirectory", "data").required();
 
-    /** What an acknowledged persistent message survives: {@value} (power loss; see docs/persistence.md). */
-    public static final String DEFAULT_DURABILITY = "fsync";
-
-    /** Size at which the journal starts a new file: {@value} bytes (64 MiB). */
-    public static final long DEFAULT_JOURNAL_FILE_BYTES = 64L * 1024 * 1024;
+    /**
+     * What an acknowledged persistent message survives: default fsync (power loss), or os (a process crash);
+     * docs/persistence.md.
+     */
+    public static final Setting<Durability> DURABILITY = Setting.choice("durability", Durability.FSYNC,
+            Durability::parse).required();
 
     /** Smallest allowed journal file size: {@value} bytes (64 KiB). */
     public static final long MIN_JOURNAL_FILE_BYTES = 64L * 1024;
 
-    /** Dead bytes the journal may keep before compacting its oldest file: {@value} (256 MiB). */
-    public static final long DEFAULT_JOURNAL_SLACK_BYTES = 256L * 1024 * 1024;
+    /** Size at which the journal starts a new file: default 67108864 bytes (64 MiB), at least 64 KiB. */
+    public static final Setting<Long> JOURNAL_FILE_BYTES = Setting.whole("journalFileBytes", 64L * 1024 * 1024)
+            .atLeast(MIN_JOURNAL_FILE_BYTES);
 
-    /** Most bytes the journal may use: {@value} = no limit but the free space of the disk. */
-    public static final long DEFAULT_JOURNAL_MAX_BYTES = 0;
+    /** Dead bytes the journal may keep before compacting its oldest file: default 268435456 (256 MiB). */
+    public static final Setting<Long> JOURNAL_SLACK_BYTES = Setting.whole("journalSlackBytes", 256L * 1024 * 1024)
+            .zeroOrMore(null);
+
+    /**
+     * Most bytes the journal may use: default 0 = no limit but the free space of the disk; else at least twice
+     * journalFileBytes ({@code ServerConfig.Builder.build} checks it).
+     */
+    public static final Setting<Long> JOURNAL_MAX_BYTES = Setting.whole("journalMaxBytes", 0);
 
     /**
      * Room for a frame's header fields beyond the message itself: the decoder accepts frames up to the maximum
@@ -150,11 +189,11 @@ public final class Configuration {
     // ---- memory (docs/resilience.md) ----
 
     /**
-     * The server's memory budget for messages (setting maxMemoryBytes): {@value} = automatic, that is
+     * The server's memory budget for messages, in bytes: default 0 = automatic, that is
      * {@link #DEFAULT_MEMORY_SHARE_PERCENT} % of the JVM's direct memory limit ({@code -XX:MaxDirectMemorySize}, which
      * is the heap's limit {@code -Xmx} unless set), where message buffers live.
      */
-    public static final long DEFAULT_MAX_MEMORY_BYTES = 0;
+    public static final Setting<Long> MAX_MEMORY_BYTES = Setting.whole("maxMemoryBytes", 0).zeroOrMore("automatic");
 
     /**
      * The share of the JVM's direct memory limit the automatic memory budget takes: {@value} %. The rest is for the
@@ -171,31 +210,37 @@ public final class Configuration {
     public static final int MESSAGE_OVERHEAD_BYTES = 384;
 
     /**
-     * The memory budget of each topic subscription (setting maxSubscriptionBytes): {@value} bytes (64 MiB). With the
-     * default policy, block, a publisher is slowed once one of its subscriptions holds this much, so one slow
-     * subscriber cannot fill the server; a topic entry may set its own.
+     * The memory budget of each topic subscription no {@code topics:} entry covers, in bytes: default 67108864
+     * (64 MiB); 0 = none of its own. With the default policy, block, a publisher is slowed once one of its
+     * subscriptions holds this much, so one slow subscriber cannot fill the server; a topic entry may set its own.
      */
-    public static final long DEFAULT_MAX_SUBSCRIPTION_BYTES = 64L * 1024 * 1024;
+    public static final Setting<Long> MAX_SUBSCRIPTION_BYTES = Setting.whole("maxSubscriptionBytes", 64L * 1024 * 1024)
+            .zeroOrMore("none");
 
     /**
-     * What a send meets when a budget is spent (setting memoryPolicy): page, the queue keeps new messages on disk
-     * (subscriptions take block instead unless their topic entry says page).
+     * What a send meets when a budget is spent, for destinations that do not choose: default page, the queue keeps
+     * new messages on disk (subscriptions take block instead unless their topic entry says page); or block, or fail.
+     * Drop is for topics only.
      */
-    public static final org.wharfmq.server.config.MemoryPolicy DEFAULT_MEMORY_POLICY =
-            org.wharfmq.server.config.MemoryPolicy.PAGE;
+    public static final Setting<MemoryPolicy> MEMORY_POLICY = Setting.choice("memoryPolicy", MemoryPolicy.PAGE,
+                    text -> MemoryPolicy.parse(text, "memoryPolicy"))
+            .check(p -> p != null && p != MemoryPolicy.DROP,
+                    p -> "must be page, block or fail, was " + p + " (drop is for topics: set it under 'topics')");
 
     /**
-     * The disk budget of all page files together (setting maxPageBytes): {@value} = automatic, that is
+     * The disk budget of all page files together, in bytes: default 0 = automatic, that is
      * {@link #DEFAULT_PAGE_SHARE_PERCENT} % of the data directory's free disk space when the server starts.
      */
-    public static final long DEFAULT_MAX_PAGE_BYTES = 0;
+    public static final Setting<Long> MAX_PAGE_BYTES = Setting.whole("maxPageBytes", 0).zeroOrMore("automatic");
 
     /** The share of the free disk space the automatic disk budget takes: {@value} %. The journal needs the rest. */
     public static final int DEFAULT_PAGE_SHARE_PERCENT = 25;
 
-    /** What a send to a paging queue meets when a disk budget is spent too (setting pageFullPolicy): block. */
-    public static final org.wharfmq.server.config.MemoryPolicy DEFAULT_PAGE_FULL_POLICY =
-            org.wharfmq.server.config.MemoryPolicy.BLOCK;
+    /** What a send to a paging queue meets when a disk budget is spent too: default block, or fail. */
+    public static final Setting<MemoryPolicy> PAGE_FULL_POLICY = Setting.choice("pageFullPolicy", MemoryPolicy.BLOCK,
+                    text -> MemoryPolicy.parse(text, "pageFullPolicy"))
+            .check(p -> p == MemoryPolicy.BLOCK || p == MemoryPolicy.FAIL, p -> "must be block or fail, was " + p
+                    + " (what a send meets when a paging queue's disk budget is spent too)");
 
     /**
      * Paging queues page once the server's memory budget is this share spent: {@value} %, not 100 %, so that the
@@ -226,26 +271,28 @@ public final class Configuration {
      */
     public static final long PAGE_RETRY_MILLIS = 1000;
 
-    /**
-     * Bytes a producer's session may send before the server returns credit (setting producerWindowBytes): {@value}
-     * (256 KiB). The server returns it in batches of half the window, so a session costs one credit frame per 128 KiB
-     * sent while nothing is over budget; a destination over budget takes at most this much more from each session
-     * that was already sending to it.
-     */
-    public static final int DEFAULT_PRODUCER_WINDOW_BYTES = 256 * 1024;
-
-    /**
-     * What a publishing session's window amounts to in bytes times the subscriptions its publications reach (setting
-     * fanOutWindowBytes): {@value} (4 MiB). A session whose last publication reached N subscriptions may have
-     * {@code fanOutWindowBytes / N} bytes (at most producerWindowBytes) sent and not yet handled, so the work waiting
-     * in front of the server for one publisher, and the delivery latency it adds, is about the same at any fan-out:
-     * 4 MiB of deliveries, a few milliseconds of a server's fan-out (40 KiB, 20 publications of 2 KB, at 100
-     * subscribers; docs/performance-log.md, "Pub/sub delivery latency").
-     */
-    public static final long DEFAULT_FAN_OUT_WINDOW_BYTES = 4L * 1024 * 1024;
-
     /** The smallest producer window: {@value} bytes (one frame's header and a small message). */
     public static final int MIN_PRODUCER_WINDOW_BYTES = 1024;
+
+    /**
+     * Bytes a producer's session may send before the server returns credit (producer flow control): default 262144
+     * (256 KiB), at least {@link #MIN_PRODUCER_WINDOW_BYTES}. The server returns it in batches of half the window, so
+     * a session costs one credit frame per 128 KiB sent while nothing is over budget; a destination over budget takes
+     * at most this much more from each session that was already sending to it.
+     */
+    public static final Setting<Integer> PRODUCER_WINDOW_BYTES = Setting.integer("producerWindowBytes", 256 * 1024)
+            .atLeast(MIN_PRODUCER_WINDOW_BYTES);
+
+    /**
+     * What a publishing session's window amounts to in bytes times the subscriptions its publications reach: default
+     * 4194304 (4 MiB), at least {@link #MIN_PRODUCER_WINDOW_BYTES}. A session whose last publication reached N
+     * subscriptions may have {@code fanOutWindowBytes / N} bytes (at most producerWindowBytes) sent and not yet
+     * handled, so the work waiting in front of the server for one publisher, and the delivery latency it adds, is
+     * about the same at any fan-out: 4 MiB of deliveries, a few milliseconds of a server's fan-out (40 KiB, 20
+     * publications of 2 KB, at 100 subscribers; docs/performance-log.md, "Pub/sub delivery latency").
+     */
+    public static final Setting<Long> FAN_OUT_WINDOW_BYTES = Setting.whole("fanOutWindowBytes", 4L * 1024 * 1024)
+            .atLeast(MIN_PRODUCER_WINDOW_BYTES);
 
     // ---- TLS (the tls: block; org.wharfmq.server.config.TlsConfig) ----
 
@@ -261,11 +308,12 @@ public final class Configuration {
     // ---- connection and handshake limits (docs/resilience.md, "Connection and handshake limits") ----
 
     /**
-     * A connection that has not completed its handshake within this many ms of being accepted is closed (setting
-     * handshakeTimeoutMillis): {@value} (10 s). It covers everything from the accept to HELLO_OK: the TLS handshake,
-     * HELLO, every authentication round and the login module's answer, however slowly the bytes arrive.
+     * A connection that has not completed its handshake within this many ms of being accepted is closed: default
+     * 10000 (10 s). It covers everything from the accept to HELLO_OK: the TLS handshake, HELLO, every authentication
+     * round and the login module's answer, however slowly the bytes arrive.
      */
-    public static final int DEFAULT_HANDSHAKE_TIMEOUT_MILLIS = 10_000;
+    public static final Setting<Integer> HANDSHAKE_TIMEOUT_MILLIS = Setting.integer("handshakeTimeoutMillis", 10_000)
+            .atLeast(1);
 
     /**
      * The longest frame accepted before the handshake completes (HELLO_OK), in bytes, counting the type byte and
@@ -277,22 +325,24 @@ public final class Configuration {
     public static final int HANDSHAKE_MAX_FRAME_LENGTH = 8 * 1024;
 
     /**
-     * Most client connections the server holds over TCP and TLS together (setting maxConnections): {@value}. One more
-     * is refused (ERROR TOO_MANY_CONNECTIONS). In-VM connections (the server's own flows and plugins) are not counted.
+     * Most client connections the server holds over TCP and TLS together: default 10000. One more is refused (ERROR
+     * TOO_MANY_CONNECTIONS). In-VM connections (the server's own flows and plugins) are not counted.
      */
-    public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+    public static final Setting<Integer> MAX_CONNECTIONS = Setting.integer("maxConnections", 10_000).atLeast(1);
 
     /**
-     * Most client connections from one IP address (setting maxConnectionsPerAddress): {@value}, room for an
-     * application server's pool of a few hundred connections, while one misbehaving host cannot take them all.
+     * Most client connections from one IP address: default 1000, room for an application server's pool of a few
+     * hundred connections, while one misbehaving host cannot take them all.
      */
-    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
+    public static final Setting<Integer> MAX_CONNECTIONS_PER_ADDRESS = Setting.integer("maxConnectionsPerAddress", 1_000)
+            .atLeast(1);
 
     /**
-     * Most temporary queues one connection holds at once (setting maxTemporaryQueuesPerConnection): {@value}. They
-     * also count against maxQueues; this keeps one connection from spending that limit for everyone.
+     * Most temporary queues one connection holds at once: default 1000. They also count against maxQueues; this keeps
+     * one connection from spending that limit for everyone.
      */
-    public static final int DEFAULT_MAX_TEMPORARY_QUEUES_PER_CONNECTION = 1_000;
+    public static final Setting<Integer> MAX_TEMPORARY_QUEUES_PER_CONNECTION = Setting.integer(
+            "maxTemporaryQueuesPerConnection", 1_000).atLeast(1);
 
     // ---- administration (docs/operations.md) ----
 

@@ -7,6 +7,7 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -85,6 +86,27 @@ public final class CoreConsumer implements DeliveryTarget {
         /** The message was handed out before a reconnection and not settled: mark it redelivered. */
         void markRedelivered(M message);
     }
+
+    /**
+     * Makes each delivery a whole {@link WireMessage} (headers, properties and a copy of the body), keeping nothing of
+     * its buffer: for a user that reads messages as the protocol has them (the admin plugin). Such a message carries
+     * no redelivered flag of its own.
+     */
+    public static final Decoder<WireMessage> WIRE_MESSAGE = new Decoder<>() {
+        @Override
+        public WireMessage decode(Frame.Deliver delivery) {
+            return WireMessage.decode(delivery.message());
+        }
+
+        @Override
+        public String messageId(WireMessage message) {
+            return message.messageId;
+        }
+
+        @Override
+        public void markRedelivered(WireMessage message) {
+        }
+    };
 
     private final CoreConnection connection;
     private final int id;

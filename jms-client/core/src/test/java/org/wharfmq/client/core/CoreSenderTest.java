@@ -4,7 +4,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.protocol.frame.ErrorCode;
-import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.TestServer;
@@ -260,31 +259,14 @@ class CoreSenderTest {
         assertEquals(0, later.expiration);
 
         CoreConsumer consumer = session.createConsumer(new CoreConsumer.Spec(session.id(), QUEUE, null, 10, 0, null));
-        WireMessage first = consumer.receive(WAIT_NANOS, false, WIRE);
+        WireMessage first = consumer.receive(WAIT_NANOS, false, CoreConsumer.WIRE_MESSAGE);
         assertEquals(List.of(lives.messageId, lives.timestamp, lives.expiration),
                 List.of(first.messageId, first.timestamp, first.expiration));
-        WireMessage second = consumer.receive(WAIT_NANOS, false, WIRE);
+        WireMessage second = consumer.receive(WAIT_NANOS, false, CoreConsumer.WIRE_MESSAGE);
         assertNull(second.messageId);
         assertEquals(0, second.timestamp);
-        assertNull(consumer.receive(0, true, WIRE), "delivered before its delivery time");
+        assertNull(consumer.receive(0, true, CoreConsumer.WIRE_MESSAGE), "delivered before its delivery time");
     }
-
-    /** The message of a delivery as the protocol has it. */
-    private static final CoreConsumer.Decoder<WireMessage> WIRE = new CoreConsumer.Decoder<>() {
-        @Override
-        public WireMessage decode(Frame.Deliver delivery) {
-            return WireMessage.decode(delivery.message());
-        }
-
-        @Override
-        public String messageId(WireMessage message) {
-            return message.messageId;
-        }
-
-        @Override
-        public void markRedelivered(WireMessage message) {
-        }
-    };
 
     /** A persistent send in the session's transaction: not waited for, whatever its persistence. */
     private static void send(CoreSession session, int producer, String text) throws ClientException {

@@ -4,18 +4,24 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.client.core.ClientException;
+import org.wharfmq.client.core.ConnectionListener;
+import org.wharfmq.client.core.ConnectionSettings;
+import org.wharfmq.client.core.CoreConnection;
+import org.wharfmq.client.core.CoreConsumer;
+import org.wharfmq.client.core.CoreSender;
+import org.wharfmq.client.core.CoreSession;
+import org.wharfmq.client.core.CoreSettlement;
+import org.wharfmq.client.core.transport.BrokerAddress;
+import org.wharfmq.protocol.message.BodyType;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.security.AuditLog;
 
-import javax.jms.Connection;
-import javax.jms.JMSException;
-import javax.jms.Message;
-import javax.jms.MessageProducer;
-import javax.jms.Session;
-import javax.jms.TextMessage;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +31,8 @@ import java.util.TreeSet;
 
 /**
  * Serves the admin command queue, IBM MQ style: requests arrive on {@value SystemQueues#ADMIN_COMMAND_QUEUE} (over the
- * in-VM client, like any application's), each answered on its JMSReplyTo with JSON ({@link AdminProtocol}). A
+ * in-VM listener, through the core client, without JMS), each answered on its JMSReplyTo with JSON
+ * ({@link AdminProtocol}). A
  * {@link ServerPlugin}: start it after the plugins whose commands it serves
  * ({@code WharfServer.start(config, flowHost, new AdminPlugin(flowHost.adminCommands()))}), so the queue opens once
  * everything it answers for runs.
@@ -39,22 +46,27 @@ import java.util.TreeSet;
  * Every command is one audit line ({@link AuditLog#adminCommand}): who (the request's JMSXUserID, checked by the server
  * against the sender's login), what with which arguments (a password's as {@code ***}: a channel's, say), and the
  * result. Commands run one at a time, on the
- * plugin's session thread.
+ * plugin's session's dispatch thread ({@code wharf-session-...}).
  */
 public final class AdminPlugin implements ServerPlugin {
 
     private static final System.Logger LOG = System.getLogger(AdminPlugin.class.getName());
     /** Room left in a message for its headers and properties besides the JSON body. */
     private static final int ANSWER_HEADROOM_BYTES = 4096;
+    /** Window of the command queue's consumer: commands run one at a time, so a few ahead are plenty. */
+    private static final int PREFETCH = 10;
+    /** The client name the plugin's connection gives in its HELLO, as the connections' listing shows it. */
+    private static final String CLIENT_NAME = "wharf-admin-plugin";
 
     private final List<AdminCommands> contributors;
     private final ObjectMapper json = new ObjectMapper();
     private final Map<String, AdminCommand> commands = new LinkedHashMap<>();
     /** The longest answer that fits in a message (maxMessageLength, less room for the headers). */
     private int maxAnswerBytes;
-    private Connection connection;
-    private Session session;
-    private MessageProducer replier;
+    private CoreConnection connection;
+    private CoreSession session;
+    /** The producer the answers go through, to each request's JMSReplyTo. */
+    private int replier;
 
     /** An admin plugin that also serves {@code contributors}' commands. */
     public AdminPlugin(AdminCommands... contributors) {
@@ -65,15 +77,16 @@ public final class AdminPlugin implements ServerPlugin {
      * Opens the admin command queue and serves it.
      *
      * @throws IllegalStateException when two contributors name the same command, or this plugin has started before
-     * @throws JMSException          when the in-VM connection cannot be opened
+     * @throws ClientException       when the in-VM connection cannot be opened
      */
     @Override
-    public void start(Host server) throws JMSException {
+    public void start(Host server) throws ClientException {
         if (connection != null) {
             throw new IllegalStateException("This AdminPlugin has started already: give each server one of its own.");
         }
         commands.putAll(new ManagementCommands(server.management()).commands());
         commands.put("topics", request -> server.topicReport());
+        commands.put("display-settings", request -> server.config().byKey());
         for (AdminCommands contributor : contributors) {
             contributor.commands().forEach((name, command) -> {
                 if (commands.putIfAbsent(name, command) != null) {
@@ -85,21 +98,20 @@ public final class AdminPlugin implements ServerPlugin {
         maxAnswerBytes = server.config().maxMessageLength() - ANSWER_HEADROOM_BYTES;
         server.management().systemQueue(SystemQueues.ADMIN_COMMAND_QUEUE);
         server.management().systemQueue(SystemQueues.ADMIN_REPLY_QUEUE);
-        connection = new WharfConnectionFactory(server.vmUrl()).createConnection();
-        session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-        replier = session.createProducer(null);
-        session.createConsumer(session.createQueue(SystemQueues.ADMIN_COMMAND_QUEUE)).setMessageListener(this::serve);
+        connection = CoreConnection.connect(ConnectionSettings.of(BrokerAddress.vm(URI.create(server.vmUrl())
+                .getAuthority()), null, null, CLIENT_NAME), ConnectionListener.NONE);
+        session = new CoreSession(connection, CoreSettlement.AUTO_ACKNOWLEDGE, PREFETCH, false, CoreSession.Hooks.NONE);
+        session.open();
+        replier = connection.nextProducerId();
+        session.createProducer(replier, null);
+        CoreConsumer requests = session.createConsumer(new CoreConsumer.Spec(session.id(),
+                WireDestination.queue(SystemQueues.ADMIN_COMMAND_QUEUE), null, PREFETCH, 0, null));
+        requests.handleWith(CoreConsumer.WIRE_MESSAGE, this::serve);
         connection.start();
     }
 
-    private void serve(Message message) {
-        AdminRequest request;
-        try {
-            request = AdminRequest.of(message);
-        } catch (JMSException e) {
-            AuditLog.adminCommand("ADMIN a command whose properties cannot be read: " + e, false);
-            return;
-        }
+    private void serve(WireMessage message) {
+        AdminRequest request = AdminRequest.of(message);
         Exception failure = null;
         String answer;
         try {
@@ -200,20 +212,25 @@ public final class AdminPlugin implements ServerPlugin {
         return e instanceof IllegalArgumentException ? AdminProtocol.INVALID : AdminProtocol.FAILED;
     }
 
-    /** Sends the answer to the request's JMSReplyTo, if it has one; {@code reason} is null after a success. */
-    private void reply(Message request, String answer, String reason) {
+    /**
+     * Sends the answer to the request's JMSReplyTo, if it has one: a persistent TextMessage (as a JMS producer's
+     * default) correlated by the request's JMSMessageID; {@code reason} is null after a success.
+     */
+    private void reply(WireMessage request, String answer, String reason) {
+        if (request.replyTo == null) {
+            return;
+        }
+        WireMessage reply = new WireMessage();
+        reply.bodyType = BodyType.TEXT;
+        reply.body = answer.getBytes(StandardCharsets.UTF_8);
+        reply.properties.put(AdminProtocol.OK, reason == null);
+        if (reason != null) {
+            reply.properties.put(AdminProtocol.ERROR, reason);
+        }
+        reply.correlationId = request.messageId;
         try {
-            if (request.getJMSReplyTo() == null) {
-                return;
-            }
-            TextMessage reply = session.createTextMessage(answer);
-            reply.setBooleanProperty(AdminProtocol.OK, reason == null);
-            if (reason != null) {
-                reply.setStringProperty(AdminProtocol.ERROR, reason);
-            }
-            reply.setJMSCorrelationID(request.getJMSMessageID());
-            replier.send(request.getJMSReplyTo(), reply);
-        } catch (JMSException e) {
+            session.sender().send(replier, request.replyTo, reply, CoreSender.WIRE_MESSAGE, true, null);
+        } catch (ClientException e) {
             LOG.log(System.Logger.Level.WARNING, "Cannot answer an admin command: " + e);
         }
     }
@@ -237,11 +254,7 @@ public final class AdminPlugin implements ServerPlugin {
     @Override
     public void close() {
         if (connection != null) {
-            try {
-                connection.close();
-            } catch (JMSException e) {
-                LOG.log(System.Logger.Level.DEBUG, "Closing the admin connection: " + e);
-            }
+            connection.close();
         }
     }
 }

@@ -1,10 +1,9 @@
 package org.wharfmq.server.admin;
 
-import javax.jms.BytesMessage;
-import javax.jms.JMSException;
-import javax.jms.Message;
+import org.wharfmq.protocol.message.BodyType;
+import org.wharfmq.protocol.message.WireMessage;
+
 import java.util.Collections;
-import java.util.Enumeration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,7 +12,7 @@ import java.util.TreeMap;
  * One admin request as a command sees it: its name, its arguments (the request's {@code Wharf...} properties), the
  * bytes of a BytesMessage body (a flow jar), who sent it and from where. Read once from the message (or made by
  * another face of the admin view, the web console, with {@link #of(String, String, String, Map)}), so a command
- * never touches JMS.
+ * never touches a message.
  */
 public final class AdminRequest {
 
@@ -33,23 +32,22 @@ public final class AdminRequest {
         this.body = body;
     }
 
-    /** Reads a request off its message. */
-    static AdminRequest of(Message message) throws JMSException {
+    /** Reads a request off its message: the properties as sent, and the body of a BytesMessage (empty for none). */
+    static AdminRequest of(WireMessage message) {
         Map<String, Object> arguments = new TreeMap<>();
-        for (Enumeration<?> names = message.getPropertyNames(); names.hasMoreElements(); ) {
-            String name = (String) names.nextElement();
+        message.properties.forEach((name, value) -> {
             if (name.startsWith(ARGUMENT_PREFIX) && !name.equals(AdminProtocol.COMMAND)) {
-                arguments.put(name, message.getObjectProperty(name));
+                arguments.put(name, value);
             }
-        }
+        });
         byte[] body = null;
-        if (message instanceof BytesMessage bytes) {
-            body = new byte[(int) bytes.getBodyLength()];
-            bytes.readBytes(body);
+        if (message.bodyType == BodyType.BYTES) {
+            body = message.body == null ? new byte[0] : message.body;
         }
-        String user = message.getStringProperty("JMSXUserID");
-        return new AdminRequest(message.getStringProperty(AdminProtocol.COMMAND), user == null || user.isEmpty() ? null
-                : user, "request " + message.getJMSMessageID(), Collections.unmodifiableMap(arguments), body);
+        Object command = message.properties.get(AdminProtocol.COMMAND);
+        Object user = message.properties.get("JMSXUserID");
+        return new AdminRequest(command == null ? null : command.toString(), user == null || user.toString().isEmpty()
+                ? null : user.toString(), "request " + message.messageId, Collections.unmodifiableMap(arguments), body);
     }
 
     /**

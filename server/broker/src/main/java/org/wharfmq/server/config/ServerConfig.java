@@ -3,29 +3,37 @@ package org.wharfmq.server.config;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.store.Durability;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * The queue manager's settings, and only its own (each plugin keeps its settings: docs/architecture.md,
  * "Settings"): an immutable value, read by every part of the broker and handed to its plugins
- * ({@link org.wharfmq.server.ServerPlugin.Host#config()}), so no part sees another change a setting under it. Built
- * with {@link Builder}'s fluent setters, each named after its YAML key in {@code config/wharf.yaml}:
- * {@code ServerConfig.builder().port(0).autoCreate(false).queue("ORDERS", 1000).build()}, where {@code build()}
- * checks every setting. Defaults are the constants of {@link Configuration}. {@link #read(Settings)} reads the
- * queue manager's keys from the file's tree; the command line reads the YAML
- * ({@code org.wharfmq.server.cli.ConfigurationFile}), and the broker knows nothing of it.
+ * ({@link org.wharfmq.server.ServerPlugin.Host#config()}), so no part sees another change a setting under it. Its
+ * scalar settings are the {@link Setting}s declared in {@link Configuration} (key, default, accepted values), all of
+ * them read from the file, set, checked and handed out here without a line of their own:
+ * {@code ServerConfig.builder().set(Configuration.MAX_QUEUES, 50).queue("ORDERS", 1000).build()}, then
+ * {@code config.get(Configuration.MAX_QUEUES)}, where {@code build()} checks every setting. The settings older than
+ * that table keep a fluent setter and an accessor named after their key ({@code port(0)}, {@code port()}), which only
+ * call {@link Builder#set} and {@link #get}; a new setting needs neither. The blocks ({@code tls:}, {@code queues:},
+ * {@code topics:}) have classes of their own. {@link #read(Settings)} reads the queue manager's keys from the file's
+ * tree; the command line reads the YAML ({@code org.wharfmq.server.cli.ConfigurationFile}), and the broker knows
+ * nothing of it.
  */
 public final class ServerConfig {
 
+    /** The queue manager's scalar settings: every {@link Setting} {@link Configuration} declares, in its order. */
+    private static final List<Setting<?>> SETTINGS = Setting.declaredIn(Configuration.class);
+
     /**
-     * The settings as built: a copy of the builder that nothing else holds and nothing changes (its lists
-     * immutable). A setting is a field of {@link Builder} only; its accessor here reads it.
+     * The settings as built: a copy of the builder that nothing else holds and nothing changes (its map and lists
+     * immutable).
      */
     private final Builder values;
 
@@ -44,12 +52,11 @@ public final class ServerConfig {
     }
 
     /**
-     * The queue manager's part of the configuration file: its top-level keys, each named after the {@link Builder}
-     * setter it calls, with the {@code tls:} block, {@code queues:} and {@code topics:}. A setting left out keeps its
-     * default ({@link Configuration}); the values are checked by {@link Builder#build()}, once the command line has
-     * applied its overrides. A setting added to the broker is, in this class, a field and a setter of {@link Builder}, an
-     * accessor, a line here and its check in {@link Builder#build()}; then its default in {@link Configuration} and
-     * its explanation in config/wharf.yaml.
+     * The queue manager's part of the configuration file: its top-level keys, each a {@link Setting} of
+     * {@link Configuration}, with the {@code tls:} block, {@code queues:} and {@code topics:}. A setting left out keeps
+     * its default; the values are checked by {@link Builder#build()}, once the command line has applied its
+     * overrides. A setting added to the broker is its declaration in {@link Configuration} and its explanation in
+     * config/wharf.yaml: nothing here.
      *
      * @param file the file's top level
      * @return a builder holding the file's settings
@@ -58,45 +65,12 @@ public final class ServerConfig {
      */
     public static Builder read(Settings file) {
         Builder b = builder();
-        b.name = file.text("name", b.name);
-        b.host = file.text("host", b.host);
-        b.port = file.intValue("port", b.port);
-        b.inVmName = file.text("inVmName", b.inVmName);
-        b.dataDirectory = file.text("dataDirectory", b.dataDirectory);
-        b.autoCreate = file.flag("autoCreate", b.autoCreate);
-        b.standby = file.flag("standby", b.standby);
-        b.maxMessageLength = file.intValue("maxMessageLength", b.maxMessageLength);
-        b.maxQueueDepth = file.longValue("maxQueueDepth", b.maxQueueDepth);
-        b.maxQueues = file.intValue("maxQueues", b.maxQueues);
-        b.autoDeleteDelayMillis = file.longValue("autoDeleteDelayMillis", b.autoDeleteDelayMillis);
-        b.ioThreads = file.intValue("ioThreads", b.ioThreads);
-        b.heartbeatMillis = file.intValue("heartbeatMillis", b.heartbeatMillis);
-        if (file.has("durability")) {
-            b.durability(Durability.parse(file.text("durability", null)));
+        for (Setting<?> setting : SETTINGS) {
+            b.readFrom(file, setting);
         }
-        b.journalFileBytes = file.longValue("journalFileBytes", b.journalFileBytes);
-        b.journalSlackBytes = file.longValue("journalSlackBytes", b.journalSlackBytes);
-        b.journalMaxBytes = file.longValue("journalMaxBytes", b.journalMaxBytes);
-        b.handshakeTimeoutMillis = file.intValue("handshakeTimeoutMillis", b.handshakeTimeoutMillis);
-        b.maxConnections = file.intValue("maxConnections", b.maxConnections);
-        b.maxConnectionsPerAddress = file.intValue("maxConnectionsPerAddress", b.maxConnectionsPerAddress);
-        b.maxTemporaryQueuesPerConnection = file.intValue("maxTemporaryQueuesPerConnection",
-                b.maxTemporaryQueuesPerConnection);
-        b.maxMemoryBytes = file.longValue("maxMemoryBytes", b.maxMemoryBytes);
-        b.maxSubscriptionBytes = file.longValue("maxSubscriptionBytes", b.maxSubscriptionBytes);
-        if (file.has("memoryPolicy")) {
-            b.memoryPolicy = MemoryPolicy.parse(file.text("memoryPolicy", null), "memoryPolicy");
-        }
-        b.maxPageBytes = file.longValue("maxPageBytes", b.maxPageBytes);
-        if (file.has("pageFullPolicy")) {
-            b.pageFullPolicy = MemoryPolicy.parse(file.text("pageFullPolicy", null), "pageFullPolicy");
-        }
-        b.producerWindowBytes = file.intValue("producerWindowBytes", b.producerWindowBytes);
-        b.fanOutWindowBytes = file.longValue("fanOutWindowBytes", b.fanOutWindowBytes);
         for (Settings topic : file.sections("topics")) {
             b.topics.add(TopicDefinition.read(topic));
         }
-        b.defaultTransmissionQueue = file.text("defaultTransmissionQueue", b.defaultTransmissionQueue);
         for (Settings queue : file.sections("queues")) {
             if (QueueReference.isReference(queue)) {
                 b.references.add(QueueReference.read(queue));
@@ -114,34 +88,59 @@ public final class ServerConfig {
         return values.copy(false);
     }
 
+    /**
+     * The value of one of the queue manager's settings.
+     *
+     * @throws IllegalArgumentException for a setting {@link Configuration} does not declare (another component's)
+     */
+    public <T> T get(Setting<T> setting) {
+        return values.get(setting);
+    }
+
+    /** The queue manager's scalar settings, as {@link Configuration} declares them, in its order. */
+    public static List<Setting<?>> settings() {
+        return SETTINGS;
+    }
+
+    /**
+     * The scalar settings in force by key, in {@link Configuration}'s order, each as config/wharf.yaml writes it (a
+     * policy in lower case): what {@code wharf admin display settings} shows.
+     */
+    public Map<String, Object> byKey() {
+        Map<String, Object> byKey = new LinkedHashMap<>();
+        values.values.forEach((setting, value) -> byKey.put(setting.key(), value instanceof Enum<?> ? value.toString()
+                : value));
+        return byKey;
+    }
+
     /** The queue manager name. */
     public String name() {
-        return values.name;
+        return get(Configuration.NAME);
     }
 
     /** The interface the TCP listener binds. */
     public String host() {
-        return values.host;
+        return get(Configuration.HOST);
     }
 
     /** The TCP port as configured (0 = ephemeral; the server reports the actual one). */
     public int port() {
-        return values.port;
+        return get(Configuration.PORT);
     }
 
     /** The name of the in-VM listener. */
     public String inVmName() {
-        return values.inVmName;
+        return get(Configuration.IN_VM_NAME);
     }
 
     /** The directory for persistent data. */
     public Path dataDirectory() {
-        return Path.of(values.dataDirectory);
+        return Path.of(get(Configuration.DATA_DIRECTORY));
     }
 
     /** Whether queues are created on first use. */
     public boolean autoCreate() {
-        return values.autoCreate;
+        return get(Configuration.AUTO_CREATE);
     }
 
     /**
@@ -149,57 +148,58 @@ public final class ServerConfig {
      * then takes over as its standby (true), or refuses to start (false, the default): docs/resilience.md, "Standby".
      */
     public boolean standby() {
-        return values.standby;
+        return get(Configuration.STANDBY);
     }
 
     /** The longest encoded message accepted, in bytes. */
     public int maxMessageLength() {
-        return values.maxMessageLength;
+        return get(Configuration.MAX_MESSAGE_LENGTH);
     }
 
     /** The depth limit of queues that do not set their own. */
     public long maxQueueDepth() {
-        return values.maxQueueDepth;
+        return get(Configuration.MAX_QUEUE_DEPTH);
     }
 
     /** The most queues the queue manager holds (defined, created by use, temporary). */
     public int maxQueues() {
-        return values.maxQueues;
+        return get(Configuration.MAX_QUEUES);
     }
 
     /** How long an unused queue created by use stays before it is deleted, in ms; 0 or less = never. */
     public long autoDeleteDelayMillis() {
-        return values.autoDeleteDelayMillis;
+        return get(Configuration.AUTO_DELETE_DELAY_MILLIS);
     }
 
     /** The number of network threads to start: the setting, or the number of available processors when it is 0. */
     public int ioThreads() {
-        return values.ioThreads > 0 ? values.ioThreads : Runtime.getRuntime().availableProcessors();
+        int threads = get(Configuration.IO_THREADS);
+        return threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
     }
 
     /** The heartbeat interval the server offers, in ms. */
     public int heartbeatMillis() {
-        return values.heartbeatMillis;
+        return get(Configuration.HEARTBEAT_MILLIS);
     }
 
     /** What a synced journal record survives (setting durability). */
     public Durability durability() {
-        return Durability.parse(values.durability);
+        return get(Configuration.DURABILITY);
     }
 
     /** The size at which the journal moves on to a new file, in bytes. */
     public long journalFileBytes() {
-        return values.journalFileBytes;
+        return get(Configuration.JOURNAL_FILE_BYTES);
     }
 
     /** How many bytes of dead records the journal may keep before it compacts its oldest file. */
     public long journalSlackBytes() {
-        return values.journalSlackBytes;
+        return get(Configuration.JOURNAL_SLACK_BYTES);
     }
 
     /** The most bytes the journal may use on disk; 0 = no limit but the disk. */
     public long journalMaxBytes() {
-        return values.journalMaxBytes;
+        return get(Configuration.JOURNAL_MAX_BYTES);
     }
 
     /** The predefined queues, in definition order. */
@@ -217,7 +217,7 @@ public final class ServerConfig {
      * transmission queue of its name leads to (IBM MQ's DEFXMITQ); null for none (such messages are refused).
      */
     public String defaultTransmissionQueue() {
-        return values.defaultTransmissionQueue;
+        return get(Configuration.DEFAULT_TRANSMISSION_QUEUE);
     }
 
     /** The TLS listener's settings, when the server has one ({@code tls:} in the YAML). */
@@ -235,22 +235,22 @@ public final class ServerConfig {
      * closed, in ms.
      */
     public int handshakeTimeoutMillis() {
-        return values.handshakeTimeoutMillis;
+        return get(Configuration.HANDSHAKE_TIMEOUT_MILLIS);
     }
 
     /** The most client connections over TCP and TLS together; in-VM connections are not counted. */
     public int maxConnections() {
-        return values.maxConnections;
+        return get(Configuration.MAX_CONNECTIONS);
     }
 
     /** The most client connections from one IP address. */
     public int maxConnectionsPerAddress() {
-        return values.maxConnectionsPerAddress;
+        return get(Configuration.MAX_CONNECTIONS_PER_ADDRESS);
     }
 
     /** The most temporary queues one connection holds at once. */
     public int maxTemporaryQueuesPerConnection() {
-        return values.maxTemporaryQueuesPerConnection;
+        return get(Configuration.MAX_TEMPORARY_QUEUES_PER_CONNECTION);
     }
 
     /**
@@ -258,12 +258,12 @@ public final class ServerConfig {
      * memory limit ({@link Configuration#DEFAULT_MEMORY_SHARE_PERCENT}; the queue manager computes it).
      */
     public long maxMemoryBytes() {
-        return values.maxMemoryBytes;
+        return get(Configuration.MAX_MEMORY_BYTES);
     }
 
     /** The memory budget of each topic subscription no {@link #topics()} entry covers, in bytes; 0 = none of its own. */
     public long maxSubscriptionBytes() {
-        return values.maxSubscriptionBytes;
+        return get(Configuration.MAX_SUBSCRIPTION_BYTES);
     }
 
     /**
@@ -271,7 +271,7 @@ public final class ServerConfig {
      * fail. A subscription no topic entry gives a policy takes it too, except page, which gives it block.
      */
     public MemoryPolicy memoryPolicy() {
-        return values.memoryPolicy;
+        return get(Configuration.MEMORY_POLICY);
     }
 
     /**
@@ -279,17 +279,17 @@ public final class ServerConfig {
      * the data directory's free disk space when the server starts ({@link Configuration#DEFAULT_PAGE_SHARE_PERCENT}).
      */
     public long maxPageBytes() {
-        return values.maxPageBytes;
+        return get(Configuration.MAX_PAGE_BYTES);
     }
 
     /** What a send to a paging queue meets when its disk budget or the server's is spent too: block or fail. */
     public MemoryPolicy pageFullPolicy() {
-        return values.pageFullPolicy;
+        return get(Configuration.PAGE_FULL_POLICY);
     }
 
     /** The bytes a producer's session may send before the server returns credit (producer flow control). */
     public int producerWindowBytes() {
-        return values.producerWindowBytes;
+        return get(Configuration.PRODUCER_WINDOW_BYTES);
     }
 
     /**
@@ -297,7 +297,7 @@ public final class ServerConfig {
      * is narrowed to this divided by its last publication's subscriptions (producer flow control).
      */
     public long fanOutWindowBytes() {
-        return values.fanOutWindowBytes;
+        return get(Configuration.FAN_OUT_WINDOW_BYTES);
     }
 
     /** Memory settings for the subscriptions of some topics, in the configuration's order (the first that covers wins). */
@@ -305,64 +305,64 @@ public final class ServerConfig {
         return values.topics;
     }
 
-    /** Every setting, {@code ServerConfig[name=WHARF, host=0.0.0.0, ...]}: the builder's fields, so a new one needs no line here. */
+    /** Every setting, {@code ServerConfig[name=WHARF, host=0.0.0.0, ..., queues=[...], tls=null]}. */
     @Override
     public String toString() {
-        StringBuilder text = new StringBuilder();
-        for (Field field : Builder.class.getDeclaredFields()) {
-            if (!Modifier.isStatic(field.getModifiers())) {
-                try {
-                    text.append(text.length() == 0 ? "" : ", ").append(field.getName()).append('=').append(field.get(values));
-                } catch (IllegalAccessException e) {
-                    throw new AssertionError("a nestmate's field", e);
-                }
-            }
-        }
-        return "ServerConfig[" + text + "]";
+        StringBuilder text = new StringBuilder("ServerConfig[");
+        byKey().forEach((key, value) -> text.append(key).append('=').append(value).append(", "));
+        return text.append("queues=").append(values.queues).append(", references=").append(values.references)
+                .append(", topics=").append(values.topics).append(", tls=").append(values.tls).append(']').toString();
     }
 
     /**
-     * The settings being chosen: one fluent setter per YAML key, every one starting at its default.
+     * The settings being chosen, every one starting at its default: any of {@link Configuration}'s with
+     * {@link #set}, the older ones also with a fluent setter named after their key, the blocks with their own.
      * {@link #build()} checks them all and makes the immutable {@link ServerConfig}; the builder may then be changed
-     * and built again without touching what it built before.
+     * and built again without touching what it built before. Used by one thread.
      */
     public static final class Builder implements Cloneable {
 
-        private String name = Configuration.DEFAULT_NAME;
-        private String host = Configuration.DEFAULT_HOST;
-        private int port = Configuration.DEFAULT_PORT;
-        private String inVmName = Configuration.DEFAULT_IN_VM_NAME;
-        private String dataDirectory = Configuration.DEFAULT_DATA_DIRECTORY;
-        private boolean autoCreate = Configuration.DEFAULT_AUTO_CREATE;
-        private boolean standby = Configuration.DEFAULT_STANDBY;
-        private int maxMessageLength = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
-        private long maxQueueDepth = Configuration.DEFAULT_MAX_QUEUE_DEPTH;
-        private int maxQueues = Configuration.DEFAULT_MAX_QUEUES;
-        private long autoDeleteDelayMillis = Configuration.DEFAULT_AUTO_DELETE_DELAY_MILLIS;
-        private int ioThreads = Configuration.DEFAULT_IO_THREADS;
-        private int heartbeatMillis = Configuration.DEFAULT_HEARTBEAT_MILLIS;
-        private String durability = Configuration.DEFAULT_DURABILITY;
-        private long journalFileBytes = Configuration.DEFAULT_JOURNAL_FILE_BYTES;
-        private long journalSlackBytes = Configuration.DEFAULT_JOURNAL_SLACK_BYTES;
-        private long journalMaxBytes = Configuration.DEFAULT_JOURNAL_MAX_BYTES;
+        /** Every setting of {@link #SETTINGS}, at its default until set. */
+        private Map<Setting<?>, Object> values = new LinkedHashMap<>();
         private List<QueueDefinition> queues = new ArrayList<>();
         private List<QueueReference> references = new ArrayList<>();
-        private String defaultTransmissionQueue = Configuration.DEFAULT_TRANSMISSION_QUEUE;
         private TlsConfig tls;
-        private int handshakeTimeoutMillis = Configuration.DEFAULT_HANDSHAKE_TIMEOUT_MILLIS;
-        private int maxConnections = Configuration.DEFAULT_MAX_CONNECTIONS;
-        private int maxConnectionsPerAddress = Configuration.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
-        private int maxTemporaryQueuesPerConnection = Configuration.DEFAULT_MAX_TEMPORARY_QUEUES_PER_CONNECTION;
-        private long maxMemoryBytes = Configuration.DEFAULT_MAX_MEMORY_BYTES;
-        private long maxSubscriptionBytes = Configuration.DEFAULT_MAX_SUBSCRIPTION_BYTES;
-        private MemoryPolicy memoryPolicy = Configuration.DEFAULT_MEMORY_POLICY;
-        private long maxPageBytes = Configuration.DEFAULT_MAX_PAGE_BYTES;
-        private MemoryPolicy pageFullPolicy = Configuration.DEFAULT_PAGE_FULL_POLICY;
-        private int producerWindowBytes = Configuration.DEFAULT_PRODUCER_WINDOW_BYTES;
-        private long fanOutWindowBytes = Configuration.DEFAULT_FAN_OUT_WINDOW_BYTES;
         private List<TopicDefinition> topics = new ArrayList<>();
 
         private Builder() {
+            for (Setting<?> setting : SETTINGS) {
+                values.put(setting, setting.defaultValue());
+            }
+        }
+
+        /**
+         * Sets one of the queue manager's settings ({@link Configuration}'s); {@link #build()} checks it.
+         *
+         * @throws IllegalArgumentException for a setting {@link Configuration} does not declare (another component's)
+         */
+        public <T> Builder set(Setting<T> setting, T value) {
+            requireDeclared(setting);
+            values.put(setting, value);
+            return this;
+        }
+
+        /** The value {@code setting} has here. */
+        @SuppressWarnings("unchecked") // set and readFrom put only a setting's own type under it
+        private <T> T get(Setting<T> setting) {
+            requireDeclared(setting);
+            return (T) values.get(setting);
+        }
+
+        /** Takes {@code setting}'s value from the file, when the file gives it. */
+        private <T> void readFrom(Settings file, Setting<T> setting) {
+            values.put(setting, setting.read(file, get(setting)));
+        }
+
+        private void requireDeclared(Setting<?> setting) {
+            if (!values.containsKey(setting)) {
+                throw new IllegalArgumentException("Setting " + setting.key() + " is not one of the queue manager's "
+                        + "(org.wharfmq.server.Configuration declares those): it belongs to another component.");
+            }
         }
 
         /** A copy of these settings: frozen (immutable lists) for a {@link ServerConfig}, or to be changed further. */
@@ -373,6 +373,7 @@ public final class ServerConfig {
             } catch (CloneNotSupportedException e) {
                 throw new AssertionError("Builder is Cloneable", e);
             }
+            copy.values = frozen ? Collections.unmodifiableMap(new LinkedHashMap<>(values)) : new LinkedHashMap<>(values);
             copy.queues = frozen ? List.copyOf(queues) : new ArrayList<>(queues);
             copy.references = frozen ? List.copyOf(references) : new ArrayList<>(references);
             copy.topics = frozen ? List.copyOf(topics) : new ArrayList<>(topics);
@@ -383,32 +384,27 @@ public final class ServerConfig {
 
         /** Sets the server's memory budget for messages in bytes; 0 = automatic (a share of the JVM's direct memory). */
         public Builder maxMemoryBytes(long maxMemoryBytes) {
-            this.maxMemoryBytes = maxMemoryBytes;
-            return this;
+            return set(Configuration.MAX_MEMORY_BYTES, maxMemoryBytes);
         }
 
         /** Sets the memory budget of each subscription no {@code topics} entry covers, in bytes; 0 = none of its own. */
         public Builder maxSubscriptionBytes(long maxSubscriptionBytes) {
-            this.maxSubscriptionBytes = maxSubscriptionBytes;
-            return this;
+            return set(Configuration.MAX_SUBSCRIPTION_BYTES, maxSubscriptionBytes);
         }
 
         /** Sets what a send meets when a budget is spent, for destinations that do not choose: page, block or fail. */
         public Builder memoryPolicy(MemoryPolicy memoryPolicy) {
-            this.memoryPolicy = memoryPolicy;
-            return this;
+            return set(Configuration.MEMORY_POLICY, memoryPolicy);
         }
 
         /** Sets the disk budget of all page files together, in bytes (0: automatic). */
         public Builder maxPageBytes(long maxPageBytes) {
-            this.maxPageBytes = maxPageBytes;
-            return this;
+            return set(Configuration.MAX_PAGE_BYTES, maxPageBytes);
         }
 
         /** Sets what a send to a paging queue meets when a disk budget is spent too: block or fail. */
         public Builder pageFullPolicy(MemoryPolicy pageFullPolicy) {
-            this.pageFullPolicy = pageFullPolicy;
-            return this;
+            return set(Configuration.PAGE_FULL_POLICY, pageFullPolicy);
         }
 
         /**
@@ -422,14 +418,12 @@ public final class ServerConfig {
 
         /** Sets the bytes a producer's session may send before the server returns credit. */
         public Builder producerWindowBytes(int producerWindowBytes) {
-            this.producerWindowBytes = producerWindowBytes;
-            return this;
+            return set(Configuration.PRODUCER_WINDOW_BYTES, producerWindowBytes);
         }
 
         /** Sets what a publishing session's window amounts to in bytes times the subscriptions a publication reaches. */
         public Builder fanOutWindowBytes(long fanOutWindowBytes) {
-            this.fanOutWindowBytes = fanOutWindowBytes;
-            return this;
+            return set(Configuration.FAN_OUT_WINDOW_BYTES, fanOutWindowBytes);
         }
 
         /** Defines a queue with its own memory budget and policy (replacing an earlier definition of the same name). */
@@ -457,56 +451,47 @@ public final class ServerConfig {
 
         /** Sets the queue manager name. */
         public Builder name(String name) {
-            this.name = name;
-            return this;
+            return set(Configuration.NAME, name);
         }
 
         /** Sets the interface the TCP listener binds. */
         public Builder host(String host) {
-            this.host = host;
-            return this;
+            return set(Configuration.HOST, host);
         }
 
         /** Sets the TCP port; 0 picks a free one. */
         public Builder port(int port) {
-            this.port = port;
-            return this;
+            return set(Configuration.PORT, port);
         }
 
         /** Sets the name of the in-VM listener ({@code vm://NAME}); unique per JVM. */
         public Builder inVmName(String inVmName) {
-            this.inVmName = inVmName;
-            return this;
+            return set(Configuration.IN_VM_NAME, inVmName);
         }
 
         /** Sets the directory for persistent data (null: none, which {@link #build()} refuses). */
         public Builder dataDirectory(Path dataDirectory) {
-            this.dataDirectory = dataDirectory == null ? null : dataDirectory.toString();
-            return this;
+            return set(Configuration.DATA_DIRECTORY, dataDirectory == null ? null : dataDirectory.toString());
         }
 
         /** Sets whether queues are created on first use. */
         public Builder autoCreate(boolean autoCreate) {
-            this.autoCreate = autoCreate;
-            return this;
+            return set(Configuration.AUTO_CREATE, autoCreate);
         }
 
         /** Sets whether this queue manager waits as the standby of the one using its data directory ({@link #standby()}). */
         public Builder standby(boolean standby) {
-            this.standby = standby;
-            return this;
+            return set(Configuration.STANDBY, standby);
         }
 
         /** Sets the longest encoded message accepted, in bytes. */
         public Builder maxMessageLength(int maxMessageLength) {
-            this.maxMessageLength = maxMessageLength;
-            return this;
+            return set(Configuration.MAX_MESSAGE_LENGTH, maxMessageLength);
         }
 
         /** Sets the depth limit of queues that do not set their own {@code maxDepth}. */
         public Builder maxQueueDepth(long maxQueueDepth) {
-            this.maxQueueDepth = maxQueueDepth;
-            return this;
+            return set(Configuration.MAX_QUEUE_DEPTH, maxQueueDepth);
         }
 
         /**
@@ -514,8 +499,7 @@ public final class ServerConfig {
          * do not count). Creating one more fails with TOO_MANY_QUEUES.
          */
         public Builder maxQueues(int maxQueues) {
-            this.maxQueues = maxQueues;
-            return this;
+            return set(Configuration.MAX_QUEUES, maxQueues);
         }
 
         /**
@@ -523,44 +507,37 @@ public final class ServerConfig {
          * deleted, in ms; 0 or less = never.
          */
         public Builder autoDeleteDelayMillis(long autoDeleteDelayMillis) {
-            this.autoDeleteDelayMillis = autoDeleteDelayMillis;
-            return this;
+            return set(Configuration.AUTO_DELETE_DELAY_MILLIS, autoDeleteDelayMillis);
         }
 
         /** Sets the number of network threads; 0 = one per available processor. */
         public Builder ioThreads(int ioThreads) {
-            this.ioThreads = ioThreads;
-            return this;
+            return set(Configuration.IO_THREADS, ioThreads);
         }
 
         /** Sets the heartbeat interval the server offers, in ms; 0 = none from the server's side. */
         public Builder heartbeatMillis(int heartbeatMillis) {
-            this.heartbeatMillis = heartbeatMillis;
-            return this;
+            return set(Configuration.HEARTBEAT_MILLIS, heartbeatMillis);
         }
 
         /** Sets what a synced journal record survives: {@code fsync} (power loss) or {@code os} (process crash). */
         public Builder durability(Durability durability) {
-            this.durability = durability.name().toLowerCase(java.util.Locale.ROOT);
-            return this;
+            return set(Configuration.DURABILITY, durability);
         }
 
         /** Sets the size at which the journal moves on to a new file, in bytes. */
         public Builder journalFileBytes(long journalFileBytes) {
-            this.journalFileBytes = journalFileBytes;
-            return this;
+            return set(Configuration.JOURNAL_FILE_BYTES, journalFileBytes);
         }
 
         /** Sets how many bytes of dead records the journal may keep before it compacts its oldest file. */
         public Builder journalSlackBytes(long journalSlackBytes) {
-            this.journalSlackBytes = journalSlackBytes;
-            return this;
+            return set(Configuration.JOURNAL_SLACK_BYTES, journalSlackBytes);
         }
 
         /** Sets the most bytes the journal may use on disk; 0 = only the disk's free space limits it. */
         public Builder journalMaxBytes(long journalMaxBytes) {
-            this.journalMaxBytes = journalMaxBytes;
-            return this;
+            return set(Configuration.JOURNAL_MAX_BYTES, journalMaxBytes);
         }
 
         /**
@@ -568,26 +545,22 @@ public final class ServerConfig {
          * before it is closed, in ms.
          */
         public Builder handshakeTimeoutMillis(int handshakeTimeoutMillis) {
-            this.handshakeTimeoutMillis = handshakeTimeoutMillis;
-            return this;
+            return set(Configuration.HANDSHAKE_TIMEOUT_MILLIS, handshakeTimeoutMillis);
         }
 
         /** Sets the most client connections over TCP and TLS together; one more is refused (TOO_MANY_CONNECTIONS). */
         public Builder maxConnections(int maxConnections) {
-            this.maxConnections = maxConnections;
-            return this;
+            return set(Configuration.MAX_CONNECTIONS, maxConnections);
         }
 
         /** Sets the most client connections from one IP address; one more is refused (TOO_MANY_CONNECTIONS). */
         public Builder maxConnectionsPerAddress(int maxConnectionsPerAddress) {
-            this.maxConnectionsPerAddress = maxConnectionsPerAddress;
-            return this;
+            return set(Configuration.MAX_CONNECTIONS_PER_ADDRESS, maxConnectionsPerAddress);
         }
 
         /** Sets the most temporary queues one connection holds at once; one more is refused (TOO_MANY_QUEUES). */
         public Builder maxTemporaryQueuesPerConnection(int maxTemporaryQueuesPerConnection) {
-            this.maxTemporaryQueuesPerConnection = maxTemporaryQueuesPerConnection;
-            return this;
+            return set(Configuration.MAX_TEMPORARY_QUEUES_PER_CONNECTION, maxTemporaryQueuesPerConnection);
         }
 
         /** Defines a queue with the server-wide depth limit (replacing an earlier definition of the same name). */
@@ -614,8 +587,7 @@ public final class ServerConfig {
 
         /** Sets the default transmission queue (IBM MQ's DEFXMITQ); null for none. */
         public Builder defaultTransmissionQueue(String queue) {
-            this.defaultTransmissionQueue = queue;
-            return this;
+            return set(Configuration.DEFAULT_TRANSMISSION_QUEUE, queue);
         }
 
         /**
@@ -634,43 +606,14 @@ public final class ServerConfig {
          * @throws ConfigurationException naming the first setting that is wrong
          */
         public ServerConfig build() {
-            requireText(name, "name");
-            if (name.indexOf('/') >= 0) {
-                throw new ConfigurationException("Setting name must not hold a '/' (it separates a queue manager's name"
-                        + " from a queue's: queue://QM2/ORDERS), was " + name + ".");
-            }
-            requireText(host, "host");
-            requireText(inVmName, "inVmName");
-            requireText(dataDirectory, "dataDirectory");
-            if (port < 0 || port > 65535) {
-                throw new ConfigurationException("Setting port must be between 0 and 65535, was " + port + ".");
-            }
-            int maxLength = Integer.MAX_VALUE - Configuration.FRAME_OVERHEAD_ALLOWANCE;
-            if (maxMessageLength < 1 || maxMessageLength > maxLength) {
-                throw new ConfigurationException("Setting maxMessageLength must be between 1 and " + maxLength
-                        + " bytes, was " + maxMessageLength + ".");
-            }
-            if (maxQueueDepth < 1) {
-                throw new ConfigurationException("Setting maxQueueDepth must be at least 1, was " + maxQueueDepth + ".");
-            }
+            values.forEach(Builder::check);
+            int maxQueues = get(Configuration.MAX_QUEUES);
             if (maxQueues < Math.max(1, queues.size())) {
                 throw new ConfigurationException("Setting maxQueues must be at least 1 and at least the number of queues "
                         + "defined under 'queues' (" + queues.size() + "), was " + maxQueues + ".");
             }
-            if (ioThreads < 0) {
-                throw new ConfigurationException("Setting ioThreads must be 0 (one per processor) or more, was " + ioThreads + ".");
-            }
-            if (heartbeatMillis < 0) {
-                throw new ConfigurationException("Setting heartbeatMillis must be 0 (off) or more, was " + heartbeatMillis + ".");
-            }
-            Durability.parse(durability);
-            if (journalFileBytes < Configuration.MIN_JOURNAL_FILE_BYTES) {
-                throw new ConfigurationException("Setting journalFileBytes must be at least "
-                        + Configuration.MIN_JOURNAL_FILE_BYTES + ", was " + journalFileBytes + ".");
-            }
-            if (journalSlackBytes < 0) {
-                throw new ConfigurationException("Setting journalSlackBytes must be 0 or more, was " + journalSlackBytes + ".");
-            }
+            long journalFileBytes = get(Configuration.JOURNAL_FILE_BYTES);
+            long journalMaxBytes = get(Configuration.JOURNAL_MAX_BYTES);
             if (journalMaxBytes != 0 && journalMaxBytes < 2 * journalFileBytes) {
                 throw new ConfigurationException("Setting journalMaxBytes must be 0 (no limit) or at least twice "
                         + "journalFileBytes (" + 2 * journalFileBytes + "), was " + journalMaxBytes + ".");
@@ -697,17 +640,15 @@ public final class ServerConfig {
                 requireUnqualified(r.name());
                 r.check();
             }
+            String defaultTransmissionQueue = get(Configuration.DEFAULT_TRANSMISSION_QUEUE);
             if (defaultTransmissionQueue != null && queues.stream().noneMatch(
                     q -> q.name().equals(defaultTransmissionQueue) && q.transmission())) {
                 throw new ConfigurationException("Setting defaultTransmissionQueue names '" + defaultTransmissionQueue
                         + "', which is not a queue with usage transmission under 'queues': define it there"
                         + " (usage: transmission).");
             }
-            requirePositive(handshakeTimeoutMillis, "handshakeTimeoutMillis");
-            requirePositive(maxConnections, "maxConnections");
-            requirePositive(maxConnectionsPerAddress, "maxConnectionsPerAddress");
-            requirePositive(maxTemporaryQueuesPerConnection, "maxTemporaryQueuesPerConnection");
-            checkMemory();
+            checkTopics();
+            int port = get(Configuration.PORT);
             if (tls != null && tls.plain() && tls.port() != 0 && tls.port() == port) {
                 throw new ConfigurationException("Settings port and tls.port are both " + port + ": the plain and the TLS "
                         + "listener need ports of their own (or set tls.plain: false to have only the TLS one).");
@@ -723,33 +664,14 @@ public final class ServerConfig {
             }
         }
 
-        /** The memory settings: budgets 0 or more, policies named right ({@code drop} only for topics). */
-        private void checkMemory() {
-            if (maxMemoryBytes < 0) {
-                throw new ConfigurationException("Setting maxMemoryBytes must be 0 (automatic) or more, was "
-                        + maxMemoryBytes + ".");
-            }
-            if (maxSubscriptionBytes < 0) {
-                throw new ConfigurationException("Setting maxSubscriptionBytes must be 0 (none) or more, was "
-                        + maxSubscriptionBytes + ".");
-            }
-            if (memoryPolicy == null || memoryPolicy == MemoryPolicy.DROP) {
-                throw new ConfigurationException("Setting memoryPolicy must be page, block or fail, was " + memoryPolicy
-                        + " (drop is for topics: set it under 'topics').");
-            }
-            if (maxPageBytes < 0) {
-                throw new ConfigurationException("Setting maxPageBytes must be 0 (automatic) or more, was "
-                        + maxPageBytes + ".");
-            }
-            checkPageFullPolicy(pageFullPolicy, "pageFullPolicy");
-            if (producerWindowBytes < Configuration.MIN_PRODUCER_WINDOW_BYTES) {
-                throw new ConfigurationException("Setting producerWindowBytes must be at least "
-                        + Configuration.MIN_PRODUCER_WINDOW_BYTES + ", was " + producerWindowBytes + ".");
-            }
-            if (fanOutWindowBytes < Configuration.MIN_PRODUCER_WINDOW_BYTES) {
-                throw new ConfigurationException("Setting fanOutWindowBytes must be at least "
-                        + Configuration.MIN_PRODUCER_WINDOW_BYTES + ", was " + fanOutWindowBytes + ".");
-            }
+        /** Checks a setting's value against its declared rules. */
+        @SuppressWarnings("unchecked") // set and readFrom put only a setting's own type under it
+        private static <T> void check(Setting<T> setting, Object value) {
+            setting.check((T) value);
+        }
+
+        /** The {@code topics:} entries: each with a filter of its own, a budget of at least 1, a policy named right. */
+        private void checkTopics() {
             Set<String> filters = new HashSet<>();
             for (int i = 0; i < topics.size(); i++) {
                 TopicDefinition t = topics.get(i);
@@ -769,29 +691,10 @@ public final class ServerConfig {
             }
         }
 
-        private static void checkPageFullPolicy(MemoryPolicy policy, String setting) {
-            if (policy != MemoryPolicy.BLOCK && policy != MemoryPolicy.FAIL) {
-                throw new ConfigurationException("Setting " + setting + " must be block or fail, was " + policy
-                        + " (what a send meets when a paging queue's disk budget is spent too).");
-            }
-        }
-
         private Builder define(QueueDefinition definition) {
             queues.removeIf(q -> q != null && definition.name().equals(q.name()));
             queues.add(definition);
             return this;
-        }
-
-        private static void requirePositive(int value, String setting) {
-            if (value < 1) {
-                throw new ConfigurationException("Setting " + setting + " must be at least 1, was " + value + ".");
-            }
-        }
-
-        private static void requireText(String value, String setting) {
-            if (value == null || value.isBlank()) {
-                throw new ConfigurationException("Setting " + setting + " must not be empty.");
-            }
         }
     }
 }

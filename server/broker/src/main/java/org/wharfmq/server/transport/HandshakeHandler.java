@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>After repeated failures of the user named from one address, or of many user names from it
  * ({@link org.wharfmq.server.security.LoginThrottle}), the final answer is held back by a scheduled task, never a
  * sleep. The whole exchange, from the accept (so the TLS handshake too) to HELLO_OK, must end within the handshake
- * timeout (setting handshakeTimeoutMillis, default {@link Configuration#DEFAULT_HANDSHAKE_TIMEOUT_MILLIS}), however slowly its bytes arrive and however long the login
+ * timeout (setting handshakeTimeoutMillis, default {@link Configuration#HANDSHAKE_TIMEOUT_MILLIS}), however slowly its bytes arrive and however long the login
  * module takes; only an answer already decided and held back by the throttle is still given after it. Before HELLO_OK
  * only handshake frames are accepted, of at most {@link Configuration#HANDSHAKE_MAX_FRAME_LENGTH} bytes (the
  * pipeline's first decoder); at HELLO_OK the decoder is replaced by one with the normal limit

@@ -16,11 +16,11 @@ class ServerConfigTest {
     @Test
     void defaultsAreTheNamedConstants() {
         ServerConfig config = ServerConfig.defaults();
-        assertEquals(Configuration.DEFAULT_PORT, config.port());
+        assertEquals(Configuration.PORT.defaultValue(), config.port());
         assertEquals(7414, config.port());
         assertTrue(config.autoCreate());
-        assertEquals(Configuration.DEFAULT_MAX_QUEUES, config.maxQueues());
-        assertEquals(Configuration.DEFAULT_AUTO_DELETE_DELAY_MILLIS, config.autoDeleteDelayMillis());
+        assertEquals(Configuration.MAX_QUEUES.defaultValue(), config.maxQueues());
+        assertEquals(Configuration.AUTO_DELETE_DELAY_MILLIS.defaultValue(), config.autoDeleteDelayMillis());
         assertEquals(100 * 1024 * 1024, config.maxMessageLength());
         assertEquals(5_000_000L, config.maxQueueDepth());
         assertEquals(List.of(), config.queues());
@@ -44,9 +44,9 @@ class ServerConfigTest {
     void connectionAndHandshakeLimitsDefaultToTheirConstantsAndMustBePositive() {
         ServerConfig config = ServerConfig.defaults();
         assertEquals(10_000, config.handshakeTimeoutMillis());
-        assertEquals(Configuration.DEFAULT_MAX_CONNECTIONS, config.maxConnections());
-        assertEquals(Configuration.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, config.maxConnectionsPerAddress());
-        assertEquals(Configuration.DEFAULT_MAX_TEMPORARY_QUEUES_PER_CONNECTION, config.maxTemporaryQueuesPerConnection());
+        assertEquals(Configuration.MAX_CONNECTIONS.defaultValue(), config.maxConnections());
+        assertEquals(Configuration.MAX_CONNECTIONS_PER_ADDRESS.defaultValue(), config.maxConnectionsPerAddress());
+        assertEquals(Configuration.MAX_TEMPORARY_QUEUES_PER_CONNECTION.defaultValue(), config.maxTemporaryQueuesPerConnection());
         ServerConfig changed = config.toBuilder().handshakeTimeoutMillis(500).maxConnections(20).maxConnectionsPerAddress(5)
                 .maxTemporaryQueuesPerConnection(7).build();
         assertEquals(List.of(500, 20, 5, 7), List.of(changed.handshakeTimeoutMillis(), changed.maxConnections(),

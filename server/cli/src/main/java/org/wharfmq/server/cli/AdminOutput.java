@@ -174,6 +174,15 @@ final class AdminOutput {
         table.print(out);
     }
 
+    /** The queue manager's settings in force, one a line: key and value. */
+    static void settings(JsonNode settings, PrintWriter out) {
+        out.println("Settings in force (config/wharf.yaml)");
+        Fields fields = new Fields();
+        settings.fields().forEachRemaining(setting -> fields.add(setting.getKey(),
+                setting.getValue().isNull() ? null : setting.getValue().asText()));
+        fields.print(out);
+    }
+
     /** The queue aliases, remote queues and queue-manager aliases. */
     static void names(JsonNode names, PrintWriter out) {
         if (names.isEmpty()) {

@@ -506,6 +506,12 @@ final class AdminStatements implements Runnable, AutoCloseable {
                     result -> done(() -> AdminOutput.queue(result, out)));
         }
 
+        @Command(name = "settings", mixinStandardHelpOptions = true, description = "Shows the queue manager's settings "
+                + "in force: the top-level keys of config/wharf.yaml, with their values.")
+        int settings() {
+            return send("display-settings", arguments(), result -> done(() -> AdminOutput.settings(result, out)));
+        }
+
         @Command(name = "names", mixinStandardHelpOptions = true, description = "Lists the queue aliases, remote queues"
                 + " and queue-manager aliases.")
         int names() {

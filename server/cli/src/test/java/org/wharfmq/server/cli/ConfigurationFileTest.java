@@ -12,6 +12,7 @@ import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.TlsConfig;
 import org.wharfmq.server.config.TopicDefinition;
 import org.wharfmq.server.flow.FlowConfig;
@@ -22,6 +23,7 @@ import org.wharfmq.server.http.HttpSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -39,6 +41,47 @@ class ConfigurationFileTest {
 
     @TempDir
     Path dir;
+
+    /**
+     * config/wharf.yaml is the operators' manual of the settings: each setting the queue manager declares
+     * ({@code Configuration}) is there, given with its default, or shown commented out when it has none.
+     */
+    @Test
+    void everyDeclaredBrokerSettingIsExplainedInTheSampleWithItsDefault() throws IOException {
+        List<String> sample = Files.readAllLines(SAMPLE);
+        assertEquals(List.of(), unexplained(ServerConfig.settings(), sample), "settings missing from " + SAMPLE
+                + " or given there with another value than their declared default: add each, explained, with its default");
+        // the check itself: a setting declared and not in the file, or given with another default, is reported
+        Setting<Integer> undocumented = Setting.integer("notInTheSample", 1);
+        Setting<Integer> otherDefault = Setting.integer("maxQueues", 7);
+        assertEquals(List.of("notInTheSample", "maxQueues: default 7, the file gives 10000"),
+                unexplained(List.<Setting<?>>of(undocumented, otherDefault, Configuration.MAX_QUEUES), sample));
+    }
+
+    /** The settings the sample, whose {@code lines} these are, does not explain: their keys, or key and both defaults. */
+    private static List<String> unexplained(List<Setting<?>> settings, List<String> lines) {
+        org.wharfmq.server.config.Settings file = YamlTree.read(SAMPLE);
+        List<String> missing = new ArrayList<>();
+        for (Setting<?> setting : settings) {
+            String key = setting.key() + ":";
+            boolean given = lines.stream().anyMatch(line -> line.startsWith(key));
+            boolean shown = lines.stream().anyMatch(line -> line.startsWith("#" + key) || line.startsWith("# " + key));
+            if (!given && !(shown && setting.defaultValue() == null)) {
+                missing.add(setting.key());
+            } else if (given) {
+                Object value = given(setting, file);
+                if (!String.valueOf(setting.defaultValue()).equals(String.valueOf(value))) {
+                    missing.add(setting.key() + ": default " + setting.defaultValue() + ", the file gives " + value);
+                }
+            }
+        }
+        return missing;
+    }
+
+    /** The value {@code file} gives {@code setting}, which it does. */
+    private static <T> T given(Setting<T> setting, org.wharfmq.server.config.Settings file) {
+        return setting.read(file, setting.defaultValue());
+    }
 
     @Test
     void sampleConfigurationParses() {
@@ -79,7 +122,7 @@ class ConfigurationFileTest {
     void settingsLeftOutKeepTheirDefaults() throws IOException {
         ServerConfig config = ConfigurationFile.load(write("port: 9999\n")).server();
         assertEquals(9999, config.port());
-        assertEquals(Configuration.DEFAULT_HEARTBEAT_MILLIS, config.heartbeatMillis());
+        assertEquals(Configuration.HEARTBEAT_MILLIS.defaultValue(), config.heartbeatMillis());
         assertEquals(ServerConfig.defaults().toString().replace("port=7414", "port=9999"), config.toString());
     }
 
@@ -425,13 +468,13 @@ class ConfigurationFileTest {
                 new QueueDefinition("INVOICES", null, 1_000_000L, "page", 50_000_000L, "block")), config.queues());
 
         ServerConfig sample = ConfigurationFile.load(SAMPLE).server();
-        assertEquals(Configuration.DEFAULT_MAX_MEMORY_BYTES, sample.maxMemoryBytes());
+        assertEquals(Configuration.MAX_MEMORY_BYTES.defaultValue(), sample.maxMemoryBytes());
         assertEquals(MemoryPolicy.PAGE, sample.memoryPolicy(), "the sample's queues page past their budgets");
-        assertEquals(Configuration.DEFAULT_MAX_PAGE_BYTES, sample.maxPageBytes());
+        assertEquals(Configuration.MAX_PAGE_BYTES.defaultValue(), sample.maxPageBytes());
         assertEquals(MemoryPolicy.BLOCK, sample.pageFullPolicy());
-        assertEquals(Configuration.DEFAULT_MAX_SUBSCRIPTION_BYTES, sample.maxSubscriptionBytes());
-        assertEquals(Configuration.DEFAULT_PRODUCER_WINDOW_BYTES, sample.producerWindowBytes());
-        assertEquals(Configuration.DEFAULT_FAN_OUT_WINDOW_BYTES, sample.fanOutWindowBytes());
+        assertEquals(Configuration.MAX_SUBSCRIPTION_BYTES.defaultValue(), sample.maxSubscriptionBytes());
+        assertEquals(Configuration.PRODUCER_WINDOW_BYTES.defaultValue(), sample.producerWindowBytes());
+        assertEquals(Configuration.FAN_OUT_WINDOW_BYTES.defaultValue(), sample.fanOutWindowBytes());
         assertEquals(List.of(), sample.topics());
     }
 

@@ -9,6 +9,8 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.cli.FlowCommandAccess;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.config.Setting;
 import org.wharfmq.jms.WharfXAConnectionFactory;
 
 import javax.jms.Connection;
@@ -69,6 +71,26 @@ class AdminCommandTest {
     }
 
     /** A queue's paging settings: given, shown, refused when wrong (naming the setting), and put back to default. */
+    @Test
+    void displaySettingsShowsEveryDeclaredSettingInForce() throws Exception {
+        ServerConfig config = WHARF.server().config();
+        JsonNode settings = JSON.readTree(ok(admin("--json", "display", "settings"))).get("result");
+        List<String> keys = new ArrayList<>();
+        settings.fieldNames().forEachRemaining(keys::add);
+        assertEquals(ServerConfig.settings().stream().map(Setting::key).toList(), keys,
+                "every setting Configuration declares, in its order");
+        assertEquals(config.maxQueues(), settings.get("maxQueues").asInt());
+        assertEquals(config.name(), settings.get("name").asText());
+        assertEquals(config.durability().toString(), settings.get("durability").asText(), "as wharf.yaml writes it");
+        assertTrue(settings.get("defaultTransmissionQueue").isNull(), settings.toString());
+
+        String shown = ok(admin("display", "settings"));
+        assertTrue(shown.startsWith("Settings in force (config/wharf.yaml)\n"), shown);
+        assertTrue(shown.contains("\n  maxTemporaryQueuesPerConnection  " + config.maxTemporaryQueuesPerConnection()
+                + "\n"), shown);
+        assertTrue(shown.contains("\n  defaultTransmissionQueue         -\n"), shown);
+    }
+
     @Test
     void pagingSettingsOfAQueue() throws Exception {
         String queue = WHARF.queueName("paged");

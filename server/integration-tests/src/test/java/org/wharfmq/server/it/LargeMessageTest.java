@@ -180,7 +180,7 @@ class LargeMessageTest {
     @Test
     @Tag("slow")
     void aMessagePastMaxMessageLengthIsRefusedNamingItsLengthTheLimitAndTheSetting() throws Exception {
-        int limit = Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
+        int limit = Configuration.MAX_MESSAGE_LENGTH.defaultValue();
         assertEquals(limit, WHARF.server().config().maxMessageLength(), "the default limit");
         Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
         Queue queue = session.createQueue(WHARF.queueName("too-long"));

@@ -94,7 +94,7 @@ class TopicAdminAndLimitsTest {
         assertEquals(0, list.status(), list.err());
         String line = list.out().lines().filter(l -> l.contains("reports")).findFirst().orElseThrow(() -> new AssertionError(list.out()));
         assertTrue(line.startsWith("admin/" + id) && line.contains(id) && line.contains("durable")
-                && line.matches(".*\\s0\\s+1\\s+0\\s+[1-9][0-9]*\\s+" + Configuration.DEFAULT_MAX_SUBSCRIPTION_BYTES + "\\s+0\\s*$"),
+                && line.matches(".*\\s0\\s+1\\s+0\\s+[1-9][0-9]*\\s+" + Configuration.MAX_SUBSCRIPTION_BYTES.defaultValue() + "\\s+0\\s*$"),
                 line); // consumers, depth, missed, bytes held, memory budget, dropped
         assertTrue(list.out().lines().anyMatch(l -> l.startsWith("admin/#") && l.contains("non-durable")), list.out());
         assertTrue(list.out().startsWith("TOPIC"), list.out());

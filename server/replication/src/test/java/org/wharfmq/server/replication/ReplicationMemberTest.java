@@ -41,7 +41,7 @@ class ReplicationMemberTest {
 
     private static final Duration WAIT = Trio.WAIT;
     /** The members' maxMessageLength: the default, 100 MiB. */
-    private static final int MAX_MESSAGE_LENGTH = org.wharfmq.server.Configuration.DEFAULT_MAX_MESSAGE_LENGTH;
+    private static final int MAX_MESSAGE_LENGTH = org.wharfmq.server.Configuration.MAX_MESSAGE_LENGTH.defaultValue();
     /** A body as large as the default maxMessageLength takes with a message's headers: 25 log entries of 4 MiB. */
     private static final int LARGE_BYTES = MAX_MESSAGE_LENGTH - (64 << 10);
 

@@ -1,0 +1,174 @@
+package org.wharfmq.server.config;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * One setting of a component, declared once, in its component's class of named defaults (the queue manager's in
+ * {@link org.wharfmq.server.Configuration}): its key in {@code config/wharf.yaml}, its default, how the file's text
+ * becomes its value, and the values it accepts. Its javadoc there is its documentation in the code; config/wharf.yaml
+ * explains it to operators, with its default, and a test holds the file to the declarations
+ * ({@code ConfigurationFileTest}). The component's loader reads every declared setting ({@link #read}), its builder
+ * sets any ({@code ServerConfig.Builder.set}) and checks them all ({@link #check}), and its settings hand any out
+ * ({@code ServerConfig.get}): a new setting is its declaration and its lines in config/wharf.yaml, and the code that
+ * uses it.
+ *
+ * <p>Immutable: {@link #check(Predicate, Function)} makes a new setting with one more rule.
+ *
+ * @param <T> its value's type
+ */
+public final class Setting<T> {
+
+    /** How a value is read from the file: {@code absent} when the file leaves the key out. */
+    @FunctionalInterface
+    private interface Reader<T> {
+        T read(Settings file, String key, T absent);
+    }
+
+    /**
+     * One rule a value must keep.
+     *
+     * @param ok  whether a value keeps it (given null too, for a setting set to null in code)
+     * @param why what the setting must be, and the value it was, when it does not: {@code must be at least 1, was 0}
+     */
+    private record Rule<T>(Predicate<T> ok, Function<T, String> why) {
+    }
+
+    private final String key;
+    private final T defaultValue;
+    private final Reader<T> reader;
+    private final List<Rule<T>> rules;
+
+    private Setting(String key, T defaultValue, Reader<T> reader, List<Rule<T>> rules) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.reader = reader;
+        this.rules = List.copyOf(rules);
+    }
+
+    /** A whole number that fits an int. */
+    public static Setting<Integer> integer(String key, int defaultValue) {
+        return new Setting<>(key, defaultValue, Settings::intValue, List.of());
+    }
+
+    /** A whole number (a long: bytes, milliseconds). */
+    public static Setting<Long> whole(String key, long defaultValue) {
+        return new Setting<>(key, defaultValue, Settings::longValue, List.of());
+    }
+
+    /** True or false. */
+    public static Setting<Boolean> flag(String key, boolean defaultValue) {
+        return new Setting<>(key, defaultValue, Settings::flag, List.of());
+    }
+
+    /** A text; an empty value in the file is null. */
+    public static Setting<String> text(String key, String defaultValue) {
+        return new Setting<>(key, defaultValue, Settings::text, List.of());
+    }
+
+    /**
+     * One of some named values (an enum's).
+     *
+     * @param parse the value a text names, throwing a {@link ConfigurationException} that lists the names for any
+     *              other (given null for an empty value)
+     */
+    public static <E> Setting<E> choice(String key, E defaultValue, Function<String, E> parse) {
+        return new Setting<>(key, defaultValue,
+                (file, k, absent) -> file.has(k) ? parse.apply(file.text(k, null)) : absent, List.of());
+    }
+
+    /** This setting with one more rule: {@code why} makes the error's words from the value that breaks it. */
+    public Setting<T> check(Predicate<T> ok, Function<T, String> why) {
+        List<Rule<T>> more = new ArrayList<>(rules);
+        more.add(new Rule<>(ok, why));
+        return new Setting<>(key, defaultValue, reader, more);
+    }
+
+    /** This setting, refusing a value below {@code min}. */
+    public Setting<T> atLeast(long min) {
+        return check(v -> v != null && ((Number) v).longValue() >= min, v -> "must be at least " + min + ", was " + v);
+    }
+
+    /**
+     * This setting, refusing a negative value; 0 means {@code zeroMeans} ({@code automatic}, {@code off}), or null
+     * when it means nothing of its own.
+     */
+    public Setting<T> zeroOrMore(String zeroMeans) {
+        return check(v -> v != null && ((Number) v).longValue() >= 0,
+                v -> "must be 0" + (zeroMeans == null ? "" : " (" + zeroMeans + ")") + " or more, was " + v);
+    }
+
+    /** This setting, refusing a value outside {@code min} to {@code max}; {@code unit} follows the bounds ("bytes"). */
+    public Setting<T> between(long min, long max, String unit) {
+        return check(v -> v != null && ((Number) v).longValue() >= min && ((Number) v).longValue() <= max,
+                v -> "must be between " + min + " and " + max + (unit.isEmpty() ? "" : " " + unit) + ", was " + v);
+    }
+
+    /** This setting, refusing null and (for a text) a blank value. */
+    public Setting<T> required() {
+        return check(v -> v != null && !v.toString().isBlank(), v -> "must not be empty");
+    }
+
+    /** The key in config/wharf.yaml: {@code maxQueues}. */
+    public String key() {
+        return key;
+    }
+
+    /** The value when the file leaves the key out. */
+    public T defaultValue() {
+        return defaultValue;
+    }
+
+    /**
+     * Its value in {@code file} (marking the key known there), or {@code absent} when the file leaves it out.
+     *
+     * @throws ConfigurationException for a value of the wrong type, naming the file, the key and its line
+     */
+    public T read(Settings file, T absent) {
+        return reader.read(file, key, absent);
+    }
+
+    /**
+     * Checks {@code value} against this setting's rules, in the order they were declared.
+     *
+     * @throws ConfigurationException {@code Setting KEY must be ..., was VALUE.}, for the first rule it breaks
+     */
+    public void check(T value) {
+        for (Rule<T> rule : rules) {
+            if (!rule.ok().test(value)) {
+                throw new ConfigurationException("Setting " + key + " " + rule.why().apply(value) + ".");
+            }
+        }
+    }
+
+    /**
+     * The settings a component declares: the public static final {@code Setting} fields of {@code declarations}, in
+     * the order the class declares them (as the JVM reports them).
+     */
+    public static List<Setting<?>> declaredIn(Class<?> declarations) {
+        List<Setting<?>> settings = new ArrayList<>();
+        for (Field field : declarations.getDeclaredFields()) {
+            int modifiers = field.getModifiers();
+            if (field.getType() == Setting.class && Modifier.isStatic(modifiers) && Modifier.isPublic(modifiers)
+                    && Modifier.isFinal(modifiers)) {
+                try {
+                    settings.add((Setting<?>) Objects.requireNonNull(field.get(null), field.getName()));
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError("a public field", e);
+                }
+            }
+        }
+        return List.copyOf(settings);
+    }
+
+    /** {@code maxQueues (default 10000)}. */
+    @Override
+    public String toString() {
+        return key + " (default " + defaultValue + ")";
+    }
+}
