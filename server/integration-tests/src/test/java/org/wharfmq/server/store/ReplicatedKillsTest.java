@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 35's twenty kills ({@code -Dwharf.it.replicatedKills=20}; the suite runs 2, about a minute and a half): a replicated
+ * Issue 35's twenty kills ({@code -Dwharf.it.replicatedKills=20}; the suite runs 2, about four minutes at load 30): a replicated
  * queue manager of three member processes ({@link ReplicatedGroup}) under the
  * clients of {@link ReconnectWorkload}, whose transacted producer and consumer each hold a transaction open at every
  * kill. Time after time, the active member is killed with SIGKILL and started again at once (before the other two
