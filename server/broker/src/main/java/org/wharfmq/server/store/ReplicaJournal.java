@@ -375,7 +375,8 @@ public final class ReplicaJournal implements AutoCloseable {
         return recovered;
     }
 
-    static void deleteTree(Path root) throws IOException {
+    /** Deletes {@code root} and everything in it, if it exists. */
+    public static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root)) {
             return;
         }

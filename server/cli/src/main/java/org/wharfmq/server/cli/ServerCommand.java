@@ -230,7 +230,7 @@ final class ServerCommand implements Callable<Integer> {
         ReplicationSettings replication = file.replication();
         String id = memberId(replication);
         ReplicationMember member = ReplicationMember.start(config, replication.membership(), id, replication.tls(),
-                ReplicationConfiguration.Timings.DEFAULT);
+                replication.timings());
         // the replica's doors, both with the users and permissions the queue manager will have: its client ports for
         // wharf admin's status sessions (applications refused, so their address lists go on), its HTTP listener
         Logins logins = new Logins(users != null ? users : Authenticator.localOnly());

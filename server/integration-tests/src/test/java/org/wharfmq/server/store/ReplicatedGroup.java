@@ -93,6 +93,8 @@ final class ReplicatedGroup implements AutoCloseable {
         return "tcp://" + network.clientHost(i) + ":" + clientPorts[i];
     }
 
+    private int fencedRestarts;
+
     /** Member {@code i}'s process: the last one started. */
     ServerProcess member(int i) {
         return members[i];
@@ -176,6 +178,49 @@ final class ReplicatedGroup implements AutoCloseable {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
         throw new AssertionError("no member became active within " + within + ":\n" + outputs());
+    }
+
+    /**
+     * As a service manager would keep the members running, with the killed member {@code ended} already started
+     * again (at once: it may win the election and lose it seconds later, and is then fenced and ends with status 3):
+     * starts again each member that ended with status 3, and waits until a member other than {@code ended} is active
+     * (its ready line; with {@code inSync}, also its status showing the three in sync); returns its position. A
+     * member ending with another status fails the test.
+     */
+    int superviseUntilActive(ServerProcess ended, boolean inSync) throws Exception {
+        Pattern synced = Pattern.compile("in sync\\s+3/3");
+        long deadline = System.nanoTime() + ELECTION.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (int i = 0; i < 3; i++) {
+                ServerProcess m = members[i];
+                if (m != null && m != ended && !m.alive()) {
+                    String id = IDS[i];
+                    assertEquals(3, m.awaitExit(0), () -> "member " + id + " ended:\n" + m.outputSoFar());
+                    fencedRestarts++;
+                    start(i);
+                }
+            }
+            for (int i = 0; i < 3; i++) {
+                ServerProcess m = members[i];
+                if (m != null && m != ended && m.alive() && m.ready()) {
+                    if (!inSync) {
+                        return i;
+                    }
+                    FlowCommandAccess.Result result = admin(m, "display", "server");
+                    if (result.status() == 0 && synced.matcher(result.out()).find()) {
+                        return i;
+                    }
+                }
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        throw new AssertionError("no member became active" + (inSync ? " with the three in sync" : "") + " within "
+                + ELECTION + ":\n" + outputs());
+    }
+
+    /** Members started again by {@link #superviseUntilActive} after they ended fenced (status 3). */
+    int fencedRestarts() {
+        return fencedRestarts;
     }
 
     /** What every member has printed, for a failure's message. */

@@ -5,41 +5,28 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.LifeCycle;
-import org.apache.ratis.util.MD5FileUtil;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
- * The replicated log's Ratis state machine: each committed entry is one batch of journal records, a piece of a batch
- * too large for one entry (joined by {@link ChunkJoiner}: the sink gets the batch whole, at its last piece's index, or
- * never), or a file kept beside the journal ({@link BatchEntry}), handed to the member's {@link ReplicaSink} in log
- * order. A snapshot is the sink's state,
- * in one file named by the term and index of the last batch applied (Ratis's {@link SimpleStateMachineStorage});
- * the leader sends it to a member whose log is too far behind (a new or wiped member), which loads it in place of
- * its state and applies the log from there. A snapshot is never taken inside a batch of several entries.
+ * The replicated log's Ratis state machine: each committed entry is applied to the member's {@link ReplicaSink} in
+ * log order ({@link LogApplier}). A snapshot is the sink's state, in one file named by the term and index of the last
+ * entry applied (Ratis's {@link SimpleStateMachineStorage}), taken once the entries since the latest hold
+ * {@link ReplicationConfiguration#SNAPSHOT_EVERY_LOG_BYTES} ({@link LogSnapshots}: the active member builds its own
+ * from the log); Ratis then purges the log before it. The leader sends the latest snapshot to a member whose log is
+ * too far behind (a new or wiped member), which loads it in place of its state and applies the log from there. A
+ * snapshot is never taken inside a batch of several entries.
  *
  * <p>Ratis calls {@link #applyTransaction}, {@link #takeSnapshot} and {@link #reinitialize} on one thread, its
  * state machine updater, so the sink is never applied to while a snapshot is written.
@@ -52,17 +39,24 @@ final class JournalStateMachine extends BaseStateMachine {
     private final ReplicaSink sink;
     private final ActiveListener listener;
     private final AtomicLong batchesApplied = new AtomicLong();
-    /** The term of the last entry applied (or of the snapshot loaded); the updater's thread only. */
-    private long appliedTerm = -1;
     private final ChunkJoiner joiner;
+    private final LogApplier applier;
+    private final LogSnapshots snapshots;
     /** This member's settings that every member must share, answered to a member that asks ({@link #query}). */
     private final GroupSettings settings;
 
-    JournalStateMachine(ReplicaSink sink, ActiveListener listener, ChunkJoiner joiner, GroupSettings settings) {
+    /**
+     * {@code joiners} makes each joiner of batches in pieces (this member's, and one per snapshot the active member
+     * builds); a snapshot is due every {@code snapshotEveryLogBytes} of entries applied.
+     */
+    JournalStateMachine(ReplicaSink sink, ActiveListener listener, Supplier<ChunkJoiner> joiners,
+                        GroupSettings settings, long snapshotEveryLogBytes) {
         this.sink = sink;
         this.listener = listener;
-        this.joiner = joiner;
+        this.joiner = joiners.get();
+        this.applier = new LogApplier(sink, joiner);
         this.settings = settings;
+        this.snapshots = new LogSnapshots(snapshotEveryLogBytes, sink, storage, joiners);
     }
 
     /** Another member asks for this one's settings (at its start): they must be the same. */
@@ -83,22 +77,12 @@ final class JournalStateMachine extends BaseStateMachine {
      */
     @Override
     public void notifyTermIndexUpdated(long term, long index) {
-        joiner.newTerm(term);
-        termSeen(term);
-        super.notifyTermIndexUpdated(term, index);
-    }
-
-    /** Tells the sink of each new term, before its first entry (the updater's thread, in log order). */
-    private void termSeen(long term) {
-        if (term <= appliedTerm) {
-            return;
-        }
-        appliedTerm = term;
         try {
-            sink.newTerm(term);
+            applier.otherEntry(term);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        super.notifyTermIndexUpdated(term, index);
     }
 
     /** Ratis: this member leads and has applied its term's first entry. */
@@ -118,6 +102,7 @@ final class JournalStateMachine extends BaseStateMachine {
         getLifeCycle().startAndTransition(() -> {
             super.initialize(server, groupId, raftStorage);
             storage.init(raftStorage);
+            snapshots.initialize(server, groupId);
             load(storage.getLatestSnapshot());
         });
     }
@@ -138,7 +123,6 @@ final class JournalStateMachine extends BaseStateMachine {
     /** After the leader installed a snapshot here: the sink's state becomes the snapshot's. */
     @Override
     public void reinitialize() throws IOException {
-        joiner.reset();
         load(storage.loadLatestSnapshot());
         if (getLifeCycleState() == LifeCycle.State.PAUSED) {
             getLifeCycle().transition(LifeCycle.State.STARTING);
@@ -150,18 +134,12 @@ final class JournalStateMachine extends BaseStateMachine {
         if (snapshot == null) {
             return;
         }
-        Path file = snapshot.getFile().getPath();
-        if (snapshot.getFile().getFileDigest() != null) {
-            MD5FileUtil.verifySavedMD5(file.toFile(), snapshot.getFile().getFileDigest());
-        }
-        sink.reset();
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(file))) {
-            sink.loadSnapshot(in);
-        }
+        LogSnapshots.read(snapshot, sink);
+        applier.loaded(snapshot.getTerm());
+        snapshots.loaded();
         setLastAppliedTermIndex(snapshot.getTermIndex());
-        appliedTerm = snapshot.getTerm();
         LOG.log(System.Logger.Level.INFO, () -> getId() + ": replicated journal state loaded from snapshot at index "
-                + snapshot.getIndex() + " (" + file + ")");
+                + snapshot.getIndex() + " (" + snapshot.getFile().getPath() + ")");
     }
 
     @Override
@@ -172,27 +150,9 @@ final class JournalStateMachine extends BaseStateMachine {
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
-        termSeen(entry.getTerm());
-        ByteString data = entry.getStateMachineLogEntry().getLogData();
-        boolean file = BatchEntry.isFile(data);
-        boolean batch = !file;
+        boolean batch;
         try {
-            if (file) {
-                sink.applyFile(entry.getIndex(), BatchEntry.origin(data), BatchEntry.fileName(data),
-                        BatchEntry.fileContent(data));
-            } else if (BatchEntry.isChunk(data)) {
-                String origin = BatchEntry.origin(data);
-                batch = joiner.offer(entry.getTerm(), origin, data, sink.takes(origin));
-                if (batch) {
-                    ByteBuffer records = joiner.take();
-                    if (records != null) {
-                        sink.apply(entry.getIndex(), origin, records);
-                    }
-                }
-            } else {
-                joiner.interrupt();
-                sink.apply(entry.getIndex(), BatchEntry.origin(data), BatchEntry.records(data));
-            }
+            batch = applier.apply(entry);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -203,12 +163,14 @@ final class JournalStateMachine extends BaseStateMachine {
         if (batch) {
             batchesApplied.incrementAndGet();
         }
+        snapshots.applied(entry.getIndex(), entry.getSerializedSize(), !applier.insideBatch());
         return CompletableFuture.completedFuture(Message.EMPTY);
     }
 
     /**
-     * Writes the sink's state to {@code snapshot.<term>_<index>}: into a temporary file, forced, then renamed, so a
-     * crash never leaves a torn snapshot under a snapshot's name; then its MD5 beside it, checked when loaded.
+     * Writes the sink's state as the snapshot at the last entry applied ({@link LogSnapshots#write}); on the active
+     * member, whose sink has none to give, answers the latest snapshot it built from its log ({@link LogSnapshots}).
+     * Ratis purges the log up to the index answered.
      */
     @Override
     public long takeSnapshot() throws IOException {
@@ -216,32 +178,27 @@ final class JournalStateMachine extends BaseStateMachine {
         if (last == null || last.getIndex() < 0) {
             return -1;
         }
-        if (joiner.pending()) {
+        if (applier.insideBatch()) {
             // never inside a batch of several entries: a member loading the snapshot would get its later pieces only
             return latestSnapshotIndex();
         }
-        File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-        Path tmp = file.toPath().resolveSibling(file.getName() + ".writing");
-        boolean written;
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp))) {
-            written = sink.writeSnapshot(out);
-        }
-        if (!written) {
-            Files.delete(tmp);
+        if (!LogSnapshots.write(storage, last, sink)) {
             return latestSnapshotIndex();
         }
-        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-            channel.force(true);
-        }
-        Files.move(tmp, file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        FileInfo info = new FileInfo(file.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(file));
-        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(info, last));
+        snapshots.taken();
         return last.getIndex();
     }
 
     private long latestSnapshotIndex() {
         SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
         return latest == null ? -1 : latest.getIndex();
+    }
+
+    /** Stops the snapshot builder. */
+    @Override
+    public void close() throws IOException {
+        snapshots.close();
+        super.close();
     }
 
     /** The joiner of batches in pieces. */
@@ -252,5 +209,10 @@ final class JournalStateMachine extends BaseStateMachine {
     /** Batches applied to the sink since this state machine was made. */
     long batchesApplied() {
         return batchesApplied.get();
+    }
+
+    /** Snapshots this member built from its log while active, since it started. */
+    long snapshotsBuilt() {
+        return snapshots.built();
     }
 }

@@ -60,9 +60,26 @@ public interface ReplicaSink {
 
     /**
      * Writes the sink's state as of the last batch applied, or nothing and returns false when it has none to give
-     * now (the active instance: its state is the live queue manager's); the log then keeps its entries.
+     * now (the active instance: its state is the live queue manager's; the log then builds its snapshot in a
+     * {@link #scratch} sink).
      */
     boolean writeSnapshot(OutputStream out) throws IOException;
+
+    /**
+     * Null while this sink writes its own snapshots ({@link #writeSnapshot}); else (the active instance, whose state
+     * is the live queue manager's) a new, empty sink of its own in a scratch directory, into which the log loads its
+     * latest snapshot and applies the entries after it, to write the next snapshot from
+     * ({@link LogSnapshots}). Closing it deletes it.
+     */
+    default Scratch scratch() throws IOException {
+        return null;
+    }
+
+    /** A sink that exists to write one snapshot; {@link #close} deletes it. */
+    interface Scratch extends ReplicaSink, AutoCloseable {
+        @Override
+        void close() throws IOException;
+    }
 
     /** Replaces the sink's whole state with one written by {@link #writeSnapshot} (on this member or another). */
     void loadSnapshot(InputStream in) throws IOException;

@@ -123,9 +123,10 @@ public final class ReplicatedLog implements AutoCloseable {
         boolean existing = Files.isDirectory(directory.resolve(groupId.getUuid().toString()));
         Files.createDirectories(directory);
 
-        ChunkJoiner joiner = new ChunkJoiner(self.id(), maxBatchBytes, "maxMessageLength "
-                + settings.maxMessageLength() + " and " + ReplicationConfiguration.RECORD_ROOM + " bytes of record");
-        JournalStateMachine stateMachine = new JournalStateMachine(sink, listener, joiner, settings);
+        String limit = "maxMessageLength " + settings.maxMessageLength() + " and " + ReplicationConfiguration.RECORD_ROOM
+                + " bytes of record";
+        JournalStateMachine stateMachine = new JournalStateMachine(sink, listener,
+                () -> new ChunkJoiner(self.id(), maxBatchBytes, limit), settings, timings.snapshotEveryLogBytes());
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)
@@ -179,11 +180,12 @@ public final class ReplicatedLog implements AutoCloseable {
         RaftServerConfigKeys.setStorageDir(p, List.of(directory.toFile()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(timings.electionTimeoutMin().toMillis()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(timings.electionTimeoutMax().toMillis()));
-        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, timings.snapshotEveryBatches());
-        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        // snapshots by the bytes of log applied, the state machine's (LogSnapshots), not Ratis's count of entries;
+        // after each the log is purged up to it (a member further behind is sent the snapshot)
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, ReplicationConfiguration.SNAPSHOTS_KEPT);
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
-        RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, timings.snapshotEveryBatches()));
+        RaftServerConfigKeys.Log.setPurgeGap(p, 1);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(timings.logSegmentBytes()));
         RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, ReplicationConfiguration.LOG_CACHE_SEGMENTS);
         RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf(ReplicationConfiguration.LOG_CACHE_BYTES));
@@ -470,6 +472,11 @@ public final class ReplicatedLog implements AutoCloseable {
     /** Batches in pieces this member dropped unfinished (their appender lost the leadership or failed). */
     public long batchesDropped() {
         return stateMachine.joiner().dropped();
+    }
+
+    /** Snapshots this member built from its log while active (its journal is the live queue manager's). */
+    public long snapshotsBuilt() {
+        return stateMachine.snapshotsBuilt();
     }
 
     /** The first index this member's log still holds: above 0 once a snapshot let it purge the entries before. */

@@ -13,8 +13,26 @@ public final class ReplicationConfiguration {
     /** A follower that has heard nothing from the leader for a random time between these starts an election. */
     public static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
     public static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(2000);
-    /** A snapshot of the sink is taken every this many applied batches; the log before it is then purged. */
-    public static final long SNAPSHOT_EVERY_BATCHES = 100_000;
+    /**
+     * Every member, the active one included, takes a snapshot once the log entries it applied since its latest hold
+     * this many bytes, and Ratis then purges its log up to it (whole segments of {@link #LOG_SEGMENT_BYTES}): so a
+     * member's Raft log holds about this much and a segment, however long it runs, and a restart applies at most
+     * this much of it again. A snapshot copies the member's journal (its live data and slack): fewer bytes here would
+     * copy the journal more often for the same traffic.
+     */
+    public static final long SNAPSHOT_EVERY_LOG_BYTES = 256L << 20;
+    /** The snapshots a member keeps (the latest two): older ones are deleted after each new one. */
+    public static final int SNAPSHOTS_KEPT = 2;
+    /**
+     * How long a replica's request for a snapshot waits for it (its state machine copies its journal) before it is
+     * given up and asked again after as many bytes more.
+     */
+    public static final Duration SNAPSHOT_TIMEOUT = Duration.ofMinutes(10);
+    /**
+     * The directory inside the active member's data directory where it builds a snapshot from its log (its journal
+     * is the live queue manager's): a journal of a replica's, deleted once the snapshot is written.
+     */
+    public static final String SNAPSHOT_SCRATCH_DIRECTORY = "replication-snapshot";
     /**
      * The most journal bytes one log entry carries, so that every entry fits Ratis's default limits (its appender's
      * buffer and largest log record, 4 MiB; the rest of 4 MiB is room for the entry's own fields): a batch is cut
@@ -90,20 +108,20 @@ public final class ReplicationConfiguration {
         return Math.max(MAX_BATCH_BYTES, maxMessageLength + RECORD_ROOM);
     }
 
-    /** How fast members elect a leader and how often they take snapshots. */
-    public record Timings(Duration electionTimeoutMin, Duration electionTimeoutMax, long snapshotEveryBatches,
+    /** How fast members elect a leader, how often they take snapshots and how large their log's segments are. */
+    public record Timings(Duration electionTimeoutMin, Duration electionTimeoutMax, long snapshotEveryLogBytes,
                           long logSegmentBytes) {
 
         public static final Timings DEFAULT = new Timings(ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX,
-                SNAPSHOT_EVERY_BATCHES, LOG_SEGMENT_BYTES);
+                SNAPSHOT_EVERY_LOG_BYTES, LOG_SEGMENT_BYTES);
 
         public Timings {
             if (electionTimeoutMin.compareTo(electionTimeoutMax) >= 0) {
                 throw new IllegalArgumentException("The election timeout's minimum (" + electionTimeoutMin
                         + ") must be below its maximum (" + electionTimeoutMax + ").");
             }
-            if (snapshotEveryBatches < 1 || logSegmentBytes < 1) {
-                throw new IllegalArgumentException("snapshotEveryBatches and logSegmentBytes must be positive");
+            if (snapshotEveryLogBytes < 1 || logSegmentBytes < 1) {
+                throw new IllegalArgumentException("snapshotEveryLogBytes and logSegmentBytes must be positive");
             }
         }
     }

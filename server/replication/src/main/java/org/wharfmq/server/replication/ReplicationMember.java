@@ -128,6 +128,7 @@ public final class ReplicationMember implements AutoCloseable {
         ReplicationMember member = new ReplicationMember(config, membership, replica, files);
         try {
             files.reset(); // rebuilt from the log, as the journal is
+            ReplicaJournal.deleteTree(ScratchJournal.directory(config)); // a snapshot build the last run did not finish
             member.log = ReplicatedLog.start(membership, selfId, tls, member.new Sink(), member.new Listener(),
                     timings, settings);
             member.changes = new MemberChanges(member.log, member.group, timings.electionTimeoutMax(),
@@ -564,12 +565,23 @@ public final class ReplicationMember implements AutoCloseable {
         public boolean writeSnapshot(OutputStream out) throws IOException {
             synchronized (lock) {
                 if (state != State.REPLICA) {
-                    return false; // the active instance's journal is the queue manager's: replicas take snapshots
+                    return false; // the active instance's journal is the queue manager's: see scratch()
                 }
                 files.writeSnapshot(new DataOutputStream(out));
                 replica.writeSnapshot(out);
                 return true;
             }
+        }
+
+        /** Once it took over, the log builds the active member's snapshots in a scratch journal of its own. */
+        @Override
+        public Scratch scratch() throws IOException {
+            synchronized (lock) {
+                if (state == State.REPLICA || state == State.CLOSED) {
+                    return null;
+                }
+            }
+            return ScratchJournal.open(config);
         }
 
         @Override

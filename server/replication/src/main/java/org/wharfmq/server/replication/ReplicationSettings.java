@@ -25,6 +25,7 @@ import java.security.KeyStore;
  *       address: mq1:7420        # the replication listener (not the clients' port)
  *       dataDirectory: /srv/wharf/a
  *     - ...
+ *   snapshotLogBytes: 268435456  # a snapshot, and the log purged, every this many bytes of log (the default)
  *   tls:
  *     keyStore: /etc/wharf/member-a.p12      # this member's key and certificate (PKCS#12)
  *     keyStorePassword: ...
@@ -32,11 +33,16 @@ import java.security.KeyStore;
  *     trustStorePassword: ...
  * </pre>
  *
- * @param membership the three members
- * @param member     this instance's id, or null when the command line is to say it
+ * @param membership       the three members
+ * @param member           this instance's id, or null when the command line is to say it
+ * @param snapshotLogBytes a snapshot every this many bytes of Raft log applied, after which the log is purged
+ *                         ({@link ReplicationConfiguration#SNAPSHOT_EVERY_LOG_BYTES} unless set)
  */
 public record ReplicationSettings(Membership membership, String member, Path keyStore, String keyStorePassword,
-                                  Path trustStore, String trustStorePassword) {
+                                  Path trustStore, String trustStorePassword, long snapshotLogBytes) {
+
+    /** The least {@code snapshotLogBytes} taken: one log file's bytes (only whole files are purged). */
+    public static final long MIN_SNAPSHOT_LOG_BYTES = ReplicationConfiguration.LOG_SEGMENT_BYTES;
 
     /** Reads the block: null when the file has none (a queue manager of its own). */
     public static final SettingsSection<ReplicationSettings> SECTION = file -> {
@@ -47,7 +53,14 @@ public record ReplicationSettings(Membership membership, String member, Path key
         String member = block.text("member", null);
         Settings tls = block.section("tls");
         Membership membership = Membership.read(file, block);
+        long snapshotLogBytes = block.longValue("snapshotLogBytes", ReplicationConfiguration.SNAPSHOT_EVERY_LOG_BYTES);
         block.refuseUnknown();
+        if (snapshotLogBytes < MIN_SNAPSHOT_LOG_BYTES) {
+            throw block.invalid("snapshotLogBytes", "a snapshot is taken every snapshotLogBytes of log, and only whole "
+                    + "log files of " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " bytes are purged after it: give "
+                    + MIN_SNAPSHOT_LOG_BYTES + " or more (the default is " + ReplicationConfiguration.SNAPSHOT_EVERY_LOG_BYTES
+                    + ")");
+        }
         if (tls == null) {
             throw block.invalid("tls", "members authenticate each other with mutual TLS: give replication.tls with "
                     + "keyStore (this member's key and certificate, PKCS#12) and trustStore (the group's CA)");
@@ -69,8 +82,15 @@ public record ReplicationSettings(Membership membership, String member, Path key
             }
         }
         return new ReplicationSettings(membership, member, keyStore, keyStorePassword, trustStore,
-                trustStorePassword);
+                trustStorePassword, snapshotLogBytes);
     };
+
+    /** The replicated log's timings: the defaults, with this block's snapshotLogBytes. */
+    public ReplicationConfiguration.Timings timings() {
+        ReplicationConfiguration.Timings d = ReplicationConfiguration.Timings.DEFAULT;
+        return new ReplicationConfiguration.Timings(d.electionTimeoutMin(), d.electionTimeoutMax(), snapshotLogBytes,
+                d.logSegmentBytes());
+    }
 
     /** This member's credentials, read from the key and trust stores. */
     public MemberTls tls() {

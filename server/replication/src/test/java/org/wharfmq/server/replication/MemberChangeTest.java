@@ -34,7 +34,7 @@ class MemberChangeTest {
     private static final String[] IDS = {"a", "b", "c", "d", "e"};
     /** As {@link MemberChanges} is given in production: a replica heard from within the election timeout answers. */
     private static final ReplicationConfiguration.Timings TIMINGS = new ReplicationConfiguration.Timings(
-            Duration.ofMillis(1000), Duration.ofMillis(2000), 16, 16 << 10);
+            Duration.ofMillis(1000), Duration.ofMillis(2000), 16 << 10, 16 << 10);
     /** Generous: a new member catches up before the change commits, on a loaded machine. */
     private static final Duration CHANGE = Duration.ofSeconds(90);
 

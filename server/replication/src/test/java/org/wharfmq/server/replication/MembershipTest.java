@@ -33,6 +33,18 @@ class MembershipTest {
     }
 
     @Test
+    void snapshotsEveryLogBytesByDefaultOrAsTheBlockSays() {
+        Settings file = file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b"), member("c", "h:3", "/c"));
+        assertEquals(ReplicationConfiguration.SNAPSHOT_EVERY_LOG_BYTES,
+                ReplicationSettings.SECTION.read(file).timings().snapshotEveryLogBytes());
+        file.section("replication").put("snapshotLogBytes", new Settings.Value(String.valueOf(64L << 20), 4));
+        assertEquals(64L << 20, ReplicationSettings.SECTION.read(file).timings().snapshotEveryLogBytes());
+        file.section("replication").put("snapshotLogBytes", new Settings.Value(String.valueOf(1L << 20), 4));
+        refused("'replication.snapshotLogBytes' in wharf.yaml at line 4", file);
+        refused("give " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " or more", file);
+    }
+
+    @Test
     void refusesWhatCannotMakeAGroupNamingTheSettingAndTheFix() {
         refused("needs at least 3", file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b")));
         refused("names member 'a' twice", file("G", member("a", "h:1", "/a"), member("a", "h:2", "/b"),

@@ -58,10 +58,10 @@ class ReplicatedLogTest {
 
     @BeforeAll
     void start(@TempDir Path dir) throws Exception {
-        // a snapshot every 16 batches and 16 KiB log segments, so that the log before a snapshot is purged and a
-        // wiped member can only catch up through a snapshot the leader sends
+        // a snapshot every 16 KiB of log (16 batches of 1,000 bytes) and 16 KiB log segments, so that the log before a
+        // snapshot is purged and a wiped member can only catch up through a snapshot the leader sends
         trio = new Trio(dir, new ReplicationConfiguration.Timings(Duration.ofMillis(1000), Duration.ofMillis(2000),
-                16, 16 << 10));
+                16 << 10, 16 << 10));
     }
 
     @AfterAll

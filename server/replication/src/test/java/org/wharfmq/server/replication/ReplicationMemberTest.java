@@ -50,7 +50,7 @@ class ReplicationMemberTest {
     private Membership membership;
     private TestCertificates.Issued ca;
     private ReplicationConfiguration.Timings timings = new ReplicationConfiguration.Timings(
-            Duration.ofMillis(1000), Duration.ofMillis(2000), ReplicationConfiguration.SNAPSHOT_EVERY_BATCHES,
+            Duration.ofMillis(1000), Duration.ofMillis(2000), ReplicationConfiguration.SNAPSHOT_EVERY_LOG_BYTES,
             ReplicationConfiguration.LOG_SEGMENT_BYTES);
     /** The members' configuration: the default journal, maxMessageLength {@link #MAX_MESSAGE_LENGTH}. */
     private java.util.function.UnaryOperator<ServerConfig.Builder> tuning = b -> b.maxMessageLength(MAX_MESSAGE_LENGTH);
@@ -269,8 +269,8 @@ class ReplicationMemberTest {
     void aReplicaReclaimsItsJournalAndItsLogAsTheActiveMemberDoes(@TempDir Path dir) throws Exception {
         long fileBytes = org.wharfmq.server.Configuration.MIN_JOURNAL_FILE_BYTES;
         tuning = b -> b.maxMessageLength(1 << 20).journalFileBytes(fileBytes).journalSlackBytes(fileBytes);
-        timings = new ReplicationConfiguration.Timings(Duration.ofMillis(1000), Duration.ofMillis(2000), 64,
-                64 << 10);
+        timings = new ReplicationConfiguration.Timings(Duration.ofMillis(1000), Duration.ofMillis(2000),
+                128 << 10, 64 << 10);
         startAll(dir);
         try {
             int first = takeOver();
@@ -301,20 +301,8 @@ class ReplicationMemberTest {
             long written = 0;
             for (int round = 0; round < 20 || !purged(active); round++) {
                 assertTrue(round < 60, "the replicas never purged their logs after a snapshot");
-                List<CompletableFuture<Throwable>> puts = new ArrayList<>();
-                List<StoredMessage> consumed = new ArrayList<>();
-                for (int i = 0; i < 40; i++) {
-                    Message m = new Message("FLOW", ++sequence, Unpooled.wrappedBuffer(body));
-                    CompletableFuture<Throwable> confirmed = new CompletableFuture<>();
-                    stores[active].put(m, confirmed::complete);
-                    puts.add(confirmed);
-                    consumed.add(m);
-                }
-                for (CompletableFuture<Throwable> confirmed : puts) {
-                    assertNull(confirmed.get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
-                }
-                assertNull(done(c -> stores[active].remove(consumed, c)));
-                written += 40L * body.length;
+                sequence = putAndConsume(stores[active], body, sequence);
+                written += (long) ROUND * body.length;
             }
             long committed = members[active].log().status().committedIndex();
             for (int i = 0; i < 3; i++) {
@@ -353,6 +341,129 @@ class ReplicationMemberTest {
         } finally {
             closeAll();
         }
+    }
+
+    /**
+     * The active member's Raft log stays bounded however long it stays active: it builds a snapshot from its log each
+     * time the entries since the latest hold {@code snapshotEveryLogBytes} (128 KiB here, in log segments of 32 KiB),
+     * and the log before it is purged (before, only replicas took snapshots, and the active member's log kept every
+     * entry: 3 MiB here). A replica stopped before the traffic and started after it is sent the active member's
+     * snapshot (the log it lacks is purged), catches up, and, made active by a switchover, has every message kept
+     * once and none of those consumed.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 300, unit = TimeUnit.SECONDS) // 3 MiB through three members, a switchover
+    void theActiveMembersLogStaysBoundedAndAReplicaStoppedMeanwhileCatchesUp(@TempDir Path dir) throws Exception {
+        long fileBytes = org.wharfmq.server.Configuration.MIN_JOURNAL_FILE_BYTES;
+        long snapshotBytes = 128 << 10;
+        long segmentBytes = 32 << 10;
+        tuning = b -> b.maxMessageLength(1 << 20).journalFileBytes(fileBytes).journalSlackBytes(fileBytes);
+        timings = new ReplicationConfiguration.Timings(Duration.ofMillis(1000), Duration.ofMillis(2000),
+                snapshotBytes, segmentBytes);
+        startAll(dir);
+        try {
+            int active = takeOver();
+            recoverAll(stores[active]); // as the queue manager does at its start: its journal's reclamation waits for it
+            int stopped = (active + 1) % 3;
+            String stoppedId = membership.members().get(stopped).id();
+            long stoppedAt = members[stopped].log().appliedIndex();
+            members[stopped].close();
+            members[stopped] = null;
+            Path activeLog = membership.members().get(active).replicationDirectory();
+
+            byte[] body = new byte[1024];
+            long sequence = 0;
+            long written = 0;
+            long largestLog = 0;
+            List<String> kept = new ArrayList<>();
+            for (int round = 1; written < 24 * snapshotBytes; round++) {
+                sequence = putAndConsume(stores[active], body, sequence);
+                assertNull(put(stores[active], "KEEP", round, "kept " + round));
+                kept.add("KEEP/" + round + "=kept " + round + " 1");
+                written += (long) ROUND * body.length;
+                largestLog = Math.max(largestLog, logBytes(activeLog));
+            }
+            // the last snapshot is built and the log purged up to it on the member's own thread: this waits for it
+            Trio.await("the active member's log to be purged to within a snapshot's bytes and three segments",
+                    () -> logBytes(activeLog) <= snapshotBytes + 3 * segmentBytes);
+            long built = members[active].log().snapshotsBuilt();
+            System.out.println("ReplicationMemberTest: the active member's Raft log held at most " + largestLog
+                    + " bytes while " + written + " bytes of messages were put and consumed; " + built
+                    + " snapshots built, its log from index " + members[active].log().logStartIndex() + " in "
+                    + logSegments(activeLog) + " segments of " + logBytes(activeLog) + " bytes");
+            assertTrue(built >= 4, "the active member built " + built + " snapshots from its log");
+            assertTrue(largestLog <= 8 * snapshotBytes, "the active member's Raft log reached " + largestLog
+                    + " bytes with snapshots every " + snapshotBytes + " bytes of log");
+            assertTrue(logSegments(activeLog) <= snapshotBytes / segmentBytes + 4, logSegments(activeLog) + " segments");
+            assertTrue(members[active].log().logStartIndex() > stoppedAt + 1, "the stopped member's next entry ("
+                    + (stoppedAt + 1) + ") was not purged: its log start is " + members[active].log().logStartIndex());
+
+            start(stopped); // too far behind for the log: it is sent the active member's snapshot
+            long committed = members[active].log().status().committedIndex();
+            Trio.await("member " + stoppedId + " to catch up", () -> members[stopped].log().appliedIndex() >= committed);
+            members[active].switchover(stoppedId);
+            assertNotNull(members[active].fenced().get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+            int other = 3 - active - stopped;
+            CompletableFuture.anyOf(members[stopped].elected(), members[other].elected())
+                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertFalse(members[other].elected().isDone(), "member " + other + " was elected, not " + stoppedId);
+            stores[active].close();
+            stores[active] = null;
+            members[active].close();
+            members[active] = null;
+            stores[stopped] = takeOver(stopped);
+            List<String> live = recoverAll(stores[stopped]).stream()
+                    .filter(l -> l.startsWith("KEEP/") || l.startsWith("FLOW/")).toList();
+            assertEquals(kept, live);
+        } finally {
+            closeAll();
+        }
+    }
+
+    /** The bytes of the Raft log's segment files under a member's replication directory. */
+    private static long logBytes(Path replication) {
+        return logFiles(replication).mapToLong(f -> f.toFile().length()).sum();
+    }
+
+    private static long logSegments(Path replication) {
+        return logFiles(replication).count();
+    }
+
+    /** The log's segment files; listed again when Ratis purged one while they were listed. */
+    private static java.util.stream.Stream<Path> logFiles(Path replication) {
+        for (int attempt = 1; ; attempt++) {
+            try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(replication)) {
+                return files.filter(f -> f.getFileName().toString().startsWith("log_")).toList().stream();
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                if (attempt == 5) {
+                    throw new AssertionError("the log's files could not be listed", e);
+                }
+            }
+        }
+    }
+
+    /** The messages {@link #putAndConsume} puts in a round. */
+    private static final int ROUND = 40;
+
+    /**
+     * Puts {@link #ROUND} messages of {@code body} on queue FLOW, with the sequences after {@code last}, waits until
+     * each is confirmed, and consumes them all; returns the last sequence put.
+     */
+    private static long putAndConsume(JournalMessageStore store, byte[] body, long last) throws Exception {
+        List<CompletableFuture<Throwable>> puts = new ArrayList<>();
+        List<StoredMessage> consumed = new ArrayList<>();
+        for (int i = 1; i <= ROUND; i++) {
+            Message m = new Message("FLOW", last + i, Unpooled.wrappedBuffer(body));
+            CompletableFuture<Throwable> confirmed = new CompletableFuture<>();
+            store.put(m, confirmed::complete);
+            puts.add(confirmed);
+            consumed.add(m);
+        }
+        for (CompletableFuture<Throwable> confirmed : puts) {
+            assertNull(confirmed.get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+        }
+        assertNull(done(c -> store.remove(consumed, c)));
+        return last + ROUND;
     }
 
     /** Whether every running replica's Raft log was purged after a snapshot. */

@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SettingsCheckTest {
 
     private static final ReplicationConfiguration.Timings TIMINGS = new ReplicationConfiguration.Timings(
-            Duration.ofMillis(1000), Duration.ofMillis(2000), 1000, 1 << 20);
+            Duration.ofMillis(1000), Duration.ofMillis(2000), 1 << 20, 1 << 20);
 
     private final ReplicatedLog[] logs = new ReplicatedLog[3];
     private final RecordingSink[] sinks = new RecordingSink[3];
