@@ -2,10 +2,12 @@ package org.wharfmq.server;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.security.Identity;
 
 import javax.security.auth.x500.X500Principal;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The receiving end of channels from other queue managers, which a plugin (module {@code server/channels}) gives the
@@ -16,7 +18,9 @@ import java.util.Optional;
  * The broker checks the permission and routes; what the channel does with its messages is the plugin's.
  *
  * <p>{@link #open} and the {@link Inbound}'s methods are called on the connection's event loop, one at a time, in the
- * frames' order: they must not block (hand the work to a thread of the plugin's own).
+ * frames' order: they must not block. The channel's messages are put there too, inside the queue manager, through
+ * sessions of the partner's connection ({@link Peer#put}, {@link Peer#putInBatch}, {@link Peer#commitBatch}), with
+ * no frame and no thread hand-off.
  */
 public interface ChannelAcceptor {
 
@@ -63,6 +67,32 @@ public interface ChannelAcceptor {
          * @throws WharfException why it was refused (its queue full, say): nothing was put
          */
         void put(ByteBuf message);
+
+        /**
+         * Puts a message of the batch under way in the batch's transaction, inside the queue manager: through a
+         * transacted session of the partner's connection, as {@link #put}, but nothing of it is visible until
+         * {@link #commitBatch}. On the connection's event loop. Takes over {@code message}.
+         *
+         * @throws WharfException why it was refused (its queue full, say): nothing of it was put; the batch's earlier
+         *                        puts stay in its transaction
+         */
+        void putInBatch(ByteBuf message);
+
+        /**
+         * Commits the batch under way: its puts, and the taking of the message of queue {@code queue} that
+         * {@code taking} selects (the channel's previous sync record, replaced by one of the puts; null: none), in
+         * one journal transaction. {@code done} runs on the connection's event loop once the commit is durable, with
+         * null, or once nothing of it was committed (the record to take not waiting there, the journal failing),
+         * with why; it runs even if the connection ends meanwhile. One commit at a time: the next batch's puts wait
+         * for {@code done}. On the connection's event loop.
+         */
+        void commitBatch(String queue, Selector taking, Consumer<WharfException> done);
+
+        /** Drops the batch under way: nothing of its puts becomes visible. On the connection's event loop. */
+        void rollbackBatch();
+
+        /** Runs {@code task} on the connection's event loop, where the {@link Inbound}'s methods run. Any thread. */
+        void execute(Runnable task);
 
         /** Sends the partner a frame (an answer: OK, ERROR, CHANNEL_STATUS). */
         void send(Frame.FromServer frame);

@@ -651,16 +651,25 @@ public final class BrokerSession {
      */
     public void commit(int requestId, List<Frame.Consumed> consumed) {
         requireTransacted("COMMIT");
+        commitTaking(requestId, takeConsumed(consumed, transaction.rollbackOnlyCause() != null));
+    }
+
+    /**
+     * COMMIT of what the session sent and of {@code acknowledged}, messages taken off their queues for it (its
+     * consumers' deliveries, or messages its in-process owner took itself: {@link InProcessPuts}), in one journal
+     * transaction; they go back to their queues when it does not commit.
+     */
+    void commitTaking(int requestId, List<QueuedMessage> acknowledged) {
+        requireTransacted("COMMIT");
         Transaction committing = transaction;
         transaction = new Transaction(persistence, topics);
         WharfException cause = committing.rollbackOnlyCause();
         if (cause != null) {
-            giveBack(takeConsumed(consumed, true));
+            giveBack(acknowledged);
             committing.rollback(failure -> replies.error(requestId, ErrorCode.TRANSACTION_ROLLED_BACK,
                     "The transaction was rolled back because a send in it failed: " + cause.getMessage(), id, 0));
             return;
         }
-        List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
         committing.commit(acknowledged, false, eventLoop, failure -> { // settles them first once durable
             if (failure != null) {
                 LOG.log(System.Logger.Level.WARNING, "Could not store the commit of session " + id + ": " + failure);

@@ -13,6 +13,7 @@ import org.wharfmq.protocol.frame.ClientFrameHandler;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.ChannelAcceptor;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.security.Permission;
@@ -51,8 +52,9 @@ import java.util.List;
  * back to their queues.
  *
  * <p>A connection that carries a channel from another queue manager (CHANNEL_OPEN) hands its frames to the channels
- * plugin ({@link ChannelAcceptor}), which puts the non-persistent messages it brings outside its batches through a
- * session of this connection ({@link InProcessPuts}), here on its event loop, as their frames are read.
+ * plugin ({@link ChannelAcceptor}), which puts the messages it brings through two sessions of this connection
+ * ({@link InProcessPuts}), here on its event loop: the non-persistent ones outside its batches as their frames are
+ * read, and each batch in a transaction of the other as it ends.
  *
  * <p>It is in the server's {@link OpenConnections} from its handshake to its end, under a number of the server's, and
  * tells the management view about itself ({@link #info}) on its event loop. It counts its producers per queue
@@ -100,6 +102,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private ChannelAcceptor.Inbound inboundChannel;
     /** The in-process puts of that channel's non-persistent messages ({@link ChannelAcceptor.Peer#put}); null before. */
     private InProcessPuts channelPuts;
+    /** The transacted in-process puts of that channel's batches ({@link ChannelAcceptor.Peer#putInBatch}); null before. */
+    private InProcessPuts channelBatch;
     /** Open producers by id, each with its session and the queue it is counted on (null: anonymous or a topic). */
     private final IntObjectHashMap<Producer> producers = new IntObjectHashMap<>();
 
@@ -639,18 +643,38 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
 
             @Override
             public void put(ByteBuf message) {
-                if (released) {
-                    message.release();
-                    throw WharfException.illegalState("The channel's connection from " + channel.remoteAddress()
-                            + " has ended: nothing more is put for it.");
-                }
                 if (channelPuts == null) {
-                    channelPuts = new InProcessPuts(channel, context.queueManager(), context.topicManager(),
-                            context.config().maxMessageLength(), context.config().producerWindowBytes(),
-                            context.config().fanOutWindowBytes(),
-                            new ConnectionAccess(Identity.SERVER, context.accessControl(), channel.remoteAddress()));
+                    channelPuts = channelSession(false, message);
                 }
                 channelPuts.put(message);
+            }
+
+            @Override
+            public void putInBatch(ByteBuf message) {
+                if (channelBatch == null) {
+                    channelBatch = channelSession(true, message);
+                }
+                channelBatch.put(message);
+            }
+
+            @Override
+            public void commitBatch(String queue, Selector taking, Consumer<WharfException> done) {
+                if (channelBatch == null) {
+                    channelBatch = channelSession(true, null);
+                }
+                channelBatch.commit(queue, taking, done);
+            }
+
+            @Override
+            public void rollbackBatch() {
+                if (channelBatch != null && !released) {
+                    channelBatch.rollback();
+                }
+            }
+
+            @Override
+            public void execute(Runnable task) {
+                channel.eventLoop().execute(task);
             }
 
             @Override
@@ -663,6 +687,25 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
                 ProtocolFailures.closeWith(ctx, ErrorCode.CONNECTION_ENDED, reason);
             }
         };
+    }
+
+    /**
+     * A session of this connection for a channel's in-process puts ({@link ChannelAcceptor.Peer#put},
+     * {@link ChannelAcceptor.Peer#putInBatch}), with the queue manager's own authority (the plugin checks the
+     * partner's); refused, releasing {@code message} (when there is one), once the connection has ended.
+     */
+    private InProcessPuts channelSession(boolean transacted, ByteBuf message) {
+        if (released) {
+            if (message != null) {
+                message.release();
+            }
+            throw WharfException.illegalState("The channel's connection from " + channel.remoteAddress()
+                    + " has ended: nothing more is put for it.");
+        }
+        return new InProcessPuts(channel, context.queueManager(), context.topicManager(),
+                context.config().maxMessageLength(), context.config().producerWindowBytes(),
+                context.config().fanOutWindowBytes(),
+                new ConnectionAccess(Identity.SERVER, context.accessControl(), channel.remoteAddress()), transacted);
     }
 
     // ---- the end ----
@@ -690,6 +733,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         if (channelPuts != null) {
             channelPuts.close();
             channelPuts = null;
+        }
+        if (channelBatch != null) {
+            channelBatch.close(); // a commit under way ends as the journal has it, and answers the plugin
+            channelBatch = null;
         }
         for (BrokerSession session : sessions.values()) {
             session.close(0, connectionLost);

@@ -5,8 +5,7 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What one channel has moved since it started: messages, their bytes, batches. Written once per batch or per
  * non-persistent message outside the batches by the threads that move the channel's messages (a sender's thread; a
- * receiver's thread for its batches and its partner's connection's event loop for the messages it puts at once);
- * read by operators and the metrics.
+ * receiver's partner's connection's event loop); read by operators and the metrics.
  */
 final class ChannelCounters {
 

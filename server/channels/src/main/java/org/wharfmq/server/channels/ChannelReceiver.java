@@ -8,52 +8,58 @@ import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.protocol.selector.Selector;
+import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.ChannelAcceptor;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.SystemQueues;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One receiver channel: puts the batches its partner sends, on a thread of its own
- * ({@code wharf-channel-receiver-NAME}) over an in-VM connection of its own, so that channels commit side by side rather
- * than one after the other. The thread owns every field not marked otherwise.
+ * One receiver channel: puts the batches its partner sends inside the queue manager, on the partner's connection's
+ * event loop, through a transacted session of that connection ({@link ChannelAcceptor.Peer#putInBatch}), with no frame
+ * and no thread hand-off. The channel's thread ({@code wharf-channel-receiver-NAME}) and its in-VM connection only read
+ * the sync record at the start and write it for an operator's reset while no partner has the channel open.
  *
- * <p>A batch is one transaction of the channel's session: every message on the queue its transmission header names
- * ({@link ReceiverPuts}), and the channel's new sync record on {@link ChannelConfiguration#SYNC_QUEUE} (selected by the
- * channel's name) in place of the old one; then the partner is answered OK. A batch it could not commit
- * {@code maxBatchAttempts} times (its queue full, say) is put message by message, each message it cannot put going to
- * the dead-letter queue with the reason; a message the dead-letter queue refuses too stops the channel
- * ({@link ErrorCode#CHANNEL_STOPPED}): nothing is lost, the batch stays with the sender.
+ * <p>A batch is one transaction of that session, put when the partner ends it: every message on the queue its
+ * transmission header names ({@link ReceiverPuts}), and the channel's new sync record on
+ * {@link ChannelConfiguration#SYNC_QUEUE} taking the place of the old one (which the commit takes off that queue,
+ * selected by the channel's name), in one journal transaction; once it is durable the partner is answered OK. One
+ * batch commits at a time: a batch that ends while the last one commits (a sender with {@code pipelineLength: 2})
+ * waits for it, on the same event loop. A batch it could not commit {@code maxBatchAttempts} times (its queue full,
+ * say) is put message by message, each message it cannot put going to the dead-letter queue with the reason; a message
+ * the dead-letter queue refuses too stops the channel ({@link ErrorCode#CHANNEL_STOPPED}): nothing is lost, the batch
+ * stays with the sender.
  *
  * <p>With {@code nonPersistentSpeed: fast} agreed by both ends at the channel's open, a non-persistent message is put
- * at once, outside the batch's transaction, inside the queue manager: on the partner's connection's event loop, as its
- * frame is read, through a session of that connection ({@link ChannelAcceptor.Peer#put}), with no in-VM frame and no
- * hand-off to the channel's thread. So is one the sender sent outside the batches (CHANNEL_FAST_MESSAGE: it took it off
- * its transmission queue without a unit of work, so it never comes again), and one that came in a batch; the ids of
- * the latter, put and not yet in a committed batch, are kept ({@link #fastIds}, shared by the event loop and the
- * channel's thread) so that a batch sent again after a failure does not put them twice (nor does a batch sent again
- * after an alter to {@code normal}, nor the sender sending one of them again outside the batches). One its queue
- * refuses goes to the dead-letter queue with the reason at once.
+ * at once, outside the batch's transaction, through the other, untransacted session of the partner's connection
+ * ({@link ChannelAcceptor.Peer#put}), as its frame is read. So is one the sender sent outside the batches
+ * (CHANNEL_FAST_MESSAGE: it took it off its transmission queue without a unit of work, so it never comes again), and
+ * one that came in a batch; the ids of the latter, put and not yet in a committed batch, are kept ({@link #fastIds})
+ * so that a batch sent again after a failure does not put them twice (nor does a batch sent again after an alter to
+ * {@code normal}, nor the sender sending one of them again outside the batches). One its queue refuses goes to the
+ * dead-letter queue with the reason at once.
  *
- * <p>Its definition may be altered at run time ({@link #alter}): a partner meets the definition in force when it
- * opens the channel. An operator's reset of the sequence number ({@link #reset}) runs on the channel's thread too.
+ * <p>Ownership: the sync record's numbers ({@link #state}) and the batch counts are the event loop's of the partner
+ * that has the channel open, and the channel's thread's while none has ({@link #running} hands them over: a partner's
+ * connection lets go of it only after its last commit has ended). Its definition may be altered at run time
+ * ({@link #alter}): a partner meets the definition in force when it opens the channel.
  */
 final class ChannelReceiver implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChannelReceiver.class.getName());
     private static final long TIMEOUT_MILLIS = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
-    /** The transacted session of the batches and the sync record; also the sync record's consumer id. */
+    /** The in-VM session that reads and resets the sync record; also its consumer's and producer's id. */
     private static final int SESSION = 1;
     private static final WireDestination SYNC_QUEUE = WireDestination.queue(ChannelConfiguration.SYNC_QUEUE);
 
@@ -62,27 +68,29 @@ final class ChannelReceiver implements AutoCloseable {
     private final ServerPlugin.Host host;
     private final ReceiverPuts puts;
     private final ExecutorService worker;
-    /** Whether a partner has the channel open now (any thread: an event loop sets it, the worker clears it). */
+    /** Selects the channel's sync record on {@link ChannelConfiguration#SYNC_QUEUE}. */
+    private final String syncSelector;
+    /** {@link #syncSelector} parsed, for the commits. */
+    private final Selector syncRecord;
+    /** Whether a partner has the channel open now (any thread: an event loop sets it and clears it). */
     private final AtomicBoolean running = new AtomicBoolean();
     /** Whether the log has said that a partner opened it bound to no partner identity (any thread). */
     private final AtomicBoolean unboundOpened = new AtomicBoolean();
-    /** The connection of the partner that has the channel open, which stopping ends (any thread). */
-    private volatile ChannelAcceptor.Peer peer;
+    /** The partner's session that has the channel open, which stopping ends; null when none (any thread). */
+    private volatile Inbound inbound;
     /** {@link #state} as operators see it (written after each commit). */
     private volatile ReceiverState reported = ReceiverState.NONE;
-    /** What the channel has put since the start (the thread and the event loop count, operators and metrics read). */
+    /** What the channel has put since the start (the event loops count, operators and metrics read). */
     private final ChannelCounters received = new ChannelCounters();
     private CoreLink local;
-    /** The last commit: the sync record as read back. Null until it is read. */
-    private ReceiverState state;
-    /** The producers' ids of {@link #SESSION} by destination ({@link #key}). */
-    private final Map<String, Integer> producers = new HashMap<>();
+    /** The last commit, as the sync record holds it. Null until it is read. */
+    private volatile ReceiverState state;
     /** The batch that failed last, and how many times in a row. */
     private long failedBatch = -1;
     private int failedAttempts;
     /**
      * The ids of non-persistent messages put FAST whose batch has not been committed yet: added and looked up on the
-     * partner's event loop as the messages come, removed by the thread as their batch commits.
+     * partner's event loop as the messages come, removed as their batch commits.
      */
     private final Set<String> fastIds = ConcurrentHashMap.newKeySet();
     /** {@link #reported}'s companion: the nonPersistentSpeed agreed with the partner connected now, null when none. */
@@ -92,6 +100,12 @@ final class ChannelReceiver implements AutoCloseable {
         this.definition = definition;
         this.host = host;
         this.puts = puts;
+        this.syncSelector = ReceiverState.CHANNEL + " = '" + definition.name().replace("'", "''") + "'";
+        try {
+            this.syncRecord = Selector.parse(syncSelector);
+        } catch (SelectorParseException e) {
+            throw new IllegalStateException("The sync record's selector of channel " + definition.name(), e);
+        }
         this.worker = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "wharf-channel-receiver-" + definition.name());
             t.setDaemon(true);
@@ -106,10 +120,9 @@ final class ChannelReceiver implements AutoCloseable {
                     ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS);
             local.call(id -> new Frame.CreateSession(id, SESSION, true, 0), TIMEOUT_MILLIS);
             local.receiveFor(SESSION);
-            local.call(id -> new Frame.CreateConsumer(id, SESSION, SESSION, SYNC_QUEUE,
-                    ReceiverState.CHANNEL + " = '" + definition.name().replace("'", "''") + "'", 0, 0, null),
-                    TIMEOUT_MILLIS);
-            state = pullSyncRecord();
+            local.call(id -> new Frame.CreateProducer(id, SESSION, SESSION, SYNC_QUEUE), TIMEOUT_MILLIS);
+            pullSyncRecord();
+            closeSyncConsumer(); // the record goes back to its queue as it was, for the batches' commits to take
             reported = state;
             return null;
         }).get();
@@ -144,19 +157,27 @@ final class ChannelReceiver implements AutoCloseable {
      */
     void reset(long sequence) throws Exception {
         onWorker(() -> {
+            long delivery = pullSyncRecord();
             try {
-                commitSyncRecord(sequence, state.batchId());
+                local.write(new Frame.Send(0, SESSION, SESSION, ReceiverPuts.syncRecord(definition.name(), sequence,
+                        state.batchId())));
+                List<Frame.Consumed> consumed = delivery < 0 ? List.of() : List.of(new Frame.Consumed(SESSION, delivery));
+                local.call(id -> new Frame.Commit(id, SESSION, consumed), TIMEOUT_MILLIS);
+                state = new ReceiverState(sequence, state.batchId(), true);
+                reported = state;
             } catch (Exception e) {
-                rollBack(); // the old record stays
+                local.call(id -> new Frame.Rollback(id, SESSION, List.of()), TIMEOUT_MILLIS); // the old record stays
                 throw e;
+            } finally {
+                closeSyncConsumer();
             }
         });
     }
 
     /**
-     * Ends the channel for good (deleted at run time; the caller checked that no partner has it open): its session
-     * closed and answered first, so that its sync record is back on {@link ChannelConfiguration#SYNC_QUEUE} for a
-     * channel defined again under its name, which goes on from its numbers.
+     * Ends the channel for good (deleted at run time; the caller checked that no partner has it open). Its sync
+     * record stays on {@link ChannelConfiguration#SYNC_QUEUE} for a channel defined again under its name, which goes
+     * on from its numbers.
      */
     void delete() throws Exception {
         try {
@@ -184,8 +205,9 @@ final class ChannelReceiver implements AutoCloseable {
 
     /**
      * A partner opens the channel (on its connection's event loop): answered with the sequence number, last batch id
-     * and the nonPersistentSpeed agreed ({@code fast}: both ends said FAST), on the worker, after whatever it still
-     * has to do.
+     * and the nonPersistentSpeed agreed ({@code fast}: both ends said FAST), after the sequence number its operator
+     * set on the sender ({@code reset channel}, IBM MQ's RESET CHANNEL SEQNUM), if any, is committed in the sync
+     * record.
      */
     ChannelAcceptor.Inbound open(ChannelAcceptor.Peer partner, int requestId, ChannelDefinition opened, boolean fast,
                                  long resetSequence) {
@@ -194,35 +216,11 @@ final class ChannelReceiver implements AutoCloseable {
                     + " carries a channel at a time); it may be a connection that is not yet found dead: try again"
                     + " after the heartbeat interval.");
         }
-        peer = partner;
         agreedSpeed = fast ? ChannelDefinition.NonPersistentSpeed.FAST : ChannelDefinition.NonPersistentSpeed.NORMAL;
-        worker.execute(() -> partner.send(opened(requestId, fast, resetSequence)));
-        return new Inbound(partner, opened, fast);
-    }
-
-    /**
-     * The answer to a partner's open: the sync record's numbers, after the sequence number its operator set on the
-     * sender ({@code reset channel}, IBM MQ's RESET CHANNEL SEQNUM), if any, is committed in it.
-     */
-    private Frame.FromServer opened(int requestId, boolean fast, long resetSequence) {
-        if (state == null) {
-            return new Frame.Error(requestId, ErrorCode.ILLEGAL_STATE, "Receiver channel '" + definition.name()
-                    + "' is not ready: its sync record could not be read.", 0, 0);
-        }
-        if (resetSequence != Frame.ChannelOpen.NO_RESET) {
-            long before = state.sequence();
-            try {
-                commitSyncRecord(resetSequence, state.batchId());
-            } catch (Exception e) {
-                rollBack(); // the old record stays
-                return new Frame.Error(requestId, ErrorCode.ILLEGAL_STATE, "Receiver channel '" + definition.name()
-                        + "' could not take the sequence number " + resetSequence + " its sender was reset to: "
-                        + e.getMessage() + ". The sender tries again when it opens the channel next.", 0, 0);
-            }
-            LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + ": sequence number reset to "
-                    + resetSequence + " (was " + before + ") by the sender's operator");
-        }
-        return new Frame.ChannelStatus(requestId, state.sequence(), state.batchId(), fast);
+        Inbound opening = new Inbound(partner, opened, fast);
+        inbound = opening;
+        partner.execute(() -> opening.answerOpen(requestId, resetSequence)); // once the connection has the Inbound
+        return opening;
     }
 
     /**
@@ -231,12 +229,10 @@ final class ChannelReceiver implements AutoCloseable {
      * channel again. Any thread.
      */
     void endPartner(String reason) {
-        run(() -> {
-            ChannelAcceptor.Peer open = peer;
-            if (open != null) {
-                open.close(reason);
-            }
-        }, () -> { });
+        Inbound open = inbound;
+        if (open != null) {
+            open.partner.execute(() -> open.end(reason));
+        }
     }
 
     /** What {@code wharf admin display chstatus} shows. Any thread. */
@@ -250,7 +246,12 @@ final class ChannelReceiver implements AutoCloseable {
                 running && agreedSpeed != null ? agreedSpeed.text() : null);
     }
 
-    /** One open channel's batch in the making; on its connection's event loop. */
+    /** A batch the partner ended: its messages (the callee's to release), and its numbers. */
+    private record Ended(List<ByteBuf> messages, List<String> fast, long fastBytes, int requestId, long sequence,
+                         long batchId) {
+    }
+
+    /** One open channel's batches, on its connection's event loop, which owns every field. */
     private final class Inbound implements ChannelAcceptor.Inbound {
         private final ChannelAcceptor.Peer partner;
         /** The definition the partner opened the channel with. */
@@ -264,6 +265,14 @@ final class ChannelReceiver implements AutoCloseable {
         private List<String> fast = new ArrayList<>();
         /** The bytes of this batch's messages put FAST. */
         private long fastBytes;
+        /** Batches ended while another commits, to commit in turn. */
+        private final ArrayDeque<Ended> waiting = new ArrayDeque<>();
+        /** Whether a commit is under way. */
+        private boolean committing;
+        /** Whether the connection has ended. */
+        private boolean closed;
+        /** Why an operator ends the partner's session, once the batches it ended are committed; null until then. */
+        private String ending;
 
         Inbound(ChannelAcceptor.Peer partner, ChannelDefinition opened, boolean fast) {
             this.partner = partner;
@@ -308,39 +317,199 @@ final class ChannelReceiver implements AutoCloseable {
 
         @Override
         public void endBatch(int requestId, long sequence, long batchId) {
-            List<ByteBuf> messages = batch;
-            List<String> ids = fast;
-            long idsBytes = fastBytes;
+            Ended ended = new Ended(batch, fast, fastBytes, requestId, sequence, batchId);
             batch = new ArrayList<>();
             fast = new ArrayList<>();
             fastBytes = 0;
-            run(() -> partner.send(commit(opened, fastAgreed, from, messages, ids, idsBytes, requestId,
-                    sequence, batchId)), () -> {
-                messages.forEach(ByteBuf::release);
-                partner.close("Queue manager " + host.config().name() + " is stopping its channels.");
-            });
+            if (ending != null) {
+                ended.messages().forEach(ByteBuf::release); // not answered: its sender resolves it
+            } else if (committing) {
+                waiting.add(ended);
+            } else {
+                commit(ended);
+            }
         }
 
         @Override
         public void closed() {
-            List<ByteBuf> messages = batch;
+            closed = true;
+            batch.forEach(ByteBuf::release);
             batch = List.of();
-            peer = null;
-            Runnable release = () -> {
-                messages.forEach(ByteBuf::release);
-                agreedSpeed = null;
-                running.set(false);
-            };
-            run(release, release); // the plugin stopped: nothing of the batch was committed
+            Ended dropped;
+            while ((dropped = waiting.poll()) != null) { // not committed: their sender resolves them
+                dropped.messages().forEach(ByteBuf::release);
+            }
+            if (!committing) {
+                letGo();
+            } // else once the commit under way has ended: a partner opening the channel again meets its numbers
         }
-    }
 
-    /** Runs {@code task} on the worker, after what it has to do; {@code refused} when the worker has stopped. */
-    private void run(Runnable task, Runnable refused) {
-        try {
-            worker.execute(task);
-        } catch (RejectedExecutionException stopped) {
-            refused.run();
+        /** An operator ends the partner's session: now, or once the commit under way has ended. */
+        void end(String reason) {
+            if (closed) {
+                return;
+            }
+            ending = reason;
+            if (!committing) {
+                partner.close(reason);
+            }
+        }
+
+        /** The channel is free for the next partner: the last thing a connection does with it. */
+        private void letGo() {
+            if (inbound == this) {
+                inbound = null;
+            }
+            agreedSpeed = null;
+            running.set(false);
+        }
+
+        /** The next batch ended while one committed, if any; what waited for the commit under way. */
+        private void next() {
+            if (closed) {
+                letGo();
+                return;
+            }
+            Ended ended = waiting.poll();
+            if (ended != null) {
+                commit(ended);
+            } else if (ending != null) {
+                partner.close(ending);
+            }
+        }
+
+        /**
+         * Puts batch {@code b} and the channel's sync record in the partner's session's transaction and commits it;
+         * the partner is answered once it is durable, or why it was not committed.
+         */
+        private void commit(Ended b) {
+            String channel = opened.name();
+            boolean inStep = false;
+            try {
+                ReceiverState last = state;
+                int count = b.messages().size() + b.fast().size();
+                if (b.batchId() != last.batchId() + 1 || b.sequence() != last.sequence() + count) {
+                    throw new WharfException(ErrorCode.ILLEGAL_STATE, "Channel '" + channel + "' sent batch "
+                            + b.batchId() + " ending at sequence number " + b.sequence() + ", but its receiver expects"
+                            + " batch " + (last.batchId() + 1) + " ending at " + (last.sequence() + count) + ": the"
+                            + " sender's sequence is out of step. Start the channel again (it takes the receiver's).");
+                }
+                inStep = true;
+                int attempt = (failedBatch == b.batchId() ? failedAttempts : 0) + 1;
+                boolean messageByMessage = attempt >= opened.maxBatchAttempts();
+                long bytes = b.fastBytes();
+                List<String> putAlready = List.of();
+                for (ByteBuf message : b.messages()) {
+                    bytes += message.readableBytes();
+                    // only a batch sent again after an alter from fast to normal holds messages put FAST already
+                    String id = fastAgreed || fastIds.isEmpty() ? null : putFastAlready(message);
+                    if (id != null) {
+                        putAlready = putAlready.isEmpty() ? new ArrayList<>() : putAlready;
+                        putAlready.add(id);
+                    } else if (messageByMessage) {
+                        putOrDeadLetter(partner, from, message, b.batchId(), attempt);
+                    } else {
+                        partner.putInBatch(puts.route(from, message).bytes());
+                    }
+                }
+                partner.putInBatch(ReceiverPuts.syncRecord(channel, b.sequence(), b.batchId()));
+                committing = true;
+                long counted = bytes;
+                List<String> taken = putAlready;
+                partner.commitBatch(ChannelConfiguration.SYNC_QUEUE, last.recorded() ? syncRecord : null,
+                        failure -> committed(b, count, counted, taken, failure));
+            } catch (Exception e) {
+                committing = false;
+                partner.rollbackBatch();
+                notCommitted(b, inStep, e);
+                next();
+            } finally {
+                b.messages().forEach(ByteBuf::release);
+            }
+        }
+
+        /** Batch {@code b}'s commit has ended, with {@code failure} or none: the partner is answered. */
+        private void committed(Ended b, int count, long bytes, List<String> putAlready, WharfException failure) {
+            committing = false;
+            if (failure == null) {
+                state = new ReceiverState(b.sequence(), b.batchId(), true);
+                reported = state;
+                failedBatch = -1;
+                failedAttempts = 0;
+                b.fast().forEach(fastIds::remove);
+                putAlready.forEach(fastIds::remove);
+                received.add(count, bytes);
+                partner.send(new Frame.Ok(b.requestId()));
+            } else {
+                notCommitted(b, true, failure);
+            }
+            next();
+        }
+
+        /** Answers the partner that batch {@code b} was not committed, and why; counts the attempt when in step. */
+        private void notCommitted(Ended b, boolean inStep, Exception e) {
+            LOG.log(System.Logger.Level.WARNING, "Channel " + opened.name() + ": batch " + b.batchId()
+                    + " not committed: " + e.getMessage());
+            if (inStep) {
+                failedAttempts = failedBatch == b.batchId() ? failedAttempts + 1 : 1;
+                failedBatch = b.batchId();
+            }
+            ErrorCode code = e instanceof DeadLetterQueueRefused ? ErrorCode.CHANNEL_STOPPED
+                    : e instanceof WharfException w ? w.code() : ErrorCode.ILLEGAL_STATE;
+            partner.send(new Frame.Error(b.requestId(), code, "Queue manager " + host.config().name()
+                    + " did not commit batch " + b.batchId() + " of channel '" + opened.name() + "'" + (inStep
+                    ? " (attempt " + failedAttempts + " of " + opened.maxBatchAttempts() + ")" : "") + ": "
+                    + e.getMessage(), 0, 0));
+        }
+
+        /** Answers the partner's open with the channel's numbers, after taking a sequence number it was reset to. */
+        void answerOpen(int requestId, long resetSequence) {
+            if (closed) {
+                return;
+            }
+            if (state == null) {
+                partner.send(new Frame.Error(requestId, ErrorCode.ILLEGAL_STATE, "Receiver channel '" + opened.name()
+                        + "' is not ready: its sync record could not be read.", 0, 0));
+            } else if (resetSequence != Frame.ChannelOpen.NO_RESET) {
+                resetAtOpen(requestId, resetSequence);
+            } else {
+                partner.send(new Frame.ChannelStatus(requestId, state.sequence(), state.batchId(), fastAgreed));
+            }
+        }
+
+        /**
+         * Takes the sequence number the partner's operator set on its sender: commits a sync record with it (and the
+         * last batch id as it was), then answers the open.
+         */
+        private void resetAtOpen(int requestId, long resetSequence) {
+            ReceiverState last = state;
+            try {
+                partner.putInBatch(ReceiverPuts.syncRecord(opened.name(), resetSequence, last.batchId()));
+            } catch (WharfException e) {
+                partner.rollbackBatch();
+                resetRefused(requestId, resetSequence, e);
+                return;
+            }
+            committing = true;
+            partner.commitBatch(ChannelConfiguration.SYNC_QUEUE, last.recorded() ? syncRecord : null, failure -> {
+                committing = false;
+                if (failure != null) {
+                    resetRefused(requestId, resetSequence, failure);
+                } else {
+                    state = new ReceiverState(resetSequence, last.batchId(), true);
+                    reported = state;
+                    LOG.log(System.Logger.Level.INFO, "Channel " + opened.name() + ": sequence number reset to "
+                            + resetSequence + " (was " + last.sequence() + ") by the sender's operator");
+                    partner.send(new Frame.ChannelStatus(requestId, state.sequence(), state.batchId(), fastAgreed));
+                }
+                next();
+            });
+        }
+
+        private void resetRefused(int requestId, long resetSequence, WharfException e) {
+            partner.send(new Frame.Error(requestId, ErrorCode.ILLEGAL_STATE, "Receiver channel '" + opened.name()
+                    + "' could not take the sequence number " + resetSequence + " its sender was reset to: "
+                    + e.getMessage() + ". The sender tries again when it opens the channel next.", 0, 0));
         }
     }
 
@@ -406,68 +575,46 @@ final class ChannelReceiver implements AutoCloseable {
         }
     }
 
-    /**
-     * Puts a batch and the channel's sync record in one transaction; the answer for the partner. {@code opened} is
-     * the definition its partner opened the channel with, {@code fastAgreed} whether nonPersistentSpeed FAST was
-     * agreed.
-     */
-    private Frame.FromServer commit(ChannelDefinition opened, boolean fastAgreed, ReceiverPuts.Partner partner, List<ByteBuf> messages,
-                                    List<String> fast, long fastBytes, int requestId, long sequence, long batchId) {
-        String channel = opened.name();
-        boolean inStep = false;
-        try {
-            int count = messages.size() + fast.size();
-            if (batchId != state.batchId() + 1 || sequence != state.sequence() + count) {
-                throw new WharfException(ErrorCode.ILLEGAL_STATE, "Channel '" + channel + "' sent batch " + batchId
-                        + " ending at sequence number " + sequence + ", but its receiver expects batch "
-                        + (state.batchId() + 1) + " ending at " + (state.sequence() + count) + ": the sender's"
-                        + " sequence is out of step. Start the channel again (it takes the receiver's).");
-            }
-            inStep = true;
-            int attempt = (failedBatch == batchId ? failedAttempts : 0) + 1;
-            boolean messageByMessage = attempt >= opened.maxBatchAttempts();
-            long bytes = fastBytes;
-            List<String> putAlready = List.of();
-            for (ByteBuf message : messages) {
-                bytes += message.readableBytes();
-                // only a batch sent again after an alter from fast to normal holds messages put FAST already
-                String id = fastAgreed || fastIds.isEmpty() ? null : putFastAlready(message);
-                if (id != null) {
-                    putAlready = putAlready.isEmpty() ? new ArrayList<>() : putAlready;
-                    putAlready.add(id);
-                } else if (messageByMessage) {
-                    putOrDeadLetter(partner, message, batchId, attempt);
-                } else {
-                    ReceiverPuts.Routed routed = puts.route(partner, message);
-                    int producer = producer(routed.destination());
-                    // not answered: a put that fails makes the commit fail (TRANSACTION_ROLLED_BACK, with why)
-                    local.write(new Frame.Send(0, SESSION, producer, routed.bytes()));
-                }
-            }
-            commitSyncRecord(sequence, batchId);
-            failedBatch = -1;
-            failedAttempts = 0;
-            fast.forEach(fastIds::remove);
-            putAlready.forEach(fastIds::remove);
-            received.add(count, bytes);
-            return new Frame.Ok(requestId);
-        } catch (Exception e) {
-            LOG.log(System.Logger.Level.WARNING, "Channel " + channel + ": batch " + batchId + " not committed: "
-                    + e.getMessage());
-            rollBack();
-            if (inStep) {
-                failedAttempts = failedBatch == batchId ? failedAttempts + 1 : 1;
-                failedBatch = batchId;
-            }
-            ErrorCode code = e instanceof DeadLetterQueueRefused ? ErrorCode.CHANNEL_STOPPED
-                    : e instanceof WharfException w ? w.code()
-                    : e instanceof ClientException c && c.code() != null ? c.code() : ErrorCode.ILLEGAL_STATE;
-            return new Frame.Error(requestId, code, "Queue manager " + host.config().name() + " did not commit"
-                    + " batch " + batchId + " of channel '" + channel + "'" + (inStep ? " (attempt " + failedAttempts
-                    + " of " + opened.maxBatchAttempts() + ")" : "") + ": " + e.getMessage(), 0, 0);
-        } finally {
-            messages.forEach(ByteBuf::release);
+    /** A dead-letter queue that refused a message the channel could not put where it was going. */
+    private static final class DeadLetterQueueRefused extends Exception {
+        DeadLetterQueueRefused(String message) {
+            super(message);
         }
+    }
+
+    /**
+     * Puts one message of a batch tried too often in the batch's transaction; refused, it goes to the dead-letter
+     * queue with the reason, in the same transaction.
+     */
+    private void putOrDeadLetter(ChannelAcceptor.Peer peer, ReceiverPuts.Partner partner, ByteBuf message,
+                                 long batchId, int attempt) throws DeadLetterQueueRefused {
+        ReceiverPuts.Routed routed = puts.route(partner, message);
+        String refusal;
+        try {
+            peer.putInBatch(routed.bytes());
+            return;
+        } catch (WharfException refused) {
+            if (routed.deadLettered()) {
+                throw deadLetterQueueRefused(routed.intended(), refused, null);
+            }
+            refusal = refused.getMessage();
+        }
+        ReceiverPuts.Routed dead = puts.deadLetter(message, routed.intended(), "queue manager " + host.config().name()
+                + " could not put it on '" + routed.intended() + "' (batch " + batchId + ", attempt " + attempt + "): "
+                + refusal);
+        try {
+            peer.putInBatch(dead.bytes());
+        } catch (WharfException refused) {
+            throw deadLetterQueueRefused(routed.intended(), refused, refusal);
+        }
+    }
+
+    private DeadLetterQueueRefused deadLetterQueueRefused(String intended, WharfException refused, String why) {
+        return new DeadLetterQueueRefused("a message for '" + intended + "'" + (why == null ? "" : " (" + why + ")")
+                + " could not go to the dead-letter queue " + SystemQueues.DEAD_LETTER_QUEUE + " either: "
+                + refused.getMessage() + " The channel stops, its batch kept on the sender's transmission queue: make"
+                + " room on the dead-letter queue (or on '" + intended + "') and start the channel again on the"
+                + " sending queue manager (wharf admin start channel " + definition.name() + ").");
     }
 
     /**
@@ -480,114 +627,47 @@ final class ChannelReceiver implements AutoCloseable {
         return !headers.persistent() && id != null && fastIds.contains(id) ? id : null;
     }
 
-    /** Writes the channel's new sync record in place of {@link #state}'s and commits the session's transaction. */
-    private void commitSyncRecord(long sequence, long batchId) throws Exception {
-        int syncProducer = producer(SYNC_QUEUE);
-        local.write(new Frame.Send(0, SESSION, syncProducer,
-                ReceiverPuts.syncRecord(definition.name(), sequence, batchId)));
-        List<Frame.Consumed> consumed = state.deliveryId() < 0 ? List.of()
-                : List.of(new Frame.Consumed(SESSION, state.deliveryId()));
-        local.call(id -> new Frame.Commit(id, SESSION, consumed), TIMEOUT_MILLIS);
-        state = pullSyncRecord();
-        reported = state;
-    }
-
-    /** A dead-letter queue that refused a message the channel could not put where it was going. */
-    private static final class DeadLetterQueueRefused extends Exception {
-        DeadLetterQueueRefused(String message) {
-            super(message);
-        }
-    }
-
-    /** Puts one message of a batch tried too often, answered: refused, it goes to the dead-letter queue. */
-    private void putOrDeadLetter(ReceiverPuts.Partner partner, ByteBuf message, long batchId, int attempt)
-            throws ClientException, DeadLetterQueueRefused {
-        ReceiverPuts.Routed routed = puts.route(partner, message);
-        int producer = producer(routed.destination());
-        String refusal;
-        try {
-            local.call(id -> new Frame.Send(id, SESSION, producer, routed.bytes()), TIMEOUT_MILLIS);
-            return;
-        } catch (ClientException refused) {
-            if (routed.deadLettered()) {
-                throw deadLetterQueueRefused(routed.intended(), refused, null);
-            }
-            refusal = refused.getMessage();
-        }
-        ReceiverPuts.Routed dead = puts.deadLetter(message, routed.intended(), "queue manager " + host.config().name()
-                + " could not put it on '" + routed.intended() + "' (batch " + batchId + ", attempt " + attempt + "): "
-                + refusal);
-        int deadProducer = producer(dead.destination());
-        try {
-            local.call(id -> new Frame.Send(id, SESSION, deadProducer, dead.bytes()), TIMEOUT_MILLIS);
-        } catch (ClientException refused) {
-            throw deadLetterQueueRefused(routed.intended(), refused, refusal);
-        }
-    }
-
-    private DeadLetterQueueRefused deadLetterQueueRefused(String intended, ClientException refused, String why) {
-        return new DeadLetterQueueRefused("a message for '" + intended + "'" + (why == null ? "" : " (" + why + ")")
-                + " could not go to the dead-letter queue " + SystemQueues.DEAD_LETTER_QUEUE + " either: "
-                + refused.getMessage() + " The channel stops, its batch kept on the sender's transmission queue: make"
-                + " room on the dead-letter queue (or on '" + intended + "') and start the channel again on the"
-                + " sending queue manager (wharf admin start channel " + definition.name() + ").");
-    }
-
-    private void rollBack() {
-        try {
-            local.call(id -> new Frame.Rollback(id, SESSION, List.of()), TIMEOUT_MILLIS);
-            state = pullSyncRecord(); // the rollback gave the sync record back to the queue: take it again
-        } catch (Exception e) {
-            LOG.log(System.Logger.Level.ERROR, "Channel " + definition.name() + ": rollback failed: "
-                    + e.getMessage());
-        }
-    }
-
-    /** The channel's sync record, delivered to its session and left unconsumed; NONE when it has none. */
-    private ReceiverState pullSyncRecord() throws Exception {
+    /**
+     * On the channel's thread: the channel's sync record, delivered to the in-VM session's consumer (its delivery id;
+     * -1 when the channel has none), and {@link #state} as it says. Close the consumer after ({@link #closeSyncConsumer}).
+     */
+    private long pullSyncRecord() throws Exception {
+        local.call(id -> new Frame.CreateConsumer(id, SESSION, SESSION, SYNC_QUEUE, syncSelector, 0, 0, null),
+                TIMEOUT_MILLIS);
         local.write(new Frame.Pull(SESSION, 1));
         ReceiverState record = ReceiverState.NONE;
+        long delivery = -1;
         while (true) {
             Frame f = local.next(TIMEOUT_MILLIS);
             if (f == null) {
                 throw new ClientException("No answer to the sync record's PULL within " + TIMEOUT_MILLIS + " ms", null);
             }
             if (f instanceof Frame.PullDone) {
-                return record;
+                state = record;
+                return delivery;
             }
             Frame.Deliver d = (Frame.Deliver) f;
             try {
                 WireMessage m = WireMessage.decode(d.message().duplicate());
                 record = new ReceiverState((Long) m.properties.get(ReceiverState.SEQUENCE),
-                        (Long) m.properties.get(ReceiverState.BATCH), d.deliveryId());
+                        (Long) m.properties.get(ReceiverState.BATCH), true);
+                delivery = d.deliveryId();
             } finally {
                 d.message().release();
             }
         }
     }
 
-    private int producer(WireDestination destination) throws ClientException {
-        String key = key(destination);
-        Integer known = producers.get(key);
-        if (known != null) {
-            return known;
-        }
-        int producer = producers.size() + 1;
-        local.call(id -> new Frame.CreateProducer(id, SESSION, producer, destination), TIMEOUT_MILLIS);
-        producers.put(key, producer);
-        return producer;
-    }
-
-    /** A producer's key: a queue and a topic may share a name. */
-    private static String key(WireDestination destination) {
-        return destination.kind() + ":" + destination.name();
+    /** Closes the sync record's consumer: a record it holds unsettled goes back to its queue as it was. */
+    private void closeSyncConsumer() throws ClientException {
+        local.call(id -> new Frame.CloseConsumer(id, SESSION, SESSION, 0), TIMEOUT_MILLIS);
     }
 
     @Override
     public void close() {
-        ChannelAcceptor.Peer open = peer;
+        Inbound open = inbound;
         if (open != null) {
-            open.close("Queue manager " + host.config().name() + " is stopping its channels.");
+            open.partner.close("Queue manager " + host.config().name() + " is stopping its channels.");
         }
         worker.shutdownNow();
         try {

@@ -5,12 +5,12 @@ package org.wharfmq.server.channels;
  * the channel's sequence number (messages received on it) and the id of its last batch, which the sender compares
  * with its batch in doubt.
  *
- * @param deliveryId the delivery of the sync record to the receiver's own session, which the next batch's commit
- *                   consumes when it writes the next record; -1 when there is none yet
+ * @param recorded whether the channel has a sync record (which the next commit takes off its queue as it writes the
+ *                 next one); false for a channel that has committed nothing yet
  */
-record ReceiverState(long sequence, long batchId, long deliveryId) {
+record ReceiverState(long sequence, long batchId, boolean recorded) {
 
-    static final ReceiverState NONE = new ReceiverState(0, 0, -1);
+    static final ReceiverState NONE = new ReceiverState(0, 0, false);
 
     /** Property of a sync record: the channel's name. */
     static final String CHANNEL = "WHARF_CHANNEL";

@@ -37,7 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * nonPersistentSpeed FAST agreed by both ends (IBM MQ's NPMSPEED FAST): non-persistent messages travel outside the
  * batches, with no XA branch, no sync record and no journal write at either end; persistent messages keep the
  * batches, exactly once across a connection cut in the middle of one; either end's normal makes the channel fall back
- * to batches for every message. Two queue managers in one JVM, through the real JMS client at both ends.
+ * to batches for every message, which the receiver puts inside its queue manager as it puts FAST ones. Two queue
+ * managers in one JVM, through the real JMS client at both ends.
  */
 class ChannelFastTest {
 
@@ -116,6 +117,37 @@ class ChannelFastTest {
         // the receiver put them inside QM2, through a session of its partner's connection: not one frame went over
         // the receiver's in-VM connection (which carries its batches)
         assertEquals(receiverInVmBefore, receiverInVmBytesIn(), "the receiver put them as an in-VM client");
+        Receive.nothingMore(orders);
+    }
+
+    @Test
+    void batchesArePutInsideTheReceivingQueueManagerWithTheirSyncRecordInOneTransaction() throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.NORMAL);
+        startQm1(ChannelDefinition.NonPersistentSpeed.NORMAL, qm2.server().tcpUrl(), 10);
+        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
+        producer.send(onQm1.createTextMessage("first")); // the channel starts
+        assertEquals("first", ((TextMessage) ChannelServers.next(orders)).getText());
+        await(qm2Channels, s -> s.messages() == 1);
+        long receiverInVmBefore = receiverInVmBytesIn();
+
+        for (int i = 0; i < 100; i++) { // in batches of 10 (normal: the non-persistent ones too), in order
+            producer.send(onQm1.createTextMessage("order " + i),
+                    i % 3 == 0 ? DeliveryMode.NON_PERSISTENT : DeliveryMode.PERSISTENT, 4, 0);
+        }
+        for (int i = 0; i < 100; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        ChannelStatus received = await(qm2Channels, s -> s.messages() == 101);
+        assertEquals(101, received.sequence(), "the sync record's sequence number: " + received);
+        assertTrue(received.batches() >= 10, "they came in batches: " + received);
+        // each batch was put inside QM2, on its partner's connection: not one frame went over the receiver's in-VM
+        // connection (which carried every batch before, and now reads the sync record at the start alone)
+        assertEquals(receiverInVmBefore, receiverInVmBytesIn(), "the receiver put its batches as an in-VM client");
+        // each commit took the last sync record's place, in its own transaction: one record for the channel
+        assertEquals(1, qm2.server().queueManager().queue(ChannelConfiguration.SYNC_QUEUE).depth());
         Receive.nothingMore(orders);
     }
 
