@@ -1,6 +1,7 @@
 package org.wharfmq.server.cli;
 
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 
@@ -22,5 +23,13 @@ final class StandardInput {
             reader = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         }
         return reader;
+    }
+
+    /**
+     * Reads {@code in} as standard input from now on: for a test that runs the command line in its own JVM, whose
+     * System.in is not the command's (integration-tests' FlowCommandAccess).
+     */
+    static synchronized void use(InputStream in) {
+        reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
     }
 }

@@ -102,6 +102,7 @@ class ChannelKillTest {
                 c -> {
                     channels[0] = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
                             "tcp://127.0.0.1:" + port, "QM2", null, null).withBatchSize(10).withTimes(50, 60_000)
+                            .withMaxRetry(500) // finds the restarted receiver within half a second, as QM1's above
                             .withPipelineLength(2))));
                     return WharfServer.builder(c).plugins(channels[0]).start();
                 })) {

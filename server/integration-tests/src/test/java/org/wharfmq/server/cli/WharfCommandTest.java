@@ -38,7 +38,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The {@code wharf} command in a child JVM, as a user runs it. */
+/**
+ * The {@code wharf} command as a user runs it: in a child JVM where the process is what is checked (a server's output,
+ * its stop on SIGTERM, an exit status, the launcher's entry point), in this JVM ({@link FlowCommandAccess}) where the
+ * command's output alone is.
+ */
 @Tag("slow")
 class WharfCommandTest {
 
@@ -269,22 +273,16 @@ class WharfCommandTest {
         assertEquals(0, help.exitValue());
         assertTrue(helpText.contains("server") && helpText.contains("version"), helpText);
 
-        Process version = wharf("version");
-        String versionText = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(version.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
-        assertEquals(0, version.exitValue());
-        assertTrue(versionText.startsWith("Wharf ") && versionText.contains("protocol version 2"), versionText);
-    }
-
-    @Test
-    void versionIsTheOneMavenRecordedInTheBrokerJar() throws Exception {
-        // bin/wharf runs the jars, where the version is the build's; run from compiled classes, it is "development"
+        // the version is the one Maven recorded in the broker's jar: bin/wharf runs the jars, where the version is the
+        // build's; run from compiled classes, it is "development"
         boolean fromJar = WharfVersion.class.getProtectionDomain().getCodeSource().getLocation().getPath().endsWith(".jar");
         String expected = fromJar ? System.getProperty("wharf.version") : "development";
         Process version = wharf("version");
         String versionText = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(version.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
-        assertTrue(versionText.startsWith("Wharf " + expected + " (protocol version"), versionText);
+        assertEquals(0, version.exitValue());
+        assertTrue(versionText.startsWith("Wharf " + expected + " (protocol version")
+                && versionText.contains("protocol version 2"), versionText);
     }
 
     @Test
@@ -314,7 +312,10 @@ class WharfCommandTest {
         assertTrue(perf.err().contains("bin/wharf perf run RR-1 --help"), perf.err());
     }
 
-    /** wharf user add/passwd/remove/list edit the security file; the password comes from stdin, never the command line. */
+    /**
+     * wharf user add/passwd/remove/list edit the security file; the password comes from stdin, never the command line.
+     * A refusal's exit status is the process's.
+     */
     @Test
     void userCommandsEditTheSecurityFile() throws Exception {
         Path file = dir.resolve("security.yaml");
@@ -393,7 +394,7 @@ class WharfCommandTest {
                 .accessControl(realm.accessControl()).plugins(new AdminPlugin(new ReplicationCommands(null))).start())) {
             String url = server.server().tcpUrl();
             Process refused = wharf("admin", "--url", url, "--user", "app", "--password-stdin", "switchover", "--to",
-                    "b");
+                    "b"); // a process: its exit status and standard error
             refused.getOutputStream().write("app-pw\n".getBytes(StandardCharsets.UTF_8));
             refused.getOutputStream().close();
             assertTrue(refused.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
@@ -412,13 +413,10 @@ class WharfCommandTest {
             assertEquals(2, lines.length, out);
 
             // the replication's member commands reach the server (here not replicated), for an admin
-            Process member = wharf("admin", "--url", url, "--user", "ops", "--password-stdin", "define", "member", "d",
-                    "--address", "mq4:7420");
-            member.getOutputStream().write("ops-pw\n".getBytes(StandardCharsets.UTF_8));
-            member.getOutputStream().close();
-            assertTrue(member.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
-            String memberErr = new String(member.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertEquals(1, member.exitValue(), memberErr);
+            FlowCommandAccess.Result member = FlowCommandAccess.runWithInput("ops-pw\n", "admin", "--url", url,
+                    "--user", "ops", "--password-stdin", "define", "member", "d", "--address", "mq4:7420");
+            String memberErr = member.err();
+            assertEquals(1, member.status(), memberErr);
             assertTrue(memberErr.contains("This queue manager is not replicated, so 'define member' has nothing to "
                     + "do"), memberErr);
         } finally {
@@ -431,15 +429,14 @@ class WharfCommandTest {
                 new java.security.SecureRandom()).verifier();
     }
 
-    /** Runs wharf with {@code stdin}, expects success, returns its standard output without the last line break. */
-    private static String run(String stdin, String... args) throws Exception {
-        Process process = wharf(args);
-        process.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-        process.getOutputStream().close();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
-        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, process.exitValue(), err);
+    /**
+     * Runs wharf in this JVM with {@code stdin}, expects success, returns its standard output without the last line
+     * break.
+     */
+    private static String run(String stdin, String... args) {
+        FlowCommandAccess.Result result = FlowCommandAccess.runWithInput(stdin, args);
+        assertEquals(0, result.status(), result.err());
+        String out = result.out();
         return out.endsWith("\n") ? out.substring(0, out.length() - 1) : out;
     }
 

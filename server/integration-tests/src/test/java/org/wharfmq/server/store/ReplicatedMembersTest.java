@@ -17,6 +17,7 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestCertificates;
+import org.wharfmq.server.cli.FlowCommandAccess;
 
 import javax.jms.Connection;
 import javax.jms.DeliveryMode;
@@ -77,7 +78,7 @@ class ReplicatedMembersTest {
     private final ServerProcess[] members = new ServerProcess[4];
 
     @Test
-    // four member processes, elections, a catch-up and five wharf admin processes: 190 s at load 40, over 300 s at 65-100
+    // four member processes, elections, a catch-up and a wharf admin process: 87 s at load 9 to 20
     @Timeout(value = 480, unit = TimeUnit.SECONDS)
     void aReplicaAnswersForItselfAndMembersAreAddedAndRemovedAtRunTime() throws Exception {
         writeConfigurations();
@@ -88,6 +89,8 @@ class ReplicatedMembersTest {
             int active = awaitActive(-1);
             String activeId = IDS[active];
             sendTo(active);
+            // d, started with the new member list, is added below: its JVM starts meanwhile
+            start(3);
 
             // each replica answers for itself, to a user with the monitor permission only
             for (int i = 0; i < 3; i++) {
@@ -116,8 +119,7 @@ class ReplicatedMembersTest {
             }
             statusSessionOnAReplica(active == 0 ? 1 : 0, active);
 
-            // d, started with the new member list, is added on the active member: an admin only
-            start(3);
+            // d is added on the active member: an admin only
             awaitStatus(3, r -> r.path("member").asText().equals("d")); // its log listens before its status does
             String address = "127.0.0.1:" + replicationPorts[3];
             HttpResponse<String> refused = post(active, "/api/define-member", "bob",
@@ -160,7 +162,6 @@ class ReplicatedMembersTest {
             assertEquals(group, names(back.path("members")), back.toString());
 
             // wharf admin asks the rejoined replica over its HTTP listener: its status, as the user, and nothing else
-            // (last: each is a JVM started, which a loaded machine feels, and nothing after depends on the timing)
             String url = "http://127.0.0.1:" + httpPorts[active];
             String[] shown = admin("root", "--url", url, "display", "server");
             assertEquals("0", shown[0], shown[2]);
@@ -190,7 +191,7 @@ class ReplicatedMembersTest {
      */
     private void statusSessionOnAReplica(int i, int active) throws Exception {
         String replica = "tcp://127.0.0.1:" + clientPorts[i];
-        String[] shown = admin("mon", "--url", replica, "display", "server");
+        String[] shown = adminProcess("mon", "--url", replica, "display", "server");
         assertEquals("0", shown[0], shown[2]);
         assertTrue(shown[1].contains("member " + IDS[i] + " of group TEST, FOLLOWER (active: " + IDS[active])
                 && shown[1].contains("last applied") && shown[1].contains("files (this replica's)"), shown[1]);
@@ -206,7 +207,7 @@ class ReplicatedMembersTest {
             c.createSession(false, Session.AUTO_ACKNOWLEDGE).close();
         }
 
-        // no monitor permission: refused at the handshake, audited (in this JVM: each wharf admin is a JVM started)
+        // no monitor permission: refused at the handshake, audited
         int bobsBefore = members[i].outputSoFar().split("DENIED user 'bob'", -1).length; // the HTTP checks' too
         WharfConnectionFactory asBob = new WharfConnectionFactory(replica);
         asBob.setUserName("bob");
@@ -235,18 +236,27 @@ class ReplicatedMembersTest {
         } finally {
             core.close();
         }
-        awaitOutput(i, "REFUSED root");
-        String log = members[i].outputSoFar();
+        // each refusal's audit line is written before its answer goes out; this JVM reads the member's output after
+        String log = awaitOutput(i, out -> out.contains("CREATE_SESSION in the status session of a replica")
+                && out.contains("'define-queue' in the status session of a replica")
+                && out.split("DENIED user 'bob'", -1).length > bobsBefore);
         assertTrue(log.contains("CREATE_SESSION in the status session of a replica"), log);
         assertTrue(log.contains("'define-queue' in the status session of a replica"), log);
         assertTrue(log.split("DENIED user 'bob'", -1).length > bobsBefore, log);
     }
 
-    private void awaitOutput(int i, String text) {
+    /**
+     * Waits until member {@code i}'s output so far passes {@code test} (for at most {@link #WAIT}) and returns it: the
+     * caller's assertions then say what is missing.
+     */
+    private String awaitOutput(int i, Predicate<String> test) {
         long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!members[i].outputSoFar().contains(text) && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        String out = members[i].outputSoFar();
+        while (!test.test(out) && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            out = members[i].outputSoFar();
         }
+        return out;
     }
 
     private static Set<String> names(JsonNode object) {
@@ -315,10 +325,19 @@ class ReplicatedMembersTest {
         return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** Runs {@code wharf admin --user USER --password-stdin ARGUMENTS} as a process: its status, output and errors. */
-    private static String[] admin(String user, String... arguments) throws Exception {
-        List<String> words = new ArrayList<>(List.of("admin", "--user", user, "--password-stdin"));
-        words.addAll(List.of(arguments));
+    /**
+     * Runs {@code wharf admin --user USER --password-stdin ARGUMENTS} in this JVM, the password USER-pw on its standard
+     * input: its status, output and errors.
+     */
+    private static String[] admin(String user, String... arguments) {
+        FlowCommandAccess.Result result = FlowCommandAccess.runWithInput(user + "-pw\n", adminWords(user, arguments)
+                .toArray(String[]::new));
+        return new String[] {String.valueOf(result.status()), result.out(), result.err()};
+    }
+
+    /** {@link #admin} as a process, as a user runs it (the launcher's class, its exit status). */
+    private static String[] adminProcess(String user, String... arguments) throws Exception {
+        List<String> words = adminWords(user, arguments);
         Process process = new ProcessBuilder(ServerProcess.wharf(List.of(), words)).start();
         process.getOutputStream().write((user + "-pw\n").getBytes(StandardCharsets.UTF_8));
         process.getOutputStream().close();
@@ -326,6 +345,12 @@ class ReplicatedMembersTest {
         String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), "wharf admin " + words);
         return new String[] {String.valueOf(process.exitValue()), out, err};
+    }
+
+    private static List<String> adminWords(String user, String... arguments) {
+        List<String> words = new ArrayList<>(List.of("admin", "--user", user, "--password-stdin"));
+        words.addAll(List.of(arguments));
+        return words;
     }
 
     private HttpResponse<String> post(int i, String path, String user, String body) throws Exception {
