@@ -6,6 +6,7 @@ import org.apache.activemq.broker.BrokerService;
 import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.perf.workload.RunCommand;
 
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,6 +48,9 @@ class ClassicPeerMainTest {
      * and the report sets them side by side with their ratio. (Non-persistent RR-4 in child JVMs is WorkloadSmokeTest's,
      * beside the Artemis peer; the peer's broker is the same, its journal synced or not.)
      */
+    // child JVMs one after the other (a server, its drivers, then the peer and its drivers): at load 30-40 such runs
+    // took over two minutes, past the default 120 s
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
     @Test
     @Tag("slow")
     void comparePersistentRr4OnWharfAndOnThePeer(@TempDir Path out) throws Exception {

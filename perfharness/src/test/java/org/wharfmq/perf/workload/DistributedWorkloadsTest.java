@@ -2,6 +2,7 @@ package org.wharfmq.perf.workload;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.perf.options.OptionException;
 
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -95,6 +97,9 @@ class DistributedWorkloadsTest {
      * the drivers in theirs; the run passes. (Wharf's pair is the runs above, in this JVM: the same ServerMain from the
      * same generated files; {@code perf compare}'s ratio lines are ClassicPeerMainTest's and WorkloadSmokeTest's.)
      */
+    // child JVMs one after the other (two brokers and their drivers): at load 30-40 they took over two
+    // minutes, past the default 120 s
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
     @Test
     void twoBridgedArtemisBrokersRunRr5(@TempDir Path out) throws Exception {
         int status = RunCommand.run(new String[] {"RR-5", "--peer", "artemis", "--requesters", "2", "--queues", "2",

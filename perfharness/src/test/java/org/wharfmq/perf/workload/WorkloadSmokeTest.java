@@ -2,6 +2,7 @@ package org.wharfmq.perf.workload;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -9,6 +10,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -116,6 +118,9 @@ class WorkloadSmokeTest {
      * its own; both pass, and the report sets them side by side with their ratio. ({@code perf compare}'s command line
      * and ratio lines: ClassicPeerMainTest and DistributedWorkloadsTest.)
      */
+    // child JVMs one after the other (a server, its drivers, then the peer and its drivers): at load 30-40 such runs
+    // took over two minutes, past the default 120 s
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
     @Test
     void childJvmsRunRr4OnWharfAndTheArtemisPeerAndTheReportIsWritten(@TempDir Path out) throws Exception {
         RunSettings settings = settings(Workload.RR_4, out, false, 2);
