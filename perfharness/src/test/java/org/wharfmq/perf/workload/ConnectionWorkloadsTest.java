@@ -21,8 +21,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("slow")
 class ConnectionWorkloadsTest {
 
+    /**
+     * A step after a 1 s warm-up (held until every client's first operation ended): RR-RATED 3 s measured, for its rate
+     * to be held over several of its periods, the others 1 s.
+     */
     private static RunSettings settings(Workload w, List<Integer> clients, double rate, String tls, Path out) {
-        return new RunSettings(w, List.of(2048), clients, List.of(1), 0, 1, 1, rate, 3, 1, 10, false, false, tls, null, null,
+        int runSeconds = w == Workload.RR_RATED ? 3 : 1;
+        return new RunSettings(w, List.of(2048), clients, List.of(1), 0, 1, 1, rate, runSeconds, 1, 10, false, false, tls, null, null,
                 null, out, List.of("-Xmx256m"), true);
     }
 

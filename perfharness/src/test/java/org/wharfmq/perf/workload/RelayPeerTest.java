@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RelayPeerTest {
 
     private static RunSettings settings(Workload w, Path out, boolean persistent) {
-        return new RunSettings(w, List.of(2048), List.of(1), List.of(1), 0, 2, 1, 100, 2, 1, 10, persistent, false, null, null,
+        return new RunSettings(w, List.of(2048), List.of(1), List.of(1), 0, 2, 1, 100, 1, 1, 10, persistent, false, null, null,
                 null, null, out, List.of("-Xmx256m"), true);
     }
 

@@ -26,7 +26,7 @@ class ReplicatedPeerTest {
     @Test
     @Tag("slow")
     void persistentRr4RunsOnTheActiveMemberAndEveryRoundTripCompletes(@TempDir Path out) throws Exception {
-        RunSettings settings = new RunSettings(Workload.RR_4, List.of(2048), List.of(2), List.of(1), 0, 2, 1, 100, 2, 1, 10,
+        RunSettings settings = new RunSettings(Workload.RR_4, List.of(2048), List.of(2), List.of(1), 0, 2, 1, 100, 1, 1, 10,
                 true, false, null, null, null, null, out, List.of("-Xmx256m"), false);
         List<StepResult> steps = RunCommand.execute(settings, List.of(Target.REPLICATED),
                 new ChildJvmLauncher(settings.jvmOptions(), line -> { }), line -> { });

@@ -2,6 +2,7 @@ package org.wharfmq.perf.workload;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -9,6 +10,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,19 +19,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A short run of each request/reply and one-way workload against a server in this JVM: it checks that the steps run
- * and count every message exactly once, never how fast (the flow workloads: FlowWorkloadsTest).
+ * and count every message exactly once, never how fast (the flow workloads: FlowWorkloadsTest). RR-4 in this JVM is
+ * run here with users and rules, and without them by EveryOptionTest (metrics, TLS); in child JVMs, beside the
+ * Artemis peer, by {@link #childJvmsRunRr4OnWharfAndTheArtemisPeerAndTheReportIsWritten}.
  */
 @Tag("slow")
 class WorkloadSmokeTest {
 
-    private static RunSettings settings(Workload w, Path out, boolean inProcess) {
-        return new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 1, 100, 2, 1, 10, false, false, null, null, null, null, out, List.of("-Xmx256m"), inProcess);
+    /**
+     * A step of {@code runSeconds} measured after a 1 s warm-up (held until every client's first operation ended): 2 s
+     * where the server's CPU over the measured period is checked (read every 200 ms), else 1 s.
+     */
+    private static RunSettings settings(Workload w, Path out, boolean inProcess, int runSeconds) {
+        return new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 1, 100, runSeconds, 1, 10, false, false, null, null,
+                null, null, out, List.of("-Xmx256m"), inProcess);
     }
 
     @ParameterizedTest
-    @EnumSource(value = Workload.class, names = {"RR_1", "RR_2", "RR_3", "RR_4", "OW_1"})
+    @EnumSource(value = Workload.class, names = {"RR_1", "RR_2", "OW_1"})
     void eachWorkloadRunsAndCountsEveryMessageOnce(Workload w, @TempDir Path out) throws Exception {
-        List<StepResult> steps = RunCommand.execute(settings(w, out, true), List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
+        List<StepResult> steps = RunCommand.execute(settings(w, out, true, 2), List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
         assertEquals(1, steps.size());
         StepResult s = steps.get(0);
         assertNull(s.unavailable());
@@ -41,6 +50,18 @@ class WorkloadSmokeTest {
         }
     }
 
+    /** RR-3 is RR-1's run under the seed's other id: the same drivers in the server, so RR-1's run stands for it. */
+    @Test
+    void rr3RunsAsRr1(@TempDir Path out) {
+        RunSettings settings = settings(Workload.RR_3, out, true, 1);
+        List<String> rr1 = new DriverPlan(Workload.RR_1, settings, 2048, 2, 1, out, "plan", null, Target.WHARF).hostedDrivers();
+        List<String> rr3 = new DriverPlan(Workload.RR_3, settings, 2048, 2, 1, out, "plan", null, Target.WHARF).hostedDrivers();
+        assertEquals(2, rr1.size(), "responders and requesters in the server: " + rr1);
+        assertEquals(rr1, rr3);
+        assertEquals(Workload.RR_1.requestersInServer(), Workload.RR_3.requestersInServer());
+        assertEquals(Workload.RR_1.respondersInServer(), Workload.RR_3.respondersInServer());
+    }
+
     /**
      * {@code --security rules}: the server has a user and permission rules; the network drivers log in as that user
      * (the server refuses anonymous clients once it has users, so a driver left without the credentials fails the
@@ -49,18 +70,21 @@ class WorkloadSmokeTest {
     @ParameterizedTest
     @EnumSource(value = Workload.class, names = {"RR_4", "PS_N"})
     void withSecurityRulesTheDriversLogInAndPassTheRules(Workload w, @TempDir Path out) throws Exception {
-        RunSettings settings = new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 1, 100, 2, 1, 10, false, false, null,
-                "rules", null, null, out, List.of("-Xmx256m"), true);
+        RunSettings settings = new RunSettings(w, List.of(2048), List.of(2), List.of(1), 0, 2, 1, 100, w == Workload.PS_N ? 2 : 1, 1,
+                10, false, false, null, "rules", null, null, out, List.of("-Xmx256m"), true);
         List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
         StepResult s = steps.get(0);
         assertNull(s.unavailable());
         assertTrue(s.passed(), s.problems().toString());
         assertTrue(s.meanRate() > 0, "something was counted");
+        if (w.requestReply()) {
+            assertTrue(s.latencyMicros().count() > 0, "round trips were timed");
+        }
     }
 
     @Test
     void rr4bRunsWithATemporaryReplyQueuePerRequester(@TempDir Path out) throws Exception {
-        List<StepResult> steps = RunCommand.execute(settings(Workload.RR_4B, out, true), List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
+        List<StepResult> steps = RunCommand.execute(settings(Workload.RR_4B, out, true, 1), List.of(Target.WHARF), new InProcessLauncher(line -> { }), line -> { });
         StepResult s = steps.get(0);
         assertNull(s.unavailable(), "Wharf has temporary queues");
         assertTrue(s.passed(), s.problems().toString());
@@ -74,7 +98,7 @@ class WorkloadSmokeTest {
      */
     @Test
     void rr2bAnswersEveryRequestOnItsOwnQueuePair(@TempDir Path out) throws Exception {
-        RunSettings settings = new RunSettings(Workload.RR_2B, List.of(2048), List.of(4), List.of(1), 0, 2, 1, 100, 2, 1, 10,
+        RunSettings settings = new RunSettings(Workload.RR_2B, List.of(2048), List.of(4), List.of(1), 0, 2, 1, 100, 1, 1, 10,
                 false, false, null, null, null, null, out, List.of("-Xmx256m"), true);
         DriverPlan plan = new DriverPlan(Workload.RR_2B, settings, 2048, 4, 2, out, "plan", null, Target.WHARF);
         String responders = plan.hostedDrivers().get(0);
@@ -89,11 +113,27 @@ class WorkloadSmokeTest {
         assertTrue(s.meanRate() > 0 && s.latencyMicros().count() > 0, "round trips were counted and timed");
     }
 
+    /**
+     * RR-4 as {@code perf compare RR-4} runs it: on Wharf, then on the Artemis peer, every server and driver in a JVM of
+     * its own; both pass, and the report sets them side by side with their ratio. ({@code perf compare}'s command line
+     * and ratio lines: ClassicPeerMainTest and DistributedWorkloadsTest.)
+     */
+    // child JVMs one after the other (a server, its drivers, then the peer and its drivers): at load 30-40 such runs
+    // took over two minutes, past the default 120 s
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
     @Test
-    void childJvmsRunRr4AndTheReportIsWritten(@TempDir Path out) throws Exception {
-        RunSettings settings = settings(Workload.RR_4, out, false);
-        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF), new ChildJvmLauncher(settings.jvmOptions(), line -> { }), line -> { });
+    void childJvmsRunRr4OnWharfAndTheArtemisPeerAndTheReportIsWritten(@TempDir Path out) throws Exception {
+        RunSettings settings = settings(Workload.RR_4, out, false, 2);
+        List<StepResult> steps = RunCommand.execute(settings, List.of(Target.WHARF, Target.ARTEMIS),
+                new ChildJvmLauncher(settings.jvmOptions(), line -> { }), line -> { });
+        assertEquals(2, steps.size());
+        StepResult artemis = steps.get(1);
+        assertEquals("Artemis", artemis.target());
+        assertNull(artemis.unavailable());
+        assertTrue(artemis.passed(), artemis.problems().toString());
+        assertTrue(artemis.meanRate() > 0 && artemis.latencyMicros().count() > 0, "round trips on Artemis were counted and timed");
         StepResult s = steps.get(0);
+        assertEquals("Wharf", s.target());
         assertTrue(s.passed(), s.problems().toString());
         if (Files.exists(Path.of("/proc/self/stat"))) {
             assertFalse(Double.isNaN(s.cpuPercent()), "server CPU is read from /proc");
@@ -103,6 +143,7 @@ class WorkloadSmokeTest {
         String report = Files.readString(out.resolve("report.md"));
         assertTrue(report.contains("| RR-4 2KB non-persistent | "), report);
         assertTrue(report.contains("56,159"), "the seed's row is shown for reference");
+        assertTrue(report.contains("RR-4 2KB: Wharf / Artemis peak ratio = "), report);
         assertTrue(Files.readString(out.resolve("chart-RR-4-2KB.svg")).startsWith("<svg"));
         assertTrue(Files.readString(out.resolve("results.json")).contains("\"medianRate\""));
     }
