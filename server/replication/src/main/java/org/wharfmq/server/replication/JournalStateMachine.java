@@ -173,7 +173,12 @@ final class JournalStateMachine extends BaseStateMachine {
                 }
             } else {
                 joiner.interrupt();
-                sink.apply(entry.getIndex(), BatchEntry.origin(data), BatchEntry.records(data));
+                String origin = BatchEntry.origin(data);
+                if (sink.takes(origin)) {
+                    // not read on the member that appended it: its entries are ropes of the batches merged, which
+                    // a read-only buffer over the records would copy whole
+                    sink.apply(entry.getIndex(), origin, BatchEntry.records(data));
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

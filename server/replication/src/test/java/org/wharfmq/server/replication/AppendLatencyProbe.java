@@ -29,7 +29,7 @@ public final class AppendLatencyProbe {
         int rounds = Integer.parseInt(args[4]);
         try (Trio trio = new Trio(Files.createTempDirectory(root, "probe"), ReplicationConfiguration.Timings.DEFAULT)) {
             ReplicatedLog log = trio.log(trio.awaitActive());
-            ByteBuffer batch = ByteBuffer.allocate(bytes);
+            ByteBuffer batch = RecordingSink.batch("x".repeat(bytes - 4)); // one record, framed: bytes in all
             for (int round = 0; round < rounds; round++) {
                 long[] latencies = new long[1 << 22];
                 AtomicInteger done = new AtomicInteger();

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.TestCertificates;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -192,7 +191,8 @@ class ReplicatedLogTest {
         ReplicationStatus status = trio.log(active).status();
         assertEquals("LEADER", status.role());
         assertEquals(trio.log(active).id(), status.active());
-        assertTrue(status.behind(id) >= 23, "the stopped member is not shown behind: " + status);
+        // the batches appended together may share entries: at least one entry for each ten, and one per piece
+        assertTrue(status.behind(id) >= 2 + 4, "the stopped member is not shown behind: " + status);
 
         trio.start(follower);
         assertAllHold(0, 1, 2);
@@ -293,7 +293,8 @@ class ReplicatedLogTest {
         long previous = 0;
         for (CompletableFuture<Long> f : futures) {
             long index = f.get(Trio.WAIT.toSeconds(), TimeUnit.SECONDS);
-            assertTrue(index > previous, "log index " + index + " after " + previous);
+            // batches appended while the previous entry was handed to Ratis share the next entry
+            assertTrue(index >= previous, "log index " + index + " after " + previous);
             previous = index;
         }
     }
@@ -337,6 +338,6 @@ class ReplicatedLogTest {
     }
 
     private static ByteBuffer bytes(String s) {
-        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+        return RecordingSink.batch(s);
     }
 }
