@@ -135,7 +135,7 @@ final class SessionSender implements CoreSender.Encoder<WharfMessage> {
             wharf.setProviderProperty(WharfMessage.JMSX_USER_ID, on.userName());
             long bodyLength = MessageCodec.bodyLength(wharf);
             if (bodyLength > on.maxMessageLength()) {
-                throw CoreSender.tooLarge(bodyLength, on.maxMessageLength());
+                throw CoreSender.bodyTooLarge(bodyLength, on);
             }
             ByteBuf buffer = on.link().alloc().ioBuffer(MessageCodec.sizeHint(wharf));
             try {

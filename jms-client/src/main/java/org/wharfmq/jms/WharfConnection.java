@@ -186,6 +186,12 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
 
     /** What the core connection tells this one: the ExceptionListener's and the FailoverListener's events. */
     private final class Listener implements ConnectionListener {
+        /** Only an ExceptionListener hears of the loss: without one the core starts no thread for it. */
+        @Override
+        public boolean listensForLoss() {
+            return exceptionListener != null;
+        }
+
         @Override
         public void lost(ClientException why) {
             ExceptionListener listener = exceptionListener;

@@ -16,7 +16,8 @@ import java.util.Properties;
  * the same name put there later is not taken for it), the records done, the byte offset after the last of them,
  * and how many of them failed. Kept in a hidden file of the watched directory,
  * {@code .wharf-FLOW-NODE.checkpoint}, replaced atomically (written beside it, forced to disk, renamed over it)
- * after each record's transaction commits. Confined to the node's reader thread.
+ * after each record's transaction commits, but a file's last (the file's move to the archive or backout folder,
+ * forced to disk, says that one is done). Confined to the node's reader thread.
  *
  * @param file     the file's name in the watched directory
  * @param size     its size when it was taken

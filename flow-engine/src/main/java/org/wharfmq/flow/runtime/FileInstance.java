@@ -49,8 +49,10 @@ import java.util.Map;
  * back and the record is tried again, up to the backout threshold; then its backout path runs in a transaction of
  * its own: the failure terminal if wired (the file goes on, and ends in the backout folder), else the file stops
  * there and goes to the backout folder with its reason. Non-transactional (NO): sends are visible at once and a
- * failing record goes down the backout path at once. A crash after a record's commit and before its checkpoint is
- * written (the time of one small file write) gives that one record again after the restart; a stop (undeploy,
+ * failing record goes down the backout path at once. After a file's last record no checkpoint is written: the file
+ * moves to the archive (or backout) folder and that move is forced to disk, one sync per file either way. A crash
+ * after a record's commit and before its checkpoint is written, or for the last record before the file's move (the
+ * time of one small file write or one rename), gives that one record again after the restart; a stop (undeploy,
  * redeploy, server stop) finishes the record in progress and its checkpoint, so it redoes nothing, and when that
  * record was the file's last, moves the file too: whoever stopped the flow finds every file it finished archived.
  */
@@ -148,6 +150,8 @@ final class FileInstance extends InputReader {
     /** Reads the file's records from the checkpoint on, then moves the file to the archive or the backout folder. */
     private void take(Path file, FileCheckpoint start) throws IOException, JMSException {
         FileCheckpoint checkpoint = start;
+        // the checkpoint after the file's last record, not written: the file's durable move stands for it
+        FileCheckpoint unwritten = null;
         String failure = null;
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             fileFormat = input.recordFormat();
@@ -202,13 +206,18 @@ final class FileInstance extends InputReader {
                 }
                 from = reader.offset();
                 checkpoint = checkpoint.next(reader.offset(), failed != null);
+                if (reader.atEnd()) {
+                    // the file's last record: the file's move, forced to disk, says it is done (no checkpoint)
+                    unwritten = checkpoint;
+                    break;
+                }
                 checkpoint.write(checkpointFile);
             }
         }
         if (failure == null && checkpoint.failed() > 0) {
             failure = checkpoint.failed() + " record(s) failed and went to the failure terminal";
         }
-        finish(file, failure);
+        finish(file, failure, unwritten);
     }
 
     /**
@@ -303,17 +312,31 @@ final class FileInstance extends InputReader {
 
     /**
      * Moves a done file to the archive folder, or a failed one to the backout folder and then writes its
-     * {@code NAME.reason} beside it; then forgets the checkpoint. A crash between the move and the rest leaves a
-     * checkpoint of a file no longer there (ignored), and a backed-out file without its reason (the log has it).
+     * {@code NAME.reason} beside it; then forgets the checkpoint. The move is forced to disk (the watched directory
+     * synced) before anything else: it is what says that the file's last record is done, in place of that record's
+     * checkpoint ({@code last}, written only when the move fails, so that the next poll finishes the file without the
+     * record again). A crash between the move and the rest leaves a checkpoint of a file no longer there (ignored),
+     * and a backed-out file without its reason (the log has it).
+     *
+     * @param last the checkpoint after the file's last record, not written; null when the file stopped before its end
+     *             or the checkpoint already says where the file is
      */
-    private void finish(Path file, String failure) throws IOException {
+    private void finish(Path file, String failure, FileCheckpoint last) throws IOException {
         Path folder = failure == null ? input.archiveFolder() : input.backoutFolder();
         String name = file.getFileName().toString();
         Path target = folder.resolve(name);
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
             target = folder.resolve(name + "." + System.currentTimeMillis());
         }
-        Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
+        try {
+            Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
+            forceDirectory(input.directory());
+        } catch (IOException | RuntimeException e) {
+            if (last != null) {
+                last.write(checkpointFile);
+            }
+            throw e;
+        }
         if (failure != null) {
             // after the move, and whole (written aside, then renamed): whoever sees the reason finds the file there
             Path reason = target.resolveSibling(target.getFileName() + ".reason");
@@ -325,6 +348,13 @@ final class FileInstance extends InputReader {
                     + ": " + failure);
         }
         Files.deleteIfExists(checkpointFile);
+    }
+
+    /** Forces a directory's entries to disk: a rename out of it survives a crash of the machine once this returns. */
+    private static void forceDirectory(Path directory) throws IOException {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
     }
 
     /** A file's records that cannot be cut as the node says (a short fixed-length record). */

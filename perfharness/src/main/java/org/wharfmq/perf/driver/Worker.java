@@ -55,7 +55,7 @@ abstract class Worker implements Runnable {
             control.workerReady();
             ready = true;
             control.awaitStart();
-            Pacer pacer = new Pacer(options.rate(), (double) index / options.threads());
+            Pacer pacer = new Pacer(options.rate());
             boolean first = true;
             while (control.running()) {
                 pacer.pace();

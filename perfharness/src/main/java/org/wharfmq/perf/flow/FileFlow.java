@@ -103,11 +103,11 @@ public final class FileFlow implements FlowFactory {
 
     /**
      * The ceiling, a file copy: the body written to a file (under a {@code .part} name, forced to disk, then renamed,
-     * as the feeders deliver: one sync per file, as the node forces its checkpoint once per file), read back whole, and
-     * moved to an archive folder, as the node reads and archives it; on this thread,
-     * in a temporary folder deleted when the loop is closed. The archive keeps the last {@value #ARCHIVED} files (one
-     * more delete per file, as the node deletes its checkpoint per file): a loop that runs for half a minute makes
-     * hundreds of thousands of files, whose deletion took minutes after the measurement on the busy machine.
+     * as the feeders deliver: one sync per file, as the node forces its move to the archive once per file), read back
+     * whole, and moved to an archive folder, as the node reads and archives it; on this thread, in a temporary folder
+     * deleted when the loop is closed. The archive keeps the last {@value #ARCHIVED} files (one more delete per file):
+     * a loop that runs for half a minute makes hundreds of thousands of files, whose deletion took minutes after the
+     * measurement on the busy machine.
      */
     static final class Loop implements ToIntFunction<byte[]>, AutoCloseable {
         private static final int ARCHIVED = 1000;

@@ -29,11 +29,13 @@ public final class HttpFlow implements FlowFactory {
     public static final String NAME = "F-HTTP";
     /** The path the flow serves. */
     public static final String PATH = HttpInputNode.PATH_PREFIX + "perf-http";
+    /** The largest request the flow takes: seed 002's 8 MB rows, with room (the node's default is 1 MiB). */
+    static final int MAX_REQUEST_BYTES = 16 << 20;
 
     @Override
     public FlowDefinition create() {
         return FlowDefinition.builder(NAME)
-                .node("in", HttpInputNode.path(PATH))
+                .node("in", HttpInputNode.path(PATH).maxRequestBytes(MAX_REQUEST_BYTES))
                 .node("reply", new HttpReplyNode())
                 .wire("in", "out", "reply")
                 .build();

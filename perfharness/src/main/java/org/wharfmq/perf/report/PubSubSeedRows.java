@@ -31,6 +31,14 @@ public final class PubSubSeedRows {
             "10/true", new Row(1_076.44, 23.00, 0.85),
             "100/true", new Row(1_113.81, 21.00, 0.75));
 
+    /**
+     * Report 000's row for 1,000 subscribers on one topic (MQSeries Integrator V2 on AIX, 4 KB non-persistent, section
+     * 7.11), as deliveries/s: it published 2.6 messages/s, counting a publication's put and one subscriber's get as two
+     * (a background program took the other 999 copies), so 1.3 publications/s, each reaching 1,000 subscribers.
+     */
+    public static final String THOUSAND_SUBSCRIBERS = "1,300 (seed 000, 4 KB, 1,000 subscribers: 1.3 publications/s, "
+            + "its 2.6 messages/s counting a put and one get per publication)";
+
     /** Report 001's dummy-subscription finding, quoted in PS-T reports. */
     public static final String DUMMY_SUBSCRIPTIONS = "Seed 001 (MQSeries Publish/Subscribe, 1999), 1 genuine subscriber, "
             + "10-byte non-persistent publications: 4.57 ms per publication with no dummy subscriptions, 4.71 ms with "

@@ -26,7 +26,9 @@ import java.util.regex.Pattern;
  * this JVM's classpath) with its own data directory, replication port and member certificate from a CA made for the
  * step ({@link TestCertificates}, in this JVM: keytool took a minute on a loaded machine), all on 127.0.0.1 and so on
  * this machine's one disk. Once one of them is elected and prints its ready line, prints {@code wharf-perf: server
- * ready tcp=URL pid=PID} with the active member's client URL and process id (the CPU figure is the active member's),
+ * ready tcp=URLS pid=PID} with the members' client URLs, the active member's first, as the JMS client's address list
+ * (so the clients follow a failover during a step, as an application would) and the active member's process id (the
+ * CPU figure is the active member's),
  * and stops the three (SIGTERM, as a service manager would) when standard input closes. A measurement of the replication's cost beside one instance, not a way to run members.
  */
 public final class ReplicatedServerMain {
@@ -41,6 +43,8 @@ public final class ReplicatedServerMain {
     private final PrintStream out;
     private final List<Process> members = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final CountDownLatch stopSignal = new CountDownLatch(1);
+    /** The members' client URLs, in {@link #IDS}' order. */
+    private final List<String> clientUrls = new ArrayList<>();
 
     private ReplicatedServerMain(PrintStream out) {
         this.out = out;
@@ -79,7 +83,7 @@ public final class ReplicatedServerMain {
             for (int i = 0; i < IDS.length; i++) {
                 members.add(launch(IDS[i], configs.get(i), ready));
             }
-            String line = ready.get(START_SECONDS, TimeUnit.SECONDS);
+            String line = withTheOthers(ready.get(START_SECONDS, TimeUnit.SECONDS));
             out.println(ServerMain.READY_PREFIX + " " + line);
             out.flush();
             stopSignal.await();
@@ -158,8 +162,23 @@ public final class ReplicatedServerMain {
         return options;
     }
 
+    /** The ready line's {@code tcp=} the active member's URL, then the other members'. */
+    private String withTheOthers(String line) {
+        Matcher m = Pattern.compile("tcp=(\\S+)").matcher(line);
+        if (!m.find()) {
+            return line;
+        }
+        StringBuilder urls = new StringBuilder(m.group(1));
+        for (String url : clientUrls) {
+            if (!url.equals(m.group(1))) {
+                urls.append(',').append(url);
+            }
+        }
+        return line.substring(0, m.start(1)) + urls + line.substring(m.end(1));
+    }
+
     /** Certificates and one configuration file per member: the same replication block, its own key store. */
-    private static List<Path> configure(Path dir) throws Exception {
+    private List<Path> configure(Path dir) throws Exception {
         TestCertificates.Issued ca = TestCertificates.ca("wharf-perf-replication-ca");
         Path trust = TestCertificates.trustStore(dir.resolve("trust.p12"), ca.certificate());
         int[] ports = FreePorts.take(2 * IDS.length);
@@ -171,6 +190,7 @@ public final class ReplicatedServerMain {
         }
         List<Path> configs = new ArrayList<>();
         for (int i = 0; i < IDS.length; i++) {
+            clientUrls.add("tcp://127.0.0.1:" + ports[IDS.length + i]);
             Path keyStore = TestCertificates.issue(ca, "CN=" + IDS[i] + ",O=Wharf perf", CERTIFICATE_VALIDITY,
                     "127.0.0.1", "localhost").pkcs12(dir.resolve(IDS[i] + ".p12"));
             configs.add(Files.writeString(dir.resolve(IDS[i] + ".yaml"), "name: PERF\n"

@@ -11,22 +11,32 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
  * {@code wharf perf report}: runs every row of the results table ({@link ResultsPlan}) on Wharf and on the built-in
  * peers, one after the other on this machine, and writes {@code results.md}: one table, Wharf beside Artemis and
  * ActiveMQ Classic, the seed's published row for reference, the machine, the date, the build and this command.
- * Each row's own report (every step, the charts) is in a directory of its own beside it.
+ * Each row's own report (every step, the charts) is in a directory of its own beside it, with the row's line
+ * ({@link RowResults}) that {@code --resume} keeps; results.md is rewritten as each row ends, so a run stopped part way
+ * leaves the table of the rows that ended.
  */
 public final class ReportCommand {
 
     private static final String HELP = """
             Usage: wharf perf report [options]
-              Runs each seed workload once (one message size, one client count) on Wharf and on the built-in
-              peers, and writes results.md: the results table of docs/performance.md. About an hour.
-              --only LIST         only the rows of these workloads, e.g. RR-4,PS-N (FOOTPRINT: the memory rows)
+              Runs each seed workload (at a small message size and at the seeds' large ones) on Wharf and on the
+              built-in peers, one row after the other, and writes results.md: the results table of
+              docs/performance.md. It says up front about how long the rows chosen take (every row: hours), then
+              which row runs and how long each took; results.md is rewritten as each row ends.
+              --list              the rows, numbered, with about how long each takes; runs nothing
+              --rows LIST         only these rows: numbers and ranges as --list shows them (3,7-9), workload
+                                  ids (every row of it: RR-4,PS-N) or FOOTPRINT (the memory rows)  [every row]
+              --resume DIR        go on with the report in DIR (an earlier run's --out): the rows that ended
+                                  there are kept, the others run
               --peers LIST        the peers beside Wharf: artemis,classic, one of them, or none  [artemis,classic]
               --warmup S          warm-up seconds per run (not counted)      [30]
               --run-length S      measured seconds per run                   [20]
@@ -56,60 +66,133 @@ public final class ReportCommand {
             System.out.println(line);
             System.out.flush();
         };
+        List<ResultsPlan.Row> rows = o.rows();
+        if (o.list) {
+            list(rows, o, progress);
+            return 0;
+        }
         Consumer<String> echo = o.verbose ? progress : line -> {
             if (line.contains("problem:") || line.contains("unavailable:")) {
                 progress.accept("  " + line);
             }
         };
-        List<ResultsPlan.Row> rows = o.rows();
+        RowResults kept = new RowResults(o.output);
+        Map<ResultsPlan.Row, ResultsTable.Line> earlier = new LinkedHashMap<>();
+        for (ResultsPlan.Row row : o.resume ? rows : List.<ResultsPlan.Row>of()) {
+            ResultsTable.Line line = kept.load(row);
+            if (line != null) {
+                earlier.put(row, line);
+            }
+        }
+        long left = rows.stream().filter(r -> !earlier.containsKey(r)).mapToLong(r -> estimate(r, o)).sum();
+        progress.accept(String.format(Locale.ROOT, "%d rows on Wharf%s%s: about %s (each run %d s of warm-up and %d s measured). "
+                        + "The table so far is in %s as each row ends; to go on after a stop: wharf perf report --resume %s",
+                rows.size() - earlier.size(), o.peers.isEmpty() ? "" : " and " + String.join(", ", o.peers.stream().map(Target::displayName).toList()),
+                earlier.isEmpty() ? "" : " (" + earlier.size() + " more kept from the run resumed)", duration(left), o.warmup,
+                o.runLength, o.output.resolve("results.md"), o.output));
+        String command = "bin/wharf perf report" + (args.length == 0 ? "" : " " + String.join(" ", args));
         List<ResultsTable.Line> lines = new ArrayList<>();
         Map<Target, FootprintCommand.Result> footprints = new LinkedHashMap<>(); // both memory rows from one measurement
         int n = 0;
         for (ResultsPlan.Row row : rows) {
             n++;
+            String which = String.format(Locale.ROOT, "[%d/%d] row %d, %s", n, rows.size(), ResultsPlan.number(row), row.label());
+            if (earlier.containsKey(row)) {
+                progress.accept(which + ": kept from the run resumed (" + kept.where(row) + ")");
+                lines.add(earlier.get(row));
+                continue;
+            }
             List<Target> targets = new ArrayList<>(List.of(Target.WHARF));
             if (row.peers()) {
                 targets.addAll(o.peers);
             }
-            progress.accept(String.format("[%d/%d] %s on %s", n, rows.size(), row.label(),
-                    String.join(", ", targets.stream().map(Target::displayName).toList())));
-            if (row.kind().footprint()) {
-                ResultsTable.Line line = footprintLine(row, targets, footprints, o, echo);
-                progress.accept("  " + line.summary());
-                lines.add(line);
-                continue;
-            }
-            List<String> runArgs = new ArrayList<>();
-            runArgs.add(row.workload().id());
-            runArgs.addAll(row.options());
-            if (o.quick && row.kind() == ResultsPlan.Kind.RATED) { // thousands of connections would make it a measurement
-                runArgs.addAll(List.of("--requesters", ResultsPlan.QUICK_RATED_REQUESTERS));
-            }
-            runArgs.addAll(List.of("--warmup", Integer.toString(o.warmup), "--run-length", Integer.toString(o.runLength),
-                    "--out", o.output.resolve(row.slug()).toString(), "--jvm-opts", String.join(" ", o.jvmOptions)));
-            RunCommand.Parsed parsed = RunCommand.parse(runArgs.toArray(String[]::new), false);
-            Launcher launcher = new ChildJvmLauncher(parsed.settings().jvmOptions(), echo);
-            List<StepResult> steps;
+            long estimate = estimate(row, o);
+            progress.accept(String.format(Locale.ROOT, "%s on %s: about %s (about %s left in all)", which,
+                    String.join(", ", targets.stream().map(Target::displayName).toList()), duration(estimate), duration(left)));
+            left -= estimate;
+            long started = System.nanoTime();
+            ResultsTable.Line line;
             try {
-                steps = RunCommand.execute(parsed.settings(), targets, launcher, line -> { });
-            } catch (Exception e) { // a process that hung or died: the row fails, the others still run and are written
+                line = runRow(row, targets, footprints, o, echo);
+                kept.save(row, line);
+            } catch (Exception e) { // a process that hung or died: the row fails (and a resumed run runs it again)
                 progress.accept("  failed to run: " + e);
-                lines.add(ResultsTable.failed(row.label(), row.seedRow()));
-                continue;
+                line = ResultsTable.failed(row.label(), row.seedRow());
             }
-            RunCommand.writeReport(parsed.settings(), steps, "bin/wharf perf run " + String.join(" ", runArgs));
-            ResultsTable.Line line = row.kind() == ResultsPlan.Kind.RATED ? ResultsTable.rated(row.label(), row.seedRow(), row.slug(), steps)
-                    : ResultsTable.line(row.label(), row.seedRow(), row.slug(), steps);
-            progress.accept("  " + line.summary());
+            progress.accept(String.format(Locale.ROOT, "  took %s: %s",
+                    duration(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), line.summary()));
             lines.add(line);
+            writeTable(lines, o, command);
         }
-        String command = "bin/wharf perf report" + (args.length == 0 ? "" : " " + String.join(" ", args));
+        Path results = writeTable(lines, o, command);
+        progress.accept("results: " + results);
+        return lines.stream().allMatch(ResultsTable.Line::passed) ? 0 : 1;
+    }
+
+    /** {@code --list}: the rows chosen, numbered, each with about how long it takes, and the total. */
+    private static void list(List<ResultsPlan.Row> rows, Options o, Consumer<String> out) {
+        long total = 0;
+        for (ResultsPlan.Row row : rows) {
+            long estimate = estimate(row, o);
+            total += estimate;
+            out.accept(String.format(Locale.ROOT, "%3d  %-14s about %-12s %s%s", ResultsPlan.number(row), row.id(), duration(estimate),
+                    row.label(), row.peers() ? "" : " (Wharf only)"));
+        }
+        out.accept(String.format(Locale.ROOT, "%d rows: about %s with %s beside Wharf, %d s of warm-up and %d s measured per run",
+                rows.size(), duration(total), o.peers.isEmpty() ? "no peer" : String.join(", ", o.peers.stream().map(Target::displayName).toList()),
+                o.warmup, o.runLength));
+    }
+
+    /** Runs {@code row} on {@code targets}: its line. */
+    private static ResultsTable.Line runRow(ResultsPlan.Row row, List<Target> targets, Map<Target, FootprintCommand.Result> footprints,
+                                            Options o, Consumer<String> echo) throws Exception {
+        if (row.kind().footprint()) {
+            return footprintLine(row, targets, footprints, o, echo);
+        }
+        List<String> runArgs = runArgs(row, o.quick, o.warmup, o.runLength, o.output.resolve(row.slug()), o.jvmOptions);
+        RunCommand.Parsed parsed = RunCommand.parse(runArgs.toArray(String[]::new), false);
+        Launcher launcher = new ChildJvmLauncher(parsed.settings().jvmOptions(), echo);
+        List<StepResult> steps = RunCommand.execute(parsed.settings(), targets, launcher, line -> { });
+        RunCommand.writeReport(parsed.settings(), steps, "bin/wharf perf run " + String.join(" ", runArgs));
+        return row.kind() == ResultsPlan.Kind.RATED ? ResultsTable.rated(row.label(), row.seedRow(), row.slug(), steps)
+                : ResultsTable.line(row.label(), row.seedRow(), row.slug(), steps);
+    }
+
+    /** The {@code wharf perf run} arguments of a rate or rated row. */
+    static List<String> runArgs(ResultsPlan.Row row, boolean quick, int warmup, int runLength, Path out, List<String> jvmOptions) {
+        List<String> runArgs = new ArrayList<>();
+        runArgs.add(row.workload().id());
+        runArgs.addAll(row.options());
+        if (quick && row.kind() == ResultsPlan.Kind.RATED) { // thousands of connections would make it a measurement
+            runArgs.addAll(List.of("--requesters", ResultsPlan.QUICK_RATED_REQUESTERS));
+        }
+        runArgs.addAll(List.of("--warmup", Integer.toString(warmup), "--run-length", Integer.toString(runLength),
+                "--out", out.toString(), "--jvm-opts", String.join(" ", jvmOptions)));
+        return runArgs;
+    }
+
+    private static long estimate(ResultsPlan.Row row, Options o) {
+        return row.estimateSeconds(o.warmup, o.runLength, o.peers.size(), o.quick);
+    }
+
+    /** Writes results.md with {@code lines}, the table so far. */
+    private static Path writeTable(List<ResultsTable.Line> lines, Options o, String command) throws java.io.IOException {
         Files.createDirectories(o.output);
         Path results = o.output.resolve("results.md");
         Files.writeString(results, ResultsTable.render(lines, o.peers.stream().map(Target::displayName).toList(), command,
                 o.warmup, o.runLength));
-        progress.accept("results: " + results);
-        return lines.stream().allMatch(ResultsTable.Line::passed) ? 0 : 1;
+        return results;
+    }
+
+    /** {@code seconds} as a person reads it: {@code 45 s}, {@code 3 min 20 s}, {@code 2 h 5 min}. */
+    static String duration(long seconds) {
+        if (seconds < 60) {
+            return seconds + " s";
+        }
+        if (seconds < 3600) {
+            return seconds / 60 + " min" + (seconds % 60 == 0 ? "" : " " + seconds % 60 + " s");
+        }
+        return seconds / 3600 + " h " + seconds % 3600 / 60 + " min";
     }
 
     /**
@@ -144,18 +227,20 @@ public final class ReportCommand {
     }
 
     /** The parsed command line. */
-    record Options(List<String> only, List<Target> peers, int warmup, int runLength, Path output, List<String> jvmOptions,
-                   boolean verbose, boolean quick) {
+    record Options(List<String> rowItems, List<Target> peers, int warmup, int runLength, Path output, List<String> jvmOptions,
+                   boolean verbose, boolean quick, boolean list, boolean resume) {
 
         static Options parse(String[] args) {
-            List<String> only = List.of();
+            List<String> rowItems = List.of();
             List<Target> peers = List.of(Target.ARTEMIS, Target.CLASSIC);
             int warmup = DEFAULT_WARMUP_SECONDS;
             int runLength = DEFAULT_RUN_SECONDS;
             Path output = null;
+            Path resume = null;
             List<String> jvmOptions = List.of("-Xmx1g");
             boolean verbose = false;
             boolean quick = false;
+            boolean list = false;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -165,39 +250,44 @@ public final class ReportCommand {
                         quick = true;
                     }
                     case "--verbose" -> verbose = true;
+                    case "--list" -> list = true;
                     default -> {
                         if (i + 1 >= args.length) {
                             throw new OptionException(a + " needs a value (see wharf perf report --help)");
                         }
                         String v = args[++i];
                         switch (a) {
-                            case "--only" -> only = Arrays.stream(v.split(",")).map(s -> s.trim().equalsIgnoreCase(ResultsPlan.FOOTPRINT)
-                                    ? ResultsPlan.FOOTPRINT : Workload.parse(s.trim()).id()).toList();
+                            case "--rows" -> rowItems = Arrays.stream(v.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
                             case "--peers" -> peers = v.equals("none") ? List.of()
                                     : Arrays.stream(v.split(",")).map(s -> peer(s.trim())).distinct().toList();
                             case "--warmup" -> warmup = seconds(a, v, 0);
                             case "--run-length" -> runLength = seconds(a, v, 1);
                             case "--out" -> output = Path.of(v);
+                            case "--resume" -> resume = Path.of(v);
                             case "--jvm-opts" -> jvmOptions = Arrays.stream(v.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
                             default -> throw new OptionException("Unknown option " + a + " (see wharf perf report --help)");
                         }
                     }
                 }
             }
+            if (resume != null) {
+                if (output != null && !output.equals(resume)) {
+                    throw new OptionException("--resume " + resume + " goes on in that directory: leave out --out " + output);
+                }
+                if (!Files.isDirectory(resume)) {
+                    throw new OptionException("--resume " + resume + ": no such directory; give the --out of the report to go on with");
+                }
+                output = resume;
+            }
             if (output == null) {
                 output = Path.of("perf-results", "report-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
             }
-            return new Options(only, peers, warmup, runLength, output, jvmOptions, verbose, quick);
+            return new Options(rowItems, peers, warmup, runLength, output, jvmOptions, verbose, quick, list, resume != null);
         }
 
-        /** The plan's rows this run measures. */
+        /** The plan's rows this run measures ({@code --rows}). */
         List<ResultsPlan.Row> rows() {
-            List<ResultsPlan.Row> rows = ResultsPlan.ROWS.stream().filter(r -> only.isEmpty() || only.contains(r.id())).toList();
-            if (rows.isEmpty()) {
-                throw new OptionException("--only " + String.join(",", only) + ": the results table has no row of these workloads; its rows are "
-                        + String.join(", ", ResultsPlan.ROWS.stream().map(ResultsPlan.Row::id).distinct().toList()));
-            }
-            return rows;
+            return ResultsPlan.select(rowItems);
         }
 
         private static Target peer(String name) {

@@ -1,14 +1,23 @@
 package org.wharfmq.perf.workload;
 
+import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.report.PubSubSeedRows;
 import org.wharfmq.perf.report.SeedRows;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * The rows of the results table ({@code wharf perf report}): each seed workload once, at one message size and one
- * client count near Wharf's peak on a small machine, so the whole set runs in about an hour. A row runs on
- * Wharf and, where the workload's clients are all over TCP, on each built-in peer with the same options.
+ * The rows of the results table ({@code wharf perf report}): each seed workload at one client count near Wharf's peak
+ * on a small machine, at a small message size and at the seeds' large ones (request/reply: 2 MB, and 20 MB and
+ * 100 MB past the seeds; flows: seed 002's 4 MB and 8 MB rows, persistent and not, wherever it has them). A row runs
+ * on Wharf and, where the workload's clients are all over TCP, on each built-in peer with the same options.
  */
 final class ResultsPlan {
 
@@ -28,7 +37,7 @@ final class ResultsPlan {
         }
     }
 
-    /** The id {@code --only} names the footprint's rows by. */
+    /** The id {@code --rows} names the footprint's rows by. */
     static final String FOOTPRINT = "FOOTPRINT";
 
     /**
@@ -48,7 +57,7 @@ final class ResultsPlan {
             this(label, workload, options, peers, seedRow, workload == Workload.RR_RATED ? Kind.RATED : Kind.RATE);
         }
 
-        /** The id {@code --only} chooses the row by: its workload's, or {@value #FOOTPRINT}. */
+        /** The id {@code --rows} chooses the row by (besides its number): its workload's, or {@value #FOOTPRINT}. */
         String id() {
             return kind.footprint() ? FOOTPRINT : workload.id();
         }
@@ -57,6 +66,85 @@ final class ResultsPlan {
         String slug() {
             return label.replaceAll("[^A-Za-z0-9]+", "-").replaceAll("(^-|-$)", "");
         }
+
+        /**
+         * About how long the row takes, in seconds, with {@code peerCount} peers beside Wharf (where the row runs
+         * them): each run's warm-up, measured period and {@value #RUN_OVERHEAD_SECONDS} s of starting and checking,
+         * RR-RATED's connections, a flow's plain loop. A guide for planning, from runs on a loaded 2-core machine.
+         */
+        long estimateSeconds(int warmup, int runLength, int peerCount, boolean quick) {
+            int targets = 1 + (peers ? peerCount : 0);
+            if (kind.footprint()) { // one measurement per server for both memory rows: half of it each
+                return (long) targets * (quick ? QUICK_FOOTPRINT_SECONDS : FOOTPRINT_SECONDS) / 2;
+            }
+            long perTarget = 0;
+            for (int clients : ratedSteps(quick)) {
+                perTarget += warmup + runLength + RUN_OVERHEAD_SECONDS + Math.round(clients * RATED_CONNECT_SECONDS_PER_REQUESTER);
+            }
+            long seconds = targets * perTarget;
+            if (workload.flow() != null && workload.flow().hasCeiling()) {
+                seconds += Math.min(warmup, RunCommand.CEILING_MAX_WARMUP_SECONDS) + Math.min(runLength, RunCommand.CEILING_MAX_SECONDS);
+            }
+            return seconds;
+        }
+
+        /** RR-RATED's requester steps (as {@code --quick} runs them); one step of no rated clients for the others. */
+        private List<Integer> ratedSteps(boolean quick) {
+            if (kind != Kind.RATED) {
+                return List.of(0);
+            }
+            String steps = quick ? QUICK_RATED_REQUESTERS : options.get(options.indexOf("--requesters") + 1);
+            return Arrays.stream(steps.split(",")).map(Integer::valueOf).toList();
+        }
+    }
+
+    /** Seconds a run takes besides its warm-up and measured period: a fresh server and its client JVMs, the checks after. */
+    static final int RUN_OVERHEAD_SECONDS = 20;
+    /** Seconds RR-RATED takes to connect a requester (8 at a time per JVM: 2,000 connected in 140 s under load). */
+    static final double RATED_CONNECT_SECONDS_PER_REQUESTER = 0.07;
+    /** Seconds a footprint takes per server: its queues and connections made, then heap dumps and RSS read. */
+    static final int FOOTPRINT_SECONDS = 120;
+    /** The same in {@code --quick}. */
+    static final int QUICK_FOOTPRINT_SECONDS = 30;
+
+    /**
+     * The rows {@code items} choose, in the table's order: each item a row number as {@code --list} shows them
+     * ({@code 7}), a range of them ({@code 20-31}), a workload id (its every row: {@code RR-4}) or
+     * {@value #FOOTPRINT} (the memory rows). No items: every row.
+     */
+    static List<Row> select(List<String> items) {
+        if (items.isEmpty()) {
+            return ROWS;
+        }
+        Set<Row> chosen = new HashSet<>();
+        for (String item : items) {
+            Matcher range = RANGE.matcher(item);
+            if (range.matches()) {
+                int from = Integer.parseInt(range.group(1));
+                int to = range.group(2) == null ? from : Integer.parseInt(range.group(2));
+                if (from < 1 || to > ROWS.size() || from > to) {
+                    throw new OptionException("--rows " + item + ": the table's rows are numbered 1 to " + ROWS.size()
+                            + " (see wharf perf report --list)");
+                }
+                chosen.addAll(ROWS.subList(from - 1, to));
+                continue;
+            }
+            String id = item.equalsIgnoreCase(FOOTPRINT) ? FOOTPRINT : Workload.parse(item).id();
+            List<Row> ofId = ROWS.stream().filter(r -> r.id().equals(id)).toList();
+            if (ofId.isEmpty()) {
+                throw new OptionException("--rows " + item + ": the results table has no row of this workload; its workloads are "
+                        + String.join(", ", ROWS.stream().map(Row::id).distinct().toList()) + " (see wharf perf report --list)");
+            }
+            chosen.addAll(ofId);
+        }
+        return ROWS.stream().filter(chosen::contains).toList();
+    }
+
+    private static final Pattern RANGE = Pattern.compile("(\\d+)(?:-(\\d+))?");
+
+    /** The row's number in the table, from 1, as {@code --list} shows it and {@code --rows} takes it. */
+    static int number(Row row) {
+        return ROWS.indexOf(row) + 1;
     }
 
     /**
@@ -70,9 +158,24 @@ final class ResultsPlan {
     /** The footprint's items in {@code --quick}. */
     static final int QUICK_FOOTPRINT_ITEMS = 20;
 
-    static final List<Row> ROWS = List.of(
+    /** Requesters of the 20 MB rows: four 20 MB round trips in flight keep a small server busy. */
+    static final int TWENTY_MB_REQUESTERS = 4;
+    /**
+     * Requesters of the 100 MB rows: two, each with a responder, so that a request and a reply of each are at most in
+     * the server at once (400 MB, within the default budget of a 1 GB server's direct memory).
+     */
+    static final int HUNDRED_MB_REQUESTERS = 2;
+    /** The 100 MB body: 100 MB decimal, as a 100 MiB body is past the server's maxMessageLength with its headers. */
+    static final String HUNDRED_MB = "100000000";
+
+    static final List<Row> ROWS = rows();
+
+    private static List<Row> rows() {
+        List<Row> rows = new ArrayList<>(List.of(
             new Row("RR-1 2 KB, 8 requesters", Workload.RR_1,
                     List.of("--sizes", "2k", "--requesters", "8"), false, seed("RR-1", 2048, false)),
+            new Row("RR-1 2 MB, 8 requesters", Workload.RR_1,
+                    List.of("--sizes", "2m", "--requesters", "8"), false, seed("RR-1", 2 << 20, false)),
             new Row("RR-2 2 KB, 8 requesters", Workload.RR_2,
                     List.of("--sizes", "2k", "--requesters", "8"), false, seed("RR-2", 2048, false)),
             new Row("RR-2 2 MB, 8 requesters", Workload.RR_2,
@@ -83,31 +186,45 @@ final class ResultsPlan {
                     List.of("--sizes", "2k", "--requesters", "8", "--responders", "4", "--correlation", "thread"), true, null),
             new Row("RR-4 20 KB, 8 requesters", Workload.RR_4,
                     List.of("--sizes", "20k", "--requesters", "8", "--responders", "4"), true, null),
+            // the seed published no 2 MB RR-4 row (its JMS tables stop at 200 KB)
+            new Row("RR-4 2 MB, 8 requesters", Workload.RR_4,
+                    List.of("--sizes", "2m", "--requesters", "8", "--responders", "4"), true, null),
             new Row("RR-4b 2 KB, 8 requesters, 4 request queues", Workload.RR_4B,
                     List.of("--sizes", "2k", "--requesters", "8", "--responders", "4", "--queues", "4"), true, null),
             new Row("RR-5 2 KB, 8 requesters, two queue managers, 4 queue pairs over one channel each way", Workload.RR_5,
                     List.of("--sizes", "2k", "--requesters", "8", "--responders", "4", "--queues", "4"), true,
                     seed("RR-5", 2048, false)),
+            new Row("RR-5 2 MB, 8 requesters, two queue managers, 4 queue pairs over one channel each way", Workload.RR_5,
+                    List.of("--sizes", "2m", "--requesters", "8", "--responders", "4", "--queues", "4"), true,
+                    seed("RR-5", 2 << 20, false)),
+            // the seed's persistent request/reply rows are RR-1's (local bindings) only
             new Row("RR-4 2 KB persistent, 32 requesters, 16 transacted responders", Workload.RR_4,
                     List.of("--sizes", "2k", "--requesters", "32", "--responders", "16", "--persistent"), true,
                     seed("RR-1", 2048, true)),
+            new Row("RR-4 2 MB persistent, 8 requesters, 4 transacted responders", Workload.RR_4,
+                    List.of("--sizes", "2m", "--requesters", "8", "--responders", "4", "--persistent"), true,
+                    seed("RR-1", 2 << 20, true)),
+            // past the seeds' sizes (their request/reply tables stop at 2 MB): no row for reference
+            new Row("RR-4 20 MB, 4 requesters", Workload.RR_4, large("20m", TWENTY_MB_REQUESTERS, false), true, null),
+            new Row("RR-4 20 MB persistent, 4 requesters, 4 transacted responders", Workload.RR_4,
+                    large("20m", TWENTY_MB_REQUESTERS, true), true, null),
+            new Row("RR-4 100 MB (100e6 B), 2 requesters", Workload.RR_4, large(HUNDRED_MB, HUNDRED_MB_REQUESTERS, false), true, null),
+            new Row("RR-4 100 MB (100e6 B) persistent, 2 requesters, 2 transacted responders", Workload.RR_4,
+                    large(HUNDRED_MB, HUNDRED_MB_REQUESTERS, true), true, null),
             new Row("RR-SHORT 2 KB, 4 requesters (a connection per round trip)", Workload.RR_SHORT,
                     List.of("--sizes", "2k", "--requesters", "4"), true, null),
             new Row("CONNECT, 4 clients (connections/s)", Workload.CONNECT,
                     List.of("--requesters", "4"), true, null),
             new Row("PS-N 2 KB, 100 subscribers (deliveries/s)", Workload.PS_N,
                     List.of("--sizes", "2k", "--subscribers", "100"), true, pubSubSeed(100)),
+            // four subscriber JVMs of 250, 40 connections: under ActiveMQ Classic's stock 1,000
+            new Row("PS-N 2 KB, 1,000 subscribers (deliveries/s)", Workload.PS_N,
+                    List.of("--sizes", "2k", "--subscribers", "1000"), true, PubSubSeedRows.THOUSAND_SUBSCRIBERS),
             new Row("F-PASS 4 KB, 20 requesters", Workload.F_PASS,
                     List.of("--sizes", "4k"), false, flowSeed("F-PASS", 4096, false)),
             new Row("F-PASS 4 KB persistent (F-PERSIST)", Workload.F_PASS,
                     List.of("--sizes", "4k", "--persistent"), false, flowSeed("F-PASS", 4096, true)),
             new Row("F-PARSE 4 KB", Workload.F_PARSE, List.of("--sizes", "4k"), false, flowSeed("F-PARSE", 4096, false)),
-            // the seed's large flow rows: two requesters keep the one flow instance busy (one message parsed while the
-            // other travels); the reply timeout scales with the size (RunSettings.timeoutSeconds(int))
-            new Row("F-PARSE 4 MB, 2 requesters", Workload.F_PARSE, List.of("--sizes", "4m", "--requesters", "2"), false,
-                    flowSeed("F-PARSE", 4 << 20, false)),
-            new Row("F-PARSE 8 MB, 2 requesters", Workload.F_PARSE, List.of("--sizes", "8m", "--requesters", "2"), false,
-                    flowSeed("F-PARSE", 8 << 20, false)),
             new Row("F-XSLT 4 KB", Workload.F_XSLT, List.of("--sizes", "4k"), false, flowSeed("F-XSLT", 4096, false)),
             new Row("F-CSV-PARSE 4 KB", Workload.F_CSV_PARSE, List.of("--sizes", "4k"), false,
                     flowSeed("F-CSV-PARSE", 4096, false)),
@@ -118,35 +235,85 @@ final class ResultsPlan {
             new Row("F-FILE-OUT 4 KB (files out)", Workload.F_FILE_OUT, List.of("--sizes", "4k"), false,
                     flowSeed("F-FILE-OUT", 4096, false)),
             new Row("F-JMS 4 KB (another JMS provider)", Workload.F_JMS, List.of("--sizes", "4k"), false,
-                    flowSeed("F-JMS", 4096, false)),
+                    flowSeed("F-JMS", 4096, false))));
+        rows.addAll(largeFlowRows());
+        rows.addAll(List.of(
             // ActiveMQ Classic's stock 1,000 connections end its stepping at 1,000 requesters
             new Row("RR-RATED 2 KB, 1.5 round trips/s per requester, 250 / 1,000 / 2,000 requesters (clients served)",
                     Workload.RR_RATED, List.of("--sizes", "2k", "--requesters", "250,1000,2000"), true,
                     "35,000 (seed 004 3.8.2: MQI client bindings, 2KB non-persistent, 1.5 round trips/s per client)"),
-            new Row(String.format(java.util.Locale.ROOT, "Memory per idle connection (%,d connections)", FOOTPRINT_CONNECTIONS), null,
+            new Row(String.format(Locale.ROOT, "Memory per idle connection (%,d connections)", FOOTPRINT_CONNECTIONS), null,
                     List.of("--connections", Integer.toString(FOOTPRINT_CONNECTIONS), "--queues", Integer.toString(FOOTPRINT_QUEUES)),
                     true, "97.93 KB (seed 004 3.6: memory per additional client, MQ V8.0)", Kind.MEMORY_PER_CONNECTION),
-            new Row(String.format(java.util.Locale.ROOT, "Memory per defined queue (%,d queues, a 16-byte message each)", FOOTPRINT_QUEUES),
+            new Row(String.format(Locale.ROOT, "Memory per defined queue (%,d queues, a 16-byte message each)", FOOTPRINT_QUEUES),
                     null, List.of("--connections", Integer.toString(FOOTPRINT_CONNECTIONS), "--queues", Integer.toString(FOOTPRINT_QUEUES)),
-                    true, "32.85 KB (seed 004 3.6: memory per additional queue, MQ V8.0)", Kind.MEMORY_PER_QUEUE));
+                    true, "32.85 KB (seed 004 3.6: memory per additional queue, MQ V8.0)", Kind.MEMORY_PER_QUEUE)));
+        return List.copyOf(rows);
+    }
+
+    /**
+     * Requesters of a large flow row: two keep the one flow instance busy (one message worked on while the other
+     * travels); the reply timeout scales with the size ({@link RunSettings#timeoutSeconds(int)}).
+     */
+    static final int LARGE_FLOW_REQUESTERS = 2;
+
+    /**
+     * The seed's 4 MB and 8 MB flow rows (seed 002), each flow workload at each size, persistent and not, wherever the
+     * seed published that row (F-XSLT, F-HDR, F-FILTER's ESQL variants: none; F-HTTP, F-FILE, F-FILE-OUT, F-JMS:
+     * non-persistent only).
+     */
+    private static List<Row> largeFlowRows() {
+        List<Row> rows = new ArrayList<>();
+        for (Workload w : Workload.values()) {
+            if (w.flow() == null) {
+                continue;
+            }
+            for (int size : new int[] {4 << 20, 8 << 20}) { // the seed's 4096K and 8192K
+                for (boolean persistent : List.of(false, true)) {
+                    String seed = flowSeed(w.id(), size, persistent);
+                    if (seed == null) {
+                        continue;
+                    }
+                    List<String> options = new ArrayList<>(List.of("--sizes", (size >> 20) + "m",
+                            "--requesters", Integer.toString(LARGE_FLOW_REQUESTERS)));
+                    if (persistent) {
+                        options.add("--persistent");
+                    }
+                    rows.add(new Row(String.format(Locale.ROOT, "%s %d MB%s, %d requesters", w.id(), size >> 20,
+                            persistent ? " persistent" : "", LARGE_FLOW_REQUESTERS), w, List.copyOf(options), false, seed));
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** A large request/reply row's options: a responder per requester, transacted when persistent. */
+    private static List<String> large(String size, int requesters, boolean persistent) {
+        List<String> options = new ArrayList<>(List.of("--sizes", size, "--requesters", Integer.toString(requesters),
+                "--responders", Integer.toString(requesters)));
+        if (persistent) {
+            options.add("--persistent");
+        }
+        return List.copyOf(options);
+    }
 
     private ResultsPlan() {
     }
 
     private static String seed(String workload, int size, boolean persistent) {
         SeedRows.Row r = SeedRows.find(workload, size, persistent);
-        return r == null ? null : String.format(java.util.Locale.ROOT, "%,d (%s, %d clients)", r.maxRate(), r.test(), r.clients());
+        return r == null ? null : String.format(Locale.ROOT, "%,d (%s, %d clients)", r.maxRate(), r.test(), r.clients());
     }
 
     private static String flowSeed(String workload, int size, boolean persistent) {
         SeedRows.FlowRow r = SeedRows.findFlow(workload, size, persistent);
         // the large rows' rates are below 2 a second: whole numbers would show 1.37 and 0.69 both as 1
-        return r == null ? null : String.format(java.util.Locale.ROOT, r.rate() < 10 ? "%.2f (seed 002: %s)" : "%,.0f (seed 002: %s)",
+        return r == null ? null : String.format(Locale.ROOT, r.rate() < 10 ? "%.2f (seed 002: %s)" : "%,.0f (seed 002: %s)",
                 r.rate(), r.test());
     }
 
     private static String pubSubSeed(int subscribers) {
         PubSubSeedRows.Row r = PubSubSeedRows.find(subscribers, false);
-        return r == null ? null : String.format(java.util.Locale.ROOT, "%,.0f (seed 002, 4 KB, %d subscribers)", r.rate(), subscribers);
+        return r == null ? null : String.format(Locale.ROOT, "%,.0f (seed 002, 4 KB, %d subscribers)", r.rate(), subscribers);
     }
 }

@@ -177,13 +177,13 @@ public final class RunCommand {
         return target.startsWith(PLAIN_LOOP + " (");
     }
     /** Longest the ceiling loop is measured. */
-    private static final int CEILING_MAX_SECONDS = 10;
+    static final int CEILING_MAX_SECONDS = 10;
     /**
      * Longest the ceiling loop warms up: the step's own warm-up up to this. Saxon's XSLT and XPath take tens of
      * seconds of the JIT to reach their speed, as the flow in the server does during its warm-up; a shorter warm-up
      * would flatter the flow's ratio to its ceiling.
      */
-    private static final int CEILING_MAX_WARMUP_SECONDS = 30;
+    static final int CEILING_MAX_WARMUP_SECONDS = 30;
 
     /** Times the flow's own work on the message of {@code size} in a plain loop in this JVM (spec: "the ceiling"). */
     private static StepResult ceiling(RunSettings settings, BenchmarkFlow flow, int size) {

@@ -1,15 +1,18 @@
 package org.wharfmq.perf.workload;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.perf.options.OptionException;
+import org.wharfmq.perf.report.SeedRows;
 
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code wharf perf report}'s options: the rows and peers chosen, and clear refusals. */
+/** {@code wharf perf report}'s rows and options: the rows and peers chosen, the estimates, resuming, and clear refusals. */
 class ReportOptionsTest {
 
     @Test
@@ -38,7 +41,7 @@ class ReportOptionsTest {
         ResultsPlan.Row rated = ResultsPlan.ROWS.stream().filter(r -> r.workload() == Workload.RR_RATED).findFirst().orElseThrow();
         assertEquals(ResultsPlan.Kind.RATED, rated.kind());
         assertTrue(rated.peers(), "its clients are all over TCP: the peers run it");
-        ReportCommand.Options footprint = ReportCommand.Options.parse(new String[] {"--only", "footprint", "--quick"});
+        ReportCommand.Options footprint = ReportCommand.Options.parse(new String[] {"--rows", "footprint", "--quick"});
         assertEquals(List.of(ResultsPlan.Kind.MEMORY_PER_CONNECTION, ResultsPlan.Kind.MEMORY_PER_QUEUE),
                 footprint.rows().stream().map(ResultsPlan.Row::kind).toList());
         assertTrue(footprint.rows().stream().allMatch(r -> r.peers() && r.seedRow().contains("seed 004 3.6")), footprint.rows().toString());
@@ -50,18 +53,106 @@ class ReportOptionsTest {
     }
 
     @Test
-    void onlyChoosesTheRowsOfTheGivenWorkloads() {
-        ReportCommand.Options o = ReportCommand.Options.parse(new String[] {"--only", "ps-n,RR-4b", "--peers", "none"});
+    void rowsChoosesByNumberRangeOrWorkloadInTheTablesOrder() {
+        ReportCommand.Options o = ReportCommand.Options.parse(new String[] {"--rows", "ps-n,RR-4b", "--peers", "none"});
         assertTrue(o.rows().stream().allMatch(r -> r.workload() == Workload.PS_N || r.workload() == Workload.RR_4B), o.rows().toString());
-        assertEquals(2, o.rows().size());
+        assertEquals(3, o.rows().size(), "PS-N's 100 and 1,000 subscribers, RR-4b");
         assertEquals(List.of(), o.peers());
+        List<ResultsPlan.Row> chosen = ReportCommand.Options.parse(new String[] {"--rows", "5-6,2,RR-1"}).rows();
+        assertEquals(List.of(ResultsPlan.ROWS.get(0), ResultsPlan.ROWS.get(1), ResultsPlan.ROWS.get(4), ResultsPlan.ROWS.get(5)), chosen,
+                "RR-1's two rows (1 and 2) once each, then 5 and 6, in the table's order");
+        assertEquals(5, ResultsPlan.number(chosen.get(2)));
+    }
+
+    @Test
+    void resumeGoesOnInTheEarlierRunsDirectory(@TempDir Path earlier) {
+        ReportCommand.Options o = ReportCommand.Options.parse(new String[] {"--resume", earlier.toString()});
+        assertTrue(o.resume());
+        assertEquals(earlier, o.output());
+        OptionException other = assertThrows(OptionException.class,
+                () -> ReportCommand.Options.parse(new String[] {"--resume", earlier.toString(), "--out", earlier.resolve("x").toString()}));
+        assertTrue(other.getMessage().contains("leave out --out"), other.getMessage());
+        OptionException none = assertThrows(OptionException.class,
+                () -> ReportCommand.Options.parse(new String[] {"--resume", earlier.resolve("nothing").toString()}));
+        assertTrue(none.getMessage().contains("no such directory"), none.getMessage());
+    }
+
+    /** The estimate counts each run of a row: every target's warm-up, measured period and start, and a flow's plain loop. */
+    @Test
+    void theEstimateCountsEveryRunOfTheRow() {
+        int run = 30 + 20 + ResultsPlan.RUN_OVERHEAD_SECONDS;
+        assertEquals(3 * run, row("RR-4 2 KB, 8 requesters, reply by request id").estimateSeconds(30, 20, 2, false), "Wharf and two peers");
+        assertEquals(run, row("RR-1 2 KB, 8 requesters").estimateSeconds(30, 20, 2, false), "Wharf only");
+        assertEquals(run + 30 + 10, row("F-PARSE 4 KB").estimateSeconds(30, 20, 2, false), "and its plain loop");
+        ResultsPlan.Row rated = ResultsPlan.ROWS.stream().filter(r -> r.workload() == Workload.RR_RATED).findFirst().orElseThrow();
+        assertEquals(3 * (3 * run + Math.round(3250 * ResultsPlan.RATED_CONNECT_SECONDS_PER_REQUESTER)),
+                rated.estimateSeconds(30, 20, 2, false), "three steps of 250, 1,000 and 2,000 requesters connecting, on each server");
+        long all = ResultsPlan.ROWS.stream().mapToLong(r -> r.estimateSeconds(30, 20, 2, false)).sum();
+        assertTrue(all > 2 * 3600, "every row takes hours: " + all);
+    }
+
+    @Test
+    void everyLargeFlowRowOfTheSeedHasARowBesideIt() {
+        int rows = 0;
+        for (Workload w : Workload.values()) {
+            for (int size : new int[] {4 << 20, 8 << 20}) {
+                for (boolean persistent : new boolean[] {false, true}) {
+                    SeedRows.FlowRow seed = SeedRows.findFlow(w.id(), size, persistent);
+                    String label = w.id() + " " + (size >> 20) + " MB" + (persistent ? " persistent" : "") + ", 2 requesters";
+                    List<ResultsPlan.Row> matching = ResultsPlan.ROWS.stream().filter(r -> r.label().equals(label)).toList();
+                    assertEquals(seed == null ? 0 : 1, matching.size(), label);
+                    if (seed != null) {
+                        rows++;
+                        assertTrue(matching.get(0).seedRow().contains(seed.test()), matching.get(0).seedRow());
+                        assertEquals(persistent, matching.get(0).options().contains("--persistent"), label);
+                    }
+                }
+            }
+        }
+        assertEquals(72, rows, "16 flows at 4 and 8 MB persistent and not, F-HTTP, F-FILE, F-FILE-OUT and F-JMS not persistent");
+        assertEquals("8.12 (seed 002: MQ BLOB pass-through 4096K persistent)", row("F-PASS 4 MB persistent, 2 requesters").seedRow());
+        assertEquals("3.38 (seed 002: Reading from a Database using the Database Retrieve Node 8192K persistent)",
+                row("F-DB-RETRIEVE 8 MB persistent, 2 requesters").seedRow());
+        assertTrue(ResultsPlan.ROWS.stream().noneMatch(r -> r.workload() == Workload.F_XSLT && r.label().contains(" MB")),
+                "the seed has no large XSLT row");
+    }
+
+    @Test
+    void theLargeRequestReplyRowsAndAThousandSubscribersBesideTheSeeds() {
+        assertEquals("1,100 (MQI Local Bindings (2MB Non-persistent) : RR-1, 13 clients)", row("RR-1 2 MB, 8 requesters").seedRow());
+        assertEquals("552 (MQI Distributed Queuing (2MB Non-persistent) : RR-5, 37 clients)",
+                row("RR-5 2 MB, 8 requesters, two queue managers, 4 queue pairs over one channel each way").seedRow());
+        assertEquals("87 (MQI Local Bindings (2MB Persistent) : RR-1, 2 clients)",
+                row("RR-4 2 MB persistent, 8 requesters, 4 transacted responders").seedRow());
+        assertTrue(row("PS-N 2 KB, 1,000 subscribers (deliveries/s)").seedRow().startsWith("1,300 (seed 000"));
+        ResultsPlan.Row hundred = row("RR-4 100 MB (100e6 B) persistent, 2 requesters, 2 transacted responders");
+        assertEquals(List.of("--sizes", "100000000", "--requesters", "2", "--responders", "2", "--persistent"), hundred.options());
+        assertTrue(hundred.peers(), "Artemis and ActiveMQ Classic take 100 MB messages too");
+    }
+
+    /** Every rate and rated row's arguments are a valid {@code perf run} (the footprint's rows run {@code perf footprint}). */
+    @Test
+    void everyRowIsAValidRun(@TempDir Path out) {
+        for (ResultsPlan.Row r : ResultsPlan.ROWS) {
+            if (r.kind().footprint()) {
+                continue;
+            }
+            RunSettings s = RunCommand.parse(ReportCommand.runArgs(r, false, 30, 20, out, List.of("-Xmx1g")).toArray(String[]::new), false)
+                    .settings();
+            assertEquals(r.workload(), s.workload(), r.label());
+            assertEquals(r.options().contains("--persistent"), s.persistent(), r.label());
+        }
     }
 
     @Test
     void refusalsNameTheFix() {
         OptionException noRow = assertThrows(OptionException.class,
-                () -> ReportCommand.Options.parse(new String[] {"--only", "PS-T"}).rows());
-        assertTrue(noRow.getMessage().contains("has no row of these workloads") && noRow.getMessage().contains("RR-4"), noRow.getMessage());
+                () -> ReportCommand.Options.parse(new String[] {"--rows", "PS-T"}).rows());
+        assertTrue(noRow.getMessage().contains("has no row of this workload") && noRow.getMessage().contains("RR-4"), noRow.getMessage());
+        OptionException past = assertThrows(OptionException.class,
+                () -> ReportCommand.Options.parse(new String[] {"--rows", "3-999"}).rows());
+        assertTrue(past.getMessage().contains("numbered 1 to " + ResultsPlan.ROWS.size()) && past.getMessage().contains("--list"),
+                past.getMessage());
         OptionException wharf = assertThrows(OptionException.class, () -> ReportCommand.Options.parse(new String[] {"--peers", "wharf"}));
         assertTrue(wharf.getMessage().contains("the peers are artemis and classic"), wharf.getMessage());
         OptionException unknown = assertThrows(OptionException.class, () -> ReportCommand.Options.parse(new String[] {"--sizes", "2k"}));

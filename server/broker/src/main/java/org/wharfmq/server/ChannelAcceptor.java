@@ -4,6 +4,9 @@ import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.security.Identity;
 
+import javax.security.auth.x500.X500Principal;
+import java.util.Optional;
+
 /**
  * The receiving end of channels from other queue managers, which a plugin (module {@code server/channels}) gives the
  * queue manager ({@link ServerPlugin.Host#acceptChannels}): a connection on the queue manager's listeners that sends
@@ -39,6 +42,27 @@ public interface ChannelAcceptor {
 
         /** Where it connects from. */
         String remoteAddress();
+
+        /** Whether it connected through a TLS listener. */
+        boolean tls();
+
+        /**
+         * The subject of the TLS client certificate it connected with, verified against the listener's trusted CAs;
+         * empty without one (plain TCP, or TLS without a client certificate).
+         */
+        Optional<X500Principal> certificateSubject();
+
+        /**
+         * Puts a message the partner brought on this queue manager now, outside any unit of work, inside the queue
+         * manager: through a session of the partner's connection with the queue manager's own authority (the plugin
+         * checks the partner's: its user's permissions on where the message goes), with no frame and no thread
+         * hand-off ({@code session.InProcessPuts}). A non-persistent message is on its queue when this returns, a
+         * persistent one once the journal has it (a failure to store it is logged). On the connection's event loop,
+         * from an {@link Inbound} method. Takes over {@code message}.
+         *
+         * @throws WharfException why it was refused (its queue full, say): nothing was put
+         */
+        void put(ByteBuf message);
 
         /** Sends the partner a frame (an answer: OK, ERROR, CHANNEL_STATUS). */
         void send(Frame.FromServer frame);

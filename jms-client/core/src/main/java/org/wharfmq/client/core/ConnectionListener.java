@@ -8,13 +8,27 @@ import org.wharfmq.client.core.transport.BrokerAddress;
  */
 public interface ConnectionListener {
 
-    /** Hears nothing. */
+    /** Hears nothing: the connection starts no thread to tell it of the loss. */
     ConnectionListener NONE = new ConnectionListener() {
+        @Override
+        public boolean listensForLoss() {
+            return false;
+        }
     };
 
     /**
+     * Whether anyone hears of the connection's loss now: asked once, when the connection is lost for good, on the
+     * thread that found it out; when false, {@link #lost} is not called and no thread is started for it. It must not
+     * block nor call the connection back.
+     */
+    default boolean listensForLoss() {
+        return true;
+    }
+
+    /**
      * The connection is lost for good (reconnecting gave up, or is off), for {@code why}; not called once closing.
-     * Called once, on a thread of its own ({@code wharf-connection-lost}): it may block, and call the connection back.
+     * Called once, on a thread of its own ({@code wharf-connection-lost}), when {@link #listensForLoss} said so: it may
+     * block, and call the connection back.
      */
     default void lost(ClientException why) {
     }

@@ -661,7 +661,7 @@ public final class CoreConnection {
         sessions.values().forEach(SessionMember::onConnectionLost);
         consumers.wakeBrowsers();
         current.link().close(0);
-        if (!closing.get()) {
+        if (!closing.get() && listener.listensForLoss()) {
             notifyLost(lost);
         }
     }
@@ -669,7 +669,8 @@ public final class CoreConnection {
     /**
      * Tells the listener the connection is lost, on a thread of its own ({@code wharf-connection-lost}, a daemon): the
      * thread that found it out (a link's reader, a reconnection) must not wait for the user's code, and that code may
-     * call the connection back (close it, make another). What the listener throws is logged.
+     * call the connection back (close it, make another). Started only for a listener that listens
+     * ({@link ConnectionListener#listensForLoss}). What the listener throws is logged.
      */
     private void notifyLost(ClientException lost) {
         Thread notifier = new Thread(() -> {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import org.wharfmq.client.core.transport.FrameLink;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.MessageLengthLimit;
 import org.wharfmq.protocol.message.MessageWriter;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
@@ -194,7 +195,7 @@ public final class CoreSender {
         boolean spent;
         try {
             if (length > on.maxMessageLength()) {
-                throw tooLarge(length, on.maxMessageLength());
+                throw tooLarge(length, on);
             }
             spent = credit.spend(length, on);
         } catch (ClientException e) {
@@ -241,10 +242,22 @@ public final class CoreSender {
         }
     }
 
-    /** The refusal of a message of {@code length} bytes over the server's {@code max}, for encoders that check early. */
-    public static ClientException tooLarge(long length, int max) {
-        return new ClientException(ErrorCode.MESSAGE_TOO_LARGE, "Message of " + length + " bytes is larger than the"
-                + " maximum message length of " + max + " bytes of the Wharf server (server setting maxMessageLength)");
+    /**
+     * The refusal of a message of {@code length} bytes encoded over the maxMessageLength of the server {@code on}
+     * links to: the limit counts the whole encoded message, headers, properties and body (docs/protocol.md).
+     */
+    public static ClientException tooLarge(long length, ConnectedLink on) {
+        return tooLarge(MessageLengthLimit.encoded(length), on);
+    }
+
+    /** The refusal, before it is encoded, of a message whose body alone is over the server's maxMessageLength. */
+    public static ClientException bodyTooLarge(long bodyLength, ConnectedLink on) {
+        return tooLarge("The message's body alone is " + bodyLength + " bytes long", on);
+    }
+
+    private static ClientException tooLarge(String what, ConnectedLink on) {
+        return new ClientException(ErrorCode.MESSAGE_TOO_LARGE,
+                MessageLengthLimit.refusal(what, on.maxMessageLength(), on.serverName(), "sent"));
     }
 
     private static ClientException sessionClosed() {

@@ -17,6 +17,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -215,6 +216,40 @@ class CoreConnectionTest {
         looked.countDown();
         assertTrue(closed.await(10, TimeUnit.SECONDS), "the listener could not close the connection");
         assertEquals(List.of("wharf-connection-lost"), listenerThread, "told more than once");
+    }
+
+    /**
+     * A listener that does not listen for the loss is asked so once, on the thread that found the loss out, before any
+     * thread would be started for it; it is not told, and no {@code wharf-connection-lost} thread runs. A connection
+     * that started the thread anyway and asked there, or never asked, fails here.
+     */
+    @Test
+    void aLossNobodyListensForStartsNoThread() throws Exception {
+        BlockingQueue<String> askedOn = new LinkedBlockingQueue<>();
+        List<String> told = new CopyOnWriteArrayList<>();
+        CoreConnection c = connect(ReconnectPolicy.NONE, new ConnectionListener() {
+            @Override
+            public boolean listensForLoss() {
+                askedOn.add(Thread.currentThread().getName());
+                return false;
+            }
+
+            @Override
+            public void lost(ClientException why) {
+                told.add(Thread.currentThread().getName());
+            }
+        });
+        CountingHooks hooks = new CountingHooks();
+        open(c, hooks);
+
+        server.stop();
+        String asked = askedOn.poll(10, TimeUnit.SECONDS);
+        assertNotNull(asked, "the listener was not asked whether it listens");
+        assertNotEquals("wharf-connection-lost", asked, "asked on a thread started for it");
+        assertNotNull(c.lostCause());
+        assertEquals(1, hooks.connectionsLost.get(), "the sessions hear of the loss all the same");
+        assertEquals(List.of(), told, "told of a loss it does not listen for");
+        assertNull(askedOn.poll(), "asked more than once");
     }
 
     @Test

@@ -83,6 +83,48 @@ class CoreConsumerTest {
         assertNull(receiveNoWait(consumer), "the PULL found a message the acknowledgement should have settled");
     }
 
+    /**
+     * Credit goes back in batches of half the prefetch window ({@link ClientConfiguration#creditBatch}), asked of the
+     * server: with 30 messages queued and a window of 10, the server holds back 20 until the fifth receive returns 5,
+     * and sends 5 more for them. A consumer that returned its credit per message (16 held back after four receives) or
+     * a whole window at a time (still 20 after five) fails here.
+     */
+    @Test
+    void creditGoesBackInBatchesOfHalfThePrefetchWindow() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        c.start();
+        CoreSession session = open(c, CoreSettlement.CLIENT_ACKNOWLEDGE);
+        int producer = producer(session, QUEUE);
+        for (int i = 1; i <= 30; i++) {
+            send(session, producer, "m" + i);
+        }
+        CoreConsumer consumer = consumer(session, 10);
+        assertEquals(20, heldBack(session), "a window of 10 sent ahead");
+        take(consumer, 4);
+        assertEquals(20, heldBack(session), "credit went back before half the window was consumed");
+        take(consumer, 1);
+        assertEquals(15, heldBack(session), "half the window consumed: its 5 of credit back, 5 more sent");
+        take(consumer, 4);
+        assertEquals(15, heldBack(session));
+        take(consumer, 1);
+        assertEquals(10, heldBack(session));
+    }
+
+    private static void take(CoreConsumer consumer, int count) throws ClientException {
+        for (int i = 0; i < count; i++) {
+            assertNotNull(receive(consumer, WAIT), "a message sent ahead did not come");
+        }
+    }
+
+    /**
+     * The messages the server holds back from the consumer (those waiting on the queue, not sent ahead), once it has
+     * handled what the session wrote before: a request answered after every frame before it (CREDIT among them).
+     */
+    private long heldBack(CoreSession session) throws ClientException {
+        producer(session, QUEUE);
+        return server.server().management().browse(QUEUE.name(), null, 1000, 0).size();
+    }
+
     @Test
     void aRollbackDeliversWhatWasConsumedAgainAndACommitSettlesIt() throws Exception {
         CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);

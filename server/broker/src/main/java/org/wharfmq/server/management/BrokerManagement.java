@@ -77,7 +77,8 @@ public final class BrokerManagement implements Management {
         return new ServerStatus(config.name(), WharfVersion.current(), startedAt, now - startedAt, listeners.get(),
                 config.dataDirectory().toAbsolutePath().toString(), journalBytes, queues.allQueues().size(),
                 topics.describe().size(), connections.count(), runtime.totalMemory() - runtime.freeMemory(),
-                runtime.maxMemory(), PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory(), replication.get());
+                runtime.maxMemory(), PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory(),
+                queues.memoryBudget().usedBytes(), queues.memoryBudget().maxBytes(), replication.get());
     }
 
     @Override

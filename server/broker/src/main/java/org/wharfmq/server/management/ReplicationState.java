@@ -21,15 +21,23 @@ import java.util.Map;
  *                       run time by {@code define member} and {@code delete member})
  * @param lastContactMillis how long ago this member last heard from each member it tracks, in milliseconds: on the
  *                       active member, each replica's last answer; on a replica, the active member's last call
+ * @param behindBytes    on the active member, the bytes each other member's log lacks of what this member committed
+ *                       since it took over (0: in sync; at least this for one more than about 65,000 batches behind);
+ *                       empty on a replica
+ * @param journalBytes   this member's journal while a replica: bytes of records in its files (-1 once active: the
+ *                       queue manager's journal is shown as on any queue manager)
+ * @param journalFiles   the segments (files) of that journal, as {@code journalBytes} (-1 once active)
  */
 public record ReplicationState(String group, String member, String role, String active, long term,
                                long committedIndex, long appliedIndex, int inSync, long backlogBytes,
                                Map<String, Long> behind, Map<String, String> members,
-                               Map<String, Long> lastContactMillis) {
+                               Map<String, Long> lastContactMillis, Map<String, Long> behindBytes,
+                               long journalBytes, int journalFiles) {
 
     public ReplicationState {
         behind = Map.copyOf(behind);
         members = Map.copyOf(members);
         lastContactMillis = Map.copyOf(lastContactMillis);
+        behindBytes = Map.copyOf(behindBytes);
     }
 }

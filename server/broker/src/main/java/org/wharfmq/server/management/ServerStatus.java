@@ -18,9 +18,13 @@ import java.util.List;
  * @param heapUsedBytes   JVM heap in use
  * @param heapMaxBytes    the most heap the JVM may use
  * @param directUsedBytes direct memory held by the buffer pool messages live in
+ * @param memoryUsedBytes what the queues hold in memory, as the server's memory budget for messages counts it (each
+ *                        message's encoded length and {@code Configuration.MESSAGE_OVERHEAD_BYTES})
+ * @param memoryMaxBytes  that budget (setting maxMemoryBytes)
  * @param replication     its place in a replicated queue manager, null for a queue manager of its own
  */
 public record ServerStatus(String name, String version, long startedAt, long uptimeMillis, List<String> listeners,
                            String dataDirectory, long journalBytes, int queues, int subscriptions, int connections,
-                           long heapUsedBytes, long heapMaxBytes, long directUsedBytes, ReplicationState replication) {
+                           long heapUsedBytes, long heapMaxBytes, long directUsedBytes, long memoryUsedBytes,
+                           long memoryMaxBytes, ReplicationState replication) {
 }

@@ -10,6 +10,7 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.MessageLengthLimit;
 import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.selector.Selector;
@@ -147,7 +148,8 @@ public final class BrokerSession {
         this.transacted = transacted;
         this.xaBranches = transacted ? null : xaBranches;
         this.transaction = transacted ? new Transaction(persistence, topics) : null;
-        this.producers = new ProducerWindow(id, channel, producerWindow, fanOutWindow, queueManager.memoryBudget());
+        this.producers = new ProducerWindow(id, replies, eventLoop, producerWindow, fanOutWindow,
+                queueManager.memoryBudget());
     }
 
     /** Gives the session's producers their first window of credit: before the OK to CREATE_SESSION. */
@@ -439,21 +441,27 @@ public final class BrokerSession {
         try {
             MessageHeaders headers = MessageHeaders.read(content);
             if (length > maxMessageLength && !deadLetterOfTheQueueManager(length, headers)) {
-                throw new WharfException(ErrorCode.MESSAGE_TOO_LARGE, "The message is " + length
-                        + " bytes long, more than the maximum message length of " + maxMessageLength
-                        + " bytes (setting maxMessageLength).");
+                throw tooLarge(length);
             }
             return headers;
         } catch (MalformedFrameException e) {
             if (length > maxMessageLength) {
-                throw new WharfException(ErrorCode.MESSAGE_TOO_LARGE, "The message is " + length
-                        + " bytes long, more than the maximum message length of " + maxMessageLength
-                        + " bytes (setting maxMessageLength).");
+                throw tooLarge(length);
             }
             throw new WharfException(ErrorCode.MALFORMED_MESSAGE, "The message was refused and not stored: "
                     + e.getMessage() + ". It does not follow Wharf's message encoding (docs/protocol.md, \"Message "
                     + "encoding\"): the producer's client library encoded it wrongly.");
         }
+    }
+
+    /**
+     * The refusal of a message of {@code length} bytes over maxMessageLength: the limit counts the whole encoded
+     * message (headers, properties and body), as the client counts it before it sends (docs/protocol.md, "Sending").
+     */
+    private WharfException tooLarge(int length) {
+        return new WharfException(ErrorCode.MESSAGE_TOO_LARGE, MessageLengthLimit.refusal(
+                MessageLengthLimit.encoded(length), maxMessageLength, queueManager.resolver().queueManagerName(),
+                "stored"));
     }
 
     /**

@@ -1,8 +1,6 @@
 package org.wharfmq.server.session;
 
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.MemoryBudget;
 
@@ -38,7 +36,8 @@ import java.util.function.Consumer;
 final class ProducerWindow {
 
     private final int sessionId;
-    private final Channel channel;
+    /** Where the credit goes: the session's connection. */
+    private final Replies replies;
     private final EventLoop eventLoop;
     private final MemoryBudget budget;
     private final int windowBytes;
@@ -63,10 +62,11 @@ final class ProducerWindow {
      *                          fanOutWindowBytes)
      * @param budget            the server's memory budget
      */
-    ProducerWindow(int sessionId, Channel channel, int windowBytes, long fanOutWindowBytes, MemoryBudget budget) {
+    ProducerWindow(int sessionId, Replies replies, EventLoop eventLoop, int windowBytes, long fanOutWindowBytes,
+                   MemoryBudget budget) {
         this.sessionId = sessionId;
-        this.channel = channel;
-        this.eventLoop = channel.eventLoop();
+        this.replies = replies;
+        this.eventLoop = eventLoop;
         this.budget = budget;
         this.windowBytes = windowBytes;
         this.batchBytes = Math.max(1, windowBytes / 2);
@@ -204,8 +204,7 @@ final class ProducerWindow {
             return;
         }
         for (long left = bytes; left > 0; left -= Integer.MAX_VALUE) {
-            channel.writeAndFlush(new Frame.ProducerCredit(sessionId, (int) Math.min(left, Integer.MAX_VALUE)),
-                    channel.voidPromise());
+            replies.producerCredit(sessionId, (int) Math.min(left, Integer.MAX_VALUE));
         }
     }
 }

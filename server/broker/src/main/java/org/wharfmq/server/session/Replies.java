@@ -10,10 +10,11 @@ import java.util.List;
 
 /**
  * Writes the answers to a connection's requests: OK, or ERROR with the code and message of a
- * {@link WharfException}. Safe to use from any thread (a write from outside the channel's event loop is queued to
- * it), which is how store completions answer.
+ * {@link WharfException}, and its sessions' producer credit. Safe to use from any thread (a write from outside the
+ * channel's event loop is queued to it), which is how store completions answer. {@link InProcessPuts} answers its
+ * session's puts to itself instead: no frame is written.
  */
-public final class Replies {
+public class Replies {
 
     private final Channel channel;
 
@@ -45,5 +46,10 @@ public final class Replies {
     /** Answers ERROR with an explicit code and message. */
     public void error(int requestId, ErrorCode code, String message, int sessionId, int producerId) {
         channel.writeAndFlush(new Frame.Error(requestId, code, message, sessionId, producerId), channel.voidPromise());
+    }
+
+    /** Gives session {@code sessionId}'s producers {@code bytes} more credit (PRODUCER_CREDIT). */
+    void producerCredit(int sessionId, int bytes) {
+        channel.writeAndFlush(new Frame.ProducerCredit(sessionId, bytes), channel.voidPromise());
     }
 }

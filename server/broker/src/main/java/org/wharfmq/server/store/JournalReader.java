@@ -28,7 +28,12 @@ final class JournalReader implements AutoCloseable {
 
     private final IntFunction<SingleChronicleQueue> opener;
     private final Map<Integer, SingleChronicleQueue> open = new HashMap<>();
-    private final ByteBuf record = Unpooled.buffer(4096);
+    /** The largest buffer kept from one read to the next: a larger record's (a large message's) is let go. */
+    private static final int KEPT_CAPACITY = 1 << 20;
+
+    private final byte[] piece = new byte[Journal.COPY_PIECE_BYTES];
+    /** The record last read, in direct memory (a message's bytes are never whole on the heap: {@link Journal#copy}). */
+    private ByteBuf record = Unpooled.directBuffer(4096);
     private ExcerptTailer tailer;
     private int tailerSegment;
 
@@ -47,7 +52,16 @@ final class JournalReader implements AutoCloseable {
         ByteBuf bytes = messageInPlace(segment, index, queue, sequence);
         ByteBuf content = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.readableBytes());
         content.writeBytes(bytes);
+        letGoOfALargeBuffer();
         return content;
+    }
+
+    /** After the read of a large record, a small buffer in place of the one it grew: the reader lives as long as the store. */
+    private void letGoOfALargeBuffer() {
+        if (record.capacity() > KEPT_CAPACITY) {
+            record.release();
+            record = Unpooled.directBuffer(4096);
+        }
     }
 
     /**
@@ -57,6 +71,7 @@ final class JournalReader implements AutoCloseable {
      *                               or when it was written), so something else wrote into the journal meanwhile
      */
     ByteBuf messageInPlace(int segment, long index, String queue, long sequence) {
+        letGoOfALargeBuffer(); // the bytes of the last read in place are no longer the caller's
         boolean found = document(segment, index, record);
         String where = "journal record " + segment + ":" + Long.toHexString(index) + " of message " + queue + " #"
                 + sequence;
@@ -88,7 +103,7 @@ final class JournalReader implements AutoCloseable {
             if (!dc.isPresent()) {
                 return false;
             }
-            Journal.copy(dc.wire().bytes(), into);
+            Journal.copy(dc.wire().bytes(), into, piece);
             return true;
         }
     }

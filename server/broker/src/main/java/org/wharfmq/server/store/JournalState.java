@@ -182,8 +182,30 @@ final class JournalState {
 
     /** Transaction {@code tx} is prepared (its PREPARE record, naming {@code branch}, is in {@code segment}). */
     void prepared(long tx, byte[] branch, int segment) {
+        Pending p = pending(tx);
+        if (p.branch != null) {
+            copiedForward(tx, p, segment);
+            return;
+        }
         txRecord(tx, segment);
-        pending(tx).branch = branch;
+        p.branch = branch;
+    }
+
+    /**
+     * A second PREPARE of a prepared transaction: the active member's reclamation copied it forward whole (its PUTs,
+     * its REMOVEs as one record, then the PREPARE, {@link JournalWriter#rewritePrepared}), read here by a replica as
+     * it applies them (or by recovery, if the originals were not deleted yet): the older copies are dead, so that the
+     * segments holding them can go as on the active member.
+     */
+    private void copiedForward(long tx, Pending p, int segment) {
+        dropCopies(p);
+        int removes = p.removedQueues.isEmpty() || p.records == 0 ? -1 : p.recordSegments[p.records - 1];
+        ended(p);
+        p.records = 0;
+        if (removes >= 0) {
+            txRecord(tx, removes);
+        }
+        txRecord(tx, segment);
     }
 
     /** Whether {@code tx} is a prepared XA branch, in doubt. */
@@ -304,16 +326,22 @@ final class JournalState {
      * manager decides); returns how many were rolled back.
      */
     int rollbackAllPending() {
+        List<Long> open = openTransactions();
+        for (long tx : open) {
+            rollback(tx);
+        }
+        return open.size();
+    }
+
+    /** The transactions with records here and no commit or rollback yet, but the prepared ones. */
+    List<Long> openTransactions() {
         List<Long> open = new ArrayList<>();
         for (LongObjectHashMap.PrimitiveEntry<Pending> p : pending.entries()) {
             if (p.value().branch == null) {
                 open.add(p.key());
             }
         }
-        for (long tx : open) {
-            rollback(tx);
-        }
-        return open.size();
+        return open;
     }
 
     private Pending pending(long tx) {

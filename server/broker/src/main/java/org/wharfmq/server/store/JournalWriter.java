@@ -34,6 +34,11 @@ final class JournalWriter implements Runnable {
     private static final int MAX_BATCH = Configuration.JOURNAL_MAX_BATCH;
     /** A batch's replication buffer starts at this size and grows as its records need. */
     private static final int OUTGOING_INITIAL_BYTES = 64 << 10;
+    /**
+     * A batch's records up to this size are handed to the replication as an exact copy, and the buffer is used again;
+     * a larger one (a large message) is handed over without a copy, in a buffer at most twice its size.
+     */
+    static final int COPIED_UP_TO_BYTES = 1 << 20;
     private static final long DISK_CHECK_INTERVAL_NANOS =
             java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Configuration.JOURNAL_DISK_CHECK_MILLIS);
 
@@ -247,8 +252,18 @@ final class JournalWriter implements Runnable {
         if (replication == null || !outgoing.isReadable()) {
             return null;
         }
-        java.nio.ByteBuffer records = outgoing.nioBuffer();
-        outgoing = Unpooled.buffer(Math.max(OUTGOING_INITIAL_BYTES, records.remaining()));
+        java.nio.ByteBuffer records;
+        if (outgoing.readableBytes() <= COPIED_UP_TO_BYTES) {
+            // the log keeps what it is handed until its entry leaves the log's cache: an exact copy, not a view of
+            // this buffer (a 64 KiB array held for a batch of a few KiB), which is used again for the next batch
+            byte[] copy = new byte[outgoing.readableBytes()];
+            outgoing.readBytes(copy);
+            outgoing.clear();
+            records = java.nio.ByteBuffer.wrap(copy);
+        } else { // a large message's batch: handed over as it is, not copied
+            records = outgoing.nioBuffer();
+            outgoing = Unpooled.buffer(OUTGOING_INITIAL_BYTES);
+        }
         try {
             return replication.replicate(records).toCompletableFuture();
         } catch (RuntimeException e) {

@@ -62,10 +62,11 @@ final class Recovery {
     /** Reads the whole journal into a new model, not finished: more records may follow ({@link #record}). */
     static Recovery read(Journal journal) throws java.io.IOException {
         Recovery recovery = new Recovery();
-        ByteBuf record = Unpooled.buffer(256);
+        ByteBuf record = Unpooled.directBuffer(256); // grows to the largest record, in direct memory, until the end
         try {
+            byte[] piece = new byte[Journal.COPY_PIECE_BYTES];
             for (int segment : journal.segments()) {
-                recovery.readSegment(journal, segment, record);
+                recovery.readSegment(journal, segment, record, piece);
             }
         } finally {
             record.release();
@@ -122,7 +123,7 @@ final class Recovery {
         }
     }
 
-    private void readSegment(Journal journal, int segment, ByteBuf record) throws java.io.IOException {
+    private void readSegment(Journal journal, int segment, ByteBuf record, byte[] piece) throws java.io.IOException {
         segmentStarted(segment);
         java.nio.file.Path unfinished = journal.fileWithoutHeader(segment);
         if (unfinished != null) {
@@ -143,7 +144,7 @@ final class Recovery {
                         break;
                     }
                     index = dc.index();
-                    Journal.copy(dc.wire().bytes(), record);
+                    Journal.copy(dc.wire().bytes(), record, piece);
                 } catch (RuntimeException e) {
                     damaged(segment, "an unreadable record (" + e + ")");
                     return;

@@ -33,8 +33,15 @@ import java.util.stream.Stream;
  *
  * <p>Every start begins with an empty journal ({@link #open} wipes it) and the replicated log applies its entries
  * again from its latest snapshot: so a member that was active and lost its leadership never keeps records it wrote
- * but the others never committed. A replica reclaims nothing: its journal grows until it takes over (or restarts
- * from a snapshot).
+ * but the others never committed.
+ *
+ * <p>Space: after each batch the replica deletes its oldest segments (never the current one) once none of their
+ * records is live any more and no open or prepared transaction has a record there ({@link #reclaim}): the same rule
+ * as the active member's reclamation ({@link JournalSpace}), without its copies. A replica copies nothing forward:
+ * the active member's copies (a live message, a definition, a prepared transaction moved out of its oldest file)
+ * are records of the log like any other, and make the replica's older copies dead as they arrive. So a replica's
+ * journal stays within the active member's, plus about one segment (the two cut their segments at different
+ * records). Only the oldest segment is ever deleted, so a record that cancels another never goes before it.
  *
  * <p>Holds the data directory's lock ({@link DataDirectoryLock}) while open. Not thread-safe: the state has one
  * owner, the thread that applies the records (the replicated log's applier: asserted), until {@link #close} and
@@ -49,6 +56,9 @@ public final class ReplicaJournal implements AutoCloseable {
     /** Bytes appended to the current segment: a new one is started past {@link ServerConfig#journalFileBytes}. */
     private long segmentBytes;
     private long records;
+    /** The journal's bytes and segments, for other threads (the member's status). */
+    private volatile long journalBytes;
+    private volatile int segments;
     /** The record being appended, copied from the batch. */
     private final ByteBuf scratch = Unpooled.buffer(64 << 10);
     /** What recovery would read back from the journal, kept current record by record; null once handed over. */
@@ -100,11 +110,7 @@ public final class ReplicaJournal implements AutoCloseable {
      * recovered state.
      */
     public void apply(ByteBuffer batch) {
-        if (applier == null) {
-            applier = Thread.currentThread();
-        }
-        assert applier == Thread.currentThread()
-                : "the replica's recovered state is applied by " + applier + " and by " + Thread.currentThread();
+        checkApplier();
         ByteBuffer records = batch.duplicate().order(java.nio.ByteOrder.BIG_ENDIAN);
         while (records.hasRemaining()) {
             int length = records.getInt();
@@ -113,21 +119,88 @@ public final class ReplicaJournal implements AutoCloseable {
                         + records.remaining() + " left: the batch is damaged; this member stops.");
             }
             int end = records.position() + length;
-            ByteBuffer fields = records.slice(records.position(), length - JournalRecord.CRC_BYTES);
-            int crc = records.getInt(end - JournalRecord.CRC_BYTES);
-            if (segmentBytes > config.journalFileBytes()) {
-                roll();
-            }
             // copied: the batch's buffer is read-only, and Chronicle writes a buffer without an array through its
             // (refused) array
-            scratch.clear().writeBytes(fields);
-            long index = journal.append(scratch, null, crc);
-            // the document holds the fields and the CRC; Chronicle's header before it counts as recovery counts it
-            live.record(scratch, journal.currentSegment(), index, length + 4);
-            segmentBytes += length + 4;
+            scratch.clear().writeBytes(records.slice(records.position(), length - JournalRecord.CRC_BYTES));
+            append(records.getInt(end - JournalRecord.CRC_BYTES));
             records.position(end);
-            this.records++;
         }
+        reclaim();
+    }
+
+    /**
+     * A new term began (a new active member, which rolled back every transaction still open when it took over, as
+     * crash recovery does): writes a ROLLBACK record for each transaction open here, but the prepared ones (in doubt),
+     * so that this journal, its state and its snapshots say what the active member's do, and the segments holding
+     * their records can be reclaimed. Their clients lost their connections with the old active member.
+     *
+     * @return the transactions rolled back
+     */
+    public int rollBackOpenTransactions() {
+        checkApplier();
+        List<Long> open = live.state.openTransactions();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        for (long tx : open) {
+            scratch.clear();
+            JournalRecord.marker(scratch, JournalRecord.ROLLBACK, tx);
+            crc.reset();
+            crc.update(scratch.nioBuffer());
+            append((int) crc.getValue());
+        }
+        if (!open.isEmpty()) {
+            reclaim();
+        }
+        return open.size();
+    }
+
+    private void checkApplier() {
+        if (applier == null) {
+            applier = Thread.currentThread();
+        }
+        assert applier == Thread.currentThread()
+                : "the replica's recovered state is applied by " + applier + " and by " + Thread.currentThread();
+    }
+
+    /** Appends the record in {@link #scratch} (its fields) with {@code crc}, and applies it to the state. */
+    private void append(int crc) {
+        if (segmentBytes > config.journalFileBytes()) {
+            roll();
+        }
+        int length = scratch.readableBytes() + JournalRecord.CRC_BYTES;
+        long index = journal.append(scratch, null, crc);
+        // the document holds the fields and the CRC; Chronicle's header before it counts as recovery counts it
+        live.record(scratch, journal.currentSegment(), index, length + 4);
+        segmentBytes += length + 4;
+        records++;
+    }
+
+    /**
+     * Deletes the oldest segments, but the current one, while nothing in them is needed any more: no live record (a
+     * message, a queue or subscription definition) and no record of a transaction still open or prepared.
+     */
+    private void reclaim() {
+        int current = journal.currentSegment();
+        java.util.TreeMap<Integer, JournalState.Segment> all = live.state.segments();
+        while (!all.isEmpty() && all.firstKey() < current) {
+            JournalState.Segment oldest = all.firstEntry().getValue();
+            if (oldest.liveBytes > 0 || oldest.pendingRecords > 0) {
+                break;
+            }
+            int segment = all.pollFirstEntry().getKey();
+            journal.delete(segment);
+        }
+        journalBytes = live.state.totalBytes();
+        segments = all.size();
+    }
+
+    /** Bytes of records in the journal's segments (live and dead), after the last batch. Any thread. */
+    public long journalBytes() {
+        return journalBytes;
+    }
+
+    /** The journal's segments (its files' directories), the current one counting, after the last batch. Any thread. */
+    public int segments() {
+        return segments;
     }
 
     /** Records appended since the journal was last emptied. */
@@ -168,6 +241,8 @@ public final class ReplicaJournal implements AutoCloseable {
         applier = null;
         segmentBytes = 0;
         records = 0;
+        journalBytes = 0;
+        segments = 1;
     }
 
     /**
@@ -179,20 +254,73 @@ public final class ReplicaJournal implements AutoCloseable {
         roll();
         int current = journal.currentSegment();
         DataOutputStream data = new DataOutputStream(out);
-        List<Path> files;
-        try (Stream<Path> walk = Files.walk(root)) {
-            files = walk.filter(Files::isRegularFile)
-                    .filter(p -> !root.relativize(p).getName(0).toString().equals(String.format("%08d", current)))
-                    .sorted().toList();
+        List<Path> files = new java.util.ArrayList<>();
+        // the numbered segments only: one reclaimed is renamed away at once, and its files go on another thread
+        for (int segment : journal.segments()) {
+            if (segment == current) {
+                continue;
+            }
+            try (Stream<Path> walk = Files.walk(root.resolve(String.format("%08d", segment)))) {
+                walk.filter(Files::isRegularFile).sorted().forEach(files::add);
+            }
         }
         for (Path file : files) {
-            data.writeBoolean(true);
+            long length = Files.size(file);
+            long used = usedLength(file, length);
+            data.writeByte(TRIMMED_FILE);
             data.writeUTF(root.relativize(file).toString());
-            data.writeLong(Files.size(file));
-            Files.copy(file, data);
+            data.writeLong(length);
+            data.writeLong(used);
+            try (java.io.InputStream in = Files.newInputStream(file)) {
+                copy(in, data, used, file);
+            }
         }
-        data.writeBoolean(false);
+        data.writeByte(0);
         data.flush();
+    }
+
+    /**
+     * A file in a snapshot, written up to its last byte that is not zero ({@link #usedLength}), with its length: the
+     * journal's files are sparse, their length runs to the end of Chronicle's mapped block (up to four times
+     * {@code maxMessageLength}, 640 MiB with the default, for a file holding 64 MiB of records), which a whole copy
+     * would write out. Loaded, the file gets its length again (sparse). A snapshot of an earlier version marks each
+     * file with 1 and holds it whole.
+     */
+    private static final int TRIMMED_FILE = 2;
+
+    /** The offset after the last byte of {@code file} that is not zero (its holes read as zeros, without I/O). */
+    private static long usedLength(Path file, long length) throws IOException {
+        java.nio.ByteBuffer chunk = java.nio.ByteBuffer.allocate(1 << 20);
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file)) {
+            long end = length;
+            while (end > 0) {
+                long start = Math.max(0, end - chunk.capacity());
+                chunk.clear().limit((int) (end - start));
+                while (chunk.hasRemaining() && channel.read(chunk, start + chunk.position()) > 0) {
+                    // a short read is no error: go on from where it stopped
+                }
+                for (int i = chunk.position() - 1; i >= 0; i--) {
+                    if (chunk.get(i) != 0) {
+                        return start + i + 1;
+                    }
+                }
+                end = start;
+            }
+            return 0;
+        }
+    }
+
+    private static void copy(java.io.InputStream in, OutputStream out, long bytes, Path file) throws IOException {
+        byte[] buffer = new byte[64 << 10];
+        long left = bytes;
+        while (left > 0) {
+            int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+            if (n < 0) {
+                throw new IOException("A journal snapshot ends inside " + file);
+            }
+            out.write(buffer, 0, n);
+            left -= n;
+        }
     }
 
     /**
@@ -205,23 +333,20 @@ public final class ReplicaJournal implements AutoCloseable {
         journal = null;
         deleteTree(root);
         DataInputStream data = new DataInputStream(in);
-        while (data.readBoolean()) {
+        for (byte kind = data.readByte(); kind != 0; kind = data.readByte()) {
             Path file = root.resolve(data.readUTF()).normalize();
             if (!file.startsWith(root)) {
                 throw new IOException("A journal snapshot names a file outside the journal: " + file);
             }
             long length = data.readLong();
+            long stored = kind == TRIMMED_FILE ? data.readLong() : length;
             Files.createDirectories(file.getParent());
             try (OutputStream out = Files.newOutputStream(file)) {
-                byte[] buffer = new byte[64 << 10];
-                long left = length;
-                while (left > 0) {
-                    int n = data.read(buffer, 0, (int) Math.min(buffer.length, left));
-                    if (n < 0) {
-                        throw new IOException("A journal snapshot ends inside " + file);
-                    }
-                    out.write(buffer, 0, n);
-                    left -= n;
+                copy(data, out, stored, file);
+            }
+            if (length > stored) {
+                try (java.io.RandomAccessFile sparse = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+                    sparse.setLength(length); // the rest zeros, as it was: a hole, no disk
                 }
             }
         }
@@ -231,6 +356,7 @@ public final class ReplicaJournal implements AutoCloseable {
         live.segmentStarted(journal.currentSegment());
         applier = null;
         segmentBytes = 0;
+        reclaim();
     }
 
     /**

@@ -60,7 +60,8 @@ final class ProtocolFailures {
                 int limit = maxMessageLength + Configuration.FRAME_OVERHEAD_ALLOWANCE;
                 ctx.writeAndFlush(new Frame.Error(0, ErrorCode.MESSAGE_TOO_LARGE, "A frame longer than " + limit
                         + " bytes was received and discarded: the maximum message length is " + maxMessageLength
-                        + " bytes (setting maxMessageLength).", 0, 0), ctx.voidPromise());
+                        + " bytes (setting maxMessageLength). Send a smaller message, or raise maxMessageLength in"
+                        + " the server's configuration.", 0, 0), ctx.voidPromise());
             } else {
                 protocolError(ctx, "a frame longer than " + Configuration.HANDSHAKE_MAX_FRAME_LENGTH + " bytes was"
                         + " announced before the handshake completed; until HELLO_OK frames are limited to "

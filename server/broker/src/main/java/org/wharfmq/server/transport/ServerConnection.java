@@ -1,5 +1,6 @@
 package org.wharfmq.server.transport;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -20,11 +21,15 @@ import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.session.BrokerSession;
 import org.wharfmq.server.session.DeliveryHandOff;
+import org.wharfmq.server.session.InProcessPuts;
 import org.wharfmq.server.session.Replies;
 import org.wharfmq.server.session.TemporaryDestinations;
 import org.wharfmq.server.session.XaBranches;
 
+import javax.security.auth.x500.X500Principal;
 import java.security.MessageDigest;
+import java.security.cert.X509Certificate;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 import java.util.ArrayList;
@@ -44,6 +49,10 @@ import java.util.List;
  * <p>A connection that ends, however it ends (CLOSE, a dropped socket, or its {@link HeartbeatHandler} finding it silent,
  * or an administrator ending it), releases everything: its sessions close and their unacknowledged deliveries go
  * back to their queues.
+ *
+ * <p>A connection that carries a channel from another queue manager (CHANNEL_OPEN) hands its frames to the channels
+ * plugin ({@link ChannelAcceptor}), which puts the non-persistent messages it brings outside its batches through a
+ * session of this connection ({@link InProcessPuts}), here on its event loop, as their frames are read.
  *
  * <p>It is in the server's {@link OpenConnections} from its handshake to its end, under a number of the server's, and
  * tells the management view about itself ({@link #info}) on its event loop. It counts its producers per queue
@@ -89,6 +98,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private DeliveryHandOff handOff;
     /** The channel from another queue manager this connection carries, after CHANNEL_OPEN; null before. */
     private ChannelAcceptor.Inbound inboundChannel;
+    /** The in-process puts of that channel's non-persistent messages ({@link ChannelAcceptor.Peer#put}); null before. */
+    private InProcessPuts channelPuts;
     /** Open producers by id, each with its session and the queue it is counted on (null: anonymous or a topic). */
     private final IntObjectHashMap<Producer> producers = new IntObjectHashMap<>();
 
@@ -617,6 +628,32 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             }
 
             @Override
+            public boolean tls() {
+                return TlsPeer.isTls(channel);
+            }
+
+            @Override
+            public Optional<X500Principal> certificateSubject() {
+                return TlsPeer.certificate(channel).map(X509Certificate::getSubjectX500Principal);
+            }
+
+            @Override
+            public void put(ByteBuf message) {
+                if (released) {
+                    message.release();
+                    throw WharfException.illegalState("The channel's connection from " + channel.remoteAddress()
+                            + " has ended: nothing more is put for it.");
+                }
+                if (channelPuts == null) {
+                    channelPuts = new InProcessPuts(channel, context.queueManager(), context.topicManager(),
+                            context.config().maxMessageLength(), context.config().producerWindowBytes(),
+                            context.config().fanOutWindowBytes(),
+                            new ConnectionAccess(Identity.SERVER, context.accessControl(), channel.remoteAddress()));
+                }
+                channelPuts.put(message);
+            }
+
+            @Override
             public void send(Frame.FromServer frame) {
                 channel.writeAndFlush(frame, channel.voidPromise());
             }
@@ -649,6 +686,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         if (inboundChannel != null) {
             inboundChannel.closed();
             inboundChannel = null;
+        }
+        if (channelPuts != null) {
+            channelPuts.close();
+            channelPuts = null;
         }
         for (BrokerSession session : sessions.values()) {
             session.close(0, connectionLost);

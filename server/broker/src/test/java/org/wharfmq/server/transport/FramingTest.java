@@ -242,19 +242,30 @@ class FramingTest {
         }
     }
 
+    /**
+     * maxMessageLength counts the encoded message (headers, properties and body): one of exactly the limit is stored,
+     * one a byte longer is refused naming its length, the limit, the setting and the fix.
+     */
     @Test
-    void sendOfAMessageOverTheLimitIsRefusedNamingTheLimitAndSetting() throws Exception {
+    void aSendOneByteOverTheLimitIsRefusedNamingTheLimitTheSettingAndTheFixAndOneAtTheLimitIsStored() throws Exception {
         try (FrameClient client = FrameClient.connect(server)) {
             client.createSession(1, false);
-            WireMessage big = TestMessages.text("BIG", "x");
-            big.body = new byte[MAX_MESSAGE_LENGTH];
-            int length = TestMessages.encode(big).readableBytes();
+            WireMessage big = TestMessages.text("BIG", "");
+            int headers = TestMessages.encode(big).readableBytes();
+            big.body = new byte[MAX_MESSAGE_LENGTH + 1 - headers];
+            assertEquals(MAX_MESSAGE_LENGTH + 1, TestMessages.encode(big).readableBytes());
             Frame.Error error = client.requestFails(id -> new Frame.Send(id, 1, 3, TestMessages.encode(big)),
                     ErrorCode.MESSAGE_TOO_LARGE);
-            assertEquals("The message is " + length + " bytes long, more than the maximum message length of "
-                    + MAX_MESSAGE_LENGTH + " bytes (setting maxMessageLength).", error.message());
+            assertEquals("The message is " + (MAX_MESSAGE_LENGTH + 1) + " bytes long (encoded: headers, properties and"
+                    + " body), more than queue manager TESTQM's maximum message length of " + MAX_MESSAGE_LENGTH
+                    + " bytes (setting maxMessageLength); it was not stored. Send a smaller message, or raise"
+                    + " maxMessageLength in queue manager TESTQM's configuration.", error.message());
             assertEquals(1, error.sessionId());
             assertEquals(3, error.producerId());
+
+            big.body = new byte[MAX_MESSAGE_LENGTH - headers];
+            client.request(id -> new Frame.Send(id, 1, 3, TestMessages.encode(big)));
+            assertEquals(1, server.management().queue("BIG").depth(), "the one at the limit stored, the one over it not");
             assertStillWorks(client);
         }
     }

@@ -18,7 +18,7 @@ final class ChannelAttributes {
     static final String TLS = "tls.";
     /** What changes the partner a sender reaches, or the partner a receiver accepts. */
     static final Set<String> PARTNER = Set.of("connection", "transmissionQueue", "user", "password", "partnerUser",
-            "partnerQueueManager");
+            "partnerCertificate", "partnerQueueManager");
     /** Attributes whose values are never shown. */
     private static final Set<String> SECRET = Set.of("password", TLS + "trustStorePassword",
             TLS + "keyStorePassword");
@@ -32,6 +32,7 @@ final class ChannelAttributes {
         a.put("type", d.type() == ChannelDefinition.Type.SENDER ? "sender" : "receiver");
         if (d.type() == ChannelDefinition.Type.RECEIVER) {
             put(a, "partnerUser", d.partnerUser());
+            put(a, "partnerCertificate", d.partnerCertificate());
             put(a, "partnerQueueManager", d.partnerQueueManager());
             a.put("nonPersistentSpeed", d.nonPersistentSpeed().text());
             a.put("maxBatchAttempts", Integer.toString(d.maxBatchAttempts()));

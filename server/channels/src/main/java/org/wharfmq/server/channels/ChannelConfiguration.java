@@ -46,11 +46,6 @@ public final class ChannelConfiguration {
      */
     public static final int MAX_FAST_IDS = 100_000;
     /**
-     * The most puts of non-persistent messages a FAST receiver has sent without reading their answers: beyond it, it
-     * waits for the oldest (each holds its message until answered, for the dead-letter queue if refused).
-     */
-    public static final int MAX_UNANSWERED_FAST_PUTS = 1024;
-    /**
      * {@code maxProxySubscriptions} of {@code hierarchy:}: the most proxy subscriptions each partner of the
      * publish/subscribe hierarchy may have on this queue manager; the filters of its set beyond it are refused.
      */

@@ -1,41 +1,44 @@
 package org.wharfmq.server.channels;
 
+import java.util.concurrent.atomic.LongAdder;
+
 /**
- * What one channel has moved since it started: messages, their bytes, batches. Written by the one thread that moves
- * the channel's batches (a sender's thread, the receivers' worker), once per batch or per non-persistent message
- * outside the batches; read by operators and the metrics.
+ * What one channel has moved since it started: messages, their bytes, batches. Written once per batch or per
+ * non-persistent message outside the batches by the threads that move the channel's messages (a sender's thread; a
+ * receiver's thread for its batches and its partner's connection's event loop for the messages it puts at once);
+ * read by operators and the metrics.
  */
 final class ChannelCounters {
 
     /** A channel that has moved nothing. */
     static final ChannelCounters NONE = new ChannelCounters();
 
-    private volatile long messages;
-    private volatile long bytes;
-    private volatile long batches;
+    private final LongAdder messages = new LongAdder();
+    private final LongAdder bytes = new LongAdder();
+    private final LongAdder batches = new LongAdder();
 
-    /** Counts a batch of {@code count} messages holding {@code size} bytes; by the channel's one writer. */
+    /** Counts a batch of {@code count} messages holding {@code size} bytes. */
     void add(int count, long size) {
-        messages += count;
-        bytes += size;
-        batches++;
+        messages.add(count);
+        bytes.add(size);
+        batches.increment();
     }
 
-    /** Counts a non-persistent message of {@code size} bytes that travelled outside the batches; by the one writer. */
+    /** Counts a non-persistent message of {@code size} bytes that travelled outside the batches. */
     void addOutsideBatch(long size) {
-        messages++;
-        bytes += size;
+        messages.increment();
+        bytes.add(size);
     }
 
     long messages() {
-        return messages;
+        return messages.sum();
     }
 
     long bytes() {
-        return bytes;
+        return bytes.sum();
     }
 
     long batches() {
-        return batches;
+        return batches.sum();
     }
 }

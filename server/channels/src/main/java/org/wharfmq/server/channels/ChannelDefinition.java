@@ -8,9 +8,12 @@ import java.util.Map;
 /**
  * One channel of {@code channels:} in config/wharf.yaml: a sender (it moves its transmission queue's messages to the
  * partner queue manager at {@code connection}, logging in there as {@code user}) or a receiver (it takes the channel of
- * the same name from a partner that logs in as {@code partnerUser}, when given, from {@code partnerQueueManager}, when
- * given). A sender and its receiver carry the same name.
+ * the same name from a partner that logs in as {@code partnerUser}, when given, over TLS with the client certificate
+ * whose subject is {@code partnerCertificate}, when given, and opens it as queue manager {@code partnerQueueManager},
+ * when given: {@link PartnerBinding}). A sender and its receiver carry the same name.
  *
+ * @param partnerCertificate a receiver's: the subject of the TLS client certificate its partner must connect with, an
+ *                           X.500 name ({@code CN=qm1,O=Example}; compared as a name, not as text)
  * @param pipelineLength     a sender's batches on the way at once (1 or 2; IBM MQ's PIPELINELENGTH)
  * @param nonPersistentSpeed how non-persistent messages travel (IBM MQ's NPMSPEED), a sender's and a receiver's
  *                           attribute: FAST only when both ends say so
@@ -23,7 +26,8 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                                 String password, Map<String, String> tls, int batchSize, long batchBytes,
                                 long batchIntervalMillis, long disconnectIntervalMillis, long retryMillis,
                                 long maxRetryMillis, int heartbeatMillis, int connectTimeoutMillis,
-                                String partnerUser, String partnerQueueManager, int pipelineLength,
+                                String partnerUser, String partnerCertificate, String partnerQueueManager,
+                                int pipelineLength,
                                 NonPersistentSpeed nonPersistentSpeed, int maxBatchAttempts) {
 
     /** What the channel does. */
@@ -72,7 +76,8 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                 entry.longValue("maxRetryMillis", ChannelConfiguration.DEFAULT_MAX_RETRY_MILLIS),
                 entry.intValue("heartbeatMillis", ChannelConfiguration.DEFAULT_HEARTBEAT_MILLIS),
                 entry.intValue("connectTimeoutMillis", ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS),
-                entry.text("partnerUser", null), entry.text("partnerQueueManager", null),
+                entry.text("partnerUser", null), entry.text("partnerCertificate", null),
+                entry.text("partnerQueueManager", null),
                 entry.intValue("pipelineLength", ChannelConfiguration.DEFAULT_PIPELINE_LENGTH),
                 speed(entry),
                 entry.intValue("maxBatchAttempts", ChannelConfiguration.DEFAULT_MAX_BATCH_ATTEMPTS));
@@ -102,7 +107,7 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                 ChannelConfiguration.DEFAULT_BATCH_INTERVAL_MILLIS,
                 ChannelConfiguration.DEFAULT_DISCONNECT_INTERVAL_MILLIS, ChannelConfiguration.DEFAULT_RETRY_MILLIS,
                 ChannelConfiguration.DEFAULT_MAX_RETRY_MILLIS, ChannelConfiguration.DEFAULT_HEARTBEAT_MILLIS,
-                ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS, null, null,
+                ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS, null, null, null,
                 ChannelConfiguration.DEFAULT_PIPELINE_LENGTH, ChannelConfiguration.DEFAULT_NON_PERSISTENT_SPEED,
                 ChannelConfiguration.DEFAULT_MAX_BATCH_ATTEMPTS).checked();
     }
@@ -110,79 +115,87 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
     /** A receiver for partners that log in as {@code partnerUser} (null: any user with the channel permission). */
     public static ChannelDefinition receiver(String name, String partnerUser, String partnerQueueManager) {
         return new ChannelDefinition(name, Type.RECEIVER, null, null, null, null, Map.of(), 0, 0, 0, 0, 0, 0, 0, 0,
-                partnerUser, partnerQueueManager, ChannelConfiguration.DEFAULT_PIPELINE_LENGTH,
+                partnerUser, null, partnerQueueManager, ChannelConfiguration.DEFAULT_PIPELINE_LENGTH,
                 ChannelConfiguration.DEFAULT_NON_PERSISTENT_SPEED, ChannelConfiguration.DEFAULT_MAX_BATCH_ATTEMPTS)
                 .checked();
+    }
+
+    /** This receiver for partners that connect over TLS with a client certificate whose subject is {@code subject}. */
+    public ChannelDefinition withPartnerCertificate(String subject) {
+        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
+                connectTimeoutMillis, partnerUser, subject, partnerQueueManager, pipelineLength, nonPersistentSpeed,
+                maxBatchAttempts).checked();
     }
 
     /** This sender with batches of at most {@code size} messages. */
     public ChannelDefinition withBatchSize(int size) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, size, batchBytes,
                 batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, nonPersistentSpeed,
-                maxBatchAttempts).checked();
+                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
+                nonPersistentSpeed, maxBatchAttempts).checked();
     }
 
     /** This sender retrying first after {@code millis}, disconnecting after {@code idleMillis} with nothing to send. */
     public ChannelDefinition withTimes(long millis, long idleMillis) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
                 batchBytes, batchIntervalMillis, idleMillis, millis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, nonPersistentSpeed,
-                maxBatchAttempts).checked();
+                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
+                nonPersistentSpeed, maxBatchAttempts).checked();
     }
 
     /** This sender doubling its retry interval up to {@code millis} while the partner cannot be reached. */
     public ChannelDefinition withMaxRetry(long millis) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
                 batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, millis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, nonPersistentSpeed,
-                maxBatchAttempts).checked();
+                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
+                nonPersistentSpeed, maxBatchAttempts).checked();
     }
 
     /** This sender asking the partner for a heartbeat every {@code millis} (0: none). */
     public ChannelDefinition withHeartbeat(int millis) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
                 batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, millis,
-                connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, nonPersistentSpeed,
-                maxBatchAttempts).checked();
+                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
+                nonPersistentSpeed, maxBatchAttempts).checked();
     }
 
     /** This sender with client TLS options for an {@code ssl://} connection. */
     public ChannelDefinition withTls(Map<String, String> options) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, options, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
-                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
+                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
                 nonPersistentSpeed, maxBatchAttempts).checked();
     }
 
     private ChannelDefinition withType(Type t) {
-        return new ChannelDefinition(name, t, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
-                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength,
+        return new ChannelDefinition(name, t, connection, transmissionQueue, user, password, tls, batchSize, batchBytes,
+                batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
+                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
                 nonPersistentSpeed, maxBatchAttempts);
     }
 
     /** This sender sending up to {@code length} batches before the first is confirmed (1 or 2). */
     public ChannelDefinition withPipelineLength(int length) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
-                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager, length, nonPersistentSpeed,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
+                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, length, nonPersistentSpeed,
                 maxBatchAttempts).checked();
     }
 
     /** This sender asking its partner for non-persistent messages at {@code speed}. */
     public ChannelDefinition withNonPersistentSpeed(NonPersistentSpeed speed) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
-                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, speed,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
+                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength, speed,
                 maxBatchAttempts).checked();
     }
 
     /** This receiver putting non-persistent messages at {@code speed}, dead-lettering after {@code attempts}. */
     public ChannelDefinition withReceiving(NonPersistentSpeed speed, int attempts) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis,
-                heartbeatMillis, connectTimeoutMillis, partnerUser, partnerQueueManager, pipelineLength, speed,
+                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
+                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength, speed,
                 attempts).checked();
     }
 
@@ -210,8 +223,10 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
         if (type == Type.RECEIVER) {
             if (connection != null || transmissionQueue != null || user != null) {
                 throw new ConfigurationException("a receiver takes no connection, transmissionQueue or user (the"
-                        + " sender on the partner has them); it may name partnerUser and partnerQueueManager");
+                        + " sender on the partner has them); it may name partnerUser, partnerCertificate and"
+                        + " partnerQueueManager");
             }
+            PartnerBinding.checkCertificate(partnerCertificate);
             return;
         }
         if (connection == null || !(connection.startsWith("tcp://") || connection.startsWith("ssl://"))) {
@@ -226,8 +241,9 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
             throw new ConfigurationException("user '" + user + "' needs password too (the channel logs in to the"
                     + " partner as that user)");
         }
-        if (partnerUser != null || partnerQueueManager != null) {
-            throw new ConfigurationException("partnerUser and partnerQueueManager are a receiver's");
+        if (partnerUser != null || partnerCertificate != null || partnerQueueManager != null) {
+            throw new ConfigurationException("partnerUser, partnerCertificate and partnerQueueManager are a"
+                    + " receiver's");
         }
         if (batchSize < 1 || batchBytes < 1 || batchIntervalMillis < 0 || disconnectIntervalMillis < 1
                 || retryMillis < 1 || maxRetryMillis < retryMillis || heartbeatMillis < 0 || connectTimeoutMillis < 1) {

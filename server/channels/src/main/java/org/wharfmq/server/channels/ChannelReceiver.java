@@ -2,7 +2,6 @@ package org.wharfmq.server.channels;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.client.core.ClientException;
-import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.MessageHeaders;
@@ -14,24 +13,22 @@ import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.SystemQueues;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One receiver channel: puts the batches its partner sends, on a thread of its own
- * ({@code wharf-channel-receiver-NAME}) over an in-VM connection of its own, so that channels commit side by side rather than one after the other. The
- * thread owns every field not marked otherwise.
+ * ({@code wharf-channel-receiver-NAME}) over an in-VM connection of its own, so that channels commit side by side rather
+ * than one after the other. The thread owns every field not marked otherwise.
  *
  * <p>A batch is one transaction of the channel's session: every message on the queue its transmission header names
  * ({@link ReceiverPuts}), and the channel's new sync record on {@link ChannelConfiguration#SYNC_QUEUE} (selected by the
@@ -41,13 +38,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link ErrorCode#CHANNEL_STOPPED}): nothing is lost, the batch stays with the sender.
  *
  * <p>With {@code nonPersistentSpeed: fast} agreed by both ends at the channel's open, a non-persistent message is put
- * at once on a session of its own, outside the batch's transaction: one the sender sent outside the batches
- * (CHANNEL_FAST_MESSAGE: it took it off its transmission queue without a unit of work, so it never comes again), and
- * one that came in a batch; the ids of the latter, put and not yet in a committed batch, are kept ({@link #fastIds})
- * so that a batch sent again after a failure does not put them twice (nor does a batch sent again after an alter to
- * {@code normal}, nor the sender sending one of them again outside the batches). The answers of those puts are read
- * as they come ({@link #settleAnsweredFastPuts}), all of them once no more messages wait to be put, and before a
- * batch commits.
+ * at once, outside the batch's transaction, inside the queue manager: on the partner's connection's event loop, as its
+ * frame is read, through a session of that connection ({@link ChannelAcceptor.Peer#put}), with no in-VM frame and no
+ * hand-off to the channel's thread. So is one the sender sent outside the batches (CHANNEL_FAST_MESSAGE: it took it off
+ * its transmission queue without a unit of work, so it never comes again), and one that came in a batch; the ids of
+ * the latter, put and not yet in a committed batch, are kept ({@link #fastIds}, shared by the event loop and the
+ * channel's thread) so that a batch sent again after a failure does not put them twice (nor does a batch sent again
+ * after an alter to {@code normal}, nor the sender sending one of them again outside the batches). One its queue
+ * refuses goes to the dead-letter queue with the reason at once.
  *
  * <p>Its definition may be altered at run time ({@link #alter}): a partner meets the definition in force when it
  * opens the channel. An operator's reset of the sequence number ({@link #reset}) runs on the channel's thread too.
@@ -57,8 +55,6 @@ final class ChannelReceiver implements AutoCloseable {
     private static final long TIMEOUT_MILLIS = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
     /** The transacted session of the batches and the sync record; also the sync record's consumer id. */
     private static final int SESSION = 1;
-    /** The session of FAST non-persistent puts, not transacted. */
-    private static final int FAST_SESSION = 2;
     private static final WireDestination SYNC_QUEUE = WireDestination.queue(ChannelConfiguration.SYNC_QUEUE);
 
     /** The definition in force (ChannelAdmin replaces it; a partner takes it at its open). Any thread. */
@@ -68,36 +64,29 @@ final class ChannelReceiver implements AutoCloseable {
     private final ExecutorService worker;
     /** Whether a partner has the channel open now (any thread: an event loop sets it, the worker clears it). */
     private final AtomicBoolean running = new AtomicBoolean();
+    /** Whether the log has said that a partner opened it bound to no partner identity (any thread). */
+    private final AtomicBoolean unboundOpened = new AtomicBoolean();
     /** The connection of the partner that has the channel open, which stopping ends (any thread). */
     private volatile ChannelAcceptor.Peer peer;
     /** {@link #state} as operators see it (written after each commit). */
     private volatile ReceiverState reported = ReceiverState.NONE;
-    /** What the channel has committed since the start (the thread counts, operators and metrics read). */
+    /** What the channel has put since the start (the thread and the event loop count, operators and metrics read). */
     private final ChannelCounters received = new ChannelCounters();
     private CoreLink local;
     /** The last commit: the sync record as read back. Null until it is read. */
     private ReceiverState state;
-    /** The producers' ids by destination ({@link #key}), of {@link #SESSION} and of {@link #FAST_SESSION}. */
+    /** The producers' ids of {@link #SESSION} by destination ({@link #key}). */
     private final Map<String, Integer> producers = new HashMap<>();
-    private final Map<String, Integer> fastProducers = new HashMap<>();
     /** The batch that failed last, and how many times in a row. */
     private long failedBatch = -1;
     private int failedAttempts;
-    /** The ids of non-persistent messages put FAST whose batch has not been committed yet. */
-    private final Set<String> fastIds = new HashSet<>();
-    /** FAST puts sent, oldest first, whose answers are read as they come and all of them before a batch commits. */
-    private final ArrayDeque<FastPut> unanswered = new ArrayDeque<>();
-    /** Messages outside the batches handed to the worker and not yet put (an event loop adds, the worker takes). */
-    private final AtomicInteger fastWaiting = new AtomicInteger();
+    /**
+     * The ids of non-persistent messages put FAST whose batch has not been committed yet: added and looked up on the
+     * partner's event loop as the messages come, removed by the thread as their batch commits.
+     */
+    private final Set<String> fastIds = ConcurrentHashMap.newKeySet();
     /** {@link #reported}'s companion: the nonPersistentSpeed agreed with the partner connected now, null when none. */
     private volatile ChannelDefinition.NonPersistentSpeed agreedSpeed;
-
-    /**
-     * A FAST put on its way: the message kept until it is answered, for the dead-letter queue if refused; {@code
-     * destination} the queue it is for, null when it went to the dead-letter queue already.
-     */
-    private record FastPut(PendingRequests.Request request, ByteBuf message, String destination) {
-    }
 
     ChannelReceiver(ChannelDefinition definition, ServerPlugin.Host host, ReceiverPuts puts) {
         this.definition = definition;
@@ -116,7 +105,6 @@ final class ChannelReceiver implements AutoCloseable {
             local = CoreLink.open(host.vmUrl(), Map.of(), null, null, "receiver channel " + definition.name(), 0,
                     ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS);
             local.call(id -> new Frame.CreateSession(id, SESSION, true, 0), TIMEOUT_MILLIS);
-            local.call(id -> new Frame.CreateSession(id, FAST_SESSION, false, 1), TIMEOUT_MILLIS);
             local.receiveFor(SESSION);
             local.call(id -> new Frame.CreateConsumer(id, SESSION, SESSION, SYNC_QUEUE,
                     ReceiverState.CHANNEL + " = '" + definition.name().replace("'", "''") + "'", 0, 0, null),
@@ -129,6 +117,11 @@ final class ChannelReceiver implements AutoCloseable {
 
     ChannelDefinition definition() {
         return definition;
+    }
+
+    /** True the first time a partner opens it while it is bound to no partner identity, for the warning. Any thread. */
+    boolean firstUnboundOpen() {
+        return unboundOpened.compareAndSet(false, true);
     }
 
     /** Whether a partner has the channel open now. Any thread. */
@@ -276,7 +269,8 @@ final class ChannelReceiver implements AutoCloseable {
             this.partner = partner;
             this.opened = opened;
             this.fastAgreed = fast;
-            this.from = new ReceiverPuts.Partner(partner.identity(), opened.partnerQueueManager());
+            this.from = new ReceiverPuts.Partner(partner.identity(), opened.partnerQueueManager(),
+                    PartnerBinding.boundToIdentity(opened));
         }
 
         @Override
@@ -287,7 +281,7 @@ final class ChannelReceiver implements AutoCloseable {
                 if (!headers.persistent() && id != null) { // without an id it could be put twice: with the batch
                     fast.add(id);
                     fastBytes += message.readableBytes();
-                    run(() -> putFast(from, message, id), message::release);
+                    putFast(partner, from, message, id);
                     return;
                 }
             }
@@ -309,11 +303,7 @@ final class ChannelReceiver implements AutoCloseable {
                         + " channel again (docs/distributed.md, nonPersistentSpeed).");
                 return;
             }
-            fastWaiting.incrementAndGet();
-            run(() -> putOutsideBatch(from, message), () -> {
-                fastWaiting.decrementAndGet();
-                message.release();
-            });
+            putOutsideBatch(partner, from, message);
         }
 
         @Override
@@ -354,8 +344,11 @@ final class ChannelReceiver implements AutoCloseable {
         }
     }
 
-    /** Puts a non-persistent message at once, outside the batch, unless an earlier sending of its batch did. */
-    private void putFast(ReceiverPuts.Partner partner, ByteBuf message, String id) {
+    /**
+     * Puts a non-persistent message of a batch at once, outside the batch, unless an earlier sending of its batch did.
+     * On the partner's event loop.
+     */
+    private void putFast(ChannelAcceptor.Peer peer, ReceiverPuts.Partner partner, ByteBuf message, String id) {
         if (fastIds.size() >= ChannelConfiguration.MAX_FAST_IDS) {
             fastIds.clear(); // ids of batches that never came back (their sender lost them with a restart)
         }
@@ -363,38 +356,14 @@ final class ChannelReceiver implements AutoCloseable {
             message.release();
             return;
         }
-        sendFastPut(partner, message);
-    }
-
-    /**
-     * Sends the put of a non-persistent message on {@link #FAST_SESSION}, its answer read later ({@link #unanswered},
-     * which keeps the message until then); false when it could not be sent (the message is released, and lost, as
-     * FAST allows).
-     */
-    private boolean sendFastPut(ReceiverPuts.Partner partner, ByteBuf message) {
-        try {
-            ReceiverPuts.Routed routed = puts.route(partner, message);
-            int producer = producer(FAST_SESSION, routed.destination());
-            PendingRequests.Request request = local.send(rid -> new Frame.Send(rid, FAST_SESSION, producer,
-                    routed.bytes()));
-            // one for the dead-letter queue already has nowhere else to go when refused
-            unanswered.add(new FastPut(request, message, routed.deadLettered() ? null : routed.intended()));
-            return true;
-        } catch (Exception | Error e) {
-            message.release();
-            LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + ": a non-persistent message"
-                    + " (nonPersistentSpeed fast) was not put: " + e.getMessage());
-            return false;
-        }
+        putNow(peer, partner, message);
     }
 
     /**
      * Puts a non-persistent message the sender sent outside the batches: at once, without a unit of work, never twice
-     * (the sender took it off its transmission queue as it sent it). Its answer is read when it has come, or when
-     * too many are waiting for theirs.
+     * (the sender took it off its transmission queue as it sent it). On the partner's event loop.
      */
-    private void putOutsideBatch(ReceiverPuts.Partner partner, ByteBuf message) {
-        boolean last = fastWaiting.decrementAndGet() == 0;
+    private void putOutsideBatch(ChannelAcceptor.Peer peer, ReceiverPuts.Partner partner, ByteBuf message) {
         long bytes = message.readableBytes();
         // a message put FAST from a batch that then failed comes back to the sender, which may send it outside the
         // batches this time (its batch cut short where the redelivered messages came apart): put already, not again
@@ -402,68 +371,38 @@ final class ChannelReceiver implements AutoCloseable {
         if (putAlready != null) {
             fastIds.remove(putAlready); // taken off the sender's transmission queue now: it does not come again
             message.release();
-        } else if (sendFastPut(partner, message)) {
+        } else if (putNow(peer, partner, message)) {
             received.addOutsideBatch(bytes);
         }
-        try {
-            settleAnsweredFastPuts(last); // with nothing more to put, every answer: a refused one is dead-lettered now
-        } catch (Exception e) {
-            LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + ": a non-persistent message"
-                    + " refused by its queue (nonPersistentSpeed fast) could not go to the dead-letter queue: "
-                    + e.getMessage());
-        }
     }
 
     /**
-     * Reads the answers of the FAST puts that have them, oldest first, and waits for the oldest while more than
-     * {@link ChannelConfiguration#MAX_UNANSWERED_FAST_PUTS} wait, or for every one when {@code all}: one refused goes
-     * to the dead-letter queue, outside any unit of work (and is lost when that refuses it too, as fast allows).
+     * Puts a non-persistent message now, inside the queue manager, through the partner's connection
+     * ({@link ChannelAcceptor.Peer#put}): where its transmission header says, as the partner's user may, else on the
+     * dead-letter queue with the reason; one its queue refuses goes to the dead-letter queue too, and one that queue
+     * refuses is lost, as FAST allows. Releases {@code message}.
+     *
+     * @return whether it was put (where it was going or on the dead-letter queue)
      */
-    private void settleAnsweredFastPuts(boolean all) throws ClientException {
-        FastPut put;
-        while ((put = unanswered.peekFirst()) != null && (all || put.request().answer().isDone()
-                || unanswered.size() > ChannelConfiguration.MAX_UNANSWERED_FAST_PUTS)) {
-            unanswered.removeFirst();
+    private boolean putNow(ChannelAcceptor.Peer peer, ReceiverPuts.Partner partner, ByteBuf message) {
+        try {
+            ReceiverPuts.Routed routed = puts.route(partner, message);
             try {
-                local.await(put.request(), TIMEOUT_MILLIS);
-            } catch (ClientException refused) {
-                if (put.destination() != null) {
-                    ReceiverPuts.Routed dead = deadLetter(put, refused);
-                    local.write(new Frame.Send(0, FAST_SESSION, producer(FAST_SESSION, dead.destination()),
-                            dead.bytes()));
+                peer.put(routed.bytes());
+            } catch (WharfException refused) {
+                if (routed.deadLettered()) {
+                    throw refused; // it was for the dead-letter queue already
                 }
-            } finally {
-                put.message().release();
+                peer.put(puts.deadLetter(message, routed.intended(), "queue manager " + host.config().name()
+                        + " could not put it on '" + routed.intended() + "': " + refused.getMessage()).bytes());
             }
-        }
-    }
-
-    private ReceiverPuts.Routed deadLetter(FastPut put, ClientException refused) {
-        return puts.deadLetter(put.message(), put.destination(), "queue manager " + host.config().name()
-                + " could not put it on '" + put.destination() + "': " + refused.getMessage());
-    }
-
-    /**
-     * Reads the answers of the FAST puts sent so far: one refused (its queue full, say) goes to the dead-letter queue
-     * in the batch's transaction.
-     */
-    private void settleFastPuts() throws ClientException {
-        try {
-            for (FastPut put : unanswered) {
-                try {
-                    local.await(put.request(), TIMEOUT_MILLIS);
-                } catch (ClientException refused) {
-                    if (put.destination() == null) {
-                        continue; // it was for the dead-letter queue already: lost, as fast allows
-                    }
-                    ReceiverPuts.Routed dead = deadLetter(put, refused);
-                    int producer = producer(SESSION, dead.destination());
-                    local.write(new Frame.Send(0, SESSION, producer, dead.bytes()));
-                }
-            }
+            return true;
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + ": a non-persistent message"
+                    + " (nonPersistentSpeed fast) was not put: " + e.getMessage());
+            return false;
         } finally {
-            unanswered.forEach(put -> put.message().release());
-            unanswered.clear();
+            message.release();
         }
     }
 
@@ -477,7 +416,6 @@ final class ChannelReceiver implements AutoCloseable {
         String channel = opened.name();
         boolean inStep = false;
         try {
-            settleFastPuts();
             int count = messages.size() + fast.size();
             if (batchId != state.batchId() + 1 || sequence != state.sequence() + count) {
                 throw new WharfException(ErrorCode.ILLEGAL_STATE, "Channel '" + channel + "' sent batch " + batchId
@@ -501,7 +439,7 @@ final class ChannelReceiver implements AutoCloseable {
                     putOrDeadLetter(partner, message, batchId, attempt);
                 } else {
                     ReceiverPuts.Routed routed = puts.route(partner, message);
-                    int producer = producer(SESSION, routed.destination());
+                    int producer = producer(routed.destination());
                     // not answered: a put that fails makes the commit fail (TRANSACTION_ROLLED_BACK, with why)
                     local.write(new Frame.Send(0, SESSION, producer, routed.bytes()));
                 }
@@ -544,7 +482,7 @@ final class ChannelReceiver implements AutoCloseable {
 
     /** Writes the channel's new sync record in place of {@link #state}'s and commits the session's transaction. */
     private void commitSyncRecord(long sequence, long batchId) throws Exception {
-        int syncProducer = producer(SESSION, SYNC_QUEUE);
+        int syncProducer = producer(SYNC_QUEUE);
         local.write(new Frame.Send(0, SESSION, syncProducer,
                 ReceiverPuts.syncRecord(definition.name(), sequence, batchId)));
         List<Frame.Consumed> consumed = state.deliveryId() < 0 ? List.of()
@@ -565,7 +503,7 @@ final class ChannelReceiver implements AutoCloseable {
     private void putOrDeadLetter(ReceiverPuts.Partner partner, ByteBuf message, long batchId, int attempt)
             throws ClientException, DeadLetterQueueRefused {
         ReceiverPuts.Routed routed = puts.route(partner, message);
-        int producer = producer(SESSION, routed.destination());
+        int producer = producer(routed.destination());
         String refusal;
         try {
             local.call(id -> new Frame.Send(id, SESSION, producer, routed.bytes()), TIMEOUT_MILLIS);
@@ -579,7 +517,7 @@ final class ChannelReceiver implements AutoCloseable {
         ReceiverPuts.Routed dead = puts.deadLetter(message, routed.intended(), "queue manager " + host.config().name()
                 + " could not put it on '" + routed.intended() + "' (batch " + batchId + ", attempt " + attempt + "): "
                 + refusal);
-        int deadProducer = producer(SESSION, dead.destination());
+        int deadProducer = producer(dead.destination());
         try {
             local.call(id -> new Frame.Send(id, SESSION, deadProducer, dead.bytes()), TIMEOUT_MILLIS);
         } catch (ClientException refused) {
@@ -628,16 +566,15 @@ final class ChannelReceiver implements AutoCloseable {
         }
     }
 
-    private int producer(int session, WireDestination destination) throws ClientException {
-        Map<String, Integer> ids = session == SESSION ? producers : fastProducers;
+    private int producer(WireDestination destination) throws ClientException {
         String key = key(destination);
-        Integer known = ids.get(key);
+        Integer known = producers.get(key);
         if (known != null) {
             return known;
         }
-        int producer = producers.size() + fastProducers.size() + 1;
-        local.call(id -> new Frame.CreateProducer(id, session, producer, destination), TIMEOUT_MILLIS);
-        ids.put(key, producer);
+        int producer = producers.size() + 1;
+        local.call(id -> new Frame.CreateProducer(id, SESSION, producer, destination), TIMEOUT_MILLIS);
+        producers.put(key, producer);
         return producer;
     }
 
@@ -661,6 +598,5 @@ final class ChannelReceiver implements AutoCloseable {
         if (local != null) {
             local.close();
         }
-        unanswered.forEach(put -> put.message().release());
     }
 }

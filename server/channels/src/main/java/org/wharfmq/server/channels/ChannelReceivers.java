@@ -6,6 +6,7 @@ import org.wharfmq.server.ChannelAcceptor;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.SystemQueues;
+import org.wharfmq.server.security.AuditLog;
 import org.wharfmq.server.security.Identity;
 
 import java.util.ArrayList;
@@ -17,7 +18,8 @@ import java.util.function.Predicate;
 
 /**
  * The receiver channels of a queue manager: the {@link ChannelAcceptor} its listeners hand CHANNEL_OPEN to, which
- * checks the partner and gives the channel to its {@link ChannelReceiver} (each with a thread and an in-VM connection
+ * checks the partner ({@link PartnerBinding}; a refusal is audited, a receiver bound to no partner identity warned of
+ * once) and gives the channel to its {@link ChannelReceiver} (each with a thread and an in-VM connection
  * of its own, so that ten channels from one partner commit side by side). Receivers defined, altered or deleted at run
  * time ({@link ChannelAdmin}, one change at a time) get, change or lose their ChannelReceiver here.
  */
@@ -66,15 +68,11 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
         }
         ChannelDefinition definition = receiver.definition();
         Identity who = peer.identity();
-        if (definition.partnerUser() != null && !definition.partnerUser().equals(who.user())) {
-            throw new WharfException(ErrorCode.NOT_AUTHORISED, "Receiver channel '" + channel + "' of queue manager "
-                    + host.config().name() + " is for partner user '" + definition.partnerUser() + "', not "
-                    + who.describe() + ". Log in as that user, or change the receiver's partnerUser.");
-        }
-        if (definition.partnerQueueManager() != null && !definition.partnerQueueManager().equals(queueManager)) {
-            throw new WharfException(ErrorCode.NOT_AUTHORISED, "Receiver channel '" + channel + "' of queue manager "
-                    + host.config().name() + " is for queue manager " + definition.partnerQueueManager() + ", not "
-                    + queueManager + ". Use the channel defined for your queue manager.");
+        try {
+            PartnerBinding.check(definition, peer, queueManager, host.config().name());
+        } catch (WharfException refused) {
+            AuditLog.refused(who, peer.remoteAddress(), "CHANNEL_OPEN: " + refused.getMessage());
+            throw refused;
         }
         if (resetSequence < 0 && resetSequence != Frame.ChannelOpen.NO_RESET) {
             throw new WharfException(ErrorCode.ILLEGAL_STATE, "Receiver channel '" + channel + "' of queue manager "
@@ -93,6 +91,10 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
                         + " ('wharf admin start channel " + channel + "' on " + host.config().name() + ").");
             }
             inbound = receiver.open(peer, requestId, definition, fast, resetSequence);
+        }
+        if (!PartnerBinding.boundToIdentity(definition) && receiver.firstUnboundOpen()) {
+            LOG.log(System.Logger.Level.WARNING, PartnerBinding.unboundWarning(definition, peer, queueManager,
+                    host.config().name()));
         }
         LOG.log(System.Logger.Level.INFO, "Channel " + channel + " from queue manager " + queueManager + " ("
                 + who.describe() + " at " + peer.remoteAddress() + ") is running (nonPersistentSpeed "

@@ -53,10 +53,32 @@ final class ReceiverPuts {
     private static final byte[] QUEUE_UTF8 = TransmissionHeader.QUEUE.getBytes(StandardCharsets.UTF_8);
 
     /**
-     * Who a receiver channel's messages come from: the user its partner logged in as, and the queue manager the
-     * channel is bound to (its {@code partnerQueueManager}, null when it has none).
+     * Who a receiver channel's messages come from: the user its partner logged in as, the queue manager the channel is
+     * bound to (its {@code partnerQueueManager}, null when it has none), and whether the channel is bound to its
+     * partner's identity too ({@code partnerUser}, {@code partnerCertificate}: {@link PartnerBinding}).
      */
-    record Partner(Identity user, String queueManager) {
+    record Partner(Identity user, String queueManager, boolean identityBound) {
+
+        /**
+         * Why the partner does not speak for {@link #queueManager} in a publish/subscribe hierarchy (its subscription
+         * sets, its forwarded publications), or null when it does: the channel is bound to that queue manager, and to
+         * the partner's identity unless the partner logged in as no user (a queue manager without users, where
+         * whoever reaches it may do everything).
+         */
+        String notSpeakingFor() {
+            if (queueManager == null) {
+                return "came over a receiver channel bound to no partner queue manager, which could be any queue"
+                        + " manager's: set the receiver's partnerQueueManager (and partnerUser) to the partner it is"
+                        + " for";
+            }
+            if (!identityBound && !user.anonymous()) {
+                return "came over a receiver channel bound to no partner identity, which any user with the 'channel'"
+                        + " permission could open in queue manager " + queueManager + "'s name (this one was opened"
+                        + " by " + user.describe() + "): bind the receiver to its partner's user (partnerUser, and"
+                        + " over TLS partnerCertificate; docs/distributed.md, \"Partner identity\")";
+            }
+            return null;
+        }
     }
 
     /**
@@ -79,7 +101,7 @@ final class ReceiverPuts {
         String destination = queueManager == null || queueManager.equals(host.config().name()) ? q
                 : queueManager + String.valueOf(TransmissionHeader.QUALIFIER) + q;
         if (destination.equals(HierarchyMessages.CONTROL_QUEUE)) {
-            return subscriptionSet(partner, from.queueManager(), message);
+            return subscriptionSet(from, message);
         }
         String refusal = refusal(partner, destination);
         if (refusal != null) {
@@ -109,10 +131,9 @@ final class ReceiverPuts {
         String refusal = null;
         try {
             TopicNames.checkTopic(topic);
-            if (from.queueManager() == null) {
-                refusal = "a publication forwarded on topic '" + topic + "' came over a receiver channel bound to no"
-                        + " partner queue manager, which could be any queue manager's: set the receiver's"
-                        + " partnerQueueManager (and partnerUser) to the partner it is for";
+            String unbound = from.notSpeakingFor();
+            if (unbound != null) {
+                refusal = "a publication forwarded on topic '" + topic + "' " + unbound;
             } else if (!host.accessControl().allows(partner, Permission.PUBLISH, topic)) {
                 refusal = "the channel's user, " + partner.describe() + ", may not publish to topic '" + topic
                         + "' (no 'publish' permission on it)";
@@ -144,13 +165,16 @@ final class ReceiverPuts {
 
     /**
      * A partner's proxy subscription set (docs/distributed.md), for {@link HierarchyMessages#CONTROL_QUEUE}: taken
-     * only from the queue manager the channel is bound to, and only with the filters the channel's user may subscribe
+     * only from the queue manager the channel is bound to, over a channel bound to the partner's identity too
+     * ({@link Partner#notSpeakingFor}), and only with the filters the channel's user may subscribe
      * to (the others are left out of it and named in {@link HierarchyMessages#REFUSED}), made anew with those
      * alone; else for the dead-letter
      * queue with the reason. A queue manager's channel may put here whatever the queue rules say: the proxy
      * subscriptions are its, so the set speaks for it alone, with its user's authority.
      */
-    private Routed subscriptionSet(Identity partner, String partnerQueueManager, ByteBuf message) {
+    private Routed subscriptionSet(Partner from, ByteBuf message) {
+        Identity partner = from.user();
+        String partnerQueueManager = from.queueManager();
         String queue = HierarchyMessages.CONTROL_QUEUE;
         if (!exists(queue)) {
             return deadLetter(message, queue, "queue manager " + host.config().name() + " is in no publish/subscribe"
@@ -158,10 +182,9 @@ final class ReceiverPuts {
         }
         WireMessage set = WireMessage.decode(message.duplicate());
         Object claimed = set.properties.get(HierarchyMessages.QUEUE_MANAGER);
-        if (partnerQueueManager == null) {
-            return deadLetter(message, queue, "the proxy subscriptions of queue manager " + claimed + " came over a"
-                    + " receiver channel bound to no partner queue manager, which could be any queue manager's: set"
-                    + " the receiver's partnerQueueManager (and partnerUser) to the partner it is for");
+        String unbound = from.notSpeakingFor();
+        if (unbound != null) {
+            return deadLetter(message, queue, "the proxy subscriptions of queue manager " + claimed + " " + unbound);
         }
         if (!partnerQueueManager.equals(claimed)) {
             return deadLetter(message, queue, "the proxy subscriptions of queue manager " + claimed + " came over the"

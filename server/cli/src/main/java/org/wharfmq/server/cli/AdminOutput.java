@@ -95,20 +95,33 @@ final class AdminOutput {
         if (s.has("directUsedBytes")) {
             fields.add("direct memory", bytes(s.get("directUsedBytes").asLong()));
         }
+        if (s.has("memoryUsedBytes")) {
+            fields.add("message memory", bytes(s.get("memoryUsedBytes").asLong()) + " of "
+                    + bytes(s.get("memoryMaxBytes").asLong()) + " (maxMemoryBytes)");
+        }
         JsonNode r = s.get("replication");
         if (r != null && !r.isNull()) {
             fields.add("replication", "member " + r.get("member").asText() + " of group " + r.get("group").asText()
                     + ", " + r.get("role").asText() + " (active: " + text(r.get("active")) + ", term "
                     + r.get("term").asLong() + ")");
             StringBuilder members = new StringBuilder();
-            r.get("behind").fields().forEachRemaining(m -> members.append(members.length() == 0 ? "" : ", ")
-                    .append(m.getKey()).append(m.getValue().asLong() == 0 ? " in sync"
-                            : m.getValue().asLong() < 0 ? " not heard from" : " " + m.getValue().asLong() + " behind"));
+            JsonNode behindBytes = r.get("behindBytes");
+            r.get("behind").fields().forEachRemaining(m -> {
+                long entries = m.getValue().asLong();
+                JsonNode lacking = behindBytes == null ? null : behindBytes.get(m.getKey());
+                members.append(members.length() == 0 ? "" : ", ").append(m.getKey()).append(entries == 0 ? " in sync"
+                        : entries < 0 ? " not heard from" : " catching up: " + entries + " behind"
+                        + (lacking == null ? "" : ", " + bytes(lacking.asLong())));
+            });
             fields.add("in sync", r.get("inSync").asInt() + "/" + r.get("members").size()
                     + (members.length() == 0 ? "" : " (" + members + ")"));
             fields.add("backlog", bytes(r.get("backlogBytes").asLong()));
             fields.add("last applied", r.get("appliedIndex").asLong() + " (committed " + r.get("committedIndex").asLong()
                     + ")");
+            if (r.has("journalFiles") && r.get("journalFiles").asInt() >= 0) {
+                fields.add("journal", bytes(r.get("journalBytes").asLong()) + " in " + r.get("journalFiles").asInt()
+                        + " files (this replica's)");
+            }
             StringBuilder group = new StringBuilder();
             r.get("members").fields().forEachRemaining(m -> group.append(group.length() == 0 ? "" : ", ")
                     .append(m.getKey()).append(" ").append(m.getValue().asText()));

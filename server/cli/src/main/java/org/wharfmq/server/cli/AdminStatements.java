@@ -298,6 +298,10 @@ final class AdminStatements implements Runnable, AutoCloseable {
                 + " log in as.")
         String partnerUser;
 
+        @Option(names = "--partner-certificate", paramLabel = "SUBJECT", description = "A receiver's: the subject"
+                + " of the TLS client certificate its partner must connect with (CN=qm1,O=Example).")
+        String partnerCertificate;
+
         @Option(names = "--partner-qmgr", paramLabel = "QMGR", description = "A receiver's: the queue manager its"
                 + " partner must be.")
         String partnerQueueManager;
@@ -326,6 +330,7 @@ final class AdminStatements implements Runnable, AutoCloseable {
             put(a, "nonPersistentSpeed", nonPersistentSpeed, alter);
             put(a, "maxBatchAttempts", maxBatchAttempts, alter);
             put(a, "partnerUser", partnerUser, alter);
+            put(a, "partnerCertificate", partnerCertificate, alter);
             put(a, "partnerQueueManager", partnerQueueManager, alter);
             if (tls != null) {
                 for (Map.Entry<String, String> option : tls.entrySet()) {

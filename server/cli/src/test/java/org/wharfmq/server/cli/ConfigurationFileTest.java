@@ -245,7 +245,8 @@ class ConfigurationFileTest {
         List<ChannelDefinition> channels = ConfigurationFile.load(write("channels:\n"
                 + "  - name: QM1.TO.QM2\n    type: sender\n    connection: ssl://qm2:7415\n    transmissionQueue: QM2\n"
                 + "    user: qm1\n    password: pw\n    batchSize: 10\n    tls:\n      trustStore: trust.p12\n"
-                + "  - name: QM2.TO.QM1\n    type: receiver\n    partnerUser: qm2\n")).channels().channels();
+                + "  - name: QM2.TO.QM1\n    type: receiver\n    partnerUser: qm2\n"
+                + "    partnerCertificate: \"CN=qm2, O=Example\"\n")).channels().channels();
         assertEquals(2, channels.size());
         ChannelDefinition sender = channels.get(0);
         assertEquals(ChannelDefinition.Type.SENDER, sender.type());
@@ -254,6 +255,12 @@ class ConfigurationFileTest {
         assertEquals(ChannelConfiguration.DEFAULT_BATCH_BYTES, sender.batchBytes());
         assertEquals("trust.p12", sender.tls().get("trustStore"));
         assertEquals("qm2", channels.get(1).partnerUser());
+        assertEquals("CN=qm2, O=Example", channels.get(1).partnerCertificate());
+        Path notASubject = write("channels:\n  - name: C\n    type: receiver\n    partnerCertificate: qm2\n");
+        String refused = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(notASubject))
+                .getMessage();
+        assertTrue(refused.startsWith("Invalid channel 'C' in " + notASubject + ": partnerCertificate 'qm2' is not a"
+                + " certificate subject (an X.500 name as RFC 2253 writes it, CN=qm1,O=Example)"), refused);
         assertEquals(List.of(), ConfigurationFile.load(write("name: QM1\n")).channels().channels());
         assertRefused("channels:\n  - name: C\n    type: sender\n    transmissionQueue: X\n",
                 "Invalid channel 'C' in");

@@ -58,8 +58,8 @@ final class ConsoleApi {
     private static final String[] CHANNEL_ATTRIBUTES = {"channel", "type", "connection", "transmissionQueue", "user",
             "password", "batchSize", "batchBytes", "batchIntervalMillis", "disconnectIntervalMillis", "retryMillis",
             "maxRetryMillis", "heartbeatMillis", "connectTimeoutMillis", "pipelineLength", "partnerUser",
-            "partnerQueueManager", "nonPersistentSpeed", "maxBatchAttempts", "tlsTrustStore", "tlsTrustStorePassword",
-            "tlsTrustStoreType", "tlsKeyStore", "tlsKeyStorePassword", "tlsKeyStoreType", "tlsVerifyHost",
+            "partnerCertificate", "partnerQueueManager", "nonPersistentSpeed", "maxBatchAttempts", "tlsTrustStore",
+            "tlsTrustStorePassword", "tlsTrustStoreType", "tlsKeyStore", "tlsKeyStorePassword", "tlsKeyStoreType", "tlsVerifyHost",
             "tlsProtocols", "tlsCipherSuites"};
 
     /** A command the API serves: its name, whether it changes anything, who may run it, the arguments it takes. */

@@ -89,6 +89,7 @@ class ChannelFastTest {
         assertEquals("first", ((TextMessage) ChannelServers.next(orders)).getText());
         JournalStatus qm1Before = qm1.server().management().journal();
         JournalStatus qm2Before = qm2.server().management().journal();
+        long receiverInVmBefore = receiverInVmBytesIn();
 
         for (int i = 0; i < 100; i++) {
             producer.send(onQm1.createTextMessage("order " + i));
@@ -112,7 +113,16 @@ class ChannelFastTest {
         assertEquals(qm1Before.syncs(), qm1.server().management().journal().syncs(), "QM1 synced its journal");
         assertEquals(qm2Before.records(), qm2.server().management().journal().records(), "QM2 wrote to its journal");
         assertEquals(qm2Before.syncs(), qm2.server().management().journal().syncs(), "QM2 synced its journal");
+        // the receiver put them inside QM2, through a session of its partner's connection: not one frame went over
+        // the receiver's in-VM connection (which carries its batches)
+        assertEquals(receiverInVmBefore, receiverInVmBytesIn(), "the receiver put them as an in-VM client");
         Receive.nothingMore(orders);
+    }
+
+    /** The bytes QM2 has read from the in-VM connection of its receiver channel TO.QM2. */
+    private long receiverInVmBytesIn() {
+        return qm2.server().management().connections().stream()
+                .filter(c -> "receiver channel TO.QM2".equals(c.clientName())).findFirst().orElseThrow().bytesIn();
     }
 
     @Test

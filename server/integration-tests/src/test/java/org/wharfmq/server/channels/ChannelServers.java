@@ -3,6 +3,7 @@ package org.wharfmq.server.channels;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
@@ -10,6 +11,7 @@ import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.security.file.SecurityFileRealm;
 
 import javax.jms.Connection;
 import javax.jms.DeliveryMode;
@@ -18,6 +20,9 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -43,6 +48,20 @@ final class ChannelServers implements AutoCloseable {
     TestServer start(UnaryOperator<ServerConfig.Builder> config, ChannelDefinition... channels) throws Exception {
         return keep(TestServer.start(config, c -> WharfServer.builder(c)
                 .plugins(new ChannelsPlugin(new ChannelSettings(List.of(channels)))).start()));
+    }
+
+    /**
+     * A security file in {@code dir} with {@code users}, each with the password USER-pw, and {@code permissions} (the
+     * lines under {@code permissions:}), opened as a realm that is closed at the end.
+     */
+    SecurityFileRealm realm(Path dir, List<String> users, String permissions) throws Exception {
+        StringBuilder yaml = new StringBuilder("users:\n");
+        for (String user : users) {
+            yaml.append("  ").append(user).append(":\n    password: \"").append(ScramCredential.create(
+                    (user + "-pw").toCharArray(), 4096, new SecureRandom()).verifier()).append("\"\n");
+        }
+        Path file = Files.writeString(dir.resolve("security.yaml"), yaml + "permissions:\n" + permissions);
+        return keep(SecurityFileRealm.open(file));
     }
 
     /** A started connection, anonymous. */

@@ -38,6 +38,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -137,21 +138,60 @@ class FileNodesTest {
         await(file, false);
     }
 
+    /** Waits until {@code file} holds {@code text}, woken by the file system's events for its directory. */
+    static void awaitContent(Path file, String text) throws Exception {
+        await(file, f -> {
+            try {
+                return Files.exists(f) && Files.readString(f).contains(text);
+            } catch (IOException replacedMeanwhile) {
+                return false;
+            }
+        }, " did not come to hold " + text);
+    }
+
     private static void await(Path file, boolean present) throws Exception {
+        await(file, f -> Files.exists(f) == present, present ? " did not appear" : " was not removed");
+    }
+
+    private static void await(Path file, Predicate<Path> condition, String failure)
+            throws Exception {
         try (WatchService watcher = FileSystems.getDefault().newWatchService()) {
             file.getParent().register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
                     StandardWatchEventKinds.ENTRY_DELETE);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
-            while (Files.exists(file) != present) {
+            while (!condition.test(file)) {
                 long left = deadline - System.nanoTime();
-                assertTrue(left > 0, file + (present ? " did not appear" : " was not removed") + " within "
-                        + WAIT_MILLIS + " ms");
+                assertTrue(left > 0, file + failure + " within " + WAIT_MILLIS + " ms");
                 var key = watcher.poll(Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200), TimeUnit.MILLISECONDS);
                 if (key != null) {
                     key.pollEvents();
                     key.reset();
                 }
             }
+        }
+    }
+
+    @Test
+    void aFileWhoseMoveToTheArchiveFailsIsFinishedAtALaterPollWithNoRecordAgain() throws Exception {
+        Path archive = root.resolve("files/done"); // outside the watched folder: the file put in its place is not input
+        deploy(() -> FlowDefinition.builder("moving")
+                .node("in", lineInput().archive(archive))
+                .node("out", OutputNode.queue("MOVING.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        Files.delete(archive); // made at deploy: a file in its place makes the move fail
+        Files.writeString(archive, "not a folder");
+        writeLines(in, "orders.txt", 3);
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue("MOVING.OUT"))) {
+            assertEquals(lines(1, 3), texts(consumer, 3));
+            // no checkpoint follows a file's last record, but when the file cannot be moved: then it says all done
+            awaitContent(in.resolve(".wharf-moving-in.checkpoint"), "records=3");
+            assertTrue(Files.exists(in.resolve("orders.txt")));
+            Files.delete(archive);
+            Files.createDirectory(archive);
+            awaitFile(archive.resolve("orders.txt"));
+            awaitGone(in.resolve(".wharf-moving-in.checkpoint"));
+            Receive.nothingMore(consumer); // the last line not again
         }
     }
 

@@ -190,11 +190,12 @@ class LargeMessageTest {
             JMSException refused = assertThrows(JMSException.class, () -> producer.send(tooLong, mode, 4, 0));
             assertEquals("MESSAGE_TOO_LARGE", refused.getErrorCode());
             String why = refused.getMessage(); // the client refuses it before sending, as the server would
-            Matcher length = Pattern.compile("Message of (\\d+) bytes").matcher(why);
+            Matcher length = Pattern.compile("The message is (\\d+) bytes long").matcher(why);
             assertTrue(length.find(), why);
             long bytes = Long.parseLong(length.group(1));
             assertTrue(bytes > limit && bytes < limit + 1024, () -> "names its own length, the body and its headers: " + why);
-            assertTrue(why.contains("maximum message length of " + limit + " bytes") && why.contains("setting maxMessageLength"), why);
+            assertTrue(why.contains("maximum message length of " + limit + " bytes (setting maxMessageLength)")
+                    && why.contains("raise maxMessageLength"), why);
         }
         producer.send(LargeMessages.message(session, TWO_MB, 8));
         MessageConsumer consumer = session.createConsumer(queue);

@@ -3,10 +3,11 @@ package org.wharfmq.server.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.wharfmq.server.Configuration;
 
-import javax.jms.BytesMessage;
 import javax.jms.Connection;
 import javax.jms.DeliveryMode;
+import javax.jms.Destination;
 import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
@@ -14,6 +15,9 @@ import javax.jms.MessageProducer;
 import javax.jms.Queue;
 import javax.jms.Session;
 import javax.jms.TemporaryQueue;
+import javax.jms.Topic;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -37,25 +41,66 @@ class LimitsTest {
             .queue(LIMITED_QUEUE, MAX_DEPTH)
             .maxTemporaryQueuesPerConnection(MAX_TEMPORARY_QUEUES));
 
+    /**
+     * maxMessageLength counts the encoded message, headers, properties and body (docs/protocol.md, "Sending"). Sent
+     * to a queue and published to a topic by the real client, persistent and not, a message one byte over it is
+     * refused naming its length, the limit, the setting and the fix; one of exactly the limit is taken (the server
+     * counts it as the client does: its queue holds the limit's bytes and no more) and arrives intact; the session
+     * carries on.
+     */
     @Test
-    void oversizeMessageIsRefusedNamingTheLimitAndTheSessionCarriesOn() throws Exception {
+    void aMessageOneByteOverMaxMessageLengthIsRefusedNamingTheLimitTheSettingAndTheFixAndOneAtItIsTaken()
+            throws Exception {
         Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        Queue queue = session.createQueue(WHARF.queueName("oversize"));
-        MessageProducer producer = session.createProducer(queue);
-        MessageConsumer consumer = session.createConsumer(queue);
-        BytesMessage tooBig = session.createBytesMessage();
-        tooBig.writeBytes(new byte[100 * 1024]);
-
-        for (int mode : new int[]{DeliveryMode.PERSISTENT, DeliveryMode.NON_PERSISTENT}) {
-            JMSException refused = assertThrows(JMSException.class, () -> producer.send(tooBig, mode, 4, 0));
-            assertTrue(String.valueOf(refused.getMessage()).contains(String.valueOf(MAX_MESSAGE_LENGTH)),
-                    () -> "message names the limit " + MAX_MESSAGE_LENGTH + ": " + refused.getMessage());
-            assertEquals("MESSAGE_TOO_LARGE", refused.getErrorCode());
+        Queue queue = session.createQueue(WHARF.queueName("at-the-limit"));
+        Topic topic = session.createTopic("limits/" + WHARF.queueName("at-the-limit").toLowerCase());
+        MessageConsumer subscriber = session.createConsumer(topic);
+        String name = WHARF.server().config().name();
+        for (Destination destination : new Destination[] {queue, topic}) {
+            MessageProducer producer = session.createProducer(destination);
+            // a message id's length grows with its number: without one, a body length makes one encoded length
+            producer.setDisableMessageID(true);
+            int headers = encodedLength(session, producer) - MAX_MESSAGE_LENGTH;
+            for (int mode : new int[] {DeliveryMode.PERSISTENT, DeliveryMode.NON_PERSISTENT}) {
+                Message over = LargeMessages.message(session, MAX_MESSAGE_LENGTH + 1 - headers, mode);
+                JMSException refused = assertThrows(JMSException.class, () -> producer.send(over, mode, 4, 0));
+                assertEquals("MESSAGE_TOO_LARGE", refused.getErrorCode());
+                assertEquals("The message is " + (MAX_MESSAGE_LENGTH + 1) + " bytes long (encoded: headers,"
+                        + " properties and body), more than queue manager " + name + "'s maximum message length of "
+                        + MAX_MESSAGE_LENGTH + " bytes (setting maxMessageLength); it was not sent. Send a smaller"
+                        + " message, or raise maxMessageLength in queue manager " + name + "'s configuration.",
+                        refused.getMessage());
+            }
+            producer.send(LargeMessages.message(session, MAX_MESSAGE_LENGTH - headers, 7), DeliveryMode.PERSISTENT, 4, 0);
+            if (destination == queue) {
+                assertEquals(MAX_MESSAGE_LENGTH + Configuration.MESSAGE_OVERHEAD_BYTES,
+                        WHARF.server().management().queue(queue.getQueueName()).memoryBytes(),
+                        "the server counts the message taken as the client does: the limit's bytes");
+                MessageConsumer consumer = session.createConsumer(queue);
+                assertEquals(7, LargeMessages.assertIntact(Receive.next(consumer)));
+                consumer.close();
+            } else {
+                assertEquals(7, LargeMessages.assertIntact(Receive.next(subscriber)));
+            }
         }
+        Receive.nothingMore(subscriber);
+        assertEquals(0, WHARF.depth(queue.getQueueName()), "nothing refused was stored");
 
+        MessageProducer producer = session.createProducer(queue); // the session carries on
         producer.send(session.createTextMessage("normal"));
-        assertEquals("normal", Receive.nextText(consumer).getText());
-        Receive.nothingMore(consumer);
+        assertEquals("normal", Receive.nextText(session.createConsumer(queue)).getText());
+    }
+
+    /**
+     * The encoded length of {@code producer}'s message with a body of {@link #MAX_MESSAGE_LENGTH} bytes, as the client
+     * names it refusing the message (its headers take it past the limit).
+     */
+    private static int encodedLength(Session session, MessageProducer producer) throws JMSException {
+        Message atLimit = LargeMessages.message(session, MAX_MESSAGE_LENGTH, 0);
+        JMSException refused = assertThrows(JMSException.class, () -> producer.send(atLimit));
+        Matcher length = Pattern.compile("The message is (\\d+) bytes long").matcher(refused.getMessage());
+        assertTrue(length.find(), refused.getMessage());
+        return Integer.parseInt(length.group(1));
     }
 
     @Test

@@ -29,7 +29,7 @@ import static org.wharfmq.server.store.ReplicatedGroup.admin;
 
 /**
  * Issue 35's failover of a replicated queue manager: three {@code wharf server --replica ID} processes on loopback
- * ({@link ReplicatedGroup}, {@link LoopbackNetwork}), and the clients of
+ * ({@link ReplicatedGroup}, {@link org.wharfmq.server.it.LoopbackNetwork}), and the clients of
  * {@link ReconnectWorkload} (request/reply and a transacted persistent producer/consumer pair, with its checks:
  * nothing committed lost, nothing delivered twice unmarked) with the three client addresses. The active member is
  * killed with SIGKILL, a replica is elected and takes over on its own port from its own journal, the clients find

@@ -3,6 +3,8 @@ package org.wharfmq.server.store;
 import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestCertificates;
 import org.wharfmq.server.cli.FlowCommandAccess;
+import org.wharfmq.server.it.LoopbackNetwork;
+import org.wharfmq.server.it.MemberNetwork;
 
 import java.net.URI;
 import java.net.http.HttpClient;

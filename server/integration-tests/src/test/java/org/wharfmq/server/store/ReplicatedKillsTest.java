@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 35's twenty kills ({@code -Dwharf.it.replicatedKills=20}; the suite runs 4, about 3 minutes): a replicated
+ * Issue 35's twenty kills ({@code -Dwharf.it.replicatedKills=20}; the suite runs 2, about a minute and a half): a replicated
  * queue manager of three member processes ({@link ReplicatedGroup}) under the
  * clients of {@link ReconnectWorkload}, whose transacted producer and consumer each hold a transaction open at every
  * kill. Time after time, the active member is killed with SIGKILL, another is elected and every client completes an
@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 @Tag("slow")
 class ReplicatedKillsTest {
 
-    private static final int KILLS = Integer.getInteger("wharf.it.replicatedKills", 4);
+    private static final int KILLS = Integer.getInteger("wharf.it.replicatedKills", 2);
 
     @TempDir
     Path dir;

@@ -94,14 +94,19 @@ class ReplicatedMembersTest {
                 if (i != active) {
                     JsonNode replica = awaitStatus(i, r -> r.path("role").asText().equals("FOLLOWER")
                             && r.path("active").asText().equals(activeId)
-                            && r.path("lastContactMillis").has(activeId)).path("replication");
+                            && r.path("lastContactMillis").has(activeId)
+                            && r.path("journalBytes").asLong() > 0).path("replication"); // the messages applied
                     assertEquals(IDS[i], replica.path("member").asText());
                     assertEquals(Set.of("a", "b", "c"), names(replica.path("members")), replica.toString());
                     assertTrue(replica.path("term").asLong() >= 1, replica.toString());
                     assertTrue(replica.path("appliedIndex").asLong() >= 1, replica.toString());
+                    // its own journal, with the messages' records
+                    assertTrue(replica.path("journalFiles").asInt() >= 1
+                            && replica.path("journalBytes").asLong() > 0, replica.toString());
                     String metrics = get(i, "/metrics", "root").body();
                     assertTrue(metrics.contains("wharf_replication_leader 0.0"), metrics);
                     assertTrue(metrics.contains("wharf_replication_members 3.0"), metrics);
+                    assertTrue(metrics.contains("wharf_replication_replica_journal_files "), metrics);
                     HttpResponse<String> bob = get(i, "/api/display-server", "bob");
                     assertEquals(403, bob.statusCode(), bob.body());
                     assertTrue(bob.body().contains("bob"), bob.body());
@@ -188,7 +193,7 @@ class ReplicatedMembersTest {
         String[] shown = admin("mon", "--url", replica, "display", "server");
         assertEquals("0", shown[0], shown[2]);
         assertTrue(shown[1].contains("member " + IDS[i] + " of group TEST, FOLLOWER (active: " + IDS[active])
-                && shown[1].contains("last applied"), shown[1]);
+                && shown[1].contains("last applied") && shown[1].contains("files (this replica's)"), shown[1]);
 
         // an application: refused before it logs in, and its address list finds the active member
         javax.jms.JMSException refused = org.junit.jupiter.api.Assertions.assertThrows(javax.jms.JMSException.class,

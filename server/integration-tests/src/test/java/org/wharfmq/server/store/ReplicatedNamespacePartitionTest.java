@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.it.NamespaceNetwork;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;

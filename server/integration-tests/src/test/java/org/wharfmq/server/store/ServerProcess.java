@@ -71,9 +71,20 @@ public final class ServerProcess implements AutoCloseable {
 
     /** {@link #startStandby(Path, String...)} that will listen on TCP port {@code port} once it has taken over. */
     static ServerProcess startStandby(Path data, int port, String... extraArgs) throws Exception {
+        return startStandby(data, port, List.of(), extraArgs);
+    }
+
+    /** {@link #startStandby(Path, String...)} with options for its JVM. */
+    static ServerProcess startStandbyWithJvmOptions(Path data, List<String> jvmOptions, String... extraArgs)
+            throws Exception {
+        return startStandby(data, 0, jvmOptions, extraArgs);
+    }
+
+    private static ServerProcess startStandby(Path data, int port, List<String> jvmOptions, String... extraArgs)
+            throws Exception {
         List<String> args = new ArrayList<>(List.of(extraArgs));
         args.add("--standby");
-        ServerProcess server = launch(data, port, List.of(), args.toArray(String[]::new));
+        ServerProcess server = launch(data, port, jvmOptions, args.toArray(String[]::new));
         try {
             server.waiting.get(60, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
@@ -105,7 +116,7 @@ public final class ServerProcess implements AutoCloseable {
      * {@link #launch(Path, int, List, String...)} with the command behind {@code prefix} ({@code ip netns exec NS}: a
      * process of the same id, in a network namespace), its clients reaching it at {@code host}.
      */
-    static ServerProcess launch(List<String> prefix, String host, Path data, int port, List<String> jvmOptions,
+    public static ServerProcess launch(List<String> prefix, String host, Path data, int port, List<String> jvmOptions,
             String... extraArgs) throws IOException {
         List<String> command = new ArrayList<>(prefix);
         command.addAll(command(data, port, jvmOptions, extraArgs));
@@ -120,7 +131,7 @@ public final class ServerProcess implements AutoCloseable {
      *
      * @throws IllegalStateException with everything the server printed when it ended before it was ready
      */
-    int awaitReady(long seconds) throws Exception {
+    public int awaitReady(long seconds) throws Exception {
         try {
             return port.get(seconds, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {

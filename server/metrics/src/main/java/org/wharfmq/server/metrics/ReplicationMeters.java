@@ -46,6 +46,16 @@ public final class ReplicationMeters implements MeterBinder {
         Gauge.builder("wharf.replication.backlog", this, m -> m.state.get().backlogBytes()).baseUnit("bytes")
                 .description("Bytes appended that a majority has not yet confirmed (0 on a replica)")
                 .strongReference(true).register(registry);
+        Gauge.builder("wharf.replication.behind.max", this, m -> maxBehindBytes(m.state.get())).baseUnit("bytes")
+                .description("On the active member, the bytes of what it committed that the replica furthest behind "
+                        + "lacks (0: every replica in sync); 0 on a replica")
+                .strongReference(true).register(registry);
+        Gauge.builder("wharf.replication.replica.journal", this, m -> m.state.get().journalBytes()).baseUnit("bytes")
+                .description("On a replica, the bytes of records in its journal (reclaimed as on the active member); "
+                        + "-1 on the active member (its wharf_journal_size_bytes)")
+                .strongReference(true).register(registry);
+        gauge(registry, "wharf.replication.replica.journal.files", "On a replica, its journal's files; -1 on the "
+                + "active member", ReplicationState::journalFiles);
         Gauge.builder("wharf.replication.last.contact", this, ReplicationMeters::lastContactSeconds)
                 .baseUnit("seconds").description("On a replica, since the active member's last call; on the active "
                         + "member, since the replica heard from least lately last answered; -1: none (an election)")
@@ -55,6 +65,10 @@ public final class ReplicationMeters implements MeterBinder {
     private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<ReplicationState> f) {
         Gauge.builder(name, this, m -> f.applyAsDouble(m.state.get())).description(description).strongReference(true)
                 .register(registry);
+    }
+
+    private static double maxBehindBytes(ReplicationState s) {
+        return s.behindBytes().values().stream().mapToLong(Long::longValue).max().orElse(0);
     }
 
     private static double lastContactSeconds(ReplicationMeters m) {

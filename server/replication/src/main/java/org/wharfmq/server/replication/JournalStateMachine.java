@@ -52,6 +52,8 @@ final class JournalStateMachine extends BaseStateMachine {
     private final ReplicaSink sink;
     private final ActiveListener listener;
     private final AtomicLong batchesApplied = new AtomicLong();
+    /** The term of the last entry applied (or of the snapshot loaded); the updater's thread only. */
+    private long appliedTerm = -1;
     private final ChunkJoiner joiner;
     /** This member's settings that every member must share, answered to a member that asks ({@link #query}). */
     private final GroupSettings settings;
@@ -82,7 +84,21 @@ final class JournalStateMachine extends BaseStateMachine {
     @Override
     public void notifyTermIndexUpdated(long term, long index) {
         joiner.newTerm(term);
+        termSeen(term);
         super.notifyTermIndexUpdated(term, index);
+    }
+
+    /** Tells the sink of each new term, before its first entry (the updater's thread, in log order). */
+    private void termSeen(long term) {
+        if (term <= appliedTerm) {
+            return;
+        }
+        appliedTerm = term;
+        try {
+            sink.newTerm(term);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Ratis: this member leads and has applied its term's first entry. */
@@ -143,6 +159,7 @@ final class JournalStateMachine extends BaseStateMachine {
             sink.loadSnapshot(in);
         }
         setLastAppliedTermIndex(snapshot.getTermIndex());
+        appliedTerm = snapshot.getTerm();
         LOG.log(System.Logger.Level.INFO, () -> getId() + ": replicated journal state loaded from snapshot at index "
                 + snapshot.getIndex() + " (" + file + ")");
     }
@@ -155,6 +172,7 @@ final class JournalStateMachine extends BaseStateMachine {
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
+        termSeen(entry.getTerm());
         ByteString data = entry.getStateMachineLogEntry().getLogData();
         boolean file = BatchEntry.isFile(data);
         boolean batch = !file;

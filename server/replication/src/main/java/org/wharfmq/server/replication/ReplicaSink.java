@@ -28,6 +28,16 @@ public interface ReplicaSink {
     void apply(long index, String origin, ByteBuffer records) throws IOException;
 
     /**
+     * A new term began (a new leader, whose first entry this member applies before any batch of it): the transactions
+     * still open before it ended with the old leader, as its successor's takeover ends them (rolled back; the prepared
+     * ones stay in doubt). Called in log order with the batches, also when the log is applied again after a restart.
+     *
+     * @throws IOException (or any exception) as {@link #apply}
+     */
+    default void newTerm(long term) throws IOException {
+    }
+
+    /**
      * Whether the batches appended by {@code origin} are applied here now: false where {@link #apply} would ignore
      * them (the active member's own, which its journal writer wrote already). The log then does not join a batch
      * that came in pieces (a large message's record) for nothing, and does not call {@link #apply} with it.

@@ -210,6 +210,8 @@ public final class ReplicatedLog implements AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, timings.snapshotEveryBatches()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(timings.logSegmentBytes()));
+        RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, ReplicationConfiguration.LOG_CACHE_SEGMENTS);
+        RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf(ReplicationConfiguration.LOG_CACHE_BYTES));
         GrpcConfigKeys.Server.setLeaderOutstandingAppendsMax(p, ReplicationConfiguration.APPENDS_IN_FLIGHT);
         return p;
     }

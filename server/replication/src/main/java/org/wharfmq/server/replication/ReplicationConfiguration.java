@@ -64,6 +64,13 @@ public final class ReplicationConfiguration {
     public static final Duration STOP_SERVING_WAIT = Duration.ofSeconds(60);
     /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
+    /**
+     * The closed Raft log segments whose entries a member keeps in its heap besides the open one, for replicas that
+     * fall a little behind; older entries are read back from disk. Ratis's default, six, held up to 200 MiB.
+     */
+    public static final int LOG_CACHE_SEGMENTS = 2;
+    /** The most bytes of Raft log entries a member keeps in its heap before it lets closed segments' entries go. */
+    public static final long LOG_CACHE_BYTES = 64L << 20;
 
     private ReplicationConfiguration() {
     }

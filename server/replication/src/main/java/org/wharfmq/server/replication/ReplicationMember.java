@@ -54,8 +54,8 @@ public final class ReplicationMember implements AutoCloseable {
 
     private final ServerConfig config;
     private final Object lock = new Object();
-    /** Guarded by {@link #lock}. */
-    private State state = State.REPLICA;
+    /** Written under {@link #lock}; read without it for the status (which must not wait for a batch's apply). */
+    private volatile State state = State.REPLICA;
     /** This member's journal while a replica; closed at the takeover. Guarded by {@link #lock}. */
     private final ReplicaJournal replica;
     /** The files beside the journal the log carries; written here while a replica. Guarded by {@link #lock}. */
@@ -80,6 +80,8 @@ public final class ReplicationMember implements AutoCloseable {
     private final String group;
     /** Bytes appended and not yet committed (or failed): the active member's backlog. */
     private final AtomicLong backlogBytes = new AtomicLong();
+    /** The bytes each replica lacks of what this member committed while active. */
+    private final ReplicaBacklog replicaBacklog = new ReplicaBacklog();
     /** Where the journal's batches go once this member is active: held still while a switchover runs. */
     private final SwitchoverGate gate = new SwitchoverGate(this::replicate);
 
@@ -386,6 +388,7 @@ public final class ReplicationMember implements AutoCloseable {
         log.append(entry).whenComplete((index, failure) -> {
             backlogBytes.addAndGet(-bytes);
             if (failure == null) {
+                replicaBacklog.committed(index, bytes);
                 confirmed.complete(index);
                 return;
             }
@@ -476,9 +479,17 @@ public final class ReplicationMember implements AutoCloseable {
             behind.keySet().retainAll(members.keySet()); // a removed member's last figures linger in Ratis's
         }
         int inSync = (int) behind.values().stream().filter(entries -> entries == 0).count();
+        Map<String, Long> behindBytes = new TreeMap<>();
+        logs.forEach((id, logged) -> {
+            if (members.isEmpty() || members.containsKey(id)) {
+                behindBytes.put(id, replicaBacklog.behind(logged));
+            }
+        });
+        boolean replicating = state == State.REPLICA;
         return new ReplicationState(group, status.member(), status.role(), status.active(), status.term(),
                 status.committedIndex(), status.appliedIndex(), inSync, backlogBytes.get(), behind, members,
-                log.lastContactMillis());
+                log.lastContactMillis(), behindBytes, replicating ? replica.journalBytes() : -1,
+                replicating ? replica.segments() : -1);
     }
 
     /** Stops the replicated log (and the replica journal, while a replica); the store is the caller's to close. */
@@ -519,6 +530,20 @@ public final class ReplicationMember implements AutoCloseable {
                 } else if (state != State.CLOSED && !origin.equals(log.id())) {
                     throw new IllegalStateException("Replication member " + log.id() + " took over but was given "
                             + "batch " + index + " appended by " + origin + ": it stops.");
+                }
+            }
+        }
+
+        @Override
+        public void newTerm(long term) {
+            synchronized (lock) {
+                if (state == State.REPLICA) {
+                    int rolledBack = replica.rollBackOpenTransactions();
+                    if (rolledBack > 0) {
+                        LOG.log(System.Logger.Level.INFO, () -> "Replication group '" + group + "': term " + term
+                                + " began, " + rolledBack + " transactions open before it rolled back (as the new "
+                                + "active member's takeover rolls them back)");
+                    }
                 }
             }
         }

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -48,9 +49,11 @@ class ReplicationMemberTest {
     private final JournalMessageStore[] stores = new JournalMessageStore[3];
     private Membership membership;
     private TestCertificates.Issued ca;
-    private final ReplicationConfiguration.Timings timings = new ReplicationConfiguration.Timings(
+    private ReplicationConfiguration.Timings timings = new ReplicationConfiguration.Timings(
             Duration.ofMillis(1000), Duration.ofMillis(2000), ReplicationConfiguration.SNAPSHOT_EVERY_BATCHES,
             ReplicationConfiguration.LOG_SEGMENT_BYTES);
+    /** The members' configuration: the default journal, maxMessageLength {@link #MAX_MESSAGE_LENGTH}. */
+    private java.util.function.UnaryOperator<ServerConfig.Builder> tuning = b -> b.maxMessageLength(MAX_MESSAGE_LENGTH);
 
     @Test
     void aConfirmedPersistentMessageIsOnAMajorityAndAnActiveInstanceWithoutOneConfirmsNothing(@TempDir Path dir)
@@ -249,6 +252,122 @@ class ReplicationMemberTest {
             assertNull(put(stores[next], "ORDERS", 1, "sent again"), "the new active member confirmed nothing");
         } finally {
             closeAll();
+        }
+    }
+
+    /**
+     * A replica reclaims its journal's space as the active member does, and its Raft log is purged after its
+     * snapshots: after many messages put and consumed (journal files of 64 KiB), each replica's journal holds a few
+     * files, not one per 64 KiB written. What keeps the oldest file alive is dealt with as on the active member: five
+     * messages never consumed and a prepared transaction in doubt throughout (the active member copies them forward:
+     * the copies reach the replicas through the log), and a transaction left open when the first active member
+     * stopped (its successor rolled it back at the takeover, and so does every replica when the new term begins).
+     * Nothing kept is lost: the last takeover recovers the five messages and the transaction in doubt.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 300, unit = TimeUnit.SECONDS) // two takeovers and 800 KiB through three members
+    void aReplicaReclaimsItsJournalAndItsLogAsTheActiveMemberDoes(@TempDir Path dir) throws Exception {
+        long fileBytes = org.wharfmq.server.Configuration.MIN_JOURNAL_FILE_BYTES;
+        tuning = b -> b.maxMessageLength(1 << 20).journalFileBytes(fileBytes).journalSlackBytes(fileBytes);
+        timings = new ReplicationConfiguration.Timings(Duration.ofMillis(1000), Duration.ofMillis(2000), 64,
+                64 << 10);
+        startAll(dir);
+        try {
+            int first = takeOver();
+            for (int i = 1; i <= 5; i++) {
+                assertNull(put(stores[first], "KEEP", i, "kept " + i));
+            }
+            stores[first].putInTransaction(1, message("KEEP", 6, "sent in tx 1, in doubt"));
+            assertNull(done(c -> stores[first].prepare(1, "xid-1".getBytes(StandardCharsets.UTF_8), c)));
+            stores[first].putInTransaction(2, message("KEEP", 7, "sent in tx 2, open at the takeover"));
+            assertNull(put(stores[first], "KEEP", 8, "after tx 2's send")); // tx 2's PUT is in the log
+            stores[first].close();
+            members[first].close();
+            members[first] = null;
+            int active = takeOver();
+            recoverAll(stores[active]); // as the queue manager does at its start: its journal's reclamation waits for it
+            // the active member's status: the stopped member lacks what it committed since, the other replica nothing
+            assertNull(put(stores[active], "KEEP", 9, "while " + first + " is down"));
+            Map<String, Long> lacking = members[active].state().behindBytes();
+            String firstId = membership.members().get(first).id();
+            String otherId = membership.members().get(3 - first - active).id();
+            assertTrue(lacking.getOrDefault(firstId, 0L) > 0 && lacking.getOrDefault(otherId, -1L) == 0, "" + lacking);
+            start(first);
+            Trio.await("member " + firstId + " to catch up, in the active member's status",
+                    () -> members[active].state().behindBytes().getOrDefault(firstId, -1L) == 0);
+
+            byte[] body = new byte[1024];
+            long sequence = 0;
+            long written = 0;
+            for (int round = 0; round < 20 || !purged(active); round++) {
+                assertTrue(round < 60, "the replicas never purged their logs after a snapshot");
+                List<CompletableFuture<Throwable>> puts = new ArrayList<>();
+                List<StoredMessage> consumed = new ArrayList<>();
+                for (int i = 0; i < 40; i++) {
+                    Message m = new Message("FLOW", ++sequence, Unpooled.wrappedBuffer(body));
+                    CompletableFuture<Throwable> confirmed = new CompletableFuture<>();
+                    stores[active].put(m, confirmed::complete);
+                    puts.add(confirmed);
+                    consumed.add(m);
+                }
+                for (CompletableFuture<Throwable> confirmed : puts) {
+                    assertNull(confirmed.get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+                }
+                assertNull(done(c -> stores[active].remove(consumed, c)));
+                written += 40L * body.length;
+            }
+            long committed = members[active].log().status().committedIndex();
+            for (int i = 0; i < 3; i++) {
+                if (i == active) {
+                    continue;
+                }
+                int replica = i;
+                Trio.await("member " + i + " to apply what was committed",
+                        () -> members[replica].log().appliedIndex() >= committed);
+                org.wharfmq.server.management.ReplicationState state = members[i].state();
+                System.out.println("ReplicationMemberTest: replica " + i + "'s journal " + state.journalBytes()
+                        + " bytes in " + state.journalFiles() + " files after " + written + " bytes of messages put and consumed (the "
+                        + "active member's journal " + stores[active].journalBytes() + " bytes, "
+                        + stores[active].reclaimedFiles() + " files reclaimed); its Raft log from index "
+                        + members[i].log().logStartIndex() + ", its replication directory " + bytesUnder(
+                        membership.members().get(i).replicationDirectory()) + " bytes");
+                assertTrue(state.journalFiles() <= 8, "replica " + i + "'s journal has " + state.journalFiles()
+                        + " files of " + fileBytes + " bytes after " + written + " bytes written and consumed");
+                assertTrue(state.journalBytes() <= 8 * fileBytes, "replica " + i + "'s journal holds "
+                        + state.journalBytes() + " bytes");
+            }
+            assertTrue(stores[active].reclaimedFiles() > 0, "the active member reclaimed nothing");
+
+            // the replicas' state is right: the next active member recovers the kept messages and the transaction
+            stores[active].close();
+            members[active].close();
+            members[active] = null;
+            int last = takeOver();
+            List<String> live = recoverAll(stores[last]);
+            assertEquals(List.of("KEEP/1=kept 1 1", "KEEP/2=kept 2 1", "KEEP/3=kept 3 1", "KEEP/4=kept 4 1",
+                    "KEEP/5=kept 5 1", "KEEP/8=after tx 2's send 1", "KEEP/9=while " + first + " is down 1"),
+                    live.stream()
+                    .filter(l -> l.startsWith("KEEP/") || l.startsWith("FLOW/")).toList());
+            assertTrue(live.stream().anyMatch(l -> l.startsWith("in doubt xid-1: sends [KEEP/6] consumed [] as ")),
+                    "" + live);
+        } finally {
+            closeAll();
+        }
+    }
+
+    /** Whether every running replica's Raft log was purged after a snapshot. */
+    private boolean purged(int active) {
+        for (int i = 0; i < 3; i++) {
+            if (i != active && members[i] != null && members[i].log().logStartIndex() <= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static long bytesUnder(Path directory) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(directory)) {
+            return files.filter(java.nio.file.Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
         }
     }
 
@@ -484,8 +603,8 @@ class ReplicationMemberTest {
         Member member = membership.members().get(i);
         Trio.awaitFree(member.port());
         try {
-            ServerConfig config = ServerConfig.builder().name("TEST").dataDirectory(member.dataDirectory())
-                    .maxMessageLength(MAX_MESSAGE_LENGTH).build();
+            ServerConfig config = tuning.apply(ServerConfig.builder().name("TEST")
+                    .dataDirectory(member.dataDirectory())).build();
             members[i] = ReplicationMember.start(config, membership, member.id(), Trio.memberTls(ca, member.id()),
                     timings);
         } catch (Exception e) {

@@ -391,7 +391,7 @@ const CHANNEL_ATTRIBUTES = {
   sender: ['connection', 'transmissionQueue', 'user', 'batchSize', 'batchBytes', 'batchIntervalMillis',
     'disconnectIntervalMillis', 'retryMillis', 'maxRetryMillis', 'heartbeatMillis', 'connectTimeoutMillis',
     'pipelineLength'],
-  receiver: ['partnerUser', 'partnerQueueManager', 'nonPersistentSpeed', 'maxBatchAttempts'],
+  receiver: ['partnerUser', 'partnerCertificate', 'partnerQueueManager', 'nonPersistentSpeed', 'maxBatchAttempts'],
 };
 
 async function refreshChannels() {
@@ -530,11 +530,11 @@ async function refreshServer() {
       ['Journal', s.journalBytes < 0 ? 'none (no persistence)' : bytes(s.journalBytes) + ' of records, live and dead'],
       ['Queues', s.queues], ['Subscriptions', s.subscriptions], ['Connections', s.connections],
       ['Heap', bytes(s.heapUsedBytes) + ' of ' + bytes(s.heapMaxBytes)],
-      ['Message buffers (direct memory)', bytes(s.directUsedBytes)]];
+      ['Message buffers (direct memory)', bytes(s.directUsedBytes)],
+      ['Messages in memory', bytes(s.memoryUsedBytes) + ' of ' + bytes(s.memoryMaxBytes) + ' (maxMemoryBytes)']];
     const r = s.replication;
     if (r) { // a member of a replicated queue manager (docs/resilience.md): the active one, as replicas serve no one
-      const members = Object.entries(r.behind || {}).map(([id, n]) =>
-        id + (n === 0 ? ' in sync' : n < 0 ? ' not heard from' : ' ' + n + ' entries behind')).join(', ');
+      const members = Object.entries(r.behind || {}).map(([id, n]) => id + ' ' + catchingUp(r, id, n)).join(', ');
       rows.push(['Replication', 'member ' + r.member + ' of group ' + r.group + ', ' + r.role + ' (active: '
           + (r.active || '-') + ', term ' + r.term + ')'],
         ['In sync', r.inSync + '/' + Object.keys(r.members || {}).length + (members ? ' (' + members + ')' : '')],
@@ -557,11 +557,18 @@ function showMembers(r) {
   document.querySelector('#members tbody').replaceChildren(...Object.entries(r.members || {}).map(([id, address]) => {
     const behind = (r.behind || {})[id];
     const active = id === r.active;
-    const what = active ? 'active' : behind === undefined ? '-' : behind === 0 ? 'in sync'
-      : behind < 0 ? 'not heard from' : behind + ' entries behind';
+    const what = active ? 'active' : behind === undefined ? '-' : catchingUp(r, id, behind);
     return el('tr', { 'data-member': id }, cell(id, 'name'), cell(address), cell(what),
       el('td', { class: 'actions admin-only' }, ...(active ? [] : memberActions(id))));
   }));
+}
+
+/** A member in sync, not heard from, or catching up: entries behind and, on the active member, the bytes it lacks. */
+function catchingUp(r, id, behind) {
+  if (behind === 0) return 'in sync';
+  if (behind < 0) return 'not heard from';
+  const lacking = (r.behindBytes || {})[id];
+  return 'catching up: ' + behind + ' entries behind' + (lacking === undefined ? '' : ', ' + bytes(lacking));
 }
 
 /** A replica's buttons: hand it the active role, remove it from the group. The active member has none. */

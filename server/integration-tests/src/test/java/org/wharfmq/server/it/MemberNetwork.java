@@ -1,17 +1,18 @@
-package org.wharfmq.server.store;
+package org.wharfmq.server.it;
 
 import java.util.List;
 
 /**
- * The network of a {@link ReplicatedGroup}'s three members: the address of each member's replication listener (a host
- * name, {@code member-ID}, which each member resolves through a hosts file), where the test's clients reach a member,
- * how a member's process is started in it, and how the paths between a member and the others are cut and healed (its
- * clients' paths stay). {@link LoopbackNetwork}: TCP proxies on loopback addresses, no privileges needed;
+ * The network of queue managers that a test runs as processes and that talk to each other (its members: a replicated
+ * queue manager's, store.ReplicatedGroup; two queue managers joined by channels): the host name each member reaches
+ * another at ({@code member-ID}, which each member resolves through a hosts file), where the test's clients reach a
+ * member, how a member's process is started in it, and how the paths between a member and the others are cut and
+ * healed (its clients' paths stay). {@link LoopbackNetwork}: TCP proxies on loopback addresses, no privileges needed;
  * {@link NamespaceNetwork}: each member in a network namespace of its own.
  */
-interface MemberNetwork extends AutoCloseable {
+public interface MemberNetwork extends AutoCloseable {
 
-    /** The host name of member {@code id}'s replication address. */
+    /** The host name the other members reach member {@code id} at (its replication or channel listener). */
     static String host(String id) {
         return "member-" + id;
     }

@@ -1,6 +1,5 @@
-package org.wharfmq.server.store;
+package org.wharfmq.server.it;
 
-import org.wharfmq.server.it.TcpProxy;
 
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -14,7 +13,7 @@ import java.util.List;
  * 127.0.0.1, another member's to a loopback address of the path between the two (127.0.FROM.TO), where a proxy relays
  * to that member. So every path, each way, can be cut on its own, without root and without network namespaces.
  */
-final class LoopbackNetwork implements MemberNetwork {
+public final class LoopbackNetwork implements MemberNetwork {
 
     /** The paths between members, [from][to]: the proxy member FROM reaches member TO through. */
     private final TcpProxy[][] links;
@@ -25,8 +24,8 @@ final class LoopbackNetwork implements MemberNetwork {
         this.hostsFiles = hostsFiles;
     }
 
-    /** The proxies and hosts files (in {@code dir}) of members {@code ids} listening on {@code replicationPorts}. */
-    static LoopbackNetwork open(Path dir, String[] ids, int[] replicationPorts) throws Exception {
+    /** The proxies and hosts files (in {@code dir}) of members {@code ids} listening on {@code memberPorts}. */
+    public static LoopbackNetwork open(Path dir, String[] ids, int[] memberPorts) throws Exception {
         int n = ids.length;
         TcpProxy[][] links = new TcpProxy[n][n];
         Path[] hostsFiles = new Path[n];
@@ -40,7 +39,7 @@ final class LoopbackNetwork implements MemberNetwork {
                     if (j != i) {
                         InetAddress path = InetAddress.getByAddress(new byte[] {127, 0, (byte) (i + 1),
                                 (byte) (j + 1)});
-                        links[i][j] = TcpProxy.start(path, replicationPorts[j], replicationPorts[j]);
+                        links[i][j] = TcpProxy.start(path, memberPorts[j], memberPorts[j]);
                         hosts.append(path.getHostAddress()).append(' ').append(MemberNetwork.host(ids[j]))
                                 .append('\n');
                     }

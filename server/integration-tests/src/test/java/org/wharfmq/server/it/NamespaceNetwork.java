@@ -1,4 +1,4 @@
-package org.wharfmq.server.store;
+package org.wharfmq.server.it;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -12,16 +12,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Each member in a Linux network namespace of its own ({@code ip netns}), started with {@code ip netns exec}: its
- * replication link a veth pair to a bridge in a namespace of its own (the switch, where no firewall of this machine
- * applies), and its client link a veth pair to this machine's namespace, where the test and its clients are. Member
- * {@code i}'s replication address is 10.A.B.(i+1)/25 on the switch; its clients reach it at 10.A.B.(130+4i), the other
+ * link to the other members a veth pair to a bridge in a namespace of its own (the switch, where no firewall of this
+ * machine applies), and its client link a veth pair to this machine's namespace, where the test and its clients are.
+ * Member {@code i}'s address on the switch ({@link MemberNetwork#host}) is 10.A.B.(i+1)/25; its clients reach it at 10.A.B.(130+4i), the other
  * end of a /30 whose first address is this machine's. A cut takes the member's port on the switch down, as a cable
  * pulled out: what the member sends to the others, and they to it, goes nowhere, and no connection is refused; the heal
  * brings it up again. The names (namespaces, this machine's interfaces) and the subnet 10.A.B.0/24 are made of this
  * JVM's process id and a count, so that runs side by side do not meet. Needs root and iproute2's {@code ip}:
  * {@link #whyUnavailable} says why not.
  */
-final class NamespaceNetwork implements MemberNetwork {
+public final class NamespaceNetwork implements MemberNetwork {
 
     private static final AtomicInteger RUNS = new AtomicInteger();
 
@@ -46,7 +46,7 @@ final class NamespaceNetwork implements MemberNetwork {
      * Why this machine cannot run members in network namespaces (no {@code ip} command, or {@code ip netns add}
      * refused: not root), or null when it can: a namespace is added and deleted to find out.
      */
-    static String whyUnavailable() {
+    public static String whyUnavailable() {
         String probe = "whprobe" + ProcessHandle.current().pid() + "x" + RUNS.incrementAndGet();
         try {
             Result added = run("ip", "netns", "add", probe);
@@ -62,7 +62,7 @@ final class NamespaceNetwork implements MemberNetwork {
     }
 
     /** The namespaces, links and hosts file (in {@code dir}) of members {@code ids}. */
-    static NamespaceNetwork open(Path dir, String[] ids) throws Exception {
+    public static NamespaceNetwork open(Path dir, String[] ids) throws Exception {
         long pid = ProcessHandle.current().pid();
         int run = RUNS.incrementAndGet();
         String tag = Long.toString(pid, 36) + Integer.toString(run, 36);
@@ -91,11 +91,11 @@ final class NamespaceNetwork implements MemberNetwork {
             ip("netns", "add", ns);
             namespaces.add(ns);
             ip("-n", ns, "link", "set", "lo", "up");
-            // replication: r0 in the member's namespace, its port sI on the switch
+            // to the other members: r0 in the member's namespace, its port sI on the switch
             ip("link", "add", "r0", "netns", ns, "type", "veth", "peer", "name", port(i), "netns", sw);
             ip("-n", sw, "link", "set", port(i), "master", "br0");
             ip("-n", sw, "link", "set", port(i), "up");
-            ip("-n", ns, "addr", "add", replicationAddress(i) + "/25", "dev", "r0");
+            ip("-n", ns, "addr", "add", memberAddress(i) + "/25", "dev", "r0");
             ip("-n", ns, "link", "set", "r0", "up");
             // clients: c0 in the member's namespace, whIcTAG here
             String root = "wh" + tag + "c" + i;
@@ -105,7 +105,7 @@ final class NamespaceNetwork implements MemberNetwork {
             ip("link", "set", root, "up");
             ip("-n", ns, "addr", "add", clientHost(i) + "/30", "dev", "c0");
             ip("-n", ns, "link", "set", "c0", "up");
-            hosts.append(replicationAddress(i)).append(' ').append(MemberNetwork.host(ids[i])).append('\n');
+            hosts.append(memberAddress(i)).append(' ').append(MemberNetwork.host(ids[i])).append('\n');
         }
         Files.writeString(hostsFile, hosts);
     }
@@ -119,7 +119,7 @@ final class NamespaceNetwork implements MemberNetwork {
         return "s" + i;
     }
 
-    private String replicationAddress(int i) {
+    private String memberAddress(int i) {
         return address(i + 1);
     }
 

@@ -1,0 +1,110 @@
+package org.wharfmq.server.channels;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.wharfmq.server.Configuration;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueReference;
+import org.wharfmq.server.it.LargeMessages;
+import org.wharfmq.server.it.Receive;
+import org.wharfmq.server.management.QueueStatus;
+import org.wharfmq.server.queue.DeadLetters;
+
+import javax.jms.DeliveryMode;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A channel to a queue manager whose maxMessageLength is smaller than the sender's (docs/distributed.md, "Channels"):
+ * a message of exactly the receiver's limit, as its channel puts it (transmission header and all), arrives; one a byte
+ * longer is refused by its queue for its length and goes to the receiver's dead-letter queue, the reason naming its
+ * length, the limit, the setting and the fix; the channel goes on.
+ */
+class ChannelMessageLengthTest {
+
+    /** QM2's maxMessageLength; QM1 has the default, 100 MiB. */
+    private static final int RECEIVER_LIMIT = 64 * 1024;
+    /** The body of the first message, which measures what QM2's channel puts beyond a body. */
+    private static final int PROBE_BODY = 1000;
+
+    private final ChannelServers servers = new ChannelServers();
+
+    @AfterEach
+    void stop() throws Exception {
+        servers.close();
+    }
+
+    @Test
+    void aMessageOneByteOverTheReceiversLimitGoesToItsDeadLetterQueueWithTheReasonAndOneAtTheLimitArrives()
+            throws Exception {
+        TestServer qm2 = servers.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS")
+                        .maxMessageLength(RECEIVER_LIMIT),
+                ChannelDefinition.receiver("TO.QM2", null, "QM1")
+                        .withReceiving(ChannelDefinition.NonPersistentSpeed.NORMAL, 1));
+        TestServer qm1 = servers.start(c -> c.name("QM1").autoCreate(false)
+                        .queue(QueueDefinition.transmissionQueue("QM2"))
+                        .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
+                ChannelDefinition.sender("TO.QM2", qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 60_000));
+        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        producer.setDisableMessageID(true); // a message id's length grows with its number: one body, one length
+        Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+
+        // what the channel puts on QM2 beyond the body (headers, JMSXUserID, the transmission header), as QM2 counts it
+        producer.send(LargeMessages.message(onQm1, PROBE_BODY, 1), DeliveryMode.PERSISTENT, 4, 0);
+        int headers = putLength(qm2) - PROBE_BODY;
+        receive(onQm2, 1);
+
+        producer.send(LargeMessages.message(onQm1, RECEIVER_LIMIT + 1 - headers, 2), DeliveryMode.PERSISTENT, 4, 0);
+        producer.send(LargeMessages.message(onQm1, RECEIVER_LIMIT - headers, 3), DeliveryMode.PERSISTENT, 4, 0);
+        assertEquals(RECEIVER_LIMIT, putLength(qm2), "the one of exactly QM2's limit is on its queue");
+        receive(onQm2, 3);
+
+        MessageConsumer deadLetters = onQm2.createConsumer(onQm2.createQueue(DeadLetters.QUEUE));
+        Message dead = ChannelServers.next(deadLetters);
+        assertEquals(2, LargeMessages.assertIntact(dead), "the one a byte over, intact");
+        String reason = dead.getStringProperty(DeadLetters.REASON_PROPERTY);
+        assertTrue(Pattern.matches(Pattern.quote("Channel: queue manager QM2 could not put it on 'ORDERS' (batch ")
+                + "\\d+" + Pattern.quote(", attempt 1): The message is " + (RECEIVER_LIMIT + 1) + " bytes long (encoded:"
+                + " headers, properties and body), more than queue manager QM2's maximum message length of "
+                + RECEIVER_LIMIT + " bytes (setting maxMessageLength); it was not stored. Send a smaller message, or"
+                + " raise maxMessageLength in queue manager QM2's configuration."), reason), reason);
+        assertEquals("ORDERS", dead.getStringProperty(DeadLetters.QUEUE_PROPERTY));
+        Receive.nothingMore(deadLetters);
+
+        producer.send(LargeMessages.message(onQm1, PROBE_BODY, 4), DeliveryMode.PERSISTENT, 4, 0);
+        receive(onQm2, 4); // the channel went on
+    }
+
+    /**
+     * Waits until QM2's ORDERS holds one message and returns its length as QM2 counts it (its memory less the
+     * server's objects for it): the bytes its channel put.
+     */
+    private static int putLength(TestServer qm2) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
+        QueueStatus orders = qm2.server().management().queue("ORDERS");
+        while (orders.depth() == 0 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000); // polls the depth the queue manager reports
+            orders = qm2.server().management().queue("ORDERS");
+        }
+        assertEquals(1, orders.depth(), "one message on ORDERS " + ChannelServers.EXPECTED_MS + " ms on");
+        return (int) (orders.memoryBytes() - Configuration.MESSAGE_OVERHEAD_BYTES);
+    }
+
+    /** Receives the message of {@code seed} from QM2's ORDERS, intact, and nothing after it. */
+    private static void receive(Session onQm2, int seed) throws Exception {
+        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
+        assertEquals(seed, LargeMessages.assertIntact(ChannelServers.next(orders)));
+        Receive.nothingMore(orders);
+        orders.close();
+    }
+}
