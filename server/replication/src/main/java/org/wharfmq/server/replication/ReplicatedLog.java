@@ -21,7 +21,6 @@ import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -194,11 +193,12 @@ public final class ReplicatedLog implements AutoCloseable {
      * Ratis's settings. Its limits stay Ratis's defaults (an entry of 4 MiB at most, {@link
      * ReplicationConfiguration#MAX_BATCH_BYTES}; 64 MiB of pending appends; an append answered within 3 s), whatever
      * {@code maxMessageLength}: a larger record travels in pieces. Each replica gets one append at a time, carrying
-     * every entry ready ({@link ReplicationConfiguration#APPENDS_IN_FLIGHT}).
+     * every entry ready ({@link ReplicationConfiguration#APPENDS_IN_FLIGHT}), and nothing else meanwhile
+     * ({@link OneAppendRpc}); no log metadata entries ({@link ReplicationConfiguration#LOG_METADATA}).
      */
     private static RaftProperties properties(Member self, Path directory, ReplicationConfiguration.Timings timings) {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        RaftConfigKeys.Rpc.setType(p, new OneAppendRpc());
         GrpcConfigKeys.Server.setHost(p, self.host());
         GrpcConfigKeys.Server.setPort(p, self.port());
         RaftServerConfigKeys.setStorageDir(p, List.of(directory.toFile()));
@@ -213,6 +213,7 @@ public final class ReplicatedLog implements AutoCloseable {
         RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, ReplicationConfiguration.LOG_CACHE_SEGMENTS);
         RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf(ReplicationConfiguration.LOG_CACHE_BYTES));
         GrpcConfigKeys.Server.setLeaderOutstandingAppendsMax(p, ReplicationConfiguration.APPENDS_IN_FLIGHT);
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(p, ReplicationConfiguration.LOG_METADATA);
         return p;
     }
 
