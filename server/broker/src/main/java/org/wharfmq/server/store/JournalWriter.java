@@ -19,7 +19,8 @@ import java.util.zip.CRC32C;
  *   <li>with durability {@code fsync}, hand them to the {@link JournalSyncer}, which forces the file once for
  *       everything appended since its last sync (if anyone waits: a persistent send, a commit, an acknowledgement)
  *       and then completes them, while this thread goes on appending the next batch; with {@code os}, complete them
- *       at once, the pages being in the page cache already;</li>
+ *       at once, the pages being in the page cache already, or, on a replicated queue manager, as soon as the
+ *       replicated log has them ({@link ReplicationWaiters});</li>
  *   <li>look after space (new file, reclamation).</li>
  * </ol>
  *
@@ -46,6 +47,8 @@ final class JournalWriter implements Runnable {
     private final JournalSpace space;
     /** The sync stage with durability fsync; null with os. */
     private final JournalSyncer syncer;
+    /** With durability os and a replication: the batches' waiters finished as the replication completes; else null. */
+    private final ReplicationWaiters replicationWaiters;
     private final Thread syncerThread;
     private long lastDiskCheck = System.nanoTime() - DISK_CHECK_INTERVAL_NANOS;
     private final LinkedBlockingQueue<JournalEntry> inbox = new LinkedBlockingQueue<>();
@@ -76,8 +79,9 @@ final class JournalWriter implements Runnable {
     }
 
     /**
-     * @param replication where batches go besides the disk, or null; with one, the sync stage runs whatever the
-     *                    durability, since it is where waiters wait for the replication too
+     * @param replication where batches go besides the disk, or null; with one and durability fsync, the sync stage
+     *                    waits for both; with os, the replication's completion finishes the waiters
+     *                    ({@link ReplicationWaiters})
      */
     JournalWriter(Journal journal, JournalState state, boolean fsync, JournalSpace space,
                   JournalReplication replication) {
@@ -87,9 +91,9 @@ final class JournalWriter implements Runnable {
         this.space = space;
         this.replication = replication;
         this.outgoing = replication == null ? null : Unpooled.buffer(OUTGOING_INITIAL_BYTES);
-        boolean stage = fsync || replication != null;
-        this.syncer = stage ? new JournalSyncer() : null;
-        this.syncerThread = stage ? new Thread(syncer, "wharf-journal-sync") : null;
+        this.syncer = fsync ? new JournalSyncer() : null;
+        this.syncerThread = fsync ? new Thread(syncer, "wharf-journal-sync") : null;
+        this.replicationWaiters = !fsync && replication != null ? new ReplicationWaiters() : null;
         if (syncerThread != null) {
             syncerThread.setDaemon(true);
         }
@@ -224,6 +228,9 @@ final class JournalWriter implements Runnable {
         }
         if (syncer != null) {
             syncer.handOver(batch, journal.syncChannel(), replicated);
+        } else if (replicationWaiters != null) {
+            replicationWaiters.handOver(batch, replicated);
+            unsyncedBatches.incrementAndGet();
         } else {
             for (int i = 0; i < batch.size(); i++) {
                 batch.get(i).finish();
@@ -268,10 +275,15 @@ final class JournalWriter implements Runnable {
     void awaitSynced() {
         if (syncer != null) {
             syncer.awaitIdle();
+        } else if (replicationWaiters != null) {
+            replicationWaiters.awaitIdle();
         }
     }
 
     private void stopSyncer() {
+        if (replicationWaiters != null) {
+            replicationWaiters.awaitIdle(); // as the syncer finishes what it was handed before it stops
+        }
         if (syncer == null) {
             return;
         }

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  * u8 format (1) | u8 n | n bytes: origin member id (UTF-8) | the batch's records, as the journal writer gives them
+ *               (the records of consecutive batches merged into one entry read as one batch)
  * u8 format (2) | u8 n | n bytes: origin member id (UTF-8) | u8 m | m bytes: the file's name | the file's content
  * u8 format (3) | u8 n | n bytes: origin member id (UTF-8) | i32 the batch's length | i32 this piece's offset in it
  *               | the piece's bytes
@@ -43,9 +44,12 @@ final class BatchEntry {
         return ByteString.copyFrom(header);
     }
 
-    /** {@code header} followed by {@code records}, without copying the records (they must not change until committed). */
-    static ByteString encode(ByteString header, ByteBuffer records) {
-        return header.concat(UnsafeByteOperations.unsafeWrap(records.slice()));
+    /**
+     * {@code records} as part of an entry, not copied (they must not change until committed): an entry is its
+     * {@link #header} followed by one or more batches' records, which read as one batch.
+     */
+    static ByteString wrap(ByteBuffer records) {
+        return UnsafeByteOperations.unsafeWrap(records.slice());
     }
 
     /** A file entry: {@code name}'s new {@code content}, appended by {@code origin}. */

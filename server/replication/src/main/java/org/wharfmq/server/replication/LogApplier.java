@@ -76,7 +76,12 @@ final class LogApplier {
             return last;
         }
         joiner.interrupt();
-        sink.apply(entry.getIndex(), BatchEntry.origin(data), BatchEntry.records(data));
+        String origin = BatchEntry.origin(data);
+        if (sink.takes(origin)) {
+            // not read on the member that appended it: its entries are ropes of the batches merged, which a
+            // read-only buffer over the records would copy whole
+            sink.apply(entry.getIndex(), origin, BatchEntry.records(data));
+        }
         return true;
     }
 

@@ -9,6 +9,7 @@ import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -20,7 +21,6 @@ import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -39,8 +39,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -54,8 +52,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * active one.
  *
  * <p>Threads: {@link #append} is called by one thread at a time (the journal writer) and returns at once; one
- * submitting thread of this member's hands the entries to Ratis in that order, so batches are committed and applied
- * in the order appended. The futures complete on Ratis's threads.
+ * submitting thread of this member's ({@link BatchSubmitter}) hands the entries to Ratis in that order, so batches
+ * are committed and applied in the order appended. The futures complete on Ratis's threads (its state machine
+ * updater's, once the entry is applied here).
  */
 public final class ReplicatedLog implements AutoCloseable {
 
@@ -77,25 +76,32 @@ public final class ReplicatedLog implements AutoCloseable {
     private final JournalStateMachine stateMachine;
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
-    private final ByteString header;
     /** The largest batch this member appends (and takes from the others: {@link ChunkJoiner}). */
     private final int maxBatchBytes;
-    /** Submits appends to Ratis, one at a time in the order appended. */
-    private final ExecutorService submitter = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "wharf-replication-submit");
-        t.setDaemon(true);
-        return t;
-    });
+    /** Hands the journal's batches to Ratis in the order appended, merged while it is busy. */
+    private final BatchSubmitter batches;
+    /**
+     * This member's Raft division, as the protocol that takes a write: a request given to it is appended to the log
+     * on the calling thread, and its future completes once the entry is committed and applied here. Ratis's own
+     * {@code RaftServer.submitClientRequestAsync} hands every request to a thread pool of its own and waits for it to
+     * be appended there: a hand-off each way per entry. Ratis's pool calls the division from many threads at once;
+     * one thread calls it here ({@link BatchSubmitter}), so the entries are appended in the order submitted.
+     */
+    private final RaftClientAsynchronousProtocol division;
 
     private ReplicatedLog(Membership membership, Member self, RaftServer server, RaftGroupId groupId,
-                          JournalStateMachine stateMachine, int maxBatchBytes) {
+                          JournalStateMachine stateMachine, int maxBatchBytes) throws IOException {
         this.membership = membership;
         this.self = self;
         this.server = server;
         this.groupId = groupId;
+        this.division = writer(server.getDivision(groupId));
         this.stateMachine = stateMachine;
-        this.header = BatchEntry.header(self.id());
         this.maxBatchBytes = maxBatchBytes;
+        this.batches = new BatchSubmitter(BatchEntry.header(self.id()),
+                entry -> submit(writeRequest(entry)).thenApply(this::committed), this::submitPieces,
+                () -> new NotActiveException("Replication member " + self.id() + " of group '" + membership.group()
+                        + "' is closed: the batch was not appended.", null));
     }
 
     /**
@@ -136,10 +142,16 @@ public final class ReplicatedLog implements AutoCloseable {
                 .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
         server.start();
+        ReplicatedLog log;
+        try {
+            log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxBatchBytes);
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self.id() + " of group '" + membership.group()
                 + "' listens on " + self.address() + " (" + (existing ? "log recovered" : "new log") + " in "
                 + directory + ")");
-        ReplicatedLog log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxBatchBytes);
         Map<String, String> listed = new TreeMap<>();
         membership.members().forEach(m -> listed.put(m.id(), m.address()));
         Map<String, String> logged = log.members();
@@ -159,6 +171,18 @@ public final class ReplicatedLog implements AutoCloseable {
         return log;
     }
 
+    /**
+     * The division's write protocol: Ratis's division implements it (RaftServerImpl), its {@code Division} interface
+     * does not say so. Refused at start, naming the cause, should a Ratis version change that.
+     */
+    private static RaftClientAsynchronousProtocol writer(RaftServer.Division division) {
+        if (!(division instanceof RaftClientAsynchronousProtocol writer)) {
+            throw new IllegalStateException("This Ratis version's Raft division (" + division.getClass().getName()
+                    + ") takes no write requests directly; the replication needs Ratis 3.2.1's.");
+        }
+        return writer;
+    }
+
     /** Mutual TLS on the server, client and admin sides alike: no replication connection is plain. */
     private static Parameters parameters(MemberTls tls) {
         Parameters parameters = new Parameters();
@@ -170,11 +194,12 @@ public final class ReplicatedLog implements AutoCloseable {
      * Ratis's settings. Its limits stay Ratis's defaults (an entry of 4 MiB at most, {@link
      * ReplicationConfiguration#MAX_BATCH_BYTES}; 64 MiB of pending appends; an append answered within 3 s), whatever
      * {@code maxMessageLength}: a larger record travels in pieces. Each replica gets one append at a time, carrying
-     * every entry ready ({@link ReplicationConfiguration#APPENDS_IN_FLIGHT}).
+     * every entry ready ({@link ReplicationConfiguration#APPENDS_IN_FLIGHT}), and nothing else meanwhile
+     * ({@link OneAppendRpc}); no log metadata entries ({@link ReplicationConfiguration#LOG_METADATA}).
      */
     private static RaftProperties properties(Member self, Path directory, ReplicationConfiguration.Timings timings) {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        RaftConfigKeys.Rpc.setType(p, new OneAppendRpc());
         GrpcConfigKeys.Server.setHost(p, self.host());
         GrpcConfigKeys.Server.setPort(p, self.port());
         RaftServerConfigKeys.setStorageDir(p, List.of(directory.toFile()));
@@ -190,6 +215,7 @@ public final class ReplicatedLog implements AutoCloseable {
         RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, ReplicationConfiguration.LOG_CACHE_SEGMENTS);
         RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf(ReplicationConfiguration.LOG_CACHE_BYTES));
         GrpcConfigKeys.Server.setLeaderOutstandingAppendsMax(p, ReplicationConfiguration.APPENDS_IN_FLIGHT);
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(p, ReplicationConfiguration.LOG_METADATA);
         return p;
     }
 
@@ -198,39 +224,22 @@ public final class ReplicatedLog implements AutoCloseable {
     }
 
     /**
-     * Appends one group-commit batch of journal records: one Raft log entry, or, above
-     * {@link ReplicationConfiguration#MAX_BATCH_BYTES} (a large message's record), consecutive entries of pieces of
-     * it ({@link #appendPieces}). The future completes with the (last) entry's log index once a majority has it on
-     * disk and this member has applied it, or fails with {@link NotActiveException} when this member is not, or stops
-     * being, the active one, or at once with an {@link IllegalArgumentException} when it holds more than the largest
-     * batch ({@link ReplicationConfiguration#maxRecordBytes}).
-     * {@code records} is not copied: its bytes must not change until the future completes.
+     * Appends one group-commit batch of journal records: in one Raft log entry with the batches appended while the
+     * previous entry was handed to Ratis ({@link BatchSubmitter}), or, above {@link ReplicationConfiguration#MAX_BATCH_BYTES}
+     * (a large message's record), alone in consecutive entries of pieces of it ({@link #submitPieces}). The future
+     * completes with the (last) entry's log index once a majority has it on disk and this member has applied it, or
+     * fails with {@link NotActiveException} when this member is not, or stops being, the active one, or at once with
+     * an {@link IllegalArgumentException} when it holds more than the largest batch
+     * ({@link ReplicationConfiguration#maxRecordBytes}). {@code records} is not copied: its bytes must not change
+     * until the future completes.
      */
     public CompletableFuture<Long> append(ByteBuffer records) {
-        if (records.remaining() > ReplicationConfiguration.MAX_BATCH_BYTES) {
-            return appendPieces(records);
-        }
-        RaftClientRequest request = writeRequest(BatchEntry.encode(header, records));
-        // Ratis's submit waits for its own client executor to take the request (a thread hand-off, milliseconds on a
-        // busy machine): on this member's submitting thread, so the journal writer that calls here never waits
-        return CompletableFuture.supplyAsync(() -> submit(request), submitter).thenCompose(reply -> reply)
-                .thenApply(this::committed);
-    }
-
-    /**
-     * Appends a batch larger than one entry carries, in pieces of {@link ReplicationConfiguration#MAX_BATCH_BYTES}:
-     * consecutive entries (nothing else of the journal's is submitted meanwhile), of which the members apply nothing
-     * until they have the last ({@link ChunkJoiner}). The future completes when every piece is committed, or fails
-     * with the first failure (the pieces after it are not appended, and the members drop those before).
-     */
-    private CompletableFuture<Long> appendPieces(ByteBuffer records) {
         if (records.remaining() > maxBatchBytes) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("A batch of " + records.remaining()
                     + " bytes cannot be replicated: the limit is " + maxBatchBytes + " bytes (a record of "
                     + "maxMessageLength, ReplicationConfiguration.maxRecordBytes)."));
         }
-        ByteBuffer batch = records.slice();
-        return CompletableFuture.supplyAsync(() -> submitPieces(batch), submitter).thenCompose(pieces -> pieces);
+        return batches.submit(records);
     }
 
     /**
@@ -395,10 +404,16 @@ public final class ReplicatedLog implements AutoCloseable {
         return contact;
     }
 
+    /**
+     * Appends {@code request}'s entry to this member's log on the calling thread (Ratis's leader adds it to its log's
+     * write queue and wakes its senders; it waits only while that queue is full or a leadership change holds the
+     * division's lock: never the journal writer, {@link BatchSubmitter}). Never throws: a refusal (not the leader,
+     * closed, too many appends pending) completes the future.
+     */
     private CompletableFuture<RaftClientReply> submit(RaftClientRequest request) {
         try {
-            return server.submitClientRequestAsync(request);
-        } catch (IOException e) {
+            return division.submitClientRequestAsync(request);
+        } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
@@ -549,7 +564,7 @@ public final class ReplicatedLog implements AutoCloseable {
         try {
             server.close();
         } finally {
-            submitter.shutdown();
+            batches.close();
         }
     }
 }

@@ -70,9 +70,19 @@ public final class ReplicationConfiguration {
      * append's entries only once the previous append's are forced, so appends in flight (Ratis's default is 8) each
      * carry the one or two batches ready when they left and wait in line for a force each; with one, the next append
      * leaves when the previous is answered and carries every batch the journal wrote meanwhile, one force for all of
-     * them on each member (docs/performance-log.md, "Replicated queue manager: one append in flight").
+     * them on each member (docs/performance-log.md, "Replicated queue manager: one append in flight"). Meanwhile
+     * the active member sends that replica nothing else unless a heartbeat is due ({@link OneAppendRpc}).
      */
     public static final int APPENDS_IN_FLIGHT = 1;
+    /**
+     * Whether the active member writes Ratis's log metadata entries ({@code raft.server.log.log-metadata.enabled},
+     * Ratis's default true): after every commit, one more entry recording the commit index, so that a member restarted
+     * without the others can apply what was committed before it hears from them. Off: each was one more append, and
+     * one more force, on every member after every commit, and with one append in flight the next batch waited for
+     * it. A restarted member applies its log once an active member tells it the commit index (at the latest the new
+     * term's first entry, before any member takes over); a confirmation is a majority's forced log as before.
+     */
+    public static final boolean LOG_METADATA = false;
     /**
      * How long a fenced member holds the failures of its batches for its caller to stop serving clients
      * ({@link ReplicationMember#stoppedServing}) before it lets them go all the same (a queue manager whose start

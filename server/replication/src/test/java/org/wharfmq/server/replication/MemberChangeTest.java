@@ -6,8 +6,6 @@ import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.TestCertificates;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -217,7 +215,7 @@ class MemberChangeTest {
     private void appendOnce(int active, String batch) throws Exception {
         for (int attempt = 1; ; attempt++) {
             try {
-                logs[active].append(ByteBuffer.wrap(batch.getBytes(StandardCharsets.UTF_8)))
+                logs[active].append(RecordingSink.batch(batch))
                         .get(Trio.WAIT.toSeconds(), TimeUnit.SECONDS);
                 return;
             } catch (ExecutionException e) {

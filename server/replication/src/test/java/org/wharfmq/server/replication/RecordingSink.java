@@ -10,7 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A sink that keeps every batch applied, as text, in order; its snapshot is that list. */
+/**
+ * A sink that keeps every batch applied, as text, in order; its snapshot is that list. A test's batch is one record
+ * ({@link #batch}): the active member may carry several batches in one entry.
+ */
 final class RecordingSink implements ReplicaSink {
 
     private final List<String> batches = new ArrayList<>();
@@ -29,9 +32,21 @@ final class RecordingSink implements ReplicaSink {
             throw new AssertionError("batch " + index + " applied after " + lastIndex);
         }
         lastIndex = index;
-        byte[] bytes = new byte[records.remaining()];
-        records.get(bytes);
-        batches.add(new String(bytes, StandardCharsets.UTF_8));
+        ByteBuffer framed = records.duplicate();
+        while (framed.hasRemaining()) {
+            byte[] bytes = new byte[framed.getInt()];
+            framed.get(bytes);
+            batches.add(new String(bytes, StandardCharsets.UTF_8));
+        }
+    }
+
+    /**
+     * A test's batch: one record of {@code text}, framed as the journal writer frames its records (a 4-byte length,
+     * then the bytes), so that batches the active member carries in one entry are told apart again here.
+     */
+    static ByteBuffer batch(String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(4 + bytes.length).putInt(bytes.length).put(bytes).flip();
     }
 
     /** Asked at every piece of a batch in pieces. */

@@ -5,8 +5,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.TestCertificates;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,7 +66,7 @@ class SettingsCheckTest {
             // the refused starts left nothing behind: started with the group's settings, c joins
             start(membership, ca, 2, Trio.SETTINGS);
             int active = awaitActive();
-            logs[active].append(ByteBuffer.wrap("after".getBytes(StandardCharsets.UTF_8)))
+            logs[active].append(RecordingSink.batch("after"))
                     .get(Trio.WAIT.toMillis(), TimeUnit.MILLISECONDS);
             for (int i = 0; i < 3; i++) {
                 int member = i;

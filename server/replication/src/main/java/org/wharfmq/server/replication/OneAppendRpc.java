@@ -1,0 +1,82 @@
+package org.wharfmq.server.replication;
+
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.grpc.GrpcFactory;
+import org.apache.ratis.grpc.server.GrpcLogAppender;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
+import org.apache.ratis.rpc.RpcFactory;
+import org.apache.ratis.rpc.RpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.leader.FollowerInfo;
+import org.apache.ratis.server.leader.LeaderState;
+import org.apache.ratis.server.leader.LogAppender;
+import org.apache.ratis.server.raftlog.RaftLogIOException;
+
+/**
+ * Ratis's gRPC transport (TLS, streams, everything else Ratis's own), with log appenders that wait for the answer to
+ * the one append a replica has in flight ({@link ReplicationConfiguration#APPENDS_IN_FLIGHT}) instead of sending it
+ * heartbeats meanwhile.
+ *
+ * <p>Why: Ratis 3.2.1's gRPC appender, once a replica has as many appends in flight as allowed, sends it a heartbeat
+ * (an empty append) each time it wakes while entries wait: at every entry the active member appends and at every
+ * heartbeat's answer, at most 1 ms apart ({@code raft.server.log.appender.wait-time.min}). With one append in
+ * flight that is a stream of heartbeats, over TLS, for as long as each replica forces its log: a few each round on a
+ * quiet machine, dozens on a loaded one, where they took the cores the rounds themselves needed
+ * (docs/performance-log.md, "Replicated queue manager: heartbeats"). Here an appender with an append in flight sends
+ * nothing until it is answered, unless a heartbeat is due (no answer for half of {@code raft.server.rpc.timeout.min})
+ * or Ratis asks for one (a leadership transfer, a read); the answer wakes it, and the next append carries every entry
+ * appended meanwhile and the commit index (which the replicas need only to apply, not to answer).
+ *
+ * <p>Named in Ratis's {@code raft.rpc.type} by its class name (Ratis makes it by reflection: public, no arguments).
+ */
+public final class OneAppendRpc implements RpcType {
+
+    public OneAppendRpc() {
+        // made by Ratis from the class name
+    }
+
+    @Override
+    public String name() {
+        return OneAppendRpc.class.getName();
+    }
+
+    @Override
+    public RpcFactory newFactory(Parameters parameters) {
+        return new Factory(parameters);
+    }
+
+    /** Ratis's gRPC factory, making {@link Appender}s. */
+    private static final class Factory extends GrpcFactory {
+
+        Factory(Parameters parameters) {
+            super(parameters);
+        }
+
+        @Override
+        public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
+            return new Appender(server, state, follower);
+        }
+    }
+
+    /** Ratis's gRPC appender, quiet while its append is in flight. */
+    private static final class Appender extends GrpcLogAppender {
+
+        Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
+            super(server, state, follower);
+        }
+
+        /**
+         * Every request this appender sends is made here (null: none is sent this time). A heartbeat asked for while
+         * an append is in flight is not made unless one is due or Ratis asked for one: the append's answer wakes the
+         * appender, and the next append carries the entries and the commit index.
+         */
+        @Override
+        public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat)
+                throws RaftLogIOException {
+            if (heartbeat && hasPendingDataRequests() && getHeartbeatWaitTimeMs() > 0) {
+                return null;
+            }
+            return super.newAppendEntriesRequest(callId, heartbeat);
+        }
+    }
+}
