@@ -68,9 +68,9 @@ public enum BenchmarkFlow {
     /** Its flow watches a folder of the server's data directory: {@link #factory(Path, boolean)}. */
     F_FILE(null, null, FileFlow.OUTPUT_QUEUE, FileFlow.Loop::new),
     /** Its flow writes to a folder of the server's data directory: {@link #factory(Path, boolean)}. */
-    F_FILE_OUT(FileOutputFlow.INPUT_QUEUE, FileOutputFlow.OUTPUT_QUEUE, FileOutputFlow.Loop::new),
+    F_FILE_OUT(FileOutputFlow.INPUT_QUEUE, FileOutputFlow.OUTPUT_QUEUE, FileOutputFlow::loop),
     /** Its queues are the other provider's, not the flow's server's. */
-    F_JMS(JmsFlow.INPUT_QUEUE, JmsFlow.OUTPUT_QUEUE, JmsFlow.Loop::new);
+    F_JMS(JmsFlow.INPUT_QUEUE, JmsFlow.OUTPUT_QUEUE, JmsFlow::loop);
 
     private final FlowFactory factory;
     private final String inputQueue;
@@ -214,16 +214,19 @@ public enum BenchmarkFlow {
     }
 
     /**
-     * What the flow's plain loop is, as reports name it beside the flow: a plain JMS loop for F-JMS, a file copy for
-     * F-FILE, a JDBC statement for the database flows, the flow's own work (a parse, a transformation) for the others;
-     * for a persistent run, the durable work it does as the flow does (a transaction, a sync per record).
+     * What the flow's plain loop is, as reports name it beside the flow: a plain JMS loop for F-JMS and, with a file
+     * append in it, for F-FILE-OUT, a file copy for F-FILE, a JDBC statement for the database flows, the flow's own work
+     * (a parse, a transformation) for the others; for a persistent run, the durable work it does as the flow does (a
+     * transaction per message).
      */
     public String plainLoop(boolean persistent) {
         return switch (this) {
             case F_JMS -> persistent ? "persistent JMS loop, a transaction per message, no flow engine"
                     : "plain JMS loop, no flow engine";
             case F_FILE -> "file copy synced per file, no messaging";
-            case F_FILE_OUT -> persistent ? "file append synced per record, no messaging" : "file append, no messaging";
+            case F_FILE_OUT -> persistent
+                    ? "persistent JMS loop with a file append, a transaction per message, no flow engine"
+                    : "plain JMS loop with a file append, no flow engine";
             case F_HTTP -> "JDK HTTP client and server, no broker";
             case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> "JDBC statement, no messaging";
             default -> "the flow's work, no messaging";

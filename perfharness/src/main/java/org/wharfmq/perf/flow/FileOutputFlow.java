@@ -9,6 +9,10 @@ import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.perf.workload.TempFiles;
 
+import javax.jms.BytesMessage;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.Session;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -19,7 +23,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
 
 /**
@@ -97,23 +100,32 @@ public final class FileOutputFlow implements FlowFactory {
     }
 
     /**
-     * The ceiling: the body and a line end appended to a file on this thread, the file finished at the same size as
-     * the node's (forced to disk and renamed from its {@code .part} name), in a temporary folder; a finished file is
-     * deleted, so that the loop's disk use stays within one file. Persistent: each record forced to disk as it is
-     * appended, one sync per message as the persistent flow's commit makes.
+     * The ceiling, a plain JMS loop with no flow engine ({@link JmsLoop}) whose flow part appends each message's body
+     * and a line end to a file ({@link Appender}) and sends an empty message on, as the flow does. Persistent: the
+     * receive, the send and the loop's commit are its transaction, as the flow's; neither syncs the file per record.
+     *
+     * @param persistent whether the messages are persistent and the flow's part transacted
      */
-    static final class Loop implements ToIntFunction<byte[]>, AutoCloseable {
-        private final boolean syncEachRecord;
+    static JmsLoop loop(boolean persistent) {
+        return new JmsLoop(INPUT_QUEUE, OUTPUT_QUEUE, persistent, new Appender());
+    }
+
+    /**
+     * The loop's file work: the body and a line end appended to a file, the file finished at the same size as the
+     * node's (forced to disk and renamed from its {@code .part} name), in a temporary folder; a finished file is
+     * deleted, so that the loop's disk use stays within one file. Then an empty message goes on, as the flow's second
+     * compute node sends it. The body is read into one buffer kept for the loop.
+     */
+    static final class Appender implements JmsLoop.FlowWork {
         private final Path directory;
         private final ByteBuffer lineEnd = ByteBuffer.wrap(new byte[] {'\n'});
+        private byte[] body = new byte[0];
         private FileChannel channel;
         private Path part;
         private long size;
         private long files;
 
-        /** @param syncEachRecord whether each record is forced to disk as it is appended */
-        Loop(boolean syncEachRecord) {
-            this.syncEachRecord = syncEachRecord;
+        Appender() {
             try {
                 directory = Files.createTempDirectory("wharf-perf-ceiling-file-out");
             } catch (IOException e) {
@@ -122,26 +134,33 @@ public final class FileOutputFlow implements FlowFactory {
         }
 
         @Override
-        public int applyAsInt(byte[] body) {
+        public Message apply(BytesMessage read, Session flowSession) throws JMSException {
+            int length = (int) read.getBodyLength();
+            if (body.length < length) {
+                body = new byte[length];
+            }
+            read.readBytes(body, length);
             try {
-                if (channel == null) {
-                    part = directory.resolve("records-" + ++files + ".xml.part");
-                    channel = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                    size = 0;
-                }
-                ByteBuffer[] record = {ByteBuffer.wrap(body), lineEnd.clear()};
-                while (record[1].hasRemaining()) {
-                    channel.write(record);
-                }
-                size += body.length + 1;
-                if (size >= MAX_FILE_BYTES) {
-                    finish();
-                } else if (syncEachRecord) {
-                    channel.force(false);
-                }
-                return body.length;
+                append(length);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
+            }
+            return flowSession.createBytesMessage();
+        }
+
+        private void append(int length) throws IOException {
+            if (channel == null) {
+                part = directory.resolve("records-" + ++files + ".xml.part");
+                channel = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                size = 0;
+            }
+            ByteBuffer[] record = {ByteBuffer.wrap(body, 0, length), lineEnd.clear()};
+            while (record[1].hasRemaining()) {
+                channel.write(record);
+            }
+            size += length + 1;
+            if (size >= MAX_FILE_BYTES) {
+                finish();
             }
         }
 

@@ -6,26 +6,10 @@ import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.JmsInputNode;
 import org.wharfmq.flow.node.JmsOutputNode;
 import org.wharfmq.flow.runtime.JmsProvider;
-import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.jms.jndi.WharfInitialContextFactory;
-import org.wharfmq.perf.workload.TempFiles;
-import org.wharfmq.server.WharfServer;
-import org.wharfmq.server.config.ServerConfig;
 
-import javax.jms.BytesMessage;
-import javax.jms.Connection;
-import javax.jms.DeliveryMode;
-import javax.jms.JMSException;
-import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
-import javax.jms.Session;
 import javax.naming.Context;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
-import java.util.function.ToIntFunction;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * F-JMS: JMSInput → JMSOutput, both on another JMS provider (seed 002, "Receiving and sending JMS Messages": the
@@ -79,85 +63,11 @@ public final class JmsFlow implements FlowFactory {
     }
 
     /**
-     * The ceiling, a plain JMS loop with no flow engine: on one thread, over one connection to a Wharf server of its
-     * own in this JVM (TCP on 127.0.0.1), the message sent to the input queue, received from it, sent to the output
-     * queue and received from it: the requester's work and the flow's. Non-persistent: without transactions.
-     * Persistent: the messages persistent, and the flow's part (the receive from the input and the send to the output)
-     * in a transacted session committed once per message, as the flow's instance commits both on the provider at once.
+     * The ceiling, a plain JMS loop with no flow engine ({@link JmsLoop}): the message sent on as it came.
+     *
+     * @param persistent whether the messages are persistent and the flow's part transacted
      */
-    static final class Loop implements ToIntFunction<byte[]>, AutoCloseable {
-        private static final long RECEIVE_TIMEOUT_MILLIS = 10_000;
-        private final Path data;
-        private final WharfServer server;
-        private final Connection connection;
-        private final MessageProducer toInput;
-        private final MessageProducer toOutput;
-        private final MessageConsumer fromInput;
-        private final MessageConsumer fromOutput;
-        /** The requester's session. */
-        private final Session session;
-        /** The flow's session: the requester's without transactions, else a transacted one of its own. */
-        private final Session flowSession;
-        /** The server's INFO lines (its start, its listeners) would land among the runner's progress lines. */
-        private final Logger serverLog = Logger.getLogger("org.wharfmq.server");
-        private final Level serverLogLevel = serverLog.getLevel();
-
-        /** @param persistent whether the messages are persistent and the flow's part transacted */
-        Loop(boolean persistent) {
-            serverLog.setLevel(Level.WARNING);
-            try {
-                data = Files.createTempDirectory("wharf-perf-ceiling-jms");
-                server = WharfServer.builder(ServerConfig.builder().host("127.0.0.1").port(0).inVmName("wharf-perf-ceiling")
-                        .dataDirectory(data).build()).start();
-                connection = new WharfConnectionFactory(server.tcpUrl()).createConnection();
-                session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                flowSession = persistent ? connection.createSession(true, Session.SESSION_TRANSACTED) : session;
-                int mode = persistent ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT;
-                toInput = session.createProducer(session.createQueue(INPUT_QUEUE));
-                toOutput = flowSession.createProducer(flowSession.createQueue(OUTPUT_QUEUE));
-                toInput.setDeliveryMode(mode);
-                toOutput.setDeliveryMode(mode);
-                fromInput = flowSession.createConsumer(flowSession.createQueue(INPUT_QUEUE));
-                fromOutput = session.createConsumer(session.createQueue(OUTPUT_QUEUE));
-                connection.start();
-            } catch (Exception e) { // the server's start says only Exception
-                throw new IllegalStateException("the ceiling's server: " + e.getMessage(), e);
-            }
-        }
-
-        @Override
-        public int applyAsInt(byte[] body) {
-            try {
-                BytesMessage request = session.createBytesMessage();
-                request.writeBytes(body);
-                toInput.send(request);
-                BytesMessage read = (BytesMessage) fromInput.receive(RECEIVE_TIMEOUT_MILLIS);
-                if (read == null) {
-                    throw new IllegalStateException("the ceiling's message did not arrive on " + INPUT_QUEUE);
-                }
-                toOutput.send(read);
-                if (flowSession.getTransacted()) {
-                    flowSession.commit();
-                }
-                BytesMessage output = (BytesMessage) fromOutput.receive(RECEIVE_TIMEOUT_MILLIS);
-                if (output == null) {
-                    throw new IllegalStateException("the ceiling's message did not arrive on " + OUTPUT_QUEUE);
-                }
-                return (int) output.getBodyLength();
-            } catch (JMSException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            try {
-                connection.close();
-            } finally {
-                server.close();
-                TempFiles.deleteTree(data);
-                serverLog.setLevel(serverLogLevel);
-            }
-        }
+    static JmsLoop loop(boolean persistent) {
+        return new JmsLoop(INPUT_QUEUE, OUTPUT_QUEUE, persistent, JmsLoop.FlowWork.PASS_ON);
     }
 }

@@ -230,7 +230,7 @@ final class ResultsPlan {
                     flowSeed("F-CSV-PARSE", 4096, false)),
             new Row("F-FIXED-PARSE 4 KB", Workload.F_FIXED_PARSE, List.of("--sizes", "4k"), false,
                     flowSeed("F-FIXED-PARSE", 4096, false)),
-            // the integration nodes (issue 36): beside their plain loops (a file copy, a file append, a plain JMS loop)
+            // the integration nodes (issue 36): beside their plain loops (a file copy, a JMS loop with a file append, a plain JMS loop)
             new Row("F-FILE 4 KB (files in)", Workload.F_FILE, List.of("--sizes", "4k"), false, flowSeed("F-FILE", 4096, false)),
             new Row("F-FILE-OUT 4 KB (files out)", Workload.F_FILE_OUT, List.of("--sizes", "4k"), false,
                     flowSeed("F-FILE-OUT", 4096, false)),
