@@ -173,6 +173,11 @@ public final class ResultsTable {
 
     /** The Markdown page. */
     public static String render(List<Line> lines, List<String> peers, String command, int warmup, int runLength) {
+        return render(lines, peers, command, null, warmup, runLength);
+    }
+
+    /** The Markdown page, with {@code note} (or none when null) after the command. */
+    public static String render(List<Line> lines, List<String> peers, String command, String note, int warmup, int runLength) {
         List<String> columns = new ArrayList<>(List.of("Wharf"));
         columns.addAll(peers);
         StringBuilder md = new StringBuilder();
@@ -181,6 +186,9 @@ public final class ResultsTable {
         md.append("Build: Wharf ").append(WharfVersion.current()).append(", commit ").append(commit()).append(".  \n");
         md.append("Command: `").append(command).append("` (each run: a fresh server, ").append(warmup)
                 .append(" s warm-up, ").append(runLength).append(" s measured; the servers one after the other).\n\n");
+        if (note != null) {
+            md.append(note).append("\n\n");
+        }
         md.append("| workload |");
         columns.forEach(c -> md.append(' ').append(c).append(" |"));
         md.append(" Wharf / best peer | Wharf server CPU per op | Wharf median latency | plain loop on one thread (Wharf / loop) |"

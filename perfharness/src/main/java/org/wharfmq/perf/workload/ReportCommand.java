@@ -77,11 +77,19 @@ public final class ReportCommand {
             }
         };
         RowResults kept = new RowResults(o.output);
-        Map<ResultsPlan.Row, ResultsTable.Line> earlier = new LinkedHashMap<>();
-        for (ResultsPlan.Row row : o.resume ? rows : List.<ResultsPlan.Row>of()) {
+        // the table: this run's rows and, resumed, every row of the plan the directory kept (a run of other --rows
+        // adds to the table instead of replacing it), in the plan's order
+        Map<ResultsPlan.Row, ResultsTable.Line> table = new LinkedHashMap<>();
+        for (ResultsPlan.Row row : o.resume ? ResultsPlan.ROWS : List.<ResultsPlan.Row>of()) {
             ResultsTable.Line line = kept.load(row);
             if (line != null) {
-                earlier.put(row, line);
+                table.put(row, line);
+            }
+        }
+        Map<ResultsPlan.Row, ResultsTable.Line> earlier = new LinkedHashMap<>();
+        for (ResultsPlan.Row row : rows) {
+            if (table.containsKey(row)) {
+                earlier.put(row, table.get(row));
             }
         }
         long left = rows.stream().filter(r -> !earlier.containsKey(r)).mapToLong(r -> estimate(r, o)).sum();
@@ -91,6 +99,7 @@ public final class ReportCommand {
                 earlier.isEmpty() ? "" : " (" + earlier.size() + " more kept from the run resumed)", duration(left), o.warmup,
                 o.runLength, o.output.resolve("results.md"), o.output));
         String command = "bin/wharf perf report" + (args.length == 0 ? "" : " " + String.join(" ", args));
+        boolean othersKept = table.size() > earlier.size();
         List<ResultsTable.Line> lines = new ArrayList<>();
         Map<Target, FootprintCommand.Result> footprints = new LinkedHashMap<>(); // both memory rows from one measurement
         int n = 0;
@@ -99,7 +108,6 @@ public final class ReportCommand {
             String which = String.format(Locale.ROOT, "[%d/%d] row %d, %s", n, rows.size(), ResultsPlan.number(row), row.label());
             if (earlier.containsKey(row)) {
                 progress.accept(which + ": kept from the run resumed (" + kept.where(row) + ")");
-                lines.add(earlier.get(row));
                 continue;
             }
             List<Target> targets = new ArrayList<>(List.of(Target.WHARF));
@@ -122,11 +130,17 @@ public final class ReportCommand {
             progress.accept(String.format(Locale.ROOT, "  took %s: %s",
                     duration(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), line.summary()));
             lines.add(line);
-            writeTable(lines, o, command);
+            table.put(row, line);
+            writeTable(inPlanOrder(table), o, command, othersKept);
         }
-        Path results = writeTable(lines, o, command);
+        Path results = writeTable(inPlanOrder(table), o, command, othersKept);
         progress.accept("results: " + results);
         return lines.stream().allMatch(ResultsTable.Line::passed) ? 0 : 1;
+    }
+
+    /** The lines of {@code table} in the order of the plan's rows. */
+    private static List<ResultsTable.Line> inPlanOrder(Map<ResultsPlan.Row, ResultsTable.Line> table) {
+        return ResultsPlan.ROWS.stream().filter(table::containsKey).map(table::get).toList();
     }
 
     /** {@code --list}: the rows chosen, numbered, each with about how long it takes, and the total. */
@@ -176,11 +190,14 @@ public final class ReportCommand {
     }
 
     /** Writes results.md with {@code lines}, the table so far. */
-    private static Path writeTable(List<ResultsTable.Line> lines, Options o, String command) throws java.io.IOException {
+    private static Path writeTable(List<ResultsTable.Line> lines, Options o, String command, boolean othersKept)
+            throws java.io.IOException {
         Files.createDirectories(o.output);
         Path results = o.output.resolve("results.md");
-        Files.writeString(results, ResultsTable.render(lines, o.peers.stream().map(Target::displayName).toList(), command,
-                o.warmup, o.runLength));
+        String note = othersKept ? "The table also holds the rows that earlier runs into " + o.output + " ended (other `--rows`):"
+                + " they ran on those runs' day and build, which the times of each row's files record." : null;
+        String page = ResultsTable.render(lines, o.peers.stream().map(Target::displayName).toList(), command, note, o.warmup, o.runLength);
+        Files.writeString(results, page);
         return results;
     }
 

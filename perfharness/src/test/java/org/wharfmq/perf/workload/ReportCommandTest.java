@@ -56,5 +56,13 @@ class ReportCommandTest {
         String resumed = Files.readString(out.resolve("results.md"));
         assertEquals(table.lines().filter(l -> l.startsWith("| ")).toList(), resumed.lines().filter(l -> l.startsWith("| ")).toList(),
                 "the same table from the lines kept");
+        // resumed with other rows, the table keeps every row the directory holds: it grows, it is not replaced
+        Files.delete(out.resolve("results.md"));
+        assertEquals(0, ReportCommand.run(new String[] {"--quick", "--warmup", "1", "--run-length", "1", "--rows", "FOOTPRINT",
+                "--peers", "artemis", "--resume", out.toString()}));
+        String grown = Files.readString(out.resolve("results.md"));
+        assertEquals(table.lines().filter(l -> l.startsWith("| ")).toList(), grown.lines().filter(l -> l.startsWith("| ")).toList(),
+                "RR-4b's line is in the table of a run of the memory rows only: " + grown);
+        assertTrue(grown.contains("earlier runs into"), "the table says it holds rows of earlier runs: " + grown);
     }
 }
