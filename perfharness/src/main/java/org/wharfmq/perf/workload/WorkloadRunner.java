@@ -34,6 +34,11 @@ public final class WorkloadRunner {
      * shared machine at load 40.
      */
     private static final Duration REPLICATED_START_TIMEOUT = Duration.ofSeconds(300);
+    /**
+     * A server's exit after its step: it deletes its data directory first, which for F-FILE holds every file its
+     * node archived (56,000 after a 100 s run took more than a minute to delete at load 37).
+     */
+    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(300);
 
     private final RunSettings settings;
     private final Launcher launcher;
@@ -267,11 +272,11 @@ public final class WorkloadRunner {
                     }
                 }
                 for (Launched s : servers) {
-                    s.awaitExit(Duration.ofSeconds(60));
+                    s.awaitExit(EXIT_TIMEOUT);
                 }
                 if (otherProvider != null) { // after the flow has drained, which needs it
                     otherProvider.stop();
-                    otherProvider.awaitExit(Duration.ofSeconds(60));
+                    otherProvider.awaitExit(EXIT_TIMEOUT);
                 }
                 return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps, channelCounts, memory);
             } finally {
