@@ -19,6 +19,19 @@ final class ProcCpu {
     private ProcCpu() {
     }
 
+    /**
+     * {@code pids} and every process started under them, still running (each once, in that order): the JVMs whose CPU
+     * a step uses. The replicated peer's launcher ({@link ReplicatedServerMain}) runs its three members as child
+     * processes: without them a step's JIT and all-JVM figures left out the members, where most of its CPU goes.
+     */
+    static java.util.List<Long> withDescendants(java.util.List<Long> pids) {
+        java.util.LinkedHashSet<Long> all = new java.util.LinkedHashSet<>(pids);
+        for (long pid : pids) {
+            ProcessHandle.of(pid).ifPresent(p -> p.descendants().forEach(d -> all.add(d.pid())));
+        }
+        return java.util.List.copyOf(all);
+    }
+
     /** CPU seconds used so far by {@code pid}, or NaN when /proc cannot tell. */
     static double cpuSeconds(long pid) {
         try {

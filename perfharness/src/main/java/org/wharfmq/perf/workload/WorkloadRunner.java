@@ -235,7 +235,8 @@ public final class WorkloadRunner {
                     started.add(l);
                 }
                 if (server != null) {
-                    cpu = new CpuSampler(serverPids, started.stream().map(Launched::pid).distinct().toList());
+                    // the replicated peer's members are its launcher's children
+                    cpu = new CpuSampler(serverPids, ProcCpu.withDescendants(started.stream().map(Launched::pid).toList()));
                 }
                 List<Launched> measured = started.subList(started.size() - plan.clientMeasured().size(), started.size());
                 for (Launched l : measured) { // the run's clock starts once its clients have connected

@@ -22,6 +22,20 @@ class ProcCpuTest {
     }
 
     @Test
+    void aStepsJvmsIncludeTheProcessesStartedUnderThem() throws Exception {
+        long self = ProcessHandle.current().pid();
+        Process child = new ProcessBuilder("sleep", "60").start();
+        try {
+            java.util.List<Long> jvms = ProcCpu.withDescendants(java.util.List.of(self, self));
+            assertEquals(self, jvms.get(0));
+            assertTrue(jvms.contains(child.pid()), "the child " + child.pid() + " is one of " + jvms);
+            assertEquals(jvms.size(), new java.util.HashSet<>(jvms).size(), "each once: " + jvms);
+        } finally {
+            child.destroyForcibly();
+        }
+    }
+
+    @Test
     void aProcessThatDoesNotExistHasNoFigures() {
         assertTrue(Double.isNaN(ProcCpu.cpuSeconds(Long.MAX_VALUE)));
         assertTrue(Double.isNaN(ProcCpu.jitSeconds(Long.MAX_VALUE)));
