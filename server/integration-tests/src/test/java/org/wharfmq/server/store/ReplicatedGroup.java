@@ -256,7 +256,7 @@ final class ReplicatedGroup implements AutoCloseable {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
         }
-        throw new AssertionError("display server never showed " + expected + ":\n" + out);
+        throw new AssertionError("display server never showed " + expected + ":\n" + out + "\n" + outputs());
     }
 
     /**
