@@ -4,6 +4,7 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.management.Management;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.Logins;
+import org.wharfmq.server.session.InProcessTakes;
 
 /**
  * A service that runs inside a queue manager beside its listeners, such as the message flows of the flow host
@@ -81,5 +82,12 @@ public interface ServerPlugin extends AutoCloseable {
          * @throws IllegalStateException when another plugin set one already
          */
         void acceptChannels(ChannelAcceptor acceptor);
+
+        /**
+         * A new XA session inside the queue manager, with its own authority, that takes the messages of a queue with
+         * no frame ({@link InProcessTakes}): how a sender channel takes its transmission queue. Call it from a thread
+         * of the plugin's own, never an event loop; close it when done.
+         */
+        InProcessTakes takeMessages();
     }
 }

@@ -26,6 +26,7 @@ import org.wharfmq.server.transport.ServerTls;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Logins;
+import org.wharfmq.server.session.InProcessTakes;
 import org.wharfmq.server.session.XaBranches;
 import org.wharfmq.server.topic.TopicManager;
 import org.wharfmq.server.store.JournalMessageStore;
@@ -357,6 +358,12 @@ public final class WharfServer implements AutoCloseable {
             @Override
             public void acceptChannels(ChannelAcceptor acceptor) {
                 channelAcceptor.set(acceptor);
+            }
+
+            @Override
+            public InProcessTakes takeMessages() {
+                return InProcessTakes.open(ioGroup.next(), config, queueManager, topicManager, xaBranches,
+                        accessControl);
             }
         };
         for (ServerPlugin plugin : plugins) {

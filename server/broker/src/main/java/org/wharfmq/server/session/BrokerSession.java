@@ -45,7 +45,8 @@ import java.util.Map;
  * settlement of their deliveries (ACK, COMMIT, ROLLBACK, REJECT, CLOSE). Its open transaction is a
  * {@link Transaction}: a transacted session's, or an XA session's association with an {@link XaBranch} (XA_START to
  * XA_END; outside one an XA session acknowledges like AUTO_ACKNOWLEDGE); its DELIVER frames leave through its
- * {@link DeliveryWriter}; what a SEND to a topic becomes is the {@link TopicManager}'s. (Not {@code ServerSession}:
+ * {@link DeliveryWriter} (an in-process session's deliveries go to its {@link DeliverySink} instead:
+ * {@link InProcessTakes}); what a SEND to a topic becomes is the {@link TopicManager}'s. (Not {@code ServerSession}:
  * that name is taken by {@code javax.jms.ServerSession}, an application server's API.)
  *
  * <h2>Threading</h2>
@@ -87,6 +88,8 @@ public final class BrokerSession {
     private final OrderedLock lock;
     private long nextDeliveryId = 1;
     private final DeliveryWriter writer;
+    /** Where the deliveries of an in-process session go instead of {@link #writer}'s frames; null for a client's. */
+    private final DeliverySink sink;
 
     // owned by the event loop
     /** The session's open consumers by id: the one place they are kept. */
@@ -130,7 +133,16 @@ public final class BrokerSession {
                          QueueManager queueManager, TopicManager topics, String clientId, int maxMessageLength,
                          int producerWindow, long fanOutWindow,
                          ConnectionAccess access) {
+        this(id, transacted, xaBranches, channel, replies, queueManager, topics, clientId, maxMessageLength,
+                producerWindow, fanOutWindow, access, null);
+    }
+
+    /** As the public constructor; the deliveries go to {@code sink} (an in-process session's) unless it is null. */
+    BrokerSession(int id, boolean transacted, XaBranches xaBranches, Channel channel, Replies replies,
+                  QueueManager queueManager, TopicManager topics, String clientId, int maxMessageLength,
+                  int producerWindow, long fanOutWindow, ConnectionAccess access, DeliverySink sink) {
         this.id = id;
+        this.sink = sink;
         this.access = access;
         Identity identity = access.identity(); // its sends must carry that user as JMSXUserID, and nothing else
         this.userUtf8 = identity.anonymous() ? null : identity.user().getBytes(StandardCharsets.UTF_8);
@@ -177,6 +189,10 @@ public final class BrokerSession {
      * its next receive raises {@code reason}. Any thread: the write goes to the connection's event loop.
      */
     void queueDeleted(ServerConsumer consumer, String reason) {
+        if (sink != null) {
+            sink.failed(reason);
+            return;
+        }
         channel.writeAndFlush(new Frame.ConsumerFailed(consumer.id(), ErrorCode.UNKNOWN_DESTINATION, reason),
                 channel.voidPromise());
     }
@@ -327,7 +343,11 @@ public final class BrokerSession {
         try {
             Delivery d = new Delivery(consumer, nextDeliveryId++, message.deliveryCount(), message);
             consumer.delivered(d);
-            writer.queue(d);
+            if (sink != null) {
+                sink.delivered(d);
+            } else {
+                writer.queue(d);
+            }
         } finally {
             lock.unlock();
         }
@@ -336,6 +356,10 @@ public final class BrokerSession {
 
     /** Gets the recorded deliveries written: now when on the event loop, else by one scheduled task. */
     void flushDeliveries() {
+        if (sink != null) {
+            sink.flush();
+            return;
+        }
         writer.flush();
     }
 

@@ -286,7 +286,7 @@ final class ChannelAdmin {
         }
         StringBuilder said = new StringBuilder();
         for (PreparedBranch branch : doubt) {
-            ChannelResolution.complete(running.host().vmUrl(), name, branch, commit);
+            ChannelResolution.complete(running.host(), name, branch, commit);
             String line = "Channel " + name + ": batch " + ChannelResolution.batch(branch) + " "
                     + (commit ? "committed: its messages are removed from " + d.transmissionQueue()
                     : "backed out: its messages are back on " + d.transmissionQueue() + ", sent again when the"

@@ -1,14 +1,14 @@
 package org.wharfmq.server.channels;
 
-import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.WireXid;
+import org.wharfmq.server.ServerPlugin.Host;
+import org.wharfmq.server.session.InProcessTakes;
 import org.wharfmq.server.session.XaBranches.PreparedBranch;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A sender's batches in doubt, as the queue manager's prepared XA branches show them (format id
@@ -40,16 +40,20 @@ final class ChannelResolution {
     }
 
     /**
-     * Commits or rolls back {@code branch} of {@code channel} on the queue manager at {@code vmUrl}, as the queue
-     * manager itself (in-VM, anonymous: the one client that may complete any branch).
+     * Commits or rolls back {@code branch} of {@code channel} inside queue manager {@code host}, as the queue manager
+     * itself (whose branches the sender's are), as the sender does it.
      */
-    static void complete(String vmUrl, String channel, PreparedBranch branch, boolean commit) throws Exception {
+    static void complete(Host host, String channel, PreparedBranch branch, boolean commit) throws Exception {
         WireXid xid = new WireXid(SenderChannel.XID_FORMAT,
                 (SenderChannel.XID_PREFIX + channel).getBytes(StandardCharsets.UTF_8),
                 HexFormat.of().parseHex(branch.branchQualifier()));
-        int timeout = ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS;
-        try (CoreLink link = CoreLink.open(vmUrl, Map.of(), null, null, "resolve channel " + channel, 0, timeout)) {
-            link.call(id -> commit ? new Frame.XaCommit(id, xid, false) : new Frame.XaRollback(id, xid), timeout);
+        long timeout = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
+        try (InProcessTakes queueManager = host.takeMessages()) {
+            if (commit) {
+                queueManager.commit(xid, timeout);
+            } else {
+                queueManager.rollback(xid, timeout);
+            }
         }
     }
 }

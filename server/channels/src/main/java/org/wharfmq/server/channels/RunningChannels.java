@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The channels that run: the senders (each a {@link SenderChannel} thread reading its transmission queue over the
- * in-VM listener) and the receivers ({@link ChannelReceivers}, the server's
+ * The channels that run: the senders (each a {@link SenderChannel} thread taking its transmission queue inside the
+ * queue manager) and the receivers ({@link ChannelReceivers}, the server's
  * {@link org.wharfmq.server.ChannelAcceptor}), started, replaced and stopped.
  *
  * <p>Owns the running channels: {@link ChannelsPlugin} starts and closes them, {@link ChannelAdmin} changes them, one
@@ -89,7 +89,7 @@ final class RunningChannels {
 
     /** A sender for {@code d}, not started. */
     SenderChannel newSender(ChannelDefinition d) {
-        return new SenderChannel(d, host.vmUrl(), host.config().name(), definitions.resets());
+        return new SenderChannel(d, host, host.config().name(), definitions.resets());
     }
 
     /** The senders, in definition order (a snapshot as it is iterated). */

@@ -1,31 +1,33 @@
 package org.wharfmq.server.channels;
 
-import io.netty.buffer.ByteBuf;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.protocol.message.MessageReader;
-import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.server.ServerPlugin.Host;
+import org.wharfmq.server.session.InProcessTakes;
+import org.wharfmq.server.session.InProcessTakes.Taken;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A sender channel: moves the messages of its transmission queue, in order, to the receiver of the same name on the
  * partner queue manager, in batches. Runs on a thread of its own ({@code wharf-channel-NAME}), which owns every field
  * but {@link #status}.
  *
- * <p>It reads the transmission queue over the queue manager's in-VM listener, in an XA session: a batch's messages (at
- * most {@code batchSize}, {@code batchBytes}, gathered for up to {@code batchIntervalMillis}) go to the partner as
- * CHANNEL_MESSAGE frames, their stored bytes as they are; their removal from the transmission queue is an XA branch
+ * <p>It takes its transmission queue inside the queue manager, through an in-process XA session of the queue
+ * manager's own ({@link InProcessTakes}): each message comes to the channel's thread as the queue hands it over, with
+ * no frame and no in-VM connection. A batch's messages (at most {@code batchSize}, {@code batchBytes}, gathered for
+ * up to {@code batchIntervalMillis}) go to the partner as CHANNEL_MESSAGE frames, their stored bytes as they are (the
+ * channel's thread writes them: the partner's connection is a blocking socket, which no event loop may wait on);
+ * their removal from the transmission queue is an XA branch
  * ({@link #xid}: the channel's name and the batch's id), prepared (journaled) before CHANNEL_END_BATCH makes the
  * receiver commit the batch with the channel's sequence number and the batch's id, and committed once it answers OK.
  * A failure before the prepare rolls the removal back; one after it leaves the batch in doubt, resolved when the
@@ -37,9 +39,9 @@ import java.util.Map;
  * <p>With {@code nonPersistentSpeed} FAST agreed with the partner at CHANNEL_OPEN (IBM MQ's NPMSPEED FAST), a
  * non-persistent message that comes while no batch is being gathered goes at once, outside the batches
  * (CHANNEL_FAST_MESSAGE): no XA branch, no sequence number, no sync record, no journal write at either end. It is
- * acknowledged on the transmission queue (the XA session outside a branch acknowledges like AUTO_ACKNOWLEDGE) when
- * the run of such messages ends, before a batch's XA_END would cover later deliveries, and before the local
- * connection closes, so it is never sent twice; one on its way when the channel fails may be lost, as FAST allows.
+ * acknowledged on the transmission queue (outside a branch) when the run of such messages ends, before a batch's
+ * branch would cover later deliveries, and before the in-process session closes, so it is never sent twice; one on
+ * its way when the channel fails may be lost, as FAST allows.
  * One that comes while a batch is being gathered goes in that batch (the receiver still puts it at once). Persistent
  * messages always go in batches.
  *
@@ -49,8 +51,6 @@ import java.util.Map;
  */
 final class SenderChannel implements Runnable {
     private static final System.Logger LOG = System.getLogger(SenderChannel.class.getName());
-    private static final int SESSION = 1;
-    private static final int CONSUMER = 1;
     /** The format id of the channels' XA branches ("WHCH"). */
     static final int XID_FORMAT = 0x57484348;
     /** The start of the global id of the channels' XA branches, followed by the channel's name. */
@@ -60,7 +60,8 @@ final class SenderChannel implements Runnable {
     enum State { STARTING, WAITING, RUNNING, RETRYING, STOPPED }
 
     private final ChannelDefinition definition;
-    private final String vmUrl;
+    /** The queue manager the channel runs in: its transmission queue is taken there. */
+    private final Host host;
     private final String queueManager;
     /** Where an operator's {@code reset channel} waits for the next open. */
     private final SenderResets resets;
@@ -73,7 +74,8 @@ final class SenderChannel implements Runnable {
     private volatile Runnable afterConfirm = () -> { };
     /** Test hook: runs once a batch's removal is prepared, before the batch ends on the partner. */
     private volatile Runnable afterPrepare = () -> { };
-    private CoreLink local;
+    /** The transmission queue, taken inside the queue manager; null while the channel is not running. */
+    private InProcessTakes local;
     private CoreLink partner;
     private long sequence;
     private long batchId;
@@ -93,9 +95,9 @@ final class SenderChannel implements Runnable {
     private record Reported(long sequence, long batchId) {
     }
 
-    SenderChannel(ChannelDefinition definition, String vmUrl, String queueManager, SenderResets resets) {
+    SenderChannel(ChannelDefinition definition, Host host, String queueManager, SenderResets resets) {
         this.definition = definition;
-        this.vmUrl = vmUrl;
+        this.host = host;
         this.queueManager = queueManager;
         this.resets = resets;
         this.thread = new Thread(this, "wharf-channel-" + definition.name());
@@ -142,14 +144,11 @@ final class SenderChannel implements Runnable {
                         connectPartner(); // a batch in doubt is resolved at once, not at the next message
                     }
                     // only now: a batch rolled back returns to the head of the queue before this consumer takes any
-                    local.receiveFor(CONSUMER);
-                    local.call(id -> new Frame.CreateConsumer(id, SESSION, CONSUMER,
-                            WireDestination.queue(definition.transmissionQueue()), null,
-                            definition.batchSize() * definition.pipelineLength(), 0,
-                            null), definition.connectTimeoutMillis());
+                    local.consume(definition.transmissionQueue(), definition.batchSize() * definition.pipelineLength(),
+                            definition.connectTimeoutMillis());
                 }
                 status = State.WAITING;
-                Frame first = local.next(-1);
+                Taken first = local.next(-1);
                 if (partner == null) {
                     connectPartner();
                 }
@@ -198,12 +197,12 @@ final class SenderChannel implements Runnable {
      * {@code pipelineLength} batches are on the way at once: the next is gathered, sent and prepared while the last
      * one's confirmation is awaited; they are confirmed, and their removals committed, in order.
      */
-    private void sendWhileBusy(Frame first) throws Exception {
+    private void sendWhileBusy(Taken first) throws Exception {
         Deque<Outstanding> outstanding = new ArrayDeque<>(definition.pipelineLength());
-        Frame next = first;
+        Taken next = first;
         while (next != null || !outstanding.isEmpty()) {
-            if (fast && next instanceof Frame.Deliver d && !MessageReader.persistentOf(d.message())) {
-                sendOutsideBatch(d); // whatever batches are on their way: it overtakes them
+            if (fast && next != null && !MessageReader.persistentOf(next.message())) {
+                sendOutsideBatch(next); // whatever batches are on their way: it overtakes them
                 next = local.next(0);
                 if (next == null || unsettled >= definition.batchSize()) {
                     settleOutsideBatch(); // the run ends (or the credit runs low): off the transmission queue
@@ -214,7 +213,7 @@ final class SenderChannel implements Runnable {
                 continue;
             }
             if (next != null && outstanding.size() < definition.pipelineLength()) {
-                settleOutsideBatch(); // before the batch's XA_END, which covers every delivery up to its last
+                settleOutsideBatch(); // before the batch's branch, which takes every delivery up to its last
                 Outstanding onItsWay = send(gather(next));
                 if (onItsWay != null) {
                     outstanding.addLast(onItsWay);
@@ -233,7 +232,7 @@ final class SenderChannel implements Runnable {
      * Sends a non-persistent message outside the batches (the partner agreed to FAST); it is acknowledged on the
      * transmission queue by {@link #settleOutsideBatch}.
      */
-    private void sendOutsideBatch(Frame.Deliver d) {
+    private void sendOutsideBatch(Taken d) {
         long bytes = d.message().readableBytes(); // before the frame owns it
         unsettledUpTo = d.deliveryId();
         unsettled++;
@@ -243,40 +242,26 @@ final class SenderChannel implements Runnable {
 
     /**
      * Acknowledges the messages sent outside the batches on the transmission queue (they leave it for good, without
-     * a journal write: they are non-persistent) and gives their credit back. With {@code answered}, waits for the
-     * acknowledgement: before the local connection closes, which drops frames not yet written (so they do not come
-     * back to be sent twice).
+     * a journal write: they are non-persistent) and gives their credit back, without waiting: the in-process session
+     * settles it before any later branch or its close.
      */
-    private void settleOutsideBatch(boolean answered) throws ClientException {
+    private void settleOutsideBatch() {
         if (unsettled == 0) {
             return;
         }
-        List<Frame.Consumed> consumed = List.of(new Frame.Consumed(CONSUMER, unsettledUpTo));
-        int credit = unsettled;
+        local.acknowledge(unsettledUpTo, unsettled);
         unsettled = 0;
         unsettledUpTo = -1;
-        if (answered) {
-            local.call(id -> new Frame.Ack(id, SESSION, consumed), definition.connectTimeoutMillis());
-        } else {
-            local.write(new Frame.Ack(0, SESSION, consumed));
-            local.write(new Frame.Credit(CONSUMER, credit));
-        }
-    }
-
-    private void settleOutsideBatch() throws ClientException {
-        settleOutsideBatch(false);
     }
 
     /** A batch's messages, the first {@code next}: until batchSize, batchBytes, or batchIntervalMillis of nothing. */
-    private List<Frame.Deliver> gather(Frame next) throws Exception {
-        List<Frame.Deliver> batch = new ArrayList<>();
+    private List<Taken> gather(Taken next) throws Exception {
+        List<Taken> batch = new ArrayList<>();
         try {
             long bytes = 0;
             while (next != null) {
-                if (next instanceof Frame.Deliver d) {
-                    batch.add(d);
-                    bytes += d.message().readableBytes();
-                }
+                batch.add(next);
+                bytes += next.message().readableBytes();
                 if (batch.size() >= definition.batchSize() || bytes >= definition.batchBytes()) {
                     break;
                 }
@@ -293,7 +278,7 @@ final class SenderChannel implements Runnable {
      * Sends a batch, prepares its removal from the transmission queue and ends it on the partner, without waiting
      * for the partner's answer; null for an empty batch.
      */
-    private Outstanding send(List<Frame.Deliver> batch) throws Exception {
+    private Outstanding send(List<Taken> batch) throws Exception {
         if (batch.isEmpty()) {
             return null;
         }
@@ -313,11 +298,7 @@ final class SenderChannel implements Runnable {
         long nextSequence = sequence + batch.size();
         long nextBatch = batchId + 1;
         WireXid xid = xid(nextBatch);
-        long timeout = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
-        local.call(id -> new Frame.XaStart(id, SESSION, xid, Frame.XA_NOFLAGS, 0), timeout);
-        local.call(id -> new Frame.XaEnd(id, SESSION, xid, Frame.XA_SUCCESS,
-                List.of(new Frame.Consumed(CONSUMER, lastDelivery))), timeout);
-        local.call(id -> new Frame.XaPrepare(id, xid), timeout); // from here the batch is in doubt until resolved
+        local.prepare(xid, lastDelivery, ChannelConfiguration.ANSWER_TIMEOUT_MILLIS); // in doubt until resolved
         afterPrepare.run();
         PendingRequests.Request answer = partner.send(id -> new Frame.ChannelEndBatch(id, nextSequence, nextBatch));
         sequence = nextSequence;
@@ -331,8 +312,8 @@ final class SenderChannel implements Runnable {
         partner.await(batch.answer(), timeout);
         reported = new Reported(batch.sequence(), batch.batchId());
         afterConfirm.run();
-        local.call(id -> new Frame.XaCommit(id, batch.xid(), false), timeout);
-        local.write(new Frame.Credit(CONSUMER, batch.size()));
+        local.commit(batch.xid(), timeout);
+        local.credit(batch.size());
         sent.add(batch.size(), batch.bytes());
     }
 
@@ -343,10 +324,10 @@ final class SenderChannel implements Runnable {
     }
 
     /** This channel's prepared batches on the local queue manager: removals whose outcome the partner decides. */
-    private List<WireXid> inDoubt() throws ClientException {
+    private List<WireXid> inDoubt() {
         List<WireXid> ours = new ArrayList<>();
         byte[] gtrid = (XID_PREFIX + definition.name()).getBytes(StandardCharsets.UTF_8);
-        for (WireXid xid : local.call(Frame.XaRecover::new, definition.connectTimeoutMillis()).xaResult().xids()) {
+        for (WireXid xid : local.inDoubt()) {
             if (xid.formatId() == XID_FORMAT && Arrays.equals(xid.globalTransactionId(), gtrid)) {
                 ours.add(xid);
             }
@@ -359,12 +340,15 @@ final class SenderChannel implements Runnable {
      * has committed is committed, any other rolled back (its messages go back to the transmission queue, to be sent
      * again). Runs before anything else is sent on a new connection.
      */
-    private void resolve(long receiverLastBatch) throws ClientException {
+    private void resolve(long receiverLastBatch) throws InterruptedException {
         for (WireXid xid : inDoubt()) {
             long batch = Long.parseLong(new String(xid.branchQualifier(), StandardCharsets.UTF_8));
             boolean received = batch <= receiverLastBatch;
-            local.call(id -> received ? new Frame.XaCommit(id, xid, false) : new Frame.XaRollback(id, xid),
-                    definition.connectTimeoutMillis());
+            if (received) {
+                local.commit(xid, ChannelConfiguration.ANSWER_TIMEOUT_MILLIS);
+            } else {
+                local.rollback(xid, ChannelConfiguration.ANSWER_TIMEOUT_MILLIS);
+            }
             LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + ": batch " + batch + " was in doubt;"
                     + (received ? " the receiver has it (its last batch is " + receiverLastBatch + "): removed from "
                     : " the receiver does not have it (its last batch is " + receiverLastBatch + "): back on ")
@@ -372,14 +356,11 @@ final class SenderChannel implements Runnable {
         }
     }
 
-    private void openLocal() throws ClientException {
-        local = CoreLink.open(vmUrl, Map.of(), null, null, "channel " + definition.name(), 0,
-                definition.connectTimeoutMillis());
-        local.call(id -> new Frame.CreateSession(id, SESSION, false, Frame.SESSION_XA),
-                definition.connectTimeoutMillis());
+    private void openLocal() {
+        local = host.takeMessages();
     }
 
-    private void connectPartner() throws ClientException {
+    private void connectPartner() throws ClientException, InterruptedException {
         partner = CoreLink.open(definition.connection(), definition.tls(), definition.user(), definition.password(),
                 "channel " + definition.name() + " from " + queueManager, definition.heartbeatMillis(),
                 definition.connectTimeoutMillis());
@@ -414,13 +395,7 @@ final class SenderChannel implements Runnable {
 
     private void closeLocal() {
         if (local != null) {
-            try {
-                settleOutsideBatch(true); // what went outside the batches must not come back to go twice
-            } catch (Exception e) {
-                LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + ": messages sent outside the"
-                        + " batches could not be acknowledged on " + definition.transmissionQueue()
-                        + " (they may go again): " + e.getMessage());
-            }
+            settleOutsideBatch(); // before the close: what went outside the batches must not come back to go twice
             local.close();
             local = null;
         }

@@ -13,6 +13,7 @@ import org.wharfmq.server.metrics.ReplicaMetrics;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.security.Permission;
+import org.wharfmq.server.session.InProcessTakes;
 
 import java.util.function.Supplier;
 
@@ -91,6 +92,11 @@ final class ReplicaListener implements AutoCloseable {
 
         @Override
         public void acceptChannels(ChannelAcceptor acceptor) {
+            throw notRunning();
+        }
+
+        @Override
+        public InProcessTakes takeMessages() {
             throw notRunning();
         }
 

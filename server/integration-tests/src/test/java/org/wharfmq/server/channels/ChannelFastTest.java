@@ -13,6 +13,7 @@ import org.wharfmq.server.it.TcpProxy;
 import org.wharfmq.server.management.JournalStatus;
 import org.wharfmq.server.queue.DeadLetters;
 import org.wharfmq.server.queue.SystemQueues;
+import org.wharfmq.server.transport.ConnectionInfo;
 
 import javax.jms.DeliveryMode;
 import javax.jms.Message;
@@ -117,6 +118,7 @@ class ChannelFastTest {
         // the receiver put them inside QM2, through a session of its partner's connection: not one frame went over
         // the receiver's in-VM connection (which carries its batches)
         assertEquals(receiverInVmBefore, receiverInVmBytesIn(), "the receiver put them as an in-VM client");
+        assertSenderTakesItsTransmissionQueueInside();
         Receive.nothingMore(orders);
     }
 
@@ -148,7 +150,18 @@ class ChannelFastTest {
         assertEquals(receiverInVmBefore, receiverInVmBytesIn(), "the receiver put its batches as an in-VM client");
         // each commit took the last sync record's place, in its own transaction: one record for the channel
         assertEquals(1, qm2.server().queueManager().queue(ChannelConfiguration.SYNC_QUEUE).depth());
+        assertSenderTakesItsTransmissionQueueInside();
         Receive.nothingMore(orders);
+    }
+
+    /**
+     * The sender took its transmission queue inside QM1 (an in-process session, no frame): QM1 has no in-VM
+     * connection, where the sender's DELIVERs, ACKs, CREDITs and XA frames used to go.
+     */
+    private void assertSenderTakesItsTransmissionQueueInside() {
+        List<ConnectionInfo> inVm = qm1.server().management().connections().stream()
+                .filter(c -> "vm".equals(c.transport())).toList();
+        assertTrue(inVm.isEmpty(), "the sender took its transmission queue as an in-VM client: " + inVm);
     }
 
     /** The bytes QM2 has read from the in-VM connection of its receiver channel TO.QM2. */

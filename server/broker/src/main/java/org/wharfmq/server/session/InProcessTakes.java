@@ -1,0 +1,318 @@
+package org.wharfmq.server.session;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.local.LocalChannel;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.WireXid;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.QueueManager;
+import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.ConnectionAccess;
+import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.topic.TopicManager;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
+
+/**
+ * Takes the messages of one queue inside the queue manager for the queue manager's own code (a sender channel takes
+ * its transmission queue this way), through an XA session of an in-process connection with the queue manager's own
+ * authority: the session's one consumer hands each message to {@link #next} as its queue delivers it, with no frame,
+ * no encoding and no event loop in between (the session records the delivery and queues it here, under its lock,
+ * on the thread that put the message). What was taken leaves the queue as a client's consumption does: outside a
+ * unit of work by {@link #acknowledge}, or in an XA branch that {@link #prepare} ends and prepares (its removal
+ * journaled, in doubt until {@link #commit} or {@link #rollback}, across restarts: {@link #inDoubt}). What is
+ * neither acknowledged nor in a branch when the session closes goes back to the queue, in its order.
+ *
+ * <p><b>Threading.</b> The session is owned by its connection's event loop; its connection carries no frame (a local
+ * channel with no peer, there for its loop and allocator). The methods here are called by one thread of the caller's
+ * own (the taker, which alone waits in {@link #next}), never that loop: each hops to the loop, and a request
+ * ({@link #consume}, {@link #prepare}, {@link #commit}, {@link #rollback}, {@link #close}) waits for its answer (the
+ * journal's, for a prepare or a commit); credit and acknowledgements do not wait, and the loop runs them in the order
+ * they were made, before any later request.
+ */
+public final class InProcessTakes implements AutoCloseable {
+
+    private static final int SESSION = 1;
+    private static final int CONSUMER = 1;
+    /** {@link #arrivals}' entry once the consumer's queue was deleted. */
+    private static final Object QUEUE_DELETED = new Object();
+
+    /** A message taken off the queue: its delivery id and its stored bytes (a retained duplicate: the taker's). */
+    public record Taken(long deliveryId, ByteBuf message) {
+    }
+
+    private final Channel channel;
+    private final EventLoop loop;
+    private final ConnectionAccess access;
+    private final XaBranches xaBranches;
+    private final Answers answers = new Answers();
+    /** Taken messages, in delivery order, and {@link #QUEUE_DELETED}; added under the session's lock. */
+    private final ConcurrentLinkedQueue<Object> arrivals = new ConcurrentLinkedQueue<>();
+    /**
+     * The taker's thread while it waits in {@link #next} with nothing arrived; null otherwise. A burst of deliveries
+     * wakes it once, as the queue lets go of its lock ({@link Sink#flush}), never under the queue's lock.
+     */
+    private volatile Thread waiting;
+    private volatile String deletedBecause;
+    /** The session: made, used and closed on {@link #loop} alone. */
+    private BrokerSession session;
+
+    private InProcessTakes(Channel channel, XaBranches xaBranches, AccessControl control) {
+        this.channel = channel;
+        this.loop = channel.eventLoop();
+        this.xaBranches = xaBranches;
+        this.access = new ConnectionAccess(Identity.SERVER, control, "in-process");
+    }
+
+    /**
+     * An in-process XA session on {@code loop}, with the queue manager's own authority, whose XA branches are
+     * {@code xaBranches}' (the same the queue manager's clients use, owned by the queue manager itself).
+     */
+    public static InProcessTakes open(EventLoop loop, ServerConfig config, QueueManager queueManager,
+                                      TopicManager topics, XaBranches xaBranches, AccessControl control) {
+        LocalChannel channel = new LocalChannel(); // no peer: it carries no frame
+        loop.register(channel).syncUninterruptibly();
+        InProcessTakes takes = new InProcessTakes(channel, xaBranches, control);
+        loop.submit(() -> takes.session = new BrokerSession(SESSION, false, xaBranches, channel, takes.answers,
+                queueManager, topics, null, config.maxMessageLength(), config.producerWindowBytes(),
+                config.fanOutWindowBytes(), takes.access, takes.new Sink())).syncUninterruptibly();
+        return takes;
+    }
+
+    /**
+     * Opens the session's consumer on queue {@code queue}, which may be handed {@code credit} messages before
+     * {@link #credit} gives more; they come to {@link #next} in the queue's order.
+     */
+    public void consume(String queue, int credit, long timeoutMillis) throws InterruptedException {
+        call("Taking the messages of queue '" + queue + "'", id -> session.openConsumer(new Frame.CreateConsumer(id,
+                SESSION, CONSUMER, WireDestination.queue(queue), null, credit, 0, null)), timeoutMillis);
+    }
+
+    /**
+     * The next message taken, waiting up to {@code millis} (negative: without limit); null when none came.
+     *
+     * @throws WharfException once the queue was deleted
+     */
+    public Taken next(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, millis));
+        Object next;
+        while ((next = arrivals.poll()) == null) {
+            long left = deadline - System.nanoTime();
+            if (millis >= 0 && left <= 0) {
+                return null;
+            }
+            waiting = Thread.currentThread();
+            if (arrivals.isEmpty()) { // looked at after saying so: a flush that added one since wakes this thread
+                if (millis < 0) {
+                    LockSupport.park(this);
+                } else {
+                    LockSupport.parkNanos(this, left);
+                }
+            }
+            waiting = null;
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+        if (next == QUEUE_DELETED) {
+            arrivals.add(QUEUE_DELETED);
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, deletedBecause);
+        }
+        return (Taken) next;
+    }
+
+    /** The consumer may be handed {@code credit} more messages. Does not wait. */
+    public void credit(int credit) {
+        loop.execute(() -> session.addCredit(CONSUMER, credit));
+    }
+
+    /**
+     * Takes the messages handed over up to delivery {@code lastDeliveryId} off the queue for good, outside any unit of
+     * work (non-persistent ones: no journal write), and gives their {@code credit} back. Does not wait.
+     */
+    public void acknowledge(long lastDeliveryId, int credit) {
+        List<Frame.Consumed> consumed = List.of(new Frame.Consumed(CONSUMER, lastDeliveryId));
+        loop.execute(() -> {
+            session.acknowledge(0, consumed);
+            session.addCredit(CONSUMER, credit);
+        });
+    }
+
+    /**
+     * Puts the messages handed over up to delivery {@code lastDeliveryId} (and not acknowledged) in a new XA branch
+     * {@code xid} and prepares it: their removal is journaled, and in doubt until {@link #commit} or
+     * {@link #rollback}, whatever happens meanwhile (a restart keeps the branch: {@link #inDoubt}). Returns once the
+     * prepare is durable.
+     *
+     * @throws WharfException why it was not prepared (nothing of it is then)
+     */
+    public void prepare(WireXid xid, long lastDeliveryId, long timeoutMillis) throws InterruptedException {
+        List<Frame.Consumed> consumed = List.of(new Frame.Consumed(CONSUMER, lastDeliveryId));
+        call("Preparing " + xid, id -> {
+            session.xaStart(0, xid, Frame.XA_NOFLAGS, 0);
+            session.xaEnd(0, xid, Frame.XA_SUCCESS, consumed);
+            xaBranches.prepare(id, xid, access, answers);
+        }, timeoutMillis);
+    }
+
+    /** Commits prepared branch {@code xid}: its messages leave the queue for good. Returns once that is durable. */
+    public void commit(WireXid xid, long timeoutMillis) throws InterruptedException {
+        call("Committing " + xid, id -> xaBranches.commit(id, xid, false, access, loop, answers), timeoutMillis);
+    }
+
+    /** Rolls branch {@code xid} back: its messages go back to the queue, in their order. */
+    public void rollback(WireXid xid, long timeoutMillis) throws InterruptedException {
+        call("Rolling back " + xid, id -> xaBranches.rollback(id, xid, access, answers), timeoutMillis);
+    }
+
+    /** The prepared branches of the queue manager's own in-process sessions (and in-VM clients): in doubt. */
+    public List<WireXid> inDoubt() {
+        return xaBranches.recover(access);
+    }
+
+    /**
+     * Closes the session: what it was handed and neither acknowledged nor put in a branch goes back to the queue, in
+     * its order; prepared branches stay (they are the queue manager's). Waits for that.
+     */
+    @Override
+    public void close() {
+        try {
+            call("Closing the in-process session", id -> session.close(id, false), 10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            // no answer in time, or the loop has gone with the queue manager (whose closing gives them back)
+        } finally {
+            channel.close();
+            Object next;
+            while ((next = arrivals.poll()) != null) {
+                if (next instanceof Taken t) {
+                    t.message().release();
+                }
+            }
+        }
+    }
+
+    /** Runs {@code request} with a fresh request id on the loop and waits for its answer. */
+    private void call(String what, IntConsumer request, long timeoutMillis) throws InterruptedException {
+        assert !loop.inEventLoop() : what + " on the in-process session's own loop would wait for itself";
+        int id = answers.nextId();
+        CompletableFuture<Void> answer = answers.expect(id);
+        loop.execute(() -> {
+            try {
+                request.accept(id);
+            } catch (RuntimeException e) {
+                answers.failed(id, e instanceof WharfException w ? w
+                        : new WharfException(ErrorCode.INTERNAL_ERROR, String.valueOf(e)));
+            }
+        });
+        try {
+            answer.get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            answers.forget(id);
+            throw WharfException.illegalState(what + ": no answer from the queue manager within " + timeoutMillis
+                    + " ms.");
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof WharfException w ? w
+                    : new WharfException(ErrorCode.INTERNAL_ERROR, String.valueOf(e.getCause()));
+        } catch (InterruptedException e) {
+            answers.forget(id); // the request may still complete: a branch prepared meanwhile is found in doubt
+            throw e;
+        }
+    }
+
+    /** Where the session's deliveries go: {@link #arrivals}. */
+    private final class Sink implements DeliverySink {
+        @Override
+        public void delivered(Delivery delivery) {
+            arrivals.add(new Taken(delivery.deliveryId, delivery.message.content().retainedDuplicate()));
+        }
+
+        @Override
+        public void flush() {
+            Thread taker = waiting;
+            if (taker != null) {
+                LockSupport.unpark(taker);
+            }
+        }
+
+        @Override
+        public void failed(String reason) {
+            deletedBecause = reason;
+            arrivals.add(QUEUE_DELETED);
+            flush();
+        }
+    }
+
+    /** The answers of the session's requests, to the threads that wait for them; nothing is written. */
+    private static final class Answers extends Replies {
+        private final AtomicInteger ids = new AtomicInteger();
+        private final ConcurrentHashMap<Integer, CompletableFuture<Void>> waiting = new ConcurrentHashMap<>();
+
+        Answers() {
+            super(null);
+        }
+
+        int nextId() {
+            int id;
+            do {
+                id = ids.incrementAndGet();
+            } while (id == 0); // 0: a request nobody waits for
+            return id;
+        }
+
+        CompletableFuture<Void> expect(int id) {
+            CompletableFuture<Void> answer = new CompletableFuture<>();
+            waiting.put(id, answer);
+            return answer;
+        }
+
+        void forget(int id) {
+            waiting.remove(id);
+        }
+
+        void failed(int id, WharfException e) {
+            CompletableFuture<Void> answer = waiting.remove(id);
+            if (answer != null) {
+                answer.completeExceptionally(e);
+            }
+        }
+
+        @Override
+        public void ok(int requestId) {
+            CompletableFuture<Void> answer = waiting.remove(requestId);
+            if (answer != null) {
+                answer.complete(null);
+            }
+        }
+
+        @Override
+        public void xaResult(int requestId, int result, List<WireXid> xids) {
+            ok(requestId); // a prepare's XA_OK (a branch that took messages is never read-only)
+        }
+
+        @Override
+        public void error(int requestId, ErrorCode code, String message, int sessionId, int producerId) {
+            failed(requestId, new WharfException(code, message));
+        }
+
+        @Override
+        void producerCredit(int sessionId, int bytes) {
+            // the session sends nothing
+        }
+    }
+}
