@@ -99,6 +99,11 @@ public final class ReplicationConfiguration {
      * machine.
      */
     public static final Duration STOP_SERVING_WAIT = Duration.ofSeconds(60);
+    /**
+     * How long closing a member waits, after an entry it could not apply stopped it (fail-stop: Ratis closes it on its
+     * own thread), for that close to release its log directory, so that the member may be started again at once.
+     */
+    public static final Duration FAIL_STOP_CLOSE_WAIT = Duration.ofSeconds(30);
     /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
     /**
