@@ -164,26 +164,42 @@ final class JournalStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Applies a committed entry. A failure is thrown (fail-stop, below); the thread is remembered first, and a
-     * refusal of this member's settings told to the listener.
+     * Applies a committed entry. A failure is thrown (fail-stop, below), the thread remembered first; a refusal of
+     * this member's settings is told to the listener once that thread has closed the member.
+     *
+     * <p>Why then: Ratis 3.2.1's updater, once an entry failed, closes the member itself, and a close begun by
+     * anyone else before its own waits for the updater to apply up to the commit index, which it never will: the
+     * updater spins and the close never returns (seen as SettingsCheckTest hanging). So the member's owner, who
+     * closes it on hearing of the refusal, hears only after Ratis's own close, and {@link ReplicatedLog#close} waits
+     * for that close too ({@link #awaitFailStop}).
      */
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         try {
             return apply(trx.getLogEntry());
         } catch (RuntimeException e) {
-            failStopped = Thread.currentThread();
+            Thread updater = Thread.currentThread();
+            failStopped = updater;
             if (e instanceof SettingsRefused) {
-                listener.refused(e.getMessage());
+                Thread tell = new Thread(() -> {
+                    try {
+                        updater.join(ReplicationConfiguration.FAIL_STOP_CLOSE_WAIT.toMillis());
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                    listener.refused(e.getMessage());
+                }, "wharf-replication-refused");
+                tell.setDaemon(true);
+                tell.start();
             }
             throw e;
         }
     }
 
     /**
-     * After this member was closed: waits, at most {@code max}, until Ratis's own close of this member's division,
-     * run on the thread whose entry failed (fail-stop), is done, so that its log and storage directory are released
-     * (the member may be started again at once). Ratis's close of the server does not wait for it.
+     * Waits, at most {@code max}, until Ratis's own close of this member, run on the updater whose entry failed
+     * (fail-stop), is done (nothing when no entry failed): its log and storage directory are then released, and a
+     * close of the member begun after it does not race it ({@link #applyTransaction}).
      */
     void awaitFailStop(java.time.Duration max) throws InterruptedException {
         Thread updater = failStopped;

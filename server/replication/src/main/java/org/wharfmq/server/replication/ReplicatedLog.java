@@ -596,13 +596,15 @@ public final class ReplicatedLog implements AutoCloseable {
     }
 
     /**
-     * Stops this member: its listener, its log. The others go on if two of the three still run. Returns once its log
-     * directory is released, also after a failed entry stopped it (fail-stop: Ratis then closes the member on a thread
-     * of its own, which its close of the server does not wait for), so that it may be started again at once.
+     * Stops this member: its listener, its log. The others go on if two of the three still run. After a failed entry
+     * stopped it (fail-stop: Ratis then closes the member on its updater thread), waits for that close first, which a
+     * close of the server begun meanwhile would hang, and returns once the log directory is released, so that the
+     * member may be started again at once.
      */
     @Override
     public void close() throws IOException {
         try {
+            stateMachine.awaitFailStop(ReplicationConfiguration.FAIL_STOP_CLOSE_WAIT);
             server.close();
             stateMachine.awaitFailStop(ReplicationConfiguration.FAIL_STOP_CLOSE_WAIT);
         } catch (InterruptedException e) {

@@ -82,7 +82,10 @@ class SettingsCheckTest {
                     new RecordingSink(), refusals(refusal), TIMINGS, GroupSettings.of("TEST", 1 << 20), Duration.ZERO);
             String refusedAtElection;
             try {
-                refusedAtElection = refusal.get(Trio.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                // c, down through the refusals above, is reached again only at the active member's retry interval
+                // (Ratis's backoff: 5 s after 30 failed appends), then catches up: longer than Trio.WAIT on a loaded
+                // machine (35 s at load 35)
+                refusedAtElection = refusal.get(3 * Trio.WAIT.toMillis(), TimeUnit.MILLISECONDS);
             } finally {
                 unchecked.close();
             }
