@@ -25,6 +25,7 @@ import picocli.CommandLine.Option;
 import java.net.BindException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -223,7 +224,8 @@ final class ServerCommand implements Callable<Integer> {
      * serves applications, so clients' address lists find it. Meanwhile its client ports take status sessions alone
      * ({@link StatusListener}: wharf admin's read-only commands; applications are refused) and its HTTP listener, when
      * it has one, answers for the replica's own status ({@link ReplicaListener}); both close before the takeover.
-     * Returns null when the process is stopped meanwhile.
+     * Returns null when the process is stopped meanwhile; refused (IllegalArgumentException, naming the setting) when
+     * its settings differ from those of the member elected active.
      */
     private ReplicationMember startMember(ConfigurationFile file, ServerConfig config, SecurityFileRealm users)
             throws Exception {
@@ -258,7 +260,13 @@ final class ServerCommand implements Callable<Integer> {
                 + replication.membership().group() + "' follows as a replica until it is elected active");
         System.out.flush();
         try {
-            member.elected().get();
+            CompletableFuture.anyOf(member.elected(), member.refused()).get();
+            if (member.refused().isDone()) {
+                // its settings differ from the elected member's (members started together compare them then)
+                closeQuietly(member);
+                Runtime.getRuntime().removeShutdownHook(stop);
+                throw new IllegalArgumentException(member.refused().join());
+            }
         } catch (InterruptedException e) {
             // stopped (Ctrl-C, SIGTERM) while a replica: the hook has closed the member
             System.out.println("Wharf queue manager " + config.name() + ": member " + id + " stopped");

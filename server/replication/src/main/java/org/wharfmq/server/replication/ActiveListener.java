@@ -28,4 +28,12 @@ public interface ActiveListener {
      * its appends in flight have failed; clients must be refused from now on.
      */
     void inactive();
+
+    /**
+     * This member cannot go on in its group: its settings differ from those the active member appended as its term
+     * began (members started together, before they could compare at their start, {@link SettingsCheck}). Its log
+     * has stopped; {@code reason} names the setting, both values, both members and the fix.
+     */
+    default void refused(String reason) {
+    }
 }

@@ -18,7 +18,11 @@ import java.nio.charset.StandardCharsets;
  * u8 format (2) | u8 n | n bytes: origin member id (UTF-8) | u8 m | m bytes: the file's name | the file's content
  * u8 format (3) | u8 n | n bytes: origin member id (UTF-8) | i32 the batch's length | i32 this piece's offset in it
  *               | the piece's bytes
+ * u8 format (4) | u8 n | n bytes: origin member id (UTF-8) | the origin's {@link GroupSettings}, as it encodes them
  * </pre>
+ *
+ * Format 4 is the entry a member appends once elected ({@link ReplicatedLog}): the settings every member must share,
+ * which each member compares with its own as it applies it ({@link JournalStateMachine}).
  *
  * The records and the file are opaque here; the sink reads them. A batch's pieces are consecutive entries of one term,
  * offsets from 0 up; {@link ChunkJoiner} puts them together again.
@@ -30,6 +34,8 @@ final class BatchEntry {
     static final byte FILE = 2;
     /** An entry holding a piece of a batch. */
     static final byte CHUNK = 3;
+    /** An entry holding the settings of a member just elected. */
+    static final byte SETTINGS = 4;
 
     private BatchEntry() {
     }
@@ -76,6 +82,26 @@ final class BatchEntry {
         return ByteString.copyFrom(header.array()).concat(UnsafeByteOperations.unsafeWrap(piece.slice()));
     }
 
+    /** A settings entry: the {@code settings} of {@code origin}, just elected. */
+    static ByteString settings(String origin, GroupSettings settings) {
+        byte[] id = origin.getBytes(StandardCharsets.UTF_8);
+        byte[] header = new byte[2 + id.length];
+        header[0] = SETTINGS;
+        header[1] = (byte) id.length;
+        System.arraycopy(id, 0, header, 2, id.length);
+        return ByteString.copyFrom(header).concat(settings.encode());
+    }
+
+    /** Whether {@code entry} holds a member's settings. */
+    static boolean isSettings(ByteString entry) {
+        return entry.size() >= 2 && entry.byteAt(0) == SETTINGS;
+    }
+
+    /** The settings of a settings entry. */
+    static GroupSettings settingsOf(ByteString entry) {
+        return GroupSettings.decode(entry.substring(2 + (entry.byteAt(1) & 0xFF)));
+    }
+
     /** Whether {@code entry} holds a piece of a batch. */
     static boolean isChunk(ByteString entry) {
         return entry.size() >= 2 && entry.byteAt(0) == CHUNK;
@@ -120,7 +146,7 @@ final class BatchEntry {
 
     /** The origin member id of an entry. */
     static String origin(ByteString entry) {
-        if (isFile(entry) || isChunk(entry)) {
+        if (isFile(entry) || isChunk(entry) || isSettings(entry)) {
             return entry.substring(2, 2 + (entry.byteAt(1) & 0xFF)).toString(StandardCharsets.UTF_8);
         }
         checkFormat(entry);

@@ -3,6 +3,7 @@ package org.wharfmq.server.replication;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -10,11 +11,13 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.LifeCycle;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -27,6 +30,10 @@ import java.util.function.Supplier;
  * from the log); Ratis then purges the log before it. The leader sends the latest snapshot to a member whose log is
  * too far behind (a new or wiped member), which loads it in place of its state and applies the log from there. A
  * snapshot is never taken inside a batch of several entries.
+ *
+ * <p>The settings every member must share are compared at each election: the member elected appends its own as an
+ * entry of its term, and every other member compares them with its own as it applies that entry
+ * ({@link #compareSettings}).
  *
  * <p>Ratis calls {@link #applyTransaction}, {@link #takeSnapshot} and {@link #reinitialize} on one thread, its
  * state machine updater, so the sink is never applied to while a snapshot is written.
@@ -44,13 +51,21 @@ final class JournalStateMachine extends BaseStateMachine {
     private final LogSnapshots snapshots;
     /** This member's settings that every member must share, answered to a member that asks ({@link #query}). */
     private final GroupSettings settings;
+    /** The group's name, for a refusal. */
+    private final String group;
+    /** Run when this member is elected, before its listener hears it: appends its settings ({@link ReplicatedLog}). */
+    private final Runnable elected;
+    /** Ratis's state machine updater once an entry failed on it: Ratis closes the division there. */
+    private volatile Thread failStopped;
 
     /**
      * {@code joiners} makes each joiner of batches in pieces (this member's, and one per snapshot the active member
      * builds); a snapshot is due every {@code snapshotEveryLogBytes} of entries applied.
      */
-    JournalStateMachine(ReplicaSink sink, ActiveListener listener, Supplier<ChunkJoiner> joiners,
-                        GroupSettings settings, long snapshotEveryLogBytes) {
+    JournalStateMachine(String group, ReplicaSink sink, ActiveListener listener, Supplier<ChunkJoiner> joiners,
+                        GroupSettings settings, long snapshotEveryLogBytes, Runnable elected) {
+        this.group = group;
+        this.elected = elected;
         this.sink = sink;
         this.listener = listener;
         this.joiner = joiners.get();
@@ -88,6 +103,7 @@ final class JournalStateMachine extends BaseStateMachine {
     /** Ratis: this member leads and has applied its term's first entry. */
     @Override
     public void notifyLeaderReady() {
+        elected.run();
         listener.active();
     }
 
@@ -147,9 +163,60 @@ final class JournalStateMachine extends BaseStateMachine {
         return storage;
     }
 
+    /**
+     * Applies a committed entry. A failure is thrown (fail-stop, below), the thread remembered first; a refusal of
+     * this member's settings is told to the listener once that thread has closed the member.
+     *
+     * <p>Why then: Ratis 3.2.1's updater, once an entry failed, closes the member itself, and a close begun by
+     * anyone else before its own waits for the updater to apply up to the commit index, which it never will: the
+     * updater spins and the close never returns (seen as SettingsCheckTest hanging). So the member's owner, who
+     * closes it on hearing of the refusal, hears only after Ratis's own close, and {@link ReplicatedLog#close} waits
+     * for that close too ({@link #awaitFailStop}).
+     */
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
-        LogEntryProto entry = trx.getLogEntry();
+        try {
+            return apply(trx.getLogEntry());
+        } catch (RuntimeException e) {
+            Thread updater = Thread.currentThread();
+            failStopped = updater;
+            if (e instanceof SettingsRefused) {
+                Thread tell = new Thread(() -> {
+                    try {
+                        updater.join(ReplicationConfiguration.FAIL_STOP_CLOSE_WAIT.toMillis());
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                    listener.refused(e.getMessage());
+                }, "wharf-replication-refused");
+                tell.setDaemon(true);
+                tell.start();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Waits, at most {@code max}, until Ratis's own close of this member, run on the updater whose entry failed
+     * (fail-stop), is done (nothing when no entry failed): its log and storage directory are then released, and a
+     * close of the member begun after it does not race it ({@link #applyTransaction}).
+     */
+    void awaitFailStop(java.time.Duration max) throws InterruptedException {
+        Thread updater = failStopped;
+        if (updater != null && updater != Thread.currentThread()) {
+            updater.join(max.toMillis());
+            if (updater.isAlive()) {
+                LOG.log(System.Logger.Level.WARNING, () -> getId() + ": Ratis's close after a failed entry did not "
+                        + "end within " + max + "; its log directory may still be locked");
+            }
+        }
+    }
+
+    private CompletableFuture<Message> apply(LogEntryProto entry) {
+        ByteString data = entry.getStateMachineLogEntry().getLogData();
+        if (BatchEntry.isSettings(data)) {
+            compareSettings(entry.getTerm(), BatchEntry.origin(data), BatchEntry.settingsOf(data));
+        }
         boolean batch;
         try {
             batch = applier.apply(entry);
@@ -165,6 +232,46 @@ final class JournalStateMachine extends BaseStateMachine {
         }
         snapshots.applied(entry.getIndex(), entry.getSerializedSize(), !applier.insideBatch());
         return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    /**
+     * Compares the settings the current term's leader appended when it was elected with this member's. On a difference
+     * this member is refused (its listener hears why) and stops, fail-stop, as for any entry it cannot apply; the
+     * others go on. So members started at the same moment, which could not compare their settings at their start
+     * ({@link SettingsCheck}), compare them at the first election: the elected member's are the group's. The entries
+     * of earlier terms, or of a member not known as the leader (applied again at a restart, or caught up with), are
+     * not compared: the members may all have changed a setting together since.
+     */
+    private void compareSettings(long term, String origin, GroupSettings theirs) {
+        String self = getId().toString();
+        if (origin.equals(self)) {
+            return;
+        }
+        DivisionInfo info;
+        try {
+            info = getServer().join().getDivision(getGroupId()).getInfo();
+        } catch (IOException e) {
+            return; // closing
+        }
+        if (term != info.getCurrentTerm() || info.getLeaderId() == null
+                || !info.getLeaderId().toString().equals(origin)) {
+            return;
+        }
+        List<String> differ = settings.differences(theirs);
+        if (differ.isEmpty()) {
+            return;
+        }
+        String reason = String.join(" ", differ.stream()
+                .map(setting -> SettingsCheck.refusal(group, self, settings, origin, theirs, setting)).toList());
+        LOG.log(System.Logger.Level.ERROR, reason);
+        throw new SettingsRefused(reason);
+    }
+
+    /** This member's settings differ from the elected member's: it stops. */
+    private static final class SettingsRefused extends IllegalStateException {
+        SettingsRefused(String reason) {
+            super(reason);
+        }
     }
 
     /**

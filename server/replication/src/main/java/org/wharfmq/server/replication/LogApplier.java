@@ -10,7 +10,8 @@ import java.nio.ByteBuffer;
  * Applies committed log entries to a {@link ReplicaSink} in log order, as Ratis hands them to the state machine: each
  * entry a batch of journal records, a piece of a batch too large for one entry (joined by its {@link ChunkJoiner}: the
  * sink gets the batch whole, at its last piece's index, or never), or a file kept beside the journal
- * ({@link BatchEntry}); each new term told to the sink before its first entry. The state machine's for the member's
+ * ({@link BatchEntry}); each new term told to the sink before its first entry. An elected member's settings entry
+ * is nothing to the sink. The state machine's for the member's
  * own sink, and the active member's {@link LogSnapshots} builder's for a scratch sink it replays the log into: both
  * apply the log alike, so a snapshot built from the log holds what a replica's holds.
  *
@@ -59,6 +60,10 @@ final class LogApplier {
     boolean apply(LogEntryProto entry) throws IOException {
         termSeen(entry.getTerm());
         ByteString data = entry.getStateMachineLogEntry().getLogData();
+        if (BatchEntry.isSettings(data)) {
+            joiner.interrupt(); // the member elected compares them (JournalStateMachine); nothing for the sink
+            return false;
+        }
         if (BatchEntry.isFile(data)) {
             sink.applyFile(entry.getIndex(), BatchEntry.origin(data), BatchEntry.fileName(data),
                     BatchEntry.fileContent(data));

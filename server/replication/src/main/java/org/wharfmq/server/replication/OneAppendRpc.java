@@ -23,9 +23,15 @@ import org.apache.ratis.server.raftlog.RaftLogIOException;
  * flight that is a stream of heartbeats, over TLS, for as long as each replica forces its log: a few each round on a
  * quiet machine, dozens on a loaded one, where they took the cores the rounds themselves needed
  * (docs/performance-log.md, "Replicated queue manager: heartbeats"). Here an appender with an append in flight sends
- * nothing until it is answered, unless a heartbeat is due (no answer for half of {@code raft.server.rpc.timeout.min})
- * or Ratis asks for one (a leadership transfer, a read); the answer wakes it, and the next append carries every entry
- * appended meanwhile and the commit index (which the replicas need only to apply, not to answer).
+ * nothing until it is answered, unless a heartbeat is due or Ratis asks for one (a leadership transfer, a read); the
+ * answer wakes it, and the next append carries every entry appended meanwhile and the commit index (which the
+ * replicas need only to apply, not to answer).
+ *
+ * <p>A heartbeat is due once the replica was sent nothing for a quarter of the election timeout's minimum
+ * ({@link ReplicationConfiguration#HEARTBEATS_PER_ELECTION_TIMEOUT}), or by Ratis's own rule (no answer for half of
+ * it), whichever comes first: a replica, its append slow (its disk, a starved machine) or none under way, hears from
+ * the active member several times within the time after which it would grant another member's (pre-)vote, and a
+ * replica that answers each append at once, the next append leaving at once, gets no heartbeat at all.
  *
  * <p>Named in Ratis's {@code raft.rpc.type} by its class name (Ratis makes it by reflection: public, no arguments).
  */
@@ -58,11 +64,34 @@ public final class OneAppendRpc implements RpcType {
         }
     }
 
-    /** Ratis's gRPC appender, quiet while its append is in flight. */
+    /**
+     * The milliseconds until a heartbeat is due to a replica (zero or less: now): Ratis's own {@code ratisWaitMs}, but
+     * at most {@code intervalMs} after anything (an append, a heartbeat) was last sent to it.
+     */
+    static long heartbeatWait(long ratisWaitMs, long sinceLastSendMs, long intervalMs) {
+        return Math.min(ratisWaitMs, intervalMs - sinceLastSendMs);
+    }
+
+    /** Ratis's gRPC appender, quiet while its append is in flight unless a heartbeat is due. */
     private static final class Appender extends GrpcLogAppender {
+
+        /** {@link ReplicationConfiguration#heartbeatIntervalMillis} of Ratis's own election timeout minimum. */
+        private final long heartbeatIntervalMs;
 
         Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
             super(server, state, follower);
+            heartbeatIntervalMs = ReplicationConfiguration.heartbeatIntervalMillis(
+                    server.properties().minRpcTimeoutMs());
+        }
+
+        /**
+         * How long until a heartbeat is due (zero or less: due now), which also sets how long the appender sleeps
+         * when it has nothing to send: {@link #heartbeatWait}.
+         */
+        @Override
+        public long getHeartbeatWaitTimeMs() {
+            return heartbeatWait(super.getHeartbeatWaitTimeMs(), getFollower().getLastRpcSendTime().elapsedTimeMs(),
+                    heartbeatIntervalMs);
         }
 
         /**

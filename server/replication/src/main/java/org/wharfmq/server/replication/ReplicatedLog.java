@@ -110,14 +110,27 @@ public final class ReplicatedLog implements AutoCloseable {
      * over mutual TLS with {@code tls}. The members elect a leader once two of them run; {@code listener} hears when
      * this member becomes and stops being the active one. Its {@code settings} must be every member's: compared at
      * once with those of the members that run ({@link SettingsCheck}), and the start refused, the member stopped,
-     * when one differs. A batch is at most {@link ReplicationConfiguration#maxRecordBytes} of their
-     * {@code maxMessageLength}.
+     * when one differs; and at each election with the elected member's (members started together), {@code listener}
+     * hearing of a refusal ({@link ActiveListener#refused}). A batch is at most
+     * {@link ReplicationConfiguration#maxRecordBytes} of their {@code maxMessageLength}.
      *
      * @throws IllegalArgumentException when a running member's settings differ, naming both values and the fix
      */
     public static ReplicatedLog start(Membership membership, String selfId, MemberTls tls, ReplicaSink sink,
                                       ActiveListener listener, ReplicationConfiguration.Timings timings,
                                       GroupSettings settings) throws IOException {
+        return start(membership, selfId, tls, sink, listener, timings, settings,
+                ReplicationConfiguration.SETTINGS_CHECK_TIMEOUT);
+    }
+
+    /**
+     * {@link #start(Membership, String, MemberTls, ReplicaSink, ActiveListener, ReplicationConfiguration.Timings,
+     * GroupSettings)}, waiting at most {@code settingsCheck} for the running members' settings (tests: zero, none
+     * asked, as when none is up yet; or long enough to be sure of the answers on a loaded machine).
+     */
+    static ReplicatedLog start(Membership membership, String selfId, MemberTls tls, ReplicaSink sink,
+                               ActiveListener listener, ReplicationConfiguration.Timings timings,
+                               GroupSettings settings, java.time.Duration settingsCheck) throws IOException {
         int maxBatchBytes = ReplicationConfiguration.maxRecordBytes(settings.maxMessageLength());
         Member self = membership.member(selfId);
         RaftGroupId groupId = RaftGroupId.valueOf(membership.groupUuid());
@@ -131,8 +144,11 @@ public final class ReplicatedLog implements AutoCloseable {
 
         String limit = "maxMessageLength " + settings.maxMessageLength() + " and " + ReplicationConfiguration.RECORD_ROOM
                 + " bytes of record";
-        JournalStateMachine stateMachine = new JournalStateMachine(sink, listener,
-                () -> new ChunkJoiner(self.id(), maxBatchBytes, limit), settings, timings.snapshotEveryLogBytes());
+        // once elected, the member appends its settings, which every other member compares as it applies them
+        CompletableFuture<ReplicatedLog> built = new CompletableFuture<>();
+        JournalStateMachine stateMachine = new JournalStateMachine(membership.group(), sink, listener,
+                () -> new ChunkJoiner(self.id(), maxBatchBytes, limit), settings, timings.snapshotEveryLogBytes(),
+                () -> built.thenAccept(started -> started.appendSettings(settings)));
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)
@@ -141,7 +157,12 @@ public final class ReplicatedLog implements AutoCloseable {
                 .setParameters(parameters(tls))
                 .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
-        server.start();
+        try {
+            server.start();
+        } catch (IOException | RuntimeException e) {
+            server.close(); // nothing left listening or holding the log directory
+            throw e;
+        }
         ReplicatedLog log;
         try {
             log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxBatchBytes);
@@ -149,14 +170,15 @@ public final class ReplicatedLog implements AutoCloseable {
             server.close();
             throw e;
         }
+        built.complete(log);
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self.id() + " of group '" + membership.group()
                 + "' listens on " + self.address() + " (" + (existing ? "log recovered" : "new log") + " in "
                 + directory + ")");
         Map<String, String> listed = new TreeMap<>();
         membership.members().forEach(m -> listed.put(m.id(), m.address()));
         Map<String, String> logged = log.members();
-        List<String> differ = SettingsCheck.compare(membership.group(), groupId, self.id(), settings,
-                logged.isEmpty() ? listed : logged, parameters(tls), ReplicationConfiguration.SETTINGS_CHECK_TIMEOUT);
+        List<String> differ = settingsCheck.isZero() ? List.of() : SettingsCheck.compare(membership.group(), groupId,
+                self.id(), settings, logged.isEmpty() ? listed : logged, parameters(tls), settingsCheck);
         if (!differ.isEmpty()) {
             log.close();
             throw new IllegalArgumentException(String.join(" ", differ));
@@ -266,6 +288,21 @@ public final class ReplicatedLog implements AutoCloseable {
         }
         CompletableFuture<Long> last = pieces.get(pieces.size() - 1);
         return CompletableFuture.allOf(pieces.toArray(CompletableFuture[]::new)).thenCompose(all -> last);
+    }
+
+    /**
+     * Appends this member's settings once it is elected (off Ratis's thread that tells it: an append may wait for
+     * room in the log). A member that cannot append them is not the leader any more: the next one appends its own.
+     */
+    private void appendSettings(GroupSettings settings) {
+        RaftClientRequest request = writeRequest(BatchEntry.settings(self.id(), settings));
+        CompletableFuture.supplyAsync(() -> submit(request)).thenCompose(reply -> reply).thenApply(this::committed)
+                .whenComplete((index, failure) -> {
+                    if (failure != null) {
+                        LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self.id() + " could not "
+                                + "append its settings once elected: " + failure.getMessage());
+                    }
+                });
     }
 
     /** A write request carrying {@code entry}: one log entry. */
@@ -558,11 +595,20 @@ public final class ReplicatedLog implements AutoCloseable {
         }
     }
 
-    /** Stops this member: its listener, its log. The others go on if two of the three still run. */
+    /**
+     * Stops this member: its listener, its log. The others go on if two of the three still run. After a failed entry
+     * stopped it (fail-stop: Ratis then closes the member on its updater thread), waits for that close first, which a
+     * close of the server begun meanwhile would hang, and returns once the log directory is released, so that the
+     * member may be started again at once.
+     */
     @Override
     public void close() throws IOException {
         try {
+            stateMachine.awaitFailStop(ReplicationConfiguration.FAIL_STOP_CLOSE_WAIT);
             server.close();
+            stateMachine.awaitFailStop(ReplicationConfiguration.FAIL_STOP_CLOSE_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             batches.close();
         }

@@ -14,6 +14,15 @@ public final class ReplicationConfiguration {
     public static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
     public static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(2000);
     /**
+     * The active member sends a replica a heartbeat whenever it has sent it nothing for the election timeout's minimum
+     * divided by this ({@link #heartbeatIntervalMillis}: 250 ms by default), an append in flight or not. A replica that
+     * heard from the active member within the election timeout's minimum refuses another member's (pre-)vote, and one
+     * that heard nothing for its election timeout starts an election; Ratis's own rule (a heartbeat once no answer
+     * came for half the minimum) left a replica one chance within it, which a starved machine's delays could miss,
+     * and an election followed. Four chances leave room for those delays ({@link OneAppendRpc}).
+     */
+    public static final int HEARTBEATS_PER_ELECTION_TIMEOUT = 4;
+    /**
      * Every member, the active one included, takes a snapshot once the log entries it applied since its latest hold
      * this many bytes, and Ratis then purges its log up to it (whole segments of {@link #LOG_SEGMENT_BYTES}): so a
      * member's Raft log holds about this much and a segment, however long it runs, and a restart applies at most
@@ -90,6 +99,11 @@ public final class ReplicationConfiguration {
      * machine.
      */
     public static final Duration STOP_SERVING_WAIT = Duration.ofSeconds(60);
+    /**
+     * How long closing a member waits, after an entry it could not apply stopped it (fail-stop: Ratis closes it on its
+     * own thread), for that close to release its log directory, so that the member may be started again at once.
+     */
+    public static final Duration FAIL_STOP_CLOSE_WAIT = Duration.ofSeconds(30);
     /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
     /**
@@ -101,6 +115,22 @@ public final class ReplicationConfiguration {
     public static final long LOG_CACHE_BYTES = 64L << 20;
 
     private ReplicationConfiguration() {
+    }
+
+    /**
+     * The longest the active member leaves a replica without sending it anything: the election timeout's minimum
+     * divided by {@link #HEARTBEATS_PER_ELECTION_TIMEOUT}. Refused below 1 ms (an election timeout too short to keep
+     * to).
+     */
+    public static long heartbeatIntervalMillis(long electionTimeoutMinMillis) {
+        long interval = electionTimeoutMinMillis / HEARTBEATS_PER_ELECTION_TIMEOUT;
+        if (interval < 1) {
+            throw new IllegalArgumentException("The election timeout's minimum (" + electionTimeoutMinMillis + " ms) "
+                    + "leaves no heartbeat interval: the active member sends each replica a heartbeat every "
+                    + HEARTBEATS_PER_ELECTION_TIMEOUT + "th of it at least; give at least "
+                    + HEARTBEATS_PER_ELECTION_TIMEOUT + " ms.");
+        }
+        return interval;
     }
 
     /**
@@ -130,6 +160,7 @@ public final class ReplicationConfiguration {
                 throw new IllegalArgumentException("The election timeout's minimum (" + electionTimeoutMin
                         + ") must be below its maximum (" + electionTimeoutMax + ").");
             }
+            heartbeatIntervalMillis(electionTimeoutMin.toMillis());
             if (snapshotEveryLogBytes < 1 || logSegmentBytes < 1) {
                 throw new IllegalArgumentException("snapshotEveryLogBytes and logSegmentBytes must be positive");
             }

@@ -64,6 +64,7 @@ public final class ReplicationMember implements AutoCloseable {
     private volatile String switchingTo;
     private final CompletableFuture<Void> elected = new CompletableFuture<>();
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
+    private final CompletableFuture<String> refused = new CompletableFuture<>();
     /**
      * Completed by the caller once it stopped serving clients after the fence ({@link #stoppedServing}), at
      * {@link #close}, or {@link ReplicationConfiguration#STOP_SERVING_WAIT} after the fence: the batches failed by the
@@ -143,6 +144,16 @@ public final class ReplicationMember implements AutoCloseable {
     /** Completes once this member is elected and has applied everything committed before: it may {@link #takeOver}. */
     public CompletableFuture<Void> elected() {
         return elected;
+    }
+
+    /**
+     * Completes, with the reason, when this member, a replica, cannot go on in its group: its settings differ from
+     * those of the member elected active (members started at the same moment compare them at the first election,
+     * {@link SettingsCheck}). Its log has stopped; the caller closes it and ends, as when the check at its start
+     * refuses it.
+     */
+    public CompletableFuture<String> refused() {
+        return refused;
     }
 
     /**
@@ -621,6 +632,11 @@ public final class ReplicationMember implements AutoCloseable {
         @Override
         public void inactive() {
             fence("it lost the leadership of the replicated log");
+        }
+
+        @Override
+        public void refused(String reason) {
+            refused.complete(reason);
         }
     }
 }

@@ -2,6 +2,8 @@ package org.wharfmq.server.replication;
 
 import org.apache.ratis.grpc.server.GrpcServicesImpl;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.CodeInjectionForTesting;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,9 +29,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -58,6 +62,12 @@ class ReplicatedLogTest {
 
     /** The batches {@link #whileAReplicaHasAnAppendInFlightTheActiveMemberSendsItNoHeartbeats} keeps uncommitted. */
     private static final int WINDOW = 16;
+    /** The election timeout's minimum here (1 s), and the interval of heartbeats to a replica with an append in flight. */
+    private static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
+    private static final long HEARTBEAT_INTERVAL_MS =
+            ReplicationConfiguration.heartbeatIntervalMillis(ELECTION_TIMEOUT_MIN.toMillis());
+    /** Ratis's test hook on a member taking an append in ({@code RaftServerImpl.APPEND_ENTRIES}, package-private). */
+    private static final String APPEND_ENTRIES = "RaftServerImpl.appendEntries";
 
     /** Every batch committed so far, in order: what every member's sink must hold. */
     private final List<String> sent = new ArrayList<>();
@@ -67,7 +77,7 @@ class ReplicatedLogTest {
     void start(@TempDir Path dir) throws Exception {
         // a snapshot every 16 KiB of log (16 batches of 1,000 bytes) and 16 KiB log segments, so that the log before a
         // snapshot is purged and a wiped member can only catch up through a snapshot the leader sends
-        trio = new Trio(dir, new ReplicationConfiguration.Timings(Duration.ofMillis(1000), Duration.ofMillis(2000),
+        trio = new Trio(dir, new ReplicationConfiguration.Timings(ELECTION_TIMEOUT_MIN, Duration.ofMillis(2000),
                 16 << 10, 16 << 10));
     }
 
@@ -115,6 +125,7 @@ class ReplicatedLogTest {
             }
             return false;
         });
+        long started = System.nanoTime();
         try {
             ReplicatedLog log = trio.log(active);
             Semaphore window = new Semaphore(WINDOW);
@@ -132,10 +143,62 @@ class ReplicatedLogTest {
         } finally {
             CodeInjectionForTesting.remove(GrpcServicesImpl.GRPC_SEND_SERVER_REQUEST);
         }
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         assertAllHold(0, 1, 2);
-        // a heartbeat still goes when one is due (no answer for half the election timeout) or Ratis asks for one
-        assertTrue(appends.get() > 0 && heartbeats.get() <= appends.get() / 10 + 4, "the active member sent "
-                + heartbeats + " heartbeats beside " + appends + " appends to its replicas");
+        // a heartbeat still goes when one is due (nothing sent for a quarter of the election timeout, or no answer for
+        // half of it) or Ratis asks for one: at most one per interval per replica, however many entries came meanwhile
+        long due = 2 * (elapsedMs / HEARTBEAT_INTERVAL_MS + 1);
+        assertTrue(appends.get() > 0 && heartbeats.get() <= appends.get() / 10 + due, "the active member sent "
+                + heartbeats + " heartbeats beside " + appends + " appends to its replicas in " + elapsedMs + " ms");
+    }
+
+    /**
+     * A replica whose append is slow (held here as it arrives, before the replica takes it in) still hears from the
+     * active member meanwhile: heartbeats, so that it goes on refusing another member's vote as long as the active
+     * member runs ({@link OneAppendRpc}). The hold ends once the active member has sent it three heartbeats (a
+     * barrier, not a time); the replica then takes the append in and holds every batch.
+     */
+    @Test
+    @Order(17)
+    void aReplicaWhoseAppendIsSlowHearsHeartbeatsMeanwhile() throws Exception {
+        int active = trio.awaitActive();
+        String slow = trio.log((active + 1) % 3).id();
+        ByteString slowId = RaftPeerId.valueOf(slow).toByteString();
+        AtomicBoolean holding = new AtomicBoolean(true);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch heartbeats = new CountDownLatch(3);
+        CountDownLatch release = new CountDownLatch(1);
+        CodeInjectionForTesting.put(APPEND_ENTRIES, (local, remote, args) -> {
+            if (slow.equals(String.valueOf(local)) && args.length > 1
+                    && args[1] instanceof AppendEntriesRequestProto append && append.getEntriesCount() > 0
+                    && holding.compareAndSet(true, false)) {
+                held.countDown();
+                try {
+                    release.await(Trio.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return false;
+        });
+        CodeInjectionForTesting.put(GrpcServicesImpl.GRPC_SEND_SERVER_REQUEST, (local, remote, request) -> {
+            if (held.getCount() == 0 && request.length > 0 && request[0] instanceof AppendEntriesRequestProto append
+                    && append.getEntriesCount() == 0 && append.getServerRequest().getReplyId().equals(slowId)) {
+                heartbeats.countDown();
+            }
+            return false;
+        });
+        try {
+            appendOnce("held-" + sent.size());
+            assertTrue(held.await(Trio.WAIT.toMillis(), TimeUnit.MILLISECONDS), "no append reached " + slow);
+            assertTrue(heartbeats.await(Trio.WAIT.toMillis(), TimeUnit.MILLISECONDS), "the active member sent "
+                    + slow + " " + (3 - heartbeats.getCount()) + " heartbeats while its append was held");
+        } finally {
+            release.countDown();
+            CodeInjectionForTesting.remove(APPEND_ENTRIES);
+            CodeInjectionForTesting.remove(GrpcServicesImpl.GRPC_SEND_SERVER_REQUEST);
+        }
+        assertAllHold(0, 1, 2);
     }
 
     @Test

@@ -134,7 +134,14 @@ final class Trio implements AutoCloseable {
     }
 
     void wipe(int i) throws IOException {
-        Path dir = membership.members().get(i).dataDirectory();
+        deleteTree(membership.members().get(i).dataDirectory());
+    }
+
+    /** Deletes {@code dir} and everything in it. */
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {
