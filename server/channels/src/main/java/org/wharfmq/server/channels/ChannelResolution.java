@@ -47,7 +47,7 @@ final class ChannelResolution {
         WireXid xid = new WireXid(SenderChannel.XID_FORMAT,
                 (SenderChannel.XID_PREFIX + channel).getBytes(StandardCharsets.UTF_8),
                 HexFormat.of().parseHex(branch.branchQualifier()));
-        int timeout = ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS;
+        int timeout = ChannelConfiguration.CONNECT_TIMEOUT_MILLIS.defaultValue();
         try (CoreLink link = CoreLink.open(vmUrl, Map.of(), null, null, "resolve channel " + channel, 0, timeout)) {
             link.call(id -> commit ? new Frame.XaCommit(id, xid, false) : new Frame.XaRollback(id, xid), timeout);
         }
