@@ -11,8 +11,9 @@ import org.wharfmq.server.store.Durability;
  * values it accepts in one declaration, documented where it is declared. {@code ServerConfig} reads, sets, checks and
  * hands out every one declared here ({@code config.get(Configuration.MAX_QUEUES)}), and a test holds config/wharf.yaml,
  * the operators' explanation, to them (each key there, with its default). A new setting is a declaration here and its
- * lines in config/wharf.yaml. The blocks {@code tls:}, {@code queues:} and {@code topics:} are read by their own
- * classes ({@code TlsConfig}, {@code QueueDefinition}, {@code QueueReference}, {@code TopicDefinition}); the other
+ * lines in config/wharf.yaml. The TLS listener's settings, the block {@code tls:}, are declared in
+ * {@link org.wharfmq.server.config.TlsConfiguration}; the lists {@code queues:} and {@code topics:} are read by their
+ * own classes ({@code QueueDefinition}, {@code QueueReference}, {@code TopicDefinition}); the other
  * constants are fixed limits, not settings. A config file only needs the settings it changes;
  * {@link org.wharfmq.server.config.ServerConfig#defaults()} is all of these. The plugins keep theirs beside their own
  * settings (the HTTP listener's {@code HttpConfiguration}, the flow host's {@code FlowHostConfiguration}, the security
@@ -293,17 +294,6 @@ public final class Configuration {
      */
     public static final Setting<Long> FAN_OUT_WINDOW_BYTES = Setting.whole("fanOutWindowBytes", 4L * 1024 * 1024)
             .atLeast(MIN_PRODUCER_WINDOW_BYTES);
-
-    // ---- TLS (the tls: block; org.wharfmq.server.config.TlsConfig) ----
-
-    /** Port of the TLS listener (setting tls.port): {@value}. */
-    public static final int DEFAULT_TLS_PORT = ProtocolVersion.DEFAULT_TLS_PORT;
-
-    /** Whether the plain TCP listener stays on beside the TLS one (setting tls.plain): {@value}. */
-    public static final boolean DEFAULT_TLS_PLAIN = true;
-
-    /** TLS protocol versions offered (setting tls.protocols), newest first: TLS 1.3 and 1.2, nothing older. */
-    public static final java.util.List<String> DEFAULT_TLS_PROTOCOLS = java.util.List.of("TLSv1.3", "TLSv1.2");
 
     // ---- connection and handshake limits (docs/resilience.md, "Connection and handshake limits") ----
 

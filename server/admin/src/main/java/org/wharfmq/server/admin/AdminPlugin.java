@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * Serves the admin command queue, IBM MQ style: requests arrive on {@value SystemQueues#ADMIN_COMMAND_QUEUE} (over the
@@ -59,6 +60,8 @@ public final class AdminPlugin implements ServerPlugin {
     private static final String CLIENT_NAME = "wharf-admin-plugin";
 
     private final List<AdminCommands> contributors;
+    /** The settings in force of the components beside the queue manager (the plugins'), by their path in the file. */
+    private final Supplier<Map<String, Object>> componentSettings;
     private final ObjectMapper json = new ObjectMapper();
     private final Map<String, AdminCommand> commands = new LinkedHashMap<>();
     /** The longest answer that fits in a message (maxMessageLength, less room for the headers). */
@@ -68,8 +71,20 @@ public final class AdminPlugin implements ServerPlugin {
     /** The producer the answers go through, to each request's JMSReplyTo. */
     private int replier;
 
-    /** An admin plugin that also serves {@code contributors}' commands. */
+    /** An admin plugin that also serves {@code contributors}' commands, showing the queue manager's settings alone. */
     public AdminPlugin(AdminCommands... contributors) {
+        this(Map::of, contributors);
+    }
+
+    /**
+     * An admin plugin that also serves {@code contributors}' commands.
+     *
+     * @param componentSettings the settings in force of the other components (the plugins'), by their path in the
+     *                          file ({@code http.port}), passwords redacted: {@code display settings} shows them after
+     *                          the queue manager's
+     */
+    public AdminPlugin(Supplier<Map<String, Object>> componentSettings, AdminCommands... contributors) {
+        this.componentSettings = componentSettings;
         this.contributors = List.of(contributors);
     }
 
@@ -86,7 +101,11 @@ public final class AdminPlugin implements ServerPlugin {
         }
         commands.putAll(new ManagementCommands(server.management()).commands());
         commands.put("topics", request -> server.topicReport());
-        commands.put("display-settings", request -> server.config().byKey());
+        commands.put("display-settings", request -> {
+            Map<String, Object> settings = new LinkedHashMap<>(server.config().byKey());
+            settings.putAll(componentSettings.get());
+            return settings;
+        });
         for (AdminCommands contributor : contributors) {
             contributor.commands().forEach((name, command) -> {
                 if (commands.putIfAbsent(name, command) != null) {

@@ -40,15 +40,17 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
     public static final String NORMAL = "normal";
 
     /**
-     * Reads an entry of {@code queues:}, whose keys are the components' names; its values are checked by the
-     * server's settings ({@link #check()}).
+     * Reads an entry of {@code queues:}, whose keys ({@link QueueConfiguration}) are the components' names; its
+     * values are checked by the server's settings ({@link #check()}).
      */
     static QueueDefinition read(Settings entry) {
-        QueueDefinition queue = new QueueDefinition(entry.text("name", null), entry.longOrNull("maxDepth"),
-                entry.longOrNull("maxBytes"), entry.text("policy", null), entry.longOrNull("maxPageBytes"),
-                entry.text("pageFullPolicy", null), entry.intOrNull("backoutThreshold"),
-                entry.text("backoutQueue", null), entry.intOrNull("depthHighEvent"), entry.intOrNull("depthLowEvent"),
-                entry.flagOrNull("fullEvent"), entry.text("usage", null));
+        QueueDefinition queue = new QueueDefinition(QueueConfiguration.NAME.read(entry),
+                QueueConfiguration.MAX_DEPTH.read(entry), QueueConfiguration.MAX_BYTES.read(entry),
+                QueueConfiguration.POLICY.read(entry), QueueConfiguration.MAX_PAGE_BYTES.read(entry),
+                QueueConfiguration.PAGE_FULL_POLICY.read(entry), QueueConfiguration.BACKOUT_THRESHOLD.read(entry),
+                QueueConfiguration.BACKOUT_QUEUE.read(entry), QueueConfiguration.DEPTH_HIGH_EVENT.read(entry),
+                QueueConfiguration.DEPTH_LOW_EVENT.read(entry), QueueConfiguration.FULL_EVENT.read(entry),
+                QueueConfiguration.USAGE.read(entry));
         entry.refuseUnknown();
         return queue;
     }

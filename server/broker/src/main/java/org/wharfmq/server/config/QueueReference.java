@@ -35,15 +35,16 @@ public record QueueReference(String name, String type, String target, String rem
 
     /** Whether an entry of {@code queues:} is a reference (it has a {@code type} other than {@code local}). */
     static boolean isReference(Settings entry) {
-        String type = entry.text("type", "local");
+        String type = QueueConfiguration.TYPE.read(entry, "local");
         return !type.equals("local");
     }
 
     /** Reads an entry of {@code queues:} with a {@code type}; checked by the server's settings ({@link #check()}). */
     static QueueReference read(Settings entry) {
-        QueueReference reference = new QueueReference(entry.text("name", null), entry.text("type", null),
-                entry.text("target", null), entry.text("remoteQueue", null), entry.text("remoteQueueManager", null),
-                entry.text("transmissionQueue", null));
+        QueueReference reference = new QueueReference(QueueConfiguration.NAME.read(entry),
+                QueueConfiguration.TYPE.read(entry), QueueConfiguration.TARGET.read(entry),
+                QueueConfiguration.REMOTE_QUEUE.read(entry), QueueConfiguration.REMOTE_QUEUE_MANAGER.read(entry),
+                QueueConfiguration.TRANSMISSION_QUEUE.read(entry));
         entry.refuseUnknown();
         return reference;
     }

@@ -5,7 +5,6 @@ import org.wharfmq.server.store.Durability;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -65,9 +64,7 @@ public final class ServerConfig {
      */
     public static Builder read(Settings file) {
         Builder b = builder();
-        for (Setting<?> setting : SETTINGS) {
-            b.readFrom(file, setting);
-        }
+        b.values = b.values.read(file);
         for (Settings topic : file.sections("topics")) {
             b.topics.add(TopicDefinition.read(topic));
         }
@@ -104,12 +101,13 @@ public final class ServerConfig {
 
     /**
      * The scalar settings in force by key, in {@link Configuration}'s order, each as config/wharf.yaml writes it (a
-     * policy in lower case): what {@code wharf admin display settings} shows.
+     * policy in lower case), then the TLS listener's by their path ({@code tls.port}; none but {@code tls} itself,
+     * {@code -}, without a {@code tls:} block), a password as {@value Setting#REDACTED}: what
+     * {@code wharf admin display settings} shows of the queue manager.
      */
     public Map<String, Object> byKey() {
-        Map<String, Object> byKey = new LinkedHashMap<>();
-        values.values.forEach((setting, value) -> byKey.put(setting.key(), value instanceof Enum<?> ? value.toString()
-                : value));
+        Map<String, Object> byKey = new LinkedHashMap<>(values.values.shown());
+        byKey.putAll(values.tls == null ? TlsConfig.none() : values.tls.shown());
         return byKey;
     }
 
@@ -305,13 +303,13 @@ public final class ServerConfig {
         return values.topics;
     }
 
-    /** Every setting, {@code ServerConfig[name=WHARF, host=0.0.0.0, ..., queues=[...], tls=null]}. */
+    /** Every setting, {@code ServerConfig[name=WHARF, host=0.0.0.0, ..., tls=null, queues=[...], ...]}, no password. */
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder("ServerConfig[");
         byKey().forEach((key, value) -> text.append(key).append('=').append(value).append(", "));
         return text.append("queues=").append(values.queues).append(", references=").append(values.references)
-                .append(", topics=").append(values.topics).append(", tls=").append(values.tls).append(']').toString();
+                .append(", topics=").append(values.topics).append(']').toString();
     }
 
     /**
@@ -323,16 +321,13 @@ public final class ServerConfig {
     public static final class Builder implements Cloneable {
 
         /** Every setting of {@link #SETTINGS}, at its default until set. */
-        private Map<Setting<?>, Object> values = new LinkedHashMap<>();
+        private SettingValues values = SettingValues.defaults("", SETTINGS);
         private List<QueueDefinition> queues = new ArrayList<>();
         private List<QueueReference> references = new ArrayList<>();
         private TlsConfig tls;
         private List<TopicDefinition> topics = new ArrayList<>();
 
         private Builder() {
-            for (Setting<?> setting : SETTINGS) {
-                values.put(setting, setting.defaultValue());
-            }
         }
 
         /**
@@ -341,28 +336,13 @@ public final class ServerConfig {
          * @throws IllegalArgumentException for a setting {@link Configuration} does not declare (another component's)
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            requireDeclared(setting);
-            values.put(setting, value);
+            values = values.with(setting, value);
             return this;
         }
 
         /** The value {@code setting} has here. */
-        @SuppressWarnings("unchecked") // set and readFrom put only a setting's own type under it
         private <T> T get(Setting<T> setting) {
-            requireDeclared(setting);
-            return (T) values.get(setting);
-        }
-
-        /** Takes {@code setting}'s value from the file, when the file gives it. */
-        private <T> void readFrom(Settings file, Setting<T> setting) {
-            values.put(setting, setting.read(file, get(setting)));
-        }
-
-        private void requireDeclared(Setting<?> setting) {
-            if (!values.containsKey(setting)) {
-                throw new IllegalArgumentException("Setting " + setting.key() + " is not one of the queue manager's "
-                        + "(org.wharfmq.server.Configuration declares those): it belongs to another component.");
-            }
+            return values.get(setting);
         }
 
         /** A copy of these settings: frozen (immutable lists) for a {@link ServerConfig}, or to be changed further. */
@@ -373,7 +353,6 @@ public final class ServerConfig {
             } catch (CloneNotSupportedException e) {
                 throw new AssertionError("Builder is Cloneable", e);
             }
-            copy.values = frozen ? Collections.unmodifiableMap(new LinkedHashMap<>(values)) : new LinkedHashMap<>(values);
             copy.queues = frozen ? List.copyOf(queues) : new ArrayList<>(queues);
             copy.references = frozen ? List.copyOf(references) : new ArrayList<>(references);
             copy.topics = frozen ? List.copyOf(topics) : new ArrayList<>(topics);
@@ -606,7 +585,7 @@ public final class ServerConfig {
          * @throws ConfigurationException naming the first setting that is wrong
          */
         public ServerConfig build() {
-            values.forEach(Builder::check);
+            values.check();
             int maxQueues = get(Configuration.MAX_QUEUES);
             if (maxQueues < Math.max(1, queues.size())) {
                 throw new ConfigurationException("Setting maxQueues must be at least 1 and at least the number of queues "
@@ -662,12 +641,6 @@ public final class ServerConfig {
                 throw new ConfigurationException("Queue '" + queue + "' under 'queues': a '/' separates a queue"
                         + " manager's name from a queue's (QM2/ORDERS), so a queue name cannot hold one.");
             }
-        }
-
-        /** Checks a setting's value against its declared rules. */
-        @SuppressWarnings("unchecked") // set and readFrom put only a setting's own type under it
-        private static <T> void check(Setting<T> setting, Object value) {
-            setting.check((T) value);
         }
 
         /** The {@code topics:} entries: each with a filter of its own, a budget of at least 1, a policy named right. */

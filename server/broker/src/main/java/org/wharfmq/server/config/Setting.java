@@ -2,8 +2,10 @@ package org.wharfmq.server.config;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -17,6 +19,9 @@ import java.util.function.Predicate;
  * sets any ({@code ServerConfig.Builder.set}) and checks them all ({@link #check}), and its settings hand any out
  * ({@code ServerConfig.get}): a new setting is its declaration and its lines in config/wharf.yaml, and the code that
  * uses it.
+ *
+ * <p>A setting that holds a password or key material is {@link #secret()}: what shows settings in force
+ * ({@link #shown}: {@code wharf admin display settings}, {@code toString}) shows it as {@value #REDACTED}.
  *
  * <p>Immutable: {@link #check(Predicate, Function)} makes a new setting with one more rule.
  *
@@ -39,16 +44,25 @@ public final class Setting<T> {
     private record Rule<T>(Predicate<T> ok, Function<T, String> why) {
     }
 
+    /** How a {@link #secret()} setting that is set is shown. */
+    public static final String REDACTED = "***";
+
     private final String key;
     private final T defaultValue;
     private final Reader<T> reader;
     private final List<Rule<T>> rules;
+    private final boolean secret;
 
-    private Setting(String key, T defaultValue, Reader<T> reader, List<Rule<T>> rules) {
+    private Setting(String key, T defaultValue, Reader<T> reader, List<Rule<T>> rules, boolean secret) {
         this.key = key;
         this.defaultValue = defaultValue;
         this.reader = reader;
         this.rules = List.copyOf(rules);
+        this.secret = secret;
+    }
+
+    private Setting(String key, T defaultValue, Reader<T> reader, List<Rule<T>> rules) {
+        this(key, defaultValue, reader, rules, false);
     }
 
     /** A whole number that fits an int. */
@@ -61,6 +75,30 @@ public final class Setting<T> {
         return new Setting<>(key, defaultValue, Settings::longValue, List.of());
     }
 
+    /** A whole number that fits an int, by default none (null: the default is another setting's, or none). */
+    public static Setting<Integer> optionalInteger(String key) {
+        return new Setting<>(key, null, (file, k, absent) -> {
+            Integer value = file.intOrNull(k);
+            return value == null ? absent : value;
+        }, List.of());
+    }
+
+    /** A whole number (a long), by default none (null: the default is another setting's, or none). */
+    public static Setting<Long> optionalWhole(String key) {
+        return new Setting<>(key, null, (file, k, absent) -> {
+            Long value = file.longOrNull(k);
+            return value == null ? absent : value;
+        }, List.of());
+    }
+
+    /** True or false, by default none (null: the default is another setting's). */
+    public static Setting<Boolean> optionalFlag(String key) {
+        return new Setting<>(key, null, (file, k, absent) -> {
+            Boolean value = file.flagOrNull(k);
+            return value == null ? absent : value;
+        }, List.of());
+    }
+
     /** True or false. */
     public static Setting<Boolean> flag(String key, boolean defaultValue) {
         return new Setting<>(key, defaultValue, Settings::flag, List.of());
@@ -69,6 +107,24 @@ public final class Setting<T> {
     /** A text; an empty value in the file is null. */
     public static Setting<String> text(String key, String defaultValue) {
         return new Setting<>(key, defaultValue, Settings::text, List.of());
+    }
+
+    /** A list of texts ({@code [a, b]}, or one {@code - } item a line). */
+    public static Setting<List<String>> texts(String key, List<String> defaultValue) {
+        return new Setting<>(key, defaultValue, Settings::texts, List.of());
+    }
+
+    /**
+     * A file, by default none: a relative name in the file is taken from the configuration file's directory
+     * ({@link Settings#file}); an empty value is none.
+     */
+    public static Setting<Path> file(String key) {
+        return new Setting<>(key, null, (file, k, absent) -> file.has(k) ? file.file(k) : absent, List.of());
+    }
+
+    /** A list of files (or directories), by default none, each as {@link #file(String)} takes it. */
+    public static Setting<List<Path>> files(String key) {
+        return new Setting<>(key, List.of(), (file, k, absent) -> file.has(k) ? file.files(k) : absent, List.of());
     }
 
     /**
@@ -86,7 +142,29 @@ public final class Setting<T> {
     public Setting<T> check(Predicate<T> ok, Function<T, String> why) {
         List<Rule<T>> more = new ArrayList<>(rules);
         more.add(new Rule<>(ok, why));
-        return new Setting<>(key, defaultValue, reader, more);
+        return new Setting<>(key, defaultValue, reader, more, secret);
+    }
+
+    /** This setting, holding a password or key material: shown as {@value #REDACTED} when set. */
+    public Setting<T> secret() {
+        return new Setting<>(key, defaultValue, reader, rules, true);
+    }
+
+    /**
+     * {@code value} as settings in force show it, as config/wharf.yaml writes it: null for none, a named value in
+     * lower case, a file or a list as text, and a {@link #secret()} setting's value as {@value #REDACTED}.
+     */
+    public Object shown(T value) {
+        if (value == null) {
+            return null;
+        }
+        if (secret) {
+            return REDACTED;
+        }
+        if (value instanceof Enum<?> named) {
+            return named.toString().toLowerCase(Locale.ROOT);
+        }
+        return value instanceof Number || value instanceof Boolean ? value : value.toString();
     }
 
     /** This setting, refusing a value below {@code min}. */
@@ -134,16 +212,41 @@ public final class Setting<T> {
     }
 
     /**
+     * Its value in {@code file} (marking the key known there), or its default when the file leaves it out: how an
+     * entry of a list ({@code channels:}) reads its keys.
+     *
+     * @throws ConfigurationException for a value of the wrong type, naming the file, the key and its line
+     */
+    public T read(Settings file) {
+        return read(file, defaultValue);
+    }
+
+    /**
      * Checks {@code value} against this setting's rules, in the order they were declared.
      *
      * @throws ConfigurationException {@code Setting KEY must be ..., was VALUE.}, for the first rule it breaks
      */
     public void check(T value) {
+        check(value, "");
+    }
+
+    /**
+     * Checks {@code value} against this setting's rules, naming it by its place in the file.
+     *
+     * @param section the section the setting is in ({@code tls}, {@code replication.tls}), empty at the top level
+     * @throws ConfigurationException {@code Setting SECTION.KEY must be ..., was VALUE.}, for the first rule it breaks
+     */
+    public void check(T value, String section) {
         for (Rule<T> rule : rules) {
             if (!rule.ok().test(value)) {
-                throw new ConfigurationException("Setting " + key + " " + rule.why().apply(value) + ".");
+                throw new ConfigurationException("Setting " + path(section) + " " + rule.why().apply(value) + ".");
             }
         }
+    }
+
+    /** Its key as messages name it in {@code section}: {@code port}, {@code tls.port}. */
+    public String path(String section) {
+        return section.isEmpty() ? key : section + "." + key;
     }
 
     /**

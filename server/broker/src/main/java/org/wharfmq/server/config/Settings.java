@@ -253,6 +253,12 @@ public final class Settings {
         return sections;
     }
 
+    /** Where the file gives {@code key} here, as messages say it ({@code config/wharf.yaml at line 12}), or null. */
+    public String where(String key) {
+        Value value = entries.get(key);
+        return value == null ? null : source + at(value);
+    }
+
     /**
      * Refuses the first key here that no getter asked for, naming it, its file and line, and the known keys. Call it
      * once the owner has read every key it knows, before checking the values (a misspelt key explains more than the

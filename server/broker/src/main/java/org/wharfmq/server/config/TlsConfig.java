@@ -1,15 +1,13 @@
 package org.wharfmq.server.config;
 
-import org.wharfmq.server.Configuration;
-
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
 /**
- * The TLS listener's settings (the {@code tls:} block of {@code config/wharf.yaml}): an immutable value built with
- * {@link Builder}, whose setters are named after the YAML keys. {@link Builder#build()} checks that the settings fit
+ * The TLS listener's settings (the {@code tls:} block of {@code config/wharf.yaml}, declared in
+ * {@link TlsConfiguration}): an immutable value built with {@link Builder}, whose setters are named after the keys. {@link Builder#build()} checks that the settings fit
  * together; whether the files exist and open with their passwords is checked when the server starts
  * ({@code transport.ServerTls}), naming the setting and the file.
  *
@@ -42,36 +40,13 @@ public final class TlsConfig {
     /** The protocol versions a listener may offer: nothing older than TLS 1.2. */
     public static final Set<String> SUPPORTED_PROTOCOLS = Set.of("TLSv1.3", "TLSv1.2");
 
-    private final int port;
-    private final boolean plain;
-    private final String keyStore;
-    private final String keyStorePassword;
-    private final String certificate;
-    private final String privateKey;
-    private final String privateKeyPassword;
-    private final List<String> protocols;
-    private final List<String> cipherSuites;
-    private final ClientAuth clientAuth;
-    private final String trustStore;
-    private final String trustStorePassword;
-    private final String trustCertificates;
-    private final Engine engine;
+    /** The section's path in the file. */
+    static final String SECTION = "tls";
 
-    private TlsConfig(Builder b) {
-        port = b.port;
-        plain = b.plain;
-        keyStore = b.keyStore;
-        keyStorePassword = b.keyStorePassword;
-        certificate = b.certificate;
-        privateKey = b.privateKey;
-        privateKeyPassword = b.privateKeyPassword;
-        protocols = List.copyOf(b.protocols);
-        cipherSuites = List.copyOf(b.cipherSuites);
-        clientAuth = b.clientAuth;
-        trustStore = b.trustStore;
-        trustStorePassword = b.trustStorePassword;
-        trustCertificates = b.trustCertificates;
-        engine = b.engine;
+    private final SettingValues values;
+
+    private TlsConfig(SettingValues values) {
+        this.values = values;
     }
 
     /** A builder with every TLS setting at its default and no key: {@link Builder#build()} needs one. */
@@ -80,232 +55,211 @@ public final class TlsConfig {
     }
 
     /**
-     * Reads the {@code tls:} block, whose keys are the {@link Builder}'s setters, and checks it.
+     * Reads the {@code tls:} block, whose keys are {@link TlsConfiguration}'s settings, and checks it.
      *
      * @throws ConfigurationException naming the setting that is unknown, of the wrong type or wrong
      */
     static TlsConfig read(Settings block) {
         Builder b = builder();
-        b.port = block.intValue("port", b.port);
-        b.plain = block.flag("plain", b.plain);
-        b.keyStore(block.file("keyStore"));
-        b.keyStorePassword = block.text("keyStorePassword", null);
-        b.certificate(block.file("certificate"));
-        b.privateKey(block.file("privateKey"));
-        b.privateKeyPassword = block.text("privateKeyPassword", null);
-        b.protocols(block.texts("protocols", null));
-        b.cipherSuites(block.texts("cipherSuites", null));
-        String clientAuth = block.text("clientAuth", null);
-        String engine = block.text("engine", null);
-        b.trustStore(block.file("trustStore"));
-        b.trustStorePassword = block.text("trustStorePassword", null);
-        b.trustCertificates(block.file("trustCertificates"));
+        b.values = b.values.read(block);
         block.refuseUnknown();
-        if (block.has("clientAuth")) {
-            b.clientAuth(clientAuth(clientAuth));
-        }
-        if (block.has("engine")) {
-            b.engine(engine(engine));
-        }
         return b.build();
+    }
+
+    /** What {@link ServerConfig#byKey()} shows without a {@code tls:} block: {@code tls} none. */
+    static java.util.Map<String, Object> none() {
+        java.util.Map<String, Object> none = new java.util.LinkedHashMap<>();
+        none.put(SECTION, null);
+        return none;
+    }
+
+    /** The settings in force by path ({@code tls.port}), passwords as {@value Setting#REDACTED}. */
+    public java.util.Map<String, Object> shown() {
+        return values.shown();
+    }
+
+    /** The value of one of {@link TlsConfiguration}'s settings. */
+    public <T> T get(Setting<T> setting) {
+        return values.get(setting);
     }
 
     /** The TLS listener's port (0 = any free one; the server reports the one bound). */
     public int port() {
-        return port;
+        return get(TlsConfiguration.PORT);
     }
 
     /** Whether the plain TCP listener ({@code port}) stays on beside the TLS one. */
     public boolean plain() {
-        return plain;
+        return get(TlsConfiguration.PLAIN);
     }
 
     /** The PKCS#12 file holding the server's key and certificate chain, or null when PEM files are used. */
     public Path keyStore() {
-        return path(keyStore);
+        return get(TlsConfiguration.KEY_STORE);
     }
 
     /** The key store's password (also the key's, as PKCS#12 has it); null = none. */
     public String keyStorePassword() {
-        return keyStorePassword;
+        return get(TlsConfiguration.KEY_STORE_PASSWORD);
     }
 
     /** The PEM file of the server's certificate chain (its own first), or null when a key store is used. */
     public Path certificate() {
-        return path(certificate);
+        return get(TlsConfiguration.CERTIFICATE);
     }
 
     /** The PEM file of the server's PKCS#8 private key, or null when a key store is used. */
     public Path privateKey() {
-        return path(privateKey);
+        return get(TlsConfiguration.PRIVATE_KEY);
     }
 
     /** The password of an encrypted PEM private key; null = not encrypted. */
     public String privateKeyPassword() {
-        return privateKeyPassword;
+        return get(TlsConfiguration.PRIVATE_KEY_PASSWORD);
     }
 
     /** The protocol versions offered, e.g. TLSv1.3 and TLSv1.2. */
     public List<String> protocols() {
-        return protocols;
+        return get(TlsConfiguration.PROTOCOLS);
     }
 
     /** The cipher suites offered, in the engine's names; empty = the engine's defaults. */
     public List<String> cipherSuites() {
-        return cipherSuites;
+        return get(TlsConfiguration.CIPHER_SUITES);
     }
 
     /** Whether client certificates are asked for. */
     public ClientAuth clientAuth() {
-        return clientAuth;
+        return get(TlsConfiguration.CLIENT_AUTH);
     }
 
     /** The PKCS#12 file of the certificates client certificates are checked against, or null. */
     public Path trustStore() {
-        return path(trustStore);
+        return get(TlsConfiguration.TRUST_STORE);
     }
 
     /** The trust store's password; null = none. */
     public String trustStorePassword() {
-        return trustStorePassword;
+        return get(TlsConfiguration.TRUST_STORE_PASSWORD);
     }
 
     /** The PEM file of the CA certificates client certificates are checked against, or null. */
     public Path trustCertificates() {
-        return path(trustCertificates);
+        return get(TlsConfiguration.TRUST_CERTIFICATES);
     }
 
     /** The TLS implementation asked for. */
     public Engine engine() {
-        return engine;
-    }
-
-    private static Path path(String file) {
-        return file == null ? null : Path.of(file);
+        return get(TlsConfiguration.ENGINE);
     }
 
     @Override
     public String toString() { // no passwords
-        return "TlsConfig[port=" + port + ", plain=" + plain + ", keyStore=" + keyStore + ", certificate=" + certificate
-                + ", privateKey=" + privateKey + ", protocols=" + protocols + ", cipherSuites=" + cipherSuites
-                + ", clientAuth=" + clientAuth + ", trustStore=" + trustStore + ", trustCertificates=" + trustCertificates
-                + ", engine=" + engine + "]";
+        return "TlsConfig" + values;
     }
 
-    /** The TLS settings being chosen: one setter per key of the {@code tls:} block. */
+    /**
+     * The TLS settings being chosen: {@link #set} for any of {@link TlsConfiguration}'s, and a setter named after
+     * each key. Used by one thread.
+     */
     public static final class Builder {
 
-        private int port = Configuration.DEFAULT_TLS_PORT;
-        private boolean plain = Configuration.DEFAULT_TLS_PLAIN;
-        private String keyStore;
-        private String keyStorePassword;
-        private String certificate;
-        private String privateKey;
-        private String privateKeyPassword;
-        private List<String> protocols = Configuration.DEFAULT_TLS_PROTOCOLS;
-        private List<String> cipherSuites = List.of();
-        private ClientAuth clientAuth = ClientAuth.NONE;
-        private String trustStore;
-        private String trustStorePassword;
-        private String trustCertificates;
-        private Engine engine = Engine.AUTO;
+        private SettingValues values = SettingValues.defaults(SECTION, TlsConfiguration.class);
 
         private Builder() {
         }
 
+        /** Sets one of {@link TlsConfiguration}'s settings; {@link #build()} checks it. */
+        public <T> Builder set(Setting<T> setting, T value) {
+            values = values.with(setting, value);
+            return this;
+        }
+
+        private <T> T get(Setting<T> setting) {
+            return values.get(setting);
+        }
+
         /** Sets the TLS listener's port; 0 picks a free one. */
         public Builder port(int port) {
-            this.port = port;
-            return this;
+            return set(TlsConfiguration.PORT, port);
         }
 
         /** Sets whether the plain TCP listener stays on (false: clients can connect only with TLS, and in-VM). */
         public Builder plain(boolean plain) {
-            this.plain = plain;
-            return this;
+            return set(TlsConfiguration.PLAIN, plain);
         }
 
         /** Sets the PKCS#12 file of the server's key and certificate chain. */
         public Builder keyStore(Path keyStore) {
-            this.keyStore = keyStore == null ? null : keyStore.toString();
-            return this;
+            return set(TlsConfiguration.KEY_STORE, keyStore);
         }
 
         /** Sets the key store's password. */
         public Builder keyStorePassword(String keyStorePassword) {
-            this.keyStorePassword = keyStorePassword;
-            return this;
+            return set(TlsConfiguration.KEY_STORE_PASSWORD, keyStorePassword);
         }
 
         /** Sets the PEM file of the server's certificate chain. */
         public Builder certificate(Path certificate) {
-            this.certificate = certificate == null ? null : certificate.toString();
-            return this;
+            return set(TlsConfiguration.CERTIFICATE, certificate);
         }
 
         /** Sets the PEM file of the server's PKCS#8 private key. */
         public Builder privateKey(Path privateKey) {
-            this.privateKey = privateKey == null ? null : privateKey.toString();
-            return this;
+            return set(TlsConfiguration.PRIVATE_KEY, privateKey);
         }
 
         /** Sets the password of an encrypted PEM private key. */
         public Builder privateKeyPassword(String privateKeyPassword) {
-            this.privateKeyPassword = privateKeyPassword;
-            return this;
+            return set(TlsConfiguration.PRIVATE_KEY_PASSWORD, privateKeyPassword);
         }
 
-        /** Sets the protocol versions offered: TLSv1.3, TLSv1.2 or both. */
+        /** Sets the protocol versions offered: TLSv1.3, TLSv1.2 or both (null: the default). */
         public Builder protocols(List<String> protocols) {
-            this.protocols = protocols == null ? Configuration.DEFAULT_TLS_PROTOCOLS : List.copyOf(protocols);
-            return this;
+            return set(TlsConfiguration.PROTOCOLS, protocols == null ? TlsConfiguration.PROTOCOLS.defaultValue()
+                    : List.copyOf(protocols));
         }
 
         /** Sets the cipher suites offered; empty = the engine's defaults. */
         public Builder cipherSuites(List<String> cipherSuites) {
-            this.cipherSuites = cipherSuites == null ? List.of() : List.copyOf(cipherSuites);
-            return this;
+            return set(TlsConfiguration.CIPHER_SUITES, cipherSuites == null ? List.of() : List.copyOf(cipherSuites));
         }
 
         /** Sets whether client certificates are asked for. */
         public Builder clientAuth(ClientAuth clientAuth) {
-            this.clientAuth = clientAuth;
-            return this;
+            return set(TlsConfiguration.CLIENT_AUTH, clientAuth);
         }
 
         /** Sets the PKCS#12 file client certificates are checked against. */
         public Builder trustStore(Path trustStore) {
-            this.trustStore = trustStore == null ? null : trustStore.toString();
-            return this;
+            return set(TlsConfiguration.TRUST_STORE, trustStore);
         }
 
         /** Sets the trust store's password. */
         public Builder trustStorePassword(String trustStorePassword) {
-            this.trustStorePassword = trustStorePassword;
-            return this;
+            return set(TlsConfiguration.TRUST_STORE_PASSWORD, trustStorePassword);
         }
 
         /** Sets the PEM file of CA certificates client certificates are checked against. */
         public Builder trustCertificates(Path trustCertificates) {
-            this.trustCertificates = trustCertificates == null ? null : trustCertificates.toString();
-            return this;
+            return set(TlsConfiguration.TRUST_CERTIFICATES, trustCertificates);
         }
 
         /** Sets the TLS implementation. */
         public Builder engine(Engine engine) {
-            this.engine = engine;
-            return this;
+            return set(TlsConfiguration.ENGINE, engine);
         }
 
         /**
-         * Checks the settings fit together and makes them.
+         * Checks each setting against its rules and that they fit together, and makes them.
          *
          * @throws ConfigurationException naming the first setting that is wrong and how to put it right
          */
         public TlsConfig build() {
-            if (port < 0 || port > 65535) {
-                throw new ConfigurationException("Setting tls.port must be between 0 and 65535, was " + port + ".");
-            }
+            values.check();
+            Path keyStore = get(TlsConfiguration.KEY_STORE);
+            Path certificate = get(TlsConfiguration.CERTIFICATE);
+            Path privateKey = get(TlsConfiguration.PRIVATE_KEY);
             boolean pem = certificate != null || privateKey != null;
             if (keyStore != null && pem) {
                 throw new ConfigurationException("Settings tls.keyStore and tls.certificate/tls.privateKey are both set: "
@@ -315,21 +269,21 @@ public final class TlsConfig {
                 throw new ConfigurationException("TLS needs the server's key and certificate: set tls.keyStore (a PKCS#12 "
                         + "file) or both tls.certificate and tls.privateKey (PEM files).");
             }
-            if (protocols.isEmpty()) {
-                throw new ConfigurationException("Setting tls.protocols is empty: give TLSv1.3, TLSv1.2 or both.");
-            }
-            for (String protocol : protocols) {
+            for (String protocol : get(TlsConfiguration.PROTOCOLS)) {
                 if (!SUPPORTED_PROTOCOLS.contains(protocol)) {
                     throw new ConfigurationException("Setting tls.protocols: '" + protocol + "' is not supported; "
                             + "Wharf speaks TLSv1.3 and TLSv1.2 (older versions are broken).");
                 }
             }
+            ClientAuth clientAuth = get(TlsConfiguration.CLIENT_AUTH);
             if (clientAuth == null) {
                 throw new ConfigurationException("Setting tls.clientAuth must be none, optional or required.");
             }
-            if (engine == null) {
+            if (get(TlsConfiguration.ENGINE) == null) {
                 throw new ConfigurationException("Setting tls.engine must be auto, jdk or openssl.");
             }
+            Path trustStore = get(TlsConfiguration.TRUST_STORE);
+            Path trustCertificates = get(TlsConfiguration.TRUST_CERTIFICATES);
             if (trustStore != null && trustCertificates != null) {
                 throw new ConfigurationException("Settings tls.trustStore and tls.trustCertificates are both set: "
                         + "give the trusted client CAs as a PKCS#12 trust store or as a PEM file, not both.");
@@ -339,7 +293,7 @@ public final class TlsConfig {
                         + ", so the server needs the CAs that issue client certificates: set tls.trustStore (PKCS#12) or "
                         + "tls.trustCertificates (PEM).");
             }
-            return new TlsConfig(this);
+            return new TlsConfig(values);
         }
     }
 

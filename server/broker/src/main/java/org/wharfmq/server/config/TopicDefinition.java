@@ -12,10 +12,13 @@ package org.wharfmq.server.config;
  */
 public record TopicDefinition(String filter, Long maxBytes, String policy) {
 
-    /** Reads an entry of {@code topics:} (its keys are the components' names); its values are checked by the server's settings. */
+    /**
+     * Reads an entry of {@code topics:} (its keys, {@link TopicConfiguration}, are the components' names); its values
+     * are checked by the server's settings.
+     */
     static TopicDefinition read(Settings entry) {
-        TopicDefinition topic = new TopicDefinition(entry.text("filter", null), entry.longOrNull("maxBytes"),
-                entry.text("policy", null));
+        TopicDefinition topic = new TopicDefinition(TopicConfiguration.FILTER.read(entry),
+                TopicConfiguration.MAX_BYTES.read(entry), TopicConfiguration.POLICY.read(entry));
         entry.refuseUnknown();
         return topic;
     }

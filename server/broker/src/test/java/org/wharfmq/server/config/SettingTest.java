@@ -97,7 +97,38 @@ class SettingTest {
     void aSettingTheQueueManagerDoesNotDeclareIsRefusedNamingIt() {
         IllegalArgumentException set = assertThrows(IllegalArgumentException.class,
                 () -> ServerConfig.builder().set(ELSEWHERE, 5));
-        assertTrue(set.getMessage().startsWith("Setting elsewhere is not one of the queue manager's"), set.getMessage());
+        assertTrue(set.getMessage().startsWith("Setting elsewhere is not declared for the top level"), set.getMessage());
         assertThrows(IllegalArgumentException.class, () -> ServerConfig.defaults().get(ELSEWHERE));
+    }
+
+    /** A component's declarations, as a plugin's class of named defaults has them. */
+    static final class Declared {
+        public static final Setting<Integer> PORT = Setting.integer("port", 7480).between(0, 65535, "");
+        public static final Setting<String> PASSWORD = Setting.text("password", null).secret();
+        public static final Setting<TlsConfig.Engine> ENGINE = Setting.choice("engine", TlsConfig.Engine.AUTO,
+                TlsConfig::engine);
+    }
+
+    @Test
+    void aSectionsValuesAreReadCheckedNamingTheirPathAndLineAndShownWithoutSecrets() {
+        SettingValues defaults = SettingValues.defaults("http", Declared.class);
+        assertEquals(List.of(Declared.PORT, Declared.PASSWORD, Declared.ENGINE), defaults.settings());
+        assertEquals("{http.port=7480, http.password=null, http.engine=auto}", defaults.shown().toString(),
+                "by path, in declaration order, a named value as the file writes it, none as null");
+
+        Settings block = new Settings("wharf.yaml", "http");
+        block.put("port", new Settings.Value("70000", 3));
+        block.put("password", new Settings.Value("s3cret", 4));
+        SettingValues read = defaults.read(block);
+        assertEquals("s3cret", read.get(Declared.PASSWORD));
+        assertEquals(Setting.REDACTED, read.shown().get("http.password"));
+        assertTrue(!read.toString().contains("s3cret"), read.toString());
+        assertEquals("Setting http.port must be between 0 and 65535, was 70000. (in wharf.yaml at line 3)",
+                assertThrows(ConfigurationException.class, read::check).getMessage(), "the key by its path, the line");
+        assertEquals("Setting http.port must be between 0 and 65535, was -1.", assertThrows(ConfigurationException.class,
+                () -> read.with(Declared.PORT, -1).check()).getMessage(), "set in code: no line");
+        assertEquals(8080, read.with(Declared.PORT, 8080).check().get(Declared.PORT));
+        assertEquals(70000, read.get(Declared.PORT), "immutable: with made a copy");
+        assertThrows(IllegalArgumentException.class, () -> read.get(ELSEWHERE));
     }
 }

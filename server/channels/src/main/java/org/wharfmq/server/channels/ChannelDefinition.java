@@ -1,6 +1,7 @@
 package org.wharfmq.server.channels;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.Settings;
 
 import java.util.Map;
@@ -41,6 +42,32 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
     public enum NonPersistentSpeed {
         FAST, NORMAL;
 
+        /** What the setting may be. */
+        static final String WHAT = "nonPersistentSpeed is fast (non-persistent messages outside the batches, when "
+                + "both ends say so) or normal (in the batches)";
+
+        /** The speed {@code text} names ({@code fast}, {@code FAST}, {@code normal}, {@code NORMAL}), or null. */
+        static NonPersistentSpeed named(String text) {
+            return text == null ? null : switch (text) {
+                case "fast", "FAST" -> FAST;
+                case "normal", "NORMAL" -> NORMAL;
+                default -> null;
+            };
+        }
+
+        /**
+         * The speed {@code text} names.
+         *
+         * @throws ConfigurationException for another text, saying what it may be
+         */
+        public static NonPersistentSpeed of(String text) {
+            NonPersistentSpeed named = named(text);
+            if (named == null) {
+                throw new ConfigurationException(WHAT + ", not '" + text + "'.");
+            }
+            return named;
+        }
+
         /** As config/wharf.yaml writes it: {@code fast}, {@code normal}. */
         public String text() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -53,8 +80,8 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
 
     /** Reads one entry of {@code channels:}, refusing unknown keys and missing or wrong values. */
     static ChannelDefinition read(Settings entry, int index) {
-        String name = entry.text("name", null);
-        String type = entry.text("type", null);
+        String name = ChannelConfiguration.NAME.read(entry);
+        String type = ChannelConfiguration.TYPE.read(entry);
         Settings tlsBlock = entry.section("tls");
         Map<String, String> tls = new java.util.LinkedHashMap<>();
         if (tlsBlock != null) {
@@ -66,21 +93,22 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
             }
             tlsBlock.refuseUnknown();
         }
-        ChannelDefinition d = new ChannelDefinition(name, null, entry.text("connection", null),
-                entry.text("transmissionQueue", null), entry.text("user", null), entry.text("password", null), tls,
-                entry.intValue("batchSize", ChannelConfiguration.DEFAULT_BATCH_SIZE),
-                entry.longValue("batchBytes", ChannelConfiguration.DEFAULT_BATCH_BYTES),
-                entry.longValue("batchIntervalMillis", ChannelConfiguration.DEFAULT_BATCH_INTERVAL_MILLIS),
-                entry.longValue("disconnectIntervalMillis", ChannelConfiguration.DEFAULT_DISCONNECT_INTERVAL_MILLIS),
-                entry.longValue("retryMillis", ChannelConfiguration.DEFAULT_RETRY_MILLIS),
-                entry.longValue("maxRetryMillis", ChannelConfiguration.DEFAULT_MAX_RETRY_MILLIS),
-                entry.intValue("heartbeatMillis", ChannelConfiguration.DEFAULT_HEARTBEAT_MILLIS),
-                entry.intValue("connectTimeoutMillis", ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS),
-                entry.text("partnerUser", null), entry.text("partnerCertificate", null),
-                entry.text("partnerQueueManager", null),
-                entry.intValue("pipelineLength", ChannelConfiguration.DEFAULT_PIPELINE_LENGTH),
+        ChannelDefinition d = new ChannelDefinition(name, null, ChannelConfiguration.CONNECTION.read(entry),
+                ChannelConfiguration.TRANSMISSION_QUEUE.read(entry), ChannelConfiguration.USER.read(entry),
+                ChannelConfiguration.PASSWORD.read(entry), tls,
+                ChannelConfiguration.BATCH_SIZE.read(entry),
+                ChannelConfiguration.BATCH_BYTES.read(entry),
+                ChannelConfiguration.BATCH_INTERVAL_MILLIS.read(entry),
+                ChannelConfiguration.DISCONNECT_INTERVAL_MILLIS.read(entry),
+                ChannelConfiguration.RETRY_MILLIS.read(entry),
+                ChannelConfiguration.MAX_RETRY_MILLIS.read(entry),
+                ChannelConfiguration.HEARTBEAT_MILLIS.read(entry),
+                ChannelConfiguration.CONNECT_TIMEOUT_MILLIS.read(entry),
+                ChannelConfiguration.PARTNER_USER.read(entry), ChannelConfiguration.PARTNER_CERTIFICATE.read(entry),
+                ChannelConfiguration.PARTNER_QUEUE_MANAGER.read(entry),
+                ChannelConfiguration.PIPELINE_LENGTH.read(entry),
                 speed(entry),
-                entry.intValue("maxBatchAttempts", ChannelConfiguration.DEFAULT_MAX_BATCH_ATTEMPTS));
+                ChannelConfiguration.MAX_BATCH_ATTEMPTS.read(entry));
         entry.refuseUnknown();
         if (name == null || name.isBlank()) {
             throw entry.invalid("name", "channel number " + (index + 1) + " needs a name, the same on both queue"
@@ -103,21 +131,23 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
     public static ChannelDefinition sender(String name, String connection, String transmissionQueue, String user,
                                            String password) {
         return new ChannelDefinition(name, Type.SENDER, connection, transmissionQueue, user, password, Map.of(),
-                ChannelConfiguration.DEFAULT_BATCH_SIZE, ChannelConfiguration.DEFAULT_BATCH_BYTES,
-                ChannelConfiguration.DEFAULT_BATCH_INTERVAL_MILLIS,
-                ChannelConfiguration.DEFAULT_DISCONNECT_INTERVAL_MILLIS, ChannelConfiguration.DEFAULT_RETRY_MILLIS,
-                ChannelConfiguration.DEFAULT_MAX_RETRY_MILLIS, ChannelConfiguration.DEFAULT_HEARTBEAT_MILLIS,
-                ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS, null, null, null,
-                ChannelConfiguration.DEFAULT_PIPELINE_LENGTH, ChannelConfiguration.DEFAULT_NON_PERSISTENT_SPEED,
-                ChannelConfiguration.DEFAULT_MAX_BATCH_ATTEMPTS).checked();
+                ChannelConfiguration.BATCH_SIZE.defaultValue(), ChannelConfiguration.BATCH_BYTES.defaultValue(),
+                ChannelConfiguration.BATCH_INTERVAL_MILLIS.defaultValue(),
+                ChannelConfiguration.DISCONNECT_INTERVAL_MILLIS.defaultValue(),
+                ChannelConfiguration.RETRY_MILLIS.defaultValue(), ChannelConfiguration.MAX_RETRY_MILLIS.defaultValue(),
+                ChannelConfiguration.HEARTBEAT_MILLIS.defaultValue(),
+                ChannelConfiguration.CONNECT_TIMEOUT_MILLIS.defaultValue(), null, null, null,
+                ChannelConfiguration.PIPELINE_LENGTH.defaultValue(),
+                ChannelConfiguration.NON_PERSISTENT_SPEED.defaultValue(),
+                ChannelConfiguration.MAX_BATCH_ATTEMPTS.defaultValue()).checked();
     }
 
     /** A receiver for partners that log in as {@code partnerUser} (null: any user with the channel permission). */
     public static ChannelDefinition receiver(String name, String partnerUser, String partnerQueueManager) {
         return new ChannelDefinition(name, Type.RECEIVER, null, null, null, null, Map.of(), 0, 0, 0, 0, 0, 0, 0, 0,
-                partnerUser, null, partnerQueueManager, ChannelConfiguration.DEFAULT_PIPELINE_LENGTH,
-                ChannelConfiguration.DEFAULT_NON_PERSISTENT_SPEED, ChannelConfiguration.DEFAULT_MAX_BATCH_ATTEMPTS)
-                .checked();
+                partnerUser, null, partnerQueueManager, ChannelConfiguration.PIPELINE_LENGTH.defaultValue(),
+                ChannelConfiguration.NON_PERSISTENT_SPEED.defaultValue(),
+                ChannelConfiguration.MAX_BATCH_ATTEMPTS.defaultValue()).checked();
     }
 
     /** This receiver for partners that connect over TLS with a client certificate whose subject is {@code subject}. */
@@ -200,13 +230,13 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
     }
 
     private static NonPersistentSpeed speed(Settings entry) {
-        String value = entry.text("nonPersistentSpeed", ChannelConfiguration.DEFAULT_NON_PERSISTENT_SPEED.name());
-        return switch (value) {
-            case "fast", "FAST" -> NonPersistentSpeed.FAST;
-            case "normal", "NORMAL" -> NonPersistentSpeed.NORMAL;
-            default -> throw entry.invalid("nonPersistentSpeed", "nonPersistentSpeed is fast (non-persistent messages"
-                    + " outside the batches, when both ends say so) or normal (in the batches), not '" + value + "'");
-        };
+        Setting<NonPersistentSpeed> speed = ChannelConfiguration.NON_PERSISTENT_SPEED;
+        String value = entry.text(speed.key(), speed.defaultValue().name());
+        NonPersistentSpeed named = NonPersistentSpeed.named(value);
+        if (named == null) {
+            throw entry.invalid(speed.key(), NonPersistentSpeed.WHAT + ", not '" + value + "'");
+        }
+        return named;
     }
 
     private ChannelDefinition checked() {

@@ -117,7 +117,7 @@ final class ChannelReceiver implements AutoCloseable {
     void start() throws Exception {
         worker.submit(() -> {
             local = CoreLink.open(host.vmUrl(), Map.of(), null, null, "receiver channel " + definition.name(), 0,
-                    ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS);
+                    ChannelConfiguration.CONNECT_TIMEOUT_MILLIS.defaultValue());
             local.call(id -> new Frame.CreateSession(id, SESSION, true, 0), TIMEOUT_MILLIS);
             local.receiveFor(SESSION);
             local.call(id -> new Frame.CreateProducer(id, SESSION, SESSION, SYNC_QUEUE), TIMEOUT_MILLIS);

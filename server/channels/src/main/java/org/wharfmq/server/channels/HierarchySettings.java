@@ -1,7 +1,9 @@
 package org.wharfmq.server.channels;
 
 import org.wharfmq.protocol.message.TransmissionHeader;
+import org.wharfmq.server.config.ComponentSettings;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 import org.wharfmq.server.config.SettingsSection;
 
@@ -12,17 +14,16 @@ import java.util.Set;
 
 /**
  * This queue manager's place in a publish/subscribe hierarchy (seed 001, IBM MQ's {@code ALTER QMGR PARENT}): the
- * section {@code hierarchy:} of config/wharf.yaml, {@code parent:} (the queue manager above this one, if any) and
- * {@code children:} (those below), and {@code maxProxySubscriptions:} (the most a partner may have here). Each is
- * reached over the channels, by its transmission queue (docs/distributed.md, "Publish/subscribe across queue
- * managers"). No section: no hierarchy.
- *
- * @param parent                the parent's queue manager name, or null
- * @param children              the children's names
- * @param maxProxySubscriptions the most proxy subscriptions each partner may have on this queue manager (a set with
- *                              more is taken up to it, the rest refused): one set cannot fill it with subscriptions
+ * section {@code hierarchy:} of config/wharf.yaml, whose settings {@link HierarchyConfiguration} declares
+ * ({@code parent:}, the queue manager above this one, if any; {@code children:}, those below; and
+ * {@code maxProxySubscriptions:}), read, checked and shown here without a line of their own. Each partner is reached
+ * over the channels, by its transmission queue (docs/distributed.md, "Publish/subscribe across queue managers"). No
+ * section: no hierarchy. Immutable.
  */
-public record HierarchySettings(String parent, List<String> children, int maxProxySubscriptions) {
+public final class HierarchySettings extends ComponentSettings {
+
+    /** The section's key in the file. */
+    public static final String KEY = "hierarchy";
 
     /**
      * Reads {@code hierarchy:}.
@@ -30,43 +31,55 @@ public record HierarchySettings(String parent, List<String> children, int maxPro
      * @see SettingsSection
      */
     public static final SettingsSection<HierarchySettings> SECTION = file -> {
-        Settings section = file.section("hierarchy");
+        Settings section = file.section(KEY);
         if (section == null) {
             return none();
         }
-        String parent = section.text("parent", null);
-        List<String> children = section.texts("children", List.of());
-        int maxProxySubscriptions = section.intValue("maxProxySubscriptions",
-                ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS);
+        SettingValues values = defaults().read(section);
         section.refuseUnknown();
-        try {
-            return new HierarchySettings(parent, children, maxProxySubscriptions);
-        } catch (ConfigurationException e) {
-            throw new ConfigurationException("Invalid hierarchy: " + e.getMessage() + " (in " + section.source() + ")");
-        }
+        return new HierarchySettings(values.check(), section.source());
     };
 
-    /** With the default {@link ChannelConfiguration#DEFAULT_MAX_PROXY_SUBSCRIPTIONS}. */
-    public HierarchySettings(String parent, List<String> children) {
-        this(parent, children, ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS);
+    /**
+     * Checks the names: each a queue manager's (no {@code /}), none twice, the parent not among the children.
+     *
+     * @param source the file they come from, for messages; null when set in code
+     */
+    private HierarchySettings(SettingValues values, String source) {
+        super(values);
+        try {
+            checkNames(partners());
+        } catch (ConfigurationException e) {
+            throw new ConfigurationException("Invalid hierarchy: " + e.getMessage()
+                    + (source == null ? "" : " (in " + source + ")"));
+        }
     }
 
     /**
-     * Checks the names: each a queue manager's (no {@code /}), none twice, the parent not among the children; and that
-     * {@code maxProxySubscriptions} is at least 1.
+     * The hierarchy of {@code parent} and {@code children}.
+     *
+     * @param parent                the parent's queue manager name, or null
+     * @param children              the children's names
+     * @param maxProxySubscriptions the most proxy subscriptions each partner may have on this queue manager (a set
+     *                              with more is taken up to it, the rest refused)
      */
-    public HierarchySettings {
-        children = List.copyOf(children);
-        if (maxProxySubscriptions < 1) {
-            throw new ConfigurationException("maxProxySubscriptions is " + maxProxySubscriptions + ": give the most"
-                    + " proxy subscriptions a partner may have here, at least 1 (default "
-                    + ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS + ")");
-        }
+    public HierarchySettings(String parent, List<String> children, int maxProxySubscriptions) {
+        this(defaults().with(HierarchyConfiguration.PARENT, parent)
+                .with(HierarchyConfiguration.CHILDREN, List.copyOf(children))
+                .with(HierarchyConfiguration.MAX_PROXY_SUBSCRIPTIONS, maxProxySubscriptions), null);
+    }
+
+    /** With the default {@link HierarchyConfiguration#MAX_PROXY_SUBSCRIPTIONS}. */
+    public HierarchySettings(String parent, List<String> children) {
+        this(parent, children, HierarchyConfiguration.MAX_PROXY_SUBSCRIPTIONS.defaultValue());
+    }
+
+    private static SettingValues defaults() {
+        return SettingValues.defaults(KEY, HierarchyConfiguration.class);
+    }
+
+    private static void checkNames(List<String> all) {
         Set<String> names = new HashSet<>();
-        List<String> all = new ArrayList<>(children);
-        if (parent != null) {
-            all.add(parent);
-        }
         for (String name : all) {
             if (name == null || name.isBlank() || name.indexOf(TransmissionHeader.QUALIFIER) >= 0) {
                 throw new ConfigurationException("'" + name + "' is not a queue manager's name: give the parent's and"
@@ -81,16 +94,31 @@ public record HierarchySettings(String parent, List<String> children, int maxPro
 
     /** Not in a hierarchy. */
     public static HierarchySettings none() {
-        return new HierarchySettings(null, List.of());
+        return new HierarchySettings(defaults(), null);
+    }
+
+    /** The parent's queue manager name, or null. */
+    public String parent() {
+        return get(HierarchyConfiguration.PARENT);
+    }
+
+    /** The children's names. */
+    public List<String> children() {
+        return get(HierarchyConfiguration.CHILDREN);
+    }
+
+    /** The most proxy subscriptions each partner may have on this queue manager. */
+    public int maxProxySubscriptions() {
+        return get(HierarchyConfiguration.MAX_PROXY_SUBSCRIPTIONS);
     }
 
     /** The parent, then the children: every queue manager this one exchanges subscriptions and publications with. */
     public List<String> partners() {
         List<String> all = new ArrayList<>();
-        if (parent != null) {
-            all.add(parent);
+        if (parent() != null) {
+            all.add(parent());
         }
-        all.addAll(children);
+        all.addAll(children());
         return all;
     }
 }

@@ -161,7 +161,7 @@ final class ProxyAdvertiser implements AutoCloseable {
     private int producer(String partner) throws Exception {
         if (local == null) {
             local = CoreLink.open(host.vmUrl(), Map.of(), null, null, "publish/subscribe hierarchy", 0,
-                    ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS);
+                    ChannelConfiguration.CONNECT_TIMEOUT_MILLIS.defaultValue());
             local.call(id -> new Frame.CreateSession(id, SESSION, false, AUTO_ACKNOWLEDGE), TIMEOUT_MILLIS);
             producers.clear();
         }

@@ -192,7 +192,7 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     /** Connects, reads the control queue, and attaches to the proxy subscriptions kept from before (oldest first). */
     private void open() throws ClientException {
         local = CoreLink.open(host.vmUrl(), Map.of(), null, null, "publish/subscribe hierarchy", 0,
-                ChannelConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS);
+                ChannelConfiguration.CONNECT_TIMEOUT_MILLIS.defaultValue());
         local.call(id -> new Frame.CreateSession(id, SESSION, true, 0), TIMEOUT_MILLIS);
         nextConsumer = CONTROL;
         local.receiveFor(CONTROL);

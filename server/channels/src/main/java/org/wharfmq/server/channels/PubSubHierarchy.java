@@ -50,7 +50,7 @@ public final class PubSubHierarchy implements ServerPlugin {
         advertiser = new ProxyAdvertiser(server, settings.partners());
         advertiser.start(); // first: it refuses a partner that nothing leads to
         proxies = new ProxySubscriptions(server, settings.partners(), settings.maxProxySubscriptions(),
-                ChannelConfiguration.DEFAULT_RETRY_MILLIS);
+                ChannelConfiguration.RETRY_MILLIS.defaultValue());
         proxies.start();
     }
 

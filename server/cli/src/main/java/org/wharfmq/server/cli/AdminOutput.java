@@ -174,7 +174,7 @@ final class AdminOutput {
         table.print(out);
     }
 
-    /** The queue manager's settings in force, one a line: key and value. */
+    /** The settings in force, the queue manager's and its components', one a line: key (its path) and value. */
     static void settings(JsonNode settings, PrintWriter out) {
         out.println("Settings in force (config/wharf.yaml)");
         Fields fields = new Fields();

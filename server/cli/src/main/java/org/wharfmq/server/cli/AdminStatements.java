@@ -506,8 +506,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
                     result -> done(() -> AdminOutput.queue(result, out)));
         }
 
-        @Command(name = "settings", mixinStandardHelpOptions = true, description = "Shows the queue manager's settings "
-                + "in force: the top-level keys of config/wharf.yaml, with their values.")
+        @Command(name = "settings", mixinStandardHelpOptions = true, description = "Shows the settings in "
+                + "force of the queue manager and its components, by their keys in config/wharf.yaml (tls.port), "
+                + "passwords as ***.")
         int settings() {
             return send("display-settings", arguments(), result -> done(() -> AdminOutput.settings(result, out)));
         }

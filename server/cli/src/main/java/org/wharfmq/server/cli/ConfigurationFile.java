@@ -1,16 +1,31 @@
 package org.wharfmq.server.cli;
 
+import org.wharfmq.server.Configuration;
+import org.wharfmq.server.channels.ChannelConfiguration;
+import org.wharfmq.server.channels.ChannelDefinition;
 import org.wharfmq.server.channels.ChannelSettings;
+import org.wharfmq.server.channels.HierarchyConfiguration;
 import org.wharfmq.server.channels.HierarchySettings;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.Settings;
+import org.wharfmq.server.config.QueueConfiguration;
+import org.wharfmq.server.config.TlsConfiguration;
+import org.wharfmq.server.config.TopicConfiguration;
+import org.wharfmq.server.flow.FlowHostConfiguration;
 import org.wharfmq.server.flow.FlowHostSettings;
+import org.wharfmq.server.http.HttpConfiguration;
 import org.wharfmq.server.http.HttpSettings;
+import org.wharfmq.server.replication.ReplicationConfiguration;
 import org.wharfmq.server.replication.ReplicationSettings;
+import org.wharfmq.server.security.file.SecurityConfiguration;
 import org.wharfmq.server.security.file.SecuritySettings;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * A YAML configuration file ({@code config/wharf.yaml}) as {@code wharf server --config} reads it: the file is read
@@ -36,6 +51,65 @@ import java.nio.file.Path;
 public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, HttpSettings http,
                                 SecuritySettings security, ChannelSettings channels, ReplicationSettings replication,
                                 HierarchySettings hierarchy) {
+
+    /**
+     * Where each component declares its settings ({@link Setting}s in a class of named defaults), and the section of
+     * the file they are in: what config/wharf.yaml must explain, each with its default (ConfigurationFileTest). A new
+     * component with settings of its own is one more line here.
+     *
+     * @param section      the section's path in the file ({@code tls}, {@code replication.tls}); empty at the top;
+     *                     {@code channels[]} for the keys of each entry of a list
+     * @param declarations the class declaring them
+     */
+    public record Declarations(String section, Class<?> declarations) {
+
+        /** The settings {@link #declarations} declares. */
+        public List<Setting<?>> settings() {
+            return Setting.declaredIn(declarations);
+        }
+    }
+
+    /** Every component's settings, by section, in the file's order. */
+    public static final List<Declarations> DECLARATIONS = List.of(
+            new Declarations("", Configuration.class),
+            new Declarations("", SecurityConfiguration.class),
+            new Declarations("", FlowHostConfiguration.class),
+            new Declarations("replication", ReplicationConfiguration.class),
+            new Declarations("replication.tls", ReplicationConfiguration.Tls.class),
+            new Declarations("tls", TlsConfiguration.class),
+            new Declarations("queues[]", QueueConfiguration.class),
+            new Declarations("topics[]", TopicConfiguration.class),
+            new Declarations(HttpSettings.KEY, HttpConfiguration.class),
+            new Declarations(HierarchySettings.KEY, HierarchyConfiguration.class),
+            new Declarations("channels[]", ChannelConfiguration.class),
+            new Declarations("dataSources[]", FlowHostConfiguration.DataSourceEntry.class),
+            new Declarations("jmsProviders[]", FlowHostConfiguration.JmsProviderEntry.class),
+            new Declarations("flows[]", FlowHostConfiguration.FlowEntry.class));
+
+    /**
+     * The settings of every component but the queue manager's own ({@link ServerConfig#byKey()}), in force, by their
+     * path in the file ({@code http.port}), a password as {@value Setting#REDACTED}: the security file, the flow host,
+     * the HTTP listener, the hierarchy, the channels (their names) and the replication. A section the file leaves out
+     * shows as its key, with no value.
+     */
+    public Map<String, Object> componentSettings() {
+        Map<String, Object> shown = new LinkedHashMap<>();
+        shown.putAll(security == null ? SecuritySettings.none() : security.shown());
+        shown.putAll(flowHost.shown());
+        if (http == null) {
+            shown.put(HttpSettings.KEY, null);
+        } else {
+            shown.putAll(http.shown());
+        }
+        shown.putAll(hierarchy.shown());
+        shown.put("channels", channels.channels().stream().map(ChannelDefinition::name).toList().toString());
+        if (replication == null) {
+            shown.put(ReplicationSettings.KEY, null);
+        } else {
+            shown.putAll(replication.shown());
+        }
+        return shown;
+    }
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */
     public static ConfigurationFile defaults() {

@@ -136,8 +136,8 @@ final class ServerCommand implements Callable<Integer> {
             FlowHost flows = new FlowHost(file.flowHost(), http);
             ChannelsPlugin channels = new ChannelsPlugin(file.channels());
             PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
-            AdminPlugin admin = new AdminPlugin(flows.adminCommands(), channels.adminCommands(),
-                    hierarchy.adminCommands(), new ReplicationCommands(member));
+            AdminPlugin admin = new AdminPlugin(file::componentSettings, flows.adminCommands(),
+                    channels.adminCommands(), hierarchy.adminCommands(), new ReplicationCommands(member));
             // the hierarchy's control queue before the channels that bring to it; the channels early (they move
             // messages whatever else runs), the admin plugin after the flows (its
             // command queue opens once they run), the console after the admin plugin (it runs its commands); HTTP last

@@ -6,6 +6,7 @@ import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.channels.ChannelConfiguration;
 import org.wharfmq.server.channels.ChannelDefinition;
+import org.wharfmq.server.channels.HierarchyConfiguration;
 import org.wharfmq.server.channels.HierarchySettings;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
@@ -14,6 +15,7 @@ import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.TlsConfig;
+import org.wharfmq.server.config.TlsConfiguration;
 import org.wharfmq.server.config.TopicDefinition;
 import org.wharfmq.server.flow.FlowConfig;
 import org.wharfmq.server.flow.FlowHostSettings;
@@ -24,8 +26,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -43,44 +49,186 @@ class ConfigurationFileTest {
     Path dir;
 
     /**
-     * config/wharf.yaml is the operators' manual of the settings: each setting the queue manager declares
-     * ({@code Configuration}) is there, given with its default, or shown commented out when it has none.
+     * config/wharf.yaml is the operators' manual of the settings: each setting a component declares
+     * ({@link ConfigurationFile#DECLARATIONS}: the queue manager's {@code Configuration}, the TLS listener's, the HTTP
+     * listener's, the flow host's...) is there, in its section, given with its default, or shown commented out (with
+     * its default, or as an example when it has none).
      */
     @Test
-    void everyDeclaredBrokerSettingIsExplainedInTheSampleWithItsDefault() throws IOException {
+    void everyDeclaredSettingIsExplainedInTheSampleInItsSectionWithItsDefault() throws IOException {
         List<String> sample = Files.readAllLines(SAMPLE);
-        assertEquals(List.of(), unexplained(ServerConfig.settings(), sample), "settings missing from " + SAMPLE
-                + " or given there with another value than their declared default: add each, explained, with its default");
+        List<String> missing = new ArrayList<>();
+        for (ConfigurationFile.Declarations component : ConfigurationFile.DECLARATIONS) {
+            assertFalse(component.settings().isEmpty(), component + " declares no setting");
+            missing.addAll(component.section().endsWith("[]")
+                    ? undescribed(component.section(), component.settings(), sample)
+                    : unexplained(component.section(), component.settings(), sample));
+        }
+        assertEquals(List.of(), missing, "settings missing from " + SAMPLE + " or given there with another value than "
+                + "their declared default: add each, explained, in its section, with its default");
         // the check itself: a setting declared and not in the file, or given with another default, is reported
         Setting<Integer> undocumented = Setting.integer("notInTheSample", 1);
         Setting<Integer> otherDefault = Setting.integer("maxQueues", 7);
         assertEquals(List.of("notInTheSample", "maxQueues: default 7, the file gives 10000"),
-                unexplained(List.<Setting<?>>of(undocumented, otherDefault, Configuration.MAX_QUEUES), sample));
+                unexplained("", List.<Setting<?>>of(undocumented, otherDefault, Configuration.MAX_QUEUES), sample));
+        assertEquals(List.of("http.port: default 1, the file gives 7480", "tls.port: default 1, the file shows 7415",
+                        "tls.notInTheSample"),
+                concat(unexplained("http", List.of(Setting.integer("port", 1)), sample),
+                        unexplained("tls", List.of(Setting.integer("port", 1), undocumented), sample)));
+        assertEquals(List.of("channels[].batchSize: not described as 'batchSize 77'",
+                        "channels[].notInTheSample: not described as 'notInTheSample 1'"),
+                undescribed("channels[]", List.of(Setting.integer("batchSize", 77), undocumented,
+                        ChannelConfiguration.BATCH_SIZE), sample));
     }
 
-    /** The settings the sample, whose {@code lines} these are, does not explain: their keys, or key and both defaults. */
-    private static List<String> unexplained(List<Setting<?>> settings, List<String> lines) {
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    /** A key as the sample writes it: commented out or not, and the value it shows (its text, comment left out). */
+    private record Written(boolean commented, String value) {
+    }
+
+    private static final Pattern KEY_LINE = Pattern.compile("^( *)([A-Za-z][A-Za-z0-9]*):(.*)$");
+
+    /**
+     * The keys the sample, whose {@code lines} these are, writes, by their path ({@code tls.port}): as given, or as
+     * shown in a comment ({@code #tls:}, {@code #  port: 7415}, {@code   #host: 127.0.0.1}), each by its indentation
+     * (two spaces a level) under the section written last above it.
+     */
+    private static Map<String, Written> written(List<String> lines) {
+        Map<String, Written> keys = new LinkedHashMap<>();
+        List<String> path = new ArrayList<>();
+        for (String line : lines) {
+            int hash = line.indexOf('#');
+            boolean commented = hash >= 0 && line.substring(0, hash).isBlank();
+            Matcher m = KEY_LINE.matcher(commented ? line.substring(0, hash) + line.substring(hash + 1) : line);
+            int depth = m.matches() ? m.group(1).length() / 2 : -1;
+            if (depth < 0 || depth > path.size()) {
+                continue; // prose, or an entry of a list
+            }
+            path.subList(depth, path.size()).clear();
+            path.add(m.group(2));
+            String value = m.group(3);
+            int comment = value.indexOf(" #");
+            keys.putIfAbsent(String.join(".", path), new Written(commented,
+                    (comment >= 0 ? value.substring(0, comment) : value).trim()));
+        }
+        return keys;
+    }
+
+    /**
+     * The settings of {@code section} the sample, whose {@code lines} these are, does not explain: their paths, or path
+     * and both defaults.
+     */
+    private static List<String> unexplained(String section, List<Setting<?>> settings, List<String> lines) {
         org.wharfmq.server.config.Settings file = YamlTree.read(SAMPLE);
+        Map<String, Written> written = written(lines);
         List<String> missing = new ArrayList<>();
         for (Setting<?> setting : settings) {
-            String key = setting.key() + ":";
-            boolean given = lines.stream().anyMatch(line -> line.startsWith(key));
-            boolean shown = lines.stream().anyMatch(line -> line.startsWith("#" + key) || line.startsWith("# " + key));
-            if (!given && !(shown && setting.defaultValue() == null)) {
-                missing.add(setting.key());
-            } else if (given) {
-                Object value = given(setting, file);
-                if (!String.valueOf(setting.defaultValue()).equals(String.valueOf(value))) {
-                    missing.add(setting.key() + ": default " + setting.defaultValue() + ", the file gives " + value);
+            String path = setting.path(section);
+            Written w = written.get(path);
+            Object defaultValue = setting.defaultValue();
+            boolean noDefault = defaultValue == null || (defaultValue instanceof Collection<?> c && c.isEmpty());
+            if (w == null) {
+                missing.add(path);
+            } else if (!w.commented()) {
+                Object value = given(setting, section, file);
+                if (!String.valueOf(defaultValue).equals(String.valueOf(value))) {
+                    missing.add(path + ": default " + defaultValue + ", the file gives " + value);
                 }
+            } else if (!noDefault && !String.valueOf(defaultValue).equalsIgnoreCase(w.value())) {
+                missing.add(path + ": default " + defaultValue + ", the file shows " + w.value());
             }
         }
         return missing;
     }
 
-    /** The value {@code file} gives {@code setting}, which it does. */
-    private static <T> T given(Setting<T> setting, org.wharfmq.server.config.Settings file) {
-        return setting.read(file, setting.defaultValue());
+    /**
+     * The keys of the entries of a list ({@code channels[]}) the sample, whose {@code lines} these are, does not
+     * describe in the paragraph of its (commented) key: each key by name, with its default after it in the same
+     * sentence when it has one ({@code batchSize 50}, {@code poolSize (default 10)}).
+     */
+    private static List<String> undescribed(String section, List<Setting<?>> settings, List<String> lines) {
+        String list = section.substring(0, section.length() - "[]".length());
+        int at = -1;
+        for (int i = 0; i < lines.size() && at < 0; i++) {
+            at = lines.get(i).matches("#? ?" + list + ": *(\\[])? *") ? i : -1; // the list's key, alone
+        }
+        assertTrue(at >= 0, "the sample has no " + list + ": (commented or not)");
+        int from = at;
+        int to = at;
+        while (from > 0 && !lines.get(from - 1).isBlank()) {
+            from--;
+        }
+        while (to < lines.size() - 1 && !lines.get(to + 1).isBlank()) {
+            to++;
+        }
+        String paragraph = " " + String.join(" ", lines.subList(from, to + 1)).replace("#", " ")
+                .replaceAll("\\s+", " ") + " ";
+        List<String> missing = new ArrayList<>();
+        for (Setting<?> setting : settings) {
+            String described = setting.key() + (setting.defaultValue() == null ? "" : " " + shownDefault(setting));
+            String pattern = "[ (,]" + Pattern.quote(setting.key()) + (setting.defaultValue() == null ? ""
+                    : "[^.;]{0,60}?[ (]" + Pattern.quote(String.valueOf(shownDefault(setting)))) + "[ ,.:;)]";
+            if (!Pattern.compile(pattern).matcher(paragraph).find()) {
+                missing.add(setting.path(section) + ": not described as '" + described + "'");
+            }
+        }
+        return missing;
+    }
+
+    private static <T> Object shownDefault(Setting<T> setting) {
+        return setting.shown(setting.defaultValue());
+    }
+
+    /** The value {@code file} gives {@code setting} in {@code section}, which it does. */
+    private static <T> T given(Setting<T> setting, String section, org.wharfmq.server.config.Settings file) {
+        org.wharfmq.server.config.Settings block = file;
+        for (String key : section.isEmpty() ? new String[0] : section.split("\\.")) {
+            block = block.section(key);
+        }
+        return setting.read(block, setting.defaultValue());
+    }
+
+    /**
+     * What {@code wharf admin display settings} shows: every component's settings in force by their path in the file,
+     * a section left out as its key alone, and never a password.
+     */
+    @Test
+    void theSettingsInForceShowEveryComponentsByPathAndNoPassword() throws IOException {
+        ConfigurationFile file = ConfigurationFile.load(write("""
+                flowHostUser: flows
+                flowHostPassword: s3cret-flows
+                securityFile: security.yaml
+                tls:
+                  keyStore: tls/server.p12
+                  keyStorePassword: s3cret-tls
+                http:
+                  port: 8080
+                hierarchy:
+                  parent: QM1
+                """));
+        Map<String, Object> broker = file.server().byKey();
+        assertEquals(Setting.REDACTED, broker.get("tls.keyStorePassword"));
+        assertEquals("none", broker.get("tls.clientAuth"), "as wharf.yaml writes it");
+        assertEquals(dir.resolve("tls/server.p12").toAbsolutePath().toString(), broker.get("tls.keyStore"));
+        Map<String, Object> components = file.componentSettings();
+        assertEquals(Setting.REDACTED, components.get("flowHostPassword"));
+        assertEquals("flows", components.get("flowHostUser"));
+        assertEquals(8080, components.get("http.port"));
+        assertEquals("QM1", components.get("hierarchy.parent"));
+        assertEquals(dir.resolve("security.yaml").toAbsolutePath().toString(), components.get("securityFile"));
+        assertTrue(components.containsKey("replication") && components.get("replication") == null, components.toString());
+        String all = broker + " " + components + " " + file;
+        assertFalse(all.contains("s3cret"), all);
+
+        Map<String, Object> defaults = ConfigurationFile.defaults().componentSettings();
+        assertTrue(defaults.containsKey("http") && defaults.get("http") == null, "no HTTP listener: " + defaults);
+        assertNull(defaults.get("flowHostPassword"), "none set: shown as none, not redacted");
+        assertTrue(ServerConfig.defaults().byKey().containsKey("tls"), "no TLS listener");
     }
 
     @Test
@@ -237,10 +385,14 @@ class ConfigurationFileTest {
     }
 
     @Test
-    void outOfRangeValuesAreRefusedNamingTheFile() throws IOException {
-        Path file = write("port: 70000\n");
+    void outOfRangeValuesAreRefusedNamingTheFileAndLine() throws IOException {
+        Path file = write("name: QM1\nport: 70000\n");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
-        assertEquals("Setting port must be between 0 and 65535, was 70000. (in " + file + ")", e.getMessage());
+        assertEquals("Setting port must be between 0 and 65535, was 70000. (in " + file + " at line 2)", e.getMessage());
+        Path http = write("http:\n  port: 70000\n");
+        e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(http));
+        assertEquals("Setting http.port must be between 0 and 65535, was 70000. (in " + http + " at line 2)",
+                e.getMessage());
     }
 
     @Test
@@ -253,7 +405,7 @@ class ConfigurationFileTest {
 
         Path noData = write("dataDirectory:\n");
         e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(noData));
-        assertEquals("Setting dataDirectory must not be empty. (in " + noData + ")", e.getMessage());
+        assertEquals("Setting dataDirectory must not be empty. (in " + noData + " at line 1)", e.getMessage());
     }
 
     @Test
@@ -295,7 +447,7 @@ class ConfigurationFileTest {
         assertEquals(ChannelDefinition.Type.SENDER, sender.type());
         assertEquals("ssl://qm2:7415", sender.connection());
         assertEquals(10, sender.batchSize());
-        assertEquals(ChannelConfiguration.DEFAULT_BATCH_BYTES, sender.batchBytes());
+        assertEquals(ChannelConfiguration.BATCH_BYTES.defaultValue(), sender.batchBytes());
         assertEquals("trust.p12", sender.tls().get("trustStore"));
         assertEquals("qm2", channels.get(1).partnerUser());
         assertEquals("CN=qm2, O=Example", channels.get(1).partnerCertificate());
@@ -322,11 +474,11 @@ class ConfigurationFileTest {
         HierarchySettings parent = ConfigurationFile.load(write("hierarchy:\n  children: [QM2, QM3]\n")).hierarchy();
         assertNull(parent.parent());
         assertEquals(List.of("QM2", "QM3"), parent.partners());
-        assertEquals(ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS, parent.maxProxySubscriptions());
+        assertEquals(HierarchyConfiguration.MAX_PROXY_SUBSCRIPTIONS.defaultValue(), parent.maxProxySubscriptions());
         assertEquals(50, ConfigurationFile.load(write("hierarchy:\n  parent: QM1\n  maxProxySubscriptions: 50\n"))
                 .hierarchy().maxProxySubscriptions());
         assertRefused("hierarchy:\n  parent: QM1\n  maxProxySubscriptions: 0\n",
-                "Invalid hierarchy: maxProxySubscriptions is 0: give the most proxy subscriptions a partner may have");
+                "Setting hierarchy.maxProxySubscriptions must be at least 1 (the most proxy subscriptions each partner");
         assertEquals(List.of(), ConfigurationFile.load(write("name: QM1\n")).hierarchy().partners());
         assertRefused("hierarchy:\n  parent: QM1\n  children: [QM2, QM1]\n", "Invalid hierarchy: queue manager QM1 is named twice");
         assertRefused("hierarchy:\n  parent: QM1/X\n", "Invalid hierarchy: 'QM1/X' is not a queue manager's name");
@@ -369,7 +521,7 @@ class ConfigurationFileTest {
 
         TlsConfig defaults = ConfigurationFile.load(write("tls:\n  keyStore: s.p12\n")).server().tls().orElseThrow();
         assertEquals(List.of("TLSv1.3", "TLSv1.2"), defaults.protocols());
-        assertEquals(Configuration.DEFAULT_TLS_PORT, defaults.port());
+        assertEquals(TlsConfiguration.PORT.defaultValue(), defaults.port());
         assertEquals(TlsConfig.Engine.AUTO, defaults.engine());
         assertTrue(ConfigurationFile.load(write("port: 1\n")).server().tls().isEmpty(), "no tls: block, no TLS listener");
     }
@@ -394,7 +546,7 @@ class ConfigurationFileTest {
                 "the sample serves metrics and the console on 7480");
         assertNull(ConfigurationFile.defaults().http(), "embedded: no HTTP listener");
         assertNull(ConfigurationFile.load(write("port: 1\n")).http(), "no http: block, no HTTP listener");
-        assertEquals(new HttpSettings("127.0.0.1", HttpConfiguration.DEFAULT_PORT, false),
+        assertEquals(new HttpSettings("127.0.0.1", HttpConfiguration.PORT.defaultValue(), false),
                 ConfigurationFile.load(write("http:\n  host: 127.0.0.1\n")).http());
         assertRefused("http:\n  port: 70000\n", "Setting http.port must be between 0 and 65535, was 70000.");
         assertRefused("http:\n  tls: true\n", "Setting http.tls is true, but there is no tls: block");

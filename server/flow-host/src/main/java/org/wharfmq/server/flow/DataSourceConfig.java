@@ -28,8 +28,8 @@ public record DataSourceConfig(String name, String url, String user, String pass
 
     /** A data source with the default pool size and connection timeout, not XA. */
     public DataSourceConfig(String name, String url, String user, String password) {
-        this(name, url, user, password, FlowHostConfiguration.DEFAULT_POOL_SIZE,
-                FlowHostConfiguration.DEFAULT_CONNECTION_TIMEOUT_MILLIS);
+        this(name, url, user, password, FlowHostConfiguration.DataSourceEntry.POOL_SIZE.defaultValue(),
+                FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS.defaultValue());
     }
 
     /** A data source, not XA. */
@@ -55,13 +55,14 @@ public record DataSourceConfig(String name, String url, String user, String pass
         List<Settings> entries = file.sections("dataSources");
         for (int i = 0; i < entries.size(); i++) {
             Settings entry = entries.get(i);
-            String name = entry.text("name", null);
-            String url = entry.text("url", null);
-            DataSourceConfig config = new DataSourceConfig(name, url, entry.text("user", null),
-                    entry.text("password", null),
-                    entry.intValue("poolSize", FlowHostConfiguration.DEFAULT_POOL_SIZE),
-                    entry.longValue("connectionTimeoutMillis", FlowHostConfiguration.DEFAULT_CONNECTION_TIMEOUT_MILLIS),
-                    entry.flag("xa", false));
+            String name = FlowHostConfiguration.DataSourceEntry.NAME.read(entry);
+            String url = FlowHostConfiguration.DataSourceEntry.URL.read(entry);
+            DataSourceConfig config = new DataSourceConfig(name, url,
+                    FlowHostConfiguration.DataSourceEntry.USER.read(entry),
+                    FlowHostConfiguration.DataSourceEntry.PASSWORD.read(entry),
+                    FlowHostConfiguration.DataSourceEntry.POOL_SIZE.read(entry),
+                    FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS.read(entry),
+                    FlowHostConfiguration.DataSourceEntry.XA.read(entry));
             entry.refuseUnknown();
             if (name == null || name.isBlank()) {
                 throw entry.invalid("name", "data source number " + (i + 1) + " needs a name, the one its flows' "

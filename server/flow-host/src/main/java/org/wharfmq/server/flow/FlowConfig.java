@@ -12,7 +12,7 @@ import java.util.List;
  *
  * @param jar       the flow jar (a relative path is relative to the working directory)
  * @param className the jar's {@code org.wharfmq.flow.FlowFactory} class (YAML key {@code class})
- * @param instances threads per input node, null for {@value FlowHostConfiguration#DEFAULT_INSTANCES}
+ * @param instances threads per input node, null for the default ({@link FlowHostConfiguration.FlowEntry#INSTANCES})
  */
 public record FlowConfig(String jar, String className, Integer instances) {
 
@@ -25,15 +25,17 @@ public record FlowConfig(String jar, String className, Integer instances) {
     public static List<FlowConfig> read(Settings file) {
         List<FlowConfig> flows = new ArrayList<>();
         for (Settings entry : file.sections("flows")) {
-            flows.add(new FlowConfig(entry.text("jar", null), entry.text("class", null), entry.intOrNull("instances")));
+            flows.add(new FlowConfig(FlowHostConfiguration.FlowEntry.JAR.read(entry),
+                    FlowHostConfiguration.FlowEntry.CLASS.read(entry),
+                    entry.intOrNull(FlowHostConfiguration.FlowEntry.INSTANCES.key()))); // null: not given
             entry.refuseUnknown();
         }
         return flows;
     }
 
-    /** Threads per input node ({@link FlowHostConfiguration#DEFAULT_INSTANCES} when not set). */
+    /** Threads per input node ({@link FlowHostConfiguration.FlowEntry#INSTANCES}'s default when not set). */
     public int instanceCount() {
-        return instances == null ? FlowHostConfiguration.DEFAULT_INSTANCES : instances;
+        return instances == null ? FlowHostConfiguration.FlowEntry.INSTANCES.defaultValue() : instances;
     }
 
     /**

@@ -1,34 +1,39 @@
 package org.wharfmq.server.flow;
 
+import org.wharfmq.server.config.Setting;
+
+import java.nio.file.Path;
+import java.util.List;
+
 /**
- * The flow host's defaults, each named after the key of config/wharf.yaml it is the default for
- * ({@link FlowHostSettings}; docs/flows.md).
+ * The flow host's settings and defaults (docs/flows.md): each of its keys at the top of config/wharf.yaml one
+ * {@link Setting}, named after it, with its default, which {@link FlowHostSettings} reads, checks and shows with no
+ * code of a setting's own; the keys of the entries of {@code flows:}, {@code dataSources:} and {@code jmsProviders:}
+ * ({@link FlowEntry}, {@link DataSourceEntry}, {@link JmsProviderEntry}); and fixed timings.
  */
 public final class FlowHostConfiguration {
 
     /**
-     * Whether {@code wharf flow deploy} may send a flow jar over the wire for the server to run (setting
-     * remoteDeploy): {@value}. Anyone with the admin permission could then run code in the server; flows are
-     * deployed from the configuration ({@code flows:}) instead.
+     * Whether {@code wharf flow deploy} may send a flow jar over the wire for the server to run: default false. Anyone
+     * with the admin permission could then run code in the server; flows are deployed from the configuration
+     * ({@code flows:}) instead.
      */
-    public static final boolean DEFAULT_REMOTE_DEPLOY = false;
-
-    /** Threads per input node of a configured flow that does not set {@code instances}: {@value}. */
-    public static final int DEFAULT_INSTANCES = 1;
+    public static final Setting<Boolean> REMOTE_DEPLOY = Setting.flag("remoteDeploy", false);
 
     /**
-     * The most connections a data source's pool opens at once, when its entry under {@code dataSources} does not set
-     * {@code poolSize}: {@value}. An invocation holds at most one connection per data source, from its first
-     * statement to its commit, so a pool as large as the instances of the flows using it never makes them wait.
+     * The user the flows connect as (over the in-VM listener, by SCRAM-SHA-256 like any client): by default none, and
+     * they connect anonymously in-VM, as the queue manager itself.
      */
-    public static final int DEFAULT_POOL_SIZE = 10;
+    public static final Setting<String> USER = Setting.text("flowHostUser", null);
+
+    /** The password of {@link #USER}: none by default ({@link FlowHostSettings} needs one with a user). */
+    public static final Setting<String> PASSWORD = Setting.text("flowHostPassword", null).secret();
 
     /**
-     * How long an invocation waits for a connection from a data source's pool (all in use, or the database not
-     * answering) before its Database node fails, in ms, when the entry does not set {@code connectionTimeoutMillis}:
-     * {@value}.
+     * The directories file nodes may read and write, with everything under them (a relative name is taken from the
+     * configuration file's directory): by default none, and no flow may use files.
      */
-    public static final long DEFAULT_CONNECTION_TIMEOUT_MILLIS = 5_000;
+    public static final Setting<List<Path>> FILE_DIRECTORIES = Setting.files("fileDirectories");
 
     /**
      * Seconds between the transaction manager's recovery scans (coordinated flows: docs/flows.md, "Coordinated
@@ -44,5 +49,65 @@ public final class FlowHostConfiguration {
     public static final int RECOVERY_BACKOFF_SECONDS = 1;
 
     private FlowHostConfiguration() {
+    }
+
+    /** The keys of an entry of {@code flows:}: a flow deployed at startup ({@link FlowConfig}). */
+    public static final class FlowEntry {
+
+        /** {@code jar}: the flow jar; required. */
+        public static final Setting<String> JAR = Setting.text("jar", null);
+        /** {@code class}: its FlowFactory class; required. */
+        public static final Setting<String> CLASS = Setting.text("class", null);
+        /** {@code instances}: threads per input node, at least 1: default 1. */
+        public static final Setting<Integer> INSTANCES = Setting.integer("instances", 1);
+
+        private FlowEntry() {
+        }
+    }
+
+    /** The keys of an entry of {@code dataSources:}: a database the flows may use ({@link DataSourceConfig}). */
+    public static final class DataSourceEntry {
+
+        /** {@code name}: the one its flows' Database nodes use; required. */
+        public static final Setting<String> NAME = Setting.text("name", null);
+        /** {@code url}: its JDBC URL; required. */
+        public static final Setting<String> URL = Setting.text("url", null);
+        /** {@code user}: the database user; none by default. */
+        public static final Setting<String> USER = Setting.text("user", null);
+        /** {@code password}: the user's, never shown; none by default. */
+        public static final Setting<String> PASSWORD = Setting.text("password", null).secret();
+        /**
+         * {@code poolSize}: the most connections the pool opens at once: default 10. An invocation holds at most one
+         * connection per data source, from its first statement to its commit, so a pool as large as the instances of
+         * the flows using it never makes them wait.
+         */
+        public static final Setting<Integer> POOL_SIZE = Setting.integer("poolSize", 10);
+        /**
+         * {@code connectionTimeoutMillis}: how long an invocation waits for a connection from the pool (all in use,
+         * or the database not answering) before its Database node fails, in ms: default 5000.
+         */
+        public static final Setting<Long> CONNECTION_TIMEOUT_MILLIS = Setting.whole("connectionTimeoutMillis", 5_000);
+        /** {@code xa}: whether it takes part in coordinated (XA) transactions: default false. */
+        public static final Setting<Boolean> XA = Setting.flag("xa", false);
+
+        private DataSourceEntry() {
+        }
+    }
+
+    /** The keys of an entry of {@code jmsProviders:}: another JMS provider (its {@code jndi:} block is a map). */
+    public static final class JmsProviderEntry {
+
+        /** {@code name}: the one its flows' JMSInput and JMSOutput nodes use; required. */
+        public static final Setting<String> NAME = Setting.text("name", null);
+        /** {@code connectionFactory}: the JNDI name of the provider's connection factory: default ConnectionFactory. */
+        public static final Setting<String> CONNECTION_FACTORY = Setting.text("connectionFactory",
+                org.wharfmq.flow.runtime.JmsProvider.DEFAULT_CONNECTION_FACTORY);
+        /** {@code user}: who to connect as; none by default. */
+        public static final Setting<String> USER = Setting.text("user", null);
+        /** {@code password}: the user's, never shown; none by default. */
+        public static final Setting<String> PASSWORD = Setting.text("password", null).secret();
+
+        private JmsProviderEntry() {
+        }
     }
 }

@@ -43,11 +43,11 @@ final class JmsProviders {
         List<Settings> entries = file.sections("jmsProviders");
         for (int i = 0; i < entries.size(); i++) {
             Settings entry = entries.get(i);
-            String name = entry.text("name", null);
+            String name = FlowHostConfiguration.JmsProviderEntry.NAME.read(entry);
             Map<String, String> jndi = entry.textsByKey("jndi");
-            String factory = entry.text("connectionFactory", JmsProvider.DEFAULT_CONNECTION_FACTORY);
-            String user = entry.text("user", null);
-            String password = entry.text("password", null);
+            String factory = FlowHostConfiguration.JmsProviderEntry.CONNECTION_FACTORY.read(entry);
+            String user = FlowHostConfiguration.JmsProviderEntry.USER.read(entry);
+            String password = FlowHostConfiguration.JmsProviderEntry.PASSWORD.read(entry);
             entry.refuseUnknown();
             if (name == null || name.isBlank()) {
                 throw entry.invalid("name", "JMS provider number " + (i + 1) + " needs a name, the one its flows' "

@@ -1,17 +1,27 @@
 package org.wharfmq.server.http;
 
+import org.wharfmq.server.config.Setting;
+
 /**
- * The HTTP listener's defaults and limits, each named after the key of the {@code http:} block it is the default
- * for (docs/operations.md, "HTTP listener"). The embedded defaults have no HTTP listener; a configuration turns it on
- * with an {@code http:} block ({@link HttpSettings}).
+ * The HTTP listener's settings and limits (docs/operations.md, "HTTP listener"): each key of the {@code http:} block
+ * one {@link Setting}, named after it, with its default and the values it accepts, which {@link HttpSettings}
+ * reads, checks and shows with no code of a setting's own; the other constants are fixed limits. The embedded
+ * defaults have no HTTP listener; a configuration turns it on with an {@code http:} block.
  */
 public final class HttpConfiguration {
 
-    /** The listener's port when the {@code http:} block leaves {@code port} out: {@value}. */
-    public static final int DEFAULT_PORT = 7480;
+    /** The listener's port: default 7480; 0 picks a free one. */
+    public static final Setting<Integer> PORT = Setting.integer("port", 7480).between(0, 65535, "");
 
-    /** Whether the listener speaks HTTPS when the block leaves {@code tls} out: {@value}. */
-    public static final boolean DEFAULT_TLS = false;
+    /** The interface it binds: by default none of its own, the queue manager's {@code host}. */
+    public static final Setting<String> HOST = Setting.text("host", null)
+            .check(h -> h == null || !h.isBlank(), h -> "must not be empty: leave it out to bind the server's host");
+
+    /**
+     * Whether it speaks HTTPS, with the key, certificate and client authentication of the queue manager's {@code tls:}
+     * block (which must then be there): default false.
+     */
+    public static final Setting<Boolean> TLS = Setting.flag("tls", false);
 
     /**
      * The longest request body a route takes unless it says otherwise, in bytes: {@value} (64 KiB); the console's

@@ -1,21 +1,22 @@
 package org.wharfmq.server.http;
 
+import org.wharfmq.server.config.ComponentSettings;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 import org.wharfmq.server.config.SettingsSection;
 
 /**
  * The HTTP listener's settings, the {@code http:} block of config/wharf.yaml: where the queue manager serves its
  * metrics ({@code /metrics}), its web console and whatever else speaks HTTP (docs/operations.md, "HTTP listener").
- * Defaults: {@link HttpConfiguration}. The listener is off unless a configuration has this block.
- *
- * @param host the interface it binds; null for the server's {@code host}
- * @param port its port; 0 picks a free one
- * @param tls  whether it speaks HTTPS with the key, certificate and client authentication of the server's
- *             {@code tls:} block (which must then be there)
+ * Its settings are those {@link HttpConfiguration} declares, read, checked and shown ({@link ComponentSettings})
+ * without a line of their own. The listener is off unless a configuration has this block. Immutable.
  */
-public record HttpSettings(String host, int port, boolean tls) {
+public final class HttpSettings extends ComponentSettings {
+
+    /** The block's key in the file. */
+    public static final String KEY = "http";
 
     /**
      * Reads the {@code http:} block: null when the file has none (no HTTP listener).
@@ -23,31 +24,55 @@ public record HttpSettings(String host, int port, boolean tls) {
      * @see SettingsSection
      */
     public static final SettingsSection<HttpSettings> SECTION = file -> {
-        Settings block = file.section("http");
+        Settings block = file.section(KEY);
         if (block == null) {
             return null;
         }
-        String host = block.text("host", null);
-        int port = block.intValue("port", HttpConfiguration.DEFAULT_PORT);
-        boolean tls = block.flag("tls", HttpConfiguration.DEFAULT_TLS);
+        SettingValues values = defaults().read(block);
         block.refuseUnknown();
-        return new HttpSettings(host, port, tls);
+        return new HttpSettings(values);
     };
 
-    /** Checks the port's range and the host. */
-    public HttpSettings {
-        if (port < 0 || port > 65535) {
-            throw new ConfigurationException("Setting http.port must be between 0 and 65535, was " + port + ".");
-        }
-        if (host != null && host.isBlank()) {
-            throw new ConfigurationException("Setting http.host must not be empty: leave it out to bind the server's "
-                    + "host.");
-        }
+    private HttpSettings(SettingValues values) {
+        super(values);
+    }
+
+    /**
+     * The listener on {@code host} and {@code port}, speaking HTTPS when {@code tls}.
+     *
+     * @param host the interface it binds; null for the server's {@code host}
+     * @param port its port; 0 picks a free one
+     * @param tls  whether it speaks HTTPS with the key, certificate and client authentication of the server's
+     *             {@code tls:} block (which must then be there)
+     * @throws ConfigurationException naming the setting that is wrong
+     */
+    public HttpSettings(String host, int port, boolean tls) {
+        this(defaults().with(HttpConfiguration.HOST, host).with(HttpConfiguration.PORT, port)
+                .with(HttpConfiguration.TLS, tls));
+    }
+
+    private static SettingValues defaults() {
+        return SettingValues.defaults(KEY, HttpConfiguration.class);
     }
 
     /** The listener on {@code host}, {@code port} 0 (any free one), plain HTTP: for tests and tools. */
     public static HttpSettings on(String host) {
         return new HttpSettings(host, 0, false);
+    }
+
+    /** The interface it binds; null for the server's {@code host}. */
+    public String host() {
+        return get(HttpConfiguration.HOST);
+    }
+
+    /** Its port; 0 picks a free one. */
+    public int port() {
+        return get(HttpConfiguration.PORT);
+    }
+
+    /** Whether it speaks HTTPS with the key of the server's {@code tls:} block. */
+    public boolean tls() {
+        return get(HttpConfiguration.TLS);
     }
 
     /**
@@ -57,7 +82,8 @@ public record HttpSettings(String host, int port, boolean tls) {
      * @throws ConfigurationException naming the settings that clash and the fix
      */
     public void check(ServerConfig server) {
-        if (tls && server.tls().isEmpty()) {
+        int port = port();
+        if (tls() && server.tls().isEmpty()) {
             throw new ConfigurationException("Setting http.tls is true, but there is no tls: block: HTTPS uses the "
                     + "TLS listener's key and certificate. Add a tls: block, or set http.tls: false.");
         }

@@ -56,7 +56,7 @@ class PubSubHierarchyTest {
     private final Map<String, PubSubHierarchy> hierarchies = new ConcurrentHashMap<>();
     private final Map<String, TestServer> members = new ConcurrentHashMap<>();
     /** The most proxy subscriptions each partner may have on QM1. */
-    private int qm1MaxProxies = ChannelConfiguration.DEFAULT_MAX_PROXY_SUBSCRIPTIONS;
+    private int qm1MaxProxies = HierarchyConfiguration.MAX_PROXY_SUBSCRIPTIONS.defaultValue();
     /** A receiver channel of QM1 defined with no partnerQueueManager, or null. */
     private String unboundReceiver;
 
@@ -115,7 +115,7 @@ class PubSubHierarchyTest {
                     partner, null, null).withTimes(50, 60_000));
             // a batch refused twice is put message by message, a message refused going to the dead-letter queue
             channels.add(ChannelDefinition.receiver(partner + ".TO." + name, null, partner)
-                    .withReceiving(ChannelConfiguration.DEFAULT_NON_PERSISTENT_SPEED, 2));
+                    .withReceiving(ChannelConfiguration.NON_PERSISTENT_SPEED.defaultValue(), 2));
         }
         return channels;
     }

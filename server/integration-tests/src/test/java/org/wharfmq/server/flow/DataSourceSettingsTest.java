@@ -38,7 +38,8 @@ class DataSourceSettingsTest {
         assertEquals(List.of(new DataSourceConfig("orders", "jdbc:postgresql://db:5432/orders", "wharf", "secret", 4, 2000)
                         .withXa(true),
                 new DataSourceConfig("samples", "jdbc:h2:./data/h2/samples", null, null,
-                        FlowHostConfiguration.DEFAULT_POOL_SIZE, FlowHostConfiguration.DEFAULT_CONNECTION_TIMEOUT_MILLIS)),
+                        FlowHostConfiguration.DataSourceEntry.POOL_SIZE.defaultValue(),
+                        FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS.defaultValue())),
                 dataSources);
         assertFalse(dataSources.get(0).toString().contains("secret"), "a password in a log line");
     }

@@ -8,6 +8,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.channels.HierarchyConfiguration;
+import org.wharfmq.server.cli.ConfigurationFile;
 import org.wharfmq.server.cli.FlowCommandAccess;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.Setting;
@@ -70,15 +72,22 @@ class AdminCommandTest {
         return result.err().substring("wharf: ".length()).strip();
     }
 
-    /** A queue's paging settings: given, shown, refused when wrong (naming the setting), and put back to default. */
+    /** The settings in force: the queue manager's and every other component's, each by its path in the file. */
     @Test
     void displaySettingsShowsEveryDeclaredSettingInForce() throws Exception {
         ServerConfig config = WHARF.server().config();
         JsonNode settings = JSON.readTree(ok(admin("--json", "display", "settings"))).get("result");
         List<String> keys = new ArrayList<>();
         settings.fieldNames().forEachRemaining(keys::add);
-        assertEquals(ServerConfig.settings().stream().map(Setting::key).toList(), keys,
-                "every setting Configuration declares, in its order");
+        List<String> declared = new ArrayList<>(ServerConfig.settings().stream().map(Setting::key).toList());
+        declared.add("tls");
+        declared.addAll(ConfigurationFile.defaults().componentSettings().keySet());
+        assertEquals(declared, keys, "every setting Configuration declares, in its order, the TLS listener's (none), "
+                + "then the other components'");
+        assertTrue(settings.get("http").isNull(), "no HTTP listener: " + settings);
+        assertFalse(settings.get("remoteDeploy").asBoolean(), settings.toString());
+        assertEquals(HierarchyConfiguration.MAX_PROXY_SUBSCRIPTIONS.defaultValue(),
+                settings.get("hierarchy.maxProxySubscriptions").asInt());
         assertEquals(config.maxQueues(), settings.get("maxQueues").asInt());
         assertEquals(config.name(), settings.get("name").asText());
         assertEquals(config.durability().toString(), settings.get("durability").asText(), "as wharf.yaml writes it");
@@ -91,6 +100,7 @@ class AdminCommandTest {
         assertTrue(shown.contains("\n  defaultTransmissionQueue         -\n"), shown);
     }
 
+    /** A queue's paging settings: given, shown, refused when wrong (naming the setting), and put back to default. */
     @Test
     void pagingSettingsOfAQueue() throws Exception {
         String queue = WHARF.queueName("paged");

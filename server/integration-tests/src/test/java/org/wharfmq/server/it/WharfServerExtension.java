@@ -9,6 +9,7 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.cli.ConfigurationFile;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.security.Authenticator;
@@ -79,7 +80,8 @@ final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback,
             return new ServerPlugin[0];
         }
         FlowHost flows = new FlowHost();
-        return new ServerPlugin[] {flows, new AdminPlugin(flows.adminCommands())};
+        return new ServerPlugin[] {flows, new AdminPlugin(ConfigurationFile.defaults()::componentSettings,
+                flows.adminCommands())};
     }
 
     @Override

@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * The replicated log's Ratis state machine: each committed entry is applied to the member's {@link ReplicaSink} in
  * log order ({@link LogApplier}). A snapshot is the sink's state, in one file named by the term and index of the last
  * entry applied (Ratis's {@link SimpleStateMachineStorage}), taken once the entries since the latest hold
- * {@link ReplicationConfiguration#SNAPSHOT_EVERY_LOG_BYTES} ({@link LogSnapshots}: the active member builds its own
+ * {@link ReplicationConfiguration#SNAPSHOT_LOG_BYTES} ({@link LogSnapshots}: the active member builds its own
  * from the log); Ratis then purges the log before it. The leader sends the latest snapshot to a member whose log is
  * too far behind (a new or wiped member), which loads it in place of its state and applies the log from there. A
  * snapshot is never taken inside a batch of several entries.

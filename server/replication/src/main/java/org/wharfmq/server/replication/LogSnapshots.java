@@ -34,7 +34,7 @@ import java.util.function.Supplier;
 
 /**
  * When a member takes a snapshot, and how the active member makes one: every member, the active one included, takes
- * a snapshot once the entries applied since its latest hold {@link ReplicationConfiguration#SNAPSHOT_EVERY_LOG_BYTES}
+ * a snapshot once the entries applied since its latest hold {@link ReplicationConfiguration#SNAPSHOT_LOG_BYTES}
  * (not a count of entries: the log's size is what its disk holds), and Ratis then purges its log up to it. So every
  * member's log stays within about that many bytes and a segment, however long it runs.
  *

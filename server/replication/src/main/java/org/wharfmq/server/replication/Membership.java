@@ -67,11 +67,10 @@ public record Membership(String group, List<Member> members) {
     }
 
     /**
-     * Reads the group and members of a {@code replication:} block ({@link ReplicationSettings#SECTION} reads the
+     * Reads the members of a {@code replication:} block, of {@code group} ({@link ReplicationSettings#SECTION} reads the
      * block's other keys and refuses unknown ones).
      */
-    static Membership read(Settings file, Settings block) {
-        String group = block.text("group", null);
+    static Membership read(Settings file, Settings block, String group) {
         List<Settings> entries = block.sections("members");
         List<Member> members = new ArrayList<>();
         for (Settings entry : entries) {

@@ -1,12 +1,24 @@
 package org.wharfmq.server.replication;
 
+import org.wharfmq.server.config.Setting;
+
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * The replicated log's named defaults (docs/resilience.md, "Replicated queue manager"). Tests shorten the timings
+ * The replicated queue manager's settings and the replicated log's named defaults (docs/resilience.md, "Replicated
+ * queue manager"): each key of the {@code replication:} block one {@link Setting} here (those of its {@code tls:}
+ * block in {@link Tls}), which {@link ReplicationSettings} reads, checks and shows with no code of a setting's own;
+ * the list {@code members:} is {@link Membership}'s. The other constants are fixed. Tests shorten the timings
  * through {@link Timings}.
  */
 public final class ReplicationConfiguration {
+
+    /** The replicated queue manager's name, the same on every member: required. */
+    public static final Setting<String> GROUP = Setting.text("group", null);
+
+    /** Which member this instance is (the command line's {@code --replica} overrides it): none by default. */
+    public static final Setting<String> MEMBER = Setting.text("member", null);
 
     /** The directory inside a member's data directory holding its Raft log and snapshots. */
     public static final String DIRECTORY = "replication";
@@ -29,7 +41,11 @@ public final class ReplicationConfiguration {
      * this much of it again. A snapshot copies the member's journal (its live data and slack): fewer bytes here would
      * copy the journal more often for the same traffic.
      */
-    public static final long SNAPSHOT_EVERY_LOG_BYTES = 256L << 20;
+    public static final Setting<Long> SNAPSHOT_LOG_BYTES = Setting.whole("snapshotLogBytes", 256L << 20)
+            .check(n -> n != null && n >= ReplicationConfiguration.LOG_SEGMENT_BYTES, n -> "must be at least one log "
+                    + "file's bytes, as only whole log files of " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " bytes "
+                    + "are purged after a snapshot: give " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " or more "
+                    + "(the default is " + (256L << 20) + "), was " + n);
     /** The snapshots a member keeps (the latest two): older ones are deleted after each new one. */
     public static final int SNAPSHOTS_KEPT = 2;
     /**
@@ -134,6 +150,28 @@ public final class ReplicationConfiguration {
     }
 
     /**
+     * The keys of the {@code replication.tls:} block, which members authenticate each other with (mutual TLS, always):
+     * both stores are required.
+     */
+    public static final class Tls {
+
+        /** This member's key and certificate (naming its host), a PKCS#12 file. */
+        public static final Setting<Path> KEY_STORE = Setting.file("keyStore");
+
+        /** The key store's password: none by default. */
+        public static final Setting<String> KEY_STORE_PASSWORD = Setting.text("keyStorePassword", null).secret();
+
+        /** The CA every member's certificate chains to (for the replication alone), a PKCS#12 file. */
+        public static final Setting<Path> TRUST_STORE = Setting.file("trustStore");
+
+        /** The trust store's password: none by default. */
+        public static final Setting<String> TRUST_STORE_PASSWORD = Setting.text("trustStorePassword", null).secret();
+
+        private Tls() {
+        }
+    }
+
+    /**
      * The largest batch a member of a queue manager whose messages are at most {@code maxMessageLength} bytes takes
      * from the log: the journal record of its largest message. Every member of a group must use the same
      * ({@link SettingsCheck}).
@@ -153,7 +191,7 @@ public final class ReplicationConfiguration {
                           long logSegmentBytes) {
 
         public static final Timings DEFAULT = new Timings(ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX,
-                SNAPSHOT_EVERY_LOG_BYTES, LOG_SEGMENT_BYTES);
+                SNAPSHOT_LOG_BYTES.defaultValue(), LOG_SEGMENT_BYTES);
 
         public Timings {
             if (electionTimeoutMin.compareTo(electionTimeoutMax) >= 0) {

@@ -1,6 +1,7 @@
 package org.wharfmq.server.replication;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 import org.wharfmq.server.config.SettingsSection;
 
@@ -10,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The {@code replication:} block of the configuration file: a replicated queue manager's three members, which one
@@ -33,47 +36,39 @@ import java.security.KeyStore;
  *     trustStorePassword: ...
  * </pre>
  *
- * @param membership       the three members
- * @param member           this instance's id, or null when the command line is to say it
- * @param snapshotLogBytes a snapshot every this many bytes of Raft log applied, after which the log is purged
- *                         ({@link ReplicationConfiguration#SNAPSHOT_EVERY_LOG_BYTES} unless set)
+ * <p>Its keys are the settings {@link ReplicationConfiguration} declares (those of {@code tls:} in
+ * {@link ReplicationConfiguration.Tls}), read, checked and shown here without a line of their own, and the list
+ * {@code members:} ({@link Membership}). Immutable.
  */
-public record ReplicationSettings(Membership membership, String member, Path keyStore, String keyStorePassword,
-                                  Path trustStore, String trustStorePassword, long snapshotLogBytes) {
+public final class ReplicationSettings {
 
-    /** The least {@code snapshotLogBytes} taken: one log file's bytes (only whole files are purged). */
-    public static final long MIN_SNAPSHOT_LOG_BYTES = ReplicationConfiguration.LOG_SEGMENT_BYTES;
+    /** The block's key in the file. */
+    public static final String KEY = "replication";
 
     /** Reads the block: null when the file has none (a queue manager of its own). */
     public static final SettingsSection<ReplicationSettings> SECTION = file -> {
-        Settings block = file.section("replication");
+        Settings block = file.section(KEY);
         if (block == null) {
             return null;
         }
-        String member = block.text("member", null);
+        SettingValues values = SettingValues.defaults(KEY, ReplicationConfiguration.class).read(block);
         Settings tls = block.section("tls");
-        Membership membership = Membership.read(file, block);
-        long snapshotLogBytes = block.longValue("snapshotLogBytes", ReplicationConfiguration.SNAPSHOT_EVERY_LOG_BYTES);
+        Membership membership = Membership.read(file, block, values.get(ReplicationConfiguration.GROUP));
         block.refuseUnknown();
-        if (snapshotLogBytes < MIN_SNAPSHOT_LOG_BYTES) {
-            throw block.invalid("snapshotLogBytes", "a snapshot is taken every snapshotLogBytes of log, and only whole "
-                    + "log files of " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " bytes are purged after it: give "
-                    + MIN_SNAPSHOT_LOG_BYTES + " or more (the default is " + ReplicationConfiguration.SNAPSHOT_EVERY_LOG_BYTES
-                    + ")");
-        }
+        values.check();
         if (tls == null) {
             throw block.invalid("tls", "members authenticate each other with mutual TLS: give replication.tls with "
                     + "keyStore (this member's key and certificate, PKCS#12) and trustStore (the group's CA)");
         }
-        Path keyStore = tls.file("keyStore");
-        String keyStorePassword = tls.text("keyStorePassword", null);
-        Path trustStore = tls.file("trustStore");
-        String trustStorePassword = tls.text("trustStorePassword", null);
+        SettingValues tlsValues = SettingValues.defaults(KEY + ".tls", ReplicationConfiguration.Tls.class).read(tls);
         tls.refuseUnknown();
-        if (keyStore == null || trustStore == null) {
+        tlsValues.check();
+        Path keyStore = tlsValues.get(ReplicationConfiguration.Tls.KEY_STORE);
+        if (keyStore == null || tlsValues.get(ReplicationConfiguration.Tls.TRUST_STORE) == null) {
             throw tls.invalid(keyStore == null ? "keyStore" : "trustStore", "give both keyStore (this member's key "
                     + "and certificate, PKCS#12) and trustStore (the CA every member's certificate chains to)");
         }
+        String member = values.get(ReplicationConfiguration.MEMBER);
         if (member != null) {
             try {
                 membership.member(member);
@@ -81,25 +76,80 @@ public record ReplicationSettings(Membership membership, String member, Path key
                 throw block.invalid("member", e.getMessage());
             }
         }
-        return new ReplicationSettings(membership, member, keyStore, keyStorePassword, trustStore,
-                trustStorePassword, snapshotLogBytes);
+        return new ReplicationSettings(membership, values, tlsValues);
     };
+
+    private final Membership membership;
+    private final SettingValues values;
+    private final SettingValues tlsValues;
+
+    private ReplicationSettings(Membership membership, SettingValues values, SettingValues tlsValues) {
+        this.membership = membership;
+        this.values = values;
+        this.tlsValues = tlsValues;
+    }
+
+    /** The three members. */
+    public Membership membership() {
+        return membership;
+    }
+
+    /** This instance's id, or null when the command line is to say it. */
+    public String member() {
+        return values.get(ReplicationConfiguration.MEMBER);
+    }
+
+    /**
+     * A snapshot every this many bytes of Raft log applied, after which the log is purged
+     * ({@link ReplicationConfiguration#SNAPSHOT_LOG_BYTES}).
+     */
+    public long snapshotLogBytes() {
+        return values.get(ReplicationConfiguration.SNAPSHOT_LOG_BYTES);
+    }
+
+    /** This member's key and certificate, a PKCS#12 file. */
+    public Path keyStore() {
+        return tlsValues.get(ReplicationConfiguration.Tls.KEY_STORE);
+    }
+
+    /** The CA every member's certificate chains to, a PKCS#12 file. */
+    public Path trustStore() {
+        return tlsValues.get(ReplicationConfiguration.Tls.TRUST_STORE);
+    }
+
+    /**
+     * The settings in force by their path ({@code replication.member}, {@code replication.tls.keyStore}), passwords as
+     * {@value org.wharfmq.server.config.Setting#REDACTED}; the members as {@code id@host:port} each.
+     */
+    public Map<String, Object> shown() {
+        Map<String, Object> shown = new LinkedHashMap<>(values.shown());
+        shown.put(KEY + ".members", membership.members().stream().map(m -> m.id() + "@" + m.address()).toList()
+                .toString());
+        shown.putAll(tlsValues.shown());
+        return shown;
+    }
+
+    @Override
+    public String toString() { // no passwords
+        return "ReplicationSettings" + shown();
+    }
 
     /** The replicated log's timings: the defaults, with this block's snapshotLogBytes. */
     public ReplicationConfiguration.Timings timings() {
         ReplicationConfiguration.Timings d = ReplicationConfiguration.Timings.DEFAULT;
-        return new ReplicationConfiguration.Timings(d.electionTimeoutMin(), d.electionTimeoutMax(), snapshotLogBytes,
+        return new ReplicationConfiguration.Timings(d.electionTimeoutMin(), d.electionTimeoutMax(), snapshotLogBytes(),
                 d.logSegmentBytes());
     }
 
     /** This member's credentials, read from the key and trust stores. */
     public MemberTls tls() {
         try {
-            char[] password = chars(keyStorePassword);
-            return MemberTls.of(load(keyStore, password), password, load(trustStore, chars(trustStorePassword)));
+            char[] password = chars(tlsValues.get(ReplicationConfiguration.Tls.KEY_STORE_PASSWORD));
+            return MemberTls.of(load(keyStore(), password), password, load(trustStore(),
+                    chars(tlsValues.get(ReplicationConfiguration.Tls.TRUST_STORE_PASSWORD))));
         } catch (IOException | GeneralSecurityException e) {
             throw new ConfigurationException("The replication's TLS files cannot be used (" + e.getMessage()
-                    + "): replication.tls.keyStore " + keyStore + " and trustStore " + trustStore + " must be PKCS#12 "
+                    + "): replication.tls.keyStore " + keyStore() + " and trustStore " + trustStore() + " must be PKCS#12 "
                     + "files readable here, with the passwords given.", e);
         }
     }

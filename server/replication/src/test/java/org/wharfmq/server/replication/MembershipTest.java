@@ -35,12 +35,13 @@ class MembershipTest {
     @Test
     void snapshotsEveryLogBytesByDefaultOrAsTheBlockSays() {
         Settings file = file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b"), member("c", "h:3", "/c"));
-        assertEquals(ReplicationConfiguration.SNAPSHOT_EVERY_LOG_BYTES,
+        assertEquals(ReplicationConfiguration.SNAPSHOT_LOG_BYTES.defaultValue(),
                 ReplicationSettings.SECTION.read(file).timings().snapshotEveryLogBytes());
         file.section("replication").put("snapshotLogBytes", new Settings.Value(String.valueOf(64L << 20), 4));
         assertEquals(64L << 20, ReplicationSettings.SECTION.read(file).timings().snapshotEveryLogBytes());
         file.section("replication").put("snapshotLogBytes", new Settings.Value(String.valueOf(1L << 20), 4));
-        refused("'replication.snapshotLogBytes' in wharf.yaml at line 4", file);
+        refused("Setting replication.snapshotLogBytes must be at least", file);
+        refused("was " + (1L << 20) + ". (in wharf.yaml at line 4)", file);
         refused("give " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " or more", file);
     }
 

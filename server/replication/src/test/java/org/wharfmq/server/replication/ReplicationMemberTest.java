@@ -50,7 +50,7 @@ class ReplicationMemberTest {
     private Membership membership;
     private TestCertificates.Issued ca;
     private ReplicationConfiguration.Timings timings = new ReplicationConfiguration.Timings(
-            Duration.ofMillis(1000), Duration.ofMillis(2000), ReplicationConfiguration.SNAPSHOT_EVERY_LOG_BYTES,
+            Duration.ofMillis(1000), Duration.ofMillis(2000), ReplicationConfiguration.SNAPSHOT_LOG_BYTES.defaultValue(),
             ReplicationConfiguration.LOG_SEGMENT_BYTES);
     /** The members' configuration: the default journal, maxMessageLength {@link #MAX_MESSAGE_LENGTH}. */
     private java.util.function.UnaryOperator<ServerConfig.Builder> tuning = b -> b.maxMessageLength(MAX_MESSAGE_LENGTH);
