@@ -35,8 +35,9 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     }
 
     /**
-     * Decodes one frame from its bytes after the length prefix: the type byte, then the payload. For SEND and
-     * DELIVER the returned frame holds a retained slice of {@code frame}; it does not release {@code frame}.
+     * Decodes one frame from its bytes after the length prefix, {@code frame}'s readable bytes: the type byte, then
+     * the payload. For SEND and DELIVER the returned frame holds a retained slice of {@code frame}; it does not
+     * release {@code frame}.
      *
      * @throws MalformedFrameException if the type is unknown or the payload does not fit it
      */
@@ -44,6 +45,7 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         if (!frame.isReadable()) {
             throw new MalformedFrameException("empty frame: no type byte");
         }
+        int start = frame.readerIndex();
         byte code = frame.readByte();
         FrameType type = FrameType.of(code);
         if (type == null) {
@@ -52,7 +54,7 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         try {
             return Codec.decode(type, frame);
         } catch (IndexOutOfBoundsException e) {
-            throw new MalformedFrameException(type + " frame is truncated: its " + (frame.writerIndex() - 1)
+            throw new MalformedFrameException(type + " frame is truncated: its " + (frame.writerIndex() - start - 1)
                     + "-byte payload ends before the fields its type requires");
         }
     }

@@ -3,11 +3,9 @@ package org.wharfmq.server.transport;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.frame.Frame;
-
-import java.util.concurrent.TimeUnit;
+import org.wharfmq.protocol.frame.HeartbeatIdleHandler;
 
 /**
  * The heartbeat agreed in HELLO_OK, as a pipeline stage of its own, by the protocol's rule ({@link Heartbeat}): a
@@ -15,10 +13,12 @@ import java.util.concurrent.TimeUnit;
  * {@link Heartbeat#MISSED_BEFORE_DEAD} intervals is closed (its sessions are then released like those of any connection that ends). Every frame read
  * counts, a PING as much as a SEND; the connection itself has nothing to do with a PING.
  *
+ * <p>Nothing was written is judged by flushes, not by each write ({@link HeartbeatIdleHandler} says why).
+ *
  * <p>The handshake adds it once it has answered HELLO_OK, unless neither side wants a heartbeat. Runs on the
  * connection's event loop.
  */
-final class HeartbeatHandler extends IdleStateHandler {
+final class HeartbeatHandler extends HeartbeatIdleHandler {
 
     private static final System.Logger LOG = System.getLogger(HeartbeatHandler.class.getName());
 
@@ -30,7 +30,7 @@ final class HeartbeatHandler extends IdleStateHandler {
      * @param clientName     the name the client gave in HELLO, for the log
      */
     HeartbeatHandler(int intervalMillis, String clientName) {
-        super(Heartbeat.deadAfterMillis(intervalMillis), intervalMillis, 0, TimeUnit.MILLISECONDS);
+        super(intervalMillis);
         this.intervalMillis = intervalMillis;
         this.clientName = clientName;
     }

@@ -20,7 +20,7 @@ import org.wharfmq.server.Configuration;
  * turn        ReadFairness               after 1 ms of one connection's frames, the loop serves the others first
  * encoder     FrameEncoder               Frame records to bytes; message bodies pass through uncopied
  * handshake   HandshakeHandler           HELLO, authentication, HELLO_OK (within the handshake timeout), then adds
- *   heartbeat   HeartbeatHandler         PING when nothing was written for an interval, close after 3 silent ones
+ *   heartbeat   HeartbeatHandler         PING when nothing was flushed for an interval, close after 3 silent ones
  *             and replaces itself with:
  *   connection  ServerConnection         dispatches each frame to its session, consumer or queue; at each read's
  *                                        end hands what it delivered to other loops' sessions to those loops

@@ -1,7 +1,6 @@
 package org.wharfmq.client.core.transport;
 
 import org.wharfmq.client.core.ClientConfiguration;
-import org.wharfmq.protocol.Heartbeat;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -9,9 +8,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.internal.PlatformDependent;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.HeartbeatIdleHandler;
 
 import java.nio.channels.ClosedChannelException;
 import java.util.Queue;
@@ -103,7 +102,7 @@ final class ChannelLink implements FrameLink {
     @Override
     public void startHeartbeat(int millis) {
         channel.pipeline().replace(Transport.IDLE_HANDLER, Transport.IDLE_HANDLER,
-                new IdleStateHandler(Heartbeat.deadAfterMillis(millis), millis, 0, TimeUnit.MILLISECONDS));
+                new HeartbeatIdleHandler(millis));
     }
 
     @Override

@@ -543,12 +543,25 @@ final class SocketLink implements FrameLink {
             if (available < length) {
                 return length - available;
             }
-            int start = in.readerIndex() + 4;
-            in.readerIndex(start + length);
-            // a DELIVER keeps a retained slice of `in`, so `in` is never compacted while one is alive (makeRoom)
-            listener.onFrame(FrameDecoder.decodeFrame(in.slice(start, length)));
+            listener.onFrame(decodeInPlace(in, in.readerIndex() + 4, length));
         }
         return 0;
+    }
+
+    /**
+     * Decodes the frame of {@code length} bytes at {@code start} straight from {@code in}, its writer index held at
+     * the frame's end meanwhile, and leaves the reader index after it: no slice per frame. A DELIVER keeps a retained
+     * slice of {@code in}, so {@code in} is never compacted while one is alive ({@link #makeRoom}).
+     */
+    private static Frame decodeInPlace(ByteBuf in, int start, int length) {
+        int written = in.writerIndex();
+        int end = start + length;
+        in.writerIndex(end).readerIndex(start);
+        try {
+            return FrameDecoder.decodeFrame(in);
+        } finally {
+            in.writerIndex(written).readerIndex(end);
+        }
     }
 
     /**

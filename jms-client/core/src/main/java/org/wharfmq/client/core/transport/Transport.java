@@ -21,7 +21,7 @@ import java.net.UnknownHostException;
  * Opens the link to a Wharf server. {@code tcp://} gets a {@link SocketLink}; {@code vm://} gets a
  * {@link ChannelLink} over a Netty local channel whose pipeline is {@link FrameDecoder}, {@link FrameEncoder}, an
  * {@link IdleStateHandler} (named {@value #IDLE_HANDLER}; idle until the handshake has agreed a heartbeat
- * interval, then replaced) and the link's inbound handler.
+ * interval, then replaced by a {@link org.wharfmq.protocol.frame.HeartbeatIdleHandler}) and the link's inbound handler.
  */
 public final class Transport {
     /** Name of the idle-state handler in an in-VM pipeline, for replacing it once the heartbeat is agreed. */
