@@ -612,9 +612,13 @@ final class ChannelReceiver implements AutoCloseable {
     private DeadLetterQueueRefused deadLetterQueueRefused(String intended, WharfException refused, String why) {
         return new DeadLetterQueueRefused("a message for '" + intended + "'" + (why == null ? "" : " (" + why + ")")
                 + " could not go to the dead-letter queue " + SystemQueues.DEAD_LETTER_QUEUE + " either: "
-                + refused.getMessage() + " The channel stops, its batch kept on the sender's transmission queue: make"
-                + " room on the dead-letter queue (or on '" + intended + "') and start the channel again on the"
-                + " sending queue manager (wharf admin start channel " + definition.name() + ").");
+                + refused.getMessage() + " The channel stops, its batch kept on the sender's transmission queue: "
+                + (refused.code() == ErrorCode.MESSAGE_TOO_LARGE
+                        ? "raise maxMessageLength in queue manager " + host.config().name() + "'s configuration (a"
+                                + " restart)"
+                        : "make room on the dead-letter queue (or on '" + intended + "')")
+                + " and start the channel again on the sending queue manager (wharf admin start channel "
+                + definition.name() + ").");
     }
 
     /**

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.it.LargeMessages;
@@ -16,6 +17,7 @@ import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
@@ -27,7 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A channel to a queue manager whose maxMessageLength is smaller than the sender's (docs/distributed.md, "Channels"):
  * a message of exactly the receiver's limit, as its channel puts it (transmission header and all), arrives; one a byte
  * longer is refused by its queue for its length and goes to the receiver's dead-letter queue, the reason naming its
- * length, the limit, the setting and the fix; the channel goes on.
+ * length, the limit, the setting and the fix; the channel goes on. One more than {@link DeadLetters#HEADROOM_BYTES}
+ * over the limit can go to neither: nothing of its batch is committed, the sender stops with the reason and keeps
+ * the batch, in doubt.
  */
 class ChannelMessageLengthTest {
 
@@ -44,16 +48,18 @@ class ChannelMessageLengthTest {
     }
 
     @Test
-    void aMessageOneByteOverTheReceiversLimitGoesToItsDeadLetterQueueWithTheReasonAndOneAtTheLimitArrives()
+    void aMessageOneByteOverTheReceiversLimitGoesToItsDeadLetterQueueWithTheReasonAndOneFarOverStopsTheChannel()
             throws Exception {
         TestServer qm2 = servers.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS")
                         .maxMessageLength(RECEIVER_LIMIT),
                 ChannelDefinition.receiver("TO.QM2", null, "QM1")
                         .withReceiving(ChannelDefinition.NonPersistentSpeed.NORMAL, 1));
-        TestServer qm1 = servers.start(c -> c.name("QM1").autoCreate(false)
+        ChannelsPlugin qm1Channels = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
+                qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 60_000))));
+        TestServer qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
                         .queue(QueueDefinition.transmissionQueue("QM2"))
                         .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
-                ChannelDefinition.sender("TO.QM2", qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 60_000));
+                c -> WharfServer.builder(c).plugins(qm1Channels).start()));
         Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
         producer.setDisableMessageID(true); // a message id's length grows with its number: one body, one length
@@ -80,9 +86,26 @@ class ChannelMessageLengthTest {
                 + " raise maxMessageLength in queue manager QM2's configuration."), reason), reason);
         assertEquals("ORDERS", dead.getStringProperty(DeadLetters.QUEUE_PROPERTY));
         Receive.nothingMore(deadLetters);
+        deadLetters.close();
 
         producer.send(LargeMessages.message(onQm1, PROBE_BODY, 4), DeliveryMode.PERSISTENT, 4, 0);
         receive(onQm2, 4); // the channel went on
+
+        // too long for the dead-letter queue's headroom as well: the message can go nowhere on QM2
+        int farOver = RECEIVER_LIMIT + DeadLetters.HEADROOM_BYTES + 1 - headers;
+        producer.send(LargeMessages.message(onQm1, farOver, 5), DeliveryMode.PERSISTENT, 4, 0);
+        ChannelStatus stopped = ChannelServers.awaitStopped(qm1Channels);
+        assertEquals(ChannelStatus.BATCH_REFUSED, stopped.stopCause());
+        assertTrue(stopped.reason().contains("more than queue manager QM2's maximum message length of "
+                + RECEIVER_LIMIT + " bytes"), stopped.reason());
+        assertTrue(stopped.reason().contains("could not go to the dead-letter queue SYSTEM.DEAD.LETTER.QUEUE either"),
+                stopped.reason());
+        assertTrue(stopped.reason().contains("The channel stops, its batch kept on the sender's transmission queue:"
+                + " raise maxMessageLength in queue manager QM2's configuration (a restart) and start the channel"
+                + " again on the sending queue manager (wharf admin start channel TO.QM2)."), stopped.reason());
+        assertEquals(0, qm2.server().queueManager().queue("ORDERS").depth());
+        assertEquals(0, qm2.server().queueManager().queue(DeadLetters.QUEUE).depth());
+        assertEquals(1, qm1.server().management().preparedBranches().size(), "the batch waits on QM1, in doubt");
     }
 
     /**

@@ -23,7 +23,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -261,7 +260,7 @@ class ChannelScaleTest {
         }
         onQm1.commit(); // 1 fits on ORDERS, 2 on the dead-letter queue, the fourth nowhere
 
-        ChannelStatus stopped = awaitStopped(qm1Channels);
+        ChannelStatus stopped = ChannelServers.awaitStopped(qm1Channels);
         assertEquals(ChannelStatus.BATCH_REFUSED, stopped.stopCause(), "what the metrics alert on");
         assertTrue(stopped.reason().contains("could not go to the dead-letter queue SYSTEM.DEAD.LETTER.QUEUE either"),
                 stopped.reason());
@@ -271,19 +270,6 @@ class ChannelScaleTest {
         assertEquals(0, qm2.server().queueManager().queue(DeadLetters.QUEUE).depth());
         // nothing lost: the batch waits on QM1, in doubt until the channel starts again
         assertEquals(1, qm1.server().management().preparedBranches().size());
-    }
-
-    private static ChannelStatus awaitStopped(ChannelsPlugin channels) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
-        while (System.nanoTime() < deadline) {
-            ChannelStatus status = channels.status().get(0);
-            if (status.state().equals("STOPPED")) {
-                assertNotNull(status.reason());
-                return status;
-            }
-            LockSupport.parkNanos(1_000_000); // polls the state the channel reports
-        }
-        throw new AssertionError("the channel did not stop: " + channels.status());
     }
 
     /** Waits until the channel has taken everything off transmission queue {@code queue} for good. */

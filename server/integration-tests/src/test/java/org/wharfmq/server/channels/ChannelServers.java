@@ -26,6 +26,8 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -48,6 +50,20 @@ final class ChannelServers implements AutoCloseable {
     TestServer start(UnaryOperator<ServerConfig.Builder> config, ChannelDefinition... channels) throws Exception {
         return keep(TestServer.start(config, c -> WharfServer.builder(c)
                 .plugins(new ChannelsPlugin(new ChannelSettings(List.of(channels)))).start()));
+    }
+
+    /** Waits until the first of {@code channels} reports STOPPED, with a reason, and returns its status. */
+    static ChannelStatus awaitStopped(ChannelsPlugin channels) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);
+        while (System.nanoTime() < deadline) {
+            ChannelStatus status = channels.status().get(0);
+            if (status.state().equals("STOPPED")) {
+                assertNotNull(status.reason());
+                return status;
+            }
+            LockSupport.parkNanos(1_000_000); // polls the state the channel reports
+        }
+        throw new AssertionError("the channel did not stop: " + channels.status());
     }
 
     /**
