@@ -71,9 +71,10 @@ public final class FlowHostConfiguration {
         /** {@code name}: the one its flows' Database nodes use; required. */
         public static final Setting<String> NAME = Setting.text("name", null);
         /** {@code url}: its JDBC URL; required. */
-        public static final Setting<String> URL = Setting.text("url", null).check(u -> u != null && u.startsWith("jdbc:"),
-                u -> "must be a JDBC URL (jdbc:...), e.g. jdbc:postgresql://localhost:5432/orders or "
-                        + "jdbc:h2:./data/h2/orders, was " + (u == null ? "none" : "'" + u + "'"));
+        public static final Setting<String> URL = Setting.text("url", null).check(
+                u -> u != null && u.startsWith("jdbc:"), u -> "must be a JDBC URL (jdbc:...), e.g. "
+                        + "jdbc:postgresql://localhost:5432/orders or jdbc:h2:./data/h2/orders, was "
+                        + (u == null ? "none" : "'" + u + "'"));
         /** {@code user}: the database user; none by default. */
         public static final Setting<String> USER = Setting.text("user", null);
         /** {@code password}: the user's, never shown; none by default. */
