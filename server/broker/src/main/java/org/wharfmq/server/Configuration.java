@@ -12,9 +12,9 @@ import org.wharfmq.server.store.Durability;
  * hands out every one declared here ({@code config.get(Configuration.MAX_QUEUES)}), and a test holds config/wharf.yaml,
  * the operators' explanation, to them (each key there, with its default). A new setting is a declaration here and its
  * lines in config/wharf.yaml. The TLS listener's settings, the block {@code tls:}, are declared in
- * {@link org.wharfmq.server.config.TlsConfiguration}; the lists {@code queues:} and {@code topics:} are read by their
- * own classes ({@code QueueDefinition}, {@code QueueReference}, {@code TopicDefinition}); the other
- * constants are fixed limits, not settings. A config file only needs the settings it changes;
+ * {@link org.wharfmq.server.config.TlsConfiguration}; the keys of each entry of the lists {@code queues:} and
+ * {@code topics:} in {@link org.wharfmq.server.config.QueueConfiguration} and
+ * {@link org.wharfmq.server.config.TopicConfiguration}; the other constants are fixed limits, not settings. A config file only needs the settings it changes;
  * {@link org.wharfmq.server.config.ServerConfig#defaults()} is all of these. The plugins keep theirs beside their own
  * settings (the HTTP listener's {@code HttpConfiguration}, the flow host's {@code FlowHostConfiguration}, the security
  * file's {@code SecurityConfiguration}).

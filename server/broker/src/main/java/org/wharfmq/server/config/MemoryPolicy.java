@@ -33,6 +33,16 @@ public enum MemoryPolicy {
      * @throws ConfigurationException naming the setting and the policies there are
      */
     public static MemoryPolicy parse(String value, String setting) {
+        MemoryPolicy named = named(value);
+        if (named == null) {
+            throw new ConfigurationException("Setting " + setting + " must be block, fail, drop or page, was '" + value
+                    + "'.");
+        }
+        return named;
+    }
+
+    /** The policy {@code value} names, in any case; null for none or another text. */
+    public static MemoryPolicy named(String value) {
         if (value != null) {
             for (MemoryPolicy p : values()) {
                 if (p.name().equalsIgnoreCase(value.trim())) {
@@ -40,7 +50,7 @@ public enum MemoryPolicy {
                 }
             }
         }
-        throw new ConfigurationException("Setting " + setting + " must be block, fail, drop or page, was '" + value + "'.");
+        return null;
     }
 
     /** The name as the configuration writes it. */

@@ -40,19 +40,43 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
     public static final String NORMAL = "normal";
 
     /**
-     * Reads an entry of {@code queues:}, whose keys ({@link QueueConfiguration}) are the components' names; its
-     * values are checked by the server's settings ({@link #check()}).
+     * Reads an entry of {@code queues:}, whose keys ({@link QueueConfiguration}) are the components' names, and checks
+     * each against its rules (naming the file and its line) and the rules between them.
+     *
+     * @throws ConfigurationException for an unknown key, or a value of the wrong type or refused
      */
     static QueueDefinition read(Settings entry) {
-        QueueDefinition queue = new QueueDefinition(QueueConfiguration.NAME.read(entry),
-                QueueConfiguration.MAX_DEPTH.read(entry), QueueConfiguration.MAX_BYTES.read(entry),
-                QueueConfiguration.POLICY.read(entry), QueueConfiguration.MAX_PAGE_BYTES.read(entry),
-                QueueConfiguration.PAGE_FULL_POLICY.read(entry), QueueConfiguration.BACKOUT_THRESHOLD.read(entry),
-                QueueConfiguration.BACKOUT_QUEUE.read(entry), QueueConfiguration.DEPTH_HIGH_EVENT.read(entry),
-                QueueConfiguration.DEPTH_LOW_EVENT.read(entry), QueueConfiguration.FULL_EVENT.read(entry),
-                QueueConfiguration.USAGE.read(entry));
+        SettingValues values = SettingValues.ofEntry(entry, QueueConfiguration.class);
         entry.refuseUnknown();
+        QueueDefinition queue = new QueueDefinition(values.get(QueueConfiguration.NAME),
+                values.get(QueueConfiguration.MAX_DEPTH), values.get(QueueConfiguration.MAX_BYTES),
+                values.get(QueueConfiguration.POLICY), values.get(QueueConfiguration.MAX_PAGE_BYTES),
+                values.get(QueueConfiguration.PAGE_FULL_POLICY), values.get(QueueConfiguration.BACKOUT_THRESHOLD),
+                values.get(QueueConfiguration.BACKOUT_QUEUE), values.get(QueueConfiguration.DEPTH_HIGH_EVENT),
+                values.get(QueueConfiguration.DEPTH_LOW_EVENT), values.get(QueueConfiguration.FULL_EVENT),
+                values.get(QueueConfiguration.USAGE));
+        values.named(queue.owner(entry)).check();
+        queue.checkBetween();
         return queue;
+    }
+
+    /** This queue as errors name it: {@code queue 'ORDERS'} (the entry's path when it has no name). */
+    private String owner(Settings entry) {
+        return name == null || name.isBlank() ? entry.path() : "queue '" + name + "'";
+    }
+
+    /** Its settings as the {@link Setting}s of {@link QueueConfiguration} (checked, described). */
+    private SettingValues values() {
+        return SettingValues.defaults("", QueueConfiguration.class).named("queue '" + name + "'")
+                .with(QueueConfiguration.NAME, name).with(QueueConfiguration.MAX_DEPTH, maxDepth)
+                .with(QueueConfiguration.MAX_BYTES, maxBytes).with(QueueConfiguration.POLICY, policy)
+                .with(QueueConfiguration.MAX_PAGE_BYTES, maxPageBytes)
+                .with(QueueConfiguration.PAGE_FULL_POLICY, pageFullPolicy)
+                .with(QueueConfiguration.BACKOUT_THRESHOLD, backoutThreshold)
+                .with(QueueConfiguration.BACKOUT_QUEUE, backoutQueue)
+                .with(QueueConfiguration.DEPTH_HIGH_EVENT, depthHighEvent)
+                .with(QueueConfiguration.DEPTH_LOW_EVENT, depthLowEvent)
+                .with(QueueConfiguration.FULL_EVENT, fullEvent).with(QueueConfiguration.USAGE, usage);
     }
 
     /** A queue with these settings and the usage of an ordinary queue. */
@@ -97,15 +121,11 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
     /** Its settings that are not at their default, for people: "maxDepth 50, backoutThreshold 3" (or "the defaults"). */
     public String describeSettings() {
         StringBuilder text = new StringBuilder();
-        Object[] values = {maxDepth, maxBytes, policy, maxPageBytes, pageFullPolicy, backoutThreshold, backoutQueue,
-                depthHighEvent, depthLowEvent, fullEvent, usage};
-        String[] keys = {"maxDepth", "maxBytes", "policy", "maxPageBytes", "pageFullPolicy", "backoutThreshold",
-                "backoutQueue", "depthHighEvent", "depthLowEvent", "fullEvent", "usage"};
-        for (int i = 0; i < keys.length; i++) {
-            if (values[i] != null) {
-                text.append(text.length() == 0 ? "" : ", ").append(keys[i]).append(' ').append(values[i]);
+        values().shown().forEach((key, value) -> {
+            if (value != null && !key.equals(QueueConfiguration.NAME.key())) {
+                text.append(text.length() == 0 ? "" : ", ").append(key).append(' ').append(value);
             }
-        }
+        });
         return text.length() == 0 ? "the defaults" : text.toString();
     }
 
@@ -138,41 +158,20 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
     }
 
     /**
-     * Checks every setting (the name is the caller's to check).
+     * Checks every setting against its rules ({@link QueueConfiguration}) and the rules between them (the name is the
+     * caller's to check).
      *
      * @throws ConfigurationException naming the queue, the setting, its value and what it must be
      */
     public void check() {
-        if (maxDepth != null && maxDepth < 1) {
-            throw bad("maxDepth", maxDepth, "at least 1");
-        }
-        if (maxBytes != null && maxBytes < 1) {
-            throw bad("maxBytes", maxBytes, "at least 1");
-        }
-        if (policy != null && MemoryPolicy.parse(policy, "policy of queue '" + name + "'") == MemoryPolicy.DROP) {
-            throw new ConfigurationException("Setting policy of queue '" + name + "' must be page, block or fail, "
-                    + "was " + policy + " (a queue never drops messages; drop is for topics).");
-        }
-        if (maxPageBytes != null && maxPageBytes < 1) {
-            throw bad("maxPageBytes", maxPageBytes, "at least 1");
-        }
-        if (pageFullPolicy != null) {
-            MemoryPolicy full = MemoryPolicy.parse(pageFullPolicy, "pageFullPolicy of queue '" + name + "'");
-            if (full != MemoryPolicy.BLOCK && full != MemoryPolicy.FAIL) {
-                throw bad("pageFullPolicy", pageFullPolicy, "block or fail");
-            }
-        }
-        if (backoutThreshold != null && backoutThreshold < 1) {
-            throw bad("backoutThreshold", backoutThreshold, "at least 1 (leave it out for no backout)");
-        }
-        if (backoutQueue != null && (backoutQueue.isEmpty() || backoutQueue.equals(name))) {
+        values().check();
+        checkBetween();
+    }
+
+    /** The rules between its settings: a backout queue of another name, a depth-low event below a depth-high one. */
+    private void checkBetween() {
+        if (backoutQueue != null && backoutQueue.equals(name)) {
             throw bad("backoutQueue", "'" + backoutQueue + "'", "another queue's name");
-        }
-        if (depthHighEvent != null && (depthHighEvent < 1 || depthHighEvent > 100)) {
-            throw bad("depthHighEvent", depthHighEvent, "a percentage of maxDepth from 1 to 100");
-        }
-        if (usage != null && !usage.equals(TRANSMISSION)) {
-            throw bad("usage", usage, TRANSMISSION + " or left out (an ordinary queue)");
         }
         if (depthLowEvent != null && (depthHighEvent == null || depthLowEvent < 0 || depthLowEvent >= depthHighEvent)) {
             throw bad("depthLowEvent", depthLowEvent, depthHighEvent == null

@@ -35,17 +35,24 @@ public record QueueReference(String name, String type, String target, String rem
 
     /** Whether an entry of {@code queues:} is a reference (it has a {@code type} other than {@code local}). */
     static boolean isReference(Settings entry) {
-        String type = QueueConfiguration.TYPE.read(entry, "local");
-        return !type.equals("local");
+        return !"local".equals(QueueConfiguration.Reference.TYPE.read(entry, "local"));
     }
 
-    /** Reads an entry of {@code queues:} with a {@code type}; checked by the server's settings ({@link #check()}). */
+    /**
+     * Reads an entry of {@code queues:} with a {@code type} ({@link QueueConfiguration.Reference}'s keys), and checks
+     * each against its rules (naming the file and its line) and the rules between them.
+     */
     static QueueReference read(Settings entry) {
-        QueueReference reference = new QueueReference(QueueConfiguration.NAME.read(entry),
-                QueueConfiguration.TYPE.read(entry), QueueConfiguration.TARGET.read(entry),
-                QueueConfiguration.REMOTE_QUEUE.read(entry), QueueConfiguration.REMOTE_QUEUE_MANAGER.read(entry),
-                QueueConfiguration.TRANSMISSION_QUEUE.read(entry));
+        SettingValues values = SettingValues.ofEntry(entry, QueueConfiguration.Reference.keys());
         entry.refuseUnknown();
+        QueueReference reference = new QueueReference(values.get(QueueConfiguration.NAME),
+                values.get(QueueConfiguration.Reference.TYPE), values.get(QueueConfiguration.Reference.TARGET),
+                values.get(QueueConfiguration.Reference.REMOTE_QUEUE),
+                values.get(QueueConfiguration.Reference.REMOTE_QUEUE_MANAGER),
+                values.get(QueueConfiguration.Reference.TRANSMISSION_QUEUE));
+        String name = reference.name();
+        values.named(name == null || name.isBlank() ? entry.path() : "queue '" + name + "'").check();
+        reference.checkBetween();
         return reference;
     }
 
@@ -83,11 +90,23 @@ public record QueueReference(String name, String type, String target, String rem
     }
 
     /**
-     * Checks the definition is whole (the name is the caller's to check).
+     * Checks the definition is whole: each setting against its rules ({@link QueueConfiguration.Reference}) and the
+     * rules between them (the name is the caller's to check).
      *
      * @throws ConfigurationException naming it, what is missing or wrong, and what it must be
      */
     public void check() {
+        SettingValues.defaults("", QueueConfiguration.Reference.keys()).named("queue '" + name + "'")
+                .with(QueueConfiguration.NAME, name).with(QueueConfiguration.Reference.TYPE, type)
+                .with(QueueConfiguration.Reference.TARGET, target)
+                .with(QueueConfiguration.Reference.REMOTE_QUEUE, remoteQueue)
+                .with(QueueConfiguration.Reference.REMOTE_QUEUE_MANAGER, remoteQueueManager)
+                .with(QueueConfiguration.Reference.TRANSMISSION_QUEUE, transmissionQueue).check();
+        checkBetween();
+    }
+
+    /** The rules between its settings, by its type. */
+    private void checkBetween() {
         if (ALIAS.equals(type)) {
             if (target == null || target.isEmpty() || target.equals(name)) {
                 throw bad("an alias needs a target: another queue's name (target: QUEUE)");
@@ -96,24 +115,17 @@ public record QueueReference(String name, String type, String target, String rem
                 throw bad("an alias has only a target (remoteQueue, remoteQueueManager and transmissionQueue are"
                         + " for type remote)");
             }
-        } else if (REMOTE.equals(type)) {
-            if (target != null) {
-                throw bad("a remote definition has no target (that is for type alias)");
-            }
-            if (remoteQueue != null && (remoteQueueManager == null || remoteQueueManager.isEmpty())) {
-                throw bad("a remote queue needs the queue manager it is on (remoteQueueManager: QM2)");
-            }
-            if (remoteQueue == null && remoteQueueManager == null && transmissionQueue == null) {
-                throw bad("a queue-manager alias (a remote definition without remoteQueue) needs remoteQueueManager"
-                        + " or transmissionQueue");
-            }
-            for (String part : new String[] {remoteQueue, remoteQueueManager, transmissionQueue}) {
-                if (part != null && (part.isEmpty() || part.indexOf('/') >= 0)) {
-                    throw bad("'" + part + "' is not a queue or queue manager name (empty, or holds a '/')");
-                }
-            }
-        } else {
-            throw bad("its type must be local, alias or remote, was " + type);
+            return;
+        }
+        if (target != null) {
+            throw bad("a remote definition has no target (that is for type alias)");
+        }
+        if (remoteQueue != null && remoteQueueManager == null) {
+            throw bad("a remote queue needs the queue manager it is on (remoteQueueManager: QM2)");
+        }
+        if (remoteQueue == null && remoteQueueManager == null && transmissionQueue == null) {
+            throw bad("a queue-manager alias (a remote definition without remoteQueue) needs remoteQueueManager"
+                    + " or transmissionQueue");
         }
     }
 

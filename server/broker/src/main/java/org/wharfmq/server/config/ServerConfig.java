@@ -20,8 +20,10 @@ import java.util.Set;
  * {@code ServerConfig.builder().set(Configuration.MAX_QUEUES, 50).queue("ORDERS", 1000).build()}, then
  * {@code config.get(Configuration.MAX_QUEUES)}, where {@code build()} checks every setting. The settings older than
  * that table keep a fluent setter and an accessor named after their key ({@code port(0)}, {@code port()}), which only
- * call {@link Builder#set} and {@link #get}; a new setting needs neither. The blocks ({@code tls:}, {@code queues:},
- * {@code topics:}) have classes of their own. {@link #read(Settings)} reads the queue manager's keys from the file's
+ * call {@link Builder#set} and {@link #get}; a new setting needs neither. The block {@code tls:} has a class of its
+ * own ({@link TlsConfig}), and so have the entries of {@code queues:} and {@code topics:} ({@link QueueDefinition},
+ * {@link QueueReference}, {@link TopicDefinition}: their keys declared in {@link QueueConfiguration} and
+ * {@link TopicConfiguration}). {@link #read(Settings)} reads the queue manager's keys from the file's
  * tree; the command line reads the YAML ({@code org.wharfmq.server.cli.ConfigurationFile}), and the broker knows
  * nothing of it.
  */
@@ -53,14 +55,14 @@ public final class ServerConfig {
     /**
      * The queue manager's part of the configuration file: its top-level keys, each a {@link Setting} of
      * {@link Configuration}, with the {@code tls:} block, {@code queues:} and {@code topics:}. A setting left out keeps
-     * its default; the values are checked by {@link Builder#build()}, once the command line has applied its
-     * overrides. A setting added to the broker is its declaration in {@link Configuration} and its explanation in
+     * its default; the top-level values are checked by {@link Builder#build()}, once the command line has applied its
+     * overrides, and each entry of a list as it is read (naming its line). A setting added to the broker is its declaration in {@link Configuration} and its explanation in
      * config/wharf.yaml: nothing here.
      *
      * @param file the file's top level
      * @return a builder holding the file's settings
-     * @throws ConfigurationException for a value of the wrong type, or an unknown key inside {@code tls:},
-     *                                {@code queues:} or {@code topics:}
+     * @throws ConfigurationException for a value of the wrong type, an unknown key inside {@code tls:},
+     *                                {@code queues:} or {@code topics:}, or a value an entry of those lists refuses
      */
     public static Builder read(Settings file) {
         Builder b = builder();
@@ -643,7 +645,7 @@ public final class ServerConfig {
             }
         }
 
-        /** The {@code topics:} entries: each with a filter of its own, a budget of at least 1, a policy named right. */
+        /** The {@code topics:} entries: each with a filter of its own, and its settings as their rules say. */
         private void checkTopics() {
             Set<String> filters = new HashSet<>();
             for (int i = 0; i < topics.size(); i++) {
@@ -654,13 +656,7 @@ public final class ServerConfig {
                 if (!filters.add(t.filter())) {
                     throw new ConfigurationException("Topic filter '" + t.filter() + "' is given twice under 'topics'.");
                 }
-                if (t.maxBytes() != null && t.maxBytes() < 1) {
-                    throw new ConfigurationException("Setting maxBytes of topic '" + t.filter() + "' must be at least 1, "
-                            + "was " + t.maxBytes() + ".");
-                }
-                if (t.policy() != null) {
-                    MemoryPolicy.parse(t.policy(), "policy of topic '" + t.filter() + "'");
-                }
+                t.check();
             }
         }
 

@@ -134,8 +134,16 @@ public final class Setting<T> {
      *              other (given null for an empty value)
      */
     public static <E> Setting<E> choice(String key, E defaultValue, Function<String, E> parse) {
-        return new Setting<>(key, defaultValue,
-                (file, k, absent) -> file.has(k) ? parse.apply(file.text(k, null)) : absent, List.of());
+        return new Setting<>(key, defaultValue, (file, k, absent) -> {
+            if (!file.has(k)) {
+                return absent;
+            }
+            try {
+                return parse.apply(file.text(k, null));
+            } catch (ConfigurationException e) {
+                throw new ConfigurationException(e.getMessage() + " (in " + file.where(k) + ")", e);
+            }
+        }, List.of());
     }
 
     /** This setting with one more rule: {@code why} makes the error's words from the value that breaks it. */
@@ -143,6 +151,23 @@ public final class Setting<T> {
         List<Rule<T>> more = new ArrayList<>(rules);
         more.add(new Rule<>(ok, why));
         return new Setting<>(key, defaultValue, reader, more, secret);
+    }
+
+    /**
+     * This setting with one more rule for a value that is set: none (null) keeps it. For a setting whose default is
+     * none (a queue's {@code maxDepth}: none means the queue manager's).
+     */
+    public Setting<T> whenSet(Predicate<T> ok, Function<T, String> why) {
+        return check(v -> v == null || ok.test(v), why);
+    }
+
+    /**
+     * A rule on a number: none (null) keeps it when the setting's default is none (an optional setting left out),
+     * and breaks it otherwise.
+     */
+    private Setting<T> number(Predicate<Long> ok, Function<T, String> why) {
+        boolean noneAllowed = defaultValue == null;
+        return check(v -> v == null ? noneAllowed : ok.test(((Number) v).longValue()), why);
     }
 
     /** This setting, holding a password or key material: shown as {@value #REDACTED} when set. */
@@ -167,29 +192,40 @@ public final class Setting<T> {
         return value instanceof Number || value instanceof Boolean ? value : value.toString();
     }
 
-    /** This setting, refusing a value below {@code min}. */
+    /** This setting, refusing a value below {@code min} (and none, unless its default is none). */
     public Setting<T> atLeast(long min) {
-        return check(v -> v != null && ((Number) v).longValue() >= min, v -> "must be at least " + min + ", was " + v);
+        return number(v -> v >= min, v -> "must be at least " + min + ", was " + v);
     }
 
     /**
-     * This setting, refusing a negative value; 0 means {@code zeroMeans} ({@code automatic}, {@code off}), or null
-     * when it means nothing of its own.
+     * This setting, refusing a negative value (and none, unless its default is none); 0 means {@code zeroMeans}
+     * ({@code automatic}, {@code off}), or null when it means nothing of its own.
      */
     public Setting<T> zeroOrMore(String zeroMeans) {
-        return check(v -> v != null && ((Number) v).longValue() >= 0,
+        return number(v -> v >= 0,
                 v -> "must be 0" + (zeroMeans == null ? "" : " (" + zeroMeans + ")") + " or more, was " + v);
     }
 
-    /** This setting, refusing a value outside {@code min} to {@code max}; {@code unit} follows the bounds ("bytes"). */
+    /**
+     * This setting, refusing a value outside {@code min} to {@code max} (and none, unless its default is none);
+     * {@code unit} follows the bounds ("bytes").
+     */
     public Setting<T> between(long min, long max, String unit) {
-        return check(v -> v != null && ((Number) v).longValue() >= min && ((Number) v).longValue() <= max,
+        return number(v -> v >= min && v <= max,
                 v -> "must be between " + min + " and " + max + (unit.isEmpty() ? "" : " " + unit) + ", was " + v);
     }
 
     /** This setting, refusing null and (for a text) a blank value. */
     public Setting<T> required() {
-        return check(v -> v != null && !v.toString().isBlank(), v -> "must not be empty");
+        return required("must not be empty");
+    }
+
+    /**
+     * This setting, refusing null and (for a text) a blank value with {@code why}: what it must be, and the fix
+     * ({@code "must be given: every member needs id, address and dataDirectory"}).
+     */
+    public Setting<T> required(String why) {
+        return check(v -> v != null && !v.toString().isBlank(), v -> why);
     }
 
     /** The key in config/wharf.yaml: {@code maxQueues}. */
@@ -212,16 +248,6 @@ public final class Setting<T> {
     }
 
     /**
-     * Its value in {@code file} (marking the key known there), or its default when the file leaves it out: how an
-     * entry of a list ({@code channels:}) reads its keys.
-     *
-     * @throws ConfigurationException for a value of the wrong type, naming the file, the key and its line
-     */
-    public T read(Settings file) {
-        return read(file, defaultValue);
-    }
-
-    /**
      * Checks {@code value} against this setting's rules, in the order they were declared.
      *
      * @throws ConfigurationException {@code Setting KEY must be ..., was VALUE.}, for the first rule it breaks
@@ -237,9 +263,19 @@ public final class Setting<T> {
      * @throws ConfigurationException {@code Setting SECTION.KEY must be ..., was VALUE.}, for the first rule it breaks
      */
     public void check(T value, String section) {
+        checkAs(value, path(section));
+    }
+
+    /**
+     * Checks {@code value} against this setting's rules, naming it as {@code name}: {@code tls.port}, or
+     * {@code maxDepth of queue 'ORDERS'} for a key of a list's entry.
+     *
+     * @throws ConfigurationException {@code Setting NAME must be ..., was VALUE.}, for the first rule it breaks
+     */
+    public void checkAs(T value, String name) {
         for (Rule<T> rule : rules) {
             if (!rule.ok().test(value)) {
-                throw new ConfigurationException("Setting " + path(section) + " " + rule.why().apply(value) + ".");
+                throw new ConfigurationException("Setting " + name + " " + rule.why().apply(value) + ".");
             }
         }
     }

@@ -19,13 +19,20 @@ import java.util.Map;
 public final class SettingValues {
 
     private final String section;
+    /**
+     * What the entry of a list these settings are is, as errors name it ({@code queue 'ORDERS'}: "Setting maxDepth of
+     * queue 'ORDERS' must be ..."), or null: a setting is named by its path ({@code tls.port}).
+     */
+    private final String owner;
     /** Every declared setting, in its declaration order, with its value (null for none). */
     private final Map<Setting<?>, Object> values;
     /** Where the file gave a setting's value ({@code FILE at line N}), for the settings whose value it gave. */
     private final Map<Setting<?>, String> origins;
 
-    private SettingValues(String section, Map<Setting<?>, Object> values, Map<Setting<?>, String> origins) {
+    private SettingValues(String section, String owner, Map<Setting<?>, Object> values,
+                          Map<Setting<?>, String> origins) {
         this.section = section;
+        this.owner = owner;
         this.values = Collections.unmodifiableMap(values);
         this.origins = Collections.unmodifiableMap(origins);
     }
@@ -45,7 +52,37 @@ public final class SettingValues {
         for (Setting<?> setting : settings) {
             values.put(setting, setting.defaultValue());
         }
-        return new SettingValues(section, values, Map.of());
+        return new SettingValues(section, null, values, Map.of());
+    }
+
+    /**
+     * The settings declared for each entry of a list ({@code queues:}, {@code channels:}), read from one of its
+     * entries: those it gives taken from it, the others at their defaults, its path ({@code queues[1]}) their
+     * section. Not checked yet, and the entry's unknown keys not yet refused (the caller may read more keys of it
+     * first: a channel's {@code tls:} block); {@link #named} then names the entry for errors.
+     *
+     * @throws ConfigurationException for a value of the wrong type, naming the file, the key and its line
+     */
+    public static SettingValues ofEntry(Settings entry, List<Setting<?>> settings) {
+        return defaults(entry.path(), settings).read(entry);
+    }
+
+    /** {@link #ofEntry(Settings, List)} of the settings {@code declarations} declares. */
+    public static SettingValues ofEntry(Settings entry, Class<?> declarations) {
+        return ofEntry(entry, Setting.declaredIn(declarations));
+    }
+
+    /**
+     * These settings, named in errors as those of {@code owner}, the entry of a list they are: {@code queue 'ORDERS'}
+     * gives "Setting maxDepth of queue 'ORDERS' must be at least 1, was 0. (in FILE at line 7)".
+     */
+    public SettingValues named(String owner) {
+        return new SettingValues(section, owner, values, origins);
+    }
+
+    /** Whether the file gave {@code setting}'s value (rather than its default, or code). */
+    public boolean given(Setting<?> setting) {
+        return origins.containsKey(setting);
     }
 
     /** Where these settings are in the file: {@code tls}, {@code http}; empty at the top level. */
@@ -74,7 +111,7 @@ public final class SettingValues {
                 from.put(setting, where);
             }
         }
-        return new SettingValues(section, read, from);
+        return new SettingValues(section, owner, read, from);
     }
 
     private <T> T readOne(Setting<T> setting, Settings block) {
@@ -92,18 +129,21 @@ public final class SettingValues {
         changed.put(setting, value);
         Map<Setting<?>, String> from = new HashMap<>(origins);
         from.remove(setting);
-        return new SettingValues(section, changed, from);
+        return new SettingValues(section, owner, changed, from);
     }
 
     /**
-     * The value of {@code setting}.
+     * The value of {@code setting}: one map lookup (read it once, into a field, where it is used per message).
      *
      * @throws IllegalArgumentException for a setting not declared here (another section's)
      */
     @SuppressWarnings("unchecked") // read and with put only a setting's own type under it
     public <T> T get(Setting<T> setting) {
-        requireDeclared(setting);
-        return (T) values.get(setting);
+        Object value = values.get(setting);
+        if (value == null) {
+            requireDeclared(setting); // none, or another section's setting
+        }
+        return (T) value;
     }
 
     /**
@@ -121,7 +161,7 @@ public final class SettingValues {
     @SuppressWarnings("unchecked") // read and with put only a setting's own type under it
     private <T> void checkOne(Setting<T> setting, Object value) {
         try {
-            setting.check((T) value, section);
+            setting.checkAs((T) value, owner == null ? setting.path(section) : setting.key() + " of " + owner);
         } catch (ConfigurationException e) {
             String where = origins.get(setting);
             if (where == null) {

@@ -56,6 +56,11 @@ public final class Settings {
         return source;
     }
 
+    /** Where this mapping is in the file, as messages name it: empty at the top, {@code http}, {@code queues[1]}. */
+    public String path() {
+        return path;
+    }
+
     /** The path of {@code key} in the file, as messages name it: {@code port}, {@code http.port}, {@code queues[1].name}. */
     public String path(String key) {
         return path.isEmpty() ? key : path + "." + key;

@@ -7,10 +7,11 @@ package org.wharfmq.server.config;
  * reads the file into a {@link Settings} tree, hands it to each component's section, and refuses the keys that no
  * section asked for. Adding a setting to a component touches its settings class (and the docs), nothing else.
  *
- * <p>A section reads every key it knows with {@link Settings}'s getters (which give the default when the file
- * leaves a key out and refuse a value of the wrong type), calls {@link Settings#refuseUnknown()} on each nested
- * mapping it read, then checks the values, throwing a {@link ConfigurationException} that names the setting, what
- * was wrong and the fix.
+ * <p>A section reads the {@link Setting}s it declares into a {@link SettingValues} ({@link SettingValues#read} for a
+ * block, {@link SettingValues#ofEntry} for each entry of a list: the default when the file leaves a key out, a value
+ * of the wrong type refused with its line), calls {@link Settings#refuseUnknown()} on each mapping it read, then
+ * checks the values ({@link SettingValues#check}) and the rules between them, throwing a
+ * {@link ConfigurationException} that names the setting, what was wrong and the fix.
  *
  * @param <T> the component's settings
  */

@@ -13,13 +13,31 @@ package org.wharfmq.server.config;
 public record TopicDefinition(String filter, Long maxBytes, String policy) {
 
     /**
-     * Reads an entry of {@code topics:} (its keys, {@link TopicConfiguration}, are the components' names); its values
-     * are checked by the server's settings.
+     * Reads an entry of {@code topics:} (its keys, {@link TopicConfiguration}, are the components' names) and checks
+     * each against its rules, naming the file and its line.
      */
     static TopicDefinition read(Settings entry) {
-        TopicDefinition topic = new TopicDefinition(TopicConfiguration.FILTER.read(entry),
-                TopicConfiguration.MAX_BYTES.read(entry), TopicConfiguration.POLICY.read(entry));
+        SettingValues values = SettingValues.ofEntry(entry, TopicConfiguration.class);
         entry.refuseUnknown();
+        TopicDefinition topic = new TopicDefinition(values.get(TopicConfiguration.FILTER),
+                values.get(TopicConfiguration.MAX_BYTES), values.get(TopicConfiguration.POLICY));
+        values.named(topic.owner(entry.path())).check();
         return topic;
+    }
+
+    /**
+     * Checks each setting but the filter against its rules ({@link TopicConfiguration}).
+     *
+     * @throws ConfigurationException naming the topic filter, the setting, its value and what it must be
+     */
+    public void check() {
+        SettingValues.defaults("", TopicConfiguration.class).named(owner("topics"))
+                .with(TopicConfiguration.FILTER, filter).with(TopicConfiguration.MAX_BYTES, maxBytes)
+                .with(TopicConfiguration.POLICY, policy).check();
+    }
+
+    /** This entry as errors name it: {@code topic 'prices/#'}, or {@code unnamed} when it has no filter. */
+    private String owner(String unnamed) {
+        return filter == null || filter.isBlank() ? unnamed : "topic '" + filter + "'";
     }
 }

@@ -62,6 +62,27 @@ class SettingTest {
         plain.check(-5); // a rule makes a new setting: the one it was made from keeps its own rules
     }
 
+    /** A setting whose default is none (a queue's maxDepth: none is the queue manager's): none keeps its rules. */
+    @Test
+    void anOptionalSettingsRulesHoldForAValueThatIsSetAndTheEntryItBelongsToIsNamed() {
+        Setting<Long> maxDepth = Setting.optionalWhole("maxDepth").atLeast(1);
+        maxDepth.check(null);
+        assertEquals("Setting maxDepth must be at least 1, was 0.", assertThrows(ConfigurationException.class,
+                () -> maxDepth.check(0L)).getMessage());
+        assertEquals("Setting n must be at least 1, was null.", assertThrows(ConfigurationException.class,
+                () -> Setting.whole("n", 1).atLeast(1).check(null)).getMessage(), "a default: none is refused");
+        Setting<String> usage = Setting.text("usage", null).whenSet("transmission"::equals, u -> "must be "
+                + "transmission, was " + u);
+        usage.check(null);
+        assertEquals("Setting usage of queue 'Q' must be transmission, was xmitq.", assertThrows(
+                ConfigurationException.class, () -> usage.checkAs("xmitq", "usage of queue 'Q'")).getMessage());
+        Settings entry = file("maxDepth", "0");
+        SettingValues values = SettingValues.ofEntry(entry, List.of(maxDepth, usage));
+        assertEquals("Setting maxDepth of queue 'Q' must be at least 1, was 0. (in wharf.yaml at line 7)",
+                assertThrows(ConfigurationException.class, () -> values.named("queue 'Q'").check()).getMessage());
+        assertTrue(values.given(maxDepth) && !values.given(usage), "the file gave maxDepth alone");
+    }
+
     @Test
     void theQueueManagersTableIsEveryDeclaredSettingWithADistinctKey() {
         List<Setting<?>> settings = ServerConfig.settings();

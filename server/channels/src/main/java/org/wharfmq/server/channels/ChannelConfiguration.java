@@ -4,8 +4,9 @@ import org.wharfmq.server.config.Setting;
 
 /**
  * The channels' settings and limits: each key of an entry of {@code channels:} in config/wharf.yaml one
- * {@link Setting}, named after it, with its default ({@link ChannelDefinition} reads an entry's keys with them; the
- * rules between them are its {@code check}), and fixed limits. An entry's {@code tls:} block holds the client's TLS
+ * {@link Setting}, named after it, with its default and the values it accepts ({@link ChannelDefinition} reads an
+ * entry's keys with them, and checks a channel defined at run time by them; the rules between them, and those of a
+ * sender's or a receiver's own keys, are its {@code check}), and fixed limits. An entry's {@code tls:} block holds the client's TLS
  * options ({@code ClientTls.OPTIONS}).
  */
 public final class ChannelConfiguration {
@@ -23,40 +24,47 @@ public final class ChannelConfiguration {
     /** {@code password} of a sender: the user's, never shown. */
     public static final Setting<String> PASSWORD = Setting.text("password", null).secret();
     /** {@code batchSize}: the most messages in one batch (IBM MQ's BATCHSZ, whose default is 50 too). */
-    public static final Setting<Integer> BATCH_SIZE = Setting.integer("batchSize", 50);
+    public static final Setting<Integer> BATCH_SIZE = Setting.integer("batchSize", 50).atLeast(1);
     /** {@code batchBytes}: a batch ends once its messages hold this many bytes (IBM MQ's BATCHLIM; 5 MiB). */
-    public static final Setting<Long> BATCH_BYTES = Setting.whole("batchBytes", 5L * 1024 * 1024);
+    public static final Setting<Long> BATCH_BYTES = Setting.whole("batchBytes", 5L * 1024 * 1024).atLeast(1);
     /**
      * {@code batchIntervalMillis}: how long a batch waits for more messages once its transmission queue is empty (IBM
      * MQ's BATCHINT); 0 ends it at once.
      */
-    public static final Setting<Long> BATCH_INTERVAL_MILLIS = Setting.whole("batchIntervalMillis", 0);
+    public static final Setting<Long> BATCH_INTERVAL_MILLIS = Setting.whole("batchIntervalMillis", 0)
+            .zeroOrMore("a batch ends once its transmission queue is empty");
     /** {@code disconnectIntervalMillis}: a sender with nothing to send this long disconnects (IBM MQ's DISCINT). */
-    public static final Setting<Long> DISCONNECT_INTERVAL_MILLIS = Setting.whole("disconnectIntervalMillis", 60_000);
+    public static final Setting<Long> DISCONNECT_INTERVAL_MILLIS = Setting.whole("disconnectIntervalMillis", 60_000)
+            .atLeast(1);
     /** {@code retryMillis}: the first wait before connecting again to a partner that is down; doubled each time. */
-    public static final Setting<Long> RETRY_MILLIS = Setting.whole("retryMillis", 1_000);
-    /** {@code maxRetryMillis}: the longest wait between attempts. */
+    public static final Setting<Long> RETRY_MILLIS = Setting.whole("retryMillis", 1_000).atLeast(1);
+    /** {@code maxRetryMillis}: the longest wait between attempts, at least retryMillis ({@code ChannelDefinition}). */
     public static final Setting<Long> MAX_RETRY_MILLIS = Setting.whole("maxRetryMillis", 60_000);
     /** {@code heartbeatMillis}: the heartbeat asked of the partner, which finds it dead (IBM MQ's HBINT). */
-    public static final Setting<Integer> HEARTBEAT_MILLIS = Setting.integer("heartbeatMillis", 10_000);
+    public static final Setting<Integer> HEARTBEAT_MILLIS = Setting.integer("heartbeatMillis", 10_000)
+            .zeroOrMore("none");
     /** {@code connectTimeoutMillis}: how long a connect and its handshake may take. */
-    public static final Setting<Integer> CONNECT_TIMEOUT_MILLIS = Setting.integer("connectTimeoutMillis", 10_000);
+    public static final Setting<Integer> CONNECT_TIMEOUT_MILLIS = Setting.integer("connectTimeoutMillis", 10_000)
+            .atLeast(1);
     /**
      * {@code pipelineLength}: how many batches a sender has on the way at once (IBM MQ's PIPELINELENGTH, whose
      * default is 1 too): at 2 it sends the next batch while the receiver commits the last one.
      */
-    public static final Setting<Integer> PIPELINE_LENGTH = Setting.integer("pipelineLength", 1);
+    public static final Setting<Integer> PIPELINE_LENGTH = Setting.integer("pipelineLength", 1).check(
+            n -> n != null && n >= 1 && n <= ChannelConfiguration.MAX_PIPELINE_LENGTH,
+            n -> "must be 1 or " + ChannelConfiguration.MAX_PIPELINE_LENGTH + ", was " + n);
     /**
      * {@code nonPersistentSpeed} of a sender and of a receiver: FAST (when both ends say so) sends non-persistent
      * messages outside the batches, with no unit of work at either end (IBM MQ's NPMSPEED, whose default is FAST too).
      */
     public static final Setting<ChannelDefinition.NonPersistentSpeed> NON_PERSISTENT_SPEED = Setting.choice(
-            "nonPersistentSpeed", ChannelDefinition.NonPersistentSpeed.FAST, ChannelDefinition.NonPersistentSpeed::of);
+            "nonPersistentSpeed", ChannelDefinition.NonPersistentSpeed.FAST, ChannelDefinition.NonPersistentSpeed::of)
+            .check(s -> s != null, s -> "must be fast or normal, was none");
     /**
      * {@code maxBatchAttempts} of a receiver: a batch it could not commit this many times is put message by message,
      * each message it cannot put going to the dead-letter queue with the reason (as IBM MQ's MRRTY).
      */
-    public static final Setting<Integer> MAX_BATCH_ATTEMPTS = Setting.integer("maxBatchAttempts", 10);
+    public static final Setting<Integer> MAX_BATCH_ATTEMPTS = Setting.integer("maxBatchAttempts", 10).atLeast(1);
     /** {@code partnerUser} of a receiver: the user its partner must log in as; any with the channel permission by default. */
     public static final Setting<String> PARTNER_USER = Setting.text("partnerUser", null);
     /** {@code partnerCertificate} of a receiver: the subject of the TLS client certificate its partner must show. */

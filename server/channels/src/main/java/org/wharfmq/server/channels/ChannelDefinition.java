@@ -1,7 +1,7 @@
 package org.wharfmq.server.channels;
 
 import org.wharfmq.server.config.ConfigurationException;
-import org.wharfmq.server.config.Setting;
+import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 
 import java.util.Map;
@@ -78,10 +78,12 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
         tls = Map.copyOf(tls);
     }
 
-    /** Reads one entry of {@code channels:}, refusing unknown keys and missing or wrong values. */
+    /**
+     * Reads one entry of {@code channels:}: each key through its {@link ChannelConfiguration} setting, checked against
+     * its rules (naming the file and its line), then the rules between them; refuses unknown keys.
+     */
     static ChannelDefinition read(Settings entry, int index) {
-        String name = ChannelConfiguration.NAME.read(entry);
-        String type = ChannelConfiguration.TYPE.read(entry);
+        SettingValues values = SettingValues.ofEntry(entry, ChannelConfiguration.class);
         Settings tlsBlock = entry.section("tls");
         Map<String, String> tls = new java.util.LinkedHashMap<>();
         if (tlsBlock != null) {
@@ -93,23 +95,9 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
             }
             tlsBlock.refuseUnknown();
         }
-        ChannelDefinition d = new ChannelDefinition(name, null, ChannelConfiguration.CONNECTION.read(entry),
-                ChannelConfiguration.TRANSMISSION_QUEUE.read(entry), ChannelConfiguration.USER.read(entry),
-                ChannelConfiguration.PASSWORD.read(entry), tls,
-                ChannelConfiguration.BATCH_SIZE.read(entry),
-                ChannelConfiguration.BATCH_BYTES.read(entry),
-                ChannelConfiguration.BATCH_INTERVAL_MILLIS.read(entry),
-                ChannelConfiguration.DISCONNECT_INTERVAL_MILLIS.read(entry),
-                ChannelConfiguration.RETRY_MILLIS.read(entry),
-                ChannelConfiguration.MAX_RETRY_MILLIS.read(entry),
-                ChannelConfiguration.HEARTBEAT_MILLIS.read(entry),
-                ChannelConfiguration.CONNECT_TIMEOUT_MILLIS.read(entry),
-                ChannelConfiguration.PARTNER_USER.read(entry), ChannelConfiguration.PARTNER_CERTIFICATE.read(entry),
-                ChannelConfiguration.PARTNER_QUEUE_MANAGER.read(entry),
-                ChannelConfiguration.PIPELINE_LENGTH.read(entry),
-                speed(entry),
-                ChannelConfiguration.MAX_BATCH_ATTEMPTS.read(entry));
         entry.refuseUnknown();
+        String name = values.get(ChannelConfiguration.NAME);
+        String type = values.get(ChannelConfiguration.TYPE);
         if (name == null || name.isBlank()) {
             throw entry.invalid("name", "channel number " + (index + 1) + " needs a name, the same on both queue"
                     + " managers");
@@ -117,9 +105,10 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
         if (!"sender".equals(type) && !"receiver".equals(type)) {
             throw entry.invalid("type", "channel '" + name + "' needs type sender or receiver");
         }
-        d = d.withType("sender".equals(type) ? Type.SENDER : Type.RECEIVER);
+        values.named(owner(name)).check();
+        ChannelDefinition d = of(values, "sender".equals(type) ? Type.SENDER : Type.RECEIVER, tls);
         try {
-            d.check();
+            d.checkBetween();
         } catch (ConfigurationException e) {
             throw new ConfigurationException("Invalid channel '" + name + "' in " + entry.source() + ": "
                     + e.getMessage());
@@ -127,27 +116,49 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
         return d;
     }
 
+    /** A channel as errors name it: {@code channel 'QM1.TO.QM2'}. */
+    private static String owner(String name) {
+        return "channel '" + name + "'";
+    }
+
+    /** The channel {@code values} give, of {@code type}, with client TLS options {@code tls}; not checked. */
+    private static ChannelDefinition of(SettingValues values, Type type, Map<String, String> tls) {
+        return new ChannelDefinition(values.get(ChannelConfiguration.NAME), type,
+                values.get(ChannelConfiguration.CONNECTION), values.get(ChannelConfiguration.TRANSMISSION_QUEUE),
+                values.get(ChannelConfiguration.USER), values.get(ChannelConfiguration.PASSWORD), tls,
+                values.get(ChannelConfiguration.BATCH_SIZE), values.get(ChannelConfiguration.BATCH_BYTES),
+                values.get(ChannelConfiguration.BATCH_INTERVAL_MILLIS),
+                values.get(ChannelConfiguration.DISCONNECT_INTERVAL_MILLIS),
+                values.get(ChannelConfiguration.RETRY_MILLIS), values.get(ChannelConfiguration.MAX_RETRY_MILLIS),
+                values.get(ChannelConfiguration.HEARTBEAT_MILLIS),
+                values.get(ChannelConfiguration.CONNECT_TIMEOUT_MILLIS),
+                values.get(ChannelConfiguration.PARTNER_USER), values.get(ChannelConfiguration.PARTNER_CERTIFICATE),
+                values.get(ChannelConfiguration.PARTNER_QUEUE_MANAGER),
+                values.get(ChannelConfiguration.PIPELINE_LENGTH),
+                values.get(ChannelConfiguration.NON_PERSISTENT_SPEED),
+                values.get(ChannelConfiguration.MAX_BATCH_ATTEMPTS));
+    }
+
+    /** Every key of a channel ({@link ChannelConfiguration}) at its default, named {@code name}. */
+    private static SettingValues defaults(String name) {
+        return SettingValues.defaults("", ChannelConfiguration.class).named(owner(name))
+                .with(ChannelConfiguration.NAME, name);
+    }
+
     /** A sender to {@code connection} ({@code tcp://host:port} or {@code ssl://host:port}) with the defaults. */
     public static ChannelDefinition sender(String name, String connection, String transmissionQueue, String user,
                                            String password) {
-        return new ChannelDefinition(name, Type.SENDER, connection, transmissionQueue, user, password, Map.of(),
-                ChannelConfiguration.BATCH_SIZE.defaultValue(), ChannelConfiguration.BATCH_BYTES.defaultValue(),
-                ChannelConfiguration.BATCH_INTERVAL_MILLIS.defaultValue(),
-                ChannelConfiguration.DISCONNECT_INTERVAL_MILLIS.defaultValue(),
-                ChannelConfiguration.RETRY_MILLIS.defaultValue(), ChannelConfiguration.MAX_RETRY_MILLIS.defaultValue(),
-                ChannelConfiguration.HEARTBEAT_MILLIS.defaultValue(),
-                ChannelConfiguration.CONNECT_TIMEOUT_MILLIS.defaultValue(), null, null, null,
-                ChannelConfiguration.PIPELINE_LENGTH.defaultValue(),
-                ChannelConfiguration.NON_PERSISTENT_SPEED.defaultValue(),
-                ChannelConfiguration.MAX_BATCH_ATTEMPTS.defaultValue()).checked();
+        return of(defaults(name).with(ChannelConfiguration.CONNECTION, connection)
+                .with(ChannelConfiguration.TRANSMISSION_QUEUE, transmissionQueue)
+                .with(ChannelConfiguration.USER, user).with(ChannelConfiguration.PASSWORD, password), Type.SENDER,
+                Map.of()).checked();
     }
 
     /** A receiver for partners that log in as {@code partnerUser} (null: any user with the channel permission). */
     public static ChannelDefinition receiver(String name, String partnerUser, String partnerQueueManager) {
-        return new ChannelDefinition(name, Type.RECEIVER, null, null, null, null, Map.of(), 0, 0, 0, 0, 0, 0, 0, 0,
-                partnerUser, null, partnerQueueManager, ChannelConfiguration.PIPELINE_LENGTH.defaultValue(),
-                ChannelConfiguration.NON_PERSISTENT_SPEED.defaultValue(),
-                ChannelConfiguration.MAX_BATCH_ATTEMPTS.defaultValue()).checked();
+        return of(defaults(name).with(ChannelConfiguration.PARTNER_USER, partnerUser)
+                .with(ChannelConfiguration.PARTNER_QUEUE_MANAGER, partnerQueueManager), Type.RECEIVER, Map.of())
+                .checked();
     }
 
     /** This receiver for partners that connect over TLS with a client certificate whose subject is {@code subject}. */
@@ -198,13 +209,6 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                 nonPersistentSpeed, maxBatchAttempts).checked();
     }
 
-    private ChannelDefinition withType(Type t) {
-        return new ChannelDefinition(name, t, connection, transmissionQueue, user, password, tls, batchSize, batchBytes,
-                batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
-                nonPersistentSpeed, maxBatchAttempts);
-    }
-
     /** This sender sending up to {@code length} batches before the first is confirmed (1 or 2). */
     public ChannelDefinition withPipelineLength(int length) {
         return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
@@ -229,27 +233,41 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
                 attempts).checked();
     }
 
-    private static NonPersistentSpeed speed(Settings entry) {
-        Setting<NonPersistentSpeed> speed = ChannelConfiguration.NON_PERSISTENT_SPEED;
-        String value = entry.text(speed.key(), speed.defaultValue().name());
-        NonPersistentSpeed named = NonPersistentSpeed.named(value);
-        if (named == null) {
-            throw entry.invalid(speed.key(), NonPersistentSpeed.WHAT + ", not '" + value + "'");
-        }
-        return named;
-    }
-
     private ChannelDefinition checked() {
         check();
         return this;
     }
 
+    /**
+     * Checks each setting against its rules ({@link ChannelConfiguration}), then the rules between them: what a
+     * sender needs and a receiver takes.
+     *
+     * @throws ConfigurationException naming the channel, the setting and what it must be
+     */
     private void check() {
-        if (pipelineLength < 1 || pipelineLength > ChannelConfiguration.MAX_PIPELINE_LENGTH || maxBatchAttempts < 1
-                || nonPersistentSpeed == null) {
-            throw new ConfigurationException("pipelineLength must be 1 or " + ChannelConfiguration.MAX_PIPELINE_LENGTH
-                    + ", maxBatchAttempts at least 1, nonPersistentSpeed fast or normal");
-        }
+        defaults(name).with(ChannelConfiguration.TYPE, type == null ? null
+                        : type.name().toLowerCase(java.util.Locale.ROOT))
+                .with(ChannelConfiguration.CONNECTION, connection)
+                .with(ChannelConfiguration.TRANSMISSION_QUEUE, transmissionQueue).with(ChannelConfiguration.USER, user)
+                .with(ChannelConfiguration.PASSWORD, password).with(ChannelConfiguration.BATCH_SIZE, batchSize)
+                .with(ChannelConfiguration.BATCH_BYTES, batchBytes)
+                .with(ChannelConfiguration.BATCH_INTERVAL_MILLIS, batchIntervalMillis)
+                .with(ChannelConfiguration.DISCONNECT_INTERVAL_MILLIS, disconnectIntervalMillis)
+                .with(ChannelConfiguration.RETRY_MILLIS, retryMillis)
+                .with(ChannelConfiguration.MAX_RETRY_MILLIS, maxRetryMillis)
+                .with(ChannelConfiguration.HEARTBEAT_MILLIS, heartbeatMillis)
+                .with(ChannelConfiguration.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
+                .with(ChannelConfiguration.PARTNER_USER, partnerUser)
+                .with(ChannelConfiguration.PARTNER_CERTIFICATE, partnerCertificate)
+                .with(ChannelConfiguration.PARTNER_QUEUE_MANAGER, partnerQueueManager)
+                .with(ChannelConfiguration.PIPELINE_LENGTH, pipelineLength)
+                .with(ChannelConfiguration.NON_PERSISTENT_SPEED, nonPersistentSpeed)
+                .with(ChannelConfiguration.MAX_BATCH_ATTEMPTS, maxBatchAttempts).check();
+        checkBetween();
+    }
+
+    /** The rules between settings: what a sender needs, what only a receiver takes, and the other way round. */
+    private void checkBetween() {
         if (type == Type.RECEIVER) {
             if (connection != null || transmissionQueue != null || user != null) {
                 throw new ConfigurationException("a receiver takes no connection, transmissionQueue or user (the"
@@ -275,11 +293,9 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
             throw new ConfigurationException("partnerUser, partnerCertificate and partnerQueueManager are a"
                     + " receiver's");
         }
-        if (batchSize < 1 || batchBytes < 1 || batchIntervalMillis < 0 || disconnectIntervalMillis < 1
-                || retryMillis < 1 || maxRetryMillis < retryMillis || heartbeatMillis < 0 || connectTimeoutMillis < 1) {
-            throw new ConfigurationException("batchSize, batchBytes, disconnectIntervalMillis, retryMillis and"
-                    + " connectTimeoutMillis must be at least 1, batchIntervalMillis and heartbeatMillis at least 0,"
-                    + " maxRetryMillis at least retryMillis");
+        if (maxRetryMillis < retryMillis) {
+            throw new ConfigurationException("maxRetryMillis must be at least retryMillis (" + retryMillis + "), was "
+                    + maxRetryMillis);
         }
     }
 

@@ -76,8 +76,10 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
             new Declarations("", FlowHostConfiguration.class),
             new Declarations("replication", ReplicationConfiguration.class),
             new Declarations("replication.tls", ReplicationConfiguration.Tls.class),
+            new Declarations("replication.members[]", ReplicationConfiguration.MemberEntry.class),
             new Declarations("tls", TlsConfiguration.class),
             new Declarations("queues[]", QueueConfiguration.class),
+            new Declarations("queues[]", QueueConfiguration.Reference.class),
             new Declarations("topics[]", TopicConfiguration.class),
             new Declarations(HttpSettings.KEY, HttpConfiguration.class),
             new Declarations(HierarchySettings.KEY, HierarchyConfiguration.class),
@@ -109,6 +111,21 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
             shown.putAll(replication.shown());
         }
         return shown;
+    }
+
+    /**
+     * This configuration as member {@code id} of its replicated queue manager (the command line's {@code --replica},
+     * which overrides {@code replication.member}, and shows in the settings in force).
+     *
+     * @throws ConfigurationException when the file has no {@code replication:} block
+     * @throws IllegalArgumentException naming the members, when the group has no member {@code id}
+     */
+    public ConfigurationFile withReplica(String id) {
+        if (replication == null) {
+            throw new ConfigurationException("--replica " + id + " names a member of a replicated queue manager, but "
+                    + "the configuration has no replication block: add one (config/wharf.yaml), or leave --replica out.");
+        }
+        return new ConfigurationFile(server, flowHost, http, security, channels, replication.withMember(id), hierarchy);
     }
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */

@@ -74,6 +74,9 @@ final class ServerCommand implements Callable<Integer> {
         ServerConfig config;
         try {
             file = configFile == null ? ConfigurationFile.defaults() : ConfigurationFile.load(configFile);
+            if (replica != null) {
+                file = file.withReplica(replica);
+            }
             ServerConfig.Builder settings = file.server().toBuilder();
             if (port != null) {
                 settings.port(port);
@@ -89,10 +92,6 @@ final class ServerCommand implements Callable<Integer> {
                 if (dataDirectory == null) {
                     settings.dataDirectory(file.replication().membership().member(member).dataDirectory());
                 }
-            } else if (replica != null) {
-                throw new ConfigurationException("--replica " + replica + " names a member of a replicated queue "
-                        + "manager, but the configuration has no replication block: add one (config/wharf.yaml), or "
-                        + "leave --replica out.");
             }
             config = settings.build();
             if (file.replication() != null && config.standby()) {
@@ -208,8 +207,9 @@ final class ServerCommand implements Callable<Integer> {
         return status[0];
     }
 
-    private String memberId(ReplicationSettings replication) {
-        String id = replica != null ? replica : replication.member();
+    /** This instance's member: the file's replication.member, or --replica's ({@link ConfigurationFile#withReplica}). */
+    private static String memberId(ReplicationSettings replication) {
+        String id = replication.member();
         if (id == null) {
             throw new ConfigurationException("The replication block names the members but not which one this "
                     + "instance is: give replication.member, or --replica ID (one of "

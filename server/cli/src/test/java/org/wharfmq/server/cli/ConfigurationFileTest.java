@@ -152,10 +152,10 @@ class ConfigurationFileTest {
      * sentence when it has one ({@code batchSize 50}, {@code poolSize (default 10)}).
      */
     private static List<String> undescribed(String section, List<Setting<?>> settings, List<String> lines) {
-        String list = section.substring(0, section.length() - "[]".length());
+        String list = section.substring(section.lastIndexOf('.') + 1, section.length() - "[]".length());
         int at = -1;
         for (int i = 0; i < lines.size() && at < 0; i++) {
-            at = lines.get(i).matches("#? ?" + list + ": *(\\[])? *") ? i : -1; // the list's key, alone
+            at = lines.get(i).matches("#? *" + list + ": *(\\[])? *(#.*)?") ? i : -1; // the list's key, alone
         }
         assertTrue(at >= 0, "the sample has no " + list + ": (commented or not)");
         int from = at;
@@ -401,7 +401,7 @@ class ConfigurationFileTest {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(durability));
         assertTrue(e.getMessage().startsWith("Setting durability must be 'fsync' (survives power loss) or 'os'"),
                 e.getMessage());
-        assertTrue(e.getMessage().endsWith(" (in " + durability + ")"), e.getMessage());
+        assertTrue(e.getMessage().endsWith(" (in " + durability + " at line 1)"), e.getMessage());
 
         Path noData = write("dataDirectory:\n");
         e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(noData));
@@ -464,6 +464,62 @@ class ConfigurationFileTest {
         assertRefused("channels:\n  - name: C\n    type: requester\n", "Invalid value for setting 'channels[0].type'");
         assertRefused("channels:\n  - name: C\n    type: receiver\n  - name: C\n    type: receiver\n",
                 "Channel 'C' is defined twice");
+    }
+
+    /** A list's entries are read and checked as the sections are: the error names the entry, the rule and the line. */
+    @Test
+    void aListEntrysValueIsRefusedNamingTheEntryTheRuleAndItsLine() throws IOException {
+        assertRefusedExactly("queues:\n  - name: Q\n    maxBytes: 0\n",
+                "Setting maxBytes of queue 'Q' must be at least 1, was 0. (in %s at line 3)");
+        assertRefusedExactly("topics:\n  - filter: a/#\n    policy: often\n",
+                "Setting policy of topic 'a/#' must be block, fail, drop or page, was 'often'. (in %s at line 3)");
+        assertRefusedExactly("flows:\n  - jar: a.jar\n    class: A\n    instances: 0\n",
+                "Setting instances of flow A must be at least 1, was 0. (in %s at line 4)");
+        assertRefusedExactly("channels:\n  - name: C\n    type: receiver\n    maxBatchAttempts: 0\n",
+                "Setting maxBatchAttempts of channel 'C' must be at least 1, was 0. (in %s at line 4)");
+        assertRefusedExactly("queues:\n  - name: R\n    type: remote\n    remoteQueueManager: QM2/X\n",
+                "Setting remoteQueueManager of queue 'R' must be a queue or queue manager name (not empty, no '/'),"
+                        + " was 'QM2/X'. (in %s at line 4)");
+    }
+
+    /** {@code --replica} names this instance's member: the settings in force show it, not the file's. */
+    @Test
+    void theReplicaOverridesTheFilesMemberInTheSettingsInForce() throws IOException {
+        ConfigurationFile file = ConfigurationFile.load(write("""
+                replication:
+                  group: WHARF
+                  member: a
+                  members:
+                    - id: a
+                      address: mq1:7420
+                      dataDirectory: /srv/wharf/a
+                    - id: b
+                      address: mq2:7420
+                      dataDirectory: /srv/wharf/b
+                    - id: c
+                      address: mq3:7420
+                      dataDirectory: /srv/wharf/c
+                  tls:
+                    keyStore: member.p12
+                    trustStore: ca.p12
+                """));
+        assertEquals("a", file.componentSettings().get("replication.member"));
+        ConfigurationFile b = file.withReplica("b");
+        assertEquals("b", b.replication().member());
+        assertEquals("b", b.componentSettings().get("replication.member"), "what display settings shows");
+        assertEquals("a", file.replication().member(), "the file's settings stay as they are");
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> file.withReplica("d"));
+        assertTrue(unknown.getMessage().contains("has no member 'd'; its members are [a, b, c]"), unknown.getMessage());
+        ConfigurationException none = assertThrows(ConfigurationException.class,
+                () -> ConfigurationFile.defaults().withReplica("b"));
+        assertTrue(none.getMessage().startsWith("--replica b names a member of a replicated queue manager, but the "
+                + "configuration has no replication block"), none.getMessage());
+    }
+
+    private void assertRefusedExactly(String yaml, String message) throws IOException {
+        Path file = write(yaml);
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
+        assertEquals(String.format(message, file), e.getMessage());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package org.wharfmq.server.flow;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 
 import java.util.ArrayList;
@@ -44,8 +45,9 @@ public record DataSourceConfig(String name, String url, String user, String pass
     }
 
     /**
-     * Reads the configuration's {@code dataSources:} list, each entry's keys {@code name}, {@code url}, {@code user},
-     * {@code password}, {@code poolSize}, {@code connectionTimeoutMillis} and {@code xa}, and checks it.
+     * Reads the configuration's {@code dataSources:} list, each entry's keys
+     * ({@link FlowHostConfiguration.DataSourceEntry}), and checks it: each key against its rules (naming the file and
+     * its line), a name of its own, XA only where it is supported.
      *
      * @throws ConfigurationException naming the entry and the key that is unknown or wrong, and the fix
      */
@@ -55,15 +57,16 @@ public record DataSourceConfig(String name, String url, String user, String pass
         List<Settings> entries = file.sections("dataSources");
         for (int i = 0; i < entries.size(); i++) {
             Settings entry = entries.get(i);
-            String name = FlowHostConfiguration.DataSourceEntry.NAME.read(entry);
-            String url = FlowHostConfiguration.DataSourceEntry.URL.read(entry);
-            DataSourceConfig config = new DataSourceConfig(name, url,
-                    FlowHostConfiguration.DataSourceEntry.USER.read(entry),
-                    FlowHostConfiguration.DataSourceEntry.PASSWORD.read(entry),
-                    FlowHostConfiguration.DataSourceEntry.POOL_SIZE.read(entry),
-                    FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS.read(entry),
-                    FlowHostConfiguration.DataSourceEntry.XA.read(entry));
+            SettingValues values = SettingValues.ofEntry(entry, FlowHostConfiguration.DataSourceEntry.class);
             entry.refuseUnknown();
+            DataSourceConfig config = new DataSourceConfig(values.get(FlowHostConfiguration.DataSourceEntry.NAME),
+                    values.get(FlowHostConfiguration.DataSourceEntry.URL),
+                    values.get(FlowHostConfiguration.DataSourceEntry.USER),
+                    values.get(FlowHostConfiguration.DataSourceEntry.PASSWORD),
+                    values.get(FlowHostConfiguration.DataSourceEntry.POOL_SIZE),
+                    values.get(FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS),
+                    values.get(FlowHostConfiguration.DataSourceEntry.XA));
+            String name = config.name();
             if (name == null || name.isBlank()) {
                 throw entry.invalid("name", "data source number " + (i + 1) + " needs a name, the one its flows' "
                         + "Database nodes use");
@@ -72,51 +75,52 @@ public record DataSourceConfig(String name, String url, String user, String pass
                 throw entry.invalid("name", "data source name '" + name + "' is used twice under 'dataSources': give "
                         + "each a name of its own");
             }
-            if (url == null || !url.startsWith("jdbc:")) {
-                throw entry.invalid("url", "data source '" + name + "' needs a JDBC URL (jdbc:...), e.g. "
-                        + "jdbc:postgresql://localhost:5432/orders or jdbc:h2:./data/h2/orders");
-            }
-            if (config.xa() && DataSourcePools.xaDataSourceClass(url) == null) {
-                throw entry.invalid("xa", "data source '" + name + "' cannot be XA: coordinated transactions support "
-                        + "H2 (jdbc:h2:) and PostgreSQL (jdbc:postgresql:) data sources; remove xa: true or use one of "
-                        + "those");
-            }
-            if (config.poolSize() < 1) {
-                throw entry.invalid("poolSize", "it must be at least 1, was " + config.poolSize());
-            }
-            if (config.connectionTimeoutMillis() < 250) {
-                throw entry.invalid("connectionTimeoutMillis", "it must be at least 250 (ms), was "
-                        + config.connectionTimeoutMillis());
+            values.named(config.owner()).check();
+            if (config.xa() && DataSourcePools.xaDataSourceClass(config.url()) == null) {
+                throw entry.invalid("xa", notXa(name) + "; remove xa: true or use one of those");
             }
             dataSources.add(config);
         }
         return dataSources;
     }
 
+    /** This data source as errors name it: {@code data source 'orders'}. */
+    private String owner() {
+        return "data source '" + name + "'";
+    }
+
+    private static String notXa(String name) {
+        return "Data source '" + name + "' cannot be XA: coordinated transactions support H2 (jdbc:h2:) and "
+                + "PostgreSQL (jdbc:postgresql:) data sources";
+    }
+
     /**
-     * Checks each data source has a name, a JDBC URL, a pool and a timeout, and the names are unique.
+     * Checks each data source has a name of its own, its settings keep their rules
+     * ({@link FlowHostConfiguration.DataSourceEntry}), and it is XA only where that is supported.
      *
      * @throws ConfigurationException naming the first data source that is wrong
      */
     public static void validate(List<DataSourceConfig> dataSources) {
         Set<String> names = new HashSet<>();
         for (DataSourceConfig d : dataSources) {
-            if (d.name() == null || d.name().isBlank() || d.url() == null || !d.url().startsWith("jdbc:")) {
-                throw new ConfigurationException("Each data source under 'dataSources' needs a name and a JDBC URL "
-                        + "(jdbc:...); " + d + " has not.");
-            }
-            if (d.poolSize() < 1 || d.connectionTimeoutMillis() < 250) {
-                throw new ConfigurationException("Data source '" + d.name() + "' needs poolSize at least 1 and "
-                        + "connectionTimeoutMillis at least 250, was " + d.poolSize() + " and "
-                        + d.connectionTimeoutMillis() + ".");
+            if (d.name() == null || d.name().isBlank()) {
+                throw new ConfigurationException("Each data source under 'dataSources' needs a name; " + d
+                        + " has none.");
             }
             if (!names.add(d.name())) {
                 throw new ConfigurationException("Data source name '" + d.name() + "' is used twice under "
                         + "'dataSources': give each a name of its own.");
             }
+            SettingValues.defaults("", FlowHostConfiguration.DataSourceEntry.class).named(d.owner())
+                    .with(FlowHostConfiguration.DataSourceEntry.NAME, d.name())
+                    .with(FlowHostConfiguration.DataSourceEntry.URL, d.url())
+                    .with(FlowHostConfiguration.DataSourceEntry.USER, d.user())
+                    .with(FlowHostConfiguration.DataSourceEntry.PASSWORD, d.password())
+                    .with(FlowHostConfiguration.DataSourceEntry.POOL_SIZE, d.poolSize())
+                    .with(FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS, d.connectionTimeoutMillis())
+                    .with(FlowHostConfiguration.DataSourceEntry.XA, d.xa()).check();
             if (d.xa() && DataSourcePools.xaDataSourceClass(d.url()) == null) {
-                throw new ConfigurationException("Data source '" + d.name() + "' cannot be XA: coordinated "
-                        + "transactions support H2 (jdbc:h2:) and PostgreSQL (jdbc:postgresql:) data sources.");
+                throw new ConfigurationException(notXa(d.name()) + ".");
             }
         }
     }

@@ -1,6 +1,7 @@
 package org.wharfmq.server.flow;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 
 import java.util.ArrayList;
@@ -17,18 +18,23 @@ import java.util.List;
 public record FlowConfig(String jar, String className, Integer instances) {
 
     /**
-     * Reads the configuration's {@code flows:} list, each entry's keys {@code jar}, {@code class} and
-     * {@code instances} (checked by {@link FlowHostSettings}).
+     * Reads the configuration's {@code flows:} list, each entry's keys ({@link FlowHostConfiguration.FlowEntry}), and
+     * checks each against its rules, naming the file and its line (that every entry has a jar and a class is
+     * {@link #validate}'s).
      *
      * @throws ConfigurationException naming the entry and the key that is unknown or wrong
      */
     public static List<FlowConfig> read(Settings file) {
         List<FlowConfig> flows = new ArrayList<>();
         for (Settings entry : file.sections("flows")) {
-            flows.add(new FlowConfig(FlowHostConfiguration.FlowEntry.JAR.read(entry),
-                    FlowHostConfiguration.FlowEntry.CLASS.read(entry),
-                    entry.intOrNull(FlowHostConfiguration.FlowEntry.INSTANCES.key()))); // null: not given
+            SettingValues values = SettingValues.ofEntry(entry, FlowHostConfiguration.FlowEntry.class);
             entry.refuseUnknown();
+            FlowConfig flow = new FlowConfig(values.get(FlowHostConfiguration.FlowEntry.JAR),
+                    values.get(FlowHostConfiguration.FlowEntry.CLASS),
+                    values.given(FlowHostConfiguration.FlowEntry.INSTANCES) // null: not given
+                            ? values.get(FlowHostConfiguration.FlowEntry.INSTANCES) : null);
+            values.named(flow.owner(entry.path())).check();
+            flows.add(flow);
         }
         return flows;
     }
@@ -38,8 +44,14 @@ public record FlowConfig(String jar, String className, Integer instances) {
         return instances == null ? FlowHostConfiguration.FlowEntry.INSTANCES.defaultValue() : instances;
     }
 
+    /** This flow as errors name it: {@code flow org.example.Orders}, or {@code unnamed} without a class. */
+    private String owner(String unnamed) {
+        return className == null || className.isBlank() ? unnamed : "flow " + className;
+    }
+
     /**
-     * Checks every entry has a jar and a class and at least one instance.
+     * Checks every entry has a jar and a class, and its settings keep their rules
+     * ({@link FlowHostConfiguration.FlowEntry}).
      *
      * @throws ConfigurationException naming the first entry that is wrong
      */
@@ -49,10 +61,10 @@ public record FlowConfig(String jar, String className, Integer instances) {
             if (f == null || f.jar() == null || f.jar().isBlank() || f.className() == null || f.className().isBlank()) {
                 throw new ConfigurationException("Flow number " + (i + 1) + " under 'flows' needs a jar and a class.");
             }
-            if (f.instanceCount() < 1) {
-                throw new ConfigurationException("Setting instances of flow " + f.className() + " must be at least 1, was "
-                        + f.instanceCount() + ".");
-            }
+            SettingValues.defaults("", FlowHostConfiguration.FlowEntry.class).named(f.owner("flows"))
+                    .with(FlowHostConfiguration.FlowEntry.JAR, f.jar())
+                    .with(FlowHostConfiguration.FlowEntry.CLASS, f.className())
+                    .with(FlowHostConfiguration.FlowEntry.INSTANCES, f.instanceCount()).check();
         }
     }
 }

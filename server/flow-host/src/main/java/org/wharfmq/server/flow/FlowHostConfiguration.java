@@ -59,7 +59,7 @@ public final class FlowHostConfiguration {
         /** {@code class}: its FlowFactory class; required. */
         public static final Setting<String> CLASS = Setting.text("class", null);
         /** {@code instances}: threads per input node, at least 1: default 1. */
-        public static final Setting<Integer> INSTANCES = Setting.integer("instances", 1);
+        public static final Setting<Integer> INSTANCES = Setting.integer("instances", 1).atLeast(1);
 
         private FlowEntry() {
         }
@@ -71,7 +71,10 @@ public final class FlowHostConfiguration {
         /** {@code name}: the one its flows' Database nodes use; required. */
         public static final Setting<String> NAME = Setting.text("name", null);
         /** {@code url}: its JDBC URL; required. */
-        public static final Setting<String> URL = Setting.text("url", null);
+        public static final Setting<String> URL = Setting.text("url", null).check(
+                u -> u != null && u.startsWith("jdbc:"), u -> "must be a JDBC URL (jdbc:...), e.g. "
+                        + "jdbc:postgresql://localhost:5432/orders or jdbc:h2:./data/h2/orders, was "
+                        + (u == null ? "none" : "'" + u + "'"));
         /** {@code user}: the database user; none by default. */
         public static final Setting<String> USER = Setting.text("user", null);
         /** {@code password}: the user's, never shown; none by default. */
@@ -81,12 +84,13 @@ public final class FlowHostConfiguration {
          * connection per data source, from its first statement to its commit, so a pool as large as the instances of
          * the flows using it never makes them wait.
          */
-        public static final Setting<Integer> POOL_SIZE = Setting.integer("poolSize", 10);
+        public static final Setting<Integer> POOL_SIZE = Setting.integer("poolSize", 10).atLeast(1);
         /**
          * {@code connectionTimeoutMillis}: how long an invocation waits for a connection from the pool (all in use,
-         * or the database not answering) before its Database node fails, in ms: default 5000.
+         * or the database not answering) before its Database node fails, in ms: default 5000, at least 250.
          */
-        public static final Setting<Long> CONNECTION_TIMEOUT_MILLIS = Setting.whole("connectionTimeoutMillis", 5_000);
+        public static final Setting<Long> CONNECTION_TIMEOUT_MILLIS = Setting.whole("connectionTimeoutMillis", 5_000)
+                .atLeast(250);
         /** {@code xa}: whether it takes part in coordinated (XA) transactions: default false. */
         public static final Setting<Boolean> XA = Setting.flag("xa", false);
 

@@ -2,6 +2,7 @@ package org.wharfmq.server.flow;
 
 import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 
 import javax.naming.Context;
@@ -43,12 +44,13 @@ final class JmsProviders {
         List<Settings> entries = file.sections("jmsProviders");
         for (int i = 0; i < entries.size(); i++) {
             Settings entry = entries.get(i);
-            String name = FlowHostConfiguration.JmsProviderEntry.NAME.read(entry);
+            SettingValues values = SettingValues.ofEntry(entry, FlowHostConfiguration.JmsProviderEntry.class);
             Map<String, String> jndi = entry.textsByKey("jndi");
-            String factory = FlowHostConfiguration.JmsProviderEntry.CONNECTION_FACTORY.read(entry);
-            String user = FlowHostConfiguration.JmsProviderEntry.USER.read(entry);
-            String password = FlowHostConfiguration.JmsProviderEntry.PASSWORD.read(entry);
             entry.refuseUnknown();
+            String name = values.get(FlowHostConfiguration.JmsProviderEntry.NAME);
+            String factory = values.get(FlowHostConfiguration.JmsProviderEntry.CONNECTION_FACTORY);
+            String user = values.get(FlowHostConfiguration.JmsProviderEntry.USER);
+            String password = values.get(FlowHostConfiguration.JmsProviderEntry.PASSWORD);
             if (name == null || name.isBlank()) {
                 throw entry.invalid("name", "JMS provider number " + (i + 1) + " needs a name, the one its flows' "
                         + "JMSInput and JMSOutput nodes use");
@@ -70,6 +72,7 @@ final class JmsProviders {
                 throw entry.invalid("password", "JMS provider '" + name + "' names user '" + user + "'; give its "
                         + "password too");
             }
+            values.named("JMS provider '" + name + "'").check();
             providers.add(new JmsProvider(name, jndi, factory, user, password));
         }
         return providers;

@@ -82,7 +82,7 @@ class ChannelDefinitionAdminTest {
         assertEquals("Channel TO.QM2 altered; they take effect when it next starts (it is RUNNING)\n",
                 AdminCli.ok(url1, "alter", "channel", "TO.QM2", "--batch-size", "7"));
         assertTrue(AdminCli.refused(url1, "alter", "channel", "TO.QM2", "--pipeline-length", "3")
-                .contains("pipelineLength must be 1 or 2"));
+                .contains("Setting pipelineLength of channel 'TO.QM2' must be 1 or 2, was 3."));
         // over the admin command queue: a receiver's attributes change while its partner runs (not its partner)
         JsonNode altered = AdminCli.request(url2, null, "alter-channel", Map.of("WharfChannel", "TO.QM2",
                 "WharfMaxBatchAttempts", "5", "WharfNonPersistentSpeed", "fast"));

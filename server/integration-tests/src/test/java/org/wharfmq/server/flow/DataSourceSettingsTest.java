@@ -50,7 +50,7 @@ class DataSourceSettingsTest {
                 dataSources:
                   - name: orders
                     url: postgresql://db:5432/orders
-                """, "Invalid value for setting 'dataSources[0].url'", "at line 3", "needs a JDBC URL (jdbc:...)");
+                """, "Setting url of data source 'orders' must be a JDBC URL (jdbc:...), e.g. ", "(in ", " at line 3)");
     }
 
     @Test
@@ -99,7 +99,7 @@ class DataSourceSettingsTest {
                   - name: orders
                     url: jdbc:h2:mem:a
                     poolSize: 0
-                """, "'dataSources[0].poolSize'", "at least 1");
+                """, "Setting poolSize of data source 'orders' must be at least 1, was 0. (in ", " at line 4)");
     }
 
     private ConfigurationFile load(String yaml) throws IOException {

@@ -1,6 +1,7 @@
 package org.wharfmq.server.replication;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 
 import java.nio.charset.StandardCharsets;
@@ -71,20 +72,16 @@ public record Membership(String group, List<Member> members) {
      * block's other keys and refuses unknown ones).
      */
     static Membership read(Settings file, Settings block, String group) {
-        List<Settings> entries = block.sections("members");
         List<Member> members = new ArrayList<>();
-        for (Settings entry : entries) {
-            String id = required(entry, "id");
-            String address = required(entry, "address");
-            String dataDirectory = required(entry, "dataDirectory");
+        for (Settings entry : block.sections("members")) {
+            SettingValues values = SettingValues.ofEntry(entry, ReplicationConfiguration.MemberEntry.class);
             entry.refuseUnknown();
-            int port = Member.port(address);
-            if (port < 0) {
-                throw entry.invalid("address", "'" + address + "' is not host:port; give the member's replication "
-                        + "address as host:port");
-            }
+            String id = values.get(ReplicationConfiguration.MemberEntry.ID);
+            values.named(id == null || id.isBlank() ? entry.path() : "member '" + id + "'").check();
+            String address = values.get(ReplicationConfiguration.MemberEntry.ADDRESS);
             try {
-                members.add(new Member(id, Member.host(address), port, Path.of(dataDirectory)));
+                members.add(new Member(id, Member.host(address), Member.port(address),
+                        Path.of(values.get(ReplicationConfiguration.MemberEntry.DATA_DIRECTORY))));
             } catch (IllegalArgumentException e) {
                 throw new ConfigurationException(e.getMessage() + " (in " + file.source() + ", "
                         + block.path("members") + ")", e);
@@ -95,14 +92,6 @@ public record Membership(String group, List<Member> members) {
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException(e.getMessage() + " (in " + file.source() + ", setting replication)", e);
         }
-    }
-
-    private static String required(Settings entry, String key) {
-        String value = entry.text(key, null);
-        if (value == null || value.isBlank()) {
-            throw entry.invalid(key, "every member needs id, address (host:port) and dataDirectory");
-        }
-        return value;
     }
 
     /** The member with {@code id}; refused, naming the members, when there is none. */

@@ -9,7 +9,7 @@ import java.time.Duration;
  * The replicated queue manager's settings and the replicated log's named defaults (docs/resilience.md, "Replicated
  * queue manager"): each key of the {@code replication:} block one {@link Setting} here (those of its {@code tls:}
  * block in {@link Tls}), which {@link ReplicationSettings} reads, checks and shows with no code of a setting's own;
- * the list {@code members:} is {@link Membership}'s. The other constants are fixed. Tests shorten the timings
+ * the keys of each entry of the list {@code members:} are {@link MemberEntry}'s, read by {@link Membership}. The other constants are fixed. Tests shorten the timings
  * through {@link Timings}.
  */
 public final class ReplicationConfiguration {
@@ -168,6 +168,34 @@ public final class ReplicationConfiguration {
         public static final Setting<String> TRUST_STORE_PASSWORD = Setting.text("trustStorePassword", null).secret();
 
         private Tls() {
+        }
+    }
+
+    /**
+     * The keys of an entry of {@code replication.members:}, one founding member of the group ({@link Membership}):
+     * every member needs all three.
+     */
+    public static final class MemberEntry {
+
+        /** What every entry needs, as errors say it. */
+        private static final String EVERY = "every member needs id, address (host:port) and dataDirectory";
+
+        /** {@code id}: the member's, unique in the group (1 to 64 letters, digits, '.', '_' or '-'); required. */
+        public static final Setting<String> ID = Setting.text("id", null).required("must be given: " + EVERY);
+
+        /**
+         * {@code address}: host:port of the member's replication listener (not the clients' port), where the others
+         * reach it; required.
+         */
+        public static final Setting<String> ADDRESS = Setting.text("address", null).required("must be given: " + EVERY)
+                .check(a -> Member.port(a) >= 0, a -> "must be host:port, the member's replication address, was '"
+                        + a + "'");
+
+        /** {@code dataDirectory}: the member's own data directory (never shared with another member); required. */
+        public static final Setting<String> DATA_DIRECTORY = Setting.text("dataDirectory", null)
+                .required("must be given: " + EVERY);
+
+        private MemberEntry() {
         }
     }
 

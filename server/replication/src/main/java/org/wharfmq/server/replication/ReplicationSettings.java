@@ -38,7 +38,8 @@ import java.util.Map;
  *
  * <p>Its keys are the settings {@link ReplicationConfiguration} declares (those of {@code tls:} in
  * {@link ReplicationConfiguration.Tls}), read, checked and shown here without a line of their own, and the list
- * {@code members:} ({@link Membership}). Immutable.
+ * {@code members:} ({@link Membership}; each entry's keys declared in {@link ReplicationConfiguration.MemberEntry}).
+ * Immutable.
  */
 public final class ReplicationSettings {
 
@@ -97,6 +98,17 @@ public final class ReplicationSettings {
     /** This instance's id, or null when the command line is to say it. */
     public String member() {
         return values.get(ReplicationConfiguration.MEMBER);
+    }
+
+    /**
+     * These settings with this instance being member {@code id} (the command line's {@code --replica}, which
+     * overrides {@code replication.member}): what {@link #shown()} then shows.
+     *
+     * @throws IllegalArgumentException naming the members, when the group has no member {@code id}
+     */
+    public ReplicationSettings withMember(String id) {
+        membership.member(id);
+        return new ReplicationSettings(membership, values.with(ReplicationConfiguration.MEMBER, id), tlsValues);
     }
 
     /**

@@ -54,7 +54,8 @@ class MembershipTest {
                 member("c", "h:3", "/c")));
         refused("share the address", file("G", member("a", "h:1", "/a"), member("b", "h:1", "/b"),
                 member("c", "h:3", "/c")));
-        refused("'replication.members[a].address' in wharf.yaml at line 10: 'h' is not host:port",
+        refused("Setting address of member 'a' must be host:port, the member's replication address, was 'h'. (in "
+                + "wharf.yaml at line 10)",
                 file("G", member("a", "h", "/a"), member("b", "h:2", "/b"), member("c", "h:3", "/c")));
         refused("has no group", file(null, member("a", "h:1", "/a"), member("b", "h:2", "/b"),
                 member("c", "h:3", "/c")));
