@@ -77,6 +77,39 @@ class FanOutWindowTest {
         }
     }
 
+    @Test
+    void theWindowIsNeverNarrowedBelowTwoPublications() throws Exception {
+        String topic = TOPIC + "/large";
+        try (FrameClient subscriber = FrameClient.connect(server.server());
+             FrameClient publisher = FrameClient.connect(server.server())) {
+            subscriber.createSession(1, false);
+            for (int c = 1; c <= SUBSCRIPTIONS; c++) {
+                int consumerId = c;
+                subscriber.request(id -> new Frame.CreateConsumer(id, 1, consumerId, WireDestination.topic(topic), null,
+                        1000, 0, null));
+            }
+            publisher.createSession(1, false);
+            assertEquals(WINDOW, publisher.producerCredit().bytes(), "the session's first window");
+
+            // 20 KB publications: a quarter of the window (16 KiB) would not hold one, so the window is two of them
+            WireMessage publication = TestMessages.text("unused", "p".repeat(20_000));
+            publication.destination = WireDestination.topic(topic);
+            int length = TestMessages.encode(publication).readableBytes();
+            int count = WINDOW / length + 1;
+            for (int i = 0; i < count; i++) {
+                publisher.sendMessageAsync(1, publication);
+            }
+            publisher.createSession(2, false); // answered after the SENDs before it are handled, their credit written
+            long sent = (long) count * length;
+            long returned = returnedTo(publisher, 1);
+            long kept = WINDOW - 2L * length;
+            assertTrue(returned <= sent - kept, "returned " + returned + " of " + sent + ": the server keeps " + kept);
+            assertTrue(returned > sent - kept - length, "returned " + returned + " of " + sent + ": the server keeps"
+                    + " no more than the window less two publications, " + kept);
+            subscriber.deliveries(count * SUBSCRIPTIONS);
+        }
+    }
+
     /** The credit returned so far to session {@code sessionId}, beyond its first window (taken already). */
     private static long returnedTo(FrameClient client, int sessionId) {
         long bytes = 0;
