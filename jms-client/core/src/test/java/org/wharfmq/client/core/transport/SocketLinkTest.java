@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
@@ -193,13 +194,8 @@ class SocketLinkTest {
     }
 
     @Test
-    void aFlushBeforeAWaitLeavesLaterAcknowledgementsForTheNextWrite() throws Exception {
-        CountDownLatch timerHeld = holdTheTimer(); // no timed write meanwhile, however slow this thread runs
-        try {
-            flushesLeaveLaterAcknowledgements();
-        } finally {
-            timerHeld.countDown();
-        }
+    void aFlushBeforeAWaitLeavesLaterAcknowledgementsForTheNextWrite() throws Throwable {
+        withTheTimerHeld(this::flushesLeaveLaterAcknowledgements);
     }
 
     private void flushesLeaveLaterAcknowledgements() throws Exception {
@@ -217,13 +213,8 @@ class SocketLinkTest {
     }
 
     @Test
-    void consecutiveAcknowledgementsLeaveAsEachConsumersLastInItsFirstPlaceAndNoneCrossesAnotherFrame() throws Exception {
-        CountDownLatch timerHeld = holdTheTimer();
-        try {
-            acknowledgementsMerged();
-        } finally {
-            timerHeld.countDown();
-        }
+    void consecutiveAcknowledgementsLeaveAsEachConsumersLastInItsFirstPlaceAndNoneCrossesAnotherFrame() throws Throwable {
+        withTheTimerHeld(this::acknowledgementsMerged);
     }
 
     private void acknowledgementsMerged() throws Exception {
@@ -252,16 +243,23 @@ class SocketLinkTest {
         assertEquals(ack(0, 1, 3, 9), readFrame());
     }
 
-    /** Occupies the links' one timer thread until the latch returned is counted down: no timed flush runs. */
-    private static CountDownLatch holdTheTimer() throws InterruptedException {
+    /**
+     * Runs {@code body} while the links' one timer thread is kept busy: no timed flush runs meanwhile, however slowly
+     * the test's thread runs on a loaded machine.
+     */
+    private static void withTheTimerHeld(Executable body) throws Throwable {
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch running = new CountDownLatch(1);
         LinkTimer.execute(() -> {
             running.countDown();
             await(held);
         });
-        assertTrue(running.await(10, TimeUnit.SECONDS), "the timer thread took the task");
-        return held;
+        try {
+            assertTrue(running.await(10, TimeUnit.SECONDS), "the timer thread took the task");
+            body.execute();
+        } finally {
+            held.countDown();
+        }
     }
 
     private static Frame.Ack ack(int requestId, int sessionId, int consumerId, long deliveryId) {
