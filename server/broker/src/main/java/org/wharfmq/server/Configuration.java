@@ -286,13 +286,15 @@ public final class Configuration {
 
     /**
      * What a publishing session's window amounts to in bytes times the subscriptions its publications reach: default
-     * 4194304 (4 MiB), at least {@link #MIN_PRODUCER_WINDOW_BYTES}. A session whose last publication reached N
-     * subscriptions may have {@code fanOutWindowBytes / N} bytes (at most producerWindowBytes) sent and not yet
-     * handled, so the work waiting in front of the server for one publisher, and the delivery latency it adds, is
-     * about the same at any fan-out: 4 MiB of deliveries, a few milliseconds of a server's fan-out (40 KiB, 20
-     * publications of 2 KB, at 100 subscribers; docs/performance-log.md, "Pub/sub delivery latency").
+     * 2097152 (2 MiB), at least {@link #MIN_PRODUCER_WINDOW_BYTES}. A session whose last publication reached N
+     * subscriptions may have {@code fanOutWindowBytes / N} bytes (at most producerWindowBytes, at least two of its
+     * publications) sent and not yet handled, so the work waiting in front of the server for one publisher, and the
+     * delivery latency it adds, is about the same at any fan-out: 2 MiB of deliveries, a few milliseconds of a
+     * server's fan-out (20 KiB, 10 publications of 2 KB, at 100 subscribers). PS-N's median delivery latency is
+     * about 0.86 of this window's publications over the publication rate (docs/performance-log.md, "Pub/sub delivery
+     * latency" and "PS-N 100: what sets the latency").
      */
-    public static final Setting<Long> FAN_OUT_WINDOW_BYTES = Setting.whole("fanOutWindowBytes", 4L * 1024 * 1024)
+    public static final Setting<Long> FAN_OUT_WINDOW_BYTES = Setting.whole("fanOutWindowBytes", 2L * 1024 * 1024)
             .atLeast(MIN_PRODUCER_WINDOW_BYTES);
 
     // ---- connection and handshake limits (docs/resilience.md, "Connection and handshake limits") ----

@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * fan-out keeps its whole window waiting in front of the server, each publication behind the window's others: at 100
  * subscribers a 256 KiB window of 2 KB publications is 60 ms of the server's work (docs/performance-log.md, "Pub/sub
  * delivery latency"). So a session whose last publication reached {@code reach} subscriptions has its window narrowed
- * to {@code fanOutWindowBytes / reach} (at most the window, at least one message): the server keeps the difference
+ * to {@code fanOutWindowBytes / reach} (at most the window, at least two publications): the server keeps the difference
  * back ({@link #narrowedBy}, returned as soon as the session sends to fewer subscriptions or to a queue) and returns
  * the rest in batches of half the narrowed window. The server's work waiting for a publisher is so about the same
  * whatever its fan-out.
@@ -125,13 +125,16 @@ final class ProducerWindow {
     }
 
     /**
-     * Narrows the window to {@code fanOutWindowBytes / reach} (widens it back for a lower reach), keeping back part of
-     * the {@code bytes} just handled, or giving back what was kept beyond the new narrowing.
+     * Narrows the window to {@code fanOutWindowBytes / reach}, but not below two publications of {@code bytes}
+     * (widens it back for a lower reach), keeping back part of the {@code bytes} just handled, or giving back what
+     * was kept beyond the new narrowing. Two publications: one being routed while the next arrives, so a wide fan-out
+     * never leaves the server waiting for its publisher's next SEND.
      *
      * @return the bytes that are not kept back: those handled and any no longer kept
      */
     private long narrow(int reach, int bytes) {
-        narrowedWindow = reach <= 1 ? windowBytes : Math.max(1, Math.min(windowBytes, fanOutWindowBytes / reach));
+        narrowedWindow = reach <= 1 ? windowBytes
+                : Math.max(1, Math.min(windowBytes, Math.max(2L * bytes, fanOutWindowBytes / reach)));
         long keep = windowBytes - narrowedWindow;
         if (narrowedBy < keep) {
             long kept = Math.min(bytes, keep - narrowedBy);

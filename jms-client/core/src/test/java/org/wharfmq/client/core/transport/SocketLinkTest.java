@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
@@ -190,6 +191,79 @@ class SocketLinkTest {
     void aWaitingFrameLeavesOnItsOwnWhenNothingElseIsWritten() throws Exception {
         link.writeSoon(new Frame.Credit(1, 10));
         assertEquals(new Frame.Credit(1, 10), readFrame());
+    }
+
+    @Test
+    void aFlushBeforeAWaitLeavesLaterAcknowledgementsForTheNextWrite() throws Throwable {
+        withTheTimerHeld(this::flushesLeaveLaterAcknowledgements);
+    }
+
+    private void flushesLeaveLaterAcknowledgements() throws Exception {
+        link.writeLater(ack(0, 1, 3, 9));
+        link.flush(); // only acknowledgements wait: nothing is written, so the next one replaces this one
+        link.writeLater(ack(0, 1, 3, 10));
+        link.write(new Frame.Credit(3, 1));
+        assertEquals(ack(0, 1, 3, 10), readFrame());
+        assertEquals(new Frame.Credit(3, 1), readFrame());
+        link.writeSoon(new Frame.Credit(3, 2));
+        link.writeLater(ack(0, 1, 3, 11));
+        link.flush(); // a frame of writeSoon waits: flushed, with the acknowledgement behind it
+        assertEquals(new Frame.Credit(3, 2), readFrame());
+        assertEquals(ack(0, 1, 3, 11), readFrame());
+    }
+
+    @Test
+    void consecutiveAcknowledgementsLeaveAsEachConsumersLastInItsFirstPlaceAndNoneCrossesAnotherFrame() throws Throwable {
+        withTheTimerHeld(this::acknowledgementsMerged);
+    }
+
+    private void acknowledgementsMerged() throws Exception {
+        link.writeLater(ack(0, 1, 3, 9));
+        link.writeLater(ack(0, 1, 4, 5));
+        link.writeLater(ack(0, 2, 3, 7));  // another session's consumer 3
+        link.writeLater(ack(0, 1, 3, 12));
+        link.writeLater(ack(8, 1, 4, 6));  // answered: written as it is, after the run
+        link.writeLater(ack(0, 1, 4, 7));
+        link.writeSoon(new Frame.Credit(4, 1));
+        link.writeLater(ack(0, 1, 4, 9));
+        link.write(new Frame.Credit(4, 2));
+        assertEquals(ack(0, 1, 3, 12), readFrame());
+        assertEquals(ack(0, 1, 4, 5), readFrame());
+        assertEquals(ack(0, 2, 3, 7), readFrame());
+        assertEquals(ack(8, 1, 4, 6), readFrame());
+        assertEquals(ack(0, 1, 4, 7), readFrame());
+        assertEquals(new Frame.Credit(4, 1), readFrame());
+        assertEquals(ack(0, 1, 4, 9), readFrame());
+        assertEquals(new Frame.Credit(4, 2), readFrame());
+    }
+
+    @Test
+    void aLaterAcknowledgementLeavesOnItsOwnWhenNothingElseIsWritten() throws Exception {
+        link.writeLater(ack(0, 1, 3, 9));
+        assertEquals(ack(0, 1, 3, 9), readFrame());
+    }
+
+    /**
+     * Runs {@code body} while the links' one timer thread is kept busy: no timed flush runs meanwhile, however slowly
+     * the test's thread runs on a loaded machine.
+     */
+    private static void withTheTimerHeld(Executable body) throws Throwable {
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch running = new CountDownLatch(1);
+        LinkTimer.execute(() -> {
+            running.countDown();
+            await(held);
+        });
+        try {
+            assertTrue(running.await(10, TimeUnit.SECONDS), "the timer thread took the task");
+            body.execute();
+        } finally {
+            held.countDown();
+        }
+    }
+
+    private static Frame.Ack ack(int requestId, int sessionId, int consumerId, long deliveryId) {
+        return new Frame.Ack(requestId, sessionId, List.of(new Frame.Consumed(consumerId, deliveryId)));
     }
 
     @Test
