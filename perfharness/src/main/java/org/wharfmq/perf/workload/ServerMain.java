@@ -82,7 +82,7 @@ public final class ServerMain {
     static final String DATABASE_WORK = "database-work";
     /**
      * The field of the flow's line with the bytes the server's live threads had allocated when the clients stopped
-     * (its start included: a fixed cost, under 1 % of a run of some 100,000 invocations).
+     * (its start included: a fixed cost, small only in a run of tens of thousands of invocations).
      */
     static final String ALLOCATED = "allocated";
     /** How often {@code --metrics scrape} scrapes {@code /metrics}, in ms: every second, 15 times Prometheus' default. */
