@@ -71,6 +71,16 @@ class CrossCheckTest {
                 "wharf-perf: flow F-PASS invocations=9 failures=0 backouts=0 input-depth=1 output-depth=0", List.of(requesters)));
     }
 
+    /** A request answered late was a request the flow ran for: 10 answered in time and 2 late are 12 requests. */
+    @Test
+    void lateRepliesCountAsRequestsTheFlowRanFor() {
+        DriverResult requesters = new DriverResult("jms.r11.Requestor", "req", 1, 16, false, false, 0, 1000, 10, 10, 10,
+                10, List.of(10L), Map.of(), LatencySummary.NONE, "", Map.of(), Map.of(), Map.of(), List.of(), 0, 2, 0, 0,
+                List.of(), null, true);
+        assertEquals(List.of(), WorkloadRunner.flowCheck(
+                "wharf-perf: flow F-PASS invocations=12 failures=0 backouts=0 input-depth=0 output-depth=0", List.of(requesters)));
+    }
+
     /** A database workload's Database node must have inserted a row (or made an update) once per invocation. */
     @Test
     void theDatabaseWorkMustMatchTheInvocations() {
