@@ -38,7 +38,7 @@ public final class Xml {
 
     /** Xerces' feature that refuses any DOCTYPE declaration. */
     private static final String DISALLOW_DOCTYPE = "http://apache.org/xml/features/disallow-doctype-decl";
-    private static final Processor SAXON = new Processor(false);
+    private static final Processor SAXON = processorReportingToTheLog();
     private static final SAXParserFactory SAX = saxFactory();
     private static final DocumentBuilderFactory DOM = domFactory();
     /** Parsers are not thread-safe but are costly to create; each flow thread keeps one of each. */
@@ -48,6 +48,13 @@ public final class Xml {
             ThreadLocal.withInitial(Xml::newDomBuilder);
 
     private Xml() {
+    }
+
+    /** The processor, its reports to the log through one shared reporter ({@link SaxonReports}). */
+    private static Processor processorReportingToTheLog() {
+        Processor processor = new Processor(false);
+        processor.getUnderlyingConfiguration().setErrorReporterFactory(configuration -> SaxonReports.SHARED);
+        return processor;
     }
 
     /**

@@ -128,6 +128,11 @@ public final class Driver {
                     && !options.correlationIdPerThread()) {
                 findStrayReplies(provider, runId, control, workers);
             }
+            for (Worker w : workers) {
+                if (w instanceof Requestor r) {
+                    r.countUnanswered();
+                }
+            }
             Histogram latencies = LatencyHistograms.create();
             workers.forEach(w -> latencies.add(w.latencies()));
             return report(result(testClass, processId, control, m, perWallSecond, latencies, bodies.size()));
@@ -214,7 +219,7 @@ public final class Driver {
      * ({@code -rl}), until every worker's first operation has ended, at a whole second: a cold first operation (a
      * flow's first XML write in a JVM took seconds under load) is never in the measured period, and a run shorter
      * than it does not measure nothing. It waits so at most {@code -to} seconds past {@code -sw} (an operation that
-     * takes longer is a loss by then). The measured period then lasts {@code -rl} minus {@code -sw} seconds, so a
+     * takes longer is overdue by then). The measured period then lasts {@code -rl} minus {@code -sw} seconds, so a
      * warm-up held by that barrier makes the run longer, not the measurement shorter. A driver that runs until stopped
      * ({@code -rl 0}: the runner's receivers and responders) has no barrier: its warm-up is {@code -sw} seconds.
      */
@@ -283,10 +288,14 @@ public final class Driver {
         out.flush();
     }
 
-    /** Replies left on the shared reply queues: duplicates, except the late replies of requests counted lost. */
+    /**
+     * Replies left on the shared reply queues: duplicates, except the late replies of overdue requests, which get up
+     * to {@code -to} more to come (the run's last requests may be overdue).
+     */
     private void findStrayReplies(Provider provider, String runId, RunControl control, List<Worker> workers) throws JMSException {
         Map<String, Requestor> requestors = new HashMap<>();
         workers.forEach(w -> requestors.put(w.name, (Requestor) w));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.timeoutSeconds());
         Set<String> replyQueues = new LinkedHashSet<>();
         for (int i = 0; i < options.threads(); i++) {
             int n = options.destinations().numberFor(i);
@@ -299,7 +308,9 @@ public final class Driver {
                 try (MessageConsumer strays = session.createConsumer(provider.queue(session, queue),
                         Tags.RUN + " = '" + runId + "'")) {
                     Message stray;
-                    while ((stray = strays.receive(STRAY_GRACE_MILLIS)) != null) {
+                    while ((stray = strays.receive(requestors.values().stream().anyMatch(Requestor::hasOverdue)
+                            ? Math.max(STRAY_GRACE_MILLIS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))
+                            : STRAY_GRACE_MILLIS)) != null) {
                         Requestor source = requestors.get(stray.getStringProperty(Tags.SOURCE));
                         Object sequence = stray.getObjectProperty(Tags.SEQUENCE);
                         if (source != null && sequence instanceof Number n && source.lateReplyOf(n.longValue())) {
@@ -324,7 +335,7 @@ public final class Driver {
                 options.persistent(), options.transacted(), m.windowStartMillis(), m.windowEndMillis(), m.measured(),
                 control.iterations(), mean, median, m.perSecond(), perWallSecond, LatencySummary.of(latencies),
                 LatencyHistograms.encode(latencies), control.sentCounts(), control.publishedCounts(),
-                control.received().counts(), control.subscriberCounts(), control.losses(), control.duplicates(),
+                control.received().counts(), control.subscriberCounts(), control.losses(), control.late(), control.duplicates(),
                 control.unexpectedCount(), problems, control.unavailable(), problems.isEmpty() && control.unavailable() == null);
     }
 
@@ -334,14 +345,14 @@ public final class Driver {
             out.println("totalIterations=" + r.measuredIterations()
                     + ",avgDuration=" + number.format(seconds)
                     + ",totalRate=" + number.format(r.meanRate())
-                    + ",totalLateResponses=0"
+                    + ",totalLateResponses=" + r.late()
                     + ",totalUnknownMessages=" + r.unexpected()
                     + ",totalTimeouts=" + r.losses());
         }
         LatencySummary l = r.latencyMicros();
         out.println("medianRate=" + number.format(r.medianRate())
                 + ",p50=" + l.p50() + "us,p99=" + l.p99() + "us,p999=" + l.p999() + "us"
-                + ",losses=" + r.losses() + ",duplicates=" + r.duplicates() + ",unexpected=" + r.unexpected()
+                + ",losses=" + r.losses() + ",late=" + r.late() + ",duplicates=" + r.duplicates() + ",unexpected=" + r.unexpected()
                 + ",check=" + (r.passed() ? "PASSED" : r.unavailable() != null ? "UNAVAILABLE" : "FAILED"));
         if (r.unavailable() != null) {
             out.println("unavailable: " + r.unavailable());

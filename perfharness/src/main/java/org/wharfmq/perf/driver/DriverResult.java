@@ -32,7 +32,9 @@ import java.util.Map;
  * @param published          messages published to topics per source key (Publisher)
  * @param received           distinct messages received per source key (Receiver)
  * @param subscribers        per subscriber: its topic and distinct messages received per source key (Subscriber)
- * @param losses             requests without a reply, messages not received back
+ * @param losses             requests without a reply by the end of the run, messages not received back
+ * @param late               requests whose reply came later than {@code -to}: answered, so not losses, but their
+ *                           requesters had gone on without them ({@link Requestor})
  * @param duplicates         messages or replies received twice
  * @param unexpected         messages that answer nothing this run sent
  * @param problems           the first problems, described
@@ -45,8 +47,13 @@ public record DriverResult(String testClass, String processId, int threads, int 
                            Map<Long, Long> perWallSecond,
                            LatencySummary latencyMicros, String latencyHistogram, Map<String, Long> sent, Map<String, Long> published,
                            Map<String, Long> received,
-                           List<SubscriberCount> subscribers, long losses, long duplicates, long unexpected,
+                           List<SubscriberCount> subscribers, long losses, long late, long duplicates, long unexpected,
                            List<String> problems, String unavailable, boolean passed) {
+
+    /** The operations this driver began: requests sent (answered in time, late or lost), messages sent. */
+    public long operationsBegun() {
+        return totalIterations + late + losses;
+    }
 
     /**
      * The median of per-second counts as the harness takes it everywhere: the upper one of an even count.

@@ -7,7 +7,7 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Queue;
 import javax.jms.Session;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -23,8 +23,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * that the responders' queue manager sends the reply back by that name's route (RR-5); the reply is still read
  * from the reply queue itself.
  * Every request carries a sequence number that the responder copies: a reply is accepted only if it answers the
- * request just sent; no reply within {@code -to} is a loss, a reply to a request already answered a duplicate. The
- * late reply to a lost request is dropped: it is the loss already counted, not a second problem.
+ * request just sent, a reply to a request already answered is a duplicate. A request without its reply within
+ * {@code -to} is overdue: the requester goes on with the next, and when the overdue reply comes after all it is late
+ * (counted, its round trip recorded, not a failure: a cold first invocation of a flow under load takes longer than
+ * the timeout, and the flow did answer). A request still without its reply at the end of the run, after waiting up to
+ * {@code -to} more for it, is a loss.
  */
 class Requestor extends Worker {
 
@@ -37,10 +40,11 @@ class Requestor extends Worker {
     private Message request;
     protected long sequence;
     /**
-     * Sequences of this requester's lost requests whose late replies have not come (empty while none is lost);
-     * concurrent because the driver looks at it after a join that may have timed out.
+     * This requester's overdue requests (no reply within {@code -to}) whose replies have not come, by sequence, with
+     * the {@link System#nanoTime()} they were sent at; empty while none is overdue. Concurrent because the driver
+     * looks at it after a join that may have timed out.
      */
-    private final Set<Long> lostAwaitingReply = ConcurrentHashMap.newKeySet();
+    private final Map<Long, Long> overdue = new ConcurrentHashMap<>();
 
     Requestor(WorkerSetup setup) {
         super(setup);
@@ -117,11 +121,10 @@ class Requestor extends Worker {
         return reply;
     }
 
-    /** Counts the round trip of the request just sent, begun at {@code startNanos}: a loss without its reply. */
+    /** Counts the round trip of the request just sent, begun at {@code startNanos}: overdue without its reply. */
     protected final void roundTripDone(Message reply, long startNanos) {
         if (reply == null) {
-            control.loss("no reply within " + options.timeoutSeconds() + " s to request " + sequence + " of " + name);
-            lostAwaitingReply.add(sequence);
+            overdue.put(sequence, startNanos);
         } else {
             recordLatency(startNanos);
             control.iterationDone();
@@ -146,7 +149,7 @@ class Requestor extends Worker {
                 return reply;
             }
             if (n < sequence && lateReplyOf(n)) {
-                continue;   // the late reply to a request counted lost
+                continue;   // the late reply to an overdue request
             }
             if (n < sequence) {
                 control.duplicate("reply to request " + n + " of " + name + " arrived again (while waiting for " + sequence + ")");
@@ -169,11 +172,36 @@ class Requestor extends Worker {
     }
 
     /**
-     * Whether a reply to request {@code n} is the late reply of a request already counted lost (once per request:
-     * a second reply to it is a duplicate). Called by this requester's thread, then by the driver once it has ended.
+     * Whether a reply to request {@code n} is the late reply of an overdue request (once per request: a second reply
+     * to it is a duplicate), which it then counts as late. Called by this requester's thread, then by the driver once
+     * it has ended.
      */
     final boolean lateReplyOf(long n) {
-        return lostAwaitingReply.remove(n);
+        Long sentNanos = overdue.remove(n);
+        if (sentNanos == null) {
+            return false;
+        }
+        recordLatency(sentNanos);
+        control.lateReply();
+        return true;
+    }
+
+    /** Whether a request of this requester is still waiting for its reply past {@code -to}. */
+    final boolean hasOverdue() {
+        return !overdue.isEmpty();
+    }
+
+    /**
+     * Counts every request still overdue as a loss: its reply did not come, neither within {@code -to} nor by the end
+     * of the run. Called by the driver once this requester has ended and the late replies have been looked for.
+     */
+    final void countUnanswered() {
+        for (Long n : overdue.keySet()) {
+            if (overdue.remove(n) != null) {
+                control.loss("no reply within " + options.timeoutSeconds() + " s to request " + n + " of " + name
+                        + ", nor later by the end of the run");
+            }
+        }
     }
 
     @Override
@@ -181,8 +209,11 @@ class Requestor extends Worker {
         if (longLivedConsumer == null) {
             return;    // strays on the shared reply queue are looked for once per run, by the driver
         }
+        // the overdue replies get up to -to more (the run's last request may be one), then strays a moment
+        long deadline = System.nanoTime() + receiveTimeoutMillis * 1_000_000;
         Message stray;
-        while ((stray = longLivedConsumer.receive(Driver.STRAY_GRACE_MILLIS)) != null) {
+        while ((stray = longLivedConsumer.receive(hasOverdue() ? Math.max(Driver.STRAY_GRACE_MILLIS,
+                (deadline - System.nanoTime()) / 1_000_000) : Driver.STRAY_GRACE_MILLIS)) != null) {
             if (stray.getObjectProperty(Tags.SEQUENCE) instanceof Number n && lateReplyOf(n.longValue())) {
                 continue;
             }

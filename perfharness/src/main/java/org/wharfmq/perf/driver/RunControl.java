@@ -26,6 +26,7 @@ final class RunControl {
     private volatile boolean measuring;
     private final LongAdder iterations = new LongAdder();
     private final AtomicLong losses = new AtomicLong();
+    private final AtomicLong late = new AtomicLong();
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicLong unexpected = new AtomicLong();
     private final List<String> problems = Collections.synchronizedList(new ArrayList<>());
@@ -99,6 +100,11 @@ final class RunControl {
     void loss(String what) {
         losses.incrementAndGet();
         problem("loss: " + what);
+    }
+
+    /** A reply came, but later than {@code -to}: not a problem (the request was answered), counted. */
+    void lateReply() {
+        late.incrementAndGet();
     }
 
     void duplicate(String what) {
@@ -176,6 +182,10 @@ final class RunControl {
 
     long losses() {
         return losses.get();
+    }
+
+    long late() {
+        return late.get();
     }
 
     long duplicates() {

@@ -14,7 +14,6 @@ import org.wharfmq.flow.node.RouteNode;
 import org.wharfmq.flow.node.XsltNode;
 
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.function.Function;
@@ -249,13 +248,17 @@ public enum BenchmarkFlow {
         ToIntFunction<byte[]> ceilingWork = work.apply(persistent);
         try {
             loop(ceilingWork, body, warmupMillis);
-            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long thread = Thread.currentThread().getId();
             long cpuStart = threads.getCurrentThreadCpuTime();
+            long allocatedStart = threads.getThreadAllocatedBytes(thread);
             long start = System.nanoTime();
             long done = loop(ceilingWork, body, runMillis);
             double seconds = (System.nanoTime() - start) / 1e9;
             long cpuNanos = threads.getCurrentThreadCpuTime() - cpuStart;
-            return new Ceiling(done / seconds, done == 0 ? Double.NaN : cpuNanos / 1000.0 / done);
+            long allocated = threads.getThreadAllocatedBytes(thread) - allocatedStart;
+            return new Ceiling(done / seconds, done == 0 ? Double.NaN : cpuNanos / 1000.0 / done,
+                    done == 0 ? Double.NaN : (double) allocated / done);
         } finally {
             if (ceilingWork instanceof AutoCloseable resources) { // a database of its own
                 try {
@@ -343,7 +346,8 @@ public enum BenchmarkFlow {
      *
      * @param rate            operations per second on one thread
      * @param cpuMicrosPerOp  CPU microseconds per operation
+     * @param bytesPerOp      bytes the loop's thread allocated per operation
      */
-    public record Ceiling(double rate, double cpuMicrosPerOp) {
+    public record Ceiling(double rate, double cpuMicrosPerOp, double bytesPerOp) {
     }
 }

@@ -26,7 +26,7 @@ public enum Option {
             + "channels); the replies are read from <oq><n>. \"\" = JMSReplyTo is the reply queue itself."),
     CO("co", "false", "Requestor: one correlation id per thread and one long-lived reply consumer (else the reply is "
             + "picked by JMSCorrelationID = the request's JMSMessageID, a consumer per request)."),
-    TO("to", "5", "Receive timeout in seconds; a request without a reply in this time is a loss."),
+    TO("to", "5", "Receive timeout in seconds; a reply later than this is late (a loss if it never comes)."),
     RT("rt", "0", "Rate per thread in operations/s (0 = as fast as possible)."),
     SS("ss", "10", "Statistics reporting period in seconds (0 = none)."),
     SW("sw", "0", "Warm-up in seconds, excluded from the summary, the median and the latencies."),

@@ -54,7 +54,7 @@ public final class RunCommand {
               --dummies LIST      PS-T: dummy subscription counts to step through  [0,1000,10000]
               --run-length S      measured seconds per step                  [20]
               --warmup S          warm-up seconds per step (not counted)     [20]
-              --timeout S         a reply later than this is a loss          [10 + 4 per whole MB:
+              --timeout S         a reply later than this is late, not lost  [10 + 4 per whole MB:
                                   2k: 10, 8m: 42]
               --persistent        persistent messages, responders commit each round trip
               --correlation MODE  message: a reply selected by the request's JMSMessageID, a consumer per
@@ -148,10 +148,13 @@ public final class RunCommand {
         BenchmarkFlow flow = settings.workload().flow();
         if (flow != null && flow.hasCeiling()) {
             for (int size : settings.sizes()) {
-                StepResult ceiling = ceiling(settings, flow, size);
+                BenchmarkFlow.Ceiling c = ceiling(settings, flow, size);
+                StepResult ceiling = new StepResult(settings.workload().id(), plainLoop(flow, settings.persistent()), size, 1,
+                        1, c.rate(), c.rate(), Double.NaN, c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE,
+                        true, null, List.of());
                 progress.accept(String.format(java.util.Locale.ROOT, "%s ceiling %s: %s/s in a plain loop on one thread (%s), "
-                        + "%s us CPU each", flow.id(), Sizes.label(size), Sizes.rate(ceiling.medianRate()), flow.plainLoop(settings.persistent()),
-                        Sizes.decimal(ceiling.cpuMicrosPerOp())));
+                        + "%s us CPU and %,.0f bytes allocated each", flow.id(), Sizes.label(size), Sizes.rate(c.rate()),
+                        flow.plainLoop(settings.persistent()), Sizes.decimal(c.cpuMicrosPerOp()), c.bytesPerOp()));
                 all.add(ceiling);
             }
         }
@@ -186,12 +189,10 @@ public final class RunCommand {
     static final int CEILING_MAX_WARMUP_SECONDS = 30;
 
     /** Times the flow's own work on the message of {@code size} in a plain loop in this JVM (spec: "the ceiling"). */
-    private static StepResult ceiling(RunSettings settings, BenchmarkFlow flow, int size) {
+    private static BenchmarkFlow.Ceiling ceiling(RunSettings settings, BenchmarkFlow flow, int size) {
         long warmup = Math.min(settings.warmupSeconds(), CEILING_MAX_WARMUP_SECONDS) * 1000L;
         long run = Math.min(settings.runSeconds(), CEILING_MAX_SECONDS) * 1000L;
-        BenchmarkFlow.Ceiling c = flow.ceiling(flow.message(size), warmup, run, settings.persistent());
-        return new StepResult(settings.workload().id(), plainLoop(flow, settings.persistent()), size, 1, 1, c.rate(), c.rate(), Double.NaN,
-                c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE, true, null, List.of());
+        return flow.ceiling(flow.message(size), warmup, run, settings.persistent());
     }
 
     private static void printRatios(RunSettings settings, Target peer, List<StepResult> all, Consumer<String> progress) {

@@ -16,7 +16,7 @@ import java.util.List;
  * @param rate           OW-1, OW-5: messages per second per producer
  * @param runSeconds     measured seconds per step
  * @param warmupSeconds  warm-up seconds per step
- * @param timeoutSeconds receive timeout: a reply later than this is a loss; 0 = scaled to the message size
+ * @param timeoutSeconds receive timeout: a reply later than this is late (a loss if it never comes); 0 = scaled to the message size
  *                       ({@link #timeoutSeconds(int)})
  * @param persistent     persistent messages (responders commit each round trip)
  * @param correlationPerThread requesters use one correlation id per thread ({@code -co true}) instead of

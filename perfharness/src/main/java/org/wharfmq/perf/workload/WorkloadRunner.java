@@ -358,6 +358,11 @@ public final class WorkloadRunner {
                 unavailable = r.unavailable();
             }
             r.problems().forEach(p -> problems.add(r.processId() + ": " + p));
+            if (r.late() > 0) {
+                progress.accept(String.format("  %s: %d replies came later than the %d s timeout (answered, not lost; "
+                        + "their round trips are in the latencies if they ended after the warm-up)", r.processId(), r.late(),
+                        settings.timeoutSeconds(size)));
+            }
         }
         if (unavailable != null) {
             return unavailable(target, size, clients, responders, unavailable);
@@ -365,6 +370,11 @@ public final class WorkloadRunner {
         problems.addAll(crossCheck(measured, background));
         if (flowCounts != null) {
             problems.addAll(flowCheck(flowCounts, measured));
+            if (flowCounts.contains(" " + ServerMain.ALLOCATED + "=")) {
+                long invocations = Long.parseLong(field(flowCounts, "invocations"));
+                progress.accept(String.format("  server allocation: %,d bytes per invocation (the whole run's, start "
+                        + "and warm-up included)", Long.parseLong(field(flowCounts, ServerMain.ALLOCATED)) / Math.max(1, invocations)));
+            }
         }
         if (ps != null) {
             problems.addAll(PubSubCheck.subscriberCount(ps.subscribers(), background));
@@ -459,13 +469,13 @@ public final class WorkloadRunner {
     }
 
     /**
-     * The flow's side of exactly-once: it ran once per request the requesters sent (every request answered or
+     * The flow's side of exactly-once: it ran once per request the requesters sent (every request answered, late or
      * lost), none failed or was backed out, no input or output was left on a queue, a database workload's
      * Database node wrote once per invocation, and F-FILE-OUT's FileOutput node wrote one record per invocation.
      */
     static List<String> flowCheck(String flowCounts, List<DriverResult> requesters) {
         List<String> problems = new ArrayList<>();
-        long requests = requesters.stream().mapToLong(r -> r.totalIterations() + r.losses()).sum();
+        long requests = requesters.stream().mapToLong(DriverResult::operationsBegun).sum();
         long invocations = Long.parseLong(field(flowCounts, "invocations"));
         if (invocations != requests) {
             problems.add("the flow ran " + invocations + " times for " + requests + " requests");
@@ -502,7 +512,7 @@ public final class WorkloadRunner {
      */
     static List<String> channelCheck(Workload w, String qm1, String qm2, List<DriverResult> measured) {
         List<String> problems = new ArrayList<>();
-        long sent = measured.stream().mapToLong(r -> r.totalIterations() + r.losses()).sum();
+        long sent = measured.stream().mapToLong(DriverResult::operationsBegun).sum();
         long forward = channelTotal(qm1);
         long back = channelTotal(qm2);
         if (forward != sent) {

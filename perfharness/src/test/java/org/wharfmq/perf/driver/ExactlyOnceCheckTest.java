@@ -120,12 +120,16 @@ class ExactlyOnceCheckTest {
 
     /**
      * 1 s after the driver's warm-up, which lasts until the first reply (the second request's, doubled, is answered
-     * at once), or where the third request must go unanswered long enough for it to be sent on a loaded machine and
-     * for the requester to give up on it and send the next.
+     * at once); long enough for the third request to be sent on a loaded machine where it is dropped (the requester
+     * waits for its reply past the end of the run); and where it is answered late, for the requester to give up on it
+     * and send the next, which the responder's late answer follows.
      */
     private static String runSeconds(Fault fault, int timeoutSeconds) {
-        boolean third = fault == Fault.DROP_THIRD_REQUEST || fault == Fault.ANSWER_THIRD_REQUEST_LATE;
-        return Integer.toString(third ? 2 + 2 * timeoutSeconds : 1);
+        return Integer.toString(switch (fault) {
+            case DROP_THIRD_REQUEST -> 2 + timeoutSeconds;
+            case ANSWER_THIRD_REQUEST_LATE -> 2 + 2 * timeoutSeconds;
+            default -> 1;
+        });
     }
 
     @Test
@@ -137,14 +141,14 @@ class ExactlyOnceCheckTest {
         assertEquals(0, r.duplicates());
     }
 
+    /** A reply that never comes is a loss, counted once the requester has waited for it past the end of the run. */
     @Test
     void aLostReplyFailsTheRun() throws Exception {
         DriverResult r = runRequestor(Fault.DROP_THIRD_REQUEST, "EO.LOSS", 2);
         assertFalse(r.passed());
-        assertTrue(r.losses() >= 1, r.problems().toString());
-        // on a loaded machine another request may also miss the 2 s: the dropped one must be among the losses
-        assertTrue(r.problems().contains("loss: no reply within 2 s to request 2 of " + r.processId() + "-Requestor-0"),
-                r.problems().toString());
+        assertEquals(1, r.losses(), r.problems().toString());
+        assertTrue(r.problems().contains("loss: no reply within 2 s to request 2 of " + r.processId()
+                + "-Requestor-0, nor later by the end of the run"), r.problems().toString());
     }
 
     @Test
@@ -164,19 +168,23 @@ class ExactlyOnceCheckTest {
     }
 
     /**
-     * Picked by message id, the late reply is left on the shared reply queue and the driver's look for strays meets
-     * it; with one correlation id per thread the requester meets it while waiting for the next reply.
+     * A reply later than the timeout (a cold flow's first invocation on a loaded machine) was answered: late, neither
+     * a loss nor a duplicate, and the run passes. Picked by message id, the late reply is left on the shared reply
+     * queue and the driver's look for strays meets it; with one correlation id per thread the requester meets it
+     * while waiting for the next reply.
      */
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
-    void theLateReplyOfALostRequestIsThatLossNotADuplicate(boolean correlationIdPerThread) throws Exception {
+    void aReplyLaterThanTheTimeoutIsLateNotLost(boolean correlationIdPerThread) throws Exception {
         DriverResult r = runRequestor(Fault.ANSWER_THIRD_REQUEST_LATE, correlationIdPerThread ? "EO.LATE.CORREL" : "EO.LATE.MSGID",
                 2, "-co", Boolean.toString(correlationIdPerThread));
-        assertFalse(r.passed());
-        assertTrue(r.problems().contains("loss: no reply within 2 s to request 2 of " + r.processId() + "-Requestor-0"),
-                r.problems().toString());
-        assertEquals(0, r.duplicates(), r.problems().toString());
-        assertTrue(r.totalIterations() > 2, "the requester went on after the loss (and the late reply was sent): " + r.totalIterations());
+        assertTrue(r.passed(), r.problems().toString());
+        // on a loaded machine another reply may also miss the 2 s
+        assertTrue(r.late() >= 1, "late " + r.late());
+        assertEquals(0, r.losses());
+        assertEquals(0, r.duplicates());
+        assertTrue(r.totalIterations() > 2, "the requester went on after the overdue request (and the late reply was sent): "
+                + r.totalIterations());
     }
 
     @Test
