@@ -78,6 +78,14 @@ public final class ChannelConfiguration {
      * batch (so that a batch sent again does not put them twice); beyond it, it forgets them all.
      */
     public static final int MAX_FAST_IDS = 100_000;
+    /**
+     * How long a sender's transmission queue stays empty after a message sent outside the batches
+     * ({@code nonPersistentSpeed: fast}) before the sender acknowledges it there (and those sent before it), unless
+     * half its credit is out first: a stream of such messages, each alone on the queue as it comes (a request/reply
+     * application's), costs one acknowledgement (a task on the queue manager's event loop) per pause or per half
+     * the credit, not one per message. Until then the transmission queue's depth still counts them.
+     */
+    public static final long FAST_SETTLE_MILLIS = 10;
     /** How long a sender waits for the partner's answer to a batch before taking the channel for broken. */
     public static final long ANSWER_TIMEOUT_MILLIS = 60_000;
     /**

@@ -39,9 +39,10 @@ import java.util.List;
  * <p>With {@code nonPersistentSpeed} FAST agreed with the partner at CHANNEL_OPEN (IBM MQ's NPMSPEED FAST), a
  * non-persistent message that comes while no batch is being gathered goes at once, outside the batches
  * (CHANNEL_FAST_MESSAGE): no XA branch, no sequence number, no sync record, no journal write at either end. It is
- * acknowledged on the transmission queue (outside a branch) when the run of such messages ends, before a batch's
- * branch would cover later deliveries, and before the in-process session closes, so it is never sent twice; one on
- * its way when the channel fails may be lost, as FAST allows.
+ * acknowledged on the transmission queue (outside a branch) once the queue has stayed empty for
+ * {@link ChannelConfiguration#FAST_SETTLE_MILLIS} after it or half the credit is out, before a batch's branch would
+ * cover later deliveries, and before the in-process session closes, so it is never sent twice; one on its way when
+ * the channel fails may be lost, as FAST allows.
  * One that comes while a batch is being gathered goes in that batch (the receiver still puts it at once). Persistent
  * messages always go in batches.
  *
@@ -87,6 +88,11 @@ final class SenderChannel implements Runnable {
     private long unsettledUpTo = -1;
     /** The deliveries sent outside the batches and not yet acknowledged: the credit their acknowledgement returns. */
     private int unsettled;
+    /**
+     * How many deliveries sent outside the batches are acknowledged at the latest: half the consumer's credit, so that
+     * a busy stream's acknowledgement returns credit before the queue runs out of it.
+     */
+    private final int settleEvery;
     /** What the partner has confirmed since the start (read by operators and tests). */
     private final ChannelCounters sent = new ChannelCounters();
     /** The sequence number and last batch id, as operators see them (written by the channel's thread). */
@@ -100,6 +106,7 @@ final class SenderChannel implements Runnable {
         this.host = host;
         this.queueManager = queueManager;
         this.resets = resets;
+        this.settleEvery = Math.max(1, credit(definition) / 2);
         this.thread = new Thread(this, "wharf-channel-" + definition.name());
         thread.setDaemon(true);
     }
@@ -144,8 +151,7 @@ final class SenderChannel implements Runnable {
                         connectPartner(); // a batch in doubt is resolved at once, not at the next message
                     }
                     // only now: a batch rolled back returns to the head of the queue before this consumer takes any
-                    local.consume(definition.transmissionQueue(), definition.batchSize() * definition.pipelineLength(),
-                            definition.connectTimeoutMillis());
+                    local.consume(definition.transmissionQueue(), credit(definition), definition.connectTimeoutMillis());
                 }
                 status = State.WAITING;
                 Taken first = local.next(-1);
@@ -187,6 +193,11 @@ final class SenderChannel implements Runnable {
         status = State.STOPPED;
     }
 
+    /** How many messages the transmission queue may hand the channel before it acknowledges or commits some. */
+    private static int credit(ChannelDefinition definition) {
+        return definition.batchSize() * definition.pipelineLength();
+    }
+
     /** A batch on its way: prepared, ended on the partner, its confirmation awaited. */
     private record Outstanding(WireXid xid, int size, long bytes, long sequence, long batchId,
                                PendingRequests.Request answer) {
@@ -203,9 +214,11 @@ final class SenderChannel implements Runnable {
         while (next != null || !outstanding.isEmpty()) {
             if (fast && next != null && !MessageReader.persistentOf(next.message())) {
                 sendOutsideBatch(next); // whatever batches are on their way: it overtakes them
-                next = local.next(0);
-                if (next == null || unsettled >= definition.batchSize()) {
-                    settleOutsideBatch(); // the run ends (or the credit runs low): off the transmission queue
+                // a busy stream's next message comes within the settle delay, and the acknowledgement waits for more
+                boolean mayWait = outstanding.isEmpty() && unsettled < settleEvery;
+                next = local.next(mayWait ? ChannelConfiguration.FAST_SETTLE_MILLIS : 0);
+                if (next == null || unsettled >= settleEvery) {
+                    settleOutsideBatch(); // the queue stayed empty (or half the credit is out): off it for good
                 }
                 if (next == null && outstanding.isEmpty()) {
                     next = local.next(definition.disconnectIntervalMillis());
@@ -243,7 +256,9 @@ final class SenderChannel implements Runnable {
     /**
      * Acknowledges the messages sent outside the batches on the transmission queue (they leave it for good, without
      * a journal write: they are non-persistent) and gives their credit back, without waiting: the in-process session
-     * settles it before any later branch or its close.
+     * settles it before any later branch or its close. One task on the session's event loop for up to
+     * {@link #settleEvery} messages: a stream of them, each alone on the queue as it comes (RR-5's requests and
+     * replies), costs no task, and no wake-up of that loop, per message.
      */
     private void settleOutsideBatch() {
         if (unsettled == 0) {

@@ -99,10 +99,16 @@ class ChannelFastTest {
         for (int i = 0; i < 100; i++) {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
-        // barriers: the receiver counted all 101 (a batch's are counted once its sync record is committed), the
+        // one at a time, each alone on the transmission queue as a request/reply stream has them (fewer than half the
+        // credit of 50): the sender acknowledges them there once the queue stays empty, not one by one
+        for (int i = 0; i < 20; i++) {
+            producer.send(onQm1.createTextMessage("request " + i));
+            assertEquals("request " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        // barriers: the receiver counted all 121 (a batch's are counted once its sync record is committed), the
         // sender sent them all and took them off its transmission queue for good
-        ChannelStatus received = await(qm2Channels, s -> s.messages() == 101);
-        ChannelStatus sent = await(qm1Channels, s -> s.messages() == 101
+        ChannelStatus received = await(qm2Channels, s -> s.messages() == 121);
+        ChannelStatus sent = await(qm1Channels, s -> s.messages() == 121
                 && Long.valueOf(0).equals(s.transmissionQueueDepth()));
         assertEquals("fast", received.nonPersistentSpeed());
         assertEquals("fast", sent.nonPersistentSpeed());
