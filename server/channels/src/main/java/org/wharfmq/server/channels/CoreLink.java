@@ -136,6 +136,19 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
         return lostReason == null && link.link().isOpen();
     }
 
+    /**
+     * Throws what {@link #next} would once the link is lost: for a writer that waits for no answer, which would
+     * otherwise not learn of the loss (a write on a lost link goes nowhere, silently).
+     *
+     * @throws ClientException once the link is lost
+     */
+    void checkOpen() throws ClientException {
+        if (!isOpen()) {
+            throw new ClientException("The connection to " + link.address() + " was lost: "
+                    + (lostReason == null ? "its socket is closed" : lostReason), null);
+        }
+    }
+
     @Override
     public void close() {
         link.link().close(1000);

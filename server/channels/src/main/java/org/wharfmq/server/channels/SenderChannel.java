@@ -245,7 +245,14 @@ final class SenderChannel implements Runnable {
      * Sends a non-persistent message outside the batches (the partner agreed to FAST); it is acknowledged on the
      * transmission queue by {@link #settleOutsideBatch}.
      */
-    private void sendOutsideBatch(Taken d) {
+    private void sendOutsideBatch(Taken d) throws ClientException {
+        if (!partner.isOpen()) {
+            // nothing answers these writes, so the loss is seen here: those written before it are sent (perhaps
+            // lost, as FAST allows), never sent twice; this one and the rest go back to the transmission queue
+            settleOutsideBatch();
+            d.message().release(); // not sent: it goes back to the transmission queue as the session closes
+            partner.checkOpen();
+        }
         long bytes = d.message().readableBytes(); // before the frame owns it
         unsettledUpTo = d.deliveryId();
         unsettled++;
