@@ -41,12 +41,12 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
-        cumulator.frameAhead(0);
         ByteBuf frame = (ByteBuf) super.decode(ctx, in);
         if (frame == null) {
             cumulator.frameAhead(largeFrameAt(in));
             return null;
         }
+        cumulator.frameAhead(0);
         try {
             return decodeFrame(frame);
         } finally {

@@ -25,7 +25,10 @@ final class LargeFrameCumulator implements ByteToMessageDecoder.Cumulator {
         this.buffers = buffers;
     }
 
-    /** The frame ahead in the cumulation is a large one of {@code frameBytes}, or (0) not. */
+    /**
+     * The frame ahead in the cumulation is a large one of {@code frameBytes}, still incomplete, or (0) there is none:
+     * the decoder says so after each decode, 0 as soon as it has taken a frame out (the frame ahead is a new one).
+     */
     void frameAhead(int frameBytes) {
         this.frameBytes = frameBytes;
         if (frameBytes == 0) {

@@ -16,7 +16,9 @@ import org.wharfmq.server.Configuration;
  * flush       CountingFlushHandler       many writes during one read burst leave in one flush (fewer syscalls);
  *                                        counts the bytes read and written, for the management view
  * decoder     FrameDecoder               bytes to Frame records; limit 8 KiB until HELLO_OK, then replaced by one
- *                                        whose limit is maxMessageLength + 64 KiB ({@link #handshakeDone})
+ *                                        whose limit is maxMessageLength + 64 KiB ({@link #handshakeDone}); a
+ *                                        frame of 512 KiB or more is read into a buffer of its size, which the
+ *                                        connection keeps for its next (LargeFrameBuffers)
  * turn        ReadFairness               after 1 ms of one connection's frames, the loop serves the others first
  * encoder     FrameEncoder               Frame records to bytes; message bodies pass through uncopied
  * handshake   HandshakeHandler           HELLO, authentication, HELLO_OK (within the handshake timeout), then adds
