@@ -54,7 +54,7 @@ final class LargeFrameCumulator implements ByteToMessageDecoder.Cumulator {
             ByteBuf target = have < frameBytes ? buffers.take(alloc, frameBytes) : null;
             if (target == null) {
                 int capacity = LargeFrameBuffers.grownCapacity(cumulation.capacity(), have, frameBytes);
-                target = alloc.buffer(capacity, capacity);
+                target = alloc.buffer(capacity);
             }
             target.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
             target.writeBytes(in, in.readerIndex(), readable);

@@ -607,7 +607,7 @@ final class SocketLink implements FrameLink {
         ByteBuf frame = largeFrames.take(alloc, frameBytes);
         if (frame == null) {
             int capacity = LargeFrameBuffers.grownCapacity(in.capacity(), in.readableBytes() + MIN_READ, frameBytes);
-            frame = alloc.heapBuffer(capacity, capacity);
+            frame = alloc.heapBuffer(capacity);
         }
         frame.writeBytes(in);
         in.release();
