@@ -13,7 +13,7 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
  *
  * <p>A large frame ({@link LargeFrameBuffers#LARGE_FRAME_BYTES} or more) is read into one buffer of its own size,
  * kept by the connection for its next large frames ({@link LargeFrameCumulator}); the message of a SEND or DELIVER
- * is a slice of it.
+ * is a slice of it. On a channel whose reads are {@link FrameReads}, the socket is read straight into that buffer.
  */
 public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
@@ -22,6 +22,8 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     private final LargeFrameBuffers largeFrames;
     private final LargeFrameCumulator cumulator;
+    /** The channel's reads when they can go straight into a large frame's buffer, else null. */
+    private FrameReads reads;
 
     /** @param maxFrameLength the longest frame accepted, counting the type byte and payload */
     public FrameDecoder(int maxFrameLength) {
@@ -68,8 +70,25 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        super.handlerAdded(ctx);
+        if (ctx.channel().config().getRecvByteBufAllocator() instanceof FrameReads frameReads) {
+            reads = frameReads;
+            reads.decoder(this);
+        }
+    }
+
+    @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
+        if (reads != null) {
+            reads.decoderGone(this);
+        }
         largeFrames.release();
+    }
+
+    /** Where the channel's next read should go: the free end of a large frame's buffer, or null (anywhere). */
+    ByteBuf readTarget() {
+        return cumulator.readTarget();
     }
 
     /**

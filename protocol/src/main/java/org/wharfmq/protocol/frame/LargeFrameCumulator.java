@@ -67,10 +67,34 @@ final class LargeFrameCumulator implements ByteToMessageDecoder.Cumulator {
     }
 
     /**
-     * Appends {@code in} to the frame's buffer; bytes past its end (the next frames', read with the last of this one)
+     * A slice of the frame's buffer from its end on, for the socket to be read into ({@link FrameReads}), or null
+     * when no large frame is being read into a buffer of its own (or that buffer has no memory address to recognise
+     * the read by). The caller owns the slice.
+     */
+    ByteBuf readTarget() {
+        ByteBuf frame = whole;
+        if (frame == null || !frame.isWritable() || !frame.hasMemoryAddress()) {
+            return null;
+        }
+        return frame.retainedSlice(frame.writerIndex(), frame.writableBytes()).clear();
+    }
+
+    /** Whether {@code in}'s bytes are where they would be appended: read into {@link #readTarget}. */
+    private static boolean readInPlace(ByteBuf frame, ByteBuf in) {
+        return in.hasMemoryAddress() && frame.hasMemoryAddress() && in.readableBytes() <= frame.writableBytes()
+                && in.memoryAddress() + in.readerIndex() == frame.memoryAddress() + frame.writerIndex();
+    }
+
+    /**
+     * Appends {@code in} to the frame's buffer (nothing to copy when it was read there); bytes past its end (the next frames', read with the last of this one)
      * follow it in a composite buffer, to be copied out by the merge cumulator once the frame has gone.
      */
     private ByteBuf append(ByteBufAllocator alloc, ByteBuf frame, ByteBuf in) {
+        if (readInPlace(frame, in)) {
+            frame.writerIndex(frame.writerIndex() + in.readableBytes());
+            in.release();
+            return frame;
+        }
         int fits = Math.min(in.readableBytes(), frame.writableBytes());
         frame.writeBytes(in, in.readerIndex(), fits);
         in.skipBytes(fits);
