@@ -90,6 +90,36 @@ class LargeFrameDecodingTest {
         }
     }
 
+    /** What {@link FrameReads} does on a plain TCP connection: the socket is read into the frame's buffer. */
+    @Test
+    void readsIntoTheFramesBufferCompleteTheFrameWhereItLies() {
+        FrameDecoder decoder = new FrameDecoder(MAX_FRAME, new LargeFrameMemory(64 << 20));
+        EmbeddedChannel in = new EmbeddedChannel(decoder);
+        assertNull(decoder.readTarget(), "no large frame, no buffer to read into");
+        byte[] body = randomBytes(2 << 20, 4);
+        ByteBuf wire = encode(send(body));
+        for (int i = 0; i < 2; i++) { // ordinary reads until the frame has a buffer of its own
+            ByteBuf piece = ByteBufAllocator.DEFAULT.directBuffer(READ);
+            in.writeInbound(piece.writeBytes(wire, READ));
+        }
+        ByteBuf frameBuffer = null;
+        while (wire.isReadable()) {
+            ByteBuf target = decoder.readTarget();
+            assertNotNull(target, "the free end of the frame's buffer");
+            assertTrue(target.writableBytes() >= wire.readableBytes(), "room up to the frame's end at least");
+            frameBuffer = frameBuffer == null ? underlying(target) : frameBuffer;
+            assertSame(frameBuffer, underlying(target));
+            in.writeInbound(target.writeBytes(wire, Math.min(300_000, wire.readableBytes()))); // as a socket read does
+        }
+        wire.release();
+        Frame.Send frame = in.readInbound();
+        assertArrayEquals(body, bytes(frame.message()));
+        assertSame(frameBuffer, underlying(frame.message()));
+        assertNull(decoder.readTarget(), "the frame is complete: reads go anywhere again");
+        frame.message().release();
+        assertFalse(in.finish());
+    }
+
     @Test
     void aFramesLengthAloneTakesMemoryOnlyWithinTheLimit() {
         LargeFrameMemory memory = new LargeFrameMemory(8 << 20);
