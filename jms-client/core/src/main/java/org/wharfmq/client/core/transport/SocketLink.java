@@ -600,14 +600,14 @@ final class SocketLink implements FrameLink {
 
     /**
      * A buffer for the large frame of {@code frameBytes} whose first bytes {@code in} holds at its reader index, with
-     * those bytes: one of the link's kept buffers ({@link LargeFrameBuffers}), else one grown towards the frame's size.
-     * Reads stop at its end, so a frame is read into it whole without being copied again.
+     * those bytes: one of the link's kept buffers ({@link LargeFrameBuffers}), else one of the frame's size (the
+     * server is trusted with the client's memory, as the whole frame will be held anyway). Reads stop at its end, so
+     * a frame is read into it whole without being copied again.
      */
     private ByteBuf largeFrameBuffer(ByteBuf in, int frameBytes) {
         ByteBuf frame = largeFrames.take(alloc, frameBytes);
         if (frame == null) {
-            int capacity = LargeFrameBuffers.grownCapacity(in.capacity(), in.readableBytes() + MIN_READ, frameBytes);
-            frame = alloc.heapBuffer(capacity);
+            frame = alloc.heapBuffer(frameBytes);
         }
         frame.writeBytes(in);
         in.release();
