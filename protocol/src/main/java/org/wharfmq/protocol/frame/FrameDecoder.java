@@ -10,28 +10,85 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
  * {@link io.netty.handler.codec.TooLongFrameException}; a frame whose content is wrong raises
  * {@link MalformedFrameException} (wrapped in a {@link io.netty.handler.codec.DecoderException}). What to do
  * about either is the next handler's decision.
+ *
+ * <p>A large frame ({@link LargeFrameBuffers#LARGE_FRAME_BYTES} or more) is read into one buffer of its own size,
+ * kept by the connection for its next large frames ({@link LargeFrameCumulator}); the message of a SEND or DELIVER
+ * is a slice of it. On a channel whose reads are {@link FrameReads}, the socket is read straight into that buffer.
  */
 public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     /** Bytes in front of the payload: the int length and the type byte. */
     public static final int HEADER_LENGTH = 5;
 
+    private final LargeFrameBuffers largeFrames;
+    private final LargeFrameCumulator cumulator;
+    /** The channel's reads when they can go straight into a large frame's buffer, else null. */
+    private FrameReads reads;
+
     /** @param maxFrameLength the longest frame accepted, counting the type byte and payload */
     public FrameDecoder(int maxFrameLength) {
+        this(maxFrameLength, LargeFrameMemory.JVM);
+    }
+
+    /**
+     * @param maxFrameLength the longest frame accepted, counting the type byte and payload
+     * @param memory         what the buffers of large frames count against
+     */
+    public FrameDecoder(int maxFrameLength, LargeFrameMemory memory) {
         super(maxFrameLength, 0, 4, 0, 4, true);
+        this.largeFrames = new LargeFrameBuffers(memory);
+        this.cumulator = new LargeFrameCumulator(largeFrames);
+        setCumulator(cumulator);
     }
 
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
         ByteBuf frame = (ByteBuf) super.decode(ctx, in);
         if (frame == null) {
+            cumulator.frameAhead(largeFrameAt(in));
             return null;
         }
+        cumulator.frameAhead(0);
         try {
             return decodeFrame(frame);
         } finally {
             frame.release();
         }
+    }
+
+    /**
+     * The length, prefix included, of the large frame whose beginning {@code in} holds at its reader index, else 0.
+     * Called when no whole frame is there: {@code in} begins with a frame whose length the decoder has checked
+     * against its limit, or holds fewer than 4 bytes.
+     */
+    private static int largeFrameAt(ByteBuf in) {
+        if (in.readableBytes() < 4) {
+            return 0;
+        }
+        long frameBytes = in.getUnsignedInt(in.readerIndex()) + 4;
+        return frameBytes >= LargeFrameBuffers.LARGE_FRAME_BYTES && frameBytes <= Integer.MAX_VALUE ? (int) frameBytes : 0;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        super.handlerAdded(ctx);
+        if (ctx.channel().config().getRecvByteBufAllocator() instanceof FrameReads frameReads) {
+            reads = frameReads;
+            reads.decoder(this);
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
+        if (reads != null) {
+            reads.decoderGone(this);
+        }
+        largeFrames.release();
+    }
+
+    /** Where the channel's next read should go: the free end of a large frame's buffer, or null (anywhere). */
+    ByteBuf readTarget() {
+        return cumulator.readTarget();
     }
 
     /**

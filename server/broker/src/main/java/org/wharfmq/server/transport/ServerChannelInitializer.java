@@ -3,9 +3,11 @@ package org.wharfmq.server.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.protocol.frame.FrameReads;
 import org.wharfmq.server.Configuration;
 
 /**
@@ -16,7 +18,10 @@ import org.wharfmq.server.Configuration;
  * flush       CountingFlushHandler       many writes during one read burst leave in one flush (fewer syscalls);
  *                                        counts the bytes read and written, for the management view
  * decoder     FrameDecoder               bytes to Frame records; limit 8 KiB until HELLO_OK, then replaced by one
- *                                        whose limit is maxMessageLength + 64 KiB ({@link #handshakeDone})
+ *                                        whose limit is maxMessageLength + 64 KiB ({@link #handshakeDone}); a
+ *                                        frame of 512 KiB or more is read into a buffer of its size, which the
+ *                                        connection keeps for its next (LargeFrameBuffers); on plain TCP the
+ *                                        socket is read straight into it (FrameReads)
  * turn        ReadFairness               after 1 ms of one connection's frames, the loop serves the others first
  * encoder     FrameEncoder               Frame records to bytes; message bodies pass through uncopied
  * handshake   HandshakeHandler           HELLO, authentication, HELLO_OK (within the handshake timeout), then adds
@@ -72,6 +77,8 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
         ChannelPipeline p = ch.pipeline();
         if (sslContext != null) {
             p.addLast(SSL, new TlsRequired(sslContext));
+        } else if (ch instanceof SocketChannel) { // the bytes read are the frames': a large one is read in place
+            ch.config().setRecvByteBufAllocator(new FrameReads(ch.config().getRecvByteBufAllocator()));
         }
         p.addLast("flush", new CountingFlushHandler());
         p.addLast(DECODER, new FrameDecoder(Configuration.HANDSHAKE_MAX_FRAME_LENGTH));

@@ -11,6 +11,8 @@ import io.netty.util.internal.PlatformDependent;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.protocol.frame.LargeFrameBuffers;
+import org.wharfmq.protocol.frame.LargeFrameMemory;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 
 import org.wharfmq.client.core.ClientException;
@@ -115,6 +117,8 @@ final class SocketLink implements FrameLink {
     private ByteBuf in;
     /** Bytes the incomplete frame at the reader index of {@link #in} still lacks, at least. */
     private int needed;
+    /** The buffers large frames are read into, kept for the next; owned by the holder of {@link #readTurn}. */
+    private final LargeFrameBuffers largeFrames = new LargeFrameBuffers(LargeFrameMemory.JVM);
     /** The socket's read timeout as last set; owned by the holder of {@link #readTurn}. */
     private int readTimeoutMillis;
     /** Frames waiting to leave with the next write; polled only by the holder of {@link #writeLock}. */
@@ -441,6 +445,7 @@ final class SocketLink implements FrameLink {
             readTurn.lock(); // an application thread may still be in its last read
             try {
                 in.release();
+                largeFrames.release();
             } finally {
                 readTurn.unlock();
             }
@@ -615,6 +620,10 @@ final class SocketLink implements FrameLink {
         if (in.writableBytes() >= want) {
             return in;
         }
+        int frameBytes = in.readableBytes() + needed;
+        if (needed > 0 && frameBytes >= LargeFrameBuffers.LARGE_FRAME_BYTES) {
+            return in.writableBytes() >= needed ? in : largeFrameBuffer(in, frameBytes);
+        }
         if (in.refCnt() == 1) {
             if (!in.isReadable() && in.capacity() > 4 * READ_BUFFER) {
                 in.release(); // done with a large frame: do not keep its buffer
@@ -628,6 +637,22 @@ final class SocketLink implements FrameLink {
         fresh.writeBytes(in);
         in.release();
         return fresh;
+    }
+
+    /**
+     * A buffer for the large frame of {@code frameBytes} whose first bytes {@code in} holds at its reader index, with
+     * those bytes: one of the link's kept buffers ({@link LargeFrameBuffers}), else one of the frame's size (the
+     * server is trusted with the client's memory, as the whole frame will be held anyway). Reads stop at its end, so
+     * a frame is read into it whole without being copied again.
+     */
+    private ByteBuf largeFrameBuffer(ByteBuf in, int frameBytes) {
+        ByteBuf frame = largeFrames.take(alloc, frameBytes);
+        if (frame == null) {
+            frame = alloc.heapBuffer(frameBytes);
+        }
+        frame.writeBytes(in);
+        in.release();
+        return frame;
     }
 
     // ---- heartbeat and close ----

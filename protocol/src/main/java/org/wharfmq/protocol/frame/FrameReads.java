@@ -1,0 +1,115 @@
+package org.wharfmq.protocol.frame;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.util.UncheckedBooleanSupplier;
+
+/**
+ * The read buffers of a TCP connection whose bytes go unchanged to its {@link FrameDecoder}: while a large frame is
+ * read into its own buffer, the socket is read straight into that buffer's free end ({@link FrameDecoder#readTarget}),
+ * so the frame's bytes are not copied out of read buffers, and a read takes all the socket holds, up to the frame's
+ * end. Otherwise the channel's own allocator serves (Netty's adaptive one, 64 bytes to 64 KiB).
+ *
+ * <p>Only where the bytes read are the frames' bytes: not under TLS, whose records are decrypted into other buffers
+ * (a record read into the frame's buffer would be overwritten by the plain text). One per channel: it knows that
+ * channel's decoder, which registers itself ({@link #decoder}). Used on the channel's event loop only.
+ */
+public final class FrameReads implements RecvByteBufAllocator {
+
+    private final RecvByteBufAllocator general;
+    /** The channel's decoder now (replaced at the handshake), or null. */
+    private FrameDecoder decoder;
+
+    /** Reads into large frames' buffers, otherwise as {@code general} (the channel's allocator until now). */
+    public FrameReads(RecvByteBufAllocator general) {
+        this.general = general;
+    }
+
+    /** {@code decoder} is the channel's decoder from now on. */
+    void decoder(FrameDecoder decoder) {
+        this.decoder = decoder;
+    }
+
+    /** {@code decoder} has left the channel (unless another has taken its place already). */
+    void decoderGone(FrameDecoder decoder) {
+        if (this.decoder == decoder) {
+            this.decoder = null;
+        }
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // Handle, which ExtendedHandle extends
+    public Handle newHandle() {
+        return new ReadHandle((ExtendedHandle) general.newHandle());
+    }
+
+    /** The general handle in all but where a read goes. */
+    @SuppressWarnings("deprecation") // Handle's methods, which ExtendedHandle inherits
+    private final class ReadHandle implements ExtendedHandle {
+
+        private final ExtendedHandle general;
+
+        ReadHandle(ExtendedHandle general) {
+            this.general = general;
+        }
+
+        @Override
+        public ByteBuf allocate(ByteBufAllocator alloc) {
+            FrameDecoder frames = decoder;
+            ByteBuf target = frames == null ? null : frames.readTarget();
+            return target != null ? target : general.allocate(alloc);
+        }
+
+        @Override
+        public int guess() {
+            return general.guess();
+        }
+
+        @Override
+        public void reset(ChannelConfig config) {
+            general.reset(config);
+        }
+
+        @Override
+        public void incMessagesRead(int numMessages) {
+            general.incMessagesRead(numMessages);
+        }
+
+        @Override
+        public void lastBytesRead(int bytes) {
+            general.lastBytesRead(bytes);
+        }
+
+        @Override
+        public int lastBytesRead() {
+            return general.lastBytesRead();
+        }
+
+        @Override
+        public void attemptedBytesRead(int bytes) {
+            general.attemptedBytesRead(bytes);
+        }
+
+        @Override
+        public int attemptedBytesRead() {
+            return general.attemptedBytesRead();
+        }
+
+        @Override
+        public boolean continueReading() {
+            return general.continueReading();
+        }
+
+        @Override
+        public boolean continueReading(UncheckedBooleanSupplier maybeMoreDataSupplier) {
+            return general.continueReading(maybeMoreDataSupplier);
+        }
+
+        @Override
+        public void readComplete() {
+            general.readComplete();
+        }
+    }
+}

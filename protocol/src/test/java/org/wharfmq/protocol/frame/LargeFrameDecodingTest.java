@@ -1,0 +1,215 @@
+package org.wharfmq.protocol.frame;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * A large frame is read into one buffer of its own size, which the connection keeps for its next large frames; past
+ * the kept buffers and the JVM's limit a frame still arrives whole, in a buffer grown to its size.
+ */
+class LargeFrameDecodingTest {
+
+    private static final int MAX_FRAME = 8 << 20;
+    private static final int READ = 64 * 1024;
+
+    @Test
+    void aLargeFrameIsReadIntoOneBufferOfItsSizeWhichServesTheConnectionsNextLargeFrame() {
+        LargeFrameMemory memory = new LargeFrameMemory(64 << 20);
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX_FRAME, memory));
+        byte[] body = randomBytes(2 << 20, 1);
+        int frameBytes = wireLength(send(body));
+        int slab = LargeFrameBuffers.sizeClass(frameBytes);
+
+        Frame.Send first = feed(in, encode(send(body)), READ);
+        assertArrayEquals(body, bytes(first.message()));
+        ByteBuf firstBuffer = underlying(first.message());
+        assertEquals(slab, firstBuffer.capacity(), "one buffer of the frame's size class, not one grown by doubling");
+        assertTrue(firstBuffer.capacity() - body.length <= body.length / 4,
+                "a message that waits keeps no more than a quarter beyond itself alive (so it is not copied)");
+        assertEquals(slab, memory.heldBytes());
+
+        Frame.Send second = feed(in, encode(send(body)), READ); // the first message still lives: a second buffer
+        assertNotSame(firstBuffer, underlying(second.message()));
+        assertArrayEquals(body, bytes(second.message()));
+        assertEquals(2L * slab, memory.heldBytes());
+
+        first.message().release();
+        byte[] other = randomBytes(2 << 20, 2);
+        Frame.Send third = feed(in, encode(send(other)), READ);
+        assertSame(firstBuffer, underlying(third.message()), "the released buffer serves the next frame");
+        assertArrayEquals(other, bytes(third.message()));
+        assertEquals(2L * slab, memory.heldBytes(), "no new buffer");
+
+        Frame.Send fourth = feed(in, encode(send(body)), READ); // both kept buffers in use: one grown to its size
+        assertArrayEquals(body, bytes(fourth.message()));
+        assertTrue(underlying(fourth.message()).capacity() < frameBytes + READ);
+        assertEquals(2L * slab, memory.heldBytes());
+
+        second.message().release();
+        third.message().release();
+        fourth.message().release();
+        assertFalse(in.finish());
+        assertEquals(0, memory.heldBytes(), "a closed connection gives its buffers back");
+    }
+
+    @Test
+    void theFramesAfterALargeOneInTheSameReadArriveWithItWithAndWithoutKeptBuffers() {
+        for (long limit : new long[]{64 << 20, 0}) {
+            LargeFrameMemory memory = new LargeFrameMemory(limit);
+            EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX_FRAME, memory));
+            byte[] body = randomBytes((1 << 20) + (1 << 17) - 1000 - 17, 3); // 1000 bytes short of a size class
+            Frame.Commit commit = new Frame.Commit(9, 2, List.of(new Frame.Consumed(1, 2)));
+            ByteBuf stream = Unpooled.buffer();
+            stream.writeBytes(encode(send(body))).writeBytes(encode(commit)).writeBytes(encode(send(body)));
+            int frameBytes = wireLength(send(body));
+            assertTrue(LargeFrameBuffers.sizeClass(frameBytes) - frameBytes < 100_000,
+                    "the read that ends the frame must run past its buffer's end");
+
+            List<Object> frames = feedAll(in, stream, 100_000);
+            assertEquals(3, frames.size(), "limit " + limit);
+            Frame.Send first = (Frame.Send) frames.get(0);
+            assertArrayEquals(body, bytes(first.message()));
+            assertTrue(underlying(first.message()).capacity() <= frameBytes + frameBytes / 4,
+                    "grown to the frame's size, not doubled past it: " + underlying(first.message()).capacity());
+            assertEquals(commit, frames.get(1));
+            Frame.Send last = (Frame.Send) frames.get(2);
+            assertArrayEquals(body, bytes(last.message()));
+            first.message().release();
+            last.message().release();
+            assertTrue(memory.heldBytes() <= limit);
+            assertFalse(in.finish());
+            assertEquals(0, memory.heldBytes());
+        }
+    }
+
+    /** What {@link FrameReads} does on a plain TCP connection: the socket is read into the frame's buffer. */
+    @Test
+    void readsIntoTheFramesBufferCompleteTheFrameWhereItLies() {
+        FrameDecoder decoder = new FrameDecoder(MAX_FRAME, new LargeFrameMemory(64 << 20));
+        EmbeddedChannel in = new EmbeddedChannel(decoder);
+        assertNull(decoder.readTarget(), "no large frame, no buffer to read into");
+        byte[] body = randomBytes(2 << 20, 4);
+        ByteBuf wire = encode(send(body));
+        for (int i = 0; i < 2; i++) { // ordinary reads until the frame has a buffer of its own
+            ByteBuf piece = ByteBufAllocator.DEFAULT.directBuffer(READ);
+            in.writeInbound(piece.writeBytes(wire, READ));
+        }
+        ByteBuf frameBuffer = null;
+        while (wire.isReadable()) {
+            ByteBuf target = decoder.readTarget();
+            assertNotNull(target, "the free end of the frame's buffer");
+            assertTrue(target.writableBytes() >= wire.readableBytes(), "room up to the frame's end at least");
+            frameBuffer = frameBuffer == null ? underlying(target) : frameBuffer;
+            assertSame(frameBuffer, underlying(target));
+            in.writeInbound(target.writeBytes(wire, Math.min(300_000, wire.readableBytes()))); // as a socket read does
+        }
+        wire.release();
+        Frame.Send frame = in.readInbound();
+        assertArrayEquals(body, bytes(frame.message()));
+        assertSame(frameBuffer, underlying(frame.message()));
+        assertNull(decoder.readTarget(), "the frame is complete: reads go anywhere again");
+        frame.message().release();
+        assertFalse(in.finish());
+    }
+
+    @Test
+    void aFramesLengthAloneTakesMemoryOnlyWithinTheLimit() {
+        LargeFrameMemory memory = new LargeFrameMemory(8 << 20);
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(256 << 20, memory));
+        ByteBuf start = Unpooled.buffer().writeInt(100 << 20).writeByte(FrameType.SEND.code());
+        in.writeInbound(start);
+        in.writeInbound(Unpooled.buffer().writeZero(READ));
+        assertEquals(0, memory.heldBytes(), "100 MiB announced, 64 KiB sent: no 100 MiB buffer");
+        assertFalse(in.finishAndReleaseAll());
+
+        EmbeddedChannel small = new EmbeddedChannel(new FrameDecoder(256 << 20, memory));
+        small.writeInbound(Unpooled.buffer().writeInt(2 << 20).writeByte(FrameType.SEND.code()));
+        small.writeInbound(Unpooled.buffer().writeZero(READ));
+        assertEquals(LargeFrameBuffers.sizeClass((2 << 20) + 4), memory.heldBytes(), "2 MiB announced: within the limit");
+        assertFalse(small.finishAndReleaseAll());
+        assertEquals(0, memory.heldBytes());
+    }
+
+    @Test
+    void sizeClassesWasteLessThanAnEighth() {
+        assertEquals(512 * 1024, LargeFrameBuffers.sizeClass(512 * 1024));
+        assertEquals((2 << 20) + (256 << 10), LargeFrameBuffers.sizeClass((2 << 20) + 1));
+        for (int bytes = LargeFrameBuffers.LARGE_FRAME_BYTES; bytes < 200 << 20; bytes += 999_983) {
+            int size = LargeFrameBuffers.sizeClass(bytes);
+            assertTrue(size >= bytes && size - bytes <= bytes / 8, bytes + " -> " + size);
+        }
+    }
+
+    private static Frame.Send send(byte[] body) {
+        return new Frame.Send(1, 2, 3, Unpooled.wrappedBuffer(body));
+    }
+
+    /** The frame's bytes as they go on the wire. */
+    private static ByteBuf encode(Frame frame) {
+        EmbeddedChannel out = new EmbeddedChannel(FrameEncoder.INSTANCE);
+        assertTrue(out.writeOutbound(frame));
+        ByteBuf wire = Unpooled.buffer();
+        for (ByteBuf chunk; (chunk = out.readOutbound()) != null; ) {
+            wire.writeBytes(chunk);
+            chunk.release();
+        }
+        return wire;
+    }
+
+    private static int wireLength(Frame frame) {
+        ByteBuf wire = encode(frame);
+        int length = wire.readableBytes();
+        wire.release();
+        return length;
+    }
+
+    /** Writes {@code wire} in reads of {@code read} bytes (each a buffer of its own, as a socket read is). */
+    private static Frame.Send feed(EmbeddedChannel in, ByteBuf wire, int read) {
+        List<Object> frames = feedAll(in, wire, read);
+        assertEquals(1, frames.size());
+        return (Frame.Send) frames.get(0);
+    }
+
+    private static List<Object> feedAll(EmbeddedChannel in, ByteBuf wire, int read) {
+        while (wire.isReadable()) {
+            int n = Math.min(read, wire.readableBytes());
+            ByteBuf piece = ByteBufAllocator.DEFAULT.directBuffer(n);
+            piece.writeBytes(wire, n);
+            in.writeInbound(piece);
+        }
+        wire.release();
+        List<Object> frames = new java.util.ArrayList<>();
+        for (Object frame; (frame = in.readInbound()) != null; ) {
+            frames.add(frame);
+        }
+        return frames;
+    }
+
+    private static ByteBuf underlying(ByteBuf content) {
+        ByteBuf root = content;
+        for (ByteBuf under = root.unwrap(); under != null; under = under.unwrap()) {
+            root = under;
+        }
+        return root;
+    }
+
+    private static byte[] bytes(ByteBuf b) {
+        byte[] out = new byte[b.readableBytes()];
+        b.getBytes(b.readerIndex(), out);
+        return out;
+    }
+
+    private static byte[] randomBytes(int n, long seed) {
+        byte[] bytes = new byte[n];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+}
