@@ -116,15 +116,15 @@ final class ReconnectWorkload {
         return end(server::kill);
     }
 
-    /** How a server process is ended: returns once it has ended. */
+    /** How a server process is ended: returns once it has ended, or (a replicated member) stopped serving clients. */
     @FunctionalInterface
     interface Ending {
         void end() throws Exception;
     }
 
     /**
-     * As {@link #kill}, the server ended by {@code ending} instead (a planned switchover: it stops and ends by
-     * itself), which returns once the process has ended.
+     * As {@link #kill}, the server ended by {@code ending} instead (a planned switchover, a pause, a partition: the
+     * member stops serving by itself), which returns once the process has ended or stopped serving clients.
      */
     Outage end(Ending ending) throws Exception {
         Hold consuming = consumer.hold(); // first: it needs the producer's messages to have some in hand
