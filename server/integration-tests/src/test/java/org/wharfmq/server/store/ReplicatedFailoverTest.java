@@ -129,6 +129,8 @@ class ReplicatedFailoverTest {
                 active = members.awaitActive(members.member(killed));
                 takeovers.add(members.member(active).readyAt() - outage.killedAt());
                 recoveries.add(outage.awaitWorking(members.member(active)));
+                System.out.println("ReplicatedFailoverTest: kill " + kill + ", " + IDS[killed] + " killed, "
+                        + IDS[active] + " took over; " + recoveries.get(recoveries.size() - 1));
                 members.start(killed);
                 members.awaitStatus(active, "in sync\\s+3/3");
             }
@@ -179,6 +181,17 @@ class ReplicatedFailoverTest {
             workload.stopNow();
         }
         workload.verify();
+        // the soak's kills each find the three in sync; the second kill finds the member killed first still starting
+        // (the next active member needs its vote), so it is left out of the soak's figures
+        List<ReconnectWorkload.Recovery> soak = new ArrayList<>(recoveries);
+        List<Long> soakTakeovers = new ArrayList<>(takeovers);
+        if (soak.size() > 2) {
+            soak.remove(1);
+            soakTakeovers.remove(1);
+            System.out.println("ReplicatedFailoverTest: the kills with the three in sync: kill -9 to the next active "
+                    + "member's ready line " + ReconnectWorkload.medianAndMax(soakTakeovers) + "; "
+                    + ReconnectWorkload.summary(soak));
+        }
         System.out.println("ReplicatedFailoverTest: kill -9 to the next active member's ready line "
                 + ReconnectWorkload.medianAndMax(takeovers) + "; " + ReconnectWorkload.summary(recoveries) + "; "
                 + workload.report());
