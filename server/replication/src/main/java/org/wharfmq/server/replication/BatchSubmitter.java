@@ -10,11 +10,10 @@ import java.util.function.Function;
 
 /**
  * The active member's submitting thread: takes the journal's batches in the order appended and hands them to Ratis,
- * one entry uncommitted at a time ({@link ReplicationConfiguration#ENTRIES_IN_FLIGHT}): the batches that arrive while
- * an entry is uncommitted wait here and, once it commits (or fails), go into the next entry together (up to
- * {@link ReplicationConfiguration#MAX_BATCH_BYTES}), so they travel, are forced on each member and are committed as
- * one: the group commit the journal does for its syncs, carried over to the Raft rounds. A batch larger than one
- * entry goes alone, in pieces ({@code pieces}), and counts as one entry in flight.
+ * every batch waiting when the thread comes back for more merged into one log entry (up to
+ * {@link ReplicationConfiguration#MAX_BATCH_BYTES}), so the batches that arrive while Ratis takes an entry travel,
+ * are forced and are committed as one: the journal groups its records so, while its previous batch is written.
+ * A batch larger than one entry goes alone, in pieces ({@code pieces}).
  *
  * <p>Why a thread: Ratis appends an entry on the caller's thread, which waits while its log's write queue is full or
  * a leadership change holds the division's lock, and a large record's pieces wait for the earlier pieces' commit;
@@ -41,30 +40,15 @@ final class BatchSubmitter implements AutoCloseable {
     /** Makes the failure of batches left when the member closes. */
     private final java.util.function.Supplier<RuntimeException> closed;
     private final LinkedBlockingQueue<Batch> queue = new LinkedBlockingQueue<>();
-    /**
-     * One permit per entry (or batch in pieces) that may be handed to Ratis and not yet committed
-     * ({@link ReplicationConfiguration#ENTRIES_IN_FLIGHT}); taken before an entry is made, given back on its commit or
-     * failure, before its batches' waiters hear of it.
-     */
-    private final java.util.concurrent.Semaphore uncommitted;
     private final ArrayList<Batch> merged = new ArrayList<>();
     /** Entries handed to Ratis and not yet committed (or failed), for {@link ReplicatedEntryEvent}. */
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
     /** Set by the thread as it ends. */
     private volatile boolean stopped;
 
-    /**
-     * A submitter keeping at most {@code entriesInFlight} entries uncommitted ({@link
-     * ReplicationConfiguration#ENTRIES_IN_FLIGHT}); {@code entry} and {@code pieces} hand an entry, or a batch in
-     * pieces, to Ratis on the submitting thread and complete on its commit.
-     */
-    BatchSubmitter(ByteString header, int entriesInFlight, Function<ByteString, CompletableFuture<Long>> entry,
+    BatchSubmitter(ByteString header, Function<ByteString, CompletableFuture<Long>> entry,
                    Function<ByteBuffer, CompletableFuture<Long>> pieces,
                    java.util.function.Supplier<RuntimeException> closed) {
-        if (entriesInFlight < 1) {
-            throw new IllegalArgumentException("entriesInFlight must be at least 1, was " + entriesInFlight);
-        }
-        this.uncommitted = new java.util.concurrent.Semaphore(entriesInFlight);
         this.header = header;
         this.entry = entry;
         this.pieces = pieces;
@@ -98,10 +82,8 @@ final class BatchSubmitter implements AutoCloseable {
                 if (first == STOP) {
                     break;
                 }
-                // the batches appended while the entries in flight are uncommitted wait here, to travel as one
-                uncommitted.acquire();
                 if (first.records.remaining() > ReplicationConfiguration.MAX_BATCH_BYTES) {
-                    relay(released(pieces.apply(first.records)), first.committed);
+                    relay(pieces.apply(first.records), first.committed);
                     continue;
                 }
                 merged.add(first);
@@ -150,8 +132,8 @@ final class BatchSubmitter implements AutoCloseable {
             data = data.concat(BatchEntry.wrap(merged.get(i).records));
         }
         int before = inFlight.getAndIncrement();
-        CompletableFuture<Long> committed = released(entry.apply(data)
-                .whenComplete((index, failure) -> inFlight.decrementAndGet()));
+        CompletableFuture<Long> committed = entry.apply(data);
+        committed.whenComplete((index, failure) -> inFlight.decrementAndGet());
         for (int i = 0; i < merged.size(); i++) {
             relay(committed, merged.get(i).committed);
         }
@@ -184,14 +166,6 @@ final class BatchSubmitter implements AutoCloseable {
         return records;
     }
 
-    /**
-     * {@code handed}, completing once its permit is given back, so the submitting thread may make the next entry
-     * before the batches' waiters are told.
-     */
-    private CompletableFuture<Long> released(CompletableFuture<Long> handed) {
-        return handed.whenComplete((index, failure) -> uncommitted.release());
-    }
-
     private static void relay(CompletableFuture<Long> from, CompletableFuture<Long> to) {
         from.whenComplete((index, failure) -> {
             if (failure == null) {
@@ -207,6 +181,5 @@ final class BatchSubmitter implements AutoCloseable {
     @Override
     public void close() {
         queue.add(STOP);
-        uncommitted.release(); // a thread waiting for a permit sees the stop even if an entry never completes
     }
 }

@@ -99,7 +99,6 @@ public final class ReplicatedLog implements AutoCloseable {
         this.stateMachine = stateMachine;
         this.maxBatchBytes = maxBatchBytes;
         this.batches = new BatchSubmitter(BatchEntry.header(self.id()),
-                ReplicationConfiguration.ENTRIES_IN_FLIGHT,
                 entry -> submit(writeRequest(entry)).thenApply(this::committed), this::submitPieces,
                 () -> new NotActiveException("Replication member " + self.id() + " of group '" + membership.group()
                         + "' is closed: the batch was not appended.", null));
@@ -248,7 +247,7 @@ public final class ReplicatedLog implements AutoCloseable {
 
     /**
      * Appends one group-commit batch of journal records: in one Raft log entry with the batches appended while the
-     * previous entry was uncommitted ({@link BatchSubmitter}), or, above {@link ReplicationConfiguration#MAX_BATCH_BYTES}
+     * previous entry was handed to Ratis ({@link BatchSubmitter}), or, above {@link ReplicationConfiguration#MAX_BATCH_BYTES}
      * (a large message's record), alone in consecutive entries of pieces of it ({@link #submitPieces}). The future
      * completes with the (last) entry's log index once a majority has it on disk and this member has applied it, or
      * fails with {@link NotActiveException} when this member is not, or stops being, the active one, or at once with

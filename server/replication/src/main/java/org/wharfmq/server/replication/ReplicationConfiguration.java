@@ -100,17 +100,6 @@ public final class ReplicationConfiguration {
      */
     public static final int APPENDS_IN_FLIGHT = 1;
     /**
-     * Entries the active member keeps handed to Ratis and not yet committed: one. The journal's batches that arrive
-     * meanwhile wait on the submitting thread and go into one entry once it commits ({@link BatchSubmitter}): with
-     * {@link #APPENDS_IN_FLIGHT} one, a round carried the entries appended during the previous round anyway, each
-     * written, forced (the active member forced its log about once per entry), sent, committed and applied on its
-     * own; now the round carries one entry with all of them, so the Raft log's per-entry work and the active member's
-     * forces are paid once per round, whatever the number of confirmations in it (docs/performance-log.md,
-     * "Replicated queue manager: one entry in flight"). A confirmation still waits for its own entry's commit: a
-     * majority's forced Raft logs.
-     */
-    public static final int ENTRIES_IN_FLIGHT = 1;
-    /**
      * Whether the active member writes Ratis's log metadata entries ({@code raft.server.log.log-metadata.enabled},
      * Ratis's default true): after every commit, one more entry recording the commit index, so that a member restarted
      * without the others can apply what was committed before it hears from them. Off: each was one more append, and

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -17,39 +17,48 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The submitting thread keeps {@link ReplicationConfiguration#ENTRIES_IN_FLIGHT} entry uncommitted: the batches that
- * arrive meanwhile go into the next entry, in order, once it commits or fails; a batch too large for one entry goes
- * alone, in pieces.
+ * The submitting thread merges the batches that arrive while Ratis takes an entry into the next entry, in order,
+ * and sends a batch too large for one entry alone.
  */
 class BatchSubmitterTest {
 
     private static final ByteString HEADER = BatchEntry.header("a");
     private static final long WAIT_SECONDS = 30;
 
-    /** The entries handed to "Ratis", in order, and each one's future, which the test completes as the commit. */
+    /** The entries handed to "Ratis", in order, and each one's future. */
     private final BlockingQueue<ByteString> entries = new LinkedBlockingQueue<>();
     private final BlockingQueue<CompletableFuture<Long>> commits = new LinkedBlockingQueue<>();
     private final BlockingQueue<ByteBuffer> pieces = new LinkedBlockingQueue<>();
-    private final BlockingQueue<CompletableFuture<Long>> pieceCommits = new LinkedBlockingQueue<>();
-    private final BatchSubmitter submitter = new BatchSubmitter(HEADER, ReplicationConfiguration.ENTRIES_IN_FLIGHT,
-            entry -> {
-                CompletableFuture<Long> committed = new CompletableFuture<>();
-                commits.add(committed);
-                entries.add(entry);
-                return committed;
-            }, batch -> {
-                CompletableFuture<Long> committed = new CompletableFuture<>();
-                pieceCommits.add(committed);
-                pieces.add(batch);
-                return committed;
-            }, () -> new NotActiveException("closed", null));
+    /** Holds the first entry's hand-over, as Ratis's client executor does, until the test lets it go. */
+    private final CountDownLatch ratisTakesTheFirst = new CountDownLatch(1);
+    private final CountDownLatch firstHandedOver = new CountDownLatch(1);
+    private final BatchSubmitter submitter = new BatchSubmitter(HEADER, entry -> {
+        entries.add(entry);
+        firstHandedOver.countDown();
+        await(ratisTakesTheFirst);
+        CompletableFuture<Long> committed = new CompletableFuture<>();
+        commits.add(committed);
+        return committed;
+    }, batch -> {
+        pieces.add(batch);
+        return CompletableFuture.completedFuture(99L);
+    }, () -> new NotActiveException("closed", null));
 
     @AfterEach
     void close() {
+        ratisTakesTheFirst.countDown();
         submitter.close();
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(WAIT_SECONDS, TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static ByteBuffer records(String text) {
@@ -58,7 +67,6 @@ class BatchSubmitterTest {
     }
 
     private static String text(ByteString entry) {
-        assertNotNull(entry, "no entry handed over in time");
         ByteBuffer records = BatchEntry.records(entry);
         StringBuilder out = new StringBuilder();
         while (records.hasRemaining()) {
@@ -69,78 +77,53 @@ class BatchSubmitterTest {
         return out.toString().trim();
     }
 
-    private String nextEntry() throws InterruptedException {
-        return text(entries.poll(WAIT_SECONDS, TimeUnit.SECONDS));
-    }
-
-    private CompletableFuture<Long> nextCommit() throws InterruptedException {
-        CompletableFuture<Long> commit = commits.poll(WAIT_SECONDS, TimeUnit.SECONDS);
-        assertNotNull(commit, "no entry handed over in time");
-        return commit;
-    }
-
     @Test
-    void theBatchesAppendedWhileAnEntryIsUncommittedGoInTheNextOneInOrderOnceItCommits() throws Exception {
+    void theBatchesAppendedWhileRatisTakesAnEntryGoInTheNextOneInOrder() throws Exception {
         CompletableFuture<Long> first = submitter.submit(records("one"));
-        assertEquals("one", nextEntry());
-        CompletableFuture<Long> firstEntry = nextCommit();
+        assertTrue(firstHandedOver.await(WAIT_SECONDS, TimeUnit.SECONDS));
         CompletableFuture<Long> second = submitter.submit(records("two"));
         CompletableFuture<Long> third = submitter.submit(records("three"));
-        firstEntry.complete(7L);
-        assertEquals(7L, first.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        ratisTakesTheFirst.countDown();
 
-        assertEquals("two three", nextEntry(), "the batches that waited for the commit travel in one entry, in order");
-        assertFalse(second.isDone() || third.isDone(), "each batch is confirmed by its own entry's commit");
-        nextCommit().complete(8L);
+        assertEquals("one", text(entries.poll(WAIT_SECONDS, TimeUnit.SECONDS)));
+        assertEquals("two three", text(entries.poll(WAIT_SECONDS, TimeUnit.SECONDS)),
+                "both batches that waited travel in one entry, in the order appended");
+        CompletableFuture<Long> firstEntry = commits.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+        CompletableFuture<Long> secondEntry = commits.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertNotNull(secondEntry);
+        secondEntry.complete(8L);
         assertEquals(8L, second.get(WAIT_SECONDS, TimeUnit.SECONDS));
         assertEquals(8L, third.get(WAIT_SECONDS, TimeUnit.SECONDS));
-    }
-
-    @Test
-    void aFailedEntryFailsItsBatchesAndTheNextEntryGoesAll() throws Exception {
-        CompletableFuture<Long> first = submitter.submit(records("one"));
-        assertEquals("one", nextEntry());
-        CompletableFuture<Long> firstEntry = nextCommit();
-        CompletableFuture<Long> second = submitter.submit(records("two"));
-        firstEntry.completeExceptionally(new NotActiveException("not the leader", null));
-
-        ExecutionException failed = assertThrows(ExecutionException.class,
-                () -> first.get(WAIT_SECONDS, TimeUnit.SECONDS));
-        assertInstanceOf(NotActiveException.class, failed.getCause());
-        assertEquals("two", nextEntry(), "the failure gave the entry's place back");
-        nextCommit().complete(9L);
-        assertEquals(9L, second.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertFalse(first.isDone(), "each batch is confirmed by its own entry's commit");
+        firstEntry.complete(7L);
+        assertEquals(7L, first.get(WAIT_SECONDS, TimeUnit.SECONDS));
     }
 
     @Test
     void aBatchLargerThanAnEntryGoesAloneInPiecesBetweenTheOthers() throws Exception {
         submitter.submit(records("one"));
-        assertEquals("one", nextEntry());
-        CompletableFuture<Long> firstEntry = nextCommit();
+        assertTrue(firstHandedOver.await(WAIT_SECONDS, TimeUnit.SECONDS));
         CompletableFuture<Long> before = submitter.submit(records("two"));
         ByteBuffer large = ByteBuffer.allocate(ReplicationConfiguration.MAX_BATCH_BYTES + 1);
         CompletableFuture<Long> inPieces = submitter.submit(large);
         CompletableFuture<Long> after = submitter.submit(records("three"));
-        firstEntry.complete(1L);
+        ratisTakesTheFirst.countDown();
 
-        assertEquals("two", nextEntry(), "not merged with what follows it");
-        nextCommit().complete(2L);
-        ByteBuffer handed = pieces.poll(WAIT_SECONDS, TimeUnit.SECONDS);
-        assertNotNull(handed);
-        assertEquals(large.capacity(), handed.remaining());
-        pieceCommits.poll(WAIT_SECONDS, TimeUnit.SECONDS).complete(99L);
+        assertEquals("one", text(entries.poll(WAIT_SECONDS, TimeUnit.SECONDS)));
+        assertEquals("two", text(entries.poll(WAIT_SECONDS, TimeUnit.SECONDS)), "not merged with what follows it");
+        assertEquals(large.capacity(), pieces.poll(WAIT_SECONDS, TimeUnit.SECONDS).remaining());
         assertEquals(99L, inPieces.get(WAIT_SECONDS, TimeUnit.SECONDS));
-        assertEquals("three", nextEntry());
-        assertEquals(2L, before.get(WAIT_SECONDS, TimeUnit.SECONDS));
-        assertFalse(after.isDone());
+        assertEquals("three", text(entries.poll(WAIT_SECONDS, TimeUnit.SECONDS)));
+        assertFalse(before.isDone() || after.isDone());
     }
 
     @Test
     void aBatchAfterTheCloseFailsNamingIt() throws Exception {
+        ratisTakesTheFirst.countDown();
         submitter.close();
         CompletableFuture<Long> late = submitter.submit(records("late"));
-        ExecutionException failed = assertThrows(ExecutionException.class,
-                () -> late.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, () -> late.get(WAIT_SECONDS, TimeUnit.SECONDS));
         assertInstanceOf(NotActiveException.class, failed.getCause());
         assertEquals(List.of(), List.copyOf(entries));
     }
