@@ -44,64 +44,70 @@ class FanOutWindowTest {
     void aPublisherToFourSubscriptionsGetsBackAQuarterOfItsWindowUntilItSendsToAQueue() throws Exception {
         try (FrameClient subscriber = FrameClient.connect(server.server());
              FrameClient publisher = FrameClient.connect(server.server())) {
-            Published p = publishAWindow(subscriber, publisher, TOPIC, 1000);
+            subscriber.createSession(1, false);
+            for (int c = 1; c <= SUBSCRIPTIONS; c++) {
+                int consumerId = c;
+                subscriber.request(id -> new Frame.CreateConsumer(id, 1, consumerId, WireDestination.topic(TOPIC), null,
+                        1000, 0, null));
+            }
+            publisher.createSession(1, false);
+            assertEquals(WINDOW, publisher.producerCredit().bytes(), "the session's first window");
+
+            WireMessage publication = TestMessages.text("unused", "p".repeat(1000));
+            publication.destination = WireDestination.topic(TOPIC);
+            int length = TestMessages.encode(publication).readableBytes();
+            int count = WINDOW / length + 1; // the whole window, as a publisher faster than the server spends it
+            for (int i = 0; i < count; i++) {
+                publisher.sendMessageAsync(1, publication);
+            }
+            publisher.createSession(2, false); // answered after the SENDs before it are handled, their credit written
+            long sent = (long) count * length;
+            long returned = returnedTo(publisher, 1);
             long kept = WINDOW - NARROWED;
-            assertTrue(p.returned <= p.sent - kept, p + ": the server keeps " + kept);
-            assertTrue(p.returned > p.sent - kept - NARROWED / 2 - p.length, p
+            assertTrue(returned <= sent - kept, "returned " + returned + " of " + sent + ": the server keeps " + kept);
+            assertTrue(returned > sent - kept - NARROWED / 2 - length, "returned " + returned + " of " + sent
                     + ": the rest comes back in batches of half the narrowed window");
+            subscriber.deliveries(count * SUBSCRIPTIONS); // every publication reached every subscription
 
             WireMessage toQueue = TestMessages.text("FAN.QUEUE", "q");
             publisher.sendMessage(1, toQueue); // one destination: the whole window again
-            long total = p.returned + returnedTo(publisher, 1);
-            assertEquals(p.sent + TestMessages.encode(toQueue).readableBytes(), total,
+            long total = returned + returnedTo(publisher, 1);
+            assertEquals(sent + TestMessages.encode(toQueue).readableBytes(), total,
                     "everything the session sent is returned once it sends to a queue");
         }
     }
 
     @Test
     void theWindowIsNeverNarrowedBelowTwoPublications() throws Exception {
+        String topic = TOPIC + "/large";
         try (FrameClient subscriber = FrameClient.connect(server.server());
              FrameClient publisher = FrameClient.connect(server.server())) {
+            subscriber.createSession(1, false);
+            for (int c = 1; c <= SUBSCRIPTIONS; c++) {
+                int consumerId = c;
+                subscriber.request(id -> new Frame.CreateConsumer(id, 1, consumerId, WireDestination.topic(topic), null,
+                        1000, 0, null));
+            }
+            publisher.createSession(1, false);
+            assertEquals(WINDOW, publisher.producerCredit().bytes(), "the session's first window");
+
             // 20 KB publications: a quarter of the window (16 KiB) would not hold one, so the window is two of them
-            Published p = publishAWindow(subscriber, publisher, TOPIC + "/large", 20_000);
-            long kept = WINDOW - 2L * p.length;
-            assertTrue(p.returned <= p.sent - kept, p + ": the server keeps " + kept);
-            assertTrue(p.returned > p.sent - kept - p.length, p + ": the server keeps no more than the window less"
-                    + " two publications, " + kept);
+            WireMessage publication = TestMessages.text("unused", "p".repeat(20_000));
+            publication.destination = WireDestination.topic(topic);
+            int length = TestMessages.encode(publication).readableBytes();
+            int count = WINDOW / length + 1;
+            for (int i = 0; i < count; i++) {
+                publisher.sendMessageAsync(1, publication);
+            }
+            publisher.createSession(2, false); // answered after the SENDs before it are handled, their credit written
+            long sent = (long) count * length;
+            long returned = returnedTo(publisher, 1);
+            long kept = WINDOW - 2L * length;
+            assertTrue(returned <= sent - kept, "returned " + returned + " of " + sent + ": the server keeps " + kept);
+            assertTrue(returned > sent - kept - length, "returned " + returned + " of " + sent + ": the server keeps"
+                    + " no more than the window less two publications, " + kept);
+            subscriber.deliveries(count * SUBSCRIPTIONS);
         }
-    }
-
-    /** What {@link #publishAWindow} sent and got back: bytes sent, bytes of credit returned, one publication's length. */
-    private record Published(long sent, long returned, int length) {
-    }
-
-    /**
-     * Subscribes {@value #SUBSCRIPTIONS} consumers of {@code subscriber} to {@code topic}, then publishes on session 1
-     * of {@code publisher} a whole window and one more of publications of {@code chars} characters, as a publisher
-     * faster than the server spends it, and waits until every subscription got every one.
-     */
-    private static Published publishAWindow(FrameClient subscriber, FrameClient publisher, String topic, int chars)
-            throws Exception {
-        subscriber.createSession(1, false);
-        for (int c = 1; c <= SUBSCRIPTIONS; c++) {
-            int consumerId = c;
-            subscriber.request(id -> new Frame.CreateConsumer(id, 1, consumerId, WireDestination.topic(topic), null,
-                    1000, 0, null));
-        }
-        publisher.createSession(1, false);
-        assertEquals(WINDOW, publisher.producerCredit().bytes(), "the session's first window");
-
-        WireMessage publication = TestMessages.text("unused", "p".repeat(chars));
-        publication.destination = WireDestination.topic(topic);
-        int length = TestMessages.encode(publication).readableBytes();
-        int count = WINDOW / length + 1;
-        for (int i = 0; i < count; i++) {
-            publisher.sendMessageAsync(1, publication);
-        }
-        publisher.createSession(2, false); // answered after the SENDs before it are handled, their credit written
-        Published published = new Published((long) count * length, returnedTo(publisher, 1), length);
-        subscriber.deliveries(count * SUBSCRIPTIONS); // every publication reached every subscription
-        return published;
     }
 
     /** The credit returned so far to session {@code sessionId}, beyond its first window (taken already). */

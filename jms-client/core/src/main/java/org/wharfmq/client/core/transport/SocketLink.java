@@ -221,24 +221,26 @@ final class SocketLink implements FrameLink {
 
     @Override
     public void writeSoon(Frame frame) {
-        queue(frame, true);
-    }
-
-    @Override
-    public void writeLater(Frame frame) {
-        queue(frame, false);
-    }
-
-    /** Queues {@code frame} for the next write, or the timer's; {@code flushed}: a {@link #flush} sends it too. */
-    private void queue(Frame frame, boolean flushed) {
         if (soonBytes.overLimitWith(frame)) {
             write(frame);
             return;
         }
         waiting.offer(frame);
-        if (flushed) {
-            flushWanted = true;
+        flushWanted = true;
+        armTimedFlush();
+    }
+
+    @Override
+    public void writeLater(Frame frame) {
+        if (soonBytes.overLimitWith(frame)) {
+            write(frame);
+            return;
         }
+        waiting.offer(frame);
+        armTimedFlush();
+    }
+
+    private void armTimedFlush() {
         if (flushArmed.compareAndSet(false, true)) {
             LinkTimer.schedule(timedFlush, ClientConfiguration.PIGGYBACK_MILLIS);
         }

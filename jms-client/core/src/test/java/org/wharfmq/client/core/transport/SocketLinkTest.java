@@ -5,7 +5,6 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.function.Executable;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
@@ -194,8 +193,13 @@ class SocketLinkTest {
     }
 
     @Test
-    void aFlushBeforeAWaitLeavesLaterAcknowledgementsForTheNextWrite() throws Throwable {
-        withTheTimerHeld(this::flushesLeaveLaterAcknowledgements);
+    void aFlushBeforeAWaitLeavesLaterAcknowledgementsForTheNextWrite() throws Exception {
+        CountDownLatch timerHeld = holdTheTimer(); // no timed write meanwhile, however slow this thread runs
+        try {
+            flushesLeaveLaterAcknowledgements();
+        } finally {
+            timerHeld.countDown();
+        }
     }
 
     private void flushesLeaveLaterAcknowledgements() throws Exception {
@@ -213,8 +217,13 @@ class SocketLinkTest {
     }
 
     @Test
-    void consecutiveAcknowledgementsLeaveAsEachConsumersLastInItsFirstPlaceAndNoneCrossesAnotherFrame() throws Throwable {
-        withTheTimerHeld(this::acknowledgementsMerged);
+    void consecutiveAcknowledgementsLeaveAsEachConsumersLastInItsFirstPlaceAndNoneCrossesAnotherFrame() throws Exception {
+        CountDownLatch timerHeld = holdTheTimer();
+        try {
+            acknowledgementsMerged();
+        } finally {
+            timerHeld.countDown();
+        }
     }
 
     private void acknowledgementsMerged() throws Exception {
@@ -243,23 +252,16 @@ class SocketLinkTest {
         assertEquals(ack(0, 1, 3, 9), readFrame());
     }
 
-    /**
-     * Runs {@code body} while the links' one timer thread is kept busy: no timed flush runs meanwhile, however slowly
-     * the test's thread runs on a loaded machine.
-     */
-    private static void withTheTimerHeld(Executable body) throws Throwable {
+    /** Occupies the links' one timer thread until the latch returned is counted down: no timed flush runs. */
+    private static CountDownLatch holdTheTimer() throws InterruptedException {
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch running = new CountDownLatch(1);
         LinkTimer.execute(() -> {
             running.countDown();
             await(held);
         });
-        try {
-            assertTrue(running.await(10, TimeUnit.SECONDS), "the timer thread took the task");
-            body.execute();
-        } finally {
-            held.countDown();
-        }
+        assertTrue(running.await(10, TimeUnit.SECONDS), "the timer thread took the task");
+        return held;
     }
 
     private static Frame.Ack ack(int requestId, int sessionId, int consumerId, long deliveryId) {
