@@ -80,9 +80,8 @@ public final class ClientConfiguration {
     // ---- the transport: fixed ----
 
     /**
-     * Longest a frame written with {@code writeSoon} or {@code writeLater} (an AUTO_ACKNOWLEDGE acknowledgement)
-     * waits for another frame to carry it: {@value} ms. A responder's acknowledgement then rides with its reply, one
-     * packet for both; a subscriber's go in one write with the others of its connection.
+     * Longest a frame written with {@code writeSoon} (an AUTO_ACKNOWLEDGE acknowledgement) waits for another frame
+     * to carry it: {@value} ms. A responder's acknowledgement then rides with its reply, one packet for both.
      */
     public static final long PIGGYBACK_MILLIS = 20;
 

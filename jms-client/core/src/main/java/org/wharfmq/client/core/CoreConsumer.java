@@ -331,7 +331,7 @@ public final class CoreConsumer implements DeliveryTarget {
             if (timeoutNanos >= 0 && remaining <= 0) {
                 return null;
             }
-            connection.flushSoonFrames();   // a frame the wait may need (this consumer's opening) goes now; acks wait
+            connection.flushSoonFrames();   // an acknowledgement waiting for a ride should not wait for this one
             if (!arrival.await(remaining) && Thread.currentThread().isInterrupted()) {
                 return null;
             }

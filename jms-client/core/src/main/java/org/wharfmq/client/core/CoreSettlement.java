@@ -16,10 +16,9 @@ import java.util.function.IntFunction;
  * answered; a count that tells a handler's acknowledgement a rollback overtook it).
  *
  * <p>The protocol ({@code docs/protocol.md}, "Acknowledging"): {@link #AUTO_ACKNOWLEDGE} sends an ACK per message (no
- * answer, riding with the connection's next frame, within 20 ms; the socket link merges a consumer's waiting ones),
- * {@link #DUPS_OK_ACKNOWLEDGE} batches them, {@link #CLIENT_ACKNOWLEDGE} and transactions list, per consumer, the
- * last delivery id the user got ({@link CoreConsumer#unacknowledged()}), which {@link #acknowledge}, {@link #commit}
- * and {@link #rollback} send. The modes are the protocol's (CREATE_SESSION),
+ * answer, riding with the next frame), {@link #DUPS_OK_ACKNOWLEDGE} batches them, {@link #CLIENT_ACKNOWLEDGE} and
+ * transactions list, per consumer, the last delivery id the user got ({@link CoreConsumer#unacknowledged()}), which
+ * {@link #acknowledge}, {@link #commit} and {@link #rollback} send. The modes are the protocol's (CREATE_SESSION),
  * which are the JMS session modes.
  *
  * <p>Across a reconnection ({@code docs/resilience.md}): the session's {@link DeliveryLedger} says which message it
@@ -183,14 +182,10 @@ public final class CoreSettlement {
         }
     }
 
-    /**
-     * An ACK nobody waits for: it leaves with the connection's next frame, or within {@value
-     * ClientConfiguration#PIGGYBACK_MILLIS} ms, not with the flush before the receive's next wait
-     * ({@link ConnectedLink#writeLater}).
-     */
+    /** An ACK nobody waits for: it leaves with the user's next frame (or within milliseconds). */
     private void acknowledgeSoon(CoreConsumer consumer, long deliveryId) {
         ConnectedLink on = consumer.takenLink();
-        on.writeLater(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+        on.writeSoon(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
     }
 
     /**

@@ -33,20 +33,7 @@ public interface FrameLink {
     void writeSoon(Frame frame);
 
     /**
-     * {@link #writeSoon} for a frame no wait of this client ever needs sent first: the acknowledgement of an
-     * AUTO_ACKNOWLEDGE receive. It leaves with the next frame written or at the latest
-     * {@value ClientConfiguration#PIGGYBACK_MILLIS} ms later; order with every other frame is kept. The TCP link
-     * ({@link SocketLink}) does not send it on a {@link #flush} alone, so a subscriber that wakes for a few messages
-     * and sleeps again does not write its acknowledgements at each sleep (a system call, and a read for the server,
-     * per wake-up), and merges a consumer's waiting ones ({@link AckRun}); by default it is {@link #writeSoon}.
-     */
-    default void writeLater(Frame frame) {
-        writeSoon(frame);
-    }
-
-    /**
-     * Sends what {@link #writeSoon} left waiting (and with it what {@link #writeLater} did): called when the
-     * application is about to block. Never blocks: if
+     * Sends what {@link #writeSoon} left waiting: called when the application is about to block. Never blocks: if
      * another thread is writing, the frames leave with it or, soon after, from another thread.
      */
     void flush();

@@ -127,14 +127,6 @@ final class SocketLink implements FrameLink {
     /** The bytes of the next write, on the heap; owned by the holder of {@link #writeLock}. */
     private ByteBuf staged = Unpooled.buffer(STAGED_BUFFER);
     private final AtomicBoolean flushArmed = new AtomicBoolean();
-    /**
-     * Whether a frame of {@link #writeSoon} may be waiting, which a {@link #flush} must send; those of
-     * {@link #writeLater} alone leave it false. Set after the frame is queued, cleared by a writer before it takes
-     * the waiting frames, so a frame it does not take leaves it set.
-     */
-    private volatile boolean flushWanted;
-    /** Merges the waiting AUTO_ACKNOWLEDGE acknowledgements; owned by the holder of {@link #writeLock}. */
-    private final AckRun ackRun = new AckRun();
     private final SoonBytes soonBytes = new SoonBytes();
     private final Runnable timedFlush = () -> {
         flushArmed.set(false);
@@ -226,21 +218,6 @@ final class SocketLink implements FrameLink {
             return;
         }
         waiting.offer(frame);
-        flushWanted = true;
-        armTimedFlush();
-    }
-
-    @Override
-    public void writeLater(Frame frame) {
-        if (soonBytes.overLimitWith(frame)) {
-            write(frame);
-            return;
-        }
-        waiting.offer(frame);
-        armTimedFlush();
-    }
-
-    private void armTimedFlush() {
         if (flushArmed.compareAndSet(false, true)) {
             LinkTimer.schedule(timedFlush, ClientConfiguration.PIGGYBACK_MILLIS);
         }
@@ -248,17 +225,13 @@ final class SocketLink implements FrameLink {
 
     /**
      * Writes the waiting frames unless another thread is writing, which then writes them when it lets go of the
-     * lock; never blocks; does nothing when only {@link #writeLater}'s acknowledgements wait. Twenty-five
-     * subscribers sharing a connection used to queue for its lock to write an acknowledgement each as they went back
-     * to wait: at 1000 subscribers a quarter of their JVM's CPU went on that lock; and then wrote them, a system call
-     * (and a read for the server) per subscriber's wake-up. A request/reply client seldom gets here with anything
-     * waiting: its acknowledgement leaves with its next request or reply.
+     * lock; never blocks. Twenty-five subscribers sharing a connection used to queue for its lock to write an
+     * acknowledgement each as they went back to wait: at 1000 subscribers a quarter of their JVM's CPU went on
+     * that lock. A request/reply client seldom gets here with anything waiting: its acknowledgement leaves with its
+     * next request or reply.
      */
     @Override
     public void flush() {
-        if (!flushWanted) {
-            return;
-        }
         if (isVirtual(Thread.currentThread())) {
             if (!waiting.isEmpty()) {
                 onPlatformThread(this::writeWaitingWhileFree);
@@ -339,8 +312,7 @@ final class SocketLink implements FrameLink {
 
     /**
      * Writes the waiting frames, then {@code frame} (if not null): in one system call, unless a message larger than
-     * {@value ClientConfiguration#COPY_LIMIT_BYTES} bytes is among them; of consecutive AUTO_ACKNOWLEDGE
-     * acknowledgements, each consumer's last ({@link AckRun}). Releases every message buffer.
+     * {@value ClientConfiguration#COPY_LIMIT_BYTES} bytes is among them. Releases every message buffer.
      */
     private void writeLocked(Frame frame) {
         if (frame != null) {
@@ -348,34 +320,19 @@ final class SocketLink implements FrameLink {
         }
         try {
             soonBytes.sending();
-            flushWanted = false;
             for (Frame next; (next = waiting.poll()) != null; ) {
-                if (!ackRun.offer(next)) {
-                    stageAckRun();
-                    if (!ackRun.offer(next)) {
-                        stage(next);
-                    }
-                }
+                stage(next);
             }
-            stageAckRun();
             writeStaged();
         } catch (IOException | RuntimeException e) {
             failed(e);
             releaseWaiting();
         } finally {
-            ackRun.clear();
             if (staged.capacity() > 4 * COPY_LIMIT) {
                 staged = Unpooled.buffer(STAGED_BUFFER);
             }
             staged.clear();
         }
-    }
-
-    private void stageAckRun() throws IOException {
-        for (int i = 0; i < ackRun.size(); i++) {
-            stage(ackRun.get(i));
-        }
-        ackRun.clear();
     }
 
     /** Appends {@code frame} to the staged bytes, or writes them and then its large message; releases its message. */
