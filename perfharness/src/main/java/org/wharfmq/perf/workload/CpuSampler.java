@@ -21,6 +21,8 @@ final class CpuSampler implements AutoCloseable {
     private final List<Long> jvms;
     /** Per JVM, which of its thread ids are JIT compiler threads (sampler thread only). */
     private final Map<Long, Map<String, Boolean>> compilerThreads = new HashMap<>();
+    /** Per JVM, its compiler threads' CPU so far (sampler thread only). */
+    private final Map<Long, JitCounter> jitSoFar = new HashMap<>();
     private final List<Sample> samples = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
@@ -47,7 +49,9 @@ final class CpuSampler implements AutoCloseable {
             double jit = 0;
             double all = 0;
             for (long jvm : jvms) {
-                jit += ProcCpu.jitSeconds(jvm, compilerThreads.computeIfAbsent(jvm, k -> new HashMap<>()));
+                Map<String, Boolean> compilers = compilerThreads.computeIfAbsent(jvm, k -> new HashMap<>());
+                JitCounter counter = jitSoFar.computeIfAbsent(jvm, k -> new JitCounter());
+                jit += counter.update(ProcCpu.jitSeconds(jvm, compilers));
                 all += ProcCpu.cpuSeconds(jvm);
             }
             synchronized (samples) {
@@ -91,5 +95,25 @@ final class CpuSampler implements AutoCloseable {
     public void close() {
         running = false;
         thread.interrupt();
+    }
+
+    /**
+     * One JVM's JIT compiler CPU seconds so far, which never falls: HotSpot stops the compiler threads it no longer
+     * needs, and a stopped thread's time leaves /proc with it, so the sum over the live ones can drop between two
+     * samples; each sample adds only what that sum grew by (a thread's last moments before it stopped are missed).
+     */
+    static final class JitCounter {
+        private double lastLive = Double.NaN;
+        private double total;
+
+        /** @param liveThreads the live compiler threads' CPU seconds now, or NaN when /proc cannot tell */
+        double update(double liveThreads) {
+            if (Double.isNaN(liveThreads)) {
+                return Double.NaN;
+            }
+            total += Double.isNaN(lastLive) ? liveThreads : Math.max(0, liveThreads - lastLive);
+            lastLive = liveThreads;
+            return total;
+        }
     }
 }
