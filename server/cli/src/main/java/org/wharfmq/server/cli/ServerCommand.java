@@ -105,8 +105,7 @@ final class ServerCommand implements Callable<Integer> {
         }
         if (member != null) {
             // a member of a replicated queue manager: replica, active, replica again, until the process is stopped
-            ConfigurationFile loaded = file;
-            return new MemberRun(loaded, config, users, member, elected -> startQueueManager(loaded, config, users,
+            return new MemberRun(file, config, users, member, elected -> startQueueManager(file, config, users,
                     elected), configName()).run();
         }
         WharfServer server;
