@@ -80,8 +80,10 @@ public final class ClientConfiguration {
     // ---- the transport: fixed ----
 
     /**
-     * Longest a frame written with {@code writeSoon} (an AUTO_ACKNOWLEDGE acknowledgement) waits for another frame
-     * to carry it: {@value} ms. A responder's acknowledgement then rides with its reply, one packet for both.
+     * Longest a frame written with {@code writeSoon} or {@code writeLater} (an AUTO_ACKNOWLEDGE acknowledgement) waits
+     * for another frame to carry it: {@value} ms. A responder's acknowledgement then rides with its reply, one packet
+     * for both; a subscriber's leaves before its session's next message at the latest, with those of the others of
+     * its connection.
      */
     public static final long PIGGYBACK_MILLIS = 20;
 

@@ -49,6 +49,16 @@ public record ConnectedLink(int generation, FrameLink link, BrokerAddress addres
         link.writeSoon(frame);
     }
 
+    /** {@link FrameLink#writeLater} on this link. */
+    public void writeLater(Frame frame) {
+        link.writeLater(frame);
+    }
+
+    /** {@link FrameLink#writeQueued} on this link. */
+    public void writeQueued() {
+        link.writeQueued();
+    }
+
     /** The exception that says the link was lost and the connection is being made again. */
     public static LinkLostException reconnecting(ConnectedLink lost) {
         return new LinkLostException("The connection to Wharf at " + lost.address() + " was lost before the server"

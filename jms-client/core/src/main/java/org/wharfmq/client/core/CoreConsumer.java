@@ -331,7 +331,7 @@ public final class CoreConsumer implements DeliveryTarget {
             if (timeoutNanos >= 0 && remaining <= 0) {
                 return null;
             }
-            connection.flushSoonFrames();   // an acknowledgement waiting for a ride should not wait for this one
+            connection.flushSoonFrames();   // a frame the wait may need (this consumer's opening) goes now; acks wait
             if (!arrival.await(remaining) && Thread.currentThread().isInterrupted()) {
                 return null;
             }
@@ -419,12 +419,14 @@ public final class CoreConsumer implements DeliveryTarget {
         while (true) {
             Frame.Deliver d = noWait ? takeNow() : take(timeoutNanos < 0 ? -1 : Math.max(0, deadline - System.nanoTime()));
             if (d == null) {
+                settlement.writeQueuedAcknowledgement();
                 return null;
             }
             M message = consume(d, decoder);
             handedOut = d.deliveryId();
             if (message != null) {
                 handOut(message, decoder);
+                settlement.writeQueuedAcknowledgement(); // the one before's: in the socket before this one is the user's
                 return message;
             }
             received();

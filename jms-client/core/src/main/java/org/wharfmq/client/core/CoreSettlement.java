@@ -16,7 +16,8 @@ import java.util.function.IntFunction;
  * answered; a count that tells a handler's acknowledgement a rollback overtook it).
  *
  * <p>The protocol ({@code docs/protocol.md}, "Acknowledging"): {@link #AUTO_ACKNOWLEDGE} sends an ACK per message (no
- * answer, riding with the next frame), {@link #DUPS_OK_ACKNOWLEDGE} batches them, {@link #CLIENT_ACKNOWLEDGE} and
+ * answer, riding with the connection's next frame, and written at the latest before the session's next message is
+ * handed out: {@link #writeQueuedAcknowledgement}), {@link #DUPS_OK_ACKNOWLEDGE} batches them, {@link #CLIENT_ACKNOWLEDGE} and
  * transactions list, per consumer, the last delivery id the user got ({@link CoreConsumer#unacknowledged()}), which
  * {@link #acknowledge}, {@link #commit} and {@link #rollback} send. The modes are the protocol's (CREATE_SESSION),
  * which are the JMS session modes.
@@ -66,6 +67,11 @@ public final class CoreSettlement {
      */
     private int workGeneration;
     private boolean workLost;
+    /**
+     * The link of the last AUTO_ACKNOWLEDGE acknowledgement, queued and perhaps not yet written, or null; the
+     * session's thread.
+     */
+    private ConnectedLink acknowledgementQueuedOn;
     /** An XA session between its XA_START and XA_END: consumption is the branch's. */
     private volatile boolean inBranch;
 
@@ -182,10 +188,33 @@ public final class CoreSettlement {
         }
     }
 
-    /** An ACK nobody waits for: it leaves with the user's next frame (or within milliseconds). */
+    /**
+     * An ACK nobody waits for: it leaves with the connection's next frame, within {@value
+     * ClientConfiguration#PIGGYBACK_MILLIS} ms, or before the session's next message
+     * ({@link #writeQueuedAcknowledgement}), whichever comes first; not when the receive goes back to wait
+     * ({@link ConnectedLink#writeLater}).
+     */
     private void acknowledgeSoon(CoreConsumer consumer, long deliveryId) {
         ConnectedLink on = consumer.takenLink();
-        on.writeSoon(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+        on.writeLater(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
+        acknowledgementQueuedOn = on;
+    }
+
+    /**
+     * Called before the user gets a message (and when a receive returns none): the acknowledgement of the message
+     * before, if still queued, is written to the socket now, by this thread or by the one that took it. So a crash of
+     * this process (the server then takes back what was not acknowledged) delivers again at most the last message
+     * handed out, the one AUTO_ACKNOWLEDGE allows (JMS 2.0 section 6.2.10), and no acknowledgement is written when
+     * the receive goes back to wait: the subscribers of a connection woken one after another write theirs together,
+     * the first to hand out a message writing what the others queued. A system call only when no other thread wrote
+     * it already.
+     */
+    void writeQueuedAcknowledgement() {
+        ConnectedLink on = acknowledgementQueuedOn;
+        if (on != null) {
+            acknowledgementQueuedOn = null;
+            on.writeQueued();
+        }
     }
 
     /**

@@ -113,6 +113,10 @@ public final class BrokerSession {
     private final CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
     /** The credit of the session's producers: returned as SENDs are handled, held back for destinations over budget. */
     private final ProducerWindow producers;
+    /** ACKs whose journal records are not yet durable, and what waits for them: {@link #afterAcknowledgementsRecorded}. */
+    private final PendingRecords acknowledgements = new PendingRecords();
+    /** The messages an ACK takes off their queues, one list for every ACK (none is kept past its handling). */
+    private final List<QueuedMessage> acknowledging = new ArrayList<>();
 
     /**
      * @param id               the id the client chose
@@ -650,21 +654,38 @@ public final class BrokerSession {
                     + ": its XA_END hands what it consumed to the branch, not ACK." : " is transacted: COMMIT settles what"
                     + " it consumed, not ACK."));
         }
-        List<QueuedMessage> acknowledged = takeConsumed(consumed, false);
-        if (!persistence.storesAny(acknowledged)) {
-            acknowledged(acknowledged);
-            replies.ok(requestId);
-            return;
-        }
-        // the queue forgets the messages at once (after a crash before the record is durable they come back, which
-        // an unanswered ACK allows); only the answer waits for the record, which needs just queue and sequence
-        acknowledged(acknowledged);
-        persistence.remove(acknowledged, failure -> onEventLoop(() -> {
-            if (failure != null) {
-                LOG.log(System.Logger.Level.WARNING, "Could not record acknowledgement in session " + id + ": " + failure);
+        List<QueuedMessage> acknowledged = takeConsumed(consumed, false, acknowledging);
+        try {
+            if (!persistence.storesAny(acknowledged)) {
+                acknowledged(acknowledged);
+                replies.ok(requestId);
+                return;
             }
-            replies.ok(requestId);
-        }));
+            // the queue forgets the messages at once (after a crash before the record is durable they come back,
+            // which an unanswered ACK allows); only the answer waits for the record, which needs just queue and
+            // sequence (the store copies what it records of the list)
+            acknowledged(acknowledged);
+            acknowledgements.started();
+            persistence.remove(acknowledged, failure -> onEventLoop(() -> {
+                if (failure != null) {
+                    LOG.log(System.Logger.Level.WARNING, "Could not record acknowledgement in session " + id + ": "
+                            + failure);
+                }
+                replies.ok(requestId);
+                acknowledgements.recorded();
+            }));
+        } finally {
+            acknowledging.clear();
+        }
+    }
+
+    /**
+     * Runs {@code then} (on the event loop) once the journal records of every ACK handled so far are durable: at once
+     * when none is pending. An AUTO_ACKNOWLEDGE ACK is not answered, so the answer to the session's or connection's
+     * close is the client's one sign that its acknowledgements survive a crash of the server.
+     */
+    public void afterAcknowledgementsRecorded(Runnable then) {
+        acknowledgements.whenRecorded(then);
     }
 
     /**
@@ -675,7 +696,7 @@ public final class BrokerSession {
      */
     public void commit(int requestId, List<Frame.Consumed> consumed) {
         requireTransacted("COMMIT");
-        commitTaking(requestId, takeConsumed(consumed, transaction.rollbackOnlyCause() != null));
+        commitTaking(requestId, takeConsumed(consumed, transaction.rollbackOnlyCause() != null, new ArrayList<>()));
     }
 
     /**
@@ -794,8 +815,8 @@ public final class BrokerSession {
         producers.close();
         if (transaction != null) {
             transaction.rollback(failure -> replies.ok(requestId));
-        } else {
-            replies.ok(requestId);
+        } else if (requestId != 0) {
+            afterAcknowledgementsRecorded(() -> replies.ok(requestId));
         }
     }
 
@@ -845,15 +866,18 @@ public final class BrokerSession {
         Transaction association = transaction;
         branch = null;
         transaction = null;
-        xaBranches.end(ending, association, flags, takeConsumed(consumed, false));
+        xaBranches.end(ending, association, flags, takeConsumed(consumed, false, new ArrayList<>()));
         replies.ok(requestId);
     }
 
     // ---- helpers ----
 
-    /** Removes consumed deliveries (up to the listed ids, plus all held by closed consumers) from the session. */
-    private List<QueuedMessage> takeConsumed(List<Frame.Consumed> consumed, boolean countRedelivery) {
-        List<QueuedMessage> taken = new ArrayList<>();
+    /**
+     * Removes consumed deliveries (up to the listed ids, plus all held by closed consumers) from the session, into
+     * {@code taken}, which it returns.
+     */
+    private List<QueuedMessage> takeConsumed(List<Frame.Consumed> consumed, boolean countRedelivery,
+                                             List<QueuedMessage> taken) {
         lock.lock();
         try {
             for (int i = 0; i < consumed.size(); i++) {
@@ -863,8 +887,8 @@ public final class BrokerSession {
                     consumer.settleUpTo(c.lastDeliveryId(), countRedelivery, taken);
                 }
             }
-            for (ServerConsumer consumer : retired) {
-                consumer.settleUpTo(Long.MAX_VALUE, countRedelivery, taken);
+            for (int i = 0; i < retired.size(); i++) {
+                retired.get(i).settleUpTo(Long.MAX_VALUE, countRedelivery, taken);
             }
         } finally {
             lock.unlock();

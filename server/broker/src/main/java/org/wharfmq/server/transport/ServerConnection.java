@@ -186,8 +186,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
 
     @Override
     public void onClose(Frame.Close f) {
+        List<BrokerSession> closing = new ArrayList<>(sessions.values());
         releaseAll(false);
-        replies.ok(f.requestId());
+        // answered once the acknowledgements read before it are in the journal: the client's close is its barrier
+        Runnable answer = () -> replies.ok(f.requestId());
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            BrokerSession session = closing.get(i);
+            Runnable next = answer;
+            answer = () -> session.afterAcknowledgementsRecorded(next);
+        }
+        answer.run();
     }
 
     @Override

@@ -33,10 +33,35 @@ public interface FrameLink {
     void writeSoon(Frame frame);
 
     /**
-     * Sends what {@link #writeSoon} left waiting: called when the application is about to block. Never blocks: if
-     * another thread is writing, the frames leave with it or, soon after, from another thread.
+     * {@link #writeSoon} for the acknowledgement of an AUTO_ACKNOWLEDGE receive, which no wait of this client needs
+     * sent first: it leaves with the next frame written, with {@link #writeQueued}, or at the latest
+     * {@value ClientConfiguration#PIGGYBACK_MILLIS} ms later, but not with a {@link #flush} alone; order with every
+     * other frame is kept. The session calls {@link #writeQueued} before it hands the user the next message, so that
+     * a crash of this process delivers again at most the last message handed out (JMS 2.0 section 6.2.10), while the
+     * acknowledgements of the subscribers of a connection that wake for a message and sleep again leave together
+     * in one write rather than in one each. By default {@link #writeSoon}.
+     */
+    default void writeLater(Frame frame) {
+        writeSoon(frame);
+    }
+
+    /**
+     * Sends what {@link #writeSoon} left waiting (not what {@link #writeLater} did, unless with it): called when the
+     * application is about to block. Never blocks: if another thread is writing, the frames leave with it or, soon
+     * after, from another thread.
      */
     void flush();
+
+    /**
+     * Returns once every frame this thread queued before ({@link #writeSoon}, {@link #writeLater}) is written to the
+     * socket: writes the waiting frames itself, or waits for the thread that took them to finish writing them; at
+     * once, without a system call, when another thread has written them already. Written, a frame reaches the server
+     * even if this process is killed next. May block on a full socket, so not called by a thread that holds the read
+     * turn ({@link #readWhileWaiting}). By default {@link #flush}.
+     */
+    default void writeQueued() {
+        flush();
+    }
 
     /**
      * Leader/follower reading: lets a thread that is about to wait for a frame (a consumer's next message, the

@@ -127,6 +127,12 @@ final class SocketLink implements FrameLink {
     /** The bytes of the next write, on the heap; owned by the holder of {@link #writeLock}. */
     private ByteBuf staged = Unpooled.buffer(STAGED_BUFFER);
     private final AtomicBoolean flushArmed = new AtomicBoolean();
+    /**
+     * Whether a frame of {@link #writeSoon} may be waiting, which a {@link #flush} must send; those of
+     * {@link #writeLater} alone leave it false. Set after the frame is queued, cleared by a writer before it takes
+     * the waiting frames, so a frame it does not take leaves it set.
+     */
+    private volatile boolean flushWanted;
     private final SoonBytes soonBytes = new SoonBytes();
     private final Runnable timedFlush = () -> {
         flushArmed.set(false);
@@ -218,20 +224,69 @@ final class SocketLink implements FrameLink {
             return;
         }
         waiting.offer(frame);
+        flushWanted = true;
+        armTimedFlush();
+    }
+
+    @Override
+    public void writeLater(Frame frame) {
+        if (soonBytes.overLimitWith(frame)) {
+            write(frame);
+            return;
+        }
+        waiting.offer(frame);
+        armTimedFlush();
+    }
+
+    private void armTimedFlush() {
         if (flushArmed.compareAndSet(false, true)) {
             LinkTimer.schedule(timedFlush, ClientConfiguration.PIGGYBACK_MILLIS);
         }
     }
 
     /**
+     * A frame this thread queued is gone from {@link #waiting} only once a holder of the write lock took it, and that
+     * holder keeps the lock until it has written it: so with the queue empty and the lock free, it is written. Else
+     * this thread takes the lock (waiting for a writer that has it) and writes what is left.
+     */
+    @Override
+    public void writeQueued() {
+        if (waiting.isEmpty() && !writeLock.isLocked()) {
+            return;
+        }
+        if (isVirtual(Thread.currentThread())) {
+            onPlatformThread(this::writeQueuedLocking);
+            return;
+        }
+        writeQueuedLocking();
+    }
+
+    private void writeQueuedLocking() {
+        writeLock.lock();
+        try {
+            if (!waiting.isEmpty()) {
+                writeLocked(null);
+            }
+        } finally {
+            writeLock.unlock();
+        }
+        writeWaitingWhileFree();
+    }
+
+    /**
      * Writes the waiting frames unless another thread is writing, which then writes them when it lets go of the
-     * lock; never blocks. Twenty-five subscribers sharing a connection used to queue for its lock to write an
-     * acknowledgement each as they went back to wait: at 1000 subscribers a quarter of their JVM's CPU went on
-     * that lock. A request/reply client seldom gets here with anything waiting: its acknowledgement leaves with its
+     * lock; never blocks; does nothing when only {@link #writeLater}'s acknowledgements wait (they leave before the
+     * session's next message, {@link #writeQueued}). Twenty-five subscribers sharing a connection used to queue for
+     * its lock to write an acknowledgement each as they went back to wait: at 1000 subscribers a quarter of their
+     * JVM's CPU went on that lock; and then wrote them, a system call (and a read for the server) per subscriber's
+     * wake-up. A request/reply client seldom gets here with anything waiting: its acknowledgement leaves with its
      * next request or reply.
      */
     @Override
     public void flush() {
+        if (!flushWanted) {
+            return;
+        }
         if (isVirtual(Thread.currentThread())) {
             if (!waiting.isEmpty()) {
                 onPlatformThread(this::writeWaitingWhileFree);
@@ -320,6 +375,7 @@ final class SocketLink implements FrameLink {
         }
         try {
             soonBytes.sending();
+            flushWanted = false;
             for (Frame next; (next = waiting.poll()) != null; ) {
                 stage(next);
             }

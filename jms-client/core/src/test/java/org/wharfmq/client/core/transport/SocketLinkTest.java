@@ -193,6 +193,65 @@ class SocketLinkTest {
     }
 
     @Test
+    void aFlushLeavesLaterAcknowledgementsWhichWriteQueuedSendsAtOnce() throws Exception {
+        CountDownLatch timerHeld = holdTheTimer(); // no timed write meanwhile, however slow this thread runs
+        try {
+            link.writeLater(ack(1, 3, 9));
+            link.flush(); // only an acknowledgement waits: a flush before a wait leaves it
+            assertEquals(0, peer.getInputStream().available(), "a flush wrote the later acknowledgement");
+            link.writeQueued(); // before the session's next message: written by this thread, now
+            assertEquals(ack(1, 3, 9), readFrame());
+            link.writeSoon(new Frame.Credit(3, 2));
+            link.writeLater(ack(1, 3, 10));
+            link.flush(); // a frame of writeSoon waits: flushed, with the acknowledgement behind it
+            assertEquals(new Frame.Credit(3, 2), readFrame());
+            assertEquals(ack(1, 3, 10), readFrame());
+            link.writeQueued(); // nothing left: no write
+            assertEquals(0, peer.getInputStream().available());
+        } finally {
+            timerHeld.countDown();
+        }
+    }
+
+    @Test
+    void writeQueuedReturnsOnceAnotherThreadHasWrittenTheFrame() throws Exception {
+        CountDownLatch timerHeld = holdTheTimer();
+        try {
+            link.writeLater(ack(1, 3, 9));
+            Thread other = new Thread(() -> link.write(new Frame.Credit(4, 1))); // takes the acknowledgement with it
+            other.start();
+            other.join(10_000);
+            link.writeQueued();
+            assertEquals(ack(1, 3, 9), readFrame());
+            assertEquals(new Frame.Credit(4, 1), readFrame());
+        } finally {
+            timerHeld.countDown();
+        }
+    }
+
+    @Test
+    void aLaterAcknowledgementLeavesOnItsOwnWhenNothingElseIsWritten() throws Exception {
+        link.writeLater(ack(1, 3, 9));
+        assertEquals(ack(1, 3, 9), readFrame());
+    }
+
+    /** Occupies the links' one timer thread until the latch returned is counted down: no timed flush runs. */
+    private static CountDownLatch holdTheTimer() throws InterruptedException {
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch running = new CountDownLatch(1);
+        LinkTimer.execute(() -> {
+            running.countDown();
+            await(held);
+        });
+        assertTrue(running.await(10, TimeUnit.SECONDS), "the timer thread took the task");
+        return held;
+    }
+
+    private static Frame.Ack ack(int sessionId, int consumerId, long deliveryId) {
+        return new Frame.Ack(0, sessionId, List.of(new Frame.Consumed(consumerId, deliveryId)));
+    }
+
+    @Test
     void aFrameWrittenOnTheReaderThreadIsSent() throws Exception {
         listener.onFrame = f -> link.write(new Frame.Credit(99, 1));
         sendRaw(new Frame.Credit(1, 1));
