@@ -2,6 +2,7 @@ package org.wharfmq.server.store;
 
 import io.netty.buffer.ByteBuf;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.MappedBytes;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.queue.ExcerptAppender;
@@ -9,6 +10,7 @@ import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.core.OS;
 import net.openhft.chronicle.wire.DocumentContext;
 import net.openhft.posix.PosixAPI;
 
@@ -61,6 +63,15 @@ final class Journal implements AutoCloseable {
     /** The journal's directory in the data directory. */
     static final String DIRECTORY = "journal";
 
+    /**
+     * A part of a record (a message's body) of at least this many bytes in direct memory is written into the file
+     * with positional writes rather than copied through the map, its whole pages at least ({@link #writeBeside}).
+     */
+    static final int WRITTEN_BESIDE_THE_MAP_BYTES = 64 << 10;
+
+    /** The memory page: the unit of a page fault, and what {@link #writeBeside} aligns its writes to. */
+    private static final long PAGE_BYTES = OS.pageSize();
+
     /** Linux madvise(2) advice: no read-ahead on faults, so the page cache holds the mapping in single pages. */
     private static final int MADV_RANDOM = 1;
     /** Cleared when madvise is not available here (not Linux, no native access): the journal works without it. */
@@ -75,8 +86,11 @@ final class Journal implements AutoCloseable {
     private ExcerptAppender appender;
     /** The mapped chunk last given {@link #MADV_RANDOM}: Chronicle maps a segment's file in large chunks. */
     private Object advisedChunk;
-    /** The current segment's file, opened for {@link #sync()}: an fdatasync of it forces the mapped pages too. */
-    private FileChannel syncChannel;
+    /**
+     * The current segment's file, opened for the positional writes of large records and for {@link #sync()} (an
+     * fdatasync of it forces the pages written through the map too).
+     */
+    private FileChannel fileChannel;
     /** Claims the disk blocks of the current file ahead of its records (see {@link #claimRoomUpTo}). */
     private final DiskBlockClaims claims;
     /** The file offset up to which the current file's disk blocks are claimed. */
@@ -220,7 +234,7 @@ final class Journal implements AutoCloseable {
 
     /** Makes later records go to a new segment. */
     void roll() {
-        closeSyncChannel();
+        closeFileChannel();
         closeClaims();
         if (appender != null) {
             appender.close();
@@ -253,11 +267,17 @@ final class Journal implements AutoCloseable {
             if (bytes.bytesStore() != advisedChunk) {
                 adviseRandomAccess(bytes.bytesStore());
             }
-            write(bytes, fields.nioBuffer());
-            if (body != null && body.isReadable()) {
-                for (ByteBuffer part : body.nioBuffers()) {
-                    write(bytes, part);
+            try {
+                write(bytes, fields.nioBuffer());
+                if (body != null && body.isReadable()) {
+                    for (ByteBuffer part : body.nioBuffers()) {
+                        write(bytes, part);
+                    }
                 }
+            } catch (IOException e) { // a positional write failed: the record, written in part, must not be committed
+                dc.rollbackOnClose();
+                throw new UncheckedIOException("Could not write a record into the journal file "
+                        + appender.currentFile() + ": " + e.getMessage(), e);
             }
             bytes.writeByte((byte) (crc >>> 24)).writeByte((byte) (crc >>> 16))
                     .writeByte((byte) (crc >>> 8)).writeByte((byte) crc);
@@ -320,8 +340,49 @@ final class Journal implements AutoCloseable {
         }
     }
 
+    /** Writes {@code part} at the document's write position: through the map, or beside it when it is large. */
+    private void write(Bytes<?> bytes, ByteBuffer part) throws IOException {
+        if (part.remaining() >= WRITTEN_BESIDE_THE_MAP_BYTES && part.isDirect() && bytes instanceof MappedBytes) {
+            writeBeside(bytes, part);
+        } else {
+            writeThroughMap(bytes, part);
+        }
+    }
+
+    /**
+     * Writes a large part of a record into the file with positional writes, but for the pieces before its first
+     * and after its last page boundary, which go through the map as small records do; the document's write position
+     * then skips what was written (a position in Chronicle's mapped bytes is the offset in the file).
+     *
+     * <p>Why: written through the map, every 4 KiB page of a large record is a page fault on the writer's thread
+     * (with the filesystem's work for a page made writable), and every page synced is write-protected again in the
+     * writer's page tables, a TLB shoot-down to the other cores; a 2 MB message is 512 of each. A positional write
+     * copies the bytes into the same page cache, which the map shares, in one system call, and the pages it fills
+     * are never mapped. Whole pages only: a page shared with the next records is written through the map, so that
+     * large page-cache folios made by the positional write never hold a small record's page (a write through the map
+     * dirties its whole folio, which each later sync would write back again: {@link #adviseRandomAccess}).
+     *
+     * <p>The file holds the same bytes either way: recovery and every reader are unchanged. What a sync forces is
+     * the file, so it covers these pages as it covers the mapped ones.
+     */
+    private void writeBeside(Bytes<?> bytes, ByteBuffer part) throws IOException {
+        long position = bytes.writePosition();
+        int start = part.position();
+        int head = (int) Math.min(part.remaining(), -position & (PAGE_BYTES - 1));
+        int pages = (int) ((part.remaining() - head) & -PAGE_BYTES);
+        writeThroughMap(bytes, part.slice(start, head));
+        ByteBuffer whole = part.slice(start + head, pages);
+        FileChannel file = fileChannel();
+        for (long at = position + head; whole.hasRemaining(); ) {
+            at += file.write(whole, at);
+        }
+        bytes.writeSkip(pages);
+        part.position(start + head + pages);
+        writeThroughMap(bytes, part);
+    }
+
     /** Chronicle copies a heap buffer from its array ignoring the array offset, so arrays are passed explicitly. */
-    private static void write(Bytes<?> bytes, ByteBuffer part) {
+    private static void writeThroughMap(Bytes<?> bytes, ByteBuffer part) {
         if (part.hasArray()) {
             bytes.write(part.array(), part.arrayOffset() + part.position(), part.remaining());
         } else {
@@ -338,21 +399,27 @@ final class Journal implements AutoCloseable {
      *
      * <p>Why an {@code fdatasync} of the file rather than Chronicle's {@code msync} of the mapped range: the page
      * cache is one, so forcing the file writes back every page dirtied through the mapping (the records, and
-     * Chronicle's header and index pages too, which an {@code msync} of the record range leaves out), and a file
-     * channel can be forced from another thread while the writer goes on appending ({@link JournalSyncer}).
+     * Chronicle's header and index pages too, which an {@code msync} of the record range leaves out) and every page
+     * written beside it ({@link #writeBeside}), and a file channel can be forced from another thread while the
+     * writer goes on appending ({@link JournalSyncer}).
      */
     FileChannel syncChannel() {
         if (!fsync || appender == null) {
             return null;
         }
-        if (syncChannel == null) {
+        return fileChannel();
+    }
+
+    /** The current segment's file, opened for writing on first use (again if an interrupt closed it). */
+    private FileChannel fileChannel() {
+        if (fileChannel == null || !fileChannel.isOpen()) {
             try {
-                syncChannel = FileChannel.open(appender.currentFile().toPath(), StandardOpenOption.WRITE);
+                fileChannel = FileChannel.open(appender.currentFile().toPath(), StandardOpenOption.WRITE);
             } catch (IOException e) {
                 throw new UncheckedIOException("Could not open the journal file " + appender.currentFile(), e);
             }
         }
-        return syncChannel;
+        return fileChannel;
     }
 
     /** Forces everything appended so far to the disk, on the calling thread (a no-op without fsync). */
@@ -367,14 +434,14 @@ final class Journal implements AutoCloseable {
         }
     }
 
-    private void closeSyncChannel() {
-        if (syncChannel != null) {
+    private void closeFileChannel() {
+        if (fileChannel != null) {
             try {
-                syncChannel.close();
+                fileChannel.close();
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.WARNING, "Could not close journal file: " + e);
             }
-            syncChannel = null;
+            fileChannel = null;
         }
     }
 
@@ -414,7 +481,7 @@ final class Journal implements AutoCloseable {
     public void close() {
         deleter.close();
         closeReaders();
-        closeSyncChannel();
+        closeFileChannel();
         closeClaims();
         if (appender != null) {
             appender.close();
