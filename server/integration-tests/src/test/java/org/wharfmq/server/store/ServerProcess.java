@@ -25,6 +25,10 @@ public final class ServerProcess implements AutoCloseable {
     private static final Pattern READY = Pattern.compile("ready on tcp://[^:]+:(\\d+)");
     /** The line a standby logs when it finds the data directory locked and starts waiting (DataDirectoryLock). */
     private static final String WAITING_AS_STANDBY = "waits as its standby";
+    /** The line a replicated queue manager's member prints once its clients are disconnected after its fence. */
+    private static final String STOPPED = "serves no clients any more";
+    /** The line a member prints once it started again as a replica after the fence, its log and listeners open. */
+    private static final String REJOINS = "rejoins as a replica and follows";
 
     private final Process process;
     /** The address its clients reach it at: 127.0.0.1, or its address in a network namespace of its own. */
@@ -33,6 +37,13 @@ public final class ServerProcess implements AutoCloseable {
     private final CompletableFuture<Void> waiting = new CompletableFuture<>();
     private final CompletableFuture<String> log = new CompletableFuture<>();
     private final StringBuilder seen = new StringBuilder();
+    /** Whether its latest ready line is not followed by a fence: it serves clients (a member: it is active). */
+    private volatile boolean serving;
+    /** When the test saw its latest ready line ({@link System#nanoTime}). */
+    private volatile long readyAt;
+    /** The times a member stopped serving after a fence, and rejoined as a replica; guarded by {@link #seen}. */
+    private int stops;
+    private int rejoins;
 
     private ServerProcess(Process process, String host) {
         this.process = process;
@@ -187,12 +198,20 @@ public final class ServerProcess implements AutoCloseable {
             try {
                 String line;
                 while ((line = out.readLine()) != null) {
-                    synchronized (seen) {
-                        seen.append(line).append('\n');
-                    }
                     int ready = readyPort(line);
                     if (ready >= 0) {
+                        readyAt = System.nanoTime();
                         port.complete(ready);
+                        serving = true;
+                    }
+                    if (line.contains(STOPPED)) {
+                        serving = false;
+                    }
+                    synchronized (seen) {
+                        seen.append(line).append('\n');
+                        stops += line.contains(STOPPED) ? 1 : 0;
+                        rejoins += line.contains(REJOINS) ? 1 : 0;
+                        seen.notifyAll();
                     }
                     if (line.contains(WAITING_AS_STANDBY)) {
                         waiting.complete(null);
@@ -217,9 +236,80 @@ public final class ServerProcess implements AutoCloseable {
         return "tcp://" + host + ":" + port.join();
     }
 
-    /** Whether it has printed its ready line. */
+    /**
+     * Whether it has printed its ready line and serves clients: a member of a replicated queue manager, each time it
+     * is elected, until it is fenced.
+     */
     boolean ready() {
-        return port.isDone() && !port.isCompletedExceptionally();
+        return serving && process.isAlive();
+    }
+
+    /** When this test saw the server's latest ready line ({@link System#nanoTime}; a member: its latest takeover). */
+    long readyAt() {
+        return readyAt;
+    }
+
+    /** The times this member stopped serving after it stopped being active (its clients disconnected). */
+    int stops() {
+        synchronized (seen) {
+            return stops;
+        }
+    }
+
+    /** The times this member has rejoined as a replica in its process, after it stopped being active. */
+    int rejoins() {
+        synchronized (seen) {
+            return rejoins;
+        }
+    }
+
+    /**
+     * Waits, at most {@code seconds}, until this member has stopped serving more than {@code before} times: it lost
+     * the leadership and its clients are disconnected, so nothing it sends can reach them any more.
+     */
+    void awaitStopAfter(int before, long seconds) throws InterruptedException {
+        awaitMore(() -> stops, before, seconds, "stop serving");
+    }
+
+    /**
+     * Waits, at most {@code seconds}, until this member has rejoined as a replica more than {@code before} times (its
+     * queue manager closed, its log started again as a replica's).
+     */
+    void awaitRejoinAfter(int before, long seconds) throws InterruptedException {
+        awaitMore(() -> rejoins, before, seconds, "rejoin as a replica");
+    }
+
+    private void awaitMore(java.util.function.IntSupplier count, int before, long seconds, String what)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        synchronized (seen) {
+            while (count.getAsInt() <= before && process.isAlive() && System.nanoTime() < deadline) {
+                seen.wait(1000);
+            }
+            if (count.getAsInt() <= before) {
+                throw new AssertionError("the member did not " + what + " within " + seconds + " s ("
+                        + (process.isAlive() ? "running" : "ended") + "):\n" + seen);
+            }
+        }
+    }
+
+    /** SIGSTOP: the process stands still, as in a long pause, until {@link #resume}. */
+    void pause() throws Exception {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause}. */
+    void resume() throws Exception {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).redirectErrorStream(true)
+                .start();
+        String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed: " + out);
+        }
     }
 
     /** The TCP port of its ready line (waits for it). */

@@ -227,6 +227,10 @@ public final class ReplicatedLog implements AutoCloseable {
         RaftServerConfigKeys.setStorageDir(p, List.of(directory.toFile()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(timings.electionTimeoutMin().toMillis()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(timings.electionTimeoutMax().toMillis()));
+        // a member that was cut off or paused asks whether it could win before it raises the term: it disturbs no
+        // active member the others still hear from (Ratis's default, held here: docs/resilience.md, "The election
+        // timeout")
+        RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
         // snapshots by the bytes of log applied, the state machine's (LogSnapshots), not Ratis's count of entries;
         // after each the log is purged up to it (a member further behind is sent the snapshot)
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);

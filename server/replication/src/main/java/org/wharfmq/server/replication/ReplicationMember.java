@@ -37,8 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Fencing: once it is elected, losing the leadership (cut off from both others, a batch not committed, a
  * {@link #switchover}, or an election lost before it took over) {@link #fenced fences} it: the caller stops serving
- * clients ({@link #stoppedServing}, before which no failed batch fails its waiters) and ends the process; restarted,
- * it rejoins as a replica, its journal rebuilt from the log (so nothing it wrote without a majority survives).
+ * clients ({@link #stoppedServing}, before which no failed batch fails its waiters), closes this member and starts it
+ * again, in its process, to rejoin as a replica, its journal rebuilt from the log (so nothing it wrote without a
+ * majority survives).
  *
  * <p>Threads: the log applies batches on Ratis's applier thread, the one owner of the replica's state until the
  * takeover; {@link #takeOver} runs on the caller's; {@link #lock} orders the two around the replica journal, which
@@ -159,7 +160,7 @@ public final class ReplicationMember implements AutoCloseable {
     /**
      * Completes, with the reason, when this member stopped being the active instance after it took over: the caller
      * stops serving clients at once (the others elect a new active instance), says so with {@link #stoppedServing},
-     * and ends the process. A member that loses the leadership after it is {@link #elected} and before it {@link
+     * closes this member and starts it again as a replica. A member that loses the leadership after it is {@link #elected} and before it {@link
      * #takeOver takes over} is fenced by the takeover, at once.
      */
     public CompletableFuture<String> fenced() {
@@ -251,7 +252,7 @@ public final class ReplicationMember implements AutoCloseable {
      * Hands the active role to {@code to} (null: the replica least behind, then the first by id), Ratis's leadership
      * transfer, which first brings it up to date:
      * the new member takes over as after an election, and this one, fenced as it steps down, stops serving clients and
-     * ends with {@code wharf server}'s status 3, to be started again as a replica. Starts the transfer a moment after
+     * rejoins as a replica. Starts the transfer a moment after
      * it returns, so that the command's answer leaves first.
      *
      * @return what was started, for the operator
@@ -303,7 +304,7 @@ public final class ReplicationMember implements AutoCloseable {
                 + chosen + " (switchover)");
         return "Switchover of group '" + group + "' from member " + log.id() + " to member " + chosen + " started: "
                 + chosen + " takes over and the clients reconnect to it; " + log.id() + " stops serving clients and "
-                + "ends (status 3): start it again to rejoin as a replica.";
+                + "rejoins as a replica.";
     }
 
     /**
@@ -431,7 +432,7 @@ public final class ReplicationMember implements AutoCloseable {
             state = State.FENCED;
         }
         String reason = "Replication member " + log.id() + " stopped being the active instance (" + why + "): it "
-                + "stops serving clients; restart it to rejoin as a replica.";
+                + "stops serving clients and rejoins as a replica.";
         LOG.log(System.Logger.Level.ERROR, reason);
         CompletableFuture.delayedExecutor(ReplicationConfiguration.STOP_SERVING_WAIT.toMillis(), TimeUnit.MILLISECONDS)
                 .execute(() -> {
@@ -447,7 +448,7 @@ public final class ReplicationMember implements AutoCloseable {
     /**
      * After this member is {@link #fenced}: waits, at most {@code max}, until another member is known to lead the
      * log. Until then this member is still one of three: its vote and its log may be what the next election needs (a
-     * switchover's chosen member asks for it; after a cut, the cut may heal). The caller ends the process after.
+     * switchover's chosen member asks for it; after a cut, the cut may heal). The caller closes it after, to rejoin.
      *
      * @return the member now active, or null if none became known within {@code max}
      */
