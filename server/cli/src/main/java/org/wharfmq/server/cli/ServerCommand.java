@@ -105,7 +105,8 @@ final class ServerCommand implements Callable<Integer> {
         }
         if (member != null) {
             // a member of a replicated queue manager: replica, active, replica again, until the process is stopped
-            return new MemberRun(file, config, users, member, elected -> startQueueManager(file, config, users,
+            ConfigurationFile loaded = file;
+            return new MemberRun(loaded, config, users, member, elected -> startQueueManager(loaded, config, users,
                     elected), configName()).run();
         }
         WharfServer server;
