@@ -80,17 +80,22 @@ final class MemberRun {
      * Runs the member until the process is stopped.
      *
      * @return the process's exit status: 0 when stopped, {@link ServerCommand#BAD_CONFIGURATION} for a start refused
-     * (its settings differ from the group's), {@link ServerCommand#CANNOT_LISTEN} for a port it cannot listen on
+     * (its settings differ from the group's), {@link ServerCommand#CANNOT_LISTEN} for a port it cannot listen on,
+     * {@link ServerCommand#LOG_STOPPED} for a replica whose log stopped by itself
      */
     int run() throws Exception {
         Thread hook = new Thread(this::stop, "wharf-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            boolean rejoining = false;
+            StandDown standingDown = null; // after a fence, until the member follows again
             while (!stop.isDone()) {
                 ReplicationMember replica;
                 try {
-                    replica = follow(rejoining);
+                    replica = follow(standingDown);
+                    standingDown = null;
+                } catch (LogStoppedException e) {
+                    System.err.println("wharf: " + e.getMessage());
+                    return ServerCommand.LOG_STOPPED;
                 } catch (ConfigurationException | IllegalArgumentException | BindException | IllegalStateException e) {
                     // BindException, IllegalStateException: the replica's client or HTTP listener cannot listen
                     System.err.println("wharf: " + e.getMessage());
@@ -100,6 +105,7 @@ final class MemberRun {
                 if (replica == null) {
                     return 0; // stopped meanwhile
                 }
+                long electedAt = System.nanoTime();
                 WharfServer active;
                 try {
                     active = queueManagers.start(replica);
@@ -112,7 +118,7 @@ final class MemberRun {
                         // it lost the leadership while it started (what failed may be a plugin's change refused for it)
                         System.err.println("wharf: " + replica.fenced().join());
                         sayStandingDown(null);
-                        rejoining = true;
+                        standingDown = new StandDown(config.name(), id);
                         continue;
                     }
                     return e instanceof ConfigurationException ? ServerCommand.BAD_CONFIGURATION
@@ -123,13 +129,13 @@ final class MemberRun {
                 }
                 if (!replica.fenced().isDone()) { // fenced at its takeover: it stands down at once, below
                     ServerCommand.printReady(config, active, configName);
+                    sayTookOver(replica, electedAt);
                 }
                 CompletableFuture.anyOf(replica.fenced(), stop).join();
                 if (stop.isDone()) {
                     return 0; // the hook closes them
                 }
-                standDown(replica, active);
-                rejoining = true;
+                standingDown = standDown(replica, active);
             }
             return 0;
         } finally {
@@ -142,18 +148,38 @@ final class MemberRun {
      * clients lose their connections before the failed batches' waiters hear of it (the member fails them only once
      * told, {@link ReplicationMember#stoppedServing}), then the queue manager closes (which waits for those waiters).
      * The member stays in the group until another member leads (its vote may elect it: a switchover's), then closes.
+     * Each step is timed ({@link StandDown}): the rejoin line names them, and a stand-down that takes longer than
+     * {@link StandDown#STUCK_AFTER} prints the step it is in and the process's threads.
      */
-    private void standDown(ReplicationMember fenced, WharfServer active) {
+    private StandDown standDown(ReplicationMember fenced, WharfServer active) {
+        StandDown steps = new StandDown(config.name(), id);
         active.disconnectClients();
         fenced.stoppedServing();
+        steps.done("clients disconnected");
         System.out.println("Wharf queue manager " + config.name() + ": member " + id + " serves no clients any more: "
                 + fenced.fenced().join());
         System.out.flush();
         active.close();
+        steps.done("queue manager closed");
         String next = fenced.awaitSuccessor(ReplicationConfiguration.SUCCESSOR_WAIT);
+        steps.done(next == null ? "no successor known" : "successor " + next + " known");
         forget(fenced, active);
         ServerCommand.closeQuietly(fenced);
+        steps.done("log closed");
         sayStandingDown(next);
+        return steps;
+    }
+
+    /**
+     * Where a takeover's time went, after the ready line: from the member's election (Raft's, its role's age now) to
+     * this member hearing of it (its term's first entry committed and applied), and from there to its queue manager
+     * serving (the store opened from the replica's state, the listeners and plugins started).
+     */
+    private void sayTookOver(ReplicationMember elected, long electedAt) {
+        long since = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - electedAt);
+        System.out.println("Wharf queue manager " + config.name() + ": member " + id + " took over in " + since
+                + " ms: Raft leader for " + elected.log().roleMillis() + " ms at its ready line");
+        System.out.flush();
     }
 
     private void sayStandingDown(String next) {
@@ -169,13 +195,14 @@ final class MemberRun {
      * ({@link StatusListener}: wharf admin's read-only commands; applications are refused) and its HTTP listener, when
      * it has one, answers for the replica's own status ({@link ReplicaListener}); both close before the takeover.
      * Returns null when the process is stopped meanwhile; refused (IllegalArgumentException, naming the setting) when
-     * its settings differ from those of the member elected active. {@code rejoining}: the member closed its log a
-     * moment ago, and waits for its replication port first.
+     * its settings differ from those of the member elected active. {@code rejoining} (else null): the member closed
+     * its log a moment ago after a fence, and waits for its replication port first; the steps since are timed there.
      */
-    private ReplicationMember follow(boolean rejoining) throws Exception {
+    private ReplicationMember follow(StandDown rejoining) throws Exception {
         ReplicationSettings replication = file.replication();
-        if (rejoining) {
+        if (rejoining != null) {
             awaitPortFree(replication.membership().member(id));
+            rejoining.done("replication port free");
         }
         ReplicationMember started = ReplicationMember.start(config, replication.membership(), id, replication.tls(),
                 replication.timings());
@@ -200,12 +227,17 @@ final class MemberRun {
             ServerCommand.closeQuietly(started);
             throw e;
         }
+        if (rejoining != null) {
+            rejoining.done("log started");
+            rejoining.end();
+        }
         System.out.println("Wharf queue manager " + config.name() + ": member " + id + " of replication group '"
-                + replication.membership().group() + "' " + (rejoining ? "rejoins as a replica and follows" : "follows "
-                + "as a replica") + " until it is elected active");
+                + replication.membership().group() + "' " + (rejoining != null ? "rejoins as a replica and follows"
+                : "follows as a replica") + " until it is elected active" + (rejoining != null ? " (" + rejoining
+                + ")" : ""));
         System.out.flush();
         try {
-            CompletableFuture.anyOf(started.elected(), started.refused(), stop).get();
+            CompletableFuture.anyOf(started.elected(), started.refused(), started.logStopped(), stop).get();
         } catch (ExecutionException e) {
             throw new IllegalStateException("Replication member " + id + " failed while a replica: " + e.getCause(),
                     e.getCause());
@@ -226,7 +258,20 @@ final class MemberRun {
             ServerCommand.closeQuietly(started);
             throw new IllegalArgumentException(started.refused().join());
         }
+        if (!started.elected().isDone() && started.logStopped().isDone()) {
+            // an entry it could not apply, or its removal from the group: it can neither serve nor follow
+            forget(started, null);
+            ServerCommand.closeQuietly(started);
+            throw new LogStoppedException(started.logStopped().join());
+        }
         return started;
+    }
+
+    /** A replica's log stopped by itself ({@link ReplicationMember#logStopped}): the process ends, saying why. */
+    private static final class LogStoppedException extends RuntimeException {
+        LogStoppedException(String reason) {
+            super(reason);
+        }
     }
 
     /**

@@ -43,6 +43,12 @@ final class ServerCommand implements Callable<Integer> {
     static final int BAD_CONFIGURATION = 2;
     /** Exit status for a listener that cannot be opened (port in use). */
     static final int CANNOT_LISTEN = 1;
+    /**
+     * Exit status of a replicated queue manager's member whose log stopped while it was a replica (an entry it could
+     * not apply, named on stderr; its removal from the group): started again, it applies its log from its latest
+     * snapshot. A member that stops being active does not end: it rejoins as a replica in its process.
+     */
+    static final int LOG_STOPPED = 4;
 
     @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration file (default: built-in defaults).")
     private Path configFile;

@@ -57,6 +57,8 @@ class ReplicatedFailoverTest {
     private static final List<String> RUNTIME_QUEUE_MESSAGES = List.of("one", "two", "three");
     /** The kills of the active member: the two of the failovers, and more for a soak. */
     private static final int KILLS = Integer.getInteger("wharf.it.replicatedKills", 2);
+    /** The pauses of the active member: one, and more for a soak ({@code -Dwharf.it.replicatedPauses=10}). */
+    private static final int PAUSES = Integer.getInteger("wharf.it.replicatedPauses", 1);
 
     @TempDir
     Path dir;
@@ -70,6 +72,7 @@ class ReplicatedFailoverTest {
         ReconnectWorkload workload = new ReconnectWorkload(group.addresses());
         List<ReconnectWorkload.Recovery> recoveries = new ArrayList<>();
         List<Long> takeovers = new ArrayList<>(); // kill -9 to the next active member's ready line
+        List<Long> elections = new ArrayList<>(); // kill -9 to the next active member's Raft election
         try (ReplicatedGroup members = group) {
             int active = members.startAll();
             workload.start();
@@ -88,8 +91,9 @@ class ReplicatedFailoverTest {
             assertNotEquals(first, active);
             takeovers.add(members.member(active).readyAt() - outage.killedAt());
             recoveries.add(outage.awaitWorking(members.member(active)));
+            elections.add(electedAfter(members.member(active), outage));
             System.out.println("ReplicatedFailoverTest: " + IDS[first] + " killed, " + IDS[active] + " took over; "
-                    + recoveries.get(recoveries.size() - 1));
+                    + timeline(elections, takeovers, recoveries));
             workload.awaitRound(members.member(active));
             // the new active member has the queue as it was defined (its own max depth), and its messages
             String queue = admin(members.member(active), "--json", "display", "queue", RUNTIME_QUEUE).out();
@@ -103,8 +107,9 @@ class ReplicatedFailoverTest {
             active = members.awaitActive(members.member(second));
             takeovers.add(members.member(active).readyAt() - outage.killedAt());
             recoveries.add(outage.awaitWorking(members.member(active)));
+            elections.add(electedAfter(members.member(active), outage));
             System.out.println("ReplicatedFailoverTest: " + IDS[second] + " killed, " + IDS[active] + " took over; "
-                    + recoveries.get(recoveries.size() - 1));
+                    + timeline(elections, takeovers, recoveries));
             workload.awaitRound(members.member(active));
 
             // the active member's status: itself and the rejoined member in sync, the killed one not
@@ -129,8 +134,9 @@ class ReplicatedFailoverTest {
                 active = members.awaitActive(members.member(killed));
                 takeovers.add(members.member(active).readyAt() - outage.killedAt());
                 recoveries.add(outage.awaitWorking(members.member(active)));
+                elections.add(electedAfter(members.member(active), outage));
                 System.out.println("ReplicatedFailoverTest: kill " + kill + ", " + IDS[killed] + " killed, "
-                        + IDS[active] + " took over; " + recoveries.get(recoveries.size() - 1));
+                        + IDS[active] + " took over; " + timeline(elections, takeovers, recoveries));
                 members.start(killed);
                 members.awaitStatus(active, "in sync\\s+3/3");
             }
@@ -170,7 +176,9 @@ class ReplicatedFailoverTest {
 
             // a pause: the active member stands still (SIGSTOP) until another is elected and took over, then goes on
             // (SIGCONT): it stops serving and rejoins as a replica in its process, the clients go on with the new one
-            active = members.pause(active, workload, "ReplicatedFailoverTest");
+            for (int pause = 1; pause <= PAUSES; pause++) {
+                active = members.pause(active, workload, "ReplicatedFailoverTest");
+            }
 
             // a partition: the active member cut off from both replicas (the paths between members, not its clients),
             // the clients at work throughout. It stops taking work and follows as a replica again, the other two
@@ -185,16 +193,40 @@ class ReplicatedFailoverTest {
         // (the next active member needs its vote), so it is left out of the soak's figures
         List<ReconnectWorkload.Recovery> soak = new ArrayList<>(recoveries);
         List<Long> soakTakeovers = new ArrayList<>(takeovers);
+        List<Long> soakElections = new ArrayList<>(elections);
         if (soak.size() > 2) {
             soak.remove(1);
             soakTakeovers.remove(1);
+            soakElections.remove(1);
             System.out.println("ReplicatedFailoverTest: the kills with the three in sync: kill -9 to the next active "
-                    + "member's ready line " + ReconnectWorkload.medianAndMax(soakTakeovers) + "; "
+                    + "member's election " + ReconnectWorkload.medianAndMax(soakElections) + ", to its ready line "
+                    + ReconnectWorkload.medianAndMax(soakTakeovers) + "; "
                     + ReconnectWorkload.summary(soak));
         }
-        System.out.println("ReplicatedFailoverTest: kill -9 to the next active member's ready line "
+        System.out.println("ReplicatedFailoverTest: kill -9 to the next active member's election "
+                + ReconnectWorkload.medianAndMax(elections) + ", to its ready line "
                 + ReconnectWorkload.medianAndMax(takeovers) + "; " + ReconnectWorkload.summary(recoveries) + "; "
                 + workload.report());
+    }
+
+    /**
+     * Kill -9 to the next active member's Raft election, in ns: its ready line's time less how long it had led then
+     * (its "took over" line, which has come by the time every client works again).
+     */
+    private static long electedAfter(ServerProcess next, ReconnectWorkload.Outage outage) {
+        return next.readyAt() - TimeUnit.MILLISECONDS.toNanos(Math.max(0, next.leaderForMillis())) - outage.killedAt();
+    }
+
+    /**
+     * Where the last failover's time went: kill -9 to the next member's election (a replica's election timeout, then
+     * the vote), to its ready line (its term's first entry, the takeover: store, listeners, plugins), and to the
+     * clients working (their reconnection).
+     */
+    private static String timeline(List<Long> elections, List<Long> takeovers,
+                                   List<ReconnectWorkload.Recovery> recoveries) {
+        int last = recoveries.size() - 1;
+        return String.format("elected %.0f ms after the kill, ready %.0f ms after it; ", elections.get(last) / 1e6,
+                takeovers.get(last) / 1e6) + recoveries.get(last);
     }
 
     /** Sends {@code bodies} to the runtime queue, persistent, through member {@code i}. */

@@ -229,7 +229,8 @@ final class ReplicatedGroup implements AutoCloseable {
     String outputs() {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < 3; i++) {
-            out.append("---- member ").append(IDS[i]).append(":\n")
+            out.append("---- member ").append(IDS[i])
+                    .append(members[i] == null ? "" : " (kept in " + members[i].outputFile() + ")").append(":\n")
                     .append(members[i] == null ? "" : members[i].outputSoFar());
         }
         return out.toString();

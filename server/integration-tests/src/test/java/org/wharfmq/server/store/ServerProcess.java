@@ -29,6 +29,15 @@ public final class ServerProcess implements AutoCloseable {
     private static final String STOPPED = "serves no clients any more";
     /** The line a member prints once it started again as a replica after the fence, its log and listeners open. */
     private static final String REJOINS = "rejoins as a replica and follows";
+    /** The line a member prints after its ready line: how long it took over, and how long it has led its log. */
+    private static final Pattern TOOK_OVER = Pattern.compile("took over in (\\d+) ms: Raft leader for (-?\\d+) ms");
+    /** The line a member prints when its way back from a fence is stuck (MemberRun's StandDown), with its threads. */
+    private static final String STUCK = "has not rejoined as a replica within";
+    /**
+     * Where every server's output is kept as well, one file per process ({@code target/server-output/PID.log}), for
+     * a failed test: CI keeps the module's target directory.
+     */
+    private static final Path OUTPUT_DIRECTORY = Path.of("target", "server-output");
 
     private final Process process;
     /** The address its clients reach it at: 127.0.0.1, or its address in a network namespace of its own. */
@@ -41,13 +50,20 @@ public final class ServerProcess implements AutoCloseable {
     private volatile boolean serving;
     /** When the test saw its latest ready line ({@link System#nanoTime}). */
     private volatile long readyAt;
+    /** A member's latest takeover: how long it had led its Raft log at its ready line, in ms; -1 before one. */
+    private volatile long leaderForMillis = -1;
     /** The times a member stopped serving after a fence, and rejoined as a replica; guarded by {@link #seen}. */
     private int stops;
     private int rejoins;
+    /** Whether the member said its rejoin is stuck; guarded by {@link #seen}. */
+    private boolean stuck;
+    /** The file its output is kept in as well, or null when it cannot be written. */
+    private final Path outputFile;
 
     private ServerProcess(Process process, String host) {
         this.process = process;
         this.host = host;
+        this.outputFile = OUTPUT_DIRECTORY.resolve(process.pid() + ".log").toAbsolutePath();
     }
 
     /** Starts the server and waits for its ready line. */
@@ -195,9 +211,15 @@ public final class ServerProcess implements AutoCloseable {
      */
     private void collect(BufferedReader out) {
         Thread reader = new Thread(() -> {
+            java.io.Writer file = openOutputFile();
             try {
                 String line;
                 while ((line = out.readLine()) != null) {
+                    if (file != null) {
+                        file.write(line);
+                        file.write('\n');
+                        file.flush();
+                    }
                     int ready = readyPort(line);
                     if (ready >= 0) {
                         readyAt = System.nanoTime();
@@ -207,10 +229,15 @@ public final class ServerProcess implements AutoCloseable {
                     if (line.contains(STOPPED)) {
                         serving = false;
                     }
+                    Matcher tookOver = TOOK_OVER.matcher(line);
+                    if (tookOver.find()) {
+                        leaderForMillis = Long.parseLong(tookOver.group(2));
+                    }
                     synchronized (seen) {
                         seen.append(line).append('\n');
                         stops += line.contains(STOPPED) ? 1 : 0;
                         rejoins += line.contains(REJOINS) ? 1 : 0;
+                        stuck |= line.contains(STUCK);
                         seen.notifyAll();
                     }
                     if (line.contains(WAITING_AS_STANDBY)) {
@@ -219,6 +246,8 @@ public final class ServerProcess implements AutoCloseable {
                 }
             } catch (IOException ignored) {
                 // the process died: that is what these tests do
+            } finally {
+                closeQuietly(file);
             }
             String all;
             synchronized (seen) {
@@ -230,6 +259,32 @@ public final class ServerProcess implements AutoCloseable {
         }, "server-output");
         reader.setDaemon(true);
         reader.start();
+    }
+
+    /** The file this server's output is written to as well, or null when it cannot be (the output is still kept). */
+    private java.io.Writer openOutputFile() {
+        try {
+            java.nio.file.Files.createDirectories(outputFile.getParent());
+            return java.nio.file.Files.newBufferedWriter(outputFile, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static void closeQuietly(java.io.Writer file) {
+        if (file == null) {
+            return;
+        }
+        try {
+            file.close();
+        } catch (IOException ignored) {
+            // what was written is flushed line by line
+        }
+    }
+
+    /** Where this server's output is kept (also after the test): named in the failures of the waits below. */
+    Path outputFile() {
+        return outputFile;
     }
 
     public String url() {
@@ -247,6 +302,14 @@ public final class ServerProcess implements AutoCloseable {
     /** When this test saw the server's latest ready line ({@link System#nanoTime}; a member: its latest takeover). */
     long readyAt() {
         return readyAt;
+    }
+
+    /**
+     * How long a member had led its Raft log when it printed its latest ready line, in ms (its "took over" line: the
+     * ready line's time less this is when it was elected); -1 before its first takeover, or when it has not said yet.
+     */
+    long leaderForMillis() {
+        return leaderForMillis;
     }
 
     /** The times this member stopped serving after it stopped being active (its clients disconnected). */
@@ -282,15 +345,20 @@ public final class ServerProcess implements AutoCloseable {
     private void awaitMore(java.util.function.IntSupplier count, int before, long seconds, String what)
             throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        String failure;
         synchronized (seen) {
-            while (count.getAsInt() <= before && process.isAlive() && System.nanoTime() < deadline) {
+            while (count.getAsInt() <= before && !stuck && process.isAlive() && System.nanoTime() < deadline) {
                 seen.wait(1000);
             }
-            if (count.getAsInt() <= before) {
-                throw new AssertionError("the member did not " + what + " within " + seconds + " s ("
-                        + (process.isAlive() ? "running" : "ended") + "):\n" + seen);
+            if (count.getAsInt() > before) {
+                return;
             }
+            failure = "the member did not " + what + (stuck ? ": it says it is stuck" : " within " + seconds + " s")
+                    + " (" + (process.isAlive() ? "running" : "ended") + "; its output is in " + outputFile + "):\n"
+                    + seen;
         }
+        // the member's threads as they stand, when it is still running (jcmd: also when the member printed its own)
+        throw new AssertionError(failure + (process.isAlive() ? "\n---- its threads (jcmd):\n" + threadDump() : ""));
     }
 
     /** SIGSTOP: the process stands still, as in a long pause, until {@link #resume}. */

@@ -134,6 +134,12 @@ public final class ReplicationConfiguration {
      */
     public static final Duration STOP_SERVING_WAIT = Duration.ofSeconds(60);
     /**
+     * The JVM pause after which Ratis would close a member's Raft server itself (its {@code raft.server.close.threshold},
+     * 60 s by default): far beyond any pause, so never in practice. A paused member loses the leadership and rejoins
+     * as a replica, in its process; a closed log would leave it neither serving nor following.
+     */
+    public static final Duration RATIS_CLOSE_AFTER_PAUSE = Duration.ofDays(365);
+    /**
      * How long closing a member waits, after an entry it could not apply stopped it (fail-stop: Ratis closes it on its
      * own thread), for that close to release its log directory, so that the member may be started again at once.
      */

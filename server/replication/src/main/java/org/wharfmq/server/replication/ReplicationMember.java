@@ -66,6 +66,8 @@ public final class ReplicationMember implements AutoCloseable {
     private final CompletableFuture<Void> elected = new CompletableFuture<>();
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private final CompletableFuture<String> refused = new CompletableFuture<>();
+    /** Completed, with the reason, when its log stopped while it was a replica and nobody closed it. */
+    private final CompletableFuture<String> logStopped = new CompletableFuture<>();
     /**
      * Completed by the caller once it stopped serving clients after the fence ({@link #stoppedServing}), at
      * {@link #close}, or {@link ReplicationConfiguration#STOP_SERVING_WAIT} after the fence: the batches failed by the
@@ -88,10 +90,16 @@ public final class ReplicationMember implements AutoCloseable {
     private final SwitchoverGate gate = new SwitchoverGate(this::replicate);
 
     private final Membership membership;
+    /** This member's id. */
+    private final String id;
+    /** How often the active member asks its log whether it still leads: the election timeout's minimum. */
+    private final long leadershipCheckMillis;
 
     private ReplicationMember(ServerConfig config, Membership membership, ReplicaJournal replica,
-                              ReplicatedFiles files) {
+                              ReplicatedFiles files, String id, long leadershipCheckMillis) {
         this.config = config;
+        this.id = id;
+        this.leadershipCheckMillis = leadershipCheckMillis;
         this.membership = membership;
         this.group = membership.group();
         this.replica = replica;
@@ -127,7 +135,8 @@ public final class ReplicationMember implements AutoCloseable {
                     + "away.");
         }
         ReplicaJournal replica = ReplicaJournal.open(config);
-        ReplicationMember member = new ReplicationMember(config, membership, replica, files);
+        ReplicationMember member = new ReplicationMember(config, membership, replica, files, selfId,
+                timings.electionTimeoutMin().toMillis());
         try {
             files.reset(); // rebuilt from the log, as the journal is
             ReplicaJournal.deleteTree(ScratchJournal.directory(config)); // a snapshot build the last run did not finish
@@ -155,6 +164,16 @@ public final class ReplicationMember implements AutoCloseable {
      */
     public CompletableFuture<String> refused() {
         return refused;
+    }
+
+    /**
+     * Completes, with the reason, when this member's log stopped by itself while it was a replica (an entry it could
+     * not apply: fail-stop; its removal from the group): it can neither serve nor follow any more. The caller closes
+     * it and ends, naming the reason; started again, it applies its log from its latest snapshot. (Once it took over,
+     * its log stopping {@link #fenced fences} it instead.)
+     */
+    public CompletableFuture<String> logStopped() {
+        return logStopped;
     }
 
     /**
@@ -201,6 +220,7 @@ public final class ReplicationMember implements AutoCloseable {
             state = State.ACTIVE; // from here no batch reaches the replica's state: the store below takes it
             lost = lostBeforeTakeOver;
         }
+        checkLeadershipLater();
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + " is the active instance: the "
                 + "queue manager starts on its journal, from the state it kept as a replica");
         try {
@@ -446,6 +466,25 @@ public final class ReplicationMember implements AutoCloseable {
     }
 
     /**
+     * While active, asks its log every {@link #leadershipCheckMillis} whether it still leads, and fences it when not:
+     * Ratis tells the state machine when its leadership ends ({@link ActiveListener#inactive}), and this check makes
+     * the member independent of that one call (a member that stood still, paused past the election timeout, finds
+     * out within one check of going on, whatever Ratis told it meanwhile).
+     */
+    private void checkLeadershipLater() {
+        CompletableFuture.delayedExecutor(leadershipCheckMillis, TimeUnit.MILLISECONDS).execute(() -> {
+            if (state != State.ACTIVE) {
+                return;
+            }
+            if (!log.leads()) {
+                fence("its replicated log no longer leads (" + log.role() + ", active: " + log.leader() + ")");
+                return;
+            }
+            checkLeadershipLater();
+        });
+    }
+
+    /**
      * After this member is {@link #fenced}: waits, at most {@code max}, until another member is known to lead the
      * log. Until then this member is still one of three: its vote and its log may be what the next election needs (a
      * switchover's chosen member asks for it; after a cut, the cut may heal). The caller closes it after, to rejoin.
@@ -525,13 +564,19 @@ public final class ReplicationMember implements AutoCloseable {
         }
     }
 
-    /** Applies committed batches to the replica journal until the takeover; the active one's are its own. */
+    /**
+     * Applies committed batches to the replica journal until the takeover; the active one's are its own. Once fenced
+     * (and closed) it drops every entry, file, snapshot and term: its journal is the closing queue manager's, and the
+     * member is about to be closed and started again, its journal rebuilt from the log (the new active member's
+     * entries reach it from the moment it hears of that member: they must not stop its log, which would leave its
+     * close racing Ratis's own).
+     */
     private final class Sink implements ReplicaSink {
 
         @Override
         public boolean takes(String origin) {
             synchronized (lock) {
-                return state != State.ACTIVE || !origin.equals(log.id());
+                return state == State.REPLICA || state == State.ACTIVE && !origin.equals(log.id());
             }
         }
 
@@ -540,9 +585,8 @@ public final class ReplicationMember implements AutoCloseable {
             synchronized (lock) {
                 if (state == State.REPLICA) {
                     replica.apply(records);
-                } else if (state != State.CLOSED && !origin.equals(log.id())) {
-                    throw new IllegalStateException("Replication member " + log.id() + " took over but was given "
-                            + "batch " + index + " appended by " + origin + ": it stops.");
+                } else if (state == State.ACTIVE && !origin.equals(log.id())) {
+                    throw tookOver("batch " + index, origin);
                 }
             }
         }
@@ -566,11 +610,16 @@ public final class ReplicationMember implements AutoCloseable {
             synchronized (lock) {
                 if (state == State.REPLICA) {
                     files.write(name, content);
-                } else if (state != State.CLOSED && !origin.equals(log.id())) {
-                    throw new IllegalStateException("Replication member " + log.id() + " took over but was given "
-                            + name + " at " + index + " appended by " + origin + ": it stops.");
+                } else if (state == State.ACTIVE && !origin.equals(log.id())) {
+                    throw tookOver(name + " at " + index, origin);
                 }
             }
+        }
+
+        /** An entry of another member's reached the active member: its log and its store went apart. */
+        private IllegalStateException tookOver(String what, String origin) {
+            return new IllegalStateException("Replication member " + log.id() + " took over but was given " + what
+                    + " appended by " + origin + ": it stops.");
         }
 
         @Override
@@ -599,6 +648,9 @@ public final class ReplicationMember implements AutoCloseable {
         @Override
         public void loadSnapshot(InputStream in) throws IOException {
             synchronized (lock) {
+                if (dropsEntries()) {
+                    return; // the snapshot is in its log's directory: loaded when it starts again
+                }
                 requireReplica("load a snapshot");
                 files.loadSnapshot(new DataInputStream(in));
                 replica.loadSnapshot(in);
@@ -608,10 +660,18 @@ public final class ReplicationMember implements AutoCloseable {
         @Override
         public void reset() throws IOException {
             synchronized (lock) {
+                if (dropsEntries()) {
+                    return;
+                }
                 requireReplica("empty its journal");
                 files.reset();
                 replica.reset();
             }
+        }
+
+        /** Fenced or closed: nothing reaches the journal any more (it is rebuilt from the log at the next start). */
+        private boolean dropsEntries() {
+            return state == State.FENCED || state == State.CLOSED;
         }
 
         private void requireReplica(String what) throws IOException {
@@ -638,6 +698,16 @@ public final class ReplicationMember implements AutoCloseable {
         @Override
         public void refused(String reason) {
             refused.complete(reason);
+        }
+
+        @Override
+        public void stopped(String reason) {
+            if (state == State.REPLICA && !elected.isDone()) {
+                logStopped.complete("Replication member " + id + " of group '" + group + "' stopped: " + reason
+                        + ". Start it again: it applies its log from its latest snapshot and rejoins.");
+            } else {
+                fence("its replicated log stopped: " + reason); // elected or active: it rejoins (closed: nothing)
+            }
         }
     }
 }
