@@ -211,10 +211,12 @@ class ReplicatedFailoverTest {
 
     /**
      * Kill -9 to the next active member's Raft election, in ns: its ready line's time less how long it had led then
-     * (its "took over" line, which has come by the time every client works again).
+     * (its "took over" line, right after the ready line).
      */
-    private static long electedAfter(ServerProcess next, ReconnectWorkload.Outage outage) {
-        return next.readyAt() - TimeUnit.MILLISECONDS.toNanos(Math.max(0, next.leaderForMillis())) - outage.killedAt();
+    private static long electedAfter(ServerProcess next, ReconnectWorkload.Outage outage) throws Exception {
+        long ledFor = next.leaderForMillis(ReplicatedGroup.ELECTION.toSeconds());
+        assertTrue(ledFor >= 0, () -> "no took-over line after the ready line:\n" + next.outputSoFar());
+        return next.readyAt() - TimeUnit.MILLISECONDS.toNanos(ledFor) - outage.killedAt();
     }
 
     /**

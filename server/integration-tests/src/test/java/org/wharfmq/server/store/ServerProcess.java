@@ -222,6 +222,7 @@ public final class ServerProcess implements AutoCloseable {
                     }
                     int ready = readyPort(line);
                     if (ready >= 0) {
+                        leaderForMillis = -1; // its "took over" line follows
                         readyAt = System.nanoTime();
                         port.complete(ready);
                         serving = true;
@@ -305,11 +306,18 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     /**
-     * How long a member had led its Raft log when it printed its latest ready line, in ms (its "took over" line: the
-     * ready line's time less this is when it was elected); -1 before its first takeover, or when it has not said yet.
+     * How long a member had led its Raft log when it printed its latest ready line, in ms (its "took over" line, which
+     * follows the ready line: the ready line's time less this is when it was elected); waits for that line at most
+     * {@code seconds}, and answers -1 if it has not come.
      */
-    long leaderForMillis() {
-        return leaderForMillis;
+    long leaderForMillis(long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        synchronized (seen) {
+            while (leaderForMillis < 0 && process.isAlive() && System.nanoTime() < deadline) {
+                seen.wait(100);
+            }
+            return leaderForMillis;
+        }
     }
 
     /** The times this member stopped serving after it stopped being active (its clients disconnected). */
