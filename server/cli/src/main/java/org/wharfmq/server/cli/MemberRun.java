@@ -173,12 +173,14 @@ final class MemberRun {
     /**
      * Where a takeover's time went, after the ready line: from the member's election (Raft's, its role's age now) to
      * this member hearing of it (its term's first entry committed and applied), and from there to its queue manager
-     * serving (the store opened from the replica's state, the listeners and plugins started).
+     * serving: the store opened from the replica's state, then the listeners and plugins started.
      */
     private void sayTookOver(ReplicationMember elected, long electedAt) {
         long since = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - electedAt);
+        long store = TimeUnit.NANOSECONDS.toMillis(elected.storeOpenedAt() - electedAt);
         System.out.println("Wharf queue manager " + config.name() + ": member " + id + " took over in " + since
-                + " ms: Raft leader for " + elected.log().roleMillis() + " ms at its ready line");
+                + " ms: Raft leader for " + elected.log().roleMillis() + " ms at its ready line (its store open after "
+                + store + " ms, then its listeners and plugins)");
         System.out.flush();
     }
 

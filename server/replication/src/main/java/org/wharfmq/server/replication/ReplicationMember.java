@@ -79,6 +79,8 @@ public final class ReplicationMember implements AutoCloseable {
     /** Why it lost the leadership after it was elected and before it took over; else null. Guarded by {@link #lock}. */
     private String lostBeforeTakeOver;
     private ReplicatedLog log;
+    /** When {@link #takeOver} opened the queue manager's store ({@link System#nanoTime}); 0 before. */
+    private volatile long storeOpenedAt;
     /** Adding and removing members, on the active member. */
     private MemberChanges changes;
     private final String group;
@@ -228,6 +230,7 @@ public final class ReplicationMember implements AutoCloseable {
             // copy, and every member rebuilds its journal from it when it starts; a force here would only add a sync
             JournalMessageStore store = JournalMessageStore.openReplicated(
                     config.toBuilder().durability(Durability.OS).build(), gate::pass, replica);
+            storeOpenedAt = System.nanoTime();
             if (lost != null) {
                 fence(lost); // the caller stops serving clients as soon as it hears: the next one is elected
             }
@@ -236,6 +239,11 @@ public final class ReplicationMember implements AutoCloseable {
             fence("its journal could not be opened: " + e);
             throw e;
         }
+    }
+
+    /** When {@link #takeOver} opened the queue manager's store, as {@link System#nanoTime}; 0 before it did. */
+    public long storeOpenedAt() {
+        return storeOpenedAt;
     }
 
     /**
