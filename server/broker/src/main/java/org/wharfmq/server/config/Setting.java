@@ -186,10 +186,18 @@ public final class Setting<T> {
         if (secret) {
             return REDACTED;
         }
+        return value instanceof Number || value instanceof Boolean ? value : asText(value);
+    }
+
+    /**
+     * {@code value} as config/wharf.yaml writes it, a {@link #secret()} setting's too (what keeps a setting, not what
+     * shows it): null for none, a named value in lower case, any other as its {@code toString}.
+     */
+    public String asText(T value) {
         if (value instanceof Enum<?> named) {
             return named.toString().toLowerCase(Locale.ROOT);
         }
-        return value instanceof Number || value instanceof Boolean ? value : value.toString();
+        return value == null ? null : value.toString();
     }
 
     /** This setting, refusing a value below {@code min} (and none, unless its default is none). */

@@ -153,7 +153,7 @@ public final class LocalQueue {
         this.paging = new QueuePaging(new PagingSide(), name, journaled, lock, pager, budget, dispatch.arena(), clock,
                 persistence);
         this.administration = new QueueAdministration(this, lock, dispatch, accounting, paging, clock);
-        this.recovery = new QueueRecovery(this, lock, dispatch, accounting, paging);
+        this.recovery = new QueueRecovery(this, dispatch, accounting, paging);
         this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.persistence = persistence;

@@ -323,6 +323,7 @@ final class QueueAccounting {
 
     /** Whether anything came due under the lock: events to publish, producers to wake. */
     boolean anythingDue() {
+        assert lock.isHeldByCurrentThread();
         return budgetWaitersDue || !eventsDue.isEmpty();
     }
 

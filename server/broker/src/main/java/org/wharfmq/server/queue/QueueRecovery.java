@@ -1,7 +1,5 @@
 package org.wharfmq.server.queue;
 
-import org.wharfmq.server.OrderedLock;
-
 /**
  * One {@link LocalQueue}'s recovery at start: the messages the store gives back, each with the sequence number it had,
  * linked (or paged, when the queue pages and is over its budget) before any consumer exists, and the backouts due
@@ -14,15 +12,12 @@ import org.wharfmq.server.OrderedLock;
 final class QueueRecovery {
 
     private final LocalQueue queue;
-    private final OrderedLock lock;
     private final QueueDispatch dispatch;
     private final QueueAccounting accounting;
     private final QueuePager paging;
 
-    QueueRecovery(LocalQueue queue, OrderedLock lock, QueueDispatch dispatch, QueueAccounting accounting,
-                  QueuePager paging) {
+    QueueRecovery(LocalQueue queue, QueueDispatch dispatch, QueueAccounting accounting, QueuePager paging) {
         this.queue = queue;
-        this.lock = lock;
         this.dispatch = dispatch;
         this.accounting = accounting;
         this.paging = paging;

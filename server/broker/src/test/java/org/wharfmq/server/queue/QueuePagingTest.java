@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -28,8 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * queue's memory budget is paged, counted in the depth and against the disk budgets, and read back in order as the
  * consumer acknowledges; nothing overtakes a paged message; the queue's own disk budget refuses (pageFullPolicy fail)
  * or holds producers back (block) until messages are read back; a deleted queue's paged messages leave the budgets
- * and its page files go. Selectors among paged messages: {@link SelectorScanTest}. Each step is checked once the
- * paging thread has done what it was asked ({@link #settle}).
+ * and its page files go; page files that cannot be written stop the queue's paging without losing a message
+ * ({@link PagingDiskFailure}) until they can. Selectors among paged messages: {@link SelectorScanTest}. Each step is
+ * checked once the paging thread has done what it was asked ({@link #settle}).
  */
 class QueuePagingTest {
 
@@ -133,11 +135,50 @@ class QueuePagingTest {
         assertEquals(0, pageFiles(), "its page files deleted");
     }
 
+    @Test
+    void pageFilesThatCannotBeWrittenKeepWhatTheQueueTookRefuseSendsSayingWhyAndPagingGoesOnOnceTheyCan()
+            throws Exception {
+        // the failure is real: a file stands where the page files' directory is to be made
+        Path inTheWay = Files.writeString(pagingDirectory.resolve("disk"), "not a directory");
+        pagingQueue(inTheWay.resolve("paging"), new MemoryLimit.PageLimit(0, MemoryPolicy.FAIL, "none of its own"));
+        List<String> sent = put(5); // three in memory, two to be paged: their write fails
+        settle();
+        String failure = queue.pagingFailure();
+        assertTrue(failure != null && failure.contains("Cannot write the paging file"), "the failure: " + failure);
+        assertEquals(5, queue.depth(), "what the queue took it keeps");
+        assertEquals(2, queue.paged(), "waiting in memory, counted as paged");
+
+        WharfException refused = assertThrows(WharfException.class, () -> put("m05"));
+        assertEquals(ErrorCode.QUEUE_FULL, refused.code());
+        assertTrue(refused.getMessage().startsWith("queue 'PAGED' cannot page: its page files cannot be written or"
+                + " read now"), refused.getMessage());
+        assertFalse(refused.getMessage().contains(pagingDirectory.toString()), "a client is not shown the disk");
+        assertEquals(5, queue.depth(), "nothing taken");
+
+        Files.delete(inTheWay); // the disk takes the files again: the next retry pages
+        for (long deadline = System.nanoTime() + 10_000_000_000L; queue.pagingFailure() != null; ) {
+            assertTrue(System.nanoTime() < deadline, "paging works again within 10 s (it retries every "
+                    + org.wharfmq.server.Configuration.PAGE_RETRY_MILLIS + " ms)");
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000); // the retry is the paging thread's timer
+            settle();
+        }
+        sent.add(put("m05"));
+        RecordingConsumer consumer = new RecordingConsumer(null, 100);
+        queue.addConsumer(consumer);
+        assertEquals(sent, drain(consumer, 6), "nothing lost, nothing out of order");
+        assertNull(queue.pagingFailure());
+    }
+
     // ---- helpers ----
 
     /** A paging queue with room for three messages in memory: everything put after them is paged. */
     private void pagingQueue(MemoryLimit.PageLimit disk) {
-        pager = new Pager(pagingDirectory, MemoryBudget.unlimited());
+        pagingQueue(pagingDirectory, disk);
+    }
+
+    /** {@link #pagingQueue(MemoryLimit.PageLimit)}, its page files in {@code directory}. */
+    private void pagingQueue(Path directory, MemoryLimit.PageLimit disk) {
+        pager = new Pager(directory, MemoryBudget.unlimited());
         queue = PagingQueues.threeInMemory(queues, pager, "m00", null, disk);
         QueuedMessage m = PagingQueues.message(queue, "m00", null, null);
         oneMessage = m.memoryBytes();

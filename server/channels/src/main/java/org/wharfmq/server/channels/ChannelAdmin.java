@@ -176,7 +176,7 @@ final class ChannelAdmin {
         keys.addAll(after.keySet());
         List<String> changed = new ArrayList<>();
         for (String key : keys) {
-            if ((ChannelAttributes.PARTNER.contains(key) || key.startsWith(ChannelAttributes.TLS))
+            if (ChannelAttributes.namesPartner(key, b.type())
                     && !java.util.Objects.equals(before.get(key), after.get(key))) {
                 changed.add(key);
             }

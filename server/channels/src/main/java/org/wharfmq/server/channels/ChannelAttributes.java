@@ -1,10 +1,11 @@
 package org.wharfmq.server.channels;
 
+import org.wharfmq.client.core.transport.ClientTls;
+import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.Settings;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * A channel's attributes as text, named as the keys of {@code channels:} in config/wharf.yaml ({@code connection},
@@ -16,51 +17,56 @@ final class ChannelAttributes {
 
     /** The prefix of a TLS option's attribute: {@code tls.trustStore}. */
     static final String TLS = "tls.";
-    /** What changes the partner a sender reaches, or the partner a receiver accepts. */
-    static final Set<String> PARTNER = Set.of("connection", "transmissionQueue", "user", "password", "partnerUser",
-            "partnerCertificate", "partnerQueueManager");
-    /** Attributes whose values are never shown. */
-    private static final Set<String> SECRET = Set.of("password", TLS + "trustStorePassword",
-            TLS + "keyStorePassword");
 
     private ChannelAttributes() {
     }
 
-    /** The attributes of {@code d} (its name aside), those it leaves out absent; secrets as they are. */
+    /**
+     * The attributes of {@code d} (its name aside): its type's keys ({@link ChannelConfiguration#keysOf}) in
+     * declaration order, those it leaves out absent, its TLS options after the keys that name its partner (as they
+     * do); secrets as they are.
+     */
     static Map<String, String> of(ChannelDefinition d) {
         Map<String, String> a = new LinkedHashMap<>();
-        a.put("type", d.type() == ChannelDefinition.Type.SENDER ? "sender" : "receiver");
-        if (d.type() == ChannelDefinition.Type.RECEIVER) {
-            put(a, "partnerUser", d.partnerUser());
-            put(a, "partnerCertificate", d.partnerCertificate());
-            put(a, "partnerQueueManager", d.partnerQueueManager());
-            a.put("nonPersistentSpeed", d.nonPersistentSpeed().text());
-            a.put("maxBatchAttempts", Integer.toString(d.maxBatchAttempts()));
-            return a;
+        boolean tls = false;
+        for (Setting<?> key : ChannelConfiguration.keysOf(d.type())) {
+            if (!tls && key != ChannelConfiguration.TYPE && !ChannelConfiguration.namesPartner(key)) {
+                d.tls().forEach((option, text) -> a.put(TLS + option, text));
+                tls = true;
+            }
+            String value = d.text(key);
+            if (value != null) {
+                a.put(key.key(), value);
+            }
         }
-        put(a, "connection", d.connection());
-        put(a, "transmissionQueue", d.transmissionQueue());
-        put(a, "user", d.user());
-        put(a, "password", d.password());
-        d.tls().forEach((key, value) -> a.put(TLS + key, value));
-        a.put("batchSize", Integer.toString(d.batchSize()));
-        a.put("batchBytes", Long.toString(d.batchBytes()));
-        a.put("batchIntervalMillis", Long.toString(d.batchIntervalMillis()));
-        a.put("disconnectIntervalMillis", Long.toString(d.disconnectIntervalMillis()));
-        a.put("retryMillis", Long.toString(d.retryMillis()));
-        a.put("maxRetryMillis", Long.toString(d.maxRetryMillis()));
-        a.put("heartbeatMillis", Integer.toString(d.heartbeatMillis()));
-        a.put("connectTimeoutMillis", Integer.toString(d.connectTimeoutMillis()));
-        a.put("pipelineLength", Integer.toString(d.pipelineLength()));
-        a.put("nonPersistentSpeed", d.nonPersistentSpeed().text());
         return a;
     }
 
     /** {@link #of}, with each secret that is set as {@code ***}: what {@code display channel} shows. */
     static Map<String, String> shown(ChannelDefinition d) {
         Map<String, String> a = of(d);
-        a.replaceAll((key, value) -> SECRET.contains(key) ? "***" : value);
+        for (Setting<?> key : ChannelConfiguration.keysOf(d.type())) {
+            a.computeIfPresent(key.key(), (k, text) -> String.valueOf(shown(key, d)));
+        }
+        ClientTls.SECRET_OPTIONS.forEach(option -> a.computeIfPresent(TLS + option, (k, text) -> Setting.REDACTED));
         return a;
+    }
+
+    private static <T> Object shown(Setting<T> key, ChannelDefinition d) {
+        return key.shown(d.get(key));
+    }
+
+    /** Whether attribute {@code key} names the partner a sender reaches or a receiver accepts (a TLS option does). */
+    static boolean namesPartner(String key, ChannelDefinition.Type type) {
+        if (key.startsWith(TLS)) {
+            return true;
+        }
+        for (Setting<?> setting : ChannelConfiguration.keysOf(type)) {
+            if (setting.key().equals(key)) {
+                return ChannelConfiguration.namesPartner(setting);
+            }
+        }
+        return false;
     }
 
     /**
@@ -90,11 +96,5 @@ final class ChannelAttributes {
             }
         }
         return ChannelDefinition.read(entry, 0);
-    }
-
-    private static void put(Map<String, String> a, String key, String value) {
-        if (value != null) {
-            a.put(key, value);
-        }
     }
 }

@@ -1,6 +1,7 @@
 package org.wharfmq.server.channels;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 
@@ -13,23 +14,11 @@ import java.util.Map;
  * whose subject is {@code partnerCertificate}, when given, and opens it as queue manager {@code partnerQueueManager},
  * when given: {@link PartnerBinding}). A sender and its receiver carry the same name.
  *
- * @param partnerCertificate a receiver's: the subject of the TLS client certificate its partner must connect with, an
- *                           X.500 name ({@code CN=qm1,O=Example}; compared as a name, not as text)
- * @param pipelineLength     a sender's batches on the way at once (1 or 2; IBM MQ's PIPELINELENGTH)
- * @param nonPersistentSpeed how non-persistent messages travel (IBM MQ's NPMSPEED), a sender's and a receiver's
- *                           attribute: FAST only when both ends say so
- * @param maxBatchAttempts   a receiver's commits of one batch before it puts it message by message, dead-lettering
- *                           those refused
- * @param tls the client TLS options for an {@code ssl://} connection ({@code trustStore}, {@code trustStorePassword},
- *            ...: those of the client's URL; docs/security.md)
+ * <p>It holds the value of each key ({@link ChannelConfiguration}: {@link #get}; the keys older than the declarations
+ * keep an accessor named after them) and the client TLS options of its {@code tls:} block. Immutable: {@link #with}
+ * makes a changed copy, checked as the file's entries are.
  */
-public record ChannelDefinition(String name, Type type, String connection, String transmissionQueue, String user,
-                                String password, Map<String, String> tls, int batchSize, long batchBytes,
-                                long batchIntervalMillis, long disconnectIntervalMillis, long retryMillis,
-                                long maxRetryMillis, int heartbeatMillis, int connectTimeoutMillis,
-                                String partnerUser, String partnerCertificate, String partnerQueueManager,
-                                int pipelineLength,
-                                NonPersistentSpeed nonPersistentSpeed, int maxBatchAttempts) {
+public final class ChannelDefinition {
 
     /** What the channel does. */
     public enum Type { SENDER, RECEIVER }
@@ -74,8 +63,14 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
         }
     }
 
-    public ChannelDefinition {
-        tls = Map.copyOf(tls);
+    /** The value of each key of {@link ChannelConfiguration}, named for errors as the channel's. */
+    private final SettingValues values;
+    /** The client TLS options for an {@code ssl://} connection ({@code ClientTls.OPTIONS}; docs/security.md). */
+    private final Map<String, String> tls;
+
+    private ChannelDefinition(SettingValues values, Map<String, String> tls) {
+        this.values = values;
+        this.tls = Map.copyOf(tls);
     }
 
     /**
@@ -105,8 +100,7 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
         if (!"sender".equals(type) && !"receiver".equals(type)) {
             throw entry.invalid("type", "channel '" + name + "' needs type sender or receiver");
         }
-        values.named(owner(name)).check();
-        ChannelDefinition d = of(values, "sender".equals(type) ? Type.SENDER : Type.RECEIVER, tls);
+        ChannelDefinition d = new ChannelDefinition(values.named(owner(name)).check(), tls);
         try {
             d.checkBetween();
         } catch (ConfigurationException e) {
@@ -121,24 +115,6 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
         return "channel '" + name + "'";
     }
 
-    /** The channel {@code values} give, of {@code type}, with client TLS options {@code tls}; not checked. */
-    private static ChannelDefinition of(SettingValues values, Type type, Map<String, String> tls) {
-        return new ChannelDefinition(values.get(ChannelConfiguration.NAME), type,
-                values.get(ChannelConfiguration.CONNECTION), values.get(ChannelConfiguration.TRANSMISSION_QUEUE),
-                values.get(ChannelConfiguration.USER), values.get(ChannelConfiguration.PASSWORD), tls,
-                values.get(ChannelConfiguration.BATCH_SIZE), values.get(ChannelConfiguration.BATCH_BYTES),
-                values.get(ChannelConfiguration.BATCH_INTERVAL_MILLIS),
-                values.get(ChannelConfiguration.DISCONNECT_INTERVAL_MILLIS),
-                values.get(ChannelConfiguration.RETRY_MILLIS), values.get(ChannelConfiguration.MAX_RETRY_MILLIS),
-                values.get(ChannelConfiguration.HEARTBEAT_MILLIS),
-                values.get(ChannelConfiguration.CONNECT_TIMEOUT_MILLIS),
-                values.get(ChannelConfiguration.PARTNER_USER), values.get(ChannelConfiguration.PARTNER_CERTIFICATE),
-                values.get(ChannelConfiguration.PARTNER_QUEUE_MANAGER),
-                values.get(ChannelConfiguration.PIPELINE_LENGTH),
-                values.get(ChannelConfiguration.NON_PERSISTENT_SPEED),
-                values.get(ChannelConfiguration.MAX_BATCH_ATTEMPTS));
-    }
-
     /** Every key of a channel ({@link ChannelConfiguration}) at its default, named {@code name}. */
     private static SettingValues defaults(String name) {
         return SettingValues.defaults("", ChannelConfiguration.class).named(owner(name))
@@ -148,94 +124,87 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
     /** A sender to {@code connection} ({@code tcp://host:port} or {@code ssl://host:port}) with the defaults. */
     public static ChannelDefinition sender(String name, String connection, String transmissionQueue, String user,
                                            String password) {
-        return of(defaults(name).with(ChannelConfiguration.CONNECTION, connection)
+        return new ChannelDefinition(defaults(name).with(ChannelConfiguration.TYPE, "sender")
+                .with(ChannelConfiguration.CONNECTION, connection)
                 .with(ChannelConfiguration.TRANSMISSION_QUEUE, transmissionQueue)
-                .with(ChannelConfiguration.USER, user).with(ChannelConfiguration.PASSWORD, password), Type.SENDER,
-                Map.of()).checked();
+                .with(ChannelConfiguration.USER, user).with(ChannelConfiguration.PASSWORD, password), Map.of())
+                .checked();
     }
 
     /** A receiver for partners that log in as {@code partnerUser} (null: any user with the channel permission). */
     public static ChannelDefinition receiver(String name, String partnerUser, String partnerQueueManager) {
-        return of(defaults(name).with(ChannelConfiguration.PARTNER_USER, partnerUser)
-                .with(ChannelConfiguration.PARTNER_QUEUE_MANAGER, partnerQueueManager), Type.RECEIVER, Map.of())
-                .checked();
+        return new ChannelDefinition(defaults(name).with(ChannelConfiguration.TYPE, "receiver")
+                .with(ChannelConfiguration.PARTNER_USER, partnerUser)
+                .with(ChannelConfiguration.PARTNER_QUEUE_MANAGER, partnerQueueManager), Map.of()).checked();
+    }
+
+    /**
+     * The value of {@code setting}, one of {@link ChannelConfiguration}'s (a map lookup: read it once, where the
+     * channel is made).
+     */
+    public <T> T get(Setting<T> setting) {
+        return values.get(setting);
+    }
+
+    /** {@code setting}'s value as config/wharf.yaml writes it (a password as it is), or null for none. */
+    <T> String text(Setting<T> setting) {
+        return setting.asText(values.get(setting));
+    }
+
+    /**
+     * This channel with {@code setting} (one of {@link ChannelConfiguration}'s) at {@code value}.
+     *
+     * @throws ConfigurationException when the channel breaks a rule then, naming it
+     */
+    public <T> ChannelDefinition with(Setting<T> setting, T value) {
+        return new ChannelDefinition(values.with(setting, value), tls).checked();
     }
 
     /** This receiver for partners that connect over TLS with a client certificate whose subject is {@code subject}. */
     public ChannelDefinition withPartnerCertificate(String subject) {
-        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, subject, partnerQueueManager, pipelineLength, nonPersistentSpeed,
-                maxBatchAttempts).checked();
+        return with(ChannelConfiguration.PARTNER_CERTIFICATE, subject);
     }
 
     /** This sender with batches of at most {@code size} messages. */
     public ChannelDefinition withBatchSize(int size) {
-        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, size, batchBytes,
-                batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
-                nonPersistentSpeed, maxBatchAttempts).checked();
+        return with(ChannelConfiguration.BATCH_SIZE, size);
     }
 
     /** This sender retrying first after {@code millis}, disconnecting after {@code idleMillis} with nothing to send. */
     public ChannelDefinition withTimes(long millis, long idleMillis) {
-        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, idleMillis, millis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
-                nonPersistentSpeed, maxBatchAttempts).checked();
+        return new ChannelDefinition(values.with(ChannelConfiguration.RETRY_MILLIS, millis)
+                .with(ChannelConfiguration.DISCONNECT_INTERVAL_MILLIS, idleMillis), tls).checked();
     }
 
     /** This sender doubling its retry interval up to {@code millis} while the partner cannot be reached. */
     public ChannelDefinition withMaxRetry(long millis) {
-        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, millis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
-                nonPersistentSpeed, maxBatchAttempts).checked();
+        return with(ChannelConfiguration.MAX_RETRY_MILLIS, millis);
     }
 
     /** This sender asking the partner for a heartbeat every {@code millis} (0: none). */
     public ChannelDefinition withHeartbeat(int millis) {
-        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, millis,
-                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
-                nonPersistentSpeed, maxBatchAttempts).checked();
+        return with(ChannelConfiguration.HEARTBEAT_MILLIS, millis);
     }
 
     /** This sender with client TLS options for an {@code ssl://} connection. */
     public ChannelDefinition withTls(Map<String, String> options) {
-        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, options, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength,
-                nonPersistentSpeed, maxBatchAttempts).checked();
+        return new ChannelDefinition(values, options).checked();
     }
 
     /** This sender sending up to {@code length} batches before the first is confirmed (1 or 2). */
     public ChannelDefinition withPipelineLength(int length) {
-        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, length, nonPersistentSpeed,
-                maxBatchAttempts).checked();
+        return with(ChannelConfiguration.PIPELINE_LENGTH, length);
     }
 
     /** This sender asking its partner for non-persistent messages at {@code speed}. */
     public ChannelDefinition withNonPersistentSpeed(NonPersistentSpeed speed) {
-        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength, speed,
-                maxBatchAttempts).checked();
+        return with(ChannelConfiguration.NON_PERSISTENT_SPEED, speed);
     }
 
     /** This receiver putting non-persistent messages at {@code speed}, dead-lettering after {@code attempts}. */
     public ChannelDefinition withReceiving(NonPersistentSpeed speed, int attempts) {
-        return new ChannelDefinition(name, type, connection, transmissionQueue, user, password, tls, batchSize,
-                batchBytes, batchIntervalMillis, disconnectIntervalMillis, retryMillis, maxRetryMillis, heartbeatMillis,
-                connectTimeoutMillis, partnerUser, partnerCertificate, partnerQueueManager, pipelineLength, speed,
-                attempts).checked();
-    }
-
-    private ChannelDefinition checked() {
-        check();
-        return this;
+        return new ChannelDefinition(values.with(ChannelConfiguration.NON_PERSISTENT_SPEED, speed)
+                .with(ChannelConfiguration.MAX_BATCH_ATTEMPTS, attempts), tls).checked();
     }
 
     /**
@@ -244,52 +213,39 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
      *
      * @throws ConfigurationException naming the channel, the setting and what it must be
      */
-    private void check() {
-        defaults(name).with(ChannelConfiguration.TYPE, type == null ? null
-                        : type.name().toLowerCase(java.util.Locale.ROOT))
-                .with(ChannelConfiguration.CONNECTION, connection)
-                .with(ChannelConfiguration.TRANSMISSION_QUEUE, transmissionQueue).with(ChannelConfiguration.USER, user)
-                .with(ChannelConfiguration.PASSWORD, password).with(ChannelConfiguration.BATCH_SIZE, batchSize)
-                .with(ChannelConfiguration.BATCH_BYTES, batchBytes)
-                .with(ChannelConfiguration.BATCH_INTERVAL_MILLIS, batchIntervalMillis)
-                .with(ChannelConfiguration.DISCONNECT_INTERVAL_MILLIS, disconnectIntervalMillis)
-                .with(ChannelConfiguration.RETRY_MILLIS, retryMillis)
-                .with(ChannelConfiguration.MAX_RETRY_MILLIS, maxRetryMillis)
-                .with(ChannelConfiguration.HEARTBEAT_MILLIS, heartbeatMillis)
-                .with(ChannelConfiguration.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-                .with(ChannelConfiguration.PARTNER_USER, partnerUser)
-                .with(ChannelConfiguration.PARTNER_CERTIFICATE, partnerCertificate)
-                .with(ChannelConfiguration.PARTNER_QUEUE_MANAGER, partnerQueueManager)
-                .with(ChannelConfiguration.PIPELINE_LENGTH, pipelineLength)
-                .with(ChannelConfiguration.NON_PERSISTENT_SPEED, nonPersistentSpeed)
-                .with(ChannelConfiguration.MAX_BATCH_ATTEMPTS, maxBatchAttempts).check();
+    private ChannelDefinition checked() {
+        values.check();
         checkBetween();
+        return this;
     }
 
     /** The rules between settings: what a sender needs, what only a receiver takes, and the other way round. */
     private void checkBetween() {
-        if (type == Type.RECEIVER) {
-            if (connection != null || transmissionQueue != null || user != null) {
+        String connection = connection();
+        long retryMillis = retryMillis();
+        long maxRetryMillis = maxRetryMillis();
+        if (type() == Type.RECEIVER) {
+            if (connection != null || transmissionQueue() != null || user() != null) {
                 throw new ConfigurationException("a receiver takes no connection, transmissionQueue or user (the"
                         + " sender on the partner has them); it may name partnerUser, partnerCertificate and"
                         + " partnerQueueManager");
             }
-            PartnerBinding.checkCertificate(partnerCertificate);
+            PartnerBinding.checkCertificate(partnerCertificate());
             return;
         }
         if (connection == null || !(connection.startsWith("tcp://") || connection.startsWith("ssl://"))) {
             throw new ConfigurationException("a sender needs connection: tcp://HOST:PORT or ssl://HOST:PORT, the"
                     + " partner queue manager's listener");
         }
-        if (transmissionQueue == null || transmissionQueue.isBlank()) {
+        if (transmissionQueue() == null || transmissionQueue().isBlank()) {
             throw new ConfigurationException("a sender needs transmissionQueue, the local queue (usage: transmission)"
                     + " whose messages it moves");
         }
-        if (user != null && (password == null || password.isEmpty())) {
-            throw new ConfigurationException("user '" + user + "' needs password too (the channel logs in to the"
+        if (user() != null && (password() == null || password().isEmpty())) {
+            throw new ConfigurationException("user '" + user() + "' needs password too (the channel logs in to the"
                     + " partner as that user)");
         }
-        if (partnerUser != null || partnerCertificate != null || partnerQueueManager != null) {
+        if (partnerUser() != null || partnerCertificate() != null || partnerQueueManager() != null) {
             throw new ConfigurationException("partnerUser, partnerCertificate and partnerQueueManager are a"
                     + " receiver's");
         }
@@ -299,9 +255,137 @@ public record ChannelDefinition(String name, Type type, String connection, Strin
         }
     }
 
+    /** The channel's name, the same on both queue managers. */
+    public String name() {
+        return values.get(ChannelConfiguration.NAME);
+    }
+
+    /** Whether it is a sender or a receiver. */
+    public Type type() {
+        return "sender".equals(values.get(ChannelConfiguration.TYPE)) ? Type.SENDER : Type.RECEIVER;
+    }
+
+    /** The client TLS options for an {@code ssl://} connection ({@code trustStore}, ...; docs/security.md). */
+    public Map<String, String> tls() {
+        return tls;
+    }
+
+    /** A sender's partner listener. */
+    public String connection() {
+        return values.get(ChannelConfiguration.CONNECTION);
+    }
+
+    /** A sender's transmission queue. */
+    public String transmissionQueue() {
+        return values.get(ChannelConfiguration.TRANSMISSION_QUEUE);
+    }
+
+    /** Who a sender logs in to the partner as, or null. */
+    public String user() {
+        return values.get(ChannelConfiguration.USER);
+    }
+
+    /** That user's password. */
+    public String password() {
+        return values.get(ChannelConfiguration.PASSWORD);
+    }
+
+    /** A sender's most messages in one batch. */
+    public int batchSize() {
+        return values.get(ChannelConfiguration.BATCH_SIZE);
+    }
+
+    /** A sender's bytes that end a batch. */
+    public long batchBytes() {
+        return values.get(ChannelConfiguration.BATCH_BYTES);
+    }
+
+    /** How long a sender's batch waits for more messages. */
+    public long batchIntervalMillis() {
+        return values.get(ChannelConfiguration.BATCH_INTERVAL_MILLIS);
+    }
+
+    /** How long a sender with nothing to send stays connected. */
+    public long disconnectIntervalMillis() {
+        return values.get(ChannelConfiguration.DISCONNECT_INTERVAL_MILLIS);
+    }
+
+    /** A sender's first wait before connecting again. */
+    public long retryMillis() {
+        return values.get(ChannelConfiguration.RETRY_MILLIS);
+    }
+
+    /** A sender's longest wait between attempts. */
+    public long maxRetryMillis() {
+        return values.get(ChannelConfiguration.MAX_RETRY_MILLIS);
+    }
+
+    /** The heartbeat a sender asks of its partner (0: none). */
+    public int heartbeatMillis() {
+        return values.get(ChannelConfiguration.HEARTBEAT_MILLIS);
+    }
+
+    /** How long a sender's connect and handshake may take. */
+    public int connectTimeoutMillis() {
+        return values.get(ChannelConfiguration.CONNECT_TIMEOUT_MILLIS);
+    }
+
+    /** The user a receiver's partner must log in as, or null. */
+    public String partnerUser() {
+        return values.get(ChannelConfiguration.PARTNER_USER);
+    }
+
+    /**
+     * The subject of the TLS client certificate a receiver's partner must connect with, an X.500 name
+     * ({@code CN=qm1,O=Example}; compared as a name, not as text), or null.
+     */
+    public String partnerCertificate() {
+        return values.get(ChannelConfiguration.PARTNER_CERTIFICATE);
+    }
+
+    /** The queue manager a receiver's partner must be, or null. */
+    public String partnerQueueManager() {
+        return values.get(ChannelConfiguration.PARTNER_QUEUE_MANAGER);
+    }
+
+    /** A sender's batches on the way at once (1 or 2; IBM MQ's PIPELINELENGTH). */
+    public int pipelineLength() {
+        return values.get(ChannelConfiguration.PIPELINE_LENGTH);
+    }
+
+    /** How non-persistent messages travel, a sender's and a receiver's: FAST only when both ends say so. */
+    public NonPersistentSpeed nonPersistentSpeed() {
+        return values.get(ChannelConfiguration.NON_PERSISTENT_SPEED);
+    }
+
+    /** A receiver's commits of one batch before it puts it message by message, dead-lettering those refused. */
+    public int maxBatchAttempts() {
+        return values.get(ChannelConfiguration.MAX_BATCH_ATTEMPTS);
+    }
+
+    /** Whether {@code other} is a channel with the same value of every key and the same TLS options. */
+    @Override
+    public boolean equals(Object other) {
+        if (!(other instanceof ChannelDefinition that) || !tls.equals(that.tls)) {
+            return false;
+        }
+        for (Setting<?> key : values.settings()) {
+            if (!java.util.Objects.equals(values.get(key), that.values.get(key))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(name(), tls);
+    }
+
     @Override
     public String toString() { // no password
-        return "ChannelDefinition[name=" + name + ", type=" + type + ", connection=" + connection
-                + ", transmissionQueue=" + transmissionQueue + ", user=" + user + ", batchSize=" + batchSize + "]";
+        return "ChannelDefinition[name=" + name() + ", type=" + type() + ", connection=" + connection()
+                + ", transmissionQueue=" + transmissionQueue() + ", user=" + user() + ", batchSize=" + batchSize()
+                + "]";
     }
 }

@@ -279,15 +279,18 @@ final class SenderChannel implements Runnable {
     /** A batch's messages, the first {@code next}: until batchSize, batchBytes, or batchIntervalMillis of nothing. */
     private List<Taken> gather(Taken next) throws Exception {
         List<Taken> batch = new ArrayList<>();
+        int maxSize = definition.batchSize(); // read per batch, not per message (a map lookup each)
+        long maxBytes = definition.batchBytes();
+        long intervalMillis = definition.batchIntervalMillis();
         try {
             long bytes = 0;
             while (next != null) {
                 batch.add(next);
                 bytes += next.message().readableBytes();
-                if (batch.size() >= definition.batchSize() || bytes >= definition.batchBytes()) {
+                if (batch.size() >= maxSize || bytes >= maxBytes) {
                     break;
                 }
-                next = local.next(definition.batchIntervalMillis());
+                next = local.next(intervalMillis);
             }
         } catch (Exception | Error e) {
             batch.forEach(d -> d.message().release());

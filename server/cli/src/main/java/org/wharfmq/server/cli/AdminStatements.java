@@ -306,6 +306,11 @@ final class AdminStatements implements Runnable, AutoCloseable {
                 + " partner must be.")
         String partnerQueueManager;
 
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any attribute by its key in"
+                + " config/wharf.yaml's channels: (batchSize=20, tls.verifyHost=false), those without an option of"
+                + " their own too; repeat for each. Passwords come from files (--password-file, --tls-password-file).")
+        Map<String, String> set;
+
         /**
          * The request's arguments; alter's 'default' is empty.
          *
@@ -332,6 +337,15 @@ final class AdminStatements implements Runnable, AutoCloseable {
             put(a, "partnerUser", partnerUser, alter);
             put(a, "partnerCertificate", partnerCertificate, alter);
             put(a, "partnerQueueManager", partnerQueueManager, alter);
+            if (set != null) {
+                for (Map.Entry<String, String> attribute : set.entrySet()) {
+                    if (attribute.getKey().endsWith("assword")) {
+                        throw new IllegalArgumentException("--set " + attribute.getKey() + "=... would show the"
+                                + " password in ps: use --password-file FILE or --tls-password-file KEY=FILE");
+                    }
+                    put(a, attribute.getKey(), attribute.getValue(), alter);
+                }
+            }
             if (tls != null) {
                 for (Map.Entry<String, String> option : tls.entrySet()) {
                     if (option.getKey().endsWith("Password")) {

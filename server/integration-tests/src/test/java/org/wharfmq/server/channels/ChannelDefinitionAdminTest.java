@@ -80,7 +80,7 @@ class ChannelDefinitionAdminTest {
         assertEquals("Channel 'TO.QM2' is RUNNING: stop it first ('wharf admin stop channel TO.QM2'), then delete it.",
                 AdminCli.refused(url1, "delete", "channel", "TO.QM2"));
         assertEquals("Channel TO.QM2 altered; they take effect when it next starts (it is RUNNING)\n",
-                AdminCli.ok(url1, "alter", "channel", "TO.QM2", "--batch-size", "7"));
+                AdminCli.ok(url1, "alter", "channel", "TO.QM2", "--batch-size", "7", "--set", "connectTimeoutMillis=8000"));
         assertTrue(AdminCli.refused(url1, "alter", "channel", "TO.QM2", "--pipeline-length", "3")
                 .contains("Setting pipelineLength of channel 'TO.QM2' must be 1 or 2, was 3."));
         // over the admin command queue: a receiver's attributes change while its partner runs (not its partner)
@@ -130,6 +130,7 @@ class ChannelDefinitionAdminTest {
                 .get("result").get(0);
         assertEquals("defined at run time", definition.get("origin").asText());
         assertEquals("7", definition.get("batchSize").asText());
+        assertEquals("8000", definition.get("connectTimeoutMillis").asText(), "an attribute by its key (--set)");
         assertEquals("2", definition.get("pipelineLength").asText());
         assertTrue(definition.get("stopped").asBoolean());
         assertEquals(1, qm1.server().queueManager().queue("QM2").depth());

@@ -1,0 +1,162 @@
+package org.wharfmq.server.it;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * docs/architecture.md's "A message's path" is a map a new engineer follows class by class: its road has at most ten
+ * numbered steps, and every class it names ({@code client.core.CoreSender}, {@code queue.QueueManager},
+ * {@code PendingRequests.Request}) is a source file of the repository (a test's, where it names a test), with the
+ * members and methods the road names ({@code LocalQueue.reserve}; {@code (`onSend`)} after a step's class). A class
+ * renamed, moved or deleted without the map fails here, naming what the map says.
+ */
+class ArchitectureMapTest {
+
+    /** A dotted name with a class in it: {@code server.queue.LocalQueue}, {@code Frame.Send}. */
+    private static final Pattern NAME = Pattern.compile(
+            "`((?:[a-z][a-z0-9]*\\.)*[A-Z][A-Za-z0-9]*(?:\\.[A-Za-z][A-Za-z0-9]*)*)`");
+    /** A step: its number, its class and what follows on its line. */
+    private static final Pattern STEP = Pattern.compile("(?m)^(\\d+)\\. `([a-zA-Z.]+)` \\(([^)\\n]*)");
+    /** A method named in a step's parentheses: {@code `onSend`}. */
+    private static final Pattern METHOD = Pattern.compile("`([a-z][A-Za-z0-9]*)`");
+    /** Where the map's packages are, under {@code org/wharfmq/} (a server package is named without "server."). */
+    private static final List<String> ROOTS = List.of("", "server/", "client/core/");
+
+    private final Path root = Path.of(System.getProperty("wharf.root"));
+    private final Map<String, List<Path>> sources = sources();
+
+    @Test
+    void theRoadOfAMessageNamesClassesAndMethodsThatExist() throws IOException {
+        String doc = Files.readString(root.resolve("docs/architecture.md"));
+        int start = doc.indexOf("## A message's path");
+        int end = doc.indexOf("### 1. ", start);
+        assertTrue(start >= 0 && end > start, "docs/architecture.md has its section \"A message's path\"");
+        String road = doc.substring(start, end);
+
+        List<String> missing = new ArrayList<>();
+        Matcher name = NAME.matcher(road);
+        int names = 0;
+        while (name.find()) {
+            names++;
+            String found = check(name.group(1));
+            if (found != null) {
+                missing.add(found);
+            }
+        }
+        Matcher step = STEP.matcher(road);
+        int steps = 0;
+        while (step.find()) {
+            steps++;
+            assertEquals(steps, Integer.parseInt(step.group(1)), "the steps are numbered in order");
+            Path file = resolve(step.group(2));
+            Matcher method = METHOD.matcher(step.group(3));
+            while (file != null && method.find()) {
+                if (!Pattern.compile("\\b" + method.group(1) + "\\(").matcher(read(file)).find()) {
+                    missing.add("step " + steps + ": " + step.group(2) + " has no method " + method.group(1));
+                }
+            }
+        }
+        assertTrue(names > 30, "the road names its classes: " + names);
+        assertTrue(steps >= 8 && steps <= 10, "a message's road in ten classes or fewer: " + steps + " steps");
+        assertEquals(List.of(), missing, "docs/architecture.md, \"A message's path\", names what the code lacks");
+    }
+
+    /** What the code lacks of {@code name} ({@code client.core.CoreSender}, {@code LocalQueue.reserve}), or null. */
+    private String check(String name) {
+        String[] parts = name.split("\\.");
+        int type = 0;
+        while (!Character.isUpperCase(parts[type].charAt(0))) {
+            type++;
+        }
+        if (parts[type].chars().allMatch(c -> Character.isUpperCase(c) || c == '_')) {
+            return null; // a frame's name (DELIVER), not a class
+        }
+        Path file = resolve(name);
+        if (file == null) {
+            return name + ": no source file " + parts[type] + ".java"
+                    + (type == 0 ? "" : " in package " + String.join(".", List.of(parts).subList(0, type)));
+        }
+        for (int i = type + 1; i < parts.length; i++) {
+            if (!Pattern.compile("\\b" + parts[i] + "\\b").matcher(read(file)).find()) {
+                return name + ": " + root.relativize(file) + " has no " + parts[i];
+            }
+        }
+        return null;
+    }
+
+    /** The source file of the class {@code name} names, by its package when it gives one; null if there is none. */
+    private Path resolve(String name) {
+        String[] parts = name.split("\\.");
+        int type = 0;
+        while (!Character.isUpperCase(parts[type].charAt(0))) {
+            type++;
+        }
+        String packagePath = String.join("/", List.of(parts).subList(0, type));
+        for (Path file : sources.getOrDefault(parts[type], List.of())) {
+            if (type == 0) {
+                return file;
+            }
+            String path = file.toString().replace('\\', '/');
+            for (String prefix : ROOTS) {
+                if (path.endsWith("/org/wharfmq/" + prefix + packagePath + "/" + parts[type] + ".java")) {
+                    return file;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Every source file of the repository (its tests' too), by its class's name; no build output or dot-directory. */
+    private Map<String, List<Path>> sources() {
+        Map<String, List<Path>> byName = new HashMap<>();
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+                    String name = String.valueOf(dir.getFileName());
+                    return name.equals("target") || (name.startsWith(".") && !dir.equals(root))
+                            ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                    String path = file.toString().replace('\\', '/');
+                    boolean main = path.contains("/src/main/java/");
+                    if (path.endsWith(".java") && (main || path.contains("/src/test/java/"))) {
+                        List<Path> named = byName.computeIfAbsent(
+                                file.getFileName().toString().replace(".java", ""), k -> new ArrayList<>());
+                        named.add(main ? 0 : named.size(), file); // a main class before a test's of its name
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return byName;
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
