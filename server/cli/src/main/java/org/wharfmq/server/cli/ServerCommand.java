@@ -11,21 +11,15 @@ import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.metrics.MetricsPlugin;
 import org.wharfmq.server.replication.ReplicationCommands;
-import org.wharfmq.server.replication.ReplicationConfiguration;
 import org.wharfmq.server.replication.ReplicationMember;
 import org.wharfmq.server.replication.ReplicationSettings;
-import org.wharfmq.server.security.AccessControl;
-import org.wharfmq.server.security.Authenticator;
-import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.security.file.SecurityFileRealm;
-import org.wharfmq.server.transport.StatusListener;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.net.BindException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -36,9 +30,10 @@ import java.util.concurrent.CountDownLatch;
  * stays in the foreground until Ctrl-C or SIGTERM, when it shuts down in order. As a standby ({@code --standby}) it
  * first waits for the queue manager that holds its data directory to stop or die. As a member of a replicated queue
  * manager (a {@code replication:} block; {@code --replica ID} says which member) it first follows as a replica,
- * applying the active instance's journal to its own, and opens its listeners only once elected active; it ends
- * (status {@value #FENCED}) if it then loses its majority. Prints exactly one line containing {@code ready} on
- * stdout once clients can connect, so scripts can wait for it; logs go to stderr.
+ * applying the active instance's journal to its own, and opens its listeners only once elected active; when it stops
+ * being active (cut off, paused past the election timeout, a switchover) it closes them and follows as a replica again,
+ * in the same process ({@link MemberRun}). Prints a line containing {@code ready} on stdout once clients can connect
+ * (a member: each time it becomes active), so scripts can wait for it; logs go to stderr.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
         description = "Runs a queue manager in the foreground until Ctrl-C or SIGTERM.")
@@ -48,8 +43,12 @@ final class ServerCommand implements Callable<Integer> {
     static final int BAD_CONFIGURATION = 2;
     /** Exit status for a listener that cannot be opened (port in use). */
     static final int CANNOT_LISTEN = 1;
-    /** Exit status of a replicated queue manager's active instance that lost its majority: restart it as a replica. */
-    static final int FENCED = 3;
+    /**
+     * Exit status of a replicated queue manager's member whose log stopped while it was a replica (an entry it could
+     * not apply, named on stderr; its removal from the group): started again, it applies its log from its latest
+     * snapshot. A member that stops being active does not end: it rejoins as a replica in its process.
+     */
+    static final int LOG_STOPPED = 4;
 
     @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration file (default: built-in defaults).")
     private Path configFile;
@@ -72,6 +71,7 @@ final class ServerCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ConfigurationFile file;
         ServerConfig config;
+        String member = null;
         try {
             file = configFile == null ? ConfigurationFile.defaults() : ConfigurationFile.load(configFile);
             if (replica != null) {
@@ -88,7 +88,7 @@ final class ServerCommand implements Callable<Integer> {
                 settings.standby(true);
             }
             if (file.replication() != null) {
-                String member = memberId(file.replication());
+                member = memberId(file.replication());
                 if (dataDirectory == null) {
                     settings.dataDirectory(file.replication().membership().member(member).dataDirectory());
                 }
@@ -109,90 +109,26 @@ final class ServerCommand implements Callable<Integer> {
             System.err.println("wharf: " + e.getMessage());
             return BAD_CONFIGURATION;
         }
-        ReplicationMember member = null;
-        if (file.replication() != null) {
-            try {
-                member = startMember(file, config, users);
-                if (member == null) {
-                    if (users != null) {
-                        users.close();
-                    }
-                    return 0;
-                }
-            } catch (ConfigurationException | IllegalArgumentException | BindException | IllegalStateException e) {
-                // BindException, IllegalStateException: the replica's client or HTTP listener cannot listen
-                System.err.println("wharf: " + e.getMessage());
-                if (users != null) {
-                    users.close();
-                }
-                return e instanceof BindException || e instanceof IllegalStateException ? CANNOT_LISTEN
-                        : BAD_CONFIGURATION;
-            }
+        if (member != null) {
+            // a member of a replicated queue manager: replica, active, replica again, until the process is stopped
+            ConfigurationFile loaded = file;
+            return new MemberRun(loaded, config, users, member, elected -> startQueueManager(loaded, config, users,
+                    elected), configName()).run();
         }
         WharfServer server;
         try {
-            HttpPlugin http = new HttpPlugin(file.http());
-            FlowHost flows = new FlowHost(file.flowHost(), http);
-            ChannelsPlugin channels = new ChannelsPlugin(file.channels());
-            PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
-            AdminPlugin admin = new AdminPlugin(file::componentSettings, flows.adminCommands(),
-                    channels.adminCommands(), hierarchy.adminCommands(), new ReplicationCommands(member));
-            // the hierarchy's control queue before the channels that bring to it; the channels early (they move
-            // messages whatever else runs), the admin plugin after the flows (its
-            // command queue opens once they run), the console after the admin plugin (it runs its commands); HTTP last
-            // (it listens once every route is registered)
-            WharfServer.Starter starter = WharfServer.builder(config).plugins(hierarchy,
-                    channels,
-                    flows, admin,
-                    new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows, channels, hierarchy), http);
-            if (users != null) {
-                starter.authenticator(users).accessControl(users.accessControl());
-            }
-            if (member != null) {
-                starter.store(member.takeOver()).replication(member::state).definitions(member.definitions());
-            }
-            server = starter.start();
+            server = startQueueManager(file, config, users, null);
         } catch (BindException | IllegalStateException | ConfigurationException e) {
             // ConfigurationException: a file a setting names cannot be used (the TLS keys)
             System.err.println("wharf: " + e.getMessage());
             if (users != null) {
                 users.close();
             }
-            closeQuietly(member);
-            if (member != null && member.fenced().isDone()) {
-                // it lost the leadership while it started (what failed may be a plugin's change refused for that)
-                System.err.println("wharf: " + member.fenced().join());
-                return FENCED;
-            }
             return e instanceof ConfigurationException ? BAD_CONFIGURATION : CANNOT_LISTEN;
         }
-        ReplicationMember replicated = member;
         CountDownLatch stopped = new CountDownLatch(1);
-        int[] status = {0};
-        if (replicated != null) {
-            replicated.fenced().thenAccept(reason -> {
-                // the other two elect a new active instance: this one stops taking work at once, and ends. Its clients
-                // lose their connections before the failed batches' waiters hear of it (the member fails them only
-                // once told, even when the fence came while the server started, before this was registered), then the
-                // rest closes on a thread of its own: closing the store waits for those waiters
-                server.disconnectClients();
-                replicated.stoppedServing();
-                System.err.println("wharf: " + reason);
-                Thread closing = new Thread(() -> {
-                    server.close();
-                    // still a member of the log: its vote may elect the next active instance (a switchover's)
-                    String next = replicated.awaitSuccessor(ReplicationConfiguration.SUCCESSOR_WAIT);
-                    System.err.println("wharf: " + (next == null ? "no other member became active within "
-                            + ReplicationConfiguration.SUCCESSOR_WAIT : "member " + next + " is active") + ": ending");
-                    status[0] = FENCED;
-                    stopped.countDown();
-                }, "wharf-fenced-close");
-                closing.start();
-            });
-        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
-            closeQuietly(replicated);
             if (users != null) {
                 users.close();
             }
@@ -200,11 +136,49 @@ final class ServerCommand implements Callable<Integer> {
             System.out.flush();
             stopped.countDown();
         }, "wharf-shutdown"));
-        System.out.println("Wharf queue manager " + config.name() + " ready on " + String.join(", ", server.networkUrls()) + " and "
-                + server.vmUrl() + " (config " + (configFile == null ? "built-in defaults" : configFile) + ")");
-        System.out.flush();
+        printReady(config, server, configName());
         stopped.await();
-        return status[0];
+        return 0;
+    }
+
+    /**
+     * Starts the queue manager with its plugins: on its own journal, or (a replicated queue manager's member elected
+     * active) on the store {@code member} took over.
+     */
+    private static WharfServer startQueueManager(ConfigurationFile file, ServerConfig config, SecurityFileRealm users,
+                                                 ReplicationMember member) throws Exception {
+        HttpPlugin http = new HttpPlugin(file.http());
+        FlowHost flows = new FlowHost(file.flowHost(), http);
+        ChannelsPlugin channels = new ChannelsPlugin(file.channels());
+        PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
+        AdminPlugin admin = new AdminPlugin(file::componentSettings, flows.adminCommands(),
+                channels.adminCommands(), hierarchy.adminCommands(), new ReplicationCommands(member));
+        // the hierarchy's control queue before the channels that bring to it; the channels early (they move
+        // messages whatever else runs), the admin plugin after the flows (its
+        // command queue opens once they run), the console after the admin plugin (it runs its commands); HTTP last
+        // (it listens once every route is registered)
+        WharfServer.Starter starter = WharfServer.builder(config).plugins(hierarchy,
+                channels,
+                flows, admin,
+                new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows, channels, hierarchy), http);
+        if (users != null) {
+            starter.authenticator(users).accessControl(users.accessControl());
+        }
+        if (member != null) {
+            starter.store(member.takeOver()).replication(member::state).definitions(member.definitions());
+        }
+        return starter.start();
+    }
+
+    /** The one line containing {@code ready} that scripts wait for: printed each time the queue manager starts. */
+    static void printReady(ServerConfig config, WharfServer server, String configName) {
+        System.out.println("Wharf queue manager " + config.name() + " ready on " + String.join(", ",
+                server.networkUrls()) + " and " + server.vmUrl() + " (config " + configName + ")");
+        System.out.flush();
+    }
+
+    private String configName() {
+        return configFile == null ? "built-in defaults" : configFile.toString();
     }
 
     /** This instance's member: the file's replication.member, or --replica's ({@link ConfigurationFile#withReplica}). */
@@ -219,70 +193,7 @@ final class ServerCommand implements Callable<Integer> {
         return id;
     }
 
-    /**
-     * Starts this instance's member and waits, as a replica, until it is elected active: only the active instance
-     * serves applications, so clients' address lists find it. Meanwhile its client ports take status sessions alone
-     * ({@link StatusListener}: wharf admin's read-only commands; applications are refused) and its HTTP listener, when
-     * it has one, answers for the replica's own status ({@link ReplicaListener}); both close before the takeover.
-     * Returns null when the process is stopped meanwhile; refused (IllegalArgumentException, naming the setting) when
-     * its settings differ from those of the member elected active.
-     */
-    private ReplicationMember startMember(ConfigurationFile file, ServerConfig config, SecurityFileRealm users)
-            throws Exception {
-        ReplicationSettings replication = file.replication();
-        String id = memberId(replication);
-        ReplicationMember member = ReplicationMember.start(config, replication.membership(), id, replication.tls(),
-                replication.timings());
-        // the replica's doors, both with the users and permissions the queue manager will have: its client ports for
-        // wharf admin's status sessions (applications refused, so their address lists go on), its HTTP listener
-        Logins logins = new Logins(users != null ? users : Authenticator.localOnly());
-        AccessControl access = users != null ? users.accessControl() : AccessControl.allowAll();
-        ReplicaStatusReport report = new ReplicaStatusReport(config, member::state);
-        StatusListener clients = null;
-        ReplicaListener status = null;
-        try {
-            clients = StatusListener.open(config, logins, access, report);
-            status = ReplicaListener.open(file.http(), config, logins, access, report, member::state);
-        } catch (Exception | Error e) {
-            if (clients != null) {
-                clients.close();
-            }
-            closeQuietly(member);
-            throw e;
-        }
-        Thread waiting = Thread.currentThread();
-        Thread stop = new Thread(() -> {
-            closeQuietly(member);
-            waiting.interrupt();
-        }, "wharf-replica-shutdown");
-        Runtime.getRuntime().addShutdownHook(stop);
-        System.out.println("Wharf queue manager " + config.name() + ": member " + id + " of replication group '"
-                + replication.membership().group() + "' follows as a replica until it is elected active");
-        System.out.flush();
-        try {
-            CompletableFuture.anyOf(member.elected(), member.refused()).get();
-            if (member.refused().isDone()) {
-                // its settings differ from the elected member's (members started together compare them then)
-                closeQuietly(member);
-                Runtime.getRuntime().removeShutdownHook(stop);
-                throw new IllegalArgumentException(member.refused().join());
-            }
-        } catch (InterruptedException e) {
-            // stopped (Ctrl-C, SIGTERM) while a replica: the hook has closed the member
-            System.out.println("Wharf queue manager " + config.name() + ": member " + id + " stopped");
-            System.out.flush();
-            return null;
-        } finally {
-            clients.close(); // the queue manager's listeners open on these ports at the takeover
-            if (status != null) {
-                status.close(); // and its own HTTP listener on this one
-            }
-        }
-        Runtime.getRuntime().removeShutdownHook(stop);
-        return member;
-    }
-
-    private static void closeQuietly(ReplicationMember member) {
+    static void closeQuietly(ReplicationMember member) {
         if (member == null) {
             return;
         }

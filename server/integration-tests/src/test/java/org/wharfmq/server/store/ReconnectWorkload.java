@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -65,6 +66,8 @@ final class ReconnectWorkload {
      * second of listening, which is what the measured times of {@link Outage#awaitWorking} include.
      */
     static final String RECONNECT = "reconnectAttempts=-1&reconnectInterval=50&reconnectMaxInterval=500";
+    /** How long a client's first connection is asked again while every member answers that it is not active. */
+    private static final long NOT_ACTIVE_WAIT_SECONDS = 90;
 
     private final Deliveries deliveries = new Deliveries();
     private final List<Requester> requesters = new ArrayList<>();
@@ -116,15 +119,15 @@ final class ReconnectWorkload {
         return end(server::kill);
     }
 
-    /** How a server process is ended: returns once it has ended. */
+    /** How a server process is ended: returns once it has ended, or (a replicated member) stopped serving clients. */
     @FunctionalInterface
     interface Ending {
         void end() throws Exception;
     }
 
     /**
-     * As {@link #kill}, the server ended by {@code ending} instead (a planned switchover: it stops and ends by
-     * itself), which returns once the process has ended.
+     * As {@link #kill}, the server ended by {@code ending} instead (a planned switchover, a pause, a partition: the
+     * member stops serving by itself), which returns once the process has ended or stopped serving clients.
      */
     Outage end(Ending ending) throws Exception {
         Hold consuming = consumer.hold(); // first: it needs the producer's messages to have some in hand
@@ -333,10 +336,29 @@ final class ReconnectWorkload {
             setDaemon(true);
         }
 
+        /**
+         * The first connection. A replicated queue manager's members all refuse it ({@code NOT_ACTIVE}) while the one
+         * that was elected lost the role again and the next is not yet elected (the first elections on a loaded
+         * machine): it asks again, each answer a barrier, until one takes it, for {@link #NOT_ACTIVE_WAIT_SECONDS}.
+         */
+        private Connection connect() throws JMSException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(NOT_ACTIVE_WAIT_SECONDS);
+            while (true) {
+                try {
+                    return new WharfConnectionFactory(url).createConnection();
+                } catch (JMSException e) {
+                    if (!"NOT_ACTIVE".equals(e.getErrorCode()) || System.nanoTime() - deadline >= 0) {
+                        throw e;
+                    }
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                }
+            }
+        }
+
         @Override
         public void run() {
             try {
-                connection = new WharfConnectionFactory(url).createConnection();
+                connection = connect();
                 connection.setExceptionListener(e -> failure = e); // reconnecting never gives up here: never called
                 ((WharfConnection) connection).setFailoverListener(e -> {
                     if (e.kind() == FailoverEvent.Kind.DISCONNECTED) {
@@ -443,7 +465,7 @@ final class ReconnectWorkload {
 
         void awaitReady() throws InterruptedException {
             synchronized (progress) {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(NOT_ACTIVE_WAIT_SECONDS);
                 while (!ready && !failed() && System.nanoTime() < deadline) {
                     progress.wait(1000);
                 }

@@ -36,6 +36,11 @@ final class ReplicatedGroup implements AutoCloseable {
     static final Duration ELECTION = Duration.ofSeconds(90);
     /** How long the first election may take: three JVMs starting at once on a loaded machine. */
     private static final Duration FIRST_ELECTION = Duration.ofSeconds(180);
+    /**
+     * The members' {@code electionTimeoutMillis}, for a soak that compares failover times
+     * ({@code -Dwharf.it.electionTimeoutMillis=2000}); the default's otherwise.
+     */
+    private static final Long ELECTION_TIMEOUT_MILLIS = Long.getLong("wharf.it.electionTimeoutMillis");
 
     private final Path dir;
     private final MemberNetwork network;
@@ -93,8 +98,6 @@ final class ReplicatedGroup implements AutoCloseable {
         return "tcp://" + network.clientHost(i) + ":" + clientPorts[i];
     }
 
-    private int fencedRestarts;
-
     /** Member {@code i}'s process: the last one started. */
     ServerProcess member(int i) {
         return members[i];
@@ -126,32 +129,74 @@ final class ReplicatedGroup implements AutoCloseable {
 
     /**
      * Issue 35's partition, the clients of {@code workload} at work throughout: the active member {@code active}, with
-     * the others in sync, is cut off from both ({@link #cut}; its clients' paths stay); it stops taking work and ends
-     * (status 3), the other two elect a new active member and the clients go on with it; started again while still cut
-     * off (as a service manager would), the old one rejoins as a replica once the cut heals, in sync in the new active
-     * member's status. Prints how long the cut-off member took to end, for {@code test}; returns the new active member.
+     * the others in sync, is cut off from both ({@link #cut}; its clients' paths stay); it stops taking work, closes
+     * its queue manager and follows as a replica again in its process, the other two elect a new active member and
+     * the clients go on with it; once the cut heals the old one is back, in sync in the new active member's status.
+     * Prints how long the cut-off member took to stop serving, for {@code test}; returns the new active member.
      */
     int partition(int active, ReconnectWorkload workload, String test) throws Exception {
         awaitStatus(active, "in sync\\s+3/3");
         ServerProcess cutOff = members[active];
+        int stops = cutOff.stops();
+        int rejoins = cutOff.rejoins();
         long[] cutAt = new long[1];
         ReconnectWorkload.Outage outage = workload.end(() -> {
             cutAt[0] = System.nanoTime();
             cut(active);
-            assertEquals(3, cutOff.awaitExit(90), cutOff.outputSoFar());
+            cutOff.awaitStopAfter(stops, ELECTION.toSeconds());
         });
-        long endedAfter = System.nanoTime() - cutAt[0];
+        long stoppedAfter = System.nanoTime() - cutAt[0];
         outage.release();
         int next = awaitActive(cutOff);
-        System.out.printf("%s: %s cut off, ended after %.0f ms, %s took over; %s%n", test, IDS[active],
-                endedAfter / 1e6, IDS[next], outage.awaitWorking(members[next]));
+        System.out.printf("%s: %s cut off, stopped serving after %.0f ms, %s took over; %s%n", test, IDS[active],
+                stoppedAfter / 1e6, IDS[next], outage.awaitWorking(members[next]));
         workload.awaitRound(members[next]);
-        start(active);
+        cutOff.awaitRejoinAfter(rejoins, ELECTION.toSeconds()); // in its process, still cut off
         heal(active);
-        String status = awaitStatus(next, "in sync\\s+3/3");
-        assertTrue(Pattern.compile("\\b" + IDS[active] + " in sync").matcher(status).find(), status);
+        awaitInSync(next, active);
         workload.awaitRound(members[next]);
         return next;
+    }
+
+    /**
+     * The active member {@code active}, with the others in sync, stands still (SIGSTOP, as in a long JVM pause) until
+     * another member is elected and takes over; then it goes on (SIGCONT), finds it lost the leadership, stops
+     * serving and follows as a replica again in its process: its process never ends, and it is back in sync in the new
+     * active member's status. The clients of {@code workload}, at work throughout, fail over to the new active member.
+     * Prints the times, for {@code test}; returns the new active member.
+     */
+    int pause(int active, ReconnectWorkload workload, String test) throws Exception {
+        awaitStatus(active, "in sync\\s+3/3");
+        ServerProcess paused = members[active];
+        int stops = paused.stops();
+        int rejoins = paused.rejoins();
+        long[] resumedAfter = new long[1];
+        int[] next = new int[1];
+        ReconnectWorkload.Outage outage = workload.end(() -> {
+            long pausedAt = System.nanoTime();
+            paused.pause();
+            try {
+                next[0] = awaitActive(paused); // the barrier: the others elected one, and it took over
+            } finally {
+                paused.resume();
+            }
+            resumedAfter[0] = System.nanoTime() - pausedAt;
+            paused.awaitStopAfter(stops, ELECTION.toSeconds());
+        });
+        outage.release();
+        System.out.printf("%s: %s paused for %.0f ms, %s took over; %s%n", test, IDS[active], resumedAfter[0] / 1e6,
+                IDS[next[0]], outage.awaitWorking(members[next[0]]));
+        paused.awaitRejoinAfter(rejoins, ELECTION.toSeconds());
+        assertTrue(paused.alive(), paused.outputSoFar());
+        awaitInSync(next[0], active);
+        workload.awaitRound(members[next[0]]);
+        return next[0];
+    }
+
+    /** Waits until active member {@code active}'s status shows the three in sync, member {@code member} among them. */
+    private void awaitInSync(int active, int member) {
+        String status = awaitStatus(active, "in sync\\s+3/3");
+        assertTrue(Pattern.compile("\\b" + IDS[member] + " in sync").matcher(status).find(), status);
     }
 
     /**
@@ -180,54 +225,12 @@ final class ReplicatedGroup implements AutoCloseable {
         throw new AssertionError("no member became active within " + within + ":\n" + outputs());
     }
 
-    /**
-     * As a service manager would keep the members running, with the killed member {@code ended} already started
-     * again (at once: it may win the election and lose it seconds later, and is then fenced and ends with status 3):
-     * starts again each member that ended with status 3, and waits until a member other than {@code ended} is active
-     * (its ready line; with {@code inSync}, also its status showing the three in sync); returns its position. A
-     * member ending with another status fails the test.
-     */
-    int superviseUntilActive(ServerProcess ended, boolean inSync) throws Exception {
-        Pattern synced = Pattern.compile("in sync\\s+3/3");
-        long deadline = System.nanoTime() + ELECTION.toNanos();
-        while (System.nanoTime() < deadline) {
-            for (int i = 0; i < 3; i++) {
-                ServerProcess m = members[i];
-                if (m != null && m != ended && !m.alive()) {
-                    String id = IDS[i];
-                    assertEquals(3, m.awaitExit(0), () -> "member " + id + " ended:\n" + m.outputSoFar());
-                    fencedRestarts++;
-                    start(i);
-                }
-            }
-            for (int i = 0; i < 3; i++) {
-                ServerProcess m = members[i];
-                if (m != null && m != ended && m.alive() && m.ready()) {
-                    if (!inSync) {
-                        return i;
-                    }
-                    FlowCommandAccess.Result result = admin(m, "display", "server");
-                    if (result.status() == 0 && synced.matcher(result.out()).find()) {
-                        return i;
-                    }
-                }
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-        }
-        throw new AssertionError("no member became active" + (inSync ? " with the three in sync" : "") + " within "
-                + ELECTION + ":\n" + outputs());
-    }
-
-    /** Members started again by {@link #superviseUntilActive} after they ended fenced (status 3). */
-    int fencedRestarts() {
-        return fencedRestarts;
-    }
-
     /** What every member has printed, for a failure's message. */
     String outputs() {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < 3; i++) {
-            out.append("---- member ").append(IDS[i]).append(":\n")
+            out.append("---- member ").append(IDS[i])
+                    .append(members[i] == null ? "" : " (kept in " + members[i].outputFile() + ")").append(":\n")
                     .append(members[i] == null ? "" : members[i].outputSoFar());
         }
         return out.toString();
@@ -321,6 +324,8 @@ final class ReplicatedGroup implements AutoCloseable {
                     + "  port: " + httpPorts[i] + "\n"
                     + "replication:\n"
                     + "  group: TEST\n"
+                    + (ELECTION_TIMEOUT_MILLIS == null ? "" : "  electionTimeoutMillis: " + ELECTION_TIMEOUT_MILLIS
+                    + "\n")
                     + "  members:\n" + block
                     + "  tls:\n"
                     + "    keyStore: " + keys + "\n"

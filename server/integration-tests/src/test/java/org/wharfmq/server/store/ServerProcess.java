@@ -25,6 +25,19 @@ public final class ServerProcess implements AutoCloseable {
     private static final Pattern READY = Pattern.compile("ready on tcp://[^:]+:(\\d+)");
     /** The line a standby logs when it finds the data directory locked and starts waiting (DataDirectoryLock). */
     private static final String WAITING_AS_STANDBY = "waits as its standby";
+    /** The line a replicated queue manager's member prints once its clients are disconnected after its fence. */
+    private static final String STOPPED = "serves no clients any more";
+    /** The line a member prints once it started again as a replica after the fence, its log and listeners open. */
+    private static final String REJOINS = "rejoins as a replica and follows";
+    /** The line a member prints after its ready line: how long it took over, and how long it has led its log. */
+    private static final Pattern TOOK_OVER = Pattern.compile("took over in (\\d+) ms: Raft leader for (-?\\d+) ms");
+    /** The line a member prints when its way back from a fence is stuck (MemberRun's StandDown), with its threads. */
+    private static final String STUCK = "has not rejoined as a replica within";
+    /**
+     * Where every server's output is kept as well, one file per process ({@code target/server-output/PID.log}), for
+     * a failed test: CI keeps the module's target directory.
+     */
+    private static final Path OUTPUT_DIRECTORY = Path.of("target", "server-output");
 
     private final Process process;
     /** The address its clients reach it at: 127.0.0.1, or its address in a network namespace of its own. */
@@ -33,10 +46,24 @@ public final class ServerProcess implements AutoCloseable {
     private final CompletableFuture<Void> waiting = new CompletableFuture<>();
     private final CompletableFuture<String> log = new CompletableFuture<>();
     private final StringBuilder seen = new StringBuilder();
+    /** Whether its latest ready line is not followed by a fence: it serves clients (a member: it is active). */
+    private volatile boolean serving;
+    /** When the test saw its latest ready line ({@link System#nanoTime}). */
+    private volatile long readyAt;
+    /** A member's latest takeover: how long it had led its Raft log at its ready line, in ms; -1 before one. */
+    private volatile long leaderForMillis = -1;
+    /** The times a member stopped serving after a fence, and rejoined as a replica; guarded by {@link #seen}. */
+    private int stops;
+    private int rejoins;
+    /** Whether the member said its rejoin is stuck; guarded by {@link #seen}. */
+    private boolean stuck;
+    /** The file its output is kept in as well, or null when it cannot be written. */
+    private final Path outputFile;
 
     private ServerProcess(Process process, String host) {
         this.process = process;
         this.host = host;
+        this.outputFile = OUTPUT_DIRECTORY.resolve(process.pid() + ".log").toAbsolutePath();
     }
 
     /** Starts the server and waits for its ready line. */
@@ -184,15 +211,35 @@ public final class ServerProcess implements AutoCloseable {
      */
     private void collect(BufferedReader out) {
         Thread reader = new Thread(() -> {
+            java.io.Writer file = openOutputFile();
             try {
                 String line;
                 while ((line = out.readLine()) != null) {
-                    synchronized (seen) {
-                        seen.append(line).append('\n');
+                    if (file != null) {
+                        file.write(line);
+                        file.write('\n');
+                        file.flush();
                     }
                     int ready = readyPort(line);
                     if (ready >= 0) {
+                        leaderForMillis = -1; // its "took over" line follows
+                        readyAt = System.nanoTime();
                         port.complete(ready);
+                        serving = true;
+                    }
+                    if (line.contains(STOPPED)) {
+                        serving = false;
+                    }
+                    Matcher tookOver = TOOK_OVER.matcher(line);
+                    if (tookOver.find()) {
+                        leaderForMillis = Long.parseLong(tookOver.group(2));
+                    }
+                    synchronized (seen) {
+                        seen.append(line).append('\n');
+                        stops += line.contains(STOPPED) ? 1 : 0;
+                        rejoins += line.contains(REJOINS) ? 1 : 0;
+                        stuck |= line.contains(STUCK);
+                        seen.notifyAll();
                     }
                     if (line.contains(WAITING_AS_STANDBY)) {
                         waiting.complete(null);
@@ -200,6 +247,8 @@ public final class ServerProcess implements AutoCloseable {
                 }
             } catch (IOException ignored) {
                 // the process died: that is what these tests do
+            } finally {
+                closeQuietly(file);
             }
             String all;
             synchronized (seen) {
@@ -213,13 +262,130 @@ public final class ServerProcess implements AutoCloseable {
         reader.start();
     }
 
+    /** The file this server's output is written to as well, or null when it cannot be (the output is still kept). */
+    private java.io.Writer openOutputFile() {
+        try {
+            java.nio.file.Files.createDirectories(outputFile.getParent());
+            return java.nio.file.Files.newBufferedWriter(outputFile, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static void closeQuietly(java.io.Writer file) {
+        if (file == null) {
+            return;
+        }
+        try {
+            file.close();
+        } catch (IOException ignored) {
+            // what was written is flushed line by line
+        }
+    }
+
+    /** Where this server's output is kept (also after the test): named in the failures of the waits below. */
+    Path outputFile() {
+        return outputFile;
+    }
+
     public String url() {
         return "tcp://" + host + ":" + port.join();
     }
 
-    /** Whether it has printed its ready line. */
+    /**
+     * Whether it has printed its ready line and serves clients: a member of a replicated queue manager, each time it
+     * is elected, until it is fenced.
+     */
     boolean ready() {
-        return port.isDone() && !port.isCompletedExceptionally();
+        return serving && process.isAlive();
+    }
+
+    /** When this test saw the server's latest ready line ({@link System#nanoTime}; a member: its latest takeover). */
+    long readyAt() {
+        return readyAt;
+    }
+
+    /**
+     * How long a member had led its Raft log when it printed its latest ready line, in ms (its "took over" line, which
+     * follows the ready line: the ready line's time less this is when it was elected); waits for that line at most
+     * {@code seconds}, and answers -1 if it has not come.
+     */
+    long leaderForMillis(long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        synchronized (seen) {
+            while (leaderForMillis < 0 && process.isAlive() && System.nanoTime() < deadline) {
+                seen.wait(100);
+            }
+            return leaderForMillis;
+        }
+    }
+
+    /** The times this member stopped serving after it stopped being active (its clients disconnected). */
+    int stops() {
+        synchronized (seen) {
+            return stops;
+        }
+    }
+
+    /** The times this member has rejoined as a replica in its process, after it stopped being active. */
+    int rejoins() {
+        synchronized (seen) {
+            return rejoins;
+        }
+    }
+
+    /**
+     * Waits, at most {@code seconds}, until this member has stopped serving more than {@code before} times: it lost
+     * the leadership and its clients are disconnected, so nothing it sends can reach them any more.
+     */
+    void awaitStopAfter(int before, long seconds) throws InterruptedException {
+        awaitMore(() -> stops, before, seconds, "stop serving");
+    }
+
+    /**
+     * Waits, at most {@code seconds}, until this member has rejoined as a replica more than {@code before} times (its
+     * queue manager closed, its log started again as a replica's).
+     */
+    void awaitRejoinAfter(int before, long seconds) throws InterruptedException {
+        awaitMore(() -> rejoins, before, seconds, "rejoin as a replica");
+    }
+
+    private void awaitMore(java.util.function.IntSupplier count, int before, long seconds, String what)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        String failure;
+        synchronized (seen) {
+            while (count.getAsInt() <= before && !stuck && process.isAlive() && System.nanoTime() < deadline) {
+                seen.wait(1000);
+            }
+            if (count.getAsInt() > before) {
+                return;
+            }
+            failure = "the member did not " + what + (stuck ? ": it says it is stuck" : " within " + seconds + " s")
+                    + " (" + (process.isAlive() ? "running" : "ended") + "; its output is in " + outputFile + "):\n"
+                    + seen;
+        }
+        // the member's threads as they stand, when it is still running (jcmd: also when the member printed its own)
+        throw new AssertionError(failure + (process.isAlive() ? "\n---- its threads (jcmd):\n" + threadDump() : ""));
+    }
+
+    /** SIGSTOP: the process stands still, as in a long pause, until {@link #resume}. */
+    void pause() throws Exception {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause}. */
+    void resume() throws Exception {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).redirectErrorStream(true)
+                .start();
+        String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed: " + out);
+        }
     }
 
     /** The TCP port of its ready line (waits for it). */

@@ -36,4 +36,12 @@ public interface ActiveListener {
      */
     default void refused(String reason) {
     }
+
+    /**
+     * This member's log stopped: its owner closed it, or it stopped itself (an entry it could not apply, fail-stop; its
+     * removal from the group), {@code reason} saying which. Not told after a {@link #refused refusal}, which says
+     * more. Called on Ratis's thread that stopped it; must not block.
+     */
+    default void stopped(String reason) {
+    }
 }

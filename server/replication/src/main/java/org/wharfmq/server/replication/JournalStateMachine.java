@@ -3,6 +3,8 @@ package org.wharfmq.server.replication;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -57,6 +59,8 @@ final class JournalStateMachine extends BaseStateMachine {
     private final Runnable elected;
     /** Ratis's state machine updater once an entry failed on it: Ratis closes the division there. */
     private volatile Thread failStopped;
+    /** Why an entry could not be applied (the member then stops), or null. */
+    private volatile RuntimeException applyFailure;
 
     /**
      * {@code joiners} makes each joiner of batches in pieces (this member's, and one per snapshot the active member
@@ -111,6 +115,19 @@ final class JournalStateMachine extends BaseStateMachine {
     @Override
     public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
         listener.inactive();
+    }
+
+    /**
+     * Ratis: this member heard of a new leader. Another member leading means this one does not, whatever it was told
+     * before: a second way to the same {@link ActiveListener#inactive} (Ratis tells {@link #notifyNotLeader} only when
+     * its leader state stops in order), so that a member that stood still (a long pause) and was replaced learns it
+     * from the first call of its successor.
+     */
+    @Override
+    public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId leader) {
+        if (leader != null && !leader.equals(member.getPeerId())) {
+            listener.inactive();
+        }
     }
 
     @Override
@@ -179,6 +196,7 @@ final class JournalStateMachine extends BaseStateMachine {
             return apply(trx.getLogEntry());
         } catch (RuntimeException e) {
             Thread updater = Thread.currentThread();
+            applyFailure = e;
             failStopped = updater;
             if (e instanceof SettingsRefused) {
                 Thread tell = new Thread(() -> {
@@ -301,11 +319,23 @@ final class JournalStateMachine extends BaseStateMachine {
         return latest == null ? -1 : latest.getIndex();
     }
 
-    /** Stops the snapshot builder. */
+    /**
+     * Stops the snapshot builder; then the listener hears that the log stopped ({@link ActiveListener#stopped}), unless
+     * it hears of a refusal instead. Ratis closes the state machine whenever this member's Raft server stops: its
+     * owner's close, an entry it could not apply (fail-stop), or its removal from the group.
+     */
     @Override
     public void close() throws IOException {
-        snapshots.close();
-        super.close();
+        try {
+            snapshots.close();
+            super.close();
+        } finally {
+            RuntimeException failure = applyFailure;
+            if (!(failure instanceof SettingsRefused)) {
+                listener.stopped(failure == null ? "its Raft server stopped" : "it could not apply a log entry ("
+                        + failure.getMessage() + ")");
+            }
+        }
     }
 
     /** The joiner of batches in pieces. */

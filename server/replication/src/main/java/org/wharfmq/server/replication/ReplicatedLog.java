@@ -227,6 +227,15 @@ public final class ReplicatedLog implements AutoCloseable {
         RaftServerConfigKeys.setStorageDir(p, List.of(directory.toFile()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(timings.electionTimeoutMin().toMillis()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(timings.electionTimeoutMax().toMillis()));
+        // a member that was cut off or paused asks whether it could win before it raises the term: it disturbs no
+        // active member the others still hear from (Ratis's default, held here: docs/resilience.md, "The election
+        // timeout")
+        RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
+        // Ratis closes its whole server after a pause of the JVM longer than this (60 s by default): a paused member
+        // would then find its log stopped under it (as a replica: a member that neither serves nor follows). The
+        // member handles a pause itself: it loses the leadership (its successor's first call, or its own check) and
+        // rejoins as a replica; a replica simply catches up
+        RaftServerConfigKeys.setCloseThreshold(p, millis(ReplicationConfiguration.RATIS_CLOSE_AFTER_PAUSE.toMillis()));
         // snapshots by the bytes of log applied, the state machine's (LogSnapshots), not Ratis's count of entries;
         // after each the log is purged up to it (a member further behind is sent the snapshot)
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);
@@ -490,6 +499,18 @@ public final class ReplicatedLog implements AutoCloseable {
     public boolean isActive() {
         DivisionInfo info = info();
         return info != null && info.isLeader() && info.isLeaderReady();
+    }
+
+    /** Whether this member's Raft role is LEADER (whether or not it committed an entry of its term yet). */
+    public boolean leads() {
+        DivisionInfo info = info();
+        return info != null && info.isAlive() && info.isLeader();
+    }
+
+    /** How long this member has had its Raft role (LEADER: since its election), in milliseconds; -1 when closed. */
+    public long roleMillis() {
+        DivisionInfo info = info();
+        return info == null ? -1 : info.getRoleInfoProto().getRoleElapsedTimeMs();
     }
 
     /** The id of the member this one knows as leader, or null during an election. */

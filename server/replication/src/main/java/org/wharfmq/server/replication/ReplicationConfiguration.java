@@ -22,9 +22,26 @@ public final class ReplicationConfiguration {
 
     /** The directory inside a member's data directory holding its Raft log and snapshots. */
     public static final String DIRECTORY = "replication";
-    /** A follower that has heard nothing from the leader for a random time between these starts an election. */
-    public static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
-    public static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(2000);
+    /** The least election timeout a member takes: four heartbeats within it must leave a replica room to answer. */
+    public static final long MIN_ELECTION_TIMEOUT_MILLIS = 100;
+    /**
+     * The election timeout's minimum, in milliseconds: a replica that has heard nothing from the active member for a
+     * random time between this and twice this starts an election (Raft's randomised timeout; Ratis's
+     * {@code raft.server.rpc.timeout.min} and {@code .max}), and one that heard from it within this refuses another
+     * member's (pre-)vote. It is the trade-off between failover time and pauses (docs/resilience.md, "The election
+     * timeout"): after a kill -9 the first replica notices within one to two of it (the rest of a failover is the
+     * election, the takeover and the clients' reconnection), and an active member whose process stands still for
+     * longer than it (a stop-the-world pause, a starved machine, SIGSTOP) loses the leadership, and with it its
+     * clients for a failover; it rejoins as a replica in its process. One second: a failover in seconds, as IBM MQ's
+     * Native HA and Artemis have; raise it where the active member's pauses (the JVM's safepoint logs) come near it.
+     * Give every member the same.
+     */
+    public static final Setting<Long> ELECTION_TIMEOUT_MILLIS = Setting.whole("electionTimeoutMillis", 1000)
+            .check(n -> n != null && n >= MIN_ELECTION_TIMEOUT_MILLIS && n <= 60_000, n -> "must be "
+                    + MIN_ELECTION_TIMEOUT_MILLIS + " to 60000 milliseconds (the default is 1000: a failover in "
+                    + "seconds; raise it above the active member's longest pause), was " + n);
+    /** The election timeout's maximum is this many times its minimum. */
+    public static final int ELECTION_TIMEOUT_SPREAD = 2;
     /**
      * The active member sends a replica a heartbeat whenever it has sent it nothing for the election timeout's minimum
      * divided by this ({@link #heartbeatIntervalMillis}: 250 ms by default), an append in flight or not. A replica that
@@ -86,8 +103,9 @@ public final class ReplicationConfiguration {
      */
     public static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(30);
     /**
-     * How long a member that stopped being the active instance stays in the group before its process ends, waiting
-     * for another member to lead: its vote may be needed for that (a switchover's chosen member asks it).
+     * How long a member that stopped being the active instance stays in the group, waiting for another member to lead,
+     * before it closes its log to rejoin as a replica: its vote may be needed for that (a switchover's chosen member
+     * asks it).
      */
     public static final Duration SUCCESSOR_WAIT = Duration.ofSeconds(10);
     /**
@@ -115,6 +133,12 @@ public final class ReplicationConfiguration {
      * machine.
      */
     public static final Duration STOP_SERVING_WAIT = Duration.ofSeconds(60);
+    /**
+     * The JVM pause after which Ratis would close a member's Raft server itself (its {@code raft.server.close.threshold},
+     * 60 s by default): far beyond any pause, so never in practice. A paused member loses the leadership and rejoins
+     * as a replica, in its process; a closed log would leave it neither serving nor following.
+     */
+    public static final Duration RATIS_CLOSE_AFTER_PAUSE = Duration.ofDays(365);
     /**
      * How long closing a member waits, after an entry it could not apply stopped it (fail-stop: Ratis closes it on its
      * own thread), for that close to release its log directory, so that the member may be started again at once.
@@ -218,8 +242,18 @@ public final class ReplicationConfiguration {
     public record Timings(Duration electionTimeoutMin, Duration electionTimeoutMax, long snapshotEveryLogBytes,
                           long logSegmentBytes) {
 
-        public static final Timings DEFAULT = new Timings(ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX,
-                SNAPSHOT_LOG_BYTES.defaultValue(), LOG_SEGMENT_BYTES);
+        public static final Timings DEFAULT = of(ELECTION_TIMEOUT_MILLIS.defaultValue(),
+                SNAPSHOT_LOG_BYTES.defaultValue());
+
+        /**
+         * An election timeout between {@code electionTimeoutMillis} and {@link #ELECTION_TIMEOUT_SPREAD} times it, a
+         * snapshot every {@code snapshotEveryLogBytes}, log segments of {@link #LOG_SEGMENT_BYTES}.
+         */
+        public static Timings of(long electionTimeoutMillis, long snapshotEveryLogBytes) {
+            return new Timings(Duration.ofMillis(electionTimeoutMillis),
+                    Duration.ofMillis(ELECTION_TIMEOUT_SPREAD * electionTimeoutMillis), snapshotEveryLogBytes,
+                    LOG_SEGMENT_BYTES);
+        }
 
         public Timings {
             if (electionTimeoutMin.compareTo(electionTimeoutMax) >= 0) {

@@ -37,8 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Fencing: once it is elected, losing the leadership (cut off from both others, a batch not committed, a
  * {@link #switchover}, or an election lost before it took over) {@link #fenced fences} it: the caller stops serving
- * clients ({@link #stoppedServing}, before which no failed batch fails its waiters) and ends the process; restarted,
- * it rejoins as a replica, its journal rebuilt from the log (so nothing it wrote without a majority survives).
+ * clients ({@link #stoppedServing}, before which no failed batch fails its waiters), closes this member and starts it
+ * again, in its process, to rejoin as a replica, its journal rebuilt from the log (so nothing it wrote without a
+ * majority survives).
  *
  * <p>Threads: the log applies batches on Ratis's applier thread, the one owner of the replica's state until the
  * takeover; {@link #takeOver} runs on the caller's; {@link #lock} orders the two around the replica journal, which
@@ -65,6 +66,8 @@ public final class ReplicationMember implements AutoCloseable {
     private final CompletableFuture<Void> elected = new CompletableFuture<>();
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private final CompletableFuture<String> refused = new CompletableFuture<>();
+    /** Completed, with the reason, when its log stopped while it was a replica and nobody closed it. */
+    private final CompletableFuture<String> logStopped = new CompletableFuture<>();
     /**
      * Completed by the caller once it stopped serving clients after the fence ({@link #stoppedServing}), at
      * {@link #close}, or {@link ReplicationConfiguration#STOP_SERVING_WAIT} after the fence: the batches failed by the
@@ -76,6 +79,8 @@ public final class ReplicationMember implements AutoCloseable {
     /** Why it lost the leadership after it was elected and before it took over; else null. Guarded by {@link #lock}. */
     private String lostBeforeTakeOver;
     private ReplicatedLog log;
+    /** When {@link #takeOver} opened the queue manager's store ({@link System#nanoTime}); 0 before. */
+    private volatile long storeOpenedAt;
     /** Adding and removing members, on the active member. */
     private MemberChanges changes;
     private final String group;
@@ -87,10 +92,16 @@ public final class ReplicationMember implements AutoCloseable {
     private final SwitchoverGate gate = new SwitchoverGate(this::replicate);
 
     private final Membership membership;
+    /** This member's id. */
+    private final String id;
+    /** How often the active member asks its log whether it still leads: the election timeout's minimum. */
+    private final long leadershipCheckMillis;
 
     private ReplicationMember(ServerConfig config, Membership membership, ReplicaJournal replica,
-                              ReplicatedFiles files) {
+                              ReplicatedFiles files, String id, long leadershipCheckMillis) {
         this.config = config;
+        this.id = id;
+        this.leadershipCheckMillis = leadershipCheckMillis;
         this.membership = membership;
         this.group = membership.group();
         this.replica = replica;
@@ -126,7 +137,8 @@ public final class ReplicationMember implements AutoCloseable {
                     + "away.");
         }
         ReplicaJournal replica = ReplicaJournal.open(config);
-        ReplicationMember member = new ReplicationMember(config, membership, replica, files);
+        ReplicationMember member = new ReplicationMember(config, membership, replica, files, selfId,
+                timings.electionTimeoutMin().toMillis());
         try {
             files.reset(); // rebuilt from the log, as the journal is
             ReplicaJournal.deleteTree(ScratchJournal.directory(config)); // a snapshot build the last run did not finish
@@ -157,9 +169,19 @@ public final class ReplicationMember implements AutoCloseable {
     }
 
     /**
+     * Completes, with the reason, when this member's log stopped by itself while it was a replica (an entry it could
+     * not apply: fail-stop; its removal from the group): it can neither serve nor follow any more. The caller closes
+     * it and ends, naming the reason; started again, it applies its log from its latest snapshot. (Once it took over,
+     * its log stopping {@link #fenced fences} it instead.)
+     */
+    public CompletableFuture<String> logStopped() {
+        return logStopped;
+    }
+
+    /**
      * Completes, with the reason, when this member stopped being the active instance after it took over: the caller
      * stops serving clients at once (the others elect a new active instance), says so with {@link #stoppedServing},
-     * and ends the process. A member that loses the leadership after it is {@link #elected} and before it {@link
+     * closes this member and starts it again as a replica. A member that loses the leadership after it is {@link #elected} and before it {@link
      * #takeOver takes over} is fenced by the takeover, at once.
      */
     public CompletableFuture<String> fenced() {
@@ -200,6 +222,7 @@ public final class ReplicationMember implements AutoCloseable {
             state = State.ACTIVE; // from here no batch reaches the replica's state: the store below takes it
             lost = lostBeforeTakeOver;
         }
+        checkLeadershipLater();
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + " is the active instance: the "
                 + "queue manager starts on its journal, from the state it kept as a replica");
         try {
@@ -207,6 +230,7 @@ public final class ReplicationMember implements AutoCloseable {
             // copy, and every member rebuilds its journal from it when it starts; a force here would only add a sync
             JournalMessageStore store = JournalMessageStore.openReplicated(
                     config.toBuilder().durability(Durability.OS).build(), gate::pass, replica);
+            storeOpenedAt = System.nanoTime();
             if (lost != null) {
                 fence(lost); // the caller stops serving clients as soon as it hears: the next one is elected
             }
@@ -215,6 +239,11 @@ public final class ReplicationMember implements AutoCloseable {
             fence("its journal could not be opened: " + e);
             throw e;
         }
+    }
+
+    /** When {@link #takeOver} opened the queue manager's store, as {@link System#nanoTime}; 0 before it did. */
+    public long storeOpenedAt() {
+        return storeOpenedAt;
     }
 
     /**
@@ -251,7 +280,7 @@ public final class ReplicationMember implements AutoCloseable {
      * Hands the active role to {@code to} (null: the replica least behind, then the first by id), Ratis's leadership
      * transfer, which first brings it up to date:
      * the new member takes over as after an election, and this one, fenced as it steps down, stops serving clients and
-     * ends with {@code wharf server}'s status 3, to be started again as a replica. Starts the transfer a moment after
+     * rejoins as a replica. Starts the transfer a moment after
      * it returns, so that the command's answer leaves first.
      *
      * @return what was started, for the operator
@@ -303,7 +332,7 @@ public final class ReplicationMember implements AutoCloseable {
                 + chosen + " (switchover)");
         return "Switchover of group '" + group + "' from member " + log.id() + " to member " + chosen + " started: "
                 + chosen + " takes over and the clients reconnect to it; " + log.id() + " stops serving clients and "
-                + "ends (status 3): start it again to rejoin as a replica.";
+                + "rejoins as a replica.";
     }
 
     /**
@@ -431,7 +460,7 @@ public final class ReplicationMember implements AutoCloseable {
             state = State.FENCED;
         }
         String reason = "Replication member " + log.id() + " stopped being the active instance (" + why + "): it "
-                + "stops serving clients; restart it to rejoin as a replica.";
+                + "stops serving clients and rejoins as a replica.";
         LOG.log(System.Logger.Level.ERROR, reason);
         CompletableFuture.delayedExecutor(ReplicationConfiguration.STOP_SERVING_WAIT.toMillis(), TimeUnit.MILLISECONDS)
                 .execute(() -> {
@@ -445,9 +474,28 @@ public final class ReplicationMember implements AutoCloseable {
     }
 
     /**
+     * While active, asks its log every {@link #leadershipCheckMillis} whether it still leads, and fences it when not:
+     * Ratis tells the state machine when its leadership ends ({@link ActiveListener#inactive}), and this check makes
+     * the member independent of that one call (a member that stood still, paused past the election timeout, finds
+     * out within one check of going on, whatever Ratis told it meanwhile).
+     */
+    private void checkLeadershipLater() {
+        CompletableFuture.delayedExecutor(leadershipCheckMillis, TimeUnit.MILLISECONDS).execute(() -> {
+            if (state != State.ACTIVE) {
+                return;
+            }
+            if (!log.leads()) {
+                fence("its replicated log no longer leads (" + log.role() + ", active: " + log.leader() + ")");
+                return;
+            }
+            checkLeadershipLater();
+        });
+    }
+
+    /**
      * After this member is {@link #fenced}: waits, at most {@code max}, until another member is known to lead the
      * log. Until then this member is still one of three: its vote and its log may be what the next election needs (a
-     * switchover's chosen member asks for it; after a cut, the cut may heal). The caller ends the process after.
+     * switchover's chosen member asks for it; after a cut, the cut may heal). The caller closes it after, to rejoin.
      *
      * @return the member now active, or null if none became known within {@code max}
      */
@@ -524,13 +572,19 @@ public final class ReplicationMember implements AutoCloseable {
         }
     }
 
-    /** Applies committed batches to the replica journal until the takeover; the active one's are its own. */
+    /**
+     * Applies committed batches to the replica journal until the takeover; the active one's are its own. Once fenced
+     * (and closed) it drops every entry, file, snapshot and term: its journal is the closing queue manager's, and the
+     * member is about to be closed and started again, its journal rebuilt from the log (the new active member's
+     * entries reach it from the moment it hears of that member: they must not stop its log, which would leave its
+     * close racing Ratis's own).
+     */
     private final class Sink implements ReplicaSink {
 
         @Override
         public boolean takes(String origin) {
             synchronized (lock) {
-                return state != State.ACTIVE || !origin.equals(log.id());
+                return state == State.REPLICA || state == State.ACTIVE && !origin.equals(log.id());
             }
         }
 
@@ -539,9 +593,8 @@ public final class ReplicationMember implements AutoCloseable {
             synchronized (lock) {
                 if (state == State.REPLICA) {
                     replica.apply(records);
-                } else if (state != State.CLOSED && !origin.equals(log.id())) {
-                    throw new IllegalStateException("Replication member " + log.id() + " took over but was given "
-                            + "batch " + index + " appended by " + origin + ": it stops.");
+                } else if (state == State.ACTIVE && !origin.equals(log.id())) {
+                    throw tookOver("batch " + index, origin);
                 }
             }
         }
@@ -565,11 +618,16 @@ public final class ReplicationMember implements AutoCloseable {
             synchronized (lock) {
                 if (state == State.REPLICA) {
                     files.write(name, content);
-                } else if (state != State.CLOSED && !origin.equals(log.id())) {
-                    throw new IllegalStateException("Replication member " + log.id() + " took over but was given "
-                            + name + " at " + index + " appended by " + origin + ": it stops.");
+                } else if (state == State.ACTIVE && !origin.equals(log.id())) {
+                    throw tookOver(name + " at " + index, origin);
                 }
             }
+        }
+
+        /** An entry of another member's reached the active member: its log and its store went apart. */
+        private IllegalStateException tookOver(String what, String origin) {
+            return new IllegalStateException("Replication member " + log.id() + " took over but was given " + what
+                    + " appended by " + origin + ": it stops.");
         }
 
         @Override
@@ -598,6 +656,9 @@ public final class ReplicationMember implements AutoCloseable {
         @Override
         public void loadSnapshot(InputStream in) throws IOException {
             synchronized (lock) {
+                if (dropsEntries()) {
+                    return; // the snapshot is in its log's directory: loaded when it starts again
+                }
                 requireReplica("load a snapshot");
                 files.loadSnapshot(new DataInputStream(in));
                 replica.loadSnapshot(in);
@@ -607,10 +668,18 @@ public final class ReplicationMember implements AutoCloseable {
         @Override
         public void reset() throws IOException {
             synchronized (lock) {
+                if (dropsEntries()) {
+                    return;
+                }
                 requireReplica("empty its journal");
                 files.reset();
                 replica.reset();
             }
+        }
+
+        /** Fenced or closed: nothing reaches the journal any more (it is rebuilt from the log at the next start). */
+        private boolean dropsEntries() {
+            return state == State.FENCED || state == State.CLOSED;
         }
 
         private void requireReplica(String what) throws IOException {
@@ -637,6 +706,16 @@ public final class ReplicationMember implements AutoCloseable {
         @Override
         public void refused(String reason) {
             refused.complete(reason);
+        }
+
+        @Override
+        public void stopped(String reason) {
+            if (state == State.REPLICA && !elected.isDone()) {
+                logStopped.complete("Replication member " + id + " of group '" + group + "' stopped: " + reason
+                        + ". Start it again: it applies its log from its latest snapshot and rejoins.");
+            } else {
+                fence("its replicated log stopped: " + reason); // elected or active: it rejoins (closed: nothing)
+            }
         }
     }
 }

@@ -29,6 +29,7 @@ import java.util.Map;
  *       dataDirectory: /srv/wharf/a
  *     - ...
  *   snapshotLogBytes: 268435456  # a snapshot, and the log purged, every this many bytes of log (the default)
+ *   electionTimeoutMillis: 1000  # a replica hearing nothing from the active member for 1 to 2 s elects another
  *   tls:
  *     keyStore: /etc/wharf/member-a.p12      # this member's key and certificate (PKCS#12)
  *     keyStorePassword: ...
@@ -146,11 +147,10 @@ public final class ReplicationSettings {
         return "ReplicationSettings" + shown();
     }
 
-    /** The replicated log's timings: the defaults, with this block's snapshotLogBytes. */
+    /** The replicated log's timings: this block's electionTimeoutMillis and snapshotLogBytes. */
     public ReplicationConfiguration.Timings timings() {
-        ReplicationConfiguration.Timings d = ReplicationConfiguration.Timings.DEFAULT;
-        return new ReplicationConfiguration.Timings(d.electionTimeoutMin(), d.electionTimeoutMax(), snapshotLogBytes(),
-                d.logSegmentBytes());
+        return ReplicationConfiguration.Timings.of(values.get(ReplicationConfiguration.ELECTION_TIMEOUT_MILLIS),
+                snapshotLogBytes());
     }
 
     /** This member's credentials, read from the key and trust stores. */

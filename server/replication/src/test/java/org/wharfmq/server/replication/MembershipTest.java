@@ -5,6 +5,7 @@ import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.Settings;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -43,6 +44,21 @@ class MembershipTest {
         refused("Setting replication.snapshotLogBytes must be at least", file);
         refused("was " + (1L << 20) + ". (in wharf.yaml at line 4)", file);
         refused("give " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " or more", file);
+    }
+
+    @Test
+    void electsAfterOneToTwoSecondsByDefaultOrAsTheBlockSays() {
+        Settings file = file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b"), member("c", "h:3", "/c"));
+        ReplicationConfiguration.Timings timings = ReplicationSettings.SECTION.read(file).timings();
+        assertEquals(Duration.ofSeconds(1), timings.electionTimeoutMin());
+        assertEquals(Duration.ofSeconds(2), timings.electionTimeoutMax());
+        file.section("replication").put("electionTimeoutMillis", new Settings.Value("3000", 4));
+        timings = ReplicationSettings.SECTION.read(file).timings();
+        assertEquals(Duration.ofSeconds(3), timings.electionTimeoutMin());
+        assertEquals(Duration.ofSeconds(6), timings.electionTimeoutMax());
+        file.section("replication").put("electionTimeoutMillis", new Settings.Value("50", 4));
+        refused("Setting replication.electionTimeoutMillis must be 100 to 60000 milliseconds", file);
+        refused("raise it above the active member's longest pause), was 50", file);
     }
 
     @Test

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OneAppendRpcTest {
 
     /** Ratis's election timeout minimum here, and the interval it gives. */
-    private static final long MIN_MS = ReplicationConfiguration.ELECTION_TIMEOUT_MIN.toMillis();
+    private static final long MIN_MS = ReplicationConfiguration.ELECTION_TIMEOUT_MILLIS.defaultValue();
     private static final long INTERVAL_MS = ReplicationConfiguration.heartbeatIntervalMillis(MIN_MS);
 
     @Test

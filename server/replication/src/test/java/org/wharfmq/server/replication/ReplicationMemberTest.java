@@ -256,6 +256,74 @@ class ReplicationMemberTest {
     }
 
     /**
+     * A member fenced while its queue manager still closes (its clients gone, its store still open, as after a pause
+     * past the election timeout) hears of its successor at once, and its log applies the successor's batches as they
+     * commit: it drops them (its journal is the closing queue manager's, and it is rebuilt from the log when the member
+     * starts again as a replica), where it used to fail on them, and a member whose log stops there has its close racing
+     * Ratis's own, which could hang it: here its log stays up until it is closed, and it rejoins and catches up.
+     */
+    @Test
+    void aFencedMemberAppliesItsSuccessorsBatchesWithoutStoppingItsLogUntilItRejoins(@TempDir Path dir)
+            throws Exception {
+        startAll(dir);
+        try {
+            int first = takeOver();
+            assertNull(put(stores[first], "ORDERS", 1, "one"), "the first message was not confirmed");
+            int next = (first + 1) % 3;
+            members[first].log().transferLeadership(membership.members().get(next).id(),
+                    ReplicationConfiguration.CHANGE_TIMEOUT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertTrue(members[first].fenced().get(WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                    .contains("lost the leadership"), members[first].fenced().join());
+            members[next].elected().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            stores[next] = takeOver(next);
+            for (int m = 2; m <= 4; m++) {
+                assertNull(put(stores[next], "ORDERS", m, "after " + m), "message " + m + " was not confirmed");
+            }
+            long committed = members[next].log().status().committedIndex();
+            Trio.await("the fenced member to apply its successor's entries",
+                    () -> members[first].log().appliedIndex() >= committed);
+            assertEquals("FOLLOWER", members[first].log().status().role(), "the fenced member's log stopped");
+            assertFalse(members[first].logStopped().isDone(), () -> members[first].logStopped().join());
+
+            // as wharf server does: its queue manager closes, the member closes and starts again as a replica
+            stores[first].close();
+            stores[first] = null;
+            members[first].close();
+            start(first);
+            assertNull(put(stores[next], "ORDERS", 5, "five"), "a message after the rejoin was not confirmed");
+            long now = members[next].log().status().committedIndex();
+            Trio.await("the rejoined member to catch up", () -> members[first].log().appliedIndex() >= now);
+        } finally {
+            closeAll();
+        }
+    }
+
+    /**
+     * A member's log stopping without its owner's close (here closed under it; in life an entry it cannot apply, or
+     * its removal from the group) is never silent: the active member is fenced (it rejoins), a replica's owner is told
+     * (it can neither serve nor follow: wharf server ends, naming why), where both used to wait for ever.
+     */
+    @Test
+    void aMemberWhoseLogStopsUnderItIsFencedWhenActiveAndSaysSoWhenAReplica(@TempDir Path dir) throws Exception {
+        startAll(dir);
+        try {
+            int active = takeOver();
+            int replica = (active + 1) % 3;
+            members[replica].log().close();
+            assertTrue(members[replica].logStopped().get(WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                    .contains("its Raft server stopped"), members[replica].logStopped().join());
+            assertFalse(members[replica].fenced().isDone());
+
+            // its leadership ends as its log closes (Ratis tells it first), or the log's stop fences it
+            members[active].log().close();
+            assertNotNull(members[active].fenced().get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+            assertFalse(members[active].logStopped().isDone());
+        } finally {
+            closeAll();
+        }
+    }
+
+    /**
      * A replica reclaims its journal's space as the active member does, and its Raft log is purged after its
      * snapshots: after many messages put and consumed (journal files of 64 KiB), each replica's journal holds a few
      * files, not one per 64 KiB written. What keeps the oldest file alive is dealt with as on the active member: five
