@@ -29,7 +29,6 @@ import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.store.Persistence;
-import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.topic.Publication;
 import org.wharfmq.server.topic.Subscription;
 import org.wharfmq.server.topic.TopicManager;
@@ -660,12 +659,6 @@ public final class BrokerSession {
         // the queue forgets the messages at once (after a crash before the record is durable they come back, which
         // an unanswered ACK allows); only the answer waits for the record, which needs just queue and sequence
         acknowledged(acknowledged);
-        if (requestId == 0) {
-            // no answer to wait for (most AUTO_ACKNOWLEDGE and DUPS_OK acknowledgements): the REMOVE asks the journal
-            // for no sync of its own and brings no task back to this loop; the next sync anyone waits for covers it
-            persistence.remove(acknowledged, StoreCompletion.NONE);
-            return;
-        }
         persistence.remove(acknowledged, failure -> onEventLoop(() -> {
             if (failure != null) {
                 LOG.log(System.Logger.Level.WARNING, "Could not record acknowledgement in session " + id + ": " + failure);

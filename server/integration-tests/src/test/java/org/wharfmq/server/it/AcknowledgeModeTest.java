@@ -5,9 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import javax.jms.Connection;
-import javax.jms.DeliveryMode;
 import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.util.List;
@@ -126,36 +124,5 @@ class AcknowledgeModeTest {
         Session second = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
         Receive.nothingMore(second.createConsumer(second.createQueue(queueName)));
         assertEquals(0, WHARF.depth(queueName));
-    }
-
-    /**
-     * An AUTO_ACKNOWLEDGE acknowledgement that is not answered (fewer than half a prefetch window into the session,
-     * docs/protocol.md) asks the journal for no sync of its own: each round's REMOVE reaches the journal before a
-     * persistent send whose answer waits for its own sync, and the rounds together make that send's syncs and no more
-     * (a REMOVE that waited for a sync would have one of its own whenever it reached the sync stage before the send).
-     */
-    @Test
-    void anUnansweredAcknowledgementAsksTheJournalForNoSyncOfItsOwn() throws Exception {
-        int rounds = 5;
-        String queueName = WHARF.queueName("ack.unanswered");
-        String markers = WHARF.queueName("ack.markers");
-        Connection connection = WHARF.connect(Transport.TCP);
-        String[] texts = IntStream.range(0, rounds).mapToObj(i -> "m" + i).toArray(String[]::new);
-        Send.texts(connection, queueName, texts);
-        Session producing = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-        MessageProducer producer = producing.createProducer(producing.createQueue(markers));
-        producer.setDeliveryMode(DeliveryMode.PERSISTENT);
-        Session consuming = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        MessageConsumer consumer = consuming.createConsumer(consuming.createQueue(queueName));
-        long syncs = WHARF.server().management().journal().syncs();
-        for (int i = 0; i < rounds; i++) {
-            assertEquals("m" + i, Receive.nextText(consumer).getText());
-            Send.barrier(consuming); // carries the ACK: the server has handled it, its REMOVE is in the journal's inbox
-            producer.send(producing.createTextMessage("marker " + i)); // answered once its PUT, after it, is synced
-        }
-        assertEquals(syncs + rounds, WHARF.server().management().journal().syncs(),
-                "one sync per persistent send, none for the acknowledgements");
-        assertEquals(0, WHARF.depth(queueName), "the acknowledged messages left their queue");
-        assertEquals(rounds, WHARF.depth(markers));
     }
 }
