@@ -1,18 +1,24 @@
 package org.wharfmq.flow;
 
+import net.sf.saxon.expr.XPathContext;
+import net.sf.saxon.expr.XPathContextMajor;
+import net.sf.saxon.om.Sequence;
 import net.sf.saxon.s9api.SaxonApiException;
 import net.sf.saxon.s9api.XPathCompiler;
 import net.sf.saxon.s9api.XPathExecutable;
 import net.sf.saxon.s9api.XPathSelector;
 import net.sf.saxon.s9api.XdmItem;
+import net.sf.saxon.s9api.XdmNode;
 import net.sf.saxon.s9api.XdmValue;
 
+import java.util.Arrays;
 import java.util.Map;
 
 /**
  * An XPath 3.1 expression, compiled once (when the flow is built) and evaluated against the XML body of any
  * number of messages on any number of threads at once. The context item is the body's document node, so
- * {@code /Parent/Last} and {@code Parent/Last} both name the Last child of the root element Parent.
+ * {@code /Parent/Last} and {@code Parent/Last} both name the Last child of the root element Parent. Each thread
+ * evaluates with a selector of its own, kept for its next evaluation ({@link SaxonPerThread}).
  *
  * <pre>{@code
  * static final XPathQuery LAST = XPathQuery.compile("/Parent/Last");
@@ -23,14 +29,14 @@ import java.util.Map;
 public final class XPathQuery {
 
     private final String expression;
-    private final XPathExecutable executable;
     /** The expression's on-demand form when it has one ({@code /A/B} or {@code /A/B = 'text'}), else null. */
     private final PathScan scan;
+    private final SaxonPerThread<XPathSelector> selectors;
 
     private XPathQuery(String expression, XPathExecutable executable, PathScan scan) {
         this.expression = expression;
-        this.executable = executable;
         this.scan = scan;
+        this.selectors = new SaxonPerThread<>(executable::load);
     }
 
     /**
@@ -81,6 +87,8 @@ public final class XPathQuery {
             return selector.evaluate();
         } catch (SaxonApiException e) {
             throw new XPathException(this, e);
+        } finally {
+            release(selector);
         }
     }
 
@@ -101,6 +109,8 @@ public final class XPathQuery {
             return selector.effectiveBooleanValue();
         } catch (SaxonApiException e) {
             throw new XPathException(this, e);
+        } finally {
+            release(selector);
         }
     }
 
@@ -112,17 +122,43 @@ public final class XPathQuery {
             return first == null ? null : first.getStringValue();
         } catch (SaxonApiException e) {
             throw new XPathException(this, e);
+        } finally {
+            release(selector);
         }
     }
 
+    /** The calling thread's selector, its context item the message's document node; {@link #release} it after. */
     private XPathSelector load(FlowMessage message) {
-        XPathSelector selector = executable.load();
+        XdmNode tree = message.xml(); // parsed first: a body that is not XML fails before the selector is taken
+        XPathSelector selector = selectors.get();
         try {
-            selector.setContextItem(message.xml());
+            selector.setContextItem(tree);
         } catch (SaxonApiException e) {
+            release(selector);
             throw new XPathException(this, e);
         }
         return selector;
+    }
+
+    /** The calling thread's selector, as the next evaluation on this thread will take it (for tests). */
+    XPathSelector threadSelector() {
+        return selectors.get();
+    }
+
+    /**
+     * Puts the thread's selector back as loaded: no context item and no variable bound (so it keeps no reference to
+     * the message's tree), its controller fresh ({@link SaxonPerThread#fresh}).
+     */
+    private static void release(XPathSelector selector) {
+        XPathContext context = selector.getUnderlyingXPathContext().getXPathContextObject();
+        if (context instanceof XPathContextMajor major) {
+            major.setCurrentIterator(null);
+        }
+        Sequence[] variables = context.getStackFrame().getStackFrameValues();
+        if (variables != null) {
+            Arrays.fill(variables, null);
+        }
+        SaxonPerThread.fresh(context.getController());
     }
 
     @Override

@@ -1,21 +1,12 @@
 package org.wharfmq.flow.node;
 
 import net.sf.saxon.s9api.SaxonApiException;
-import net.sf.saxon.s9api.Serializer;
-import net.sf.saxon.s9api.XsltExecutable;
-import net.sf.saxon.s9api.XsltTransformer;
 import org.wharfmq.flow.FlowContext;
-import org.wharfmq.flow.FlowMessage;
 import org.wharfmq.flow.FlowValidationException;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
-import org.wharfmq.flow.Xml;
+import org.wharfmq.flow.XsltStylesheet;
 
-import javax.xml.transform.stream.StreamSource;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -26,21 +17,20 @@ import java.util.Map;
 
 /**
  * Transforms the XML body with an XSLT stylesheet (Saxon-HE: XSLT 1.0, 2.0 and 3.0), as App Connect's XSL
- * Transform node. The stylesheet is compiled once, when the node is made; each message gets a transformer of its
- * own, so instances run in parallel. The result replaces the body, serialised as the stylesheet's
- * {@code xsl:output} says (a bytes body stays bytes, a text body text); headers and properties are kept. A body
- * that is not well-formed XML, or a transformation that fails ({@code xsl:message terminate="yes"}, a dynamic
- * error), goes to {@code failure} (or fails the path when that is unwired).
+ * Transform node. The stylesheet is compiled once, when the node is made; each thread that runs the node (each flow
+ * instance) transforms with a transformer of its own, kept between its messages, so instances run in parallel
+ * ({@link XsltStylesheet}). The result replaces the body, serialised as the stylesheet's {@code xsl:output} says (a
+ * bytes body stays bytes, a text body text); headers and properties are kept. A body that is not well-formed XML, or
+ * a transformation that fails ({@code xsl:message terminate="yes"}, a dynamic error), goes to {@code failure} (or
+ * fails the path when that is unwired).
  */
 public final class XsltNode extends Node {
 
-    private final String stylesheet;
-    private final XsltExecutable executable;
+    private final XsltStylesheet stylesheet;
 
-    private XsltNode(String stylesheet, XsltExecutable executable) {
+    private XsltNode(XsltStylesheet stylesheet) {
         super("XSLTransform", List.of("in"), List.of("out", "failure"));
         this.stylesheet = stylesheet;
-        this.executable = executable;
     }
 
     /**
@@ -53,14 +43,7 @@ public final class XsltNode extends Node {
         if (url == null) {
             throw new IllegalArgumentException("No stylesheet: the URL is null (is the .xsl in the flow's jar?).");
         }
-        try (InputStream in = url.openStream()) {
-            return new XsltNode(url.toString(), Xml.processor().newXsltCompiler()
-                    .compile(new StreamSource(in, url.toString())));
-        } catch (IOException e) {
-            throw new IllegalArgumentException("Cannot read the stylesheet " + url + ": " + e.getMessage(), e);
-        } catch (SaxonApiException e) {
-            throw new IllegalArgumentException("Cannot compile the stylesheet " + url + ": " + e.getMessage(), e);
-        }
+        return new XsltNode(XsltStylesheet.compile(url));
     }
 
     /** Compiles the stylesheet in the file {@code path}. */
@@ -78,47 +61,25 @@ public final class XsltNode extends Node {
 
     @Override
     public Map<String, Object> properties() {
-        return Map.of("stylesheet", stylesheet);
+        return Map.of("stylesheet", stylesheet.location());
     }
 
     @Override
     protected void validate() {
-        if (executable == null) {
+        if (stylesheet == null) {
             throw new FlowValidationException("an XSLTransform node needs a stylesheet.");
         }
     }
 
     @Override
     public void receive(String terminal, MessageAssembly assembly, FlowContext context) throws Exception {
-        MessageAssembly out;
+        MessageAssembly out = assembly.copy();
         try {
-            out = transform(assembly);
+            stylesheet.transform(assembly.message(), out.message());
         } catch (RuntimeException | SaxonApiException e) {
             propagateFailure(assembly, e, context);
             return;
         }
         context.propagate(this, "out", out);
-    }
-
-    private MessageAssembly transform(MessageAssembly assembly) throws SaxonApiException {
-        FlowMessage input = assembly.message();
-        XsltTransformer transformer = executable.load();
-        transformer.setInitialContextNode(input.xml());
-        MessageAssembly out = assembly.copy();
-        if (input.isTextBody()) {
-            StringWriter result = new StringWriter();
-            transformer.setDestination(Xml.processor().newSerializer(result));
-            transformer.transform();
-            out.message().setBody(result.toString());
-        } else {
-            // sized as the input (a changed DOM's length is not known without serialising it)
-            ByteArrayOutputStream result = new ByteArrayOutputStream(input.isBodyChanged() ? 8192
-                    : input.bodyBytes().length);
-            Serializer serializer = Xml.processor().newSerializer(result);
-            transformer.setDestination(serializer);
-            transformer.transform();
-            out.message().setBody(result.toByteArray());
-        }
-        return out;
     }
 }

@@ -169,6 +169,40 @@ class XmlNodesTest {
     }
 
     @Test
+    void instancesFilteringAndTransformingAtOnceEachAnswerTheirOwnMessage(@TempDir Path dir) throws Exception {
+        Path xsl = Files.writeString(dir.resolve("own.xsl"), """
+                <xsl:stylesheet version="2.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+                  <xsl:output omit-xml-declaration="yes"/>
+                  <xsl:variable name="tier" select="/Order/Tier"/>
+                  <xsl:template match="/"><Done tier="{$tier}"><xsl:value-of select="/Order/Tier"/></Done></xsl:template>
+                </xsl:stylesheet>""");
+        fixture.run(FlowDefinition.builder("instances")
+                .node("in", InputNode.queue("IN").domain(Domain.XML))
+                .node("even", new FilterNode("/Order/Tier mod 2 = 0"))
+                .node("xslt", XsltNode.of(xsl))
+                .node("out", OutputNode.queue("OUT"))
+                .node("odd", OutputNode.queue("OUT.ODD"))
+                .wire("in", "out", "even")
+                .wire("even", "true", "xslt").wire("even", "false", "odd")
+                .wire("xslt", "out", "out").build(), 4);
+        int messages = 400;
+        for (int n = 0; n < messages; n++) {
+            fixture.send("IN", order(Integer.toString(n)), false, "n", n);
+        }
+        for (Message even : fixture.receive("OUT", messages / 2)) {
+            int n = even.getIntProperty("n");
+            assertEquals(0, n % 2, "only the even ones pass the filter");
+            assertEquals("<Done tier=\"" + n + "\">" + n + "</Done>", FlowFixture.text(even),
+                    "message " + n + ": its own result, its own global variable");
+        }
+        for (Message odd : fixture.receive("OUT.ODD", messages / 2)) {
+            int n = odd.getIntProperty("n");
+            assertEquals(1, n % 2, "message " + n);
+            assertEquals(order(Integer.toString(n)), FlowFixture.text(odd));
+        }
+    }
+
+    @Test
     void xsltReplacesTheBodyAndKeepsHeadersAndTextness(@TempDir Path dir) throws Exception {
         Path xsl = Files.writeString(dir.resolve("statement.xsl"), """
                 <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
