@@ -342,13 +342,13 @@ class WharfCommandTest {
         assertTrue(err.contains("User 'alice' already exists") && err.contains("wharf user passwd alice"), err);
     }
 
-    /** wharf server with a securityFile: a user added by wharf user logs in, a wrong password is refused. */
+    /** wharf server with a security file: a user added by wharf user logs in, a wrong password is refused. */
     @Test
     void serverAuthenticatesTheUsersOfItsSecurityFile() throws Exception {
         Path security = dir.resolve("security.yaml");
         run("alice-pw\n", "user", "add", "alice", "--password-stdin", "--file", security.toString());
         Path config = dir.resolve("wharf.yaml");
-        Files.writeString(config, "host: 127.0.0.1\ninVmName: cli-security\nsecurityFile: security.yaml\n");
+        Files.writeString(config, "host: 127.0.0.1\ninVmName: cli-security\nsecurity:\n  file: security.yaml\n");
         Process process = wharf("server", "--config", config.toString(), "--port", "0", "--data", dir.resolve("data").toString());
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
